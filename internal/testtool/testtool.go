@@ -1,0 +1,78 @@
+// Package testtool decides what a test does when an external tool it needs
+// (xmllint, Saxon, node, anvil, ...) is missing: skip with a message naming
+// the tool, or fail when FISCAL402_STRICT=1 (set by .ci/run).
+package testtool
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// Strict reports whether FISCAL402_STRICT=1 is set, in which case a missing
+// external tool is a test failure instead of a skip.
+func Strict() bool { return os.Getenv("FISCAL402_STRICT") == "1" }
+
+// Missing skips the test (or fails it under FISCAL402_STRICT=1) because the
+// named tool is not available; why says what was looked for.
+func Missing(t testing.TB, tool, why string) {
+	t.Helper()
+	if Strict() {
+		t.Fatalf("%s is required under FISCAL402_STRICT=1: %s", tool, why)
+	}
+	t.Skipf("skipping: %s not available (%s); set FISCAL402_STRICT=1 to make this a failure", tool, why)
+}
+
+// LookPath returns the path of the named executable, or skips/fails the test
+// through Missing when it is not on PATH.
+func LookPath(t testing.TB, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		Missing(t, name, "not found on PATH")
+	}
+	return p
+}
+
+// File returns path if it names an existing file, or skips/fails the test
+// through Missing, naming tool as what is absent.
+func File(t testing.TB, tool, path string) string {
+	t.Helper()
+	if path == "" {
+		Missing(t, tool, "no path configured")
+	}
+	if _, err := os.Stat(path); err != nil {
+		Missing(t, tool, err.Error())
+	}
+	return path
+}
+
+// SharedDir returns the project's shared/ directory, which lives beside the
+// repository root (../shared from the directory holding go.mod), or the
+// directory named by FISCAL402_SHARED. A test that needs it and cannot find it
+// fails: shared/ is part of every checkout, in CI too.
+func SharedDir(t testing.TB) string {
+	t.Helper()
+	if d := os.Getenv("FISCAL402_SHARED"); d != "" {
+		return d
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			shared := filepath.Join(filepath.Dir(dir), "shared")
+			if _, err := os.Stat(shared); err != nil {
+				t.Fatalf("shared/ not found beside the repository root: %v", err)
+			}
+			return shared
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found above the test's directory")
+		}
+		dir = parent
+	}
+}
