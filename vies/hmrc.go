@@ -142,7 +142,9 @@ func (c *HMRCClient) Check(ctx context.Context, body string) Result {
 		header := http.Header{"Accept": {hmrcAccept}, "Authorization": {"Bearer " + token}}
 		rep, f := call(ctx, c.client, c.timeout, http.MethodGet, u, header, nil)
 		if f != nil {
-			return bad(f.fault, "%s", f.detail)
+			r := bad(f.fault, "%s", f.detail)
+			r.Attempts = 1
+			return r
 		}
 		if rep.status == http.StatusUnauthorized {
 			if try == 0 {
@@ -151,7 +153,9 @@ func (c *HMRCClient) Check(ctx context.Context, body string) Result {
 				stale = token
 				continue
 			}
-			return bad(FaultAuth, "HMRC rejected a freshly issued token (HTTP 401)%s", hmrcErrorText(rep.body))
+			r := bad(FaultAuth, "HMRC rejected a freshly issued token (HTTP 401)%s", hmrcErrorText(rep.body))
+			r.Attempts = 1
+			return r
 		}
 		r := parseHMRC(rep.status, rep.body, target, verified, c.clock())
 		r.Attempts = 1

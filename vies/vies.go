@@ -113,10 +113,12 @@ func (c *VIESClient) Check(ctx context.Context, prefix, body string) Result {
 	header := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}}
 	rep, f := call(ctx, c.client, c.timeout, http.MethodPost, c.url, header, payload)
 	now := c.clock()
+	var r Result
 	if f != nil {
-		return unavailable(RegistryVIES, cc, body, now, f.fault, "vies: "+cc+": "+f.detail)
+		r = unavailable(RegistryVIES, cc, body, now, f.fault, "vies: "+cc+": "+f.detail)
+	} else {
+		r = parseVIES(rep.status, rep.body, cc, body, now)
 	}
-	r := parseVIES(rep.status, rep.body, cc, body, now)
 	r.Attempts = 1
 	if r.Status == StatusValid && c.hasRequester && r.RequestIdentifier == "" {
 		r.Detail = "vies: " + cc + ": requester number sent but no requestIdentifier returned"
