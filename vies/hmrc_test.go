@@ -23,7 +23,7 @@ type hmrcServer struct {
 	t *testing.T
 
 	mu          sync.Mutex
-	tokens      int            // tokens issued
+	tokens      int             // tokens issued
 	valid       map[string]bool // tokens the API accepts
 	expiresIn   int
 	tokenStatus int // non-zero: the token endpoint answers this
