@@ -145,8 +145,14 @@ func Transient(fault string) bool {
 	return false
 }
 
-// httpFault is the fault code of an HTTP error status without a registry code.
-func httpFault(status int) string { return fmt.Sprintf("HTTP_%d", status) }
+// httpFault is the fault code of an HTTP error status without a registry
+// code. A status outside 100–999 is no HTTP status at all.
+func httpFault(status int) string {
+	if status < 100 || status > 999 {
+		return FaultMalformed
+	}
+	return fmt.Sprintf("HTTP_%d", status)
+}
 
 func isDigits(s string) bool {
 	if s == "" {

@@ -265,12 +265,18 @@ func viesErrors(v viesReply, status int, cc, number string, now time.Time, httpB
 // with offset and optional fraction (REST requestDate, HMRC
 // processingDate), xsd:date with offset (SOAP requestDate, e.g.
 // "2024-01-15+01:00") and a bare date (read as UTC midnight). The offset is
-// kept as sent.
+// kept as sent, in a fixed zone: time.Parse would otherwise pick the
+// machine's Local zone when the offsets agree, and results must not depend
+// on the machine.
 func parseRegistryDate(s string) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	for _, layout := range []string{time.RFC3339, "2006-01-02Z07:00", time.DateOnly} {
 		if t, err := time.Parse(layout, s); err == nil {
-			return t, nil
+			_, off := t.Zone()
+			if off == 0 {
+				return t.UTC(), nil
+			}
+			return t.In(time.FixedZone("", off)), nil
 		}
 	}
 	return time.Time{}, fmt.Errorf("unreadable date %q", clip(s))
