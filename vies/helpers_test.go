@@ -113,14 +113,14 @@ type viesReplyFunc func(req viesRequest) (int, string)
 // CheckVatRequest, answers scripted per call.
 type viesServer struct {
 	*httptest.Server
-	t      *testing.T
+	t      testing.TB
 	mu     sync.Mutex
 	reqs   []viesRequest
 	times  []time.Time
 	answer viesReplyFunc
 }
 
-func newVIESServer(t *testing.T, answer viesReplyFunc) *viesServer {
+func newVIESServer(t testing.TB, answer viesReplyFunc) *viesServer {
 	s := &viesServer{t: t, answer: answer}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
