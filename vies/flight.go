@@ -15,12 +15,21 @@ type flight struct {
 
 type flightCall struct {
 	done chan struct{}
-	r    Result
+	res  flightResult
 }
 
-// do runs fn for key unless a call for key is already running, in which
-// case it waits for that call's result (shared = true) or for ctx to end.
-func (f *flight) do(ctx context.Context, key string, fn func() Result) (r Result, shared bool) {
+// flightResult is what a shared call produced. abandoned marks a result
+// that only says the calling goroutine's own context ended (canceled, or
+// its deadline passed): it is no answer for the others that waited.
+type flightResult struct {
+	r         Result
+	abandoned bool
+}
+
+// do runs fn for key unless a call for key is already in flight, in which
+// case it waits for that call (joined = true). err is ctx.Err() when ctx
+// ended while waiting.
+func (f *flight) do(ctx context.Context, key string, fn func() flightResult) (res flightResult, joined bool, err error) {
 	f.mu.Lock()
 	if f.calls == nil {
 		f.calls = make(map[string]*flightCall)
@@ -29,12 +38,15 @@ func (f *flight) do(ctx context.Context, key string, fn func() Result) (r Result
 		f.mu.Unlock()
 		select {
 		case <-c.done:
-			return c.r, true
+			return c.res, true, nil
 		case <-ctx.Done():
-			return Result{Status: StatusUnavailable, Fault: FaultCanceled}, true
+			return flightResult{}, true, ctx.Err()
 		}
 	}
 	c := &flightCall{done: make(chan struct{})}
+	// Should fn panic, the waiters must not take the zero result for an
+	// answer.
+	c.res.abandoned = true
 	f.calls[key] = c
 	f.mu.Unlock()
 
@@ -44,6 +56,6 @@ func (f *flight) do(ctx context.Context, key string, fn func() Result) (r Result
 		f.mu.Unlock()
 		close(c.done)
 	}()
-	c.r = fn()
-	return c.r, false
+	c.res = fn()
+	return c.res, false, nil
 }

@@ -204,20 +204,20 @@ func (s *Service) Check(ctx context.Context, vatNumber string) Result {
 		if r, ok := s.cache.get(key, s.clock()); ok {
 			return r
 		}
-		r, shared := s.flight.do(ctx, key, func() Result { return s.lookup(ctx, key, cc, body, ask) })
-		if !shared {
-			return r
-		}
-		if r.Status == StatusUnavailable && r.Fault == FaultCanceled {
-			if ctx.Err() != nil {
-				f := stopped(ctx, ctx.Err())
-				return unavailable(registry, cc, body, s.clock(), f.fault, "vies: "+cc+": "+f.detail)
-			}
-			// The caller that made the shared call gave up, this one has
+		res, joined, err := s.flight.do(ctx, key, func() flightResult {
+			r := s.lookup(ctx, key, cc, body, ask)
+			return flightResult{r: r, abandoned: r.Status == StatusUnavailable && ctx.Err() != nil}
+		})
+		switch {
+		case err != nil:
+			f := stopped(ctx, err)
+			return unavailable(registry, cc, body, s.clock(), f.fault, "vies: "+cc+": "+f.detail)
+		case joined && res.abandoned:
+			// The caller that made the shared call gave up; this one has
 			// not: look again (it may become the one that calls).
 			continue
 		}
-		return r
+		return res.r
 	}
 }
 

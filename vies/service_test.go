@@ -406,30 +406,44 @@ func TestServiceCollapsesConcurrentIdenticalLookups(t *testing.T) {
 	}
 }
 
-func TestServiceWaiterOutlivesCanceledCaller(t *testing.T) {
-	var n atomic.Int32
-	first := make(chan struct{})
-	srv := newVIESServer(t, func(req viesRequest) (int, string) {
-		if n.Add(1) == 1 {
-			close(first)
-			time.Sleep(200 * time.Millisecond) // the caller gives up meanwhile
-		}
-		return 200, viesValid(req)
-	})
-	s := newTestService(t, ServiceConfig{VIES: NewVIES(VIESConfig{BaseURL: srv.URL}), Rate: rate.Inf})
-	ctx, cancel := context.WithCancel(context.Background())
-	leader := make(chan Result)
-	go func() { leader <- s.Check(ctx, "DE136695976") }()
-	<-first
-	waiter := make(chan Result)
-	go func() { waiter <- s.Check(context.Background(), "DE136695976") }()
-	time.Sleep(30 * time.Millisecond)
-	cancel()
-	if r := <-leader; r.Fault != FaultCanceled {
-		t.Errorf("leader: %+v", r)
-	}
-	if r := <-waiter; r.Status != StatusValid {
-		t.Errorf("waiter: %+v", r)
+func TestServiceWaiterOutlivesCallerThatGaveUp(t *testing.T) {
+	for _, how := range []string{"cancel", "deadline"} {
+		t.Run(how, func(t *testing.T) {
+			var n atomic.Int32
+			first := make(chan struct{})
+			srv := newVIESServer(t, func(req viesRequest) (int, string) {
+				if n.Add(1) == 1 {
+					close(first)
+					time.Sleep(300 * time.Millisecond) // the caller gives up meanwhile
+				}
+				return 200, viesValid(req)
+			})
+			s := newTestService(t, ServiceConfig{VIES: NewVIES(VIESConfig{BaseURL: srv.URL}), Rate: rate.Inf})
+			ctx, cancel := context.WithCancel(context.Background())
+			if how == "deadline" {
+				ctx, cancel = context.WithTimeout(context.Background(), 150*time.Millisecond)
+			}
+			defer cancel()
+			leader := make(chan Result)
+			go func() { leader <- s.Check(ctx, "DE136695976") }()
+			<-first
+			waiter := make(chan Result)
+			go func() { waiter <- s.Check(context.Background(), "DE136695976") }()
+			time.Sleep(30 * time.Millisecond)
+			if how == "cancel" {
+				cancel()
+			}
+			want := map[string]string{"cancel": FaultCanceled, "deadline": FaultTimeout}[how]
+			if r := <-leader; r.Status != StatusUnavailable || r.Fault != want {
+				t.Errorf("leader: %+v", r)
+			}
+			if r := <-waiter; r.Status != StatusValid {
+				t.Errorf("waiter: %+v", r)
+			}
+			if n.Load() != 2 {
+				t.Errorf("%d calls, want 2", n.Load())
+			}
+		})
 	}
 }
 
