@@ -76,6 +76,29 @@ func ExampleService_Check_outage() {
 	// unavailable MS_MAX_CONCURRENT_REQ attempts: 2 transient: true
 }
 
+func ExampleVIESClient_Check() {
+	// A stand-in for VIES: one number unknown, one member state throttled.
+	registry := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ CountryCode, VATNumber string }
+		json.NewDecoder(r.Body).Decode(&req)
+		if req.CountryCode == "DE" {
+			io.WriteString(w, `{"isValid":false,"userError":"MS_MAX_CONCURRENT_REQ","name":"---"}`)
+			return
+		}
+		io.WriteString(w, `{"countryCode":"FR","vatNumber":"40303265045","requestDate":"2026-09-14T10:15:30+02:00","valid":false,"name":"---"}`)
+	}))
+	defer registry.Close()
+
+	c := vies.NewVIES(vies.VIESConfig{BaseURL: registry.URL})
+	for _, n := range [][2]string{{"FR", "40303265045"}, {"DE", "136695976"}} {
+		r := c.Check(context.Background(), n[0], n[1])
+		fmt.Println(r.CountryCode+r.Number, r.Status, r.Fault)
+	}
+	// Output:
+	// FR40303265045 invalid INVALID
+	// DE136695976 unavailable MS_MAX_CONCURRENT_REQ
+}
+
 func ExampleHMRCClient_Check() {
 	// A stand-in for HMRC: the OAuth token endpoint and the v2 lookup.
 	mux := http.NewServeMux()
