@@ -199,7 +199,7 @@ func (s *Service) Check(ctx context.Context, vatNumber string) Result {
 	if f != nil {
 		return unavailable(registry, cc, body, s.clock(), f.fault, "vies: "+cc+": "+f.detail)
 	}
-	key := cc + body
+	key := cc + compact(body)
 	for {
 		if r, ok := s.cache.get(key, s.clock()); ok {
 			return r

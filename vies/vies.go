@@ -99,9 +99,9 @@ type viesRequest struct {
 
 // Check asks VIES once, without retry or rate limiting (the [Service] adds
 // those). prefix is the VIES country code (GR is accepted for EL), body the
-// number without it.
+// number without it (upper-cased, separators dropped).
 func (c *VIESClient) Check(ctx context.Context, prefix, body string) Result {
-	cc := viesCountry(prefix)
+	cc, body := viesCountry(prefix), compact(body)
 	if c.requesterErr != "" {
 		return unavailable(RegistryVIES, cc, body, c.clock(), FaultRequesterInfo, "vies: "+cc+": "+c.requesterErr)
 	}
