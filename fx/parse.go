@@ -90,8 +90,10 @@ func (b *builder) errorf(line int, format string, args ...any) error {
 	return &ParseError{Format: b.format, Line: line, Msg: fmt.Sprintf(format, args...)}
 }
 
-func (b *builder) add(line int, d day, rates []quoteRate) {
-	b.fixings = append(b.fixings, fixing{day: d, date: d.String(), rates: rates})
+// add records one publication; date is d as YYYY-MM-DD (the input's own
+// string when it has that form, which saves formatting it again).
+func (b *builder) add(line int, d day, date string, rates []quoteRate) {
+	b.fixings = append(b.fixings, fixing{day: d, date: date, rates: rates})
 	b.lines = append(b.lines, line)
 }
 
@@ -198,8 +200,10 @@ func ParseCSV(r io.Reader, snapshot string) (*Table, error) {
 		}
 		date := strings.TrimSpace(fields[0])
 		d, ok := parseISODate(date)
+		iso := date
 		if !ok && ecb {
 			d, ok = parseLongDate(date)
+			iso = d.String()
 		}
 		if !ok {
 			return nil, b.errorf(line, "bad date %q", date)
@@ -219,7 +223,7 @@ func ParseCSV(r io.Reader, snapshot string) (*Table, error) {
 			}
 			rates = append(rates, quoteRate{quote: c.quote, raw: raw, value: v, snapshot: snapshot})
 		}
-		b.add(line, d, rates)
+		b.add(line, d, iso, rates)
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
@@ -325,6 +329,7 @@ func ParseXML(r io.Reader, snapshot string) (*Table, error) {
 		roots    int
 		dayLine  int
 		dayDate  day
+		dayISO   string
 		dayRates []quoteRate
 	)
 	for {
@@ -372,7 +377,7 @@ func ParseXML(r io.Reader, snapshot string) (*Table, error) {
 				if err := b.checkDate(line, d, s); err != nil {
 					return nil, err
 				}
-				dayLine, dayDate, dayRates = line, d, nil
+				dayLine, dayDate, dayISO, dayRates = line, d, s, nil
 			case 4:
 				if !cube {
 					return nil, b.errorf(line, "unexpected element %s in Cube", el.Name.Local)
@@ -397,7 +402,7 @@ func ParseXML(r io.Reader, snapshot string) (*Table, error) {
 		case xml.EndElement:
 			if depth == 3 {
 				slices.SortFunc(dayRates, func(x, y quoteRate) int { return strings.Compare(x.quote, y.quote) })
-				b.add(dayLine, dayDate, dayRates)
+				b.add(dayLine, dayDate, dayISO, dayRates)
 			}
 			depth--
 		case xml.CharData:

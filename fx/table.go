@@ -181,8 +181,7 @@ func (t *Table) Rate(ctx context.Context, quote string, at time.Time, p Policy) 
 func (t *Table) Lookup(quote string, at time.Time, p Policy) (Rate, error) {
 	switch p {
 	case "", ForDayOrPrevious:
-		d := utcDay(at)
-		return t.onOrBefore(quote, d, d.String(), ForDayOrPrevious)
+		return t.onOrBefore(quote, utcDay(at), "", ForDayOrPrevious)
 	case LatestPublishedAt:
 		requested := at.UTC().Format(time.RFC3339Nano)
 		return t.onOrBefore(quote, lastVisibleDay(at), requested, LatestPublishedAt)
@@ -197,8 +196,18 @@ func (t *Table) hasQuote(quote string) bool {
 	return ok
 }
 
-// onOrBefore answers with the latest publication on or before d.
+// onOrBefore answers with the latest publication on or before d. An empty
+// requested means d itself, formatted only when it differs from the answer's
+// date (most lookups are for publication days and then allocate nothing).
 func (t *Table) onOrBefore(quote string, d day, requested string, p Policy) (Rate, error) {
+	if requested == "" {
+		i := sort.Search(len(t.fixings), func(i int) bool { return t.fixings[i].day >= d })
+		if i < len(t.fixings) && t.fixings[i].day == d {
+			requested = t.fixings[i].date
+		} else {
+			requested = d.String()
+		}
+	}
 	if !t.hasQuote(quote) {
 		return Rate{}, fmt.Errorf("%w: %s: quote not in table", ErrNoRate, quote)
 	}
