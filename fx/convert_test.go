@@ -214,3 +214,47 @@ func TestRateUnmarshalJSON(t *testing.T) {
 		}
 	}
 }
+
+func FuzzParseUSDC(f *testing.F) {
+	for _, s := range []string{"100", "0.000001", "12.500000", "1e6", "-1", "01", "1.0000001"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := ParseUSDC(s)
+		if err != nil {
+			if !errors.Is(err, ErrAmount) {
+				t.Fatalf("error does not wrap ErrAmount: %v", err)
+			}
+			return
+		}
+		if !d.IsPositive() || d.Exponent() < -USDCDecimals {
+			t.Fatalf("ParseUSDC(%q) = %s", s, d)
+		}
+		back, err := ParseUSDC(canonicalDecimal(d))
+		if err != nil || !back.Equal(d) {
+			t.Fatalf("canonical form %q does not parse back: %v", canonicalDecimal(d), err)
+		}
+	})
+}
+
+// FuzzConversionCheck: Check never panics on a decoded record, and a record
+// it accepts is exactly what ConvertUSDC produces from the same inputs.
+func FuzzConversionCheck(f *testing.F) {
+	good, _ := json.Marshal(ConvertUSDC(dec("100"), usdRate("1.1684")))
+	f.Add(string(good))
+	f.Add(strings.Replace(string(good), `"85.59"`, `"85.58"`, 1))
+	f.Add(strings.Replace(string(good), `"100"`, `"0.000001"`, 1))
+	f.Fuzz(func(t *testing.T, in string) {
+		var c Conversion
+		if json.Unmarshal([]byte(in), &c) != nil {
+			return
+		}
+		if c.Check() != nil {
+			return
+		}
+		again := ConvertUSDC(dec(c.AmountUSDC), c.USDPerEUR)
+		if again.GrossEURString != c.GrossEURString || again.AmountUSDC != c.AmountUSDC {
+			t.Fatalf("Check accepted %+v, ConvertUSDC gives %+v", c, again)
+		}
+	})
+}

@@ -15,8 +15,8 @@ import (
 //go:embed data/ecb-eurusd.csv
 var embeddedCSV string
 
-// Embedded returns the ECB USD-per-EUR series compiled into the package,
-// 1999-01-04 to the date in EmbeddedProvenance's file (Range tells). Every
+// Embedded returns the ECB USD-per-EUR series compiled into the package
+// (1999-01-04 to 2026-04-13 in this snapshot; Range tells). Every
 // rate records EmbeddedSnapshot. Each call parses the data afresh (about a
 // millisecond) and returns an independent table: call it once at start-up
 // and keep the table. Settlements dated after its last publication need
