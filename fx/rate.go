@@ -1,0 +1,126 @@
+package fx
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// SourceECB names the series of every rate this package returns for USD: the
+// ECB euro foreign exchange reference rate, daily, US dollar per euro, in the
+// SDMX key of the ECB Data Portal, EXR.D.USD.EUR.SP00.A (research
+// ledger-receipt-fx-webhooks.md §1.1). Other quote currencies use the same key
+// with their ISO 4217 code in place of USD.
+const SourceECB = "ECB:EXR.D.USD.EUR.SP00.A"
+
+// sourceFor is the Source of a rate for quote, without allocating for USD.
+func sourceFor(quote string) string {
+	if quote == "USD" {
+		return SourceECB
+	}
+	return "ECB:EXR.D." + quote + ".EUR.SP00.A"
+}
+
+// Policy selects which ECB publication answers a request. The policy used is
+// recorded on every Rate.
+type Policy string
+
+const (
+	// ForDayOrPrevious answers with the publication for the UTC calendar date
+	// of the instant, or, if there is none that day, the latest one before it.
+	// It is the per-transaction rule of Art. 91(2), third subparagraph, VAT
+	// Directive 2006/112/EC ("the latest exchange rate published by the
+	// European Central Bank at the time the tax becomes chargeable"; research
+	// ledger-receipt-fx-webhooks.md §1.4). It is the default: the zero Policy
+	// means ForDayOrPrevious.
+	ForDayOrPrevious Policy = "for-day-or-previous"
+
+	// LatestPublishedAt answers with what had been published at the instant
+	// itself: a reference date D counts from 16:00 Frankfurt time on D, when
+	// the ECB publishes (research §1.1, §1.5). It is the strict reading of
+	// "at the time the tax becomes chargeable".
+	LatestPublishedAt Policy = "latest-published-at"
+
+	// PeriodEndOrNext answers with the publication for the date itself, or, if
+	// there is none that day, the next one. It is the rule for OSS and IOSS
+	// returns: Art. 366(2) and Art. 369h(2) VAT Directive ("the exchange rates
+	// published by the European Central Bank for that day, or, if there is no
+	// publication on that day, on the next day of publication"; research §1.4).
+	// Ask it with the last day of the tax period.
+	PeriodEndOrNext Policy = "period-end-or-next"
+)
+
+// Valid reports whether p is one of the three policies (the zero Policy is
+// valid and means ForDayOrPrevious).
+func (p Policy) Valid() bool {
+	switch p {
+	case "", ForDayOrPrevious, LatestPublishedAt, PeriodEndOrNext:
+		return true
+	}
+	return false
+}
+
+// Rate is one ECB reference rate together with the request it answered and
+// the data set it came from. Its JSON form is part of the fiscal record
+// ("fx.usdPerEur"): the member names are stable and Value is not written
+// (Raw is the value, exactly as published).
+type Rate struct {
+	Base      string          `json:"base"`          // "EUR": the ECB quotes every currency per 1 EUR
+	Quote     string          `json:"quote"`         // "USD": Quote units per 1 Base
+	Raw       string          `json:"raw"`           // exactly as published, e.g. "1.1711" (trailing zeros trimmed by the ECB)
+	Value     decimal.Decimal `json:"-"`             // parsed from Raw, never from a float
+	RateDate  string          `json:"rateDate"`      // YYYY-MM-DD: the ECB reference date whose rate was used
+	Requested string          `json:"requestedDate"` // YYYY-MM-DD, or the RFC 3339 UTC instant for LatestPublishedAt
+	Policy    Policy          `json:"policy"`        // the policy that chose RateDate
+	Source    string          `json:"source"`        // SourceECB for USD
+	Snapshot  string          `json:"snapshot"`      // the data set that answered: "embedded:sha256:<hex>", "file:sha256:<hex>", "fetch:sha256:<hex>"
+}
+
+// UnmarshalJSON decodes a Rate and sets Value from Raw, so that a rate read
+// back from a stored fiscal record can be used for conversion again. A Raw
+// that is not a positive plain decimal is an error.
+func (r *Rate) UnmarshalJSON(b []byte) error {
+	type plain Rate // no methods: avoids recursion
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	v, err := parseRateValue(p.Raw)
+	if err != nil {
+		return fmt.Errorf("fx: rate raw %q: %w", p.Raw, err)
+	}
+	p.Value = v
+	*r = Rate(p)
+	return nil
+}
+
+var (
+	// ErrNotYetPublished means the table does not hold the publication that
+	// applies: the date is after the last publication the table knows, or
+	// falls in a hole of a merged table, and is not provably a day without
+	// publication (a TARGET closing day or a day the data covers). The rate
+	// is unavailable, not invalid: load newer rates (ParseCSV, ParseXML,
+	// LoadFile, Fetch, Merge) and ask again. The engine records such a
+	// settlement as PENDING_MANUAL_REVIEW with reason fx_rate_unavailable.
+	ErrNotYetPublished = errors.New("fx: rate not yet published")
+
+	// ErrNoRate means the ECB has no rate to give: the date is before the
+	// table's first publication, the quote currency is not in the table, or
+	// the ECB published nothing for that currency on the reference date
+	// (e.g. RUB since March 2022).
+	ErrNoRate = errors.New("fx: no rate")
+
+	// ErrPolicy means the Policy is not one of the three this package knows.
+	ErrPolicy = errors.New("fx: unknown policy")
+)
+
+// Source answers rate requests; *Table and *LiveTable satisfy it. Errors
+// wrap ErrNotYetPublished, ErrNoRate or ErrPolicy, or, for sources that do
+// I/O, the context's error.
+type Source interface {
+	Rate(ctx context.Context, quote string, at time.Time, p Policy) (Rate, error)
+}
