@@ -91,7 +91,7 @@ func (s *tamperSet) jwksWith(t testing.TB, mutate func(k *Key)) []byte {
 }
 
 // cases are the tamper cases of the issue, each with the step that must
-// reject it. Positional flips are sampled here (every stride-th position);
+// reject it (two window boundaries that must pass have step ""). Positional flips are sampled here (every stride-th position);
 // TestTamperEveryPosition flips every position.
 func (s *tamperSet) cases(t testing.TB, stride int) []tamperCase {
 	t.Helper()
@@ -178,6 +178,10 @@ func (s *tamperSet) cases(t testing.TB, stride int) []tamperCase {
 			jwks: s.jwksWith(t, func(k *Key) { k.NotBefore = fixedTime.Unix() + 1 })},
 		tamperCase{name: "key expired at iat", receipt: s.rs[1], vkey: vkey, step: StepKeyWindow,
 			jwks: s.jwksWith(t, func(k *Key) { exp := fixedTime.Unix(); k.Expires = &exp })},
+		tamperCase{name: "key valid from iat (boundary, verifies)", receipt: s.rs[1], vkey: vkey, step: "",
+			jwks: s.jwksWith(t, func(k *Key) { k.NotBefore = fixedTime.Unix() })},
+		tamperCase{name: "key expires right after iat (boundary, verifies)", receipt: s.rs[1], vkey: vkey, step: "",
+			jwks: s.jwksWith(t, func(k *Key) { exp := fixedTime.Unix() + 1; k.Expires = &exp })},
 		tamperCase{name: "key revoked", receipt: s.rs[1], vkey: vkey, step: StepKeyRevoked,
 			jwks: s.jwksWith(t, func(k *Key) { k.Revoked = true })},
 		tamperCase{name: "kid is not the thumbprint", receipt: s.rs[1], vkey: vkey, step: StepJWKS,

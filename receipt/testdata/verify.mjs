@@ -258,16 +258,28 @@ function verifyReceipt(receiptBytes, jwksBytes, vkey) {
   return { receipt_id: claims.get('receipt_id'), spec: claims.get('spec'), log_index: Number(index) };
 }
 
+function run(receipt, jwks, vkey) {
+  try {
+    return { ok: true, ...verifyReceipt(receipt, jwks, vkey) };
+  } catch (e) {
+    if (!(e instanceof Failure)) throw e;
+    return { ok: false, step: e.step, error: e.message };
+  }
+}
+
+// Batch mode for tests: --cases FILE, a JSON array of {name, receipt, jwks,
+// vkey} (receipt and jwks base64-encoded); prints one result line per case.
+if (process.argv[2] === '--cases') {
+  for (const c of JSON.parse(readFileSync(process.argv[3], 'utf8'))) {
+    console.log(JSON.stringify({ name: c.name, ...run(Buffer.from(c.receipt, 'base64'), Buffer.from(c.jwks, 'base64'), c.vkey) }));
+  }
+  process.exit(0);
+}
 const [, , receiptPath, jwksPath, vkey] = process.argv;
 if (!receiptPath || !jwksPath || !vkey) {
   console.error('usage: node verify.mjs RECEIPT.json JWKS.json LOG_VERIFIER_KEY');
   process.exit(2);
 }
-try {
-  const res = verifyReceipt(readFileSync(receiptPath), readFileSync(jwksPath), vkey);
-  console.log(JSON.stringify({ ok: true, ...res }));
-} catch (e) {
-  if (!(e instanceof Failure)) throw e;
-  console.log(JSON.stringify({ ok: false, step: e.step, error: e.message }));
-  process.exit(1);
-}
+const res = run(readFileSync(receiptPath), readFileSync(jwksPath), vkey);
+console.log(JSON.stringify(res));
+process.exit(res.ok ? 0 : 1);
