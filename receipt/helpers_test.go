@@ -229,10 +229,10 @@ func (f *fixture) jwks(t testing.TB) []byte {
 // receipts against one checkpoint of the final tree.
 func (f *fixture) issue(t testing.TB, cs ...Claims) [][]byte {
 	t.Helper()
-	return f.issueWith(t, f.signer, cs...)
+	return f.issueWith(t, f.signer.Sign, cs...)
 }
 
-func (f *fixture) issueWith(t testing.TB, s *Signer, cs ...Claims) [][]byte {
+func (f *fixture) issueWith(t testing.TB, sign func(Claims) (string, error), cs ...Claims) [][]byte {
 	t.Helper()
 	type entry struct {
 		jws   string
@@ -241,7 +241,7 @@ func (f *fixture) issueWith(t testing.TB, s *Signer, cs ...Claims) [][]byte {
 	var es []entry
 	for _, c := range cs {
 		c.Log = LogRef{Origin: f.log.origin, Index: f.log.size}
-		jws, err := s.Sign(c)
+		jws, err := sign(c)
 		if err != nil {
 			t.Fatalf("sign: %v", err)
 		}
