@@ -53,8 +53,9 @@ type tamperCase struct {
 
 // tamperSet is a log of three receipts and everything needed to spoil them.
 type tamperSet struct {
-	f     *fixture
-	rs    [][]byte
+	f      *fixture
+	claims []Claims // as signed, log indexes set
+	rs     [][]byte
 	good  Receipt // rs[1], decoded
 	other Receipt // rs[2], decoded
 }
@@ -62,8 +63,12 @@ type tamperSet struct {
 func newTamperSet(t testing.TB) *tamperSet {
 	t.Helper()
 	f := newFixture(t)
-	rs := f.issue(t, sampleClaims(0), sampleClaims(1), sampleClaimsV2(2), sampleClaims(3), sampleClaims(4))
-	return &tamperSet{f: f, rs: rs, good: decodeReceipt(t, rs[1]), other: decodeReceipt(t, rs[3])}
+	cs := []Claims{sampleClaims(0), sampleClaims(1), sampleClaimsV2(2), sampleClaims(3), sampleClaims(4)}
+	rs := f.issue(t, cs...)
+	for i := range cs {
+		cs[i].Log = LogRef{Origin: testOrigin, Index: int64(i)}
+	}
+	return &tamperSet{f: f, claims: cs, rs: rs, good: decodeReceipt(t, rs[1]), other: decodeReceipt(t, rs[3])}
 }
 
 func (s *tamperSet) with(t testing.TB, mutate func(r *Receipt)) []byte {
