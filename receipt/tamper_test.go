@@ -56,8 +56,8 @@ type tamperSet struct {
 	f      *fixture
 	claims []Claims // as signed, log indexes set
 	rs     [][]byte
-	good  Receipt // rs[1], decoded
-	other Receipt // rs[2], decoded
+	good   Receipt // rs[1], decoded
+	other  Receipt // rs[2], decoded
 }
 
 func newTamperSet(t testing.TB) *tamperSet {

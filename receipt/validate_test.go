@@ -37,7 +37,9 @@ func TestSignRefusesInvalidClaims(t *testing.T) {
 		{"supersedes not a receipt id", func(c *Claims) { c.Supersedes = "x402-1" }, "/supersedes"},
 		{"supersedes another", func(c *Claims) { c.Supersedes = "rcpt_x402-earlier" }, ""},
 		{"network not CAIP-2", func(c *Claims) { c.Settlement.Network = "base" }, "/settlement/network"},
-		{"tx hash upper case", func(c *Claims) { c.Settlement.TxHash = "0x4A1F0C3B2E5D6F7A8B9C0D1E2F3A4B5C6D7E8F90A1B2C3D4E5F60718293A4B5C" }, "/settlement/tx_hash"},
+		{"tx hash upper case", func(c *Claims) {
+			c.Settlement.TxHash = "0x4A1F0C3B2E5D6F7A8B9C0D1E2F3A4B5C6D7E8F90A1B2C3D4E5F60718293A4B5C"
+		}, "/settlement/tx_hash"},
 		{"tx hash short", func(c *Claims) { c.Settlement.TxHash = "0x4a1f" }, "/settlement/tx_hash"},
 		{"non-EVM network, opaque ids", func(c *Claims) {
 			c.Settlement.Network, c.Settlement.TxHash, c.Settlement.Payer, c.Settlement.Receiver = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW", "A", "B"
@@ -81,7 +83,9 @@ func TestSignRefusesInvalidClaims(t *testing.T) {
 			c.Supersedes = "rcpt_x402-earlier"
 			c.FX.GrossEUR, c.FX.NetEUR, c.FX.VATEUR = "-10.33", "-8.61", "-1.72"
 		}, ""},
-		{"invoice hash upper case", func(c *Claims) { c.Invoice.UBLSHA256 = "5E884898DA28047151D0E56F8DC6292773603D0D6AABBDD62A11EF721D1542D8" }, "/invoice/ubl_sha256"},
+		{"invoice hash upper case", func(c *Claims) {
+			c.Invoice.UBLSHA256 = "5E884898DA28047151D0E56F8DC6292773603D0D6AABBDD62A11EF721D1542D8"
+		}, "/invoice/ubl_sha256"},
 		{"fee model flat", func(c *Claims) { c.Fee.Model = "flat" }, "/fee/model"},
 		{"fee accrued without cents", func(c *Claims) { c.Fee.AccruedEUR = "0" }, "/fee/accrued_eur"},
 		{"log origin with space", func(c *Claims) { c.Log.Origin = "ledger example" }, "/log/origin"},
