@@ -148,9 +148,17 @@
 // signed ones; the claims follow the rules above; the tlog-proof parses; the
 // checkpoint carries a valid signature by the log key; its origin is
 // claims.log.origin; the proof index is claims.log.index; the proof leads
-// from SHA-256(0x00 ‖ jws) to the checkpoint root. testdata/verify.mjs does
-// the same checks in about 200 lines of Node.js with only its built-in
-// crypto module: a second implementation that shares no code with this one.
+// from SHA-256(0x00 ‖ jws) to the checkpoint root.
+//
+// testdata/verify.mjs makes the same checks, except the field rules of
+// "# Claims", in under 300 lines of Node.js (18 or later) using only its
+// built-in crypto module: a second implementation that shares no code with
+// this one, and a starting point for auditors working in other languages:
+//
+//	node verify.mjs receipt.json jwks.json "$(cat log.vkey)"
+//
+// The files under testdata/ (receipts of both versions, a pending and a
+// sandbox receipt, their key sets and log keys) are test vectors.
 //
 // A verified receipt proves that the service signed these claims and logged
 // them at log.index of a tree it committed to. It does not prove that the

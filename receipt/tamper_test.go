@@ -57,7 +57,7 @@ type tamperSet struct {
 	claims []Claims // as signed, log indexes set
 	rs     [][]byte
 	good   Receipt // rs[1], decoded
-	other  Receipt // rs[2], decoded
+	other  Receipt // rs[3], decoded
 }
 
 func newTamperSet(t testing.TB) *tamperSet {
