@@ -96,8 +96,8 @@ func (s *tamperSet) jwksWith(t testing.TB, mutate func(k *Key)) []byte {
 }
 
 // cases are the tamper cases of the issue, each with the step that must
-// reject it (two window boundaries that must pass have step ""). Positional flips are sampled here (every stride-th position);
-// TestTamperEveryPosition flips every position.
+// reject it (two window boundaries that must pass have step ""). Positional
+// flips take every stride-th position; TestTamper uses stride 1.
 func (s *tamperSet) cases(t testing.TB, stride int) []tamperCase {
 	t.Helper()
 	jwks, vkey := s.f.jwks(t), s.f.log.vkey
@@ -222,7 +222,9 @@ func TestTamper(t *testing.T) {
 	if _, err := Verify(s.rs[1], s.f.jwks(t), s.f.log.vkey); err != nil {
 		t.Fatalf("untampered receipt: %v", err)
 	}
-	for _, tc := range s.cases(t, 1) {
+	cases := s.cases(t, 1)
+	t.Logf("%d tamper cases", len(cases))
+	for _, tc := range cases {
 		_, err := Verify(tc.receipt, tc.jwks, tc.vkey)
 		if got := stepOf(err); got != tc.step {
 			t.Errorf("%s: step %q, want %q (err: %v)", tc.name, got, tc.step, err)
