@@ -1,0 +1,285 @@
+// verify.mjs: an independent verifier of fiscal402 receipts
+// (service.receipt/1.0.0 and 2.0.0), written from the format description in
+// receipt/doc.go without the Go code. Node >= 18, built-in modules only.
+//
+//   node verify.mjs RECEIPT.json JWKS.json 'origin+hash+base64key'
+//
+// Prints one JSON line, {"ok":true,...} (exit 0) or {"ok":false,"step":...,
+// "error":...} (exit 1); the step names are those of receipt.Verify. It
+// checks the signature, the key window, the claims, the checkpoint signature
+// and the RFC 6962 inclusion proof (RFC 9162 §2.1.3.2). It does not check
+// the field-by-field rules of the claims format (Go's "spec" step does).
+import { readFileSync } from 'node:fs';
+import { createHash, createPublicKey, verify } from 'node:crypto';
+
+class Failure extends Error {
+  constructor(step, message) { super(message); this.step = step; }
+}
+const fail = (step, message) => { throw new Failure(step, message); };
+const sha256 = (...parts) => { const h = createHash('sha256'); for (const p of parts) h.update(p); return h.digest(); };
+
+// Strict JSON: valid UTF-8, no duplicate member names, numbers kept as their
+// literal text (so "1" and "1.0" differ, as in the Go verifier).
+function parseJSON(bytes, what) {
+  let text;
+  try { text = new TextDecoder('utf-8', { fatal: true }).decode(bytes); } catch { throw new Error(`${what}: invalid UTF-8`); }
+  let i = 0;
+  const ws = () => { while (i < text.length && ' \t\n\r'.includes(text[i])) i++; };
+  const err = (m) => { throw new Error(`${what}: ${m} at offset ${i}`); };
+  const value = (depth) => {
+    if (depth > 32) err('nested too deep');
+    ws();
+    const c = text[i];
+    if (c === '{') {
+      i++; const obj = new Map(); ws();
+      if (text[i] === '}') { i++; return obj; }
+      for (;;) {
+        ws(); if (text[i] !== '"') err('expected member name');
+        const k = str(); if (obj.has(k)) err(`duplicate member "${k}"`);
+        ws(); if (text[i] !== ':') err('expected ":"'); i++;
+        obj.set(k, value(depth + 1)); ws();
+        if (text[i] === ',') { i++; continue; }
+        if (text[i] === '}') { i++; return obj; }
+        err('expected "," or "}"');
+      }
+    }
+    if (c === '[') {
+      i++; const arr = []; ws();
+      if (text[i] === ']') { i++; return arr; }
+      for (;;) {
+        arr.push(value(depth + 1)); ws();
+        if (text[i] === ',') { i++; continue; }
+        if (text[i] === ']') { i++; return arr; }
+        err('expected "," or "]"');
+      }
+    }
+    if (c === '"') return str();
+    const m = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(i, i + 400));
+    if (!m) err('unexpected character');
+    i += m[0].length;
+    if (m[0] === 'true') return true;
+    if (m[0] === 'false') return false;
+    if (m[0] === 'null') return null;
+    return { number: m[0] };
+  };
+  const str = () => {
+    const m = /^"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/.exec(text.slice(i));
+    if (!m) err('bad string');
+    i += m[0].length;
+    return JSON.parse(m[0]);
+  };
+  const v = value(0); ws();
+  if (i !== text.length) err('data after the JSON value');
+  return v;
+}
+const isObj = (v) => v instanceof Map;
+const isStr = (v) => typeof v === 'string';
+const isInt = (v) => v !== null && typeof v === 'object' && !isObj(v) && !Array.isArray(v) && /^-?(0|[1-9]\d*)$/.test(v.number);
+function same(a, b) {
+  if (isObj(a) || isObj(b)) {
+    if (!isObj(a) || !isObj(b) || a.size !== b.size) return false;
+    for (const [k, v] of a) if (!b.has(k) || !same(v, b.get(k))) return false;
+    return true;
+  }
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, j) => same(v, b[j]));
+  }
+  if (a !== null && b !== null && typeof a === 'object' && typeof b === 'object') return a.number === b.number;
+  return a === b;
+}
+
+// Canonical base64: the one spelling that re-encodes to itself.
+function b64url(s, what) {
+  const b = Buffer.from(s, 'base64url');
+  if (!/^[A-Za-z0-9_-]*$/.test(s) || b.toString('base64url') !== s) throw new Error(`${what} is not canonical base64url`);
+  return b;
+}
+function b64(s, what) {
+  const b = Buffer.from(s, 'base64');
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(s) || b.toString('base64') !== s) throw new Error(`${what} is not canonical base64`);
+  return b;
+}
+const ed25519Key = (raw) => createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: raw.toString('base64url') }, format: 'jwk' });
+const step = (name, fn) => { try { return fn(); } catch (e) { if (e instanceof Failure) throw e; fail(name, e.message); } };
+
+function verifyReceipt(receiptBytes, jwksBytes, vkey) {
+  const r = step('parse', () => {
+    const doc = parseJSON(receiptBytes, 'receipt');
+    if (!isObj(doc) || doc.size !== 5) throw new Error('not an object with exactly spec, id, claims, jws, tlog_proof');
+    for (const k of ['spec', 'id', 'jws', 'tlog_proof']) if (!isStr(doc.get(k))) throw new Error(`member ${k} missing or not a string`);
+    if (!isObj(doc.get('claims'))) throw new Error('member claims missing or not an object');
+    return doc;
+  });
+  const keys = step('jwks', () => {
+    const doc = parseJSON(jwksBytes, 'jwks');
+    if (!isObj(doc) || !Array.isArray(doc.get('keys'))) throw new Error('no "keys" array');
+    return doc.get('keys');
+  });
+  // Note verifier key: <name>+<8 hex key hash>+base64(0x01 ‖ 32-byte Ed25519 key);
+  // key hash = SHA-256(name ‖ 0x0A ‖ 0x01 ‖ key)[:4] (C2SP signed-note).
+  const log = step('log-key', () => {
+    const m = /^([^+\s]+)\+([0-9a-f]{8})\+(\S+)$/.exec(vkey);
+    if (!m) throw new Error('not name+hash+key');
+    const key = b64(m[3], 'log key');
+    if (key.length !== 33 || key[0] !== 1) throw new Error('not an Ed25519 note key');
+    const hash = sha256(Buffer.from(m[1] + '\n'), key).subarray(0, 4);
+    if (hash.toString('hex') !== m[2]) throw new Error('key hash does not match');
+    return { name: m[1], hash, key: ed25519Key(key.subarray(1)) };
+  });
+
+  const jws = r.get('jws');
+  const [h64, p64, s64] = step('jws', () => {
+    const parts = jws.split('.');
+    if (parts.length !== 3) throw new Error('not three parts');
+    return parts;
+  });
+  const header = step('jws', () => {
+    const h = parseJSON(b64url(h64, 'header'), 'header');
+    if (!isObj(h)) throw new Error('header is not an object');
+    for (const [k, v] of h) {
+      if (!['alg', 'kid', 'typ'].includes(k)) throw new Error(`header member ${k} outside the format`);
+      if (!isStr(v)) throw new Error(`header ${k} is not a string`);
+    }
+    return h;
+  });
+  const payloadBytes = step('jws', () => b64url(p64, 'payload'));
+  const sig = step('jws', () => b64url(s64, 'signature'));
+  const alg = header.get('alg'), typ = header.get('typ'), kid = header.get('kid');
+  if (alg !== 'EdDSA' && alg !== 'Ed25519') fail('alg', `alg ${alg}`);
+  if (typ !== 'service.receipt+jws' && typ !== 'service.receipt.v2+jws') fail('typ', `typ ${typ}`);
+  if (kid === undefined) fail('kid', 'no kid');
+  const matches = keys.filter((k) => isObj(k) && k.get('kid') === kid);
+  if (matches.length === 0) fail('kid', `no key ${kid}`);
+  if (matches.length > 1) fail('jwks', `kid ${kid} listed twice`);
+  const key = matches[0];
+  const pub = step('jwks', () => {
+    if (key.get('kty') !== 'OKP' || key.get('crv') !== 'Ed25519') throw new Error('not an OKP Ed25519 key');
+    const x = key.get('x');
+    if (!isStr(x) || b64url(x, 'x').length !== 32) throw new Error('x is not a 32-byte key');
+    // RFC 7638 thumbprint: SHA-256 of the required members in lexical order.
+    const tp = sha256(`{"crv":"Ed25519","kty":"OKP","x":"${x}"}`).toString('base64url');
+    if (tp !== kid) throw new Error('kid is not the RFC 7638 thumbprint of x');
+    for (const [m, ok] of [['use', ['sig']], ['alg', ['EdDSA', 'Ed25519']]]) {
+      if (key.has(m) && !ok.includes(key.get(m))) throw new Error(`${m} ${key.get(m)}`);
+    }
+    if (!isInt(key.get('nbf'))) throw new Error('nbf missing');
+    if (key.has('exp') && !isInt(key.get('exp'))) throw new Error('exp is not an integer');
+    return ed25519Key(b64url(x, 'x'));
+  });
+  if (key.get('revoked') === true) fail('key-revoked', `key ${kid} is revoked`);
+  // RFC 7515 §5.2: the signing input is the ASCII of the first two parts as given.
+  if (!verify(null, Buffer.from(`${h64}.${p64}`, 'ascii'), pub, sig)) fail('signature', 'Ed25519 signature does not verify');
+
+  const claims = step('payload', () => {
+    const c = parseJSON(payloadBytes, 'payload');
+    if (!isObj(c) || !isInt(c.get('iat')) || !isObj(c.get('log'))) throw new Error('not a claims object');
+    return c;
+  });
+  const iat = BigInt(claims.get('iat').number);
+  if (iat < BigInt(key.get('nbf').number) || (key.has('exp') && iat >= BigInt(key.get('exp').number))) {
+    fail('key-window', `iat ${iat} outside the key window`);
+  }
+  if (!same(r.get('claims'), claims)) fail('claims-mismatch', 'readable claims differ from the signed payload');
+  if (r.get('spec') !== claims.get('spec') || r.get('id') !== claims.get('receipt_id')) fail('claims-mismatch', 'spec or id differ');
+  const wantTyp = { 'service.receipt/1.0.0': 'service.receipt+jws', 'service.receipt/2.0.0': 'service.receipt.v2+jws' }[claims.get('spec')];
+  if (wantTyp === undefined || typ !== wantTyp) fail('spec', `spec ${claims.get('spec')} with typ ${typ}`);
+  if (claims.get('receipt_id') !== `rcpt_${claims.get('event_id')}`) fail('spec', 'receipt_id is not rcpt_ + event_id');
+  const logRef = claims.get('log');
+  if (!isStr(logRef.get('origin')) || !isInt(logRef.get('index'))) fail('spec', 'log is not {origin, index}');
+
+  // c2sp.org/tlog-proof@v1
+  const { index, proof, note } = step('tlog-proof', () => {
+    const lines = r.get('tlog_proof').split('\n');
+    let n = 0;
+    if (lines[n++] !== 'c2sp.org/tlog-proof@v1') throw new Error('bad first line');
+    if (lines[n]?.startsWith('extra ')) b64(lines[n++].slice(6), 'extra');
+    const m = /^index (0|[1-9]\d*)$/.exec(lines[n++] ?? '');
+    if (!m) throw new Error('bad index line');
+    const proof = [];
+    for (;;) {
+      if (n >= lines.length - 1) throw new Error('no empty line before the checkpoint');
+      const l = lines[n++];
+      if (l === '') break;
+      const h = b64(l, 'proof hash');
+      if (h.length !== 32 || proof.length === 63) throw new Error('bad proof hash');
+      proof.push(h);
+    }
+    const note = lines.slice(n).join('\n');
+    if (note === '') throw new Error('no checkpoint');
+    return { index: BigInt(m[1]), proof, note };
+  });
+
+  // C2SP signed note: text, blank line, "— <name> base64(keyhash ‖ sig)" lines.
+  const text = step('checkpoint-signature', () => {
+    if (/[\u0000-\u0009\u000b-\u001f]/.test(note)) throw new Error('control character in note');
+    const split = note.lastIndexOf('\n\n');
+    if (split < 0 || !note.endsWith('\n')) throw new Error('malformed note');
+    const text = note.slice(0, split + 1);
+    let verified = 0;
+    for (const line of note.slice(split + 2, -1).split('\n')) {
+      const m = /^\u2014 (\S+) (\S+)$/.exec(line);
+      if (!m) throw new Error('malformed signature line');
+      const raw = b64(m[2], 'note signature');
+      if (raw.length < 5) throw new Error('short signature');
+      if (m[1] !== log.name || !raw.subarray(0, 4).equals(log.hash)) continue; // unknown key: ignore
+      if (!verify(null, Buffer.from(text, 'utf8'), log.key, raw.subarray(4))) throw new Error('invalid signature by the log key');
+      verified++;
+    }
+    if (verified === 0) throw new Error('no signature by the log key');
+    return text;
+  });
+  const cp = step('checkpoint', () => {
+    const l = text.slice(0, -1).split('\n');
+    if (l.length < 3 || l[0] === '' || !/^(0|[1-9]\d*)$/.test(l[1])) throw new Error('not a checkpoint');
+    const root = b64(l[2], 'root');
+    if (root.length !== 32 || l.slice(3).some((e) => e === '')) throw new Error('not a checkpoint');
+    return { origin: l[0], size: BigInt(l[1]), root };
+  });
+  if (cp.origin !== logRef.get('origin')) fail('origin', `checkpoint of ${cp.origin}`);
+  if (index !== BigInt(logRef.get('index').number)) fail('index', `proof for index ${index}`);
+
+  // RFC 9162 §2.1.3.2, leaf hash = SHA-256(0x00 ‖ jws), node = SHA-256(0x01 ‖ l ‖ r).
+  step('inclusion', () => {
+    if (index >= cp.size) throw new Error(`index ${index} not below tree size ${cp.size}`);
+    let fn = index, sn = cp.size - 1n;
+    let h = sha256(Buffer.from([0]), Buffer.from(jws, 'ascii'));
+    for (const p of proof) {
+      if (sn === 0n) throw new Error('proof too long');
+      if ((fn & 1n) === 1n || fn === sn) {
+        h = sha256(Buffer.from([1]), p, h);
+        while ((fn & 1n) === 0n && fn !== 0n) { fn >>= 1n; sn >>= 1n; }
+      } else {
+        h = sha256(Buffer.from([1]), h, p);
+      }
+      fn >>= 1n; sn >>= 1n;
+    }
+    if (sn !== 0n || !h.equals(cp.root)) throw new Error('proof does not lead to the checkpoint root');
+  });
+  return { receipt_id: claims.get('receipt_id'), spec: claims.get('spec'), log_index: Number(index) };
+}
+
+function run(receipt, jwks, vkey) {
+  try {
+    return { ok: true, ...verifyReceipt(receipt, jwks, vkey) };
+  } catch (e) {
+    if (!(e instanceof Failure)) throw e;
+    return { ok: false, step: e.step, error: e.message };
+  }
+}
+
+// Batch mode for tests: --cases FILE, a JSON array of {name, receipt, jwks,
+// vkey} (receipt and jwks base64-encoded); prints one result line per case.
+if (process.argv[2] === '--cases') {
+  for (const c of JSON.parse(readFileSync(process.argv[3], 'utf8'))) {
+    console.log(JSON.stringify({ name: c.name, ...run(Buffer.from(c.receipt, 'base64'), Buffer.from(c.jwks, 'base64'), c.vkey) }));
+  }
+  process.exit(0);
+}
+const [, , receiptPath, jwksPath, vkey] = process.argv;
+if (!receiptPath || !jwksPath || !vkey) {
+  console.error('usage: node verify.mjs RECEIPT.json JWKS.json LOG_VERIFIER_KEY');
+  process.exit(2);
+}
+const res = run(readFileSync(receiptPath), readFileSync(jwksPath), vkey);
+console.log(JSON.stringify(res));
+process.exit(res.ok ? 0 : 1);
