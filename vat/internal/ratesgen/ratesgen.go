@@ -469,24 +469,28 @@ func trim(rows []Row, from, to int) []Row {
 		for j < len(rows) && rows[j].Country == rows[i].Country && rows[j].Territory == rows[i].Territory && rows[j].Series == rows[i].Series {
 			j++
 		}
-		group := rows[i:j]
+		// Merge first, so that a period that only restates a rate (a new
+		// base period started because another rate changed) does not
+		// pretend the rate started then.
+		var group []Row
+		for _, r := range rows[i:j] {
+			if n := len(group); n > 0 && sameValue(group[n-1], r) {
+				continue
+			}
+			group = append(group, r)
+		}
 		start := 0
 		for k, r := range group {
 			if r.From <= from {
 				start = k
 			}
 		}
-		var kept []Row
 		for _, r := range group[start:] {
 			if r.From > to {
 				break
 			}
-			if n := len(kept); n > 0 && sameValue(kept[n-1], r) {
-				continue
-			}
-			kept = append(kept, r)
+			out = append(out, r)
 		}
-		out = append(out, kept...)
 		i = j
 	}
 	return out

@@ -89,7 +89,7 @@ func TestBuildMergesTrimsAndSorts(t *testing.T) {
 	if got, want := rowsOf(tab, "FI", "", "standard"), "2023-01-01:source:24 2024-09-01:source:25.5"; got != want {
 		t.Errorf("standard: %s, want %s", got, want)
 	}
-	if got, want := rowsOf(tab, "FI", "", "reduced"), "2023-01-01:source:10 2024-09-01:source:10/14 2025-01-01:source:10/13.5"; got != want {
+	if got, want := rowsOf(tab, "FI", "", "reduced"), "0000-01-01:source:10 2024-09-01:source:10/14 2025-01-01:source:10/13.5"; got != want {
 		t.Errorf("reduced: %s, want %s", got, want)
 	}
 	if got, want := rowsOf(tab, "FI", "", "ebook"), "0000-01-01:source:5 2026-01-01:unverified:13.5"; got != want {
