@@ -1,6 +1,7 @@
 package vat
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -165,13 +166,11 @@ func (b *builder) checkDate(t *RateTable, date time.Time) (int, bool) {
 
 // buyerStatus is the outcome of checking a B2B claim.
 type buyerStatus struct {
-	b2b      bool     // a registry confirmed the number: the customer is a taxable person
-	open     bool     // a B2B claim that is neither confirmed nor refuted
-	notes    []Reason // always recorded
-	soft     []Reason // why the claim is open; blocking only where B2B and B2C differ
-	hard     []Reason // blocking in every case: the location itself is in doubt
-	claimed  bool
-	verified Number
+	b2b   bool     // a registry confirmed the number: the customer is a taxable person
+	open  bool     // a B2B claim that is neither confirmed nor refuted
+	notes []Reason // always recorded
+	soft  []Reason // why the claim is open; blocking only where B2B and B2C differ
+	hard  []Reason // blocking in every case: the location itself is in doubt
 }
 
 // checkBuyer applies Art. 18 Implementing Regulation 282/2011: a customer
@@ -182,9 +181,8 @@ type buyerStatus struct {
 func checkBuyer(in Buyer, loc location) buyerStatus {
 	var st buyerStatus
 	raw := strings.TrimSpace(in.VATNumber)
-	st.claimed = in.Business || raw != ""
-	if !st.claimed {
-		return st
+	if !in.Business && raw == "" {
+		return st // no B2B claim
 	}
 	add := func(list *[]Reason, code, format string, args ...any) {
 		*list = append(*list, Reason{Code: code, Detail: fmt.Sprintf(format, args...)})
@@ -253,12 +251,12 @@ func checkBuyer(in Buyer, loc location) buyerStatus {
 		add(&st.notes, ReasonRegistryProofIncomplete, "The registry confirmation of %s lacks a request identifier or a check time; keep the proof of the check with the record.", shown)
 	}
 	st.b2b = true
-	st.verified = n
 	return st
 }
 
 func reasonText(err error) string {
-	if ne, ok := err.(*NumberError); ok {
+	var ne *NumberError
+	if errors.As(err, &ne) {
 		switch ne.Reason {
 		case InvalidPrefix:
 			return "country-prefix"

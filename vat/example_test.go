@@ -2,6 +2,7 @@ package vat_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -115,6 +116,20 @@ func ExampleRateTable_Standard() {
 	// 2024-08-31 24  <nil>
 	// 2024-09-01 25.5 2024-09-01 <nil>
 	// vat: rate for FI on 2027-01-01: vat: date outside the rate table's coverage
+}
+
+func ExampleValidateNumber() {
+	n, err := vat.ValidateNumber("be (0)428.759.497")
+	fmt.Println(n, err)
+
+	_, err = vat.ValidateNumber("DE136695978")
+	var ne *vat.NumberError
+	if errors.As(err, &ne) {
+		fmt.Println(ne.Reason)
+	}
+	// Output:
+	// BE0428759497 <nil>
+	// checksum
 }
 
 func ExampleNormalizeNumber() {

@@ -2,7 +2,6 @@ package vat
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -353,18 +352,4 @@ func BenchmarkValidateNumber(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-}
-
-func ExampleValidateNumber() {
-	n, err := ValidateNumber("be (0)428.759.497")
-	fmt.Println(n, err)
-
-	_, err = ValidateNumber("DE136695978")
-	var ne *NumberError
-	if errors.As(err, &ne) {
-		fmt.Println(ne.Reason)
-	}
-	// Output:
-	// BE0428759497 <nil>
-	// checksum
 }
