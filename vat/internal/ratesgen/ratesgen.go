@@ -268,11 +268,13 @@ func parsePercent(s string) (decimal.Decimal, error) {
 	if err != nil {
 		return decimal.Decimal{}, fmt.Errorf("percent %q: %w", s, err)
 	}
+	// Bound the exponent before comparing: "1e999999999" would otherwise
+	// be expanded to a billion digits.
+	if e := d.Exponent(); e < -4 || e > 2 {
+		return decimal.Decimal{}, fmt.Errorf("percent %q: more than 4 decimals, or an exponent above 2", s)
+	}
 	if d.IsNegative() || d.GreaterThan(decimal.NewFromInt(100)) {
 		return decimal.Decimal{}, fmt.Errorf("percent %q: outside 0..100", s)
-	}
-	if d.Exponent() < -4 {
-		return decimal.Decimal{}, fmt.Errorf("percent %q: more than 4 decimals", s)
 	}
 	return d, nil
 }

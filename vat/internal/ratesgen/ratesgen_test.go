@@ -202,3 +202,24 @@ func TestBuildChecksBaseChecksum(t *testing.T) {
 		t.Errorf("error %v, want a checksum mismatch", err)
 	}
 }
+
+// FuzzBuild: any corrections file, however broken, gives a table or an
+// error, never a panic.
+func FuzzBuild(f *testing.F) {
+	fx := newFixture()
+	base, _ := json.Marshal(fx.base)
+	fx.corr["base"].(map[string]any)["sha256"] = sha256Hex(base)
+	corr, _ := json.Marshal(fx.corr)
+	f.Add(corr)
+	f.Add([]byte(`{"version":"x","coverage":{"from":"2024-01-01","to":"2023-01-01"}}`))
+	f.Add([]byte(`{"rows":[{"country":"FI","series":"reduced","from":"0000-01-01","percent":["1e999999999"]}]}`))
+	f.Fuzz(func(t *testing.T, c []byte) {
+		tab, err := Build(Input{Name: "base.json", Data: base}, Input{Name: "corr.json", Data: c})
+		if err != nil {
+			return
+		}
+		if _, err := Render(tab); err != nil {
+			t.Fatalf("built table does not render: %v", err)
+		}
+	})
+}
