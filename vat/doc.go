@@ -2,4 +2,162 @@
 // supply: place of supply, regime, UNCL5305 category, rate on the supply date,
 // VATEX code and invoice mention, and checks the syntax and check digits of
 // VAT identification numbers.
+//
+// It is a set of pure functions over its inputs and an embedded, generated
+// rate table: no network, no clock, no global mutable state. Where a tax fact
+// is not established by a source, it answers "manual review" with a
+// machine-readable reason instead of guessing. It is not tax advice.
+//
+// # Rulesets
+//
+// [Determine] applies ruleset [RulesetEU] ("eu-vat-oss-2026.09") to customers in
+// the EU VAT territory and to everything outside the EU and the UK, and the
+// experimental ruleset [RulesetUK] ("uk-vat-2026.09") to customers in the UK
+// VAT area (Great Britain, Northern Ireland for services, the Isle of Man) and
+// to UK sellers whose customer is outside the EU. The rows are those of
+// shared/research/vat.md section 7; S is the seller's member state, B the
+// customer's (after special territories are resolved):
+//
+//	1   S = B, B2C or B2B                    DOMESTIC, rate of B (Art. 58 / 44)
+//	2   EU seller in one member state only,  DOMESTIC, rate of S, note "Place of
+//	    not OverThreshold, not Opted, B2C    supply: S (Art. 59c ...)" (Art. 59c(1))
+//	3   EU seller otherwise, B2C             OSS_B2C union, rate of B
+//	4   non-EU seller (UK included), B2C     OSS_B2C non-union, rate of B, no threshold
+//	5/6 registry-confirmed B2B, S ≠ B        REVERSE_CHARGE_B2B, AE, 0, VATEX-EU-AE,
+//	                                         "Reverse charge" (Art. 44, 196, 226(11a))
+//	7   B2B claim without a confirmed number treated as B2C, with a reason
+//	8   number unchecked or registry down    MANUAL_REVIEW_REQUIRED, vat_number_unverified
+//	9   customer outside the EU VAT area     OUTSIDE_SCOPE, O, no rate, VATEX-EU-O, note
+//	                                         "Not subject to EU VAT – ..." (Art. 44/58)
+//	10  supply kind not covered              MANUAL_REVIEW_REQUIRED, supply_kind_not_covered
+//	U1/U4 UK seller, UK customer             UK_DOMESTIC, 20 % (0 % Z for e-publications)
+//	U2  non-UK seller, UK consumer           UK_B2C (NETP, no threshold), 20 % / 0 %
+//	U3  non-UK seller, HMRC-confirmed B2B    UK_REVERSE_CHARGE, AE, 0, "Reverse charge:
+//	                                         customer to account for VAT to HMRC"
+//	U5  UK seller, customer outside UK/EU    OUTSIDE_SCOPE, O (UK ruleset); an EU
+//	                                         customer of a UK seller gets rows 4/6
+//
+// A seller with a fixed establishment in B (Seller.OtherEstablishments)
+// declares B2C supplies there in B's domestic return (DOMESTIC, Art. 369b
+// excludes them from the OSS); for a business customer the reverse charge
+// then depends on whether that establishment intervenes (Art. 192a), which is
+// a manual-review reason. A non-EU seller with an EU establishment uses the
+// Union scheme. Any establishment besides the main one removes the EUR 10,000
+// threshold, as does being established outside the EU.
+//
+// # Business customers
+//
+// Giving a VAT number, or Buyer.Business, is a B2B claim. It is honoured
+// only with a [RegistryCheck] whose Status is "valid" for that number (Art. 18(1)
+// Implementing Regulation 282/2011); the lookup is package vies. A claim
+// without a number, a number the registry called invalid, or one failing its
+// check digits is treated as B2C with reason b2b_claim_without_vat_number or
+// vat_number_invalid. A number not looked up (Registry nil) or a registry
+// that was unavailable leaves the claim open: manual review, never reverse
+// charge and never 0 %. Where B2B and B2C are taxed alike (rows 1, U1/U4) an
+// open claim is only a note. A confirmed number of another state than the
+// customer's attested location (vat_number_country_mismatch), a registry
+// that confirmed a different number or cannot confirm that prefix
+// (vat_number_registry_mismatch) are manual-review reasons. If the registry
+// confirms a number that fails this package's check digits, the registry
+// wins (note vat_number_check_digits_disagree).
+//
+// # Special territories
+//
+// Buyer.Country may name a territory (AX, IC, EA, GP, MQ, GF, RE, YT, MF, MC,
+// IM, XI); otherwise Buyer.PostalCode is read for ES, FR, DE, IT, GR, FI, PT,
+// AT, DK and GB (research section 1.4). Outside the EU VAT territory (row 9):
+// Canary Islands (35, 38), Ceuta (51), Melilla (52), Mount Athos (63086),
+// Åland (22xxx), the French overseas departments and collectivities (971–978,
+// 984–988), Heligoland (27498), Büsingen (78266), Livigno (23041), Campione
+// d'Italia (22061), San Marino (47890–47899) and the Vatican (00120) behind
+// Italian codes, Greenland (39xx) and the Faroe Islands behind Danish codes,
+// Jersey (JE) and Guernsey (GY), which are outside UK VAT too. Treated as
+// their parent: Monaco (980xx, MC) as France, the Isle of Man (IM) as the UK.
+// Own rates: the Azores (95xx–99xx, 16 %), Madeira (90xx–94xx, 22 %),
+// Jungholz (6691) and Mittelberg (6991–6993, 19 %). Northern Ireland (BT, XI)
+// follows EU rules for goods only, so its services are UK supplies. A postal
+// code of one of those countries that cannot be read, or a German code of the
+// Austrian communes, is a manual-review reason. Without a postal code the
+// country decides. Determination.PlaceOfSupply is the territory's ISO 3166-1
+// or 3166-2 code (AX, MC, ES-CN, PT-20, GB-NIR) when it has one.
+//
+// # Supply kinds and rates
+//
+// digital_service and saas take the standard rate; streaming too, except
+// where a reduced broadcasting rate may apply and the research could not
+// settle it (FI: rate_unverified). ebook and epublication take the member
+// state's e-book or e-press rate from the table; a rate the research marked
+// [verify] stops the determination with rate_unverified (the detail names the
+// candidate rate and the source), and Ireland's e-press rate, which depends
+// on the item, with rate_depends_on_item. A 0 % rate is category Z (BR-Z-05),
+// never S (BR-S-05). Any other kind is supply_kind_not_covered. The rate is
+// that of the UTC calendar day of Supply.Date.
+//
+// # Rate table
+//
+// [Rates] returns the table generated by go generate (vat/internal/ratesgen)
+// from the ibericode/vat-rates snapshot in shared/data (commit 5abb1e1b,
+// sha256 c94465fa…) and vat/ratedata/corrections.json, which adds what the
+// snapshot lacks or gets wrong, each row with its source: FI 13.5 % and LT
+// 12 % reduced rates from 2026-01-01, the Azores 16 %, Jungholz and
+// Mittelberg, every e-book and e-press rate, the UK zero rate for
+// e-publications. The generated file records both inputs' sha256; a test
+// regenerates it and fails when it is stale. Version "vat-rates-2026.09.1"
+// covers 2024-01-01 to 2026-12-31: the research checked every rate from
+// 2024-01-01 and knows the law as of September 2026, and member states
+// usually change rates on 1 January through budget laws, so a date from
+// 2027-01-01 needs a new table. Outside the coverage the table answers
+// [ErrDateNotCovered] and Determine answers date_outside_rate_table; the nearest
+// known rate is never reused. Every charged rate carries a [RateSource] (table
+// version, effective-from date, citation).
+//
+// # VAT numbers
+//
+// [NormalizeNumber] strips separators, upper-cases and writes GR as EL; it is
+// idempotent. [ValidateNumber] checks prefix, syntax and check digits for the
+// EU-27, XI, GB (9 and 12 digits, GD and HA) and EU (non-Union OSS, Art. 362),
+// re-implemented from research section 4 and tested on all of its vectors. A
+// valid number is well formed, not necessarily registered.
+//
+// # Errors
+//
+// Determine returns no error: every problem is a [Reason] in a determination
+// with Status [StatusManualReview] (see the Reason constants; each says
+// whether it blocks or is a note). [ValidateNumber] returns a
+// *[NumberError] whose Reason is one of [InvalidPrefix], [InvalidFormat],
+// [InvalidLength], [InvalidChecksum] or [InvalidComponent] and which wraps
+// [ErrInvalidNumber]. The rate table wraps [ErrCountryNotCovered] and
+// [ErrDateNotCovered]. A registry that was unavailable is never reported as an
+// invalid number.
+//
+// # Determinism
+//
+// The same Input gives the same Determination, byte for byte in JSON: no map
+// order, clock or randomness reaches the output; reasons come in a fixed
+// order (manual-review reasons first, then notes).
+//
+// # Wire format
+//
+// A Determination marshals to the JSON object the fiscal record embeds as
+// "classification": status, reasons [{code, detail}], ruleset, jurisdiction,
+// regime, ossScheme, taxCategoryCode, ratePercent, taxingCountry,
+// placeOfSupply, territory, vatex, exemptionReason, invoiceNote, legalBasis,
+// buyerTreatment, rateKind, rateSource {table, effectiveFrom, source}; empty
+// fields are omitted. ratePercent is a JSON number written from the decimal
+// string ([Percent]), absent for category O. Greece is GR in country fields
+// (ISO 3166-1) and EL only as a VAT-number prefix. With a manual review the
+// invoice fields (category, rate, VATEX, texts, rate source) are empty; the
+// other fields hold what was determined, as hints for the reviewer.
+//
+// # Not modelled
+//
+// The caller supplies the customer's country from its location evidence
+// (Art. 24b, 24f Implementing Regulation 282/2011) and the Art. 59c figures
+// from its ledger. The seller is assumed VAT-registered where it charges VAT
+// (no small-business exemption, no UK registration threshold), to be the
+// supplier in its own name (no Art. 9a platform rules), and to be
+// established in the mainland of its country. Use-and-enjoyment overrides
+// (Art. 59a), Corsica's special rates and the IGIC or other non-EU taxes are
+// not modelled; for category O the note local_tax_not_assessed says so.
 package vat

@@ -1,0 +1,680 @@
+package vat
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// Determine classifies one supply under the EU ruleset (RulesetEU) or, for
+// customers in the UK VAT area and for UK sellers with customers outside
+// the EU, the experimental UK ruleset (RulesetUK). It is a pure function of
+// its input and the embedded rate table: no clock, no network, no global
+// state; it never panics. The package documentation lists the rules.
+func Determine(in Input) Determination { return rates.determine(in) }
+
+// builder collects a determination and its reasons.
+type builder struct {
+	d       Determination
+	reviews []Reason
+	notes   []Reason
+}
+
+func (b *builder) review(code, format string, args ...any) {
+	b.reviews = append(b.reviews, Reason{Code: code, Detail: fmt.Sprintf(format, args...)})
+}
+
+func (b *builder) note(code, format string, args ...any) {
+	b.notes = append(b.notes, Reason{Code: code, Detail: fmt.Sprintf(format, args...)})
+}
+
+// result finalises the status. A manual review keeps the facts found so far
+// (jurisdiction, regime, countries) as hints for the reviewer but drops
+// everything an invoice would be built from.
+func (b *builder) result() Determination {
+	d := b.d
+	if len(b.reviews) > 0 {
+		d.Status = StatusManualReview
+		d.Category, d.RatePercent, d.VATEX, d.ExemptionReason, d.InvoiceNote = "", nil, "", "", ""
+		d.RateKind, d.RateSource = "", nil
+		d.Reasons = append(slices.Clip(b.reviews), b.notes...)
+		return d
+	}
+	d.Status = StatusDetermined
+	d.Reasons = b.notes
+	return d
+}
+
+func (t *RateTable) determine(in Input) Determination {
+	b := &builder{d: Determination{Ruleset: RulesetEU}}
+	seller := b.resolveSeller(in.Seller)
+	buyer, buyerOK := b.resolveBuyer(in.Buyer)
+	kindOK := b.checkKind(in.Supply.Kind)
+	day, dayOK := b.checkDate(t, in.Supply.Date)
+	if !seller.ok || !buyerOK || !kindOK || !dayOK {
+		return b.result()
+	}
+	r := rules{t: t, b: b, in: in, seller: seller, buyer: buyer, day: day}
+	switch {
+	case buyer.inEU():
+		r.eu()
+	case buyer.inUK():
+		r.uk()
+	default:
+		r.outside()
+	}
+	return b.result()
+}
+
+// sellerInfo is the resolved seller profile.
+type sellerInfo struct {
+	ok      bool
+	country string   // ISO 3166-1 code of the main establishment (GB for XI and IM, FR for MC)
+	eu      bool     // main establishment in an EU member state
+	uk      bool     // established in the UK VAT area
+	other   []string // other EU member states with a fixed establishment, without the main one
+}
+
+func (b *builder) resolveSeller(s Seller) sellerInfo {
+	info := sellerInfo{ok: true}
+	cc := normalizeCountry(s.Country)
+	switch loc, _, known := resolveLocation(cc, ""); {
+	case cc == "":
+		b.review(ReasonSellerCountryMissing, "The seller's country of establishment is not set in its profile.")
+		info.ok = false
+	case !known:
+		b.review(ReasonSellerCountryUnknown, "The seller's country %q is not an ISO 3166-1 alpha-2 code.", s.Country)
+		info.ok = false
+	case loc.outsideEUVAT():
+		b.review(ReasonSellerSpecialTerritory, "The seller is established in %s, part of %s but outside the EU VAT territory (%s); its VAT status is not modelled.",
+			loc.territory.name, loc.territory.parent, loc.territory.basis)
+		info.ok = false
+	default:
+		info.country = loc.country
+		info.eu = euMemberStates[loc.country]
+		info.uk = loc.country == "GB"
+	}
+	for _, e := range s.OtherEstablishments {
+		ec := normalizeCountry(e)
+		if !euMemberStates[ec] {
+			b.review(ReasonSellerEstablishment, "The seller's further establishment %q is not an EU member state.", e)
+			info.ok = false
+			continue
+		}
+		if ec != info.country && !slices.Contains(info.other, ec) {
+			info.other = append(info.other, ec)
+		}
+	}
+	return info
+}
+
+func (b *builder) resolveBuyer(in Buyer) (location, bool) {
+	cc := normalizeCountry(in.Country)
+	if cc == "" {
+		b.review(ReasonBuyerCountryMissing, "The buyer's country is not attested; the VAT cannot be determined and is not treated as 0 %%.")
+		return location{}, false
+	}
+	loc, postal, known := resolveLocation(cc, in.PostalCode)
+	switch {
+	case !known:
+		b.review(ReasonBuyerCountryUnknown, "The buyer's country %q is not an ISO 3166-1 alpha-2 code.", in.Country)
+		return location{}, false
+	case postal == postalUnrecognised:
+		b.review(ReasonPostalCodeUnrecognised, "The postal code %q is not a %s postal code this ruleset can read, so it cannot tell whether a special territory (research section 1.4) applies.", in.PostalCode, cc)
+		return location{}, false
+	case postal == postalConflict:
+		b.review(ReasonBuyerLocationConflict, "The postal code %q is the German code of the Austrian communes Jungholz or Mittelberg, but the attested country is %s.", in.PostalCode, cc)
+		return location{}, false
+	}
+	return loc, true
+}
+
+var supplyKinds = map[string]bool{
+	KindDigitalService: true, KindSaaS: true, KindStreaming: true, KindEbook: true, KindEpublication: true,
+}
+
+func (b *builder) checkKind(kind string) bool {
+	if supplyKinds[kind] {
+		return true
+	}
+	if kind == "" {
+		b.review(ReasonSupplyKindNotCovered, "No supply kind is given; only electronically supplied services are covered.")
+	} else {
+		b.review(ReasonSupplyKindNotCovered, "The supply kind %q is not covered by this ruleset; other services follow other place-of-supply rules (e.g. Art. 45 Directive 2006/112/EC).", kind)
+	}
+	return false
+}
+
+func (b *builder) checkDate(t *RateTable, date time.Time) (int, bool) {
+	if date.IsZero() {
+		b.review(ReasonSupplyDateMissing, "The supply date (chargeable event) is missing.")
+		return 0, false
+	}
+	day := dayKey(date)
+	if !t.covers(day) {
+		from, to := t.Coverage()
+		b.review(ReasonDateOutsideRateTable, "The supply date %s is outside the period %s to %s that rate table %s and this ruleset vouch for.",
+			date.UTC().Format(time.DateOnly), from.Format(time.DateOnly), to.Format(time.DateOnly), t.version)
+		return 0, false
+	}
+	return day, true
+}
+
+// buyerStatus is the outcome of checking a B2B claim.
+type buyerStatus struct {
+	b2b   bool     // a registry confirmed the number: the customer is a taxable person
+	open  bool     // a B2B claim that is neither confirmed nor refuted
+	notes []Reason // always recorded
+	soft  []Reason // why the claim is open; blocking only where B2B and B2C differ
+	hard  []Reason // blocking in every case: the location itself is in doubt
+}
+
+// checkBuyer applies Art. 18 Implementing Regulation 282/2011: a customer
+// is treated as a taxable person only with a VAT number whose validity a
+// registry confirmed; a B2B claim without a number, or with a number found
+// invalid, is treated as B2C and says so; a number that could not be
+// checked leaves the claim open.
+func checkBuyer(in Buyer, loc location) buyerStatus {
+	var st buyerStatus
+	raw := strings.TrimSpace(in.VATNumber)
+	if !in.Business && raw == "" {
+		return st // no B2B claim
+	}
+	add := func(list *[]Reason, code, format string, args ...any) {
+		*list = append(*list, Reason{Code: code, Detail: fmt.Sprintf(format, args...)})
+	}
+	if raw == "" {
+		add(&st.notes, ReasonB2BClaimWithoutNumber, "The buyer claims to be a business but gave no VAT number; treated as B2C (Art. 18(2) Implementing Regulation 282/2011).")
+		return st
+	}
+	n, syntaxErr := ValidateNumber(raw)
+	reg := in.Registry
+	if reg == nil {
+		if syntaxErr != nil {
+			add(&st.notes, ReasonVATNumberInvalid, "The VAT number %q fails its %s test; treated as B2C.", raw, reasonText(syntaxErr))
+			return st
+		}
+		st.open = true
+		add(&st.soft, ReasonVATNumberUnverified, "The VAT number %s was not checked with a registry (VIES or HMRC); reverse charge needs a confirmed number (Art. 18(1) Implementing Regulation 282/2011).", n)
+		return st
+	}
+	shown := raw
+	if syntaxErr == nil {
+		shown = n.String()
+	}
+	switch reg.Status {
+	case RegistryInvalid:
+		add(&st.notes, ReasonVATNumberInvalid, "%s answered that the VAT number %s is invalid; treated as B2C.", registryName(reg), shown)
+		return st
+	case RegistryUnavailable:
+		st.open = true
+		fault := ""
+		if reg.Fault != "" {
+			fault = " (" + reg.Fault + ")"
+		}
+		add(&st.soft, ReasonVATNumberUnverified, "%s could not confirm the VAT number %s%s; an unavailable registry is not an invalid number, so the claim stays open.", registryName(reg), shown, fault)
+		return st
+	case RegistryValid:
+	default:
+		st.open = true
+		add(&st.soft, ReasonRegistryStatusUnknown, "The registry status %q for the VAT number %s is not one of valid, invalid, unavailable.", reg.Status, shown)
+		return st
+	}
+
+	if reg.Number != "" && NormalizeNumber(reg.Number) != NormalizeNumber(shown) {
+		if rn, err := ValidateNumber(reg.Number); err != nil || syntaxErr != nil || rn != n {
+			st.open = true
+			add(&st.soft, ReasonVATNumberRegistryMismatch, "The registry confirmed %s, not the number the buyer gave (%s).", NormalizeNumber(reg.Number), shown)
+			return st
+		}
+	}
+	prefix := numberPrefix(raw, n, syntaxErr)
+	if want := expectedRegistry(prefix); reg.Registry != "" && !slices.Contains(want, reg.Registry) {
+		st.open = true
+		add(&st.soft, ReasonVATNumberRegistryMismatch, "A %s number cannot be confirmed by %s.", prefix, reg.Registry)
+		return st
+	}
+	if !numberMatchesLocation(prefix, loc) {
+		st.open = true
+		add(&st.hard, ReasonVATNumberCountryMismatch, "The confirmed VAT number %s was issued by %s, but the buyer's attested location is %s; the customer's place of establishment decides the place of supply (Art. 44).",
+			shown, issuerName(prefix), loc.code())
+		return st
+	}
+	if syntaxErr != nil {
+		add(&st.notes, ReasonCheckDigitsDisagree, "%s confirmed %s although it fails the %s test of this package; the registry's answer is the legal proof.", registryName(reg), shown, reasonText(syntaxErr))
+	}
+	if reg.RequestIdentifier == "" || reg.CheckedAt.IsZero() {
+		add(&st.notes, ReasonRegistryProofIncomplete, "The registry confirmation of %s lacks a request identifier or a check time; keep the proof of the check with the record.", shown)
+	}
+	st.b2b = true
+	return st
+}
+
+func reasonText(err error) string {
+	var ne *NumberError
+	if errors.As(err, &ne) {
+		switch ne.Reason {
+		case InvalidPrefix:
+			return "country-prefix"
+		case InvalidChecksum:
+			return "check-digit"
+		}
+		return ne.Reason
+	}
+	return "syntax"
+}
+
+func registryName(reg *RegistryCheck) string {
+	if reg.Registry == "" {
+		return "The registry"
+	}
+	return reg.Registry
+}
+
+// numberPrefix is the prefix of the number as given, even when it failed
+// validation.
+func numberPrefix(raw string, n Number, err error) string {
+	if err == nil {
+		return n.Prefix
+	}
+	if s := NormalizeNumber(raw); len(s) >= 2 {
+		return s[:2]
+	}
+	return ""
+}
+
+// expectedRegistry: VIES confirms EU numbers and XI numbers; HMRC confirms
+// GB numbers (and the same VRN behind an XI number).
+func expectedRegistry(prefix string) []string {
+	switch prefix {
+	case "GB":
+		return []string{RegistryHMRC}
+	case "XI":
+		return []string{RegistryVIES, RegistryHMRC}
+	}
+	return []string{RegistryVIES}
+}
+
+func numberMatchesLocation(prefix string, loc location) bool {
+	if prefix == "EU" || prefix == "" {
+		return false // a non-Union OSS number identifies a non-EU supplier, not a customer's establishment
+	}
+	if loc.inUK() {
+		return prefix == "GB" || prefix == "XI"
+	}
+	return numberPrefixCountry(prefix) == loc.country && prefix != "XI"
+}
+
+func issuerName(prefix string) string {
+	switch prefix {
+	case "EU":
+		return "the non-Union OSS scheme (EU prefix)"
+	case "XI":
+		return "the United Kingdom for Northern Ireland (XI)"
+	case "":
+		return "an unknown state"
+	}
+	return numberPrefixCountry(prefix)
+}
+
+// applyStrict records a B2B check where B2B and B2C lead to different
+// results: every open reason blocks.
+func (b *builder) applyStrict(st buyerStatus) {
+	b.notes = append(b.notes, st.notes...)
+	b.reviews = append(b.reviews, st.hard...)
+	b.reviews = append(b.reviews, st.soft...)
+	switch {
+	case st.b2b:
+		b.d.BuyerTreatment = TreatmentB2B
+	case st.open:
+		b.d.BuyerTreatment = "" // neither confirmed nor refuted
+	default:
+		b.d.BuyerTreatment = TreatmentB2C
+	}
+}
+
+// applyAlike records a B2B check where B2B and B2C are taxed alike (a
+// domestic supply): an unverified number is only a note.
+func (b *builder) applyAlike(st buyerStatus) {
+	b.notes = append(b.notes, st.notes...)
+	b.reviews = append(b.reviews, st.hard...)
+	for _, r := range st.soft {
+		r.Detail += " A domestic supply is taxed alike for B2B and B2C, so this does not change the result."
+		b.notes = append(b.notes, r)
+	}
+	switch {
+	case st.b2b:
+		b.d.BuyerTreatment = TreatmentB2B
+	case len(st.hard) > 0:
+		b.d.BuyerTreatment = "" // the claim puts the customer's location in doubt
+	default:
+		b.d.BuyerTreatment = TreatmentB2C
+	}
+}
+
+// rules applies one ruleset to a resolved input.
+type rules struct {
+	t      *RateTable
+	b      *builder
+	in     Input
+	seller sellerInfo
+	buyer  location
+	day    int
+}
+
+const directive = "Directive 2006/112/EC"
+
+// territoryBasis appends the legal basis of a territory that applied.
+func territoryBasis(basis string, t *territory) string {
+	if t == nil {
+		return basis
+	}
+	return basis + "; " + t.name + ": " + t.basis
+}
+
+// eu applies rows 1–7 of the decision table (research section 7) to a
+// buyer in the EU VAT territory.
+func (r *rules) eu() {
+	b, s, loc := r.b, r.seller, r.buyer
+	b.d.Jurisdiction = JurisdictionEU
+	b.d.PlaceOfSupply = loc.code()
+	if loc.territory != nil {
+		b.d.Territory = loc.territory.name
+	}
+	st := checkBuyer(r.in.Buyer, loc)
+	B := loc.country
+	switch {
+	case s.eu && s.country == B:
+		// Row 1: supplier and customer in the same member state.
+		b.applyAlike(st)
+		r.domestic(B, loc.territory, st.b2b)
+	case slices.Contains(s.other, B):
+		r.fixedEstablishmentInB(st)
+	default:
+		b.applyStrict(st)
+		switch {
+		case st.b2b:
+			r.reverseCharge()
+		case st.open:
+			// Rows 5–8 hinge on the claim: nothing more can be said.
+		case s.eu && len(s.other) == 0 && !r.in.Seller.OverThreshold && !r.in.Seller.OptedForDestination:
+			r.originBelowThreshold()
+		default:
+			r.oss()
+		}
+	}
+}
+
+// domestic: row 1 (and a seller's fixed establishment in the customer's
+// member state): the VAT of that member state, declared in its domestic
+// return; OSS never covers supplies in a member state where the supplier is
+// established (Art. 369b).
+func (r *rules) domestic(cc string, t *territory, b2b bool) {
+	b := r.b
+	b.d.Regime = RegimeDomestic
+	b.d.TaxingCountry = cc
+	basis := "Art. 58(1) " + directive
+	if b2b {
+		basis = "Art. 44 " + directive
+	}
+	b.d.LegalBasis = territoryBasis(basis, t)
+	r.chargeRate(cc, t)
+}
+
+// fixedEstablishmentInB: the seller has a fixed establishment in the
+// customer's member state. For a consumer the place of supply is there
+// (Art. 58) and the VAT goes on that member state's domestic return. For a
+// business customer the reverse charge applies only if the establishment
+// does not intervene in the supply (Art. 192a; Art. 53 Implementing
+// Regulation 282/2011) – a fact this ruleset does not have.
+func (r *rules) fixedEstablishmentInB(st buyerStatus) {
+	b, B := r.b, r.buyer.country
+	switch {
+	case st.b2b:
+		b.applyStrict(st)
+		b.review(ReasonFixedEstablishment, "The seller has a fixed establishment in %s; reverse charge applies only if that establishment does not intervene in the supply (Art. 192a %s), which is not known here.", B, directive)
+	case st.open:
+		b.applyStrict(st)
+	default:
+		b.applyStrict(st)
+		b.note(ReasonFixedEstablishment, "The seller has a fixed establishment in %s, so the supply is declared in %s's domestic return, not through the OSS (Art. 369b %s).", B, B, directive)
+		r.domestic(B, r.buyer.territory, false)
+	}
+}
+
+// reverseCharge: rows 5 and 6.
+func (r *rules) reverseCharge() {
+	b := r.b
+	b.d.Regime = RegimeReverseChargeB2B
+	b.d.Category = CategoryReverseCharge
+	b.d.RatePercent = &Percent{d: decimal.Zero}
+	b.d.TaxingCountry = r.buyer.country
+	b.d.VATEX = VATEXReverseCharge
+	b.d.ExemptionReason = "Reverse charge"
+	b.d.InvoiceNote = "Reverse charge"
+	b.d.LegalBasis = territoryBasis("Art. 44 and Art. 196 "+directive+"; invoice mention Art. 226(11a)", r.buyer.territory)
+}
+
+// originBelowThreshold: row 2. A seller established in one member state
+// only, under the EUR 10,000 threshold and without the option, charges its
+// own VAT (Art. 59c(1)); the customer's territory does not matter.
+func (r *rules) originBelowThreshold() {
+	b, S := r.b, r.seller.country
+	b.d.Regime = RegimeDomestic
+	b.d.TaxingCountry = S
+	b.d.PlaceOfSupply = S
+	b.d.Territory = ""
+	b.d.LegalBasis = "Art. 59c(1) " + directive
+	b.d.InvoiceNote = "Place of supply: " + S + " (Art. 59c " + directive + ")"
+	b.note(ReasonOriginTaxation, "The seller is established only in %s and states that its cross-border B2C TBE supplies and distance sales stayed within EUR 10,000 this and last year; once the threshold is exceeded, destination VAT applies from that supply on (Art. 59c(2) %s).", S, directive)
+	r.chargeRate(S, nil)
+}
+
+// oss: rows 3 and 4. Destination VAT declared through the Union scheme (a
+// seller with an EU establishment) or the non-Union scheme.
+func (r *rules) oss() {
+	b, B := r.b, r.buyer.country
+	b.d.Regime = RegimeOSSB2C
+	b.d.TaxingCountry = B
+	if r.seller.eu || len(r.seller.other) > 0 {
+		b.d.Scheme = SchemeUnion
+		b.d.LegalBasis = territoryBasis("Art. 58(1) "+directive+"; Union scheme Art. 369a–369k", r.buyer.territory)
+	} else {
+		b.d.Scheme = SchemeNonUnion
+		b.d.LegalBasis = territoryBasis("Art. 58(1) "+directive+"; non-Union scheme Art. 358a–369", r.buyer.territory)
+	}
+	r.chargeRate(B, r.buyer.territory)
+}
+
+// uk applies rows U1–U4 to a customer in the UK VAT area (Great Britain,
+// Northern Ireland for services, the Isle of Man).
+func (r *rules) uk() {
+	b, loc := r.b, r.buyer
+	b.d.Ruleset = RulesetUK
+	b.d.Jurisdiction = JurisdictionUK
+	b.d.PlaceOfSupply = loc.code()
+	if loc.territory != nil {
+		b.d.Territory = loc.territory.name
+	}
+	b.note(ReasonRulesetExperimental, "The UK ruleset %s is experimental.", RulesetUK)
+	st := checkBuyer(r.in.Buyer, loc)
+	b.d.TaxingCountry = "GB"
+	switch {
+	case r.seller.uk:
+		// U1, U4: UK-established seller (an Isle of Man business is not a NETP).
+		b.applyAlike(st)
+		b.d.Regime = RegimeUKDomestic
+		b.d.LegalBasis = "VATA 1994 s.7A (VAT Notice 741A)"
+		r.chargeRate("GB", nil)
+	default:
+		b.applyStrict(st)
+		switch {
+		case st.b2b:
+			// U3: the UK business customer accounts for the VAT (s.8).
+			b.d.Regime = RegimeUKReverseCharge
+			b.d.Category = CategoryReverseCharge
+			b.d.RatePercent = &Percent{d: decimal.Zero}
+			b.d.ExemptionReason = "Reverse charge"
+			b.d.InvoiceNote = "Reverse charge: customer to account for VAT to HMRC"
+			b.d.LegalBasis = "VATA 1994 s.7A and s.8 (reverse charge; VAT Notice 741A)"
+		case st.open:
+		default:
+			// U2: a non-established taxable person registers from the
+			// first supply (no threshold, VATA 1994 Sch. 1A).
+			b.d.Regime = RegimeUKB2C
+			b.d.LegalBasis = "VATA 1994 s.7A and Sch. 4A; NETP registration from the first supply, Sch. 1A (VAT Notice 741A)"
+			r.chargeRate("GB", nil)
+		}
+	}
+	if r.b.d.Category == CategoryZero {
+		b.d.LegalBasis += "; zero rate VATA 1994 Sch. 8 Group 3 (SI 2020/459)"
+	}
+}
+
+// outside applies row 9 (EU ruleset) or U5 (UK ruleset, for a UK seller):
+// the place of supply is outside the EU (and outside the UK), for a
+// business customer (Art. 44) and a consumer (Art. 58) alike.
+func (r *rules) outside() {
+	b, loc := r.b, r.buyer
+	b.d.Regime = RegimeOutsideScope
+	b.d.Category = CategoryOutsideScope
+	b.d.VATEX = VATEXOutsideScope
+	b.d.ExemptionReason = "Not subject to VAT"
+	b.d.PlaceOfSupply = loc.code()
+	b.d.BuyerTreatment = TreatmentB2C
+	if r.in.Buyer.Business || strings.TrimSpace(r.in.Buyer.VATNumber) != "" {
+		b.d.BuyerTreatment = TreatmentB2B
+	}
+	where := loc.code()
+	if loc.territory != nil {
+		b.d.Territory = loc.territory.name
+		where = loc.territory.name
+	}
+	if r.seller.uk {
+		b.d.Ruleset = RulesetUK
+		b.d.Jurisdiction = JurisdictionUK
+		b.note(ReasonRulesetExperimental, "The UK ruleset %s is experimental.", RulesetUK)
+		b.d.InvoiceNote = "Outside the scope of UK VAT – place of supply outside the UK (VATA 1994 s.7A)"
+		b.d.LegalBasis = "VATA 1994 s.7A (VAT Notice 741A): place of supply outside the UK"
+		b.note(ReasonLocalTaxNotAssessed, "The place of supply is %s, outside the UK and the EU; any tax there is not assessed by this ruleset.", where)
+		return
+	}
+	b.d.Jurisdiction = JurisdictionEU
+	if t := loc.territory; t != nil {
+		b.d.InvoiceNote = "Not subject to EU VAT – place of supply " + t.name + ", outside the EU VAT territory (" + t.basis + "; Art. 44/58 " + directive + ")"
+		b.d.LegalBasis = "Art. 44/58 " + directive + "; " + t.name + ": " + t.basis
+	} else {
+		b.d.InvoiceNote = "Not subject to EU VAT – place of supply outside the EU (Art. 44/58 " + directive + ")"
+		b.d.LegalBasis = "Art. 44/58 " + directive
+	}
+	b.note(ReasonLocalTaxNotAssessed, "The place of supply is %s, outside the EU VAT territory; any tax there (e.g. IGIC, a non-EU VAT) is not assessed by this ruleset.", where)
+}
+
+// chargeRate looks up the rate for the supply kind in country cc (and a
+// territory with own rates), and sets category S or Z, the rate, its kind
+// and its source; or records why it cannot.
+func (r *rules) chargeRate(cc string, t *territory) {
+	b := r.b
+	res, ok := r.t.kindRate(b, cc, t, r.in.Supply.Kind, r.day)
+	if !ok {
+		return
+	}
+	p := Percent{d: res.rate}
+	b.d.RatePercent = &p
+	b.d.RateKind = res.kind
+	b.d.RateSource = &res.source
+	if res.rate.IsZero() {
+		b.d.Category = CategoryZero // BR-Z-05: a 0 % rate is Z, never S (BR-S-05)
+	} else {
+		b.d.Category = CategoryStandard
+	}
+}
+
+type rateResult struct {
+	rate   decimal.Decimal
+	kind   string
+	source RateSource
+}
+
+var kindSeries = map[string]string{
+	KindDigitalService: seriesStandard,
+	KindSaaS:           seriesStandard,
+	KindStreaming:      seriesStreaming,
+	KindEbook:          seriesEbook,
+	KindEpublication:   seriesEpublication,
+}
+
+var seriesLabel = map[string]string{
+	seriesStandard:     "standard",
+	seriesStreaming:    "streaming",
+	seriesEbook:        "e-book",
+	seriesEpublication: "e-publication (newspapers and periodicals)",
+}
+
+// kindRate returns the rate for a supply kind on day. The standard kinds
+// use the standard rate; streaming does too unless the table flags the
+// country; e-books and e-publications need their own row.
+func (t *RateTable) kindRate(b *builder, cc string, terr *territory, kind string, day int) (rateResult, bool) {
+	tn, where := "", cc
+	if terr != nil && terr.kind == ownRates {
+		tn, where = terr.name, terr.name+" ("+cc+")"
+	}
+	std, ok := t.lookup(seriesKey{cc, tn, seriesStandard}, day)
+	if !ok {
+		b.review(ReasonRateUnverified, "No standard rate is recorded for %s on %s.", where, keyTime(day).Format(time.DateOnly))
+		return rateResult{}, false
+	}
+	series := kindSeries[kind]
+	row := std
+	if series != seriesStandard {
+		found, ok := t.lookup(seriesKey{cc, tn, series}, day)
+		switch {
+		case ok:
+			row = found
+		case series == seriesStreaming:
+		default:
+			b.review(ReasonRateUnverified, "No %s rate is recorded for %s; the standard rate is not assumed.", seriesLabel[series], where)
+			return rateResult{}, false
+		}
+	}
+	since := ""
+	if row.from != 0 {
+		since = " from " + keyTime(row.from).Format(time.DateOnly)
+	}
+	switch row.status {
+	case statusUnverified:
+		b.review(ReasonRateUnverified, "The %s rate of %s%s %s is not confirmed by a source: %s (%s).",
+			seriesLabel[series], where, since, candidate(row), row.note, row.source)
+		return rateResult{}, false
+	case statusItemDependent:
+		b.review(ReasonRateDependsOnItem, "The %s rate of %s%s depends on the item %s: %s (%s).",
+			seriesLabel[series], where, since, candidate(row), row.note, row.source)
+		return rateResult{}, false
+	}
+	res := rateResult{rate: row.percents[0], source: t.source(row)}
+	switch {
+	case res.rate.IsZero():
+		res.kind = RateKindZero
+	case res.rate.Equal(std.percents[0]):
+		res.kind = RateKindStandard
+	default:
+		res.kind = RateKindReduced
+	}
+	return res, true
+}
+
+// candidate describes the rate(s) a row names, e.g. "(13.5 % per the research)".
+func candidate(r rateRow) string {
+	if len(r.percents) == 0 {
+		return "(no rate given)"
+	}
+	ps := make([]string, len(r.percents))
+	for i, p := range r.percents {
+		ps[i] = p.String() + " %"
+	}
+	return "(" + strings.Join(ps, " or ") + " per the research)"
+}
