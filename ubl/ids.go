@@ -13,7 +13,11 @@ import (
 //
 // Each check is a port of the XSLT function of PEPPOL-EN16931-UBL.xslt; where
 // the XSLT is lax (e.g. xs:integer castability, which allows a sign) the port
-// is stricter (digits only), never laxer.
+// is stricter (digits only), never laxer. Peppol flags some of these as
+// warnings only (R044, R045, R047, R054, R056-1); the renderer rejects them
+// all the same, since an identifier with a wrong check digit is wrong data.
+// TestSchemeRulesAgainstPeppol runs the ports' test vectors through the
+// Peppol artefact itself.
 
 // schemeRule is a Peppol identifier rule: its id, a description of the
 // expected form, and the check.
