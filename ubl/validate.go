@@ -157,16 +157,49 @@ func (c *checker) date(field, rule, v string) {
 	}
 }
 
+// Limits on the representation of a decimal, checked before any arithmetic:
+// a decimal parsed from "1e999999999" is a small value in memory, but
+// comparing or adding it would build a billion-digit integer. Any value
+// within the limits above has a far smaller representation.
+const (
+	maxExponent        = 40
+	maxCoefficientBits = 256
+)
+
+// sane rejects decimals whose representation is too large to compute with.
+func (c *checker) sane(field string, d decimal.Decimal) bool {
+	if e := d.Exponent(); e < -maxExponent || e > maxExponent || d.Coefficient().BitLen() > maxCoefficientBits {
+		c.add(field, "", ErrRange, "number has too many digits")
+		return false
+	}
+	return true
+}
+
 // amount checks a money amount: at most 2 decimals (rule), >= 0, < 10^15.
-func (c *checker) amount(field, rule string, d decimal.Decimal) {
+func (c *checker) amount(field, rule string, d decimal.Decimal) bool {
+	if !c.sane(field, d) {
+		return false
+	}
+	ok := c.bounded(field, d, false)
 	if !d.Truncate(2).Equal(d) {
 		c.addf(field, rule, ErrDecimals, "%s has more than 2 decimal places", d.String())
+		ok = false
 	}
-	c.bounded(field, d, false)
+	return ok
+}
+
+// quantity checks a quantity or unit price: at most maxPriceDecimals
+// decimals, >= 0 (> 0 when positive is set), < 10^15.
+func (c *checker) quantity(field string, d decimal.Decimal, positive bool) bool {
+	if !c.sane(field, d) {
+		return false
+	}
+	ok := c.bounded(field, d, positive)
+	return c.places(field, d, maxPriceDecimals) && ok
 }
 
 // bounded checks 0 <= d < 10^15 (or 0 < d when positive is set).
-func (c *checker) bounded(field string, d decimal.Decimal, positive bool) {
+func (c *checker) bounded(field string, d decimal.Decimal, positive bool) bool {
 	switch {
 	case d.IsNegative():
 		c.addf(field, "", ErrRange, "%s is negative; amounts are positive, the document type gives the sign", d.String())
@@ -174,14 +207,19 @@ func (c *checker) bounded(field string, d decimal.Decimal, positive bool) {
 		c.add(field, "", ErrRange, "must be greater than zero")
 	case d.Abs().GreaterThanOrEqual(maxAmount):
 		c.addf(field, "", ErrRange, "%s is not below 10^15", d.String())
+	default:
+		return true
 	}
+	return false
 }
 
 // places checks that d has at most n decimal places.
-func (c *checker) places(field string, d decimal.Decimal, n int32) {
+func (c *checker) places(field string, d decimal.Decimal, n int32) bool {
 	if !d.Truncate(n).Equal(d) {
 		c.addf(field, "", ErrDecimals, "%s has more than %d decimal places", d.String(), n)
+		return false
 	}
+	return true
 }
 
 // prepare validates an invoice (cn == nil) or a credit note and derives the
@@ -334,7 +372,11 @@ func checkCategory(c *checker, field, cat string) bool {
 }
 
 // checkRate applies the rate rules of a category to a line or subtotal.
+// The rate of O is ignored, but must still be a number one can compute with.
 func checkRate(c *checker, field, cat string, rate decimal.Decimal) {
+	if !c.sane(field, rate) {
+		return
+	}
 	switch cat {
 	case "S":
 		if !rate.IsPositive() {
@@ -394,11 +436,9 @@ func checkLines(c *checker, p *prepared) {
 			p.lineIDs[i] = id
 		}
 		c.required(f+".Name", "BR-25", l.Name)
-		c.bounded(f+".Quantity", l.Quantity, true)
-		c.places(f+".Quantity", l.Quantity, maxPriceDecimals)
-		c.bounded(f+".PriceAmount", l.PriceAmount, false)
-		c.places(f+".PriceAmount", l.PriceAmount, maxPriceDecimals)
-		c.amount(f+".NetAmount", "BR-DEC-23", l.NetAmount)
+		qtyOK := c.quantity(f+".Quantity", l.Quantity, true)
+		priceOK := c.quantity(f+".PriceAmount", l.PriceAmount, false)
+		netOK := c.amount(f+".NetAmount", "BR-DEC-23", l.NetAmount)
 		if checkCategory(c, f+".Category", l.Category) {
 			checkRate(c, f+".RatePercent", l.Category, l.RatePercent)
 			checkExemption(c, f, l.Category, l.ExemptionCode, l.ExemptionReason)
@@ -406,6 +446,9 @@ func checkLines(c *checker, p *prepared) {
 		// PEPPOL-EN16931-R120: net = quantity × price (no base quantity,
 		// allowances or charges here) within 0.02. Checked under both
 		// profiles: a line whose net disagrees with its price is wrong anywhere.
+		if !qtyOK || !priceOK || !netOK {
+			continue
+		}
 		if diff := l.NetAmount.Sub(l.Quantity.Mul(l.PriceAmount)).Abs(); diff.GreaterThan(r120) {
 			c.addf(f+".NetAmount", "PEPPOL-EN16931-R120", ErrMismatch, "%s differs from quantity × price = %s by more than 0.02",
 				l.NetAmount.String(), l.Quantity.Mul(l.PriceAmount).String())

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/shopspring/decimal"
 )
 
 // A problem the renderer must report: field, rule and sentinel.
@@ -46,6 +48,8 @@ func TestRejects(t *testing.T) {
 		{"net amount 3 decimals", mut(func(i *Invoice) { i.Lines[0] = line("x", "100.005", "S", "19") }), false, wantProblem{"Lines[0].NetAmount", "BR-DEC-23", ErrDecimals}},
 		{"net amount negative", mut(func(i *Invoice) { i.Lines[0] = line("x", "-1.00", "S", "19") }), false, wantProblem{"Lines[0].NetAmount", "", ErrRange}},
 		{"quantity zero", mut(func(i *Invoice) { i.Lines[0].Quantity = d("0") }), false, wantProblem{"Lines[0].Quantity", "", ErrRange}},
+		{"price with a huge exponent", mut(func(i *Invoice) { i.Lines[0].PriceAmount = decimal.New(1, 999999999) }), false, wantProblem{"Lines[0].PriceAmount", "", ErrRange}},
+		{"O rate with a huge exponent", mut(func(i *Invoice) { i.Lines[0].Category, i.Lines[0].RatePercent = "O", decimal.New(-1, -999999999) }), false, wantProblem{"Lines[0].RatePercent", "", ErrRange}},
 		{"price 7 decimals", mut(func(i *Invoice) { i.Lines[0].PriceAmount = d("100.0000001") }), false, wantProblem{"Lines[0].PriceAmount", "", ErrDecimals}},
 		{"net differs from quantity × price", mut(func(i *Invoice) { i.Lines[0].Quantity = d("2") }), false, wantProblem{"Lines[0].NetAmount", "PEPPOL-EN16931-R120", ErrMismatch}},
 		{"line name missing", mut(func(i *Invoice) { i.Lines[0].Name = "" }), false, wantProblem{"Lines[0].Name", "BR-25", ErrRequired}},
