@@ -141,6 +141,21 @@ func (c *checker) code(field, rule, v string) bool {
 	return true
 }
 
+// identifier checks an identifier (UBL IdentifierType, an
+// xsd:normalizedString): set, writable, one line without surrounding white
+// space. A schema-aware reader would turn TAB, CR and LF into spaces, so
+// they are rejected rather than silently changed.
+func (c *checker) identifier(field, rule, v string) bool {
+	if !c.code(field, rule, v) {
+		return false
+	}
+	if strings.ContainsAny(v, "\t\r\n") {
+		c.addf(field, rule, ErrFormat, "%q contains a TAB, CR or LF", v)
+		return false
+	}
+	return true
+}
+
 // date checks a YYYY-MM-DD calendar date (PEPPOL-EN16931-F001; XML Schema
 // xs:date has no year 0000).
 func (c *checker) date(field, rule, v string) {
@@ -257,16 +272,16 @@ func checkFields(c *checker, p *prepared) {
 	default:
 		c.addf("Profile", "BR-01", ErrCode, "%q is neither ProfileEN16931 nor ProfilePeppol", string(inv.Profile))
 	}
-	c.required("ID", "BR-02", inv.ID)
+	c.identifier("ID", "BR-02", inv.ID)
 	c.date("IssueDate", "BR-03", inv.IssueDate)
 	if c.code("Currency", "BR-05", inv.Currency) && !isFiatCurrency(inv.Currency) {
 		c.addf("Currency", "BR-CL-04", ErrCode, "%q is not an ISO 4217 fiat currency; invoice in EUR and state a stablecoin settlement in Note", inv.Currency)
 	}
 	c.text("Note", inv.Note)
 	if inv.Profile == ProfilePeppol {
-		c.required("BuyerReference", "PEPPOL-EN16931-R003", inv.BuyerReference)
-	} else {
-		c.text("BuyerReference", inv.BuyerReference)
+		c.identifier("BuyerReference", "PEPPOL-EN16931-R003", inv.BuyerReference)
+	} else if inv.BuyerReference != "" {
+		c.identifier("BuyerReference", "", inv.BuyerReference)
 	}
 	checkParty(c, inv.Profile, "Seller", inv.Seller, partyRules{name: "BR-06", country: "BR-09", endpointScheme: "BR-62"})
 	checkParty(c, inv.Profile, "Buyer", inv.Buyer, partyRules{name: "BR-07", country: "BR-11", endpointScheme: "BR-63"})
@@ -280,10 +295,12 @@ func checkFields(c *checker, p *prepared) {
 				"%q: only 1, 68 and ZZZ describe a stablecoin transfer without bank-account data (codes 30/58 need an account, BR-61)", pm.Code)
 		}
 		c.text("PaymentMeans.Name", pm.Name)
-		c.text("PaymentMeans.PaymentID", pm.PaymentID)
+		if pm.PaymentID != "" {
+			c.identifier("PaymentMeans.PaymentID", "", pm.PaymentID)
+		}
 	}
 	if p.cn != nil {
-		c.required("InvoiceRef", "BR-55", p.cn.InvoiceRef)
+		c.identifier("InvoiceRef", "BR-55", p.cn.InvoiceRef)
 		if p.cn.InvoiceIssueDate != "" {
 			c.date("InvoiceIssueDate", "", p.cn.InvoiceIssueDate)
 		}
@@ -327,7 +344,7 @@ func checkParty(c *checker, prof Profile, f string, pt Party, r partyRules) {
 			c.addf(f+".LegalIDScheme", "BR-CL-11", ErrCode, "%q is not an ISO 6523 ICD", pt.LegalIDScheme)
 		}
 	}
-	if c.text(f+".LegalID", pt.LegalID) {
+	if pt.LegalID != "" && c.identifier(f+".LegalID", "", pt.LegalID) {
 		checkSchemeSyntax(c, f+".LegalID", pt.LegalIDScheme, pt.LegalID)
 	}
 	switch {
@@ -343,7 +360,7 @@ func checkParty(c *checker, prof Profile, f string, pt Party, r partyRules) {
 		}
 		c.addf(f+".EndpointScheme", rule, ErrCode, "%q is not an electronic address scheme (EAS) of this profile", pt.EndpointScheme)
 	}
-	if c.text(f+".EndpointID", pt.EndpointID) {
+	if pt.EndpointID != "" && c.identifier(f+".EndpointID", "", pt.EndpointID) {
 		checkSchemeSyntax(c, f+".EndpointID", pt.EndpointScheme, pt.EndpointID)
 	}
 }
@@ -428,7 +445,7 @@ func checkLines(c *checker, p *prepared) {
 		if id == "" {
 			id = strconv.Itoa(i + 1)
 		}
-		if l.ID == "" || c.code(f+".ID", "BR-21", id) {
+		if l.ID == "" || c.identifier(f+".ID", "BR-21", id) {
 			if j, dup := seen[id]; dup {
 				c.addf(f+".ID", "", ErrMismatch, "line id %q is also the id of Lines[%d]", id, j)
 			}

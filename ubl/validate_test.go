@@ -31,6 +31,8 @@ func TestRejects(t *testing.T) {
 		{"currency lower case", mut(func(i *Invoice) { i.Currency = "eur" }), false, wantProblem{"Currency", "BR-CL-04", ErrCode}},
 		{"profile missing", mut(func(i *Invoice) { i.Profile = "" }), false, wantProblem{"Profile", "BR-01", ErrRequired}},
 		{"profile unknown", mut(func(i *Invoice) { i.Profile = "urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0" }), false, wantProblem{"Profile", "BR-01", ErrCode}},
+		{"id with newline", mut(func(i *Invoice) { i.ID = "x402-\n1" }), false, wantProblem{"ID", "BR-02", ErrFormat}},
+		{"payment id with surrounding space", mut(func(i *Invoice) { i.PaymentMeans.PaymentID = " 0xabc" }), false, wantProblem{"PaymentMeans.PaymentID", "", ErrFormat}},
 		{"id missing", mut(func(i *Invoice) { i.ID = "" }), false, wantProblem{"ID", "BR-02", ErrRequired}},
 		{"issue date impossible", mut(func(i *Invoice) { i.IssueDate = "2026-02-30" }), false, wantProblem{"IssueDate", "PEPPOL-EN16931-F001", ErrFormat}},
 		{"issue date with time", mut(func(i *Invoice) { i.IssueDate = "2026-11-20T10:00:00Z" }), false, wantProblem{"IssueDate", "PEPPOL-EN16931-F001", ErrFormat}},
