@@ -1,0 +1,199 @@
+package ubl
+
+import "github.com/shopspring/decimal"
+
+// Profile selects the specification an invoice is rendered for. Its value is
+// the CustomizationID (BT-24) written into the document.
+type Profile string
+
+const (
+	// ProfileEN16931 is the plain European standard (CEN EN 16931-1), used for
+	// consumers (B2C): no ProfileID, no buyer electronic address. Consumers are
+	// not Peppol participants, so a Peppol CustomizationID would be rejected by
+	// PEPPOL-EN16931-R010 (research/ubl.md §6).
+	ProfileEN16931 Profile = "urn:cen.eu:en16931:2017"
+
+	// ProfilePeppol is Peppol BIS Billing 3.0, used for business buyers (B2B).
+	// It adds ProfileID (R001), both electronic addresses (R010, R020), the
+	// buyer reference (R003) and the Peppol national rules of the seller's
+	// country.
+	ProfilePeppol Profile = "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0"
+)
+
+// peppolProfileID is BT-23 for Peppol BIS Billing 3.0 (PEPPOL-EN16931-R001, R007).
+const peppolProfileID = "urn:fdc:peppol.eu:2017:poacc:billing:01:1.0"
+
+// Invoice is the input of RenderInvoice: everything a UBL 2.1 invoice states,
+// already decided by the caller (classification, conversion to the invoice
+// currency). The renderer validates it, computes the VAT breakdown and the
+// document totals, and writes the XML; it decides no tax question itself.
+type Invoice struct {
+	Profile Profile `json:",omitzero"`
+
+	// ID is the invoice number (BT-1), e.g. the event id "x402-…".
+	ID string `json:",omitzero"`
+
+	// IssueDate is BT-2 in the form YYYY-MM-DD (PEPPOL-EN16931-F001).
+	IssueDate string `json:",omitzero"`
+
+	// Currency is the document currency (BT-5). It must be an ISO 4217 fiat
+	// currency code; "USDC" is not one and is rejected (BR-CL-04). The
+	// stablecoin settlement belongs in Note.
+	Currency string `json:",omitzero"`
+
+	// Note is the single invoice note (BT-22; Peppol allows one, R002): the
+	// settlement statement, see SettlementNote. Empty means no note.
+	Note string `json:",omitzero"`
+
+	// BuyerReference is BT-10, e.g. the order id. Required by Peppol (R003).
+	BuyerReference string `json:",omitzero"`
+
+	Seller Party `json:",omitzero"` // BG-4
+	Buyer  Party `json:",omitzero"` // BG-7
+
+	// Lines are the invoice lines (BG-25), at least one (BR-16).
+	Lines []Line `json:",omitzero"`
+
+	// Subtotals is the VAT breakdown (BG-23). When empty it is computed from
+	// the lines: one subtotal per (category, rate) with VAT =
+	// round(base × rate / 100) (see roundMoney). When given (tax-inclusive
+	// pricing, where VAT = gross − net), there must be exactly one per
+	// (category, rate) of the lines, its TaxableAmount must equal the sum of
+	// those lines' net amounts, and its TaxAmount must be within 0.01 of
+	// base × rate / 100 (stricter than the 1.00 of BR-CO-17).
+	Subtotals []TaxSubtotal `json:",omitzero"`
+
+	// PaymentMeans is BG-16, optional. For a stablecoin transfer use code
+	// "ZZZ" named "USDC stablecoin transfer" with the transaction hash as
+	// PaymentID (research/ubl.md §7).
+	PaymentMeans *PaymentMeans `json:",omitzero"`
+
+	// PaidInFull states that the amount was already paid: PrepaidAmount
+	// (BT-113) = TaxInclusiveAmount and PayableAmount (BT-115) = 0.00
+	// (BR-CO-16). When false, no PrepaidAmount is written and the whole
+	// total is payable.
+	PaidInFull bool `json:",omitzero"`
+}
+
+// Party is the seller (BG-4) or the buyer (BG-7).
+type Party struct {
+	// Name is the legal registration name (BT-27 / BT-44), required (BR-06,
+	// BR-07). For an anonymous consumer use the name given at checkout or a
+	// neutral "Private customer" (research/ubl.md §6).
+	Name string `json:",omitzero"`
+
+	// VATNumber is the VAT identifier (BT-31 / BT-48) with its country prefix
+	// (ISO 3166-1 alpha-2, EL for Greece, XI for Northern Ireland; BR-CO-09).
+	// It is never written on an invoice containing category O (BR-O-02..04);
+	// the seller then needs LegalID (BR-CO-26).
+	VATNumber string `json:",omitzero"`
+
+	// LegalID is the legal registration identifier (BT-30 / BT-47), written
+	// as PartyLegalEntity/CompanyID. Required for the seller when no VAT
+	// identifier is written (BR-CO-26).
+	LegalID string `json:",omitzero"`
+
+	// LegalIDScheme is the optional ISO 6523 ICD of LegalID (BR-CL-11), e.g.
+	// "0184" for a Danish CVR number or "0106" for a Dutch KvK number.
+	LegalIDScheme string `json:",omitzero"`
+
+	// EndpointID and EndpointScheme are the electronic address (BT-34 /
+	// BT-49) and its EAS code (BR-62, BR-63). Under ProfilePeppol an empty
+	// EndpointID is derived from VATNumber and EASForVATNumber (never on a
+	// category-O invoice, which carries no VAT identifiers). Under
+	// ProfileEN16931 they are written only when given.
+	EndpointID     string `json:",omitzero"`
+	EndpointScheme string `json:",omitzero"`
+
+	// Postal address (BG-5 / BG-8). Country (BT-40 / BT-55) is required
+	// (BR-08, BR-09, BR-10, BR-11); the other fields are optional unless a
+	// Peppol national rule of the seller's country requires them.
+	Street     string `json:",omitzero"` // BT-35 / BT-50
+	City       string `json:",omitzero"` // BT-37 / BT-52
+	PostalCode string `json:",omitzero"` // BT-38 / BT-53
+	Country    string `json:",omitzero"` // BT-40 / BT-55, ISO 3166-1 alpha-2 (BR-CL-14)
+
+	// Contact is BG-6 / BG-9, written when any of its fields is set.
+	// Peppol requires the seller's contact when seller and buyer are both
+	// in Germany (DE-R-002, DE-R-005..007).
+	Contact Contact `json:",omitzero"`
+}
+
+// Contact is a party's contact point (BG-6 for the seller, BG-9 for the buyer).
+type Contact struct {
+	Name      string `json:",omitzero"` // BT-41 / BT-56
+	Telephone string `json:",omitzero"` // BT-42 / BT-57
+	Email     string `json:",omitzero"` // BT-43 / BT-58
+}
+
+// Line is one invoice line (BG-25).
+type Line struct {
+	// ID is BT-126; empty means the line's 1-based position. IDs must be
+	// unique within the document.
+	ID string `json:",omitzero"`
+
+	// Name is the item name (BT-153), required (BR-25).
+	Name string `json:",omitzero"`
+
+	// Quantity is BT-129 in unit C62 ("one"); must be > 0.
+	Quantity decimal.Decimal `json:",omitzero"`
+
+	// PriceAmount is the net unit price (BT-146), >= 0 (BR-27); it may have
+	// more than 2 decimals (at most 6 here).
+	PriceAmount decimal.Decimal `json:",omitzero"`
+
+	// NetAmount is the line net amount (BT-131), >= 0, at most 2 decimals
+	// (BR-DEC-23), within 0.02 of Quantity × PriceAmount
+	// (PEPPOL-EN16931-R120).
+	NetAmount decimal.Decimal `json:",omitzero"`
+
+	// Category is the UNCL5305 VAT category code (BT-151): S, Z, AE or O.
+	Category string `json:",omitzero"`
+
+	// RatePercent is the VAT rate (BT-152): > 0 for S, 0 for Z and AE;
+	// ignored and not written for O (BR-O-05).
+	RatePercent decimal.Decimal `json:",omitzero"`
+
+	// ExemptionCode and ExemptionReason go into the VAT breakdown of the
+	// line's category (BT-121, BT-120). Only AE and O have them (BR-S-10,
+	// BR-Z-10); empty values default to VATEX-EU-AE / "Reverse charge" and
+	// VATEX-EU-O / "Not subject to VAT", the VATEX code list's own names.
+	ExemptionCode   string `json:",omitzero"`
+	ExemptionReason string `json:",omitzero"`
+}
+
+// TaxSubtotal is one entry of the VAT breakdown (BG-23).
+type TaxSubtotal struct {
+	Category        string          `json:",omitzero"` // BT-118
+	RatePercent     decimal.Decimal `json:",omitzero"` // BT-119; not written for O
+	TaxableAmount   decimal.Decimal `json:",omitzero"` // BT-116, 2 decimals
+	TaxAmount       decimal.Decimal `json:",omitzero"` // BT-117, 2 decimals
+	ExemptionCode   string          `json:",omitzero"` // BT-121
+	ExemptionReason string          `json:",omitzero"` // BT-120
+}
+
+// PaymentMeans is BG-16. UNCL4461 has no code for a crypto-asset transfer;
+// the renderer accepts only codes that describe one without bank-account
+// data: "ZZZ" (mutually defined, the default choice), "68" (online payment
+// service) and "1" (instrument not defined). Credit-transfer codes 30 and 58
+// would require a bank account (BR-61) and are rejected.
+type PaymentMeans struct {
+	Code      string `json:",omitzero"` // BT-81
+	Name      string `json:",omitzero"` // BT-82, the code's text, e.g. "USDC stablecoin transfer"
+	PaymentID string `json:",omitzero"` // BT-83, e.g. the transaction hash
+}
+
+// CreditNote is the input of RenderCreditNote: a UBL CreditNote with type
+// code 381 that corrects (refunds) an earlier invoice. Its ID is the credit
+// note's own number; lines and amounts are positive, the document type gives
+// the sign (research/ubl.md §8).
+type CreditNote struct {
+	Invoice
+
+	// InvoiceRef is the number of the invoice being corrected (BT-25),
+	// required (BR-55 requires it once BillingReference is written).
+	InvoiceRef string `json:",omitzero"`
+
+	// InvoiceIssueDate is that invoice's issue date (BT-26), YYYY-MM-DD, optional.
+	InvoiceIssueDate string `json:",omitzero"`
+}

@@ -1,0 +1,693 @@
+package ubl
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/shopspring/decimal"
+)
+
+// Implementation limits (not EN 16931 rules). The XSD layer's libxml2
+// accepts at most 24 decimal digits in an xs:decimal; these limits keep every
+// rendered number well inside that, and far above any real invoice.
+var (
+	maxAmount = decimal.New(1, 15) // money, quantities and prices: |x| < 10^15
+	maxRate   = decimal.New(100, 0)
+)
+
+const (
+	maxPriceDecimals = 6 // BT-146 and BT-129 are not limited by BR-DEC; USDC has 6
+	maxRateDecimals  = 4 // BT-119/BT-152, e.g. 25.5, 5.5
+)
+
+// Contact patterns of the Peppol DE national rules, applied to every contact
+// (PEPPOL-EN16931-UBL.xslt variables XR-EMAIL-REGEX, XR-TELEPHONE-REGEX).
+var (
+	reEmail     = regexp.MustCompile(`^[^@\s]+@([^@.\s]+\.)+[^@.\s]+$`)
+	reTelephone = regexp.MustCompile(`([0-9].*){3,}`)
+	reVATNumber = regexp.MustCompile(`^[A-Z]{2}[0-9A-Z+*]{2,13}$`)
+	reSEVAT     = regexp.MustCompile(`^SE[0-9]{12}$`)
+)
+
+// docKind is the UBL document type being rendered.
+type docKind int
+
+const (
+	kindInvoice docKind = iota
+	kindCreditNote
+)
+
+// endpoint is a resolved electronic address.
+type endpoint struct{ id, scheme string }
+
+// prepared is a validated input plus everything derived from it that the
+// XML needs. Rendering a prepared document cannot fail.
+type prepared struct {
+	kind     docKind
+	inv      *Invoice
+	cn       *CreditNote // nil for an invoice
+	lineIDs  []string
+	totals   Totals
+	writeVAT bool // false when the document contains category O (BR-O-02..04)
+	seller   endpoint
+	buyer    endpoint
+}
+
+// checker collects validation problems in check order.
+type checker struct {
+	probs []*FieldError
+}
+
+func (c *checker) add(field, rule string, err error, detail string) {
+	c.probs = append(c.probs, &FieldError{Field: field, Rule: rule, Err: err, Detail: detail})
+}
+
+func (c *checker) addf(field, rule string, err error, format string, args ...any) {
+	c.add(field, rule, err, fmt.Sprintf(format, args...))
+}
+
+func (c *checker) err() error {
+	if len(c.probs) == 0 {
+		return nil
+	}
+	return &ValidationError{Problems: c.probs}
+}
+
+// xmlCharProblem describes the first byte sequence of s that cannot be
+// written into an XML 1.0 document: invalid UTF-8 or a character outside
+// Char ::= #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]
+// (XML 1.0 fifth edition §2.2). Such text is rejected, never dropped.
+func xmlCharProblem(s string) (string, bool) {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return fmt.Sprintf("invalid UTF-8 byte 0x%02X at byte %d", s[i], i), true
+		}
+		if !isXMLChar(r) {
+			return fmt.Sprintf("character U+%04X at byte %d", r, i), true
+		}
+		i += size
+	}
+	return "", false
+}
+
+func isXMLChar(r rune) bool {
+	return r == 0x9 || r == 0xA || r == 0xD ||
+		(r >= 0x20 && r <= 0xD7FF) ||
+		(r >= 0xE000 && r <= 0xFFFD) ||
+		(r >= 0x10000 && r <= 0x10FFFF)
+}
+
+// text checks that a set value is writable and not blank (Peppol R008
+// forbids empty elements; a whitespace-only value would be one). It reports
+// whether v is usable; an empty v is "not set" and returns false silently.
+func (c *checker) text(field, v string) bool {
+	if v == "" {
+		return false
+	}
+	if d, bad := xmlCharProblem(v); bad {
+		c.add(field, "", ErrXMLChar, d)
+		return false
+	}
+	if strings.TrimSpace(v) == "" {
+		c.add(field, "PEPPOL-EN16931-R008", ErrFormat, "blank value (only white space)")
+		return false
+	}
+	return true
+}
+
+// required is text for a value that must be present under rule.
+func (c *checker) required(field, rule, v string) bool {
+	if v == "" {
+		c.add(field, rule, ErrRequired, "")
+		return false
+	}
+	return c.text(field, v)
+}
+
+// code checks a code value: set, writable, no surrounding white space.
+func (c *checker) code(field, rule, v string) bool {
+	if !c.required(field, rule, v) {
+		return false
+	}
+	if strings.TrimSpace(v) != v {
+		c.addf(field, rule, ErrFormat, "%q has surrounding white space", v)
+		return false
+	}
+	return true
+}
+
+// identifier checks an identifier (UBL IdentifierType, an
+// xsd:normalizedString): set, writable, one line without surrounding white
+// space. A schema-aware reader would turn TAB, CR and LF into spaces, so
+// they are rejected rather than silently changed.
+func (c *checker) identifier(field, rule, v string) bool {
+	if !c.code(field, rule, v) {
+		return false
+	}
+	if strings.ContainsAny(v, "\t\r\n") {
+		c.addf(field, rule, ErrFormat, "%q contains a TAB, CR or LF", v)
+		return false
+	}
+	return true
+}
+
+// date checks a YYYY-MM-DD calendar date (PEPPOL-EN16931-F001; XML Schema
+// xs:date has no year 0000).
+func (c *checker) date(field, rule, v string) {
+	if !c.code(field, rule, v) {
+		return
+	}
+	t, err := time.Parse(time.DateOnly, v)
+	if err != nil || len(v) != len(time.DateOnly) {
+		c.addf(field, "PEPPOL-EN16931-F001", ErrFormat, "%q is not a YYYY-MM-DD date", v)
+		return
+	}
+	if t.Year() == 0 {
+		c.addf(field, "PEPPOL-EN16931-F001", ErrFormat, "%q: year 0000 does not exist in xs:date", v)
+	}
+}
+
+// Limits on the representation of a decimal, checked before any arithmetic:
+// a decimal parsed from "1e999999999" is a small value in memory, but
+// comparing or adding it would build a billion-digit integer. Any value
+// within the limits above has a far smaller representation.
+const (
+	maxExponent        = 40
+	maxCoefficientBits = 256
+)
+
+// sane rejects decimals whose representation is too large to compute with.
+func (c *checker) sane(field string, d decimal.Decimal) bool {
+	if e := d.Exponent(); e < -maxExponent || e > maxExponent || d.Coefficient().BitLen() > maxCoefficientBits {
+		c.add(field, "", ErrRange, "number has too many digits")
+		return false
+	}
+	return true
+}
+
+// amount checks a money amount: at most 2 decimals (rule), >= 0, < 10^15.
+func (c *checker) amount(field, rule string, d decimal.Decimal) bool {
+	if !c.sane(field, d) {
+		return false
+	}
+	ok := c.bounded(field, d, false)
+	if !d.Truncate(2).Equal(d) {
+		c.addf(field, rule, ErrDecimals, "%s has more than 2 decimal places", d.String())
+		ok = false
+	}
+	return ok
+}
+
+// quantity checks a quantity or unit price: at most maxPriceDecimals
+// decimals, >= 0 (> 0 when positive is set), < 10^15.
+func (c *checker) quantity(field string, d decimal.Decimal, positive bool) bool {
+	if !c.sane(field, d) {
+		return false
+	}
+	ok := c.bounded(field, d, positive)
+	return c.places(field, d, maxPriceDecimals) && ok
+}
+
+// bounded checks 0 <= d < 10^15 (or 0 < d when positive is set).
+func (c *checker) bounded(field string, d decimal.Decimal, positive bool) bool {
+	switch {
+	case d.IsNegative():
+		c.addf(field, "", ErrRange, "%s is negative; amounts are positive, the document type gives the sign", d.String())
+	case positive && d.IsZero():
+		c.add(field, "", ErrRange, "must be greater than zero")
+	case d.Abs().GreaterThanOrEqual(maxAmount):
+		c.addf(field, "", ErrRange, "%s is not below 10^15", d.String())
+	default:
+		return true
+	}
+	return false
+}
+
+// places checks that d has at most n decimal places.
+func (c *checker) places(field string, d decimal.Decimal, n int32) bool {
+	if !d.Truncate(n).Equal(d) {
+		c.addf(field, "", ErrDecimals, "%s has more than %d decimal places", d.String(), n)
+		return false
+	}
+	return true
+}
+
+// prepare validates an invoice (cn == nil) or a credit note and derives the
+// breakdown, totals and endpoints. Problems are reported in two passes: the
+// values one by one, then (only when those are sound) the rules relating
+// them, so that arithmetic and cross-field rules never run on malformed input.
+func prepare(inv *Invoice, cn *CreditNote) (*prepared, error) {
+	p := &prepared{kind: kindInvoice, inv: inv, cn: cn}
+	if cn != nil {
+		p.kind = kindCreditNote
+	}
+	c := &checker{}
+	checkFields(c, p)
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	checkTax(c, p)
+	checkParties(c, p)
+	if p.inv.Profile == ProfilePeppol {
+		checkPeppolNational(c, p)
+	}
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// checkFields is the first pass: every value on its own.
+func checkFields(c *checker, p *prepared) {
+	inv := p.inv
+	switch inv.Profile {
+	case ProfileEN16931, ProfilePeppol:
+	case "":
+		c.add("Profile", "BR-01", ErrRequired, "")
+	default:
+		c.addf("Profile", "BR-01", ErrCode, "%q is neither ProfileEN16931 nor ProfilePeppol", string(inv.Profile))
+	}
+	c.identifier("ID", "BR-02", inv.ID)
+	c.date("IssueDate", "BR-03", inv.IssueDate)
+	if c.code("Currency", "BR-05", inv.Currency) && !isFiatCurrency(inv.Currency) {
+		c.addf("Currency", "BR-CL-04", ErrCode, "%q is not an ISO 4217 fiat currency; invoice in EUR and state a stablecoin settlement in Note", inv.Currency)
+	}
+	c.text("Note", inv.Note)
+	if inv.Profile == ProfilePeppol {
+		c.identifier("BuyerReference", "PEPPOL-EN16931-R003", inv.BuyerReference)
+	} else if inv.BuyerReference != "" {
+		c.identifier("BuyerReference", "", inv.BuyerReference)
+	}
+	checkParty(c, inv.Profile, "Seller", inv.Seller, partyRules{name: "BR-06", country: "BR-09", endpointScheme: "BR-62"})
+	checkParty(c, inv.Profile, "Buyer", inv.Buyer, partyRules{name: "BR-07", country: "BR-11", endpointScheme: "BR-63"})
+	checkLines(c, p)
+	for i, s := range inv.Subtotals {
+		checkSubtotal(c, fmt.Sprintf("Subtotals[%d]", i), s)
+	}
+	if pm := inv.PaymentMeans; pm != nil {
+		if c.code("PaymentMeans.Code", "BR-49", pm.Code) && !inList(paymentMeansCodes, pm.Code) {
+			c.addf("PaymentMeans.Code", "BR-CL-16", ErrUnsupported,
+				"%q: only 1, 68 and ZZZ describe a stablecoin transfer without bank-account data (codes 30/58 need an account, BR-61)", pm.Code)
+		}
+		c.text("PaymentMeans.Name", pm.Name)
+		if pm.PaymentID != "" {
+			c.identifier("PaymentMeans.PaymentID", "", pm.PaymentID)
+		}
+	}
+	if p.cn != nil {
+		c.identifier("InvoiceRef", "BR-55", p.cn.InvoiceRef)
+		if p.cn.InvoiceIssueDate != "" {
+			c.date("InvoiceIssueDate", "", p.cn.InvoiceIssueDate)
+		}
+	}
+}
+
+type partyRules struct{ name, country, endpointScheme string }
+
+func checkParty(c *checker, prof Profile, f string, pt Party, r partyRules) {
+	c.required(f+".Name", r.name, pt.Name)
+	if c.code(f+".Country", r.country, pt.Country) && !inList(countryCodes, pt.Country) {
+		c.addf(f+".Country", "BR-CL-14", ErrCode, "%q is not an ISO 3166-1 alpha-2 code", pt.Country)
+	}
+	for _, t := range []struct{ field, v string }{
+		{".Street", pt.Street}, {".City", pt.City}, {".PostalCode", pt.PostalCode},
+		{".Contact.Name", pt.Contact.Name},
+	} {
+		c.text(f+t.field, t.v)
+	}
+	if c.text(f+".Contact.Telephone", pt.Contact.Telephone) && !reTelephone.MatchString(pt.Contact.Telephone) {
+		c.addf(f+".Contact.Telephone", "DE-R-027", ErrFormat, "%q has fewer than 3 digits", pt.Contact.Telephone)
+	}
+	if c.text(f+".Contact.Email", pt.Contact.Email) && !reEmail.MatchString(pt.Contact.Email) {
+		c.addf(f+".Contact.Email", "DE-R-028", ErrFormat, "%q is not an e-mail address", pt.Contact.Email)
+	}
+	if pt.VATNumber != "" && c.code(f+".VATNumber", "", pt.VATNumber) {
+		switch {
+		case !reVATNumber.MatchString(pt.VATNumber):
+			c.addf(f+".VATNumber", "", ErrFormat, "%q is not a country prefix followed by 2 to 13 letters or digits", pt.VATNumber)
+		case !inList(vatPrefixes, pt.VATNumber[:2]):
+			c.addf(f+".VATNumber", "BR-CO-09", ErrCode, "prefix %q is not an ISO 3166-1 alpha-2 code, EL or XI (a non-Union OSS \"EU\" number cannot be a seller VAT identifier)", pt.VATNumber[:2])
+		case strings.HasPrefix(pt.VATNumber, "NL") && !reNLVAT.MatchString(pt.VATNumber):
+			c.addf(f+".VATNumber", "PEPPOL-COMMON-R056-2", ErrFormat, "%q is not NL999999999B99", pt.VATNumber)
+		}
+	}
+	if pt.LegalIDScheme != "" {
+		if pt.LegalID == "" {
+			c.add(f+".LegalID", "", ErrRequired, "LegalIDScheme is set")
+		}
+		if c.code(f+".LegalIDScheme", "", pt.LegalIDScheme) && !inList(icdSchemes, pt.LegalIDScheme) {
+			c.addf(f+".LegalIDScheme", "BR-CL-11", ErrCode, "%q is not an ISO 6523 ICD", pt.LegalIDScheme)
+		}
+	}
+	if pt.LegalID != "" && c.identifier(f+".LegalID", "", pt.LegalID) {
+		checkSchemeSyntax(c, f+".LegalID", pt.LegalIDScheme, pt.LegalID)
+	}
+	switch {
+	case pt.EndpointID != "" && pt.EndpointScheme == "":
+		c.add(f+".EndpointScheme", r.endpointScheme, ErrRequired, "EndpointID is set")
+	case pt.EndpointID == "" && pt.EndpointScheme != "":
+		c.add(f+".EndpointID", "", ErrRequired, "EndpointScheme is set")
+	}
+	if pt.EndpointScheme != "" && c.code(f+".EndpointScheme", "", pt.EndpointScheme) && !easAllowed(prof, pt.EndpointScheme) {
+		rule := "BR-CL-25"
+		if prof == ProfilePeppol && inList(cenEASCodes, pt.EndpointScheme) {
+			rule = "PEPPOL-EN16931-CL008"
+		}
+		c.addf(f+".EndpointScheme", rule, ErrCode, "%q is not an electronic address scheme (EAS) of this profile", pt.EndpointScheme)
+	}
+	if pt.EndpointID != "" && c.identifier(f+".EndpointID", "", pt.EndpointID) {
+		checkSchemeSyntax(c, f+".EndpointID", pt.EndpointScheme, pt.EndpointID)
+	}
+}
+
+// checkSchemeSyntax applies the Peppol identifier rule of scheme, if any.
+func checkSchemeSyntax(c *checker, field, scheme, id string) {
+	if r, ok := schemeRuleFor(scheme); ok && !r.ok(id) {
+		c.addf(field, r.rule, ErrFormat, "%q is not %s", id, r.want)
+	}
+}
+
+// checkCategory accepts the UNCL5305 codes this renderer writes (BR-CL-18).
+func checkCategory(c *checker, field, cat string) bool {
+	if !c.code(field, "BR-CO-04", cat) {
+		return false
+	}
+	switch cat {
+	case "S", "Z", "AE", "O":
+		return true
+	case "E", "K", "G", "L", "M", "B":
+		c.addf(field, "", ErrUnsupported, "VAT category %q is valid UNCL5305 but not rendered here (only S, Z, AE, O)", cat)
+	default:
+		c.addf(field, "BR-CL-18", ErrCode, "%q is not a UNCL5305 VAT category code", cat)
+	}
+	return false
+}
+
+// checkRate applies the rate rules of a category to a line or subtotal.
+// The rate of O is ignored, but must still be a number one can compute with.
+func checkRate(c *checker, field, cat string, rate decimal.Decimal) {
+	if !c.sane(field, rate) {
+		return
+	}
+	switch cat {
+	case "S":
+		if !rate.IsPositive() {
+			c.addf(field, "BR-S-05", ErrRange, "standard-rated VAT rate %s must be greater than zero", rate.String())
+		} else if rate.GreaterThanOrEqual(maxRate) {
+			c.addf(field, "", ErrRange, "VAT rate %s%% is not below 100%%", rate.String())
+		}
+		c.places(field, rate, maxRateDecimals)
+	case "Z", "AE":
+		if !rate.IsZero() {
+			c.addf(field, "BR-"+cat+"-05", ErrRange, "category %s has rate 0, not %s", cat, rate.String())
+		}
+	}
+}
+
+// checkExemption applies BR-S-10 / BR-Z-10 (no exemption reason on S and Z)
+// and the VATEX meaning of AE and O (Peppol P0105, P0107: VATEX-EU-O and
+// VATEX-EU-AE belong to exactly those categories).
+func checkExemption(c *checker, field, cat, code, reason string) {
+	c.text(field+".ExemptionReason", reason)
+	switch cat {
+	case "S", "Z":
+		if code != "" || reason != "" {
+			c.addf(field+".ExemptionCode", "BR-"+cat+"-10", ErrForbidden, "category %s has no exemption code or reason", cat)
+		}
+	case "AE":
+		if code != "" && code != vatexAE && c.code(field+".ExemptionCode", "", code) {
+			c.addf(field+".ExemptionCode", "PEPPOL-EN16931-P0107", ErrCode, "category AE takes %s, not %q", vatexAE, code)
+		}
+	case "O":
+		if code != "" && code != vatexO && c.code(field+".ExemptionCode", "", code) {
+			c.addf(field+".ExemptionCode", "PEPPOL-EN16931-P0105", ErrCode, "category O takes %s, not %q", vatexO, code)
+		}
+	}
+}
+
+func checkLines(c *checker, p *prepared) {
+	lines := p.inv.Lines
+	if len(lines) == 0 {
+		c.add("Lines", "BR-16", ErrRequired, "at least one line")
+		return
+	}
+	p.lineIDs = make([]string, len(lines))
+	seen := make(map[string]int, len(lines))
+	r120 := decimal.New(2, -2)
+	for i, l := range lines {
+		f := "Lines[" + strconv.Itoa(i) + "]"
+		id := l.ID
+		if id == "" {
+			id = strconv.Itoa(i + 1)
+		}
+		if l.ID == "" || c.identifier(f+".ID", "BR-21", id) {
+			if j, dup := seen[id]; dup {
+				c.addf(f+".ID", "", ErrMismatch, "line id %q is also the id of Lines[%d]", id, j)
+			}
+			seen[id] = i
+			p.lineIDs[i] = id
+		}
+		c.required(f+".Name", "BR-25", l.Name)
+		qtyOK := c.quantity(f+".Quantity", l.Quantity, true)
+		priceOK := c.quantity(f+".PriceAmount", l.PriceAmount, false)
+		netOK := c.amount(f+".NetAmount", "BR-DEC-23", l.NetAmount)
+		if checkCategory(c, f+".Category", l.Category) {
+			checkRate(c, f+".RatePercent", l.Category, l.RatePercent)
+			checkExemption(c, f, l.Category, l.ExemptionCode, l.ExemptionReason)
+		}
+		// PEPPOL-EN16931-R120: net = quantity × price (no base quantity,
+		// allowances or charges here) within 0.02. Checked under both
+		// profiles: a line whose net disagrees with its price is wrong anywhere.
+		if !qtyOK || !priceOK || !netOK {
+			continue
+		}
+		if diff := l.NetAmount.Sub(l.Quantity.Mul(l.PriceAmount)).Abs(); diff.GreaterThan(r120) {
+			c.addf(f+".NetAmount", "PEPPOL-EN16931-R120", ErrMismatch, "%s differs from quantity × price = %s by more than 0.02",
+				l.NetAmount.String(), l.Quantity.Mul(l.PriceAmount).String())
+		}
+	}
+}
+
+func checkSubtotal(c *checker, f string, s TaxSubtotal) {
+	if checkCategory(c, f+".Category", s.Category) {
+		checkRate(c, f+".RatePercent", s.Category, s.RatePercent)
+		checkExemption(c, f, s.Category, s.ExemptionCode, s.ExemptionReason)
+	}
+	c.amount(f+".TaxableAmount", "BR-DEC-19", s.TaxableAmount)
+	c.amount(f+".TaxAmount", "BR-DEC-20", s.TaxAmount)
+}
+
+// group is one (category, rate) of the VAT breakdown while it is built.
+type group struct {
+	key          string
+	cat          string
+	rate         decimal.Decimal
+	base         decimal.Decimal
+	code, reason string
+	given        int // index in Invoice.Subtotals, or -1
+}
+
+func groupKey(cat string, rate decimal.Decimal) string {
+	if cat == "O" {
+		return "O" // the rate of O is ignored (BR-O-05 .. BR-O-07)
+	}
+	return cat + "|" + rate.String()
+}
+
+// checkTax is the second pass: the VAT breakdown (BG-23), the category rules
+// relating lines to each other, and the document totals (BG-22).
+func checkTax(c *checker, p *prepared) {
+	inv := p.inv
+	var groups []*group
+	byKey := map[string]*group{}
+	for i, l := range inv.Lines {
+		k := groupKey(l.Category, l.RatePercent)
+		g := byKey[k]
+		if g == nil {
+			g = &group{key: k, cat: l.Category, rate: l.RatePercent, given: -1}
+			if l.Category == "O" {
+				g.rate = decimal.Zero
+			}
+			byKey[k] = g
+			groups = append(groups, g)
+		}
+		g.base = g.base.Add(l.NetAmount)
+		f := "Lines[" + strconv.Itoa(i) + "]"
+		mergeExemption(c, f, &g.code, l.ExemptionCode, "ExemptionCode")
+		mergeExemption(c, f, &g.reason, l.ExemptionReason, "ExemptionReason")
+	}
+
+	// BR-O-11 .. BR-O-14: an invoice with category O has no other category.
+	hasO := byKey["O"] != nil
+	if hasO && len(groups) > 1 {
+		c.add("Lines", "BR-O-11", ErrMismatch, "category O (not subject to VAT) cannot be combined with other VAT categories in one invoice")
+	}
+	p.writeVAT = !hasO
+
+	if len(inv.Subtotals) > 0 {
+		matchSubtotals(c, inv.Subtotals, groups, byKey)
+	}
+
+	t := &p.totals
+	t.Subtotals = make([]TaxSubtotal, len(groups))
+	for i, g := range groups {
+		s := TaxSubtotal{Category: g.cat, RatePercent: g.rate, TaxableAmount: g.base, ExemptionCode: g.code, ExemptionReason: g.reason}
+		switch {
+		case g.given >= 0:
+			s.TaxAmount = inv.Subtotals[g.given].TaxAmount
+		case g.cat == "S":
+			s.TaxAmount = vatOf(g.base, g.rate)
+		default:
+			s.TaxAmount = decimal.Zero // BR-Z-09, BR-AE-09, BR-O-09
+		}
+		switch g.cat {
+		case "AE":
+			s.ExemptionCode = orDefault(s.ExemptionCode, vatexAE)
+			s.ExemptionReason = orDefault(s.ExemptionReason, vatexAEReason)
+		case "O":
+			s.ExemptionCode = orDefault(s.ExemptionCode, vatexO)
+			s.ExemptionReason = orDefault(s.ExemptionReason, vatexOReason)
+		}
+		t.Subtotals[i] = s
+		t.Tax = t.Tax.Add(s.TaxAmount)
+		t.LineExtension = t.LineExtension.Add(s.TaxableAmount)
+	}
+	t.TaxExclusive = t.LineExtension
+	t.TaxInclusive = t.TaxExclusive.Add(t.Tax)
+	if inv.PaidInFull {
+		t.Prepaid = t.TaxInclusive
+	}
+	t.Payable = t.TaxInclusive.Sub(t.Prepaid)
+	if t.TaxInclusive.GreaterThanOrEqual(maxAmount) {
+		c.addf("Lines", "", ErrRange, "invoice total %s is not below 10^15", t.TaxInclusive.StringFixed(2))
+	}
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+// mergeExemption keeps one exemption code and reason per breakdown group:
+// lines of one group may leave them empty but must not disagree.
+func mergeExemption(c *checker, f string, have *string, v, name string) {
+	switch {
+	case v == "":
+	case *have == "":
+		*have = v
+	case *have != v:
+		c.addf(f+"."+name, "", ErrMismatch, "%q differs from %q on another line of the same VAT category and rate; the breakdown has one", v, *have)
+	}
+}
+
+// matchSubtotals checks caller-given subtotals against the lines: exactly
+// one per group, the base exact (BR-S-08, BR-Z-08, BR-AE-08, BR-O-08), the
+// VAT within 0.01 of base × rate for S (stricter than BR-CO-17's 1.00) and
+// zero otherwise (BR-Z-09, BR-AE-09, BR-O-09).
+func matchSubtotals(c *checker, subs []TaxSubtotal, groups []*group, byKey map[string]*group) {
+	tolerance := decimal.New(1, -2)
+	for i, s := range subs {
+		f := "Subtotals[" + strconv.Itoa(i) + "]"
+		g := byKey[groupKey(s.Category, s.RatePercent)]
+		switch {
+		case g == nil:
+			c.addf(f, "BR-"+s.Category+"-08", ErrMismatch, "no line has VAT category %s at rate %s", s.Category, s.RatePercent.String())
+			continue
+		case g.given >= 0:
+			c.addf(f, "BR-CO-18", ErrMismatch, "second subtotal for VAT category %s at rate %s (first: Subtotals[%d])", g.cat, g.rate.String(), g.given)
+			continue
+		}
+		g.given = i
+		if !s.TaxableAmount.Equal(g.base) {
+			c.addf(f+".TaxableAmount", "BR-"+g.cat+"-08", ErrMismatch, "%s is not the sum of its lines' net amounts, %s",
+				s.TaxableAmount.StringFixed(2), g.base.StringFixed(2))
+		}
+		if g.cat == "S" {
+			want := exactVAT(g.base, g.rate)
+			if s.TaxAmount.Sub(want).Abs().GreaterThan(tolerance) {
+				c.addf(f+".TaxAmount", "BR-CO-17", ErrMismatch, "%s is not within 0.01 of base × rate = %s",
+					s.TaxAmount.StringFixed(2), want.String())
+			}
+		} else if !s.TaxAmount.IsZero() {
+			c.addf(f+".TaxAmount", "BR-"+g.cat+"-09", ErrMismatch, "category %s has no VAT, not %s", g.cat, s.TaxAmount.StringFixed(2))
+		}
+		mergeExemption(c, f, &g.code, s.ExemptionCode, "ExemptionCode")
+		mergeExemption(c, f, &g.reason, s.ExemptionReason, "ExemptionReason")
+	}
+	for _, g := range groups {
+		if g.given < 0 {
+			c.addf("Subtotals", "BR-"+g.cat+"-01", ErrRequired, "no subtotal for VAT category %s at rate %s", g.cat, g.rate.String())
+		}
+	}
+}
+
+// checkParties applies the rules that relate the parties to the VAT
+// categories and resolves the electronic addresses.
+func checkParties(c *checker, p *prepared) {
+	inv := p.inv
+	cats := map[string]bool{}
+	for _, s := range p.totals.Subtotals {
+		cats[s.Category] = true
+	}
+	if p.writeVAT && inv.Seller.VATNumber == "" {
+		// BR-S-02, BR-Z-02, BR-AE-02: the seller's VAT identifier (BT-31);
+		// tax registration id and tax representative are not rendered here.
+		for _, cat := range []string{"S", "Z", "AE"} {
+			if cats[cat] {
+				c.addf("Seller.VATNumber", "BR-"+cat+"-02", ErrRequired, "category %s needs the seller's VAT identifier", cat)
+				break
+			}
+		}
+	}
+	if cats["AE"] && inv.Buyer.VATNumber == "" && inv.Buyer.LegalID == "" {
+		c.add("Buyer.VATNumber", "BR-AE-02", ErrRequired, "reverse charge needs the buyer's VAT identifier (or legal registration identifier)")
+	}
+	if (!p.writeVAT || inv.Seller.VATNumber == "") && inv.Seller.LegalID == "" {
+		detail := "the seller needs a VAT identifier or a legal registration identifier"
+		if !p.writeVAT {
+			detail = "a category-O invoice carries no VAT identifier (BR-O-02), so the seller needs a legal registration identifier"
+		}
+		c.add("Seller.LegalID", "BR-CO-26", ErrRequired, detail)
+	}
+	p.seller = resolveEndpoint(c, p, "Seller", inv.Seller, "PEPPOL-EN16931-R020")
+	p.buyer = resolveEndpoint(c, p, "Buyer", inv.Buyer, "PEPPOL-EN16931-R010")
+}
+
+// resolveEndpoint returns the electronic address written for a party: the
+// given one, or under Peppol the party's VAT number under the EAS of its
+// prefix. A category-O invoice never derives one (no VAT ids anywhere).
+func resolveEndpoint(c *checker, p *prepared, f string, pt Party, rule string) endpoint {
+	if pt.EndpointID != "" {
+		return endpoint{pt.EndpointID, pt.EndpointScheme}
+	}
+	if p.inv.Profile != ProfilePeppol {
+		return endpoint{}
+	}
+	var detail string
+	switch {
+	case !p.writeVAT:
+		detail = "a category-O invoice carries no VAT identifier, so none is derived from the VAT number; give EndpointID and EndpointScheme"
+	case pt.VATNumber == "":
+		detail = "Peppol needs an electronic address; give EndpointID and EndpointScheme or a VAT number to derive it from"
+	default:
+		scheme, ok := EASForVATNumber(pt.VATNumber)
+		if !ok {
+			detail = fmt.Sprintf("Peppol has no address scheme for %s VAT numbers; give EndpointID and EndpointScheme", pt.VATNumber[:2])
+			break
+		}
+		if r, ok := schemeRuleFor(scheme); ok && !r.ok(pt.VATNumber) {
+			c.addf(f+".VATNumber", r.rule, ErrFormat, "%q, used as the Peppol address under scheme %s, is not %s", pt.VATNumber, scheme, r.want)
+			return endpoint{}
+		}
+		return endpoint{pt.VATNumber, scheme}
+	}
+	c.add(f+".EndpointID", rule, ErrRequired, detail)
+	return endpoint{}
+}
