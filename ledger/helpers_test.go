@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -13,6 +15,30 @@ import (
 )
 
 const testOrigin = "fiscal402.test/log"
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// checkGolden compares got with testdata/name, or rewrites the file under
+// -update.
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file:\n got:\n%s\nwant:\n%s", path, got, want)
+	}
+}
 
 // testKey returns a log key derived from seed, so tests are reproducible.
 func testKey(t testing.TB, origin, seed string) (note.Signer, note.Verifier, string) {

@@ -109,8 +109,12 @@ func parseSignerKey(skey string) (note.Signer, string, error) {
 		return nil, "", fmt.Errorf("not a note signer key: %w: %w", ErrInvalid, err)
 	}
 	// note.NewSigner validated the layout PRIVATE+KEY+name+hash+base64(alg‖seed)
-	// and that the hash matches the derived public key.
-	b64 := skey[strings.LastIndexByte(skey, '+')+1:]
+	// (a name holds no '+'; base64 may) and that the hash matches the
+	// derived public key.
+	b64 := skey
+	for range 4 {
+		_, b64, _ = strings.Cut(b64, "+")
+	}
 	raw, err := base64.StdEncoding.DecodeString(b64)
 	if err != nil || len(raw) != 1+ed25519.SeedSize {
 		return nil, "", fmt.Errorf("not an Ed25519 note signer key: %w", ErrInvalid)
