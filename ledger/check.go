@@ -58,28 +58,19 @@ func Check(path string, logKey note.Verifier) (err error) {
 		return &CheckError{Index: -1, What: "bbolt cannot open the file: " + err.Error()}
 	}
 	defer db.Close()
-	return db.View(func(tx *bolt.Tx) error {
-		// bbolt's own page-level check first: nothing above it can be
-		// trusted if pages are lost or doubly used. The channel is drained
-		// so that bbolt's checking goroutine ends.
-		var first error
-		for err := range tx.Check() {
-			if first == nil {
-				first = err
-			}
-		}
-		if first != nil {
-			return &CheckError{Index: -1, What: "bbolt page structure: " + first.Error()}
-		}
-		return checkTx(tx, logKey, "")
-	})
+	// The page structure is walked with bounds checks before any bbolt
+	// cursor runs: on a damaged file bbolt's cursors can loop forever or
+	// fault. bbolt's own Tx.Check is not used: it walks the pages on a
+	// goroutine of its own, where such a fault kills the process.
+	if err := checkPages(path); err != nil {
+		return &CheckError{Index: -1, What: "bbolt page structure: " + err.Error()}
+	}
+	return db.View(func(tx *bolt.Tx) error { return checkTx(tx, logKey, "") })
 }
 
 // Check runs the checks of the package-level Check on the open ledger, in one
 // read transaction (a consistent snapshot; appends continue meanwhile).
 // Signatures are verified with Options.Verifier, or with the Signer.
-// bbolt's page-level check is left to the package-level Check, which bbolt
-// only supports without concurrent writers.
 func (l *Ledger) Check() error {
 	if l.verifier == nil {
 		return fmt.Errorf("ledger: check: read-only ledger opened without Options.Verifier: %w", ErrInvalid)

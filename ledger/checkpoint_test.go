@@ -149,3 +149,41 @@ func FuzzParseCheckpoint(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseCheckpointText signs the fuzzed text with the log key, so that
+// every input reaches the checkpoint text parser past the signature check.
+func FuzzParseCheckpointText(f *testing.F) {
+	s, v, _ := testKey(f, testOrigin, "log key 1")
+	root := tlog.RecordHash([]byte("root")).String()
+	for _, text := range []string{
+		testOrigin + "\n0\n" + root + "\n",
+		testOrigin + "\n12\n" + root + "\next\n",
+		testOrigin + "\n-0\n" + root + "\n",
+		testOrigin + "\n12\n" + root + "\n\n",
+		testOrigin + "\n12\n" + root,
+	} {
+		f.Add(text)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		msg, err := note.Sign(&note.Note{Text: text}, s)
+		if err != nil {
+			return // not a valid note text (control characters, no final newline…)
+		}
+		cp, err := ParseCheckpoint(msg, v)
+		if err != nil {
+			if !errors.Is(err, ErrBadCheckpoint) {
+				t.Fatalf("error without ErrBadCheckpoint: %v", err)
+			}
+			return
+		}
+		want := checkpointText(cp.Origin, cp.Size, cp.Root)
+		if !strings.HasPrefix(text, want) || cp.Origin != testOrigin || cp.Size < 0 {
+			t.Fatalf("accepted %q as %+v", text, cp)
+		}
+		for _, ext := range strings.SplitAfter(text[len(want):], "\n") {
+			if ext == "\n" {
+				t.Fatalf("accepted an empty extension line in %q", text)
+			}
+		}
+	})
+}

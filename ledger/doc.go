@@ -103,7 +103,9 @@
 // transaction) re-verify the file and return a *[CheckError] for the first
 // inconsistency, checking in this order:
 //
-//  1. bbolt's own page structure (file Check only);
+//  1. bbolt's page structure (file Check only): the B+tree pages reachable
+//     from the current meta page are walked with bounds checks, so that a
+//     damaged file is reported instead of hanging or crashing bbolt;
 //  2. every bucket exists; schema; origin equals the log key's name; size;
 //  3. leaves are exactly 0…size−1 and non-empty; for each leaf in order, the
 //     stored hashes it completes equal the ones recomputed with
@@ -141,7 +143,8 @@
 // # Concurrency and processes
 //
 // All methods are safe for concurrent use. Reads run in bbolt read
-// transactions and never wait for a commit. One process owns a file: bbolt
+// transactions (MVCC snapshots) alongside commits; they wait only while a
+// commit grows the file's memory map. One process owns a file: bbolt
 // locks it, and Open waits at most [Options].OpenTimeout (default 2 s) before
 // answering [ErrUnavailable]; bbolt would wait forever. Side-data [Ledger.Update]
 // transactions share bbolt's single writer with the committer.

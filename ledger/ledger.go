@@ -109,6 +109,12 @@ type Ledger struct {
 // and that the latest checkpoint is signed by the configured key; the full
 // verification is Check.
 func Open(path string, opts Options) (*Ledger, error) {
+	return open(path, opts, nil)
+}
+
+// open is Open with a hook to adjust the bbolt options; tests use it to cap
+// the file size and so make commits fail the way a full disk does.
+func open(path string, opts Options, tune func(*bolt.Options)) (*Ledger, error) {
 	if err := validOrigin(opts.Origin); err != nil {
 		return nil, err
 	}
@@ -144,7 +150,11 @@ func Open(path string, opts Options) (*Ledger, error) {
 	if readOnly && creating {
 		return nil, fmt.Errorf("ledger: open %s read-only: %w", path, ErrNotFound)
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, ReadOnly: readOnly})
+	boltOpts := &bolt.Options{Timeout: timeout, ReadOnly: readOnly}
+	if tune != nil {
+		tune(boltOpts)
+	}
+	db, err := bolt.Open(path, 0o600, boltOpts)
 	if err != nil {
 		if errors.Is(err, bolt.ErrTimeout) {
 			return nil, fmt.Errorf("ledger: open %s: file locked by another process: %w: %w", path, ErrUnavailable, err)
