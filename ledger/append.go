@@ -189,9 +189,10 @@ func (l *Ledger) commit(batch []*request) []result {
 	results := make([]result, len(batch))
 	cp, wrote, err := l.applyBatch(batch, results)
 	if err != nil {
-		err = fmt.Errorf("ledger: commit of %d appends: %w", len(batch), err)
-		if !errors.Is(err, ErrUnavailable) {
-			err = fmt.Errorf("%w: %w", ErrUnavailable, err)
+		if errors.Is(err, ErrUnavailable) {
+			err = fmt.Errorf("ledger: commit of %d appends: %w", len(batch), err)
+		} else {
+			err = fmt.Errorf("ledger: commit of %d appends: %w: %w", len(batch), ErrUnavailable, err)
 		}
 		for i := range results {
 			if !results[i].ownFault {

@@ -203,9 +203,19 @@ func open(path string, opts Options, tune func(*bolt.Options)) (*Ledger, error) 
 	return l, nil
 }
 
-// initialize creates the buckets and meta of a new file, and on an existing
-// file checks the schema version and the origin.
+// initialize creates the buckets, meta and genesis checkpoint of a new
+// file; an existing file is left untouched.
 func (l *Ledger) initialize() error {
+	var exists bool
+	if err := l.db.View(func(tx *bolt.Tx) error {
+		exists = tx.Bucket(bucketMeta) != nil
+		return nil
+	}); err != nil {
+		return fmt.Errorf("ledger: open %s: %w: %w", l.path, ErrUnavailable, err)
+	}
+	if exists {
+		return nil // loadHead checks schema, origin and head without writing
+	}
 	err := l.db.Update(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		if meta == nil {
