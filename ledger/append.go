@@ -31,9 +31,11 @@ type Append struct {
 	// found free (in the committed data and among the earlier appends of the
 	// same batch), with the log index the entry will get. It runs on the
 	// committer goroutine while the write lock is held, so it must be quick,
-	// must not call Append or Update (deadlock) and must not panic. An error
-	// from Build fails only this append; nothing of it is written. The
-	// slices of the returned Entry must not change until Append returns.
+	// must not call Append or Update (deadlock) and must not panic. It must
+	// be deterministic for a given index: this implementation calls it once
+	// per append, but a batch may be retried in a future one. An error from
+	// Build fails only this append; nothing of it is written. The slices of
+	// the returned Entry must not change until Append returns.
 	Build func(index int64) (Entry, error)
 }
 
