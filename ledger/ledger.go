@@ -157,7 +157,7 @@ func open(path string, opts Options, tune func(*bolt.Options)) (*Ledger, error) 
 	db, err := bolt.Open(path, 0o600, boltOpts)
 	if err != nil {
 		if errors.Is(err, bolt.ErrTimeout) {
-			return nil, fmt.Errorf("ledger: open %s: file locked by another process: %w: %w", path, ErrUnavailable, err)
+			return nil, fmt.Errorf("ledger: open %s: file locked by another process or open Ledger: %w: %w", path, ErrUnavailable, err)
 		}
 		return nil, fmt.Errorf("ledger: open %s: %w", path, err)
 	}
