@@ -1,0 +1,88 @@
+package ledger
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// TestCommitFailureIsUnavailable makes commits fail the way a full disk
+// does (bbolt MaxSize reached while growing the file) and checks that the
+// appends of the failed batch get ErrUnavailable, that nothing of them is
+// visible or durable, and that the log carries on once space is back.
+func TestCommitFailureIsUnavailable(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	s, v, _ := testKey(t, testOrigin, "log key 1")
+	l, err := Open(path, Options{Origin: testOrigin, Signer: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, l, "before")
+	l.Close()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	capped, err := open(path, Options{Origin: testOrigin, Signer: s}, func(o *bolt.Options) { o.MaxSize = int(fi.Size()) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := capped.Checkpoint()
+	big := bytes.Repeat([]byte("x"), 1<<20)
+	_, err = capped.Append(context.Background(), Append{
+		Claims: []Claim{{Space: "payment", Key: "big"}},
+		Build: func(int64) (Entry, error) {
+			return Entry{ID: "big", Leaf: []byte("leaf"), Docs: map[string][]byte{"ubl": big}}, nil
+		},
+	})
+	if !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("append on a full file: %v, want ErrUnavailable", err)
+	}
+	var ce *ClaimConflictError
+	if errors.As(err, &ce) || errors.Is(err, ErrNotFound) {
+		t.Fatalf("unavailable reported as a data state: %v", err)
+	}
+	if capped.Size() != 1 {
+		t.Errorf("Size() = %d after a failed commit", capped.Size())
+	}
+	if after, _ := capped.Checkpoint(); !bytes.Equal(after.Note, before.Note) {
+		t.Error("latest checkpoint moved although the commit failed")
+	}
+	if _, err := capped.Entry("big"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("failed append visible: %v", err)
+	}
+	if _, _, err := capped.ClaimHolder("payment", "big"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("claim of a failed append held: %v", err)
+	}
+	err = capped.Update(func(tx Tx) error { return tx.Put("side", []byte("k"), big) })
+	if !errors.Is(err, ErrUnavailable) {
+		t.Errorf("Update on a full file: %v, want ErrUnavailable", err)
+	}
+	mustCheck(t, capped)
+	if err := capped.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// Space is back: the same append succeeds at the index the failed one
+	// would have had, and the file checks.
+	l = reopen(t, path)
+	got, err := l.Append(context.Background(), Append{
+		Claims: []Claim{{Space: "payment", Key: "big"}},
+		Build: func(int64) (Entry, error) {
+			return Entry{ID: "big", Leaf: []byte("leaf"), Docs: map[string][]byte{"ubl": big}}, nil
+		},
+	})
+	if err != nil || got.Index != 1 {
+		t.Fatalf("append after space returned: %+v, %v", got, err)
+	}
+	l.Close()
+	if err := Check(path, v); err != nil {
+		t.Fatal(err)
+	}
+}

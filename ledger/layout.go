@@ -1,0 +1,102 @@
+package ledger
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// schemaVersion is stored under meta/schema. A backwards-incompatible change
+// of the bucket layout or of a value encoding gets a new version; Open refuses
+// a file whose version it does not know rather than misreading it.
+const schemaVersion = "fiscal402.ledger/1"
+
+// Top-level buckets. The layout is documented in doc.go (# Storage layout);
+// every numeric key is 8-byte big-endian so that byte order is numeric order.
+var (
+	bucketMeta        = []byte("meta")        // schema, origin, size
+	bucketLeaves      = []byte("leaves")      // index → leaf bytes
+	bucketHashes      = []byte("hashes")      // tlog stored-hash index → 32-byte hash
+	bucketCheckpoints = []byte("checkpoints") // tree size → signed note
+	bucketEntries     = []byte("entries")     // index → entry ID
+	bucketIDs         = []byte("ids")         // entry ID → index
+	bucketDocs        = []byte("docs")        // index ‖ doc name → document
+	bucketClaims      = []byte("claims")      // sub-bucket per space: key → index ‖ fingerprint
+	bucketPostings    = []byte("postings")    // sub-bucket per index name: key → entry ID
+	bucketSide        = []byte("side")        // sub-bucket per caller bucket: key → value
+)
+
+// ownBuckets lists every top-level bucket, in the order Open creates them.
+var ownBuckets = [][]byte{
+	bucketMeta, bucketLeaves, bucketHashes, bucketCheckpoints, bucketEntries,
+	bucketIDs, bucketDocs, bucketClaims, bucketPostings, bucketSide,
+}
+
+// Keys of the meta bucket.
+var (
+	metaSchema = []byte("schema")
+	metaOrigin = []byte("origin")
+	metaSize   = []byte("size")
+)
+
+// Size limits that bbolt enforces on Put; checked before anything of an
+// append is written so that a write inside the batch transaction cannot fail
+// on input (go.etcd.io/bbolt MaxKeySize, MaxValueSize).
+const (
+	maxKeySize   = bolt.MaxKeySize
+	maxValueSize = bolt.MaxValueSize
+	docKeyPrefix = 8 // docs keys are index ‖ name
+)
+
+// u64 encodes n as an 8-byte big-endian key.
+func u64(n int64) []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(n))
+	return b[:]
+}
+
+// parseU64 decodes an 8-byte big-endian key or value; it fails on any other
+// length and on values that do not fit an int64.
+func parseU64(b []byte) (int64, error) {
+	if len(b) != 8 {
+		return 0, fmt.Errorf("want 8 bytes, have %d", len(b))
+	}
+	n := binary.BigEndian.Uint64(b)
+	if n > 1<<63-1 {
+		return 0, fmt.Errorf("value %d overflows int64", n)
+	}
+	return int64(n), nil
+}
+
+// docKey is the docs key of document name of the entry at index.
+func docKey(index int64, name string) []byte {
+	k := make([]byte, 0, docKeyPrefix+len(name))
+	k = append(k, u64(index)...)
+	return append(k, name...)
+}
+
+// claimValue encodes a claim holder: its index, then the fingerprint.
+func claimValue(index int64, fingerprint []byte) []byte {
+	v := make([]byte, 0, 8+len(fingerprint))
+	v = append(v, u64(index)...)
+	return append(v, fingerprint...)
+}
+
+// parseClaimValue is the inverse of claimValue.
+func parseClaimValue(v []byte) (index int64, fingerprint []byte, err error) {
+	if len(v) < 8 {
+		return 0, nil, fmt.Errorf("claim value of %d bytes, want at least 8", len(v))
+	}
+	index, err = parseU64(v[:8])
+	return index, v[8:], err
+}
+
+// clone copies b, keeping nil as nil: bbolt's slices are only valid while
+// their transaction is open.
+func clone(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append(make([]byte, 0, len(b)), b...)
+}
