@@ -468,7 +468,7 @@ func (c *Chain) view(from, to, sig string, args ...any) ([]byte, error) {
 }
 
 type artifact struct {
-	Bytecode       string                                       `json:"bytecode"`
+	Bytecode       string                                      `json:"bytecode"`
 	LinkReferences map[string]map[string][]struct{ Start int } `json:"linkReferences"`
 }
 
