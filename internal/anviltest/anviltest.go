@@ -134,7 +134,10 @@ type Chain struct {
 
 // Start starts anvil with USDC as described in the package doc and stops
 // it in t.Cleanup.
-func Start(t testing.TB) *Chain { return StartWith(t, Options{}) }
+func Start(t testing.TB) *Chain {
+	t.Helper()
+	return StartWith(t, Options{})
+}
 
 // StartWith is Start with options.
 func StartWith(t testing.TB, o Options) *Chain {
