@@ -78,8 +78,9 @@ type rpcReply struct {
 }
 
 // Call performs one JSON-RPC call and decodes its result into result (a
-// pointer; *json.RawMessage receives the raw bytes). params nil is sent as
-// an empty array. Each call carries a fresh id that the reply must echo.
+// pointer; *json.RawMessage receives the raw bytes; nil discards it).
+// params nil is sent as an empty array. Each call carries a fresh id that
+// the reply must echo.
 func (c *Client) Call(ctx context.Context, method string, params []any, result any) error {
 	if params == nil {
 		params = []any{}
@@ -125,6 +126,9 @@ func (c *Client) Call(ctx context.Context, method string, params []any, result a
 			return fmt.Errorf("evmverify: rpc %s %s: %w: %w", c.endpoint, method, ErrUnavailable, rpcErr)
 		}
 		return c.fail(method, "%v", err)
+	}
+	if result == nil {
+		return nil
 	}
 	if rm, ok := result.(*json.RawMessage); ok {
 		*rm = res

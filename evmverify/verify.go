@@ -323,8 +323,10 @@ func (v *Verifier) attempt(ctx context.Context, n *network, c *Client, txHash st
 		return Facts{}, err
 	}
 	if id != n.chainID {
-		return Facts{}, reject(ReasonWrongChain, "endpoint %s serves chain id %d, %s is chain id %d",
-			c.Endpoint(), id, n.name, n.chainID)
+		// The detail reaches API clients: it names chain ids, never the
+		// operator's endpoint.
+		return Facts{}, reject(ReasonWrongChain, "the rpc endpoint serves chain id %d, %s is chain id %d",
+			id, n.name, n.chainID)
 	}
 
 	rc, found, err := c.TransactionReceipt(ctx, txHash)
@@ -434,6 +436,9 @@ func (v *Verifier) missingReceipt(ctx context.Context, n *network, c *Client, tx
 		return err
 	}
 	if known {
+		if tx.Hash != txHash {
+			return c.fail("eth_getTransactionByHash", "answer is for transaction %s", tx.Hash)
+		}
 		if !tx.Pending {
 			// Mined, yet no receipt: the node's receipt index lags its
 			// transaction index (geth while indexing).

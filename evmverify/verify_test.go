@@ -222,6 +222,13 @@ func TestVerifyMissingReceipt(t *testing.T) {
 			t.Error("pending reported as unavailable")
 		}
 	})
+	t.Run("transaction answer for another hash", func(t *testing.T) {
+		node := newFakeNode()
+		node.txs[fxTx] = map[string]any{"hash": hash32("other"), "blockNumber": nil}
+		v := verifier(t, Policy{}, node.serve(t))
+		_, err := v.Verify(context.Background(), okClaim(1))
+		unavailable(t, err)
+	})
 	t.Run("mined without receipt (receipt index lags)", func(t *testing.T) {
 		node := newFakeNode()
 		node.txs[fxTx] = map[string]any{"hash": fxTx, "blockNumber": "0x7"}
@@ -360,6 +367,9 @@ func TestVerifyWrongChain(t *testing.T) {
 	v := verifier(t, Policy{}, node.serve(t))
 	_, err := v.Verify(context.Background(), okClaim(5))
 	rej := rejected(t, err, ReasonWrongChain)
+	if strings.Contains(rej.Detail, "127.0.0.1") {
+		t.Errorf("client-facing detail %q names the operator's endpoint", rej.Detail)
+	}
 	if !strings.Contains(rej.Detail, "chain id 1,") || node.count("eth_getTransactionReceipt") != 0 {
 		t.Errorf("detail %q, receipt calls %d", rej.Detail, node.count("eth_getTransactionReceipt"))
 	}

@@ -584,13 +584,16 @@ func (c *Chain) deployUSDC(dir string) error {
 		}
 	}
 	// The admin-only view functions read exactly those slots.
-	for sig, want := range map[string]string{"implementation()": impl, "admin()": accountProxyAdmin} {
-		out, err := c.view(accountProxyAdmin, USDC, sig)
+	for _, check := range []struct{ sig, want string }{{"implementation()", impl}, {"admin()", accountProxyAdmin}} {
+		out, err := c.view(accountProxyAdmin, USDC, check.sig)
 		if err != nil {
 			return err
 		}
-		if got := "0x" + hex.EncodeToString(out[len(out)-20:]); len(out) != 32 || got != want {
-			return fmt.Errorf("placed proxy: %s = %s, want %s", sig, got, want)
+		if len(out) != 32 {
+			return fmt.Errorf("placed proxy: %s returned %d bytes", check.sig, len(out))
+		}
+		if got := "0x" + hex.EncodeToString(out[12:]); got != check.want {
+			return fmt.Errorf("placed proxy: %s = %s, want %s", check.sig, got, check.want)
 		}
 	}
 
