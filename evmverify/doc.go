@@ -71,7 +71,9 @@
 //     human explanation. Retrying does not help. The engine answers 422
 //     CHAIN_VERIFY_FAILED.
 //   - [*NotFinalError]: the claim holds so far but is not deep enough, or is
-//     pending. The engine answers 503 with Retry-After and writes nothing.
+//     pending. The engine answers 503 with Retry-After (NotFinalError.RetryAfter
+//     estimates it from the chain's block interval and finality time) and
+//     writes nothing.
 //   - [ErrUnavailable] (wrapped, with detail; possibly with [*RPCError],
 //     [ErrReorg] or a context error): no trustworthy answer. The engine
 //     answers 503 with Retry-After and writes nothing. Unavailability is

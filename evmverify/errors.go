@@ -3,6 +3,7 @@ package evmverify
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // ErrUnavailable reports that the chain could not be asked, or that its
@@ -100,6 +101,10 @@ type NotFinalError struct {
 	RequireFinalized bool   // the policy requires Finalized
 	Pending          bool   // the node knows the transaction but has no receipt yet
 	Facts            Facts
+	// RetryAfter estimates when a retry can succeed, from the chain's block
+	// interval and finality time (at least one block interval). It is a
+	// hint for a Retry-After header, not a promise.
+	RetryAfter time.Duration
 }
 
 func (e *NotFinalError) Error() string {

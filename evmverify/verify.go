@@ -360,10 +360,11 @@ func (v *Verifier) attempt(ctx context.Context, n *network, c *Client, txHash st
 	if head < rc.BlockNumber {
 		return Facts{}, c.fail("eth_blockNumber", "head %d is below the receipt's block %d", head, rc.BlockNumber)
 	}
-	finalized, err := v.finalized(ctx, n, c, rc.BlockNumber)
+	finHead, finKnown, err := v.finalizedHead(ctx, n, c)
 	if err != nil {
 		return Facts{}, err
 	}
+	finalized := finKnown && rc.BlockNumber <= finHead
 	blk, found, err := c.BlockByNumber(ctx, rc.BlockNumber)
 	if err != nil {
 		return Facts{}, err
@@ -394,13 +395,15 @@ func (v *Verifier) attempt(ctx context.Context, n *network, c *Client, txHash st
 	}
 	p := n.policy
 	if f.Confirmations < p.required() || (p.RequireFinalized && !f.Finalized) {
-		return Facts{}, &NotFinalError{
+		nf := &NotFinalError{
 			Confirmations:    f.Confirmations,
 			Required:         p.required(),
 			Finalized:        f.Finalized,
 			RequireFinalized: p.RequireFinalized,
 			Facts:            f,
 		}
+		nf.RetryAfter = retryAfter(n.name, nf, finHead, finKnown)
+		return Facts{}, nf
 	}
 	return f, nil
 }
@@ -444,7 +447,8 @@ func (v *Verifier) missingReceipt(ctx context.Context, n *network, c *Client, tx
 			// transaction index (geth while indexing).
 			return c.fail("eth_getTransactionReceipt", "transaction is mined in block %d but has no receipt yet", tx.BlockNumber)
 		}
-		return &NotFinalError{Required: n.policy.required(), RequireFinalized: n.policy.RequireFinalized, Pending: true}
+		return &NotFinalError{Required: n.policy.required(), RequireFinalized: n.policy.RequireFinalized, Pending: true,
+			RetryAfter: timingOf(n.name).block}
 	}
 	syncing, err := c.Syncing(ctx)
 	if err != nil {
@@ -456,17 +460,59 @@ func (v *Verifier) missingReceipt(ctx context.Context, n *network, c *Client, tx
 	return reject(ReasonTxNotFound, "no transaction %s on %s", txHash, n.name)
 }
 
-// finalized reports whether block number is at or below the node's
-// finalized block. A node that cannot say (no "finalized" tag support, or
-// nothing finalized yet) makes the answer false; that is only an error when
-// the policy requires finality.
-func (v *Verifier) finalized(ctx context.Context, n *network, c *Client, number uint64) (bool, error) {
+// finalizedHead returns the number of the node's "finalized" block and
+// whether the node named one. A node that cannot say (no "finalized" tag
+// support, or nothing finalized yet) leaves every block unfinalized; that
+// is only an error when the policy requires finality.
+func (v *Verifier) finalizedHead(ctx context.Context, n *network, c *Client) (uint64, bool, error) {
 	fin, found, err := c.BlockByTag(ctx, TagFinalized)
 	switch {
 	case err != nil && n.policy.RequireFinalized:
-		return false, err
+		return 0, false, err
 	case err != nil || !found:
-		return false, nil
+		return 0, false, nil
 	}
-	return number <= fin.Number, nil
+	return fin.Number, true, nil
+}
+
+// chainTiming is what a retry hint needs to know of a chain: its block
+// interval and how long finality takes. Base: about 2 s blocks and about
+// 20 min to "finalized"; Ethereum: 12 s slots and 2 epochs, about 13 min
+// (research x402-evm.md §3: docs.base.org transaction-finality;
+// ethereum-optimism/docs PR #1093).
+type chainTiming struct{ block, finality time.Duration }
+
+var chainTimings = map[string]chainTiming{
+	NetworkBase:     {block: 2 * time.Second, finality: 20 * time.Minute},
+	NetworkEthereum: {block: 12 * time.Second, finality: 13 * time.Minute},
+}
+
+// timingOf returns a chain's timing; for other chains Ethereum's, the
+// slower guess. It only feeds a retry hint, never a verdict.
+func timingOf(network string) chainTiming {
+	if t, ok := chainTimings[network]; ok {
+		return t
+	}
+	return chainTimings[NetworkEthereum]
+}
+
+// retryAfter estimates when a NotFinalError can turn into facts: the
+// missing confirmations times the block interval, or, for finality, the
+// distance from the node's finalized block to ours times the block
+// interval (the finalized head moves at the block rate on average), or
+// the chain's finality time when the node names no finalized block.
+func retryAfter(network string, e *NotFinalError, finHead uint64, finKnown bool) time.Duration {
+	t := timingOf(network)
+	d := t.block
+	if e.Confirmations < e.Required {
+		d = max(d, time.Duration(e.Required-e.Confirmations)*t.block)
+	}
+	if e.RequireFinalized && !e.Finalized {
+		wait := t.finality
+		if finKnown && e.Facts.BlockNumber > finHead {
+			wait = time.Duration(min(e.Facts.BlockNumber-finHead, 1<<20)) * t.block
+		}
+		d = max(d, wait)
+	}
+	return d
 }

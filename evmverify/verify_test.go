@@ -215,7 +215,7 @@ func TestVerifyMissingReceipt(t *testing.T) {
 		v := verifier(t, Policy{MinConfirmations: 3}, node.serve(t))
 		_, err := v.Verify(context.Background(), okClaim(1))
 		var nf *NotFinalError
-		if !errors.As(err, &nf) || !nf.Pending || nf.Required != 3 || nf.Confirmations != 0 {
+		if !errors.As(err, &nf) || !nf.Pending || nf.Required != 3 || nf.Confirmations != 0 || nf.RetryAfter != 2*time.Second {
 			t.Fatalf("error %v, want pending NotFinalError requiring 3", err)
 		}
 		if errors.Is(err, ErrUnavailable) {
@@ -269,6 +269,9 @@ func TestVerifyDepth(t *testing.T) {
 	if nf.Confirmations != 1 || nf.Required != 4 || nf.Pending || nf.Facts.BlockNumber != 10 || nf.Facts.Amount != "5" {
 		t.Errorf("NotFinalError %+v", nf)
 	}
+	if nf.RetryAfter != 6*time.Second { // 3 missing Base blocks of 2 s
+		t.Errorf("RetryAfter %v, want 6s", nf.RetryAfter)
+	}
 	if errors.Is(err, ErrUnavailable) {
 		t.Error("NotFinalError is also ErrUnavailable")
 	}
@@ -284,10 +287,16 @@ func TestVerifyDepth(t *testing.T) {
 	if !errors.As(err, &nf) || nf.Finalized || !nf.RequireFinalized || nf.Confirmations != 4 {
 		t.Fatalf("error %v, want not finalized (nothing finalized yet)", err)
 	}
-	node.setFinalized(9)
+	if nf.RetryAfter != 20*time.Minute { // Base finality, no finalized head known
+		t.Errorf("RetryAfter %v, want 20m", nf.RetryAfter)
+	}
+	node.setFinalized(7)
 	_, err = fin.Verify(context.Background(), okClaim(5))
 	if !errors.As(err, &nf) || nf.Finalized {
-		t.Fatalf("error %v, want not finalized (finalized 9 < block 10)", err)
+		t.Fatalf("error %v, want not finalized (finalized 7 < block 10)", err)
+	}
+	if nf.RetryAfter != 6*time.Second { // finalized head 3 blocks behind
+		t.Errorf("RetryAfter %v, want 6s", nf.RetryAfter)
 	}
 	node.setFinalized(10)
 	if f, err := fin.Verify(context.Background(), okClaim(5)); err != nil || !f.Finalized {
