@@ -1,0 +1,125 @@
+package fiscal
+
+import (
+	"time"
+
+	"github.com/fiscal402/fiscal402/receipt"
+)
+
+// receiptClaims maps a record to the claims of its receipt. The receipt is a
+// frozen public format (package receipt); the record may grow, so the mapping
+// is explicit, field by field. The log position is filled in by seal.
+//
+// Receipt versions follow the jurisdiction table of the specification (§1):
+// service.receipt/1.0.0 for eu-vat, the experimental 2.0.0 for uk-vat.
+func receiptClaims(r *Record, issued time.Time) receipt.Claims {
+	det := r.Classification
+	c := receipt.Claims{
+		Spec:         receipt.SpecV1,
+		ReceiptID:    r.Receipt.ID,
+		EventID:      r.ID,
+		IssuedAt:     issued.Unix(),
+		Environment:  r.Environment,
+		Custody:      receipt.CustodyNone,
+		Jurisdiction: receipt.JurisdictionEUVAT,
+		Ruleset:      det.Ruleset,
+		ReviewStatus: r.ReviewStatus,
+		Settlement: receipt.Settlement{
+			Protocol:      r.Settlement.Protocol,
+			Network:       r.Settlement.Network,
+			TxHash:        r.Settlement.TxHash,
+			LogIndex:      r.Settlement.LogIndex,
+			Asset:         r.Settlement.Asset,
+			AssetContract: r.Settlement.AssetContract,
+			AmountUSDC:    r.Settlement.AmountUSDC,
+			Payer:         r.Settlement.PayerWallet,
+			Receiver:      r.Settlement.ReceiverWallet,
+			Timestamp:     r.Settlement.Timestamp,
+			Scheme:        r.Settlement.Scheme,
+			Chain:         chainClaims(r.Verification),
+		},
+		Seller: receipt.Party{LegalName: r.Seller.LegalName, VATNumber: r.Seller.VATNumber, Country: r.Seller.Country},
+		Buyer: receipt.Buyer{
+			Country:    r.Buyer.Country,
+			PostalCode: r.Buyer.PostalCode,
+			VATNumber:  r.Buyer.VATNumber,
+			Name:       r.Buyer.Name,
+		},
+		Classification: &receipt.Classification{
+			Status:         det.Status,
+			Regime:         det.Regime,
+			OSSScheme:      det.Scheme,
+			Category:       det.Category,
+			TaxingCountry:  det.TaxingCountry,
+			VATEX:          det.VATEX,
+			LegalBasis:     det.LegalBasis,
+			InvoiceNote:    det.InvoiceNote,
+			BuyerTreatment: det.BuyerTreatment,
+		},
+	}
+	if det.Jurisdiction == receipt.JurisdictionUKVAT {
+		c.Spec = receipt.SpecV2
+		c.Jurisdiction = receipt.JurisdictionUKVAT
+	}
+	if det.RatePercent != nil {
+		c.Classification.RatePercent = det.RatePercent.Decimal().String()
+	}
+	if det.RateSource != nil {
+		c.Classification.RateTable = det.RateSource.Table
+		c.Classification.RateEffectiveFrom = det.RateSource.EffectiveFrom
+	}
+	for _, reason := range det.Reasons {
+		c.Classification.Reasons = append(c.Classification.Reasons, reason.Code)
+	}
+	for _, reason := range r.ReviewReasons {
+		c.ReviewReasons = append(c.ReviewReasons, reason.Code)
+	}
+	if reg := r.Buyer.Registry; reg != nil {
+		c.Buyer.Registry = &receipt.RegistryProof{
+			Registry:          reg.Registry,
+			Status:            string(reg.Status),
+			Number:            reg.CountryCode + reg.Number,
+			RequestIdentifier: reg.RequestIdentifier,
+			CheckedAt:         reg.RequestDate.UTC().Format(time.RFC3339),
+		}
+	}
+	if rt := r.FX.USDPerEUR; rt != nil {
+		c.FX = &receipt.FX{
+			Pair:          r.FX.Pair,
+			AmountUSDC:    r.FX.AmountUSDC,
+			USDCUSDRate:   r.FX.USDCUSD.Rate,
+			USDCUSDSource: r.FX.USDCUSD.Source,
+			USDPerEUR: receipt.FXRate{
+				Raw:           rt.Raw,
+				RateDate:      rt.RateDate,
+				RequestedDate: rt.Requested,
+				Policy:        string(rt.Policy),
+				Source:        rt.Source,
+				Snapshot:      rt.Snapshot,
+			},
+			GrossEUR: r.FX.GrossEUR,
+			NetEUR:   r.FX.NetEUR,
+			VATEUR:   r.FX.VATEUR,
+			Rounding: r.FX.Rounding,
+		}
+	}
+	if r.Invoice != nil {
+		c.Invoice = &receipt.Invoice{ID: r.Invoice.ID, UBLSHA256: r.Invoice.UBLSHA256}
+	}
+	return c
+}
+
+func chainClaims(v Verification) receipt.ChainFacts {
+	if v.Facts == nil {
+		return receipt.ChainFacts{Verification: receipt.ChainNotPerformed}
+	}
+	finalized := v.Facts.Finalized
+	return receipt.ChainFacts{
+		Verification:  receipt.ChainVerified,
+		BlockNumber:   v.Facts.BlockNumber,
+		BlockHash:     v.Facts.BlockHash,
+		BlockTime:     v.Facts.BlockTime.UTC().Format(time.RFC3339),
+		Confirmations: v.Facts.Confirmations,
+		Finalized:     &finalized,
+	}
+}

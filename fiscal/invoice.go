@@ -1,0 +1,141 @@
+package fiscal
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/fiscal402/fiscal402/ubl"
+	"github.com/fiscal402/fiscal402/vat"
+)
+
+// networkNames are the human names of the supported networks, for the
+// invoice note.
+var networkNames = map[string]string{
+	NetworkBase:     "Base",
+	NetworkEthereum: "Ethereum",
+}
+
+// invoiceFor builds the UBL invoice of a processed record: one line, EUR,
+// paid in full by the USDC settlement (research/ubl.md §5 option A, §7).
+// B2C invoices use plain EN 16931; business buyers get Peppol BIS 3.0
+// (research/ubl.md §6).
+func invoiceFor(r *Record, net, tax decimal.Decimal, issued time.Time) (ubl.Invoice, error) {
+	det := r.Classification
+	profile := ubl.ProfileEN16931
+	if det.BuyerTreatment == "B2B" {
+		profile = ubl.ProfilePeppol
+	}
+	rate := decimal.Zero
+	if det.RatePercent != nil {
+		rate = det.RatePercent.Decimal()
+	}
+	seller := ubl.Party{
+		Name:       r.Seller.LegalName,
+		VATNumber:  r.Seller.VATNumber,
+		LegalID:    r.Seller.LegalID,
+		Street:     r.Seller.Address.Street,
+		City:       r.Seller.Address.City,
+		PostalCode: r.Seller.Address.PostalCode,
+		Country:    isoCountry(r.Seller.Address.Country),
+	}
+	buyer := ubl.Party{
+		Name:       buyerName(r),
+		PostalCode: r.Buyer.PostalCode,
+		Country:    isoCountry(r.Buyer.Country),
+	}
+	if det.BuyerTreatment == "B2B" && r.Buyer.Registry != nil {
+		buyer.VATNumber = r.Buyer.Registry.CountryCode + r.Buyer.Registry.Number
+	}
+	line := ubl.Line{
+		ID:              "1",
+		Name:            r.Supply.Description,
+		Quantity:        decimal.NewFromInt(1),
+		PriceAmount:     net,
+		NetAmount:       net,
+		Category:        det.Category,
+		RatePercent:     rate,
+		ExemptionCode:   det.VATEX,
+		ExemptionReason: det.ExemptionReason,
+	}
+	note, err := settlementNote(r, det)
+	if err != nil {
+		return ubl.Invoice{}, err
+	}
+	return ubl.Invoice{
+		Profile:        profile,
+		ID:             r.ID,
+		IssueDate:      issued.UTC().Format("2006-01-02"),
+		Currency:       "EUR",
+		Note:           note,
+		BuyerReference: r.ID,
+		Seller:         seller,
+		Buyer:          buyer,
+		Lines:          []ubl.Line{line},
+		Subtotals: []ubl.TaxSubtotal{{
+			Category:        det.Category,
+			RatePercent:     rate,
+			TaxableAmount:   net,
+			TaxAmount:       tax,
+			ExemptionCode:   det.VATEX,
+			ExemptionReason: det.ExemptionReason,
+		}},
+		PaymentMeans: &ubl.PaymentMeans{Code: "ZZZ", Name: "USDC stablecoin transfer", PaymentID: r.Settlement.TxHash},
+		PaidInFull:   true,
+	}, nil
+}
+
+// settlementNote states the USDC settlement and the conversion in the one
+// note the invoice may carry (Peppol R002; research/ubl.md §5), followed by
+// the VAT mention the determination requires ("Reverse charge", Art. 226(11a)).
+func settlementNote(r *Record, det vat.Determination) (string, error) {
+	rt := r.FX.USDPerEUR
+	note, err := ubl.SettlementNote("EUR", ubl.Settlement{
+		PaidOn:       r.Settlement.Timestamp[:len("2006-01-02")],
+		Amount:       r.Settlement.AmountUSDC,
+		Asset:        r.Settlement.Asset,
+		Network:      r.Settlement.Network + " (" + networkNames[r.Settlement.Network] + ")",
+		TxHash:       r.Settlement.TxHash,
+		Rate:         rt.Raw,
+		RateCurrency: rt.Quote,
+		RateDate:     rt.RateDate,
+		RateSource:   fmt.Sprintf("ECB euro foreign exchange reference rate %s, policy %s; 1 USDC taken as %s USD (%s)", rt.Source, rt.Policy, r.FX.USDCUSD.Rate, r.FX.USDCUSD.Source),
+	})
+	if err != nil {
+		return "", err
+	}
+	if det.InvoiceNote != "" {
+		note += " " + det.InvoiceNote
+	}
+	return note, nil
+}
+
+// buyerName is the buyer's name on the invoice (BT-44 is mandatory, BR-07):
+// the registry's name for a confirmed business when it discloses one, else
+// the name the merchant attested, else a neutral label.
+func buyerName(r *Record) string {
+	if reg := r.Buyer.Registry; reg != nil && r.Classification.BuyerTreatment == "B2B" && reg.Name != "" && reg.Name != "---" {
+		return reg.Name
+	}
+	if r.Buyer.Name != "" {
+		return r.Buyer.Name
+	}
+	if r.Classification.BuyerTreatment == "B2B" {
+		return "Business customer"
+	}
+	return "Private customer"
+}
+
+// isoCountry maps the VAT prefixes that are not ISO 3166-1 codes to the
+// country of the address: EL → GR (Greece), XI → GB (Northern Ireland).
+// EN 16931 BR-CL-14 requires ISO 3166-1 codes in addresses.
+func isoCountry(c string) string {
+	switch c {
+	case "EL":
+		return "GR"
+	case "XI":
+		return "GB"
+	}
+	return c
+}

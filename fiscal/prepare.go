@@ -1,0 +1,287 @@
+package fiscal
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/fiscal402/fiscal402/evmverify"
+	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/receipt"
+	"github.com/fiscal402/fiscal402/ubl"
+	"github.com/fiscal402/fiscal402/vat"
+	"github.com/fiscal402/fiscal402/vies"
+)
+
+// prepared is a record ready to be appended: everything but its log index,
+// which the ledger assigns inside the write transaction.
+type prepared struct {
+	record    Record
+	claims    receipt.Claims
+	ubl       []byte
+	createdAt time.Time
+}
+
+// prepare does the work that needs no ledger: chain verification, registry
+// lookup, VAT determination, FX conversion, amounts and the invoice.
+func (e *Engine) prepare(ctx context.Context, acc *Account, s settlement, now time.Time) (*prepared, error) {
+	id := EventID(s.Network, s.TxHash)
+	verification, err := e.verifyOnChain(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	reg, regCheck := e.lookupVATNumber(ctx, s.Buyer.VATNumber)
+	det := vat.Determine(vat.Input{
+		Seller: vat.Seller{
+			Country:             acc.Seller.Country,
+			OtherEstablishments: acc.Seller.OtherEstablishments,
+			VATNumber:           acc.Seller.VATNumber,
+			OverThreshold:       acc.Seller.OverThreshold,
+			OptedForDestination: acc.Seller.OptedForDestination,
+		},
+		Buyer: vat.Buyer{
+			Country:    s.Buyer.Country,
+			PostalCode: s.Buyer.PostalCode,
+			Business:   s.Buyer.VATNumber != "",
+			VATNumber:  s.Buyer.VATNumber,
+			Registry:   regCheck,
+		},
+		Supply: vat.Supply{Kind: s.SupplyKind, Date: s.Timestamp},
+	})
+
+	var reasons []vat.Reason
+	if det.Status != vat.StatusDetermined {
+		reasons = append(reasons, det.Reasons...)
+	}
+	rfx, gross, fxReason, err := e.convert(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if fxReason != nil {
+		reasons = append(reasons, *fxReason)
+	}
+	status := StatusProcessed
+	if len(reasons) > 0 {
+		status = StatusPendingReview
+	}
+
+	rec := Record{
+		ID:            id,
+		Object:        "settlement",
+		Version:       RecordVersion,
+		Custody:       "none",
+		Environment:   "production",
+		ReviewStatus:  status,
+		ReviewReasons: reasons,
+		Account:       acc.ID,
+		CreatedAt:     now.Format(time.RFC3339Nano),
+		Settlement: RecordPayment{
+			Protocol:       s.Protocol,
+			Network:        s.Network,
+			TxHash:         s.TxHash,
+			Asset:          s.Asset,
+			AssetContract:  usdcContracts[s.Network],
+			Scheme:         s.Scheme,
+			AmountUSDC:     s.AmountString,
+			Timestamp:      s.Timestamp.Format(time.RFC3339Nano),
+			PayerWallet:    s.PayerWallet,
+			ReceiverWallet: s.ReceiverWallet,
+		},
+		Seller: RecordSeller{
+			LegalName: acc.Seller.LegalName,
+			VATNumber: acc.Seller.VATNumber,
+			LegalID:   acc.Seller.LegalID,
+			Country:   acc.Seller.Country,
+			Address:   acc.Seller.Address,
+		},
+		Buyer: RecordBuyer{
+			Country:    s.Buyer.Country,
+			PostalCode: s.Buyer.PostalCode,
+			VATNumber:  s.Buyer.VATNumber,
+			Name:       s.Buyer.Name,
+			Attested:   "merchant",
+			Registry:   reg,
+		},
+		Supply:         RecordSupply{Kind: s.SupplyKind, Description: s.Description},
+		Classification: det,
+		FX:             rfx,
+		Verification:   verification,
+		Receipt:        ReceiptRef{ID: ReceiptID(id), Spec: receipt.SpecV1, URL: "/v1/receipts/" + ReceiptID(id)},
+	}
+	if verification.Facts != nil {
+		li := int64(verification.Facts.LogIndex)
+		rec.Settlement.LogIndex = &li
+	}
+
+	p := &prepared{record: rec, createdAt: now}
+	if status == StatusProcessed {
+		net, tax := splitGross(gross, det)
+		p.record.FX.NetEUR = net.StringFixed(2)
+		p.record.FX.VATEUR = tax.StringFixed(2)
+		inv, err := invoiceFor(&p.record, net, tax, now)
+		if err != nil {
+			return nil, err
+		}
+		p.ubl, err = ubl.RenderInvoice(inv)
+		if err != nil {
+			return nil, &Error{Code: CodeInternal, Detail: "the invoice could not be rendered", Err: err}
+		}
+		sum := sha256.Sum256(p.ubl)
+		p.record.Invoice = &InvoiceRef{
+			ID:        id,
+			Format:    "UBL 2.1 Invoice",
+			Profile:   string(inv.Profile),
+			UBLSHA256: hex.EncodeToString(sum[:]),
+			URL:       "/settlements/" + id + "/ubl",
+		}
+	}
+	p.claims = receiptClaims(&p.record, now)
+	return p, nil
+}
+
+// seal fixes the record's log index, signs its receipt and encodes it. It is
+// called inside the ledger transaction and is deterministic for an index
+// (Ed25519 signatures are deterministic), as the ledger requires.
+func (e *Engine) seal(p *prepared, index int64) (record []byte, jws string, err error) {
+	rec := p.record
+	rec.Ledger = LedgerRef{Origin: e.origin, Index: index}
+	claims := p.claims
+	claims.Log = receipt.LogRef{Origin: e.origin, Index: index}
+	jws, err = e.keyring.Sign(claims)
+	if err != nil {
+		return nil, "", fmt.Errorf("fiscal: sign receipt: %w", err)
+	}
+	record, err = json.Marshal(rec)
+	if err != nil {
+		return nil, "", err
+	}
+	return record, jws, nil
+}
+
+// verifyOnChain checks the payment on chain when the network's policy
+// requires it. A chain that says no is CHAIN_VERIFY_FAILED (422); a chain
+// that cannot be asked, or that has not confirmed enough yet, is
+// CHAIN_UNAVAILABLE (503 with Retry-After) and nothing is written.
+func (e *Engine) verifyOnChain(ctx context.Context, s settlement) (Verification, error) {
+	if e.chain == nil || e.chain.Mode(s.Network) != evmverify.ModeRequired {
+		return Verification{Chain: "not_performed"}, nil
+	}
+	amount, err := atomicUSDC(s.Amount)
+	if err != nil {
+		return Verification{}, err
+	}
+	facts, err := e.chain.Verify(ctx, evmverify.Claim{
+		Network:  s.Network,
+		TxHash:   s.TxHash,
+		Asset:    usdcContracts[s.Network],
+		Payer:    s.PayerWallet,
+		Receiver: s.ReceiverWallet,
+		Amount:   amount,
+	})
+	if err != nil {
+		return Verification{}, chainError(err)
+	}
+	return Verification{Chain: "verified", Facts: &facts}, nil
+}
+
+// claimFields maps evmverify.Claim fields to the request's JSON pointers.
+var claimFields = map[string]string{
+	"TxHash": "/txHash", "Asset": "/asset", "Payer": "/payerWallet", "Receiver": "/receiverWallet", "Amount": "/amountUsdc",
+}
+
+func chainError(err error) error {
+	var rej *evmverify.RejectedError
+	var notFinal *evmverify.NotFinalError
+	var claimErr *evmverify.ClaimError
+	switch {
+	case errors.As(err, &rej):
+		return &Error{Code: CodeChainVerifyFailed, Field: "/txHash", Detail: fmt.Sprintf("%s: %s", rej.Reason, rej.Detail), Err: err}
+	case errors.As(err, &notFinal):
+		retry := notFinal.RetryAfter
+		if retry <= 0 {
+			retry = 12 * time.Second
+		}
+		detail := fmt.Sprintf("the transfer is not final yet (%d of %d confirmations); retry later", notFinal.Confirmations, notFinal.Required)
+		if notFinal.Pending {
+			detail = "the transaction is still pending; retry later"
+		}
+		return &Error{Code: CodeChainUnavailable, Detail: detail, RetryAfter: retry, Err: err}
+	case errors.As(err, &claimErr):
+		return &Error{Code: CodeBadRequest, Field: claimFields[claimErr.Field], Detail: claimErr.Error(), Err: err}
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	}
+	return &Error{Code: CodeChainUnavailable, Detail: "the chain could not be asked; retry later", RetryAfter: 10 * time.Second, Err: err}
+}
+
+// lookupVATNumber asks the registry about the buyer's VAT number, if there is
+// one and a registry is configured.
+func (e *Engine) lookupVATNumber(ctx context.Context, number string) (*vies.Result, *vat.RegistryCheck) {
+	if number == "" || e.vies == nil {
+		return nil, nil
+	}
+	r := e.vies.Check(ctx, number)
+	return &r, &vat.RegistryCheck{
+		Status:            string(r.Status),
+		Registry:          r.Registry,
+		Number:            r.CountryCode + r.Number,
+		CheckedAt:         r.RequestDate,
+		RequestIdentifier: r.RequestIdentifier,
+		Name:              r.Name,
+		Address:           r.Address,
+		Fault:             r.Fault,
+	}
+}
+
+// convert converts the settled USDC to EUR at the ECB rate the policy picks.
+// A rate that cannot be had is a review reason, never a guess (DESIGN.md FX).
+func (e *Engine) convert(ctx context.Context, s settlement) (RecordFX, decimal.Decimal, *vat.Reason, error) {
+	rfx := RecordFX{Pair: "USDC/EUR", AmountUSDC: s.AmountString}
+	rate, err := e.fx.Rate(ctx, "USD", s.Timestamp, e.fxPolicy)
+	if errors.Is(err, fx.ErrNotYetPublished) || errors.Is(err, fx.ErrNoRate) {
+		detail := fmt.Sprintf("no ECB USD reference rate is known for %s under policy %s: %v", s.Timestamp.Format("2006-01-02"), e.fxPolicy, err)
+		rfx.Note = detail
+		return rfx, decimal.Decimal{}, &vat.Reason{Code: ReasonFXRateUnavailable, Detail: detail}, nil
+	}
+	if err != nil {
+		return rfx, decimal.Decimal{}, nil, &Error{Code: CodeInternal, Detail: "fx rate lookup failed", Err: err}
+	}
+	conv := fx.ConvertUSDC(s.Amount, rate)
+	rfx.USDCUSD = &conv.USDCUSD
+	rfx.USDPerEUR = &conv.USDPerEUR
+	rfx.GrossEUR = conv.GrossEUR.StringFixed(2)
+	rfx.Rounding = conv.Rounding
+	return rfx, conv.GrossEUR, nil, nil
+}
+
+// splitGross splits the VAT-inclusive EUR amount the buyer paid into net and
+// VAT (DESIGN.md "Gross, not net"): net = gross × 100 / (100 + rate), rounded
+// to the cent half away from zero on the exact quotient (fx.DivEUR, the one
+// EUR rounding rule: no double rounding); VAT = gross − net, so net + VAT =
+// gross to the cent (EN 16931 BR-CO-15) and VAT is within about half a cent
+// of net × rate (BR-CO-17 tolerates one unit). Where no VAT is charged (AE,
+// O) net = gross.
+func splitGross(gross decimal.Decimal, det vat.Determination) (net, tax decimal.Decimal) {
+	if !det.ChargesVAT() || det.RatePercent == nil {
+		return gross, decimal.Zero
+	}
+	hundred := decimal.NewFromInt(100)
+	net = fx.DivEUR(gross.Mul(hundred), hundred.Add(det.RatePercent.Decimal()))
+	return net, gross.Sub(net)
+}
+
+// atomicUSDC converts a USDC amount (at most 6 decimals) to base units.
+func atomicUSDC(d decimal.Decimal) (*big.Int, error) {
+	scaled := d.Shift(6)
+	if !scaled.IsInteger() {
+		return nil, badRequest("/amountUsdc", "has more than 6 decimals")
+	}
+	return scaled.BigInt(), nil
+}

@@ -1,0 +1,135 @@
+package fiscal
+
+import (
+	"github.com/fiscal402/fiscal402/evmverify"
+	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/vat"
+	"github.com/fiscal402/fiscal402/vies"
+)
+
+// Review statuses of a fiscal record (spec §3).
+const (
+	StatusProcessed     = "PROCESSED"
+	StatusPendingReview = "PENDING_MANUAL_REVIEW"
+)
+
+// Reason codes the engine itself adds to a record pending review (the vat
+// package adds its own, e.g. buyer_country_missing).
+const (
+	ReasonFXRateUnavailable = "fx_rate_unavailable"
+)
+
+// RecordVersion is the in-band version of the fiscal record format; a
+// backwards-incompatible change gets a new value, fields may be added.
+const RecordVersion = "fiscal402.record/1"
+
+// Record is a fiscal record: the 201 body of POST /settlements and the body
+// of GET /settlements/{id} (spec §2.2, whose fields are all here; the others
+// are documented in the package doc and the OpenAPI document). It is stored
+// as JSON exactly as served.
+type Record struct {
+	ID             string            `json:"id"`     // event id, "x402-<32 hex>"
+	Object         string            `json:"object"` // "settlement"
+	Version        string            `json:"version"`
+	Custody        string            `json:"custody"` // always "none"
+	Environment    string            `json:"environment"`
+	ReviewStatus   string            `json:"reviewStatus"`
+	ReviewReasons  []vat.Reason      `json:"reviewReasons,omitempty"`
+	Account        string            `json:"account"`
+	CreatedAt      string            `json:"createdAt"` // when the service recorded it (RFC 3339 UTC)
+	Settlement     RecordPayment     `json:"settlement"`
+	Seller         RecordSeller      `json:"seller"`
+	Buyer          RecordBuyer       `json:"buyer"`
+	Supply         RecordSupply      `json:"supply"`
+	Classification vat.Determination `json:"classification"`
+	FX             RecordFX          `json:"fx"`
+	Verification   Verification      `json:"verification"`
+	Invoice        *InvoiceRef       `json:"invoice,omitempty"` // absent while pending review: no invoice without a tax determination
+	Receipt        ReceiptRef        `json:"receipt"`
+	Ledger         LedgerRef         `json:"ledger"`
+}
+
+// RecordPayment is the settled payment as recorded (normalised request fields).
+type RecordPayment struct {
+	Protocol       string `json:"protocol"` // "x402" | "evm-transfer"
+	Network        string `json:"network"`
+	TxHash         string `json:"txHash"` // lower case
+	LogIndex       *int64 `json:"logIndex,omitempty"`
+	Asset          string `json:"asset"`
+	AssetContract  string `json:"assetContract"`
+	Scheme         string `json:"scheme"`
+	AmountUSDC     string `json:"amountUsdc"`
+	Timestamp      string `json:"timestamp"`
+	PayerWallet    string `json:"payerWallet"`
+	ReceiverWallet string `json:"receiverWallet"`
+}
+
+// RecordSeller is the seller as it stood in the account when the record was
+// made (later account changes do not rewrite history).
+type RecordSeller struct {
+	LegalName string  `json:"legalName"`
+	VATNumber string  `json:"vatNumber,omitempty"`
+	LegalID   string  `json:"legalId,omitempty"`
+	Country   string  `json:"country"`
+	Address   Address `json:"address"`
+}
+
+// RecordBuyer is what the merchant attested about the buyer, plus the
+// registry's answer about the buyer's VAT number when one was looked up.
+type RecordBuyer struct {
+	Country    string       `json:"country,omitempty"`
+	PostalCode string       `json:"postalCode,omitempty"`
+	VATNumber  string       `json:"vatNumber,omitempty"`
+	Name       string       `json:"name,omitempty"`
+	Attested   string       `json:"attestedBy"` // "merchant"
+	Registry   *vies.Result `json:"registry,omitempty"`
+}
+
+// RecordSupply describes what was sold.
+type RecordSupply struct {
+	Kind        string `json:"kind"`
+	Description string `json:"description"`
+}
+
+// RecordFX is the conversion to EUR with its provenance. Amounts are decimal
+// strings with 2 decimals; netEur and vatEur are absent while the tax is not
+// determined, every EUR amount is absent when no rate could be had.
+type RecordFX struct {
+	Pair       string   `json:"pair"` // "USDC/EUR"
+	AmountUSDC string   `json:"amountUsdc"`
+	USDCUSD    *fx.Peg  `json:"usdcUsd,omitempty"`
+	USDPerEUR  *fx.Rate `json:"usdPerEur,omitempty"`
+	GrossEUR   string   `json:"grossEur,omitempty"`
+	NetEUR     string   `json:"netEur,omitempty"`
+	VATEUR     string   `json:"vatEur,omitempty"`
+	Rounding   string   `json:"rounding,omitempty"`
+	Note       string   `json:"note,omitempty"`
+}
+
+// Verification says whether the payment was checked on chain.
+type Verification struct {
+	Chain string           `json:"chain"` // "verified" | "not_performed"
+	Facts *evmverify.Facts `json:"facts,omitempty"`
+}
+
+// InvoiceRef points at the UBL invoice bound to the record.
+type InvoiceRef struct {
+	ID        string `json:"id"`
+	Format    string `json:"format"`  // "UBL 2.1 Invoice"
+	Profile   string `json:"profile"` // CustomizationID
+	UBLSHA256 string `json:"ublSha256"`
+	URL       string `json:"url"`
+}
+
+// ReceiptRef points at the signed receipt of the record.
+type ReceiptRef struct {
+	ID   string `json:"id"`
+	Spec string `json:"spec"`
+	URL  string `json:"url"`
+}
+
+// LedgerRef locates the record in the Merkle log.
+type LedgerRef struct {
+	Origin string `json:"origin"`
+	Index  int64  `json:"index"`
+}

@@ -1,0 +1,436 @@
+package fiscal
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/shopspring/decimal"
+)
+
+// SettlementRequest is the body of POST /settlements (spec §2.1), as the
+// merchant sends it. Every field is a JSON string; amounts are decimal
+// strings. Fields marked "extension" are not in the specification's table;
+// they are optional and documented in the OpenAPI document.
+type SettlementRequest struct {
+	AmountUSDC         string `json:"amountUsdc"`
+	TxHash             string `json:"txHash"`
+	Timestamp          string `json:"timestamp"`
+	PayerWallet        string `json:"payerWallet"`
+	ReceiverWallet     string `json:"receiverWallet"`
+	Network            string `json:"network"`
+	Asset              string `json:"asset,omitempty"`
+	Scheme             string `json:"scheme,omitempty"`
+	ConsumerCountry    string `json:"consumerCountry,omitempty"`
+	ConsumerVATNumber  string `json:"consumerVatNumber,omitempty"`
+	ConsumerName       string `json:"consumerName,omitempty"`
+	ConsumerPostalCode string `json:"consumerPostalCode,omitempty"` // extension: special territories (Canary Islands, Åland, ...)
+	SupplyKind         string `json:"supplyKind,omitempty"`         // extension: default from the account, else "digital_service"
+	Description        string `json:"description,omitempty"`        // extension: the invoice line's item name
+}
+
+// Limits on the request. The specification leaves them open (§8); these are
+// documented in the README and the OpenAPI document.
+const (
+	MaxRequestBytes = 64 << 10 // body limit of POST /settlements
+	maxTextLen      = 200      // consumerName, description
+	maxAmountDigits = 12       // integer digits of amountUsdc: < 10^12 USDC, above any USDC supply
+	minYear         = 2015     // no EVM settlement predates Ethereum's launch
+	// MaxClockSkew is how far in the future a settlement timestamp may lie
+	// (clock skew between the chain, the merchant and us).
+	MaxClockSkew = 5 * time.Minute
+)
+
+// The networks and assets of spec §1 ("Supported chains", "Supported assets").
+const (
+	NetworkBase     = "eip155:8453"
+	NetworkEthereum = "eip155:1"
+	AssetUSDC       = "USDC"
+	SchemeExact     = "exact"
+)
+
+// usdcContracts are the USDC token contracts per network; an asset given as a
+// contract address must be one of them. Sources: Circle's USDC contract
+// address list and x402 go/mechanisms/evm/constants.go (research/x402-evm.md §3).
+var usdcContracts = map[string]string{
+	NetworkBase:     "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913",
+	NetworkEthereum: "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48",
+}
+
+var (
+	amountRE  = regexp.MustCompile(`^(0|[1-9][0-9]*)(\.[0-9]+)?$`)
+	txHashRE  = regexp.MustCompile(`^0x[0-9a-fA-F]{64}$`)
+	addressRE = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
+	caip2RE   = regexp.MustCompile(`^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$`)
+	idemKeyRE = regexp.MustCompile(`^[\x21-\x7e]{1,255}$`)
+)
+
+// DecodeSettlementRequest reads one JSON object from r strictly: unknown
+// fields, duplicate fields, JSON numbers where strings are required, trailing
+// data and non-objects are errors (*Error, CodeBadRequest, with the field as
+// a JSON pointer). A misspelled "consumerCountry" must not silently become a
+// record pending review.
+func DecodeSettlementRequest(r io.Reader) (SettlementRequest, error) {
+	var req SettlementRequest
+	err := decodeStrict(r, &req)
+	return req, err
+}
+
+func decodeStrict(r io.Reader, v any) error {
+	body, err := io.ReadAll(r)
+	if err != nil {
+		return &Error{Code: CodeBadRequest, Detail: "the request body could not be read", Err: err}
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return badRequest("", "the request body is empty; a JSON object is required")
+	}
+	if !utf8.Valid(body) {
+		return badRequest("", "the request body is not valid UTF-8")
+	}
+	if err := checkDuplicateKeys(body); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return badRequest("", "unexpected data after the JSON object")
+	}
+	return nil
+}
+
+// jsonError turns an encoding/json error into a BAD_REQUEST naming the field.
+func jsonError(err error) *Error {
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &typeErr):
+		field := "/" + strings.ReplaceAll(typeErr.Field, ".", "/")
+		if typeErr.Field == "" {
+			return badRequest("", "the request body must be a JSON object, not a JSON %s", typeErr.Value)
+		}
+		if typeErr.Value == "number" {
+			return badRequest(field, "must be a JSON string (amounts are decimal strings such as \"1.50\"), not a JSON number")
+		}
+		return badRequest(field, "must be a JSON %s, not a JSON %s", typeErr.Type.Kind(), typeErr.Value)
+	case errors.As(err, &syntaxErr):
+		return badRequest("", "the request body is not valid JSON (offset %d): %s", syntaxErr.Offset, syntaxErr.Error())
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return badRequest("", "the request body is truncated JSON")
+	}
+	// encoding/json reports unknown fields only as text: `json: unknown field "x"`.
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		name = strings.Trim(name, `"`)
+		return badRequest("/"+name, "unknown field %q (check the spelling; unknown fields are rejected)", name)
+	}
+	return badRequest("", "the request body is not a valid JSON object: %v", err)
+}
+
+// checkDuplicateKeys rejects an object that names one member twice at any
+// depth: {"consumerCountry":"DE","consumerCountry":"FR"} has no single meaning,
+// and encoding/json would silently keep the last one.
+func checkDuplicateKeys(body []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := walkJSON(dec, ""); err != nil && !errors.Is(err, errStopWalk) {
+		return err
+	}
+	return nil
+}
+
+// errStopWalk ends the duplicate scan at a syntax error; the strict decoder
+// then reports that error with better context.
+var errStopWalk = errors.New("stop")
+
+func walkJSON(dec *json.Decoder, path string) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return errStopWalk
+	}
+	d, ok := tok.(json.Delim)
+	if !ok {
+		return nil
+	}
+	switch d {
+	case '{':
+		seen := map[string]bool{}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return errStopWalk
+			}
+			key, _ := kt.(string)
+			member := path + "/" + jsonPointerEscape(key)
+			if seen[key] {
+				return badRequest(member, "field %q appears more than once", key)
+			}
+			seen[key] = true
+			if err := walkJSON(dec, member); err != nil {
+				return err
+			}
+		}
+	case '[':
+		for i := 0; dec.More(); i++ {
+			if err := walkJSON(dec, fmt.Sprintf("%s/%d", path, i)); err != nil {
+				return err
+			}
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing delimiter
+		return errStopWalk
+	}
+	return nil
+}
+
+// jsonPointerEscape escapes a member name for a JSON pointer (RFC 6901 §3).
+func jsonPointerEscape(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// settlement is a validated, normalised settlement: lower-case hashes and
+// addresses, canonical amount, UTC time, upper-case country.
+type settlement struct {
+	Amount         decimal.Decimal
+	AmountString   string // as sent (validated: plain decimal, at most 6 decimals)
+	TxHash         string
+	Timestamp      time.Time
+	PayerWallet    string
+	ReceiverWallet string
+	Network        string
+	Asset          string
+	Scheme         string
+	Protocol       string // "x402" or "evm-transfer"
+	Buyer          buyerFacts
+	SupplyKind     string
+	Description    string
+}
+
+type buyerFacts struct {
+	Country    string
+	PostalCode string
+	VATNumber  string
+	Name       string
+}
+
+// validate checks a request against the specification (§1 conventions, §2.1)
+// and returns the normalised settlement or an *Error naming the first field
+// that fails. now is the engine clock, for the future-timestamp check.
+func (req SettlementRequest) validate(now time.Time) (settlement, error) {
+	var s settlement
+	var err error
+	if s.Amount, s.AmountString, err = parseUSDCAmount("/amountUsdc", req.AmountUSDC); err != nil {
+		return s, err
+	}
+	if req.TxHash == "" {
+		return s, badRequest("/txHash", "is required")
+	}
+	if !txHashRE.MatchString(req.TxHash) {
+		return s, badRequest("/txHash", "must be 0x followed by 64 hexadecimal digits")
+	}
+	s.TxHash = strings.ToLower(req.TxHash)
+	if s.Timestamp, err = parseTimestamp("/timestamp", req.Timestamp, now); err != nil {
+		return s, err
+	}
+	if s.PayerWallet, err = parseAddress("/payerWallet", req.PayerWallet); err != nil {
+		return s, err
+	}
+	if s.ReceiverWallet, err = parseAddress("/receiverWallet", req.ReceiverWallet); err != nil {
+		return s, err
+	}
+	if req.Network == "" {
+		return s, badRequest("/network", "is required (CAIP-2, e.g. %q)", NetworkBase)
+	}
+	if _, ok := usdcContracts[req.Network]; !ok {
+		detail := fmt.Sprintf("network %q is not supported; supported: %s, %s", req.Network, NetworkEthereum, NetworkBase)
+		if !caip2RE.MatchString(req.Network) {
+			detail = fmt.Sprintf("%q is not a CAIP-2 network id; supported: %s, %s", req.Network, NetworkEthereum, NetworkBase)
+		}
+		return s, &Error{Code: CodeUnsupportedNetwork, Field: "/network", Detail: detail}
+	}
+	s.Network = req.Network
+	if s.Asset, err = parseAsset(req.Network, req.Asset); err != nil {
+		return s, err
+	}
+	s.Scheme = SchemeExact
+	if req.Scheme != "" && req.Scheme != SchemeExact {
+		return s, &Error{Code: CodeUnsupportedScheme, Field: "/scheme", Detail: fmt.Sprintf("scheme %q is not supported; supported: %q", req.Scheme, SchemeExact)}
+	}
+	s.Protocol = "x402"
+	if s.Buyer, err = parseBuyer(req); err != nil {
+		return s, err
+	}
+	if s.SupplyKind, err = parseToken("/supplyKind", req.SupplyKind); err != nil {
+		return s, err
+	}
+	if s.Description, err = parseText("/description", req.Description); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+// parseUSDCAmount accepts a positive decimal string with at most 6 decimals
+// (USDC's precision) and at most maxAmountDigits integer digits. Exponents,
+// signs, leading zeros and JSON numbers are refused: an amount has exactly
+// one spelling family, and nothing is rounded.
+func parseUSDCAmount(field, v string) (decimal.Decimal, string, error) {
+	if v == "" {
+		return decimal.Decimal{}, "", badRequest(field, "is required (a decimal string such as \"1.50\")")
+	}
+	if strings.HasPrefix(v, "-") {
+		return decimal.Decimal{}, "", badRequest(field, "must be greater than zero")
+	}
+	if !amountRE.MatchString(v) {
+		return decimal.Decimal{}, "", badRequest(field, "must be a plain decimal string such as \"1.50\" (no sign, exponent, spaces or leading zeros)")
+	}
+	intPart, frac, _ := strings.Cut(v, ".")
+	if len(frac) > 6 {
+		return decimal.Decimal{}, "", badRequest(field, "has %d decimals; USDC has 6", len(frac))
+	}
+	if len(intPart) > maxAmountDigits {
+		return decimal.Decimal{}, "", badRequest(field, "is too large (at most %d integer digits)", maxAmountDigits)
+	}
+	d, err := decimal.NewFromString(v)
+	if err != nil {
+		return decimal.Decimal{}, "", badRequest(field, "is not a decimal number")
+	}
+	if !d.IsPositive() {
+		return decimal.Decimal{}, "", badRequest(field, "must be greater than zero")
+	}
+	return d, v, nil
+}
+
+// parseTimestamp accepts RFC 3339 (an ISO-8601 profile) in UTC only: "Z" or
+// "+00:00". A settlement cannot lie in the future beyond MaxClockSkew.
+func parseTimestamp(field, v string, now time.Time) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, badRequest(field, "is required (ISO-8601 UTC, e.g. \"2026-04-10T12:00:00Z\")")
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil || !(strings.HasSuffix(v, "Z") || strings.HasSuffix(v, "+00:00")) {
+		return time.Time{}, badRequest(field, "must be an ISO-8601 UTC timestamp such as \"2026-04-10T12:00:00Z\"")
+	}
+	t = t.UTC()
+	if t.Year() < minYear {
+		return time.Time{}, badRequest(field, "is before %d; no USDC settlement can be that old", minYear)
+	}
+	if t.After(now.Add(MaxClockSkew)) {
+		return time.Time{}, badRequest(field, "is in the future (%s is after the service time %s)", t.Format(time.RFC3339), now.UTC().Format(time.RFC3339))
+	}
+	return t, nil
+}
+
+// parseAddress accepts a 20-byte EVM address, 0x-prefixed, and returns it in
+// lower case. The EIP-55 mixed-case checksum is not checked: it needs
+// Keccak-256, which the standard library lacks, and it protects typing, not
+// settlement facts (evmverify checks those against the chain).
+func parseAddress(field, v string) (string, error) {
+	if v == "" {
+		return "", badRequest(field, "is required")
+	}
+	if !addressRE.MatchString(v) {
+		return "", badRequest(field, "must be an EVM address: 0x followed by 40 hexadecimal digits")
+	}
+	return strings.ToLower(v), nil
+}
+
+// parseAsset accepts "USDC" (the default when omitted) or the USDC contract
+// address of the network, compared case-insensitively.
+func parseAsset(network, v string) (string, error) {
+	switch {
+	case v == "" || v == AssetUSDC:
+		return AssetUSDC, nil
+	case strings.EqualFold(v, usdcContracts[network]):
+		return AssetUSDC, nil
+	}
+	return "", &Error{Code: CodeUnsupportedAsset, Field: "/asset", Detail: fmt.Sprintf("asset %q is not supported on %s; supported: %q (or its contract %s)", v, network, AssetUSDC, usdcContracts[network])}
+}
+
+func parseBuyer(req SettlementRequest) (buyerFacts, error) {
+	var b buyerFacts
+	if req.ConsumerCountry != "" {
+		c, err := parseCountry("/consumerCountry", req.ConsumerCountry)
+		if err != nil {
+			return b, err
+		}
+		b.Country = c
+	}
+	pc := strings.TrimSpace(req.ConsumerPostalCode)
+	if len(pc) > 16 || strings.IndexFunc(pc, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		return b, badRequest("/consumerPostalCode", "must be a postal code of at most 16 printable characters")
+	}
+	if pc != "" && b.Country == "" {
+		return b, badRequest("/consumerPostalCode", "needs consumerCountry: a postal code alone does not locate the buyer")
+	}
+	b.PostalCode = pc
+	vn := strings.TrimSpace(req.ConsumerVATNumber)
+	if len(vn) > 32 || strings.IndexFunc(vn, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		return b, badRequest("/consumerVatNumber", "must be a VAT number of at most 32 printable characters")
+	}
+	b.VATNumber = vn
+	var err error
+	if b.Name, err = parseText("/consumerName", req.ConsumerName); err != nil {
+		return b, err
+	}
+	return b, nil
+}
+
+// parseCountry accepts an ISO 3166-1 alpha-2 code (any case) and the two VAT
+// prefixes that are not ISO codes but name places: EL (Greece, Art. 215 VAT
+// Directive prefix) and XI (Northern Ireland, Windsor Framework).
+func parseCountry(field, v string) (string, error) {
+	c := strings.ToUpper(strings.TrimSpace(v))
+	if c == "EL" || c == "XI" {
+		return c, nil
+	}
+	if _, ok := iso3166Alpha2[c]; !ok {
+		return "", badRequest(field, "%q is not an ISO 3166-1 alpha-2 country code", v)
+	}
+	return c, nil
+}
+
+func parseToken(field, v string) (string, error) {
+	if v == "" {
+		return "", nil
+	}
+	if len(v) > 64 || strings.IndexFunc(v, func(r rune) bool { return !(r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }) >= 0 {
+		return "", badRequest(field, "must be a lower-case token such as \"digital_service\"")
+	}
+	return v, nil
+}
+
+// parseText accepts free text that will appear in the UBL invoice: at most
+// maxTextLen characters, no characters that XML 1.0 forbids (C0 controls
+// other than tab, LF, CR; U+FFFE, U+FFFF; lone surrogates cannot occur in
+// valid UTF-8) and no other control characters.
+func parseText(field, v string) (string, error) {
+	v = strings.TrimSpace(v)
+	if utf8.RuneCountInString(v) > maxTextLen {
+		return "", badRequest(field, "is longer than %d characters", maxTextLen)
+	}
+	for _, r := range v {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0xfffe || r == 0xffff {
+			return "", badRequest(field, "contains the control character U+%04X, which an invoice cannot carry", r)
+		}
+	}
+	return v, nil
+}
+
+// validIdempotencyKey reports whether k may be used as an Idempotency-Key:
+// 1 to 255 visible ASCII characters (no spaces).
+func validIdempotencyKey(k string) error {
+	if k == "" {
+		return nil
+	}
+	if !idemKeyRE.MatchString(k) {
+		return &Error{Code: CodeBadRequest, Field: "Idempotency-Key", Detail: "must be 1 to 255 visible ASCII characters"}
+	}
+	return nil
+}
