@@ -1,0 +1,86 @@
+package httpserver
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+)
+
+// postSettlement: POST /settlements (spec §4). 201 with the new record;
+// 201 with Idempotent-Replayed: true for a replay of the same
+// Idempotency-Key and body; 200 with the existing record for a duplicate
+// (network, txHash).
+func (s *Server) postSettlement(w http.ResponseWriter, r *http.Request) {
+	body, err := s.readJSONBody(w, r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	req, err := fiscal.DecodeSettlementRequest(bytes.NewReader(body))
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	res, err := s.engine.Settle(r.Context(), accountID(r), req, r.Header.Get("Idempotency-Key"))
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	w.Header().Set("Location", "/settlements/"+res.Record.ID)
+	status := http.StatusCreated
+	switch res.Outcome {
+	case fiscal.Replayed:
+		w.Header().Set("Idempotent-Replayed", "true")
+	case fiscal.Existing:
+		status = http.StatusOK
+	}
+	writeJSON(w, status, res.JSON)
+}
+
+// getSettlement: GET /settlements/{id}, the owning account's record.
+func (s *Server) getSettlement(w http.ResponseWriter, r *http.Request) {
+	_, raw, err := s.engine.Record(r.Context(), accountID(r), r.PathValue("id"))
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "private, no-cache")
+	writeJSON(w, http.StatusOK, raw)
+}
+
+// getSettlementUBL: GET /settlements/{id}/ubl, the exact stored UBL bytes.
+func (s *Server) getSettlementUBL(w http.ResponseWriter, r *http.Request) {
+	raw, sum, err := s.engine.Invoice(r.Context(), accountID(r), r.PathValue("id"))
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	writeImmutable(w, r, "application/xml", `"sha256-`+sum+`"`, "private, max-age=31536000, immutable", raw)
+}
+
+// getReceipt: GET /v1/receipts/{id}, public (spec §5.6).
+func (s *Server) getReceipt(w http.ResponseWriter, r *http.Request) {
+	raw, err := s.engine.Receipt(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	sum := sha256.Sum256(raw)
+	writeImmutable(w, r, "application/json", `"sha256-`+hex.EncodeToString(sum[:])+`"`, "public, max-age=31536000, immutable", raw)
+}
+
+// getJWKS: GET /.well-known/jwks.json, every receipt key ever used.
+func (s *Server) getJWKS(w http.ResponseWriter, r *http.Request) {
+	raw, err := s.engine.JWKS()
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	w.Header().Set("Content-Type", "application/jwk-set+json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(append(raw, '\n'))
+}

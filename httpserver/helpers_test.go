@@ -1,0 +1,214 @@
+package httpserver_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/httpserver"
+)
+
+const (
+	keyA = "sk_test_account_a_0123456789"
+	keyB = "sk_test_account_b_0123456789"
+)
+
+// testNow is the fixed clock of the fixtures: after the last ECB publication
+// of the embedded series (2026-04-13), so that both converted and
+// fx_rate_unavailable settlements can be posted.
+var testNow = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+// detRand is a deterministic byte stream (SHA-256 in counter mode) so that
+// keys, and with them receipts, are the same on every run.
+type detRand struct {
+	seed string
+	n    uint64
+	buf  []byte
+}
+
+func (r *detRand) Read(p []byte) (int, error) {
+	for i := range p {
+		if len(r.buf) == 0 {
+			var ctr [8]byte
+			binary.BigEndian.PutUint64(ctr[:], r.n)
+			r.n++
+			sum := sha256.Sum256(append([]byte(r.seed), ctr[:]...))
+			r.buf = sum[:]
+		}
+		p[i] = r.buf[0]
+		r.buf = r.buf[1:]
+	}
+	return len(p), nil
+}
+
+func testAccounts(t testing.TB) *fiscal.Accounts {
+	t.Helper()
+	accounts, err := fiscal.NewAccounts([]fiscal.Account{
+		{
+			ID:        "acct_a",
+			KeyHashes: []string{fiscal.HashKey(keyA)},
+			Seller: fiscal.Seller{
+				LegalName: "Seller A Ltd", VATNumber: "IE1234567T", LegalID: "IE-CRO-100001", Country: "IE",
+				Address:       fiscal.Address{Street: "1 Main Street", City: "Dublin", PostalCode: "D02 X285"},
+				OverThreshold: true,
+			},
+		},
+		{
+			ID:        "acct_b",
+			KeyHashes: []string{fiscal.HashKey(keyB)},
+			Seller: fiscal.Seller{
+				LegalName: "Seller B GmbH", VATNumber: "DE136695976", LegalID: "HRB 12345", Country: "DE",
+				Address:       fiscal.Address{Street: "Hauptstraße 1", City: "Berlin", PostalCode: "10115"},
+				OverThreshold: true,
+			},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return accounts
+}
+
+type fixture struct {
+	t      testing.TB
+	dir    string
+	engine *fiscal.Engine
+	srv    *httptest.Server
+}
+
+func newFixture(t testing.TB) *fixture {
+	t.Helper()
+	f := &fixture{t: t, dir: t.TempDir()}
+	f.open()
+	return f
+}
+
+// open starts an engine and a server on the fixture's data directory.
+func (f *fixture) open() {
+	f.t.Helper()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	e, err := fiscal.New(fiscal.Config{
+		DataDir:  f.dir,
+		Accounts: testAccounts(f.t),
+		Clock:    func() time.Time { return testNow },
+		Rand:     &detRand{seed: "fixture"},
+		Logger:   quiet,
+	})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.engine = e
+	f.srv = httptest.NewServer(httpserver.New(e, httpserver.Options{Logger: quiet}))
+	f.t.Cleanup(f.close)
+}
+
+func (f *fixture) close() {
+	if f.srv != nil {
+		f.srv.Close()
+		f.srv = nil
+	}
+	if f.engine != nil {
+		if err := f.engine.Close(); err != nil {
+			f.t.Error(err)
+		}
+		f.engine = nil
+	}
+}
+
+// reopen closes and reopens engine and server on the same data directory.
+func (f *fixture) reopen() {
+	f.close()
+	f.open()
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r response) json(t testing.TB) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.body, &m); err != nil {
+		t.Fatalf("response is not a JSON object: %v\n%s", err, r.body)
+	}
+	return m
+}
+
+func (f *fixture) do(method, path, key string, body []byte, headers ...string) response {
+	f.t.Helper()
+	req, err := http.NewRequest(method, f.srv.URL+path, bytes.NewReader(body))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if key != "" {
+		req.Header.Set("X-Service-Key", key)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		if headers[i+1] == "" {
+			req.Header.Del(headers[i])
+		} else {
+			req.Header.Set(headers[i], headers[i+1])
+		}
+	}
+	resp, err := f.srv.Client().Do(req)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return response{status: resp.StatusCode, header: resp.Header, body: raw}
+}
+
+// settlement returns a valid settlement body for a consumer in Germany on
+// 2026-04-10, with fields overridden (a nil value removes the field).
+func settlement(overrides map[string]any) map[string]any {
+	m := map[string]any{
+		"amountUsdc":      "11.90",
+		"txHash":          "0x5f0e3c1a9b7d2e4f6a8c0b1d3e5f7a9c2b4d6e8f0a1c3e5d7b9f2a4c6e8d0b1f",
+		"timestamp":       "2026-04-10T14:30:00Z",
+		"payerWallet":     "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+		"receiverWallet":  "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+		"network":         "eip155:8453",
+		"consumerCountry": "DE",
+	}
+	for k, v := range overrides {
+		if v == nil {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+func mustJSON(t testing.TB, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// txHash returns a distinct, valid transaction hash for n.
+func txHash(n int) string {
+	sum := sha256.Sum256([]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)})
+	return "0x" + hex.EncodeToString(sum[:])
+}
