@@ -1,0 +1,229 @@
+// Command server is the bundled fiscal402 HTTP service: it wires flags to a
+// fiscal.Engine and serves it with httpserver.
+//
+// With no flags it listens on 127.0.0.1:8402, keeps its data in
+// ./fiscal402-data, and on first start creates a demo seller account whose
+// key it prints together with a ready-to-paste curl command. The environment
+// variable FISCAL402_DEMO_KEY sets the demo key (for scripts).
+//
+// Usage:
+//
+//	go run ./examples/server [flags]
+//
+// Flags:
+//
+//	-listen addr        address to listen on (default 127.0.0.1:8402)
+//	-data dir           data directory: ledger, keys, accounts (default ./fiscal402-data)
+//	-accounts file      accounts file (default <data>/accounts.json; created with a demo account if missing)
+//	-fx-file file       newer ECB rates (eurofxref CSV or XML) merged over the embedded snapshot
+//	-log-origin name    Merkle log origin (default fiscal402.localhost/log; fixed once the ledger exists)
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/httpserver"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "fiscal402:", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	listen, data, accounts, fxFile, origin string
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	var o options
+	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:8402", "address to listen on")
+	fs.StringVar(&o.data, "data", "fiscal402-data", "data directory (ledger, keys, accounts)")
+	fs.StringVar(&o.accounts, "accounts", "", "accounts file (default <data>/accounts.json)")
+	fs.StringVar(&o.fxFile, "fx-file", "", "ECB rates file (CSV or XML) merged over the embedded snapshot")
+	fs.StringVar(&o.origin, "log-origin", fiscal.DefaultLogOrigin, "Merkle log origin")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if o.accounts == "" {
+		o.accounts = filepath.Join(o.data, "accounts.json")
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+
+	if err := os.MkdirAll(o.data, 0o700); err != nil {
+		return err
+	}
+	demoKey, err := ensureDemoAccount(o.accounts, os.Getenv("FISCAL402_DEMO_KEY"))
+	if err != nil {
+		return err
+	}
+	accounts, err := fiscal.LoadAccountsFile(o.accounts)
+	if err != nil {
+		return err
+	}
+	cfg := fiscal.Config{DataDir: o.data, Accounts: accounts, LogOrigin: o.origin, Logger: logger}
+	if o.fxFile != "" {
+		table, err := loadRates(o.fxFile)
+		if err != nil {
+			return err
+		}
+		cfg.FX = table
+	}
+	engine, err := fiscal.New(cfg)
+	if err != nil {
+		return err
+	}
+	defer engine.Close()
+
+	ln, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           httpserver.New(engine, httpserver.Options{Logger: logger}),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    16 << 10,
+	}
+	printWelcome(stdout, "http://"+ln.Addr().String(), demoKey)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(stdout, "shutting down: finishing in-flight requests")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return engine.Close()
+}
+
+// loadRates merges the operator's ECB file over the embedded snapshot. A
+// published value that differs between the two is an error: published ECB
+// rates never change.
+func loadRates(path string) (*fx.Table, error) {
+	base, err := fx.Embedded()
+	if err != nil {
+		return nil, err
+	}
+	extra, err := fx.LoadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return base.Merge(extra)
+}
+
+const demoAccountID = "acct_demo"
+
+// ensureDemoAccount creates the accounts file with a demo seller on first
+// start and returns the demo key when it is known: freshly generated, or set
+// by FISCAL402_DEMO_KEY (which also replaces the demo account's key, so a
+// script can always authenticate). "" means the key was printed on an
+// earlier start and only its hash is kept.
+func ensureDemoAccount(path, envKey string) (string, error) {
+	_, err := os.Stat(path)
+	switch {
+	case err == nil:
+		if envKey == "" {
+			return "", nil
+		}
+		return envKey, setDemoKey(path, envKey)
+	case !errors.Is(err, os.ErrNotExist):
+		return "", err
+	}
+	key := envKey
+	if key == "" {
+		if key, err = fiscal.NewAPIKey(rand.Reader); err != nil {
+			return "", err
+		}
+	}
+	f := fiscal.AccountsFile{Accounts: []fiscal.Account{{
+		ID:        demoAccountID,
+		KeyHashes: []string{fiscal.HashKey(key)},
+		Seller: fiscal.Seller{
+			LegalName:     "Demo Digital Services Ltd",
+			VATNumber:     "IE1234567T",
+			LegalID:       "IE-CRO-654321",
+			Country:       "IE",
+			Address:       fiscal.Address{Street: "1 Demo Street", City: "Dublin", PostalCode: "D02 X285", Country: "IE"},
+			OverThreshold: true,
+			ItemName:      "API access (pay per call)",
+		},
+	}}}
+	return key, fiscal.WriteAccountsFile(path, f)
+}
+
+func setDemoKey(path, key string) error {
+	accounts, err := readAccountsFile(path)
+	if err != nil {
+		return err
+	}
+	for i := range accounts.Accounts {
+		if accounts.Accounts[i].ID == demoAccountID {
+			accounts.Accounts[i].KeyHashes = []string{fiscal.HashKey(key)}
+			return fiscal.WriteAccountsFile(path, accounts)
+		}
+	}
+	return fmt.Errorf("FISCAL402_DEMO_KEY is set but %s has no %s account", path, demoAccountID)
+}
+
+func readAccountsFile(path string) (fiscal.AccountsFile, error) {
+	var f fiscal.AccountsFile
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return f, err
+	}
+	return f, jsonUnmarshalStrict(raw, &f)
+}
+
+func printWelcome(w io.Writer, base, demoKey string) {
+	fmt.Fprintf(w, "fiscal402 listening on %s (custody: none; not tax advice)\n", base)
+	if demoKey == "" {
+		fmt.Fprintf(w, "demo account %s: its key was printed on first start (set FISCAL402_DEMO_KEY to choose one)\n", demoAccountID)
+		return
+	}
+	fmt.Fprintf(w, "demo account %s, key: %s\n\n", demoAccountID, demoKey)
+	fmt.Fprintf(w, "Record a settled USDC payment:\n\n")
+	fmt.Fprintf(w, `curl -sS -X POST %s/settlements \
+  -H 'Content-Type: application/json' \
+  -H 'X-Service-Key: %s' \
+  -H 'Idempotency-Key: demo-1' \
+  -d '{"amountUsdc":"11.90","txHash":"0x5f0e3c1a9b7d2e4f6a8c0b1d3e5f7a9c2b4d6e8f0a1c3e5d7b9f2a4c6e8d0b1f","timestamp":"2026-04-10T14:30:00Z","payerWallet":"0x70997970C51812dc3A010C7d01b50e0d17dc79C8","receiverWallet":"0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC","network":"eip155:8453","consumerCountry":"DE"}'
+`, base, demoKey)
+	fmt.Fprintln(w)
+}
+
+func jsonUnmarshalStrict(raw []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
