@@ -106,6 +106,9 @@ func receiptClaims(r *Record, issued time.Time) receipt.Claims {
 	if r.Invoice != nil {
 		c.Invoice = &receipt.Invoice{ID: r.Invoice.ID, UBLSHA256: r.Invoice.UBLSHA256}
 	}
+	if r.Fee != nil {
+		c.Fee = &receipt.Fee{Model: r.Fee.Model, BPS: r.Fee.BPS, AccruedEUR: r.Fee.AccruedEUR, Label: r.Fee.Label}
+	}
 	return c
 }
 

@@ -53,6 +53,9 @@ type Config struct {
 	Rand io.Reader
 	// Logger receives operational logs. nil means slog.Default().
 	Logger *slog.Logger
+	// Pricing is the pricing policy whose fee each record accrues. The zero
+	// value means DefaultPricing() (spec §8: beta, 0 bps).
+	Pricing *Pricing
 }
 
 // DefaultLogOrigin is the log origin when Config.LogOrigin is empty.
@@ -72,6 +75,7 @@ type Engine struct {
 	chain    *evmverify.Verifier
 	clock    func() time.Time
 	log      *slog.Logger
+	pricing  Pricing
 }
 
 // New opens (or creates) the engine's data directory: the ledger file, the
@@ -104,6 +108,10 @@ func New(cfg Config) (*Engine, error) {
 	}
 	if e.log == nil {
 		e.log = slog.Default()
+	}
+	e.pricing = DefaultPricing()
+	if cfg.Pricing != nil {
+		e.pricing = *cfg.Pricing
 	}
 	rnd := cfg.Rand
 	if rnd == nil {
@@ -218,7 +226,7 @@ func (e *Engine) Settle(ctx context.Context, accountID string, req SettlementReq
 	if err != nil {
 		return nil, err
 	}
-	return e.append(ctx, acc.ID, claims, p)
+	return e.append(ctx, claims, p)
 }
 
 // settlementClaims are the unique keys a settlement takes in the ledger, in
@@ -285,16 +293,13 @@ func claimConflict(c ledger.Claim) *Error {
 	return &Error{Code: CodeSettlementConflict, Field: "/txHash", Detail: "this (network, txHash) settlement is already recorded for another account"}
 }
 
+// storedResult answers with the current state of the record id.
 func (e *Engine) storedResult(id string, o Outcome) (*SettleResult, error) {
-	raw, err := e.ledger.Doc(id, docRecord)
+	r, raw, err := e.loadRecord(id)
 	if err != nil {
-		return nil, storeError(err)
+		return nil, err
 	}
-	var r Record
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, &Error{Code: CodeInternal, Detail: "stored record is unreadable", Err: err}
-	}
-	return &SettleResult{Outcome: o, Record: &r, JSON: raw}, nil
+	return &SettleResult{Outcome: o, Record: r, JSON: raw}, nil
 }
 
 // Names of the documents stored with each ledger entry.
@@ -315,42 +320,15 @@ func storeError(err error) *Error {
 	return &Error{Code: CodeInternal, Detail: "ledger error", Err: err}
 }
 
-// append writes the prepared record in one ledger transaction and answers
-// with the record as stored.
-func (e *Engine) append(ctx context.Context, accountID string, claims []ledger.Claim, p *prepared) (*SettleResult, error) {
-	var stored []byte
-	res, err := e.ledger.Append(ctx, ledger.Append{
-		Claims: claims,
-		Build: func(index int64) (ledger.Entry, error) {
-			rec, jws, err := e.seal(p, index)
-			if err != nil {
-				return ledger.Entry{}, err
-			}
-			stored = rec
-			docs := map[string][]byte{docRecord: rec}
-			if p.ubl != nil {
-				docs[docUBL] = p.ubl
-			}
-			return ledger.Entry{
-				ID:       p.record.ID,
-				Leaf:     []byte(jws),
-				Docs:     docs,
-				Postings: []ledger.Posting{{Index: indexAccountTime, Key: accountTimeKey(accountID, p.createdAt, p.record.ID)}},
-			}, nil
-		},
-	})
-	var conflict *ledger.ClaimConflictError
-	switch {
-	case errors.As(err, &conflict):
-		return nil, claimConflict(conflict.Claim)
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+// append writes a new record's first entry and answers with the record as
+// stored; a claim already held by a concurrent request answers as a replay
+// or duplicate would.
+func (e *Engine) append(ctx context.Context, claims []ledger.Claim, en *entry) (*SettleResult, error) {
+	en.ledgerClaims = claims
+	en.postings = append(en.postings, ledger.Posting{Index: indexAccountTime, Key: accountTimeKey(en.record.Account, en.createdAt, en.record.ID)})
+	stored, res, err := e.write(ctx, en)
+	if err != nil {
 		return nil, err
-	case err != nil:
-		var fe *Error
-		if errors.As(err, &fe) {
-			return nil, fe
-		}
-		return nil, storeError(err)
 	}
 	if res.Existing {
 		o := Existing
@@ -377,25 +355,19 @@ func accountTimeKey(accountID string, t time.Time, id string) []byte {
 	return append(k, id...)
 }
 
-// Record returns the fiscal record id of the account. Another account's
+// Record returns the current state (newest revision) of the account's
+// fiscal record id. Another account's
 // record is reported as not found, not as forbidden: ids are not secrets,
 // but their existence in another account is none of the caller's business.
 func (e *Engine) Record(ctx context.Context, accountID, id string) (*Record, []byte, error) {
-	raw, err := e.ledger.Doc(id, docRecord)
-	if errors.Is(err, ledger.ErrNotFound) {
-		return nil, nil, notFound("settlement " + id)
-	}
+	r, raw, err := e.loadRecord(id)
 	if err != nil {
-		return nil, nil, storeError(err)
-	}
-	var r Record
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, nil, &Error{Code: CodeInternal, Err: err}
+		return nil, nil, err
 	}
 	if r.Account != accountID {
 		return nil, nil, notFound("settlement " + id)
 	}
-	return &r, raw, nil
+	return r, raw, nil
 }
 
 // Invoice returns the UBL bytes bound to the account's record id and their
@@ -408,7 +380,11 @@ func (e *Engine) Invoice(ctx context.Context, accountID, id string) ([]byte, str
 	if r.Invoice == nil {
 		return nil, "", &Error{Code: CodeNotFound, Detail: fmt.Sprintf("settlement %s has no invoice: it is %s", id, r.ReviewStatus)}
 	}
-	raw, err := e.ledger.Doc(id, docUBL)
+	entryID, err := e.currentEntryID(id)
+	if err != nil {
+		return nil, "", err
+	}
+	raw, err := e.ledger.Doc(entryID, docUBL)
 	if err != nil {
 		return nil, "", storeError(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -20,18 +19,9 @@ import (
 	"github.com/fiscal402/fiscal402/vies"
 )
 
-// prepared is a record ready to be appended: everything but its log index,
-// which the ledger assigns inside the write transaction.
-type prepared struct {
-	record    Record
-	claims    receipt.Claims
-	ubl       []byte
-	createdAt time.Time
-}
-
 // prepare does the work that needs no ledger: chain verification, registry
 // lookup, VAT determination, FX conversion, amounts and the invoice.
-func (e *Engine) prepare(ctx context.Context, acc *Account, s settlement, now time.Time) (*prepared, error) {
+func (e *Engine) prepare(ctx context.Context, acc *Account, s settlement, now time.Time) (*entry, error) {
 	id := EventID(s.Network, s.TxHash)
 	verification, err := e.verifyOnChain(ctx, s)
 	if err != nil {
@@ -120,49 +110,49 @@ func (e *Engine) prepare(ctx context.Context, acc *Account, s settlement, now ti
 		rec.Settlement.LogIndex = &li
 	}
 
-	p := &prepared{record: rec, createdAt: now}
+	if rfx.GrossEUR != "" {
+		rec.Fee = e.pricing.fee(gross)
+	}
+	en := &entry{id: id, record: rec, createdAt: now, eventType: EventSettlementPendingReview}
 	if status == StatusProcessed {
-		net, tax := splitGross(gross, det)
-		p.record.FX.NetEUR = net.StringFixed(2)
-		p.record.FX.VATEUR = tax.StringFixed(2)
-		inv, err := invoiceFor(&p.record, net, tax, now)
-		if err != nil {
+		en.eventType = EventSettlementProcessed
+		if err := e.attachInvoice(en, gross, now); err != nil {
 			return nil, err
 		}
-		p.ubl, err = ubl.RenderInvoice(inv)
-		if err != nil {
-			return nil, &Error{Code: CodeInternal, Detail: "the invoice could not be rendered", Err: err}
-		}
-		sum := sha256.Sum256(p.ubl)
-		p.record.Invoice = &InvoiceRef{
-			ID:        id,
-			Format:    "UBL 2.1 Invoice",
-			Profile:   string(inv.Profile),
-			UBLSHA256: hex.EncodeToString(sum[:]),
-			URL:       "/settlements/" + id + "/ubl",
-		}
 	}
-	p.claims = receiptClaims(&p.record, now)
-	return p, nil
+	en.record.Revision = 1
+	en.record.History = []Revision{{
+		Revision: 1, EventType: en.eventType, ReviewStatus: status, ReviewReasons: reasons,
+		ReceiptID: ReceiptID(id), At: now.Format(time.RFC3339Nano),
+	}}
+	en.claims = receiptClaims(&en.record, now)
+	return en, nil
 }
 
-// seal fixes the record's log index, signs its receipt and encodes it. It is
-// called inside the ledger transaction and is deterministic for an index
-// (Ed25519 signatures are deterministic), as the ledger requires.
-func (e *Engine) seal(p *prepared, index int64) (record []byte, jws string, err error) {
-	rec := p.record
-	rec.Ledger = LedgerRef{Origin: e.origin, Index: index}
-	claims := p.claims
-	claims.Log = receipt.LogRef{Origin: e.origin, Index: index}
-	jws, err = e.keyring.Sign(claims)
+// attachInvoice computes net and VAT of a processed record and renders its
+// UBL invoice into the entry.
+func (e *Engine) attachInvoice(en *entry, gross decimal.Decimal, now time.Time) error {
+	r := &en.record
+	net, tax := splitGross(gross, r.Classification)
+	r.FX.NetEUR = net.StringFixed(2)
+	r.FX.VATEUR = tax.StringFixed(2)
+	inv, err := invoiceFor(r, net, tax, now)
 	if err != nil {
-		return nil, "", fmt.Errorf("fiscal: sign receipt: %w", err)
+		return err
 	}
-	record, err = json.Marshal(rec)
+	en.ubl, err = ubl.RenderInvoice(inv)
 	if err != nil {
-		return nil, "", err
+		return &Error{Code: CodeInternal, Detail: "the invoice could not be rendered", Err: err}
 	}
-	return record, jws, nil
+	sum := sha256.Sum256(en.ubl)
+	r.Invoice = &InvoiceRef{
+		ID:        r.ID,
+		Format:    "UBL 2.1 Invoice",
+		Profile:   string(inv.Profile),
+		UBLSHA256: hex.EncodeToString(sum[:]),
+		URL:       "/settlements/" + r.ID + "/ubl",
+	}
+	return nil
 }
 
 // verifyOnChain checks the payment on chain when the network's policy

@@ -45,8 +45,34 @@ type Record struct {
 	FX             RecordFX          `json:"fx"`
 	Verification   Verification      `json:"verification"`
 	Invoice        *InvoiceRef       `json:"invoice,omitempty"` // absent while pending review: no invoice without a tax determination
-	Receipt        ReceiptRef        `json:"receipt"`
-	Ledger         LedgerRef         `json:"ledger"`
+	Fee            *Fee              `json:"fee,omitempty"`     // the pricing policy's accrual; never a split of the settlement
+	Receipt        ReceiptRef        `json:"receipt"`           // the receipt of the current revision
+	Ledger         LedgerRef         `json:"ledger"`            // the entry of the current revision
+	Revision       int               `json:"revision"`          // 1 for the first state; +1 per amendment entry
+	History        []Revision        `json:"history"`           // every revision, oldest first; none is ever rewritten
+}
+
+// Revision is one state a record went through, each a signed ledger entry
+// of its own (DESIGN.md: the original entry is never rewritten).
+type Revision struct {
+	Revision      int          `json:"revision"`
+	EventType     string       `json:"eventType"`
+	ReviewStatus  string       `json:"reviewStatus"`
+	ReviewReasons []vat.Reason `json:"reviewReasons,omitempty"`
+	ReceiptID     string       `json:"receiptId"`
+	At            string       `json:"at"`
+	LedgerIndex   int64        `json:"ledgerIndex"`
+}
+
+// Fee is the service fee accrued on a record under the pricing policy in
+// force (spec §8): basis points of the gross EUR amount, accrued by policy,
+// never collected from the settlement.
+type Fee struct {
+	Model      string `json:"model"` // "basis_points"
+	BPS        string `json:"bps"`
+	AccruedEUR string `json:"accruedEur"`
+	Label      string `json:"label,omitempty"` // e.g. "free_during_beta"
+	Collection string `json:"collection"`      // "policy_accrual"
 }
 
 // RecordPayment is the settled payment as recorded (normalised request fields).

@@ -1,0 +1,65 @@
+package fiscal
+
+import (
+	"github.com/shopspring/decimal"
+
+	"github.com/fiscal402/fiscal402/fx"
+)
+
+// Pricing is the pricing policy (spec §8). The same value drives the fee
+// accrued on each record and what the service publishes about its pricing,
+// so the two cannot drift apart.
+type Pricing struct {
+	Model              string // "basis_points"
+	BetaActive         bool
+	BetaFeeBPS         int64  // 0 during the beta
+	BetaLabel          string // "free_during_beta"
+	StandardFeeBPS     int64  // 50
+	StandardDisplay    string // "0.5%"
+	CustomPricing      bool   // custom and high-volume pricing available
+	Collection         string // "policy_accrual": accrued by policy, never a split of the settlement
+	SandboxQuotaPerDay int    // evaluate + simulate calls per agent per day
+	SandboxPrice       int64  // 0
+}
+
+// DefaultPricing is the policy of spec §8: beta active at 0 bps, standard
+// 50 bps ("0.5%"), collection by policy accrual, sandbox 10 calls a day
+// for free.
+func DefaultPricing() Pricing {
+	return Pricing{
+		Model:              "basis_points",
+		BetaActive:         true,
+		BetaFeeBPS:         0,
+		BetaLabel:          "free_during_beta",
+		StandardFeeBPS:     50,
+		StandardDisplay:    "0.5%",
+		CustomPricing:      true,
+		Collection:         "policy_accrual",
+		SandboxQuotaPerDay: 10,
+		SandboxPrice:       0,
+	}
+}
+
+// CurrentFeeBPS is the fee in force: the beta fee while the beta is active.
+func (p Pricing) CurrentFeeBPS() int64 {
+	if p.BetaActive {
+		return p.BetaFeeBPS
+	}
+	return p.StandardFeeBPS
+}
+
+// fee is the accrual on a gross EUR amount: gross × bps / 10,000, rounded
+// by the one EUR rounding rule.
+func (p Pricing) fee(gross decimal.Decimal) *Fee {
+	bps := p.CurrentFeeBPS()
+	f := &Fee{
+		Model:      p.Model,
+		BPS:        decimal.NewFromInt(bps).String(),
+		AccruedEUR: fx.DivEUR(gross.Mul(decimal.NewFromInt(bps)), decimal.NewFromInt(10000)).StringFixed(2),
+		Collection: p.Collection,
+	}
+	if p.BetaActive {
+		f.Label = p.BetaLabel
+	}
+	return f
+}
