@@ -1,6 +1,7 @@
 package fiscal
 
 import (
+	"strings"
 	"time"
 
 	"github.com/fiscal402/fiscal402/receipt"
@@ -17,7 +18,7 @@ func receiptClaims(r *Record, issued time.Time) receipt.Claims {
 	c := receipt.Claims{
 		Spec:         receipt.SpecV1,
 		ReceiptID:    r.Receipt.ID,
-		EventID:      r.ID,
+		EventID:      strings.TrimPrefix(r.Receipt.ID, "rcpt_"), // the entry's event id: the record id for revision 1
 		IssuedAt:     issued.Unix(),
 		Environment:  r.Environment,
 		Custody:      receipt.CustodyNone,
@@ -56,6 +57,9 @@ func receiptClaims(r *Record, issued time.Time) receipt.Claims {
 			InvoiceNote:    det.InvoiceNote,
 			BuyerTreatment: det.BuyerTreatment,
 		},
+	}
+	if n := len(r.History); n > 1 {
+		c.Supersedes = r.History[n-2].ReceiptID
 	}
 	if det.Jurisdiction == receipt.JurisdictionUKVAT {
 		c.Spec = receipt.SpecV2

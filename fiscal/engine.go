@@ -53,9 +53,12 @@ type Config struct {
 	Rand io.Reader
 	// Logger receives operational logs. nil means slog.Default().
 	Logger *slog.Logger
-	// Pricing is the pricing policy whose fee each record accrues. The zero
-	// value means DefaultPricing() (spec §8: beta, 0 bps).
+	// Pricing is the pricing policy whose fee each record accrues. nil
+	// means DefaultPricing() (spec §8: beta, 0 bps).
 	Pricing *Pricing
+	// Recheck bounds the background re-check of VAT numbers the registry
+	// could not confirm (review.go). The zero value means its defaults.
+	Recheck RecheckPolicy
 }
 
 // DefaultLogOrigin is the log origin when Config.LogOrigin is empty.
@@ -76,6 +79,9 @@ type Engine struct {
 	clock    func() time.Time
 	log      *slog.Logger
 	pricing  Pricing
+	recheck  RecheckPolicy
+	stop     chan struct{} // closed by Close: stops background loops
+	loops    []chan struct{}
 }
 
 // New opens (or creates) the engine's data directory: the ledger file, the
@@ -113,6 +119,8 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Pricing != nil {
 		e.pricing = *cfg.Pricing
 	}
+	e.recheck = cfg.Recheck.withDefaults()
+	e.stop = make(chan struct{})
 	rnd := cfg.Rand
 	if rnd == nil {
 		rnd = rand.Reader
@@ -140,11 +148,32 @@ func New(cfg Config) (*Engine, error) {
 	if e.ledger, err = ledger.Open(filepath.Join(cfg.DataDir, "ledger.db"), ledger.Options{Origin: e.origin, Signer: signer}); err != nil {
 		return nil, fmt.Errorf("fiscal: ledger: %w", err)
 	}
+	if e.vies != nil && e.recheck.Interval > 0 {
+		e.startLoop(e.runRecheckLoop)
+	}
 	return e, nil
 }
 
-// Close waits for in-flight appends and closes the ledger.
-func (e *Engine) Close() error { return e.ledger.Close() }
+// startLoop runs a background loop until Close.
+func (e *Engine) startLoop(loop func(stop <-chan struct{}, done chan<- struct{})) {
+	done := make(chan struct{})
+	e.loops = append(e.loops, done)
+	go loop(e.stop, done)
+}
+
+// Close stops the background loops, waits for in-flight appends and closes
+// the ledger. It is safe to call more than once.
+func (e *Engine) Close() error {
+	select {
+	case <-e.stop:
+	default:
+		close(e.stop)
+	}
+	for _, done := range e.loops {
+		<-done
+	}
+	return e.ledger.Close()
+}
 
 // Accounts returns the engine's merchant accounts.
 func (e *Engine) Accounts() *Accounts { return e.accounts }

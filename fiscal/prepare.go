@@ -22,26 +22,38 @@ import (
 // prepare does the work that needs no ledger: chain verification, registry
 // lookup, VAT determination, FX conversion, amounts and the invoice.
 func (e *Engine) prepare(ctx context.Context, acc *Account, s settlement, now time.Time) (*entry, error) {
-	id := EventID(s.Network, s.TxHash)
 	verification, err := e.verifyOnChain(ctx, s)
 	if err != nil {
 		return nil, err
 	}
-	reg, regCheck := e.lookupVATNumber(ctx, s.Buyer.VATNumber)
+	reg := e.lookupVATNumber(ctx, s.Buyer.VATNumber)
+	en, err := e.build(ctx, acc.ID, acc.Seller, s, now, verification, reg)
+	if err != nil {
+		return nil, err
+	}
+	return en, e.queueRecheck(en, acc.Seller, reg, now)
+}
+
+// build makes the first entry of a record from facts already gathered: the
+// verified (or unverified) payment and the registry's answer about the
+// buyer's VAT number (nil when none was asked). It classifies, converts,
+// splits and renders. Amendments (review.go) call it again with new facts.
+func (e *Engine) build(ctx context.Context, accountID string, seller Seller, s settlement, now time.Time, verification Verification, reg *vies.Result) (*entry, error) {
+	id := EventID(s.Network, s.TxHash)
 	det := vat.Determine(vat.Input{
 		Seller: vat.Seller{
-			Country:             acc.Seller.Country,
-			OtherEstablishments: acc.Seller.OtherEstablishments,
-			VATNumber:           acc.Seller.VATNumber,
-			OverThreshold:       acc.Seller.OverThreshold,
-			OptedForDestination: acc.Seller.OptedForDestination,
+			Country:             seller.Country,
+			OtherEstablishments: seller.OtherEstablishments,
+			VATNumber:           seller.VATNumber,
+			OverThreshold:       seller.OverThreshold,
+			OptedForDestination: seller.OptedForDestination,
 		},
 		Buyer: vat.Buyer{
 			Country:    s.Buyer.Country,
 			PostalCode: s.Buyer.PostalCode,
 			Business:   s.Buyer.VATNumber != "",
 			VATNumber:  s.Buyer.VATNumber,
-			Registry:   regCheck,
+			Registry:   registryCheck(reg),
 		},
 		Supply: vat.Supply{Kind: s.SupplyKind, Date: s.Timestamp},
 	})
@@ -70,7 +82,7 @@ func (e *Engine) prepare(ctx context.Context, acc *Account, s settlement, now ti
 		Environment:   "production",
 		ReviewStatus:  status,
 		ReviewReasons: reasons,
-		Account:       acc.ID,
+		Account:       accountID,
 		CreatedAt:     now.Format(time.RFC3339Nano),
 		Settlement: RecordPayment{
 			Protocol:       s.Protocol,
@@ -85,11 +97,11 @@ func (e *Engine) prepare(ctx context.Context, acc *Account, s settlement, now ti
 			ReceiverWallet: s.ReceiverWallet,
 		},
 		Seller: RecordSeller{
-			LegalName: acc.Seller.LegalName,
-			VATNumber: acc.Seller.VATNumber,
-			LegalID:   acc.Seller.LegalID,
-			Country:   acc.Seller.Country,
-			Address:   acc.Seller.Address,
+			LegalName: seller.LegalName,
+			VATNumber: seller.VATNumber,
+			LegalID:   seller.LegalID,
+			Country:   seller.Country,
+			Address:   seller.Address,
 		},
 		Buyer: RecordBuyer{
 			Country:    s.Buyer.Country,
@@ -213,12 +225,20 @@ func chainError(err error) error {
 
 // lookupVATNumber asks the registry about the buyer's VAT number, if there is
 // one and a registry is configured.
-func (e *Engine) lookupVATNumber(ctx context.Context, number string) (*vies.Result, *vat.RegistryCheck) {
+func (e *Engine) lookupVATNumber(ctx context.Context, number string) *vies.Result {
 	if number == "" || e.vies == nil {
-		return nil, nil
+		return nil
 	}
 	r := e.vies.Check(ctx, number)
-	return &r, &vat.RegistryCheck{
+	return &r
+}
+
+// registryCheck is the registry's answer as the vat package takes it.
+func registryCheck(r *vies.Result) *vat.RegistryCheck {
+	if r == nil {
+		return nil
+	}
+	return &vat.RegistryCheck{
 		Status:            string(r.Status),
 		Registry:          r.Registry,
 		Number:            r.CountryCode + r.Number,

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -79,30 +80,51 @@ func testAccounts(t testing.TB) *fiscal.Accounts {
 }
 
 type fixture struct {
-	t      testing.TB
-	dir    string
-	engine *fiscal.Engine
-	srv    *httptest.Server
+	t         testing.TB
+	dir       string
+	engine    *fiscal.Engine
+	srv       *httptest.Server
+	now       atomic.Pointer[time.Time]
+	configure func(*fiscal.Config) // optional: adjusts the engine's configuration
 }
 
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
-	f := &fixture{t: t, dir: t.TempDir()}
+	return newFixtureWith(t, nil)
+}
+
+// newFixtureWith is newFixture with a hook that adjusts the engine's
+// configuration (registries, chain, policies); it applies on every reopen.
+func newFixtureWith(t testing.TB, configure func(*fiscal.Config)) *fixture {
+	t.Helper()
+	f := &fixture{t: t, dir: t.TempDir(), configure: configure}
+	now := testNow
+	f.now.Store(&now)
 	f.open()
 	return f
+}
+
+// advance moves the fixture's clock forward.
+func (f *fixture) advance(d time.Duration) {
+	now := f.now.Load().Add(d)
+	f.now.Store(&now)
 }
 
 // open starts an engine and a server on the fixture's data directory.
 func (f *fixture) open() {
 	f.t.Helper()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	e, err := fiscal.New(fiscal.Config{
+	cfg := fiscal.Config{
 		DataDir:  f.dir,
 		Accounts: testAccounts(f.t),
-		Clock:    func() time.Time { return testNow },
+		Clock:    func() time.Time { return *f.now.Load() },
 		Rand:     &detRand{seed: "fixture"},
 		Logger:   quiet,
-	})
+	}
+	if f.configure != nil {
+		f.configure(&cfg)
+	}
+	e, err := fiscal.New(cfg)
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -62,6 +62,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.accounts, "accounts", "", "accounts file (default <data>/accounts.json)")
 	fs.StringVar(&o.fxFile, "fx-file", "", "ECB rates file (CSV or XML) merged over the embedded snapshot")
 	fs.StringVar(&o.origin, "log-origin", fiscal.DefaultLogOrigin, "Merkle log origin")
+	var vf viesFlags
+	vf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -82,6 +84,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg := fiscal.Config{DataDir: o.data, Accounts: accounts, LogOrigin: o.origin, Logger: logger}
+	if err := vf.apply(&cfg); err != nil {
+		return err
+	}
 	if o.fxFile != "" {
 		table, err := loadRates(o.fxFile)
 		if err != nil {

@@ -1,0 +1,296 @@
+package fiscal
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/fiscal402/fiscal402/ledger"
+	"github.com/fiscal402/fiscal402/vat"
+	"github.com/fiscal402/fiscal402/vies"
+)
+
+// A VAT number that the registry could not confirm at the time of the sale
+// (VIES or HMRC unavailable) leaves the record PENDING_MANUAL_REVIEW with the
+// reason vat_number_unverified: not reverse-charged, not charged at 0 %
+// (research/vat.md §7 row 8). The engine then re-asks the registry in the
+// background, with exponential backoff and jitter, for a bounded time. A
+// definitive answer completes the record with a new signed ledger entry, a
+// revision that supersedes the pending one; the original entry is never
+// rewritten. The queue of re-checks lives in the ledger file (bucket
+// "recheck"), written in the same transaction as the pending entry, so a
+// restart resumes it and nothing is lost.
+
+// RecheckPolicy bounds the background re-check of VAT numbers. Zero values
+// mean the documented defaults.
+type RecheckPolicy struct {
+	// Interval is how often the background loop looks for due re-checks;
+	// 0 means 30 seconds, a negative value disables the loop (RecheckNow
+	// still works, for operators and tests).
+	Interval time.Duration
+	// BaseDelay is the delay before the first re-check, doubled after each
+	// failed one (with full jitter); 0 means 1 minute.
+	BaseDelay time.Duration
+	// MaxDelay caps the delay between re-checks; 0 means 1 hour.
+	MaxDelay time.Duration
+	// GiveUpAfter is how long after the sale the engine keeps asking; after
+	// it the record stays pending for a person to review, with a revision
+	// saying the registry never answered. 0 means 72 hours.
+	GiveUpAfter time.Duration
+}
+
+func (p RecheckPolicy) withDefaults() RecheckPolicy {
+	if p.Interval == 0 {
+		p.Interval = 30 * time.Second
+	}
+	if p.BaseDelay <= 0 {
+		p.BaseDelay = time.Minute
+	}
+	if p.MaxDelay <= 0 {
+		p.MaxDelay = time.Hour
+	}
+	if p.GiveUpAfter <= 0 {
+		p.GiveUpAfter = 72 * time.Hour
+	}
+	return p
+}
+
+// delay is the wait before re-check attempt n+1 (n ≥ 1): exponential backoff
+// with full jitter (uniform in [delay/2, delay]), capped.
+func (p RecheckPolicy) delay(attempts int) time.Duration {
+	d := p.BaseDelay
+	for i := 1; i < attempts && d < p.MaxDelay; i++ {
+		d *= 2
+	}
+	if d > p.MaxDelay {
+		d = p.MaxDelay
+	}
+	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+}
+
+const (
+	bucketRecheck     = "recheck" // record id → recheckItem JSON
+	claimRevision     = "revision"
+	reasonVATUnverify = "vat_number_unverified"
+)
+
+// recheckItem is a queued re-check: everything needed to re-decide the
+// record without the merchant, including the seller profile as it was at the
+// sale (a later change of the account must not change an old sale).
+type recheckItem struct {
+	RecordID  string    `json:"recordId"`
+	VATNumber string    `json:"vatNumber"`
+	Seller    Seller    `json:"seller"`
+	Since     time.Time `json:"since"`
+	Attempts  int       `json:"attempts"`
+	NextAt    time.Time `json:"nextAt"`
+	LastFault string    `json:"lastFault,omitempty"`
+}
+
+// recheckable reports whether waiting can change an unavailable answer:
+// a registry that is off by configuration, or a number no registry serves,
+// will not answer later.
+func recheckable(r *vies.Result) bool {
+	return r != nil && r.Status == vies.StatusUnavailable && r.Fault != vies.FaultRegistryOff && r.Fault != vies.FaultUnsupported
+}
+
+// queueRecheck adds the re-check of en's VAT number to the entry's writes
+// when the record waits on a registry that may answer later.
+func (e *Engine) queueRecheck(en *entry, seller Seller, reg *vies.Result, now time.Time) error {
+	if e.vies == nil || !recheckable(reg) || !hasReason(en.record.ReviewReasons, reasonVATUnverify) {
+		return nil
+	}
+	item, err := json.Marshal(recheckItem{
+		RecordID: en.record.ID, VATNumber: en.record.Buyer.VATNumber, Seller: seller,
+		Since: now, Attempts: 1, NextAt: now.Add(e.recheck.delay(1)), LastFault: reg.Fault,
+	})
+	if err != nil {
+		return err
+	}
+	en.puts = append(en.puts, ledger.Put{Bucket: bucketRecheck, Key: []byte(en.record.ID), Value: item})
+	return nil
+}
+
+func hasReason(reasons []vat.Reason, code string) bool {
+	for _, r := range reasons {
+		if r.Code == code {
+			return true
+		}
+	}
+	return false
+}
+
+// PendingRechecks returns the number of records waiting for a registry.
+func (e *Engine) PendingRechecks() (int, error) {
+	n := 0
+	err := e.ledger.View(func(tx ledger.Tx) error {
+		return tx.Scan(bucketRecheck, nil, nil, false, func(k, v []byte) bool { n++; return true })
+	})
+	return n, err
+}
+
+// RecheckNow re-asks the registry about every queued VAT number whose time
+// has come and completes the records it can. It returns how many records got
+// a new revision. The background loop calls it; operators and tests may too.
+func (e *Engine) RecheckNow(ctx context.Context) (int, error) {
+	if e.vies == nil {
+		return 0, nil
+	}
+	now := e.clock().UTC()
+	var due []recheckItem
+	err := e.ledger.View(func(tx ledger.Tx) error {
+		return tx.Scan(bucketRecheck, nil, nil, false, func(k, v []byte) bool {
+			var it recheckItem
+			if json.Unmarshal(v, &it) == nil && !it.NextAt.After(now) {
+				due = append(due, it)
+			}
+			return true
+		})
+	})
+	if err != nil {
+		return 0, storeError(err)
+	}
+	done := 0
+	for _, it := range due {
+		if ctx.Err() != nil {
+			return done, ctx.Err()
+		}
+		revised, err := e.recheckOne(ctx, it, now)
+		if err != nil {
+			e.log.Error("vat number re-check failed", "record", it.RecordID, "err", err)
+			continue
+		}
+		if revised {
+			done++
+		}
+	}
+	return done, nil
+}
+
+// recheckOne asks once. A definitive answer, or giving up, appends a
+// revision and dequeues; another unavailable answer reschedules.
+func (e *Engine) recheckOne(ctx context.Context, it recheckItem, now time.Time) (bool, error) {
+	r := e.vies.Check(ctx, it.VATNumber)
+	giveUp := now.Sub(it.Since) >= e.recheck.GiveUpAfter
+	if recheckable(&r) && !giveUp {
+		it.Attempts++
+		it.NextAt = now.Add(e.recheck.delay(it.Attempts))
+		it.LastFault = r.Fault
+		raw, err := json.Marshal(it)
+		if err != nil {
+			return false, err
+		}
+		return false, e.ledger.Update(func(tx ledger.Tx) error { return tx.Put(bucketRecheck, []byte(it.RecordID), raw) })
+	}
+	return true, e.amend(ctx, it, &r, giveUp && recheckable(&r), now)
+}
+
+// amend writes the next revision of the record with the registry's new
+// answer. abandoned means the registry never answered: the revision stays
+// pending and says so, for a person to decide.
+func (e *Engine) amend(ctx context.Context, it recheckItem, reg *vies.Result, abandoned bool, now time.Time) error {
+	prev, _, err := e.loadRecord(it.RecordID)
+	if err != nil {
+		return err
+	}
+	s, err := settlementOf(prev)
+	if err != nil {
+		return err
+	}
+	en, err := e.build(ctx, prev.Account, it.Seller, s, now, prev.Verification, reg)
+	if err != nil {
+		return err
+	}
+	if abandoned {
+		for i, reason := range en.record.ReviewReasons {
+			if reason.Code == reasonVATUnverify {
+				en.record.ReviewReasons[i].Detail = fmt.Sprintf("the registry could not confirm %s in %d attempts over %s (last fault %s); review by a person is needed",
+					it.VATNumber, it.Attempts+1, now.Sub(it.Since).Round(time.Minute), reg.Fault)
+			}
+		}
+	}
+	revision := prev.Revision + 1
+	en.id = revisionEntryID(prev.ID, revision)
+	en.eventType = EventSettlementPendingReview
+	if en.record.ReviewStatus == StatusProcessed {
+		en.eventType = EventSettlementReviewResolve
+	}
+	rec := &en.record
+	rec.CreatedAt = prev.CreatedAt
+	rec.Revision = revision
+	rec.Receipt = ReceiptRef{ID: ReceiptID(en.id), Spec: rec.Receipt.Spec, URL: "/v1/receipts/" + ReceiptID(en.id)}
+	rec.History = append(append([]Revision(nil), prev.History...), Revision{
+		Revision: revision, EventType: en.eventType, ReviewStatus: rec.ReviewStatus, ReviewReasons: rec.ReviewReasons,
+		ReceiptID: rec.Receipt.ID, At: now.Format(time.RFC3339Nano),
+	})
+	en.claims = receiptClaims(rec, now)
+	en.ledgerClaims = []ledger.Claim{{Space: claimRevision, Key: fmt.Sprintf("%s:%d", prev.ID, revision), Fingerprint: []byte(en.id)}}
+	en.puts = append(en.puts, ledger.Put{Bucket: bucketRecheck, Key: []byte(prev.ID)}) // dequeue, in the same transaction
+	_, res, err := e.write(ctx, en)
+	var fe *Error
+	if errors.As(err, &fe) && fe.Code == CodeSettlementConflict {
+		err = nil // another process wrote this revision first
+	}
+	if err == nil && res.Existing {
+		e.log.Info("revision already written", "record", prev.ID, "revision", revision)
+	}
+	return err
+}
+
+// settlementOf rebuilds the validated settlement of a stored record, so that
+// a revision is decided on exactly the facts of the sale.
+func settlementOf(r *Record) (settlement, error) {
+	amount, err := decimal.NewFromString(r.Settlement.AmountUSDC)
+	if err != nil {
+		return settlement{}, fmt.Errorf("fiscal: record %s: amount: %w", r.ID, err)
+	}
+	ts, err := time.Parse(time.RFC3339Nano, r.Settlement.Timestamp)
+	if err != nil {
+		return settlement{}, fmt.Errorf("fiscal: record %s: timestamp: %w", r.ID, err)
+	}
+	return settlement{
+		Amount: amount, AmountString: r.Settlement.AmountUSDC, TxHash: r.Settlement.TxHash, Timestamp: ts,
+		PayerWallet: r.Settlement.PayerWallet, ReceiverWallet: r.Settlement.ReceiverWallet, Network: r.Settlement.Network,
+		Asset: r.Settlement.Asset, Scheme: r.Settlement.Scheme, Protocol: r.Settlement.Protocol,
+		Buyer:      buyerFacts{Country: r.Buyer.Country, PostalCode: r.Buyer.PostalCode, VATNumber: r.Buyer.VATNumber, Name: r.Buyer.Name},
+		SupplyKind: r.Supply.Kind, Description: r.Supply.Description,
+	}, nil
+}
+
+// runRecheckLoop re-checks due VAT numbers until stop is closed.
+func (e *Engine) runRecheckLoop(stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	t := time.NewTicker(e.recheck.Interval)
+	defer t.Stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { <-stop; cancel() }()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			if n, err := e.RecheckNow(ctx); err != nil && ctx.Err() == nil {
+				e.log.Error("vat number re-check", "err", err)
+			} else if n > 0 {
+				e.log.Info("vat numbers re-checked", "revised", n)
+			}
+		}
+	}
+}
+
+// VATNumberSyntax checks a VAT number's syntax and check digits with the
+// vat package, in the form vies.ServiceConfig.Syntax takes: a number that
+// fails is invalid without asking a registry.
+func VATNumberSyntax(number string) (prefix, body string, err error) {
+	n, err := vat.ValidateNumber(number)
+	if err != nil {
+		return "", "", err
+	}
+	return n.Prefix, n.Body, nil
+}
