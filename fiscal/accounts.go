@@ -32,7 +32,7 @@ type Account struct {
 type Seller struct {
 	LegalName string  `json:"legalName"`           // required: BT-27 on every invoice
 	VATNumber string  `json:"vatNumber,omitempty"` // with its country prefix; "" = not VAT-registered in the EU
-	LegalID   string  `json:"legalId,omitempty"`   // company registration number (BT-30): required when no VAT number is shown (category O invoices)
+	LegalID   string  `json:"legalId"`             // company registration number (BT-30), required: invoices to buyers outside the EU carry no VAT id (BR-O-02) and must identify the seller by it (BR-CO-26)
 	Country   string  `json:"country"`             // ISO 3166-1 alpha-2 of the establishment (required)
 	Address   Address `json:"address"`
 	// OtherEstablishments are further EU member states with a fixed
@@ -121,8 +121,13 @@ func (s Seller) validate() error {
 			return fmt.Errorf("seller.otherEstablishments: %w", err)
 		}
 	}
-	if s.VATNumber == "" && s.LegalID == "" {
-		return fmt.Errorf("seller needs a vatNumber or a legalId: an invoice must identify the seller (EN 16931 BR-CO-26)")
+	if strings.TrimSpace(s.LegalID) == "" {
+		return fmt.Errorf("seller.legalId is required: an invoice to a buyer outside the EU may carry no VAT id (EN 16931 BR-O-02) and must then identify the seller by its registration number (BR-CO-26)")
+	}
+	if s.VATNumber != "" {
+		if _, _, err := VATNumberSyntax(s.VATNumber); err != nil {
+			return fmt.Errorf("seller.vatNumber: %w", err)
+		}
 	}
 	return nil
 }

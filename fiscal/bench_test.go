@@ -20,7 +20,7 @@ func benchEngine(b *testing.B) *fiscal.Engine {
 	b.Helper()
 	accounts, err := fiscal.NewAccounts([]fiscal.Account{{
 		ID: "acct", KeyHashes: []string{fiscal.HashKey("k")},
-		Seller: fiscal.Seller{LegalName: "Bench Ltd", VATNumber: "IE1234567T", Country: "IE", OverThreshold: true},
+		Seller: fiscal.Seller{LegalName: "Bench Ltd", VATNumber: "IE1234567T", LegalID: "IE-CRO-1", Country: "IE", OverThreshold: true},
 	}})
 	if err != nil {
 		b.Fatal(err)

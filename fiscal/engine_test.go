@@ -100,7 +100,7 @@ func TestInvoicesPassValidator(t *testing.T) {
 			files = append(files, f)
 		}
 	}
-	validateUBL(t, files)
+	validateUBL(t, files, false)
 }
 
 // checkAmounts re-derives gross, net and VAT from the record's USDC amount,
@@ -123,13 +123,24 @@ func checkAmounts(t *testing.T, r *fiscal.Record) {
 	}
 }
 
-// validateUBL runs shared/conformance/validate-ubl on the files.
-func validateUBL(t *testing.T, files []string) {
+// validateUBL runs shared/conformance/validate-ubl on the files: XSD always,
+// the CEN layer when EN16931_XSLT is set, and the Peppol layer when peppol is
+// true and PEPPOL_XSLT is set (plain EN 16931 invoices are not Peppol
+// documents: PEPPOL-EN16931-R001 etc. reject them by design).
+func validateUBL(t *testing.T, files []string, peppol bool) {
 	t.Helper()
+	if len(files) == 0 {
+		return
+	}
 	testtool.LookPath(t, "xmllint")
 	script := filepath.Join(testtool.SharedDir(t), "conformance", "validate-ubl")
 	cmd := exec.Command(script, files...)
-	cmd.Env = os.Environ()
+	for _, kv := range os.Environ() {
+		if !peppol && strings.HasPrefix(kv, "PEPPOL_XSLT=") {
+			continue
+		}
+		cmd.Env = append(cmd.Env, kv)
+	}
 	if os.Getenv("EN16931_XSLT") != "" {
 		testtool.LookPath(t, "java")
 	}
@@ -141,11 +152,14 @@ func validateUBL(t *testing.T, files []string) {
 	if err != nil {
 		t.Fatalf("validate-ubl: %v\n%s", err, out)
 	}
-	if os.Getenv("EN16931_XSLT") == "" {
-		t.Logf("validated %d invoices against the UBL 2.1 XSD; set EN16931_XSLT to add the CEN EN 16931 schematron", len(files))
-	} else {
-		t.Logf("validated %d invoices against the UBL 2.1 XSD and the CEN EN 16931 schematron", len(files))
+	layers := "the UBL 2.1 XSD"
+	if os.Getenv("EN16931_XSLT") != "" {
+		layers += ", the CEN EN 16931 schematron"
 	}
+	if peppol && os.Getenv("PEPPOL_XSLT") != "" {
+		layers += ", Peppol BIS 3.0"
+	}
+	t.Logf("validated %d invoices against %s (set EN16931_XSLT / PEPPOL_XSLT to add the schematron layers)", len(files), layers)
 }
 
 // TestMissingCountryNeverZeroRated: without consumerCountry the record is

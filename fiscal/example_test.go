@@ -46,6 +46,7 @@ func Example() {
 		Seller: fiscal.Seller{
 			LegalName:     "Demo Digital Services Ltd",
 			VATNumber:     "IE1234567T",
+			LegalID:       "IE-CRO-654321", // identifies the seller where no VAT id may appear
 			Country:       "IE",
 			Address:       fiscal.Address{Street: "1 Demo Street", City: "Dublin", PostalCode: "D02 X285"},
 			OverThreshold: true, // Art. 59c: above EUR 10,000 of cross-border B2C sales

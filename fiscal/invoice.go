@@ -2,6 +2,7 @@ package fiscal
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -23,17 +24,12 @@ var networkNames = map[string]string{
 // (research/ubl.md §6).
 func invoiceFor(r *Record, net, tax decimal.Decimal, issued time.Time) (ubl.Invoice, error) {
 	det := r.Classification
-	profile := ubl.ProfileEN16931
-	if det.BuyerTreatment == "B2B" {
-		profile = ubl.ProfilePeppol
-	}
 	rate := decimal.Zero
 	if det.RatePercent != nil {
 		rate = det.RatePercent.Decimal()
 	}
 	seller := ubl.Party{
 		Name:       r.Seller.LegalName,
-		VATNumber:  r.Seller.VATNumber,
 		LegalID:    r.Seller.LegalID,
 		Street:     r.Seller.Address.Street,
 		City:       r.Seller.Address.City,
@@ -45,9 +41,18 @@ func invoiceFor(r *Record, net, tax decimal.Decimal, issued time.Time) (ubl.Invo
 		PostalCode: r.Buyer.PostalCode,
 		Country:    isoCountry(r.Buyer.Country),
 	}
+	// A non-Union OSS number ("EU" + 9 digits, Art. 362 VAT Directive) is
+	// not a VAT identifier in the EN 16931 sense (BR-CO-09): it goes into
+	// the seller's tax registration identifier (BT-32).
+	if strings.HasPrefix(r.Seller.VATNumber, "EU") {
+		seller.TaxRegistrationID = r.Seller.VATNumber
+	} else {
+		seller.VATNumber = r.Seller.VATNumber
+	}
 	if det.BuyerTreatment == "B2B" && r.Buyer.Registry != nil {
 		buyer.VATNumber = r.Buyer.Registry.CountryCode + r.Buyer.Registry.Number
 	}
+	profile := invoiceProfile(det, seller, buyer)
 	line := ubl.Line{
 		ID:              "1",
 		Name:            r.Supply.Description,
@@ -84,6 +89,24 @@ func invoiceFor(r *Record, net, tax decimal.Decimal, issued time.Time) (ubl.Invo
 		PaymentMeans: &ubl.PaymentMeans{Code: "ZZZ", Name: "USDC stablecoin transfer", PaymentID: r.Settlement.TxHash},
 		PaidInFull:   true,
 	}, nil
+}
+
+// invoiceProfile picks the customisation: business buyers get Peppol BIS
+// Billing 3.0 when both parties have a Peppol address derivable from their
+// VAT numbers (research/ubl.md §6); everything else, and every consumer, is
+// plain EN 16931, which Peppol would reject for lack of a buyer endpoint
+// (PEPPOL-EN16931-R010) but which is the right document outside Peppol.
+func invoiceProfile(det vat.Determination, seller, buyer ubl.Party) ubl.Profile {
+	if det.BuyerTreatment != "B2B" || det.OmitVATIDs() {
+		return ubl.ProfileEN16931
+	}
+	if _, ok := ubl.EASForVATNumber(seller.VATNumber); !ok {
+		return ubl.ProfileEN16931
+	}
+	if _, ok := ubl.EASForVATNumber(buyer.VATNumber); !ok {
+		return ubl.ProfileEN16931
+	}
+	return ubl.ProfilePeppol
 }
 
 // settlementNote states the USDC settlement and the conversion in the one

@@ -126,6 +126,10 @@ func goldenCases() []goldenCase {
 	add("s-b2c-fi-25.5", "OSS B2C, consumer in Finland, 25.5 % (fractional rate)", b2c("x402-fi255", "FI", "25.5", "94.82"))
 	add("s-b2c-lu-17", "OSS B2C, consumer in Luxembourg, 17 %", b2c("x402-lu17", "LU", "17", "101.71"))
 	add("s-b2c-hu-27", "OSS B2C, consumer in Hungary, 27 %", b2c("x402-hu27", "HU", "27", "93.70"))
+	nonUnion := b2c("x402-fr20-us", "FR", "20", "99.17")
+	nonUnion.Seller = Party{Name: "Example API Inc.", TaxRegistrationID: "EU372022452", LegalID: "EIN 12-3456789",
+		Street: "1 Market Street", City: "San Francisco", PostalCode: "94105", Country: "US"}
+	add("s-b2c-fr-20-non-union-oss", "non-Union OSS: a US seller's EU372022452 is its tax registration id (BT-32), not a VAT id (BR-CO-09)", nonUnion)
 
 	multi := b2c("x402-de-multi", "DE", "19", "10.00")
 	multi.Lines = []Line{

@@ -88,6 +88,14 @@ type Party struct {
 	// the seller then needs LegalID (BR-CO-26).
 	VATNumber string `json:",omitzero"`
 
+	// TaxRegistrationID is the seller's tax registration identifier (BT-32),
+	// written as a second PartyTaxScheme whose TaxScheme is "TAX" (not VAT).
+	// Sellers only. It is where a non-EU seller's non-Union OSS number
+	// ("EU" + 9 digits) goes: BR-CO-09 keeps it out of BT-31, while BR-S-02,
+	// BR-Z-02 and BR-AE-02 accept BT-32 as the seller's identification.
+	// It does not satisfy BR-CO-26: such a seller also needs LegalID.
+	TaxRegistrationID string `json:",omitzero"`
+
 	// LegalID is the legal registration identifier (BT-30 / BT-47), written
 	// as PartyLegalEntity/CompanyID. Required for the seller when no VAT
 	// identifier is written (BR-CO-26).

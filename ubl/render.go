@@ -117,6 +117,13 @@ func (p *prepared) party(parent *etree.Element, pt Party, ep endpoint) {
 		cbc(ts, "CompanyID", pt.VATNumber)
 		vatScheme(ts)
 	}
+	if pt.TaxRegistrationID != "" {
+		// BT-32: any TaxScheme/ID other than VAT marks it (CEN rule
+		// context PartyTaxScheme[cac:TaxScheme/cbc:ID != 'VAT']).
+		ts := e.CreateElement("cac:PartyTaxScheme")
+		cbc(ts, "CompanyID", pt.TaxRegistrationID)
+		cbc(ts.CreateElement("cac:TaxScheme"), "ID", "TAX")
+	}
 	le := e.CreateElement("cac:PartyLegalEntity")
 	cbc(le, "RegistrationName", pt.Name)
 	if pt.LegalID != "" {

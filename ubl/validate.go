@@ -336,6 +336,9 @@ func checkParty(c *checker, prof Profile, f string, pt Party, r partyRules) {
 			c.addf(f+".VATNumber", "PEPPOL-COMMON-R056-2", ErrFormat, "%q is not NL999999999B99", pt.VATNumber)
 		}
 	}
+	if pt.TaxRegistrationID != "" {
+		c.identifier(f+".TaxRegistrationID", "", pt.TaxRegistrationID)
+	}
 	if pt.LegalIDScheme != "" {
 		if pt.LegalID == "" {
 			c.add(f+".LegalID", "", ErrRequired, "LegalIDScheme is set")
@@ -636,15 +639,19 @@ func checkParties(c *checker, p *prepared) {
 	for _, s := range p.totals.Subtotals {
 		cats[s.Category] = true
 	}
-	if p.writeVAT && inv.Seller.VATNumber == "" {
-		// BR-S-02, BR-Z-02, BR-AE-02: the seller's VAT identifier (BT-31);
-		// tax registration id and tax representative are not rendered here.
+	if p.writeVAT && inv.Seller.VATNumber == "" && inv.Seller.TaxRegistrationID == "" {
+		// BR-S-02, BR-Z-02, BR-AE-02: the seller's VAT identifier (BT-31)
+		// or tax registration identifier (BT-32); a tax representative
+		// (BT-63) is not rendered here.
 		for _, cat := range []string{"S", "Z", "AE"} {
 			if cats[cat] {
-				c.addf("Seller.VATNumber", "BR-"+cat+"-02", ErrRequired, "category %s needs the seller's VAT identifier", cat)
+				c.addf("Seller.VATNumber", "BR-"+cat+"-02", ErrRequired, "category %s needs the seller's VAT identifier or tax registration identifier", cat)
 				break
 			}
 		}
+	}
+	if inv.Buyer.TaxRegistrationID != "" {
+		c.add("Buyer.TaxRegistrationID", "", ErrForbidden, "EN 16931 has a tax registration identifier (BT-32) for the seller only")
 	}
 	if cats["AE"] && inv.Buyer.VATNumber == "" && inv.Buyer.LegalID == "" {
 		c.add("Buyer.VATNumber", "BR-AE-02", ErrRequired, "reverse charge needs the buyer's VAT identifier (or legal registration identifier)")

@@ -1,0 +1,137 @@
+package fiscal_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/receipt"
+	"github.com/fiscal402/fiscal402/vies"
+)
+
+// TestDecisionRowsThroughEngine drives the rows of the decision table
+// (research/vat.md §7) through Engine.Settle, from the seller profile in the
+// account and the buyer facts in the request, and runs every invoice through
+// validate-ubl: XSD always, CEN EN 16931 when EN16931_XSLT is set, and Peppol
+// BIS 3.0 for the business invoices when PEPPOL_XSLT is set. The expected
+// outcomes are the table's, typed from the research.
+func TestDecisionRowsThroughEngine(t *testing.T) {
+	fake := vies.NewFake()
+	confirmed := time.Date(2026, 4, 10, 14, 31, 0, 0, time.UTC)
+	for _, n := range []string{"DE136695976", "IE6433435F", "FR40303265045"} {
+		fake.Set(n, vies.Result{Status: vies.StatusValid, Registry: vies.RegistryVIES, CountryCode: n[:2], Number: n[2:], RequestIdentifier: "WAPI" + n, RequestDate: confirmed})
+	}
+	fake.Set("DE812847601", vies.Result{Status: vies.StatusInvalid, Registry: vies.RegistryVIES, CountryCode: "DE", Number: "812847601", Fault: vies.FaultInvalid, RequestDate: confirmed})
+
+	underThreshold := irishSeller
+	underThreshold.OverThreshold = false
+	nonEU := fiscal.Seller{LegalName: "Example API Inc.", VATNumber: "EU372022452", LegalID: "EIN 12-3456789", Country: "US",
+		Address: fiscal.Address{Street: "1 Market Street", City: "San Francisco", PostalCode: "94105"}}
+	uk := fiscal.Seller{LegalName: "Example UK Ltd", VATNumber: "GB980780684", LegalID: "CRN 01234567", Country: "GB",
+		Address: fiscal.Address{Street: "1 High Street", City: "London", PostalCode: "EC1A 1AA"}}
+	sellers := map[string]fiscal.Seller{"ie": irishSeller, "ie-under": underThreshold, "us": nonEU, "gb": uk}
+	var list []fiscal.Account
+	for _, id := range []string{"gb", "ie", "ie-under", "us"} {
+		list = append(list, fiscal.Account{ID: id, KeyHashes: []string{fiscal.HashKey(id)}, Seller: sellers[id]})
+	}
+	accounts, err := fiscal.NewAccounts(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := fiscal.New(fiscal.Config{DataDir: t.TempDir(), Accounts: accounts, VIES: fake, Rand: &seededRand{},
+		Clock: func() time.Time { return time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC) }, Recheck: fiscal.RecheckPolicy{Interval: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+
+	cases := []struct {
+		row, seller, country, postal, vatNumber, kind string
+		status, regime, category, rate, taxing       string
+		peppol                                       bool
+		spec                                         string
+	}{
+		{"1 domestic B2C", "ie", "IE", "", "", "", "PROCESSED", "DOMESTIC", "S", "23", "IE", false, receipt.SpecV1},
+		{"1 domestic B2B", "ie", "IE", "", "IE6433435F", "", "PROCESSED", "DOMESTIC", "S", "23", "IE", true, receipt.SpecV1},
+		{"2 under the Art. 59c threshold", "ie-under", "DE", "", "", "", "PROCESSED", "DOMESTIC", "S", "23", "IE", false, receipt.SpecV1},
+		{"3 OSS union", "ie", "DE", "", "", "", "PROCESSED", "OSS_B2C", "S", "19", "DE", false, receipt.SpecV1},
+		{"3 OSS union, fractional rate", "ie", "FI", "", "", "", "PROCESSED", "OSS_B2C", "S", "25.5", "FI", false, receipt.SpecV1},
+		{"4 OSS non-union", "us", "FR", "", "", "", "PROCESSED", "OSS_B2C", "S", "20", "FR", false, receipt.SpecV1},
+		{"5 reverse charge", "ie", "DE", "", "DE136695976", "", "PROCESSED", "REVERSE_CHARGE_B2B", "AE", "0", "DE", true, receipt.SpecV1},
+		{"5 reverse charge into France", "ie", "FR", "", "FR40303265045", "", "PROCESSED", "REVERSE_CHARGE_B2B", "AE", "0", "FR", true, receipt.SpecV1},
+		{"6 reverse charge, non-EU seller", "us", "DE", "", "DE136695976", "", "PROCESSED", "REVERSE_CHARGE_B2B", "AE", "0", "DE", false, receipt.SpecV1},
+		{"7 invalid number → B2C", "ie", "DE", "", "DE812847601", "", "PROCESSED", "OSS_B2C", "S", "19", "DE", false, receipt.SpecV1},
+		{"9 outside the EU", "ie", "US", "", "", "", "PROCESSED", "OUTSIDE_SCOPE", "O", "", "", false, receipt.SpecV1},
+		{"9 Canary Islands by postal code", "ie", "ES", "35001", "", "", "PROCESSED", "OUTSIDE_SCOPE", "O", "", "", false, receipt.SpecV1},
+		{"9 Åland by postal code", "ie", "FI", "22100", "", "", "PROCESSED", "OUTSIDE_SCOPE", "O", "", "", false, receipt.SpecV1},
+		{"Monaco is France", "ie", "MC", "", "", "", "PROCESSED", "OSS_B2C", "S", "20", "FR", false, receipt.SpecV1},
+		{"10 supply kind not covered", "ie", "DE", "", "", "consulting", "PENDING_MANUAL_REVIEW", "", "", "", "", false, receipt.SpecV1},
+		{"zero-rated e-book", "ie", "IE", "", "", "ebook", "PROCESSED", "DOMESTIC", "Z", "0", "IE", false, receipt.SpecV1},
+		{"U1 UK domestic", "gb", "GB", "", "", "", "PROCESSED", "UK_DOMESTIC", "S", "20", "GB", false, receipt.SpecV2},
+		{"U1 UK e-book zero-rated", "gb", "GB", "", "", "ebook", "PROCESSED", "UK_DOMESTIC", "Z", "0", "GB", false, receipt.SpecV2},
+		{"U5 UK seller to an EU consumer", "gb", "DE", "", "", "", "PROCESSED", "OSS_B2C", "S", "19", "DE", false, receipt.SpecV1},
+	}
+	dir := t.TempDir()
+	var en16931, peppol []string
+	for i, c := range cases {
+		req := request(1000+i, "119.00", c.country, "2026-04-10T14:30:00Z")
+		req.ConsumerPostalCode, req.ConsumerVATNumber, req.SupplyKind = c.postal, c.vatNumber, c.kind
+		res, err := e.Settle(context.Background(), c.seller, req, "")
+		if err != nil {
+			t.Fatalf("row %s: %v", c.row, err)
+		}
+		r := res.Record
+		rate := ""
+		if r.Classification.RatePercent != nil {
+			rate = r.Classification.RatePercent.String()
+		}
+		got := fmt.Sprint(r.ReviewStatus, " ", r.Classification.Regime, " ", r.Classification.Category, " ", rate, " ", r.Classification.TaxingCountry)
+		want := fmt.Sprint(c.status, " ", c.regime, " ", c.category, " ", c.rate, " ", c.taxing)
+		if c.status != "PROCESSED" {
+			got = r.ReviewStatus
+			want = c.status
+		}
+		if got != want {
+			t.Errorf("row %s: got %s, want %s (reasons %v)", c.row, got, want, r.Classification.Reasons)
+			continue
+		}
+		rc, err := e.Receipt(context.Background(), r.Receipt.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jwks, _ := e.JWKS()
+		claims, err := receipt.Verify(rc, jwks, e.LogVerifierKey())
+		if err != nil || claims.Spec != c.spec {
+			t.Errorf("row %s: receipt %v, spec %v want %s", c.row, err, claims, c.spec)
+		}
+		if r.Invoice == nil {
+			continue
+		}
+		if isPeppol := strings.Contains(r.Invoice.Profile, "peppol"); isPeppol != c.peppol {
+			t.Errorf("row %s: Peppol invoice %v, want %v", c.row, isPeppol, c.peppol)
+		}
+		ubl, _, err := e.Invoice(context.Background(), c.seller, r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.category == "O" && (strings.Contains(string(ubl), "PartyTaxScheme") || strings.Contains(string(ubl), "IE1234567T")) {
+			t.Errorf("row %s: an O invoice carries a VAT id (BR-O-02)", c.row)
+		}
+		f := filepath.Join(dir, fmt.Sprintf("%02d.xml", i))
+		if err := os.WriteFile(f, ubl, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if c.peppol {
+			peppol = append(peppol, f)
+		} else {
+			en16931 = append(en16931, f)
+		}
+	}
+	validateUBL(t, en16931, false)
+	validateUBL(t, peppol, true)
+}
