@@ -17,6 +17,8 @@
 //	-accounts file      accounts file (default <data>/accounts.json; created with a demo account if missing)
 //	-fx-file file       newer ECB rates (eurofxref CSV or XML) merged over the embedded snapshot
 //	-log-origin name    Merkle log origin (default fiscal402.localhost/log; fixed once the ledger exists)
+//	-rotate-receipt-key retire the receipt signing key, create a new one, exit
+//	-vies off|live      VAT-number registries (default off); see -h for the registry flags
 package main
 
 import (
@@ -51,6 +53,7 @@ func main() {
 
 type options struct {
 	listen, data, accounts, fxFile, origin string
+	rotate                                 bool
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -62,6 +65,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.accounts, "accounts", "", "accounts file (default <data>/accounts.json)")
 	fs.StringVar(&o.fxFile, "fx-file", "", "ECB rates file (CSV or XML) merged over the embedded snapshot")
 	fs.StringVar(&o.origin, "log-origin", fiscal.DefaultLogOrigin, "Merkle log origin")
+	fs.BoolVar(&o.rotate, "rotate-receipt-key", false, "retire the active receipt signing key, create a new one, and exit (stop the server first)")
 	var vf viesFlags
 	vf.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -69,6 +73,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if o.accounts == "" {
 		o.accounts = filepath.Join(o.data, "accounts.json")
+	}
+	if o.rotate {
+		retired, active, err := fiscal.RotateReceiptKey(o.data, time.Now(), nil)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "receipt signing key rotated: %s retired (stays in the JWKS), %s active\n", retired, active)
+		return nil
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 

@@ -1,0 +1,73 @@
+package fiscal_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/receipt"
+)
+
+// TestRotateReceiptKey: after the operator's rotation step, receipts signed
+// before it still verify (the retired key stays in the JWKS with its window),
+// new receipts are signed by the new key, and a receipt whose iat falls
+// after the retired key's window is refused.
+func TestRotateReceiptKey(t *testing.T) {
+	dir := t.TempDir()
+	accounts, err := fiscal.NewAccounts([]fiscal.Account{{ID: "acct", KeyHashes: []string{fiscal.HashKey("k")}, Seller: irishSeller}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC)
+	open := func() *fiscal.Engine {
+		e, err := fiscal.New(fiscal.Config{DataDir: dir, Accounts: accounts, Rand: &seededRand{},
+			Clock: func() time.Time { return now }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	e := open()
+	first, err := e.Settle(context.Background(), "acct", request(1, "10.00", "DE", "2026-04-10T14:30:00Z"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldReceipt, _ := e.Receipt(context.Background(), first.Record.Receipt.ID)
+	e.Close()
+
+	now = now.Add(time.Hour)
+	retired, active, err := fiscal.RotateReceiptKey(dir, now, nil)
+	if err != nil || retired == active {
+		t.Fatalf("rotate: %s → %s, %v", retired, active, err)
+	}
+	now = now.Add(time.Hour)
+	e = open()
+	defer e.Close()
+	second, err := e.Settle(context.Background(), "acct", request(2, "10.00", "DE", "2026-04-10T14:30:00Z"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jwks, _ := e.JWKS()
+	ks, err := receipt.ParseKeySet(jwks)
+	if err != nil || len(ks.Keys) != 2 {
+		t.Fatalf("JWKS after rotation: %v keys, %v", len(ks.Keys), err)
+	}
+	if _, err := receipt.Verify(oldReceipt, jwks, e.LogVerifierKey()); err != nil {
+		t.Fatalf("a receipt signed before the rotation no longer verifies: %v", err)
+	}
+	newReceipt, _ := e.Receipt(context.Background(), second.Record.Receipt.ID)
+	claims, err := receipt.Verify(newReceipt, jwks, e.LogVerifierKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := ks.Lookup(active)
+	if err != nil || !k.ValidAt(claims.IssuedAt) {
+		t.Fatalf("new receipt not under the new key: %v", err)
+	}
+	if old, _ := ks.Lookup(retired); old.ValidAt(claims.IssuedAt) {
+		t.Fatal("the retired key is still valid after its retirement")
+	}
+}
