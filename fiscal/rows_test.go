@@ -52,9 +52,9 @@ func TestDecisionRowsThroughEngine(t *testing.T) {
 
 	cases := []struct {
 		row, seller, country, postal, vatNumber, kind string
-		status, regime, category, rate, taxing       string
-		peppol                                       bool
-		spec                                         string
+		status, regime, category, rate, taxing        string
+		peppol                                        bool
+		spec                                          string
 	}{
 		{"1 domestic B2C", "ie", "IE", "", "", "", "PROCESSED", "DOMESTIC", "S", "23", "IE", false, receipt.SpecV1},
 		{"1 domestic B2B", "ie", "IE", "", "IE6433435F", "", "PROCESSED", "DOMESTIC", "S", "23", "IE", true, receipt.SpecV1},
