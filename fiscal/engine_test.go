@@ -110,6 +110,13 @@ func checkAmounts(t *testing.T, r *fiscal.Record) {
 	usdc := decimal.RequireFromString(r.FX.AmountUSDC)
 	rate := decimal.RequireFromString(r.FX.USDPerEUR.Raw)
 	gross := usdc.DivRound(rate, 2)
+	if r.Classification.RatePercent == nil || r.Classification.Category == "AE" {
+		// No VAT charged (O outside scope, AE reverse charge): net = gross.
+		if r.FX.GrossEUR != gross.StringFixed(2) || r.FX.NetEUR != r.FX.GrossEUR || r.FX.VATEUR != "0.00" {
+			t.Errorf("%s: gross/net/vat %s/%s/%s, want %s/%s/0.00", r.Classification.Category, r.FX.GrossEUR, r.FX.NetEUR, r.FX.VATEUR, gross.StringFixed(2), gross.StringFixed(2))
+		}
+		return
+	}
 	pct := r.Classification.RatePercent.Decimal()
 	net := gross.Mul(decimal.NewFromInt(100)).DivRound(decimal.NewFromInt(100).Add(pct), 2)
 	if r.FX.GrossEUR != gross.StringFixed(2) || r.FX.NetEUR != net.StringFixed(2) || r.FX.VATEUR != gross.Sub(net).StringFixed(2) {

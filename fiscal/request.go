@@ -363,7 +363,7 @@ func parseBuyer(req SettlementRequest) (buyerFacts, error) {
 		b.Country = c
 	}
 	pc := strings.TrimSpace(req.ConsumerPostalCode)
-	if len(pc) > 16 || strings.IndexFunc(pc, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+	if len(pc) > 16 || !utf8.ValidString(pc) || strings.IndexFunc(pc, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
 		return b, badRequest("/consumerPostalCode", "must be a postal code of at most 16 printable characters")
 	}
 	if pc != "" && b.Country == "" {
@@ -371,7 +371,7 @@ func parseBuyer(req SettlementRequest) (buyerFacts, error) {
 	}
 	b.PostalCode = pc
 	vn := strings.TrimSpace(req.ConsumerVATNumber)
-	if len(vn) > 32 || strings.IndexFunc(vn, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+	if len(vn) > 32 || !utf8.ValidString(vn) || strings.IndexFunc(vn, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
 		return b, badRequest("/consumerVatNumber", "must be a VAT number of at most 32 printable characters")
 	}
 	b.VATNumber = vn
@@ -411,6 +411,9 @@ func parseToken(field, v string) (string, error) {
 // other than tab, LF, CR; U+FFFE, U+FFFF; lone surrogates cannot occur in
 // valid UTF-8) and no other control characters.
 func parseText(field, v string) (string, error) {
+	if !utf8.ValidString(v) {
+		return "", badRequest(field, "is not valid UTF-8")
+	}
 	v = strings.TrimSpace(v)
 	if utf8.RuneCountInString(v) > maxTextLen {
 		return "", badRequest(field, "is longer than %d characters", maxTextLen)
