@@ -6,11 +6,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fiscal402/fiscal402/internal/testtool"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -448,23 +449,7 @@ func TestLookupGolden(t *testing.T) {
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the output (run go test -update and review the diff):\n%s", path, got)
-	}
+	testtool.Golden(t, filepath.Join("testdata", name), got, *update)
 }
 
 func TestPolicyValid(t *testing.T) {

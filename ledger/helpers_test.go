@@ -6,10 +6,10 @@ import (
 	"crypto/sha256"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/fiscal402/fiscal402/internal/testtool"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 )
@@ -22,22 +22,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // -update.
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n got:\n%s\nwant:\n%s", path, got, want)
-	}
+	testtool.Golden(t, filepath.Join("testdata", name), got, *update)
 }
 
 // testKey returns a log key derived from seed, so tests are reproducible.

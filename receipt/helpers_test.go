@@ -5,11 +5,11 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/fiscal402/fiscal402/internal/testtool"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 )
@@ -280,21 +280,5 @@ func encodeReceipt(t testing.TB, r Receipt) []byte {
 // golden compares got with testdata/name, rewriting it under -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
+	testtool.Golden(t, filepath.Join("testdata", name), got, *update)
 }

@@ -7,9 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/fiscal402/fiscal402/internal/testtool"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden/*.{json,xml} from the renderer")
@@ -117,31 +118,7 @@ func writeFile(t *testing.T, path string, b []byte) {
 
 func compareFile(t *testing.T, path string, got []byte) {
 	t.Helper()
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -run TestGolden -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the renderer's output (run go test -run TestGolden -update and review the diff)\n%s", path, firstDiff(want, got))
-	}
-}
-
-// firstDiff shows the first differing line.
-func firstDiff(want, got []byte) string {
-	wl, gl := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
-	for i := 0; i < max(len(wl), len(gl)); i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			return "line " + strconv.Itoa(i+1) + ":\n  want: " + w + "\n  got:  " + g
-		}
-	}
-	return ""
+	testtool.Golden(t, path, got, false)
 }
 
 func removeStale(t *testing.T, keep map[string]bool) {

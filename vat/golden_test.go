@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fiscal402/fiscal402/internal/testtool"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -132,35 +133,5 @@ func TestGoldenDeterminations(t *testing.T) {
 
 func compareGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./vat -run Golden -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < len(gl) || i < len(wl); i++ {
-			var g, w string
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if g != w {
-				t.Errorf("%s line %d:\n got  %s\n want %s", path, i+1, g, w)
-				break
-			}
-		}
-		t.Errorf("%s differs; if the change is intended, rerun with -update and review the diff", path)
-	}
+	testtool.Golden(t, filepath.Join("testdata", name), got, *update)
 }

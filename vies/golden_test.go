@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/fiscal402/fiscal402/internal/testtool"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden files")
@@ -52,17 +54,10 @@ func TestResultWireFormatGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join("testdata", "results.golden.json")
-	if *update {
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtool.Golden(t, path, buf.Bytes(), *update)
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Errorf("Result JSON differs from %s (run with -update if intended):\n%s", path, buf.Bytes())
+		t.Fatal(err)
 	}
 	// The stored proof reads back to the same Result.
 	var back []scenario

@@ -4,9 +4,12 @@
 package testtool
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -75,4 +78,45 @@ func SharedDir(t testing.TB) string {
 		}
 		dir = parent
 	}
+}
+
+// Golden compares got with the golden file at path, or, when update is set
+// (each package's -update flag), rewrites the file. A difference fails the
+// test and shows the first differing line, so a reviewer sees what changed.
+func Golden(t testing.TB, path string, got []byte, update bool) {
+	t.Helper()
+	if update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run the test with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the output (run the test with -update and review the diff):\n%s", path, FirstDiff(want, got))
+	}
+}
+
+// FirstDiff describes the first line where want and got differ.
+func FirstDiff(want, got []byte) string {
+	wl, gl := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
+	for i := 0; i < max(len(wl), len(gl)); i++ {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w != g {
+			return fmt.Sprintf("line %d:\n want: %s\n  got: %s", i+1, w, g)
+		}
+	}
+	return "(no line differs: the files differ in line endings or a trailing newline)"
 }
