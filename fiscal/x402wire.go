@@ -494,3 +494,41 @@ func notSettled(reason, message string) *Error {
 	}
 	return e
 }
+
+// X402IngestRequest is the body of POST /v1/x402/settlements: the three x402
+// documents, each either the JSON object itself or a JSON string holding
+// the base64 header value (PAYMENT-RESPONSE, PAYMENT-SIGNATURE / X-PAYMENT),
+// and the merchant-attested buyer facts. paymentRequirements may be omitted
+// when paymentPayload is x402 v2, paymentPayload when settleResponse names
+// the payer (see Engine.IngestX402).
+type X402IngestRequest struct {
+	SettleResponse      json.RawMessage `json:"settleResponse"`
+	PaymentRequirements json.RawMessage `json:"paymentRequirements,omitempty"`
+	PaymentPayload      json.RawMessage `json:"paymentPayload,omitempty"`
+	Buyer               BuyerFacts      `json:"buyer"`
+}
+
+// DecodeX402IngestRequest reads the body of POST /v1/x402/settlements. The
+// envelope and buyer are decoded strictly, as DecodeSettlementRequest
+// decodes a settlement (unknown or duplicate members, JSON numbers for
+// strings: BAD_REQUEST with the field's pointer); the x402 documents are
+// checked by IngestX402, which ignores their unknown members but not their
+// duplicates.
+func DecodeX402IngestRequest(r io.Reader) (X402IngestRequest, error) {
+	var env struct {
+		X402IngestRequest
+		Buyer json.RawMessage `json:"buyer"`
+	}
+	if err := decodeStrict(r, &env); err != nil {
+		return X402IngestRequest{}, err
+	}
+	req := env.X402IngestRequest
+	// The buyer is decoded on its own so that an unknown member is named
+	// by its full pointer (encoding/json reports only the member's name).
+	if b := bytes.TrimSpace(env.Buyer); len(b) > 0 && string(b) != "null" {
+		if err := decodeStrict(bytes.NewReader(b), &req.Buyer); err != nil {
+			return X402IngestRequest{}, prefixField("/buyer", err)
+		}
+	}
+	return req, nil
+}
