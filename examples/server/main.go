@@ -17,6 +17,9 @@
 //	-accounts file      accounts file (default <data>/accounts.json; created with a demo account if missing)
 //	-fx-file file       newer ECB rates (eurofxref CSV or XML) merged over the embedded snapshot
 //	-log-origin name    Merkle log origin (default fiscal402.localhost/log; fixed once the ledger exists)
+//	-base-rpc, -base-mode, -base-confirmations, -base-finalized,
+//	-ethereum-rpc, -ethereum-mode, ..., -chain-timeout
+//	                    chain verification per network (see chain.go; default off)
 package main
 
 import (
@@ -62,6 +65,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.accounts, "accounts", "", "accounts file (default <data>/accounts.json)")
 	fs.StringVar(&o.fxFile, "fx-file", "", "ECB rates file (CSV or XML) merged over the embedded snapshot")
 	fs.StringVar(&o.origin, "log-origin", fiscal.DefaultLogOrigin, "Merkle log origin")
+	chain := addChainFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -89,11 +93,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		cfg.FX = table
 	}
+	if cfg.Chain, err = chain.verifier(); err != nil {
+		return err
+	}
 	engine, err := fiscal.New(cfg)
 	if err != nil {
 		return err
 	}
 	defer engine.Close()
+	stopQueue := startIngestQueue(engine)
+	defer stopQueue()
 
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
@@ -108,6 +117,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		MaxHeaderBytes:    16 << 10,
 	}
 	printWelcome(stdout, "http://"+ln.Addr().String(), demoKey)
+	chain.describe(stdout)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -124,6 +134,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	stopQueue()
 	return engine.Close()
 }
 
