@@ -158,6 +158,14 @@ func (e *Engine) ingestNow(ctx context.Context, j *ingestJob) (*IngestResult, er
 	if res != nil {
 		return ingestResult(res), nil
 	}
+	if err := e.checkQueuedKey(j); err != nil {
+		return nil, err
+	}
+	// Checked again here for queue entries: the engine may have been
+	// restarted with the network's chain mode off since they were queued.
+	if err := e.requireChain(j.network, j.txField, j.protocol); err != nil {
+		return nil, err
+	}
 	facts, err := j.read(ctx)
 	if err != nil {
 		err = chainError(err)
@@ -282,11 +290,7 @@ func (e *Engine) IngestX402(ctx context.Context, accountID string, settleRespons
 	if pending {
 		return e.enqueue(ctx, acc, in, norm, idempotencyKey, ingestReasonSettlementPending)
 	}
-	job := e.x402Job(acc, in, norm, idempotencyKey)
-	if err := e.checkQueuedKey(job); err != nil {
-		return nil, err
-	}
-	return e.ingestNow(ctx, job)
+	return e.ingestNow(ctx, e.x402Job(acc, in, norm, idempotencyKey))
 }
 
 // parseX402Ingest does every check of an x402 ingest that needs neither the

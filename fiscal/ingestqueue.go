@@ -303,7 +303,9 @@ func (q queuedIngest) finished(state string, now time.Time, lastErr *IngestError
 // no node knows within IngestNotFoundGrace, is retried later with
 // exponential backoff (2 s doubling to 10 min, never before the chain's
 // Retry-After). Any other answer (CHAIN_VERIFY_FAILED, a conflict) fails
-// the entry; its status keeps the error. It returns how many entries it
+// the entry; its status keeps the error. An engine restarted with the
+// network's chain mode off keeps its entries queued (retried every 10
+// minutes at most) rather than failing them. It returns how many entries it
 // attempted; an error means the pass stopped early (ctx done, or the queue
 // could not be read or written) and is safe to retry.
 func (e *Engine) ProcessIngestQueue(ctx context.Context) (int, error) {
@@ -396,6 +398,8 @@ func retryDelay(err error, q queuedIngest, now time.Time) (time.Duration, bool) 
 	switch fe.Code {
 	case CodeChainUnavailable, CodeDBUnavailable, CodeInternal:
 		return fe.RetryAfter, true
+	case CodeChainVerifyRequired:
+		return 0, true // the operator turned verification off since: wait for it to come back
 	case CodeChainVerifyFailed:
 		var rej *evmverify.RejectedError
 		created, _ := time.Parse(time.RFC3339Nano, q.Status.CreatedAt)

@@ -54,6 +54,13 @@ var germanSeller = fiscal.Seller{
 // rpcURL, with accounts acct_0 (Irish seller) and acct_1 (German seller).
 func chainEngine(t testing.TB, rpcURL string, p evmverify.Policy, clock *movingClock) *fiscal.Engine {
 	t.Helper()
+	e := engineAt(t, t.TempDir(), baseVerifier(t, rpcURL, p), clock)
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+func baseVerifier(t testing.TB, rpcURL string, p evmverify.Policy) *evmverify.Verifier {
+	t.Helper()
 	p.Mode = evmverify.ModeRequired
 	p.RPCURLs = []string{rpcURL}
 	if p.Timeout == 0 {
@@ -63,6 +70,12 @@ func chainEngine(t testing.TB, rpcURL string, p evmverify.Policy, clock *movingC
 	if err != nil {
 		t.Fatal(err)
 	}
+	return v
+}
+
+// engineAt opens an engine on dir with the given chain verifier (nil: off).
+func engineAt(t testing.TB, dir string, v *evmverify.Verifier, clock *movingClock) *fiscal.Engine {
+	t.Helper()
 	accounts, err := fiscal.NewAccounts([]fiscal.Account{
 		{ID: "acct_0", KeyHashes: []string{fiscal.HashKey("key0")}, Seller: irishSeller},
 		{ID: "acct_1", KeyHashes: []string{fiscal.HashKey("key1")}, Seller: germanSeller},
@@ -71,7 +84,7 @@ func chainEngine(t testing.TB, rpcURL string, p evmverify.Policy, clock *movingC
 		t.Fatal(err)
 	}
 	e, err := fiscal.New(fiscal.Config{
-		DataDir: t.TempDir(), Accounts: accounts, Chain: v,
+		DataDir: dir, Accounts: accounts, Chain: v,
 		Clock:  clock.Now,
 		Rand:   &seededRand{},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -79,7 +92,6 @@ func chainEngine(t testing.TB, rpcURL string, p evmverify.Policy, clock *movingC
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { e.Close() })
 	return e
 }
 
@@ -624,5 +636,57 @@ func TestX402RPCDown(t *testing.T) {
 	st, _ := e.IngestStatus(ctx, "acct_0", res.Queued.ID)
 	if st.State != fiscal.IngestQueued || st.LastError.Code != fiscal.CodeChainUnavailable || e.Ledger().Size() != 0 {
 		t.Fatalf("status %+v", st)
+	}
+}
+
+// TestIngestQueueSurvivesRestart: a queued payment outlives the process, and
+// an engine restarted with chain verification off keeps it queued instead of
+// failing it; back on, it is recorded once.
+func TestIngestQueueSurvivesRestart(t *testing.T) {
+	chain := anviltest.StartWith(t, anviltest.Options{GenesisTime: genesis})
+	clock := &movingClock{now: time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC)}
+	dir := t.TempDir()
+	ctx := context.Background()
+	tx, nonce := chain.TransferWithAuthorization(t, chain.Payer(), chain.PayTo(), big.NewInt(2_000_000))
+	d := sdkDocs(t, 2, payment{tx: tx, payer: chain.Payer(), payTo: chain.PayTo(), nonce: nonce, amount: 2_000_000})
+
+	e := engineAt(t, dir, baseVerifier(t, chain.RPCURL(), evmverify.Policy{}), clock)
+	res, err := e.EnqueueX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "restart-1")
+	if err != nil || res.Outcome != fiscal.Queued {
+		t.Fatalf("enqueue: %v %+v", err, res)
+	}
+	id := res.Queued.ID
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	off := engineAt(t, dir, nil, clock)
+	if n, err := off.ProcessIngestQueue(ctx); err != nil || n != 1 {
+		t.Fatalf("process with chain off: %d %v", n, err)
+	}
+	st, err := off.IngestStatus(ctx, "acct_0", id)
+	if err != nil || st.State != fiscal.IngestQueued || st.LastError == nil || st.LastError.Code != fiscal.CodeChainVerifyRequired {
+		t.Fatalf("status with chain off: %v %+v", err, st)
+	}
+	if err := off.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	clock.Add(time.Hour)
+	on := engineAt(t, dir, baseVerifier(t, chain.RPCURL(), evmverify.Policy{}), clock)
+	defer on.Close()
+	if n, err := on.ProcessIngestQueue(ctx); err != nil || n != 1 {
+		t.Fatalf("process with chain on: %d %v", n, err)
+	}
+	st, _ = on.IngestStatus(ctx, "acct_0", id)
+	if st.State != fiscal.IngestRecorded || st.Attempts != 2 {
+		t.Fatalf("status %+v", st)
+	}
+	again, err := on.IngestX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "restart-1")
+	if err != nil || again.Outcome != fiscal.Replayed || on.Ledger().Size() != 1 {
+		t.Fatalf("replay: %v %+v size %d", err, again, on.Ledger().Size())
+	}
+	if err := on.Ledger().Check(); err != nil {
+		t.Fatal(err)
 	}
 }

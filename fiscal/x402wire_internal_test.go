@@ -110,3 +110,18 @@ func FuzzParseX402(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkParseX402 parses and validates the three x402 documents of one
+// settlement (the work EnqueueX402 does before its one write).
+func BenchmarkParseX402(b *testing.B) {
+	tx := "0x" + strings.Repeat("ab", 32)
+	settle := []byte(`{"success":true,"payer":"0x70997970C51812dc3A010C7d01b50e0d17dc79C8","transaction":"` + tx + `","network":"eip155:8453"}`)
+	req := `{"scheme":"exact","network":"eip155:8453","amount":"1500000","asset":"0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913","payTo":"0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC","maxTimeoutSeconds":60,"extra":{"name":"USD Coin","version":"2"}}`
+	payload := []byte(`{"x402Version":2,"resource":{"url":"https://api.example.com/x"},"accepted":` + req + `,"payload":{"signature":"0x","authorization":{"from":"0x70997970c51812dc3a010c7d01b50e0d17dc79c8","to":"0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc","value":"1500000","validAfter":"0","validBefore":"9999999999","nonce":"0x` + strings.Repeat("01", 32) + `"}}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := parseX402(settle, []byte(req), payload); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
