@@ -156,6 +156,13 @@ func (e *Engine) ingestNow(ctx context.Context, j *ingestJob) (*IngestResult, er
 		return nil, err
 	}
 	if res != nil {
+		if li := res.Record.Settlement.LogIndex; j.logIndex != nil && li != nil && *li != int64(*j.logIndex) {
+			// One record per transaction: the transaction's record was
+			// made from another of its logs, so this log's transfer is not
+			// the payment recorded.
+			return nil, &Error{Code: CodeSettlementConflict, Field: "/logIndex", Detail: fmt.Sprintf(
+				"this transaction is already recorded (%s) from its log %d; a transaction backs one record", res.Record.ID, *li)}
+		}
 		return ingestResult(res), nil
 	}
 	if err := e.checkQueuedKey(j); err != nil {
@@ -357,8 +364,9 @@ func (e *Engine) x402Job(acc *Account, in x402Input, buyer BuyerFacts, idemKey s
 // The chain proves that the transfer happened, not that its receiver is the
 // account's wallet: that remains the merchant's attestation, as
 // receiverWallet is on POST /settlements. One record per (network, tx hash)
-// and per log: a transaction already recorded, by either path, answers
-// Existing (this account) or SETTLEMENT_CONFLICT (another one).
+// and per log: a transaction already recorded, by any path, answers
+// Existing (this account, this log or no log recorded) or
+// SETTLEMENT_CONFLICT (another account, or another log of the transaction).
 func (e *Engine) IngestTransfer(ctx context.Context, accountID, network, txHash string, logIndex uint64, buyer BuyerFacts, idempotencyKey string) (*IngestResult, error) {
 	acc, ok := e.accounts.Get(accountID)
 	if !ok {

@@ -262,6 +262,11 @@ func TestX402Anvil(t *testing.T) {
 		}
 		_, err = e.IngestTransfer(ctx, "acct_1", "eip155:8453", tx, 1, buyerDE, "")
 		wantCode(t, err, fiscal.CodeSettlementConflict)
+		// Another log of the recorded transaction is not that payment.
+		_, err = e.IngestTransfer(ctx, "acct_0", "eip155:8453", tx, 0, buyerDE, "")
+		if fe := wantCode(t, err, fiscal.CodeSettlementConflict); fe.Field != "/logIndex" {
+			t.Errorf("other log: %+v", fe)
+		}
 		_, err = e.IngestX402(ctx, "acct_1", d.settle, d.requirements, d.payload, buyerDE, "")
 		wantCode(t, err, fiscal.CodeSettlementConflict)
 		// The key belongs to this payment: reusing it for other facts is a conflict.
