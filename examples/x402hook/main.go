@@ -252,6 +252,13 @@ func waitRecorded(ctx context.Context, engine *fiscal.Engine, id string) (*fisca
 	defer tick.Stop()
 	for {
 		st, err := engine.IngestStatus(ctx, demoAccount, id)
+		if fiscal.CodeOf(err) == fiscal.CodeNotFound {
+			// Recorded before this run (a reused -data directory): the
+			// hook found the record and queued nothing.
+			if _, _, rerr := engine.Record(ctx, demoAccount, id); rerr == nil {
+				return &fiscal.IngestStatus{ID: id, State: fiscal.IngestRecorded}, nil
+			}
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -34,6 +34,26 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// TestRunAgain: a second run on the same data directory finds the record
+// instead of recording the payment twice.
+func TestRunAgain(t *testing.T) {
+	chain := anviltest.StartWith(t, anviltest.Options{GenesisTime: time.Date(2026, 4, 10, 9, 0, 0, 0, time.UTC)})
+	tx, _ := chain.TransferWithAuthorization(t, chain.Payer(), chain.PayTo(), big.NewInt(500_000))
+	args := []string{"-rpc", chain.RPCURL(), "-tx", tx, "-payer", chain.Payer(), "-payto", chain.PayTo(),
+		"-amount", "500000", "-data", t.TempDir(), "-wait", "20s"}
+	var first, second, errs bytes.Buffer
+	if err := run(args, &first, &errs); err != nil {
+		t.Fatalf("%v\n%s", err, errs.String())
+	}
+	if err := run(args, &second, &errs); err != nil {
+		t.Fatalf("second run: %v\n%s", err, errs.String())
+	}
+	recorded := func(out string) string { return out[strings.Index(out, "recorded "):] }
+	if recorded(first.String()) != recorded(second.String()) {
+		t.Fatalf("runs differ:\n%s\n%s", first.String(), second.String())
+	}
+}
+
 func TestRunNeedsFlags(t *testing.T) {
 	var out, errs bytes.Buffer
 	if err := run([]string{"-rpc", "http://127.0.0.1:1"}, &out, &errs); err == nil || !strings.Contains(err.Error(), "is required") {
