@@ -58,6 +58,32 @@
 // body" means the same normalised settlement: "1.5" and "1.50" are the same
 // amount.
 //
+// # x402 and evm-transfer ingest
+//
+// IngestX402 takes the three documents an x402 resource server or
+// facilitator holds after settling (SettleResponse, PaymentRequirements,
+// PaymentPayload: x402 v2 JSON, the v1 names, or the base64 header values);
+// IngestTransfer takes a USDC Transfer log by (network, tx hash, log index)
+// (protocol evm-transfer, scheme erc20-transfer). BuyerFacts carries what
+// the merchant attests about the buyer. Both read the payment from the
+// chain, so the network's chain mode must be "required"
+// (CHAIN_VERIFICATION_REQUIRED otherwise): x402 documents are claims, not
+// proof, and carry no settlement time. The record's amount, payer, receiver
+// and timestamp are the Transfer log's and its block's; the verification
+// facts (block number, hash and time, log index, confirmations, finality)
+// are on the record and signed into the receipt. One (network, tx hash),
+// and one (network, tx hash, log index), back at most one record.
+//
+// EnqueueX402 validates and durably queues instead of waiting for the chain
+// (an x402 hook runs in the buyer's request); both queue a
+// "settlement_pending" report, and success:false is NOT_SETTLED. The queue
+// lives in side buckets of the ledger file; RunIngestQueue (or
+// ProcessIngestQueue) attempts due entries, retries what the chain cannot
+// answer yet with exponential backoff, fails what it refuses, and writes an
+// entry's recorded state in its record's own transaction: an entry is never
+// lost and never recorded twice. IngestStatus (object "x402_ingest") is its
+// public state.
+//
 // # Errors
 //
 // Every error a caller can act on is an *Error with a stable Code of the

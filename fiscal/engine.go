@@ -82,6 +82,7 @@ type Engine struct {
 	recheck  RecheckPolicy
 	stop     chan struct{} // closed by Close: stops background loops
 	loops    []chan struct{}
+	ingest   *ingestQueue
 }
 
 // New opens (or creates) the engine's data directory: the ledger file, the
@@ -102,6 +103,7 @@ func New(cfg Config) (*Engine, error) {
 		chain:    cfg.Chain,
 		clock:    cfg.Clock,
 		log:      cfg.Logger,
+		ingest:   newIngestQueue(),
 	}
 	if e.origin == "" {
 		e.origin = DefaultLogOrigin
@@ -201,6 +203,10 @@ const (
 	// Existing: the (network, txHash) pair was already recorded for this
 	// account; the existing record is returned (spec §4 "Idempotency" 4).
 	Existing
+	// Queued: an x402 settlement was durably queued for ingest (it is
+	// pending on chain, or the caller asked for asynchronous ingest);
+	// nothing is recorded yet (see IngestX402).
+	Queued
 )
 
 // SettleResult is the answer of Settle.
@@ -255,7 +261,7 @@ func (e *Engine) Settle(ctx context.Context, accountID string, req SettlementReq
 	if err != nil {
 		return nil, err
 	}
-	return e.append(ctx, claims, p)
+	return e.append(ctx, withLogClaim(claims, acc.ID, p.record.Settlement), p)
 }
 
 // settlementClaims are the unique keys a settlement takes in the ledger, in
@@ -318,6 +324,9 @@ func outcomeOf(c ledger.Claim) Outcome {
 func claimConflict(c ledger.Claim) *Error {
 	if c.Space == claimIdempotency {
 		return &Error{Code: CodeIdempotencyConflict, Field: "Idempotency-Key", Detail: "this Idempotency-Key was already used with a different request body"}
+	}
+	if c.Space == claimPaymentLog {
+		return &Error{Code: CodeSettlementConflict, Field: "/txHash", Detail: "this transfer log already backs a record of another account"}
 	}
 	return &Error{Code: CodeSettlementConflict, Field: "/txHash", Detail: "this (network, txHash) settlement is already recorded for another account"}
 }

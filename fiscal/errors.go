@@ -30,6 +30,10 @@ const (
 	CodeChainUnavailable     Code = "CHAIN_UNAVAILABLE" // the chain could not be asked (RPC down) or is not final yet: retry
 	CodeDBUnavailable        Code = "DB_UNAVAILABLE"    // the ledger could not be written
 	CodeInternal             Code = "INTERNAL"
+
+	// x402 and evm-transfer ingest (IngestX402, IngestTransfer).
+	CodeNotSettled          Code = "NOT_SETTLED"                 // an x402 settle response with success:false: nothing to record
+	CodeChainVerifyRequired Code = "CHAIN_VERIFICATION_REQUIRED" // the ingest path reads the chain, but the network's chain mode is off
 )
 
 // codeStatus is the one table that maps codes to HTTP status codes (DESIGN.md
@@ -51,6 +55,8 @@ var codeStatus = map[Code]int{
 	CodeRateLimited:          429,
 	CodeQuotaExceeded:        429,
 	CodeChainUnavailable:     503,
+	CodeNotSettled:           422,
+	CodeChainVerifyRequired:  422,
 	CodeDBUnavailable:        503,
 	CodeInternal:             500,
 }

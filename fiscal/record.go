@@ -44,6 +44,7 @@ type Record struct {
 	Classification vat.Determination `json:"classification"`
 	FX             RecordFX          `json:"fx"`
 	Verification   Verification      `json:"verification"`
+	X402           *RecordX402       `json:"x402,omitempty"`
 	Invoice        *InvoiceRef       `json:"invoice,omitempty"` // absent while pending review: no invoice without a tax determination
 	Fee            *Fee              `json:"fee,omitempty"`     // the pricing policy's accrual; never a split of the settlement
 	Receipt        ReceiptRef        `json:"receipt"`           // the receipt of the current revision

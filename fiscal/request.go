@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/fiscal402/fiscal402/evmverify"
 )
 
 // SettlementRequest is the body of POST /settlements (spec §2.1), as the
@@ -211,6 +213,10 @@ type settlement struct {
 	Buyer          buyerFacts
 	SupplyKind     string
 	Description    string
+	// Facts, when set, are the on-chain facts the payment was read from
+	// (x402 and evm-transfer ingest); prepare then does not ask the chain
+	// a second time.
+	Facts *evmverify.Facts
 }
 
 type buyerFacts struct {

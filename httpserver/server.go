@@ -73,6 +73,8 @@ func (s *Server) routes() []route {
 		{"POST", "/settlements", s.authed(s.postSettlement), true},
 		{"GET", "/settlements/{id}", s.authed(s.getSettlement), true},
 		{"GET", "/settlements/{id}/ubl", s.authed(s.getSettlementUBL), true},
+		{"POST", "/v1/x402/settlements", s.authed(s.postX402Settlement), true},
+		{"GET", "/v1/x402/settlements/{id}", s.authed(s.getX402Settlement), true},
 		{"GET", "/v1/receipts/{id}", http.HandlerFunc(s.getReceipt), false},
 		{"GET", "/.well-known/jwks.json", http.HandlerFunc(s.getJWKS), false},
 		{"GET", "/.well-known/log-key", http.HandlerFunc(s.getLogKey), false},

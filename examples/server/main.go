@@ -19,6 +19,9 @@
 //	-log-origin name    Merkle log origin (default fiscal402.localhost/log; fixed once the ledger exists)
 //	-rotate-receipt-key retire the receipt signing key, create a new one, exit
 //	-vies off|live      VAT-number registries (default off); see -h for the registry flags
+//	-base-rpc, -base-mode, -base-confirmations, -base-finalized,
+//	-ethereum-rpc, -ethereum-mode, ..., -chain-timeout
+//	                    chain verification per network (see chain.go; default off)
 package main
 
 import (
@@ -68,6 +71,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&o.rotate, "rotate-receipt-key", false, "retire the active receipt signing key, create a new one, and exit (stop the server first)")
 	var vf viesFlags
 	vf.register(fs)
+	chain := addChainFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -106,11 +110,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		cfg.FX = table
 	}
+	if cfg.Chain, err = chain.verifier(); err != nil {
+		return err
+	}
 	engine, err := fiscal.New(cfg)
 	if err != nil {
 		return err
 	}
 	defer engine.Close()
+	stopQueue := startIngestQueue(engine)
+	defer stopQueue()
 
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
@@ -125,6 +134,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		MaxHeaderBytes:    16 << 10,
 	}
 	printWelcome(stdout, "http://"+ln.Addr().String(), demoKey)
+	chain.describe(stdout)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -141,6 +151,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	stopQueue()
 	return engine.Close()
 }
 
