@@ -99,7 +99,7 @@ func decodeStrict(r io.Reader, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return jsonError(err)
+		return locateUnknownField(jsonError(err), err, body, v)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return badRequest("", "unexpected data after the JSON object")
@@ -249,9 +249,9 @@ func (req SettlementRequest) validate(now time.Time) (settlement, error) {
 		return s, badRequest("/network", "is required (CAIP-2, e.g. %q)", NetworkBase)
 	}
 	if _, ok := usdcContracts[req.Network]; !ok {
-		detail := fmt.Sprintf("network %q is not supported; supported: %s, %s", req.Network, NetworkEthereum, NetworkBase)
+		detail := fmt.Sprintf("network %q is not supported; supported: %s", req.Network, describeNetworks())
 		if !caip2RE.MatchString(req.Network) {
-			detail = fmt.Sprintf("%q is not a CAIP-2 network id; supported: %s, %s", req.Network, NetworkEthereum, NetworkBase)
+			detail = fmt.Sprintf("%q is not a CAIP-2 network id; supported: %s", req.Network, describeNetworks())
 		}
 		return s, &Error{Code: CodeUnsupportedNetwork, Field: "/network", Detail: detail}
 	}
@@ -263,7 +263,7 @@ func (req SettlementRequest) validate(now time.Time) (settlement, error) {
 	if req.Scheme != "" && req.Scheme != SchemeExact {
 		return s, &Error{Code: CodeUnsupportedScheme, Field: "/scheme", Detail: fmt.Sprintf("scheme %q is not supported; supported: %q", req.Scheme, SchemeExact)}
 	}
-	s.Protocol = "x402"
+	s.Protocol = ProtocolX402
 	if s.Buyer, err = parseBuyer(req); err != nil {
 		return s, err
 	}
@@ -291,8 +291,8 @@ func parseUSDCAmount(field, v string) (decimal.Decimal, string, error) {
 		return decimal.Decimal{}, "", badRequest(field, "must be a plain decimal string such as \"1.50\" (no sign, exponent, spaces or leading zeros)")
 	}
 	intPart, frac, _ := strings.Cut(v, ".")
-	if len(frac) > 6 {
-		return decimal.Decimal{}, "", badRequest(field, "has %d decimals; USDC has 6", len(frac))
+	if len(frac) > usdcDecimals {
+		return decimal.Decimal{}, "", badRequest(field, "has %d decimals; USDC has %d", len(frac), usdcDecimals)
 	}
 	if len(intPart) > maxAmountDigits {
 		return decimal.Decimal{}, "", badRequest(field, "is too large (at most %d integer digits)", maxAmountDigits)
