@@ -447,3 +447,22 @@ func FuzzCapabilityCheck(f *testing.F) {
 		}
 	})
 }
+
+// TestSettleWithRegistryOff: a registry that gives no answer (vies.Fake
+// without one, lookups switched off) leaves a B2B claim pending review; the
+// record is written with its receipt, not refused with a 500.
+func TestSettleWithRegistryOff(t *testing.T) {
+	e := engineWithVIES(t, checkNow, irishSeller)
+	req := request(77, "11.90", "DE", "2026-04-10T14:30:00Z")
+	req.ConsumerVATNumber = "DE136695976"
+	res, err := e.Settle(context.Background(), "acct_0", req, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Record.ReviewStatus != fiscal.StatusPendingReview || !slices.Contains(reasonCodes(res.Record.ReviewReasons), vat.ReasonVATNumberUnverified) {
+		t.Errorf("record %s %v", res.Record.ReviewStatus, res.Record.ReviewReasons)
+	}
+	if _, err := e.Receipt(context.Background(), res.Record.Receipt.ID); err != nil {
+		t.Error(err)
+	}
+}

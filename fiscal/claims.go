@@ -76,7 +76,11 @@ func receiptClaims(r *Record, issued time.Time) receipt.Claims {
 	for _, reason := range r.ReviewReasons {
 		c.ReviewReasons = append(c.ReviewReasons, reason.Code)
 	}
-	if reg := r.Buyer.Registry; reg != nil {
+	// A result with no registry named is one no registry gave (vies.Result:
+	// "empty when no registry was consulted", e.g. lookups switched off):
+	// there is no consultation to prove, and the record's review reasons
+	// already say the number is unverified.
+	if reg := r.Buyer.Registry; reg != nil && reg.Registry != "" {
 		c.Buyer.Registry = &receipt.RegistryProof{
 			Registry:          reg.Registry,
 			Status:            string(reg.Status),
