@@ -502,3 +502,28 @@ func DescriptionDate() time.Time {
 
 // describeNetworks lists the supported networks for error details.
 func describeNetworks() string { return strings.Join(SupportedNetworks(), ", ") }
+
+// RequestLimits are the limits request validation enforces; the reliability
+// document publishes them from here.
+type RequestLimits struct {
+	MaxRequestBytes        int64 `json:"max_request_bytes"`
+	MaxAmountIntegerDigits int   `json:"max_amount_integer_digits"`
+	USDCDecimals           int   `json:"usdc_decimals"`
+	MaxClockSkewSeconds    int64 `json:"max_clock_skew_seconds"`
+	MaxTextLength          int   `json:"max_text_length"`
+	IdempotencyKeyMaxLen   int   `json:"idempotency_key_max_length"`
+	EarliestSettlementYear int   `json:"earliest_settlement_year"`
+}
+
+// Limits returns the request limits of the engine's validation.
+func Limits() RequestLimits {
+	return RequestLimits{
+		MaxRequestBytes:        MaxRequestBytes,
+		MaxAmountIntegerDigits: maxAmountDigits,
+		USDCDecimals:           usdcDecimals,
+		MaxClockSkewSeconds:    int64(MaxClockSkew / time.Second),
+		MaxTextLength:          maxTextLen,
+		IdempotencyKeyMaxLen:   maxIdempotencyKeyLen,
+		EarliestSettlementYear: minYear,
+	}
+}

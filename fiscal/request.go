@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -42,6 +43,8 @@ const (
 	maxTextLen      = 200      // consumerName, description
 	maxAmountDigits = 12       // integer digits of amountUsdc: < 10^12 USDC, above any USDC supply
 	minYear         = 2015     // no EVM settlement predates Ethereum's launch
+	// maxIdempotencyKeyLen bounds an Idempotency-Key: visible ASCII only.
+	maxIdempotencyKeyLen = 255
 	// MaxClockSkew is how far in the future a settlement timestamp may lie
 	// (clock skew between the chain, the merchant and us).
 	MaxClockSkew = 5 * time.Minute
@@ -68,7 +71,7 @@ var (
 	txHashRE  = regexp.MustCompile(`^0x[0-9a-fA-F]{64}$`)
 	addressRE = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
 	caip2RE   = regexp.MustCompile(`^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$`)
-	idemKeyRE = regexp.MustCompile(`^[\x21-\x7e]{1,255}$`)
+	idemKeyRE = regexp.MustCompile(`^[\x21-\x7e]{1,` + strconv.Itoa(maxIdempotencyKeyLen) + `}$`)
 )
 
 // DecodeSettlementRequest reads one JSON object from r strictly: unknown
@@ -433,7 +436,7 @@ func validIdempotencyKey(k string) error {
 		return nil
 	}
 	if !idemKeyRE.MatchString(k) {
-		return &Error{Code: CodeBadRequest, Field: "Idempotency-Key", Detail: "must be 1 to 255 visible ASCII characters"}
+		return &Error{Code: CodeBadRequest, Field: "Idempotency-Key", Detail: fmt.Sprintf("must be 1 to %d visible ASCII characters", maxIdempotencyKeyLen)}
 	}
 	return nil
 }
