@@ -19,6 +19,7 @@
 //	-log-origin name    Merkle log origin (default fiscal402.localhost/log; fixed once the ledger exists)
 //	-rotate-receipt-key retire the receipt signing key, create a new one, exit
 //	-vies off|live      VAT-number registries (default off); see -h for the registry flags
+//	-public-url url     absolute base URL of the published documents' links (default: each request's host)
 package main
 
 import (
@@ -33,6 +34,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -54,6 +56,7 @@ func main() {
 type options struct {
 	listen, data, accounts, fxFile, origin string
 	rotate                                 bool
+	publicURL                              string
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -68,6 +71,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&o.rotate, "rotate-receipt-key", false, "retire the active receipt signing key, create a new one, and exit (stop the server first)")
 	var vf viesFlags
 	vf.register(fs)
+	fs.StringVar(&o.publicURL, "public-url", "", "absolute base URL for the links in the manifest, agent card and OpenAPI document (default: each request's scheme and host)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -81,6 +85,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "receipt signing key rotated: %s retired (stays in the JWKS), %s active\n", retired, active)
 		return nil
+	}
+	if u, err := url.Parse(o.publicURL); o.publicURL != "" && (err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "") {
+		return fmt.Errorf("-public-url %q: want an absolute http(s) URL such as https://fiscal.example.com", o.publicURL)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 
@@ -117,7 +124,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           httpserver.New(engine, httpserver.Options{Logger: logger}),
+		Handler:           httpserver.New(engine, httpserver.Options{Logger: logger, PublicURL: o.publicURL}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      30 * time.Second,
