@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/fiscal402/fiscal402/fiscal"
 )
@@ -37,71 +38,116 @@ func (s *Server) baseURL(r *http.Request) string {
 	return scheme + "://" + host
 }
 
-// serveDocument writes v as indented JSON with a strong ETag (the SHA-256
-// of the bytes) and conditional GET.
-func (s *Server) serveDocument(w http.ResponseWriter, r *http.Request, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		s.problem(w, r, err)
-		return
+// serveDocument serves the JSON document build returns for the request's
+// base URL, indented, with a strong ETag (the SHA-256 of the bytes) and
+// conditional GET.
+func (s *Server) serveDocument(w http.ResponseWriter, r *http.Request, build func(base string) any) {
+	s.serveCached(w, r, "application/json", func(base string) ([]byte, error) {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		err := enc.Encode(build(base))
+		return buf.Bytes(), err
+	})
+}
+
+// serveCached serves a document that is a pure function of the server and
+// the base URL: built once per (path, media type, base) and kept in a small
+// cache, so that a document as large as the OpenAPI one costs a map lookup
+// per request. The cache is bounded (documentCacheSize entries): requests
+// with ever new Host headers get fresh documents, never unbounded memory.
+func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, contentType string, build func(base string) ([]byte, error)) {
+	base := s.baseURL(r)
+	key := r.URL.Path + "\x00" + contentType + "\x00" + base
+	s.docs.Lock()
+	d, ok := s.docs.m[key]
+	s.docs.Unlock()
+	if !ok {
+		raw, err := build(base)
+		if err != nil {
+			s.problem(w, r, err)
+			return
+		}
+		sum := sha256.Sum256(raw)
+		d = cachedDocument{raw: raw, etag: `"sha256-` + hex.EncodeToString(sum[:]) + `"`}
+		s.docs.Lock()
+		if s.docs.m == nil {
+			s.docs.m = map[string]cachedDocument{}
+		}
+		if len(s.docs.m) < documentCacheSize {
+			s.docs.m[key] = d
+		}
+		s.docs.Unlock()
 	}
-	raw := buf.Bytes()
-	sum := sha256.Sum256(raw)
-	writeImmutable(w, r, "application/json", `"sha256-`+hex.EncodeToString(sum[:])+`"`, documentCache, raw)
+	writeImmutable(w, r, contentType, d.etag, documentCache, d.raw)
+}
+
+// documentCacheSize bounds the document cache: the documents times a few
+// base URLs.
+const documentCacheSize = 64
+
+type cachedDocument struct {
+	raw  []byte
+	etag string
+}
+
+// documentStore is the server's cache of published documents.
+type documentStore struct {
+	sync.Mutex
+	m map[string]cachedDocument
 }
 
 func (s *Server) getManifest(w http.ResponseWriter, r *http.Request) {
-	s.serveDocument(w, r, s.manifest(s.baseURL(r)))
+	s.serveDocument(w, r, func(base string) any { return s.manifest(base) })
 }
 
 func (s *Server) getAgentCard(w http.ResponseWriter, r *http.Request) {
-	s.serveDocument(w, r, s.agentCard(s.baseURL(r)))
+	s.serveDocument(w, r, func(base string) any { return s.agentCard(base) })
 }
 
 func (s *Server) getOpenAPI(w http.ResponseWriter, r *http.Request) {
-	s.serveDocument(w, r, s.openAPI(s.baseURL(r)))
+	s.serveDocument(w, r, func(base string) any { return s.openAPI(base) })
 }
 
 func (s *Server) getReliability(w http.ResponseWriter, r *http.Request) {
-	s.serveDocument(w, r, s.reliability(s.baseURL(r)))
+	s.serveDocument(w, r, func(base string) any { return s.reliability(base) })
 }
 
 func (s *Server) getDiscovery(w http.ResponseWriter, r *http.Request) {
-	s.serveDocument(w, r, Discovery{Service: fiscal.ServiceName, APIVersion: fiscal.APIVersion, Links: s.links(s.baseURL(r))})
+	s.serveDocument(w, r, func(base string) any {
+		return Discovery{Service: fiscal.ServiceName, APIVersion: fiscal.APIVersion, Links: s.links(base)}
+	})
 }
 
 func (s *Server) getPreference(w http.ResponseWriter, r *http.Request) {
-	s.serveDocument(w, r, s.preference(s.baseURL(r)))
+	s.serveDocument(w, r, func(base string) any { return s.preference(base) })
 }
 
 func (s *Server) getSellerValue(w http.ResponseWriter, r *http.Request) {
-	s.serveDocument(w, r, s.sellerValue(s.baseURL(r)))
+	s.serveDocument(w, r, func(base string) any { return s.sellerValue(base) })
 }
 
 // getCapabilities: GET /v1/capabilities, the catalog of this engine.
 func (s *Server) getCapabilities(w http.ResponseWriter, r *http.Request) {
-	s.serveDocument(w, r, s.engine.Catalog())
+	s.serveDocument(w, r, func(string) any { return s.engine.Catalog() })
 }
 
 // getPricing: GET /v1/pricing, the policy whose fee records accrue.
 func (s *Server) getPricing(w http.ResponseWriter, r *http.Request) {
-	s.serveDocument(w, r, s.engine.PricingPolicy())
+	s.serveDocument(w, r, func(string) any { return s.engine.PricingPolicy() })
 }
 
 // getDiscover: GET /discover, JSON for agents, HTML for browsers.
 func (s *Server) getDiscover(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Vary", "Accept")
-	d := s.discover(s.baseURL(r))
 	if !prefersHTML(r.Header.Get("Accept")) {
-		s.serveDocument(w, r, d)
+		s.serveDocument(w, r, func(base string) any { return s.discover(base) })
 		return
 	}
-	raw := []byte(discoverHTML(d))
-	sum := sha256.Sum256(raw)
-	writeImmutable(w, r, "text/html; charset=utf-8", `"sha256-`+hex.EncodeToString(sum[:])+`"`, documentCache, raw)
+	s.serveCached(w, r, "text/html; charset=utf-8", func(base string) ([]byte, error) {
+		return []byte(discoverHTML(s.discover(base))), nil
+	})
 }
 
 // postCapabilitiesCheck: POST /v1/capabilities/check (spec §2.4). The key

@@ -29,7 +29,7 @@ type docFixture struct {
 	handler *httpserver.Server
 }
 
-func newDocFixture(t *testing.T, withVIES bool, now time.Time) *docFixture {
+func newDocFixture(t testing.TB, withVIES bool, now time.Time) *docFixture {
 	t.Helper()
 	f := &fixture{t: t, dir: t.TempDir()}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -135,8 +135,9 @@ func (s *Server) manifest(base string) Manifest {
 	e := s.engine
 	pricing := e.PricingPolicy()
 	var endpoints []Endpoint
+	ops := operations()
 	for _, r := range s.routes() {
-		op := operations()[r.method+" "+r.path]
+		op := ops[r.method+" "+r.path]
 		endpoints = append(endpoints, Endpoint{Method: r.method, Path: r.path, URL: base + r.path, Auth: op.auth.label(), Summary: op.summary})
 	}
 	ruleset := ""
@@ -669,8 +670,9 @@ type DiscoverAuth struct {
 
 func (s *Server) discover(base string) Discover {
 	var required, optional []string
+	ops := operations()
 	for _, r := range s.routes() {
-		switch operations()[r.method+" "+r.path].auth {
+		switch ops[r.method+" "+r.path].auth {
 		case authRequired:
 			required = append(required, r.method+" "+r.path)
 		case authOptional:

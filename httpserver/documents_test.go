@@ -2,6 +2,8 @@ package httpserver_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -466,5 +468,45 @@ func TestAgentCard(t *testing.T) {
 		if s["id"] == "vies_lookup" {
 			t.Errorf("without a registry the card offers vies_lookup")
 		}
+	}
+}
+
+// FuzzPrefersHTML: the Accept negotiation never panics, and never prefers
+// HTML unless text/html or text/* is named.
+func FuzzPrefersHTML(f *testing.F) {
+	for _, s := range []string{"", "*/*", "text/html", "text/html;q=0.5, application/json", "text/*;q=abc", ";;;,,", "text/html;q=1e400", "application/json;q=-1, text/html;q=0.001"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, accept string) {
+		if httpserver.PrefersHTML(accept) && !strings.Contains(strings.ToLower(accept), "text/") {
+			t.Fatalf("HTML preferred for %q", accept)
+		}
+	})
+}
+
+// TestDocumentsFollowHost: without a public URL each document links the
+// host it was asked on, and a flood of Host headers cannot grow the
+// document cache without bound.
+func TestDocumentsFollowHost(t *testing.T) {
+	f := newFixture(t)
+	h := httpserver.New(f.engine, httpserver.Options{})
+	for i := range 200 {
+		host := fmt.Sprintf("h%d.example:8402", i)
+		req := httptest.NewRequest("GET", "/.well-known/service.json", nil)
+		req.Host = host
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		var m struct {
+			OpenAPI string `json:"openapi"`
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &m); err != nil {
+			t.Fatal(err)
+		}
+		if m.OpenAPI != "http://"+host+"/openapi.json" {
+			t.Fatalf("host %s: openapi link %s", host, m.OpenAPI)
+		}
+	}
+	if n := httpserver.DocumentCacheLen(h); n > 64 {
+		t.Errorf("document cache holds %d entries", n)
 	}
 }

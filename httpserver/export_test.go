@@ -38,3 +38,10 @@ func CodeDoc(c fiscal.Code) string { return codeDocs[c] }
 
 // PrefersHTML exposes the Accept negotiation of GET /discover.
 var PrefersHTML = prefersHTML
+
+// DocumentCacheLen is the number of cached documents.
+func DocumentCacheLen(s *Server) int {
+	s.docs.Lock()
+	defer s.docs.Unlock()
+	return len(s.docs.m)
+}

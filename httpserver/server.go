@@ -44,6 +44,7 @@ type Server struct {
 	mux     *http.ServeMux
 	methods *http.ServeMux // the same paths without methods: tells 405 from 404
 	log     *slog.Logger
+	docs    documentStore // published documents, built once per base URL (discovery.go)
 }
 
 // New returns the handler serving the specification's endpoints over e.
