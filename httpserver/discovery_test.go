@@ -195,7 +195,10 @@ func TestOpenAPICodeDocs(t *testing.T) {
 // set except the two testdata/redocly.yaml turns off and explains.
 func TestOpenAPIValidates(t *testing.T) {
 	redocly := testtool.File(t, "redocly (npm ci --prefix .ci)", filepath.Join("..", ".ci", "node_modules", ".bin", "redocly"))
-	testtool.LookPath(t, "node")
+	node := testtool.LookPath(t, "node")
+	if v, err := exec.Command(node, "--version").Output(); err != nil || !nodeAtLeast(strings.TrimSpace(string(v)), 20, 19) {
+		testtool.Missing(t, "node >= 20.19", fmt.Sprintf("@redocly/cli 2 needs it; found %q", strings.TrimSpace(string(v))))
+	}
 	f := newDocFixture(t, false, testNow)
 	r := f.do("GET", "/openapi.json", "", nil)
 	path := filepath.Join(t.TempDir(), "openapi.json")
@@ -268,4 +271,14 @@ func TestResponsesMatchDocument(t *testing.T) {
 	for _, r := range []response{created, pending, b2b} {
 		assertDocumented(t, doc, "POST", "/settlements", r)
 	}
+}
+
+// nodeAtLeast reports whether a "vMAJOR.MINOR.PATCH" version is at least
+// major.minor.
+func nodeAtLeast(v string, major, minor int) bool {
+	var a, b, c int
+	if _, err := fmt.Sscanf(v, "v%d.%d.%d", &a, &b, &c); err != nil {
+		return false
+	}
+	return a > major || a == major && b >= minor
 }
