@@ -325,23 +325,51 @@ func capabilityTable() []Capability {
 
 // Capabilities returns the capability tokens of spec §1 with their status
 // in this engine. A token is unavailable when the engine's configuration
-// cannot deliver it: without a VAT-number registry (Config.VIES nil) no
-// buyer number is ever confirmed, so there is no VIES lookup and no B2B
-// reverse charge (such records stay PENDING_MANUAL_REVIEW).
+// cannot deliver it: without a registry that can confirm VAT numbers
+// (Config.VIES nil, or a vies.Service with lookups off) no buyer number is
+// ever confirmed, so there is no registry lookup and no B2B reverse charge
+// (such records stay PENDING_MANUAL_REVIEW).
 func (e *Engine) Capabilities() []Capability {
 	caps := capabilityTable()
+	notConfigured := func(detail string) []vat.Reason {
+		return []vat.Reason{{Code: ReasonNotConfigured, Detail: detail}}
+	}
 	for i := range caps {
+		caps[i].Status = Available
 		switch caps[i].Token {
-		case CapVIESLookup, CapReverseChargeB2B:
-			if e.vies == nil {
+		case CapVIESLookup:
+			eu, uk := e.canConfirm(vat.RegistryVIES), e.canConfirm(vat.RegistryHMRC)
+			switch {
+			case !eu && !uk:
 				caps[i].Status = Unavailable
-				caps[i].Reasons = []vat.Reason{{Code: ReasonNotConfigured, Detail: "No VAT-number registry (VIES, HMRC) is configured on this service: a buyer's VAT number is never confirmed, so such records stay PENDING_MANUAL_REVIEW (vat_number_unverified) and are never reverse-charged on trust."}}
-				continue
+				caps[i].Reasons = notConfigured("No VAT-number registry (VIES, HMRC) answers on this service: a buyer's VAT number is never confirmed, so such records stay PENDING_MANUAL_REVIEW (vat_number_unverified) and are never reverse-charged on trust.")
+			case !uk:
+				caps[i].Reasons = notConfigured("HMRC lookups are off: GB numbers are not confirmed (their records stay PENDING_MANUAL_REVIEW); EU numbers are checked with VIES.")
+			case !eu:
+				caps[i].Reasons = notConfigured("VIES lookups are off: EU numbers are not confirmed (their records stay PENDING_MANUAL_REVIEW); GB numbers are checked with HMRC.")
+			}
+		case CapReverseChargeB2B:
+			if !e.canConfirm(vat.RegistryVIES) {
+				caps[i].Status = Unavailable
+				caps[i].Reasons = notConfigured("VIES lookups are off on this service: no EU business buyer's VAT number is confirmed, so no sale is reverse-charged (Art. 18(1) Implementing Regulation 282/2011); such records stay PENDING_MANUAL_REVIEW.")
 			}
 		}
-		caps[i].Status = Available
 	}
 	return caps
+}
+
+// canConfirm reports whether this engine's VAT-number checker can confirm
+// numbers of a registry (vat.RegistryVIES or vat.RegistryHMRC), without
+// asking it anything: a checker that lists its registries (vies.Service)
+// is taken at its word; any other configured checker is assumed to answer.
+func (e *Engine) canConfirm(registry string) bool {
+	if e.vies == nil {
+		return false
+	}
+	if l, ok := e.vies.(interface{ Registries() []string }); ok {
+		return slices.Contains(l.Registries(), registry)
+	}
+	return true
 }
 
 // AvailableCapabilities returns the tokens of the available capabilities,

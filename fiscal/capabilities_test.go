@@ -25,6 +25,12 @@ var checkNow = time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC)
 // engineWithVIES is testEngine with a VAT-number registry configured.
 func engineWithVIES(t *testing.T, now time.Time, sellers ...fiscal.Seller) *fiscal.Engine {
 	t.Helper()
+	return engineWithChecker(t, now, vies.NewFake(), sellers...)
+}
+
+// engineWithChecker is testEngine with the given VAT-number checker.
+func engineWithChecker(t *testing.T, now time.Time, checker vies.Checker, sellers ...fiscal.Seller) *fiscal.Engine {
+	t.Helper()
 	var list []fiscal.Account
 	for i, s := range sellers {
 		list = append(list, fiscal.Account{ID: "acct_" + string(rune('0'+i)), KeyHashes: []string{fiscal.HashKey("key" + string(rune('0'+i)))}, Seller: s})
@@ -34,7 +40,7 @@ func engineWithVIES(t *testing.T, now time.Time, sellers ...fiscal.Seller) *fisc
 		t.Fatal(err)
 	}
 	e, err := fiscal.New(fiscal.Config{
-		DataDir: t.TempDir(), Accounts: accounts, VIES: vies.NewFake(),
+		DataDir: t.TempDir(), Accounts: accounts, VIES: checker,
 		Clock: func() time.Time { return now }, Rand: &seededRand{},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
@@ -372,6 +378,45 @@ func TestCapabilitiesFollowConfiguration(t *testing.T) {
 	}
 	if got := engineWithVIES(t, checkNow, irishSeller).AvailableCapabilities(); !slices.Equal(got, tokens) {
 		t.Errorf("with a registry: %v", got)
+	}
+
+	// The bundled server's -vies off: a vies.Service whose lookups are off
+	// is configured, but confirms nothing.
+	off, err := vies.New(vies.Config{Mode: vies.ModeOff, Service: vies.ServiceConfig{Syntax: fiscal.VATNumberSyntax}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	offEngine := engineWithChecker(t, checkNow, off, irishSeller)
+	if got := offEngine.AvailableCapabilities(); slices.Contains(got, "vies_lookup") || slices.Contains(got, "reverse_charge_b2b") {
+		t.Errorf("with lookups off: %v", got)
+	}
+	c, err := offEngine.CheckCapabilities(context.Background(), "", check("IE", "DE", "B2B", "x402", "eip155:8453"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DeterminationCoverage.Status != fiscal.CheckManualReview || !slices.Contains(reasonCodes(c.DeterminationCoverage.Assumptions), fiscal.AssumeNoRegistry) {
+		t.Errorf("B2B check with lookups off: %+v", c.DeterminationCoverage)
+	}
+	// -vies live without HMRC credentials: VIES answers, GB numbers do not.
+	live, err := vies.New(vies.Config{Mode: vies.ModeLive, VIES: vies.VIESConfig{BaseURL: "http://127.0.0.1:1"}, Service: vies.ServiceConfig{Syntax: fiscal.VATNumberSyntax}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	liveEngine := engineWithChecker(t, checkNow, live, irishSeller)
+	if got := liveEngine.AvailableCapabilities(); !slices.Equal(got, tokens) {
+		t.Errorf("with VIES live: %v", got)
+	}
+	for _, cp := range liveEngine.Capabilities() {
+		if cp.Token == "vies_lookup" && (len(cp.Reasons) != 1 || !strings.Contains(cp.Reasons[0].Detail, "GB numbers")) {
+			t.Errorf("vies_lookup without HMRC: %+v", cp)
+		}
+	}
+	c, err = liveEngine.CheckCapabilities(context.Background(), "", check("US", "GB", "B2B", "x402", "eip155:8453"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DeterminationCoverage.Status != fiscal.CheckManualReview {
+		t.Errorf("UK B2B without HMRC: %+v", c.DeterminationCoverage)
 	}
 }
 

@@ -413,12 +413,13 @@ func (e *Engine) determinationCoverage(in checkInput, acc *Account, sellerFromAc
 		dc.Assumptions = append(dc.Assumptions, vat.Reason{Code: AssumeSellerProfile, Detail: fmt.Sprintf("The seller profile (Art. 59c threshold, establishments) is account %s's.", acc.ID)})
 	}
 	buyer, buyerAssumption := e.checkBuyer(cor)
+	confirmable := buyer.Registry == nil || buyer.Registry.Status == vat.RegistryValid
 	if buyerAssumption != nil {
 		dc.Assumptions = append(dc.Assumptions, *buyerAssumption)
 	}
 	determine := func(s vat.Seller) vat.Determination {
 		d := vat.Determine(vat.Input{Seller: s, Buyer: buyer, Supply: vat.Supply{Kind: cor.SupplyType, Date: in.date}})
-		return e.cleanCheckReasons(d)
+		return cleanCheckReasons(d, confirmable)
 	}
 	det := determine(seller)
 	if !sellerFromAccount {
@@ -460,9 +461,9 @@ func (e *Engine) checkBuyer(cor Corridor) (vat.Buyer, *vat.Reason) {
 	}
 	b.Business = true
 	b.VATNumber = prefix + "000000000"
-	if e.vies == nil {
+	if !e.canConfirm(registry) {
 		b.Registry = &vat.RegistryCheck{Status: vat.RegistryUnavailable, Registry: registry, Number: b.VATNumber}
-		return b, &vat.Reason{Code: AssumeNoRegistry, Detail: "No VAT-number registry is configured on this service, so a business buyer's VAT number cannot be confirmed; on ingest such a record is PENDING_MANUAL_REVIEW (vat_number_unverified)."}
+		return b, &vat.Reason{Code: AssumeNoRegistry, Detail: fmt.Sprintf("%s lookups are off on this service, so a business buyer's %s VAT number cannot be confirmed; on ingest such a record is PENDING_MANUAL_REVIEW (vat_number_unverified).", registry, prefix)}
 	}
 	b.Registry = &vat.RegistryCheck{Status: vat.RegistryValid, Registry: registry, Number: b.VATNumber,
 		CheckedAt: e.clock().UTC(), RequestIdentifier: "capability-check"}
@@ -485,16 +486,16 @@ func vatPrefix(country string) string {
 }
 
 // cleanCheckReasons removes what only the check's stand-in VAT number
-// causes (its check digits) and words the missing registry as such.
-func (e *Engine) cleanCheckReasons(d vat.Determination) vat.Determination {
+// causes (its check digits) and words a registry that is off as such.
+func cleanCheckReasons(d vat.Determination, confirmable bool) vat.Determination {
 	var out []vat.Reason
 	for _, r := range d.Reasons {
 		switch r.Code {
 		case vat.ReasonCheckDigitsDisagree, vat.ReasonRegistryProofIncomplete:
 			continue
 		case vat.ReasonVATNumberUnverified:
-			if e.vies == nil {
-				r.Detail = "No VAT-number registry is configured on this service, so the buyer's VAT number cannot be confirmed; reverse charge needs a confirmed number (Art. 18(1) Implementing Regulation 282/2011)."
+			if !confirmable {
+				r.Detail = "No registry that could confirm the buyer's VAT number answers on this service; reverse charge needs a confirmed number (Art. 18(1) Implementing Regulation 282/2011)."
 			}
 		}
 		out = append(out, r)
