@@ -12,6 +12,7 @@
 #
 # BASE  the server's base URL (default http://127.0.0.1:8402)
 # KEY   the account's X-Service-Key (required)
+# VERIFY=0 skips verifying a receipt with examples/verify-receipt (needs go)
 #
 # Needs bash, curl and python3 (Debian: curl python3). A step whose route the
 # server does not list in its /openapi.json is skipped and said so. The script
@@ -220,7 +221,20 @@ show 3
 call 200 GET "/v1/log/proof/inclusion?index=$index" /v1/log/proof/inclusion
 say "leaf $(json .index) in a tree of $(json .size): $(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["hashes"]))' "$tmp/body") hashes"
 call 200 GET "/v1/log/proof/consistency?from=1" /v1/log/proof/consistency
-say "Go: receipt.Verify(receiptJSON, jwks, logKey) checks the signature and the log proof offline."
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+if [ "${VERIFY:-1}" != 0 ] && command -v go >/dev/null 2>&1 && [ -f "$root/examples/verify-receipt/main.go" ]; then
+  say "\$ go run ./examples/verify-receipt -server $BASE rcpt_$id"
+  steps=$((steps + 1))
+  if (cd "$root" && go run ./examples/verify-receipt -server "$BASE" "rcpt_$id") >"$tmp/verify" 2>&1; then
+    say "-> verified offline: $(head -n 1 "$tmp/verify")"
+  else
+    failures=$((failures + 1))
+    say "-> NOT verified  <-- UNEXPECTED"
+    sed 's/^/    /' "$tmp/verify"
+  fi
+else
+  say "(go not found: verify with examples/verify-receipt, or receipt.Verify(receiptJSON, jwks, logKey) in Go)"
+fi
 
 bold "7. Global ingest: POST /v1/fiscal-events (key required)"
 call '201|200' POST /v1/fiscal-events "${JSON[@]}" "${AUTH[@]}" -H "Idempotency-Key: walkthrough-$run-fe" -d '{"payment":{"amountUsdc":"5.00","txHash":"'"$(newhash)"'","timestamp":"2026-04-10T14:30:00Z","payerWallet":"0x70997970C51812dc3A010C7d01b50e0d17dc79C8","receiverWallet":"0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC","network":"eip155:8453","asset":"USDC","scheme":"exact"},"seller":{"legalName":"Demo Digital Services Ltd","country":"IE"},"buyer":{"country":"JP","businessStatus":"B2C"},"supply":{"kind":"digital_service"}}'
