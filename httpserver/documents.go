@@ -402,11 +402,11 @@ type Retries struct {
 	Guidance         []string `json:"guidance"`
 }
 
-// ReliabilityLimits are the enforced limits.
+// ReliabilityLimits are the enforced limits; max_request_bytes is this
+// server's body limit (Options.MaxBodyBytes).
 type ReliabilityLimits struct {
 	fiscal.RequestLimits
-	MaxBodyBytes int64  `json:"max_body_bytes"`
-	RateLimits   string `json:"rate_limits"`
+	RateLimits string `json:"rate_limits"`
 }
 
 // ReliabilityVerify says how to check the service without trusting it.
@@ -430,6 +430,8 @@ func (s *Server) reliability(base string) Reliability {
 		codes = append(codes, ReliabilityErrCode{Code: string(c), Status: c.HTTPStatus(), Retryable: c.Retryable()})
 	}
 	sec := fiscal.SecurityBlock()
+	limits := fiscal.Limits()
+	limits.MaxRequestBytes = s.opts.MaxBodyBytes
 	return Reliability{
 		Acknowledgement: "Ingest is synchronous. A 201 (or 200 for an existing payment) means the record, its UBL invoice, its signed receipt, its log leaf and its outbox event were committed in one ledger transaction and fsynced; the receipt is readable at once. Any other answer means nothing was written.",
 		Durability: Durability{
@@ -460,7 +462,7 @@ func (s *Server) reliability(base string) Reliability {
 				"A 422 " + string(fiscal.CodeChainVerifyFailed) + " is final for that claim; a 503 " + string(fiscal.CodeChainUnavailable) + " means the chain could not be asked or is not final yet.",
 			},
 		},
-		Limits: ReliabilityLimits{RequestLimits: fiscal.Limits(), MaxBodyBytes: s.opts.MaxBodyBytes,
+		Limits: ReliabilityLimits{RequestLimits: limits,
 			RateLimits: "Per-key rate limits and the sandbox quota answer 429 with Retry-After when configured; see the OpenAPI document."},
 		Verification: ReliabilityVerify{
 			Receipts:    "verify offline with the receipt JSON and " + base + "/.well-known/jwks.json (Ed25519), plus " + base + "/.well-known/log-key for the log proof it embeds",

@@ -509,4 +509,12 @@ func TestDocumentsFollowHost(t *testing.T) {
 	if n := httpserver.DocumentCacheLen(h); n > 64 {
 		t.Errorf("document cache holds %d entries", n)
 	}
+
+	// The reliability document states the body limit this server enforces.
+	small := httpserver.New(f.engine, httpserver.Options{MaxBodyBytes: 1024})
+	rec := httptest.NewRecorder()
+	small.ServeHTTP(rec, httptest.NewRequest("GET", "/v1/reliability", nil))
+	if !strings.Contains(rec.Body.String(), `"max_request_bytes": 1024,`) {
+		t.Errorf("reliability limits do not follow Options.MaxBodyBytes:\n%s", rec.Body)
+	}
 }
