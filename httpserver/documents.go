@@ -411,10 +411,10 @@ type ReliabilityLimits struct {
 
 // ReliabilityVerify says how to check the service without trusting it.
 type ReliabilityVerify struct {
-	Receipts    string `json:"receipts"`
-	Log         string `json:"log"`
-	Invoices    string `json:"invoices"`
-	FXProvenace string `json:"fx_provenance"`
+	Receipts     string `json:"receipts"`
+	Log          string `json:"log"`
+	Invoices     string `json:"invoices"`
+	FXProvenance string `json:"fx_provenance"`
 }
 
 // ReliabilityErrCode is one error code with what to do about it.
@@ -465,10 +465,10 @@ func (s *Server) reliability(base string) Reliability {
 		Limits: ReliabilityLimits{RequestLimits: limits,
 			RateLimits: "Per-key rate limits and the sandbox quota answer 429 with Retry-After when configured; see the OpenAPI document."},
 		Verification: ReliabilityVerify{
-			Receipts:    "verify offline with the receipt JSON and " + base + "/.well-known/jwks.json (Ed25519), plus " + base + "/.well-known/log-key for the log proof it embeds",
-			Log:         base + "/v1/log/checkpoint, " + base + "/v1/log/proof/inclusion and " + base + "/v1/log/proof/consistency (RFC 6962)",
-			Invoices:    "the receipt binds the UBL invoice by its SHA-256 (invoice.ubl_sha256)",
-			FXProvenace: "every record names the ECB rate, its date, the policy that chose it and the SHA-256 of the rate data set",
+			Receipts:     "verify offline with the receipt JSON and " + base + "/.well-known/jwks.json (Ed25519), plus " + base + "/.well-known/log-key for the log proof it embeds",
+			Log:          base + "/v1/log/checkpoint, " + base + "/v1/log/proof/inclusion and " + base + "/v1/log/proof/consistency (RFC 6962)",
+			Invoices:     "the receipt binds the UBL invoice by its SHA-256 (invoice.ubl_sha256)",
+			FXProvenance: "every record names the ECB rate, its date, the policy that chose it and the SHA-256 of the rate data set",
 		},
 		Webhooks:     "Events are delivered at least once, signed with HMAC-SHA256 over timestamp.rawBody; the event id is stable across retries, so deduplicate on it.",
 		Availability: "This software publishes no uptime commitment; the operator of a deployment states its own.",
