@@ -11,18 +11,20 @@ import (
 // frozen public format (package receipt); the record may grow, so the mapping
 // is explicit, field by field. The log position is filled in by seal.
 //
-// Receipt versions follow the jurisdiction table of the specification (§1):
+// Receipt versions follow the jurisdiction table of the specification (§1,
+// Jurisdictions() in capabilities.go, which the manifest publishes):
 // service.receipt/1.0.0 for eu-vat, the experimental 2.0.0 for uk-vat.
 func receiptClaims(r *Record, issued time.Time) receipt.Claims {
 	det := r.Classification
+	receiptJurisdiction, spec := receiptFormat(det.Jurisdiction)
 	c := receipt.Claims{
-		Spec:         receipt.SpecV1,
+		Spec:         spec,
 		ReceiptID:    r.Receipt.ID,
 		EventID:      strings.TrimPrefix(r.Receipt.ID, "rcpt_"), // the entry's event id: the record id for revision 1
 		IssuedAt:     issued.Unix(),
 		Environment:  r.Environment,
-		Custody:      receipt.CustodyNone,
-		Jurisdiction: receipt.JurisdictionEUVAT,
+		Custody:      CustodyNone,
+		Jurisdiction: receiptJurisdiction,
 		Ruleset:      det.Ruleset,
 		ReviewStatus: r.ReviewStatus,
 		Settlement: receipt.Settlement{
@@ -61,10 +63,6 @@ func receiptClaims(r *Record, issued time.Time) receipt.Claims {
 	if n := len(r.History); n > 1 {
 		c.Supersedes = r.History[n-2].ReceiptID
 	}
-	if det.Jurisdiction == receipt.JurisdictionUKVAT {
-		c.Spec = receipt.SpecV2
-		c.Jurisdiction = receipt.JurisdictionUKVAT
-	}
 	if det.RatePercent != nil {
 		c.Classification.RatePercent = det.RatePercent.Decimal().String()
 	}
@@ -78,7 +76,11 @@ func receiptClaims(r *Record, issued time.Time) receipt.Claims {
 	for _, reason := range r.ReviewReasons {
 		c.ReviewReasons = append(c.ReviewReasons, reason.Code)
 	}
-	if reg := r.Buyer.Registry; reg != nil {
+	// A result with no registry named is one no registry gave (vies.Result:
+	// "empty when no registry was consulted", e.g. lookups switched off):
+	// there is no consultation to prove, and the record's review reasons
+	// already say the number is unverified.
+	if reg := r.Buyer.Registry; reg != nil && reg.Registry != "" {
 		c.Buyer.Registry = &receipt.RegistryProof{
 			Registry:          reg.Registry,
 			Status:            string(reg.Status),

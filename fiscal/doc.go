@@ -83,6 +83,21 @@
 // entry's recorded state in its record's own transaction: an entry is never
 // lost and never recorded twice. IngestStatus (object "x402_ingest") is its
 // public state.
+// # Service description
+//
+// capabilities.go holds the values that describe what the service does:
+// versions (APIVersion, ProtocolVersion), capability tokens, payment
+// protocols, the networks and assets (from the USDC contract table request
+// validation uses), the jurisdiction table (which also chooses each
+// receipt's version) and the receipt versions. Engine.Catalog,
+// Engine.PricingPolicy and SecurityBlock publish them; the HTTP layer's
+// manifest and OpenAPI document are built from them. Engine.Capabilities
+// reports each token's status under the engine's configuration: without a
+// VAT-number registry there is no VIES lookup and no reverse charge.
+//
+// Engine.CheckCapabilities answers a corridor check (spec §2.4) in five
+// separate aspects, with vat.Determine on the inputs ingest would build;
+// it writes nothing.
 //
 // # Errors
 //

@@ -65,15 +65,6 @@ type IngestResult struct {
 	Queued  *IngestStatus // Queued: the durable queue entry
 }
 
-// Protocols and schemes of the ingest paths (spec §1 "Supported payment
-// protocols": x402 exact over http; evm-transfer erc20-transfer in the
-// library).
-const (
-	ProtocolX402        = "x402"
-	ProtocolEVMTransfer = "evm-transfer"
-	SchemeERC20Transfer = "erc20-transfer"
-)
-
 // claimPaymentLog is the claim space of the transfer log that backs a
 // record: (network, tx hash, log index). One log backs at most one record
 // (issue 7; DESIGN.md "Chain verification").

@@ -78,7 +78,7 @@ func (e *Engine) build(ctx context.Context, accountID string, seller Seller, s s
 		ID:            id,
 		Object:        "settlement",
 		Version:       RecordVersion,
-		Custody:       "none",
+		Custody:       CustodyNone,
 		Environment:   "production",
 		ReviewStatus:  status,
 		ReviewReasons: reasons,
@@ -292,9 +292,9 @@ func splitGross(gross decimal.Decimal, det vat.Determination) (net, tax decimal.
 
 // atomicUSDC converts a USDC amount (at most 6 decimals) to base units.
 func atomicUSDC(d decimal.Decimal) (*big.Int, error) {
-	scaled := d.Shift(6)
+	scaled := d.Shift(usdcDecimals)
 	if !scaled.IsInteger() {
-		return nil, badRequest("/amountUsdc", "has more than 6 decimals")
+		return nil, badRequest("/amountUsdc", "has more than %d decimals", usdcDecimals)
 	}
 	return scaled.BigInt(), nil
 }

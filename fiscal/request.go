@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -44,6 +45,8 @@ const (
 	maxTextLen      = 200      // consumerName, description
 	maxAmountDigits = 12       // integer digits of amountUsdc: < 10^12 USDC, above any USDC supply
 	minYear         = 2015     // no EVM settlement predates Ethereum's launch
+	// maxIdempotencyKeyLen bounds an Idempotency-Key: visible ASCII only.
+	maxIdempotencyKeyLen = 255
 	// MaxClockSkew is how far in the future a settlement timestamp may lie
 	// (clock skew between the chain, the merchant and us).
 	MaxClockSkew = 5 * time.Minute
@@ -70,7 +73,7 @@ var (
 	txHashRE  = regexp.MustCompile(`^0x[0-9a-fA-F]{64}$`)
 	addressRE = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
 	caip2RE   = regexp.MustCompile(`^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$`)
-	idemKeyRE = regexp.MustCompile(`^[\x21-\x7e]{1,255}$`)
+	idemKeyRE = regexp.MustCompile(`^[\x21-\x7e]{1,` + strconv.Itoa(maxIdempotencyKeyLen) + `}$`)
 )
 
 // DecodeSettlementRequest reads one JSON object from r strictly: unknown
@@ -101,7 +104,7 @@ func decodeStrict(r io.Reader, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return jsonError(err)
+		return locateUnknownField(jsonError(err), err, body, v)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return badRequest("", "unexpected data after the JSON object")
@@ -255,9 +258,9 @@ func (req SettlementRequest) validate(now time.Time) (settlement, error) {
 		return s, badRequest("/network", "is required (CAIP-2, e.g. %q)", NetworkBase)
 	}
 	if _, ok := usdcContracts[req.Network]; !ok {
-		detail := fmt.Sprintf("network %q is not supported; supported: %s, %s", req.Network, NetworkEthereum, NetworkBase)
+		detail := fmt.Sprintf("network %q is not supported; supported: %s", req.Network, describeNetworks())
 		if !caip2RE.MatchString(req.Network) {
-			detail = fmt.Sprintf("%q is not a CAIP-2 network id; supported: %s, %s", req.Network, NetworkEthereum, NetworkBase)
+			detail = fmt.Sprintf("%q is not a CAIP-2 network id; supported: %s", req.Network, describeNetworks())
 		}
 		return s, &Error{Code: CodeUnsupportedNetwork, Field: "/network", Detail: detail}
 	}
@@ -269,7 +272,7 @@ func (req SettlementRequest) validate(now time.Time) (settlement, error) {
 	if req.Scheme != "" && req.Scheme != SchemeExact {
 		return s, &Error{Code: CodeUnsupportedScheme, Field: "/scheme", Detail: fmt.Sprintf("scheme %q is not supported; supported: %q", req.Scheme, SchemeExact)}
 	}
-	s.Protocol = "x402"
+	s.Protocol = ProtocolX402
 	if s.Buyer, err = parseBuyer(req); err != nil {
 		return s, err
 	}
@@ -297,8 +300,8 @@ func parseUSDCAmount(field, v string) (decimal.Decimal, string, error) {
 		return decimal.Decimal{}, "", badRequest(field, "must be a plain decimal string such as \"1.50\" (no sign, exponent, spaces or leading zeros)")
 	}
 	intPart, frac, _ := strings.Cut(v, ".")
-	if len(frac) > 6 {
-		return decimal.Decimal{}, "", badRequest(field, "has %d decimals; USDC has 6", len(frac))
+	if len(frac) > usdcDecimals {
+		return decimal.Decimal{}, "", badRequest(field, "has %d decimals; USDC has %d", len(frac), usdcDecimals)
 	}
 	if len(intPart) > maxAmountDigits {
 		return decimal.Decimal{}, "", badRequest(field, "is too large (at most %d integer digits)", maxAmountDigits)
@@ -439,7 +442,7 @@ func validIdempotencyKey(k string) error {
 		return nil
 	}
 	if !idemKeyRE.MatchString(k) {
-		return &Error{Code: CodeBadRequest, Field: "Idempotency-Key", Detail: "must be 1 to 255 visible ASCII characters"}
+		return &Error{Code: CodeBadRequest, Field: "Idempotency-Key", Detail: fmt.Sprintf("must be 1 to %d visible ASCII characters", maxIdempotencyKeyLen)}
 	}
 	return nil
 }

@@ -27,6 +27,13 @@ type Options struct {
 	MaxBodyBytes int64
 	// Logger receives one line per request. nil means slog.Default().
 	Logger *slog.Logger
+	// PublicURL is the absolute base URL clients reach the service at
+	// (e.g. "https://fiscal.example.com"), used for the links in the
+	// published documents. "" means the scheme and Host of each request.
+	PublicURL string
+	// Operator, OperatorURL and TermsURL name who runs this deployment in
+	// the manifest and agent card. "" leaves them out.
+	Operator, OperatorURL, TermsURL string
 }
 
 // Server is the HTTP face of one fiscal.Engine. It holds no state of its
@@ -37,6 +44,7 @@ type Server struct {
 	mux     *http.ServeMux
 	methods *http.ServeMux // the same paths without methods: tells 405 from 404
 	log     *slog.Logger
+	docs    documentStore // published documents, built once per base URL (discovery.go)
 }
 
 // New returns the handler serving the specification's endpoints over e.
@@ -81,6 +89,17 @@ func (s *Server) routes() []route {
 		{"GET", "/v1/log/checkpoint", http.HandlerFunc(s.getCheckpoint), false},
 		{"GET", "/v1/log/proof/inclusion", http.HandlerFunc(s.getInclusionProof), false},
 		{"GET", "/v1/log/proof/consistency", http.HandlerFunc(s.getConsistencyProof), false},
+		{"GET", "/v1/capabilities", http.HandlerFunc(s.getCapabilities), false},
+		{"POST", "/v1/capabilities/check", http.HandlerFunc(s.postCapabilitiesCheck), false}, // key optional
+		{"GET", "/v1/pricing", http.HandlerFunc(s.getPricing), false},
+		{"GET", "/.well-known/service.json", http.HandlerFunc(s.getManifest), false},
+		{"GET", "/.well-known/agent-card.json", http.HandlerFunc(s.getAgentCard), false},
+		{"GET", "/v1/reliability", http.HandlerFunc(s.getReliability), false},
+		{"GET", "/v1/discovery", http.HandlerFunc(s.getDiscovery), false},
+		{"GET", "/v1/preference", http.HandlerFunc(s.getPreference), false},
+		{"GET", "/v1/seller-value", http.HandlerFunc(s.getSellerValue), false},
+		{"GET", "/discover", http.HandlerFunc(s.getDiscover), false},
+		{"GET", "/openapi.json", http.HandlerFunc(s.getOpenAPI), false},
 	}
 }
 
@@ -136,7 +155,7 @@ func requestID(inbound string) string {
 // request context.
 func (s *Server) authed(h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acc, err := s.engine.Accounts().Authenticate(r.Header.Get("X-Service-Key"))
+		acc, err := s.engine.Accounts().Authenticate(r.Header.Get(fiscal.HeaderServiceKey))
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", `X-Service-Key realm="fiscal402"`)
 			s.problem(w, r, err)

@@ -36,6 +36,9 @@ func TestNewOffChecksSyntaxOnly(t *testing.T) {
 	if srv.calls() != 0 {
 		t.Errorf("off mode made %d calls", srv.calls())
 	}
+	if got := s.Registries(); len(got) != 0 {
+		t.Errorf("off mode Registries() = %v", got)
+	}
 }
 
 func TestNewLive(t *testing.T) {
@@ -56,6 +59,9 @@ func TestNewLive(t *testing.T) {
 	if r := s.Check(context.Background(), "GB553557881"); r.Status != StatusValid || r.RequestIdentifier != "ypAeKRPlW" {
 		t.Errorf("HMRC: %+v", r)
 	}
+	if got := s.Registries(); len(got) != 2 || got[0] != RegistryVIES || got[1] != RegistryHMRC {
+		t.Errorf("live Registries() = %v", got)
+	}
 
 	// Live without HMRC credentials: GB is off, EU is live.
 	s, err = New(Config{Mode: ModeLive, VIES: VIESConfig{BaseURL: vs.URL}, Service: ServiceConfig{Syntax: testSyntax}})
@@ -64,6 +70,9 @@ func TestNewLive(t *testing.T) {
 	}
 	if r := s.Check(context.Background(), "GB553557881"); r.Fault != FaultRegistryOff {
 		t.Errorf("GB without credentials: %+v", r)
+	}
+	if got := s.Registries(); len(got) != 1 || got[0] != RegistryVIES {
+		t.Errorf("live without HMRC Registries() = %v", got)
 	}
 }
 

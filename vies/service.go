@@ -221,6 +221,23 @@ func (s *Service) Check(ctx context.Context, vatNumber string) Result {
 	}
 }
 
+// Registries returns the registries this Service asks, in a fixed order:
+// RegistryVIES when a VIES client is configured, RegistryHMRC when an HMRC
+// client is. Empty means lookups are off: every number that passes the
+// syntax check is unavailable (REGISTRY_OFF). It lets a caller say
+// truthfully which lookups a deployment performs (the engine's published
+// capabilities).
+func (s *Service) Registries() []string {
+	var out []string
+	if s.vies != nil {
+		out = append(out, RegistryVIES)
+	}
+	if s.hmrc != nil {
+		out = append(out, RegistryHMRC)
+	}
+	return out
+}
+
 // route picks the registry for a country code.
 func (s *Service) route(cc string) (string, registryCall, *failure) {
 	switch {

@@ -22,6 +22,7 @@
 //	-base-rpc, -base-mode, -base-confirmations, -base-finalized,
 //	-ethereum-rpc, -ethereum-mode, ..., -chain-timeout
 //	                    chain verification per network (see chain.go; default off)
+//	-public-url url     absolute base URL of the published documents' links (default: each request's host)
 package main
 
 import (
@@ -36,6 +37,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -57,6 +59,7 @@ func main() {
 type options struct {
 	listen, data, accounts, fxFile, origin string
 	rotate                                 bool
+	publicURL                              string
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -72,6 +75,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	var vf viesFlags
 	vf.register(fs)
 	chain := addChainFlags(fs)
+	fs.StringVar(&o.publicURL, "public-url", "", "absolute base URL for the links in the manifest, agent card and OpenAPI document (default: each request's scheme and host)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -85,6 +89,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "receipt signing key rotated: %s retired (stays in the JWKS), %s active\n", retired, active)
 		return nil
+	}
+	if u, err := url.Parse(o.publicURL); o.publicURL != "" && (err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "") {
+		return fmt.Errorf("-public-url %q: want an absolute http(s) URL such as https://fiscal.example.com", o.publicURL)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 
@@ -126,7 +133,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           httpserver.New(engine, httpserver.Options{Logger: logger}),
+		Handler:           httpserver.New(engine, httpserver.Options{Logger: logger, PublicURL: o.publicURL}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      30 * time.Second,

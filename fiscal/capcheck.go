@@ -1,0 +1,570 @@
+package fiscal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/vat"
+)
+
+// CapabilityCheckRequest is the body of POST /v1/capabilities/check (spec
+// §2.4): a corridor (seller and buyer country, supply and buyer type) and a
+// payment, checked before ingest. SupplyDate and Payment.Scheme are
+// extensions, optional and documented in the OpenAPI document.
+type CapabilityCheckRequest struct {
+	SellerCountry string       `json:"seller_country"`
+	BuyerCountry  string       `json:"buyer_country"`
+	SupplyType    string       `json:"supply_type,omitempty"` // default "digital_service"
+	BuyerType     string       `json:"buyer_type,omitempty"`  // "B2C" (default) or "B2B"
+	Payment       CheckPayment `json:"payment"`
+	SupplyDate    string       `json:"supply_date,omitempty"` // extension: YYYY-MM-DD or ISO-8601 UTC; default today
+}
+
+// CheckPayment is the payment of a capability check.
+type CheckPayment struct {
+	Protocol string `json:"protocol"`
+	Network  string `json:"network,omitempty"` // CAIP-2
+	Asset    string `json:"asset,omitempty"`   // default "USDC"
+	Scheme   string `json:"scheme,omitempty"`  // extension: default the protocol's scheme
+}
+
+// DecodeCapabilityCheckRequest reads a capability check body strictly, like
+// DecodeSettlementRequest: unknown and duplicate fields, wrong JSON types
+// and trailing data are BAD_REQUEST with the field's JSON pointer.
+func DecodeCapabilityCheckRequest(r io.Reader) (CapabilityCheckRequest, error) {
+	var req CapabilityCheckRequest
+	err := decodeStrict(r, &req)
+	return req, err
+}
+
+// Statuses of the aspects of a capability check. Each aspect has its own
+// status and reasons; there is deliberately no overall "supported" flag
+// (spec §2.4): a corridor can be ingested and determined while its receipt
+// is experimental, or accepted for ingest and still need manual review.
+const (
+	// event_support, payment_support, jurisdiction_representation
+	CheckSupported    = "supported"
+	CheckExperimental = "experimental"
+	CheckPlanned      = "planned"
+	CheckUnsupported  = "unsupported"
+	CheckOutsideScope = "outside_scope" // jurisdiction_representation: place of supply outside EU and UK VAT
+	// determination_coverage
+	CheckDetermined   = "determined"
+	CheckManualReview = "manual_review"
+	CheckNotEvaluated = "not_evaluated"
+	// receipt_eligibility (also CheckExperimental)
+	CheckEligible   = "eligible"
+	CheckIneligible = "ineligible"
+	// ingest route usability
+	RouteUsable      = "usable"
+	RouteNotUsable   = "not_usable"
+	RouteConditional = "conditional"
+)
+
+// Reason codes of a capability check. Payment reasons are the error codes
+// the ingest would answer with (UNSUPPORTED_NETWORK, ...); determination
+// reasons are those of package vat.
+const (
+	ReasonBuyerTypeUnknown   = "buyer_type_unknown"
+	ReasonSellerNotAccount   = "seller_not_account"
+	ReasonNetworkMissing     = "network_missing"
+	ReasonNoRecord           = "no_record"
+	ReasonCorridorUnresolved = "corridor_unresolved"
+)
+
+// CapabilityCheck is the answer of a capability check: five aspects, each
+// with its own status and reasons.
+type CapabilityCheck struct {
+	Corridor                   Corridor                   `json:"corridor"`
+	CheckedAt                  string                     `json:"checked_at"`
+	EventSupport               EventSupport               `json:"event_support"`
+	PaymentSupport             PaymentSupport             `json:"payment_support"`
+	JurisdictionRepresentation JurisdictionRepresentation `json:"jurisdiction_representation"`
+	DeterminationCoverage      DeterminationCoverage      `json:"determination_coverage"`
+	ReceiptEligibility         ReceiptEligibility         `json:"receipt_eligibility"`
+}
+
+// Corridor is the checked request, normalised (upper-case countries,
+// defaults filled in).
+type Corridor struct {
+	SellerCountry string       `json:"seller_country"`
+	BuyerCountry  string       `json:"buyer_country"`
+	SupplyType    string       `json:"supply_type"`
+	BuyerType     string       `json:"buyer_type"`
+	Payment       CheckPayment `json:"payment"`
+	SupplyDate    string       `json:"supply_date"`
+}
+
+// EventSupport: can an event of this shape be ingested, and where.
+type EventSupport struct {
+	Status  string        `json:"status"` // supported | unsupported
+	Reasons []vat.Reason  `json:"reasons,omitempty"`
+	Ingest  []IngestRoute `json:"ingest"`
+}
+
+// IngestRoute is an endpoint that records such an event.
+type IngestRoute struct {
+	Endpoint  string `json:"endpoint"`
+	Status    string `json:"status"` // usable | not_usable | conditional
+	Condition string `json:"condition"`
+}
+
+// PaymentSupport: is the payment's protocol, network, asset and scheme one
+// the service records.
+type PaymentSupport struct {
+	Status   string           `json:"status"` // supported | planned | unsupported
+	Reasons  []vat.Reason     `json:"reasons,omitempty"`
+	Protocol *PaymentProtocol `json:"protocol,omitempty"`
+	Chain    *Chain           `json:"chain,omitempty"`
+	Asset    *Asset           `json:"asset,omitempty"`
+	Scheme   string           `json:"scheme,omitempty"`
+}
+
+// JurisdictionRepresentation: which of the service's jurisdictions
+// represents the corridor, and how far.
+type JurisdictionRepresentation struct {
+	Status         string       `json:"status"` // supported | experimental | outside_scope | unsupported
+	Reasons        []vat.Reason `json:"reasons,omitempty"`
+	Jurisdiction   string       `json:"jurisdiction,omitempty"`
+	RulesetVersion string       `json:"ruleset_version,omitempty"`
+	PlaceOfSupply  string       `json:"place_of_supply,omitempty"`
+	Determination  Support      `json:"determination,omitempty"`
+	Artifacts      Support      `json:"artifacts,omitempty"`
+}
+
+// DeterminationCoverage: what vat.Determine, the function the engine runs
+// on ingest, answers for the corridor.
+type DeterminationCoverage struct {
+	Status         string             `json:"status"` // determined | manual_review | not_evaluated
+	Reasons        []vat.Reason       `json:"reasons,omitempty"`
+	Classification *vat.Determination `json:"classification,omitempty"` // as on a record, reasons moved up
+	Assumptions    []vat.Reason       `json:"assumptions"`
+	Alternatives   []Alternative      `json:"alternatives,omitempty"`
+}
+
+// Alternative is the determination under another assumption about facts the
+// check cannot know (e.g. the seller's Art. 59c threshold).
+type Alternative struct {
+	Assumption     vat.Reason        `json:"assumption"`
+	Classification vat.Determination `json:"classification"`
+}
+
+// ReceiptEligibility: would the record carry a production receipt, of which
+// version, and in which review state.
+type ReceiptEligibility struct {
+	Status       string       `json:"status"` // eligible | experimental | ineligible
+	Reasons      []vat.Reason `json:"reasons,omitempty"`
+	Spec         string       `json:"spec,omitempty"`
+	Version      string       `json:"version,omitempty"`
+	Environment  string       `json:"environment,omitempty"`
+	ReviewStatus string       `json:"review_status,omitempty"` // the record's expected reviewStatus
+	Invoice      bool         `json:"invoice"`                 // a UBL invoice is bound to the record (PROCESSED only)
+}
+
+// checkInput is a validated capability check.
+type checkInput struct {
+	corridor Corridor
+	date     time.Time
+}
+
+// validate normalises the request; only malformed input is an error (400).
+// Unknown protocols, networks, assets, buyer types and supply types are
+// answers of the check, not errors.
+func (req CapabilityCheckRequest) validate(now time.Time) (checkInput, error) {
+	var in checkInput
+	var err error
+	if req.SellerCountry == "" {
+		return in, badRequest("/seller_country", "is required (ISO 3166-1 alpha-2)")
+	}
+	if in.corridor.SellerCountry, err = parseCountry("/seller_country", req.SellerCountry); err != nil {
+		return in, err
+	}
+	if req.BuyerCountry == "" {
+		return in, badRequest("/buyer_country", "is required (ISO 3166-1 alpha-2)")
+	}
+	if in.corridor.BuyerCountry, err = parseCountry("/buyer_country", req.BuyerCountry); err != nil {
+		return in, err
+	}
+	in.corridor.SupplyType = vat.KindDigitalService
+	if req.SupplyType != "" {
+		if in.corridor.SupplyType, err = parseToken("/supply_type", req.SupplyType); err != nil {
+			return in, err
+		}
+	}
+	in.corridor.BuyerType = vat.TreatmentB2C
+	if req.BuyerType != "" {
+		if in.corridor.BuyerType, err = parseLabel("/buyer_type", req.BuyerType); err != nil {
+			return in, err
+		}
+		in.corridor.BuyerType = strings.ToUpper(in.corridor.BuyerType)
+	}
+	p := req.Payment
+	if p.Protocol == "" {
+		return in, badRequest("/payment/protocol", "is required (e.g. %q)", ProtocolX402)
+	}
+	for _, f := range []struct{ field, v string }{{"/payment/protocol", p.Protocol}, {"/payment/network", p.Network}, {"/payment/asset", p.Asset}, {"/payment/scheme", p.Scheme}} {
+		if _, err := parseLabel(f.field, f.v); err != nil {
+			return in, err
+		}
+	}
+	in.corridor.Payment = CheckPayment{Protocol: strings.ToLower(p.Protocol), Network: p.Network, Asset: p.Asset, Scheme: p.Scheme}
+	if in.corridor.Payment.Asset == "" {
+		in.corridor.Payment.Asset = AssetUSDC
+	}
+	in.date = now
+	if req.SupplyDate != "" {
+		if in.date, err = parseSupplyDate(req.SupplyDate, now); err != nil {
+			return in, err
+		}
+	}
+	in.corridor.SupplyDate = in.date.Format(time.DateOnly)
+	return in, nil
+}
+
+// parseLabel accepts a short printable identifier (a protocol, a CAIP-2 id,
+// a contract address, a buyer type): at most 100 visible ASCII characters.
+func parseLabel(field, v string) (string, error) {
+	if len(v) > 100 || strings.IndexFunc(v, func(r rune) bool { return r <= 0x20 || r >= 0x7f }) >= 0 {
+		return "", badRequest(field, "must be at most 100 visible ASCII characters")
+	}
+	return v, nil
+}
+
+// parseSupplyDate accepts a calendar date (YYYY-MM-DD, meaning that UTC day)
+// or an ISO-8601 UTC instant, no later than now plus MaxClockSkew.
+func parseSupplyDate(v string, now time.Time) (time.Time, error) {
+	if t, err := time.Parse(time.DateOnly, v); err == nil {
+		if t.After(now) {
+			return time.Time{}, badRequest("/supply_date", "is in the future (the service date is %s)", now.Format(time.DateOnly))
+		}
+		return t.Add(12 * time.Hour), nil // midday: the UTC day is what selects rates
+	}
+	t, err := parseTimestamp("/supply_date", v, now)
+	if err != nil {
+		return time.Time{}, badRequest("/supply_date", "must be a date (YYYY-MM-DD) or an ISO-8601 UTC timestamp, not in the future")
+	}
+	return t, nil
+}
+
+// CheckCapabilities answers a capability check for a corridor before
+// ingest. accountID is the authenticated account, or "" for an anonymous
+// check; with an account whose seller is established in seller_country,
+// that seller's profile (threshold, establishments) is used, exactly as
+// POST /settlements would. It writes nothing.
+//
+// The determination is vat.Determine on the same inputs the engine builds
+// on ingest, on the supply date (default: today by the engine clock), so
+// the answer matches what the engine would do; facts a corridor cannot
+// carry are stated as assumptions.
+func (e *Engine) CheckCapabilities(ctx context.Context, accountID string, req CapabilityCheckRequest) (*CapabilityCheck, error) {
+	var acc *Account
+	if accountID != "" {
+		a, ok := e.accounts.Get(accountID)
+		if !ok {
+			return nil, &Error{Code: CodeAuthenticationFailed, Detail: "unknown account"}
+		}
+		acc = a
+	}
+	now := e.clock().UTC()
+	in, err := req.validate(now)
+	if err != nil {
+		return nil, err
+	}
+	c := &CapabilityCheck{Corridor: in.corridor, CheckedAt: now.Format(time.RFC3339)}
+	sellerFromAccount := acc != nil && sameCountry(acc.Seller.Country, in.corridor.SellerCountry)
+	c.EventSupport = e.eventSupport(in.corridor, acc, sellerFromAccount)
+	c.PaymentSupport = e.paymentSupport(in.corridor.Payment)
+
+	var det vat.Determination
+	if c.EventSupport.Status == CheckSupported {
+		det, c.DeterminationCoverage = e.determinationCoverage(in, acc, sellerFromAccount)
+		c.JurisdictionRepresentation = representation(det)
+	} else {
+		c.DeterminationCoverage = DeterminationCoverage{Status: CheckNotEvaluated, Assumptions: []vat.Reason{},
+			Reasons: []vat.Reason{{Code: ReasonBuyerTypeUnknown, Detail: "The corridor was not determined: the buyer type is not one the service records."}}}
+		c.JurisdictionRepresentation = JurisdictionRepresentation{Status: CheckUnsupported,
+			Reasons: []vat.Reason{{Code: ReasonCorridorUnresolved, Detail: "The jurisdiction cannot be resolved for a buyer type the service does not record."}}}
+	}
+	c.ReceiptEligibility, err = e.receiptEligibility(ctx, c, det, in.date)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func sameCountry(a, b string) bool {
+	norm := func(s string) string {
+		switch s = strings.ToUpper(s); s {
+		case "EL":
+			return "GR"
+		case "UK":
+			return "GB"
+		}
+		return s
+	}
+	return norm(a) == norm(b)
+}
+
+func (e *Engine) eventSupport(cor Corridor, acc *Account, sellerFromAccount bool) EventSupport {
+	es := EventSupport{Status: CheckSupported}
+	if !slices.Contains(BuyerTypes(), cor.BuyerType) {
+		es.Status = CheckUnsupported
+		es.Reasons = append(es.Reasons, vat.Reason{Code: ReasonBuyerTypeUnknown, Detail: fmt.Sprintf("Buyer type %q is not recorded; the service records %s.", cor.BuyerType, strings.Join(BuyerTypes(), " and "))})
+	}
+	settlements := IngestRoute{Endpoint: "POST /settlements", Status: RouteConditional,
+		Condition: "The seller is the authenticated account's seller (its establishment decides the VAT treatment, spec §2.1); send X-Service-Key with this check to know."}
+	switch {
+	case acc != nil && sellerFromAccount:
+		settlements.Status = RouteUsable
+		settlements.Condition = fmt.Sprintf("The seller is account %s, established in %s.", acc.ID, acc.Seller.Country)
+	case acc != nil:
+		settlements.Status = RouteNotUsable
+		settlements.Condition = fmt.Sprintf("Account %s's seller is established in %s, not in %s; record this corridor with POST /v1/fiscal-events, seller in the body.", acc.ID, acc.Seller.Country, cor.SellerCountry)
+		es.Reasons = append(es.Reasons, vat.Reason{Code: ReasonSellerNotAccount, Detail: settlements.Condition})
+	}
+	fiscalEvents := IngestRoute{Endpoint: "POST /v1/fiscal-events", Status: RouteUsable,
+		Condition: "Seller and buyer in the body, from any ISO 3166-1 country (spec §2.3); a production receipt only where the EU VAT production invariants hold."}
+	if es.Status != CheckSupported {
+		settlements.Status, fiscalEvents.Status = RouteNotUsable, RouteNotUsable
+	}
+	es.Ingest = []IngestRoute{settlements, fiscalEvents}
+	return es
+}
+
+func (e *Engine) paymentSupport(p CheckPayment) PaymentSupport {
+	ps := PaymentSupport{Status: CheckUnsupported}
+	unsupported := func(code Code, format string, args ...any) PaymentSupport {
+		ps.Reasons = append(ps.Reasons, vat.Reason{Code: string(code), Detail: fmt.Sprintf(format, args...)})
+		return ps
+	}
+	proto, ok := paymentProtocol(p.Protocol)
+	if !ok {
+		var known []string
+		for _, pp := range PaymentProtocols() {
+			known = append(known, pp.Protocol)
+		}
+		return unsupported(CodeUnsupportedProtocol, "Payment protocol %q is not known; the table lists %s.", p.Protocol, strings.Join(known, ", "))
+	}
+	ps.Protocol = &proto
+	if proto.Status == Planned {
+		ps.Status = CheckPlanned
+		return unsupported(CodeUnsupportedProtocol, "Payment protocol %q is planned, not yet recorded.", p.Protocol)
+	}
+	if p.Network == "" {
+		ps.Reasons = append(ps.Reasons, vat.Reason{Code: ReasonNetworkMissing, Detail: "No payment.network was given; supported: " + describeNetworks() + "."})
+		return ps
+	}
+	if _, ok := usdcContracts[p.Network]; !ok {
+		return unsupported(CodeUnsupportedNetwork, "Network %q is not supported; supported: %s.", p.Network, describeNetworks())
+	}
+	for _, ch := range e.Chains() {
+		if ch.Network == p.Network {
+			ps.Chain = &ch
+		}
+	}
+	if _, err := parseAsset(p.Network, p.Asset); err != nil {
+		return unsupported(CodeUnsupportedAsset, "Asset %q is not supported on %s; supported: %s (contract %s).", p.Asset, p.Network, AssetUSDC, usdcContracts[p.Network])
+	}
+	for _, a := range SupportedAssets() {
+		if a.Network == p.Network {
+			ps.Asset = &a
+		}
+	}
+	ps.Scheme = proto.Schemes[0]
+	if p.Scheme != "" {
+		if !slices.Contains(proto.Schemes, p.Scheme) {
+			return unsupported(CodeUnsupportedScheme, "Scheme %q is not supported for %s; supported: %s.", p.Scheme, proto.Protocol, strings.Join(proto.Schemes, ", "))
+		}
+		ps.Scheme = p.Scheme
+	}
+	ps.Status = string(proto.Status)
+	return ps
+}
+
+// Assumption codes of a determination coverage.
+const (
+	AssumeSupplyDate          = "supply_date"
+	AssumeBuyerLocation       = "buyer_location_attested"
+	AssumeNoPostalCode        = "buyer_postal_code_not_considered"
+	AssumeSellerProfile       = "seller_profile_from_account"
+	AssumeSellerOverThreshold = "seller_over_threshold"
+	AssumeSellerBelow         = "seller_below_threshold"
+	AssumeVATNumberConfirmed  = "buyer_vat_number_confirmed"
+	AssumeNoRegistry          = "no_vat_number_registry"
+)
+
+func (e *Engine) determinationCoverage(in checkInput, acc *Account, sellerFromAccount bool) (vat.Determination, DeterminationCoverage) {
+	cor := in.corridor
+	dc := DeterminationCoverage{Assumptions: []vat.Reason{
+		{Code: AssumeSupplyDate, Detail: fmt.Sprintf("The supply date is %s (the rate in force that day; send supply_date to check another day).", cor.SupplyDate)},
+		{Code: AssumeBuyerLocation, Detail: "The buyer's country is as the merchant attests it, from two non-contradictory items of location evidence (Art. 24b(d) and 24f Implementing Regulation 282/2011)."},
+		{Code: AssumeNoPostalCode, Detail: "No postal code is considered; on ingest, consumerPostalCode reveals special territories outside EU VAT (Canary Islands, Åland, ...) or with own rates (Azores, Madeira)."},
+	}}
+	seller := vat.Seller{Country: cor.SellerCountry, OverThreshold: true}
+	if sellerFromAccount {
+		s := acc.Seller
+		seller = vat.Seller{Country: s.Country, OtherEstablishments: s.OtherEstablishments, VATNumber: s.VATNumber, OverThreshold: s.OverThreshold, OptedForDestination: s.OptedForDestination}
+		dc.Assumptions = append(dc.Assumptions, vat.Reason{Code: AssumeSellerProfile, Detail: fmt.Sprintf("The seller profile (Art. 59c threshold, establishments) is account %s's.", acc.ID)})
+	}
+	buyer, buyerAssumption := e.checkBuyer(cor)
+	confirmable := buyer.Registry == nil || buyer.Registry.Status == vat.RegistryValid
+	if buyerAssumption != nil {
+		dc.Assumptions = append(dc.Assumptions, *buyerAssumption)
+	}
+	determine := func(s vat.Seller) vat.Determination {
+		d := vat.Determine(vat.Input{Seller: s, Buyer: buyer, Supply: vat.Supply{Kind: cor.SupplyType, Date: in.date}})
+		return cleanCheckReasons(d, confirmable)
+	}
+	det := determine(seller)
+	if !sellerFromAccount {
+		below := seller
+		below.OverThreshold = false
+		alt := determine(below)
+		if alt.Regime != det.Regime || alt.TaxingCountry != det.TaxingCountry || alt.Status != det.Status {
+			dc.Assumptions = append(dc.Assumptions, vat.Reason{Code: AssumeSellerOverThreshold, Detail: "The seller's cross-border B2C supplies exceed EUR 10,000 this or last year, or it opted for destination taxation (Art. 59c(1) and (3) Directive 2006/112/EC)."})
+			dc.Alternatives = append(dc.Alternatives, Alternative{
+				Assumption:     vat.Reason{Code: AssumeSellerBelow, Detail: "The seller is established in one member state only, below the EUR 10,000 threshold and not opted: the place of supply stays in its member state (Art. 59c(1))."},
+				Classification: alt,
+			})
+		}
+	}
+	dc.Reasons = det.Reasons
+	classification := det
+	classification.Reasons = nil
+	dc.Classification = &classification
+	dc.Status = CheckManualReview
+	if det.Determined() {
+		dc.Status = CheckDetermined
+	}
+	return det, dc
+}
+
+// checkBuyer builds the buyer the engine would see. A B2B corridor stands
+// for a buyer who gives a VAT number of their country: with a registry
+// configured, one the registry confirms (the only way to reverse charge);
+// without one, a number that cannot be confirmed, exactly as on ingest.
+func (e *Engine) checkBuyer(cor Corridor) (vat.Buyer, *vat.Reason) {
+	b := vat.Buyer{Country: cor.BuyerCountry}
+	if cor.BuyerType != vat.TreatmentB2B {
+		return b, nil
+	}
+	prefix := vatPrefix(cor.BuyerCountry)
+	registry := vat.RegistryVIES
+	if prefix == "GB" {
+		registry = vat.RegistryHMRC
+	}
+	b.Business = true
+	b.VATNumber = prefix + "000000000"
+	if !e.canConfirm(registry) {
+		b.Registry = &vat.RegistryCheck{Status: vat.RegistryUnavailable, Registry: registry, Number: b.VATNumber}
+		return b, &vat.Reason{Code: AssumeNoRegistry, Detail: fmt.Sprintf("%s lookups are off on this service, so a business buyer's %s VAT number cannot be confirmed; on ingest such a record is PENDING_MANUAL_REVIEW (vat_number_unverified).", registry, prefix)}
+	}
+	b.Registry = &vat.RegistryCheck{Status: vat.RegistryValid, Registry: registry, Number: b.VATNumber,
+		CheckedAt: e.clock().UTC(), RequestIdentifier: "capability-check"}
+	return b, &vat.Reason{Code: AssumeVATNumberConfirmed, Detail: fmt.Sprintf("The buyer gives a %s VAT number that %s confirms valid when the payment is recorded (Art. 18(1) Implementing Regulation 282/2011); otherwise the sale is B2C or pending review.", prefix, registry)}
+}
+
+// vatPrefix is the VAT-number prefix a business established in country
+// would give: EL for Greece (Art. 215 Directive 2006/112/EC), GB for the UK
+// and the Isle of Man, FR for Monaco (treated as France).
+func vatPrefix(country string) string {
+	switch country {
+	case "GR", "EL":
+		return "EL"
+	case "GB", "UK", "IM":
+		return "GB"
+	case "MC":
+		return "FR"
+	}
+	return country
+}
+
+// cleanCheckReasons removes what only the check's stand-in VAT number
+// causes (its check digits) and words a registry that is off as such.
+func cleanCheckReasons(d vat.Determination, confirmable bool) vat.Determination {
+	var out []vat.Reason
+	for _, r := range d.Reasons {
+		switch r.Code {
+		case vat.ReasonCheckDigitsDisagree, vat.ReasonRegistryProofIncomplete:
+			continue
+		case vat.ReasonVATNumberUnverified:
+			if !confirmable {
+				r.Detail = "No registry that could confirm the buyer's VAT number answers on this service; reverse charge needs a confirmed number (Art. 18(1) Implementing Regulation 282/2011)."
+			}
+		}
+		out = append(out, r)
+	}
+	d.Reasons = out
+	return d
+}
+
+func representation(det vat.Determination) JurisdictionRepresentation {
+	jr := JurisdictionRepresentation{Jurisdiction: det.Jurisdiction, RulesetVersion: det.Ruleset, PlaceOfSupply: det.PlaceOfSupply}
+	j, ok := jurisdiction(det.Jurisdiction)
+	if !ok {
+		jr.Status = CheckUnsupported
+		jr.RulesetVersion = ""
+		jr.Reasons = append([]vat.Reason{{Code: ReasonCorridorUnresolved, Detail: "Neither ruleset could place this supply."}}, reviewReasonsOf(det)...)
+		return jr
+	}
+	jr.Determination, jr.Artifacts = j.Determination, j.Artifacts
+	if det.Regime == vat.RegimeOutsideScope {
+		jr.Status = CheckOutsideScope
+		jr.Reasons = []vat.Reason{{Code: vat.ReasonLocalTaxNotAssessed, Detail: fmt.Sprintf("The place of supply %s is outside the VAT territory of %s: the record says the supply is not subject to that VAT; any local tax there is not assessed.", det.PlaceOfSupply, j.ID)}}
+		return jr
+	}
+	jr.Status = string(j.Status)
+	if j.Status == Experimental {
+		jr.Reasons = []vat.Reason{{Code: vat.ReasonRulesetExperimental, Detail: fmt.Sprintf("Jurisdiction %s (ruleset %s) is experimental.", j.ID, j.RulesetVersion)}}
+	}
+	return jr
+}
+
+// reviewReasonsOf returns the reasons of a manual-review determination.
+func reviewReasonsOf(det vat.Determination) []vat.Reason {
+	if det.Determined() {
+		return nil
+	}
+	return det.Reasons
+}
+
+func (e *Engine) receiptEligibility(ctx context.Context, c *CapabilityCheck, det vat.Determination, date time.Time) (ReceiptEligibility, error) {
+	re := ReceiptEligibility{Status: CheckIneligible}
+	if c.EventSupport.Status != CheckSupported || c.PaymentSupport.Status != CheckSupported {
+		re.Reasons = []vat.Reason{{Code: ReasonNoRecord, Detail: "No record, and so no receipt, is made: the event or the payment is not one the service records."}}
+		return re, nil
+	}
+	jID, spec := receiptFormat(det.Jurisdiction)
+	j, _ := jurisdiction(jID)
+	re.Spec, re.Version, re.Environment = spec, receiptVersionOf(spec), "production"
+	switch j.receiptSupport(re.Version) {
+	case Supported:
+		re.Status = CheckEligible
+	case Experimental:
+		re.Status = CheckExperimental
+		re.Reasons = append(re.Reasons, vat.Reason{Code: vat.ReasonRulesetExperimental, Detail: fmt.Sprintf("Receipts of %s use the experimental format %s.", j.ID, spec)})
+	default:
+		re.Reasons = append(re.Reasons, vat.Reason{Code: ReasonNoRecord, Detail: fmt.Sprintf("Jurisdiction %s has no receipt version.", j.ID)})
+		return re, nil
+	}
+	re.ReviewStatus = StatusProcessed
+	if !det.Determined() {
+		re.ReviewStatus = StatusPendingReview
+		re.Reasons = append(re.Reasons, reviewReasonsOf(det)...)
+	}
+	if _, err := e.fx.Rate(ctx, "USD", date, e.fxPolicy); err != nil {
+		if !errors.Is(err, fx.ErrNotYetPublished) && !errors.Is(err, fx.ErrNoRate) {
+			return re, &Error{Code: CodeInternal, Detail: "fx rate lookup failed", Err: err}
+		}
+		re.ReviewStatus = StatusPendingReview
+		re.Reasons = append(re.Reasons, vat.Reason{Code: ReasonFXRateUnavailable, Detail: fmt.Sprintf("No ECB USD reference rate is known for %s under policy %s; the record would wait for it.", date.Format(time.DateOnly), e.fxPolicy)})
+	}
+	re.Invoice = re.ReviewStatus == StatusProcessed
+	return re, nil
+}

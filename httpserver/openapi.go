@@ -1,0 +1,520 @@
+package httpserver
+
+import (
+	"fmt"
+	"net/http"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/receipt"
+	"github.com/fiscal402/fiscal402/vat"
+)
+
+// The OpenAPI 3.1 document (GET /openapi.json) is built from the route
+// table (routes) and the operation table (operations): one operation per
+// "METHOD path" a route mounts. A test fails, naming the route, when the
+// two disagree, so adding a route means adding its operation here.
+
+// authMode is who may call an operation.
+type authMode int
+
+const (
+	authNone     authMode = iota // public: no key is read
+	authRequired                 // X-Service-Key required (route.auth)
+	authOptional                 // a key may be sent; if sent it must be valid
+)
+
+func (a authMode) label() string {
+	switch a {
+	case authRequired:
+		return authKeyLabel
+	case authOptional:
+		return authOptionalLabel
+	}
+	return authNoneLabel
+}
+
+// operation documents one route.
+type operation struct {
+	id          string // operationId
+	summary     string
+	description string
+	tag         string
+	auth        authMode
+	idempotent  bool              // accepts the Idempotency-Key header
+	conditional bool              // answers If-None-Match with 304
+	pathParams  map[string]string // description of each {name} in the path
+	query       []queryParam
+	request     reflect.Type // the JSON request body; nil for none
+	responses   []response   // success answers
+	errors      []fiscal.Code
+}
+
+type queryParam struct {
+	name, description string
+	required          bool
+	schema            map[string]any
+}
+
+// response is one success answer. body is a Go type encoded as JSON; schema
+// is used instead for non-JSON bodies.
+type response struct {
+	status      int
+	description string
+	mediaType   string
+	body        reflect.Type
+	schema      map[string]any
+	headers     []string // names in components.headers
+}
+
+func jsonBody(status int, desc string, t reflect.Type, headers ...string) response {
+	return response{status: status, description: desc, mediaType: "application/json", body: t, headers: headers}
+}
+
+// documentResponse is the 200 of a cacheable JSON document.
+func documentResponse(desc string, t reflect.Type) []response {
+	return []response{jsonBody(http.StatusOK, desc, t, "ETag", "Cache-Control")}
+}
+
+// tags group the operations.
+var openAPITags = []struct{ name, description string }{
+	{"Ingest", "Recording settled payments. Key required."},
+	{"Records", "The account's fiscal records and invoices. Key required."},
+	{"Receipts and log", "Signed receipts, their keys and the Merkle log: public, for offline verification."},
+	{"Capabilities", "What the service supports and costs, and a corridor check before ingest."},
+	{"Discovery", "Read-only documents that describe the service. Public and cacheable."},
+}
+
+// operations is the operation table, keyed by "METHOD path" exactly as the
+// route table mounts them.
+func operations() map[string]operation {
+	idParam := map[string]string{"id": "The event id of the record, `x402-<32 hex>`."}
+	return map[string]operation{
+		"POST /settlements": {
+			id: "createSettlement", tag: "Ingest", auth: authRequired, idempotent: true,
+			summary: "Record a settled payment",
+			description: "Classifies a settled USDC payment for EU VAT, converts it to EUR at the ECB rate, renders the UBL invoice and appends record, invoice and signed receipt to the ledger in one fsynced transaction. " +
+				"Synchronous: the receipt is readable at once. Without `consumerCountry` the record is `PENDING_MANUAL_REVIEW` (reason `buyer_country_missing`), never 0 % VAT. " +
+				"The seller is the account the key identifies (spec §2.1, §5.3). `asset` defaults to `USDC` (the network's USDC contract address is accepted too) and `scheme` to `exact`.",
+			request: reflect.TypeFor[fiscal.SettlementRequest](),
+			responses: []response{
+				jsonBody(http.StatusCreated, "The new record; also the replay of the same Idempotency-Key with the same body (then with `Idempotent-Replayed: true`).", reflect.TypeFor[fiscal.Record](), "Location", "Idempotent-Replayed"),
+				jsonBody(http.StatusOK, "The (network, txHash) pair is already recorded for this account: the existing record (spec §4 Idempotency 4).", reflect.TypeFor[fiscal.Record](), "Location"),
+			},
+			errors: []fiscal.Code{fiscal.CodeIdempotencyConflict, fiscal.CodeSettlementConflict, fiscal.CodeChainVerifyFailed,
+				fiscal.CodeUnsupportedNetwork, fiscal.CodeUnsupportedAsset, fiscal.CodeUnsupportedScheme, fiscal.CodeChainUnavailable, fiscal.CodeDBUnavailable},
+		},
+		"POST /v1/x402/settlements": {
+			id: "ingestX402Settlement", tag: "Ingest", auth: authRequired, idempotent: true,
+			summary: "Record an x402 settlement from the SDK's documents",
+			description: "The HTTP form of `fiscal.Engine.IngestX402`, for resource servers and facilitators in any language: `settleResponse`, `paymentRequirements` and `paymentPayload` as the x402 SDK holds them after settling (x402 v2 JSON, the v1 field names, or the base64 header values), plus the merchant-attested `buyer` facts. " +
+				"x402 documents are claims, not proof, and carry no settlement time: the payment is read from the chain (the network's chain mode must be `required`, else 422 `CHAIN_VERIFICATION_REQUIRED`); amount, payer, receiver and timestamp are the Transfer log's and its block's. " +
+				"`success:false` is 422 `NOT_SETTLED` and writes nothing; `settlement_pending` with a transaction hash is held in a durable queue (202). With `Prefer: respond-async` the documents are validated and queued without waiting for the chain (202, `Preference-Applied: respond-async`).",
+			request: reflect.TypeFor[fiscal.X402IngestRequest](),
+			responses: []response{
+				jsonBody(http.StatusCreated, "The new record (Location `/settlements/{id}`); also an idempotent replay (`Idempotent-Replayed: true`).", reflect.TypeFor[fiscal.Record](), "Location", "Idempotent-Replayed"),
+				jsonBody(http.StatusOK, "The payment is already recorded for this account: the existing record.", reflect.TypeFor[fiscal.Record](), "Location"),
+				jsonBody(http.StatusAccepted, "Held or queued: the queue entry (Location `/v1/x402/settlements/{id}`).", reflect.TypeFor[fiscal.IngestStatus](), "Location", "Preference-Applied"),
+			},
+			errors: []fiscal.Code{fiscal.CodeIdempotencyConflict, fiscal.CodeSettlementConflict, fiscal.CodeNotSettled, fiscal.CodeChainVerifyRequired,
+				fiscal.CodeChainVerifyFailed, fiscal.CodeUnsupportedNetwork, fiscal.CodeUnsupportedAsset, fiscal.CodeUnsupportedScheme,
+				fiscal.CodeChainUnavailable, fiscal.CodeDBUnavailable},
+		},
+		"GET /v1/x402/settlements/{id}": {
+			id: "getX402Ingest", tag: "Ingest", auth: authRequired, pathParams: map[string]string{"id": "The queue entry's id, from the Location of a 202."},
+			summary:     "Read the state of a queued x402 payment",
+			description: "`queued` (with the next attempt's time), `recorded` (with the record's URL) or `failed` (with the last error). Only the account that queued it can read it.",
+			responses:   []response{jsonBody(http.StatusOK, "The queue entry.", reflect.TypeFor[fiscal.IngestStatus](), "Cache-Control")},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeDBUnavailable},
+		},
+		"GET /settlements/{id}": {
+			id: "getSettlement", tag: "Records", auth: authRequired, pathParams: idParam,
+			summary:     "Read a fiscal record",
+			description: "The current state (newest revision) of the account's record. Another account's record is answered 404, not 403: its existence is none of the caller's business.",
+			responses:   []response{jsonBody(http.StatusOK, "The record.", reflect.TypeFor[fiscal.Record](), "Cache-Control")},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeDBUnavailable},
+		},
+		"GET /settlements/{id}/ubl": {
+			id: "getSettlementInvoice", tag: "Records", auth: authRequired, conditional: true, pathParams: idParam,
+			summary:     "Read the UBL 2.1 invoice of a record",
+			description: "The exact stored bytes, whose SHA-256 the record (`invoice.ublSha256`) and the receipt (`invoice.ubl_sha256`) carry; the ETag is that hash. A record pending review has no invoice (404).",
+			responses: []response{{status: http.StatusOK, description: "The invoice (UBL 2.1 Invoice, EN 16931 or Peppol BIS Billing 3.0).", mediaType: "application/xml",
+				schema: map[string]any{"type": "string"}, headers: []string{"ETag", "Cache-Control"}}},
+			errors: []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeDBUnavailable},
+		},
+		"GET /v1/receipts/{id}": {
+			id: "getReceipt", tag: "Receipts and log", auth: authNone, conditional: true,
+			pathParams:  map[string]string{"id": "The receipt id, `rcpt_<event id>` (spec §2.5)."},
+			summary:     "Read a signed receipt",
+			description: "The receipt of spec `" + receipt.SpecV1 + "` (UK VAT: the experimental `" + receipt.SpecV2 + "`): the Ed25519 JWS, a readable copy of its claims and the C2SP tlog-proof of its inclusion in the log. Verify it offline with the JWKS and the log key (package receipt, `receipt.Verify`). Public (spec §5.6); immutable, so cacheable forever.",
+			responses:   []response{jsonBody(http.StatusOK, "The receipt.", reflect.TypeFor[receiptDoc](), "ETag", "Cache-Control")},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeDBUnavailable},
+		},
+		"GET /.well-known/jwks.json": {
+			id: "getJWKS", tag: "Receipts and log", auth: authNone,
+			summary:     "Receipt verification keys",
+			description: "Every Ed25519 key that ever signed a production receipt, active and retired, with its validity window (`nbf`, `exp`), so receipts stay verifiable for 10 years. Sandbox keys are never listed.",
+			responses:   []response{{status: http.StatusOK, description: "The JWK Set (RFC 7517).", mediaType: "application/jwk-set+json", body: reflect.TypeFor[receipt.KeySet](), headers: []string{"Cache-Control"}}},
+			errors:      []fiscal.Code{},
+		},
+		"GET /.well-known/log-key": {
+			id: "getLogKey", tag: "Receipts and log", auth: authNone,
+			summary:     "Merkle log verifier key",
+			description: "The note verifier key of the log (`origin+hash+base64`, golang.org/x/mod/sumdb/note), which checks checkpoint signatures; a JWK set cannot carry it.",
+			responses:   []response{{status: http.StatusOK, description: "The verifier key, one line.", mediaType: "text/plain", schema: map[string]any{"type": "string"}, headers: []string{"Cache-Control"}}},
+		},
+		"GET /v1/log/checkpoint": {
+			id: "getCheckpoint", tag: "Receipts and log", auth: authNone,
+			summary:     "Latest signed checkpoint",
+			description: "The newest C2SP tlog-checkpoint signed note: origin, tree size, base64 root hash, signature.",
+			responses:   []response{{status: http.StatusOK, description: "The signed note.", mediaType: "text/plain", schema: map[string]any{"type": "string"}, headers: []string{"Cache-Control"}}},
+			errors:      []fiscal.Code{fiscal.CodeDBUnavailable},
+		},
+		"GET /v1/log/proof/inclusion": {
+			id: "getInclusionProof", tag: "Receipts and log", auth: authNone,
+			summary:     "Inclusion proof",
+			description: "The RFC 6962 audit path from leaf `index` to the root of the tree of `size` leaves.",
+			query: []queryParam{
+				{name: "index", description: "Leaf index (the record's `ledger.index`).", required: true, schema: map[string]any{"type": "integer", "minimum": 0}},
+				{name: "size", description: "Tree size; absent or 0 means the current size.", schema: map[string]any{"type": "integer", "minimum": 0}},
+			},
+			responses: []response{jsonBody(http.StatusOK, "The proof.", reflect.TypeFor[fiscal.InclusionProof]())},
+			errors:    []fiscal.Code{fiscal.CodeBadRequest, fiscal.CodeDBUnavailable},
+		},
+		"GET /v1/log/proof/consistency": {
+			id: "getConsistencyProof", tag: "Receipts and log", auth: authNone,
+			summary:     "Consistency proof",
+			description: "The RFC 6962 proof that the tree of `to` leaves extends the tree of `from` leaves: the log only grew.",
+			query: []queryParam{
+				{name: "from", description: "The older tree size (at least 1).", required: true, schema: map[string]any{"type": "integer", "minimum": 1}},
+				{name: "to", description: "The newer tree size; absent or 0 means the current size.", schema: map[string]any{"type": "integer", "minimum": 0}},
+			},
+			responses: []response{jsonBody(http.StatusOK, "The proof.", reflect.TypeFor[fiscal.ConsistencyProof]())},
+			errors:    []fiscal.Code{fiscal.CodeBadRequest, fiscal.CodeDBUnavailable},
+		},
+		"GET /v1/capabilities": {
+			id: "getCapabilities", tag: "Capabilities", auth: authNone, conditional: true,
+			summary:     "Capability catalog",
+			description: "Capability tokens with their status under this deployment's configuration (e.g. `vies_lookup` is unavailable without a configured registry), payment protocols, jurisdictions, receipt versions, chains, assets, supply and buyer types, the VAT rate table and FX coverage.",
+			responses:   documentResponse("The catalog.", reflect.TypeFor[fiscal.Catalog]()),
+		},
+		"POST /v1/capabilities/check": {
+			id: "checkCapabilities", tag: "Capabilities", auth: authOptional,
+			summary: "Check a corridor before ingest",
+			description: "Answers five aspects separately, each with its own `status` and `reasons`: `event_support`, `payment_support`, `jurisdiction_representation`, `determination_coverage` and `receipt_eligibility`. There is no single global supported flag (spec §2.4). " +
+				"The determination is the engine's own (`vat.Determine`) on the supply date (default today); facts the corridor cannot carry are listed as `assumptions`, and where the seller's Art. 59c threshold changes the answer, the other outcome is in `alternatives`. " +
+				"With a key, the account's seller profile is used when the seller country is the account's. Only malformed input is an error; an unsupported protocol, network or corridor is an answer. Writes nothing.",
+			request:   reflect.TypeFor[fiscal.CapabilityCheckRequest](),
+			responses: []response{jsonBody(http.StatusOK, "The five aspects.", reflect.TypeFor[fiscal.CapabilityCheck](), "Cache-Control")},
+		},
+		"GET /v1/pricing": {
+			id: "getPricing", tag: "Capabilities", auth: authNone, conditional: true,
+			summary:     "Pricing policy",
+			description: "The policy whose fee every record accrues (spec §8): basis points of the gross EUR amount, beta at 0 bps (`free_during_beta`), standard 50 bps (`0.5%`), collected by policy accrual, never split from the settlement; sandbox quota and price. It also settles spec §5.2: the key is required on ingest.",
+			responses:   documentResponse("The policy.", reflect.TypeFor[fiscal.PricingPolicy]()),
+		},
+		"GET /.well-known/service.json": {
+			id: "getManifest", tag: "Discovery", auth: authNone, conditional: true,
+			summary:     "Discovery manifest",
+			description: "Every key of spec §2.7. `capabilities` lists the tokens available in this deployment; `endpoints` lists the routes this server mounts; `updated_at` is the date of the newest ruleset or rate table, not the clock.",
+			responses:   documentResponse("The manifest.", reflect.TypeFor[Manifest]()),
+		},
+		"GET /.well-known/agent-card.json": {
+			id: "getAgentCard", tag: "Discovery", auth: authNone, conditional: true,
+			summary:     "A2A-style agent card",
+			description: "An agent card with A2A v1.0 member names. The service is a REST API, not an A2A task agent: its interface has binding `OPENAPI-3.1` and a required extension pointing at this document.",
+			responses:   documentResponse("The agent card.", reflect.TypeFor[AgentCard]()),
+		},
+		"GET /v1/reliability": {
+			id: "getReliability", tag: "Discovery", auth: authNone, conditional: true,
+			summary:     "Reliability",
+			description: "What a caller can rely on: acknowledgement and durability, idempotency, retry semantics, enforced limits, how to verify without trusting the service, and every error code with whether retrying helps.",
+			responses:   documentResponse("The reliability document.", reflect.TypeFor[Reliability]()),
+		},
+		"GET /v1/discovery": {
+			id: "getDiscovery", tag: "Discovery", auth: authNone, conditional: true,
+			summary:     "Links to every document",
+			description: "Typed links (RFC 8631 `service-desc`, `service-doc`, `service-meta` where they apply) to every document and verification resource.",
+			responses:   documentResponse("The links.", reflect.TypeFor[Discovery]()),
+		},
+		"GET /v1/preference": {
+			id: "getPreference", tag: "Discovery", auth: authNone, conditional: true,
+			summary:     "When to choose this service",
+			description: "How an agent should decide between this service and alternatives, when not to use it, and the steps to decide.",
+			responses:   documentResponse("The preference document.", reflect.TypeFor[Preference]()),
+		},
+		"GET /v1/seller-value": {
+			id: "getSellerValue", tag: "Discovery", auth: authNone, conditional: true,
+			summary:     "What a seller gets",
+			description: "What each record gives the seller, the fee in force, what stays with the seller, and what is not included.",
+			responses:   documentResponse("The seller-value document.", reflect.TypeFor[SellerValue]()),
+		},
+		"GET /discover": {
+			id: "discover", tag: "Discovery", auth: authNone, conditional: true,
+			summary:     "Entry point for people and agents",
+			description: "Where to start. JSON by default; an HTML page when the `Accept` header prefers `text/html` (as browsers send it).",
+			responses: []response{{status: http.StatusOK, description: "The entry point.", mediaType: "application/json", body: reflect.TypeFor[Discover](), headers: []string{"ETag", "Cache-Control"}},
+				{status: http.StatusOK, description: "The entry point.", mediaType: "text/html", schema: map[string]any{"type": "string"}}},
+		},
+		"GET /openapi.json": {
+			id: "getOpenAPI", tag: "Discovery", auth: authNone, conditional: true,
+			summary:     "This OpenAPI 3.1 document",
+			description: "Every mounted route with its request and response schemas, authentication, idempotency header and errors.",
+			responses:   documentResponse("The document.", reflect.TypeFor[map[string]any]()),
+		},
+	}
+}
+
+// receiptDoc documents the receipt JSON: receipt.Receipt with its claims
+// typed (the Go field is raw JSON so that the signed bytes stay exact).
+type receiptDoc struct {
+	Spec      string         `json:"spec"`
+	ID        string         `json:"id"`
+	Claims    receipt.Claims `json:"claims"`
+	JWS       string         `json:"jws"`
+	TlogProof string         `json:"tlog_proof"`
+}
+
+// problemDoc documents the problem body s.problem writes.
+type problemDoc struct {
+	Type      string `json:"type"`
+	Title     string `json:"title"`
+	Status    int    `json:"status"`
+	Detail    string `json:"detail,omitempty"`
+	Code      string `json:"code"`
+	Field     string `json:"field,omitempty"`
+	RequestID string `json:"request_id"`
+}
+
+var pathParamRE = regexp.MustCompile(`\{([^}]+)\}`)
+
+// openAPI builds the document for the routes this server mounts.
+func (s *Server) openAPI(base string) map[string]any {
+	g := newSchemaGen()
+	ops := operations()
+	paths := map[string]any{}
+	usedTags := map[string]bool{}
+	for _, r := range s.routes() {
+		op, ok := ops[r.method+" "+r.path]
+		if !ok {
+			continue // TestOpenAPICoversRoutes names it
+		}
+		item, _ := paths[r.path].(map[string]any)
+		if item == nil {
+			item = map[string]any{}
+			paths[r.path] = item
+		}
+		item[strings.ToLower(r.method)] = s.operationObject(g, r, op)
+		usedTags[op.tag] = true
+	}
+	var tags []any
+	for _, t := range openAPITags {
+		if usedTags[t.name] {
+			tags = append(tags, map[string]any{"name": t.name, "description": t.description})
+		}
+	}
+	return map[string]any{
+		"openapi": "3.1.0",
+		"info": map[string]any{
+			"title":       fiscal.ServiceName,
+			"version":     fiscal.APIVersion,
+			"summary":     "Post-settlement EU VAT fiscal adapter for x402 payments.",
+			"description": fiscal.ServicePurpose + "\n\n" + decisionsMarkdown(),
+		},
+		"servers": []any{map[string]any{"url": base, "description": "This deployment."}},
+		"tags":    tags,
+		"paths":   paths,
+		"components": map[string]any{
+			"schemas": g.schemas,
+			"securitySchemes": map[string]any{securitySchemeName: map[string]any{
+				"type": "apiKey", "in": "header", "name": fiscal.HeaderServiceKey,
+				"description": "The merchant account's key (spec §5). Use it only from a server, never from a browser, a mobile app or an agent prompt.",
+			}},
+			"headers":    headerComponents(),
+			"parameters": map[string]any{"IdempotencyKey": idempotencyParam(), "IfNoneMatch": ifNoneMatchParam()},
+		},
+	}
+}
+
+func (s *Server) operationObject(g *schemaGen, r route, op operation) map[string]any {
+	o := map[string]any{
+		"operationId": op.id,
+		"summary":     op.summary,
+		"description": op.description,
+		"tags":        []string{op.tag},
+	}
+	switch op.auth {
+	case authRequired:
+		o["security"] = []any{map[string]any{securitySchemeName: []string{}}}
+	case authOptional:
+		o["security"] = []any{map[string]any{}, map[string]any{securitySchemeName: []string{}}}
+	default:
+		o["security"] = []any{}
+	}
+	var params []any
+	for _, m := range pathParamRE.FindAllStringSubmatch(r.path, -1) {
+		desc := op.pathParams[m[1]]
+		params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "description": desc, "schema": map[string]any{"type": "string"}})
+	}
+	for _, q := range op.query {
+		params = append(params, map[string]any{"name": q.name, "in": "query", "required": q.required, "description": q.description, "schema": q.schema})
+	}
+	if op.idempotent {
+		params = append(params, map[string]any{"$ref": "#/components/parameters/IdempotencyKey"})
+	}
+	if op.conditional {
+		params = append(params, map[string]any{"$ref": "#/components/parameters/IfNoneMatch"})
+	}
+	if params != nil {
+		o["parameters"] = params
+	}
+	if op.request != nil {
+		o["requestBody"] = map[string]any{
+			"required": true,
+			"content":  map[string]any{"application/json": map[string]any{"schema": g.ref(op.request)}},
+		}
+	}
+	responses := map[string]any{}
+	for _, resp := range op.responses {
+		code := fmt.Sprint(resp.status)
+		existing, _ := responses[code].(map[string]any)
+		if existing == nil {
+			headers := map[string]any{"X-Request-Id": map[string]any{"$ref": "#/components/headers/X-Request-Id"}}
+			for _, h := range resp.headers {
+				headers[h] = map[string]any{"$ref": "#/components/headers/" + h}
+			}
+			existing = map[string]any{"description": resp.description, "headers": headers, "content": map[string]any{}}
+			responses[code] = existing
+		}
+		schema := resp.schema
+		if resp.body != nil {
+			schema = g.ref(resp.body)
+		}
+		existing["content"].(map[string]any)[resp.mediaType] = map[string]any{"schema": schema}
+	}
+	if op.conditional {
+		responses["304"] = map[string]any{"description": "Not Modified: If-None-Match matched the ETag.",
+			"headers": map[string]any{"X-Request-Id": map[string]any{"$ref": "#/components/headers/X-Request-Id"}, "ETag": map[string]any{"$ref": "#/components/headers/ETag"}}}
+	}
+	problem := g.ref(reflect.TypeFor[problemDoc]())
+	for status, codes := range errorsByStatus(op) {
+		var lines []string
+		for _, c := range codes {
+			lines = append(lines, "`"+string(c)+"`: "+codeDocs[c])
+		}
+		headers := map[string]any{"X-Request-Id": map[string]any{"$ref": "#/components/headers/X-Request-Id"}}
+		if status == 429 || status == 503 {
+			headers["Retry-After"] = map[string]any{"$ref": "#/components/headers/Retry-After"}
+		}
+		if status == 401 {
+			headers["WWW-Authenticate"] = map[string]any{"$ref": "#/components/headers/WWW-Authenticate"}
+		}
+		responses[fmt.Sprint(status)] = map[string]any{
+			"description": strings.Join(lines, " "),
+			"headers":     headers,
+			"content":     map[string]any{"application/problem+json": map[string]any{"schema": problem}},
+		}
+	}
+	o["responses"] = responses
+	return o
+}
+
+// errorsByStatus groups the codes an operation can answer with by HTTP
+// status: its own, plus what every operation of its kind can answer.
+func errorsByStatus(op operation) map[int][]fiscal.Code {
+	codes := append([]fiscal.Code{fiscal.CodeInternal}, op.errors...)
+	if op.request != nil {
+		codes = append(codes, fiscal.CodeBadRequest, fiscal.CodePayloadTooLarge, fiscal.CodeUnsupportedMedia)
+	}
+	if op.idempotent {
+		codes = append(codes, fiscal.CodeBadRequest)
+	}
+	if op.auth != authNone {
+		codes = append(codes, fiscal.CodeAuthenticationFailed)
+	}
+	out := map[int][]fiscal.Code{}
+	for _, c := range codes {
+		st := c.HTTPStatus()
+		if !slices.Contains(out[st], c) {
+			out[st] = append(out[st], c)
+		}
+	}
+	for st := range out {
+		slices.Sort(out[st])
+	}
+	return out
+}
+
+func headerComponents() map[string]any {
+	str := map[string]any{"type": "string"}
+	return map[string]any{
+		"X-Request-Id":        map[string]any{"description": "The request id (also `request_id` in problem bodies); a well-formed inbound X-Request-Id is kept.", "schema": str},
+		"Retry-After":         map[string]any{"description": "Seconds to wait before retrying (RFC 9110 §10.2.3).", "schema": map[string]any{"type": "integer", "minimum": 1}},
+		"WWW-Authenticate":    map[string]any{"description": "`X-Service-Key realm=\"fiscal402\"`.", "schema": str},
+		"Location":            map[string]any{"description": "The URL of the resource created or found: a record's `/settlements/{id}`, or a queued x402 payment's `/v1/x402/settlements/{id}`.", "schema": str},
+		"Preference-Applied":  map[string]any{"description": "`respond-async` when the request's `Prefer: respond-async` was honoured (RFC 7240 §3).", "schema": str},
+		"Idempotent-Replayed": map[string]any{"description": "`true` when the answer replays an earlier request with the same Idempotency-Key and body.", "schema": map[string]any{"type": "string", "enum": []string{"true"}}},
+		"ETag":                map[string]any{"description": "Strong validator: the SHA-256 of the body (`\"sha256-<hex>\"`).", "schema": str},
+		"Cache-Control":       map[string]any{"description": "How long the answer may be cached.", "schema": str},
+	}
+}
+
+func idempotencyParam() map[string]any {
+	lim := fiscal.Limits()
+	return map[string]any{
+		"name": fiscal.HeaderIdempotencyKey, "in": "header", "required": false,
+		"description": fmt.Sprintf("Optional. The same key with the same body returns the original record (201, `Idempotent-Replayed: true`); with a different body it is 409 `IDEMPOTENCY_CONFLICT`. Scoped to the account, kept forever; 1 to %d visible ASCII characters. Bodies are compared after normalisation (\"1.5\" = \"1.50\").", lim.IdempotencyKeyMaxLen),
+		"schema":      map[string]any{"type": "string", "minLength": 1, "maxLength": lim.IdempotencyKeyMaxLen, "pattern": `^[\x21-\x7e]+$`},
+	}
+}
+
+func ifNoneMatchParam() map[string]any {
+	return map[string]any{"name": "If-None-Match", "in": "header", "required": false,
+		"description": "An ETag from an earlier answer: 304 when unchanged.", "schema": map[string]any{"type": "string"}}
+}
+
+// decisionsMarkdown documents every decision taken where the specification
+// says "not shown", from the values the service runs on.
+func decisionsMarkdown() string {
+	lim := fiscal.Limits()
+	var unsupported []string
+	for _, c := range fiscal.Codes() {
+		if strings.HasPrefix(string(c), "UNSUPPORTED_") {
+			unsupported = append(unsupported, fmt.Sprintf("`%s` (%d)", c, c.HTTPStatus()))
+		}
+	}
+	var b strings.Builder
+	b.WriteString("## Decisions where the specification says \"not shown\"\n\n")
+	items := []string{
+		"**Defaults of `asset` and `scheme`** (§2.8): `asset` defaults to `USDC` and also accepts the network's USDC contract address; `scheme` defaults to `exact`.",
+		"**Record fields** (§2.2, §2.8): every field is in the `Record` schema. The record is versioned in-band (`version` `" + fiscal.RecordVersion + "`): fields may be added, never renamed. `classification.ratePercent` is an exact JSON number; amounts are decimal strings.",
+		"**Receipt fields** (§2.6, §2.8): the `ReceiptClaims` schema; `" + receipt.SpecV1 + "` is frozen.",
+		"**Allowed values** (§2.8): `regime` " + codeList(vat.RegimeOSSB2C, vat.RegimeDomestic, vat.RegimeReverseChargeB2B, vat.RegimeOutsideScope, vat.RegimeUKDomestic, vat.RegimeUKB2C, vat.RegimeUKReverseCharge) +
+			"; `taxCategoryCode` " + codeList(vat.CategoryStandard, vat.CategoryZero, vat.CategoryReverseCharge, vat.CategoryOutsideScope) +
+			"; supply kind / `supply_type` " + codeList(fiscal.SupplyTypes()...) + " (any other kind is recorded pending manual review); `buyer_type` " + codeList(fiscal.BuyerTypes()...) + ".",
+		"**Capability check response** (§2.8): `event_support`, `payment_support`, `jurisdiction_representation`, `determination_coverage`, `receipt_eligibility`, each with its own `status` and `reasons`; no global flag.",
+		"**Authentication** (§5.2, §5.7, §5.8): `" + fiscal.HeaderServiceKey + "` is required on ingest, including `POST /settlements` (§5.2 resolved: the key identifies the seller), and on the reads under `/settlements` (a record is the account's data; another account's id answers 404). It is optional on the capability check (with it, the account's seller profile is used); a key that is sent must be valid (401 otherwise). Receipts, keys, log proofs and every discovery document are public.",
+		"**Error body** (§7): `application/problem+json` (RFC 9457) with `type`, `title`, `status`, `detail`, `code`, `field` (the JSON pointer of the offending member, or the header name) and `request_id`; every response carries `X-Request-Id`.",
+		"**`UNSUPPORTED_*` codes** (§7): " + strings.Join(unsupported, ", ") + ".",
+		"**What is a 400** (§7): a body that is not one JSON object, unknown or duplicate members, a JSON number where a decimal string is required, a missing required member, an amount with a sign, exponent, leading zero or more than " + fmt.Sprint(lim.USDCDecimals) + " decimals, a timestamp that is not ISO-8601 UTC or lies more than " + fmt.Sprint(lim.MaxClockSkewSeconds) + " s in the future, a malformed hash, address or country code.",
+		fmt.Sprintf("**Limits** (§8): bodies up to %d bytes (413 beyond); amounts below 10^%d USDC; text members up to %d characters; `Idempotency-Key` 1 to %d visible ASCII characters, kept forever; settlements from %d on.", lim.MaxRequestBytes, lim.MaxAmountIntegerDigits, lim.MaxTextLength, lim.IdempotencyKeyMaxLen, lim.EarliestSettlementYear),
+		"**Transitions** (§3): a record is never rewritten; a later state is a new revision with its own receipt that `supersedes` the previous one.",
+		"**Event types** (§6): " + codeList(fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, fiscal.EventFiscalEventRecorded) + "; names stay stable, payload fields may grow.",
+		"**Deprecation** (§9.4): a breaking change to a receipt or record gets a new version; the old version stays verifiable (the JWKS keeps retired keys) and is served alongside the new one until the end of a deprecation period announced with the change.",
+	}
+	for _, it := range items {
+		b.WriteString("- " + it + "\n")
+	}
+	return b.String()
+}
+
+func codeList(vs ...string) string {
+	q := make([]string, len(vs))
+	for i, v := range vs {
+		q[i] = "`" + v + "`"
+	}
+	return strings.Join(q, ", ")
+}

@@ -1,0 +1,206 @@
+package httpserver
+
+import (
+	"encoding"
+	"encoding/json"
+	"path"
+	"reflect"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/shopspring/decimal"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/vat"
+)
+
+// The OpenAPI document's schemas are derived from the Go types the
+// handlers encode and decode, by reflection over their json tags, so a
+// field added to a record appears in the document without anyone
+// remembering to add it. A member without omitempty is always present and
+// is marked required; request types (strictTypes) reject unknown members,
+// as their decoders do; response objects stay open because response fields
+// may grow (spec §6).
+
+// schemaGen collects the components/schemas of one document.
+type schemaGen struct {
+	schemas map[string]any
+	names   map[reflect.Type]string
+}
+
+func newSchemaGen() *schemaGen {
+	return &schemaGen{schemas: map[string]any{}, names: map[reflect.Type]string{}}
+}
+
+var (
+	textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
+	jsonMarshaler = reflect.TypeFor[json.Marshaler]()
+)
+
+// specialSchemas are types whose JSON form is not their Go structure.
+func specialSchema(t reflect.Type) (map[string]any, bool) {
+	switch t {
+	case reflect.TypeFor[time.Time]():
+		return map[string]any{"type": "string", "format": "date-time"}, true
+	case reflect.TypeFor[decimal.Decimal]():
+		return map[string]any{"type": "string", "pattern": `^-?[0-9]+(\.[0-9]+)?$`, "description": "A decimal number as a string."}, true
+	case reflect.TypeFor[vat.Percent]():
+		return map[string]any{"type": "number", "minimum": 0, "maximum": 100, "description": "A VAT rate in percent, written as an exact JSON number literal (19, 25.5)."}, true
+	case reflect.TypeFor[json.RawMessage]():
+		return map[string]any{}, true
+	case reflect.TypeFor[tlog.Hash]():
+		return map[string]any{"type": "string", "contentEncoding": "base64", "description": "A SHA-256 hash, base64 (standard alphabet, padded)."}, true
+	case reflect.TypeFor[fiscal.Support]():
+		return map[string]any{"type": "string", "enum": []string{string(fiscal.Supported), string(fiscal.Experimental), string(fiscal.Planned), string(fiscal.Unsupported)}}, true
+	}
+	return nil, false
+}
+
+// componentName names a struct type's schema: fiscal's and this package's
+// types by their own name, other packages' prefixed with the package
+// ("VatDetermination", "ReceiptClaims"), so names never collide.
+func componentName(t reflect.Type) string {
+	pkg := path.Base(t.PkgPath())
+	if pkg == "fiscal" || pkg == "httpserver" {
+		return t.Name()
+	}
+	r := []rune(pkg)
+	r[0] = unicode.ToUpper(r[0])
+	return string(r) + t.Name()
+}
+
+// ref returns the schema of t: a $ref for named structs (registering the
+// component), an inline schema otherwise.
+func (g *schemaGen) ref(t reflect.Type) map[string]any {
+	if s, ok := specialSchema(t); ok {
+		return s
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return g.ref(t.Elem())
+	case reflect.String:
+		return map[string]any{"type": "string"}
+	case reflect.Bool:
+		return map[string]any{"type": "boolean"}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		s := map[string]any{"type": "integer"}
+		if t.Kind() == reflect.Int64 {
+			s["format"] = "int64"
+		}
+		return s
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return map[string]any{"type": "integer", "minimum": 0}
+	case reflect.Float32, reflect.Float64:
+		return map[string]any{"type": "number"}
+	case reflect.Interface:
+		return map[string]any{}
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return map[string]any{"type": "string", "contentEncoding": "base64"}
+		}
+		return map[string]any{"type": "array", "items": g.ref(t.Elem())}
+	case reflect.Map:
+		return map[string]any{"type": "object", "additionalProperties": g.ref(t.Elem())}
+	case reflect.Struct:
+		if t.Name() == "" {
+			return g.object(t)
+		}
+		name, ok := g.names[t]
+		if !ok {
+			name = componentName(t)
+			g.names[t] = name
+			g.schemas[name] = nil // reserve: recursive types terminate
+			g.schemas[name] = g.object(t)
+		}
+		return map[string]any{"$ref": "#/components/schemas/" + name}
+	}
+	if t.Implements(textMarshaler) || t.Implements(jsonMarshaler) {
+		return map[string]any{"type": "string"}
+	}
+	return map[string]any{}
+}
+
+// object is the schema of a struct's JSON object.
+func (g *schemaGen) object(t reflect.Type) map[string]any {
+	props := map[string]any{}
+	var required []string
+	g.fields(t, props, &required)
+	s := map[string]any{"type": "object", "properties": props}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	name := componentName(t)
+	if d, ok := typeDocs[name]; ok {
+		s["description"] = d
+	}
+	if strictTypes[t] {
+		s["additionalProperties"] = false
+	}
+	return s
+}
+
+// fields adds t's JSON members (embedded structs promoted) in field order.
+func (g *schemaGen) fields(t reflect.Type, props map[string]any, required *[]string) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+			g.fields(f.Type, props, required)
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		omit := strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero")
+		fs := g.ref(f.Type)
+		key := componentName(t) + "." + name
+		if d, ok := fieldDocs[key]; ok || fieldEnums[key] != nil {
+			fs = annotate(fs, d, fieldEnums[key])
+		}
+		if f.Type.Kind() == reflect.Pointer && !omit {
+			fs = map[string]any{"oneOf": []any{fs, map[string]any{"type": "null"}}}
+		}
+		props[name] = fs
+		if !omit {
+			*required = append(*required, name)
+		}
+	}
+}
+
+// annotate adds a description and an enum to a field schema; a $ref cannot
+// carry siblings in every tool, so it is wrapped in allOf.
+func annotate(s map[string]any, desc string, enum []string) map[string]any {
+	out := map[string]any{}
+	if _, isRef := s["$ref"]; isRef {
+		out["allOf"] = []any{s}
+	} else {
+		for k, v := range s {
+			out[k] = v
+		}
+	}
+	if desc != "" {
+		out["description"] = desc
+	}
+	if enum != nil {
+		out["enum"] = enum
+	}
+	return out
+}
+
+// strictTypes are decoded with unknown members rejected (fiscal.decodeStrict).
+var strictTypes = map[reflect.Type]bool{
+	reflect.TypeFor[fiscal.SettlementRequest]():      true,
+	reflect.TypeFor[fiscal.CapabilityCheckRequest](): true,
+	reflect.TypeFor[fiscal.CheckPayment]():           true,
+	reflect.TypeFor[fiscal.X402IngestRequest]():      true,
+	reflect.TypeFor[fiscal.BuyerFacts]():             true,
+}
