@@ -337,6 +337,9 @@ func (e *Engine) storedResult(id string, o Outcome) (*SettleResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.Object == objectFiscalEvent {
+		return nil, alreadyRecorded(r.Object, id)
+	}
 	return &SettleResult{Outcome: o, Record: r, JSON: raw}, nil
 }
 
@@ -402,7 +405,7 @@ func (e *Engine) Record(ctx context.Context, accountID, id string) (*Record, []b
 	if err != nil {
 		return nil, nil, err
 	}
-	if r.Account != accountID {
+	if r.Account != accountID || r.Object == objectFiscalEvent {
 		return nil, nil, notFound("settlement " + id)
 	}
 	return r, raw, nil
@@ -448,6 +451,9 @@ func (e *Engine) Receipt(ctx context.Context, receiptID string) ([]byte, error) 
 	}
 	if err != nil {
 		return nil, storeError(err)
+	}
+	if !isReceiptLeaf(ent.Leaf) {
+		return nil, notFound("receipt " + receiptID + " (a fiscal event outside the EU VAT production invariants has no receipt)")
 	}
 	cp, err := e.ledger.CoveringCheckpoint(ent.Index)
 	if err != nil {
