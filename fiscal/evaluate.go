@@ -54,7 +54,7 @@ type Evaluation struct {
 	Date          string            `json:"date"` // the supply date the rates were taken for, YYYY-MM-DD
 	Seller        FiscalEventSeller `json:"seller"`
 	Buyer         FiscalEventBuyer  `json:"buyer"`
-	Supply        RecordSupply      `json:"supply"`
+	Supply        EventSupply       `json:"supply"`
 	Determination vat.Determination `json:"determination"`
 	FX            RecordFX          `json:"fx"` // netEur and vatEur only when the determination is DETERMINED
 	Quota         *Quota            `json:"-"`  // the agent's quota after this call; nil when not metered
@@ -134,7 +134,7 @@ func (e *Engine) Evaluate(ctx context.Context, accountID string, agent Agent, re
 			Country: buyer.Country, BusinessStatus: buyer.BusinessStatus, VATNumber: buyer.VATNumber,
 			Name: buyer.Name, PostalCode: buyer.PostalCode, Attested: "merchant", Registry: reg,
 		},
-		Supply:        RecordSupply{Kind: kind, Description: desc},
+		Supply:        EventSupply{Kind: kind, Description: desc},
 		Determination: det,
 		FX:            rfx,
 		Quota:         quota,

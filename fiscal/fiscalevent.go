@@ -99,7 +99,7 @@ type FiscalEvent struct {
 // the body named the account's seller (AccountSeller), else the body's facts,
 // with unknown threshold facts left out.
 type FiscalEventSeller struct {
-	LegalName           string   `json:"legalName"`
+	LegalName           string   `json:"legalName,omitempty"` // always present on a fiscal event
 	Country             string   `json:"country"`
 	VATNumber           string   `json:"vatNumber,omitempty"`
 	OtherEstablishments []string `json:"otherEstablishments,omitempty"`

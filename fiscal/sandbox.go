@@ -96,6 +96,16 @@ type SimulateRequest struct {
 func DecodeSimulateRequest(r io.Reader) (SimulateRequest, error) {
 	var req SimulateRequest
 	err := decodeStrict(r, &req)
+	var fe *Error
+	if errors.As(err, &fe) {
+		// encoding/json names a member of an embedded struct by the Go
+		// type's name; the body has no such level.
+		if rest, ok := strings.CutPrefix(fe.Field, "/SettlementRequest/"); ok {
+			c := *fe
+			c.Field = "/" + rest
+			return req, &c
+		}
+	}
 	return req, err
 }
 

@@ -57,12 +57,15 @@ func (s *Server) postSimulate(w http.ResponseWriter, r *http.Request) {
 	}
 	writeQuota(w, sim.Quota)
 	w.Header().Set("Cache-Control", "no-store")
-	raw, err := json.Marshal(sim)
-	if err != nil {
+	// The UBL is XML: keep its <, > and & readable rather than \u003c-escaped.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(sim); err != nil {
 		s.problem(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, raw)
+	writeJSON(w, http.StatusCreated, buf.Bytes())
 }
 
 // getSandboxSettlement: GET /sandbox/v1/settlements/{id}, public: a sandbox
