@@ -14,10 +14,13 @@ import (
 )
 
 type fiscalEventView struct {
-	ID            string
-	Object        string
-	Account       string
-	Seller        struct{ LegalName, Country string; AccountSeller bool }
+	ID      string
+	Object  string
+	Account string
+	Seller  struct {
+		LegalName, Country string
+		AccountSeller      bool
+	}
 	Determination struct {
 		Status, Ruleset, Regime, TaxCategoryCode, TaxingCountry string
 		RatePercent                                             json.Number
