@@ -65,7 +65,11 @@ func ParseListQuery(v url.Values) (ListQuery, error) {
 	for _, name := range names {
 		i := sort.SearchStrings(listParams, name)
 		if i == len(listParams) || listParams[i] != name {
-			return q, badRequest(name, "unknown query parameter %q; known: %s", name, strings.Join(listParams, ", "))
+			field := name
+			if field == "" {
+				field = "query" // "?=x": a parameter without a name
+			}
+			return q, badRequest(field, "unknown query parameter %q; known: %s", name, strings.Join(listParams, ", "))
 		}
 		if len(v[name]) > 1 {
 			return q, badRequest(name, "query parameter %q is repeated", name)
@@ -178,19 +182,21 @@ type Page struct {
 
 // ListSettlements returns a page of the account's settlement records.
 func (e *Engine) ListSettlements(ctx context.Context, accountID string, q ListQuery) (*Page, error) {
-	return e.list(ctx, accountID, indexAccountTime, "settlement", q)
+	return e.list(ctx, accountID, indexAccountTime, "settlement", q, maxListScan)
 }
 
 // ListFiscalEvents returns a page of the account's fiscal events.
 func (e *Engine) ListFiscalEvents(ctx context.Context, accountID string, q ListQuery) (*Page, error) {
-	return e.list(ctx, accountID, indexAccountFiscalEvents, objectFiscalEvent, q)
+	return e.list(ctx, accountID, indexAccountFiscalEvents, objectFiscalEvent, q, maxListScan)
 }
 
 // cursorVersion opens every cursor, so that a later encoding can be told
 // apart (and an old cursor refused with a clear error).
 const cursorVersion = 1
 
-func (e *Engine) list(ctx context.Context, accountID, index, object string, q ListQuery) (*Page, error) {
+// list scans index backwards for the account, examining at most budget
+// postings.
+func (e *Engine) list(ctx context.Context, accountID, index, object string, q ListQuery, budget int) (*Page, error) {
 	if _, ok := e.accounts.Get(accountID); !ok {
 		return nil, &Error{Code: CodeAuthenticationFailed, Detail: "unknown account"}
 	}
@@ -230,7 +236,7 @@ func (e *Engine) list(ctx context.Context, accountID, index, object string, q Li
 			if !q.From.IsZero() && len(pos) >= 8 && int64(binary.BigEndian.Uint64(pos)) < q.From.UnixNano() {
 				return page, nil // older than From: nothing further can match
 			}
-			if scanned == maxListScan {
+			if scanned == budget {
 				return page.more(last[len(prefix):]), nil
 			}
 			scanned++

@@ -3,6 +3,7 @@ package httpserver
 import (
 	"net/http/httptest"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,4 +81,39 @@ func TestClientAddr(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzClientAddr: whatever X-Forwarded-For holds, the client is the peer or
+// one of the listed addresses, and never a trusted proxy unless every hop
+// is one.
+func FuzzClientAddr(f *testing.F) {
+	f.Add("10.0.0.1:443", "198.51.100.1, 10.2.2.2")
+	f.Add("[::1]:80", "2001:db8::1, ::1, garbage")
+	f.Add("203.0.113.9:1", "")
+	s := &Server{opts: Options{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::1/128")}}}
+	f.Fuzz(func(t *testing.T, remote, xff string) {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.RemoteAddr = remote
+		r.Header.Set("X-Forwarded-For", xff)
+		got := s.clientAddr(r)
+		if !got.IsValid() {
+			t.Fatalf("invalid address for %q %q", remote, xff)
+		}
+		peer, err := netip.ParseAddrPort(remote)
+		if err != nil {
+			if got != netip.IPv6Unspecified() {
+				t.Fatalf("no TCP peer, got %s", got)
+			}
+			return
+		}
+		if got == peer.Addr().Unmap() {
+			return
+		}
+		if !s.trusted(peer.Addr().Unmap()) {
+			t.Fatalf("X-Forwarded-For believed from untrusted peer %s", peer)
+		}
+		if !strings.Contains(xff, got.String()) && !strings.Contains(strings.ToLower(xff), strings.TrimPrefix(got.String(), "::ffff:")) {
+			t.Fatalf("client %s is neither the peer nor in %q", got, xff)
+		}
+	})
 }
