@@ -101,7 +101,7 @@ func decodeStrict(r io.Reader, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return jsonError(err)
+		return locateUnknown(jsonError(err), body, v)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return badRequest("", "unexpected data after the JSON object")

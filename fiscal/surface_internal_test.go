@@ -199,6 +199,7 @@ func FuzzFiscalEventRequest(f *testing.F) {
 	f.Add([]byte(`{"seller":{"legalName":"X","country":"FR","otherEstablishments":["DE","CH"],"overThreshold":true},"buyer":{"country":"EL","vatNumber":"EL094259216","businessStatus":"B2B","postalCode":"63086"}}`))
 	f.Add([]byte(`{"buyer":{"country":"DE","country":"FR"}}`))
 	f.Add([]byte(`[]`))
+	f.Add([]byte(`{"payment":{"txhash":"0x1","extra":[{"a":1}]},"buyer":{"Country":"DE","x":1}}`))
 	acc := &Account{ID: "acct", Seller: Seller{LegalName: "Demo Ltd", VATNumber: "IE1234567T", LegalID: "IE-CRO-123456", Country: "IE", OverThreshold: true}.normalised()}
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, body []byte) {
@@ -215,6 +216,10 @@ func FuzzFiscalEventRequest(f *testing.F) {
 			}
 		}
 		checkRequestError(t, err)
+		var fe *Error
+		if errors.As(err, &fe) && strings.HasPrefix(fe.Detail, "unknown field ") && !strings.HasPrefix(fe.Field, "/") {
+			t.Fatalf("unknown member reported at %q: %s", fe.Field, fe.Detail)
+		}
 	})
 }
 
