@@ -166,7 +166,7 @@ say "$(json .code) at $(json .field): $(json .detail)"
 call 401 POST /v1/capabilities/check "${JSON[@]}" -H 'X-Service-Key: sk_wrong' -d "$check"
 
 bold "3. Try it in the sandbox (no production record; quota per agent and day)"
-call '200|201' POST /v1/compliance/evaluate "${JSON[@]}" -d '{"seller":{"country":"US"},"buyer":{"country":"DE","businessStatus":"B2C"},"supply":{"kind":"digital_service"},"payment":{"amountUsdc":"11.90","network":"eip155:8453","asset":"USDC","timestamp":"2026-04-10T14:30:00Z"}}'
+call 200 POST /v1/compliance/evaluate "${JSON[@]}" -d '{"seller":{"legalName":"Example API Inc.","country":"US"},"buyer":{"country":"DE","businessStatus":"B2C"},"supply":{"kind":"digital_service"},"amountUsdc":"11.90","currency":"USDC","date":"2026-04-10"}'
 show 10
 call '200|201' POST /sandbox/v1/simulate "${JSON[@]}" -d '{"amountUsdc":"11.90","txHash":"'"$(newhash)"'","timestamp":"2026-04-10T14:30:00Z","payerWallet":"0x70997970C51812dc3A010C7d01b50e0d17dc79C8","receiverWallet":"0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC","network":"eip155:8453","consumerCountry":"DE"}'
 show 10

@@ -99,6 +99,87 @@
 // separate aspects, with vat.Determine on the inputs ingest would build;
 // it writes nothing.
 //
+// # Fiscal events
+//
+// RecordFiscalEvent (POST /v1/fiscal-events, spec §2.3) records a settled
+// payment whose parties are named in the body, from any ISO 3166-1 country.
+// Required: payment (the payment fields of §2.1, validated as for
+// settlements), seller.legalName, seller.country and supply.kind;
+// buyer.businessStatus defaults to B2C (B2B when a VAT number is given);
+// buyer.country may be absent, which is MANUAL_REVIEW_REQUIRED
+// (buyer_country_missing), never 0 %. The determination is vat.Determine's,
+// with two rules of its own: Art. 59c facts of a seller that is not the
+// account's (overThreshold, optedForDestination) are unknown unless the body
+// states them, and when they change the answer the determination is
+// MANUAL_REVIEW_REQUIRED (seller_threshold_unknown); and a corridor with
+// neither party in the EU or the UK VAT area is MANUAL_REVIEW_REQUIRED
+// (corridor_not_covered): "outside EU VAT" says nothing of the taxes that
+// do apply there.
+//
+// An event gets a production receipt (service.receipt/1.0.0, eu-vat) and a
+// UBL invoice only when every EU VAT production invariant holds.
+// FiscalEvent.Production lists them in this order with their outcome:
+//
+//  1. payment_supported: x402 "exact", USDC on eip155:8453 or eip155:1, and
+//     verified on chain where the network's policy requires it. Checked at
+//     input: otherwise the request is refused (422) and nothing is recorded.
+//  2. seller_is_account: the seller in the body is the authenticated
+//     account's own seller (the same legal name, case and white space
+//     aside; the same country; the account's VAT number when one is given).
+//     The service vouches only for its account's own sales (spec §5.3), and
+//     the invoice needs the account's full seller profile.
+//  3. buyer_in_eu: the buyer's attested country is an EU-27 member state.
+//  4. determined_eu_vat: the determination is DETERMINED under
+//     eu-vat-oss-2026.09.
+//  5. fx_rate_available: an ECB reference rate exists for the settlement
+//     date.
+//
+// Otherwise the event is still one ledger entry and one leaf of the Merkle
+// log, whose leaf is then the stored event JSON itself (so the log commits
+// to every event), and it has neither receipt nor invoice
+// (GET /v1/receipts/rcpt_<id> is NOT_FOUND).
+//
+// One payment is one record, whichever endpoint records it: fiscal events
+// and settlements share the event id and take the same (network, txHash)
+// claim in the same ledger transaction. A duplicate of the same kind from
+// the same account answers with the existing record; a payment this account
+// recorded as the other kind is PAYMENT_ALREADY_RECORDED (409, naming it);
+// another account's is SETTLEMENT_CONFLICT. Idempotency-Keys are one space
+// per account across both endpoints. A fiscal event's JSON (FiscalEvent) is
+// versioned in-band by "version" (fiscal402.fiscal_event/1).
+//
+// # Listing
+//
+// ListSettlements and ListFiscalEvents return an account's records newest
+// first by createdAt (ties by id), a page at a time (ListQuery, Page).
+// createdAt order is the index order, in which new records can only appear
+// before the first page, so a cursor never skips or repeats one. Filters:
+// from/to on createdAt, settledFrom/settledTo on the settlement timestamp
+// (the chargeable event an OSS return is organised by), reviewStatus
+// (settlements), status (fiscal events) and taxingCountry. A page examines
+// at most 2000 index entries: with a selective filter it may hold fewer
+// than limit items while has_more is true.
+//
+// # Sandbox
+//
+// The sandbox lives in <DataDir>/sandbox: its own ledger file (log origin
+// <origin>/sandbox), log key and receipt keyring ("sandbox"), so sandbox
+// data never enters the production ledger and a sandbox key is never in the
+// production JWKS. Simulate runs a settlement through the production
+// pipeline and records it there under a random id (SandboxIDPrefix + 128
+// bits), with ubl.SandboxWatermark opening the invoice note and the receipt
+// claims environment "sandbox" and watermark receipt.SandboxWatermark; the
+// receipt verifies with SandboxJWKS and SandboxLogVerifierKey and fails
+// against the production keys. Evaluate previews a classification and
+// records nothing.
+//
+// Evaluate and Simulate together count against a quota of
+// Pricing.SandboxQuotaPerDay calls per Agent per UTC day (spec §8), kept in
+// the sandbox ledger's side data: a restart does not reset it, and the call
+// that finds it used up is QUOTA_EXCEEDED (429) with RetryAfter until the
+// next UTC midnight (QuotaExceededError). A call counts once its request is
+// valid. The zero Agent is not metered (in-process callers).
+//
 // # Errors
 //
 // Every error a caller can act on is an *Error with a stable Code of the

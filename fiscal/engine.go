@@ -49,7 +49,8 @@ type Config struct {
 	Chain *evmverify.Verifier
 	// Clock returns the current time. nil means time.Now.
 	Clock func() time.Time
-	// Rand is the source of randomness for new keys. nil means crypto/rand.
+	// Rand is the source of randomness for new keys and sandbox record ids.
+	// nil means crypto/rand.
 	Rand io.Reader
 	// Logger receives operational logs. nil means slog.Default().
 	Logger *slog.Logger
@@ -83,10 +84,12 @@ type Engine struct {
 	stop     chan struct{} // closed by Close: stops background loops
 	loops    []chan struct{}
 	ingest   *ingestQueue
+	sandbox  *sandbox // the sandbox environment: its own ledger, log key and receipt keys
 }
 
 // New opens (or creates) the engine's data directory: the ledger file, the
-// receipt signing keyring and the log key.
+// receipt signing keyring and the log key, and the sandbox environment in
+// <DataDir>/sandbox (its own ledger, log key and receipt keyring).
 func New(cfg Config) (*Engine, error) {
 	if cfg.DataDir == "" {
 		return nil, errors.New("fiscal: Config.DataDir is required")
@@ -150,6 +153,10 @@ func New(cfg Config) (*Engine, error) {
 	if e.ledger, err = ledger.Open(filepath.Join(cfg.DataDir, "ledger.db"), ledger.Options{Origin: e.origin, Signer: signer}); err != nil {
 		return nil, fmt.Errorf("fiscal: ledger: %w", err)
 	}
+	if e.sandbox, err = openSandbox(filepath.Join(cfg.DataDir, "sandbox"), e.origin, e.clock(), rnd); err != nil {
+		e.ledger.Close()
+		return nil, err
+	}
 	if e.vies != nil && e.recheck.Interval > 0 {
 		e.startLoop(e.runRecheckLoop)
 	}
@@ -164,7 +171,7 @@ func (e *Engine) startLoop(loop func(stop <-chan struct{}, done chan<- struct{})
 }
 
 // Close stops the background loops, waits for in-flight appends and closes
-// the ledger. It is safe to call more than once.
+// the ledger and the sandbox ledger. It is safe to call more than once.
 func (e *Engine) Close() error {
 	select {
 	case <-e.stop:
@@ -174,7 +181,7 @@ func (e *Engine) Close() error {
 	for _, done := range e.loops {
 		<-done
 	}
-	return e.ledger.Close()
+	return errors.Join(e.ledger.Close(), e.sandbox.close())
 }
 
 // Accounts returns the engine's merchant accounts.
@@ -337,6 +344,9 @@ func (e *Engine) storedResult(id string, o Outcome) (*SettleResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.Object == objectFiscalEvent {
+		return nil, alreadyRecorded(r.Object, id)
+	}
 	return &SettleResult{Outcome: o, Record: r, JSON: raw}, nil
 }
 
@@ -402,7 +412,7 @@ func (e *Engine) Record(ctx context.Context, accountID, id string) (*Record, []b
 	if err != nil {
 		return nil, nil, err
 	}
-	if r.Account != accountID {
+	if r.Account != accountID || r.Object == objectFiscalEvent {
 		return nil, nil, notFound("settlement " + id)
 	}
 	return r, raw, nil
@@ -448,6 +458,9 @@ func (e *Engine) Receipt(ctx context.Context, receiptID string) ([]byte, error) 
 	}
 	if err != nil {
 		return nil, storeError(err)
+	}
+	if !isReceiptLeaf(ent.Leaf) {
+		return nil, notFound("receipt " + receiptID + " (a fiscal event outside the EU VAT production invariants has no receipt)")
 	}
 	cp, err := e.ledger.CoveringCheckpoint(ent.Index)
 	if err != nil {

@@ -34,6 +34,14 @@ const (
 	// x402 and evm-transfer ingest (IngestX402, IngestTransfer).
 	CodeNotSettled          Code = "NOT_SETTLED"                 // an x402 settle response with success:false: nothing to record
 	CodeChainVerifyRequired Code = "CHAIN_VERIFICATION_REQUIRED" // the ingest path reads the chain, but the network's chain mode is off
+
+	// CodePaymentAlreadyRecorded: this account already recorded the (network,
+	// txHash) payment as the other kind of record (a settlement when a
+	// fiscal event is posted, or the reverse); the detail says where.
+	CodePaymentAlreadyRecorded Code = "PAYMENT_ALREADY_RECORDED"
+	// CodeUnsupportedJurisdiction: the parties are outside what the endpoint
+	// covers (evaluate: the buyer is not an attested EU-27 customer).
+	CodeUnsupportedJurisdiction Code = "UNSUPPORTED_JURISDICTION"
 )
 
 // codeStatus is the one table that maps codes to HTTP status codes (DESIGN.md
@@ -59,6 +67,9 @@ var codeStatus = map[Code]int{
 	CodeChainVerifyRequired:  422,
 	CodeDBUnavailable:        503,
 	CodeInternal:             500,
+
+	CodePaymentAlreadyRecorded:  409,
+	CodeUnsupportedJurisdiction: 422,
 }
 
 // HTTPStatus is the HTTP status code a response carrying c has.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/ubl"
 	"github.com/fiscal402/fiscal402/vat"
 )
@@ -124,6 +125,7 @@ func settlementNote(r *Record, det vat.Determination) (string, error) {
 		RateCurrency: rt.Quote,
 		RateDate:     rt.RateDate,
 		RateSource:   fmt.Sprintf("ECB euro foreign exchange reference rate %s, policy %s; 1 USDC taken as %s USD (%s)", rt.Source, rt.Policy, r.FX.USDCUSD.Rate, r.FX.USDCUSD.Source),
+		Sandbox:      r.Environment == receipt.EnvSandbox,
 	})
 	if err != nil {
 		return "", err

@@ -19,4 +19,29 @@
 // are derived by reflection from the Go types the handlers decode and
 // encode; request types reject unknown members, as their decoders do. A
 // route without an operation fails TestOpenAPICoversRoutes, which names it.
+// # Authentication
+//
+// X-Service-Key (spec §5) is required on ingest (POST /settlements, POST
+// /v1/fiscal-events) and, where the specification is silent (§5.7), on
+// every read of an account's records: GET /settlements,
+// /settlements/{id}, /settlements/{id}/ubl and /v1/fiscal-events[...]. It
+// is optional (§5.8) on POST /v1/compliance/evaluate and POST
+// /sandbox/v1/simulate: without it the caller is anonymous and its client
+// address is the quota's agent; a key that is sent must be valid (401
+// otherwise), so a mistyped key never silently turns a caller anonymous.
+// Receipts, key sets, log endpoints and the sandbox's read routes (a sandbox
+// id carries 128 random bits) need no key.
+//
+// # Limits
+//
+// The keyed endpoints share one token bucket per account (Options.RateLimit,
+// Options.RateBurst; default 100 requests a second, bursts of 200): past
+// it, 429 RATE_LIMITED with Retry-After, and nothing is done. Evaluate and
+// simulate have the sandbox quota instead (fiscal, "# Sandbox"): 429
+// QUOTA_EXCEEDED with Retry-After, X-Quota-Limit, X-Quota-Remaining,
+// X-Quota-Reset and the problem member reset_at; every counted call states
+// X-Quota-Limit, X-Quota-Remaining and X-Quota-Reset. The client address is
+// the connection's peer, or behind Options.TrustedProxies the nearest
+// untrusted X-Forwarded-For hop; an IPv6 client counts per /64. Request
+// bodies are limited to Options.MaxBodyBytes (413).
 package httpserver

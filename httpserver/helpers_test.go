@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/httpserver"
 )
@@ -129,7 +131,9 @@ func (f *fixture) open() {
 		f.t.Fatal(err)
 	}
 	f.engine = e
-	f.srv = httptest.NewServer(httpserver.New(e, httpserver.Options{Logger: quiet}))
+	// No rate limit: tests and benchmarks post in bursts; limits_test.go
+	// tests the limit.
+	f.srv = httptest.NewServer(httpserver.New(e, httpserver.Options{Logger: quiet, RateLimit: rate.Inf}))
 	f.t.Cleanup(f.close)
 }
 

@@ -130,6 +130,126 @@ func operations() map[string]operation {
 			responses:   []response{jsonBody(http.StatusOK, "The queue entry.", reflect.TypeFor[fiscal.IngestStatus](), "Cache-Control")},
 			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeDBUnavailable},
 		},
+		"GET /settlements": {
+			id: "listSettlements", tag: "Records", auth: authRequired,
+			summary:     "List the account's fiscal records",
+			description: "Newest first (by `createdAt`, ties by id), a page at a time: pass `next_cursor` back as `cursor` while `has_more` is true; a cursor never skips or repeats a record. `data` holds each record exactly as `GET /settlements/{id}` serves it (current revision). Unknown or repeated query parameters are 400. A page examines at most 2000 index entries, so a very selective filter can return a short page with `has_more: true`.",
+			query: []queryParam{
+				{name: "limit", description: "Page size, 1 to 200 (default 50).", schema: map[string]any{"type": "integer", "minimum": 1, "maximum": 200}},
+				{name: "cursor", description: "The `next_cursor` of the previous page (opaque).", schema: map[string]any{"type": "string"}},
+				{name: "from", description: "Only records created at or after this date (`YYYY-MM-DD`) or instant (RFC 3339 UTC).", schema: map[string]any{"type": "string"}},
+				{name: "to", description: "Only records created before the end of this date, or before this instant.", schema: map[string]any{"type": "string"}},
+				{name: "settledFrom", description: "Only payments settled at or after this date or instant (an OSS return is organised by supply date).", schema: map[string]any{"type": "string"}},
+				{name: "settledTo", description: "Only payments settled before the end of this date, or before this instant.", schema: map[string]any{"type": "string"}},
+				{name: "reviewStatus", description: "`PROCESSED` or `PENDING_MANUAL_REVIEW`.", schema: map[string]any{"type": "string"}},
+				{name: "taxingCountry", description: "Only records taxed in this country (ISO 3166-1 alpha-2).", schema: map[string]any{"type": "string"}},
+			},
+			responses: []response{jsonBody(http.StatusOK, "A page of records.", reflect.TypeFor[fiscal.Page](), "Cache-Control")},
+			errors:    []fiscal.Code{fiscal.CodeBadRequest, fiscal.CodeRateLimited, fiscal.CodeDBUnavailable},
+		},
+		"POST /v1/fiscal-events": {
+			id: "createFiscalEvent", tag: "Ingest", auth: authRequired, idempotent: true,
+			summary: "Record a fiscal event (global ingest)",
+			description: "Parties from any ISO 3166-1 country, the seller in the body (spec §2.3). The event is persisted as one ledger entry with its determination; `MANUAL_REVIEW_REQUIRED` (with reasons) where the rules do not cover the corridor. " +
+				"A production receipt and an invoice are issued only when all EU VAT production invariants hold: `payment_supported`, `seller_is_account` (the body's seller is the account's), `buyer_in_eu`, `determined_eu_vat` and `fx_rate_available` (listed with their outcome in `production.invariants`); otherwise the log leaf is the event JSON and there is no receipt. " +
+				"One payment, one record: a settlement and a fiscal event share the event id and the (network, txHash) claim; the same payment on the other endpoint is 409 `PAYMENT_ALREADY_RECORDED`. Does not replace `POST /settlements`.",
+			request: reflect.TypeFor[fiscal.FiscalEventRequest](),
+			responses: []response{
+				jsonBody(http.StatusCreated, "The persisted event; also an idempotent replay (`Idempotent-Replayed: true`).", reflect.TypeFor[fiscal.FiscalEvent](), "Location", "Idempotent-Replayed"),
+				jsonBody(http.StatusOK, "The payment is already a fiscal event of this account: the existing event.", reflect.TypeFor[fiscal.FiscalEvent](), "Location"),
+			},
+			errors: []fiscal.Code{fiscal.CodeIdempotencyConflict, fiscal.CodeSettlementConflict, fiscal.CodePaymentAlreadyRecorded, fiscal.CodeChainVerifyFailed,
+				fiscal.CodeUnsupportedNetwork, fiscal.CodeUnsupportedAsset, fiscal.CodeUnsupportedScheme, fiscal.CodeRateLimited, fiscal.CodeChainUnavailable, fiscal.CodeDBUnavailable},
+		},
+		"GET /v1/fiscal-events": {
+			id: "listFiscalEvents", tag: "Records", auth: authRequired,
+			summary:     "List the account's fiscal events",
+			description: "As `GET /settlements`, for fiscal events; filter on the determination's `status`.",
+			query: []queryParam{
+				{name: "limit", description: "Page size, 1 to 200 (default 50).", schema: map[string]any{"type": "integer", "minimum": 1, "maximum": 200}},
+				{name: "cursor", description: "The `next_cursor` of the previous page (opaque).", schema: map[string]any{"type": "string"}},
+				{name: "from", description: "Only records created at or after this date (`YYYY-MM-DD`) or instant (RFC 3339 UTC).", schema: map[string]any{"type": "string"}},
+				{name: "to", description: "Only records created before the end of this date, or before this instant.", schema: map[string]any{"type": "string"}},
+				{name: "settledFrom", description: "Only payments settled at or after this date or instant (an OSS return is organised by supply date).", schema: map[string]any{"type": "string"}},
+				{name: "settledTo", description: "Only payments settled before the end of this date, or before this instant.", schema: map[string]any{"type": "string"}},
+				{name: "status", description: "`DETERMINED` or `MANUAL_REVIEW_REQUIRED`.", schema: map[string]any{"type": "string"}},
+				{name: "taxingCountry", description: "Only records taxed in this country (ISO 3166-1 alpha-2).", schema: map[string]any{"type": "string"}},
+			},
+			responses: []response{jsonBody(http.StatusOK, "A page of fiscal events.", reflect.TypeFor[fiscal.Page](), "Cache-Control")},
+			errors:    []fiscal.Code{fiscal.CodeBadRequest, fiscal.CodeRateLimited, fiscal.CodeDBUnavailable},
+		},
+		"GET /v1/fiscal-events/{id}": {
+			id: "getFiscalEvent", tag: "Records", auth: authRequired, pathParams: idParam,
+			summary:     "Read a fiscal event",
+			description: "The account's fiscal event. Another account's is answered 404.",
+			responses:   []response{jsonBody(http.StatusOK, "The fiscal event.", reflect.TypeFor[fiscal.FiscalEvent](), "Cache-Control")},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeRateLimited, fiscal.CodeDBUnavailable},
+		},
+		"GET /v1/fiscal-events/{id}/ubl": {
+			id: "getFiscalEventInvoice", tag: "Records", auth: authRequired, conditional: true, pathParams: idParam,
+			summary:     "Read the UBL 2.1 invoice of a fiscal event",
+			description: "Only events for which every production invariant held have one (404 otherwise). The exact stored bytes; the ETag is their SHA-256.",
+			responses: []response{{status: http.StatusOK, description: "The invoice.", mediaType: "application/xml",
+				schema: map[string]any{"type": "string"}, headers: []string{"ETag", "Cache-Control"}}},
+			errors: []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeRateLimited, fiscal.CodeDBUnavailable},
+		},
+		"POST /v1/compliance/evaluate": {
+			id: "evaluateCompliance", tag: "Sandbox", auth: authOptional,
+			summary: "Preview an EU VAT classification (writes nothing)",
+			description: "A classification preview: no production record, no receipt, no ledger entry. The seller may be outside the EU (omit `seller` to use the account's when a key is sent); the buyer must be an attested EU-27 customer (otherwise 422 `UNSUPPORTED_JURISDICTION`); the amount is in USDC, converted at the ECB rate of `date` (default today, never in the future). " +
+				"Counts against the sandbox quota with simulate: 10 calls per agent per UTC day, price 0 (spec §8); the agent is the account when a key is sent, else the client address. Every counted answer states `X-Quota-Limit`, `X-Quota-Remaining` and `X-Quota-Reset`.",
+			request:   reflect.TypeFor[fiscal.EvaluateRequest](),
+			responses: []response{jsonBody(http.StatusOK, "The preview, marked `recorded: false` and watermarked.", reflect.TypeFor[fiscal.Evaluation](), "X-Quota-Limit", "X-Quota-Remaining", "X-Quota-Reset")},
+			errors:    []fiscal.Code{fiscal.CodeUnsupportedJurisdiction, fiscal.CodeQuotaExceeded, fiscal.CodeDBUnavailable},
+		},
+		"POST /sandbox/v1/simulate": {
+			id: "simulateSettlement", tag: "Sandbox", auth: authOptional,
+			summary: "Simulate a settlement: a watermarked UBL and receipt",
+			description: "Runs the production pipeline on a `POST /settlements` body (plus an optional `seller`) in the sandbox: its own ledger file, log and receipt keys, never the production ones, so a sandbox receipt can never pass as a production one (`receipt.Verify` with the production JWKS refuses it; `/sandbox/v1/jwks.json` accepts it). The UBL note opens with a watermark and the receipt carries `environment: sandbox` and a `watermark` claim. " +
+				"Counts against the sandbox quota (see evaluate).",
+			request: reflect.TypeFor[fiscal.SimulateRequest](),
+			responses: []response{jsonBody(http.StatusCreated, "The sandbox record, its UBL and its receipt (Location `/sandbox/v1/settlements/{id}`).", reflect.TypeFor[fiscal.Simulation](),
+				"Location", "X-Quota-Limit", "X-Quota-Remaining", "X-Quota-Reset")},
+			errors: []fiscal.Code{fiscal.CodeUnsupportedNetwork, fiscal.CodeUnsupportedAsset, fiscal.CodeUnsupportedScheme, fiscal.CodeChainVerifyFailed,
+				fiscal.CodeQuotaExceeded, fiscal.CodeChainUnavailable, fiscal.CodeDBUnavailable},
+		},
+		"GET /sandbox/v1/settlements/{id}": {
+			id: "getSandboxSettlement", tag: "Sandbox", auth: authNone, conditional: true,
+			pathParams:  map[string]string{"id": "The sandbox record id (`x402-sandbox-` + 128 random bits: the id is the capability)."},
+			summary:     "Read a sandbox record",
+			description: "Public by id; immutable.",
+			responses:   []response{jsonBody(http.StatusOK, "The sandbox record.", reflect.TypeFor[fiscal.Record](), "ETag", "Cache-Control")},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeDBUnavailable},
+		},
+		"GET /sandbox/v1/settlements/{id}/ubl": {
+			id: "getSandboxInvoice", tag: "Sandbox", auth: authNone, conditional: true,
+			pathParams:  map[string]string{"id": "The sandbox record id."},
+			summary:     "Read a sandbox UBL document",
+			description: "Watermarked in its note: not a valid invoice.",
+			responses: []response{{status: http.StatusOK, description: "The watermarked UBL document.", mediaType: "application/xml",
+				schema: map[string]any{"type": "string"}, headers: []string{"ETag", "Cache-Control"}}},
+			errors: []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeDBUnavailable},
+		},
+		"GET /sandbox/v1/receipts/{id}": {
+			id: "getSandboxReceipt", tag: "Sandbox", auth: authNone, conditional: true,
+			pathParams:  map[string]string{"id": "The sandbox receipt id, `rcpt_<sandbox record id>`."},
+			summary:     "Read a sandbox receipt",
+			description: "Signed by the sandbox key and proved against the sandbox log; verify it with `/sandbox/v1/jwks.json` and `/sandbox/v1/log-key`.",
+			responses:   []response{jsonBody(http.StatusOK, "The sandbox receipt.", reflect.TypeFor[receiptDoc](), "ETag", "Cache-Control")},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeDBUnavailable},
+		},
+		"GET /sandbox/v1/jwks.json": {
+			id: "getSandboxJWKS", tag: "Sandbox", auth: authNone,
+			summary:     "Sandbox receipt keys",
+			description: "The sandbox keyring's keys; never part of the production JWKS.",
+			responses:   []response{{status: http.StatusOK, description: "The JWK Set.", mediaType: "application/jwk-set+json", body: reflect.TypeFor[receipt.KeySet](), headers: []string{"Cache-Control"}}},
+		},
+		"GET /sandbox/v1/log-key": {
+			id: "getSandboxLogKey", tag: "Sandbox", auth: authNone,
+			summary:     "Sandbox log verifier key",
+			description: "The note verifier key of the sandbox log (origin `<production origin>/sandbox`).",
+			responses:   []response{{status: http.StatusOK, description: "The verifier key, one line.", mediaType: "text/plain", schema: map[string]any{"type": "string"}, headers: []string{"Cache-Control"}}},
+		},
 		"GET /settlements/{id}": {
 			id: "getSettlement", tag: "Records", auth: authRequired, pathParams: idParam,
 			summary:     "Read a fiscal record",
@@ -287,6 +407,7 @@ type problemDoc struct {
 	Code      string `json:"code"`
 	Field     string `json:"field,omitempty"`
 	RequestID string `json:"request_id"`
+	ResetAt   string `json:"reset_at,omitempty"` // QUOTA_EXCEEDED only: when the sandbox quota resets (RFC 3339)
 }
 
 var pathParamRE = regexp.MustCompile(`\{([^}]+)\}`)
@@ -455,6 +576,9 @@ func headerComponents() map[string]any {
 		"Retry-After":         map[string]any{"description": "Seconds to wait before retrying (RFC 9110 §10.2.3).", "schema": map[string]any{"type": "integer", "minimum": 1}},
 		"WWW-Authenticate":    map[string]any{"description": "`X-Service-Key realm=\"fiscal402\"`.", "schema": str},
 		"Location":            map[string]any{"description": "The URL of the resource created or found: a record's `/settlements/{id}`, or a queued x402 payment's `/v1/x402/settlements/{id}`.", "schema": str},
+		"X-Quota-Limit":       map[string]any{"description": "Evaluate and simulate calls allowed per agent per UTC day (spec §8).", "schema": map[string]any{"type": "integer"}},
+		"X-Quota-Remaining":   map[string]any{"description": "Calls left today for this agent.", "schema": map[string]any{"type": "integer"}},
+		"X-Quota-Reset":       map[string]any{"description": "When the quota resets (RFC 3339, next UTC midnight).", "schema": str},
 		"Preference-Applied":  map[string]any{"description": "`respond-async` when the request's `Prefer: respond-async` was honoured (RFC 7240 §3).", "schema": str},
 		"Idempotent-Replayed": map[string]any{"description": "`true` when the answer replays an earlier request with the same Idempotency-Key and body.", "schema": map[string]any{"type": "string", "enum": []string{"true"}}},
 		"ETag":                map[string]any{"description": "Strong validator: the SHA-256 of the body (`\"sha256-<hex>\"`).", "schema": str},

@@ -12,10 +12,13 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"net/netip"
 	"regexp"
 	"runtime/debug"
 	"strconv"
 	"time"
+
+	"golang.org/x/time/rate"
 
 	"github.com/fiscal402/fiscal402/fiscal"
 )
@@ -34,6 +37,17 @@ type Options struct {
 	// Operator, OperatorURL and TermsURL name who runs this deployment in
 	// the manifest and agent card. "" leaves them out.
 	Operator, OperatorURL, TermsURL string
+	// RateLimit is the sustained requests per second each account may make
+	// to the endpoints that need X-Service-Key (429 RATE_LIMITED with
+	// Retry-After beyond it). 0 means DefaultRateLimit; rate.Inf disables it.
+	RateLimit rate.Limit
+	// RateBurst is the bucket size of the rate limit. 0 means twice
+	// RateLimit (DefaultRateBurst for the default limit).
+	RateBurst int
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For is
+	// believed when telling clients apart for the sandbox quota. nil means
+	// none: the connection's peer address is the client.
+	TrustedProxies []netip.Prefix
 }
 
 // Server is the HTTP face of one fiscal.Engine. It holds no state of its
@@ -45,6 +59,7 @@ type Server struct {
 	methods *http.ServeMux // the same paths without methods: tells 405 from 404
 	log     *slog.Logger
 	docs    documentStore // published documents, built once per base URL (discovery.go)
+	limits  *rateLimits   // per-account rate limit of the keyed endpoints
 }
 
 // New returns the handler serving the specification's endpoints over e.
@@ -56,6 +71,7 @@ func New(e *fiscal.Engine, opts Options) *Server {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	s.limits = newRateLimits(opts.RateLimit, opts.RateBurst)
 	paths := map[string]bool{}
 	for _, r := range s.routes() {
 		s.mux.Handle(r.method+" "+r.path, r.handler)
@@ -100,6 +116,18 @@ func (s *Server) routes() []route {
 		{"GET", "/v1/seller-value", http.HandlerFunc(s.getSellerValue), false},
 		{"GET", "/discover", http.HandlerFunc(s.getDiscover), false},
 		{"GET", "/openapi.json", http.HandlerFunc(s.getOpenAPI), false},
+		{"GET", "/settlements", s.authed(s.listSettlements), true},
+		{"POST", "/v1/fiscal-events", s.authed(s.postFiscalEvent), true},
+		{"GET", "/v1/fiscal-events", s.authed(s.listFiscalEvents), true},
+		{"GET", "/v1/fiscal-events/{id}", s.authed(s.getFiscalEvent), true},
+		{"GET", "/v1/fiscal-events/{id}/ubl", s.authed(s.getFiscalEventUBL), true},
+		{"POST", "/v1/compliance/evaluate", s.keyOptional(s.postEvaluate), false},
+		{"POST", "/sandbox/v1/simulate", s.keyOptional(s.postSimulate), false},
+		{"GET", "/sandbox/v1/settlements/{id}", http.HandlerFunc(s.getSandboxSettlement), false},
+		{"GET", "/sandbox/v1/settlements/{id}/ubl", http.HandlerFunc(s.getSandboxUBL), false},
+		{"GET", "/sandbox/v1/receipts/{id}", http.HandlerFunc(s.getSandboxReceipt), false},
+		{"GET", "/sandbox/v1/jwks.json", http.HandlerFunc(s.getSandboxJWKS), false},
+		{"GET", "/sandbox/v1/log-key", http.HandlerFunc(s.getSandboxLogKey), false},
 	}
 }
 
@@ -161,6 +189,10 @@ func (s *Server) authed(h http.HandlerFunc) http.Handler {
 			s.problem(w, r, err)
 			return
 		}
+		if err := s.limits.allow(acc.ID, time.Now()); err != nil {
+			s.problem(w, r, err)
+			return
+		}
 		h(w, r.WithContext(context.WithValue(r.Context(), accountKey{}, acc.ID)))
 	})
 }
@@ -212,7 +244,8 @@ func (s *Server) problem(w http.ResponseWriter, r *http.Request, err error) {
 		Code      string `json:"code"`
 		Field     string `json:"field,omitempty"`
 		RequestID string `json:"request_id"`
-	}{"about:blank", http.StatusText(status), status, fe.Detail, string(fe.Code), fe.Field, id}
+		ResetAt   string `json:"reset_at,omitempty"` // QUOTA_EXCEEDED: when the quota resets
+	}{"about:blank", http.StatusText(status), status, fe.Detail, string(fe.Code), fe.Field, id, quotaReset(w, err)}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)

@@ -23,6 +23,9 @@
 //	-ethereum-rpc, -ethereum-mode, ..., -chain-timeout
 //	                    chain verification per network (see chain.go; default off)
 //	-public-url url     absolute base URL of the published documents' links (default: each request's host)
+//	-rate-limit n       requests per second per account on the keyed endpoints (default 100; 0 = no limit)
+//	-rate-burst n       burst of the rate limit (default 2 × rate-limit)
+//	-trusted-proxy list comma-separated proxy addresses or CIDRs whose X-Forwarded-For is believed (default none)
 package main
 
 import (
@@ -37,12 +40,16 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/time/rate"
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fx"
@@ -60,6 +67,9 @@ type options struct {
 	listen, data, accounts, fxFile, origin string
 	rotate                                 bool
 	publicURL                              string
+	rateLimit                              float64
+	rateBurst                              int
+	trustedProxies                         string
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -76,6 +86,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	vf.register(fs)
 	chain := addChainFlags(fs)
 	fs.StringVar(&o.publicURL, "public-url", "", "absolute base URL for the links in the manifest, agent card and OpenAPI document (default: each request's scheme and host)")
+	fs.Float64Var(&o.rateLimit, "rate-limit", float64(httpserver.DefaultRateLimit), "requests per second per account on the keyed endpoints (0 = no limit)")
+	fs.IntVar(&o.rateBurst, "rate-burst", 0, "burst of the rate limit (0 = twice rate-limit)")
+	fs.StringVar(&o.trustedProxies, "trusted-proxy", "", "comma-separated proxy addresses or CIDRs whose X-Forwarded-For is believed")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -94,6 +107,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-public-url %q: want an absolute http(s) URL such as https://fiscal.example.com", o.publicURL)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	serverOpts, err := httpOptions(o, logger)
+	if err != nil {
+		return err
+	}
 
 	if err := os.MkdirAll(o.data, 0o700); err != nil {
 		return err
@@ -133,7 +150,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           httpserver.New(engine, httpserver.Options{Logger: logger, PublicURL: o.publicURL}),
+		Handler:           httpserver.New(engine, serverOpts),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      30 * time.Second,
@@ -160,6 +177,33 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	stopQueue()
 	return engine.Close()
+}
+
+// httpOptions turns the limit flags into httpserver options.
+func httpOptions(o options, logger *slog.Logger) (httpserver.Options, error) {
+	if o.rateLimit < 0 || o.rateBurst < 0 {
+		return httpserver.Options{}, errors.New("-rate-limit and -rate-burst must not be negative")
+	}
+	limit := rate.Limit(o.rateLimit)
+	if o.rateLimit == 0 {
+		limit = rate.Inf
+	}
+	var proxies []netip.Prefix
+	for _, p := range strings.Split(o.trustedProxies, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		prefix, err := netip.ParsePrefix(p)
+		if err != nil {
+			addr, aerr := netip.ParseAddr(p)
+			if aerr != nil {
+				return httpserver.Options{}, fmt.Errorf("-trusted-proxy %q is neither an address nor a CIDR prefix", p)
+			}
+			prefix = netip.PrefixFrom(addr, addr.BitLen())
+		}
+		proxies = append(proxies, prefix.Masked())
+	}
+	return httpserver.Options{Logger: logger, PublicURL: o.publicURL, RateLimit: limit, RateBurst: o.rateBurst, TrustedProxies: proxies}, nil
 }
 
 // loadRates merges the operator's ECB file over the embedded snapshot. A

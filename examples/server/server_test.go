@@ -70,7 +70,8 @@ type serverProc struct {
 // flags, and waits until it says where it listens.
 func startServer(t *testing.T, dataDir string, extra ...string) *serverProc {
 	t.Helper()
-	cmd := exec.Command(serverBinary(t), append([]string{"-data", dataDir, "-listen", "127.0.0.1:0"}, extra...)...)
+	// -rate-limit 0: the crash tests post as fast as 8 clients can.
+	cmd := exec.Command(serverBinary(t), append([]string{"-data", dataDir, "-listen", "127.0.0.1:0", "-rate-limit", "0"}, extra...)...)
 	cmd.Env = append(os.Environ(), "FISCAL402_DEMO_KEY="+demoKey)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -1,0 +1,320 @@
+package fiscal
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/fiscal402/fiscal402/vat"
+)
+
+// The parties of a request that names its seller in the body: a fiscal
+// event (POST /v1/fiscal-events, spec §2.3) and a compliance evaluation
+// (POST /v1/compliance/evaluate). POST /settlements never names the seller:
+// there the seller is the account (spec §2.1, §5.3).
+
+// EventSeller is a seller named in a request body. Only legalName and country
+// are in the specification's table (§2.3); the other members are extensions
+// that let the caller state the facts Art. 59c VAT Directive depends on. A fact
+// left out is unknown, never assumed: when it would change the determination,
+// the result is MANUAL_REVIEW_REQUIRED with reason seller_threshold_unknown.
+type EventSeller struct {
+	LegalName           string   `json:"legalName,omitempty"`
+	Country             string   `json:"country"`
+	VATNumber           string   `json:"vatNumber,omitempty"`
+	OtherEstablishments []string `json:"otherEstablishments,omitempty"` // extension: further EU member states with a fixed establishment
+	OverThreshold       *bool    `json:"overThreshold,omitempty"`       // extension: Art. 59c(1) EUR 10,000 threshold exceeded
+	OptedForDestination *bool    `json:"optedForDestination,omitempty"` // extension: Art. 59c(3) option
+}
+
+// EventBuyer is the buyer as the caller attests it (spec §2.3).
+type EventBuyer struct {
+	Country        string `json:"country,omitempty"`
+	BusinessStatus string `json:"businessStatus,omitempty"` // "B2C" or "B2B"
+	VATNumber      string `json:"vatNumber,omitempty"`      // extension: a B2B buyer's VAT number, looked up in VIES
+	Name           string `json:"name,omitempty"`           // extension
+	PostalCode     string `json:"postalCode,omitempty"`     // extension: special territories (research/vat.md §1.4)
+}
+
+// EventSupply is what was sold (spec §2.3).
+type EventSupply struct {
+	Kind        string `json:"kind"`
+	Description string `json:"description,omitempty"` // extension: the invoice line's item name
+}
+
+// Business statuses of a buyer (spec §2.3 shows "B2C"; "B2B" is its
+// counterpart, vat.TreatmentB2B).
+const (
+	BusinessStatusB2C = vat.TreatmentB2C
+	BusinessStatusB2B = vat.TreatmentB2B
+)
+
+// ReasonSellerThresholdUnknown is the manual-review reason of a
+// determination that depends on seller facts the request did not state.
+const ReasonSellerThresholdUnknown = "seller_threshold_unknown"
+
+// ReasonCorridorNotCovered is the manual-review reason of a fiscal event
+// between parties that are both outside the EU and UK VAT areas.
+const ReasonCorridorNotCovered = "corridor_not_covered"
+
+// sellerFacts is a validated seller with its threshold facts; nil pointers
+// are unknown.
+type sellerFacts struct {
+	LegalName           string
+	Country             string
+	VATNumber           string
+	OtherEstablishments []string
+	OverThreshold       *bool
+	OptedForDestination *bool
+	IsAccount           bool // the authenticated account's own seller
+}
+
+// partyBuyer is a validated buyer of a fiscal event or evaluation.
+type partyBuyer struct {
+	Country        string
+	BusinessStatus string // "B2C" or "B2B" after defaulting
+	VATNumber      string
+	Name           string
+	PostalCode     string
+}
+
+// parseEventSeller validates a seller from a request body. field is the JSON
+// pointer of the seller object; legalName is required when nameRequired.
+func parseEventSeller(field string, in EventSeller, nameRequired bool) (sellerFacts, error) {
+	var s sellerFacts
+	name, err := parseText(field+"/legalName", in.LegalName)
+	if err != nil {
+		return s, err
+	}
+	if name == "" && nameRequired {
+		return s, badRequest(field+"/legalName", "is required")
+	}
+	s.LegalName = name
+	if strings.TrimSpace(in.Country) == "" {
+		return s, badRequest(field+"/country", "is required (ISO 3166-1 alpha-2, any country)")
+	}
+	if s.Country, err = parseCountry(field+"/country", in.Country); err != nil {
+		return s, err
+	}
+	if s.VATNumber, err = parseVATNumber(field+"/vatNumber", in.VATNumber); err != nil {
+		return s, err
+	}
+	if len(in.OtherEstablishments) > len(eu27Countries) {
+		return s, badRequest(field+"/otherEstablishments", "lists more than the %d EU member states", len(eu27Countries))
+	}
+	for i, c := range in.OtherEstablishments {
+		cc, err := parseCountry(fmt.Sprintf("%s/otherEstablishments/%d", field, i), c)
+		if err != nil {
+			return s, err
+		}
+		if !inEU27(cc) {
+			return s, badRequest(fmt.Sprintf("%s/otherEstablishments/%d", field, i), "%q is not an EU member state; only EU establishments matter here (Art. 59c VAT Directive)", c)
+		}
+		s.OtherEstablishments = append(s.OtherEstablishments, cc)
+	}
+	s.OverThreshold, s.OptedForDestination = in.OverThreshold, in.OptedForDestination
+	return s, nil
+}
+
+// parseEventBuyer validates a buyer. A VAT number is a B2B claim (Art. 18(1)
+// Implementing Regulation 282/2011), so "B2C" with a VAT number contradicts
+// itself and is refused rather than resolved by a guess.
+func parseEventBuyer(field string, in EventBuyer) (partyBuyer, error) {
+	var b partyBuyer
+	var err error
+	if in.Country != "" {
+		if b.Country, err = parseCountry(field+"/country", in.Country); err != nil {
+			return b, err
+		}
+	}
+	if b.VATNumber, err = parseVATNumber(field+"/vatNumber", in.VATNumber); err != nil {
+		return b, err
+	}
+	switch in.BusinessStatus {
+	case "":
+		b.BusinessStatus = BusinessStatusB2C
+		if b.VATNumber != "" {
+			b.BusinessStatus = BusinessStatusB2B
+		}
+	case BusinessStatusB2C:
+		if b.VATNumber != "" {
+			return b, badRequest(field+"/businessStatus", "is B2C but a vatNumber is given; a VAT number is a B2B claim, so send businessStatus B2B (or no vatNumber)")
+		}
+		b.BusinessStatus = BusinessStatusB2C
+	case BusinessStatusB2B:
+		b.BusinessStatus = BusinessStatusB2B
+	default:
+		return b, badRequest(field+"/businessStatus", "%q is neither %q nor %q", in.BusinessStatus, BusinessStatusB2C, BusinessStatusB2B)
+	}
+	if b.Name, err = parseText(field+"/name", in.Name); err != nil {
+		return b, err
+	}
+	pc := strings.TrimSpace(in.PostalCode)
+	if len(pc) > 16 || strings.IndexFunc(pc, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		return b, badRequest(field+"/postalCode", "must be a postal code of at most 16 printable characters")
+	}
+	if pc != "" && b.Country == "" {
+		return b, badRequest(field+"/postalCode", "needs %s/country: a postal code alone does not locate the buyer", field)
+	}
+	b.PostalCode = pc
+	return b, nil
+}
+
+// parseEventSupply validates the supply; the kind is required because it
+// selects the place-of-supply rule (a kind the ruleset does not know is a
+// manual-review reason, not an error).
+func parseEventSupply(field string, in EventSupply) (kind, description string, err error) {
+	if in.Kind == "" {
+		return "", "", badRequest(field+"/kind", "is required (e.g. %q)", vat.KindDigitalService)
+	}
+	if kind, err = parseToken(field+"/kind", in.Kind); err != nil {
+		return "", "", err
+	}
+	if description, err = parseText(field+"/description", in.Description); err != nil {
+		return "", "", err
+	}
+	return kind, description, nil
+}
+
+func parseVATNumber(field, v string) (string, error) {
+	n := strings.TrimSpace(v)
+	if len(n) > 32 || strings.IndexFunc(n, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		return "", badRequest(field, "must be a VAT number of at most 32 printable characters")
+	}
+	return n, nil
+}
+
+// accountSellerFacts returns the facts of the account's own seller, which
+// are complete: the account states its Art. 59c position.
+func accountSellerFacts(acc *Account) sellerFacts {
+	over, opted := acc.Seller.OverThreshold, acc.Seller.OptedForDestination
+	return sellerFacts{
+		LegalName:           acc.Seller.LegalName,
+		Country:             acc.Seller.Country,
+		VATNumber:           acc.Seller.VATNumber,
+		OtherEstablishments: acc.Seller.OtherEstablishments,
+		OverThreshold:       &over,
+		OptedForDestination: &opted,
+		IsAccount:           true,
+	}
+}
+
+// matchAccountSeller reports whether the seller named in a body is the
+// account's own seller: the same legal name (compared case-insensitively with
+// runs of white space collapsed), the same country, and, when the body gives
+// a VAT number, the account's VAT number. When it is, the account's profile
+// is authoritative (spec §5.3), and a threshold fact in the body that
+// contradicts it is an error rather than silently overridden.
+func matchAccountSeller(field string, s sellerFacts, acc *Account) (sellerFacts, bool, error) {
+	same := strings.EqualFold(collapseSpace(s.LegalName), collapseSpace(acc.Seller.LegalName)) &&
+		s.Country == acc.Seller.Country &&
+		(s.VATNumber == "" || vat.NormalizeNumber(s.VATNumber) == vat.NormalizeNumber(acc.Seller.VATNumber))
+	if !same {
+		return s, false, nil
+	}
+	m := accountSellerFacts(acc)
+	if s.OverThreshold != nil && *s.OverThreshold != *m.OverThreshold {
+		return s, false, badRequest(field+"/overThreshold", "contradicts the account's seller profile (%t), which is authoritative for the account's own seller", *m.OverThreshold)
+	}
+	if s.OptedForDestination != nil && *s.OptedForDestination != *m.OptedForDestination {
+		return s, false, badRequest(field+"/optedForDestination", "contradicts the account's seller profile (%t), which is authoritative for the account's own seller", *m.OptedForDestination)
+	}
+	if len(s.OtherEstablishments) > 0 && strings.Join(s.OtherEstablishments, ",") != strings.Join(acc.Seller.OtherEstablishments, ",") {
+		return s, false, badRequest(field+"/otherEstablishments", "contradicts the account's seller profile (%v), which is authoritative for the account's own seller", acc.Seller.OtherEstablishments)
+	}
+	return m, true, nil
+}
+
+func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// determineWithUnknowns runs vat.Determine for a seller whose Art. 59c facts
+// may be unknown. It determines under both assumptions (below the threshold
+// and not opted; above it and opted); when the two agree the facts do not
+// matter and that is the answer, otherwise the answer is a manual review:
+// the engine never guesses which VAT a seller owes.
+func determineWithUnknowns(s sellerFacts, buyer vat.Buyer, supply vat.Supply) vat.Determination {
+	in := vat.Input{
+		Seller: vat.Seller{Country: s.Country, OtherEstablishments: s.OtherEstablishments, VATNumber: s.VATNumber},
+		Buyer:  buyer,
+		Supply: supply,
+	}
+	low, high := in, in
+	low.Seller.OverThreshold, low.Seller.OptedForDestination = boolOr(s.OverThreshold, false), boolOr(s.OptedForDestination, false)
+	high.Seller.OverThreshold, high.Seller.OptedForDestination = boolOr(s.OverThreshold, true), boolOr(s.OptedForDestination, true)
+	dLow := vat.Determine(low)
+	if s.OverThreshold != nil && s.OptedForDestination != nil {
+		return dLow
+	}
+	dHigh := vat.Determine(high)
+	a, _ := json.Marshal(dLow)
+	b, _ := json.Marshal(dHigh)
+	if string(a) == string(b) {
+		return dLow
+	}
+	return thresholdUnknown(dLow, dHigh)
+}
+
+func boolOr(p *bool, def bool) bool {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// thresholdUnknown is the manual review of a supply whose VAT depends on the
+// seller's Art. 59c position. Like every manual review of package vat it
+// keeps the facts both answers share as hints for the reviewer and drops
+// everything an invoice would be built from (vat: builder.result).
+func thresholdUnknown(low, high vat.Determination) vat.Determination {
+	d := vat.Determination{
+		Status:         vat.StatusManualReview,
+		Ruleset:        low.Ruleset,
+		Jurisdiction:   low.Jurisdiction,
+		BuyerTreatment: low.BuyerTreatment,
+		Territory:      low.Territory,
+	}
+	if low.Regime == high.Regime {
+		d.Regime = low.Regime
+	}
+	if low.TaxingCountry == high.TaxingCountry {
+		d.TaxingCountry, d.PlaceOfSupply = low.TaxingCountry, low.PlaceOfSupply
+	}
+	d.Reasons = []vat.Reason{{
+		Code: ReasonSellerThresholdUnknown,
+		Detail: fmt.Sprintf("Whether the seller exceeded the EUR 10,000 threshold of Art. 59c(1) VAT Directive, or opted for taxation at destination (Art. 59c(3)), decides between %s VAT (%s) and %s VAT (%s); the request does not say. Send seller.overThreshold (and seller.optedForDestination).",
+			low.TaxingCountry, low.Regime, high.TaxingCountry, high.Regime),
+	}}
+	seen := map[string]bool{ReasonSellerThresholdUnknown: true, vat.ReasonOriginTaxation: true}
+	for _, r := range append(append([]vat.Reason(nil), low.Reasons...), high.Reasons...) {
+		if !seen[r.Code] {
+			seen[r.Code] = true
+			d.Reasons = append(d.Reasons, r)
+		}
+	}
+	return d
+}
+
+// eu27Countries are the 27 member states of the European Union (Art. 52
+// TEU; Art. 5 Directive 2006/112/EC), as ISO 3166-1 alpha-2 codes. Greece is
+// GR; its VAT prefix EL is accepted as an alias by inEU27. A test
+// checks the list against the member states of package vat's rate table.
+var eu27Countries = map[string]bool{
+	"AT": true, "BE": true, "BG": true, "CY": true, "CZ": true, "DE": true, "DK": true,
+	"EE": true, "ES": true, "FI": true, "FR": true, "GR": true, "HR": true, "HU": true,
+	"IE": true, "IT": true, "LT": true, "LU": true, "LV": true, "MT": true, "NL": true,
+	"PL": true, "PT": true, "RO": true, "SE": true, "SI": true, "SK": true,
+}
+
+// inEU27 reports whether c (an upper-case country code; EL is
+// Greece) is one of the EU-27.
+func inEU27(c string) bool {
+	if c == "EL" {
+		c = "GR"
+	}
+	return eu27Countries[c]
+}
+
+// inUKVATArea reports whether c is in the UK VAT area the experimental UK
+// ruleset covers: Great Britain, Northern Ireland (XI, for services) and the
+// Isle of Man (package vat, "# Rulesets").
+func inUKVATArea(c string) bool { return c == "GB" || c == "XI" || c == "IM" }

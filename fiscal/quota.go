@@ -1,0 +1,131 @@
+package fiscal
+
+import (
+	"encoding/binary"
+	"fmt"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/fiscal402/fiscal402/ledger"
+)
+
+// An Agent is who a sandbox call counts against (spec §8: evaluate and
+// simulate, together, SandboxQuotaPerDay calls "per agent per day"): the
+// account when the caller sent a valid key, otherwise its network address.
+// The zero Agent is not metered; it is for in-process callers of the
+// library, which pay for their own machine.
+type Agent string
+
+// AccountAgent is the agent of an authenticated account.
+func AccountAgent(accountID string) Agent { return Agent("account:" + accountID) }
+
+// AddressAgent is the agent of an unauthenticated client address. An IPv6
+// address counts as its /64 prefix: a single subscriber usually holds a
+// whole /64 (RFC 6177 §2) and could otherwise rotate addresses to reset its
+// quota. IPv4-mapped IPv6 addresses count as the IPv4 address.
+func AddressAgent(addr netip.Addr) Agent {
+	addr = addr.Unmap()
+	if addr.Is6() {
+		p, _ := addr.Prefix(64)
+		return Agent("address:" + p.String())
+	}
+	return Agent("address:" + addr.String())
+}
+
+// Quota is an agent's sandbox quota after a call was counted.
+type Quota struct {
+	Limit     int       // calls per agent per UTC day
+	Used      int       // calls counted today, this one included
+	Remaining int       // Limit − Used, never negative
+	ResetAt   time.Time // the next UTC midnight, when the count starts again
+}
+
+// QuotaExceededError is the cause (Error.Err) of a QUOTA_EXCEEDED error: the
+// limit and when it resets, for the Retry-After and X-Quota-Reset headers and
+// the problem document's reset_at member.
+type QuotaExceededError struct {
+	Limit   int
+	ResetAt time.Time
+}
+
+func (e *QuotaExceededError) Error() string {
+	return fmt.Sprintf("fiscal: sandbox quota of %d calls per day used up until %s", e.Limit, e.ResetAt.Format(time.RFC3339))
+}
+
+// bucketSandboxQuota holds the counters, in the sandbox ledger's side data
+// (durable and fsynced, so a restart does not reset a quota):
+// key "YYYY-MM-DD" \x00 agent → 8-byte big-endian count. Days sort in key
+// order, so past days are found at the front and pruned as the day turns.
+const bucketSandboxQuota = "sandbox-quota"
+
+// maxQuotaPrune bounds the stale counters one call deletes, so that a call
+// never pays for a long backlog; the rest go with later calls.
+const maxQuotaPrune = 64
+
+// takeQuota counts one sandbox call for agent today and returns the quota
+// after it, or a QUOTA_EXCEEDED error (429, Retry-After until the next UTC
+// midnight) without counting when the day's calls are used up. The zero
+// agent is not metered (nil, nil). Counting and checking happen in one
+// ledger write transaction, so concurrent calls cannot both take the last
+// unit.
+func (e *Engine) takeQuota(agent Agent, now time.Time) (*Quota, error) {
+	if agent == "" {
+		return nil, nil
+	}
+	if strings.ContainsRune(string(agent), 0) || len(agent) > 200 {
+		return nil, &Error{Code: CodeInternal, Detail: "invalid agent", Err: fmt.Errorf("agent %q", agent)}
+	}
+	now = now.UTC()
+	day := now.Format(time.DateOnly)
+	reset := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC)
+	limit := e.pricing.SandboxQuotaPerDay
+	key := []byte(day + "\x00" + string(agent))
+	var used int
+	err := e.sandbox.ledger.Update(func(tx ledger.Tx) error {
+		if err := pruneQuota(tx, day); err != nil {
+			return err
+		}
+		if v := tx.Get(bucketSandboxQuota, key); len(v) == 8 {
+			used = int(binary.BigEndian.Uint64(v))
+		}
+		if used >= limit {
+			return &Error{
+				Code:       CodeQuotaExceeded,
+				Detail:     fmt.Sprintf("the sandbox quota of %d evaluate and simulate calls per day is used up; it resets at %s", limit, reset.Format(time.RFC3339)),
+				RetryAfter: reset.Sub(now),
+				Err:        &QuotaExceededError{Limit: limit, ResetAt: reset},
+			}
+		}
+		used++
+		return tx.Put(bucketSandboxQuota, key, binary.BigEndian.AppendUint64(nil, uint64(used)))
+	})
+	if err != nil {
+		if CodeOf(err) == CodeQuotaExceeded {
+			return nil, err
+		}
+		return nil, storeError(err)
+	}
+	return &Quota{Limit: limit, Used: used, Remaining: max(limit-used, 0), ResetAt: reset}, nil
+}
+
+// pruneQuota deletes up to maxQuotaPrune counters of days before today.
+func pruneQuota(tx ledger.Tx, today string) error {
+	var stale [][]byte
+	err := tx.Scan(bucketSandboxQuota, nil, nil, false, func(k, _ []byte) bool {
+		if string(k) >= today || len(stale) == maxQuotaPrune {
+			return false
+		}
+		stale = append(stale, append([]byte(nil), k...))
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range stale {
+		if err := tx.Delete(bucketSandboxQuota, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,61 @@
+package httpserver
+
+import (
+	"bytes"
+	"net/http"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+)
+
+// postFiscalEvent: POST /v1/fiscal-events (spec §2.3, §4). 201 with the
+// persisted event (201 with Idempotent-Replayed: true for a replay of the
+// same Idempotency-Key and body; 200 with the existing event for a duplicate
+// (network, txHash)).
+func (s *Server) postFiscalEvent(w http.ResponseWriter, r *http.Request) {
+	body, err := s.readJSONBody(w, r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	req, err := fiscal.DecodeFiscalEventRequest(bytes.NewReader(body))
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	res, err := s.engine.RecordFiscalEvent(r.Context(), accountID(r), req, r.Header.Get("Idempotency-Key"))
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	w.Header().Set("Location", "/v1/fiscal-events/"+res.Event.ID)
+	status := http.StatusCreated
+	switch res.Outcome {
+	case fiscal.Replayed:
+		w.Header().Set("Idempotent-Replayed", "true")
+	case fiscal.Existing:
+		status = http.StatusOK
+	}
+	writeJSON(w, status, res.JSON)
+}
+
+// getFiscalEvent: GET /v1/fiscal-events/{id}, the owning account's event.
+func (s *Server) getFiscalEvent(w http.ResponseWriter, r *http.Request) {
+	_, raw, err := s.engine.FiscalEvent(r.Context(), accountID(r), r.PathValue("id"))
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "private, no-cache")
+	writeJSON(w, http.StatusOK, raw)
+}
+
+// getFiscalEventUBL: GET /v1/fiscal-events/{id}/ubl, the stored UBL of an
+// event that met the production invariants.
+func (s *Server) getFiscalEventUBL(w http.ResponseWriter, r *http.Request) {
+	raw, sum, err := s.engine.FiscalEventInvoice(r.Context(), accountID(r), r.PathValue("id"))
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	writeImmutable(w, r, "application/xml", `"sha256-`+sum+`"`, "private, max-age=31536000, immutable", raw)
+}
