@@ -56,6 +56,9 @@ type Config struct {
 	// Pricing is the pricing policy whose fee each record accrues. The zero
 	// value means DefaultPricing() (spec §8: beta, 0 bps).
 	Pricing *Pricing
+	// Webhooks configures webhook delivery; the zero value delivers to
+	// public https endpoints (see WebhookOptions).
+	Webhooks WebhookOptions
 }
 
 // DefaultLogOrigin is the log origin when Config.LogOrigin is empty.
@@ -76,6 +79,7 @@ type Engine struct {
 	clock    func() time.Time
 	log      *slog.Logger
 	pricing  Pricing
+	webhooks *webhooks
 }
 
 // New opens (or creates) the engine's data directory: the ledger file, the
@@ -140,11 +144,19 @@ func New(cfg Config) (*Engine, error) {
 	if e.ledger, err = ledger.Open(filepath.Join(cfg.DataDir, "ledger.db"), ledger.Options{Origin: e.origin, Signer: signer}); err != nil {
 		return nil, fmt.Errorf("fiscal: ledger: %w", err)
 	}
+	if e.webhooks, err = newWebhooks(e, cfg.Webhooks, keyDir, rnd); err != nil {
+		e.ledger.Close()
+		return nil, err
+	}
 	return e, nil
 }
 
-// Close waits for in-flight appends and closes the ledger.
-func (e *Engine) Close() error { return e.ledger.Close() }
+// Close stops webhook delivery (attempts in flight are abandoned and resume
+// on the next start), waits for in-flight appends and closes the ledger.
+func (e *Engine) Close() error {
+	e.webhooks.close()
+	return e.ledger.Close()
+}
 
 // Accounts returns the engine's merchant accounts.
 func (e *Engine) Accounts() *Accounts { return e.accounts }

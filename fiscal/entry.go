@@ -119,6 +119,7 @@ func (e *Engine) write(ctx context.Context, en *entry) ([]byte, ledger.Appended,
 		}
 		return nil, res, storeError(err)
 	}
+	e.webhooks.notify() // the outbox has a new event
 	return stored, res, nil
 }
 
