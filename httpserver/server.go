@@ -79,6 +79,16 @@ func (s *Server) routes() []route {
 		{"GET", "/v1/log/checkpoint", http.HandlerFunc(s.getCheckpoint), false},
 		{"GET", "/v1/log/proof/inclusion", http.HandlerFunc(s.getInclusionProof), false},
 		{"GET", "/v1/log/proof/consistency", http.HandlerFunc(s.getConsistencyProof), false},
+		{"GET", "/v1/webhook-endpoints", s.authed(s.listWebhookEndpoints), true},
+		{"POST", "/v1/webhook-endpoints", s.authed(s.postWebhookEndpoint), true},
+		{"GET", "/v1/webhook-endpoints/{id}", s.authed(s.getWebhookEndpoint), true},
+		{"DELETE", "/v1/webhook-endpoints/{id}", s.authed(s.deleteWebhookEndpoint), true},
+		{"POST", "/v1/webhook-endpoints/{id}/secrets", s.authed(s.postWebhookSecret), true},
+		{"DELETE", "/v1/webhook-endpoints/{id}/secrets/{secretId}", s.authed(s.deleteWebhookSecret), true},
+		{"POST", "/v1/webhook-endpoints/{id}/enable", s.authed(s.postWebhookEnable), true},
+		{"GET", "/v1/events", s.authed(s.listEvents), true},
+		{"GET", "/v1/events/{id}", s.authed(s.getEvent), true},
+		{"POST", "/v1/events/{id}/redeliver", s.authed(s.postRedeliver), true},
 	}
 }
 

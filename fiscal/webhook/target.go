@@ -175,8 +175,8 @@ func (p TargetPolicy) CheckURL(raw string) (*url.URL, error) {
 		}
 		loopback = Classify(a) == ClassLoopback
 	} else {
-		if !validHostname(host) {
-			return nil, fmt.Errorf("%w: host %q is not a valid DNS name", ErrBadURL, host)
+		if !validHostname(host) || numericTLD(host) {
+			return nil, fmt.Errorf("%w: host %q is neither a DNS name nor an IP address", ErrBadURL, host)
 		}
 		// RFC 6761 §6.3: localhost and its subdomains are loopback.
 		name := strings.ToLower(strings.TrimSuffix(host, "."))
@@ -194,6 +194,20 @@ func (p TargetPolicy) CheckURL(raw string) (*url.URL, error) {
 		return nil, fmt.Errorf("%w: the scheme must be https", ErrBadURL)
 	}
 	return u, nil
+}
+
+// numericTLD reports whether the last label of h is numeric (decimal, or
+// hex with 0x). No top-level domain is (RFC 3696 §2), but resolvers read
+// such names as the legacy IPv4 forms of inet_aton ("127.1", "0x7f.1",
+// "2130706433"), a classic way to hide a loopback address from a check.
+func numericTLD(h string) bool {
+	h = strings.TrimSuffix(h, ".")
+	last := h[strings.LastIndexByte(h, '.')+1:]
+	if rest, ok := strings.CutPrefix(strings.ToLower(last), "0x"); ok {
+		last = rest
+		return strings.Trim(last, "0123456789abcdef") == ""
+	}
+	return last != "" && strings.Trim(last, "0123456789") == ""
 }
 
 // validHostname reports whether h is an ASCII DNS name (RFC 1123 §2.1

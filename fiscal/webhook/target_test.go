@@ -127,6 +127,12 @@ func TestCheckURL(t *testing.T) {
 		{"https://bad host.example/", strict, webhook.ErrBadURL},
 		{"https://-bad.example/", strict, webhook.ErrBadURL},
 		{"https://bücher.example/", strict, webhook.ErrBadURL},
+		{"https://127.1/", strict, webhook.ErrBadURL},      // inet_aton form of 127.0.0.1
+		{"https://2130706433/", strict, webhook.ErrBadURL}, // 127.0.0.1 as one number
+		{"https://0x7f.1/", strict, webhook.ErrBadURL},
+		{"https://a.0x7f/", strict, webhook.ErrBadURL},
+		{"https://hooks.example.123/", strict, webhook.ErrBadURL},
+		{"https://123.example.com/", strict, nil}, // numeric labels are fine below the TLD
 		{"https://" + strings.Repeat("a", 64) + ".example/", strict, webhook.ErrBadURL},
 		{"https://hooks.example.com/" + strings.Repeat("a", 2048), strict, webhook.ErrBadURL},
 		{"mailto:x@example.com", strict, webhook.ErrBadURL},
