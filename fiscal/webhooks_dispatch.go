@@ -123,14 +123,24 @@ func (d *dispatcher) run() {
 			d.e.log.Error("webhook dispatcher: store", "err", err)
 			wait = storeRetry
 		}
+		var timer <-chan time.Time // nil: wait for a poke only
+		if wait >= 0 {
+			timer = d.after(wait)
+		}
 		select {
 		case <-d.stop:
 			return
 		case <-d.wake:
-		case <-d.after(wait):
+		case <-timer:
 		}
 	}
 }
+
+// untilPoked is the wait of step when only a poke can bring work: an
+// attempt in flight pokes when it ends, an append or an API change when
+// they happen. No timer then, so a virtual clock in tests cannot run ahead
+// while real I/O is pending.
+const untilPoked = time.Duration(-1)
 
 // step fans out new events, launches the due attempts, and says how long
 // to wait before looking again.
@@ -281,8 +291,10 @@ func (d *dispatcher) launchDue() (time.Duration, error) {
 	switch {
 	case busy && len(d.slots) < cap(d.slots):
 		return 0, nil // more are due and slots are free: look again now
-	case busy, next.IsZero():
-		return maxIdleWait, nil // a finishing attempt or a new event pokes the loop
+	case busy, next.IsZero() && len(d.slots) > 0:
+		return untilPoked, nil // a finishing attempt pokes the loop
+	case next.IsZero():
+		return maxIdleWait, nil
 	}
 	return min(next.Sub(now), maxIdleWait), nil
 }

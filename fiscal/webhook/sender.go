@@ -217,9 +217,9 @@ func (s *HTTPSender) sendError(ctx context.Context, err error) error {
 	switch {
 	case errors.Is(err, ErrAddressNotAllowed):
 		return err
-	case ctx.Err() != nil:
+	case errors.Is(ctx.Err(), context.Canceled):
 		return fmt.Errorf("webhook: attempt abandoned: %w", ctx.Err())
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+	case ctx.Err() != nil, errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
 		return fmt.Errorf("%w (%s)", ErrTimeout, s.timeout)
 	}
 	return fmt.Errorf("webhook: %w", err)

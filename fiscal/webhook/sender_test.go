@@ -170,6 +170,22 @@ func TestHTTPSenderTimeout(t *testing.T) {
 	}
 }
 
+// TestHTTPSenderCallerDeadline: the caller's own deadline is a timeout too.
+func TestHTTPSenderCallerDeadline(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.ReadAll(r.Body)
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	s := webhook.NewHTTPSender(loopback)
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := s.Send(ctx, testMessage(srv.URL)); !errors.Is(err, webhook.ErrTimeout) {
+		t.Fatalf("err = %v, want ErrTimeout", err)
+	}
+}
+
 func TestHTTPSenderCancelled(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.ReadAll(r.Body) // the server notices the client leaving only once the body is read
