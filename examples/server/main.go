@@ -17,6 +17,9 @@
 //	-accounts file      accounts file (default <data>/accounts.json; created with a demo account if missing)
 //	-fx-file file       newer ECB rates (eurofxref CSV or XML) merged over the embedded snapshot
 //	-log-origin name    Merkle log origin (default fiscal402.localhost/log; fixed once the ledger exists)
+//	-webhooks-allow-loopback  deliver webhooks to loopback addresses, also over http:// (local development)
+//	-webhooks-allow-private   deliver webhooks to private network addresses (receivers on the operator's network)
+//	-webhook-timeout d        time limit of one webhook delivery attempt (default 10s)
 package main
 
 import (
@@ -51,6 +54,7 @@ func main() {
 
 type options struct {
 	listen, data, accounts, fxFile, origin string
+	webhooks                               fiscal.WebhookOptions
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -62,6 +66,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.accounts, "accounts", "", "accounts file (default <data>/accounts.json)")
 	fs.StringVar(&o.fxFile, "fx-file", "", "ECB rates file (CSV or XML) merged over the embedded snapshot")
 	fs.StringVar(&o.origin, "log-origin", fiscal.DefaultLogOrigin, "Merkle log origin")
+	fs.BoolVar(&o.webhooks.AllowLoopback, "webhooks-allow-loopback", false, "deliver webhooks to loopback addresses, also over http:// (local development)")
+	fs.BoolVar(&o.webhooks.AllowPrivate, "webhooks-allow-private", false, "deliver webhooks to private network addresses")
+	fs.DurationVar(&o.webhooks.Timeout, "webhook-timeout", 10*time.Second, "time limit of one webhook delivery attempt")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -81,7 +88,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cfg := fiscal.Config{DataDir: o.data, Accounts: accounts, LogOrigin: o.origin, Logger: logger}
+	cfg := fiscal.Config{DataDir: o.data, Accounts: accounts, LogOrigin: o.origin, Logger: logger, Webhooks: o.webhooks}
 	if o.fxFile != "" {
 		table, err := loadRates(o.fxFile)
 		if err != nil {

@@ -66,11 +66,11 @@ type serverProc struct {
 	done chan struct{}
 }
 
-// startServer starts the binary on dataDir on a free port and waits until it
-// says where it listens.
-func startServer(t *testing.T, dataDir string) *serverProc {
+// startServer starts the binary on dataDir on a free port, with extra flags,
+// and waits until it says where it listens.
+func startServer(t *testing.T, dataDir string, extra ...string) *serverProc {
 	t.Helper()
-	cmd := exec.Command(serverBinary(t), "-data", dataDir, "-listen", "127.0.0.1:0")
+	cmd := exec.Command(serverBinary(t), append([]string{"-data", dataDir, "-listen", "127.0.0.1:0"}, extra...)...)
 	cmd.Env = append(os.Environ(), "FISCAL402_DEMO_KEY="+demoKey)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
