@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal/webhook"
@@ -174,7 +175,9 @@ func DecodeWebhookEndpointRequest(r io.Reader) (WebhookEndpointRequest, error) {
 type webhooks struct {
 	e        *Engine
 	policy   webhook.TargetPolicy
-	box      *secretBox
+	keyDir   string
+	boxMu    sync.Mutex
+	box      *secretBox // loaded or created on first use
 	rand     io.Reader
 	schedule webhook.Schedule
 	disp     *dispatcher // nil with NoDispatcher
@@ -195,10 +198,7 @@ func newWebhooks(e *Engine, opts WebhookOptions, keyDir string, rnd io.Reader) (
 			}
 		}
 	}
-	var err error
-	if w.box, err = openSecretBox(keyDir, w.rand); err != nil {
-		return nil, err
-	}
+	w.keyDir = keyDir
 	now := e.clock().UTC()
 	if err := e.ledger.Update(func(tx ledger.Tx) error { return syncConfigEndpoints(tx, e.accounts, now) }); err != nil {
 		return nil, fmt.Errorf("fiscal: webhook endpoints: %w", err)
@@ -245,10 +245,31 @@ func (w *webhooks) newSecret(endpointID string, now time.Time) (storedSecret, st
 		return storedSecret{}, "", err
 	}
 	s := storedSecret{ID: "whs_" + id, CreatedAt: now, Hint: secretHint(secret)}
-	if s.Sealed, err = w.box.seal(endpointID, s.ID, secret); err != nil {
+	box, err := w.secretBox(true)
+	if err != nil {
+		return storedSecret{}, "", &Error{Code: CodeInternal, Detail: "the webhook secret key is unavailable", Err: err}
+	}
+	if s.Sealed, err = box.seal(endpointID, s.ID, secret); err != nil {
 		return storedSecret{}, "", &Error{Code: CodeInternal, Detail: "sealing the secret failed", Err: err}
 	}
 	return s, secret, nil
+}
+
+// secretBox returns the sealing box, loading its key file on first use and
+// creating it when create is set (the first API endpoint). Lazy, so that an
+// engine without API endpoints neither writes the file nor draws from
+// Config.Rand for it.
+func (w *webhooks) secretBox(create bool) (*secretBox, error) {
+	w.boxMu.Lock()
+	defer w.boxMu.Unlock()
+	if w.box == nil {
+		b, err := openSecretBox(w.keyDir, w.rand, create)
+		if err != nil {
+			return nil, err
+		}
+		w.box = b
+	}
+	return w.box, nil
 }
 
 func secretHint(secret string) string {
@@ -271,9 +292,13 @@ func (w *webhooks) secrets(r *endpointRecord) ([]string, error) {
 		}
 		return nil, fmt.Errorf("fiscal: endpoint %s is no longer in the accounts file", r.ID)
 	}
+	box, err := w.secretBox(false)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]string, 0, len(r.Secrets))
 	for _, s := range r.Secrets {
-		plain, err := w.box.open(r.ID, s.ID, s.Sealed)
+		plain, err := box.open(r.ID, s.ID, s.Sealed)
 		if err != nil {
 			return nil, err
 		}

@@ -160,9 +160,26 @@ func (d *dispatcher) step() (time.Duration, error) {
 // fanOut turns up to fanOutBatch outbox events past the cursor into pending
 // deliveries and advances the cursor, in one transaction.
 func (d *dispatcher) fanOut() (int, error) {
+	// A read first: most pokes bring no event past the cursor (an attempt
+	// ended, an endpoint changed), and an empty write would still cost a
+	// commit and an fsync.
+	pending := false
+	err := d.w.read(func(tx ledger.Tx) error {
+		var after []byte
+		if v := tx.Get(bucketWebhookMeta, metaCursor); len(v) == 8 && binary.BigEndian.Uint64(v) > 0 {
+			after = be64(int64(binary.BigEndian.Uint64(v)) - 1)
+		}
+		return tx.Scan(bucketEvents, nil, after, false, func(k, v []byte) bool {
+			pending = true
+			return false
+		})
+	})
+	if err != nil || !pending {
+		return 0, err
+	}
 	now := d.e.clock().UTC()
 	n := 0
-	err := d.w.update(func(tx ledger.Tx) error {
+	err = d.w.update(func(tx ledger.Tx) error {
 		n = 0
 		var cursor int64
 		if v := tx.Get(bucketWebhookMeta, metaCursor); len(v) == 8 {

@@ -281,11 +281,12 @@ type secretBox struct {
 
 const secretKeyFile = "webhook-secrets.key"
 
-// openSecretBox loads the sealing key from dir, creating it on first use.
-func openSecretBox(dir string, rand io.Reader) (*secretBox, error) {
+// openSecretBox loads the sealing key from dir, or creates it when create
+// is set and there is none.
+func openSecretBox(dir string, rand io.Reader, create bool) (*secretBox, error) {
 	path := filepath.Join(dir, secretKeyFile)
 	raw, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
+	if errors.Is(err, os.ErrNotExist) && create {
 		raw, err = createSecretKey(path, rand)
 	}
 	if err != nil {

@@ -611,6 +611,10 @@ func TestEventsBackfill(t *testing.T) {
 			t.Errorf("after %d limit %d: %v", c.after, c.limit, err)
 		}
 	}
+	// Webhooks unused: no sealing key was made (nor drawn from Config.Rand).
+	if _, err := os.Stat(filepath.Join(env.dir, "keys", "webhook-secrets.key")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("webhook-secrets.key exists without any API endpoint: %v", err)
+	}
 	if _, err := env.engine.RedeliverEvent(ctx, "acct_0", "evt_"+mine[0].Record.ID, ""); fiscal.CodeOf(err) != fiscal.CodeWebhookConflict {
 		t.Errorf("redeliver without endpoints: %v", err)
 	}
