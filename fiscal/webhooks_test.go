@@ -624,3 +624,33 @@ func TestEventsBackfill(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecodeWebhookEndpointRequest: the strict decoder never panics, fails
+// only with BAD_REQUEST, and what it accepts survives a round trip.
+func FuzzDecodeWebhookEndpointRequest(f *testing.F) {
+	for _, s := range []string{`{"url":"https://hooks.example.com/x"}`, `{"url":"a","description":"b"}`, `{"url":1}`, `{"url":"a","url":"b"}`, `[]`, ``} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		req, err := fiscal.DecodeWebhookEndpointRequest(bytes.NewReader(raw))
+		if err != nil {
+			if fiscal.CodeOf(err) != fiscal.CodeBadRequest {
+				t.Fatalf("error %v is not a BAD_REQUEST", err)
+			}
+			return
+		}
+		again, err := fiscal.DecodeWebhookEndpointRequest(bytes.NewReader(mustMarshal(t, req)))
+		if err != nil || again != req {
+			t.Fatalf("round trip: %+v → %+v, %v", req, again, err)
+		}
+	})
+}
+
+func mustMarshal(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
