@@ -1,12 +1,14 @@
 package fiscal
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"sync"
 	"time"
 
@@ -46,6 +48,7 @@ type dispatcher struct {
 
 	mu       sync.Mutex
 	inflight map[string]bool // delivery keys with an attempt in flight
+	perEP    map[string]int  // attempts in flight per endpoint id
 	wg       sync.WaitGroup
 	once     sync.Once
 }
@@ -56,13 +59,21 @@ const (
 	storeRetry  = 5 * time.Second // wait after a failed store operation
 	maxErrText  = 300             // characters of an error kept in a delivery state
 	claimBatch  = defaultConcurrency
+	// maxPerEndpoint bounds the attempts in flight to one endpoint, so that
+	// a slow or hanging receiver (10 s per attempt) holds at most this many
+	// of the slots and other accounts' deliveries go on; it also spares
+	// receivers bursts.
+	maxPerEndpoint = 2
+	// maxDueScan bounds the due deliveries looked at per loop while skipping
+	// those of saturated endpoints.
+	maxDueScan = 1 << 14
 )
 
 func startDispatcher(w *webhooks, opts WebhookOptions) *dispatcher {
 	d := &dispatcher{
 		w: w, e: w.e, sender: opts.Sender, timeout: opts.Timeout, after: opts.After,
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
-		inflight: map[string]bool{},
+		inflight: map[string]bool{}, perEP: map[string]int{},
 	}
 	if d.timeout <= 0 {
 		d.timeout = webhook.DefaultTimeout
@@ -257,9 +268,17 @@ func (d *dispatcher) launchDue() (time.Duration, error) {
 	}
 	var due []dueItem
 	var next time.Time
-	busy := false
+	busy, truncated := false, false
+	d.mu.Lock()
+	perEP := maps.Clone(d.perEP)
+	d.mu.Unlock()
+	scanned := 0
 	err := d.w.read(func(tx ledger.Tx) error {
 		return tx.Scan(bucketWebhookDue, nil, nil, false, func(k, _ []byte) bool {
+			if scanned++; scanned > maxDueScan {
+				truncated = true // the rest waits for a finishing attempt
+				return false
+			}
 			if len(k) <= 8 {
 				return true
 			}
@@ -272,10 +291,15 @@ func (d *dispatcher) launchDue() (time.Duration, error) {
 				next = at
 				return false
 			}
+			ep := endpointOfKey(dkey)
+			if perEP[ep] >= maxPerEndpoint {
+				return true // its endpoint is saturated; a finishing attempt pokes the loop
+			}
 			if len(due) >= min(free, claimBatch) {
 				busy = true // more are due: look again when a slot frees
 				return false
 			}
+			perEP[ep]++
 			due = append(due, dueItem{at, append([]byte{}, dkey...)})
 			return true
 		})
@@ -308,12 +332,20 @@ func (d *dispatcher) launchDue() (time.Duration, error) {
 	switch {
 	case busy && len(d.slots) < cap(d.slots):
 		return 0, nil // more are due and slots are free: look again now
-	case busy, next.IsZero() && len(d.slots) > 0:
+	case len(d.slots) > 0 && (busy || truncated || next.IsZero()):
 		return untilPoked, nil // a finishing attempt pokes the loop
-	case next.IsZero():
+	case next.IsZero() || truncated:
 		return maxIdleWait, nil
 	}
 	return min(next.Sub(now), maxIdleWait), nil
+}
+
+// endpointOfKey is the endpoint id of a delivery key.
+func endpointOfKey(dkey []byte) string {
+	if i := bytes.IndexByte(dkey, 0); i >= 0 {
+		return string(dkey[:i])
+	}
+	return string(dkey)
 }
 
 func (d *dispatcher) isInflight(dkey []byte) bool {
@@ -363,9 +395,10 @@ func (d *dispatcher) claim(tx ledger.Tx, at time.Time, dkey []byte, now time.Tim
 }
 
 func (d *dispatcher) launch(c *claimed) {
-	key := string(c.dkey)
+	key, ep := string(c.dkey), c.ep.ID
 	d.mu.Lock()
 	d.inflight[key] = true
+	d.perEP[ep]++
 	d.mu.Unlock()
 	d.slots <- struct{}{}
 	d.wg.Add(1)
@@ -374,6 +407,9 @@ func (d *dispatcher) launch(c *claimed) {
 			<-d.slots
 			d.mu.Lock()
 			delete(d.inflight, key)
+			if d.perEP[ep]--; d.perEP[ep] <= 0 {
+				delete(d.perEP, ep)
+			}
 			d.mu.Unlock()
 			d.wg.Done()
 			d.poke()

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -57,18 +58,14 @@ func TestWebhookDelivery(t *testing.T) {
 		if err := dec.Decode(&p); err != nil {
 			t.Fatal(err)
 		}
-		var res *fiscal.SettleResult
-		wantType := ""
-		switch p.Data != nil && bytes.Contains(p.Data, []byte(processed.Record.ID)) {
-		case true:
+		res, wantType := pending, fiscal.EventSettlementPendingReview
+		if bytes.Contains(p.Data, []byte(processed.Record.ID)) {
 			res, wantType = processed, fiscal.EventSettlementProcessed
-		default:
-			res, wantType = pending, fiscal.EventSettlementPendingReview
 		}
 		if p.ID != "evt_"+res.Record.ID || m.EventID != p.ID || p.Type != wantType || m.EventType != wantType {
 			t.Errorf("event %s %s (header %s %s), want evt_%s %s", p.ID, p.Type, m.EventID, m.EventType, res.Record.ID, wantType)
 		}
-		if p.Sequence != res.Record.Ledger.Index || p.Created != res.Record.CreatedAt && !strings.HasPrefix(p.Created, "2026-04-13T18:00:00") {
+		if p.Sequence != res.Record.Ledger.Index || p.Created != res.Record.CreatedAt {
 			t.Errorf("sequence %d created %s, record at %d %s", p.Sequence, p.Created, res.Record.Ledger.Index, res.Record.CreatedAt)
 		}
 		if !bytes.Equal(p.Data, res.JSON) {
@@ -386,7 +383,7 @@ func TestWebhookSecretRotation(t *testing.T) {
 // signature).
 func TestWebhookSecretKeyReplaced(t *testing.T) {
 	env := newWebhookEnv(t, nil, fiscal.WebhookOptions{})
-	ep := env.endpoint("acct_0", "https://hooks.example.com/k")
+	env.endpoint("acct_0", "https://hooks.example.com/k")
 	env.close()
 	keyFile := filepath.Join(env.dir, "keys", "webhook-secrets.key")
 	if err := os.WriteFile(keyFile, []byte("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n"), 0o600); err != nil {
@@ -402,7 +399,6 @@ func TestWebhookSecretKeyReplaced(t *testing.T) {
 	if env.sender.count() != 0 || !strings.Contains(d.Deliveries[0].LastAttempt.Error, "webhook-secrets.key") {
 		t.Fatalf("sent %d; last attempt %+v", env.sender.count(), d.Deliveries[0].LastAttempt)
 	}
-	_ = ep
 }
 
 // TestWebhookEndpointsAPI covers validation, limits and account isolation.
@@ -653,4 +649,63 @@ func mustMarshal(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestWebhookSlowEndpointDoesNotBlockOthers: a receiver that hangs gets at
+// most two attempts in flight; another account's delivery goes through
+// meanwhile.
+func TestWebhookSlowEndpointDoesNotBlockOthers(t *testing.T) {
+	env := newWebhookEnv(t, nil, fiscal.WebhookOptions{Concurrency: 4})
+	release := make(chan struct{})
+	var mu sync.Mutex
+	inFlight, most := 0, 0
+	env.sender.setRespond(func(ctx context.Context, m *webhook.Message, _ int) (webhook.Response, error) {
+		if !strings.Contains(m.URL, "slow") {
+			return webhook.Response{Status: 200}, nil
+		}
+		mu.Lock()
+		inFlight++
+		most = max(most, inFlight)
+		mu.Unlock()
+		defer func() { mu.Lock(); inFlight--; mu.Unlock() }()
+		select {
+		case <-release:
+			return webhook.Response{Status: 200}, nil
+		case <-ctx.Done():
+			return webhook.Response{}, ctx.Err()
+		}
+	})
+	env.endpoint("acct_0", "https://slow.example.com/hook")
+	env.endpoint("acct_1", "https://fast.example.com/hook")
+	for i := 1; i <= 10; i++ {
+		env.settle("acct_0", i, "DE")
+	}
+	fast := env.settle("acct_1", 100, "FR")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		d, err := env.engine.Event(ctx, "acct_1", "evt_"+fast.Record.ID)
+		if err == nil && len(d.Deliveries) == 1 && d.Deliveries[0].Status == fiscal.DeliveryDelivered {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the fast endpoint's delivery waited for the slow one")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	mu.Lock()
+	got := most
+	mu.Unlock()
+	if got != 2 {
+		t.Errorf("%d attempts in flight to the slow endpoint at most, want 2", got)
+	}
+	close(release)
+	env.eventually("the slow endpoint's backlog", func() bool {
+		n := 0
+		for _, m := range env.sender.messages() {
+			if strings.Contains(m.URL, "slow") {
+				n++
+			}
+		}
+		return n >= 10
+	})
 }
