@@ -36,8 +36,8 @@ type WebhookOptions struct {
 	// Schedule is the retry schedule; the zero value is the default
 	// (backoff from 30 s to 8 h with ±20 % jitter, for up to 72 h).
 	Schedule webhook.Schedule
-	// Concurrency is the most attempts in flight at once; 0 means 16. At
-	// most 2 of them go to the same endpoint, so that one slow receiver
+	// Concurrency is the most attempts in flight at once; 0 means 32. At
+	// most 4 of them go to the same endpoint, so that one slow receiver
 	// cannot hold up the others.
 	Concurrency int
 	// After waits for a duration of the engine's clock; nil means
@@ -56,7 +56,7 @@ const (
 	MaxWebhookEndpoints = 16 // per account, accounts file and API together
 	MaxWebhookSecrets   = 3  // active secrets per endpoint: one v1 signature each
 	minConfigSecretLen  = 24 // Standard Webhooks asks for at least 24 bytes of key
-	defaultConcurrency  = 16
+	defaultConcurrency  = 32
 )
 
 // WebhookEndpointConfig is an endpoint listed in the accounts file, under
