@@ -25,6 +25,9 @@ type Account struct {
 	ID        string   `json:"id"`
 	KeyHashes []string `json:"keyHashes"` // "sha256:<hex>" of each valid X-Service-Key
 	Seller    Seller   `json:"seller"`
+	// Webhooks are endpoints set by the operator; more can be added through
+	// the API. See WebhookEndpointConfig for why their secrets are here.
+	Webhooks []WebhookEndpointConfig `json:"webhooks,omitempty"`
 }
 
 // Seller is the account's seller profile: who issues the invoices and where it
@@ -91,6 +94,9 @@ func NewAccounts(list []Account) (*Accounts, error) {
 		}
 		if len(acc.KeyHashes) == 0 {
 			return nil, fmt.Errorf("fiscal: account %q has no key hash", acc.ID)
+		}
+		if err := validateWebhookConfigs(acc.Webhooks); err != nil {
+			return nil, fmt.Errorf("fiscal: account %q: %w", acc.ID, err)
 		}
 		for _, kh := range acc.KeyHashes {
 			h, err := parseKeyHash(kh)

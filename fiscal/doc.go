@@ -179,6 +179,27 @@
 // that finds it used up is QUOTA_EXCEEDED (429) with RetryAfter until the
 // next UTC midnight (QuotaExceededError). A call counts once its request is
 // valid. The zero Agent is not metered (in-process callers).
+// # Webhooks
+//
+// Every entry's outbox event (bucket "events", same transaction as the
+// record) is delivered to the account's webhook endpoints by a dispatcher
+// that New starts and Close stops (WebhookOptions; package webhook has the
+// wire format, the signature and the retry schedule). All its state is in
+// ledger side buckets: a fan-out cursor, one delivery state per (endpoint,
+// event) and an index of due deliveries. An attempt is counted and leased
+// before it is sent, and only a recorded 2xx ends a delivery, so delivery is
+// at least once across restarts and crashes, with the same event id. An
+// endpoint receives the events created after it (firstSequence); Events
+// lists older ones and RedeliverEvent sends one again. 410 disables an
+// endpoint; other failures are retried for up to 72 hours.
+//
+// Endpoints come from the accounts file (Account.Webhooks, secrets in plain
+// text there, chosen by the operator) or from the API
+// (CreateWebhookEndpoint; a fresh 256-bit secret, shown once, stored sealed
+// with AES-256-GCM under keys/webhook-secrets.key so that the ledger file
+// alone, as handed to an auditor, does not reveal it). Rotation adds a
+// secret; while an endpoint has several, each signs. fiscal does not import
+// net/http: the HTTP sender is package webhook's, behind webhook.Sender.
 //
 // # Errors
 //

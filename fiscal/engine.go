@@ -60,6 +60,9 @@ type Config struct {
 	// Recheck bounds the background re-check of VAT numbers the registry
 	// could not confirm (review.go). The zero value means its defaults.
 	Recheck RecheckPolicy
+	// Webhooks configures webhook delivery; the zero value delivers to
+	// public https endpoints (see WebhookOptions).
+	Webhooks WebhookOptions
 }
 
 // DefaultLogOrigin is the log origin when Config.LogOrigin is empty.
@@ -85,6 +88,7 @@ type Engine struct {
 	loops    []chan struct{}
 	ingest   *ingestQueue
 	sandbox  *sandbox // the sandbox environment: its own ledger, log key and receipt keys
+	webhooks *webhooks
 }
 
 // New opens (or creates) the engine's data directory: the ledger file, the
@@ -157,6 +161,10 @@ func New(cfg Config) (*Engine, error) {
 		e.ledger.Close()
 		return nil, err
 	}
+	if e.webhooks, err = newWebhooks(e, cfg.Webhooks, keyDir, rnd); err != nil {
+		errors.Join(e.ledger.Close(), e.sandbox.close())
+		return nil, err
+	}
 	if e.vies != nil && e.recheck.Interval > 0 {
 		e.startLoop(e.runRecheckLoop)
 	}
@@ -170,14 +178,17 @@ func (e *Engine) startLoop(loop func(stop <-chan struct{}, done chan<- struct{})
 	go loop(e.stop, done)
 }
 
-// Close stops the background loops, waits for in-flight appends and closes
-// the ledger and the sandbox ledger. It is safe to call more than once.
+// Close stops webhook delivery (attempts in flight are abandoned and resume
+// on the next start) and the background loops, waits for in-flight appends
+// and closes the ledger and the sandbox ledger. It is safe to call more than
+// once.
 func (e *Engine) Close() error {
 	select {
 	case <-e.stop:
 	default:
 		close(e.stop)
 	}
+	e.webhooks.close()
 	for _, done := range e.loops {
 		<-done
 	}

@@ -73,6 +73,13 @@ func revisionEntryID(recordID string, revision int) string {
 
 func be64(n int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(n)) }
 
+// timeKey orders side-bucket keys by time: 8-byte big-endian unix
+// nanoseconds, then id (the due indexes of the ingest queue and of webhook
+// deliveries).
+func timeKey(unixNano int64, id []byte) []byte {
+	return append(binary.BigEndian.AppendUint64(nil, uint64(unixNano)), id...)
+}
+
 // write appends the entry in one ledger transaction: leaf (the signed
 // receipt), record and invoice documents, claims, postings, the record's
 // head pointer and the outbox event. It returns the record as stored and
@@ -128,6 +135,7 @@ func (e *Engine) write(ctx context.Context, en *entry) ([]byte, ledger.Appended,
 		}
 		return nil, res, storeError(err)
 	}
+	e.webhooks.notify() // the outbox has a new event
 	return stored, res, nil
 }
 

@@ -44,6 +44,12 @@ const (
 	CodeUnsupportedJurisdiction Code = "UNSUPPORTED_JURISDICTION"
 )
 
+// The error codes of the webhook API (both 409).
+const (
+	CodeWebhookLimit    Code = "WEBHOOK_LIMIT_REACHED"     // too many webhook endpoints for the account, or secrets for the endpoint
+	CodeWebhookConflict Code = "WEBHOOK_ENDPOINT_CONFLICT" // the endpoint's state forbids the change: defined in the accounts file, its last secret, disabled, none enabled
+)
+
 // codeStatus is the one table that maps codes to HTTP status codes (DESIGN.md
 // "Errors"). fiscal does not import net/http; the numbers are RFC 9110's.
 var codeStatus = map[Code]int{
@@ -66,6 +72,8 @@ var codeStatus = map[Code]int{
 	CodeNotSettled:           422,
 	CodeChainVerifyRequired:  422,
 	CodeDBUnavailable:        503,
+	CodeWebhookLimit:         409,
+	CodeWebhookConflict:      409,
 	CodeInternal:             500,
 
 	CodePaymentAlreadyRecorded:  409,

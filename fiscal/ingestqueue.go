@@ -118,10 +118,6 @@ func (q *ingestQueue) nudge() {
 	}
 }
 
-func dueKey(at int64, id string) []byte {
-	return append(binary.BigEndian.AppendUint64(nil, uint64(at)), id...)
-}
-
 func idemIndexKey(accountID, key string) []byte { return []byte(accountID + "\x00" + key) }
 
 // EnqueueX402 validates an x402 payment exactly as IngestX402 does, without
@@ -252,14 +248,14 @@ func (e *Engine) checkQueuedKey(j *ingestJob) error {
 // entry's due key and writes the entry.
 func (q *queuedIngest) schedule(tx ledger.Tx, now, due time.Time) error {
 	if q.DueAt != 0 {
-		if err := tx.Delete(bucketIngestDue, dueKey(q.DueAt, q.Status.ID)); err != nil {
+		if err := tx.Delete(bucketIngestDue, timeKey(q.DueAt, []byte(q.Status.ID))); err != nil {
 			return err
 		}
 	}
 	q.DueAt = due.UnixNano()
 	q.Status.NextAttemptAt = due.Format(time.RFC3339Nano)
 	q.Status.UpdatedAt = now.Format(time.RFC3339Nano)
-	if err := tx.Put(bucketIngestDue, dueKey(q.DueAt, q.Status.ID), []byte(q.Status.ID)); err != nil {
+	if err := tx.Put(bucketIngestDue, timeKey(q.DueAt, []byte(q.Status.ID)), []byte(q.Status.ID)); err != nil {
 		return err
 	}
 	return q.put(tx)
@@ -289,7 +285,7 @@ func (q queuedIngest) finished(state string, now time.Time, lastErr *IngestError
 	raw, _ := json.Marshal(f) // plain strings, ints and bytes: cannot fail
 	puts := []ledger.Put{{Bucket: bucketIngest, Key: []byte(q.Status.ID), Value: raw}}
 	if q.DueAt != 0 {
-		puts = append(puts, ledger.Put{Bucket: bucketIngestDue, Key: dueKey(q.DueAt, q.Status.ID)})
+		puts = append(puts, ledger.Put{Bucket: bucketIngestDue, Key: timeKey(q.DueAt, []byte(q.Status.ID))})
 	}
 	return f, puts
 }
@@ -318,7 +314,7 @@ func (e *Engine) ProcessIngestQueue(ctx context.Context) (int, error) {
 	}
 	var dues []due
 	err := e.ledger.View(func(tx ledger.Tx) error {
-		limit := dueKey(now.UnixNano()+1, "")
+		limit := timeKey(now.UnixNano()+1, nil)
 		return tx.Scan(bucketIngestDue, nil, nil, false, func(k, v []byte) bool {
 			if bytes.Compare(k, limit) >= 0 || len(dues) == ingestPassLimit {
 				return false
@@ -354,7 +350,7 @@ func (e *Engine) attemptQueued(ctx context.Context, key []byte, id string) error
 		return err
 	}
 	now := e.clock().UTC()
-	if q.Status.State != IngestQueued || !bytes.Equal(key, dueKey(q.DueAt, id)) {
+	if q.Status.State != IngestQueued || !bytes.Equal(key, timeKey(q.DueAt, []byte(id))) {
 		// A due key the entry no longer owns (it cannot arise from this
 		// code; removing it keeps the queue from spinning if it ever does).
 		return e.updateQueue(func(tx ledger.Tx) error { return tx.Delete(bucketIngestDue, key) })

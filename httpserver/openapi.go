@@ -250,6 +250,84 @@ func operations() map[string]operation {
 			description: "The note verifier key of the sandbox log (origin `<production origin>/sandbox`).",
 			responses:   []response{{status: http.StatusOK, description: "The verifier key, one line.", mediaType: "text/plain", schema: map[string]any{"type": "string"}, headers: []string{"Cache-Control"}}},
 		},
+		"GET /v1/webhook-endpoints": {
+			id: "listWebhookEndpoints", tag: "Webhooks", auth: authRequired,
+			summary:     "List the account's webhook endpoints",
+			description: "Endpoints from the accounts file (source `config`, changed only there) and those created over the API. Secrets are never shown again after creation: only their ids and creation times.",
+			responses:   []response{jsonBody(http.StatusOK, "The endpoints.", reflect.TypeFor[webhookEndpointListDoc](), "Cache-Control")},
+			errors:      []fiscal.Code{fiscal.CodeRateLimited, fiscal.CodeDBUnavailable},
+		},
+		"POST /v1/webhook-endpoints": {
+			id: "createWebhookEndpoint", tag: "Webhooks", auth: authRequired,
+			summary: "Register a webhook endpoint",
+			description: "An https URL (http only to loopback when the operator allows it; private and loopback targets are refused at connect time unless allowed, and redirects are never followed). The answer shows the signing secret (`whsec_` + 256 random bits) **once**. " +
+				"Deliveries: `POST` with `X-Service-Timestamp`, `X-Service-Signature: v1=<hex HMAC-SHA256(secret, timestamp + \".\" + rawBody)>` (one `v1=` per active secret during rotation), `X-Service-Event-Id`, `X-Service-Event-Type`, `X-Service-Delivery-Id`, `X-Service-Attempt`; body `{id, type, created, sequence, data, checkpoint}`. At least once, with exponential backoff and jitter for up to 3 days; 2xx delivered, 410 disables the endpoint, 429/503 honour Retry-After, 10 s timeout. An endpoint receives the events created after it.",
+			request:   reflect.TypeFor[fiscal.WebhookEndpointRequest](),
+			responses: []response{jsonBody(http.StatusCreated, "The endpoint with its secret (shown once).", reflect.TypeFor[fiscal.WebhookEndpointWithSecret](), "Location", "Cache-Control")},
+			errors:    []fiscal.Code{fiscal.CodeWebhookLimit, fiscal.CodeWebhookConflict, fiscal.CodeRateLimited, fiscal.CodeDBUnavailable},
+		},
+		"GET /v1/webhook-endpoints/{id}": {
+			id: "getWebhookEndpoint", tag: "Webhooks", auth: authRequired, pathParams: map[string]string{"id": "The endpoint id."},
+			summary:     "Read a webhook endpoint",
+			description: "Its URL, state (enabled, or disabled after a 410), secret ids and the last delivery attempt.",
+			responses:   []response{jsonBody(http.StatusOK, "The endpoint.", reflect.TypeFor[fiscal.WebhookEndpoint](), "Cache-Control")},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeRateLimited, fiscal.CodeDBUnavailable},
+		},
+		"DELETE /v1/webhook-endpoints/{id}": {
+			id: "deleteWebhookEndpoint", tag: "Webhooks", auth: authRequired, pathParams: map[string]string{"id": "The endpoint id."},
+			summary:     "Delete a webhook endpoint",
+			description: "Its pending deliveries are cancelled. Endpoints from the accounts file can only be removed there (409 `WEBHOOK_ENDPOINT_CONFLICT`).",
+			responses:   []response{{status: http.StatusNoContent, description: "Deleted."}},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeWebhookConflict, fiscal.CodeRateLimited, fiscal.CodeDBUnavailable},
+		},
+		"POST /v1/webhook-endpoints/{id}/secrets": {
+			id: "addWebhookSecret", tag: "Webhooks", auth: authRequired, pathParams: map[string]string{"id": "The endpoint id."},
+			summary:     "Start a secret rotation",
+			description: "Adds a new signing secret (shown once); until the old one is deleted, every delivery carries one `v1=` signature per secret, so receivers can switch without a gap. At most 3 secrets per endpoint.",
+			responses:   []response{jsonBody(http.StatusCreated, "The endpoint with the new secret (shown once).", reflect.TypeFor[fiscal.WebhookEndpointWithSecret](), "Cache-Control")},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeWebhookLimit, fiscal.CodeWebhookConflict, fiscal.CodeRateLimited, fiscal.CodeDBUnavailable},
+		},
+		"DELETE /v1/webhook-endpoints/{id}/secrets/{secretId}": {
+			id: "deleteWebhookSecret", tag: "Webhooks", auth: authRequired,
+			pathParams:  map[string]string{"id": "The endpoint id.", "secretId": "The secret's id."},
+			summary:     "Finish a secret rotation",
+			description: "Removes a secret; the last one cannot be removed (409 `WEBHOOK_ENDPOINT_CONFLICT`).",
+			responses:   []response{jsonBody(http.StatusOK, "The endpoint.", reflect.TypeFor[fiscal.WebhookEndpoint](), "Cache-Control")},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeWebhookConflict, fiscal.CodeRateLimited, fiscal.CodeDBUnavailable},
+		},
+		"POST /v1/webhook-endpoints/{id}/enable": {
+			id: "enableWebhookEndpoint", tag: "Webhooks", auth: authRequired, pathParams: map[string]string{"id": "The endpoint id."},
+			summary:     "Re-enable an endpoint a 410 disabled",
+			description: "Events recorded while it was disabled are not sent; use the events backfill and redeliver for those.",
+			responses:   []response{jsonBody(http.StatusOK, "The endpoint.", reflect.TypeFor[fiscal.WebhookEndpoint](), "Cache-Control")},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeRateLimited, fiscal.CodeDBUnavailable},
+		},
+		"GET /v1/events": {
+			id: "listEvents", tag: "Webhooks", auth: authRequired,
+			summary:     "Backfill the account's events",
+			description: "Events in ledger order (`sequence` is the ledger index: gaps in an account's sequence are other accounts' entries, never lost events), each with its data, plus the latest log checkpoint. Page with `after` = the last `sequence` seen (`nextAfter`); a `Link: rel=\"next\"` header carries the next page's URL.",
+			query: []queryParam{
+				{name: "after", description: "Only events with a sequence greater than this (default: from the start).", schema: map[string]any{"type": "integer", "minimum": 0}},
+				{name: "limit", description: "Page size, 1 to 200 (default 50).", schema: map[string]any{"type": "integer", "minimum": 1, "maximum": 200}},
+			},
+			responses: []response{jsonBody(http.StatusOK, "A page of events.", reflect.TypeFor[fiscal.EventList](), "Link", "Cache-Control")},
+			errors:    []fiscal.Code{fiscal.CodeBadRequest, fiscal.CodeRateLimited, fiscal.CodeDBUnavailable},
+		},
+		"GET /v1/events/{id}": {
+			id: "getEvent", tag: "Webhooks", auth: authRequired, pathParams: map[string]string{"id": "The event id, `evt_<entry id>`."},
+			summary:     "Read an event and its deliveries",
+			description: "The event as delivered, and the delivery state per endpoint (attempts, last status, next attempt).",
+			responses:   []response{jsonBody(http.StatusOK, "The event.", reflect.TypeFor[fiscal.EventDetail](), "Cache-Control")},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeRateLimited, fiscal.CodeDBUnavailable},
+		},
+		"POST /v1/events/{id}/redeliver": {
+			id: "redeliverEvent", tag: "Webhooks", auth: authRequired, pathParams: map[string]string{"id": "The event id."},
+			summary:     "Redeliver an event",
+			description: "Schedules a new delivery round (same event id, new delivery ids) to the account's enabled endpoints, or to one endpoint; endpoints created after the event are included. 409 when no endpoint is enabled.",
+			query:       []queryParam{{name: "endpoint", description: "Only this endpoint (its id).", schema: map[string]any{"type": "string"}}},
+			responses:   []response{jsonBody(http.StatusAccepted, "The scheduled deliveries, due now.", reflect.TypeFor[redeliveryDoc]())},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeWebhookConflict, fiscal.CodeRateLimited, fiscal.CodeDBUnavailable},
+		},
 		"GET /settlements/{id}": {
 			id: "getSettlement", tag: "Records", auth: authRequired, pathParams: idParam,
 			summary:     "Read a fiscal record",
@@ -398,6 +476,18 @@ type receiptDoc struct {
 	TlogProof string         `json:"tlog_proof"`
 }
 
+// webhookEndpointListDoc documents the body of GET /v1/webhook-endpoints.
+type webhookEndpointListDoc struct {
+	Object string                   `json:"object"` // "list"
+	Data   []fiscal.WebhookEndpoint `json:"data"`
+}
+
+// redeliveryDoc documents the body of POST /v1/events/{id}/redeliver.
+type redeliveryDoc struct {
+	EventID    string                   `json:"eventId"`
+	Deliveries []fiscal.WebhookDelivery `json:"deliveries"`
+}
+
 // problemDoc documents the problem body s.problem writes.
 type problemDoc struct {
 	Type      string `json:"type"`
@@ -507,8 +597,14 @@ func (s *Server) operationObject(g *schemaGen, r route, op operation) map[string
 			for _, h := range resp.headers {
 				headers[h] = map[string]any{"$ref": "#/components/headers/" + h}
 			}
-			existing = map[string]any{"description": resp.description, "headers": headers, "content": map[string]any{}}
+			existing = map[string]any{"description": resp.description, "headers": headers}
 			responses[code] = existing
+		}
+		if resp.mediaType == "" { // no body (e.g. 204)
+			continue
+		}
+		if existing["content"] == nil {
+			existing["content"] = map[string]any{}
 		}
 		schema := resp.schema
 		if resp.body != nil {
@@ -579,6 +675,7 @@ func headerComponents() map[string]any {
 		"X-Quota-Limit":       map[string]any{"description": "Evaluate and simulate calls allowed per agent per UTC day (spec §8).", "schema": map[string]any{"type": "integer"}},
 		"X-Quota-Remaining":   map[string]any{"description": "Calls left today for this agent.", "schema": map[string]any{"type": "integer"}},
 		"X-Quota-Reset":       map[string]any{"description": "When the quota resets (RFC 3339, next UTC midnight).", "schema": str},
+		"Link":                map[string]any{"description": "`<url>; rel=\"next\"`: the next page (RFC 8288).", "schema": str},
 		"Preference-Applied":  map[string]any{"description": "`respond-async` when the request's `Prefer: respond-async` was honoured (RFC 7240 §3).", "schema": str},
 		"Idempotent-Replayed": map[string]any{"description": "`true` when the answer replays an earlier request with the same Idempotency-Key and body.", "schema": map[string]any{"type": "string", "enum": []string{"true"}}},
 		"ETag":                map[string]any{"description": "Strong validator: the SHA-256 of the body (`\"sha256-<hex>\"`).", "schema": str},

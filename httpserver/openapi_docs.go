@@ -118,6 +118,8 @@ var codeDocs = map[fiscal.Code]string{
 	fiscal.CodeChainVerifyRequired:     "x402 and evm-transfer ingest read the payment from the chain, but the network's chain verification is off (final until the operator enables it).",
 	fiscal.CodePaymentAlreadyRecorded:  "this account already recorded the payment through the other ingest endpoint (a settlement vs a fiscal event): one payment, one record (final).",
 	fiscal.CodeUnsupportedJurisdiction: "the parties are outside what the endpoint covers, e.g. an evaluate whose buyer is not an attested EU-27 customer (final).",
+	fiscal.CodeWebhookLimit:            "the account has the most webhook endpoints, or the endpoint the most secrets, allowed (final until one is removed).",
+	fiscal.CodeWebhookConflict:         "the endpoint cannot be changed that way: a URL registered twice, an endpoint from the accounts file, the last secret, or no enabled endpoint to redeliver to (final).",
 	fiscal.CodeNotSettled:              "the x402 settle response says the payment did not settle (success:false): nothing to record (final).",
 	fiscal.CodeUnsupportedNetwork:      "the network is not one of the supported CAIP-2 ids.",
 	fiscal.CodeUnsupportedAsset:        "the asset is not USDC (or its contract) on that network.",

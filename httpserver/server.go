@@ -128,6 +128,16 @@ func (s *Server) routes() []route {
 		{"GET", "/sandbox/v1/receipts/{id}", http.HandlerFunc(s.getSandboxReceipt), false},
 		{"GET", "/sandbox/v1/jwks.json", http.HandlerFunc(s.getSandboxJWKS), false},
 		{"GET", "/sandbox/v1/log-key", http.HandlerFunc(s.getSandboxLogKey), false},
+		{"GET", "/v1/webhook-endpoints", s.authed(s.listWebhookEndpoints), true},
+		{"POST", "/v1/webhook-endpoints", s.authed(s.postWebhookEndpoint), true},
+		{"GET", "/v1/webhook-endpoints/{id}", s.authed(s.getWebhookEndpoint), true},
+		{"DELETE", "/v1/webhook-endpoints/{id}", s.authed(s.deleteWebhookEndpoint), true},
+		{"POST", "/v1/webhook-endpoints/{id}/secrets", s.authed(s.postWebhookSecret), true},
+		{"DELETE", "/v1/webhook-endpoints/{id}/secrets/{secretId}", s.authed(s.deleteWebhookSecret), true},
+		{"POST", "/v1/webhook-endpoints/{id}/enable", s.authed(s.postWebhookEnable), true},
+		{"GET", "/v1/events", s.authed(s.listEvents), true},
+		{"GET", "/v1/events/{id}", s.authed(s.getEvent), true},
+		{"POST", "/v1/events/{id}/redeliver", s.authed(s.postRedeliver), true},
 	}
 }
 

@@ -26,6 +26,9 @@
 //	-rate-limit n       requests per second per account on the keyed endpoints (default 100; 0 = no limit)
 //	-rate-burst n       burst of the rate limit (default 2 × rate-limit)
 //	-trusted-proxy list comma-separated proxy addresses or CIDRs whose X-Forwarded-For is believed (default none)
+//	-webhooks-allow-loopback  deliver webhooks to loopback addresses, also over http:// (local development)
+//	-webhooks-allow-private   deliver webhooks to private network addresses (receivers on the operator's network)
+//	-webhook-timeout d        time limit of one webhook delivery attempt (default 10s)
 package main
 
 import (
@@ -70,6 +73,7 @@ type options struct {
 	rateLimit                              float64
 	rateBurst                              int
 	trustedProxies                         string
+	webhooks                               fiscal.WebhookOptions
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -89,6 +93,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&o.rateLimit, "rate-limit", float64(httpserver.DefaultRateLimit), "requests per second per account on the keyed endpoints (0 = no limit)")
 	fs.IntVar(&o.rateBurst, "rate-burst", 0, "burst of the rate limit (0 = twice rate-limit)")
 	fs.StringVar(&o.trustedProxies, "trusted-proxy", "", "comma-separated proxy addresses or CIDRs whose X-Forwarded-For is believed")
+	fs.BoolVar(&o.webhooks.AllowLoopback, "webhooks-allow-loopback", false, "deliver webhooks to loopback addresses, also over http:// (local development)")
+	fs.BoolVar(&o.webhooks.AllowPrivate, "webhooks-allow-private", false, "deliver webhooks to private network addresses")
+	fs.DurationVar(&o.webhooks.Timeout, "webhook-timeout", 10*time.Second, "time limit of one webhook delivery attempt")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -123,7 +130,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cfg := fiscal.Config{DataDir: o.data, Accounts: accounts, LogOrigin: o.origin, Logger: logger}
+	cfg := fiscal.Config{DataDir: o.data, Accounts: accounts, LogOrigin: o.origin, Logger: logger, Webhooks: o.webhooks}
 	if err := vf.apply(&cfg); err != nil {
 		return err
 	}

@@ -1,0 +1,170 @@
+package httpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+)
+
+// The webhook endpoints and the event backfill. Every route needs the
+// X-Service-Key and sees only the key's account.
+
+// listWebhookEndpoints: GET /v1/webhook-endpoints.
+func (s *Server) listWebhookEndpoints(w http.ResponseWriter, r *http.Request) {
+	list, err := s.engine.WebhookEndpoints(r.Context(), accountID(r))
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	s.writeResult(w, r, struct {
+		Object string                   `json:"object"`
+		Data   []fiscal.WebhookEndpoint `json:"data"`
+	}{"list", list}, nil)
+}
+
+// postWebhookEndpoint: POST /v1/webhook-endpoints {url, description}. 201
+// with the endpoint and its secret, which is never shown again.
+func (s *Server) postWebhookEndpoint(w http.ResponseWriter, r *http.Request) {
+	body, err := s.readJSONBody(w, r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	req, err := fiscal.DecodeWebhookEndpointRequest(bytes.NewReader(body))
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	ep, err := s.engine.CreateWebhookEndpoint(r.Context(), accountID(r), req)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	w.Header().Set("Location", "/v1/webhook-endpoints/"+ep.ID)
+	s.writeCreatedSecret(w, r, ep)
+}
+
+// writeCreatedSecret answers 201 with a secret that is shown once: no
+// cache may keep it.
+func (s *Server) writeCreatedSecret(w http.ResponseWriter, r *http.Request, ep *fiscal.WebhookEndpointWithSecret) {
+	w.Header().Set("Cache-Control", "no-store")
+	raw, err := json.Marshal(ep)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, raw)
+}
+
+// getWebhookEndpoint: GET /v1/webhook-endpoints/{id}.
+func (s *Server) getWebhookEndpoint(w http.ResponseWriter, r *http.Request) {
+	ep, err := s.engine.WebhookEndpoint(r.Context(), accountID(r), r.PathValue("id"))
+	w.Header().Set("Cache-Control", "no-store")
+	s.writeResult(w, r, ep, err)
+}
+
+// deleteWebhookEndpoint: DELETE /v1/webhook-endpoints/{id}. 204.
+func (s *Server) deleteWebhookEndpoint(w http.ResponseWriter, r *http.Request) {
+	if err := s.engine.DeleteWebhookEndpoint(r.Context(), accountID(r), r.PathValue("id")); err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// postWebhookSecret: POST /v1/webhook-endpoints/{id}/secrets, the start of
+// a rotation. 201 with the new secret, shown once; both secrets sign until
+// the old one is deleted.
+func (s *Server) postWebhookSecret(w http.ResponseWriter, r *http.Request) {
+	ep, err := s.engine.AddWebhookSecret(r.Context(), accountID(r), r.PathValue("id"))
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	s.writeCreatedSecret(w, r, ep)
+}
+
+// deleteWebhookSecret: DELETE /v1/webhook-endpoints/{id}/secrets/{secretId},
+// the end of a rotation. 200 with the endpoint.
+func (s *Server) deleteWebhookSecret(w http.ResponseWriter, r *http.Request) {
+	ep, err := s.engine.DeleteWebhookSecret(r.Context(), accountID(r), r.PathValue("id"), r.PathValue("secretId"))
+	w.Header().Set("Cache-Control", "no-store")
+	s.writeResult(w, r, ep, err)
+}
+
+// postWebhookEnable: POST /v1/webhook-endpoints/{id}/enable, after a 410
+// disabled it. 200 with the endpoint.
+func (s *Server) postWebhookEnable(w http.ResponseWriter, r *http.Request) {
+	ep, err := s.engine.EnableWebhookEndpoint(r.Context(), accountID(r), r.PathValue("id"))
+	w.Header().Set("Cache-Control", "no-store")
+	s.writeResult(w, r, ep, err)
+}
+
+// listEvents: GET /v1/events?after=<sequence>&limit=<n>, the account's
+// events with their records, for backfill. Without after, from the first.
+func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
+	after := int64(-1)
+	if r.URL.Query().Has("after") {
+		n, err := queryInt(r, "after", -1)
+		if err != nil {
+			s.problem(w, r, err)
+			return
+		}
+		after = n
+	}
+	limit, err := queryInt(r, "limit", 0)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	if limit > fiscal.MaxEventsLimit || (r.URL.Query().Has("limit") && limit == 0) {
+		s.problem(w, r, &fiscal.Error{Code: fiscal.CodeBadRequest, Field: "limit", Detail: "query parameter limit must be between 1 and 200"})
+		return
+	}
+	list, err := s.engine.Events(r.Context(), accountID(r), after, int(limit))
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	if list.HasMore {
+		next := url.Values{"after": {strconv.FormatInt(list.NextAfter, 10)}}
+		if limit > 0 {
+			next.Set("limit", strconv.FormatInt(limit, 10))
+		}
+		w.Header().Set("Link", `</v1/events?`+next.Encode()+`>; rel="next"`)
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	s.writeResult(w, r, list, nil)
+}
+
+// getEvent: GET /v1/events/{id}, with its deliveries.
+func (s *Server) getEvent(w http.ResponseWriter, r *http.Request) {
+	ev, err := s.engine.Event(r.Context(), accountID(r), r.PathValue("id"))
+	w.Header().Set("Cache-Control", "no-store")
+	s.writeResult(w, r, ev, err)
+}
+
+// postRedeliver: POST /v1/events/{id}/redeliver[?endpoint=<id>]. 202: the
+// deliveries are scheduled, due now.
+func (s *Server) postRedeliver(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	list, err := s.engine.RedeliverEvent(r.Context(), accountID(r), id, r.URL.Query().Get("endpoint"))
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	raw, err := json.Marshal(struct {
+		EventID    string                   `json:"eventId"`
+		Deliveries []fiscal.WebhookDelivery `json:"deliveries"`
+	}{id, list})
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, raw)
+}
