@@ -36,6 +36,28 @@
 // The record's JSON (type Record) is versioned in-band by "version"
 // (fiscal402.record/1); fields may be added, none are renamed.
 //
+// # Revisions and registry re-checks
+//
+// A record's state can change without any entry being rewritten: each state
+// is a new signed ledger entry (revision n ≥ 2 has the entry and event id
+// "<record id>-r<n>" and the receipt "rcpt_<record id>-r<n>", whose
+// "supersedes" names the previous receipt), a heads bucket points at the
+// newest, and the record lists its history. The first use is a VAT number
+// the registry could not confirm at the sale (vat_number_unverified): the
+// re-check is queued in the same transaction as the pending entry, and a
+// background loop (RecheckPolicy: exponential backoff with jitter, 72 hours
+// by default) re-asks; a definitive answer appends revision 2 (event
+// settlement.review_resolved when it becomes PROCESSED), giving up appends a
+// revision that leaves the record to a person. RecheckNow runs one pass.
+//
+// # Background work
+//
+// New starts, and Close stops, the registry re-check loop (when a registry
+// is configured) and the webhook dispatcher (unless
+// WebhookOptions.NoDispatcher). The x402 ingest queue is run by the host:
+// call RunIngestQueue in a goroutine (examples/server does), or
+// ProcessIngestQueue for one pass.
+//
 // # Money
 //
 // Amounts are decimal strings in JSON and decimal.Decimal in code, never
