@@ -443,15 +443,7 @@ func (e *Engine) Invoice(ctx context.Context, accountID, id string) ([]byte, str
 	if err != nil {
 		return nil, "", err
 	}
-	raw, err := e.ledger.Doc(entryID, docUBL)
-	if err != nil {
-		return nil, "", storeError(err)
-	}
-	sum := sha256.Sum256(raw)
-	if got := hex.EncodeToString(sum[:]); got != r.Invoice.UBLSHA256 {
-		return nil, "", &Error{Code: CodeInternal, Detail: "stored invoice does not match its recorded hash", Err: fmt.Errorf("sha256 %s, record says %s", got, r.Invoice.UBLSHA256)}
-	}
-	return raw, r.Invoice.UBLSHA256, nil
+	return storedInvoice(e.ledger, entryID, r.Invoice.UBLSHA256)
 }
 
 // Receipt returns the signed receipt JSON (spec service.receipt/1.0.0) with

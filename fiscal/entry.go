@@ -2,7 +2,9 @@ package fiscal
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -196,4 +198,19 @@ func (e *Engine) loadRecord(recordID string) (*Record, []byte, error) {
 		return nil, nil, &Error{Code: CodeInternal, Detail: "stored record is unreadable", Err: err}
 	}
 	return &r, raw, nil
+}
+
+// storedInvoice reads the UBL document stored with entry entryID of l and
+// checks it against the SHA-256 its record states, so that a damaged file is
+// an error, never a wrong invoice served as the bound one.
+func storedInvoice(l *ledger.Ledger, entryID, wantSHA256 string) ([]byte, string, error) {
+	raw, err := l.Doc(entryID, docUBL)
+	if err != nil {
+		return nil, "", storeError(err)
+	}
+	sum := sha256.Sum256(raw)
+	if got := hex.EncodeToString(sum[:]); got != wantSHA256 {
+		return nil, "", &Error{Code: CodeInternal, Detail: "stored invoice does not match its recorded hash", Err: fmt.Errorf("sha256 %s, record says %s", got, wantSHA256)}
+	}
+	return raw, wantSHA256, nil
 }

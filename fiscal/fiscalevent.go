@@ -3,7 +3,6 @@ package fiscal
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -581,15 +580,7 @@ func (e *Engine) FiscalEventInvoice(ctx context.Context, accountID, id string) (
 	if err != nil {
 		return nil, "", err
 	}
-	raw, err := e.ledger.Doc(entryID, docUBL)
-	if err != nil {
-		return nil, "", storeError(err)
-	}
-	sum := sha256.Sum256(raw)
-	if got := hex.EncodeToString(sum[:]); got != ev.Invoice.UBLSHA256 {
-		return nil, "", &Error{Code: CodeInternal, Detail: "stored invoice does not match its recorded hash", Err: fmt.Errorf("sha256 %s, event says %s", got, ev.Invoice.UBLSHA256)}
-	}
-	return raw, ev.Invoice.UBLSHA256, nil
+	return storedInvoice(e.ledger, entryID, ev.Invoice.UBLSHA256)
 }
 
 // loadFiscalEvent reads the current stored document of id, which may be a

@@ -2,7 +2,6 @@ package fiscal
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -345,15 +344,7 @@ func (e *Engine) SandboxInvoice(ctx context.Context, id string) ([]byte, string,
 	if r.Invoice == nil {
 		return nil, "", &Error{Code: CodeNotFound, Detail: fmt.Sprintf("sandbox settlement %s has no invoice: it is %s", id, r.ReviewStatus)}
 	}
-	ubl, err := e.sandbox.ledger.Doc(id, docUBL)
-	if err != nil {
-		return nil, "", storeError(err)
-	}
-	sum := sha256.Sum256(ubl)
-	if got := hex.EncodeToString(sum[:]); got != r.Invoice.UBLSHA256 {
-		return nil, "", &Error{Code: CodeInternal, Detail: "stored invoice does not match its recorded hash", Err: fmt.Errorf("sha256 %s, record says %s", got, r.Invoice.UBLSHA256)}
-	}
-	return ubl, r.Invoice.UBLSHA256, nil
+	return storedInvoice(e.sandbox.ledger, id, r.Invoice.UBLSHA256)
 }
 
 // SandboxReceipt returns a sandbox receipt ("rcpt_" + sandbox id) with its

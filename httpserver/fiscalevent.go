@@ -27,15 +27,7 @@ func (s *Server) postFiscalEvent(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
-	w.Header().Set("Location", "/v1/fiscal-events/"+res.Event.ID)
-	status := http.StatusCreated
-	switch res.Outcome {
-	case fiscal.Replayed:
-		w.Header().Set("Idempotent-Replayed", "true")
-	case fiscal.Existing:
-		status = http.StatusOK
-	}
-	writeJSON(w, status, res.JSON)
+	writeIngested(w, "/v1/fiscal-events/"+res.Event.ID, res.Outcome, res.JSON)
 }
 
 // getFiscalEvent: GET /v1/fiscal-events/{id}, the owning account's event.

@@ -29,15 +29,22 @@ func (s *Server) postSettlement(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
-	w.Header().Set("Location", "/settlements/"+res.Record.ID)
+	writeIngested(w, "/settlements/"+res.Record.ID, res.Outcome, res.JSON)
+}
+
+// writeIngested answers an ingest call the same way on every endpoint: 201
+// with Location for a new record; 201 with Idempotent-Replayed: true for a
+// replay of the Idempotency-Key and body; 200 for a payment already recorded.
+func writeIngested(w http.ResponseWriter, location string, o fiscal.Outcome, raw []byte) {
+	w.Header().Set("Location", location)
 	status := http.StatusCreated
-	switch res.Outcome {
+	switch o {
 	case fiscal.Replayed:
 		w.Header().Set("Idempotent-Replayed", "true")
 	case fiscal.Existing:
 		status = http.StatusOK
 	}
-	writeJSON(w, status, res.JSON)
+	writeJSON(w, status, raw)
 }
 
 // getSettlement: GET /settlements/{id}, the owning account's record.

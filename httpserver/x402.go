@@ -51,15 +51,7 @@ func (s *Server) postX402Settlement(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusAccepted, raw)
 		return
 	}
-	w.Header().Set("Location", "/settlements/"+res.Record.ID)
-	status := http.StatusCreated
-	switch res.Outcome {
-	case fiscal.Replayed:
-		w.Header().Set("Idempotent-Replayed", "true")
-	case fiscal.Existing:
-		status = http.StatusOK
-	}
-	writeJSON(w, status, res.JSON)
+	writeIngested(w, "/settlements/"+res.Record.ID, res.Outcome, res.JSON)
 }
 
 // getX402Settlement: GET /v1/x402/settlements/{id}, the state of the
