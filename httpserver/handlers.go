@@ -2,6 +2,7 @@ package httpserver
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
@@ -70,7 +71,14 @@ func (s *Server) getSettlementUBL(w http.ResponseWriter, r *http.Request) {
 
 // getReceipt: GET /v1/receipts/{id}, public (spec §5.6).
 func (s *Server) getReceipt(w http.ResponseWriter, r *http.Request) {
-	raw, err := s.engine.Receipt(r.Context(), r.PathValue("id"))
+	s.serveReceipt(w, r, s.engine.Receipt)
+}
+
+// serveReceipt serves a receipt document: immutable for its id (its proof
+// is against the checkpoint of the commit that appended it), so cacheable
+// forever, with its SHA-256 as a strong ETag.
+func (s *Server) serveReceipt(w http.ResponseWriter, r *http.Request, fetch func(context.Context, string) ([]byte, error)) {
+	raw, err := fetch(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -81,7 +89,12 @@ func (s *Server) getReceipt(w http.ResponseWriter, r *http.Request) {
 
 // getJWKS: GET /.well-known/jwks.json, every receipt key ever used.
 func (s *Server) getJWKS(w http.ResponseWriter, r *http.Request) {
-	raw, err := s.engine.JWKS()
+	s.serveJWKS(w, r, s.engine.JWKS)
+}
+
+// serveJWKS serves a JWK set; short caching, because keys are added.
+func (s *Server) serveJWKS(w http.ResponseWriter, r *http.Request, fetch func() ([]byte, error)) {
+	raw, err := fetch()
 	if err != nil {
 		s.problem(w, r, err)
 		return

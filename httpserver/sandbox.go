@@ -93,27 +93,13 @@ func (s *Server) getSandboxUBL(w http.ResponseWriter, r *http.Request) {
 // getSandboxReceipt: GET /sandbox/v1/receipts/{id}, a sandbox receipt; it
 // verifies only with the sandbox JWKS and the sandbox log key.
 func (s *Server) getSandboxReceipt(w http.ResponseWriter, r *http.Request) {
-	raw, err := s.engine.SandboxReceipt(r.Context(), r.PathValue("id"))
-	if err != nil {
-		s.problem(w, r, err)
-		return
-	}
-	sum := sha256.Sum256(raw)
-	writeImmutable(w, r, "application/json", `"sha256-`+hex.EncodeToString(sum[:])+`"`, "public, max-age=31536000, immutable", raw)
+	s.serveReceipt(w, r, s.engine.SandboxReceipt)
 }
 
 // getSandboxJWKS: GET /sandbox/v1/jwks.json, the sandbox receipt keys,
 // which are never in /.well-known/jwks.json.
 func (s *Server) getSandboxJWKS(w http.ResponseWriter, r *http.Request) {
-	raw, err := s.engine.SandboxJWKS()
-	if err != nil {
-		s.problem(w, r, err)
-		return
-	}
-	w.Header().Set("Cache-Control", "public, max-age=300")
-	w.Header().Set("Content-Type", "application/jwk-set+json")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(append(raw, '\n'))
+	s.serveJWKS(w, r, s.engine.SandboxJWKS)
 }
 
 // getSandboxLogKey: GET /sandbox/v1/log-key, the sandbox log's note
