@@ -111,8 +111,8 @@ func paymentProtocol(name string) (PaymentProtocol, bool) {
 }
 
 // usdcDecimals is USDC's precision on every supported network (Circle's
-// FiatToken contracts: decimals() = 6).
-const usdcDecimals = 6
+// FiatToken contracts: decimals() = 6), as evmverify checks it on chain.
+const usdcDecimals = evmverify.USDCDecimals
 
 // SupportedNetworks returns the CAIP-2 ids of the networks whose settlements
 // the engine accepts: exactly the networks of the USDC contract table that

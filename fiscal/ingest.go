@@ -366,8 +366,8 @@ func (e *Engine) IngestTransfer(ctx context.Context, accountID, network, txHash 
 	if err := validIdempotencyKey(idempotencyKey); err != nil {
 		return nil, err
 	}
-	if _, ok := usdcContracts[network]; !ok {
-		return nil, &Error{Code: CodeUnsupportedNetwork, Field: "/network", Detail: fmt.Sprintf("network %q is not supported; supported: %s, %s", network, NetworkEthereum, NetworkBase)}
+	if _, err := parseNetwork("/network", network); err != nil {
+		return nil, err
 	}
 	hash, err := evmverify.ParseTxHash(txHash)
 	if err != nil {

@@ -53,20 +53,30 @@ const (
 )
 
 // The networks and assets of spec §1 ("Supported chains", "Supported assets").
+// The networks are evmverify's, so that what the engine accepts and what it
+// can verify on chain are one list.
 const (
-	NetworkBase     = "eip155:8453"
-	NetworkEthereum = "eip155:1"
+	NetworkBase     = evmverify.NetworkBase
+	NetworkEthereum = evmverify.NetworkEthereum
 	AssetUSDC       = "USDC"
 	SchemeExact     = "exact"
 )
 
-// usdcContracts are the USDC token contracts per network; an asset given as a
-// contract address must be one of them. Sources: Circle's USDC contract
-// address list and x402 go/mechanisms/evm/constants.go (research/x402-evm.md §3).
-var usdcContracts = map[string]string{
-	NetworkBase:     "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913",
-	NetworkEthereum: "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48",
-}
+// usdcContracts are the USDC token contracts per supported network, lower
+// case, taken from evmverify.USDCContract (which cites Circle's address list
+// and x402's constants, research/x402-evm.md §3); an asset given as a
+// contract address must be one of them. Built once, never changed.
+var usdcContracts = func() map[string]string {
+	m := map[string]string{}
+	for _, n := range []string{NetworkBase, NetworkEthereum} {
+		addr, ok := evmverify.USDCContract(n)
+		if !ok {
+			panic("fiscal: evmverify knows no USDC contract on " + n)
+		}
+		m[n] = addr
+	}
+	return m
+}()
 
 var (
 	amountRE  = regexp.MustCompile(`^(0|[1-9][0-9]*)(\.[0-9]+)?$`)
@@ -254,17 +264,9 @@ func (req SettlementRequest) validate(now time.Time) (settlement, error) {
 	if s.ReceiverWallet, err = parseAddress("/receiverWallet", req.ReceiverWallet); err != nil {
 		return s, err
 	}
-	if req.Network == "" {
-		return s, badRequest("/network", "is required (CAIP-2, e.g. %q)", NetworkBase)
+	if s.Network, err = parseNetwork("/network", req.Network); err != nil {
+		return s, err
 	}
-	if _, ok := usdcContracts[req.Network]; !ok {
-		detail := fmt.Sprintf("network %q is not supported; supported: %s", req.Network, describeNetworks())
-		if !caip2RE.MatchString(req.Network) {
-			detail = fmt.Sprintf("%q is not a CAIP-2 network id; supported: %s", req.Network, describeNetworks())
-		}
-		return s, &Error{Code: CodeUnsupportedNetwork, Field: "/network", Detail: detail}
-	}
-	s.Network = req.Network
 	if s.Asset, err = parseAsset(req.Network, req.Asset); err != nil {
 		return s, err
 	}
@@ -283,6 +285,23 @@ func (req SettlementRequest) validate(now time.Time) (settlement, error) {
 		return s, err
 	}
 	return s, nil
+}
+
+// parseNetwork accepts a supported CAIP-2 network (spec §1 "Supported
+// chains"): missing is a BAD_REQUEST, anything else unknown is
+// UNSUPPORTED_NETWORK naming the supported ones.
+func parseNetwork(field, v string) (string, error) {
+	if v == "" {
+		return "", badRequest(field, "is required (CAIP-2, e.g. %q)", NetworkBase)
+	}
+	if _, ok := usdcContracts[v]; !ok {
+		detail := fmt.Sprintf("network %q is not supported; supported: %s", v, describeNetworks())
+		if !caip2RE.MatchString(v) {
+			detail = fmt.Sprintf("%q is not a CAIP-2 network id; supported: %s", v, describeNetworks())
+		}
+		return "", &Error{Code: CodeUnsupportedNetwork, Field: field, Detail: detail}
+	}
+	return v, nil
 }
 
 // parseUSDCAmount accepts a positive decimal string with at most 6 decimals

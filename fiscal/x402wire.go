@@ -300,17 +300,16 @@ func (in *x402Input) readExactPayload(raw json.RawMessage) error {
 // x402Network accepts a CAIP-2 network or an x402 v1 network name and
 // returns the CAIP-2 id of a supported network.
 func x402Network(field, v string) (string, error) {
-	if v == "" {
-		return "", badRequest(field, "is required (CAIP-2, e.g. %q)", NetworkBase)
-	}
 	network := v
 	if caip2, ok := x402V1Networks[v]; ok {
 		network = caip2
 	}
-	if _, ok := usdcContracts[network]; !ok {
-		return "", &Error{Code: CodeUnsupportedNetwork, Field: field, Detail: fmt.Sprintf("network %q is not supported; supported: %s, %s (x402 v1: base, ethereum)", v, NetworkEthereum, NetworkBase)}
+	network, err := parseNetwork(field, network)
+	var fe *Error
+	if errors.As(err, &fe) && fe.Code == CodeUnsupportedNetwork {
+		fe.Detail += " (x402 v1 names: base, ethereum)"
 	}
-	return network, nil
+	return network, err
 }
 
 // sameNetwork checks that a network named by another document (empty:
