@@ -343,10 +343,15 @@ func claimConflict(c ledger.Claim) *Error {
 	if c.Space == claimIdempotency {
 		return &Error{Code: CodeIdempotencyConflict, Field: "Idempotency-Key", Detail: "this Idempotency-Key was already used with a different request body"}
 	}
-	if c.Space == claimPaymentLog {
+	switch c.Space {
+	case claimPaymentLog:
 		return &Error{Code: CodeSettlementConflict, Field: "/txHash", Detail: "this transfer log already backs a record of another account"}
+	case claimPayment:
+		return &Error{Code: CodeSettlementConflict, Field: "/txHash", Detail: "this (network, txHash) settlement is already recorded for another account"}
 	}
-	return &Error{Code: CodeSettlementConflict, Field: "/txHash", Detail: "this (network, txHash) settlement is already recorded for another account"}
+	// Revision claims carry the entry id as fingerprint, so a concurrent
+	// writer of the same revision finds it Existing, never in conflict.
+	return &Error{Code: CodeInternal, Detail: "ledger claim conflict", Err: fmt.Errorf("claim %s %q held with another fingerprint", c.Space, c.Key)}
 }
 
 // storedResult answers with the current state of the record id.

@@ -3,7 +3,6 @@ package fiscal
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -232,11 +231,9 @@ func (e *Engine) amend(ctx context.Context, it recheckItem, reg *vies.Result, ab
 	en.ledgerClaims = []ledger.Claim{{Space: claimRevision, Key: fmt.Sprintf("%s:%d", prev.ID, revision), Fingerprint: []byte(en.id)}}
 	en.puts = append(en.puts, ledger.Put{Bucket: bucketRecheck, Key: []byte(prev.ID)}) // dequeue, in the same transaction
 	_, res, err := e.write(ctx, en)
-	var fe *Error
-	if errors.As(err, &fe) && fe.Code == CodeSettlementConflict {
-		err = nil // another process wrote this revision first
-	}
 	if err == nil && res.Existing {
+		// Another pass wrote this revision first (same entry id, so the
+		// revision claim answered Existing); its write also dequeued.
 		e.log.Info("revision already written", "record", prev.ID, "revision", revision)
 	}
 	return err

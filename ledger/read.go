@@ -348,7 +348,7 @@ func scanBucket(b *bolt.Bucket, prefix, after []byte, reverse bool, fn func(k, v
 	}
 	if bound == nil {
 		k, v = c.Last()
-	} else if k, v = c.Seek(bound); k == nil {
+	} else if k, _ = c.Seek(bound); k == nil {
 		k, v = c.Last()
 	} else {
 		k, v = c.Prev()

@@ -323,9 +323,6 @@ func (c *Chain) USDC() string { return USDC }
 // not the USDC contract; the Payer holds PayerFunds of it too.
 func (c *Chain) Impostor() string { return c.impostor }
 
-// Owner returns the token owner and deployer account.
-func (c *Chain) Owner() string { return accountOwner }
-
 // Payer returns the account holding PayerFunds USDC: the x402 client.
 func (c *Chain) Payer() string { return accountPayer }
 
