@@ -66,7 +66,7 @@ var euMemberStates = []string{"AT", "BE", "BG", "CY", "CZ", "DE", "DK", "EE", "E
 // TestInvoicesPassValidator settles a B2C sale into every member state, with
 // amounts at the rounding edges, checks the amounts against the record's own
 // rate and the EN 16931 arithmetic, and runs every invoice through
-// shared/conformance/validate-ubl (XSD always; the CEN EN 16931 schematron
+// testdata/conformance/validate-ubl (XSD always; the CEN EN 16931 schematron
 // when EN16931_XSLT points at it).
 func TestInvoicesPassValidator(t *testing.T) {
 	e := testEngine(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), irishSeller)
@@ -130,7 +130,7 @@ func checkAmounts(t *testing.T, r *fiscal.Record) {
 	}
 }
 
-// validateUBL runs shared/conformance/validate-ubl on the files: XSD always,
+// validateUBL runs testdata/conformance/validate-ubl on the files: XSD always,
 // the CEN layer when EN16931_XSLT is set, and the Peppol layer when peppol is
 // true and PEPPOL_XSLT is set (plain EN 16931 invoices are not Peppol
 // documents: PEPPOL-EN16931-R001 etc. reject them by design).
@@ -140,7 +140,7 @@ func validateUBL(t *testing.T, files []string, peppol bool) {
 		return
 	}
 	testtool.LookPath(t, "xmllint")
-	script := filepath.Join(testtool.SharedDir(t), "conformance", "validate-ubl")
+	script := testtool.Conformance(t, "validate-ubl")
 	cmd := exec.Command(script, files...)
 	for _, kv := range os.Environ() {
 		if !peppol && strings.HasPrefix(kv, "PEPPOL_XSLT=") {

@@ -6,11 +6,11 @@ import (
 	"strings"
 )
 
-//go:generate go run ./internal/genecb -src ../../shared/data/ecb-eurusd.csv
+//go:generate go run ./internal/genecb -src data/ecb-eurusd.csv
 
-// embeddedCSV is data/ecb-eurusd.csv, a copy of shared/data/ecb-eurusd.csv
-// made by go generate (see embedded_gen.go for its hash and provenance). A
-// string, so that nothing can modify it.
+// embeddedCSV is data/ecb-eurusd.csv (data/SOURCE.md says where it comes
+// from; embedded_gen.go records its hash and provenance). A string, so that
+// nothing can modify it.
 //
 //go:embed data/ecb-eurusd.csv
 var embeddedCSV string

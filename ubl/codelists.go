@@ -6,7 +6,7 @@ import (
 )
 
 // The code lists in codelists_gen.go are extracted from the compiled
-// validation artefacts that shared/conformance/validate-ubl runs (CEN 1.3.16,
+// validation artefacts that testdata/conformance/validate-ubl runs (CEN 1.3.16,
 // Peppol BIS 3.0.21), so the renderer accepts exactly what they accept.
 // Regenerate them after an artefact upgrade:
 //

@@ -151,7 +151,7 @@ func TestSchemeRules(t *testing.T) {
 func TestCodeListsMatchArtefacts(t *testing.T) {
 	cen, peppol := os.Getenv("EN16931_XSLT"), os.Getenv("PEPPOL_XSLT")
 	if cen == "" || peppol == "" {
-		t.Skip("skipping: EN16931_XSLT and PEPPOL_XSLT not both set (see shared/conformance/SOURCES.md)")
+		t.Skip("skipping: EN16931_XSLT and PEPPOL_XSLT not both set (see testdata/conformance/SOURCES.md)")
 	}
 	goTool := testtool.LookPath(t, "go")
 	out := filepath.Join(t.TempDir(), "codelists_gen.go")

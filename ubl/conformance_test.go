@@ -13,7 +13,7 @@ import (
 	"github.com/fiscal402/fiscal402/internal/testtool"
 )
 
-// Conformance of the goldens with shared/conformance/validate-ubl:
+// Conformance of the goldens with testdata/conformance/validate-ubl:
 //
 //   - xsd: OASIS UBL 2.1 schemas (xmllint), always; strict in CI.
 //   - en16931: CEN EN 16931 schematron 1.3.16, all goldens, when EN16931_XSLT
@@ -57,7 +57,7 @@ func schematronLayer(t *testing.T, env, what string) string {
 	t.Helper()
 	x := os.Getenv(env)
 	if x == "" {
-		t.Skipf("skipping %s: %s not set (see shared/conformance/SOURCES.md)", what, env)
+		t.Skipf("skipping %s: %s not set (see testdata/conformance/SOURCES.md)", what, env)
 	}
 	testtool.LookPath(t, "java")
 	testtool.File(t, "Saxon-HE", saxonJar())
@@ -83,12 +83,12 @@ func runValidateUBL(t *testing.T, files []string, en16931, peppol string) {
 	t.Logf("validate-ubl: %d files, no findings", len(files))
 }
 
-// validateUBL runs shared/conformance/validate-ubl and returns its report
+// validateUBL runs testdata/conformance/validate-ubl and returns its report
 // (stdout) and exit code; an environment problem (exit 2) fails the test.
 func validateUBL(t *testing.T, files []string, en16931, peppol string) (string, int) {
 	t.Helper()
 	testtool.LookPath(t, "xmllint")
-	script := testtool.File(t, "validate-ubl", filepath.Join(testtool.SharedDir(t), "conformance", "validate-ubl"))
+	script := testtool.File(t, "validate-ubl", testtool.Conformance(t, "validate-ubl"))
 	cmd := exec.Command(script, files...)
 	var env []string
 	for _, kv := range os.Environ() {

@@ -129,7 +129,7 @@
 // generated from the compiled artefacts by ./internal/gencodelists (go
 // generate), and a test compares them when EN16931_XSLT and PEPPOL_XSLT are
 // set. The goldens under testdata/golden (rewritten with go test -update)
-// and a seeded random sample are run through shared/conformance/validate-ubl:
+// and a seeded random sample are run through testdata/conformance/validate-ubl:
 // the XSD layer always, the CEN and Peppol layers when those variables point
 // at the compiled schematron.
 package ubl

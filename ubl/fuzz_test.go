@@ -25,7 +25,7 @@ import (
 //	go test ./ubl -run XXX -fuzz FuzzRenderInvoice -fuzztime 20s
 func FuzzRenderInvoice(f *testing.F) {
 	xmllint := testtool.LookPath(f, "xmllint")
-	xsdDir := filepath.Join(testtool.SharedDir(f), "conformance", "ubl-2.1", "maindoc")
+	xsdDir := testtool.Conformance(f, "ubl-2.1", "maindoc")
 
 	f.Add(false, false, true, "Example Ltd", "Private customer", "1 Main St", "Paid in full", "IE1234567T", "", "DE", "S", "1", "100.00", "100.00", "19", uint8(1), "")
 	f.Add(true, false, true, "Example Ltd", "Kunde GmbH", "", "note", "IE1234567T", "DE987654321", "DE", "AE", "2", "50", "100.00", "0", uint8(2), "")

@@ -9,7 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-//go:generate go run ./internal/ratesgen/cmd/genrates -base ../../shared/data/ibericode-vat-rates/vat-rates.json -corrections ratedata/corrections.json -out rates_table.go
+//go:generate go run ./internal/ratesgen/cmd/genrates -base ratedata/ibericode/vat-rates.json -corrections ratedata/corrections.json -out rates_table.go
 
 // Errors of the rate table. Each is wrapped with the country and date asked
 // for; branch with errors.Is.
@@ -95,7 +95,7 @@ func buildRateTable() *RateTable {
 }
 
 // Rates returns the embedded rate table, generated from the ibericode/vat-rates
-// snapshot in shared/data and vat/ratedata/corrections.json.
+// snapshot in vat/ratedata/ibericode and vat/ratedata/corrections.json.
 func Rates() *RateTable { return rates }
 
 // Version names the table's data, e.g. "vat-rates-2026.09.1". It changes

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fiscal402/fiscal402/internal/testtool"
 	"github.com/fiscal402/fiscal402/vat/internal/ratesgen"
 	"github.com/shopspring/decimal"
 )
@@ -185,10 +184,10 @@ func TestRateTableInvariants(t *testing.T) {
 	}
 }
 
-// TestRateTableIsFresh regenerates the table in memory from shared/data and
+// TestRateTableIsFresh regenerates the table in memory from vat/ratedata/ibericode and
 // vat/ratedata and fails when rates_table.go is stale: run go generate.
 func TestRateTableIsFresh(t *testing.T) {
-	base, err := os.ReadFile(filepath.Join(testtool.SharedDir(t), "data", "ibericode-vat-rates", "vat-rates.json"))
+	base, err := os.ReadFile(filepath.Join("ratedata", "ibericode", "vat-rates.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

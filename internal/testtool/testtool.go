@@ -51,26 +51,18 @@ func File(t testing.TB, tool, path string) string {
 	return path
 }
 
-// SharedDir returns the project's shared/ directory, which lives beside the
-// repository root (../shared from the directory holding go.mod), or the
-// directory named by FISCAL402_SHARED. A test that needs it and cannot find it
-// fails: shared/ is part of every checkout, in CI too.
-func SharedDir(t testing.TB) string {
+// RepoDir returns the repository root: the directory holding go.mod, found
+// by walking up from the test's working directory. Everything a test reads
+// lives under it; nothing beside the repository is needed.
+func RepoDir(t testing.TB) string {
 	t.Helper()
-	if d := os.Getenv("FISCAL402_SHARED"); d != "" {
-		return d
-	}
 	dir, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			shared := filepath.Join(filepath.Dir(dir), "shared")
-			if _, err := os.Stat(shared); err != nil {
-				t.Fatalf("shared/ not found beside the repository root: %v", err)
-			}
-			return shared
+			return dir
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -78,6 +70,14 @@ func SharedDir(t testing.TB) string {
 		}
 		dir = parent
 	}
+}
+
+// Conformance returns the path of elem under testdata/conformance at the
+// repository root: the OASIS UBL 2.1 XSDs (ubl-2.1/, with their notice),
+// the validate-ubl script and the example invoices (see its SOURCES.md).
+func Conformance(t testing.TB, elem ...string) string {
+	t.Helper()
+	return filepath.Join(append([]string{RepoDir(t), "testdata", "conformance"}, elem...)...)
 }
 
 // Golden compares got with the golden file at path, or, when update is set

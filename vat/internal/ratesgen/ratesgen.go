@@ -1,5 +1,5 @@
 // Package ratesgen builds the vat package's embedded rate table from the
-// ibericode/vat-rates snapshot in shared/data plus the corrections file
+// ibericode/vat-rates snapshot in vat/ratedata/ibericode plus the corrections file
 // vat/ratedata/corrections.json, and renders it as Go source.
 //
 // It is run by go generate in package vat (see cmd/genrates) and, in memory,
@@ -11,7 +11,7 @@
 // items[CC] is a list of periods {effective_from, rates{standard, reduced,
 // reduced1, reduced2, super_reduced, parking, press_publications},
 // exceptions[{name, postcode, standard}]}. Its quirks (shared/research/vat.md
-// section 2, shared/data/ibericode-vat-rates/SOURCE.md) are handled here:
+// section 2, vat/ratedata/ibericode/SOURCE.md) are handled here:
 // Greece is keyed GR; period order is not guaranteed, so periods are sorted
 // by effective_from; "0000-01-01" means "in force before the file's history";
 // an exception with "standard: 0" marks a territory outside EU VAT, which
@@ -51,10 +51,10 @@ import (
 )
 
 // Names under which the inputs are recorded in the generated file: the base
-// file relative to the directory that holds shared/, the corrections file
+// file and the corrections file, each
 // relative to the module root.
 const (
-	BaseName        = "shared/data/ibericode-vat-rates/vat-rates.json"
+	BaseName        = "vat/ratedata/ibericode/vat-rates.json"
 	CorrectionsName = "vat/ratedata/corrections.json"
 )
 

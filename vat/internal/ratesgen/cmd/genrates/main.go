@@ -12,7 +12,7 @@ import (
 )
 
 func main() {
-	base := flag.String("base", "../../shared/data/ibericode-vat-rates/vat-rates.json", "ibericode vat-rates.json")
+	base := flag.String("base", "ratedata/ibericode/vat-rates.json", "ibericode vat-rates.json")
 	corr := flag.String("corrections", "ratedata/corrections.json", "corrections file")
 	out := flag.String("out", "rates_table.go", "output Go file")
 	flag.Parse()
