@@ -1,0 +1,20 @@
+package vat
+
+import "github.com/shopspring/decimal"
+
+// CrossBorderTotals are the seller's running totals, exclusive of VAT and in
+// EUR at full precision, of its supplies of telecommunications, broadcasting
+// and electronically supplied (TBE) services to non-taxable persons
+// established or residing in another member state: the figure both the
+// EUR 10,000 threshold of Art. 59c(1)(c) Directive 2006/112/EC and the
+// EUR 100,000 limit of Art. 24b(d) Implementing Regulation 282/2011 test.
+// The caller keeps them from its ledger (plus any opening figure for sales
+// made before it kept the books); the vat package only reads them.
+type CrossBorderTotals struct {
+	// PreviousYear is the total of the whole calendar year before the
+	// supply's year.
+	PreviousYear decimal.Decimal
+	// CurrentYear is the total of the supply's calendar year before this
+	// supply (this supply excluded).
+	CurrentYear decimal.Decimal
+}
