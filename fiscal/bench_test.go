@@ -6,36 +6,22 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"io"
-	"log/slog"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 )
 
-func benchEngine(b *testing.B) *fiscal.Engine {
+// benchEngine returns the books of a seller over the Art. 59c threshold on
+// a fresh engine.
+func benchEngine(b *testing.B) *fiscal.Books {
 	b.Helper()
-	accounts, err := fiscal.NewAccounts([]fiscal.Account{{
-		ID: "acct", KeyHashes: []string{fiscal.HashKey("k")},
-		Seller: fiscal.Seller{LegalName: "Bench Ltd", VATNumber: "IE1234567T", LegalID: "IE-CRO-1", Country: "IE", OverThreshold: true},
-	}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	e, err := fiscal.New(fiscal.Config{
-		DataDir: b.TempDir(), Accounts: accounts,
-		Clock:  func() time.Time { return time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC) },
-		Rand:   &seededRand{},
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { e.Close() })
-	return e
+	e := fiscaltest.Engine(b, fiscaltest.Config(b, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC),
+		fiscal.Seller{LegalName: "Bench Ltd", VATNumber: "IE1234567T", LegalID: "IE-CRO-1", Country: "IE", OverThreshold: true}))
+	return fiscaltest.Books(b, e, 0)
 }
 
 func benchRequest(n uint64) fiscal.SettlementRequest {
@@ -70,7 +56,7 @@ func BenchmarkSettle(b *testing.B) {
 						if n > uint64(b.N) {
 							return
 						}
-						if _, err := e.Settle(context.Background(), "acct", benchRequest(n), ""); err != nil {
+						if _, err := e.Settle(context.Background(), benchRequest(n), ""); err != nil {
 							b.Error(err)
 							return
 						}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/fiscal402/fiscal402/receipt"
+	"github.com/fiscal402/fiscal402/vat"
 )
 
 // receiptClaims maps a record to the claims of its receipt. The receipt is a
@@ -115,6 +116,9 @@ func receiptClaims(r *Record, issued time.Time) receipt.Claims {
 	if r.Fee != nil {
 		c.Fee = &receipt.Fee{Model: r.Fee.Model, BPS: r.Fee.BPS, AccruedEUR: r.Fee.AccruedEUR, Label: r.Fee.Label}
 	}
+	if r.Environment == receipt.EnvSandbox {
+		c.Watermark = receipt.SandboxWatermark
+	}
 	return c
 }
 
@@ -131,4 +135,26 @@ func chainClaims(v Verification) receipt.ChainFacts {
 		Confirmations: v.Facts.Confirmations,
 		Finalized:     &finalized,
 	}
+}
+
+// ReceiptSpec is the receipt version a record of the jurisdiction is signed
+// with (the jurisdiction table of spec §1 and §2.7 receipt_versions, which
+// package catalog publishes from this function): service.receipt/1.0.0 for
+// eu-vat, the experimental 2.0.0 for uk-vat. A determination without a
+// jurisdiction (a manual review before the place of supply is known) is
+// recorded under eu-vat, the service's supported jurisdiction.
+func ReceiptSpec(jurisdiction string) string {
+	if jurisdiction == vat.JurisdictionUK {
+		return receipt.SpecV2
+	}
+	return receipt.SpecV1
+}
+
+// receiptFormat returns the receipt jurisdiction and spec for a
+// determination's jurisdiction.
+func receiptFormat(detJurisdiction string) (jurisdiction, spec string) {
+	if detJurisdiction == vat.JurisdictionUK {
+		return vat.JurisdictionUK, ReceiptSpec(detJurisdiction)
+	}
+	return vat.JurisdictionEU, ReceiptSpec(detJurisdiction)
 }

@@ -188,7 +188,7 @@
 // <origin>/sandbox), log key and receipt keyring ("sandbox"), so sandbox
 // data never enters the production ledger and a sandbox key is never in the
 // production JWKS. Simulate runs a settlement through the production
-// pipeline and records it there under a random id (SandboxIDPrefix + 128
+// pipeline and records it there under a random id (sandboxIDPrefix + 128
 // bits), with ubl.SandboxWatermark opening the invoice note and the receipt
 // claims environment "sandbox" and watermark receipt.SandboxWatermark; the
 // receipt verifies with SandboxJWKS and SandboxLogVerifierKey and fails

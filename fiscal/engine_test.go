@@ -2,13 +2,8 @@ package fiscal_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"io"
-	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,7 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/fiscal402/fiscal402/fiscal"
-	"github.com/fiscal402/fiscal402/internal/testtool"
+	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -25,40 +20,13 @@ import (
 // the given sellers (ids "acct_0", "acct_1", ...), with a fixed clock.
 func testEngine(t testing.TB, now time.Time, sellers ...fiscal.Seller) *fiscal.Engine {
 	t.Helper()
-	var list []fiscal.Account
-	for i, s := range sellers {
-		list = append(list, fiscal.Account{ID: "acct_" + string(rune('0'+i)), KeyHashes: []string{fiscal.HashKey("key" + string(rune('0'+i)))}, Seller: s})
-	}
-	accounts, err := fiscal.NewAccounts(list)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := fiscal.New(fiscal.Config{
-		DataDir: t.TempDir(), Accounts: accounts,
-		Clock:  func() time.Time { return now },
-		Rand:   &seededRand{},
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	return e
+	return fiscaltest.Engine(t, fiscaltest.Config(t, now, sellers...))
 }
 
-var irishSeller = fiscal.Seller{
-	LegalName: "Demo Digital Services Ltd", VATNumber: "IE1234567T", LegalID: "IE-CRO-654321", Country: "IE",
-	Address:       fiscal.Address{Street: "1 Demo Street", City: "Dublin", PostalCode: "D02 X285"},
-	OverThreshold: true,
-}
+var irishSeller = fiscaltest.IrishSeller
 
 func request(n int, amount, country, timestamp string) fiscal.SettlementRequest {
-	sum := sha256.Sum256([]byte{byte(n >> 8), byte(n)})
-	return fiscal.SettlementRequest{
-		AmountUSDC: amount, TxHash: "0x" + hex.EncodeToString(sum[:]), Timestamp: timestamp,
-		PayerWallet: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", ReceiverWallet: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
-		Network: "eip155:8453", ConsumerCountry: country,
-	}
+	return fiscaltest.Request(n, amount, country, timestamp)
 }
 
 var euMemberStates = []string{"AT", "BE", "BG", "CY", "CZ", "DE", "DK", "EE", "EL", "ES", "FI", "FR", "HR", "HU", "IE", "IT", "LT", "LU", "LV", "MT", "NL", "PL", "PT", "RO", "SE", "SI", "SK"}
@@ -77,7 +45,7 @@ func TestInvoicesPassValidator(t *testing.T) {
 	for _, cc := range euMemberStates {
 		for _, amount := range amounts {
 			n++
-			res, err := e.Settle(context.Background(), "acct_0", request(n, amount, cc, "2026-04-10T14:30:00Z"), "")
+			res, err := fiscaltest.Books(t, e, 0).Settle(context.Background(), request(n, amount, cc, "2026-04-10T14:30:00Z"), "")
 			if err != nil {
 				t.Fatalf("%s %s: %v", cc, amount, err)
 			}
@@ -86,7 +54,7 @@ func TestInvoicesPassValidator(t *testing.T) {
 				t.Fatalf("%s %s: %s %v", cc, amount, r.ReviewStatus, r.ReviewReasons)
 			}
 			checkAmounts(t, r)
-			ubl, sum, err := e.Invoice(context.Background(), "acct_0", r.ID)
+			ubl, sum, err := fiscaltest.Books(t, e, 0).Invoice(context.Background(), r.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,50 +98,13 @@ func checkAmounts(t *testing.T, r *fiscal.Record) {
 	}
 }
 
-// validateUBL runs testdata/conformance/validate-ubl on the files: XSD always,
-// the CEN layer when EN16931_XSLT is set, and the Peppol layer when peppol is
-// true and PEPPOL_XSLT is set (plain EN 16931 invoices are not Peppol
-// documents: PEPPOL-EN16931-R001 etc. reject them by design).
-func validateUBL(t *testing.T, files []string, peppol bool) {
-	t.Helper()
-	if len(files) == 0 {
-		return
-	}
-	testtool.LookPath(t, "xmllint")
-	script := testtool.Conformance(t, "validate-ubl")
-	cmd := exec.Command(script, files...)
-	for _, kv := range os.Environ() {
-		if !peppol && strings.HasPrefix(kv, "PEPPOL_XSLT=") {
-			continue
-		}
-		cmd.Env = append(cmd.Env, kv)
-	}
-	if os.Getenv("EN16931_XSLT") != "" {
-		testtool.LookPath(t, "java")
-	}
-	out, err := cmd.CombinedOutput()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) || strings.Contains(string(out), "[fatal]") {
-		t.Fatalf("validate-ubl rejected the engine's invoices:\n%s", out)
-	}
-	if err != nil {
-		t.Fatalf("validate-ubl: %v\n%s", err, out)
-	}
-	layers := "the UBL 2.1 XSD"
-	if os.Getenv("EN16931_XSLT") != "" {
-		layers += ", the CEN EN 16931 schematron"
-	}
-	if peppol && os.Getenv("PEPPOL_XSLT") != "" {
-		layers += ", Peppol BIS 3.0"
-	}
-	t.Logf("validated %d invoices against %s (set EN16931_XSLT / PEPPOL_XSLT to add the schematron layers)", len(files), layers)
-}
+func validateUBL(t *testing.T, files []string, peppol bool) { fiscaltest.ValidateUBL(t, files, peppol) }
 
 // TestMissingCountryNeverZeroRated: without consumerCountry the record is
 // pending, carries no rate, no VAT amount and no invoice (spec §3).
 func TestMissingCountryNeverZeroRated(t *testing.T) {
 	e := testEngine(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), irishSeller)
-	res, err := e.Settle(context.Background(), "acct_0", request(1, "10.00", "", "2026-04-10T14:30:00Z"), "")
+	res, err := fiscaltest.Books(t, e, 0).Settle(context.Background(), request(1, "10.00", "", "2026-04-10T14:30:00Z"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +118,7 @@ func TestMissingCountryNeverZeroRated(t *testing.T) {
 	if len(r.ReviewReasons) == 0 || r.ReviewReasons[0].Code != "buyer_country_missing" {
 		t.Fatalf("reasons %+v", r.ReviewReasons)
 	}
-	if _, _, err := e.Invoice(context.Background(), "acct_0", r.ID); fiscal.CodeOf(err) != fiscal.CodeNotFound {
+	if _, _, err := fiscaltest.Books(t, e, 0).Invoice(context.Background(), r.ID); fiscaltest.Code(err) != fiscal.CodeNotFound {
 		t.Fatalf("invoice of a pending record: %v", err)
 	}
 }
@@ -197,15 +128,12 @@ func TestSettleErrorsAreTyped(t *testing.T) {
 	e := testEngine(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), irishSeller)
 	req := request(1, "10.00", "DE", "2026-04-10T14:30:00Z")
 	req.Network = "eip155:10"
-	_, err := e.Settle(context.Background(), "acct_0", req, "")
+	_, err := fiscaltest.Books(t, e, 0).Settle(context.Background(), req, "")
 	var fe *fiscal.Error
 	if !errors.As(err, &fe) || fe.Code != fiscal.CodeUnsupportedNetwork || fe.Field != "/network" || fe.Code.HTTPStatus() != 422 {
 		t.Fatalf("got %#v", err)
 	}
-	if !errors.Is(err, &fiscal.Error{Code: fiscal.CodeUnsupportedNetwork}) {
-		t.Fatal("errors.Is by code does not match")
-	}
-	if _, err := e.Settle(context.Background(), "nobody", request(2, "1", "DE", "2026-04-10T14:30:00Z"), ""); fiscal.CodeOf(err) != fiscal.CodeAuthenticationFailed {
+	if _, err := e.Books("nobody"); fiscaltest.Code(err) != fiscal.CodeNotFound || !strings.Contains(err.Error(), "nobody") {
 		t.Fatalf("unknown account: %v", err)
 	}
 }

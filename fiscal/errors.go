@@ -10,74 +10,62 @@ import (
 // (§7). Codes are never renamed; new ones may be added.
 type Code string
 
-// The error codes. The HTTP status each maps to is in [Code.HTTPStatus].
+// The error codes of the engine. The HTTP status each maps to is in
+// [Code.HTTPStatus]. The packages around the engine declare their own codes
+// (httpserver: METHOD_NOT_ALLOWED, PAYLOAD_TOO_LARGE, ...; ingest:
+// NOT_SETTLED, ...; webhooks, sandbox) with statuses from the same table.
 const (
-	CodeAuthenticationFailed Code = "AUTHENTICATION_FAILED" // the X-Service-Key is missing or unknown
+	CodeAuthenticationFailed Code = "AUTHENTICATION_FAILED" // the caller could not be authenticated (the HTTP layer's key)
 	CodeBadRequest           Code = "BAD_REQUEST"           // malformed request; Field says where
 	CodeNotFound             Code = "NOT_FOUND"             // no such resource for this account
-	CodeMethodNotAllowed     Code = "METHOD_NOT_ALLOWED"    // the path exists, the method does not
-	CodePayloadTooLarge      Code = "PAYLOAD_TOO_LARGE"     // body over the limit
-	CodeUnsupportedMedia     Code = "UNSUPPORTED_MEDIA_TYPE"
-	CodeIdempotencyConflict  Code = "IDEMPOTENCY_CONFLICT" // same Idempotency-Key, different body
-	CodeSettlementConflict   Code = "SETTLEMENT_CONFLICT"  // (network, txHash) already recorded for another account
-	CodeChainVerifyFailed    Code = "CHAIN_VERIFY_FAILED"  // the chain says the claimed transfer did not happen
+	CodeIdempotencyConflict  Code = "IDEMPOTENCY_CONFLICT"  // same Idempotency-Key, different body
+	CodeSettlementConflict   Code = "SETTLEMENT_CONFLICT"   // (network, txHash) already recorded for another account
+	CodeChainVerifyFailed    Code = "CHAIN_VERIFY_FAILED"   // the chain says the claimed transfer did not happen
 	CodeUnsupportedNetwork   Code = "UNSUPPORTED_NETWORK"
 	CodeUnsupportedAsset     Code = "UNSUPPORTED_ASSET"
 	CodeUnsupportedScheme    Code = "UNSUPPORTED_SCHEME"
-	CodeUnsupportedProtocol  Code = "UNSUPPORTED_PROTOCOL"
-	CodeRateLimited          Code = "RATE_LIMITED"
-	CodeQuotaExceeded        Code = "QUOTA_EXCEEDED"
 	CodeChainUnavailable     Code = "CHAIN_UNAVAILABLE" // the chain could not be asked (RPC down) or is not final yet: retry
 	CodeDBUnavailable        Code = "DB_UNAVAILABLE"    // the ledger could not be written
 	CodeInternal             Code = "INTERNAL"
-
-	// x402 and evm-transfer ingest (IngestX402, IngestTransfer).
-	CodeNotSettled          Code = "NOT_SETTLED"                 // an x402 settle response with success:false: nothing to record
-	CodeChainVerifyRequired Code = "CHAIN_VERIFICATION_REQUIRED" // the ingest path reads the chain, but the network's chain mode is off
-
+	// CodeChainVerifyRequired: an ingest path reads the chain, but the
+	// network's chain mode is off.
+	CodeChainVerifyRequired Code = "CHAIN_VERIFICATION_REQUIRED"
 	// CodePaymentAlreadyRecorded: this account already recorded the (network,
 	// txHash) payment as the other kind of record (a settlement when a
 	// fiscal event is posted, or the reverse); the detail says where.
 	CodePaymentAlreadyRecorded Code = "PAYMENT_ALREADY_RECORDED"
-	// CodeUnsupportedJurisdiction: the parties are outside what the endpoint
-	// covers (evaluate: the buyer is not an attested EU-27 customer).
-	CodeUnsupportedJurisdiction Code = "UNSUPPORTED_JURISDICTION"
-)
-
-// The error codes of the webhook API (both 409).
-const (
-	CodeWebhookLimit    Code = "WEBHOOK_LIMIT_REACHED"     // too many webhook endpoints for the account, or secrets for the endpoint
-	CodeWebhookConflict Code = "WEBHOOK_ENDPOINT_CONFLICT" // the endpoint's state forbids the change: defined in the accounts file, its last secret, disabled, none enabled
 )
 
 // codeStatus is the one table that maps codes to HTTP status codes (DESIGN.md
-// "Errors"). fiscal does not import net/http; the numbers are RFC 9110's.
+// "Errors"), the codes of the packages around the engine included, so that
+// one code never answers two statuses. fiscal does not import net/http; the
+// numbers are RFC 9110's.
 var codeStatus = map[Code]int{
-	CodeAuthenticationFailed: 401,
-	CodeBadRequest:           400,
-	CodeNotFound:             404,
-	CodeMethodNotAllowed:     405,
-	CodePayloadTooLarge:      413,
-	CodeUnsupportedMedia:     415,
-	CodeIdempotencyConflict:  409,
-	CodeSettlementConflict:   409,
-	CodeChainVerifyFailed:    422,
-	CodeUnsupportedNetwork:   422,
-	CodeUnsupportedAsset:     422,
-	CodeUnsupportedScheme:    422,
-	CodeUnsupportedProtocol:  422,
-	CodeRateLimited:          429,
-	CodeQuotaExceeded:        429,
-	CodeChainUnavailable:     503,
-	CodeNotSettled:           422,
-	CodeChainVerifyRequired:  422,
-	CodeDBUnavailable:        503,
-	CodeWebhookLimit:         409,
-	CodeWebhookConflict:      409,
-	CodeInternal:             500,
+	CodeAuthenticationFailed:   401,
+	CodeBadRequest:             400,
+	CodeNotFound:               404,
+	CodeIdempotencyConflict:    409,
+	CodeSettlementConflict:     409,
+	CodePaymentAlreadyRecorded: 409,
+	CodeChainVerifyFailed:      422,
+	CodeUnsupportedNetwork:     422,
+	CodeUnsupportedAsset:       422,
+	CodeUnsupportedScheme:      422,
+	CodeChainVerifyRequired:    422,
+	CodeChainUnavailable:       503,
+	CodeDBUnavailable:          503,
+	CodeInternal:               500,
 
-	CodePaymentAlreadyRecorded:  409,
-	CodeUnsupportedJurisdiction: 422,
+	"METHOD_NOT_ALLOWED":        405, // httpserver: the path exists, the method does not
+	"PAYLOAD_TOO_LARGE":         413, // httpserver: body over the limit
+	"UNSUPPORTED_MEDIA_TYPE":    415, // httpserver: not application/json
+	"RATE_LIMITED":              429, // httpserver: over the per-account rate limit
+	"UNSUPPORTED_PROTOCOL":      422, // ingest: an x402 version it does not read
+	"NOT_SETTLED":               422, // ingest: an x402 settle response with success:false
+	"QUOTA_EXCEEDED":            429, // sandbox: the evaluate + simulate quota is used up
+	"UNSUPPORTED_JURISDICTION":  422, // sandbox: evaluate's buyer is not an attested EU-27 customer
+	"WEBHOOK_LIMIT_REACHED":     409, // webhooks: too many endpoints, or secrets
+	"WEBHOOK_ENDPOINT_CONFLICT": 409, // webhooks: the endpoint's state forbids the change
 }
 
 // HTTPStatus is the HTTP status code a response carrying c has.
@@ -89,7 +77,10 @@ func (c Code) HTTPStatus() int {
 }
 
 // Error is the one error type the engine returns for anything a caller may
-// act on. Branch on Code with errors.As, never on the message.
+// act on. Branch on its Code with errors.As, never on the message:
+//
+//	var fe *fiscal.Error
+//	if errors.As(err, &fe) && fe.Code == fiscal.CodeNotFound { ... }
 type Error struct {
 	Code       Code
 	Field      string        // JSON pointer (RFC 6901) of the offending input field, e.g. "/amountUsdc"
@@ -114,22 +105,6 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Is reports whether target is an *Error with the same Code, so that
-// errors.Is(err, &fiscal.Error{Code: fiscal.CodeNotFound}) works.
-func (e *Error) Is(target error) bool {
-	t, ok := target.(*Error)
-	return ok && t.Code == e.Code
-}
-
-// CodeOf returns the Code of err, or CodeInternal when err is not an *Error.
-func CodeOf(err error) Code {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return CodeInternal
-}
-
 func badRequest(field, format string, args ...any) *Error {
 	return &Error{Code: CodeBadRequest, Field: field, Detail: fmt.Sprintf(format, args...)}
 }
@@ -137,3 +112,22 @@ func badRequest(field, format string, args ...any) *Error {
 func notFound(what string) *Error {
 	return &Error{Code: CodeNotFound, Detail: what + " not found"}
 }
+
+// prefixField puts a part's pointer before the field of an *Error (the
+// buyer facts of an ingest are under /buyer).
+func prefixField(ptr string, err error) error {
+	var fe *Error
+	if errors.As(err, &fe) {
+		cp := *fe
+		cp.Field = ptr + fe.Field
+		return &cp
+	}
+	return err
+}
+
+// BadRequest is a BAD_REQUEST naming the offending field (a JSON pointer,
+// or a query parameter's name).
+func BadRequest(field, format string, args ...any) *Error { return badRequest(field, format, args...) }
+
+// NotFound is a NOT_FOUND for what ("settlement x402-…").
+func NotFound(what string) *Error { return notFound(what) }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/fiscal402/fiscal402/internal/testtool"
 )
 
@@ -22,6 +23,7 @@ func FuzzSettleInvoice(f *testing.F) {
 	xmllint := testtool.LookPath(f, "xmllint")
 	xsd := testtool.Conformance(f, "ubl-2.1", "maindoc", "UBL-Invoice-2.1.xsd")
 	e := testEngine(f, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), irishSeller)
+	books := fiscaltest.Books(f, e, 0)
 	seeds := []struct{ amount, country, postal, name, kind string }{
 		{"0.000001", "DE", "", "", ""},
 		{"999999999.999999", "FR", "", "Zoë & <Co> \"quoted\" 'x'", ""},
@@ -42,7 +44,7 @@ func FuzzSettleInvoice(f *testing.F) {
 		i := int(n.Add(1))
 		req := request(i, amount, country, "2026-04-10T14:30:00Z")
 		req.ConsumerPostalCode, req.ConsumerName, req.SupplyKind = postal, name, kind
-		res, err := e.Settle(context.Background(), "acct_0", req, "")
+		res, err := books.Settle(context.Background(), req, "")
 		if err != nil {
 			var fe *fiscal.Error
 			if !errors.As(err, &fe) || fe.Code == fiscal.CodeInternal {
@@ -58,7 +60,7 @@ func FuzzSettleInvoice(f *testing.F) {
 			return
 		}
 		checkAmounts(t, r)
-		ubl, _, err := e.Invoice(context.Background(), "acct_0", r.ID)
+		ubl, _, err := books.Invoice(context.Background(), r.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

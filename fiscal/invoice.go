@@ -7,6 +7,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/ubl"
 	"github.com/fiscal402/fiscal402/vat"
@@ -15,8 +16,8 @@ import (
 // networkNames are the human names of the supported networks, for the
 // invoice note.
 var networkNames = map[string]string{
-	NetworkBase:     "Base",
-	NetworkEthereum: "Ethereum",
+	evmverify.NetworkBase:     "Base",
+	evmverify.NetworkEthereum: "Ethereum",
 }
 
 // invoiceFor builds the UBL invoice of a processed record: one line, EUR,

@@ -2,12 +2,11 @@ package fiscal_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/fiscal402/fiscal402/receipt"
 )
 
@@ -17,21 +16,17 @@ import (
 // after the retired key's window is refused.
 func TestRotateReceiptKey(t *testing.T) {
 	dir := t.TempDir()
-	accounts, err := fiscal.NewAccounts([]fiscal.Account{{ID: "acct", KeyHashes: []string{fiscal.HashKey("k")}, Seller: irishSeller}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	now := time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC)
 	open := func() *fiscal.Engine {
-		e, err := fiscal.New(fiscal.Config{DataDir: dir, Accounts: accounts, Rand: &seededRand{},
-			Clock: func() time.Time { return now }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		e, err := fiscal.New(fiscal.Config{Dir: dir, Accounts: fiscaltest.Accounts(irishSeller), Rand: &fiscaltest.Rand{},
+			Clock: func() time.Time { return now }, Logger: fiscaltest.Logger()})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return e
 	}
 	e := open()
-	first, err := e.Settle(context.Background(), "acct", request(1, "10.00", "DE", "2026-04-10T14:30:00Z"), "")
+	first, err := fiscaltest.Books(t, e, 0).Settle(context.Background(), request(1, "10.00", "DE", "2026-04-10T14:30:00Z"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +41,7 @@ func TestRotateReceiptKey(t *testing.T) {
 	now = now.Add(time.Hour)
 	e = open()
 	defer e.Close()
-	second, err := e.Settle(context.Background(), "acct", request(2, "10.00", "DE", "2026-04-10T14:30:00Z"), "")
+	second, err := fiscaltest.Books(t, e, 0).Settle(context.Background(), request(2, "10.00", "DE", "2026-04-10T14:30:00Z"), "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,10 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
-	"net/url"
-	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/fiscal402/fiscal402/vat"
@@ -17,8 +13,8 @@ import (
 
 // Listing limits (spec §4 leaves GET /settlements open; README "Listing").
 const (
-	DefaultListLimit = 50
-	MaxListLimit     = 200
+	defaultListLimit = 50
+	maxListLimit     = 200
 	// maxListScan bounds the postings one page may examine, so that a
 	// selective filter over a long history costs bounded work per request: a
 	// page that hits the bound may hold fewer than limit items, and has_more
@@ -37,7 +33,7 @@ const (
 // event, Art. 63 VAT Directive, which an OSS return is organised by). Every
 // bound is inclusive; a date means the whole UTC day.
 type ListQuery struct {
-	Limit         int       // 1..MaxListLimit; 0 means DefaultListLimit
+	Limit         int       // 1..maxListLimit; 0 means defaultListLimit
 	Cursor        string    // next_cursor of the previous page; "" for the first page
 	From, To      time.Time // createdAt bounds; zero means unbounded
 	SettledFrom   time.Time // settlement timestamp bounds; zero means unbounded
@@ -45,100 +41,17 @@ type ListQuery struct {
 	ReviewStatus  string // settlements only: PROCESSED or PENDING_MANUAL_REVIEW
 	Status        string // fiscal events only: DETERMINED or MANUAL_REVIEW_REQUIRED
 	TaxingCountry string // ISO 3166-1 alpha-2 (GR for Greece; EL is accepted)
+	// Object is the kind of record listed: ObjectSettlement ("", the
+	// default) or ObjectFiscalEvent.
+	Object string
 }
 
-// listParams are the query parameters ParseListQuery knows; any other is a
-// BAD_REQUEST, so that a misspelt filter is not silently ignored.
-var listParams = []string{"cursor", "from", "limit", "reviewStatus", "settledFrom", "settledTo", "status", "taxingCountry", "to"}
-
-// ParseListQuery reads a ListQuery from URL query parameters (limit, cursor,
-// from, to, settledFrom, settledTo, reviewStatus, status, taxingCountry).
-// Unknown and repeated parameters are BAD_REQUEST errors whose Field is the
-// parameter name.
-func ParseListQuery(v url.Values) (ListQuery, error) {
-	var q ListQuery
-	names := make([]string, 0, len(v))
-	for name := range v {
-		names = append(names, name)
-	}
-	sort.Strings(names) // report the same error for the same query
-	for _, name := range names {
-		i := sort.SearchStrings(listParams, name)
-		if i == len(listParams) || listParams[i] != name {
-			field := name
-			if field == "" {
-				field = "query" // "?=x": a parameter without a name
-			}
-			return q, badRequest(field, "unknown query parameter %q; known: %s", name, strings.Join(listParams, ", "))
-		}
-		if len(v[name]) > 1 {
-			return q, badRequest(name, "query parameter %q is repeated", name)
-		}
-	}
-	if s := v.Get("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > MaxListLimit {
-			return q, badRequest("limit", "must be an integer from 1 to %d", MaxListLimit)
-		}
-		q.Limit = n
-	}
-	q.Cursor = v.Get("cursor")
-	var err error
-	if q.From, err = parseBound("from", v.Get("from"), false); err != nil {
-		return q, err
-	}
-	if q.To, err = parseBound("to", v.Get("to"), true); err != nil {
-		return q, err
-	}
-	if q.SettledFrom, err = parseBound("settledFrom", v.Get("settledFrom"), false); err != nil {
-		return q, err
-	}
-	if q.SettledTo, err = parseBound("settledTo", v.Get("settledTo"), true); err != nil {
-		return q, err
-	}
-	q.ReviewStatus, q.Status = v.Get("reviewStatus"), v.Get("status")
-	if c := v.Get("taxingCountry"); c != "" {
-		if q.TaxingCountry, err = parseCountry("taxingCountry", c); err != nil {
-			return q, err
-		}
-	}
-	return q, nil
-}
-
-// parseBound reads a date (YYYY-MM-DD: the whole UTC day) or an RFC 3339
-// instant. An upper bound on a date is the day's last nanosecond.
-func parseBound(field, v string, upper bool) (time.Time, error) {
-	if v == "" {
-		return time.Time{}, nil
-	}
-	if d, err := time.Parse(time.DateOnly, v); err == nil {
-		if upper {
-			d = d.AddDate(0, 0, 1).Add(-time.Nanosecond)
-		}
-		return checkYear(field, d)
-	}
-	t, err := time.Parse(time.RFC3339Nano, v)
-	if err != nil {
-		return time.Time{}, badRequest(field, "must be a date (2026-04-10) or an RFC 3339 instant (2026-04-10T12:00:00Z); in a URL write + as %%2B")
-	}
-	return checkYear(field, t.UTC())
-}
-
-// checkYear keeps a bound where nanosecond Unix time is defined.
-func checkYear(field string, t time.Time) (time.Time, error) {
-	if !t.IsZero() && (t.Year() < 1970 || t.Year() > 2200) {
-		return time.Time{}, badRequest(field, "must lie between the years 1970 and 2200")
-	}
-	return t, nil
-}
-
-// check validates the query for a kind of record.
 func (q *ListQuery) check(object string) error {
 	if q.Limit == 0 {
-		q.Limit = DefaultListLimit
+		q.Limit = defaultListLimit
 	}
-	if q.Limit < 1 || q.Limit > MaxListLimit {
-		return badRequest("limit", "must be from 1 to %d", MaxListLimit)
+	if q.Limit < 1 || q.Limit > maxListLimit {
+		return badRequest("limit", "must be from 1 to %d", maxListLimit)
 	}
 	if !q.From.IsZero() && !q.To.IsZero() && q.To.Before(q.From) {
 		return badRequest("to", "is before from")
@@ -147,7 +60,7 @@ func (q *ListQuery) check(object string) error {
 		return badRequest("settledTo", "is before settledFrom")
 	}
 	switch object {
-	case objectFiscalEvent:
+	case ObjectFiscalEvent:
 		if q.ReviewStatus != "" {
 			return badRequest("reviewStatus", "does not apply to fiscal events; filter by status (%s or %s)", vat.StatusDetermined, vat.StatusManualReview)
 		}
@@ -180,14 +93,16 @@ type Page struct {
 	NextCursor string            `json:"next_cursor,omitempty"`
 }
 
-// ListSettlements returns a page of the account's settlement records.
-func (e *Engine) ListSettlements(ctx context.Context, accountID string, q ListQuery) (*Page, error) {
-	return e.list(ctx, accountID, indexAccountTime, "settlement", q, maxListScan)
-}
-
-// ListFiscalEvents returns a page of the account's fiscal events.
-func (e *Engine) ListFiscalEvents(ctx context.Context, accountID string, q ListQuery) (*Page, error) {
-	return e.list(ctx, accountID, indexAccountFiscalEvents, objectFiscalEvent, q, maxListScan)
+// List returns a page of the account's records of one kind: settlement
+// records, or fiscal events when q.Object is ObjectFiscalEvent.
+func (b *Books) List(ctx context.Context, q ListQuery) (*Page, error) {
+	switch q.Object {
+	case "", ObjectSettlement:
+		return b.list(ctx, indexAccountTime, ObjectSettlement, q, maxListScan)
+	case ObjectFiscalEvent:
+		return b.list(ctx, indexAccountFiscalEvents, ObjectFiscalEvent, q, maxListScan)
+	}
+	return nil, badRequest("object", "is %q; want %q or %q", q.Object, ObjectSettlement, ObjectFiscalEvent)
 }
 
 // cursorVersion opens every cursor, so that a later encoding can be told
@@ -196,10 +111,8 @@ const cursorVersion = 1
 
 // list scans index backwards for the account, examining at most budget
 // postings.
-func (e *Engine) list(ctx context.Context, accountID, index, object string, q ListQuery, budget int) (*Page, error) {
-	if _, ok := e.accounts.Get(accountID); !ok {
-		return nil, &Error{Code: CodeAuthenticationFailed, Detail: "unknown account"}
-	}
+func (b *Books) list(ctx context.Context, index, object string, q ListQuery, budget int) (*Page, error) {
+	e, accountID := b.e, b.acc.ID
 	if err := q.check(object); err != nil {
 		return nil, err
 	}

@@ -1,8 +1,12 @@
 package fiscal
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/vat"
 	"github.com/fiscal402/fiscal402/vies"
 )
@@ -19,9 +23,29 @@ const (
 	ReasonFXRateUnavailable = "fx_rate_unavailable"
 )
 
-// RecordVersion is the in-band version of the fiscal record format; a
+// CustodyNone is the custody of every record: the engine never holds funds
+// (spec §1).
+const CustodyNone = receipt.CustodyNone
+
+// Record objects (Record.Object): what a stored document is.
+const (
+	ObjectSettlement  = "settlement"
+	ObjectFiscalEvent = "fiscal_event"
+)
+
+// RecordX402 is what the x402 documents said beyond the settlement itself,
+// kept on x402-ingested records for reconciliation (research x402-evm.md
+// §6.8). It is not part of the signed receipt, whose format is frozen.
+type RecordX402 struct {
+	Version        int    `json:"x402Version"`
+	ResourceURL    string `json:"resourceUrl,omitempty"`
+	TransferMethod string `json:"transferMethod,omitempty"`     // eip3009 | permit2 | erc7710, from the payload's shape
+	Nonce          string `json:"authorizationNonce,omitempty"` // the EIP-3009 nonce (bytes32), when the payload has one
+}
+
+// recordVersion is the in-band version of the fiscal record format; a
 // backwards-incompatible change gets a new value, fields may be added.
-const RecordVersion = "fiscal402.record/1"
+const recordVersion = "fiscal402.record/1"
 
 // Record is a fiscal record: the 201 body of POST /settlements and the body
 // of GET /settlements/{id} (spec §2.2, whose fields are all here; the others
@@ -160,3 +184,14 @@ type LedgerRef struct {
 	Origin string `json:"origin"`
 	Index  int64  `json:"index"`
 }
+
+// EventID derives the event id of a payment from (network, lower-case tx
+// hash), so that replicas and replays agree (DESIGN.md "Identifiers"): it is
+// also the id of the payment's record.
+func EventID(network, txHash string) string {
+	h := sha256.Sum256([]byte(network + ":" + txHash))
+	return "x402-" + hex.EncodeToString(h[:16])
+}
+
+// ReceiptID is the receipt id of an entry id (spec §2.5).
+func ReceiptID(entryID string) string { return "rcpt_" + entryID }

@@ -1,12 +1,10 @@
 package fiscal
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
+	"math/big"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -52,15 +50,24 @@ const (
 	MaxClockSkew = 5 * time.Minute
 )
 
-// The networks and assets of spec §1 ("Supported chains", "Supported assets").
-// The networks are evmverify's, so that what the engine accepts and what it
-// can verify on chain are one list.
+// The payments of spec §1: protocols, networks ("Supported chains") and
+// assets ("Supported assets"). The networks are evmverify's, so that what
+// the engine accepts and what it can verify on chain are one list.
 const (
-	NetworkBase     = evmverify.NetworkBase
-	NetworkEthereum = evmverify.NetworkEthereum
-	AssetUSDC       = "USDC"
-	SchemeExact     = "exact"
+	assetUSDC    = "USDC"
+	protocolX402 = "x402"
+	schemeExact  = "exact"
+	usdcDecimals = evmverify.USDCDecimals
 )
+
+func describeNetworks() string {
+	out := make([]string, 0, len(usdcContracts))
+	for n := range usdcContracts {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
+}
 
 // usdcContracts are the USDC token contracts per supported network, lower
 // case, taken from evmverify.USDCContract (which cites Circle's address list
@@ -68,7 +75,7 @@ const (
 // contract address must be one of them. Built once, never changed.
 var usdcContracts = func() map[string]string {
 	m := map[string]string{}
-	for _, n := range []string{NetworkBase, NetworkEthereum} {
+	for _, n := range []string{evmverify.NetworkBase, evmverify.NetworkEthereum} {
 		addr, ok := evmverify.USDCContract(n)
 		if !ok {
 			panic("fiscal: evmverify knows no USDC contract on " + n)
@@ -86,133 +93,36 @@ var (
 	idemKeyRE = regexp.MustCompile(`^[\x21-\x7e]{1,` + strconv.Itoa(maxIdempotencyKeyLen) + `}$`)
 )
 
-// DecodeSettlementRequest reads one JSON object from r strictly: unknown
-// fields, duplicate fields, JSON numbers where strings are required, trailing
-// data and non-objects are errors (*Error, CodeBadRequest, with the field as
-// a JSON pointer). A misspelled "consumerCountry" must not silently become a
-// record pending review.
-func DecodeSettlementRequest(r io.Reader) (SettlementRequest, error) {
-	var req SettlementRequest
-	err := decodeStrict(r, &req)
-	return req, err
+// BuyerFacts are what the merchant attests about the buyer and the supply:
+// the merchant-attested fields of POST /settlements (spec §2.1) under the
+// same JSON names, validated by the same rules; every field is optional.
+// Without Country the record is PENDING_MANUAL_REVIEW
+// (buyer_country_missing), never 0 % VAT. Ingest paths, whose other facts
+// come from x402 documents or the chain, take them as they are.
+type BuyerFacts struct {
+	Country     string `json:"consumerCountry,omitempty"`    // ISO 3166-1 alpha-2 (EL, XI accepted)
+	VATNumber   string `json:"consumerVatNumber,omitempty"`  // with its country prefix; checked with the registry
+	Name        string `json:"consumerName,omitempty"`       // at most 200 characters
+	PostalCode  string `json:"consumerPostalCode,omitempty"` // special territories (Canary Islands, Åland, ...)
+	SupplyKind  string `json:"supplyKind,omitempty"`         // "" = the account's default, else "digital_service"
+	Description string `json:"description,omitempty"`        // the invoice line's item name; "" = the account's
 }
 
-func decodeStrict(r io.Reader, v any) error {
-	body, err := io.ReadAll(r)
-	if err != nil {
-		return &Error{Code: CodeBadRequest, Detail: "the request body could not be read", Err: err}
-	}
-	if len(bytes.TrimSpace(body)) == 0 {
-		return badRequest("", "the request body is empty; a JSON object is required")
-	}
-	if !utf8.Valid(body) {
-		return badRequest("", "the request body is not valid UTF-8")
-	}
-	if err := checkDuplicateKeys(body); err != nil {
-		return err
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return locateUnknownField(jsonError(err), err, body, v)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return badRequest("", "unexpected data after the JSON object")
-	}
-	return nil
+// Normalised validates the facts and returns them in their stored form.
+// Field pointers are /buyer/<JSON name>.
+func (b BuyerFacts) Normalised() (BuyerFacts, error) {
+	n, err := parseBuyer(SettlementRequest{
+		ConsumerCountry: b.Country, ConsumerVATNumber: b.VATNumber, ConsumerName: b.Name, ConsumerPostalCode: b.PostalCode,
+		SupplyKind: b.SupplyKind, Description: b.Description,
+	})
+	return n, prefixField("/buyer", err)
 }
 
-// jsonError turns an encoding/json error into a BAD_REQUEST naming the field.
-func jsonError(err error) *Error {
-	var typeErr *json.UnmarshalTypeError
-	var syntaxErr *json.SyntaxError
-	switch {
-	case errors.As(err, &typeErr):
-		field := "/" + strings.ReplaceAll(typeErr.Field, ".", "/")
-		if typeErr.Field == "" {
-			return badRequest("", "the request body must be a JSON object, not a JSON %s", typeErr.Value)
-		}
-		if typeErr.Value == "number" {
-			return badRequest(field, "must be a JSON string (amounts are decimal strings such as \"1.50\"), not a JSON number")
-		}
-		return badRequest(field, "must be a JSON %s, not a JSON %s", typeErr.Type.Kind(), typeErr.Value)
-	case errors.As(err, &syntaxErr):
-		return badRequest("", "the request body is not valid JSON (offset %d): %s", syntaxErr.Offset, syntaxErr.Error())
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return badRequest("", "the request body is truncated JSON")
-	}
-	// encoding/json reports unknown fields only as text: `json: unknown field "x"`.
-	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		name = strings.Trim(name, `"`)
-		return badRequest("/"+name, "unknown field %q (check the spelling; unknown fields are rejected)", name)
-	}
-	return badRequest("", "the request body is not a valid JSON object: %v", err)
-}
-
-// checkDuplicateKeys rejects an object that names one member twice at any
-// depth: {"consumerCountry":"DE","consumerCountry":"FR"} has no single meaning,
-// and encoding/json would silently keep the last one.
-func checkDuplicateKeys(body []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := walkJSON(dec, ""); err != nil && !errors.Is(err, errStopWalk) {
-		return err
-	}
-	return nil
-}
-
-// errStopWalk ends the duplicate scan at a syntax error; the strict decoder
-// then reports that error with better context.
-var errStopWalk = errors.New("stop")
-
-func walkJSON(dec *json.Decoder, path string) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return errStopWalk
-	}
-	d, ok := tok.(json.Delim)
-	if !ok {
-		return nil
-	}
-	switch d {
-	case '{':
-		seen := map[string]bool{}
-		for dec.More() {
-			kt, err := dec.Token()
-			if err != nil {
-				return errStopWalk
-			}
-			key, _ := kt.(string)
-			member := path + "/" + jsonPointerEscape(key)
-			if seen[key] {
-				return badRequest(member, "field %q appears more than once", key)
-			}
-			seen[key] = true
-			if err := walkJSON(dec, member); err != nil {
-				return err
-			}
-		}
-	case '[':
-		for i := 0; dec.More(); i++ {
-			if err := walkJSON(dec, fmt.Sprintf("%s/%d", path, i)); err != nil {
-				return err
-			}
-		}
-	}
-	if _, err := dec.Token(); err != nil { // the closing delimiter
-		return errStopWalk
-	}
-	return nil
-}
-
-// jsonPointerEscape escapes a member name for a JSON pointer (RFC 6901 §3).
-func jsonPointerEscape(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
-
-// settlement is a validated, normalised settlement: lower-case hashes and
-// addresses, canonical amount, UTC time, upper-case country.
-type settlement struct {
+// Payment is a validated, normalised settled payment with the merchant's
+// facts about the buyer and the supply: lower-case hashes and addresses,
+// canonical amount, UTC time, upper-case country. SettlementRequest.Payment
+// makes one; every way in records from one.
+type Payment struct {
 	Amount         decimal.Decimal
 	AmountString   string // as sent (validated: plain decimal, at most 6 decimals)
 	TxHash         string
@@ -223,27 +133,19 @@ type settlement struct {
 	Asset          string
 	Scheme         string
 	Protocol       string // "x402" or "evm-transfer"
-	Buyer          buyerFacts
-	SupplyKind     string
-	Description    string
-	// Facts, when set, are the on-chain facts the payment was read from
-	// (x402 and evm-transfer ingest); prepare then does not ask the chain
-	// a second time.
-	Facts *evmverify.Facts
+	Buyer          BuyerFacts
 }
 
-type buyerFacts struct {
-	Country    string
-	PostalCode string
-	VATNumber  string
-	Name       string
+// Payment checks a request against the specification (§1 conventions,
+// §2.1) and returns the normalised payment or an *Error naming the first
+// field that fails (a JSON pointer). now is the engine clock, for the
+// future-timestamp check.
+func (req SettlementRequest) Payment(now time.Time) (Payment, error) {
+	return req.payment(now)
 }
 
-// validate checks a request against the specification (§1 conventions, §2.1)
-// and returns the normalised settlement or an *Error naming the first field
-// that fails. now is the engine clock, for the future-timestamp check.
-func (req SettlementRequest) validate(now time.Time) (settlement, error) {
-	var s settlement
+func (req SettlementRequest) payment(now time.Time) (Payment, error) {
+	var s Payment
 	var err error
 	if s.Amount, s.AmountString, err = parseUSDCAmount("/amountUsdc", req.AmountUSDC); err != nil {
 		return s, err
@@ -270,18 +172,12 @@ func (req SettlementRequest) validate(now time.Time) (settlement, error) {
 	if s.Asset, err = parseAsset(req.Network, req.Asset); err != nil {
 		return s, err
 	}
-	s.Scheme = SchemeExact
-	if req.Scheme != "" && req.Scheme != SchemeExact {
-		return s, &Error{Code: CodeUnsupportedScheme, Field: "/scheme", Detail: fmt.Sprintf("scheme %q is not supported; supported: %q", req.Scheme, SchemeExact)}
+	s.Scheme = schemeExact
+	if req.Scheme != "" && req.Scheme != schemeExact {
+		return s, &Error{Code: CodeUnsupportedScheme, Field: "/scheme", Detail: fmt.Sprintf("scheme %q is not supported; supported: %q", req.Scheme, schemeExact)}
 	}
-	s.Protocol = ProtocolX402
+	s.Protocol = protocolX402
 	if s.Buyer, err = parseBuyer(req); err != nil {
-		return s, err
-	}
-	if s.SupplyKind, err = parseToken("/supplyKind", req.SupplyKind); err != nil {
-		return s, err
-	}
-	if s.Description, err = parseText("/description", req.Description); err != nil {
 		return s, err
 	}
 	return s, nil
@@ -292,7 +188,7 @@ func (req SettlementRequest) validate(now time.Time) (settlement, error) {
 // UNSUPPORTED_NETWORK naming the supported ones.
 func parseNetwork(field, v string) (string, error) {
 	if v == "" {
-		return "", badRequest(field, "is required (CAIP-2, e.g. %q)", NetworkBase)
+		return "", badRequest(field, "is required (CAIP-2, e.g. %q)", evmverify.NetworkBase)
 	}
 	if _, ok := usdcContracts[v]; !ok {
 		detail := fmt.Sprintf("network %q is not supported; supported: %s", v, describeNetworks())
@@ -373,16 +269,16 @@ func parseAddress(field, v string) (string, error) {
 // address of the network, compared case-insensitively.
 func parseAsset(network, v string) (string, error) {
 	switch {
-	case v == "" || v == AssetUSDC:
-		return AssetUSDC, nil
+	case v == "" || v == assetUSDC:
+		return assetUSDC, nil
 	case strings.EqualFold(v, usdcContracts[network]):
-		return AssetUSDC, nil
+		return assetUSDC, nil
 	}
-	return "", &Error{Code: CodeUnsupportedAsset, Field: "/asset", Detail: fmt.Sprintf("asset %q is not supported on %s; supported: %q (or its contract %s)", v, network, AssetUSDC, usdcContracts[network])}
+	return "", &Error{Code: CodeUnsupportedAsset, Field: "/asset", Detail: fmt.Sprintf("asset %q is not supported on %s; supported: %q (or its contract %s)", v, network, assetUSDC, usdcContracts[network])}
 }
 
-func parseBuyer(req SettlementRequest) (buyerFacts, error) {
-	var b buyerFacts
+func parseBuyer(req SettlementRequest) (BuyerFacts, error) {
+	var b BuyerFacts
 	if req.ConsumerCountry != "" {
 		c, err := parseCountry("/consumerCountry", req.ConsumerCountry)
 		if err != nil {
@@ -405,6 +301,12 @@ func parseBuyer(req SettlementRequest) (buyerFacts, error) {
 	b.VATNumber = vn
 	var err error
 	if b.Name, err = parseText("/consumerName", req.ConsumerName); err != nil {
+		return b, err
+	}
+	if b.SupplyKind, err = parseToken("/supplyKind", req.SupplyKind); err != nil {
+		return b, err
+	}
+	if b.Description, err = parseText("/description", req.Description); err != nil {
 		return b, err
 	}
 	return b, nil
@@ -464,4 +366,39 @@ func validIdempotencyKey(k string) error {
 		return &Error{Code: CodeBadRequest, Field: "Idempotency-Key", Detail: fmt.Sprintf("must be 1 to %d visible ASCII characters", maxIdempotencyKeyLen)}
 	}
 	return nil
+}
+
+// paymentFromChain builds the payment an ingest path read from the chain,
+// through the same validation as POST /settlements: amount, payer, receiver
+// and time are the Transfer log's and its block's; the buyer facts are the
+// merchant's.
+func paymentFromChain(in Ingest, f evmverify.Facts, now time.Time) (Payment, error) {
+	amount, ok := new(big.Int).SetString(f.Amount, 10)
+	if !ok {
+		return Payment{}, &Error{Code: CodeInternal, Detail: "the chain facts carry an unreadable amount", Err: fmt.Errorf("amount %q", f.Amount)}
+	}
+	if amount.Sign() <= 0 {
+		return Payment{}, badRequest("/logIndex", "the Transfer at log %d moves 0 USDC: it is not a payment", f.LogIndex)
+	}
+	req := SettlementRequest{
+		AmountUSDC:         decimal.NewFromBigInt(amount, -usdcDecimals).String(),
+		TxHash:             in.TxHash,
+		Timestamp:          f.BlockTime.UTC().Format(time.RFC3339),
+		PayerWallet:        f.From,
+		ReceiverWallet:     f.To,
+		Network:            in.Network,
+		Asset:              assetUSDC,
+		ConsumerCountry:    in.Buyer.Country,
+		ConsumerVATNumber:  in.Buyer.VATNumber,
+		ConsumerName:       in.Buyer.Name,
+		ConsumerPostalCode: in.Buyer.PostalCode,
+		SupplyKind:         in.Buyer.SupplyKind,
+		Description:        in.Buyer.Description,
+	}
+	p, err := req.payment(now)
+	if err != nil {
+		return Payment{}, err
+	}
+	p.Protocol, p.Scheme = in.Protocol, in.Scheme
+	return p, nil
 }

@@ -74,7 +74,6 @@ func (p RecheckPolicy) delay(attempts int) time.Duration {
 
 const (
 	bucketRecheck     = "recheck" // record id → recheckItem JSON
-	claimRevision     = "revision"
 	reasonVATUnverify = "vat_number_unverified"
 )
 
@@ -98,20 +97,20 @@ func recheckable(r *vies.Result) bool {
 	return r != nil && r.Status == vies.StatusUnavailable && r.Fault != vies.FaultRegistryOff && r.Fault != vies.FaultUnsupported
 }
 
-// queueRecheck adds the re-check of en's VAT number to the entry's writes
-// when the record waits on a registry that may answer later.
-func (e *Engine) queueRecheck(en *entry, seller Seller, reg *vies.Result, now time.Time) error {
-	if e.vies == nil || !recheckable(reg) || !hasReason(en.record.ReviewReasons, reasonVATUnverify) {
+// queueRecheck adds the re-check of the draft's VAT number to the entry's
+// writes when the record waits on a registry that may answer later.
+func (e *Engine) queueRecheck(d *Draft, seller Seller, reg *vies.Result, now time.Time) error {
+	if e.cfg.VIES == nil || !recheckable(reg) || !hasReason(d.Record.ReviewReasons, reasonVATUnverify) {
 		return nil
 	}
 	item, err := json.Marshal(recheckItem{
-		RecordID: en.record.ID, VATNumber: en.record.Buyer.VATNumber, Seller: seller,
-		Since: now, Attempts: 1, NextAt: now.Add(e.recheck.delay(1)), LastFault: reg.Fault,
+		RecordID: d.Record.ID, VATNumber: d.Record.Buyer.VATNumber, Seller: seller,
+		Since: now, Attempts: 1, NextAt: now.Add(e.cfg.Recheck.delay(1)), LastFault: reg.Fault,
 	})
 	if err != nil {
 		return err
 	}
-	en.puts = append(en.puts, ledger.Put{Bucket: bucketRecheck, Key: []byte(en.record.ID), Value: item})
+	d.Puts = append(d.Puts, ledger.Put{Bucket: bucketRecheck, Key: []byte(d.Record.ID), Value: item})
 	return nil
 }
 
@@ -137,10 +136,10 @@ func (e *Engine) PendingRechecks() (int, error) {
 // has come and completes the records it can. It returns how many records got
 // a new revision. The background loop calls it; operators and tests may too.
 func (e *Engine) RecheckNow(ctx context.Context) (int, error) {
-	if e.vies == nil {
+	if e.cfg.VIES == nil {
 		return 0, nil
 	}
-	now := e.clock().UTC()
+	now := e.Now().UTC()
 	var due []recheckItem
 	err := e.ledger.View(func(tx ledger.Tx) error {
 		return tx.Scan(bucketRecheck, nil, nil, false, func(k, v []byte) bool {
@@ -161,7 +160,7 @@ func (e *Engine) RecheckNow(ctx context.Context) (int, error) {
 		}
 		revised, err := e.recheckOne(ctx, it, now)
 		if err != nil {
-			e.log.Error("vat number re-check failed", "record", it.RecordID, "err", err)
+			e.cfg.Logger.Error("vat number re-check failed", "record", it.RecordID, "err", err)
 			continue
 		}
 		if revised {
@@ -174,11 +173,11 @@ func (e *Engine) RecheckNow(ctx context.Context) (int, error) {
 // recheckOne asks once. A definitive answer, or giving up, appends a
 // revision and dequeues; another unavailable answer reschedules.
 func (e *Engine) recheckOne(ctx context.Context, it recheckItem, now time.Time) (bool, error) {
-	r := e.vies.Check(ctx, it.VATNumber)
-	giveUp := now.Sub(it.Since) >= e.recheck.GiveUpAfter
+	r := e.cfg.VIES.Check(ctx, it.VATNumber)
+	giveUp := now.Sub(it.Since) >= e.cfg.Recheck.GiveUpAfter
 	if recheckable(&r) && !giveUp {
 		it.Attempts++
-		it.NextAt = now.Add(e.recheck.delay(it.Attempts))
+		it.NextAt = now.Add(e.cfg.Recheck.delay(it.Attempts))
 		it.LastFault = r.Fault
 		raw, err := json.Marshal(it)
 		if err != nil {
@@ -197,72 +196,75 @@ func (e *Engine) amend(ctx context.Context, it recheckItem, reg *vies.Result, ab
 	if err != nil {
 		return err
 	}
-	s, err := settlementOf(prev)
+	p, err := paymentOf(prev)
 	if err != nil {
 		return err
 	}
-	en, err := e.build(ctx, prev.Account, it.Seller, s, now, prev.Verification, reg)
+	d, err := e.Prepare(ctx, prev.Account, Supply{Payment: p, Seller: it.Seller, Verification: prev.Verification, registry: reg}, now)
 	if err != nil {
 		return err
 	}
 	if abandoned {
-		for i, reason := range en.record.ReviewReasons {
+		for i, reason := range d.Record.ReviewReasons {
 			if reason.Code == reasonVATUnverify {
-				en.record.ReviewReasons[i].Detail = fmt.Sprintf("the registry could not confirm %s in %d attempts over %s (last fault %s); review by a person is needed",
+				d.Record.ReviewReasons[i].Detail = fmt.Sprintf("the registry could not confirm %s in %d attempts over %s (last fault %s); review by a person is needed",
 					it.VATNumber, it.Attempts+1, now.Sub(it.Since).Round(time.Minute), reg.Fault)
 			}
 		}
 	}
 	revision := prev.Revision + 1
-	en.id = revisionEntryID(prev.ID, revision)
-	en.eventType = EventSettlementPendingReview
-	if en.record.ReviewStatus == StatusProcessed {
-		en.eventType = EventSettlementReviewResolve
+	d.id = revisionEntryID(prev.ID, revision)
+	d.EventType = EventSettlementPendingReview
+	if d.Record.ReviewStatus == StatusProcessed {
+		d.EventType = EventSettlementReviewResolve
 	}
-	rec := &en.record
+	if err := e.Issue(d, it.Seller); err != nil {
+		return err
+	}
+	rec := &d.Record
 	rec.CreatedAt = prev.CreatedAt
 	rec.Revision = revision
-	rec.Receipt = ReceiptRef{ID: ReceiptID(en.id), Spec: rec.Receipt.Spec, URL: "/v1/receipts/" + ReceiptID(en.id)}
+	rec.Receipt = ReceiptRef{ID: ReceiptID(d.id), Spec: rec.Receipt.Spec, URL: "/v1/receipts/" + ReceiptID(d.id)}
 	rec.History = append(append([]Revision(nil), prev.History...), Revision{
-		Revision: revision, EventType: en.eventType, ReviewStatus: rec.ReviewStatus, ReviewReasons: rec.ReviewReasons,
+		Revision: revision, EventType: d.EventType, ReviewStatus: rec.ReviewStatus, ReviewReasons: rec.ReviewReasons,
 		ReceiptID: rec.Receipt.ID, At: now.Format(time.RFC3339Nano),
 	})
-	en.claims = receiptClaims(rec, now)
-	en.ledgerClaims = []ledger.Claim{{Space: claimRevision, Key: fmt.Sprintf("%s:%d", prev.ID, revision), Fingerprint: []byte(en.id)}}
-	en.puts = append(en.puts, ledger.Put{Bucket: bucketRecheck, Key: []byte(prev.ID)}) // dequeue, in the same transaction
-	_, res, err := e.write(ctx, en)
+	c := receiptClaims(rec, now)
+	d.claims = &c
+	d.Claims = []ledger.Claim{{Space: claimRevision, Key: fmt.Sprintf("%s:%d", prev.ID, revision), Fingerprint: []byte(d.id)}}
+	d.Puts = append(d.Puts, ledger.Put{Bucket: bucketRecheck, Key: []byte(prev.ID)}) // dequeue, in the same transaction
+	_, res, err := e.Commit(ctx, d)
 	if err == nil && res.Existing {
 		// Another pass wrote this revision first (same entry id, so the
 		// revision claim answered Existing); its write also dequeued.
-		e.log.Info("revision already written", "record", prev.ID, "revision", revision)
+		e.cfg.Logger.Info("revision already written", "record", prev.ID, "revision", revision)
 	}
 	return err
 }
 
-// settlementOf rebuilds the validated settlement of a stored record, so that
-// a revision is decided on exactly the facts of the sale.
-func settlementOf(r *Record) (settlement, error) {
+// paymentOf rebuilds the validated payment of a stored record, so that a
+// revision is decided on exactly the facts of the sale.
+func paymentOf(r *Record) (Payment, error) {
 	amount, err := decimal.NewFromString(r.Settlement.AmountUSDC)
 	if err != nil {
-		return settlement{}, fmt.Errorf("fiscal: record %s: amount: %w", r.ID, err)
+		return Payment{}, fmt.Errorf("fiscal: record %s: amount: %w", r.ID, err)
 	}
 	ts, err := time.Parse(time.RFC3339Nano, r.Settlement.Timestamp)
 	if err != nil {
-		return settlement{}, fmt.Errorf("fiscal: record %s: timestamp: %w", r.ID, err)
+		return Payment{}, fmt.Errorf("fiscal: record %s: timestamp: %w", r.ID, err)
 	}
-	return settlement{
+	return Payment{
 		Amount: amount, AmountString: r.Settlement.AmountUSDC, TxHash: r.Settlement.TxHash, Timestamp: ts,
 		PayerWallet: r.Settlement.PayerWallet, ReceiverWallet: r.Settlement.ReceiverWallet, Network: r.Settlement.Network,
 		Asset: r.Settlement.Asset, Scheme: r.Settlement.Scheme, Protocol: r.Settlement.Protocol,
-		Buyer:      buyerFacts{Country: r.Buyer.Country, PostalCode: r.Buyer.PostalCode, VATNumber: r.Buyer.VATNumber, Name: r.Buyer.Name},
-		SupplyKind: r.Supply.Kind, Description: r.Supply.Description,
+		Buyer: BuyerFacts{Country: r.Buyer.Country, PostalCode: r.Buyer.PostalCode, VATNumber: r.Buyer.VATNumber, Name: r.Buyer.Name,
+			SupplyKind: r.Supply.Kind, Description: r.Supply.Description},
 	}, nil
 }
 
 // runRecheckLoop re-checks due VAT numbers until stop is closed.
-func (e *Engine) runRecheckLoop(stop <-chan struct{}, done chan<- struct{}) {
-	defer close(done)
-	t := time.NewTicker(e.recheck.Interval)
+func (e *Engine) runRecheckLoop(stop <-chan struct{}) {
+	t := time.NewTicker(e.cfg.Recheck.Interval)
 	defer t.Stop()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -273,21 +275,10 @@ func (e *Engine) runRecheckLoop(stop <-chan struct{}, done chan<- struct{}) {
 			return
 		case <-t.C:
 			if n, err := e.RecheckNow(ctx); err != nil && ctx.Err() == nil {
-				e.log.Error("vat number re-check", "err", err)
+				e.cfg.Logger.Error("vat number re-check", "err", err)
 			} else if n > 0 {
-				e.log.Info("vat numbers re-checked", "revised", n)
+				e.cfg.Logger.Info("vat numbers re-checked", "revised", n)
 			}
 		}
 	}
-}
-
-// VATNumberSyntax checks a VAT number's syntax and check digits with the
-// vat package, in the form vies.ServiceConfig.Syntax takes: a number that
-// fails is invalid without asking a registry.
-func VATNumberSyntax(number string) (prefix, body string, err error) {
-	n, err := vat.ValidateNumber(number)
-	if err != nil {
-		return "", "", err
-	}
-	return n.Prefix, n.Body, nil
 }

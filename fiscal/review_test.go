@@ -2,12 +2,11 @@ package fiscal_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/fiscal402/fiscal402/vies"
 )
 
@@ -18,13 +17,9 @@ func TestRecheckLoopResolvesOnItsOwn(t *testing.T) {
 	fake := vies.NewFake()
 	const number = "DE136695976"
 	fake.Set(number, vies.Result{Status: vies.StatusUnavailable, Registry: vies.RegistryVIES, CountryCode: "DE", Number: "136695976", Fault: "MS_MAX_CONCURRENT_REQ", RequestDate: time.Now()})
-	accounts, err := fiscal.NewAccounts([]fiscal.Account{{ID: "acct", KeyHashes: []string{fiscal.HashKey("k")}, Seller: irishSeller}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	e, err := fiscal.New(fiscal.Config{
-		DataDir: t.TempDir(), Accounts: accounts, VIES: fake, Rand: &seededRand{},
-		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Dir: t.TempDir(), Accounts: fiscaltest.Accounts(irishSeller), VIES: fake, Rand: &fiscaltest.Rand{},
+		Logger:  fiscaltest.Logger(),
 		Recheck: fiscal.RecheckPolicy{Interval: 10 * time.Millisecond, BaseDelay: 20 * time.Millisecond, MaxDelay: 40 * time.Millisecond},
 	})
 	if err != nil {
@@ -33,7 +28,8 @@ func TestRecheckLoopResolvesOnItsOwn(t *testing.T) {
 	defer e.Close()
 	req := request(1, "100.00", "DE", "2026-04-10T14:30:00Z")
 	req.ConsumerVATNumber = number
-	res, err := e.Settle(context.Background(), "acct", req, "")
+	books := fiscaltest.Books(t, e, 0)
+	res, err := books.Settle(context.Background(), req, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +43,7 @@ func TestRecheckLoopResolvesOnItsOwn(t *testing.T) {
 	}
 	fake.Set(number, vies.Result{Status: vies.StatusValid, Registry: vies.RegistryVIES, CountryCode: "DE", Number: "136695976", RequestIdentifier: "WAPI-loop", RequestDate: time.Now()})
 	for time.Now().Before(deadline) {
-		r, _, err := e.Record(context.Background(), "acct", res.Record.ID)
+		r, _, err := books.Record(context.Background(), res.Record.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/vies"
 )
@@ -37,13 +38,9 @@ func TestDecisionRowsThroughEngine(t *testing.T) {
 	sellers := map[string]fiscal.Seller{"ie": irishSeller, "ie-under": underThreshold, "us": nonEU, "gb": uk}
 	var list []fiscal.Account
 	for _, id := range []string{"gb", "ie", "ie-under", "us"} {
-		list = append(list, fiscal.Account{ID: id, KeyHashes: []string{fiscal.HashKey(id)}, Seller: sellers[id]})
+		list = append(list, fiscal.Account{ID: id, Seller: sellers[id]})
 	}
-	accounts, err := fiscal.NewAccounts(list)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := fiscal.New(fiscal.Config{DataDir: t.TempDir(), Accounts: accounts, VIES: fake, Rand: &seededRand{},
+	e, err := fiscal.New(fiscal.Config{Dir: t.TempDir(), Accounts: list, VIES: fake, Rand: &fiscaltest.Rand{},
 		Clock: func() time.Time { return time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC) }, Recheck: fiscal.RecheckPolicy{Interval: -1}})
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +78,11 @@ func TestDecisionRowsThroughEngine(t *testing.T) {
 	for i, c := range cases {
 		req := request(1000+i, "119.00", c.country, "2026-04-10T14:30:00Z")
 		req.ConsumerPostalCode, req.ConsumerVATNumber, req.SupplyKind = c.postal, c.vatNumber, c.kind
-		res, err := e.Settle(context.Background(), c.seller, req, "")
+		books, err := e.Books(c.seller)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := books.Settle(context.Background(), req, "")
 		if err != nil {
 			t.Fatalf("row %s: %v", c.row, err)
 		}
@@ -115,7 +116,7 @@ func TestDecisionRowsThroughEngine(t *testing.T) {
 		if isPeppol := strings.Contains(r.Invoice.Profile, "peppol"); isPeppol != c.peppol {
 			t.Errorf("row %s: Peppol invoice %v, want %v", c.row, isPeppol, c.peppol)
 		}
-		ubl, _, err := e.Invoice(context.Background(), c.seller, r.ID)
+		ubl, _, err := books.Invoice(context.Background(), r.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,427 @@
+package fiscal
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/fiscal402/fiscal402/evmverify"
+	"github.com/fiscal402/fiscal402/ledger"
+)
+
+// Books are one seller's books in an engine: every call records or reads
+// that account's records. Get them with Engine.Books, or open a single
+// seller's with Open. Books are safe for concurrent use.
+type Books struct {
+	e     *Engine
+	acc   Account
+	owned bool // made by Open: Close closes the engine
+}
+
+// Account returns the account the books belong to.
+func (b *Books) Account() Account { return b.acc }
+
+// Engine returns the engine the books belong to.
+func (b *Books) Engine() *Engine { return b.e }
+
+// Close closes the engine when the books were opened with Open; on books
+// from Engine.Books it does nothing (close the engine instead).
+func (b *Books) Close() error {
+	if b.owned {
+		return b.e.Close()
+	}
+	return nil
+}
+
+// Outcome says how a recording call answered.
+type Outcome int
+
+const (
+	// Created: a new record was appended to the ledger.
+	Created Outcome = iota
+	// Replayed: the Idempotency-Key was seen before with the same body; the
+	// original record is returned (spec §4 "Idempotency" 2).
+	Replayed
+	// Existing: the (network, txHash) pair was already recorded for this
+	// account; the existing record is returned (spec §4 "Idempotency" 4).
+	Existing
+	// Queued: the payment was durably queued for ingest (package ingest);
+	// nothing is recorded yet.
+	Queued
+)
+
+func (o Outcome) String() string {
+	switch o {
+	case Created:
+		return "created"
+	case Replayed:
+		return "replayed"
+	case Existing:
+		return "existing"
+	case Queued:
+		return "queued"
+	}
+	return fmt.Sprintf("Outcome(%d)", int(o))
+}
+
+// SettleResult is the answer of a recording call.
+type SettleResult struct {
+	Outcome Outcome
+	Record  *Record
+	JSON    []byte // the record exactly as stored and served
+}
+
+// Settle turns a settled payment into a fiscal record. The idempotency key
+// is optional ("" for none). A nil error means the record is durably in the
+// ledger (fsynced) with its receipt.
+//
+// It validates the request, answers duplicates and idempotent replays from
+// the ledger, optionally verifies the payment on chain, classifies it for
+// VAT, converts it to EUR, renders the UBL invoice, and appends record,
+// invoice and receipt to the ledger in one transaction.
+func (b *Books) Settle(ctx context.Context, req SettlementRequest, idempotencyKey string) (*SettleResult, error) {
+	if err := validIdempotencyKey(idempotencyKey); err != nil {
+		return nil, err
+	}
+	e := b.e
+	now := e.Now().UTC()
+	p, err := req.payment(now)
+	if err != nil {
+		return nil, err
+	}
+	claims := paymentClaims(b.acc.ID, p.Network, p.TxHash, idempotencyKey, p.fingerprint())
+	if e.cfg.Environment == EnvSandbox {
+		claims = nil // simulations of one payment may repeat: each gets its own random id
+	}
+	if res, err := b.answerFromLedger(claims); res != nil || err != nil {
+		return res, err
+	}
+	verification, err := e.verifyOnChain(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	d, err := b.draft(ctx, p, verification, now)
+	if err != nil {
+		return nil, err
+	}
+	d.Claims = withLogClaim(claims, b.acc.ID, d.Record.Settlement)
+	return b.commitRecord(ctx, d)
+}
+
+// Ingest is a payment an ingest path (package ingest) reads from the chain:
+// where to find it, what the merchant attests about the buyer, and what the
+// way in adds to the record and to the ledger transaction.
+type Ingest struct {
+	Network, TxHash string
+	// LogIndex is the transfer log, when the caller knows it before reading
+	// the chain (evm-transfer): one log backs at most one record.
+	LogIndex *uint64
+	// TxField is the JSON pointer of the tx hash in the caller's input, for
+	// errors about the transaction.
+	TxField string
+	Buyer   BuyerFacts
+	// Protocol and Scheme name the way in ("x402"/"exact",
+	// "evm-transfer"/"erc20-transfer").
+	Protocol, Scheme string
+	X402             *RecordX402
+	IdempotencyKey   string
+	// Fingerprint identifies the caller's normalised input for the
+	// Idempotency-Key claim: the same key with another fingerprint is an
+	// IDEMPOTENCY_CONFLICT.
+	Fingerprint []byte
+	// Read reads the payment from the chain. nil: Ingest only answers from
+	// the ledger, (nil, nil) when the payment is not recorded yet.
+	Read func(ctx context.Context) (evmverify.Facts, error)
+	// Puts are written in the record's own transaction (the final state of
+	// a queue entry, so that it is never lost and never recorded twice).
+	Puts []ledger.Put
+}
+
+// Ingest records a payment whose facts come from the chain: it answers
+// duplicates and replays from the ledger first (before any chain read), then
+// reads the payment with in.Read and records it exactly as Settle would,
+// with the chain's amount, payer, receiver and block time. The network's
+// chain mode must be "required" (CHAIN_VERIFICATION_REQUIRED otherwise):
+// x402 documents are claims, not proof, and carry no settlement time.
+func (b *Books) Ingest(ctx context.Context, in Ingest) (*SettleResult, error) {
+	e := b.e
+	claims := ingestClaims(b.acc.ID, in)
+	res, err := b.answerFromLedger(claims)
+	if err != nil {
+		return nil, err
+	}
+	if res != nil {
+		if li := res.Record.Settlement.LogIndex; in.LogIndex != nil && li != nil && *li != int64(*in.LogIndex) {
+			// One record per transaction: the transaction's record was
+			// made from another of its logs, so this log's transfer is not
+			// the payment recorded.
+			return nil, &Error{Code: CodeSettlementConflict, Field: "/logIndex", Detail: fmt.Sprintf(
+				"this transaction is already recorded (%s) from its log %d; a transaction backs one record", res.Record.ID, *li)}
+		}
+		return res, nil
+	}
+	if in.Read == nil {
+		return nil, nil
+	}
+	if err := e.RequireChain(in.Network, in.TxField, in.Protocol); err != nil {
+		return nil, err
+	}
+	facts, err := in.Read(ctx)
+	if err != nil {
+		err = chainError(err)
+		var fe *Error
+		if errors.As(err, &fe) && fe.Code == CodeChainVerifyFailed {
+			cp := *fe
+			cp.Field = in.TxField
+			return nil, &cp
+		}
+		return nil, err
+	}
+	now := e.Now().UTC()
+	p, err := paymentFromChain(in, facts, now)
+	if err != nil {
+		return nil, err
+	}
+	d, err := b.draft(ctx, p, Verification{Chain: "verified", Facts: &facts}, now)
+	if err != nil {
+		return nil, err
+	}
+	d.Record.X402 = in.X402
+	d.Puts = append(d.Puts, in.Puts...)
+	d.Claims = withLogClaim(claims, b.acc.ID, d.Record.Settlement)
+	return b.commitRecord(ctx, d)
+}
+
+// RequireChain refuses an ingest path that needs the chain on a network
+// whose chain mode is not "required": x402 documents carry no settlement
+// time and are claims, not proof, and evm-transfer reads the payment from
+// the chain; neither has facts to record without it.
+func (e *Engine) RequireChain(network, field, protocol string) error {
+	if e.cfg.Chain != nil && e.cfg.Chain.Mode(network) == evmverify.ModeRequired {
+		return nil
+	}
+	return &Error{Code: CodeChainVerifyRequired, Field: field, Detail: fmt.Sprintf(
+		"%s ingest takes the payment's facts and time from the chain, but chain verification is off for %s; configure an RPC endpoint with mode required, or record the payment with merchant-attested facts (Settle, POST /settlements)", protocol, network)}
+}
+
+// Record returns the current state (newest revision) of the record id.
+// Another account's record is reported as not found, not as forbidden: ids
+// are not secrets, but their existence in another account is none of the
+// caller's business.
+func (b *Books) Record(ctx context.Context, id string) (*Record, []byte, error) {
+	r, raw, err := b.e.loadRecord(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if r.Account != b.acc.ID || r.Object != ObjectSettlement {
+		return nil, nil, notFound("settlement " + id)
+	}
+	return r, raw, nil
+}
+
+// Invoice returns the UBL bytes bound to the record id and their SHA-256
+// (hex), exactly as stored when the record was made.
+func (b *Books) Invoice(ctx context.Context, id string) ([]byte, string, error) {
+	r, _, err := b.Record(ctx, id)
+	if err != nil {
+		return nil, "", err
+	}
+	if r.Invoice == nil {
+		return nil, "", &Error{Code: CodeNotFound, Detail: fmt.Sprintf("settlement %s has no invoice: it is %s", id, r.ReviewStatus)}
+	}
+	return b.e.StoredInvoice(id, r.Invoice.UBLSHA256)
+}
+
+// Receipt returns the signed receipt of the record id's current revision
+// (id may also be a receipt id, "rcpt_…"), as Engine.Receipt does; another
+// account's record is not found.
+func (b *Books) Receipt(ctx context.Context, id string) ([]byte, error) {
+	recordID := strings.TrimPrefix(id, "rcpt_")
+	if i := strings.LastIndex(recordID, revisionIDSeparator); i > 0 {
+		recordID = recordID[:i]
+	}
+	if _, _, err := b.Record(ctx, recordID); err != nil {
+		return nil, err
+	}
+	return b.e.Receipt(ctx, id)
+}
+
+// answerFromLedger returns the stored answer when a claim is already held:
+// a replay or duplicate of this account, or a conflict. (nil, nil) means the
+// payment is new as far as the committed ledger knows; the append checks
+// again atomically.
+func (b *Books) answerFromLedger(claims []ledger.Claim) (*SettleResult, error) {
+	e := b.e
+	for _, c := range claims {
+		holder, fp, err := e.ledger.ClaimHolder(c.Space, c.Key)
+		if errors.Is(err, ledger.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, storeError(err)
+		}
+		if string(fp) != string(c.Fingerprint) {
+			return nil, claimConflict(c)
+		}
+		return b.storedResult(holder, outcomeOf(c))
+	}
+	return nil, nil
+}
+
+func outcomeOf(c ledger.Claim) Outcome {
+	if c.Space == claimIdempotency {
+		return Replayed
+	}
+	return Existing
+}
+
+// storedResult answers with the current state of the record id.
+func (b *Books) storedResult(id string, o Outcome) (*SettleResult, error) {
+	r, raw, err := b.e.loadRecord(id)
+	if err != nil {
+		return nil, err
+	}
+	if r.Object != ObjectSettlement {
+		return nil, AlreadyRecorded(r.Object, id)
+	}
+	return &SettleResult{Outcome: o, Record: r, JSON: raw}, nil
+}
+
+// commitRecord appends a settlement record's first entry and answers with
+// the record as stored; a claim taken by a concurrent request answers as a
+// replay or duplicate would.
+func (b *Books) commitRecord(ctx context.Context, d *Draft) (*SettleResult, error) {
+	stored, res, err := b.e.Commit(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	if res.Existing {
+		return b.storedResult(res.ID, b.e.HolderOutcome(d.Claims, res.ID))
+	}
+	var r Record
+	if err := json.Unmarshal(stored, &r); err != nil {
+		return nil, &Error{Code: CodeInternal, Err: err}
+	}
+	return &SettleResult{Outcome: Created, Record: &r, JSON: stored}, nil
+}
+
+// HolderOutcome says whether a commit that found its claims held was a
+// replay (the Idempotency-Key) or a duplicate (the payment).
+func (e *Engine) HolderOutcome(claims []ledger.Claim, holderID string) Outcome {
+	for _, c := range claims {
+		if holder, _, err := e.ledger.ClaimHolder(c.Space, c.Key); err == nil && holder == holderID {
+			return outcomeOf(c)
+		}
+	}
+	return Existing
+}
+
+// Claim spaces of the ledger. A payment is recorded once, by whatever way
+// in: one (network, txHash) claim across accounts; one transfer log per
+// record; Idempotency-Keys are one space per account.
+const (
+	claimIdempotency = "idem"
+	claimPayment     = "payment"
+	claimPaymentLog  = "payment-log"
+	claimRevision    = "revision"
+)
+
+// paymentClaims are the unique keys a payment takes in the ledger, in the
+// order they are checked: the Idempotency-Key first (the same key with a
+// different body must be a conflict even when the payment exists), then the
+// payment itself, unique per (network, txHash) across all accounts.
+func paymentClaims(accountID, network, txHash, idemKey string, fingerprint []byte) []ledger.Claim {
+	var claims []ledger.Claim
+	if idemKey != "" {
+		claims = append(claims, ledger.Claim{Space: claimIdempotency, Key: accountID + "\x00" + idemKey, Fingerprint: fingerprint})
+	}
+	return append(claims, ledger.Claim{Space: claimPayment, Key: network + ":" + txHash, Fingerprint: []byte(accountID)})
+}
+
+// claimPayment makes the draft take the payment's claims when it is
+// committed: the Idempotency-Key ("" for none) with the fingerprint of the
+// caller's normalised input, the (network, txHash) of its payment across
+// all accounts and kinds of record, and its transfer log when known. A
+// claim already held answers Existing, or a conflict, instead of writing.
+func (d *Draft) ClaimPayment(idemKey string, fingerprint []byte) {
+	s := d.Record.Settlement
+	d.Claims = withLogClaim(paymentClaims(d.Record.Account, s.Network, s.TxHash, idemKey, fingerprint), d.Record.Account, s)
+}
+
+func ingestClaims(accountID string, in Ingest) []ledger.Claim {
+	claims := paymentClaims(accountID, in.Network, in.TxHash, in.IdempotencyKey, in.Fingerprint)
+	if in.LogIndex != nil {
+		claims = append(claims, logClaim(accountID, in.Network, in.TxHash, *in.LogIndex))
+	}
+	return claims
+}
+
+func logClaim(accountID, network, txHash string, logIndex uint64) ledger.Claim {
+	return ledger.Claim{Space: claimPaymentLog, Key: fmt.Sprintf("%s:%s:%d", network, txHash, logIndex), Fingerprint: []byte(accountID)}
+}
+
+// withLogClaim adds the log claim of a payment whose log index is known
+// (it was read from or verified on chain), unless claims has it already.
+func withLogClaim(claims []ledger.Claim, accountID string, p RecordPayment) []ledger.Claim {
+	if p.LogIndex == nil || *p.LogIndex < 0 || claims == nil {
+		return claims
+	}
+	c := logClaim(accountID, p.Network, p.TxHash, uint64(*p.LogIndex))
+	for _, have := range claims {
+		if have.Space == c.Space && have.Key == c.Key {
+			return claims
+		}
+	}
+	return append(claims, c)
+}
+
+// ClaimConflict is the error of a claim held with another fingerprint.
+func claimConflict(c ledger.Claim) *Error {
+	switch c.Space {
+	case claimIdempotency:
+		return &Error{Code: CodeIdempotencyConflict, Field: "Idempotency-Key", Detail: "this Idempotency-Key was already used with a different request body"}
+	case claimPaymentLog:
+		return &Error{Code: CodeSettlementConflict, Field: "/txHash", Detail: "this transfer log already backs a record of another account"}
+	case claimPayment:
+		return &Error{Code: CodeSettlementConflict, Field: "/txHash", Detail: "this (network, txHash) settlement is already recorded for another account"}
+	}
+	// Revision claims carry the entry id as fingerprint, so a concurrent
+	// writer of the same revision finds it Existing, never in conflict.
+	return &Error{Code: CodeInternal, Detail: "ledger claim conflict", Err: fmt.Errorf("claim %s %q held with another fingerprint", c.Space, c.Key)}
+}
+
+// AlreadyRecorded is the conflict of a payment this account recorded as the
+// other kind of record (a settlement, a fiscal event): answering with a
+// record of another shape would surprise a client, so the answer names
+// where the record is instead.
+func AlreadyRecorded(object, id string) *Error {
+	where := "/settlements/" + id
+	field := "/payment/txHash"
+	if object == ObjectFiscalEvent {
+		where = "/v1/fiscal-events/" + id
+		field = "/txHash"
+	}
+	return &Error{Code: CodePaymentAlreadyRecorded, Field: field,
+		Detail: fmt.Sprintf("this (network, txHash) payment is already recorded as %s %s; read it at %s", strings.ReplaceAll(object, "_", " "), id, where)}
+}
+
+// Fingerprint hashes a normalised input for the Idempotency-Key claim: the
+// same request sent again, whatever its spelling ("1.5" or "1.50", member
+// order), has the same fingerprint; any change of meaning does not.
+func Fingerprint(v any) []byte {
+	b, _ := json.Marshal(v)
+	h := sha256.Sum256(b)
+	return h[:]
+}
+
+// fingerprint identifies the request body of a settlement.
+func (p Payment) fingerprint() []byte {
+	return Fingerprint(struct {
+		A, T, Ts, P, R, N, As, Sc, Pr, BC, BP, BV, BN, K, D string
+	}{p.Amount.String(), p.TxHash, p.Timestamp.Format(time.RFC3339Nano), p.PayerWallet, p.ReceiverWallet, p.Network,
+		p.Asset, p.Scheme, p.Protocol, p.Buyer.Country, p.Buyer.PostalCode, p.Buyer.VATNumber, p.Buyer.Name, p.Buyer.SupplyKind, p.Buyer.Description})
+}

@@ -1,0 +1,265 @@
+package fiscal
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/fiscal402/fiscal402/ledger"
+	"github.com/fiscal402/fiscal402/receipt"
+)
+
+// Event types (stable names: spec §6 "event type names stay stable").
+const (
+	EventSettlementProcessed     = "settlement.processed"
+	EventSettlementPendingReview = "settlement.pending_review"
+	EventSettlementReviewResolve = "settlement.review_resolved"
+)
+
+// Ledger buckets and indexes the engine uses beside its entries.
+const (
+	bucketHeads         = "heads"          // record id → id of the entry holding its current state
+	bucketEvents        = "events"         // 8-byte big-endian ledger index → Event JSON (the outbox)
+	indexAccountEvents  = "account-events" // account \x00 8-byte index → entry id
+	revisionIDSeparator = "-r"             // entry id of revision n ≥ 2: record id + "-r" + n
+)
+
+// Event is an outbox event: one per ledger entry, written in the same
+// transaction as the entry, so there are no lost or phantom events. Its
+// Sequence is the entry's ledger index, for ordering and gap detection.
+type Event struct {
+	ID       string `json:"id"`   // "evt_" + entry id; stable across deliveries
+	Type     string `json:"type"` // one of the Event* constants
+	Created  string `json:"created"`
+	Sequence int64  `json:"sequence"`
+	Account  string `json:"account"`
+	RecordID string `json:"recordId"`
+	EntryID  string `json:"entryId"`
+}
+
+func revisionEntryID(recordID string, revision int) string {
+	if revision <= 1 {
+		return recordID
+	}
+	return fmt.Sprintf("%s%s%d", recordID, revisionIDSeparator, revision)
+}
+
+func be64(n int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(n)) }
+
+// timeKey orders side-bucket keys by time: 8-byte big-endian unix
+// nanoseconds, then id (the due indexes of the ingest queue and of webhook
+// deliveries).
+func timeKey(unixNano int64, id []byte) []byte {
+	return append(binary.BigEndian.AppendUint64(nil, uint64(unixNano)), id...)
+}
+
+// Commit appends the draft as one ledger entry, in one transaction: the
+// leaf (the signed receipt, or the document when the draft has no
+// receipt), the stored document and invoice, claims, postings, side
+// writes, the record's head pointer and the outbox event. It returns the
+// document as stored and the ledger's answer: Existing when a claim was
+// already held (nothing written; HolderOutcome tells a replay from a
+// duplicate). A nil error means the entry is committed and fsynced.
+func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended, error) {
+	var stored []byte
+	res, err := e.ledger.Append(ctx, ledger.Append{
+		Claims: d.Claims,
+		Build: func(index int64) (ledger.Entry, error) {
+			doc, leaf, err := e.seal(d, index)
+			if err != nil {
+				return ledger.Entry{}, err
+			}
+			ev, err := json.Marshal(Event{
+				ID:       "evt_" + d.id,
+				Type:     d.EventType,
+				Created:  d.createdAt.Format(time.RFC3339Nano),
+				Sequence: index,
+				Account:  d.Record.Account,
+				RecordID: d.Record.ID,
+				EntryID:  d.id,
+			})
+			if err != nil {
+				return ledger.Entry{}, err
+			}
+			stored = doc
+			docs := map[string][]byte{docRecord: doc}
+			if d.ubl != nil {
+				docs[docUBL] = d.ubl
+			}
+			postings := append([]ledger.Posting{{Index: indexAccountEvents, Key: accountIndexKey(d.Record.Account, index)}}, d.Postings...)
+			if idx := timeIndex(d); idx != "" {
+				postings = append(postings, ledger.Posting{Index: idx, Key: accountTimeKey(d.Record.Account, d.createdAt, d.Record.ID)})
+			}
+			puts := append([]ledger.Put{
+				{Bucket: bucketHeads, Key: []byte(d.Record.ID), Value: []byte(d.id)},
+				{Bucket: bucketEvents, Key: be64(index), Value: ev},
+			}, d.Puts...)
+			return ledger.Entry{ID: d.id, Leaf: []byte(leaf), Docs: docs, Postings: postings, Puts: puts}, nil
+		},
+	})
+	if err != nil {
+		var conflict *ledger.ClaimConflictError
+		var fe *Error
+		switch {
+		case errors.As(err, &conflict):
+			return nil, res, claimConflict(conflict.Claim)
+		case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+			return nil, res, err
+		case errors.As(err, &fe):
+			return nil, res, fe
+		}
+		return nil, res, storeError(err)
+	}
+	e.outbox.notify()
+	return stored, res, nil
+}
+
+// seal fixes the entry's log index in the record and the receipt, signs the
+// receipt and encodes the document. It runs inside the ledger transaction
+// and is deterministic for an index (Ed25519 signatures are deterministic),
+// as the ledger requires.
+func (e *Engine) seal(d *Draft, index int64) (doc []byte, leaf string, err error) {
+	rec := d.Record
+	rec.Ledger = LedgerRef{Origin: e.cfg.LogOrigin, Index: index}
+	if n := len(rec.History); n > 0 {
+		rec.History = append([]Revision(nil), rec.History...)
+		rec.History[n-1].LedgerIndex = index
+	}
+	if d.Document != nil {
+		doc, err = d.Document(&rec)
+	} else {
+		doc, err = json.Marshal(rec)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	if d.claims == nil {
+		return doc, string(doc), nil
+	}
+	claims := *d.claims
+	claims.Log = receipt.LogRef{Origin: e.cfg.LogOrigin, Index: index}
+	jws, err := e.keyring.Sign(claims)
+	if err != nil {
+		return nil, "", fmt.Errorf("fiscal: sign receipt: %w", err)
+	}
+	return doc, jws, nil
+}
+
+func accountIndexKey(accountID string, index int64) []byte {
+	k := append([]byte(accountID), 0)
+	return binary.BigEndian.AppendUint64(k, uint64(index))
+}
+
+// currentEntryID returns the id of the entry holding the record's current
+// state (its newest revision).
+func (e *Engine) currentEntryID(recordID string) (string, error) {
+	head, err := e.ledger.Get(bucketHeads, []byte(recordID))
+	if errors.Is(err, ledger.ErrNotFound) {
+		return "", notFound("settlement " + recordID)
+	}
+	if err != nil {
+		return "", storeError(err)
+	}
+	return string(head), nil
+}
+
+// Document returns the stored document of the current state of the record
+// id, whatever its account or kind (a settlement record, a fiscal event).
+func (e *Engine) Document(id string) ([]byte, error) {
+	entryID, err := e.currentEntryID(id)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := e.ledger.Doc(entryID, docRecord)
+	if err != nil {
+		return nil, storeError(err)
+	}
+	return raw, nil
+}
+
+// loadRecord returns the current state of a record as stored.
+func (e *Engine) loadRecord(recordID string) (*Record, []byte, error) {
+	raw, err := e.Document(recordID)
+	if err != nil {
+		return nil, nil, err
+	}
+	var r Record
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, nil, &Error{Code: CodeInternal, Detail: "stored record is unreadable", Err: err}
+	}
+	return &r, raw, nil
+}
+
+// StoredInvoice reads the UBL document stored with the current state of the
+// record id and checks it against the SHA-256 its record states, so that a
+// damaged file is an error, never a wrong invoice served as the bound one.
+func (e *Engine) StoredInvoice(id, wantSHA256 string) ([]byte, string, error) {
+	entryID, err := e.currentEntryID(id)
+	if err != nil {
+		return nil, "", err
+	}
+	raw, err := e.ledger.Doc(entryID, docUBL)
+	if err != nil {
+		return nil, "", storeError(err)
+	}
+	sum := sha256.Sum256(raw)
+	if got := hex.EncodeToString(sum[:]); got != wantSHA256 {
+		return nil, "", &Error{Code: CodeInternal, Detail: "stored invoice does not match its recorded hash", Err: fmt.Errorf("sha256 %s, record says %s", got, wantSHA256)}
+	}
+	return raw, wantSHA256, nil
+}
+
+// Ledger index names of the engine: an account's records of each kind by
+// the time they were recorded (Books.List), and its events (Outbox).
+const (
+	indexAccountTime         = "account-time"          // account \x00 createdAt (8-byte big-endian unix nanos) record id → record id
+	indexAccountFiscalEvents = "account-fiscal-events" // the same, for fiscal events
+)
+
+// timeIndex is the time index a new record's first entry is posted to;
+// revisions are not posted again.
+func timeIndex(d *Draft) string {
+	if d.id != d.Record.ID {
+		return ""
+	}
+	switch d.Record.Object {
+	case ObjectSettlement:
+		return indexAccountTime
+	case ObjectFiscalEvent:
+		return indexAccountFiscalEvents
+	}
+	return ""
+}
+
+// accountTimeKey is the key of a record in an account's time index:
+// account \x00 createdAt (8-byte big-endian unix nanoseconds) id.
+func accountTimeKey(accountID string, t time.Time, id string) []byte {
+	k := make([]byte, 0, len(accountID)+1+8+len(id))
+	k = append(k, accountID...)
+	k = append(k, 0)
+	k = binary.BigEndian.AppendUint64(k, uint64(t.UnixNano()))
+	return append(k, id...)
+}
+
+func storeError(err error) *Error {
+	if errors.Is(err, ledger.ErrUnavailable) || errors.Is(err, ledger.ErrClosed) {
+		return &Error{Code: CodeDBUnavailable, Detail: "the ledger cannot be written right now; retry", RetryAfter: time.Second, Err: err}
+	}
+	return &Error{Code: CodeInternal, Detail: "ledger error", Err: err}
+}
+
+// StoreError maps a ledger error to the engine's: DB_UNAVAILABLE (503, retry)
+// for a closed or unwritable store, INTERNAL otherwise. Accessories keeping
+// side data in the ledger answer with it.
+func StoreError(err error) *Error { return storeError(err) }
+
+// Names of the documents stored with each ledger entry.
+const (
+	docRecord = "record"
+	docUBL    = "ubl"
+)

@@ -1,0 +1,399 @@
+package fiscal
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"time"
+
+	"github.com/fiscal402/fiscal402/ledger"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/fiscal402/fiscal402/evmverify"
+	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/receipt"
+	"github.com/fiscal402/fiscal402/ubl"
+	"github.com/fiscal402/fiscal402/vat"
+	"github.com/fiscal402/fiscal402/vies"
+)
+
+// Supply is what a record is made from: a validated payment, the supplier
+// and what the chain said about the payment.
+type Supply struct {
+	Payment      Payment
+	Seller       Seller       // the supplier: the account's seller for its own sales
+	Verification Verification // from VerifyPayment, or the chain facts an ingest read
+	// Determine replaces vat.Determine, for a way in that knows less about
+	// the seller than an account does (fiscal events). nil: vat.Determine.
+	Determine func(vat.Input) vat.Determination
+
+	registry *vies.Result // a registry answer already had (a re-check); nil: Prepare asks
+}
+
+// Draft is a record's first state before it is committed: Prepare makes
+// it, Issue adds the invoice and the receipt, Commit appends it. Callers may
+// add claims, postings and side writes, and replace the stored document.
+type Draft struct {
+	Record    Record
+	EventType string
+	Claims    []ledger.Claim   // unique keys the entry takes, checked in order
+	Postings  []ledger.Posting // secondary index entries
+	Puts      []ledger.Put     // side data written in the entry's transaction
+	// Document, when set, makes the stored document from the sealed record
+	// (its ledger position filled in) instead of the record's JSON. Without
+	// a receipt (Issue not called) the document is also the log leaf, so
+	// that the log commits to every entry.
+	Document func(sealed *Record) ([]byte, error)
+
+	id        string // ledger entry id = the event id of this entry
+	createdAt time.Time
+	gross     decimal.Decimal
+	ubl       []byte
+	claims    *receipt.Claims // nil: no receipt; the document is the leaf
+}
+
+// Prepare classifies a supply for the account without writing anything:
+// registry lookup of the buyer's VAT number, VAT determination, conversion
+// to EUR. The draft is PROCESSED when the treatment is determined and a rate
+// exists, else PENDING_MANUAL_REVIEW with its reasons; it carries no
+// invoice and no receipt until Issue.
+func (e *Engine) Prepare(ctx context.Context, accountID string, s Supply, now time.Time) (*Draft, error) {
+	p := s.Payment
+	id, err := e.recordID(p)
+	if err != nil {
+		return nil, err
+	}
+	reg := s.registry
+	if reg == nil {
+		reg = e.lookupVATNumber(ctx, p.Buyer.VATNumber)
+	}
+	determine := s.Determine
+	if determine == nil {
+		determine = vat.Determine
+	}
+	seller := s.Seller
+	det := determine(vat.Input{
+		Seller: vat.Seller{
+			Country:             seller.Country,
+			OtherEstablishments: seller.OtherEstablishments,
+			VATNumber:           seller.VATNumber,
+			OverThreshold:       seller.OverThreshold,
+			OptedForDestination: seller.OptedForDestination,
+		},
+		Buyer: vat.Buyer{
+			Country:    p.Buyer.Country,
+			PostalCode: p.Buyer.PostalCode,
+			Business:   p.Buyer.VATNumber != "",
+			VATNumber:  p.Buyer.VATNumber,
+			Registry:   registryCheck(reg),
+		},
+		Supply: vat.Supply{Kind: p.Buyer.SupplyKind, Date: p.Timestamp},
+	})
+	var reasons []vat.Reason
+	if det.Status != vat.StatusDetermined {
+		reasons = append(reasons, det.Reasons...)
+	}
+	rfx, gross, fxReason, err := e.convert(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	if fxReason != nil {
+		reasons = append(reasons, *fxReason)
+	}
+	status := StatusProcessed
+	if len(reasons) > 0 {
+		status = StatusPendingReview
+	}
+	rec := Record{
+		ID:            id,
+		Object:        ObjectSettlement,
+		Version:       recordVersion,
+		Custody:       CustodyNone,
+		Environment:   e.cfg.Environment,
+		ReviewStatus:  status,
+		ReviewReasons: reasons,
+		Account:       accountID,
+		CreatedAt:     now.Format(time.RFC3339Nano),
+		Settlement: RecordPayment{
+			Protocol:       p.Protocol,
+			Network:        p.Network,
+			TxHash:         p.TxHash,
+			Asset:          p.Asset,
+			AssetContract:  usdcContracts[p.Network],
+			Scheme:         p.Scheme,
+			AmountUSDC:     p.AmountString,
+			Timestamp:      p.Timestamp.Format(time.RFC3339Nano),
+			PayerWallet:    p.PayerWallet,
+			ReceiverWallet: p.ReceiverWallet,
+		},
+		Seller: RecordSeller{
+			LegalName: seller.LegalName,
+			VATNumber: seller.VATNumber,
+			LegalID:   seller.LegalID,
+			Country:   seller.Country,
+			Address:   seller.Address,
+		},
+		Buyer: RecordBuyer{
+			Country:    p.Buyer.Country,
+			PostalCode: p.Buyer.PostalCode,
+			VATNumber:  p.Buyer.VATNumber,
+			Name:       p.Buyer.Name,
+			Attested:   "merchant",
+			Registry:   reg,
+		},
+		Supply:         RecordSupply{Kind: p.Buyer.SupplyKind, Description: p.Buyer.Description},
+		Classification: det,
+		FX:             rfx,
+		Verification:   s.Verification,
+		Receipt:        ReceiptRef{ID: ReceiptID(id), Spec: receipt.SpecV1, URL: e.urlPrefix() + "/v1/receipts/" + ReceiptID(id)},
+	}
+	if s.Verification.Facts != nil {
+		li := int64(s.Verification.Facts.LogIndex)
+		rec.Settlement.LogIndex = &li
+	}
+	if rfx.GrossEUR != "" {
+		rec.Fee = e.cfg.Fee.accrue(gross)
+		if det.Determined() {
+			net, tax := splitGross(gross, det)
+			rec.FX.NetEUR, rec.FX.VATEUR = net.StringFixed(2), tax.StringFixed(2)
+		}
+	}
+	d := &Draft{Record: rec, id: id, createdAt: now, gross: gross, EventType: EventSettlementPendingReview}
+	if status == StatusProcessed {
+		d.EventType = EventSettlementProcessed
+	}
+	return d, nil
+}
+
+// Issue renders the UBL invoice of a PROCESSED draft and prepares its
+// receipt; a draft pending review gets only the receipt (no invoice without
+// a tax determination). The seller is the issuer of the invoice: the
+// account's full profile (address, legal id).
+func (e *Engine) Issue(d *Draft, seller Seller) error {
+	r := &d.Record
+	r.Seller = RecordSeller{LegalName: seller.LegalName, VATNumber: seller.VATNumber, LegalID: seller.LegalID, Country: seller.Country, Address: seller.Address}
+	if r.ReviewStatus == StatusProcessed {
+		if err := e.attachInvoice(d); err != nil {
+			return err
+		}
+	}
+	r.Revision = 1
+	r.History = []Revision{{
+		Revision: 1, EventType: d.EventType, ReviewStatus: r.ReviewStatus, ReviewReasons: r.ReviewReasons,
+		ReceiptID: ReceiptID(d.id), At: d.createdAt.Format(time.RFC3339Nano),
+	}}
+	c := receiptClaims(r, d.createdAt)
+	d.claims = &c
+	return nil
+}
+
+// draft prepares and issues the account's own sale, and queues the registry
+// re-check of a VAT number the registry could not confirm.
+func (b *Books) draft(ctx context.Context, p Payment, v Verification, now time.Time) (*Draft, error) {
+	if p.Buyer.SupplyKind == "" {
+		p.Buyer.SupplyKind = b.acc.Seller.SupplyKind
+	}
+	if p.Buyer.Description == "" {
+		p.Buyer.Description = b.acc.Seller.ItemName
+	}
+	e := b.e
+	d, err := e.Prepare(ctx, b.acc.ID, Supply{Payment: p, Seller: b.acc.Seller, Verification: v}, now)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.Issue(d, b.acc.Seller); err != nil {
+		return nil, err
+	}
+	return d, e.queueRecheck(d, b.acc.Seller, d.Record.Buyer.Registry, now)
+}
+
+// recordID is the id of a payment's record: derived from (network, tx hash)
+// in production, so replicas and replays agree; in the sandbox a fresh id
+// with 128 random bits (sandboxIDPrefix), because simulations of one payment
+// may repeat and sandbox records are readable by anyone who holds the id.
+func (e *Engine) recordID(p Payment) (string, error) {
+	if e.cfg.Environment != EnvSandbox {
+		return EventID(p.Network, p.TxHash), nil
+	}
+	var b [16]byte
+	e.randMu.Lock()
+	_, err := io.ReadFull(e.cfg.Rand, b[:])
+	e.randMu.Unlock()
+	if err != nil {
+		return "", &Error{Code: CodeInternal, Detail: "no randomness for a sandbox id", Err: err}
+	}
+	return sandboxIDPrefix + hex.EncodeToString(b[:]), nil
+}
+
+// sandboxIDPrefix opens the id of every sandbox record.
+const sandboxIDPrefix = "x402-sandbox-"
+
+// urlPrefix is where the environment's documents are served: the sandbox
+// under /sandbox (spec §1 "Environments").
+func (e *Engine) urlPrefix() string {
+	if e.cfg.Environment == EnvSandbox {
+		return "/sandbox"
+	}
+	return ""
+}
+
+// attachInvoice renders the UBL invoice of a processed draft.
+func (e *Engine) attachInvoice(d *Draft) error {
+	r := &d.Record
+	net, tax := splitGross(d.gross, r.Classification)
+	inv, err := invoiceFor(r, net, tax, d.createdAt)
+	if err != nil {
+		return err
+	}
+	d.ubl, err = ubl.RenderInvoice(inv)
+	if err != nil {
+		return &Error{Code: CodeInternal, Detail: "the invoice could not be rendered", Err: err}
+	}
+	sum := sha256.Sum256(d.ubl)
+	r.Invoice = &InvoiceRef{
+		ID:        r.ID,
+		Format:    "UBL 2.1 Invoice",
+		Profile:   string(inv.Profile),
+		UBLSHA256: hex.EncodeToString(sum[:]),
+		URL:       e.urlPrefix() + "/settlements/" + r.ID + "/ubl",
+	}
+	return nil
+}
+
+// VerifyPayment checks the payment on chain when the network's policy
+// requires it. A chain that says no is CHAIN_VERIFY_FAILED (422); a chain
+// that cannot be asked, or that has not confirmed enough yet, is
+// CHAIN_UNAVAILABLE (503 with Retry-After) and nothing is written.
+func (e *Engine) VerifyPayment(ctx context.Context, s Payment) (Verification, error) {
+	return e.verifyOnChain(ctx, s)
+}
+
+func (e *Engine) verifyOnChain(ctx context.Context, s Payment) (Verification, error) {
+	if e.cfg.Chain == nil || e.cfg.Chain.Mode(s.Network) != evmverify.ModeRequired {
+		return Verification{Chain: "not_performed"}, nil
+	}
+	amount, err := atomicUSDC(s.Amount)
+	if err != nil {
+		return Verification{}, err
+	}
+	facts, err := e.cfg.Chain.Verify(ctx, evmverify.Claim{
+		Network:  s.Network,
+		TxHash:   s.TxHash,
+		Asset:    usdcContracts[s.Network],
+		Payer:    s.PayerWallet,
+		Receiver: s.ReceiverWallet,
+		Amount:   amount,
+	})
+	if err != nil {
+		return Verification{}, chainError(err)
+	}
+	return Verification{Chain: "verified", Facts: &facts}, nil
+}
+
+// claimFields maps evmverify.Claim fields to the request's JSON pointers.
+var claimFields = map[string]string{
+	"TxHash": "/txHash", "Asset": "/asset", "Payer": "/payerWallet", "Receiver": "/receiverWallet", "Amount": "/amountUsdc",
+}
+
+func chainError(err error) error {
+	var rej *evmverify.RejectedError
+	var notFinal *evmverify.NotFinalError
+	var claimErr *evmverify.ClaimError
+	switch {
+	case errors.As(err, &rej):
+		return &Error{Code: CodeChainVerifyFailed, Field: "/txHash", Detail: fmt.Sprintf("%s: %s", rej.Reason, rej.Detail), Err: err}
+	case errors.As(err, &notFinal):
+		retry := notFinal.RetryAfter
+		if retry <= 0 {
+			retry = 12 * time.Second
+		}
+		detail := fmt.Sprintf("the transfer is not final yet (%d of %d confirmations); retry later", notFinal.Confirmations, notFinal.Required)
+		if notFinal.Pending {
+			detail = "the transaction is still pending; retry later"
+		}
+		return &Error{Code: CodeChainUnavailable, Detail: detail, RetryAfter: retry, Err: err}
+	case errors.As(err, &claimErr):
+		return &Error{Code: CodeBadRequest, Field: claimFields[claimErr.Field], Detail: claimErr.Error(), Err: err}
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	}
+	return &Error{Code: CodeChainUnavailable, Detail: "the chain could not be asked; retry later", RetryAfter: 10 * time.Second, Err: err}
+}
+
+// lookupVATNumber asks the registry about the buyer's VAT number, if there is
+// one and a registry is configured.
+func (e *Engine) lookupVATNumber(ctx context.Context, number string) *vies.Result {
+	if number == "" || e.cfg.VIES == nil {
+		return nil
+	}
+	r := e.cfg.VIES.Check(ctx, number)
+	return &r
+}
+
+// registryCheck is the registry's answer as the vat package takes it.
+func registryCheck(r *vies.Result) *vat.RegistryCheck {
+	if r == nil {
+		return nil
+	}
+	return &vat.RegistryCheck{
+		Status:            string(r.Status),
+		Registry:          r.Registry,
+		Number:            r.CountryCode + r.Number,
+		CheckedAt:         r.RequestDate,
+		RequestIdentifier: r.RequestIdentifier,
+		Name:              r.Name,
+		Address:           r.Address,
+		Fault:             r.Fault,
+	}
+}
+
+// convert converts the settled USDC to EUR at the ECB rate the policy picks.
+// A rate that cannot be had is a review reason, never a guess (DESIGN.md FX).
+func (e *Engine) convert(ctx context.Context, s Payment) (RecordFX, decimal.Decimal, *vat.Reason, error) {
+	rfx := RecordFX{Pair: "USDC/EUR", AmountUSDC: s.AmountString}
+	rate, err := e.cfg.FX.Rate(ctx, "USD", s.Timestamp, e.cfg.FXPolicy)
+	if errors.Is(err, fx.ErrNotYetPublished) || errors.Is(err, fx.ErrNoRate) {
+		detail := fmt.Sprintf("no ECB USD reference rate is known for %s under policy %s: %v", s.Timestamp.Format("2006-01-02"), e.cfg.FXPolicy, err)
+		rfx.Note = detail
+		return rfx, decimal.Decimal{}, &vat.Reason{Code: ReasonFXRateUnavailable, Detail: detail}, nil
+	}
+	if err != nil {
+		return rfx, decimal.Decimal{}, nil, &Error{Code: CodeInternal, Detail: "fx rate lookup failed", Err: err}
+	}
+	conv := fx.ConvertUSDC(s.Amount, rate)
+	rfx.USDCUSD = &conv.USDCUSD
+	rfx.USDPerEUR = &conv.USDPerEUR
+	rfx.GrossEUR = conv.GrossEUR.StringFixed(2)
+	rfx.Rounding = conv.Rounding
+	return rfx, conv.GrossEUR, nil, nil
+}
+
+// splitGross splits the VAT-inclusive EUR amount the buyer paid into net and
+// VAT (DESIGN.md "Gross, not net"): net = gross × 100 / (100 + rate), rounded
+// to the cent half away from zero on the exact quotient (fx.DivEUR, the one
+// EUR rounding rule: no double rounding); VAT = gross − net, so net + VAT =
+// gross to the cent (EN 16931 BR-CO-15) and VAT is within about half a cent
+// of net × rate (BR-CO-17 tolerates one unit). Where no VAT is charged (AE,
+// O) net = gross.
+func splitGross(gross decimal.Decimal, det vat.Determination) (net, tax decimal.Decimal) {
+	if !det.ChargesVAT() || det.RatePercent == nil {
+		return gross, decimal.Zero
+	}
+	hundred := decimal.NewFromInt(100)
+	net = fx.DivEUR(gross.Mul(hundred), hundred.Add(det.RatePercent.Decimal()))
+	return net, gross.Sub(net)
+}
+
+// atomicUSDC converts a USDC amount (at most 6 decimals) to base units.
+func atomicUSDC(d decimal.Decimal) (*big.Int, error) {
+	scaled := d.Shift(usdcDecimals)
+	if !scaled.IsInteger() {
+		return nil, badRequest("/amountUsdc", "has more than %d decimals", usdcDecimals)
+	}
+	return scaled.BigInt(), nil
+}

@@ -1,0 +1,337 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fiscal402/fiscal402/evmverify"
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/x402"
+)
+
+// Protocols and schemes of the ways in (spec §1 "Supported payment
+// protocols").
+const (
+	ProtocolX402        = "x402"
+	ProtocolEVMTransfer = "evm-transfer"
+	SchemeERC20Transfer = "erc20-transfer"
+)
+
+// The error codes of ingest (both 422; their statuses are in fiscal's one
+// table).
+const (
+	// CodeNotSettled: an x402 settle response with success:false: nothing
+	// to record.
+	CodeNotSettled fiscal.Code = "NOT_SETTLED"
+	// CodeUnsupportedProtocol: an x402 version other than 2 (and v1 names).
+	CodeUnsupportedProtocol fiscal.Code = "UNSUPPORTED_PROTOCOL"
+)
+
+// Options configure a Service. Every field documents its zero value.
+type Options struct {
+	// NoQueue: do not run the queue. Entries are still queued (durably) and
+	// wait for a Service that runs it, or for Process. false (the default)
+	// runs it as the engine's background work, so Close stops it.
+	NoQueue bool
+	// Logger receives operational logs. nil means the engine's.
+	Logger *slog.Logger
+}
+
+// Service records the payments that ingest paths read from the chain: x402
+// settlements reported by a facilitator or resource server, and plain USDC
+// transfers. Create one per engine with New.
+type Service struct {
+	e     *fiscal.Engine
+	log   *slog.Logger
+	clock func() time.Time
+	mu    sync.Mutex    // one queue pass at a time
+	wake  chan struct{} // nudges the queue loop after an enqueue
+}
+
+// New returns the ingest service of e and, unless opts.NoQueue, runs its
+// durable queue as background work of the engine.
+func New(e *fiscal.Engine, opts Options) *Service {
+	set := e.Settings()
+	s := &Service{e: e, log: opts.Logger, clock: set.Clock, wake: make(chan struct{}, 1)}
+	if s.log == nil {
+		s.log = set.Logger
+	}
+	if !opts.NoQueue {
+		e.Go(s.run)
+	}
+	return s
+}
+
+// X402 is one settled x402 payment as a facilitator or resource server
+// reports it: the account it was paid to, the three x402 documents
+// (package x402), what the merchant attests about the buyer (x402 carries
+// none of it), and an optional Idempotency-Key.
+type X402 struct {
+	Account        string
+	Settlement     x402.Settlement
+	Buyer          fiscal.BuyerFacts
+	IdempotencyKey string
+}
+
+// Transfer is a plain USDC transfer (protocol evm-transfer, scheme
+// erc20-transfer): the ERC-20 Transfer log at LogIndex (the block-level log
+// index) of transaction TxHash on Network, paid to Account.
+type Transfer struct {
+	Account        string
+	Network        string
+	TxHash         string
+	LogIndex       uint64
+	Buyer          fiscal.BuyerFacts
+	IdempotencyKey string
+}
+
+// Result is the answer of RecordX402, EnqueueX402 and RecordTransfer.
+type Result struct {
+	Outcome fiscal.Outcome
+	Record  *fiscal.Record // Created, Replayed, Existing
+	JSON    []byte         // the record exactly as stored (Created, Replayed, Existing)
+	Queued  *Status        // Queued: the durable queue entry
+}
+
+func result(sr *fiscal.SettleResult) *Result {
+	return &Result{Outcome: sr.Outcome, Record: sr.Record, JSON: sr.JSON}
+}
+
+// RecordX402 records an x402 payment from the documents an x402 resource
+// server or facilitator holds after settling. Each document is raw JSON as
+// the x402 Go SDK hands it to its after-settle hooks, or the base64 header
+// value.
+//
+// The payment is read from the documents (x402 v2, and the v1 names
+// maxAmountRequired and "base"/"ethereum"): scheme exact only
+// (UNSUPPORTED_SCHEME), a supported network (UNSUPPORTED_NETWORK), the
+// network's USDC contract as asset (UNSUPPORTED_ASSET), the amount from the
+// settle response when it has one, else from the requirements. The
+// documents are claims: the payment is then verified on chain (the
+// network's chain mode must be "required", else
+// CHAIN_VERIFICATION_REQUIRED), and the record's time is the block's,
+// because x402 carries none.
+//
+// Answers:
+//   - success:false is NOT_SETTLED (422) and nothing is written, except
+//   - success:false with errorReason "settlement_pending" and a transaction
+//     hash: the payment is held in the durable queue (Outcome Queued, see
+//     EnqueueX402), to be recorded once the chain has it;
+//   - a recorded payment answers Created, or Existing / Replayed as
+//     fiscal.Books.Settle does (one record per (network, tx hash) and per
+//     transfer log, across all accounts);
+//   - a chain that contradicts the documents is CHAIN_VERIFY_FAILED (422);
+//     a chain that cannot be asked or is not final yet is CHAIN_UNAVAILABLE
+//     (503, Retry-After) and nothing is written: retry, or use EnqueueX402.
+func (s *Service) RecordX402(ctx context.Context, in X402) (*Result, error) {
+	b, p, buyer, pending, err := s.parseX402(in)
+	if err != nil {
+		return nil, err
+	}
+	if pending {
+		return s.enqueue(ctx, b, p, buyer, in.IdempotencyKey, reasonSettlementPending)
+	}
+	return s.record(ctx, b, s.x402Ingest(p, buyer, in.IdempotencyKey))
+}
+
+// parseX402 does every check of an x402 report that needs neither the
+// ledger nor the chain.
+func (s *Service) parseX402(in X402) (*fiscal.Books, x402.Payment, fiscal.BuyerFacts, bool, error) {
+	var none x402.Payment
+	b, err := s.e.Books(in.Account)
+	if err != nil {
+		return nil, none, fiscal.BuyerFacts{}, false, err
+	}
+	if err := validIdempotencyKey(in.IdempotencyKey); err != nil {
+		return nil, none, fiscal.BuyerFacts{}, false, err
+	}
+	p, pending, err := usdcParser().Parse(in.Settlement)
+	if err != nil {
+		return nil, none, fiscal.BuyerFacts{}, false, x402Error(err)
+	}
+	buyer, err := in.Buyer.Normalised()
+	if err != nil {
+		return nil, none, fiscal.BuyerFacts{}, false, err
+	}
+	if err := s.e.RequireChain(p.Network, "/settleResponse/network", ProtocolX402); err != nil {
+		return nil, none, fiscal.BuyerFacts{}, false, err
+	}
+	return b, p, buyer, pending, nil
+}
+
+// x402Error maps an error of package x402 to the engine's codes.
+func x402Error(err error) error {
+	var xe *x402.Error
+	if !errors.As(err, &xe) {
+		return err
+	}
+	fe := &fiscal.Error{Code: fiscal.CodeBadRequest, Field: xe.Field, Detail: xe.Detail}
+	switch xe.Kind {
+	case x402.UnsupportedProtocol:
+		fe.Code = CodeUnsupportedProtocol
+	case x402.UnsupportedScheme:
+		fe.Code = fiscal.CodeUnsupportedScheme
+	case x402.UnsupportedNetwork:
+		fe.Code = fiscal.CodeUnsupportedNetwork
+	case x402.UnsupportedAsset:
+		fe.Code = fiscal.CodeUnsupportedAsset
+	case x402.NotSettled:
+		fe.Code = CodeNotSettled
+		if xe.Message != "" {
+			fe.Err = fmt.Errorf("facilitator: %s", xe.Message)
+		}
+	}
+	return fe
+}
+
+// usdcParser reads x402 settlements of USDC on the supported networks
+// (evmverify's contract table).
+func usdcParser() x402.Parser {
+	assets := map[string]string{}
+	for _, n := range []string{evmverify.NetworkBase, evmverify.NetworkEthereum} {
+		assets[n], _ = evmverify.USDCContract(n)
+	}
+	return x402.Parser{Assets: assets}
+}
+
+func supportedNetworks() string {
+	nets := []string{evmverify.NetworkBase, evmverify.NetworkEthereum}
+	slices.Sort(nets)
+	return strings.Join(nets, ", ")
+}
+
+// x402Ingest is the chain read of an x402 payment: evmverify.Verify of the
+// claim the documents make (asset, payer, payTo, amount), which finds the
+// one matching Transfer log and reads its block.
+func (s *Service) x402Ingest(p x402.Payment, buyer fiscal.BuyerFacts, idemKey string) fiscal.Ingest {
+	amount, _ := new(big.Int).SetString(p.AmountAtomic, 10) // validated by x402.Parse
+	claim := evmverify.Claim{Network: p.Network, TxHash: p.TxHash, Asset: p.Asset, Payer: p.Payer, Receiver: p.PayTo, Amount: amount}
+	chain := s.e.Settings().Chain
+	return fiscal.Ingest{
+		Network:        p.Network,
+		TxHash:         p.TxHash,
+		TxField:        "/settleResponse/transaction",
+		Buyer:          buyer,
+		Protocol:       ProtocolX402,
+		Scheme:         x402.SchemeExact,
+		X402:           &fiscal.RecordX402{Version: p.Version, ResourceURL: p.ResourceURL, TransferMethod: p.Method, Nonce: p.Nonce},
+		IdempotencyKey: idemKey,
+		Fingerprint:    fingerprint(ProtocolX402, p, buyer),
+		Read:           func(ctx context.Context) (evmverify.Facts, error) { return chain.Verify(ctx, claim) },
+	}
+}
+
+// fingerprint hashes the normalised input of an ingest, for the
+// Idempotency-Key claim and the queue: the same payment reported again with
+// the same buyer facts is the same request, whatever its spelling.
+func fingerprint(kind string, input any, buyer fiscal.BuyerFacts) []byte {
+	return fiscal.Fingerprint(struct {
+		Kind  string            `json:"kind"`
+		Input any               `json:"input"`
+		Buyer fiscal.BuyerFacts `json:"buyer"`
+	}{kind, input, buyer})
+}
+
+// record answers from the ledger when the payment is already recorded,
+// else reads it from the chain and records it (fiscal.Books.Ingest), unless
+// a queue entry of another payment holds its Idempotency-Key.
+func (s *Service) record(ctx context.Context, b *fiscal.Books, in fiscal.Ingest) (*Result, error) {
+	read := in.Read
+	in.Read = nil
+	res, err := b.Ingest(ctx, in)
+	if err != nil || res != nil {
+		return resultOrErr(res, err)
+	}
+	if err := s.checkQueuedKey(b.Account().ID, in); err != nil {
+		return nil, err
+	}
+	in.Read = read
+	return resultOrErr(b.Ingest(ctx, in))
+}
+
+func resultOrErr(res *fiscal.SettleResult, err error) (*Result, error) {
+	if err != nil {
+		return nil, err
+	}
+	return result(res), nil
+}
+
+// RecordTransfer records a plain USDC transfer (protocol evm-transfer,
+// scheme erc20-transfer; spec §1, ingest "library"): the Transfer log is
+// read from the chain (evmverify.Verifier.ReadTransfer), which supplies
+// amount, payer, receiver and time; the log must be emitted by the
+// network's USDC contract. The network's chain mode must be "required"
+// (CHAIN_VERIFICATION_REQUIRED otherwise), and its policy's depth applies.
+//
+// The chain proves that the transfer happened, not that its receiver is the
+// account's wallet: that remains the merchant's attestation, as
+// receiverWallet is on POST /settlements. One record per (network, tx hash)
+// and per log: a transaction already recorded, by any path, answers
+// Existing (this account, this log or no log recorded) or
+// SETTLEMENT_CONFLICT (another account, or another log of the transaction).
+func (s *Service) RecordTransfer(ctx context.Context, t Transfer) (*Result, error) {
+	b, err := s.e.Books(t.Account)
+	if err != nil {
+		return nil, err
+	}
+	if err := validIdempotencyKey(t.IdempotencyKey); err != nil {
+		return nil, err
+	}
+	if _, ok := evmverify.USDCContract(t.Network); !ok {
+		field := "/network"
+		if t.Network == "" {
+			return nil, fiscal.BadRequest(field, "is required (CAIP-2, e.g. %q)", evmverify.NetworkBase)
+		}
+		return nil, &fiscal.Error{Code: fiscal.CodeUnsupportedNetwork, Field: field, Detail: fmt.Sprintf("network %q is not supported; supported: %s", t.Network, supportedNetworks())}
+	}
+	hash, err := evmverify.ParseTxHash(t.TxHash)
+	if err != nil {
+		return nil, fiscal.BadRequest("/txHash", "must be 0x followed by 64 hexadecimal digits")
+	}
+	buyer, err := t.Buyer.Normalised()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.e.RequireChain(t.Network, "/network", ProtocolEVMTransfer); err != nil {
+		return nil, err
+	}
+	li := t.LogIndex
+	chain := s.e.Settings().Chain
+	network := t.Network
+	return s.record(ctx, b, fiscal.Ingest{
+		Network:  network,
+		TxHash:   hash,
+		TxField:  "/txHash",
+		LogIndex: &li,
+		Buyer:    buyer,
+		Protocol: ProtocolEVMTransfer,
+		Scheme:   SchemeERC20Transfer,
+		Fingerprint: fingerprint(ProtocolEVMTransfer, struct {
+			Network  string `json:"network"`
+			TxHash   string `json:"txHash"`
+			LogIndex uint64 `json:"logIndex"`
+		}{network, hash, li}, buyer),
+		IdempotencyKey: t.IdempotencyKey,
+		Read: func(ctx context.Context) (evmverify.Facts, error) {
+			return chain.ReadTransfer(ctx, network, hash, li)
+		},
+	})
+}
+
+// validIdempotencyKey: 1 to 255 visible ASCII characters, or none.
+func validIdempotencyKey(k string) error {
+	if k == "" {
+		return nil
+	}
+	if len(k) > 255 || strings.IndexFunc(k, func(r rune) bool { return r < 0x21 || r > 0x7e }) >= 0 {
+		return &fiscal.Error{Code: fiscal.CodeBadRequest, Field: "Idempotency-Key", Detail: "must be 1 to 255 visible ASCII characters (no spaces)"}
+	}
+	return nil
+}

@@ -1,0 +1,166 @@
+// Package fiscaltest builds what the tests of the engine and of the packages
+// around it share: a deterministic engine on a temporary directory, sample
+// sellers and settlement requests, and the UBL validator.
+package fiscaltest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/testtool"
+)
+
+// Rand is a deterministic io.Reader (a SHA-256 chain from the zero block),
+// safe for concurrent use: fixed keys, fixed sandbox ids.
+type Rand struct {
+	mu    sync.Mutex
+	block [32]byte
+	used  int
+}
+
+func (r *Rand) Read(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range p {
+		if r.used == len(r.block) {
+			r.block = sha256.Sum256(r.block[:])
+			r.used = 0
+		}
+		p[i] = r.block[r.used]
+		r.used++
+	}
+	return len(p), nil
+}
+
+// AccountID is the id of the i-th account of Engine: "acct_0", "acct_1", ...
+func AccountID(i int) string { return "acct_" + strconv.Itoa(i) }
+
+// Accounts makes one account per seller, with ids AccountID(i).
+func Accounts(sellers ...fiscal.Seller) []fiscal.Account {
+	var list []fiscal.Account
+	for i, s := range sellers {
+		list = append(list, fiscal.Account{ID: AccountID(i), Seller: s})
+	}
+	return list
+}
+
+// Config is the configuration of Engine before the caller's changes: a
+// temporary directory, the sellers' accounts, a fixed clock, deterministic
+// keys and a silent logger.
+func Config(t testing.TB, now time.Time, sellers ...fiscal.Seller) fiscal.Config {
+	return fiscal.Config{
+		Dir:      t.TempDir(),
+		Accounts: Accounts(sellers...),
+		Clock:    func() time.Time { return now },
+		Rand:     &Rand{},
+		Logger:   Logger(),
+	}
+}
+
+// Engine opens an engine on cfg (see Config) and closes it when the test
+// ends.
+func Engine(t testing.TB, cfg fiscal.Config) *fiscal.Engine {
+	t.Helper()
+	e, err := fiscal.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+// Books returns the books of account i of e.
+func Books(t testing.TB, e *fiscal.Engine, i int) *fiscal.Books {
+	t.Helper()
+	b, err := e.Books(AccountID(i))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Logger discards everything.
+func Logger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// IrishSeller is the demo seller: an Irish company over the Art. 59c
+// threshold, so that its B2C sales are taxed where the buyer is.
+var IrishSeller = fiscal.Seller{
+	LegalName: "Demo Digital Services Ltd", VATNumber: "IE1234567T", LegalID: "IE-CRO-654321", Country: "IE",
+	Address:       fiscal.Address{Street: "1 Demo Street", City: "Dublin", PostalCode: "D02 X285"},
+	OverThreshold: true,
+}
+
+// Request is settlement request n: a tx hash derived from n, fixed wallets
+// on Base, the amount, the buyer's country and the timestamp given.
+func Request(n int, amount, country, timestamp string) fiscal.SettlementRequest {
+	return fiscal.SettlementRequest{
+		AmountUSDC: amount, TxHash: TxHash(n), Timestamp: timestamp,
+		PayerWallet: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", ReceiverWallet: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+		Network: "eip155:8453", ConsumerCountry: country,
+	}
+}
+
+// TxHash is the tx hash of Request n.
+func TxHash(n int) string {
+	sum := sha256.Sum256([]byte{byte(n >> 8), byte(n)})
+	return "0x" + hex.EncodeToString(sum[:])
+}
+
+// ValidateUBL runs testdata/conformance/validate-ubl on the files: XSD
+// always, the CEN layer when EN16931_XSLT is set, and the Peppol layer when
+// peppol is true and PEPPOL_XSLT is set (plain EN 16931 invoices are not
+// Peppol documents: PEPPOL-EN16931-R001 etc. reject them by design).
+func ValidateUBL(t testing.TB, files []string, peppol bool) {
+	t.Helper()
+	if len(files) == 0 {
+		return
+	}
+	testtool.LookPath(t, "xmllint")
+	script := testtool.Conformance(t, "validate-ubl")
+	cmd := exec.Command(script, files...)
+	for _, kv := range os.Environ() {
+		if !peppol && strings.HasPrefix(kv, "PEPPOL_XSLT=") {
+			continue
+		}
+		cmd.Env = append(cmd.Env, kv)
+	}
+	if os.Getenv("EN16931_XSLT") != "" {
+		testtool.LookPath(t, "java")
+	}
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) || strings.Contains(string(out), "[fatal]") {
+		t.Fatalf("validate-ubl rejected the engine's invoices:\n%s", out)
+	}
+	if err != nil {
+		t.Fatalf("validate-ubl: %v\n%s", err, out)
+	}
+	layers := "the UBL 2.1 XSD"
+	if os.Getenv("EN16931_XSLT") != "" {
+		layers += ", the CEN EN 16931 schematron"
+	}
+	if peppol && os.Getenv("PEPPOL_XSLT") != "" {
+		layers += ", Peppol BIS 3.0"
+	}
+	t.Logf("validated %d invoices against %s (set EN16931_XSLT / PEPPOL_XSLT to add the schematron layers)", len(files), layers)
+}
+
+// Code returns the code of err when it is a *fiscal.Error, else "".
+func Code(err error) fiscal.Code {
+	var fe *fiscal.Error
+	if errors.As(err, &fe) {
+		return fe.Code
+	}
+	return ""
+}

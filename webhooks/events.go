@@ -1,0 +1,225 @@
+package webhooks
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/ledger"
+)
+
+// EventPayload is the JSON body of a webhook delivery and an item of the
+// event list. Fields may be added; none are renamed (spec §6).
+type EventPayload struct {
+	ID       string          `json:"id"`       // "evt_" + entry id; stable across deliveries: deduplicate on it
+	Type     string          `json:"type"`     // settlement.processed, settlement.pending_review, ...
+	Created  string          `json:"created"`  // when the entry was recorded (RFC 3339 UTC)
+	Sequence int64           `json:"sequence"` // the ledger index: for ordering and gap detection
+	Data     json.RawMessage `json:"data"`     // the fiscal record as stored in that entry
+	// Checkpoint is the latest signed checkpoint of the log (C2SP
+	// tlog-checkpoint signed note) when the delivery was made; it covers
+	// the entry, whose inclusion proof GET /v1/log/proof/inclusion gives.
+	Checkpoint string `json:"checkpoint,omitempty"`
+}
+
+// EventList is a page of the account's events, in sequence order.
+type EventList struct {
+	Object  string         `json:"object"` // "list"
+	Data    []EventPayload `json:"data"`
+	HasMore bool           `json:"hasMore"`
+	// NextAfter is the after= of the next page: the last sequence listed,
+	// or the after asked for when the page is empty.
+	NextAfter int64 `json:"nextAfter"`
+	// Checkpoint is the latest signed checkpoint, read after the page: it
+	// covers every event listed.
+	Checkpoint string `json:"checkpoint"`
+}
+
+// EventDetail is one event with its deliveries to the account's current
+// endpoints.
+type EventDetail struct {
+	EventPayload
+	Deliveries []Delivery `json:"deliveries"`
+}
+
+// Delivery is the state of one event's delivery to one endpoint.
+type Delivery struct {
+	EndpointID    string   `json:"endpointId"`
+	Status        string   `json:"status"`   // pending | delivered | failed | cancelled
+	Attempts      int      `json:"attempts"` // the X-Service-Attempt of the latest attempt
+	NextAttemptAt string   `json:"nextAttemptAt,omitempty"`
+	DeliveredAt   string   `json:"deliveredAt,omitempty"`
+	LastAttempt   *Attempt `json:"lastAttempt,omitempty"`
+}
+
+// Page sizes of Events.
+const (
+	DefaultEventsLimit = 50
+	MaxEventsLimit     = 200
+)
+
+// payload joins an event with the document stored in its entry.
+func (w *Service) payload(ev fiscal.Event) (EventPayload, error) {
+	data, err := w.e.Outbox().Document(ev)
+	if err != nil {
+		return EventPayload{}, err
+	}
+	return EventPayload{ID: ev.ID, Type: ev.Type, Created: ev.Created, Sequence: ev.Sequence, Data: data}, nil
+}
+
+func (w *Service) checkpointText() (string, error) {
+	cp, err := w.e.Ledger().Checkpoint()
+	if err != nil {
+		return "", err
+	}
+	return string(cp.Note), nil
+}
+
+// Events lists the account's events with sequence greater than after (-1
+// for the first page), at most limit of them (0 means DefaultEventsLimit,
+// at most MaxEventsLimit), each with its record: the backfill for a
+// receiver that missed deliveries or detected a gap in the sequences.
+// Sequences are the global ledger index, so one account's sequences have
+// gaps where other accounts' entries are.
+func (w *Service) Events(ctx context.Context, accountID string, after int64, limit int) (*EventList, error) {
+	switch {
+	case after < -1:
+		return nil, fiscal.BadRequest("after", "must be a sequence (0 or more), or absent for the first page")
+	case limit < 0 || limit > MaxEventsLimit:
+		return nil, fiscal.BadRequest("limit", "must be between 1 and %d", MaxEventsLimit)
+	case limit == 0:
+		limit = DefaultEventsLimit
+	}
+	events, more, err := w.e.Outbox().Account(accountID, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	list := &EventList{Object: "list", Data: []EventPayload{}, NextAfter: after, HasMore: more}
+	for _, ev := range events {
+		p, err := w.payload(ev)
+		if err != nil {
+			return nil, fiscal.StoreError(err)
+		}
+		list.Data = append(list.Data, p)
+		list.NextAfter = ev.Sequence
+	}
+	if list.Checkpoint, err = w.checkpointText(); err != nil {
+		return nil, fiscal.StoreError(err)
+	}
+	return list, nil
+}
+
+// Event returns one of the account's events with its record, the latest
+// checkpoint, and its deliveries to the account's endpoints.
+func (w *Service) Event(ctx context.Context, accountID, eventID string) (*EventDetail, error) {
+	ev, err := w.e.Outbox().Lookup(accountID, eventID)
+	if err != nil {
+		return nil, err
+	}
+	p, err := w.payload(ev)
+	if err != nil {
+		return nil, fiscal.StoreError(err)
+	}
+	if p.Checkpoint, err = w.checkpointText(); err != nil {
+		return nil, fiscal.StoreError(err)
+	}
+	d := &EventDetail{EventPayload: p, Deliveries: []Delivery{}}
+	err = w.read(func(tx ledger.Tx) error {
+		endpoints, err := accountEndpoints(tx, accountID)
+		if err != nil {
+			return err
+		}
+		for _, ep := range endpoints {
+			var st deliveryState
+			found, err := getJSON(tx, bucketWebhookDeliveries, deliveryKey(ep.ID, ev.Sequence), &st)
+			if err != nil {
+				return err
+			}
+			if found && st.EndpointCreated == ep.CreatedAt.UnixNano() {
+				d.Deliveries = append(d.Deliveries, st.view())
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func (st deliveryState) view() Delivery {
+	v := Delivery{EndpointID: st.Endpoint, Status: st.Status, Attempts: st.Attempts, LastAttempt: st.LastAttempt}
+	if st.Status == DeliveryPending {
+		v.NextAttemptAt = st.NextAt.UTC().Format(time.RFC3339)
+	}
+	if st.DeliveredAt != nil {
+		v.DeliveredAt = st.DeliveredAt.UTC().Format(time.RFC3339)
+	}
+	return v
+}
+
+// Redeliver schedules a new delivery of the account's event, due now,
+// to each of the account's enabled endpoints, or to endpointID alone when
+// it is not "". Every endpoint gets it, even one created after the event.
+// A delivery still pending is moved forward; a finished one starts a new
+// round with a fresh retry window. The event id stays the same: receivers
+// deduplicate on it.
+func (w *Service) Redeliver(ctx context.Context, accountID, eventID, endpointID string) ([]Delivery, error) {
+	ev, err := w.e.Outbox().Lookup(accountID, eventID)
+	if err != nil {
+		return nil, err
+	}
+	now := w.clock().UTC()
+	var out []Delivery
+	err = w.update(func(tx ledger.Tx) error {
+		out = []Delivery{}
+		endpoints, err := accountEndpoints(tx, accountID)
+		if err != nil {
+			return err
+		}
+		targets := endpoints[:0:0]
+		for _, ep := range endpoints {
+			switch {
+			case endpointID != "" && ep.ID != endpointID:
+			case ep.DisabledAt != nil && endpointID != "":
+				return webhookConflict("endpoint %s is disabled; enable it first", ep.ID)
+			case ep.DisabledAt == nil:
+				targets = append(targets, ep)
+			}
+		}
+		if endpointID != "" && len(targets) == 0 {
+			return endpointNotFound(endpointID)
+		}
+		if len(targets) == 0 {
+			return webhookConflict("the account has no enabled webhook endpoint")
+		}
+		for _, ep := range targets {
+			dkey := deliveryKey(ep.ID, ev.Sequence)
+			var old deliveryState
+			found, err := getJSON(tx, bucketWebhookDeliveries, dkey, &old)
+			if err != nil {
+				return err
+			}
+			st := old
+			if !found || old.EndpointCreated != ep.CreatedAt.UnixNano() {
+				st = deliveryState{Account: accountID, Endpoint: ep.ID, EndpointCreated: ep.CreatedAt.UnixNano(), Sequence: ev.Sequence, EventID: ev.ID}
+			}
+			st.Status, st.Round, st.RoundStart, st.RoundFailed, st.NextAt, st.DeliveredAt = DeliveryPending, st.Round+1, time.Time{}, 0, now, nil
+			var prev *deliveryState
+			if found {
+				prev = &old
+			}
+			if err := putDelivery(tx, prev, &st); err != nil {
+				return err
+			}
+			out = append(out, st.view())
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	w.notify()
+	return out, nil
+}

@@ -1,0 +1,573 @@
+package webhooks
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"sync"
+	"time"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/ledger"
+)
+
+// The dispatcher delivers the outbox. Everything it knows is in the ledger:
+//
+//  1. Fan-out: it reads the events bucket from its durable cursor and, in
+//     the same side-data transaction that advances the cursor, creates one
+//     pending delivery state per (enabled endpoint of the event's account,
+//     event) whose endpoint existed before the event.
+//  2. Claim: for every pending delivery that is due, one transaction counts
+//     the attempt and moves its due time to a lease (the attempt timeout),
+//     so that an attempt cut short by a crash is made again after it.
+//  3. Attempt and record: the signed POST, then one transaction with the
+//     outcome: delivered, disabled endpoint (410), or the next attempt on
+//     the retry schedule, or failed once the schedule is exhausted.
+//
+// Hence at least once: an attempt is counted before it is sent and only a
+// recorded 2xx ends a delivery; a restart resumes every pending delivery.
+type dispatcher struct {
+	w           *Service
+	e           *fiscal.Engine
+	sender      Sender
+	closeSender func()
+	timeout     time.Duration
+	after       func(time.Duration) <-chan time.Time
+
+	slots chan struct{}   // one per attempt in flight
+	wake  chan struct{}   // buffered(1): something changed
+	stop  <-chan struct{} // the engine's: closed by its Close
+	ctx   context.Context
+	halt  context.CancelFunc // abandons attempts in flight on close
+
+	mu       sync.Mutex
+	inflight map[string]bool // delivery keys with an attempt in flight
+	perEP    map[string]int  // attempts in flight per endpoint id
+	wg       sync.WaitGroup
+}
+
+const (
+	fanOutBatch = 256             // events per fan-out transaction
+	maxIdleWait = time.Hour       // the loop looks again at least this often (pokes are never lost: a safety net)
+	storeRetry  = 5 * time.Second // wait after a failed store operation
+	maxErrText  = 300             // characters of an error kept in a delivery state
+	claimBatch  = defaultConcurrency
+	// maxPerEndpoint bounds the attempts in flight to one endpoint, so that
+	// a slow or hanging receiver (10 s per attempt) holds at most this many
+	// of the slots and other accounts' deliveries go on; it also spares
+	// receivers bursts.
+	maxPerEndpoint = 4
+	// maxDueScan bounds the due deliveries looked at per loop while skipping
+	// those of saturated endpoints.
+	maxDueScan = 1 << 14
+)
+
+func newDispatcher(w *Service, opts Options) *dispatcher {
+	d := &dispatcher{
+		w: w, e: w.e, sender: opts.Sender, timeout: opts.Timeout, after: opts.After,
+		wake:     make(chan struct{}, 1),
+		inflight: map[string]bool{}, perEP: map[string]int{},
+	}
+	if d.timeout <= 0 {
+		d.timeout = DefaultTimeout
+	}
+	if d.after == nil {
+		d.after = time.After
+	}
+	n := opts.Concurrency
+	if n <= 0 {
+		n = defaultConcurrency
+	}
+	d.slots = make(chan struct{}, n)
+	if d.sender == nil {
+		hs := NewHTTPSender(SenderOptions{Policy: w.policy, Timeout: d.timeout, Clock: w.clock})
+		d.sender, d.closeSender = hs, hs.Close
+	}
+	d.ctx, d.halt = context.WithCancel(context.Background())
+	return d
+}
+
+func (d *dispatcher) poke() {
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (d *dispatcher) stopping() bool {
+	select {
+	case <-d.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// run delivers until stop is closed (the engine's Close): attempts in
+// flight are then abandoned and become due again at once, so the next
+// engine on the data directory resumes them.
+func (d *dispatcher) run(stop <-chan struct{}) {
+	d.stop = stop
+	go func() { <-stop; d.halt() }()
+	defer func() {
+		d.wg.Wait()
+		if d.closeSender != nil {
+			d.closeSender()
+		}
+	}()
+	for !d.stopping() {
+		wait, err := d.step()
+		if err != nil {
+			if d.stopping() {
+				return
+			}
+			d.w.log.Error("webhook dispatcher: store", "err", err)
+			wait = storeRetry
+		}
+		var timer <-chan time.Time // nil: wait for a poke only
+		if wait >= 0 {
+			timer = d.after(wait)
+		}
+		select {
+		case <-d.stop:
+			return
+		case <-d.wake:
+		case <-timer:
+		}
+	}
+}
+
+// untilPoked is the wait of step when only a poke can bring work: an
+// attempt in flight pokes when it ends, an append or an API change when
+// they happen. No timer then, so a virtual clock in tests cannot run ahead
+// while real I/O is pending.
+const untilPoked = time.Duration(-1)
+
+// step fans out new events, launches the due attempts, and says how long
+// to wait before looking again.
+func (d *dispatcher) step() (time.Duration, error) {
+	for {
+		n, err := d.fanOut()
+		if err != nil {
+			return 0, err
+		}
+		if n < fanOutBatch {
+			break
+		}
+	}
+	return d.launchDue()
+}
+
+// fanOut turns up to fanOutBatch outbox events past the cursor into pending
+// deliveries and advances the cursor, in one transaction.
+func (d *dispatcher) fanOut() (int, error) {
+	// A read first: most pokes bring no event past the cursor (an attempt
+	// ended, an endpoint changed), and an empty write would still cost a
+	// commit and an fsync.
+	pending := false
+	outbox := d.e.Outbox()
+	err := d.w.read(func(tx ledger.Tx) error {
+		return outbox.Scan(tx, cursorOf(tx), func(int64, fiscal.Event, bool) bool {
+			pending = true
+			return false
+		})
+	})
+	if err != nil || !pending {
+		return 0, err
+	}
+	now := d.w.clock().UTC()
+	n := 0
+	err = d.w.update(func(tx ledger.Tx) error {
+		n = 0
+		type item struct {
+			seq int64
+			ev  fiscal.Event
+			ok  bool
+		}
+		var items []item
+		err := outbox.Scan(tx, cursorOf(tx), func(seq int64, ev fiscal.Event, ok bool) bool {
+			items = append(items, item{seq, ev, ok})
+			return len(items) < fanOutBatch
+		})
+		if err != nil || len(items) == 0 {
+			return err
+		}
+		endpoints, err := allEndpoints(tx)
+		if err != nil {
+			return err
+		}
+		for _, it := range items {
+			if !it.ok {
+				// Not deliverable by anyone; holding up every later event
+				// would be worse. Check reports a damaged outbox too.
+				d.w.log.Error("webhook dispatcher: unreadable outbox event skipped", "sequence", it.seq)
+				continue
+			}
+			for _, ep := range endpoints[it.ev.Account] {
+				if ep.DisabledAt != nil || it.seq < ep.FirstSequence {
+					continue
+				}
+				dkey := deliveryKey(ep.ID, it.seq)
+				if tx.Get(bucketWebhookDeliveries, dkey) != nil {
+					continue // already there (a redelivery that ran ahead)
+				}
+				st := deliveryState{
+					Account: it.ev.Account, Endpoint: ep.ID, EndpointCreated: ep.CreatedAt.UnixNano(),
+					Sequence: it.seq, EventID: it.ev.ID, Status: DeliveryPending, Round: 1, NextAt: now,
+				}
+				if err := putDelivery(tx, nil, &st); err != nil {
+					return err
+				}
+			}
+		}
+		n = len(items)
+		return tx.Put(bucketWebhookMeta, metaCursor, be64(items[len(items)-1].seq+1))
+	})
+	return n, err
+}
+
+// cursorOf is the fan-out cursor: the first outbox sequence not fanned out.
+func cursorOf(tx ledger.Tx) int64 {
+	if v := tx.Get(bucketWebhookMeta, metaCursor); len(v) == 8 {
+		return int64(binary.BigEndian.Uint64(v))
+	}
+	return 0
+}
+
+// claimed is an attempt taken by the dispatcher, ready to send.
+type claimed struct {
+	dkey       []byte
+	st         deliveryState // as claimed: Attempts counts this attempt
+	ep         endpointRecord
+	deliveryID string
+}
+
+// launchDue claims the due deliveries there are free slots for and starts
+// their attempts. It returns how long until the next one is due.
+func (d *dispatcher) launchDue() (time.Duration, error) {
+	now := d.w.clock().UTC()
+	free := cap(d.slots) - len(d.slots)
+	type dueItem struct {
+		at   time.Time
+		dkey []byte
+	}
+	var due []dueItem
+	var next time.Time
+	busy, truncated := false, false
+	d.mu.Lock()
+	perEP := maps.Clone(d.perEP)
+	d.mu.Unlock()
+	scanned := 0
+	err := d.w.read(func(tx ledger.Tx) error {
+		return tx.Scan(bucketWebhookDue, nil, nil, false, func(k, _ []byte) bool {
+			if scanned++; scanned > maxDueScan {
+				truncated = true // the rest waits for a finishing attempt
+				return false
+			}
+			if len(k) <= 8 {
+				return true
+			}
+			at := time.Unix(0, int64(binary.BigEndian.Uint64(k[:8]))).UTC()
+			dkey := k[8:]
+			if d.isInflight(dkey) {
+				return true
+			}
+			if at.After(now) {
+				next = at
+				return false
+			}
+			ep := endpointOfKey(dkey)
+			if perEP[string(ep)] >= maxPerEndpoint { // string(ep) in an index expression does not allocate
+				return true // its endpoint is saturated; a finishing attempt pokes the loop
+			}
+			if len(due) >= min(free, claimBatch) {
+				busy = true // more are due: look again when a slot frees
+				return false
+			}
+			perEP[string(ep)]++
+			due = append(due, dueItem{at, append([]byte{}, dkey...)})
+			return true
+		})
+	})
+	if err != nil {
+		return 0, err
+	}
+	if len(due) > 0 {
+		var taken []*claimed
+		err := d.w.update(func(tx ledger.Tx) error {
+			taken = taken[:0]
+			for _, it := range due {
+				c, err := d.claim(tx, it.at, it.dkey, now)
+				if err != nil {
+					return err
+				}
+				if c != nil {
+					taken = append(taken, c)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return 0, err
+		}
+		for _, c := range taken {
+			d.launch(c)
+		}
+	}
+	switch {
+	case busy && len(d.slots) < cap(d.slots):
+		return 0, nil // more are due and slots are free: look again now
+	case len(d.slots) > 0 && (busy || truncated || next.IsZero()):
+		return untilPoked, nil // a finishing attempt pokes the loop
+	case next.IsZero() || truncated:
+		return maxIdleWait, nil
+	}
+	return min(next.Sub(now), maxIdleWait), nil
+}
+
+// endpointOfKey is the endpoint id of a delivery key.
+func endpointOfKey(dkey []byte) []byte {
+	if i := bytes.IndexByte(dkey, 0); i >= 0 {
+		return dkey[:i]
+	}
+	return dkey
+}
+
+func (d *dispatcher) isInflight(dkey []byte) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.inflight[string(dkey)]
+}
+
+// claim takes one due delivery: it counts the attempt and leases it, or
+// cancels it when its endpoint is gone or disabled. nil means nothing to
+// send.
+func (d *dispatcher) claim(tx ledger.Tx, at time.Time, dkey []byte, now time.Time) (*claimed, error) {
+	var old deliveryState
+	found, err := getJSON(tx, bucketWebhookDeliveries, dkey, &old)
+	if err != nil {
+		return nil, err
+	}
+	if !found || old.Status != DeliveryPending || !old.NextAt.Equal(at) {
+		return nil, tx.Delete(bucketWebhookDue, dueKey(at, dkey)) // a stale index entry
+	}
+	st := old
+	var ep endpointRecord
+	found, err = getJSON(tx, bucketWebhookEndpoints, endpointKey(st.Account, st.Endpoint), &ep)
+	if err != nil {
+		return nil, err
+	}
+	if !found || ep.CreatedAt.UnixNano() != st.EndpointCreated || ep.DisabledAt != nil {
+		st.Status = DeliveryCancelled
+		return nil, putDelivery(tx, &old, &st)
+	}
+	id, err := d.w.randomHex(12)
+	if err != nil {
+		return nil, err
+	}
+	st.Attempts++
+	if st.RoundStart.IsZero() {
+		st.RoundStart = now
+	}
+	// The lease: in this process the in-flight set keeps the attempt from
+	// being launched twice; after a crash nothing is in flight, and the
+	// attempt is made again once the timeout has passed.
+	st.NextAt = now.Add(d.timeout)
+	if err := putDelivery(tx, &old, &st); err != nil {
+		return nil, err
+	}
+	return &claimed{dkey: dkey, st: st, ep: ep, deliveryID: "dlv_" + id}, nil
+}
+
+func (d *dispatcher) launch(c *claimed) {
+	key, ep := string(c.dkey), c.ep.ID
+	d.mu.Lock()
+	d.inflight[key] = true
+	d.perEP[ep]++
+	d.mu.Unlock()
+	d.slots <- struct{}{}
+	d.wg.Add(1)
+	go func() {
+		defer func() {
+			<-d.slots
+			d.mu.Lock()
+			delete(d.inflight, key)
+			if d.perEP[ep]--; d.perEP[ep] <= 0 {
+				delete(d.perEP, ep)
+			}
+			d.mu.Unlock()
+			d.wg.Done()
+			d.poke()
+		}()
+		if err := d.attempt(c); err != nil && !errors.Is(err, ledger.ErrClosed) {
+			d.w.log.Error("webhook dispatcher: recording an attempt", "endpoint", c.ep.ID, "event", c.st.EventID, "err", err)
+		}
+	}()
+}
+
+// attempt sends one claimed delivery and records the outcome.
+func (d *dispatcher) attempt(c *claimed) error {
+	var resp Response
+	m, err := d.message(c)
+	if err == nil {
+		ctx, cancel := context.WithTimeout(d.ctx, d.timeout)
+		resp, err = d.sender.Send(ctx, m)
+		cancel()
+	}
+	if err != nil && d.ctx.Err() != nil {
+		return d.requeue(c)
+	}
+	return d.record(c, resp, err)
+}
+
+// message builds and signs the attempt's request.
+func (d *dispatcher) message(c *claimed) (*Message, error) {
+	secrets, err := d.w.secrets(&c.ep)
+	if err != nil {
+		return nil, err
+	}
+	ev, err := d.e.Outbox().At(c.st.Sequence)
+	if err != nil {
+		return nil, fmt.Errorf("webhooks: event %d: %w", c.st.Sequence, err)
+	}
+	p, err := d.w.payload(ev)
+	if err != nil {
+		return nil, err
+	}
+	if p.Checkpoint, err = d.w.checkpointText(); err != nil {
+		return nil, err
+	}
+	body, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	m := &Message{
+		URL: c.ep.URL, EventID: ev.ID, EventType: ev.Type, DeliveryID: c.deliveryID,
+		Attempt: c.st.Attempts, Timestamp: d.w.clock().Unix(), Body: body,
+	}
+	m.Sign(secrets...)
+	return m, nil
+}
+
+// requeue makes an attempt abandoned by Close due at once, so the next
+// engine on this data directory sends it first.
+func (d *dispatcher) requeue(c *claimed) error {
+	now := d.w.clock().UTC()
+	return d.w.update(func(tx ledger.Tx) error {
+		var cur deliveryState
+		found, err := getJSON(tx, bucketWebhookDeliveries, c.dkey, &cur)
+		if err != nil || !found || cur.Status != DeliveryPending || cur.Round != c.st.Round {
+			return err
+		}
+		old := cur
+		cur.NextAt = now
+		return putDelivery(tx, &old, &cur)
+	})
+}
+
+// record stores the outcome of an attempt in the delivery state and on the
+// endpoint, and disables the endpoint on 410.
+func (d *dispatcher) record(c *claimed, resp Response, sendErr error) error {
+	now := d.w.clock().UTC()
+	outcome := OutcomeOf(resp, sendErr)
+	att := &Attempt{
+		At: now.Format(time.RFC3339), EventID: c.st.EventID, DeliveryID: c.deliveryID,
+		Attempt: c.st.Attempts, Status: resp.Status, Error: attemptError(resp, sendErr),
+	}
+	switch outcome {
+	case Delivered:
+		att.Outcome = "delivered"
+	case Gone:
+		att.Outcome = "gone"
+	default:
+		att.Outcome = "failed"
+	}
+	u := d.jitter()
+	var next deliveryState
+	err := d.w.update(func(tx ledger.Tx) error {
+		var cur deliveryState
+		found, err := getJSON(tx, bucketWebhookDeliveries, c.dkey, &cur)
+		if err != nil || !found {
+			return err
+		}
+		old := cur
+		cur.LastAttempt = att
+		// A redelivery requested while this attempt ran started a new
+		// round: it keeps its schedule (it was asked for after this send).
+		if cur.Round == c.st.Round && cur.Status == DeliveryPending {
+			switch outcome {
+			case Delivered:
+				cur.Status, cur.DeliveredAt = DeliveryDelivered, &now
+			case Gone:
+				cur.Status = DeliveryFailed
+			default:
+				cur.RoundFailed++
+				if at, ok := d.w.schedule.Next(cur.RoundStart, now, cur.RoundFailed, resp.RetryAfter, u); ok {
+					cur.NextAt = at
+				} else {
+					cur.Status = DeliveryFailed
+				}
+			}
+		}
+		if err := putDelivery(tx, &old, &cur); err != nil {
+			return err
+		}
+		next = cur
+		var ep endpointRecord
+		found, err = getJSON(tx, bucketWebhookEndpoints, endpointKey(c.ep.Account, c.ep.ID), &ep)
+		if err != nil || !found || ep.CreatedAt.UnixNano() != c.st.EndpointCreated {
+			return err
+		}
+		ep.LastAttempt = att
+		if outcome == Gone && ep.DisabledAt == nil {
+			ep.DisabledAt, ep.DisabledWhy = &now, fmt.Sprintf("the receiver answered 410 Gone to delivery %s", c.deliveryID)
+		}
+		return putJSON(tx, bucketWebhookEndpoints, endpointKey(c.ep.Account, c.ep.ID), ep)
+	})
+	if err != nil {
+		return err
+	}
+	log := d.w.log.With("account", c.ep.Account, "endpoint", c.ep.ID, "event", c.st.EventID, "delivery", c.deliveryID, "attempt", c.st.Attempts)
+	switch {
+	case outcome == Gone:
+		log.Warn("webhook endpoint disabled: the receiver answered 410 Gone")
+	case next.Status == DeliveryFailed:
+		log.Warn("webhook delivery failed: retries exhausted", "status", resp.Status, "err", att.Error)
+	case outcome == Retry:
+		log.Info("webhook attempt failed", "status", resp.Status, "err", att.Error, "next", next.NextAt)
+	default:
+		log.Debug("webhook delivered", "status", resp.Status)
+	}
+	return nil
+}
+
+func attemptError(resp Response, err error) string {
+	var s string
+	switch {
+	case err != nil:
+		s = err.Error()
+	case resp.Status >= 300 && resp.Status <= 399:
+		s = fmt.Sprintf("redirect to %q not followed: update the endpoint URL", resp.Location)
+	case resp.Status < 200 || resp.Status > 299:
+		s = fmt.Sprintf("HTTP %d", resp.Status)
+	}
+	if len(s) > maxErrText {
+		s = s[:maxErrText] + "…"
+	}
+	return s
+}
+
+// jitter draws u in [0, 1) for the retry schedule from the engine's
+// randomness; if none can be had, the middle of the range.
+func (d *dispatcher) jitter() float64 {
+	var b [8]byte
+	if _, err := io.ReadFull(d.w.rand, b[:]); err != nil {
+		return 0.5
+	}
+	return float64(binary.BigEndian.Uint64(b[:])>>11) / (1 << 53)
+}

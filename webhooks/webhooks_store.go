@@ -1,0 +1,370 @@
+package webhooks
+
+import (
+	"bytes"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/ledger"
+)
+
+// Side buckets of the webhook machinery (ledger side data: durable and
+// fsynced with every Update, never only in memory).
+const (
+	// account \x00 endpoint id → endpointRecord JSON
+	bucketWebhookEndpoints = "webhook-endpoints"
+	// endpoint id \x00 be64(sequence) → deliveryState JSON: one per
+	// (endpoint, event)
+	bucketWebhookDeliveries = "webhook-deliveries"
+	// be64(due unix nanos) + delivery key → empty: the pending deliveries
+	// in the order they are due
+	bucketWebhookDue = "webhook-due"
+	// "cursor" → be64(the next outbox sequence to fan out)
+	bucketWebhookMeta = "webhook-meta"
+)
+
+var metaCursor = []byte("cursor")
+
+// Endpoint sources.
+const (
+	EndpointSourceAPI    = "api"    // created with POST /v1/webhook-endpoints; secrets sealed in the ledger
+	EndpointSourceConfig = "config" // listed in the accounts file; secrets read from it
+)
+
+// endpointRecord is an endpoint as stored. Config endpoints have one too:
+// it holds their first sequence, disabled state and last attempt, while
+// their URL and secrets come from the accounts file.
+type endpointRecord struct {
+	ID            string         `json:"id"`
+	Account       string         `json:"account"`
+	URL           string         `json:"url"`
+	Description   string         `json:"description,omitempty"`
+	Source        string         `json:"source"`
+	CreatedAt     time.Time      `json:"createdAt"`
+	FirstSequence int64          `json:"firstSequence"`
+	DisabledAt    *time.Time     `json:"disabledAt,omitempty"`
+	DisabledWhy   string         `json:"disabledReason,omitempty"`
+	Secrets       []storedSecret `json:"secrets,omitempty"`
+	LastAttempt   *Attempt       `json:"lastAttempt,omitempty"`
+}
+
+type storedSecret struct {
+	ID        string    `json:"id"`
+	CreatedAt time.Time `json:"createdAt"`
+	Hint      string    `json:"hint"`
+	Sealed    string    `json:"sealed"` // base64(nonce ‖ AES-256-GCM ciphertext)
+}
+
+// Delivery statuses.
+const (
+	DeliveryPending   = "pending"   // waiting for its next attempt
+	DeliveryDelivered = "delivered" // a 2xx was received
+	DeliveryFailed    = "failed"    // retries exhausted, or the receiver answered 410
+	DeliveryCancelled = "cancelled" // the endpoint was deleted or disabled before delivery
+)
+
+// deliveryState is the durable state of one event for one endpoint.
+type deliveryState struct {
+	Account         string     `json:"account"`
+	Endpoint        string     `json:"endpoint"`
+	EndpointCreated int64      `json:"endpointCreated"` // the endpoint's CreatedAt (unix nanos): a re-created endpoint does not inherit
+	Sequence        int64      `json:"sequence"`
+	EventID         string     `json:"eventId"`
+	Status          string     `json:"status"`
+	Attempts        int        `json:"attempts"`    // all attempts so far: the X-Service-Attempt of the last one
+	Round           int        `json:"round"`       // 1 + redeliveries requested
+	RoundStart      time.Time  `json:"roundStart"`  // first attempt of the round (zero before it): the retry horizon counts from here
+	RoundFailed     int        `json:"roundFailed"` // failed attempts in this round: the backoff exponent
+	NextAt          time.Time  `json:"nextAt"`      // pending: when it is due (the due-index key)
+	DeliveredAt     *time.Time `json:"deliveredAt,omitempty"`
+	LastAttempt     *Attempt   `json:"lastAttempt,omitempty"`
+}
+
+func endpointKey(account, id string) []byte { return []byte(account + "\x00" + id) }
+
+func deliveryKey(endpointID string, seq int64) []byte {
+	return binary.BigEndian.AppendUint64([]byte(endpointID+"\x00"), uint64(seq))
+}
+
+func dueKey(at time.Time, dkey []byte) []byte {
+	return append(binary.BigEndian.AppendUint64(nil, uint64(at.UnixNano())), dkey...)
+}
+
+func be64(n int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(n)) }
+
+func getJSON(tx ledger.Tx, bucket string, key []byte, v any) (bool, error) {
+	raw := tx.Get(bucket, key)
+	if raw == nil {
+		return false, nil
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return false, fmt.Errorf("fiscal: %s %q: %w", bucket, key, err)
+	}
+	return true, nil
+}
+
+func putJSON(tx ledger.Tx, bucket string, key []byte, v any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return tx.Put(bucket, key, raw)
+}
+
+// putDelivery stores a delivery state and keeps the due index in step: the
+// old due key (from the state as it was) goes, the new one comes while the
+// delivery is pending.
+func putDelivery(tx ledger.Tx, old *deliveryState, st *deliveryState) error {
+	dkey := deliveryKey(st.Endpoint, st.Sequence)
+	if old != nil && old.Status == DeliveryPending {
+		if err := tx.Delete(bucketWebhookDue, dueKey(old.NextAt, dkey)); err != nil {
+			return err
+		}
+	}
+	if st.Status == DeliveryPending {
+		if err := tx.Put(bucketWebhookDue, dueKey(st.NextAt, dkey), nil); err != nil {
+			return err
+		}
+	}
+	return putJSON(tx, bucketWebhookDeliveries, dkey, st)
+}
+
+// accountEndpoints returns the account's endpoint records, oldest first.
+func accountEndpoints(tx ledger.Tx, account string) ([]endpointRecord, error) {
+	var list []endpointRecord
+	var decodeErr error
+	err := tx.Scan(bucketWebhookEndpoints, []byte(account+"\x00"), nil, false, func(k, v []byte) bool {
+		var r endpointRecord
+		if decodeErr = json.Unmarshal(v, &r); decodeErr != nil {
+			return false
+		}
+		list = append(list, r)
+		return true
+	})
+	if err == nil {
+		err = decodeErr
+	}
+	sortEndpoints(list)
+	return list, err
+}
+
+// allEndpoints returns every endpoint record by account.
+func allEndpoints(tx ledger.Tx) (map[string][]endpointRecord, error) {
+	byAccount := map[string][]endpointRecord{}
+	var decodeErr error
+	err := tx.Scan(bucketWebhookEndpoints, nil, nil, false, func(k, v []byte) bool {
+		var r endpointRecord
+		if decodeErr = json.Unmarshal(v, &r); decodeErr != nil {
+			return false
+		}
+		byAccount[r.Account] = append(byAccount[r.Account], r)
+		return true
+	})
+	if err == nil {
+		err = decodeErr
+	}
+	return byAccount, err
+}
+
+func sortEndpoints(list []endpointRecord) {
+	sort.Slice(list, func(i, j int) bool {
+		if !list[i].CreatedAt.Equal(list[j].CreatedAt) {
+			return list[i].CreatedAt.Before(list[j].CreatedAt)
+		}
+		return list[i].ID < list[j].ID
+	})
+}
+
+// configEndpointID derives the id of an endpoint listed in the accounts
+// file from (account, URL), so that it survives restarts and keeps its
+// delivery state; another URL is another endpoint.
+func configEndpointID(account, url string) string {
+	h := sha256.Sum256([]byte("fiscal402 webhook endpoint\x00" + account + "\x00" + url))
+	return "we_" + hex.EncodeToString(h[:12])
+}
+
+// syncConfigEndpoints makes the side records of the accounts file's
+// endpoints match the file: new ones start at the next sequence (they
+// receive only events created after them), removed ones are deleted, and
+// existing ones keep their state (a 410-disabled endpoint stays disabled
+// across restarts). It also initialises the fan-out cursor on first use:
+// before this feature existed no endpoint could want the older events.
+func syncConfigEndpoints(tx ledger.Tx, outbox *fiscal.Outbox, config map[string][]EndpointConfig, now time.Time) error {
+	next, err := outbox.Next(tx)
+	if err != nil {
+		return err
+	}
+	if tx.Get(bucketWebhookMeta, metaCursor) == nil {
+		if err := tx.Put(bucketWebhookMeta, metaCursor, be64(next)); err != nil {
+			return err
+		}
+	}
+	want := map[string]bool{}
+	accounts := make([]string, 0, len(config))
+	for id := range config {
+		accounts = append(accounts, id)
+	}
+	slices.Sort(accounts)
+	for _, account := range accounts {
+		for _, cfg := range config[account] {
+			eid := configEndpointID(account, cfg.URL)
+			want[string(endpointKey(account, eid))] = true
+			var r endpointRecord
+			found, err := getJSON(tx, bucketWebhookEndpoints, endpointKey(account, eid), &r)
+			if err != nil {
+				return err
+			}
+			if !found {
+				r = endpointRecord{ID: eid, Account: account, URL: cfg.URL, Source: EndpointSourceConfig, CreatedAt: now, FirstSequence: next}
+			}
+			if found && r.Description == cfg.Description {
+				continue
+			}
+			r.Description = cfg.Description
+			if err := putJSON(tx, bucketWebhookEndpoints, endpointKey(account, eid), r); err != nil {
+				return err
+			}
+		}
+	}
+	var stale [][]byte
+	err = tx.Scan(bucketWebhookEndpoints, nil, nil, false, func(k, v []byte) bool {
+		var r endpointRecord
+		if json.Unmarshal(v, &r) == nil && r.Source == EndpointSourceConfig && !want[string(k)] {
+			stale = append(stale, bytes.Clone(k))
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range stale {
+		if err := tx.Delete(bucketWebhookEndpoints, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// secretBox seals API-created endpoint secrets with AES-256-GCM under a key
+// kept in the key directory, beside the receipt and log keys. HMAC needs the
+// secret itself, so it cannot be hashed like an API key; sealing keeps it
+// out of the ledger file, which is handed to auditors for ledger.Check, and
+// out of its backups. The additional data binds each ciphertext to its
+// endpoint and secret id, so a sealed secret cannot be moved to another
+// endpoint.
+type secretBox struct {
+	aead cipher.AEAD
+	rand io.Reader
+}
+
+const secretKeyFile = "webhook-secrets.key"
+
+// openSecretBox loads the sealing key from dir, or creates it when create
+// is set and there is none.
+func openSecretBox(dir string, rand io.Reader, create bool) (*secretBox, error) {
+	path := filepath.Join(dir, secretKeyFile)
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) && create {
+		raw, err = createSecretKey(path, rand)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("fiscal: webhook secret key: %w", err)
+	}
+	key, err := base64.StdEncoding.DecodeString(strings.TrimSpace(string(raw)))
+	if err != nil || len(key) != 32 {
+		return nil, fmt.Errorf("fiscal: webhook secret key %s: not 32 base64-encoded bytes", path)
+	}
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, err
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, err
+	}
+	return &secretBox{aead: aead, rand: rand}, nil
+}
+
+func createSecretKey(path string, rand io.Reader) ([]byte, error) {
+	var key [32]byte
+	if _, err := io.ReadFull(rand, key[:]); err != nil {
+		return nil, err
+	}
+	data := []byte(base64.StdEncoding.EncodeToString(key[:]) + "\n")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := f.Close(); err != nil {
+		return nil, err
+	}
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return data, d.Sync()
+}
+
+func secretAD(endpointID, secretID string) []byte {
+	return []byte("fiscal402 webhook secret v1\x00" + endpointID + "\x00" + secretID)
+}
+
+func (b *secretBox) seal(endpointID, secretID, secret string) (string, error) {
+	nonce := make([]byte, b.aead.NonceSize())
+	if _, err := io.ReadFull(b.rand, nonce); err != nil {
+		return "", err
+	}
+	out := b.aead.Seal(nonce, nonce, []byte(secret), secretAD(endpointID, secretID))
+	return base64.StdEncoding.EncodeToString(out), nil
+}
+
+func (b *secretBox) open(endpointID, secretID, sealed string) (string, error) {
+	raw, err := base64.StdEncoding.DecodeString(sealed)
+	n := b.aead.NonceSize()
+	if err != nil || len(raw) < n {
+		return "", fmt.Errorf("fiscal: webhook secret %s of %s is malformed", secretID, endpointID)
+	}
+	plain, err := b.aead.Open(nil, raw[:n], raw[n:], secretAD(endpointID, secretID))
+	if err != nil {
+		return "", fmt.Errorf("fiscal: webhook secret %s of %s does not open with %s (was the key file replaced?)", secretID, endpointID, secretKeyFile)
+	}
+	return string(plain), nil
+}
+
+// lockedReader serialises reads of the engine's randomness, which the
+// dispatcher (jitter, delivery ids) and API calls (secrets) share.
+type lockedReader struct {
+	mu sync.Mutex
+	r  io.Reader
+}
+
+func (l *lockedReader) Read(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return io.ReadFull(l.r, p)
+}

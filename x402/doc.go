@@ -1,0 +1,45 @@
+// Package x402 reads the documents an x402 payment leaves behind once it is
+// settled: the facilitator's settle response, the payment requirements and
+// the payment payload, as JSON or as the base64 values of the x402 HTTP
+// headers.
+//
+// fiscal402 cannot depend on the x402 Go SDK (the module proxy refuses it),
+// so this package owns the JSON shapes, with the names of the x402
+// specification v2 §5 and the Go SDK v2.9.0 (SettleResponse,
+// PaymentRequirements, PaymentPayload), plus the x402 v1 names
+// (maxAmountRequired, network names such as "base"). It imports nothing of
+// fiscal402's: a facilitator or resource server can use it on its own.
+//
+// # The settled-payment hook
+//
+// An x402 facilitator or resource server calls its after-settle hook with
+// the three documents. Put them in a Settlement, unchanged:
+//
+//	s := x402.Settlement{
+//		SettleResponse:      settleResponseJSON, // or the PAYMENT-RESPONSE header value
+//		PaymentRequirements: requirementsJSON,   // may be empty for x402 v2
+//		PaymentPayload:      payloadJSON,        // or the PAYMENT-SIGNATURE header value
+//	}
+//	p, pending, err := x402.Parse(s)
+//
+// Parse checks that the documents describe one payment (same network,
+// payer and amount wherever two name it) and returns it normalised; the
+// engine then reads the payment from the chain (package ingest), because
+// x402 documents are claims, not proof, and carry no settlement time.
+//
+// # Parsing rules
+//
+// Unknown members are ignored, because x402 adds fields between versions
+// (extensions, the TypeScript server's "requirements"); repeated members,
+// lone UTF-16 surrogates and nesting deeper than 32 levels are refused,
+// because they have no single meaning. A settle response with success:false
+// is a NotSettled error, except "settlement_pending" with a transaction,
+// which Parse reports as pending.
+//
+// # Errors
+//
+// Every error is an *Error with a Kind (BadRequest, UnsupportedProtocol,
+// UnsupportedScheme, UnsupportedNetwork, NotSettled) and the JSON pointer
+// of the offending member under /settleResponse, /paymentRequirements or
+// /paymentPayload.
+package x402

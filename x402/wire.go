@@ -1,0 +1,560 @@
+package x402
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/fiscal402/fiscal402/internal/strictjson"
+)
+
+// SettleResponse is an x402 SettleResponse: the body of a facilitator's
+// POST /settle answer and, base64-encoded, the PAYMENT-RESPONSE header
+// (X-PAYMENT-RESPONSE in v1). Spec v2 §5.3.2.
+type SettleResponse struct {
+	Success      bool            `json:"success"`
+	ErrorReason  string          `json:"errorReason,omitempty"`  // e.g. "insufficient_funds", "settlement_pending"
+	ErrorMessage string          `json:"errorMessage,omitempty"` // Go SDK only
+	Payer        string          `json:"payer,omitempty"`
+	Transaction  string          `json:"transaction"` // tx hash; "" on failure
+	Network      string          `json:"network"`     // CAIP-2 (v1: a network name)
+	Amount       string          `json:"amount,omitempty"`
+	Extensions   json.RawMessage `json:"extensions,omitempty"`
+}
+
+// PaymentRequirements is one x402 PaymentRequirements: an element of
+// PaymentRequired.accepts, and PaymentPayload.accepted in v2. Spec v2 §5.1.2.
+type PaymentRequirements struct {
+	Scheme            string          `json:"scheme"`
+	Network           string          `json:"network"`
+	Amount            string          `json:"amount,omitempty"`            // v2: atomic units
+	MaxAmountRequired string          `json:"maxAmountRequired,omitempty"` // v1: atomic units
+	Asset             string          `json:"asset"`                       // token contract address
+	PayTo             string          `json:"payTo"`
+	MaxTimeoutSeconds int64           `json:"maxTimeoutSeconds,omitempty"`
+	Extra             json.RawMessage `json:"extra,omitempty"`
+	// v1 carried the resource description in each requirement.
+	Resource     string          `json:"resource,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	MimeType     string          `json:"mimeType,omitempty"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+}
+
+// PaymentPayload is an x402 PaymentPayload: base64-encoded, the
+// PAYMENT-SIGNATURE header (X-PAYMENT in v1). v2 carries the chosen
+// requirements in Accepted; v1 carries Scheme and Network instead. Spec v2
+// §5.2.
+type PaymentPayload struct {
+	X402Version int                  `json:"x402Version"`
+	Resource    *ResourceInfo        `json:"resource,omitempty"`
+	Accepted    *PaymentRequirements `json:"accepted,omitempty"` // v2
+	Scheme      string               `json:"scheme,omitempty"`   // v1
+	Network     string               `json:"network,omitempty"`  // v1
+	Payload     json.RawMessage      `json:"payload"`
+	Extensions  json.RawMessage      `json:"extensions,omitempty"`
+}
+
+// ResourceInfo describes the paid resource (spec v2 §5.1.1).
+type ResourceInfo struct {
+	URL         string `json:"url"`
+	Description string `json:"description,omitempty"`
+	MimeType    string `json:"mimeType,omitempty"`
+}
+
+// exactPayload is the part of the `exact` EVM scheme's payload that
+// names the payer: EIP-3009 authorization, Permit2 permit2Authorization, or
+// an ERC-7710 delegator (scheme_exact_evm.md; research x402-evm.md §1.2).
+type exactPayload struct {
+	Authorization *struct {
+		From  string `json:"from"`
+		To    string `json:"to"`
+		Nonce string `json:"nonce"`
+	} `json:"authorization"`
+	Permit2Authorization *struct {
+		From string `json:"from"`
+	} `json:"permit2Authorization"`
+	Delegator string `json:"delegator"`
+}
+
+// SettlementPending is the settle response error reason that is not a
+// failure: the transaction was submitted but its outcome is not known yet
+// (x402-foundation/x402 issue #1062; Go SDK v2.23.0 and later).
+const SettlementPending = "settlement_pending"
+
+// v1Networks maps the x402 v1 network names of the chains this module
+// knows to CAIP-2 (x402 Go SDK go/mechanisms/evm/v1/network.go; research
+// x402-evm.md §1.5). The testnets are mapped so that the answer names the
+// network precisely (UNSUPPORTED_NETWORK eip155:84532), not as a typo.
+var v1Networks = map[string]string{
+	"base":         "eip155:8453",
+	"base-sepolia": "eip155:84532",
+	"ethereum":     "eip155:1",
+	"sepolia":      "eip155:11155111",
+}
+
+// Bounds on x402 fields that end up in a record.
+const (
+	// MaxAtomicDigits bounds an amount in atomic units: 18 digits, below
+	// 10^12 USDC of 6 decimals (above any USDC supply).
+	MaxAtomicDigits = 18
+	maxResourceURL  = 2048
+	// USDCDecimals is the precision of USDC on every chain x402 settles it
+	// on (Circle's token contracts: decimals() = 6).
+	USDCDecimals = 6
+)
+
+var (
+	atomicRE  = regexp.MustCompile(`^(0|[1-9][0-9]*)$`)
+	hash32RE  = regexp.MustCompile(`^0x[0-9a-fA-F]{64}$`)
+	addressRE = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
+	caip2RE   = regexp.MustCompile(`^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$`)
+)
+
+// Settlement is one settled x402 payment as a facilitator or resource
+// server holds it after settling: the three x402 documents, each raw JSON,
+// a JSON string holding the base64 header value, or that base64 text bare.
+// PaymentRequirements may be empty when PaymentPayload is x402 v2 (its
+// "accepted" member names the requirements); PaymentPayload may be empty
+// when SettleResponse names the payer.
+type Settlement struct {
+	SettleResponse      []byte // PAYMENT-RESPONSE (X-PAYMENT-RESPONSE in v1), or the /settle answer
+	PaymentRequirements []byte // the element of PaymentRequired.accepts that was paid
+	PaymentPayload      []byte // PAYMENT-SIGNATURE (X-PAYMENT in v1)
+}
+
+// Payment is what the three documents of a Settlement say about one
+// payment, parsed and normalised. It is stored in queues as JSON, so its
+// fields are only ever added.
+type Payment struct {
+	Version      int    `json:"x402Version"`
+	Network      string `json:"network"` // CAIP-2 (v1 names mapped)
+	TxHash       string `json:"txHash"`  // lower case
+	AmountAtomic string `json:"amount"`  // canonical decimal integer, atomic units of the asset
+	Asset        string `json:"asset"`   // token contract, lower case
+	Payer        string `json:"payer"`   // lower case
+	PayTo        string `json:"payTo"`   // lower case
+	ResourceURL  string `json:"resourceUrl,omitempty"`
+	Method       string `json:"transferMethod,omitempty"`     // eip3009 | permit2 | erc7710, from the payload's shape
+	Nonce        string `json:"authorizationNonce,omitempty"` // the EIP-3009 nonce (bytes32), when the payload has one
+	// NetworkField and AssetField are the JSON pointers the network and
+	// asset were read from, for a caller that refuses one it does not
+	// support.
+	NetworkField string `json:"-"`
+	AssetField   string `json:"-"`
+}
+
+// Parse reads a Settlement and returns the normalised payment and whether
+// the facilitator said "settlement_pending" (submitted, outcome unknown).
+// It checks the documents' syntax and that they describe one payment
+// (same network, payer and amount wherever two of them name it); any
+// CAIP-2 network and any asset are accepted (see Parser). Errors are
+// *Error with JSON pointers under /settleResponse, /paymentRequirements
+// and /paymentPayload.
+func Parse(s Settlement) (Payment, bool, error) { return Parser{}.Parse(s) }
+
+// Parser reads settlements for the networks and assets a caller supports.
+type Parser struct {
+	// Assets maps each accepted CAIP-2 network to the token contract
+	// accepted on it (any case). nil accepts every network and asset.
+	// Otherwise another network is UnsupportedNetwork and another asset
+	// UnsupportedAsset, reported where the requirements name them, before
+	// the other documents are compared with them.
+	Assets map[string]string
+}
+
+// Parse is the package's Parse with the parser's networks and assets.
+func (ps Parser) Parse(s Settlement) (Payment, bool, error) {
+	var in Payment
+	var sr struct {
+		SettleResponse
+		Success *bool `json:"success"`
+	}
+	present, err := decodePart("/settleResponse", s.SettleResponse, &sr)
+	if err != nil {
+		return in, false, err
+	}
+	if !present {
+		return in, false, badRequest("/settleResponse", "is required: the facilitator's settle response (PAYMENT-RESPONSE)")
+	}
+	if sr.Success == nil {
+		return in, false, badRequest("/settleResponse/success", "is required (x402 spec v2 §5.3.2)")
+	}
+	pending := false
+	if !*sr.Success {
+		if sr.ErrorReason != SettlementPending || sr.Transaction == "" {
+			return in, false, notSettled(sr.ErrorReason, sr.ErrorMessage)
+		}
+		pending = true
+	}
+	if sr.Transaction == "" {
+		return in, false, badRequest("/settleResponse/transaction", "is required: a successful settlement names its transaction")
+	}
+	if !hash32RE.MatchString(sr.Transaction) {
+		return in, false, badRequest("/settleResponse/transaction", "must be 0x followed by 64 hexadecimal digits")
+	}
+	in.TxHash = strings.ToLower(sr.Transaction)
+
+	var pp PaymentPayload
+	havePayload, err := decodePart("/paymentPayload", s.PaymentPayload, &pp)
+	if err != nil {
+		return in, false, err
+	}
+	if havePayload && pp.X402Version != 1 && pp.X402Version != 2 {
+		return in, false, &Error{Kind: UnsupportedProtocol, Field: "/paymentPayload/x402Version",
+			Detail: fmt.Sprintf("x402 version %d is not supported; supported: 2 (and v1 field names)", pp.X402Version)}
+	}
+
+	var req PaymentRequirements
+	reqPtr := "/paymentRequirements"
+	haveReq, err := decodePart(reqPtr, s.PaymentRequirements, &req)
+	if err != nil {
+		return in, false, err
+	}
+	if !haveReq {
+		if !havePayload || pp.Accepted == nil {
+			return in, false, badRequest(reqPtr, "is required unless the payment payload is x402 v2 (its \"accepted\" member names the requirements)")
+		}
+		req, reqPtr = *pp.Accepted, "/paymentPayload/accepted"
+	}
+
+	switch {
+	case havePayload:
+		in.Version = pp.X402Version
+	case req.MaxAmountRequired != "" && req.Amount == "":
+		in.Version = 1
+	default:
+		in.Version = 2
+	}
+	if req.Scheme == "" {
+		return in, false, badRequest(reqPtr+"/scheme", "is required")
+	}
+	if req.Scheme != SchemeExact {
+		return in, false, &Error{Kind: UnsupportedScheme, Field: reqPtr + "/scheme", Detail: fmt.Sprintf("scheme %q is not supported; supported: %q", req.Scheme, SchemeExact)}
+	}
+	if in.Network, err = parseNetwork(reqPtr+"/network", req.Network); err != nil {
+		return in, false, err
+	}
+	in.NetworkField = reqPtr + "/network"
+	if err := ps.network(in.NetworkField, in.Network); err != nil {
+		return in, false, err
+	}
+	if err := sameNetwork("/settleResponse/network", sr.Network, in.Network, reqPtr); err != nil {
+		return in, false, err
+	}
+	if havePayload {
+		if pp.Accepted != nil && reqPtr != "/paymentPayload/accepted" {
+			if err := sameNetwork("/paymentPayload/accepted/network", pp.Accepted.Network, in.Network, reqPtr); err != nil {
+				return in, false, err
+			}
+		}
+		if err := sameNetwork("/paymentPayload/network", pp.Network, in.Network, reqPtr); err != nil {
+			return in, false, err
+		}
+	}
+	if req.Asset == "" {
+		return in, false, badRequest(reqPtr+"/asset", "is required (the token contract address)")
+	}
+	in.AssetField = reqPtr + "/asset"
+	if err := ps.asset(in.AssetField, in.Network, req.Asset); err != nil {
+		return in, false, err
+	}
+	if in.Asset, err = parseAddress(in.AssetField, req.Asset); err != nil {
+		return in, false, err
+	}
+	if in.AmountAtomic, err = amount(sr.Amount, req, reqPtr); err != nil {
+		return in, false, err
+	}
+	if in.PayTo, err = parseAddress(reqPtr+"/payTo", req.PayTo); err != nil {
+		return in, false, err
+	}
+	if sr.Payer != "" {
+		if in.Payer, err = parseAddress("/settleResponse/payer", sr.Payer); err != nil {
+			return in, false, err
+		}
+	}
+	if havePayload {
+		if err := in.readExactPayload(pp.Payload); err != nil {
+			return in, false, err
+		}
+	}
+	if in.Payer == "" {
+		return in, false, badRequest("/settleResponse/payer", "is required when the payment payload does not name the payer (authorization.from, permit2Authorization.from or delegator)")
+	}
+	resource, resourcePtr := req.Resource, reqPtr+"/resource"
+	if havePayload && pp.Resource != nil {
+		resource, resourcePtr = pp.Resource.URL, "/paymentPayload/resource/url"
+	}
+	if in.ResourceURL, err = parseResourceURL(resourcePtr, resource); err != nil {
+		return in, false, err
+	}
+	return in, pending, nil
+}
+
+func (ps Parser) network(field, network string) error {
+	if ps.Assets == nil {
+		return nil
+	}
+	if _, ok := ps.Assets[network]; !ok {
+		return &Error{Kind: UnsupportedNetwork, Field: field, Detail: fmt.Sprintf("network %q is not supported; supported: %s (x402 v1 names: base, ethereum)", network, ps.networks())}
+	}
+	return nil
+}
+
+func (ps Parser) asset(field, network, asset string) error {
+	if ps.Assets == nil || strings.EqualFold(asset, ps.Assets[network]) {
+		return nil
+	}
+	return &Error{Kind: UnsupportedAsset, Field: field, Detail: fmt.Sprintf("asset %q is not supported on %s; supported: %s", asset, network, ps.Assets[network])}
+}
+
+func (ps Parser) networks() string {
+	out := make([]string, 0, len(ps.Assets))
+	for n := range ps.Assets {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
+}
+
+// SchemeExact is the only x402 scheme whose settlements are recorded: the
+// payer authorises exactly the amount the requirements ask for.
+const SchemeExact = "exact"
+
+// readExactPayload takes the payer, transfer method and EIP-3009 nonce from
+// the scheme payload. A payer named both here and by the settle response
+// must be the same account: the two documents describe one payment.
+func (in *Payment) readExactPayload(raw json.RawMessage) error {
+	const ptr = "/paymentPayload/payload"
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return nil
+	}
+	var p exactPayload
+	if err := strictjson.DecodeOpen(raw, &p); err != nil {
+		return prefixField(ptr, decodeError(err))
+	}
+	var from, fromPtr string
+	switch {
+	case p.Authorization != nil:
+		in.Method, from, fromPtr = "eip3009", p.Authorization.From, ptr+"/authorization/from"
+		if p.Authorization.Nonce != "" {
+			if !hash32RE.MatchString(p.Authorization.Nonce) {
+				return badRequest(ptr+"/authorization/nonce", "must be 0x followed by 64 hexadecimal digits (an EIP-3009 bytes32 nonce)")
+			}
+			in.Nonce = strings.ToLower(p.Authorization.Nonce)
+		}
+	case p.Permit2Authorization != nil:
+		in.Method, from, fromPtr = "permit2", p.Permit2Authorization.From, ptr+"/permit2Authorization/from"
+	case p.Delegator != "":
+		in.Method, from, fromPtr = "erc7710", p.Delegator, ptr+"/delegator"
+	}
+	if from == "" {
+		return nil
+	}
+	addr, err := parseAddress(fromPtr, from)
+	if err != nil {
+		return err
+	}
+	if in.Payer != "" && in.Payer != addr {
+		return badRequest(fromPtr, "names payer %s, but the settle response names %s", addr, in.Payer)
+	}
+	in.Payer = addr
+	return nil
+}
+
+// parseNetwork accepts a CAIP-2 network or an x402 v1 network name and
+// returns the CAIP-2 id.
+func parseNetwork(field, v string) (string, error) {
+	if v == "" {
+		return "", badRequest(field, "is required (CAIP-2, e.g. \"eip155:8453\")")
+	}
+	if caip2, ok := v1Networks[v]; ok {
+		return caip2, nil
+	}
+	if !caip2RE.MatchString(v) {
+		return "", &Error{Kind: UnsupportedNetwork, Field: field, Detail: fmt.Sprintf("%q is not a CAIP-2 network id (x402 v1 names: base, ethereum)", v)}
+	}
+	return v, nil
+}
+
+// sameNetwork checks that a network named by another document (empty:
+// not named) is the requirements' network.
+func sameNetwork(field, v, want, reqPtr string) error {
+	if v == "" {
+		return nil
+	}
+	got := v
+	if caip2, ok := v1Networks[v]; ok {
+		got = caip2
+	}
+	if got != want {
+		return badRequest(field, "is %q, but %s/network is %q: the documents describe different payments", v, reqPtr, want)
+	}
+	return nil
+}
+
+// amount returns the settled amount in atomic units: the settle
+// response's amount when present (the actual amount, research x402-evm.md
+// §2.3), else the requirements' amount (v2) or maxAmountRequired (v1).
+func amount(settled string, req PaymentRequirements, reqPtr string) (string, error) {
+	if settled != "" {
+		return parseAtomic("/settleResponse/amount", settled)
+	}
+	if req.Amount != "" && req.MaxAmountRequired != "" && req.Amount != req.MaxAmountRequired {
+		return "", badRequest(reqPtr+"/maxAmountRequired", "is %q, but amount is %q: one requirement, two amounts", req.MaxAmountRequired, req.Amount)
+	}
+	switch {
+	case req.Amount != "":
+		return parseAtomic(reqPtr+"/amount", req.Amount)
+	case req.MaxAmountRequired != "":
+		return parseAtomic(reqPtr+"/maxAmountRequired", req.MaxAmountRequired)
+	}
+	return "", badRequest(reqPtr+"/amount", "is required (atomic units as a decimal string, e.g. \"10000\" for 0.01 USDC)")
+}
+
+// parseAtomic accepts a positive amount of atomic units as x402 writes it: a
+// decimal integer string, no sign, no leading zeros, at most
+// MaxAtomicDigits digits.
+func parseAtomic(field, v string) (string, error) {
+	if !atomicRE.MatchString(v) {
+		return "", badRequest(field, "must be atomic units as a decimal integer string such as \"10000\" (no sign, decimals, exponent or leading zeros)")
+	}
+	if len(v) > MaxAtomicDigits {
+		return "", badRequest(field, "is too large (at most %d digits)", MaxAtomicDigits)
+	}
+	if v == "0" {
+		return "", badRequest(field, "must be greater than zero")
+	}
+	return v, nil
+}
+
+func parseAddress(field, v string) (string, error) {
+	if v == "" {
+		return "", badRequest(field, "is required")
+	}
+	if !addressRE.MatchString(v) {
+		return "", badRequest(field, "must be an EVM address: 0x followed by 40 hexadecimal digits")
+	}
+	return strings.ToLower(v), nil
+}
+
+// usdcPerAtomic is 10^6: USDC has 6 decimals.
+var usdcPerAtomic = new(big.Int).Exp(big.NewInt(10), big.NewInt(USDCDecimals), nil)
+
+// AtomicToUSDC renders atomic USDC units as a decimal string with math/big
+// (never floats): "1500000" → "1.5", "10000" → "0.01", "2000000" → "2".
+// Trailing zeros of the fraction are dropped, so each amount has one
+// spelling.
+func AtomicToUSDC(atomic *big.Int) string {
+	q, r := new(big.Int).QuoRem(atomic, usdcPerAtomic, new(big.Int))
+	if r.Sign() == 0 {
+		return q.String()
+	}
+	frac := fmt.Sprintf("%0*s", USDCDecimals, r.String())
+	return q.String() + "." + strings.TrimRight(frac, "0")
+}
+
+// parseResourceURL accepts the paid resource's URL as x402 reports it: it is
+// stored on the record for reconciliation, so it is bounded and may not
+// carry control characters.
+func parseResourceURL(field, v string) (string, error) {
+	if len(v) > maxResourceURL {
+		return "", badRequest(field, "is longer than %d bytes", maxResourceURL)
+	}
+	if strings.IndexFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }) >= 0 {
+		return "", badRequest(field, "contains control characters")
+	}
+	return v, nil
+}
+
+// decodePart decodes one x402 document. raw is JSON (an object), a JSON
+// string holding the base64 of the object (the HTTP header value), or that
+// base64 text bare; empty or JSON null means absent. Unknown members are
+// ignored (x402 grows), duplicate members and wrong JSON types are errors
+// under the part's pointer.
+func decodePart(ptr string, raw []byte, v any) (bool, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return false, nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return false, badRequest(ptr, "is not a valid JSON string")
+		}
+		raw = []byte(strings.TrimSpace(s))
+		if len(raw) == 0 {
+			return false, nil
+		}
+	}
+	if raw[0] != '{' {
+		decoded, err := decodeBase64(string(raw))
+		if err != nil {
+			return false, badRequest(ptr, "must be a JSON object or the base64 of one (an x402 header value)")
+		}
+		raw = bytes.TrimSpace(decoded)
+		if len(raw) == 0 || raw[0] != '{' {
+			return false, badRequest(ptr, "decodes from base64, but not to a JSON object")
+		}
+	}
+	if err := strictjson.DecodeOpen(raw, v); err != nil {
+		return false, prefixField(ptr, decodeError(err))
+	}
+	return true, nil
+}
+
+// decodeError turns a strictjson error into a BadRequest *Error.
+func decodeError(err error) error {
+	var se *strictjson.Error
+	if errors.As(err, &se) {
+		return &Error{Kind: BadRequest, Field: se.Field, Detail: strings.Replace(se.Detail, "the body", "the document", 1)}
+	}
+	return err
+}
+
+// decodeBase64 accepts standard base64 with or without padding (x402's
+// headers: Go base64.StdEncoding, TypeScript btoa) and, leniently, the URL
+// alphabet.
+func decodeBase64(s string) ([]byte, error) {
+	var firstErr error
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		b, err := enc.DecodeString(s)
+		if err == nil {
+			return b, nil
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	return nil, firstErr
+}
+
+// prefixField puts a part's pointer before the field of an *Error.
+func prefixField(ptr string, err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		cp := *e
+		cp.Field = ptr + e.Field
+		return &cp
+	}
+	return err
+}
+
+// notSettled is the answer to a settle response with success:false: the
+// payment did not settle, so there is nothing to record (research
+// x402-evm.md §2.2: the SDK's hook may fire on failures too).
+func notSettled(reason, message string) *Error {
+	detail := "the settle response says success:false: the payment did not settle, nothing was recorded"
+	if reason != "" {
+		detail += fmt.Sprintf(" (errorReason %q)", reason)
+	}
+	if reason == SettlementPending {
+		detail += "; a pending settlement needs its transaction hash to be held"
+	}
+	return &Error{Kind: NotSettled, Field: "/settleResponse/success", Detail: detail, Reason: reason, Message: message}
+}
