@@ -1,4 +1,4 @@
-package fiscal
+package catalog
 
 import (
 	"regexp"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fiscal402/fiscal402/evmverify"
+	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/vat"
 )
@@ -39,7 +40,7 @@ const (
 	// CustodyToken is the manifest's custody value; CustodyNone is the value
 	// every record, receipt and the manifest's security block carry.
 	CustodyToken = "non_custodial"
-	CustodyNone  = receipt.CustodyNone
+	CustodyNone  = fiscal.CustodyNone
 	// ServicePurpose is the one-paragraph description every document uses.
 	ServicePurpose = "Non-custodial, post-settlement fiscal adapter for x402 payments: it classifies a stablecoin payment that has already settled (USDC on Base and Ethereum) for EU VAT, converts it to EUR at the ECB reference rate, renders a UBL 2.1 invoice, appends everything to a tamper-evident ledger and issues an Ed25519-signed receipt that anyone can verify offline. It never holds funds and is not tax advice."
 )
@@ -65,6 +66,7 @@ const (
 
 // Payment protocols and schemes (spec §1 "Supported payment protocols").
 const (
+	SchemeExact         = "exact"
 	ProtocolX402        = "x402"
 	ProtocolEVMTransfer = "evm-transfer"
 	ProtocolMPP         = "mpp"
@@ -110,10 +112,6 @@ func paymentProtocol(name string) (PaymentProtocol, bool) {
 	return PaymentProtocol{}, false
 }
 
-// usdcDecimals is USDC's precision on every supported network (Circle's
-// FiatToken contracts: decimals() = 6), as evmverify checks it on chain.
-const usdcDecimals = evmverify.USDCDecimals
-
 // SupportedNetworks returns the CAIP-2 ids of the networks whose settlements
 // the engine accepts: exactly the networks of the USDC contract table that
 // request validation uses, in ascending order.
@@ -158,13 +156,16 @@ type Chain struct {
 	Verification string `json:"verification"`
 }
 
+// networkNames are the human names of the supported networks.
+var networkNames = map[string]string{evmverify.NetworkBase: "Base", evmverify.NetworkEthereum: "Ethereum"}
+
 // Chains returns the supported networks with this engine's chain
 // verification policy for each.
-func (e *Engine) Chains() []Chain {
+func (s *Service) Chains() []Chain {
 	var out []Chain
 	for _, n := range SupportedNetworks() {
 		mode := "off"
-		if e.chain != nil && e.chain.Mode(n) == evmverify.ModeRequired {
+		if s.set.Chain != nil && s.set.Chain.Mode(n) == evmverify.ModeRequired {
 			mode = string(evmverify.ModeRequired)
 		}
 		out = append(out, Chain{Network: n, Name: networkNames[n], Status: Supported, Assets: []string{AssetUSDC}, Verification: mode})
@@ -191,9 +192,9 @@ type Jurisdiction struct {
 func Jurisdictions() []Jurisdiction {
 	return []Jurisdiction{
 		{ID: vat.JurisdictionEU, Status: Supported, RulesetVersion: vat.RulesetEU, Determination: Supported, Artifacts: Supported,
-			ReceiptV1: Supported, ReceiptV2: Unsupported, DefaultReceiptVersion: receiptVersionOf(receipt.SpecV1)},
+			ReceiptV1: Supported, ReceiptV2: Unsupported, DefaultReceiptVersion: receiptVersionOf(fiscal.ReceiptSpec(vat.JurisdictionEU))},
 		{ID: vat.JurisdictionUK, Status: Experimental, RulesetVersion: vat.RulesetUK, Determination: Supported, Artifacts: Experimental,
-			ReceiptV1: Unsupported, ReceiptV2: Experimental, DefaultReceiptVersion: receiptVersionOf(receipt.SpecV2)},
+			ReceiptV1: Unsupported, ReceiptV2: Experimental, DefaultReceiptVersion: receiptVersionOf(fiscal.ReceiptSpec(vat.JurisdictionUK))},
 	}
 }
 
@@ -259,7 +260,7 @@ func receiptFormat(detJurisdiction string) (jurisdictionID, spec string) {
 	if !ok {
 		j, _ = jurisdiction(vat.JurisdictionEU)
 	}
-	return j.ID, "service.receipt/" + j.DefaultReceiptVersion
+	return j.ID, fiscal.ReceiptSpec(j.ID)
 }
 
 // Capability tokens (spec §1).
@@ -329,7 +330,7 @@ func capabilityTable() []Capability {
 // (Config.VIES nil, or a vies.Service with lookups off) no buyer number is
 // ever confirmed, so there is no registry lookup and no B2B reverse charge
 // (such records stay PENDING_MANUAL_REVIEW).
-func (e *Engine) Capabilities() []Capability {
+func (s *Service) Capabilities() []Capability {
 	caps := capabilityTable()
 	notConfigured := func(detail string) []vat.Reason {
 		return []vat.Reason{{Code: ReasonNotConfigured, Detail: detail}}
@@ -338,7 +339,7 @@ func (e *Engine) Capabilities() []Capability {
 		caps[i].Status = Available
 		switch caps[i].Token {
 		case CapVIESLookup:
-			eu, uk := e.canConfirm(vat.RegistryVIES), e.canConfirm(vat.RegistryHMRC)
+			eu, uk := s.canConfirm(vat.RegistryVIES), s.canConfirm(vat.RegistryHMRC)
 			switch {
 			case !eu && !uk:
 				caps[i].Status = Unavailable
@@ -349,7 +350,7 @@ func (e *Engine) Capabilities() []Capability {
 				caps[i].Reasons = notConfigured("VIES lookups are off: EU numbers are not confirmed (their records stay PENDING_MANUAL_REVIEW); GB numbers are checked with HMRC.")
 			}
 		case CapReverseChargeB2B:
-			if !e.canConfirm(vat.RegistryVIES) {
+			if !s.canConfirm(vat.RegistryVIES) {
 				caps[i].Status = Unavailable
 				caps[i].Reasons = notConfigured("VIES lookups are off on this service: no EU business buyer's VAT number is confirmed, so no sale is reverse-charged (Art. 18(1) Implementing Regulation 282/2011); such records stay PENDING_MANUAL_REVIEW.")
 			}
@@ -362,11 +363,11 @@ func (e *Engine) Capabilities() []Capability {
 // numbers of a registry (vat.RegistryVIES or vat.RegistryHMRC), without
 // asking it anything: a checker that lists its registries (vies.Service)
 // is taken at its word; any other configured checker is assumed to answer.
-func (e *Engine) canConfirm(registry string) bool {
-	if e.vies == nil {
+func (s *Service) canConfirm(registry string) bool {
+	if s.set.VIES == nil {
 		return false
 	}
-	if l, ok := e.vies.(interface{ Registries() []string }); ok {
+	if l, ok := s.set.VIES.(interface{ Registries() []string }); ok {
 		return slices.Contains(l.Registries(), registry)
 	}
 	return true
@@ -374,9 +375,9 @@ func (e *Engine) canConfirm(registry string) bool {
 
 // AvailableCapabilities returns the tokens of the available capabilities,
 // in the spec's order: what the manifest publishes.
-func (e *Engine) AvailableCapabilities() []string {
+func (s *Service) AvailableCapabilities() []string {
 	var out []string
-	for _, c := range e.Capabilities() {
+	for _, c := range s.Capabilities() {
 		if c.Status == Available {
 			out = append(out, c.Token)
 		}
@@ -483,25 +484,25 @@ type FXInfo struct {
 }
 
 // Catalog returns the capability catalog of this engine.
-func (e *Engine) Catalog() Catalog {
+func (s *Service) Catalog() Catalog {
 	from, to := vat.Rates().Coverage()
 	c := Catalog{
 		Service:          ServiceName,
 		APIVersion:       APIVersion,
 		Category:         ServiceCategory,
 		Custody:          CustodyToken,
-		Capabilities:     e.Capabilities(),
+		Capabilities:     s.Capabilities(),
 		PaymentProtocols: PaymentProtocols(),
 		Jurisdictions:    Jurisdictions(),
 		ReceiptVersions:  ReceiptVersions(),
-		Chains:           e.Chains(),
+		Chains:           s.Chains(),
 		Assets:           SupportedAssets(),
 		SupplyTypes:      SupplyTypes(),
 		BuyerTypes:       BuyerTypes(),
 		RateTable:        RateTableInfo{Version: vat.Rates().Version(), CoverageFrom: from.Format(time.DateOnly), CoverageTo: to.Format(time.DateOnly)},
-		FX:               FXInfo{Source: "ECB euro foreign exchange reference rates, USD per EUR", Policy: string(e.fxPolicy), Peg: "1 USDC = 1 USD, an explicit, recorded peg assumption"},
+		FX:               FXInfo{Source: "ECB euro foreign exchange reference rates, USD per EUR", Policy: string(s.set.FXPolicy), Peg: "1 USDC = 1 USD, an explicit, recorded peg assumption"},
 	}
-	if r, ok := e.fx.(interface{ Range() (string, string) }); ok {
+	if r, ok := s.set.FX.(interface{ Range() (string, string) }); ok {
 		c.FX.RatesFrom, c.FX.RatesThrough = r.Range()
 	}
 	return c
@@ -543,15 +544,16 @@ type RequestLimits struct {
 	EarliestSettlementYear int   `json:"earliest_settlement_year"`
 }
 
-// Limits returns the request limits of the engine's validation.
+// Limits returns the request limits of the engine's validation (package
+// fiscal enforces them; a test checks each value against its behaviour).
 func Limits() RequestLimits {
 	return RequestLimits{
-		MaxRequestBytes:        MaxRequestBytes,
-		MaxAmountIntegerDigits: maxAmountDigits,
+		MaxRequestBytes:        fiscal.MaxRequestBytes,
+		MaxAmountIntegerDigits: 12,
 		USDCDecimals:           usdcDecimals,
-		MaxClockSkewSeconds:    int64(MaxClockSkew / time.Second),
-		MaxTextLength:          maxTextLen,
-		IdempotencyKeyMaxLen:   maxIdempotencyKeyLen,
-		EarliestSettlementYear: minYear,
+		MaxClockSkewSeconds:    int64(fiscal.MaxClockSkew / time.Second),
+		MaxTextLength:          200,
+		IdempotencyKeyMaxLen:   255,
+		EarliestSettlementYear: 2015,
 	}
 }

@@ -1,4 +1,4 @@
-package fiscal_test
+package catalog_test
 
 import (
 	"context"
@@ -7,34 +7,33 @@ import (
 	"os"
 	"time"
 
+	"github.com/fiscal402/fiscal402/catalog"
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 )
 
-// ExampleEngine_CheckCapabilities asks, before ingest, how the service
+// ExampleService_CheckCapabilities asks, before ingest, how the service
 // would treat a sale by an Irish seller to a German consumer paid with USDC
 // on Base. Each of the five aspects answers for itself.
-func ExampleEngine_CheckCapabilities() {
+func ExampleService_CheckCapabilities() {
 	dir, err := os.MkdirTemp("", "fiscal402-example")
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	accounts, err := fiscal.NewAccounts(nil)
-	if err != nil {
-		log.Fatal(err)
-	}
 	engine, err := fiscal.New(fiscal.Config{
-		DataDir: dir, Accounts: accounts, Rand: &seededRand{},
+		Dir: dir, Rand: &fiscaltest.Rand{},
 		Clock: func() time.Time { return time.Date(2026, 4, 10, 15, 0, 0, 0, time.UTC) },
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer engine.Close()
+	description := catalog.New(engine, catalog.DefaultPricing())
 
-	c, err := engine.CheckCapabilities(context.Background(), "", fiscal.CapabilityCheckRequest{
+	c, err := description.CheckCapabilities(context.Background(), "", catalog.CapabilityCheckRequest{
 		SellerCountry: "IE", BuyerCountry: "DE", SupplyType: "digital_service", BuyerType: "B2C",
-		Payment: fiscal.CheckPayment{Protocol: "x402", Network: "eip155:8453", Asset: "USDC"},
+		Payment: catalog.CheckPayment{Protocol: "x402", Network: "eip155:8453", Asset: "USDC"},
 	})
 	if err != nil {
 		log.Fatal(err) // only malformed input is an error
@@ -57,21 +56,20 @@ func ExampleEngine_CheckCapabilities() {
 	// receipt: eligible service.receipt/1.0.0 PROCESSED
 }
 
-// ExampleEngine_PricingPolicy prints the pricing policy in force: the same
+// ExampleService_PricingPolicy prints the pricing policy in force: the same
 // value whose fee every record accrues.
-func ExampleEngine_PricingPolicy() {
+func ExampleService_PricingPolicy() {
 	dir, err := os.MkdirTemp("", "fiscal402-example")
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	accounts, _ := fiscal.NewAccounts(nil)
-	engine, err := fiscal.New(fiscal.Config{DataDir: dir, Accounts: accounts, Rand: &seededRand{}})
+	engine, err := fiscal.New(fiscal.Config{Dir: dir, Rand: &fiscaltest.Rand{}})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer engine.Close()
-	p := engine.PricingPolicy()
+	p := catalog.New(engine, catalog.DefaultPricing()).PricingPolicy()
 	fmt.Println(p.Model, p.CurrentFeeBPS, p.Beta.Label)
 	fmt.Println("standard:", p.Standard.FeeBPS, p.Standard.DisplayRate)
 	fmt.Println("collection:", p.Collection.Method, "split of settlement:", p.Collection.SplitOfSettlement)

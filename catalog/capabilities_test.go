@@ -1,18 +1,20 @@
-package fiscal_test
+package catalog_test
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"log/slog"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/fiscal402/fiscal402/catalog"
+	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/fiscaltest"
+	"github.com/fiscal402/fiscal402/internal/strictjson"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/vat"
 	"github.com/fiscal402/fiscal402/vies"
@@ -22,41 +24,65 @@ import (
 // "today" finds a rate; the tests that need a date past it say so.
 var checkNow = time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC)
 
+// env is an engine with its description.
+type env struct {
+	*fiscal.Engine
+	*catalog.Service
+}
+
+// Settle records req in the books of the account.
+func (e *env) Settle(ctx context.Context, account string, req fiscal.SettlementRequest, key string) (*fiscal.SettleResult, error) {
+	b, err := e.Books(account)
+	if err != nil {
+		return nil, err
+	}
+	return b.Settle(ctx, req, key)
+}
+
+// decodeCheck decodes a check body as the HTTP layer does.
+func decodeCheck(body string) (catalog.CapabilityCheckRequest, error) {
+	var req catalog.CapabilityCheckRequest
+	err := strictjson.Decode([]byte(body), &req)
+	var se *strictjson.Error
+	if errors.As(err, &se) {
+		return req, &fiscal.Error{Code: fiscal.CodeBadRequest, Field: se.Field, Detail: se.Detail}
+	}
+	return req, err
+}
+
+var irishSeller = fiscaltest.IrishSeller
+
+func testEngine(t testing.TB, now time.Time, sellers ...fiscal.Seller) *env {
+	t.Helper()
+	e := fiscaltest.Engine(t, fiscaltest.Config(t, now, sellers...))
+	return &env{e, catalog.New(e, catalog.DefaultPricing())}
+}
+
+func request(n int, amount, country, timestamp string) fiscal.SettlementRequest {
+	return fiscaltest.Request(n, amount, country, timestamp)
+}
+
 // engineWithVIES is testEngine with a VAT-number registry configured.
-func engineWithVIES(t *testing.T, now time.Time, sellers ...fiscal.Seller) *fiscal.Engine {
+func engineWithVIES(t *testing.T, now time.Time, sellers ...fiscal.Seller) *env {
 	t.Helper()
 	return engineWithChecker(t, now, vies.NewFake(), sellers...)
 }
 
 // engineWithChecker is testEngine with the given VAT-number checker.
-func engineWithChecker(t *testing.T, now time.Time, checker vies.Checker, sellers ...fiscal.Seller) *fiscal.Engine {
+func engineWithChecker(t *testing.T, now time.Time, checker vies.Checker, sellers ...fiscal.Seller) *env {
 	t.Helper()
-	var list []fiscal.Account
-	for i, s := range sellers {
-		list = append(list, fiscal.Account{ID: "acct_" + string(rune('0'+i)), KeyHashes: []string{fiscal.HashKey("key" + string(rune('0'+i)))}, Seller: s})
-	}
-	accounts, err := fiscal.NewAccounts(list)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := fiscal.New(fiscal.Config{
-		DataDir: t.TempDir(), Accounts: accounts, VIES: checker,
-		Clock: func() time.Time { return now }, Rand: &seededRand{},
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	return e
+	cfg := fiscaltest.Config(t, now, sellers...)
+	cfg.VIES = checker
+	e := fiscaltest.Engine(t, cfg)
+	return &env{e, catalog.New(e, catalog.DefaultPricing())}
 }
 
 var germanSellerBelowThreshold = fiscal.Seller{LegalName: "Klein GmbH", VATNumber: "DE136695976", LegalID: "HRB 1", Country: "DE",
 	Address: fiscal.Address{Street: "Hauptstraße 1", City: "Berlin", PostalCode: "10115"}}
 
-func check(seller, buyer, buyerType, protocol, network string) fiscal.CapabilityCheckRequest {
-	return fiscal.CapabilityCheckRequest{SellerCountry: seller, BuyerCountry: buyer, SupplyType: "digital_service", BuyerType: buyerType,
-		Payment: fiscal.CheckPayment{Protocol: protocol, Network: network, Asset: "USDC"}}
+func check(seller, buyer, buyerType, protocol, network string) catalog.CapabilityCheckRequest {
+	return catalog.CapabilityCheckRequest{SellerCountry: seller, BuyerCountry: buyer, SupplyType: "digital_service", BuyerType: buyerType,
+		Payment: catalog.CheckPayment{Protocol: protocol, Network: network, Asset: "USDC"}}
 }
 
 func reasonCodes(rs []vat.Reason) []string {
@@ -80,31 +106,31 @@ func TestCheckCapabilities(t *testing.T) {
 	}
 	cases := []struct {
 		name    string
-		engine  *fiscal.Engine
+		engine  *env
 		account string
-		req     fiscal.CapabilityCheckRequest
+		req     catalog.CapabilityCheckRequest
 		want    want
 	}{
 		{"IE to DE consumer, x402 on Base", plain, "", check("IE", "DE", "B2C", "x402", "eip155:8453"),
 			want{event: "supported", payment: "supported", jurisdiction: "supported", determination: "determined", receipt: "eligible",
 				regime: "OSS_B2C", taxing: "DE", rate: "19", spec: receipt.SpecV1, review: "PROCESSED", alternatives: 1,
-				reasons: []string{fiscal.AssumeSellerOverThreshold}}},
+				reasons: []string{catalog.AssumeSellerOverThreshold}}},
 		{"account below threshold: origin taxation, no alternative", plain, "acct_1", check("DE", "FR", "B2C", "x402", "eip155:1"),
 			want{event: "supported", payment: "supported", jurisdiction: "supported", determination: "determined", receipt: "eligible",
 				regime: "DOMESTIC", taxing: "DE", rate: "19", spec: receipt.SpecV1, review: "PROCESSED",
-				reasons: []string{fiscal.AssumeSellerProfile, vat.ReasonOriginTaxation}}},
+				reasons: []string{catalog.AssumeSellerProfile, vat.ReasonOriginTaxation}}},
 		{"account of another country: settlements not usable", plain, "acct_0", check("FR", "DE", "B2C", "x402", "eip155:8453"),
 			want{event: "supported", payment: "supported", jurisdiction: "supported", determination: "determined", receipt: "eligible",
 				regime: "OSS_B2C", taxing: "DE", rate: "19", spec: receipt.SpecV1, review: "PROCESSED", alternatives: 1,
-				reasons: []string{fiscal.ReasonSellerNotAccount}}},
+				reasons: []string{catalog.ReasonSellerNotAccount}}},
 		{"B2B without a registry: manual review", plain, "", check("IE", "DE", "B2B", "x402", "eip155:8453"),
 			want{event: "supported", payment: "supported", jurisdiction: "supported", determination: "manual_review", receipt: "eligible",
 				spec: receipt.SpecV1, review: "PENDING_MANUAL_REVIEW",
-				reasons: []string{vat.ReasonVATNumberUnverified, fiscal.AssumeNoRegistry}}},
+				reasons: []string{vat.ReasonVATNumberUnverified, catalog.AssumeNoRegistry}}},
 		{"B2B with a registry: reverse charge", withVIES, "", check("IE", "DE", "B2B", "x402", "eip155:8453"),
 			want{event: "supported", payment: "supported", jurisdiction: "supported", determination: "determined", receipt: "eligible",
 				regime: "REVERSE_CHARGE_B2B", taxing: "DE", spec: receipt.SpecV1, review: "PROCESSED",
-				reasons: []string{fiscal.AssumeVATNumberConfirmed}}},
+				reasons: []string{catalog.AssumeVATNumberConfirmed}}},
 		{"Greek business buyer, prefix EL", withVIES, "", check("IE", "EL", "B2B", "x402", "eip155:8453"),
 			want{event: "supported", payment: "supported", jurisdiction: "supported", determination: "determined", receipt: "eligible",
 				regime: "REVERSE_CHARGE_B2B", taxing: "GR", spec: receipt.SpecV1, review: "PROCESSED"}},
@@ -116,12 +142,12 @@ func TestCheckCapabilities(t *testing.T) {
 			want{event: "supported", payment: "supported", jurisdiction: "outside_scope", determination: "determined", receipt: "eligible",
 				regime: "OUTSIDE_SCOPE", spec: receipt.SpecV1, review: "PROCESSED",
 				reasons: []string{vat.ReasonLocalTaxNotAssessed}}},
-		{"supply kind not covered", plain, "", fiscal.CapabilityCheckRequest{SellerCountry: "IE", BuyerCountry: "DE", SupplyType: "consulting", Payment: fiscal.CheckPayment{Protocol: "x402", Network: "eip155:8453"}},
+		{"supply kind not covered", plain, "", catalog.CapabilityCheckRequest{SellerCountry: "IE", BuyerCountry: "DE", SupplyType: "consulting", Payment: catalog.CheckPayment{Protocol: "x402", Network: "eip155:8453"}},
 			want{event: "supported", payment: "supported", jurisdiction: "unsupported", determination: "manual_review", receipt: "eligible",
-				spec: receipt.SpecV1, review: "PENDING_MANUAL_REVIEW", reasons: []string{vat.ReasonSupplyKindNotCovered, fiscal.ReasonCorridorUnresolved}}},
+				spec: receipt.SpecV1, review: "PENDING_MANUAL_REVIEW", reasons: []string{vat.ReasonSupplyKindNotCovered, catalog.ReasonCorridorUnresolved}}},
 		{"planned protocol", plain, "", check("IE", "DE", "B2C", "mpp", ""),
 			want{event: "supported", payment: "planned", jurisdiction: "supported", determination: "determined", receipt: "ineligible",
-				regime: "OSS_B2C", taxing: "DE", rate: "19", alternatives: 1, reasons: []string{"UNSUPPORTED_PROTOCOL", fiscal.ReasonNoRecord}}},
+				regime: "OSS_B2C", taxing: "DE", rate: "19", alternatives: 1, reasons: []string{"UNSUPPORTED_PROTOCOL", catalog.ReasonNoRecord}}},
 		{"unknown protocol", plain, "", check("IE", "DE", "B2C", "lightning", "bip122:000000000019d6689c085ae165831e93"),
 			want{event: "supported", payment: "unsupported", jurisdiction: "supported", determination: "determined", receipt: "ineligible",
 				regime: "OSS_B2C", taxing: "DE", rate: "19", alternatives: 1, reasons: []string{"UNSUPPORTED_PROTOCOL"}}},
@@ -130,16 +156,16 @@ func TestCheckCapabilities(t *testing.T) {
 				regime: "OSS_B2C", taxing: "DE", rate: "19", alternatives: 1, reasons: []string{"UNSUPPORTED_NETWORK"}}},
 		{"missing network", plain, "", check("IE", "DE", "B2C", "x402", ""),
 			want{event: "supported", payment: "unsupported", jurisdiction: "supported", determination: "determined", receipt: "ineligible",
-				regime: "OSS_B2C", taxing: "DE", rate: "19", alternatives: 1, reasons: []string{fiscal.ReasonNetworkMissing}}},
-		{"unsupported asset", plain, "", fiscal.CapabilityCheckRequest{SellerCountry: "IE", BuyerCountry: "DE", Payment: fiscal.CheckPayment{Protocol: "x402", Network: "eip155:8453", Asset: "USDT"}},
+				regime: "OSS_B2C", taxing: "DE", rate: "19", alternatives: 1, reasons: []string{catalog.ReasonNetworkMissing}}},
+		{"unsupported asset", plain, "", catalog.CapabilityCheckRequest{SellerCountry: "IE", BuyerCountry: "DE", Payment: catalog.CheckPayment{Protocol: "x402", Network: "eip155:8453", Asset: "USDT"}},
 			want{event: "supported", payment: "unsupported", jurisdiction: "supported", determination: "determined", receipt: "ineligible",
 				regime: "OSS_B2C", taxing: "DE", rate: "19", alternatives: 1, reasons: []string{"UNSUPPORTED_ASSET"}}},
-		{"evm-transfer with an x402 scheme", plain, "", fiscal.CapabilityCheckRequest{SellerCountry: "IE", BuyerCountry: "DE", Payment: fiscal.CheckPayment{Protocol: "evm-transfer", Network: "eip155:1", Scheme: "exact"}},
+		{"evm-transfer with an x402 scheme", plain, "", catalog.CapabilityCheckRequest{SellerCountry: "IE", BuyerCountry: "DE", Payment: catalog.CheckPayment{Protocol: "evm-transfer", Network: "eip155:1", Scheme: "exact"}},
 			want{event: "supported", payment: "unsupported", jurisdiction: "supported", determination: "determined", receipt: "ineligible",
 				regime: "OSS_B2C", taxing: "DE", rate: "19", alternatives: 1, reasons: []string{"UNSUPPORTED_SCHEME"}}},
 		{"unknown buyer type", plain, "", check("IE", "DE", "B2G", "x402", "eip155:8453"),
 			want{event: "unsupported", payment: "supported", jurisdiction: "unsupported", determination: "not_evaluated", receipt: "ineligible",
-				reasons: []string{fiscal.ReasonBuyerTypeUnknown}}},
+				reasons: []string{catalog.ReasonBuyerTypeUnknown}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -235,13 +261,13 @@ func TestCheckFXUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	re := c.ReceiptEligibility
-	if re.Status != fiscal.CheckEligible || re.ReviewStatus != fiscal.StatusPendingReview || re.Invoice || !slices.Contains(reasonCodes(re.Reasons), fiscal.ReasonFXRateUnavailable) {
+	if re.Status != catalog.CheckEligible || re.ReviewStatus != fiscal.StatusPendingReview || re.Invoice || !slices.Contains(reasonCodes(re.Reasons), fiscal.ReasonFXRateUnavailable) {
 		t.Errorf("receipt eligibility = %+v", re)
 	}
-	if c.DeterminationCoverage.Status != fiscal.CheckDetermined {
+	if c.DeterminationCoverage.Status != catalog.CheckDetermined {
 		t.Errorf("the VAT is determined even without a rate: %+v", c.DeterminationCoverage)
 	}
-	c, err = e.CheckCapabilities(context.Background(), "", fiscal.CapabilityCheckRequest{SellerCountry: "IE", BuyerCountry: "DE", SupplyDate: "2026-04-10", Payment: fiscal.CheckPayment{Protocol: "x402", Network: "eip155:8453"}})
+	c, err = e.CheckCapabilities(context.Background(), "", catalog.CapabilityCheckRequest{SellerCountry: "IE", BuyerCountry: "DE", SupplyDate: "2026-04-10", Payment: catalog.CheckPayment{Protocol: "x402", Network: "eip155:8453"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +299,7 @@ func TestCheckCapabilitiesBadInput(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			req, err := fiscal.DecodeCapabilityCheckRequest(strings.NewReader(tc.body))
+			req, err := decodeCheck(tc.body)
 			if err == nil {
 				_, err = e.CheckCapabilities(context.Background(), "", req)
 			}
@@ -283,7 +309,7 @@ func TestCheckCapabilitiesBadInput(t *testing.T) {
 			}
 		})
 	}
-	if _, err := e.CheckCapabilities(context.Background(), "acct_nobody", check("IE", "DE", "B2C", "x402", "eip155:8453")); fiscal.CodeOf(err) != fiscal.CodeAuthenticationFailed {
+	if _, err := e.CheckCapabilities(context.Background(), "acct_nobody", check("IE", "DE", "B2C", "x402", "eip155:8453")); fiscaltest.Code(err) != fiscal.CodeNotFound {
 		t.Errorf("unknown account: %v", err)
 	}
 }
@@ -293,7 +319,7 @@ func TestCheckCapabilitiesBadInput(t *testing.T) {
 // jurisdiction, the supply types it determines, the displayed fee.
 func TestTablesDriveBehaviour(t *testing.T) {
 	e := testEngine(t, checkNow, irishSeller)
-	for i, a := range fiscal.SupportedAssets() {
+	for i, a := range catalog.SupportedAssets() {
 		req := request(100+i, "1.00", "DE", "2026-04-10T12:00:00Z")
 		req.Network, req.Asset = a.Network, a.Contract
 		if _, err := e.Settle(context.Background(), "acct_0", req, ""); err != nil {
@@ -302,15 +328,15 @@ func TestTablesDriveBehaviour(t *testing.T) {
 	}
 	req := request(200, "1.00", "DE", "2026-04-10T12:00:00Z")
 	req.Network = "eip155:137"
-	if _, err := e.Settle(context.Background(), "acct_0", req, ""); fiscal.CodeOf(err) != fiscal.CodeUnsupportedNetwork {
+	if _, err := e.Settle(context.Background(), "acct_0", req, ""); fiscaltest.Code(err) != fiscal.CodeUnsupportedNetwork {
 		t.Errorf("an unpublished network is accepted: %v", err)
 	}
-	if got := fiscal.SupportedNetworks(); !slices.Equal(got, []string{fiscal.NetworkEthereum, fiscal.NetworkBase}) {
+	if got := catalog.SupportedNetworks(); !slices.Equal(got, []string{evmverify.NetworkEthereum, evmverify.NetworkBase}) {
 		t.Errorf("networks = %v", got)
 	}
 
-	versions := fiscal.ReceiptVersions()
-	for _, j := range fiscal.Jurisdictions() {
+	versions := catalog.ReceiptVersions()
+	for _, j := range catalog.Jurisdictions() {
 		v, ok := versions[j.DefaultReceiptVersion]
 		if !ok || !slices.Contains(v.DefaultFor, j.ID) {
 			t.Errorf("jurisdiction %s: default receipt %s not in receipt_versions %+v", j.ID, j.DefaultReceiptVersion, versions)
@@ -329,23 +355,23 @@ func TestTablesDriveBehaviour(t *testing.T) {
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if want := "service.receipt/" + fiscal.Jurisdictions()[1].DefaultReceiptVersion; doc.Spec != want || res.Record.Classification.Jurisdiction != "uk-vat" {
+	if want := "service.receipt/" + catalog.Jurisdictions()[1].DefaultReceiptVersion; doc.Spec != want || res.Record.Classification.Jurisdiction != "uk-vat" {
 		t.Errorf("UK record receipt spec %s (jurisdiction %s), want %s", doc.Spec, res.Record.Classification.Jurisdiction, want)
 	}
 
-	for _, kind := range fiscal.SupplyTypes() {
+	for _, kind := range catalog.SupplyTypes() {
 		d := vat.Determine(vat.Input{Seller: vat.Seller{Country: "IE", OverThreshold: true}, Buyer: vat.Buyer{Country: "NL"}, Supply: vat.Supply{Kind: kind, Date: checkNow}})
 		if slices.Contains(reasonCodes(d.Reasons), vat.ReasonSupplyKindNotCovered) {
 			t.Errorf("published supply type %s is not covered by vat.Determine", kind)
 		}
 	}
 
-	p := fiscal.DefaultPricing()
-	if got := fiscal.DisplayRate(p.StandardFeeBPS); got != p.StandardDisplay {
+	p := catalog.DefaultPricing()
+	if got := catalog.DisplayRate(p.StandardFeeBPS); got != p.StandardDisplay {
 		t.Errorf("standard display %q, computed from %d bps %q", p.StandardDisplay, p.StandardFeeBPS, got)
 	}
 	for bps, want := range map[int64]string{0: "0%", 1: "0.01%", 50: "0.5%", 100: "1%", 125: "1.25%"} {
-		if got := fiscal.DisplayRate(bps); got != want {
+		if got := catalog.DisplayRate(bps); got != want {
 			t.Errorf("DisplayRate(%d) = %q, want %q", bps, got, want)
 		}
 	}
@@ -382,7 +408,7 @@ func TestCapabilitiesFollowConfiguration(t *testing.T) {
 
 	// The bundled server's -vies off: a vies.Service whose lookups are off
 	// is configured, but confirms nothing.
-	off, err := vies.New(vies.Config{Mode: vies.ModeOff, Service: vies.ServiceConfig{Syntax: fiscal.VATNumberSyntax}})
+	off, err := vies.New(vies.Config{Mode: vies.ModeOff, Service: vies.ServiceConfig{Syntax: vat.Syntax}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,11 +420,11 @@ func TestCapabilitiesFollowConfiguration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.DeterminationCoverage.Status != fiscal.CheckManualReview || !slices.Contains(reasonCodes(c.DeterminationCoverage.Assumptions), fiscal.AssumeNoRegistry) {
+	if c.DeterminationCoverage.Status != catalog.CheckManualReview || !slices.Contains(reasonCodes(c.DeterminationCoverage.Assumptions), catalog.AssumeNoRegistry) {
 		t.Errorf("B2B check with lookups off: %+v", c.DeterminationCoverage)
 	}
 	// -vies live without HMRC credentials: VIES answers, GB numbers do not.
-	live, err := vies.New(vies.Config{Mode: vies.ModeLive, VIES: vies.VIESConfig{BaseURL: "http://127.0.0.1:1"}, Service: vies.ServiceConfig{Syntax: fiscal.VATNumberSyntax}})
+	live, err := vies.New(vies.Config{Mode: vies.ModeLive, VIES: vies.VIESConfig{BaseURL: "http://127.0.0.1:1"}, Service: vies.ServiceConfig{Syntax: vat.Syntax}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +441,7 @@ func TestCapabilitiesFollowConfiguration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.DeterminationCoverage.Status != fiscal.CheckManualReview {
+	if c.DeterminationCoverage.Status != catalog.CheckManualReview {
 		t.Errorf("UK B2B without HMRC: %+v", c.DeterminationCoverage)
 	}
 }
@@ -436,21 +462,8 @@ func TestCatalog(t *testing.T) {
 			t.Errorf("chain %+v", ch)
 		}
 	}
-	if got := fiscal.DescriptionDate(); !got.Equal(time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)) {
+	if got := catalog.DescriptionDate(); !got.Equal(time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)) {
 		t.Errorf("DescriptionDate = %v", got)
-	}
-}
-
-func TestCodes(t *testing.T) {
-	codes := fiscal.Codes()
-	if !slices.IsSorted(codes) || !slices.Contains(codes, fiscal.CodeIdempotencyConflict) || !slices.Contains(codes, fiscal.CodeDBUnavailable) {
-		t.Errorf("Codes() = %v", codes)
-	}
-	for _, c := range codes {
-		want := c == fiscal.CodeRateLimited || c == fiscal.CodeQuotaExceeded || c == fiscal.CodeDBUnavailable || c == fiscal.CodeChainUnavailable || c == fiscal.CodeInternal
-		if c.Retryable() != want {
-			t.Errorf("%s.Retryable() = %v", c, c.Retryable())
-		}
 	}
 }
 
@@ -470,8 +483,8 @@ func FuzzCapabilityCheck(f *testing.F) {
 	}
 	e := testEngine(f, checkNow, irishSeller)
 	f.Fuzz(func(t *testing.T, body []byte) {
-		req, err := fiscal.DecodeCapabilityCheckRequest(strings.NewReader(string(body)))
-		var c *fiscal.CapabilityCheck
+		req, err := decodeCheck(string(body))
+		var c *catalog.CapabilityCheck
 		if err == nil {
 			c, err = e.CheckCapabilities(context.Background(), "", req)
 		}

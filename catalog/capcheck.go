@@ -1,14 +1,14 @@
-package fiscal
+package catalog
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/vat"
 )
@@ -32,15 +32,6 @@ type CheckPayment struct {
 	Network  string `json:"network,omitempty"` // CAIP-2
 	Asset    string `json:"asset,omitempty"`   // default "USDC"
 	Scheme   string `json:"scheme,omitempty"`  // extension: default the protocol's scheme
-}
-
-// DecodeCapabilityCheckRequest reads a capability check body strictly, like
-// DecodeSettlementRequest: unknown and duplicate fields, wrong JSON types
-// and trailing data are BAD_REQUEST with the field's JSON pointer.
-func DecodeCapabilityCheckRequest(r io.Reader) (CapabilityCheckRequest, error) {
-	var req CapabilityCheckRequest
-	err := decodeStrict(r, &req)
-	return req, err
 }
 
 // Statuses of the aspects of a capability check. Each aspect has its own
@@ -182,13 +173,13 @@ func (req CapabilityCheckRequest) validate(now time.Time) (checkInput, error) {
 	if req.SellerCountry == "" {
 		return in, badRequest("/seller_country", "is required (ISO 3166-1 alpha-2)")
 	}
-	if in.corridor.SellerCountry, err = parseCountry("/seller_country", req.SellerCountry); err != nil {
+	if in.corridor.SellerCountry, err = fiscal.ParseCountry("/seller_country", req.SellerCountry); err != nil {
 		return in, err
 	}
 	if req.BuyerCountry == "" {
 		return in, badRequest("/buyer_country", "is required (ISO 3166-1 alpha-2)")
 	}
-	if in.corridor.BuyerCountry, err = parseCountry("/buyer_country", req.BuyerCountry); err != nil {
+	if in.corridor.BuyerCountry, err = fiscal.ParseCountry("/buyer_country", req.BuyerCountry); err != nil {
 		return in, err
 	}
 	in.corridor.SupplyType = vat.KindDigitalService
@@ -245,7 +236,7 @@ func parseSupplyDate(v string, now time.Time) (time.Time, error) {
 		}
 		return t.Add(12 * time.Hour), nil // midday: the UTC day is what selects rates
 	}
-	t, err := parseTimestamp("/supply_date", v, now)
+	t, err := fiscal.ParseTimestamp("/supply_date", v, now)
 	if err != nil {
 		return time.Time{}, badRequest("/supply_date", "must be a date (YYYY-MM-DD) or an ISO-8601 UTC timestamp, not in the future")
 	}
@@ -262,28 +253,29 @@ func parseSupplyDate(v string, now time.Time) (time.Time, error) {
 // on ingest, on the supply date (default: today by the engine clock), so
 // the answer matches what the engine would do; facts a corridor cannot
 // carry are stated as assumptions.
-func (e *Engine) CheckCapabilities(ctx context.Context, accountID string, req CapabilityCheckRequest) (*CapabilityCheck, error) {
-	var acc *Account
+func (s *Service) CheckCapabilities(ctx context.Context, accountID string, req CapabilityCheckRequest) (*CapabilityCheck, error) {
+	var acc *fiscal.Account
 	if accountID != "" {
-		a, ok := e.accounts.Get(accountID)
-		if !ok {
-			return nil, &Error{Code: CodeAuthenticationFailed, Detail: "unknown account"}
+		b, err := s.e.Books(accountID)
+		if err != nil {
+			return nil, err
 		}
-		acc = a
+		a := b.Account()
+		acc = &a
 	}
-	now := e.clock().UTC()
+	now := s.e.Now().UTC()
 	in, err := req.validate(now)
 	if err != nil {
 		return nil, err
 	}
 	c := &CapabilityCheck{Corridor: in.corridor, CheckedAt: now.Format(time.RFC3339)}
 	sellerFromAccount := acc != nil && sameCountry(acc.Seller.Country, in.corridor.SellerCountry)
-	c.EventSupport = e.eventSupport(in.corridor, acc, sellerFromAccount)
-	c.PaymentSupport = e.paymentSupport(in.corridor.Payment)
+	c.EventSupport = s.eventSupport(in.corridor, acc, sellerFromAccount)
+	c.PaymentSupport = s.paymentSupport(in.corridor.Payment)
 
 	var det vat.Determination
 	if c.EventSupport.Status == CheckSupported {
-		det, c.DeterminationCoverage = e.determinationCoverage(in, acc, sellerFromAccount)
+		det, c.DeterminationCoverage = s.determinationCoverage(in, acc, sellerFromAccount)
 		c.JurisdictionRepresentation = representation(det)
 	} else {
 		c.DeterminationCoverage = DeterminationCoverage{Status: CheckNotEvaluated, Assumptions: []vat.Reason{},
@@ -291,7 +283,7 @@ func (e *Engine) CheckCapabilities(ctx context.Context, accountID string, req Ca
 		c.JurisdictionRepresentation = JurisdictionRepresentation{Status: CheckUnsupported,
 			Reasons: []vat.Reason{{Code: ReasonCorridorUnresolved, Detail: "The jurisdiction cannot be resolved for a buyer type the service does not record."}}}
 	}
-	c.ReceiptEligibility, err = e.receiptEligibility(ctx, c, det, in.date)
+	c.ReceiptEligibility, err = s.receiptEligibility(ctx, c, det, in.date)
 	if err != nil {
 		return nil, err
 	}
@@ -311,7 +303,7 @@ func sameCountry(a, b string) bool {
 	return norm(a) == norm(b)
 }
 
-func (e *Engine) eventSupport(cor Corridor, acc *Account, sellerFromAccount bool) EventSupport {
+func (s *Service) eventSupport(cor Corridor, acc *fiscal.Account, sellerFromAccount bool) EventSupport {
 	es := EventSupport{Status: CheckSupported}
 	if !slices.Contains(BuyerTypes(), cor.BuyerType) {
 		es.Status = CheckUnsupported
@@ -337,9 +329,9 @@ func (e *Engine) eventSupport(cor Corridor, acc *Account, sellerFromAccount bool
 	return es
 }
 
-func (e *Engine) paymentSupport(p CheckPayment) PaymentSupport {
+func (s *Service) paymentSupport(p CheckPayment) PaymentSupport {
 	ps := PaymentSupport{Status: CheckUnsupported}
-	unsupported := func(code Code, format string, args ...any) PaymentSupport {
+	unsupported := func(code fiscal.Code, format string, args ...any) PaymentSupport {
 		ps.Reasons = append(ps.Reasons, vat.Reason{Code: string(code), Detail: fmt.Sprintf(format, args...)})
 		return ps
 	}
@@ -349,27 +341,27 @@ func (e *Engine) paymentSupport(p CheckPayment) PaymentSupport {
 		for _, pp := range PaymentProtocols() {
 			known = append(known, pp.Protocol)
 		}
-		return unsupported(CodeUnsupportedProtocol, "Payment protocol %q is not known; the table lists %s.", p.Protocol, strings.Join(known, ", "))
+		return unsupported(codeUnsupportedProtocol, "Payment protocol %q is not known; the table lists %s.", p.Protocol, strings.Join(known, ", "))
 	}
 	ps.Protocol = &proto
 	if proto.Status == Planned {
 		ps.Status = CheckPlanned
-		return unsupported(CodeUnsupportedProtocol, "Payment protocol %q is planned, not yet recorded.", p.Protocol)
+		return unsupported(codeUnsupportedProtocol, "Payment protocol %q is planned, not yet recorded.", p.Protocol)
 	}
 	if p.Network == "" {
 		ps.Reasons = append(ps.Reasons, vat.Reason{Code: ReasonNetworkMissing, Detail: "No payment.network was given; supported: " + describeNetworks() + "."})
 		return ps
 	}
 	if _, ok := usdcContracts[p.Network]; !ok {
-		return unsupported(CodeUnsupportedNetwork, "Network %q is not supported; supported: %s.", p.Network, describeNetworks())
+		return unsupported(fiscal.CodeUnsupportedNetwork, "Network %q is not supported; supported: %s.", p.Network, describeNetworks())
 	}
-	for _, ch := range e.Chains() {
+	for _, ch := range s.Chains() {
 		if ch.Network == p.Network {
 			ps.Chain = &ch
 		}
 	}
-	if _, err := parseAsset(p.Network, p.Asset); err != nil {
-		return unsupported(CodeUnsupportedAsset, "Asset %q is not supported on %s; supported: %s (contract %s).", p.Asset, p.Network, AssetUSDC, usdcContracts[p.Network])
+	if p.Asset != "" && p.Asset != AssetUSDC && !strings.EqualFold(p.Asset, usdcContracts[p.Network]) {
+		return unsupported(fiscal.CodeUnsupportedAsset, "Asset %q is not supported on %s; supported: %s (contract %s).", p.Asset, p.Network, AssetUSDC, usdcContracts[p.Network])
 	}
 	for _, a := range SupportedAssets() {
 		if a.Network == p.Network {
@@ -379,7 +371,7 @@ func (e *Engine) paymentSupport(p CheckPayment) PaymentSupport {
 	ps.Scheme = proto.Schemes[0]
 	if p.Scheme != "" {
 		if !slices.Contains(proto.Schemes, p.Scheme) {
-			return unsupported(CodeUnsupportedScheme, "Scheme %q is not supported for %s; supported: %s.", p.Scheme, proto.Protocol, strings.Join(proto.Schemes, ", "))
+			return unsupported(fiscal.CodeUnsupportedScheme, "Scheme %q is not supported for %s; supported: %s.", p.Scheme, proto.Protocol, strings.Join(proto.Schemes, ", "))
 		}
 		ps.Scheme = p.Scheme
 	}
@@ -399,7 +391,7 @@ const (
 	AssumeNoRegistry          = "no_vat_number_registry"
 )
 
-func (e *Engine) determinationCoverage(in checkInput, acc *Account, sellerFromAccount bool) (vat.Determination, DeterminationCoverage) {
+func (s *Service) determinationCoverage(in checkInput, acc *fiscal.Account, sellerFromAccount bool) (vat.Determination, DeterminationCoverage) {
 	cor := in.corridor
 	dc := DeterminationCoverage{Assumptions: []vat.Reason{
 		{Code: AssumeSupplyDate, Detail: fmt.Sprintf("The supply date is %s (the rate in force that day; send supply_date to check another day).", cor.SupplyDate)},
@@ -412,7 +404,7 @@ func (e *Engine) determinationCoverage(in checkInput, acc *Account, sellerFromAc
 		seller = vat.Seller{Country: s.Country, OtherEstablishments: s.OtherEstablishments, VATNumber: s.VATNumber, OverThreshold: s.OverThreshold, OptedForDestination: s.OptedForDestination}
 		dc.Assumptions = append(dc.Assumptions, vat.Reason{Code: AssumeSellerProfile, Detail: fmt.Sprintf("The seller profile (Art. 59c threshold, establishments) is account %s's.", acc.ID)})
 	}
-	buyer, buyerAssumption := e.checkBuyer(cor)
+	buyer, buyerAssumption := s.checkBuyer(cor)
 	confirmable := buyer.Registry == nil || buyer.Registry.Status == vat.RegistryValid
 	if buyerAssumption != nil {
 		dc.Assumptions = append(dc.Assumptions, *buyerAssumption)
@@ -449,7 +441,7 @@ func (e *Engine) determinationCoverage(in checkInput, acc *Account, sellerFromAc
 // for a buyer who gives a VAT number of their country: with a registry
 // configured, one the registry confirms (the only way to reverse charge);
 // without one, a number that cannot be confirmed, exactly as on ingest.
-func (e *Engine) checkBuyer(cor Corridor) (vat.Buyer, *vat.Reason) {
+func (s *Service) checkBuyer(cor Corridor) (vat.Buyer, *vat.Reason) {
 	b := vat.Buyer{Country: cor.BuyerCountry}
 	if cor.BuyerType != vat.TreatmentB2B {
 		return b, nil
@@ -461,12 +453,12 @@ func (e *Engine) checkBuyer(cor Corridor) (vat.Buyer, *vat.Reason) {
 	}
 	b.Business = true
 	b.VATNumber = prefix + "000000000"
-	if !e.canConfirm(registry) {
+	if !s.canConfirm(registry) {
 		b.Registry = &vat.RegistryCheck{Status: vat.RegistryUnavailable, Registry: registry, Number: b.VATNumber}
 		return b, &vat.Reason{Code: AssumeNoRegistry, Detail: fmt.Sprintf("%s lookups are off on this service, so a business buyer's %s VAT number cannot be confirmed; on ingest such a record is PENDING_MANUAL_REVIEW (vat_number_unverified).", registry, prefix)}
 	}
 	b.Registry = &vat.RegistryCheck{Status: vat.RegistryValid, Registry: registry, Number: b.VATNumber,
-		CheckedAt: e.clock().UTC(), RequestIdentifier: "capability-check"}
+		CheckedAt: s.e.Now().UTC(), RequestIdentifier: "capability-check"}
 	return b, &vat.Reason{Code: AssumeVATNumberConfirmed, Detail: fmt.Sprintf("The buyer gives a %s VAT number that %s confirms valid when the payment is recorded (Art. 18(1) Implementing Regulation 282/2011); otherwise the sale is B2C or pending review.", prefix, registry)}
 }
 
@@ -534,7 +526,7 @@ func reviewReasonsOf(det vat.Determination) []vat.Reason {
 	return det.Reasons
 }
 
-func (e *Engine) receiptEligibility(ctx context.Context, c *CapabilityCheck, det vat.Determination, date time.Time) (ReceiptEligibility, error) {
+func (s *Service) receiptEligibility(ctx context.Context, c *CapabilityCheck, det vat.Determination, date time.Time) (ReceiptEligibility, error) {
 	re := ReceiptEligibility{Status: CheckIneligible}
 	if c.EventSupport.Status != CheckSupported || c.PaymentSupport.Status != CheckSupported {
 		re.Reasons = []vat.Reason{{Code: ReasonNoRecord, Detail: "No record, and so no receipt, is made: the event or the payment is not one the service records."}}
@@ -553,18 +545,31 @@ func (e *Engine) receiptEligibility(ctx context.Context, c *CapabilityCheck, det
 		re.Reasons = append(re.Reasons, vat.Reason{Code: ReasonNoRecord, Detail: fmt.Sprintf("Jurisdiction %s has no receipt version.", j.ID)})
 		return re, nil
 	}
-	re.ReviewStatus = StatusProcessed
+	re.ReviewStatus = fiscal.StatusProcessed
 	if !det.Determined() {
-		re.ReviewStatus = StatusPendingReview
+		re.ReviewStatus = fiscal.StatusPendingReview
 		re.Reasons = append(re.Reasons, reviewReasonsOf(det)...)
 	}
-	if _, err := e.fx.Rate(ctx, "USD", date, e.fxPolicy); err != nil {
+	if _, err := s.set.FX.Rate(ctx, "USD", date, s.set.FXPolicy); err != nil {
 		if !errors.Is(err, fx.ErrNotYetPublished) && !errors.Is(err, fx.ErrNoRate) {
-			return re, &Error{Code: CodeInternal, Detail: "fx rate lookup failed", Err: err}
+			return re, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "fx rate lookup failed", Err: err}
 		}
-		re.ReviewStatus = StatusPendingReview
-		re.Reasons = append(re.Reasons, vat.Reason{Code: ReasonFXRateUnavailable, Detail: fmt.Sprintf("No ECB USD reference rate is known for %s under policy %s; the record would wait for it.", date.Format(time.DateOnly), e.fxPolicy)})
+		re.ReviewStatus = fiscal.StatusPendingReview
+		re.Reasons = append(re.Reasons, vat.Reason{Code: fiscal.ReasonFXRateUnavailable, Detail: fmt.Sprintf("No ECB USD reference rate is known for %s under policy %s; the record would wait for it.", date.Format(time.DateOnly), s.set.FXPolicy)})
 	}
-	re.Invoice = re.ReviewStatus == StatusProcessed
+	re.Invoice = re.ReviewStatus == fiscal.StatusProcessed
 	return re, nil
+}
+
+// codeUnsupportedProtocol is package ingest's UNSUPPORTED_PROTOCOL, the
+// code a check names for a protocol the engine does not read.
+const codeUnsupportedProtocol fiscal.Code = "UNSUPPORTED_PROTOCOL"
+
+// parseToken accepts a supply type as the engine accepts a supply kind: a
+// lower-case token.
+func parseToken(field, v string) (string, error) {
+	if len(v) > 64 || strings.IndexFunc(v, func(r rune) bool { return !(r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }) >= 0 {
+		return "", badRequest(field, "must be a lower-case token such as \"digital_service\"")
+	}
+	return v, nil
 }

@@ -1,10 +1,6 @@
-package fiscal
+package catalog
 
-import (
-	"github.com/shopspring/decimal"
-
-	"github.com/fiscal402/fiscal402/fx"
-)
+import "github.com/fiscal402/fiscal402/fiscal"
 
 // Pricing is the pricing policy (spec §8). The same value drives the fee
 // accrued on each record and what the service publishes about its pricing,
@@ -48,16 +44,10 @@ func (p Pricing) CurrentFeeBPS() int64 {
 	return p.StandardFeeBPS
 }
 
-// fee is the accrual on a gross EUR amount: gross × bps / 10,000, rounded
-// by the one EUR rounding rule.
-func (p Pricing) fee(gross decimal.Decimal) *Fee {
-	bps := p.CurrentFeeBPS()
-	f := &Fee{
-		Model:      p.Model,
-		BPS:        decimal.NewFromInt(bps).String(),
-		AccruedEUR: fx.DivEUR(gross.Mul(decimal.NewFromInt(bps)), decimal.NewFromInt(10000)).StringFixed(2),
-		Collection: p.Collection,
-	}
+// FeePolicy is the fee each record accrues under this policy (the
+// engine's Config.Fee): the fee in force, labelled while the beta runs.
+func (p Pricing) FeePolicy() fiscal.FeePolicy {
+	f := fiscal.FeePolicy{Model: p.Model, BPS: p.CurrentFeeBPS(), Collection: p.Collection}
 	if p.BetaActive {
 		f.Label = p.BetaLabel
 	}

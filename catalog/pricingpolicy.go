@@ -1,4 +1,4 @@
-package fiscal
+package catalog
 
 import (
 	"github.com/shopspring/decimal"
@@ -115,4 +115,4 @@ func DisplayRate(bps int64) string {
 }
 
 // PricingPolicy returns the pricing policy this engine applies.
-func (e *Engine) PricingPolicy() PricingPolicy { return e.pricing.Published() }
+func (s *Service) PricingPolicy() PricingPolicy { return s.pricing.Published() }

@@ -65,9 +65,16 @@ func (a Account) normalised() (Account, error) {
 	return a, nil
 }
 
-// Validate checks a seller profile as New does: a seller that cannot be
-// invoiced is refused when its account is created, not at its first sale.
-func (s Seller) Validate() error { return s.validate() }
+// Normalised checks a seller profile as New does (a seller that cannot be
+// invoiced is refused when its account is created, not at its first sale)
+// and returns it in its stored form: upper-case countries, the default
+// supply kind and item name filled in.
+func (s Seller) Normalised() (Seller, error) {
+	if err := s.validate(); err != nil {
+		return s, err
+	}
+	return s.normalised(), nil
+}
 
 func (s Seller) validate() error {
 	if strings.TrimSpace(s.LegalName) == "" {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/ledger"
+	"github.com/fiscal402/fiscal402/receipt"
 )
 
 // Books are one seller's books in an engine: every call records or reads
@@ -94,7 +95,7 @@ func (b *Books) Settle(ctx context.Context, req SettlementRequest, idempotencyKe
 		return nil, err
 	}
 	claims := paymentClaims(b.acc.ID, p.Network, p.TxHash, idempotencyKey, p.fingerprint())
-	if e.cfg.Environment == EnvSandbox {
+	if e.cfg.Environment == receipt.EnvSandbox {
 		claims = nil // simulations of one payment may repeat: each gets its own random id
 	}
 	if res, err := b.answerFromLedger(claims); res != nil || err != nil {
@@ -250,6 +251,30 @@ func (b *Books) Receipt(ctx context.Context, id string) ([]byte, error) {
 	return b.e.Receipt(ctx, id)
 }
 
+// Lookup answers whether a payment, or an Idempotency-Key, is already
+// recorded in the account's books, for a way in that answers duplicates
+// before doing any work (fiscal events): the id of the record holding it
+// and whether the request is a replay of the key (Replayed) or a duplicate
+// of the payment (Existing); "" when neither is held. The key used with
+// another fingerprint is an IDEMPOTENCY_CONFLICT, the payment recorded by
+// another account a SETTLEMENT_CONFLICT.
+func (b *Books) Lookup(network, txHash, idemKey string, fingerprint []byte) (string, Outcome, error) {
+	for _, c := range paymentClaims(b.acc.ID, network, txHash, idemKey, fingerprint) {
+		holder, fp, err := b.e.ledger.ClaimHolder(c.Space, c.Key)
+		if errors.Is(err, ledger.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return "", 0, storeError(err)
+		}
+		if string(fp) != string(c.Fingerprint) {
+			return "", 0, claimConflict(c)
+		}
+		return holder, outcomeOf(c), nil
+	}
+	return "", 0, nil
+}
+
 // answerFromLedger returns the stored answer when a claim is already held:
 // a replay or duplicate of this account, or a conflict. (nil, nil) means the
 // payment is new as far as the committed ledger knows; the append checks
@@ -300,7 +325,7 @@ func (b *Books) commitRecord(ctx context.Context, d *Draft) (*SettleResult, erro
 		return nil, err
 	}
 	if res.Existing {
-		return b.storedResult(res.ID, b.e.HolderOutcome(d.Claims, res.ID))
+		return b.storedResult(res.ID, b.e.holderOutcome(d.Claims, res.ID))
 	}
 	var r Record
 	if err := json.Unmarshal(stored, &r); err != nil {
@@ -309,9 +334,9 @@ func (b *Books) commitRecord(ctx context.Context, d *Draft) (*SettleResult, erro
 	return &SettleResult{Outcome: Created, Record: &r, JSON: stored}, nil
 }
 
-// HolderOutcome says whether a commit that found its claims held was a
+// holderOutcome says whether a commit that found its claims held was a
 // replay (the Idempotency-Key) or a duplicate (the payment).
-func (e *Engine) HolderOutcome(claims []ledger.Claim, holderID string) Outcome {
+func (e *Engine) holderOutcome(claims []ledger.Claim, holderID string) Outcome {
 	for _, c := range claims {
 		if holder, _, err := e.ledger.ClaimHolder(c.Space, c.Key); err == nil && holder == holderID {
 			return outcomeOf(c)
@@ -409,18 +434,21 @@ func AlreadyRecorded(object, id string) *Error {
 		Detail: fmt.Sprintf("this (network, txHash) payment is already recorded as %s %s; read it at %s", strings.ReplaceAll(object, "_", " "), id, where)}
 }
 
-// Fingerprint hashes a normalised input for the Idempotency-Key claim: the
-// same request sent again, whatever its spelling ("1.5" or "1.50", member
-// order), has the same fingerprint; any change of meaning does not.
-func Fingerprint(v any) []byte {
+// fingerprintOf hashes a normalised input for the Idempotency-Key claim:
+// the same request sent again, whatever its spelling ("1.5" or "1.50",
+// member order), has the same fingerprint; any change of meaning does not.
+func fingerprintOf(v any) []byte {
 	b, _ := json.Marshal(v)
 	h := sha256.Sum256(b)
 	return h[:]
 }
 
-// fingerprint identifies the request body of a settlement.
+// Fingerprint identifies the request body of a settlement for its
+// Idempotency-Key: its normalised fields.
+func (p Payment) Fingerprint() []byte { return p.fingerprint() }
+
 func (p Payment) fingerprint() []byte {
-	return Fingerprint(struct {
+	return fingerprintOf(struct {
 		A, T, Ts, P, R, N, As, Sc, Pr, BC, BP, BV, BN, K, D string
 	}{p.Amount.String(), p.TxHash, p.Timestamp.Format(time.RFC3339Nano), p.PayerWallet, p.ReceiverWallet, p.Network,
 		p.Asset, p.Scheme, p.Protocol, p.Buyer.Country, p.Buyer.PostalCode, p.Buyer.VATNumber, p.Buyer.Name, p.Buyer.SupplyKind, p.Buyer.Description})

@@ -63,7 +63,7 @@ func timeKey(unixNano int64, id []byte) []byte {
 // receipt), the stored document and invoice, claims, postings, side
 // writes, the record's head pointer and the outbox event. It returns the
 // document as stored and the ledger's answer: Existing when a claim was
-// already held (nothing written; HolderOutcome tells a replay from a
+// already held (nothing written; Books.Lookup tells a replay from a
 // duplicate). A nil error means the entry is committed and fsynced.
 func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended, error) {
 	var stored []byte

@@ -34,10 +34,10 @@ type Config struct {
 	// the log key's name). "" means DefaultLogOrigin. It cannot change once
 	// the ledger exists.
 	LogOrigin string
-	// Environment is EnvProduction ("", the default) or EnvSandbox: a
-	// sandbox engine records simulations under random ids, watermarks its
-	// invoices and receipts and signs with the "sandbox" keyring (package
-	// sandbox runs one).
+	// Environment is receipt.EnvProduction ("", the default) or
+	// receipt.EnvSandbox: a sandbox engine records simulations under random
+	// ids, watermarks its invoices and receipts and signs with the
+	// "sandbox" keyring (package sandbox runs one).
 	Environment string
 	// FX answers ECB reference rates. nil means the embedded ECB snapshot.
 	FX fx.Source
@@ -72,12 +72,6 @@ type Config struct {
 // DefaultLogOrigin is the log origin when Config.LogOrigin is empty.
 const DefaultLogOrigin = "fiscal402.localhost/log"
 
-// Environments (Config.Environment, Record.Environment).
-const (
-	EnvProduction = receipt.EnvProduction
-	EnvSandbox    = receipt.EnvSandbox
-)
-
 // Engine turns settled payments into fiscal records for its accounts. It is
 // safe for concurrent use; create one per data directory with New (or Open
 // for a single seller) and Close it.
@@ -106,10 +100,10 @@ func New(cfg Config) (*Engine, error) {
 	}
 	switch cfg.Environment {
 	case "":
-		cfg.Environment = EnvProduction
-	case EnvProduction, EnvSandbox:
+		cfg.Environment = receipt.EnvProduction
+	case receipt.EnvProduction, receipt.EnvSandbox:
 	default:
-		return nil, fmt.Errorf("fiscal: Config.Environment %q: want %q or %q", cfg.Environment, EnvProduction, EnvSandbox)
+		return nil, fmt.Errorf("fiscal: Config.Environment %q: want %q or %q", cfg.Environment, receipt.EnvProduction, receipt.EnvSandbox)
 	}
 	if cfg.FXPolicy == "" {
 		cfg.FXPolicy = fx.ForDayOrPrevious
@@ -312,7 +306,7 @@ func RotateReceiptKey(dir string, now time.Time, rnd io.Reader) (retired, active
 	if rnd == nil {
 		rnd = rand.Reader
 	}
-	k, err := receipt.OpenKeyring(filepath.Join(dir, "keys"), EnvProduction, now, rnd)
+	k, err := receipt.OpenKeyring(filepath.Join(dir, "keys"), receipt.EnvProduction, now, rnd)
 	if err != nil {
 		return "", "", fmt.Errorf("fiscal: receipt keys: %w", err)
 	}

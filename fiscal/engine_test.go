@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -135,5 +136,20 @@ func TestSettleErrorsAreTyped(t *testing.T) {
 	}
 	if _, err := e.Books("nobody"); fiscaltest.Code(err) != fiscal.CodeNotFound || !strings.Contains(err.Error(), "nobody") {
 		t.Fatalf("unknown account: %v", err)
+	}
+}
+
+// TestCodes: the code table is sorted, and a code is retryable exactly when
+// its status is 429 or 5xx.
+func TestCodes(t *testing.T) {
+	codes := fiscal.Codes()
+	if !slices.IsSorted(codes) || !slices.Contains(codes, fiscal.CodeIdempotencyConflict) || !slices.Contains(codes, fiscal.CodeDBUnavailable) {
+		t.Errorf("Codes() = %v", codes)
+	}
+	for _, c := range codes {
+		want := c == "RATE_LIMITED" || c == "QUOTA_EXCEEDED" || c == fiscal.CodeDBUnavailable || c == fiscal.CodeChainUnavailable || c == fiscal.CodeInternal
+		if c.Retryable() != want {
+			t.Errorf("%s.Retryable() = %v", c, c.Retryable())
+		}
 	}
 }

@@ -124,10 +124,3 @@ func prefixField(ptr string, err error) error {
 	}
 	return err
 }
-
-// BadRequest is a BAD_REQUEST naming the offending field (a JSON pointer,
-// or a query parameter's name).
-func BadRequest(field, format string, args ...any) *Error { return badRequest(field, format, args...) }
-
-// NotFound is a NOT_FOUND for what ("settlement x402-…").
-func NotFound(what string) *Error { return notFound(what) }

@@ -217,7 +217,7 @@ func (b *Books) draft(ctx context.Context, p Payment, v Verification, now time.T
 // with 128 random bits (sandboxIDPrefix), because simulations of one payment
 // may repeat and sandbox records are readable by anyone who holds the id.
 func (e *Engine) recordID(p Payment) (string, error) {
-	if e.cfg.Environment != EnvSandbox {
+	if e.cfg.Environment != receipt.EnvSandbox {
 		return EventID(p.Network, p.TxHash), nil
 	}
 	var b [16]byte
@@ -236,10 +236,18 @@ const sandboxIDPrefix = "x402-sandbox-"
 // urlPrefix is where the environment's documents are served: the sandbox
 // under /sandbox (spec §1 "Environments").
 func (e *Engine) urlPrefix() string {
-	if e.cfg.Environment == EnvSandbox {
+	if e.cfg.Environment == receipt.EnvSandbox {
 		return "/sandbox"
 	}
 	return ""
+}
+
+// invoiceURL is where a record's invoice is served.
+func (e *Engine) invoiceURL(id string) string {
+	if e.cfg.Environment == receipt.EnvSandbox {
+		return "/sandbox/v1/settlements/" + id + "/ubl"
+	}
+	return "/settlements/" + id + "/ubl"
 }
 
 // attachInvoice renders the UBL invoice of a processed draft.
@@ -260,7 +268,7 @@ func (e *Engine) attachInvoice(d *Draft) error {
 		Format:    "UBL 2.1 Invoice",
 		Profile:   string(inv.Profile),
 		UBLSHA256: hex.EncodeToString(sum[:]),
-		URL:       e.urlPrefix() + "/settlements/" + r.ID + "/ubl",
+		URL:       e.invoiceURL(r.ID),
 	}
 	return nil
 }

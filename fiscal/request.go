@@ -312,6 +312,28 @@ func parseBuyer(req SettlementRequest) (BuyerFacts, error) {
 	return b, nil
 }
 
+// ParseCountry checks a country code as the engine does (see parseCountry)
+// and reports a problem as BAD_REQUEST naming field.
+func ParseCountry(field, v string) (string, error) { return parseCountry(field, v) }
+
+// ParseAmount checks a USDC amount as the engine does: a decimal string
+// above zero, at most 12 integer digits and 6 decimals (USDC's precision).
+func ParseAmount(field, v string) (decimal.Decimal, error) {
+	d, _, err := parseUSDCAmount(field, v)
+	return d, err
+}
+
+// ParseTimestamp checks a settlement instant as the engine does: RFC 3339
+// in UTC, not before 2015, at most MaxClockSkew after now.
+func ParseTimestamp(field, v string, now time.Time) (time.Time, error) {
+	return parseTimestamp(field, v, now)
+}
+
+// ParseText checks a free text (a name, a description) as the engine does:
+// valid UTF-8, at most 200 characters, no control character an invoice
+// cannot carry; it returns the text trimmed.
+func ParseText(field, v string) (string, error) { return parseText(field, v) }
+
 // parseCountry accepts an ISO 3166-1 alpha-2 code (any case) and the two VAT
 // prefixes that are not ISO codes but name places: EL (Greece, Art. 215 VAT
 // Directive prefix) and XI (Northern Ireland, Windsor Framework).
@@ -356,8 +378,11 @@ func parseText(field, v string) (string, error) {
 	return v, nil
 }
 
-// validIdempotencyKey reports whether k may be used as an Idempotency-Key:
-// 1 to 255 visible ASCII characters (no spaces).
+// CheckIdempotencyKey reports whether k may be used as an Idempotency-Key:
+// 1 to 255 visible ASCII characters (no spaces), or "" for none. Every way
+// in that takes one checks it so.
+func CheckIdempotencyKey(k string) error { return validIdempotencyKey(k) }
+
 func validIdempotencyKey(k string) error {
 	if k == "" {
 		return nil

@@ -1,4 +1,4 @@
-package fiscal
+package fiscalevent
 
 import (
 	"context"
@@ -6,35 +6,33 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
-	"github.com/shopspring/decimal"
-
-	"github.com/fiscal402/fiscal402/ledger"
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/parties"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/vat"
 	"github.com/fiscal402/fiscal402/vies"
 )
 
-// FiscalEventRequest is the body of POST /v1/fiscal-events (spec §2.3): a
+// Request is the body of POST /v1/fiscal-events (spec §2.3): a
 // settled payment with its parties named in the body, from any ISO 3166-1
 // country. Required: payment (its §2.1 fields, asset and scheme optional),
 // seller.legalName, seller.country and supply.kind. buyer.country may be
 // absent, which makes the determination MANUAL_REVIEW_REQUIRED (the VAT is
 // never treated as 0 %).
-type FiscalEventRequest struct {
-	Payment EventPayment `json:"payment"`
-	Seller  EventSeller  `json:"seller"`
-	Buyer   EventBuyer   `json:"buyer"`
-	Supply  EventSupply  `json:"supply"`
+type Request struct {
+	Payment Payment        `json:"payment"`
+	Seller  parties.Seller `json:"seller"`
+	Buyer   parties.Buyer  `json:"buyer"`
+	Supply  parties.Supply `json:"supply"`
 }
 
-// EventPayment is the payment of a fiscal event: the payment fields of the
+// Payment is the payment of a fiscal event: the payment fields of the
 // settlement request (spec §2.1), validated exactly as POST /settlements
 // validates them.
-type EventPayment struct {
+type Payment struct {
 	AmountUSDC     string `json:"amountUsdc"`
 	TxHash         string `json:"txHash"`
 	Timestamp      string `json:"timestamp"`
@@ -45,59 +43,47 @@ type EventPayment struct {
 	Scheme         string `json:"scheme,omitempty"`
 }
 
-// DecodeFiscalEventRequest reads one JSON object from r as strictly as
-// DecodeSettlementRequest: unknown or duplicate members, JSON numbers where
-// strings are required and trailing data are BAD_REQUEST errors.
-func DecodeFiscalEventRequest(r io.Reader) (FiscalEventRequest, error) {
-	var req FiscalEventRequest
-	err := decodeStrict(r, &req)
-	return req, err
-}
+// Version is the in-band version of the stored fiscal event format; fields
+// may be added, none are renamed. A fiscal event and a settlement record
+// share the event id space (one per payment); their "object" member
+// (fiscal.ObjectFiscalEvent) tells them apart.
+const Version = "fiscal402.fiscal_event/1"
 
-// FiscalEventVersion is the in-band version of the stored fiscal event
-// format; fields may be added, none are renamed.
-const FiscalEventVersion = "fiscal402.fiscal_event/1"
+// EventRecorded is the type of the outbox event of a fiscal event (a stable
+// name: spec §6).
+const EventRecorded = "fiscal_event.recorded"
 
-// objectFiscalEvent is the "object" member of a fiscal event. A fiscal event
-// and a settlement record share the event id space (one per payment) and the
-// heads bucket; the object member tells them apart.
-const objectFiscalEvent = "fiscal_event"
-
-// indexAccountFiscalEvents lists an account's fiscal events by creation time
-// (the counterpart of indexAccountTime, which lists settlements).
-const indexAccountFiscalEvents = "account-fiscal-events" // account \x00 createdAt (8-byte big-endian unix nanos) event id → event id
-
-// FiscalEvent is a persisted fiscal event: the 201 body of POST
+// Event is a persisted fiscal event: the 201 body of POST
 // /v1/fiscal-events and the body of GET /v1/fiscal-events/{id}. It is stored
 // as JSON exactly as served. Determination is the vat package's answer for
 // the corridor; Production says whether the EU VAT production invariants
 // held, and Receipt and Invoice are present exactly when they did.
-type FiscalEvent struct {
-	ID            string            `json:"id"`      // "x402-<32 hex>", the same id a settlement of this payment would have
-	Object        string            `json:"object"`  // "fiscal_event"
-	Version       string            `json:"version"` // FiscalEventVersion
-	Custody       string            `json:"custody"` // always "none"
-	Environment   string            `json:"environment"`
-	Account       string            `json:"account"`
-	CreatedAt     string            `json:"createdAt"`
-	Payment       RecordPayment     `json:"payment"`
-	Seller        FiscalEventSeller `json:"seller"`
-	Buyer         FiscalEventBuyer  `json:"buyer"`
-	Supply        RecordSupply      `json:"supply"`
-	Determination vat.Determination `json:"determination"`
-	FX            RecordFX          `json:"fx"`
-	Verification  Verification      `json:"verification"`
-	Production    ProductionCheck   `json:"production"`
-	Invoice       *InvoiceRef       `json:"invoice,omitempty"`
-	Receipt       *ReceiptRef       `json:"receipt,omitempty"`
-	Fee           *Fee              `json:"fee,omitempty"`
-	Ledger        LedgerRef         `json:"ledger"`
+type Event struct {
+	ID            string               `json:"id"`      // "x402-<32 hex>", the same id a settlement of this payment would have
+	Object        string               `json:"object"`  // "fiscal_event"
+	Version       string               `json:"version"` // Version
+	Custody       string               `json:"custody"` // always "none"
+	Environment   string               `json:"environment"`
+	Account       string               `json:"account"`
+	CreatedAt     string               `json:"createdAt"`
+	Payment       fiscal.RecordPayment `json:"payment"`
+	Seller        Seller               `json:"seller"`
+	Buyer         Buyer                `json:"buyer"`
+	Supply        fiscal.RecordSupply  `json:"supply"`
+	Determination vat.Determination    `json:"determination"`
+	FX            fiscal.RecordFX      `json:"fx"`
+	Verification  fiscal.Verification  `json:"verification"`
+	Production    ProductionCheck      `json:"production"`
+	Invoice       *fiscal.InvoiceRef   `json:"invoice,omitempty"`
+	Receipt       *fiscal.ReceiptRef   `json:"receipt,omitempty"`
+	Fee           *fiscal.Fee          `json:"fee,omitempty"`
+	Ledger        fiscal.LedgerRef     `json:"ledger"`
 }
 
-// FiscalEventSeller is the seller as recorded: the account's own profile when
+// Seller is the seller as recorded: the account's own profile when
 // the body named the account's seller (AccountSeller), else the body's facts,
 // with unknown threshold facts left out.
-type FiscalEventSeller struct {
+type Seller struct {
 	LegalName           string   `json:"legalName,omitempty"` // always present on a fiscal event
 	Country             string   `json:"country"`
 	VATNumber           string   `json:"vatNumber,omitempty"`
@@ -107,9 +93,9 @@ type FiscalEventSeller struct {
 	AccountSeller       bool     `json:"accountSeller"`
 }
 
-// FiscalEventBuyer is the buyer as attested, with the registry's answer when
+// Buyer is the buyer as attested, with the registry's answer when
 // a VAT number was looked up.
-type FiscalEventBuyer struct {
+type Buyer struct {
 	Country        string       `json:"country,omitempty"`
 	BusinessStatus string       `json:"businessStatus"`
 	VATNumber      string       `json:"vatNumber,omitempty"`
@@ -145,47 +131,53 @@ const (
 	InvariantFXRateAvailable  = "fx_rate_available" // an ECB reference rate exists for the settlement date
 )
 
-// FiscalEventResult is the answer of RecordFiscalEvent.
-type FiscalEventResult struct {
-	Outcome Outcome
-	Event   *FiscalEvent
+// Result is the answer of Record.
+type Result struct {
+	Outcome fiscal.Outcome
+	Event   *Event
 	JSON    []byte // the event exactly as stored and served
 }
 
-// fiscalEventInput is a validated fiscal event request.
-type fiscalEventInput struct {
-	s      settlement // the payment, with the buyer and supply copied in
-	seller sellerFacts
-	buyer  partyBuyer
+// Service records and reads an engine's fiscal events.
+type Service struct{ e *fiscal.Engine }
+
+// New returns the fiscal event service of e.
+func New(e *fiscal.Engine) *Service { return &Service{e: e} }
+
+// input is a validated fiscal event request.
+type input struct {
+	p      fiscal.Payment // with the buyer and supply copied in
+	seller parties.SellerFacts
+	buyer  parties.BuyerFacts
 }
 
 // validate checks a fiscal event request. Payment fields are checked by the
-// settlement rules (their errors point into /payment); parties by the rules
-// of parties.go.
-func (req FiscalEventRequest) validate(now time.Time, acc *Account) (fiscalEventInput, error) {
-	var in fiscalEventInput
+// settlement rules (their errors point into /payment); parties by package
+// parties.
+func (req Request) validate(now time.Time, acc fiscal.Account) (input, error) {
+	var in input
 	p := req.Payment
-	s, err := SettlementRequest{
+	pay, err := fiscal.SettlementRequest{
 		AmountUSDC: p.AmountUSDC, TxHash: p.TxHash, Timestamp: p.Timestamp, PayerWallet: p.PayerWallet,
 		ReceiverWallet: p.ReceiverWallet, Network: p.Network, Asset: p.Asset, Scheme: p.Scheme,
-	}.validate(now)
+	}.Payment(now)
 	if err != nil {
 		return in, underField("/payment", err)
 	}
-	seller, err := parseEventSeller("/seller", req.Seller, true)
+	seller, err := parties.ParseSeller("/seller", req.Seller, true)
 	if err != nil {
 		return in, err
 	}
-	if m, ok, err := matchAccountSeller("/seller", seller, acc); err != nil {
+	if m, ok, err := parties.MatchAccountSeller("/seller", seller, acc); err != nil {
 		return in, err
 	} else if ok {
 		seller = m
 	}
-	buyer, err := parseEventBuyer("/buyer", req.Buyer)
+	buyer, err := parties.ParseBuyer("/buyer", req.Buyer)
 	if err != nil {
 		return in, err
 	}
-	kind, desc, err := parseEventSupply("/supply", req.Supply)
+	kind, desc, err := parties.ParseSupply("/supply", req.Supply)
 	if err != nil {
 		return in, err
 	}
@@ -195,16 +187,16 @@ func (req FiscalEventRequest) validate(now time.Time, acc *Account) (fiscalEvent
 			desc = "Digital service"
 		}
 	}
-	s.Buyer = buyerFacts{Country: buyer.Country, PostalCode: buyer.PostalCode, VATNumber: buyer.VATNumber, Name: buyer.Name}
-	s.SupplyKind, s.Description = kind, desc
-	return fiscalEventInput{s: s, seller: seller, buyer: buyer}, nil
+	pay.Buyer = fiscal.BuyerFacts{Country: buyer.Country, PostalCode: buyer.PostalCode, VATNumber: buyer.VATNumber, Name: buyer.Name,
+		SupplyKind: kind, Description: desc}
+	return input{p: pay, seller: seller, buyer: buyer}, nil
 }
 
-// underField moves the JSON pointer of an *Error under prefix: the payment
-// of a fiscal event is validated by the settlement rules, whose pointers are
-// relative to the payment object.
+// underField moves the JSON pointer of an *fiscal.Error under prefix: the
+// payment of a fiscal event is validated by the settlement rules, whose
+// pointers are relative to the payment object.
 func underField(prefix string, err error) error {
-	var fe *Error
+	var fe *fiscal.Error
 	if errors.As(err, &fe) && strings.HasPrefix(fe.Field, "/") {
 		c := *fe
 		c.Field = prefix + fe.Field
@@ -217,221 +209,188 @@ func underField(prefix string, err error) error {
 // after normalisation; its first member keeps it distinct from any
 // settlement fingerprint, so one key cannot be replayed across the two
 // endpoints.
-func (in fiscalEventInput) fingerprint() []byte {
-	b, _ := json.Marshal(struct {
+func (in input) fingerprint() []byte {
+	return hash(struct {
 		Kind   string
 		S      []byte
-		Seller sellerFacts
+		Seller parties.SellerFacts
 		BS     string
-	}{objectFiscalEvent + "/1", in.s.fingerprint(), in.seller, in.buyer.BusinessStatus})
-	h := sha256.Sum256(b)
-	return h[:]
+	}{fiscal.ObjectFiscalEvent + "/1", in.p.Fingerprint(), in.seller, in.buyer.BusinessStatus})
 }
 
-// RecordFiscalEvent persists a fiscal event for the account: one ledger
-// entry (event type fiscal_event.recorded) holding the event, its
-// determination, and, when the EU VAT production invariants hold, a
-// production receipt and UBL invoice. A nil error means the entry is durably
-// in the ledger.
+// Record persists a fiscal event for the account: one ledger entry (event
+// type fiscal_event.recorded) holding the event, its determination, and,
+// when the EU VAT production invariants hold, a production receipt and UBL
+// invoice. A nil error means the entry is durably in the ledger.
 //
-// A payment is recorded once, by POST /settlements or by POST
-// /v1/fiscal-events: both take the same (network, txHash) claim in one
-// ledger transaction. A duplicate fiscal event of the same account answers
-// Existing; a payment this account recorded as a settlement is a
-// PAYMENT_ALREADY_RECORDED conflict naming it; another account's payment is a
-// SETTLEMENT_CONFLICT. The Idempotency-Key space is the account's, shared
-// with settlements.
-func (e *Engine) RecordFiscalEvent(ctx context.Context, accountID string, req FiscalEventRequest, idempotencyKey string) (*FiscalEventResult, error) {
-	acc, ok := e.accounts.Get(accountID)
-	if !ok {
-		return nil, &Error{Code: CodeAuthenticationFailed, Detail: "unknown account"}
-	}
-	if err := validIdempotencyKey(idempotencyKey); err != nil {
-		return nil, err
-	}
-	now := e.clock().UTC()
-	in, err := req.validate(now, acc)
+// A payment is recorded once, as a settlement or as a fiscal event: both
+// take the same (network, txHash) claim in one ledger transaction. A
+// duplicate fiscal event of the same account answers Existing; a payment
+// this account recorded as a settlement is a PAYMENT_ALREADY_RECORDED
+// conflict naming it; another account's payment is a SETTLEMENT_CONFLICT.
+// The Idempotency-Key space is the account's, shared with settlements.
+func (s *Service) Record(ctx context.Context, accountID string, req Request, idempotencyKey string) (*Result, error) {
+	b, err := s.e.Books(accountID)
 	if err != nil {
 		return nil, err
 	}
-	claims := fiscalEventClaims(acc.ID, in, idempotencyKey)
-	if res, err := e.eventFromLedger(acc.ID, claims); res != nil || err != nil {
+	if err := fiscal.CheckIdempotencyKey(idempotencyKey); err != nil {
+		return nil, err
+	}
+	now := s.e.Now().UTC()
+	in, err := req.validate(now, b.Account())
+	if err != nil {
+		return nil, err
+	}
+	fp := in.fingerprint()
+	if res, err := s.answerFromLedger(b, in, idempotencyKey, fp); res != nil || err != nil {
 		return res, err
 	}
-	en, err := e.prepareFiscalEvent(ctx, acc, in, now)
+	d, ev, err := s.prepare(ctx, b.Account(), in, now)
 	if err != nil {
 		return nil, err
 	}
-	en.ledgerClaims = claims
-	en.postings = append(en.postings, ledger.Posting{Index: indexAccountFiscalEvents, Key: accountTimeKey(acc.ID, now, en.id)})
-	stored, res, err := e.write(ctx, en)
+	d.ClaimPayment(idempotencyKey, fp)
+	stored, res, err := s.e.Commit(ctx, d)
 	if err != nil {
 		return nil, underField("/payment", err)
 	}
 	if res.Existing {
-		o := Existing
-		for _, c := range claims {
-			if holder, _, err := e.ledger.ClaimHolder(c.Space, c.Key); err == nil && holder == res.ID {
-				o = outcomeOf(c)
-				break
-			}
+		// A concurrent request took the claims first: answer as it would.
+		if ans, err := s.answerFromLedger(b, in, idempotencyKey, fp); ans != nil || err != nil {
+			return ans, err
 		}
-		return e.storedFiscalEvent(acc.ID, res.ID, o)
+		return nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "the ledger answered Existing without a holder"}
 	}
-	var ev FiscalEvent
-	if err := json.Unmarshal(stored, &ev); err != nil {
-		return nil, &Error{Code: CodeInternal, Err: err}
+	_ = ev
+	var out Event
+	if err := json.Unmarshal(stored, &out); err != nil {
+		return nil, &fiscal.Error{Code: fiscal.CodeInternal, Err: err}
 	}
-	return &FiscalEventResult{Outcome: Created, Event: &ev, JSON: stored}, nil
+	return &Result{Outcome: fiscal.Created, Event: &out, JSON: stored}, nil
 }
 
-// fiscalEventClaims are the claims of settlementClaims with the fiscal
-// event's fingerprint: the Idempotency-Key first, then the payment, unique
-// per (network, txHash) across accounts and across both kinds of record.
-func fiscalEventClaims(accountID string, in fiscalEventInput, idemKey string) []ledger.Claim {
-	claims := settlementClaims(accountID, in.s, idemKey)
-	if idemKey != "" {
-		claims[0].Fingerprint = in.fingerprint()
-	}
-	return claims
-}
-
-// eventFromLedger answers a replay or duplicate from the ledger, like
-// answerFromLedger does for settlements.
-func (e *Engine) eventFromLedger(accountID string, claims []ledger.Claim) (*FiscalEventResult, error) {
-	for _, c := range claims {
-		holder, fp, err := e.ledger.ClaimHolder(c.Space, c.Key)
-		if errors.Is(err, ledger.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, storeError(err)
-		}
-		if string(fp) != string(c.Fingerprint) {
-			return nil, underField("/payment", claimConflict(c))
-		}
-		return e.storedFiscalEvent(accountID, holder, outcomeOf(c))
-	}
-	return nil, nil
-}
-
-// storedFiscalEvent answers with the stored event id; a settlement record
-// holding the payment is a PAYMENT_ALREADY_RECORDED conflict.
-func (e *Engine) storedFiscalEvent(accountID, id string, o Outcome) (*FiscalEventResult, error) {
-	ev, raw, err := e.loadFiscalEvent(id)
-	if err != nil {
-		return nil, err
-	}
-	if ev.Object != objectFiscalEvent {
-		return nil, alreadyRecorded(ev.Object, id)
-	}
-	if ev.Account != accountID {
-		return nil, underField("/payment", claimConflict(ledger.Claim{Space: claimPayment}))
-	}
-	return &FiscalEventResult{Outcome: o, Event: ev, JSON: raw}, nil
-}
-
-// alreadyRecorded is the conflict of a payment this account recorded as the
-// other kind of record: answering with a record of another shape would
-// surprise a client, so the answer names where the record is instead.
-func alreadyRecorded(object, id string) *Error {
-	where := "/settlements/" + id
-	field := "/payment/txHash"
-	if object == objectFiscalEvent {
-		where = "/v1/fiscal-events/" + id
-		field = "/txHash"
-	}
-	return &Error{Code: CodePaymentAlreadyRecorded, Field: field,
-		Detail: fmt.Sprintf("this (network, txHash) payment is already recorded as %s %s; read it at %s", strings.ReplaceAll(object, "_", " "), id, where)}
-}
-
-// prepareFiscalEvent does the work that needs no ledger: chain verification
-// (as for settlements), registry lookup, determination, FX, the invariants
-// and, when they hold, the invoice and the receipt claims.
-func (e *Engine) prepareFiscalEvent(ctx context.Context, acc *Account, in fiscalEventInput, now time.Time) (*entry, error) {
-	s := in.s
-	id := EventID(s.Network, s.TxHash)
-	verification, err := e.verifyOnChain(ctx, s)
+// answerFromLedger answers a replay or duplicate from the ledger, as the
+// engine does for settlements.
+func (s *Service) answerFromLedger(b *fiscal.Books, in input, idemKey string, fp []byte) (*Result, error) {
+	holder, o, err := b.Lookup(in.p.Network, in.p.TxHash, idemKey, fp)
 	if err != nil {
 		return nil, underField("/payment", err)
 	}
-	reg := e.lookupVATNumber(ctx, in.buyer.VATNumber)
-	regCheck := registryCheck(reg)
-	det := determineWithUnknowns(in.seller, vat.Buyer{
-		Country:    in.buyer.Country,
-		PostalCode: in.buyer.PostalCode,
-		Business:   in.buyer.BusinessStatus == BusinessStatusB2B,
-		VATNumber:  in.buyer.VATNumber,
-		Registry:   regCheck,
-	}, vat.Supply{Kind: s.SupplyKind, Date: s.Timestamp})
-	det = coverCorridor(det, in.seller.Country, in.buyer.Country)
-	rfx, gross, fxReason, err := e.convert(ctx, s)
+	if holder == "" {
+		return nil, nil
+	}
+	return s.stored(b.Account().ID, holder, o)
+}
+
+// stored answers with the stored event id; a settlement record holding the
+// payment is a PAYMENT_ALREADY_RECORDED conflict.
+func (s *Service) stored(accountID, id string, o fiscal.Outcome) (*Result, error) {
+	ev, raw, err := s.load(id)
 	if err != nil {
 		return nil, err
 	}
+	if ev.Object != fiscal.ObjectFiscalEvent {
+		return nil, fiscal.AlreadyRecorded(ev.Object, id)
+	}
+	if ev.Account != accountID {
+		return nil, &fiscal.Error{Code: fiscal.CodeSettlementConflict, Field: "/payment/txHash", Detail: "this (network, txHash) settlement is already recorded for another account"}
+	}
+	return &Result{Outcome: o, Event: ev, JSON: raw}, nil
+}
 
-	ev := FiscalEvent{
-		ID:          id,
-		Object:      objectFiscalEvent,
-		Version:     FiscalEventVersion,
-		Custody:     "none",
+// prepare does the work that needs no ledger: chain verification (as for
+// settlements), registry lookup, determination, FX, the invariants and,
+// when they hold, the invoice and the receipt.
+func (s *Service) prepare(ctx context.Context, acc fiscal.Account, in input, now time.Time) (*fiscal.Draft, *Event, error) {
+	p := in.p
+	verification, err := s.e.VerifyPayment(ctx, p)
+	if err != nil {
+		return nil, nil, underField("/payment", err)
+	}
+	seller := in.seller
+	d, err := s.e.Prepare(ctx, acc.ID, fiscal.Supply{
+		Payment:      p,
+		Seller:       fiscal.Seller{LegalName: seller.LegalName, Country: seller.Country, VATNumber: seller.VATNumber, OtherEstablishments: seller.OtherEstablishments},
+		Verification: verification,
+		Determine: func(vin vat.Input) vat.Determination {
+			vin.Buyer.Business = in.buyer.BusinessStatus == parties.BusinessStatusB2B
+			return coverCorridor(parties.DetermineWithUnknowns(seller, vin.Buyer, vin.Supply), seller.Country, in.buyer.Country)
+		},
+	}, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := &d.Record
+	r.Object = fiscal.ObjectFiscalEvent
+	d.EventType = EventRecorded
+	ev := &Event{
+		ID:          r.ID,
+		Object:      fiscal.ObjectFiscalEvent,
+		Version:     Version,
+		Custody:     fiscal.CustodyNone,
 		Environment: receipt.EnvProduction,
 		Account:     acc.ID,
-		CreatedAt:   now.Format(time.RFC3339Nano),
-		Payment: RecordPayment{
-			Protocol: s.Protocol, Network: s.Network, TxHash: s.TxHash, Asset: s.Asset,
-			AssetContract: usdcContracts[s.Network], Scheme: s.Scheme, AmountUSDC: s.AmountString,
-			Timestamp: s.Timestamp.Format(time.RFC3339Nano), PayerWallet: s.PayerWallet, ReceiverWallet: s.ReceiverWallet,
+		CreatedAt:   r.CreatedAt,
+		Payment:     r.Settlement,
+		Seller: Seller{
+			LegalName: seller.LegalName, Country: seller.Country, VATNumber: seller.VATNumber,
+			OtherEstablishments: seller.OtherEstablishments, OverThreshold: seller.OverThreshold,
+			OptedForDestination: seller.OptedForDestination, AccountSeller: seller.IsAccount,
 		},
-		Seller: FiscalEventSeller{
-			LegalName: in.seller.LegalName, Country: in.seller.Country, VATNumber: in.seller.VATNumber,
-			OtherEstablishments: in.seller.OtherEstablishments, OverThreshold: in.seller.OverThreshold,
-			OptedForDestination: in.seller.OptedForDestination, AccountSeller: in.seller.IsAccount,
-		},
-		Buyer: FiscalEventBuyer{
+		Buyer: Buyer{
 			Country: in.buyer.Country, BusinessStatus: in.buyer.BusinessStatus, VATNumber: in.buyer.VATNumber,
-			Name: in.buyer.Name, PostalCode: in.buyer.PostalCode, Attested: "merchant", Registry: reg,
+			Name: in.buyer.Name, PostalCode: in.buyer.PostalCode, Attested: "merchant", Registry: r.Buyer.Registry,
 		},
-		Supply:        RecordSupply{Kind: s.SupplyKind, Description: s.Description},
-		Determination: det,
-		FX:            rfx,
-		Verification:  verification,
+		Supply:        r.Supply,
+		Determination: r.Classification,
+		FX:            r.FX,
+		Verification:  r.Verification,
+		Fee:           r.Fee,
 	}
-	if verification.Facts != nil {
-		li := int64(verification.Facts.LogIndex)
-		ev.Payment.LogIndex = &li
-	}
-	if rfx.GrossEUR != "" {
-		ev.Fee = e.pricing.fee(gross)
-		if det.Determined() {
-			net, tax := splitGross(gross, det)
-			ev.FX.NetEUR, ev.FX.VATEUR = net.StringFixed(2), tax.StringFixed(2)
-		}
-	}
-	ev.Production = productionInvariants(in, det, verification, fxReason)
-
-	en := &entry{id: id, createdAt: now, eventType: EventFiscalEventRecorded}
-	en.record = Record{ID: id, Account: acc.ID} // what the outbox event and the heads pointer need
+	ev.Production = productionInvariants(in, r.Classification, r.Verification, fxReason(r.ReviewReasons))
 	if ev.Production.Receipt {
-		if err := e.attachProduction(en, &ev, acc, gross, now); err != nil {
-			return nil, err
+		// The invoice and the frozen receipt format are defined over the
+		// settlement record's shape; the seller is the account's full
+		// profile (address, legal id), which the invariants guarantee it is.
+		if err := s.e.Issue(d, acc.Seller); err != nil {
+			return nil, nil, err
+		}
+		inv := *r.Invoice
+		inv.URL = "/v1/fiscal-events/" + ev.ID + "/ubl"
+		ev.Invoice = &inv
+		ev.FX.NetEUR, ev.FX.VATEUR = r.FX.NetEUR, r.FX.VATEUR
+		ref := r.Receipt
+		ev.Receipt = &ref
+	}
+	d.Document = func(sealed *fiscal.Record) ([]byte, error) {
+		out := *ev
+		out.Ledger = sealed.Ledger
+		return json.Marshal(out)
+	}
+	return d, ev, nil
+}
+
+func fxReason(reasons []vat.Reason) *vat.Reason {
+	for _, r := range reasons {
+		if r.Code == fiscal.ReasonFXRateUnavailable {
+			return &r
 		}
 	}
-	en.seal = func(index int64) ([]byte, string, error) { return e.sealFiscalEvent(en, ev, index) }
-	return en, nil
+	return nil
 }
 
 // productionInvariants evaluates the EU VAT production invariants in their
 // fixed order.
-func productionInvariants(in fiscalEventInput, det vat.Determination, v Verification, fxReason *vat.Reason) ProductionCheck {
+func productionInvariants(in input, det vat.Determination, v fiscal.Verification, fxReason *vat.Reason) ProductionCheck {
 	chain := "not verified on chain (the network's policy does not require it)"
 	if v.Facts != nil {
 		chain = "verified on chain"
 	}
 	list := []Invariant{
-		{InvariantPaymentSupported, true, fmt.Sprintf("%s %s %s on %s, %s", in.s.Protocol, in.s.Scheme, in.s.Asset, in.s.Network, chain)},
+		{InvariantPaymentSupported, true, fmt.Sprintf("%s %s %s on %s, %s", in.p.Protocol, in.p.Scheme, in.p.Asset, in.p.Network, chain)},
 		{InvariantSellerIsAccount, in.seller.IsAccount, "the seller in the body is the authenticated account's seller (legal name, country and VAT number)"},
-		{InvariantBuyerInEU, inEU27(in.buyer.Country), "the buyer's attested country is an EU-27 member state"},
+		{InvariantBuyerInEU, parties.InEU27(in.buyer.Country), "the buyer's attested country is an EU-27 member state"},
 		{InvariantDeterminedEU, det.Determined() && det.Ruleset == vat.RulesetEU, "the determination is DETERMINED under " + vat.RulesetEU},
 		{InvariantFXRateAvailable, fxReason == nil, "an ECB reference rate exists for the settlement date"},
 	}
@@ -457,13 +416,17 @@ func productionInvariants(in fiscalEventInput, det vat.Determination, v Verifica
 	return ProductionCheck{Receipt: ok, Invariants: list}
 }
 
+// ReasonCorridorNotCovered is the manual-review reason of a fiscal event
+// between parties that are both outside the EU and UK VAT areas.
+const ReasonCorridorNotCovered = parties.ReasonCorridorNotCovered
+
 // coverCorridor turns a determination for a corridor the rulesets do not
 // cover into a manual review: with neither party in the EU or the UK VAT
 // area, "outside the scope of EU VAT" is true but says nothing about the
 // taxes that do apply (spec §3: MANUAL_REVIEW_REQUIRED where the rules do not
 // cover the corridor).
 func coverCorridor(det vat.Determination, seller, buyer string) vat.Determination {
-	if buyer == "" || inEU27(seller) || inUKVATArea(seller) || inEU27(buyer) || inUKVATArea(buyer) || det.Regime != vat.RegimeOutsideScope {
+	if buyer == "" || parties.InEU27(seller) || parties.InUKVATArea(seller) || parties.InEU27(buyer) || parties.InUKVATArea(buyer) || det.Regime != vat.RegimeOutsideScope {
 		return det
 	}
 	d := det
@@ -477,126 +440,68 @@ func coverCorridor(det vat.Determination, seller, buyer string) vat.Determinatio
 	return d
 }
 
-// attachProduction renders the invoice and prepares the receipt claims of a
-// fiscal event that meets the production invariants. The record built here
-// maps the event onto the settlement record's shape, which the invoice and
-// the frozen receipt format are defined over; the seller is the account's
-// full profile (address, legal id), which the invariants guarantee it is.
-func (e *Engine) attachProduction(en *entry, ev *FiscalEvent, acc *Account, gross decimal.Decimal, now time.Time) error {
-	en.record = Record{
-		ID:           ev.ID,
-		Object:       objectFiscalEvent,
-		Version:      RecordVersion,
-		Custody:      "none",
-		Environment:  receipt.EnvProduction,
-		ReviewStatus: StatusProcessed,
-		Account:      acc.ID,
-		CreatedAt:    ev.CreatedAt,
-		Settlement:   ev.Payment,
-		Seller: RecordSeller{
-			LegalName: acc.Seller.LegalName, VATNumber: acc.Seller.VATNumber, LegalID: acc.Seller.LegalID,
-			Country: acc.Seller.Country, Address: acc.Seller.Address,
-		},
-		Buyer: RecordBuyer{
-			Country: ev.Buyer.Country, PostalCode: ev.Buyer.PostalCode, VATNumber: ev.Buyer.VATNumber,
-			Name: ev.Buyer.Name, Attested: "merchant", Registry: ev.Buyer.Registry,
-		},
-		Supply:         ev.Supply,
-		Classification: ev.Determination,
-		FX:             ev.FX,
-		Verification:   ev.Verification,
-		Fee:            ev.Fee,
-		Receipt:        ReceiptRef{ID: ReceiptID(ev.ID), Spec: receipt.SpecV1, URL: "/v1/receipts/" + ReceiptID(ev.ID)},
+// Get returns the account's fiscal event id as stored. Another account's
+// event, or a settlement record, is reported as not found.
+func (s *Service) Get(ctx context.Context, accountID, id string) (*Event, []byte, error) {
+	ev, raw, err := s.load(id)
+	var fe *fiscal.Error
+	if errors.As(err, &fe) && fe.Code == fiscal.CodeNotFound {
+		return nil, nil, notFound("fiscal event " + id)
 	}
-	if err := e.attachInvoice(en, gross, now); err != nil {
-		return err
-	}
-	inv := *en.record.Invoice
-	inv.URL = "/v1/fiscal-events/" + ev.ID + "/ubl"
-	ev.Invoice = &inv
-	ev.FX.NetEUR, ev.FX.VATEUR = en.record.FX.NetEUR, en.record.FX.VATEUR
-	ref := en.record.Receipt
-	ev.Receipt = &ref
-	en.claims = receiptClaims(&en.record, now)
-	return nil
-}
-
-// sealFiscalEvent fixes the event's log index and returns the stored event
-// and the Merkle log leaf: the signed receipt JWS when the production
-// invariants held, otherwise the stored event JSON itself, so that the log
-// commits to every fiscal event either way. It runs inside the ledger
-// transaction and is deterministic for an index.
-func (e *Engine) sealFiscalEvent(en *entry, ev FiscalEvent, index int64) ([]byte, string, error) {
-	ev.Ledger = LedgerRef{Origin: e.origin, Index: index}
-	doc, err := json.Marshal(ev)
 	if err != nil {
-		return nil, "", err
-	}
-	if !ev.Production.Receipt {
-		return doc, string(doc), nil
-	}
-	claims := en.claims
-	claims.Log = receipt.LogRef{Origin: e.origin, Index: index}
-	jws, err := e.keyring.Sign(claims)
-	if err != nil {
-		return nil, "", fmt.Errorf("fiscal: sign receipt: %w", err)
-	}
-	return doc, jws, nil
-}
-
-// isReceiptLeaf reports whether a ledger leaf is a receipt JWS. A fiscal
-// event outside the production invariants has its JSON as the leaf (a JSON
-// object starts with '{'; a compact JWS with base64url "eyJ").
-func isReceiptLeaf(leaf []byte) bool { return len(leaf) > 0 && leaf[0] != '{' }
-
-// FiscalEvent returns the account's fiscal event id as stored. Another
-// account's event, or a settlement record, is reported as not found.
-func (e *Engine) FiscalEvent(ctx context.Context, accountID, id string) (*FiscalEvent, []byte, error) {
-	ev, raw, err := e.loadFiscalEvent(id)
-	if err != nil {
-		if CodeOf(err) == CodeNotFound {
-			return nil, nil, notFound("fiscal event " + id)
-		}
 		return nil, nil, err
 	}
-	if ev.Account != accountID || ev.Object != objectFiscalEvent {
+	if ev.Account != accountID || ev.Object != fiscal.ObjectFiscalEvent {
 		return nil, nil, notFound("fiscal event " + id)
 	}
 	return ev, raw, nil
 }
 
-// FiscalEventInvoice returns the UBL bytes of the account's fiscal event id
-// and their SHA-256 (hex); only events that met the production invariants
-// have one.
-func (e *Engine) FiscalEventInvoice(ctx context.Context, accountID, id string) ([]byte, string, error) {
-	ev, _, err := e.FiscalEvent(ctx, accountID, id)
+// Invoice returns the UBL bytes of the account's fiscal event id and their
+// SHA-256 (hex); only events that met the production invariants have one.
+func (s *Service) Invoice(ctx context.Context, accountID, id string) ([]byte, string, error) {
+	ev, _, err := s.Get(ctx, accountID, id)
 	if err != nil {
 		return nil, "", err
 	}
 	if ev.Invoice == nil {
-		return nil, "", &Error{Code: CodeNotFound, Detail: fmt.Sprintf("fiscal event %s has no invoice: the EU VAT production invariants did not hold (see production.invariants)", id)}
+		return nil, "", &fiscal.Error{Code: fiscal.CodeNotFound, Detail: fmt.Sprintf("fiscal event %s has no invoice: the EU VAT production invariants did not hold (see production.invariants)", id)}
 	}
-	entryID, err := e.currentEntryID(id)
-	if err != nil {
-		return nil, "", err
-	}
-	return storedInvoice(e.ledger, entryID, ev.Invoice.UBLSHA256)
+	return s.e.StoredInvoice(id, ev.Invoice.UBLSHA256)
 }
 
-// loadFiscalEvent reads the current stored document of id, which may be a
-// fiscal event or a settlement record (Object tells).
-func (e *Engine) loadFiscalEvent(id string) (*FiscalEvent, []byte, error) {
-	entryID, err := e.currentEntryID(id)
+// List returns a page of the account's fiscal events, newest first
+// (fiscal.Books.List with q.Object fiscal.ObjectFiscalEvent).
+func (s *Service) List(ctx context.Context, accountID string, q fiscal.ListQuery) (*fiscal.Page, error) {
+	b, err := s.e.Books(accountID)
+	if err != nil {
+		return nil, err
+	}
+	q.Object = fiscal.ObjectFiscalEvent
+	return b.List(ctx, q)
+}
+
+// load reads the current stored document of id, which may be a fiscal
+// event or a settlement record (Object tells).
+func (s *Service) load(id string) (*Event, []byte, error) {
+	raw, err := s.e.Document(id)
 	if err != nil {
 		return nil, nil, err
 	}
-	raw, err := e.ledger.Doc(entryID, docRecord)
-	if err != nil {
-		return nil, nil, storeError(err)
-	}
-	var ev FiscalEvent
+	var ev Event
 	if err := json.Unmarshal(raw, &ev); err != nil {
-		return nil, nil, &Error{Code: CodeInternal, Detail: "stored fiscal event is unreadable", Err: err}
+		return nil, nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored fiscal event is unreadable", Err: err}
 	}
 	return &ev, raw, nil
+}
+
+// hash is the SHA-256 of v's JSON encoding.
+func hash(v any) []byte {
+	b, _ := json.Marshal(v)
+	h := sha256.Sum256(b)
+	return h[:]
+}
+
+func notFound(what string) *fiscal.Error {
+	return &fiscal.Error{Code: fiscal.CodeNotFound, Detail: what + " not found"}
 }

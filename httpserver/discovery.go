@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/catalog"
 )
 
 // Handlers of the documents the service publishes about itself and of the
@@ -116,7 +116,7 @@ func (s *Server) getReliability(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) getDiscovery(w http.ResponseWriter, r *http.Request) {
 	s.serveDocument(w, r, func(base string) any {
-		return Discovery{Service: fiscal.ServiceName, APIVersion: fiscal.APIVersion, Links: s.links(base)}
+		return Discovery{Service: catalog.ServiceName, APIVersion: catalog.APIVersion, Links: s.links(base)}
 	})
 }
 
@@ -130,12 +130,12 @@ func (s *Server) getSellerValue(w http.ResponseWriter, r *http.Request) {
 
 // getCapabilities: GET /v1/capabilities, the catalog of this engine.
 func (s *Server) getCapabilities(w http.ResponseWriter, r *http.Request) {
-	s.serveDocument(w, r, func(string) any { return s.engine.Catalog() })
+	s.serveDocument(w, r, func(string) any { return s.svc.Catalog.Catalog() })
 }
 
 // getPricing: GET /v1/pricing, the policy whose fee records accrue.
 func (s *Server) getPricing(w http.ResponseWriter, r *http.Request) {
-	s.serveDocument(w, r, func(string) any { return s.engine.PricingPolicy() })
+	s.serveDocument(w, r, func(string) any { return s.svc.Catalog.PricingPolicy() })
 }
 
 // getDiscover: GET /discover, JSON for agents, HTML for browsers.
@@ -159,17 +159,12 @@ func (s *Server) postCapabilitiesCheck(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
-	body, err := s.readJSONBody(w, r)
-	if err != nil {
+	var req catalog.CapabilityCheckRequest
+	if err := s.decodeJSON(w, r, &req); err != nil {
 		s.problem(w, r, err)
 		return
 	}
-	req, err := fiscal.DecodeCapabilityCheckRequest(bytes.NewReader(body))
-	if err != nil {
-		s.problem(w, r, err)
-		return
-	}
-	c, err := s.engine.CheckCapabilities(r.Context(), account, req)
+	c, err := s.svc.Catalog.CheckCapabilities(r.Context(), account, req)
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -187,14 +182,10 @@ func (s *Server) postCapabilitiesCheck(w http.ResponseWriter, r *http.Request) {
 // is absent, an AUTHENTICATION_FAILED error when it is wrong. A wrong key
 // is never silently treated as anonymous: the caller meant to be someone.
 func (s *Server) optionalAccount(r *http.Request) (string, error) {
-	if _, sent := r.Header[http.CanonicalHeaderKey(fiscal.HeaderServiceKey)]; !sent {
+	if _, sent := r.Header[http.CanonicalHeaderKey(HeaderServiceKey)]; !sent {
 		return "", nil
 	}
-	acc, err := s.engine.Accounts().Authenticate(r.Header.Get(fiscal.HeaderServiceKey))
-	if err != nil {
-		return "", err
-	}
-	return acc.ID, nil
+	return s.svc.Keys.Authenticate(r.Header.Get(HeaderServiceKey))
 }
 
 // prefersHTML reports whether an Accept header asks for HTML before JSON:

@@ -33,7 +33,7 @@ func newDocFixture(t testing.TB, withVIES bool, now time.Time) *docFixture {
 	t.Helper()
 	f := &fixture{t: t, dir: t.TempDir()}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	cfg := fiscal.Config{DataDir: f.dir, Accounts: testAccounts(t), Clock: func() time.Time { return now }, Rand: &detRand{seed: "fixture"}, Logger: quiet}
+	cfg := fiscal.Config{Dir: f.dir, Accounts: testAccounts(t), Clock: func() time.Time { return now }, Rand: &detRand{seed: "fixture"}, Logger: quiet}
 	if withVIES {
 		cfg.VIES = vies.NewFake()
 	}
@@ -41,7 +41,7 @@ func newDocFixture(t testing.TB, withVIES bool, now time.Time) *docFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := httpserver.New(e, httpserver.Options{Logger: quiet, PublicURL: publicURL})
+	h := newHandler(t, e, httpserver.Options{Logger: quiet, PublicURL: publicURL})
 	f.engine, f.srv = e, httptest.NewServer(h)
 	t.Cleanup(f.close)
 	return &docFixture{fixture: f, handler: h}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fiscal402/fiscal402/catalog"
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/vat"
 )
@@ -18,32 +19,32 @@ import (
 // Manifest is the discovery manifest, GET /.well-known/service.json
 // (spec §2.7): every top-level key of the spec, in its order.
 type Manifest struct {
-	SchemaVersion     string                           `json:"schema_version"`
-	Spec              string                           `json:"spec"`
-	Name              string                           `json:"name"`
-	Description       string                           `json:"description"`
-	Category          string                           `json:"category"`
-	Protocol          string                           `json:"protocol"`
-	Custody           string                           `json:"custody"`
-	ProtocolVersion   string                           `json:"protocol_version"`
-	TaxRulesetVersion string                           `json:"tax_ruleset_version"`
-	UpdatedAt         string                           `json:"updated_at"`
-	Capabilities      []string                         `json:"capabilities"`
-	ReceiptVersions   map[string]fiscal.ReceiptVersion `json:"receipt_versions"`
-	PaymentProtocols  []fiscal.PaymentProtocol         `json:"payment_protocols"`
-	Jurisdictions     []fiscal.Jurisdiction            `json:"jurisdictions"`
-	SupportedChains   []string                         `json:"supported_chains"`
-	SupportedAssets   []fiscal.Asset                   `json:"supported_assets"`
-	Endpoints         []Endpoint                       `json:"endpoints"`
-	Pricing           ManifestPricing                  `json:"pricing"`
-	Sandbox           ManifestSandbox                  `json:"sandbox"`
-	Security          fiscal.Security                  `json:"security"`
-	Reliability       ManifestReliability              `json:"reliability"`
-	Documentation     Documentation                    `json:"documentation"`
-	AgentCard         string                           `json:"agent_card"`
-	OpenAPI           string                           `json:"openapi"`
-	MCP               MCP                              `json:"mcp"`
-	Legal             Legal                            `json:"legal"`
+	SchemaVersion     string                            `json:"schema_version"`
+	Spec              string                            `json:"spec"`
+	Name              string                            `json:"name"`
+	Description       string                            `json:"description"`
+	Category          string                            `json:"category"`
+	Protocol          string                            `json:"protocol"`
+	Custody           string                            `json:"custody"`
+	ProtocolVersion   string                            `json:"protocol_version"`
+	TaxRulesetVersion string                            `json:"tax_ruleset_version"`
+	UpdatedAt         string                            `json:"updated_at"`
+	Capabilities      []string                          `json:"capabilities"`
+	ReceiptVersions   map[string]catalog.ReceiptVersion `json:"receipt_versions"`
+	PaymentProtocols  []catalog.PaymentProtocol         `json:"payment_protocols"`
+	Jurisdictions     []catalog.Jurisdiction            `json:"jurisdictions"`
+	SupportedChains   []string                          `json:"supported_chains"`
+	SupportedAssets   []catalog.Asset                   `json:"supported_assets"`
+	Endpoints         []Endpoint                        `json:"endpoints"`
+	Pricing           ManifestPricing                   `json:"pricing"`
+	Sandbox           ManifestSandbox                   `json:"sandbox"`
+	Security          catalog.Security                  `json:"security"`
+	Reliability       ManifestReliability               `json:"reliability"`
+	Documentation     Documentation                     `json:"documentation"`
+	AgentCard         string                            `json:"agent_card"`
+	OpenAPI           string                            `json:"openapi"`
+	MCP               MCP                               `json:"mcp"`
+	Legal             Legal                             `json:"legal"`
 }
 
 // Endpoint is one mounted route.
@@ -57,7 +58,7 @@ type Endpoint struct {
 
 // ManifestPricing is the pricing policy with the address of its document.
 type ManifestPricing struct {
-	fiscal.PricingPolicy
+	catalog.PricingPolicy
 	URL string `json:"url"`
 }
 
@@ -132,8 +133,7 @@ const (
 )
 
 func (s *Server) manifest(base string) Manifest {
-	e := s.engine
-	pricing := e.PricingPolicy()
+	pricing := s.svc.Catalog.PricingPolicy()
 	var endpoints []Endpoint
 	ops := operations()
 	for _, r := range s.routes() {
@@ -141,28 +141,28 @@ func (s *Server) manifest(base string) Manifest {
 		endpoints = append(endpoints, Endpoint{Method: r.method, Path: r.path, URL: base + r.path, Auth: op.auth.label(), Summary: op.summary})
 	}
 	ruleset := ""
-	for _, j := range fiscal.Jurisdictions() {
+	for _, j := range catalog.Jurisdictions() {
 		if j.ID == vat.JurisdictionEU {
 			ruleset = j.RulesetVersion
 		}
 	}
 	return Manifest{
-		SchemaVersion:     fiscal.ManifestSchemaVersion,
-		Spec:              fiscal.ManifestSpec,
-		Name:              fiscal.ServiceName,
-		Description:       fiscal.ServicePurpose,
-		Category:          fiscal.ServiceCategory,
-		Protocol:          fiscal.ProtocolX402,
-		Custody:           fiscal.CustodyToken,
-		ProtocolVersion:   fiscal.ProtocolVersion,
+		SchemaVersion:     catalog.ManifestSchemaVersion,
+		Spec:              catalog.ManifestSpec,
+		Name:              catalog.ServiceName,
+		Description:       catalog.ServicePurpose,
+		Category:          catalog.ServiceCategory,
+		Protocol:          catalog.ProtocolX402,
+		Custody:           catalog.CustodyToken,
+		ProtocolVersion:   catalog.ProtocolVersion,
 		TaxRulesetVersion: ruleset,
-		UpdatedAt:         fiscal.DescriptionDate().Format(time.RFC3339),
-		Capabilities:      e.AvailableCapabilities(),
-		ReceiptVersions:   fiscal.ReceiptVersions(),
-		PaymentProtocols:  fiscal.PaymentProtocols(),
-		Jurisdictions:     fiscal.Jurisdictions(),
-		SupportedChains:   fiscal.SupportedNetworks(),
-		SupportedAssets:   fiscal.SupportedAssets(),
+		UpdatedAt:         catalog.DescriptionDate().Format(time.RFC3339),
+		Capabilities:      s.svc.Catalog.AvailableCapabilities(),
+		ReceiptVersions:   catalog.ReceiptVersions(),
+		PaymentProtocols:  catalog.PaymentProtocols(),
+		Jurisdictions:     catalog.Jurisdictions(),
+		SupportedChains:   catalog.SupportedNetworks(),
+		SupportedAssets:   catalog.SupportedAssets(),
 		Endpoints:         endpoints,
 		Pricing:           ManifestPricing{PricingPolicy: pricing, URL: base + "/v1/pricing"},
 		Sandbox: ManifestSandbox{
@@ -177,7 +177,7 @@ func (s *Server) manifest(base string) Manifest {
 			ProductionRecord:    false,
 			Keys:                "sandbox receipts are signed by a sandbox key that is never in the production JWKS (" + base + "/.well-known/jwks.json), so a sandbox receipt can never verify as a production one",
 		},
-		Security: fiscal.SecurityBlock(),
+		Security: catalog.SecurityBlock(),
 		Reliability: ManifestReliability{
 			URL:             base + "/v1/reliability",
 			Acknowledgement: "synchronous: a 201 means the record, its invoice and its signed receipt were committed to the ledger and fsynced",
@@ -294,21 +294,21 @@ type AgentSkill struct {
 
 // skillExamples says, per capability, how an agent exercises it.
 var skillExamples = map[string][]string{
-	fiscal.CapVATClassification: {"POST /v1/capabilities/check with {seller_country, buyer_country, supply_type, buyer_type, payment}", "POST /settlements: the record's classification"},
-	fiscal.CapVIESLookup:        {"POST /settlements with consumerVatNumber: the record's buyer.registry"},
-	fiscal.CapOSSB2C:            {"POST /settlements for a consumer in another member state: regime OSS_B2C"},
-	fiscal.CapReverseChargeB2B:  {"POST /settlements with a VIES-confirmed consumerVatNumber: regime REVERSE_CHARGE_B2B"},
-	fiscal.CapUBL21:             {"GET /settlements/{id}/ubl"},
-	fiscal.CapHistoricalFX:      {"POST /settlements: the record's fx (ECB rate, date, policy, snapshot)"},
-	fiscal.CapAuditLedger:       {"GET /v1/log/checkpoint", "GET /v1/log/proof/inclusion?index=0", "GET /v1/log/proof/consistency?from=1"},
-	fiscal.CapSignedWebhooks:    {"events settlement.processed, settlement.pending_review, settlement.review_resolved, fiscal_event.recorded"},
-	fiscal.CapSignedReceipt:     {"GET /v1/receipts/rcpt_<event id>", "GET /.well-known/jwks.json"},
-	fiscal.CapSandboxSimulate:   {"POST /v1/compliance/evaluate", "POST /sandbox/v1/simulate"},
+	catalog.CapVATClassification: {"POST /v1/capabilities/check with {seller_country, buyer_country, supply_type, buyer_type, payment}", "POST /settlements: the record's classification"},
+	catalog.CapVIESLookup:        {"POST /settlements with consumerVatNumber: the record's buyer.registry"},
+	catalog.CapOSSB2C:            {"POST /settlements for a consumer in another member state: regime OSS_B2C"},
+	catalog.CapReverseChargeB2B:  {"POST /settlements with a VIES-confirmed consumerVatNumber: regime REVERSE_CHARGE_B2B"},
+	catalog.CapUBL21:             {"GET /settlements/{id}/ubl"},
+	catalog.CapHistoricalFX:      {"POST /settlements: the record's fx (ECB rate, date, policy, snapshot)"},
+	catalog.CapAuditLedger:       {"GET /v1/log/checkpoint", "GET /v1/log/proof/inclusion?index=0", "GET /v1/log/proof/consistency?from=1"},
+	catalog.CapSignedWebhooks:    {"events settlement.processed, settlement.pending_review, settlement.review_resolved, fiscal_event.recorded"},
+	catalog.CapSignedReceipt:     {"GET /v1/receipts/rcpt_<event id>", "GET /.well-known/jwks.json"},
+	catalog.CapSandboxSimulate:   {"POST /v1/compliance/evaluate", "POST /sandbox/v1/simulate"},
 }
 
 // keyedSkills need the ingest key.
 var keyedSkills = map[string]bool{
-	fiscal.CapVIESLookup: true, fiscal.CapOSSB2C: true, fiscal.CapReverseChargeB2B: true, fiscal.CapUBL21: true, fiscal.CapHistoricalFX: true, fiscal.CapSignedWebhooks: true,
+	catalog.CapVIESLookup: true, catalog.CapOSSB2C: true, catalog.CapReverseChargeB2B: true, catalog.CapUBL21: true, catalog.CapHistoricalFX: true, catalog.CapSignedWebhooks: true,
 }
 
 const securitySchemeName = "ServiceKey"
@@ -316,14 +316,14 @@ const securitySchemeName = "ServiceKey"
 func (s *Server) agentCard(base string) AgentCard {
 	keyReq := []AgentSecurityRequirement{{Schemes: map[string]AgentStringList{securitySchemeName: {List: []string{}}}}}
 	var skills []AgentSkill
-	for _, c := range s.engine.Capabilities() {
-		if c.Status != fiscal.Available {
+	for _, c := range s.svc.Catalog.Capabilities() {
+		if c.Status != catalog.Available {
 			continue
 		}
 		skill := AgentSkill{ID: c.Token, Name: c.Name, Description: c.Description,
-			Tags: append([]string{fiscal.ServiceCategory}, strings.Split(c.Token, "_")...), Examples: skillExamples[c.Token],
+			Tags: append([]string{catalog.ServiceCategory}, strings.Split(c.Token, "_")...), Examples: skillExamples[c.Token],
 			InputModes: []string{"application/json"}, OutputModes: []string{"application/json"}}
-		if c.Token == fiscal.CapUBL21 {
+		if c.Token == catalog.CapUBL21 {
 			skill.OutputModes = []string{"application/xml"}
 		}
 		if keyedSkills[c.Token] {
@@ -333,13 +333,13 @@ func (s *Server) agentCard(base string) AgentCard {
 	}
 	skills = append(skills, AgentSkill{ID: "capability_check", Name: "Corridor check before ingest",
 		Description: "Answers, for a seller country, buyer country, supply and buyer type and payment, five separate aspects: event support, payment support, jurisdiction representation, determination coverage and receipt eligibility. Writes nothing.",
-		Tags:        []string{fiscal.ServiceCategory, "preflight", "capabilities"}, Examples: []string{`POST /v1/capabilities/check {"seller_country":"IE","buyer_country":"DE","supply_type":"digital_service","buyer_type":"B2C","payment":{"protocol":"x402","network":"eip155:8453","asset":"USDC"}}`},
+		Tags:        []string{catalog.ServiceCategory, "preflight", "capabilities"}, Examples: []string{`POST /v1/capabilities/check {"seller_country":"IE","buyer_country":"DE","supply_type":"digital_service","buyer_type":"B2C","payment":{"protocol":"x402","network":"eip155:8453","asset":"USDC"}}`},
 		InputModes: []string{"application/json"}, OutputModes: []string{"application/json"}})
 	card := AgentCard{
-		Name:                fiscal.ServiceName,
-		Description:         fiscal.ServicePurpose,
+		Name:                catalog.ServiceName,
+		Description:         catalog.ServicePurpose,
 		SupportedInterfaces: []AgentInterface{{URL: base + "/", ProtocolBinding: "OPENAPI-3.1", ProtocolVersion: "1.0"}},
-		Version:             fiscal.APIVersion,
+		Version:             catalog.APIVersion,
 		DocumentationURL:    base + "/discover",
 		Capabilities: AgentCapabilities{Extensions: []AgentExtension{{
 			URI:         base + "/openapi.json",
@@ -348,7 +348,7 @@ func (s *Server) agentCard(base string) AgentCard {
 		}}},
 		SecuritySchemes: map[string]AgentSecurityScheme{securitySchemeName: {APIKeySecurityScheme: &AgentAPIKeyScheme{
 			Description: "The merchant account's ingest key, required on ingest and account reads; use it only from a server (spec §5.4).",
-			Location:    "header", Name: fiscal.HeaderServiceKey}}},
+			Location:    "header", Name: HeaderServiceKey}}},
 		SecurityRequirements: []AgentSecurityRequirement{},
 		DefaultInputModes:    []string{"application/json"},
 		DefaultOutputModes:   []string{"application/json"},
@@ -405,7 +405,7 @@ type Retries struct {
 // ReliabilityLimits are the enforced limits; max_request_bytes is this
 // server's body limit (Options.MaxBodyBytes).
 type ReliabilityLimits struct {
-	fiscal.RequestLimits
+	catalog.RequestLimits
 	RateLimits string `json:"rate_limits"`
 }
 
@@ -429,8 +429,8 @@ func (s *Server) reliability(base string) Reliability {
 	for _, c := range fiscal.Codes() {
 		codes = append(codes, ReliabilityErrCode{Code: string(c), Status: c.HTTPStatus(), Retryable: c.Retryable()})
 	}
-	sec := fiscal.SecurityBlock()
-	limits := fiscal.Limits()
+	sec := catalog.SecurityBlock()
+	limits := catalog.Limits()
 	limits.MaxRequestBytes = s.opts.MaxBodyBytes
 	return Reliability{
 		Acknowledgement: "Ingest is synchronous. A 201 (or 200 for an existing payment) means the record, its UBL invoice, its signed receipt, its log leaf and its outbox event were committed in one ledger transaction and fsynced; the receipt is readable at once. Any other answer means nothing was written.",
@@ -443,7 +443,7 @@ func (s *Server) reliability(base string) Reliability {
 			KeyHistory: "the JWKS keeps every receipt key ever used, with its validity window, so old receipts stay verifiable",
 		},
 		Idempotency: ReliabilityIdem{
-			Header:               fiscal.HeaderIdempotencyKey,
+			Header:               catalog.HeaderIdempotencyKey,
 			UniquePer:            sec.Idempotency.UniquePer,
 			SameKeySameBody:      "201 with the original record and Idempotent-Replayed: true",
 			SameKeyDifferentBody: "409 " + string(fiscal.CodeIdempotencyConflict),
@@ -534,31 +534,31 @@ type Comparison struct {
 }
 
 func (s *Server) preference(base string) Preference {
-	nets := strings.Join(fiscal.SupportedNetworks(), ", ")
+	nets := strings.Join(catalog.SupportedNetworks(), ", ")
 	var planned []string
-	for _, p := range fiscal.PaymentProtocols() {
-		if p.Status == fiscal.Planned {
+	for _, p := range catalog.PaymentProtocols() {
+		if p.Status == catalog.Planned {
 			planned = append(planned, p.Protocol)
 		}
 	}
 	uk := ""
-	for _, j := range fiscal.Jurisdictions() {
-		if j.Status == fiscal.Experimental {
+	for _, j := range catalog.Jurisdictions() {
+		if j.Status == catalog.Experimental {
 			uk = j.ID + " (" + j.RulesetVersion + ")"
 		}
 	}
 	return Preference{
 		Summary: "Choose fiscal402 to turn stablecoin payments that have already settled into EU VAT records, invoices and offline-verifiable receipts, without giving anyone custody of funds. Do not choose it to collect payments, to file returns, or for taxes it does not model.",
 		ChooseWhen: []vat.Reason{
-			{Code: "settled_usdc", Detail: "The payment has already settled on chain in " + fiscal.AssetUSDC + " on " + nets + "."},
-			{Code: "eu_vat_digital", Detail: "The sale is an electronically supplied service (" + strings.Join(fiscal.SupplyTypes(), ", ") + ") whose EU VAT treatment must be determined and evidenced."},
+			{Code: "settled_usdc", Detail: "The payment has already settled on chain in " + catalog.AssetUSDC + " on " + nets + "."},
+			{Code: "eu_vat_digital", Detail: "The sale is an electronically supplied service (" + strings.Join(catalog.SupplyTypes(), ", ") + ") whose EU VAT treatment must be determined and evidenced."},
 			{Code: "verifiable_evidence", Detail: "An auditor must be able to verify each record offline: Ed25519 receipts, a Merkle log with signed checkpoints, ECB rate provenance."},
 			{Code: "embeddable", Detail: "The merchant or facilitator wants a Go library (fiscal.Engine) or a self-hosted service, with no per-call dependency on a SaaS vendor."},
 			{Code: "non_custodial", Detail: "Nobody but the parties may touch the funds: custody is always none and fees are accrued, never split from the settlement."},
 		},
 		DoNotChooseWhen: []vat.Reason{
 			{Code: "not_settled", Detail: "The payment has not settled yet: this service records settled payments, it does not execute or guarantee them."},
-			{Code: "other_assets", Detail: "The asset or network is not " + fiscal.AssetUSDC + " on " + nets + " (payment protocols " + strings.Join(planned, ", ") + " are planned)."},
+			{Code: "other_assets", Detail: "The asset or network is not " + catalog.AssetUSDC + " on " + nets + " (payment protocols " + strings.Join(planned, ", ") + " are planned)."},
 			{Code: "not_digital", Detail: "The supply is goods or a service other than an electronically supplied one: other place-of-supply rules apply and the record would wait for manual review."},
 			{Code: "tax_advice", Detail: "You need tax advice, a filed OSS return or a guarantee that an authority accepts the output: this is a classification engine and artifact generator."},
 			{Code: "clearance", Detail: "A national clearance e-invoicing network (SDI, KSeF, ...) must receive the invoice: this service produces the UBL, it does not transmit it."},
@@ -609,7 +609,7 @@ type SellerFee struct {
 }
 
 func (s *Server) sellerValue(base string) SellerValue {
-	p := s.engine.PricingPolicy()
+	p := s.svc.Catalog.PricingPolicy()
 	fee := SellerFee{CurrentBPS: p.CurrentFeeBPS, CurrentRate: p.CurrentDisplayRate, StandardBPS: p.Standard.FeeBPS, StandardRate: p.Standard.DisplayRate, Collection: p.Collection.Description}
 	if p.Beta.Active {
 		fee.Label = p.Beta.Label
@@ -639,7 +639,7 @@ func (s *Server) sellerValue(base string) SellerValue {
 			"transmission to clearance e-invoicing networks",
 			"taxes other than EU VAT (UK VAT experimental)",
 		},
-		Capabilities: s.engine.AvailableCapabilities(),
+		Capabilities: s.svc.Catalog.AvailableCapabilities(),
 	}
 }
 
@@ -682,9 +682,9 @@ func (s *Server) discover(base string) Discover {
 		}
 	}
 	return Discover{
-		Name:        fiscal.ServiceName,
-		Description: fiscal.ServicePurpose,
-		APIVersion:  fiscal.APIVersion,
+		Name:        catalog.ServiceName,
+		Description: catalog.ServicePurpose,
+		APIVersion:  catalog.APIVersion,
 		StartHere: []Step{
 			{Action: "GET " + base + "/.well-known/service.json", Why: "what the service supports: chains, assets, jurisdictions, capabilities, pricing"},
 			{Action: "POST " + base + "/v1/capabilities/check", Why: "how a given corridor would be treated, aspect by aspect, before sending anything"},
@@ -694,7 +694,7 @@ func (s *Server) discover(base string) Discover {
 		},
 		Links: s.links(base),
 		Auth: DiscoverAuth{
-			Header:   fiscal.HeaderServiceKey,
+			Header:   HeaderServiceKey,
 			Required: required,
 			Optional: optional,
 			Public:   "every other endpoint: receipts, keys, log proofs and the documents are public and cacheable",

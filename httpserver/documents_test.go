@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/catalog"
 	"github.com/fiscal402/fiscal402/httpserver"
 )
 
@@ -379,7 +379,7 @@ func TestCapabilitiesCheckEndpoint(t *testing.T) {
 			if cc := r.header.Get("Cache-Control"); cc != "no-store" {
 				t.Errorf("Cache-Control %q", cc)
 			}
-			var c fiscal.CapabilityCheck
+			var c catalog.CapabilityCheck
 			if err := json.Unmarshal(r.body, &c); err != nil {
 				t.Fatal(err)
 			}
@@ -489,7 +489,7 @@ func FuzzPrefersHTML(f *testing.F) {
 // document cache without bound.
 func TestDocumentsFollowHost(t *testing.T) {
 	f := newFixture(t)
-	h := httpserver.New(f.engine, httpserver.Options{})
+	h := newHandler(t, f.engine, httpserver.Options{})
 	for i := range 200 {
 		host := fmt.Sprintf("h%d.example:8402", i)
 		req := httptest.NewRequest("GET", "/.well-known/service.json", nil)
@@ -511,7 +511,7 @@ func TestDocumentsFollowHost(t *testing.T) {
 	}
 
 	// The reliability document states the body limit this server enforces.
-	small := httpserver.New(f.engine, httpserver.Options{MaxBodyBytes: 1024})
+	small := newHandler(t, f.engine, httpserver.Options{MaxBodyBytes: 1024})
 	rec := httptest.NewRecorder()
 	small.ServeHTTP(rec, httptest.NewRequest("GET", "/v1/reliability", nil))
 	if !strings.Contains(rec.Body.String(), `"max_request_bytes": 1024,`) {

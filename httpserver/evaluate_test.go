@@ -149,7 +149,7 @@ func TestEvaluate(t *testing.T) {
 	if n := f.engine.Ledger().Size(); n != 0 {
 		t.Errorf("evaluate wrote %d production entries", n)
 	}
-	if n := f.engine.SandboxLedger().Size(); n != 0 {
+	if n := f.sandboxLedger().Size(); n != 0 {
 		t.Errorf("evaluate wrote %d sandbox entries", n)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fiscal402/fiscal402/catalog"
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/httpserver"
 )
@@ -24,15 +25,18 @@ func Example_discovery() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	accounts, _ := fiscal.NewAccounts(nil)
-	engine, err := fiscal.New(fiscal.Config{DataDir: dir, Accounts: accounts, Rand: &detRand{seed: "example"}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	engine, err := fiscal.New(fiscal.Config{Dir: dir, Rand: &detRand{seed: "example"}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Clock: func() time.Time { return time.Date(2026, 4, 10, 15, 0, 0, 0, time.UTC) }})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer engine.Close()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv := httptest.NewServer(httpserver.New(engine, httpserver.Options{PublicURL: "https://fiscal.example.com", Logger: quiet}))
+	handler, err := httpserver.New(httpserver.Services{Engine: engine, Keys: &httpserver.Keys{}}, httpserver.Options{PublicURL: "https://fiscal.example.com", Logger: quiet})
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := httptest.NewServer(handler)
 	defer srv.Close()
 
 	resp, err := http.Get(srv.URL + "/.well-known/service.json")
@@ -55,7 +59,7 @@ func Example_discovery() {
 		log.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var check fiscal.CapabilityCheck
+	var check catalog.CapabilityCheck
 	if err := json.NewDecoder(resp.Body).Decode(&check); err != nil {
 		log.Fatal(err)
 	}

@@ -1,10 +1,9 @@
 package httpserver
 
 import (
-	"bytes"
 	"net/http"
 
-	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/fiscalevent"
 )
 
 // postFiscalEvent: POST /v1/fiscal-events (spec §2.3, §4). 201 with the
@@ -12,17 +11,12 @@ import (
 // same Idempotency-Key and body; 200 with the existing event for a duplicate
 // (network, txHash)).
 func (s *Server) postFiscalEvent(w http.ResponseWriter, r *http.Request) {
-	body, err := s.readJSONBody(w, r)
-	if err != nil {
+	var req fiscalevent.Request
+	if err := s.decodeJSON(w, r, &req); err != nil {
 		s.problem(w, r, err)
 		return
 	}
-	req, err := fiscal.DecodeFiscalEventRequest(bytes.NewReader(body))
-	if err != nil {
-		s.problem(w, r, err)
-		return
-	}
-	res, err := s.engine.RecordFiscalEvent(r.Context(), accountID(r), req, r.Header.Get("Idempotency-Key"))
+	res, err := s.svc.FiscalEvents.Record(r.Context(), accountID(r), req, r.Header.Get("Idempotency-Key"))
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -32,7 +26,7 @@ func (s *Server) postFiscalEvent(w http.ResponseWriter, r *http.Request) {
 
 // getFiscalEvent: GET /v1/fiscal-events/{id}, the owning account's event.
 func (s *Server) getFiscalEvent(w http.ResponseWriter, r *http.Request) {
-	_, raw, err := s.engine.FiscalEvent(r.Context(), accountID(r), r.PathValue("id"))
+	_, raw, err := s.svc.FiscalEvents.Get(r.Context(), accountID(r), r.PathValue("id"))
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -44,7 +38,7 @@ func (s *Server) getFiscalEvent(w http.ResponseWriter, r *http.Request) {
 // getFiscalEventUBL: GET /v1/fiscal-events/{id}/ubl, the stored UBL of an
 // event that met the production invariants.
 func (s *Server) getFiscalEventUBL(w http.ResponseWriter, r *http.Request) {
-	raw, sum, err := s.engine.FiscalEventInvoice(r.Context(), accountID(r), r.PathValue("id"))
+	raw, sum, err := s.svc.FiscalEvents.Invoice(r.Context(), accountID(r), r.PathValue("id"))
 	if err != nil {
 		s.problem(w, r, err)
 		return

@@ -1,7 +1,6 @@
 package httpserver
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -15,17 +14,17 @@ import (
 // Idempotency-Key and body; 200 with the existing record for a duplicate
 // (network, txHash).
 func (s *Server) postSettlement(w http.ResponseWriter, r *http.Request) {
-	body, err := s.readJSONBody(w, r)
+	var req fiscal.SettlementRequest
+	if err := s.decodeJSON(w, r, &req); err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	books, err := s.books(r)
 	if err != nil {
 		s.problem(w, r, err)
 		return
 	}
-	req, err := fiscal.DecodeSettlementRequest(bytes.NewReader(body))
-	if err != nil {
-		s.problem(w, r, err)
-		return
-	}
-	res, err := s.engine.Settle(r.Context(), accountID(r), req, r.Header.Get("Idempotency-Key"))
+	res, err := books.Settle(r.Context(), req, r.Header.Get("Idempotency-Key"))
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -50,7 +49,12 @@ func writeIngested(w http.ResponseWriter, location string, o fiscal.Outcome, raw
 
 // getSettlement: GET /settlements/{id}, the owning account's record.
 func (s *Server) getSettlement(w http.ResponseWriter, r *http.Request) {
-	_, raw, err := s.engine.Record(r.Context(), accountID(r), r.PathValue("id"))
+	books, err := s.books(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	_, raw, err := books.Record(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -61,7 +65,12 @@ func (s *Server) getSettlement(w http.ResponseWriter, r *http.Request) {
 
 // getSettlementUBL: GET /settlements/{id}/ubl, the exact stored UBL bytes.
 func (s *Server) getSettlementUBL(w http.ResponseWriter, r *http.Request) {
-	raw, sum, err := s.engine.Invoice(r.Context(), accountID(r), r.PathValue("id"))
+	books, err := s.books(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	raw, sum, err := books.Invoice(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.problem(w, r, err)
 		return

@@ -18,6 +18,10 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/httpserver"
+	"github.com/fiscal402/fiscal402/ingest"
+	"github.com/fiscal402/fiscal402/ledger"
+	"github.com/fiscal402/fiscal402/sandbox"
+	"github.com/fiscal402/fiscal402/webhooks"
 )
 
 const (
@@ -53,12 +57,13 @@ func (r *detRand) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func testAccounts(t testing.TB) *fiscal.Accounts {
-	t.Helper()
-	accounts, err := fiscal.NewAccounts([]fiscal.Account{
+// testAccountsFile has accounts acct_a (an Irish seller, key keyA) and
+// acct_b (a German seller, key keyB).
+func testAccountsFile() httpserver.AccountsFile {
+	return httpserver.AccountsFile{Accounts: []httpserver.AccountEntry{
 		{
 			ID:        "acct_a",
-			KeyHashes: []string{fiscal.HashKey(keyA)},
+			KeyHashes: []string{httpserver.HashKey(keyA)},
 			Seller: fiscal.Seller{
 				LegalName: "Seller A Ltd", VATNumber: "IE1234567T", LegalID: "IE-CRO-100001", Country: "IE",
 				Address:       fiscal.Address{Street: "1 Main Street", City: "Dublin", PostalCode: "D02 X285"},
@@ -67,24 +72,57 @@ func testAccounts(t testing.TB) *fiscal.Accounts {
 		},
 		{
 			ID:        "acct_b",
-			KeyHashes: []string{fiscal.HashKey(keyB)},
+			KeyHashes: []string{httpserver.HashKey(keyB)},
 			Seller: fiscal.Seller{
 				LegalName: "Seller B GmbH", VATNumber: "DE136695976", LegalID: "HRB 12345", Country: "DE",
 				Address:       fiscal.Address{Street: "Hauptstraße 1", City: "Berlin", PostalCode: "10115"},
 				OverThreshold: true,
 			},
 		},
-	})
+	}}
+}
+
+func testAccounts(t testing.TB) []fiscal.Account {
+	f := testAccountsFile()
+	return f.EngineAccounts()
+}
+
+// newHandler serves e with the test accounts' keys and default accessories
+// (webhooks with opts, when given).
+func newHandler(t testing.TB, e *fiscal.Engine, opts httpserver.Options, hooks ...webhooks.Options) *httpserver.Server {
+	t.Helper()
+	svc := httpserver.Services{Engine: e}
+	if len(hooks) > 0 {
+		var err error
+		if svc.Webhooks, err = webhooks.New(e, hooks[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return newHandlerWith(t, svc, opts)
+}
+
+// newHandlerWith serves the services (Keys: the test accounts').
+func newHandlerWith(t testing.TB, svc httpserver.Services, opts httpserver.Options) *httpserver.Server {
+	t.Helper()
+	f := testAccountsFile()
+	keys, err := f.Keys()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return accounts
+	svc.Keys = keys
+	h, err := httpserver.New(svc, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
 
 type fixture struct {
 	t         testing.TB
 	dir       string
 	engine    *fiscal.Engine
+	sandbox   *sandbox.Sandbox
+	ingest    *ingest.Service
 	srv       *httptest.Server
 	now       atomic.Pointer[time.Time]
 	configure func(*fiscal.Config) // optional: adjusts the engine's configuration
@@ -117,7 +155,7 @@ func (f *fixture) open() {
 	f.t.Helper()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	cfg := fiscal.Config{
-		DataDir:  f.dir,
+		Dir:      f.dir,
 		Accounts: testAccounts(f.t),
 		Clock:    func() time.Time { return *f.now.Load() },
 		Rand:     &detRand{seed: "fixture"},
@@ -131,9 +169,10 @@ func (f *fixture) open() {
 		f.t.Fatal(err)
 	}
 	f.engine = e
+	f.sandbox = sandbox.New(e, sandbox.Options{})
 	// No rate limit: tests and benchmarks post in bursts; limits_test.go
 	// tests the limit.
-	f.srv = httptest.NewServer(httpserver.New(e, httpserver.Options{Logger: quiet, RateLimit: rate.Inf}))
+	f.srv = httptest.NewServer(newHandlerWith(f.t, httpserver.Services{Engine: e, Sandbox: f.sandbox}, httpserver.Options{Logger: quiet, RateLimit: rate.Inf}))
 	f.t.Cleanup(f.close)
 }
 
@@ -237,4 +276,24 @@ func mustJSON(t testing.TB, v any) []byte {
 func txHash(n int) string {
 	sum := sha256.Sum256([]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)})
 	return "0x" + hex.EncodeToString(sum[:])
+}
+
+// sandboxLedger is the fixture's sandbox ledger.
+func (f *fixture) sandboxLedger() *ledger.Ledger {
+	f.t.Helper()
+	l, err := f.sandbox.Ledger()
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return l
+}
+
+// sandboxLogKey is the fixture's sandbox log verifier key.
+func (f *fixture) sandboxLogKey() string {
+	f.t.Helper()
+	k, err := f.sandbox.LogVerifierKey()
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return k
 }

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/sandbox"
 )
 
 // Default per-account rate limit of the endpoints that need X-Service-Key
@@ -63,12 +64,12 @@ func (l *rateLimits) allow(accountID string, now time.Time) error {
 	l.mu.Unlock()
 	r := lim.ReserveN(now, 1)
 	if !r.OK() {
-		return &fiscal.Error{Code: fiscal.CodeRateLimited, Detail: "the rate limit allows no request", RetryAfter: time.Hour}
+		return &fiscal.Error{Code: codeRateLimited, Detail: "the rate limit allows no request", RetryAfter: time.Hour}
 	}
 	if d := r.DelayFrom(now); d > 0 {
 		r.CancelAt(now)
 		return &fiscal.Error{
-			Code:       fiscal.CodeRateLimited,
+			Code:       codeRateLimited,
 			Detail:     fmt.Sprintf("more than %s requests per second (burst %d) for this account; retry after the Retry-After interval", strconv.FormatFloat(float64(l.limit), 'f', -1, 64), l.burst),
 			RetryAfter: d,
 		}
@@ -87,23 +88,23 @@ func (s *Server) keyOptional(h http.HandlerFunc) http.Handler {
 			h(w, r)
 			return
 		}
-		acc, err := s.engine.Accounts().Authenticate(r.Header.Get("X-Service-Key"))
+		id, err := s.svc.Keys.Authenticate(r.Header.Get(HeaderServiceKey))
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", `X-Service-Key realm="fiscal402"`)
 			s.problem(w, r, err)
 			return
 		}
-		h(w, r.WithContext(context.WithValue(r.Context(), accountKey{}, acc.ID)))
+		h(w, r.WithContext(context.WithValue(r.Context(), accountKey{}, id)))
 	})
 }
 
 // agent is whom a sandbox call counts against: the account when a valid key
 // was sent, otherwise the client address.
-func (s *Server) agent(r *http.Request) fiscal.Agent {
+func (s *Server) agent(r *http.Request) sandbox.Agent {
 	if id := accountID(r); id != "" {
-		return fiscal.AccountAgent(id)
+		return sandbox.AccountAgent(id)
 	}
-	return fiscal.AddressAgent(s.clientAddr(r))
+	return sandbox.AddressAgent(s.clientAddr(r))
 }
 
 // clientAddr is the client's address: the connection's peer, or, when the
@@ -157,7 +158,7 @@ func (s *Server) trusted(a netip.Addr) bool {
 }
 
 // writeQuota states the agent's sandbox quota after a counted call.
-func writeQuota(w http.ResponseWriter, q *fiscal.Quota) {
+func writeQuota(w http.ResponseWriter, q *sandbox.Quota) {
 	if q == nil {
 		return
 	}
@@ -169,7 +170,7 @@ func writeQuota(w http.ResponseWriter, q *fiscal.Quota) {
 // quotaReset returns the reset time of a QUOTA_EXCEEDED error ("" for any
 // other error) and states it in the X-Quota-* headers.
 func quotaReset(w http.ResponseWriter, err error) string {
-	var qe *fiscal.QuotaExceededError
+	var qe *sandbox.QuotaExceededError
 	if !errors.As(err, &qe) {
 		return ""
 	}

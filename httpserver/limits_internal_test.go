@@ -28,7 +28,7 @@ func TestRateLimitsDefault(t *testing.T) {
 	}
 	err := l.allow("a", now)
 	var fe *fiscal.Error
-	if fe, _ = err.(*fiscal.Error); fe == nil || fe.Code != fiscal.CodeRateLimited || fe.RetryAfter != 10*time.Millisecond {
+	if fe, _ = err.(*fiscal.Error); fe == nil || fe.Code != codeRateLimited || fe.RetryAfter != 10*time.Millisecond {
 		t.Fatalf("request %d: %v, want RATE_LIMITED with Retry-After 10ms (one token at 100/s)", DefaultRateBurst+1, err)
 	}
 	if err := l.allow("b", now); err != nil {

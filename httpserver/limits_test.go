@@ -94,7 +94,7 @@ func TestDBUnavailable(t *testing.T) {
 		if err := f.engine.Ledger().Close(); err != nil {
 			t.Fatal(err)
 		}
-		if err := f.engine.SandboxLedger().Close(); err != nil {
+		if err := f.sandboxLedger().Close(); err != nil {
 			t.Fatal(err)
 		}
 		requests := []struct {

@@ -2,19 +2,22 @@ package httpserver
 
 import (
 	"net/http"
-
-	"github.com/fiscal402/fiscal402/fiscal"
 )
 
 // listSettlements: GET /settlements, the account's own records, newest
 // first, a page at a time (fiscal.ListQuery, fiscal.Page).
 func (s *Server) listSettlements(w http.ResponseWriter, r *http.Request) {
-	q, err := fiscal.ParseListQuery(r.URL.Query())
+	q, err := parseListQuery(r.URL.Query())
 	if err != nil {
 		s.problem(w, r, err)
 		return
 	}
-	page, err := s.engine.ListSettlements(r.Context(), accountID(r), q)
+	books, err := s.books(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	page, err := books.List(r.Context(), q)
 	w.Header().Set("Cache-Control", "private, no-cache")
 	s.writeResult(w, r, page, err)
 }
@@ -22,12 +25,12 @@ func (s *Server) listSettlements(w http.ResponseWriter, r *http.Request) {
 // listFiscalEvents: GET /v1/fiscal-events, the account's fiscal events,
 // newest first, a page at a time.
 func (s *Server) listFiscalEvents(w http.ResponseWriter, r *http.Request) {
-	q, err := fiscal.ParseListQuery(r.URL.Query())
+	q, err := parseListQuery(r.URL.Query())
 	if err != nil {
 		s.problem(w, r, err)
 		return
 	}
-	page, err := s.engine.ListFiscalEvents(r.Context(), accountID(r), q)
+	page, err := s.svc.FiscalEvents.List(r.Context(), accountID(r), q)
 	w.Header().Set("Cache-Control", "private, no-cache")
 	s.writeResult(w, r, page, err)
 }

@@ -11,11 +11,12 @@ import (
 // getCheckpoint: GET /v1/log/checkpoint, the latest signed checkpoint
 // (C2SP tlog-checkpoint signed note), as text.
 func (s *Server) getCheckpoint(w http.ResponseWriter, r *http.Request) {
-	note, err := s.engine.Checkpoint()
+	cp, err := s.engine.Ledger().Checkpoint()
 	if err != nil {
-		s.problem(w, r, err)
+		s.problem(w, r, fiscal.StoreError(err))
 		return
 	}
+	note := cp.Note
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache")
 	_, _ = w.Write(note)
@@ -37,7 +38,7 @@ func (s *Server) getInclusionProof(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
-	p, err := s.engine.InclusionProof(index, size)
+	p, err := inclusionProof(s.engine.Ledger(), index, size)
 	s.writeResult(w, r, p, err)
 }
 
@@ -49,7 +50,7 @@ func (s *Server) getConsistencyProof(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
-	p, err := s.engine.ConsistencyProof(from, to)
+	p, err := consistencyProof(s.engine.Ledger(), from, to)
 	s.writeResult(w, r, p, err)
 }
 

@@ -1,4 +1,4 @@
-package fiscal
+package httpserver
 
 import (
 	"errors"
@@ -6,18 +6,9 @@ import (
 
 	"golang.org/x/mod/sumdb/tlog"
 
+	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/ledger"
 )
-
-// Checkpoint returns the latest signed checkpoint of the Merkle log: a C2SP
-// tlog-checkpoint signed note (origin, tree size, base64 root hash).
-func (e *Engine) Checkpoint() ([]byte, error) {
-	cp, err := e.ledger.Checkpoint()
-	if err != nil {
-		return nil, storeError(err)
-	}
-	return cp.Note, nil
-}
 
 // InclusionProof is an RFC 6962 audit path: the hashes that lead from the
 // leaf at Index to the root of the tree of Size leaves.
@@ -38,44 +29,44 @@ type ConsistencyProof struct {
 	Hashes   []tlog.Hash `json:"hashes"`
 }
 
-// InclusionProof proves that leaf index is in the tree of size leaves;
+// inclusionProof proves that leaf index is in the tree of size leaves;
 // size 0 means the current size.
-func (e *Engine) InclusionProof(index, size int64) (*InclusionProof, error) {
+func inclusionProof(l *ledger.Ledger, index, size int64) (*InclusionProof, error) {
 	if size == 0 {
-		size = e.ledger.Size()
+		size = l.Size()
 	}
-	if index < 0 || size < 1 || index >= size || size > e.ledger.Size() {
-		return nil, &Error{Code: CodeBadRequest, Field: "index", Detail: fmt.Sprintf("need 0 <= index < size <= %d", e.ledger.Size())}
+	if index < 0 || size < 1 || index >= size || size > l.Size() {
+		return nil, &fiscal.Error{Code: fiscal.CodeBadRequest, Field: "index", Detail: fmt.Sprintf("need 0 <= index < size <= %d", l.Size())}
 	}
-	p, err := e.ledger.InclusionProof(index, size)
+	p, err := l.InclusionProof(index, size)
 	if err != nil {
 		return nil, proofError(err)
 	}
-	root, err := e.ledger.TreeHash(size)
+	root, err := l.TreeHash(size)
 	if err != nil {
 		return nil, proofError(err)
 	}
 	return &InclusionProof{Index: index, Size: size, Root: root, Hashes: p}, nil
 }
 
-// ConsistencyProof proves that the tree of to leaves extends the tree of
+// consistencyProof proves that the tree of to leaves extends the tree of
 // from leaves; to 0 means the current size.
-func (e *Engine) ConsistencyProof(from, to int64) (*ConsistencyProof, error) {
+func consistencyProof(l *ledger.Ledger, from, to int64) (*ConsistencyProof, error) {
 	if to == 0 {
-		to = e.ledger.Size()
+		to = l.Size()
 	}
-	if from < 1 || from > to || to > e.ledger.Size() {
-		return nil, &Error{Code: CodeBadRequest, Field: "from", Detail: fmt.Sprintf("need 1 <= from <= to <= %d", e.ledger.Size())}
+	if from < 1 || from > to || to > l.Size() {
+		return nil, &fiscal.Error{Code: fiscal.CodeBadRequest, Field: "from", Detail: fmt.Sprintf("need 1 <= from <= to <= %d", l.Size())}
 	}
-	p, err := e.ledger.ConsistencyProof(from, to)
+	p, err := l.ConsistencyProof(from, to)
 	if err != nil {
 		return nil, proofError(err)
 	}
-	fromRoot, err := e.ledger.TreeHash(from)
+	fromRoot, err := l.TreeHash(from)
 	if err != nil {
 		return nil, proofError(err)
 	}
-	toRoot, err := e.ledger.TreeHash(to)
+	toRoot, err := l.TreeHash(to)
 	if err != nil {
 		return nil, proofError(err)
 	}
@@ -84,7 +75,7 @@ func (e *Engine) ConsistencyProof(from, to int64) (*ConsistencyProof, error) {
 
 func proofError(err error) error {
 	if errors.Is(err, ledger.ErrInvalid) {
-		return &Error{Code: CodeBadRequest, Detail: err.Error(), Err: err}
+		return &fiscal.Error{Code: fiscal.CodeBadRequest, Detail: err.Error(), Err: err}
 	}
-	return storeError(err)
+	return fiscal.StoreError(err)
 }

@@ -8,9 +8,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fiscal402/fiscal402/catalog"
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/fiscalevent"
+	"github.com/fiscal402/fiscal402/ingest"
 	"github.com/fiscal402/fiscal402/receipt"
+	"github.com/fiscal402/fiscal402/sandbox"
 	"github.com/fiscal402/fiscal402/vat"
+	"github.com/fiscal402/fiscal402/webhooks"
 )
 
 // The OpenAPI 3.1 document (GET /openapi.json) is built from the route
@@ -113,13 +118,13 @@ func operations() map[string]operation {
 			description: "The HTTP form of `fiscal.Engine.IngestX402`, for resource servers and facilitators in any language: `settleResponse`, `paymentRequirements` and `paymentPayload` as the x402 SDK holds them after settling (x402 v2 JSON, the v1 field names, or the base64 header values), plus the merchant-attested `buyer` facts. " +
 				"x402 documents are claims, not proof, and carry no settlement time: the payment is read from the chain (the network's chain mode must be `required`, else 422 `CHAIN_VERIFICATION_REQUIRED`); amount, payer, receiver and timestamp are the Transfer log's and its block's. " +
 				"`success:false` is 422 `NOT_SETTLED` and writes nothing; `settlement_pending` with a transaction hash is held in a durable queue (202). With `Prefer: respond-async` the documents are validated and queued without waiting for the chain (202, `Preference-Applied: respond-async`).",
-			request: reflect.TypeFor[fiscal.X402IngestRequest](),
+			request: reflect.TypeFor[X402IngestRequest](),
 			responses: []response{
 				jsonBody(http.StatusCreated, "The new record (Location `/settlements/{id}`); also an idempotent replay (`Idempotent-Replayed: true`).", reflect.TypeFor[fiscal.Record](), "Location", "Idempotent-Replayed"),
 				jsonBody(http.StatusOK, "The payment is already recorded for this account: the existing record.", reflect.TypeFor[fiscal.Record](), "Location"),
-				jsonBody(http.StatusAccepted, "Held or queued: the queue entry (Location `/v1/x402/settlements/{id}`).", reflect.TypeFor[fiscal.IngestStatus](), "Location", "Preference-Applied"),
+				jsonBody(http.StatusAccepted, "Held or queued: the queue entry (Location `/v1/x402/settlements/{id}`).", reflect.TypeFor[ingest.Status](), "Location", "Preference-Applied"),
 			},
-			errors: []fiscal.Code{fiscal.CodeIdempotencyConflict, fiscal.CodeSettlementConflict, fiscal.CodeNotSettled, fiscal.CodeChainVerifyRequired,
+			errors: []fiscal.Code{fiscal.CodeIdempotencyConflict, fiscal.CodeSettlementConflict, ingest.CodeNotSettled, fiscal.CodeChainVerifyRequired,
 				fiscal.CodeChainVerifyFailed, fiscal.CodeUnsupportedNetwork, fiscal.CodeUnsupportedAsset, fiscal.CodeUnsupportedScheme,
 				fiscal.CodeChainUnavailable, fiscal.CodeDBUnavailable},
 		},
@@ -127,7 +132,7 @@ func operations() map[string]operation {
 			id: "getX402Ingest", tag: "Ingest", auth: authRequired, pathParams: map[string]string{"id": "The queue entry's id, from the Location of a 202."},
 			summary:     "Read the state of a queued x402 payment",
 			description: "`queued` (with the next attempt's time), `recorded` (with the record's URL) or `failed` (with the last error). Only the account that queued it can read it.",
-			responses:   []response{jsonBody(http.StatusOK, "The queue entry.", reflect.TypeFor[fiscal.IngestStatus](), "Cache-Control")},
+			responses:   []response{jsonBody(http.StatusOK, "The queue entry.", reflect.TypeFor[ingest.Status](), "Cache-Control")},
 			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeDBUnavailable},
 		},
 		"GET /settlements": {
@@ -145,7 +150,7 @@ func operations() map[string]operation {
 				{name: "taxingCountry", description: "Only records taxed in this country (ISO 3166-1 alpha-2).", schema: map[string]any{"type": "string"}},
 			},
 			responses: []response{jsonBody(http.StatusOK, "A page of records.", reflect.TypeFor[fiscal.Page](), "Cache-Control")},
-			errors:    []fiscal.Code{fiscal.CodeBadRequest, fiscal.CodeRateLimited, fiscal.CodeDBUnavailable},
+			errors:    []fiscal.Code{fiscal.CodeBadRequest, codeRateLimited, fiscal.CodeDBUnavailable},
 		},
 		"POST /v1/fiscal-events": {
 			id: "createFiscalEvent", tag: "Ingest", auth: authRequired, idempotent: true,
@@ -153,13 +158,13 @@ func operations() map[string]operation {
 			description: "Parties from any ISO 3166-1 country, the seller in the body (spec §2.3). The event is persisted as one ledger entry with its determination; `MANUAL_REVIEW_REQUIRED` (with reasons) where the rules do not cover the corridor. " +
 				"A production receipt and an invoice are issued only when all EU VAT production invariants hold: `payment_supported`, `seller_is_account` (the body's seller is the account's), `buyer_in_eu`, `determined_eu_vat` and `fx_rate_available` (listed with their outcome in `production.invariants`); otherwise the log leaf is the event JSON and there is no receipt. " +
 				"One payment, one record: a settlement and a fiscal event share the event id and the (network, txHash) claim; the same payment on the other endpoint is 409 `PAYMENT_ALREADY_RECORDED`. Does not replace `POST /settlements`.",
-			request: reflect.TypeFor[fiscal.FiscalEventRequest](),
+			request: reflect.TypeFor[fiscalevent.Request](),
 			responses: []response{
-				jsonBody(http.StatusCreated, "The persisted event; also an idempotent replay (`Idempotent-Replayed: true`).", reflect.TypeFor[fiscal.FiscalEvent](), "Location", "Idempotent-Replayed"),
-				jsonBody(http.StatusOK, "The payment is already a fiscal event of this account: the existing event.", reflect.TypeFor[fiscal.FiscalEvent](), "Location"),
+				jsonBody(http.StatusCreated, "The persisted event; also an idempotent replay (`Idempotent-Replayed: true`).", reflect.TypeFor[fiscalevent.Event](), "Location", "Idempotent-Replayed"),
+				jsonBody(http.StatusOK, "The payment is already a fiscal event of this account: the existing event.", reflect.TypeFor[fiscalevent.Event](), "Location"),
 			},
 			errors: []fiscal.Code{fiscal.CodeIdempotencyConflict, fiscal.CodeSettlementConflict, fiscal.CodePaymentAlreadyRecorded, fiscal.CodeChainVerifyFailed,
-				fiscal.CodeUnsupportedNetwork, fiscal.CodeUnsupportedAsset, fiscal.CodeUnsupportedScheme, fiscal.CodeRateLimited, fiscal.CodeChainUnavailable, fiscal.CodeDBUnavailable},
+				fiscal.CodeUnsupportedNetwork, fiscal.CodeUnsupportedAsset, fiscal.CodeUnsupportedScheme, codeRateLimited, fiscal.CodeChainUnavailable, fiscal.CodeDBUnavailable},
 		},
 		"GET /v1/fiscal-events": {
 			id: "listFiscalEvents", tag: "Records", auth: authRequired,
@@ -176,14 +181,14 @@ func operations() map[string]operation {
 				{name: "taxingCountry", description: "Only records taxed in this country (ISO 3166-1 alpha-2).", schema: map[string]any{"type": "string"}},
 			},
 			responses: []response{jsonBody(http.StatusOK, "A page of fiscal events.", reflect.TypeFor[fiscal.Page](), "Cache-Control")},
-			errors:    []fiscal.Code{fiscal.CodeBadRequest, fiscal.CodeRateLimited, fiscal.CodeDBUnavailable},
+			errors:    []fiscal.Code{fiscal.CodeBadRequest, codeRateLimited, fiscal.CodeDBUnavailable},
 		},
 		"GET /v1/fiscal-events/{id}": {
 			id: "getFiscalEvent", tag: "Records", auth: authRequired, pathParams: idParam,
 			summary:     "Read a fiscal event",
 			description: "The account's fiscal event. Another account's is answered 404.",
-			responses:   []response{jsonBody(http.StatusOK, "The fiscal event.", reflect.TypeFor[fiscal.FiscalEvent](), "Cache-Control")},
-			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeRateLimited, fiscal.CodeDBUnavailable},
+			responses:   []response{jsonBody(http.StatusOK, "The fiscal event.", reflect.TypeFor[fiscalevent.Event](), "Cache-Control")},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, codeRateLimited, fiscal.CodeDBUnavailable},
 		},
 		"GET /v1/fiscal-events/{id}/ubl": {
 			id: "getFiscalEventInvoice", tag: "Records", auth: authRequired, conditional: true, pathParams: idParam,
@@ -191,27 +196,27 @@ func operations() map[string]operation {
 			description: "Only events for which every production invariant held have one (404 otherwise). The exact stored bytes; the ETag is their SHA-256.",
 			responses: []response{{status: http.StatusOK, description: "The invoice.", mediaType: "application/xml",
 				schema: map[string]any{"type": "string"}, headers: []string{"ETag", "Cache-Control"}}},
-			errors: []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeRateLimited, fiscal.CodeDBUnavailable},
+			errors: []fiscal.Code{fiscal.CodeNotFound, codeRateLimited, fiscal.CodeDBUnavailable},
 		},
 		"POST /v1/compliance/evaluate": {
 			id: "evaluateCompliance", tag: "Sandbox", auth: authOptional,
 			summary: "Preview an EU VAT classification (writes nothing)",
 			description: "A classification preview: no production record, no receipt, no ledger entry. The seller may be outside the EU (omit `seller` to use the account's when a key is sent); the buyer must be an attested EU-27 customer (otherwise 422 `UNSUPPORTED_JURISDICTION`); the amount is in USDC, converted at the ECB rate of `date` (default today, never in the future). " +
 				"Counts against the sandbox quota with simulate: 10 calls per agent per UTC day, price 0 (spec §8); the agent is the account when a key is sent, else the client address. Every counted answer states `X-Quota-Limit`, `X-Quota-Remaining` and `X-Quota-Reset`.",
-			request:   reflect.TypeFor[fiscal.EvaluateRequest](),
-			responses: []response{jsonBody(http.StatusOK, "The preview, marked `recorded: false` and watermarked.", reflect.TypeFor[fiscal.Evaluation](), "X-Quota-Limit", "X-Quota-Remaining", "X-Quota-Reset")},
-			errors:    []fiscal.Code{fiscal.CodeUnsupportedJurisdiction, fiscal.CodeQuotaExceeded, fiscal.CodeDBUnavailable},
+			request:   reflect.TypeFor[sandbox.EvaluateRequest](),
+			responses: []response{jsonBody(http.StatusOK, "The preview, marked `recorded: false` and watermarked.", reflect.TypeFor[sandbox.Evaluation](), "X-Quota-Limit", "X-Quota-Remaining", "X-Quota-Reset")},
+			errors:    []fiscal.Code{sandbox.CodeUnsupportedJurisdiction, sandbox.CodeQuotaExceeded, fiscal.CodeDBUnavailable},
 		},
 		"POST /sandbox/v1/simulate": {
 			id: "simulateSettlement", tag: "Sandbox", auth: authOptional,
 			summary: "Simulate a settlement: a watermarked UBL and receipt",
 			description: "Runs the production pipeline on a `POST /settlements` body (plus an optional `seller`) in the sandbox: its own ledger file, log and receipt keys, never the production ones, so a sandbox receipt can never pass as a production one (`receipt.Verify` with the production JWKS refuses it; `/sandbox/v1/jwks.json` accepts it). The UBL note opens with a watermark and the receipt carries `environment: sandbox` and a `watermark` claim. " +
 				"Counts against the sandbox quota (see evaluate).",
-			request: reflect.TypeFor[fiscal.SimulateRequest](),
-			responses: []response{jsonBody(http.StatusCreated, "The sandbox record, its UBL and its receipt (Location `/sandbox/v1/settlements/{id}`).", reflect.TypeFor[fiscal.Simulation](),
+			request: reflect.TypeFor[sandbox.SimulateRequest](),
+			responses: []response{jsonBody(http.StatusCreated, "The sandbox record, its UBL and its receipt (Location `/sandbox/v1/settlements/{id}`).", reflect.TypeFor[sandbox.Simulation](),
 				"Location", "X-Quota-Limit", "X-Quota-Remaining", "X-Quota-Reset")},
 			errors: []fiscal.Code{fiscal.CodeUnsupportedNetwork, fiscal.CodeUnsupportedAsset, fiscal.CodeUnsupportedScheme, fiscal.CodeChainVerifyFailed,
-				fiscal.CodeQuotaExceeded, fiscal.CodeChainUnavailable, fiscal.CodeDBUnavailable},
+				sandbox.CodeQuotaExceeded, fiscal.CodeChainUnavailable, fiscal.CodeDBUnavailable},
 		},
 		"GET /sandbox/v1/settlements/{id}": {
 			id: "getSandboxSettlement", tag: "Sandbox", auth: authNone, conditional: true,
@@ -255,52 +260,52 @@ func operations() map[string]operation {
 			summary:     "List the account's webhook endpoints",
 			description: "Endpoints from the accounts file (source `config`, changed only there) and those created over the API. Secrets are never shown again after creation: only their ids and creation times.",
 			responses:   []response{jsonBody(http.StatusOK, "The endpoints.", reflect.TypeFor[webhookEndpointListDoc](), "Cache-Control")},
-			errors:      []fiscal.Code{fiscal.CodeRateLimited, fiscal.CodeDBUnavailable},
+			errors:      []fiscal.Code{codeRateLimited, fiscal.CodeDBUnavailable},
 		},
 		"POST /v1/webhook-endpoints": {
 			id: "createWebhookEndpoint", tag: "Webhooks", auth: authRequired,
 			summary: "Register a webhook endpoint",
 			description: "An https URL (http only to loopback when the operator allows it; private and loopback targets are refused at connect time unless allowed, and redirects are never followed). The answer shows the signing secret (`whsec_` + 256 random bits) **once**. " +
 				"Deliveries: `POST` with `X-Service-Timestamp`, `X-Service-Signature: v1=<hex HMAC-SHA256(secret, timestamp + \".\" + rawBody)>` (one `v1=` per active secret during rotation), `X-Service-Event-Id`, `X-Service-Event-Type`, `X-Service-Delivery-Id`, `X-Service-Attempt`; body `{id, type, created, sequence, data, checkpoint}`. At least once, with exponential backoff and jitter for up to 3 days; 2xx delivered, 410 disables the endpoint, 429/503 honour Retry-After, 10 s timeout. An endpoint receives the events created after it.",
-			request:   reflect.TypeFor[fiscal.WebhookEndpointRequest](),
-			responses: []response{jsonBody(http.StatusCreated, "The endpoint with its secret (shown once).", reflect.TypeFor[fiscal.WebhookEndpointWithSecret](), "Location", "Cache-Control")},
-			errors:    []fiscal.Code{fiscal.CodeWebhookLimit, fiscal.CodeWebhookConflict, fiscal.CodeRateLimited, fiscal.CodeDBUnavailable},
+			request:   reflect.TypeFor[webhooks.EndpointRequest](),
+			responses: []response{jsonBody(http.StatusCreated, "The endpoint with its secret (shown once).", reflect.TypeFor[webhooks.EndpointWithSecret](), "Location", "Cache-Control")},
+			errors:    []fiscal.Code{webhooks.CodeLimitReached, webhooks.CodeEndpointConflict, codeRateLimited, fiscal.CodeDBUnavailable},
 		},
 		"GET /v1/webhook-endpoints/{id}": {
 			id: "getWebhookEndpoint", tag: "Webhooks", auth: authRequired, pathParams: map[string]string{"id": "The endpoint id."},
 			summary:     "Read a webhook endpoint",
 			description: "Its URL, state (enabled, or disabled after a 410), secret ids and the last delivery attempt.",
-			responses:   []response{jsonBody(http.StatusOK, "The endpoint.", reflect.TypeFor[fiscal.WebhookEndpoint](), "Cache-Control")},
-			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeRateLimited, fiscal.CodeDBUnavailable},
+			responses:   []response{jsonBody(http.StatusOK, "The endpoint.", reflect.TypeFor[webhooks.Endpoint](), "Cache-Control")},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, codeRateLimited, fiscal.CodeDBUnavailable},
 		},
 		"DELETE /v1/webhook-endpoints/{id}": {
 			id: "deleteWebhookEndpoint", tag: "Webhooks", auth: authRequired, pathParams: map[string]string{"id": "The endpoint id."},
 			summary:     "Delete a webhook endpoint",
 			description: "Its pending deliveries are cancelled. Endpoints from the accounts file can only be removed there (409 `WEBHOOK_ENDPOINT_CONFLICT`).",
 			responses:   []response{{status: http.StatusNoContent, description: "Deleted."}},
-			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeWebhookConflict, fiscal.CodeRateLimited, fiscal.CodeDBUnavailable},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, webhooks.CodeEndpointConflict, codeRateLimited, fiscal.CodeDBUnavailable},
 		},
 		"POST /v1/webhook-endpoints/{id}/secrets": {
 			id: "addWebhookSecret", tag: "Webhooks", auth: authRequired, pathParams: map[string]string{"id": "The endpoint id."},
 			summary:     "Start a secret rotation",
 			description: "Adds a new signing secret (shown once); until the old one is deleted, every delivery carries one `v1=` signature per secret, so receivers can switch without a gap. At most 3 secrets per endpoint.",
-			responses:   []response{jsonBody(http.StatusCreated, "The endpoint with the new secret (shown once).", reflect.TypeFor[fiscal.WebhookEndpointWithSecret](), "Cache-Control")},
-			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeWebhookLimit, fiscal.CodeWebhookConflict, fiscal.CodeRateLimited, fiscal.CodeDBUnavailable},
+			responses:   []response{jsonBody(http.StatusCreated, "The endpoint with the new secret (shown once).", reflect.TypeFor[webhooks.EndpointWithSecret](), "Cache-Control")},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, webhooks.CodeLimitReached, webhooks.CodeEndpointConflict, codeRateLimited, fiscal.CodeDBUnavailable},
 		},
 		"DELETE /v1/webhook-endpoints/{id}/secrets/{secretId}": {
 			id: "deleteWebhookSecret", tag: "Webhooks", auth: authRequired,
 			pathParams:  map[string]string{"id": "The endpoint id.", "secretId": "The secret's id."},
 			summary:     "Finish a secret rotation",
 			description: "Removes a secret; the last one cannot be removed (409 `WEBHOOK_ENDPOINT_CONFLICT`).",
-			responses:   []response{jsonBody(http.StatusOK, "The endpoint.", reflect.TypeFor[fiscal.WebhookEndpoint](), "Cache-Control")},
-			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeWebhookConflict, fiscal.CodeRateLimited, fiscal.CodeDBUnavailable},
+			responses:   []response{jsonBody(http.StatusOK, "The endpoint.", reflect.TypeFor[webhooks.Endpoint](), "Cache-Control")},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, webhooks.CodeEndpointConflict, codeRateLimited, fiscal.CodeDBUnavailable},
 		},
 		"POST /v1/webhook-endpoints/{id}/enable": {
 			id: "enableWebhookEndpoint", tag: "Webhooks", auth: authRequired, pathParams: map[string]string{"id": "The endpoint id."},
 			summary:     "Re-enable an endpoint a 410 disabled",
 			description: "Events recorded while it was disabled are not sent; use the events backfill and redeliver for those.",
-			responses:   []response{jsonBody(http.StatusOK, "The endpoint.", reflect.TypeFor[fiscal.WebhookEndpoint](), "Cache-Control")},
-			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeRateLimited, fiscal.CodeDBUnavailable},
+			responses:   []response{jsonBody(http.StatusOK, "The endpoint.", reflect.TypeFor[webhooks.Endpoint](), "Cache-Control")},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, codeRateLimited, fiscal.CodeDBUnavailable},
 		},
 		"GET /v1/events": {
 			id: "listEvents", tag: "Webhooks", auth: authRequired,
@@ -310,15 +315,15 @@ func operations() map[string]operation {
 				{name: "after", description: "Only events with a sequence greater than this (default: from the start).", schema: map[string]any{"type": "integer", "minimum": 0}},
 				{name: "limit", description: "Page size, 1 to 200 (default 50).", schema: map[string]any{"type": "integer", "minimum": 1, "maximum": 200}},
 			},
-			responses: []response{jsonBody(http.StatusOK, "A page of events.", reflect.TypeFor[fiscal.EventList](), "Link", "Cache-Control")},
-			errors:    []fiscal.Code{fiscal.CodeBadRequest, fiscal.CodeRateLimited, fiscal.CodeDBUnavailable},
+			responses: []response{jsonBody(http.StatusOK, "A page of events.", reflect.TypeFor[webhooks.EventList](), "Link", "Cache-Control")},
+			errors:    []fiscal.Code{fiscal.CodeBadRequest, codeRateLimited, fiscal.CodeDBUnavailable},
 		},
 		"GET /v1/events/{id}": {
 			id: "getEvent", tag: "Webhooks", auth: authRequired, pathParams: map[string]string{"id": "The event id, `evt_<entry id>`."},
 			summary:     "Read an event and its deliveries",
 			description: "The event as delivered, and the delivery state per endpoint (attempts, last status, next attempt).",
-			responses:   []response{jsonBody(http.StatusOK, "The event.", reflect.TypeFor[fiscal.EventDetail](), "Cache-Control")},
-			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeRateLimited, fiscal.CodeDBUnavailable},
+			responses:   []response{jsonBody(http.StatusOK, "The event.", reflect.TypeFor[webhooks.EventDetail](), "Cache-Control")},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, codeRateLimited, fiscal.CodeDBUnavailable},
 		},
 		"POST /v1/events/{id}/redeliver": {
 			id: "redeliverEvent", tag: "Webhooks", auth: authRequired, pathParams: map[string]string{"id": "The event id."},
@@ -326,7 +331,7 @@ func operations() map[string]operation {
 			description: "Schedules a new delivery round (same event id, new delivery ids) to the account's enabled endpoints, or to one endpoint; endpoints created after the event are included. 409 when no endpoint is enabled.",
 			query:       []queryParam{{name: "endpoint", description: "Only this endpoint (its id).", schema: map[string]any{"type": "string"}}},
 			responses:   []response{jsonBody(http.StatusAccepted, "The scheduled deliveries, due now.", reflect.TypeFor[redeliveryDoc]())},
-			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeWebhookConflict, fiscal.CodeRateLimited, fiscal.CodeDBUnavailable},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, webhooks.CodeEndpointConflict, codeRateLimited, fiscal.CodeDBUnavailable},
 		},
 		"GET /settlements/{id}": {
 			id: "getSettlement", tag: "Records", auth: authRequired, pathParams: idParam,
@@ -379,7 +384,7 @@ func operations() map[string]operation {
 				{name: "index", description: "Leaf index (the record's `ledger.index`).", required: true, schema: map[string]any{"type": "integer", "minimum": 0}},
 				{name: "size", description: "Tree size; absent or 0 means the current size.", schema: map[string]any{"type": "integer", "minimum": 0}},
 			},
-			responses: []response{jsonBody(http.StatusOK, "The proof.", reflect.TypeFor[fiscal.InclusionProof]())},
+			responses: []response{jsonBody(http.StatusOK, "The proof.", reflect.TypeFor[InclusionProof]())},
 			errors:    []fiscal.Code{fiscal.CodeBadRequest, fiscal.CodeDBUnavailable},
 		},
 		"GET /v1/log/proof/consistency": {
@@ -390,14 +395,14 @@ func operations() map[string]operation {
 				{name: "from", description: "The older tree size (at least 1).", required: true, schema: map[string]any{"type": "integer", "minimum": 1}},
 				{name: "to", description: "The newer tree size; absent or 0 means the current size.", schema: map[string]any{"type": "integer", "minimum": 0}},
 			},
-			responses: []response{jsonBody(http.StatusOK, "The proof.", reflect.TypeFor[fiscal.ConsistencyProof]())},
+			responses: []response{jsonBody(http.StatusOK, "The proof.", reflect.TypeFor[ConsistencyProof]())},
 			errors:    []fiscal.Code{fiscal.CodeBadRequest, fiscal.CodeDBUnavailable},
 		},
 		"GET /v1/capabilities": {
 			id: "getCapabilities", tag: "Capabilities", auth: authNone, conditional: true,
 			summary:     "Capability catalog",
 			description: "Capability tokens with their status under this deployment's configuration (e.g. `vies_lookup` is unavailable without a configured registry), payment protocols, jurisdictions, receipt versions, chains, assets, supply and buyer types, the VAT rate table and FX coverage.",
-			responses:   documentResponse("The catalog.", reflect.TypeFor[fiscal.Catalog]()),
+			responses:   documentResponse("The catalog.", reflect.TypeFor[catalog.Catalog]()),
 		},
 		"POST /v1/capabilities/check": {
 			id: "checkCapabilities", tag: "Capabilities", auth: authOptional,
@@ -405,14 +410,14 @@ func operations() map[string]operation {
 			description: "Answers five aspects separately, each with its own `status` and `reasons`: `event_support`, `payment_support`, `jurisdiction_representation`, `determination_coverage` and `receipt_eligibility`. There is no single global supported flag (spec §2.4). " +
 				"The determination is the engine's own (`vat.Determine`) on the supply date (default today); facts the corridor cannot carry are listed as `assumptions`, and where the seller's Art. 59c threshold changes the answer, the other outcome is in `alternatives`. " +
 				"With a key, the account's seller profile is used when the seller country is the account's. Only malformed input is an error; an unsupported protocol, network or corridor is an answer. Writes nothing.",
-			request:   reflect.TypeFor[fiscal.CapabilityCheckRequest](),
-			responses: []response{jsonBody(http.StatusOK, "The five aspects.", reflect.TypeFor[fiscal.CapabilityCheck](), "Cache-Control")},
+			request:   reflect.TypeFor[catalog.CapabilityCheckRequest](),
+			responses: []response{jsonBody(http.StatusOK, "The five aspects.", reflect.TypeFor[catalog.CapabilityCheck](), "Cache-Control")},
 		},
 		"GET /v1/pricing": {
 			id: "getPricing", tag: "Capabilities", auth: authNone, conditional: true,
 			summary:     "Pricing policy",
 			description: "The policy whose fee every record accrues (spec §8): basis points of the gross EUR amount, beta at 0 bps (`free_during_beta`), standard 50 bps (`0.5%`), collected by policy accrual, never split from the settlement; sandbox quota and price. It also settles spec §5.2: the key is required on ingest.",
-			responses:   documentResponse("The policy.", reflect.TypeFor[fiscal.PricingPolicy]()),
+			responses:   documentResponse("The policy.", reflect.TypeFor[catalog.PricingPolicy]()),
 		},
 		"GET /.well-known/service.json": {
 			id: "getManifest", tag: "Discovery", auth: authNone, conditional: true,
@@ -478,14 +483,14 @@ type receiptDoc struct {
 
 // webhookEndpointListDoc documents the body of GET /v1/webhook-endpoints.
 type webhookEndpointListDoc struct {
-	Object string                   `json:"object"` // "list"
-	Data   []fiscal.WebhookEndpoint `json:"data"`
+	Object string              `json:"object"` // "list"
+	Data   []webhooks.Endpoint `json:"data"`
 }
 
 // redeliveryDoc documents the body of POST /v1/events/{id}/redeliver.
 type redeliveryDoc struct {
-	EventID    string                   `json:"eventId"`
-	Deliveries []fiscal.WebhookDelivery `json:"deliveries"`
+	EventID    string              `json:"eventId"`
+	Deliveries []webhooks.Delivery `json:"deliveries"`
 }
 
 // problemDoc documents the problem body s.problem writes.
@@ -530,10 +535,10 @@ func (s *Server) openAPI(base string) map[string]any {
 	return map[string]any{
 		"openapi": "3.1.0",
 		"info": map[string]any{
-			"title":       fiscal.ServiceName,
-			"version":     fiscal.APIVersion,
+			"title":       catalog.ServiceName,
+			"version":     catalog.APIVersion,
 			"summary":     "Post-settlement EU VAT fiscal adapter for x402 payments.",
-			"description": fiscal.ServicePurpose + "\n\n" + decisionsMarkdown(),
+			"description": catalog.ServicePurpose + "\n\n" + decisionsMarkdown(),
 		},
 		"servers": []any{map[string]any{"url": base, "description": "This deployment."}},
 		"tags":    tags,
@@ -541,7 +546,7 @@ func (s *Server) openAPI(base string) map[string]any {
 		"components": map[string]any{
 			"schemas": g.schemas,
 			"securitySchemes": map[string]any{securitySchemeName: map[string]any{
-				"type": "apiKey", "in": "header", "name": fiscal.HeaderServiceKey,
+				"type": "apiKey", "in": "header", "name": HeaderServiceKey,
 				"description": "The merchant account's key (spec §5). Use it only from a server, never from a browser, a mobile app or an agent prompt.",
 			}},
 			"headers":    headerComponents(),
@@ -644,7 +649,7 @@ func (s *Server) operationObject(g *schemaGen, r route, op operation) map[string
 func errorsByStatus(op operation) map[int][]fiscal.Code {
 	codes := append([]fiscal.Code{fiscal.CodeInternal}, op.errors...)
 	if op.request != nil {
-		codes = append(codes, fiscal.CodeBadRequest, fiscal.CodePayloadTooLarge, fiscal.CodeUnsupportedMedia)
+		codes = append(codes, fiscal.CodeBadRequest, codePayloadTooLarge, codeUnsupportedMedia)
 	}
 	if op.idempotent {
 		codes = append(codes, fiscal.CodeBadRequest)
@@ -684,9 +689,9 @@ func headerComponents() map[string]any {
 }
 
 func idempotencyParam() map[string]any {
-	lim := fiscal.Limits()
+	lim := catalog.Limits()
 	return map[string]any{
-		"name": fiscal.HeaderIdempotencyKey, "in": "header", "required": false,
+		"name": catalog.HeaderIdempotencyKey, "in": "header", "required": false,
 		"description": fmt.Sprintf("Optional. The same key with the same body returns the original record (201, `Idempotent-Replayed: true`); with a different body it is 409 `IDEMPOTENCY_CONFLICT`. Scoped to the account, kept forever; 1 to %d visible ASCII characters. Bodies are compared after normalisation (\"1.5\" = \"1.50\").", lim.IdempotencyKeyMaxLen),
 		"schema":      map[string]any{"type": "string", "minLength": 1, "maxLength": lim.IdempotencyKeyMaxLen, "pattern": `^[\x21-\x7e]+$`},
 	}
@@ -700,7 +705,7 @@ func ifNoneMatchParam() map[string]any {
 // decisionsMarkdown documents every decision taken where the specification
 // says "not shown", from the values the service runs on.
 func decisionsMarkdown() string {
-	lim := fiscal.Limits()
+	lim := catalog.Limits()
 	var unsupported []string
 	for _, c := range fiscal.Codes() {
 		if strings.HasPrefix(string(c), "UNSUPPORTED_") {
@@ -711,19 +716,19 @@ func decisionsMarkdown() string {
 	b.WriteString("## Decisions where the specification says \"not shown\"\n\n")
 	items := []string{
 		"**Defaults of `asset` and `scheme`** (§2.8): `asset` defaults to `USDC` and also accepts the network's USDC contract address; `scheme` defaults to `exact`.",
-		"**Record fields** (§2.2, §2.8): every field is in the `Record` schema. The record is versioned in-band (`version` `" + fiscal.RecordVersion + "`): fields may be added, never renamed. `classification.ratePercent` is an exact JSON number; amounts are decimal strings.",
+		"**Record fields** (§2.2, §2.8): every field is in the `Record` schema. The record is versioned in-band (`version` `" + "fiscal402.record/1" + "`): fields may be added, never renamed. `classification.ratePercent` is an exact JSON number; amounts are decimal strings.",
 		"**Receipt fields** (§2.6, §2.8): the `ReceiptClaims` schema; `" + receipt.SpecV1 + "` is frozen.",
 		"**Allowed values** (§2.8): `regime` " + codeList(vat.RegimeOSSB2C, vat.RegimeDomestic, vat.RegimeReverseChargeB2B, vat.RegimeOutsideScope, vat.RegimeUKDomestic, vat.RegimeUKB2C, vat.RegimeUKReverseCharge) +
 			"; `taxCategoryCode` " + codeList(vat.CategoryStandard, vat.CategoryZero, vat.CategoryReverseCharge, vat.CategoryOutsideScope) +
-			"; supply kind / `supply_type` " + codeList(fiscal.SupplyTypes()...) + " (any other kind is recorded pending manual review); `buyer_type` " + codeList(fiscal.BuyerTypes()...) + ".",
+			"; supply kind / `supply_type` " + codeList(catalog.SupplyTypes()...) + " (any other kind is recorded pending manual review); `buyer_type` " + codeList(catalog.BuyerTypes()...) + ".",
 		"**Capability check response** (§2.8): `event_support`, `payment_support`, `jurisdiction_representation`, `determination_coverage`, `receipt_eligibility`, each with its own `status` and `reasons`; no global flag.",
-		"**Authentication** (§5.2, §5.7, §5.8): `" + fiscal.HeaderServiceKey + "` is required on ingest, including `POST /settlements` (§5.2 resolved: the key identifies the seller), and on the reads under `/settlements` (a record is the account's data; another account's id answers 404). It is optional on the capability check (with it, the account's seller profile is used); a key that is sent must be valid (401 otherwise). Receipts, keys, log proofs and every discovery document are public.",
+		"**Authentication** (§5.2, §5.7, §5.8): `" + HeaderServiceKey + "` is required on ingest, including `POST /settlements` (§5.2 resolved: the key identifies the seller), and on the reads under `/settlements` (a record is the account's data; another account's id answers 404). It is optional on the capability check (with it, the account's seller profile is used); a key that is sent must be valid (401 otherwise). Receipts, keys, log proofs and every discovery document are public.",
 		"**Error body** (§7): `application/problem+json` (RFC 9457) with `type`, `title`, `status`, `detail`, `code`, `field` (the JSON pointer of the offending member, or the header name) and `request_id`; every response carries `X-Request-Id`.",
 		"**`UNSUPPORTED_*` codes** (§7): " + strings.Join(unsupported, ", ") + ".",
 		"**What is a 400** (§7): a body that is not one JSON object, unknown or duplicate members, a JSON number where a decimal string is required, a missing required member, an amount with a sign, exponent, leading zero or more than " + fmt.Sprint(lim.USDCDecimals) + " decimals, a timestamp that is not ISO-8601 UTC or lies more than " + fmt.Sprint(lim.MaxClockSkewSeconds) + " s in the future, a malformed hash, address or country code.",
 		fmt.Sprintf("**Limits** (§8): bodies up to %d bytes (413 beyond); amounts below 10^%d USDC; text members up to %d characters; `Idempotency-Key` 1 to %d visible ASCII characters, kept forever; settlements from %d on.", lim.MaxRequestBytes, lim.MaxAmountIntegerDigits, lim.MaxTextLength, lim.IdempotencyKeyMaxLen, lim.EarliestSettlementYear),
 		"**Transitions** (§3): a record is never rewritten; a later state is a new revision with its own receipt that `supersedes` the previous one.",
-		"**Event types** (§6): " + codeList(fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, fiscal.EventFiscalEventRecorded) + "; names stay stable, payload fields may grow.",
+		"**Event types** (§6): " + codeList(fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, fiscalevent.EventRecorded) + "; names stay stable, payload fields may grow.",
 		"**Deprecation** (§9.4): a breaking change to a receipt or record gets a new version; the old version stays verifiable (the JWKS keeps retired keys) and is served alongside the new one until the end of a deprecation period announced with the change.",
 	}
 	for _, it := range items {

@@ -1,9 +1,14 @@
 package httpserver
 
 import (
+	"github.com/fiscal402/fiscal402/catalog"
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/fiscalevent"
+	"github.com/fiscal402/fiscal402/ingest"
 	"github.com/fiscal402/fiscal402/receipt"
+	"github.com/fiscal402/fiscal402/sandbox"
 	"github.com/fiscal402/fiscal402/vat"
+	"github.com/fiscal402/fiscal402/webhooks"
 )
 
 // Descriptions and value sets of the OpenAPI schemas, keyed by component
@@ -72,7 +77,7 @@ var fieldDocs = map[string]string{
 var fieldEnums = map[string][]string{
 	"Record.reviewStatus":               {fiscal.StatusProcessed, fiscal.StatusPendingReview},
 	"Revision.reviewStatus":             {fiscal.StatusProcessed, fiscal.StatusPendingReview},
-	"Revision.eventType":                {fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, fiscal.EventFiscalEventRecorded},
+	"Revision.eventType":                {fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, fiscalevent.EventRecorded},
 	"Record.custody":                    {fiscal.CustodyNone},
 	"VatDetermination.status":           {vat.StatusDetermined, vat.StatusManualReview},
 	"VatDetermination.regime":           {vat.RegimeOSSB2C, vat.RegimeDomestic, vat.RegimeReverseChargeB2B, vat.RegimeOutsideScope, vat.RegimeUKDomestic, vat.RegimeUKB2C, vat.RegimeUKReverseCharge},
@@ -80,20 +85,20 @@ var fieldEnums = map[string][]string{
 	"VatDetermination.jurisdiction":     {vat.JurisdictionEU, vat.JurisdictionUK},
 	"VatDetermination.buyerTreatment":   {vat.TreatmentB2C, vat.TreatmentB2B},
 	"VatDetermination.ossScheme":        {vat.SchemeUnion, vat.SchemeNonUnion},
-	"RecordPayment.protocol":            {fiscal.ProtocolX402, fiscal.ProtocolEVMTransfer},
+	"RecordPayment.protocol":            {catalog.ProtocolX402, catalog.ProtocolEVMTransfer},
 	"Verification.chain":                {receipt.ChainVerified, receipt.ChainNotPerformed},
-	"Capability.status":                 {fiscal.Available, fiscal.Unavailable},
-	"EventSupport.status":               {fiscal.CheckSupported, fiscal.CheckUnsupported},
-	"PaymentSupport.status":             {fiscal.CheckSupported, fiscal.CheckPlanned, fiscal.CheckUnsupported},
-	"JurisdictionRepresentation.status": {fiscal.CheckSupported, fiscal.CheckExperimental, fiscal.CheckOutsideScope, fiscal.CheckUnsupported},
-	"DeterminationCoverage.status":      {fiscal.CheckDetermined, fiscal.CheckManualReview, fiscal.CheckNotEvaluated},
-	"ReceiptEligibility.status":         {fiscal.CheckEligible, fiscal.CheckExperimental, fiscal.CheckIneligible},
+	"Capability.status":                 {catalog.Available, catalog.Unavailable},
+	"EventSupport.status":               {catalog.CheckSupported, catalog.CheckUnsupported},
+	"PaymentSupport.status":             {catalog.CheckSupported, catalog.CheckPlanned, catalog.CheckUnsupported},
+	"JurisdictionRepresentation.status": {catalog.CheckSupported, catalog.CheckExperimental, catalog.CheckOutsideScope, catalog.CheckUnsupported},
+	"DeterminationCoverage.status":      {catalog.CheckDetermined, catalog.CheckManualReview, catalog.CheckNotEvaluated},
+	"ReceiptEligibility.status":         {catalog.CheckEligible, catalog.CheckExperimental, catalog.CheckIneligible},
 	"ReceiptEligibility.review_status":  {fiscal.StatusProcessed, fiscal.StatusPendingReview},
-	"IngestRoute.status":                {fiscal.RouteUsable, fiscal.RouteNotUsable, fiscal.RouteConditional},
+	"IngestRoute.status":                {catalog.RouteUsable, catalog.RouteNotUsable, catalog.RouteConditional},
 	"Endpoint.auth":                     {authKeyLabel, authOptionalLabel, authNoneLabel},
 	"Link.auth":                         {authKeyLabel, authOptionalLabel, authNoneLabel},
 	"Chain.verification":                {"required", "off"},
-	"PaymentProtocol.ingest":            {fiscal.IngestHTTP, fiscal.IngestLibrary, fiscal.IngestNone},
+	"PaymentProtocol.ingest":            {catalog.IngestHTTP, catalog.IngestLibrary, catalog.IngestNone},
 	"MCP.status":                        {"not_implemented"},
 	"ReceiptClaims.environment":         {receipt.EnvProduction, receipt.EnvSandbox},
 	"ReceiptClaims.custody":             {receipt.CustodyNone},
@@ -106,28 +111,28 @@ var fieldEnums = map[string][]string{
 
 // codeDocs says when each error code is answered.
 var codeDocs = map[fiscal.Code]string{
-	fiscal.CodeAuthenticationFailed:    "the X-Service-Key is missing (where required) or unknown.",
-	fiscal.CodeBadRequest:              "the request is malformed; `field` names the member (JSON pointer) or the header.",
-	fiscal.CodeNotFound:                "no such resource for this account.",
-	fiscal.CodeMethodNotAllowed:        "the path exists, the method does not.",
-	fiscal.CodePayloadTooLarge:         "the body is over the limit.",
-	fiscal.CodeUnsupportedMedia:        "the body is not sent as `Content-Type: application/json`.",
-	fiscal.CodeIdempotencyConflict:     "the Idempotency-Key was used with a different body.",
-	fiscal.CodeSettlementConflict:      "the (network, txHash) is recorded for another account.",
-	fiscal.CodeChainVerifyFailed:       "the chain says the claimed transfer did not happen as claimed (final).",
-	fiscal.CodeChainVerifyRequired:     "x402 and evm-transfer ingest read the payment from the chain, but the network's chain verification is off (final until the operator enables it).",
-	fiscal.CodePaymentAlreadyRecorded:  "this account already recorded the payment through the other ingest endpoint (a settlement vs a fiscal event): one payment, one record (final).",
-	fiscal.CodeUnsupportedJurisdiction: "the parties are outside what the endpoint covers, e.g. an evaluate whose buyer is not an attested EU-27 customer (final).",
-	fiscal.CodeWebhookLimit:            "the account has the most webhook endpoints, or the endpoint the most secrets, allowed (final until one is removed).",
-	fiscal.CodeWebhookConflict:         "the endpoint cannot be changed that way: a URL registered twice, an endpoint from the accounts file, the last secret, or no enabled endpoint to redeliver to (final).",
-	fiscal.CodeNotSettled:              "the x402 settle response says the payment did not settle (success:false): nothing to record (final).",
-	fiscal.CodeUnsupportedNetwork:      "the network is not one of the supported CAIP-2 ids.",
-	fiscal.CodeUnsupportedAsset:        "the asset is not USDC (or its contract) on that network.",
-	fiscal.CodeUnsupportedScheme:       "the scheme is not supported.",
-	fiscal.CodeUnsupportedProtocol:     "the payment protocol is not supported.",
-	fiscal.CodeRateLimited:             "too many requests for this key; retry after Retry-After.",
-	fiscal.CodeQuotaExceeded:           "the daily sandbox quota is used up; retry after Retry-After.",
-	fiscal.CodeChainUnavailable:        "the chain could not be asked or the transfer is not final yet; retry after Retry-After, nothing was written.",
-	fiscal.CodeDBUnavailable:           "the ledger cannot be written or read right now; retry after Retry-After, nothing was written.",
-	fiscal.CodeInternal:                "an unexpected error; nothing acknowledged is lost, retrying with the same Idempotency-Key is safe.",
+	fiscal.CodeAuthenticationFailed:     "the X-Service-Key is missing (where required) or unknown.",
+	fiscal.CodeBadRequest:               "the request is malformed; `field` names the member (JSON pointer) or the header.",
+	fiscal.CodeNotFound:                 "no such resource for this account.",
+	codeMethodNotAllowed:                "the path exists, the method does not.",
+	codePayloadTooLarge:                 "the body is over the limit.",
+	codeUnsupportedMedia:                "the body is not sent as `Content-Type: application/json`.",
+	fiscal.CodeIdempotencyConflict:      "the Idempotency-Key was used with a different body.",
+	fiscal.CodeSettlementConflict:       "the (network, txHash) is recorded for another account.",
+	fiscal.CodeChainVerifyFailed:        "the chain says the claimed transfer did not happen as claimed (final).",
+	fiscal.CodeChainVerifyRequired:      "x402 and evm-transfer ingest read the payment from the chain, but the network's chain verification is off (final until the operator enables it).",
+	fiscal.CodePaymentAlreadyRecorded:   "this account already recorded the payment through the other ingest endpoint (a settlement vs a fiscal event): one payment, one record (final).",
+	sandbox.CodeUnsupportedJurisdiction: "the parties are outside what the endpoint covers, e.g. an evaluate whose buyer is not an attested EU-27 customer (final).",
+	webhooks.CodeLimitReached:           "the account has the most webhook endpoints, or the endpoint the most secrets, allowed (final until one is removed).",
+	webhooks.CodeEndpointConflict:       "the endpoint cannot be changed that way: a URL registered twice, an endpoint from the accounts file, the last secret, or no enabled endpoint to redeliver to (final).",
+	ingest.CodeNotSettled:               "the x402 settle response says the payment did not settle (success:false): nothing to record (final).",
+	fiscal.CodeUnsupportedNetwork:       "the network is not one of the supported CAIP-2 ids.",
+	fiscal.CodeUnsupportedAsset:         "the asset is not USDC (or its contract) on that network.",
+	fiscal.CodeUnsupportedScheme:        "the scheme is not supported.",
+	ingest.CodeUnsupportedProtocol:      "the payment protocol is not supported.",
+	codeRateLimited:                     "too many requests for this key; retry after Retry-After.",
+	sandbox.CodeQuotaExceeded:           "the daily sandbox quota is used up; retry after Retry-After.",
+	fiscal.CodeChainUnavailable:         "the chain could not be asked or the transfer is not final yet; retry after Retry-After, nothing was written.",
+	fiscal.CodeDBUnavailable:            "the ledger cannot be written or read right now; retry after Retry-After, nothing was written.",
+	fiscal.CodeInternal:                 "an unexpected error; nothing acknowledged is lost, retrying with the same Idempotency-Key is safe.",
 }

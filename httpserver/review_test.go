@@ -13,6 +13,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/receipt"
+	"github.com/fiscal402/fiscal402/vat"
 	"github.com/fiscal402/fiscal402/vies"
 )
 
@@ -58,7 +59,7 @@ func withVIES(st *viesStub) func(*fiscal.Config) {
 		svc, err := vies.New(vies.Config{
 			Mode: vies.ModeLive,
 			VIES: vies.VIESConfig{BaseURL: st.srv.URL, RequesterCountry: "IE", RequesterNumber: "IE1234567T"},
-			Service: vies.ServiceConfig{Syntax: fiscal.VATNumberSyntax, MaxAttempts: 1, ValidTTL: -1, InvalidTTL: -1,
+			Service: vies.ServiceConfig{Syntax: vat.Syntax, MaxAttempts: 1, ValidTTL: -1, InvalidTTL: -1,
 				Rate: rate.Inf, Clock: cfg.Clock},
 		})
 		if err != nil {
@@ -242,7 +243,7 @@ func TestVATNumberRecheckGivesUp(t *testing.T) {
 // claim is pending review and is not queued (waiting cannot help).
 func TestVATNumberRegistryOff(t *testing.T) {
 	f := newFixtureWith(t, func(cfg *fiscal.Config) {
-		svc, err := vies.New(vies.Config{Mode: vies.ModeOff, Service: vies.ServiceConfig{Syntax: fiscal.VATNumberSyntax}})
+		svc, err := vies.New(vies.Config{Mode: vies.ModeOff, Service: vies.ServiceConfig{Syntax: vat.Syntax}})
 		if err != nil {
 			panic(err)
 		}

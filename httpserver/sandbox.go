@@ -7,23 +7,18 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/sandbox"
 )
 
 // postEvaluate: POST /v1/compliance/evaluate, the classification preview
 // (key optional; counts against the sandbox quota).
 func (s *Server) postEvaluate(w http.ResponseWriter, r *http.Request) {
-	body, err := s.readJSONBody(w, r)
-	if err != nil {
+	var req sandbox.EvaluateRequest
+	if err := s.decodeJSON(w, r, &req); err != nil {
 		s.problem(w, r, err)
 		return
 	}
-	req, err := fiscal.DecodeEvaluateRequest(bytes.NewReader(body))
-	if err != nil {
-		s.problem(w, r, err)
-		return
-	}
-	ev, err := s.engine.Evaluate(r.Context(), accountID(r), s.agent(r), req)
+	ev, err := s.svc.Sandbox.Evaluate(r.Context(), accountID(r), s.agent(r), req)
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -36,17 +31,12 @@ func (s *Server) postEvaluate(w http.ResponseWriter, r *http.Request) {
 // postSimulate: POST /sandbox/v1/simulate, a watermarked sandbox record,
 // UBL and receipt (key optional; counts against the sandbox quota).
 func (s *Server) postSimulate(w http.ResponseWriter, r *http.Request) {
-	body, err := s.readJSONBody(w, r)
-	if err != nil {
+	var req sandbox.SimulateRequest
+	if err := s.decodeJSON(w, r, &req); err != nil {
 		s.problem(w, r, err)
 		return
 	}
-	req, err := fiscal.DecodeSimulateRequest(bytes.NewReader(body))
-	if err != nil {
-		s.problem(w, r, err)
-		return
-	}
-	sim, err := s.engine.Simulate(r.Context(), accountID(r), s.agent(r), req)
+	sim, err := s.svc.Sandbox.Simulate(r.Context(), accountID(r), s.agent(r), req)
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -71,7 +61,7 @@ func (s *Server) postSimulate(w http.ResponseWriter, r *http.Request) {
 // getSandboxSettlement: GET /sandbox/v1/settlements/{id}, public: a sandbox
 // id is 128 random bits.
 func (s *Server) getSandboxSettlement(w http.ResponseWriter, r *http.Request) {
-	raw, err := s.engine.SandboxRecord(r.Context(), r.PathValue("id"))
+	raw, err := s.svc.Sandbox.Record(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -82,7 +72,7 @@ func (s *Server) getSandboxSettlement(w http.ResponseWriter, r *http.Request) {
 
 // getSandboxUBL: GET /sandbox/v1/settlements/{id}/ubl, the watermarked UBL.
 func (s *Server) getSandboxUBL(w http.ResponseWriter, r *http.Request) {
-	raw, sum, err := s.engine.SandboxInvoice(r.Context(), r.PathValue("id"))
+	raw, sum, err := s.svc.Sandbox.Invoice(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -93,19 +83,24 @@ func (s *Server) getSandboxUBL(w http.ResponseWriter, r *http.Request) {
 // getSandboxReceipt: GET /sandbox/v1/receipts/{id}, a sandbox receipt; it
 // verifies only with the sandbox JWKS and the sandbox log key.
 func (s *Server) getSandboxReceipt(w http.ResponseWriter, r *http.Request) {
-	s.serveReceipt(w, r, s.engine.SandboxReceipt)
+	s.serveReceipt(w, r, s.svc.Sandbox.Receipt)
 }
 
 // getSandboxJWKS: GET /sandbox/v1/jwks.json, the sandbox receipt keys,
 // which are never in /.well-known/jwks.json.
 func (s *Server) getSandboxJWKS(w http.ResponseWriter, r *http.Request) {
-	s.serveJWKS(w, r, s.engine.SandboxJWKS)
+	s.serveJWKS(w, r, s.svc.Sandbox.JWKS)
 }
 
 // getSandboxLogKey: GET /sandbox/v1/log-key, the sandbox log's note
 // verifier key.
 func (s *Server) getSandboxLogKey(w http.ResponseWriter, r *http.Request) {
+	key, err := s.svc.Sandbox.LogVerifierKey()
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "public, max-age=300")
-	_, _ = w.Write([]byte(s.engine.SandboxLogVerifierKey() + "\n"))
+	_, _ = w.Write([]byte(key + "\n"))
 }

@@ -40,7 +40,7 @@ func TestSimulate(t *testing.T) {
 	prodJWKS := f.do("GET", "/.well-known/jwks.json", "", nil).body
 	sbJWKS := f.do("GET", "/sandbox/v1/jwks.json", "", nil)
 	sbLogKey := strings.TrimSpace(string(f.do("GET", "/sandbox/v1/log-key", "", nil).body))
-	if sbJWKS.status != 200 || sbJWKS.header.Get("Content-Type") != "application/jwk-set+json" || sbLogKey != f.engine.SandboxLogVerifierKey() {
+	if sbJWKS.status != 200 || sbJWKS.header.Get("Content-Type") != "application/jwk-set+json" || sbLogKey != f.sandboxLogKey() {
 		t.Fatalf("sandbox keys: %d %q %q", sbJWKS.status, sbJWKS.header.Get("Content-Type"), sbLogKey)
 	}
 	prodSet, _ := receipt.ParseKeySet(prodJWKS)
@@ -143,10 +143,10 @@ func TestSimulate(t *testing.T) {
 	if n := f.engine.Ledger().Size(); n != 0 {
 		t.Fatalf("the sandbox wrote %d production entries", n)
 	}
-	if n := f.engine.SandboxLedger().Size(); n != int64(len(cases)) {
+	if n := f.sandboxLedger().Size(); n != int64(len(cases)) {
 		t.Errorf("sandbox ledger size %d, want %d", n, len(cases))
 	}
-	if err := f.engine.SandboxLedger().Check(); err != nil {
+	if err := f.sandboxLedger().Check(); err != nil {
 		t.Fatal(err)
 	}
 	// The simulated payment is still free in production.
@@ -194,7 +194,7 @@ func TestSimulateBadInput(t *testing.T) {
 	if r := f.do("POST", "/sandbox/v1/simulate", "", mustJSON(t, settlement(nil))); r.header.Get("X-Quota-Remaining") != "9" {
 		t.Errorf("after refused calls, X-Quota-Remaining %q, want 9", r.header.Get("X-Quota-Remaining"))
 	}
-	if n := f.engine.SandboxLedger().Size(); n != 1 {
+	if n := f.sandboxLedger().Size(); n != 1 {
 		t.Errorf("sandbox ledger size %d, want 1", n)
 	}
 }
@@ -233,7 +233,7 @@ func TestSandboxQuota(t *testing.T) {
 	}
 	assertExceeded(t, call(10, ""), "43200") // 12:00 UTC: twelve hours to midnight
 	assertExceeded(t, call(11, ""), "43200")
-	sandboxSize := f.engine.SandboxLedger().Size()
+	sandboxSize := f.sandboxLedger().Size()
 	// An authenticated agent has a quota of its own.
 	if r := call(0, keyA); r.status != 200 || r.header.Get("X-Quota-Remaining") != "9" {
 		t.Errorf("account A: %d, remaining %q", r.status, r.header.Get("X-Quota-Remaining"))
@@ -242,7 +242,7 @@ func TestSandboxQuota(t *testing.T) {
 	clock.Set(testNow.Add(11 * time.Hour))
 	reopenCustom(f, cs)
 	assertExceeded(t, call(10, ""), "3600")
-	if f.engine.SandboxLedger().Size() != sandboxSize {
+	if f.sandboxLedger().Size() != sandboxSize {
 		t.Errorf("a refused simulation was recorded")
 	}
 	// The next UTC day starts again.

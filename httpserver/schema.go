@@ -12,8 +12,13 @@ import (
 	"github.com/shopspring/decimal"
 	"golang.org/x/mod/sumdb/tlog"
 
+	"github.com/fiscal402/fiscal402/catalog"
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/fiscalevent"
+	"github.com/fiscal402/fiscal402/ingest"
+	"github.com/fiscal402/fiscal402/parties"
 	"github.com/fiscal402/fiscal402/vat"
+	"github.com/fiscal402/fiscal402/webhooks"
 )
 
 // The OpenAPI document's schemas are derived from the Go types the
@@ -52,18 +57,25 @@ func specialSchema(t reflect.Type) (map[string]any, bool) {
 		return map[string]any{}, true
 	case reflect.TypeFor[tlog.Hash]():
 		return map[string]any{"type": "string", "contentEncoding": "base64", "description": "A SHA-256 hash, base64 (standard alphabet, padded)."}, true
-	case reflect.TypeFor[fiscal.Support]():
-		return map[string]any{"type": "string", "enum": []string{string(fiscal.Supported), string(fiscal.Experimental), string(fiscal.Planned), string(fiscal.Unsupported)}}, true
+	case reflect.TypeFor[catalog.Support]():
+		return map[string]any{"type": "string", "enum": []string{string(catalog.Supported), string(catalog.Experimental), string(catalog.Planned), string(catalog.Unsupported)}}, true
 	}
 	return nil, false
 }
 
-// componentName names a struct type's schema: fiscal's and this package's
-// types by their own name, other packages' prefixed with the package
-// ("VatDetermination", "ReceiptClaims"), so names never collide.
+// componentName names a struct type's schema. The names are part of the
+// published API, the Go names are not: the types of the engine and the
+// packages around it are named as they were when they all lived in package
+// fiscal (componentNames renames those whose Go name changed), the leaf
+// packages' types are prefixed with the package ("VatDetermination",
+// "ReceiptClaims"), so names never collide.
 func componentName(t reflect.Type) string {
+	if name, ok := componentNames[t]; ok {
+		return name
+	}
 	pkg := path.Base(t.PkgPath())
-	if pkg == "fiscal" || pkg == "httpserver" {
+	switch pkg {
+	case "fiscal", "httpserver", "catalog", "webhooks", "ingest", "fiscalevent", "sandbox", "parties":
 		return t.Name()
 	}
 	r := []rune(pkg)
@@ -196,11 +208,32 @@ func annotate(s map[string]any, desc string, enum []string) map[string]any {
 	return out
 }
 
+// componentNames are the published names of types whose Go name changed
+// when they moved out of package fiscal.
+var componentNames = map[reflect.Type]string{
+	reflect.TypeFor[webhooks.Endpoint]():           "WebhookEndpoint",
+	reflect.TypeFor[webhooks.EndpointWithSecret](): "WebhookEndpointWithSecret",
+	reflect.TypeFor[webhooks.EndpointRequest]():    "WebhookEndpointRequest",
+	reflect.TypeFor[webhooks.SecretInfo]():         "WebhookSecretInfo",
+	reflect.TypeFor[webhooks.Attempt]():            "WebhookAttempt",
+	reflect.TypeFor[webhooks.Delivery]():           "WebhookDelivery",
+	reflect.TypeFor[fiscalevent.Event]():           "FiscalEvent",
+	reflect.TypeFor[fiscalevent.Request]():         "FiscalEventRequest",
+	reflect.TypeFor[fiscalevent.Payment]():         "EventPayment",
+	reflect.TypeFor[fiscalevent.Seller]():          "FiscalEventSeller",
+	reflect.TypeFor[fiscalevent.Buyer]():           "FiscalEventBuyer",
+	reflect.TypeFor[parties.Seller]():              "EventSeller",
+	reflect.TypeFor[parties.Buyer]():               "EventBuyer",
+	reflect.TypeFor[parties.Supply]():              "EventSupply",
+	reflect.TypeFor[ingest.Status]():               "IngestStatus",
+	reflect.TypeFor[ingest.Error]():                "IngestError",
+}
+
 // strictTypes are decoded with unknown members rejected (fiscal.decodeStrict).
 var strictTypes = map[reflect.Type]bool{
-	reflect.TypeFor[fiscal.SettlementRequest]():      true,
-	reflect.TypeFor[fiscal.CapabilityCheckRequest](): true,
-	reflect.TypeFor[fiscal.CheckPayment]():           true,
-	reflect.TypeFor[fiscal.X402IngestRequest]():      true,
-	reflect.TypeFor[fiscal.BuyerFacts]():             true,
+	reflect.TypeFor[fiscal.SettlementRequest]():       true,
+	reflect.TypeFor[catalog.CapabilityCheckRequest](): true,
+	reflect.TypeFor[catalog.CheckPayment]():           true,
+	reflect.TypeFor[X402IngestRequest]():              true,
+	reflect.TypeFor[fiscal.BuyerFacts]():              true,
 }

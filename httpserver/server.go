@@ -16,11 +16,18 @@ import (
 	"regexp"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/time/rate"
 
+	"github.com/fiscal402/fiscal402/catalog"
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/fiscalevent"
+	"github.com/fiscal402/fiscal402/ingest"
+	"github.com/fiscal402/fiscal402/internal/strictjson"
+	"github.com/fiscal402/fiscal402/sandbox"
+	"github.com/fiscal402/fiscal402/webhooks"
 )
 
 // Options configures the handler. Every field documents its zero value.
@@ -50,9 +57,52 @@ type Options struct {
 	TrustedProxies []netip.Prefix
 }
 
-// Server is the HTTP face of one fiscal.Engine. It holds no state of its
-// own beyond its routes.
+// Services are the engine and the packages around it that the server
+// serves. Engine and Keys are required; a nil accessory is made with its
+// defaults (webhooks: public https endpoints; ingest: its queue running;
+// catalog: catalog.DefaultPricing()).
+type Services struct {
+	Engine       *fiscal.Engine
+	Keys         *Keys // the accounts' API keys
+	Catalog      *catalog.Service
+	Webhooks     *webhooks.Service
+	Ingest       *ingest.Service
+	FiscalEvents *fiscalevent.Service
+	Sandbox      *sandbox.Sandbox
+}
+
+// withDefaults fills the nil accessories.
+func (svc Services) withDefaults() (Services, error) {
+	if svc.Engine == nil || svc.Keys == nil {
+		return svc, errors.New("httpserver: Services.Engine and Services.Keys are required")
+	}
+	e := svc.Engine
+	if svc.Catalog == nil {
+		svc.Catalog = catalog.New(e, catalog.DefaultPricing())
+	}
+	if svc.Webhooks == nil {
+		w, err := webhooks.New(e, webhooks.Options{})
+		if err != nil {
+			return svc, err
+		}
+		svc.Webhooks = w
+	}
+	if svc.Ingest == nil {
+		svc.Ingest = ingest.New(e, ingest.Options{})
+	}
+	if svc.FiscalEvents == nil {
+		svc.FiscalEvents = fiscalevent.New(e)
+	}
+	if svc.Sandbox == nil {
+		svc.Sandbox = sandbox.New(e, sandbox.Options{})
+	}
+	return svc, nil
+}
+
+// Server is the HTTP face of one fiscal.Engine and its accessories. It
+// holds no state of its own beyond its routes, caches and rate limits.
 type Server struct {
+	svc     Services
 	engine  *fiscal.Engine
 	opts    Options
 	mux     *http.ServeMux
@@ -62,12 +112,17 @@ type Server struct {
 	limits  *rateLimits   // per-account rate limit of the keyed endpoints
 }
 
-// New returns the handler serving the specification's endpoints over e.
-func New(e *fiscal.Engine, opts Options) *Server {
+// New returns the handler serving the specification's endpoints over the
+// services.
+func New(svc Services, opts Options) (*Server, error) {
+	svc, err := svc.withDefaults()
+	if err != nil {
+		return nil, err
+	}
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = fiscal.MaxRequestBytes
 	}
-	s := &Server{engine: e, opts: opts, mux: http.NewServeMux(), methods: http.NewServeMux(), log: opts.Logger}
+	s := &Server{svc: svc, engine: svc.Engine, opts: opts, mux: http.NewServeMux(), methods: http.NewServeMux(), log: opts.Logger}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -81,7 +136,7 @@ func New(e *fiscal.Engine, opts Options) *Server {
 		}
 	}
 	s.mux.HandleFunc("/", s.fallback)
-	return s
+	return s, nil
 }
 
 type route struct {
@@ -165,11 +220,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // another method, 404 otherwise, both as problem documents.
 func (s *Server) fallback(w http.ResponseWriter, r *http.Request) {
 	if _, pattern := s.methods.Handler(r); pattern != "" {
-		s.problem(w, r, &fiscal.Error{Code: fiscal.CodeMethodNotAllowed, Detail: fmt.Sprintf("%s is not allowed on %s", r.Method, r.URL.Path)})
+		s.problem(w, r, &fiscal.Error{Code: codeMethodNotAllowed, Detail: fmt.Sprintf("%s is not allowed on %s", r.Method, r.URL.Path)})
 		return
 	}
 	s.problem(w, r, &fiscal.Error{Code: fiscal.CodeNotFound, Detail: "no such endpoint: " + r.URL.Path})
 }
+
+// The error codes of the HTTP layer (their statuses are in fiscal's one
+// table).
+const (
+	codeMethodNotAllowed fiscal.Code = "METHOD_NOT_ALLOWED"     // the path exists, the method does not
+	codePayloadTooLarge  fiscal.Code = "PAYLOAD_TOO_LARGE"      // body over the limit
+	codeUnsupportedMedia fiscal.Code = "UNSUPPORTED_MEDIA_TYPE" // not application/json
+	codeRateLimited      fiscal.Code = "RATE_LIMITED"           // over the per-account rate limit
+)
 
 type requestIDKey struct{}
 type accountKey struct{}
@@ -193,33 +257,57 @@ func requestID(inbound string) string {
 // request context.
 func (s *Server) authed(h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		acc, err := s.engine.Accounts().Authenticate(r.Header.Get(fiscal.HeaderServiceKey))
+		id, err := s.svc.Keys.Authenticate(r.Header.Get(HeaderServiceKey))
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", `X-Service-Key realm="fiscal402"`)
 			s.problem(w, r, err)
 			return
 		}
-		if err := s.limits.allow(acc.ID, time.Now()); err != nil {
+		if err := s.limits.allow(id, time.Now()); err != nil {
 			s.problem(w, r, err)
 			return
 		}
-		h(w, r.WithContext(context.WithValue(r.Context(), accountKey{}, acc.ID)))
+		h(w, r.WithContext(context.WithValue(r.Context(), accountKey{}, id)))
 	})
 }
 
 func accountID(r *http.Request) string { id, _ := r.Context().Value(accountKey{}).(string); return id }
+
+// books returns the books of the request's authenticated account.
+func (s *Server) books(r *http.Request) (*fiscal.Books, error) { return s.engine.Books(accountID(r)) }
+
+// decodeJSON reads the request body (JSON content type, the body limit)
+// and decodes it strictly into v (package internal/strictjson: exact
+// member names, no unknown or repeated members, no lone surrogates,
+// bounded nesting); a problem is BAD_REQUEST naming the field.
+func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	body, err := s.readJSONBody(w, r)
+	if err != nil {
+		return err
+	}
+	err = strictjson.Decode(body, v)
+	var se *strictjson.Error
+	if errors.As(err, &se) {
+		detail := se.Detail
+		if se.Field == "" {
+			detail = strings.Replace(detail, "the body", "the request body", 1)
+		}
+		return &fiscal.Error{Code: fiscal.CodeBadRequest, Field: se.Field, Detail: detail}
+	}
+	return err
+}
 
 // readJSONBody enforces the JSON content type and the body limit, and
 // returns the raw body.
 func (s *Server) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
-		return nil, &fiscal.Error{Code: fiscal.CodeUnsupportedMedia, Field: "Content-Type", Detail: "the request body must be JSON sent with Content-Type: application/json"}
+		return nil, &fiscal.Error{Code: codeUnsupportedMedia, Field: "Content-Type", Detail: "the request body must be JSON sent with Content-Type: application/json"}
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		return nil, &fiscal.Error{Code: fiscal.CodePayloadTooLarge, Detail: fmt.Sprintf("the request body is larger than %d bytes", s.opts.MaxBodyBytes)}
+		return nil, &fiscal.Error{Code: codePayloadTooLarge, Detail: fmt.Sprintf("the request body is larger than %d bytes", s.opts.MaxBodyBytes)}
 	}
 	if err != nil {
 		return nil, &fiscal.Error{Code: fiscal.CodeBadRequest, Detail: "the request body could not be read", Err: err}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/httpserver"
+	"github.com/fiscal402/fiscal402/sandbox"
 	"github.com/fiscal402/fiscal402/vies"
 )
 
@@ -52,7 +53,7 @@ func openCustom(f *fixture, cs customSettings) {
 		clock = cs.clock.Now
 	}
 	e, err := fiscal.New(fiscal.Config{
-		DataDir:  f.dir,
+		Dir:      f.dir,
 		Accounts: testAccounts(f.t),
 		Clock:    clock,
 		Rand:     &detRand{seed: "fixture"},
@@ -63,9 +64,10 @@ func openCustom(f *fixture, cs customSettings) {
 		f.t.Fatal(err)
 	}
 	f.engine = e
+	f.sandbox = sandbox.New(e, sandbox.Options{})
 	opts := cs.server
 	opts.Logger = quiet
-	f.srv = httptest.NewServer(httpserver.New(e, opts))
+	f.srv = httptest.NewServer(newHandlerWith(f.t, httpserver.Services{Engine: e, Sandbox: f.sandbox}, opts))
 	f.t.Cleanup(f.close)
 }
 

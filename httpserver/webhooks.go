@@ -1,13 +1,13 @@
 package httpserver
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/webhooks"
 )
 
 // The webhook endpoints and the event backfill. Every route needs the
@@ -15,32 +15,27 @@ import (
 
 // listWebhookEndpoints: GET /v1/webhook-endpoints.
 func (s *Server) listWebhookEndpoints(w http.ResponseWriter, r *http.Request) {
-	list, err := s.engine.WebhookEndpoints(r.Context(), accountID(r))
+	list, err := s.svc.Webhooks.Endpoints(r.Context(), accountID(r))
 	if err != nil {
 		s.problem(w, r, err)
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	s.writeResult(w, r, struct {
-		Object string                   `json:"object"`
-		Data   []fiscal.WebhookEndpoint `json:"data"`
+		Object string              `json:"object"`
+		Data   []webhooks.Endpoint `json:"data"`
 	}{"list", list}, nil)
 }
 
 // postWebhookEndpoint: POST /v1/webhook-endpoints {url, description}. 201
 // with the endpoint and its secret, which is never shown again.
 func (s *Server) postWebhookEndpoint(w http.ResponseWriter, r *http.Request) {
-	body, err := s.readJSONBody(w, r)
-	if err != nil {
+	var req webhooks.EndpointRequest
+	if err := s.decodeJSON(w, r, &req); err != nil {
 		s.problem(w, r, err)
 		return
 	}
-	req, err := fiscal.DecodeWebhookEndpointRequest(bytes.NewReader(body))
-	if err != nil {
-		s.problem(w, r, err)
-		return
-	}
-	ep, err := s.engine.CreateWebhookEndpoint(r.Context(), accountID(r), req)
+	ep, err := s.svc.Webhooks.CreateEndpoint(r.Context(), accountID(r), req)
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -51,7 +46,7 @@ func (s *Server) postWebhookEndpoint(w http.ResponseWriter, r *http.Request) {
 
 // writeCreatedSecret answers 201 with a secret that is shown once: no
 // cache may keep it.
-func (s *Server) writeCreatedSecret(w http.ResponseWriter, r *http.Request, ep *fiscal.WebhookEndpointWithSecret) {
+func (s *Server) writeCreatedSecret(w http.ResponseWriter, r *http.Request, ep *webhooks.EndpointWithSecret) {
 	w.Header().Set("Cache-Control", "no-store")
 	raw, err := json.Marshal(ep)
 	if err != nil {
@@ -63,14 +58,14 @@ func (s *Server) writeCreatedSecret(w http.ResponseWriter, r *http.Request, ep *
 
 // getWebhookEndpoint: GET /v1/webhook-endpoints/{id}.
 func (s *Server) getWebhookEndpoint(w http.ResponseWriter, r *http.Request) {
-	ep, err := s.engine.WebhookEndpoint(r.Context(), accountID(r), r.PathValue("id"))
+	ep, err := s.svc.Webhooks.Endpoint(r.Context(), accountID(r), r.PathValue("id"))
 	w.Header().Set("Cache-Control", "no-store")
 	s.writeResult(w, r, ep, err)
 }
 
 // deleteWebhookEndpoint: DELETE /v1/webhook-endpoints/{id}. 204.
 func (s *Server) deleteWebhookEndpoint(w http.ResponseWriter, r *http.Request) {
-	if err := s.engine.DeleteWebhookEndpoint(r.Context(), accountID(r), r.PathValue("id")); err != nil {
+	if err := s.svc.Webhooks.DeleteEndpoint(r.Context(), accountID(r), r.PathValue("id")); err != nil {
 		s.problem(w, r, err)
 		return
 	}
@@ -81,7 +76,7 @@ func (s *Server) deleteWebhookEndpoint(w http.ResponseWriter, r *http.Request) {
 // a rotation. 201 with the new secret, shown once; both secrets sign until
 // the old one is deleted.
 func (s *Server) postWebhookSecret(w http.ResponseWriter, r *http.Request) {
-	ep, err := s.engine.AddWebhookSecret(r.Context(), accountID(r), r.PathValue("id"))
+	ep, err := s.svc.Webhooks.AddSecret(r.Context(), accountID(r), r.PathValue("id"))
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -92,7 +87,7 @@ func (s *Server) postWebhookSecret(w http.ResponseWriter, r *http.Request) {
 // deleteWebhookSecret: DELETE /v1/webhook-endpoints/{id}/secrets/{secretId},
 // the end of a rotation. 200 with the endpoint.
 func (s *Server) deleteWebhookSecret(w http.ResponseWriter, r *http.Request) {
-	ep, err := s.engine.DeleteWebhookSecret(r.Context(), accountID(r), r.PathValue("id"), r.PathValue("secretId"))
+	ep, err := s.svc.Webhooks.DeleteSecret(r.Context(), accountID(r), r.PathValue("id"), r.PathValue("secretId"))
 	w.Header().Set("Cache-Control", "no-store")
 	s.writeResult(w, r, ep, err)
 }
@@ -100,7 +95,7 @@ func (s *Server) deleteWebhookSecret(w http.ResponseWriter, r *http.Request) {
 // postWebhookEnable: POST /v1/webhook-endpoints/{id}/enable, after a 410
 // disabled it. 200 with the endpoint.
 func (s *Server) postWebhookEnable(w http.ResponseWriter, r *http.Request) {
-	ep, err := s.engine.EnableWebhookEndpoint(r.Context(), accountID(r), r.PathValue("id"))
+	ep, err := s.svc.Webhooks.EnableEndpoint(r.Context(), accountID(r), r.PathValue("id"))
 	w.Header().Set("Cache-Control", "no-store")
 	s.writeResult(w, r, ep, err)
 }
@@ -122,11 +117,11 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
-	if limit > fiscal.MaxEventsLimit || (r.URL.Query().Has("limit") && limit == 0) {
+	if limit > webhooks.MaxEventsLimit || (r.URL.Query().Has("limit") && limit == 0) {
 		s.problem(w, r, &fiscal.Error{Code: fiscal.CodeBadRequest, Field: "limit", Detail: "query parameter limit must be between 1 and 200"})
 		return
 	}
-	list, err := s.engine.Events(r.Context(), accountID(r), after, int(limit))
+	list, err := s.svc.Webhooks.Events(r.Context(), accountID(r), after, int(limit))
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -144,7 +139,7 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
 
 // getEvent: GET /v1/events/{id}, with its deliveries.
 func (s *Server) getEvent(w http.ResponseWriter, r *http.Request) {
-	ev, err := s.engine.Event(r.Context(), accountID(r), r.PathValue("id"))
+	ev, err := s.svc.Webhooks.Event(r.Context(), accountID(r), r.PathValue("id"))
 	w.Header().Set("Cache-Control", "no-store")
 	s.writeResult(w, r, ev, err)
 }
@@ -153,14 +148,14 @@ func (s *Server) getEvent(w http.ResponseWriter, r *http.Request) {
 // deliveries are scheduled, due now.
 func (s *Server) postRedeliver(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	list, err := s.engine.RedeliverEvent(r.Context(), accountID(r), id, r.URL.Query().Get("endpoint"))
+	list, err := s.svc.Webhooks.Redeliver(r.Context(), accountID(r), id, r.URL.Query().Get("endpoint"))
 	if err != nil {
 		s.problem(w, r, err)
 		return
 	}
 	raw, err := json.Marshal(struct {
-		EventID    string                   `json:"eventId"`
-		Deliveries []fiscal.WebhookDelivery `json:"deliveries"`
+		EventID    string              `json:"eventId"`
+		Deliveries []webhooks.Delivery `json:"deliveries"`
 	}{id, list})
 	if err != nil {
 		s.problem(w, r, err)

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
-	"github.com/fiscal402/fiscal402/fiscal/webhook"
 	"github.com/fiscal402/fiscal402/httpserver"
+	"github.com/fiscal402/fiscal402/webhooks"
 )
 
 // stepClock is the virtual clock of the webhook tests: the dispatcher's
@@ -69,10 +69,10 @@ func (c *stepClock) AdvanceToNext() {
 type webhookFixture struct {
 	*fixture
 	clock *stepClock
-	opts  fiscal.WebhookOptions
+	opts  webhooks.Options
 }
 
-func newWebhookFixture(t *testing.T, opts fiscal.WebhookOptions) *webhookFixture {
+func newWebhookFixture(t *testing.T, opts webhooks.Options) *webhookFixture {
 	t.Helper()
 	f := &webhookFixture{fixture: &fixture{t: t, dir: t.TempDir()}, clock: &stepClock{now: testNow}, opts: opts}
 	f.openWebhooks()
@@ -88,14 +88,14 @@ func (f *webhookFixture) openWebhooks() {
 	opts := f.opts
 	opts.After = f.clock.After
 	e, err := fiscal.New(fiscal.Config{
-		DataDir: f.dir, Accounts: testAccounts(f.t), Clock: f.clock.Now,
-		Rand: &detRand{seed: "webhooks"}, Logger: quiet, Webhooks: opts,
+		Dir: f.dir, Accounts: testAccounts(f.t), Clock: f.clock.Now,
+		Rand: &detRand{seed: "webhooks"}, Logger: quiet,
 	})
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	f.engine = e
-	f.srv = httptest.NewServer(httpserver.New(e, httpserver.Options{Logger: quiet}))
+	f.srv = httptest.NewServer(newHandler(f.t, e, httpserver.Options{Logger: quiet}, opts))
 	f.t.Cleanup(f.close)
 }
 
@@ -183,12 +183,12 @@ func (rc *receiver) serve(w http.ResponseWriter, r *http.Request) {
 	// The replay window itself is tested in package webhook; here the
 	// virtual clock may have been stepped between signing and receiving,
 	// so the window is wide and the signature is what is checked.
-	err := webhook.VerifyAt(rc.clock.Now(), rc.secrets, r.Header.Get(webhook.HeaderSignature), r.Header.Get(webhook.HeaderTimestamp), body, 96*time.Hour)
-	attempt, _ := strconv.Atoi(r.Header.Get(webhook.HeaderAttempt))
+	err := webhooks.VerifyAt(rc.clock.Now(), rc.secrets, r.Header.Get(webhooks.HeaderSignature), r.Header.Get(webhooks.HeaderTimestamp), body, 96*time.Hour)
+	attempt, _ := strconv.Atoi(r.Header.Get(webhooks.HeaderAttempt))
 	rec := received{
-		eventID: r.Header.Get(webhook.HeaderEventID), eventType: r.Header.Get(webhook.HeaderEventType),
-		deliveryID: r.Header.Get(webhook.HeaderDeliveryID), attempt: attempt, body: body,
-		signature: r.Header.Get(webhook.HeaderSignature), timestamp: r.Header.Get(webhook.HeaderTimestamp), verifyErr: err,
+		eventID: r.Header.Get(webhooks.HeaderEventID), eventType: r.Header.Get(webhooks.HeaderEventType),
+		deliveryID: r.Header.Get(webhooks.HeaderDeliveryID), attempt: attempt, body: body,
+		signature: r.Header.Get(webhooks.HeaderSignature), timestamp: r.Header.Get(webhooks.HeaderTimestamp), verifyErr: err,
 	}
 	if r.Method != "POST" || r.Header.Get("Content-Type") != "application/json" {
 		rec.verifyErr = errInvalidRequest
@@ -252,7 +252,7 @@ func checkVerified(t *testing.T, got []received) {
 // requests; every event still arrives, each request verifies with the
 // helper, attempts count up per event, delivery ids never repeat.
 func TestWebhooksFailFirstThenSucceed(t *testing.T) {
-	f := newWebhookFixture(t, fiscal.WebhookOptions{AllowLoopback: true})
+	f := newWebhookFixture(t, webhooks.Options{AllowLoopback: true})
 	rc := newReceiver(t, f.clock, func(n int, w http.ResponseWriter) int {
 		if n <= 3 {
 			return http.StatusInternalServerError
@@ -305,7 +305,7 @@ func TestWebhooksFailFirstThenSucceed(t *testing.T) {
 // closed and reopened on the same data directory resume; none is lost, and
 // duplicates carry the same event id.
 func TestWebhooksRestartWhilePending(t *testing.T) {
-	f := newWebhookFixture(t, fiscal.WebhookOptions{AllowLoopback: true})
+	f := newWebhookFixture(t, webhooks.Options{AllowLoopback: true})
 	var up atomic.Bool
 	rc := newReceiver(t, f.clock, func(n int, w http.ResponseWriter) int {
 		if !up.Load() {
@@ -354,7 +354,7 @@ func TestWebhooksRestartWhilePending(t *testing.T) {
 // signatures; a receiver holding only the old or only the new secret
 // verifies; after the old secret is deleted, only the new one signs.
 func TestWebhooksRotation(t *testing.T) {
-	f := newWebhookFixture(t, fiscal.WebhookOptions{AllowLoopback: true})
+	f := newWebhookFixture(t, webhooks.Options{AllowLoopback: true})
 	rc := newReceiver(t, f.clock, nil)
 	ep := f.createEndpoint(keyA, rc.URL)
 	id, oldSecret := ep["id"].(string), ep["secret"].(string)
@@ -372,7 +372,7 @@ func TestWebhooksRotation(t *testing.T) {
 	if strings.Count(g.signature, "v1=") != 2 {
 		t.Fatalf("signature %q during rotation", g.signature)
 	}
-	if err := webhook.VerifyAt(f.clock.Now(), []string{newSecret}, g.signature, g.timestamp, g.body, 96*time.Hour); err != nil {
+	if err := webhooks.VerifyAt(f.clock.Now(), []string{newSecret}, g.signature, g.timestamp, g.body, 96*time.Hour); err != nil {
 		t.Errorf("new secret: %v", err)
 	}
 	if r := f.do("DELETE", "/v1/webhook-endpoints/"+id+"/secrets/"+oldID, keyA, nil); r.status != 200 {
@@ -386,7 +386,7 @@ func TestWebhooksRotation(t *testing.T) {
 	if strings.Count(g.signature, "v1=") != 1 {
 		t.Fatalf("signature %q after rotation", g.signature)
 	}
-	if err := webhook.VerifyAt(f.clock.Now(), []string{oldSecret}, g.signature, g.timestamp, g.body, 96*time.Hour); err == nil {
+	if err := webhooks.VerifyAt(f.clock.Now(), []string{oldSecret}, g.signature, g.timestamp, g.body, 96*time.Hour); err == nil {
 		t.Error("the deleted secret still verifies")
 	}
 	if r := f.do("DELETE", "/v1/webhook-endpoints/"+id+"/secrets/"+r.json(t)["secretId"].(string), keyA, nil); r.status != 409 || r.json(t)["code"] != "WEBHOOK_ENDPOINT_CONFLICT" {
@@ -397,7 +397,7 @@ func TestWebhooksRotation(t *testing.T) {
 // TestWebhooksGoneDisables: a 410 disables the endpoint; nothing more is
 // sent to it until it is enabled.
 func TestWebhooksGoneDisables(t *testing.T) {
-	f := newWebhookFixture(t, fiscal.WebhookOptions{AllowLoopback: true})
+	f := newWebhookFixture(t, webhooks.Options{AllowLoopback: true})
 	var gone atomic.Bool
 	gone.Store(true)
 	rc := newReceiver(t, f.clock, func(int, http.ResponseWriter) int {
@@ -432,7 +432,7 @@ func TestWebhooksGoneDisables(t *testing.T) {
 // TestWebhooksTimeout: a receiver that does not answer within the timeout
 // (shortened here) counts as a failed attempt; the next attempt delivers.
 func TestWebhooksTimeout(t *testing.T) {
-	f := newWebhookFixture(t, fiscal.WebhookOptions{AllowLoopback: true, Timeout: 200 * time.Millisecond})
+	f := newWebhookFixture(t, webhooks.Options{AllowLoopback: true, Timeout: 200 * time.Millisecond})
 	release := make(chan struct{})
 	defer close(release)
 	rc := newReceiver(t, f.clock, func(n int, w http.ResponseWriter) int {
@@ -465,7 +465,7 @@ func TestWebhooksTimeout(t *testing.T) {
 // TestWebhooksRedirectNotFollowed: a 3xx is a failed attempt and its target
 // is never called.
 func TestWebhooksRedirectNotFollowed(t *testing.T) {
-	f := newWebhookFixture(t, fiscal.WebhookOptions{AllowLoopback: true})
+	f := newWebhookFixture(t, webhooks.Options{AllowLoopback: true})
 	var hits atomic.Int32
 	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
 	defer target.Close()
@@ -490,7 +490,7 @@ func TestWebhooksRedirectNotFollowed(t *testing.T) {
 // TestWebhooksLoopbackRefused: without AllowLoopback (production), loopback
 // and private endpoints are refused when registered.
 func TestWebhooksLoopbackRefused(t *testing.T) {
-	f := newWebhookFixture(t, fiscal.WebhookOptions{})
+	f := newWebhookFixture(t, webhooks.Options{})
 	for _, url := range []string{"http://127.0.0.1:8080/hook", "https://127.0.0.1/hook", "https://localhost/hook", "https://[::1]/hook", "https://192.168.1.10/hook", "https://169.254.169.254/", "https://127.1/", "http://hooks.example.com/"} {
 		r := f.do("POST", "/v1/webhook-endpoints", keyA, []byte(`{"url":"`+url+`"}`))
 		if m := r.json(t); r.status != 400 || m["code"] != "BAD_REQUEST" || m["field"] != "/url" {
@@ -509,7 +509,7 @@ func TestWebhooksLoopbackRefused(t *testing.T) {
 // TestEventsBackfillAndRedeliver pages through GET /v1/events and asks for
 // a redelivery, which reaches the receiver with the same event id.
 func TestEventsBackfillAndRedeliver(t *testing.T) {
-	f := newWebhookFixture(t, fiscal.WebhookOptions{AllowLoopback: true})
+	f := newWebhookFixture(t, webhooks.Options{AllowLoopback: true})
 	var ids []string
 	for i := 1; i <= 5; i++ {
 		ids = append(ids, "evt_"+f.settle(keyA, i)["id"].(string))
@@ -525,7 +525,7 @@ func TestEventsBackfillAndRedeliver(t *testing.T) {
 		if r.status != 200 {
 			t.Fatalf("%s: %d %s", path, r.status, r.body)
 		}
-		var page fiscal.EventList
+		var page webhooks.EventList
 		if err := json.Unmarshal(r.body, &page); err != nil {
 			t.Fatal(err)
 		}

@@ -1,12 +1,13 @@
 package httpserver
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"strings"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/ingest"
+	"github.com/fiscal402/fiscal402/x402"
 )
 
 // postX402Settlement: POST /v1/x402/settlements, the HTTP form of
@@ -18,22 +19,22 @@ import (
 // ("settlement_pending") or, with "Prefer: respond-async" (RFC 7240 §4.1),
 // durably queued without waiting for the chain (fiscal.Engine.EnqueueX402).
 func (s *Server) postX402Settlement(w http.ResponseWriter, r *http.Request) {
-	body, err := s.readJSONBody(w, r)
-	if err != nil {
+	var req X402IngestRequest
+	if err := s.decodeJSON(w, r, &req); err != nil {
 		s.problem(w, r, err)
 		return
 	}
-	req, err := fiscal.DecodeX402IngestRequest(bytes.NewReader(body))
-	if err != nil {
-		s.problem(w, r, err)
-		return
-	}
-	ingest := s.engine.IngestX402
+	record := s.svc.Ingest.RecordX402
 	async := prefersAsync(r.Header.Values("Prefer"))
 	if async {
-		ingest = s.engine.EnqueueX402
+		record = s.svc.Ingest.EnqueueX402
 	}
-	res, err := ingest(r.Context(), accountID(r), req.SettleResponse, req.PaymentRequirements, req.PaymentPayload, req.Buyer, r.Header.Get("Idempotency-Key"))
+	res, err := record(r.Context(), ingest.X402{
+		Account:        accountID(r),
+		Settlement:     x402.Settlement{SettleResponse: req.SettleResponse, PaymentRequirements: req.PaymentRequirements, PaymentPayload: req.PaymentPayload},
+		Buyer:          req.Buyer,
+		IdempotencyKey: r.Header.Get("Idempotency-Key"),
+	})
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -58,7 +59,7 @@ func (s *Server) postX402Settlement(w http.ResponseWriter, r *http.Request) {
 // account's queued x402 payment (queued, recorded with recordUrl, or failed
 // with lastError).
 func (s *Server) getX402Settlement(w http.ResponseWriter, r *http.Request) {
-	st, err := s.engine.IngestStatus(r.Context(), accountID(r), r.PathValue("id"))
+	st, err := s.svc.Ingest.Status(r.Context(), accountID(r), r.PathValue("id"))
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -70,6 +71,21 @@ func (s *Server) getX402Settlement(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Cache-Control", "private, no-cache")
 	writeJSON(w, http.StatusOK, raw)
+}
+
+// X402IngestRequest is the body of POST /v1/x402/settlements: the three x402
+// documents, each either the JSON object itself or a JSON string holding the
+// base64 header value (PAYMENT-RESPONSE, PAYMENT-SIGNATURE / X-PAYMENT), and
+// the merchant-attested buyer facts. paymentRequirements may be omitted
+// when paymentPayload is x402 v2, paymentPayload when settleResponse names
+// the payer. The envelope and buyer are decoded strictly; the x402
+// documents are read by package x402, which ignores their unknown members
+// but not their duplicates.
+type X402IngestRequest struct {
+	SettleResponse      json.RawMessage   `json:"settleResponse"`
+	PaymentRequirements json.RawMessage   `json:"paymentRequirements,omitempty"`
+	PaymentPayload      json.RawMessage   `json:"paymentPayload,omitempty"`
+	Buyer               fiscal.BuyerFacts `json:"buyer"`
 }
 
 // prefersAsync reports whether the Prefer header fields (RFC 7240 §2: a

@@ -16,6 +16,7 @@ import (
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/httpserver"
+	"github.com/fiscal402/fiscal402/ingest"
 	"github.com/fiscal402/fiscal402/internal/anviltest"
 )
 
@@ -34,13 +35,15 @@ func newChainFixture(t testing.TB, rpcURL string) *fixture {
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	e, err := fiscal.New(fiscal.Config{
-		DataDir: t.TempDir(), Accounts: testAccounts(t), Chain: v,
+		Dir: t.TempDir(), Accounts: testAccounts(t), Chain: v,
 		Clock: func() time.Time { return chainNow }, Rand: &detRand{seed: "x402"}, Logger: quiet,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{t: t, engine: e, srv: httptest.NewServer(httpserver.New(e, httpserver.Options{Logger: quiet}))}
+	f := &fixture{t: t, engine: e}
+	f.ingest = ingest.New(e, ingest.Options{NoQueue: true})
+	f.srv = httptest.NewServer(newHandlerWith(t, httpserver.Services{Engine: e, Ingest: f.ingest}, httpserver.Options{Logger: quiet}))
 	t.Cleanup(f.close)
 	return f
 }
@@ -158,7 +161,7 @@ func TestX402HTTP(t *testing.T) {
 		}
 		wantProblem(t, f.do("GET", loc, keyB, nil), 404, "NOT_FOUND", "")
 		wantProblem(t, f.do("GET", "/settlements/"+id, keyA, nil), 404, "NOT_FOUND", "")
-		if n, err := f.engine.ProcessIngestQueue(context.Background()); err != nil || n != 1 {
+		if n, err := f.ingest.Process(context.Background()); err != nil || n != 1 {
 			t.Fatalf("process: %d %v", n, err)
 		}
 		g := f.do("GET", loc, keyA, nil)
@@ -177,7 +180,7 @@ func TestX402HTTP(t *testing.T) {
 		if r.status != http.StatusAccepted || r.header.Get("Preference-Applied") != "respond-async" || r.json(t)["reason"] != "async" {
 			t.Fatalf("status %d %v: %s", r.status, r.header, r.body)
 		}
-		f.engine.ProcessIngestQueue(context.Background())
+		f.ingest.Process(context.Background())
 		// Once recorded, the same request answers with the record.
 		again := f.do("POST", "/v1/x402/settlements", keyA, body, "Prefer", "respond-async")
 		if again.status != http.StatusOK || again.header.Get("Preference-Applied") != "" || again.json(t)["object"] != "settlement" {

@@ -2,6 +2,8 @@ package ingest
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -149,7 +151,7 @@ func (s *Service) parseX402(in X402) (*fiscal.Books, x402.Payment, fiscal.BuyerF
 	if err != nil {
 		return nil, none, fiscal.BuyerFacts{}, false, err
 	}
-	if err := validIdempotencyKey(in.IdempotencyKey); err != nil {
+	if err := fiscal.CheckIdempotencyKey(in.IdempotencyKey); err != nil {
 		return nil, none, fiscal.BuyerFacts{}, false, err
 	}
 	p, pending, err := usdcParser().Parse(in.Settlement)
@@ -232,7 +234,7 @@ func (s *Service) x402Ingest(p x402.Payment, buyer fiscal.BuyerFacts, idemKey st
 // Idempotency-Key claim and the queue: the same payment reported again with
 // the same buyer facts is the same request, whatever its spelling.
 func fingerprint(kind string, input any, buyer fiscal.BuyerFacts) []byte {
-	return fiscal.Fingerprint(struct {
+	return hash(struct {
 		Kind  string            `json:"kind"`
 		Input any               `json:"input"`
 		Buyer fiscal.BuyerFacts `json:"buyer"`
@@ -281,19 +283,19 @@ func (s *Service) RecordTransfer(ctx context.Context, t Transfer) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
-	if err := validIdempotencyKey(t.IdempotencyKey); err != nil {
+	if err := fiscal.CheckIdempotencyKey(t.IdempotencyKey); err != nil {
 		return nil, err
 	}
 	if _, ok := evmverify.USDCContract(t.Network); !ok {
 		field := "/network"
 		if t.Network == "" {
-			return nil, fiscal.BadRequest(field, "is required (CAIP-2, e.g. %q)", evmverify.NetworkBase)
+			return nil, badRequest(field, "is required (CAIP-2, e.g. %q)", evmverify.NetworkBase)
 		}
 		return nil, &fiscal.Error{Code: fiscal.CodeUnsupportedNetwork, Field: field, Detail: fmt.Sprintf("network %q is not supported; supported: %s", t.Network, supportedNetworks())}
 	}
 	hash, err := evmverify.ParseTxHash(t.TxHash)
 	if err != nil {
-		return nil, fiscal.BadRequest("/txHash", "must be 0x followed by 64 hexadecimal digits")
+		return nil, badRequest("/txHash", "must be 0x followed by 64 hexadecimal digits")
 	}
 	buyer, err := t.Buyer.Normalised()
 	if err != nil {
@@ -325,13 +327,17 @@ func (s *Service) RecordTransfer(ctx context.Context, t Transfer) (*Result, erro
 	})
 }
 
-// validIdempotencyKey: 1 to 255 visible ASCII characters, or none.
-func validIdempotencyKey(k string) error {
-	if k == "" {
-		return nil
-	}
-	if len(k) > 255 || strings.IndexFunc(k, func(r rune) bool { return r < 0x21 || r > 0x7e }) >= 0 {
-		return &fiscal.Error{Code: fiscal.CodeBadRequest, Field: "Idempotency-Key", Detail: "must be 1 to 255 visible ASCII characters (no spaces)"}
-	}
-	return nil
+// hash is the SHA-256 of v's JSON encoding.
+func hash(v any) []byte {
+	b, _ := json.Marshal(v)
+	h := sha256.Sum256(b)
+	return h[:]
+}
+
+func badRequest(field, format string, args ...any) *fiscal.Error {
+	return &fiscal.Error{Code: fiscal.CodeBadRequest, Field: field, Detail: fmt.Sprintf(format, args...)}
+}
+
+func notFound(what string) *fiscal.Error {
+	return &fiscal.Error{Code: fiscal.CodeNotFound, Detail: what + " not found"}
 }

@@ -429,7 +429,7 @@ func (s *Service) load(id string) (queued, error) {
 	var q queued
 	raw, err := s.e.Ledger().Get(bucketQueue, []byte(id))
 	if errors.Is(err, ledger.ErrNotFound) {
-		return q, fiscal.NotFound("x402 ingest " + id)
+		return q, notFound("x402 ingest " + id)
 	}
 	if err != nil {
 		return q, fiscal.StoreError(err)
@@ -525,7 +525,7 @@ func (s *Service) Status(ctx context.Context, accountID, id string) (*Status, er
 		return nil, err
 	}
 	if q.Status.Account != accountID {
-		return nil, fiscal.NotFound("x402 ingest " + id)
+		return nil, notFound("x402 ingest " + id)
 	}
 	st := q.Status
 	if st.State == StateQueued {

@@ -1,24 +1,20 @@
-package fiscal
+package parties
 
 import (
 	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
-// The parties of a request that names its seller in the body: a fiscal
-// event (POST /v1/fiscal-events, spec §2.3) and a compliance evaluation
-// (POST /v1/compliance/evaluate). POST /settlements never names the seller:
-// there the seller is the account (spec §2.1, §5.3).
-
-// EventSeller is a seller named in a request body. Only legalName and country
+// Seller is a seller named in a request body. Only legalName and country
 // are in the specification's table (§2.3); the other members are extensions
 // that let the caller state the facts Art. 59c VAT Directive depends on. A fact
 // left out is unknown, never assumed: when it would change the determination,
 // the result is MANUAL_REVIEW_REQUIRED with reason seller_threshold_unknown.
-type EventSeller struct {
+type Seller struct {
 	LegalName           string   `json:"legalName,omitempty"`
 	Country             string   `json:"country"`
 	VATNumber           string   `json:"vatNumber,omitempty"`
@@ -27,8 +23,8 @@ type EventSeller struct {
 	OptedForDestination *bool    `json:"optedForDestination,omitempty"` // extension: Art. 59c(3) option
 }
 
-// EventBuyer is the buyer as the caller attests it (spec §2.3).
-type EventBuyer struct {
+// Buyer is the buyer as the caller attests it (spec §2.3).
+type Buyer struct {
 	Country        string `json:"country,omitempty"`
 	BusinessStatus string `json:"businessStatus,omitempty"` // "B2C" or "B2B"
 	VATNumber      string `json:"vatNumber,omitempty"`      // extension: a B2B buyer's VAT number, looked up in VIES
@@ -36,8 +32,8 @@ type EventBuyer struct {
 	PostalCode     string `json:"postalCode,omitempty"`     // extension: special territories (research/vat.md §1.4)
 }
 
-// EventSupply is what was sold (spec §2.3).
-type EventSupply struct {
+// Supply is what was sold (spec §2.3).
+type Supply struct {
 	Kind        string `json:"kind"`
 	Description string `json:"description,omitempty"` // extension: the invoice line's item name
 }
@@ -57,9 +53,9 @@ const ReasonSellerThresholdUnknown = "seller_threshold_unknown"
 // between parties that are both outside the EU and UK VAT areas.
 const ReasonCorridorNotCovered = "corridor_not_covered"
 
-// sellerFacts is a validated seller with its threshold facts; nil pointers
+// SellerFacts is a validated seller with its threshold facts; nil pointers
 // are unknown.
-type sellerFacts struct {
+type SellerFacts struct {
 	LegalName           string
 	Country             string
 	VATNumber           string
@@ -69,8 +65,8 @@ type sellerFacts struct {
 	IsAccount           bool // the authenticated account's own seller
 }
 
-// partyBuyer is a validated buyer of a fiscal event or evaluation.
-type partyBuyer struct {
+// BuyerFacts is a validated buyer of a fiscal event or evaluation.
+type BuyerFacts struct {
 	Country        string
 	BusinessStatus string // "B2C" or "B2B" after defaulting
 	VATNumber      string
@@ -78,11 +74,11 @@ type partyBuyer struct {
 	PostalCode     string
 }
 
-// parseEventSeller validates a seller from a request body. field is the JSON
+// ParseSeller validates a seller from a request body. field is the JSON
 // pointer of the seller object; legalName is required when nameRequired.
-func parseEventSeller(field string, in EventSeller, nameRequired bool) (sellerFacts, error) {
-	var s sellerFacts
-	name, err := parseText(field+"/legalName", in.LegalName)
+func ParseSeller(field string, in Seller, nameRequired bool) (SellerFacts, error) {
+	var s SellerFacts
+	name, err := fiscal.ParseText(field+"/legalName", in.LegalName)
 	if err != nil {
 		return s, err
 	}
@@ -93,7 +89,7 @@ func parseEventSeller(field string, in EventSeller, nameRequired bool) (sellerFa
 	if strings.TrimSpace(in.Country) == "" {
 		return s, badRequest(field+"/country", "is required (ISO 3166-1 alpha-2, any country)")
 	}
-	if s.Country, err = parseCountry(field+"/country", in.Country); err != nil {
+	if s.Country, err = fiscal.ParseCountry(field+"/country", in.Country); err != nil {
 		return s, err
 	}
 	if s.VATNumber, err = parseVATNumber(field+"/vatNumber", in.VATNumber); err != nil {
@@ -103,11 +99,11 @@ func parseEventSeller(field string, in EventSeller, nameRequired bool) (sellerFa
 		return s, badRequest(field+"/otherEstablishments", "lists more than the %d EU member states", len(eu27Countries))
 	}
 	for i, c := range in.OtherEstablishments {
-		cc, err := parseCountry(fmt.Sprintf("%s/otherEstablishments/%d", field, i), c)
+		cc, err := fiscal.ParseCountry(fmt.Sprintf("%s/otherEstablishments/%d", field, i), c)
 		if err != nil {
 			return s, err
 		}
-		if !inEU27(cc) {
+		if !InEU27(cc) {
 			return s, badRequest(fmt.Sprintf("%s/otherEstablishments/%d", field, i), "%q is not an EU member state; only EU establishments matter here (Art. 59c VAT Directive)", c)
 		}
 		s.OtherEstablishments = append(s.OtherEstablishments, cc)
@@ -116,14 +112,14 @@ func parseEventSeller(field string, in EventSeller, nameRequired bool) (sellerFa
 	return s, nil
 }
 
-// parseEventBuyer validates a buyer. A VAT number is a B2B claim (Art. 18(1)
+// ParseBuyer validates a buyer. A VAT number is a B2B claim (Art. 18(1)
 // Implementing Regulation 282/2011), so "B2C" with a VAT number contradicts
 // itself and is refused rather than resolved by a guess.
-func parseEventBuyer(field string, in EventBuyer) (partyBuyer, error) {
-	var b partyBuyer
+func ParseBuyer(field string, in Buyer) (BuyerFacts, error) {
+	var b BuyerFacts
 	var err error
 	if in.Country != "" {
-		if b.Country, err = parseCountry(field+"/country", in.Country); err != nil {
+		if b.Country, err = fiscal.ParseCountry(field+"/country", in.Country); err != nil {
 			return b, err
 		}
 	}
@@ -146,7 +142,7 @@ func parseEventBuyer(field string, in EventBuyer) (partyBuyer, error) {
 	default:
 		return b, badRequest(field+"/businessStatus", "%q is neither %q nor %q", in.BusinessStatus, BusinessStatusB2C, BusinessStatusB2B)
 	}
-	if b.Name, err = parseText(field+"/name", in.Name); err != nil {
+	if b.Name, err = fiscal.ParseText(field+"/name", in.Name); err != nil {
 		return b, err
 	}
 	pc := strings.TrimSpace(in.PostalCode)
@@ -160,17 +156,17 @@ func parseEventBuyer(field string, in EventBuyer) (partyBuyer, error) {
 	return b, nil
 }
 
-// parseEventSupply validates the supply; the kind is required because it
+// ParseSupply validates the supply; the kind is required because it
 // selects the place-of-supply rule (a kind the ruleset does not know is a
 // manual-review reason, not an error).
-func parseEventSupply(field string, in EventSupply) (kind, description string, err error) {
+func ParseSupply(field string, in Supply) (kind, description string, err error) {
 	if in.Kind == "" {
 		return "", "", badRequest(field+"/kind", "is required (e.g. %q)", vat.KindDigitalService)
 	}
 	if kind, err = parseToken(field+"/kind", in.Kind); err != nil {
 		return "", "", err
 	}
-	if description, err = parseText(field+"/description", in.Description); err != nil {
+	if description, err = fiscal.ParseText(field+"/description", in.Description); err != nil {
 		return "", "", err
 	}
 	return kind, description, nil
@@ -184,11 +180,11 @@ func parseVATNumber(field, v string) (string, error) {
 	return n, nil
 }
 
-// accountSellerFacts returns the facts of the account's own seller, which
+// AccountSeller returns the facts of the account's own seller, which
 // are complete: the account states its Art. 59c position.
-func accountSellerFacts(acc *Account) sellerFacts {
+func AccountSeller(acc fiscal.Account) SellerFacts {
 	over, opted := acc.Seller.OverThreshold, acc.Seller.OptedForDestination
-	return sellerFacts{
+	return SellerFacts{
 		LegalName:           acc.Seller.LegalName,
 		Country:             acc.Seller.Country,
 		VATNumber:           acc.Seller.VATNumber,
@@ -199,20 +195,20 @@ func accountSellerFacts(acc *Account) sellerFacts {
 	}
 }
 
-// matchAccountSeller reports whether the seller named in a body is the
+// MatchAccountSeller reports whether the seller named in a body is the
 // account's own seller: the same legal name (compared case-insensitively with
 // runs of white space collapsed), the same country, and, when the body gives
 // a VAT number, the account's VAT number. When it is, the account's profile
 // is authoritative (spec §5.3), and a threshold fact in the body that
 // contradicts it is an error rather than silently overridden.
-func matchAccountSeller(field string, s sellerFacts, acc *Account) (sellerFacts, bool, error) {
+func MatchAccountSeller(field string, s SellerFacts, acc fiscal.Account) (SellerFacts, bool, error) {
 	same := strings.EqualFold(collapseSpace(s.LegalName), collapseSpace(acc.Seller.LegalName)) &&
 		s.Country == acc.Seller.Country &&
 		(s.VATNumber == "" || vat.NormalizeNumber(s.VATNumber) == vat.NormalizeNumber(acc.Seller.VATNumber))
 	if !same {
 		return s, false, nil
 	}
-	m := accountSellerFacts(acc)
+	m := AccountSeller(acc)
 	if s.OverThreshold != nil && *s.OverThreshold != *m.OverThreshold {
 		return s, false, badRequest(field+"/overThreshold", "contradicts the account's seller profile (%t), which is authoritative for the account's own seller", *m.OverThreshold)
 	}
@@ -227,12 +223,12 @@ func matchAccountSeller(field string, s sellerFacts, acc *Account) (sellerFacts,
 
 func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// determineWithUnknowns runs vat.Determine for a seller whose Art. 59c facts
+// DetermineWithUnknowns runs vat.Determine for a seller whose Art. 59c facts
 // may be unknown. It determines under both assumptions (below the threshold
 // and not opted; above it and opted); when the two agree the facts do not
 // matter and that is the answer, otherwise the answer is a manual review:
 // the engine never guesses which VAT a seller owes.
-func determineWithUnknowns(s sellerFacts, buyer vat.Buyer, supply vat.Supply) vat.Determination {
+func DetermineWithUnknowns(s SellerFacts, buyer vat.Buyer, supply vat.Supply) vat.Determination {
 	in := vat.Input{
 		Seller: vat.Seller{Country: s.Country, OtherEstablishments: s.OtherEstablishments, VATNumber: s.VATNumber},
 		Buyer:  buyer,
@@ -296,7 +292,7 @@ func thresholdUnknown(low, high vat.Determination) vat.Determination {
 
 // eu27Countries are the 27 member states of the European Union (Art. 52
 // TEU; Art. 5 Directive 2006/112/EC), as ISO 3166-1 alpha-2 codes. Greece is
-// GR; its VAT prefix EL is accepted as an alias by inEU27. A test
+// GR; its VAT prefix EL is accepted as an alias by InEU27. A test
 // checks the list against the member states of package vat's rate table.
 var eu27Countries = map[string]bool{
 	"AT": true, "BE": true, "BG": true, "CY": true, "CZ": true, "DE": true, "DK": true,
@@ -305,16 +301,30 @@ var eu27Countries = map[string]bool{
 	"PL": true, "PT": true, "RO": true, "SE": true, "SI": true, "SK": true,
 }
 
-// inEU27 reports whether c (an upper-case country code; EL is
+// InEU27 reports whether c (an upper-case country code; EL is
 // Greece) is one of the EU-27.
-func inEU27(c string) bool {
+func InEU27(c string) bool {
 	if c == "EL" {
 		c = "GR"
 	}
 	return eu27Countries[c]
 }
 
-// inUKVATArea reports whether c is in the UK VAT area the experimental UK
+// InUKVATArea reports whether c is in the UK VAT area the experimental UK
 // ruleset covers: Great Britain, Northern Ireland (XI, for services) and the
 // Isle of Man (package vat, "# Rulesets").
-func inUKVATArea(c string) bool { return c == "GB" || c == "XI" || c == "IM" }
+func InUKVATArea(c string) bool { return c == "GB" || c == "XI" || c == "IM" }
+
+// parseToken accepts a supply kind as the engine does: lower-case letters,
+// digits and underscores, at most 64 characters (the ruleset decides
+// whether it knows the kind).
+func parseToken(field, v string) (string, error) {
+	if len(v) > 64 || strings.IndexFunc(v, func(r rune) bool { return !(r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }) >= 0 {
+		return "", badRequest(field, "must be a lower-case token such as \"digital_service\"")
+	}
+	return v, nil
+}
+
+func badRequest(field, format string, args ...any) *fiscal.Error {
+	return &fiscal.Error{Code: fiscal.CodeBadRequest, Field: field, Detail: fmt.Sprintf(format, args...)}
+}

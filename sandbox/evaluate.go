@@ -1,12 +1,14 @@
-package fiscal
+package sandbox
 
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/fiscalevent"
+	"github.com/fiscal402/fiscal402/parties"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/vat"
 )
@@ -26,38 +28,30 @@ import (
 // currency of the preview is USDC). date is a YYYY-MM-DD UTC day or an
 // RFC 3339 UTC instant, not in the future; it defaults to today (UTC).
 type EvaluateRequest struct {
-	Seller     *EventSeller `json:"seller,omitempty"`
-	Buyer      EventBuyer   `json:"buyer"`
-	Supply     EventSupply  `json:"supply"`
-	AmountUSDC string       `json:"amountUsdc"`
-	Currency   string       `json:"currency,omitempty"`
-	Date       string       `json:"date,omitempty"`
-}
-
-// DecodeEvaluateRequest reads an EvaluateRequest as strictly as
-// DecodeSettlementRequest.
-func DecodeEvaluateRequest(r io.Reader) (EvaluateRequest, error) {
-	var req EvaluateRequest
-	err := decodeStrict(r, &req)
-	return req, err
+	Seller     *parties.Seller `json:"seller,omitempty"`
+	Buyer      parties.Buyer   `json:"buyer"`
+	Supply     parties.Supply  `json:"supply"`
+	AmountUSDC string          `json:"amountUsdc"`
+	Currency   string          `json:"currency,omitempty"`
+	Date       string          `json:"date,omitempty"`
 }
 
 // Evaluation is the answer of Evaluate and the 200 body of POST
 // /v1/compliance/evaluate. Nothing of it is recorded (recorded is always
 // false): it is a sandbox preview, watermarked, and not a fiscal record.
 type Evaluation struct {
-	Object        string            `json:"object"`      // "compliance_evaluation"
-	Environment   string            `json:"environment"` // "sandbox"
-	Recorded      bool              `json:"recorded"`    // always false
-	Watermark     string            `json:"watermark"`   // receipt.SandboxWatermark
-	EvaluatedAt   string            `json:"evaluatedAt"`
-	Date          string            `json:"date"` // the supply date the rates were taken for, YYYY-MM-DD
-	Seller        FiscalEventSeller `json:"seller"`
-	Buyer         FiscalEventBuyer  `json:"buyer"`
-	Supply        EventSupply       `json:"supply"`
-	Determination vat.Determination `json:"determination"`
-	FX            RecordFX          `json:"fx"` // netEur and vatEur only when the determination is DETERMINED
-	Quota         *Quota            `json:"-"`  // the agent's quota after this call; nil when not metered
+	Object        string             `json:"object"`      // "compliance_evaluation"
+	Environment   string             `json:"environment"` // "sandbox"
+	Recorded      bool               `json:"recorded"`    // always false
+	Watermark     string             `json:"watermark"`   // receipt.SandboxWatermark
+	EvaluatedAt   string             `json:"evaluatedAt"`
+	Date          string             `json:"date"` // the supply date the rates were taken for, YYYY-MM-DD
+	Seller        fiscalevent.Seller `json:"seller"`
+	Buyer         fiscalevent.Buyer  `json:"buyer"`
+	Supply        parties.Supply     `json:"supply"`
+	Determination vat.Determination  `json:"determination"`
+	FX            fiscal.RecordFX    `json:"fx"` // netEur and vatEur only when the determination is DETERMINED
+	Quota         *Quota             `json:"-"`  // the agent's quota after this call; nil when not metered
 }
 
 // Evaluate previews the EU VAT classification of a supply, without writing
@@ -68,74 +62,78 @@ type Evaluation struct {
 //
 // accountID is the authenticated account, "" for none. The call counts
 // against agent's sandbox quota once the request is valid.
-func (e *Engine) Evaluate(ctx context.Context, accountID string, agent Agent, req EvaluateRequest) (*Evaluation, error) {
-	now := e.clock().UTC()
-	var acc *Account
+func (s *Sandbox) Evaluate(ctx context.Context, accountID string, agent Agent, req EvaluateRequest) (*Evaluation, error) {
+	now := s.prod.Now().UTC()
+	var acc *fiscal.Account
 	if accountID != "" {
-		a, ok := e.accounts.Get(accountID)
-		if !ok {
-			return nil, &Error{Code: CodeAuthenticationFailed, Detail: "unknown account"}
+		b, err := s.prod.Books(accountID)
+		if err != nil {
+			return nil, err
 		}
-		acc = a
+		a := b.Account()
+		acc = &a
 	}
 	seller, buyer, err := evaluateParties(req, acc)
 	if err != nil {
 		return nil, err
 	}
-	kind, desc, err := parseEventSupply("/supply", req.Supply)
+	kind, desc, err := parties.ParseSupply("/supply", req.Supply)
 	if err != nil {
 		return nil, err
 	}
-	amount, amountString, err := parseUSDCAmount("/amountUsdc", req.AmountUSDC)
+	amount, err := fiscal.ParseAmount("/amountUsdc", req.AmountUSDC)
 	if err != nil {
 		return nil, err
 	}
-	if req.Currency != "" && req.Currency != AssetUSDC {
-		return nil, &Error{Code: CodeUnsupportedAsset, Field: "/currency", Detail: fmt.Sprintf("currency %q is not supported; the preview is in %s (spec §1)", req.Currency, AssetUSDC)}
+	if req.Currency != "" && req.Currency != "USDC" {
+		return nil, &fiscal.Error{Code: fiscal.CodeUnsupportedAsset, Field: "/currency", Detail: fmt.Sprintf("currency %q is not supported; the preview is in USDC (spec §1)", req.Currency)}
 	}
 	date, err := parseEvaluateDate("/date", req.Date, now)
 	if err != nil {
 		return nil, err
 	}
-	quota, err := e.takeQuota(agent, now)
+	eng, err := s.open()
 	if err != nil {
 		return nil, err
 	}
-
-	reg := e.lookupVATNumber(ctx, buyer.VATNumber)
-	regCheck := registryCheck(reg)
-	det := determineWithUnknowns(seller, vat.Buyer{
-		Country:    buyer.Country,
-		PostalCode: buyer.PostalCode,
-		Business:   buyer.BusinessStatus == BusinessStatusB2B,
-		VATNumber:  buyer.VATNumber,
-		Registry:   regCheck,
-	}, vat.Supply{Kind: kind, Date: date})
-	rfx, gross, _, err := e.convert(ctx, settlement{Amount: amount, AmountString: amountString, Timestamp: date})
+	quota, err := s.takeQuota(eng, agent, now)
 	if err != nil {
 		return nil, err
 	}
-	if rfx.GrossEUR != "" && det.Determined() {
-		net, tax := splitGross(gross, det)
-		rfx.NetEUR, rfx.VATEUR = net.StringFixed(2), tax.StringFixed(2)
+	d, err := eng.Prepare(ctx, AnonymousAccount, fiscal.Supply{
+		Payment: fiscal.Payment{
+			Amount: amount, AmountString: req.AmountUSDC, Timestamp: date,
+			Buyer: fiscal.BuyerFacts{Country: buyer.Country, PostalCode: buyer.PostalCode, VATNumber: buyer.VATNumber, Name: buyer.Name, SupplyKind: kind, Description: desc},
+		},
+		Seller:       fiscal.Seller{LegalName: seller.LegalName, Country: seller.Country, VATNumber: seller.VATNumber, OtherEstablishments: seller.OtherEstablishments},
+		Verification: fiscal.Verification{Chain: "not_performed"},
+		Determine: func(in vat.Input) vat.Determination {
+			in.Buyer.Business = buyer.BusinessStatus == parties.BusinessStatusB2B
+			return parties.DetermineWithUnknowns(seller, in.Buyer, in.Supply)
+		},
+	}, now)
+	if err != nil {
+		return nil, err
 	}
+	r := d.Record
+	rfx := r.FX
 	return &Evaluation{
 		Object:      "compliance_evaluation",
 		Environment: receipt.EnvSandbox,
 		Watermark:   receipt.SandboxWatermark,
 		EvaluatedAt: now.Format(time.RFC3339Nano),
 		Date:        date.Format(time.DateOnly),
-		Seller: FiscalEventSeller{
+		Seller: fiscalevent.Seller{
 			LegalName: seller.LegalName, Country: seller.Country, VATNumber: seller.VATNumber,
 			OtherEstablishments: seller.OtherEstablishments, OverThreshold: seller.OverThreshold,
 			OptedForDestination: seller.OptedForDestination, AccountSeller: seller.IsAccount,
 		},
-		Buyer: FiscalEventBuyer{
+		Buyer: fiscalevent.Buyer{
 			Country: buyer.Country, BusinessStatus: buyer.BusinessStatus, VATNumber: buyer.VATNumber,
-			Name: buyer.Name, PostalCode: buyer.PostalCode, Attested: "merchant", Registry: reg,
+			Name: buyer.Name, PostalCode: buyer.PostalCode, Attested: "merchant", Registry: r.Buyer.Registry,
 		},
-		Supply:        EventSupply{Kind: kind, Description: desc},
-		Determination: det,
+		Supply:        parties.Supply{Kind: kind, Description: desc},
+		Determination: r.Classification,
 		FX:            rfx,
 		Quota:         quota,
 	}, nil
@@ -145,37 +143,37 @@ func (e *Engine) Evaluate(ctx context.Context, accountID string, agent Agent, re
 // buyer must be an attested EU-27 customer (spec §4): an absent country or
 // one outside the EU-27 is UNSUPPORTED_JURISDICTION, a malformed one
 // BAD_REQUEST.
-func evaluateParties(req EvaluateRequest, acc *Account) (sellerFacts, partyBuyer, error) {
-	var seller sellerFacts
+func evaluateParties(req EvaluateRequest, acc *fiscal.Account) (parties.SellerFacts, parties.BuyerFacts, error) {
+	var seller parties.SellerFacts
 	switch {
 	case req.Seller != nil:
-		s, err := parseEventSeller("/seller", *req.Seller, false)
+		s, err := parties.ParseSeller("/seller", *req.Seller, false)
 		if err != nil {
-			return seller, partyBuyer{}, err
+			return seller, parties.BuyerFacts{}, err
 		}
 		seller = s
 		if acc != nil {
-			if m, ok, err := matchAccountSeller("/seller", s, acc); err != nil {
-				return seller, partyBuyer{}, err
+			if m, ok, err := parties.MatchAccountSeller("/seller", s, *acc); err != nil {
+				return seller, parties.BuyerFacts{}, err
 			} else if ok {
 				seller = m
 			}
 		}
 	case acc != nil:
-		seller = accountSellerFacts(acc)
+		seller = parties.AccountSeller(*acc)
 	default:
-		return seller, partyBuyer{}, badRequest("/seller", "is required without a key (with a key it defaults to the account's seller)")
+		return seller, parties.BuyerFacts{}, badRequest("/seller", "is required without a key (with a key it defaults to the account's seller)")
 	}
-	buyer, err := parseEventBuyer("/buyer", req.Buyer)
+	buyer, err := parties.ParseBuyer("/buyer", req.Buyer)
 	if err != nil {
 		return seller, buyer, err
 	}
-	if !inEU27(buyer.Country) {
+	if !parties.InEU27(buyer.Country) {
 		detail := "the buyer's country is not attested; the preview covers attested EU-27 customers only"
 		if buyer.Country != "" {
 			detail = fmt.Sprintf("the buyer's country %s is not an EU-27 member state; the preview covers attested EU-27 customers only", buyer.Country)
 		}
-		return seller, buyer, &Error{Code: CodeUnsupportedJurisdiction, Field: "/buyer/country", Detail: detail}
+		return seller, buyer, &fiscal.Error{Code: CodeUnsupportedJurisdiction, Field: "/buyer/country", Detail: detail}
 	}
 	return seller, buyer, nil
 }
@@ -194,7 +192,14 @@ func parseEvaluateDate(field, v string, now time.Time) (time.Time, error) {
 		return d, nil
 	}
 	if strings.Contains(v, "T") {
-		return parseTimestamp(field, v, now)
+		return fiscal.ParseTimestamp(field, v, now)
 	}
 	return time.Time{}, badRequest(field, "must be a date such as \"2026-04-10\" or an ISO-8601 UTC timestamp")
+}
+
+// minYear: no EVM settlement predates Ethereum's launch.
+const minYear = 2015
+
+func badRequest(field, format string, args ...any) *fiscal.Error {
+	return &fiscal.Error{Code: fiscal.CodeBadRequest, Field: field, Detail: fmt.Sprintf(format, args...)}
 }

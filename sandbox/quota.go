@@ -1,17 +1,19 @@
-package fiscal
+package sandbox
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"net/netip"
 	"strings"
 	"time"
 
+	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/ledger"
 )
 
 // An Agent is who a sandbox call counts against (spec §8: evaluate and
-// simulate, together, SandboxQuotaPerDay calls "per agent per day"): the
+// simulate, together, Options.QuotaPerDay calls "per agent per day"): the
 // account when the caller sent a valid key, otherwise its network address.
 // The zero Agent is not metered; it is for in-process callers of the
 // library, which pay for their own machine.
@@ -50,8 +52,18 @@ type QuotaExceededError struct {
 }
 
 func (e *QuotaExceededError) Error() string {
-	return fmt.Sprintf("fiscal: sandbox quota of %d calls per day used up until %s", e.Limit, e.ResetAt.Format(time.RFC3339))
+	return fmt.Sprintf("sandbox: quota of %d calls per day used up until %s", e.Limit, e.ResetAt.Format(time.RFC3339))
 }
+
+// The error codes of the sandbox (their statuses are in fiscal's one table).
+const (
+	// CodeQuotaExceeded: the evaluate + simulate quota of the day is used
+	// up (429, with Retry-After until the next UTC midnight).
+	CodeQuotaExceeded fiscal.Code = "QUOTA_EXCEEDED"
+	// CodeUnsupportedJurisdiction: evaluate's buyer is not an attested
+	// EU-27 customer (422).
+	CodeUnsupportedJurisdiction fiscal.Code = "UNSUPPORTED_JURISDICTION"
+)
 
 // bucketSandboxQuota holds the counters, in the sandbox ledger's side data
 // (durable and fsynced, so a restart does not reset a quota):
@@ -69,20 +81,20 @@ const maxQuotaPrune = 64
 // agent is not metered (nil, nil). Counting and checking happen in one
 // ledger write transaction, so concurrent calls cannot both take the last
 // unit.
-func (e *Engine) takeQuota(agent Agent, now time.Time) (*Quota, error) {
-	if agent == "" {
+func (s *Sandbox) takeQuota(eng *fiscal.Engine, agent Agent, now time.Time) (*Quota, error) {
+	if agent == "" || s.quota < 0 {
 		return nil, nil
 	}
 	if strings.ContainsRune(string(agent), 0) || len(agent) > 200 {
-		return nil, &Error{Code: CodeInternal, Detail: "invalid agent", Err: fmt.Errorf("agent %q", agent)}
+		return nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "invalid agent", Err: fmt.Errorf("agent %q", agent)}
 	}
 	now = now.UTC()
 	day := now.Format(time.DateOnly)
 	reset := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC)
-	limit := e.pricing.SandboxQuotaPerDay
+	limit := s.quota
 	key := []byte(day + "\x00" + string(agent))
 	var used int
-	err := e.sandbox.ledger.Update(func(tx ledger.Tx) error {
+	err := eng.Ledger().Update(func(tx ledger.Tx) error {
 		if err := pruneQuota(tx, day); err != nil {
 			return err
 		}
@@ -90,7 +102,7 @@ func (e *Engine) takeQuota(agent Agent, now time.Time) (*Quota, error) {
 			used = int(binary.BigEndian.Uint64(v))
 		}
 		if used >= limit {
-			return &Error{
+			return &fiscal.Error{
 				Code:       CodeQuotaExceeded,
 				Detail:     fmt.Sprintf("the sandbox quota of %d evaluate and simulate calls per day is used up; it resets at %s", limit, reset.Format(time.RFC3339)),
 				RetryAfter: reset.Sub(now),
@@ -100,11 +112,12 @@ func (e *Engine) takeQuota(agent Agent, now time.Time) (*Quota, error) {
 		used++
 		return tx.Put(bucketSandboxQuota, key, binary.BigEndian.AppendUint64(nil, uint64(used)))
 	})
+	var fe *fiscal.Error
+	if errors.As(err, &fe) && fe.Code == CodeQuotaExceeded {
+		return nil, err
+	}
 	if err != nil {
-		if CodeOf(err) == CodeQuotaExceeded {
-			return nil, err
-		}
-		return nil, storeError(err)
+		return nil, fiscal.StoreError(err)
 	}
 	return &Quota{Limit: limit, Used: used, Remaining: max(limit-used, 0), ResetAt: reset}, nil
 }

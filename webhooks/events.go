@@ -85,9 +85,9 @@ func (w *Service) checkpointText() (string, error) {
 func (w *Service) Events(ctx context.Context, accountID string, after int64, limit int) (*EventList, error) {
 	switch {
 	case after < -1:
-		return nil, fiscal.BadRequest("after", "must be a sequence (0 or more), or absent for the first page")
+		return nil, badRequest("after", "must be a sequence (0 or more), or absent for the first page")
 	case limit < 0 || limit > MaxEventsLimit:
-		return nil, fiscal.BadRequest("limit", "must be between 1 and %d", MaxEventsLimit)
+		return nil, badRequest("limit", "must be between 1 and %d", MaxEventsLimit)
 	case limit == 0:
 		limit = DefaultEventsLimit
 	}

@@ -358,7 +358,7 @@ func (w *Service) view(r endpointRecord) Endpoint {
 	return v
 }
 
-func endpointNotFound(id string) *fiscal.Error { return fiscal.NotFound("webhook endpoint " + id) }
+func endpointNotFound(id string) *fiscal.Error { return notFound("webhook endpoint " + id) }
 
 // The error codes of the webhook API (both 409; their statuses are in
 // fiscal's one table).
@@ -397,7 +397,7 @@ func (w *Service) read(fn func(tx ledger.Tx) error) error {
 // are available from Events and Redeliver.
 func (w *Service) CreateEndpoint(ctx context.Context, accountID string, req EndpointRequest) (*EndpointWithSecret, error) {
 	if req.URL == "" {
-		return nil, fiscal.BadRequest("/url", "is required")
+		return nil, badRequest("/url", "is required")
 	}
 	u, err := w.policy.CheckURL(req.URL)
 	if err != nil {
@@ -557,7 +557,7 @@ func (w *Service) DeleteSecret(ctx context.Context, accountID, id, secretID stri
 			r.Secrets = append(r.Secrets[:i:i], r.Secrets[i+1:]...)
 			return nil
 		}
-		return fiscal.NotFound("webhook secret " + secretID)
+		return notFound("webhook secret " + secretID)
 	})
 	if err != nil {
 		return nil, err
@@ -588,11 +588,19 @@ func parseDescription(field, v string) (string, error) {
 	v = strings.TrimSpace(v)
 	switch {
 	case !utf8.ValidString(v):
-		return "", fiscal.BadRequest(field, "is not valid UTF-8")
+		return "", badRequest(field, "is not valid UTF-8")
 	case utf8.RuneCountInString(v) > 200:
-		return "", fiscal.BadRequest(field, "is longer than 200 characters")
+		return "", badRequest(field, "is longer than 200 characters")
 	case strings.IndexFunc(v, unicode.IsControl) >= 0:
-		return "", fiscal.BadRequest(field, "contains control characters")
+		return "", badRequest(field, "contains control characters")
 	}
 	return v, nil
+}
+
+func badRequest(field, format string, args ...any) *fiscal.Error {
+	return &fiscal.Error{Code: fiscal.CodeBadRequest, Field: field, Detail: fmt.Sprintf(format, args...)}
+}
+
+func notFound(what string) *fiscal.Error {
+	return &fiscal.Error{Code: fiscal.CodeNotFound, Detail: what + " not found"}
 }

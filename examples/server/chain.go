@@ -1,17 +1,14 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/fiscal402/fiscal402/evmverify"
-	"github.com/fiscal402/fiscal402/fiscal"
 )
 
 // chainFlags are the per-network chain policy flags:
@@ -111,18 +108,4 @@ func (c *chainFlags) describe(w io.Writer) {
 		}
 		fmt.Fprintf(w, "chain %s (%s): verification required, %d endpoint(s), %s\n", n.caip2, n.name, len(n.urls), depth)
 	}
-}
-
-// startIngestQueue runs the engine's x402 ingest queue in the background
-// and returns the function that stops it and waits for it; call that before
-// closing the engine. It is safe to call more than once.
-func startIngestQueue(e *fiscal.Engine) (stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		e.RunIngestQueue(ctx)
-	}()
-	var once sync.Once
-	return func() { once.Do(func() { cancel(); <-done }) }
 }

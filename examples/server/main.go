@@ -54,9 +54,13 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/fiscal402/fiscal402/catalog"
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/httpserver"
+	"github.com/fiscal402/fiscal402/ingest"
+	"github.com/fiscal402/fiscal402/sandbox"
+	"github.com/fiscal402/fiscal402/webhooks"
 )
 
 func main() {
@@ -73,7 +77,7 @@ type options struct {
 	rateLimit                              float64
 	rateBurst                              int
 	trustedProxies                         string
-	webhooks                               fiscal.WebhookOptions
+	webhooks                               webhooks.Options
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -126,11 +130,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	accounts, err := fiscal.LoadAccountsFile(o.accounts)
+	accounts, err := httpserver.LoadAccountsFile(o.accounts)
 	if err != nil {
 		return err
 	}
-	cfg := fiscal.Config{DataDir: o.data, Accounts: accounts, LogOrigin: o.origin, Logger: logger, Webhooks: o.webhooks}
+	keys, err := accounts.Keys()
+	if err != nil {
+		return err
+	}
+	pricing := catalog.DefaultPricing()
+	cfg := fiscal.Config{Dir: o.data, Accounts: accounts.EngineAccounts(), LogOrigin: o.origin, Logger: logger, Fee: pricing.FeePolicy()}
 	if err := vf.apply(&cfg); err != nil {
 		return err
 	}
@@ -149,15 +158,29 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer engine.Close()
-	stopQueue := startIngestQueue(engine)
-	defer stopQueue()
+	o.webhooks.Configured = accounts.Webhooks()
+	hooks, err := webhooks.New(engine, o.webhooks)
+	if err != nil {
+		return err
+	}
+	handler, err := httpserver.New(httpserver.Services{
+		Engine:   engine,
+		Keys:     keys,
+		Catalog:  catalog.New(engine, pricing),
+		Webhooks: hooks,
+		Ingest:   ingest.New(engine, ingest.Options{}),
+		Sandbox:  sandbox.New(engine, sandbox.Options{QuotaPerDay: pricing.SandboxQuotaPerDay}),
+	}, serverOpts)
+	if err != nil {
+		return err
+	}
 
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           httpserver.New(engine, serverOpts),
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      30 * time.Second,
@@ -182,7 +205,6 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
-	stopQueue()
 	return engine.Close()
 }
 
@@ -248,13 +270,13 @@ func ensureDemoAccount(path, envKey string) (string, error) {
 	}
 	key := envKey
 	if key == "" {
-		if key, err = fiscal.NewAPIKey(rand.Reader); err != nil {
+		if key, err = httpserver.NewAPIKey(rand.Reader); err != nil {
 			return "", err
 		}
 	}
-	f := fiscal.AccountsFile{Accounts: []fiscal.Account{{
+	f := httpserver.AccountsFile{Accounts: []httpserver.AccountEntry{{
 		ID:        demoAccountID,
-		KeyHashes: []string{fiscal.HashKey(key)},
+		KeyHashes: []string{httpserver.HashKey(key)},
 		Seller: fiscal.Seller{
 			LegalName:     "Demo Digital Services Ltd",
 			VATNumber:     "IE1234567T",
@@ -265,7 +287,7 @@ func ensureDemoAccount(path, envKey string) (string, error) {
 			ItemName:      "API access (pay per call)",
 		},
 	}}}
-	return key, fiscal.WriteAccountsFile(path, f)
+	return key, httpserver.WriteAccountsFile(path, f)
 }
 
 func setDemoKey(path, key string) error {
@@ -275,15 +297,15 @@ func setDemoKey(path, key string) error {
 	}
 	for i := range accounts.Accounts {
 		if accounts.Accounts[i].ID == demoAccountID {
-			accounts.Accounts[i].KeyHashes = []string{fiscal.HashKey(key)}
-			return fiscal.WriteAccountsFile(path, accounts)
+			accounts.Accounts[i].KeyHashes = []string{httpserver.HashKey(key)}
+			return httpserver.WriteAccountsFile(path, accounts)
 		}
 	}
 	return fmt.Errorf("FISCAL402_DEMO_KEY is set but %s has no %s account", path, demoAccountID)
 }
 
-func readAccountsFile(path string) (fiscal.AccountsFile, error) {
-	var f fiscal.AccountsFile
+func readAccountsFile(path string) (httpserver.AccountsFile, error) {
+	var f httpserver.AccountsFile
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return f, err

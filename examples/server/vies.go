@@ -53,7 +53,7 @@ func (v *viesFlags) apply(cfg *fiscal.Config) error {
 		VIES: vies.VIESConfig{BaseURL: v.viesURL},
 		HMRC: vies.HMRCConfig{BaseURL: v.hmrcURL, TokenURL: v.hmrcTokenURL, ClientID: v.hmrcID,
 			ClientSecret: os.Getenv("FISCAL402_HMRC_CLIENT_SECRET"), RequesterVRN: v.hmrcVRN},
-		Service: vies.ServiceConfig{Syntax: fiscal.VATNumberSyntax, ValidTTL: v.validTTL, InvalidTTL: v.invalidTTL,
+		Service: vies.ServiceConfig{Syntax: vat.Syntax, ValidTTL: v.validTTL, InvalidTTL: v.invalidTTL,
 			Rate: rate.Limit(v.perSecond)},
 	}
 	if v.requester != "" {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fiscal402/fiscal402/fiscal/webhook"
+	"github.com/fiscal402/fiscal402/webhooks"
 )
 
 // TestKillDuringWebhookDelivery kills the server with SIGKILL while a
@@ -37,9 +37,9 @@ func TestKillDuringWebhookDelivery(t *testing.T) {
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		mu.Lock()
-		attempt, _ := strconv.Atoi(r.Header.Get(webhook.HeaderAttempt))
-		h := hit{event: r.Header.Get(webhook.HeaderEventID), attempt: attempt,
-			err: webhook.Verify([]string{secret}, r.Header.Get(webhook.HeaderSignature), r.Header.Get(webhook.HeaderTimestamp), body, 0)}
+		attempt, _ := strconv.Atoi(r.Header.Get(webhooks.HeaderAttempt))
+		h := hit{event: r.Header.Get(webhooks.HeaderEventID), attempt: attempt,
+			err: webhooks.Verify([]string{secret}, r.Header.Get(webhooks.HeaderSignature), r.Header.Get(webhooks.HeaderTimestamp), body, 0)}
 		hits = append(hits, h)
 		first := len(hits) == 1
 		mu.Unlock()

@@ -20,19 +20,20 @@ import (
 // the receipt id.
 func service(t *testing.T) (*fiscal.Engine, *httptest.Server, string) {
 	t.Helper()
-	accounts, err := fiscal.NewAccounts([]fiscal.Account{{ID: "acct", KeyHashes: []string{fiscal.HashKey("k")},
-		Seller: fiscal.Seller{LegalName: "Seller Ltd", VATNumber: "IE1234567T", LegalID: "IE-CRO-1", Country: "IE", OverThreshold: true}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	accounts := []fiscal.Account{{ID: "acct",
+		Seller: fiscal.Seller{LegalName: "Seller Ltd", VATNumber: "IE1234567T", LegalID: "IE-CRO-1", Country: "IE", OverThreshold: true}}}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	e, err := fiscal.New(fiscal.Config{DataDir: t.TempDir(), Accounts: accounts, Logger: quiet,
+	e, err := fiscal.New(fiscal.Config{Dir: t.TempDir(), Accounts: accounts, Logger: quiet,
 		Clock: func() time.Time { return time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC) }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
-	res, err := e.Settle(context.Background(), "acct", fiscal.SettlementRequest{
+	books, err := e.Books("acct")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := books.Settle(context.Background(), fiscal.SettlementRequest{
 		AmountUSDC: "5.00", TxHash: "0x" + strings.Repeat("ab", 32), Timestamp: "2026-04-10T10:00:00Z",
 		PayerWallet: "0x" + strings.Repeat("11", 20), ReceiverWallet: "0x" + strings.Repeat("22", 20),
 		Network: "eip155:8453", ConsumerCountry: "FR",
@@ -40,7 +41,11 @@ func service(t *testing.T) (*fiscal.Engine, *httptest.Server, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(httpserver.New(e, httpserver.Options{Logger: quiet}))
+	h, err := httpserver.New(httpserver.Services{Engine: e, Keys: &httpserver.Keys{}}, httpserver.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return e, srv, res.Record.Receipt.ID
 }

@@ -6,9 +6,10 @@
 // engine's ingest queue verify the payment on chain and record it.
 //
 // The hook does only what a hook in the buyer's request path may do:
-// validate and durably enqueue (fiscal.Engine.EnqueueX402). The chain is
-// asked later, by fiscal.Engine.RunIngestQueue, which retries while the
-// transaction is pending, not deep enough, or the RPC is down.
+// validate and durably enqueue (ingest.Service.EnqueueX402). The chain is
+// asked later, by the ingest queue the service runs in the background, which
+// retries while the transaction is pending, not deep enough, or the RPC is
+// down.
 //
 // Usage, against any node that has the settled transaction:
 //
@@ -42,7 +43,9 @@ import (
 
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/ingest"
 	"github.com/fiscal402/fiscal402/receipt"
+	"github.com/fiscal402/fiscal402/x402"
 )
 
 func main() {
@@ -61,7 +64,7 @@ type settleResultContext struct {
 	Ctx               context.Context
 	PayloadBytes      []byte
 	RequirementsBytes []byte
-	Result            *fiscal.X402SettleResponse
+	Result            *x402.SettleResponse
 }
 
 // afterSettle is the hook body of README.md: skip what did not settle,
@@ -69,7 +72,7 @@ type settleResultContext struct {
 // with the buyer facts the merchant holds for this request. The SDK ignores
 // a hook's error, so the hook logs it; a NOT_SETTLED answer (success:false
 // that is not "settlement_pending") is expected and not logged.
-func afterSettle(engine *fiscal.Engine, accountID string, buyer func(context.Context) fiscal.BuyerFacts, log *slog.Logger) func(settleResultContext) error {
+func afterSettle(payments *ingest.Service, accountID string, buyer func(context.Context) fiscal.BuyerFacts, log *slog.Logger) func(settleResultContext) error {
 	return func(c settleResultContext) error {
 		if c.Result == nil || c.Result.Transaction == "" {
 			return nil // nothing reached the chain
@@ -78,8 +81,13 @@ func afterSettle(engine *fiscal.Engine, accountID string, buyer func(context.Con
 		if err != nil {
 			return err
 		}
-		res, err := engine.EnqueueX402(c.Ctx, accountID, settle, c.RequirementsBytes, c.PayloadBytes, buyer(c.Ctx), "")
-		if errors.Is(err, &fiscal.Error{Code: fiscal.CodeNotSettled}) {
+		res, err := payments.EnqueueX402(c.Ctx, ingest.X402{
+			Account:    accountID,
+			Settlement: x402.Settlement{SettleResponse: settle, PaymentRequirements: c.RequirementsBytes, PaymentPayload: c.PayloadBytes},
+			Buyer:      buyer(c.Ctx),
+		})
+		var fe *fiscal.Error
+		if errors.As(err, &fe) && fe.Code == ingest.CodeNotSettled {
 			return nil
 		}
 		if err != nil {
@@ -129,12 +137,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer cleanup()
+	payments := ingest.New(engine, ingest.Options{}) // its queue runs until the engine closes
 
 	ctx, cancel := context.WithTimeout(context.Background(), o.wait)
 	defer cancel()
-	queueDone := make(chan struct{})
-	go func() { defer close(queueDone); engine.RunIngestQueue(ctx) }()
-	defer func() { cancel(); <-queueDone }()
 
 	// What the x402 SDK hands the hook after the facilitator settled.
 	hookCtx, err := sdkContext(ctx, o)
@@ -147,18 +153,18 @@ func run(args []string, stdout, stderr io.Writer) error {
 		// middleware put in the request context.
 		return fiscal.BuyerFacts{Country: o.country}
 	}
-	hook := afterSettle(engine, demoAccount, buyerFromRequest, log)
+	hook := afterSettle(payments, demoAccount, buyerFromRequest, log)
 	if err := hook(hookCtx); err != nil {
 		return err
 	}
 	id := fiscal.EventID(o.network, hookTx(hookCtx))
 	fmt.Fprintf(stdout, "hook: queued %s for on-chain verification\n", id)
 
-	st, err := waitRecorded(ctx, engine, id)
+	st, err := waitRecorded(ctx, engine, payments, id)
 	if err != nil {
 		return err
 	}
-	if st.State != fiscal.IngestRecorded {
+	if st.State != ingest.StateRecorded {
 		return fmt.Errorf("ingest %s: %s: %s %s", id, st.State, st.LastError.Code, st.LastError.Detail)
 	}
 	return report(ctx, stdout, engine, id)
@@ -175,18 +181,14 @@ func demoEngine(o options, log *slog.Logger) (*fiscal.Engine, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	accounts, err := fiscal.NewAccounts([]fiscal.Account{{
-		ID:        demoAccount,
-		KeyHashes: []string{fiscal.HashKey("sk_x402hook_demo")},
+	accounts := []fiscal.Account{{
+		ID: demoAccount,
 		Seller: fiscal.Seller{
 			LegalName: "Demo Digital Services Ltd", VATNumber: "IE1234567T", LegalID: "IE-CRO-654321", Country: "IE",
 			Address:       fiscal.Address{Street: "1 Demo Street", City: "Dublin", PostalCode: "D02 X285"},
 			OverThreshold: true, ItemName: "API access (pay per call)",
 		},
-	}})
-	if err != nil {
-		return nil, nil, err
-	}
+	}}
 	dir, remove := o.data, func() {}
 	if dir == "" {
 		if dir, err = os.MkdirTemp("", "x402hook"); err != nil {
@@ -194,7 +196,7 @@ func demoEngine(o options, log *slog.Logger) (*fiscal.Engine, func(), error) {
 		}
 		remove = func() { os.RemoveAll(dir) }
 	}
-	engine, err := fiscal.New(fiscal.Config{DataDir: dir, Accounts: accounts, Chain: v, Logger: log})
+	engine, err := fiscal.New(fiscal.Config{Dir: dir, Accounts: accounts, Chain: v, Logger: log})
 	if err != nil {
 		remove()
 		return nil, nil, err
@@ -210,7 +212,7 @@ func sdkContext(ctx context.Context, o options) (settleResultContext, error) {
 	if !ok {
 		return settleResultContext{}, fmt.Errorf("no USDC contract known on %s", o.network)
 	}
-	req := fiscal.X402PaymentRequirements{
+	req := x402.PaymentRequirements{
 		Scheme: "exact", Network: o.network, Amount: o.amount, Asset: usdc, PayTo: o.payTo,
 		MaxTimeoutSeconds: 60, Extra: json.RawMessage(`{"name":"USD Coin","version":"2"}`),
 	}
@@ -222,16 +224,16 @@ func sdkContext(ctx context.Context, o options) (settleResultContext, error) {
 	if err != nil {
 		return settleResultContext{}, err
 	}
-	payloadBytes, err := json.Marshal(fiscal.X402PaymentPayload{
+	payloadBytes, err := json.Marshal(x402.PaymentPayload{
 		X402Version: 2,
-		Resource:    &fiscal.X402ResourceInfo{URL: "https://api.example.com/premium-data", MimeType: "application/json"},
+		Resource:    &x402.ResourceInfo{URL: "https://api.example.com/premium-data", MimeType: "application/json"},
 		Accepted:    &req,
 		Payload:     authorization,
 	})
 	if err != nil {
 		return settleResultContext{}, err
 	}
-	result := &fiscal.X402SettleResponse{Success: true, Payer: o.payer, Transaction: o.tx, Network: o.network}
+	result := &x402.SettleResponse{Success: true, Payer: o.payer, Transaction: o.tx, Network: o.network}
 	if o.pending {
 		result.Success, result.ErrorReason = false, "settlement_pending"
 	}
@@ -247,22 +249,27 @@ func hookTx(c settleResultContext) string {
 }
 
 // waitRecorded polls the queue entry until it is recorded or failed.
-func waitRecorded(ctx context.Context, engine *fiscal.Engine, id string) (*fiscal.IngestStatus, error) {
+func waitRecorded(ctx context.Context, engine *fiscal.Engine, payments *ingest.Service, id string) (*ingest.Status, error) {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
+	books, err := engine.Books(demoAccount)
+	if err != nil {
+		return nil, err
+	}
 	for {
-		st, err := engine.IngestStatus(ctx, demoAccount, id)
-		if fiscal.CodeOf(err) == fiscal.CodeNotFound {
+		st, err := payments.Status(ctx, demoAccount, id)
+		var fe *fiscal.Error
+		if errors.As(err, &fe) && fe.Code == fiscal.CodeNotFound {
 			// Recorded before this run (a reused -data directory): the
 			// hook found the record and queued nothing.
-			if _, _, rerr := engine.Record(ctx, demoAccount, id); rerr == nil {
-				return &fiscal.IngestStatus{ID: id, State: fiscal.IngestRecorded}, nil
+			if _, _, rerr := books.Record(ctx, id); rerr == nil {
+				return &ingest.Status{ID: id, State: ingest.StateRecorded}, nil
 			}
 		}
 		if err != nil {
 			return nil, err
 		}
-		if st.State != fiscal.IngestQueued {
+		if st.State != ingest.StateQueued {
 			return st, nil
 		}
 		select {
@@ -280,7 +287,11 @@ func waitRecorded(ctx context.Context, engine *fiscal.Engine, id string) (*fisca
 // report prints the record and checks its receipt offline, as an auditor
 // would, with nothing but the receipt, the JWKS and the log key.
 func report(ctx context.Context, w io.Writer, engine *fiscal.Engine, id string) error {
-	r, _, err := engine.Record(ctx, demoAccount, id)
+	books, err := engine.Books(demoAccount)
+	if err != nil {
+		return err
+	}
+	r, _, err := books.Record(ctx, id)
 	if err != nil {
 		return err
 	}

@@ -21,15 +21,17 @@ import (
 	x402 "github.com/x402-foundation/x402/go"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/ingest"
+	wire "github.com/fiscal402/fiscal402/x402"
 )
 
 // Resource server: the seller's middleware settled through a facilitator.
 // The hook runs synchronously in the buyer's request and its error is
-// ignored by the SDK, so it only validates and durably enqueues; the
-// engine's RunIngestQueue verifies on chain and records.
-func registerResourceServerHook(s *x402.X402ResourceServer, engine *fiscal.Engine, accountID string, log *slog.Logger) {
+// ignored by the SDK, so it only validates and durably enqueues; the ingest
+// queue (ingest.New runs it) verifies on chain and records.
+func registerResourceServerHook(s *x402.X402ResourceServer, payments *ingest.Service, accountID string, log *slog.Logger) {
 	s.OnAfterSettle(func(c x402.SettleResultContext) error {
-		return enqueue(c.Ctx, engine, accountID, c.Result, c.RequirementsBytes, c.PayloadBytes, buyerFromContext(c.Ctx), log)
+		return enqueue(c.Ctx, payments, accountID, c.Result, c.RequirementsBytes, c.PayloadBytes, buyerFromContext(c.Ctx), log)
 	})
 }
 
@@ -37,13 +39,13 @@ func registerResourceServerHook(s *x402.X402ResourceServer, engine *fiscal.Engin
 // is. A facilitator rarely knows the buyer's country: such records are
 // PENDING_MANUAL_REVIEW (buyer_country_missing) until the merchant supplies
 // it, which is the honest answer, never 0 % VAT.
-func registerFacilitatorHook(f *x402.X402Facilitator, engine *fiscal.Engine, accountByPayTo map[string]string, log *slog.Logger) {
+func registerFacilitatorHook(f *x402.X402Facilitator, payments *ingest.Service, accountByPayTo map[string]string, log *slog.Logger) {
 	f.OnAfterSettle(func(c x402.FacilitatorSettleResultContext) error {
 		account, ok := accountByPayTo[strings.ToLower(c.Requirements.GetPayTo())]
 		if !ok {
 			return nil // not a merchant that records with fiscal402
 		}
-		return enqueue(c.Ctx, engine, account, c.Result, c.RequirementsBytes, c.PayloadBytes, fiscal.BuyerFacts{}, log)
+		return enqueue(c.Ctx, payments, account, c.Result, c.RequirementsBytes, c.PayloadBytes, fiscal.BuyerFacts{}, log)
 	})
 }
 
@@ -55,7 +57,7 @@ func registerFacilitatorHook(f *x402.X402Facilitator, engine *fiscal.Engine, acc
 // has the transaction. (SDK versions that send success:false to
 // OnSettleFailure instead of OnAfterSettle need the same call there for
 // "settlement_pending".)
-func enqueue(ctx context.Context, engine *fiscal.Engine, accountID string, result *x402.SettleResponse, requirements, payload []byte, buyer fiscal.BuyerFacts, log *slog.Logger) error {
+func enqueue(ctx context.Context, payments *ingest.Service, accountID string, result *x402.SettleResponse, requirements, payload []byte, buyer fiscal.BuyerFacts, log *slog.Logger) error {
 	if result == nil || result.Transaction == "" {
 		return nil
 	}
@@ -63,8 +65,13 @@ func enqueue(ctx context.Context, engine *fiscal.Engine, accountID string, resul
 	if err != nil {
 		return err
 	}
-	_, err = engine.EnqueueX402(ctx, accountID, settle, requirements, payload, buyer, "")
-	if errors.Is(err, &fiscal.Error{Code: fiscal.CodeNotSettled}) {
+	_, err = payments.EnqueueX402(ctx, ingest.X402{
+		Account:    accountID,
+		Settlement: wire.Settlement{SettleResponse: settle, PaymentRequirements: requirements, PaymentPayload: payload},
+		Buyer:      buyer,
+	})
+	var fe *fiscal.Error
+	if errors.As(err, &fe) && fe.Code == ingest.CodeNotSettled {
 		return nil
 	}
 	if err != nil {

@@ -86,26 +86,50 @@ func decode(body []byte, v any, open bool) error {
 		return &Error{Detail: "unexpected data after the JSON object"}
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return typeError(err)
+		return typeError(err, t.Elem())
 	}
 	return nil
 }
 
 // typeError reports the errors encoding/json can still find after the scan:
 // a JSON value of the wrong type for its field.
-func typeError(err error) *Error {
+func typeError(err error, root reflect.Type) *Error {
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &typeErr) {
-		field := ""
-		if typeErr.Field != "" {
-			field = "/" + strings.ReplaceAll(typeErr.Field, ".", "/")
-		}
+		field := pointerOf(root, typeErr.Field)
 		if typeErr.Value == "number" && typeErr.Type.Kind() == reflect.String {
 			return &Error{Field: field, Detail: "must be a JSON string (amounts are decimal strings such as \"1.50\"), not a JSON number"}
 		}
 		return &Error{Field: field, Detail: fmt.Sprintf("must be a JSON %s, not a JSON %s", kindName(typeErr.Type), typeErr.Value)}
 	}
 	return &Error{Detail: "the body is not a valid JSON object: " + err.Error()}
+}
+
+// pointerOf turns encoding/json's dotted field path into a JSON pointer,
+// dropping the Go names it writes for embedded structs (which have no level
+// in the JSON).
+func pointerOf(t reflect.Type, path string) string {
+	if path == "" {
+		return ""
+	}
+	var b strings.Builder
+	for _, seg := range strings.Split(path, ".") {
+		for t != nil && t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t != nil && t.Kind() == reflect.Struct {
+			if f, ok := t.FieldByName(seg); ok && f.Anonymous && f.Tag.Get("json") == "" {
+				t = f.Type
+				continue
+			}
+			t = fieldsOf(t)[seg]
+		} else if t != nil && (t.Kind() == reflect.Map || t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+			t = t.Elem()
+		}
+		b.WriteByte('/')
+		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(seg, "~", "~0"), "/", "~1"))
+	}
+	return b.String()
 }
 
 func kindName(t reflect.Type) string {

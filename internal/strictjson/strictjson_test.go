@@ -126,3 +126,21 @@ func TestDecodeOpen(t *testing.T) {
 		}
 	}
 }
+
+type embedding struct {
+	target
+	Extra2 string `json:"extra2,omitempty"`
+}
+
+func TestTypeErrorInEmbeddedStruct(t *testing.T) {
+	var v embedding
+	err := Decode([]byte(`{"amountUsdc":1.5}`), &v)
+	var se *Error
+	if !errors.As(err, &se) || se.Field != "/amountUsdc" {
+		t.Fatalf("err = %v", err)
+	}
+	err = Decode([]byte(`{"buyer":{"country":5}}`), &v)
+	if !errors.As(err, &se) || se.Field != "/buyer/country" {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -1,0 +1,104 @@
+package httpserver
+
+import (
+	"fmt"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+)
+
+// listParams are the query parameters parseListQuery knows; any other is a
+// BAD_REQUEST, so that a misspelt filter is not silently ignored.
+var listParams = []string{"cursor", "from", "limit", "reviewStatus", "settledFrom", "settledTo", "status", "taxingCountry", "to"}
+
+// parseListQuery reads a fiscal.ListQuery from URL query parameters (limit, cursor,
+// from, to, settledFrom, settledTo, reviewStatus, status, taxingCountry).
+// Unknown and repeated parameters are BAD_REQUEST errors whose Field is the
+// parameter name.
+func parseListQuery(v url.Values) (fiscal.ListQuery, error) {
+	var q fiscal.ListQuery
+	names := make([]string, 0, len(v))
+	for name := range v {
+		names = append(names, name)
+	}
+	sort.Strings(names) // report the same error for the same query
+	for _, name := range names {
+		i := sort.SearchStrings(listParams, name)
+		if i == len(listParams) || listParams[i] != name {
+			field := name
+			if field == "" {
+				field = "query" // "?=x": a parameter without a name
+			}
+			return q, badRequestf(field, "unknown query parameter %q; known: %s", name, strings.Join(listParams, ", "))
+		}
+		if len(v[name]) > 1 {
+			return q, badRequestf(name, "query parameter %q is repeated", name)
+		}
+	}
+	if s := v.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > maxListLimit {
+			return q, badRequestf("limit", "must be an integer from 1 to %d", maxListLimit)
+		}
+		q.Limit = n
+	}
+	q.Cursor = v.Get("cursor")
+	var err error
+	if q.From, err = parseBound("from", v.Get("from"), false); err != nil {
+		return q, err
+	}
+	if q.To, err = parseBound("to", v.Get("to"), true); err != nil {
+		return q, err
+	}
+	if q.SettledFrom, err = parseBound("settledFrom", v.Get("settledFrom"), false); err != nil {
+		return q, err
+	}
+	if q.SettledTo, err = parseBound("settledTo", v.Get("settledTo"), true); err != nil {
+		return q, err
+	}
+	q.ReviewStatus, q.Status = v.Get("reviewStatus"), v.Get("status")
+	if c := v.Get("taxingCountry"); c != "" {
+		if q.TaxingCountry, err = fiscal.ParseCountry("taxingCountry", c); err != nil {
+			return q, err
+		}
+	}
+	return q, nil
+}
+
+// parseBound reads a date (YYYY-MM-DD: the whole UTC day) or an RFC 3339
+// instant. An upper bound on a date is the day's last nanosecond.
+func parseBound(field, v string, upper bool) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if d, err := time.Parse(time.DateOnly, v); err == nil {
+		if upper {
+			d = d.AddDate(0, 0, 1).Add(-time.Nanosecond)
+		}
+		return checkYear(field, d)
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return time.Time{}, badRequestf(field, "must be a date (2026-04-10) or an RFC 3339 instant (2026-04-10T12:00:00Z); in a URL write + as %%2B")
+	}
+	return checkYear(field, t.UTC())
+}
+
+// checkYear keeps a bound where nanosecond Unix time is defined.
+func checkYear(field string, t time.Time) (time.Time, error) {
+	if !t.IsZero() && (t.Year() < 1970 || t.Year() > 2200) {
+		return time.Time{}, badRequestf(field, "must lie between the years 1970 and 2200")
+	}
+	return t, nil
+}
+
+// maxListLimit is the largest page a list serves (fiscal.ListQuery.Limit).
+const maxListLimit = 200
+
+func badRequestf(field, format string, args ...any) *fiscal.Error {
+	return &fiscal.Error{Code: fiscal.CodeBadRequest, Field: field, Detail: fmt.Sprintf(format, args...)}
+}
