@@ -121,13 +121,22 @@ const USDCDecimals = 6
 // ErrAmount means a string is not a valid settled USDC amount.
 var ErrAmount = errors.New("fx: invalid USDC amount")
 
+// maxAmountLen bounds the text ParseUSDC reads: 30 integer digits, the
+// point, six decimals and ample room for trailing zeros.
+const maxAmountLen = 80
+
 // ParseUSDC parses a settled USDC amount written as a decimal string: digits,
-// optionally a point and at most six digits ("12.5", "0.000001"), positive,
-// no sign, exponent, spaces or superfluous leading zeros. Errors wrap
-// ErrAmount.
+// optionally a point and digits ("12.5", "0.000001", "0.0510000"), positive,
+// no sign, exponent, spaces or superfluous leading zeros. The value may have
+// at most six decimals, USDC's precision; zeros after the sixth decimal
+// change nothing and are accepted ("0.0510000" is 0.051), a non-zero digit
+// there is refused with its position, because it is finer than any USDC
+// amount can be. Errors wrap ErrAmount.
 func ParseUSDC(s string) (decimal.Decimal, error) {
 	intPart, frac, hasPoint := strings.Cut(s, ".")
 	switch {
+	case len(s) > maxAmountLen:
+		return decimal.Decimal{}, fmt.Errorf("%w: %.20q...: longer than %d characters", ErrAmount, s, maxAmountLen)
 	case !allDigits(intPart) || intPart == "":
 		return decimal.Decimal{}, fmt.Errorf("%w: %q: not a plain decimal", ErrAmount, s)
 	case len(intPart) > 1 && intPart[0] == '0':
@@ -136,8 +145,12 @@ func ParseUSDC(s string) (decimal.Decimal, error) {
 		return decimal.Decimal{}, fmt.Errorf("%w: %q: too large", ErrAmount, s)
 	case hasPoint && (frac == "" || !allDigits(frac)):
 		return decimal.Decimal{}, fmt.Errorf("%w: %q: not a plain decimal", ErrAmount, s)
-	case len(frac) > USDCDecimals:
-		return decimal.Decimal{}, fmt.Errorf("%w: %q: more than %d decimals", ErrAmount, s, USDCDecimals)
+	}
+	if len(frac) > USDCDecimals {
+		if i := strings.LastIndexFunc(frac, func(r rune) bool { return r != '0' }); i >= USDCDecimals {
+			return decimal.Decimal{}, fmt.Errorf("%w: %q: finer than USDC's %d decimals (non-zero digit at decimal place %d)",
+				ErrAmount, s, USDCDecimals, i+1)
+		}
 	}
 	d, err := decimal.NewFromString(s)
 	if err != nil {
@@ -145,6 +158,9 @@ func ParseUSDC(s string) (decimal.Decimal, error) {
 	}
 	if !d.IsPositive() {
 		return decimal.Decimal{}, fmt.Errorf("%w: %q: not positive", ErrAmount, s)
+	}
+	if d.Exponent() < -USDCDecimals {
+		d = d.Round(USDCDecimals) // drops only the trailing zeros checked above
 	}
 	return d, nil
 }
