@@ -70,6 +70,13 @@ type Conversion struct {
 	GrossEURString string          `json:"grossEur"`   // GrossEUR with exactly two decimals, e.g. "85.59"
 	Rounding       string          `json:"rounding"`   // "half-away-from-zero"
 	Scale          int             `json:"scale"`      // 2
+
+	// The exact EUR gross, set by ConvertUSDCExact only (ConvertUSDC leaves
+	// them zero and they are then not written): AmountUSDC / USDPerEUR
+	// rounded once to ExactScale decimals, half away from zero.
+	GrossEURExact       decimal.Decimal `json:"-"`
+	GrossEURExactString string          `json:"grossEurExact,omitempty"` // e.g. "85.587127695995"
+	ExactScale          int             `json:"exactScale,omitempty"`    // 12
 }
 
 // ConvertUSDC converts a settled USDC amount to EUR: USD = USDC × 1 (the
@@ -206,6 +213,19 @@ func (c Conversion) Check() error {
 	// GrossEUR is not on the wire, so a decoded record has it zero.
 	if !c.GrossEUR.IsZero() && !c.GrossEUR.Equal(want) {
 		return fmt.Errorf("%w: GrossEUR %s, recomputed %s", ErrInconsistent, c.GrossEUR.StringFixed(EURScale), want.StringFixed(EURScale))
+	}
+	if c.GrossEURExactString == "" && c.ExactScale == 0 && c.GrossEURExact.IsZero() {
+		return nil // a ConvertUSDC record
+	}
+	if c.ExactScale != ExactScale {
+		return fmt.Errorf("%w: exactScale %d, want %d", ErrInconsistent, c.ExactScale, ExactScale)
+	}
+	exact := DivExact(amount, rate)
+	if c.GrossEURExactString != exact.StringFixed(ExactScale) {
+		return fmt.Errorf("%w: grossEurExact %q, recomputed %q", ErrInconsistent, c.GrossEURExactString, exact.StringFixed(ExactScale))
+	}
+	if !c.GrossEURExact.IsZero() && !c.GrossEURExact.Equal(exact) {
+		return fmt.Errorf("%w: GrossEURExact %s, recomputed %s", ErrInconsistent, c.GrossEURExact.String(), exact.StringFixed(ExactScale))
 	}
 	return nil
 }
