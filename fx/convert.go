@@ -206,6 +206,9 @@ func (c Conversion) Check() error {
 	case c.Rounding != RoundingHalfAwayFromZero || c.Scale != EURScale:
 		return fmt.Errorf("%w: rounding %q scale %d", ErrInconsistent, c.Rounding, c.Scale)
 	}
+	if err := c.USDPerEUR.checkPublishedFrom(); err != nil {
+		return err
+	}
 	want := DivEUR(amount, rate)
 	if c.GrossEURString != want.StringFixed(EURScale) {
 		return fmt.Errorf("%w: grossEur %q, recomputed %q", ErrInconsistent, c.GrossEURString, want.StringFixed(EURScale))

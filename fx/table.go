@@ -268,7 +268,12 @@ func (t *Table) answer(f *fixing, quote, requested string, p Policy) (Rate, erro
 		return Rate{}, fmt.Errorf("%w: %s for %s: the table has no %s rate for the reference date %s",
 			ErrNoRate, quote, requested, quote, f.date)
 	}
+	var from string
+	if p == LatestPublishedAt {
+		from = publicationInstant(f.day).Format(time.RFC3339)
+	}
 	return Rate{
+		PublishedFrom: from,
 		Base:      "EUR",
 		Quote:     quote,
 		Raw:       r.raw,
