@@ -274,15 +274,15 @@ func (t *Table) answer(f *fixing, quote, requested string, p Policy) (Rate, erro
 	}
 	return Rate{
 		PublishedFrom: from,
-		Base:      "EUR",
-		Quote:     quote,
-		Raw:       r.raw,
-		Value:     r.value,
-		RateDate:  f.date,
-		Requested: requested,
-		Policy:    p,
-		Source:    sourceFor(quote),
-		Snapshot:  r.snapshot,
+		Base:          "EUR",
+		Quote:         quote,
+		Raw:           r.raw,
+		Value:         r.value,
+		RateDate:      f.date,
+		Requested:     requested,
+		Policy:        p,
+		Source:        sourceFor(quote),
+		Snapshot:      r.snapshot,
 	}, nil
 }
 
