@@ -66,3 +66,43 @@ func BenchmarkMergeDaily(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkConvertUSDCExact: ConvertUSDC plus the exact 12-place gross, the
+// conversion the engine makes per settlement once it keeps exact figures.
+func BenchmarkConvertUSDCExact(b *testing.B) {
+	r, err := embedded(b).Lookup("USD", time.Date(2026, 4, 13, 12, 0, 0, 0, time.UTC), ForDayOrPrevious)
+	if err != nil {
+		b.Fatal(err)
+	}
+	amount := dec("1234.567891")
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = ConvertUSDCExact(amount, r)
+	}
+}
+
+// BenchmarkSplitGross: the exact net/VAT split of one settlement's gross.
+func BenchmarkSplitGross(b *testing.B) {
+	gross, rate := dec("1056.659270797672"), dec("21")
+	b.ReportAllocs()
+	for b.Loop() {
+		_, _ = SplitGross(gross, rate)
+	}
+}
+
+// BenchmarkSettlementFX: everything fx does per settlement with exact
+// figures: the lookup, the exact conversion and the split.
+func BenchmarkSettlementFX(b *testing.B) {
+	tb := embedded(b)
+	at := time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC)
+	amount, rate := dec("1234.567891"), dec("21")
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := tb.Lookup("USD", at, LatestPublishedAt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c := ConvertUSDCExact(amount, r)
+		_, _ = SplitGross(c.GrossEURExact, rate)
+	}
+}

@@ -1,6 +1,7 @@
 package fx
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 )
@@ -207,6 +208,29 @@ func frankfurtOffset(u int64) int64 {
 // those years too is conservative: it never treats a rate as published
 // before it was.
 const publicationHour = 16
+
+// publicationInstant is the instant from which reference date d counts as
+// published: 16:00 Frankfurt time on d, as a UTC time. The UTC offset is the
+// one in force at that hour (the summer-time switches happen at 01:00 UTC,
+// far from 16:00 local). lastVisibleDay(publicationInstant(d)) == d.
+func publicationInstant(d day) time.Time {
+	local := int64(d)*secondsPerDay + publicationHour*3600
+	off := frankfurtOffset(local - cetOffset)
+	return time.Unix(local-off, 0).UTC()
+}
+
+// PublicationInstant returns the instant from which the ECB reference rates
+// of date (YYYY-MM-DD) count as published under LatestPublishedAt: 16:00
+// Frankfurt time that day, in UTC (14:00Z in summer, 15:00Z in winter). It
+// says nothing about whether the ECB published that day. A string that is
+// not a date wraps ErrDate.
+func PublicationInstant(date string) (time.Time, error) {
+	d, ok := parseISODate(date)
+	if !ok {
+		return time.Time{}, fmt.Errorf("%w: %q: want YYYY-MM-DD", ErrDate, date)
+	}
+	return publicationInstant(d), nil
+}
 
 // lastVisibleDay is the latest reference date whose publication counts as
 // visible at instant t: the Frankfurt calendar date of t if t is at or after

@@ -70,6 +70,13 @@ type Conversion struct {
 	GrossEURString string          `json:"grossEur"`   // GrossEUR with exactly two decimals, e.g. "85.59"
 	Rounding       string          `json:"rounding"`   // "half-away-from-zero"
 	Scale          int             `json:"scale"`      // 2
+
+	// The exact EUR gross, set by ConvertUSDCExact only (ConvertUSDC leaves
+	// them zero and they are then not written): AmountUSDC / USDPerEUR
+	// rounded once to ExactScale decimals, half away from zero.
+	GrossEURExact       decimal.Decimal `json:"-"`
+	GrossEURExactString string          `json:"grossEurExact,omitempty"` // e.g. "85.587127695995"
+	ExactScale          int             `json:"exactScale,omitempty"`    // 12
 }
 
 // ConvertUSDC converts a settled USDC amount to EUR: USD = USDC × 1 (the
@@ -121,13 +128,22 @@ const USDCDecimals = 6
 // ErrAmount means a string is not a valid settled USDC amount.
 var ErrAmount = errors.New("fx: invalid USDC amount")
 
+// maxAmountLen bounds the text ParseUSDC reads: 30 integer digits, the
+// point, six decimals and ample room for trailing zeros.
+const maxAmountLen = 80
+
 // ParseUSDC parses a settled USDC amount written as a decimal string: digits,
-// optionally a point and at most six digits ("12.5", "0.000001"), positive,
-// no sign, exponent, spaces or superfluous leading zeros. Errors wrap
-// ErrAmount.
+// optionally a point and digits ("12.5", "0.000001", "0.0510000"), positive,
+// no sign, exponent, spaces or superfluous leading zeros. The value may have
+// at most six decimals, USDC's precision; zeros after the sixth decimal
+// change nothing and are accepted ("0.0510000" is 0.051), a non-zero digit
+// there is refused with its position, because it is finer than any USDC
+// amount can be. Errors wrap ErrAmount.
 func ParseUSDC(s string) (decimal.Decimal, error) {
 	intPart, frac, hasPoint := strings.Cut(s, ".")
 	switch {
+	case len(s) > maxAmountLen:
+		return decimal.Decimal{}, fmt.Errorf("%w: %.20q...: longer than %d characters", ErrAmount, s, maxAmountLen)
 	case !allDigits(intPart) || intPart == "":
 		return decimal.Decimal{}, fmt.Errorf("%w: %q: not a plain decimal", ErrAmount, s)
 	case len(intPart) > 1 && intPart[0] == '0':
@@ -136,8 +152,12 @@ func ParseUSDC(s string) (decimal.Decimal, error) {
 		return decimal.Decimal{}, fmt.Errorf("%w: %q: too large", ErrAmount, s)
 	case hasPoint && (frac == "" || !allDigits(frac)):
 		return decimal.Decimal{}, fmt.Errorf("%w: %q: not a plain decimal", ErrAmount, s)
-	case len(frac) > USDCDecimals:
-		return decimal.Decimal{}, fmt.Errorf("%w: %q: more than %d decimals", ErrAmount, s, USDCDecimals)
+	}
+	if len(frac) > USDCDecimals {
+		if i := strings.LastIndexFunc(frac, func(r rune) bool { return r != '0' }); i >= USDCDecimals {
+			return decimal.Decimal{}, fmt.Errorf("%w: %q: finer than USDC's %d decimals (non-zero digit at decimal place %d)",
+				ErrAmount, s, USDCDecimals, i+1)
+		}
 	}
 	d, err := decimal.NewFromString(s)
 	if err != nil {
@@ -145,6 +165,9 @@ func ParseUSDC(s string) (decimal.Decimal, error) {
 	}
 	if !d.IsPositive() {
 		return decimal.Decimal{}, fmt.Errorf("%w: %q: not positive", ErrAmount, s)
+	}
+	if d.Exponent() < -USDCDecimals {
+		d = d.Round(USDCDecimals) // drops only the trailing zeros checked above
 	}
 	return d, nil
 }
@@ -183,6 +206,9 @@ func (c Conversion) Check() error {
 	case c.Rounding != RoundingHalfAwayFromZero || c.Scale != EURScale:
 		return fmt.Errorf("%w: rounding %q scale %d", ErrInconsistent, c.Rounding, c.Scale)
 	}
+	if err := c.USDPerEUR.checkPublishedFrom(); err != nil {
+		return err
+	}
 	want := DivEUR(amount, rate)
 	if c.GrossEURString != want.StringFixed(EURScale) {
 		return fmt.Errorf("%w: grossEur %q, recomputed %q", ErrInconsistent, c.GrossEURString, want.StringFixed(EURScale))
@@ -190,6 +216,19 @@ func (c Conversion) Check() error {
 	// GrossEUR is not on the wire, so a decoded record has it zero.
 	if !c.GrossEUR.IsZero() && !c.GrossEUR.Equal(want) {
 		return fmt.Errorf("%w: GrossEUR %s, recomputed %s", ErrInconsistent, c.GrossEUR.StringFixed(EURScale), want.StringFixed(EURScale))
+	}
+	if c.GrossEURExactString == "" && c.ExactScale == 0 && c.GrossEURExact.IsZero() {
+		return nil // a ConvertUSDC record
+	}
+	if c.ExactScale != ExactScale {
+		return fmt.Errorf("%w: exactScale %d, want %d", ErrInconsistent, c.ExactScale, ExactScale)
+	}
+	exact := DivExact(amount, rate)
+	if c.GrossEURExactString != exact.StringFixed(ExactScale) {
+		return fmt.Errorf("%w: grossEurExact %q, recomputed %q", ErrInconsistent, c.GrossEURExactString, exact.StringFixed(ExactScale))
+	}
+	if !c.GrossEURExact.IsZero() && !c.GrossEURExact.Equal(exact) {
+		return fmt.Errorf("%w: GrossEURExact %s, recomputed %s", ErrInconsistent, c.GrossEURExact.String(), exact.StringFixed(ExactScale))
 	}
 	return nil
 }

@@ -129,16 +129,27 @@ func TestCanonicalDecimal(t *testing.T) {
 }
 
 func TestParseUSDC(t *testing.T) {
-	for _, ok := range []string{"1", "100", "0.000001", "12.5", "12.500000", "999999999.999999", "0.1"} {
+	for _, ok := range []string{"1", "100", "0.000001", "12.5", "12.500000", "999999999.999999", "0.1",
+		"0.0510000", "1.0000000000", "0.0000010", "7." + strings.Repeat("0", 60)} {
 		d, err := ParseUSDC(ok)
 		if err != nil || !d.Equal(dec(ok)) {
 			t.Errorf("ParseUSDC(%q) = %s, %v", ok, d, err)
 		}
 	}
-	for _, bad := range []string{"", "0", "0.000000", "-1", "+1", "1e6", "1.", ".5", "01", "1.0000001",
-		" 1", "1 ", "1,5", "0x10", "NaN", "١", strings.Repeat("9", 31)} {
+	for _, bad := range []string{"", "0", "0.000000", "0.0000000", "-1", "+1", "1e6", "1.", ".5", "01", "1.0000001",
+		" 1", "1 ", "1,5", "0x10", "NaN", "١", strings.Repeat("9", 31), "1." + strings.Repeat("0", 80)} {
 		if _, err := ParseUSDC(bad); !errors.Is(err, ErrAmount) {
 			t.Errorf("ParseUSDC(%q): err = %v, want ErrAmount", bad, err)
+		}
+	}
+	// The error names the first decimal place finer than USDC.
+	for in, want := range map[string]string{
+		"1.0000001":   "decimal place 7",
+		"0.05100009":  "decimal place 8",
+		"0.000000100": "decimal place 7",
+	} {
+		if _, err := ParseUSDC(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseUSDC(%q): err = %v, want it to name %q", in, err, want)
 		}
 	}
 }
@@ -216,7 +227,7 @@ func TestRateUnmarshalJSON(t *testing.T) {
 }
 
 func FuzzParseUSDC(f *testing.F) {
-	for _, s := range []string{"100", "0.000001", "12.500000", "1e6", "-1", "01", "1.0000001"} {
+	for _, s := range []string{"100", "0.000001", "12.500000", "1e6", "-1", "01", "1.0000001", "0.0510000"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -198,4 +199,113 @@ func ExampleRoundEUR() {
 	// 0.13
 	// -0.13
 	// 85.59
+}
+
+// The exact figures of one settlement: the gross kept at 12 decimals, split
+// into net and VAT without loss, rounded once for display.
+func ExampleSplitGross() {
+	rates, err := fx.Embedded()
+	if err != nil {
+		log.Fatal(err)
+	}
+	paid := time.Date(2026, 4, 13, 17, 0, 0, 0, time.UTC) // 19:00 in Frankfurt
+	r, err := rates.Lookup("USD", paid, fx.LatestPublishedAt)
+	if err != nil {
+		log.Fatal(err)
+	}
+	conv := fx.ConvertUSDCExact(decimal.RequireFromString("100"), r)
+	net, vat := fx.SplitGross(conv.GrossEURExact, decimal.RequireFromString("19"))
+	fmt.Println(r.RateDate, r.PublishedFrom)
+	fmt.Println(conv.GrossEURString, conv.GrossEURExactString)
+	fmt.Println(net, vat, fx.RoundEUR(net).StringFixed(2), fx.RoundEUR(vat).StringFixed(2))
+	// Output:
+	// 2026-04-13 2026-04-13T14:00:00Z
+	// 85.59 85.587127695995
+	// 71.921956047055 13.66517164894 71.92 13.67
+}
+
+// VAT taxed in Poland is also stated in złoty at the ECB rate of the day
+// before the tax point (art. 31a ust. 2 ustawy o VAT). The feed here is a
+// SYNTHETIC stand-in, not ECB data.
+func ExampleConvertEURToNational() {
+	feed, err := fx.ParseXML(strings.NewReader(`<gesmes:Envelope xmlns:gesmes="http://www.gesmes.org/xml/2002-08-01" xmlns="http://www.ecb.int/vocabulary/2002-08-01/eurofxref">
+	<Cube><Cube time='2026-04-13'><Cube currency='PLN' rate='4.2689'/></Cube></Cube>
+</gesmes:Envelope>`), "fetch:synthetic-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	rates, _ := fx.Embedded()
+	rates, err = rates.Merge(feed)
+	if err != nil {
+		log.Fatal(err)
+	}
+	paid := time.Date(2026, 4, 14, 10, 0, 0, 0, time.UTC)
+	pl, ok, err := fx.NationalCurrencyFor("PL", paid)
+	if err != nil || !ok {
+		log.Fatal(ok, err)
+	}
+	n, err := fx.ConvertEURToNational(context.Background(), rates, decimal.RequireFromString("13.66517164894"), pl, paid, fx.LatestPublishedAt)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(n.Currency, n.AmountStr, "at", n.Rate.Raw, "of", n.Rate.RateDate, "rule", n.Rule.ID)
+
+	gb, _, _ := fx.NationalCurrencyFor("GB", paid)
+	_, err = fx.ConvertEURToNational(context.Background(), rates, decimal.RequireFromString("1"), gb, paid, fx.LatestPublishedAt)
+	fmt.Println(errors.Is(err, fx.ErrNationalRateRequired))
+	_, euro, _ := fx.NationalCurrencyFor("BG", paid)
+	fmt.Println("BG needs a second currency in 2026:", euro)
+	// Output:
+	// PLN 58.34 at 4.2689 of 2026-04-13 rule pl-vat-31a-2-ecb
+	// true
+	// BG needs a second currency in 2026: false
+}
+
+// fixedClock is a Clock that stands still.
+type fixedClock struct{ t time.Time }
+
+func (c fixedClock) Now() time.Time                         { return c.t }
+func (c fixedClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// A Refresher fetches the day's publication after 16:00 Frankfurt time,
+// keeps the document in its Store and tells the engine. The server is a
+// SYNTHETIC stand-in for the ECB.
+func ExampleRefresher() {
+	ecb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<gesmes:Envelope xmlns:gesmes="http://www.gesmes.org/xml/2002-08-01" xmlns="http://www.ecb.int/vocabulary/2002-08-01/eurofxref">
+	<Cube><Cube time='2026-04-14'><Cube currency='USD' rate='1.17'/><Cube currency='PLN' rate='4.27'/></Cube></Cube>
+</gesmes:Envelope>`)
+	}))
+	defer ecb.Close()
+	base, _ := fx.Embedded()
+	live := fx.NewLiveTable(base)
+	store := &fx.MemoryStore{} // the engine stores in its ledger
+	ref, err := fx.NewRefresher(fx.RefresherConfig{
+		Live:   live,
+		Store:  store,
+		Client: ecb.Client(),
+		Feeds:  fx.Feeds{Daily: ecb.URL + "/daily.xml", Hist90d: ecb.URL + "/hist-90d.xml"},
+		Clock:  fixedClock{time.Date(2026, 4, 14, 16, 30, 0, 0, time.FixedZone("CEST", 2*3600))},
+		Logger: slog.New(slog.DiscardHandler),
+		OnUpdate: func(_ context.Context, t *fx.Table) {
+			_, last := t.Range()
+			fmt.Println("re-process pending records; rates up to", last)
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := ref.Restore(ctx); err != nil { // before serving: works offline
+		log.Fatal(err)
+	}
+	next, err := ref.RunOnce(ctx) // Run(ctx) loops on this
+	if err != nil {
+		log.Fatal(err)
+	}
+	st := ref.Status()
+	fmt.Println(st.Newest, st.Age, st.Behind, next.UTC().Format(time.RFC3339))
+	// Output:
+	// re-process pending records; rates up to 2026-04-14
+	// 2026-04-14 30m0s false 2026-04-15T14:10:00Z
 }

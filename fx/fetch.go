@@ -45,6 +45,15 @@ func (e *StatusError) Error() string {
 // Errors: the context's error, a transport error, a *StatusError, or a
 // *ParseError naming the URL.
 func Fetch(ctx context.Context, hc *http.Client, url string) (*Table, error) {
+	body, err := fetchBody(ctx, hc, url)
+	if err != nil {
+		return nil, err
+	}
+	return parseData(body, "fetch", url)
+}
+
+// fetchBody is Fetch's HTTP part: the body of a 200 response.
+func fetchBody(ctx context.Context, hc *http.Client, url string) ([]byte, error) {
 	if hc == nil {
 		hc = &http.Client{Timeout: fetchTimeout}
 	}
@@ -69,7 +78,7 @@ func Fetch(ctx context.Context, hc *http.Client, url string) (*Table, error) {
 	if len(body) > maxInputSize {
 		return nil, fmt.Errorf("fx: fetch %s: body larger than %d bytes", url, maxInputSize)
 	}
-	return parseData(body, "fetch", url)
+	return body, nil
 }
 
 // LiveTable is a Source whose table can be extended while it serves, e.g.

@@ -32,17 +32,28 @@ type Policy string
 const (
 	// ForDayOrPrevious answers with the publication for the UTC calendar date
 	// of the instant, or, if there is none that day, the latest one before it.
-	// It is the per-transaction rule of Art. 91(2), third subparagraph, VAT
-	// Directive 2006/112/EC ("the latest exchange rate published by the
-	// European Central Bank at the time the tax becomes chargeable"; research
-	// ledger-receipt-fx-webhooks.md §1.4). It is the default: the zero Policy
-	// means ForDayOrPrevious.
+	// It is the "rate of the day" reading of Art. 91(2), third subparagraph,
+	// VAT Directive 2006/112/EC, as member states' guidance often puts it
+	// (the ECB rate "for the day on which the tax becomes chargeable, or, if
+	// there is no publication on that day, the previous day of publication";
+	// research ledger-receipt-fx-webhooks.md §1.4): a payment at 08:00 UTC
+	// takes that day's rate, published only in the afternoon. The zero Policy
+	// means ForDayOrPrevious, for compatibility; the engine should default to
+	// LatestPublishedAt and offer this one as an account option (issue 16).
 	ForDayOrPrevious Policy = "for-day-or-previous"
 
 	// LatestPublishedAt answers with what had been published at the instant
-	// itself: a reference date D counts from 16:00 Frankfurt time on D, when
-	// the ECB publishes (research §1.1, §1.5). It is the strict reading of
-	// "at the time the tax becomes chargeable".
+	// itself: a reference date D counts from 16:00 Frankfurt time on D (CET
+	// in winter, CEST in summer). The ECB says its reference rates "are
+	// usually updated at around 16:00 CET every working day, except on TARGET
+	// closing days" (ECB, Euro foreign exchange reference rates page,
+	// https://www.ecb.europa.eu/stats/policy_and_exchange_rates/euro_reference_exchange_rates/html/index.en.html;
+	// since 1 July 2016, Bank of Greece notice on the ECB reference rates).
+	// A payment at 08:00 UTC therefore takes the previous publication, one at
+	// 17:00 Frankfurt time the day's. It is the strict reading of Art. 91(2)
+	// ("the latest exchange rate published by the European Central Bank at
+	// the time the tax becomes chargeable"), and the policy issue 16 makes
+	// the engine's default. Its Rate records PublishedFrom.
 	LatestPublishedAt Policy = "latest-published-at"
 
 	// PeriodEndOrNext answers with the publication for the date itself, or, if
@@ -78,6 +89,13 @@ type Rate struct {
 	Policy    Policy          `json:"policy"`        // the policy that chose RateDate
 	Source    string          `json:"source"`        // SourceECB for USD
 	Snapshot  string          `json:"snapshot"`      // the data set that answered: "embedded:sha256:<hex>", "file:sha256:<hex>", "fetch:sha256:<hex>"
+
+	// PublishedFrom is set for LatestPublishedAt only: the RFC 3339 UTC
+	// instant from which the publication used (RateDate) counts as
+	// published, 16:00 Frankfurt time on RateDate. With Requested it shows
+	// that the publication was out at the chargeable event. Not written
+	// when empty, so other policies' records keep their shape.
+	PublishedFrom string `json:"publishedFrom,omitempty"`
 }
 
 // UnmarshalJSON decodes a Rate and sets Value from Raw, so that a rate read
@@ -123,4 +141,34 @@ var (
 // I/O, the context's error.
 type Source interface {
 	Rate(ctx context.Context, quote string, at time.Time, p Policy) (Rate, error)
+}
+
+// checkPublishedFrom verifies a decoded LatestPublishedAt provenance: the
+// publication used counts from PublishedFrom, which is 16:00 Frankfurt time
+// on RateDate and not after the requested instant. Other policies must not
+// carry PublishedFrom. Errors wrap ErrInconsistent.
+func (r Rate) checkPublishedFrom() error {
+	if r.Policy != LatestPublishedAt {
+		if r.PublishedFrom != "" {
+			return fmt.Errorf("%w: publishedFrom %q with policy %q", ErrInconsistent, r.PublishedFrom, r.Policy)
+		}
+		return nil
+	}
+	from, err := PublicationInstant(r.RateDate)
+	if err != nil {
+		return fmt.Errorf("%w: rateDate: %v", ErrInconsistent, err)
+	}
+	if r.PublishedFrom != from.Format(time.RFC3339) {
+		return fmt.Errorf("%w: publishedFrom %q, the publication of %s counts from %s",
+			ErrInconsistent, r.PublishedFrom, r.RateDate, from.Format(time.RFC3339))
+	}
+	at, err := time.Parse(time.RFC3339Nano, r.Requested)
+	if err != nil {
+		return fmt.Errorf("%w: requestedDate %q is not an RFC 3339 instant", ErrInconsistent, r.Requested)
+	}
+	if at.Before(from) {
+		return fmt.Errorf("%w: the publication of %s (from %s) was not out at %s",
+			ErrInconsistent, r.RateDate, r.PublishedFrom, r.Requested)
+	}
+	return nil
 }

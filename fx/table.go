@@ -268,16 +268,21 @@ func (t *Table) answer(f *fixing, quote, requested string, p Policy) (Rate, erro
 		return Rate{}, fmt.Errorf("%w: %s for %s: the table has no %s rate for the reference date %s",
 			ErrNoRate, quote, requested, quote, f.date)
 	}
+	var from string
+	if p == LatestPublishedAt {
+		from = publicationInstant(f.day).Format(time.RFC3339)
+	}
 	return Rate{
-		Base:      "EUR",
-		Quote:     quote,
-		Raw:       r.raw,
-		Value:     r.value,
-		RateDate:  f.date,
-		Requested: requested,
-		Policy:    p,
-		Source:    sourceFor(quote),
-		Snapshot:  r.snapshot,
+		PublishedFrom: from,
+		Base:          "EUR",
+		Quote:         quote,
+		Raw:           r.raw,
+		Value:         r.value,
+		RateDate:      f.date,
+		Requested:     requested,
+		Policy:        p,
+		Source:        sourceFor(quote),
+		Snapshot:      r.snapshot,
 	}, nil
 }
 
