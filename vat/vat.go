@@ -117,8 +117,10 @@ type Seller struct {
 	VATNumber string
 	// OverThreshold: the seller's cross-border B2C TBE supplies plus
 	// intra-EU distance sales of goods exceeded EUR 10,000 (excluding VAT)
-	// in this or the previous calendar year (Art. 59c(1)(c)). Computing it
-	// is the caller's job (the ledger); it is frozen at payment time.
+	// in this or the previous calendar year (Art. 59c(1)(c)): "already
+	// over", also when CrossBorder is given (say, an opening statement).
+	// Otherwise the threshold is decided from CrossBorder, or, without it,
+	// the seller is taken to be within it.
 	OverThreshold bool
 	// OptedForDestination: the seller opted for destination taxation
 	// (Art. 59c(3), binding for at least two calendar years). Same effect
