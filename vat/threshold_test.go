@@ -241,3 +241,54 @@ func BenchmarkDetermineWithThreshold(b *testing.B) {
 		}
 	}
 }
+
+// FuzzDetermineThreshold checks the threshold section's arithmetic and its
+// agreement with the place of supply on arbitrary totals, amounts and
+// instants.
+func FuzzDetermineThreshold(f *testing.F) {
+	f.Add("IE", "DE", "0", "8344.61", "5123.39", int64(1775822400), false, false)
+	f.Add("AT", "FR", "0", "9000", "1200", int64(1767221940), false, false)
+	f.Add("DE", "DE", "10000.01", "-5", "0", int64(1735689600), true, true)
+	f.Fuzz(func(t *testing.T, seller, buyer, prev, cur, gross string, unix int64, over, opted bool) {
+		p, err1 := decimal.NewFromString(prev)
+		c, err2 := decimal.NewFromString(cur)
+		g, err3 := decimal.NewFromString(gross)
+		if err1 != nil || err2 != nil || err3 != nil || p.Exponent() < -20 || c.Exponent() < -20 || g.Exponent() < -20 ||
+			p.Abs().GreaterThan(dec("1e15")) || c.Abs().GreaterThan(dec("1e15")) || g.Abs().GreaterThan(dec("1e15")) {
+			return
+		}
+		in := Input{
+			Seller: Seller{Country: seller, OverThreshold: over, OptedForDestination: opted, CrossBorder: &CrossBorderTotals{PreviousYear: p, CurrentYear: c}},
+			Buyer:  b2c(buyer),
+			Supply: Supply{Kind: KindSaaS, Date: time.Unix(unix%(1<<34), 0), GrossEUR: g},
+		}
+		d := Determine(in)
+		checkInvariants(t, in, d)
+		th := d.Threshold
+		if th == nil {
+			return
+		}
+		if !th.TotalBefore.Equal(c) || !th.PreviousYear.Equal(p) || th.Year != in.Seller.ThresholdYear(in.Supply.Date) {
+			t.Fatalf("section does not echo its inputs: %+v", th)
+		}
+		if th.Counted != nil && (th.TotalAfter == nil || !th.TotalAfter.Equal(th.TotalBefore.Add(*th.Counted))) {
+			t.Fatalf("after != before + counted: %s", thresholdLine(th))
+		}
+		if th.Crossed != (th.Rule == ThresholdCrossed) || th.Crossed && !(th.TotalBefore.LessThanOrEqual(thresholdLimit) && th.TotalAfter.GreaterThan(thresholdLimit)) {
+			t.Fatalf("crossed inconsistent: %s", thresholdLine(th))
+		}
+		if !d.Determined() {
+			return
+		}
+		origin := d.TaxingCountry == d.PlaceOfSupply && d.Regime == RegimeDomestic && normalizeCountry(seller) != normalizeCountry(buyer)
+		if (th.Rule == ThresholdWithin) != origin {
+			t.Fatalf("rule %s but %s", th.Rule, summary(d))
+		}
+		if th.Rule == ThresholdWithin && th.TotalAfter.GreaterThan(thresholdLimit) {
+			t.Fatalf("within but over: %s", thresholdLine(th))
+		}
+		if th.Counts && th.Rule != ThresholdCrossed && !th.Counted.Equal(netOf(g, d.RatePercent.Decimal())) {
+			t.Fatalf("counted %s is not the value at the charged rate %s", th.Counted, d.RatePercent)
+		}
+	})
+}
