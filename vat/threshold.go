@@ -2,6 +2,7 @@ package vat
 
 import (
 	"github.com/shopspring/decimal"
+	"strconv"
 )
 
 // The EUR 10,000 threshold of Art. 59c Directive 2006/112/EC, decided from
@@ -174,8 +175,9 @@ func (r *rules) consumerInOtherState() {
 		}
 		th.set(ThresholdCrossed)
 		th.Crossed = true
-		r.b.note(ReasonThresholdExceeded, "This supply (EUR %s exclusive of %s VAT) takes the seller's %d total of cross-border B2C TBE supplies from EUR %s to EUR %s, over EUR 10,000: Art. 58 applies as of this supply, for the rest of %d and for %d (Art. 59c(2) %s).",
-			net.StringFixed(2), r.seller.country, th.Year, th.TotalBefore.StringFixed(2), after.StringFixed(2), th.Year, th.Year+1, directive)
+		y := strconv.Itoa(th.Year)
+		r.b.notes = append(r.b.notes, Reason{Code: ReasonThresholdExceeded,
+			Detail: "This supply takes the seller's " + y + " total of cross-border B2C TBE supplies over EUR 10,000 (see the threshold section): Art. 58 applies as of this supply, for the rest of " + y + " and for " + strconv.Itoa(th.Year+1) + " (Art. 59c(2) " + directive + ")."})
 		r.oss()
 	}
 }
