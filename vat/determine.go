@@ -54,12 +54,13 @@ func (t *RateTable) determine(in Input) Determination {
 	seller := b.resolveSeller(in.Seller)
 	buyer, buyerOK := b.resolveBuyer(in.Buyer)
 	kindOK := b.checkKind(in.Supply.Kind)
-	day, dayOK := b.checkDate(t, in.Supply.Date)
+	dayOK := b.checkDate(t, in.Supply.Date)
 	if !seller.ok || !buyerOK || !kindOK || !dayOK {
 		return b.result()
 	}
-	r := rules{t: t, b: b, in: in, seller: seller, buyer: buyer, day: day}
+	r := rules{t: t, b: b, in: in, seller: seller, buyer: buyer}
 	switch {
+	case !r.suppliesInOwnName(): // interface.go: Art. 9a presumption rebutted
 	case buyer.inEU():
 		r.eu()
 	case buyer.inUK():
@@ -67,6 +68,7 @@ func (t *RateTable) determine(in Input) Determination {
 	default:
 		r.outside()
 	}
+	r.finish() // finish.go: day of supply, Art. 59c totals, registrations, Art. 9a
 	return b.result()
 }
 
@@ -149,19 +151,21 @@ func (b *builder) checkKind(kind string) bool {
 	return false
 }
 
-func (b *builder) checkDate(t *RateTable, date time.Time) (int, bool) {
+// checkDate rejects a missing date, and a date outside the rate table in
+// every time zone; the local day itself is fixed once the taxing territory
+// is known (localday.go).
+func (b *builder) checkDate(t *RateTable, date time.Time) bool {
 	if date.IsZero() {
 		b.review(ReasonSupplyDateMissing, "The supply date (chargeable event) is missing.")
-		return 0, false
+		return false
 	}
-	day := dayKey(date)
-	if !t.covers(day) {
+	if !t.coversSomewhere(date) {
 		from, to := t.Coverage()
 		b.review(ReasonDateOutsideRateTable, "The supply date %s is outside the period %s to %s that rate table %s and this ruleset vouch for.",
 			date.UTC().Format(time.DateOnly), from.Format(time.DateOnly), to.Format(time.DateOnly), t.version)
-		return 0, false
+		return false
 	}
-	return day, true
+	return true
 }
 
 // buyerStatus is the outcome of checking a B2B claim.
@@ -363,7 +367,11 @@ type rules struct {
 	in     Input
 	seller sellerInfo
 	buyer  location
-	day    int
+	day    int // day of supply (yyyymmdd) in the taxing territory's zone, once dayFixed
+
+	dayFixed  bool            // localday.go
+	threshold *ThresholdCheck // threshold.go
+	origin    *rateResult     // threshold.go: the seller's rate on its day, once looked up
 }
 
 const directive = "Directive 2006/112/EC"
@@ -401,10 +409,8 @@ func (r *rules) eu() {
 			r.reverseCharge()
 		case st.open:
 			// Rows 5–8 hinge on the claim: nothing more can be said.
-		case s.eu && len(s.other) == 0 && !r.in.Seller.OverThreshold && !r.in.Seller.OptedForDestination:
-			r.originBelowThreshold()
 		default:
-			r.oss()
+			r.consumerInOtherState() // threshold.go: row 2, or rows 3 and 4
 		}
 	}
 }
@@ -470,7 +476,7 @@ func (r *rules) originBelowThreshold() {
 	b.d.Territory = ""
 	b.d.LegalBasis = "Art. 59c(1) " + directive
 	b.d.InvoiceNote = "Place of supply: " + S + " (Art. 59c " + directive + ")"
-	b.note(ReasonOriginTaxation, "The seller is established only in %s and states that its cross-border B2C TBE supplies and distance sales stayed within EUR 10,000 this and last year; once the threshold is exceeded, destination VAT applies from that supply on (Art. 59c(2) %s).", S, directive)
+	b.notes = append(b.notes, Reason{Code: ReasonOriginTaxation, Detail: r.originNote()})
 	r.chargeRate(S, nil)
 }
 
@@ -579,7 +585,13 @@ func (r *rules) outside() {
 // and its source; or records why it cannot.
 func (r *rules) chargeRate(cc string, t *territory) {
 	b := r.b
-	res, ok := r.t.kindRate(b, cc, t, r.in.Supply.Kind, r.day)
+	if !r.fixDay(placeZone(cc, t)) {
+		return
+	}
+	res, ok := r.originRate(cc, t) // threshold.go: already looked up for the Art. 59c test
+	if !ok {
+		res, ok = r.t.kindRate(b, cc, t, r.in.Supply.Kind, r.day)
+	}
 	if !ok {
 		return
 	}

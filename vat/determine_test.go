@@ -341,21 +341,6 @@ func checkInvariants(t *testing.T, in Input, d Determination) {
 	}
 }
 
-func TestDetermineUsesUTCCalendarDay(t *testing.T) {
-	// 2024-08-31 23:30 at UTC-02:00 is 2024-09-01 01:30 UTC: FI 25.5 %.
-	west := time.FixedZone("UTC-2", -2*3600)
-	in := Input{Seller{Country: "US"}, b2c("FI"), Supply{Kind: KindSaaS, Date: time.Date(2024, 8, 31, 23, 30, 0, 0, west)}}
-	if got := Determine(in); got.RatePercent == nil || got.RatePercent.String() != "25.5" {
-		t.Errorf("got %s, want FI 25.5 on the UTC day 2024-09-01", summary(got))
-	}
-	// 2024-09-01 00:30 at UTC+02:00 is still 2024-08-31 UTC: 24 %.
-	east := time.FixedZone("UTC+2", 2*3600)
-	in.Supply.Date = time.Date(2024, 9, 1, 0, 30, 0, 0, east)
-	if got := Determine(in); got.RatePercent == nil || got.RatePercent.String() != "24" {
-		t.Errorf("got %s, want FI 24 on the UTC day 2024-08-31", summary(got))
-	}
-}
-
 func TestDetermineIsDeterministic(t *testing.T) {
 	in := Input{Seller{Country: "DE", OtherEstablishments: []string{"FR", "AT", "FR"}}, Buyer{Country: "FR", Business: true, VATNumber: "FR40303265045", Registry: confirmed("VIES", "FR40303265045")}, Supply{Kind: KindEbook, Date: sep1}}
 	first, _ := json.Marshal(Determine(in))

@@ -20,7 +20,8 @@
 //
 //	1   S = B, B2C or B2B                    DOMESTIC, rate of B (Art. 58 / 44)
 //	2   EU seller in one member state only,  DOMESTIC, rate of S, note "Place of
-//	    not OverThreshold, not Opted, B2C    supply: S (Art. 59c ...)" (Art. 59c(1))
+//	    within the Art. 59c threshold (see   supply: S (Art. 59c ...)" (Art. 59c(1))
+//	    below), not Opted, B2C
 //	3   EU seller otherwise, B2C             OSS_B2C union, rate of B
 //	4   non-EU seller (UK included), B2C     OSS_B2C non-union, rate of B, no threshold
 //	5/6 registry-confirmed B2B, S ≠ B        REVERSE_CHARGE_B2B, AE, 0, VATEX-EU-AE,
@@ -91,8 +92,75 @@
 // [verify] stops the determination with rate_unverified (the detail names the
 // candidate rate and the source), and Ireland's e-press rate, which depends
 // on the item, with rate_depends_on_item. A 0 % rate is category Z (BR-Z-05),
-// never S (BR-S-05). Any other kind is supply_kind_not_covered. The rate is
-// that of the UTC calendar day of Supply.Date.
+// never S (BR-S-05). Any other kind is supply_kind_not_covered.
+//
+// # Day of supply
+//
+// The rate is that of the chargeable event (Art. 63, 65 and 93 Directive
+// 2006/112/EC), on the calendar day of Supply.Date in the time zone of the
+// taxing territory: the customer's member state or territory with its own
+// rates (Atlantic/Azores, Atlantic/Madeira, Europe/Lisbon for mainland
+// Portugal, Europe/Madrid, ...) under destination taxation and reverse
+// charge, the seller's member state under origin (Art. 59c) or domestic
+// taxation, Europe/London under the UK ruleset, the seller's member state
+// for a supply outside the EU (UTC for a seller outside the EU and the UK).
+// A supply exactly at local midnight belongs to the new day: at 21:30 UTC on
+// 30 June 2025 an Estonian consumer pays 24 %, at 20:30 UTC 22 %.
+// Determination.SupplyDate and TimeZone record the day and the IANA zone;
+// the same day is the invoice's date of supply (Art. 226(7), EN 16931
+// BT-72). The zones are the IANA tz database (release in TZDataRelease),
+// copied from Go's zoneinfo.zip into vat/ratedata/tzdata and embedded; the
+// system's tz database is never read. [RateTable.Standard] and
+// [RateTable.Reduced] still take the UTC calendar day of their argument.
+//
+// # Art. 59c threshold
+//
+// With Seller.CrossBorder (the seller's running totals, EUR exclusive of
+// VAT, of the supply's calendar year in the seller's zone,
+// [Seller.ThresholdYear], and of the year before) and Supply.GrossEUR, an EU
+// seller established in one member state is taxed where the consumer is
+// when the previous year's total exceeded EUR 10,000, when this year's total
+// before the supply exceeds it, or when this supply takes it over (Art.
+// 59c(1)(c), (2)): "exceed" is strictly more, so EUR 10,000.00 is still
+// within. Whether a supply crosses is tested with its value exclusive of VAT
+// at the origin rate, and that value is counted for it; every other supply
+// counts at the rate charged. OverThreshold (already over) and
+// OptedForDestination (Art. 59c(3)) still lead to destination taxation.
+// Determination.Threshold records the rule, the year, the totals before and
+// after, the value counted and whether the supply counts at all (only B2C
+// TBE supplies to a consumer in another member state's EU VAT territory
+// do) and whether it crossed. Without CrossBorder the flags decide as
+// before. A negative total or a missing amount is threshold_input_invalid.
+//
+// # Registrations
+//
+// Seller.Registrations (nil: not stated, no check) lists the Union and
+// non-Union OSS with their member state of identification, the import
+// scheme, national registrations and a UK VRN. Once the place of supply and
+// the regime are decided, an outcome needing a registration the list lacks
+// is seller_not_registered, naming it: DOMESTIC in X a national registration
+// in X (Art. 214(1)(a)); OSS_B2C the Union OSS of the member state of
+// identification of Art. 369a(2), the non-Union OSS, or a national
+// registration in the state of consumption; an EU seller's reverse charge a
+// national registration at home (Art. 214(1)(e)); UK_DOMESTIC and UK_B2C a
+// UK VRN (VATA 1994 s.3, s.4, Sch. 1A). A list contradicting Art. 369a(2) or
+// 358a(1) is seller_registrations_inconsistent.
+//
+// # Electronic interfaces
+//
+// An account with Seller.ElectronicInterface (a marketplace of APIs or agent
+// tools taking part in others' electronically supplied services) is
+// presumed to act in its own name (Art. 9a(1) Implementing Regulation
+// 282/2011): under Art. 28 Directive 2006/112/EC it is the deemed supplier,
+// its own profile decides the VAT, and Determination.Supplier names it so
+// with the underlying provider (Supply.Provider; missing:
+// underlying_provider_missing). With Seller.Art9aRebutted (the provider is
+// explicitly indicated as the supplier in contracts, invoices and
+// receipts, and the interface neither authorises the charge or the delivery
+// nor sets the general terms, Art. 9a(1) second and third subparagraphs)
+// the provider is the supplier: underlying_provider_is_supplier, and no VAT
+// is charged in the interface's name. A party that only processes payments
+// does not take part in the supply (Art. 9a(3)) and is not an interface.
 //
 // # Rate table
 //
@@ -134,8 +202,10 @@
 // # Determinism
 //
 // The same Input gives the same Determination, byte for byte in JSON: no map
-// order, clock or randomness reaches the output; reasons come in a fixed
-// order (manual-review reasons first, then notes).
+// order, clock, randomness or system time-zone database reaches the output;
+// reasons come in a fixed order (manual-review reasons first, then notes).
+// A supply's value exclusive of VAT is rounded to 10 decimal places,
+// independently of decimal.DivisionPrecision.
 //
 // # Wire format
 //
@@ -143,8 +213,12 @@
 // "classification": status, reasons [{code, detail}], ruleset, jurisdiction,
 // regime, ossScheme, taxCategoryCode, ratePercent, taxingCountry,
 // placeOfSupply, territory, vatex, exemptionReason, invoiceNote, legalBasis,
-// buyerTreatment, rateKind, rateSource {table, effectiveFrom, source}; empty
-// fields are omitted. ratePercent is a JSON number written from the decimal
+// buyerTreatment, rateKind, rateSource {table, effectiveFrom, source},
+// supplyDate ("2025-07-01"), timeZone ("Europe/Tallinn"), threshold {rule,
+// year, limit, previousYear, totalBefore, counts, counted, totalAfter,
+// crossed, legalBasis} with amounts as decimal strings, supplier {role,
+// underlyingProvider {name, country, vatNumber}, legalBasis}; empty fields
+// are omitted. ratePercent is a JSON number written from the decimal
 // string ([Percent]), absent for category O. Greece is GR in country fields
 // (ISO 3166-1) and EL only as a VAT-number prefix. With a manual review the
 // invoice fields (category, rate, VATEX, texts, rate source) are empty; the
@@ -153,11 +227,15 @@
 // # Not modelled
 //
 // The caller supplies the customer's country from its location evidence
-// (Art. 24b, 24f Implementing Regulation 282/2011) and the Art. 59c figures
-// from its ledger. The seller is assumed VAT-registered where it charges VAT
-// (no small-business exemption, no UK registration threshold), to be the
-// supplier in its own name (no Art. 9a platform rules), and to be
-// established in the mainland of its country. Use-and-enjoyment overrides
-// (Art. 59a), Corsica's special rates and the IGIC or other non-EU taxes are
-// not modelled; for category O the note local_tax_not_assessed says so.
+// (Art. 24b, 24f Implementing Regulation 282/2011) and the Art. 59c totals
+// from its ledger, deciding supplies of one seller in append order; intra-EU
+// distance sales of goods count only through those totals. The threshold is
+// compared in EUR: the national-currency equivalent a non-euro member state
+// applies (Art. 59c(1)(c), (5)) is not held. Without Seller.Registrations the
+// seller is assumed VAT-registered where it charges VAT; there is no
+// small-business exemption and no UK registration threshold. The seller is
+// assumed established in the mainland of its country. Use-and-enjoyment
+// overrides (Art. 59a), Corsica's special rates and the IGIC or other non-EU
+// taxes are not modelled; for category O the note local_tax_not_assessed
+// says so.
 package vat

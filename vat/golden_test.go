@@ -125,6 +125,7 @@ func TestGoldenDeterminations(t *testing.T) {
 	for _, l := range goldenRateChanges() {
 		fmt.Fprintln(&b, l)
 	}
+	writeContextGolden(&b) // golden_context_test.go: local day, Art. 59c totals, registrations, Art. 9a
 	if len(ins) < 100 {
 		t.Errorf("only %d golden determinations, want at least 100", len(ins))
 	}

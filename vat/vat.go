@@ -1,6 +1,10 @@
 package vat
 
-import "time"
+import (
+	"time"
+
+	"github.com/shopspring/decimal"
+)
 
 // Ruleset versions. A determination names the ruleset it was made under;
 // the rules of a version never change, a correction makes a new version.
@@ -113,13 +117,38 @@ type Seller struct {
 	VATNumber string
 	// OverThreshold: the seller's cross-border B2C TBE supplies plus
 	// intra-EU distance sales of goods exceeded EUR 10,000 (excluding VAT)
-	// in this or the previous calendar year (Art. 59c(1)(c)). Computing it
-	// is the caller's job (the ledger); it is frozen at payment time.
+	// in this or the previous calendar year (Art. 59c(1)(c)): "already
+	// over", also when CrossBorder is given (say, an opening statement).
+	// Otherwise the threshold is decided from CrossBorder, or, without it,
+	// the seller is taken to be within it.
 	OverThreshold bool
 	// OptedForDestination: the seller opted for destination taxation
 	// (Art. 59c(3), binding for at least two calendar years). Same effect
 	// as OverThreshold.
 	OptedForDestination bool
+
+	// CrossBorder holds the seller's Art. 59c running totals (EUR,
+	// exclusive of VAT) of the calendar year of the supply in the seller's
+	// time zone (ThresholdYear) and of the year before, from the caller's
+	// ledger plus any opening figure. When set (and OverThreshold and
+	// OptedForDestination are false), the threshold is decided from it and
+	// Supply.GrossEUR (threshold.go); nil keeps the flags' behaviour.
+	CrossBorder *CrossBorderTotals
+	// Registrations lists where the seller is identified for VAT
+	// (registration.go). nil: not stated, no check; non-nil: an outcome
+	// needing a registration not listed is a manual review.
+	Registrations []Registration
+	// ElectronicInterface: the account is an electronic interface (a
+	// marketplace of APIs or agent tools) taking part in others'
+	// electronically supplied services; it is presumed to be the supplier
+	// (Art. 9a(1) Implementing Regulation 282/2011, interface.go).
+	ElectronicInterface bool
+	// Art9aRebutted: the account attests the conditions of Art. 9a(1)
+	// second subparagraph and that it neither authorises the charge or the
+	// delivery nor sets the general terms (third subparagraph), so the
+	// underlying provider is the supplier. Only read with
+	// ElectronicInterface.
+	Art9aRebutted bool
 }
 
 // Buyer is what the merchant attests about the customer.
@@ -158,8 +187,18 @@ type RegistryCheck struct {
 
 // Supply is what was sold and when.
 type Supply struct {
-	Kind string    // one of the Kind constants
-	Date time.Time // the chargeable event; its UTC calendar date selects the rate
+	Kind string // one of the Kind constants
+	// Date is the chargeable event (Art. 63, 65 Directive 2006/112/EC); its
+	// calendar day in the taxing territory's time zone selects the rate
+	// (localday.go).
+	Date time.Time
+	// GrossEUR is the amount paid, VAT included, in EUR at full precision;
+	// needed only with Seller.CrossBorder, to count the supply's value
+	// exclusive of VAT toward the Art. 59c threshold.
+	GrossEUR decimal.Decimal
+	// Provider names the underlying provider when the seller is an
+	// electronic interface (Seller.ElectronicInterface).
+	Provider *Provider
 }
 
 // Input is everything a determination depends on.
@@ -227,6 +266,19 @@ type Determination struct {
 	BuyerTreatment  string      `json:"buyerTreatment,omitempty"`
 	RateKind        string      `json:"rateKind,omitempty"`
 	RateSource      *RateSource `json:"rateSource,omitempty"`
+
+	// SupplyDate is the calendar day of the supply (YYYY-MM-DD) in
+	// TimeZone, the IANA zone of the taxing territory (localday.go): the day
+	// whose rate applies, the invoice's date of supply (BT-72) and the day
+	// an OSS return dates the supply by.
+	SupplyDate string `json:"supplyDate,omitempty"`
+	TimeZone   string `json:"timeZone,omitempty"`
+	// Threshold is the Art. 59c section (threshold.go), present with
+	// Seller.CrossBorder for a seller established in one member state.
+	Threshold *ThresholdCheck `json:"threshold,omitempty"`
+	// Supplier is the Art. 9a section (interface.go), present for an
+	// electronic interface.
+	Supplier *SupplierRole `json:"supplier,omitempty"`
 }
 
 // Determined reports whether Status is StatusDetermined.

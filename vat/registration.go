@@ -1,0 +1,272 @@
+package vat
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Registrations (Seller.Registrations) say where the seller is identified
+// for VAT. A determination that needs a registration the seller does not
+// list is a manual review (seller_not_registered): the seller cannot
+// lawfully charge, or declare, that VAT, and a silently charged rate would
+// be wrong. nil means "not stated" and skips the check; an empty, non-nil
+// list states that the seller has none.
+//
+// What each outcome needs (after the place of supply and the regime are
+// decided):
+//
+//   - DOMESTIC in X (same state, Art. 59c origin taxation, a fixed
+//     establishment in the customer's state): a national registration in X
+//     (Art. 213 and 214(1)(a) Directive 2006/112/EC).
+//   - OSS_B2C, Union scheme: the Union OSS with the member state of
+//     identification of Art. 369a(2) (the state of establishment; for a
+//     seller established outside the EU, a state where it has a fixed
+//     establishment), or a national registration in the state of
+//     consumption: the special scheme is an option (Art. 369b: member
+//     states "shall permit" its use), and a seller that does not use it is
+//     identified where the supply is taxed (Art. 214(1)(a)).
+//   - OSS_B2C, non-Union scheme: the non-Union OSS (Art. 359, 358a(2)), or
+//     a national registration in the state of consumption (Art. 214(1)(a)).
+//   - REVERSE_CHARGE_B2B by an EU-established seller: a national
+//     registration in its own member state (Art. 214(1)(e): a taxable
+//     person established there supplying services for which the recipient
+//     is liable under Art. 196 in another member state; its number goes on
+//     the invoice, Art. 226(3), and on the recapitulative statement, Art.
+//     262). A seller established outside the EU needs none.
+//   - UK_DOMESTIC and UK_B2C: a UK VAT registration number. Only a taxable
+//     person, one registered or required to be, charges VAT (VATA 1994 s.3
+//     and s.4, https://www.legislation.gov.uk/ukpga/1994/23/section/3); a
+//     non-established taxable person registers from its first UK supply
+//     (Sch. 1A; HMRC VATREG37150).
+//   - UK_REVERSE_CHARGE (the customer accounts, VATA 1994 s.8) and
+//     OUTSIDE_SCOPE: none.
+//
+// The import scheme (IOSS, Art. 369l–369x) covers distance sales of
+// imported goods, never services: it is accepted in the list but satisfies
+// no requirement here.
+//
+// A list that contradicts the seller's profile is a manual review
+// (seller_registrations_inconsistent): an unknown scheme, a country that is
+// not an EU member state for an EU scheme (or not GB for a UK VRN), a Union
+// OSS whose member state of identification is not the one Art. 369a(2)
+// prescribes, more than one member state of identification for one scheme,
+// or a non-Union OSS for a seller established or with a fixed establishment
+// in the EU (Art. 358a(1)).
+
+// Registration is one VAT identification of the seller.
+type Registration struct {
+	// Scheme is one of the Registration constants.
+	Scheme string `json:"scheme"`
+	// Country is the member state of identification (OSS, IOSS), the
+	// member state of a national registration, or GB for a UK VRN (may be
+	// empty). EL is read as GR.
+	Country string `json:"country,omitempty"`
+	// Number is the identification number, informational.
+	Number string `json:"number,omitempty"`
+}
+
+// Registration schemes (Registration.Scheme).
+const (
+	RegistrationOSSUnion    = "oss_union"     // Union scheme, Art. 369a–369k
+	RegistrationOSSNonUnion = "oss_non_union" // non-Union scheme, Art. 358a–369
+	RegistrationIOSS        = "ioss"          // import scheme, Art. 369l–369x (goods only)
+	RegistrationNational    = "national"      // VAT identification in one member state, Art. 214
+	RegistrationUKVRN       = "uk_vrn"        // UK VAT registration number (VATA 1994)
+)
+
+// Reason codes of the registration check.
+const (
+	ReasonSellerNotRegistered             = "seller_not_registered"             // review: the outcome needs a registration the seller does not list
+	ReasonSellerRegistrationsInconsistent = "seller_registrations_inconsistent" // review: the list contradicts the profile or the law
+)
+
+var registrationSchemes = map[string]string{
+	RegistrationOSSUnion:    "the Union OSS",
+	RegistrationOSSNonUnion: "the non-Union OSS",
+	RegistrationIOSS:        "the import OSS (IOSS)",
+	RegistrationNational:    "a national VAT registration",
+	RegistrationUKVRN:       "a UK VAT registration (VRN)",
+}
+
+// registrationNeed is one registration that satisfies a requirement: in
+// country, or in one of countries, or (both empty) in any country.
+type registrationNeed struct {
+	scheme    string
+	country   string
+	countries []string
+}
+
+func (n registrationNeed) accepts(g Registration) bool {
+	switch {
+	case g.Scheme != n.scheme:
+		return false
+	case n.country != "":
+		return g.Country == n.country
+	case n.countries != nil:
+		return slices.Contains(n.countries, g.Country)
+	}
+	return true
+}
+
+func (n registrationNeed) String() string {
+	s := registrationSchemes[n.scheme]
+	where := n.countries
+	if n.country != "" {
+		where = []string{n.country}
+	}
+	switch {
+	case n.scheme == RegistrationUKVRN:
+	case len(where) == 0 && n.countries != nil:
+		s += " (the seller has no EU establishment to be identified in)"
+	case len(where) == 0:
+		s += " (any member state of identification)"
+	case n.scheme == RegistrationNational:
+		s += " in " + strings.Join(where, " or ")
+	default:
+		s += " with " + strings.Join(where, " or ") + " as member state of identification"
+	}
+	return s
+}
+
+func normalizeRegistration(g Registration) Registration {
+	g.Scheme = strings.TrimSpace(g.Scheme)
+	g.Country = normalizeCountry(g.Country)
+	if g.Scheme == RegistrationUKVRN && (g.Country == "" || g.Country == "XI") {
+		g.Country = "GB"
+	}
+	return g
+}
+
+// checkRegistrations applies the rules above once the regime is decided.
+func (r *rules) checkRegistrations() {
+	regs := r.in.Seller.Registrations
+	if regs == nil {
+		return
+	}
+	r.checkRegistrationList(regs)
+	needs, n, basis := r.requiredRegistrations()
+	if n == 0 {
+		return
+	}
+	for _, need := range needs[:n] {
+		for _, g := range regs {
+			if need.accepts(normalizeRegistration(g)) {
+				return
+			}
+		}
+	}
+	alts := make([]string, n)
+	for i, need := range needs[:n] {
+		alts[i] = need.String()
+	}
+	r.b.review(ReasonSellerNotRegistered, "The seller is not registered where this supply is taxed: %s %s needs %s (%s); the seller's registrations are %s.",
+		r.b.d.Regime, r.b.d.TaxingCountry, strings.Join(alts, ", or "), basis, listRegistrations(regs))
+}
+
+// Legal bases of the requirements.
+const (
+	basisDomestic      = "Art. 213 and 214(1)(a) " + directive
+	basisUnion         = "Union scheme Art. 369b and 369a(2), or identification in the member state of consumption Art. 214(1)(a) " + directive
+	basisNonUnion      = "non-Union scheme Art. 359 and 358a(2), or identification in the member state of consumption Art. 214(1)(a) " + directive
+	basisReverseCharge = "Art. 214(1)(e) " + directive + "; the supplier's number on the invoice, Art. 226(3), and the recapitulative statement, Art. 262"
+	basisUK            = "VATA 1994 s.3 and s.4; non-established taxable persons from the first supply, Sch. 1A (HMRC VATREG37150)"
+)
+
+// requiredRegistrations: the n alternatives the decided outcome needs, and
+// their legal basis; n is 0 when the outcome needs no registration.
+func (r *rules) requiredRegistrations() (needs [2]registrationNeed, n int, basis string) {
+	d, s := r.b.d, r.seller
+	switch d.Regime {
+	case RegimeDomestic:
+		needs[0] = registrationNeed{scheme: RegistrationNational, country: d.TaxingCountry}
+		return needs, 1, basisDomestic
+	case RegimeOSSB2C:
+		needs[1] = registrationNeed{scheme: RegistrationNational, country: d.TaxingCountry}
+		if d.Scheme != SchemeUnion {
+			needs[0] = registrationNeed{scheme: RegistrationOSSNonUnion}
+			return needs, 2, basisNonUnion
+		}
+		needs[0] = registrationNeed{scheme: RegistrationOSSUnion, countries: s.other}
+		if s.eu {
+			needs[0] = registrationNeed{scheme: RegistrationOSSUnion, country: s.country}
+		}
+		return needs, 2, basisUnion
+	case RegimeReverseChargeB2B:
+		if s.eu {
+			needs[0] = registrationNeed{scheme: RegistrationNational, country: s.country}
+			return needs, 1, basisReverseCharge
+		}
+	case RegimeUKDomestic, RegimeUKB2C:
+		needs[0] = registrationNeed{scheme: RegistrationUKVRN, country: "GB"}
+		return needs, 1, basisUK
+	}
+	return needs, 0, ""
+}
+
+// checkRegistrationList records contradictions in the stated list.
+func (r *rules) checkRegistrationList(regs []Registration) {
+	s := r.seller
+	for i, g := range regs {
+		g = normalizeRegistration(g)
+		field := registrationField(i)
+		if _, ok := registrationSchemes[g.Scheme]; !ok {
+			r.b.review(ReasonSellerRegistrationsInconsistent, "%s.Scheme %q is not one of oss_union, oss_non_union, ioss, national, uk_vrn.", field, g.Scheme)
+			continue
+		}
+		if g.Scheme == RegistrationUKVRN {
+			if g.Country != "GB" {
+				r.b.review(ReasonSellerRegistrationsInconsistent, "%s is a UK VRN but names %q as its country.", field, g.Country)
+			}
+			continue
+		}
+		if !euMemberStates[g.Country] {
+			r.b.review(ReasonSellerRegistrationsInconsistent, "%s (%s) names %q, which is not an EU member state.", field, registrationSchemes[g.Scheme], g.Country)
+			continue
+		}
+		switch g.Scheme {
+		case RegistrationOSSUnion:
+			switch {
+			case s.eu && g.Country != s.country:
+				r.b.review(ReasonSellerRegistrationsInconsistent, "%s names %s as the Union OSS member state of identification, but the seller is established in %s, which must be its member state of identification (Art. 369a(2) %s).", field, g.Country, s.country, directive)
+			case !s.eu && !slices.Contains(s.other, g.Country):
+				r.b.review(ReasonSellerRegistrationsInconsistent, "%s names %s as the Union OSS member state of identification, but the seller, established outside the EU, has no fixed establishment there (Art. 369a(2) %s).", field, g.Country, directive)
+			}
+		case RegistrationOSSNonUnion:
+			if s.eu || len(s.other) > 0 {
+				r.b.review(ReasonSellerRegistrationsInconsistent, "%s is a non-Union OSS registration, which is only for a seller with neither its business nor a fixed establishment in the EU (Art. 358a(1) %s).", field, directive)
+			}
+		}
+		if g.Scheme == RegistrationNational {
+			continue
+		}
+		for _, e := range regs[:i] {
+			if e = normalizeRegistration(e); e.Scheme == g.Scheme && e.Country != g.Country {
+				r.b.review(ReasonSellerRegistrationsInconsistent, "%s names %s as the member state of identification for %s, which an earlier entry names as %s; a scheme has one member state of identification.", field, g.Country, registrationSchemes[g.Scheme], e.Country)
+				break
+			}
+		}
+	}
+}
+
+// registrationField names entry i for a reason detail.
+type registrationField int
+
+func (i registrationField) String() string {
+	return "Seller.Registrations[" + strconv.Itoa(int(i)) + "]"
+}
+
+func listRegistrations(regs []Registration) string {
+	if len(regs) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(regs))
+	for i, g := range regs {
+		g = normalizeRegistration(g)
+		parts[i] = g.Scheme
+		if g.Country != "" {
+			parts[i] += ":" + g.Country
+		}
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,108 @@
+package vat
+
+import (
+	"strings"
+	"testing"
+)
+
+func regs(list ...string) []Registration {
+	out := []Registration{}
+	for _, r := range list {
+		scheme, country, _ := strings.Cut(r, ":")
+		out = append(out, Registration{Scheme: scheme, Country: country})
+	}
+	return out
+}
+
+// TestRegistrations: each outcome against the registration it needs
+// (registration.go); expected lines written from the rules.
+func TestRegistrations(t *testing.T) {
+	over := func(s Seller) Seller { s.OverThreshold = true; return s }
+	atB2B := Buyer{Country: "AT", VATNumber: "ATU13585627", Registry: confirmed("VIES", "ATU13585627")}
+	cases := []struct {
+		name string
+		in   Input
+		want string
+	}{
+		{"not stated: no check", Input{Seller{Country: "IE"}, b2c("XI"), digital},
+			"DETERMINED UK_B2C S 20 GB pos=GB-NIR - B2C [ruleset_experimental]"},
+		{"Irish seller, Northern Ireland consumer, no UK VRN", Input{Seller{Country: "IE", Registrations: regs("national:IE", "oss_union:IE")}, b2c("XI"), digital},
+			"MANUAL_REVIEW_REQUIRED UK_B2C - - GB pos=GB-NIR - B2C [seller_not_registered,ruleset_experimental]"},
+		{"Irish seller, Great Britain consumer, no UK VRN", Input{Seller{Country: "IE", Registrations: regs("national:IE")}, b2c("GB"), digital},
+			"MANUAL_REVIEW_REQUIRED UK_B2C - - GB pos=GB - B2C [seller_not_registered,ruleset_experimental]"},
+		{"Irish seller with a UK VRN", Input{Seller{Country: "IE", Registrations: regs("national:IE", "uk_vrn:GB")}, b2c("XI"), digital},
+			"DETERMINED UK_B2C S 20 GB pos=GB-NIR - B2C [ruleset_experimental]"},
+		{"over the threshold without OSS", Input{over(Seller{Country: "IE", Registrations: regs("national:IE")}), b2c("DE"), digital},
+			"MANUAL_REVIEW_REQUIRED OSS_B2C/union - - DE pos=DE - B2C [seller_not_registered]"},
+		{"over the threshold with the Union OSS", Input{over(Seller{Country: "IE", Registrations: regs("national:IE", "oss_union:IE")}), b2c("DE"), digital},
+			"DETERMINED OSS_B2C/union S 19 DE pos=DE - B2C []"},
+		{"over the threshold, registered in the state of consumption", Input{over(Seller{Country: "IE", Registrations: regs("national:IE", "national:DE")}), b2c("DE"), digital},
+			"DETERMINED OSS_B2C/union S 19 DE pos=DE - B2C []"},
+		{"origin taxation needs the home registration", Input{Seller{Country: "DE", Registrations: regs("oss_union:DE")}, b2c("FR"), digital},
+			"MANUAL_REVIEW_REQUIRED DOMESTIC - - DE pos=DE - B2C [seller_not_registered,origin_taxation_below_threshold]"},
+		{"stated none: a domestic sale needs a registration", Input{Seller{Country: "DE", Registrations: regs()}, b2c("DE"), digital},
+			"MANUAL_REVIEW_REQUIRED DOMESTIC - - DE pos=DE - B2C [seller_not_registered]"},
+		{"fixed establishment in the customer's state needs a registration there", Input{Seller{Country: "DE", OtherEstablishments: []string{"FR"}, Registrations: regs("national:DE", "oss_union:DE")}, b2c("FR"), digital},
+			"MANUAL_REVIEW_REQUIRED DOMESTIC - - FR pos=FR - B2C [seller_not_registered,fixed_establishment_in_buyer_country]"},
+		{"non-EU seller without the non-Union OSS", Input{Seller{Country: "US", Registrations: regs("national:FR")}, b2c("DE"), digital},
+			"MANUAL_REVIEW_REQUIRED OSS_B2C/non-union - - DE pos=DE - B2C [seller_not_registered]"},
+		{"non-EU seller with the non-Union OSS anywhere", Input{Seller{Country: "US", Registrations: regs("oss_non_union:NL")}, b2c("DE"), digital},
+			"DETERMINED OSS_B2C/non-union S 19 DE pos=DE - B2C []"},
+		{"IOSS is for imported goods, not services", Input{Seller{Country: "US", Registrations: regs("ioss:NL")}, b2c("DE"), digital},
+			"MANUAL_REVIEW_REQUIRED OSS_B2C/non-union - - DE pos=DE - B2C [seller_not_registered]"},
+		{"reverse charge by an EU seller needs its home registration (Art. 214(1)(e))", Input{Seller{Country: "DE", Registrations: regs("oss_union:DE")}, atB2B, digital},
+			"MANUAL_REVIEW_REQUIRED REVERSE_CHARGE_B2B - - AT pos=AT - B2B [seller_not_registered]"},
+		{"reverse charge by a non-EU seller needs none", Input{Seller{Country: "US", Registrations: regs()}, atB2B, digital},
+			"DETERMINED REVERSE_CHARGE_B2B AE 0 AT pos=AT VATEX-EU-AE B2B []"},
+		{"outside scope needs none", Input{Seller{Country: "DE", Registrations: regs()}, b2c("US"), digital},
+			"DETERMINED OUTSIDE_SCOPE O - - pos=US VATEX-EU-O B2C [local_tax_not_assessed]"},
+		{"UK reverse charge needs none", Input{Seller{Country: "DE", Registrations: regs("national:DE")}, Buyer{Country: "GB", VATNumber: "GB980780684", Registry: confirmed("HMRC", "GB980780684")}, digital},
+			"DETERMINED UK_REVERSE_CHARGE AE 0 GB pos=GB - B2B [ruleset_experimental]"},
+		{"UK seller without a VRN", Input{Seller{Country: "GB", Registrations: regs()}, b2c("GB"), digital},
+			"MANUAL_REVIEW_REQUIRED UK_DOMESTIC - - GB pos=GB - B2C [seller_not_registered,ruleset_experimental]"},
+		{"UK VRN without a country", Input{Seller{Country: "GB", Registrations: regs("uk_vrn")}, b2c("GB"), digital},
+			"DETERMINED UK_DOMESTIC S 20 GB pos=GB - B2C [ruleset_experimental]"},
+		{"Greek national registration as EL", Input{Seller{Country: "GR", Registrations: regs("national:EL")}, b2c("GR"), digital},
+			"DETERMINED DOMESTIC S 24 GR pos=GR - B2C []"},
+		// Contradictions (Art. 369a(2), 358a(1)).
+		{"Union OSS identified in another state than the establishment", Input{over(Seller{Country: "IE", Registrations: regs("national:IE", "oss_union:FR")}), b2c("DE"), digital},
+			"MANUAL_REVIEW_REQUIRED OSS_B2C/union - - DE pos=DE - B2C [seller_registrations_inconsistent,seller_not_registered]"},
+		{"non-EU seller in the Union OSS without an establishment", Input{Seller{Country: "US", Registrations: regs("oss_union:IE")}, b2c("DE"), digital},
+			"MANUAL_REVIEW_REQUIRED OSS_B2C/non-union - - DE pos=DE - B2C [seller_registrations_inconsistent,seller_not_registered]"},
+		{"non-EU seller with an Irish establishment in the Union OSS", Input{Seller{Country: "US", OtherEstablishments: []string{"IE"}, Registrations: regs("oss_union:IE")}, b2c("DE"), digital},
+			"DETERMINED OSS_B2C/union S 19 DE pos=DE - B2C []"},
+		{"EU seller in the non-Union OSS", Input{over(Seller{Country: "IE", Registrations: regs("national:IE", "oss_non_union:IE")}), b2c("DE"), digital},
+			"MANUAL_REVIEW_REQUIRED OSS_B2C/union - - DE pos=DE - B2C [seller_registrations_inconsistent,seller_not_registered]"},
+		{"unknown scheme", Input{Seller{Country: "DE", Registrations: regs("national:DE", "moss:DE")}, b2c("DE"), digital},
+			"MANUAL_REVIEW_REQUIRED DOMESTIC - - DE pos=DE - B2C [seller_registrations_inconsistent]"},
+		{"national registration outside the EU", Input{Seller{Country: "DE", Registrations: regs("national:DE", "national:CH")}, b2c("DE"), digital},
+			"MANUAL_REVIEW_REQUIRED DOMESTIC - - DE pos=DE - B2C [seller_registrations_inconsistent]"},
+		{"two member states of identification", Input{Seller{Country: "US", Registrations: regs("oss_non_union:NL", "oss_non_union:IE")}, b2c("DE"), digital},
+			"MANUAL_REVIEW_REQUIRED OSS_B2C/non-union - - DE pos=DE - B2C [seller_registrations_inconsistent]"},
+	}
+	for _, c := range cases {
+		d := Determine(c.in)
+		checkInvariants(t, c.in, d)
+		if s := summary(d); s != c.want {
+			t.Errorf("%s:\n got  %s\n want %s", c.name, s, c.want)
+			for _, r := range d.Reasons {
+				t.Logf("  %s: %s", r.Code, r.Detail)
+			}
+		}
+	}
+}
+
+// The reason names the missing registration.
+func TestSellerNotRegisteredDetail(t *testing.T) {
+	d := Determine(Input{Seller{Country: "IE", OverThreshold: true, Registrations: regs("national:IE")}, b2c("DE"), digital})
+	detail := d.Reasons[0].Detail
+	for _, want := range []string{"the Union OSS with IE as member state of identification", "a national VAT registration in DE", "Art. 369b", "national:IE"} {
+		if !strings.Contains(detail, want) {
+			t.Errorf("detail lacks %q: %s", want, detail)
+		}
+	}
+	uk := Determine(Input{Seller{Country: "IE", Registrations: regs("national:IE")}, b2c("XI"), digital})
+	if !strings.Contains(uk.Reasons[0].Detail, "a UK VAT registration (VRN)") || !strings.Contains(uk.Reasons[0].Detail, "Sch. 1A") {
+		t.Errorf("UK detail: %s", uk.Reasons[0].Detail)
+	}
+}

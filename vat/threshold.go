@@ -1,0 +1,282 @@
+package vat
+
+import (
+	"github.com/shopspring/decimal"
+	"strconv"
+)
+
+// The EUR 10,000 threshold of Art. 59c Directive 2006/112/EC, decided from
+// the seller's own running totals.
+//
+// Art. 59c(1): Art. 58 (taxation where the consumer is) does not apply
+// where (a) the supplier is established only in one member state, (b) it
+// supplies TBE services to non-taxable persons in another member state, and
+// (c) "the total value, exclusive of VAT, of [those] supplies ... does not
+// in the current calendar year exceed EUR 10 000 ... nor did it do so in
+// the course of the preceding calendar year". Art. 59c(2): "Where, during a
+// calendar year, the threshold ... is exceeded, ... Article 58 shall apply
+// as of that time." Art. 59c(3): the supplier may opt for Art. 58, for at
+// least two calendar years. (Text: https://datenbank.nwb.de/Dokument/452295_59c;
+// EUR-Lex CELEX 32006L0112.)
+//
+// "Exceed" is strictly more: a total of exactly EUR 10,000.00 does not
+// exceed EUR 10,000, so origin taxation still applies; one cent more
+// does. The supply that takes the year's total over the threshold is itself
+// taxed where the consumer is ("as of that time"), and so is every later
+// supply of that year and of the following year (whose preceding year then
+// exceeded). The value counted is the supply's value exclusive of VAT: its
+// VAT-inclusive EUR amount (Supply.GrossEUR) divided by 1 + the rate
+// charged. Whether a supply crosses is tested with the value it has under
+// origin taxation, the treatment it would have if it did not cross; that
+// value is counted for the crossing supply, so that the total after it is
+// over the threshold whatever the destination rate. Only B2C TBE supplies
+// by an EU seller established in one member state to a consumer in the EU
+// VAT territory of another member state count (Art. 59c(1)(b); Art. 5(2):
+// the territories of Art. 6 are not "Member States").
+
+// thresholdLimit is the EUR 10,000 of Art. 59c(1)(c).
+var thresholdLimit = decimal.New(10000, 0)
+
+// netPlaces is the number of decimal places of a supply's value exclusive
+// of VAT (a division, which does not always terminate): far below a cent,
+// and fixed, so the result never depends on decimal.DivisionPrecision.
+const netPlaces = 10
+
+// Threshold rules (ThresholdCheck.Rule).
+const (
+	// ThresholdWithin: current and previous year within EUR 10,000,
+	// including this supply: origin taxation (Art. 59c(1)).
+	ThresholdWithin = "within_threshold"
+	// ThresholdCrossed: this supply takes the current year's total over
+	// EUR 10,000: destination taxation from this supply on (Art. 59c(2)).
+	ThresholdCrossed = "exceeded_by_this_supply"
+	// ThresholdCurrentYear: the current year's total before this supply
+	// already exceeds EUR 10,000 (Art. 59c(1)(c), (2)).
+	ThresholdCurrentYear = "current_year_exceeded"
+	// ThresholdPreviousYear: the previous year's total exceeded EUR 10,000
+	// (Art. 59c(1)(c), "nor did it do so in the course of the preceding
+	// calendar year").
+	ThresholdPreviousYear = "previous_year_exceeded"
+	// ThresholdStatedOver: the account states the threshold is already
+	// exceeded (Seller.OverThreshold).
+	ThresholdStatedOver = "stated_over_threshold"
+	// ThresholdOpted: the seller opted for destination taxation (Art.
+	// 59c(3)); the supply still counts toward the totals.
+	ThresholdOpted = "opted_for_destination"
+	// ThresholdNotCounted: the supply is not a B2C TBE supply to a consumer
+	// in another member state; it does not count (Art. 59c(1)(b)).
+	ThresholdNotCounted = "not_counted"
+)
+
+// ThresholdCheck is the Art. 59c section of a determination: present when
+// Seller.CrossBorder is given for a seller established in one member state
+// only and the supply's treatment was decided. The engine adds Counted to
+// the seller's total of Year when Counts is true and Counted is set, and
+// emits its threshold event on the supply whose Crossed is true (at most
+// one per seller and calendar year when supplies are decided in append
+// order).
+type ThresholdCheck struct {
+	Rule string `json:"rule"` // one of the Threshold constants
+	// Year is the calendar year of the supply in the seller's time zone
+	// (Seller.ThresholdYear), the year CurrentYear belongs to.
+	Year         int             `json:"year"`
+	Limit        decimal.Decimal `json:"limit"`        // EUR 10,000
+	PreviousYear decimal.Decimal `json:"previousYear"` // Seller.CrossBorder.PreviousYear
+	TotalBefore  decimal.Decimal `json:"totalBefore"`  // Seller.CrossBorder.CurrentYear
+	// Counts: the supply counts toward the total (B2C TBE supply to a
+	// consumer in another member state).
+	Counts bool `json:"counts"`
+	// Counted is the supply's value exclusive of VAT in EUR that counts,
+	// absent when it does not count or the rate is not known.
+	Counted *decimal.Decimal `json:"counted,omitempty"`
+	// TotalAfter is TotalBefore + Counted (TotalBefore when the supply does
+	// not count); absent when Counted is unknown.
+	TotalAfter *decimal.Decimal `json:"totalAfter,omitempty"`
+	// Crossed: this supply takes the current year's total from at most
+	// EUR 10,000 to more.
+	Crossed    bool   `json:"crossed"`
+	LegalBasis string `json:"legalBasis"`
+}
+
+// Reason codes of the threshold.
+const (
+	ReasonThresholdInputInvalid = "threshold_input_invalid"           // review: a running total or the EUR amount is unusable
+	ReasonThresholdExceeded     = "threshold_exceeded_by_this_supply" // note: destination VAT from this supply on
+)
+
+var thresholdBasis = map[string]string{
+	ThresholdWithin:       "Art. 59c(1) " + directive + ": within EUR 10,000 in the current and the preceding calendar year",
+	ThresholdCrossed:      "Art. 59c(2) " + directive + ": threshold exceeded during the year, Art. 58 applies as of that supply",
+	ThresholdCurrentYear:  "Art. 59c(1)(c) and (2) " + directive + ": threshold exceeded earlier in the current calendar year",
+	ThresholdPreviousYear: "Art. 59c(1)(c) " + directive + ": threshold exceeded in the preceding calendar year",
+	ThresholdStatedOver:   "Art. 59c(1)(c) " + directive + ": the seller's account states the threshold is exceeded",
+	ThresholdOpted:        "Art. 59c(3) " + directive + ": option for taxation at destination (at least two calendar years)",
+	ThresholdNotCounted:   "Art. 59c(1)(b) " + directive + ": only supplies to non-taxable persons in another member state count",
+}
+
+// set records the rule applied; a nil section (no totals given) stays nil.
+func (th *ThresholdCheck) set(rule string) {
+	if th == nil {
+		return
+	}
+	th.Rule = rule
+	th.LegalBasis = thresholdBasis[rule]
+}
+
+// subjectToThreshold: the seller is established in one member state only
+// (Art. 59c(1)(a)); a seller established outside the EU, or with a further
+// establishment, has no threshold.
+func (r *rules) subjectToThreshold() bool { return r.seller.eu && len(r.seller.other) == 0 }
+
+// consumerInOtherState decides rows 2–4 for a consumer in another member
+// state than the seller's: origin taxation under the threshold (row 2),
+// destination taxation through the OSS otherwise (rows 3 and 4).
+func (r *rules) consumerInOtherState() {
+	s := r.in.Seller
+	if !r.subjectToThreshold() {
+		r.oss()
+		return
+	}
+	th, ok := r.newThreshold(true)
+	switch {
+	case !ok:
+		return // the review names the unusable figure; neither place is assumed
+	case s.OptedForDestination:
+		th.set(ThresholdOpted)
+		r.oss()
+	case s.OverThreshold:
+		th.set(ThresholdStatedOver)
+		r.oss()
+	case th == nil:
+		// No totals: the account's flags are the statement (the
+		// behaviour before running totals existed).
+		r.originBelowThreshold()
+	case th.PreviousYear.GreaterThan(thresholdLimit):
+		th.set(ThresholdPreviousYear)
+		r.oss()
+	case th.TotalBefore.GreaterThan(thresholdLimit):
+		th.set(ThresholdCurrentYear)
+		r.oss()
+	default:
+		net, ok := r.originNet()
+		if !ok {
+			// The origin rate is not known: origin taxation records why
+			// (rate_unverified, date_outside_rate_table) and stops.
+			th.set(ThresholdWithin)
+			r.originBelowThreshold()
+			return
+		}
+		after := th.TotalBefore.Add(net)
+		th.Counted, th.TotalAfter = &net, &after
+		if !after.GreaterThan(thresholdLimit) {
+			th.set(ThresholdWithin)
+			r.originBelowThreshold()
+			return
+		}
+		th.set(ThresholdCrossed)
+		th.Crossed = true
+		y := strconv.Itoa(th.Year)
+		r.b.notes = append(r.b.notes, Reason{Code: ReasonThresholdExceeded,
+			Detail: "This supply takes the seller's " + y + " total of cross-border B2C TBE supplies over EUR 10,000 (see the threshold section): Art. 58 applies as of this supply, for the rest of " + y + " and for " + strconv.Itoa(th.Year+1) + " (Art. 59c(2) " + directive + ")."})
+		r.oss()
+	}
+}
+
+// newThreshold starts the threshold section from Seller.CrossBorder (nil,
+// true without it) and checks the figures; ok is false after a review.
+func (r *rules) newThreshold(counts bool) (*ThresholdCheck, bool) {
+	cb := r.in.Seller.CrossBorder
+	if cb == nil {
+		return nil, true
+	}
+	th := &ThresholdCheck{
+		Year:         thresholdYearOf(r.seller.country, r.in.Supply.Date),
+		Limit:        thresholdLimit,
+		PreviousYear: cb.PreviousYear,
+		TotalBefore:  cb.CurrentYear,
+		Counts:       counts,
+	}
+	r.threshold, r.b.d.Threshold = th, th
+	ok := true
+	if cb.PreviousYear.IsNegative() {
+		r.b.review(ReasonThresholdInputInvalid, "Seller.CrossBorder.PreviousYear is negative (EUR %s); a total of supplies cannot be.", cb.PreviousYear)
+		ok = false
+	}
+	if cb.CurrentYear.IsNegative() {
+		r.b.review(ReasonThresholdInputInvalid, "Seller.CrossBorder.CurrentYear is negative (EUR %s); a total of supplies cannot be.", cb.CurrentYear)
+		ok = false
+	}
+	if counts && !r.in.Supply.GrossEUR.IsPositive() {
+		r.b.review(ReasonThresholdInputInvalid, "Supply.GrossEUR is %s; the supply's VAT-inclusive EUR amount is needed to count it toward the Art. 59c threshold.", r.in.Supply.GrossEUR)
+		ok = false
+	}
+	return th, ok
+}
+
+// originNet is the supply's value exclusive of VAT at the rate of the
+// seller's member state on the day of supply there.
+func (r *rules) originNet() (decimal.Decimal, bool) {
+	S := r.seller.country
+	day := dayIn(r.in.Supply.Date, placeZone(S, nil))
+	if !r.t.covers(day) {
+		return decimal.Decimal{}, false
+	}
+	res, ok := r.t.kindRate(&builder{}, S, nil, r.in.Supply.Kind, day)
+	if !ok {
+		return decimal.Decimal{}, false // chargeRate looks it up again and records why
+	}
+	r.origin = &res
+	return netOf(r.in.Supply.GrossEUR, res.rate), true
+}
+
+// originRate returns the rate originNet found when chargeRate asks for the
+// same one: the seller's country, no territory, the seller's day (the day
+// is fixed in the seller's zone by then).
+func (r *rules) originRate(cc string, t *territory) (rateResult, bool) {
+	if r.origin == nil || t != nil || cc != r.seller.country {
+		return rateResult{}, false
+	}
+	return *r.origin, true
+}
+
+// netOf is gross / (1 + rate/100), to netPlaces decimal places.
+func netOf(gross, ratePercent decimal.Decimal) decimal.Decimal {
+	hundred := decimal.New(100, 0)
+	return gross.Mul(hundred).DivRound(hundred.Add(ratePercent), netPlaces)
+}
+
+// finishThreshold completes the section once the rate is charged: the
+// value counted at that rate, or a not-counted section for the seller's
+// other supplies.
+func (r *rules) finishThreshold() {
+	if !r.subjectToThreshold() || r.in.Seller.CrossBorder == nil {
+		return
+	}
+	th := r.threshold
+	if th == nil {
+		if r.b.d.Regime == "" {
+			return // an open B2B claim: whether the supply counts is not known yet
+		}
+		th, _ = r.newThreshold(false)
+		th.set(ThresholdNotCounted)
+		after := th.TotalBefore
+		th.TotalAfter = &after
+		return
+	}
+	if th.Counted != nil || th.Rule == "" || r.b.d.RatePercent == nil {
+		return
+	}
+	net := netOf(r.in.Supply.GrossEUR, r.b.d.RatePercent.Decimal())
+	after := th.TotalBefore.Add(net)
+	th.Counted, th.TotalAfter = &net, &after
+}
+
+// originNote is the note of an origin-taxed supply (row 2). With running
+// totals the threshold section carries the figures.
+func (r *rules) originNote() string {
+	S := r.seller.country
+	if r.threshold != nil {
+		return "The seller is established only in " + S + " and its cross-border B2C TBE supplies, this one included, stay within EUR 10,000 in the current and the preceding calendar year (see the threshold section; Art. 59c(1) " + directive + "); once the threshold is exceeded, destination VAT applies from that supply on (Art. 59c(2))."
+	}
+	return "The seller is established only in " + S + " and states that its cross-border B2C TBE supplies and distance sales stayed within EUR 10,000 this and last year; once the threshold is exceeded, destination VAT applies from that supply on (Art. 59c(2) " + directive + ")."
+}
