@@ -65,9 +65,9 @@ const (
 	KindSaaS = "saas"
 	// KindStreaming: on-demand streaming of music, films, games or
 	// broadcasts (Annex II point 4), standard rate. Where a member state
-	// applies a reduced rate to broadcasting (Annex III point 8) and the
-	// research could not settle whether a stream qualifies (FI), the
-	// determination is manual review.
+	// applies a reduced rate to broadcasting (Annex III point 8) and no
+	// source settles whether a stream qualifies (FI), the determination is
+	// manual review.
 	KindStreaming = "streaming"
 	// KindEbook: electronically supplied books (Annex III point 6, as
 	// amended by Directive 2018/1713): the member state's e-book rate.
@@ -120,6 +120,20 @@ type Seller struct {
 	// (Art. 59c(3), binding for at least two calendar years). Same effect
 	// as OverThreshold.
 	OptedForDestination bool
+
+	// --- territories, evidence (localtax.go, evidence.go) ---
+
+	// ReviewSpecialTerritories: the account chooses manual review
+	// (special_territory_review_chosen) instead of category O for a
+	// customer in a special territory outside the EU VAT area (Canary
+	// Islands, Ceuta, Melilla, the French overseas departments, Büsingen,
+	// Campione, Livigno, Heligoland, Mount Athos, Åland, ...).
+	ReviewSpecialTerritories bool
+	// CrossBorder holds the seller's running totals of cross-border B2C TBE
+	// supplies, for the EUR 100,000 limit of Art. 24b(d) second
+	// subparagraph Implementing Regulation 282/2011 (one item of location
+	// evidence suffices below it). nil: unknown, so two items are needed.
+	CrossBorder *CrossBorderTotals
 }
 
 // Buyer is what the merchant attests about the customer.
@@ -131,8 +145,8 @@ type Buyer struct {
 	// AX, IC, EA, GP, MQ, GF, RE, YT, MF name special territories; MC and
 	// IM are Monaco and the Isle of Man. Empty: manual review.
 	Country string
-	// PostalCode is optional; it reveals special territories (research
-	// section 1.4). Without it the country decides.
+	// PostalCode is optional; it reveals special territories (Art. 6 and 7
+	// Directive 2006/112/EC, territory.go). Without it the country decides.
 	PostalCode string
 	// Business: the customer claims to be a taxable person (B2B).
 	Business bool
@@ -142,6 +156,13 @@ type Buyer struct {
 	// Registry is the registry's answer about VATNumber, nil when no lookup
 	// was made. The lookup itself is package vies.
 	Registry *RegistryCheck
+
+	// --- location evidence (evidence.go) ---
+
+	// Evidence lists the items of location evidence (Art. 24f Implementing
+	// Regulation 282/2011) the merchant holds. Empty: the location rests on
+	// Country alone, the merchant's single assertion (a note says so).
+	Evidence []Evidence
 }
 
 // RegistryCheck is a registry's answer about a VAT number, the proof that
@@ -160,6 +181,10 @@ type RegistryCheck struct {
 type Supply struct {
 	Kind string    // one of the Kind constants
 	Date time.Time // the chargeable event; its UTC calendar date selects the rate
+	// Conditions lists the legal conditions of reduced rates the request or
+	// the account attests for this supply (the Condition constants,
+	// conditions.go); a conditional rate applies only when attested.
+	Conditions []string
 }
 
 // Input is everything a determination depends on.
@@ -227,6 +252,19 @@ type Determination struct {
 	BuyerTreatment  string      `json:"buyerTreatment,omitempty"`
 	RateKind        string      `json:"rateKind,omitempty"`
 	RateSource      *RateSource `json:"rateSource,omitempty"`
+
+	// --- territories, conditions, coverage, evidence ---
+
+	// RateCondition is the attested legal condition the reduced rate
+	// rests on (conditions.go).
+	RateCondition *RateCondition `json:"rateCondition,omitempty"`
+	// LocalTax states the tax outside the EU and UK rulesets that may be
+	// due where the place of supply is, or, with corridor_not_covered, the
+	// law that governs the supply (localtax.go, coverage.go).
+	LocalTax *LocalTax `json:"localTax,omitempty"`
+	// LocationEvidence is the assessment of the customer's location
+	// evidence (evidence.go).
+	LocationEvidence *EvidenceAssessment `json:"locationEvidence,omitempty"`
 }
 
 // Determined reports whether Status is StatusDetermined.
