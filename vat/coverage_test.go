@@ -30,6 +30,7 @@ func TestCoverageAgreesWithDetermine(t *testing.T) {
 	for _, in := range allCases() {
 		c := Coverage(in.Seller, in.Buyer)
 		d := Determine(in)
+		checkNewInvariants(t, in, d)
 		counts[c.Status]++
 		notCovered := slices.ContainsFunc(d.Reasons, func(r Reason) bool { return r.Code == ReasonCorridorNotCovered })
 		switch c.Status {

@@ -1,6 +1,9 @@
 package vat
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // Local taxes outside the EU and UK VAT rulesets.
 //
@@ -213,7 +216,11 @@ func (r *rules) attachLocalTax(where string) {
 	b := r.b
 	lt := localTaxFor(r.buyer)
 	b.d.LocalTax = lt
-	if b.d.InvoiceNote != "" {
+	switch {
+	case b.d.InvoiceNote == "":
+	case strings.HasPrefix(lt.Name, "none"):
+		b.d.InvoiceNote += ". Local tax: " + lt.Name
+	default:
 		b.d.InvoiceNote += ". Local tax: " + lt.Name + ", not assessed"
 	}
 	b.note(ReasonLocalTaxNotAssessed, "The place of supply is %s, outside the %s, so this ruleset does not assess the tax there: %s (%s). %s", where, r.vatArea(), lt.Name, lt.Source, lt.Note)
