@@ -72,7 +72,7 @@ var issueCases = []struct {
 		"Art. 6(1)(f) Directive 2006/112/EC; article 7 DPR 633/1972; ILCC: article 1(559)-(572) Law 160/2019"},
 	{"Campione d'Italia, French seller", Input{Seller{Country: "FR", OverThreshold: true}, Buyer{Country: "IT", PostalCode: "22061"}, digital},
 		"DETERMINED OUTSIDE_SCOPE O - - pos=IT VATEX-EU-O B2C [location_single_assertion,local_tax_not_assessed]",
-		"Art. 6(1)(f) Directive 2006/112/EC; ILCC: Law 160/2019 as amended by Law 178/2020"},
+		"Art. 6(1)(f) Directive 2006/112/EC; ILCC: article 1(559)-(572) Law 160/2019"},
 	{"Livigno, Italian seller", Input{Seller{Country: "IT"}, Buyer{Country: "IT", PostalCode: "23041"}, digital},
 		"DETERMINED OUTSIDE_SCOPE O - - pos=IT VATEX-EU-O B2C [location_single_assertion,local_tax_not_assessed]",
 		"Art. 6(2)(e) Directive 2006/112/EC; article 7 DPR 633/1972"},

@@ -116,7 +116,7 @@ var territoryTaxes = map[*territory]LocalTax{
 	},
 	tCampione: {
 		Name: "ILCC (imposta locale sul consumo di Campione d'Italia)", Territory: "IT", Authority: "Comune di Campione d'Italia",
-		Note:   "Since 2020-01-01 neither Italian nor Swiss VAT applies in Campione d'Italia but the local consumption tax ILCC at the Swiss rates (article 1(559)-(572) Law 160/2019); IT and telecommunications services of suppliers established outside Campione are not located there (article 1(562) as amended by Law 178/2020).",
+		Note:   "Since 2020-01-01 neither Italian nor Swiss VAT applies in Campione d'Italia but the local consumption tax ILCC at the Swiss rates (article 1(559)-(572) Law 160/2019); whether it reaches electronic services of a supplier established outside Campione depends on its place-of-supply rules (article 1(562)).",
 		Source: "https://www.finanze.gov.it/it/fiscalita-nazionale/manovra-di-bilancio/manovra-di-bilancio-2020/imposta-locale-sul-consumo-di-campione-ditalia-/ ; https://www.normattiva.it/uri-res/N2Ls?urn:nir:stato:legge:2019-12-27;160 ; " + srcDPR7,
 	},
 }
