@@ -502,6 +502,12 @@ func representation(det vat.Determination) JurisdictionRepresentation {
 	if !ok {
 		jr.Status = CheckUnsupported
 		jr.RulesetVersion = ""
+		if slices.ContainsFunc(det.Reasons, func(r vat.Reason) bool { return r.Code == vat.ReasonCorridorNotCovered }) {
+			// Placed, but outside both rulesets (vat.Coverage): the reason
+			// names the law that governs the corridor.
+			jr.Reasons = reviewReasonsOf(det)
+			return jr
+		}
 		jr.Reasons = append([]vat.Reason{{Code: ReasonCorridorUnresolved, Detail: "Neither ruleset could place this supply."}}, reviewReasonsOf(det)...)
 		return jr
 	}

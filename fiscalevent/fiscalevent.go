@@ -315,7 +315,7 @@ func (s *Service) prepare(ctx context.Context, acc fiscal.Account, in input, now
 		Verification: verification,
 		Determine: func(vin vat.Input) vat.Determination {
 			vin.Buyer.Business = in.buyer.BusinessStatus == parties.BusinessStatusB2B
-			return coverCorridor(parties.DetermineWithUnknowns(seller, vin.Buyer, vin.Supply), seller.Country, in.buyer.Country)
+			return parties.DetermineWithUnknowns(seller, vin.Buyer, vin.Supply)
 		},
 	}, now)
 	if err != nil {
@@ -417,28 +417,9 @@ func productionInvariants(in input, det vat.Determination, v fiscal.Verification
 }
 
 // ReasonCorridorNotCovered is the manual-review reason of a fiscal event
-// between parties that are both outside the EU and UK VAT areas.
-const ReasonCorridorNotCovered = parties.ReasonCorridorNotCovered
-
-// coverCorridor turns a determination for a corridor the rulesets do not
-// cover into a manual review: with neither party in the EU or the UK VAT
-// area, "outside the scope of EU VAT" is true but says nothing about the
-// taxes that do apply (spec §3: MANUAL_REVIEW_REQUIRED where the rules do not
-// cover the corridor).
-func coverCorridor(det vat.Determination, seller, buyer string) vat.Determination {
-	if buyer == "" || parties.InEU27(seller) || parties.InUKVATArea(seller) || parties.InEU27(buyer) || parties.InUKVATArea(buyer) || det.Regime != vat.RegimeOutsideScope {
-		return det
-	}
-	d := det
-	d.Status = vat.StatusManualReview
-	d.Category, d.RatePercent, d.VATEX, d.ExemptionReason, d.InvoiceNote, d.RateKind, d.RateSource = "", nil, "", "", "", "", nil
-	d.Reasons = append([]vat.Reason{{
-		Code: ReasonCorridorNotCovered,
-		Detail: fmt.Sprintf("Neither the seller (%s) nor the buyer (%s) is in the EU or UK VAT area: the supply is outside the scope of EU VAT, but the rulesets (%s, %s) do not cover the taxes of this corridor.",
-			seller, buyer, vat.RulesetEU, vat.RulesetUK),
-	}}, det.Reasons...)
-	return d
-}
+// between parties that are both outside the EU and UK VAT areas (package
+// vat decides it, vat.Coverage).
+const ReasonCorridorNotCovered = vat.ReasonCorridorNotCovered
 
 // Get returns the account's fiscal event id as stored. Another account's
 // event, or a settlement record, is reported as not found.

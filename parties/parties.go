@@ -51,7 +51,7 @@ const ReasonSellerThresholdUnknown = "seller_threshold_unknown"
 
 // ReasonCorridorNotCovered is the manual-review reason of a fiscal event
 // between parties that are both outside the EU and UK VAT areas.
-const ReasonCorridorNotCovered = "corridor_not_covered"
+const ReasonCorridorNotCovered = vat.ReasonCorridorNotCovered
 
 // SellerFacts is a validated seller with its threshold facts; nil pointers
 // are unknown.

@@ -40,7 +40,7 @@ func (b *builder) result() Determination {
 	if len(b.reviews) > 0 {
 		d.Status = StatusManualReview
 		d.Category, d.RatePercent, d.VATEX, d.ExemptionReason, d.InvoiceNote = "", nil, "", "", ""
-		d.RateKind, d.RateSource = "", nil
+		d.RateKind, d.RateSource, d.RateCondition = "", nil, nil
 		d.Reasons = append(slices.Clip(b.reviews), b.notes...)
 		return d
 	}
@@ -52,10 +52,11 @@ func (b *builder) result() Determination {
 func (t *RateTable) determine(in Input) Determination {
 	b := &builder{d: Determination{Ruleset: RulesetEU}}
 	seller := b.resolveSeller(in.Seller)
-	buyer, buyerOK := b.resolveBuyer(in.Buyer)
+	buyer, buyerOK, evidence := b.locateBuyer(in.Buyer, in.Seller, seller) // evidence.go
 	kindOK := b.checkKind(in.Supply.Kind)
+	condOK := b.checkConditions(in.Supply.Conditions) // conditions.go
 	dayOK := b.checkDate(t, in.Supply.Date)
-	if !seller.ok || !buyerOK || !kindOK || !dayOK {
+	if !seller.ok || !buyerOK || !kindOK || !condOK || !dayOK {
 		return b.result()
 	}
 	r := rules{t: t, b: b, in: in, seller: seller, buyer: buyer}
@@ -66,9 +67,10 @@ func (t *RateTable) determine(in Input) Determination {
 	case buyer.inUK():
 		r.uk()
 	default:
-		r.outside()
+		r.beyond() // coverage.go: corridors not covered, special territories, rows 9 and U5
 	}
-	r.finish() // finish.go: day of supply, Art. 59c totals, registrations, Art. 9a
+	r.finish()                 // finish.go: day of supply, Art. 59c totals, registrations, Art. 9a
+	b.finishEvidence(evidence) // evidence.go
 	return b.result()
 }
 
@@ -126,7 +128,10 @@ func (b *builder) resolveBuyer(in Buyer) (location, bool) {
 		b.review(ReasonBuyerCountryUnknown, "The buyer's country %q is not an ISO 3166-1 alpha-2 code.", in.Country)
 		return location{}, false
 	case postal == postalUnrecognised:
-		b.review(ReasonPostalCodeUnrecognised, "The postal code %q is not a %s postal code this ruleset can read, so it cannot tell whether a special territory (research section 1.4) applies.", in.PostalCode, cc)
+		b.review(ReasonPostalCodeUnrecognised, "The postal code %q is not a %s postal code this ruleset can read, so it cannot tell whether a special territory (Art. 6 Directive 2006/112/EC) applies.", in.PostalCode, cc)
+		return location{}, false
+	case postal == postalConflict && loc.territory != nil:
+		b.review(ReasonBuyerLocationConflict, "The postal code %q does not lie in %s, which the country code %s names.", in.PostalCode, loc.territory.name, cc)
 		return location{}, false
 	case postal == postalConflict:
 		b.review(ReasonBuyerLocationConflict, "The postal code %q is the German code of the Austrian communes Jungholz or Mittelberg, but the attested country is %s.", in.PostalCode, cc)
@@ -384,7 +389,7 @@ func territoryBasis(basis string, t *territory) string {
 	return basis + "; " + t.name + ": " + t.basis
 }
 
-// eu applies rows 1–7 of the decision table (research section 7) to a
+// eu applies rows 1–7 of the decision table (package documentation) to a
 // buyer in the EU VAT territory.
 func (r *rules) eu() {
 	b, s, loc := r.b, r.seller, r.buyer
@@ -566,7 +571,7 @@ func (r *rules) outside() {
 		b.note(ReasonRulesetExperimental, "The UK ruleset %s is experimental.", RulesetUK)
 		b.d.InvoiceNote = "Outside the scope of UK VAT – place of supply outside the UK (VATA 1994 s.7A)"
 		b.d.LegalBasis = "VATA 1994 s.7A (VAT Notice 741A): place of supply outside the UK"
-		b.note(ReasonLocalTaxNotAssessed, "The place of supply is %s, outside the UK and the EU; any tax there is not assessed by this ruleset.", where)
+		r.attachLocalTax(where) // localtax.go
 		return
 	}
 	b.d.Jurisdiction = JurisdictionEU
@@ -577,7 +582,7 @@ func (r *rules) outside() {
 		b.d.InvoiceNote = "Not subject to EU VAT – place of supply outside the EU (Art. 44/58 " + directive + ")"
 		b.d.LegalBasis = "Art. 44/58 " + directive
 	}
-	b.note(ReasonLocalTaxNotAssessed, "The place of supply is %s, outside the EU VAT territory; any tax there (e.g. IGIC, a non-EU VAT) is not assessed by this ruleset.", where)
+	r.attachLocalTax(where) // localtax.go
 }
 
 // chargeRate looks up the rate for the supply kind in country cc (and a
@@ -592,7 +597,7 @@ func (r *rules) chargeRate(cc string, t *territory) {
 	if !ok {
 		res, ok = r.t.kindRate(b, cc, t, r.in.Supply.Kind, r.day)
 	}
-	if !ok {
+	if !ok || !r.conditionMet(res, cc) { // conditions.go
 		return
 	}
 	p := Percent{d: res.rate}
@@ -607,9 +612,10 @@ func (r *rules) chargeRate(cc string, t *territory) {
 }
 
 type rateResult struct {
-	rate   decimal.Decimal
-	kind   string
-	source RateSource
+	rate      decimal.Decimal
+	kind      string
+	source    RateSource
+	condition string // a legal condition the rate depends on (conditions.go)
 }
 
 var kindSeries = map[string]string{
@@ -667,7 +673,7 @@ func (t *RateTable) kindRate(b *builder, cc string, terr *territory, kind string
 			seriesLabel[series], where, since, candidate(row), row.note, row.source)
 		return rateResult{}, false
 	}
-	res := rateResult{rate: row.percents[0], source: t.source(row)}
+	res := rateResult{rate: row.percents[0], source: t.source(row), condition: row.condition}
 	switch {
 	case res.rate.IsZero():
 		res.kind = RateKindZero
@@ -679,14 +685,14 @@ func (t *RateTable) kindRate(b *builder, cc string, terr *territory, kind string
 	return res, true
 }
 
-// candidate describes the rate(s) a row names, e.g. "(13.5 % per the research)".
+// candidate describes the rate(s) a row names, e.g. "(candidate 13.5 %)".
 func candidate(r rateRow) string {
 	if len(r.percents) == 0 {
-		return "(no rate given)"
+		return "(no candidate rate)"
 	}
 	ps := make([]string, len(r.percents))
 	for i, p := range r.percents {
 		ps[i] = p.String() + " %"
 	}
-	return "(" + strings.Join(ps, " or ") + " per the research)"
+	return "(candidate " + strings.Join(ps, " or ") + ")"
 }

@@ -11,12 +11,16 @@
 // # Rulesets
 //
 // [Determine] applies ruleset [RulesetEU] ("eu-vat-oss-2026.09") to customers in
-// the EU VAT territory and to everything outside the EU and the UK, and the
-// experimental ruleset [RulesetUK] ("uk-vat-2026.09") to customers in the UK
-// VAT area (Great Britain, Northern Ireland for services, the Isle of Man) and
-// to UK sellers whose customer is outside the EU. The rows are those of
-// shared/research/vat.md section 7; S is the seller's member state, B the
-// customer's (after special territories are resolved):
+// the EU VAT territory and to EU-established sellers whose customer is
+// outside the EU and the UK, and the experimental ruleset [RulesetUK]
+// ("uk-vat-2026.09") to customers in the UK VAT area (Great Britain, Northern
+// Ireland for services, the Isle of Man) and to UK sellers whose customer is
+// outside the EU. Where neither governs – a seller established outside the
+// EU and the UK selling to a customer outside both (CH→CH, US→US, US→Canary
+// Islands) – [Coverage] and Determine answer that the corridor is not
+// covered (row 11). The rows follow Art. 44, 58, 59c, 196 and 358a–369k
+// Directive 2006/112/EC and VAT Notice 741A; S is the seller's member
+// state, B the customer's (after special territories are resolved):
 //
 //	1   S = B, B2C or B2B                    DOMESTIC, rate of B (Art. 58 / 44)
 //	2   EU seller in one member state only,  DOMESTIC, rate of S, note "Place of
@@ -28,15 +32,34 @@
 //	                                         "Reverse charge" (Art. 44, 196, 226(11a))
 //	7   B2B claim without a confirmed number treated as B2C, with a reason
 //	8   number unchecked or registry down    MANUAL_REVIEW_REQUIRED, vat_number_unverified
-//	9   customer outside the EU VAT area     OUTSIDE_SCOPE, O, no rate, VATEX-EU-O, note
-//	                                         "Not subject to EU VAT – ..." (Art. 44/58)
+//	9   EU seller, customer outside the EU   OUTSIDE_SCOPE, O, no rate, VATEX-EU-O, note
+//	    VAT area                             "Not subject to EU VAT – ... Local tax: <tax>,
+//	                                         not assessed" (Art. 44/58), LocalTax
 //	10  supply kind not covered              MANUAL_REVIEW_REQUIRED, supply_kind_not_covered
+//	11  seller outside the EU and the UK,    MANUAL_REVIEW_REQUIRED, corridor_not_covered;
+//	    customer outside both                LocalTax names the law that governs
 //	U1/U4 UK seller, UK customer             UK_DOMESTIC, 20 % (0 % Z for e-publications)
 //	U2  non-UK seller, UK consumer           UK_B2C (NETP, no threshold), 20 % / 0 %
 //	U3  non-UK seller, HMRC-confirmed B2B    UK_REVERSE_CHARGE, AE, 0, "Reverse charge:
 //	                                         customer to account for VAT to HMRC"
-//	U5  UK seller, customer outside UK/EU    OUTSIDE_SCOPE, O (UK ruleset); an EU
-//	                                         customer of a UK seller gets rows 4/6
+//	U5  UK seller, customer outside UK/EU    OUTSIDE_SCOPE, O (UK ruleset), LocalTax; an
+//	                                         EU customer of a UK seller gets rows 4/6
+//
+// # Coverage
+//
+// [Coverage] decides, for a seller and a buyer, whether the EU ruleset, the
+// UK ruleset or neither governs the supply, with the rule Determine applies
+// (coverage.go): the EU ruleset for an EU place of supply or an
+// EU-established seller (main or fixed establishment), the UK ruleset for a
+// UK place of supply or a UK seller, otherwise [CoverageNotCovered] with the
+// governing law (Swiss VAT, US sales taxes, Norwegian VAT, Canadian
+// GST/HST, Australian GST, Japanese consumption tax, Singapore GST, Indian
+// IGST, the local tax of a special territory, or "the indirect-tax law of"
+// the country). Determine answers such a corridor with manual review
+// (corridor_not_covered), never with "not subject to VAT", and without
+// category, rate or invoice text, so that no production receipt can claim
+// it was determined; a distinct determination status was not introduced
+// because every consumer already treats a manual review as not determined.
 //
 // A seller with a fixed establishment in B (Seller.OtherEstablishments)
 // declares B2C supplies there in B's domestic return (DOMESTIC, Art. 369b
@@ -66,8 +89,10 @@
 // # Special territories
 //
 // Buyer.Country may name a territory (AX, IC, EA, GP, MQ, GF, RE, YT, MF, MC,
-// IM, XI); otherwise Buyer.PostalCode is read for ES, FR, DE, IT, GR, FI, PT,
-// AT, DK and GB (research section 1.4). Outside the EU VAT territory (row 9):
+// IM, XI; [BuyerCountry] accepts exactly these and the ISO 3166-1 codes);
+// a postal code given with such a code must lie in that territory. Otherwise
+// Buyer.PostalCode is read for ES, FR, DE, IT, GR, FI, PT, AT, DK and GB
+// (Art. 6 and 7 Directive 2006/112/EC). Outside the EU VAT territory (row 9):
 // Canary Islands (35, 38), Ceuta (51), Melilla (52), Mount Athos (63086),
 // Åland (22xxx), the French overseas departments and collectivities (971–978,
 // 984–988), Heligoland (27498), Büsingen (78266), Livigno (23041), Campione
@@ -81,18 +106,49 @@
 // code of one of those countries that cannot be read, or a German code of the
 // Austrian communes, is a manual-review reason. Without a postal code the
 // country decides. Determination.PlaceOfSupply is the territory's ISO 3166-1
-// or 3166-2 code (AX, MC, ES-CN, PT-20, GB-NIR) when it has one.
+// or 3166-2 code (AX, MC, ES-CN, PT-20, GB-NIR; EA for Ceuta and Melilla
+// named together) when it has one.
+//
+// Category O says that EU VAT does not apply, not that no tax is due: the
+// determination carries a [LocalTax] statement (localtax.go), the invoice
+// note ends "Local tax: <tax>, not assessed", and the note
+// local_tax_not_assessed repeats it with its source: IGIC in the Canary
+// Islands (Ley 20/1991), IPSI in Ceuta and Melilla (Ley 8/1991), TVA DOM in
+// the French overseas departments (articles 294, 296 CGI; octroi de mer
+// taxes goods only), Swiss VAT in Büsingen (Art. 3 MWSTG), ILCC in Campione
+// d'Italia (Law 160/2019), none in Livigno, Heligoland and on Mount Athos,
+// Finnish VAT in Åland (Act 1266/1996). With Seller.ReviewSpecialTerritories
+// the account chooses manual review (special_territory_review_chosen)
+// instead of category O for these territories. Two sellers are established
+// in the state whose own VAT law applies to services in its territory: a
+// Finnish seller's supply to a customer in Åland is domestic Finnish VAT
+// (the Finnish VAT Act applies in Åland; services between Åland and
+// mainland Finland are domestic supplies, the tax border concerns goods –
+// Finnish Tax Administration guidance VH/1343/00.01.00/2023, Government of
+// Åland; the sources agree), and a French seller's supply to a customer in
+// an overseas department is manual review (territory_vat_not_determined):
+// French VAT applies there at DOM rates or, in French Guiana and Mayotte,
+// not at all (BOI-TVA-GEO-20-40), which this ruleset does not determine.
 //
 // # Supply kinds and rates
 //
 // digital_service and saas take the standard rate; streaming too, except
-// where a reduced broadcasting rate may apply and the research could not
-// settle it (FI: rate_unverified). ebook and epublication take the member
-// state's e-book or e-press rate from the table; a rate the research marked
-// [verify] stops the determination with rate_unverified (the detail names the
-// candidate rate and the source), and Ireland's e-press rate, which depends
-// on the item, with rate_depends_on_item. A 0 % rate is category Z (BR-Z-05),
-// never S (BR-S-05). Any other kind is supply_kind_not_covered.
+// where a reduced broadcasting rate may apply and no source settles whether
+// a stream qualifies (FI: rate_unverified). ebook and epublication take the
+// member state's e-book or e-press rate from the table; a rate no source
+// confirms stops the determination with rate_unverified (the detail names
+// the candidate rate and the source), and Ireland's e-press rate, which
+// depends on the item, with rate_depends_on_item. A reduced rate that rests
+// on a legal condition (conditions.go: FR 2.1 % press recognised by the
+// CPPAP, IT 4 % e-books and e-press with an ISBN or ISSN, DK 0 % for
+// newspapers) applies only when Supply.Conditions attests it; otherwise
+// manual review, reduced_rate_condition_unattested – the standard rate is not
+// guessed either – and an unknown code is supply_condition_unknown. Danish
+// e-books are at 25 % until 2025-12-31; the abolition of VAT on books
+// announced with the Finance Bill for 2026 has no enacted effective date in
+// the sources, so from 2026-01-01 the Danish e-book rate is rate_unverified.
+// A 0 % rate is category Z (BR-Z-05), never S (BR-S-05). Any other kind is
+// supply_kind_not_covered.
 //
 // # Day of supply
 //
@@ -170,12 +226,16 @@
 // snapshot lacks or gets wrong, each row with its source: FI 13.5 % and LT
 // 12 % reduced rates from 2026-01-01, the Azores 16 %, Jungholz and
 // Mittelberg, every e-book and e-press rate, the UK zero rate for
-// e-publications. The generated file records both inputs' sha256; a test
-// regenerates it and fails when it is stale. Version "vat-rates-2026.09.1"
-// covers 2024-01-01 to 2026-12-31: the research checked every rate from
-// 2024-01-01 and knows the law as of September 2026, and member states
-// usually change rates on 1 January through budget laws, so a date from
-// 2027-01-01 needs a new table. Outside the coverage the table answers
+// e-publications, and the legal conditions of reduced rates
+// ([RateTable.Conditions]). Every source is a public citation (law,
+// official page, or a public file at a pinned commit) with an https
+// address; the generator rejects a source, note or coverage text that
+// points at a file beside the repository. The generated file records both
+// inputs' sha256; a test regenerates it and fails when it is stale.
+// Version "vat-rates-2026.09.2" covers 2024-01-01 to 2026-12-31: every rate
+// from 2024-01-01 was checked against its cited source as of September
+// 2026, and member states usually change rates on 1 January through budget
+// laws, so a date from 2027-01-01 needs a new table. Outside the coverage the table answers
 // [ErrDateNotCovered] and Determine answers date_outside_rate_table; the nearest
 // known rate is never reused. Every charged rate carries a [RateSource] (table
 // version, effective-from date, citation).
@@ -185,8 +245,33 @@
 // [NormalizeNumber] strips separators, upper-cases and writes GR as EL; it is
 // idempotent. [ValidateNumber] checks prefix, syntax and check digits for the
 // EU-27, XI, GB (9 and 12 digits, GD and HA) and EU (non-Union OSS, Art. 362),
-// re-implemented from research section 4 and tested on all of its vectors. A
-// valid number is well formed, not necessarily registered.
+// re-implemented from python-stdnum's algorithms (number_checks.go) and
+// tested on its vectors. A valid number is well formed, not necessarily
+// registered.
+//
+// # Location evidence
+//
+// Buyer.Evidence lists items of location evidence (Art. 24f Implementing
+// Regulation 282/2011: billing_address, ip_address, bank, payment_card,
+// sim, fixed_line, other; merchant_attested is recorded but is no Art. 24f
+// item), each with its country and source (third_party, merchant,
+// customer). Two non-contradictory items of different Art. 24f points
+// settle the location (Art. 24b(d)); one third-party item of points (a)–(e)
+// suffices for a seller established in a member state while
+// Seller.CrossBorder shows its cross-border TBE supplies within EUR 100,000
+// in the current and the preceding year (Art. 24b(d) second subparagraph,
+// added by Implementing Regulation 2017/2459); items that contradict each
+// other or Buyer.Country are location_evidence_contradictory, too few items
+// location_evidence_insufficient (not for a registry-confirmed business),
+// a malformed item location_evidence_invalid naming buyer.evidence[i]. An
+// item naming a state does not contradict one naming a special territory
+// of it; the territory is settled. Without items, Buyer.Country alone
+// decides as today, and the note location_single_assertion says that the
+// location rests on the merchant's single assertion. The assessment is
+// Determination.LocationEvidence: the rule applied, the settled location and
+// the items without their values (an IP address or a billing address is
+// personal data: the caller keeps it on its record and puts only a keyed
+// hash of it in a receipt).
 //
 // # Errors
 //
@@ -217,25 +302,35 @@
 // supplyDate ("2025-07-01"), timeZone ("Europe/Tallinn"), threshold {rule,
 // year, limit, previousYear, totalBefore, counts, counted, totalAfter,
 // crossed, legalBasis} with amounts as decimal strings, supplier {role,
-// underlyingProvider {name, country, vatNumber}, legalBasis}; empty fields
-// are omitted. ratePercent is a JSON number written from the decimal
+// underlyingProvider {name, country, vatNumber}, legalBasis},
+// rateCondition {code, description, source, attested}, localTax {name,
+// territory, authority, note, source}, locationEvidence {rule, country,
+// items [{index, kind, country, source, provider, article, agrees,
+// personal}], basis}; empty fields are omitted. [CorridorCoverage]
+// marshals to {status, ruleset, jurisdiction, placeOfSupply, governing,
+// reasons}. ratePercent is a JSON number written from the decimal
 // string ([Percent]), absent for category O. Greece is GR in country fields
 // (ISO 3166-1) and EL only as a VAT-number prefix. With a manual review the
-// invoice fields (category, rate, VATEX, texts, rate source) are empty; the
-// other fields hold what was determined, as hints for the reviewer.
+// invoice fields (category, rate, VATEX, texts, rate source, rate
+// condition) are empty; the other fields hold what was determined, as hints
+// for the reviewer.
 //
 // # Not modelled
 //
-// The caller supplies the customer's country from its location evidence
-// (Art. 24b, 24f Implementing Regulation 282/2011) and the Art. 59c totals
-// from its ledger, deciding supplies of one seller in append order; intra-EU
-// distance sales of goods count only through those totals. The threshold is
-// compared in EUR: the national-currency equivalent a non-euro member state
-// applies (Art. 59c(1)(c), (5)) is not held. Without Seller.Registrations the
-// seller is assumed VAT-registered where it charges VAT; there is no
-// small-business exemption and no UK registration threshold. The seller is
-// assumed established in the mainland of its country. Use-and-enjoyment
-// overrides (Art. 59a), Corsica's special rates and the IGIC or other non-EU
-// taxes are not modelled; for category O the note local_tax_not_assessed
-// says so.
+// The caller supplies the customer's country or its items of location
+// evidence, the Art. 59c totals and the Art. 24b(d) totals from its
+// ledger, deciding supplies of one seller in append order; intra-EU
+// distance sales of goods count only through those totals. The threshold
+// is compared in EUR: the national-currency equivalent a non-euro member
+// state applies (Art. 59c(1)(c), (5)) is not held. Without
+// Seller.Registrations the seller is assumed VAT-registered where it
+// charges VAT; there is no small-business exemption and no UK registration
+// threshold. The seller is assumed established in the mainland of its
+// country. Use-and-enjoyment overrides (Art. 59a), Corsica's special
+// rates, the rebuttal of presumptions with three items (Art. 24d), the
+// place-of-supply presumptions for fixed lines, SIM cards and decoders
+// (Art. 24a, 24b(a)–(c)) and the UK's evidence rules beyond two items are
+// not modelled. Taxes outside the EU and UK VAT rulesets (IGIC, IPSI, TVA
+// DOM, ILCC, Swiss VAT, US sales taxes, ...) are named, never assessed: no
+// rate or amount of them is computed.
 package vat

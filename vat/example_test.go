@@ -62,9 +62,11 @@ func ExampleDetermine_outsideScope() {
 	})
 	fmt.Println(d.Regime, d.Category, d.VATEX, d.Territory, d.OmitVATIDs(), d.ChargesVAT())
 	fmt.Println(d.InvoiceNote)
+	fmt.Println(d.LocalTax.Name, d.LocalTax.Authority)
 	// Output:
 	// OUTSIDE_SCOPE O VATEX-EU-O Canary Islands true false
-	// Not subject to EU VAT – place of supply Canary Islands, outside the EU VAT territory (Art. 6(1)(b) Directive 2006/112/EC; Art. 44/58 Directive 2006/112/EC)
+	// Not subject to EU VAT – place of supply Canary Islands, outside the EU VAT territory (Art. 6(1)(b) Directive 2006/112/EC; Art. 44/58 Directive 2006/112/EC). Local tax: IGIC (Impuesto General Indirecto Canario), not assessed
+	// IGIC (Impuesto General Indirecto Canario) Agencia Tributaria Canaria
 }
 
 // The JSON form is what the fiscal record embeds as "classification";
@@ -72,7 +74,10 @@ func ExampleDetermine_outsideScope() {
 func ExampleDetermination_json() {
 	d := vat.Determine(vat.Input{
 		Seller: vat.Seller{Country: "US"},
-		Buyer:  vat.Buyer{Country: "IE"},
+		Buyer: vat.Buyer{Country: "IE", Evidence: []vat.Evidence{
+			{Kind: vat.EvidenceBillingAddress, Country: "IE", Source: vat.EvidenceSourceCustomer, Value: "1 Main Street, Dublin"},
+			{Kind: vat.EvidencePaymentCard, Country: "IE", Source: vat.EvidenceSourceThirdParty, Provider: "card issuer"},
+		}},
 		Supply: vat.Supply{Kind: vat.KindEbook, Date: time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)},
 	})
 	enc := json.NewEncoder(os.Stdout)
@@ -96,12 +101,37 @@ func ExampleDetermination_json() {
 	//   "buyerTreatment": "B2C",
 	//   "rateKind": "zero",
 	//   "rateSource": {
-	//     "table": "vat-rates-2026.09.1",
+	//     "table": "vat-rates-2026.09.2",
 	//     "effectiveFrom": "2024-01-01",
 	//     "source": "https://www.kildarestreet.com/wrans/?id=2023-12-05a.405&s=section%3Awrans+speaker%3A466 ; https://www.oireachtas.ie/en/debates/question/2023-07-25/310/"
 	//   },
 	//   "supplyDate": "2026-09-01",
-	//   "timeZone": "Europe/Dublin"
+	//   "timeZone": "Europe/Dublin",
+	//   "locationEvidence": {
+	//     "rule": "two_items",
+	//     "country": "IE",
+	//     "items": [
+	//       {
+	//         "index": 0,
+	//         "kind": "billing_address",
+	//         "country": "IE",
+	//         "source": "customer",
+	//         "article": "24f(a)",
+	//         "agrees": true,
+	//         "personal": true
+	//       },
+	//       {
+	//         "index": 1,
+	//         "kind": "payment_card",
+	//         "country": "IE",
+	//         "source": "third_party",
+	//         "provider": "card issuer",
+	//         "article": "24f(c)",
+	//         "agrees": true
+	//       }
+	//     ],
+	//     "basis": "Art. 24b(d) first subparagraph and Art. 24f Implementing Regulation (EU) 282/2011: two items of non-contradictory evidence"
+	//   }
 	// }
 }
 

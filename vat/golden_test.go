@@ -121,6 +121,7 @@ func TestGoldenDeterminations(t *testing.T) {
 		checkInvariants(t, in, d)
 		fmt.Fprintf(&b, "%s → %s\n", describe(in), summary(d))
 	}
+	writeIssueGolden(t, &b) // golden_cases_test.go
 	fmt.Fprintf(&b, "\n# Rate changes inside the coverage: series, day before → day of the change.\n")
 	for _, l := range goldenRateChanges() {
 		fmt.Fprintln(&b, l)

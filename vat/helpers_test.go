@@ -45,6 +45,7 @@ func describe(in Input) string {
 	if in.Seller.OptedForDestination {
 		b.WriteString(":opted")
 	}
+	b.WriteString(describeSellerExtra(in.Seller)) // golden_cases_test.go
 	fmt.Fprintf(&b, " buyer=%s", dashIfEmpty(in.Buyer.Country))
 	if in.Buyer.PostalCode != "" {
 		fmt.Fprintf(&b, "/%s", strings.ReplaceAll(in.Buyer.PostalCode, " ", "_"))
@@ -64,11 +65,15 @@ func describe(in Input) string {
 			b.WriteString("(unchecked)")
 		}
 	}
+	b.WriteString(describeBuyerExtra(in.Buyer)) // golden_cases_test.go
 	date := "-"
 	if !in.Supply.Date.IsZero() {
 		date = in.Supply.Date.UTC().Format(time.DateOnly)
 	}
 	fmt.Fprintf(&b, " kind=%s date=%s", dashIfEmpty(in.Supply.Kind), date)
+	if len(in.Supply.Conditions) > 0 {
+		fmt.Fprintf(&b, " cond=%s", strings.Join(in.Supply.Conditions, "+"))
+	}
 	return b.String()
 }
 

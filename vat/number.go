@@ -21,8 +21,8 @@ type Number struct{ Prefix, Body string }
 func (n Number) String() string { return n.Prefix + n.Body }
 
 // Reasons a VAT number is invalid (NumberError.Reason). They follow the
-// error classes of python-stdnum, whose algorithms shared/research/vat.md
-// section 4 summarises.
+// error classes of python-stdnum
+// (https://github.com/arthurdejong/python-stdnum/tree/006192e59be8ed6e08fd680256868a6c31eb2ba9).
 const (
 	InvalidPrefix    = "prefix"    // no known country prefix
 	InvalidFormat    = "format"    // characters not allowed where they are

@@ -1,12 +1,12 @@
 package vat
 
 // Syntax and check-digit rules of VAT identification numbers, one function
-// per prefix. Each rule is re-implemented from the summary in
-// shared/research/vat.md section 4 (python-stdnum @ 006192e5, modules
-// stdnum/<cc>/*.py) and tested against the example numbers listed there.
-// The order of the tests inside each function decides which reason an
-// invalid number gets; it follows stdnum so that the reasons match the
-// research's vectors.
+// per prefix. Each rule is re-implemented from python-stdnum @ 006192e5
+// (https://github.com/arthurdejong/python-stdnum/tree/006192e59be8ed6e08fd680256868a6c31eb2ba9,
+// modules stdnum/<cc>/*.py) and tested against its example numbers
+// (tests/test_eu_vat.doctest). The order of the tests inside each function
+// decides which reason an invalid number gets; it follows stdnum so that
+// the reasons match its vectors.
 
 import "strings"
 
@@ -430,7 +430,7 @@ const frAlphabet = "0123456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 
 // FR: 2-character key + 9-digit SIREN. The SIREN passes Luhn unless digits
 // 3–5 are 000 (Monaco). Numeric key = (SIREN·100 + 12) mod 97; a key with a
-// letter uses the newer scheme of research section 4.
+// letter uses the newer scheme of stdnum/fr/tva.py.
 func checkFR(b string) (string, string) {
 	for i := 0; i < 2 && i < len(b); i++ {
 		if strings.IndexByte(frAlphabet, b[i]) < 0 {
@@ -835,7 +835,7 @@ func checkSK(b string) (string, string) {
 	return b, ""
 }
 
-// GB and XI (research section 3): 9 digits, or 12 for branch traders (the
+// GB and XI (stdnum/gb/vat.py): 9 digits, or 12 for branch traders (the
 // last 3 are the branch); weights 8,7,6,5,4,3,2 on digits 1–7 plus the
 // number formed by digits 8–9, mod 97: 0, or 42 or 55 when the first three
 // digits are ≥ 100 (the "9755" series). GD + 3 digits < 500 (government
@@ -884,7 +884,7 @@ func gbGovernment(kind string, n int) bool {
 }
 
 // euOSSStates are the ISO 3166-1 numeric codes that open a non-Union OSS
-// number: the member state of identification (research section 4), plus
+// number: the member state of identification (stdnum/eu/oss.py), plus
 // 900 for Northern Ireland.
 var euOSSStates = map[string]bool{
 	"040": true, "056": true, "100": true, "191": true, "196": true, "203": true, "208": true,

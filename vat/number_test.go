@@ -7,8 +7,8 @@ import (
 	"unicode/utf8"
 )
 
-// numberVectors are the example numbers of shared/research/vat.md section 4
-// (python-stdnum tests/test_eu_vat.doctest, tests/test_gb_vat.doctest and
+// numberVectors are the example numbers of python-stdnum @ 006192e5
+// (tests/test_eu_vat.doctest, tests/test_gb_vat.doctest and
 // module docstrings), with the canonical form or the expected reason.
 var numberVectors = []struct {
 	in     string

@@ -61,7 +61,12 @@ type rateRow struct {
 	percents  []decimal.Decimal
 	source    string
 	note      string
+	condition string // code of a rateConditionDef the rate depends on (conditions.go), or ""
 }
+
+// rateConditionDef is a legal condition of a reduced rate, generated from
+// the conditions of vat/ratedata/corrections.json.
+type rateConditionDef struct{ code, description, source string }
 
 type seriesKey struct{ country, territory, series string }
 

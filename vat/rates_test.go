@@ -15,8 +15,9 @@ import (
 )
 
 // TestStandardRatesSeptember2026 checks every standard rate in force on
-// 2026-09-01 against the table of shared/research/vat.md sections 2 and 3
-// (values typed from the research, not read from the generated table).
+// 2026-09-01 against values typed by hand from the sources (the ibericode
+// snapshot's periods and the corrections' cited sources), not read from the
+// generated table.
 func TestStandardRatesSeptember2026(t *testing.T) {
 	want := map[string]string{
 		"AT": "20", "BE": "21", "BG": "20", "CY": "19", "CZ": "21", "DE": "19", "DK": "25",
@@ -26,7 +27,7 @@ func TestStandardRatesSeptember2026(t *testing.T) {
 	}
 	got := Rates().Countries()
 	if len(got) != len(want) {
-		t.Errorf("Countries() = %v, want the %d of the research", got, len(want))
+		t.Errorf("Countries() = %v, want the %d expected", got, len(want))
 	}
 	for cc, w := range want {
 		r, src, err := Rates().Standard(cc, sep1)
@@ -43,7 +44,7 @@ func TestStandardRatesSeptember2026(t *testing.T) {
 	}
 }
 
-// TestKnownRateChanges checks each change named by the research on the
+// TestKnownRateChanges checks each change the cited sources name on the
 // day before and the day it takes effect.
 func TestKnownRateChanges(t *testing.T) {
 	type want struct{ before, on string }
@@ -116,7 +117,7 @@ func TestRateTableLookups(t *testing.T) {
 	if from != time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC) || to != time.Date(2026, 12, 31, 0, 0, 0, 0, time.UTC) {
 		t.Errorf("Coverage() = %s, %s", from, to)
 	}
-	if Rates().Version() != "vat-rates-2026.09.1" {
+	if Rates().Version() != "vat-rates-2026.09.2" {
 		t.Errorf("Version() = %q", Rates().Version())
 	}
 	for _, alias := range []struct{ in, same string }{{"EL", "GR"}, {"UK", "GB"}, {"XI", "GB"}} {

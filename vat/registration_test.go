@@ -83,7 +83,7 @@ func TestRegistrations(t *testing.T) {
 	for _, c := range cases {
 		d := Determine(c.in)
 		checkInvariants(t, c.in, d)
-		if s := summary(d); s != c.want {
+		if s := summaryPlace(d); s != c.want {
 			t.Errorf("%s:\n got  %s\n want %s", c.name, s, c.want)
 			for _, r := range d.Reasons {
 				t.Logf("  %s: %s", r.Code, r.Detail)

@@ -2,7 +2,7 @@ package vat
 
 import "strings"
 
-// Special territories (shared/research/vat.md section 1.4). Art. 6
+// Special territories. Art. 6
 // Directive 2006/112/EC excludes some parts of member states from the EU VAT
 // territory; Art. 7 treats Monaco as France and the Isle of Man as the
 // United Kingdom; the overseas countries and territories of Art. 355(2)
@@ -67,13 +67,13 @@ var (
 	tFaroe      = &territory{"Faroe Islands", "DK", "FO", outsideEU, "Art. 355(5)(a) TFEU (Danish-style postal code)"}
 	tJersey     = &territory{"Jersey", "GB", "JE", outsideEU, "Art. 6(1)(e) Directive 2006/112/EC; outside UK VAT (VAT Notice 741A)"}
 	tGuernsey   = &territory{"Guernsey", "GB", "GG", outsideEU, "Art. 6(1)(e) Directive 2006/112/EC; outside UK VAT (VAT Notice 741A)"}
-	tAzores     = &territory{"Azores", "PT", "PT-20", ownRates, "regional rates of the Azores (research section 2)"}
-	tMadeira    = &territory{"Madeira", "PT", "PT-30", ownRates, "regional rates of Madeira (research section 2)"}
+	tAzores     = &territory{"Azores", "PT", "PT-20", ownRates, "regional rates of the Azores (article 18(3) Código do IVA)"}
+	tMadeira    = &territory{"Madeira", "PT", "PT-30", ownRates, "regional rates of Madeira (article 18(3) Código do IVA)"}
 	tJungholz   = &territory{"Jungholz", "AT", "AT", ownRates, "section 10(4) UStG 1994 (Austria)"}
 	tMittelberg = &territory{"Mittelberg", "AT", "AT", ownRates, "section 10(4) UStG 1994 (Austria)"}
 	tMonaco     = &territory{"Monaco", "FR", "MC", treatedAs, "Art. 7(1) Directive 2006/112/EC"}
 	tIsleOfMan  = &territory{"Isle of Man", "GB", "IM", treatedAs, "Art. 7(1) Directive 2006/112/EC; UK VAT area (VAT Notice 741A)"}
-	tNI         = &territory{"Northern Ireland", "GB", "GB-NIR", ukServices, "Windsor Framework: EU VAT rules for goods only (research section 1.4)"}
+	tNI         = &territory{"Northern Ireland", "GB", "GB-NIR", ukServices, "Windsor Framework: EU VAT rules for goods only (Art. 8 of the Protocol on Ireland/Northern Ireland)"}
 )
 
 // countryTerritories maps country codes that name a special territory to it.
@@ -120,7 +120,7 @@ const (
 // an ISO 3166-1 code (nor IC, EA, XI).
 func resolveLocation(cc, postal string) (loc location, postalStatus int, ok bool) {
 	if t, found := countryTerritories[cc]; found {
-		return location{country: t.parent, territory: t}, postalOK, true
+		return location{country: t.parent, territory: t}, territoryCodePostal(t, postal), true // territorycodes.go
 	}
 	if !isoCountries[cc] {
 		return location{}, postalOK, false

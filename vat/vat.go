@@ -69,9 +69,9 @@ const (
 	KindSaaS = "saas"
 	// KindStreaming: on-demand streaming of music, films, games or
 	// broadcasts (Annex II point 4), standard rate. Where a member state
-	// applies a reduced rate to broadcasting (Annex III point 8) and the
-	// research could not settle whether a stream qualifies (FI), the
-	// determination is manual review.
+	// applies a reduced rate to broadcasting (Annex III point 8) and no
+	// source settles whether a stream qualifies (FI), the determination is
+	// manual review.
 	KindStreaming = "streaming"
 	// KindEbook: electronically supplied books (Annex III point 6, as
 	// amended by Directive 2018/1713): the member state's e-book rate.
@@ -127,12 +127,17 @@ type Seller struct {
 	// as OverThreshold.
 	OptedForDestination bool
 
-	// CrossBorder holds the seller's Art. 59c running totals (EUR,
-	// exclusive of VAT) of the calendar year of the supply in the seller's
-	// time zone (ThresholdYear) and of the year before, from the caller's
-	// ledger plus any opening figure. When set (and OverThreshold and
-	// OptedForDestination are false), the threshold is decided from it and
-	// Supply.GrossEUR (threshold.go); nil keeps the flags' behaviour.
+	// CrossBorder holds the seller's running totals (EUR, exclusive of
+	// VAT) of cross-border B2C supplies of telecommunications, broadcasting
+	// and electronically supplied services, for the calendar year of the
+	// supply in the seller's time zone (ThresholdYear) and the year before,
+	// from the caller's ledger plus any opening figure. It serves two
+	// limits: the EUR 10,000 threshold of Art. 59c Directive 2006/112/EC
+	// (when OverThreshold and OptedForDestination are false, threshold.go,
+	// with Supply.GrossEUR) and the EUR 100,000 limit of Art. 24b(d) second
+	// subparagraph Implementing Regulation 282/2011, below which one item of
+	// location evidence suffices (evidence.go). nil: unknown; the flags
+	// decide the threshold and two items of evidence are needed.
 	CrossBorder *CrossBorderTotals
 	// Registrations lists where the seller is identified for VAT
 	// (registration.go). nil: not stated, no check; non-nil: an outcome
@@ -149,6 +154,13 @@ type Seller struct {
 	// underlying provider is the supplier. Only read with
 	// ElectronicInterface.
 	Art9aRebutted bool
+
+	// ReviewSpecialTerritories: the account chooses manual review
+	// (special_territory_review_chosen) instead of category O for a
+	// customer in a special territory outside the EU VAT area (Canary
+	// Islands, Ceuta, Melilla, the French overseas departments, Büsingen,
+	// Campione, Livigno, Heligoland, Mount Athos, Åland, ...).
+	ReviewSpecialTerritories bool
 }
 
 // Buyer is what the merchant attests about the customer.
@@ -160,8 +172,8 @@ type Buyer struct {
 	// AX, IC, EA, GP, MQ, GF, RE, YT, MF name special territories; MC and
 	// IM are Monaco and the Isle of Man. Empty: manual review.
 	Country string
-	// PostalCode is optional; it reveals special territories (research
-	// section 1.4). Without it the country decides.
+	// PostalCode is optional; it reveals special territories (Art. 6 and 7
+	// Directive 2006/112/EC, territory.go). Without it the country decides.
 	PostalCode string
 	// Business: the customer claims to be a taxable person (B2B).
 	Business bool
@@ -171,6 +183,13 @@ type Buyer struct {
 	// Registry is the registry's answer about VATNumber, nil when no lookup
 	// was made. The lookup itself is package vies.
 	Registry *RegistryCheck
+
+	// --- location evidence (evidence.go) ---
+
+	// Evidence lists the items of location evidence (Art. 24f Implementing
+	// Regulation 282/2011) the merchant holds. Empty: the location rests on
+	// Country alone, the merchant's single assertion (a note says so).
+	Evidence []Evidence
 }
 
 // RegistryCheck is a registry's answer about a VAT number, the proof that
@@ -199,6 +218,10 @@ type Supply struct {
 	// Provider names the underlying provider when the seller is an
 	// electronic interface (Seller.ElectronicInterface).
 	Provider *Provider
+	// Conditions lists the legal conditions of reduced rates the request or
+	// the account attests for this supply (the Condition constants,
+	// conditions.go); a conditional rate applies only when attested.
+	Conditions []string
 }
 
 // Input is everything a determination depends on.
@@ -279,6 +302,19 @@ type Determination struct {
 	// Supplier is the Art. 9a section (interface.go), present for an
 	// electronic interface.
 	Supplier *SupplierRole `json:"supplier,omitempty"`
+
+	// --- territories, conditions, coverage, evidence ---
+
+	// RateCondition is the attested legal condition the reduced rate
+	// rests on (conditions.go).
+	RateCondition *RateCondition `json:"rateCondition,omitempty"`
+	// LocalTax states the tax outside the EU and UK rulesets that may be
+	// due where the place of supply is, or, with corridor_not_covered, the
+	// law that governs the supply (localtax.go, coverage.go).
+	LocalTax *LocalTax `json:"localTax,omitempty"`
+	// LocationEvidence is the assessment of the customer's location
+	// evidence (evidence.go).
+	LocationEvidence *EvidenceAssessment `json:"locationEvidence,omitempty"`
 }
 
 // Determined reports whether Status is StatusDetermined.

@@ -10,8 +10,9 @@
 // The base file is ibericode's vat-rates.json (format version 4):
 // items[CC] is a list of periods {effective_from, rates{standard, reduced,
 // reduced1, reduced2, super_reduced, parking, press_publications},
-// exceptions[{name, postcode, standard}]}. Its quirks (shared/research/vat.md
-// section 2, vat/ratedata/ibericode/SOURCE.md) are handled here:
+// exceptions[{name, postcode, standard}]}. Its quirks
+// (vat/ratedata/ibericode/SOURCE.md; period order per the maintainers in
+// https://github.com/ibericode/vat-rates/issues/5) are handled here:
 // Greece is keyed GR; period order is not guaranteed, so periods are sorted
 // by effective_from; "0000-01-01" means "in force before the file's history";
 // an exception with "standard: 0" marks a territory outside EU VAT, which
@@ -19,10 +20,21 @@
 //
 // The corrections file holds everything the snapshot lacks or gets wrong:
 // the table version and the covered date range, the expected sha256 of the
-// base file, what each ibericode exception name means, and rows
-// {country, territory, series, from, percent, status, source, note}. A row
-// with the same (country, territory, series, from) as a base period replaces
-// it; any other row adds a period.
+// base file, what each ibericode exception name means, the legal conditions
+// some reduced rates depend on ({code: {description, source}}), and rows
+// {country, territory, series, from, percent, status, source, note,
+// condition}. A row with the same (country, territory, series, from) as a
+// base period replaces it; any other row adds a period. A row with a
+// condition names one of the conditions: the rate applies only where the
+// supply meets it (package vat asks for an attestation).
+//
+// # Citations
+//
+// Every source (of a row or a condition) must cite a public source by its
+// https address (a law, an official page, a public data file at a pinned
+// commit); a file beside the repository is no citation, so sources, notes
+// and the coverage text may not point at shared/ or at "the research"
+// (CheckCitation). Build rejects a file that breaks this.
 //
 // # Output
 //
@@ -77,7 +89,7 @@ const (
 // Row statuses.
 const (
 	StatusSource        = "source"         // rate confirmed by the cited source: used
-	StatusUnverified    = "unverified"     // research marked it [verify]: manual review
+	StatusUnverified    = "unverified"     // no source confirms the rate: manual review
 	StatusItemDependent = "item_dependent" // several rates, the item decides: manual review
 )
 
@@ -98,11 +110,13 @@ type Row struct {
 	Percents  []decimal.Decimal
 	Source    string
 	Note      string
+	Condition string // code of a Condition the rate depends on, or ""
 }
 
 type corrections struct {
-	Version  string `json:"version"`
-	Coverage struct {
+	Version    string                  `json:"version"`
+	Conditions map[string]conditionDef `json:"conditions"`
+	Coverage   struct {
 		From string `json:"from"`
 		To   string `json:"to"`
 		Why  string `json:"why"`
@@ -117,7 +131,21 @@ type corrections struct {
 	Rows       []correctionRow   `json:"rows"`
 }
 
+// conditionDef is a legal condition of a reduced rate.
+type conditionDef struct {
+	Description string `json:"description"`
+	Source      string `json:"source"`
+}
+
+// Condition is a legal condition of a reduced rate, as generated.
+type Condition struct {
+	Code        string
+	Description string
+	Source      string
+}
+
 type correctionRow struct {
+	Condition string   `json:"condition"`
 	Country   string   `json:"country"`
 	Territory string   `json:"territory"`
 	Series    string   `json:"series"`
@@ -152,6 +180,7 @@ type Table struct {
 	BaseSHA256      string
 	CorrectionsName string
 	CorrectionsSHA  string
+	Conditions      []Condition // sorted by code
 	Rows            []Row
 }
 
@@ -187,6 +216,14 @@ func Build(base, corr Input) (*Table, error) {
 		return nil, fmt.Errorf("ratesgen: %s: coverage.to %q: not a date on or after coverage.from", corr.Name, c.Coverage.To)
 	}
 
+	if err := CheckCitation(c.Coverage.Why, false); err != nil {
+		return nil, fmt.Errorf("ratesgen: %s: coverage.why: %w", corr.Name, err)
+	}
+	conds, err := conditions(c.Conditions)
+	if err != nil {
+		return nil, fmt.Errorf("ratesgen: %s: %w", corr.Name, err)
+	}
+
 	var b baseFile
 	if err := json.Unmarshal(base.Data, &b); err != nil {
 		return nil, fmt.Errorf("ratesgen: %s: %w", base.Name, err)
@@ -198,7 +235,7 @@ func Build(base, corr Input) (*Table, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ratesgen: %s: %w", base.Name, err)
 	}
-	rows, err = applyCorrections(rows, c.Rows)
+	rows, err = applyCorrections(rows, c.Rows, c.Conditions)
 	if err != nil {
 		return nil, fmt.Errorf("ratesgen: %s: %w", corr.Name, err)
 	}
@@ -215,6 +252,7 @@ func Build(base, corr Input) (*Table, error) {
 		BaseSHA256:      baseSum,
 		CorrectionsName: corr.Name,
 		CorrectionsSHA:  sha256Hex(corr.Data),
+		Conditions:      conds,
 		Rows:            rows,
 	}, nil
 }
@@ -364,7 +402,7 @@ type rowKey struct {
 	from                       int
 }
 
-func applyCorrections(rows []Row, corr []correctionRow) ([]Row, error) {
+func applyCorrections(rows []Row, corr []correctionRow, conds map[string]conditionDef) ([]Row, error) {
 	index := make(map[rowKey]int, len(rows))
 	for i, r := range rows {
 		k := rowKey{r.Country, r.Territory, r.Series, r.From}
@@ -378,6 +416,9 @@ func applyCorrections(rows []Row, corr []correctionRow) ([]Row, error) {
 		r, err := correctionToRow(c)
 		if err != nil {
 			return nil, fmt.Errorf("rows[%d]: %w", i, err)
+		}
+		if _, ok := conds[r.Condition]; r.Condition != "" && !ok {
+			return nil, fmt.Errorf("rows[%d]: %s %s: condition %q is not defined in conditions", i, r.Country, r.Series, r.Condition)
 		}
 		k := rowKey{r.Country, r.Territory, r.Series, r.From}
 		if seen[k] {
@@ -403,6 +444,12 @@ func correctionToRow(c correctionRow) (Row, error) {
 	}
 	if strings.TrimSpace(c.Source) == "" {
 		return Row{}, fmt.Errorf("%s %s: a source is required", c.Country, c.Series)
+	}
+	if err := CheckCitation(c.Source, true); err != nil {
+		return Row{}, fmt.Errorf("%s %s source: %w", c.Country, c.Series, err)
+	}
+	if err := CheckCitation(c.Note, false); err != nil {
+		return Row{}, fmt.Errorf("%s %s note: %w", c.Country, c.Series, err)
 	}
 	var ps []decimal.Decimal
 	for _, s := range c.Percent {
@@ -442,12 +489,54 @@ func correctionToRow(c correctionRow) (Row, error) {
 	default:
 		return Row{}, fmt.Errorf("%s %s: unknown status %q", c.Country, c.Series, c.Status)
 	}
+	if c.Condition != "" && (c.Status != StatusSource || c.Series == SeriesReduced || c.Series == SeriesStandard) {
+		return Row{}, fmt.Errorf("%s %s: a condition belongs to a sourced e-book or e-publication rate", c.Country, c.Series)
+	}
 	return Row{Country: c.Country, Territory: c.Territory, Series: c.Series, From: from, Status: c.Status,
-		Percents: ps, Source: c.Source, Note: c.Note}, nil
+		Percents: ps, Source: c.Source, Note: c.Note, Condition: c.Condition}, nil
+}
+
+// conditions validates the condition definitions and returns them sorted.
+func conditions(defs map[string]conditionDef) ([]Condition, error) {
+	out := make([]Condition, 0, len(defs))
+	for code, d := range defs {
+		if code == "" || strings.IndexFunc(code, func(r rune) bool { return !(r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }) >= 0 {
+			return nil, fmt.Errorf("condition %q: the code must be a lower-case token", code)
+		}
+		if strings.TrimSpace(d.Description) == "" {
+			return nil, fmt.Errorf("condition %q: a description is required", code)
+		}
+		if err := CheckCitation(d.Source, true); err != nil {
+			return nil, fmt.Errorf("condition %q source: %w", code, err)
+		}
+		out = append(out, Condition{Code: code, Description: d.Description, Source: d.Source})
+	}
+	slices.SortFunc(out, func(a, b Condition) int { return strings.Compare(a.Code, b.Code) })
+	return out, nil
+}
+
+// notCitable are references that are no public citation: files beside the
+// repository (shared/, the research notes) are not published with it.
+var notCitable = []string{"shared/", "research section", "vat.md", "per the research", "in the research", "the research"}
+
+// CheckCitation reports whether s may stand in the table. With
+// needURL, s is a source and must name at least one public https address;
+// in every case it may not point at a file beside the repository.
+func CheckCitation(s string, needURL bool) error {
+	low := strings.ToLower(s)
+	for _, bad := range notCitable {
+		if strings.Contains(low, bad) {
+			return fmt.Errorf("%q refers to %q, a file beside the repository, which is no public citation", s, bad)
+		}
+	}
+	if needURL && !strings.Contains(s, "https://") {
+		return fmt.Errorf("%q names no public https address (law, official page, or a public file at a pinned commit)", s)
+	}
+	return nil
 }
 
 func sameValue(a, b Row) bool {
-	return a.Status == b.Status && slices.EqualFunc(a.Percents, b.Percents, decimal.Decimal.Equal)
+	return a.Status == b.Status && a.Condition == b.Condition && slices.EqualFunc(a.Percents, b.Percents, decimal.Decimal.Equal)
 }
 
 // trim keeps, per series, the periods in force on some covered day and
@@ -530,11 +619,16 @@ func Render(t *Table) ([]byte, error) {
 	fmt.Fprintf(&b, "rateTableBaseName = %s\nrateTableBaseSHA256 = %s\n", strconv.Quote(t.BaseName), strconv.Quote(t.BaseSHA256))
 	fmt.Fprintf(&b, "rateTableCorrectionsName = %s\nrateTableCorrectionsSHA256 = %s\n", strconv.Quote(t.CorrectionsName), strconv.Quote(t.CorrectionsSHA))
 	fmt.Fprintf(&b, ")\n\n")
+	fmt.Fprintf(&b, "// rateConditionDefs are the legal conditions of reduced rates, sorted by\n// code.\nvar rateConditionDefs = [...]rateConditionDef{\n")
+	for _, c := range t.Conditions {
+		fmt.Fprintf(&b, "{code: %s, description: %s, source: %s},\n", strconv.Quote(c.Code), strconv.Quote(c.Description), strconv.Quote(c.Source))
+	}
+	fmt.Fprintf(&b, "}\n\n")
 	fmt.Fprintf(&b, "// rateRows holds every period in force on some covered day, sorted by\n// country, territory, series and start date.\nvar rateRows = [...]rateRow{\n")
 	for _, r := range t.Rows {
-		fmt.Fprintf(&b, "{country: %s, territory: %s, series: %s, from: %d, status: %s, percents: %s, source: %s, note: %s},\n",
+		fmt.Fprintf(&b, "{country: %s, territory: %s, series: %s, from: %d, status: %s, percents: %s, source: %s, note: %s, condition: %s},\n",
 			strconv.Quote(r.Country), strconv.Quote(r.Territory), strconv.Quote(r.Series), r.From,
-			strconv.Quote(r.Status), percentsLiteral(r.Percents), strconv.Quote(r.Source), strconv.Quote(r.Note))
+			strconv.Quote(r.Status), percentsLiteral(r.Percents), strconv.Quote(r.Source), strconv.Quote(r.Note), strconv.Quote(r.Condition))
 	}
 	fmt.Fprintf(&b, "}\n")
 	out, err := format.Source(b.Bytes())

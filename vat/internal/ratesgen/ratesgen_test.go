@@ -23,7 +23,7 @@ func newFixture() *fixture {
 			map[string]any{"effective_from": "0000-01-01", "rates": map[string]any{"standard": json.Number("20"), "reduced": json.Number("10")}},
 		}
 		for _, s := range []string{SeriesEbook, SeriesEpublication} {
-			rows = append(rows, map[string]any{"country": cc, "series": s, "from": "0000-01-01", "percent": []string{"5"}, "status": "source", "source": "test"})
+			rows = append(rows, map[string]any{"country": cc, "series": s, "from": "0000-01-01", "percent": []string{"5"}, "status": "source", "source": "https://example.org/test"})
 		}
 	}
 	return &fixture{
@@ -80,8 +80,8 @@ func TestBuildMergesTrimsAndSorts(t *testing.T) {
 	f.period("FI", map[string]any{"effective_from": "2023-01-01", "rates": map[string]any{"standard": json.Number("24"), "reduced": json.Number("10")}})
 	f.period("FI", map[string]any{"effective_from": "2025-01-01", "rates": map[string]any{"standard": json.Number("25.5"), "reduced": json.Number("10")}})
 	// A correction replacing a base period and one adding a period.
-	f.row(map[string]any{"country": "FI", "series": "reduced", "from": "2025-01-01", "percent": []string{"13.5", "10"}, "status": "source", "source": "s"})
-	f.row(map[string]any{"country": "FI", "series": "ebook", "from": "2026-01-01", "percent": []string{"13.5"}, "status": "unverified", "source": "s", "note": "why"})
+	f.row(map[string]any{"country": "FI", "series": "reduced", "from": "2025-01-01", "percent": []string{"13.5", "10"}, "status": "source", "source": "https://example.org/s"})
+	f.row(map[string]any{"country": "FI", "series": "ebook", "from": "2026-01-01", "percent": []string{"13.5"}, "status": "unverified", "source": "https://example.org/s", "note": "why"})
 	tab, err := f.build(t)
 	if err != nil {
 		t.Fatal(err)
@@ -109,6 +109,60 @@ func TestBuildMergesTrimsAndSorts(t *testing.T) {
 	}
 }
 
+// TestBuildConditions: a conditional rate keeps its condition, a period
+// that only adds a condition is a change, and the rendered table lists the
+// definitions sorted by code.
+func TestBuildConditions(t *testing.T) {
+	f := newFixture()
+	f.corr["conditions"] = map[string]any{
+		"z_last":   map[string]any{"description": "last", "source": "https://example.org/z"},
+		"fr_press": map[string]any{"description": "recognised press", "source": "https://example.org/c"},
+	}
+	f.row(map[string]any{"country": "FR", "series": "epublication", "from": "2025-01-01", "percent": []string{"5"}, "status": "source", "source": "https://example.org/s", "condition": "fr_press"})
+	tab, err := f.build(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range tab.Rows {
+		if r.Country == "FR" && r.Series == SeriesEpublication {
+			got = append(got, formatDate(r.From)+":"+r.Condition)
+		}
+	}
+	if strings.Join(got, " ") != "0000-01-01: 2025-01-01:fr_press" {
+		t.Errorf("FR epublication rows %v: the same rate with a condition is a new period", got)
+	}
+	if len(tab.Conditions) != 2 || tab.Conditions[0].Code != "fr_press" || tab.Conditions[1].Code != "z_last" {
+		t.Errorf("conditions %+v, want fr_press then z_last", tab.Conditions)
+	}
+	src, err := Render(tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(src), `condition: "fr_press"`) || !strings.Contains(string(src), `{code: "fr_press", description: "recognised press", source: "https://example.org/c"}`) {
+		t.Errorf("rendered table lacks the condition:\n%s", src)
+	}
+}
+
+func TestCheckCitation(t *testing.T) {
+	for _, c := range []struct {
+		s       string
+		needURL bool
+		ok      bool
+	}{
+		{"https://www.boe.es/buscar/act.php?id=BOE-A-1992-28740 (article 91)", true, true},
+		{"Ley 37/1992 article 91", true, false},
+		{"Ley 37/1992 article 91", false, true},
+		{"https://example.org ; shared/research/vat.md section 2", true, false},
+		{"6 % marked [verify] in the research", false, false},
+		{"", false, true},
+	} {
+		if err := CheckCitation(c.s, c.needURL); (err == nil) != c.ok {
+			t.Errorf("CheckCitation(%q, %v) = %v, want ok=%v", c.s, c.needURL, err, c.ok)
+		}
+	}
+}
+
 func TestBuildTerritories(t *testing.T) {
 	f := newFixture()
 	f.period("ES", map[string]any{"effective_from": "2020-01-01", "rates": map[string]any{"standard": json.Number("21")},
@@ -116,7 +170,7 @@ func TestBuildTerritories(t *testing.T) {
 	f.period("PT", map[string]any{"effective_from": "2020-01-01", "rates": map[string]any{"standard": json.Number("23")},
 		"exceptions": []any{map[string]any{"name": "Azores", "postcode": "9", "standard": json.Number("18")}}})
 	f.corr["exceptions"] = map[string]any{"Canary Islands": "", "Azores": "Azores"}
-	f.row(map[string]any{"country": "PT", "territory": "Azores", "series": "standard", "from": "2021-07-01", "percent": []string{"16"}, "status": "source", "source": "s"})
+	f.row(map[string]any{"country": "PT", "territory": "Azores", "series": "standard", "from": "2021-07-01", "percent": []string{"16"}, "status": "source", "source": "https://example.org/s"})
 	tab, err := f.build(t)
 	if err != nil {
 		t.Fatal(err)
@@ -161,24 +215,46 @@ func TestBuildRejects(t *testing.T) {
 			f.corr["rows"] = rows
 		}, "HU: no ebook rate"},
 		{"unverified without a note", func(f *fixture) {
-			f.row(map[string]any{"country": "BG", "series": "ebook", "from": "2025-01-01", "percent": []string{"9"}, "status": "unverified", "source": "s"})
+			f.row(map[string]any{"country": "BG", "series": "ebook", "from": "2025-01-01", "percent": []string{"9"}, "status": "unverified", "source": "https://example.org/s"})
 		}, "needs a note"},
 		{"row without a source", func(f *fixture) {
 			f.row(map[string]any{"country": "BG", "series": "ebook", "from": "2025-01-01", "percent": []string{"9"}, "status": "source"})
 		}, "a source is required"},
 		{"duplicate correction", func(f *fixture) {
-			f.row(map[string]any{"country": "AT", "series": "ebook", "from": "0000-01-01", "percent": []string{"10"}, "status": "source", "source": "s"})
+			f.row(map[string]any{"country": "AT", "series": "ebook", "from": "0000-01-01", "percent": []string{"10"}, "status": "source", "source": "https://example.org/s"})
 		}, "duplicate row"},
 		{"percent out of range", func(f *fixture) {
-			f.row(map[string]any{"country": "BG", "series": "ebook", "from": "2025-01-01", "percent": []string{"101"}, "status": "source", "source": "s"})
+			f.row(map[string]any{"country": "BG", "series": "ebook", "from": "2025-01-01", "percent": []string{"101"}, "status": "source", "source": "https://example.org/s"})
 		}, "outside 0..100"},
 		{"unknown status", func(f *fixture) {
-			f.row(map[string]any{"country": "BG", "series": "ebook", "from": "2025-01-01", "percent": []string{"9"}, "status": "maybe", "source": "s"})
+			f.row(map[string]any{"country": "BG", "series": "ebook", "from": "2025-01-01", "percent": []string{"9"}, "status": "maybe", "source": "https://example.org/s"})
 		}, `unknown status "maybe"`},
 		{"sourced streaming rate", func(f *fixture) {
-			f.row(map[string]any{"country": "FI", "series": "streaming", "from": "2025-01-01", "percent": []string{"10"}, "status": "source", "source": "s"})
+			f.row(map[string]any{"country": "FI", "series": "streaming", "from": "2025-01-01", "percent": []string{"10"}, "status": "source", "source": "https://example.org/s"})
 		}, "streaming"},
 		{"unknown field", func(f *fixture) { f.corr["surprise"] = true }, "unknown field"},
+		{"source beside the repository", func(f *fixture) {
+			f.row(map[string]any{"country": "BG", "series": "ebook", "from": "2025-01-01", "percent": []string{"9"}, "status": "source", "source": "shared/research/vat.md section 2 (BG e-books)"})
+		}, "no public citation"},
+		{"source without an address", func(f *fixture) {
+			f.row(map[string]any{"country": "BG", "series": "ebook", "from": "2025-01-01", "percent": []string{"9"}, "status": "source", "source": "the Bulgarian VAT Act"})
+		}, "no public https address"},
+		{"note citing the research", func(f *fixture) {
+			f.row(map[string]any{"country": "BG", "series": "ebook", "from": "2025-01-01", "percent": []string{"9"}, "status": "unverified", "source": "https://example.org/s", "note": "9 % marked [verify] in the research"})
+		}, "no public citation"},
+		{"coverage text citing the research", func(f *fixture) {
+			f.corr["coverage"].(map[string]any)["why"] = "checked in shared/research/vat.md"
+		}, "coverage.why"},
+		{"undefined condition", func(f *fixture) {
+			f.row(map[string]any{"country": "FR", "series": "epublication", "from": "2025-01-01", "percent": []string{"2.1"}, "status": "source", "source": "https://example.org/s", "condition": "fr_press"})
+		}, `condition "fr_press" is not defined`},
+		{"condition on an unverified rate", func(f *fixture) {
+			f.corr["conditions"] = map[string]any{"fr_press": map[string]any{"description": "d", "source": "https://example.org/c"}}
+			f.row(map[string]any{"country": "FR", "series": "epublication", "from": "2025-01-01", "percent": []string{"2.1"}, "status": "unverified", "note": "n", "source": "https://example.org/s", "condition": "fr_press"})
+		}, "a condition belongs to a sourced"},
+		{"condition without a citation", func(f *fixture) {
+			f.corr["conditions"] = map[string]any{"fr_press": map[string]any{"description": "d", "source": "CGI"}}
+		}, `condition "fr_press" source`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
