@@ -87,6 +87,17 @@ func FuzzRenderInvoice(f *testing.F) {
 		}
 		checkWellFormed(t, out)
 		checkInvariants(t, out)
+		// The direct writer must give the etree renderer's bytes.
+		var p *prepared
+		if credit {
+			cn := CreditNote{Invoice: inv, InvoiceRef: "x402-orig"}
+			p, _ = prepare(&cn.Invoice, &cn)
+		} else {
+			p, _ = prepare(&inv, nil)
+		}
+		if ref, _ := p.renderEtree(); !bytes.Equal(out, ref) {
+			t.Fatalf("direct writer differs from etree:\n%s", firstDiff(out, ref))
+		}
 		// xmllint costs milliseconds per call, so it runs once per XSD-relevant
 		// shape of the document: the element structure with every value
 		// reduced to its character classes, except free text (xsd:string
