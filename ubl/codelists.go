@@ -128,3 +128,14 @@ const (
 	vatexO        = "VATEX-EU-O"
 	vatexOReason  = "Not subject to VAT"
 )
+
+// Defaults for invoices under UK law (Invoice.TaxCountry "GB"): no VATEX
+// code, which names EU law; BR-AE-10 and BR-O-10 accept the text alone.
+// The wording of the reverse-charge legend is not prescribed; HMRC asks
+// that it make clear that the reverse charge applies and that the customer
+// accounts for the VAT (VATREC6060,
+// https://www.gov.uk/hmrc-internal-manuals/vat-trader-records/vatrec6060).
+const (
+	ukReverseChargeReason = "Reverse charge: the customer accounts for the VAT to HMRC"
+	ukOutsideScopeReason  = "Outside the scope of UK VAT"
+)

@@ -30,18 +30,11 @@ var (
 func checkPeppolNational(c *checker, p *prepared) {
 	inv := p.inv
 	seller, buyer := inv.Seller, inv.Buyer
-	supplierCountry := seller.Country
-	if p.writeVAT && len(seller.VATNumber) >= 2 {
-		supplierCountry = strings.ToUpper(seller.VATNumber[:2])
-	}
+	supplierCountry := supplierCountry(p)
 
-	// Greece: GR-R-001 requires the invoice number to be the six-segment
-	// myDATA form (TIN|date|branch|type|series|number) and GR-R-004 a
-	// M.AR.K reference issued by the Greek tax authority's myDATA platform.
-	// Neither can be produced from a settled payment.
-	if supplierCountry == "GR" || supplierCountry == "EL" {
-		c.add("Seller.Country", "GR-R-001", ErrUnsupported,
-			"Peppol invoices from Greek sellers need a myDATA invoice number and M.AR.K (GR-R-001, GR-R-004), which this renderer does not obtain")
+	// Greece: GR-R-001 … GR-R-010 (greece.go).
+	if p.greekSeller {
+		checkGreek(c, p)
 	}
 
 	// Norway: NO-R-001, the seller VAT identifier is NO + organisation number + MVA.

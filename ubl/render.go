@@ -60,9 +60,15 @@ func (p *prepared) render() ([]byte, error) {
 	w.leaf("cbc:ID", inv.ID)
 	w.leaf("cbc:IssueDate", inv.IssueDate)
 	w.leaf(typeName, typeCode)
-	w.optional("cbc:Note", inv.Note)
+	w.optional("cbc:Note", p.note)
 	w.leaf("cbc:DocumentCurrencyCode", inv.Currency)
+	if tc := inv.TaxCurrency; tc != nil {
+		w.leaf("cbc:TaxCurrencyCode", tc.Code) // BT-6
+	}
 	w.optional("cbc:BuyerReference", inv.BuyerReference)
+	if inv.Period != nil {
+		w.period(*inv.Period) // BG-14
+	}
 	if p.cn != nil {
 		w.open("cac:BillingReference")
 		w.open("cac:InvoiceDocumentReference")
@@ -71,12 +77,34 @@ func (p *prepared) render() ([]byte, error) {
 		w.close("cac:InvoiceDocumentReference")
 		w.close("cac:BillingReference")
 	}
+	if m := inv.MyDATA; m != nil {
+		// BG-24 entries the Peppol Greek rules key on by description
+		// (GR-R-004-1, GR-S-008-1, GR-R-008-3).
+		w.open("cac:AdditionalDocumentReference")
+		w.leaf("cbc:ID", m.MARK)
+		w.leaf("cbc:DocumentDescription", greekMARKDescription)
+		w.close("cac:AdditionalDocumentReference")
+		w.open("cac:AdditionalDocumentReference")
+		w.leaf("cbc:ID", greekURLReferenceID)
+		w.leaf("cbc:DocumentDescription", greekURLDescription)
+		w.open("cac:Attachment")
+		w.open("cac:ExternalReference")
+		w.leaf("cbc:URI", m.URL)
+		w.close("cac:ExternalReference")
+		w.close("cac:Attachment")
+		w.close("cac:AdditionalDocumentReference")
+	}
 	w.open("cac:AccountingSupplierParty")
 	p.party(w, inv.Seller, p.seller)
 	w.close("cac:AccountingSupplierParty")
 	w.open("cac:AccountingCustomerParty")
 	p.party(w, inv.Buyer, p.buyer)
 	w.close("cac:AccountingCustomerParty")
+	if inv.SupplyDate != "" {
+		w.open("cac:Delivery")
+		w.leaf("cbc:ActualDeliveryDate", inv.SupplyDate) // BT-72
+		w.close("cac:Delivery")
+	}
 	if pm := inv.PaymentMeans; pm != nil {
 		w.open("cac:PaymentMeans")
 		if pm.Name != "" {
@@ -96,16 +124,31 @@ func (p *prepared) render() ([]byte, error) {
 }
 
 // party writes cac:Party (BG-4 / BG-7) in the order of the XSD PartyType:
-// EndpointID, PostalAddress, PartyTaxScheme, PartyLegalEntity, Contact.
+// EndpointID, PartyName, PostalAddress, PartyTaxScheme, PartyLegalEntity,
+// Contact.
 func (p *prepared) party(w *writer, pt Party, ep endpoint) {
 	w.open("cac:Party")
 	if ep.id != "" {
 		w.leafAttr("cbc:EndpointID", "schemeID", ep.scheme, ep.id)
 	}
+	if p.greekSeller {
+		// GR-R-002, GR-R-005: a Greek seller's invoice names both parties
+		// in PartyName (BT-28 / BT-45) with their registered full name.
+		w.open("cac:PartyName")
+		w.leaf("cbc:Name", pt.Name)
+		w.close("cac:PartyName")
+	}
 	w.open("cac:PostalAddress")
 	w.optional("cbc:StreetName", pt.Street)
+	w.optional("cbc:AdditionalStreetName", pt.AdditionalStreet)
 	w.optional("cbc:CityName", pt.City)
 	w.optional("cbc:PostalZone", pt.PostalCode)
+	w.optional("cbc:CountrySubentity", pt.Subdivision)
+	if pt.AddressLine3 != "" {
+		w.open("cac:AddressLine")
+		w.leaf("cbc:Line", pt.AddressLine3)
+		w.close("cac:AddressLine")
+	}
 	w.open("cac:Country")
 	w.leaf("cbc:IdentificationCode", pt.Country)
 	w.close("cac:Country")
@@ -144,8 +187,9 @@ func (p *prepared) party(w *writer, pt Party, ep endpoint) {
 	w.close("cac:Party")
 }
 
-// taxTotal writes the one cac:TaxTotal with its breakdown (BT-110, BG-23;
-// PEPPOL-EN16931-R053).
+// taxTotal writes the cac:TaxTotal with the breakdown (BT-110, BG-23;
+// PEPPOL-EN16931-R053) and, with a tax currency, a second one holding only
+// BT-111 in that currency (BR-53, PEPPOL-EN16931-R054, R055).
 func (p *prepared) taxTotal(w *writer) {
 	cur := p.inv.Currency
 	w.open("cac:TaxTotal")
@@ -166,6 +210,11 @@ func (p *prepared) taxTotal(w *writer) {
 		w.close("cac:TaxSubtotal")
 	}
 	w.close("cac:TaxTotal")
+	if tc := p.inv.TaxCurrency; tc != nil {
+		w.open("cac:TaxTotal")
+		w.amount("cbc:TaxAmount", tc.Code, p.totals.TaxCurrencyTax)
+		w.close("cac:TaxTotal")
+	}
 }
 
 // monetaryTotal writes cac:LegalMonetaryTotal (BG-22).
@@ -189,6 +238,9 @@ func (p *prepared) line(w *writer, lineName, qtyName, id string, l Line) {
 	w.leaf("cbc:ID", id)
 	w.leafAttr(qtyName, "unitCode", "C62", l.Quantity.String()) // UN/ECE Rec 20 "one"
 	w.amount("cbc:LineExtensionAmount", cur, l.NetAmount)
+	if l.Period != nil {
+		w.period(*l.Period) // BG-26
+	}
 	w.open("cac:Item")
 	w.leaf("cbc:Name", l.Name)
 	w.open("cac:ClassifiedTaxCategory")

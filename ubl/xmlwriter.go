@@ -117,6 +117,14 @@ func (w *writer) taxScheme(id string) {
 	w.close("cac:TaxScheme")
 }
 
+// period writes cac:InvoicePeriod with its dates (BG-14 / BG-26).
+func (w *writer) period(pr Period) {
+	w.open("cac:InvoicePeriod")
+	w.optional("cbc:StartDate", pr.Start)
+	w.optional("cbc:EndDate", pr.End)
+	w.close("cac:InvoicePeriod")
+}
+
 // amount writes a money amount with 2 decimals and its currency
 // (PEPPOL-EN16931-R051). Values are already 2-decimal (validated or
 // computed from validated values), so StringFixed only pads.
