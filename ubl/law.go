@@ -127,7 +127,7 @@ func checkLaw(c *checker, p *prepared) {
 	// Art. 362: the non-Union scheme number only on the scheme's B2C supplies.
 	if id := inv.Seller.TaxRegistrationID; reNonUnionOSS.MatchString(id) && (business || country == "GB") {
 		c.addf("Seller.TaxRegistrationID", RuleArt362, ErrForbidden,
-			"%s is a non-Union OSS number: it identifies the seller only for B2C supplies declared under that scheme, not on a business or UK invoice", id)
+			"%s is a non-Union OSS number: it identifies the seller only for B2C supplies declared under that scheme, not on a business or UK invoice; give the VAT number of the taxing state or the seller's local tax number (BT-32) instead", id)
 	}
 
 	if country == "GB" {
