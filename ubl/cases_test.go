@@ -323,6 +323,16 @@ func goldenCases() []goldenCase {
 	addCN("cn-s-b2b-pl-pln", "refund of a Polish B2B invoice with 23 % and 5 % lines: VAT also in PLN at the original NBP rate, customer address, date of supply",
 		CreditNote{Invoice: refund(plB2B), InvoiceRef: "F402-2026-000120", InvoiceIssueDate: "2026-11-20"})
 
+	grCNID, err := GreekInvoiceNumber("998877666", "2026-11-25", 0, GreekDocTypeCreditNote, "F402-CN", "000001")
+	if err != nil {
+		panic(err)
+	}
+	grCN := refund(gr)
+	grCN.ID = grCNID
+	grCN.MyDATA = &MyDATA{MARK: "400001234567999", URL: "https://invoices.example.gr/998877666/400001234567999"}
+	addCN("cn-s-b2b-gr-gr-24", "refund of s-b2b-gr-gr-24: myDATA type 5.1 (credit invoice referring to the invoice) in the number, its own M.AR.K",
+		CreditNote{Invoice: grCN, InvoiceRef: grID, InvoiceIssueDate: "2026-11-20"})
+
 	// Sandbox documents carry a watermark in the note.
 	sb := b2c("x402-sandbox", "DE", "19", "100.00")
 	sbNote, err := SettlementNote("EUR", Settlement{

@@ -95,7 +95,9 @@ var vatEAS = []struct{ prefix, scheme string }{
 
 // EASForVATNumber returns the Peppol electronic address scheme (EAS) under
 // which a VAT number is itself a Peppol participant identifier, e.g.
-// DE123456789 → 9930, IE1234567T → 9935, IT… → 0211. ok is false for
+// DE123456789 → 9930, IE1234567T → 9935, IT… → 0211. For EL (9933) the
+// participant identifier is the TIN without the prefix (GR-R-009,
+// GR-R-010), and that is what the renderer derives. ok is false for
 // prefixes without such a scheme (DK, FI, SE, non-EU countries other than
 // GB) and for strings that do not start with two upper-case letters.
 func EASForVATNumber(vatNumber string) (scheme string, ok bool) {

@@ -19,6 +19,7 @@ type Draft struct {
 
 	// For the checks that depend on the number.
 	greek     bool
+	kind      docKind
 	sellerVAT string
 	issueDate string
 }
@@ -53,7 +54,7 @@ func draft(inv *Invoice, cn *CreditNote) (*Draft, error) {
 	}
 	return &Draft{
 		xml: out, at: at + len("<cbc:ID>"), totals: p.totals,
-		greek: p.greekSeller && inv.Profile == ProfilePeppol, sellerVAT: inv.Seller.VATNumber, issueDate: inv.IssueDate,
+		greek: p.greekSeller && inv.Profile == ProfilePeppol, kind: p.kind, sellerVAT: inv.Seller.VATNumber, issueDate: inv.IssueDate,
 	}, nil
 }
 
@@ -67,7 +68,7 @@ func (d *Draft) Totals() Totals { return d.totals }
 func (d *Draft) Finish(id string) ([]byte, error) {
 	c := &checker{}
 	if c.identifier("ID", "BR-02", id) && d.greek {
-		checkGreekID(c, "ID", id, d.sellerVAT, d.issueDate)
+		checkGreekID(c, "ID", id, d.sellerVAT, d.issueDate, d.kind)
 	}
 	if err := c.err(); err != nil {
 		return nil, err

@@ -106,8 +106,10 @@ func GreekInvoiceNumber(tin, issueDate string, branch int, docType, series, numb
 
 // checkGreekID applies GR-R-001-1..7 to the invoice number of a Greek
 // seller whose VAT identifier is vat (EL + TIN). It is stricter than the
-// artefact where the artefact is lax: the date must be DD/MM/YYYY exactly.
-func checkGreekID(c *checker, field, id, vat, issueDate string) {
+// artefact where the artefact is lax: the date must be DD/MM/YYYY exactly,
+// and the document type must fit the document (5.x, credit invoices, for
+// a credit note; an invoice type otherwise), as myDATA classifies them.
+func checkGreekID(c *checker, field, id, vat, issueDate string, kind docKind) {
 	seg := strings.Split(id, "|")
 	if len(seg) != 6 {
 		c.addf(field, "GR-R-001-1", ErrFormat, "%q has %d segments separated by |, not 6 (TIN|DD/MM/YYYY|branch|type|series|number; see GreekInvoiceNumber)", id, len(seg))
@@ -122,8 +124,11 @@ func checkGreekID(c *checker, field, id, vat, issueDate string) {
 	if !reBranch.MatchString(seg[2]) || len(seg[2]) > 9 {
 		c.addf(field, "GR-R-001-4", ErrFormat, "third segment %q is not a branch number (an integer >= 0)", seg[2])
 	}
-	if !containsString(greekDocTypes, seg[3]) {
+	switch {
+	case !containsString(greekDocTypes, seg[3]):
 		c.addf(field, "GR-R-001-5", ErrCode, "fourth segment %q is not a myDATA document type %v", seg[3], greekDocTypes)
+	case (kind == kindCreditNote) != strings.HasPrefix(seg[3], "5."):
+		c.addf(field, "GR-R-001-5", ErrMismatch, "fourth segment %q: myDATA types 5.1 and 5.2 are credit invoices, the others invoices", seg[3])
 	}
 	if seg[4] == "" {
 		c.add(field, "GR-R-001-6", ErrRequired, "fifth segment (series) is empty")
@@ -149,7 +154,7 @@ func checkGreek(c *checker, p *prepared) {
 		c.addf("Seller.VATNumber", "GR-R-003", ErrFormat, "a Greek seller's VAT identifier is EL and a valid 9-digit TIN, not %q", vat)
 	}
 	if vatOK && !p.draft {
-		checkGreekID(c, "ID", inv.ID, vat, inv.IssueDate)
+		checkGreekID(c, "ID", inv.ID, vat, inv.IssueDate, p.kind)
 	}
 	if seller.Country == "GR" && inv.MyDATA == nil {
 		c.add("MyDATA", "GR-R-004-1", ErrRequired, "a Greek seller's invoice carries the M.AR.K and invoice URL assigned by myDATA (GR-R-004-1, GR-S-008-1)")

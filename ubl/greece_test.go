@@ -77,6 +77,7 @@ func TestGreekRejects(t *testing.T) {
 		{"number with a negative branch", func() Invoice { return grB2B("998877666|20/11/2026|-1|2.1|F402|000130") }, wantProblem{"ID", "GR-R-001-4", ErrFormat}},
 		{"number with an unknown type", func() Invoice { return grB2B("998877666|20/11/2026|0|2.2|F402|000130") }, wantProblem{"ID", "GR-R-001-5", ErrCode}},
 		{"number without series", func() Invoice { return grB2B("998877666|20/11/2026|0|2.1||000130") }, wantProblem{"ID", "GR-R-001-6", ErrRequired}},
+		{"invoice with a credit-invoice type", func() Invoice { return grB2B("998877666|20/11/2026|0|5.1|F402|000130") }, wantProblem{"ID", "GR-R-001-5", ErrMismatch}},
 		{"seller endpoint not 9933", func() Invoice {
 			i := grB2B(grID)
 			i.Seller.EndpointID, i.Seller.EndpointScheme = "5391234500004", "0088"
@@ -126,7 +127,7 @@ func TestGreekRulesAgainstPeppol(t *testing.T) {
 		ok                           bool
 	}{
 		{grID, "2026-11-20", "998877666", "800123456", true},
-		{"998877666|05/01/2026|12|5.1|A|1", "2026-01-05", "998877666", "800123456", true},
+		{"998877666|05/01/2026|12|2.4|A|1", "2026-01-05", "998877666", "800123456", true},
 		{"998877666|20/11/2026|0|2.1|F402", "2026-11-20", "998877666", "800123456", false},
 		{"800123456|20/11/2026|0|2.1|F402|1", "2026-11-20", "998877666", "800123456", false},
 		{"998877666|20-11-2026|0|2.1|F402|1", "2026-11-20", "998877666", "800123456", false},
@@ -145,7 +146,7 @@ func TestGreekRulesAgainstPeppol(t *testing.T) {
 		inv.Seller.EndpointID, inv.Seller.EndpointScheme = tc.sellerEP, "9933"
 		inv.Buyer.EndpointID, inv.Buyer.EndpointScheme = tc.buyerEP, "9933"
 		c := &checker{}
-		p := &prepared{inv: &inv, writeVAT: true, seller: endpoint{tc.sellerEP, "9933"}, buyer: endpoint{tc.buyerEP, "9933"}, greekSeller: true}
+		p := &prepared{kind: kindInvoice, inv: &inv, writeVAT: true, seller: endpoint{tc.sellerEP, "9933"}, buyer: endpoint{tc.buyerEP, "9933"}, greekSeller: true}
 		checkGreek(c, p)
 		if goOK := c.err() == nil; goOK != tc.ok {
 			t.Errorf("case %d: Go checks say ok=%v: %v", i, goOK, c.err())
@@ -180,4 +181,19 @@ func TestGreekRulesAgainstPeppol(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestGreekCreditNote(t *testing.T) {
+	id, err := GreekInvoiceNumber("998877666", "2026-11-25", 0, GreekDocTypeCreditNote, "F402-CN", "000001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cn := CreditNote{Invoice: grB2B(id), InvoiceRef: grID, InvoiceIssueDate: "2026-11-20"}
+	cn.IssueDate = "2026-11-25"
+	if _, err := RenderCreditNote(cn); err != nil {
+		t.Fatalf("Greek credit note: %v", err)
+	}
+	cn.ID = "998877666|25/11/2026|0|2.1|F402-CN|000001"
+	out, err := RenderCreditNote(cn)
+	expectProblem(t, out, err, wantProblem{"ID", "GR-R-001-5", ErrMismatch})
 }
