@@ -193,11 +193,13 @@ type Party struct {
 
 	// Postal address (BG-5 / BG-8). Country (BT-40 / BT-55) is required
 	// (BR-08, BR-09, BR-10, BR-11); the other fields are optional unless a
-	// Peppol national rule of the seller's country requires them.
+	// Peppol national rule of the seller's country requires them or, with
+	// Invoice.TaxCountry set, the buyer's street and town on a business
+	// sale (RuleArt226_5).
 	//
 	// An address from a registry answer (VIES returns one free-text block)
 	// goes line by line into Street, AdditionalStreet and AddressLine3,
-	// with the town in City.
+	// with the town in City: see AddressFromRegistry.
 	Street           string `json:",omitzero"` // BT-35 / BT-50
 	AdditionalStreet string `json:",omitzero"` // BT-36 / BT-51
 	AddressLine3     string `json:",omitzero"` // BT-162 / BT-163

@@ -131,8 +131,13 @@ func Summarize(itemName string, mode SummaryMode, supplies []Supply) (Summary, e
 		g.exact = g.exact.Add(s.NetAmount)
 		g.n++
 		g.first, g.last = min(g.first, s.Date), max(g.last, s.Date)
-		if (g.s.ExemptionCode != s.ExemptionCode && s.ExemptionCode != "") || (g.s.ExemptionReason != s.ExemptionReason && s.ExemptionReason != "") {
-			c.addf("Supplies["+strconv.Itoa(i)+"].ExemptionReason", "", ErrMismatch, "differs from an earlier supply of the same VAT category and rate; the breakdown has one")
+		// One exemption code and reason per breakdown group, as the
+		// renderer requires of lines (stricter: an empty value differs too).
+		if g.s.ExemptionCode != s.ExemptionCode {
+			c.addf("Supplies["+strconv.Itoa(i)+"].ExemptionCode", "", ErrMismatch, "%q differs from %q of an earlier supply of the same VAT category and rate; the breakdown has one", s.ExemptionCode, g.s.ExemptionCode)
+		}
+		if g.s.ExemptionReason != s.ExemptionReason {
+			c.addf("Supplies["+strconv.Itoa(i)+"].ExemptionReason", "", ErrMismatch, "%q differs from %q of an earlier supply of the same VAT category and rate; the breakdown has one", s.ExemptionReason, g.s.ExemptionReason)
 		}
 		if sum.Period.Start == "" || s.Date < sum.Period.Start {
 			sum.Period.Start = s.Date

@@ -142,6 +142,8 @@ func TestSummarizeRejects(t *testing.T) {
 		{"negative", "x", []Supply{{Date: "2026-11-01", NetAmount: d("-0.01"), Category: "S", RatePercent: d("19")}}, wantProblem{"Supplies[0].NetAmount", "", ErrRange}},
 		{"bad date", "x", []Supply{{Date: "2026-11-31", NetAmount: d("0.01"), Category: "S", RatePercent: d("19")}}, wantProblem{"Supplies[0].Date", "PEPPOL-EN16931-F001", ErrFormat}},
 		{"bad category", "x", []Supply{{Date: "2026-11-01", NetAmount: d("0.01"), Category: "X"}}, wantProblem{"Supplies[0].Category", "BR-CL-18", ErrCode}},
+		{"two reasons in one group", "x", []Supply{{Date: "2026-11-01", NetAmount: d("0.01"), Category: "AE"}, {Date: "2026-11-01", NetAmount: d("0.01"), Category: "AE", ExemptionReason: "Autoliquidation"}},
+			wantProblem{"Supplies[1].ExemptionReason", "", ErrMismatch}},
 		{"zero rate S", "x", []Supply{{Date: "2026-11-01", NetAmount: d("0.01"), Category: "S"}}, wantProblem{"Supplies[0].RatePercent", "BR-S-05", ErrRange}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

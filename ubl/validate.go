@@ -306,7 +306,7 @@ func checkFields(c *checker, p *prepared) {
 		}
 	}
 	if tc := inv.TaxCurrency; tc != nil {
-		if c.code("TaxCurrency.Code", "BR-53", tc.Code) {
+		if c.code("TaxCurrency.Code", "", tc.Code) {
 			switch {
 			case !isFiatCurrency(tc.Code):
 				c.addf("TaxCurrency.Code", "BR-CL-05", ErrCode, "%q is not an ISO 4217 fiat currency", tc.Code)
