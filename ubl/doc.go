@@ -149,9 +149,11 @@
 //   - DK: CVR with scheme 0184 (DK-R-002, DK-R-014); an explicit endpoint;
 //     payment means code 1 only between Danish parties (DK-R-005).
 //   - SE: VAT id SE + 12 digits (SE-R-001/002), rates 25, 12, 6
-//     (SE-R-006), organisation number (SE-R-003/004/013); an explicit
-//     endpoint. IT: street, city, post code (IT-R-002..004). IS, NO: see
-//     national.go.
+//     (SE-R-006), organisation number (SE-R-003/004/013), a tax
+//     registration id only as "Godkänd för F-skatt" (SE-R-005); an explicit
+//     endpoint. IT: street, city, post code (IT-R-002..004), a tax
+//     registration id of 11 to 16 upper-case letters or digits (IT-R-001).
+//     IS, NO: see national.go.
 //
 // [StablecoinPaymentMeans] picks payment means all of these accept.
 //

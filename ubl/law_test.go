@@ -3,6 +3,9 @@ package ubl
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -325,5 +328,66 @@ func TestNationalCurrency(t *testing.T) {
 	}
 	if n := len(euroArea) + len(nationalCurrency) - 1; n != 27 {
 		t.Errorf("%d member states known, want 27", n)
+	}
+}
+
+// TestNationalTaxRegistrationRules: SE-R-005 and IT-R-001 on the seller's
+// BT-32, checked by the Go port and, when PEPPOL_XSLT is set, by the
+// artefact on the same documents rendered without the port's check.
+func TestNationalTaxRegistrationRules(t *testing.T) {
+	itSeller := Party{Name: "Esempio S.r.l.", VATNumber: "IT12345678903", Street: "Via Roma 1", City: "Roma", PostalCode: "00100", Country: "IT"}
+	cases := []struct {
+		seller Party
+		taxReg string
+		rule   string // "" when valid
+	}{
+		{sellerSE, "Godkänd för F-skatt", ""},
+		{sellerSE, "GODKÄND FÖR  F-SKATT", ""},
+		{sellerSE, "F-skatt", "SE-R-005"},
+		{itSeller, "RSSMRA80A01H501U", ""},
+		{itSeller, "12345678903", ""},
+		{itSeller, "rssmra80a01h501u", "IT-R-001"},
+		{itSeller, "IT-123", "IT-R-001"},
+	}
+	var files []string
+	dir := t.TempDir()
+	for i, tc := range cases {
+		inv := b2b("x", tc.seller, buyerDEBusiness, line("x", "100.00", "AE", "0"))
+		inv.Seller.TaxRegistrationID = tc.taxReg
+		out, err := RenderInvoice(inv)
+		if tc.rule == "" {
+			if err != nil {
+				t.Errorf("%q: %v", tc.taxReg, err)
+			}
+		} else {
+			expectProblem(t, out, err, wantProblem{"Seller.TaxRegistrationID", tc.rule, ErrFormat})
+		}
+		inv.Seller.TaxRegistrationID = ""
+		p, err := prepare(&inv, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inv.Seller.TaxRegistrationID = tc.taxReg
+		raw, _ := p.render()
+		f := filepath.Join(dir, fmt.Sprintf("%02d.xml", i))
+		if err := os.WriteFile(f, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	if os.Getenv("PEPPOL_XSLT") == "" {
+		t.Skip("the artefact half needs PEPPOL_XSLT")
+	}
+	report, _ := validateUBL(t, files, "", schematronLayer(t, "PEPPOL_XSLT", "the Peppol BIS 3.0 layer"))
+	for i, tc := range cases {
+		var findings []string
+		for _, l := range strings.Split(report, "\n") {
+			if strings.HasPrefix(l, files[i]+":") {
+				findings = append(findings, l)
+			}
+		}
+		if (tc.rule == "") != (len(findings) == 0) || tc.rule != "" && !strings.Contains(findings[0], "] "+tc.rule+":") {
+			t.Errorf("%q: artefact findings %q, Go port says %q", tc.taxReg, findings, tc.rule)
+		}
 	}
 }
