@@ -305,6 +305,12 @@ func goldenCases() []goldenCase {
 	micro.Note = "Summary invoice for November 2026 (Art. 223 Directive 2006/112/EC): 10000 requests paid in USDC; VAT on the exact amounts."
 	add("summary-10000-micro-per-rate", "summary invoice of 10,000 sub-cent supplies at 19 % and 7 %: one line per rate, exact sum as price, VAT on the exact sums", micro)
 
+	microB2B := b2b("F402-2026-000134", sellerDE, buyerDEBusiness)
+	microB2B.Lines, microB2B.Subtotals, microB2B.Period = sum.Lines, sum.Subtotals, &sum.Period
+	microB2B.TaxCountry = "DE"
+	microB2B.Note = micro.Note
+	add("summary-10000-micro-peppol", "the 10,000-supply summary as a German B2B invoice over Peppol (DE-R-* apply)", microB2B)
+
 	perSupply := b2b("F402-2026-000133", sellerIE, buyerATBusiness)
 	sum2, err := Summarize("API request", SummaryPerSupply, centSupplies(30))
 	if err != nil {
