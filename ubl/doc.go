@@ -11,10 +11,10 @@
 // and 3.5 to 4.5 times faster (BenchmarkRender* against BenchmarkEtree*).
 // What it writes passes the OASIS UBL 2.1 schemas, the CEN EN 16931
 // schematron 1.3.16 and, for [ProfilePeppol], Peppol BIS Billing 3.0.21,
-// with no fatal finding and no warning; what
-// would not pass is rejected before anything is written, with every rule
-// it would break ([ValidationError.Rules]), so that the caller can store
-// a review record instead of an invoice.
+// with no fatal finding and no warning; what would not pass is rejected
+// before anything is written, with every rule it would break
+// ([ValidationError.Rules]), so that the caller can store a review record
+// instead of an invoice.
 //
 // Around the renderer: [CheckSeller] tells at account creation what a
 // seller's data lacks for each kind of sale; [DraftInvoice] renders before
@@ -36,20 +36,21 @@
 // # Currency and settlement
 //
 // The document currency must be an ISO 4217 fiat currency, EUR for this
-// product; USDC is in no ISO 4217 list (BR-CL-04). [Invoice.TaxCurrency]
-// adds the VAT accounting currency (BT-6, e.g. PLN for VAT due in Poland,
-// Art. 230): the renderer converts the breakdown at its rate (see
-// Arithmetic), writes BT-111 in a second cac:TaxTotal without subtotals
-// (BR-53, PEPPOL-EN16931-R054, R055; R005 forbids BT-6 = BT-5) and
-// appends to the note the rate, its date and source and the breakdown in
-// that currency, since UBL-CR-490 keeps the rate out of
-// cac:TaxExchangeRate and Peppol R002 allows one note. A stablecoin settlement
+// product; USDC is in no ISO 4217 list (BR-CL-04). A stablecoin settlement
 // is stated in the single note (BT-22, Peppol R002), see [SettlementNote]:
 // amount, network, transaction hash, and the exchange rate with its date and
 // source. A paid invoice has PrepaidAmount = TaxInclusiveAmount and
 // PayableAmount = 0.00 (BR-CO-16). Payment means (BG-16) are optional; UNCL4461
 // has no crypto-asset code, so only ZZZ, 68 and 1 are accepted, named e.g.
 // "USDC stablecoin transfer", with the transaction hash as payment id.
+//
+// [Invoice.TaxCurrency] adds the VAT accounting currency (BT-6, e.g. PLN
+// for VAT due in Poland, Art. 230): the renderer converts the breakdown at
+// its rate (see Arithmetic), writes BT-111 in a second cac:TaxTotal
+// without subtotals (BR-53, PEPPOL-EN16931-R054, R055; R005 forbids BT-6 =
+// BT-5) and appends to the note the rate, its date and source and the
+// breakdown in that currency, since UBL-CR-490 keeps the rate out of
+// cac:TaxExchangeRate and Peppol R002 allows one note.
 //
 // # VAT categories
 //
@@ -103,6 +104,7 @@
 // base (on the 10,000 sub-cent supplies of TestSummarize10000MicroAmounts:
 // 39.51 instead of 39.64 EUR at 19 %), which is why [SummaryPerSupply]
 // refuses sub-cent supplies.
+//
 // With caller subtotals (tax-inclusive prices: VAT = gross − net), each
 // group needs exactly one, its base must equal the lines' sum, and its VAT
 // must be within 0.01 of base × rate (stricter than BR-CO-17's 1.00) and 0
@@ -114,7 +116,8 @@
 //
 // Under [ProfilePeppol] a party without EndpointID gets its VAT number under
 // the Peppol EAS code of the VAT prefix ([EASForVATNumber]; e.g. 9930 for
-// DE, 9935 for IE, 0211 for IT). DK, FI and SE have no such code in Peppol
+// DE, 9935 for IE, 0211 for IT; for EL the TIN without prefix under 9933,
+// GR-R-009/010). DK, FI and SE have no such code in Peppol
 // 3.0.21, and category-O invoices derive none: those parties must give
 // EndpointID and EndpointScheme. Schemes must be in the profile's EAS list
 // (BR-CL-25; Peppol CL008 also excludes EM), legal-identifier schemes in the
@@ -191,8 +194,9 @@
 // [Draft.Finish], [Summarize], [GreekInvoiceNumber] and [SettlementNote]
 // return a *[ValidationError] listing every problem, in a fixed order, and
 // no XML. Each problem is a *[FieldError] with the input field
-// ("Lines[2].NetAmount"), the EN 16931 or Peppol rule it would break
-// ("BR-DEC-23"; empty for the renderer's own limits) and one sentinel:
+// ("Lines[2].NetAmount"), the EN 16931, Peppol or invoicing-law rule it
+// would break ("BR-DEC-23", "DE-R-002", [RuleArt226_5]; empty for the
+// renderer's own limits) and one sentinel:
 // [ErrRequired], [ErrFormat], [ErrCode], [ErrDecimals], [ErrRange],
 // [ErrMismatch], [ErrForbidden], [ErrXMLChar] or [ErrUnsupported]. Branch
 // with errors.Is and errors.As, never on the message. Text containing
