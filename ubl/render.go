@@ -46,7 +46,7 @@ func RenderCreditNote(cn CreditNote) ([]byte, error) {
 // aggregate components; research/ubl.md §2 lists it with the business terms.
 func (p *prepared) render() ([]byte, error) {
 	inv := p.inv
-	w := newWriter(4608 + 768*len(inv.Lines)) // one allocation for typical documents
+	w := newWriter(4608 + 640*len(inv.Lines)) // one allocation for typical documents
 	rootName, ns, typeName, typeCode, lineName, qtyName := "Invoice", nsInvoice, "cbc:InvoiceTypeCode", typeCommercialInvoice, "cac:InvoiceLine", "cbc:InvoicedQuantity"
 	if p.kind == kindCreditNote {
 		rootName, ns, typeName, typeCode, lineName, qtyName = "CreditNote", nsCreditNote, "cbc:CreditNoteTypeCode", typeCreditNote, "cac:CreditNoteLine", "cbc:CreditedQuantity"
