@@ -1,6 +1,9 @@
 package ubl
 
 import (
+	"fmt"
+	"math/rand/v2"
+
 	"github.com/shopspring/decimal"
 )
 
@@ -34,6 +37,45 @@ var (
 		Name: "Exempel AB", VATNumber: "SE556123456701", LegalID: "5561234567", LegalIDScheme: "0007",
 		EndpointID: "5561234567", EndpointScheme: "0007",
 		Street: "Exempelgatan 1", City: "Stockholm", PostalCode: "111 22", Country: "SE",
+	}
+	sellerGR = Party{
+		Name: "Παράδειγμα Υπηρεσίες Α.Ε.", VATNumber: "EL998877666", LegalID: "123456701000",
+		Street: "Οδός Παραδείγματος 1", City: "Αθήνα", PostalCode: "10558", Country: "GR",
+	}
+	sellerPL = Party{
+		Name: "Przykład Sp. z o.o.", VATNumber: "PL7770001111", LegalID: "0000123456",
+		Street: "ul. Przykładowa 1", City: "Warszawa", PostalCode: "00-001", Country: "PL",
+	}
+	sellerNL = Party{
+		Name: "Voorbeeld B.V.", VATNumber: "NL123456789B01", LegalID: "12345678", LegalIDScheme: "0106",
+		Street: "Voorbeeldstraat 1", City: "Amsterdam", PostalCode: "1011 AA", Country: "NL",
+	}
+	// sellerUSUK is a US company registered for the non-Union OSS scheme
+	// (its EU number) and for UK VAT (its GB VRN); on UK invoices it is
+	// identified by the VRN only (VAT-Art362, UK-VATReg14).
+	sellerUSUK = Party{
+		Name: "Example API Inc.", VATNumber: "GB123456782", LegalID: "EIN 12-3456789",
+		Street: "1 Market Street", City: "San Francisco", PostalCode: "94105", Subdivision: "CA", Country: "US",
+	}
+	buyerATBusiness = Party{ // as VIES answers for ATU13585627: name and address
+		Name: "Beispiel Handels GmbH", VATNumber: "ATU13585627",
+		Street: "Wiedner Hauptstraße 15", AdditionalStreet: "Stiege 2, Top 7", PostalCode: "1040", City: "Wien", Subdivision: "Wien", Country: "AT",
+	}
+	buyerGRBusiness = Party{
+		Name: "Πελάτης Ε.Π.Ε.", VATNumber: "EL800123456",
+		Street: "Λεωφόρος Πελατών 5", City: "Θεσσαλονίκη", PostalCode: "54624", Country: "GR",
+	}
+	buyerPLBusiness = Party{
+		Name: "Klient S.A.", VATNumber: "PL9510002221",
+		Street: "ul. Kliencka 5", City: "Kraków", PostalCode: "30-001", Country: "PL",
+	}
+	buyerNLBusiness = Party{
+		Name: "Klant B.V.", VATNumber: "NL987654321B02", LegalID: "87654321", LegalIDScheme: "0106",
+		Street: "Klantweg 2", City: "Utrecht", PostalCode: "3511 AA", Country: "NL",
+	}
+	buyerGBBusiness = Party{
+		Name: "Customer Ltd", VATNumber: "GB987654321",
+		Street: "2 Client Road", City: "London", PostalCode: "EC1A 1BB", Country: "GB",
 	}
 	buyerDEBusiness = Party{
 		Name: "Kunde GmbH", VATNumber: "DE987654321",
@@ -204,6 +246,99 @@ func goldenCases() []goldenCase {
 	sp.Note = `Paid in full: 119.000000 USDC & "quoted" <text>; tab	and CR` + "\r" + `LF` + "\n" + `end`
 	add("s-b2c-special-characters", "names and texts with &, <, >, quotes, emoji, right-to-left scripts, tab, CR and LF", sp)
 
+	// Invoicing law (TaxCountry): VAT in the national currency (Art. 230),
+	// date of supply (Art. 226(7)), customer address (Art. 226(5)).
+	pl := b2c("F402-2026-000123", "PL", "23", "100.00")
+	pl.Seller, pl.TaxCountry, pl.SupplyDate = sellerPL, "PL", "2026-11-19"
+	pl.Note = settlementNote("2026-11-20", "129.299000", txA, "1.0512", "2026-11-19")
+	pl.TaxCurrency = nbpRate()
+	add("s-b2c-pl-23-pln", "domestic sale of a Polish seller, 23 %: VAT also in PLN at the NBP rate (Art. 230, Polish VAT Act Art. 106e(11), 31a), date of supply (BT-72) the day before the issue date", pl)
+
+	se := b2c("F402-2026-000124", "SE", "25", "80.00")
+	se.Seller, se.TaxCountry, se.SupplyDate = sellerSE, "SE", "2026-11-20"
+	se.Note = settlementNote("2026-11-20", "105.120000", txA, "1.0512", "2026-11-19")
+	se.TaxCurrency = &TaxCurrency{Code: "SEK", Rate: d("10.9345"), RateDate: "2026-11-19", RateSource: "ECB euro foreign exchange reference rate"}
+	add("s-b2c-se-25-sek", "domestic sale of a Swedish seller, 25 %: VAT also in SEK (Art. 230)", se)
+
+	uk := b2c("F402-2026-000125", "GB", "20", "100.00")
+	uk.Seller, uk.TaxCountry, uk.SupplyDate = sellerUSUK, "GB", "2026-11-20"
+	uk.Note = settlementNote("2026-11-20", "126.144000", txA, "1.0512", "2026-11-19")
+	uk.TaxCurrency = &TaxCurrency{Code: "GBP", Rate: d("0.8712"), RateDate: "2026-11-01", RateSource: "HMRC monthly exchange rate for November 2026"}
+	add("s-b2c-gb-20-gbp", "UK_B2C: a US seller's UK sale to a consumer, 20 %: its GB VRN as VAT id, VAT also in sterling (VAT Regulations 1995 reg. 14)", uk)
+
+	ukRC := b2b("F402-2026-000126", sellerUSUK, buyerGBBusiness, line("API access, November 2026", "500.00", "AE", "0"))
+	ukRC.TaxCountry, ukRC.SupplyDate = "GB", "2026-11-20"
+	ukRC.TaxCurrency = &TaxCurrency{Code: "GBP", Rate: d("0.8712"), RateDate: "2026-11-01", RateSource: "HMRC monthly exchange rate for November 2026"}
+	add("ae-b2b-gb-reverse-charge", "UK reverse charge: no VATEX-EU-AE, the legend in text (BR-AE-10), GB VRN as seller VAT id, BT-111 0.00 GBP", ukRC)
+
+	ieat := b2b("F402-2026-000127", sellerIE, buyerATBusiness, line("API access, November 2026", "951.29", "AE", "0"))
+	ieat.TaxCountry, ieat.SupplyDate = "IE", "2026-11-18"
+	add("ae-b2b-ie-at-address", "reverse charge, Irish seller to Austrian business: the customer's full name and address from VIES (Art. 226(5), Art. 220a(2))", ieat)
+
+	dedeP := b2b("F402-2026-000129", sellerDE, buyerDEBusiness, line("API-Zugang, November 2026", "840.34", "S", "19"))
+	dedeP.TaxCountry, dedeP.SupplyDate = "DE", "2026-11-19"
+	add("s-b2b-de-de-peppol", "domestic B2B in Germany over Peppol: DE-R-001..009 (payment means, seller contact, cities, post codes), DE-R-015, DE-R-016", dedeP)
+
+	grID, err := GreekInvoiceNumber("998877666", "2026-11-20", 0, GreekDocTypeServices, "F402", "000130")
+	if err != nil {
+		panic(err)
+	}
+	gr := b2b(grID, sellerGR, buyerGRBusiness, line("Πρόσβαση API, Νοέμβριος 2026", "806.45", "S", "24"))
+	gr.TaxCountry, gr.SupplyDate = "GR", "2026-11-20"
+	gr.MyDATA = &MyDATA{MARK: "400001234567890", URL: "https://invoices.example.gr/998877666/400001234567890"}
+	add("s-b2b-gr-gr-24", "Greek B2B over Peppol: myDATA number form (GR-R-001), PartyName (GR-R-002/005), EL TINs (GR-R-003/006), M.AR.K and URL (GR-R-004, GR-S-008), 9933 TIN endpoints (GR-R-009/010)", gr)
+
+	nl := b2b("F402-2026-000131", sellerNL, buyerNLBusiness, line("API-toegang, november 2026", "826.45", "S", "21"))
+	nl.TaxCountry, nl.SupplyDate = "NL", "2026-11-20"
+	nl.PaymentMeans = StablecoinPaymentMeans("NL", "NL", txA)
+	add("s-b2b-nl-nl-21", "Dutch B2B over Peppol: KvK with scheme 0106 (NL-R-003, NL-R-005), addresses (NL-R-002, NL-R-004), no payment means between Dutch parties (NL-R-008)", nl)
+
+	// Summary invoices (Art. 223): 10,000 micro-supplies per rate, and a
+	// line per supply.
+	micro := b2c("F402-2026-000132", "DE", "19", "1.00")
+	sum, err := Summarize("API requests", SummaryPerRate, microSupplies(10000))
+	if err != nil {
+		panic(err)
+	}
+	micro.Lines, micro.Subtotals, micro.Period = sum.Lines, sum.Subtotals, &sum.Period
+	micro.TaxCountry = "IE"
+	micro.Note = "Summary invoice for November 2026 (Art. 223 Directive 2006/112/EC): 10000 requests paid in USDC; VAT on the exact amounts."
+	add("summary-10000-micro-per-rate", "summary invoice of 10,000 sub-cent supplies at 19 % and 7 %: one line per rate, exact sum as price, VAT on the exact sums", micro)
+
+	microB2B := b2b("F402-2026-000134", sellerDE, buyerDEBusiness)
+	microB2B.Lines, microB2B.Subtotals, microB2B.Period = sum.Lines, sum.Subtotals, &sum.Period
+	microB2B.TaxCountry = "DE"
+	microB2B.Note = micro.Note
+	add("summary-10000-micro-peppol", "the 10,000-supply summary as a German B2B invoice over Peppol (DE-R-* apply)", microB2B)
+
+	perSupply := b2b("F402-2026-000133", sellerIE, buyerATBusiness)
+	sum2, err := Summarize("API request", SummaryPerSupply, centSupplies(30))
+	if err != nil {
+		panic(err)
+	}
+	perSupply.Lines, perSupply.Subtotals, perSupply.Period = sum2.Lines, sum2.Subtotals, &sum2.Period
+	perSupply.TaxCountry = "IE"
+	add("summary-per-supply-ae", "summary invoice over Peppol, one line per supply with its day as line period (R110, R111), reverse charge", perSupply)
+
+	// Credit note in PLN: the refund of a Polish B2B invoice with two rates,
+	// at the invoice's own NBP rate (BillingReference, BT-6, BT-111).
+	plB2B := b2b("F402-2026-K000007", sellerPL, buyerPLBusiness,
+		line("Dostęp API, listopad 2026", "100.00", "S", "23"),
+		line("E-book: Przykład", "40.00", "S", "5"))
+	plB2B.TaxCountry, plB2B.SupplyDate, plB2B.TaxCurrency = "PL", "2026-11-19", nbpRate()
+	addCN("cn-s-b2b-pl-pln", "refund of a Polish B2B invoice with 23 % and 5 % lines: VAT also in PLN at the original NBP rate, customer address, date of supply",
+		CreditNote{Invoice: refund(plB2B), InvoiceRef: "F402-2026-000120", InvoiceIssueDate: "2026-11-20"})
+
+	grCNID, err := GreekInvoiceNumber("998877666", "2026-11-25", 0, GreekDocTypeCreditNote, "F402-CN", "000001")
+	if err != nil {
+		panic(err)
+	}
+	grCN := refund(gr)
+	grCN.ID = grCNID
+	grCN.MyDATA = &MyDATA{MARK: "400001234567999", URL: "https://invoices.example.gr/998877666/400001234567999"}
+	addCN("cn-s-b2b-gr-gr-24", "refund of s-b2b-gr-gr-24: myDATA type 5.1 (credit invoice referring to the invoice) in the number, its own M.AR.K",
+		CreditNote{Invoice: grCN, InvoiceRef: grID, InvoiceIssueDate: "2026-11-20"})
+
 	// Sandbox documents carry a watermark in the note.
 	sb := b2c("x402-sandbox", "DE", "19", "100.00")
 	sbNote, err := SettlementNote("EUR", Settlement{
@@ -217,6 +352,41 @@ func goldenCases() []goldenCase {
 	sb.Note = sbNote
 	add("s-b2c-sandbox", "sandbox output: watermark at the start of the note", sb)
 	return cs
+}
+
+// nbpRate is a Polish tax currency: the NBP average rate of the last
+// working day before the supply (Polish VAT Act Art. 31a(1)).
+func nbpRate() *TaxCurrency {
+	return &TaxCurrency{Code: "PLN", Rate: d("4.2655"), RateDate: "2026-11-18",
+		RateSource: "NBP average rate, table 223/A/NBP/2026, last working day before the supply (Art. 31a VAT Act)"}
+}
+
+// microSupplies are n seeded sub-cent supplies (0.000001 to 0.009999 EUR,
+// 6 decimals) on the days of November 2026, at 19 % and (every fifth) 7 %.
+func microSupplies(n int) []Supply {
+	r := rand.New(rand.NewPCG(223, 2026))
+	out := make([]Supply, n)
+	for i := range out {
+		rate := "19"
+		if i%5 == 4 {
+			rate = "7"
+		}
+		out[i] = Supply{
+			Date:      fmt.Sprintf("2026-11-%02d", 1+i*30/n),
+			NetAmount: decimal.New(1+r.Int64N(9999), -6),
+			Category:  "S", RatePercent: d(rate),
+		}
+	}
+	return out
+}
+
+// centSupplies are n supplies of whole cents, one a day, reverse-charged.
+func centSupplies(n int) []Supply {
+	out := make([]Supply, n)
+	for i := range out {
+		out[i] = Supply{Date: fmt.Sprintf("2026-11-%02d", 1+i%30), NetAmount: decimal.New(int64(25+i), -2), Category: "AE"}
+	}
+	return out
 }
 
 // refund turns an invoice into the body of the credit note that refunds it.

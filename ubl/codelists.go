@@ -95,7 +95,9 @@ var vatEAS = []struct{ prefix, scheme string }{
 
 // EASForVATNumber returns the Peppol electronic address scheme (EAS) under
 // which a VAT number is itself a Peppol participant identifier, e.g.
-// DE123456789 → 9930, IE1234567T → 9935, IT… → 0211. ok is false for
+// DE123456789 → 9930, IE1234567T → 9935, IT… → 0211. For EL (9933) the
+// participant identifier is the TIN without the prefix (GR-R-009,
+// GR-R-010), and that is what the renderer derives. ok is false for
 // prefixes without such a scheme (DK, FI, SE, non-EU countries other than
 // GB) and for strings that do not start with two upper-case letters.
 func EASForVATNumber(vatNumber string) (scheme string, ok bool) {
@@ -127,4 +129,15 @@ const (
 	vatexAEReason = "Reverse charge"
 	vatexO        = "VATEX-EU-O"
 	vatexOReason  = "Not subject to VAT"
+)
+
+// Defaults for invoices under UK law (Invoice.TaxCountry "GB"): no VATEX
+// code, which names EU law; BR-AE-10 and BR-O-10 accept the text alone.
+// The wording of the reverse-charge legend is not prescribed; HMRC asks
+// that it make clear that the reverse charge applies and that the customer
+// accounts for the VAT (VATREC6060,
+// https://www.gov.uk/hmrc-internal-manuals/vat-trader-records/vatrec6060).
+const (
+	ukReverseChargeReason = "Reverse charge: the customer accounts for the VAT to HMRC"
+	ukOutsideScopeReason  = "Outside the scope of UK VAT"
 )

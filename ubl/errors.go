@@ -2,6 +2,7 @@ package ubl
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -86,6 +87,24 @@ func (e *ValidationError) Error() string {
 		b.WriteString(p.Error())
 	}
 	return b.String()
+}
+
+// Rules returns the distinct rule identifiers of the problems, in the
+// order they first occur, for a review record ("DE-R-002", "BR-S-02",
+// "VAT-Art226(5)"); problems without a rule (the renderer's own limits)
+// contribute their field instead, prefixed "field:".
+func (e *ValidationError) Rules() []string {
+	var out []string
+	for _, p := range e.Problems {
+		r := p.Rule
+		if r == "" {
+			r = "field:" + p.Field
+		}
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Unwrap exposes every problem to errors.Is and errors.As.

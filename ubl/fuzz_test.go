@@ -87,6 +87,17 @@ func FuzzRenderInvoice(f *testing.F) {
 		}
 		checkWellFormed(t, out)
 		checkInvariants(t, out)
+		// The direct writer must give the etree renderer's bytes.
+		var p *prepared
+		if credit {
+			cn := CreditNote{Invoice: inv, InvoiceRef: "x402-orig"}
+			p, _ = prepare(&cn.Invoice, &cn)
+		} else {
+			p, _ = prepare(&inv, nil)
+		}
+		if ref, _ := p.renderEtree(); !bytes.Equal(out, ref) {
+			t.Fatalf("direct writer differs from etree:\n%s", firstDiff(out, ref))
+		}
 		// xmllint costs milliseconds per call, so it runs once per XSD-relevant
 		// shape of the document: the element structure with every value
 		// reduced to its character classes, except free text (xsd:string
@@ -110,6 +121,7 @@ var xsdShapes sync.Map
 var freeText = map[string]bool{
 	"Note": true, "Name": true, "RegistrationName": true, "StreetName": true, "CityName": true,
 	"PostalZone": true, "Telephone": true, "ElectronicMail": true,
+	"AdditionalStreetName": true, "CountrySubentity": true, "Line": true,
 }
 
 func newXSDShape(out []byte) bool {
@@ -231,6 +243,18 @@ func checkInvariants(t *testing.T, out []byte) {
 	eq("BR-CO-14", one("./cac:TaxTotal/cbc:TaxAmount"), sum("./cac:TaxTotal/cac:TaxSubtotal/cbc:TaxAmount"))
 	eq("BR-CO-15", one(lmt+"TaxInclusiveAmount"), one(lmt+"TaxExclusiveAmount").Add(one("./cac:TaxTotal/cbc:TaxAmount")))
 	eq("BR-CO-16", one(lmt+"PayableAmount"), one(lmt+"TaxInclusiveAmount").Sub(one(lmt+"PrepaidAmount")))
+	// BR-53, PEPPOL-EN16931-R054, R055: with BT-6, one more TaxTotal with
+	// BT-111 only, in that currency, with the sign of BT-110.
+	tts := root.FindElements("./cac:TaxTotal")
+	if tc := root.FindElement("./cbc:TaxCurrencyCode"); tc != nil {
+		if len(tts) != 2 || tts[1].FindElement("cac:TaxSubtotal") != nil {
+			t.Errorf("R054: %d TaxTotals with BT-6", len(tts))
+		} else if a := tts[1].FindElement("cbc:TaxAmount"); a.SelectAttrValue("currencyID", "") != tc.Text() || num(a).Sign()*one("./cac:TaxTotal/cbc:TaxAmount").Sign() < 0 {
+			t.Errorf("BT-111 %s %s", a.Text(), a.SelectAttrValue("currencyID", ""))
+		}
+	} else if len(tts) != 1 {
+		t.Errorf("R053: %d TaxTotals", len(tts))
+	}
 	if root.FindElement("./cac:TaxTotal/cac:TaxSubtotal/cac:TaxCategory[cbc:ID='O']") != nil && root.FindElement(".//cac:PartyTaxScheme") != nil {
 		t.Errorf("BR-O-02: category-O document carries a VAT identifier")
 	}
@@ -246,4 +270,82 @@ func TestGoldenInvariants(t *testing.T) {
 		checkWellFormed(t, out)
 		checkInvariants(t, out)
 	}
+}
+
+// FuzzRenderLaw fuzzes the fields of the invoicing-law release: tax
+// country and currency, the rate, dates and periods, the extra address
+// lines and the Greek myDATA references. Same contract as
+// FuzzRenderInvoice: a *ValidationError and no XML, or a well-formed
+// document that keeps the arithmetic (including BR-53, R054, R055) and
+// passes the XSD.
+//
+//	go test ./ubl -run XXX -fuzz FuzzRenderLaw -fuzztime 20s
+func FuzzRenderLaw(f *testing.F) {
+	xmllint := testtool.LookPath(f, "xmllint")
+	xsdDir := testtool.Conformance(f, "ubl-2.1", "maindoc")
+	f.Add(false, false, "PL", "PLN", "4.2655", "2026-11-18", "2026-11-19", "", "", "", "", "Stiege 2", "c/o x", "Wien", "", "")
+	f.Add(true, false, "IE", "", "", "", "2026-11-20", "2026-11-01", "2026-11-30", "2026-11-02", "2026-11-02", "", "", "", "", "")
+	f.Add(true, true, "GR", "", "", "", "2026-11-20", "", "", "", "", "", "", "", "400001234567890", "https://invoices.example.gr/1")
+	f.Add(false, true, "GB", "GBP", "0.8712", "2026-11-01", "2026-11-20", "2026-11-30", "2026-11-01", "", "", "<&>", "\r\n", "\t", "0", "x y")
+	f.Add(false, false, "", "EUR", "1e40", "2026-13-01", "0000-01-01", "x", "", "", "", "\x00", "\xff", "", "", "")
+	f.Fuzz(func(t *testing.T, peppol, credit bool, taxCountry, taxCode, rate, rateDate, supplyDate, pStart, pEnd, lStart, lEnd, street2, line3, subdivision, mark, url string) {
+		inv := b2c("x402-fuzz", "PL", "23", "100.00")
+		inv.Seller = sellerPL
+		if peppol {
+			inv = b2b("x402-fuzz", sellerIE, buyerATBusiness, line("x", "951.29", "AE", "0"))
+		}
+		if mark != "" || url != "" {
+			inv = grB2B(grID)
+			inv.MyDATA = &MyDATA{MARK: mark, URL: url}
+		}
+		inv.TaxCountry, inv.SupplyDate = taxCountry, supplyDate
+		if taxCode != "" || rate != "" {
+			r, err := decimal.NewFromString(rate)
+			if err != nil {
+				r = decimal.New(-1, 0)
+			}
+			inv.TaxCurrency = &TaxCurrency{Code: taxCode, Rate: r, RateDate: rateDate, RateSource: "fuzz"}
+		}
+		if pStart != "" || pEnd != "" {
+			inv.Period = &Period{Start: pStart, End: pEnd}
+		}
+		if lStart != "" || lEnd != "" {
+			inv.Lines[0].Period = &Period{Start: lStart, End: lEnd}
+		}
+		inv.Buyer.AdditionalStreet, inv.Buyer.AddressLine3, inv.Buyer.Subdivision = street2, line3, subdivision
+		var out []byte
+		var err error
+		xsd := "UBL-Invoice-2.1.xsd"
+		if credit {
+			xsd = "UBL-CreditNote-2.1.xsd"
+			out, err = RenderCreditNote(CreditNote{Invoice: inv, InvoiceRef: "x402-orig"})
+		} else {
+			out, err = RenderInvoice(inv)
+		}
+		if err != nil {
+			var ve *ValidationError
+			if !errors.As(err, &ve) || len(ve.Problems) == 0 || out != nil {
+				t.Fatalf("rejection is not a ValidationError with problems (out %d bytes): %v", len(out), err)
+			}
+			for _, p := range ve.Problems {
+				if p.Field == "" || p.Err == nil || !isSentinel(p.Err) {
+					t.Fatalf("problem without field or sentinel: %#v", p)
+				}
+			}
+			return
+		}
+		checkWellFormed(t, out)
+		checkInvariants(t, out)
+		if again := etreeRewrite(t, out); !bytes.Equal(again, out) {
+			t.Fatalf("output not in canonical form:\n%s", firstDiff(out, again))
+		}
+		if !newXSDShape(out) {
+			return
+		}
+		cmd := exec.Command(xmllint, "--noout", "--schema", filepath.Join(xsdDir, xsd), "-")
+		cmd.Stdin = bytes.NewReader(out)
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("XSD validation failed: %v\n%s\n%s", err, msg, out)
+		}
+	})
 }

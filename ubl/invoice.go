@@ -73,6 +73,84 @@ type Invoice struct {
 	// (BR-CO-16). When false, no PrepaidAmount is written and the whole
 	// total is payable.
 	PaidInFull bool `json:",omitzero"`
+
+	// TaxCountry is the country whose VAT law governs the invoice: the
+	// member state whose invoicing rules apply (Art. 219a VAT Directive)
+	// and in whose national currency the VAT payable is stated (Art. 230),
+	// or "GB" for an invoice under UK VAT law. ISO 3166-1 alpha-2 (GR, not
+	// EL). Empty means no law-level checks (the behaviour before this field
+	// existed); when set, the renderer also applies the invoicing rules it
+	// can check (see doc.go, "Invoicing law"), each reported with a Rule*
+	// identifier: the VAT in the national currency (RuleArt230), the date
+	// of supply (RuleArt226_7), the customer's address on a business sale
+	// (RuleArt226_5), no non-Union OSS number outside that scheme
+	// (RuleArt362), and for GB the VRN and no EU VATEX codes (RuleUKReg14).
+	TaxCountry string `json:",omitzero"`
+
+	// TaxCurrency states the VAT in a second currency (BT-6, BT-111), e.g.
+	// PLN for VAT due in Poland on an invoice in EUR (Art. 230, Art. 91).
+	// nil means none. The renderer converts each VAT breakdown amount at
+	// TaxCurrency.Rate (see doc.go, "Arithmetic") and appends the rate and
+	// the converted amounts to the note (UBL-CR-490 keeps the rate out of
+	// cac:TaxExchangeRate).
+	TaxCurrency *TaxCurrency `json:",omitzero"`
+
+	// SupplyDate is the date of the supply (BT-72, cac:Delivery/
+	// cbc:ActualDeliveryDate), YYYY-MM-DD: the local day of the supply in
+	// the taxing state (Art. 226(7)). Written whenever given.
+	SupplyDate string `json:",omitzero"`
+
+	// Period is the invoicing period (BG-14), e.g. the calendar month of a
+	// summary invoice (Art. 223). nil means none.
+	Period *Period `json:",omitzero"`
+
+	// MyDATA carries the references the Greek tax authority's myDATA
+	// platform returns for a Greek seller's invoice (Peppol GR-R-004,
+	// GR-S-008). Required for a Greek seller (postal country GR) under
+	// ProfilePeppol, not allowed for other sellers.
+	MyDATA *MyDATA `json:",omitzero"`
+}
+
+// TaxCurrency is the VAT accounting currency (BT-6) with the rate that
+// converts the document currency into it.
+type TaxCurrency struct {
+	// Code is the ISO 4217 code (BR-CL-05), different from Invoice.Currency
+	// (PEPPOL-EN16931-R005), e.g. "PLN", "SEK", "GBP".
+	Code string `json:",omitzero"`
+
+	// Rate is how many units of Code one unit of the document currency is
+	// worth, e.g. 4.2655 for 1 EUR = 4.2655 PLN; > 0, at most 10 decimals.
+	// For a credit note it is the rate of the invoice being corrected.
+	Rate decimal.Decimal `json:",omitzero"`
+
+	// RateDate is the date of the rate, YYYY-MM-DD.
+	RateDate string `json:",omitzero"`
+
+	// RateSource names the rate and the rule that selects it, e.g. "NBP
+	// average rate, table 224/A/NBP/2026 (last working day before the
+	// supply, Art. 31a VAT Act)". Required.
+	RateSource string `json:",omitzero"`
+}
+
+// Period is a date range (BG-14 for the invoice, BG-26 for a line). At
+// least one of Start and End is required (BR-CO-19, BR-CO-20); when both
+// are given End is not before Start (BR-29, BR-30).
+type Period struct {
+	Start string `json:",omitzero"` // BT-73 / BT-134, YYYY-MM-DD
+	End   string `json:",omitzero"` // BT-74 / BT-135, YYYY-MM-DD
+}
+
+// MyDATA holds what AADE's myDATA platform assigns to a Greek invoice once
+// it is transmitted. Both are written as additional supporting documents
+// (BG-24) with the descriptions the Peppol Greek rules look for.
+type MyDATA struct {
+	// MARK is the unique registration number (M.AR.K), a positive integer
+	// (GR-R-004-1, GR-R-004-2).
+	MARK string `json:",omitzero"`
+
+	// URL is the address of the invoice's published copy (GR-S-008-1,
+	// GR-R-008-3).
+	URL string `json:",omitzero"`
 }
 
 // Party is the seller (BG-4) or the buyer (BG-7).
@@ -115,11 +193,20 @@ type Party struct {
 
 	// Postal address (BG-5 / BG-8). Country (BT-40 / BT-55) is required
 	// (BR-08, BR-09, BR-10, BR-11); the other fields are optional unless a
-	// Peppol national rule of the seller's country requires them.
-	Street     string `json:",omitzero"` // BT-35 / BT-50
-	City       string `json:",omitzero"` // BT-37 / BT-52
-	PostalCode string `json:",omitzero"` // BT-38 / BT-53
-	Country    string `json:",omitzero"` // BT-40 / BT-55, ISO 3166-1 alpha-2 (BR-CL-14)
+	// Peppol national rule of the seller's country requires them or, with
+	// Invoice.TaxCountry set, the buyer's street and town on a business
+	// sale (RuleArt226_5).
+	//
+	// An address from a registry answer (VIES returns one free-text block)
+	// goes line by line into Street, AdditionalStreet and AddressLine3,
+	// with the town in City: see AddressFromRegistry.
+	Street           string `json:",omitzero"` // BT-35 / BT-50
+	AdditionalStreet string `json:",omitzero"` // BT-36 / BT-51
+	AddressLine3     string `json:",omitzero"` // BT-162 / BT-163
+	City             string `json:",omitzero"` // BT-37 / BT-52
+	PostalCode       string `json:",omitzero"` // BT-38 / BT-53
+	Subdivision      string `json:",omitzero"` // BT-39 / BT-54, e.g. a county, region or state
+	Country          string `json:",omitzero"` // BT-40 / BT-55, ISO 3166-1 alpha-2 (BR-CL-14)
 
 	// Contact is BG-6 / BG-9, written when any of its fields is set.
 	// Peppol requires the seller's contact when seller and buyer are both
@@ -168,6 +255,11 @@ type Line struct {
 	// VATEX-EU-O / "Not subject to VAT", the VATEX code list's own names.
 	ExemptionCode   string `json:",omitzero"`
 	ExemptionReason string `json:",omitzero"`
+
+	// Period is the line's invoicing period (BG-26), e.g. the day of one
+	// supply on a summary invoice. nil means none. Within Invoice.Period
+	// when both are given (PEPPOL-EN16931-R110, R111).
+	Period *Period `json:",omitzero"`
 }
 
 // TaxSubtotal is one entry of the VAT breakdown (BG-23).

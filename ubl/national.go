@@ -1,11 +1,15 @@
 package ubl
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/shopspring/decimal"
 )
+
+// reITTaxID is the form IT-R-001 requires of an Italian seller's BT-32.
+var reITTaxID = regexp.MustCompile(`^[A-Z0-9]{11,16}$`)
 
 // Swedish VAT rates accepted by SE-R-006.
 var (
@@ -30,18 +34,11 @@ var (
 func checkPeppolNational(c *checker, p *prepared) {
 	inv := p.inv
 	seller, buyer := inv.Seller, inv.Buyer
-	supplierCountry := seller.Country
-	if p.writeVAT && len(seller.VATNumber) >= 2 {
-		supplierCountry = strings.ToUpper(seller.VATNumber[:2])
-	}
+	supplierCountry := supplierCountry(p)
 
-	// Greece: GR-R-001 requires the invoice number to be the six-segment
-	// myDATA form (TIN|date|branch|type|series|number) and GR-R-004 a
-	// M.AR.K reference issued by the Greek tax authority's myDATA platform.
-	// Neither can be produced from a settled payment.
-	if supplierCountry == "GR" || supplierCountry == "EL" {
-		c.add("Seller.Country", "GR-R-001", ErrUnsupported,
-			"Peppol invoices from Greek sellers need a myDATA invoice number and M.AR.K (GR-R-001, GR-R-004), which this renderer does not obtain")
+	// Greece: GR-R-001 … GR-R-010 (greece.go).
+	if p.greekSeller {
+		checkGreek(c, p)
 	}
 
 	// Norway: NO-R-001, the seller VAT identifier is NO + organisation number + MVA.
@@ -49,9 +46,14 @@ func checkPeppolNational(c *checker, p *prepared) {
 		c.addf("Seller.VATNumber", "NO-R-001", ErrFormat, "a Norwegian seller's VAT identifier must be NO, a valid 9-digit organisation number and MVA; got %q", writtenVAT(p, seller))
 	}
 
-	// Italy: IT-R-002 .. IT-R-004, the seller's street, city and post code.
+	// Italy: IT-R-002 .. IT-R-004, the seller's street, city and post code;
+	// IT-R-001, a tax registration identifier (BT-32) is a codice fiscale
+	// or partita IVA form: 11 to 16 upper-case letters or digits.
 	if supplierCountry == "IT" {
 		requireAddress(c, "Seller", seller, "IT-R-002", "IT-R-003", "IT-R-004")
+		if id := seller.TaxRegistrationID; id != "" && !reITTaxID.MatchString(id) {
+			c.addf("Seller.TaxRegistrationID", "IT-R-001", ErrFormat, "an Italian seller's tax registration identifier is 11 to 16 upper-case letters or digits, not %q", id)
+		}
 	}
 
 	// Germany, both parties: DE-R-001 .. DE-R-016.
@@ -150,6 +152,11 @@ func checkPeppolNational(c *checker, p *prepared) {
 					c.addf("Lines["+strconv.Itoa(i)+"].RatePercent", "SE-R-006", ErrRange, "a Swedish seller's standard-rated VAT is 25, 12 or 6 percent, not %s", l.RatePercent.String())
 				}
 			}
+		}
+		// SE-R-005: with a legal identifier, a tax registration identifier
+		// (BT-32) can only be the F-tax approval "Godkänd för F-skatt".
+		if seller.LegalID != "" && seller.TaxRegistrationID != "" && strings.ToUpper(strings.Join(strings.Fields(seller.TaxRegistrationID), " ")) != "GODKÄND FÖR F-SKATT" {
+			c.addf("Seller.TaxRegistrationID", "SE-R-005", ErrFormat, "a Swedish seller's tax registration identifier is \"Godkänd för F-skatt\", not %q", seller.TaxRegistrationID)
 		}
 		if seller.LegalID != "" && !seOrgnrOK(seller.LegalID) {
 			c.addf("Seller.LegalID", "SE-R-013", ErrFormat, "a Swedish seller's legal identifier is a 10-digit organisation number with a valid check digit; got %q", seller.LegalID)

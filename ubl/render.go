@@ -1,9 +1,6 @@
 package ubl
 
-import (
-	"github.com/beevik/etree"
-	"github.com/shopspring/decimal"
-)
+import "github.com/shopspring/decimal"
 
 // UBL 2.1 namespaces (OASIS UBL 2.1 OS, maindoc and common schemas).
 const (
@@ -49,177 +46,222 @@ func RenderCreditNote(cn CreditNote) ([]byte, error) {
 // aggregate components; research/ubl.md §2 lists it with the business terms.
 func (p *prepared) render() ([]byte, error) {
 	inv := p.inv
-	doc := etree.NewDocument()
-	// CanonicalText escapes &, < and > (and CR as &#xD;, so it survives
-	// parsing); CanonicalAttrVal escapes &, <, " and TAB/LF/CR in attributes,
-	// which XML attribute-value normalisation would otherwise turn into spaces.
-	doc.WriteSettings = etree.WriteSettings{CanonicalText: true, CanonicalAttrVal: true}
-	doc.CreateProcInst("xml", `version="1.0" encoding="UTF-8"`)
-
-	rootName, ns, typeName, typeCode, lineName, qtyName := "Invoice", nsInvoice, "InvoiceTypeCode", typeCommercialInvoice, "InvoiceLine", "InvoicedQuantity"
+	w := newWriter(4608 + 640*len(inv.Lines)) // one allocation for typical documents
+	rootName, ns, typeName, typeCode, lineName, qtyName := "Invoice", nsInvoice, "cbc:InvoiceTypeCode", typeCommercialInvoice, "cac:InvoiceLine", "cbc:InvoicedQuantity"
 	if p.kind == kindCreditNote {
-		rootName, ns, typeName, typeCode, lineName, qtyName = "CreditNote", nsCreditNote, "CreditNoteTypeCode", typeCreditNote, "CreditNoteLine", "CreditedQuantity"
+		rootName, ns, typeName, typeCode, lineName, qtyName = "CreditNote", nsCreditNote, "cbc:CreditNoteTypeCode", typeCreditNote, "cac:CreditNoteLine", "cbc:CreditedQuantity"
 	}
-	root := doc.CreateElement(rootName)
-	root.CreateAttr("xmlns", ns)
-	root.CreateAttr("xmlns:cac", nsCAC)
-	root.CreateAttr("xmlns:cbc", nsCBC)
+	w.root(rootName, ns)
 
-	cbc(root, "CustomizationID", string(inv.Profile))
+	w.leaf("cbc:CustomizationID", string(inv.Profile))
 	if inv.Profile == ProfilePeppol {
-		cbc(root, "ProfileID", peppolProfileID)
+		w.leaf("cbc:ProfileID", peppolProfileID)
 	}
-	cbc(root, "ID", inv.ID)
-	cbc(root, "IssueDate", inv.IssueDate)
-	cbc(root, typeName, typeCode)
-	optional(root, "cbc:Note", inv.Note)
-	cbc(root, "DocumentCurrencyCode", inv.Currency)
-	optional(root, "cbc:BuyerReference", inv.BuyerReference)
+	w.leaf("cbc:ID", inv.ID)
+	w.leaf("cbc:IssueDate", inv.IssueDate)
+	w.leaf(typeName, typeCode)
+	w.optional("cbc:Note", p.note)
+	w.leaf("cbc:DocumentCurrencyCode", inv.Currency)
+	if tc := inv.TaxCurrency; tc != nil {
+		w.leaf("cbc:TaxCurrencyCode", tc.Code) // BT-6
+	}
+	w.optional("cbc:BuyerReference", inv.BuyerReference)
+	if inv.Period != nil {
+		w.period(*inv.Period) // BG-14
+	}
 	if p.cn != nil {
-		ref := root.CreateElement("cac:BillingReference").CreateElement("cac:InvoiceDocumentReference")
-		cbc(ref, "ID", p.cn.InvoiceRef)
-		optional(ref, "cbc:IssueDate", p.cn.InvoiceIssueDate)
+		w.open("cac:BillingReference")
+		w.open("cac:InvoiceDocumentReference")
+		w.leaf("cbc:ID", p.cn.InvoiceRef)
+		w.optional("cbc:IssueDate", p.cn.InvoiceIssueDate)
+		w.close("cac:InvoiceDocumentReference")
+		w.close("cac:BillingReference")
 	}
-	p.party(root.CreateElement("cac:AccountingSupplierParty"), inv.Seller, p.seller)
-	p.party(root.CreateElement("cac:AccountingCustomerParty"), inv.Buyer, p.buyer)
+	if m := inv.MyDATA; m != nil {
+		// BG-24 entries the Peppol Greek rules key on by description
+		// (GR-R-004-1, GR-S-008-1, GR-R-008-3).
+		w.open("cac:AdditionalDocumentReference")
+		w.leaf("cbc:ID", m.MARK)
+		w.leaf("cbc:DocumentDescription", greekMARKDescription)
+		w.close("cac:AdditionalDocumentReference")
+		w.open("cac:AdditionalDocumentReference")
+		w.leaf("cbc:ID", greekURLReferenceID)
+		w.leaf("cbc:DocumentDescription", greekURLDescription)
+		w.open("cac:Attachment")
+		w.open("cac:ExternalReference")
+		w.leaf("cbc:URI", m.URL)
+		w.close("cac:ExternalReference")
+		w.close("cac:Attachment")
+		w.close("cac:AdditionalDocumentReference")
+	}
+	w.open("cac:AccountingSupplierParty")
+	p.party(w, inv.Seller, p.seller)
+	w.close("cac:AccountingSupplierParty")
+	w.open("cac:AccountingCustomerParty")
+	p.party(w, inv.Buyer, p.buyer)
+	w.close("cac:AccountingCustomerParty")
+	if inv.SupplyDate != "" {
+		w.open("cac:Delivery")
+		w.leaf("cbc:ActualDeliveryDate", inv.SupplyDate) // BT-72
+		w.close("cac:Delivery")
+	}
 	if pm := inv.PaymentMeans; pm != nil {
-		e := root.CreateElement("cac:PaymentMeans")
-		code := cbc(e, "PaymentMeansCode", pm.Code)
+		w.open("cac:PaymentMeans")
 		if pm.Name != "" {
-			code.CreateAttr("name", pm.Name)
+			w.leafAttr("cbc:PaymentMeansCode", "name", pm.Name, pm.Code)
+		} else {
+			w.leaf("cbc:PaymentMeansCode", pm.Code)
 		}
-		optional(e, "cbc:PaymentID", pm.PaymentID)
+		w.optional("cbc:PaymentID", pm.PaymentID)
+		w.close("cac:PaymentMeans")
 	}
-	p.taxTotal(root)
-	p.monetaryTotal(root)
+	p.taxTotal(w)
+	p.monetaryTotal(w)
 	for i, l := range inv.Lines {
-		p.line(root.CreateElement("cac:"+lineName), qtyName, p.lineIDs[i], l)
+		p.line(w, lineName, qtyName, p.lineIDs[i], l)
 	}
-
-	doc.IndentWithSettings(&etree.IndentSettings{Spaces: 2, PreserveLeafWhitespace: true})
-	return doc.WriteToBytes()
+	return w.finish(rootName), nil
 }
 
 // party writes cac:Party (BG-4 / BG-7) in the order of the XSD PartyType:
-// EndpointID, PostalAddress, PartyTaxScheme, PartyLegalEntity, Contact.
-func (p *prepared) party(parent *etree.Element, pt Party, ep endpoint) {
-	e := parent.CreateElement("cac:Party")
+// EndpointID, PartyName, PostalAddress, PartyTaxScheme, PartyLegalEntity,
+// Contact.
+func (p *prepared) party(w *writer, pt Party, ep endpoint) {
+	w.open("cac:Party")
 	if ep.id != "" {
-		cbc(e, "EndpointID", ep.id).CreateAttr("schemeID", ep.scheme)
+		w.leafAttr("cbc:EndpointID", "schemeID", ep.scheme, ep.id)
 	}
-	addr := e.CreateElement("cac:PostalAddress")
-	optional(addr, "cbc:StreetName", pt.Street)
-	optional(addr, "cbc:CityName", pt.City)
-	optional(addr, "cbc:PostalZone", pt.PostalCode)
-	cbc(addr.CreateElement("cac:Country"), "IdentificationCode", pt.Country)
+	if p.greekSeller {
+		// GR-R-002, GR-R-005: a Greek seller's invoice names both parties
+		// in PartyName (BT-28 / BT-45) with their registered full name.
+		w.open("cac:PartyName")
+		w.leaf("cbc:Name", pt.Name)
+		w.close("cac:PartyName")
+	}
+	w.open("cac:PostalAddress")
+	w.optional("cbc:StreetName", pt.Street)
+	w.optional("cbc:AdditionalStreetName", pt.AdditionalStreet)
+	w.optional("cbc:CityName", pt.City)
+	w.optional("cbc:PostalZone", pt.PostalCode)
+	w.optional("cbc:CountrySubentity", pt.Subdivision)
+	if pt.AddressLine3 != "" {
+		w.open("cac:AddressLine")
+		w.leaf("cbc:Line", pt.AddressLine3)
+		w.close("cac:AddressLine")
+	}
+	w.open("cac:Country")
+	w.leaf("cbc:IdentificationCode", pt.Country)
+	w.close("cac:Country")
+	w.close("cac:PostalAddress")
 	if p.writeVAT && pt.VATNumber != "" {
-		ts := e.CreateElement("cac:PartyTaxScheme")
-		cbc(ts, "CompanyID", pt.VATNumber)
-		vatScheme(ts)
+		w.open("cac:PartyTaxScheme")
+		w.leaf("cbc:CompanyID", pt.VATNumber)
+		w.taxScheme("VAT")
+		w.close("cac:PartyTaxScheme")
 	}
 	if pt.TaxRegistrationID != "" {
 		// BT-32: any TaxScheme/ID other than VAT marks it (CEN rule
 		// context PartyTaxScheme[cac:TaxScheme/cbc:ID != 'VAT']).
-		ts := e.CreateElement("cac:PartyTaxScheme")
-		cbc(ts, "CompanyID", pt.TaxRegistrationID)
-		cbc(ts.CreateElement("cac:TaxScheme"), "ID", "TAX")
+		w.open("cac:PartyTaxScheme")
+		w.leaf("cbc:CompanyID", pt.TaxRegistrationID)
+		w.taxScheme("TAX")
+		w.close("cac:PartyTaxScheme")
 	}
-	le := e.CreateElement("cac:PartyLegalEntity")
-	cbc(le, "RegistrationName", pt.Name)
+	w.open("cac:PartyLegalEntity")
+	w.leaf("cbc:RegistrationName", pt.Name)
 	if pt.LegalID != "" {
-		id := cbc(le, "CompanyID", pt.LegalID)
 		if pt.LegalIDScheme != "" {
-			id.CreateAttr("schemeID", pt.LegalIDScheme)
+			w.leafAttr("cbc:CompanyID", "schemeID", pt.LegalIDScheme, pt.LegalID)
+		} else {
+			w.leaf("cbc:CompanyID", pt.LegalID)
 		}
 	}
+	w.close("cac:PartyLegalEntity")
 	if pt.Contact != (Contact{}) {
-		ct := e.CreateElement("cac:Contact")
-		optional(ct, "cbc:Name", pt.Contact.Name)
-		optional(ct, "cbc:Telephone", pt.Contact.Telephone)
-		optional(ct, "cbc:ElectronicMail", pt.Contact.Email)
+		w.open("cac:Contact")
+		w.optional("cbc:Name", pt.Contact.Name)
+		w.optional("cbc:Telephone", pt.Contact.Telephone)
+		w.optional("cbc:ElectronicMail", pt.Contact.Email)
+		w.close("cac:Contact")
 	}
+	w.close("cac:Party")
 }
 
-// taxTotal writes the one cac:TaxTotal with its breakdown (BT-110, BG-23;
-// PEPPOL-EN16931-R053). No second TaxTotal: there is no tax currency (BT-6).
-func (p *prepared) taxTotal(root *etree.Element) {
-	tt := root.CreateElement("cac:TaxTotal")
-	p.amount(tt, "TaxAmount", p.totals.Tax)
+// taxTotal writes the cac:TaxTotal with the breakdown (BT-110, BG-23;
+// PEPPOL-EN16931-R053) and, with a tax currency, a second one holding only
+// BT-111 in that currency (BR-53, PEPPOL-EN16931-R054, R055).
+func (p *prepared) taxTotal(w *writer) {
+	cur := p.inv.Currency
+	w.open("cac:TaxTotal")
+	w.amount("cbc:TaxAmount", cur, p.totals.Tax)
 	for _, s := range p.totals.Subtotals {
-		st := tt.CreateElement("cac:TaxSubtotal")
-		p.amount(st, "TaxableAmount", s.TaxableAmount)
-		p.amount(st, "TaxAmount", s.TaxAmount)
-		cat := st.CreateElement("cac:TaxCategory")
-		cbc(cat, "ID", s.Category)
+		w.open("cac:TaxSubtotal")
+		w.amount("cbc:TaxableAmount", cur, s.TaxableAmount)
+		w.amount("cbc:TaxAmount", cur, s.TaxAmount)
+		w.open("cac:TaxCategory")
+		w.leaf("cbc:ID", s.Category)
 		if s.Category != "O" { // BR-O-05 .. BR-O-07: no rate for O
-			cbc(cat, "Percent", s.RatePercent.String())
+			w.leaf("cbc:Percent", s.RatePercent.String())
 		}
-		optional(cat, "cbc:TaxExemptionReasonCode", s.ExemptionCode)
-		optional(cat, "cbc:TaxExemptionReason", s.ExemptionReason)
-		vatScheme(cat)
+		w.optional("cbc:TaxExemptionReasonCode", s.ExemptionCode)
+		w.optional("cbc:TaxExemptionReason", s.ExemptionReason)
+		w.taxScheme("VAT")
+		w.close("cac:TaxCategory")
+		w.close("cac:TaxSubtotal")
+	}
+	w.close("cac:TaxTotal")
+	if tc := p.inv.TaxCurrency; tc != nil {
+		w.open("cac:TaxTotal")
+		w.amount("cbc:TaxAmount", tc.Code, p.totals.TaxCurrencyTax)
+		w.close("cac:TaxTotal")
 	}
 }
 
 // monetaryTotal writes cac:LegalMonetaryTotal (BG-22).
-func (p *prepared) monetaryTotal(root *etree.Element) {
-	t := p.totals
-	m := root.CreateElement("cac:LegalMonetaryTotal")
-	p.amount(m, "LineExtensionAmount", t.LineExtension)
-	p.amount(m, "TaxExclusiveAmount", t.TaxExclusive)
-	p.amount(m, "TaxInclusiveAmount", t.TaxInclusive)
+func (p *prepared) monetaryTotal(w *writer) {
+	t, cur := p.totals, p.inv.Currency
+	w.open("cac:LegalMonetaryTotal")
+	w.amount("cbc:LineExtensionAmount", cur, t.LineExtension)
+	w.amount("cbc:TaxExclusiveAmount", cur, t.TaxExclusive)
+	w.amount("cbc:TaxInclusiveAmount", cur, t.TaxInclusive)
 	if p.inv.PaidInFull {
-		p.amount(m, "PrepaidAmount", t.Prepaid)
+		w.amount("cbc:PrepaidAmount", cur, t.Prepaid)
 	}
-	p.amount(m, "PayableAmount", t.Payable)
+	w.amount("cbc:PayableAmount", cur, t.Payable)
+	w.close("cac:LegalMonetaryTotal")
 }
 
 // line writes cac:InvoiceLine / cac:CreditNoteLine (BG-25).
-func (p *prepared) line(e *etree.Element, qtyName, id string, l Line) {
-	cbc(e, "ID", id)
-	cbc(e, qtyName, l.Quantity.String()).CreateAttr("unitCode", "C62") // UN/ECE Rec 20 "one"
-	p.amount(e, "LineExtensionAmount", l.NetAmount)
-	item := e.CreateElement("cac:Item")
-	cbc(item, "Name", l.Name)
-	ct := item.CreateElement("cac:ClassifiedTaxCategory")
-	cbc(ct, "ID", l.Category)
+func (p *prepared) line(w *writer, lineName, qtyName, id string, l Line) {
+	cur := p.inv.Currency
+	w.open(lineName)
+	w.leaf("cbc:ID", id)
+	w.leafAttr(qtyName, "unitCode", "C62", l.Quantity.String()) // UN/ECE Rec 20 "one"
+	w.amount("cbc:LineExtensionAmount", cur, l.NetAmount)
+	if l.Period != nil {
+		w.period(*l.Period) // BG-26
+	}
+	w.open("cac:Item")
+	w.leaf("cbc:Name", l.Name)
+	w.open("cac:ClassifiedTaxCategory")
+	w.leaf("cbc:ID", l.Category)
 	if l.Category != "O" {
-		cbc(ct, "Percent", l.RatePercent.String())
+		w.leaf("cbc:Percent", l.RatePercent.String())
 	}
-	vatScheme(ct)
-	p.amountNoRound(e.CreateElement("cac:Price"), "PriceAmount", l.PriceAmount)
+	w.taxScheme("VAT")
+	w.close("cac:ClassifiedTaxCategory")
+	w.close("cac:Item")
+	w.open("cac:Price")
+	w.leafAttr("cbc:PriceAmount", "currencyID", cur, priceString(l.PriceAmount))
+	w.close("cac:Price")
+	w.close(lineName)
 }
 
-// cbc adds a basic component with text.
-func cbc(parent *etree.Element, name, text string) *etree.Element {
-	e := parent.CreateElement("cbc:" + name)
-	e.SetText(text)
-	return e
-}
-
-// optional adds an element only when text is set.
-func optional(parent *etree.Element, name, text string) {
-	if text != "" {
-		parent.CreateElement(name).SetText(text)
-	}
-}
-
-func vatScheme(parent *etree.Element) {
-	cbc(parent.CreateElement("cac:TaxScheme"), "ID", "VAT")
-}
-
-// amount writes a money amount with 2 decimals in the document currency
-// (PEPPOL-EN16931-R051). Values are already 2-decimal (validated or computed
-// from validated values), so StringFixed only pads.
-func (p *prepared) amount(parent *etree.Element, name string, d decimal.Decimal) {
-	cbc(parent, name, d.StringFixed(2)).CreateAttr("currencyID", p.inv.Currency)
-}
-
-// amountNoRound writes an amount that BR-DEC does not limit (BT-146), at
-// least 2 decimals for readability, more when given.
-func (p *prepared) amountNoRound(parent *etree.Element, name string, d decimal.Decimal) {
-	s := d.StringFixed(2)
+// priceString writes an amount that BR-DEC does not limit (BT-146), at
+// least 2 decimals for readability, more when given, never rounded.
+func priceString(d decimal.Decimal) string {
 	if !d.Truncate(2).Equal(d) {
-		s = d.String() // all significant decimals, no rounding
+		return d.String() // all significant decimals, no rounding
 	}
-	cbc(parent, name, s).CreateAttr("currencyID", p.inv.Currency)
+	return d.StringFixed(2)
 }

@@ -40,6 +40,13 @@ type Totals struct {
 	TaxInclusive  decimal.Decimal // BT-112 = BT-109 + BT-110 (BR-CO-15)
 	Prepaid       decimal.Decimal // BT-113 = BT-112 when paid in full, else 0 (not written)
 	Payable       decimal.Decimal // BT-115 = BT-112 − BT-113 (BR-CO-16)
+
+	// With Invoice.TaxCurrency set (Art. 230): the breakdown in the tax
+	// currency, each amount converted at TaxCurrency.Rate and rounded once
+	// (stated in the note), and BT-111, their VAT sum. Empty and zero
+	// otherwise.
+	TaxCurrencySubtotals []TaxSubtotal
+	TaxCurrencyTax       decimal.Decimal // BT-111
 }
 
 // Totals validates inv exactly as RenderInvoice does and returns the VAT

@@ -20,8 +20,9 @@ var (
 )
 
 const (
-	maxPriceDecimals = 6 // BT-146 and BT-129 are not limited by BR-DEC; USDC has 6
-	maxRateDecimals  = 4 // BT-119/BT-152, e.g. 25.5, 5.5
+	maxPriceDecimals = 6  // BT-146 and BT-129 are not limited by BR-DEC; USDC has 6
+	maxRateDecimals  = 4  // BT-119/BT-152, e.g. 25.5, 5.5
+	maxFXDecimals    = 10 // TaxCurrency.Rate: central banks publish 4 to 6 decimals
 )
 
 // Contact patterns of the Peppol DE national rules, applied to every contact
@@ -55,6 +56,14 @@ type prepared struct {
 	writeVAT bool // false when the document contains category O (BR-O-02..04)
 	seller   endpoint
 	buyer    endpoint
+
+	// draft: the document number is not known yet (DraftInvoice); the
+	// checks of the number run in Draft.Finish.
+	draft bool
+	// greekSeller: the Peppol Greek rules apply (GR-R-001 checks the number).
+	greekSeller bool
+	// note is BT-22 as written: Invoice.Note plus the tax-currency statement.
+	note string
 }
 
 // checker collects validation problems in check order.
@@ -242,7 +251,12 @@ func (c *checker) places(field string, d decimal.Decimal, n int32) bool {
 // values one by one, then (only when those are sound) the rules relating
 // them, so that arithmetic and cross-field rules never run on malformed input.
 func prepare(inv *Invoice, cn *CreditNote) (*prepared, error) {
-	p := &prepared{kind: kindInvoice, inv: inv, cn: cn}
+	return prepareDoc(inv, cn, false)
+}
+
+// prepareDoc is prepare; draft leaves the document number to Draft.Finish.
+func prepareDoc(inv *Invoice, cn *CreditNote, draft bool) (*prepared, error) {
+	p := &prepared{kind: kindInvoice, inv: inv, cn: cn, draft: draft}
 	if cn != nil {
 		p.kind = kindCreditNote
 	}
@@ -252,13 +266,18 @@ func prepare(inv *Invoice, cn *CreditNote) (*prepared, error) {
 		return nil, err
 	}
 	checkTax(c, p)
+	p.greekSeller = isGreekSupplier(p)
 	checkParties(c, p)
+	if p.inv.TaxCountry != "" {
+		checkLaw(c, p)
+	}
 	if p.inv.Profile == ProfilePeppol {
 		checkPeppolNational(c, p)
 	}
 	if err := c.err(); err != nil {
 		return nil, err
 	}
+	p.note = noteWithTaxCurrency(p)
 	return p, nil
 }
 
@@ -272,10 +291,52 @@ func checkFields(c *checker, p *prepared) {
 	default:
 		c.addf("Profile", "BR-01", ErrCode, "%q is neither ProfileEN16931 nor ProfilePeppol", string(inv.Profile))
 	}
-	c.identifier("ID", "BR-02", inv.ID)
+	if !p.draft {
+		c.identifier("ID", "BR-02", inv.ID)
+	} else if inv.ID != "" {
+		c.add("ID", "", ErrForbidden, "a draft has no number yet; Draft.Finish sets it")
+	}
 	c.date("IssueDate", "BR-03", inv.IssueDate)
 	if c.code("Currency", "BR-05", inv.Currency) && !isFiatCurrency(inv.Currency) {
 		c.addf("Currency", "BR-CL-04", ErrCode, "%q is not an ISO 4217 fiat currency; invoice in EUR and state a stablecoin settlement in Note", inv.Currency)
+	}
+	if inv.TaxCountry != "" && c.code("TaxCountry", "", inv.TaxCountry) {
+		if _, ok := NationalCurrency(inv.TaxCountry); !ok {
+			c.addf("TaxCountry", "", ErrUnsupported, "%q is not a member state (ISO code, GR for Greece) or GB; no invoicing rules known", inv.TaxCountry)
+		}
+	}
+	if tc := inv.TaxCurrency; tc != nil {
+		if c.code("TaxCurrency.Code", "", tc.Code) {
+			switch {
+			case !isFiatCurrency(tc.Code):
+				c.addf("TaxCurrency.Code", "BR-CL-05", ErrCode, "%q is not an ISO 4217 fiat currency", tc.Code)
+			case tc.Code == inv.Currency:
+				c.addf("TaxCurrency.Code", "PEPPOL-EN16931-R005", ErrForbidden, "the VAT accounting currency must differ from the invoice currency %s", inv.Currency)
+			}
+		}
+		if c.sane("TaxCurrency.Rate", tc.Rate) {
+			if !tc.Rate.IsPositive() {
+				c.add("TaxCurrency.Rate", "", ErrRange, "must be greater than zero")
+			} else if tc.Rate.GreaterThanOrEqual(maxAmount) {
+				c.addf("TaxCurrency.Rate", "", ErrRange, "%s is not below 10^15", tc.Rate.String())
+			} else {
+				c.places("TaxCurrency.Rate", tc.Rate, maxFXDecimals)
+			}
+		}
+		c.date("TaxCurrency.RateDate", "", tc.RateDate)
+		c.required("TaxCurrency.RateSource", "", tc.RateSource)
+	}
+	if inv.SupplyDate != "" {
+		c.date("SupplyDate", "", inv.SupplyDate)
+	}
+	if inv.Period != nil {
+		checkPeriod(c, "Period", "BR-CO-19", "BR-29", *inv.Period)
+	}
+	if m := inv.MyDATA; m != nil {
+		if c.identifier("MyDATA.MARK", "GR-R-004-1", m.MARK) && !reMARK.MatchString(m.MARK) {
+			c.addf("MyDATA.MARK", "GR-R-004-2", ErrFormat, "%q is not a positive integer", m.MARK)
+		}
+		c.identifier("MyDATA.URL", "GR-R-008-3", m.URL)
 	}
 	c.text("Note", inv.Note)
 	if inv.Profile == ProfilePeppol {
@@ -315,7 +376,8 @@ func checkParty(c *checker, prof Profile, f string, pt Party, r partyRules) {
 		c.addf(f+".Country", "BR-CL-14", ErrCode, "%q is not an ISO 3166-1 alpha-2 code", pt.Country)
 	}
 	for _, t := range []struct{ field, v string }{
-		{".Street", pt.Street}, {".City", pt.City}, {".PostalCode", pt.PostalCode},
+		{".Street", pt.Street}, {".AdditionalStreet", pt.AdditionalStreet}, {".AddressLine3", pt.AddressLine3},
+		{".City", pt.City}, {".PostalCode", pt.PostalCode}, {".Subdivision", pt.Subdivision},
 		{".Contact.Name", pt.Contact.Name},
 	} {
 		c.text(f+t.field, t.v)
@@ -456,6 +518,9 @@ func checkLines(c *checker, p *prepared) {
 			p.lineIDs[i] = id
 		}
 		c.required(f+".Name", "BR-25", l.Name)
+		if l.Period != nil && checkPeriod(c, f+".Period", "BR-CO-20", "BR-30", *l.Period) && p.inv.Period != nil {
+			checkWithin(c, f+".Period", *l.Period, *p.inv.Period)
+		}
 		qtyOK := c.quantity(f+".Quantity", l.Quantity, true)
 		priceOK := c.quantity(f+".PriceAmount", l.PriceAmount, false)
 		netOK := c.amount(f+".NetAmount", "BR-DEC-23", l.NetAmount)
@@ -548,11 +613,16 @@ func checkTax(c *checker, p *prepared) {
 		default:
 			s.TaxAmount = decimal.Zero // BR-Z-09, BR-AE-09, BR-O-09
 		}
-		switch g.cat {
-		case "AE":
+		switch {
+		case inv.TaxCountry == "GB" && g.cat == "AE":
+			// UK law: no EU VATEX code; the text alone meets BR-AE-10.
+			s.ExemptionReason = orDefault(s.ExemptionReason, ukReverseChargeReason)
+		case inv.TaxCountry == "GB" && g.cat == "O":
+			s.ExemptionReason = orDefault(s.ExemptionReason, ukOutsideScopeReason)
+		case g.cat == "AE":
 			s.ExemptionCode = orDefault(s.ExemptionCode, vatexAE)
 			s.ExemptionReason = orDefault(s.ExemptionReason, vatexAEReason)
-		case "O":
+		case g.cat == "O":
 			s.ExemptionCode = orDefault(s.ExemptionCode, vatexO)
 			s.ExemptionReason = orDefault(s.ExemptionReason, vatexOReason)
 		}
@@ -568,6 +638,48 @@ func checkTax(c *checker, p *prepared) {
 	t.Payable = t.TaxInclusive.Sub(t.Prepaid)
 	if t.TaxInclusive.GreaterThanOrEqual(maxAmount) {
 		c.addf("Lines", "", ErrRange, "invoice total %s is not below 10^15", t.TaxInclusive.StringFixed(2))
+		return
+	}
+	if tc := inv.TaxCurrency; tc != nil {
+		convertTaxCurrency(c, t, tc.Rate)
+	}
+}
+
+// checkPeriod checks a period's dates (PEPPOL-EN16931-F001), that one is
+// given (oneRule: BR-CO-19 / BR-CO-20) and their order (orderRule: BR-29 /
+// BR-30). It reports whether the period is sound.
+func checkPeriod(c *checker, f, oneRule, orderRule string, pr Period) bool {
+	if pr.Start == "" && pr.End == "" {
+		c.add(f, oneRule, ErrRequired, "a period needs a start date, an end date or both")
+		return false
+	}
+	n := len(c.probs)
+	if pr.Start != "" {
+		c.date(f+".Start", "", pr.Start)
+	}
+	if pr.End != "" {
+		c.date(f+".End", "", pr.End)
+	}
+	if len(c.probs) > n {
+		return false
+	}
+	// YYYY-MM-DD strings order as the dates do.
+	if pr.Start != "" && pr.End != "" && pr.End < pr.Start {
+		c.addf(f+".End", orderRule, ErrRange, "%s is before the start %s", pr.End, pr.Start)
+		return false
+	}
+	return true
+}
+
+// checkWithin applies PEPPOL-EN16931-R110 and R111: a line period lies
+// within the invoicing period. Peppol checks invoices only; the renderer
+// holds credit notes to the same rule.
+func checkWithin(c *checker, f string, line, doc Period) {
+	if line.Start != "" && (doc.Start != "" && line.Start < doc.Start || doc.End != "" && line.Start > doc.End) {
+		c.addf(f+".Start", "PEPPOL-EN16931-R110", ErrRange, "%s is outside the invoicing period", line.Start)
+	}
+	if line.End != "" && (doc.Start != "" && line.End < doc.Start || doc.End != "" && line.End > doc.End) {
+		c.addf(f+".End", "PEPPOL-EN16931-R111", ErrRange, "%s is outside the invoicing period", line.End)
 	}
 }
 
@@ -650,6 +762,9 @@ func checkParties(c *checker, p *prepared) {
 			}
 		}
 	}
+	if inv.MyDATA != nil && !p.greekSeller {
+		c.add("MyDATA", "", ErrForbidden, "myDATA references belong to invoices of Greek sellers only")
+	}
 	if inv.Buyer.TaxRegistrationID != "" {
 		c.add("Buyer.TaxRegistrationID", "", ErrForbidden, "EN 16931 has a tax registration identifier (BT-32) for the seller only")
 	}
@@ -692,6 +807,11 @@ func resolveEndpoint(c *checker, p *prepared, f string, pt Party, rule string) e
 		if r, ok := schemeRuleFor(scheme); ok && !r.ok(pt.VATNumber) {
 			c.addf(f+".VATNumber", r.rule, ErrFormat, "%q, used as the Peppol address under scheme %s, is not %s", pt.VATNumber, scheme, r.want)
 			return endpoint{}
+		}
+		if scheme == "9933" {
+			// Greek participants are registered under their TIN, without
+			// the EL prefix (GR-R-009, GR-R-010 check the TIN).
+			return endpoint{pt.VATNumber[2:], scheme}
 		}
 		return endpoint{pt.VATNumber, scheme}
 	}

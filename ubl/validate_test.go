@@ -206,10 +206,9 @@ func TestRejects(t *testing.T) {
 			b := Party{Name: "Kunde A/S", LegalID: "87654321", LegalIDScheme: "0184", VATNumber: "DK87654321", EndpointID: "87654321", EndpointScheme: "0184", Country: "DK"}
 			return b2b("x", sellerDK, b, line("x", "100.00", "S", "25"))
 		}, false, wantProblem{"PaymentMeans.Code", "DK-R-005", ErrCode}},
-		{"Greek seller over Peppol", func() Invoice {
-			s := Party{Name: "Παράδειγμα Α.Ε.", VATNumber: "EL123456783", LegalID: "1", Country: "GR"}
-			return b2b("x", s, buyerDEBusiness, line("x", "100.00", "AE", "0"))
-		}, false, wantProblem{"Seller.Country", "GR-R-001", ErrUnsupported}},
+		{"Greek seller over Peppol: number not in the myDATA form", func() Invoice {
+			return b2b("x", sellerGR, buyerDEBusiness, line("x", "100.00", "AE", "0"))
+		}, false, wantProblem{"ID", "GR-R-001-1", ErrFormat}},
 		{"Norwegian seller VAT format", func() Invoice {
 			s := Party{Name: "Eksempel AS", VATNumber: "NO923609016", LegalID: "923609016", LegalIDScheme: "0192", EndpointID: "923609016", EndpointScheme: "0192", Country: "NO"}
 			return b2b("x", s, buyerDEBusiness, line("x", "100.00", "AE", "0"))

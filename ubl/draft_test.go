@@ -1,0 +1,121 @@
+package ubl
+
+import (
+	"bytes"
+	"sync"
+	"testing"
+)
+
+// TestDraftFinishMatchesRender: for every golden, a draft finished with the
+// golden's number is byte-identical to the rendered golden, and its totals
+// are the invoice's.
+func TestDraftFinishMatchesRender(t *testing.T) {
+	for _, gc := range goldenCases() {
+		want, err := gc.input().render()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d *Draft
+		var id string
+		if gc.CreditNote != nil {
+			cn := *gc.CreditNote
+			id, cn.ID = cn.ID, ""
+			d, err = DraftCreditNote(cn)
+		} else {
+			inv := *gc.Invoice
+			id, inv.ID = inv.ID, ""
+			d, err = DraftInvoice(inv)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", gc.Name, err)
+		}
+		got, err := d.Finish(id)
+		if err != nil {
+			t.Fatalf("%s: %v", gc.Name, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: finished draft differs:\n%s", gc.Name, firstDiff(got, want))
+		}
+		if gc.Invoice != nil {
+			tot, _ := gc.Invoice.Totals()
+			if !d.Totals().Tax.Equal(tot.Tax) || !d.Totals().TaxInclusive.Equal(tot.TaxInclusive) {
+				t.Errorf("%s: draft totals differ", gc.Name)
+			}
+		}
+	}
+}
+
+func TestDraftChecksTheNumber(t *testing.T) {
+	inv := b2c("", "DE", "19", "100.00")
+	d, err := DraftInvoice(inv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		id   string
+		want wantProblem
+	}{
+		{"", wantProblem{"ID", "BR-02", ErrRequired}},
+		{"F402 2026\n1", wantProblem{"ID", "BR-02", ErrFormat}},
+		{"F402-\x00", wantProblem{"ID", "", ErrXMLChar}},
+	} {
+		out, err := d.Finish(tc.id)
+		expectProblem(t, out, err, tc.want)
+	}
+	// Markup in a number is escaped, as RenderInvoice escapes it.
+	out, err := d.Finish("F402<&>1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(out, []byte("<cbc:ID>F402&lt;&amp;&gt;1</cbc:ID>")) {
+		t.Error("number not escaped")
+	}
+	// A draft has no number of its own.
+	inv.ID = "x"
+	_, err = DraftInvoice(inv)
+	expectProblem(t, nil, err, wantProblem{"ID", "", ErrForbidden})
+
+	// Greek sellers: GR-R-001 runs on the number given to Finish.
+	gr := grB2B("")
+	d, err = DraftInvoice(gr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err = d.Finish("F402-2026-000130")
+	expectProblem(t, out, err, wantProblem{"ID", "GR-R-001-1", ErrFormat})
+	if _, err := d.Finish(grID); err != nil {
+		t.Errorf("Greek number rejected: %v", err)
+	}
+}
+
+// TestDraftConcurrentFinish: a draft is immutable; concurrent Finish calls
+// with different numbers do not interfere (run with -race).
+func TestDraftConcurrentFinish(t *testing.T) {
+	d, err := DraftInvoice(b2c("", "DE", "19", "100.00"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id := "F402-2026-" + string(rune('A'+i))
+			out, err := d.Finish(id)
+			if err != nil || !bytes.Contains(out, []byte("<cbc:ID>"+id+"</cbc:ID>")) {
+				t.Errorf("%s: %v", id, err)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// BenchmarkDraftFinish is the cost of numbering a rendered draft, against
+// BenchmarkRenderInvoice (a full render of the same invoice).
+func BenchmarkDraftFinish(b *testing.B) {
+	d, err := DraftInvoice(b2c("", "DE", "19", "100.00"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchRender(b, func() ([]byte, error) { return d.Finish("F402-2026-000123") })
+}

@@ -1,0 +1,72 @@
+package ubl
+
+import (
+	"strings"
+
+	"github.com/shopspring/decimal"
+)
+
+// convertTaxCurrency states the VAT breakdown in the VAT accounting
+// currency (BT-6): each group's taxable amount and VAT converted at rate,
+// rounded once each with roundMoney, and BT-111 as the sum of the
+// converted VAT amounts. Converting the VAT amount of each rate (rather
+// than recomputing VAT on a converted base) is what Art. 230 asks ("the
+// amount of VAT payable ... expressed in the national currency") and what
+// the Polish VAT Act Art. 106e(11) and HMRC (VAT Notice 700 §16.3: "the
+// amount of VAT, if any, at each rate") describe; BT-111 then equals the
+// sum of the per-rate figures printed in the note.
+func convertTaxCurrency(c *checker, t *Totals, rate decimal.Decimal) {
+	t.TaxCurrencySubtotals = make([]TaxSubtotal, len(t.Subtotals))
+	t.TaxCurrencyTax = decimal.Zero
+	for i, s := range t.Subtotals {
+		cs := TaxSubtotal{
+			Category: s.Category, RatePercent: s.RatePercent,
+			TaxableAmount: roundMoney(s.TaxableAmount.Mul(rate)),
+			TaxAmount:     roundMoney(s.TaxAmount.Mul(rate)),
+		}
+		t.TaxCurrencySubtotals[i] = cs
+		t.TaxCurrencyTax = t.TaxCurrencyTax.Add(cs.TaxAmount)
+		if cs.TaxableAmount.GreaterThanOrEqual(maxAmount) {
+			c.addf("TaxCurrency.Rate", "", ErrRange, "the taxable amount in the tax currency, %s, is not below 10^15", cs.TaxableAmount.StringFixed(2))
+			return
+		}
+	}
+}
+
+// noteWithTaxCurrency is BT-22 as written: the caller's note, followed
+// (when a tax currency is set) by the rate with its date and source and
+// the breakdown in the tax currency. UBL has cac:TaxExchangeRate for the
+// rate, but EN 16931 has no business term for it (UBL-CR-490 warns), and
+// Peppol allows one note (PEPPOL-EN16931-R002), so the statement joins the
+// caller's note. Example:
+//
+//	VAT in PLN at 1 EUR = 4.2655 PLN, rate of 2026-11-18 (NBP average
+//	rate, table 223/A/NBP/2026): S 23 %: taxable amount 426.55 PLN, VAT
+//	98.11 PLN; total VAT 98.11 PLN.
+func noteWithTaxCurrency(p *prepared) string {
+	inv := p.inv
+	tc := inv.TaxCurrency
+	if tc == nil {
+		return inv.Note
+	}
+	var b strings.Builder
+	if inv.Note != "" {
+		b.WriteString(inv.Note)
+		b.WriteByte(' ')
+	}
+	b.WriteString("VAT in " + tc.Code + " at 1 " + inv.Currency + " = " + tc.Rate.String() + " " + tc.Code)
+	b.WriteString(", rate of " + tc.RateDate + " (" + tc.RateSource + "):")
+	for i, s := range p.totals.TaxCurrencySubtotals {
+		if i > 0 {
+			b.WriteByte(';')
+		}
+		b.WriteString(" " + s.Category)
+		if s.Category != "O" {
+			b.WriteString(" " + s.RatePercent.String() + " %")
+		}
+		b.WriteString(": taxable amount " + s.TaxableAmount.StringFixed(2) + " " + tc.Code)
+		b.WriteString(", VAT " + s.TaxAmount.StringFixed(2) + " " + tc.Code)
+	}
+	b.WriteString("; total VAT " + p.totals.TaxCurrencyTax.StringFixed(2) + " " + tc.Code + ".")
+	return b.String()
+}
