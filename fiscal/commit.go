@@ -51,13 +51,6 @@ func revisionEntryID(recordID string, revision int) string {
 
 func be64(n int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(n)) }
 
-// timeKey orders side-bucket keys by time: 8-byte big-endian unix
-// nanoseconds, then id (the due indexes of the ingest queue and of webhook
-// deliveries).
-func timeKey(unixNano int64, id []byte) []byte {
-	return append(binary.BigEndian.AppendUint64(nil, uint64(unixNano)), id...)
-}
-
 // Commit appends the draft as one ledger entry, in one transaction: the
 // leaf (the signed receipt, or the document when the draft has no
 // receipt), the stored document and invoice, claims, postings, side

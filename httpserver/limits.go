@@ -24,7 +24,7 @@ import (
 // single writer.
 const (
 	DefaultRateLimit rate.Limit = 100
-	DefaultRateBurst            = 200
+	DefaultRateBurst int        = 200
 )
 
 // rateLimits holds one token bucket per account. The accounts are a fixed
