@@ -1,10 +1,12 @@
-// Package webhook signs and verifies fiscal402's webhook deliveries, and
-// holds their retry schedule and the HTTP sender that makes them safe to
-// point at a merchant's URL.
+// Package webhooks delivers an engine's outbox events to merchants'
+// endpoints as signed HTTP POSTs, and lets receivers verify them.
 //
-// The service (package fiscal) uses it to send; receivers use Verify or
-// VerifyRequest to check what they receive. It depends on no other package
-// of the module, so a receiver can import it alone.
+// New(engine, Options{}) returns the Service of an engine: the endpoints
+// (from the configuration and the API) with their sealed secrets, and the
+// dispatcher that sends each outbox event on a retry Schedule through the
+// HTTP sender that makes it safe to point at a merchant's URL; the engine's
+// Close stops it. Receivers use Verify or VerifyRequest to check what they
+// receive.
 //
 // # Wire format
 //
@@ -73,7 +75,9 @@
 // ErrMissingSignature or ErrSignatureMismatch (possibly wrapped: use
 // errors.Is). The sender returns ErrAddressNotAllowed, ErrTimeout or the
 // network error; TargetPolicy.CheckURL returns ErrBadURL or
-// ErrAddressNotAllowed.
+// ErrAddressNotAllowed. The Service's methods return *fiscal.Error, with
+// the codes CodeLimitReached and CodeEndpointConflict of this package
+// besides the engine's.
 //
 // # Determinism
 //

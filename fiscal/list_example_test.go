@@ -1,0 +1,75 @@
+package fiscal_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+	"os"
+	"time"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/fiscaltest"
+)
+
+// ExampleBooks_List pages through an account's records, newest first, two
+// at a time.
+func ExampleBooks_List() {
+	dir, err := os.MkdirTemp("", "fiscal402-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	now := time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC)
+	engine, err := fiscal.New(fiscal.Config{
+		Dir:      dir,
+		Accounts: []fiscal.Account{{ID: "acct_demo", Seller: fiscaltest.IrishSeller}},
+		Clock:    func() time.Time { return now },
+		Rand:     &fiscaltest.Rand{},
+		Logger:   fiscaltest.Logger(),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer engine.Close()
+	books, err := engine.Books("acct_demo")
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	for i, cc := range []string{"DE", "FR", "IT"} {
+		req := fiscal.SettlementRequest{
+			AmountUSDC: "1.00", TxHash: fmt.Sprintf("0x%064x", i+1), Timestamp: "2026-04-10T14:30:00Z",
+			PayerWallet: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", ReceiverWallet: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+			Network: "eip155:8453", ConsumerCountry: cc,
+		}
+		if _, err := books.Settle(ctx, req, ""); err != nil {
+			log.Fatal(err)
+		}
+	}
+	q := fiscal.ListQuery{Limit: 2}
+	for {
+		page, err := books.List(ctx, q)
+		if err != nil {
+			log.Fatal(err)
+		}
+		for _, raw := range page.Data {
+			var r fiscal.Record
+			if err := json.Unmarshal(raw, &r); err != nil {
+				log.Fatal(err)
+			}
+			fmt.Println(r.ID, r.Classification.TaxingCountry)
+		}
+		if !page.HasMore {
+			break
+		}
+		q.Cursor = page.NextCursor
+	}
+	// The three have the same createdAt (the clock is fixed), so the newest
+	// first order falls back to descending ids.
+
+	// Output:
+	// x402-f6af4704992a9590671a595e5bd6b3da FR
+	// x402-d2926c6c7f7bda1f88801d77cd09bd0c IT
+	// x402-82805440912f5a3ba8c399f6b880466c DE
+}
