@@ -180,7 +180,7 @@ func (rc *receiver) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	rc.mu.Lock()
 	n := len(rc.got) + 1
-	// The replay window itself is tested in package webhook; here the
+	// The replay window itself is tested in package webhooks; here the
 	// virtual clock may have been stepped between signing and receiving,
 	// so the window is wide and the signature is what is checked.
 	err := webhooks.VerifyAt(rc.clock.Now(), rc.secrets, r.Header.Get(webhooks.HeaderSignature), r.Header.Get(webhooks.HeaderTimestamp), body, 96*time.Hour)

@@ -24,8 +24,7 @@ import (
 // endpoints only.
 type Options struct {
 	// Sender sends one attempt. nil means NewHTTPSender with the
-	// policy and timeout below. (fiscal does not import net/http: the HTTP
-	// client lives in package )
+	// policy and timeout below.
 	Sender Sender
 	// AllowLoopback accepts endpoints on loopback addresses, and plain
 	// http:// to them, and lets the default sender connect there (tests,
