@@ -15,7 +15,7 @@ func TestSignRefusesInvalidClaims(t *testing.T) {
 		field  string // "" = valid
 	}{
 		{"sample is valid", func(c *Claims) {}, ""},
-		{"spec unknown", func(c *Claims) { c.Spec = "service.receipt/3.0.0" }, "/spec"},
+		{"spec unknown", func(c *Claims) { c.Spec = "service.receipt/4.0.0" }, "/spec"},
 		{"event id without x402-", func(c *Claims) { c.EventID, c.ReceiptID = "abc", "rcpt_abc" }, "/event_id"},
 		{"event id with space", func(c *Claims) { c.EventID, c.ReceiptID = "x402-a b", "rcpt_x402-a b" }, "/event_id"},
 		{"receipt id not derived", func(c *Claims) { c.ReceiptID = "rcpt_x402-other" }, "/receipt_id"},
