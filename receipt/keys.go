@@ -176,8 +176,9 @@ func parseKeySet(data []byte) (KeySet, error) {
 			for _, name := range privateMembers {
 				if _, has := m[name]; has {
 					kid, _ := m["kid"].(string)
-					return KeySet{}, fmt.Errorf("%w: /keys/%d (kid %q) has the private member %q. Whoever holds this file can forge receipts with that key: never publish it, remove the private members, and treat the key as compromised (rotate it, then revoke it)",
-						ErrPrivateKeyPublished, i, kid, name)
+					return KeySet{}, &sentence{err: ErrPrivateKeyPublished, msg: fmt.Sprintf(
+						"/keys/%d (kid %q) has the private member %q: whoever holds this key set can forge receipts with that key. Never publish private members; remove them, and treat the key as compromised (rotate it, then revoke it)",
+						i, kid, name)}
 				}
 			}
 		}

@@ -92,6 +92,9 @@ type Verifier struct {
 // *VerifyError with Step StepJWKS or StepLogKey.
 func NewVerifier(jwks []byte, logVerifierKey string) (*Verifier, error) {
 	keys, err := parseKeySet(jwks)
+	if errors.Is(err, ErrPrivateKeyPublished) {
+		return nil, &VerifyError{Step: StepJWKS, Err: err}
+	}
 	if err != nil {
 		return nil, &VerifyError{Step: StepJWKS, Err: &sentence{
 			msg: fmt.Sprintf("the key set cannot be used: %s. Use the receipt key set the issuer publishes at GET %s (sandbox receipts: GET %s), unchanged.",

@@ -304,6 +304,13 @@ function run(receipt, jwks, vkey, openings) {
   }
 }
 
+// --commit FIELD VALUE SALT prints the commitment an opening opens (to
+// compare with the receipt's claims.commitments by hand).
+if (process.argv[2] === '--commit') {
+  const [, , , field, value, salt] = process.argv;
+  console.log(commitment(field, value, b64url(salt, 'salt')));
+  process.exit(0);
+}
 // Batch mode for tests: --cases FILE, a JSON array of {name, receipt, jwks,
 // vkey, openings?} (receipt, jwks and openings base64-encoded); prints one
 // result line per case.
