@@ -109,12 +109,21 @@ func (o Opening) Commitment() (string, error) {
 // base64url of 32 bytes.
 func isCommitment(s string) bool {
 	b64, ok := strings.CutPrefix(s, commitmentPrefix)
+	// 32 bytes are 43 characters, the last carrying 2 padding bits that a
+	// canonical encoding leaves zero (RFC 4648 §3.5).
 	if !ok || len(b64) != 43 {
 		return false
 	}
-	raw, err := decodeB64URLStrict(b64)
-	return err == nil && len(raw) == sha256.Size
+	for i := 0; i < len(b64); i++ {
+		if strings.IndexByte(b64URLAlphabet, b64[i]) < 0 {
+			return false
+		}
+	}
+	return strings.IndexByte(b64URLAlphabet, b64[42])&3 == 0
 }
+
+// b64URLAlphabet is the base64url alphabet (RFC 4648 §5), in value order.
+const b64URLAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
 // VerifyOpening checks that o opens the commitment c holds for o.Field: the
 // receipt commits that field, and the value and salt hash to the commitment.

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -201,5 +202,53 @@ func TestParseOpenings(t *testing.T) {
 	}
 	if os, err := ParseOpenings([]byte(`[]`)); err != nil || len(os) != 0 {
 		t.Errorf("empty list: %v, %v", os, err)
+	}
+}
+
+// TestIsCommitment holds the alloc-free syntax check to the definition:
+// "sha256:" and the canonical unpadded base64url of exactly 32 bytes.
+func TestIsCommitment(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 5000 {
+		n := 30 + r.IntN(5)
+		raw := make([]byte, n)
+		for i := range raw {
+			raw[i] = byte(r.Uint32())
+		}
+		s := base64.RawURLEncoding.EncodeToString(raw)
+		if r.IntN(3) == 0 {
+			b := []byte(s)
+			b[r.IntN(len(b))] = "A_-+/=.\n"[r.IntN(8)]
+			s = string(b)
+		}
+		decoded, err := base64.RawURLEncoding.Strict().DecodeString(s)
+		want := err == nil && len(decoded) == 32 && base64.RawURLEncoding.EncodeToString(decoded) == s
+		if got := isCommitment("sha256:" + s); got != want {
+			t.Fatalf("isCommitment(sha256:%s) = %v, want %v", s, got, want)
+		}
+	}
+	if isCommitment(vectorCommitment[len("sha256:"):]) || !isCommitment(vectorCommitment) {
+		t.Errorf("prefix not required")
+	}
+}
+
+// TestHasControl holds the word-at-a-time check to the byte loop.
+func TestHasControl(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 20000 {
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			b[i] = byte(0x20 + r.IntN(0xe0))
+			if r.IntN(50) == 0 {
+				b[i] = byte(r.IntN(0x20))
+			}
+		}
+		want := false
+		for _, c := range b {
+			want = want || c < 0x20
+		}
+		if hasControl(b) != want {
+			t.Fatalf("hasControl(%q) = %v", b, !want)
+		}
 	}
 }

@@ -79,6 +79,11 @@ func fuzzSeeds(t testing.TB) map[string]map[string][]any {
 	for _, p := range patternRegexps {
 		add("FuzzPatterns", strings.ReplaceAll(p.name, " ", "-"), p.seed[0])
 	}
+	cases := encodeCases(t)
+	odd := cases[len(cases)-1]
+	add("FuzzEncodeClaims", "odd-strings", mustJSON(t, &odd))
+	oddV3 := toV3(&odd)
+	add("FuzzEncodeClaims", "odd-strings-v3", mustJSON(t, &oddV3))
 	add("FuzzStrictBase64", "padding-bits", "AB")
 	add("FuzzStrictBase64", "line-break", "AAAA\nAAAA")
 	return seeds

@@ -267,7 +267,7 @@ func jsonInt(v any) (int64, error) {
 func decodeB64URLStrict(s string) ([]byte, error) {
 	// Strict() already refuses non-zero trailing bits and RawURLEncoding
 	// refuses padding; the decoder would still skip CR and LF.
-	if strings.ContainsAny(s, "\r\n") {
+	if strings.IndexByte(s, '\r') >= 0 || strings.IndexByte(s, '\n') >= 0 {
 		return nil, errors.New("non-canonical base64url (line break)")
 	}
 	return base64.RawURLEncoding.Strict().DecodeString(s)
@@ -275,7 +275,7 @@ func decodeB64URLStrict(s string) ([]byte, error) {
 
 // decodeB64URLStrictBytes is decodeB64URLStrict for bytes.
 func decodeB64URLStrictBytes(s []byte) ([]byte, error) {
-	if bytes.ContainsAny(s, "\r\n") {
+	if bytes.IndexByte(s, '\r') >= 0 || bytes.IndexByte(s, '\n') >= 0 {
 		return nil, errors.New("non-canonical base64url (line break)")
 	}
 	enc := base64.RawURLEncoding.Strict()
@@ -290,7 +290,7 @@ func decodeB64URLStrictBytes(s []byte) ([]byte, error) {
 // decodeB64StdStrict is decodeB64URLStrict for padded standard base64
 // (RFC 4648 §4), the encoding of notes and tlog-proof hashes.
 func decodeB64StdStrict(s string) ([]byte, error) {
-	if strings.ContainsAny(s, "\r\n") {
+	if strings.IndexByte(s, '\r') >= 0 || strings.IndexByte(s, '\n') >= 0 {
 		return nil, errors.New("non-canonical base64 (line break)")
 	}
 	return base64.StdEncoding.Strict().DecodeString(s)

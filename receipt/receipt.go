@@ -191,19 +191,18 @@ func (e *specError) Error() string { return fmt.Sprintf("claims of spec %q", e.s
 // case-insensitively (encoding/json's habit), no explicit empty member that
 // Sign would have omitted, no repeated member.
 //
-// The fast path is one decode (fastClaims, no reflection) and one
-// json.Marshal: when the re-encoding is byte for byte the payload, the
-// payload is exactly what Sign writes, which has none of those defects. Otherwise the slow path
+// The fast path is one decode (fastClaims) and one encode (appendClaims,
+// which writes what json.Marshal writes), neither with reflection: when the
+// re-encoding is byte for byte the payload, the payload is exactly what
+// Sign writes, which has none of those defects. Otherwise the slow path
 // compares the payload with its re-encoding as strict JSON values, as the
 // first versions of Verify did, so a receipt stays valid if a future
 // encoding/json spells the same values differently.
 func decodePayload(payload []byte, spec string) (Claims, error) {
 	if spec == SpecV3 {
 		var w claimsV3
-		if fastClaimsV3(payload, &w) && w.Spec == spec {
-			if again, err := json.Marshal(&w); err == nil && bytes.Equal(again, payload) {
-				return fromV3(&w), nil
-			}
+		if fastClaimsV3(payload, &w) && w.Spec == spec && bytes.Equal(appendClaimsV3(make([]byte, 0, len(payload)), &w), payload) {
+			return fromV3(&w), nil
 		}
 		var strict claimsV3
 		if err := slowPayloadCheck(payload, spec, &strict, func() ([]byte, error) { return json.Marshal(&strict) }); err != nil {
@@ -212,10 +211,8 @@ func decodePayload(payload []byte, spec string) (Claims, error) {
 		return fromV3(&strict), nil
 	}
 	var c Claims
-	if fastClaims(payload, &c) && c.Spec == spec {
-		if again, err := json.Marshal(&c); err == nil && bytes.Equal(again, payload) {
-			return c, nil
-		}
+	if fastClaims(payload, &c) && c.Spec == spec && bytes.Equal(appendClaims(make([]byte, 0, len(payload)), &c), payload) {
+		return c, nil
 	}
 	var strict Claims
 	if err := slowPayloadCheck(payload, spec, &strict, func() ([]byte, error) { return json.Marshal(&strict) }); err != nil {

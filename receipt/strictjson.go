@@ -2,6 +2,7 @@ package receipt
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -187,6 +188,10 @@ func (p *jsonParser) number() (any, error) {
 func (p *jsonParser) str() (string, error) {
 	p.pos++ // '"'
 	start := p.pos
+	if end, ok := plainString(p.data[start:]); ok {
+		p.pos = start + end + 1
+		return string(p.data[start : start+end]), nil
+	}
 	for p.pos < len(p.data) {
 		c := p.data[p.pos]
 		switch {
@@ -385,30 +390,52 @@ func jsonText(v any) string {
 // compactEqual reports whether the valid JSON text a, without the white
 // space between its tokens, is exactly b. a must have passed the strict
 // parser: only then is every byte of white space outside a string
-// insignificant.
+// insignificant. A string is compared as one chunk up to its closing
+// quote (the first quote not escaped).
 func compactEqual(a, b []byte) bool {
 	j := 0
-	inString, escaped := false, false
-	for _, c := range a {
-		if !inString && (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+	for i := 0; i < len(a); {
+		c := a[i]
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			i++
+			continue
+		case '"':
+			n := stringLen(a[i:])
+			if j+n > len(b) || !bytes.Equal(a[i:i+n], b[j:j+n]) {
+				return false
+			}
+			i, j = i+n, j+n
 			continue
 		}
 		if j == len(b) || b[j] != c {
 			return false
 		}
-		j++
-		switch {
-		case !inString:
-			inString = c == '"'
-		case escaped:
-			escaped = false
-		case c == '\\':
-			escaped = true
-		case c == '"':
-			inString = false
-		}
+		i, j = i+1, j+1
 	}
 	return j == len(b)
+}
+
+// stringLen is the length of the JSON string at the start of s, quotes
+// included; s is valid JSON.
+func stringLen(s []byte) int {
+	for i := 1; ; {
+		k := bytes.IndexByte(s[i:], '"')
+		if k < 0 {
+			return len(s)
+		}
+		end := i + k
+		// The quote ends the string unless an odd run of backslashes
+		// precedes it.
+		bs := 0
+		for end-1-bs >= 1 && s[end-1-bs] == '\\' {
+			bs++
+		}
+		if bs%2 == 0 {
+			return end + 1
+		}
+		i = end + 1
+	}
 }
 
 // receiptDoc is a receipt document as parseReceipt reads it: the four
@@ -679,6 +706,10 @@ func (p *jsonParser) skipObject(depth int) error {
 func (p *jsonParser) strSpan() (raw, decoded []byte, err error) {
 	p.pos++ // '"'
 	start := p.pos
+	if end, ok := plainString(p.data[start:]); ok {
+		p.pos = start + end + 1
+		return p.data[start : start+end], nil, nil
+	}
 	for p.pos < len(p.data) {
 		c := p.data[p.pos]
 		switch {
@@ -697,6 +728,43 @@ func (p *jsonParser) strSpan() (raw, decoded []byte, err error) {
 		p.pos++
 	}
 	return nil, nil, p.errorf("unterminated string")
+}
+
+// plainString finds the closing quote of a string body b that has no
+// escape and no control character, the common case, with the vectorised
+// bytes.IndexByte and a word-at-a-time control check; false sends the
+// caller to its byte-by-byte loop, which reports errors and escapes.
+func plainString(b []byte) (end int, ok bool) {
+	end = bytes.IndexByte(b, '"')
+	if end < 0 {
+		return 0, false
+	}
+	body := b[:end]
+	if bytes.IndexByte(body, '\\') >= 0 || hasControl(body) {
+		return 0, false
+	}
+	return end, true
+}
+
+// hasControl reports whether b has a byte below 0x20, eight bytes at a
+// time: for a word x, (x - 0x20…20) & ^x & 0x80…80 is non-zero exactly when
+// some byte of x is below 0x20 (the "has less than" bit trick; a byte ≥
+// 0x80 has its top bit set in x and is masked by ^x).
+func hasControl(b []byte) bool {
+	const ones, highs = 0x2020202020202020, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		if (x-ones)&^x&highs != 0 {
+			return true
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] < 0x20 {
+			return true
+		}
+	}
+	return false
 }
 
 // numberSpan is number without the allocation.

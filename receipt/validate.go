@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -251,7 +252,9 @@ func (v *checker) header(c *Claims) bool {
 		v.fail("/review_status", "%q is neither %q nor %q", c.ReviewStatus, ReviewProcessed, ReviewPending)
 	}
 	for i, r := range c.ReviewReasons {
-		v.nonEmpty(fmt.Sprintf("/review_reasons/%d", i), r)
+		if r == "" {
+			v.fail("/review_reasons/"+strconv.Itoa(i), "missing")
+		}
 	}
 	if c.Supersedes != "" {
 		// Any receipt id, of any version: a 3.0.0 receipt may amend a 1.0.0 one.
@@ -343,10 +346,15 @@ func (v *checker) parties(c *Claims) {
 	}
 	v.v3Only("/buyer/location_evidence", b.LocationEvidence != nil)
 	for i, e := range b.LocationEvidence {
-		p := fmt.Sprintf("/buyer/location_evidence/%d", i)
-		v.match(p+"/kind", e.Kind, patEvidenceKind, "an evidence kind (lower-case letters, digits, '_')")
-		v.match(p+"/country", e.Country, patCountry, "an ISO 3166-1 alpha-2 code")
-		v.personal(p+"/value", e.Value != "", func() { v.nonEmpty(p+"/value", e.Value) })
+		p := "/buyer/location_evidence/" + strconv.Itoa(i)
+		v.matchIn(p, "kind", e.Kind, patEvidenceKind, "an evidence kind (lower-case letters, digits, '_')", false)
+		v.matchIn(p, "country", e.Country, patCountry, "an ISO 3166-1 alpha-2 code", false)
+		switch {
+		case v.inClear && e.Value == "":
+			v.fail(p+"/value", "missing")
+		case !v.inClear && e.Value != "":
+			v.personal(p+"/value", true, nil)
+		}
 	}
 }
 
@@ -356,12 +364,21 @@ func (v *checker) parties(c *Claims) {
 // the section they belong to).
 func (v *checker) commitments(c *Claims) {
 	cm := c.Commitments
-	for _, k := range sortedKeys(cm) {
-		if !committable(c, k) {
-			v.fail("/commitments", "%q is not a field this receipt can commit", k)
-		} else if !isCommitment(cm[k]) {
-			v.fail("/commitments/"+escapePointer(k), "%q is not \"sha256:\" + the unpadded base64url of a SHA-256", cm[k])
+	valid := func(k string) bool { return committable(c, k) && isCommitment(cm[k]) }
+	for k := range cm {
+		if valid(k) {
+			continue
 		}
+		// Report the first bad member in sorted order, so that the error
+		// does not depend on map iteration.
+		for _, k := range sortedKeys(cm) {
+			if !committable(c, k) {
+				v.fail("/commitments", "%q is not a field this receipt can commit", k)
+			} else if !isCommitment(cm[k]) {
+				v.fail("/commitments/"+escapePointer(k), "%q is not \"sha256:\" + the unpadded base64url of a SHA-256", cm[k])
+			}
+		}
+		break
 	}
 	need := func(field string, required bool, why string) {
 		_, has := cm[field]
@@ -413,7 +430,9 @@ func (v *checker) classification(k *Classification) {
 		v.date("/classification/rate_effective_from", k.RateEffectiveFrom)
 	}
 	for i, r := range k.Reasons {
-		v.nonEmpty(fmt.Sprintf("/classification/reasons/%d", i), r)
+		if r == "" {
+			v.fail("/classification/reasons/"+strconv.Itoa(i), "missing")
+		}
 	}
 }
 
