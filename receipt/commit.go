@@ -115,15 +115,30 @@ func isCommitment(s string) bool {
 		return false
 	}
 	for i := 0; i < len(b64); i++ {
-		if strings.IndexByte(b64URLAlphabet, b64[i]) < 0 {
+		if b64URLValue(b64[i]) < 0 {
 			return false
 		}
 	}
-	return strings.IndexByte(b64URLAlphabet, b64[42])&3 == 0
+	return b64URLValue(b64[42])&3 == 0
 }
 
-// b64URLAlphabet is the base64url alphabet (RFC 4648 §5), in value order.
-const b64URLAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+// b64URLValue is the value of a base64url character (RFC 4648 §5), -1 for
+// any other byte.
+func b64URLValue(c byte) int {
+	switch {
+	case c >= 'A' && c <= 'Z':
+		return int(c - 'A')
+	case c >= 'a' && c <= 'z':
+		return int(c-'a') + 26
+	case c >= '0' && c <= '9':
+		return int(c-'0') + 52
+	case c == '-':
+		return 62
+	case c == '_':
+		return 63
+	}
+	return -1
+}
 
 // VerifyOpening checks that o opens the commitment c holds for o.Field: the
 // receipt commits that field, and the value and salt hash to the commitment.

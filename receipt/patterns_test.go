@@ -4,7 +4,10 @@ import (
 	"encoding/base64"
 	"math/rand/v2"
 	"regexp"
+	"strconv"
 	"testing"
+
+	"github.com/shopspring/decimal"
 )
 
 // patternRegexps are the regular expressions the hand-written matchers of
@@ -117,4 +120,42 @@ func FuzzStrictBase64(f *testing.F) {
 			t.Fatalf("std %q: strict %v, canonical %v", s, err, canonical)
 		}
 	})
+}
+
+// TestAddsUpAgreesWithDecimal holds the 64-bit fast path of addsUp to
+// decimal.Decimal arithmetic, across the boundary where it gives up.
+func TestAddsUpAgreesWithDecimal(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	num := func() string {
+		s := strconv.FormatInt(r.Int64N(1_000_000_000), 10)
+		s = s[:1+r.IntN(len(s))]
+		if len(s) > 1 && s[0] == '0' {
+			s = s[1:]
+		}
+		if r.IntN(2) == 0 {
+			f := strconv.FormatInt(r.Int64N(1_000_000_000_000), 10)
+			s += "." + f[:1+r.IntN(len(f))]
+		}
+		if r.IntN(4) == 0 && s != "0" {
+			s = "-" + s
+		}
+		return s
+	}
+	for range 20000 {
+		n, vat := num(), num()
+		sum := decimal.RequireFromString(n).Add(decimal.RequireFromString(vat))
+		gross := sum.String()
+		if r.IntN(2) == 0 {
+			gross = sum.Add(decimal.New(1, -12)).String()
+		}
+		if !patExact(n) || !patExact(vat) || !patExact(gross) {
+			continue
+		}
+		v := &checker{}
+		v.addsUp("/fx", amount{"gross", gross}, amount{"net", n}, amount{"vat", vat})
+		want := decimal.RequireFromString(n).Add(decimal.RequireFromString(vat)).Equal(decimal.RequireFromString(gross))
+		if (v.err == nil) != want {
+			t.Fatalf("%s + %s = %s: checker %v, decimal %v", n, vat, gross, v.err, want)
+		}
+	}
 }

@@ -175,9 +175,45 @@ func (v *checker) v3Only(field string, present bool) {
 }
 
 func (v *checker) date(field, s string) {
-	if _, err := time.Parse(time.DateOnly, s); err != nil {
+	if !isDate(s) {
 		v.fail(field, "%q is not a date YYYY-MM-DD", s)
 	}
+}
+
+func isDate(s string) bool {
+	_, err := time.Parse(time.DateOnly, s)
+	return err == nil
+}
+
+// patNonEmpty accepts any non-empty string.
+var patNonEmpty pattern = func(s string) bool { return s != "" }
+
+// scaled12 reads a decimal string that passed patMoney2 or patExact (at
+// most 12 decimals) as an integer count of 10⁻¹² units, false when it does
+// not fit in 64 bits.
+func scaled12(s string) (int64, bool) {
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	intPart, frac, _ := strings.Cut(s, ".")
+	if len(frac) > 12 || len(intPart)+12 > 18 {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(intPart); i++ {
+		n = n*10 + int64(intPart[i]-'0')
+	}
+	for i := range 12 {
+		n *= 10
+		if i < len(frac) {
+			n += int64(frac[i] - '0')
+		}
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }
 
 // instant requires an RFC 3339 time in UTC ("Z"): service-spec conventions,
@@ -512,15 +548,19 @@ func (v *checker) conversion(c conversion, pair, settled string) {
 	if c.amountUSDC != settled {
 		v.fail(c.prefix+"/amount_usdc", "%q differs from /settlement/amount_usdc %q", c.amountUSDC, settled)
 	}
-	v.match(c.prefix+"/usdc_usd_rate", c.usdcUSDRate, patRate, "a decimal string")
-	v.nonEmpty(c.prefix+"/usdc_usd_source", c.usdcUSDSource)
-	r, rp := c.rate, c.prefix+"/"+c.rateMember
-	v.match(rp+"/raw", r.Raw, patRate, "a decimal string")
-	v.date(rp+"/rate_date", r.RateDate)
-	v.date(rp+"/requested_date", r.RequestedDate)
-	v.nonEmpty(rp+"/policy", r.Policy)
-	v.nonEmpty(rp+"/source", r.Source)
-	v.nonEmpty(c.prefix+"/rounding", c.rounding)
+	v.matchIn(c.prefix, "usdc_usd_rate", c.usdcUSDRate, patRate, "a decimal string", false)
+	v.matchIn(c.prefix, "usdc_usd_source", c.usdcUSDSource, patNonEmpty, "a source", false)
+	r := c.rate
+	ok := patRate(r.Raw) && isDate(r.RateDate) && isDate(r.RequestedDate) && r.Policy != "" && r.Source != ""
+	if !ok {
+		rp := c.prefix + "/" + c.rateMember
+		v.match(rp+"/raw", r.Raw, patRate, "a decimal string")
+		v.date(rp+"/rate_date", r.RateDate)
+		v.date(rp+"/requested_date", r.RequestedDate)
+		v.nonEmpty(rp+"/policy", r.Policy)
+		v.nonEmpty(rp+"/source", r.Source)
+	}
+	v.matchIn(c.prefix, "rounding", c.rounding, patNonEmpty, "a rounding rule", false)
 	const money2 = "an amount with 2 decimals"
 	v.matchIn(c.prefix, c.gross.member, c.gross.value, patMoney2, money2, false)
 	v.matchIn(c.prefix, c.net.member, c.net.value, patMoney2, money2, true)
@@ -550,8 +590,21 @@ func (v *checker) addsUp(prefix string, gross, net, vat amount) {
 		v.fail(prefix, "%s and %s must be both present or both absent", net.member, vat.member)
 	}
 	if v.err == nil && net.value != "" && gross.value != "" {
-		g, n, t := decimal.RequireFromString(gross.value), decimal.RequireFromString(net.value), decimal.RequireFromString(vat.value)
-		if !n.Add(t).Equal(g) {
+		// Exact integer arithmetic on the amounts scaled to 12 decimals
+		// when they fit in 64 bits (every realistic amount), decimal.Decimal
+		// otherwise.
+		g, ok1 := scaled12(gross.value)
+		n, ok2 := scaled12(net.value)
+		t, ok3 := scaled12(vat.value)
+		if ok1 && ok2 && ok3 {
+			// |n|, |t| < 10¹⁸: the sum cannot overflow.
+			if n+t != g {
+				v.fail(prefix, "%s %s + %s %s != %s %s", net.member, net.value, vat.member, vat.value, gross.member, gross.value)
+			}
+			return
+		}
+		g2, n2, t2 := decimal.RequireFromString(gross.value), decimal.RequireFromString(net.value), decimal.RequireFromString(vat.value)
+		if !n2.Add(t2).Equal(g2) {
 			v.fail(prefix, "%s %s + %s %s != %s %s", net.member, net.value, vat.member, vat.value, gross.member, gross.value)
 		}
 	}

@@ -78,6 +78,14 @@ func TestSignRefusesInvalidClaims(t *testing.T) {
 		{"fx net without vat", func(c *Claims) { c.FX.VATEUR = "" }, "/fx"},
 		{"fx net + vat != gross", func(c *Claims) { c.FX.VATEUR = "1.73" }, "/fx"},
 		{"fx pending without net and vat", func(c *Claims) { c.FX.NetEUR, c.FX.VATEUR = "", "" }, ""},
+		{"fx large amounts add up (decimal path)", func(c *Claims) {
+			c.Settlement.AmountUSDC, c.FX.AmountUSDC = "1445811.000000", "1445811.000000"
+			c.FX.GrossEUR, c.FX.NetEUR, c.FX.VATEUR = "1234567.89", "1028806.58", "205761.31"
+		}, ""},
+		{"fx large amounts do not add up", func(c *Claims) {
+			c.FX.GrossEUR, c.FX.NetEUR, c.FX.VATEUR = "1234567.89", "1028806.58", "205761.30"
+		}, "/fx"},
+		{"fx zero net, negative vat", func(c *Claims) { c.FX.GrossEUR, c.FX.NetEUR, c.FX.VATEUR = "-1.00", "0.00", "-1.00" }, ""},
 		{"fx_gbp on v1", func(c *Claims) { c.FXGBP = sampleClaimsV2(0).FXGBP }, "/fx_gbp"},
 		{"credit with negative amounts", func(c *Claims) {
 			c.Supersedes = "rcpt_x402-earlier"
