@@ -381,3 +381,24 @@ func FuzzDecodePayload(f *testing.F) {
 		}
 	})
 }
+
+// FuzzNewVerifier: any key set and log key text either make a Verifier or
+// fail with a *VerifyError at the jwks or log-key step; never a panic.
+func FuzzNewVerifier(f *testing.F) {
+	fx := newFixture(f)
+	f.Add(fx.jwks(f), fx.log.vkey)
+	f.Add([]byte(`{"keys":[]}`), "")
+	f.Add(fx.jwks(f), "ledger.example/fiscal402+22b2ed1b+AQ")
+	f.Fuzz(func(t *testing.T, jwks []byte, vkey string) {
+		v, err := NewVerifier(jwks, vkey)
+		if err != nil {
+			if s := stepOf(err); s != StepJWKS && s != StepLogKey {
+				t.Fatalf("step %q (%v)", s, err)
+			}
+			return
+		}
+		if v == nil {
+			t.Fatal("nil Verifier without error")
+		}
+	})
+}

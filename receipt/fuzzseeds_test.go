@@ -60,6 +60,8 @@ func fuzzSeeds(t testing.TB) map[string]map[string][]any {
 	add("FuzzParseCheckpoint", "extension", "example.com/fancylog\n109482\nsFodV/vSp5O8n9a8QpW6PRY97tfOSW5bsc2Xl/EQi08=\nextension\n")
 
 	add("FuzzParseKeySet", "fixture", fx.jwks(t))
+	add("FuzzNewVerifier", "fixture", fx.jwks(t), fx.log.vkey)
+	add("FuzzNewVerifier", "empty-log-key", fx.jwks(t), "")
 	add("FuzzParseKeySet", "private-d", []byte(strings.Replace(string(fx.jwks(t)), `"kty"`, `"d":"nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A","kty"`, 1)))
 	add("FuzzParseKeySet", "rotated", []byte(`{"keys":[{"kty":"OKP","crv":"Ed25519","x":"iojj3XQJ8ZX9UtstPLpdcspnCb8dlBIb83SIAbQPb1w","kid":"UDDReOZl1ipXAfp9wYsm13sDBMK5og--QWdBjzuf6o4","use":"sig","nbf":1,"exp":2,"revoked":true},{"kid":"b","kty":"OKP","nbf":2}]}`))
 
