@@ -1,21 +1,139 @@
 package receipt
 
-import "testing"
+import (
+	"crypto/ed25519"
+	"testing"
 
-// BenchmarkVerify is the auditor's hot path: one receipt of a five-entry
-// log, JWKS and log key parsed on every call as Verify does.
+	"golang.org/x/mod/sumdb/note"
+)
+
+// benchReceipts is a five-entry log holding one receipt of each version the
+// benchmarks verify: v1 at index 1, v2 at 2, v3 at 3.
+type benchReceipts struct {
+	f          *fixture
+	jwks       []byte
+	v1, v2, v3 []byte
+	openings   []Opening
+}
+
+func newBenchReceipts(b *testing.B) *benchReceipts {
+	f := newFixture(b)
+	pub, openings := conceal(b, sampleClaimsV3Clear(3), 3)
+	rs := f.issue(b, sampleClaims(0), sampleClaims(1), sampleClaimsV2(2), pub, sampleClaims(4))
+	return &benchReceipts{f: f, jwks: f.jwks(b), v1: rs[1], v2: rs[2], v3: rs[3], openings: openings}
+}
+
+// BenchmarkVerify is the auditor's hot path for a 1.0.0 receipt: the JWKS
+// and the log key are parsed on every call, as Verify does.
 func BenchmarkVerify(b *testing.B) {
-	s := newTamperSet(b)
-	jwks := s.f.jwks(b)
+	r := newBenchReceipts(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Verify(s.rs[1], jwks, s.f.log.vkey); err != nil {
+		if _, err := Verify(r.v1, r.jwks, r.f.log.vkey); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-// BenchmarkSign is the service's hot path: check, encode and sign claims.
+// BenchmarkVerifyV2 is BenchmarkVerify for a 2.0.0 receipt.
+func BenchmarkVerifyV2(b *testing.B) {
+	r := newBenchReceipts(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Verify(r.v2, r.jwks, r.f.log.vkey); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkVerifyV3 is BenchmarkVerify for a 3.0.0 receipt (issue 22's
+// target: ≤ 170 µs).
+func BenchmarkVerifyV3(b *testing.B) {
+	r := newBenchReceipts(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Verify(r.v3, r.jwks, r.f.log.vkey); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkVerifierV3 verifies with the key set and log key parsed once,
+// as an auditor checking many receipts does.
+func BenchmarkVerifierV3(b *testing.B) {
+	r := newBenchReceipts(b)
+	v, err := NewVerifier(r.jwks, r.f.log.vkey)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := v.Verify(r.v3); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkVerifierV3Openings adds the check of every opening (12 SHA-256)
+// and the reveal.
+func BenchmarkVerifierV3Openings(b *testing.B) {
+	r := newBenchReceipts(b)
+	v, err := NewVerifier(r.jwks, r.f.log.vkey)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := v.Verify(r.v3, r.openings...); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkVerifyFloor is what no verifier of this format can avoid: the
+// two Ed25519 verifications (the JWS, the checkpoint note) over the same
+// bytes. Verify's cost above it is parsing, hashing and checking.
+func BenchmarkVerifyFloor(b *testing.B) {
+	r := newBenchReceipts(b)
+	doc, err := parseReceipt(r.v3)
+	if err != nil {
+		b.Fatal(err)
+	}
+	parts, _ := splitJWSBytes(doc.jws)
+	pub := r.f.signer.PublicKey()
+	_, _, cp, _ := ParseTlogProof(doc.tlogProof)
+	text, _, _ := splitNote(cp)
+	_, sigLines, _ := splitNote(cp)
+	sig, _ := decodeB64StdStrict(sigLines[0][len("— ")+len(testOrigin)+1:])
+	logPub := logPublicKey(b, r.f.log.vkey)
+	signingInput := doc.jws[:parts.signingInputLen]
+	b.ResetTimer()
+	for b.Loop() {
+		if !ed25519.Verify(pub, signingInput, parts.signature) || !ed25519.Verify(logPub, text, sig[4:]) {
+			b.Fatal("floor: signature")
+		}
+	}
+}
+
+// logPublicKey extracts the Ed25519 key of a note verifier key.
+func logPublicKey(t testing.TB, vkey string) ed25519.PublicKey {
+	t.Helper()
+	if _, err := note.NewVerifier(vkey); err != nil {
+		t.Fatal(err)
+	}
+	i := len(vkey) - 1
+	for vkey[i] != '+' {
+		i--
+	}
+	raw, err := decodeB64StdStrict(vkey[i+1:])
+	if err != nil || len(raw) != 33 {
+		t.Fatalf("log key %q", vkey)
+	}
+	return ed25519.PublicKey(raw[1:])
+}
+
+// BenchmarkSign is the service's hot path for a 1.0.0 receipt: check,
+// encode and sign claims.
 func BenchmarkSign(b *testing.B) {
 	f := newFixture(b)
 	c := sampleClaims(0)
@@ -27,12 +145,41 @@ func BenchmarkSign(b *testing.B) {
 	}
 }
 
+// BenchmarkSignV3 signs concealed 3.0.0 claims: the work the engine does in
+// the caller's goroutine, before the committer.
+func BenchmarkSignV3(b *testing.B) {
+	f := newFixture(b)
+	c, _ := conceal(b, sampleClaimsV3Clear(0), 1)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := f.signer.Sign(c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkConcealSignV3 is Conceal (12 salts from crypto/rand, 12
+// commitments) and Sign together: the whole receipt work per record.
+func BenchmarkConcealSignV3(b *testing.B) {
+	f := newFixture(b)
+	clear := sampleClaimsV3Clear(0)
+	b.ReportAllocs()
+	for b.Loop() {
+		c, _, err := Conceal(clear, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := f.signer.Sign(c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkAssemble is the read path of GET /v1/receipts/{id}.
 func BenchmarkAssemble(b *testing.B) {
 	f := newFixture(b)
 	f.issue(b, sampleClaims(0), sampleClaims(1), sampleClaims(2))
-	c := sampleClaims(3)
-	c.Log = LogRef{Origin: testOrigin, Index: f.log.size}
+	c, _ := conceal(b, sampleClaimsV3Clear(3), 3)
 	jws, err := f.signer.Sign(c)
 	if err != nil {
 		b.Fatal(err)

@@ -10,17 +10,25 @@ const (
 	// SpecV2 is the experimental receipt format: UK VAT, JWS alg "Ed25519"
 	// (RFC 9864), optional sterling figures. It may change before it is frozen.
 	SpecV2 = "service.receipt/2.0.0"
+	// SpecV3 is the receipt format the engine issues for new receipts of
+	// both jurisdictions: personal data only as salted commitments, the log
+	// position outside the signature (bound by the inclusion proof), exact
+	// figures beside the rounded ones, and an optional conversion to the
+	// taxing state's currency. doc.go "# Version 3.0.0" says why.
+	SpecV3 = "service.receipt/3.0.0"
 
 	// TypeV1 is the JWS "typ" header of a SpecV1 receipt (RFC 7515 §4.1.9).
 	TypeV1 = "service.receipt+jws"
 	// TypeV2 is the JWS "typ" header of a SpecV2 receipt.
 	TypeV2 = "service.receipt.v2+jws"
+	// TypeV3 is the JWS "typ" header of a SpecV3 receipt.
+	TypeV3 = "service.receipt.v3+jws"
 
 	// AlgEdDSA is the JWS alg of SpecV1 receipts (RFC 8037 §3.1). RFC 9864
 	// deprecates it as polymorphic, but it is what every JOSE library of
 	// 2026 implements, and for an OKP Ed25519 key it means exactly Ed25519.
 	AlgEdDSA = "EdDSA"
-	// AlgEd25519 is the JWS alg of SpecV2 receipts (RFC 9864 §2).
+	// AlgEd25519 is the JWS alg of SpecV2 and SpecV3 receipts (RFC 9864 §2).
 	AlgEd25519 = "Ed25519"
 )
 
@@ -39,7 +47,8 @@ const SandboxWatermark = "SANDBOX: not a fiscal record, not valid for tax purpos
 
 // Jurisdictions (Claims.Jurisdiction). Which spec version may carry which
 // jurisdiction follows the service spec's jurisdiction table: eu-vat has
-// receipt_v1 supported and receipt_v2 unsupported; uk-vat the reverse.
+// receipt_v1 supported and receipt_v2 unsupported; uk-vat the reverse;
+// receipt_v3 serves both.
 const (
 	JurisdictionEUVAT = "eu-vat"
 	JurisdictionUKVAT = "uk-vat"
@@ -64,6 +73,13 @@ const (
 // Claims is the signed payload of a receipt. It is serialised with
 // encoding/json in struct field order: snake_case members, every amount and
 // rate a decimal string, optional sections omitted when absent.
+//
+// A SpecV3 receipt is written from a Claims value in a form of its own
+// (doc.go "# Version 3.0.0"): its personal fields (the ones Conceal moves)
+// are empty and stand as commitments in Commitments, and Log.Index is not
+// signed; Verify sets it from the inclusion proof. RecordSHA256,
+// LocationEvidence, FXTaxCurrency, Commitments and the exact FX figures are
+// SpecV3 members, refused in the older versions.
 type Claims struct {
 	Spec           string          `json:"spec"`
 	ReceiptID      string          `json:"receipt_id"`
@@ -84,9 +100,16 @@ type Claims struct {
 	Classification *Classification `json:"classification,omitempty"`
 	FX             *FX             `json:"fx,omitempty"`
 	FXGBP          *FXGBP          `json:"fx_gbp,omitempty"`
+	FXTaxCurrency  *FXTaxCurrency  `json:"fx_tax_currency,omitempty"`
 	Invoice        *Invoice        `json:"invoice,omitempty"`
 	Fee            *Fee            `json:"fee,omitempty"`
-	Log            LogRef          `json:"log"`
+	// RecordSHA256 is the lower-case hex SHA-256 of the record document
+	// exactly as stored (SpecV3; committed, never signed in clear).
+	RecordSHA256 string `json:"record_sha256,omitempty"`
+	// Commitments maps the JSON pointer of each personal field to its
+	// commitment, "sha256:" + base64url (SpecV3; see Commit).
+	Commitments map[string]string `json:"commitments,omitempty"`
+	Log         LogRef            `json:"log"`
 }
 
 // Settlement is the settled payment as submitted (and, when Chain says so,
@@ -132,7 +155,32 @@ type Buyer struct {
 	VATNumber  string         `json:"vat_number,omitempty"`
 	Name       string         `json:"name,omitempty"`
 	Registry   *RegistryProof `json:"registry,omitempty"`
+	// LocationEvidence lists the items of evidence of the customer's
+	// location the merchant relied on (SpecV3 only).
+	LocationEvidence []LocationEvidence `json:"location_evidence,omitempty"`
 }
+
+// LocationEvidence is one item of evidence of where the customer is
+// (Art. 24b and 24f Implementing Regulation (EU) No 282/2011): its kind and
+// the country it points to stay in clear, its value (the address, IP
+// address, bank or SIM data itself) is committed in a SpecV3 receipt.
+type LocationEvidence struct {
+	Kind    string `json:"kind"`
+	Country string `json:"country,omitempty"`
+	Value   string `json:"value,omitempty"`
+}
+
+// Evidence kinds of Art. 24f Implementing Regulation (EU) No 282/2011
+// (points (a) to (f)). A receipt may name other kinds; these are the ones
+// the regulation lists.
+const (
+	EvidenceBillingAddress    = "billing_address"     // (a) the customer's billing address
+	EvidenceIPAddress         = "ip_address"          // (b) the IP address of the device used
+	EvidenceBankDetails       = "bank_details"        // (c) location of the bank / billing address the bank holds
+	EvidenceSIMCountryCode    = "sim_country_code"    // (d) mobile country code of the SIM card
+	EvidenceFixedLineLocation = "fixed_line_location" // (e) location of the fixed land line
+	EvidenceOther             = "other"               // (f) other commercially relevant information
+)
 
 // RegistryProof is the answer of a VAT-number registry (VIES, HMRC) that the
 // classification relied on (DESIGN: "the VIES proof ... kept on the record").
@@ -172,6 +220,11 @@ type FX struct {
 	GrossEUR      string `json:"gross_eur"`
 	NetEUR        string `json:"net_eur,omitempty"`
 	VATEUR        string `json:"vat_eur,omitempty"`
+	// The unrounded figures (SpecV3 only): decimal strings with at most
+	// 12 decimals, net + vat = gross exactly.
+	GrossEURExact string `json:"gross_eur_exact,omitempty"`
+	NetEURExact   string `json:"net_eur_exact,omitempty"`
+	VATEURExact   string `json:"vat_eur_exact,omitempty"`
 	Rounding      string `json:"rounding"`
 }
 
@@ -189,6 +242,27 @@ type FXGBP struct {
 	Rounding      string `json:"rounding"`
 }
 
+// FXTaxCurrency is the conversion of a SpecV3 receipt to the national
+// currency of the taxing state, in which the VAT payable must be expressed
+// (Art. 230 Directive 2006/112/EC, with the conversion of Art. 91(2)); it
+// generalises SpecV2's FXGBP (sterling for UK VAT). USDPerUnit is US
+// dollars per one unit of Currency.
+type FXTaxCurrency struct {
+	Currency      string `json:"currency"`
+	Pair          string `json:"pair"`
+	AmountUSDC    string `json:"amount_usdc"`
+	USDCUSDRate   string `json:"usdc_usd_rate"`
+	USDCUSDSource string `json:"usdc_usd_source"`
+	USDPerUnit    FXRate `json:"usd_per_unit"`
+	Gross         string `json:"gross"`
+	Net           string `json:"net,omitempty"`
+	VAT           string `json:"vat,omitempty"`
+	GrossExact    string `json:"gross_exact,omitempty"`
+	NetExact      string `json:"net_exact,omitempty"`
+	VATExact      string `json:"vat_exact,omitempty"`
+	Rounding      string `json:"rounding"`
+}
+
 // FXRate is one published reference rate and how it was chosen.
 type FXRate struct {
 	Raw           string `json:"raw"`
@@ -199,7 +273,8 @@ type FXRate struct {
 	Snapshot      string `json:"snapshot,omitempty"`
 }
 
-// Invoice binds the receipt to the exact bytes of the UBL document.
+// Invoice binds the receipt to the exact bytes of the UBL document. In a
+// SpecV3 receipt the hash is committed, not signed in clear.
 type Invoice struct {
 	ID        string `json:"id"`
 	UBLSHA256 string `json:"ubl_sha256"`
@@ -213,7 +288,8 @@ type Fee struct {
 	Label      string `json:"label,omitempty"`
 }
 
-// LogRef names the Merkle log entry whose leaf is this receipt's JWS.
+// LogRef names the Merkle log entry whose leaf is this receipt's JWS. A
+// SpecV3 receipt signs only Origin; Verify fills Index from the proof.
 type LogRef struct {
 	Origin string `json:"origin"`
 	Index  int64  `json:"index"`

@@ -5,17 +5,18 @@
 // service made of one settled payment, and proves that this statement sits
 // at a given index of the service's append-only log. Anyone can check both
 // with three inputs and no network: the receipt document, the receipt key
-// set (JWKS, GET /.well-known/jwks.json) and the log's verifier key. This
-// page is the specification of the format service.receipt/1.0.0 (frozen)
-// and service.receipt/2.0.0 (experimental). A breaking change gets a new
-// spec version (service-spec §9); fields are deprecated, never renamed.
+// set (JWKS, GET /.well-known/jwks.json) and the log's verifier key (GET
+// /.well-known/log-key). This page is the specification of the formats
+// service.receipt/1.0.0 (frozen), 2.0.0 (experimental) and 3.0.0 (issued
+// for new receipts). A breaking change gets a new spec version
+// (service-spec §9); fields are deprecated, never renamed.
 //
 // # Wire format
 //
 // The document served at GET /v1/receipts/{id} is a JSON object with exactly
-// these members (Receipt):
+// these members (Receipt), in every version:
 //
-//	spec        string  "service.receipt/1.0.0" or "service.receipt/2.0.0"; equals claims.spec
+//	spec        string  "service.receipt/1.0.0", "…/2.0.0" or "…/3.0.0"; equals claims.spec
 //	id          string  the receipt id, "rcpt_" + event id; equals claims.receipt_id
 //	claims      object  a readable copy of the signed payload; must equal it as JSON
 //	jws         string  compact JWS (RFC 7515 §7.1) over the claims; the Merkle log leaf
@@ -28,18 +29,22 @@
 //
 //	1.0.0  {"alg":"EdDSA","kid":<kid>,"typ":"service.receipt+jws"}
 //	2.0.0  {"alg":"Ed25519","kid":<kid>,"typ":"service.receipt.v2+jws"}
+//	3.0.0  {"alg":"Ed25519","kid":<kid>,"typ":"service.receipt.v3+jws"}
 //
 // alg EdDSA is RFC 8037 §3.1; Ed25519 is its fully specified name from RFC
 // 9864 §2, which deprecates EdDSA. For an OKP Ed25519 key both mean the same
-// algorithm, so a verifier accepts either with either version; typ must be
+// algorithm, so a verifier accepts either with any version; typ must be
 // the version's. kid is the RFC 7638 thumbprint of the signing key (SHA-256
 // over {"crv":"Ed25519","kty":"OKP","x":…}, base64url). The payload is the
 // UTF-8 JSON of the claims, written by encoding/json in the field order of
-// Claims. All three parts are unpadded base64url in their one canonical
-// spelling (no padding, no line breaks, zero trailing bits). Checking the
-// signature needs no JOSE library: it is an Ed25519 signature (RFC 8032) by
-// the key over the ASCII bytes of header "." payload, exactly as they appear
-// in the jws string.
+// Claims (3.0.0: of the member list in "# Version 3.0.0"). All three parts
+// are unpadded base64url in their one canonical spelling (no padding, no
+// line breaks, zero trailing bits). Checking the signature needs no JOSE
+// library: it is an Ed25519 signature (RFC 8032) by the key over the ASCII
+// bytes of header "." payload, exactly as they appear in the jws string.
+// Sign writes exactly these bytes itself (the header is fixed per key and
+// version, the payload is marshalled once); the 1.0.0 and 2.0.0 test
+// vectors, first written with go-jose, are reproduced byte for byte.
 //
 // tlog_proof follows c2sp.org/tlog-proof (research §2.2):
 //
@@ -65,10 +70,14 @@
 // The claims are a JSON object. Types: "string", "int" (a JSON integer),
 // "bool", "decimal" (a decimal STRING: digits, optional '.' and digits, no
 // exponent; never a JSON number), "money" (a decimal string with exactly two
-// decimals, may be negative), "usdc" (a non-negative decimal string with at
-// most six decimals, USDC having 6), "date" (YYYY-MM-DD), "time" (RFC 3339
-// in UTC, ending in Z), "country" (ISO 3166-1 alpha-2, upper case). A member
-// marked "optional" is omitted when absent, never null or "". Top level:
+// decimals, may be negative), "exact" (3.0.0: a decimal string with at most
+// twelve decimals, may be negative: an unrounded amount), "usdc" (a
+// non-negative decimal string with at most six decimals, USDC having 6),
+// "date" (YYYY-MM-DD), "time" (RFC 3339 in UTC, ending in Z), "country"
+// (ISO 3166-1 alpha-2, upper case), "currency" (ISO 4217 alphabetic code,
+// upper case), "commitment" (see "# Commitments"). A member marked
+// "optional" is omitted when absent, never null or "". Top level of 1.0.0
+// and 2.0.0 (3.0.0 differs as "# Version 3.0.0" says):
 //
 //	spec             string    SpecV1 or SpecV2
 //	receipt_id       string    "rcpt_" + event_id
@@ -82,7 +91,7 @@
 //	ruleset          string    ruleset version, "<jurisdiction>-…", e.g. "eu-vat-oss-2026.09"
 //	review_status    string    "PROCESSED" or "PENDING_MANUAL_REVIEW"
 //	review_reasons   [string]  present exactly when PENDING_MANUAL_REVIEW: why
-//	supersedes       string    optional: id of the receipt this one amends
+//	supersedes       string    optional: id of the receipt this one amends (of any version)
 //	settlement       object    the payment (below)
 //	seller           object    legal_name string; vat_number string optional; country country
 //	buyer            object    merchant-attested, all optional (below)
@@ -138,27 +147,205 @@
 // to judge. Sign refuses claims that break these rules (*ClaimsError with a
 // JSON pointer), so the service never issues a receipt Verify rejects.
 //
+// # Version 3.0.0
+//
+// service.receipt/3.0.0 serves both jurisdictions (eu-vat and uk-vat) and
+// is what the engine issues for new receipts. It answers three issues: the
+// public receipt must not show personal data or have a guessable id (19),
+// the receipt must be signable before its log position is known (22), and
+// amounts need their exact values beside the rounded ones. Its payload is
+// the 1.0.0 claims with these differences (the Go view is still Claims;
+// the signed form is written from a narrower struct, so a personal field
+// cannot be signed in clear by mistake):
+//
+//	spec             string    SpecV3; JWS typ TypeV3, alg Ed25519 (EdDSA accepted)
+//	event_id         string    "x402-" + 32..128 of [0-9A-Za-z_-]: room for ≥ 128 bits, see "Ids"
+//	jurisdiction     string    "eu-vat" or "uk-vat"
+//	settlement       object    without tx_hash, log_index, payer, receiver (committed)
+//	settlement.chain object    without block_number, block_hash (committed)
+//	buyer            object    country country optional; registry {registry, status, checked_at}
+//	                           optional (number and request_identifier committed);
+//	                           location_evidence optional, below; name, postal_code,
+//	                           vat_number committed, never in clear
+//	fx               object    as 1.0.0, plus gross_eur_exact exact optional, and
+//	                           net_eur_exact, vat_eur_exact exact (both or neither, only with
+//	                           gross_eur_exact and net_eur), net + vat = gross exactly
+//	fx_tax_currency  object    optional, below; replaces 2.0.0's fx_gbp (refused in 3.0.0)
+//	invoice          object    optional: id string only (the UBL hash is committed)
+//	commitments      object    JSON pointer → commitment, see "# Commitments"
+//	log              object    origin string only: the index is not signed
+//
+// The member order of the payload is: spec, receipt_id, event_id, iat, iss,
+// environment, watermark, custody, jurisdiction, ruleset, review_status,
+// review_reasons, supersedes, settlement {protocol, network, asset,
+// asset_contract, amount_usdc, timestamp, scheme, chain {verification,
+// block_time, confirmations, finalized}}, seller, buyer {country, registry,
+// location_evidence}, classification, fx, fx_tax_currency, invoice, fee,
+// commitments (members sorted), log {origin}.
+//
+// location_evidence is a list of the items of evidence of the customer's
+// location the merchant relied on (Art. 24b and 24f Implementing Regulation
+// (EU) No 282/2011): each {kind string, country country}, kind lower-case
+// [a-z][a-z0-9_]*, e.g. billing_address, ip_address, bank_details,
+// sim_country_code, fixed_line_location, other (Art. 24f (a) to (f)). The
+// kinds and countries stay in clear, so an auditor sees two
+// non-contradictory items; each item's value (the address, the IP address)
+// is committed at /buyer/location_evidence/<i>/value.
+//
+// fx_tax_currency is the conversion to the national currency of the taxing
+// state, in which the VAT payable must be expressed (Art. 230 Directive
+// 2006/112/EC, converted by the mechanism of Art. 91(2)): currency currency
+// (not "EUR": euro figures are fx), pair "USDC/" + currency, amount_usdc,
+// usdc_usd_rate, usdc_usd_source as in fx, usd_per_unit (the rate object of
+// fx: US dollars per one unit of currency, e.g. the ECB cross rate
+// USD/EUR ÷ PLN/EUR), gross money, net and vat money (both or neither, net
+// + vat = gross), gross_exact, net_exact, vat_exact exact (as in fx),
+// rounding. Every currency that can be due here (BGN, CZK, DKK, GBP, HUF,
+// PLN, RON, SEK) has two decimals in ISO 4217, hence money. For uk-vat it
+// carries the sterling figures (currency "GBP").
+//
+// Why the index is outside the signature. A 1.0.0 payload contains
+// log.index, so it could only be signed inside the ledger's write
+// transaction, after the index was assigned: one Ed25519 signature per
+// record on the single committer. In 3.0.0 everything signed is known
+// before the record enters the committer (the log origin included: it is
+// fixed per log), so the caller's goroutine signs the receipt and the
+// committer only assigns indexes, writes, hashes leaves and signs one
+// checkpoint per commit. The position is still bound, by the log: the
+// inclusion proof leads from SHA-256(0x00 ‖ jws) at the proof's index to
+// the root of a checkpoint the log key signed, and that checkpoint's origin
+// must be claims.log.origin. Verify takes the index from the proof and
+// returns it in Claims.Log.Index.
+//
+// What an attacker can and cannot do with this. Nobody without the receipt
+// key can make a JWS, and nobody without the log key can make a checkpoint,
+// so a valid 3.0.0 receipt still proves that the service signed these
+// claims and that its log holds them under a checkpoint it signed. A proof
+// from another log fails (the origin is signed). What the receipt key alone
+// no longer fixes is the index: whoever holds the log key (the operator, or
+// a thief of both keys) could append one valid JWS twice, at two indexes,
+// and serve either proof. Each proof would verify; the log would then hold
+// two leaves for one receipt id. That is detectable, and auditors must
+// check it: a receipt id is unique within a log (the ledger appends each
+// event once), so a log in which two leaves carry the same receipt_id
+// (LeafReceiptID reads it from a leaf) is inconsistent, and ledger checks
+// and auditor tools that walk the log report it. An auditor who counts
+// receipts counts distinct receipt ids, never leaves. Replaying a JWS
+// changes no fiscal fact: the claims, iat and key window are the signed
+// ones. The 1.0.0 binding was no stronger against the log key's holder, who
+// could equally have withheld or reordered entries before signing
+// checkpoints; consistency between checkpoints (research §2.3) is the
+// defence against a log that rewrites itself, in both versions.
+//
+// Ids. A 3.0.0 receipt id must not be guessable (issue 19): the engine
+// derives the event id as a keyed MAC (HMAC-SHA256 under a server secret of
+// "network:txHash", at least 128 bits) or draws it at random, and the
+// format requires room for 128 bits in hex (32 characters). The format
+// cannot tell a MAC from a plain hash; 1.0.0 ids, which the engine derived
+// from the transaction hash alone, stay valid for 1.0.0 receipts.
+//
+// Content binding. The engine binds the stored record and the UBL invoice
+// to the receipt through the committed fields /record_sha256 (lower-case
+// hex SHA-256 of the record document exactly as stored) and
+// /invoice/ubl_sha256, so it can check the bytes it serves against the
+// leaf. They are committed rather than signed in clear because a plain hash
+// of a document whose other contents are known (amounts, dates, the seller)
+// lets anyone test guesses of its few unknown fields, such as a postal code.
+//
+// # Commitments
+//
+// Each personal field of a 3.0.0 receipt appears in the public claims only
+// as a commitment, in the commitments object under the JSON pointer (RFC
+// 6901) of the field as it would appear in clear:
+//
+//	commitment = "sha256:" + BASE64URL(SHA-256(lp(tag) ‖ lp(field) ‖ lp(salt) ‖ lp(value)))
+//	lp(x)      = 4-byte big-endian length of x ‖ x
+//	tag        = "fiscal402/receipt-commitment/v1" (CommitmentTag), domain separation
+//	field      = the JSON pointer, e.g. "/buyer/name", UTF-8
+//	salt       = 16 to 64 random bytes, fresh for each field of each receipt
+//	value      = the field's value as UTF-8 text; integers in decimal, no leading zeros
+//
+// BASE64URL is unpadded. The committed fields are /settlement/tx_hash,
+// /settlement/log_index, /settlement/payer, /settlement/receiver,
+// /settlement/chain/block_number, /settlement/chain/block_hash,
+// /buyer/name, /buyer/postal_code, /buyer/vat_number,
+// /buyer/registry/number, /buyer/registry/request_identifier,
+// /buyer/location_evidence/<i>/value, /invoice/ubl_sha256 and
+// /record_sha256: the buyer's identity and address, and every identifier
+// that finds the transfer on chain and hence the wallets. tx_hash, payer
+// and receiver are always committed; block_number and block_hash exactly
+// when the chain was verified; registry number exactly with a registry
+// section; ubl_sha256 exactly with an invoice; one value per evidence item;
+// the others when the record has them. In clear stay what an auditor checks
+// the tax by: the buyer's country, evidence kinds and countries, the seller,
+// amounts, rates, VAT, classification, dates and times.
+//
+// The salt makes a commitment hiding (with 128 random bits, testing a
+// guessed value means guessing the salt too) and the hash makes it binding
+// (no second value opens it; the field name is hashed, so a commitment
+// cannot be moved to another field). The service keeps the openings
+// (Conceal returns them) with the private record and hands them only to
+// the account holder, behind the account's API key; the holder decides whom
+// to show which field.
+//
+// Opening a commitment. An opening is {"field", "value", "salt"} (Opening;
+// ParseOpenings reads a JSON array of them). To check one, recompute the
+// commitment from field, value and the decoded salt and compare it with
+// claims.commitments[field] of a receipt that Verify accepted:
+// VerifyOpening does this, Verifier.Verify(receipt, openings...) does it
+// for each and returns the claims with the opened values in place (Reveal),
+// and testdata/verify.mjs does it without Go (a fourth argument, an
+// openings file; or --commit FIELD VALUE SALT to print one commitment).
+// Test vector:
+//
+//	field      /buyer/name
+//	value      Jan Kowalski
+//	salt       AAECAwQFBgcICQoLDA0ODw  (the bytes 00 01 … 0f)
+//	commitment sha256:NfVeraUu7kPBWmXxVEMNdnaWD8H1NyB2Nd5rNiL1ZtA
+//
+// What commitments do not hide. The amount, the network, the asset and the
+// times stay in clear, and a public chain is searchable: someone with a
+// chain index who looks for a transfer of exactly this amount of USDC on
+// this network around settlement.timestamp (or iat) may find it, and with
+// it the wallets. Commitments keep the receipt from stating who paid whom
+// and from being a lookup key; they do not make the payment unlinkable.
+//
 // # Verifying
 //
 // Verify(receiptJSON, jwks, logVerifierKey) checks, in order: the document
 // parses; the JWS is canonical with the header above; the kid names exactly
 // one key in the JWKS, an Ed25519 key whose kid is its own thumbprint, not
-// revoked; the signature; the payload decodes to Claims exactly; the key's
-// window holds nbf ≤ iat < exp; readable claims, spec and id equal the
-// signed ones; the claims follow the rules above; the tlog-proof parses; the
-// checkpoint carries a valid signature by the log key; its origin is
-// claims.log.origin; the proof index is claims.log.index; the proof leads
-// from SHA-256(0x00 ‖ jws) to the checkpoint root.
+// revoked, and the JWKS publishes no private key; the signature; the
+// payload decodes to claims exactly; the key's window holds nbf ≤ iat <
+// exp; readable claims, spec and id equal the signed ones; the claims follow
+// the rules above; the tlog-proof parses; the checkpoint carries a valid
+// signature by the log key; its origin is claims.log.origin; for 1.0.0 and
+// 2.0.0 the proof index is claims.log.index (3.0.0: Verify sets
+// claims.Log.Index to it); the proof leads from SHA-256(0x00 ‖ jws) to the
+// checkpoint root. NewVerifier parses the JWKS and the log key once for
+// many receipts; its Verify also checks openings.
+//
+// Verify decodes the document once: a strict scan that validates the
+// readable claims in place, a decode of the signed payload whose
+// re-encoding must be the payload byte for byte (a payload spelt otherwise
+// is compared as JSON values, so a receipt stays valid if a future
+// encoding/json writes differently), and a byte comparison of the readable
+// claims with the payload that ignores white space between tokens
+// (again with a comparison as JSON values, naming the first difference,
+// when the bytes differ). Its cost is two Ed25519 verifications (the JWS,
+// the checkpoint) plus a few tens of microseconds.
 //
 // testdata/verify.mjs makes the same checks, except the field rules of
-// "# Claims", in under 300 lines of Node.js (18 or later) using only its
+// "# Claims", in some 330 lines of Node.js (18 or later) using only its
 // built-in crypto module: a second implementation that shares no code with
 // this one, and a starting point for auditors working in other languages:
 //
-//	node verify.mjs receipt.json jwks.json "$(cat log.vkey)"
+//	node verify.mjs receipt.json jwks.json "$(cat log.vkey)" [openings.json]
 //
-// The files under testdata/ (receipts of both versions, a pending and a
-// sandbox receipt, their key sets and log keys) are test vectors.
+// The files under testdata/ (receipts of every version, pending and
+// sandbox receipts, openings of two 3.0.0 receipts, key sets and log keys)
+// are test vectors. The 3.0.0 receipts continue the log of the 1.0.0 ones
+// under a later checkpoint, as an auditor would see one log over time.
 //
 // A verified receipt proves that the service signed these claims and logged
 // them at log.index of a tree it committed to. It does not prove that the
@@ -173,9 +360,13 @@
 // while active) and revoked (true for a key that must no longer be trusted).
 // A receipt is valid under a key when nbf ≤ iat < exp; retired keys stay in
 // the set so that receipts stay verifiable for the ten-year OSS retention
-// (research §3.4). Keys carry no alg member because one key signs both
-// versions. Auditors should archive the JWKS and the log verifier key with
-// the receipts.
+// (research §3.4). Keys carry no alg member because one key signs every
+// version. A key set in which any key has a private member (d, p, q, dp,
+// dq, qi, oth, k; RFC 7518 §6, RFC 8037 §2) is refused outright
+// (ErrPrivateKeyPublished): a published private key lets anyone forge
+// receipts, so such a key must be rotated and revoked. Key, the only type
+// key sets are written from, has no member that could carry one. Auditors
+// should archive the JWKS and the log verifier key with the receipts.
 //
 // A Keyring keeps one environment's keys in the data directory:
 // <name>.key (PKCS#8 PEM, mode 0600; a looser mode is refused), and
@@ -201,9 +392,11 @@
 //
 // Sandbox receipts (POST /sandbox/v1/simulate) have environment "sandbox"
 // and the watermark claim, and are signed by the "sandbox" keyring, whose
-// keys never enter the production JWKS: a sandbox receipt verified against
-// the production key set fails at StepKid. A keyring's signer refuses claims
-// of the other environment (ErrWrongEnvironment).
+// keys never enter the production JWKS (they are served at GET
+// /sandbox/v1/jwks.json, the sandbox log key at GET /sandbox/v1/log-key): a
+// sandbox receipt verified against the production key set fails at StepKid,
+// and the message says so. A keyring's signer refuses claims of the other
+// environment (ErrWrongEnvironment).
 //
 // # Version 2.0.0 (experimental)
 //
@@ -212,14 +405,35 @@
 // 9864) and typ "service.receipt.v2+jws"; jurisdiction "uk-vat"; the
 // optional fx_gbp section, and fx being as optional as in 1.0.0 (a UK record
 // needs no EUR figures, and sterling figures are absent when no GBP rate was
-// available). It may change incompatibly until it is frozen.
+// available). 3.0.0 supersedes it for new uk-vat receipts (fx_tax_currency
+// with currency GBP).
+//
+// # Migration
+//
+// Receipts of every version verify forever with the same Verify: a 1.0.0
+// or 2.0.0 receipt already issued is never re-signed, and its test vectors
+// under testdata/ must keep verifying byte for byte. The engine issues
+// 3.0.0 for new receipts of both jurisdictions: it builds the claims in
+// clear as before (Spec SpecV3, RecordSHA256 and LocationEvidence filled),
+// calls Conceal to commit the personal fields (keeping the openings with
+// the private record), signs the result with Keyring.Sign in the request's
+// goroutine, hands the JWS to the committer as the leaf, and calls Assemble
+// with the index the committer assigned. supersedes may name a receipt of
+// any version, so a revision of a 1.0.0 record can be a 3.0.0 receipt.
 //
 // # Errors
 //
 // Verify returns a *VerifyError whose Step (StepSignature, StepInclusion, …)
-// says which check failed; the message says why. Sign returns a *ClaimsError
+// says which check failed; branch on it, never on the text. Field is the
+// JSON pointer of the claim concerned, when there is one. The message (Err)
+// is written for a person: what was found (for a changed claim, the field
+// and both values), what it means (altered after signing, signed by another
+// key, a receipt of the other environment) and what to do (which document
+// to fetch, and where it is published). Sign returns a *ClaimsError
 // (errors.Is ErrInvalidClaims) for claims outside the format, and
-// ErrWrongEnvironment. ParseTlogProof errors match ErrMalformedTlogProof.
+// ErrWrongEnvironment. ParseTlogProof errors match ErrMalformedTlogProof;
+// ParseKeySet's ErrPrivateKeyPublished; VerifyOpening, Reveal and
+// ParseOpenings return an *OpeningError (errors.Is ErrBadOpening).
 // Keyring errors: ErrKeyFileMode, ErrKeyringInconsistent,
 // ErrOutsideKeyWindow, ErrRevokeActive; KeySet.Lookup: ErrUnknownKey.
 //
@@ -227,8 +441,8 @@
 //
 // Ed25519 signatures are deterministic and the payload is json.Marshal of a
 // struct, so the same claims and key always give the same JWS; Assemble's
-// output is a function of its inputs. Nothing here reads a clock: the caller
-// sets iat and passes now and the random source to OpenKeyring and Rotate.
-// Verify compares JSON as values, not bytes, so a receipt stays verifiable if
-// a future encoding/json writes the readable copy differently.
+// output is a function of its inputs; Conceal's is a function of its
+// claims and the bytes its random source yields. Nothing here reads a
+// clock: the caller sets iat and passes now and the random source to
+// OpenKeyring and Rotate.
 package receipt

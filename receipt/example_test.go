@@ -183,3 +183,97 @@ func ExampleParseTlogProof() {
 	// true
 	// true "receipt: malformed tlog-proof: index \"03\" is not a decimal without leading zeros"
 }
+
+// ExampleConceal issues a 3.0.0 receipt as the engine does: claims built in
+// clear, personal fields committed (Conceal), signed before the log position
+// is known, appended, assembled. The auditor verifies the public receipt;
+// the account holder's openings reveal the buyer to whoever they show them.
+func ExampleConceal() {
+	signer, _ := receipt.NewSigner(ed25519.NewKeyFromSeed(bytes.Repeat([]byte{1}, 32)))
+	key, _ := receipt.NewKey(signer.PublicKey(), time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC))
+	jwks, _ := json.Marshal(receipt.KeySet{Keys: []receipt.Key{key}})
+	logSigningKey, logVerifierKey, _ := note.GenerateKey(bytes.NewReader(bytes.Repeat([]byte{7}, 32)), "ledger.example/fiscal402")
+	logSigner, _ := note.NewSigner(logSigningKey)
+
+	clear := exampleClaims(0)
+	clear.Spec = receipt.SpecV3
+	clear.EventID = "x402-3f0d9b2c7a41e6580c1d2e3f4a5b6c7d" // a keyed MAC: unguessable
+	clear.ReceiptID = "rcpt_" + clear.EventID
+	clear.Buyer = receipt.Buyer{Country: "FR", PostalCode: "75011", Name: "Marie Martin"}
+	// A server passes nil (crypto/rand); fixed bytes keep this example stable.
+	public, openings, err := receipt.Conceal(clear, bytes.NewReader(bytes.Repeat([]byte{42}, 1024)))
+	if err != nil {
+		log.Fatal(err)
+	}
+	jws, err := signer.Sign(public) // before the committer: no index in the payload
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	// The committer appends the JWS at the next index (0 here) and signs
+	// one checkpoint for the batch.
+	var stored []tlog.Hash
+	reader := tlog.HashReaderFunc(func(ix []int64) ([]tlog.Hash, error) {
+		out := make([]tlog.Hash, len(ix))
+		for i, x := range ix {
+			out[i] = stored[x]
+		}
+		return out, nil
+	})
+	hashes, _ := tlog.StoredHashes(0, []byte(jws), reader)
+	stored = append(stored, hashes...)
+	root, _ := tlog.TreeHash(1, reader)
+	proof, _ := tlog.ProveRecord(1, 0, reader)
+	checkpoint, _ := note.Sign(&note.Note{Text: "ledger.example/fiscal402\n1\n" + root.String() + "\n"}, logSigner)
+	doc, err := receipt.Assemble(jws, 0, proof, checkpoint)
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	// Auditor: the public receipt has no name, postal code or wallet.
+	v, err := receipt.NewVerifier(jwks, logVerifierKey)
+	if err != nil {
+		log.Fatal(err)
+	}
+	claims, err := v.Verify(doc)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s at index %d, buyer %s, name %q, payer %q\n", claims.Spec, claims.Log.Index, claims.Buyer.Country, claims.Buyer.Name, claims.Settlement.Payer)
+	fmt.Println(len(claims.Commitments), "commitments,", len(openings), "openings kept by the account holder")
+
+	// The holder shows the name: the opening is checked against the receipt.
+	for _, o := range openings {
+		if o.Field == "/buyer/name" {
+			opened, err := v.Verify(doc, o)
+			if err != nil {
+				log.Fatal(err)
+			}
+			fmt.Println("opened:", opened.Buyer.Name)
+			o.Value = "Marie Curie"
+			_, err = v.Verify(doc, o)
+			fmt.Println("forged opening:", err.(*receipt.VerifyError).Step)
+		}
+	}
+	// Output:
+	// service.receipt/3.0.0 at index 0, buyer FR, name "", payer ""
+	// 5 commitments, 5 openings kept by the account holder
+	// opened: Marie Martin
+	// forged opening: opening
+}
+
+// ExampleVerifyOpening checks the test vector of doc.go "# Commitments".
+func ExampleVerifyOpening() {
+	salt, _ := base64.RawURLEncoding.DecodeString("AAECAwQFBgcICQoLDA0ODw")
+	commitment, _ := receipt.Commit("/buyer/name", "Jan Kowalski", salt)
+	fmt.Println(commitment)
+
+	claims := &receipt.Claims{ReceiptID: "rcpt_x", Commitments: map[string]string{"/buyer/name": commitment}}
+	fmt.Println(receipt.VerifyOpening(claims, receipt.Opening{Field: "/buyer/name", Value: "Jan Kowalski", Salt: "AAECAwQFBgcICQoLDA0ODw"}))
+	err := receipt.VerifyOpening(claims, receipt.Opening{Field: "/buyer/name", Value: "Jan Kowalsky", Salt: "AAECAwQFBgcICQoLDA0ODw"})
+	fmt.Println(errors.Is(err, receipt.ErrBadOpening))
+	// Output:
+	// sha256:NfVeraUu7kPBWmXxVEMNdnaWD8H1NyB2Nd5rNiL1ZtA
+	// <nil>
+	// true
+}

@@ -4,33 +4,42 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"golang.org/x/mod/sumdb/note"
 )
 
 var allSteps = []string{
 	StepParse, StepJWKS, StepLogKey, StepJWS, StepAlg, StepTyp, StepKid, StepKeyRevoked, StepSignature,
 	StepPayload, StepKeyWindow, StepClaimsMismatch, StepSpec, StepTlogProof, StepCheckpointSignature,
-	StepCheckpoint, StepOrigin, StepIndex, StepInclusion,
+	StepCheckpoint, StepOrigin, StepIndex, StepInclusion, StepOpening,
 }
 
-// FuzzVerify mutates receipt documents. Whatever the input, Verify must not
-// panic, must fail with a *VerifyError naming a known step, and may succeed
-// only for a JWS that the fixture really signed and logged, returning
-// exactly the claims that were signed (forging is infeasible, so a success
-// on anything else is a verifier bug).
+// FuzzVerify mutates receipt documents of every version. Whatever the
+// input, Verify must not panic, must fail with a *VerifyError naming a
+// known step, and may succeed only for a JWS that the fixture really signed
+// and logged, returning exactly the claims that were signed (forging is
+// infeasible, so a success on anything else is a verifier bug). Seeds:
+// f.Add below and testdata/fuzz/FuzzVerify.
 func FuzzVerify(f *testing.F) {
-	s := newTamperSet(f)
-	jwks, vkey := s.f.jwks(f), s.f.log.vkey
 	signed := map[string]Claims{}
-	for i, r := range s.rs {
-		signed[decodeReceipt(f, r).JWS] = s.claims[i]
-		f.Add(r)
-	}
-	for _, tc := range s.cases(f, 97) {
-		f.Add(tc.receipt)
+	var jwks []byte
+	var vkey string
+	for _, s := range []*tamperSet{newTamperSet(f), newTamperSetV3(f)} {
+		// Both sets share the signing key and the log key (seeds 1 and 7).
+		jwks, vkey = s.f.jwks(f), s.f.log.vkey
+		for i, r := range s.rs {
+			signed[decodeReceipt(f, r).JWS] = s.claims[i]
+			f.Add(r)
+		}
+		for _, tc := range s.cases(f, 97) {
+			f.Add(tc.receipt)
+		}
 	}
 	f.Fuzz(func(t *testing.T, receipt []byte) {
 		c, err := Verify(receipt, jwks, vkey)
@@ -83,16 +92,27 @@ func FuzzParseTlogProof(f *testing.F) {
 	})
 }
 
-// FuzzParseKeySet: no panics; what parses re-encodes to a key set that
-// parses to the same keys.
+// FuzzParseKeySet: no panics; nothing with a private member parses; what
+// parses re-encodes to a key set that parses to the same keys.
 func FuzzParseKeySet(f *testing.F) {
 	fx := newFixture(f)
 	f.Add(fx.jwks(f))
 	f.Add([]byte(`{"keys":[{"kid":"a","kty":"OKP","nbf":1,"exp":2,"revoked":true}]}`))
+	f.Add([]byte(`{"keys":[{"kid":"a","kty":"OKP","d":"AAAA","nbf":1}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ks, err := ParseKeySet(data)
 		if err != nil {
 			return
+		}
+		var doc struct{ Keys []map[string]json.RawMessage }
+		if json.Unmarshal(data, &doc) == nil {
+			for _, k := range doc.Keys {
+				for _, m := range privateMembers {
+					if _, has := k[m]; has {
+						t.Fatalf("key set with private member %q parsed", m)
+					}
+				}
+			}
 		}
 		again, err := ParseKeySet(mustJSON(t, ks))
 		if err != nil || !reflect.DeepEqual(again, ks) {
@@ -128,6 +148,257 @@ func FuzzDecodeStrict(f *testing.F) {
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("values differ for %q:\n strict %#v\n   json %#v", data, got, want)
 			}
+		}
+	})
+}
+
+// FuzzVerifyOpenings mutates the openings document given with a valid
+// 3.0.0 receipt: no panics, failures are StepOpening, and a success opens
+// only fields with exactly the values that were committed.
+func FuzzVerifyOpenings(f *testing.F) {
+	s := newTamperSetV3(f)
+	v, err := NewVerifier(s.f.jwks(f), s.f.log.vkey)
+	if err != nil {
+		f.Fatal(err)
+	}
+	committed := map[string]string{} // field → value
+	for _, o := range s.openings[1] {
+		committed[o.Field] = o.Value
+	}
+	f.Add(mustJSON(f, s.openings[1]))
+	f.Add(mustJSON(f, s.openings[1][:2]))
+	f.Add(mustJSON(f, s.openings[3]))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		os, err := ParseOpenings(data)
+		if err != nil {
+			if !errors.Is(err, ErrBadOpening) {
+				t.Fatalf("ParseOpenings error %v is not ErrBadOpening", err)
+			}
+			return
+		}
+		c, err := v.Verify(s.rs[1], os...)
+		if err != nil {
+			if stepOf(err) != StepOpening {
+				t.Fatalf("step %q (%v), want %q", stepOf(err), err, StepOpening)
+			}
+			return
+		}
+		for _, o := range os {
+			if want, ok := committed[o.Field]; !ok || want != o.Value {
+				t.Fatalf("opening %+v accepted; committed %q", o, want)
+			}
+		}
+		if len(os) == len(committed) && c.Buyer.Name != "Jan Kowalski" {
+			t.Fatalf("all openings accepted but the buyer name is %q", c.Buyer.Name)
+		}
+	})
+}
+
+// FuzzVerifyOpening: VerifyOpening on arbitrary field, value and salt
+// never panics and accepts only a committed (field, value) pair.
+func FuzzVerifyOpening(f *testing.F) {
+	public, openings := conceal(f, sampleClaimsV3B2BClear(0), 9)
+	for _, o := range openings {
+		f.Add(o.Field, o.Value, o.Salt)
+	}
+	f.Add(vectorField, vectorValue, vectorSalt)
+	f.Fuzz(func(t *testing.T, field, value, salt string) {
+		err := VerifyOpening(&public, Opening{Field: field, Value: value, Salt: salt})
+		if err != nil {
+			if !errors.Is(err, ErrBadOpening) {
+				t.Fatalf("error %v is not ErrBadOpening", err)
+			}
+			return
+		}
+		for _, o := range openings {
+			if o.Field == field && o.Value == value {
+				return
+			}
+		}
+		t.Fatalf("opening (%q, %q, %q) accepted", field, value, salt)
+	})
+}
+
+// FuzzParseCheckpoint: the checkpoint text parser never panics, and what it
+// accepts is exactly origin, size, root and non-empty extension lines,
+// each spelt once.
+func FuzzParseCheckpoint(f *testing.F) {
+	fx := newFixture(f)
+	for _, r := range fx.issue(f, sampleClaims(0), sampleClaims(1)) {
+		_, _, cp, err := ParseTlogProof(decodeReceipt(f, r).TlogProof)
+		if err != nil {
+			f.Fatal(err)
+		}
+		text, _, _ := splitNote(cp)
+		f.Add(string(text))
+	}
+	f.Add("example.com/fancylog\n109482\nsFodV/vSp5O8n9a8QpW6PRY97tfOSW5bsc2Xl/EQi08=\next\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		cp, err := parseCheckpoint(text)
+		if err != nil {
+			return
+		}
+		head := cp.origin + "\n" + strconv.FormatInt(cp.size, 10) + "\n" + cp.root.String() + "\n"
+		if !strings.HasPrefix(text, head) {
+			t.Fatalf("parsed %+v from %q", cp, text)
+		}
+	})
+}
+
+// FuzzOpenCheckpoint mutates signed checkpoint notes as Verify reads them:
+// no panics, and only notes the log really signed open.
+func FuzzOpenCheckpoint(f *testing.F) {
+	fx := newFixture(f)
+	lk := mustVerifier(f, fx.log.vkey)
+	signedTexts := map[string]bool{}
+	for _, r := range fx.issue(f, sampleClaims(0), sampleClaims(1), sampleClaims(2)) {
+		_, _, cp, err := ParseTlogProof(decodeReceipt(f, r).TlogProof)
+		if err != nil {
+			f.Fatal(err)
+		}
+		text, _, _ := splitNote(cp)
+		signedTexts[string(text)] = true
+		f.Add(cp)
+	}
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		if checkNoteSignatureEncoding(msg) != nil {
+			return
+		}
+		n, err := note.Open(msg, note.VerifierList(lk))
+		if err != nil {
+			return
+		}
+		if !signedTexts[n.Text] {
+			t.Fatalf("a note the log never signed opened: %q", n.Text)
+		}
+		if _, err := parseCheckpoint(n.Text); err != nil {
+			t.Fatalf("the log signed a note that is not a checkpoint: %v", err)
+		}
+	})
+}
+
+// FuzzParseReceipt compares the document scanner of Verify with a full
+// strict decode: same verdict, same members.
+func FuzzParseReceipt(f *testing.F) {
+	s := newTamperSetV3(f)
+	f.Add(s.rs[1])
+	f.Add(newTamperSet(f).rs[2])
+	f.Add([]byte(`{"spec":"a","id":"b","jws":"c","tlog_proof":"d","claims":{"a":[1,{"b":null}],"\u0061b":"\ud83d\ude00"}}`))
+	f.Add([]byte(`{"spec":"a","id":"b","jws":"c","tlog_proof":"d","claims":{"a":1,"\u0061":2}}`))
+	f.Add([]byte(`[{"spec":1}]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		doc, err := parseReceipt(data)
+		ref, refErr := parseReceiptReference(data)
+		if (err == nil) != (refErr == nil) {
+			t.Fatalf("scanner %v, reference %v on %q", err, refErr, data)
+		}
+		if err != nil {
+			return
+		}
+		if doc.spec != ref.Spec || doc.id != ref.ID || string(doc.jws) != ref.JWS || doc.tlogProof != ref.TlogProof {
+			t.Fatalf("members differ: %+v vs %+v", doc, ref)
+		}
+		readable, err := decodeStrict(doc.claims)
+		if err != nil || !sameJSON(readable, ref.claims) {
+			t.Fatalf("claims differ: %v", err)
+		}
+	})
+}
+
+type referenceReceipt struct {
+	Spec, ID, JWS, TlogProof string
+	claims                   any
+}
+
+// parseReceiptReference is the document parser of the first Verify: a
+// full strict decode, then the member checks.
+func parseReceiptReference(data []byte) (referenceReceipt, error) {
+	if len(data) > MaxInputSize {
+		return referenceReceipt{}, errors.New("too large")
+	}
+	v, err := decodeStrict(data)
+	if err != nil {
+		return referenceReceipt{}, err
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return referenceReceipt{}, errors.New("not a JSON object")
+	}
+	var r referenceReceipt
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"spec", &r.Spec}, {"id", &r.ID}, {"jws", &r.JWS}, {"tlog_proof", &r.TlogProof}} {
+		s, ok := m[f.name].(string)
+		if !ok {
+			return referenceReceipt{}, fmt.Errorf("member %q missing or not a string", f.name)
+		}
+		*f.dst = s
+	}
+	claims, ok := m["claims"].(map[string]any)
+	if !ok {
+		return referenceReceipt{}, errors.New(`member "claims" missing or not an object`)
+	}
+	if len(m) != 5 {
+		return referenceReceipt{}, errors.New("members other than spec, id, claims, jws, tlog_proof")
+	}
+	r.claims = claims
+	return r, nil
+}
+
+// FuzzDecodePayload: the payload decoder of Verify (fast decoder checked by
+// re-marshalling, encoding/json as fallback) accepts exactly what a strict
+// decode and comparison with the re-encoding accepts, for every version.
+func FuzzDecodePayload(f *testing.F) {
+	for _, s := range []*tamperSet{newTamperSet(f), newTamperSetV3(f)} {
+		for _, r := range s.rs {
+			parts, err := splitJWS(decodeReceipt(f, r).JWS)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(parts.payload, uint8(0))
+		}
+	}
+	specs := []string{SpecV1, SpecV2, SpecV3}
+	f.Fuzz(func(t *testing.T, payload []byte, v uint8) {
+		spec := specs[int(v)%len(specs)]
+		c, err := decodePayload(payload, spec)
+		var ref Claims
+		var refErr error
+		if spec == SpecV3 {
+			var w claimsV3
+			refErr = slowPayloadCheck(payload, spec, &w, func() ([]byte, error) { return json.Marshal(&w) })
+			ref = fromV3(&w)
+		} else {
+			refErr = slowPayloadCheck(payload, spec, &ref, func() ([]byte, error) { return json.Marshal(&ref) })
+		}
+		if (err == nil) != (refErr == nil) {
+			t.Fatalf("%s: decoder %v, reference %v", spec, err, refErr)
+		}
+		if err == nil && !reflect.DeepEqual(c, ref) {
+			t.Fatalf("%s: decoded %+v, reference %+v", spec, c, ref)
+		}
+	})
+}
+
+// FuzzNewVerifier: any key set and log key text either make a Verifier or
+// fail with a *VerifyError at the jwks or log-key step; never a panic.
+func FuzzNewVerifier(f *testing.F) {
+	fx := newFixture(f)
+	f.Add(fx.jwks(f), fx.log.vkey)
+	f.Add([]byte(`{"keys":[]}`), "")
+	f.Add(fx.jwks(f), "ledger.example/fiscal402+22b2ed1b+AQ")
+	f.Fuzz(func(t *testing.T, jwks []byte, vkey string) {
+		v, err := NewVerifier(jwks, vkey)
+		if err != nil {
+			if s := stepOf(err); s != StepJWKS && s != StepLogKey {
+				t.Fatalf("step %q (%v)", s, err)
+			}
+			return
+		}
+		if v == nil {
+			t.Fatal("nil Verifier without error")
 		}
 	})
 }

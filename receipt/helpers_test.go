@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -281,4 +282,118 @@ func encodeReceipt(t testing.TB, r Receipt) []byte {
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	testtool.Golden(t, filepath.Join("testdata", name), got, *update)
+}
+
+// v3EventID is a SpecV3 event id: "x402-" + 32 hex digits, the shape of the
+// engine's keyed-MAC ids.
+func v3EventID(n int) string { return fmt.Sprintf("x402-7c1e9a40d2b35f86a0c4e1b7d9f203%02d", n%100) }
+
+// sampleClaimsV3Clear returns complete SpecV3 eu-vat claims with the
+// personal fields in clear, as the engine builds them before Conceal: an
+// OSS B2C sale from Germany to Poland (Art. 58 Directive 2006/112/EC),
+// with EUR figures and the VAT in złoty (Art. 230). The figures are
+// consistent: gross = 12.1 / 1.1711 at 12 decimals, net = gross / 1.23,
+// rounded half up to the cent; PLN through the ECB cross rate 1.1711 / 4.2655.
+func sampleClaimsV3Clear(n int) Claims {
+	c := sampleClaims(n)
+	ev := v3EventID(n)
+	c.Spec = SpecV3
+	c.EventID, c.ReceiptID = ev, "rcpt_"+ev
+	c.Buyer = Buyer{
+		Country: "PL", PostalCode: "00-950", Name: "Jan Kowalski",
+		LocationEvidence: []LocationEvidence{
+			{Kind: EvidenceBillingAddress, Country: "PL", Value: "ul. Marszałkowska 1, 00-950 Warszawa"},
+			{Kind: EvidenceIPAddress, Country: "PL", Value: "203.0.113.7"},
+		},
+	}
+	c.Classification = &Classification{
+		Status: "determined", Regime: "oss_b2c", OSSScheme: "union", Category: "S", RatePercent: "23",
+		TaxingCountry: "PL", LegalBasis: "Art. 58 Directive 2006/112/EC", BuyerTreatment: "B2C",
+		RateTable: "ibericode-vat-rates@2026-07-01", RateEffectiveFrom: "2011-01-01",
+	}
+	c.FX.GrossEUR, c.FX.NetEUR, c.FX.VATEUR = "10.33", "8.40", "1.93"
+	c.FX.GrossEURExact, c.FX.NetEURExact, c.FX.VATEURExact = "10.332166339339", "8.400135235235", "1.932031104104"
+	c.FXTaxCurrency = &FXTaxCurrency{
+		Currency: "PLN", Pair: "USDC/PLN", AmountUSDC: "12.100000", USDCUSDRate: "1", USDCUSDSource: "peg",
+		USDPerUnit: FXRate{Raw: "0.274551635213", RateDate: "2026-09-14", RequestedDate: "2026-09-15",
+			Policy: "for-day-or-previous", Source: "ECB cross EXR.D.USD.EUR / EXR.D.PLN.EUR"},
+		Gross: "44.07", Net: "35.83", VAT: "8.24",
+		GrossExact: "44.071855520411", NetExact: "35.830776845863", VATExact: "8.241078674548",
+		Rounding: "half-away-from-zero,scale=2,per-document",
+	}
+	c.Invoice = &Invoice{ID: ev, UBLSHA256: "5e884898da28047151d0e56f8dc6292773603d0d6aabbdd62a11ef721d1542d8"}
+	c.RecordSHA256 = "a3c1f2b95d4e8f607182939a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e"
+	return c
+}
+
+// sampleClaimsV3B2BClear is a reverse-charge sale to a French business
+// (Art. 196 Directive 2006/112/EC) whose VAT number VIES confirmed.
+func sampleClaimsV3B2BClear(n int) Claims {
+	c := sampleClaimsV3Clear(n)
+	c.Buyer = Buyer{
+		Country: "FR", VATNumber: "FR40303265045", Name: "Exemple SAS",
+		Registry: &RegistryProof{Registry: "vies", Status: "valid", Number: "FR40303265045",
+			RequestIdentifier: "WAPIAAAAZ3kXxq1b", CheckedAt: "2026-09-15T09:58:30Z"},
+		LocationEvidence: []LocationEvidence{{Kind: EvidenceBillingAddress, Country: "FR", Value: "12 rue de l'Exemple, 75011 Paris"}},
+	}
+	c.Classification = &Classification{
+		Status: "determined", Regime: "reverse_charge_b2b", Category: "AE", RatePercent: "0", TaxingCountry: "FR",
+		VATEX: "VATEX-EU-AE", LegalBasis: "Art. 44 and 196 Directive 2006/112/EC", BuyerTreatment: "B2B",
+		InvoiceNote: "Reverse charge", RateTable: "ibericode-vat-rates@2026-07-01",
+	}
+	c.FX.NetEUR, c.FX.VATEUR = "10.33", "0.00"
+	c.FX.NetEURExact, c.FX.VATEURExact = "10.332166339339", "0"
+	c.FXTaxCurrency = nil
+	return c
+}
+
+// sampleClaimsV3UKClear is UK VAT on a domestic sale (VATA 1994 s.7A),
+// with the VAT in sterling in fx_tax_currency and no EUR figures.
+func sampleClaimsV3UKClear(n int) Claims {
+	c := sampleClaimsV3Clear(n)
+	c.Jurisdiction, c.Ruleset = JurisdictionUKVAT, "uk-vat-2026.09"
+	c.Seller = Party{LegalName: "Example Digital Ltd", VATNumber: "GB123456782", Country: "GB"}
+	c.Buyer = Buyer{Country: "GB", PostalCode: "SW1A 1AA"}
+	c.Classification = &Classification{
+		Status: "determined", Regime: "uk_domestic", Category: "S", RatePercent: "20",
+		TaxingCountry: "GB", LegalBasis: "VATA 1994 s.7A", BuyerTreatment: "B2C",
+	}
+	c.FX = nil
+	c.FXTaxCurrency = &FXTaxCurrency{
+		Currency: "GBP", Pair: "USDC/GBP", AmountUSDC: "12.100000", USDCUSDRate: "1", USDCUSDSource: "peg",
+		USDPerUnit: FXRate{Raw: "1.3502", RateDate: "2026-09-14", RequestedDate: "2026-09-15",
+			Policy: "for-day-or-previous", Source: "ECB cross EXR.D.USD.EUR / EXR.D.GBP.EUR"},
+		Gross: "8.96", Net: "7.47", VAT: "1.49",
+		GrossExact: "8.961635313287", NetExact: "7.468029427739", VATExact: "1.493605885548",
+		Rounding: "half-away-from-zero,scale=2,per-document",
+	}
+	c.Fee = nil
+	return c
+}
+
+// pendingClaimsV3Clear has no buyer location, no chain verification and no
+// invoice: what a record in manual review signs.
+func pendingClaimsV3Clear(n int) Claims {
+	c := sampleClaimsV3Clear(n)
+	c.ReviewStatus = ReviewPending
+	c.ReviewReasons = []string{"consumer_country_missing: no attested customer country, VAT not determined"}
+	c.Buyer = Buyer{}
+	c.Classification = &Classification{Status: "manual_review", Reasons: []string{"place of supply unknown (Art. 58 needs the customer's location)"}}
+	c.FX.NetEUR, c.FX.VATEUR, c.FX.NetEURExact, c.FX.VATEURExact = "", "", "", ""
+	c.FXTaxCurrency = nil
+	c.Settlement.Chain = ChainFacts{Verification: ChainNotPerformed}
+	c.Settlement.LogIndex = nil
+	c.Invoice = nil
+	c.RecordSHA256 = ""
+	return c
+}
+
+// conceal is Conceal with the deterministic salt source of seed.
+func conceal(t testing.TB, clear Claims, seed byte) (Claims, []Opening) {
+	t.Helper()
+	public, openings, err := Conceal(clear, testRand(seed))
+	if err != nil {
+		t.Fatalf("conceal: %v", err)
+	}
+	return public, openings
 }

@@ -1,12 +1,14 @@
 package receipt
 
 import (
+	"bytes"
 	"crypto"
 	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
@@ -125,32 +127,64 @@ func (k Key) ValidAt(iat int64) bool {
 	return k.NotBefore <= iat && (k.Expires == nil || iat < *k.Expires)
 }
 
+// privateMembers are the JWK members that carry private key material:
+// "d" of OKP (RFC 8037 §2) and EC keys (RFC 7518 §6.2.2.1), the RSA
+// private members (RFC 7518 §6.3.2) and the symmetric key "k" (§6.4.1).
+var privateMembers = [...]string{"d", "p", "q", "dp", "dq", "qi", "oth", "k"}
+
+// ErrPrivateKeyPublished is matched (errors.Is) by the error of ParseKeySet
+// (and hence of Verify, at StepJWKS) for a key set that holds a private key.
+var ErrPrivateKeyPublished = errors.New("receipt: the key set contains private key material")
+
 // ParseKeySet parses a JWKS document. Member names are matched exactly (not
 // case-insensitively as encoding/json would), a repeated member is an
 // error, and unknown members are ignored as RFC 7517 §4 requires. Every key
 // needs a kid; kty, crv, x, kid, alg and use must be strings, nbf and exp
 // integers, revoked a boolean, wherever present.
+//
+// A key with a private member (d, p, q, dp, dq, qi, oth, k) is refused
+// (ErrPrivateKeyPublished), whatever its type: a published receipt key set
+// that carries a private key lets anyone forge receipts.
 func ParseKeySet(data []byte) (KeySet, error) {
-	if len(data) > MaxInputSize {
-		return KeySet{}, fmt.Errorf("receipt: key set larger than %d bytes", MaxInputSize)
-	}
-	v, err := decodeStrict(data)
+	ks, err := parseKeySet(data)
 	if err != nil {
 		return KeySet{}, fmt.Errorf("receipt: key set: %w", err)
 	}
+	return ks, nil
+}
+
+// parseKeySet is ParseKeySet with messages that do not name the package.
+func parseKeySet(data []byte) (KeySet, error) {
+	if len(data) > MaxInputSize {
+		return KeySet{}, fmt.Errorf("larger than %d bytes", MaxInputSize)
+	}
+	v, err := decodeStrict(data)
+	if err != nil {
+		return KeySet{}, fmt.Errorf("not JSON: %w", err)
+	}
 	doc, ok := v.(map[string]any)
 	if !ok {
-		return KeySet{}, errors.New("receipt: key set is not a JSON object")
+		return KeySet{}, errors.New("not a JSON object")
 	}
 	list, ok := doc["keys"].([]any)
 	if !ok {
-		return KeySet{}, errors.New(`receipt: key set has no "keys" array`)
+		return KeySet{}, errors.New(`no "keys" array`)
 	}
 	ks := KeySet{Keys: make([]Key, 0, len(list))}
 	for i, e := range list {
+		if m, ok := e.(map[string]any); ok {
+			for _, name := range privateMembers {
+				if _, has := m[name]; has {
+					kid, _ := m["kid"].(string)
+					return KeySet{}, &sentence{err: ErrPrivateKeyPublished, msg: fmt.Sprintf(
+						"/keys/%d (kid %q) has the private member %q: whoever holds this key set can forge receipts with that key. Never publish private members; remove them, and treat the key as compromised (rotate it, then revoke it)",
+						i, kid, name)}
+				}
+			}
+		}
 		k, err := keyFromJSON(e)
 		if err != nil {
-			return KeySet{}, fmt.Errorf("receipt: key set /keys/%d: %w", i, err)
+			return KeySet{}, fmt.Errorf("/keys/%d: %w", i, err)
 		}
 		ks.Keys = append(ks.Keys, k)
 	}
@@ -231,25 +265,33 @@ func jsonInt(v any) (int64, error) {
 // non-zero trailing bits all decode to the same bytes under encoding/base64's
 // lenient rules, which would let different strings carry the same value.
 func decodeB64URLStrict(s string) ([]byte, error) {
-	b, err := base64.RawURLEncoding.Strict().DecodeString(s)
+	// Strict() already refuses non-zero trailing bits and RawURLEncoding
+	// refuses padding; the decoder would still skip CR and LF.
+	if strings.IndexByte(s, '\r') >= 0 || strings.IndexByte(s, '\n') >= 0 {
+		return nil, errors.New("non-canonical base64url (line break)")
+	}
+	return base64.RawURLEncoding.Strict().DecodeString(s)
+}
+
+// decodeB64URLStrictBytes is decodeB64URLStrict for bytes.
+func decodeB64URLStrictBytes(s []byte) ([]byte, error) {
+	if bytes.IndexByte(s, '\r') >= 0 || bytes.IndexByte(s, '\n') >= 0 {
+		return nil, errors.New("non-canonical base64url (line break)")
+	}
+	enc := base64.RawURLEncoding.Strict()
+	out := make([]byte, enc.DecodedLen(len(s)))
+	n, err := enc.Decode(out, s)
 	if err != nil {
 		return nil, err
 	}
-	if base64.RawURLEncoding.EncodeToString(b) != s {
-		return nil, errors.New("non-canonical base64url")
-	}
-	return b, nil
+	return out[:n], nil
 }
 
 // decodeB64StdStrict is decodeB64URLStrict for padded standard base64
 // (RFC 4648 §4), the encoding of notes and tlog-proof hashes.
 func decodeB64StdStrict(s string) ([]byte, error) {
-	b, err := base64.StdEncoding.Strict().DecodeString(s)
-	if err != nil {
-		return nil, err
+	if strings.IndexByte(s, '\r') >= 0 || strings.IndexByte(s, '\n') >= 0 {
+		return nil, errors.New("non-canonical base64 (line break)")
 	}
-	if base64.StdEncoding.EncodeToString(b) != s {
-		return nil, errors.New("non-canonical base64")
-	}
-	return b, nil
+	return base64.StdEncoding.Strict().DecodeString(s)
 }

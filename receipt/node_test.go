@@ -28,27 +28,45 @@ func TestNodeVerifier(t *testing.T) {
 	}
 
 	type nodeCase struct {
-		Name    string `json:"name"`
-		Receipt []byte `json:"receipt"` // base64 in JSON
-		JWKS    []byte `json:"jwks"`
-		VKey    string `json:"vkey"`
-		step    string
+		Name     string `json:"name"`
+		Receipt  []byte `json:"receipt"` // base64 in JSON
+		JWKS     []byte `json:"jwks"`
+		VKey     string `json:"vkey"`
+		Openings []byte `json:"openings,omitempty"`
+		step     string
 	}
 	var cases []nodeCase
 	for _, v := range goldenVectors {
-		cases = append(cases, nodeCase{
+		c := nodeCase{
 			Name: v.receipt + " with " + v.jwks + " and " + v.vkey, Receipt: readTestdata(t, v.receipt),
 			JWKS: readTestdata(t, v.jwks), VKey: strings.TrimSpace(string(readTestdata(t, v.vkey))), step: v.step,
-		})
+		}
+		if v.openings != "" {
+			c.Name += " opened by " + v.openings
+			c.Openings = readTestdata(t, v.openings)
+		}
+		cases = append(cases, c)
 	}
-	s := newTamperSet(t)
-	for _, tc := range s.cases(t, 7) {
-		cases = append(cases, nodeCase{Name: tc.name, Receipt: tc.receipt, JWKS: tc.jwks, VKey: tc.vkey, step: tc.step})
+	for _, s := range []*tamperSet{newTamperSet(t), newTamperSetV3(t)} {
+		for _, tc := range s.cases(t, 7) {
+			cases = append(cases, nodeCase{Name: s.version + " " + tc.name, Receipt: tc.receipt, JWKS: tc.jwks, VKey: tc.vkey, Openings: tc.openings, step: tc.step})
+		}
 	}
 	// Verify itself must agree with the expectation, or the comparison
 	// below would compare two wrong answers.
 	for _, c := range cases {
-		if _, err := Verify(c.Receipt, c.JWKS, c.VKey); stepOf(err) != c.step {
+		var os []Opening
+		if c.Openings != nil {
+			var err error
+			if os, err = ParseOpenings(c.Openings); err != nil {
+				t.Fatalf("%s: %v", c.Name, err)
+			}
+		}
+		v, err := NewVerifier(c.JWKS, c.VKey)
+		if err == nil {
+			_, err = v.Verify(c.Receipt, os...)
+		}
+		if stepOf(err) != c.step {
 			t.Fatalf("%s: Go verifier says %q, want %q (%v)", c.Name, stepOf(err), c.step, err)
 		}
 	}

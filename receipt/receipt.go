@@ -29,9 +29,12 @@ type Receipt struct {
 // Assemble builds the receipt JSON for a signed JWS at log index index, with
 // its inclusion proof and the signed checkpoint it leads to. It cross-checks
 // what it can without the log's public key: the JWS is well formed, the
-// claims name this index and the checkpoint's origin, and the proof leads
-// from the JWS leaf to the checkpoint's root. A failure is a bug in the
-// caller, never a property of the data.
+// claims name the checkpoint's origin (and, for 1.0.0 and 2.0.0, this
+// index), and the proof leads from the JWS leaf to the checkpoint's root. A
+// failure is a bug in the caller, never a property of the data.
+//
+// For a SpecV3 JWS, made before its position was known, index is where the
+// committer appended it; nothing in the JWS changes.
 //
 // The output is indented JSON ending in a newline, deterministic for the
 // same inputs.
@@ -43,14 +46,22 @@ func Assemble(jws string, index int64, proof tlog.RecordProof, checkpointNote []
 	if err != nil {
 		return fail("%v", err)
 	}
-	c, _, err := decodeClaims(parts.payload)
+	hdr, err := parseJWSHeader(parts.header)
+	if err != nil {
+		return fail("%v", err)
+	}
+	spec, ok := specOfType(hdr.typ)
+	if !ok {
+		return fail("jws typ %q is no receipt type", hdr.typ)
+	}
+	c, err := decodePayload(parts.payload, spec)
 	if err != nil {
 		return fail("%v", err)
 	}
 	if err := checkClaims(&c); err != nil {
 		return fail("%v", err)
 	}
-	if c.Log.Index != index {
+	if spec != SpecV3 && c.Log.Index != index {
 		return fail("claims name log index %d, proof is for %d", c.Log.Index, index)
 	}
 	text, _, ok := splitNote(checkpointNote)
@@ -64,7 +75,7 @@ func Assemble(jws string, index int64, proof tlog.RecordProof, checkpointNote []
 	if cp.origin != c.Log.Origin {
 		return fail("claims name log %q, checkpoint is of %q", c.Log.Origin, cp.origin)
 	}
-	if index >= cp.size {
+	if index < 0 || index >= cp.size {
 		return fail("index %d is not in a tree of size %d", index, cp.size)
 	}
 	if err := tlog.CheckRecord(proof, cp.size, cp.root, index, tlog.RecordHash([]byte(jws))); err != nil {
@@ -89,27 +100,34 @@ type jwsParts struct {
 	header    []byte
 	payload   []byte
 	signature []byte
+	// signingInputLen is the length of header "." payload in the JWS
+	// string: the bytes the signature covers (RFC 7515 §5.2).
+	signingInputLen int
 }
 
 // splitJWS splits a compact JWS (RFC 7515 §7.1) and decodes its three parts
 // with decodeB64URLStrict, so that one JWS has exactly one spelling: the log
 // leaf is the JWS string, and a second spelling of the same signature would
 // be a second, unlogged leaf.
-func splitJWS(jws string) (jwsParts, error) {
-	h, rest, ok1 := strings.Cut(jws, ".")
-	p, s, ok2 := strings.Cut(rest, ".")
-	if !ok1 || !ok2 || strings.Contains(s, ".") {
+func splitJWS(jws string) (jwsParts, error) { return splitJWSBytes([]byte(jws)) }
+
+// splitJWSBytes is splitJWS over bytes, which Verify takes from the
+// document without copying.
+func splitJWSBytes(jws []byte) (jwsParts, error) {
+	h, rest, ok1 := bytes.Cut(jws, []byte("."))
+	p, s, ok2 := bytes.Cut(rest, []byte("."))
+	if !ok1 || !ok2 || bytes.IndexByte(s, '.') >= 0 {
 		return jwsParts{}, errors.New("jws is not three base64url parts separated by '.'")
 	}
-	var parts jwsParts
+	parts := jwsParts{signingInputLen: len(h) + 1 + len(p)}
 	var err error
-	if parts.header, err = decodeB64URLStrict(h); err != nil {
+	if parts.header, err = decodeB64URLStrictBytes(h); err != nil {
 		return jwsParts{}, fmt.Errorf("jws header: %v", err)
 	}
-	if parts.payload, err = decodeB64URLStrict(p); err != nil {
+	if parts.payload, err = decodeB64URLStrictBytes(p); err != nil {
 		return jwsParts{}, fmt.Errorf("jws payload: %v", err)
 	}
-	if parts.signature, err = decodeB64URLStrict(s); err != nil {
+	if parts.signature, err = decodeB64URLStrictBytes(s); err != nil {
 		return jwsParts{}, fmt.Errorf("jws signature: %v", err)
 	}
 	return parts, nil
@@ -161,31 +179,166 @@ func parseJWSHeader(raw []byte) (jwsHeader, error) {
 	return h, nil
 }
 
-// decodeClaims decodes a signed payload into Claims and proves that the
-// Claims value is the whole payload: nothing unknown, no member matched only
+// specError says that a payload is claims of another spec version than the
+// JWS typ announced.
+type specError struct{ spec string }
+
+func (e *specError) Error() string { return fmt.Sprintf("claims of spec %q", e.spec) }
+
+// decodePayload decodes a signed payload into Claims, reading it as the
+// form of spec (the version its JWS typ names), and proves that the claims
+// value is the whole payload: nothing unknown, no member matched only
 // case-insensitively (encoding/json's habit), no explicit empty member that
-// Sign would have omitted. Returns the claims and the payload's generic form.
-func decodeClaims(payload []byte) (Claims, any, error) {
-	generic, err := decodeStrict(payload)
-	if err != nil {
-		return Claims{}, nil, fmt.Errorf("payload: %v", err)
-	}
-	if _, ok := generic.(map[string]any); !ok {
-		return Claims{}, nil, errors.New("payload is not a JSON object")
+// Sign would have omitted, no repeated member.
+//
+// The fast path is one decode (fastClaims) and one encode (appendClaims,
+// which writes what json.Marshal writes), neither with reflection: when the
+// re-encoding is byte for byte the payload, the payload is exactly what
+// Sign writes, which has none of those defects. Otherwise the slow path
+// compares the payload with its re-encoding as strict JSON values, as the
+// first versions of Verify did, so a receipt stays valid if a future
+// encoding/json spells the same values differently.
+func decodePayload(payload []byte, spec string) (Claims, error) {
+	if spec == SpecV3 {
+		var w claimsV3
+		if fastClaimsV3(payload, &w) && w.Spec == spec && bytes.Equal(appendClaimsV3(make([]byte, 0, len(payload)), &w), payload) {
+			return fromV3(&w), nil
+		}
+		var strict claimsV3
+		if err := slowPayloadCheck(payload, spec, &strict, func() ([]byte, error) { return json.Marshal(&strict) }); err != nil {
+			return Claims{}, err
+		}
+		return fromV3(&strict), nil
 	}
 	var c Claims
+	if fastClaims(payload, &c) && c.Spec == spec && bytes.Equal(appendClaims(make([]byte, 0, len(payload)), &c), payload) {
+		return c, nil
+	}
+	var strict Claims
+	if err := slowPayloadCheck(payload, spec, &strict, func() ([]byte, error) { return json.Marshal(&strict) }); err != nil {
+		return Claims{}, err
+	}
+	return strict, nil
+}
+
+// slowPayloadCheck decodes payload strictly into dst (a *Claims or
+// *claimsV3) and requires its re-encoding to equal the payload as JSON
+// values.
+func slowPayloadCheck(payload []byte, spec string, dst any, marshal func() ([]byte, error)) error {
+	generic, err := decodeStrict(payload)
+	if err != nil {
+		return fmt.Errorf("it is not strict JSON (%v)", err)
+	}
+	obj, ok := generic.(map[string]any)
+	if !ok {
+		return errors.New("it is not a JSON object")
+	}
+	if got, ok := obj["spec"].(string); ok && got != spec {
+		if _, known := jurisdictionsOf(got); known {
+			return &specError{spec: got}
+		}
+	}
 	dec := json.NewDecoder(bytes.NewReader(payload))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
-		return Claims{}, nil, fmt.Errorf("payload: %v", err)
+	if err := dec.Decode(dst); err != nil {
+		return fmt.Errorf("it does not decode as %s claims (%v)", spec, err)
 	}
-	again, err := json.Marshal(c)
+	again, err := marshal()
 	if err != nil {
-		return Claims{}, nil, fmt.Errorf("payload: %v", err)
+		return err
 	}
 	back, err := decodeStrict(again)
-	if err != nil || !sameJSON(generic, back) {
-		return Claims{}, nil, errors.New("payload is not in the form Sign writes (member names, types or empty members differ)")
+	if err != nil {
+		return err
 	}
-	return c, generic, nil
+	if d, ok := firstDifference(generic, back, ""); ok {
+		return fmt.Errorf("at %s the payload has %s where the form Sign writes has %s (member names, types and omitted empty members must match)", d.path, d.a, d.b)
+	}
+	return nil
+}
+
+// probeEnvironment reads the environment claim of a payload whose signature
+// has not been checked, for an error message only.
+func probeEnvironment(payload []byte) string {
+	var p struct {
+		Environment string `json:"environment"`
+	}
+	if json.Unmarshal(payload, &p) != nil {
+		return ""
+	}
+	return p.Environment
+}
+
+// sameClaims checks that the readable claims of the document equal the
+// signed payload. Assemble writes the payload re-indented, so the fast path
+// compares the two byte for byte ignoring white space between tokens; the
+// slow path compares them as strict JSON values and names the first
+// difference.
+func (vf *verification) sameClaims(doc *receiptDoc, payload []byte) error {
+	if compactEqual(doc.claims, payload) {
+		return nil
+	}
+	readable, err := decodeStrict(doc.claims)
+	if err != nil {
+		return vf.fail(StepParse, parseFailure(fmt.Errorf("claims: %v", err)))
+	}
+	signed, err := decodeStrict(payload)
+	if err != nil {
+		return vf.failf(StepPayload, "the signed payload is not strict JSON: %v", err)
+	}
+	d, differ := firstDifference(readable, signed, "")
+	if !differ {
+		return nil
+	}
+	var msg string
+	switch {
+	case d.a == absent:
+		msg = fmt.Sprintf("the readable claims lack %s, which the signed payload has (%s)", d.path, d.b)
+	case d.b == absent:
+		msg = fmt.Sprintf("the readable claims have %s (%s), which the signed payload does not have", d.path, d.a)
+	default:
+		msg = fmt.Sprintf("the readable claims say %s is %s, but the signed payload says %s", d.path, d.a, d.b)
+	}
+	return vf.failField(StepClaimsMismatch, d.path, errors.New(msg+
+		": the readable copy was changed after signing. Trust only the signed values (Verify returns them), and ask the issuer for an unaltered receipt"))
+}
+
+// jurisdictionsOf returns the jurisdictions a spec version serves.
+func jurisdictionsOf(spec string) ([]string, bool) {
+	switch spec {
+	case SpecV1:
+		return []string{JurisdictionEUVAT}, true
+	case SpecV2:
+		return []string{JurisdictionUKVAT}, true
+	case SpecV3:
+		return []string{JurisdictionEUVAT, JurisdictionUKVAT}, true
+	}
+	return nil, false
+}
+
+// LeafReceiptID returns the receipt id a log leaf (a receipt JWS) carries,
+// without checking its signature: for tools that walk a log whose
+// checkpoints they have verified and must find two leaves with one receipt
+// id, the mark of a 3.0.0 JWS appended twice (doc.go "# Version 3.0.0").
+func LeafReceiptID(leaf []byte) (string, error) {
+	parts, err := splitJWSBytes(leaf)
+	if err != nil {
+		return "", fmt.Errorf("receipt: leaf: %v", err)
+	}
+	hdr, err := parseJWSHeader(parts.header)
+	if err != nil {
+		return "", fmt.Errorf("receipt: leaf: %v", err)
+	}
+	spec, ok := specOfType(hdr.typ)
+	if !ok {
+		return "", fmt.Errorf("receipt: leaf: jws typ %q is no receipt type", hdr.typ)
+	}
+	c, err := decodePayload(parts.payload, spec)
+	if err != nil {
+		return "", fmt.Errorf("receipt: leaf: payload: %v", err)
+	}
+	if c.ReceiptID == "" {
+		return "", errors.New("receipt: leaf: payload has no receipt_id")
+	}
+	return c.ReceiptID, nil
 }

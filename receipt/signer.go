@@ -3,11 +3,10 @@ package receipt
 import (
 	"bytes"
 	"crypto/ed25519"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-
-	jose "github.com/go-jose/go-jose/v4"
 )
 
 // Signer signs receipt claims with one Ed25519 key. It is safe for
@@ -18,14 +17,46 @@ type Signer struct {
 	pub  ed25519.PublicKey
 	kid  string
 	env  string // when set, Sign refuses claims of another environment
-	v1   jose.Signer
-	v2   jose.Signer
+	// headers holds, per spec version, the encoded protected header
+	// BASE64URL(UTF8(JWS Protected Header)) (RFC 7515 §7.1): it depends on
+	// the key and the version only, so it is written once.
+	headers map[string]string
 }
 
 // ErrWrongEnvironment is returned when a keyring's signer is asked to sign
 // claims of another environment: a sandbox receipt must never be signed by
 // a production key, nor the reverse.
 var ErrWrongEnvironment = errors.New("receipt: claims environment does not match the signing key's environment")
+
+// jwsHeaderJSON is the protected header of a receipt: exactly alg, kid and
+// typ, in this order, no white space. It is the byte sequence go-jose v4
+// wrote for the 1.0.0 and 2.0.0 receipts already issued (the golden vectors
+// prove it), so those versions sign as before.
+func jwsHeaderJSON(alg, kid, typ string) []byte {
+	// alg and typ are constants; kid is base64url. None needs escaping, but
+	// encode through encoding/json anyway so that no input can break out.
+	a, _ := json.Marshal(alg)
+	k, _ := json.Marshal(kid)
+	t, _ := json.Marshal(typ)
+	var b bytes.Buffer
+	b.WriteString(`{"alg":`)
+	b.Write(a)
+	b.WriteString(`,"kid":`)
+	b.Write(k)
+	b.WriteString(`,"typ":`)
+	b.Write(t)
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// specHeaders are the alg and typ each version signs with: SpecV1 "EdDSA"
+// (RFC 8037 §3.1), the later versions its fully specified name "Ed25519"
+// (RFC 9864 §2).
+var specHeaders = [...]struct{ spec, alg, typ string }{
+	{SpecV1, AlgEdDSA, TypeV1},
+	{SpecV2, AlgEd25519, TypeV2},
+	{SpecV3, AlgEd25519, TypeV3},
+}
 
 // NewSigner returns a signer for priv. Its kid is the RFC 7638 thumbprint of
 // the public key. It signs claims of any environment; a Keyring's signer is
@@ -45,22 +76,9 @@ func NewSigner(priv ed25519.PrivateKey) (*Signer, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Signer{priv: derived, pub: pub, kid: kid}
-
-	// SpecV1: alg "EdDSA" through go-jose's own Ed25519 signer.
-	s.v1, err = jose.NewSigner(
-		jose.SigningKey{Algorithm: jose.EdDSA, Key: jose.JSONWebKey{Key: derived, KeyID: kid}},
-		(&jose.SignerOptions{}).WithType(TypeV1))
-	if err != nil {
-		return nil, fmt.Errorf("receipt: %s signer: %w", SpecV1, err)
-	}
-	// SpecV2: alg "Ed25519" (RFC 9864), which go-jose v4.1.8 has no
-	// constant for; an OpaqueSigner emits it (research §3.1).
-	s.v2, err = jose.NewSigner(
-		jose.SigningKey{Algorithm: AlgEd25519, Key: opaqueEd25519{priv: derived, pub: jose.JSONWebKey{Key: pub, KeyID: kid}}},
-		(&jose.SignerOptions{}).WithType(TypeV2))
-	if err != nil {
-		return nil, fmt.Errorf("receipt: %s signer: %w", SpecV2, err)
+	s := &Signer{priv: derived, pub: pub, kid: kid, headers: make(map[string]string, len(specHeaders))}
+	for _, h := range specHeaders {
+		s.headers[h.spec] = base64.RawURLEncoding.EncodeToString(jwsHeaderJSON(h.alg, kid, h.typ))
 	}
 	return s, nil
 }
@@ -74,10 +92,19 @@ func (s *Signer) PublicKey() ed25519.PublicKey { return s.pub }
 // Sign checks c against the format rules (an invalid receipt is never
 // signed: *ClaimsError) and returns the compact JWS
 //
-//	BASE64URL({"alg":…,"kid":…,"typ":…}) "." BASE64URL(json.Marshal(c)) "." BASE64URL(signature)
+//	BASE64URL({"alg":…,"kid":…,"typ":…}) "." BASE64URL(payload) "." BASE64URL(signature)
 //
-// with alg/typ "EdDSA"/TypeV1 for SpecV1 claims and "Ed25519"/TypeV2 for
-// SpecV2 claims. The JWS string is the Merkle log leaf, byte for byte.
+// with alg/typ "EdDSA"/TypeV1 for SpecV1 claims, "Ed25519"/TypeV2 for SpecV2
+// and "Ed25519"/TypeV3 for SpecV3. The payload is json.Marshal(c) for
+// SpecV1 and SpecV2; for SpecV3 it is the position-independent form of
+// doc.go "# Version 3.0.0": c must have no personal field in clear (see
+// Conceal) and c.Log.Index is not signed, so the JWS can be made before the
+// log position is known. The JWS string is the Merkle log leaf, byte for
+// byte.
+//
+// The compact serialisation is written directly: the header is fixed per
+// key and version, the payload is marshalled once, and the signature is
+// crypto/ed25519 over the ASCII signing input (RFC 7515 §5.1).
 func (s *Signer) Sign(c Claims) (string, error) {
 	if err := checkClaims(&c); err != nil {
 		return "", err
@@ -85,49 +112,32 @@ func (s *Signer) Sign(c Claims) (string, error) {
 	if s.env != "" && c.Environment != s.env {
 		return "", fmt.Errorf("%w: claims are %q, key is %q", ErrWrongEnvironment, c.Environment, s.env)
 	}
-	payload, err := json.Marshal(c)
+	payload, err := marshalPayload(&c)
 	if err != nil {
-		return "", fmt.Errorf("receipt: encode claims: %w", err)
+		return "", fmt.Errorf("receipt: encode claims of %s: %w", c.ReceiptID, err)
 	}
-	js := s.v1
-	if c.Spec == SpecV2 {
-		js = s.v2
-	}
-	obj, err := js.Sign(payload)
-	if err != nil {
-		return "", fmt.Errorf("receipt: sign %s: %w", c.ReceiptID, err)
-	}
-	out, err := obj.CompactSerialize()
-	if err != nil {
-		return "", fmt.Errorf("receipt: serialise %s: %w", c.ReceiptID, err)
-	}
-	return out, nil
+	return s.signPayload(s.headers[c.Spec], payload), nil
 }
 
-// opaqueEd25519 lets go-jose emit and check alg "Ed25519" (RFC 9864 §2),
-// the fully specified name of the algorithm "EdDSA" means for OKP Ed25519
-// keys. As a verifier it is only used after Verify has pinned the alg.
-type opaqueEd25519 struct {
-	priv ed25519.PrivateKey // nil when verifying
-	pub  jose.JSONWebKey
+// marshalPayload is the signed payload of claims that checkClaims accepted.
+func marshalPayload(c *Claims) ([]byte, error) {
+	if c.Spec == SpecV3 {
+		w := toV3(c)
+		return json.Marshal(&w)
+	}
+	return json.Marshal(c)
 }
 
-func (o opaqueEd25519) Public() *jose.JSONWebKey        { return &o.pub }
-func (o opaqueEd25519) Algs() []jose.SignatureAlgorithm { return []jose.SignatureAlgorithm{AlgEd25519} }
-func (o opaqueEd25519) SignPayload(p []byte, alg jose.SignatureAlgorithm) ([]byte, error) {
-	if alg != AlgEd25519 {
-		return nil, fmt.Errorf("receipt: opaque signer asked for alg %q", alg)
-	}
-	return ed25519.Sign(o.priv, p), nil
-}
-
-func (o opaqueEd25519) VerifyPayload(p, sig []byte, alg jose.SignatureAlgorithm) error {
-	if alg != AlgEd25519 {
-		return fmt.Errorf("receipt: opaque verifier asked for alg %q", alg)
-	}
-	pub, _ := o.pub.Key.(ed25519.PublicKey)
-	if len(pub) != ed25519.PublicKeySize || !ed25519.Verify(pub, p, sig) {
-		return errors.New("receipt: ed25519 signature does not verify")
-	}
-	return nil
+// signPayload writes header "." BASE64URL(payload) "." BASE64URL(sig) into
+// one buffer sized in advance.
+func (s *Signer) signPayload(header string, payload []byte) string {
+	enc := base64.RawURLEncoding
+	buf := make([]byte, 0, len(header)+1+enc.EncodedLen(len(payload))+1+enc.EncodedLen(ed25519.SignatureSize))
+	buf = append(buf, header...)
+	buf = append(buf, '.')
+	buf = enc.AppendEncode(buf, payload)
+	sig := ed25519.Sign(s.priv, buf)
+	buf = append(buf, '.')
+	buf = enc.AppendEncode(buf, sig)
+	return string(buf)
 }

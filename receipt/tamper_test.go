@@ -44,20 +44,40 @@ func noncanonicalB64(s string, n int, alphabet string) string {
 }
 
 type tamperCase struct {
-	name    string
-	receipt []byte
-	jwks    []byte
-	vkey    string
-	step    string
+	name     string
+	receipt  []byte
+	jwks     []byte
+	vkey     string
+	openings []byte // JSON, nil = none given
+	step     string
 }
 
-// tamperSet is a log of three receipts and everything needed to spoil them.
+// verify runs the case as an auditor would, openings included.
+func (tc tamperCase) verify(t testing.TB) (*Claims, error) {
+	t.Helper()
+	var os []Opening
+	if tc.openings != nil {
+		var err error
+		if os, err = ParseOpenings(tc.openings); err != nil {
+			t.Fatalf("%s: openings: %v", tc.name, err)
+		}
+	}
+	v, err := NewVerifier(tc.jwks, tc.vkey)
+	if err != nil {
+		return nil, err
+	}
+	return v.Verify(tc.receipt, os...)
+}
+
+// tamperSet is a log of five receipts and everything needed to spoil them.
 type tamperSet struct {
-	f      *fixture
-	claims []Claims // as signed, log indexes set
-	rs     [][]byte
-	good   Receipt // rs[1], decoded
-	other  Receipt // rs[3], decoded
+	version  string // "v1" (with one 2.0.0 entry) or "v3"
+	f        *fixture
+	claims   []Claims // as signed, log indexes set
+	rs       [][]byte
+	openings [][]Opening // v3: the openings of each receipt
+	good     Receipt     // rs[1], decoded
+	other    Receipt     // rs[3], decoded
 }
 
 func newTamperSet(t testing.TB) *tamperSet {
@@ -68,7 +88,24 @@ func newTamperSet(t testing.TB) *tamperSet {
 	for i := range cs {
 		cs[i].Log = LogRef{Origin: testOrigin, Index: int64(i)}
 	}
-	return &tamperSet{f: f, claims: cs, rs: rs, good: decodeReceipt(t, rs[1]), other: decodeReceipt(t, rs[3])}
+	return &tamperSet{version: "v1", f: f, claims: cs, rs: rs, good: decodeReceipt(t, rs[1]), other: decodeReceipt(t, rs[3])}
+}
+
+// newTamperSetV3 is newTamperSet with five 3.0.0 receipts.
+func newTamperSetV3(t testing.TB) *tamperSet {
+	t.Helper()
+	f := newFixture(t)
+	s := &tamperSet{version: "v3", f: f}
+	for i, clear := range []Claims{sampleClaimsV3Clear(0), sampleClaimsV3Clear(1), sampleClaimsV3UKClear(2), sampleClaimsV3B2BClear(3), pendingClaimsV3Clear(4)} {
+		public, openings := conceal(t, clear, byte(40+i))
+		s.claims, s.openings = append(s.claims, public), append(s.openings, openings)
+	}
+	s.rs = f.issue(t, s.claims...)
+	for i := range s.claims {
+		s.claims[i].Log = LogRef{Origin: testOrigin, Index: int64(i)}
+	}
+	s.good, s.other = decodeReceipt(t, s.rs[1]), decodeReceipt(t, s.rs[3])
+	return s
 }
 
 func (s *tamperSet) with(t testing.TB, mutate func(r *Receipt)) []byte {
@@ -104,6 +141,13 @@ func (s *tamperSet) cases(t testing.TB, stride int) []tamperCase {
 	var cs []tamperCase
 	add := func(name, step string, receipt []byte) {
 		cs = append(cs, tamperCase{name: name, receipt: receipt, jwks: jwks, vkey: vkey, step: step})
+	}
+	// A 1.0.0 receipt signs its index, so a proof of another index fails at
+	// the index step; a 3.0.0 receipt does not, and the inclusion proof
+	// fails instead.
+	indexStep := StepIndex
+	if s.version == "v3" {
+		indexStep = StepInclusion
 	}
 	h, p, sig := jwsSegments(s.good.JWS)
 	payloadLen := base64.RawURLEncoding.DecodedLen(len(p))
@@ -151,11 +195,11 @@ func (s *tamperSet) cases(t testing.TB, stride int) []tamperCase {
 		}))
 	}
 
-	add("proofs swapped", StepIndex, s.with(t, func(r *Receipt) { r.TlogProof = s.other.TlogProof }))
+	add("proofs swapped", indexStep, s.with(t, func(r *Receipt) { r.TlogProof = s.other.TlogProof }))
 	add("proofs swapped, index line rewritten", StepInclusion, s.with(t, func(r *Receipt) {
 		r.TlogProof = strings.Replace(s.other.TlogProof, "index 3\n", "index 1\n", 1)
 	}))
-	add("index line changed", StepIndex, s.with(t, func(r *Receipt) {
+	add("index line changed", indexStep, s.with(t, func(r *Receipt) {
 		r.TlogProof = strings.Replace(r.TlogProof, "index 1\n", "index 0\n", 1)
 	}))
 	add("proof hash dropped", StepInclusion, s.with(t, func(r *Receipt) {
@@ -167,13 +211,56 @@ func (s *tamperSet) cases(t testing.TB, stride int) []tamperCase {
 		r.Claims = []byte(strings.Replace(string(r.Claims), `"gross_eur": "10.33"`, `"gross_eur": "1.33"`, 1))
 	}))
 	add("readable number respelled", StepClaimsMismatch, s.with(t, func(r *Receipt) {
-		r.Claims = []byte(strings.Replace(string(r.Claims), `"index": 1`, `"index": 1.0`, 1))
+		r.Claims = []byte(strings.Replace(string(r.Claims), `"iat": 1789466400`, `"iat": 1789466400.0`, 1))
+	}))
+	add("readable claims reindented (verifies)", "", s.with(t, func(r *Receipt) {
+		if !strings.Contains(string(r.Claims), "\n") {
+			t.Fatal("readable claims are not indented")
+		}
+		r.Claims = []byte(strings.ReplaceAll(string(r.Claims), "\n", "\n\t "))
+	}))
+	add("readable members in sorted order (verifies)", "", s.with(t, func(r *Receipt) {
+		// encoding/json writes map members sorted, not in the payload's order.
+		dec := json.NewDecoder(strings.NewReader(string(r.Claims)))
+		dec.UseNumber()
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			t.Fatal(err)
+		}
+		r.Claims = mustJSON(t, m)
+	}))
+	add("readable string escaped differently (verifies)", "", s.with(t, func(r *Receipt) {
+		if !strings.Contains(string(r.Claims), `"custody": "none"`) {
+			t.Fatal("no custody claim to respell")
+		}
+		r.Claims = []byte(strings.Replace(string(r.Claims), `"custody": "none"`, `"custody": "\u006eone"`, 1))
 	}))
 	add("readable member added", StepClaimsMismatch, s.with(t, func(r *Receipt) {
 		r.Claims = []byte(strings.Replace(string(r.Claims), `"custody": "none"`, `"custody": "none", "note": "paid"`, 1))
 	}))
 	add("document id changed", StepClaimsMismatch, s.with(t, func(r *Receipt) { r.ID = s.other.ID }))
 	add("document spec changed", StepClaimsMismatch, s.with(t, func(r *Receipt) { r.Spec = SpecV2 }))
+
+	if s.version == "v3" {
+		good := s.openings[1]
+		addOpened := func(name, step string, os []Opening) {
+			cs = append(cs, tamperCase{name: name, receipt: s.rs[1], jwks: jwks, vkey: vkey, openings: mustJSON(t, os), step: step})
+		}
+		addOpened("all openings (verifies)", "", good)
+		addOpened("no openings (verifies)", "", []Opening{})
+		addOpened("openings of another receipt", StepOpening, s.openings[3])
+		for i := 0; i < len(good); i += max(1, stride/16) {
+			o := good[i]
+			changed := o
+			changed.Value += " "
+			addOpened("opening "+o.Field+" value changed", StepOpening, []Opening{changed})
+			changed = o
+			changed.Salt = flipB64(o.Salt, 3, MinSaltSize, b64URLAlphabet)
+			addOpened("opening "+o.Field+" salt changed", StepOpening, []Opening{changed})
+		}
+		addOpened("opening of an uncommitted field", StepOpening, []Opening{{Field: "/seller/legal_name", Value: "Example Digital GmbH", Salt: good[0].Salt}})
+		addOpened("opening moved to another field", StepOpening, []Opening{{Field: "/settlement/receiver", Value: good[2].Value, Salt: good[2].Salt}})
+	}
 
 	cs = append(cs,
 		tamperCase{name: "unknown kid", receipt: s.rs[1], vkey: vkey, step: StepKid,
@@ -218,16 +305,23 @@ func mustKey(t testing.TB, priv ed25519.PrivateKey, nbf time.Time) Key {
 }
 
 func TestTamper(t *testing.T) {
-	s := newTamperSet(t)
-	if _, err := Verify(s.rs[1], s.f.jwks(t), s.f.log.vkey); err != nil {
-		t.Fatalf("untampered receipt: %v", err)
-	}
-	cases := s.cases(t, 1)
-	t.Logf("%d tamper cases", len(cases))
-	for _, tc := range cases {
-		_, err := Verify(tc.receipt, tc.jwks, tc.vkey)
-		if got := stepOf(err); got != tc.step {
-			t.Errorf("%s: step %q, want %q (err: %v)", tc.name, got, tc.step, err)
+	for _, s := range []*tamperSet{newTamperSet(t), newTamperSetV3(t)} {
+		if _, err := Verify(s.rs[1], s.f.jwks(t), s.f.log.vkey); err != nil {
+			t.Fatalf("%s: untampered receipt: %v", s.version, err)
+		}
+		cases := s.cases(t, 1)
+		t.Logf("%s: %d tamper cases", s.version, len(cases))
+		for _, tc := range cases {
+			_, err := tc.verify(t)
+			if got := stepOf(err); got != tc.step {
+				t.Errorf("%s: %s: step %q, want %q (err: %v)", s.version, tc.name, got, tc.step, err)
+			}
+			if tc.openings == nil {
+				// The package-level Verify reaches the same verdict.
+				if _, err2 := Verify(tc.receipt, tc.jwks, tc.vkey); stepOf(err2) != stepOf(err) {
+					t.Errorf("%s: %s: Verify says %v, Verifier.Verify %v", s.version, tc.name, err2, err)
+				}
+			}
 		}
 	}
 }
@@ -236,16 +330,17 @@ func TestTamper(t *testing.T) {
 // not signed-over-first like the payload: what breaks depends on which byte
 // changes, but it must always be a header step, never a pass.
 func TestTamperHeader(t *testing.T) {
-	s := newTamperSet(t)
-	h, p, sig := jwsSegments(s.good.JWS)
-	n := base64.RawURLEncoding.DecodedLen(len(h))
-	for i := range len(h) {
-		r := s.with(t, func(r *Receipt) { r.JWS = flipB64(h, i, n, b64URLAlphabet) + "." + p + "." + sig })
-		_, err := Verify(r, s.f.jwks(t), s.f.log.vkey)
-		switch stepOf(err) {
-		case StepJWS, StepAlg, StepTyp, StepKid, StepSignature:
-		default:
-			t.Errorf("header byte %d: %v", i, err)
+	for _, s := range []*tamperSet{newTamperSet(t), newTamperSetV3(t)} {
+		h, p, sig := jwsSegments(s.good.JWS)
+		n := base64.RawURLEncoding.DecodedLen(len(h))
+		for i := range len(h) {
+			r := s.with(t, func(r *Receipt) { r.JWS = flipB64(h, i, n, b64URLAlphabet) + "." + p + "." + sig })
+			_, err := Verify(r, s.f.jwks(t), s.f.log.vkey)
+			switch stepOf(err) {
+			case StepJWS, StepAlg, StepTyp, StepKid, StepSignature:
+			default:
+				t.Errorf("%s: header byte %d: %v", s.version, i, err)
+			}
 		}
 	}
 }

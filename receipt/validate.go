@@ -3,7 +3,8 @@ package receipt
 import (
 	"errors"
 	"fmt"
-	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -33,29 +34,16 @@ func (e *ClaimsError) Is(target error) bool { return target == ErrInvalidClaims 
 // FeeModelBasisPoints is the only fee model (service-spec §8).
 const FeeModelBasisPoints = "basis_points"
 
-// Syntax of the claim values. These are immutable lookup tables.
-var (
-	// The event id is "x402-" plus an opaque id (DESIGN "Identifiers").
-	reEventID = regexp.MustCompile(`^x402-[0-9A-Za-z_-]{1,128}$`)
-	// CAIP-2 chain id: namespace ":" reference (CAIP-2 §Syntax).
-	reCAIP2 = regexp.MustCompile(`^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$`)
-	// EVM transaction and block hashes, lower case (DESIGN: event ids derive
-	// from the lower-case tx hash, so the receipt carries that form).
-	reEVMHash = regexp.MustCompile(`^0x[0-9a-f]{64}$`)
-	// EVM addresses, either case: EIP-55 mixed case carries a checksum that
-	// the receipt must keep as submitted.
-	reEVMAddress = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
-	// USDC has 6 decimals (Circle's FiatTokenV2 "decimals" = 6).
-	reUSDC = regexp.MustCompile(`^(0|[1-9][0-9]*)(\.[0-9]{1,6})?$`)
-	// EUR and GBP amounts have exactly 2 decimals (DESIGN "Money"); a credit
-	// (a superseding receipt) may be negative.
-	reMoney2 = regexp.MustCompile(`^-?(0|[1-9][0-9]*)\.[0-9]{2}$`)
-	// Rates, percentages and basis points: non-negative decimal strings.
-	reRate = regexp.MustCompile(`^(0|[1-9][0-9]*)(\.[0-9]+)?$`)
-	// ISO 3166-1 alpha-2.
-	reCountry = regexp.MustCompile(`^[A-Z]{2}$`)
-	// SHA-256 in lower-case hex.
-	reSHA256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
+// Checking modes: what the claims must look like.
+type claimsMode int
+
+const (
+	// modeSigned is the form Sign signs and Verify checks: for SpecV3, no
+	// personal field in clear, each one committed.
+	modeSigned claimsMode = iota
+	// modeClear is SpecV3 claims with the personal fields in clear, before
+	// Conceal commits them.
+	modeClear
 )
 
 // checkClaims enforces the format rules of doc.go "# Claims" and returns the
@@ -63,9 +51,20 @@ var (
 // receipt that Verify would reject. It checks the shape and syntax of the
 // format, never tax content: whether a rate or regime is right is for the
 // ruleset and the auditor.
-func checkClaims(c *Claims) error {
-	v := &checker{}
-	v.header(c)
+func checkClaims(c *Claims) error { return checkClaimsMode(c, modeSigned) }
+
+func checkClaimsMode(c *Claims, mode claimsMode) error {
+	v := &checker{spec: c.Spec, v3: c.Spec == SpecV3}
+	// Personal fields are in clear in the old versions and in Conceal's
+	// input; a signed SpecV3 receipt has them only as commitments.
+	v.inClear = !v.v3 || mode == modeClear
+	if mode == modeClear && !v.v3 {
+		v.fail("/spec", "%q claims carry no commitments; only %s claims are concealed", c.Spec, SpecV3)
+		return v.err
+	}
+	if !v.header(c) {
+		return v.err
+	}
 	v.settlement(&c.Settlement)
 	v.parties(c)
 	if c.Classification != nil {
@@ -77,24 +76,52 @@ func checkClaims(c *Claims) error {
 	if c.FXGBP != nil {
 		v.fxGBP(c.FXGBP, c.Settlement.AmountUSDC, c.Spec)
 	}
+	if c.FXTaxCurrency != nil {
+		v.fxTaxCurrency(c.FXTaxCurrency, c.Settlement.AmountUSDC)
+	}
 	if c.Invoice != nil {
 		v.nonEmpty("/invoice/id", c.Invoice.ID)
-		v.match("/invoice/ubl_sha256", c.Invoice.UBLSHA256, reSHA256Hex, "lower-case hex SHA-256")
+		v.personal("/invoice/ubl_sha256", c.Invoice.UBLSHA256 != "", func() {
+			v.match("/invoice/ubl_sha256", c.Invoice.UBLSHA256, patSHA256Hex, "lower-case hex SHA-256")
+		})
 	}
 	if c.Fee != nil {
 		v.fee(c.Fee)
+	}
+	switch {
+	case !v.v3 && c.RecordSHA256 != "":
+		v.fail("/record_sha256", "only %s receipts carry this member", SpecV3)
+	case v.v3:
+		v.personal("/record_sha256", c.RecordSHA256 != "", func() {
+			v.optMatch("/record_sha256", c.RecordSHA256, patSHA256Hex, "lower-case hex SHA-256")
+		})
+	}
+	switch {
+	case !v.v3 && c.Commitments != nil:
+		v.fail("/commitments", "only %s receipts carry commitments", SpecV3)
+	case v.v3 && mode == modeClear && c.Commitments != nil:
+		v.fail("/commitments", "claims in clear carry no commitments yet")
+	case v.v3 && mode == modeSigned:
+		v.commitments(c)
 	}
 	v.nonEmpty("/log/origin", c.Log.Origin)
 	if !isNoteName(c.Log.Origin) {
 		v.fail("/log/origin", "not a checkpoint origin (no spaces, no '+')")
 	}
-	if c.Log.Index < 0 {
+	// A SpecV3 receipt does not sign its index (the proof binds it), so
+	// only the older versions have one to check.
+	if !v.v3 && c.Log.Index < 0 {
 		v.fail("/log/index", "negative")
 	}
 	return v.err
 }
 
-type checker struct{ err error }
+type checker struct {
+	err     error
+	spec    string
+	v3      bool
+	inClear bool // personal fields are written in clear
+}
 
 func (v *checker) fail(field, format string, args ...any) {
 	if v.err == nil {
@@ -108,23 +135,85 @@ func (v *checker) nonEmpty(field, s string) {
 	}
 }
 
-func (v *checker) match(field, s string, re *regexp.Regexp, what string) {
-	if !re.MatchString(s) {
+func (v *checker) match(field, s string, ok pattern, what string) {
+	if !ok(s) {
 		v.fail(field, "%q is not %s", s, what)
 	}
 }
 
 // optMatch is match for an optional value.
-func (v *checker) optMatch(field, s string, re *regexp.Regexp, what string) {
+func (v *checker) optMatch(field, s string, ok pattern, what string) {
 	if s != "" {
-		v.match(field, s, re, what)
+		v.match(field, s, ok, what)
+	}
+}
+
+// matchIn is match for the member member of the object at prefix; the
+// pointer is only built for a failure.
+func (v *checker) matchIn(prefix, member, s string, ok pattern, what string, optional bool) {
+	if (!optional || s != "") && !ok(s) {
+		v.fail(prefix+"/"+member, "%q is not %s", s, what)
+	}
+}
+
+// personal checks a personal field: in clear, with check; in a signed
+// SpecV3 receipt, absent (it is committed).
+func (v *checker) personal(field string, present bool, check func()) {
+	switch {
+	case v.inClear:
+		check()
+	case present:
+		v.fail(field, "is personal data, which a %s receipt carries only as a commitment (see Conceal)", SpecV3)
+	}
+}
+
+// v3Only refuses a SpecV3 member in an older receipt.
+func (v *checker) v3Only(field string, present bool) {
+	if present && !v.v3 {
+		v.fail(field, "only %s receipts carry this member", SpecV3)
 	}
 }
 
 func (v *checker) date(field, s string) {
-	if _, err := time.Parse(time.DateOnly, s); err != nil {
+	if !isDate(s) {
 		v.fail(field, "%q is not a date YYYY-MM-DD", s)
 	}
+}
+
+func isDate(s string) bool {
+	_, err := time.Parse(time.DateOnly, s)
+	return err == nil
+}
+
+// patNonEmpty accepts any non-empty string.
+var patNonEmpty pattern = func(s string) bool { return s != "" }
+
+// scaled12 reads a decimal string that passed patMoney2 or patExact (at
+// most 12 decimals) as an integer count of 10⁻¹² units, false when it does
+// not fit in 64 bits.
+func scaled12(s string) (int64, bool) {
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	intPart, frac, _ := strings.Cut(s, ".")
+	if len(frac) > 12 || len(intPart)+12 > 18 {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(intPart); i++ {
+		n = n*10 + int64(intPart[i]-'0')
+	}
+	for i := range 12 {
+		n *= 10
+		if i < len(frac) {
+			n += int64(frac[i] - '0')
+		}
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }
 
 // instant requires an RFC 3339 time in UTC ("Z"): service-spec conventions,
@@ -135,13 +224,30 @@ func (v *checker) instant(field, s string) {
 	}
 }
 
-func (v *checker) header(c *Claims) {
-	wantJurisdiction := map[string]string{SpecV1: JurisdictionEUVAT, SpecV2: JurisdictionUKVAT}[c.Spec]
-	if wantJurisdiction == "" {
-		v.fail("/spec", "unknown spec %q", c.Spec)
-		return
+// header checks the top-level members; false when the spec is unknown and
+// nothing else can be judged.
+func (v *checker) header(c *Claims) bool {
+	var jurisdictions []string
+	switch c.Spec {
+	case SpecV1:
+		jurisdictions = []string{JurisdictionEUVAT}
+	case SpecV2:
+		jurisdictions = []string{JurisdictionUKVAT}
+	case SpecV3:
+		jurisdictions = []string{JurisdictionEUVAT, JurisdictionUKVAT}
+	default:
+		v.fail("/spec", "unknown spec %q (this verifier knows %s, %s and %s)", c.Spec, SpecV1, SpecV2, SpecV3)
+		return false
 	}
-	v.match("/event_id", c.EventID, reEventID, `"x402-" + id`)
+	if v.v3 {
+		// Issue 19: a public receipt's id must not be guessable, so it
+		// needs room for at least 128 bits (32 hex digits) of a keyed MAC
+		// or of randomness. The format cannot tell a MAC from a plain hash;
+		// the issuer's documentation says which it writes.
+		v.match("/event_id", c.EventID, patEventIDV3, `"x402-" + an id of 32 to 128 characters [0-9A-Za-z_-]`)
+	} else {
+		v.match("/event_id", c.EventID, patEventID, `"x402-" + id`)
+	}
 	if c.ReceiptID != "rcpt_"+c.EventID {
 		v.fail("/receipt_id", "%q is not \"rcpt_\" + event_id", c.ReceiptID)
 	}
@@ -163,8 +269,8 @@ func (v *checker) header(c *Claims) {
 	if c.Custody != CustodyNone {
 		v.fail("/custody", "%q is not %q", c.Custody, CustodyNone)
 	}
-	if c.Jurisdiction != wantJurisdiction {
-		v.fail("/jurisdiction", "%q cannot be used with %s (it requires %q)", c.Jurisdiction, c.Spec, wantJurisdiction)
+	if !slices.Contains(jurisdictions, c.Jurisdiction) {
+		v.fail("/jurisdiction", "%q cannot be used with %s (it requires %q)", c.Jurisdiction, c.Spec, strings.Join(jurisdictions, `" or "`))
 	}
 	if !strings.HasPrefix(c.Ruleset, c.Jurisdiction+"-") {
 		v.fail("/ruleset", "%q is not a ruleset of %q", c.Ruleset, c.Jurisdiction)
@@ -182,38 +288,50 @@ func (v *checker) header(c *Claims) {
 		v.fail("/review_status", "%q is neither %q nor %q", c.ReviewStatus, ReviewProcessed, ReviewPending)
 	}
 	for i, r := range c.ReviewReasons {
-		v.nonEmpty(fmt.Sprintf("/review_reasons/%d", i), r)
+		if r == "" {
+			v.fail("/review_reasons/"+strconv.Itoa(i), "missing")
+		}
 	}
 	if c.Supersedes != "" {
-		if !strings.HasPrefix(c.Supersedes, "rcpt_") || !reEventID.MatchString(strings.TrimPrefix(c.Supersedes, "rcpt_")) {
+		// Any receipt id, of any version: a 3.0.0 receipt may amend a 1.0.0 one.
+		if !strings.HasPrefix(c.Supersedes, "rcpt_") || !patEventID(strings.TrimPrefix(c.Supersedes, "rcpt_")) {
 			v.fail("/supersedes", "%q is not a receipt id", c.Supersedes)
 		} else if c.Supersedes == c.ReceiptID {
 			v.fail("/supersedes", "a receipt cannot supersede itself")
 		}
 	}
+	return true
 }
 
 func (v *checker) settlement(s *Settlement) {
 	v.nonEmpty("/settlement/protocol", s.Protocol)
-	v.match("/settlement/network", s.Network, reCAIP2, "a CAIP-2 chain id")
+	v.match("/settlement/network", s.Network, patCAIP2, "a CAIP-2 chain id")
 	evm := strings.HasPrefix(s.Network, "eip155:")
-	if evm {
-		v.match("/settlement/tx_hash", s.TxHash, reEVMHash, "a lower-case 0x-prefixed 32-byte hash")
-	} else {
-		v.nonEmpty("/settlement/tx_hash", s.TxHash)
-	}
-	if s.LogIndex != nil && *s.LogIndex < 0 {
-		v.fail("/settlement/log_index", "negative")
-	}
+	v.personal("/settlement/tx_hash", s.TxHash != "", func() {
+		if evm {
+			v.match("/settlement/tx_hash", s.TxHash, patEVMHash, "a lower-case 0x-prefixed 32-byte hash")
+		} else {
+			v.nonEmpty("/settlement/tx_hash", s.TxHash)
+		}
+	})
+	v.personal("/settlement/log_index", s.LogIndex != nil, func() {
+		if s.LogIndex != nil && *s.LogIndex < 0 {
+			v.fail("/settlement/log_index", "negative")
+		}
+	})
 	v.nonEmpty("/settlement/asset", s.Asset)
-	v.match("/settlement/amount_usdc", s.AmountUSDC, reUSDC, "a USDC decimal string (at most 6 decimals)")
+	v.match("/settlement/amount_usdc", s.AmountUSDC, patUSDC, "a USDC decimal string (at most 6 decimals)")
 	if evm {
-		v.optMatch("/settlement/asset_contract", s.AssetContract, reEVMAddress, "an EVM address")
-		v.match("/settlement/payer", s.Payer, reEVMAddress, "an EVM address")
-		v.match("/settlement/receiver", s.Receiver, reEVMAddress, "an EVM address")
-	} else {
-		v.nonEmpty("/settlement/payer", s.Payer)
-		v.nonEmpty("/settlement/receiver", s.Receiver)
+		v.optMatch("/settlement/asset_contract", s.AssetContract, patEVMAddress, "an EVM address")
+	}
+	for _, w := range []struct{ field, addr string }{{"/settlement/payer", s.Payer}, {"/settlement/receiver", s.Receiver}} {
+		v.personal(w.field, w.addr != "", func() {
+			if evm {
+				v.match(w.field, w.addr, patEVMAddress, "an EVM address")
+			} else {
+				v.nonEmpty(w.field, w.addr)
+			}
+		})
 	}
 	v.instant("/settlement/timestamp", s.Timestamp)
 
@@ -224,10 +342,14 @@ func (v *checker) settlement(s *Settlement) {
 			v.fail("/settlement/chain", "block facts present although verification is %q", ChainNotPerformed)
 		}
 	case ChainVerified:
-		if ch.BlockNumber == 0 {
-			v.fail("/settlement/chain/block_number", "missing")
-		}
-		v.match("/settlement/chain/block_hash", ch.BlockHash, reEVMHash, "a lower-case 0x-prefixed 32-byte hash")
+		v.personal("/settlement/chain/block_number", ch.BlockNumber != 0, func() {
+			if ch.BlockNumber == 0 {
+				v.fail("/settlement/chain/block_number", "missing")
+			}
+		})
+		v.personal("/settlement/chain/block_hash", ch.BlockHash != "", func() {
+			v.match("/settlement/chain/block_hash", ch.BlockHash, patEVMHash, "a lower-case 0x-prefixed 32-byte hash")
+		})
 		v.instant("/settlement/chain/block_time", ch.BlockTime)
 		// The block holding the transfer is its first confirmation.
 		if ch.Confirmations == 0 {
@@ -243,56 +365,179 @@ func (v *checker) settlement(s *Settlement) {
 
 func (v *checker) parties(c *Claims) {
 	v.nonEmpty("/seller/legal_name", c.Seller.LegalName)
-	v.match("/seller/country", c.Seller.Country, reCountry, "an ISO 3166-1 alpha-2 code")
-	v.optMatch("/buyer/country", c.Buyer.Country, reCountry, "an ISO 3166-1 alpha-2 code")
-	if r := c.Buyer.Registry; r != nil {
+	v.match("/seller/country", c.Seller.Country, patCountry, "an ISO 3166-1 alpha-2 code")
+	b := &c.Buyer
+	v.optMatch("/buyer/country", b.Country, patCountry, "an ISO 3166-1 alpha-2 code")
+	// Buyer fields are all optional: in clear there is nothing to check
+	// beyond presence; signed SpecV3 claims must not show them.
+	v.personal("/buyer/postal_code", b.PostalCode != "", func() {})
+	v.personal("/buyer/vat_number", b.VATNumber != "", func() {})
+	v.personal("/buyer/name", b.Name != "", func() {})
+	if r := b.Registry; r != nil {
 		v.nonEmpty("/buyer/registry/registry", r.Registry)
 		v.nonEmpty("/buyer/registry/status", r.Status)
-		v.nonEmpty("/buyer/registry/number", r.Number)
+		v.personal("/buyer/registry/number", r.Number != "", func() { v.nonEmpty("/buyer/registry/number", r.Number) })
+		v.personal("/buyer/registry/request_identifier", r.RequestIdentifier != "", func() {})
 		v.instant("/buyer/registry/checked_at", r.CheckedAt)
 	}
+	v.v3Only("/buyer/location_evidence", b.LocationEvidence != nil)
+	for i, e := range b.LocationEvidence {
+		p := "/buyer/location_evidence/" + strconv.Itoa(i)
+		v.matchIn(p, "kind", e.Kind, patEvidenceKind, "an evidence kind (lower-case letters, digits, '_')", false)
+		v.matchIn(p, "country", e.Country, patCountry, "an ISO 3166-1 alpha-2 code", false)
+		switch {
+		case v.inClear && e.Value == "":
+			v.fail(p+"/value", "missing")
+		case !v.inClear && e.Value != "":
+			v.personal(p+"/value", true, nil)
+		}
+	}
+}
+
+// commitments checks Commitments of signed SpecV3 claims: only the personal
+// fields, each a well-formed commitment, and exactly those that the clear
+// claims would have had (the required ones always, the optional ones with
+// the section they belong to).
+func (v *checker) commitments(c *Claims) {
+	cm := c.Commitments
+	valid := func(k string) bool { return committable(c, k) && isCommitment(cm[k]) }
+	for k := range cm {
+		if valid(k) {
+			continue
+		}
+		// Report the first bad member in sorted order, so that the error
+		// does not depend on map iteration.
+		for _, k := range sortedKeys(cm) {
+			if !committable(c, k) {
+				v.fail("/commitments", "%q is not a field this receipt can commit", k)
+			} else if !isCommitment(cm[k]) {
+				v.fail("/commitments/"+escapePointer(k), "%q is not \"sha256:\" + the unpadded base64url of a SHA-256", cm[k])
+			}
+		}
+		break
+	}
+	need := func(field string, required bool, why string) {
+		_, has := cm[field]
+		switch {
+		case required && !has:
+			v.fail("/commitments", "no commitment for %s, which %s", field, why)
+		case !required && has:
+			v.fail("/commitments", "a commitment for %s, which %s", field, why)
+		}
+	}
+	need("/settlement/tx_hash", true, "every receipt has")
+	need("/settlement/payer", true, "every receipt has")
+	need("/settlement/receiver", true, "every receipt has")
+	verified := c.Settlement.Chain.Verification == ChainVerified
+	need("/settlement/chain/block_number", verified, "a receipt has exactly when the chain was verified")
+	need("/settlement/chain/block_hash", verified, "a receipt has exactly when the chain was verified")
+	hasRegistry := c.Buyer.Registry != nil
+	need("/buyer/registry/number", hasRegistry, "a receipt has exactly when it has a buyer registry section")
+	if _, has := cm["/buyer/registry/request_identifier"]; has && !hasRegistry {
+		v.fail("/commitments", "a commitment for /buyer/registry/request_identifier without a buyer registry section")
+	}
+	need("/invoice/ubl_sha256", c.Invoice != nil, "a receipt has exactly when it has an invoice section")
+	for i := range c.Buyer.LocationEvidence {
+		need(evidenceField(i), true, "every location evidence item has")
+	}
+}
+
+// committable reports whether a SpecV3 receipt with claims c may commit
+// field.
+func committable(c *Claims, field string) bool {
+	if findPersonalField(field) != nil {
+		return true
+	}
+	i, ok := evidenceIndex(field)
+	return ok && i < len(c.Buyer.LocationEvidence)
+}
+
+// escapePointer escapes a string for use as one JSON pointer token (RFC
+// 6901 §3).
+func escapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 func (v *checker) classification(k *Classification) {
 	v.nonEmpty("/classification/status", k.Status)
-	v.optMatch("/classification/rate_percent", k.RatePercent, reRate, "a decimal string")
-	v.optMatch("/classification/taxing_country", k.TaxingCountry, reCountry, "an ISO 3166-1 alpha-2 code")
+	v.optMatch("/classification/rate_percent", k.RatePercent, patRate, "a decimal string")
+	v.optMatch("/classification/taxing_country", k.TaxingCountry, patCountry, "an ISO 3166-1 alpha-2 code")
 	if k.RateEffectiveFrom != "" {
 		v.date("/classification/rate_effective_from", k.RateEffectiveFrom)
 	}
 	for i, r := range k.Reasons {
-		v.nonEmpty(fmt.Sprintf("/classification/reasons/%d", i), r)
+		if r == "" {
+			v.fail("/classification/reasons/"+strconv.Itoa(i), "missing")
+		}
 	}
 }
 
-// conversion holds what FX and FXGBP share, so that one routine checks both.
+// conversion holds what FX, FXGBP and FXTaxCurrency share, so that one
+// routine checks all three.
 type conversion struct {
-	prefix, pair, currency                           string
+	prefix, pair                                     string
 	amountUSDC, usdcUSDRate, usdcUSDSource, rounding string
 	rate                                             *FXRate
 	rateMember                                       string
-	gross, net, vat                                  string
+	gross, net, vat                                  amount
+	grossExact, netExact, vatExact                   amount
 }
 
+// amount is one figure of a conversion and its member name.
+type amount struct{ member, value string }
+
 func (v *checker) fxEUR(f *FX, settled string) {
+	v.v3Only("/fx/gross_eur_exact", f.GrossEURExact != "")
+	v.v3Only("/fx/net_eur_exact", f.NetEURExact != "")
+	v.v3Only("/fx/vat_eur_exact", f.VATEURExact != "")
 	v.conversion(conversion{
-		prefix: "/fx", pair: "USDC/EUR", currency: "eur",
+		prefix: "/fx", pair: "USDC/EUR",
 		amountUSDC: f.AmountUSDC, usdcUSDRate: f.USDCUSDRate, usdcUSDSource: f.USDCUSDSource, rounding: f.Rounding,
 		rate: &f.USDPerEUR, rateMember: "usd_per_eur",
-		gross: f.GrossEUR, net: f.NetEUR, vat: f.VATEUR,
+		gross: amount{"gross_eur", f.GrossEUR}, net: amount{"net_eur", f.NetEUR}, vat: amount{"vat_eur", f.VATEUR},
+		grossExact: amount{"gross_eur_exact", f.GrossEURExact}, netExact: amount{"net_eur_exact", f.NetEURExact},
+		vatExact: amount{"vat_eur_exact", f.VATEURExact},
 	}, f.Pair, settled)
 }
 
 func (v *checker) fxGBP(f *FXGBP, settled, spec string) {
-	if spec != SpecV2 {
+	switch spec {
+	case SpecV2:
+	case SpecV3:
+		v.fail("/fx_gbp", "a %s receipt carries sterling figures in fx_tax_currency", SpecV3)
+		return
+	default:
 		v.fail("/fx_gbp", "only %s receipts carry sterling figures", SpecV2)
 		return
 	}
 	v.conversion(conversion{
-		prefix: "/fx_gbp", pair: "USDC/GBP", currency: "gbp",
+		prefix: "/fx_gbp", pair: "USDC/GBP",
 		amountUSDC: f.AmountUSDC, usdcUSDRate: f.USDCUSDRate, usdcUSDSource: f.USDCUSDSource, rounding: f.Rounding,
 		rate: &f.USDPerGBP, rateMember: "usd_per_gbp",
-		gross: f.GrossGBP, net: f.NetGBP, vat: f.VATGBP,
+		gross: amount{"gross_gbp", f.GrossGBP}, net: amount{"net_gbp", f.NetGBP}, vat: amount{"vat_gbp", f.VATGBP},
+	}, f.Pair, settled)
+}
+
+// fxTaxCurrency checks the conversion to the taxing state's currency
+// (Art. 230 Directive 2006/112/EC). Every currency that can be due here has
+// two decimals (ISO 4217 minor unit 2: BGN, CZK, DKK, GBP, HUF, PLN, RON,
+// SEK), hence money amounts; euro figures belong in fx.
+func (v *checker) fxTaxCurrency(f *FXTaxCurrency, settled string) {
+	if !v.v3 {
+		v.fail("/fx_tax_currency", "only %s receipts carry this member", SpecV3)
+		return
+	}
+	v.match("/fx_tax_currency/currency", f.Currency, patCurrency, "an ISO 4217 alphabetic code")
+	if f.Currency == "EUR" {
+		v.fail("/fx_tax_currency/currency", "euro figures belong in fx")
+	}
+	v.conversion(conversion{
+		prefix: "/fx_tax_currency", pair: "USDC/" + f.Currency,
+		amountUSDC: f.AmountUSDC, usdcUSDRate: f.USDCUSDRate, usdcUSDSource: f.USDCUSDSource, rounding: f.Rounding,
+		rate: &f.USDPerUnit, rateMember: "usd_per_unit",
+		gross: amount{"gross", f.Gross}, net: amount{"net", f.Net}, vat: amount{"vat", f.VAT},
+		grossExact: amount{"gross_exact", f.GrossExact}, netExact: amount{"net_exact", f.NetExact},
+		vatExact: amount{"vat_exact", f.VATExact},
 	}, f.Pair, settled)
 }
 
@@ -303,27 +548,64 @@ func (v *checker) conversion(c conversion, pair, settled string) {
 	if c.amountUSDC != settled {
 		v.fail(c.prefix+"/amount_usdc", "%q differs from /settlement/amount_usdc %q", c.amountUSDC, settled)
 	}
-	v.match(c.prefix+"/usdc_usd_rate", c.usdcUSDRate, reRate, "a decimal string")
-	v.nonEmpty(c.prefix+"/usdc_usd_source", c.usdcUSDSource)
-	r, rp := c.rate, c.prefix+"/"+c.rateMember
-	v.match(rp+"/raw", r.Raw, reRate, "a decimal string")
-	v.date(rp+"/rate_date", r.RateDate)
-	v.date(rp+"/requested_date", r.RequestedDate)
-	v.nonEmpty(rp+"/policy", r.Policy)
-	v.nonEmpty(rp+"/source", r.Source)
-	v.nonEmpty(c.prefix+"/rounding", c.rounding)
-	v.match(c.prefix+"/gross_"+c.currency, c.gross, reMoney2, "an amount with 2 decimals")
-	v.optMatch(c.prefix+"/net_"+c.currency, c.net, reMoney2, "an amount with 2 decimals")
-	v.optMatch(c.prefix+"/vat_"+c.currency, c.vat, reMoney2, "an amount with 2 decimals")
-	if (c.net == "") != (c.vat == "") {
-		v.fail(c.prefix, "net_%s and vat_%s must be both present or both absent", c.currency, c.currency)
+	v.matchIn(c.prefix, "usdc_usd_rate", c.usdcUSDRate, patRate, "a decimal string", false)
+	v.matchIn(c.prefix, "usdc_usd_source", c.usdcUSDSource, patNonEmpty, "a source", false)
+	r := c.rate
+	ok := patRate(r.Raw) && isDate(r.RateDate) && isDate(r.RequestedDate) && r.Policy != "" && r.Source != ""
+	if !ok {
+		rp := c.prefix + "/" + c.rateMember
+		v.match(rp+"/raw", r.Raw, patRate, "a decimal string")
+		v.date(rp+"/rate_date", r.RateDate)
+		v.date(rp+"/requested_date", r.RequestedDate)
+		v.nonEmpty(rp+"/policy", r.Policy)
+		v.nonEmpty(rp+"/source", r.Source)
 	}
-	// DESIGN "Gross, not net": VAT = gross − net, so the three must add up
-	// exactly; a receipt whose own arithmetic fails is not signed.
-	if v.err == nil && c.net != "" {
-		g, n, t := decimal.RequireFromString(c.gross), decimal.RequireFromString(c.net), decimal.RequireFromString(c.vat)
-		if !n.Add(t).Equal(g) {
-			v.fail(c.prefix, "net_%[1]s %[2]s + vat_%[1]s %[3]s != gross_%[1]s %[4]s", c.currency, c.net, c.vat, c.gross)
+	v.matchIn(c.prefix, "rounding", c.rounding, patNonEmpty, "a rounding rule", false)
+	const money2 = "an amount with 2 decimals"
+	v.matchIn(c.prefix, c.gross.member, c.gross.value, patMoney2, money2, false)
+	v.matchIn(c.prefix, c.net.member, c.net.value, patMoney2, money2, true)
+	v.matchIn(c.prefix, c.vat.member, c.vat.value, patMoney2, money2, true)
+	v.addsUp(c.prefix, c.gross, c.net, c.vat)
+	// The exact figures: the same split before rounding, so an auditor can
+	// recompute the rounding (doc.go "exact"). They accompany the rounded
+	// figures they refine.
+	const exact = "an exact amount (at most 12 decimals)"
+	v.matchIn(c.prefix, c.grossExact.member, c.grossExact.value, patExact, exact, true)
+	v.matchIn(c.prefix, c.netExact.member, c.netExact.value, patExact, exact, true)
+	v.matchIn(c.prefix, c.vatExact.member, c.vatExact.value, patExact, exact, true)
+	if c.grossExact.value == "" && c.netExact.value != "" {
+		v.fail(c.prefix, "%s without %s", c.netExact.member, c.grossExact.member)
+	}
+	if c.net.value == "" && c.netExact.value != "" {
+		v.fail(c.prefix, "%s without %s", c.netExact.member, c.net.member)
+	}
+	v.addsUp(c.prefix, c.grossExact, c.netExact, c.vatExact)
+}
+
+// addsUp requires net and vat both present or both absent, and, when
+// present, net + vat = gross exactly (DESIGN "Gross, not net": VAT = gross −
+// net, so a receipt whose own arithmetic fails is not signed).
+func (v *checker) addsUp(prefix string, gross, net, vat amount) {
+	if (net.value == "") != (vat.value == "") {
+		v.fail(prefix, "%s and %s must be both present or both absent", net.member, vat.member)
+	}
+	if v.err == nil && net.value != "" && gross.value != "" {
+		// Exact integer arithmetic on the amounts scaled to 12 decimals
+		// when they fit in 64 bits (every realistic amount), decimal.Decimal
+		// otherwise.
+		g, ok1 := scaled12(gross.value)
+		n, ok2 := scaled12(net.value)
+		t, ok3 := scaled12(vat.value)
+		if ok1 && ok2 && ok3 {
+			// |n|, |t| < 10¹⁸: the sum cannot overflow.
+			if n+t != g {
+				v.fail(prefix, "%s %s + %s %s != %s %s", net.member, net.value, vat.member, vat.value, gross.member, gross.value)
+			}
+			return
+		}
+		g2, n2, t2 := decimal.RequireFromString(gross.value), decimal.RequireFromString(net.value), decimal.RequireFromString(vat.value)
+		if !n2.Add(t2).Equal(g2) {
+			v.fail(prefix, "%s %s + %s %s != %s %s", net.member, net.value, vat.member, vat.value, gross.member, gross.value)
 		}
 	}
 }
@@ -332,8 +614,8 @@ func (v *checker) fee(f *Fee) {
 	if f.Model != FeeModelBasisPoints {
 		v.fail("/fee/model", "%q is not %q", f.Model, FeeModelBasisPoints)
 	}
-	v.match("/fee/bps", f.BPS, reRate, "a decimal string")
-	v.match("/fee/accrued_eur", f.AccruedEUR, reMoney2, "an amount with 2 decimals")
+	v.match("/fee/bps", f.BPS, patRate, "a decimal string")
+	v.match("/fee/accrued_eur", f.AccruedEUR, patMoney2, "an amount with 2 decimals")
 }
 
 // isNoteName reports whether s can be a C2SP signed-note key name and hence a

@@ -15,7 +15,7 @@ func TestSignRefusesInvalidClaims(t *testing.T) {
 		field  string // "" = valid
 	}{
 		{"sample is valid", func(c *Claims) {}, ""},
-		{"spec unknown", func(c *Claims) { c.Spec = "service.receipt/3.0.0" }, "/spec"},
+		{"spec unknown", func(c *Claims) { c.Spec = "service.receipt/4.0.0" }, "/spec"},
 		{"event id without x402-", func(c *Claims) { c.EventID, c.ReceiptID = "abc", "rcpt_abc" }, "/event_id"},
 		{"event id with space", func(c *Claims) { c.EventID, c.ReceiptID = "x402-a b", "rcpt_x402-a b" }, "/event_id"},
 		{"receipt id not derived", func(c *Claims) { c.ReceiptID = "rcpt_x402-other" }, "/receipt_id"},
@@ -78,6 +78,14 @@ func TestSignRefusesInvalidClaims(t *testing.T) {
 		{"fx net without vat", func(c *Claims) { c.FX.VATEUR = "" }, "/fx"},
 		{"fx net + vat != gross", func(c *Claims) { c.FX.VATEUR = "1.73" }, "/fx"},
 		{"fx pending without net and vat", func(c *Claims) { c.FX.NetEUR, c.FX.VATEUR = "", "" }, ""},
+		{"fx large amounts add up (decimal path)", func(c *Claims) {
+			c.Settlement.AmountUSDC, c.FX.AmountUSDC = "1445811.000000", "1445811.000000"
+			c.FX.GrossEUR, c.FX.NetEUR, c.FX.VATEUR = "1234567.89", "1028806.58", "205761.31"
+		}, ""},
+		{"fx large amounts do not add up", func(c *Claims) {
+			c.FX.GrossEUR, c.FX.NetEUR, c.FX.VATEUR = "1234567.89", "1028806.58", "205761.30"
+		}, "/fx"},
+		{"fx zero net, negative vat", func(c *Claims) { c.FX.GrossEUR, c.FX.NetEUR, c.FX.VATEUR = "-1.00", "0.00", "-1.00" }, ""},
 		{"fx_gbp on v1", func(c *Claims) { c.FXGBP = sampleClaimsV2(0).FXGBP }, "/fx_gbp"},
 		{"credit with negative amounts", func(c *Claims) {
 			c.Supersedes = "rcpt_x402-earlier"

@@ -4,8 +4,9 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
-	jose "github.com/go-jose/go-jose/v4"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 )
@@ -14,8 +15,8 @@ import (
 // the first step that failed.
 const (
 	StepParse               = "parse"                // the receipt document is not a receipt (JSON, members, types)
-	StepJWKS                = "jwks"                 // the key set is malformed, or the key its kid selects is unusable
-	StepLogKey              = "log-key"              // the log verifier key is not a note verifier key
+	StepJWKS                = "jwks"                 // the key set is malformed, publishes a private key, or the key its kid selects is unusable
+	StepLogKey              = "log-key"              // the log verifier key is missing or not a note verifier key
 	StepJWS                 = "jws"                  // the JWS is not a canonical compact JWS with a receipt header
 	StepAlg                 = "alg"                  // alg is not EdDSA or Ed25519
 	StepTyp                 = "typ"                  // typ is not a receipt type
@@ -30,16 +31,30 @@ const (
 	StepCheckpointSignature = "checkpoint-signature" // the checkpoint note is not validly signed by the log key
 	StepCheckpoint          = "checkpoint"           // the signed note is not a tlog checkpoint
 	StepOrigin              = "origin"               // the checkpoint is of another log than the claims name
-	StepIndex               = "index"                // the proof is for another index than the claims name
+	StepIndex               = "index"                // the proof is for another index than the claims name (1.0.0, 2.0.0)
 	StepInclusion           = "inclusion"            // the inclusion proof does not lead from the JWS to the checkpoint root
+	StepOpening             = "opening"              // an opening given to Verifier.Verify does not open its commitment
+)
+
+// Where the service publishes what a verifier needs (service-spec §5.6).
+const (
+	PathJWKS           = "/.well-known/jwks.json"
+	PathLogKey         = "/.well-known/log-key"
+	PathSandboxJWKS    = "/sandbox/v1/jwks.json"
+	PathSandboxLogKey  = "/sandbox/v1/log-key"
+	pathReceiptPattern = "/v1/receipts/{id}"
 )
 
 // VerifyError is the error of Verify: which step failed and why. Branch on
-// Step (errors.As), never on the message.
+// Step (errors.As), never on the message. The message (Err) is written for a
+// person: what was found, what it means, and what to do.
 type VerifyError struct {
 	ReceiptID string // the document's id, when it could be read
 	Step      string // one of the Step constants
-	Err       error
+	// Field is the JSON pointer of the claim concerned (claims-mismatch,
+	// spec, opening), when there is one.
+	Field string
+	Err   error
 }
 
 func (e *VerifyError) Error() string {
@@ -51,20 +66,69 @@ func (e *VerifyError) Error() string {
 
 func (e *VerifyError) Unwrap() error { return e.Err }
 
+// sentence is an error whose text is written for a person, wrapping the
+// error it explains (errors.Is still sees ErrUnknownKey and the like).
+type sentence struct {
+	msg string
+	err error
+}
+
+func (s *sentence) Error() string { return s.msg }
+func (s *sentence) Unwrap() error { return s.err }
+
+// plain drops this package's "receipt: " prefix from an error text that is
+// embedded in a VerifyError, which has the prefix already.
+func plain(err error) string { return strings.TrimPrefix(err.Error(), "receipt: ") }
+
+// Verifier verifies receipts against one key set and one log key, parsed
+// once. It is safe for concurrent use.
+type Verifier struct {
+	keys   KeySet
+	logKey note.Verifier
+}
+
+// NewVerifier parses the receipt JWKS and the log's note verifier key
+// ("origin+hash+base64", golang.org/x/mod/sumdb/note). Its errors are
+// *VerifyError with Step StepJWKS or StepLogKey.
+func NewVerifier(jwks []byte, logVerifierKey string) (*Verifier, error) {
+	keys, err := parseKeySet(jwks)
+	if errors.Is(err, ErrPrivateKeyPublished) {
+		return nil, &VerifyError{Step: StepJWKS, Err: err}
+	}
+	if err != nil {
+		return nil, &VerifyError{Step: StepJWKS, Err: &sentence{
+			msg: fmt.Sprintf("the key set cannot be used: %s. Use the receipt key set the issuer publishes at GET %s (sandbox receipts: GET %s), unchanged.",
+				plain(err), PathJWKS, PathSandboxJWKS), err: err}}
+	}
+	if strings.TrimSpace(logVerifierKey) == "" {
+		return nil, &VerifyError{Step: StepLogKey, Err: fmt.Errorf(
+			"no log verifier key was given. Checking the inclusion proof needs the log's note verifier key (origin+hash+base64), which the issuer publishes at GET %s (sandbox: GET %s); keep it with the receipts",
+			PathLogKey, PathSandboxLogKey)}
+	}
+	logKey, err := note.NewVerifier(logVerifierKey)
+	if err != nil {
+		return nil, &VerifyError{Step: StepLogKey, Err: fmt.Errorf(
+			"%q is not a log verifier key (%v): a key has the form origin+hash+base64, e.g. ledger.example/fiscal402+22b2ed1b+Aep…; copy it exactly from GET %s (sandbox: GET %s)",
+			logVerifierKey, err, PathLogKey, PathSandboxLogKey)}
+	}
+	return &Verifier{keys: keys, logKey: logKey}, nil
+}
+
 // Verify checks a receipt offline, with nothing but the receipt JSON, the
 // receipt JWKS (archived by the auditor) and the log's note verifier key
 // ("origin+hash+base64", golang.org/x/mod/sumdb/note). It returns the
 // verified claims, or a *VerifyError naming the first failed step:
 //
 //  1. parse: the document has exactly spec, id, claims, jws, tlog_proof;
-//     jwks, log-key: the two keys parse.
+//     jwks, log-key: the two keys parse, and the key set publishes no
+//     private key.
 //  2. jws, alg, typ: canonical compact JWS; header exactly {alg, kid, typ};
 //     alg EdDSA or Ed25519 (both mean Ed25519 for an OKP key, RFC 9864 §2);
-//     typ TypeV1 or TypeV2.
+//     typ TypeV1, TypeV2 or TypeV3.
 //  3. kid, key-revoked: the JWKS has exactly one key with that kid, an
 //     Ed25519 key whose kid is its own RFC 7638 thumbprint, not revoked.
-//  4. signature: Ed25519 over the JWS signing input (go-jose v4).
-//  5. payload, key-window: the signed payload decodes to Claims exactly, and
+//  4. signature: Ed25519 (RFC 8032) over the JWS signing input.
+//  5. payload, key-window: the signed payload decodes to claims exactly, and
 //     the key's nbf ≤ iat < exp. The window needs the signed iat, so it is
 //     checked after the signature: an unverified iat would make a tampered
 //     payload look like a key problem.
@@ -77,8 +141,9 @@ func (e *VerifyError) Unwrap() error { return e.Err }
 //     checkpoint note carries a valid signature by the log key (signatures of
 //     unknown keys, such as witness cosignatures, are ignored per C2SP
 //     signed-note); its text is a tlog checkpoint.
-//  9. origin, index: the checkpoint origin is claims.log.origin; the proof
-//     index is claims.log.index.
+//  9. origin, index: the checkpoint origin is claims.log.origin; for 1.0.0
+//     and 2.0.0 the proof index is claims.log.index (3.0.0 signs no index:
+//     Verify sets claims.Log.Index from the proof).
 //  10. inclusion: tlog.CheckRecord(proof, size, root, index,
 //     tlog.RecordHash([]byte(jws))) (RFC 6962 §2.1.1).
 //
@@ -88,184 +153,220 @@ func (e *VerifyError) Unwrap() error { return e.Err }
 // latest; compare checkpoints over time (consistency proofs, witnesses) for
 // that.
 func Verify(receiptJSON, jwks []byte, logVerifierKey string) (*Claims, error) {
-	v := verification{}
-	c, err := v.run(receiptJSON, jwks, logVerifierKey)
+	doc, err := parseReceipt(receiptJSON)
 	if err != nil {
+		return nil, &VerifyError{Step: StepParse, Err: parseFailure(err)}
+	}
+	v, err := NewVerifier(jwks, logVerifierKey)
+	if err != nil {
+		err.(*VerifyError).ReceiptID = doc.id
 		return nil, err
 	}
-	return c, nil
+	return v.verify(&doc, nil)
 }
 
-type verification struct{ id string }
-
-func (v *verification) fail(step string, err error) error {
-	return &VerifyError{ReceiptID: v.id, Step: step, Err: err}
+// Verify checks a receipt as the package-level Verify does, and then each
+// opening against the commitment it opens (StepOpening, with Field): the
+// returned claims carry the opened values in their places (Reveal).
+func (v *Verifier) Verify(receiptJSON []byte, openings ...Opening) (*Claims, error) {
+	doc, err := parseReceipt(receiptJSON)
+	if err != nil {
+		return nil, &VerifyError{Step: StepParse, Err: parseFailure(err)}
+	}
+	return v.verify(&doc, openings)
 }
 
-func (v *verification) failf(step, format string, args ...any) error {
-	return v.fail(step, fmt.Errorf(format, args...))
+func parseFailure(err error) error {
+	return &sentence{msg: fmt.Sprintf("this is not a receipt document: %v. A receipt is the JSON object served at GET %s, with exactly the members spec, id, claims, jws and tlog_proof; pass that document unchanged",
+		err, pathReceiptPattern), err: err}
 }
 
-func (v *verification) run(receiptJSON, jwks []byte, logVerifierKey string) (*Claims, error) {
-	r, readable, err := parseReceipt(receiptJSON)
-	if err != nil {
-		return nil, v.fail(StepParse, err)
-	}
-	v.id = r.ID
-	keys, err := ParseKeySet(jwks)
-	if err != nil {
-		return nil, v.fail(StepJWKS, err)
-	}
-	logKey, err := note.NewVerifier(logVerifierKey)
-	if err != nil {
-		return nil, v.failf(StepLogKey, "%q: %v", logVerifierKey, err)
-	}
+type verification struct {
+	v  *Verifier
+	id string
+}
 
-	parts, err := splitJWS(r.JWS)
+func (vf *verification) fail(step string, err error) error {
+	return &VerifyError{ReceiptID: vf.id, Step: step, Err: err}
+}
+
+func (vf *verification) failf(step, format string, args ...any) error {
+	return vf.fail(step, fmt.Errorf(format, args...))
+}
+
+func (vf *verification) failField(step, field string, err error) error {
+	return &VerifyError{ReceiptID: vf.id, Step: step, Field: field, Err: err}
+}
+
+func (v *Verifier) verify(doc *receiptDoc, openings []Opening) (*Claims, error) {
+	vf := &verification{v: v, id: doc.id}
+
+	parts, err := splitJWSBytes(doc.jws)
 	if err != nil {
-		return nil, v.fail(StepJWS, err)
+		return nil, vf.failf(StepJWS, "the jws member is not a compact JWS in its one canonical spelling: %v. Pass the receipt exactly as the issuer served it", err)
 	}
 	hdr, err := parseJWSHeader(parts.header)
 	if err != nil {
-		return nil, v.fail(StepJWS, err)
+		return nil, vf.failf(StepJWS, "the JWS header is not a receipt header: %v", err)
 	}
 	if hdr.alg != AlgEdDSA && hdr.alg != AlgEd25519 {
-		return nil, v.failf(StepAlg, "alg %q is not %s or %s", hdr.alg, AlgEdDSA, AlgEd25519)
+		return nil, vf.failf(StepAlg, "the JWS names algorithm %q; receipts are signed with Ed25519 only (alg %q or %q). This JWS was not made by a receipt signer", hdr.alg, AlgEd25519, AlgEdDSA)
 	}
-	if hdr.typ != TypeV1 && hdr.typ != TypeV2 {
-		return nil, v.failf(StepTyp, "typ %q is not %s or %s", hdr.typ, TypeV1, TypeV2)
+	spec, known := specOfType(hdr.typ)
+	if !known {
+		return nil, vf.failf(StepTyp, "the JWS type is %q, which is no receipt type (%s, %s, %s): this is not a receipt JWS, or one of a version newer than this verifier", hdr.typ, TypeV1, TypeV2, TypeV3)
 	}
 	if !hdr.has["kid"] {
-		return nil, v.failf(StepKid, "jws header has no kid")
+		return nil, vf.failf(StepKid, "the JWS header names no key (kid): a receipt always does. This JWS was not made by a receipt signer")
 	}
-	key, err := keys.Lookup(hdr.kid)
+	key, err := v.keys.Lookup(hdr.kid)
 	if errors.Is(err, ErrUnknownKey) {
-		return nil, v.fail(StepKid, err)
+		return nil, vf.fail(StepKid, &sentence{msg: vf.unknownKey(hdr.kid, parts.payload), err: err})
 	} else if err != nil {
-		return nil, v.fail(StepJWKS, err)
+		return nil, vf.failf(StepJWKS, "the key set is ambiguous: %s. Use the key set the issuer publishes, unchanged", plain(err))
 	}
 	pub, err := key.PublicKey()
 	if err != nil {
-		return nil, v.fail(StepJWKS, err)
+		return nil, vf.failf(StepJWKS, "the key set's entry for this receipt's key cannot be used: %s", plain(err))
 	}
 	if key.Revoked {
-		return nil, v.failf(StepKeyRevoked, "key %s is revoked", key.Kid)
+		return nil, vf.failf(StepKeyRevoked, "key %s is marked revoked in the key set: its private key may have leaked, so a receipt it signed cannot be trusted, whatever its date. Ask the issuer for this receipt re-issued under a current key", key.Kid)
 	}
-	if err := verifySignature(r.JWS, hdr.alg, pub, key.Kid); err != nil {
-		return nil, v.fail(StepSignature, err)
+	// RFC 7515 §5.2: the signature is over the ASCII of header "." payload,
+	// as they appear in the JWS.
+	if !ed25519.Verify(pub, doc.jws[:parts.signingInputLen], parts.signature) {
+		return nil, vf.failf(StepSignature, "the signature does not match the signed content: the JWS header or payload was altered after signing, or the receipt was signed by another key than %s of this key set. Do not rely on this receipt; get it again from its issuer (GET %s)", key.Kid, pathReceiptPattern)
 	}
 
-	c, signed, err := decodeClaims(parts.payload)
+	c, err := decodePayload(parts.payload, spec)
 	if err != nil {
-		return nil, v.fail(StepPayload, err)
+		var se *specError
+		if errors.As(err, &se) {
+			return nil, vf.failField(StepSpec, "/spec", fmt.Errorf("the JWS is typed %q, for %s receipts, but its signed claims are %s: the issuer signed a malformed receipt; report it to them", hdr.typ, spec, se.spec))
+		}
+		return nil, vf.failf(StepPayload, "the signed payload is not claims in the form the issuer's signer writes: %v. The signature is valid, so the issuer signed this payload: report it to them", err)
 	}
 	if !key.ValidAt(c.IssuedAt) {
-		return nil, v.failf(StepKeyWindow, "iat %d is outside the window of key %s (%s)", c.IssuedAt, key.Kid, windowString(key))
+		return nil, vf.failf(StepKeyWindow, "the receipt says it was issued at %s (iat %d), when key %s was not valid (%s): a key may only sign within its window. A receipt dated outside it may have been made with a retired, leaked key; ask the issuer",
+			unixString(c.IssuedAt), c.IssuedAt, key.Kid, windowString(key))
 	}
-	if !sameJSON(readable, signed) {
-		return nil, v.failf(StepClaimsMismatch, "readable claims differ from the signed payload")
+	if err := vf.sameClaims(doc, parts.payload); err != nil {
+		return nil, err
 	}
-	if r.Spec != c.Spec {
-		return nil, v.failf(StepClaimsMismatch, "document spec %q, signed spec %q", r.Spec, c.Spec)
+	if doc.spec != c.Spec {
+		return nil, vf.failField(StepClaimsMismatch, "/spec", fmt.Errorf("the document's spec is %q but the signed claims say %q: the document was changed after signing; trust the signed value", doc.spec, c.Spec))
 	}
-	if r.ID != c.ReceiptID {
-		return nil, v.failf(StepClaimsMismatch, "document id %q, signed receipt_id %q", r.ID, c.ReceiptID)
+	if doc.id != c.ReceiptID {
+		return nil, vf.failField(StepClaimsMismatch, "/receipt_id", fmt.Errorf("the document's id is %q but the signed claims are for receipt %q: the document was changed after signing, or the JWS of another receipt was put in it", doc.id, c.ReceiptID))
 	}
 	if err := checkClaims(&c); err != nil {
-		return nil, v.fail(StepSpec, err)
-	}
-	if want := map[string]string{SpecV1: TypeV1, SpecV2: TypeV2}[c.Spec]; hdr.typ != want {
-		return nil, v.failf(StepSpec, "%s receipt with typ %q, want %q", c.Spec, hdr.typ, want)
+		var ce *ClaimsError
+		field := ""
+		if errors.As(err, &ce) {
+			field = ce.Field
+		}
+		return nil, vf.failField(StepSpec, field, fmt.Errorf("the signed claims break the rules of %s: %s. The issuer signed a malformed receipt; report it to them", c.Spec, plain(err)))
 	}
 
-	index, proof, cpNote, err := ParseTlogProof(r.TlogProof)
+	index, proof, cpNote, err := ParseTlogProof(doc.tlogProof)
 	if err != nil {
-		return nil, v.fail(StepTlogProof, err)
+		return nil, vf.failf(StepTlogProof, "the tlog_proof member is not a C2SP tlog-proof: %s. Pass the receipt exactly as the issuer served it", plain(err))
 	}
 	if err := checkNoteSignatureEncoding(cpNote); err != nil {
-		return nil, v.fail(StepCheckpointSignature, err)
+		return nil, vf.failf(StepCheckpointSignature, "the checkpoint's signature is not in its one canonical spelling (%v): it was altered", err)
 	}
-	opened, err := note.Open(cpNote, note.VerifierList(logKey))
+	opened, err := note.Open(cpNote, note.VerifierList(v.logKey))
 	if err != nil {
-		return nil, v.failf(StepCheckpointSignature, "log key %s+%08x: %v", logKey.Name(), logKey.KeyHash(), err)
+		return nil, vf.fail(StepCheckpointSignature, vf.checkpointFailure(err, &c))
 	}
 	cp, err := parseCheckpoint(opened.Text)
 	if err != nil {
-		return nil, v.fail(StepCheckpoint, err)
+		return nil, vf.failf(StepCheckpoint, "the log key signed a note that is not a tlog checkpoint (%v): report it to the issuer", err)
 	}
 	if cp.origin != c.Log.Origin {
-		return nil, v.failf(StepOrigin, "checkpoint origin %q, claims name log %q", cp.origin, c.Log.Origin)
+		return nil, vf.failField(StepOrigin, "/log/origin", fmt.Errorf("the checkpoint is of log %q, but the receipt was signed for log %q: the proof comes from another log. Fetch the receipt from its issuer, and use that log's key", cp.origin, c.Log.Origin))
 	}
-	if index != c.Log.Index {
-		return nil, v.failf(StepIndex, "proof is for index %d, claims name index %d", index, c.Log.Index)
+	if c.Spec == SpecV3 {
+		// The position is not signed (doc.go "# Version 3.0.0"): the
+		// checkpoint signature and the inclusion proof below bind it.
+		c.Log.Index = index
+	} else if index != c.Log.Index {
+		return nil, vf.failField(StepIndex, "/log/index", fmt.Errorf("the proof is for log index %d, but the receipt says it is at index %d: the proof belongs to another entry", index, c.Log.Index))
 	}
 	if index >= cp.size {
-		return nil, v.failf(StepInclusion, "index %d is not in the checkpointed tree of size %d", index, cp.size)
+		return nil, vf.failf(StepInclusion, "the proof is for index %d, which is not in the checkpointed tree of %d entries: the proof or checkpoint was swapped", index, cp.size)
 	}
-	if err := tlog.CheckRecord(proof, cp.size, cp.root, index, tlog.RecordHash([]byte(r.JWS))); err != nil {
-		return nil, v.failf(StepInclusion, "leaf %d does not lead to the root of tree size %d: %v", index, cp.size, err)
+	if err := tlog.CheckRecord(proof, cp.size, cp.root, index, tlog.RecordHash(doc.jws)); err != nil {
+		return nil, vf.failf(StepInclusion, "the inclusion proof does not lead from this receipt's JWS at index %d to the root of the checkpointed tree of %d entries: the proof, the index or the JWS was altered, or the proof is for another entry. Fetch the receipt again; if it persists, the log may be inconsistent: report it",
+			index, cp.size)
+	}
+	if len(openings) > 0 {
+		revealed, err := Reveal(&c, openings...)
+		if err != nil {
+			var oe *OpeningError
+			if errors.As(err, &oe) {
+				return nil, vf.failField(StepOpening, oe.Field, fmt.Errorf("%s. The receipt itself is valid; the opening is not the one the issuer committed to: ask the account holder for the openings of this receipt", plain(err)))
+			}
+			return nil, vf.fail(StepOpening, err)
+		}
+		return revealed, nil
 	}
 	return &c, nil
 }
 
-// parseReceipt reads the receipt document: a JSON object with exactly the
-// members spec, id, claims (an object), jws and tlog_proof (strings).
-// Unknown members are refused: anything unsigned beside the claims could be
-// read as part of the receipt.
-func parseReceipt(data []byte) (Receipt, any, error) {
-	if len(data) > MaxInputSize {
-		return Receipt{}, nil, fmt.Errorf("larger than %d bytes", MaxInputSize)
+// unknownKey explains a kid missing from the key set, naming the likely
+// cause: a receipt of one environment checked against the other's keys. The
+// environment is read from the payload before its signature is checked, so
+// the message only says what the receipt claims.
+func (vf *verification) unknownKey(kid string, payload []byte) string {
+	msg := fmt.Sprintf("the key set has no key %s, which signed this receipt", kid)
+	switch probeEnvironment(payload) {
+	case EnvSandbox:
+		return msg + fmt.Sprintf(". The receipt says it is a sandbox receipt: those are signed by sandbox keys, published at GET %s, never at GET %s. Verify it with the sandbox key set and the sandbox log key (GET %s)", PathSandboxJWKS, PathJWKS, PathSandboxLogKey)
+	case EnvProduction:
+		return msg + fmt.Sprintf(". The receipt says it is a production receipt: use the production key set, GET %s (not the sandbox one, GET %s). If that key set lacks the key too, it is older than the receipt: fetch it again", PathJWKS, PathSandboxJWKS)
 	}
-	v, err := decodeStrict(data)
-	if err != nil {
-		return Receipt{}, nil, err
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return Receipt{}, nil, errors.New("not a JSON object")
-	}
-	var r Receipt
-	for _, f := range []struct {
-		name string
-		dst  *string
-	}{{"spec", &r.Spec}, {"id", &r.ID}, {"jws", &r.JWS}, {"tlog_proof", &r.TlogProof}} {
-		s, ok := m[f.name].(string)
-		if !ok {
-			return Receipt{}, nil, fmt.Errorf("member %q missing or not a string", f.name)
-		}
-		*f.dst = s
-	}
-	claims, ok := m["claims"].(map[string]any)
-	if !ok {
-		return Receipt{}, nil, errors.New(`member "claims" missing or not an object`)
-	}
-	if len(m) != 5 {
-		return Receipt{}, nil, errors.New("members other than spec, id, claims, jws, tlog_proof")
-	}
-	return r, claims, nil
+	return msg + fmt.Sprintf(". Use the issuer's current key set (GET %s, sandbox GET %s)", PathJWKS, PathSandboxJWKS)
 }
 
-// verifySignature checks the JWS signature with go-jose. alg has been pinned
-// to EdDSA or Ed25519 already; go-jose v4.1.8 verifies EdDSA itself and
-// Ed25519 through an OpaqueVerifier (research §3.1).
-func verifySignature(jws, alg string, pub ed25519.PublicKey, kid string) error {
-	obj, err := jose.ParseSignedCompact(jws, []jose.SignatureAlgorithm{jose.EdDSA, AlgEd25519})
-	if err != nil {
-		return fmt.Errorf("jws: %v", err)
+// checkpointFailure explains a note.Open error.
+func (vf *verification) checkpointFailure(err error, c *Claims) error {
+	where := fmt.Sprintf("GET %s", PathLogKey)
+	if c.Environment == EnvSandbox {
+		where = fmt.Sprintf("GET %s (this is a sandbox receipt)", PathSandboxLogKey)
 	}
-	var key any = pub
-	if alg == AlgEd25519 {
-		key = opaqueEd25519{pub: jose.JSONWebKey{Key: pub, KeyID: kid}}
+	key := fmt.Sprintf("%s+%08x", vf.v.logKey.Name(), vf.v.logKey.KeyHash())
+	var unverified *note.UnverifiedNoteError
+	var invalid *note.InvalidSignatureError
+	switch {
+	case errors.As(err, &unverified):
+		var signers []string
+		for _, s := range unverified.Note.UnverifiedSigs {
+			signers = append(signers, fmt.Sprintf("%s+%08x", s.Name, s.Hash))
+		}
+		return &sentence{msg: fmt.Sprintf("the checkpoint is not signed by the log key you gave (%s); it is signed by %s. Use the key of the log that issued the receipt, published at %s",
+			key, strings.Join(signers, ", "), where), err: err}
+	case errors.As(err, &invalid):
+		return &sentence{msg: fmt.Sprintf("the checkpoint's signature by the log key %s does not verify: the checkpoint was altered after the log signed it. Fetch the receipt again from its issuer", key), err: err}
 	}
-	if _, err := obj.Verify(key); err != nil {
-		return fmt.Errorf("ed25519 signature does not verify with key %s: %v", kid, err)
-	}
-	return nil
+	return &sentence{msg: fmt.Sprintf("the checkpoint in the tlog_proof is not a signed note (%v): it was altered or truncated. Fetch the receipt again from its issuer", err), err: err}
 }
+
+// specOfType maps a JWS typ to its spec version.
+func specOfType(typ string) (string, bool) {
+	for _, h := range specHeaders {
+		if h.typ == typ {
+			return h.spec, true
+		}
+	}
+	return "", false
+}
+
+func unixString(t int64) string { return time.Unix(t, 0).UTC().Format(time.RFC3339) }
 
 func windowString(k Key) string {
 	if k.Expires == nil {
-		return fmt.Sprintf("nbf %d, no exp", k.NotBefore)
+		return fmt.Sprintf("valid from %s, nbf %d, no end", unixString(k.NotBefore), k.NotBefore)
 	}
-	return fmt.Sprintf("nbf %d, exp %d", k.NotBefore, *k.Expires)
+	return fmt.Sprintf("valid from %s until before %s, nbf %d, exp %d", unixString(k.NotBefore), unixString(*k.Expires), k.NotBefore, *k.Expires)
 }

@@ -402,7 +402,7 @@ func TestVerifyErrorReport(t *testing.T) {
 	if ve.Step != StepIndex || ve.ReceiptID != s.good.ID {
 		t.Errorf("step %q id %q", ve.Step, ve.ReceiptID)
 	}
-	want := "receipt: verify " + s.good.ID + ": index: proof is for index 3, claims name index 1"
+	want := "receipt: verify " + s.good.ID + ": index: the proof is for log index 3, but the receipt says it is at index 1: the proof belongs to another entry"
 	if err.Error() != want {
 		t.Errorf("message\n %q\nwant\n %q", err.Error(), want)
 	}

@@ -1,14 +1,16 @@
 // verify.mjs: an independent verifier of fiscal402 receipts
-// (service.receipt/1.0.0 and 2.0.0), written from the format description in
-// receipt/doc.go without the Go code. Node >= 18, built-in modules only.
+// (service.receipt/1.0.0, 2.0.0 and 3.0.0) and of the openings of 3.0.0
+// commitments, written from the format description in receipt/doc.go
+// without the Go code. Node >= 18, built-in modules only.
 //
-//   node verify.mjs RECEIPT.json JWKS.json 'origin+hash+base64key'
+//   node verify.mjs RECEIPT.json JWKS.json 'origin+hash+base64key' [OPENINGS.json]
 //
 // Prints one JSON line, {"ok":true,...} (exit 0) or {"ok":false,"step":...,
 // "error":...} (exit 1); the step names are those of receipt.Verify. It
 // checks the signature, the key window, the claims, the checkpoint signature
-// and the RFC 6962 inclusion proof (RFC 9162 §2.1.3.2). It does not check
-// the field-by-field rules of the claims format (Go's "spec" step does).
+// and the RFC 6962 inclusion proof (RFC 9162 §2.1.3.2), and each opening
+// against its commitment. It does not check the field-by-field rules of the
+// claims format (Go's "spec" step does).
 import { readFileSync } from 'node:fs';
 import { createHash, createPublicKey, verify } from 'node:crypto';
 
@@ -66,7 +68,9 @@ function parseJSON(bytes, what) {
     const m = /^"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/.exec(text.slice(i));
     if (!m) err('bad string');
     i += m[0].length;
-    return JSON.parse(m[0]);
+    const s = JSON.parse(m[0]);
+    if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s)) err('lone surrogate');
+    return s;
   };
   const v = value(0); ws();
   if (i !== text.length) err('data after the JSON value');
@@ -102,7 +106,36 @@ function b64(s, what) {
 const ed25519Key = (raw) => createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: raw.toString('base64url') }, format: 'jwk' });
 const step = (name, fn) => { try { return fn(); } catch (e) { if (e instanceof Failure) throw e; fail(name, e.message); } };
 
-function verifyReceipt(receiptBytes, jwksBytes, vkey) {
+// Commitments (doc.go "# Commitments"): "sha256:" + base64url(SHA-256(
+// lp(tag) ‖ lp(field) ‖ lp(salt) ‖ lp(value))), lp = 4-byte big-endian length ‖ bytes.
+const lp = (b) => { const n = Buffer.alloc(4); n.writeUInt32BE(b.length); return Buffer.concat([n, b]); };
+const commitment = (field, value, salt) => 'sha256:' + sha256(lp(Buffer.from('fiscal402/receipt-commitment/v1')),
+  lp(Buffer.from(field, 'utf8')), lp(salt), lp(Buffer.from(value, 'utf8'))).toString('base64url');
+
+function checkOpenings(claims, openingsBytes) {
+  const list = step('opening', () => {
+    const l = parseJSON(openingsBytes, 'openings');
+    if (!Array.isArray(l)) throw new Error('openings are not an array');
+    return l;
+  });
+  const commitments = claims.get('commitments');
+  const opened = [];
+  for (const o of list) {
+    step('opening', () => {
+      if (!isObj(o) || o.size !== 3 || !['field', 'value', 'salt'].every((k) => isStr(o.get(k)))) throw new Error('an opening is not {field, value, salt}');
+      const field = o.get('field');
+      if (opened.includes(field)) throw new Error(`${field} opened twice`);
+      const salt = b64url(o.get('salt'), 'salt');
+      if (salt.length < 16 || salt.length > 64) throw new Error(`${field}: salt of ${salt.length} bytes`);
+      if (!isObj(commitments) || !isStr(commitments.get(field))) throw new Error(`the receipt commits no ${field}`);
+      if (commitment(field, o.get('value'), salt) !== commitments.get(field)) throw new Error(`${field}: value and salt do not hash to the commitment`);
+      opened.push(field);
+    });
+  }
+  return opened;
+}
+
+function verifyReceipt(receiptBytes, jwksBytes, vkey, openingsBytes) {
   const r = step('parse', () => {
     const doc = parseJSON(receiptBytes, 'receipt');
     if (!isObj(doc) || doc.size !== 5) throw new Error('not an object with exactly spec, id, claims, jws, tlog_proof');
@@ -146,7 +179,8 @@ function verifyReceipt(receiptBytes, jwksBytes, vkey) {
   const sig = step('jws', () => b64url(s64, 'signature'));
   const alg = header.get('alg'), typ = header.get('typ'), kid = header.get('kid');
   if (alg !== 'EdDSA' && alg !== 'Ed25519') fail('alg', `alg ${alg}`);
-  if (typ !== 'service.receipt+jws' && typ !== 'service.receipt.v2+jws') fail('typ', `typ ${typ}`);
+  const typs = { 'service.receipt/1.0.0': 'service.receipt+jws', 'service.receipt/2.0.0': 'service.receipt.v2+jws', 'service.receipt/3.0.0': 'service.receipt.v3+jws' };
+  if (!Object.values(typs).includes(typ)) fail('typ', `typ ${typ}`);
   if (kid === undefined) fail('kid', 'no kid');
   const matches = keys.filter((k) => isObj(k) && k.get('kid') === kid);
   if (matches.length === 0) fail('kid', `no key ${kid}`);
@@ -181,11 +215,13 @@ function verifyReceipt(receiptBytes, jwksBytes, vkey) {
   }
   if (!same(r.get('claims'), claims)) fail('claims-mismatch', 'readable claims differ from the signed payload');
   if (r.get('spec') !== claims.get('spec') || r.get('id') !== claims.get('receipt_id')) fail('claims-mismatch', 'spec or id differ');
-  const wantTyp = { 'service.receipt/1.0.0': 'service.receipt+jws', 'service.receipt/2.0.0': 'service.receipt.v2+jws' }[claims.get('spec')];
+  const wantTyp = typs[claims.get('spec')];
   if (wantTyp === undefined || typ !== wantTyp) fail('spec', `spec ${claims.get('spec')} with typ ${typ}`);
   if (claims.get('receipt_id') !== `rcpt_${claims.get('event_id')}`) fail('spec', 'receipt_id is not rcpt_ + event_id');
+  // 3.0.0 signs no log index: the proof's index is the position.
+  const v3 = claims.get('spec') === 'service.receipt/3.0.0';
   const logRef = claims.get('log');
-  if (!isStr(logRef.get('origin')) || !isInt(logRef.get('index'))) fail('spec', 'log is not {origin, index}');
+  if (!isStr(logRef.get('origin')) || (v3 ? logRef.size !== 1 : !isInt(logRef.get('index')))) fail('spec', 'log is not {origin, index} (3.0.0: {origin})');
 
   // c2sp.org/tlog-proof@v1
   const { index, proof, note } = step('tlog-proof', () => {
@@ -236,7 +272,7 @@ function verifyReceipt(receiptBytes, jwksBytes, vkey) {
     return { origin: l[0], size: BigInt(l[1]), root };
   });
   if (cp.origin !== logRef.get('origin')) fail('origin', `checkpoint of ${cp.origin}`);
-  if (index !== BigInt(logRef.get('index').number)) fail('index', `proof for index ${index}`);
+  if (!v3 && index !== BigInt(logRef.get('index').number)) fail('index', `proof for index ${index}`);
 
   // RFC 9162 §2.1.3.2, leaf hash = SHA-256(0x00 ‖ jws), node = SHA-256(0x01 ‖ l ‖ r).
   step('inclusion', () => {
@@ -255,31 +291,41 @@ function verifyReceipt(receiptBytes, jwksBytes, vkey) {
     }
     if (sn !== 0n || !h.equals(cp.root)) throw new Error('proof does not lead to the checkpoint root');
   });
-  return { receipt_id: claims.get('receipt_id'), spec: claims.get('spec'), log_index: Number(index) };
+  const opened = openingsBytes ? checkOpenings(claims, openingsBytes) : [];
+  return { receipt_id: claims.get('receipt_id'), spec: claims.get('spec'), log_index: Number(index), opened };
 }
 
-function run(receipt, jwks, vkey) {
+function run(receipt, jwks, vkey, openings) {
   try {
-    return { ok: true, ...verifyReceipt(receipt, jwks, vkey) };
+    return { ok: true, ...verifyReceipt(receipt, jwks, vkey, openings) };
   } catch (e) {
     if (!(e instanceof Failure)) throw e;
     return { ok: false, step: e.step, error: e.message };
   }
 }
 
+// --commit FIELD VALUE SALT prints the commitment an opening opens (to
+// compare with the receipt's claims.commitments by hand).
+if (process.argv[2] === '--commit') {
+  const [, , , field, value, salt] = process.argv;
+  console.log(commitment(field, value, b64url(salt, 'salt')));
+  process.exit(0);
+}
 // Batch mode for tests: --cases FILE, a JSON array of {name, receipt, jwks,
-// vkey} (receipt and jwks base64-encoded); prints one result line per case.
+// vkey, openings?} (receipt, jwks and openings base64-encoded); prints one
+// result line per case.
 if (process.argv[2] === '--cases') {
   for (const c of JSON.parse(readFileSync(process.argv[3], 'utf8'))) {
-    console.log(JSON.stringify({ name: c.name, ...run(Buffer.from(c.receipt, 'base64'), Buffer.from(c.jwks, 'base64'), c.vkey) }));
+    const openings = c.openings ? Buffer.from(c.openings, 'base64') : undefined;
+    console.log(JSON.stringify({ name: c.name, ...run(Buffer.from(c.receipt, 'base64'), Buffer.from(c.jwks, 'base64'), c.vkey, openings) }));
   }
   process.exit(0);
 }
-const [, , receiptPath, jwksPath, vkey] = process.argv;
+const [, , receiptPath, jwksPath, vkey, openingsPath] = process.argv;
 if (!receiptPath || !jwksPath || !vkey) {
-  console.error('usage: node verify.mjs RECEIPT.json JWKS.json LOG_VERIFIER_KEY');
+  console.error('usage: node verify.mjs RECEIPT.json JWKS.json LOG_VERIFIER_KEY [OPENINGS.json]');
   process.exit(2);
 }
-const res = run(readFileSync(receiptPath), readFileSync(jwksPath), vkey);
+const res = run(readFileSync(receiptPath), readFileSync(jwksPath), vkey, openingsPath ? readFileSync(openingsPath) : undefined);
 console.log(JSON.stringify(res));
 process.exit(res.ok ? 0 : 1);
