@@ -16,7 +16,7 @@ import (
 // verifier key (GET /.well-known/log-key). Changing one signed byte breaks it. (The
 // README quotes it.)
 func Example() {
-	doc, _ := os.ReadFile("testdata/receipt-v2.json")
+	doc, _ := os.ReadFile("testdata/receipt-v3.json")
 	jwks, _ := os.ReadFile("testdata/jwks.json")
 	logKey, _ := os.ReadFile("testdata/log.vkey")
 
@@ -24,14 +24,17 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(claims.ReceiptID, claims.ReviewStatus, claims.Settlement.Network, claims.Settlement.AmountUSDC, "USDC")
+	c := claims.Classification
+	fmt.Println(claims.ReceiptID, claims.ReviewStatus, claims.Seller.LegalName)
+	fmt.Println(claims.Settlement.AmountUSDC, "USDC =", claims.FX.GrossEUR, "EUR, of which VAT", claims.FX.VATEUR, "at", c.RatePercent, "% in", c.TaxingCountry)
 	fmt.Println("in log", claims.Log.Origin, "at index", claims.Log.Index)
 
 	forged := bytes.Replace(doc, []byte(`"review_status": "PROCESSED"`), []byte(`"review_status": "PENDING_MANUAL_REVIEW"`), 1)
 	_, err = receipt.Verify(forged, jwks, strings.TrimSpace(string(logKey)))
 	fmt.Println(err)
 	// Output:
-	// rcpt_x402-9f2c4e1a0b7d3c5e1a PROCESSED eip155:8453 12.100000 USDC
-	// in log ledger.example/fiscal402 at index 1
-	// receipt: verify rcpt_x402-9f2c4e1a0b7d3c5e1a: claims-mismatch: readable claims differ from the signed payload
+	// rcpt_x402-7c1e9a40d2b35f86a0c4e1b7d9f20305 PROCESSED Example Digital GmbH
+	// 12.100000 USDC = 10.33 EUR, of which VAT 1.93 at 23 % in PL
+	// in log ledger.example/fiscal402 at index 3
+	// receipt: verify rcpt_x402-7c1e9a40d2b35f86a0c4e1b7d9f20305: claims-mismatch: the readable claims say /review_status is "PENDING_MANUAL_REVIEW", but the signed payload says "PROCESSED": the readable copy was changed after signing. Trust only the signed values (Verify returns them), and ask the issuer for an unaltered receipt
 }
