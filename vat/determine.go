@@ -377,6 +377,9 @@ type rules struct {
 	dayFixed  bool            // localday.go
 	threshold *ThresholdCheck // threshold.go
 	origin    *rateResult     // threshold.go: the seller's rate on its day, once looked up
+
+	manual  *manualChoice // manual.go: a person's determination, nil for Determine
+	refusal *ManualError  // manual.go: why the person's determination is refused
 }
 
 const directive = "Directive 2006/112/EC"
@@ -624,6 +627,10 @@ func (r *rules) outside() {
 func (r *rules) chargeRate(cc string, t *territory) {
 	b := r.b
 	if !r.fixDay(placeZone(cc, t)) {
+		return
+	}
+	if r.manual != nil {
+		r.chargeManualRate(cc, t) // manual.go: the rate a person chose, checked against the table
 		return
 	}
 	res, ok := r.originRate(cc, t) // threshold.go: already looked up for the Art. 59c test
