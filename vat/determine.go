@@ -377,6 +377,9 @@ type rules struct {
 	dayFixed  bool            // localday.go
 	threshold *ThresholdCheck // threshold.go
 	origin    *rateResult     // threshold.go: the seller's rate on its day, once looked up
+
+	manual  *manualChoice // manual.go: a person's determination, nil for Determine
+	refusal *ManualError  // manual.go: why the person's determination is refused
 }
 
 const directive = "Directive 2006/112/EC"
@@ -393,11 +396,7 @@ func territoryBasis(basis string, t *territory) string {
 // buyer in the EU VAT territory.
 func (r *rules) eu() {
 	b, s, loc := r.b, r.seller, r.buyer
-	b.d.Jurisdiction = JurisdictionEU
-	b.d.PlaceOfSupply = loc.code()
-	if loc.territory != nil {
-		b.d.Territory = loc.territory.name
-	}
+	r.euArea()
 	st := checkBuyer(r.in.Buyer, loc)
 	B := loc.country
 	switch {
@@ -417,6 +416,17 @@ func (r *rules) eu() {
 		default:
 			r.consumerInOtherState() // threshold.go: row 2, or rows 3 and 4
 		}
+	}
+}
+
+// euArea records a place of supply in the EU VAT territory: the customer's
+// location (a special territory with own rates included).
+func (r *rules) euArea() {
+	b, loc := r.b, r.buyer
+	b.d.Jurisdiction = JurisdictionEU
+	b.d.PlaceOfSupply = loc.code()
+	if loc.territory != nil {
+		b.d.Territory = loc.territory.name
 	}
 }
 
@@ -504,6 +514,29 @@ func (r *rules) oss() {
 // uk applies rows U1–U4 to a customer in the UK VAT area (Great Britain,
 // Northern Ireland for services, the Isle of Man).
 func (r *rules) uk() {
+	r.ukArea()
+	st := checkBuyer(r.in.Buyer, r.buyer)
+	switch {
+	case r.seller.uk:
+		// U1, U4: UK-established seller (an Isle of Man business is not a NETP).
+		r.b.applyAlike(st)
+		r.ukDomestic()
+	default:
+		r.b.applyStrict(st)
+		switch {
+		case st.b2b:
+			r.ukReverseCharge() // U3
+		case st.open:
+		default:
+			r.ukB2C() // U2
+		}
+	}
+	r.ukZeroRateBasis()
+}
+
+// ukArea records a place of supply in the UK VAT area: the UK ruleset, the
+// customer's location, and the UK as the taxing country.
+func (r *rules) ukArea() {
 	b, loc := r.b, r.buyer
 	b.d.Ruleset = RulesetUK
 	b.d.Jurisdiction = JurisdictionUK
@@ -512,37 +545,40 @@ func (r *rules) uk() {
 		b.d.Territory = loc.territory.name
 	}
 	b.note(ReasonRulesetExperimental, "The UK ruleset %s is experimental.", RulesetUK)
-	st := checkBuyer(r.in.Buyer, loc)
 	b.d.TaxingCountry = "GB"
-	switch {
-	case r.seller.uk:
-		// U1, U4: UK-established seller (an Isle of Man business is not a NETP).
-		b.applyAlike(st)
-		b.d.Regime = RegimeUKDomestic
-		b.d.LegalBasis = "VATA 1994 s.7A (VAT Notice 741A)"
-		r.chargeRate("GB", nil)
-	default:
-		b.applyStrict(st)
-		switch {
-		case st.b2b:
-			// U3: the UK business customer accounts for the VAT (s.8).
-			b.d.Regime = RegimeUKReverseCharge
-			b.d.Category = CategoryReverseCharge
-			b.d.RatePercent = &Percent{d: decimal.Zero}
-			b.d.ExemptionReason = "Reverse charge"
-			b.d.InvoiceNote = "Reverse charge: customer to account for VAT to HMRC"
-			b.d.LegalBasis = "VATA 1994 s.7A and s.8 (reverse charge; VAT Notice 741A)"
-		case st.open:
-		default:
-			// U2: a non-established taxable person registers from the
-			// first supply (no threshold, VATA 1994 Sch. 1A).
-			b.d.Regime = RegimeUKB2C
-			b.d.LegalBasis = "VATA 1994 s.7A and Sch. 4A; NETP registration from the first supply, Sch. 1A (VAT Notice 741A)"
-			r.chargeRate("GB", nil)
-		}
-	}
+}
+
+// ukDomestic: U1, U4, a UK-established seller's supply in the UK.
+func (r *rules) ukDomestic() {
+	r.b.d.Regime = RegimeUKDomestic
+	r.b.d.LegalBasis = "VATA 1994 s.7A (VAT Notice 741A)"
+	r.chargeRate("GB", nil)
+}
+
+// ukReverseCharge: U3, the UK business customer accounts for the VAT
+// (VATA 1994 s.8).
+func (r *rules) ukReverseCharge() {
+	b := r.b
+	b.d.Regime = RegimeUKReverseCharge
+	b.d.Category = CategoryReverseCharge
+	b.d.RatePercent = &Percent{d: decimal.Zero}
+	b.d.ExemptionReason = "Reverse charge"
+	b.d.InvoiceNote = "Reverse charge: customer to account for VAT to HMRC"
+	b.d.LegalBasis = "VATA 1994 s.7A and s.8 (reverse charge; VAT Notice 741A)"
+}
+
+// ukB2C: U2, a non-established taxable person registers from the first
+// supply (no threshold, VATA 1994 Sch. 1A).
+func (r *rules) ukB2C() {
+	r.b.d.Regime = RegimeUKB2C
+	r.b.d.LegalBasis = "VATA 1994 s.7A and Sch. 4A; NETP registration from the first supply, Sch. 1A (VAT Notice 741A)"
+	r.chargeRate("GB", nil)
+}
+
+// ukZeroRateBasis cites the zero rate of e-publications.
+func (r *rules) ukZeroRateBasis() {
 	if r.b.d.Category == CategoryZero {
-		b.d.LegalBasis += "; zero rate VATA 1994 Sch. 8 Group 3 (SI 2020/459)"
+		r.b.d.LegalBasis += "; zero rate VATA 1994 Sch. 8 Group 3 (SI 2020/459)"
 	}
 }
 
@@ -593,6 +629,10 @@ func (r *rules) chargeRate(cc string, t *territory) {
 	if !r.fixDay(placeZone(cc, t)) {
 		return
 	}
+	if r.manual != nil {
+		r.chargeManualRate(cc, t) // manual.go: the rate a person chose, checked against the table
+		return
+	}
 	res, ok := r.originRate(cc, t) // threshold.go: already looked up for the Art. 59c test
 	if !ok {
 		res, ok = r.t.kindRate(b, cc, t, r.in.Supply.Kind, r.day)
@@ -600,6 +640,13 @@ func (r *rules) chargeRate(cc string, t *territory) {
 	if !ok || !r.conditionMet(res, cc) { // conditions.go
 		return
 	}
+	r.setRate(res)
+}
+
+// setRate records a charged rate: category S, or Z for 0 %, the rate, its
+// kind and its source.
+func (r *rules) setRate(res rateResult) {
+	b := r.b
 	p := Percent{d: res.rate}
 	b.d.RatePercent = &p
 	b.d.RateKind = res.kind

@@ -273,6 +273,63 @@
 // personal data: the caller keeps it on its record and puts only a keyed
 // hash of it in a receipt).
 //
+// # Manual determinations
+//
+// A supply the rules left to review is resolved either by correcting its
+// facts (the customer's country, the B2B claim with a VAT number and its
+// registry check, items of location evidence) and running Determine again,
+// or by a person's decision: [DetermineManually] takes the Input and a
+// [Manual] (regime, taxing country, rate as a decimal string, reason,
+// person) and returns a Determination written exactly as Determine writes
+// that regime (manual.go reuses its steps): category S, Z for 0 %, AE or
+// O, the rate's kind and source from the table, the Union or non-Union
+// scheme, the day of supply in the taxing territory's zone, the Art. 59c
+// section, the registration check, the Art. 9a section and the evidence
+// assessment (rule manual_determination where the items did not settle
+// the place), plus the note manual_determination quoting the person and
+// the reason. The reason stays in that note; the legal basis only ends
+// "determined manually", because invoices and receipts carry it.
+//
+// A person decides what the facts leave open: which of contradicting items
+// is right, whether a fixed establishment intervenes (Art. 192a), that an
+// open B2B claim is a consumer, a rate the table does not vouch for, a
+// special territory the account chose to review. A choice the facts or the
+// law contradict is refused with a *[ManualError] {code, field, fact,
+// detail} wrapping [ErrManualRefused]; field is a JSON pointer into the
+// resolution ("/determination/ratePercent"), or "/determination" when a
+// fact must be corrected first. Refused, among others: an unknown regime;
+// a taxing country that is missing, unknown, or outside the regime's area
+// (an EU member state for DOMESTIC, OSS_B2C and REVERSE_CHARGE_B2B, GB for
+// the UK regimes, none for OUTSIDE_SCOPE); a rate missing where VAT is
+// charged, given where it is not, or not a rate of the table for the place
+// (a territory with own rates by its own) on the local day – standard,
+// reduced, or the supply kind's own rate, a conditional one only with its
+// condition attested – the error listing those that are; a place of supply
+// no fact of the record names, or in a territory outside the VAT area;
+// OSS_B2C for a registry-confirmed business, in the seller's own state or
+// one where it has a fixed establishment (Art. 369a point 1, 369b), for a
+// seller within the Art. 59c threshold (its flags or totals), or for an
+// unknown seller; REVERSE_CHARGE_B2B or UK_REVERSE_CHARGE for a consumer,
+// without a VAT number of the taxing state a registry confirmed (Art.
+// 18(1) Implementing Regulation 282/2011; Art. 214(1)(d), 226(4)), or in
+// the seller's own state (Art. 196); DOMESTIC in a state that is neither
+// the seller's, one of its establishments, nor where the facts place the
+// customer, at origin for a business, a seller established twice or over
+// the threshold (Art. 59c), or in the customer's state for a business the
+// seller supplies from abroad (Art. 196); OUTSIDE_SCOPE for a corridor
+// neither ruleset covers, Åland by a Finnish seller or Guadeloupe,
+// Martinique and Réunion by a French one; UK_DOMESTIC for a seller
+// belonging outside the UK and the other UK regimes for one belonging in
+// it (VATA 1994 s.8, s.9); an outcome needing a registration
+// Seller.Registrations lacks; a supply kind not covered, a missing or
+// uncovered date, an interface that rebutted Art. 9a; a reason longer than
+// MaxManualReasonLength (1,000) or an identifier longer than
+// MaxManualDecidedByLength (128) characters, either empty, not UTF-8 or
+// with control or format characters. Every determination Determine makes
+// is accepted when repeated manually, with the same result but for the
+// note and the last clause of the legal basis (a test checks it on every
+// golden input).
+//
 // # Errors
 //
 // Determine returns no error: every problem is a [Reason] in a determination
@@ -282,7 +339,10 @@
 // [InvalidLength], [InvalidChecksum] or [InvalidComponent] and which wraps
 // [ErrInvalidNumber]. The rate table wraps [ErrCountryNotCovered] and
 // [ErrDateNotCovered]. A registry that was unavailable is never reported as an
-// invalid number.
+// invalid number. [DetermineManually] returns a *[ManualError] wrapping
+// [ErrManualRefused]; its Code is one of the Manual constants or the Reason
+// code of the check that refused (seller_not_registered,
+// date_outside_rate_table, vat_number_unverified, ...).
 //
 // # Determinism
 //
@@ -308,7 +368,9 @@
 // items [{index, kind, country, source, provider, article, agrees,
 // personal}], basis}; empty fields are omitted. [CorridorCoverage]
 // marshals to {status, ruleset, jurisdiction, placeOfSupply, governing,
-// reasons}. ratePercent is a JSON number written from the decimal
+// reasons}. A [Manual] reads from {regime, taxingCountry, ratePercent (a
+// decimal string), reason, decidedBy}, a [ManualError] marshals to
+// {code, field, fact, detail}. ratePercent is a JSON number written from the decimal
 // string ([Percent]), absent for category O. Greece is GR in country fields
 // (ISO 3166-1) and EL only as a VAT-number prefix. With a manual review the
 // invoice fields (category, rate, VATEX, texts, rate source, rate

@@ -318,7 +318,8 @@ func checkNewInvariants(t *testing.T, in Input, d Determination) {
 			}
 		}
 		if d.Determined() && ev.Rule != EvidenceRuleTwoItems && ev.Rule != EvidenceRuleOneItem && ev.Rule != EvidenceRuleMerchantAssertion &&
-			!(ev.Rule == EvidenceRuleInsufficient && d.BuyerTreatment == TreatmentB2B) {
+			!(ev.Rule == EvidenceRuleInsufficient && d.BuyerTreatment == TreatmentB2B) &&
+			!(ev.Rule == EvidenceRuleManual && strings.Contains(codes, ReasonManualDetermination)) {
 			fail("determined on evidence rule %q", ev.Rule)
 		}
 	}

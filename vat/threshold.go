@@ -132,54 +132,78 @@ func (r *rules) subjectToThreshold() bool { return r.seller.eu && len(r.seller.o
 // state than the seller's: origin taxation under the threshold (row 2),
 // destination taxation through the OSS otherwise (rows 3 and 4).
 func (r *rules) consumerInOtherState() {
-	s := r.in.Seller
 	if !r.subjectToThreshold() {
 		r.oss()
 		return
 	}
+	switch place, _ := r.decideThreshold(r.originNet); place {
+	case thresholdInvalid:
+		// The review names the unusable figure; neither place is assumed.
+	case thresholdDestination:
+		r.oss()
+	default:
+		// thresholdOriginRateUnknown: origin taxation records why the
+		// rate is not known (rate_unverified, date_outside_rate_table)
+		// and stops.
+		r.originBelowThreshold()
+	}
+}
+
+// Outcomes of decideThreshold.
+const (
+	thresholdOrigin            = iota + 1 // Art. 59c(1): the seller's member state
+	thresholdOriginRateUnknown            // within before this supply, but its value at the origin rate is not known
+	thresholdDestination                  // Art. 58: the consumer's member state
+	thresholdInvalid                      // a figure is unusable (a review says which)
+)
+
+// decideThreshold applies Art. 59c to a B2C supply by a seller established
+// in one member state to a consumer in another: the account's flags, then
+// the running totals, then whether this supply, valued by originNet (its
+// value exclusive of VAT at the origin rate), takes the year over the
+// limit. It records the threshold section (when totals are given) and the
+// crossing note, and returns the outcome and the rule applied ("" when the
+// account's flags and no totals leave the seller within).
+func (r *rules) decideThreshold(originNet func() (decimal.Decimal, bool)) (outcome int, rule string) {
+	s := r.in.Seller
 	th, ok := r.newThreshold(true)
 	switch {
 	case !ok:
-		return // the review names the unusable figure; neither place is assumed
+		return thresholdInvalid, ""
 	case s.OptedForDestination:
 		th.set(ThresholdOpted)
-		r.oss()
+		return thresholdDestination, ThresholdOpted
 	case s.OverThreshold:
 		th.set(ThresholdStatedOver)
-		r.oss()
+		return thresholdDestination, ThresholdStatedOver
 	case th == nil:
 		// No totals: the account's flags are the statement (the
 		// behaviour before running totals existed).
-		r.originBelowThreshold()
+		return thresholdOrigin, ""
 	case th.PreviousYear.GreaterThan(thresholdLimit):
 		th.set(ThresholdPreviousYear)
-		r.oss()
+		return thresholdDestination, ThresholdPreviousYear
 	case th.TotalBefore.GreaterThan(thresholdLimit):
 		th.set(ThresholdCurrentYear)
-		r.oss()
-	default:
-		net, ok := r.originNet()
-		if !ok {
-			// The origin rate is not known: origin taxation records why
-			// (rate_unverified, date_outside_rate_table) and stops.
-			th.set(ThresholdWithin)
-			r.originBelowThreshold()
-			return
-		}
-		after := th.TotalBefore.Add(net)
-		th.Counted, th.TotalAfter = &net, &after
-		if !after.GreaterThan(thresholdLimit) {
-			th.set(ThresholdWithin)
-			r.originBelowThreshold()
-			return
-		}
-		th.set(ThresholdCrossed)
-		th.Crossed = true
-		y := strconv.Itoa(th.Year)
-		r.b.notes = append(r.b.notes, Reason{Code: ReasonThresholdExceeded,
-			Detail: "This supply takes the seller's " + y + " total of cross-border B2C TBE supplies over EUR 10,000 (see the threshold section): Art. 58 applies as of this supply, for the rest of " + y + " and for " + strconv.Itoa(th.Year+1) + " (Art. 59c(2) " + directive + ")."})
-		r.oss()
+		return thresholdDestination, ThresholdCurrentYear
 	}
+	net, ok := originNet()
+	if !ok {
+		th.set(ThresholdWithin)
+		return thresholdOriginRateUnknown, ThresholdWithin
+	}
+	after := th.TotalBefore.Add(net)
+	th.Counted, th.TotalAfter = &net, &after
+	if !after.GreaterThan(thresholdLimit) {
+		th.set(ThresholdWithin)
+		return thresholdOrigin, ThresholdWithin
+	}
+	th.set(ThresholdCrossed)
+	th.Crossed = true
+	y := strconv.Itoa(th.Year)
+	r.b.notes = append(r.b.notes, Reason{Code: ReasonThresholdExceeded,
+		Detail: "This supply takes the seller's " + y + " total of cross-border B2C TBE supplies over EUR 10,000 (see the threshold section): Art. 58 applies as of this supply, for the rest of " + y + " and for " + strconv.Itoa(th.Year+1) + " (Art. 59c(2) " + directive + ")."})
+	return thresholdDestination, ThresholdCrossed
 }
 
 // newThreshold starts the threshold section from Seller.CrossBorder (nil,
