@@ -12,6 +12,7 @@ import (
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/receipt"
+	"github.com/fiscal402/fiscal402/vat"
 )
 
 // Books are one seller's books in an engine: every call records or reads
@@ -304,9 +305,10 @@ func outcomeOf(c ledger.Claim) Outcome {
 	return Existing
 }
 
-// storedResult answers with the current state of the record id.
+// storedResult answers with the current state of the record holding
+// entry id (a record's first entry, or one of its revisions).
 func (b *Books) storedResult(id string, o Outcome) (*SettleResult, error) {
-	r, raw, err := b.e.loadRecord(id)
+	r, raw, err := b.e.loadRecord(recordIDOf(id))
 	if err != nil {
 		return nil, err
 	}
@@ -448,8 +450,15 @@ func fingerprintOf(v any) []byte {
 func (p Payment) Fingerprint() []byte { return p.fingerprint() }
 
 func (p Payment) fingerprint() []byte {
-	return fingerprintOf(struct {
+	fp := fingerprintOf(struct {
 		A, T, Ts, P, R, N, As, Sc, Pr, BC, BP, BV, BN, K, D string
 	}{p.Amount.String(), p.TxHash, p.Timestamp.Format(time.RFC3339Nano), p.PayerWallet, p.ReceiverWallet, p.Network,
 		p.Asset, p.Scheme, p.Protocol, p.Buyer.Country, p.Buyer.PostalCode, p.Buyer.VATNumber, p.Buyer.Name, p.Buyer.SupplyKind, p.Buyer.Description})
+	if len(p.Buyer.Evidence) == 0 {
+		return fp // as before evidence existed: stored keys keep matching
+	}
+	return fingerprintOf(struct {
+		F []byte
+		E []vat.Evidence
+	}{fp, p.Buyer.Evidence})
 }

@@ -143,15 +143,16 @@ func New(cfg Config) (*Engine, error) {
 	}
 	var err error
 	if e.keyring, err = receipt.OpenKeyring(keyDir, cfg.Environment, cfg.Clock(), cfg.Rand); err != nil {
-		return nil, fmt.Errorf("fiscal: receipt keys: %w", err)
+		return nil, fmt.Errorf("fiscal: %s: %w", keyDir, err)
 	}
 	signer, vkey, err := ledger.LoadOrCreateLogKey(filepath.Join(keyDir, "log.key"), cfg.LogOrigin)
 	if err != nil {
-		return nil, fmt.Errorf("fiscal: log key: %w", err)
+		return nil, fmt.Errorf("fiscal: %s: %w", filepath.Join(keyDir, "log.key"), err)
 	}
 	e.logVKey = vkey
-	if e.ledger, err = ledger.Open(filepath.Join(cfg.Dir, "ledger.db"), ledger.Options{Origin: cfg.LogOrigin, Signer: signer}); err != nil {
-		return nil, fmt.Errorf("fiscal: ledger: %w", err)
+	ledgerPath := filepath.Join(cfg.Dir, "ledger.db")
+	if e.ledger, err = ledger.Open(ledgerPath, ledger.Options{Origin: cfg.LogOrigin, Signer: signer}); err != nil {
+		return nil, fmt.Errorf("fiscal: %s: %w", ledgerPath, err)
 	}
 	e.outbox = &Outbox{l: e.ledger}
 	if cfg.VIES != nil && cfg.Recheck.Interval > 0 {

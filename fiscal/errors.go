@@ -34,6 +34,12 @@ const (
 	// txHash) payment as the other kind of record (a settlement when a
 	// fiscal event is posted, or the reverse); the detail says where.
 	CodePaymentAlreadyRecorded Code = "PAYMENT_ALREADY_RECORDED"
+	// CodeRecordNotPending: only a record PENDING_MANUAL_REVIEW can be
+	// resolved; a processed record is corrected by a credit note.
+	CodeRecordNotPending Code = "RECORD_NOT_PENDING"
+	// CodeRevisionConflict: the record got another revision while this one
+	// was being made; read it again and decide on its current state.
+	CodeRevisionConflict Code = "REVISION_CONFLICT"
 )
 
 // codeStatus is the one table that maps codes to HTTP status codes (DESIGN.md
@@ -47,6 +53,8 @@ var codeStatus = map[Code]int{
 	CodeIdempotencyConflict:    409,
 	CodeSettlementConflict:     409,
 	CodePaymentAlreadyRecorded: 409,
+	CodeRecordNotPending:       409,
+	CodeRevisionConflict:       409,
 	CodeChainVerifyFailed:      422,
 	CodeUnsupportedNetwork:     422,
 	CodeUnsupportedAsset:       422,

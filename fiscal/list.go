@@ -33,13 +33,15 @@ const (
 // event, Art. 63 VAT Directive, which an OSS return is organised by). Every
 // bound is inclusive; a date means the whole UTC day.
 type ListQuery struct {
-	Limit         int       // 1..maxListLimit; 0 means defaultListLimit
-	Cursor        string    // next_cursor of the previous page; "" for the first page
-	From, To      time.Time // createdAt bounds; zero means unbounded
-	SettledFrom   time.Time // settlement timestamp bounds; zero means unbounded
-	SettledTo     time.Time
-	ReviewStatus  string // settlements only: PROCESSED or PENDING_MANUAL_REVIEW
-	Status        string // fiscal events only: DETERMINED or MANUAL_REVIEW_REQUIRED
+	Limit        int       // 1..maxListLimit; 0 means defaultListLimit
+	Cursor       string    // next_cursor of the previous page; "" for the first page
+	From, To     time.Time // createdAt bounds; zero means unbounded
+	SettledFrom  time.Time // settlement timestamp bounds; zero means unbounded
+	SettledTo    time.Time
+	ReviewStatus string // settlements only: PROCESSED or PENDING_MANUAL_REVIEW
+	// Status is, for fiscal events, DETERMINED or MANUAL_REVIEW_REQUIRED;
+	// for settlements the same as ReviewStatus.
+	Status        string
 	TaxingCountry string // ISO 3166-1 alpha-2 (GR for Greece; EL is accepted)
 	// Object is the kind of record listed: ObjectSettlement ("", the
 	// default) or ObjectFiscalEvent.
@@ -68,8 +70,16 @@ func (q *ListQuery) check(object string) error {
 			return badRequest("status", "must be %s or %s", vat.StatusDetermined, vat.StatusManualReview)
 		}
 	default:
+		// On settlements, status is the review status: the review queue
+		// is GET /settlements?status=PENDING_MANUAL_REVIEW.
 		if q.Status != "" {
-			return badRequest("status", "does not apply to settlements; filter by reviewStatus (%s or %s)", StatusProcessed, StatusPendingReview)
+			if q.Status != StatusProcessed && q.Status != StatusPendingReview {
+				return badRequest("status", "must be %s or %s", StatusProcessed, StatusPendingReview)
+			}
+			if q.ReviewStatus != "" && q.ReviewStatus != q.Status {
+				return badRequest("status", "contradicts reviewStatus %s", q.ReviewStatus)
+			}
+			q.ReviewStatus, q.Status = q.Status, ""
 		}
 		if q.ReviewStatus != "" && q.ReviewStatus != StatusProcessed && q.ReviewStatus != StatusPendingReview {
 			return badRequest("reviewStatus", "must be %s or %s", StatusProcessed, StatusPendingReview)

@@ -91,6 +91,7 @@ func (e *Engine) Prepare(ctx context.Context, accountID string, s Supply, now ti
 			Business:   p.Buyer.VATNumber != "",
 			VATNumber:  p.Buyer.VATNumber,
 			Registry:   registryCheck(reg),
+			Evidence:   p.Buyer.Evidence,
 		},
 		Supply: vat.Supply{Kind: p.Buyer.SupplyKind, Date: p.Timestamp},
 	})
@@ -143,6 +144,7 @@ func (e *Engine) Prepare(ctx context.Context, accountID string, s Supply, now ti
 			PostalCode: p.Buyer.PostalCode,
 			VATNumber:  p.Buyer.VATNumber,
 			Name:       p.Buyer.Name,
+			Evidence:   p.Buyer.Evidence,
 			Attested:   "merchant",
 			Registry:   reg,
 		},
@@ -207,6 +209,9 @@ func (b *Books) draft(ctx context.Context, p Payment, v Verification, now time.T
 		return nil, err
 	}
 	if err := e.Issue(d, b.acc.Seller); err != nil {
+		return nil, err
+	}
+	if err := queueFXWait(d, p.Timestamp); err != nil {
 		return nil, err
 	}
 	return d, e.queueRecheck(d, b.acc.Seller, d.Record.Buyer.Registry, now)

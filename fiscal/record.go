@@ -87,6 +87,11 @@ type Revision struct {
 	ReceiptID     string       `json:"receiptId"`
 	At            string       `json:"at"`
 	LedgerIndex   int64        `json:"ledgerIndex"`
+	// Cause says what made a revision n ≥ 2 (the Cause constants).
+	Cause string `json:"cause,omitempty"`
+	// ResolvedBy and Note are the person and the note of a resolution.
+	ResolvedBy string `json:"resolvedBy,omitempty"`
+	Note       string `json:"note,omitempty"`
 }
 
 // Fee is the service fee accrued on a record under the pricing policy in
@@ -128,12 +133,16 @@ type RecordSeller struct {
 // RecordBuyer is what the merchant attested about the buyer, plus the
 // registry's answer about the buyer's VAT number when one was looked up.
 type RecordBuyer struct {
-	Country    string       `json:"country,omitempty"`
-	PostalCode string       `json:"postalCode,omitempty"`
-	VATNumber  string       `json:"vatNumber,omitempty"`
-	Name       string       `json:"name,omitempty"`
-	Attested   string       `json:"attestedBy"` // "merchant"
-	Registry   *vies.Result `json:"registry,omitempty"`
+	Country    string `json:"country,omitempty"`
+	PostalCode string `json:"postalCode,omitempty"`
+	VATNumber  string `json:"vatNumber,omitempty"`
+	Name       string `json:"name,omitempty"`
+	// Evidence are the items of the customer's location the merchant
+	// relied on (Art. 24b, 24f Implementing Regulation 282/2011), values
+	// included: the record is behind the account's key.
+	Evidence []vat.Evidence `json:"locationEvidence,omitempty"`
+	Attested string         `json:"attestedBy"` // "merchant"
+	Registry *vies.Result   `json:"registry,omitempty"`
 }
 
 // RecordSupply describes what was sold.

@@ -13,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/fiscal402/fiscal402/evmverify"
+	"github.com/fiscal402/fiscal402/vat"
 )
 
 // SettlementRequest is the body of POST /settlements (spec §2.1), as the
@@ -35,6 +36,9 @@ type SettlementRequest struct {
 	SupplyKind         string `json:"supplyKind,omitempty"`         // extension: default from the account, else "digital_service"
 	Description        string `json:"description,omitempty"`        // extension: the invoice line's item name
 }
+
+// maxEvidence bounds the items of location evidence of one buyer.
+const maxEvidence = 10
 
 // Limits on the request. The specification leaves them open (§8); these are
 // documented in the README and the OpenAPI document.
@@ -106,6 +110,10 @@ type BuyerFacts struct {
 	PostalCode  string `json:"consumerPostalCode,omitempty"` // special territories (Canary Islands, Åland, ...)
 	SupplyKind  string `json:"supplyKind,omitempty"`         // "" = the account's default, else "digital_service"
 	Description string `json:"description,omitempty"`        // the invoice line's item name; "" = the account's
+	// Evidence are items of the customer's location (Art. 24b, 24f
+	// Implementing Regulation 282/2011): with them the determination
+	// assesses the location instead of taking Country on trust.
+	Evidence []vat.Evidence `json:"locationEvidence,omitempty"`
 }
 
 // Normalised validates the facts and returns them in their stored form.
@@ -115,7 +123,11 @@ func (b BuyerFacts) Normalised() (BuyerFacts, error) {
 		ConsumerCountry: b.Country, ConsumerVATNumber: b.VATNumber, ConsumerName: b.Name, ConsumerPostalCode: b.PostalCode,
 		SupplyKind: b.SupplyKind, Description: b.Description,
 	})
-	return n, prefixField("/buyer", err)
+	if err != nil {
+		return n, prefixField("/buyer", err)
+	}
+	n.Evidence, err = parseEvidence("/buyer/locationEvidence", b.Evidence)
+	return n, err
 }
 
 // Payment is a validated, normalised settled payment with the merchant's
@@ -426,4 +438,64 @@ func paymentFromChain(in Ingest, f evmverify.Facts, now time.Time) (Payment, err
 	}
 	p.Protocol, p.Scheme = in.Protocol, in.Scheme
 	return p, nil
+}
+
+// parseEvidence checks items of location evidence: at most maxEvidence,
+// each with a kind, a country and a source; the value is personal data kept
+// on the record only.
+func parseEvidence(field string, in []vat.Evidence) ([]vat.Evidence, error) {
+	if len(in) > maxEvidence {
+		return nil, badRequest(field, "at most %d items", maxEvidence)
+	}
+	out := make([]vat.Evidence, 0, len(in))
+	for i, it := range in {
+		at := fmt.Sprintf("%s/%d", field, i)
+		var err error
+		if it.Kind, err = parseToken(at+"/kind", it.Kind); err != nil {
+			return nil, err
+		}
+		if it.Kind == "" {
+			return nil, badRequest(at+"/kind", "is required")
+		}
+		if it.Source, err = parseToken(at+"/source", it.Source); err != nil {
+			return nil, err
+		}
+		if it.Source == "" {
+			return nil, badRequest(at+"/source", "is required")
+		}
+		if it.Country, err = parseCountry(at+"/country", it.Country); err != nil {
+			return nil, err
+		}
+		if it.Provider, err = parseText(at+"/provider", it.Provider); err != nil {
+			return nil, err
+		}
+		if it.Value, err = parseLongText(at+"/value", it.Value, 500); err != nil {
+			return nil, err
+		}
+		out = append(out, it)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// parseLongText is parseText with its own limit.
+func parseLongText(field, v string, max int) (string, error) {
+	v = strings.TrimSpace(v)
+	if len(v) > max {
+		return "", badRequest(field, "must be at most %d bytes", max)
+	}
+	if len(v) <= maxTextLen {
+		return parseText(field, v)
+	}
+	if _, err := parseText(field, v[:0]); err != nil {
+		return "", err
+	}
+	for _, c := range v {
+		if c == 0xfffd || c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
+			return "", badRequest(field, "must be printable UTF-8 text")
+		}
+	}
+	return v, nil
 }

@@ -3,6 +3,7 @@ package fiscal
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -212,32 +213,14 @@ func (e *Engine) amend(ctx context.Context, it recheckItem, reg *vies.Result, ab
 			}
 		}
 	}
-	revision := prev.Revision + 1
-	d.id = revisionEntryID(prev.ID, revision)
-	d.EventType = EventSettlementPendingReview
-	if d.Record.ReviewStatus == StatusProcessed {
-		d.EventType = EventSettlementReviewResolve
-	}
-	if err := e.Issue(d, it.Seller); err != nil {
-		return err
-	}
-	rec := &d.Record
-	rec.CreatedAt = prev.CreatedAt
-	rec.Revision = revision
-	rec.Receipt = ReceiptRef{ID: ReceiptID(d.id), Spec: rec.Receipt.Spec, URL: "/v1/receipts/" + ReceiptID(d.id)}
-	rec.History = append(append([]Revision(nil), prev.History...), Revision{
-		Revision: revision, EventType: d.EventType, ReviewStatus: rec.ReviewStatus, ReviewReasons: rec.ReviewReasons,
-		ReceiptID: rec.Receipt.ID, At: now.Format(time.RFC3339Nano),
-	})
-	c := receiptClaims(rec, now)
-	d.claims = &c
-	d.Claims = []ledger.Claim{{Space: claimRevision, Key: fmt.Sprintf("%s:%d", prev.ID, revision), Fingerprint: []byte(d.id)}}
 	d.Puts = append(d.Puts, ledger.Put{Bucket: bucketRecheck, Key: []byte(prev.ID)}) // dequeue, in the same transaction
-	_, res, err := e.Commit(ctx, d)
-	if err == nil && res.Existing {
-		// Another pass wrote this revision first (same entry id, so the
-		// revision claim answered Existing); its write also dequeued.
-		e.cfg.Logger.Info("revision already written", "record", prev.ID, "revision", revision)
+	_, err = e.revise(ctx, prev, d, it.Seller, now, Revision{Cause: CauseRegistryRecheck}, nil)
+	var fe *Error
+	if errors.As(err, &fe) && fe.Code == CodeRevisionConflict {
+		// Another pass, or a person's resolution, revised the record
+		// first; its write dequeued or superseded this re-check.
+		e.cfg.Logger.Info("record already revised", "record", prev.ID, "revision", prev.Revision+1)
+		return nil
 	}
 	return err
 }
@@ -258,7 +241,7 @@ func paymentOf(r *Record) (Payment, error) {
 		PayerWallet: r.Settlement.PayerWallet, ReceiverWallet: r.Settlement.ReceiverWallet, Network: r.Settlement.Network,
 		Asset: r.Settlement.Asset, Scheme: r.Settlement.Scheme, Protocol: r.Settlement.Protocol,
 		Buyer: BuyerFacts{Country: r.Buyer.Country, PostalCode: r.Buyer.PostalCode, VATNumber: r.Buyer.VATNumber, Name: r.Buyer.Name,
-			SupplyKind: r.Supply.Kind, Description: r.Supply.Description},
+			SupplyKind: r.Supply.Kind, Description: r.Supply.Description, Evidence: r.Buyer.Evidence},
 	}, nil
 }
 

@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"net/http"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/rates"
 )
 
 // postSettlement: POST /settlements (spec §4). 201 with the new record;
@@ -45,6 +47,27 @@ func writeIngested(w http.ResponseWriter, location string, o fiscal.Outcome, raw
 		status = http.StatusOK
 	}
 	writeJSON(w, status, raw)
+}
+
+// postResolve: POST /settlements/{id}/resolve. 201 with the record at its
+// new revision (Idempotent-Replayed: true for a replay of the key).
+func (s *Server) postResolve(w http.ResponseWriter, r *http.Request) {
+	var req fiscal.Resolution
+	if err := s.decodeJSON(w, r, &req); err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	books, err := s.books(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	res, err := books.Resolve(r.Context(), r.PathValue("id"), req, r.Header.Get("Idempotency-Key"))
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	writeIngested(w, "/settlements/"+res.Record.ID, res.Outcome, res.JSON)
 }
 
 // getSettlement: GET /settlements/{id}, the owning account's record.
@@ -112,4 +135,20 @@ func (s *Server) serveJWKS(w http.ResponseWriter, r *http.Request, fetch func() 
 	w.Header().Set("Content-Type", "application/jwk-set+json")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(append(raw, '\n'))
+}
+
+// getFXStatus: GET /v1/fx/status, the newest ECB rate and the refresh's
+// state; never cached.
+func (s *Server) getFXStatus(w http.ResponseWriter, r *http.Request) {
+	rep := rates.StaticReport(s.engine)
+	if s.svc.Rates != nil {
+		rep = s.svc.Rates.Report()
+	}
+	raw, err := json.Marshal(rep)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, raw)
 }

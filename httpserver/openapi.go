@@ -12,6 +12,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fiscalevent"
 	"github.com/fiscal402/fiscal402/ingest"
+	"github.com/fiscal402/fiscal402/rates"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/sandbox"
 	"github.com/fiscal402/fiscal402/vat"
@@ -310,9 +311,10 @@ func operations() map[string]operation {
 		"GET /v1/events": {
 			id: "listEvents", tag: "Webhooks", auth: authRequired,
 			summary:     "Backfill the account's events",
-			description: "Events in ledger order (`sequence` is the ledger index: gaps in an account's sequence are other accounts' entries, never lost events), each with its data, plus the latest log checkpoint. Page with `after` = the last `sequence` seen (`nextAfter`); a `Link: rel=\"next\"` header carries the next page's URL.",
+			description: "Events in ledger order (`sequence` is the ledger index: gaps in an account's sequence are other accounts' entries, never lost events), each with its data, plus the latest log checkpoint. Pages as every list does: `has_more`, and `next_cursor` to pass as `cursor` (the former `after` is still read); a `Link: rel=\"next\"` header carries the next page's URL.",
 			query: []queryParam{
-				{name: "after", description: "Only events with a sequence greater than this (default: from the start).", schema: map[string]any{"type": "integer", "minimum": 0}},
+				{name: "cursor", description: "The `next_cursor` of the previous page (default: from the start).", schema: map[string]any{"type": "string"}},
+				{name: "after", description: "Deprecated: the former name of `cursor`, still read.", schema: map[string]any{"type": "string"}},
 				{name: "limit", description: "Page size, 1 to 200 (default 50).", schema: map[string]any{"type": "integer", "minimum": 1, "maximum": 200}},
 			},
 			responses: []response{jsonBody(http.StatusOK, "A page of events.", reflect.TypeFor[webhooks.EventList](), "Link", "Cache-Control")},
@@ -339,6 +341,17 @@ func operations() map[string]operation {
 			description: "The current state (newest revision) of the account's record. Another account's record is answered 404, not 403: its existence is none of the caller's business.",
 			responses:   []response{jsonBody(http.StatusOK, "The record.", reflect.TypeFor[fiscal.Record](), "Cache-Control")},
 			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeDBUnavailable},
+		},
+		"POST /settlements/{id}/resolve": {
+			id: "resolveSettlement", tag: "Records", auth: authRequired, idempotent: true, pathParams: idParam,
+			summary: "Resolve a record pending review",
+			description: "Ends (or advances) the review of a `PENDING_MANUAL_REVIEW` record: `buyer` supplies the facts the determination lacked (country, VAT number or `businessStatus`, location evidence), `determination` a person's own decision of the treatment (regime, taxing country, rate, reason), checked against the facts and the rate table; `resolvedBy` names the person. " +
+				"The result is a new revision (new ledger entry, receipt, invoice when now `PROCESSED`, event `settlement.review_resolved` or, with facts still missing, `settlement.pending_review`); the pending entry stays in the log. The same as `fiscal.Books.Resolve`.",
+			request: reflect.TypeFor[fiscal.Resolution](),
+			responses: []response{
+				jsonBody(http.StatusCreated, "The record at its new revision; also the replay of the same Idempotency-Key with the same body (then with `Idempotent-Replayed: true`).", reflect.TypeFor[fiscal.Record](), "Location", "Idempotent-Replayed"),
+			},
+			errors: []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeRecordNotPending, fiscal.CodeRevisionConflict, fiscal.CodeIdempotencyConflict, fiscal.CodeDBUnavailable},
 		},
 		"GET /settlements/{id}/ubl": {
 			id: "getSettlementInvoice", tag: "Records", auth: authRequired, conditional: true, pathParams: idParam,
@@ -368,6 +381,12 @@ func operations() map[string]operation {
 			summary:     "Merkle log verifier key",
 			description: "The note verifier key of the log (`origin+hash+base64`, golang.org/x/mod/sumdb/note), which checks checkpoint signatures; a JWK set cannot carry it.",
 			responses:   []response{{status: http.StatusOK, description: "The verifier key, one line.", mediaType: "text/plain", schema: map[string]any{"type": "string"}, headers: []string{"Cache-Control"}}},
+		},
+		"GET /v1/fx/status": {
+			id: "getFXStatus", tag: "Receipts and log", auth: authNone,
+			summary:     "State of the ECB exchange rates",
+			description: "The newest ECB reference date the service converts with, the age of that publication, whether a publication that should be out is missing (`behind`), the refresh's last success, next attempt and last error, and how many settlements wait for a rate (they are processed automatically when it is published). `refresh` is false when the rates are a fixed table (`-fx-file`, or `-fx-refresh=false`).",
+			responses:   []response{jsonBody(http.StatusOK, "The rates' state.", reflect.TypeFor[rates.Report](), "Cache-Control")},
 		},
 		"GET /v1/log/checkpoint": {
 			id: "getCheckpoint", tag: "Receipts and log", auth: authNone,

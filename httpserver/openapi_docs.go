@@ -122,6 +122,8 @@ var codeDocs = map[fiscal.Code]string{
 	fiscal.CodeChainVerifyFailed:        "the chain says the claimed transfer did not happen as claimed (final).",
 	fiscal.CodeChainVerifyRequired:      "x402 and evm-transfer ingest read the payment from the chain, but the network's chain verification is off (final until the operator enables it).",
 	fiscal.CodePaymentAlreadyRecorded:   "this account already recorded the payment through the other ingest endpoint (a settlement vs a fiscal event): one payment, one record (final).",
+	fiscal.CodeRecordNotPending:         "only a record pending review can be resolved; a processed record is corrected by a credit note (final).",
+	fiscal.CodeRevisionConflict:         "the record got another revision while this resolution was made: read it again and decide on its current state.",
 	sandbox.CodeUnsupportedJurisdiction: "the parties are outside what the endpoint covers, e.g. an evaluate whose buyer is not an attested EU-27 customer (final).",
 	webhooks.CodeLimitReached:           "the account has the most webhook endpoints, or the endpoint the most secrets, allowed (final until one is removed).",
 	webhooks.CodeEndpointConflict:       "the endpoint cannot be changed that way: a URL registered twice, an endpoint from the accounts file, the last secret, or no enabled endpoint to redeliver to (final).",

@@ -26,6 +26,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscalevent"
 	"github.com/fiscal402/fiscal402/ingest"
 	"github.com/fiscal402/fiscal402/internal/strictjson"
+	"github.com/fiscal402/fiscal402/rates"
 	"github.com/fiscal402/fiscal402/sandbox"
 	"github.com/fiscal402/fiscal402/webhooks"
 )
@@ -69,6 +70,9 @@ type Services struct {
 	Ingest       *ingest.Service
 	FiscalEvents *fiscalevent.Service
 	Sandbox      *sandbox.Sandbox
+	// Rates is the refresh of the engine's ECB rates; nil: the rates are
+	// a fixed table (GET /v1/fx/status says so).
+	Rates *rates.Service
 }
 
 // withDefaults fills the nil accessories.
@@ -152,12 +156,14 @@ func (s *Server) routes() []route {
 		{"POST", "/settlements", s.authed(s.postSettlement), true},
 		{"GET", "/settlements/{id}", s.authed(s.getSettlement), true},
 		{"GET", "/settlements/{id}/ubl", s.authed(s.getSettlementUBL), true},
+		{"POST", "/settlements/{id}/resolve", s.authed(s.postResolve), true},
 		{"POST", "/v1/x402/settlements", s.authed(s.postX402Settlement), true},
 		{"GET", "/v1/x402/settlements/{id}", s.authed(s.getX402Settlement), true},
 		{"GET", "/v1/receipts/{id}", http.HandlerFunc(s.getReceipt), false},
 		{"GET", "/.well-known/jwks.json", http.HandlerFunc(s.getJWKS), false},
 		{"GET", "/.well-known/log-key", http.HandlerFunc(s.getLogKey), false},
 		{"GET", "/v1/log/checkpoint", http.HandlerFunc(s.getCheckpoint), false},
+		{"GET", "/v1/fx/status", http.HandlerFunc(s.getFXStatus), false},
 		{"GET", "/v1/log/proof/inclusion", http.HandlerFunc(s.getInclusionProof), false},
 		{"GET", "/v1/log/proof/consistency", http.HandlerFunc(s.getConsistencyProof), false},
 		{"GET", "/v1/capabilities", http.HandlerFunc(s.getCapabilities), false},

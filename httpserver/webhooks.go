@@ -2,6 +2,7 @@ package httpserver
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -21,10 +22,13 @@ func (s *Server) listWebhookEndpoints(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
+	// Every endpoint fits one page (webhooks.MaxEndpoints): the one list
+	// shape, with has_more always false.
 	s.writeResult(w, r, struct {
-		Object string              `json:"object"`
-		Data   []webhooks.Endpoint `json:"data"`
-	}{"list", list}, nil)
+		Object  string              `json:"object"`
+		Data    []webhooks.Endpoint `json:"data"`
+		HasMore bool                `json:"has_more"`
+	}{"list", list, false}, nil)
 }
 
 // postWebhookEndpoint: POST /v1/webhook-endpoints {url, description}. 201
@@ -103,31 +107,41 @@ func (s *Server) postWebhookEnable(w http.ResponseWriter, r *http.Request) {
 // listEvents: GET /v1/events?after=<sequence>&limit=<n>, the account's
 // events with their records, for backfill. Without after, from the first.
 func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
-	after := int64(-1)
-	if r.URL.Query().Has("after") {
-		n, err := queryInt(r, "after", -1)
-		if err != nil {
-			s.problem(w, r, err)
+	q := r.URL.Query()
+	for name, vs := range q {
+		if name != "cursor" && name != "after" && name != "limit" {
+			s.problem(w, r, &fiscal.Error{Code: fiscal.CodeBadRequest, Field: name, Detail: fmt.Sprintf("unknown query parameter %q; known: cursor, limit", name)})
 			return
 		}
-		after = n
+		if len(vs) > 1 {
+			s.problem(w, r, &fiscal.Error{Code: fiscal.CodeBadRequest, Field: name, Detail: fmt.Sprintf("query parameter %q is repeated", name)})
+			return
+		}
+	}
+	cursor := q.Get("cursor")
+	if q.Has("after") { // the former name of the cursor, still read
+		if q.Has("cursor") {
+			s.problem(w, r, &fiscal.Error{Code: fiscal.CodeBadRequest, Field: "after", Detail: "give cursor or after, not both"})
+			return
+		}
+		cursor = q.Get("after")
 	}
 	limit, err := queryInt(r, "limit", 0)
 	if err != nil {
 		s.problem(w, r, err)
 		return
 	}
-	if limit > webhooks.MaxEventsLimit || (r.URL.Query().Has("limit") && limit == 0) {
+	if limit > webhooks.MaxEventsLimit || (q.Has("limit") && limit == 0) {
 		s.problem(w, r, &fiscal.Error{Code: fiscal.CodeBadRequest, Field: "limit", Detail: "query parameter limit must be between 1 and 200"})
 		return
 	}
-	list, err := s.svc.Webhooks.Events(r.Context(), accountID(r), after, int(limit))
+	list, err := s.svc.Webhooks.Events(r.Context(), accountID(r), cursor, int(limit))
 	if err != nil {
 		s.problem(w, r, err)
 		return
 	}
 	if list.HasMore {
-		next := url.Values{"after": {strconv.FormatInt(list.NextAfter, 10)}}
+		next := url.Values{"cursor": {list.NextCursor}}
 		if limit > 0 {
 			next.Set("limit", strconv.FormatInt(limit, 10))
 		}

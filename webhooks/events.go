@@ -3,6 +3,7 @@ package webhooks
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
@@ -23,14 +24,16 @@ type EventPayload struct {
 	Checkpoint string `json:"checkpoint,omitempty"`
 }
 
-// EventList is a page of the account's events, in sequence order.
+// EventList is a page of the account's events, in sequence order, in the
+// one page shape of every list of the service: has_more, and next_cursor
+// to pass as cursor= for the next page.
 type EventList struct {
 	Object  string         `json:"object"` // "list"
 	Data    []EventPayload `json:"data"`
-	HasMore bool           `json:"hasMore"`
-	// NextAfter is the after= of the next page: the last sequence listed,
-	// or the after asked for when the page is empty.
-	NextAfter int64 `json:"nextAfter"`
+	HasMore bool           `json:"has_more"`
+	// NextCursor is the cursor of the next page (the last sequence listed,
+	// in decimal), present exactly when HasMore.
+	NextCursor string `json:"next_cursor,omitempty"`
 	// Checkpoint is the latest signed checkpoint, read after the page: it
 	// covers every event listed.
 	Checkpoint string `json:"checkpoint"`
@@ -76,16 +79,22 @@ func (w *Service) checkpointText() (string, error) {
 	return string(cp.Note), nil
 }
 
-// Events lists the account's events with sequence greater than after (-1
-// for the first page), at most limit of them (0 means DefaultEventsLimit,
-// at most MaxEventsLimit), each with its record: the backfill for a
-// receiver that missed deliveries or detected a gap in the sequences.
-// Sequences are the global ledger index, so one account's sequences have
-// gaps where other accounts' entries are.
-func (w *Service) Events(ctx context.Context, accountID string, after int64, limit int) (*EventList, error) {
+// Events lists the account's events after the cursor ("" for the first
+// page: the next_cursor of the previous page), at most limit of them (0
+// means DefaultEventsLimit, at most MaxEventsLimit), each with its record:
+// the backfill for a receiver that missed deliveries or detected a gap in
+// the sequences. Sequences are the global ledger index, so one account's
+// sequences have gaps where other accounts' entries are.
+func (w *Service) Events(ctx context.Context, accountID, cursor string, limit int) (*EventList, error) {
+	after := int64(-1)
+	if cursor != "" {
+		n, err := strconv.ParseInt(cursor, 10, 64)
+		if err != nil || n < 0 || strconv.FormatInt(n, 10) != cursor {
+			return nil, badRequest("cursor", "is not a cursor of this list (the next_cursor of a page)")
+		}
+		after = n
+	}
 	switch {
-	case after < -1:
-		return nil, badRequest("after", "must be a sequence (0 or more), or absent for the first page")
 	case limit < 0 || limit > MaxEventsLimit:
 		return nil, badRequest("limit", "must be between 1 and %d", MaxEventsLimit)
 	case limit == 0:
@@ -95,14 +104,16 @@ func (w *Service) Events(ctx context.Context, accountID string, after int64, lim
 	if err != nil {
 		return nil, err
 	}
-	list := &EventList{Object: "list", Data: []EventPayload{}, NextAfter: after, HasMore: more}
+	list := &EventList{Object: "list", Data: []EventPayload{}, HasMore: more}
 	for _, ev := range events {
 		p, err := w.payload(ev)
 		if err != nil {
 			return nil, fiscal.StoreError(err)
 		}
 		list.Data = append(list.Data, p)
-		list.NextAfter = ev.Sequence
+		if more {
+			list.NextCursor = strconv.FormatInt(ev.Sequence, 10)
+		}
 	}
 	if list.Checkpoint, err = w.checkpointText(); err != nil {
 		return nil, fiscal.StoreError(err)

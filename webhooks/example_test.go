@@ -32,7 +32,7 @@ func ExampleVerifyAt() {
 	fmt.Println(errors.Is(err, webhooks.ErrTimestampOutOfTolerance))
 	// Output:
 	// <nil>
-	// webhook: no signature matches
+	// webhooks: no signature matches
 	// true
 }
 

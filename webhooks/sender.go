@@ -91,7 +91,7 @@ func OutcomeOf(r Response, err error) Outcome {
 }
 
 // ErrTimeout: the receiver did not answer within the attempt's timeout.
-var ErrTimeout = errors.New("webhook: no response within the timeout")
+var ErrTimeout = errors.New("webhooks: no response within the timeout")
 
 // DefaultTimeout bounds one attempt: connect, TLS, request and response.
 const DefaultTimeout = 10 * time.Second
@@ -186,7 +186,7 @@ func NewHTTPSender(opts SenderOptions) *HTTPSender {
 func (s *HTTPSender) Send(ctx context.Context, m *Message) (Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.URL, bytes.NewReader(m.Body))
 	if err != nil {
-		return Response{}, fmt.Errorf("webhook: request: %w", err)
+		return Response{}, fmt.Errorf("webhooks: request: %w", err)
 	}
 	req.Header = m.Header()
 	req.Header.Set("User-Agent", s.userAgent)
@@ -218,11 +218,11 @@ func (s *HTTPSender) sendError(ctx context.Context, err error) error {
 	case errors.Is(err, ErrAddressNotAllowed):
 		return err
 	case errors.Is(ctx.Err(), context.Canceled):
-		return fmt.Errorf("webhook: attempt abandoned: %w", ctx.Err())
+		return fmt.Errorf("webhooks: attempt abandoned: %w", ctx.Err())
 	case ctx.Err() != nil, errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
 		return fmt.Errorf("%w (%s)", ErrTimeout, s.timeout)
 	}
-	return fmt.Errorf("webhook: %w", err)
+	return fmt.Errorf("webhooks: %w", err)
 }
 
 // Close releases the sender's idle connections.

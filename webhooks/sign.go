@@ -37,18 +37,18 @@ const DefaultTolerance = 300 * time.Second
 // Errors of Verify. Branch on them with errors.Is.
 var (
 	// ErrNoSecret: Verify was called without any secret.
-	ErrNoSecret = errors.New("webhook: no secret to verify with")
+	ErrNoSecret = errors.New("webhooks: no secret to verify with")
 	// ErrMissingSignature: the signature header is absent or has no
 	// well-formed v1 entry.
-	ErrMissingSignature = errors.New("webhook: no v1 signature in the signature header")
+	ErrMissingSignature = errors.New("webhooks: no v1 signature in the signature header")
 	// ErrBadTimestamp: the timestamp header is absent or not unix seconds.
-	ErrBadTimestamp = errors.New("webhook: timestamp header is not unix seconds")
+	ErrBadTimestamp = errors.New("webhooks: timestamp header is not unix seconds")
 	// ErrTimestampOutOfTolerance: the timestamp is too far from now (a
 	// replay, or clocks out of sync).
-	ErrTimestampOutOfTolerance = errors.New("webhook: timestamp outside the tolerance window")
+	ErrTimestampOutOfTolerance = errors.New("webhooks: timestamp outside the tolerance window")
 	// ErrSignatureMismatch: no v1 signature matches any of the secrets (a
 	// wrong secret, or the body was changed on the way).
-	ErrSignatureMismatch = errors.New("webhook: no signature matches")
+	ErrSignatureMismatch = errors.New("webhooks: no signature matches")
 )
 
 // Signature returns the v1 signature of a delivery: the lower-case hex of
@@ -139,10 +139,10 @@ const MaxBodyBytes = 1 << 20
 func VerifyRequest(r *http.Request, secrets []string, tolerance time.Duration) ([]byte, error) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("webhook: read body: %w", err)
+		return nil, fmt.Errorf("webhooks: read body: %w", err)
 	}
 	if len(body) > MaxBodyBytes {
-		return nil, fmt.Errorf("webhook: body larger than %d bytes", MaxBodyBytes)
+		return nil, fmt.Errorf("webhooks: body larger than %d bytes", MaxBodyBytes)
 	}
 	if err := Verify(secrets, r.Header.Get(HeaderSignature), r.Header.Get(HeaderTimestamp), body, tolerance); err != nil {
 		return nil, err

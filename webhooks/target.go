@@ -13,11 +13,11 @@ import (
 var (
 	// ErrBadURL: an endpoint URL that is malformed or uses a scheme other
 	// than https (http only to loopback, when allowed).
-	ErrBadURL = errors.New("webhook: endpoint URL not acceptable")
+	ErrBadURL = errors.New("webhooks: endpoint URL not acceptable")
 	// ErrAddressNotAllowed: the endpoint's address (literal, or as resolved
 	// at connect time) is loopback, private, link-local or otherwise not a
 	// public unicast address, and the policy does not allow it.
-	ErrAddressNotAllowed = errors.New("webhook: endpoint address not allowed")
+	ErrAddressNotAllowed = errors.New("webhooks: endpoint address not allowed")
 )
 
 // TargetPolicy says which endpoint addresses deliveries may reach. The zero

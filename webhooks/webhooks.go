@@ -400,7 +400,7 @@ func (w *Service) CreateEndpoint(ctx context.Context, accountID string, req Endp
 	}
 	u, err := w.policy.CheckURL(req.URL)
 	if err != nil {
-		return nil, &fiscal.Error{Code: fiscal.CodeBadRequest, Field: "/url", Detail: strings.TrimPrefix(err.Error(), "webhook: "), Err: err}
+		return nil, &fiscal.Error{Code: fiscal.CodeBadRequest, Field: "/url", Detail: strings.TrimPrefix(err.Error(), "webhooks: "), Err: err}
 	}
 	desc, err := parseDescription("/description", req.Description)
 	if err != nil {

@@ -42,7 +42,7 @@ func BenchmarkEventsPage(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		page, err := env.svc.Events(ctx, "acct_0", 49, 50)
+		page, err := env.svc.Events(ctx, "acct_0", "49", 50)
 		if err != nil || len(page.Data) != 50 {
 			b.Fatal(len(page.Data), err)
 		}

@@ -90,8 +90,8 @@ func ExampleService_Events() {
 			log.Fatal(err)
 		}
 	}
-	for after := int64(-1); ; {
-		page, err := hooks.Events(ctx, "acct_demo", after, 2)
+	for cursor := ""; ; {
+		page, err := hooks.Events(ctx, "acct_demo", cursor, 2)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -101,7 +101,7 @@ func ExampleService_Events() {
 		if !page.HasMore {
 			break
 		}
-		after = page.NextAfter
+		cursor = page.NextCursor
 	}
 	// Output:
 	// 0 settlement.processed

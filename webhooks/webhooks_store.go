@@ -284,7 +284,7 @@ func openSecretBox(dir string, rand io.Reader, create bool) (*secretBox, error) 
 		raw, err = createSecretKey(path, rand)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("fiscal: webhook secret key: %w", err)
+		return nil, fmt.Errorf("webhooks: secret sealing key: %w", err)
 	}
 	key, err := base64.StdEncoding.DecodeString(strings.TrimSpace(string(raw)))
 	if err != nil || len(key) != 32 {

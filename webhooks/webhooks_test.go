@@ -557,22 +557,22 @@ func TestEventsBackfill(t *testing.T) {
 		env.settle("acct_1", 100+i, "FR")
 	}
 	var got []webhooks.EventPayload
-	after := int64(-1)
+	cursor := ""
 	pages := 0
 	for {
-		page, err := env.svc.Events(ctx, "acct_0", after, 3)
+		page, err := env.svc.Events(ctx, "acct_0", cursor, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
 		pages++
 		got = append(got, page.Data...)
-		if page.Checkpoint == "" || (len(page.Data) > 0 && page.NextAfter != page.Data[len(page.Data)-1].Sequence) {
+		if page.Checkpoint == "" || page.HasMore != (page.NextCursor != "") || (page.HasMore && page.NextCursor != strconv.FormatInt(page.Data[len(page.Data)-1].Sequence, 10)) {
 			t.Fatalf("page %+v", page)
 		}
 		if !page.HasMore {
 			break
 		}
-		after = page.NextAfter
+		cursor = page.NextCursor
 	}
 	if pages != 3 || len(got) != len(mine) {
 		t.Fatalf("%d pages, %d events, want 3 and %d", pages, len(got), len(mine))
@@ -588,21 +588,21 @@ func TestEventsBackfill(t *testing.T) {
 		}
 	}
 	// Past the end: an empty page that keeps the cursor.
-	page, err := env.svc.Events(ctx, "acct_0", got[len(got)-1].Sequence, 0)
-	if err != nil || len(page.Data) != 0 || page.HasMore || page.NextAfter != got[len(got)-1].Sequence {
+	page, err := env.svc.Events(ctx, "acct_0", strconv.FormatInt(got[len(got)-1].Sequence, 10), 0)
+	if err != nil || len(page.Data) != 0 || page.HasMore || page.NextCursor != "" {
 		t.Fatalf("past the end: %+v %v", page, err)
 	}
 	// Another account's sequence as a cursor works: sequences are global.
-	page, _ = env.svc.Events(ctx, "acct_0", mine[2].Record.Ledger.Index+1, 0)
+	page, _ = env.svc.Events(ctx, "acct_0", strconv.FormatInt(mine[2].Record.Ledger.Index+1, 10), 0)
 	if len(page.Data) != 4 || page.Data[0].Sequence != mine[3].Record.Ledger.Index {
 		t.Fatalf("after acct_1's sequence: %d events", len(page.Data))
 	}
 	for _, c := range []struct {
-		after int64
-		limit int
-	}{{-2, 0}, {0, -1}, {0, webhooks.MaxEventsLimit + 1}} {
-		if _, err := env.svc.Events(ctx, "acct_0", c.after, c.limit); codeOf(err) != fiscal.CodeBadRequest {
-			t.Errorf("after %d limit %d: %v", c.after, c.limit, err)
+		cursor string
+		limit  int
+	}{{"-1", 0}, {"x", 0}, {"01", 0}, {"0", -1}, {"0", webhooks.MaxEventsLimit + 1}} {
+		if _, err := env.svc.Events(ctx, "acct_0", c.cursor, c.limit); codeOf(err) != fiscal.CodeBadRequest {
+			t.Errorf("cursor %q limit %d: %v", c.cursor, c.limit, err)
 		}
 	}
 	// Webhooks unused: no sealing key was made (nor drawn from Config.Rand).

@@ -15,7 +15,8 @@
 //	-listen addr        address to listen on (default 127.0.0.1:8402)
 //	-data dir           data directory: ledger, keys, accounts (default ./fiscal402-data)
 //	-accounts file      accounts file (default <data>/accounts.json; created with a demo account if missing)
-//	-fx-file file       newer ECB rates (eurofxref CSV or XML) merged over the embedded snapshot
+//	-fx-file file       newer ECB rates (eurofxref CSV or XML) merged over the embedded snapshot: a fixed table
+//	-fx-refresh         fetch each day's ECB rates after 16:00 Frankfurt time and keep them in the ledger (default true)
 //	-log-origin name    Merkle log origin (default fiscal402.localhost/log; fixed once the ledger exists)
 //	-rotate-receipt-key retire the receipt signing key, create a new one, exit
 //	-vies off|live      VAT-number registries (default off); see -h for the registry flags
@@ -59,6 +60,7 @@ import (
 	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/httpserver"
 	"github.com/fiscal402/fiscal402/ingest"
+	"github.com/fiscal402/fiscal402/rates"
 	"github.com/fiscal402/fiscal402/sandbox"
 	"github.com/fiscal402/fiscal402/webhooks"
 )
@@ -72,7 +74,7 @@ func main() {
 
 type options struct {
 	listen, data, accounts, fxFile, origin string
-	rotate                                 bool
+	rotate, fxRefresh                      bool
 	publicURL                              string
 	rateLimit                              float64
 	rateBurst                              int
@@ -87,7 +89,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:8402", "address to listen on")
 	fs.StringVar(&o.data, "data", "fiscal402-data", "data directory (ledger, keys, accounts)")
 	fs.StringVar(&o.accounts, "accounts", "", "accounts file (default <data>/accounts.json)")
-	fs.StringVar(&o.fxFile, "fx-file", "", "ECB rates file (CSV or XML) merged over the embedded snapshot")
+	fs.StringVar(&o.fxFile, "fx-file", "", "ECB rates file (CSV or XML) merged over the embedded snapshot; a fixed table (no -fx-refresh)")
+	fs.BoolVar(&o.fxRefresh, "fx-refresh", true, "fetch the ECB reference rates after each day's publication and keep them in the ledger (ignored with -fx-file)")
 	fs.StringVar(&o.origin, "log-origin", fiscal.DefaultLogOrigin, "Merkle log origin")
 	fs.BoolVar(&o.rotate, "rotate-receipt-key", false, "retire the active receipt signing key, create a new one, and exit (stop the server first)")
 	var vf viesFlags
@@ -143,12 +146,21 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err := vf.apply(&cfg); err != nil {
 		return err
 	}
-	if o.fxFile != "" {
+	var live *fx.LiveTable
+	switch {
+	case o.fxFile != "":
 		table, err := loadRates(o.fxFile)
 		if err != nil {
 			return err
 		}
 		cfg.FX = table
+	case o.fxRefresh:
+		base, err := fx.Embedded()
+		if err != nil {
+			return err
+		}
+		live = fx.NewLiveTable(base)
+		cfg.FX = live
 	}
 	if cfg.Chain, err = chain.verifier(); err != nil {
 		return err
@@ -158,6 +170,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer engine.Close()
+	var refresh *rates.Service
+	if live != nil {
+		if refresh, err = rates.New(engine, live, rates.Options{Logger: logger}); err != nil {
+			return err
+		}
+	}
 	o.webhooks.Configured = accounts.Webhooks()
 	hooks, err := webhooks.New(engine, o.webhooks)
 	if err != nil {
@@ -170,6 +188,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		Webhooks: hooks,
 		Ingest:   ingest.New(engine, ingest.Options{}),
 		Sandbox:  sandbox.New(engine, sandbox.Options{QuotaPerDay: pricing.SandboxQuotaPerDay}),
+		Rates:    refresh,
 	}, serverOpts)
 	if err != nil {
 		return err

@@ -71,7 +71,7 @@ type serverProc struct {
 func startServer(t *testing.T, dataDir string, extra ...string) *serverProc {
 	t.Helper()
 	// -rate-limit 0: the crash tests post as fast as 8 clients can.
-	cmd := exec.Command(serverBinary(t), append([]string{"-data", dataDir, "-listen", "127.0.0.1:0", "-rate-limit", "0"}, extra...)...)
+	cmd := exec.Command(serverBinary(t), append([]string{"-data", dataDir, "-listen", "127.0.0.1:0", "-rate-limit", "0", "-fx-refresh=false"}, extra...)...)
 	cmd.Env = append(os.Environ(), "FISCAL402_DEMO_KEY="+demoKey)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -62,14 +62,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "verify-receipt:", err)
 		return 2
 	}
-	jwks, err := src.file(*jwksPath, "/.well-known/jwks.json", "-jwks")
+	// A sandbox receipt verifies against the sandbox's own keys, which
+	// the server publishes under /sandbox; the production keys would (and
+	// must) refuse it.
+	jwksPath2, logKeyPath := "/.well-known/jwks.json", "/.well-known/log-key"
+	if environmentOf(rcpt) == "sandbox" {
+		jwksPath2, logKeyPath = "/sandbox/v1/jwks.json", "/sandbox/v1/log-key"
+	}
+	jwks, err := src.file(*jwksPath, jwksPath2, "-jwks")
 	if err != nil {
 		fmt.Fprintln(stderr, "verify-receipt:", err)
 		return 2
 	}
 	key := *logKey
 	if key == "" {
-		raw, err := src.file(*logKeyFile, "/.well-known/log-key", "-log-key")
+		raw, err := src.file(*logKeyFile, logKeyPath, "-log-key")
 		if err != nil {
 			fmt.Fprintln(stderr, "verify-receipt:", err)
 			return 2
@@ -96,6 +103,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// sandboxReceiptPrefix opens the id of every sandbox receipt (the
+// service's sandbox ids are "x402-sandbox-" + 128 random bits).
+const sandboxReceiptPrefix = "rcpt_x402-sandbox-"
+
+// environmentOf reads the readable claims' environment of a receipt
+// document ("" when it cannot): it only chooses which published keys to
+// fetch; the verification itself checks the signed claims.
+func environmentOf(doc []byte) string {
+	var r struct {
+		Claims struct {
+			Environment string `json:"environment"`
+		} `json:"claims"`
+	}
+	if json.Unmarshal(doc, &r) != nil {
+		return ""
+	}
+	return r.Claims.Environment
+}
+
 type sources struct {
 	server string
 	client *http.Client
@@ -107,6 +133,9 @@ func (s *sources) receipt(arg string) ([]byte, error) {
 		if _, err := os.Stat(arg); err != nil {
 			if s.server == "" {
 				return nil, fmt.Errorf("%s: no such file (give -server to fetch a receipt by id)", arg)
+			}
+			if strings.HasPrefix(arg, sandboxReceiptPrefix) {
+				return s.get("/sandbox/v1/receipts/" + arg)
 			}
 			return s.get("/v1/receipts/" + arg)
 		}

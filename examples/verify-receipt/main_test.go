@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -61,6 +63,29 @@ func writeTemp(t *testing.T, name string, data []byte) string {
 
 func TestVerifyReceiptCommand(t *testing.T) {
 	e, srv, id := service(t)
+	// A sandbox simulation through the server: its receipt verifies with
+	// the sandbox's published keys, by id or as a file.
+	resp, err := http.Post(srv.URL+"/sandbox/v1/simulate", "application/json", strings.NewReader(`{"amountUsdc":"2.00",
+		"txHash":"0x`+strings.Repeat("cd", 32)+`","timestamp":"2026-04-10T10:00:00Z","payerWallet":"0x`+strings.Repeat("11", 20)+`",
+		"receiverWallet":"0x`+strings.Repeat("22", 20)+`","network":"eip155:8453","consumerCountry":"DE"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sim struct {
+		Receipt json.RawMessage `json:"receipt"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&sim)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("simulate: %d %v", resp.StatusCode, err)
+	}
+	var simID struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(sim.Receipt, &simID); err != nil || !strings.HasPrefix(simID.ID, sandboxReceiptPrefix) {
+		t.Fatalf("sandbox receipt id %q: %v", simID.ID, err)
+	}
+	sbFile := writeTemp(t, "sandbox.json", sim.Receipt)
 	rc, err := e.Receipt(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
@@ -80,6 +105,9 @@ func TestVerifyReceiptCommand(t *testing.T) {
 		{"wrong log key", []string{"-jwks", jwksFile, "-log-key", "other.example/log+01234567+AQ" + strings.Repeat("A", 42) + "=", rcFile}, 1, "NOT VERIFIED"},
 		{"keys from the server", []string{"-server", srv.URL, rcFile}, 0, "VERIFIED: " + id},
 		{"receipt by id from the server", []string{"-server", srv.URL, "-q", id}, 0, "VERIFIED: " + id},
+		{"sandbox receipt by id from the server", []string{"-server", srv.URL, "-q", simID.ID}, 0, "VERIFIED: " + simID.ID + " (service.receipt/1.0.0, sandbox)"},
+		{"sandbox receipt file, keys from the server", []string{"-server", srv.URL, "-q", sbFile}, 0, "VERIFIED: " + simID.ID},
+		{"sandbox receipt, production keys", []string{"-jwks", jwksFile, "-log-key", e.LogVerifierKey(), sbFile}, 1, "NOT VERIFIED"},
 		{"no keys", []string{rcFile}, 2, ""},
 		{"no receipt", []string{"-server", srv.URL}, 2, ""},
 	}

@@ -1,0 +1,260 @@
+package fiscal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/fiscal402/fiscal402/ledger"
+	"github.com/fiscal402/fiscal402/vat"
+	"github.com/fiscal402/fiscal402/vies"
+)
+
+// A record PENDING_MANUAL_REVIEW is a queue entry, not a dead end: a person
+// (or the merchant's back office) resolves it by supplying the facts the
+// determination lacked, or by deciding the treatment themselves. Either way
+// the result is a new revision of the record (a new signed ledger entry
+// with its own receipt, an invoice when it is now PROCESSED, and an outbox
+// event); the pending entry stays in the log. A resolution that still lacks
+// facts leaves the record pending, with the reasons that remain.
+
+// Resolution is what a person supplies to end a review: the missing facts
+// about the buyer, or a determination of their own, always with who they
+// are. Facts given replace the record's; facts left out keep it.
+type Resolution struct {
+	Buyer *ResolutionBuyer `json:"buyer,omitempty"`
+	// Determination is a person's decision of the VAT treatment, for a
+	// case the rules cannot decide (vat.DetermineManually checks it
+	// against the facts and the rate table).
+	Determination *ManualDetermination `json:"determination,omitempty"`
+	// ResolvedBy identifies the person (an e-mail address, a staff id):
+	// required, kept on the revision.
+	ResolvedBy string `json:"resolvedBy"`
+	// Note is free text kept on the revision.
+	Note string `json:"note,omitempty"`
+}
+
+// ResolutionBuyer are the buyer facts a resolution supplies, under the JSON
+// names of the settlement request.
+type ResolutionBuyer struct {
+	Country    string `json:"consumerCountry,omitempty"`
+	VATNumber  string `json:"consumerVatNumber,omitempty"`
+	Name       string `json:"consumerName,omitempty"`
+	PostalCode string `json:"consumerPostalCode,omitempty"`
+	// BusinessStatus "B2C" states that the buyer is a consumer (it clears
+	// a VAT number on the record); "B2B" needs a VAT number, given here or
+	// on the record. "" keeps what the record implies.
+	BusinessStatus string `json:"businessStatus,omitempty"`
+	// Evidence are items of the customer's location (Art. 24b, 24f
+	// Implementing Regulation 282/2011); they replace the record's.
+	Evidence []vat.Evidence `json:"locationEvidence,omitempty"`
+}
+
+// ManualDetermination is a person's decision of the treatment (vat.Manual
+// under the resolution's JSON names).
+type ManualDetermination struct {
+	Regime        string `json:"regime"`
+	TaxingCountry string `json:"taxingCountry,omitempty"`
+	RatePercent   string `json:"ratePercent,omitempty"`
+	Reason        string `json:"reason"`
+}
+
+// maxResolutionText bounds resolvedBy, note and a manual reason.
+const (
+	maxResolvedBy = 200
+	maxNote       = 2000
+)
+
+// normalised validates a resolution and returns it in canonical form.
+func (r Resolution) normalised() (Resolution, error) {
+	var err error
+	if r.ResolvedBy, err = parseText("/resolvedBy", r.ResolvedBy); err != nil {
+		return r, err
+	}
+	if r.ResolvedBy == "" {
+		return r, badRequest("/resolvedBy", "is required: who resolves the review")
+	}
+	if len(r.ResolvedBy) > maxResolvedBy {
+		return r, badRequest("/resolvedBy", "must be at most %d bytes", maxResolvedBy)
+	}
+	if r.Note, err = parseLongText("/note", r.Note, maxNote); err != nil {
+		return r, err
+	}
+	if r.Buyer == nil && r.Determination == nil {
+		return r, badRequest("", "a resolution needs buyer facts, a determination, or both")
+	}
+	if b := r.Buyer; b != nil {
+		nb := *b
+		facts, err := parseBuyer(SettlementRequest{ConsumerCountry: b.Country, ConsumerVATNumber: b.VATNumber, ConsumerName: b.Name, ConsumerPostalCode: b.PostalCode})
+		if err != nil {
+			return r, prefixField("/buyer", err)
+		}
+		nb.Country, nb.VATNumber, nb.Name, nb.PostalCode = facts.Country, facts.VATNumber, facts.Name, facts.PostalCode
+		switch nb.BusinessStatus {
+		case "", vat.TreatmentB2C, vat.TreatmentB2B:
+		default:
+			return r, badRequest("/buyer/businessStatus", "must be B2C or B2B")
+		}
+		if nb.BusinessStatus == vat.TreatmentB2C && nb.VATNumber != "" {
+			return r, badRequest("/buyer/consumerVatNumber", "a consumer (businessStatus B2C) has no VAT number to record")
+		}
+		if nb.Evidence, err = parseEvidence("/buyer/locationEvidence", b.Evidence); err != nil {
+			return r, err
+		}
+		r.Buyer = &nb
+	}
+	if m := r.Determination; m != nil {
+		nm := *m
+		nm.Regime = strings.TrimSpace(nm.Regime)
+		nm.TaxingCountry = strings.ToUpper(strings.TrimSpace(nm.TaxingCountry))
+		nm.RatePercent = strings.TrimSpace(nm.RatePercent)
+		if nm.Reason, err = parseLongText("/determination/reason", nm.Reason, maxNote); err != nil {
+			return r, err
+		}
+		if nm.Regime == "" {
+			return r, badRequest("/determination/regime", "is required")
+		}
+		if nm.Reason == "" {
+			return r, badRequest("/determination/reason", "is required: why the treatment is what it is")
+		}
+		r.Determination = &nm
+	}
+	return r, nil
+}
+
+// Resolve ends (or advances) the review of the pending record id with a
+// person's resolution, as a new revision: the facts are applied to the
+// record's payment and the treatment decided again (or taken from the
+// manual determination), the receipt signed, the invoice rendered when the
+// record is now PROCESSED, and the revision committed with its event
+// (settlement.review_resolved, or settlement.pending_review when facts are
+// still missing). The idempotency key is optional; the same key with the
+// same resolution answers with the record (Outcome Replayed).
+func (b *Books) Resolve(ctx context.Context, id string, res Resolution, idempotencyKey string) (*SettleResult, error) {
+	if err := validIdempotencyKey(idempotencyKey); err != nil {
+		return nil, err
+	}
+	res, err := res.normalised()
+	if err != nil {
+		return nil, err
+	}
+	e := b.e
+	var claims []ledger.Claim
+	if idempotencyKey != "" {
+		claims = append(claims, ledger.Claim{Space: claimIdempotency, Key: b.acc.ID + "\x00" + idempotencyKey,
+			Fingerprint: fingerprintOf(struct {
+				ID string
+				R  Resolution
+			}{id, res})})
+		if out, err := b.answerFromLedger(claims); out != nil || err != nil {
+			return out, err
+		}
+	}
+	prev, _, err := b.Record(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if prev.ReviewStatus != StatusPendingReview {
+		return nil, &Error{Code: CodeRecordNotPending, Detail: fmt.Sprintf(
+			"settlement %s is %s (revision %d): only a record pending review can be resolved", id, prev.ReviewStatus, prev.Revision)}
+	}
+	p, err := paymentOf(prev)
+	if err != nil {
+		return nil, err
+	}
+	reg := applyResolution(&p, prev, res.Buyer)
+	now := e.Now().UTC()
+	seller := b.acc.Seller
+	s := Supply{Payment: p, Seller: seller, Verification: prev.Verification, registry: reg}
+	var manualErr error
+	if m := res.Determination; m != nil {
+		s.Determine = func(in vat.Input) vat.Determination {
+			d, err := vat.DetermineManually(in, vat.Manual{
+				Regime: m.Regime, TaxingCountry: m.TaxingCountry, RatePercent: m.RatePercent,
+				Reason: m.Reason, DecidedBy: res.ResolvedBy,
+			})
+			if err != nil {
+				manualErr = err
+			}
+			return d
+		}
+	}
+	if s.registry == nil && p.Buyer.VATNumber != "" {
+		s.registry = e.lookupVATNumber(ctx, p.Buyer.VATNumber)
+	}
+	d, err := e.Prepare(ctx, b.acc.ID, s, now)
+	if err != nil {
+		return nil, err
+	}
+	if manualErr != nil {
+		return nil, manualError(manualErr)
+	}
+	if err := e.queueRecheck(d, seller, d.Record.Buyer.Registry, now); err != nil {
+		return nil, err
+	}
+	if len(d.Puts) == 0 {
+		// The resolution settled the VAT number one way or another: no
+		// re-check of the old one may revise the record after it.
+		d.Puts = append(d.Puts, ledger.Put{Bucket: bucketRecheck, Key: []byte(prev.ID)})
+	}
+	if hasReason(d.Record.ReviewReasons, ReasonFXRateUnavailable) {
+		if err := queueFXWait(d, p.Timestamp); err != nil {
+			return nil, err
+		}
+	} else {
+		d.Puts = append(d.Puts, ledger.Put{Bucket: bucketFXWait, Key: []byte(prev.ID)})
+	}
+	out, err := e.revise(ctx, prev, d, seller, now, Revision{ResolvedBy: res.ResolvedBy, Note: res.Note, Cause: CauseResolution}, claims)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// applyResolution puts the resolution's buyer facts on the payment and
+// returns the registry answer that still holds for its VAT number (nil:
+// ask again).
+func applyResolution(p *Payment, prev *Record, rb *ResolutionBuyer) *vies.Result {
+	if rb == nil {
+		return prev.Buyer.Registry
+	}
+	b := &p.Buyer
+	if rb.Country != "" {
+		b.Country = rb.Country
+		if rb.PostalCode == "" {
+			b.PostalCode = "" // a new country makes the old postal code meaningless
+		}
+	}
+	if rb.PostalCode != "" {
+		b.PostalCode = rb.PostalCode
+	}
+	if rb.Name != "" {
+		b.Name = rb.Name
+	}
+	if rb.Evidence != nil {
+		b.Evidence = rb.Evidence
+	}
+	switch {
+	case rb.BusinessStatus == vat.TreatmentB2C:
+		b.VATNumber = ""
+		return nil
+	case rb.VATNumber != "" && rb.VATNumber != b.VATNumber:
+		b.VATNumber = rb.VATNumber
+		return nil
+	}
+	if reg := prev.Buyer.Registry; reg != nil && reg.Status != vies.StatusUnavailable {
+		return reg // a definitive answer about the same number still holds
+	}
+	return nil
+}
+
+// manualError reports a manual determination the facts or the law refuse
+// as a BAD_REQUEST naming the field.
+func manualError(err error) error {
+	var me *vat.ManualError
+	if errors.As(err, &me) {
+		return &Error{Code: CodeBadRequest, Field: me.Field, Detail: me.Detail, Err: err}
+	}
+	return &Error{Code: CodeBadRequest, Field: "/determination", Detail: err.Error(), Err: err}
+}

@@ -1,0 +1,18 @@
+// Package rates keeps an engine's ECB reference rates current: it fetches
+// each working day's publication after 16:00 Frankfurt time (fx.Refresher,
+// with retries and backoff), keeps the fetched documents in the engine's
+// ledger file so that a restart serves them offline, and, whenever new
+// rates arrive, has the engine decide again the settlements that waited
+// for one (fiscal.Engine.RetryRates): each becomes a new revision with its
+// EUR amounts, receipt, invoice and settlement.processed event.
+//
+// The engine must read its rates from the same fx.LiveTable:
+//
+//	live := fx.NewLiveTable(embedded)
+//	engine, err := fiscal.New(fiscal.Config{Dir: dir, FX: live, ...})
+//	refresher, err := rates.New(engine, live, rates.Options{})
+//
+// New restores the stored documents at once (before the first request is
+// served) and runs the refresh loop as the engine's background work, so
+// engine.Close stops it. Status reports the age of the newest rate.
+package rates

@@ -1,0 +1,189 @@
+package rates
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/ledger"
+)
+
+// Options configure the refresh. Every field documents its zero value.
+type Options struct {
+	// Feeds are the ECB feed URLs (or a mirror). Zero: fx.DefaultFeeds().
+	Feeds fx.Feeds
+	// Client fetches the feeds. nil: a client with a 30 s timeout.
+	Client *http.Client
+	// Logger receives the refresh's log lines. nil: the engine's logger.
+	Logger *slog.Logger
+	// Clock paces the fetches. nil: the system clock.
+	Clock fx.Clock
+	// PublicationMargin, RetryMin and RetryMax tune fx.Refresher; zero
+	// means its defaults.
+	PublicationMargin, RetryMin, RetryMax time.Duration
+}
+
+// Service is the running refresh of one engine's rates.
+type Service struct {
+	e         *fiscal.Engine
+	refresher *fx.Refresher
+	logger    *slog.Logger
+	wake      chan struct{}
+}
+
+// Side bucket and key of the stored ECB documents in the ledger file.
+var (
+	bucketFX   = "fx-documents"
+	keyFXStore = []byte("ecb")
+)
+
+// New restores the ECB documents stored in the engine's ledger into live,
+// re-decides what waited for them, and starts the refresh loop as the
+// engine's background work. live must be the engine's Config.FX.
+func New(e *fiscal.Engine, live *fx.LiveTable, opts Options) (*Service, error) {
+	if live == nil {
+		return nil, errors.New("rates: no live table")
+	}
+	if e.Settings().FX != fx.Source(live) {
+		return nil, errors.New("rates: the engine does not read its rates from this live table (Config.FX)")
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = e.Settings().Logger
+	}
+	s := &Service{e: e, logger: logger, wake: make(chan struct{}, 1)}
+	r, err := fx.NewRefresher(fx.RefresherConfig{
+		Live:              live,
+		Store:             store{l: e.Ledger()},
+		Client:            opts.Client,
+		Feeds:             opts.Feeds,
+		Clock:             opts.Clock,
+		Logger:            logger,
+		OnUpdate:          func(context.Context, *fx.Table) { s.poke() },
+		PublicationMargin: opts.PublicationMargin,
+		RetryMin:          opts.RetryMin,
+		RetryMax:          opts.RetryMax,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("rates: %w", err)
+	}
+	s.refresher = r
+	if err := r.Restore(context.Background()); err != nil {
+		return nil, fmt.Errorf("rates: restoring the stored ECB documents: %w", err)
+	}
+	e.Go(s.run)
+	return s, nil
+}
+
+// Status reports the newest rate, its age and the refresh's state.
+func (s *Service) Status() fx.Status { return s.refresher.Status() }
+
+// poke asks the retry loop to re-decide waiting records (new rates).
+func (s *Service) poke() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run fetches until stop, and re-decides waiting records after each update
+// (and once at start, for records that waited across a restart).
+func (s *Service) run(stop <-chan struct{}) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { <-stop; cancel() }()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := s.refresher.Run(ctx); err != nil && ctx.Err() == nil {
+			s.logger.Error("ecb rates refresh stopped", "err", err)
+		}
+	}()
+	s.poke()
+	for {
+		select {
+		case <-ctx.Done():
+			<-done
+			return
+		case <-s.wake:
+			n, err := s.e.RetryRates(ctx)
+			switch {
+			case err != nil && ctx.Err() == nil:
+				s.logger.Error("re-deciding settlements that waited for a rate", "err", err)
+			case n > 0:
+				s.logger.Info("settlements decided with newly published rates", "revised", n)
+			}
+		}
+	}
+}
+
+// store keeps the fetched documents in a side bucket of the ledger file.
+type store struct{ l *ledger.Ledger }
+
+func (st store) Load(ctx context.Context) ([]byte, error) {
+	b, err := st.l.Get(bucketFX, keyFXStore)
+	if errors.Is(err, ledger.ErrNotFound) {
+		return nil, nil
+	}
+	return b, err
+}
+
+func (st store) Save(ctx context.Context, blob []byte) error {
+	return st.l.Update(func(tx ledger.Tx) error { return tx.Put(bucketFX, keyFXStore, blob) })
+}
+
+// Report is the public state of an engine's ECB rates: the newest
+// reference date it can convert with, how old that publication is, and the
+// refresh's state. GET /v1/fx/status serves it.
+type Report struct {
+	Refresh         bool      `json:"refresh"`         // a refresh loop keeps the table current
+	Newest          string    `json:"newest"`          // the newest ECB reference date known
+	NewestPublished time.Time `json:"newestPublished"` // 16:00 Frankfurt time on Newest
+	AgeSeconds      int64     `json:"ageSeconds"`      // now − NewestPublished
+	Expected        string    `json:"expected,omitempty"`
+	Behind          bool      `json:"behind"` // a publication that should be out is not in the table
+	LastSuccess     time.Time `json:"lastSuccess,omitzero"`
+	NextAttempt     time.Time `json:"nextAttempt,omitzero"`
+	Failures        int       `json:"failures"`
+	LastError       string    `json:"lastError,omitempty"`
+	Conflict        string    `json:"conflict,omitempty"`
+	// Waiting is how many settlements wait for a rate not yet published.
+	Waiting int `json:"waiting"`
+}
+
+// Report describes the refresh now.
+func (s *Service) Report() Report {
+	st := s.refresher.Status()
+	return Report{
+		Refresh: true, Newest: st.Newest, NewestPublished: st.NewestPublished, AgeSeconds: int64(st.Age / time.Second),
+		Expected: st.Expected, Behind: st.Behind, LastSuccess: st.LastSuccess, NextAttempt: st.NextAttempt,
+		Failures: st.Failures, LastError: st.LastError, Conflict: st.Conflict, Waiting: s.e.WaitingForRates(),
+	}
+}
+
+// StaticReport describes an engine whose rates are not refreshed (an
+// embedded snapshot or an operator's file).
+func StaticReport(e *fiscal.Engine) Report {
+	r := Report{Waiting: e.WaitingForRates()}
+	var t *fx.Table
+	switch src := e.Settings().FX.(type) {
+	case *fx.Table:
+		t = src
+	case *fx.LiveTable:
+		t = src.Table()
+	}
+	if t == nil {
+		return r
+	}
+	_, r.Newest = t.Range()
+	if at, err := fx.PublicationInstant(r.Newest); err == nil {
+		r.NewestPublished = at.UTC()
+		r.AgeSeconds = int64(e.Now().Sub(at) / time.Second)
+	}
+	return r
+}
