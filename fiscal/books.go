@@ -357,6 +357,13 @@ const (
 	claimRevision    = "revision"
 )
 
+// IdempotencyClaim is the claim an Idempotency-Key takes in the account's
+// key space (shared by every recording call of the account): the same key
+// with another fingerprint is an IDEMPOTENCY_CONFLICT.
+func IdempotencyClaim(accountID, key string, fingerprint []byte) ledger.Claim {
+	return ledger.Claim{Space: claimIdempotency, Key: accountID + "\x00" + key, Fingerprint: fingerprint}
+}
+
 // paymentClaims are the unique keys a payment takes in the ledger, in the
 // order they are checked: the Idempotency-Key first (the same key with a
 // different body must be a conflict even when the payment exists), then the
@@ -364,7 +371,7 @@ const (
 func paymentClaims(accountID, network, txHash, idemKey string, fingerprint []byte) []ledger.Claim {
 	var claims []ledger.Claim
 	if idemKey != "" {
-		claims = append(claims, ledger.Claim{Space: claimIdempotency, Key: accountID + "\x00" + idemKey, Fingerprint: fingerprint})
+		claims = append(claims, IdempotencyClaim(accountID, idemKey, fingerprint))
 	}
 	return append(claims, ledger.Claim{Space: claimPayment, Key: network + ":" + txHash, Fingerprint: []byte(accountID)})
 }

@@ -84,8 +84,11 @@ type Engine struct {
 	outbox   *Outbox
 	randMu   sync.Mutex    // Config.Rand need not be safe for concurrent use
 	stop     chan struct{} // closed by Close: stops background work
-	wg       sync.WaitGroup
-	closing  sync.Once
+	// rechecks are the registry re-check handlers of other record kinds.
+	handlersMu sync.Mutex
+	rechecks   map[string]func(context.Context, Recheck, time.Time) error
+	wg         sync.WaitGroup
+	closing    sync.Once
 }
 
 // New opens (or creates) the engine's data directory: the ledger file, the

@@ -1,6 +1,7 @@
 package fiscal
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -32,7 +33,12 @@ type Supply struct {
 	// the seller than an account does (fiscal events). nil: vat.Determine.
 	Determine func(vat.Input) vat.Determination
 
-	registry *vies.Result // a registry answer already had (a re-check); nil: Prepare asks
+	// Object is the kind of record made (Record.Object): "" means
+	// ObjectSettlement.
+	Object string
+	// Registry is a registry answer already had (a re-check, a revision);
+	// nil: Prepare asks the registry about the buyer's VAT number.
+	Registry *vies.Result
 }
 
 // Draft is a record's first state before it is committed: Prepare makes
@@ -68,7 +74,7 @@ func (e *Engine) Prepare(ctx context.Context, accountID string, s Supply, now ti
 	if err != nil {
 		return nil, err
 	}
-	reg := s.registry
+	reg := s.Registry
 	if reg == nil {
 		reg = e.lookupVATNumber(ctx, p.Buyer.VATNumber)
 	}
@@ -112,7 +118,7 @@ func (e *Engine) Prepare(ctx context.Context, accountID string, s Supply, now ti
 	}
 	rec := Record{
 		ID:            id,
-		Object:        ObjectSettlement,
+		Object:        cmp.Or(s.Object, ObjectSettlement),
 		Version:       recordVersion,
 		Custody:       CustodyNone,
 		Environment:   e.cfg.Environment,
@@ -169,7 +175,9 @@ func (e *Engine) Prepare(ctx context.Context, accountID string, s Supply, now ti
 	if status == StatusProcessed {
 		d.EventType = EventSettlementProcessed
 	}
-	return d, nil
+	// A VAT number the registry could not confirm yet is asked again in
+	// the background; the queue entry is written with the record.
+	return d, e.queueRecheck(d, seller, reg, now)
 }
 
 // Issue renders the UBL invoice of a PROCESSED draft and prepares its
@@ -211,10 +219,7 @@ func (b *Books) draft(ctx context.Context, p Payment, v Verification, now time.T
 	if err := e.Issue(d, b.acc.Seller); err != nil {
 		return nil, err
 	}
-	if err := queueFXWait(d, p.Timestamp); err != nil {
-		return nil, err
-	}
-	return d, e.queueRecheck(d, b.acc.Seller, d.Record.Buyer.Registry, now)
+	return d, queueFXWait(d, p.Timestamp)
 }
 
 // recordID is the id of a payment's record: derived from (network, tx hash)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/fiscal402/fiscal402/ledger"
@@ -67,7 +68,11 @@ const (
 )
 
 // normalised validates a resolution and returns it in canonical form.
-func (r Resolution) normalised() (Resolution, error) {
+func (r Resolution) normalised() (Resolution, error) { return r.Normalised() }
+
+// Normalised validates a resolution and returns it in canonical form, or a
+// BAD_REQUEST naming the field.
+func (r Resolution) Normalised() (Resolution, error) {
 	var err error
 	if r.ResolvedBy, err = parseText("/resolvedBy", r.ResolvedBy); err != nil {
 		return r, err
@@ -142,11 +147,10 @@ func (b *Books) Resolve(ctx context.Context, id string, res Resolution, idempote
 	e := b.e
 	var claims []ledger.Claim
 	if idempotencyKey != "" {
-		claims = append(claims, ledger.Claim{Space: claimIdempotency, Key: b.acc.ID + "\x00" + idempotencyKey,
-			Fingerprint: fingerprintOf(struct {
-				ID string
-				R  Resolution
-			}{id, res})})
+		claims = append(claims, IdempotencyClaim(b.acc.ID, idempotencyKey, fingerprintOf(struct {
+			ID string
+			R  Resolution
+		}{id, res})))
 		if out, err := b.answerFromLedger(claims); out != nil || err != nil {
 			return out, err
 		}
@@ -166,7 +170,7 @@ func (b *Books) Resolve(ctx context.Context, id string, res Resolution, idempote
 	reg := applyResolution(&p, prev, res.Buyer)
 	now := e.Now().UTC()
 	seller := b.acc.Seller
-	s := Supply{Payment: p, Seller: seller, Verification: prev.Verification, registry: reg}
+	s := Supply{Payment: p, Seller: seller, Verification: prev.Verification, Registry: reg}
 	var manualErr error
 	if m := res.Determination; m != nil {
 		s.Determine = func(in vat.Input) vat.Determination {
@@ -180,20 +184,17 @@ func (b *Books) Resolve(ctx context.Context, id string, res Resolution, idempote
 			return d
 		}
 	}
-	if s.registry == nil && p.Buyer.VATNumber != "" {
-		s.registry = e.lookupVATNumber(ctx, p.Buyer.VATNumber)
+	if s.Registry == nil && p.Buyer.VATNumber != "" {
+		s.Registry = e.lookupVATNumber(ctx, p.Buyer.VATNumber)
 	}
 	d, err := e.Prepare(ctx, b.acc.ID, s, now)
 	if err != nil {
 		return nil, err
 	}
 	if manualErr != nil {
-		return nil, manualError(manualErr)
+		return nil, ManualRefusal(manualErr)
 	}
-	if err := e.queueRecheck(d, seller, d.Record.Buyer.Registry, now); err != nil {
-		return nil, err
-	}
-	if len(d.Puts) == 0 {
+	if !slices.ContainsFunc(d.Puts, func(p ledger.Put) bool { return p.Bucket == bucketRecheck }) {
 		// The resolution settled the VAT number one way or another: no
 		// re-check of the old one may revise the record after it.
 		d.Puts = append(d.Puts, ledger.Put{Bucket: bucketRecheck, Key: []byte(prev.ID)})
@@ -249,9 +250,9 @@ func applyResolution(p *Payment, prev *Record, rb *ResolutionBuyer) *vies.Result
 	return nil
 }
 
-// manualError reports a manual determination the facts or the law refuse
+// ManualRefusal reports a manual determination the facts or the law refuse
 // as a BAD_REQUEST naming the field.
-func manualError(err error) error {
+func ManualRefusal(err error) error {
 	var me *vat.ManualError
 	if errors.As(err, &me) {
 		return &Error{Code: CodeBadRequest, Field: me.Field, Detail: me.Detail, Err: err}

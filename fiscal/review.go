@@ -82,7 +82,10 @@ const (
 // record without the merchant, including the seller profile as it was at the
 // sale (a later change of the account must not change an old sale).
 type recheckItem struct {
-	RecordID  string    `json:"recordId"`
+	RecordID string `json:"recordId"`
+	// Object is the kind of record ("" or ObjectSettlement: the engine
+	// revises it; another kind: its HandleRecheck handler does).
+	Object    string    `json:"object,omitempty"`
 	VATNumber string    `json:"vatNumber"`
 	Seller    Seller    `json:"seller"`
 	Since     time.Time `json:"since"`
@@ -104,8 +107,12 @@ func (e *Engine) queueRecheck(d *Draft, seller Seller, reg *vies.Result, now tim
 	if e.cfg.VIES == nil || !recheckable(reg) || !hasReason(d.Record.ReviewReasons, reasonVATUnverify) {
 		return nil
 	}
+	obj := d.Record.Object
+	if obj == ObjectSettlement {
+		obj = "" // as queued before other kinds could be
+	}
 	item, err := json.Marshal(recheckItem{
-		RecordID: d.Record.ID, VATNumber: d.Record.Buyer.VATNumber, Seller: seller,
+		RecordID: d.Record.ID, Object: obj, VATNumber: d.Record.Buyer.VATNumber, Seller: seller,
 		Since: now, Attempts: 1, NextAt: now.Add(e.cfg.Recheck.delay(1)), LastFault: reg.Fault,
 	})
 	if err != nil {
@@ -193,6 +200,16 @@ func (e *Engine) recheckOne(ctx context.Context, it recheckItem, now time.Time) 
 // answer. abandoned means the registry never answered: the revision stays
 // pending and says so, for a person to decide.
 func (e *Engine) amend(ctx context.Context, it recheckItem, reg *vies.Result, abandoned bool, now time.Time) error {
+	if it.Object != "" {
+		e.handlersMu.Lock()
+		h := e.rechecks[it.Object]
+		e.handlersMu.Unlock()
+		if h == nil {
+			return fmt.Errorf("no re-check handler for %s records (the package that records them is not running)", it.Object)
+		}
+		return h(ctx, Recheck{RecordID: it.RecordID, VATNumber: it.VATNumber, Registry: reg, Abandoned: abandoned,
+			Attempts: it.Attempts + 1, Since: it.Since, Dequeue: ledger.Put{Bucket: bucketRecheck, Key: []byte(it.RecordID)}}, now)
+	}
 	prev, _, err := e.loadRecord(it.RecordID)
 	if err != nil {
 		return err
@@ -201,7 +218,7 @@ func (e *Engine) amend(ctx context.Context, it recheckItem, reg *vies.Result, ab
 	if err != nil {
 		return err
 	}
-	d, err := e.Prepare(ctx, prev.Account, Supply{Payment: p, Seller: it.Seller, Verification: prev.Verification, registry: reg}, now)
+	d, err := e.Prepare(ctx, prev.Account, Supply{Payment: p, Seller: it.Seller, Verification: prev.Verification, Registry: reg}, now)
 	if err != nil {
 		return err
 	}
@@ -228,20 +245,26 @@ func (e *Engine) amend(ctx context.Context, it recheckItem, reg *vies.Result, ab
 // paymentOf rebuilds the validated payment of a stored record, so that a
 // revision is decided on exactly the facts of the sale.
 func paymentOf(r *Record) (Payment, error) {
-	amount, err := decimal.NewFromString(r.Settlement.AmountUSDC)
+	return r.Settlement.Payment(BuyerFacts{Country: r.Buyer.Country, PostalCode: r.Buyer.PostalCode, VATNumber: r.Buyer.VATNumber, Name: r.Buyer.Name,
+		SupplyKind: r.Supply.Kind, Description: r.Supply.Description, Evidence: r.Buyer.Evidence})
+}
+
+// Payment rebuilds the validated payment of a recorded payment with the
+// buyer facts given, for a revision decided on exactly the facts of the
+// sale.
+func (rp RecordPayment) Payment(buyer BuyerFacts) (Payment, error) {
+	amount, err := decimal.NewFromString(rp.AmountUSDC)
 	if err != nil {
-		return Payment{}, fmt.Errorf("fiscal: record %s: amount: %w", r.ID, err)
+		return Payment{}, fmt.Errorf("fiscal: recorded amount %q: %w", rp.AmountUSDC, err)
 	}
-	ts, err := time.Parse(time.RFC3339Nano, r.Settlement.Timestamp)
+	ts, err := time.Parse(time.RFC3339Nano, rp.Timestamp)
 	if err != nil {
-		return Payment{}, fmt.Errorf("fiscal: record %s: timestamp: %w", r.ID, err)
+		return Payment{}, fmt.Errorf("fiscal: recorded timestamp %q: %w", rp.Timestamp, err)
 	}
 	return Payment{
-		Amount: amount, AmountString: r.Settlement.AmountUSDC, TxHash: r.Settlement.TxHash, Timestamp: ts,
-		PayerWallet: r.Settlement.PayerWallet, ReceiverWallet: r.Settlement.ReceiverWallet, Network: r.Settlement.Network,
-		Asset: r.Settlement.Asset, Scheme: r.Settlement.Scheme, Protocol: r.Settlement.Protocol,
-		Buyer: BuyerFacts{Country: r.Buyer.Country, PostalCode: r.Buyer.PostalCode, VATNumber: r.Buyer.VATNumber, Name: r.Buyer.Name,
-			SupplyKind: r.Supply.Kind, Description: r.Supply.Description, Evidence: r.Buyer.Evidence},
+		Amount: amount, AmountString: rp.AmountUSDC, TxHash: rp.TxHash, Timestamp: ts,
+		PayerWallet: rp.PayerWallet, ReceiverWallet: rp.ReceiverWallet, Network: rp.Network,
+		Asset: rp.Asset, Scheme: rp.Scheme, Protocol: rp.Protocol, Buyer: buyer,
 	}, nil
 }
 
@@ -264,4 +287,33 @@ func (e *Engine) runRecheckLoop(stop <-chan struct{}) {
 			}
 		}
 	}
+}
+
+// Recheck is a registry's new answer about the VAT number of a record of
+// another kind than a settlement, for its handler (HandleRecheck).
+type Recheck struct {
+	RecordID, VATNumber string
+	Registry            *vies.Result // the registry's answer
+	// Abandoned: the registry never answered within RecheckPolicy.GiveUpAfter;
+	// the revision stays pending and should say so.
+	Abandoned bool
+	Attempts  int
+	Since     time.Time
+	// Dequeue removes the re-check; the handler writes it in its revision's
+	// transaction (Draft.Puts).
+	Dequeue ledger.Put
+}
+
+// HandleRecheck registers how records of object (other than settlements)
+// are revised when the registry answers about their buyer's VAT number:
+// fn decides the record again with the answer and commits the revision
+// (Engine.Revise), dequeuing the re-check in the same transaction. The
+// package that records the object registers it when it starts.
+func (e *Engine) HandleRecheck(object string, fn func(ctx context.Context, rc Recheck, now time.Time) error) {
+	e.handlersMu.Lock()
+	defer e.handlersMu.Unlock()
+	if e.rechecks == nil {
+		e.rechecks = map[string]func(context.Context, Recheck, time.Time) error{}
+	}
+	e.rechecks[object] = fn
 }

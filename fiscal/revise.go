@@ -17,13 +17,70 @@ const (
 	CauseRatePublished   = "fx_rate_published" // the ECB rate the record waited for was published
 )
 
-// revise commits d, decided on the revised facts of prev, as prev's next
-// revision: the same record id and createdAt, a new entry, receipt and
-// event; rev supplies the revision's cause and who made it. claims are
-// taken with the revision's own claim.
+// Prior is the state a revision follows: the record's id, when it was
+// first recorded, its revision number and history.
+type Prior struct {
+	ID        string
+	CreatedAt string
+	Revision  int
+	History   []Revision
+}
+
+// priorOf is the prior state of a settlement record.
+func priorOf(r *Record) Prior {
+	return Prior{ID: r.ID, CreatedAt: r.CreatedAt, Revision: r.Revision, History: r.History}
+}
+
+// Revise commits d, decided again on the revised facts of the record
+// prior describes, as its next revision: the same record id and createdAt,
+// a new ledger entry (id "<record id>-r<n>"), the revision's own receipt
+// when d was issued (superseding the previous one), and d.EventType's
+// event. rev supplies the revision's cause and who made it; claims (an
+// Idempotency-Key) are taken with the revision's own claim, so that two
+// writers of the same revision cannot both succeed: the second gets
+// REVISION_CONFLICT, or its replay when it holds the same key. It returns
+// the document as stored.
+func (e *Engine) Revise(ctx context.Context, prior Prior, d *Draft, now time.Time, rev Revision, claims []ledger.Claim) ([]byte, Outcome, error) {
+	revision := prior.Revision + 1
+	if revision < 2 {
+		revision = 2 // a record whose first state carries no revision number
+	}
+	d.id = revisionEntryID(prior.ID, revision)
+	rec := &d.Record
+	rec.CreatedAt = prior.CreatedAt
+	rec.Revision = revision
+	rec.Receipt = ReceiptRef{ID: ReceiptID(d.id), Spec: rec.Receipt.Spec, URL: e.urlPrefix() + "/v1/receipts/" + ReceiptID(d.id)}
+	rev.Revision, rev.EventType, rev.ReviewStatus, rev.ReviewReasons = revision, d.EventType, rec.ReviewStatus, rec.ReviewReasons
+	rev.At = now.Format(time.RFC3339Nano)
+	if d.claims != nil {
+		rev.ReceiptID = rec.Receipt.ID
+	}
+	rec.History = append(append([]Revision(nil), prior.History...), rev)
+	if d.claims != nil {
+		c := receiptClaims(rec, now)
+		d.claims = &c
+	}
+	d.Claims = append(append([]ledger.Claim(nil), claims...), ledger.Claim{Space: claimRevision, Key: fmt.Sprintf("%s:%d", prior.ID, revision), Fingerprint: []byte(d.id)})
+	stored, res, err := e.Commit(ctx, d)
+	if err != nil {
+		return nil, 0, err
+	}
+	if res.Existing {
+		if res.ID == d.id && len(claims) > 0 {
+			if holder, _, err := e.ledger.ClaimHolder(claims[0].Space, claims[0].Key); err == nil && holder == d.id {
+				raw, err := e.Document(prior.ID)
+				return raw, Replayed, err
+			}
+		}
+		return nil, 0, &Error{Code: CodeRevisionConflict, Detail: fmt.Sprintf(
+			"record %s got revision %d while this one was made; read it again and decide on its current state", prior.ID, revision)}
+	}
+	return stored, Created, nil
+}
+
+// revise issues and commits a settlement's next revision (Revise), with
+// the event type its new state calls for.
 func (e *Engine) revise(ctx context.Context, prev *Record, d *Draft, seller Seller, now time.Time, rev Revision, claims []ledger.Claim) (*SettleResult, error) {
-	revision := prev.Revision + 1
-	d.id = revisionEntryID(prev.ID, revision)
 	switch {
 	case d.Record.ReviewStatus != StatusProcessed:
 		d.EventType = EventSettlementPendingReview
@@ -37,35 +94,16 @@ func (e *Engine) revise(ctx context.Context, prev *Record, d *Draft, seller Sell
 	if err := e.Issue(d, seller); err != nil {
 		return nil, err
 	}
-	rec := &d.Record
-	rec.CreatedAt = prev.CreatedAt
-	rec.X402 = prev.X402
-	rec.Revision = revision
-	rec.Receipt = ReceiptRef{ID: ReceiptID(d.id), Spec: rec.Receipt.Spec, URL: e.urlPrefix() + "/v1/receipts/" + ReceiptID(d.id)}
-	rev.Revision, rev.EventType, rev.ReviewStatus, rev.ReviewReasons = revision, d.EventType, rec.ReviewStatus, rec.ReviewReasons
-	rev.ReceiptID, rev.At = rec.Receipt.ID, now.Format(time.RFC3339Nano)
-	rec.History = append(append([]Revision(nil), prev.History...), rev)
-	c := receiptClaims(rec, now)
-	d.claims = &c
-	d.Claims = append(append([]ledger.Claim(nil), claims...), ledger.Claim{Space: claimRevision, Key: fmt.Sprintf("%s:%d", prev.ID, revision), Fingerprint: []byte(d.id)})
-	stored, res, err := e.Commit(ctx, d)
+	d.Record.X402 = prev.X402
+	stored, o, err := e.Revise(ctx, priorOf(prev), d, now, rev, claims)
 	if err != nil {
 		return nil, err
-	}
-	if res.Existing {
-		if res.ID == d.id && len(claims) > 0 {
-			if holder, _, err := e.ledger.ClaimHolder(claims[0].Space, claims[0].Key); err == nil && holder == d.id {
-				return e.resultOf(prev.ID, Replayed)
-			}
-		}
-		return nil, &Error{Code: CodeRevisionConflict, Detail: fmt.Sprintf(
-			"settlement %s got revision %d while this one was made; read it again and decide on its current state", prev.ID, revision)}
 	}
 	var r Record
 	if err := json.Unmarshal(stored, &r); err != nil {
 		return nil, &Error{Code: CodeInternal, Err: err}
 	}
-	return &SettleResult{Outcome: Created, Record: &r, JSON: stored}, nil
+	return &SettleResult{Outcome: o, Record: &r, JSON: stored}, nil
 }
 
 // resultOf answers with the current state of the record holding entry id.

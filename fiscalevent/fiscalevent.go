@@ -78,6 +78,10 @@ type Event struct {
 	Receipt       *fiscal.ReceiptRef   `json:"receipt,omitempty"`
 	Fee           *fiscal.Fee          `json:"fee,omitempty"`
 	Ledger        fiscal.LedgerRef     `json:"ledger"`
+	// Revision and History appear from the second state on (a registry's
+	// answer, a resolution): the first state is revision 1.
+	Revision int               `json:"revision,omitempty"`
+	History  []fiscal.Revision `json:"history,omitempty"`
 }
 
 // Seller is the seller as recorded: the account's own profile when
@@ -141,8 +145,14 @@ type Result struct {
 // Service records and reads an engine's fiscal events.
 type Service struct{ e *fiscal.Engine }
 
-// New returns the fiscal event service of e.
-func New(e *fiscal.Engine) *Service { return &Service{e: e} }
+// New returns the fiscal event service of e, and registers with e how a
+// fiscal event is revised when the registry answers about its buyer's VAT
+// number.
+func New(e *fiscal.Engine) *Service {
+	s := &Service{e: e}
+	e.HandleRecheck(fiscal.ObjectFiscalEvent, s.recheck)
+	return s
+}
 
 // input is a validated fiscal event request.
 type input struct {
@@ -303,20 +313,33 @@ func (s *Service) stored(accountID, id string, o fiscal.Outcome) (*Result, error
 // settlements), registry lookup, determination, FX, the invariants and,
 // when they hold, the invoice and the receipt.
 func (s *Service) prepare(ctx context.Context, acc fiscal.Account, in input, now time.Time) (*fiscal.Draft, *Event, error) {
-	p := in.p
-	verification, err := s.e.VerifyPayment(ctx, p)
+	verification, err := s.e.VerifyPayment(ctx, in.p)
 	if err != nil {
 		return nil, nil, underField("/payment", err)
 	}
+	return s.decide(ctx, acc, in, now, verification, nil, nil)
+}
+
+// decide classifies a fiscal event's input (the first time, or again for a
+// revision with the verification and registry answer already had, and
+// determine replacing the rules for a manual determination) and builds its
+// draft and event.
+func (s *Service) decide(ctx context.Context, acc fiscal.Account, in input, now time.Time, verification fiscal.Verification, registry *vies.Result, determine func(vat.Input) vat.Determination) (*fiscal.Draft, *Event, error) {
+	p := in.p
 	seller := in.seller
+	if determine == nil {
+		determine = func(vin vat.Input) vat.Determination {
+			vin.Buyer.Business = in.buyer.BusinessStatus == parties.BusinessStatusB2B
+			return parties.DetermineWithUnknowns(seller, vin.Buyer, vin.Supply)
+		}
+	}
 	d, err := s.e.Prepare(ctx, acc.ID, fiscal.Supply{
 		Payment:      p,
 		Seller:       fiscal.Seller{LegalName: seller.LegalName, Country: seller.Country, VATNumber: seller.VATNumber, OtherEstablishments: seller.OtherEstablishments},
 		Verification: verification,
-		Determine: func(vin vat.Input) vat.Determination {
-			vin.Buyer.Business = in.buyer.BusinessStatus == parties.BusinessStatusB2B
-			return parties.DetermineWithUnknowns(seller, vin.Buyer, vin.Supply)
-		},
+		Registry:     registry,
+		Determine:    determine,
+		Object:       fiscal.ObjectFiscalEvent,
 	}, now)
 	if err != nil {
 		return nil, nil, err
@@ -366,6 +389,13 @@ func (s *Service) prepare(ctx context.Context, acc fiscal.Account, in input, now
 	d.Document = func(sealed *fiscal.Record) ([]byte, error) {
 		out := *ev
 		out.Ledger = sealed.Ledger
+		if sealed.Revision > 1 {
+			out.Revision, out.History = sealed.Revision, sealed.History
+			if out.Receipt != nil {
+				ref := sealed.Receipt // the revision's own receipt
+				out.Receipt = &ref
+			}
+		}
 		return json.Marshal(out)
 	}
 	return d, ev, nil

@@ -3,6 +3,8 @@ package httpserver
 import (
 	"net/http"
 
+	"github.com/fiscal402/fiscal402/fiscal"
+
 	"github.com/fiscal402/fiscal402/fiscalevent"
 )
 
@@ -17,6 +19,22 @@ func (s *Server) postFiscalEvent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := s.svc.FiscalEvents.Record(r.Context(), accountID(r), req, r.Header.Get("Idempotency-Key"))
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	writeIngested(w, "/v1/fiscal-events/"+res.Event.ID, res.Outcome, res.JSON)
+}
+
+// postFiscalEventResolve: POST /v1/fiscal-events/{id}/resolve. 201 with the
+// event at its new revision (Idempotent-Replayed: true for a replay).
+func (s *Server) postFiscalEventResolve(w http.ResponseWriter, r *http.Request) {
+	var req fiscal.Resolution
+	if err := s.decodeJSON(w, r, &req); err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	res, err := s.svc.FiscalEvents.Resolve(r.Context(), accountID(r), r.PathValue("id"), req, r.Header.Get("Idempotency-Key"))
 	if err != nil {
 		s.problem(w, r, err)
 		return

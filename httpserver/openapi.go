@@ -191,6 +191,18 @@ func operations() map[string]operation {
 			responses:   []response{jsonBody(http.StatusOK, "The fiscal event.", reflect.TypeFor[fiscalevent.Event](), "Cache-Control")},
 			errors:      []fiscal.Code{fiscal.CodeNotFound, codeRateLimited, fiscal.CodeDBUnavailable},
 		},
+		"POST /v1/fiscal-events/{id}/resolve": {
+			id: "resolveFiscalEvent", tag: "Records", auth: authRequired, idempotent: true,
+			pathParams: map[string]string{"id": "The fiscal event's id."},
+			summary:    "Resolve a fiscal event left for review",
+			description: "As `POST /settlements/{id}/resolve`, for a fiscal event whose determination is `MANUAL_REVIEW_REQUIRED` (or whose ECB rate was missing): the buyer facts or a manual determination make a new revision (event `fiscal_event.revised`), with a production receipt and invoice when the invariants now hold. " +
+				"The registry's later answer about a buyer's VAT number revises such an event on its own, as it does a settlement.",
+			request: reflect.TypeFor[fiscal.Resolution](),
+			responses: []response{
+				jsonBody(http.StatusCreated, "The event at its new revision; also the replay of the same Idempotency-Key with the same body (then with `Idempotent-Replayed: true`).", reflect.TypeFor[fiscalevent.Event](), "Location", "Idempotent-Replayed"),
+			},
+			errors: []fiscal.Code{fiscal.CodeBadRequest, fiscal.CodeNotFound, fiscal.CodeRecordNotPending, fiscal.CodeRevisionConflict, fiscal.CodeIdempotencyConflict, codeRateLimited, fiscal.CodeDBUnavailable},
+		},
 		"GET /v1/fiscal-events/{id}/ubl": {
 			id: "getFiscalEventInvoice", tag: "Records", auth: authRequired, conditional: true, pathParams: idParam,
 			summary:     "Read the UBL 2.1 invoice of a fiscal event",
@@ -351,7 +363,7 @@ func operations() map[string]operation {
 			responses: []response{
 				jsonBody(http.StatusCreated, "The record at its new revision; also the replay of the same Idempotency-Key with the same body (then with `Idempotent-Replayed: true`).", reflect.TypeFor[fiscal.Record](), "Location", "Idempotent-Replayed"),
 			},
-			errors: []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeRecordNotPending, fiscal.CodeRevisionConflict, fiscal.CodeIdempotencyConflict, fiscal.CodeDBUnavailable},
+			errors: []fiscal.Code{fiscal.CodeBadRequest, fiscal.CodeNotFound, fiscal.CodeRecordNotPending, fiscal.CodeRevisionConflict, fiscal.CodeIdempotencyConflict, codeRateLimited, fiscal.CodeDBUnavailable},
 		},
 		"GET /settlements/{id}/ubl": {
 			id: "getSettlementInvoice", tag: "Records", auth: authRequired, conditional: true, pathParams: idParam,
@@ -747,7 +759,7 @@ func decisionsMarkdown() string {
 		"**What is a 400** (§7): a body that is not one JSON object, unknown or duplicate members, a JSON number where a decimal string is required, a missing required member, an amount with a sign, exponent, leading zero or more than " + fmt.Sprint(lim.USDCDecimals) + " decimals, a timestamp that is not ISO-8601 UTC or lies more than " + fmt.Sprint(lim.MaxClockSkewSeconds) + " s in the future, a malformed hash, address or country code.",
 		fmt.Sprintf("**Limits** (§8): bodies up to %d bytes (413 beyond); amounts below 10^%d USDC; text members up to %d characters; `Idempotency-Key` 1 to %d visible ASCII characters, kept forever; settlements from %d on.", lim.MaxRequestBytes, lim.MaxAmountIntegerDigits, lim.MaxTextLength, lim.IdempotencyKeyMaxLen, lim.EarliestSettlementYear),
 		"**Transitions** (§3): a record is never rewritten; a later state is a new revision with its own receipt that `supersedes` the previous one.",
-		"**Event types** (§6): " + codeList(fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, fiscalevent.EventRecorded) + "; names stay stable, payload fields may grow.",
+		"**Event types** (§6): " + codeList(fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, fiscalevent.EventRecorded, fiscalevent.EventRevised) + "; names stay stable, payload fields may grow.",
 		"**Deprecation** (§9.4): a breaking change to a receipt or record gets a new version; the old version stays verifiable (the JWKS keeps retired keys) and is served alongside the new one until the end of a deprecation period announced with the change.",
 	}
 	for _, it := range items {

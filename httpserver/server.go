@@ -182,6 +182,7 @@ func (s *Server) routes() []route {
 		{"GET", "/v1/fiscal-events", s.authed(s.listFiscalEvents), true},
 		{"GET", "/v1/fiscal-events/{id}", s.authed(s.getFiscalEvent), true},
 		{"GET", "/v1/fiscal-events/{id}/ubl", s.authed(s.getFiscalEventUBL), true},
+		{"POST", "/v1/fiscal-events/{id}/resolve", s.authed(s.postFiscalEventResolve), true},
 		{"POST", "/v1/compliance/evaluate", s.keyOptional(s.postEvaluate), false},
 		{"POST", "/sandbox/v1/simulate", s.keyOptional(s.postSimulate), false},
 		{"GET", "/sandbox/v1/settlements/{id}", http.HandlerFunc(s.getSandboxSettlement), false},

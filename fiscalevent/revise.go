@@ -1,0 +1,221 @@
+package fiscalevent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/ledger"
+	"github.com/fiscal402/fiscal402/parties"
+	"github.com/fiscal402/fiscal402/vat"
+	"github.com/fiscal402/fiscal402/vies"
+)
+
+// A fiscal event left MANUAL_REVIEW_REQUIRED (or waiting for an ECB rate)
+// gets the same paths as a settlement: the registry's later answer about
+// the buyer's VAT number, and a person's resolution, each make a new
+// revision of the event (event type fiscal_event.revised), with a
+// production receipt and invoice when the invariants now hold; the first
+// entry stays in the log.
+
+// EventRevised is the event type of a fiscal event's revisions.
+const EventRevised = "fiscal_event.revised"
+
+// pending reports whether a resolution can still change the event: its
+// determination is a manual review, or its rate was missing.
+func (ev *Event) pending() bool {
+	return ev.Determination.Status != vat.StatusDetermined || fxMissing(ev)
+}
+
+func fxMissing(ev *Event) bool {
+	for _, inv := range ev.Production.Invariants {
+		if inv.Code == InvariantFXRateAvailable && !inv.Holds {
+			return true
+		}
+	}
+	return false
+}
+
+// inputOf rebuilds the validated input of a stored event.
+func inputOf(ev *Event) (input, error) {
+	b := parties.BuyerFacts{Country: ev.Buyer.Country, BusinessStatus: ev.Buyer.BusinessStatus, VATNumber: ev.Buyer.VATNumber, Name: ev.Buyer.Name, PostalCode: ev.Buyer.PostalCode}
+	p, err := ev.Payment.Payment(fiscal.BuyerFacts{Country: b.Country, PostalCode: b.PostalCode, VATNumber: b.VATNumber, Name: b.Name,
+		SupplyKind: ev.Supply.Kind, Description: ev.Supply.Description})
+	if err != nil {
+		return input{}, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored fiscal event is unreadable", Err: err}
+	}
+	se := ev.Seller
+	return input{p: p, buyer: b, seller: parties.SellerFacts{
+		LegalName: se.LegalName, Country: se.Country, VATNumber: se.VATNumber, OtherEstablishments: se.OtherEstablishments,
+		OverThreshold: se.OverThreshold, OptedForDestination: se.OptedForDestination, IsAccount: se.AccountSeller,
+	}}, nil
+}
+
+// prior is the state a revision of ev follows; an event's first state
+// carries no history, so its revision 1 is described from the event.
+func prior(ev *Event) fiscal.Prior {
+	history := ev.History
+	if len(history) == 0 {
+		first := fiscal.Revision{Revision: 1, EventType: EventRecorded, ReviewStatus: ev.Determination.Status, ReviewReasons: ev.Determination.Reasons,
+			At: ev.CreatedAt, LedgerIndex: ev.Ledger.Index}
+		if ev.Receipt != nil {
+			first.ReceiptID = ev.Receipt.ID
+		}
+		history = []fiscal.Revision{first}
+	}
+	return fiscal.Prior{ID: ev.ID, CreatedAt: ev.CreatedAt, Revision: max(ev.Revision, 1), History: history}
+}
+
+// revise decides the event again on in and commits the revision.
+func (s *Service) revise(ctx context.Context, acc fiscal.Account, ev *Event, in input, now time.Time, registry *vies.Result,
+	determine func(vat.Input) vat.Determination, rev fiscal.Revision, claims []ledger.Claim, puts ...ledger.Put) (*Result, error) {
+	d, _, err := s.decide(ctx, acc, in, now, ev.Verification, registry, determine)
+	if err != nil {
+		return nil, err
+	}
+	d.EventType = EventRevised
+	d.Puts = append(d.Puts, puts...)
+	stored, o, err := s.e.Revise(ctx, prior(ev), d, now, rev, claims)
+	if err != nil {
+		return nil, err
+	}
+	var out Event
+	if err := json.Unmarshal(stored, &out); err != nil {
+		return nil, &fiscal.Error{Code: fiscal.CodeInternal, Err: err}
+	}
+	return &Result{Outcome: o, Event: &out, JSON: stored}, nil
+}
+
+// Resolve ends (or advances) the review of the account's fiscal event id,
+// as fiscal.Books.Resolve does for a settlement: the resolution's buyer
+// facts are applied, or its manual determination taken (checked by
+// vat.DetermineManually), and the event is decided again as a new revision.
+func (s *Service) Resolve(ctx context.Context, accountID, id string, res fiscal.Resolution, idempotencyKey string) (*Result, error) {
+	b, err := s.e.Books(accountID)
+	if err != nil {
+		return nil, err
+	}
+	if err := fiscal.CheckIdempotencyKey(idempotencyKey); err != nil {
+		return nil, err
+	}
+	if res, err = res.Normalised(); err != nil {
+		return nil, err
+	}
+	var claims []ledger.Claim
+	if idempotencyKey != "" {
+		fp := hash(struct {
+			Kind, ID string
+			R        fiscal.Resolution
+		}{fiscal.ObjectFiscalEvent + "/resolve", id, res})
+		claims = append(claims, fiscal.IdempotencyClaim(accountID, idempotencyKey, fp))
+		holder, fpHeld, err := s.e.Ledger().ClaimHolder(claims[0].Space, claims[0].Key)
+		switch {
+		case errors.Is(err, ledger.ErrNotFound):
+		case err != nil:
+			return nil, fiscal.StoreError(err)
+		case string(fpHeld) != string(fp):
+			return nil, &fiscal.Error{Code: fiscal.CodeIdempotencyConflict, Field: "Idempotency-Key", Detail: "this Idempotency-Key was already used with a different request body"}
+		default:
+			_ = holder
+			ev, raw, err := s.Get(ctx, accountID, id)
+			if err != nil {
+				return nil, err
+			}
+			return &Result{Outcome: fiscal.Replayed, Event: ev, JSON: raw}, nil
+		}
+	}
+	ev, _, err := s.Get(ctx, accountID, id)
+	if err != nil {
+		return nil, err
+	}
+	if !ev.pending() {
+		return nil, &fiscal.Error{Code: fiscal.CodeRecordNotPending, Detail: fmt.Sprintf(
+			"fiscal event %s is %s with its rate: only an event left for review can be resolved", id, ev.Determination.Status)}
+	}
+	in, err := inputOf(ev)
+	if err != nil {
+		return nil, err
+	}
+	registry := ev.Buyer.Registry
+	if rb := res.Buyer; rb != nil {
+		bf := &in.buyer
+		if rb.Country != "" {
+			bf.Country = rb.Country
+			if rb.PostalCode == "" {
+				bf.PostalCode = ""
+			}
+		}
+		if rb.PostalCode != "" {
+			bf.PostalCode = rb.PostalCode
+		}
+		if rb.Name != "" {
+			bf.Name = rb.Name
+		}
+		switch {
+		case rb.BusinessStatus == vat.TreatmentB2C:
+			bf.BusinessStatus, bf.VATNumber, registry = parties.BusinessStatusB2C, "", nil
+		case rb.VATNumber != "" && rb.VATNumber != bf.VATNumber:
+			bf.BusinessStatus, bf.VATNumber, registry = parties.BusinessStatusB2B, rb.VATNumber, nil
+		case rb.BusinessStatus == vat.TreatmentB2B:
+			if bf.VATNumber == "" {
+				return nil, &fiscal.Error{Code: fiscal.CodeBadRequest, Field: "/buyer/consumerVatNumber", Detail: "a business buyer (B2B) needs its VAT number"}
+			}
+			bf.BusinessStatus = parties.BusinessStatusB2B
+		}
+		in.p.Buyer.Country, in.p.Buyer.PostalCode, in.p.Buyer.Name, in.p.Buyer.VATNumber = bf.Country, bf.PostalCode, bf.Name, bf.VATNumber
+		if rb.Evidence != nil {
+			in.p.Buyer.Evidence = rb.Evidence
+		}
+	}
+	if registry != nil && registry.Status == vies.StatusUnavailable {
+		registry = nil // ask again
+	}
+	var determine func(vat.Input) vat.Determination
+	var manualErr error
+	if m := res.Determination; m != nil {
+		determine = func(vin vat.Input) vat.Determination {
+			vin.Buyer.Business = in.buyer.BusinessStatus == parties.BusinessStatusB2B
+			d, err := vat.DetermineManually(vin, vat.Manual{Regime: m.Regime, TaxingCountry: m.TaxingCountry, RatePercent: m.RatePercent, Reason: m.Reason, DecidedBy: res.ResolvedBy})
+			if err != nil {
+				manualErr = err
+			}
+			return d
+		}
+	}
+	// A refused manual determination is found by deciding before writing.
+	if determine != nil {
+		if _, _, err := s.decide(ctx, b.Account(), in, s.e.Now().UTC(), ev.Verification, registry, determine); err != nil {
+			return nil, err
+		}
+		if manualErr != nil {
+			return nil, fiscal.ManualRefusal(manualErr)
+		}
+	}
+	return s.revise(ctx, b.Account(), ev, in, s.e.Now().UTC(), registry, determine,
+		fiscal.Revision{Cause: fiscal.CauseResolution, ResolvedBy: res.ResolvedBy, Note: res.Note}, claims)
+}
+
+// recheck is the engine's registry re-check handler for fiscal events.
+func (s *Service) recheck(ctx context.Context, rc fiscal.Recheck, now time.Time) error {
+	ev, _, err := s.load(rc.RecordID)
+	if err != nil {
+		return err
+	}
+	b, err := s.e.Books(ev.Account)
+	if err != nil {
+		return err
+	}
+	in, err := inputOf(ev)
+	if err != nil {
+		return err
+	}
+	_, err = s.revise(ctx, b.Account(), ev, in, now, rc.Registry, nil, fiscal.Revision{Cause: fiscal.CauseRegistryRecheck}, nil, rc.Dequeue)
+	var fe *fiscal.Error
+	if errors.As(err, &fe) && fe.Code == fiscal.CodeRevisionConflict {
+		return nil
+	}
+	return err
+}
