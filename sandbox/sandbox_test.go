@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/fiscal402/fiscal402/parties"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/sandbox"
+	"github.com/fiscal402/fiscal402/vat"
 )
 
 var euMemberStates = []string{"AT", "BE", "BG", "CY", "CZ", "DE", "DK", "EE", "EL", "ES", "FI", "FR", "HR", "HU", "IE", "IT", "LT", "LU", "LV", "MT", "NL", "PL", "PT", "RO", "SE", "SI", "SK"}
@@ -164,6 +166,39 @@ func BenchmarkSimulate(b *testing.B) {
 		req := fiscaltest.Request(i, "11.90", countries[i%4], "2026-04-10T14:30:00Z")
 		if _, err := sb.Simulate(context.Background(), fiscaltest.AccountID(0), "", sandbox.SimulateRequest{SettlementRequest: req}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestEvaluateAnswersAnySupplyKind: a kind the account does not sell, or
+// one the ruleset does not cover, is answered with its determination (a
+// manual review naming the kind, or the kind's own rate), never refused.
+func TestEvaluateAnswersAnySupplyKind(t *testing.T) {
+	e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), fiscaltest.IrishSeller))
+	sb := sandbox.New(e, sandbox.Options{})
+	for _, c := range []struct {
+		kind   string
+		status string
+		reason string
+	}{
+		{"consulting", vat.StatusManualReview, vat.ReasonSupplyKindNotCovered},
+		{vat.KindEbook, vat.StatusDetermined, ""},
+	} {
+		ev, err := sb.Evaluate(context.Background(), fiscaltest.AccountID(0), "", sandbox.EvaluateRequest{
+			Buyer: parties.Buyer{Country: "DE"}, Supply: parties.Supply{Kind: c.kind}, AmountUSDC: "11.90", Date: "2026-04-10",
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", c.kind, err)
+		}
+		d := ev.Determination
+		if d.Status != c.status || c.reason != "" && (len(d.Reasons) == 0 || d.Reasons[0].Code != c.reason) {
+			t.Errorf("%s: %s %v", c.kind, d.Status, d.Reasons)
+		}
+		if c.kind == vat.KindEbook {
+			reduced, _, _ := vat.Rates().Reduced("DE", time.Date(2026, 4, 10, 0, 0, 0, 0, time.UTC))
+			if d.RatePercent == nil || !slices.ContainsFunc(reduced, d.RatePercent.Decimal().Equal) {
+				t.Errorf("German e-book rate %v, want one of the reduced rates %v", d.RatePercent, reduced)
+			}
 		}
 	}
 }
