@@ -5,7 +5,9 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/vat"
+	"github.com/shopspring/decimal"
 )
 
 // Account is a seller the engine keeps books for: its id and the seller
@@ -35,6 +37,42 @@ type Seller struct {
 	OverThreshold bool `json:"overThreshold,omitempty"`
 	// OptedForDestination: the Art. 59c(3) option to tax at destination.
 	OptedForDestination bool `json:"optedForDestination,omitempty"`
+	// Registrations lists where the seller is identified for VAT: the
+	// Union or non-Union OSS with its member state of identification,
+	// national registrations, a UK VRN. nil: not stated, and the seller is
+	// taken to be registered wherever its sales are taxed; stated, a sale
+	// needing a registration the list lacks is PENDING_MANUAL_REVIEW
+	// (seller_not_registered), never a silently charged rate.
+	Registrations []vat.Registration `json:"registrations,omitempty"`
+	// ElectronicInterface: the account is an electronic interface (a
+	// marketplace of APIs or agent tools) taking part in others'
+	// electronically supplied services, presumed to be their supplier
+	// (Art. 9a(1) Implementing Regulation 282/2011). A party that only
+	// processes payments (an x402 facilitator) is not one (Art. 9a(3)).
+	ElectronicInterface bool `json:"electronicInterface,omitempty"`
+	// Art9aRebutted: the interface attests the conditions of Art. 9a(1)
+	// second and third subparagraphs, so that the underlying provider is
+	// the supplier. Only read with ElectronicInterface.
+	Art9aRebutted bool `json:"art9aRebutted,omitempty"`
+	// ReviewSpecialTerritories: a sale to a customer in a special
+	// territory outside the EU VAT area (Canary Islands, Åland, ...) goes
+	// to review instead of category O.
+	ReviewSpecialTerritories bool `json:"reviewSpecialTerritories,omitempty"`
+	// RateConditions are the legal conditions of reduced rates the seller
+	// attests for all its sales (vat Condition codes, e.g.
+	// "fr_press_cppap"); a conditional rate applies only when attested.
+	RateConditions []string `json:"rateConditions,omitempty"`
+	// FXPolicy chooses the ECB publication a sale is converted at: ""
+	// means the engine's (fx.LatestPublishedAt: the latest rate published
+	// at the time of the chargeable event, Art. 91(2) VAT Directive);
+	// fx.ForDayOrPrevious is the "rate of the day" reading some member
+	// states' guidance gives.
+	FXPolicy fx.Policy `json:"fxPolicy,omitempty"`
+	// OpeningTotals are the seller's cross-border B2C sales of
+	// telecommunications, broadcasting and electronic services (EUR,
+	// exclusive of VAT) made before it used the engine, per calendar year,
+	// added to what the ledger holds for the Art. 59c threshold.
+	OpeningTotals []OpeningTotal `json:"openingTotals,omitempty"`
 	// SupplyKind is the default supply kind of the account's sales; ""
 	// means "digital_service".
 	SupplyKind string `json:"supplyKind,omitempty"`
@@ -76,6 +114,13 @@ func (s Seller) Normalised() (Seller, error) {
 	return s.normalised(), nil
 }
 
+// OpeningTotal is a year's cross-border B2C total made before the seller
+// used the engine.
+type OpeningTotal struct {
+	Year int    `json:"year"`
+	EUR  string `json:"eur"` // decimal, exclusive of VAT
+}
+
 func (s Seller) validate() error {
 	if strings.TrimSpace(s.LegalName) == "" {
 		return fmt.Errorf("seller.legalName is required")
@@ -95,6 +140,40 @@ func (s Seller) validate() error {
 		if _, err := vat.ValidateNumber(s.VATNumber); err != nil {
 			return fmt.Errorf("seller.vatNumber: %w", err)
 		}
+	}
+	for i, g := range s.Registrations {
+		switch g.Scheme {
+		case vat.RegistrationOSSUnion, vat.RegistrationOSSNonUnion, vat.RegistrationIOSS, vat.RegistrationNational, vat.RegistrationUKVRN:
+		default:
+			return fmt.Errorf("seller.registrations[%d].scheme %q: want oss_union, oss_non_union, ioss, national or uk_vrn", i, g.Scheme)
+		}
+		if g.Country != "" {
+			if _, err := parseCountry("/seller/registrations", g.Country); err != nil {
+				return fmt.Errorf("seller.registrations[%d].country: %w", i, err)
+			}
+		}
+	}
+	known := map[string]bool{}
+	for _, c := range vat.Rates().Conditions() {
+		known[c.Code] = true
+	}
+	for i, c := range s.RateConditions {
+		if !known[c] {
+			return fmt.Errorf("seller.rateConditions[%d] %q is not a rate condition this ruleset knows", i, c)
+		}
+	}
+	switch s.FXPolicy {
+	case "", fx.LatestPublishedAt, fx.ForDayOrPrevious:
+	default:
+		return fmt.Errorf("seller.fxPolicy %q: want %q or %q", s.FXPolicy, fx.LatestPublishedAt, fx.ForDayOrPrevious)
+	}
+	years := map[int]bool{}
+	for i, o := range s.OpeningTotals {
+		d, err := decimal.NewFromString(o.EUR)
+		if err != nil || d.IsNegative() || o.Year < 2015 || o.Year > 2100 || years[o.Year] {
+			return fmt.Errorf("seller.openingTotals[%d]: want a year from 2015, once, and a non-negative decimal EUR amount", i)
+		}
+		years[o.Year] = true
 	}
 	return nil
 }

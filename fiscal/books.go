@@ -461,11 +461,14 @@ func (p Payment) fingerprint() []byte {
 		A, T, Ts, P, R, N, As, Sc, Pr, BC, BP, BV, BN, K, D string
 	}{p.Amount.String(), p.TxHash, p.Timestamp.Format(time.RFC3339Nano), p.PayerWallet, p.ReceiverWallet, p.Network,
 		p.Asset, p.Scheme, p.Protocol, p.Buyer.Country, p.Buyer.PostalCode, p.Buyer.VATNumber, p.Buyer.Name, p.Buyer.SupplyKind, p.Buyer.Description})
-	if len(p.Buyer.Evidence) == 0 {
-		return fp // as before evidence existed: stored keys keep matching
+	b := p.Buyer
+	if len(b.Evidence) == 0 && len(b.Conditions) == 0 && b.Provider == nil {
+		return fp // as before these facts existed: stored keys keep matching
 	}
 	return fingerprintOf(struct {
 		F []byte
 		E []vat.Evidence
-	}{fp, p.Buyer.Evidence})
+		C []string
+		P *vat.Provider
+	}{fp, b.Evidence, b.Conditions, b.Provider})
 }

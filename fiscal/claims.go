@@ -99,7 +99,7 @@ func receiptClaims(r *Record, issued time.Time) receipt.Claims {
 			USDPerEUR: receipt.FXRate{
 				Raw:           rt.Raw,
 				RateDate:      rt.RateDate,
-				RequestedDate: rt.Requested,
+				RequestedDate: requestedDate(rt.Requested),
 				Policy:        string(rt.Policy),
 				Source:        rt.Source,
 				Snapshot:      rt.Snapshot,
@@ -157,4 +157,15 @@ func receiptFormat(detJurisdiction string) (jurisdiction, spec string) {
 		return vat.JurisdictionUK, ReceiptSpec(detJurisdiction)
 	}
 	return vat.JurisdictionEU, ReceiptSpec(detJurisdiction)
+}
+
+// requestedDate is the receipt's requested_date: the date the rate was
+// asked for, or, under fx.LatestPublishedAt (which asks for an instant, kept
+// in the record with the publication's PublishedFrom), that instant's UTC
+// date.
+func requestedDate(requested string) string {
+	if len(requested) > len("2006-01-02") {
+		return requested[:len("2006-01-02")]
+	}
+	return requested
 }

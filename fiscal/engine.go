@@ -41,8 +41,11 @@ type Config struct {
 	Environment string
 	// FX answers ECB reference rates. nil means the embedded ECB snapshot.
 	FX fx.Source
-	// FXPolicy selects the ECB publication per record. "" means
-	// fx.ForDayOrPrevious (Art. 91(2) VAT Directive).
+	// FXPolicy selects the ECB publication per record, unless the seller
+	// chooses one (Seller.FXPolicy). "" means fx.LatestPublishedAt: the
+	// latest rate the ECB had published at the time of the chargeable
+	// event (Art. 91(2) VAT Directive 2006/112/EC; the ECB publishes at
+	// about 16:00 CET, so a sale at 08:00 UTC takes the previous day's).
 	FXPolicy fx.Policy
 	// VIES looks up buyers' VAT numbers. nil means no registry is asked: a
 	// settlement with a consumerVatNumber is stored PENDING_MANUAL_REVIEW
@@ -109,7 +112,7 @@ func New(cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("fiscal: Config.Environment %q: want %q or %q", cfg.Environment, receipt.EnvProduction, receipt.EnvSandbox)
 	}
 	if cfg.FXPolicy == "" {
-		cfg.FXPolicy = fx.ForDayOrPrevious
+		cfg.FXPolicy = fx.LatestPublishedAt
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now

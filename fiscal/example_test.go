@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/vat"
 )
 
 // Example is a Go merchant's program: open the books of one seller, record a
@@ -19,6 +20,9 @@ func Example() {
 
 	books, err := fiscal.Open(dir, fiscal.Seller{
 		LegalName: "Demo Digital Services Ltd", Country: "IE", VATNumber: "IE1234567T",
+		// Registered in Ireland and for the Union OSS there: sales to
+		// consumers in other member states are declared through the OSS.
+		Registrations: []vat.Registration{{Scheme: vat.RegistrationNational, Country: "IE"}, {Scheme: vat.RegistrationOSSUnion, Country: "IE"}},
 		OverThreshold: true, // over the EUR 10,000 of Art. 59c: B2C sales are taxed where the buyer is
 	})
 	if err != nil {

@@ -70,10 +70,20 @@ func invoiceFor(r *Record, net, tax decimal.Decimal, issued time.Time) (ubl.Invo
 	if err != nil {
 		return ubl.Invoice{}, err
 	}
+	issueDate := issued.UTC().Format("2006-01-02")
+	// The date of supply (BT-72) is the local day of the chargeable event
+	// in the taxing territory (vat: Determination.SupplyDate); Art. 226(7)
+	// Directive 2006/112/EC requires it where it differs from the date of
+	// issue.
+	var supplyDate string
+	if det.SupplyDate != "" && det.SupplyDate != issueDate {
+		supplyDate = det.SupplyDate
+	}
 	return ubl.Invoice{
 		Profile:        profile,
 		ID:             r.ID,
-		IssueDate:      issued.UTC().Format("2006-01-02"),
+		IssueDate:      issueDate,
+		SupplyDate:     supplyDate,
 		Currency:       "EUR",
 		Note:           note,
 		BuyerReference: r.ID,

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"slices"
 	"time"
 
 	"github.com/fiscal402/fiscal402/ledger"
@@ -29,6 +30,9 @@ type Supply struct {
 	Payment      Payment
 	Seller       Seller       // the supplier: the account's seller for its own sales
 	Verification Verification // from VerifyPayment, or the chain facts an ingest read
+	// CrossBorder are the seller's Art. 59c running totals for the year of
+	// the supply and the year before (nil: unknown; the flags decide).
+	CrossBorder *vat.CrossBorderTotals
 	// Determine replaces vat.Determine, for a way in that knows less about
 	// the seller than an account does (fiscal events). nil: vat.Determine.
 	Determine func(vat.Input) vat.Determination
@@ -83,13 +87,23 @@ func (e *Engine) Prepare(ctx context.Context, accountID string, s Supply, now ti
 		determine = vat.Determine
 	}
 	seller := s.Seller
+	// The EUR amount first: the Art. 59c count needs the supply's value.
+	rfx, gross, fxReason, err := e.convert(ctx, p, cmp.Or(seller.FXPolicy, e.cfg.FXPolicy))
+	if err != nil {
+		return nil, err
+	}
 	det := determine(vat.Input{
 		Seller: vat.Seller{
-			Country:             seller.Country,
-			OtherEstablishments: seller.OtherEstablishments,
-			VATNumber:           seller.VATNumber,
-			OverThreshold:       seller.OverThreshold,
-			OptedForDestination: seller.OptedForDestination,
+			Country:                  seller.Country,
+			OtherEstablishments:      seller.OtherEstablishments,
+			VATNumber:                seller.VATNumber,
+			OverThreshold:            seller.OverThreshold,
+			OptedForDestination:      seller.OptedForDestination,
+			CrossBorder:              s.CrossBorder,
+			Registrations:            seller.Registrations,
+			ElectronicInterface:      seller.ElectronicInterface,
+			Art9aRebutted:            seller.Art9aRebutted,
+			ReviewSpecialTerritories: seller.ReviewSpecialTerritories,
 		},
 		Buyer: vat.Buyer{
 			Country:    p.Buyer.Country,
@@ -99,15 +113,12 @@ func (e *Engine) Prepare(ctx context.Context, accountID string, s Supply, now ti
 			Registry:   registryCheck(reg),
 			Evidence:   p.Buyer.Evidence,
 		},
-		Supply: vat.Supply{Kind: p.Buyer.SupplyKind, Date: p.Timestamp},
+		Supply: vat.Supply{Kind: p.Buyer.SupplyKind, Date: p.Timestamp, GrossEUR: gross, Provider: p.Buyer.Provider,
+			Conditions: mergeConditions(seller.RateConditions, p.Buyer.Conditions)},
 	})
 	var reasons []vat.Reason
 	if det.Status != vat.StatusDetermined {
 		reasons = append(reasons, det.Reasons...)
-	}
-	rfx, gross, fxReason, err := e.convert(ctx, p)
-	if err != nil {
-		return nil, err
 	}
 	if fxReason != nil {
 		reasons = append(reasons, *fxReason)
@@ -154,7 +165,7 @@ func (e *Engine) Prepare(ctx context.Context, accountID string, s Supply, now ti
 			Attested:   "merchant",
 			Registry:   reg,
 		},
-		Supply:         RecordSupply{Kind: p.Buyer.SupplyKind, Description: p.Buyer.Description},
+		Supply:         RecordSupply{Kind: p.Buyer.SupplyKind, Description: p.Buyer.Description, Conditions: p.Buyer.Conditions, Provider: p.Buyer.Provider},
 		Classification: det,
 		FX:             rfx,
 		Verification:   s.Verification,
@@ -372,11 +383,11 @@ func registryCheck(r *vies.Result) *vat.RegistryCheck {
 
 // convert converts the settled USDC to EUR at the ECB rate the policy picks.
 // A rate that cannot be had is a review reason, never a guess (DESIGN.md FX).
-func (e *Engine) convert(ctx context.Context, s Payment) (RecordFX, decimal.Decimal, *vat.Reason, error) {
+func (e *Engine) convert(ctx context.Context, s Payment, policy fx.Policy) (RecordFX, decimal.Decimal, *vat.Reason, error) {
 	rfx := RecordFX{Pair: "USDC/EUR", AmountUSDC: s.AmountString}
-	rate, err := e.cfg.FX.Rate(ctx, "USD", s.Timestamp, e.cfg.FXPolicy)
+	rate, err := e.cfg.FX.Rate(ctx, "USD", s.Timestamp, policy)
 	if errors.Is(err, fx.ErrNotYetPublished) || errors.Is(err, fx.ErrNoRate) {
-		detail := fmt.Sprintf("no ECB USD reference rate is known for %s under policy %s: %v", s.Timestamp.Format("2006-01-02"), e.cfg.FXPolicy, err)
+		detail := fmt.Sprintf("no ECB USD reference rate is known for %s under policy %s: %v", s.Timestamp.Format(time.RFC3339), policy, err)
 		rfx.Note = detail
 		return rfx, decimal.Decimal{}, &vat.Reason{Code: ReasonFXRateUnavailable, Detail: detail}, nil
 	}
@@ -414,4 +425,19 @@ func atomicUSDC(d decimal.Decimal) (*big.Int, error) {
 		return nil, badRequest("/amountUsdc", "has more than %d decimals", usdcDecimals)
 	}
 	return scaled.BigInt(), nil
+}
+
+// mergeConditions joins the account's and the request's attested rate
+// conditions, without repeats, in a stable order.
+func mergeConditions(account, request []string) []string {
+	if len(request) == 0 {
+		return account
+	}
+	out := slices.Clone(account)
+	for _, c := range request {
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }

@@ -149,6 +149,12 @@ type RecordBuyer struct {
 type RecordSupply struct {
 	Kind        string `json:"kind"`
 	Description string `json:"description"`
+	// Conditions are the reduced-rate conditions attested for this supply
+	// (the request's; the account's apply too).
+	Conditions []string `json:"rateConditions,omitempty"`
+	// Provider is the underlying provider of a service sold by an
+	// electronic interface.
+	Provider *vat.Provider `json:"underlyingProvider,omitempty"`
 }
 
 // RecordFX is the conversion to EUR with its provenance. Amounts are decimal

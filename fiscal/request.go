@@ -35,6 +35,17 @@ type SettlementRequest struct {
 	ConsumerPostalCode string `json:"consumerPostalCode,omitempty"` // extension: special territories (Canary Islands, Åland, ...)
 	SupplyKind         string `json:"supplyKind,omitempty"`         // extension: default from the account, else "digital_service"
 	Description        string `json:"description,omitempty"`        // extension: the invoice line's item name
+	// LocationEvidence (extension) are items of the customer's location
+	// (Art. 24b, 24f Implementing Regulation 282/2011), each with its kind,
+	// country and source; with them the location is assessed instead of
+	// resting on consumerCountry alone.
+	LocationEvidence []vat.Evidence `json:"locationEvidence,omitempty"`
+	// RateConditions (extension) attest legal conditions of reduced rates
+	// for this supply (e.g. "it_isbn_issn").
+	RateConditions []string `json:"rateConditions,omitempty"`
+	// UnderlyingProvider (extension) names the provider of a service sold
+	// by an electronic interface (the account's Seller.ElectronicInterface).
+	UnderlyingProvider *vat.Provider `json:"underlyingProvider,omitempty"`
 }
 
 // maxEvidence bounds the items of location evidence of one buyer.
@@ -114,6 +125,12 @@ type BuyerFacts struct {
 	// Implementing Regulation 282/2011): with them the determination
 	// assesses the location instead of taking Country on trust.
 	Evidence []vat.Evidence `json:"locationEvidence,omitempty"`
+	// Conditions are legal conditions of reduced rates attested for this
+	// supply (vat Condition codes), added to the account's.
+	Conditions []string `json:"rateConditions,omitempty"`
+	// Provider names the underlying provider when the account is an
+	// electronic interface (Seller.ElectronicInterface).
+	Provider *vat.Provider `json:"underlyingProvider,omitempty"`
 }
 
 // Normalised validates the facts and returns them in their stored form.
@@ -121,13 +138,10 @@ type BuyerFacts struct {
 func (b BuyerFacts) Normalised() (BuyerFacts, error) {
 	n, err := parseBuyer(SettlementRequest{
 		ConsumerCountry: b.Country, ConsumerVATNumber: b.VATNumber, ConsumerName: b.Name, ConsumerPostalCode: b.PostalCode,
-		SupplyKind: b.SupplyKind, Description: b.Description,
+		SupplyKind: b.SupplyKind, Description: b.Description, LocationEvidence: b.Evidence, RateConditions: b.Conditions,
+		UnderlyingProvider: b.Provider,
 	})
-	if err != nil {
-		return n, prefixField("/buyer", err)
-	}
-	n.Evidence, err = parseEvidence("/buyer/locationEvidence", b.Evidence)
-	return n, err
+	return n, prefixField("/buyer", err)
 }
 
 // Payment is a validated, normalised settled payment with the merchant's
@@ -321,7 +335,49 @@ func parseBuyer(req SettlementRequest) (BuyerFacts, error) {
 	if b.Description, err = parseText("/description", req.Description); err != nil {
 		return b, err
 	}
+	if b.Evidence, err = parseEvidence("/locationEvidence", req.LocationEvidence); err != nil {
+		return b, err
+	}
+	if b.Conditions, err = parseConditions("/rateConditions", req.RateConditions); err != nil {
+		return b, err
+	}
+	if pr := req.UnderlyingProvider; pr != nil {
+		np := *pr
+		if np.Name, err = parseText("/underlyingProvider/name", pr.Name); err != nil {
+			return b, err
+		}
+		if np.Name == "" {
+			return b, badRequest("/underlyingProvider/name", "is required")
+		}
+		if pr.Country != "" {
+			if np.Country, err = parseCountry("/underlyingProvider/country", pr.Country); err != nil {
+				return b, err
+			}
+		}
+		if np.VATNumber, err = parseText("/underlyingProvider/vatNumber", pr.VATNumber); err != nil {
+			return b, err
+		}
+		b.Provider = &np
+	}
 	return b, nil
+}
+
+// parseConditions checks attested rate conditions against the codes the
+// rate table knows.
+func parseConditions(field string, in []string) ([]string, error) {
+	if len(in) == 0 {
+		return nil, nil
+	}
+	known := map[string]bool{}
+	for _, c := range vat.Rates().Conditions() {
+		known[c.Code] = true
+	}
+	for i, c := range in {
+		if !known[c] {
+			return nil, badRequest(fmt.Sprintf("%s/%d", field, i), "%q is not a rate condition this ruleset knows", c)
+		}
+	}
+	return slices.Compact(slices.Sorted(slices.Values(in))), nil
 }
 
 // ParseCountry checks a country code as the engine does (see parseCountry)

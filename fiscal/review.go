@@ -246,7 +246,8 @@ func (e *Engine) amend(ctx context.Context, it recheckItem, reg *vies.Result, ab
 // revision is decided on exactly the facts of the sale.
 func paymentOf(r *Record) (Payment, error) {
 	return r.Settlement.Payment(BuyerFacts{Country: r.Buyer.Country, PostalCode: r.Buyer.PostalCode, VATNumber: r.Buyer.VATNumber, Name: r.Buyer.Name,
-		SupplyKind: r.Supply.Kind, Description: r.Supply.Description, Evidence: r.Buyer.Evidence})
+		SupplyKind: r.Supply.Kind, Description: r.Supply.Description, Evidence: r.Buyer.Evidence,
+		Conditions: r.Supply.Conditions, Provider: r.Supply.Provider})
 }
 
 // Payment rebuilds the validated payment of a recorded payment with the

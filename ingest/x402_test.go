@@ -17,6 +17,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/ingest"
 	"github.com/fiscal402/fiscal402/internal/anviltest"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
@@ -254,7 +255,16 @@ func TestX402Anvil(t *testing.T) {
 		if r.X402 == nil || *r.X402 != (fiscal.RecordX402{Version: 2, ResourceURL: "https://api.example.com/premium-data", TransferMethod: "eip3009", Nonce: nonce}) {
 			t.Errorf("x402 %+v", r.X402)
 		}
-		if r.Classification.TaxingCountry != "DE" || r.FX.USDPerEUR.RateDate != "2026-04-10" || r.Invoice == nil {
+		// Art. 91(2): the latest ECB publication out at the block's time.
+		table, err := fx.Embedded()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := table.Lookup("USD", blockTime, fx.LatestPublishedAt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Classification.TaxingCountry != "DE" || r.FX.USDPerEUR.RateDate != want.RateDate || r.FX.USDPerEUR.Policy != fx.LatestPublishedAt || r.Invoice == nil {
 			t.Errorf("classification %+v fx %+v", r.Classification, r.FX)
 		}
 

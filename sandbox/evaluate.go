@@ -8,6 +8,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fiscalevent"
+	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/parties"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/vat"
@@ -92,6 +93,12 @@ func (s *Sandbox) Evaluate(ctx context.Context, accountID string, agent Agent, r
 	if err != nil {
 		return nil, err
 	}
+	// A day without a time previews with that day's ECB rate (the "rate of
+	// the day"); an instant with the rate a settlement then would get.
+	var policy fx.Policy
+	if len(req.Date) == len(time.DateOnly) {
+		policy = fx.ForDayOrPrevious
+	}
 	eng, err := s.open()
 	if err != nil {
 		return nil, err
@@ -105,7 +112,7 @@ func (s *Sandbox) Evaluate(ctx context.Context, accountID string, agent Agent, r
 			Amount: amount, AmountString: req.AmountUSDC, Timestamp: date,
 			Buyer: fiscal.BuyerFacts{Country: buyer.Country, PostalCode: buyer.PostalCode, VATNumber: buyer.VATNumber, Name: buyer.Name, SupplyKind: kind, Description: desc},
 		},
-		Seller:       fiscal.Seller{LegalName: seller.LegalName, Country: seller.Country, VATNumber: seller.VATNumber, OtherEstablishments: seller.OtherEstablishments},
+		Seller:       fiscal.Seller{LegalName: seller.LegalName, Country: seller.Country, VATNumber: seller.VATNumber, OtherEstablishments: seller.OtherEstablishments, FXPolicy: policy},
 		Verification: fiscal.Verification{Chain: "not_performed"},
 		Determine: func(in vat.Input) vat.Determination {
 			in.Buyer.Business = buyer.BusinessStatus == parties.BusinessStatusB2B

@@ -12,6 +12,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/receipt"
+	"github.com/fiscal402/fiscal402/vat"
 )
 
 // Options configure a Sandbox. Every field documents its zero value.
@@ -118,6 +119,7 @@ func DemoSeller() fiscal.Seller {
 		Country:       "IE",
 		Address:       fiscal.Address{Street: "1 Sandbox Street", City: "Dublin", PostalCode: "D02 X285", Country: "IE"},
 		OverThreshold: true,
+		Registrations: []vat.Registration{{Scheme: vat.RegistrationNational, Country: "IE"}, {Scheme: vat.RegistrationOSSUnion, Country: "IE"}},
 		SupplyKind:    "digital_service",
 		ItemName:      "Digital service (sandbox)",
 	}

@@ -62,6 +62,7 @@ import (
 	"github.com/fiscal402/fiscal402/ingest"
 	"github.com/fiscal402/fiscal402/rates"
 	"github.com/fiscal402/fiscal402/sandbox"
+	"github.com/fiscal402/fiscal402/vat"
 	"github.com/fiscal402/fiscal402/webhooks"
 )
 
@@ -303,6 +304,11 @@ func ensureDemoAccount(path, envKey string) (string, error) {
 			Country:       "IE",
 			Address:       fiscal.Address{Street: "1 Demo Street", City: "Dublin", PostalCode: "D02 X285", Country: "IE"},
 			OverThreshold: true,
+			// Registered for VAT in Ireland and for the Union OSS there
+			// (Art. 369a(2)): its sales to consumers elsewhere in the EU are
+			// declared through the OSS; a sale that needs another
+			// registration (a UK consumer: a UK VRN) goes to review.
+			Registrations: []vat.Registration{{Scheme: vat.RegistrationNational, Country: "IE"}, {Scheme: vat.RegistrationOSSUnion, Country: "IE"}},
 			ItemName:      "API access (pay per call)",
 		},
 	}}}
