@@ -38,6 +38,8 @@ func TestLastActivity(t *testing.T) {
 		{deliveryState{NextAt: t0, RoundStart: t0.Add(time.Hour)}, t0.Add(time.Hour)},
 		{deliveryState{NextAt: t0, DeliveredAt: &delivered}, delivered},
 		{deliveryState{NextAt: t0, LastAttempt: &Attempt{At: t0.Add(5 * time.Hour).Format(time.RFC3339)}}, t0.Add(5 * time.Hour)},
+		// After an attempt NextAt is its lease, not an activity.
+		{deliveryState{NextAt: t0.Add(10 * time.Hour), RoundStart: t0, LastAttempt: &Attempt{At: t0.Add(time.Second).Format(time.RFC3339)}}, t0.Add(time.Second)},
 	}
 	for i, c := range cases {
 		if got := lastActivity(c.st); !got.Equal(c.want) {

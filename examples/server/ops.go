@@ -106,15 +106,17 @@ func checkOperatorKey(from, key string) error {
 	return nil
 }
 
-// retentionLoop prunes, every hour, the webhook delivery states and ingest
-// queue entries that finished longer than keep ago. It is the engine's
-// background work: the engine's Close stops it.
+// retentionLoop prunes the webhook delivery states and ingest queue
+// entries that finished longer than keep ago: every hour, or every keep
+// when that is shorter (the first pass a minute after the start, or after
+// keep). It is the engine's background work: the engine's Close stops it.
 func retentionLoop(e *fiscal.Engine, hooks *webhooks.Service, payments *ingest.Service, keep time.Duration, m *metrics.Metrics, log *slog.Logger) func(stop <-chan struct{}) {
 	return func(stop <-chan struct{}) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		go func() { <-stop; cancel() }()
-		timer := time.NewTimer(time.Minute)
+		every := min(retentionEvery, keep)
+		timer := time.NewTimer(min(time.Minute, keep))
 		defer timer.Stop()
 		for {
 			select {
@@ -132,7 +134,7 @@ func retentionLoop(e *fiscal.Engine, hooks *webhooks.Service, payments *ingest.S
 			} else if nd+ni > 0 {
 				log.Info("retention", "cutoff", cutoff.UTC().Format(time.RFC3339), "webhook_deliveries", nd, "ingest_entries", ni)
 			}
-			timer.Reset(retentionEvery)
+			timer.Reset(every)
 		}
 	}
 }
