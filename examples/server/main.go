@@ -8,28 +8,29 @@
 //
 // Usage:
 //
-//	go run ./examples/server [flags]
+//	go run ./examples/server [flags]                  the server
+//	go run ./examples/server backup [-o FILE] ...     a hot copy of the running server's ledger
+//	go run ./examples/server check [-data DIR] ...    verify a ledger file (a restored copy)
+//	go run ./examples/server accounts list|create|rotate-key|drop-old-keys ...
 //
-// Flags:
+// Every flag is also read from FISCAL402_<NAME> (upper case, '-' as '_'); the
+// command line wins. README "Configuration" has the table of all of them;
+// `server -h` prints them. The main ones:
 //
 //	-listen addr        address to listen on (default 127.0.0.1:8402)
 //	-data dir           data directory: ledger, keys, accounts (default ./fiscal402-data)
 //	-accounts file      accounts file (default <data>/accounts.json; created with a demo account if missing)
 //	-fx-file file       newer ECB rates (eurofxref CSV or XML) merged over the embedded snapshot: a fixed table
 //	-fx-refresh         fetch each day's ECB rates after 16:00 Frankfurt time and keep them in the ledger (default true)
-//	-log-origin name    Merkle log origin (default fiscal402.localhost/log; fixed once the ledger exists)
-//	-rotate-receipt-key retire the receipt signing key, create a new one, exit
-//	-vies off|live      VAT-number registries (default off); see -h for the registry flags
-//	-base-rpc, -base-mode, -base-confirmations, -base-finalized,
-//	-ethereum-rpc, -ethereum-mode, ..., -chain-timeout
-//	                    chain verification per network (see chain.go; default off)
-//	-public-url url     absolute base URL of the published documents' links (default: each request's host)
-//	-rate-limit n       requests per second per account on the keyed endpoints (default 100; 0 = no limit)
-//	-rate-burst n       burst of the rate limit (default 2 × rate-limit)
-//	-trusted-proxy list comma-separated proxy addresses or CIDRs whose X-Forwarded-For is believed (default none)
-//	-webhooks-allow-loopback  deliver webhooks to loopback addresses, also over http:// (local development)
-//	-webhooks-allow-private   deliver webhooks to private network addresses (receivers on the operator's network)
-//	-webhook-timeout d        time limit of one webhook delivery attempt (default 10s)
+//	-log-format, -log-level   text or json log lines on stderr; debug, info, warn or error
+//	-sandbox-quota n    evaluate and simulate calls per agent per UTC day (default 10)
+//	-operator-key-file  the operator key of /metrics and /v1/admin/backup (default <data>/keys/operator.key)
+//	-retention d        prune finished webhook deliveries and ingest entries older than d (default 720h)
+//	-vies off|live, -base-*, -ethereum-*, -rate-limit, -public-url, -webhooks-*, ...
+//
+// Operations (README "Operations"): GET /healthz and /readyz for probes,
+// GET /metrics for Prometheus, GET /v1/admin/backup for a hot copy; the
+// server re-reads the accounts file when it changes or on SIGHUP.
 package main
 
 import (
