@@ -517,8 +517,9 @@ type receiptDoc struct {
 
 // webhookEndpointListDoc documents the body of GET /v1/webhook-endpoints.
 type webhookEndpointListDoc struct {
-	Object string              `json:"object"` // "list"
-	Data   []webhooks.Endpoint `json:"data"`
+	Object  string              `json:"object"` // "list"
+	Data    []webhooks.Endpoint `json:"data"`
+	HasMore bool                `json:"has_more"` // always false: every endpoint fits one page (webhooks.MaxEndpoints)
 }
 
 // redeliveryDoc documents the body of POST /v1/events/{id}/redeliver.
