@@ -6,6 +6,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -17,6 +20,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/httpserver"
+	"github.com/fiscal402/fiscal402/internal/testtool"
 )
 
 // documentedCodes returns the problem codes the document lists for an
@@ -179,4 +183,25 @@ func jsonMembers(t reflect.Type) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestOpenAPISpectral lints the document with Spectral (pinned in
+// .ci/package.json) and its whole OpenAPI ruleset, hints included, except
+// the rules testdata/spectral.yaml turns off and explains: any finding
+// fails.
+func TestOpenAPISpectral(t *testing.T) {
+	spectral := testtool.File(t, "spectral (npm ci --prefix .ci)", filepath.Join("..", ".ci", "node_modules", ".bin", "spectral"))
+	testtool.LookPath(t, "node")
+	f := newDocFixture(t, false, testNow)
+	r := f.do("GET", "/openapi.json", "", nil)
+	path := filepath.Join(t.TempDir(), "openapi.json")
+	if err := os.WriteFile(path, r.body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(spectral, "lint", "--ruleset", filepath.Join("testdata", "spectral.yaml"), "--fail-severity", "hint", "--format", "stylish", path)
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "No results with a severity of 'hint' or higher found!") {
+		t.Fatalf("spectral lint: %v\n%s", err, out)
+	}
 }
