@@ -19,6 +19,19 @@
 // are derived by reflection from the Go types the handlers decode and
 // encode; request types reject unknown members, as their decoders do. A
 // route without an operation fails TestOpenAPICoversRoutes, which names it.
+// Members whose name says what they hold get its pattern, enum or format
+// (schema_formats.go: hashes, addresses, countries, amounts, networks,
+// dates); raw-JSON members get the schema of what they carry
+// (openapi_types.go: typed list items, a simulation's record and receipt,
+// an event's data, the x402 documents); a processed record and a determined
+// VAT treatment state what they always carry (if/then). Problem answers
+// repeated across operations are shared components.responses (BadRequest,
+// Unauthorized, NotFound, PayloadTooLarge, UnsupportedMediaType,
+// RateLimited, InternalError, Unavailable); any other set of codes at one
+// status is an inline answer whose code is the enum of that set. Every
+// operation carries examples of its request and answers, recorded from a
+// deterministic run of the walkthrough (openapi_examples.json, a golden file
+// of TestOpenAPIExamples).
 //
 // # Operations
 //

@@ -492,6 +492,12 @@ func operations() map[string]operation {
 	}
 }
 
+func atoi(s string) int {
+	n := 0
+	fmt.Sscan(s, &n)
+	return n
+}
+
 // contact is info.contact: the operator named in the options, else this
 // deployment's entry point.
 func (s *Server) contact(base string) map[string]any {
@@ -628,9 +634,13 @@ func (s *Server) operationObject(g *schemaGen, r route, op operation, used map[s
 		o["parameters"] = params
 	}
 	if op.request != nil {
+		media := map[string]any{"schema": g.ref(op.request)}
+		if ex := examples()[op.id].Request; ex != nil {
+			media["example"] = ex
+		}
 		o["requestBody"] = map[string]any{
 			"required": true,
-			"content":  map[string]any{"application/json": map[string]any{"schema": g.ref(op.request)}},
+			"content":  map[string]any{"application/json": media},
 		}
 	}
 	responses := map[string]any{}
@@ -655,13 +665,29 @@ func (s *Server) operationObject(g *schemaGen, r route, op operation, used map[s
 		if resp.body != nil {
 			schema = g.ref(resp.body)
 		}
-		existing["content"].(map[string]any)[resp.mediaType] = map[string]any{"schema": schema}
+		media := map[string]any{"schema": schema}
+		if exampleMediaType(resp.mediaType) {
+			if op.id == "getOpenAPI" {
+				media["example"] = openAPIExcerpt()
+			} else if ex, ok := responseExample(op.id, resp.status); ok {
+				media["example"] = ex
+			}
+		}
+		existing["content"].(map[string]any)[resp.mediaType] = media
 	}
 	if op.conditional {
 		responses["304"] = map[string]any{"description": "Not Modified: If-None-Match matched the ETag.",
 			"headers": map[string]any{"X-Request-Id": map[string]any{"$ref": "#/components/headers/X-Request-Id"}, "ETag": map[string]any{"$ref": "#/components/headers/ETag"}}}
 	}
 	errorResponses(g, op, responses, used)
+	for st, r := range responses { // problem answers: the recorded one where there is one
+		if ex, ok := responseExample(op.id, atoi(st)); ok {
+			content, _ := r.(map[string]any)["content"].(map[string]any)
+			if media, ok := content["application/problem+json"].(map[string]any); ok {
+				media["example"] = ex
+			}
+		}
+	}
 	o["responses"] = responses
 	return o
 }
