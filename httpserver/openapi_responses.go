@@ -92,10 +92,32 @@ func sharedResponseComponents(g *schemaGen, used map[string]bool) map[string]any
 	out := map[string]any{}
 	for _, r := range sharedResponses {
 		if used[r.name] {
-			out[r.name] = problemResponse(g, httpStatus(r.code), []fiscal.Code{r.code})
+			resp := problemResponse(g, httpStatus(r.code), []fiscal.Code{r.code})
+			if ex, ok := recordedProblem(httpStatus(r.code), r.code); ok {
+				resp["content"].(map[string]any)["application/problem+json"].(map[string]any)["example"] = ex
+			}
+			out[r.name] = resp
 		}
 	}
 	return out
+}
+
+// recordedProblem is a recorded answer with this status and code, from
+// the first operation (by operationId) that has one.
+func recordedProblem(status int, code fiscal.Code) (any, bool) {
+	ids := make([]string, 0, len(examples()))
+	for id := range examples() {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		if ex, ok := responseExample(id, status); ok {
+			if m, ok := ex.(map[string]any); ok && m["code"] == string(code) {
+				return ex, true
+			}
+		}
+	}
+	return nil, false
 }
 
 // errorResponses adds the problem answers of op to responses.
