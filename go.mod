@@ -5,6 +5,9 @@ go 1.26.0
 require (
 	github.com/beevik/etree v1.8.1
 	github.com/go-jose/go-jose/v4 v4.1.8
+	github.com/prometheus/client_golang v1.25.0
+	github.com/prometheus/client_model v0.6.3
+	github.com/prometheus/common v0.73.1
 	github.com/shopspring/decimal v1.6.0
 	go.etcd.io/bbolt v1.5.0
 	golang.org/x/mod v0.42.0
@@ -12,6 +15,11 @@ require (
 )
 
 require (
-	github.com/stretchr/testify v1.12.1 // indirect
-	golang.org/x/sys v0.45.0 // indirect
+	github.com/beorn7/perks v1.0.1 // indirect
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
+	github.com/pandatix/go-abnf v0.5.3 // indirect
+	github.com/prometheus/procfs v0.22.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
 )

@@ -185,7 +185,11 @@ func (s *Server) optionalAccount(r *http.Request) (string, error) {
 	if _, sent := r.Header[http.CanonicalHeaderKey(HeaderServiceKey)]; !sent {
 		return "", nil
 	}
-	return s.svc.Keys.Authenticate(r.Header.Get(HeaderServiceKey))
+	id, err := s.keys.Load().Authenticate(r.Header.Get(HeaderServiceKey))
+	if err == nil {
+		requestInfoOf(r).account = id
+	}
+	return id, err
 }
 
 // prefersHTML reports whether an Accept header asks for HTML before JSON:

@@ -257,6 +257,17 @@ func TestResponsesMatchDocument(t *testing.T) {
 		{"GET", "/v1/preference", "/v1/preference", "", nil, 200},
 		{"GET", "/v1/seller-value", "/v1/seller-value", "", nil, 200},
 		{"GET", "/discover", "/discover", "", nil, 200},
+		{"GET", "/settlements?limit=2", "/settlements", keyA, nil, 200},
+		{"POST", "/v1/fiscal-events", "/v1/fiscal-events", keyA, mustJSON(t, fiscalEventBody(map[string]any{"payment.txHash": txHash(40)})), 201},
+		{"POST", "/v1/fiscal-events", "/v1/fiscal-events", keyA, mustJSON(t, fiscalEventBody(map[string]any{"payment.txHash": txHash(41), "seller": map[string]any{"legalName": "Vendeur SARL", "country": "FR"}})), 201},
+		{"GET", "/v1/fiscal-events", "/v1/fiscal-events", keyA, nil, 200},
+		{"GET", "/v1/events?limit=20", "/v1/events", keyA, nil, 200},
+		{"POST", "/sandbox/v1/simulate", "/sandbox/v1/simulate", "", mustJSON(t, settlement(map[string]any{"txHash": txHash(42)})), 201},
+		{"POST", "/v1/compliance/evaluate", "/v1/compliance/evaluate", "", mustJSON(t, evaluateBody(nil)), 200},
+		{"GET", "/v1/fx/status", "/v1/fx/status", "", nil, 200},
+		{"GET", "/v1/x402/settlements/nope", "/v1/x402/settlements/{id}", keyA, nil, 404},
+		{"GET", "/v1/webhook-endpoints", "/v1/webhook-endpoints", keyA, nil, 200},
+		{"GET", "/v1/log/proof/consistency?from=1&to=2", "/v1/log/proof/consistency", "", nil, 200},
 	}
 	for _, tc := range cases {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) {

@@ -19,6 +19,42 @@
 // are derived by reflection from the Go types the handlers decode and
 // encode; request types reject unknown members, as their decoders do. A
 // route without an operation fails TestOpenAPICoversRoutes, which names it.
+// Members whose name says what they hold get its pattern, enum or format
+// (schema_formats.go: hashes, addresses, countries, amounts, networks,
+// dates); raw-JSON members get the schema of what they carry
+// (openapi_types.go: typed list items, a simulation's record and receipt,
+// an event's data, the x402 documents); a processed record and a determined
+// VAT treatment state what they always carry (if/then). Problem answers
+// repeated across operations are shared components.responses (BadRequest,
+// Unauthorized, NotFound, PayloadTooLarge, UnsupportedMediaType,
+// RateLimited, InternalError, Unavailable); any other set of codes at one
+// status is an inline answer whose code is the enum of that set. Every
+// operation carries examples of its request and answers, recorded from a
+// deterministic run of the walkthrough (openapi_examples.json, a golden file
+// of TestOpenAPIExamples).
+//
+// # Operations
+//
+// Beside the API, and outside its OpenAPI document and manifest, the server
+// mounts the endpoints of the people who run it (ops.go): GET /healthz
+// (alive; reads nothing), GET /readyz (200 or 503 with each check: the
+// ledger takes a write, the newest ECB rate is at most Options.FXMaxAge
+// old, the engine runs its background work, and the host's
+// Options.ReadyChecks; probes within a second share one run), GET /metrics
+// (Prometheus, package metrics) and GET /v1/admin/backup (a consistent copy
+// of the ledger file, LedgerBackup). /metrics and the backup need the
+// operator key (Options.OperatorKey) as "Authorization: Bearer <key>",
+// never an account's key; Options.MetricsPublic opens /metrics.
+//
+// # Request log
+//
+// Each request ends with one log line, message "request", with
+// request_id, method, route (the pattern it matched, "unmatched" for none),
+// status, duration_ms and, when known, account (the authenticated account
+// id), code (the problem's code), outcome and record_status (an ingest's).
+// No key, body, query string or raw path is logged, so no personal data of
+// a buyer reaches the log. The same labels feed the metrics.
+//
 // # Authentication
 //
 // X-Service-Key (spec §5) is required on ingest (POST /settlements, POST

@@ -1,6 +1,10 @@
 package httpserver
 
-import "github.com/fiscal402/fiscal402/fiscal"
+import (
+	"time"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+)
 
 // Test-only access to the route and operation tables, so that the tests
 // (package httpserver_test) can compare them with the OpenAPI document.
@@ -45,3 +49,15 @@ func DocumentCacheLen(s *Server) int {
 	defer s.docs.Unlock()
 	return len(s.docs.m)
 }
+
+// ResetReadiness forgets the cached readiness answer, so that the next
+// GET /readyz runs the checks again at once.
+func ResetReadiness(s *Server) {
+	s.ready.mu.Lock()
+	defer s.ready.mu.Unlock()
+	s.ready.at = time.Time{}
+}
+
+// RefreshState makes the next scrape read the queue and rate state again
+// instead of reusing the answer of the last few seconds.
+func RefreshState(s *Server) { s.metrics.SetState(s.state, stateTTL) }

@@ -31,7 +31,14 @@ func (s *Server) postSettlement(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
+	noteIngested(r, res.Outcome, res.Record.ReviewStatus)
 	writeIngested(w, "/settlements/"+res.Record.ID, res.Outcome, res.JSON)
+}
+
+// noteIngested tells the request log and the metrics what an ingest did.
+func noteIngested(r *http.Request, o fiscal.Outcome, status string) {
+	info := requestInfoOf(r)
+	info.outcome, info.status = o.String(), status
 }
 
 // writeIngested answers an ingest call the same way on every endpoint: 201
@@ -67,6 +74,7 @@ func (s *Server) postResolve(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
+	noteIngested(r, res.Outcome, res.Record.ReviewStatus)
 	writeIngested(w, "/settlements/"+res.Record.ID, res.Outcome, res.JSON)
 }
 

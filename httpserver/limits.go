@@ -88,12 +88,13 @@ func (s *Server) keyOptional(h http.HandlerFunc) http.Handler {
 			h(w, r)
 			return
 		}
-		id, err := s.svc.Keys.Authenticate(r.Header.Get(HeaderServiceKey))
+		id, err := s.keys.Load().Authenticate(r.Header.Get(HeaderServiceKey))
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", `X-Service-Key realm="fiscal402"`)
 			s.problem(w, r, err)
 			return
 		}
+		requestInfoOf(r).account = id
 		h(w, r.WithContext(context.WithValue(r.Context(), accountKey{}, id)))
 	})
 }

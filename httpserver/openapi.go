@@ -92,6 +92,8 @@ var openAPITags = []struct{ name, description string }{
 	{"Receipts and log", "Signed receipts, their keys and the Merkle log: public, for offline verification."},
 	{"Capabilities", "What the service supports and costs, and a corridor check before ingest."},
 	{"Discovery", "Read-only documents that describe the service. Public and cacheable."},
+	{"Sandbox", "Previews and simulations that write nothing to the production ledger: watermarked, on their own keys, metered by a daily quota."},
+	{"Webhooks", "Signed event delivery to the account's endpoints, secret rotation, and the event backfill. Key required."},
 }
 
 // operations is the operation table, keyed by "METHOD path" exactly as the
@@ -143,14 +145,14 @@ func operations() map[string]operation {
 			query: []queryParam{
 				{name: "limit", description: "Page size, 1 to 200 (default 50).", schema: map[string]any{"type": "integer", "minimum": 1, "maximum": 200}},
 				{name: "cursor", description: "The `next_cursor` of the previous page (opaque).", schema: map[string]any{"type": "string"}},
-				{name: "from", description: "Only records created at or after this date (`YYYY-MM-DD`) or instant (RFC 3339 UTC).", schema: map[string]any{"type": "string"}},
-				{name: "to", description: "Only records created before the end of this date, or before this instant.", schema: map[string]any{"type": "string"}},
-				{name: "settledFrom", description: "Only payments settled at or after this date or instant (an OSS return is organised by supply date).", schema: map[string]any{"type": "string"}},
-				{name: "settledTo", description: "Only payments settled before the end of this date, or before this instant.", schema: map[string]any{"type": "string"}},
-				{name: "reviewStatus", description: "`PROCESSED` or `PENDING_MANUAL_REVIEW`.", schema: map[string]any{"type": "string"}},
-				{name: "taxingCountry", description: "Only records taxed in this country (ISO 3166-1 alpha-2).", schema: map[string]any{"type": "string"}},
+				{name: "from", description: "Only records created at or after this date (`YYYY-MM-DD`) or instant (RFC 3339 UTC).", schema: dateOrInstant()},
+				{name: "to", description: "Only records created before the end of this date, or before this instant.", schema: dateOrInstant()},
+				{name: "settledFrom", description: "Only payments settled at or after this date or instant (an OSS return is organised by supply date).", schema: dateOrInstant()},
+				{name: "settledTo", description: "Only payments settled before the end of this date, or before this instant.", schema: dateOrInstant()},
+				{name: "reviewStatus", description: "`PROCESSED` or `PENDING_MANUAL_REVIEW`.", schema: map[string]any{"type": "string", "enum": []string{fiscal.StatusProcessed, fiscal.StatusPendingReview}}},
+				{name: "taxingCountry", description: "Only records taxed in this country (ISO 3166-1 alpha-2; `EL` is read as `GR`).", schema: map[string]any{"type": "string", "pattern": patternCountryIn}},
 			},
-			responses: []response{jsonBody(http.StatusOK, "A page of records.", reflect.TypeFor[fiscal.Page](), "Cache-Control")},
+			responses: []response{jsonBody(http.StatusOK, "A page of records.", reflect.TypeFor[settlementPageDoc](), "Cache-Control")},
 			errors:    []fiscal.Code{fiscal.CodeBadRequest, codeRateLimited, fiscal.CodeDBUnavailable},
 		},
 		"POST /v1/fiscal-events": {
@@ -174,14 +176,14 @@ func operations() map[string]operation {
 			query: []queryParam{
 				{name: "limit", description: "Page size, 1 to 200 (default 50).", schema: map[string]any{"type": "integer", "minimum": 1, "maximum": 200}},
 				{name: "cursor", description: "The `next_cursor` of the previous page (opaque).", schema: map[string]any{"type": "string"}},
-				{name: "from", description: "Only records created at or after this date (`YYYY-MM-DD`) or instant (RFC 3339 UTC).", schema: map[string]any{"type": "string"}},
-				{name: "to", description: "Only records created before the end of this date, or before this instant.", schema: map[string]any{"type": "string"}},
-				{name: "settledFrom", description: "Only payments settled at or after this date or instant (an OSS return is organised by supply date).", schema: map[string]any{"type": "string"}},
-				{name: "settledTo", description: "Only payments settled before the end of this date, or before this instant.", schema: map[string]any{"type": "string"}},
-				{name: "status", description: "`DETERMINED` or `MANUAL_REVIEW_REQUIRED`.", schema: map[string]any{"type": "string"}},
-				{name: "taxingCountry", description: "Only records taxed in this country (ISO 3166-1 alpha-2).", schema: map[string]any{"type": "string"}},
+				{name: "from", description: "Only records created at or after this date (`YYYY-MM-DD`) or instant (RFC 3339 UTC).", schema: dateOrInstant()},
+				{name: "to", description: "Only records created before the end of this date, or before this instant.", schema: dateOrInstant()},
+				{name: "settledFrom", description: "Only payments settled at or after this date or instant (an OSS return is organised by supply date).", schema: dateOrInstant()},
+				{name: "settledTo", description: "Only payments settled before the end of this date, or before this instant.", schema: dateOrInstant()},
+				{name: "status", description: "`DETERMINED` or `MANUAL_REVIEW_REQUIRED`.", schema: map[string]any{"type": "string", "enum": []string{vat.StatusDetermined, vat.StatusManualReview}}},
+				{name: "taxingCountry", description: "Only records taxed in this country (ISO 3166-1 alpha-2; `EL` is read as `GR`).", schema: map[string]any{"type": "string", "pattern": patternCountryIn}},
 			},
-			responses: []response{jsonBody(http.StatusOK, "A page of fiscal events.", reflect.TypeFor[fiscal.Page](), "Cache-Control")},
+			responses: []response{jsonBody(http.StatusOK, "A page of fiscal events.", reflect.TypeFor[fiscalEventPageDoc](), "Cache-Control")},
 			errors:    []fiscal.Code{fiscal.CodeBadRequest, codeRateLimited, fiscal.CodeDBUnavailable},
 		},
 		"GET /v1/fiscal-events/{id}": {
@@ -208,7 +210,7 @@ func operations() map[string]operation {
 			summary:     "Read the UBL 2.1 invoice of a fiscal event",
 			description: "Only events for which every production invariant held have one (404 otherwise). The exact stored bytes; the ETag is their SHA-256.",
 			responses: []response{{status: http.StatusOK, description: "The invoice.", mediaType: "application/xml",
-				schema: map[string]any{"type": "string"}, headers: []string{"ETag", "Cache-Control"}}},
+				schema: ublSchema(), headers: []string{"ETag", "Cache-Control"}}},
 			errors: []fiscal.Code{fiscal.CodeNotFound, codeRateLimited, fiscal.CodeDBUnavailable},
 		},
 		"POST /v1/compliance/evaluate": {
@@ -245,7 +247,7 @@ func operations() map[string]operation {
 			summary:     "Read a sandbox UBL document",
 			description: "Watermarked in its note: not a valid invoice.",
 			responses: []response{{status: http.StatusOK, description: "The watermarked UBL document.", mediaType: "application/xml",
-				schema: map[string]any{"type": "string"}, headers: []string{"ETag", "Cache-Control"}}},
+				schema: ublSchema(), headers: []string{"ETag", "Cache-Control"}}},
 			errors: []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeDBUnavailable},
 		},
 		"GET /sandbox/v1/receipts/{id}": {
@@ -370,7 +372,7 @@ func operations() map[string]operation {
 			summary:     "Read the UBL 2.1 invoice of a record",
 			description: "The exact stored bytes, whose SHA-256 the record (`invoice.ublSha256`) and the receipt (`invoice.ubl_sha256`) carry; the ETag is that hash. A record pending review has no invoice (404).",
 			responses: []response{{status: http.StatusOK, description: "The invoice (UBL 2.1 Invoice, EN 16931 or Peppol BIS Billing 3.0).", mediaType: "application/xml",
-				schema: map[string]any{"type": "string"}, headers: []string{"ETag", "Cache-Control"}}},
+				schema: ublSchema(), headers: []string{"ETag", "Cache-Control"}}},
 			errors: []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeDBUnavailable},
 		},
 		"GET /v1/receipts/{id}": {
@@ -502,6 +504,25 @@ func operations() map[string]operation {
 	}
 }
 
+func atoi(s string) int {
+	n := 0
+	fmt.Sscan(s, &n)
+	return n
+}
+
+// contact is info.contact: the operator named in the options, else this
+// deployment's entry point.
+func (s *Server) contact(base string) map[string]any {
+	c := map[string]any{"name": catalog.ServiceName + " operator", "url": base + "/discover"}
+	if s.opts.Operator != "" {
+		c["name"] = s.opts.Operator
+	}
+	if s.opts.OperatorURL != "" {
+		c["url"] = s.opts.OperatorURL
+	}
+	return c
+}
+
 // receiptDoc documents the receipt JSON: receipt.Receipt with its claims
 // typed (the Go field is raw JSON so that the signed bytes stay exact).
 type receiptDoc struct {
@@ -514,8 +535,9 @@ type receiptDoc struct {
 
 // webhookEndpointListDoc documents the body of GET /v1/webhook-endpoints.
 type webhookEndpointListDoc struct {
-	Object string              `json:"object"` // "list"
-	Data   []webhooks.Endpoint `json:"data"`
+	Object  string              `json:"object"` // "list"
+	Data    []webhooks.Endpoint `json:"data"`
+	HasMore bool                `json:"has_more"` // always false: every endpoint fits one page (webhooks.MaxEndpoints)
 }
 
 // redeliveryDoc documents the body of POST /v1/events/{id}/redeliver.
@@ -544,6 +566,7 @@ func (s *Server) openAPI(base string) map[string]any {
 	ops := operations()
 	paths := map[string]any{}
 	usedTags := map[string]bool{}
+	used := map[string]bool{} // shared responses referenced
 	for _, r := range s.routes() {
 		op, ok := ops[r.method+" "+r.path]
 		if !ok {
@@ -554,11 +577,13 @@ func (s *Server) openAPI(base string) map[string]any {
 			item = map[string]any{}
 			paths[r.path] = item
 		}
-		item[strings.ToLower(r.method)] = s.operationObject(g, r, op)
+		item[strings.ToLower(r.method)] = s.operationObject(g, r, op, used)
 		usedTags[op.tag] = true
 	}
 	var tags []any
-	for _, t := range openAPITags {
+	sorted := slices.Clone(openAPITags)
+	slices.SortFunc(sorted, func(a, b struct{ name, description string }) int { return strings.Compare(a.name, b.name) })
+	for _, t := range sorted { // alphabetical: what linters ask, and what a reader scans
 		if usedTags[t.name] {
 			tags = append(tags, map[string]any{"name": t.name, "description": t.description})
 		}
@@ -570,6 +595,7 @@ func (s *Server) openAPI(base string) map[string]any {
 			"version":     catalog.APIVersion,
 			"summary":     "Post-settlement EU VAT fiscal adapter for x402 payments.",
 			"description": catalog.ServicePurpose + "\n\n" + decisionsMarkdown(),
+			"contact":     s.contact(base),
 		},
 		"servers": []any{map[string]any{"url": base, "description": "This deployment."}},
 		"tags":    tags,
@@ -581,12 +607,13 @@ func (s *Server) openAPI(base string) map[string]any {
 				"description": "The merchant account's key (spec §5). Use it only from a server, never from a browser, a mobile app or an agent prompt.",
 			}},
 			"headers":    headerComponents(),
+			"responses":  sharedResponseComponents(g, used),
 			"parameters": map[string]any{"IdempotencyKey": idempotencyParam(), "IfNoneMatch": ifNoneMatchParam()},
 		},
 	}
 }
 
-func (s *Server) operationObject(g *schemaGen, r route, op operation) map[string]any {
+func (s *Server) operationObject(g *schemaGen, r route, op operation, used map[string]bool) map[string]any {
 	o := map[string]any{
 		"operationId": op.id,
 		"summary":     op.summary,
@@ -619,9 +646,13 @@ func (s *Server) operationObject(g *schemaGen, r route, op operation) map[string
 		o["parameters"] = params
 	}
 	if op.request != nil {
+		media := map[string]any{"schema": g.ref(op.request)}
+		if ex := examples()[op.id].Request; ex != nil {
+			media["example"] = ex
+		}
 		o["requestBody"] = map[string]any{
 			"required": true,
-			"content":  map[string]any{"application/json": map[string]any{"schema": g.ref(op.request)}},
+			"content":  map[string]any{"application/json": media},
 		}
 	}
 	responses := map[string]any{}
@@ -646,29 +677,27 @@ func (s *Server) operationObject(g *schemaGen, r route, op operation) map[string
 		if resp.body != nil {
 			schema = g.ref(resp.body)
 		}
-		existing["content"].(map[string]any)[resp.mediaType] = map[string]any{"schema": schema}
+		media := map[string]any{"schema": schema}
+		if exampleMediaType(resp.mediaType) {
+			if op.id == "getOpenAPI" {
+				media["example"] = openAPIExcerpt()
+			} else if ex, ok := responseExample(op.id, resp.status); ok {
+				media["example"] = ex
+			}
+		}
+		existing["content"].(map[string]any)[resp.mediaType] = media
 	}
 	if op.conditional {
 		responses["304"] = map[string]any{"description": "Not Modified: If-None-Match matched the ETag.",
 			"headers": map[string]any{"X-Request-Id": map[string]any{"$ref": "#/components/headers/X-Request-Id"}, "ETag": map[string]any{"$ref": "#/components/headers/ETag"}}}
 	}
-	problem := g.ref(reflect.TypeFor[problemDoc]())
-	for status, codes := range errorsByStatus(op) {
-		var lines []string
-		for _, c := range codes {
-			lines = append(lines, "`"+string(c)+"`: "+codeDocs[c])
-		}
-		headers := map[string]any{"X-Request-Id": map[string]any{"$ref": "#/components/headers/X-Request-Id"}}
-		if status == 429 || status == 503 {
-			headers["Retry-After"] = map[string]any{"$ref": "#/components/headers/Retry-After"}
-		}
-		if status == 401 {
-			headers["WWW-Authenticate"] = map[string]any{"$ref": "#/components/headers/WWW-Authenticate"}
-		}
-		responses[fmt.Sprint(status)] = map[string]any{
-			"description": strings.Join(lines, " "),
-			"headers":     headers,
-			"content":     map[string]any{"application/problem+json": map[string]any{"schema": problem}},
+	errorResponses(g, op, responses, used)
+	for st, r := range responses { // problem answers: the recorded one where there is one
+		if ex, ok := responseExample(op.id, atoi(st)); ok {
+			content, _ := r.(map[string]any)["content"].(map[string]any)
+			if media, ok := content["application/problem+json"].(map[string]any); ok {
+				media["example"] = ex
+			}
 		}
 	}
 	o["responses"] = responses
@@ -688,9 +717,14 @@ func errorsByStatus(op operation) map[int][]fiscal.Code {
 	if op.auth != authNone {
 		codes = append(codes, fiscal.CodeAuthenticationFailed)
 	}
+	if op.auth == authRequired {
+		// authed takes a token of the account's bucket before the handler
+		// runs: every keyed operation can answer 429.
+		codes = append(codes, codeRateLimited)
+	}
 	out := map[int][]fiscal.Code{}
 	for _, c := range codes {
-		st := c.HTTPStatus()
+		st := httpStatus(c)
 		if !slices.Contains(out[st], c) {
 			out[st] = append(out[st], c)
 		}

@@ -52,7 +52,7 @@ func specialSchema(t reflect.Type) (map[string]any, bool) {
 	case reflect.TypeFor[decimal.Decimal]():
 		return map[string]any{"type": "string", "pattern": `^-?[0-9]+(\.[0-9]+)?$`, "description": "A decimal number as a string."}, true
 	case reflect.TypeFor[vat.Percent]():
-		return map[string]any{"type": "number", "minimum": 0, "maximum": 100, "description": "A VAT rate in percent, written as an exact JSON number literal (19, 25.5)."}, true
+		return map[string]any{"type": "number", "format": "double", "minimum": 0, "maximum": 100, "description": "A VAT rate in percent, written as an exact JSON number literal (19, 25.5)."}, true
 	case reflect.TypeFor[json.RawMessage]():
 		return map[string]any{}, true
 	case reflect.TypeFor[tlog.Hash]():
@@ -150,6 +150,11 @@ func (g *schemaGen) object(t reflect.Type) map[string]any {
 	if strictTypes[t] {
 		s["additionalProperties"] = false
 	}
+	if cond, ok := conditionalSchemas[name]; ok {
+		for k, v := range cond() {
+			s[k] = v
+		}
+	}
 	return s
 }
 
@@ -173,7 +178,15 @@ func (g *schemaGen) fields(t reflect.Type, props map[string]any, required *[]str
 			name = f.Name
 		}
 		omit := strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero")
-		fs := g.ref(f.Type)
+		fs, replaced := g.memberSchema(componentName(t), name)
+		if !replaced {
+			fs = withFormat(g.ref(f.Type), componentName(t), name)
+		}
+		if f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() == reflect.String {
+			if items, ok := fs["items"].(map[string]any); ok {
+				fs = map[string]any{"type": "array", "items": withFormat(items, componentName(t), name)}
+			}
+		}
 		key := componentName(t) + "." + name
 		if d, ok := fieldDocs[key]; ok || fieldEnums[key] != nil {
 			fs = annotate(fs, d, fieldEnums[key])

@@ -3,17 +3,19 @@ package httpserver_test
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A small structural checker of JSON values against the OpenAPI document's
 // own schemas: types, enums, required members, and (strictly, to catch
 // drift between the Go types and the document) no member that the schema
 // does not declare. It understands the subset the document uses: $ref,
-// allOf, oneOf, type, enum, properties, required, items,
-// additionalProperties.
+// allOf, oneOf, anyOf, if/then, const, type, enum, pattern, format (date,
+// date-time), properties, required, items, additionalProperties.
 
 type openAPIDoc map[string]any
 
@@ -34,6 +36,10 @@ func (d openAPIDoc) responseSchema(method, path string, status int, mediaType st
 		return nil, fmt.Errorf("no operation %s %s", method, path)
 	}
 	resp, _ := op["responses"].(map[string]any)[fmt.Sprint(status)].(map[string]any)
+	if ref, ok := resp["$ref"].(string); ok {
+		name, _ := strings.CutPrefix(ref, "#/components/responses/")
+		resp, _ = d["components"].(map[string]any)["responses"].(map[string]any)[name].(map[string]any)
+	}
 	if resp == nil {
 		return nil, fmt.Errorf("%s %s documents no %d response", method, path, status)
 	}
@@ -74,12 +80,60 @@ func (d openAPIDoc) check(schema map[string]any, v any, at string) []string {
 			errs = append(errs, fmt.Sprintf("%s: matches %d of oneOf", at, matched))
 		}
 	}
+	if alts, ok := schema["anyOf"].([]any); ok {
+		matched := false
+		for _, s := range alts {
+			matched = matched || len(d.check(s.(map[string]any), v, at)) == 0
+		}
+		if !matched {
+			errs = append(errs, fmt.Sprintf("%s: %v matches none of anyOf", at, v))
+		}
+	}
+	if cond, ok := schema["if"].(map[string]any); ok && len(d.check(cond, v, at)) == 0 {
+		if then, ok := schema["then"].(map[string]any); ok {
+			errs = append(errs, d.check(then, v, at)...)
+		}
+	}
+	if c, ok := schema["const"]; ok && c != v {
+		errs = append(errs, fmt.Sprintf("%s: %v is not %v", at, v, c))
+	}
+	if str, ok := v.(string); ok {
+		if p, ok := schema["pattern"].(string); ok && !regexp.MustCompile(p).MatchString(str) {
+			errs = append(errs, fmt.Sprintf("%s: %q does not match %s", at, str, p))
+		}
+		switch schema["format"] {
+		case "date":
+			if _, err := time.Parse(time.DateOnly, str); err != nil {
+				errs = append(errs, fmt.Sprintf("%s: %q is not a date", at, str))
+			}
+		case "date-time":
+			if _, err := time.Parse(time.RFC3339Nano, str); err != nil {
+				errs = append(errs, fmt.Sprintf("%s: %q is not a date-time", at, str))
+			}
+		}
+	}
 	if enum, ok := schema["enum"].([]any); ok && !slices.Contains(enum, v) {
 		errs = append(errs, fmt.Sprintf("%s: %v not in enum %v", at, v, enum))
 	}
 	typ, _ := schema["type"].(string)
 	switch typ {
 	case "":
+		// Without a type, an object's members are still checked when the
+		// schema names them (an if/then's required and properties).
+		if obj, ok := v.(map[string]any); ok {
+			for _, r := range asStrings(schema["required"]) {
+				if _, ok := obj[r]; !ok {
+					errs = append(errs, at+"/"+r+": required member missing")
+				}
+			}
+			if props, ok := schema["properties"].(map[string]any); ok {
+				for k, ps := range props {
+					if val, ok := obj[k]; ok {
+						errs = append(errs, d.check(ps.(map[string]any), val, at+"/"+k)...)
+					}
+				}
+			}
+		}
 	case "object":
 		obj, ok := v.(map[string]any)
 		if !ok {

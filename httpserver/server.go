@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -26,6 +28,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscalevent"
 	"github.com/fiscal402/fiscal402/ingest"
 	"github.com/fiscal402/fiscal402/internal/strictjson"
+	"github.com/fiscal402/fiscal402/metrics"
 	"github.com/fiscal402/fiscal402/rates"
 	"github.com/fiscal402/fiscal402/sandbox"
 	"github.com/fiscal402/fiscal402/webhooks"
@@ -36,7 +39,10 @@ type Options struct {
 	// MaxBodyBytes limits request bodies; larger ones get 413. 0 means
 	// fiscal.MaxRequestBytes.
 	MaxBodyBytes int64
-	// Logger receives one line per request. nil means slog.Default().
+	// Logger receives one line per request (request_id, method, route
+	// pattern, status, duration_ms, and when known the account id and the
+	// problem code; never a key, a body, a query or a path's ids). nil
+	// means slog.Default().
 	Logger *slog.Logger
 	// PublicURL is the absolute base URL clients reach the service at
 	// (e.g. "https://fiscal.example.com"), used for the links in the
@@ -56,6 +62,27 @@ type Options struct {
 	// believed when telling clients apart for the sandbox quota. nil means
 	// none: the connection's peer address is the client.
 	TrustedProxies []netip.Prefix
+	// Metrics are the Prometheus metrics the server reports to and GET
+	// /metrics serves. nil means metrics of the server's own (metrics.New).
+	Metrics *metrics.Metrics
+	// MetricsPublic serves GET /metrics without the operator key (a scraper
+	// on a private network). false requires the key.
+	MetricsPublic bool
+	// OperatorKey is the key of the operator endpoints (GET /metrics
+	// unless MetricsPublic, GET /v1/admin/backup), sent as "Authorization:
+	// Bearer <key>". It must not be an account's key (New refuses it) and
+	// should be a long random string (NewAPIKey). "" disables those
+	// endpoints (401).
+	OperatorKey string
+	// ReadyChecks are readiness checks of the host's, run by GET /readyz
+	// after the server's own (ledger, fx, workers).
+	ReadyChecks []ReadyCheck
+	// FXMaxAge is how old the newest ECB rate may be while the service is
+	// ready. 0 means DefaultFXMaxAge; a negative value turns the check off.
+	FXMaxAge time.Duration
+	// Backup is the source of GET /v1/admin/backup. nil means the engine's
+	// ledger, when it implements LedgerBackup.
+	Backup LedgerBackup
 }
 
 // Services are the engine and the packages around it that the server
@@ -114,6 +141,11 @@ type Server struct {
 	log     *slog.Logger
 	docs    documentStore // published documents, built once per base URL (discovery.go)
 	limits  *rateLimits   // per-account rate limit of the keyed endpoints
+	keys    atomic.Pointer[Keys]
+	metrics *metrics.Metrics
+	ready   readiness
+	// operatorHash is the SHA-256 of Options.OperatorKey; nil without one.
+	operatorHash []byte
 }
 
 // New returns the handler serving the specification's endpoints over the
@@ -126,13 +158,24 @@ func New(svc Services, opts Options) (*Server, error) {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = fiscal.MaxRequestBytes
 	}
-	s := &Server{svc: svc, engine: svc.Engine, opts: opts, mux: http.NewServeMux(), methods: http.NewServeMux(), log: opts.Logger}
+	s := &Server{svc: svc, engine: svc.Engine, opts: opts, mux: http.NewServeMux(), methods: http.NewServeMux(), log: opts.Logger, metrics: opts.Metrics}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	if s.metrics == nil {
+		s.metrics = metrics.New()
+	}
+	s.metrics.SetState(s.state, stateTTL)
+	if opts.OperatorKey != "" {
+		h := sha256.Sum256([]byte(opts.OperatorKey))
+		s.operatorHash = h[:]
+	}
+	if err := s.SetKeys(svc.Keys); err != nil {
+		return nil, err
+	}
 	s.limits = newRateLimits(opts.RateLimit, opts.RateBurst)
 	paths := map[string]bool{}
-	for _, r := range s.routes() {
+	for _, r := range append(s.routes(), s.opsRoutes()...) {
 		s.mux.Handle(r.method+" "+r.path, r.handler)
 		if !paths[r.path] {
 			paths[r.path] = true
@@ -203,24 +246,113 @@ func (s *Server) routes() []route {
 	}
 }
 
+// SetKeys replaces the accounts' API keys, for a host that reloads its
+// accounts file while serving: requests that start afterwards authenticate
+// with the new set. It refuses a set in which the operator key is an
+// account's key.
+func (s *Server) SetKeys(k *Keys) error {
+	if k == nil {
+		return errors.New("httpserver: SetKeys(nil)")
+	}
+	if s.opts.OperatorKey != "" {
+		if id, err := k.Authenticate(s.opts.OperatorKey); err == nil {
+			return fmt.Errorf("httpserver: the operator key is also the key of account %q: give the operator a key of its own", id)
+		}
+	}
+	s.keys.Store(k)
+	return nil
+}
+
+// Metrics returns the metrics the server reports to (Options.Metrics, or
+// its own).
+func (s *Server) Metrics() *metrics.Metrics { return s.metrics }
+
+// requestInfo is what the handlers of one request tell the request log
+// and the metrics: set through the context, read when the answer is done.
+type requestInfo struct {
+	id      string
+	account string // the authenticated account id ("operator" for the operator key)
+	code    string // the problem document's code, when the answer is one
+	outcome string // an ingest's outcome: created, replayed, existing, queued
+	status  string // the ingested record's status (reviewStatus, determination status, "queued")
+}
+
+type requestInfoKey struct{}
+
+// requestInfoOf returns the request's info (a throwaway one outside
+// ServeHTTP, e.g. a handler called directly by a test).
+func requestInfoOf(r *http.Request) *requestInfo {
+	if info, ok := r.Context().Value(requestInfoKey{}).(*requestInfo); ok {
+		return info
+	}
+	return &requestInfo{}
+}
+
+// ingestSources are the routes whose answers count in
+// fiscal402_settlements_total and fiscal402_settlements_refused_total,
+// with their source label.
+var ingestSources = map[string]string{
+	"POST /settlements":              "settlements",
+	"POST /v1/x402/settlements":      "x402",
+	"POST /v1/fiscal-events":         "fiscal_events",
+	"POST /settlements/{id}/resolve": "resolve",
+}
+
 // ServeHTTP gives every request an id (X-Request-Id on every response),
-// turns panics into a 500 problem and logs one line per request.
+// turns panics into a 500 problem, and when the answer is done logs one
+// line and counts it in the metrics (by route pattern, never the raw path).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := requestID(r.Header.Get("X-Request-Id"))
 	w.Header().Set("X-Request-Id", id)
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
+	info := &requestInfo{id: id}
+	r = r.WithContext(context.WithValue(context.WithValue(r.Context(), requestIDKey{}, id), requestInfoKey{}, info))
 	defer func() {
-		if p := recover(); p != nil {
+		p := recover()
+		if p != nil && p != http.ErrAbortHandler {
 			s.log.Error("panic", "request_id", id, "panic", p, "stack", string(debug.Stack()))
 			if !rec.wrote {
 				s.problem(rec, r, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "internal error"})
 			}
 		}
-		s.log.Info("request", "request_id", id, "method", r.Method, "path", r.URL.Path, "status", rec.status, "duration", time.Since(start))
+		s.finish(r, rec.status, info, time.Since(start))
+		if p == http.ErrAbortHandler {
+			panic(p) // net/http aborts the connection: a cut stream must not look whole
+		}
 	}()
 	s.mux.ServeHTTP(rec, r)
+}
+
+// finish logs the request line and counts the request in the metrics.
+func (s *Server) finish(r *http.Request, status int, info *requestInfo, d time.Duration) {
+	route := r.Pattern
+	if route == "" || route == "/" {
+		route = "unmatched"
+	}
+	s.metrics.ObserveRequest(route, status, d)
+	if source := ingestSources[route]; source != "" {
+		switch {
+		case info.outcome != "":
+			s.metrics.ObserveSettlement(source, info.outcome, info.status)
+		case info.code != "":
+			s.metrics.ObserveRefused(source, info.code)
+		}
+	}
+	attrs := []slog.Attr{
+		slog.String("request_id", info.id), slog.String("method", r.Method), slog.String("route", route),
+		slog.Int("status", status), slog.Float64("duration_ms", float64(d.Microseconds())/1000),
+	}
+	if info.account != "" {
+		attrs = append(attrs, slog.String("account", info.account))
+	}
+	if info.code != "" {
+		attrs = append(attrs, slog.String("code", info.code))
+	}
+	if info.outcome != "" {
+		attrs = append(attrs, slog.String("outcome", info.outcome), slog.String("record_status", info.status))
+	}
+	s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
 }
 
 // fallback answers paths no route matches: 405 when the path exists with
@@ -240,7 +372,17 @@ const (
 	codePayloadTooLarge  fiscal.Code = "PAYLOAD_TOO_LARGE"      // body over the limit
 	codeUnsupportedMedia fiscal.Code = "UNSUPPORTED_MEDIA_TYPE" // not application/json
 	codeRateLimited      fiscal.Code = "RATE_LIMITED"           // over the per-account rate limit
+	codeNotImplemented   fiscal.Code = "NOT_IMPLEMENTED"        // an operator endpoint this build cannot serve
 )
+
+// httpStatus is the status of a code: fiscal's table, and the codes of the
+// operator endpoints that fiscal does not know.
+func httpStatus(c fiscal.Code) int {
+	if c == codeNotImplemented {
+		return http.StatusNotImplemented
+	}
+	return c.HTTPStatus()
+}
 
 type requestIDKey struct{}
 type accountKey struct{}
@@ -264,12 +406,13 @@ func requestID(inbound string) string {
 // request context.
 func (s *Server) authed(h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, err := s.svc.Keys.Authenticate(r.Header.Get(HeaderServiceKey))
+		id, err := s.keys.Load().Authenticate(r.Header.Get(HeaderServiceKey))
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", `X-Service-Key realm="fiscal402"`)
 			s.problem(w, r, err)
 			return
 		}
+		requestInfoOf(r).account = id
 		if err := s.limits.allow(id, time.Now()); err != nil {
 			s.problem(w, r, err)
 			return
@@ -333,8 +476,9 @@ func (s *Server) problem(w http.ResponseWriter, r *http.Request, err error) {
 			fe = &fiscal.Error{Code: fiscal.CodeInternal, Detail: "internal error", Err: err}
 		}
 	}
-	status := fe.Code.HTTPStatus()
+	status := httpStatus(fe.Code)
 	id, _ := r.Context().Value(requestIDKey{}).(string)
+	requestInfoOf(r).code = string(fe.Code)
 	if status >= 500 {
 		s.log.Error("request failed", "request_id", id, "code", fe.Code, "err", fe)
 	}

@@ -40,6 +40,7 @@ func (s *Server) postX402Settlement(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if res.Outcome == fiscal.Queued {
+		noteIngested(r, res.Outcome, "queued")
 		raw, err := json.Marshal(res.Queued)
 		if err != nil {
 			s.problem(w, r, err)
@@ -52,6 +53,7 @@ func (s *Server) postX402Settlement(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusAccepted, raw)
 		return
 	}
+	noteIngested(r, res.Outcome, res.Record.ReviewStatus)
 	writeIngested(w, "/settlements/"+res.Record.ID, res.Outcome, res.JSON)
 }
 

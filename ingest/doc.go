@@ -15,6 +15,9 @@
 // the chain cannot answer yet is retried with exponential backoff; what it
 // refuses fails with a reason. An entry is never lost and never recorded
 // twice. Service.Status is its public state (object "x402_ingest").
+// Service.QueueStats counts the queued entries for monitoring, and
+// Service.Prune removes entries that ended (recorded or failed) before a
+// retention cutoff, never a queued one, a record or a ledger claim.
 //
 // Service.RecordX402 and Service.RecordTransfer do the same synchronously.
 // Both need on-chain verification in mode "required" for the network: x402

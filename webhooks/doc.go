@@ -60,6 +60,16 @@
 // up to 72 h after the first attempt, about 19 attempts. On 429 and 503 a
 // Retry-After is honoured: the next attempt is never earlier.
 //
+// # Retention and monitoring
+//
+// Every (endpoint, event) pair keeps a delivery state. Prune removes the
+// states that finished (delivered, failed, cancelled) before a cutoff; a
+// pending delivery is never removed, and neither are endpoints, the outbox
+// or any ledger entry, so a pruned event can still be listed and
+// redelivered. Stats reads the backlog (pending deliveries and when the
+// earliest was due), the failed deliveries still retained and the
+// endpoints' health.
+//
 // # Target addresses
 //
 // HTTPSender checks every address it connects to, after DNS resolution, in

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/big"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -44,6 +45,9 @@ func TestChainFlags(t *testing.T) {
 			fs := flag.NewFlagSet("server", flag.ContinueOnError)
 			fs.SetOutput(io.Discard)
 			cf := addChainFlags(fs)
+			if err := applyEnv(fs, os.Getenv); err != nil { // as serve does: the variable, then the command line
+				t.Fatal(err)
+			}
 			if err := fs.Parse(c.args); err != nil {
 				t.Fatal(err)
 			}

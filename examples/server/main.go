@@ -8,28 +8,29 @@
 //
 // Usage:
 //
-//	go run ./examples/server [flags]
+//	go run ./examples/server [flags]                  the server
+//	go run ./examples/server backup [-o FILE] ...     a hot copy of the running server's ledger
+//	go run ./examples/server check [-data DIR] ...    verify a ledger file (a restored copy)
+//	go run ./examples/server accounts list|create|rotate-key|drop-old-keys ...
 //
-// Flags:
+// Every flag is also read from FISCAL402_<NAME> (upper case, '-' as '_'); the
+// command line wins. README "Configuration" has the table of all of them;
+// `server -h` prints them. The main ones:
 //
 //	-listen addr        address to listen on (default 127.0.0.1:8402)
 //	-data dir           data directory: ledger, keys, accounts (default ./fiscal402-data)
 //	-accounts file      accounts file (default <data>/accounts.json; created with a demo account if missing)
 //	-fx-file file       newer ECB rates (eurofxref CSV or XML) merged over the embedded snapshot: a fixed table
 //	-fx-refresh         fetch each day's ECB rates after 16:00 Frankfurt time and keep them in the ledger (default true)
-//	-log-origin name    Merkle log origin (default fiscal402.localhost/log; fixed once the ledger exists)
-//	-rotate-receipt-key retire the receipt signing key, create a new one, exit
-//	-vies off|live      VAT-number registries (default off); see -h for the registry flags
-//	-base-rpc, -base-mode, -base-confirmations, -base-finalized,
-//	-ethereum-rpc, -ethereum-mode, ..., -chain-timeout
-//	                    chain verification per network (see chain.go; default off)
-//	-public-url url     absolute base URL of the published documents' links (default: each request's host)
-//	-rate-limit n       requests per second per account on the keyed endpoints (default 100; 0 = no limit)
-//	-rate-burst n       burst of the rate limit (default 2 × rate-limit)
-//	-trusted-proxy list comma-separated proxy addresses or CIDRs whose X-Forwarded-For is believed (default none)
-//	-webhooks-allow-loopback  deliver webhooks to loopback addresses, also over http:// (local development)
-//	-webhooks-allow-private   deliver webhooks to private network addresses (receivers on the operator's network)
-//	-webhook-timeout d        time limit of one webhook delivery attempt (default 10s)
+//	-log-format, -log-level   text or json log lines on stderr; debug, info, warn or error
+//	-sandbox-quota n    evaluate and simulate calls per agent per UTC day (default 10)
+//	-operator-key-file  the operator key of /metrics and /v1/admin/backup (default <data>/keys/operator.key)
+//	-retention d        prune finished webhook deliveries and ingest entries older than d (default 720h)
+//	-vies off|live, -base-*, -ethereum-*, -rate-limit, -public-url, -webhooks-*, ...
+//
+// Operations (README "Operations"): GET /healthz and /readyz for probes,
+// GET /metrics for Prometheus, GET /v1/admin/backup for a hot copy; the
+// server re-reads the accounts file when it changes or on SIGHUP.
 package main
 
 import (
@@ -60,6 +61,7 @@ import (
 	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/httpserver"
 	"github.com/fiscal402/fiscal402/ingest"
+	"github.com/fiscal402/fiscal402/metrics"
 	"github.com/fiscal402/fiscal402/rates"
 	"github.com/fiscal402/fiscal402/sandbox"
 	"github.com/fiscal402/fiscal402/vat"
@@ -81,12 +83,33 @@ type options struct {
 	rateBurst                              int
 	trustedProxies                         string
 	webhooks                               webhooks.Options
+	logFormat, logLevel                    string
+	sandboxQuota                           int
+	operatorKeyFile                        string
+	metricsPublic                          bool
+	readyFXMaxAge                          time.Duration
+	retention                              time.Duration
+	accountsReload                         time.Duration
 }
 
+// run is the command: the server, or one of the operator's subcommands
+// (backup, check, accounts), which are documented in README "Operations".
 func run(args []string, stdout, stderr io.Writer) error {
-	var o options
-	fs := flag.NewFlagSet("server", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	if len(args) > 0 {
+		switch args[0] {
+		case "backup":
+			return runBackup(args[1:], stdout, stderr)
+		case "check":
+			return runCheck(args[1:], stdout, stderr)
+		case "accounts":
+			return runAccounts(args[1:], stdout, stderr)
+		}
+	}
+	return serve(args, stdout, stderr)
+}
+
+// serverFlags defines the server's flags on fs.
+func serverFlags(fs *flag.FlagSet, o *options, vf *viesFlags) *chainFlags {
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:8402", "address to listen on")
 	fs.StringVar(&o.data, "data", "fiscal402-data", "data directory (ledger, keys, accounts)")
 	fs.StringVar(&o.accounts, "accounts", "", "accounts file (default <data>/accounts.json)")
@@ -94,7 +117,6 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&o.fxRefresh, "fx-refresh", true, "fetch the ECB reference rates after each day's publication and keep them in the ledger (ignored with -fx-file)")
 	fs.StringVar(&o.origin, "log-origin", fiscal.DefaultLogOrigin, "Merkle log origin")
 	fs.BoolVar(&o.rotate, "rotate-receipt-key", false, "retire the active receipt signing key, create a new one, and exit (stop the server first)")
-	var vf viesFlags
 	vf.register(fs)
 	chain := addChainFlags(fs)
 	fs.StringVar(&o.publicURL, "public-url", "", "absolute base URL for the links in the manifest, agent card and OpenAPI document (default: each request's scheme and host)")
@@ -104,8 +126,31 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&o.webhooks.AllowLoopback, "webhooks-allow-loopback", false, "deliver webhooks to loopback addresses, also over http:// (local development)")
 	fs.BoolVar(&o.webhooks.AllowPrivate, "webhooks-allow-private", false, "deliver webhooks to private network addresses")
 	fs.DurationVar(&o.webhooks.Timeout, "webhook-timeout", 10*time.Second, "time limit of one webhook delivery attempt")
+	fs.StringVar(&o.logFormat, "log-format", "text", "log format: text or json (one line per request and per event, on stderr)")
+	fs.StringVar(&o.logLevel, "log-level", "info", "least level logged: debug, info, warn or error")
+	fs.IntVar(&o.sandboxQuota, "sandbox-quota", catalog.DefaultPricing().SandboxQuotaPerDay, "evaluate and simulate calls per agent per UTC day (spec §8: 10)")
+	fs.StringVar(&o.operatorKeyFile, "operator-key-file", "", "file holding the operator key of /metrics and /v1/admin/backup (default <data>/keys/operator.key, created on first start; FISCAL402_OPERATOR_KEY sets the key itself)")
+	fs.BoolVar(&o.metricsPublic, "metrics-public", false, "serve /metrics without the operator key (a scraper on a private network)")
+	fs.DurationVar(&o.readyFXMaxAge, "ready-fx-max-age", httpserver.DefaultFXMaxAge, "/readyz fails when the newest ECB rate is older (0 = no such check)")
+	fs.DurationVar(&o.retention, "retention", defaultRetention, "prune finished webhook delivery states and ingest queue entries older than this (0 = keep them forever); never a ledger record")
+	fs.DurationVar(&o.accountsReload, "accounts-reload", 2*time.Second, "how often to look for changes of the accounts file (0 = only on SIGHUP)")
+	return chain
+}
+
+func serve(args []string, stdout, stderr io.Writer) error {
+	var o options
+	var vf viesFlags
+	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	chain := serverFlags(fs, &o, &vf)
+	if err := applyEnv(fs, os.Getenv); err != nil {
+		return err
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q (commands: backup, check, accounts; see -h)", fs.Arg(0))
 	}
 	if o.accounts == "" {
 		o.accounts = filepath.Join(o.data, "accounts.json")
@@ -121,13 +166,25 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if u, err := url.Parse(o.publicURL); o.publicURL != "" && (err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "") {
 		return fmt.Errorf("-public-url %q: want an absolute http(s) URL such as https://fiscal.example.com", o.publicURL)
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	if o.sandboxQuota < 1 {
+		return fmt.Errorf("-sandbox-quota %d: want at least 1 call a day", o.sandboxQuota)
+	}
+	if o.retention < 0 || o.accountsReload < 0 || o.readyFXMaxAge < 0 {
+		return errors.New("-retention, -accounts-reload and -ready-fx-max-age must not be negative")
+	}
+	logger, err := newLogger(stderr, o.logFormat, o.logLevel)
+	if err != nil {
+		return err
+	}
 	serverOpts, err := httpOptions(o, logger)
 	if err != nil {
 		return err
 	}
 
 	if err := os.MkdirAll(o.data, 0o700); err != nil {
+		return err
+	}
+	if serverOpts.OperatorKey, err = operatorKey(o.operatorKeyFile, o.data, os.Getenv("FISCAL402_OPERATOR_KEY"), true); err != nil {
 		return err
 	}
 	demoKey, err := ensureDemoAccount(o.accounts, os.Getenv("FISCAL402_DEMO_KEY"))
@@ -143,6 +200,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	pricing := catalog.DefaultPricing()
+	pricing.SandboxQuotaPerDay = o.sandboxQuota
 	cfg := fiscal.Config{Dir: o.data, Accounts: accounts.EngineAccounts(), LogOrigin: o.origin, Logger: logger, Fee: pricing.FeePolicy()}
 	if err := vf.apply(&cfg); err != nil {
 		return err
@@ -182,17 +240,27 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	payments := ingest.New(engine, ingest.Options{})
+	reloader := &accountsReloader{path: o.accounts, engine: engine, log: logger}
+	serverOpts.Metrics = metrics.New()
 	handler, err := httpserver.New(httpserver.Services{
 		Engine:   engine,
 		Keys:     keys,
 		Catalog:  catalog.New(engine, pricing),
 		Webhooks: hooks,
-		Ingest:   ingest.New(engine, ingest.Options{}),
+		Ingest:   payments,
 		Sandbox:  sandbox.New(engine, sandbox.Options{QuotaPerDay: pricing.SandboxQuotaPerDay}),
 		Rates:    refresh,
 	}, serverOpts)
 	if err != nil {
 		return err
+	}
+	reloader.handler, reloader.metrics = handler, serverOpts.Metrics
+	if err := reloader.start(accounts); err != nil {
+		return err
+	}
+	if o.retention > 0 {
+		engine.Go(retentionLoop(engine, hooks, payments, o.retention, serverOpts.Metrics, logger))
 	}
 
 	ln, err := net.Listen("tcp", o.listen)
@@ -203,15 +271,20 @@ func run(args []string, stdout, stderr io.Writer) error {
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      30 * time.Second,
+		WriteTimeout:      30 * time.Second, // the backup endpoint lifts it for its stream
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    16 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	printWelcome(stdout, "http://"+ln.Addr().String(), demoKey)
 	chain.describe(stdout)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	engine.Go(func(done <-chan struct{}) { reloader.watch(done, hup, o.accountsReload) })
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -252,7 +325,12 @@ func httpOptions(o options, logger *slog.Logger) (httpserver.Options, error) {
 		}
 		proxies = append(proxies, prefix.Masked())
 	}
-	return httpserver.Options{Logger: logger, PublicURL: o.publicURL, RateLimit: limit, RateBurst: o.rateBurst, TrustedProxies: proxies}, nil
+	fxMaxAge := o.readyFXMaxAge
+	if fxMaxAge == 0 {
+		fxMaxAge = -1 // httpserver: a negative age turns the check off
+	}
+	return httpserver.Options{Logger: logger, PublicURL: o.publicURL, RateLimit: limit, RateBurst: o.rateBurst, TrustedProxies: proxies,
+		MetricsPublic: o.metricsPublic, FXMaxAge: fxMaxAge}, nil
 }
 
 // loadRates merges the operator's ECB file over the embedded snapshot. A
@@ -278,7 +356,15 @@ const demoAccountID = "acct_demo"
 // script can always authenticate). "" means the key was printed on an
 // earlier start and only its hash is kept.
 func ensureDemoAccount(path, envKey string) (string, error) {
-	_, err := os.Stat(path)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", err
+	}
+	unlock, err := lockFile(path + ".lock") // the accounts commands may be editing it
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	_, err = os.Stat(path)
 	switch {
 	case err == nil:
 		if envKey == "" {

@@ -70,14 +70,21 @@ type serverProc struct {
 // flags, and waits until it says where it listens.
 func startServer(t *testing.T, dataDir string, extra ...string) *serverProc {
 	t.Helper()
+	return startServerWith(t, dataDir, nil, io.Discard, extra...)
+}
+
+// startServerWith is startServer with more environment variables and the
+// server's stderr (its log) written to stderr.
+func startServerWith(t *testing.T, dataDir string, env []string, stderr io.Writer, extra ...string) *serverProc {
+	t.Helper()
 	// -rate-limit 0: the crash tests post as fast as 8 clients can.
 	cmd := exec.Command(serverBinary(t), append([]string{"-data", dataDir, "-listen", "127.0.0.1:0", "-rate-limit", "0", "-fx-refresh=false"}, extra...)...)
-	cmd.Env = append(os.Environ(), "FISCAL402_DEMO_KEY="+demoKey)
+	cmd.Env = append(append(os.Environ(), "FISCAL402_DEMO_KEY="+demoKey), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = io.Discard
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

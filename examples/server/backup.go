@@ -1,0 +1,192 @@
+package main
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/fiscal402/fiscal402/ledger"
+)
+
+// The backup and check commands:
+//
+//	server backup [-server URL] [-data DIR] [-operator-key-file FILE] [-o FILE]
+//	server check  [-data DIR] [-ledger FILE] [-log-key KEY]
+//
+// backup asks the running server for a hot copy of its ledger (GET
+// /v1/admin/backup, with the operator key) and writes it to -o (or stdout).
+// With -o the copy is written beside the target, fsynced, verified with
+// ledger.Check against the server's log key (GET /.well-known/log-key) and
+// only then renamed into place, so a file at -o is always a whole, checked
+// copy. check verifies a ledger file (a restored copy, or the data
+// directory's ledger.db while the server is stopped) and prints its log
+// size and root: after a restore, they match the checkpoint the server had
+// at that size.
+
+func runBackup(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	server := fs.String("server", "http://127.0.0.1:8402", "the running server's base URL")
+	data := fs.String("data", "fiscal402-data", "the server's data directory (where the operator key is kept by default)")
+	keyFile := fs.String("operator-key-file", "", "file holding the operator key (default <data>/keys/operator.key; FISCAL402_OPERATOR_KEY sets the key itself)")
+	out := fs.String("o", "", "write the copy to this file, verified (default: stdout, unverified)")
+	if err := applyEnv(fs, os.Getenv); err != nil {
+		return err
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("backup: unexpected argument %q", fs.Arg(0))
+	}
+	key, err := operatorKey(*keyFile, *data, os.Getenv("FISCAL402_OPERATOR_KEY"), false)
+	if err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	base := strings.TrimRight(*server, "/")
+	client := &http.Client{} // no overall timeout: a large ledger takes as long as it takes
+	start := time.Now()
+	req, err := http.NewRequest("GET", base+"/v1/admin/backup", nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		var p struct{ Code, Detail string }
+		raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		_ = json.Unmarshal(raw, &p)
+		return fmt.Errorf("backup: the server answered %d %s: %s", resp.StatusCode, p.Code, p.Detail)
+	}
+	if *out == "" {
+		n, err := io.Copy(stdout, resp.Body)
+		if err != nil {
+			return fmt.Errorf("backup: the stream broke after %d bytes: %w (the output is not a usable copy)", n, err)
+		}
+		fmt.Fprintf(stderr, "backup: %d bytes in %s (not verified: check it with `server check -ledger FILE -log-key KEY`)\n", n, time.Since(start).Round(time.Millisecond))
+		return nil
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(*out), "."+filepath.Base(*out)+".part*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	n, err := io.Copy(tmp, resp.Body)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("backup: the stream broke after %d bytes: %w (nothing written to %s)", n, err, *out)
+	}
+	took := time.Since(start)
+	vkey, err := fetchText(client, base+"/.well-known/log-key")
+	if err != nil {
+		return fmt.Errorf("backup: the server's log key: %w", err)
+	}
+	cp, err := checkLedger(tmp.Name(), vkey)
+	if err != nil {
+		return fmt.Errorf("backup: the copy does not verify, nothing written to %s: %w", *out, err)
+	}
+	if err := os.Rename(tmp.Name(), *out); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "backup: %s: %d bytes in %s; ledger.Check passed; log size %d, root %s\n",
+		*out, n, took.Round(time.Millisecond), cp.Size, base64.StdEncoding.EncodeToString(cp.Root[:]))
+	return nil
+}
+
+func runCheck(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	data := fs.String("data", "fiscal402-data", "data directory: its ledger.db and keys/log.key")
+	path := fs.String("ledger", "", "the ledger file to check (default <data>/ledger.db)")
+	vkey := fs.String("log-key", "", "the log verifier key (default: derived from <data>/keys/log.key)")
+	if err := applyEnv(fs, os.Getenv); err != nil {
+		return err
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *path == "" {
+		*path = filepath.Join(*data, "ledger.db")
+	}
+	if *vkey == "" {
+		k, err := logVerifierKey(filepath.Join(*data, "keys", "log.key"))
+		if err != nil {
+			return err
+		}
+		*vkey = k
+	}
+	cp, err := checkLedger(*path, *vkey)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: ledger.Check passed; origin %s, log size %d, root %s\n", *path, cp.Origin, cp.Size, base64.StdEncoding.EncodeToString(cp.Root[:]))
+	return nil
+}
+
+// checkLedger runs ledger.Check on the file and returns its latest
+// checkpoint.
+func checkLedger(path, vkey string) (ledger.Checkpoint, error) {
+	v, err := note.NewVerifier(strings.TrimSpace(vkey))
+	if err != nil {
+		return ledger.Checkpoint{}, fmt.Errorf("log key: %w", err)
+	}
+	if err := ledger.Check(path, v); err != nil {
+		return ledger.Checkpoint{}, err
+	}
+	l, err := ledger.Open(path, ledger.Options{Origin: v.Name(), Verifier: v})
+	if err != nil {
+		return ledger.Checkpoint{}, err
+	}
+	defer l.Close()
+	return l.Checkpoint()
+}
+
+// logVerifierKey derives the verifier key from a data directory's log key
+// file (never creating one).
+func logVerifierKey(path string) (string, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("log key: %w (give -log-key, the server's GET /.well-known/log-key)", err)
+	}
+	s, err := note.NewSigner(strings.TrimSpace(string(raw)))
+	if err != nil {
+		return "", fmt.Errorf("log key %s: %w", path, err)
+	}
+	_, vkey, err := ledger.LoadOrCreateLogKey(path, s.Name())
+	return vkey, err
+}
+
+func fetchText(c *http.Client, url string) (string, error) {
+	resp, err := c.Get(url)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if err != nil {
+		return "", err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return "", errors.New(resp.Status)
+	}
+	return strings.TrimSpace(string(raw)), nil
+}

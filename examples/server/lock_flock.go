@@ -1,0 +1,28 @@
+//go:build linux || darwin || freebsd || openbsd || netbsd || dragonfly
+
+package main
+
+import (
+	"os"
+	"syscall"
+)
+
+// lockFile takes an exclusive lock on path (created if missing) and returns
+// its release: the accounts commands hold it around their
+// read-modify-write of the accounts file, so two commands run at once do
+// not lose one another's change. The server only reads the file (it is
+// replaced whole by a rename) and needs no lock for that.
+func lockFile(path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}

@@ -1,0 +1,127 @@
+package httpserver
+
+import (
+	"reflect"
+	"strings"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/fiscalevent"
+	"github.com/fiscal402/fiscal402/vat"
+	"github.com/fiscal402/fiscal402/x402"
+)
+
+// Types and schema parts that exist only to document answers whose Go
+// type is looser than their content: a page whose items are raw JSON, a
+// simulation that embeds a record and a receipt as stored, an event whose
+// data is the record of its entry, and the x402 documents an ingest
+// request carries. A generated client gets typed values for each.
+
+// settlementPageDoc documents GET /settlements: fiscal.Page with its items
+// typed (TestPageDocsMatchPage keeps the members equal).
+type settlementPageDoc struct {
+	Object     string          `json:"object"`
+	Data       []fiscal.Record `json:"data"`
+	HasMore    bool            `json:"has_more"`
+	NextCursor string          `json:"next_cursor,omitempty"`
+}
+
+// fiscalEventPageDoc documents GET /v1/fiscal-events.
+type fiscalEventPageDoc struct {
+	Object     string              `json:"object"`
+	Data       []fiscalevent.Event `json:"data"`
+	HasMore    bool                `json:"has_more"`
+	NextCursor string              `json:"next_cursor,omitempty"`
+}
+
+func init() {
+	componentNames[reflect.TypeFor[settlementPageDoc]()] = "SettlementPage"
+	componentNames[reflect.TypeFor[fiscalEventPageDoc]()] = "FiscalEventPage"
+}
+
+// memberSchemas replace the schema of members whose Go type is raw JSON,
+// keyed by "Component.member". (A function: the schemas refer back to the
+// generator that consults it.)
+func memberSchemas() map[string]func(g *schemaGen) map[string]any {
+	return map[string]func(g *schemaGen) map[string]any{
+		"Simulation.record":  func(g *schemaGen) map[string]any { return g.ref(reflect.TypeFor[fiscal.Record]()) },
+		"Simulation.receipt": func(g *schemaGen) map[string]any { return g.ref(reflect.TypeFor[receiptDoc]()) },
+		// An event's data is the record its entry stored: a settlement record
+		// or a fiscal event, told apart by "object".
+		"EventPayload.data": func(g *schemaGen) map[string]any {
+			return map[string]any{
+				"description": "The record as stored in the event's ledger entry: a settlement record (`object` `settlement`) or a fiscal event (`object` `fiscal_event`).",
+				"oneOf":       []any{g.ref(reflect.TypeFor[fiscal.Record]()), g.ref(reflect.TypeFor[fiscalevent.Event]())},
+				"discriminator": map[string]any{"propertyName": "object", "mapping": map[string]any{
+					fiscal.ObjectSettlement:  "#/components/schemas/Record",
+					fiscal.ObjectFiscalEvent: "#/components/schemas/FiscalEvent",
+				}},
+			}
+		},
+		"X402IngestRequest.settleResponse": func(g *schemaGen) map[string]any {
+			return x402Document(g, reflect.TypeFor[x402.SettleResponse](), "PAYMENT-RESPONSE (v1: X-PAYMENT-RESPONSE)")
+		},
+		"X402IngestRequest.paymentRequirements": func(g *schemaGen) map[string]any {
+			return x402Document(g, reflect.TypeFor[x402.PaymentRequirements](), "none: the requirements travel in the body of the 402 answer")
+		},
+		"X402IngestRequest.paymentPayload": func(g *schemaGen) map[string]any {
+			return x402Document(g, reflect.TypeFor[x402.PaymentPayload](), "PAYMENT-SIGNATURE (v1: X-PAYMENT)")
+		},
+	}
+}
+
+// x402Document is an x402 document as the ingest request takes it: the
+// JSON object, or the base64 header value as a string.
+func x402Document(g *schemaGen, t reflect.Type, header string) map[string]any {
+	return map[string]any{"oneOf": []any{
+		g.ref(t),
+		map[string]any{"type": "string", "contentEncoding": "base64", "minLength": 1,
+			"description": "The document as the base64 header value (header: " + header + ")."},
+	}}
+}
+
+// conditionalSchemas add "if/then" to components whose required members
+// depend on a status: what a processed record or a determined VAT
+// treatment always carries.
+var conditionalSchemas = map[string]func() map[string]any{
+	"VatDetermination": func() map[string]any {
+		return map[string]any{
+			"if":   map[string]any{"required": []string{"status"}, "properties": map[string]any{"status": map[string]any{"const": vat.StatusDetermined}}},
+			"then": requiredMembers("jurisdiction", "regime", "taxCategoryCode", "legalBasis", "buyerTreatment"),
+		}
+	},
+	"Record": func() map[string]any {
+		return map[string]any{
+			"if": map[string]any{"required": []string{"reviewStatus"}, "properties": map[string]any{"reviewStatus": map[string]any{"const": fiscal.StatusProcessed}}},
+			"then": map[string]any{
+				"required": []string{"invoice"},
+				"properties": map[string]any{
+					"invoice":        map[string]any{},
+					"fx":             requiredMembers("usdPerEur", "grossEur", "netEur", "vatEur", "rounding"),
+					"classification": map[string]any{"properties": map[string]any{"status": map[string]any{"const": vat.StatusDetermined}}},
+				},
+			},
+		}
+	},
+}
+
+// requiredMembers is a schema that requires the members (each declared,
+// with the component's own schema of it applying alongside).
+func requiredMembers(names ...string) map[string]any {
+	props := map[string]any{}
+	for _, n := range names {
+		props[n] = map[string]any{}
+	}
+	return map[string]any{"required": names, "properties": props}
+}
+
+// memberSchema returns the replacement schema of a member, if any.
+func (g *schemaGen) memberSchema(component, member string) (map[string]any, bool) {
+	if f, ok := memberSchemas()[component+"."+member]; ok {
+		return f(g), true
+	}
+	return nil, false
+}
+
+// isX402Component reports whether a component is one of the x402
+// documents, whose network members may be v1 names ("base").
+func isX402Component(component string) bool { return strings.HasPrefix(component, "X402") }

@@ -1,0 +1,346 @@
+package httpserver
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/ledger"
+	"github.com/fiscal402/fiscal402/metrics"
+	"github.com/fiscal402/fiscal402/rates"
+)
+
+// The operations endpoints are for the people and machines that run the
+// service, not for integrators: health and readiness probes, Prometheus
+// metrics and the hot backup. They are mounted beside the API but are not
+// part of its OpenAPI document or manifest (README "Operations" documents
+// them).
+//
+//	GET /healthz           200 while the process serves requests; no key
+//	GET /readyz            200 when every readiness check passes, else 503; no key
+//	GET /metrics           Prometheus exposition; the operator key unless Options.MetricsPublic
+//	GET /v1/admin/backup   a consistent copy of the ledger file; the operator key
+//
+// The operator key is sent as "Authorization: Bearer <key>" (what
+// Prometheus' scrape configuration sends). It is never an account's key:
+// New refuses one that is, and X-Service-Key is never read on these routes.
+
+// Defaults of the readiness checks.
+const (
+	// DefaultFXMaxAge is how old the newest ECB reference rate may be
+	// before the service is not ready. The ECB publishes on TARGET working
+	// days at about 16:00 Frankfurt time; the longest regular gap is Easter
+	// (Maundy Thursday to Tuesday, 4 days), so 5 days means a publication
+	// was missed and new settlements are being stored pending review
+	// (fx_rate_unavailable) instead of converted.
+	DefaultFXMaxAge = 120 * time.Hour
+	// readyInterval is the least time between two runs of the checks: a
+	// probe within it gets the previous answer, so that an unauthenticated
+	// caller cannot turn /readyz into a stream of ledger writes.
+	readyInterval = time.Second
+	// readyTimeout bounds one run of the checks.
+	readyTimeout = 5 * time.Second
+	// stateTTL is how long the metrics' queue and rate state is reused
+	// between scrapes.
+	stateTTL = 5 * time.Second
+)
+
+// ReadyCheck is a readiness check the host adds to the server's own
+// (ledger, fx, workers): Check returns nil when ready.
+type ReadyCheck struct {
+	Name  string
+	Check func(ctx context.Context) error
+}
+
+// LedgerBackup is what GET /v1/admin/backup needs from the ledger: WriteTo
+// writes a consistent copy of the whole ledger file as of one moment to w,
+// while appends go on, and returns the bytes written. bbolt's Tx.WriteTo
+// in one read transaction is exactly that (its meta page is the
+// transaction's, so the copy opens at that commit). *ledger.Ledger must
+// implement it for the hot backup to work; until it does, the endpoint
+// answers 501 and says so.
+type LedgerBackup interface {
+	WriteTo(w io.Writer) (int64, error)
+}
+
+// ledgerBackup returns the backup source: Options.Backup, else the
+// engine's ledger when it implements LedgerBackup.
+func (s *Server) ledgerBackup() (LedgerBackup, bool) {
+	if s.opts.Backup != nil {
+		return s.opts.Backup, true
+	}
+	b, ok := any(s.engine.Ledger()).(LedgerBackup)
+	return b, ok
+}
+
+// LedgerCanBackup reports whether this build's ledger implements
+// LedgerBackup (for the tests that need a hot backup, and for hosts that
+// want to say so at start).
+func LedgerCanBackup() bool {
+	_, ok := any((*ledger.Ledger)(nil)).(LedgerBackup)
+	return ok
+}
+
+// opsRoutes are the operations endpoints (see above).
+func (s *Server) opsRoutes() []route {
+	return []route{
+		{"GET", "/healthz", http.HandlerFunc(s.getHealthz), false},
+		{"GET", "/readyz", http.HandlerFunc(s.getReadyz), false},
+		{"GET", "/metrics", s.operatorOnly(s.metrics.Handler(), s.opts.MetricsPublic), false},
+		{"GET", "/v1/admin/backup", s.operatorOnly(http.HandlerFunc(s.getBackup), false), false},
+	}
+}
+
+// operatorOnly requires the operator key (unless public).
+func (s *Server) operatorOnly(h http.Handler, public bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !public {
+			if err := s.checkOperator(r); err != nil {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="fiscal402-operator"`)
+				s.problem(w, r, err)
+				return
+			}
+			requestInfoOf(r).account = "operator"
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) checkOperator(r *http.Request) error {
+	if s.operatorHash == nil {
+		return &fiscal.Error{Code: fiscal.CodeAuthenticationFailed, Detail: "no operator key is configured (the server's -operator-key-file or FISCAL402_OPERATOR_KEY)"}
+	}
+	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || key == "" {
+		return &fiscal.Error{Code: fiscal.CodeAuthenticationFailed, Field: "Authorization", Detail: "the operator key is required: Authorization: Bearer <operator key>"}
+	}
+	h := sha256.Sum256([]byte(strings.TrimSpace(key)))
+	if subtle.ConstantTimeCompare(h[:], s.operatorHash) != 1 {
+		return &fiscal.Error{Code: fiscal.CodeAuthenticationFailed, Field: "Authorization", Detail: "the operator key is not valid"}
+	}
+	return nil
+}
+
+// getHealthz: the process is alive and serving. It reads nothing: a
+// liveness probe that failed on a slow disk would restart a process that
+// is only waiting for it.
+func (s *Server) getHealthz(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, []byte(`{"status":"ok"}`))
+}
+
+// Readiness is the body of GET /readyz.
+type Readiness struct {
+	Status string       `json:"status"` // "ready" | "not_ready"
+	Checks []CheckState `json:"checks"`
+}
+
+// CheckState is the outcome of one readiness check.
+type CheckState struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// readiness caches the last run of the checks (readyInterval).
+type readiness struct {
+	mu   sync.Mutex
+	at   time.Time
+	last Readiness
+}
+
+// getReadyz: 200 when the ledger is open and writable, the ECB rates are
+// fresh enough and the background workers run (and every host check
+// passes); 503 with the failing checks otherwise.
+func (s *Server) getReadyz(w http.ResponseWriter, r *http.Request) {
+	rd := s.Ready(r.Context())
+	raw, err := json.Marshal(rd)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	status := http.StatusOK
+	if rd.Status != "ready" {
+		status = http.StatusServiceUnavailable
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, status, raw)
+}
+
+// Ready runs the readiness checks (at most once a second; a call within
+// that gets the previous answer).
+func (s *Server) Ready(ctx context.Context) Readiness {
+	s.ready.mu.Lock()
+	defer s.ready.mu.Unlock()
+	if !s.ready.at.IsZero() && time.Since(s.ready.at) < readyInterval {
+		return s.ready.last
+	}
+	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	checks := []ReadyCheck{
+		{Name: "ledger", Check: s.checkLedger},
+		{Name: "fx", Check: s.checkFX},
+		{Name: "workers", Check: s.checkWorkers},
+	}
+	checks = append(checks, s.opts.ReadyChecks...)
+	rd := Readiness{Status: "ready", Checks: []CheckState{}}
+	for _, c := range checks {
+		st := CheckState{Name: c.Name, OK: true}
+		if err := c.Check(ctx); err != nil {
+			st.OK, st.Detail, rd.Status = false, err.Error(), "not_ready"
+		}
+		s.metrics.ObserveReady(c.Name, st.OK)
+		rd.Checks = append(rd.Checks, st)
+	}
+	s.ready.at, s.ready.last = time.Now(), rd
+	return rd
+}
+
+// bucketOps is the server's side bucket in the ledger file: "ready" holds
+// the time of the last readiness write.
+const bucketOps = "ops"
+
+// checkLedger: the ledger is open and takes a write (a side-data
+// transaction, fsynced like every commit), so a full disk, a read-only
+// file system or a closed ledger makes the service not ready before a
+// settlement finds out.
+func (s *Server) checkLedger(ctx context.Context) error {
+	now := s.engine.Now().UTC().Format(time.RFC3339Nano)
+	err := s.engine.Ledger().Update(func(tx ledger.Tx) error {
+		return tx.Put(bucketOps, []byte("ready"), []byte(now))
+	})
+	switch {
+	case errors.Is(err, ledger.ErrClosed):
+		return errors.New("the ledger is closed")
+	case err != nil:
+		return fmt.Errorf("the ledger cannot be written: %v", err)
+	}
+	return nil
+}
+
+// fxReport is the state of the ECB rates, as GET /v1/fx/status shows it.
+func (s *Server) fxReport() rates.Report {
+	if s.svc.Rates != nil {
+		return s.svc.Rates.Report()
+	}
+	return rates.StaticReport(s.engine)
+}
+
+// checkFX: the newest ECB rate is at most FXMaxAge old.
+func (s *Server) checkFX(ctx context.Context) error {
+	maxAge := s.opts.FXMaxAge
+	if maxAge == 0 {
+		maxAge = DefaultFXMaxAge
+	}
+	if maxAge < 0 {
+		return nil
+	}
+	rep := s.fxReport()
+	if rep.Newest == "" {
+		return errors.New("no ECB rate is known")
+	}
+	age := time.Duration(rep.AgeSeconds) * time.Second
+	if age > maxAge {
+		how := "a fixed table: load newer rates (-fx-file) or let the refresh run"
+		if rep.Refresh {
+			how = fmt.Sprintf("the refresh has failed %d times in a row", rep.Failures)
+			if rep.LastError != "" {
+				how += ": " + rep.LastError
+			}
+		}
+		return fmt.Errorf("the newest ECB rate (%s) is %s old, more than %s (%s)", rep.Newest, age.Round(time.Minute), maxAge, how)
+	}
+	return nil
+}
+
+// checkWorkers: the engine runs its background work (the ingest queue,
+// webhook delivery, registry re-checks, the rate refresh). A backlog is
+// not a readiness failure: taking the instance out of a load balancer would
+// not work it off. Its age is a metric to alert on instead
+// (fiscal402_ingest_queue_oldest_due_seconds,
+// fiscal402_webhook_backlog_oldest_due_seconds).
+func (s *Server) checkWorkers(ctx context.Context) error {
+	if s.engine.Settings().NoBackground {
+		return errors.New("the engine runs no background work (Config.NoBackground): queued payments, webhooks and re-checks wait")
+	}
+	return nil
+}
+
+// state reads what the metrics' gauges show.
+func (s *Server) state() (metrics.State, error) {
+	e := s.engine
+	st := metrics.State{Now: e.Now(), LedgerEntries: e.Ledger().Size()}
+	var err error
+	if st.VATRecheck, err = e.PendingRechecks(); err != nil {
+		return st, err
+	}
+	st.FXWait = e.WaitingForRates()
+	q, err := s.svc.Ingest.QueueStats()
+	if err != nil {
+		return st, err
+	}
+	st.IngestQueued, st.IngestOldestDue = q.Queued, q.OldestDue
+	wh, err := s.svc.Webhooks.Stats()
+	if err != nil {
+		return st, err
+	}
+	st.WebhookPending, st.WebhookOldestDue, st.WebhookFailed = wh.Pending, wh.OldestDue, wh.Failed
+	st.WebhookEndpointsOK, st.WebhookEndpointsFailing, st.WebhookEndpointsDisabled = wh.EndpointsOK, wh.EndpointsFailing, wh.EndpointsDisabled
+	rep := s.fxReport()
+	if rep.Newest != "" {
+		st.HasFX = true
+		st.FXAge = time.Duration(rep.AgeSeconds) * time.Second
+		st.FXBehind, st.FXFailures = rep.Behind, rep.Failures
+	}
+	return st, nil
+}
+
+// getBackup: GET /v1/admin/backup streams a consistent copy of the ledger
+// file (LedgerBackup) as application/octet-stream. The copy is the file as
+// of one commit: restore it by putting it in place of ledger.db in a data
+// directory with the same keys/ (README "Operations"). A failure after the
+// first byte aborts the connection, so that a client never takes a cut
+// stream for a whole copy (the chunked encoding is left unterminated).
+func (s *Server) getBackup(w http.ResponseWriter, r *http.Request) {
+	src, ok := s.ledgerBackup()
+	if !ok {
+		s.problem(w, r, &fiscal.Error{Code: codeNotImplemented, Detail: "this build's ledger cannot write a hot copy (ledger.Ledger has no WriteTo); stop the server and copy ledger.db instead"})
+		return
+	}
+	// A large file takes longer than the server's write timeout.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="fiscal402-ledger-%s.db"`, s.engine.Now().UTC().Format("20060102T150405Z")))
+	w.Header().Set("Cache-Control", "no-store")
+	cw := &countingWriter{w: w}
+	n, err := src.WriteTo(cw)
+	if err != nil {
+		s.log.Error("backup failed", "request_id", requestInfoOf(r).id, "bytes", cw.n, "err", err)
+		if cw.n == 0 {
+			s.problem(w, r, fiscal.StoreError(err))
+			return
+		}
+		panic(http.ErrAbortHandler)
+	}
+	s.log.Info("backup written", "request_id", requestInfoOf(r).id, "bytes", n)
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}

@@ -1,0 +1,141 @@
+package httpserver
+
+import (
+	"github.com/fiscal402/fiscal402/evmverify"
+)
+
+// The constraints that the descriptions state, as schema keywords, so
+// that generated clients and validating proxies check them too. They are
+// keyed by JSON member name: a member name means one kind of value
+// throughout the API (a txHash is always 0x and 64 hex digits). A member of
+// a request component may be written more loosely than the same member in
+// an answer (a country in lower case, a network the service does not
+// support, which is then a 422 naming it, not a schema failure), so
+// request components get the looser form. TestSchemaFormatsCover fails on a
+// string member whose name says hash, wallet, country, amount, network or
+// date but whose schema says nothing of it.
+
+// Patterns of the values.
+const (
+	patternTxHash    = `^0x[0-9a-fA-F]{64}$`                  // a 32-byte hash, 0x-prefixed hex (txHash, blockHash, EIP-3009 nonce)
+	patternAddress   = `^0x[0-9a-fA-F]{40}$`                  // a 20-byte EVM address, 0x-prefixed hex (any case: EIP-55 checksums are mixed case)
+	patternSHA256    = `^[0-9a-f]{64}$`                       // a SHA-256 digest, lower-case hex
+	patternCountry   = `^[A-Z]{2}$`                           // ISO 3166-1 alpha-2 as the service writes it (EL, XI included)
+	patternCountryIn = `^[A-Za-z]{2}$`                        // as requests may write it: case is ignored
+	patternUSDC      = `^(0|[1-9][0-9]*)(\.[0-9]{1,6})?$`     // a USDC amount: no sign, no exponent, at most 6 decimals
+	patternMoney2    = `^-?(0|[1-9][0-9]*)\.[0-9]{2}$`        // an amount in a fiat currency, 2 decimals (EN 16931)
+	patternDecimal   = `^-?(0|[1-9][0-9]*)(\.[0-9]+)?$`       // an exact decimal: rates, unrounded amounts, basis points
+	patternCAIP2     = `^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$` // a CAIP-2 chain id (CAIP-2 §Syntax)
+	patternAsset     = `^(USDC|0x[0-9a-fA-F]{40})$`           // USDC, or the network's USDC contract
+)
+
+// requestComponents are the components that only requests use: their
+// members get the looser form of a rule.
+var requestComponents = map[string]bool{
+	"SettlementRequest": true, "SimulateRequest": true, "EvaluateRequest": true, "CapabilityCheckRequest": true,
+	"CheckPayment": true, "FiscalEventRequest": true, "EventPayment": true, "EventSeller": true, "EventBuyer": true,
+	"EventSupply": true, "BuyerFacts": true, "Resolution": true, "ResolutionBuyer": true, "ManualDetermination": true,
+	"WebhookEndpointRequest": true, "X402IngestRequest": true, "SellerRequest": true,
+}
+
+// supportedNetworks are the CAIP-2 ids of the networks the service records.
+var supportedNetworks = []string{evmverify.NetworkBase, evmverify.NetworkEthereum}
+
+// memberFormat returns the keywords to add to a string member's schema, or
+// nil.
+func memberFormat(component, member string) map[string]any {
+	req := requestComponents[component]
+	pick := func(in, out map[string]any) map[string]any {
+		if req {
+			return in
+		}
+		return out
+	}
+	pattern := func(p string) map[string]any { return map[string]any{"pattern": p} }
+	switch member {
+	case "txHash", "tx_hash", "blockHash", "block_hash", "authorizationNonce":
+		return pattern(patternTxHash)
+	case "payerWallet", "receiverWallet", "payer", "receiver", "assetContract", "asset_contract":
+		return pattern(patternAddress)
+	case "contract":
+		if component == "Asset" {
+			return pattern(patternAddress)
+		}
+	case "from", "to", "token":
+		if component == "EvmverifyFacts" {
+			return pattern(patternAddress)
+		}
+	case "asset":
+		if component == "Asset" || component == "ReceiptSettlement" || component == "RecordPayment" {
+			return map[string]any{"enum": []string{"USDC"}}
+		}
+		return pattern(patternAsset)
+	case "ublSha256", "ubl_sha256", "record_sha256":
+		return pattern(patternSHA256)
+	case "country", "consumerCountry", "buyer_country", "seller_country", "taxingCountry", "taxing_country", "countryCode", "placeOfSupply":
+		return pick(pattern(patternCountryIn), pattern(patternCountry))
+	case "amountUsdc", "amount_usdc":
+		return pattern(patternUSDC)
+	case "grossEur", "netEur", "vatEur", "accruedEur", "gross_eur", "net_eur", "vat_eur", "accrued_eur", "gross_gbp", "net_gbp", "vat_gbp":
+		return pattern(patternMoney2)
+	case "gross", "net", "vat":
+		if component == "ReceiptFXTaxCurrency" {
+			return pattern(patternMoney2)
+		}
+	case "gross_eur_exact", "net_eur_exact", "vat_eur_exact", "gross_exact", "net_exact", "vat_exact", "raw", "usdc_usd_rate", "bps", "rate_percent", "ratePercent":
+		return pattern(patternDecimal)
+	case "rate":
+		if component == "FxPeg" {
+			return pattern(patternDecimal)
+		}
+	case "amount":
+		if component == "EvmverifyFacts" {
+			return pattern(patternUSDC)
+		}
+	case "network":
+		if isX402Component(component) {
+			return nil // x402 v1 names networks ("base"): the ingest maps them
+		}
+		if req {
+			return pattern(patternCAIP2)
+		}
+		if component == "Chain" || component == "Asset" || component == "RecordPayment" || component == "EventPayment" ||
+			component == "ReceiptSettlement" || component == "EvmverifyFacts" || component == "IngestStatus" {
+			return map[string]any{"enum": supportedNetworks}
+		}
+		return pattern(patternCAIP2)
+	case "createdAt", "updatedAt", "timestamp", "created", "at", "checked_at", "nextAttemptAt", "deliveredAt", "disabledAt",
+		"evaluatedAt", "block_time", "reset_at", "updated_at", "publishedFrom":
+		return map[string]any{"format": "date-time"}
+	case "supplyDate", "rateDate", "requestedDate", "rate_date", "requested_date", "effectiveFrom", "rate_effective_from",
+		"coverage_from", "coverage_to", "rates_from", "rates_through", "newest", "expected":
+		return map[string]any{"format": "date"}
+	case "date", "supply_date":
+		if req {
+			// A day, or an instant whose UTC day is meant.
+			return map[string]any{"anyOf": []any{map[string]any{"format": "date"}, map[string]any{"format": "date-time"}}}
+		}
+		return map[string]any{"format": "date"}
+	}
+	return nil
+}
+
+// withFormat adds the keywords of memberFormat to a string schema (not to
+// a $ref, an object or a schema that already has an enum).
+func withFormat(s map[string]any, component, member string) map[string]any {
+	if s["type"] != "string" || s["enum"] != nil {
+		return s
+	}
+	add := memberFormat(component, member)
+	if add == nil {
+		return s
+	}
+	out := make(map[string]any, len(s)+len(add))
+	for k, v := range s {
+		out[k] = v
+	}
+	for k, v := range add {
+		out[k] = v
+	}
+	return out
+}
