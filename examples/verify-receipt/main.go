@@ -17,4 +17,6 @@ import (
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
-func run(args []string, stdout, stderr io.Writer) int { return audit.VerifyReceipt(args, stdout, stderr) }
+func run(args []string, stdout, stderr io.Writer) int {
+	return audit.VerifyReceipt(args, stdout, stderr)
+}
