@@ -87,7 +87,7 @@ func browser(t *testing.T) context.Context {
 // navigation may still resolve a node of the page before.
 func js(statement string) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		_, err := chromedp.Evaluate[bool]("(() => { " + statement + "; return true; })()")(ctx, t)
+		_, err := chromedp.Evaluate[bool]("(() => { "+statement+"; return true; })()")(ctx, t)
 		return err
 	})
 }
