@@ -59,7 +59,11 @@ func inputOf(ev *Event) (input, error) {
 func prior(ev *Event) fiscal.Prior {
 	history := ev.History
 	if len(history) == 0 {
-		first := fiscal.Revision{Revision: 1, EventType: EventRecorded, ReviewStatus: ev.Determination.Status, ReviewReasons: ev.Determination.Reasons,
+		status := fiscal.StatusProcessed
+		if ev.pending() {
+			status = fiscal.StatusPendingReview
+		}
+		first := fiscal.Revision{Revision: 1, EventType: EventRecorded, ReviewStatus: status, ReviewReasons: ev.Determination.Reasons,
 			At: ev.CreatedAt, LedgerIndex: ev.Ledger.Index}
 		if ev.Receipt != nil {
 			first.ReceiptID = ev.Receipt.ID

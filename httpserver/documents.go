@@ -513,6 +513,7 @@ func (s *Server) links(base string) []Link {
 		get("jwks", "/.well-known/jwks.json", "application/jwk-set+json", "Receipt verification keys"),
 		get("log-key", "/.well-known/log-key", "text/plain", "Merkle log verifier key"),
 		get("checkpoint", "/v1/log/checkpoint", "text/plain", "Latest signed log checkpoint"),
+		get("receipt-verifier", "/verify", "text/html", "Verify a receipt in your browser (works offline once saved)"),
 	}
 }
 

@@ -396,6 +396,13 @@ func operations() map[string]operation {
 			description: "The note verifier key of the log (`origin+hash+base64`, golang.org/x/mod/sumdb/note), which checks checkpoint signatures; a JWK set cannot carry it.",
 			responses:   []response{{status: http.StatusOK, description: "The verifier key, one line.", mediaType: "text/plain", schema: map[string]any{"type": "string"}, headers: []string{"Cache-Control"}}},
 		},
+		"GET /verify": {
+			id: "verifyReceiptPage", tag: "Receipts and log", auth: authNone, conditional: true,
+			summary:     "Verify a receipt in the browser",
+			description: "One self-contained HTML page (no external scripts, styles or fonts) that verifies a receipt of spec `" + receipt.SpecV1 + "`, `" + receipt.SpecV2 + "` or `" + receipt.SpecV3 + "` in the browser with WebCrypto (Ed25519, SHA-256): the JWS signature against the JWKS, the readable claims against the signed ones, the format rules a reader relies on, the checkpoint's signature by the log key and the RFC 6962 inclusion proof; then shows the seller, the amounts in USDC and EUR, the VAT, the ledger position and a verdict with its reason. It takes a pasted receipt, dropped files, or `?id=rcpt_…`, fetched from this server with the keys of the receipt's environment (`/v1/receipts/{id}` or `/sandbox/v1/receipts/{id}`). Saved to disk, it works offline with a receipt file, the key set and the log key. Served with a Content-Security-Policy that allows only its own inline script and style.",
+			query:       []queryParam{{name: "id", description: "A receipt id to fetch from this server and verify at once (`rcpt_…`; sandbox ids `rcpt_x402-sandbox-…`).", schema: map[string]any{"type": "string"}}},
+			responses:   []response{{status: http.StatusOK, description: "The page.", mediaType: "text/html", schema: map[string]any{"type": "string"}, headers: []string{"ETag", "Cache-Control"}}},
+		},
 		"GET /v1/fx/status": {
 			id: "getFXStatus", tag: "Receipts and log", auth: authNone,
 			summary:     "State of the ECB exchange rates",

@@ -163,6 +163,12 @@ func TestOpenAPIExamples(t *testing.T) {
 	run(exampleStep{op: "getFiscalEvent", method: "GET", path: "/v1/fiscal-events/{event}", key: keyA, status: 200})
 	run(exampleStep{op: "getFiscalEvent", method: "GET", path: "/v1/fiscal-events/{event}", key: keyB, status: 404})
 	run(exampleStep{op: "getFiscalEventInvoice", method: "GET", path: "/v1/fiscal-events/{event}/ubl", key: keyB, status: 404})
+	pendingEvent := run(exampleStep{op: "createFiscalEvent", method: "POST", path: "/v1/fiscal-events", key: keyA, body: fiscalEventBody(map[string]any{"payment.txHash": txHash(193), "buyer.country": nil}), status: 201})
+	vars["pendingEvent"] = id(pendingEvent)
+	run(exampleStep{op: "resolveFiscalEvent", method: "POST", path: "/v1/fiscal-events/{pendingEvent}/resolve", key: keyA, body: map[string]any{
+		"buyer": map[string]any{"consumerCountry": "DE"}, "resolvedBy": "ops@merchant.example"},
+		headers: []string{"Idempotency-Key", "event-resolve-1"}, status: 201, keep: true})
+	run(exampleStep{op: "resolveFiscalEvent", method: "POST", path: "/v1/fiscal-events/{event}/resolve", key: keyA, body: map[string]any{"buyer": map[string]any{"consumerCountry": "AT"}, "resolvedBy": "ops@merchant.example"}, status: 409})
 
 	// Capabilities and the documents.
 	check := map[string]any{"seller_country": "IE", "buyer_country": "DE", "supply_type": "digital_service", "buyer_type": "B2C", "supply_date": "2026-04-10",

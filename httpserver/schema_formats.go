@@ -107,7 +107,11 @@ func memberFormat(component, member string) map[string]any {
 	case "createdAt", "updatedAt", "timestamp", "created", "at", "checked_at", "nextAttemptAt", "deliveredAt", "disabledAt",
 		"evaluatedAt", "block_time", "reset_at", "updated_at", "publishedFrom":
 		return map[string]any{"format": "date-time"}
-	case "supplyDate", "rateDate", "requestedDate", "rate_date", "requested_date", "effectiveFrom", "rate_effective_from",
+	case "requestedDate":
+		// fx.Rate: the day asked for, or under latest-published-at the
+		// instant of the chargeable event.
+		return map[string]any{"anyOf": []any{map[string]any{"format": "date"}, map[string]any{"format": "date-time"}}}
+	case "supplyDate", "rateDate", "rate_date", "requested_date", "effectiveFrom", "rate_effective_from",
 		"coverage_from", "coverage_to", "rates_from", "rates_through", "newest", "expected":
 		return map[string]any{"format": "date"}
 	case "date", "supply_date":

@@ -205,6 +205,7 @@ func (s *Server) routes() []route {
 		{"GET", "/v1/receipts/{id}", http.HandlerFunc(s.getReceipt), false},
 		{"GET", "/.well-known/jwks.json", http.HandlerFunc(s.getJWKS), false},
 		{"GET", "/.well-known/log-key", http.HandlerFunc(s.getLogKey), false},
+		{"GET", "/verify", http.HandlerFunc(s.getVerifyPage), false},
 		{"GET", "/v1/log/checkpoint", http.HandlerFunc(s.getCheckpoint), false},
 		{"GET", "/v1/fx/status", http.HandlerFunc(s.getFXStatus), false},
 		{"GET", "/v1/log/proof/inclusion", http.HandlerFunc(s.getInclusionProof), false},

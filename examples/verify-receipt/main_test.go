@@ -82,7 +82,7 @@ func TestVerifyReceiptCommand(t *testing.T) {
 	var simID struct {
 		ID string `json:"id"`
 	}
-	if err := json.Unmarshal(sim.Receipt, &simID); err != nil || !strings.HasPrefix(simID.ID, sandboxReceiptPrefix) {
+	if err := json.Unmarshal(sim.Receipt, &simID); err != nil || !strings.HasPrefix(simID.ID, "rcpt_x402-sandbox-") {
 		t.Fatalf("sandbox receipt id %q: %v", simID.ID, err)
 	}
 	sbFile := writeTemp(t, "sandbox.json", sim.Receipt)
