@@ -72,30 +72,38 @@ func TestInvoicesPassValidator(t *testing.T) {
 	validateUBL(t, files, false)
 }
 
-// checkAmounts re-derives gross, net and VAT from the record's USDC amount,
-// ECB rate and VAT rate, independently of the engine's code path.
+// checkAmounts re-derives gross, net and VAT, exact and to the cent, from
+// the record's USDC amount, ECB rate and VAT rate, independently of the
+// engine's code path: exact figures at 12 decimals (net = gross × 100 /
+// (100 + rate), VAT = gross − net), the cent figures rounded once from them
+// (gross, VAT; net = gross − VAT).
 func checkAmounts(t *testing.T, r *fiscal.Record) {
 	t.Helper()
 	usdc := decimal.RequireFromString(r.FX.AmountUSDC)
 	rate := decimal.RequireFromString(r.FX.USDPerEUR.Raw)
-	gross := usdc.DivRound(rate, 2)
-	if r.Classification.RatePercent == nil || r.Classification.Category == "AE" {
-		// No VAT charged (O outside scope, AE reverse charge): net = gross.
-		if r.FX.GrossEUR != gross.StringFixed(2) || r.FX.NetEUR != r.FX.GrossEUR || r.FX.VATEUR != "0.00" {
-			t.Errorf("%s: gross/net/vat %s/%s/%s, want %s/%s/0.00", r.Classification.Category, r.FX.GrossEUR, r.FX.NetEUR, r.FX.VATEUR, gross.StringFixed(2), gross.StringFixed(2))
+	grossExact := usdc.DivRound(rate, 12)
+	netExact, vatExact := grossExact, decimal.Zero
+	if r.Classification.RatePercent != nil && r.Classification.Category != "AE" && r.Classification.Category != "O" {
+		pct := r.Classification.RatePercent.Decimal()
+		netExact = grossExact.Mul(decimal.NewFromInt(100)).DivRound(decimal.NewFromInt(100).Add(pct), 12)
+		vatExact = grossExact.Sub(netExact)
+	}
+	gross, vat := grossExact.Round(2), vatExact.Round(2)
+	net := gross.Sub(vat)
+	if r.FX.GrossEUR != gross.StringFixed(2) || r.FX.NetEUR != net.StringFixed(2) || r.FX.VATEUR != vat.StringFixed(2) {
+		t.Errorf("%s %s USDC: gross/net/vat %s/%s/%s, want %s/%s/%s", r.Classification.TaxingCountry, r.FX.AmountUSDC,
+			r.FX.GrossEUR, r.FX.NetEUR, r.FX.VATEUR, gross.StringFixed(2), net.StringFixed(2), vat.StringFixed(2))
+	}
+	if r.FX.GrossEURExact != grossExact.StringFixed(12) || r.FX.NetEURExact != netExact.StringFixed(12) || r.FX.VATEURExact != vatExact.StringFixed(12) {
+		t.Errorf("exact gross/net/vat %s/%s/%s, want %s/%s/%s", r.FX.GrossEURExact, r.FX.NetEURExact, r.FX.VATEURExact,
+			grossExact.StringFixed(12), netExact.StringFixed(12), vatExact.StringFixed(12))
+	}
+	// BR-CO-17: the VAT of a group is its base × rate within one unit.
+	if r.Classification.RatePercent != nil {
+		exact := net.Mul(r.Classification.RatePercent.Decimal()).Div(decimal.NewFromInt(100))
+		if diff := vat.Sub(exact).Abs(); diff.GreaterThan(decimal.RequireFromString("0.01")) {
+			t.Errorf("VAT %s differs from net × rate %s by %s", vat, exact, diff)
 		}
-		return
-	}
-	pct := r.Classification.RatePercent.Decimal()
-	net := gross.Mul(decimal.NewFromInt(100)).DivRound(decimal.NewFromInt(100).Add(pct), 2)
-	if r.FX.GrossEUR != gross.StringFixed(2) || r.FX.NetEUR != net.StringFixed(2) || r.FX.VATEUR != gross.Sub(net).StringFixed(2) {
-		t.Errorf("%s %s USDC at %s%%: gross/net/vat %s/%s/%s, want %s/%s/%s", r.Classification.TaxingCountry, r.FX.AmountUSDC, pct,
-			r.FX.GrossEUR, r.FX.NetEUR, r.FX.VATEUR, gross.StringFixed(2), net.StringFixed(2), gross.Sub(net).StringFixed(2))
-	}
-	// BR-CO-17: the VAT of a group is its base × rate within one unit; ours is within about a cent.
-	exact := net.Mul(pct).Div(decimal.NewFromInt(100))
-	if diff := gross.Sub(net).Sub(exact).Abs(); diff.GreaterThan(decimal.RequireFromString("0.01")) {
-		t.Errorf("VAT %s differs from net × rate %s by %s", gross.Sub(net), exact, diff)
 	}
 }
 

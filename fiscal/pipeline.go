@@ -175,11 +175,14 @@ func (e *Engine) Prepare(ctx context.Context, accountID string, s Supply, now ti
 		li := int64(s.Verification.Facts.LogIndex)
 		rec.Settlement.LogIndex = &li
 	}
+	var grossCents decimal.Decimal
 	if rfx.GrossEUR != "" {
-		rec.Fee = e.cfg.Fee.accrue(gross)
+		grossCents = fx.RoundEUR(gross)
+		rec.Fee = e.cfg.Fee.accrue(grossCents)
 		if det.Determined() {
-			net, tax := splitGross(gross, det)
-			rec.FX.NetEUR, rec.FX.VATEUR = net.StringFixed(2), tax.StringFixed(2)
+			a := split(gross, det)
+			rec.FX.NetEUR, rec.FX.VATEUR = a.net.StringFixed(2), a.vat.StringFixed(2)
+			rec.FX.NetEURExact, rec.FX.VATEURExact = a.netExact.StringFixed(fx.ExactScale), a.vatExact.StringFixed(fx.ExactScale)
 		}
 	}
 	d := &Draft{Record: rec, id: id, createdAt: now, gross: gross, EventType: EventSettlementPendingReview}
@@ -274,8 +277,8 @@ func (e *Engine) invoiceURL(id string) string {
 // attachInvoice renders the UBL invoice of a processed draft.
 func (e *Engine) attachInvoice(d *Draft) error {
 	r := &d.Record
-	net, tax := splitGross(d.gross, r.Classification)
-	inv, err := invoiceFor(r, net, tax, d.createdAt)
+	a := split(d.gross, r.Classification)
+	inv, err := invoiceFor(r, a.net, a.vat, d.createdAt)
 	if err != nil {
 		return err
 	}
@@ -394,28 +397,51 @@ func (e *Engine) convert(ctx context.Context, s Payment, policy fx.Policy) (Reco
 	if err != nil {
 		return rfx, decimal.Decimal{}, nil, &Error{Code: CodeInternal, Detail: "fx rate lookup failed", Err: err}
 	}
-	conv := fx.ConvertUSDC(s.Amount, rate)
+	conv := fx.ConvertUSDCExact(s.Amount, rate)
 	rfx.USDCUSD = &conv.USDCUSD
 	rfx.USDPerEUR = &conv.USDPerEUR
 	rfx.GrossEUR = conv.GrossEUR.StringFixed(2)
+	rfx.GrossEURExact = conv.GrossEURExact.StringFixed(fx.ExactScale)
 	rfx.Rounding = conv.Rounding
-	return rfx, conv.GrossEUR, nil, nil
+	return rfx, conv.GrossEURExact, nil, nil
 }
 
-// splitGross splits the VAT-inclusive EUR amount the buyer paid into net and
-// VAT (DESIGN.md "Gross, not net"): net = gross × 100 / (100 + rate), rounded
-// to the cent half away from zero on the exact quotient (fx.DivEUR, the one
-// EUR rounding rule: no double rounding); VAT = gross − net, so net + VAT =
-// gross to the cent (EN 16931 BR-CO-15) and VAT is within about half a cent
-// of net × rate (BR-CO-17 tolerates one unit). Where no VAT is charged (AE,
-// O) net = gross.
-func splitGross(gross decimal.Decimal, det vat.Determination) (net, tax decimal.Decimal) {
-	if !det.ChargesVAT() || det.RatePercent == nil {
-		return gross, decimal.Zero
+// amounts are a supply's EUR figures: exact, and as a document shows them.
+type amounts struct {
+	grossExact, netExact, vatExact decimal.Decimal // at fx.ExactScale decimals
+	gross, net, vat                decimal.Decimal // to the cent
+}
+
+// split splits the VAT-inclusive EUR amount the buyer paid (exact, at
+// fx.ExactScale decimals) into net and VAT. This is the one place rounding
+// to the cent happens for a single supply, and it happens after the split,
+// never before (the taxable amount is the whole consideration, Art. 73
+// Directive 2006/112/EC):
+//
+//   - exact: net = gross × 100 / (100 + rate) at 12 decimals, VAT = gross −
+//     net exactly (fx.SplitGross). Twelve decimals keep the rounding error
+//     of a sum of n supplies below n × 5·10⁻¹³ EUR, far under a cent for any
+//     return; the exact figures are what a return, an export, an account
+//     total and the Art. 59c count add up, rounding each sum once.
+//   - document: gross = the exact gross rounded once to the cent, VAT = the
+//     exact VAT rounded once, net = gross − VAT, so that net + VAT = gross
+//     on the invoice (EN 16931 BR-CO-15), the VAT shown is the VAT owed to
+//     the half cent, and it is within a cent of net × rate (BR-CO-17). A
+//     micro-payment's VAT may round to 0.00 on its own document; the exact
+//     figure keeps it for the return. Rounding is half away from zero (the rule of
+//     most member states; national rounding is national law, CJEU C-484/06
+//     Ahold).
+//
+// Where no VAT is charged (AE, O) net = gross.
+func split(grossExact decimal.Decimal, det vat.Determination) amounts {
+	a := amounts{grossExact: grossExact, netExact: grossExact, vatExact: decimal.Zero}
+	if det.ChargesVAT() && det.RatePercent != nil {
+		a.netExact, a.vatExact = fx.SplitGross(grossExact, det.RatePercent.Decimal())
 	}
-	hundred := decimal.NewFromInt(100)
-	net = fx.DivEUR(gross.Mul(hundred), hundred.Add(det.RatePercent.Decimal()))
-	return net, gross.Sub(net)
+	a.gross = fx.RoundEUR(grossExact)
+	a.vat = fx.RoundEUR(a.vatExact)
+	a.net = a.gross.Sub(a.vat)
+	return a
 }
 
 // atomicUSDC converts a USDC amount (at most 6 decimals) to base units.

@@ -168,8 +168,15 @@ type RecordFX struct {
 	GrossEUR   string   `json:"grossEur,omitempty"`
 	NetEUR     string   `json:"netEur,omitempty"`
 	VATEUR     string   `json:"vatEur,omitempty"`
-	Rounding   string   `json:"rounding,omitempty"`
-	Note       string   `json:"note,omitempty"`
+	// The exact figures (12 decimals, net + VAT = gross exactly): what an
+	// OSS return, an export or any total adds up, rounding the sum once.
+	// The cent figures above are what a document of this supply alone
+	// shows; declare from the exact ones.
+	GrossEURExact string `json:"grossEurExact,omitempty"`
+	NetEURExact   string `json:"netEurExact,omitempty"`
+	VATEURExact   string `json:"vatEurExact,omitempty"`
+	Rounding      string `json:"rounding,omitempty"`
+	Note          string `json:"note,omitempty"`
 }
 
 // Verification says whether the payment was checked on chain.

@@ -242,7 +242,13 @@ func parseUSDCAmount(field, v string) (decimal.Decimal, string, error) {
 	}
 	intPart, frac, _ := strings.Cut(v, ".")
 	if len(frac) > usdcDecimals {
-		return decimal.Decimal{}, "", badRequest(field, "has %d decimals; USDC has %d", len(frac), usdcDecimals)
+		// Zeros past USDC's sixth decimal do not change the value
+		// ("0.0510000" is 0.051): they are dropped. A non-zero digit there
+		// is finer than the token's smallest unit and cannot have settled.
+		if i := strings.IndexFunc(frac[usdcDecimals:], func(r rune) bool { return r != '0' }); i >= 0 {
+			return decimal.Decimal{}, "", badRequest(field, "has a non-zero digit at decimal place %d; USDC's smallest unit is 0.000001 (%d decimals)", usdcDecimals+1+i, usdcDecimals)
+		}
+		v = intPart + "." + frac[:usdcDecimals]
 	}
 	if len(intPart) > maxAmountDigits {
 		return decimal.Decimal{}, "", badRequest(field, "is too large (at most %d integer digits)", maxAmountDigits)
