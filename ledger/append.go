@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 	"golang.org/x/mod/sumdb/tlog"
@@ -189,7 +190,10 @@ func (l *Ledger) run() {
 // own gets an error wrapping ErrUnavailable.
 func (l *Ledger) commit(batch []*request) []result {
 	results := make([]result, len(batch))
-	cp, wrote, err := l.applyBatch(batch, results)
+	start := time.Now()
+	cp, wrote, ioTime, err := l.applyBatch(batch, results)
+	l.prof.serial.Add(int64(time.Since(start) - ioTime))
+	l.prof.io.Add(int64(ioTime))
 	if err != nil {
 		if errors.Is(err, ErrUnavailable) {
 			err = fmt.Errorf("ledger: commit of %d appends: %w", len(batch), err)
@@ -204,6 +208,8 @@ func (l *Ledger) commit(batch []*request) []result {
 		return results
 	}
 	if wrote {
+		l.prof.commits.Add(1)
+		l.prof.appended.Add(cp.Size - l.size.Load())
 		l.size.Store(cp.Size)
 		l.latest.Store(&cp)
 	}
@@ -213,44 +219,46 @@ func (l *Ledger) commit(batch []*request) []result {
 // applyBatch runs the batch's write transaction. It reports whether anything
 // was written; a batch that only answered from claims or failed every append
 // is rolled back instead of committed (no fsync, no new checkpoint).
-func (l *Ledger) applyBatch(batch []*request, results []result) (Checkpoint, bool, error) {
+func (l *Ledger) applyBatch(batch []*request, results []result) (_ Checkpoint, _ bool, ioTime time.Duration, _ error) {
 	tx, err := l.db.Begin(true)
 	if err != nil {
-		return Checkpoint{}, false, mapClosed(err)
+		return Checkpoint{}, false, 0, mapClosed(err)
 	}
 	defer tx.Rollback() // a no-op after Commit
 	w, err := newBatchWriter(tx)
 	if err != nil {
-		return Checkpoint{}, false, err
+		return Checkpoint{}, false, 0, err
 	}
 	start := w.size
 	for i, r := range batch {
 		results[i], err = w.apply(r.a)
 		if err != nil {
-			return Checkpoint{}, false, err
+			return Checkpoint{}, false, 0, err
 		}
 	}
 	if w.size == start {
-		return Checkpoint{}, false, nil
+		return Checkpoint{}, false, 0, nil
 	}
 	root, err := tlog.TreeHash(w.size, w.hashes)
 	if err != nil {
-		return Checkpoint{}, false, err
+		return Checkpoint{}, false, 0, err
 	}
 	cp, err := signCheckpoint(l.signer, l.origin, w.size, root)
 	if err != nil {
-		return Checkpoint{}, false, err
+		return Checkpoint{}, false, 0, err
 	}
 	if err := w.checkpoints.Put(u64(cp.Size), cp.Note); err != nil {
-		return Checkpoint{}, false, err
+		return Checkpoint{}, false, 0, err
 	}
 	if err := w.meta.Put(metaSize, u64(w.size)); err != nil {
-		return Checkpoint{}, false, err
+		return Checkpoint{}, false, 0, err
 	}
-	if err := tx.Commit(); err != nil {
-		return Checkpoint{}, false, err
+	err = tx.Commit()
+	st := tx.Stats()
+	if err != nil {
+		return Checkpoint{}, false, st.GetWriteTime(), err
 	}
-	return cp, true, nil
+	return cp, true, st.GetWriteTime(), nil
 }
 
 // batchWriter applies appends to the batch's write transaction. Because a

@@ -98,6 +98,8 @@ type Ledger struct {
 	closeErr  error
 	closed    atomic.Bool
 
+	prof committerProfile
+
 	size   atomic.Int64               // committed tree size
 	latest atomic.Pointer[Checkpoint] // latest committed checkpoint
 }
@@ -393,4 +395,10 @@ func checkKeyPair(s note.Signer, v note.Verifier) error {
 			v.Name(), v.KeyHash(), s.Name(), s.KeyHash(), ErrLogKeyMismatch)
 	}
 	return nil
+}
+
+// committerProfile measures the committer: serial is the time it spends
+// per batch outside the file writes and fdatasyncs of the commit (io).
+type committerProfile struct {
+	serial, io, commits, appended atomic.Int64
 }
