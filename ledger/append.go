@@ -122,6 +122,9 @@ func (l *Ledger) Append(ctx context.Context, a Append) (Appended, error) {
 	if l.closed.Load() {
 		return Appended{}, ErrClosed
 	}
+	if err := l.broken.Load(); err != nil {
+		return Appended{}, err
+	}
 	if err := ctx.Err(); err != nil {
 		return Appended{}, err
 	}
@@ -194,8 +197,12 @@ func (l *Ledger) commit(batch []*request) []result {
 	cp, wrote, ioTime, err := l.applyBatch(batch, results)
 	l.prof.serial.Add(int64(time.Since(start) - ioTime))
 	l.prof.io.Add(int64(ioTime))
+	var co *CorruptError
+	if errors.As(err, &co) {
+		l.broken.CompareAndSwap(nil, co)
+	}
 	if err != nil {
-		if errors.Is(err, ErrUnavailable) {
+		if errors.Is(err, ErrUnavailable) || co != nil {
 			err = fmt.Errorf("ledger: commit of %d appends: %w", len(batch), err)
 		} else {
 			err = fmt.Errorf("ledger: commit of %d appends: %w: %w", len(batch), ErrUnavailable, err)
@@ -219,7 +226,10 @@ func (l *Ledger) commit(batch []*request) []result {
 // applyBatch runs the batch's write transaction. It reports whether anything
 // was written; a batch that only answered from claims or failed every append
 // is rolled back instead of committed (no fsync, no new checkpoint).
-func (l *Ledger) applyBatch(batch []*request, results []result) (_ Checkpoint, _ bool, ioTime time.Duration, _ error) {
+func (l *Ledger) applyBatch(batch []*request, results []result) (_ Checkpoint, _ bool, ioTime time.Duration, err error) {
+	// A panic inside bbolt means damaged pages or state: the batch fails
+	// with a *CorruptError and writing stops (commit sets l.broken).
+	defer l.readGuard(&err)()
 	tx, err := l.db.Begin(true)
 	if err != nil {
 		return Checkpoint{}, false, 0, mapClosed(err)
@@ -315,7 +325,7 @@ func (w *batchWriter) apply(a Append) (result, error) {
 		return result{err: &ClaimConflictError{Claim: c, HolderID: id}}, nil
 	}
 	index := w.size
-	e, err := a.Build(index)
+	e, err := build(a.Build, index)
 	if err != nil {
 		return result{err: fmt.Errorf("ledger: build entry %d: %w", index, err), ownFault: true}, nil
 	}
@@ -454,4 +464,14 @@ func (w *batchWriter) write(index int64, claims []Claim, e Entry) error {
 		}
 	}
 	return nil
+}
+
+// build calls a Build function; a panic in it fails only its append.
+func build(fn func(int64) (Entry, error), index int64) (e Entry, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("ledger: Build panicked: %v", r)
+		}
+	}()
+	return fn(index)
 }

@@ -382,3 +382,42 @@ func watchHeap() func() uint64 {
 	})
 	return func() uint64 { close(stop); wg.Wait(); return peak.Load() }
 }
+
+// BenchmarkOpenCheck measures Open's structural check (page walk, freelist,
+// head, newest leaves) and Open with FullCheck on files of 100 k and 1 M
+// realistic records; page cache warm (the file was just written).
+func BenchmarkOpenCheck(b *testing.B) {
+	r := loadRealistic(b)
+	for _, size := range []int{100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("records=%d", size), func(b *testing.B) {
+			benchScale(b, size)
+			l, path, v := testLedger(b, func(o *Options) { o.MaxBatch = 1024 })
+			fillReal(b, l, r, appendForms[len(appendForms)-1], 0, int64(size))
+			l.Close()
+			s, _, _ := testKey(b, testOrigin, "log key 1")
+			for _, full := range []bool{false, true} {
+				start := time.Now()
+				var err error
+				for range b.N {
+					var l *Ledger
+					if l, err = Open(path, Options{Origin: testOrigin, Signer: s, Verifier: v, FullCheck: full}); err != nil {
+						b.Fatal(err)
+					}
+					l.Close()
+				}
+				name := "open-ms"
+				if full {
+					name = "open-full-ms"
+				}
+				b.ReportMetric(float64(time.Since(start).Milliseconds())/float64(b.N), name)
+			}
+			start := time.Now()
+			if err := checkPages(path); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(time.Since(start).Milliseconds()), "pagewalk-ms")
+			fi, _ := os.Stat(path)
+			b.ReportMetric(float64(fi.Size())/(1<<20), "file-MB")
+		})
+	}
+}

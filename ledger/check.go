@@ -42,12 +42,28 @@ func Check(path string, logKey note.Verifier) (err error) {
 		}
 		return fmt.Errorf("ledger: check %s: %w", path, err)
 	}
-	// A file damaged below the bbolt level can make bbolt panic or fault
-	// on its memory map; that is an inconsistency to report, not a crash.
+	// The page structure is walked with bounds checks before bbolt reads
+	// the file: on a damaged file bbolt's cursors can loop forever or
+	// fault, and its Open can panic. bbolt's own Tx.Check is not used: it
+	// walks the pages on a goroutine of its own, where such a fault kills
+	// the process.
+	if err := checkStructure(path, false, DefaultOpenTimeout); err != nil {
+		var ce *CheckError
+		if errors.As(err, &ce) {
+			return ce
+		}
+		if errors.Is(err, ErrUnavailable) {
+			return fmt.Errorf("ledger: check %s: file locked by a writer: %w", path, err)
+		}
+		return err
+	}
+	// A file damaged below what the walk sees can still make bbolt panic
+	// or fault on its memory map; that is an inconsistency to report, not
+	// a crash.
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
-			err = &CheckError{Index: -1, What: fmt.Sprintf("bbolt file structure is damaged: %v", r)}
+			err = &CheckError{Index: -1, What: "bbolt file structure is damaged: " + panicText(r)}
 		}
 	}()
 	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: DefaultOpenTimeout})
@@ -58,23 +74,23 @@ func Check(path string, logKey note.Verifier) (err error) {
 		return &CheckError{Index: -1, What: "bbolt cannot open the file: " + err.Error()}
 	}
 	defer db.Close()
-	// The page structure is walked with bounds checks before any bbolt
-	// cursor runs: on a damaged file bbolt's cursors can loop forever or
-	// fault. bbolt's own Tx.Check is not used: it walks the pages on a
-	// goroutine of its own, where such a fault kills the process.
-	if err := checkPages(path); err != nil {
-		return &CheckError{Index: -1, What: "bbolt page structure: " + err.Error()}
-	}
 	return db.View(func(tx *bolt.Tx) error { return checkTx(tx, logKey, "") })
 }
 
 // Check runs the checks of the package-level Check on the open ledger, in one
 // read transaction (a consistent snapshot; appends continue meanwhile).
 // Signatures are verified with Options.Verifier, or with the Signer.
-func (l *Ledger) Check() error {
+func (l *Ledger) Check() (err error) {
 	if l.verifier == nil {
 		return fmt.Errorf("ledger: check: read-only ledger opened without Options.Verifier: %w", ErrInvalid)
 	}
+	defer func() {
+		// Damage that makes bbolt panic is an inconsistency Check reports.
+		var co *CorruptError
+		if errors.As(err, &co) && co.Err == nil {
+			err = &CheckError{Index: -1, What: "bbolt file structure is damaged: " + co.Reason}
+		}
+	}()
 	return l.view(func(tx *bolt.Tx) error { return checkTx(tx, l.verifier, l.origin) })
 }
 

@@ -120,6 +120,47 @@
 //  6. claims point at indexes within the log; postings name existing
 //     entries; documents belong to indexes within the log.
 //
+// # Opening and damage
+//
+// [Open] refuses a damaged file with a *[CorruptError] (errors.Is
+// [ErrCorrupt]) whose Error() is one line telling the operator to restore the
+// latest backup and verify it with the full check; a service prints it and
+// exits non-zero. Before bbolt reads an existing file, Open walks every page
+// reachable from its current meta page with bounds checks and checks the
+// freelist against them (a truncated file, a page out of range, a cycle, a
+// free page in use), under the same lock bbolt takes; bbolt itself trusts
+// its pages and would panic or fault on such a file. Then it checks schema,
+// origin and size, the latest checkpoint (signature by the configured key,
+// size, root equal to the tree hash of the stored hashes) and the newest
+// [OpenCheckLeaves] leaves with the hashes they completed. The page walk
+// reads the whole file once with one bit of memory per page; the rest reads
+// a few hundred values. Measured warm on the 2-CPU development VM: 1.0 s to
+// open a file of 100 k records in schema 1 (1.36 GB, of which 0.74 s is the
+// page walk). [Options].FullCheck runs [Check] instead (3.1 s at 100 k).
+// An empty existing file is refused too: bbolt would make a new log of it,
+// which would contradict every checkpoint handed out; Open creates a new
+// file under a temporary name and links it into place, so it never leaves
+// one.
+//
+// Once open, every read recovers a panic or memory fault inside bbolt (a
+// page damaged after Open, a file truncated under the memory map) into a
+// *CorruptError; a write that meets one fails its batch with it and stops
+// all further writes of this Ledger. No panic of bbolt reaches a caller; a
+// panic in caller code (a View or Update function) is re-raised, and one in
+// Build fails its own append.
+//
+// Reads verify what the log covers: [Ledger.Entry] and [Ledger.EntryAt]
+// check the leaf against its stored record hash SHA-256(0x00‖leaf) (one
+// SHA-256) and stored checkpoints are served only with a valid signature
+// (when the ledger has a verifier); a mismatch is an *[IntegrityError]
+// (errors.Is [ErrIntegrity]) naming the index, is counted in
+// [Stats].IntegrityFailures, and the bytes are not returned. Documents are
+// not covered by the log: the caller anchors them through its leaf
+// (fiscal402's receipt carries the SHA-256 of the record and of the invoice)
+// and reads them with [Ledger.DocVerified], which checks them against that
+// digest. A leaf edited together with every hash above it is caught only by
+// the signed checkpoints, which [Check] verifies.
+//
 // # Errors
 //
 // Callers branch with errors.Is / errors.As, never on message text:
@@ -128,9 +169,10 @@
 // key already used), [ErrUnavailable] (locked file, failed write, fsync or
 // signature: retry later; 503 DB_UNAVAILABLE), *[ClaimConflictError]
 // (409 IDEMPOTENCY_CONFLICT when the claim is an Idempotency-Key),
-// [ErrOriginMismatch], [ErrLogKeyMismatch], [ErrBadCheckpoint] and
-// *[CheckError]. An unavailable store is never reported as a claim conflict
-// or as "not found".
+// *[IntegrityError] and *[CorruptError] (500 LEDGER_INTEGRITY on a read;
+// refuse to start on Open), [ErrOriginMismatch], [ErrLogKeyMismatch],
+// [ErrBadCheckpoint] and *[CheckError]. An unavailable store is never
+// reported as a claim conflict or as "not found".
 //
 // # Determinism
 //

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,6 +16,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
 )
 
 // Sentinel errors; callers branch on them with errors.Is.
@@ -80,6 +82,12 @@ type Options struct {
 	// forever otherwise); 0 means DefaultOpenTimeout (2s). A timeout is
 	// reported as ErrUnavailable.
 	OpenTimeout time.Duration
+	// FullCheck makes Open run Check on the whole file (every leaf, hash
+	// and checkpoint; see # Opening in the package doc for its cost)
+	// instead of the bounded check, and refuse the file with a
+	// *CorruptError if it finds anything. A read-only ledger needs
+	// Verifier for it.
+	FullCheck bool
 }
 
 // Ledger is an open ledger file. Its methods are safe for concurrent use.
@@ -100,19 +108,42 @@ type Ledger struct {
 
 	prof committerProfile
 
+	integrityFailures atomic.Uint64                // reads that met bytes not matching their hash, or damage
+	broken            atomic.Pointer[CorruptError] // set when a write met damage: writing stops
+
 	size   atomic.Int64               // committed tree size
 	latest atomic.Pointer[Checkpoint] // latest committed checkpoint
 }
 
 // Open opens the ledger file at path, creating it (mode 0600) on first use.
 // A new file gets the schema version, the origin and a signed checkpoint of
-// the empty tree (size 0), so the log's identity is fixed from the start.
-// Open checks that meta, leaves and the latest checkpoint agree on the size
-// and that the latest checkpoint is signed by the configured key; the full
-// verification is Check.
+// the empty tree (size 0), so the log's identity is fixed from the start; it
+// is built under a temporary name and linked into place, so a crash never
+// leaves an empty or half-made file at path.
+//
+// Opening an existing file runs a structural check first and refuses a
+// damaged file with a *CorruptError (errors.Is ErrCorrupt) whose message is
+// one line telling the operator to restore the backup. The check, in order
+// (# Opening in the package doc gives its cost):
+//
+//  1. the bbolt page structure: every page reachable from the current meta
+//     page is read and bounds-checked, and the freelist is checked against
+//     them (checkPages), before bbolt itself reads the file;
+//  2. schema, origin, meta size against the last leaf;
+//  3. the latest checkpoint: signed by the configured key (another key is
+//     ErrLogKeyMismatch, a damaged signature by it is corruption), its size
+//     is the log size and its root the RFC 6962 tree hash of the stored
+//     hashes;
+//  4. the last OpenCheckLeaves leaves: each leaf's record hash and the
+//     interior hashes it completed, recomputed, equal the stored ones.
+//
+// With Options.FullCheck, Open runs Check on the whole file instead of 2–4.
 func Open(path string, opts Options) (*Ledger, error) {
 	return open(path, opts, nil)
 }
+
+// OpenCheckLeaves is how many of the newest leaves Open re-hashes.
+const OpenCheckLeaves = 64
 
 // open is Open with a hook to adjust the bbolt options; tests use it to cap
 // the file size and so make commits fail the way a full disk does.
@@ -147,34 +178,24 @@ func open(path string, opts Options, tune func(*bolt.Options)) (*Ledger, error) 
 	}
 
 	readOnly := opts.Signer == nil
-	_, statErr := os.Stat(path)
+	fi, statErr := os.Stat(path)
 	creating := errors.Is(statErr, os.ErrNotExist)
-	if readOnly && creating {
+	switch {
+	case readOnly && creating:
 		return nil, fmt.Errorf("ledger: open %s read-only: %w", path, ErrNotFound)
+	case statErr != nil && !creating:
+		return nil, fmt.Errorf("ledger: open %s: %w", path, statErr)
+	case !creating && fi.Size() == 0:
+		// bbolt would silently make a new database of it: a log that
+		// restarts at size 0 under the same origin, contradicting every
+		// checkpoint handed out. Open never leaves an empty file behind.
+		return nil, &CorruptError{Path: path, Index: -1, Reason: "the file is empty"}
 	}
 	boltOpts := &bolt.Options{Timeout: timeout, ReadOnly: readOnly}
 	if tune != nil {
 		tune(boltOpts)
 	}
-	db, err := bolt.Open(path, 0o600, boltOpts)
-	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
-			return nil, fmt.Errorf("ledger: open %s: file locked by another process or open Ledger: %w: %w", path, ErrUnavailable, err)
-		}
-		return nil, fmt.Errorf("ledger: open %s: %w", path, err)
-	}
-	if creating {
-		// bbolt fsyncs the file but not the directory entry that names it;
-		// without this a crash could lose the whole file, acknowledged
-		// appends included.
-		if err := syncDir(filepath.Dir(path)); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("ledger: open %s: %w: %w", path, ErrUnavailable, err)
-		}
-	}
-
 	l := &Ledger{
-		db:       db,
 		path:     path,
 		origin:   opts.Origin,
 		signer:   opts.Signer,
@@ -186,13 +207,19 @@ func open(path string, opts Options, tune func(*bolt.Options)) (*Ledger, error) 
 	if l.verifier == nil && l.signer != nil {
 		l.verifier = signerVerifier{l.signer}
 	}
-	if !readOnly {
-		if err := l.initialize(); err != nil {
-			db.Close()
+	if creating {
+		if err := l.create(boltOpts); err != nil {
 			return nil, err
 		}
+	} else if err := checkStructure(path, !readOnly, timeout); err != nil {
+		return nil, err
 	}
-	if err := l.loadHead(); err != nil {
+	db, err := openBolt(path, boltOpts)
+	if err != nil {
+		return nil, err
+	}
+	l.db = db
+	if err := l.start(readOnly, opts.FullCheck); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -205,53 +232,141 @@ func open(path string, opts Options, tune func(*bolt.Options)) (*Ledger, error) 
 	return l, nil
 }
 
-// initialize creates the buckets, meta and genesis checkpoint of a new
-// file; an existing file is left untouched.
-func (l *Ledger) initialize() error {
-	var exists bool
+// checkStructure walks the bbolt pages of an existing file under the lock
+// bbolt will take (exclusive for a writer), so that a damaged file is
+// refused before bbolt, which trusts its pages, reads it.
+func checkStructure(path string, exclusive bool, timeout time.Duration) error {
+	f, err := lockFile(path, exclusive, timeout)
+	if errors.Is(err, errLocked) {
+		return fmt.Errorf("ledger: open %s: %w: %w", path, errLocked, ErrUnavailable)
+	}
+	if err != nil {
+		return fmt.Errorf("ledger: open %s: %w", path, err)
+	}
+	defer f.Close() // releases the lock
+	if err := checkPagesOf(f); err != nil {
+		return corrupt(path, &CheckError{Index: -1, What: "bbolt page structure: " + err.Error()})
+	}
+	return nil
+}
+
+// openBolt opens the bbolt file, reporting a panic or memory fault inside
+// bbolt (a file damaged after the structural check, or not checked) as a
+// *CorruptError rather than a crash.
+func openBolt(path string, o *bolt.Options) (db *bolt.DB, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			db, err = nil, &CorruptError{Path: path, Index: -1, Reason: "bbolt cannot read the file: " + panicText(r)}
+		}
+	}()
+	db, err = bolt.Open(path, 0o600, o)
+	switch {
+	case errors.Is(err, bolt.ErrTimeout):
+		return nil, fmt.Errorf("ledger: open %s: %w: %w: %w", path, errLocked, ErrUnavailable, err)
+	case errors.Is(err, bolt.ErrInvalid), errors.Is(err, bolt.ErrChecksum), errors.Is(err, bolt.ErrVersionMismatch):
+		return nil, &CorruptError{Path: path, Index: -1, Reason: "bbolt cannot open the file: " + err.Error(), Err: err}
+	case err != nil:
+		return nil, fmt.Errorf("ledger: open %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// create makes a new ledger file: buckets, meta and the signed genesis
+// checkpoint, written under a temporary name in the same directory and
+// linked to path only once committed, then the directory is fsynced (bbolt
+// fsyncs the file, not the directory entry that names it; without this a
+// crash could lose the whole file, acknowledged appends included). Losing a
+// race with another creator is not an error: Open then opens its file.
+func (l *Ledger) create(o *bolt.Options) error {
+	dir := filepath.Dir(l.path)
+	tmp, err := os.CreateTemp(dir, ".ledger-*.new")
+	if err != nil {
+		return fmt.Errorf("ledger: create %s: %w", l.path, err)
+	}
+	tmpPath := tmp.Name()
+	tmp.Close()
+	defer os.Remove(tmpPath)
+	// bbolt initializes an empty file as a new database.
+	db, err := bolt.Open(tmpPath, 0o600, &bolt.Options{Timeout: o.Timeout, PageSize: o.PageSize})
+	if err != nil {
+		return fmt.Errorf("ledger: create %s: %w: %w", l.path, ErrUnavailable, err)
+	}
+	err = db.Update(l.initialize)
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("ledger: create %s: %w: %w", l.path, ErrUnavailable, err)
+	}
+	if err := os.Link(tmpPath, l.path); err != nil && !errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("ledger: create %s: %w", l.path, err)
+	}
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("ledger: create %s: %w: %w", l.path, ErrUnavailable, err)
+	}
+	return nil
+}
+
+// initialize writes the buckets, meta and genesis checkpoint of a new
+// ledger into an empty bbolt file.
+func (l *Ledger) initialize(tx *bolt.Tx) error {
+	for _, name := range ownBuckets {
+		if _, err := tx.CreateBucket(name); err != nil {
+			return err
+		}
+	}
+	meta := tx.Bucket(bucketMeta)
+	for _, kv := range [][2][]byte{
+		{metaSchema, []byte(schemaVersion)},
+		{metaOrigin, []byte(l.origin)},
+		{metaSize, u64(0)},
+	} {
+		if err := meta.Put(kv[0], kv[1]); err != nil {
+			return err
+		}
+	}
+	cp, err := signCheckpoint(l.signer, l.origin, 0, tlogEmptyRoot())
+	if err != nil {
+		return err
+	}
+	return tx.Bucket(bucketCheckpoints).Put(u64(0), cp.Note)
+}
+
+// start checks the opened file (the bounded check of Open, or the full
+// Check) and loads the head. A writable bbolt file without any bucket (left
+// by a crash of an older version between creating the file and writing its
+// meta) is initialized; a file with other buckets is not a ledger.
+func (l *Ledger) start(readOnly, full bool) (err error) {
+	defer l.readGuard(&err)()
+	var empty, foreign bool
+	var first []byte
 	if err := l.db.View(func(tx *bolt.Tx) error {
-		exists = tx.Bucket(bucketMeta) != nil
+		if tx.Bucket(bucketMeta) == nil {
+			first, _ = tx.Cursor().First()
+			first = clone(first)
+			empty, foreign = first == nil, first != nil
+		}
 		return nil
 	}); err != nil {
 		return fmt.Errorf("ledger: open %s: %w: %w", l.path, ErrUnavailable, err)
 	}
-	if exists {
-		return nil // loadHead checks schema, origin and head without writing
+	switch {
+	case foreign:
+		return fmt.Errorf("ledger: %s is a bbolt file without ledger meta (first bucket %q): %w", l.path, first, ErrInvalid)
+	case empty && readOnly:
+		return fmt.Errorf("ledger: %s has no meta bucket: %w", l.path, ErrInvalid)
+	case empty:
+		if err := l.db.Update(l.initialize); err != nil {
+			return fmt.Errorf("ledger: initialize %s: %w: %w", l.path, ErrUnavailable, err)
+		}
 	}
-	err := l.db.Update(func(tx *bolt.Tx) error {
-		meta := tx.Bucket(bucketMeta)
-		if meta == nil {
-			if k, _ := tx.Cursor().First(); k != nil {
-				return fmt.Errorf("ledger: %s is a bbolt file without ledger meta (first bucket %q): %w", l.path, k, ErrInvalid)
-			}
-			for _, name := range ownBuckets {
-				if _, err := tx.CreateBucket(name); err != nil {
-					return err
-				}
-			}
-			meta = tx.Bucket(bucketMeta)
-			for _, kv := range [][2][]byte{
-				{metaSchema, []byte(schemaVersion)},
-				{metaOrigin, []byte(l.origin)},
-				{metaSize, u64(0)},
-			} {
-				if err := meta.Put(kv[0], kv[1]); err != nil {
-					return err
-				}
-			}
-			cp, err := signCheckpoint(l.signer, l.origin, 0, tlogEmptyRoot())
-			if err != nil {
-				return err
-			}
-			return tx.Bucket(bucketCheckpoints).Put(u64(0), cp.Note)
+	if err := l.loadHead(full); err != nil {
+		var ce *CheckError
+		if errors.As(err, &ce) {
+			return corrupt(l.path, ce)
 		}
-		return checkMeta(meta, l.origin, l.path)
-	})
-	if err != nil {
-		if errors.Is(err, ErrInvalid) || errors.Is(err, ErrOriginMismatch) || errors.Is(err, ErrUnavailable) {
-			return err
-		}
-		return fmt.Errorf("ledger: initialize %s: %w: %w", l.path, ErrUnavailable, err)
+		return err
 	}
 	return nil
 }
@@ -267,18 +382,19 @@ func checkMeta(meta *bolt.Bucket, origin, path string) error {
 	return nil
 }
 
-// loadHead reads the committed size and latest checkpoint, checks that they
-// agree with each other and with the leaves, and that the configured key
-// signed the checkpoint.
-func (l *Ledger) loadHead() error {
+// loadHead reads the committed size and latest checkpoint and checks them
+// (steps 2–4 of Open, or the full Check when full is set).
+func (l *Ledger) loadHead(full bool) error {
 	var cp Checkpoint
 	err := l.db.View(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
-		if meta == nil {
-			return fmt.Errorf("ledger: %s has no meta bucket: %w", l.path, ErrInvalid)
-		}
 		if err := checkMeta(meta, l.origin, l.path); err != nil {
 			return err
+		}
+		for _, name := range ownBuckets {
+			if tx.Bucket(name) == nil {
+				return &CheckError{Index: -1, What: fmt.Sprintf("bucket %q is missing", name)}
+			}
 		}
 		size, err := parseU64(meta.Get(metaSize))
 		if err != nil {
@@ -304,23 +420,77 @@ func (l *Ledger) loadHead() error {
 		if cp.Size != size {
 			return &CheckError{Index: size, What: fmt.Sprintf("meta size %d but the latest checkpoint has size %d", size, cp.Size)}
 		}
-		return nil
+		if err := l.checkLatestSignature(cp); err != nil {
+			return err
+		}
+		if full {
+			if l.verifier == nil {
+				return fmt.Errorf("ledger: open %s: the full check needs Options.Verifier on a read-only ledger: %w", l.path, ErrInvalid)
+			}
+			return checkTx(tx, l.verifier, l.origin)
+		}
+		return checkHead(tx, cp)
 	})
 	if err != nil {
-		var ce *CheckError
-		if errors.As(err, &ce) {
-			return fmt.Errorf("ledger: open %s: %w", l.path, err)
-		}
 		return err
-	}
-	if l.verifier != nil {
-		if _, err := note.Open(cp.Note, note.VerifierList(l.verifier)); err != nil {
-			return fmt.Errorf("ledger: open %s: latest checkpoint (size %d) is not signed by log key %s+%08x: %w: %w",
-				l.path, cp.Size, l.verifier.Name(), l.verifier.KeyHash(), ErrLogKeyMismatch, err)
-		}
 	}
 	l.size.Store(cp.Size)
 	l.latest.Store(&cp)
+	return nil
+}
+
+// checkLatestSignature checks that the configured key signed the latest
+// checkpoint. A signature line of another key (or none) means another key
+// is configured: ErrLogKeyMismatch. A line of this key whose signature does
+// not verify means the note was damaged or edited: a *CheckError.
+func (l *Ledger) checkLatestSignature(cp Checkpoint) error {
+	if l.verifier == nil {
+		return nil
+	}
+	_, err := note.Open(cp.Note, note.VerifierList(l.verifier))
+	var bad *note.InvalidSignatureError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &bad):
+		return &CheckError{Index: cp.Size, What: fmt.Sprintf("latest checkpoint: the signature by log key %s+%08x does not verify: %v", l.verifier.Name(), l.verifier.KeyHash(), err)}
+	}
+	return fmt.Errorf("ledger: open %s: latest checkpoint (size %d) is not signed by log key %s+%08x: %w: %w",
+		l.path, cp.Size, l.verifier.Name(), l.verifier.KeyHash(), ErrLogKeyMismatch, err)
+}
+
+// checkHead is the bounded part of Open's check: the latest checkpoint's
+// root against the stored hashes, and the newest OpenCheckLeaves leaves and
+// the hashes they completed against the stored ones.
+func checkHead(tx *bolt.Tx, cp Checkpoint) error {
+	hashes := hashReader{tx.Bucket(bucketHashes)}
+	root, err := tlog.TreeHash(cp.Size, hashes)
+	if err != nil {
+		return &CheckError{Index: cp.Size, What: "latest checkpoint: tree hash: " + err.Error()}
+	}
+	if root != cp.Root {
+		return &CheckError{Index: cp.Size, What: fmt.Sprintf("latest checkpoint: signed root %s is not the tree hash %s of the stored hashes", cp.Root, root)}
+	}
+	leaves, hb := tx.Bucket(bucketLeaves), tx.Bucket(bucketHashes)
+	for i := max(0, cp.Size-OpenCheckLeaves); i < cp.Size; i++ {
+		leaf := leaves.Get(u64(i))
+		if len(leaf) == 0 {
+			return &CheckError{Index: i, What: fmt.Sprintf("leaf %d is missing or empty", i)}
+		}
+		hs, err := tlog.StoredHashes(i, leaf, hashes)
+		if err != nil {
+			return &CheckError{Index: i, What: fmt.Sprintf("leaf %d: hashes of earlier subtrees are unreadable: %v", i, err)}
+		}
+		base := tlog.StoredHashIndex(0, i)
+		for j, h := range hs {
+			if !bytes.Equal(hb.Get(u64(base+int64(j))), h[:]) {
+				if j == 0 {
+					return &CheckError{Index: i, What: fmt.Sprintf("leaf %d: its record hash SHA-256(0x00‖leaf) differs from stored hash %d (leaf or hash altered)", i, base)}
+				}
+				return &CheckError{Index: i, What: fmt.Sprintf("stored hash %d differs from the hash recomputed from the leaves", base+int64(j))}
+			}
+		}
+	}
 	return nil
 }
 
@@ -401,4 +571,33 @@ func checkKeyPair(s note.Signer, v note.Verifier) error {
 // per batch outside the file writes and fdatasyncs of the commit (io).
 type committerProfile struct {
 	serial, io, commits, appended atomic.Int64
+}
+
+// Stats are counters of an open ledger, for metrics.
+type Stats struct {
+	// IntegrityFailures counts reads that found bytes not matching their
+	// hash (an *IntegrityError: an edited leaf, a document not matching its
+	// digest, a checkpoint whose signature does not verify) or damage that
+	// made bbolt panic (a *CorruptError). Each is also answered as an
+	// error; none served the bytes.
+	IntegrityFailures uint64
+	// Commits and Appended count the batches committed and the entries
+	// they appended since Open.
+	Commits, Appended uint64
+	// CommitterSerial is the committer's time outside the durable commit's
+	// page writes and fdatasyncs (deciding claims, building and validating
+	// entries, hashing, signing checkpoints, bbolt's page spill);
+	// CommitterIO the time in those writes and fdatasyncs.
+	CommitterSerial, CommitterIO time.Duration
+}
+
+// Stats returns the ledger's counters.
+func (l *Ledger) Stats() Stats {
+	return Stats{
+		IntegrityFailures: l.integrityFailures.Load(),
+		Commits:           uint64(l.prof.commits.Load()),
+		Appended:          uint64(l.prof.appended.Load()),
+		CommitterSerial:   time.Duration(l.prof.serial.Load()),
+		CommitterIO:       time.Duration(l.prof.io.Load()),
+	}
 }

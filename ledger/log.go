@@ -147,10 +147,28 @@ func (l *Ledger) CheckpointAt(size int64) (Checkpoint, error) {
 			return fmt.Errorf("ledger: checkpoint of size %d: %w", size, ErrNotFound)
 		}
 		var err error
-		cp, err = parseStoredCheckpoint(v)
+		cp, err = l.storedCheckpoint(v)
 		return err
 	})
 	return cp, err
+}
+
+// storedCheckpoint parses a checkpoint read from the file and, when the
+// ledger has a verifier, checks its signature: a note that does not verify
+// is never served (an *IntegrityError naming its size).
+func (l *Ledger) storedCheckpoint(v []byte) (Checkpoint, error) {
+	cp, err := parseStoredCheckpoint(v)
+	if err != nil {
+		l.integrityFailures.Add(1)
+		return Checkpoint{}, &IntegrityError{Index: -1, What: "stored checkpoint does not parse: " + err.Error()}
+	}
+	if l.verifier != nil {
+		if _, err := note.Open(cp.Note, note.VerifierList(l.verifier)); err != nil {
+			l.integrityFailures.Add(1)
+			return Checkpoint{}, &IntegrityError{Index: cp.Size, What: "checkpoint of size " + strconv.FormatInt(cp.Size, 10) + ": signature by the log key does not verify"}
+		}
+	}
+	return cp, nil
 }
 
 // CoveringCheckpoint returns the checkpoint of the commit that appended the
@@ -167,7 +185,7 @@ func (l *Ledger) CoveringCheckpoint(index int64) (Checkpoint, error) {
 			return fmt.Errorf("ledger: covering checkpoint of index %d: %w", index, ErrNotFound)
 		}
 		var err error
-		cp, err = parseStoredCheckpoint(v)
+		cp, err = l.storedCheckpoint(v)
 		return err
 	})
 	return cp, err
@@ -290,10 +308,13 @@ func needSize(tx *bolt.Tx, size int64) error {
 	return nil
 }
 
-// view runs fn in a read transaction, mapping a closed database to ErrClosed.
-func (l *Ledger) view(fn func(tx *bolt.Tx) error) error {
+// view runs fn in a read transaction, mapping a closed database to
+// ErrClosed and a panic or memory fault inside bbolt (a damaged page) to a
+// *CorruptError.
+func (l *Ledger) view(fn func(tx *bolt.Tx) error) (err error) {
 	if l.closed.Load() {
 		return ErrClosed
 	}
+	defer l.readGuard(&err)()
 	return mapClosed(l.db.View(fn))
 }

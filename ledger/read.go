@@ -2,10 +2,12 @@ package ledger
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 
 	bolt "go.etcd.io/bbolt"
+	"golang.org/x/mod/sumdb/tlog"
 )
 
 // StoredEntry is an entry as read back from the ledger. Its slices are
@@ -33,9 +35,9 @@ func (l *Ledger) Entry(id string) (StoredEntry, error) {
 		}
 		index, err := parseU64(v)
 		if err != nil {
-			return fmt.Errorf("ledger: entry %q: index: %w", id, err)
+			return l.damaged(-1, fmt.Sprintf("ids index: entry %q: %v", id, err))
 		}
-		e, err = readEntry(tx, index)
+		e, err = l.readEntry(tx, index)
 		return err
 	})
 	return e, err
@@ -46,21 +48,34 @@ func (l *Ledger) EntryAt(index int64) (StoredEntry, error) {
 	var e StoredEntry
 	err := l.view(func(tx *bolt.Tx) error {
 		var err error
-		e, err = readEntry(tx, index)
+		e, err = l.readEntry(tx, index)
 		return err
 	})
 	return e, err
 }
 
-func readEntry(tx *bolt.Tx, index int64) (StoredEntry, error) {
+// readEntry reads the entry at index and verifies its leaf against the
+// stored record hash (one SHA-256): an edited or damaged leaf is an
+// *IntegrityError, never returned as the entry's.
+func (l *Ledger) readEntry(tx *bolt.Tx, index int64) (StoredEntry, error) {
 	if index < 0 {
+		return StoredEntry{}, fmt.Errorf("ledger: entry at %d: %w", index, ErrNotFound)
+	}
+	size, err := txSize(tx)
+	if err != nil {
+		return StoredEntry{}, l.damaged(-1, err.Error())
+	}
+	if index >= size {
 		return StoredEntry{}, fmt.Errorf("ledger: entry at %d: %w", index, ErrNotFound)
 	}
 	key := u64(index)
 	id := tx.Bucket(bucketEntries).Get(key)
 	leaf := tx.Bucket(bucketLeaves).Get(key)
-	if id == nil || leaf == nil {
-		return StoredEntry{}, fmt.Errorf("ledger: entry at %d: %w", index, ErrNotFound)
+	if len(id) == 0 || len(leaf) == 0 {
+		return StoredEntry{}, l.integrity(&IntegrityError{Index: index, What: "its ID or leaf is missing from a log that holds it"})
+	}
+	if err := verifyLeaf(index, leaf, tx.Bucket(bucketHashes).Get(u64(tlog.StoredHashIndex(0, index)))); err != nil {
+		return StoredEntry{}, l.integrity(err)
 	}
 	e := StoredEntry{Index: index, ID: string(id), Leaf: clone(leaf), Docs: map[string][]byte{}}
 	c := tx.Bucket(bucketDocs).Cursor()
@@ -71,17 +86,41 @@ func readEntry(tx *bolt.Tx, index int64) (StoredEntry, error) {
 }
 
 // Doc returns the document name of entry id (ErrNotFound if either is
-// missing).
+// missing). Documents are not covered by the Merkle log, so Doc cannot
+// verify them; a caller that knows a document's digest (fiscal402's receipt
+// leaf carries the SHA-256 of the record and of the invoice) reads it with
+// DocVerified.
 func (l *Ledger) Doc(id, name string) ([]byte, error) {
-	var doc []byte
-	err := l.view(func(tx *bolt.Tx) error {
+	doc, _, err := l.doc(id, name)
+	return doc, err
+}
+
+// DocVerified returns the document name of entry id after checking it
+// against the SHA-256 digest sum the caller knows for it, from the entry's
+// leaf (which Entry verified against the log) or from another anchored
+// document. A mismatch is an *IntegrityError naming the entry's index, is
+// counted in Stats().IntegrityFailures, and the bytes are not returned.
+func (l *Ledger) DocVerified(id, name string, sum [sha256.Size]byte) ([]byte, error) {
+	doc, index, err := l.doc(id, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := verifyDoc(index, name, doc, sum); err != nil {
+		return nil, l.integrity(err)
+	}
+	return doc, nil
+}
+
+// doc reads a document and the index of its entry.
+func (l *Ledger) doc(id, name string) (doc []byte, index int64, err error) {
+	err = l.view(func(tx *bolt.Tx) error {
 		v := tx.Bucket(bucketIDs).Get([]byte(id))
 		if v == nil {
 			return fmt.Errorf("ledger: document %q of entry %q: %w", name, id, ErrNotFound)
 		}
-		index, err := parseU64(v)
-		if err != nil {
-			return fmt.Errorf("ledger: entry %q: index: %w", id, err)
+		var err error
+		if index, err = parseU64(v); err != nil {
+			return l.damaged(-1, fmt.Sprintf("ids index: entry %q: %v", id, err))
 		}
 		// A cursor, unlike Get, tells an empty document from a missing one.
 		want := docKey(index, name)
@@ -92,7 +131,20 @@ func (l *Ledger) Doc(id, name string) ([]byte, error) {
 		doc = append([]byte{}, d...)
 		return nil
 	})
-	return doc, err
+	return doc, index, err
+}
+
+// integrity counts an integrity failure and returns err.
+func (l *Ledger) integrity(err error) error {
+	l.integrityFailures.Add(1)
+	return err
+}
+
+// damaged counts and returns a *CorruptError for a value of the ledger's own
+// layout that does not parse.
+func (l *Ledger) damaged(index int64, what string) error {
+	l.integrityFailures.Add(1)
+	return &CorruptError{Path: l.path, Index: index, Reason: oneLine(what)}
 }
 
 // Lookup returns the ID of the entry that posted key in index (ErrNotFound if
@@ -147,7 +199,7 @@ func (l *Ledger) ClaimHolder(space, key string) (id string, fingerprint []byte, 
 		}
 		index, fp, err := parseClaimValue(v)
 		if err != nil {
-			return fmt.Errorf("ledger: claim %q %q: %w", space, key, err)
+			return l.damaged(-1, fmt.Sprintf("claim %q %q: %v", space, key, err))
 		}
 		id = string(tx.Bucket(bucketEntries).Get(u64(index)))
 		fingerprint = clone(fp)
@@ -200,12 +252,18 @@ func (l *Ledger) Update(fn func(tx Tx) error) error {
 	if l.closed.Load() {
 		return ErrClosed
 	}
+	if err := l.broken.Load(); err != nil {
+		return err
+	}
 	var fnErr error
-	err := l.db.Update(func(tx *bolt.Tx) error {
-		fnErr = fn(sideTx{tx})
+	err := l.guardedUpdate(func(tx *bolt.Tx) error {
+		_, fnErr = callUser(func() (struct{}, error) { return struct{}{}, fn(sideTx{tx}) })
 		return fnErr
 	})
+	var co *CorruptError
 	switch {
+	case errors.As(err, &co):
+		return err
 	case fnErr != nil:
 		return fnErr
 	case err != nil:
@@ -220,18 +278,29 @@ func (l *Ledger) Update(fn func(tx Tx) error) error {
 // View runs fn in a read transaction over side data; the data it sees is a
 // consistent snapshot. Writes in fn fail with ErrReadOnly.
 func (l *Ledger) View(fn func(tx Tx) error) error {
-	if l.closed.Load() {
-		return ErrClosed
-	}
 	var fnErr error
-	err := l.db.View(func(tx *bolt.Tx) error {
-		fnErr = fn(sideTx{tx})
+	err := l.view(func(tx *bolt.Tx) error {
+		_, fnErr = callUser(func() (struct{}, error) { return struct{}{}, fn(sideTx{tx}) })
 		return fnErr
 	})
 	if fnErr != nil {
 		return fnErr
 	}
-	return mapClosed(err)
+	return err
+}
+
+// guardedUpdate is db.Update with the read guard: a panic inside bbolt
+// while writing means the file or bbolt's state is damaged, so writing
+// stops (Stats, Append and Update then answer the *CorruptError).
+func (l *Ledger) guardedUpdate(fn func(tx *bolt.Tx) error) (err error) {
+	defer func() {
+		var co *CorruptError
+		if errors.As(err, &co) && co.Err == nil {
+			l.broken.CompareAndSwap(nil, co)
+		}
+	}()
+	defer l.readGuard(&err)()
+	return l.db.Update(fn)
 }
 
 // sideTx is the Tx over the side namespace of a bbolt transaction.
@@ -245,6 +314,7 @@ func (s sideTx) bucket(name string) *bolt.Bucket {
 }
 
 func (s sideTx) Get(bucket string, key []byte) []byte {
+	defer storeGuard()
 	b := s.bucket(bucket)
 	if b == nil || len(key) == 0 {
 		return nil
@@ -258,6 +328,7 @@ func (s sideTx) Get(bucket string, key []byte) []byte {
 }
 
 func (s sideTx) Put(bucket string, key, value []byte) error {
+	defer storeGuard()
 	if !s.tx.Writable() {
 		return ErrReadOnly
 	}
@@ -274,6 +345,7 @@ func (s sideTx) Put(bucket string, key, value []byte) error {
 }
 
 func (s sideTx) Delete(bucket string, key []byte) error {
+	defer storeGuard()
 	if !s.tx.Writable() {
 		return ErrReadOnly
 	}
@@ -288,8 +360,12 @@ func (s sideTx) Delete(bucket string, key []byte) error {
 }
 
 func (s sideTx) Scan(bucket string, prefix, after []byte, reverse bool, fn func(k, v []byte) bool) error {
+	defer storeGuard()
 	if b := s.bucket(bucket); b != nil {
-		scanBucket(b, prefix, after, reverse, fn)
+		scanBucket(b, prefix, after, reverse, func(k, v []byte) bool {
+			more, _ := callUser(func() (bool, error) { return fn(k, v), nil })
+			return more
+		})
 	}
 	return nil
 }

@@ -434,7 +434,7 @@ func TestCheckPagesCycle(t *testing.T) {
 	}
 	defer f.Close()
 	fi, _ := f.Stat()
-	w := &pageWalker{f: f, fileSize: fi.Size(), seen: map[uint64]bool{}}
+	w := &pageWalker{f: f, fileSize: fi.Size()}
 	root, err := w.readMeta()
 	if err != nil {
 		t.Fatal(err)
