@@ -295,7 +295,7 @@ func TestVerifiedReads(t *testing.T) {
 		mustAppend(t, l, fmt.Sprintf("e%03d", i))
 	}
 	l.Close()
-	tamper(t, path, put("leaves", u64(5), []byte("forged leaf")))
+	tamper(t, path, putLeaf(5, []byte("forged leaf")))
 
 	l = reopen(t, path)
 	var ie *IntegrityError
@@ -340,8 +340,8 @@ func TestOpenChecksTheNewestLeaves(t *testing.T) {
 		edit  func(*bolt.Tx) error
 		index int64
 	}{
-		"newest leaf":              {put("leaves", u64(99), []byte("forged")), 99},
-		"a leaf 60 from the end":   {put("leaves", u64(40), []byte("forged")), 40},
+		"newest leaf":              {putLeaf(99, []byte("forged")), 99},
+		"a leaf 60 from the end":   {putLeaf(40, []byte("forged")), 40},
 		"root-side interior hash":  {put("hashes", u64(tlog.StoredHashIndex(6, 0)), make([]byte, 32)), 100},
 		"latest checkpoint edited": {editNote(100, flipSignatureByte), 100},
 	} {

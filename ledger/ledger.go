@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -92,7 +89,8 @@ type Options struct {
 
 // Ledger is an open ledger file. Its methods are safe for concurrent use.
 type Ledger struct {
-	db       *bolt.DB
+	store    store
+	codec    *codec
 	path     string
 	origin   string
 	signer   note.Signer   // nil when read-only
@@ -106,8 +104,8 @@ type Ledger struct {
 	closeErr  error
 	closed    atomic.Bool
 
-	prof committerProfile
-
+	prof              committerProfile
+	onCommit          func(*batchWrites)           // tests: sees every committed batch
 	integrityFailures atomic.Uint64                // reads that met bytes not matching their hash, or damage
 	broken            atomic.Pointer[CorruptError] // set when a write met damage: writing stops
 
@@ -176,24 +174,8 @@ func open(path string, opts Options, tune func(*bolt.Options)) (*Ledger, error) 
 	case timeout == 0:
 		timeout = DefaultOpenTimeout
 	}
-
-	readOnly := opts.Signer == nil
-	fi, statErr := os.Stat(path)
-	creating := errors.Is(statErr, os.ErrNotExist)
-	switch {
-	case readOnly && creating:
-		return nil, fmt.Errorf("ledger: open %s read-only: %w", path, ErrNotFound)
-	case statErr != nil && !creating:
-		return nil, fmt.Errorf("ledger: open %s: %w", path, statErr)
-	case !creating && fi.Size() == 0:
-		// bbolt would silently make a new database of it: a log that
-		// restarts at size 0 under the same origin, contradicting every
-		// checkpoint handed out. Open never leaves an empty file behind.
-		return nil, &CorruptError{Path: path, Index: -1, Reason: "the file is empty"}
-	}
-	boltOpts := &bolt.Options{Timeout: timeout, ReadOnly: readOnly}
-	if tune != nil {
-		tune(boltOpts)
+	if opts.FullCheck && opts.Signer == nil && opts.Verifier == nil {
+		return nil, fmt.Errorf("ledger: open %s: the full check needs Options.Verifier on a read-only ledger: %w", path, ErrInvalid)
 	}
 	l := &Ledger{
 		path:     path,
@@ -207,22 +189,27 @@ func open(path string, opts Options, tune func(*bolt.Options)) (*Ledger, error) 
 	if l.verifier == nil && l.signer != nil {
 		l.verifier = signerVerifier{l.signer}
 	}
-	if creating {
-		if err := l.create(boltOpts); err != nil {
-			return nil, err
-		}
-	} else if err := checkStructure(path, !readOnly, timeout); err != nil {
-		return nil, err
-	}
-	db, err := openBolt(path, boltOpts)
+	readOnly := opts.Signer == nil
+	st, lf, err := openBoltStore(boltOpen{
+		path: path, origin: opts.Origin, readOnly: readOnly, timeout: timeout, tune: tune,
+		genesis: func() (Checkpoint, error) { return signCheckpoint(l.signer, l.origin, 0, tlogEmptyRoot()) },
+	})
 	if err != nil {
 		return nil, err
 	}
-	l.db = db
-	if err := l.start(readOnly, opts.FullCheck); err != nil {
-		db.Close()
+	l.store = st
+	if l.codec, err = newCodec(lf.dicts); err != nil {
+		st.close()
+		return nil, fmt.Errorf("ledger: open %s: dictionaries: %w", path, err)
+	}
+	if err := l.checkOpen(lf.head, opts.FullCheck); err != nil {
+		l.codec.close()
+		st.close()
 		return nil, err
 	}
+	cp := lf.head.latest
+	l.size.Store(cp.Size)
+	l.latest.Store(&cp)
 	if readOnly {
 		close(l.done)
 	} else {
@@ -232,211 +219,88 @@ func open(path string, opts Options, tune func(*bolt.Options)) (*Ledger, error) 
 	return l, nil
 }
 
-// checkStructure walks the bbolt pages of an existing file under the lock
-// bbolt will take (exclusive for a writer), so that a damaged file is
-// refused before bbolt, which trusts its pages, reads it.
-func checkStructure(path string, exclusive bool, timeout time.Duration) error {
-	f, err := lockFile(path, exclusive, timeout)
-	if errors.Is(err, errLocked) {
-		return fmt.Errorf("ledger: open %s: %w: %w", path, errLocked, ErrUnavailable)
-	}
-	if err != nil {
-		return fmt.Errorf("ledger: open %s: %w", path, err)
-	}
-	defer f.Close() // releases the lock
-	if err := checkPagesOf(f); err != nil {
-		return corrupt(path, &CheckError{Index: -1, What: "bbolt page structure: " + err.Error()})
-	}
-	return nil
-}
-
-// openBolt opens the bbolt file, reporting a panic or memory fault inside
-// bbolt (a file damaged after the structural check, or not checked) as a
-// *CorruptError rather than a crash.
-func openBolt(path string, o *bolt.Options) (db *bolt.DB, err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if r := recover(); r != nil {
-			db, err = nil, &CorruptError{Path: path, Index: -1, Reason: "bbolt cannot read the file: " + panicText(r)}
-		}
-	}()
-	db, err = bolt.Open(path, 0o600, o)
-	switch {
-	case errors.Is(err, bolt.ErrTimeout):
-		return nil, fmt.Errorf("ledger: open %s: %w: %w: %w", path, errLocked, ErrUnavailable, err)
-	case errors.Is(err, bolt.ErrInvalid), errors.Is(err, bolt.ErrChecksum), errors.Is(err, bolt.ErrVersionMismatch):
-		return nil, &CorruptError{Path: path, Index: -1, Reason: "bbolt cannot open the file: " + err.Error(), Err: err}
-	case err != nil:
-		return nil, fmt.Errorf("ledger: open %s: %w", path, err)
-	}
-	return db, nil
-}
-
-// create makes a new ledger file: buckets, meta and the signed genesis
-// checkpoint, written under a temporary name in the same directory and
-// linked to path only once committed, then the directory is fsynced (bbolt
-// fsyncs the file, not the directory entry that names it; without this a
-// crash could lose the whole file, acknowledged appends included). Losing a
-// race with another creator is not an error: Open then opens its file.
-func (l *Ledger) create(o *bolt.Options) error {
-	dir := filepath.Dir(l.path)
-	tmp, err := os.CreateTemp(dir, ".ledger-*.new")
-	if err != nil {
-		return fmt.Errorf("ledger: create %s: %w", l.path, err)
-	}
-	tmpPath := tmp.Name()
-	tmp.Close()
-	defer os.Remove(tmpPath)
-	// bbolt initializes an empty file as a new database.
-	db, err := bolt.Open(tmpPath, 0o600, &bolt.Options{Timeout: o.Timeout, PageSize: o.PageSize})
-	if err != nil {
-		return fmt.Errorf("ledger: create %s: %w: %w", l.path, ErrUnavailable, err)
-	}
-	err = db.Update(l.initialize)
-	if cerr := db.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("ledger: create %s: %w: %w", l.path, ErrUnavailable, err)
-	}
-	if err := os.Link(tmpPath, l.path); err != nil && !errors.Is(err, os.ErrExist) {
-		return fmt.Errorf("ledger: create %s: %w", l.path, err)
-	}
-	if err := syncDir(dir); err != nil {
-		return fmt.Errorf("ledger: create %s: %w: %w", l.path, ErrUnavailable, err)
-	}
-	return nil
-}
-
-// initialize writes the buckets, meta and genesis checkpoint of a new
-// ledger into an empty bbolt file.
-func (l *Ledger) initialize(tx *bolt.Tx) error {
-	for _, name := range ownBuckets {
-		if _, err := tx.CreateBucket(name); err != nil {
-			return err
-		}
-	}
-	meta := tx.Bucket(bucketMeta)
-	for _, kv := range [][2][]byte{
-		{metaSchema, []byte(schemaVersion)},
-		{metaOrigin, []byte(l.origin)},
-		{metaSize, u64(0)},
-	} {
-		if err := meta.Put(kv[0], kv[1]); err != nil {
-			return err
-		}
-	}
-	cp, err := signCheckpoint(l.signer, l.origin, 0, tlogEmptyRoot())
-	if err != nil {
-		return err
-	}
-	return tx.Bucket(bucketCheckpoints).Put(u64(0), cp.Note)
-}
-
-// start checks the opened file (the bounded check of Open, or the full
-// Check) and loads the head. A writable bbolt file without any bucket (left
-// by a crash of an older version between creating the file and writing its
-// meta) is initialized; a file with other buckets is not a ledger.
-func (l *Ledger) start(readOnly, full bool) (err error) {
-	defer l.readGuard(&err)()
-	var empty, foreign bool
-	var first []byte
-	if err := l.db.View(func(tx *bolt.Tx) error {
-		if tx.Bucket(bucketMeta) == nil {
-			first, _ = tx.Cursor().First()
-			first = clone(first)
-			empty, foreign = first == nil, first != nil
-		}
-		return nil
-	}); err != nil {
-		return fmt.Errorf("ledger: open %s: %w: %w", l.path, ErrUnavailable, err)
-	}
-	switch {
-	case foreign:
-		return fmt.Errorf("ledger: %s is a bbolt file without ledger meta (first bucket %q): %w", l.path, first, ErrInvalid)
-	case empty && readOnly:
-		return fmt.Errorf("ledger: %s has no meta bucket: %w", l.path, ErrInvalid)
-	case empty:
-		if err := l.db.Update(l.initialize); err != nil {
-			return fmt.Errorf("ledger: initialize %s: %w: %w", l.path, ErrUnavailable, err)
-		}
-	}
-	if err := l.loadHead(full); err != nil {
+// checkOpen is the check of Open after the store loaded the head: the
+// latest checkpoint's signature and root, and the newest leaves (or the
+// full Check).
+func (l *Ledger) checkOpen(head storeHead, full bool) error {
+	cp := head.latest
+	if err := l.checkLatestSignature(cp); err != nil {
 		var ce *CheckError
 		if errors.As(err, &ce) {
 			return corrupt(l.path, ce)
 		}
 		return err
 	}
-	return nil
-}
-
-// checkMeta verifies the schema version and origin recorded in meta.
-func checkMeta(meta *bolt.Bucket, origin, path string) error {
-	if v := meta.Get(metaSchema); string(v) != schemaVersion {
-		return fmt.Errorf("ledger: %s has schema %q, this version reads %q: %w", path, v, schemaVersion, ErrInvalid)
-	}
-	if v := meta.Get(metaOrigin); string(v) != origin {
-		return fmt.Errorf("ledger: %s belongs to origin %q, not %q: %w", path, v, origin, ErrOriginMismatch)
-	}
-	return nil
-}
-
-// loadHead reads the committed size and latest checkpoint and checks them
-// (steps 2–4 of Open, or the full Check when full is set).
-func (l *Ledger) loadHead(full bool) error {
-	var cp Checkpoint
-	err := l.db.View(func(tx *bolt.Tx) error {
-		meta := tx.Bucket(bucketMeta)
-		if err := checkMeta(meta, l.origin, l.path); err != nil {
+	if full {
+		if err := l.Check(); err != nil {
+			var ce *CheckError
+			if errors.As(err, &ce) {
+				return corrupt(l.path, ce)
+			}
 			return err
 		}
-		for _, name := range ownBuckets {
-			if tx.Bucket(name) == nil {
-				return &CheckError{Index: -1, What: fmt.Sprintf("bucket %q is missing", name)}
+		return nil
+	}
+	if root := head.frontier.root(); root != cp.Root {
+		return corrupt(l.path, &CheckError{Index: cp.Size, What: fmt.Sprintf("latest checkpoint: signed root %s is not the tree hash %s of the stored hashes", cp.Root, root)})
+	}
+	err := l.view(func(r storeReader) error {
+		for i := max(0, cp.Size-OpenCheckLeaves); i < cp.Size; i++ {
+			if err := l.checkStoredLeaf(r, i); err != nil {
+				return err
 			}
 		}
-		size, err := parseU64(meta.Get(metaSize))
-		if err != nil {
-			return &CheckError{Index: -1, What: "meta size: " + err.Error()}
-		}
-		var last int64 = -1
-		if k, _ := tx.Bucket(bucketLeaves).Cursor().Last(); k != nil {
-			if last, err = parseU64(k); err != nil {
-				return &CheckError{Index: -1, What: "leaves: last key: " + err.Error()}
-			}
-		}
-		if last+1 != size {
-			return &CheckError{Index: last, What: fmt.Sprintf("meta size %d but the last leaf has index %d", size, last)}
-		}
-		k, v := tx.Bucket(bucketCheckpoints).Cursor().Last()
-		if k == nil {
-			return &CheckError{Index: -1, What: "no checkpoint stored"}
-		}
-		cp, err = parseStoredCheckpoint(v)
-		if err != nil {
-			return &CheckError{Index: size, What: "latest checkpoint: " + err.Error()}
-		}
-		if cp.Size != size {
-			return &CheckError{Index: size, What: fmt.Sprintf("meta size %d but the latest checkpoint has size %d", size, cp.Size)}
-		}
-		if err := l.checkLatestSignature(cp); err != nil {
-			return err
-		}
-		if full {
-			if l.verifier == nil {
-				return fmt.Errorf("ledger: open %s: the full check needs Options.Verifier on a read-only ledger: %w", l.path, ErrInvalid)
-			}
-			return checkTx(tx, l.verifier, l.origin)
-		}
-		return checkHead(tx, cp)
+		return nil
 	})
+	var ce *CheckError
+	if errors.As(err, &ce) {
+		return corrupt(l.path, ce)
+	}
+	return err
+}
+
+// checkStoredLeaf re-hashes leaf i and compares the hashes it completed
+// with the stored ones (tlog.StoredHashes over the stored hashes).
+func (l *Ledger) checkStoredLeaf(r storeReader, i int64) error {
+	e, err := r.entry(i)
 	if err != nil {
 		return err
 	}
-	l.size.Store(cp.Size)
-	l.latest.Store(&cp)
+	leaf, err := l.leafOf(e)
+	if err != nil || len(leaf) == 0 {
+		return &CheckError{Index: i, What: fmt.Sprintf("leaf %d is missing or unreadable: %v", i, err)}
+	}
+	hs, err := tlog.StoredHashes(i, leaf, r)
+	if err != nil {
+		return &CheckError{Index: i, What: fmt.Sprintf("leaf %d: hashes of earlier subtrees are unreadable: %v", i, err)}
+	}
+	base := tlog.StoredHashIndex(0, i)
+	idx := make([]int64, len(hs))
+	for j := range hs {
+		idx[j] = base + int64(j)
+	}
+	stored, err := r.ReadHashes(idx)
+	if err != nil {
+		return &CheckError{Index: i, What: fmt.Sprintf("leaf %d: %v", i, err)}
+	}
+	for j, h := range hs {
+		if stored[j] == h {
+			continue
+		}
+		if j == 0 {
+			return &CheckError{Index: i, What: fmt.Sprintf("leaf %d: its record hash SHA-256(0x00‖leaf) differs from stored hash %d (leaf or hash altered)", i, base)}
+		}
+		return &CheckError{Index: i, What: fmt.Sprintf("stored hash %d differs from the hash recomputed from the leaves", base+int64(j))}
+	}
 	return nil
+}
+
+// leafOf returns the leaf of a stored entry (decoded from its blob).
+func (l *Ledger) leafOf(e rawEntry) ([]byte, error) {
+	if e.blob != nil {
+		return l.codec.decodeLeaf(e.blob)
+	}
+	return e.leaf, nil
 }
 
 // checkLatestSignature checks that the configured key signed the latest
@@ -459,41 +323,6 @@ func (l *Ledger) checkLatestSignature(cp Checkpoint) error {
 		l.path, cp.Size, l.verifier.Name(), l.verifier.KeyHash(), ErrLogKeyMismatch, err)
 }
 
-// checkHead is the bounded part of Open's check: the latest checkpoint's
-// root against the stored hashes, and the newest OpenCheckLeaves leaves and
-// the hashes they completed against the stored ones.
-func checkHead(tx *bolt.Tx, cp Checkpoint) error {
-	hashes := hashReader{tx.Bucket(bucketHashes)}
-	root, err := tlog.TreeHash(cp.Size, hashes)
-	if err != nil {
-		return &CheckError{Index: cp.Size, What: "latest checkpoint: tree hash: " + err.Error()}
-	}
-	if root != cp.Root {
-		return &CheckError{Index: cp.Size, What: fmt.Sprintf("latest checkpoint: signed root %s is not the tree hash %s of the stored hashes", cp.Root, root)}
-	}
-	leaves, hb := tx.Bucket(bucketLeaves), tx.Bucket(bucketHashes)
-	for i := max(0, cp.Size-OpenCheckLeaves); i < cp.Size; i++ {
-		leaf := leaves.Get(u64(i))
-		if len(leaf) == 0 {
-			return &CheckError{Index: i, What: fmt.Sprintf("leaf %d is missing or empty", i)}
-		}
-		hs, err := tlog.StoredHashes(i, leaf, hashes)
-		if err != nil {
-			return &CheckError{Index: i, What: fmt.Sprintf("leaf %d: hashes of earlier subtrees are unreadable: %v", i, err)}
-		}
-		base := tlog.StoredHashIndex(0, i)
-		for j, h := range hs {
-			if !bytes.Equal(hb.Get(u64(base+int64(j))), h[:]) {
-				if j == 0 {
-					return &CheckError{Index: i, What: fmt.Sprintf("leaf %d: its record hash SHA-256(0x00‖leaf) differs from stored hash %d (leaf or hash altered)", i, base)}
-				}
-				return &CheckError{Index: i, What: fmt.Sprintf("stored hash %d differs from the hash recomputed from the leaves", base+int64(j))}
-			}
-		}
-	}
-	return nil
-}
-
 // Close stops accepting appends (they fail with ErrClosed), waits for the
 // appends already taken into a batch to be committed and answered, then
 // closes the file. Calling Close again returns the first call's result.
@@ -502,7 +331,8 @@ func (l *Ledger) Close() error {
 		l.closed.Store(true)
 		close(l.closing)
 		<-l.done
-		l.closeErr = l.db.Close()
+		l.closeErr = l.store.close()
+		l.codec.close()
 	})
 	return l.closeErr
 }
@@ -513,14 +343,6 @@ func (l *Ledger) Path() string { return l.path }
 // Origin returns the log origin.
 func (l *Ledger) Origin() string { return l.origin }
 
-// mapClosed turns bbolt's "database not open" into ErrClosed.
-func mapClosed(err error) error {
-	if errors.Is(err, bolt.ErrDatabaseNotOpen) {
-		return ErrClosed
-	}
-	return err
-}
-
 // validOrigin applies the note key-name rules (non-empty UTF-8, no spaces, no
 // '+'; golang.org/x/mod/sumdb/note) to a checkpoint origin, which C2SP
 // tlog-checkpoint says SHOULD equal the key name; fiscal402 makes it a MUST.
@@ -529,16 +351,6 @@ func validOrigin(origin string) error {
 		return fmt.Errorf("ledger: origin %q: must be non-empty UTF-8 without spaces or '+': %w", origin, ErrInvalid)
 	}
 	return nil
-}
-
-// syncDir fsyncs a directory so that a file created in it survives a crash.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // signerVerifier verifies note signatures of an Ed25519 signer by signing the

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -165,6 +166,32 @@ func (e realEntry) ledgerEntry(index int64) Entry {
 			{Bucket: "events", Key: binary.BigEndian.AppendUint64(nil, uint64(index)), Value: []byte(ev)},
 		},
 	}
+}
+
+// prebuilt is the entry as the engine should build it for the prebuilt
+// form: everything position-independent up front, the account-events
+// posting keyed by index (AppendIndex), and a Hook that writes the outbox
+// event, whose key and "sequence" are the index (a few hundred bytes put
+// together in the committer).
+func (e realEntry) prebuilt() (Entry, func(*Hook) error) {
+	evHead := []byte(`{"id":"evt_` + e.id + `","type":"settlement.processed","created":"2026-04-10T15:00:00Z","sequence":`)
+	evTail := []byte(`,"account":"` + e.account + `","recordId":"` + e.id + `","entryId":"` + e.id + `"}`)
+	en := Entry{
+		ID:   e.id,
+		Leaf: e.leaf,
+		Docs: map[string][]byte{"record": e.record, "ubl": e.ubl},
+		Postings: []Posting{
+			{Index: "account-events", Key: []byte(e.account + "\x00"), AppendIndex: true},
+			{Index: "account-time", Key: append(binary.BigEndian.AppendUint64([]byte(e.account+"\x00"), uint64(time.Now().UnixNano())), e.id...)},
+		},
+		Puts: []Put{{Bucket: "heads", Key: []byte(e.id), Value: []byte(e.id)}},
+	}
+	hook := func(h *Hook) error {
+		i := h.Index()
+		ev := strconv.AppendInt(append(make([]byte, 0, len(evHead)+len(evTail)+20), evHead...), i, 10)
+		return h.Put("events", binary.BigEndian.AppendUint64(nil, uint64(i)), append(ev, evTail...))
+	}
+	return en, hook
 }
 
 // sealKey signs in the simulated engine seal.
