@@ -406,7 +406,6 @@ func watchHeap() func() uint64 {
 	return func() uint64 { close(stop); wg.Wait(); return peak.Load() }
 }
 
-
 // BenchmarkCommitSerial measures the committer's serial section alone:
 // batches of 32 realistic appends handed straight to the committer's commit
 // on one goroutine (no callers competing for the CPUs). serial-µs/record is
