@@ -172,6 +172,7 @@ func (c *logChecker) stop() {
 
 // worker decodes and hashes leaves and verifies checkpoint signatures.
 func (c *logChecker) worker() {
+	var lh leafHasher
 	for ch := range c.work {
 		for i := range ch.events {
 			ev := &ch.events[i]
@@ -182,15 +183,20 @@ func (c *logChecker) worker() {
 				ev.ckpt, ev.err = c.verifyCheckpoint(ev.index, ev.note)
 				continue
 			}
-			leaf, err := c.l.leafOf(ev.entry)
-			switch {
-			case err != nil:
-				ev.err = fail(ev.index, "leaf %d does not decode: %v", ev.index, err)
-			case len(leaf) == 0:
-				ev.err = fail(ev.index, "leaf %d is empty", ev.index)
-			default:
-				ev.hash = tlog.RecordHash(leaf)
+			if ev.entry.blob == nil {
+				if len(ev.entry.leaf) == 0 {
+					ev.err = fail(ev.index, "leaf %d is empty", ev.index)
+				} else {
+					ev.hash = tlog.RecordHash(ev.entry.leaf)
+				}
+				continue
 			}
+			h, err := c.l.codec.recordHash(&lh, ev.entry.blob)
+			if err != nil {
+				ev.err = fail(ev.index, "leaf %d does not decode: %v", ev.index, err)
+				continue
+			}
+			ev.hash = h
 		}
 		ch.done <- ch
 	}

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/klauspost/compress/zstd"
+	"golang.org/x/mod/sumdb/tlog"
 )
 
 // Entry encoding (schema 2). An entry's leaf and documents are stored as
@@ -367,6 +369,62 @@ func (c *codec) decodeLeaf(blob []byte) ([]byte, error) {
 		return nil, err
 	}
 	return decodeLeafBody(body)
+}
+
+// leafHasher computes the record hash of stored leaves with reused
+// buffers (Check hashes every leaf of the log).
+type leafHasher struct {
+	frame, leaf []byte
+}
+
+// recordHash returns SHA-256(0x00‖leaf) (RFC 6962 §2.1) of the leaf stored
+// in a blob.
+func (c *codec) recordHash(h *leafHasher, blob []byte) (tlog.Hash, error) {
+	p, err := parseBlob(blob)
+	if err != nil {
+		return tlog.Hash{}, err
+	}
+	if p.dict != 0 {
+		var hd zstd.Header
+		if err := hd.Decode(p.leafFrame); err != nil || hd.DictionaryID != p.dict {
+			return tlog.Hash{}, fmt.Errorf("%w: frame dictionary %d, blob says %d", errBlob, hd.DictionaryID, p.dict)
+		}
+	}
+	if len(p.leafFrame) == 0 {
+		return tlog.Hash{}, fmt.Errorf("%w: empty leaf body", errBlob)
+	}
+	if h.frame, err = c.dec.Load().DecodeAll(p.leafFrame, h.frame[:0]); err != nil {
+		return tlog.Hash{}, err
+	}
+	body := h.frame
+	h.leaf = append(h.leaf[:0], 0x00)
+	switch {
+	case len(body) == 0:
+		return tlog.Hash{}, fmt.Errorf("%w: empty leaf body", errBlob)
+	case body[0] == leafRaw:
+		h.leaf = append(h.leaf, body[1:]...)
+	case body[0] == leafJWS:
+		var parts [3][]byte
+		var ok bool
+		r := body[1:]
+		if parts[0], r, ok = cutPart(r); !ok {
+			return tlog.Hash{}, fmt.Errorf("%w: JWS header", errBlob)
+		}
+		if parts[1], r, ok = cutPart(r); !ok {
+			return tlog.Hash{}, fmt.Errorf("%w: JWS payload", errBlob)
+		}
+		h.leaf = strictB64.AppendEncode(h.leaf, parts[0])
+		h.leaf = append(h.leaf, '.')
+		h.leaf = strictB64.AppendEncode(h.leaf, parts[1])
+		h.leaf = append(h.leaf, '.')
+		h.leaf = strictB64.AppendEncode(h.leaf, r)
+	default:
+		return tlog.Hash{}, fmt.Errorf("%w: leaf form %#x", errBlob, body[0])
+	}
+	if len(h.leaf) == 1 {
+		return tlog.Hash{}, fmt.Errorf("%w: empty leaf", errBlob)
+	}
+	return sha256.Sum256(h.leaf), nil
 }
 
 // decodeLeafBody is the inverse of leafBody.
