@@ -3,6 +3,7 @@ package ledger
 import (
 	"bytes"
 	"fmt"
+	"runtime/debug"
 
 	bolt "go.etcd.io/bbolt"
 	"golang.org/x/mod/sumdb/tlog"
@@ -16,7 +17,12 @@ import (
 // bucket is read with one cursor front to back, except the ids index, which
 // is looked up once per entry; memory stays bounded (see logChecker).
 func (s *boltStore) check(c *logChecker) error {
-	return s.db.View(func(tx *bolt.Tx) error {
+	// Postings are checked alongside, in a snapshot of their own: a later
+	// snapshot holds the same postings and entries and maybe more, and each
+	// posting is checked against the entries of the same snapshot.
+	postings := make(chan error, 1)
+	go func() { postings <- s.checkPostings() }()
+	err := s.db.View(func(tx *bolt.Tx) error {
 		bk, err := checkMetaBuckets(tx, c)
 		if err != nil {
 			return err
@@ -25,6 +31,33 @@ func (s *boltStore) check(c *logChecker) error {
 			return err
 		}
 		return checkIndexes(bk, c)
+	})
+	perr := <-postings
+	if err != nil {
+		return err
+	}
+	return perr
+}
+
+// checkPostings checks that every posting names an existing entry.
+func (s *boltStore) checkPostings() (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			err = fail(-1, "the file structure is damaged: %s", panicText(r))
+		}
+	}()
+	return s.db.View(func(tx *bolt.Tx) error {
+		ids, postings := tx.Bucket(bucketIDs), tx.Bucket(bucketPostings)
+		if ids == nil || postings == nil {
+			return nil // the main pass reports the missing bucket
+		}
+		return forEachSub(postings, "postings", func(index, key, id []byte) error {
+			if ids.Get(id) == nil {
+				return fail(-1, "posting %q %q names entry %q, which does not exist", index, key, id)
+			}
+			return nil
+		})
 	})
 }
 
@@ -93,7 +126,7 @@ func (s *boltStore) checkStream(b checkBuckets, c *logChecker) error {
 		return c.finish()
 	}
 	entries := b.get(bucketEntries).Cursor()
-	ids := b.get(bucketIDs)
+	c.lookupIDs = s.idReader
 	hashes := b.get(bucketHashes).Cursor()
 	cps := b.get(bucketCheckpoints).Cursor()
 	leaves := b.get(bucketLeaves).Cursor() // schema 1 below v2from
@@ -188,12 +221,9 @@ func (s *boltStore) checkStream(b checkBuckets, c *logChecker) error {
 			e.stored = append(e.stored, tlog.Hash(hv))
 			hk, hv = hashes.Next()
 		}
-		// The entry's ID and the ids index.
+		// The entry's ID (a worker looks it up in the ids index).
 		if bytes.Equal(ek, key) {
-			e.entry.id = string(ev)
-			if len(ev) > 0 {
-				e.idBack = ids.Get(ev)
-			}
+			e.id = ev
 			ek, ev = entries.Next()
 		}
 		if err := c.leaf(e); err != nil {
@@ -224,10 +254,26 @@ func (s *boltStore) checkStream(b checkBuckets, c *logChecker) error {
 	return c.finish()
 }
 
+// idReader opens a read transaction for a worker of Check: the ids index
+// of a snapshot taken later holds every entry of the checked one unchanged.
+func (s *boltStore) idReader() (func(id []byte) ([]byte, error), func()) {
+	tx, err := s.db.Begin(false)
+	if err != nil {
+		return func([]byte) ([]byte, error) { return nil, err }, func() {}
+	}
+	ids := tx.Bucket(bucketIDs)
+	return func(id []byte) ([]byte, error) {
+		if ids == nil {
+			return nil, fail(-1, "bucket %q is missing", bucketIDs)
+		}
+		return ids.Get(id), nil
+	}, func() { tx.Rollback() }
+}
+
 // checkIndexes checks what names entries: the ids index holds nothing but
-// the entries' IDs; claims point at indexes within the log; postings name
-// existing entries; schema-1 documents belong to schema-1 entries; the
-// dictionaries and sequences parse.
+// the entries' IDs; claims point at indexes within the log; schema-1
+// documents belong to schema-1 entries; the dictionaries and sequences
+// parse. (Postings are checked alongside: checkPostings.)
 func checkIndexes(b checkBuckets, c *logChecker) error {
 	size := c.size
 	entries, ids := b.get(bucketEntries), b.get(bucketIDs)
@@ -254,15 +300,6 @@ func checkIndexes(b checkBuckets, c *logChecker) error {
 		}
 		if at >= size {
 			return fail(at, "claim %q %q points at index %d, beyond meta size %d", space, key, at, size)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	err = forEachSub(b.get(bucketPostings), "postings", func(index, key, id []byte) error {
-		if ids.Get(id) == nil {
-			return fail(-1, "posting %q %q names entry %q, which does not exist", index, key, id)
 		}
 		return nil
 	})

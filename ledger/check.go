@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"sync"
 
 	"golang.org/x/mod/sumdb/note"
@@ -122,6 +123,13 @@ type logChecker struct {
 	wg       sync.WaitGroup
 	err      error
 	lastCP   int64 // size of the last checkpoint compared, -1 before any
+	spare    []checkEvent
+
+	// lookupIDs, set by the store before the first leaf, gives a worker its
+	// own reader of the ids index (a snapshot that holds every entry of the
+	// checked one: entries are never changed once written), so that the
+	// random lookups run in parallel with the walk.
+	lookupIDs func() (get func(id []byte) (index []byte, err error), done func())
 }
 
 // checkEvent is one step of the stream: a leaf (with what the store holds
@@ -131,7 +139,8 @@ type checkEvent struct {
 	entry  rawEntry
 	stored []tlog.Hash // the stored hashes from StoredHashIndex(0, index) on, as many as the leaf completes
 	missed string      // why a stored hash is missing, if one is
-	idBack []byte      // what the ids index holds for the entry's ID
+	id     []byte      // the entry's ID as stored (nil: none)
+	idBack []byte      // what the ids index holds for the entry's ID (looked up by a worker)
 	note   []byte      // a checkpoint's note
 	cp     bool
 
@@ -170,35 +179,76 @@ func (c *logChecker) stop() {
 	c.wg.Wait()
 }
 
-// worker decodes and hashes leaves and verifies checkpoint signatures.
+// worker decodes and hashes leaves, looks their IDs up and verifies
+// checkpoint signatures.
 func (c *logChecker) worker() {
-	var lh leafHasher
+	w := &checkWorker{c: c}
+	defer w.close()
 	for ch := range c.work {
-		for i := range ch.events {
-			ev := &ch.events[i]
-			if ev.err != nil {
-				continue // a problem the store's walk found
-			}
-			if ev.cp {
-				ev.ckpt, ev.err = c.verifyCheckpoint(ev.index, ev.note)
-				continue
-			}
-			if ev.entry.blob == nil {
-				if len(ev.entry.leaf) == 0 {
-					ev.err = fail(ev.index, "leaf %d is empty", ev.index)
-				} else {
-					ev.hash = tlog.RecordHash(ev.entry.leaf)
-				}
-				continue
-			}
-			h, err := c.l.codec.recordHash(&lh, ev.entry.blob)
-			if err != nil {
-				ev.err = fail(ev.index, "leaf %d does not decode: %v", ev.index, err)
-				continue
-			}
-			ev.hash = h
-		}
+		w.chunk(ch)
 		ch.done <- ch
+	}
+}
+
+type checkWorker struct {
+	c     *logChecker
+	lh    leafHasher
+	getID func([]byte) ([]byte, error)
+	done  func()
+}
+
+func (w *checkWorker) close() {
+	if w.done != nil {
+		w.done()
+	}
+}
+
+// chunk works through one chunk. A panic or memory fault (a damaged file
+// read through the store's memory map) fails the event being worked on;
+// the comparer reports it in order.
+func (w *checkWorker) chunk(ch *checkChunk) {
+	i := 0
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil && i < len(ch.events) {
+			ev := &ch.events[i]
+			ev.err = fail(ev.index, "the file structure is damaged: %s", panicText(r))
+		}
+	}()
+	c := w.c
+	if w.getID == nil && c.lookupIDs != nil {
+		w.getID, w.done = c.lookupIDs()
+	}
+	for ; i < len(ch.events); i++ {
+		ev := &ch.events[i]
+		if ev.err != nil {
+			continue // a problem the store's walk found
+		}
+		if ev.cp {
+			ev.ckpt, ev.err = c.verifyCheckpoint(ev.index, ev.note)
+			continue
+		}
+		if w.getID != nil && len(ev.id) > 0 {
+			var err error
+			if ev.idBack, err = w.getID(ev.id); err != nil {
+				ev.err = err
+				continue
+			}
+		}
+		if ev.entry.blob == nil {
+			if len(ev.entry.leaf) == 0 {
+				ev.err = fail(ev.index, "leaf %d is empty", ev.index)
+			} else {
+				ev.hash = tlog.RecordHash(ev.entry.leaf)
+			}
+			continue
+		}
+		h, err := c.l.codec.recordHash(&w.lh, ev.entry.blob)
+		if err != nil {
+			ev.err = fail(ev.index, "leaf %d does not decode: %v", ev.index, err)
+			continue
+		}
+		ev.hash = h
 	}
 }
 
@@ -247,7 +297,11 @@ func (c *logChecker) flush() error {
 		c.compare(<-<-c.inflight)
 	}
 	ch := &checkChunk{events: c.pending, done: make(chan *checkChunk, 1)}
-	c.pending, c.leaves = make([]checkEvent, 0, checkChunkLeaves+8), 0
+	c.pending, c.leaves = c.spare, 0
+	c.spare = nil
+	if c.pending == nil {
+		c.pending = make([]checkEvent, 0, checkChunkLeaves+8)
+	}
 	c.work <- ch
 	c.inflight <- ch.done
 	return c.err
@@ -274,8 +328,13 @@ func (c *logChecker) finish() error {
 	return nil
 }
 
-// compare checks a chunk's results in order, keeping the first error.
+// compare checks a chunk's results in order, keeping the first error; its
+// events slice is then reused.
 func (c *logChecker) compare(ch *checkChunk) {
+	defer func() {
+		clear(ch.events)
+		c.spare = ch.events[:0]
+	}()
 	var out [64]tlog.Hash
 	for i := range ch.events {
 		if c.err != nil {
@@ -311,8 +370,8 @@ func (c *logChecker) compare(ch *checkChunk) {
 				s, level, n, n<<level, (n+1)<<level-1)
 			return
 		}
-		switch id := ev.entry.id; {
-		case id == "":
+		switch id := ev.id; {
+		case len(id) == 0:
 			c.err = fail(i, "entry %d has no ID", i)
 		case ev.idBack == nil:
 			c.err = fail(i, "entry %d: ID %q is missing from the ids index", i, id)
