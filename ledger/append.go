@@ -48,6 +48,15 @@ type Append struct {
 	// the commit's first round trip. Anything else is ErrInvalid.
 	Reads     []SideKey
 	Sequences []string
+	// Taken, optional, is called once in the caller's goroutine as soon as
+	// the committer has taken the append, before its commit: appends are
+	// decided in the order they are taken. A caller that assigns numbers
+	// optimistically (Hook.Sequence) lets the next append of the same
+	// series go only once Taken was called for this one, so that the
+	// committer sees them in number order and the hook's comparison holds.
+	// It is not called when Append returns before that (invalid append,
+	// ctx done, ledger closed).
+	Taken func()
 	// Build, the older form (used when Entry is nil), builds the entry
 	// inside the committer with the index it will get, after every claim
 	// was found free (in the committed data and among the earlier appends
@@ -187,6 +196,9 @@ func (l *Ledger) Append(ctx context.Context, a Append) (Appended, error) {
 		return Appended{}, ctx.Err()
 	case <-l.closing:
 		return Appended{}, ErrClosed
+	}
+	if a.Taken != nil {
+		a.Taken()
 	}
 	res := <-r.done
 	return res.appended, res.err

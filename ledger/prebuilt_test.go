@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"golang.org/x/mod/sumdb/tlog"
@@ -338,5 +339,69 @@ func TestAppendIndexPosting(t *testing.T) {
 	hits, err := l.Scan("events", []byte("acct\x00"), nil, false, 0)
 	if err != nil || len(hits) != 1 || !bytes.Equal(hits[0].Key, append([]byte("acct\x00"), u64(1)...)) || hits[0].ID != "x" {
 		t.Fatalf("Scan = %+v, %v", hits, err)
+	}
+}
+
+// TestOptimisticNumbers is the pattern for invoice numbers that a prebuilt
+// (signed) document must already carry: callers take numbers in order under
+// a short lock, render their entries in parallel, and hand them to the
+// committer in number order (each waits for its predecessor's Taken); the
+// hook only compares. No decision goes stale, and the numbers follow the log
+// order without a gap.
+func TestOptimisticNumbers(t *testing.T) {
+	l, _, _ := testLedger(t)
+	var mu sync.Mutex
+	next := int64(1)                                        // the next number to hand out
+	turn := map[int64]chan struct{}{1: make(chan struct{})} // closed when number n may be handed over
+	close(turn[1])
+	ticket := func() (int64, <-chan struct{}, func()) {
+		mu.Lock()
+		defer mu.Unlock()
+		n := next
+		next++
+		turn[n+1] = make(chan struct{})
+		wait, done := turn[n], turn[n+1]
+		return n, wait, func() { close(done) }
+	}
+	var stale atomic.Int64
+	var wg sync.WaitGroup
+	for g := range 16 {
+		wg.Go(func() {
+			for i := range 10 {
+				n, wait, taken := ticket()
+				e := prebuiltEntry(fmt.Sprintf("g%02d-%d", g, i))
+				e.Docs["ubl"] = fmt.Appendf(nil, "<Invoice><ID>INV-%06d</ID></Invoice>", n) // rendered (and signed) up front
+				<-wait
+				_, err := l.Append(context.Background(), Append{
+					Entry:     e,
+					Sequences: []string{"inv"},
+					Taken:     taken,
+					Hook: func(h *Hook) error {
+						got, err := h.Sequence("inv")
+						if err != nil {
+							return err
+						}
+						if got != n {
+							stale.Add(1)
+							return fmt.Errorf("number %d went stale: the sequence is at %d", n, got)
+						}
+						return nil
+					},
+				})
+				if err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if stale.Load() != 0 {
+		t.Fatalf("%d decisions went stale", stale.Load())
+	}
+	for i := int64(0); i < l.Size(); i++ {
+		e, err := l.EntryAt(i)
+		if err != nil || !bytes.Contains(e.Docs["ubl"], fmt.Appendf(nil, "INV-%06d", i+1)) {
+			t.Fatalf("entry %d: %q, %v", i, e.Docs["ubl"], err)
+		}
 	}
 }
