@@ -195,14 +195,14 @@ func reportCommitter(b *testing.B, l *Ledger, before committerSnapshot) {
 	}
 }
 
-type committerSnapshot struct{ serial, io, commits, appended int64 }
+type committerSnapshot struct{ serial, io, commits, appended, pages int64 }
 
 func (l *Ledger) snapshotProfile() committerSnapshot {
-	return committerSnapshot{l.prof.serial.Load(), l.prof.io.Load(), l.prof.commits.Load(), l.prof.appended.Load()}
+	return committerSnapshot{l.prof.serial.Load(), l.prof.io.Load(), l.prof.commits.Load(), l.prof.appended.Load(), l.prof.pages.Load()}
 }
 
 func (s committerSnapshot) minus(o committerSnapshot) committerSnapshot {
-	return committerSnapshot{s.serial - o.serial, s.io - o.io, s.commits - o.commits, s.appended - o.appended}
+	return committerSnapshot{s.serial - o.serial, s.io - o.io, s.commits - o.commits, s.appended - o.appended, s.pages - o.pages}
 }
 
 // BenchmarkAppendReal: durable appends of realistic entries (fsync per
@@ -280,6 +280,8 @@ func runScale(b *testing.B, r *realistic, measure int64) (ms []metric) {
 			report(float64(measure)/time.Since(start).Seconds(), "appends/s@"+label)
 			d := l.snapshotProfile().minus(before)
 			report(float64(d.serial)/float64(d.appended)/1e3, "serial-µs@"+label)
+			report(float64(d.io)/float64(d.appended)/1e3, "io-µs@"+label)
+			report(float64(d.pages)/float64(d.appended), "pages/record@"+label)
 
 			if err := l.Close(); err != nil {
 				b.Fatal(err)
@@ -412,10 +414,12 @@ func watchHeap() func() uint64 {
 // its wall time per record without the file's page writes and fdatasyncs:
 // the time no other append can overlap; cpu-µs/record is the CPU time of
 // the thread per record (the page writes' system time included), which
-// other processes on a shared machine do not inflate.
+// other processes on a shared machine do not inflate. "bare" appends the
+// same entries without the engine's claims, postings and side writes: the
+// ledger's own share.
 func BenchmarkCommitSerial(b *testing.B) {
 	r := loadRealistic(b)
-	for _, form := range appendForms {
+	for _, form := range append(appendForms, "bare") {
 		b.Run("form="+form, func(b *testing.B) {
 			l := benchLedger(b)
 			const batchSize = 32
@@ -433,6 +437,12 @@ func BenchmarkCommitSerial(b *testing.B) {
 				case "entry":
 					en, hook := e.prebuilt()
 					a.Entry, a.Hook = &en, hook
+				case "bare":
+					// The ledger's own writes only: no claims, postings,
+					// side writes or hook (the engine's indexes).
+					en, _ := e.prebuilt()
+					en.Postings, en.Puts = nil, nil
+					a.Claims, a.Entry = nil, &en
 				}
 				reqs[i] = &request{a: a}
 				if a.Entry != nil {
@@ -459,6 +469,8 @@ func BenchmarkCommitSerial(b *testing.B) {
 			b.StopTimer()
 			b.ReportMetric(float64(threadCPU()-cpu)/float64(n)/1e3, "cpu-µs/record")
 			reportCommitter(b, l, before)
+			d := l.snapshotProfile().minus(before)
+			b.ReportMetric(float64(d.pages)/float64(d.appended), "pages/record")
 		})
 	}
 }

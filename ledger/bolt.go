@@ -42,6 +42,9 @@ type boltOpen struct {
 	tune     func(*bolt.Options)
 	// genesis signs the checkpoint of the empty tree for a new file.
 	genesis func() (Checkpoint, error)
+	// fullWalk reads every page in the structural check (FullCheck);
+	// otherwise ordinary leaf pages are checked for their bounds only.
+	fullWalk bool
 	// lenient (Check) loads only what reading needs (the schema-2
 	// boundary and the dictionaries) and leaves every verification to the
 	// full check, which reports problems in its own order.
@@ -81,7 +84,7 @@ func openBoltStore(o boltOpen) (*boltStore, loadedFile, error) {
 		if err := createBolt(o, bo); err != nil {
 			return nil, lf, err
 		}
-	} else if err := checkStructure(o.path, !o.readOnly, o.timeout); err != nil {
+	} else if err := checkStructure(o.path, !o.readOnly, o.timeout, !o.lenient && !o.fullWalk); err != nil {
 		return nil, lf, err
 	}
 	db, err := openBoltDB(o.path, bo)
@@ -99,7 +102,7 @@ func openBoltStore(o boltOpen) (*boltStore, loadedFile, error) {
 // checkStructure walks the bbolt pages of an existing file under the lock
 // bbolt will take (exclusive for a writer), so that a damaged file is
 // refused before bbolt, which trusts its pages, reads it.
-func checkStructure(path string, exclusive bool, timeout time.Duration) error {
+func checkStructure(path string, exclusive bool, timeout time.Duration, quick bool) error {
 	f, err := lockFile(path, exclusive, timeout)
 	if errors.Is(err, errLocked) {
 		return fmt.Errorf("ledger: open %s: %w: %w", path, errLocked, ErrUnavailable)
@@ -108,7 +111,7 @@ func checkStructure(path string, exclusive bool, timeout time.Duration) error {
 		return fmt.Errorf("ledger: open %s: %w", path, err)
 	}
 	defer f.Close() // releases the lock
-	if err := checkPagesOf(f); err != nil {
+	if err := checkPagesOf(f, quick); err != nil {
 		return corrupt(path, &CheckError{Index: -1, What: "bbolt page structure: " + err.Error()})
 	}
 	return nil
@@ -427,7 +430,7 @@ func (s *boltStore) commit(_ func() *batchKeys, plan func(v commitView) (*batchW
 	}
 	err = tx.Commit()
 	txs := tx.Stats()
-	st.io = txs.GetWriteTime()
+	st.io, st.pages = txs.GetWriteTime(), txs.GetWrite()
 	if err != nil {
 		return st, err
 	}

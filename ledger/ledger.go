@@ -191,7 +191,7 @@ func open(path string, opts Options, tune func(*bolt.Options)) (*Ledger, error) 
 	}
 	readOnly := opts.Signer == nil
 	st, lf, err := openBoltStore(boltOpen{
-		path: path, origin: opts.Origin, readOnly: readOnly, timeout: timeout, tune: tune,
+		path: path, origin: opts.Origin, readOnly: readOnly, timeout: timeout, tune: tune, fullWalk: opts.FullCheck,
 		genesis: func() (Checkpoint, error) { return signCheckpoint(l.signer, l.origin, 0, tlogEmptyRoot()) },
 	})
 	if err != nil {
@@ -382,7 +382,7 @@ func checkKeyPair(s note.Signer, v note.Verifier) error {
 // committerProfile measures the committer: serial is the time it spends
 // per batch outside the file writes and fdatasyncs of the commit (io).
 type committerProfile struct {
-	serial, io, commits, appended atomic.Int64
+	serial, io, commits, appended, pages atomic.Int64
 }
 
 // Stats are counters of an open ledger, for metrics.
@@ -396,6 +396,8 @@ type Stats struct {
 	// Commits and Appended count the batches committed and the entries
 	// they appended since Open.
 	Commits, Appended uint64
+	// PagesWritten counts the pages commits wrote (data and meta pages).
+	PagesWritten uint64
 	// CommitterSerial is the committer's time outside the durable commit's
 	// page writes and fdatasyncs (deciding claims, building and validating
 	// entries, hashing, signing checkpoints, bbolt's page spill);
@@ -409,6 +411,7 @@ func (l *Ledger) Stats() Stats {
 		IntegrityFailures: l.integrityFailures.Load(),
 		Commits:           uint64(l.prof.commits.Load()),
 		Appended:          uint64(l.prof.appended.Load()),
+		PagesWritten:      uint64(l.prof.pages.Load()),
 		CommitterSerial:   time.Duration(l.prof.serial.Load()),
 		CommitterIO:       time.Duration(l.prof.io.Load()),
 	}

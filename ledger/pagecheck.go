@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
+	"runtime/debug"
 )
 
 // The bbolt v2 file format (go.etcd.io/bbolt/internal/common, unchanged
@@ -47,16 +48,33 @@ func checkPages(path string) error {
 		return err
 	}
 	defer f.Close()
-	return checkPagesOf(f)
+	return checkPagesOf(f, false)
 }
 
-// checkPagesOf is checkPages on an open file.
-func checkPagesOf(f *os.File) error {
+// checkPagesOf is checkPages on an open file. quick (Open) reads the
+// elements of an ordinary leaf page (one that holds no nested bucket) only
+// as far as their bounds: not their keys (their order is not checked) nor
+// their values; every other check is made. It then touches little more
+// than one cache line per leaf page instead of the whole file: bbolt
+// detects what it skips only when it reads such a page, and every read and
+// write recovers that into a *CorruptError.
+func checkPagesOf(f *os.File, quick bool) (err error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return err
 	}
-	w := &pageWalker{f: f, fileSize: fi.Size()}
+	w := &pageWalker{f: f, fileSize: fi.Size(), quick: quick}
+	var unmap func()
+	w.mem, unmap = mapFile(f, fi.Size())
+	defer unmap()
+	// The file is read through a memory map: a file cut while it is read
+	// faults, which is reported, not a crash.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the file cannot be read while it is checked: %s", panicText(r))
+		}
+	}()
 	root, err := w.readMeta()
 	if err != nil {
 		return err
@@ -69,6 +87,8 @@ func checkPagesOf(f *os.File) error {
 
 type pageWalker struct {
 	f            *os.File
+	mem          []byte // the file mapped, or nil: then pages are read with ReadAt
+	quick        bool
 	fileSize     int64
 	pageSize     int64
 	highMark     uint64   // meta pgid: first page id past the data
@@ -125,11 +145,22 @@ func (w *pageWalker) readMeta() (uint64, error) {
 	return binary.NativeEndian.Uint64(best[16:24]), nil
 }
 
+// readAt reads from the mapped file, or with ReadAt.
+func (w *pageWalker) readAt(b []byte, off int64) (int, error) {
+	if w.mem == nil {
+		return w.f.ReadAt(b, off)
+	}
+	if off < 0 || off+int64(len(b)) > int64(len(w.mem)) {
+		return 0, io.EOF
+	}
+	return copy(b, w.mem[off:]), nil
+}
+
 // metaAt reads a meta struct from the page at off and validates magic,
 // version and FNV-64a checksum, as bbolt's Meta.Validate does.
 func (w *pageWalker) metaAt(off int64) ([]byte, bool) {
 	m := make([]byte, metaChecksumStart+8)
-	if _, err := w.f.ReadAt(m, off+pageHeaderSize); err != nil {
+	if _, err := w.readAt(m, off+pageHeaderSize); err != nil {
 		return nil, false
 	}
 	h := fnv.New64a()
@@ -150,8 +181,9 @@ func (w *pageWalker) page(id uint64, depth int) ([]byte, error) {
 	if w.isSeen(id) {
 		return nil, fmt.Errorf("page %d is referenced twice (cycle or shared page)", id)
 	}
-	head := make([]byte, pageHeaderSize)
-	if _, err := w.f.ReadAt(head, int64(id)*w.pageSize); err != nil {
+	var hb [pageHeaderSize]byte
+	head := hb[:]
+	if _, err := w.readAt(head, int64(id)*w.pageSize); err != nil {
 		return nil, fmt.Errorf("page %d: %w", id, err)
 	}
 	if got := binary.NativeEndian.Uint64(head[0:8]); got != id {
@@ -167,10 +199,17 @@ func (w *pageWalker) page(id uint64, depth int) ([]byte, error) {
 		}
 		w.setSeen(p)
 	}
+	n := int(int64(1+overflow) * w.pageSize)
+	if w.mem != nil {
+		off := int64(id) * w.pageSize
+		if off+int64(n) > int64(len(w.mem)) {
+			return nil, fmt.Errorf("page %d: the file ends inside it (truncated)", id)
+		}
+		return w.mem[off : off+int64(n)], nil
+	}
 	for len(w.bufs) <= depth {
 		w.bufs = append(w.bufs, nil)
 	}
-	n := int(int64(1+overflow) * w.pageSize)
 	if cap(w.bufs[depth]) < n {
 		w.bufs[depth] = make([]byte, n)
 	}
@@ -207,6 +246,13 @@ func (w *pageWalker) node(p []byte, id uint64, depth int) error {
 	if pageHeaderSize+count*elementSize > len(p) {
 		return fmt.Errorf("page %d: %d elements do not fit the page", id, count)
 	}
+	// An ordinary leaf page (no nested bucket) in a quick walk: bounds only.
+	skim := w.quick && flags == leafPageFlag
+	for i := 0; skim && i < count; i++ {
+		if binary.NativeEndian.Uint32(p[pageHeaderSize+i*elementSize:])&bucketLeafFlag != 0 {
+			skim = false
+		}
+	}
 	var prev []byte
 	for i := range count {
 		e := p[pageHeaderSize+i*elementSize:][:elementSize]
@@ -228,6 +274,9 @@ func (w *pageWalker) node(p []byte, id uint64, depth int) error {
 		start := elemOff + pos
 		if pos < 0 || ksize < 0 || vsize < 0 || start < 0 || start+ksize+vsize > len(p) || start+ksize+vsize < start {
 			return fmt.Errorf("page %d: element %d points outside the page", id, i)
+		}
+		if skim {
+			continue
 		}
 		key := p[start : start+ksize]
 		if prev != nil && bytes.Compare(prev, key) >= 0 {

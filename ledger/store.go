@@ -55,7 +55,8 @@ type storeHead struct {
 // commitStats reports what a commit spent in the storage's durable write
 // (for bbolt: page writes and the two fdatasyncs).
 type commitStats struct {
-	io time.Duration
+	io    time.Duration
+	pages int64 // pages written (bbolt: data pages and the meta page)
 }
 
 // batchKeys are the keys a batch will read, known before its appends are
