@@ -1,13 +1,14 @@
 package ledger
 
 import (
-	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"time"
 
-	bolt "go.etcd.io/bbolt"
 	"golang.org/x/mod/sumdb/tlog"
 )
 
@@ -21,30 +22,64 @@ type Claim struct {
 	Fingerprint []byte // compared when the key is already held
 }
 
-// Append is one entry to append, with the claims it must take first.
+// Append is one entry to append, with the claims it must take first. The
+// entry is either prebuilt (Entry) or built in the committer (Build).
 type Append struct {
 	// Claims are checked in the order given; the first one already held
 	// decides: an equal fingerprint answers Existing, a different one
 	// *ClaimConflictError. All free claims are taken by the new entry.
 	Claims []Claim
-	// Build is called inside the write transaction, after every claim was
-	// found free (in the committed data and among the earlier appends of the
-	// same batch), with the log index the entry will get. It runs on the
-	// committer goroutine while the write lock is held, so it must be quick,
-	// must not call Append or Update (deadlock) and must not panic. It must
-	// be deterministic for a given index: this implementation calls it once
-	// per append, but a batch may be retried in a future one. An error from
-	// Build fails only this append; nothing of it is written. The slices of
+	// Entry is the prebuilt entry: everything that does not depend on the
+	// log position. Append validates it, hashes its leaf and encodes and
+	// compresses it in the caller's goroutine, so that the committer only
+	// assigns the index, runs Hook, writes and hashes. Its slices must not
+	// change until Append returns.
+	Entry *Entry
+	// Hook, optional, runs in the committer once the claims were found
+	// free, with the entry's index and a small transactional view: gap-free
+	// sequences, declared side values, side writes and byte splices into
+	// the prebuilt documents (see Hook). It runs while every other append
+	// waits, so it must be cheap (a comparison, a splice); it must not call
+	// Append or Update (deadlock). An error fails only this append; nothing
+	// of it is written and its sequence numbers are not used.
+	Hook func(h *Hook) error
+	// Reads are the side values Hook may Get, and Sequences the sequences
+	// it may draw from: declared up front so that a SQL store loads them in
+	// the commit's first round trip. Anything else is ErrInvalid.
+	Reads     []SideKey
+	Sequences []string
+	// Taken, optional, is called once in the caller's goroutine as soon as
+	// the committer has taken the append, before its commit: appends are
+	// decided in the order they are taken. A caller that assigns numbers
+	// optimistically (Hook.Sequence) lets the next append of the same
+	// series go only once Taken was called for this one, so that the
+	// committer sees them in number order and the hook's comparison holds.
+	// It is not called when Append returns before that (invalid append,
+	// ctx done, ledger closed).
+	Taken func()
+	// Build, the older form (used when Entry is nil), builds the entry
+	// inside the committer with the index it will get, after every claim
+	// was found free (in the committed data and among the earlier appends
+	// of the batch). Everything it does is serial time of the committer:
+	// prefer Entry and Hook. It must be quick, must not call Append or
+	// Update (deadlock) and must be deterministic for a given index. An
+	// error (or a panic) from Build fails only this append. The slices of
 	// the returned Entry must not change until Append returns.
 	Build func(index int64) (Entry, error)
 }
 
-// Entry is what Build returns: the leaf for the Merkle log and what is stored
-// with it in the same transaction.
+// SideKey names a side value: a key in a caller bucket.
+type SideKey struct {
+	Bucket string
+	Key    []byte
+}
+
+// Entry is an entry: the leaf for the Merkle log and what is stored with it
+// in the same transaction.
 type Entry struct {
 	ID       string            // unique entry id; ErrDuplicate if already present
 	Leaf     []byte            // the exact bytes appended to the Merkle log; non-empty
-	Docs     map[string][]byte // named documents stored with the entry; written in sorted name order
+	Docs     map[string][]byte // named documents stored with the entry
 	Postings []Posting         // secondary index entries → this entry's ID
 	Puts     []Put             // other writes in the same transaction (outbox events, state pointers…)
 }
@@ -54,6 +89,10 @@ type Entry struct {
 type Posting struct {
 	Index string
 	Key   []byte
+	// AppendIndex appends the entry's log index (8 bytes, big-endian) to
+	// Key when the entry is written, so that a prebuilt entry can post a
+	// key that orders by log position (an account's events).
+	AppendIndex bool
 }
 
 // Put is a side-data write in the append's transaction. Value nil deletes
@@ -88,29 +127,43 @@ func (e *ClaimConflictError) Error() string {
 // request is one Append travelling to the committer.
 type request struct {
 	a    Append
-	done chan result // buffered (1): the committer never waits for the caller
+	prep *prepared // the prebuilt entry, ready to write; nil for Build
+	done chan result
 }
 
 type result struct {
 	appended Appended
 	err      error
-	// ownFault: the error is the append's own (Build failed, invalid entry)
-	// and stays true whatever happens to the batch's commit.
+	// ownFault: the error is the append's own (Build or Hook failed, invalid
+	// entry) and stays true whatever happens to the batch's commit.
 	ownFault bool
+}
+
+// prepared is an entry validated, hashed and encoded: what the committer
+// writes.
+type prepared struct {
+	id       string
+	leaf     []byte
+	leafHash tlog.Hash
+	docs     map[string][]byte
+	enc      encodedEntry
+	postings []Posting
+	puts     []Put
 }
 
 // Append appends one entry to the log, or answers from the claims.
 //
 // The append is handed to the committer goroutine, which groups everything
-// queued (up to Options.MaxBatch) into one bbolt write transaction with one
-// new signed checkpoint, and answers each caller only after that transaction
+// queued (up to Options.MaxBatch) into one write transaction with one new
+// signed checkpoint, and answers each caller only after that transaction
 // was committed and fsynced. Errors: *ClaimConflictError; ErrClosed;
 // ErrReadOnly; ErrInvalid (malformed Append or Entry); ErrDuplicate; Build's
-// own error (wrapped); ErrUnavailable when the commit, the fsync or the
-// checkpoint signature failed (nothing of the batch was written). If ctx ends
-// before the committer took the append, Append returns ctx.Err() and nothing
-// is written; once taken, Append waits for the commit (one fsync) and
-// returns its true outcome, so ctx.Err() always means "not written".
+// or Hook's own error (wrapped); ErrUnavailable when the commit, the fsync
+// or the checkpoint signature failed (nothing of the batch was written);
+// *CorruptError when the file turned out damaged (writing stops). If ctx
+// ends before the committer took the append, Append returns ctx.Err() and
+// nothing is written; once taken, Append waits for the commit and returns
+// its true outcome, so ctx.Err() always means "not written".
 func (l *Ledger) Append(ctx context.Context, a Append) (Appended, error) {
 	if l.reqs == nil {
 		return Appended{}, ErrReadOnly
@@ -121,10 +174,22 @@ func (l *Ledger) Append(ctx context.Context, a Append) (Appended, error) {
 	if l.closed.Load() {
 		return Appended{}, ErrClosed
 	}
+	if err := l.broken.Load(); err != nil {
+		return Appended{}, err
+	}
 	if err := ctx.Err(); err != nil {
 		return Appended{}, err
 	}
 	r := &request{a: a, done: make(chan result, 1)}
+	if a.Entry != nil {
+		// Everything position-independent happens here, in the caller's
+		// goroutine, in parallel with other callers and the committer.
+		p, err := l.prepare(*a.Entry)
+		if err != nil {
+			return Appended{}, err
+		}
+		r.prep = p
+	}
 	select {
 	case l.reqs <- r:
 	case <-ctx.Done():
@@ -132,14 +197,17 @@ func (l *Ledger) Append(ctx context.Context, a Append) (Appended, error) {
 	case <-l.closing:
 		return Appended{}, ErrClosed
 	}
+	if a.Taken != nil {
+		a.Taken()
+	}
 	res := <-r.done
 	return res.appended, res.err
 }
 
 // validateAppend checks what can be checked before the append is queued.
 func validateAppend(a Append) error {
-	if a.Build == nil {
-		return fmt.Errorf("ledger: append without Build: %w", ErrInvalid)
+	if (a.Build == nil) == (a.Entry == nil) {
+		return fmt.Errorf("ledger: append needs exactly one of Entry and Build: %w", ErrInvalid)
 	}
 	for _, c := range a.Claims {
 		if c.Space == "" || c.Key == "" {
@@ -147,6 +215,84 @@ func validateAppend(a Append) error {
 		}
 		if len(c.Space) > maxKeySize || len(c.Key) > maxKeySize || len(c.Fingerprint) > maxValueSize-8 {
 			return fmt.Errorf("ledger: claim %q: too large: %w", c.Space, ErrInvalid)
+		}
+	}
+	for _, k := range a.Reads {
+		if err := validSideKey(k.Bucket, k.Key); err != nil {
+			return err
+		}
+	}
+	for _, s := range a.Sequences {
+		if s == "" || len(s) > maxKeySize {
+			return fmt.Errorf("ledger: sequence name %q: must be non-empty and fit a bbolt key: %w", s, ErrInvalid)
+		}
+	}
+	return nil
+}
+
+// prepare validates an entry, hashes its leaf (RFC 6962 §2.1
+// SHA-256(0x00‖leaf)) and encodes it with the newest dictionary.
+func (l *Ledger) prepare(e Entry) (*prepared, error) {
+	if err := validateEntry(e); err != nil {
+		return nil, fmt.Errorf("ledger: entry %q: %w", e.ID, err)
+	}
+	return &prepared{
+		id:       e.ID,
+		leaf:     e.Leaf,
+		leafHash: tlog.RecordHash(e.Leaf),
+		docs:     e.Docs,
+		enc:      l.codec.encode(e.Leaf, e.Docs),
+		postings: e.Postings,
+		puts:     e.Puts,
+	}, nil
+}
+
+// validateEntry checks everything about e that does not need the store, so
+// that a write fails only on storage errors.
+func validateEntry(e Entry) error {
+	switch {
+	case e.ID == "":
+		return fmt.Errorf("empty entry ID: %w", ErrInvalid)
+	case len(e.ID) > maxKeySize:
+		return fmt.Errorf("entry ID of %d bytes: %w", len(e.ID), ErrInvalid)
+	case len(e.Leaf) == 0:
+		return fmt.Errorf("empty leaf: %w", ErrInvalid)
+	}
+	total := len(e.Leaf)
+	for name, doc := range e.Docs {
+		if name == "" || docKeyPrefix+len(name) > maxKeySize {
+			return fmt.Errorf("document %q: empty or too large name: %w", name, ErrInvalid)
+		}
+		total += len(name) + len(doc)
+	}
+	if total > maxEntryBytes {
+		return fmt.Errorf("leaf and documents of %d bytes, more than %d: %w", total, maxEntryBytes, ErrInvalid)
+	}
+	type posting struct{ index, key string }
+	seen := make(map[posting]bool, len(e.Postings))
+	for _, p := range e.Postings {
+		n := len(p.Key)
+		if p.AppendIndex {
+			n += 8
+		}
+		if p.Index == "" || len(p.Index) > maxKeySize || n == 0 || n > maxKeySize {
+			return fmt.Errorf("posting %q %q: index and key must be non-empty and fit a bbolt key: %w", p.Index, p.Key, ErrInvalid)
+		}
+		k := posting{p.Index, string(p.Key)}
+		if p.AppendIndex {
+			k.index += "\x00+index" // the final keys are compared in the committer
+		}
+		if seen[k] {
+			return fmt.Errorf("posting %q %q given twice: %w", p.Index, p.Key, ErrDuplicate)
+		}
+		seen[k] = true
+	}
+	for _, p := range e.Puts {
+		if err := validSideKey(p.Bucket, p.Key); err != nil {
+			return err
+		}
+		if len(p.Value) > maxValueSize {
+			return fmt.Errorf("side value of %d bytes: %w", len(p.Value), ErrInvalid)
 		}
 	}
 	return nil
@@ -184,14 +330,27 @@ func (l *Ledger) run() {
 	}
 }
 
-// commit applies a batch in one write transaction and commits it. If the
-// transaction cannot be committed, every append that did not fail on its
-// own gets an error wrapping ErrUnavailable.
+// commit plans and commits a batch. If the store cannot commit, every
+// append that did not fail on its own gets an error wrapping
+// ErrUnavailable (or the *CorruptError, which also stops writing).
 func (l *Ledger) commit(batch []*request) []result {
 	results := make([]result, len(batch))
-	cp, wrote, err := l.applyBatch(batch, results)
+	start := time.Now()
+	var w *batchWrites
+	st, err := l.storeCommit(batch, func(v commitView) (*batchWrites, error) {
+		var err error
+		w, err = l.plan(batch, results, v)
+		return w, err
+	})
+	l.prof.serial.Add(int64(time.Since(start) - st.io))
+	l.prof.io.Add(int64(st.io))
+	l.prof.pages.Add(st.pages)
+	var co *CorruptError
+	if errors.As(err, &co) {
+		l.broken.CompareAndSwap(nil, co)
+	}
 	if err != nil {
-		if errors.Is(err, ErrUnavailable) {
+		if errors.Is(err, ErrUnavailable) || errors.Is(err, ErrClosed) || co != nil {
 			err = fmt.Errorf("ledger: commit of %d appends: %w", len(batch), err)
 		} else {
 			err = fmt.Errorf("ledger: commit of %d appends: %w: %w", len(batch), ErrUnavailable, err)
@@ -203,247 +362,476 @@ func (l *Ledger) commit(batch []*request) []result {
 		}
 		return results
 	}
-	if wrote {
+	if w != nil {
+		if l.onCommit != nil {
+			l.onCommit(w)
+		}
+		l.prof.commits.Add(1)
+		l.prof.appended.Add(int64(len(w.entries)))
+		cp := w.head.latest
 		l.size.Store(cp.Size)
 		l.latest.Store(&cp)
+		if d := w.dict; d != nil {
+			// The dictionary is durable: new entries may use it. A failure
+			// here only keeps the older dictionary in use.
+			_ = l.codec.addDict(d.id, d.content)
+		}
 	}
 	return results
 }
 
-// applyBatch runs the batch's write transaction. It reports whether anything
-// was written; a batch that only answered from claims or failed every append
-// is rolled back instead of committed (no fsync, no new checkpoint).
-func (l *Ledger) applyBatch(batch []*request, results []result) (Checkpoint, bool, error) {
-	tx, err := l.db.Begin(true)
-	if err != nil {
-		return Checkpoint{}, false, mapClosed(err)
-	}
-	defer tx.Rollback() // a no-op after Commit
-	w, err := newBatchWriter(tx)
-	if err != nil {
-		return Checkpoint{}, false, err
-	}
-	start := w.size
-	for i, r := range batch {
-		results[i], err = w.apply(r.a)
-		if err != nil {
-			return Checkpoint{}, false, err
+// storeCommit runs store.commit with the read guard: a panic inside the
+// store (damaged pages) fails the batch with a *CorruptError.
+func (l *Ledger) storeCommit(batch []*request, plan func(v commitView) (*batchWrites, error)) (st commitStats, err error) {
+	defer l.readGuard(&err)()
+	return l.store.commit(func() *batchKeys { return batchKeysOf(batch) }, plan)
+}
+
+// batchKeysOf lists the keys a batch reads that are known before it is
+// planned (a SQL store loads them in its first round trip).
+func batchKeysOf(batch []*request) *batchKeys {
+	k := &batchKeys{}
+	for _, r := range batch {
+		for _, c := range r.a.Claims {
+			k.claims = append(k.claims, claimKey{c.Space, c.Key})
+		}
+		k.side = append(k.side, r.a.Reads...)
+		k.sequences = append(k.sequences, r.a.Sequences...)
+		if p := r.prep; p != nil {
+			k.ids = append(k.ids, p.id)
+			for _, po := range p.postings {
+				if !po.AppendIndex {
+					k.postings = append(k.postings, postingKey{po.Index, string(po.Key)})
+				}
+			}
 		}
 	}
-	if w.size == start {
-		return Checkpoint{}, false, nil
-	}
-	root, err := tlog.TreeHash(w.size, w.hashes)
-	if err != nil {
-		return Checkpoint{}, false, err
-	}
-	cp, err := signCheckpoint(l.signer, l.origin, w.size, root)
-	if err != nil {
-		return Checkpoint{}, false, err
-	}
-	if err := w.checkpoints.Put(u64(cp.Size), cp.Note); err != nil {
-		return Checkpoint{}, false, err
-	}
-	if err := w.meta.Put(metaSize, u64(w.size)); err != nil {
-		return Checkpoint{}, false, err
-	}
-	if err := tx.Commit(); err != nil {
-		return Checkpoint{}, false, err
-	}
-	return cp, true, nil
+	return k
 }
 
-// batchWriter applies appends to the batch's write transaction. Because a
-// bbolt transaction reads its own writes, claims, IDs and postings taken by
-// earlier appends of the batch are seen exactly like committed ones.
-type batchWriter struct {
-	size                                    int64
-	meta, leaves, checkpoints, entries, ids *bolt.Bucket
-	docs, claims, postings, side            *bolt.Bucket
-	hashes                                  hashReader
-	hashBucket                              *bolt.Bucket
+// batchState is what the appends planned so far in a batch wrote: later
+// appends of the batch see it exactly like committed data.
+type batchState struct {
+	claims   map[claimKey]claimHolder
+	ids      map[string]bool
+	postings map[postingKey]bool
+	side     map[sideMapKey]sideValue
+	seqs     map[string]int64
 }
 
-func newBatchWriter(tx *bolt.Tx) (*batchWriter, error) {
-	size, err := txSize(tx)
+type claimHolder struct {
+	index       int64
+	fingerprint []byte
+	id          string
+}
+
+type sideMapKey struct{ bucket, key string }
+
+type sideValue struct {
+	value   []byte
+	deleted bool
+}
+
+// plan decides every append of a batch against the committed data (v) and
+// the batch's own earlier appends, and returns the writes: entries, stored
+// hashes from the right frontier, claims, postings, side writes, sequences,
+// a new dictionary when one is due, and the checkpoint of the new size,
+// signed with the log key. It returns nil when nothing is appended.
+func (l *Ledger) plan(batch []*request, results []result, v commitView) (*batchWrites, error) {
+	head := l.store.head()
+	fr := head.frontier
+	n := len(batch)
+	st := &batchState{
+		claims:   make(map[claimKey]claimHolder, 2*n),
+		ids:      make(map[string]bool, n),
+		postings: make(map[postingKey]bool, 2*n),
+		side:     make(map[sideMapKey]sideValue, 2*n),
+		seqs:     map[string]int64{},
+	}
+	w := &batchWrites{hashes: make([]tlog.Hash, 0, 2*len(batch)), seqs: map[string]int64{}}
+	var written []*prepared // this batch's entries, for a dictionary cut
+	for i, r := range batch {
+		var err error
+		var p *prepared
+		results[i], p, err = l.planOne(r, v, st, &fr, w)
+		if err != nil {
+			return nil, err
+		}
+		if p != nil {
+			written = append(written, p)
+		}
+	}
+	if len(w.entries) == 0 {
+		return nil, nil
+	}
+	maps.Copy(w.seqs, st.seqs)
+	if err := l.planDict(head, fr.size, written, v, w); err != nil {
+		return nil, err
+	}
+	cp, err := signCheckpoint(l.signer, l.origin, fr.size, fr.root())
 	if err != nil {
 		return nil, err
 	}
-	w := &batchWriter{
-		size:        size,
-		meta:        tx.Bucket(bucketMeta),
-		leaves:      tx.Bucket(bucketLeaves),
-		checkpoints: tx.Bucket(bucketCheckpoints),
-		entries:     tx.Bucket(bucketEntries),
-		ids:         tx.Bucket(bucketIDs),
-		docs:        tx.Bucket(bucketDocs),
-		claims:      tx.Bucket(bucketClaims),
-		postings:    tx.Bucket(bucketPostings),
-		side:        tx.Bucket(bucketSide),
-		hashBucket:  tx.Bucket(bucketHashes),
+	w.head = storeHead{frontier: fr, latest: cp, dictID: head.dictID, dictCut: head.dictCut}
+	if w.dict != nil {
+		w.head.dictID, w.head.dictCut = w.dict.id, w.dict.cutAt
 	}
-	w.hashes = hashReader{w.hashBucket}
 	return w, nil
 }
 
-// apply decides one append and writes it. Decisions that concern only this
-// append (claim held, Build error, invalid entry) come back in the result
-// with a nil error, before anything of the append is written. A non-nil
-// error is a storage failure that dooms the whole transaction.
-func (w *batchWriter) apply(a Append) (result, error) {
+// planOne decides one append. Decisions that concern only this append
+// (claim held, Build or Hook error, invalid entry) come back in the result
+// with a nil error, before anything of the append is recorded. A non-nil
+// error is a storage failure that dooms the whole batch.
+func (l *Ledger) planOne(r *request, v commitView, st *batchState, fr *frontier, w *batchWrites) (result, *prepared, error) {
+	a := r.a
 	for _, c := range a.Claims {
-		index, fingerprint, held, err := w.claimHolder(c)
-		if err != nil {
-			return result{}, err
+		h, held := st.claims[claimKey{c.Space, c.Key}]
+		if !held {
+			var err error
+			h.index, h.fingerprint, h.id, held, err = v.claim(c.Space, c.Key)
+			if err != nil {
+				return result{}, nil, err
+			}
 		}
 		if !held {
 			continue
 		}
-		id := string(w.entries.Get(u64(index)))
-		if bytes.Equal(fingerprint, c.Fingerprint) {
-			return result{appended: Appended{Index: index, ID: id, Existing: true}}, nil
+		if string(h.fingerprint) == string(c.Fingerprint) {
+			return result{appended: Appended{Index: h.index, ID: h.id, Existing: true}}, nil, nil
 		}
 		c.Fingerprint = clone(c.Fingerprint)
-		return result{err: &ClaimConflictError{Claim: c, HolderID: id}}, nil
+		return result{err: &ClaimConflictError{Claim: c, HolderID: h.id}}, nil, nil
 	}
-	index := w.size
-	e, err := a.Build(index)
-	if err != nil {
-		return result{err: fmt.Errorf("ledger: build entry %d: %w", index, err), ownFault: true}, nil
+	index := fr.size
+	fail := func(err error) (result, *prepared, error) {
+		return result{err: fmt.Errorf("ledger: entry %d: %w", index, err), ownFault: true}, nil, nil
 	}
-	if err := w.validateEntry(e); err != nil {
-		return result{err: fmt.Errorf("ledger: entry %d (%q): %w", index, e.ID, err), ownFault: true}, nil
+	p := r.prep
+	if p == nil {
+		e, err := build(a.Build, index)
+		if err != nil {
+			return result{err: fmt.Errorf("ledger: build entry %d: %w", index, err), ownFault: true}, nil, nil
+		}
+		if p, err = l.prepare(e); err != nil {
+			return fail(err)
+		}
 	}
-	if err := w.write(index, a.Claims, e); err != nil {
-		return result{}, err
+	if st.ids[p.id] {
+		return fail(fmt.Errorf("entry ID %q already present: %w", p.id, ErrDuplicate))
 	}
-	w.size++
-	return result{appended: Appended{Index: index, ID: e.ID}}, nil
+	if dup, err := v.hasID(p.id); err != nil {
+		return result{}, nil, err
+	} else if dup {
+		return fail(fmt.Errorf("entry ID %q already present: %w", p.id, ErrDuplicate))
+	}
+	postings := make([]postingWrite, 0, len(p.postings))
+	for _, po := range p.postings {
+		key := po.Key
+		if po.AppendIndex {
+			key = binary.BigEndian.AppendUint64(append(make([]byte, 0, len(po.Key)+8), po.Key...), uint64(index))
+		}
+		pk := postingKey{po.Index, string(key)}
+		dup := st.postings[pk] || slices.ContainsFunc(postings, func(o postingWrite) bool { return o.index == po.Index && string(o.key) == pk.key })
+		if !dup {
+			var err error
+			if dup, err = v.hasPosting(po.Index, key); err != nil {
+				return result{}, nil, err
+			}
+		}
+		if dup {
+			return fail(fmt.Errorf("posting %q %q already present: %w", po.Index, key, ErrDuplicate))
+		}
+		postings = append(postings, postingWrite{index: po.Index, key: key, id: p.id})
+	}
+	var h *Hook
+	if a.Hook != nil {
+		h = &Hook{index: index, a: &a, p: p, st: st, v: v}
+		if err := callHook(a.Hook, h); err != nil {
+			return fail(err)
+		}
+		if h.storeErr != nil {
+			return result{}, nil, h.storeErr
+		}
+		var err error
+		if p, err = h.finish(l); err != nil {
+			return fail(err)
+		}
+	}
+	// Decided: record the append.
+	st.ids[p.id] = true
+	for _, c := range a.Claims {
+		st.claims[claimKey{c.Space, c.Key}] = claimHolder{index, c.Fingerprint, p.id}
+		w.claims = append(w.claims, claimWrite{c.Space, c.Key, index, c.Fingerprint})
+	}
+	for _, pw := range postings {
+		st.postings[postingKey{pw.index, string(pw.key)}] = true
+	}
+	w.postings = append(w.postings, postings...)
+	puts := p.puts
+	if h != nil {
+		if len(h.extra) > 0 {
+			puts = append(append(make([]Put, 0, len(p.puts)+len(h.extra)), p.puts...), h.extra...)
+		}
+		for name, n := range h.seqs {
+			st.seqs[name] = n
+		}
+	}
+	for _, pt := range puts {
+		st.side[sideMapKey{pt.Bucket, string(pt.Key)}] = sideValue{pt.Value, pt.Value == nil}
+	}
+	w.side = append(w.side, puts...)
+	w.entries = append(w.entries, entryWrite{index: index, id: p.id, blob: p.enc.blob})
+	w.hashes = fr.append(p.leafHash, w.hashes)
+	return result{appended: Appended{Index: index, ID: p.id}}, p, nil
 }
 
-// claimHolder looks a claim up.
-func (w *batchWriter) claimHolder(c Claim) (index int64, fingerprint []byte, held bool, err error) {
-	b := w.claims.Bucket([]byte(c.Space))
-	if b == nil {
-		return 0, nil, false, nil
+// planDict cuts a new dictionary when the log reaches the size the next one
+// is due at: the raw bodies of the newest dictEntries entries (read back
+// from the store for those not in this batch, which only happens after a
+// restart or when batches are small).
+func (l *Ledger) planDict(head storeHead, size int64, written []*prepared, v commitView, w *batchWrites) error {
+	id, due := head.dictID+1, nextDictCut(head.dictCut)
+	if size < due {
+		return nil
 	}
-	v := b.Get([]byte(c.Key))
-	if v == nil {
-		return 0, nil, false, nil
-	}
-	index, fingerprint, err = parseClaimValue(v)
-	if err != nil {
-		return 0, nil, false, fmt.Errorf("ledger: claim %q %q: %w", c.Space, c.Key, err)
-	}
-	return index, fingerprint, true, nil
-}
-
-// validateEntry checks everything about e that could make a write fail, so
-// that write fails only on storage errors.
-func (w *batchWriter) validateEntry(e Entry) error {
-	switch {
-	case e.ID == "":
-		return fmt.Errorf("empty entry ID: %w", ErrInvalid)
-	case len(e.ID) > maxKeySize:
-		return fmt.Errorf("entry ID of %d bytes: %w", len(e.ID), ErrInvalid)
-	case len(e.Leaf) == 0:
-		return fmt.Errorf("empty leaf: %w", ErrInvalid)
-	case len(e.Leaf) > maxValueSize:
-		return fmt.Errorf("leaf of %d bytes: %w", len(e.Leaf), ErrInvalid)
-	}
-	if w.ids.Get([]byte(e.ID)) != nil {
-		return fmt.Errorf("entry ID %q already present: %w", e.ID, ErrDuplicate)
-	}
-	for name, doc := range e.Docs {
-		if name == "" || docKeyPrefix+len(name) > maxKeySize || len(doc) > maxValueSize {
-			return fmt.Errorf("document %q: empty or too large name, or too large document: %w", name, ErrInvalid)
-		}
-	}
-	type posting struct{ index, key string }
-	seen := make(map[posting]bool, len(e.Postings))
-	for _, p := range e.Postings {
-		if p.Index == "" || len(p.Index) > maxKeySize || len(p.Key) == 0 || len(p.Key) > maxKeySize {
-			return fmt.Errorf("posting %q %q: index and key must be non-empty and fit a bbolt key: %w", p.Index, p.Key, ErrInvalid)
-		}
-		if seen[posting{p.Index, string(p.Key)}] {
-			return fmt.Errorf("posting %q %q given twice: %w", p.Index, p.Key, ErrDuplicate)
-		}
-		seen[posting{p.Index, string(p.Key)}] = true
-		if b := w.postings.Bucket([]byte(p.Index)); b != nil && b.Get(p.Key) != nil {
-			return fmt.Errorf("posting %q %q already present: %w", p.Index, p.Key, ErrDuplicate)
-		}
-	}
-	for _, p := range e.Puts {
-		if err := validSideKey(p.Bucket, p.Key); err != nil {
-			return err
-		}
-		if len(p.Value) > maxValueSize {
-			return fmt.Errorf("side value of %d bytes: %w", len(p.Value), ErrInvalid)
-		}
-	}
-	return nil
-}
-
-// write stores one validated entry at index.
-func (w *batchWriter) write(index int64, claims []Claim, e Entry) error {
-	key := u64(index)
-	if err := w.leaves.Put(key, e.Leaf); err != nil {
-		return err
-	}
-	// RFC 6962 §2.1 leaf hash SHA-256(0x00‖leaf) and the interior hashes
-	// completed by this leaf, stored from StoredHashIndex(0, index) on.
-	hs, err := tlog.StoredHashes(index, e.Leaf, w.hashes)
-	if err != nil {
-		return err
-	}
-	base := tlog.StoredHashIndex(0, index)
-	for i := range hs {
-		if err := w.hashBucket.Put(u64(base+int64(i)), hs[i][:]); err != nil {
-			return err
-		}
-	}
-	if err := w.entries.Put(key, []byte(e.ID)); err != nil {
-		return err
-	}
-	if err := w.ids.Put([]byte(e.ID), key); err != nil {
-		return err
-	}
-	names := make([]string, 0, len(e.Docs))
-	for name := range e.Docs {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		doc := e.Docs[name]
-		if doc == nil {
-			doc = []byte{}
-		}
-		if err := w.docs.Put(docKey(index, name), doc); err != nil {
-			return err
-		}
-	}
-	for _, c := range claims {
-		b, err := w.claims.CreateBucketIfNotExists([]byte(c.Space))
+	var all [][]byte
+	for i := max(0, size-dictEntries); i < size-int64(len(written)); i++ {
+		e, err := v.entry(i)
 		if err != nil {
 			return err
 		}
-		if err := b.Put([]byte(c.Key), claimValue(index, c.Fingerprint)); err != nil {
-			return err
-		}
-	}
-	for _, p := range e.Postings {
-		b, err := w.postings.CreateBucketIfNotExists([]byte(p.Index))
+		b, err := l.rawBody(i, e)
 		if err != nil {
-			return err
+			return nil // a damaged older entry: no new dictionary this time
 		}
-		if err := b.Put(p.Key, []byte(e.ID)); err != nil {
-			return err
-		}
+		all = append(all, b)
 	}
-	for _, p := range e.Puts {
-		if err := sidePut(w.side, p.Bucket, p.Key, p.Value); err != nil {
-			return err
-		}
+	for _, p := range written[max(0, len(written)-dictEntries):] {
+		all = append(all, append(append([]byte{}, p.enc.leafBody...), p.enc.docsBody...))
 	}
+	w.dict = &dictWrite{id: id, cutAt: size, content: makeDict(all)}
 	return nil
+}
+
+// rawBody is the raw (uncompressed) body of a stored entry.
+func (l *Ledger) rawBody(index int64, e rawEntry) ([]byte, error) {
+	if e.blob != nil {
+		return l.codec.rawBody(e.blob)
+	}
+	docs := map[string][]byte{}
+	for _, d := range e.docs {
+		docs[d.name] = d.doc
+	}
+	x := l.codec.encode(e.leaf, docs) // the raw bodies; the compressed blob is dropped
+	return append(x.leafBody, x.docsBody...), nil
+}
+
+// build calls a Build function; a panic in it fails only its append.
+func build(fn func(int64) (Entry, error), index int64) (e Entry, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("ledger: Build panicked: %v", r)
+		}
+	}()
+	return fn(index)
+}
+
+// callHook calls a Hook function; a panic in it fails only its append, but
+// a panic the store raised while the hook read through it is damage.
+func callHook(fn func(*Hook) error, h *Hook) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if sp, ok := r.(storePanic); ok {
+				panic(sp)
+			}
+			err = fmt.Errorf("ledger: Hook panicked: %v", r)
+		}
+	}()
+	return fn(h)
+}
+
+// Hook is the committer's view of one append, given to Append.Hook: the
+// entry's log index, gap-free sequences, declared side values, side writes
+// and changes to the prebuilt entry. Reads see the committed data and the
+// earlier appends of the same batch; writes become part of the append and
+// are discarded when the hook (or the append) fails. A Hook is valid only
+// during the call.
+type Hook struct {
+	index int64
+	a     *Append
+	p     *prepared
+	st    *batchState
+	v     commitView
+
+	seqs     map[string]int64
+	extra    []Put // Put calls, after the entry's own Puts
+	splices  []splice
+	leaf     []byte            // SetLeaf
+	docs     map[string][]byte // SetDoc
+	storeErr error
+}
+
+type splice struct {
+	doc    string
+	offset int
+	data   []byte
+}
+
+// Index returns the log index the entry gets.
+func (h *Hook) Index() int64 { return h.index }
+
+// Sequence returns the next number of the named gap-free sequence (1 for
+// its first use), one more than the last number any written entry drew
+// from it. The number is used only if this append is written: an append
+// that fails leaves no gap. The name must be in Append.Sequences.
+func (h *Hook) Sequence(name string) (int64, error) {
+	if !slices.Contains(h.a.Sequences, name) {
+		return 0, fmt.Errorf("ledger: hook: sequence %q not declared in Append.Sequences: %w", name, ErrInvalid)
+	}
+	n, ok := h.seqs[name]
+	if !ok {
+		if n, ok = h.st.seqs[name]; !ok {
+			var err error
+			if n, err = h.v.sequence(name); err != nil {
+				h.storeErr = err
+				return 0, err
+			}
+		}
+	}
+	n++
+	if h.seqs == nil {
+		h.seqs = map[string]int64{}
+	}
+	h.seqs[name] = n
+	return n, nil
+}
+
+// Get returns a copy of a side value (nil when absent) as of the committed
+// data, the earlier appends of the batch and this append's writes. The key
+// must be in Append.Reads.
+func (h *Hook) Get(bucket string, key []byte) ([]byte, error) {
+	if !slices.ContainsFunc(h.a.Reads, func(k SideKey) bool { return k.Bucket == bucket && string(k.Key) == string(key) }) {
+		return nil, fmt.Errorf("ledger: hook: side value %q %q not declared in Append.Reads: %w", bucket, key, ErrInvalid)
+	}
+	for _, puts := range [][]Put{h.extra, h.p.puts} {
+		for i := len(puts) - 1; i >= 0; i-- {
+			if p := puts[i]; p.Bucket == bucket && string(p.Key) == string(key) {
+				return clone(p.Value), nil
+			}
+		}
+	}
+	if sv, ok := h.st.side[sideMapKey{bucket, string(key)}]; ok {
+		if sv.deleted {
+			return nil, nil
+		}
+		return clone(sv.value), nil
+	}
+	v, err := h.v.side(bucket, key)
+	if err != nil {
+		h.storeErr = err
+	}
+	return v, err
+}
+
+// Put writes a side value with the entry (nil deletes the key), after the
+// entry's own Puts.
+func (h *Hook) Put(bucket string, key, value []byte) error {
+	if err := validSideKey(bucket, key); err != nil {
+		return err
+	}
+	if len(value) > maxValueSize {
+		return fmt.Errorf("ledger: side %q: value of %d bytes: %w", bucket, len(value), ErrInvalid)
+	}
+	h.extra = append(h.extra, Put{Bucket: bucket, Key: clone(key), Value: clone(value)})
+	return nil
+}
+
+// Splice overwrites len(b) bytes of the prebuilt document doc at offset
+// (for example a fixed-width invoice number rendered as a placeholder). The
+// bytes are stored beside the compressed document and applied when it is
+// read, so a splice costs no compression. A splice changes the document's
+// digest: a leaf that commits to the digest must be built with the final
+// bytes, so splice only what the leaf does not commit to.
+func (h *Hook) Splice(doc string, offset int, b []byte) error {
+	d, ok := h.p.docs[doc]
+	if nd, set := h.docs[doc]; set {
+		d, ok = nd, true
+	}
+	if !ok {
+		return fmt.Errorf("ledger: hook: splice into document %q, which the entry does not have: %w", doc, ErrInvalid)
+	}
+	if offset < 0 || len(b) == 0 || offset > len(d) || len(b) > len(d)-offset {
+		return fmt.Errorf("ledger: hook: splice of %d bytes at %d into document %q of %d bytes: %w", len(b), offset, doc, len(d), ErrInvalid)
+	}
+	h.splices = append(h.splices, splice{doc, offset, clone(b)})
+	return nil
+}
+
+// SetDoc replaces (or adds) a document. The entry is encoded again in the
+// committer: the recompute path for an optimistic decision that went
+// stale, not for every append.
+func (h *Hook) SetDoc(name string, doc []byte) error {
+	if name == "" || docKeyPrefix+len(name) > maxKeySize {
+		return fmt.Errorf("ledger: hook: document %q: empty or too large name: %w", name, ErrInvalid)
+	}
+	if h.docs == nil {
+		h.docs = map[string][]byte{}
+	}
+	h.docs[name] = clone(doc)
+	return nil
+}
+
+// SetLeaf replaces the leaf (one SHA-256 and an encoding in the
+// committer): the recompute path, like SetDoc.
+func (h *Hook) SetLeaf(leaf []byte) error {
+	if len(leaf) == 0 {
+		return fmt.Errorf("ledger: hook: empty leaf: %w", ErrInvalid)
+	}
+	h.leaf = clone(leaf)
+	return nil
+}
+
+// finish applies the hook's changes to the prepared entry: splices become
+// patches of the blob; SetDoc and SetLeaf encode the entry again.
+func (h *Hook) finish(l *Ledger) (*prepared, error) {
+	if h.leaf == nil && h.docs == nil && len(h.splices) == 0 {
+		return h.p, nil
+	}
+	p := *h.p
+	if h.leaf != nil || h.docs != nil {
+		docs := maps.Clone(p.docs)
+		if docs == nil {
+			docs = map[string][]byte{}
+		}
+		for name, d := range h.docs {
+			docs[name] = d
+		}
+		for _, s := range h.splices { // applied to the new bytes directly
+			d := clone(docs[s.doc])
+			copy(d[s.offset:], s.data)
+			docs[s.doc] = d
+		}
+		if h.leaf != nil {
+			p.leaf = h.leaf
+		}
+		e := Entry{ID: p.id, Leaf: p.leaf, Docs: docs, Postings: p.postings, Puts: p.puts}
+		if err := validateEntry(e); err != nil {
+			return nil, err
+		}
+		p.leafHash = tlog.RecordHash(p.leaf)
+		p.docs = docs
+		p.enc = l.codec.encode(p.leaf, docs)
+		return &p, nil
+	}
+	ps := make([]patch, len(h.splices))
+	for i, s := range h.splices {
+		ps[i] = patch{doc: slices.Index(p.enc.names, s.doc), offset: s.offset, data: s.data}
+	}
+	blob, err := withPatches(p.enc.blob, ps)
+	if err != nil {
+		return nil, err
+	}
+	p.enc.blob = blob
+	return &p, nil
 }

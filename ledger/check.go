@@ -1,13 +1,13 @@
 package ledger
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/debug"
+	"sync"
 
-	bolt "go.etcd.io/bbolt"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 )
@@ -27,12 +27,17 @@ func (e *CheckError) Error() string {
 	return fmt.Sprintf("ledger: check: index %d: %s", e.Index, e.What)
 }
 
+// fail returns a *CheckError.
+func fail(index int64, format string, args ...any) error {
+	return &CheckError{Index: index, What: fmt.Sprintf(format, args...)}
+}
+
 // Check opens the ledger file at path read-only (waiting at most
 // DefaultOpenTimeout for the file lock; a running writer holds it, which is
 // ErrUnavailable) and re-verifies everything in it against the log key
 // logKey. It returns nil when all is well and *CheckError for the first
 // inconsistency, in the order given in the package doc (# Invariants).
-func Check(path string, logKey note.Verifier) (err error) {
+func Check(path string, logKey note.Verifier) error {
 	if logKey == nil {
 		return fmt.Errorf("ledger: check %s: nil log key: %w", path, ErrInvalid)
 	}
@@ -42,30 +47,28 @@ func Check(path string, logKey note.Verifier) (err error) {
 		}
 		return fmt.Errorf("ledger: check %s: %w", path, err)
 	}
-	// A file damaged below the bbolt level can make bbolt panic or fault
-	// on its memory map; that is an inconsistency to report, not a crash.
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if r := recover(); r != nil {
-			err = &CheckError{Index: -1, What: fmt.Sprintf("bbolt file structure is damaged: %v", r)}
-		}
-	}()
-	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: DefaultOpenTimeout})
+	st, lf, err := openBoltStore(boltOpen{path: path, origin: logKey.Name(), readOnly: true, timeout: DefaultOpenTimeout, lenient: true})
 	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
-			return fmt.Errorf("ledger: check %s: file locked by a writer: %w: %w", path, ErrUnavailable, err)
+		var ce *CheckError
+		var co *CorruptError
+		switch {
+		case errors.As(err, &ce):
+			return ce
+		case errors.Is(err, ErrUnavailable):
+			return fmt.Errorf("ledger: check %s: file locked by a writer: %w", path, err)
+		case errors.As(err, &co):
+			return &CheckError{Index: co.Index, What: co.Reason}
 		}
-		return &CheckError{Index: -1, What: "bbolt cannot open the file: " + err.Error()}
+		return err
 	}
-	defer db.Close()
-	// The page structure is walked with bounds checks before any bbolt
-	// cursor runs: on a damaged file bbolt's cursors can loop forever or
-	// fault. bbolt's own Tx.Check is not used: it walks the pages on a
-	// goroutine of its own, where such a fault kills the process.
-	if err := checkPages(path); err != nil {
-		return &CheckError{Index: -1, What: "bbolt page structure: " + err.Error()}
+	defer st.close()
+	cd, err := newCodec(lf.dicts)
+	if err != nil {
+		return &CheckError{Index: -1, What: "dictionaries: " + err.Error()}
 	}
-	return db.View(func(tx *bolt.Tx) error { return checkTx(tx, logKey, "") })
+	defer cd.close()
+	l := &Ledger{store: st, codec: cd, path: path, verifier: logKey}
+	return l.check("")
 }
 
 // Check runs the checks of the package-level Check on the open ledger, in one
@@ -75,298 +78,323 @@ func (l *Ledger) Check() error {
 	if l.verifier == nil {
 		return fmt.Errorf("ledger: check: read-only ledger opened without Options.Verifier: %w", ErrInvalid)
 	}
-	return l.view(func(tx *bolt.Tx) error { return checkTx(tx, l.verifier, l.origin) })
+	if l.closed.Load() {
+		return ErrClosed
+	}
+	return l.check(l.origin)
 }
 
-// checker holds the state of one verification pass.
-type checker struct {
-	tx      *bolt.Tx
-	key     note.Verifier
-	origin  string
-	size    int64
-	buckets map[string]*bolt.Bucket
-	hashes  hashReader
-}
-
-// fail returns a *CheckError.
-func fail(index int64, format string, args ...any) error {
-	return &CheckError{Index: index, What: fmt.Sprintf(format, args...)}
-}
-
-// checkTx verifies the invariants in the documented order.
-func checkTx(tx *bolt.Tx, key note.Verifier, wantOrigin string) error {
-	c := &checker{tx: tx, key: key, buckets: map[string]*bolt.Bucket{}}
-	for _, step := range []func() error{
-		func() error { return c.meta(wantOrigin) },
-		c.leavesAndHashes,
-		c.entries,
-		c.ids,
-		c.checkpoints,
-		c.claims,
-		c.postings,
-		c.docs,
-	} {
-		if err := step(); err != nil {
-			return err
+// check runs the store's check with the read guard: damage that makes the
+// store panic is an inconsistency Check reports.
+func (l *Ledger) check(origin string) (err error) {
+	c := newLogChecker(l, origin)
+	defer c.stop()
+	defer func() {
+		var co *CorruptError
+		if errors.As(err, &co) && co.Err == nil {
+			err = &CheckError{Index: co.Index, What: "the file structure is damaged: " + co.Reason}
 		}
-	}
-	return nil
+	}()
+	defer l.readGuard(&err)()
+	return mapClosed(l.store.check(c))
 }
 
-// meta checks that every bucket exists, the schema version, the origin (it
-// must be the log key's name) and the size.
-func (c *checker) meta(wantOrigin string) error {
-	for _, name := range ownBuckets {
-		b := c.tx.Bucket(name)
-		if b == nil {
-			return fail(-1, "bucket %q is missing", name)
+// logChecker verifies the log part of Check, whatever the store: it takes
+// the entries in index order with the stored hashes each one completed and
+// the stored checkpoints at the tree size they name, and checks, streaming
+// with bounded memory, that every leaf's record hash and every interior
+// hash the right frontier computes equal the stored ones, that every
+// checkpoint is signed by the log key and carries the root of the leaves
+// before it (so all checkpoints are consistent with each other), and that
+// each entry's ID maps back to its index. Decoding, hashing and signature
+// checks run on GOMAXPROCS workers in chunks; results are compared in
+// order, so the error returned is the first of the stream.
+type logChecker struct {
+	l      *Ledger
+	key    note.Verifier
+	origin string // the ledger's origin, or "" for the file's
+	size   int64  // the size the store says the log has
+
+	fr       frontier
+	pending  []checkEvent
+	leaves   int                   // leaf events pending
+	inflight chan chan *checkChunk // chunks in dispatch order
+	work     chan *checkChunk
+	wg       sync.WaitGroup
+	err      error
+	lastCP   int64 // size of the last checkpoint compared, -1 before any
+	spare    []checkEvent
+
+	// lookupIDs, set by the store before the first leaf, gives a worker its
+	// own reader of the ids index (a snapshot that holds every entry of the
+	// checked one: entries are never changed once written), so that the
+	// random lookups run in parallel with the walk.
+	lookupIDs func() (get func(id []byte) (index []byte, err error), done func())
+}
+
+// checkEvent is one step of the stream: a leaf (with what the store holds
+// for it) or a checkpoint.
+type checkEvent struct {
+	index  int64
+	entry  rawEntry
+	stored []tlog.Hash // the stored hashes from StoredHashIndex(0, index) on, as many as the leaf completes
+	missed string      // why a stored hash is missing, if one is
+	id     []byte      // the entry's ID as stored (nil: none)
+	idBack []byte      // what the ids index holds for the entry's ID (looked up by a worker)
+	note   []byte      // a checkpoint's note
+	cp     bool
+
+	hash tlog.Hash  // computed by a worker: the leaf's record hash
+	ckpt Checkpoint // or the checkpoint, verified
+	err  error
+}
+
+type checkChunk struct {
+	events []checkEvent
+	done   chan *checkChunk
+}
+
+// checkChunkLeaves is how many leaves a chunk holds; with two chunks per
+// worker in flight it bounds the memory of a check (the events' slices
+// point into the store's snapshot, a leaf is decoded one at a time).
+const checkChunkLeaves = 512
+
+func newLogChecker(l *Ledger, origin string) *logChecker {
+	c := &logChecker{l: l, key: l.verifier, origin: origin, lastCP: -1}
+	n := runtime.GOMAXPROCS(0)
+	c.work = make(chan *checkChunk)
+	c.inflight = make(chan chan *checkChunk, 2*n)
+	for range n {
+		c.wg.Go(c.worker)
+	}
+	return c
+}
+
+// stop ends the workers; the chunks still in flight are drained.
+func (c *logChecker) stop() {
+	for len(c.inflight) > 0 {
+		<-<-c.inflight
+	}
+	close(c.work)
+	c.wg.Wait()
+}
+
+// worker decodes and hashes leaves, looks their IDs up and verifies
+// checkpoint signatures.
+func (c *logChecker) worker() {
+	w := &checkWorker{c: c}
+	defer w.close()
+	for ch := range c.work {
+		w.chunk(ch)
+		ch.done <- ch
+	}
+}
+
+type checkWorker struct {
+	c     *logChecker
+	lh    leafHasher
+	getID func([]byte) ([]byte, error)
+	done  func()
+}
+
+func (w *checkWorker) close() {
+	if w.done != nil {
+		w.done()
+	}
+}
+
+// chunk works through one chunk. A panic or memory fault (a damaged file
+// read through the store's memory map) fails the event being worked on;
+// the comparer reports it in order.
+func (w *checkWorker) chunk(ch *checkChunk) {
+	i := 0
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil && i < len(ch.events) {
+			ev := &ch.events[i]
+			ev.err = fail(ev.index, "the file structure is damaged: %s", panicText(r))
 		}
-		c.buckets[string(name)] = b
+	}()
+	c := w.c
+	if w.getID == nil && c.lookupIDs != nil {
+		w.getID, w.done = c.lookupIDs()
 	}
-	c.hashes = hashReader{c.buckets["hashes"]}
-	meta := c.buckets["meta"]
-	if v := meta.Get(metaSchema); string(v) != schemaVersion {
-		return fail(-1, "meta schema is %q, want %q", v, schemaVersion)
+	for ; i < len(ch.events); i++ {
+		ev := &ch.events[i]
+		if ev.err != nil {
+			continue // a problem the store's walk found
+		}
+		if ev.cp {
+			ev.ckpt, ev.err = c.verifyCheckpoint(ev.index, ev.note)
+			continue
+		}
+		if w.getID != nil && len(ev.id) > 0 {
+			var err error
+			if ev.idBack, err = w.getID(ev.id); err != nil {
+				ev.err = err
+				continue
+			}
+		}
+		if ev.entry.blob == nil {
+			if len(ev.entry.leaf) == 0 {
+				ev.err = fail(ev.index, "leaf %d is empty", ev.index)
+			} else {
+				ev.hash = tlog.RecordHash(ev.entry.leaf)
+			}
+			continue
+		}
+		h, err := c.l.codec.recordHash(&w.lh, ev.entry.blob)
+		if err != nil {
+			ev.err = fail(ev.index, "leaf %d does not decode: %v", ev.index, err)
+			continue
+		}
+		ev.hash = h
 	}
-	c.origin = string(meta.Get(metaOrigin))
-	if c.origin != c.key.Name() {
-		return fail(-1, "meta origin %q is not the log key's name %q", c.origin, c.key.Name())
-	}
-	if wantOrigin != "" && c.origin != wantOrigin {
-		return fail(-1, "meta origin %q is not the ledger's origin %q", c.origin, wantOrigin)
-	}
-	size, err := parseU64(meta.Get(metaSize))
+}
+
+// verifyCheckpoint checks a stored checkpoint's signature, origin and size.
+func (c *logChecker) verifyCheckpoint(size int64, msg []byte) (Checkpoint, error) {
+	n, err := note.Open(msg, note.VerifierList(c.key))
 	if err != nil {
-		return fail(-1, "meta size: %v", err)
+		return Checkpoint{}, fail(size, "checkpoint %d: signature by log key %s+%08x does not verify: %v", size, c.key.Name(), c.key.KeyHash(), err)
 	}
-	c.size = size
+	cp, err := parseCheckpointText(n.Text)
+	if err != nil {
+		return Checkpoint{}, fail(size, "checkpoint %d: %v", size, err)
+	}
+	if cp.Origin != c.key.Name() {
+		return Checkpoint{}, fail(size, "checkpoint %d: origin %q is not the log's %q", size, cp.Origin, c.key.Name())
+	}
+	if cp.Size != size {
+		return Checkpoint{}, fail(size, "checkpoint stored under size %d says size %d", size, cp.Size)
+	}
+	return cp, nil
+}
+
+// leaf adds entry ev.index to the stream. The store calls it for 0, 1, …,
+// with the checkpoint of size s (if stored) before leaf s.
+func (c *logChecker) leaf(ev checkEvent) error {
+	c.pending = append(c.pending, ev)
+	if c.leaves++; c.leaves >= checkChunkLeaves {
+		return c.flush()
+	}
+	return c.err
+}
+
+// checkpoint adds the stored checkpoint of size size to the stream.
+func (c *logChecker) checkpoint(size int64, msg []byte) error {
+	c.pending = append(c.pending, checkEvent{index: size, note: msg, cp: true})
+	return c.err
+}
+
+// flush dispatches the pending events as a chunk, comparing the oldest
+// chunk in flight first when the pipeline is full.
+func (c *logChecker) flush() error {
+	if len(c.pending) == 0 || c.err != nil {
+		return c.err
+	}
+	if len(c.inflight) == cap(c.inflight) {
+		c.compare(<-<-c.inflight)
+	}
+	ch := &checkChunk{events: c.pending, done: make(chan *checkChunk, 1)}
+	c.pending, c.leaves = c.spare, 0
+	c.spare = nil
+	if c.pending == nil {
+		c.pending = make([]checkEvent, 0, checkChunkLeaves+8)
+	}
+	c.work <- ch
+	c.inflight <- ch.done
+	return c.err
+}
+
+// finish compares everything still in flight and returns the first error
+// of the stream.
+func (c *logChecker) finish() error {
+	if err := c.flush(); err != nil {
+		return err
+	}
+	for len(c.inflight) > 0 {
+		c.compare(<-<-c.inflight)
+	}
+	if c.err != nil {
+		return c.err
+	}
+	switch {
+	case c.lastCP < 0:
+		return fail(-1, "no checkpoint stored")
+	case c.lastCP != c.size:
+		return fail(c.size, "latest checkpoint has size %d, meta size is %d", c.lastCP, c.size)
+	}
 	return nil
 }
 
-// leavesAndHashes checks that the leaves are exactly 0…size−1, non-empty, and
-// that every stored hash equals the hash recomputed from the leaves
-// (tlog.StoredHashes, RFC 6962 §2.1). Leaves are visited in order, so the
-// earlier hashes StoredHashes reads have already been verified.
-func (c *checker) leavesAndHashes() error {
-	cur := c.buckets["leaves"].Cursor()
-	k, leaf := cur.First()
-	for i := int64(0); i < c.size; i++ {
-		if k == nil {
-			return fail(i, "leaf %d is missing (meta size %d)", i, c.size)
+// compare checks a chunk's results in order, keeping the first error; its
+// events slice is then reused.
+func (c *logChecker) compare(ch *checkChunk) {
+	defer func() {
+		clear(ch.events)
+		c.spare = ch.events[:0]
+	}()
+	var out [64]tlog.Hash
+	for i := range ch.events {
+		if c.err != nil {
+			return
 		}
-		at, err := parseU64(k)
-		if err != nil {
-			return fail(i, "leaves: malformed key %x: %v", k, err)
+		ev := &ch.events[i]
+		if ev.err != nil {
+			c.err = ev.err
+			return
 		}
-		if at != i {
-			return fail(i, "leaf %d is missing (next stored leaf is %d)", i, at)
+		if ev.cp {
+			c.err = c.compareCheckpoint(ev)
+			continue
 		}
-		if len(leaf) == 0 {
-			return fail(i, "leaf %d is empty", i)
-		}
-		hs, err := tlog.StoredHashes(i, leaf, c.hashes)
-		if err != nil {
-			return fail(i, "leaf %d: hashes of earlier subtrees are unreadable: %v", i, err)
-		}
+		i := ev.index
+		want := c.fr.append(ev.hash, out[:0])
 		base := tlog.StoredHashIndex(0, i)
-		for j, h := range hs {
+		for j, h := range want {
 			s := base + int64(j)
-			stored := c.buckets["hashes"].Get(u64(s))
-			if bytes.Equal(stored, h[:]) {
+			if j >= len(ev.stored) {
+				c.err = fail(i, "stored hash %d is missing: %s", s, ev.missed)
+				return
+			}
+			if ev.stored[j] == h {
 				continue
 			}
 			if j == 0 {
-				return fail(i, "leaf %d: its record hash SHA-256(0x00‖leaf) differs from stored hash %d (leaf or hash altered)", i, s)
+				c.err = fail(i, "leaf %d: its record hash SHA-256(0x00‖leaf) differs from stored hash %d (leaf or hash altered)", i, s)
+				return
 			}
 			level, n := tlog.SplitStoredHashIndex(s)
-			return fail(i, "stored hash %d (level %d, node %d, over leaves %d–%d) differs from the hash recomputed from the leaves",
+			c.err = fail(i, "stored hash %d (level %d, node %d, over leaves %d–%d) differs from the hash recomputed from the leaves",
 				s, level, n, n<<level, (n+1)<<level-1)
+			return
 		}
-		k, leaf = cur.Next()
-	}
-	if k != nil {
-		at, _ := parseU64(k)
-		return fail(at, "leaf key %x beyond meta size %d", k, c.size)
-	}
-	want := tlog.StoredHashCount(c.size)
-	var count int64
-	hc := c.buckets["hashes"].Cursor()
-	for k, _ := hc.First(); k != nil; k, _ = hc.Next() {
-		if s, err := parseU64(k); err != nil || s >= want {
-			return fail(-1, "stored hash key %x beyond the %d hashes of a tree of size %d", k, want, c.size)
+		switch id := ev.id; {
+		case len(id) == 0:
+			c.err = fail(i, "entry %d has no ID", i)
+		case ev.idBack == nil:
+			c.err = fail(i, "entry %d: ID %q is missing from the ids index", i, id)
+		case string(ev.idBack) != string(u64(i)):
+			at, _ := parseU64(ev.idBack)
+			c.err = fail(i, "entry %d: ids index maps its ID %q to %d", i, id, at)
 		}
-		count++
 	}
-	if count != want {
-		return fail(-1, "%d stored hashes, want %d for a tree of size %d", count, want, c.size)
-	}
-	return nil
 }
 
-// entries checks that every index 0…size−1 has an ID, that no other index
-// has one, and that the ids index maps the ID back to the same index.
-func (c *checker) entries() error {
-	ids := c.buckets["ids"]
-	cur := c.buckets["entries"].Cursor()
-	k, id := cur.First()
-	for i := int64(0); i < c.size; i++ {
-		if k == nil || !bytes.Equal(k, u64(i)) {
-			return fail(i, "entry %d has no ID", i)
-		}
-		if len(id) == 0 {
-			return fail(i, "entry %d has an empty ID", i)
-		}
-		back := ids.Get(id)
-		if back == nil {
-			return fail(i, "entry %d: ID %q is missing from the ids index", i, id)
-		}
-		if !bytes.Equal(back, k) {
-			at, _ := parseU64(back)
-			return fail(i, "entry %d: ids index maps its ID %q to %d", i, id, at)
-		}
-		k, id = cur.Next()
+// compareCheckpoint checks a verified checkpoint against the tree of the
+// leaves before it.
+func (c *logChecker) compareCheckpoint(ev *checkEvent) error {
+	size := ev.index
+	if size > c.size {
+		return fail(size, "checkpoint %d is beyond meta size %d", size, c.size)
 	}
-	if k != nil {
-		at, _ := parseU64(k)
-		return fail(at, "entry key %x beyond meta size %d", k, c.size)
+	if size != c.fr.size {
+		return fail(size, "checkpoint %d reached with %d leaves", size, c.fr.size)
 	}
-	return nil
-}
-
-// ids checks that the ids index holds nothing but the entries' IDs.
-func (c *checker) ids() error {
-	entries := c.buckets["entries"]
-	cur := c.buckets["ids"].Cursor()
-	var n int64
-	for id, v := cur.First(); id != nil; id, v = cur.Next() {
-		at, err := parseU64(v)
-		if err != nil || at >= c.size {
-			return fail(-1, "ids index: ID %q points at %x, not an index below %d", id, v, c.size)
-		}
-		if got := entries.Get(v); !bytes.Equal(got, id) {
-			return fail(at, "ids index: ID %q points at entry %d, whose ID is %q", id, at, got)
-		}
-		n++
+	if root := c.fr.root(); root != ev.ckpt.Root {
+		return fail(size, "checkpoint %d: signed root %s is not the tree hash %s of the stored leaves", size, ev.ckpt.Root, root)
 	}
-	if n != c.size {
-		return fail(-1, "ids index has %d IDs for %d entries", n, c.size)
-	}
-	return nil
-}
-
-// checkpoints checks every stored checkpoint: signed by the log key, origin
-// and size as stored, size within the log, root equal to the tree hash of
-// the verified hashes, consistent with the previous checkpoint (RFC 6962
-// §2.1.2), and the latest one at meta size.
-func (c *checker) checkpoints() error {
-	verifiers := note.VerifierList(c.key)
-	var prev *Checkpoint
-	cur := c.buckets["checkpoints"].Cursor()
-	for k, v := cur.First(); k != nil; k, v = cur.Next() {
-		size, err := parseU64(k)
-		if err != nil {
-			return fail(-1, "checkpoints: malformed key %x: %v", k, err)
-		}
-		n, err := note.Open(v, verifiers)
-		if err != nil {
-			return fail(size, "checkpoint %d: signature by log key %s+%08x does not verify: %v", size, c.key.Name(), c.key.KeyHash(), err)
-		}
-		cp, err := parseCheckpointText(n.Text)
-		if err != nil {
-			return fail(size, "checkpoint %d: %v", size, err)
-		}
-		if cp.Origin != c.origin {
-			return fail(size, "checkpoint %d: origin %q is not the log's %q", size, cp.Origin, c.origin)
-		}
-		if cp.Size != size {
-			return fail(size, "checkpoint stored under size %d says size %d", size, cp.Size)
-		}
-		if size > c.size {
-			return fail(size, "checkpoint %d is beyond meta size %d", size, c.size)
-		}
-		root, err := tlog.TreeHash(size, c.hashes)
-		if err != nil {
-			return fail(size, "checkpoint %d: tree hash: %v", size, err)
-		}
-		if root != cp.Root {
-			return fail(size, "checkpoint %d: signed root %s is not the tree hash %s of the stored leaves", size, cp.Root, root)
-		}
-		if prev != nil && prev.Size > 0 {
-			p, err := tlog.ProveTree(size, prev.Size, c.hashes)
-			if err == nil {
-				err = tlog.CheckTree(p, size, cp.Root, prev.Size, prev.Root)
-			}
-			if err != nil {
-				return fail(size, "checkpoint %d is not consistent with checkpoint %d: %v", size, prev.Size, err)
-			}
-		}
-		prev = &cp
-	}
-	if prev == nil {
-		return fail(-1, "no checkpoint stored")
-	}
-	if prev.Size != c.size {
-		return fail(c.size, "latest checkpoint has size %d, meta size is %d", prev.Size, c.size)
-	}
-	return nil
-}
-
-// claims checks that every claim points at an existing entry.
-func (c *checker) claims() error {
-	return forEachSub(c.buckets["claims"], "claims", func(space, key, v []byte) error {
-		at, _, err := parseClaimValue(v)
-		if err != nil {
-			return fail(-1, "claim %q %q: %v", space, key, err)
-		}
-		if at >= c.size {
-			return fail(at, "claim %q %q points at index %d, beyond meta size %d", space, key, at, c.size)
-		}
-		return nil
-	})
-}
-
-// postings checks that every posting names an existing entry.
-func (c *checker) postings() error {
-	ids := c.buckets["ids"]
-	return forEachSub(c.buckets["postings"], "postings", func(index, key, id []byte) error {
-		v := ids.Get(id)
-		if v == nil {
-			return fail(-1, "posting %q %q names entry %q, which does not exist", index, key, id)
-		}
-		return nil
-	})
-}
-
-// docs checks that every document belongs to an index within the log.
-func (c *checker) docs() error {
-	cur := c.buckets["docs"].Cursor()
-	for k, _ := cur.First(); k != nil; k, _ = cur.Next() {
-		if len(k) <= docKeyPrefix {
-			return fail(-1, "docs: malformed key %x", k)
-		}
-		at, err := parseU64(k[:docKeyPrefix])
-		if err != nil || at >= c.size {
-			return fail(-1, "document %q of index %x beyond meta size %d", k[docKeyPrefix:], k[:docKeyPrefix], c.size)
-		}
-	}
-	return nil
-}
-
-// forEachSub calls fn for every key of every sub-bucket of parent, which
-// must hold sub-buckets only.
-func forEachSub(parent *bolt.Bucket, what string, fn func(sub, k, v []byte) error) error {
-	cur := parent.Cursor()
-	for name, v := cur.First(); name != nil; name, v = cur.Next() {
-		sub := parent.Bucket(name)
-		if v != nil || sub == nil {
-			return fail(-1, "%s: key %q is not a sub-bucket", what, name)
-		}
-		sc := sub.Cursor()
-		for k, v := sc.First(); k != nil; k, v = sc.Next() {
-			if err := fn(name, k, v); err != nil {
-				return err
-			}
-		}
-	}
+	c.lastCP = size
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -34,7 +35,9 @@ func TestCommitFailureIsUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	before, _ := capped.Checkpoint()
-	big := bytes.Repeat([]byte("x"), 1<<20)
+	// Random bytes: compression must not shrink the document under the cap.
+	big := make([]byte, 1<<20)
+	rand.NewChaCha8([32]byte{1}).Read(big)
 	_, err = capped.Append(context.Background(), Append{
 		Claims: []Claim{{Space: "payment", Key: "big"}},
 		Build: func(int64) (Entry, error) {

@@ -7,37 +7,53 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// schemaVersion is stored under meta/schema. A backwards-incompatible change
-// of the bucket layout or of a value encoding gets a new version; Open refuses
-// a file whose version it does not know rather than misreading it.
-const schemaVersion = "fiscal402.ledger/1"
+// Schema versions, stored under meta/schema. A backwards-incompatible
+// change of the bucket layout or of a value encoding gets a new version;
+// Open refuses a file whose version it does not know rather than misreading
+// it. Schema 1 stored leaves and documents in buckets of their own; schema 2
+// stores both in one compressed blob per entry (# Storage layout). Opening a
+// schema-1 file for writing upgrades it in place in one transaction: the new
+// buckets are created and meta/v2from records the size at the upgrade;
+// entries below it stay where schema 1 put them and are read from there.
+const (
+	schemaV1      = "fiscal402.ledger/1"
+	schemaVersion = "fiscal402.ledger/2"
+)
 
 // Top-level buckets. The layout is documented in doc.go (# Storage layout);
 // every numeric key is 8-byte big-endian so that byte order is numeric order.
 var (
-	bucketMeta        = []byte("meta")        // schema, origin, size
-	bucketLeaves      = []byte("leaves")      // index → leaf bytes
+	bucketMeta        = []byte("meta")        // schema, origin, size, v2from
+	bucketLeaves      = []byte("leaves")      // schema 1: index → leaf bytes
 	bucketHashes      = []byte("hashes")      // tlog stored-hash index → 32-byte hash
 	bucketCheckpoints = []byte("checkpoints") // tree size → signed note
 	bucketEntries     = []byte("entries")     // index → entry ID
 	bucketIDs         = []byte("ids")         // entry ID → index
-	bucketDocs        = []byte("docs")        // index ‖ doc name → document
+	bucketDocs        = []byte("docs")        // schema 1: index ‖ doc name → document
 	bucketClaims      = []byte("claims")      // sub-bucket per space: key → index ‖ fingerprint
 	bucketPostings    = []byte("postings")    // sub-bucket per index name: key → entry ID
 	bucketSide        = []byte("side")        // sub-bucket per caller bucket: key → value
+	bucketBlobs       = []byte("blobs")       // schema 2: index → entry blob
+	bucketDicts       = []byte("dicts")       // schema 2: dictionary id → cut size ‖ content
+	bucketSequences   = []byte("sequences")   // schema 2: sequence name → last number
 )
 
-// ownBuckets lists every top-level bucket, in the order Open creates them.
-var ownBuckets = [][]byte{
-	bucketMeta, bucketLeaves, bucketHashes, bucketCheckpoints, bucketEntries,
-	bucketIDs, bucketDocs, bucketClaims, bucketPostings, bucketSide,
-}
+// schema1Buckets are the buckets of schema 1; schema 2 adds v2Buckets.
+var (
+	schema1Buckets = [][]byte{
+		bucketMeta, bucketLeaves, bucketHashes, bucketCheckpoints, bucketEntries,
+		bucketIDs, bucketDocs, bucketClaims, bucketPostings, bucketSide,
+	}
+	v2Buckets  = [][]byte{bucketBlobs, bucketDicts, bucketSequences}
+	ownBuckets = append(append([][]byte{}, schema1Buckets...), v2Buckets...)
+)
 
 // Keys of the meta bucket.
 var (
 	metaSchema = []byte("schema")
 	metaOrigin = []byte("origin")
 	metaSize   = []byte("size")
+	metaV2From = []byte("v2from") // first index stored as a blob
 )
 
 // Size limits that bbolt enforces on Put; checked before anything of an
@@ -46,7 +62,7 @@ var (
 const (
 	maxKeySize   = bolt.MaxKeySize
 	maxValueSize = bolt.MaxValueSize
-	docKeyPrefix = 8 // docs keys are index ‖ name
+	docKeyPrefix = 8 // schema-1 docs keys are index ‖ name
 )
 
 // u64 encodes n as an 8-byte big-endian key.
@@ -69,7 +85,7 @@ func parseU64(b []byte) (int64, error) {
 	return int64(n), nil
 }
 
-// docKey is the docs key of document name of the entry at index.
+// docKey is the schema-1 docs key of document name of the entry at index.
 func docKey(index int64, name string) []byte {
 	k := make([]byte, 0, docKeyPrefix+len(name))
 	k = append(k, u64(index)...)
@@ -90,6 +106,12 @@ func parseClaimValue(v []byte) (index int64, fingerprint []byte, err error) {
 	}
 	index, err = parseU64(v[:8])
 	return index, v[8:], err
+}
+
+// dictValue encodes a stored dictionary: the log size it was cut at, then
+// its content.
+func dictValue(cutAt int64, content []byte) []byte {
+	return append(u64(cutAt), content...)
 }
 
 // clone copies b, keeping nil as nil: bbolt's slices are only valid while

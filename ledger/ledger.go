@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,6 +13,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
 )
 
 // Sentinel errors; callers branch on them with errors.Is.
@@ -80,11 +79,18 @@ type Options struct {
 	// forever otherwise); 0 means DefaultOpenTimeout (2s). A timeout is
 	// reported as ErrUnavailable.
 	OpenTimeout time.Duration
+	// FullCheck makes Open run Check on the whole file (every leaf, hash
+	// and checkpoint; see # Opening in the package doc for its cost)
+	// instead of the bounded check, and refuse the file with a
+	// *CorruptError if it finds anything. A read-only ledger needs
+	// Verifier for it.
+	FullCheck bool
 }
 
 // Ledger is an open ledger file. Its methods are safe for concurrent use.
 type Ledger struct {
-	db       *bolt.DB
+	store    store
+	codec    *codec
 	path     string
 	origin   string
 	signer   note.Signer   // nil when read-only
@@ -98,19 +104,44 @@ type Ledger struct {
 	closeErr  error
 	closed    atomic.Bool
 
+	prof              committerProfile
+	onCommit          func(*batchWrites)           // tests: sees every committed batch
+	integrityFailures atomic.Uint64                // reads that met bytes not matching their hash, or damage
+	broken            atomic.Pointer[CorruptError] // set when a write met damage: writing stops
+
 	size   atomic.Int64               // committed tree size
 	latest atomic.Pointer[Checkpoint] // latest committed checkpoint
 }
 
 // Open opens the ledger file at path, creating it (mode 0600) on first use.
 // A new file gets the schema version, the origin and a signed checkpoint of
-// the empty tree (size 0), so the log's identity is fixed from the start.
-// Open checks that meta, leaves and the latest checkpoint agree on the size
-// and that the latest checkpoint is signed by the configured key; the full
-// verification is Check.
+// the empty tree (size 0), so the log's identity is fixed from the start; it
+// is built under a temporary name and linked into place, so a crash never
+// leaves an empty or half-made file at path.
+//
+// Opening an existing file runs a structural check first and refuses a
+// damaged file with a *CorruptError (errors.Is ErrCorrupt) whose message is
+// one line telling the operator to restore the backup. The check, in order
+// (# Opening in the package doc gives its cost):
+//
+//  1. the bbolt page structure: every page reachable from the current meta
+//     page is read and bounds-checked, and the freelist is checked against
+//     them (checkPages), before bbolt itself reads the file;
+//  2. schema, origin, meta size against the last leaf;
+//  3. the latest checkpoint: signed by the configured key (another key is
+//     ErrLogKeyMismatch, a damaged signature by it is corruption), its size
+//     is the log size and its root the RFC 6962 tree hash of the stored
+//     hashes;
+//  4. the last OpenCheckLeaves leaves: each leaf's record hash and the
+//     interior hashes it completed, recomputed, equal the stored ones.
+//
+// With Options.FullCheck, Open runs Check on the whole file instead of 2–4.
 func Open(path string, opts Options) (*Ledger, error) {
 	return open(path, opts, nil)
 }
+
+// OpenCheckLeaves is how many of the newest leaves Open re-hashes.
+const OpenCheckLeaves = 64
 
 // open is Open with a hook to adjust the bbolt options; tests use it to cap
 // the file size and so make commits fail the way a full disk does.
@@ -143,36 +174,10 @@ func open(path string, opts Options, tune func(*bolt.Options)) (*Ledger, error) 
 	case timeout == 0:
 		timeout = DefaultOpenTimeout
 	}
-
-	readOnly := opts.Signer == nil
-	_, statErr := os.Stat(path)
-	creating := errors.Is(statErr, os.ErrNotExist)
-	if readOnly && creating {
-		return nil, fmt.Errorf("ledger: open %s read-only: %w", path, ErrNotFound)
+	if opts.FullCheck && opts.Signer == nil && opts.Verifier == nil {
+		return nil, fmt.Errorf("ledger: open %s: the full check needs Options.Verifier on a read-only ledger: %w", path, ErrInvalid)
 	}
-	boltOpts := &bolt.Options{Timeout: timeout, ReadOnly: readOnly}
-	if tune != nil {
-		tune(boltOpts)
-	}
-	db, err := bolt.Open(path, 0o600, boltOpts)
-	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
-			return nil, fmt.Errorf("ledger: open %s: file locked by another process or open Ledger: %w: %w", path, ErrUnavailable, err)
-		}
-		return nil, fmt.Errorf("ledger: open %s: %w", path, err)
-	}
-	if creating {
-		// bbolt fsyncs the file but not the directory entry that names it;
-		// without this a crash could lose the whole file, acknowledged
-		// appends included.
-		if err := syncDir(filepath.Dir(path)); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("ledger: open %s: %w: %w", path, ErrUnavailable, err)
-		}
-	}
-
 	l := &Ledger{
-		db:       db,
 		path:     path,
 		origin:   opts.Origin,
 		signer:   opts.Signer,
@@ -184,16 +189,27 @@ func open(path string, opts Options, tune func(*bolt.Options)) (*Ledger, error) 
 	if l.verifier == nil && l.signer != nil {
 		l.verifier = signerVerifier{l.signer}
 	}
-	if !readOnly {
-		if err := l.initialize(); err != nil {
-			db.Close()
-			return nil, err
-		}
-	}
-	if err := l.loadHead(); err != nil {
-		db.Close()
+	readOnly := opts.Signer == nil
+	st, lf, err := openBoltStore(boltOpen{
+		path: path, origin: opts.Origin, readOnly: readOnly, timeout: timeout, tune: tune, fullWalk: opts.FullCheck,
+		genesis: func() (Checkpoint, error) { return signCheckpoint(l.signer, l.origin, 0, tlogEmptyRoot()) },
+	})
+	if err != nil {
 		return nil, err
 	}
+	l.store = st
+	if l.codec, err = newCodec(lf.dicts); err != nil {
+		st.close()
+		return nil, fmt.Errorf("ledger: open %s: dictionaries: %w", path, err)
+	}
+	if err := l.checkOpen(lf.head, opts.FullCheck); err != nil {
+		l.codec.close()
+		st.close()
+		return nil, err
+	}
+	cp := lf.head.latest
+	l.size.Store(cp.Size)
+	l.latest.Store(&cp)
 	if readOnly {
 		close(l.done)
 	} else {
@@ -203,123 +219,108 @@ func open(path string, opts Options, tune func(*bolt.Options)) (*Ledger, error) 
 	return l, nil
 }
 
-// initialize creates the buckets, meta and genesis checkpoint of a new
-// file; an existing file is left untouched.
-func (l *Ledger) initialize() error {
-	var exists bool
-	if err := l.db.View(func(tx *bolt.Tx) error {
-		exists = tx.Bucket(bucketMeta) != nil
-		return nil
-	}); err != nil {
-		return fmt.Errorf("ledger: open %s: %w: %w", l.path, ErrUnavailable, err)
-	}
-	if exists {
-		return nil // loadHead checks schema, origin and head without writing
-	}
-	err := l.db.Update(func(tx *bolt.Tx) error {
-		meta := tx.Bucket(bucketMeta)
-		if meta == nil {
-			if k, _ := tx.Cursor().First(); k != nil {
-				return fmt.Errorf("ledger: %s is a bbolt file without ledger meta (first bucket %q): %w", l.path, k, ErrInvalid)
-			}
-			for _, name := range ownBuckets {
-				if _, err := tx.CreateBucket(name); err != nil {
-					return err
-				}
-			}
-			meta = tx.Bucket(bucketMeta)
-			for _, kv := range [][2][]byte{
-				{metaSchema, []byte(schemaVersion)},
-				{metaOrigin, []byte(l.origin)},
-				{metaSize, u64(0)},
-			} {
-				if err := meta.Put(kv[0], kv[1]); err != nil {
-					return err
-				}
-			}
-			cp, err := signCheckpoint(l.signer, l.origin, 0, tlogEmptyRoot())
-			if err != nil {
-				return err
-			}
-			return tx.Bucket(bucketCheckpoints).Put(u64(0), cp.Note)
-		}
-		return checkMeta(meta, l.origin, l.path)
-	})
-	if err != nil {
-		if errors.Is(err, ErrInvalid) || errors.Is(err, ErrOriginMismatch) || errors.Is(err, ErrUnavailable) {
-			return err
-		}
-		return fmt.Errorf("ledger: initialize %s: %w: %w", l.path, ErrUnavailable, err)
-	}
-	return nil
-}
-
-// checkMeta verifies the schema version and origin recorded in meta.
-func checkMeta(meta *bolt.Bucket, origin, path string) error {
-	if v := meta.Get(metaSchema); string(v) != schemaVersion {
-		return fmt.Errorf("ledger: %s has schema %q, this version reads %q: %w", path, v, schemaVersion, ErrInvalid)
-	}
-	if v := meta.Get(metaOrigin); string(v) != origin {
-		return fmt.Errorf("ledger: %s belongs to origin %q, not %q: %w", path, v, origin, ErrOriginMismatch)
-	}
-	return nil
-}
-
-// loadHead reads the committed size and latest checkpoint, checks that they
-// agree with each other and with the leaves, and that the configured key
-// signed the checkpoint.
-func (l *Ledger) loadHead() error {
-	var cp Checkpoint
-	err := l.db.View(func(tx *bolt.Tx) error {
-		meta := tx.Bucket(bucketMeta)
-		if meta == nil {
-			return fmt.Errorf("ledger: %s has no meta bucket: %w", l.path, ErrInvalid)
-		}
-		if err := checkMeta(meta, l.origin, l.path); err != nil {
-			return err
-		}
-		size, err := parseU64(meta.Get(metaSize))
-		if err != nil {
-			return &CheckError{Index: -1, What: "meta size: " + err.Error()}
-		}
-		var last int64 = -1
-		if k, _ := tx.Bucket(bucketLeaves).Cursor().Last(); k != nil {
-			if last, err = parseU64(k); err != nil {
-				return &CheckError{Index: -1, What: "leaves: last key: " + err.Error()}
-			}
-		}
-		if last+1 != size {
-			return &CheckError{Index: last, What: fmt.Sprintf("meta size %d but the last leaf has index %d", size, last)}
-		}
-		k, v := tx.Bucket(bucketCheckpoints).Cursor().Last()
-		if k == nil {
-			return &CheckError{Index: -1, What: "no checkpoint stored"}
-		}
-		cp, err = parseStoredCheckpoint(v)
-		if err != nil {
-			return &CheckError{Index: size, What: "latest checkpoint: " + err.Error()}
-		}
-		if cp.Size != size {
-			return &CheckError{Index: size, What: fmt.Sprintf("meta size %d but the latest checkpoint has size %d", size, cp.Size)}
-		}
-		return nil
-	})
-	if err != nil {
+// checkOpen is the check of Open after the store loaded the head: the
+// latest checkpoint's signature and root, and the newest leaves (or the
+// full Check).
+func (l *Ledger) checkOpen(head storeHead, full bool) error {
+	cp := head.latest
+	if err := l.checkLatestSignature(cp); err != nil {
 		var ce *CheckError
 		if errors.As(err, &ce) {
-			return fmt.Errorf("ledger: open %s: %w", l.path, err)
+			return corrupt(l.path, ce)
 		}
 		return err
 	}
-	if l.verifier != nil {
-		if _, err := note.Open(cp.Note, note.VerifierList(l.verifier)); err != nil {
-			return fmt.Errorf("ledger: open %s: latest checkpoint (size %d) is not signed by log key %s+%08x: %w: %w",
-				l.path, cp.Size, l.verifier.Name(), l.verifier.KeyHash(), ErrLogKeyMismatch, err)
+	if full {
+		if err := l.Check(); err != nil {
+			var ce *CheckError
+			if errors.As(err, &ce) {
+				return corrupt(l.path, ce)
+			}
+			return err
 		}
+		return nil
 	}
-	l.size.Store(cp.Size)
-	l.latest.Store(&cp)
+	if root := head.frontier.root(); root != cp.Root {
+		return corrupt(l.path, &CheckError{Index: cp.Size, What: fmt.Sprintf("latest checkpoint: signed root %s is not the tree hash %s of the stored hashes", cp.Root, root)})
+	}
+	err := l.view(func(r storeReader) error {
+		for i := max(0, cp.Size-OpenCheckLeaves); i < cp.Size; i++ {
+			if err := l.checkStoredLeaf(r, i); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	var ce *CheckError
+	if errors.As(err, &ce) {
+		return corrupt(l.path, ce)
+	}
+	return err
+}
+
+// checkStoredLeaf re-hashes leaf i and compares the hashes it completed
+// with the stored ones (tlog.StoredHashes over the stored hashes).
+func (l *Ledger) checkStoredLeaf(r storeReader, i int64) error {
+	e, err := r.entry(i)
+	if err != nil {
+		return err
+	}
+	leaf, err := l.leafOf(e)
+	if err != nil || len(leaf) == 0 {
+		return &CheckError{Index: i, What: fmt.Sprintf("leaf %d is missing or unreadable: %v", i, err)}
+	}
+	hs, err := tlog.StoredHashes(i, leaf, r)
+	if err != nil {
+		return &CheckError{Index: i, What: fmt.Sprintf("leaf %d: hashes of earlier subtrees are unreadable: %v", i, err)}
+	}
+	base := tlog.StoredHashIndex(0, i)
+	idx := make([]int64, len(hs))
+	for j := range hs {
+		idx[j] = base + int64(j)
+	}
+	stored, err := r.ReadHashes(idx)
+	if err != nil {
+		return &CheckError{Index: i, What: fmt.Sprintf("leaf %d: %v", i, err)}
+	}
+	for j, h := range hs {
+		if stored[j] == h {
+			continue
+		}
+		if j == 0 {
+			return &CheckError{Index: i, What: fmt.Sprintf("leaf %d: its record hash SHA-256(0x00‖leaf) differs from stored hash %d (leaf or hash altered)", i, base)}
+		}
+		return &CheckError{Index: i, What: fmt.Sprintf("stored hash %d differs from the hash recomputed from the leaves", base+int64(j))}
+	}
 	return nil
+}
+
+// leafOf returns the leaf of a stored entry (decoded from its blob).
+func (l *Ledger) leafOf(e rawEntry) ([]byte, error) {
+	if e.blob != nil {
+		return l.codec.decodeLeaf(e.blob)
+	}
+	return e.leaf, nil
+}
+
+// checkLatestSignature checks that the configured key signed the latest
+// checkpoint. A signature line of another key (or none) means another key
+// is configured: ErrLogKeyMismatch. A line of this key whose signature does
+// not verify means the note was damaged or edited: a *CheckError.
+func (l *Ledger) checkLatestSignature(cp Checkpoint) error {
+	if l.verifier == nil {
+		return nil
+	}
+	_, err := note.Open(cp.Note, note.VerifierList(l.verifier))
+	var bad *note.InvalidSignatureError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &bad):
+		return &CheckError{Index: cp.Size, What: fmt.Sprintf("latest checkpoint: the signature by log key %s+%08x does not verify: %v", l.verifier.Name(), l.verifier.KeyHash(), err)}
+	}
+	return fmt.Errorf("ledger: open %s: latest checkpoint (size %d) is not signed by log key %s+%08x: %w: %w",
+		l.path, cp.Size, l.verifier.Name(), l.verifier.KeyHash(), ErrLogKeyMismatch, err)
 }
 
 // Close stops accepting appends (they fail with ErrClosed), waits for the
@@ -330,7 +331,8 @@ func (l *Ledger) Close() error {
 		l.closed.Store(true)
 		close(l.closing)
 		<-l.done
-		l.closeErr = l.db.Close()
+		l.closeErr = l.store.close()
+		l.codec.close()
 	})
 	return l.closeErr
 }
@@ -341,14 +343,6 @@ func (l *Ledger) Path() string { return l.path }
 // Origin returns the log origin.
 func (l *Ledger) Origin() string { return l.origin }
 
-// mapClosed turns bbolt's "database not open" into ErrClosed.
-func mapClosed(err error) error {
-	if errors.Is(err, bolt.ErrDatabaseNotOpen) {
-		return ErrClosed
-	}
-	return err
-}
-
 // validOrigin applies the note key-name rules (non-empty UTF-8, no spaces, no
 // '+'; golang.org/x/mod/sumdb/note) to a checkpoint origin, which C2SP
 // tlog-checkpoint says SHOULD equal the key name; fiscal402 makes it a MUST.
@@ -357,16 +351,6 @@ func validOrigin(origin string) error {
 		return fmt.Errorf("ledger: origin %q: must be non-empty UTF-8 without spaces or '+': %w", origin, ErrInvalid)
 	}
 	return nil
-}
-
-// syncDir fsyncs a directory so that a file created in it survives a crash.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // signerVerifier verifies note signatures of an Ed25519 signer by signing the
@@ -393,4 +377,42 @@ func checkKeyPair(s note.Signer, v note.Verifier) error {
 			v.Name(), v.KeyHash(), s.Name(), s.KeyHash(), ErrLogKeyMismatch)
 	}
 	return nil
+}
+
+// committerProfile measures the committer: serial is the time it spends
+// per batch outside the file writes and fdatasyncs of the commit (io).
+type committerProfile struct {
+	serial, io, commits, appended, pages atomic.Int64
+}
+
+// Stats are counters of an open ledger, for metrics.
+type Stats struct {
+	// IntegrityFailures counts reads that found bytes not matching their
+	// hash (an *IntegrityError: an edited leaf, a document not matching its
+	// digest, a checkpoint whose signature does not verify) or damage that
+	// made bbolt panic (a *CorruptError). Each is also answered as an
+	// error; none served the bytes.
+	IntegrityFailures uint64
+	// Commits and Appended count the batches committed and the entries
+	// they appended since Open.
+	Commits, Appended uint64
+	// PagesWritten counts the pages commits wrote (data and meta pages).
+	PagesWritten uint64
+	// CommitterSerial is the committer's time outside the durable commit's
+	// page writes and fdatasyncs (deciding claims, building and validating
+	// entries, hashing, signing checkpoints, bbolt's page spill);
+	// CommitterIO the time in those writes and fdatasyncs.
+	CommitterSerial, CommitterIO time.Duration
+}
+
+// Stats returns the ledger's counters.
+func (l *Ledger) Stats() Stats {
+	return Stats{
+		IntegrityFailures: l.integrityFailures.Load(),
+		Commits:           uint64(l.prof.commits.Load()),
+		Appended:          uint64(l.prof.appended.Load()),
+		PagesWritten:      uint64(l.prof.pages.Load()),
+		CommitterSerial:   time.Duration(l.prof.serial.Load()),
+		CommitterIO:       time.Duration(l.prof.io.Load()),
+	}
 }

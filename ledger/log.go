@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	bolt "go.etcd.io/bbolt"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 )
@@ -141,16 +140,39 @@ func (l *Ledger) Checkpoint() (Checkpoint, error) {
 // 0); any other size is ErrNotFound.
 func (l *Ledger) CheckpointAt(size int64) (Checkpoint, error) {
 	var cp Checkpoint
-	err := l.view(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bucketCheckpoints).Get(u64(size))
-		if v == nil || size < 0 {
+	err := l.view(func(r storeReader) error {
+		if size < 0 {
 			return fmt.Errorf("ledger: checkpoint of size %d: %w", size, ErrNotFound)
 		}
-		var err error
-		cp, err = parseStoredCheckpoint(v)
+		v, ok, err := r.checkpoint(size)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("ledger: checkpoint of size %d: %w", size, ErrNotFound)
+		}
+		cp, err = l.storedCheckpoint(v)
 		return err
 	})
 	return cp, err
+}
+
+// storedCheckpoint parses a checkpoint read from the file and, when the
+// ledger has a verifier, checks its signature: a note that does not verify
+// is never served (an *IntegrityError naming its size).
+func (l *Ledger) storedCheckpoint(v []byte) (Checkpoint, error) {
+	cp, err := parseStoredCheckpoint(v)
+	if err != nil {
+		l.integrityFailures.Add(1)
+		return Checkpoint{}, &IntegrityError{Index: -1, What: "stored checkpoint does not parse: " + err.Error()}
+	}
+	if l.verifier != nil {
+		if _, err := note.Open(cp.Note, note.VerifierList(l.verifier)); err != nil {
+			l.integrityFailures.Add(1)
+			return Checkpoint{}, &IntegrityError{Index: cp.Size, What: "checkpoint of size " + strconv.FormatInt(cp.Size, 10) + ": signature by the log key does not verify"}
+		}
+	}
+	return cp, nil
 }
 
 // CoveringCheckpoint returns the checkpoint of the commit that appended the
@@ -161,13 +183,15 @@ func (l *Ledger) CoveringCheckpoint(index int64) (Checkpoint, error) {
 		return Checkpoint{}, fmt.Errorf("ledger: covering checkpoint of index %d: %w", index, ErrInvalid)
 	}
 	var cp Checkpoint
-	err := l.view(func(tx *bolt.Tx) error {
-		k, v := tx.Bucket(bucketCheckpoints).Cursor().Seek(u64(index + 1))
-		if k == nil {
+	err := l.view(func(r storeReader) error {
+		v, ok, err := r.checkpointAbove(index)
+		if err != nil {
+			return err
+		}
+		if !ok {
 			return fmt.Errorf("ledger: covering checkpoint of index %d: %w", index, ErrNotFound)
 		}
-		var err error
-		cp, err = parseStoredCheckpoint(v)
+		cp, err = l.storedCheckpoint(v)
 		return err
 	})
 	return cp, err
@@ -182,12 +206,12 @@ func (l *Ledger) InclusionProof(index, size int64) (tlog.RecordProof, error) {
 		return nil, fmt.Errorf("ledger: inclusion proof of index %d in size %d: %w", index, size, ErrInvalid)
 	}
 	var p tlog.RecordProof
-	err := l.view(func(tx *bolt.Tx) error {
-		if err := needSize(tx, size); err != nil {
+	err := l.view(func(r storeReader) error {
+		if err := needSize(r, size); err != nil {
 			return err
 		}
 		var err error
-		p, err = tlog.ProveRecord(size, index, hashReader{tx.Bucket(bucketHashes)})
+		p, err = tlog.ProveRecord(size, index, r)
 		return err
 	})
 	return p, err
@@ -201,12 +225,12 @@ func (l *Ledger) ConsistencyProof(from, to int64) (tlog.TreeProof, error) {
 		return nil, fmt.Errorf("ledger: consistency proof from %d to %d: %w", from, to, ErrInvalid)
 	}
 	var p tlog.TreeProof
-	err := l.view(func(tx *bolt.Tx) error {
-		if err := needSize(tx, to); err != nil {
+	err := l.view(func(r storeReader) error {
+		if err := needSize(r, to); err != nil {
 			return err
 		}
 		var err error
-		p, err = tlog.ProveTree(to, from, hashReader{tx.Bucket(bucketHashes)})
+		p, err = tlog.ProveTree(to, from, r)
 		return err
 	})
 	return p, err
@@ -219,12 +243,12 @@ func (l *Ledger) TreeHash(size int64) (tlog.Hash, error) {
 		return tlog.Hash{}, fmt.Errorf("ledger: tree hash of size %d: %w", size, ErrInvalid)
 	}
 	var h tlog.Hash
-	err := l.view(func(tx *bolt.Tx) error {
-		if err := needSize(tx, size); err != nil {
+	err := l.view(func(r storeReader) error {
+		if err := needSize(r, size); err != nil {
 			return err
 		}
 		var err error
-		h, err = tlog.TreeHash(size, hashReader{tx.Bucket(bucketHashes)})
+		h, err = tlog.TreeHash(size, r)
 		return err
 	})
 	return h, err
@@ -236,64 +260,36 @@ func (l *Ledger) TreeHash(size int64) (tlog.Hash, error) {
 // ErrNotFound.
 func (l *Ledger) ReadHashes(indexes []int64) ([]tlog.Hash, error) {
 	var hs []tlog.Hash
-	err := l.view(func(tx *bolt.Tx) error {
-		size, err := txSize(tx)
-		if err != nil {
-			return err
-		}
+	err := l.view(func(r storeReader) error {
+		size := r.size()
 		limit := tlog.StoredHashCount(size)
 		for _, i := range indexes {
 			if i < 0 || i >= limit {
 				return fmt.Errorf("ledger: stored hash %d (tree size %d): %w", i, size, ErrNotFound)
 			}
 		}
-		hs, err = hashReader{tx.Bucket(bucketHashes)}.ReadHashes(indexes)
+		var err error
+		hs, err = r.ReadHashes(indexes)
 		return err
 	})
 	return hs, err
 }
 
-// hashReader reads stored hashes from the hashes bucket of a transaction;
-// in the committer's write transaction it sees the batch's own writes.
-type hashReader struct{ b *bolt.Bucket }
-
-func (r hashReader) ReadHashes(indexes []int64) ([]tlog.Hash, error) {
-	out := make([]tlog.Hash, len(indexes))
-	for i, x := range indexes {
-		v := r.b.Get(u64(x))
-		if len(v) != tlog.HashSize {
-			return nil, fmt.Errorf("ledger: stored hash %d: have %d bytes, want %d", x, len(v), tlog.HashSize)
-		}
-		copy(out[i][:], v)
-	}
-	return out, nil
-}
-
-// txSize reads the committed tree size from meta.
-func txSize(tx *bolt.Tx) (int64, error) {
-	n, err := parseU64(tx.Bucket(bucketMeta).Get(metaSize))
-	if err != nil {
-		return 0, fmt.Errorf("ledger: meta size: %w", err)
-	}
-	return n, nil
-}
-
 // needSize fails with ErrNotFound when the log is smaller than size.
-func needSize(tx *bolt.Tx, size int64) error {
-	have, err := txSize(tx)
-	if err != nil {
-		return err
-	}
-	if size > have {
+func needSize(r storeReader, size int64) error {
+	if have := r.size(); size > have {
 		return fmt.Errorf("ledger: tree size %d beyond the log's size %d: %w", size, have, ErrNotFound)
 	}
 	return nil
 }
 
-// view runs fn in a read transaction, mapping a closed database to ErrClosed.
-func (l *Ledger) view(fn func(tx *bolt.Tx) error) error {
+// view runs fn over a consistent snapshot, mapping a closed store to
+// ErrClosed and a panic or memory fault inside the store (a damaged page)
+// to a *CorruptError.
+func (l *Ledger) view(fn func(r storeReader) error) (err error) {
 	if l.closed.Load() {
 		return ErrClosed
 	}
-	return mapClosed(l.db.View(fn))
+	defer l.readGuard(&err)()
+	return l.store.view(fn)
 }

@@ -1,11 +1,11 @@
 package ledger
 
 import (
-	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 
-	bolt "go.etcd.io/bbolt"
+	"golang.org/x/mod/sumdb/tlog"
 )
 
 // StoredEntry is an entry as read back from the ledger. Its slices are
@@ -23,90 +23,180 @@ type Hit struct {
 	ID  string
 }
 
-// Entry returns the entry with the given ID (ErrNotFound if none).
+// Entry returns the entry with the given ID (ErrNotFound if none), its leaf
+// verified against the stored record hash.
 func (l *Ledger) Entry(id string) (StoredEntry, error) {
 	var e StoredEntry
-	err := l.view(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bucketIDs).Get([]byte(id))
-		if v == nil {
+	err := l.view(func(r storeReader) error {
+		index, ok, err := r.entryIndex(id)
+		if err != nil {
+			return err
+		}
+		if !ok {
 			return fmt.Errorf("ledger: entry %q: %w", id, ErrNotFound)
 		}
-		index, err := parseU64(v)
-		if err != nil {
-			return fmt.Errorf("ledger: entry %q: index: %w", id, err)
-		}
-		e, err = readEntry(tx, index)
+		e, err = l.readEntry(r, index)
 		return err
 	})
 	return e, err
 }
 
-// EntryAt returns the entry at log index index (ErrNotFound beyond the log).
+// EntryAt returns the entry at log index index (ErrNotFound beyond the log),
+// its leaf verified against the stored record hash.
 func (l *Ledger) EntryAt(index int64) (StoredEntry, error) {
 	var e StoredEntry
-	err := l.view(func(tx *bolt.Tx) error {
+	err := l.view(func(r storeReader) error {
 		var err error
-		e, err = readEntry(tx, index)
+		e, err = l.readEntry(r, index)
 		return err
 	})
 	return e, err
 }
 
-func readEntry(tx *bolt.Tx, index int64) (StoredEntry, error) {
-	if index < 0 {
+// readEntry reads the entry at index and verifies its leaf against the
+// stored record hash (one SHA-256): an edited or damaged leaf is an
+// *IntegrityError, never returned as the entry's.
+func (l *Ledger) readEntry(r storeReader, index int64) (StoredEntry, error) {
+	if index < 0 || index >= r.size() {
 		return StoredEntry{}, fmt.Errorf("ledger: entry at %d: %w", index, ErrNotFound)
 	}
-	key := u64(index)
-	id := tx.Bucket(bucketEntries).Get(key)
-	leaf := tx.Bucket(bucketLeaves).Get(key)
-	if id == nil || leaf == nil {
-		return StoredEntry{}, fmt.Errorf("ledger: entry at %d: %w", index, ErrNotFound)
+	raw, err := r.entry(index)
+	if err != nil {
+		return StoredEntry{}, err
 	}
-	e := StoredEntry{Index: index, ID: string(id), Leaf: clone(leaf), Docs: map[string][]byte{}}
-	c := tx.Bucket(bucketDocs).Cursor()
-	for k, v := c.Seek(key); k != nil && bytes.HasPrefix(k, key); k, v = c.Next() {
-		e.Docs[string(k[docKeyPrefix:])] = append([]byte{}, v...)
+	leaf, err := l.verifiedLeaf(r, index, raw)
+	if err != nil {
+		return StoredEntry{}, err
+	}
+	if raw.id == "" {
+		return StoredEntry{}, l.integrity(&IntegrityError{Index: index, What: "its entry ID is missing from a log that holds it"})
+	}
+	e := StoredEntry{Index: index, ID: raw.id, Leaf: leaf, Docs: map[string][]byte{}}
+	docs, err := l.docsOf(index, raw)
+	if err != nil {
+		return StoredEntry{}, err
+	}
+	for _, d := range docs {
+		e.Docs[d.name] = d.doc
 	}
 	return e, nil
 }
 
+// verifiedLeaf decodes the leaf of a stored entry and checks it against the
+// stored record hash of its index.
+func (l *Ledger) verifiedLeaf(r storeReader, index int64, raw rawEntry) ([]byte, error) {
+	if raw.blob == nil && raw.leaf == nil {
+		return nil, l.integrity(&IntegrityError{Index: index, What: "its leaf is missing from a log that holds it"})
+	}
+	leaf, err := l.leafOf(raw)
+	if err != nil {
+		return nil, l.integrity(&IntegrityError{Index: index, What: "its stored entry does not decode: " + err.Error()})
+	}
+	hs, err := r.ReadHashes([]int64{tlog.StoredHashIndex(0, index)})
+	if err != nil {
+		return nil, l.integrity(&IntegrityError{Index: index, What: "its stored record hash is unreadable: " + err.Error()})
+	}
+	if err := verifyLeaf(index, leaf, hs[0][:]); err != nil {
+		return nil, l.integrity(err)
+	}
+	return clone(leaf), nil
+}
+
+// docsOf returns the documents of a stored entry, as copies.
+func (l *Ledger) docsOf(index int64, raw rawEntry) ([]namedDoc, error) {
+	if raw.blob == nil {
+		docs := make([]namedDoc, len(raw.docs))
+		for i, d := range raw.docs {
+			docs[i] = namedDoc{d.name, append([]byte{}, d.doc...)}
+		}
+		return docs, nil
+	}
+	docs, err := l.codec.decodeDocs(raw.blob)
+	if err != nil {
+		return nil, l.integrity(&IntegrityError{Index: index, What: "its documents do not decode: " + err.Error()})
+	}
+	for i := range docs {
+		if docs[i].doc == nil {
+			docs[i].doc = []byte{}
+		}
+	}
+	return docs, nil
+}
+
 // Doc returns the document name of entry id (ErrNotFound if either is
-// missing).
+// missing). Documents are not covered by the Merkle log, so Doc cannot
+// verify them against it; a caller that knows a document's digest
+// (fiscal402's receipt leaf carries the SHA-256 of the record and of the
+// invoice) reads it with DocVerified.
 func (l *Ledger) Doc(id, name string) ([]byte, error) {
-	var doc []byte
-	err := l.view(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bucketIDs).Get([]byte(id))
-		if v == nil {
-			return fmt.Errorf("ledger: document %q of entry %q: %w", name, id, ErrNotFound)
-		}
-		index, err := parseU64(v)
-		if err != nil {
-			return fmt.Errorf("ledger: entry %q: index: %w", id, err)
-		}
-		// A cursor, unlike Get, tells an empty document from a missing one.
-		want := docKey(index, name)
-		k, d := tx.Bucket(bucketDocs).Cursor().Seek(want)
-		if !bytes.Equal(k, want) {
-			return fmt.Errorf("ledger: document %q of entry %q: %w", name, id, ErrNotFound)
-		}
-		doc = append([]byte{}, d...)
-		return nil
-	})
+	doc, _, err := l.doc(id, name)
 	return doc, err
+}
+
+// DocVerified returns the document name of entry id after checking it
+// against the SHA-256 digest sum the caller knows for it, from the entry's
+// leaf (which Entry verified against the log) or from another anchored
+// document. A mismatch is an *IntegrityError naming the entry's index, is
+// counted in Stats().IntegrityFailures, and the bytes are not returned.
+func (l *Ledger) DocVerified(id, name string, sum [sha256.Size]byte) ([]byte, error) {
+	doc, index, err := l.doc(id, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := verifyDoc(index, name, doc, sum); err != nil {
+		return nil, l.integrity(err)
+	}
+	return doc, nil
+}
+
+// doc reads a document and the index of its entry.
+func (l *Ledger) doc(id, name string) (doc []byte, index int64, err error) {
+	err = l.view(func(r storeReader) error {
+		var ok bool
+		var err error
+		if index, ok, err = r.entryIndex(id); err != nil {
+			return err
+		}
+		if !ok || index >= r.size() {
+			return fmt.Errorf("ledger: document %q of entry %q: %w", name, id, ErrNotFound)
+		}
+		raw, err := r.entry(index)
+		if err != nil {
+			return err
+		}
+		docs, err := l.docsOf(index, raw)
+		if err != nil {
+			return err
+		}
+		for _, d := range docs {
+			if d.name == name {
+				doc = d.doc
+				return nil
+			}
+		}
+		return fmt.Errorf("ledger: document %q of entry %q: %w", name, id, ErrNotFound)
+	})
+	return doc, index, err
+}
+
+// integrity counts an integrity failure and returns err.
+func (l *Ledger) integrity(err error) error {
+	l.integrityFailures.Add(1)
+	return err
 }
 
 // Lookup returns the ID of the entry that posted key in index (ErrNotFound if
 // none).
 func (l *Ledger) Lookup(index string, key []byte) (id string, err error) {
-	err = l.view(func(tx *bolt.Tx) error {
-		var v []byte
-		if b := tx.Bucket(bucketPostings).Bucket([]byte(index)); b != nil && len(key) > 0 {
-			v = b.Get(key)
+	err = l.view(func(r storeReader) error {
+		var ok bool
+		var err error
+		if id, ok, err = r.posting(index, key); err != nil {
+			return err
 		}
-		if v == nil {
+		if !ok {
 			return fmt.Errorf("ledger: posting %q %q: %w", index, key, ErrNotFound)
 		}
-		id = string(v)
 		return nil
 	})
 	return id, err
@@ -120,16 +210,11 @@ func (l *Ledger) Lookup(index string, key []byte) (id string, err error) {
 // empty, not an error.
 func (l *Ledger) Scan(index string, prefix, after []byte, reverse bool, limit int) ([]Hit, error) {
 	hits := []Hit{}
-	err := l.view(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketPostings).Bucket([]byte(index))
-		if b == nil {
-			return nil
-		}
-		scanBucket(b, prefix, after, reverse, func(k, v []byte) bool {
-			hits = append(hits, Hit{Key: clone(k), ID: string(v)})
+	err := l.view(func(r storeReader) error {
+		return r.scan(index, prefix, after, reverse, func(k []byte, id string) bool {
+			hits = append(hits, Hit{Key: clone(k), ID: id})
 			return limit <= 0 || len(hits) < limit
 		})
-		return nil
 	})
 	return hits, err
 }
@@ -137,19 +222,17 @@ func (l *Ledger) Scan(index string, prefix, after []byte, reverse bool, limit in
 // ClaimHolder returns the entry ID holding a claim and the fingerprint it was
 // taken with (ErrNotFound if the key is free).
 func (l *Ledger) ClaimHolder(space, key string) (id string, fingerprint []byte, err error) {
-	err = l.view(func(tx *bolt.Tx) error {
-		var v []byte
-		if b := tx.Bucket(bucketClaims).Bucket([]byte(space)); b != nil && key != "" {
-			v = b.Get([]byte(key))
+	err = l.view(func(r storeReader) error {
+		index, fp, held, err := r.claim(space, key)
+		if err != nil {
+			return err
 		}
-		if v == nil {
+		if !held {
 			return fmt.Errorf("ledger: claim %q %q: %w", space, key, ErrNotFound)
 		}
-		index, fp, err := parseClaimValue(v)
-		if err != nil {
-			return fmt.Errorf("ledger: claim %q %q: %w", space, key, err)
+		if id, err = r.entryID(index); err != nil {
+			return err
 		}
-		id = string(tx.Bucket(bucketEntries).Get(u64(index)))
 		fingerprint = clone(fp)
 		if fingerprint == nil {
 			fingerprint = []byte{}
@@ -157,6 +240,19 @@ func (l *Ledger) ClaimHolder(space, key string) (id string, fingerprint []byte, 
 		return nil
 	})
 	return id, fingerprint, err
+}
+
+// Sequence returns the last number the named sequence gave to a written
+// entry (Hook.Sequence), or 0 when it was never used: the basis of an
+// optimistic guess of the next one.
+func (l *Ledger) Sequence(name string) (int64, error) {
+	var n int64
+	err := l.view(func(r storeReader) error {
+		var err error
+		n, err = r.sequence(name)
+		return err
+	})
+	return n, err
 }
 
 // Get returns a side-data value written with Put or Update (ErrNotFound if
@@ -193,19 +289,25 @@ type Tx interface {
 // Update runs fn in a write transaction over side data and commits it
 // (fsync) before returning. An error from fn rolls everything back and is
 // returned as is; a failed commit wraps ErrUnavailable.
-func (l *Ledger) Update(fn func(tx Tx) error) error {
+func (l *Ledger) Update(fn func(tx Tx) error) (err error) {
 	if l.reqs == nil {
 		return ErrReadOnly
 	}
 	if l.closed.Load() {
 		return ErrClosed
 	}
+	if err := l.broken.Load(); err != nil {
+		return err
+	}
 	var fnErr error
-	err := l.db.Update(func(tx *bolt.Tx) error {
-		fnErr = fn(sideTx{tx})
+	err = l.guardedUpdate(func(tx Tx) error {
+		_, fnErr = callUser(func() (struct{}, error) { return struct{}{}, fn(tx) })
 		return fnErr
 	})
+	var co *CorruptError
 	switch {
+	case errors.As(err, &co):
+		return err
 	case fnErr != nil:
 		return fnErr
 	case err != nil:
@@ -217,158 +319,38 @@ func (l *Ledger) Update(fn func(tx Tx) error) error {
 	return nil
 }
 
+// guardedUpdate is store.update with the read guard: a panic inside the
+// store while writing means the file or its state is damaged, so writing
+// stops (Append and Update then answer the *CorruptError).
+func (l *Ledger) guardedUpdate(fn func(tx Tx) error) (err error) {
+	defer func() {
+		var co *CorruptError
+		if errors.As(err, &co) && co.Err == nil {
+			l.broken.CompareAndSwap(nil, co)
+		}
+	}()
+	defer l.readGuard(&err)()
+	return l.store.update(fn)
+}
+
 // View runs fn in a read transaction over side data; the data it sees is a
 // consistent snapshot. Writes in fn fail with ErrReadOnly.
 func (l *Ledger) View(fn func(tx Tx) error) error {
-	if l.closed.Load() {
-		return ErrClosed
-	}
 	var fnErr error
-	err := l.db.View(func(tx *bolt.Tx) error {
-		fnErr = fn(sideTx{tx})
+	err := l.view(func(r storeReader) error {
+		_, fnErr = callUser(func() (struct{}, error) { return struct{}{}, fn(r.sideTx()) })
 		return fnErr
 	})
 	if fnErr != nil {
 		return fnErr
 	}
-	return mapClosed(err)
-}
-
-// sideTx is the Tx over the side namespace of a bbolt transaction.
-type sideTx struct{ tx *bolt.Tx }
-
-func (s sideTx) bucket(name string) *bolt.Bucket {
-	if name == "" {
-		return nil
-	}
-	return s.tx.Bucket(bucketSide).Bucket([]byte(name))
-}
-
-func (s sideTx) Get(bucket string, key []byte) []byte {
-	b := s.bucket(bucket)
-	if b == nil || len(key) == 0 {
-		return nil
-	}
-	// A cursor, unlike Get, tells an empty value from a missing one.
-	k, v := b.Cursor().Seek(key)
-	if !bytes.Equal(k, key) {
-		return nil
-	}
-	return append([]byte{}, v...)
-}
-
-func (s sideTx) Put(bucket string, key, value []byte) error {
-	if !s.tx.Writable() {
-		return ErrReadOnly
-	}
-	if err := validSideKey(bucket, key); err != nil {
-		return err
-	}
-	if len(value) > maxValueSize {
-		return fmt.Errorf("ledger: side %q: value of %d bytes: %w", bucket, len(value), ErrInvalid)
-	}
-	if value == nil {
-		value = []byte{}
-	}
-	return sidePut(s.tx.Bucket(bucketSide), bucket, key, value)
-}
-
-func (s sideTx) Delete(bucket string, key []byte) error {
-	if !s.tx.Writable() {
-		return ErrReadOnly
-	}
-	if err := validSideKey(bucket, key); err != nil {
-		return err
-	}
-	b := s.bucket(bucket)
-	if b == nil {
-		return nil
-	}
-	return b.Delete(key)
-}
-
-func (s sideTx) Scan(bucket string, prefix, after []byte, reverse bool, fn func(k, v []byte) bool) error {
-	if b := s.bucket(bucket); b != nil {
-		scanBucket(b, prefix, after, reverse, fn)
-	}
-	return nil
+	return err
 }
 
 // validSideKey checks a side bucket name and key against bbolt's rules.
 func validSideKey(bucket string, key []byte) error {
 	if bucket == "" || len(bucket) > maxKeySize || len(key) == 0 || len(key) > maxKeySize {
 		return fmt.Errorf("ledger: side %q %q: bucket and key must be non-empty and fit a bbolt key: %w", bucket, key, ErrInvalid)
-	}
-	return nil
-}
-
-// sidePut writes (value non-nil) or deletes (value nil) a side key, creating
-// the bucket on a write.
-func sidePut(side *bolt.Bucket, bucket string, key, value []byte) error {
-	if value == nil {
-		if b := side.Bucket([]byte(bucket)); b != nil {
-			return b.Delete(key)
-		}
-		return nil
-	}
-	b, err := side.CreateBucketIfNotExists([]byte(bucket))
-	if err != nil {
-		return err
-	}
-	return b.Put(key, value)
-}
-
-// scanBucket walks the keys of b that start with prefix, ascending or
-// descending, strictly past after, until fn returns false. An empty after is
-// no cursor. The buckets scanned hold no nested buckets.
-func scanBucket(b *bolt.Bucket, prefix, after []byte, reverse bool, fn func(k, v []byte) bool) {
-	c := b.Cursor()
-	var k, v []byte
-	if !reverse {
-		start := prefix
-		if len(after) > 0 && bytes.Compare(after, prefix) >= 0 {
-			start = after
-		}
-		k, v = c.Seek(start)
-		if len(after) > 0 && bytes.Equal(k, after) {
-			k, v = c.Next()
-		}
-		for ; k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-			if !fn(k, v) {
-				return
-			}
-		}
-		return
-	}
-	// Descending: start at the largest key below the bound, which is the
-	// smaller of after and the first key past the prefix range.
-	bound := prefixEnd(prefix)
-	if len(after) > 0 && (bound == nil || bytes.Compare(after, bound) < 0) {
-		bound = after
-	}
-	if bound == nil {
-		k, v = c.Last()
-	} else if k, _ = c.Seek(bound); k == nil {
-		k, v = c.Last()
-	} else {
-		k, v = c.Prev()
-	}
-	for ; k != nil && bytes.HasPrefix(k, prefix); k, v = c.Prev() {
-		if !fn(k, v) {
-			return
-		}
-	}
-}
-
-// prefixEnd returns the smallest key greater than every key starting with
-// prefix, or nil when there is none (empty prefix or all 0xff bytes).
-func prefixEnd(prefix []byte) []byte {
-	end := clone(prefix)
-	for i := len(end) - 1; i >= 0; i-- {
-		if end[i] < 0xff {
-			end[i]++
-			return end[:i+1]
-		}
 	}
 	return nil
 }

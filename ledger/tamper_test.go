@@ -82,10 +82,35 @@ func copyFile(t *testing.T, src string) string {
 	return dst
 }
 
+// v1Fixture copies the schema-1 ledger file of testdata/v1 (ten entries
+// like tamperFixture's, one commit each) and returns the copy's path.
+func v1Fixture(t *testing.T) (string, note.Verifier) {
+	t.Helper()
+	_, v, _ := testKey(t, testOrigin, "log key 1")
+	return copyFile(t, filepath.Join("testdata", "v1", "ledger.db")), v
+}
+
+// TestCheckReportsTampering edits a file of each schema with bbolt, as an
+// attacker with write access to the file (but not the log key) could, and
+// checks that Check reports the first inconsistency at the right index.
 func TestCheckReportsTampering(t *testing.T) {
-	base, v := tamperFixture(t)
+	t.Run("schema 2", func(t *testing.T) {
+		base, v := tamperFixture(t)
+		checkReportsTampering(t, base, v, true)
+	})
+	t.Run("schema 1", func(t *testing.T) {
+		base, v := v1Fixture(t)
+		checkReportsTampering(t, base, v, false)
+	})
+}
+
+func checkReportsTampering(t *testing.T, base string, v note.Verifier, v2 bool) {
 	signer, _, _ := testKey(t, testOrigin, "log key 1")
 	otherSigner, _, _ := testKey(t, testOrigin, "someone else's key")
+	docWhat := `document "record" of index 000000000000000a beyond meta size 10`
+	if v2 {
+		docWhat = `document "record" of index 000000000000000a is not of a schema-1 entry (below 0)`
+	}
 
 	tests := []struct {
 		name      string
@@ -93,11 +118,11 @@ func TestCheckReportsTampering(t *testing.T) {
 		wantIndex int64
 		wantWhat  string
 	}{
-		{"leaf altered", put("leaves", u64(5), []byte("LEAF-MARKER-05-forged")), 5,
+		{"leaf altered", putLeaf(5, []byte("LEAF-MARKER-05-forged")), 5,
 			"leaf 5: its record hash SHA-256(0x00‖leaf) differs from stored hash 8"},
-		{"leaf deleted", del("leaves", u64(7)), 7, "leaf 7 is missing (next stored leaf is 8)"},
-		{"leaf emptied", put("leaves", u64(2), []byte{}), 2, "leaf 2 is empty"},
-		{"leaf beyond size", put("leaves", u64(10), []byte("extra")), 10, "leaf key 000000000000000a beyond meta size 10"},
+		{"leaf deleted", delLeaf(7), 7, "leaf 7 is missing (next stored leaf is 8)"},
+		{"leaf emptied", putStoredLeaf(2, []byte{}), 2, "leaf 2 is empty"},
+		{"leaf beyond size", putLeaf(10, []byte("extra")), 10, "leaf key 000000000000000a beyond meta size 10"},
 		{"record hash altered", put("hashes", u64(tlog.StoredHashIndex(0, 3)), bytes.Repeat([]byte{1}, 32)), 3,
 			"leaf 3: its record hash"},
 		{"interior hash altered", put("hashes", u64(tlog.StoredHashIndex(1, 1)), bytes.Repeat([]byte{1}, 32)), 3,
@@ -128,8 +153,7 @@ func TestCheckReportsTampering(t *testing.T) {
 			`claim "payment" "p" points at index 12, beyond meta size 10`},
 		{"claim value truncated", subPut("claims", "payment", []byte("e1"), []byte{1, 2}), -1,
 			`claim "payment" "e1": claim value of 2 bytes`},
-		{"document of a missing index", put("docs", docKey(10, "record"), []byte("{}")), -1,
-			`document "record" of index 000000000000000a beyond meta size 10`},
+		{"document of a missing index", put("docs", docKey(10, "record"), []byte("{}")), -1, docWhat},
 		{"meta size raised", put("meta", metaSize, u64(11)), 10, "leaf 10 is missing (meta size 11)"},
 		{"meta size lowered", put("meta", metaSize, u64(9)), 9, "leaf key 0000000000000009 beyond meta size 9"},
 		{"meta origin changed", put("meta", metaOrigin, []byte("evil.example/log")), -1,
@@ -158,13 +182,17 @@ func TestCheckReportsTampering(t *testing.T) {
 // reveal it.
 func rewriteLeaf(index int64, leaf []byte) func(*bolt.Tx) error {
 	return func(tx *bolt.Tx) error {
-		leaves, hashes := tx.Bucket(bucketLeaves), tx.Bucket(bucketHashes)
-		if err := leaves.Put(u64(index), leaf); err != nil {
+		if err := putLeaf(index, leaf)(tx); err != nil {
 			return err
 		}
+		hashes := tx.Bucket(bucketHashes)
 		size, _ := txSize(tx)
 		for i := int64(0); i < size; i++ {
-			hs, err := tlog.StoredHashes(i, leaves.Get(u64(i)), hashReader{hashes})
+			l, err := getLeaf(tx, i)
+			if err != nil {
+				return err
+			}
+			hs, err := tlog.StoredHashes(i, l, hashReader{hashes})
 			if err != nil {
 				return err
 			}
@@ -176,6 +204,83 @@ func rewriteLeaf(index int64, leaf []byte) func(*bolt.Tx) error {
 		}
 		return nil
 	}
+}
+
+// txSize reads the committed tree size from meta.
+func txSize(tx *bolt.Tx) (int64, error) {
+	return parseU64(tx.Bucket(bucketMeta).Get(metaSize))
+}
+
+// v2from is where the blobs of a file start (its size for a schema-1 file).
+func v2from(tx *bolt.Tx) int64 {
+	meta := tx.Bucket(bucketMeta)
+	if string(meta.Get(metaSchema)) != schemaVersion {
+		return 1 << 62
+	}
+	n, _ := parseU64(meta.Get(metaV2From))
+	return n
+}
+
+// putStoredLeaf writes the stored value of a leaf as is: a blob in schema
+// 2, the leaf in schema 1.
+func putStoredLeaf(index int64, v []byte) func(*bolt.Tx) error {
+	return func(tx *bolt.Tx) error {
+		if index >= v2from(tx) {
+			return tx.Bucket(bucketBlobs).Put(u64(index), v)
+		}
+		return tx.Bucket(bucketLeaves).Put(u64(index), v)
+	}
+}
+
+// putLeaf replaces the leaf of the entry at index, keeping its documents:
+// in schema 2 it encodes the entry's blob again (without a dictionary).
+func putLeaf(index int64, leaf []byte) func(*bolt.Tx) error {
+	return func(tx *bolt.Tx) error {
+		if index < v2from(tx) {
+			return tx.Bucket(bucketLeaves).Put(u64(index), leaf)
+		}
+		docs := map[string][]byte{}
+		if old := tx.Bucket(bucketBlobs).Get(u64(index)); old != nil {
+			ds, err := txCodec(tx).decodeDocs(old)
+			if err != nil {
+				return err
+			}
+			for _, d := range ds {
+				docs[d.name] = d.doc
+			}
+		}
+		plain, _ := newCodec(nil)
+		defer plain.close()
+		return tx.Bucket(bucketBlobs).Put(u64(index), plain.encode(leaf, docs).blob)
+	}
+}
+
+// delLeaf deletes the stored leaf of the entry at index.
+func delLeaf(index int64) func(*bolt.Tx) error {
+	return func(tx *bolt.Tx) error {
+		if index < v2from(tx) {
+			return tx.Bucket(bucketLeaves).Delete(u64(index))
+		}
+		return tx.Bucket(bucketBlobs).Delete(u64(index))
+	}
+}
+
+// getLeaf reads the leaf of the entry at index.
+func getLeaf(tx *bolt.Tx, index int64) ([]byte, error) {
+	if index < v2from(tx) {
+		return tx.Bucket(bucketLeaves).Get(u64(index)), nil
+	}
+	return txCodec(tx).decodeLeaf(tx.Bucket(bucketBlobs).Get(u64(index)))
+}
+
+// txCodec is a codec knowing the dictionaries of the file.
+func txCodec(tx *bolt.Tx) *codec {
+	dicts, _ := loadDicts(tx)
+	c, err := newCodec(dicts)
+	if err != nil {
+		panic(err)
+	}
+	return c
 }
 
 func editNote(size int64, fn func([]byte) []byte) func(*bolt.Tx) error {
@@ -238,7 +343,9 @@ func subPut(parent, sub string, key, value []byte) func(*bolt.Tx) error {
 // TestCheckReportsFlippedFileBytes flips bytes of the raw file, below
 // bbolt, as disk corruption or a careless editor would.
 func TestCheckReportsFlippedFileBytes(t *testing.T) {
-	base, v := tamperFixture(t)
+	// The leaves of a schema-1 file are stored as they are, so the
+	// markers find them; schema 2 compresses them (TestFlippedBlobBytes).
+	base, v := v1Fixture(t)
 	data, err := os.ReadFile(base)
 	if err != nil {
 		t.Fatal(err)
@@ -434,7 +541,7 @@ func TestCheckPagesCycle(t *testing.T) {
 	}
 	defer f.Close()
 	fi, _ := f.Stat()
-	w := &pageWalker{f: f, fileSize: fi.Size(), seen: map[uint64]bool{}}
+	w := &pageWalker{f: f, fileSize: fi.Size()}
 	root, err := w.readMeta()
 	if err != nil {
 		t.Fatal(err)
@@ -472,5 +579,75 @@ func TestCheckPagesCycle(t *testing.T) {
 	var ce *CheckError
 	if err := Check(path, v); !errors.As(err, &ce) || ce.Index != -1 || !strings.Contains(ce.What, "referenced twice") {
 		t.Fatalf("Check = %v, want a page-structure CheckError naming the cycle", err)
+	}
+}
+
+// TestFlippedBlobBytes flips bytes inside the stored blob of an entry (its
+// compressed leaf and documents): Check reports that entry, as an entry
+// that does not decode (the zstd frame checksum) or whose leaf does not
+// match its record hash, and Open refuses the file (the entry is among the
+// newest ones it re-hashes).
+func TestFlippedBlobBytes(t *testing.T) {
+	base, v := tamperFixture(t)
+	data, err := os.ReadFile(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blob []byte
+	tamper(t, copyFile(t, base), func(tx *bolt.Tx) error {
+		blob = clone(tx.Bucket(bucketBlobs).Get(u64(6)))
+		return nil
+	})
+	detected, docsDetected, copies := 0, 0, 0
+	for off := 0; ; {
+		i := bytes.Index(data[off:], blob)
+		if i < 0 {
+			break
+		}
+		at := off + i
+		off = at + 1
+		copies++
+		// bbolt is copy-on-write: freed pages may hold stale copies, whose
+		// flips change nothing; flips of the live copy must be reported.
+		for j := 1; j < len(blob); j += 5 {
+			flipped := clone(data)
+			flipped[at+j] ^= 0x10
+			path := filepath.Join(t.TempDir(), "flipped.db")
+			if err := os.WriteFile(path, flipped, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			err := Check(path, v)
+			if err == nil {
+				// A stale copy, or the documents' frame, which the log does
+				// not cover: a read must still never serve changed bytes
+				// (the frame's checksum).
+				l := reopen(t, path)
+				doc, err := l.Doc("e6", "record")
+				var ie *IntegrityError
+				if err != nil && !errors.As(err, &ie) || err == nil && string(doc) != "{}" {
+					t.Fatalf("flip at blob byte %d: Doc = %q, %v", j, doc, err)
+				}
+				if err != nil {
+					docsDetected++
+				}
+				l.Close()
+				continue
+			}
+			var ce *CheckError
+			if !errors.As(err, &ce) || ce.Index != 6 {
+				t.Fatalf("flip at blob byte %d: Check = %v, want entry 6 reported", j, err)
+			}
+			detected++
+			// Entry 6 is among the leaves Open re-hashes.
+			s, _, _ := testKey(t, testOrigin, "log key 1")
+			var co *CorruptError
+			if _, err := Open(path, Options{Origin: testOrigin, Signer: s}); !errors.As(err, &co) || co.Index != 6 {
+				t.Fatalf("flip at blob byte %d: Open = %v, want *CorruptError at 6", j, err)
+			}
+		}
+	}
+	t.Logf("%d copies of the blob, %d flips detected by Check, %d more when the document was read", copies, detected, docsDetected)
+	if detected == 0 {
+		t.Fatal("no flip was detected")
 	}
 }

@@ -1,0 +1,555 @@
+package ledger
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// The benchmarks of issue 22, in one command:
+//
+//	FISCAL402_LEDGER_BENCH=huge go test ./ledger -run '^$' -bench . -benchtime 4000x -timeout 60m
+//
+// BenchmarkRawBolt is the ceiling: bbolt group commit (one write
+// transaction per batch of waiting callers, two fdatasyncs per commit) of
+// one put per record carrying the bytes of a realistic entry.
+// BenchmarkAppendReal is Ledger.Append of realistic entries at 1, 8 and 64
+// callers, in the Build form (as the engine appends today, with and
+// without its receipt signing in the committer) and the prebuilt form.
+// BenchmarkCommitSerial and BenchmarkCommitFloor measure the committer's
+// serial section and bbolt's share of it. BenchmarkScale grows one file to
+// 1 k, 100 k (FISCAL402_LEDGER_BENCH=long) and 1 M records (=huge) and
+// measures throughput, bytes per record, Open and Check at each size.
+const benchEnv = "FISCAL402_LEDGER_BENCH"
+
+var benchCallers = []int{1, 8, 64}
+
+// runCallers runs n appends from callers goroutines; fn appends entry i.
+func runCallers(b *testing.B, callers int, first, n int64, fn func(i int64) error) {
+	var next atomic.Int64
+	next.Store(first)
+	var wg sync.WaitGroup
+	for range callers {
+		wg.Go(func() {
+			for {
+				i := next.Add(1) - 1
+				if i >= first+n {
+					return
+				}
+				if err := fn(i); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// BenchmarkRawBolt: bbolt group commit of the same bytes per record that
+// Ledger.Append receives (leaf, record and invoice of a realistic entry,
+// ~10 KB), and of 4 KB records (the issue's raw measurement).
+func BenchmarkRawBolt(b *testing.B) {
+	r := loadRealistic(b)
+	for _, size := range []string{"entry", "4KB"} {
+		for _, callers := range benchCallers {
+			b.Run(fmt.Sprintf("bytes=%s/callers=%d", size, callers), func(b *testing.B) {
+				db, err := bolt.Open(filepath.Join(b.TempDir(), "raw.db"), 0o600, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer db.Close()
+				if err := db.Update(func(tx *bolt.Tx) error { _, err := tx.CreateBucket([]byte("r")); return err }); err != nil {
+					b.Fatal(err)
+				}
+				gc := newRawGroupCommit(db)
+				defer gc.stop()
+				b.ResetTimer()
+				runCallers(b, callers, 0, int64(b.N), func(i int64) error {
+					var v []byte
+					if size == "4KB" {
+						v = make([]byte, 4096)
+						binary.BigEndian.PutUint64(v, uint64(i))
+					} else {
+						e := r.entry(i)
+						v = append(append(append(v, e.leaf...), e.record...), e.ubl...)
+					}
+					return gc.put(binary.BigEndian.AppendUint64(nil, uint64(i)), v)
+				})
+				b.StopTimer()
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+				b.ReportMetric(float64(b.N)/float64(gc.commits.Load()), "records/commit")
+			})
+		}
+	}
+}
+
+// rawGroupCommit is the committer loop of Ledger.run reduced to bbolt puts.
+type rawGroupCommit struct {
+	db      *bolt.DB
+	reqs    chan rawPut
+	done    chan struct{}
+	commits atomic.Int64
+}
+
+type rawPut struct {
+	k, v []byte
+	done chan error
+}
+
+func newRawGroupCommit(db *bolt.DB) *rawGroupCommit {
+	g := &rawGroupCommit{db: db, reqs: make(chan rawPut), done: make(chan struct{})}
+	go g.run()
+	return g
+}
+
+func (g *rawGroupCommit) put(k, v []byte) error {
+	p := rawPut{k, v, make(chan error, 1)}
+	g.reqs <- p
+	return <-p.done
+}
+
+func (g *rawGroupCommit) stop() { close(g.done) }
+
+func (g *rawGroupCommit) run() {
+	var batch []rawPut
+	for {
+		batch = batch[:0]
+		select {
+		case p := <-g.reqs:
+			batch = append(batch, p)
+		case <-g.done:
+			return
+		}
+	drain:
+		for len(batch) < DefaultMaxBatch {
+			select {
+			case p := <-g.reqs:
+				batch = append(batch, p)
+			default:
+				break drain
+			}
+		}
+		err := g.db.Update(func(tx *bolt.Tx) error {
+			bk := tx.Bucket([]byte("r"))
+			for _, p := range batch {
+				if err := bk.Put(p.k, p.v); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		g.commits.Add(1)
+		for _, p := range batch {
+			p.done <- err
+		}
+	}
+}
+
+// appendForms are the ways of appending a realistic entry: "seal" is the
+// Build form doing what the engine's Build does today (sign the receipt,
+// marshal the record) inside the committer; "build" the Build form
+// returning ready bytes; "entry" the prebuilt Entry with a Hook that writes
+// the index-dependent outbox event (what the engine should do).
+var appendForms = []string{"seal", "build", "entry"}
+
+// appendReal appends realistic entry i in the given form.
+func appendReal(l *Ledger, r *realistic, form string, i int64) error {
+	e := r.entry(i)
+	a := Append{Claims: e.claims()}
+	switch form {
+	case "seal":
+		a.Build = e.sealedEntry
+	case "build":
+		a.Build = func(index int64) (Entry, error) { return e.ledgerEntry(index), nil }
+	case "entry":
+		en, hook := e.prebuilt()
+		a.Entry, a.Hook = &en, hook
+	default:
+		return fmt.Errorf("unknown form %q", form)
+	}
+	_, err := l.Append(context.Background(), a)
+	return err
+}
+
+// reportCommitter reports the committer's serial time per record (its time
+// outside the commit's page writes and fdatasyncs) and records per commit
+// since the counters were snapshot.
+func reportCommitter(b *testing.B, l *Ledger, before committerSnapshot) {
+	d := l.snapshotProfile().minus(before)
+	if d.appended > 0 {
+		b.ReportMetric(float64(d.serial)/float64(d.appended)/1e3, "serial-µs/record")
+		b.ReportMetric(float64(d.appended)/float64(d.commits), "records/commit")
+	}
+}
+
+type committerSnapshot struct{ serial, io, commits, appended, pages int64 }
+
+func (l *Ledger) snapshotProfile() committerSnapshot {
+	return committerSnapshot{l.prof.serial.Load(), l.prof.io.Load(), l.prof.commits.Load(), l.prof.appended.Load(), l.prof.pages.Load()}
+}
+
+func (s committerSnapshot) minus(o committerSnapshot) committerSnapshot {
+	return committerSnapshot{s.serial - o.serial, s.io - o.io, s.commits - o.commits, s.appended - o.appended, s.pages - o.pages}
+}
+
+// BenchmarkAppendReal: durable appends of realistic entries (fsync per
+// commit) by 1, 8 and 64 concurrent callers.
+func BenchmarkAppendReal(b *testing.B) {
+	r := loadRealistic(b)
+	for _, form := range appendForms {
+		for _, callers := range benchCallers {
+			b.Run(fmt.Sprintf("form=%s/callers=%d", form, callers), func(b *testing.B) {
+				l, _, _ := testLedger(b)
+				b.ReportAllocs()
+				before := l.snapshotProfile()
+				b.ResetTimer()
+				runCallers(b, callers, 0, int64(b.N), func(i int64) error { return appendReal(l, r, form, i) })
+				b.StopTimer()
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+				reportCommitter(b, l, before)
+			})
+		}
+	}
+}
+
+// fillReal appends realistic entries first…first+n-1 with 64 callers.
+func fillReal(b *testing.B, l *Ledger, r *realistic, form string, first, n int64) {
+	b.Helper()
+	runCallers(b, 64, first, n, func(i int64) error { return appendReal(l, r, form, i) })
+}
+
+// BenchmarkScale grows one ledger of realistic entries (prebuilt form, 64
+// callers) to 1 k, 100 k and 1 M records and at each size measures: append
+// throughput over the next 20 k appends (64 callers), file bytes per
+// record (the bytes per bucket go to stderr), Open with its bounded check
+// and with FullCheck, the page walk alone, and Ledger.Check's rate and
+// largest heap. 100 k needs FISCAL402_LEDGER_BENCH=long, 1 M =huge (about
+// 2 GB of disk and 15 minutes on the 2-CPU development VM).
+func BenchmarkScale(b *testing.B) {
+	r := loadRealistic(b)
+	const measure = 20_000
+	// A scenario: run once (the framework calls the benchmark again with a
+	// larger b.N), the metrics are per size, not per op.
+	scaleOnce.Do(func() { scaleMetrics = runScale(b, r, measure) })
+	for _, m := range scaleMetrics {
+		b.ReportMetric(m.v, m.unit)
+	}
+}
+
+type metric struct {
+	v    float64
+	unit string
+}
+
+var (
+	scaleOnce    sync.Once
+	scaleMetrics []metric
+)
+
+func runScale(b *testing.B, r *realistic, measure int64) (ms []metric) {
+	report := func(v float64, unit string) { ms = append(ms, metric{v, unit}) }
+	{
+		l, path, v := testLedger(b)
+		s, _, _ := testKey(b, testOrigin, "log key 1")
+		at := int64(0)
+		for _, size := range []int64{1_000, 100_000, 1_000_000} {
+			if os.Getenv(benchEnv) == "" && size > 1_000 || os.Getenv(benchEnv) == "long" && size > 100_000 {
+				break
+			}
+			fillReal(b, l, r, "entry", at, size-at)
+			at = size
+			label := map[int64]string{1_000: "1k", 100_000: "100k", 1_000_000: "1M"}[size]
+
+			before := l.snapshotProfile()
+			start := time.Now()
+			fillReal(b, l, r, "entry", at, measure)
+			at += measure
+			report(float64(measure)/time.Since(start).Seconds(), "appends/s@"+label)
+			d := l.snapshotProfile().minus(before)
+			report(float64(d.serial)/float64(d.appended)/1e3, "serial-µs@"+label)
+			report(float64(d.io)/float64(d.appended)/1e3, "io-µs@"+label)
+			report(float64(d.pages)/float64(d.appended), "pages/record@"+label)
+
+			if err := l.Close(); err != nil {
+				b.Fatal(err)
+			}
+			fi, err := os.Stat(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			report(float64(fi.Size())/float64(at), "bytes/record@"+label)
+			if size >= 100_000 {
+				fmt.Fprintf(os.Stderr, "--- %d records\n%s\n", at, bucketUsage(b, path, int(at)))
+			}
+			start = time.Now()
+			if err := checkPages(path); err != nil {
+				b.Fatal(err)
+			}
+			report(float64(time.Since(start).Milliseconds()), "pagewalk-ms@"+label)
+			for _, full := range []bool{true, false} {
+				start = time.Now()
+				if l, err = Open(path, Options{Origin: testOrigin, Signer: s, Verifier: v, FullCheck: full}); err != nil {
+					b.Fatal(err)
+				}
+				name := "open-ms@"
+				if full {
+					name = "open-full-ms@"
+					l.Close()
+				}
+				report(float64(time.Since(start).Milliseconds()), name+label)
+			}
+			peak := watchHeap()
+			start = time.Now()
+			if err := l.Check(); err != nil {
+				b.Fatal(err)
+			}
+			report(float64(at)/time.Since(start).Seconds(), "check-records/s@"+label)
+			report(float64(peak())/(1<<20), "check-peak-heap-MB@"+label)
+		}
+		l.Close()
+	}
+	return ms
+}
+
+// bucketUsage reports the bytes of every top-level bucket (and of the
+// sub-buckets of the caller-named namespaces) per record, and the free pages.
+func bucketUsage(b *testing.B, path string, records int) string {
+	db, err := bolt.Open(path, 0o600, nil) // writable: only then is the freelist loaded
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	var out strings.Builder
+	err = db.View(func(tx *bolt.Tx) error {
+		pageSize := tx.DB().Info().PageSize
+		type row struct {
+			name                 string
+			keys, alloc, inuse   int
+			leafPages, overflows int
+		}
+		var rows []row
+		add := func(name string, bk *bolt.Bucket) {
+			s := bk.Stats()
+			rows = append(rows, row{name, s.KeyN, s.BranchAlloc + s.LeafAlloc, s.BranchInuse + s.LeafInuse, s.LeafPageN, s.LeafOverflowN})
+		}
+		err := tx.ForEach(func(name []byte, bk *bolt.Bucket) error {
+			switch string(name) {
+			case "claims", "postings", "side":
+				return bk.ForEachBucket(func(sub []byte) error {
+					add(string(name)+"/"+string(sub), bk.Bucket(sub))
+					return nil
+				})
+			}
+			add(string(name), bk)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		sort.Slice(rows, func(i, j int) bool { return rows[i].alloc > rows[j].alloc })
+		total := 0
+		for _, r := range rows {
+			total += r.alloc
+		}
+		st := tx.DB().Stats()
+		fmt.Fprintf(&out, "page size %d; file %d B = %.0f B/record; free pages %d (%.0f B/record)\n",
+			pageSize, tx.Size(), float64(tx.Size())/float64(records), st.FreePageN, float64(st.FreePageN*pageSize)/float64(records))
+		fmt.Fprintf(&out, "%-24s %10s %12s %8s %8s %9s\n", "bucket", "keys", "B/record", "fill %", "leaves", "overflow")
+		for _, r := range rows {
+			fill := 0.0
+			if r.alloc > 0 {
+				fill = 100 * float64(r.inuse) / float64(r.alloc)
+			}
+			fmt.Fprintf(&out, "%-24s %10d %12.1f %8.1f %8d %9d\n", r.name, r.keys, float64(r.alloc)/float64(records), fill, r.leafPages, r.overflows)
+		}
+		fmt.Fprintf(&out, "%-24s %10s %12.1f\n", "all buckets", "", float64(total)/float64(records))
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return out.String()
+}
+
+// watchHeap samples the heap in use every millisecond until the returned
+// function is called, which returns the largest sample.
+func watchHeap() func() uint64 {
+	runtime.GC()
+	stop := make(chan struct{})
+	var peak atomic.Uint64
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > peak.Load() {
+				peak.Store(ms.HeapInuse)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	})
+	return func() uint64 { close(stop); wg.Wait(); return peak.Load() }
+}
+
+// BenchmarkCommitSerial measures the committer's serial section alone:
+// batches of 32 realistic appends handed straight to the committer's commit
+// on one goroutine (no callers competing for the CPUs). serial-µs/record is
+// its wall time per record without the file's page writes and fdatasyncs:
+// the time no other append can overlap; cpu-µs/record is the CPU time of
+// the thread per record (the page writes' system time included), which
+// other processes on a shared machine do not inflate. "bare" appends the
+// same entries without the engine's claims, postings and side writes: the
+// ledger's own share.
+func BenchmarkCommitSerial(b *testing.B) {
+	r := loadRealistic(b)
+	for _, form := range append(appendForms, "bare") {
+		b.Run("form="+form, func(b *testing.B) {
+			l := benchLedger(b)
+			const batchSize = 32
+			// Prepare the requests as Append would, outside the timing.
+			n := b.N
+			reqs := make([]*request, n)
+			for i := range n {
+				e := r.entry(int64(i))
+				a := Append{Claims: e.claims()}
+				switch form {
+				case "seal":
+					a.Build = e.sealedEntry
+				case "build":
+					a.Build = func(index int64) (Entry, error) { return e.ledgerEntry(index), nil }
+				case "entry":
+					en, hook := e.prebuilt()
+					a.Entry, a.Hook = &en, hook
+				case "bare":
+					// The ledger's own writes only: no claims, postings,
+					// side writes or hook (the engine's indexes).
+					en, _ := e.prebuilt()
+					en.Postings, en.Puts = nil, nil
+					a.Claims, a.Entry = nil, &en
+				}
+				reqs[i] = &request{a: a}
+				if a.Entry != nil {
+					p, err := l.prepare(*a.Entry)
+					if err != nil {
+						b.Fatal(err)
+					}
+					reqs[i].prep = p
+				}
+			}
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			before := l.snapshotProfile()
+			cpu := threadCPU()
+			b.ResetTimer()
+			for i := 0; i < n; i += batchSize {
+				batch := reqs[i:min(n, i+batchSize)]
+				for j, res := range l.commit(batch) {
+					if res.err != nil {
+						b.Fatalf("append %d: %v", i+j, res.err)
+					}
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(threadCPU()-cpu)/float64(n)/1e3, "cpu-µs/record")
+			reportCommitter(b, l, before)
+			d := l.snapshotProfile().minus(before)
+			b.ReportMetric(float64(d.pages)/float64(d.appended), "pages/record")
+		})
+	}
+}
+
+// BenchmarkCommitFloor replays the writes the prebuilt form's commits made
+// (captured from a first run) into a new file with the bare store commit:
+// bbolt's share of the serial section (puts, page spill, page writes) for
+// realistic entries, without any of the committer's planning.
+func BenchmarkCommitFloor(b *testing.B) {
+	r := loadRealistic(b)
+	const batchSize = 32
+	src := benchLedger(b)
+	var captured []*batchWrites
+	src.onCommit = func(w *batchWrites) { captured = append(captured, w) }
+	for i := 0; i < b.N; i += batchSize {
+		var batch []*request
+		for j := i; j < min(b.N, i+batchSize); j++ {
+			e := r.entry(int64(j))
+			en, hook := e.prebuilt()
+			p, err := src.prepare(en)
+			if err != nil {
+				b.Fatal(err)
+			}
+			batch = append(batch, &request{a: Append{Claims: e.claims(), Entry: &en, Hook: hook}, prep: p})
+		}
+		for _, res := range src.commit(batch) {
+			if res.err != nil {
+				b.Fatal(res.err)
+			}
+		}
+	}
+	dst := benchLedger(b)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var io time.Duration
+	cpu := threadCPU()
+	b.ResetTimer()
+	for _, w := range captured {
+		st, err := dst.store.commit(nil, func(commitView) (*batchWrites, error) { return w, nil })
+		if err != nil {
+			b.Fatal(err)
+		}
+		io += st.io
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(threadCPU()-cpu)/float64(b.N)/1e3, "cpu-µs/record")
+	b.ReportMetric(float64(b.Elapsed()-io)/float64(b.N)/1e3, "serial-µs/record")
+}
+
+// benchLedger opens a new ledger for a benchmark; FISCAL402_LEDGER_PAGESIZE
+// sets the bbolt page size of the new file (an experiment knob).
+func benchLedger(b *testing.B, mutate ...func(*Options)) *Ledger {
+	b.Helper()
+	s, _, _ := testKey(b, testOrigin, "log key 1")
+	opts := Options{Origin: testOrigin, Signer: s}
+	for _, m := range mutate {
+		m(&opts)
+	}
+	ps, _ := strconv.Atoi(os.Getenv("FISCAL402_LEDGER_PAGESIZE"))
+	l, err := open(filepath.Join(b.TempDir(), "ledger.db"), opts, func(o *bolt.Options) { o.PageSize = ps })
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { l.Close() })
+	return l
+}
+
+// BenchmarkCheckRate measures Ledger.Check on 20 k realistic records
+// (records/s; ns/op is per check).
+func BenchmarkCheckRate(b *testing.B) {
+	r := loadRealistic(b)
+	l, _, _ := testLedger(b)
+	const n = 20_000
+	fillReal(b, l, r, "entry", 0, n)
+	b.ResetTimer()
+	for b.Loop() {
+		if err := l.Check(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+}

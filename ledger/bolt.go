@@ -1,0 +1,776 @@
+package ledger
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sync/atomic"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	"golang.org/x/mod/sumdb/tlog"
+)
+
+// boltStore keeps a ledger in one bbolt file (# Storage layout).
+//
+// bbolt options and what they mean for a crash (# Durability in the package
+// doc): fsync on (NoSync false) and grow-sync on (NoGrowSync false), since
+// an acknowledged append must survive power loss; the freelist is synced
+// with every commit (NoFreelistSync false: one page more per commit, and no
+// scan of the whole file at Open to rebuild it, which grows with the file);
+// the hashmap freelist (allocation in constant time whatever the freelist
+// length; the freelist's page format is the same for both kinds); append-only
+// buckets keyed by index split full (FillPercent 1.0), which changes how
+// pages are packed, never what a crash can do.
+type boltStore struct {
+	db       *bolt.DB
+	path     string
+	readOnly bool
+	v2from   int64 // first index stored as a blob; the size for a read-only schema-1 file
+	cur      atomic.Pointer[storeHead]
+}
+
+// boltOpen are the parameters of openBoltStore.
+type boltOpen struct {
+	path     string
+	origin   string
+	readOnly bool
+	timeout  time.Duration
+	tune     func(*bolt.Options)
+	// genesis signs the checkpoint of the empty tree for a new file.
+	genesis func() (Checkpoint, error)
+	// fullWalk reads every page in the structural check (FullCheck);
+	// otherwise ordinary leaf pages are checked for their bounds only.
+	fullWalk bool
+	// lenient (Check) loads only what reading needs (the schema-2
+	// boundary and the dictionaries) and leaves every verification to the
+	// full check, which reports problems in its own order.
+	lenient bool
+}
+
+// loadedFile is what Open learns from the file: the head and the stored
+// dictionaries.
+type loadedFile struct {
+	head  storeHead
+	dicts map[uint32]storedDict
+}
+
+// openBoltStore opens (or creates) the bbolt file and loads its head,
+// refusing a damaged file with a *CorruptError (the page walk, then what
+// bbolt reports) and a file of another origin or an unknown schema.
+func openBoltStore(o boltOpen) (*boltStore, loadedFile, error) {
+	var lf loadedFile
+	fi, statErr := os.Stat(o.path)
+	creating := errors.Is(statErr, os.ErrNotExist)
+	switch {
+	case o.readOnly && creating:
+		return nil, lf, fmt.Errorf("ledger: open %s read-only: %w", o.path, ErrNotFound)
+	case statErr != nil && !creating:
+		return nil, lf, fmt.Errorf("ledger: open %s: %w", o.path, statErr)
+	case !creating && fi.Size() == 0:
+		// bbolt would silently make a new database of it: a log that
+		// restarts at size 0 under the same origin, contradicting every
+		// checkpoint handed out. Open never leaves an empty file behind.
+		return nil, lf, &CorruptError{Path: o.path, Index: -1, Reason: "the file is empty"}
+	}
+	bo := &bolt.Options{Timeout: o.timeout, ReadOnly: o.readOnly, FreelistType: bolt.FreelistMapType}
+	if o.tune != nil {
+		o.tune(bo)
+	}
+	if creating {
+		if err := createBolt(o, bo); err != nil {
+			return nil, lf, err
+		}
+	} else if err := checkStructure(o.path, !o.readOnly, o.timeout, !o.lenient && !o.fullWalk); err != nil {
+		return nil, lf, err
+	}
+	db, err := openBoltDB(o.path, bo)
+	if err != nil {
+		return nil, lf, err
+	}
+	s := &boltStore{db: db, path: o.path, readOnly: o.readOnly}
+	if lf, err = s.load(o); err != nil {
+		db.Close()
+		return nil, lf, err
+	}
+	return s, lf, nil
+}
+
+// checkStructure walks the bbolt pages of an existing file under the lock
+// bbolt will take (exclusive for a writer), so that a damaged file is
+// refused before bbolt, which trusts its pages, reads it.
+func checkStructure(path string, exclusive bool, timeout time.Duration, quick bool) error {
+	f, err := lockFile(path, exclusive, timeout)
+	if errors.Is(err, errLocked) {
+		return fmt.Errorf("ledger: open %s: %w: %w", path, errLocked, ErrUnavailable)
+	}
+	if err != nil {
+		return fmt.Errorf("ledger: open %s: %w", path, err)
+	}
+	defer f.Close() // releases the lock
+	if err := checkPagesOf(f, quick); err != nil {
+		return corrupt(path, &CheckError{Index: -1, What: "bbolt page structure: " + err.Error()})
+	}
+	return nil
+}
+
+// openBoltDB opens the bbolt file, reporting a panic or memory fault inside
+// bbolt (a file damaged after the structural check) as a *CorruptError
+// rather than a crash.
+func openBoltDB(path string, o *bolt.Options) (db *bolt.DB, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			db, err = nil, &CorruptError{Path: path, Index: -1, Reason: "bbolt cannot read the file: " + panicText(r)}
+		}
+	}()
+	db, err = bolt.Open(path, 0o600, o)
+	switch {
+	case errors.Is(err, bolt.ErrTimeout):
+		return nil, fmt.Errorf("ledger: open %s: %w: %w: %w", path, errLocked, ErrUnavailable, err)
+	case errors.Is(err, bolt.ErrInvalid), errors.Is(err, bolt.ErrChecksum), errors.Is(err, bolt.ErrVersionMismatch):
+		return nil, &CorruptError{Path: path, Index: -1, Reason: "bbolt cannot open the file: " + err.Error(), Err: err}
+	case err != nil:
+		return nil, fmt.Errorf("ledger: open %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// createBolt makes a new ledger file: buckets, meta and the signed genesis
+// checkpoint, written under a temporary name in the same directory and
+// linked to path only once committed, then the directory is fsynced (bbolt
+// fsyncs the file, not the directory entry that names it; without this a
+// crash could lose the whole file, acknowledged appends included). Losing a
+// race with another creator is not an error: Open then opens its file.
+func createBolt(o boltOpen, bo *bolt.Options) error {
+	dir := filepath.Dir(o.path)
+	tmp, err := os.CreateTemp(dir, ".ledger-*.new") // mode 0600
+	if err != nil {
+		return fmt.Errorf("ledger: create %s: %w", o.path, err)
+	}
+	tmpPath := tmp.Name()
+	tmp.Close()
+	defer os.Remove(tmpPath)
+	// bbolt initializes an empty file as a new database.
+	db, err := bolt.Open(tmpPath, 0o600, &bolt.Options{Timeout: bo.Timeout, PageSize: bo.PageSize, FreelistType: bo.FreelistType})
+	if err != nil {
+		return fmt.Errorf("ledger: create %s: %w: %w", o.path, ErrUnavailable, err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error { return initialize(tx, o) })
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		if errors.Is(err, ErrUnavailable) {
+			return err
+		}
+		return fmt.Errorf("ledger: create %s: %w: %w", o.path, ErrUnavailable, err)
+	}
+	if err := os.Link(tmpPath, o.path); err != nil && !errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("ledger: create %s: %w", o.path, err)
+	}
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("ledger: create %s: %w: %w", o.path, ErrUnavailable, err)
+	}
+	return nil
+}
+
+// initialize writes the buckets, meta and genesis checkpoint of a new
+// ledger into an empty bbolt file.
+func initialize(tx *bolt.Tx, o boltOpen) error {
+	for _, name := range ownBuckets {
+		if _, err := tx.CreateBucket(name); err != nil {
+			return err
+		}
+	}
+	meta := tx.Bucket(bucketMeta)
+	for _, kv := range [][2][]byte{
+		{metaSchema, []byte(schemaVersion)},
+		{metaOrigin, []byte(o.origin)},
+		{metaSize, u64(0)},
+		{metaV2From, u64(0)},
+	} {
+		if err := meta.Put(kv[0], kv[1]); err != nil {
+			return err
+		}
+	}
+	cp, err := o.genesis()
+	if err != nil {
+		return err
+	}
+	return tx.Bucket(bucketCheckpoints).Put(u64(0), cp.Note)
+}
+
+// load reads meta, upgrades a schema-1 file opened for writing, and loads
+// the head (size, right edge, latest checkpoint) and the dictionaries. A
+// writable bbolt file without any bucket (left by a crash of an older
+// version between creating the file and writing its meta) is initialized;
+// a file with other buckets is not a ledger.
+func (s *boltStore) load(o boltOpen) (lf loadedFile, err error) {
+	defer s.guard(&err)()
+	if o.lenient {
+		err := s.db.View(func(tx *bolt.Tx) error {
+			lf.dicts = map[uint32]storedDict{}
+			meta := tx.Bucket(bucketMeta)
+			if meta == nil {
+				return nil
+			}
+			size, _ := parseU64(meta.Get(metaSize))
+			s.v2from = size
+			if v, err := parseU64(meta.Get(metaV2From)); err == nil && string(meta.Get(metaSchema)) == schemaVersion {
+				s.v2from = v
+			}
+			lf.dicts, _ = loadDicts(tx)
+			return nil
+		})
+		return lf, err
+	}
+	var schema string
+	var first []byte
+	hasMeta := false
+	if err := s.db.View(func(tx *bolt.Tx) error {
+		if meta := tx.Bucket(bucketMeta); meta != nil {
+			hasMeta = true
+			schema = string(meta.Get(metaSchema))
+		} else {
+			first, _ = tx.Cursor().First()
+			first = clone(first)
+		}
+		return nil
+	}); err != nil {
+		return lf, fmt.Errorf("ledger: open %s: %w: %w", s.path, ErrUnavailable, err)
+	}
+	switch {
+	case hasMeta && schema != schemaVersion && schema != schemaV1:
+		// The meta bucket is there but its schema is missing or unknown:
+		// never initialize over it.
+		return lf, &CorruptError{Path: s.path, Index: -1, Reason: fmt.Sprintf("the meta bucket names no known schema (%q)", schema)}
+	case schema == "" && first != nil:
+		return lf, fmt.Errorf("ledger: %s is a bbolt file without ledger meta (first bucket %q): %w", s.path, first, ErrInvalid)
+	case schema == "" && o.readOnly:
+		return lf, fmt.Errorf("ledger: %s has no meta bucket: %w", s.path, ErrInvalid)
+	case schema == "":
+		if err := s.db.Update(func(tx *bolt.Tx) error { return initialize(tx, o) }); err != nil {
+			return lf, fmt.Errorf("ledger: initialize %s: %w: %w", s.path, ErrUnavailable, err)
+		}
+	case schema == schemaV1 && !o.readOnly:
+		if err := s.db.Update(upgradeV1); err != nil {
+			return lf, fmt.Errorf("ledger: upgrade %s to %s: %w: %w", s.path, schemaVersion, ErrUnavailable, err)
+		}
+	}
+	err = s.db.View(func(tx *bolt.Tx) error {
+		var err error
+		lf, err = s.loadHead(tx, o.origin)
+		return err
+	})
+	if err != nil {
+		var ce *CheckError
+		if errors.As(err, &ce) {
+			return lf, corrupt(s.path, ce)
+		}
+		return lf, err
+	}
+	s.cur.Store(&lf.head)
+	return lf, nil
+}
+
+// upgradeV1 turns a schema-1 file into a schema-2 one without moving any
+// entry: it adds the schema-2 buckets and records where blobs start.
+func upgradeV1(tx *bolt.Tx) error {
+	meta := tx.Bucket(bucketMeta)
+	if string(meta.Get(metaSchema)) != schemaV1 {
+		return nil
+	}
+	size := meta.Get(metaSize)
+	if _, err := parseU64(size); err != nil {
+		return &CheckError{Index: -1, What: "meta size: " + err.Error()}
+	}
+	for _, name := range v2Buckets {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return err
+		}
+	}
+	if err := meta.Put(metaV2From, clone(size)); err != nil {
+		return err
+	}
+	return meta.Put(metaSchema, []byte(schemaVersion))
+}
+
+// loadHead reads and cross-checks meta, the last entry and the latest
+// checkpoint, and reads the right edge and the dictionaries.
+func (s *boltStore) loadHead(tx *bolt.Tx, origin string) (loadedFile, error) {
+	var lf loadedFile
+	meta := tx.Bucket(bucketMeta)
+	switch v := string(meta.Get(metaSchema)); v {
+	case schemaVersion, schemaV1:
+	default:
+		return lf, fmt.Errorf("ledger: %s has schema %q, this version reads %q and %q: %w", s.path, v, schemaV1, schemaVersion, ErrInvalid)
+	}
+	if v := meta.Get(metaOrigin); string(v) != origin {
+		return lf, fmt.Errorf("ledger: %s belongs to origin %q, not %q: %w", s.path, v, origin, ErrOriginMismatch)
+	}
+	v2 := string(meta.Get(metaSchema)) == schemaVersion
+	buckets := schema1Buckets
+	if v2 {
+		buckets = ownBuckets
+	}
+	for _, name := range buckets {
+		if tx.Bucket(name) == nil {
+			return lf, &CheckError{Index: -1, What: fmt.Sprintf("bucket %q is missing", name)}
+		}
+	}
+	size, err := parseU64(meta.Get(metaSize))
+	if err != nil {
+		return lf, &CheckError{Index: -1, What: "meta size: " + err.Error()}
+	}
+	s.v2from = size
+	if v2 {
+		if s.v2from, err = parseU64(meta.Get(metaV2From)); err != nil || s.v2from > size {
+			return lf, &CheckError{Index: -1, What: fmt.Sprintf("meta v2from %x is not an index up to the size %d", meta.Get(metaV2From), size)}
+		}
+	}
+	// The last entry is the last leaf (schema 1) or the last blob.
+	last := int64(-1)
+	for _, b := range [][]byte{bucketLeaves, bucketBlobs} {
+		bk := tx.Bucket(b)
+		if bk == nil {
+			continue
+		}
+		if k, _ := bk.Cursor().Last(); k != nil {
+			n, err := parseU64(k)
+			if err != nil {
+				return lf, &CheckError{Index: -1, What: fmt.Sprintf("%s: last key: %v", b, err)}
+			}
+			last = max(last, n)
+		}
+	}
+	if last+1 != size {
+		return lf, &CheckError{Index: max(last, size), What: fmt.Sprintf("meta size %d but the last leaf has index %d", size, last)}
+	}
+	k, v := tx.Bucket(bucketCheckpoints).Cursor().Last()
+	if k == nil {
+		return lf, &CheckError{Index: -1, What: "no checkpoint stored"}
+	}
+	cp, err := parseStoredCheckpoint(v)
+	if err != nil {
+		return lf, &CheckError{Index: size, What: "latest checkpoint: " + err.Error()}
+	}
+	if cp.Size != size {
+		return lf, &CheckError{Index: size, What: fmt.Sprintf("meta size %d but the latest checkpoint has size %d", size, cp.Size)}
+	}
+	fr, err := loadFrontier(size, hashReader{tx.Bucket(bucketHashes)})
+	if err != nil {
+		return lf, &CheckError{Index: size, What: "right edge of the tree: " + err.Error()}
+	}
+	lf.head = storeHead{frontier: fr, latest: cp}
+	if lf.dicts, err = loadDicts(tx); err != nil {
+		return lf, err
+	}
+	for id, d := range lf.dicts {
+		if id > lf.head.dictID {
+			lf.head.dictID, lf.head.dictCut = id, d.cutAt
+		}
+	}
+	return lf, nil
+}
+
+// loadDicts reads the stored dictionaries (none in a schema-1 file).
+func loadDicts(tx *bolt.Tx) (map[uint32]storedDict, error) {
+	dicts := map[uint32]storedDict{}
+	b := tx.Bucket(bucketDicts)
+	if b == nil {
+		return dicts, nil
+	}
+	c := b.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		id, err := parseU64(k)
+		if err != nil || id == 0 || id > 1<<32-1 || len(v) < 8 {
+			return dicts, &CheckError{Index: -1, What: fmt.Sprintf("dicts: malformed entry %x", k)}
+		}
+		cut, _ := parseU64(v[:8])
+		dicts[uint32(id)] = storedDict{cutAt: cut, content: clone(v[8:])}
+	}
+	return dicts, nil
+}
+
+// guard is the read guard of a store without a Ledger yet (Open).
+func (s *boltStore) guard(err *error) func() {
+	old := debug.SetPanicOnFault(true)
+	return func() {
+		debug.SetPanicOnFault(old)
+		if r := recover(); r != nil {
+			if up, ok := r.(userPanic); ok {
+				panic(up.v)
+			}
+			if sp, ok := r.(storePanic); ok {
+				r = sp.v
+			}
+			*err = &CorruptError{Path: s.path, Index: -1, Reason: "reading the file failed: " + panicText(r)}
+		}
+	}
+}
+
+func (s *boltStore) head() storeHead { return *s.cur.Load() }
+
+func (s *boltStore) close() error { return s.db.Close() }
+
+// commit is one bbolt write transaction: plan decides with live reads of
+// the transaction (which, until the writes below, see the committed data),
+// then everything is put and committed: bbolt writes the dirty pages,
+// fdatasyncs, writes the meta page and fdatasyncs again.
+func (s *boltStore) commit(_ func() *batchKeys, plan func(v commitView) (*batchWrites, error)) (st commitStats, err error) {
+	tx, err := s.db.Begin(true)
+	if err != nil {
+		return st, mapClosed(err)
+	}
+	defer tx.Rollback() // a no-op after Commit
+	w, err := plan(boltView{s: s, tx: tx})
+	if err != nil || w == nil {
+		return st, err
+	}
+	if err := s.write(tx, w); err != nil {
+		return st, err
+	}
+	err = tx.Commit()
+	txs := tx.Stats()
+	st.io, st.pages = txs.GetWriteTime(), txs.GetWrite()
+	if err != nil {
+		return st, err
+	}
+	s.cur.Store(&w.head)
+	return st, nil
+}
+
+// write puts a batch's writes.
+func (s *boltStore) write(tx *bolt.Tx, w *batchWrites) error {
+	b := func(name []byte) *bolt.Bucket { return tx.Bucket(name) }
+	blobs, entries, ids, hashes, cps := b(bucketBlobs), b(bucketEntries), b(bucketIDs), b(bucketHashes), b(bucketCheckpoints)
+	// Keys of these buckets only grow: split full pages full (the default,
+	// half, leaves every page of an append-only bucket half empty).
+	for _, bk := range []*bolt.Bucket{blobs, entries, hashes, cps} {
+		bk.FillPercent = 1.0
+	}
+	for _, e := range w.entries {
+		key := u64(e.index)
+		if err := blobs.Put(key, e.blob); err != nil {
+			return err
+		}
+		if err := entries.Put(key, []byte(e.id)); err != nil {
+			return err
+		}
+		if err := ids.Put([]byte(e.id), key); err != nil {
+			return err
+		}
+	}
+	if len(w.entries) > 0 {
+		base := tlog.StoredHashIndex(0, w.entries[0].index)
+		for i := range w.hashes {
+			if err := hashes.Put(u64(base+int64(i)), w.hashes[i][:]); err != nil {
+				return err
+			}
+		}
+	}
+	fills := fillTracker{}
+	claims, postings := subBuckets{parent: b(bucketClaims)}, subBuckets{parent: b(bucketPostings)}
+	for _, c := range w.claims {
+		bk, err := claims.get(c.space)
+		if err != nil {
+			return err
+		}
+		if err := bk.Put([]byte(c.key), claimValue(c.index, c.fingerprint)); err != nil {
+			return err
+		}
+	}
+	for _, p := range w.postings {
+		bk, err := postings.get(p.index)
+		if err != nil {
+			return err
+		}
+		fills.put(bk, p.key)
+		if err := bk.Put(p.key, []byte(p.id)); err != nil {
+			return err
+		}
+	}
+	for _, p := range w.side {
+		if err := sidePut(b(bucketSide), p.Bucket, p.Key, p.Value, fills); err != nil {
+			return err
+		}
+	}
+	fills.apply()
+	for name, n := range w.seqs {
+		if err := b(bucketSequences).Put([]byte(name), u64(n)); err != nil {
+			return err
+		}
+	}
+	if d := w.dict; d != nil {
+		if err := b(bucketDicts).Put(u64(int64(d.id)), dictValue(d.cutAt, d.content)); err != nil {
+			return err
+		}
+	}
+	cp := w.head.latest
+	if err := cps.Put(u64(cp.Size), cp.Note); err != nil {
+		return err
+	}
+	return b(bucketMeta).Put(metaSize, u64(cp.Size))
+}
+
+// subBuckets creates and remembers the sub-buckets of a commit.
+type subBuckets struct {
+	parent *bolt.Bucket
+	last   string
+	lastB  *bolt.Bucket
+	m      map[string]*bolt.Bucket
+}
+
+func (s *subBuckets) get(name string) (*bolt.Bucket, error) {
+	if s.lastB != nil && name == s.last {
+		return s.lastB, nil
+	}
+	b := s.m[name]
+	if b == nil {
+		var err error
+		if b, err = s.parent.CreateBucketIfNotExists([]byte(name)); err != nil {
+			return nil, err
+		}
+		if s.m == nil {
+			s.m = map[string]*bolt.Bucket{}
+		}
+		s.m[name] = b
+	}
+	s.last, s.lastB = name, b
+	return b, nil
+}
+
+// fillTracker sets FillPercent 1.0 on caller buckets that a commit only
+// appended to (every key written beyond the bucket's last key: outbox
+// events keyed by index, postings keyed by account and time), and leaves
+// the default on the others, where full pages would split on the next
+// insert in their middle.
+type fillTracker map[*bolt.Bucket]*fillState
+
+type fillState struct {
+	last     []byte
+	appended bool
+}
+
+func (f fillTracker) put(bk *bolt.Bucket, key []byte) {
+	st := f[bk]
+	if st == nil {
+		last, _ := bk.Cursor().Last()
+		st = &fillState{last: clone(last), appended: true}
+		f[bk] = st
+	}
+	if st.last != nil && bytes.Compare(key, st.last) <= 0 {
+		st.appended = false
+	}
+	st.last = clone(key)
+}
+
+func (f fillTracker) apply() {
+	for bk, st := range f {
+		if st.appended {
+			bk.FillPercent = 1.0
+		}
+	}
+}
+
+// boltView is the commitView of a bbolt write transaction.
+type boltView struct {
+	s  *boltStore
+	tx *bolt.Tx
+}
+
+func (v boltView) claim(space, key string) (int64, []byte, string, bool, error) {
+	b := v.tx.Bucket(bucketClaims).Bucket([]byte(space))
+	if b == nil {
+		return 0, nil, "", false, nil
+	}
+	val := b.Get([]byte(key))
+	if val == nil {
+		return 0, nil, "", false, nil
+	}
+	index, fp, err := parseClaimValue(val)
+	if err != nil {
+		return 0, nil, "", false, &CorruptError{Path: v.s.path, Index: -1, Reason: fmt.Sprintf("claim %q %q: %v", space, key, err)}
+	}
+	id := string(v.tx.Bucket(bucketEntries).Get(u64(index)))
+	return index, clone(fp), id, true, nil
+}
+
+func (v boltView) hasID(id string) (bool, error) {
+	return v.tx.Bucket(bucketIDs).Get([]byte(id)) != nil, nil
+}
+
+func (v boltView) hasPosting(index string, key []byte) (bool, error) {
+	b := v.tx.Bucket(bucketPostings).Bucket([]byte(index))
+	return b != nil && b.Get(key) != nil, nil
+}
+
+func (v boltView) side(bucket string, key []byte) ([]byte, error) {
+	return sideTx{v.tx}.Get(bucket, key), nil
+}
+
+func (v boltView) sequence(name string) (int64, error) {
+	b := v.tx.Bucket(bucketSequences)
+	val := b.Get([]byte(name))
+	if val == nil {
+		return 0, nil
+	}
+	n, err := parseU64(val)
+	if err != nil {
+		return 0, &CorruptError{Path: v.s.path, Index: -1, Reason: fmt.Sprintf("sequence %q: %v", name, err)}
+	}
+	return n, nil
+}
+
+func (v boltView) entry(index int64) (rawEntry, error) {
+	return boltReader{s: v.s, tx: v.tx}.entry(index)
+}
+
+// view runs fn in a bbolt read transaction (an MVCC snapshot).
+func (s *boltStore) view(fn func(r storeReader) error) error {
+	return mapClosed(s.db.View(func(tx *bolt.Tx) error {
+		r := boltReader{s: s, tx: tx}
+		n, err := parseU64(tx.Bucket(bucketMeta).Get(metaSize))
+		if err != nil {
+			return &CorruptError{Path: s.path, Index: -1, Reason: "meta size: " + err.Error()}
+		}
+		r.n = n
+		return fn(r)
+	}))
+}
+
+// update runs a side-data write transaction.
+func (s *boltStore) update(fn func(tx Tx) error) error {
+	return s.db.Update(func(tx *bolt.Tx) error { return fn(sideTx{tx}) })
+}
+
+// boltReader is the storeReader of a bbolt read transaction.
+type boltReader struct {
+	s  *boltStore
+	tx *bolt.Tx
+	n  int64
+}
+
+func (r boltReader) size() int64 { return r.n }
+
+func (r boltReader) ReadHashes(indexes []int64) ([]tlog.Hash, error) {
+	return hashReader{r.tx.Bucket(bucketHashes)}.ReadHashes(indexes)
+}
+
+func (r boltReader) entryIndex(id string) (int64, bool, error) {
+	v := r.tx.Bucket(bucketIDs).Get([]byte(id))
+	if v == nil {
+		return 0, false, nil
+	}
+	index, err := parseU64(v)
+	if err != nil {
+		return 0, false, &CorruptError{Path: r.s.path, Index: -1, Reason: fmt.Sprintf("ids index: entry %q: %v", id, err)}
+	}
+	return index, true, nil
+}
+
+func (r boltReader) entryID(index int64) (string, error) {
+	return string(r.tx.Bucket(bucketEntries).Get(u64(index))), nil
+}
+
+func (r boltReader) entry(index int64) (rawEntry, error) {
+	key := u64(index)
+	e := rawEntry{id: string(r.tx.Bucket(bucketEntries).Get(key))}
+	if index >= r.s.v2from {
+		e.blob = r.tx.Bucket(bucketBlobs).Get(key)
+		return e, nil
+	}
+	e.leaf = r.tx.Bucket(bucketLeaves).Get(key)
+	c := r.tx.Bucket(bucketDocs).Cursor()
+	for k, v := c.Seek(key); k != nil && bytes.HasPrefix(k, key); k, v = c.Next() {
+		e.docs = append(e.docs, namedDoc{string(k[docKeyPrefix:]), v})
+	}
+	return e, nil
+}
+
+func (r boltReader) checkpoint(size int64) ([]byte, bool, error) {
+	v := r.tx.Bucket(bucketCheckpoints).Get(u64(size))
+	return v, v != nil, nil
+}
+
+func (r boltReader) checkpointAbove(index int64) ([]byte, bool, error) {
+	k, v := r.tx.Bucket(bucketCheckpoints).Cursor().Seek(u64(index + 1))
+	return v, k != nil, nil
+}
+
+func (r boltReader) claim(space, key string) (int64, []byte, bool, error) {
+	b := r.tx.Bucket(bucketClaims).Bucket([]byte(space))
+	if b == nil || key == "" {
+		return 0, nil, false, nil
+	}
+	v := b.Get([]byte(key))
+	if v == nil {
+		return 0, nil, false, nil
+	}
+	index, fp, err := parseClaimValue(v)
+	if err != nil {
+		return 0, nil, false, &CorruptError{Path: r.s.path, Index: -1, Reason: fmt.Sprintf("claim %q %q: %v", space, key, err)}
+	}
+	return index, fp, true, nil
+}
+
+func (r boltReader) posting(index string, key []byte) (string, bool, error) {
+	b := r.tx.Bucket(bucketPostings).Bucket([]byte(index))
+	if b == nil || len(key) == 0 {
+		return "", false, nil
+	}
+	v := b.Get(key)
+	return string(v), v != nil, nil
+}
+
+func (r boltReader) scan(index string, prefix, after []byte, reverse bool, fn func(k []byte, id string) bool) error {
+	b := r.tx.Bucket(bucketPostings).Bucket([]byte(index))
+	if b == nil {
+		return nil
+	}
+	scanBucket(b, prefix, after, reverse, func(k, v []byte) bool { return fn(k, string(v)) })
+	return nil
+}
+
+func (r boltReader) sideTx() Tx { return sideTx{r.tx} }
+
+func (r boltReader) sequence(name string) (int64, error) {
+	return boltView{s: r.s, tx: r.tx}.sequence(name)
+}
+
+// hashReader reads stored hashes from the hashes bucket of a transaction.
+type hashReader struct{ b *bolt.Bucket }
+
+func (r hashReader) ReadHashes(indexes []int64) ([]tlog.Hash, error) {
+	out := make([]tlog.Hash, len(indexes))
+	for i, x := range indexes {
+		v := r.b.Get(u64(x))
+		if len(v) != tlog.HashSize {
+			return nil, fmt.Errorf("ledger: stored hash %d: have %d bytes, want %d", x, len(v), tlog.HashSize)
+		}
+		copy(out[i][:], v)
+	}
+	return out, nil
+}
+
+// mapClosed turns bbolt's "database not open" into ErrClosed.
+func mapClosed(err error) error {
+	if errors.Is(err, bolt.ErrDatabaseNotOpen) {
+		return ErrClosed
+	}
+	return err
+}
+
+// syncDir fsyncs a directory so that a file created in it survives a crash.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}

@@ -1,0 +1,181 @@
+package ledger
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"strings"
+
+	"golang.org/x/mod/sumdb/tlog"
+)
+
+// ErrCorrupt: the ledger file is damaged below the log (bbolt pages, meta,
+// a checkpoint or hashes that do not agree with the leaves). Every error
+// reporting it is a *CorruptError.
+var ErrCorrupt = errors.New("ledger: file damaged")
+
+// ErrIntegrity: bytes read from the file do not match the hash the log
+// holds for them (an edited or damaged leaf, or a document that does not
+// match the digest its leaf commits to). Every error reporting it is an
+// *IntegrityError. The HTTP service answers 500 LEDGER_INTEGRITY.
+var ErrIntegrity = errors.New("ledger: integrity failure")
+
+// CorruptError reports a damaged ledger file: Open refuses to open it, and a
+// read that meets damage (a bbolt page that does not parse, which makes
+// bbolt panic) answers it instead of panicking. Error() is one line that
+// tells the operator what to do. It wraps ErrCorrupt and, when a check found
+// the problem, its *CheckError.
+type CorruptError struct {
+	Path string
+	// Index is the log index the damage concerns (for a checkpoint: its
+	// tree size), or -1 when it concerns the file as a whole.
+	Index int64
+	// Reason says what is damaged, on one line.
+	Reason string
+	// Err is the *CheckError that found it, or nil.
+	Err error
+}
+
+func (e *CorruptError) Error() string {
+	where := ""
+	if e.Index >= 0 {
+		where = fmt.Sprintf(" at index %d", e.Index)
+	}
+	return fmt.Sprintf("ledger: %s is damaged%s (%s): restore it from the latest backup and verify the copy with the full check before serving it", e.Path, where, e.Reason)
+}
+
+func (e *CorruptError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrCorrupt, e.Err}
+	}
+	return []error{ErrCorrupt}
+}
+
+// corrupt builds a *CorruptError; a *CheckError is kept as its cause.
+func corrupt(path string, err error) *CorruptError {
+	var ce *CheckError
+	if errors.As(err, &ce) {
+		return &CorruptError{Path: path, Index: ce.Index, Reason: oneLine(ce.What), Err: ce}
+	}
+	return &CorruptError{Path: path, Index: -1, Reason: oneLine(err.Error()), Err: err}
+}
+
+// IntegrityError reports bytes that do not match their hash: the leaf at
+// Index against its stored RFC 6962 record hash, or a document of the entry
+// at Index against the digest the caller knows for it. The bytes are never
+// returned with it. It wraps ErrIntegrity.
+type IntegrityError struct {
+	Index int64
+	What  string
+}
+
+func (e *IntegrityError) Error() string {
+	return fmt.Sprintf("ledger: integrity: entry %d: %s", e.Index, e.What)
+}
+
+func (e *IntegrityError) Unwrap() error { return ErrIntegrity }
+
+// oneLine folds a message onto one line (bbolt's panic messages may hold
+// newlines) and bounds its length.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+// verifyLeaf checks a leaf against the stored record hash of its index,
+// SHA-256(0x00‖leaf) (RFC 6962 §2.1): one SHA-256.
+func verifyLeaf(index int64, leaf, stored []byte) error {
+	if len(stored) != tlog.HashSize {
+		return &IntegrityError{Index: index, What: fmt.Sprintf("its stored record hash has %d bytes", len(stored))}
+	}
+	if h := tlog.RecordHash(leaf); string(h[:]) != string(stored) {
+		return &IntegrityError{Index: index, What: "its leaf does not match its stored record hash SHA-256(0x00‖leaf)"}
+	}
+	return nil
+}
+
+// verifyDoc checks a document against the SHA-256 digest its caller knows.
+func verifyDoc(index int64, name string, doc []byte, want [sha256.Size]byte) error {
+	if sha256.Sum256(doc) != want {
+		return &IntegrityError{Index: index, What: fmt.Sprintf("document %q does not match the SHA-256 digest it is anchored by", name)}
+	}
+	return nil
+}
+
+// readGuard turns a panic or a memory fault raised while reading the file
+// into a *CorruptError: bbolt trusts its pages and panics (or faults on its
+// memory map) when a damaged one does not parse. Use as
+//
+//	defer l.readGuard(&err)()
+//
+// which enables panic-on-fault for the calling goroutine until the read
+// returns.
+func (l *Ledger) readGuard(err *error) func() {
+	old := debug.SetPanicOnFault(true)
+	return func() {
+		debug.SetPanicOnFault(old)
+		if r := recover(); r != nil {
+			if up, ok := r.(userPanic); ok {
+				panic(up.v) // the caller's own code panicked: not ours to hide
+			}
+			if sp, ok := r.(storePanic); ok {
+				r = sp.v
+			}
+			l.integrityFailures.Add(1)
+			*err = &CorruptError{Path: l.path, Index: -1, Reason: "reading the file failed: " + panicText(r)}
+		}
+	}
+}
+
+// userPanic carries a panic raised by caller code (a View, Update, Build or
+// Hook function) through the read guards, which re-raise it; storePanic
+// carries one raised by bbolt while caller code was running (a damaged page
+// met by a Tx method), which the guards report as damage.
+type (
+	userPanic  struct{ v any }
+	storePanic struct{ v any }
+)
+
+// callUser runs caller code, marking a panic in it as the caller's unless
+// it came from the store.
+func callUser[T any](fn func() (T, error)) (T, error) {
+	defer func() {
+		if r := recover(); r != nil {
+			switch r.(type) {
+			case userPanic, storePanic:
+				panic(r)
+			}
+			panic(userPanic{r})
+		}
+	}()
+	return fn()
+}
+
+// storeGuard marks a panic raised by the store as such; Tx methods, which
+// run inside caller code, defer it.
+func storeGuard() {
+	if r := recover(); r != nil {
+		switch r.(type) {
+		case userPanic, storePanic:
+			panic(r)
+		}
+		panic(storePanic{r})
+	}
+}
+
+// panicText describes a recovered panic on one line.
+func panicText(r any) string {
+	switch v := r.(type) {
+	case runtime.Error:
+		return oneLine(v.Error())
+	case error:
+		return oneLine(v.Error())
+	default:
+		return oneLine(fmt.Sprint(v))
+	}
+}

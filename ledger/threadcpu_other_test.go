@@ -1,0 +1,8 @@
+//go:build !linux
+
+package ledger
+
+import "time"
+
+// threadCPU is unavailable here: the benchmarks report 0.
+func threadCPU() time.Duration { return 0 }
