@@ -233,8 +233,7 @@ func (s *boltStore) load(o boltOpen) (lf loadedFile, err error) {
 	hasMeta := false
 	if err := s.db.View(func(tx *bolt.Tx) error {
 		if meta := tx.Bucket(bucketMeta); meta != nil {
-			hasMeta = true
-			schema = string(meta.Get(metaSchema))
+			hasMeta, schema = true, string(meta.Get(metaSchema))
 		} else {
 			first, _ = tx.Cursor().First()
 			first = clone(first)
@@ -244,10 +243,8 @@ func (s *boltStore) load(o boltOpen) (lf loadedFile, err error) {
 		return lf, fmt.Errorf("ledger: open %s: %w: %w", s.path, ErrUnavailable, err)
 	}
 	switch {
-	case hasMeta && schema != schemaVersion && schema != schemaV1:
-		// The meta bucket is there but its schema is missing or unknown:
-		// never initialize over it.
-		return lf, &CorruptError{Path: s.path, Index: -1, Reason: fmt.Sprintf("the meta bucket names no known schema (%q)", schema)}
+	case hasMeta && schema != schemaV1 && schema != schemaVersion:
+		return lf, fmt.Errorf("ledger: %s has schema %q, this version reads %q and %q: %w", s.path, schema, schemaV1, schemaVersion, ErrInvalid)
 	case schema == "" && first != nil:
 		return lf, fmt.Errorf("ledger: %s is a bbolt file without ledger meta (first bucket %q): %w", s.path, first, ErrInvalid)
 	case schema == "" && o.readOnly:

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -484,5 +485,27 @@ func TestQuickWalkChecksBounds(t *testing.T) {
 	}
 	if refused == 0 || outOfOrder == 0 {
 		t.Fatalf("refused %d pages with an element out of bounds, full walk found %d reorderings", refused, outOfOrder)
+	}
+}
+
+// TestUnknownSchemaRefused: a meta bucket without a known schema (an edited
+// or damaged key) is refused, never initialized over.
+func TestUnknownSchemaRefused(t *testing.T) {
+	for name, edit := range map[string]func(*bolt.Tx) error{
+		"schema key gone":           del("meta", metaSchema),
+		"schema of a newer version": put("meta", metaSchema, []byte("fiscal402.ledger/9")),
+	} {
+		t.Run(name, func(t *testing.T) {
+			base, _ := tamperFixture(t)
+			tamper(t, base, edit)
+			before, _ := os.ReadFile(base)
+			s, _, _ := testKey(t, testOrigin, "log key 1")
+			if _, err := Open(base, Options{Origin: testOrigin, Signer: s}); !errors.Is(err, ErrInvalid) {
+				t.Fatalf("Open = %v, want ErrInvalid", err)
+			}
+			if after, _ := os.ReadFile(base); !bytes.Equal(before, after) {
+				t.Fatal("Open changed the file")
+			}
+		})
 	}
 }

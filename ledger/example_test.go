@@ -166,3 +166,55 @@ func ExampleCheck() {
 	// check: <nil>
 	// with another key: true 0
 }
+
+// A prebuilt entry (hashed and compressed in the caller's goroutine) with a
+// Hook that draws a gap-free invoice number, splices it into the prebuilt
+// invoice and writes the outbox event keyed by the log index.
+func ExampleHook() {
+	dir, err := os.MkdirTemp("", "ledger-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	signer, _ := exampleKey()
+	l, err := ledger.Open(filepath.Join(dir, "ledger.db"), ledger.Options{Origin: "fiscal402.example/log", Signer: signer})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer l.Close()
+
+	for _, id := range []string{"x402-a", "x402-b"} {
+		invoice := []byte("<Invoice><ID>INV-000000</ID></Invoice>")
+		numberAt := bytes.Index(invoice, []byte("000000"))
+		res, err := l.Append(context.Background(), ledger.Append{
+			Claims: []ledger.Claim{{Space: "payment", Key: "eip155:8453:" + id}},
+			Entry: &ledger.Entry{
+				ID:   id,
+				Leaf: []byte("receipt of " + id),
+				Docs: map[string][]byte{"ubl": invoice},
+			},
+			Sequences: []string{"invoices/acct_demo"},
+			Hook: func(h *ledger.Hook) error {
+				n, err := h.Sequence("invoices/acct_demo")
+				if err != nil {
+					return err
+				}
+				if err := h.Splice("ubl", numberAt, fmt.Appendf(nil, "%06d", n)); err != nil {
+					return err
+				}
+				return h.Put("events", fmt.Appendf(nil, "%016d", h.Index()), []byte(id))
+			},
+		})
+		if err != nil {
+			log.Fatal(err)
+		}
+		ubl, _ := l.Doc(id, "ubl")
+		fmt.Println(res.Index, string(ubl))
+	}
+	last, _ := l.Sequence("invoices/acct_demo")
+	fmt.Println("last invoice number", last)
+	// Output:
+	// 0 <Invoice><ID>INV-000001</ID></Invoice>
+	// 1 <Invoice><ID>INV-000002</ID></Invoice>
+	// last invoice number 2
+}

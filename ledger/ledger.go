@@ -122,12 +122,14 @@ type Ledger struct {
 // Opening an existing file runs a structural check first and refuses a
 // damaged file with a *CorruptError (errors.Is ErrCorrupt) whose message is
 // one line telling the operator to restore the backup. The check, in order
-// (# Opening in the package doc gives its cost):
+// (# Opening and damage in the package doc gives its cost):
 //
 //  1. the bbolt page structure: every page reachable from the current meta
-//     page is read and bounds-checked, and the freelist is checked against
-//     them (checkPages), before bbolt itself reads the file;
-//  2. schema, origin, meta size against the last leaf;
+//     page is bounds-checked (an ordinary leaf page only as far as its
+//     element bounds), and the freelist is checked against them
+//     (checkPages), before bbolt itself reads the file;
+//  2. schema, origin, meta size against the last leaf; a schema-1 file
+//     opened for writing is upgraded to schema 2 in place;
 //  3. the latest checkpoint: signed by the configured key (another key is
 //     ErrLogKeyMismatch, a damaged signature by it is corruption), its size
 //     is the log size and its root the RFC 6962 tree hash of the stored
@@ -135,7 +137,8 @@ type Ledger struct {
 //  4. the last OpenCheckLeaves leaves: each leaf's record hash and the
 //     interior hashes it completed, recomputed, equal the stored ones.
 //
-// With Options.FullCheck, Open runs Check on the whole file instead of 2–4.
+// With Options.FullCheck, Open reads every page in step 1 and runs Check on
+// the whole file instead of 3–4.
 func Open(path string, opts Options) (*Ledger, error) {
 	return open(path, opts, nil)
 }

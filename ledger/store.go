@@ -39,7 +39,9 @@ type store interface {
 	// update runs fn in a write transaction over side data, durable when
 	// it returns nil; it shares the store's writer with commit.
 	update(fn func(tx Tx) error) error
-	// check verifies the whole store with v (Check); see checker.
+	// check walks the whole store in one snapshot, feeding its entries and
+	// checkpoints to v (the log part, shared) and checking its own layout
+	// (Check).
 	check(v *logChecker) error
 	close() error
 }
