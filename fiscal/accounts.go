@@ -73,6 +73,10 @@ type Seller struct {
 	// exclusive of VAT) made before it used the engine, per calendar year,
 	// added to what the ledger holds for the Art. 59c threshold.
 	OpeningTotals []OpeningTotal `json:"openingTotals,omitempty"`
+	// InvoicePrefix opens the account's invoice numbers (numbering.go):
+	// "" means "F402-"; the year and a six-digit sequential number follow
+	// (F402-2026-000123).
+	InvoicePrefix string `json:"invoicePrefix,omitempty"`
 	// SupplyKind is the default supply kind of the account's sales; ""
 	// means "digital_service".
 	SupplyKind string `json:"supplyKind,omitempty"`
@@ -166,6 +170,9 @@ func (s Seller) validate() error {
 	case "", fx.LatestPublishedAt, fx.ForDayOrPrevious:
 	default:
 		return fmt.Errorf("seller.fxPolicy %q: want %q or %q", s.FXPolicy, fx.LatestPublishedAt, fx.ForDayOrPrevious)
+	}
+	if err := validInvoicePrefix(s.InvoicePrefix); err != nil {
+		return err
 	}
 	years := map[int]bool{}
 	for i, o := range s.OpeningTotals {

@@ -106,12 +106,45 @@ func (b *Books) Settle(ctx context.Context, req SettlementRequest, idempotencyKe
 	if err != nil {
 		return nil, err
 	}
-	d, err := b.draft(ctx, p, verification, now)
-	if err != nil {
-		return nil, err
+	return b.decideAndCommit(ctx, func() (*Draft, error) {
+		d, err := b.draft(ctx, p, verification, now)
+		if err != nil {
+			return nil, err
+		}
+		d.Claims = withLogClaim(claims, b.acc.ID, d.Record.Settlement)
+		return d, nil
+	})
+}
+
+// maxStaleRetries bounds how often a supply is decided again because the
+// Art. 59c running total changed under it (a concurrent sale of the same
+// account counted first); each retry reads the new total.
+const maxStaleRetries = 64
+
+// decideAndCommit makes the draft and commits it, deciding it again while
+// the running total it was decided on went stale.
+func (b *Books) decideAndCommit(ctx context.Context, decide func() (*Draft, error)) (*SettleResult, error) {
+	for attempt := 0; ; attempt++ {
+		if attempt == 1 {
+			// Lost the race once: decide the account's counting sales one
+			// at a time from now on, so that this one gets through.
+			mu := b.e.accountLock(b.acc.ID)
+			mu.Lock()
+			defer mu.Unlock()
+		}
+		d, err := decide()
+		if err != nil {
+			return nil, err
+		}
+		res, err := b.commitRecord(ctx, d)
+		if errors.Is(err, errStaleTotal) && attempt < maxStaleRetries {
+			continue
+		}
+		if errors.Is(err, errStaleTotal) {
+			return nil, &Error{Code: CodeDBUnavailable, Detail: "the account's running totals changed too often while this sale was decided; retry", RetryAfter: time.Second, Err: err}
+		}
+		return res, err
 	}
-	d.Claims = withLogClaim(claims, b.acc.ID, d.Record.Settlement)
-	return b.commitRecord(ctx, d)
 }
 
 // Ingest is a payment an ingest path (package ingest) reads from the chain:
@@ -188,14 +221,16 @@ func (b *Books) Ingest(ctx context.Context, in Ingest) (*SettleResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := b.draft(ctx, p, Verification{Chain: "verified", Facts: &facts}, now)
-	if err != nil {
-		return nil, err
-	}
-	d.Record.X402 = in.X402
-	d.Puts = append(d.Puts, in.Puts...)
-	d.Claims = withLogClaim(claims, b.acc.ID, d.Record.Settlement)
-	return b.commitRecord(ctx, d)
+	return b.decideAndCommit(ctx, func() (*Draft, error) {
+		d, err := b.draft(ctx, p, Verification{Chain: "verified", Facts: &facts}, now)
+		if err != nil {
+			return nil, err
+		}
+		d.Record.X402 = in.X402
+		d.Puts = append(d.Puts, in.Puts...)
+		d.Claims = withLogClaim(claims, b.acc.ID, d.Record.Settlement)
+		return d, nil
+	})
 }
 
 // RequireChain refuses an ingest path that needs the chain on a network

@@ -60,12 +60,29 @@ func be64(n int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(n))
 // duplicate). A nil error means the entry is committed and fsynced.
 func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended, error) {
 	var stored []byte
-	res, err := e.ledger.Append(ctx, ledger.Append{
+	postings := append([]ledger.Posting{{Index: indexAccountEvents, Key: []byte(d.Record.Account + "\x00"), AppendIndex: true}}, d.Postings...)
+	if idx := timeIndex(d); idx != "" {
+		postings = append(postings, ledger.Posting{Index: idx, Key: accountTimeKey(d.Record.Account, d.createdAt, d.Record.ID)})
+	}
+	puts := append([]ledger.Put{{Bucket: bucketHeads, Key: []byte(d.Record.ID), Value: []byte(d.id)}}, d.Puts...)
+	a := ledger.Append{
 		Claims: d.Claims,
-		Build: func(index int64) (ledger.Entry, error) {
+		// Everything that depends on the log position or on the order of
+		// appends is decided in the committer: the invoice number (a
+		// gap-free sequence), the Art. 59c running total, the log index in
+		// the record and the receipt, the outbox event.
+		Entry: &ledger.Entry{ID: d.id, Leaf: []byte(d.id), Postings: postings, Puts: puts},
+		Hook: func(h *ledger.Hook) error {
+			index := h.Index()
+			if err := e.number(h, d); err != nil {
+				return err
+			}
+			if err := d.total.apply(h, d); err != nil {
+				return err
+			}
 			doc, leaf, err := e.seal(d, index)
 			if err != nil {
-				return ledger.Entry{}, err
+				return err
 			}
 			ev, err := json.Marshal(Event{
 				ID:       "evt_" + d.id,
@@ -77,24 +94,30 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 				EntryID:  d.id,
 			})
 			if err != nil {
-				return ledger.Entry{}, err
+				return err
+			}
+			if err := h.SetDoc(docRecord, doc); err != nil {
+				return err
+			}
+			if d.ubl != nil {
+				if err := h.SetDoc(docUBL, d.ubl); err != nil {
+					return err
+				}
+			}
+			if err := h.SetLeaf([]byte(leaf)); err != nil {
+				return err
 			}
 			stored = doc
-			docs := map[string][]byte{docRecord: doc}
-			if d.ubl != nil {
-				docs[docUBL] = d.ubl
-			}
-			postings := append([]ledger.Posting{{Index: indexAccountEvents, Key: accountIndexKey(d.Record.Account, index)}}, d.Postings...)
-			if idx := timeIndex(d); idx != "" {
-				postings = append(postings, ledger.Posting{Index: idx, Key: accountTimeKey(d.Record.Account, d.createdAt, d.Record.ID)})
-			}
-			puts := append([]ledger.Put{
-				{Bucket: bucketHeads, Key: []byte(d.Record.ID), Value: []byte(d.id)},
-				{Bucket: bucketEvents, Key: be64(index), Value: ev},
-			}, d.Puts...)
-			return ledger.Entry{ID: d.id, Leaf: []byte(leaf), Docs: docs, Postings: postings, Puts: puts}, nil
+			return h.Put(bucketEvents, be64(index), ev)
 		},
-	})
+	}
+	if d.series != "" {
+		a.Sequences = []string{d.series}
+	}
+	if d.total != nil {
+		a.Reads = d.total.reads()
+	}
+	res, err := e.ledger.Append(ctx, a)
 	if err != nil {
 		var conflict *ledger.ClaimConflictError
 		var fe *Error
@@ -103,12 +126,17 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 			return nil, res, claimConflict(conflict.Claim)
 		case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 			return nil, res, err
+		case errors.Is(err, errStaleTotal):
+			return nil, res, errStaleTotal
 		case errors.As(err, &fe):
 			return nil, res, fe
 		}
 		return nil, res, storeError(err)
 	}
 	e.outbox.notify()
+	if d.total != nil && d.total.crossed {
+		e.emitThresholdEvents(ctx)
+	}
 	return stored, res, nil
 }
 

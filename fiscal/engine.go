@@ -87,6 +87,9 @@ type Engine struct {
 	outbox   *Outbox
 	randMu   sync.Mutex    // Config.Rand need not be safe for concurrent use
 	stop     chan struct{} // closed by Close: stops background work
+	// totalLocks serialise an account's sales that lost a race for its
+	// Art. 59c running total (totals.go).
+	totalLocks sync.Map // account id → *sync.Mutex
 	// rechecks are the registry re-check handlers of other record kinds.
 	handlersMu sync.Mutex
 	rechecks   map[string]func(context.Context, Recheck, time.Time) error
@@ -322,4 +325,11 @@ func RotateReceiptKey(dir string, now time.Time, rnd io.Reader) (retired, active
 		return "", "", fmt.Errorf("fiscal: rotate receipt key: %w", err)
 	}
 	return retired, k.Signer().KeyID(), nil
+}
+
+// accountLock is the mutex of an account's contended running-total
+// decisions.
+func (e *Engine) accountLock(accountID string) *sync.Mutex {
+	mu, _ := e.totalLocks.LoadOrStore(accountID, &sync.Mutex{})
+	return mu.(*sync.Mutex)
 }

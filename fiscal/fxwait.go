@@ -97,7 +97,7 @@ func (e *Engine) retryRate(ctx context.Context, it fxWaitItem) (bool, error) {
 	}
 	now := e.Now().UTC()
 	seller := b.acc.Seller
-	d, err := e.Prepare(ctx, prev.Account, Supply{Payment: p, Seller: seller, Verification: prev.Verification, Registry: prev.Buyer.Registry}, now)
+	d, err := e.Prepare(ctx, prev.Account, Supply{Payment: p, Seller: seller, Verification: prev.Verification, Registry: prev.Buyer.Registry, AccountTotals: true}, now)
 	if err != nil {
 		return false, err
 	}

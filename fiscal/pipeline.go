@@ -3,7 +3,6 @@ package fiscal
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -33,6 +32,10 @@ type Supply struct {
 	// CrossBorder are the seller's Art. 59c running totals for the year of
 	// the supply and the year before (nil: unknown; the flags decide).
 	CrossBorder *vat.CrossBorderTotals
+	// AccountTotals: the supply is the account's own sale, decided on the
+	// account's running totals (totals.go) and counted toward them when
+	// committed; Prepare reads them (CrossBorder must be nil).
+	AccountTotals bool
 	// Determine replaces vat.Determine, for a way in that knows less about
 	// the seller than an account does (fiscal events). nil: vat.Determine.
 	Determine func(vat.Input) vat.Determination
@@ -63,8 +66,13 @@ type Draft struct {
 	id        string // ledger entry id = the event id of this entry
 	createdAt time.Time
 	gross     decimal.Decimal
-	ubl       []byte
-	claims    *receipt.Claims // nil: no receipt; the document is the leaf
+	ubl       []byte     // the invoice, numbered in the committer
+	ublDraft  *ubl.Draft // the invoice before its number
+	// series is the invoice numbering series (a ledger sequence) and
+	// seriesPrefix what precedes the number in the invoice id.
+	series, seriesPrefix string
+	total                *totalCheck     // the Art. 59c running total this supply counts toward
+	claims               *receipt.Claims // nil: no receipt; the document is the leaf
 }
 
 // Prepare classifies a supply for the account without writing anything:
@@ -87,10 +95,23 @@ func (e *Engine) Prepare(ctx context.Context, accountID string, s Supply, now ti
 		determine = vat.Determine
 	}
 	seller := s.Seller
+	cb := s.CrossBorder
+	var total *totalCheck
+	if cb == nil && s.AccountTotals && countsTowardTotal(seller) {
+		if cb, total, err = e.totalsFor(accountID, seller, p.Timestamp); err != nil {
+			return nil, err
+		}
+	}
 	// The EUR amount first: the Art. 59c count needs the supply's value.
 	rfx, gross, fxReason, err := e.convert(ctx, p, cmp.Or(seller.FXPolicy, e.cfg.FXPolicy))
 	if err != nil {
 		return nil, err
+	}
+	if fxReason != nil && total != nil {
+		// Without the EUR amount the supply cannot be counted: decide on
+		// the account's flags now; the revision made once the rate is out
+		// (RetryRates) counts it.
+		cb, total = nil, nil
 	}
 	det := determine(vat.Input{
 		Seller: vat.Seller{
@@ -99,7 +120,7 @@ func (e *Engine) Prepare(ctx context.Context, accountID string, s Supply, now ti
 			VATNumber:                seller.VATNumber,
 			OverThreshold:            seller.OverThreshold,
 			OptedForDestination:      seller.OptedForDestination,
-			CrossBorder:              s.CrossBorder,
+			CrossBorder:              cb,
 			Registrations:            seller.Registrations,
 			ElectronicInterface:      seller.ElectronicInterface,
 			Art9aRebutted:            seller.Art9aRebutted,
@@ -188,6 +209,14 @@ func (e *Engine) Prepare(ctx context.Context, accountID string, s Supply, now ti
 	d := &Draft{Record: rec, id: id, createdAt: now, gross: gross, EventType: EventSettlementPendingReview}
 	if status == StatusProcessed {
 		d.EventType = EventSettlementProcessed
+		// A processed supply that counts toward the Art. 59c total adds
+		// its value in the committer, if the totals are still those read.
+		if th := det.Threshold; total != nil && th != nil && th.Counts && th.Counted != nil && th.TotalAfter != nil {
+			total.add, total.crossed, total.recordID = *th.Counted, th.Crossed, id
+			total.depends = th.Rule == vat.ThresholdWithin || th.Rule == vat.ThresholdCrossed
+			total.before, total.after = th.TotalBefore, *th.TotalAfter
+			d.total = total
+		}
 	}
 	// A VAT number the registry could not confirm yet is asked again in
 	// the background; the queue entry is written with the record.
@@ -202,7 +231,7 @@ func (e *Engine) Issue(d *Draft, seller Seller) error {
 	r := &d.Record
 	r.Seller = RecordSeller{LegalName: seller.LegalName, VATNumber: seller.VATNumber, LegalID: seller.LegalID, Country: seller.Country, Address: seller.Address}
 	if r.ReviewStatus == StatusProcessed {
-		if err := e.attachInvoice(d); err != nil {
+		if err := e.attachInvoice(d, seller); err != nil {
 			return err
 		}
 	}
@@ -226,7 +255,7 @@ func (b *Books) draft(ctx context.Context, p Payment, v Verification, now time.T
 		p.Buyer.Description = b.acc.Seller.ItemName
 	}
 	e := b.e
-	d, err := e.Prepare(ctx, b.acc.ID, Supply{Payment: p, Seller: b.acc.Seller, Verification: v}, now)
+	d, err := e.Prepare(ctx, b.acc.ID, Supply{Payment: p, Seller: b.acc.Seller, Verification: v, AccountTotals: true}, now)
 	if err != nil {
 		return nil, err
 	}
@@ -274,25 +303,31 @@ func (e *Engine) invoiceURL(id string) string {
 	return "/settlements/" + id + "/ubl"
 }
 
-// attachInvoice renders the UBL invoice of a processed draft.
-func (e *Engine) attachInvoice(d *Draft) error {
+// attachInvoice renders the UBL invoice of a processed draft, still
+// without its number: the number is the next of the account's series,
+// drawn when the entry is committed (number, numbering.go).
+func (e *Engine) attachInvoice(d *Draft, seller Seller) error {
 	r := &d.Record
 	a := split(d.gross, r.Classification)
 	inv, err := invoiceFor(r, a.net, a.vat, d.createdAt)
 	if err != nil {
 		return err
 	}
-	d.ubl, err = ubl.RenderInvoice(inv)
-	if err != nil {
+	inv.ID = ""
+	if d.ublDraft, err = ubl.DraftInvoice(inv); err != nil {
 		return &Error{Code: CodeInternal, Detail: "the invoice could not be rendered", Err: err}
 	}
-	sum := sha256.Sum256(d.ubl)
+	if e.cfg.Environment == receipt.EnvSandbox {
+		// Simulations are numbered in the sandbox's own series, whose
+		// prefix no account can choose: a sandbox document is never a
+		// number of a real series.
+		seller.InvoicePrefix = "SANDBOX-"
+	}
+	d.series, d.seriesPrefix = invoiceSeries(r.Account, seller, d.createdAt)
 	r.Invoice = &InvoiceRef{
-		ID:        r.ID,
-		Format:    "UBL 2.1 Invoice",
-		Profile:   string(inv.Profile),
-		UBLSHA256: hex.EncodeToString(sum[:]),
-		URL:       e.invoiceURL(r.ID),
+		Format:  "UBL 2.1 Invoice",
+		Profile: string(inv.Profile),
+		URL:     e.invoiceURL(r.ID),
 	}
 	return nil
 }

@@ -144,7 +144,6 @@ func (b *Books) Resolve(ctx context.Context, id string, res Resolution, idempote
 	if err != nil {
 		return nil, err
 	}
-	e := b.e
 	var claims []ledger.Claim
 	if idempotencyKey != "" {
 		claims = append(claims, IdempotencyClaim(b.acc.ID, idempotencyKey, fingerprintOf(struct {
@@ -155,6 +154,12 @@ func (b *Books) Resolve(ctx context.Context, id string, res Resolution, idempote
 			return out, err
 		}
 	}
+	return b.resolve(ctx, id, res, claims, 0)
+}
+
+// resolve decides and commits a normalised resolution.
+func (b *Books) resolve(ctx context.Context, id string, res Resolution, claims []ledger.Claim, attempt int) (*SettleResult, error) {
+	e := b.e
 	prev, _, err := b.Record(ctx, id)
 	if err != nil {
 		return nil, err
@@ -170,7 +175,7 @@ func (b *Books) Resolve(ctx context.Context, id string, res Resolution, idempote
 	reg := applyResolution(&p, prev, res.Buyer)
 	now := e.Now().UTC()
 	seller := b.acc.Seller
-	s := Supply{Payment: p, Seller: seller, Verification: prev.Verification, Registry: reg}
+	s := Supply{Payment: p, Seller: seller, Verification: prev.Verification, Registry: reg, AccountTotals: true}
 	var manualErr error
 	if m := res.Determination; m != nil {
 		s.Determine = func(in vat.Input) vat.Determination {
@@ -207,6 +212,11 @@ func (b *Books) Resolve(ctx context.Context, id string, res Resolution, idempote
 		d.Puts = append(d.Puts, ledger.Put{Bucket: bucketFXWait, Key: []byte(prev.ID)})
 	}
 	out, err := e.revise(ctx, prev, d, seller, now, Revision{ResolvedBy: res.ResolvedBy, Note: res.Note, Cause: CauseResolution}, claims)
+	if errors.Is(err, errStaleTotal) && attempt < maxStaleRetries {
+		// A concurrent sale counted toward the running total first:
+		// decide again on the new total.
+		return b.resolve(ctx, id, res, claims, attempt+1)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -218,7 +218,7 @@ func (e *Engine) amend(ctx context.Context, it recheckItem, reg *vies.Result, ab
 	if err != nil {
 		return err
 	}
-	d, err := e.Prepare(ctx, prev.Account, Supply{Payment: p, Seller: it.Seller, Verification: prev.Verification, Registry: reg}, now)
+	d, err := e.Prepare(ctx, prev.Account, Supply{Payment: p, Seller: it.Seller, Verification: prev.Verification, Registry: reg, AccountTotals: true}, now)
 	if err != nil {
 		return err
 	}

@@ -389,6 +389,13 @@ func (s *Service) decide(ctx context.Context, acc fiscal.Account, in input, now 
 	d.Document = func(sealed *fiscal.Record) ([]byte, error) {
 		out := *ev
 		out.Ledger = sealed.Ledger
+		if out.Invoice != nil && sealed.Invoice != nil {
+			// The invoice is numbered in the committer: take its id and
+			// hash from the sealed record, keep the event's URL.
+			inv := *sealed.Invoice
+			inv.URL = out.Invoice.URL
+			out.Invoice = &inv
+		}
 		if sealed.Revision > 1 {
 			out.Revision, out.History = sealed.Revision, sealed.History
 			if out.Receipt != nil {

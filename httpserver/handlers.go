@@ -160,3 +160,32 @@ func (s *Server) getFXStatus(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, http.StatusOK, raw)
 }
+
+// getAccountTotals: GET /v1/account/totals, the account's Art. 59c running
+// totals per calendar year.
+func (s *Server) getAccountTotals(w http.ResponseWriter, r *http.Request) {
+	books, err := s.books(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	totals, err := books.Totals(r.Context())
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	raw, err := json.Marshal(AccountTotals{Object: "account_totals", Account: books.Account().ID, Years: totals})
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, raw)
+}
+
+// AccountTotals is the body of GET /v1/account/totals.
+type AccountTotals struct {
+	Object  string             `json:"object"` // "account_totals"
+	Account string             `json:"account"`
+	Years   []fiscal.YearTotal `json:"years"`
+}

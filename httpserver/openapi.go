@@ -367,6 +367,13 @@ func operations() map[string]operation {
 			},
 			errors: []fiscal.Code{fiscal.CodeBadRequest, fiscal.CodeNotFound, fiscal.CodeRecordNotPending, fiscal.CodeRevisionConflict, fiscal.CodeIdempotencyConflict, codeRateLimited, fiscal.CodeDBUnavailable},
 		},
+		"GET /v1/account/totals": {
+			id: "getAccountTotals", tag: "Records", auth: authRequired,
+			summary:     "The account's Art. 59c running totals",
+			description: "Per calendar year (in the seller's time zone): the total, exclusive of VAT and exact, of the account's cross-border B2C supplies of telecommunications, broadcasting and electronic services, with its opening figure, against the EUR 10,000 of Art. 59c Directive 2006/112/EC. The engine decides each such sale on these totals in append order; the sale that crosses emits `account.threshold_crossed`.",
+			responses:   []response{jsonBody(http.StatusOK, "The totals.", reflect.TypeFor[AccountTotals](), "Cache-Control")},
+			errors:      []fiscal.Code{codeRateLimited, fiscal.CodeDBUnavailable},
+		},
 		"GET /settlements/{id}/ubl": {
 			id: "getSettlementInvoice", tag: "Records", auth: authRequired, conditional: true, pathParams: idParam,
 			summary:     "Read the UBL 2.1 invoice of a record",
@@ -800,7 +807,7 @@ func decisionsMarkdown() string {
 		"**What is a 400** (§7): a body that is not one JSON object, unknown or duplicate members, a JSON number where a decimal string is required, a missing required member, an amount with a sign, exponent, leading zero or more than " + fmt.Sprint(lim.USDCDecimals) + " decimals, a timestamp that is not ISO-8601 UTC or lies more than " + fmt.Sprint(lim.MaxClockSkewSeconds) + " s in the future, a malformed hash, address or country code.",
 		fmt.Sprintf("**Limits** (§8): bodies up to %d bytes (413 beyond); amounts below 10^%d USDC; text members up to %d characters; `Idempotency-Key` 1 to %d visible ASCII characters, kept forever; settlements from %d on.", lim.MaxRequestBytes, lim.MaxAmountIntegerDigits, lim.MaxTextLength, lim.IdempotencyKeyMaxLen, lim.EarliestSettlementYear),
 		"**Transitions** (§3): a record is never rewritten; a later state is a new revision with its own receipt that `supersedes` the previous one.",
-		"**Event types** (§6): " + codeList(fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, fiscalevent.EventRecorded, fiscalevent.EventRevised) + "; names stay stable, payload fields may grow.",
+		"**Event types** (§6): " + codeList(fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, fiscalevent.EventRecorded, fiscalevent.EventRevised, fiscal.EventAccountThresholdCrossed) + "; names stay stable, payload fields may grow.",
 		"**Deprecation** (§9.4): a breaking change to a receipt or record gets a new version; the old version stays verifiable (the JWKS keeps retired keys) and is served alongside the new one until the end of a deprecation period announced with the change.",
 	}
 	for _, it := range items {

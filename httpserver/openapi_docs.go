@@ -77,7 +77,7 @@ var fieldDocs = map[string]string{
 var fieldEnums = map[string][]string{
 	"Record.reviewStatus":               {fiscal.StatusProcessed, fiscal.StatusPendingReview},
 	"Revision.reviewStatus":             {fiscal.StatusProcessed, fiscal.StatusPendingReview},
-	"Revision.eventType":                {fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, fiscalevent.EventRecorded, fiscalevent.EventRevised},
+	"Revision.eventType":                {fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, fiscalevent.EventRecorded, fiscalevent.EventRevised, fiscal.EventAccountThresholdCrossed},
 	"Record.custody":                    {fiscal.CustodyNone},
 	"VatDetermination.status":           {vat.StatusDetermined, vat.StatusManualReview},
 	"VatDetermination.regime":           {vat.RegimeOSSB2C, vat.RegimeDomestic, vat.RegimeReverseChargeB2B, vat.RegimeOutsideScope, vat.RegimeUKDomestic, vat.RegimeUKB2C, vat.RegimeUKReverseCharge},

@@ -146,6 +146,7 @@ func TestOpenAPIExamples(t *testing.T) {
 	run(exampleStep{op: "getConsistencyProof", method: "GET", path: "/v1/log/proof/consistency?from=1&to=2", status: 200})
 	run(exampleStep{op: "getConsistencyProof", method: "GET", path: "/v1/log/proof/consistency?from=x", status: 400})
 	run(exampleStep{op: "getFXStatus", method: "GET", path: "/v1/fx/status", status: 200})
+	run(exampleStep{op: "getAccountTotals", method: "GET", path: "/v1/account/totals", key: keyA, status: 200, keep: true})
 
 	// x402 ingest: this fixture has no chain, so the documents are refused
 	// for want of verification (what a deployment with chain mode off

@@ -128,7 +128,9 @@ func TestSimulate(t *testing.T) {
 				return
 			}
 			// The UBL: its note opens with the watermark, it is bound to record and receipt.
-			if !strings.Contains(sim.UBL, "<cbc:Note>"+ubl.SandboxWatermark) || !strings.Contains(sim.UBL, "<cbc:ID>"+rec.ID+"</cbc:ID>") {
+			// Its number is of the sandbox's own series; the record id is the buyer reference.
+			if !strings.Contains(sim.UBL, "<cbc:Note>"+ubl.SandboxWatermark) || !strings.Contains(sim.UBL, "<cbc:ID>SANDBOX-") ||
+				!strings.Contains(sim.UBL, "<cbc:BuyerReference>"+rec.ID+"</cbc:BuyerReference>") {
 				t.Errorf("UBL lacks the watermark note or the sandbox id:\n%s", sim.UBL)
 			}
 			sum := sha256.Sum256([]byte(sim.UBL))

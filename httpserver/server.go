@@ -200,6 +200,7 @@ func (s *Server) routes() []route {
 		{"GET", "/settlements/{id}", s.authed(s.getSettlement), true},
 		{"GET", "/settlements/{id}/ubl", s.authed(s.getSettlementUBL), true},
 		{"POST", "/settlements/{id}/resolve", s.authed(s.postResolve), true},
+		{"GET", "/v1/account/totals", s.authed(s.getAccountTotals), true},
 		{"POST", "/v1/x402/settlements", s.authed(s.postX402Settlement), true},
 		{"GET", "/v1/x402/settlements/{id}", s.authed(s.getX402Settlement), true},
 		{"GET", "/v1/receipts/{id}", http.HandlerFunc(s.getReceipt), false},

@@ -12,9 +12,11 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -348,6 +350,15 @@ func TestCrashUnderLoad(t *testing.T) {
 	if size > int64(len(acked)+unknown) {
 		t.Fatalf("log has %d entries, more than %d acknowledged + %d unknown: a duplicate", size, len(acked), unknown)
 	}
+	// Invoice numbers stay gap-free across the kills: the processed
+	// settlements carry F402-<year>-000001 … -00000n, each once.
+	invoices := invoiceNumbers(t, p)
+	slices.Sort(invoices)
+	for i, id := range invoices {
+		if want := fmt.Sprintf("F402-2026-%06d", i+1); id != want {
+			t.Fatalf("invoice numbers after %d kills: position %d is %s, want %s (of %d)", rounds, i, id, want, len(invoices))
+		}
+	}
 	_, vkey := p.get(t, "/.well-known/log-key", false)
 	p.kill()
 	v, err := note.NewVerifier(strings.TrimSpace(string(vkey)))
@@ -357,6 +368,45 @@ func TestCrashUnderLoad(t *testing.T) {
 	if err := ledger.Check(filepath.Join(dir, "ledger.db"), v); err != nil {
 		t.Fatalf("ledger.Check after %d kills: %v", rounds, err)
 	}
-	t.Logf("%d SIGKILLs under 8 concurrent clients: %d settlements acknowledged and intact, %d answers lost to the kill, %d log entries, ledger.Check clean",
-		rounds, len(acked), unknown, size)
+	t.Logf("%d SIGKILLs under 8 concurrent clients: %d settlements acknowledged and intact, %d answers lost to the kill, %d log entries, invoices 1..%d without a gap, ledger.Check clean",
+		rounds, len(acked), unknown, size, len(invoices))
+}
+
+// invoiceNumbers lists the invoice numbers of every settlement of the demo
+// account, following the list's cursor.
+func invoiceNumbers(t *testing.T, p *serverProc) []string {
+	t.Helper()
+	var out []string
+	cursor := ""
+	for {
+		path := "/settlements?limit=200"
+		if cursor != "" {
+			path += "&cursor=" + url.QueryEscape(cursor)
+		}
+		status, body := p.get(t, path, true)
+		if status != 200 {
+			t.Fatalf("GET %s: %d %s", path, status, body)
+		}
+		var page struct {
+			Data []struct {
+				Invoice *struct {
+					ID string `json:"id"`
+				} `json:"invoice"`
+			} `json:"data"`
+			HasMore    bool   `json:"has_more"`
+			NextCursor string `json:"next_cursor"`
+		}
+		if err := json.Unmarshal(body, &page); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range page.Data {
+			if r.Invoice != nil {
+				out = append(out, r.Invoice.ID)
+			}
+		}
+		if !page.HasMore {
+			return out
+		}
+		cursor = page.NextCursor
+	}
 }

@@ -1,0 +1,83 @@
+package fiscal
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/fiscal402/fiscal402/ledger"
+)
+
+// Invoice numbers. Art. 226(2) Directive 2006/112/EC requires on every
+// invoice "a sequential number, based on one or more series, which uniquely
+// identifies the invoice". The engine numbers each account's invoices in one
+// series per calendar year of issue: the account's prefix (Seller.
+// InvoicePrefix, "F402-" by default), the year, a dash and six digits
+// (F402-2026-000123). The number is drawn in the ledger's committer from a
+// gap-free sequence (ledger.Hook.Sequence): it is used only if the entry
+// that carries the invoice is written, so neither a failed append, nor a
+// crash, nor concurrent settlements leave a gap or a repeat. A record that
+// has no invoice (pending review) takes its number when it is invoiced (the
+// revision that processes it). Credit notes have their own series.
+
+// DefaultInvoicePrefix opens an invoice number when the account sets none.
+const DefaultInvoicePrefix = "F402-"
+
+// maxInvoicePrefix bounds Seller.InvoicePrefix: BT-1 is an identifier, and
+// the whole number should stay short enough for any accounting system.
+const maxInvoicePrefix = 20
+
+// invoiceSeries is the ledger sequence of the account's invoices issued at
+// issued, and the text before the number.
+func invoiceSeries(accountID string, seller Seller, issued time.Time) (series, prefix string) {
+	p := seller.InvoicePrefix
+	if p == "" {
+		p = DefaultInvoicePrefix
+	}
+	prefix = fmt.Sprintf("%s%d-", p, issued.UTC().Year())
+	return "invoice\x00" + accountID + "\x00" + prefix, prefix
+}
+
+// validInvoicePrefix checks Seller.InvoicePrefix: letters, digits and
+// - _ / . only.
+func validInvoicePrefix(p string) error {
+	if len(p) > maxInvoicePrefix {
+		return fmt.Errorf("seller.invoicePrefix is longer than %d characters", maxInvoicePrefix)
+	}
+	if i := strings.IndexFunc(p, func(r rune) bool {
+		return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune("-_/.", r))
+	}); i >= 0 {
+		return fmt.Errorf("seller.invoicePrefix %q: only letters, digits and - _ / . may appear", p)
+	}
+	return nil
+}
+
+// number gives the draft's invoice its number, in the committer: the next
+// of its series, written into the rendered document (ubl.Draft.Finish), the
+// record and the receipt claims.
+func (e *Engine) number(h *ledger.Hook, d *Draft) error {
+	if d.ublDraft == nil {
+		return nil
+	}
+	n, err := h.Sequence(d.series)
+	if err != nil {
+		return err
+	}
+	id := fmt.Sprintf("%s%06d", d.seriesPrefix, n)
+	doc, err := d.ublDraft.Finish(id)
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(doc)
+	d.ubl = doc
+	d.Record.Invoice.ID = id
+	d.Record.Invoice.UBLSHA256 = hex.EncodeToString(sum[:])
+	if d.claims != nil && d.claims.Invoice != nil {
+		inv := *d.claims.Invoice
+		inv.ID, inv.UBLSHA256 = id, d.Record.Invoice.UBLSHA256
+		d.claims.Invoice = &inv
+	}
+	return nil
+}

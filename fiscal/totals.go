@@ -1,0 +1,296 @@
+package fiscal
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/fiscal402/fiscal402/ledger"
+	"github.com/fiscal402/fiscal402/vat"
+)
+
+// The Art. 59c running totals. An EU seller established in one member
+// state taxes its cross-border B2C supplies of telecommunications,
+// broadcasting and electronic services where it is established only while
+// they stay within EUR 10,000 (exclusive of VAT) in the current and the
+// previous calendar year (Art. 59c(1)(c) Directive 2006/112/EC); the supply
+// that takes the total over, every later one that year and every one of the
+// next year are taxed where the customer is (Art. 59c(2)). The engine keeps
+// each account's total per calendar year (in the seller's time zone,
+// vat.Seller.ThresholdYear) in a side bucket of the ledger, exact to 12
+// decimals, plus the account's opening figures (Seller.OpeningTotals) for
+// sales made before it kept the books.
+//
+// A supply that counts is decided on the totals read before it, and the
+// committer checks, in append order, that they are still the totals it
+// finds (ledger.Hook.Get): when a concurrent supply of the same account
+// counted first, the decision went stale, nothing is written and the
+// supply is decided again on the new totals (errStaleTotal). Two
+// concurrent supplies can therefore never both be taxed at origin when
+// together they cross. The supply that crosses queues the event
+// account.threshold_crossed in its own transaction; the event is appended
+// right after, once per account and year (a ledger claim), and a restart
+// appends any that a crash left queued.
+
+const (
+	bucketTotals       = "cross-border-totals" // account \x00 year → exact EUR total
+	bucketThresholdDue = "threshold-due"       // account \x00 year → thresholdEvent JSON, until appended
+	claimThreshold     = "threshold"           // one account.threshold_crossed per account and year
+	// EventAccountThresholdCrossed is emitted once per account and calendar
+	// year, when a supply takes the Art. 59c total over EUR 10,000.
+	EventAccountThresholdCrossed = "account.threshold_crossed"
+	// ObjectAccountEvent is the document of an account event entry.
+	ObjectAccountEvent = "account_event"
+)
+
+// errStaleTotal: the running total a supply was decided on changed before
+// it reached the committer; decide it again.
+var errStaleTotal = errors.New("fiscal: the Art. 59c running total changed; decide again")
+
+func totalKey(accountID string, year int) []byte {
+	return []byte(accountID + "\x00" + strconv.Itoa(year))
+}
+
+// totalCheck is what a counting supply assumed and adds.
+type totalCheck struct {
+	account   string
+	year      int
+	cur, prev string // the stored totals read when deciding ("" = none)
+	// depends: the decision rests on the totals (within the threshold, or
+	// crossed by this supply), so they must be those read; otherwise (over
+	// the threshold already, which totals that only grow cannot undo) the
+	// value is just added.
+	depends       bool
+	add           decimal.Decimal
+	crossed       bool
+	before, after decimal.Decimal // with opening figures, for the event
+	recordID      string
+}
+
+func (t *totalCheck) reads() []ledger.SideKey {
+	return []ledger.SideKey{{Bucket: bucketTotals, Key: totalKey(t.account, t.year)}, {Bucket: bucketTotals, Key: totalKey(t.account, t.year-1)}}
+}
+
+// apply runs in the committer: it compares the totals with those the
+// decision read and adds the supply's value.
+func (t *totalCheck) apply(h *ledger.Hook, d *Draft) error {
+	if t == nil {
+		return nil
+	}
+	cur, err := h.Get(bucketTotals, totalKey(t.account, t.year))
+	if err != nil {
+		return err
+	}
+	prev, err := h.Get(bucketTotals, totalKey(t.account, t.year-1))
+	if err != nil {
+		return err
+	}
+	if t.depends && (string(cur) != t.cur || string(prev) != t.prev) {
+		return errStaleTotal
+	}
+	stored := decimal.Zero
+	if len(cur) > 0 {
+		d, err := decimal.NewFromString(string(cur))
+		if err != nil {
+			return fmt.Errorf("fiscal: stored running total %q: %w", cur, err)
+		}
+		stored = d
+	}
+	if err := h.Put(bucketTotals, totalKey(t.account, t.year), []byte(stored.Add(t.add).String())); err != nil {
+		return err
+	}
+	if !t.crossed {
+		return nil
+	}
+	ev, err := json.Marshal(thresholdEvent{
+		Object: ObjectAccountEvent, Type: EventAccountThresholdCrossed, Account: t.account, Year: t.year,
+		Limit: "10000", TotalBefore: t.before.String(), TotalAfter: t.after.String(), RecordID: t.recordID,
+		At: d.createdAt.Format(time.RFC3339Nano),
+		LegalBasis: "Art. 59c(1)(c) and (2) Directive 2006/112/EC: from this supply on, and for the next calendar year, " +
+			"the seller's cross-border B2C telecommunications, broadcasting and electronic services are taxed where the customer is",
+	})
+	if err != nil {
+		return err
+	}
+	return h.Put(bucketThresholdDue, totalKey(t.account, t.year), ev)
+}
+
+// thresholdEvent is the document of an account.threshold_crossed entry.
+type thresholdEvent struct {
+	ID          string `json:"id"`
+	Object      string `json:"object"` // "account_event"
+	Type        string `json:"type"`
+	Account     string `json:"account"`
+	Year        int    `json:"year"`
+	Limit       string `json:"limitEur"`
+	TotalBefore string `json:"totalBeforeEur"`
+	TotalAfter  string `json:"totalAfterEur"`
+	RecordID    string `json:"recordId"` // the supply that crossed
+	At          string `json:"at"`
+	LegalBasis  string `json:"legalBasis"`
+}
+
+// totalsFor reads the account's stored totals for the supply's threshold
+// year and the year before, and adds the opening figures.
+func (e *Engine) totalsFor(accountID string, seller Seller, at time.Time) (*vat.CrossBorderTotals, *totalCheck, error) {
+	year := vat.Seller{Country: seller.Country}.ThresholdYear(at)
+	read := func(y int) (string, error) {
+		v, err := e.ledger.Get(bucketTotals, totalKey(accountID, y))
+		if errors.Is(err, ledger.ErrNotFound) {
+			return "", nil
+		}
+		return string(v), err
+	}
+	cur, err := read(year)
+	if err != nil {
+		return nil, nil, storeError(err)
+	}
+	prev, err := read(year - 1)
+	if err != nil {
+		return nil, nil, storeError(err)
+	}
+	with := func(stored string, y int) decimal.Decimal {
+		d := decimal.Zero
+		if stored != "" {
+			d = decimal.RequireFromString(stored)
+		}
+		return d.Add(openingTotal(seller, y))
+	}
+	return &vat.CrossBorderTotals{PreviousYear: with(prev, year-1), CurrentYear: with(cur, year)},
+		&totalCheck{account: accountID, year: year, cur: cur, prev: prev}, nil
+}
+
+// openingTotal is the account's opening figure for year.
+func openingTotal(seller Seller, year int) decimal.Decimal {
+	for _, o := range seller.OpeningTotals {
+		if o.Year == year {
+			if d, err := decimal.NewFromString(o.EUR); err == nil {
+				return d
+			}
+		}
+	}
+	return decimal.Zero
+}
+
+// countsTowardTotal is whether a seller's supplies are decided on running
+// totals: an EU seller established in one member state (Art. 59c(1)(a)).
+func countsTowardTotal(seller Seller) bool {
+	return len(seller.OtherEstablishments) == 0 && isEU27(seller.Country)
+}
+
+func isEU27(c string) bool {
+	if c == "EL" {
+		c = "GR"
+	}
+	return slices.Contains(vat.Rates().Countries(), strings.ToUpper(c)) && strings.ToUpper(c) != "GB"
+}
+
+// emitThresholdEvents appends the account.threshold_crossed entries a
+// crossing supply queued, once per account and year; an entry already
+// appended (its claim held) only dequeues.
+func (e *Engine) emitThresholdEvents(ctx context.Context) {
+	var due []thresholdEvent
+	var keys [][]byte
+	_ = e.ledger.View(func(tx ledger.Tx) error {
+		return tx.Scan(bucketThresholdDue, nil, nil, false, func(k, v []byte) bool {
+			var ev thresholdEvent
+			if json.Unmarshal(v, &ev) == nil {
+				due = append(due, ev)
+				keys = append(keys, append([]byte(nil), k...))
+			}
+			return true
+		})
+	})
+	for i, ev := range due {
+		id := fmt.Sprintf("threshold-%s-%d", ev.Account, ev.Year)
+		ev.ID = id
+		doc, err := json.Marshal(ev)
+		if err != nil {
+			continue
+		}
+		dequeue := ledger.Put{Bucket: bucketThresholdDue, Key: keys[i]}
+		_, err = e.ledger.Append(ctx, ledger.Append{
+			Claims: []ledger.Claim{{Space: claimThreshold, Key: ev.Account + ":" + strconv.Itoa(ev.Year), Fingerprint: []byte(id)}},
+			Entry: &ledger.Entry{ID: id, Leaf: doc, Docs: map[string][]byte{docRecord: doc},
+				Postings: []ledger.Posting{{Index: indexAccountEvents, Key: []byte(ev.Account + "\x00"), AppendIndex: true}},
+				Puts:     []ledger.Put{{Bucket: bucketHeads, Key: []byte(id), Value: []byte(id)}, dequeue}},
+			Hook: func(h *ledger.Hook) error {
+				out, err := json.Marshal(Event{ID: "evt_" + id, Type: EventAccountThresholdCrossed, Created: ev.At,
+					Sequence: h.Index(), Account: ev.Account, RecordID: id, EntryID: id})
+				if err != nil {
+					return err
+				}
+				return h.Put(bucketEvents, be64(h.Index()), out)
+			},
+		})
+		if err != nil {
+			e.cfg.Logger.Error("appending account.threshold_crossed", "account", ev.Account, "year", ev.Year, "err", err)
+			continue
+		}
+		// Existing (appended before a crash): the claim answered; dequeue.
+		_ = e.ledger.Update(func(tx ledger.Tx) error { return tx.Put(dequeue.Bucket, dequeue.Key, nil) })
+	}
+	if len(due) > 0 {
+		e.outbox.notify()
+	}
+}
+
+// YearTotal is an account's Art. 59c figure for one calendar year.
+type YearTotal struct {
+	Year int `json:"year"`
+	// CrossBorderEUR is the total, exclusive of VAT, of the cross-border
+	// B2C TBE supplies recorded for the year, exact, plus OpeningEUR.
+	CrossBorderEUR string `json:"crossBorderEur"`
+	OpeningEUR     string `json:"openingEur,omitempty"`
+	LimitEUR       string `json:"limitEur"` // "10000"
+	// Exceeded: the year's total is over the limit (Art. 59c(1)(c)).
+	Exceeded bool `json:"exceeded"`
+}
+
+// Totals returns the account's Art. 59c running totals per calendar year,
+// oldest first.
+func (b *Books) Totals(ctx context.Context) ([]YearTotal, error) {
+	byYear := map[int]decimal.Decimal{}
+	prefix := []byte(b.acc.ID + "\x00")
+	err := b.e.ledger.View(func(tx ledger.Tx) error {
+		return tx.Scan(bucketTotals, prefix, nil, false, func(k, v []byte) bool {
+			y, err := strconv.Atoi(string(k[len(prefix):]))
+			d, derr := decimal.NewFromString(string(v))
+			if err == nil && derr == nil {
+				byYear[y] = d
+			}
+			return true
+		})
+	})
+	if err != nil {
+		return nil, storeError(err)
+	}
+	for _, o := range b.acc.Seller.OpeningTotals {
+		if _, ok := byYear[o.Year]; !ok {
+			byYear[o.Year] = decimal.Zero
+		}
+	}
+	limit := decimal.NewFromInt(10000)
+	var out []YearTotal
+	for y, d := range byYear {
+		open := openingTotal(b.acc.Seller, y)
+		t := d.Add(open)
+		yt := YearTotal{Year: y, CrossBorderEUR: t.String(), LimitEUR: limit.String(), Exceeded: t.GreaterThan(limit)}
+		if !open.IsZero() {
+			yt.OpeningEUR = open.String()
+		}
+		out = append(out, yt)
+	}
+	slices.SortFunc(out, func(a, b YearTotal) int { return a.Year - b.Year })
+	if out == nil {
+		out = []YearTotal{}
+	}
+	return out, nil
+}
