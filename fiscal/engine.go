@@ -164,6 +164,13 @@ func New(cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("fiscal: %s: %w", ledgerPath, err)
 	}
 	e.outbox = &Outbox{l: e.ledger}
+	if err := e.rebuildTotals(context.Background()); err != nil {
+		e.ledger.Close()
+		return nil, fmt.Errorf("fiscal: building the Art. 59c running totals: %w", err)
+	}
+	// A crash between a crossing sale's commit and its event's append left
+	// the event queued: append it now.
+	e.emitThresholdEvents(context.Background())
 	if cfg.VIES != nil && cfg.Recheck.Interval > 0 {
 		e.Go(e.runRecheckLoop)
 	}

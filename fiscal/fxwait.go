@@ -89,7 +89,7 @@ func (e *Engine) retryRate(ctx context.Context, it fxWaitItem) (bool, error) {
 	}
 	if prev.ReviewStatus != StatusPendingReview || !hasReason(prev.ReviewReasons, ReasonFXRateUnavailable) {
 		// A resolution already decided it with the rate: nothing to do.
-		return false, e.ledger.Update(func(tx ledger.Tx) error { return tx.Put(dequeue.Bucket, dequeue.Key, nil) })
+		return false, e.ledger.Update(func(tx ledger.Tx) error { return tx.Delete(dequeue.Bucket, dequeue.Key) })
 	}
 	p, err := paymentOf(prev)
 	if err != nil {

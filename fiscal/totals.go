@@ -235,7 +235,7 @@ func (e *Engine) emitThresholdEvents(ctx context.Context) {
 			continue
 		}
 		// Existing (appended before a crash): the claim answered; dequeue.
-		_ = e.ledger.Update(func(tx ledger.Tx) error { return tx.Put(dequeue.Bucket, dequeue.Key, nil) })
+		_ = e.ledger.Update(func(tx ledger.Tx) error { return tx.Delete(dequeue.Bucket, dequeue.Key) })
 	}
 	if len(due) > 0 {
 		e.outbox.notify()
@@ -293,4 +293,93 @@ func (b *Books) Totals(ctx context.Context) ([]YearTotal, error) {
 		out = []YearTotal{}
 	}
 	return out, nil
+}
+
+// metaTotalsBuilt marks a ledger whose running totals were built (by
+// rebuildTotals, or from its first entry on).
+var metaTotalsBuilt = []byte("cross-border-totals/v1")
+
+const bucketEngineMeta = "engine-meta"
+
+// rebuildTotals computes the running totals of a ledger written before the
+// engine kept them, once, from its settlement records: a record whose
+// determination has a threshold section counts its counted value; an older
+// record without one counts its exact (else cent) net when it was a
+// processed B2C supply under the EU ruleset to a customer in another member
+// state than the seller's (the supplies Art. 59c(1)(b) counts). It reads
+// every settlement once: the cost of opening an old ledger once, after
+// which the totals are kept with every commit.
+func (e *Engine) rebuildTotals(ctx context.Context) error {
+	if _, err := e.ledger.Get(bucketEngineMeta, metaTotalsBuilt); err == nil {
+		return nil
+	} else if !errors.Is(err, ledger.ErrNotFound) {
+		return err
+	}
+	sums := map[string]decimal.Decimal{} // totalKey → sum
+	if e.ledger.Size() > 0 {
+		var after []byte
+		for {
+			hits, err := e.ledger.Scan(indexAccountTime, nil, after, false, 1000)
+			if err != nil {
+				return err
+			}
+			for _, h := range hits {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				r, _, err := e.loadRecord(h.ID)
+				if err != nil {
+					return err
+				}
+				acc, ok := e.accounts[r.Account]
+				if !ok || r.ReviewStatus != StatusProcessed || !countsTowardTotal(acc.Seller) {
+					continue
+				}
+				v, ok := legacyCounted(r)
+				if !ok {
+					continue
+				}
+				ts, err := time.Parse(time.RFC3339Nano, r.Settlement.Timestamp)
+				if err != nil {
+					continue
+				}
+				k := string(totalKey(r.Account, vat.Seller{Country: acc.Seller.Country}.ThresholdYear(ts)))
+				sums[k] = sums[k].Add(v)
+			}
+			if len(hits) < 1000 {
+				break
+			}
+			after = hits[len(hits)-1].Key
+		}
+	}
+	return e.ledger.Update(func(tx ledger.Tx) error {
+		for k, v := range sums {
+			if err := tx.Put(bucketTotals, []byte(k), []byte(v.String())); err != nil {
+				return err
+			}
+		}
+		return tx.Put(bucketEngineMeta, metaTotalsBuilt, []byte(time.Now().UTC().Format(time.RFC3339)))
+	})
+}
+
+// legacyCounted is the value a stored record counts toward its account's
+// running total.
+func legacyCounted(r *Record) (decimal.Decimal, bool) {
+	c := r.Classification
+	if th := c.Threshold; th != nil {
+		if th.Counts && th.Counted != nil {
+			return *th.Counted, true
+		}
+		return decimal.Zero, false
+	}
+	if c.BuyerTreatment != vat.TreatmentB2C || c.Jurisdiction != vat.JurisdictionEU || !isEU27(c.PlaceOfSupply) ||
+		strings.EqualFold(c.PlaceOfSupply, r.Seller.Country) {
+		return decimal.Zero, false
+	}
+	net := r.FX.NetEURExact
+	if net == "" {
+		net = r.FX.NetEUR
+	}
+	d, err := decimal.NewFromString(net)
+	return d, err == nil
 }

@@ -157,3 +157,40 @@ func TestThresholdAcrossYears(t *testing.T) {
 		t.Fatalf("receipt invoice %+v, record %+v: %v", claims.Invoice, res.Record.Invoice, err)
 	}
 }
+
+// TestTotalsRebuiltForAnOlderLedger: a ledger written before the engine
+// kept running totals gets them built from its records when opened, equal
+// to the totals kept sale by sale.
+func TestTotalsRebuiltForAnOlderLedger(t *testing.T) {
+	cfg := fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), smallIrishSeller)
+	e, err := fiscal.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := fiscaltest.Books(t, e, 0)
+	for i, c := range []string{"DE", "FR", "IE", "AT"} {
+		if _, err := b.Settle(context.Background(), fiscaltest.Request(i, "1234.56", c, "2026-04-10T14:30:00Z"), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept, err := b.Totals(context.Background())
+	if err != nil || len(kept) != 1 {
+		t.Fatalf("kept totals %+v %v", kept, err)
+	}
+	// Forget them, as a ledger of an older version never had them.
+	err = e.Ledger().Update(func(tx ledger.Tx) error {
+		if err := tx.Delete("cross-border-totals", []byte(fiscaltest.AccountID(0)+"\x002026")); err != nil {
+			return err
+		}
+		return tx.Delete("engine-meta", []byte("cross-border-totals/v1"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	e = fiscaltest.Engine(t, cfg)
+	rebuilt, err := fiscaltest.Books(t, e, 0).Totals(context.Background())
+	if err != nil || !slices.Equal(rebuilt, kept) {
+		t.Fatalf("rebuilt %+v, kept %+v (%v)", rebuilt, kept, err)
+	}
+}
