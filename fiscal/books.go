@@ -13,6 +13,7 @@ import (
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/vat"
+	"github.com/shopspring/decimal"
 )
 
 // Books are one seller's books in an engine: every call records or reads
@@ -99,7 +100,7 @@ func (b *Books) Settle(ctx context.Context, req SettlementRequest, idempotencyKe
 	if e.cfg.Environment == receipt.EnvSandbox {
 		claims = nil // simulations of one payment may repeat: each gets its own random id
 	}
-	if res, err := b.answerFromLedger(claims); res != nil || err != nil {
+	if res, err := b.answerFromLedger(claims, &p); res != nil || err != nil {
 		return res, err
 	}
 	verification, err := e.verifyOnChain(ctx, p)
@@ -185,7 +186,7 @@ type Ingest struct {
 func (b *Books) Ingest(ctx context.Context, in Ingest) (*SettleResult, error) {
 	e := b.e
 	claims := ingestClaims(b.acc.ID, in)
-	res, err := b.answerFromLedger(claims)
+	res, err := b.answerFromLedger(claims, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -295,6 +296,14 @@ func (b *Books) Receipt(ctx context.Context, id string) ([]byte, error) {
 // another fingerprint is an IDEMPOTENCY_CONFLICT, the payment recorded by
 // another account a SETTLEMENT_CONFLICT.
 func (b *Books) Lookup(network, txHash, idemKey string, fingerprint []byte) (string, Outcome, error) {
+	var idem *ledger.Claim
+	if idemKey != "" {
+		c := IdempotencyClaim(b.acc.ID, idemKey, fingerprint)
+		idem = &c
+		if rec, ok, err := b.boundKey(c); err != nil || ok {
+			return rec, Existing, err
+		}
+	}
 	for _, c := range paymentClaims(b.acc.ID, network, txHash, idemKey, fingerprint) {
 		holder, fp, err := b.e.ledger.ClaimHolder(c.Space, c.Key)
 		if errors.Is(err, ledger.ErrNotFound) {
@@ -306,6 +315,11 @@ func (b *Books) Lookup(network, txHash, idemKey string, fingerprint []byte) (str
 		if string(fp) != string(c.Fingerprint) {
 			return "", 0, claimConflict(c)
 		}
+		if c.Space == claimPayment && idem != nil {
+			if err := b.bindKey(*idem, holder); err != nil {
+				return "", 0, err
+			}
+		}
 		return holder, outcomeOf(c), nil
 	}
 	return "", 0, nil
@@ -314,9 +328,27 @@ func (b *Books) Lookup(network, txHash, idemKey string, fingerprint []byte) (str
 // answerFromLedger returns the stored answer when a claim is already held:
 // a replay or duplicate of this account, or a conflict. (nil, nil) means the
 // payment is new as far as the committed ledger knows; the append checks
-// again atomically.
-func (b *Books) answerFromLedger(claims []ledger.Claim) (*SettleResult, error) {
+// again atomically. p, when given, is the request's payment: a duplicate of
+// a recorded payment with other facts is a PAYMENT_CONFLICT, not the old
+// record.
+func (b *Books) answerFromLedger(claims []ledger.Claim, p *Payment) (*SettleResult, error) {
 	e := b.e
+	var idem *ledger.Claim
+	for i := range claims {
+		if claims[i].Space == claimIdempotency {
+			idem = &claims[i]
+		}
+	}
+	if idem != nil {
+		// A key first answered with an existing record (200) is bound to
+		// it, though it took no claim.
+		if rec, ok, err := b.boundKey(*idem); err != nil || ok {
+			if err != nil {
+				return nil, err
+			}
+			return b.storedResult(rec, Existing)
+		}
+	}
 	for _, c := range claims {
 		holder, fp, err := e.ledger.ClaimHolder(c.Space, c.Key)
 		if errors.Is(err, ledger.ErrNotFound) {
@@ -328,9 +360,116 @@ func (b *Books) answerFromLedger(claims []ledger.Claim) (*SettleResult, error) {
 		if string(fp) != string(c.Fingerprint) {
 			return nil, claimConflict(c)
 		}
-		return b.storedResult(holder, outcomeOf(c))
+		if c.Space == claimIdempotency {
+			return b.storedResult(holder, Replayed)
+		}
+		return b.existingPayment(holder, idem, p)
 	}
 	return nil, nil
+}
+
+// existingPayment answers a duplicate of the recorded payment holder: the
+// record, after checking that the request states the same payment facts
+// and binding its Idempotency-Key to the answer.
+func (b *Books) existingPayment(holder string, idem *ledger.Claim, p *Payment) (*SettleResult, error) {
+	res, err := b.storedResult(holder, Existing)
+	if err != nil {
+		return nil, err
+	}
+	if p != nil {
+		if err := samePayment(res.Record, *p); err != nil {
+			return nil, err
+		}
+	}
+	if idem != nil {
+		if err := b.bindKey(*idem, res.Record.ID); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// samePayment refuses a duplicate (network, txHash) whose amount, payer,
+// receiver or asset differ from the recorded payment's: a transaction
+// backs one payment, and answering 200 with the old record would hide the
+// contradiction.
+func samePayment(r *Record, p Payment) error {
+	s := r.Settlement
+	amount, err := decimal.NewFromString(s.AmountUSDC)
+	var diff []string
+	switch {
+	case err != nil || !amount.Equal(p.Amount):
+		diff = append(diff, fmt.Sprintf("amountUsdc %s (recorded %s)", p.AmountString, s.AmountUSDC))
+	}
+	if !strings.EqualFold(s.PayerWallet, p.PayerWallet) {
+		diff = append(diff, fmt.Sprintf("payerWallet %s (recorded %s)", p.PayerWallet, s.PayerWallet))
+	}
+	if !strings.EqualFold(s.ReceiverWallet, p.ReceiverWallet) {
+		diff = append(diff, fmt.Sprintf("receiverWallet %s (recorded %s)", p.ReceiverWallet, s.ReceiverWallet))
+	}
+	if p.Asset != "" && s.Asset != "" && !strings.EqualFold(s.Asset, p.Asset) {
+		diff = append(diff, fmt.Sprintf("asset %s (recorded %s)", p.Asset, s.Asset))
+	}
+	if len(diff) == 0 {
+		return nil
+	}
+	return &Error{Code: CodePaymentConflict, Field: "/txHash", Detail: fmt.Sprintf(
+		"this (network, txHash) payment is already recorded as %s with other facts: %s; nothing was written", r.ID, strings.Join(diff, ", "))}
+}
+
+// bucketBoundKeys binds an Idempotency-Key whose first answer was an
+// existing record (it took no ledger claim): claim key → fingerprint \x00
+// record id.
+const bucketBoundKeys = "idempotency-bound"
+
+// boundKey reads the binding of an Idempotency-Key: the record it answered,
+// or IDEMPOTENCY_CONFLICT for another request body.
+func (b *Books) boundKey(c ledger.Claim) (string, bool, error) {
+	v, err := b.e.ledger.Get(bucketBoundKeys, []byte(c.Key))
+	if errors.Is(err, ledger.ErrNotFound) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, storeError(err)
+	}
+	fp, rec, ok := strings.Cut(string(v), "\x00")
+	if !ok {
+		return "", false, &Error{Code: CodeInternal, Detail: "stored idempotency binding is unreadable"}
+	}
+	if fp != string(c.Fingerprint) {
+		return "", false, claimConflict(c)
+	}
+	return rec, true, nil
+}
+
+// bindKey binds an Idempotency-Key to the existing record it answered, once:
+// the same key with another body is then IDEMPOTENCY_CONFLICT, whatever the
+// first answer was. A key bound or claimed concurrently with another body
+// is a conflict too.
+func (b *Books) bindKey(c ledger.Claim, recordID string) error {
+	if holder, fp, err := b.e.ledger.ClaimHolder(c.Space, c.Key); err == nil {
+		if string(fp) != string(c.Fingerprint) {
+			return claimConflict(c)
+		}
+		_ = holder
+		return nil
+	}
+	var conflict bool
+	err := b.e.ledger.Update(func(tx ledger.Tx) error {
+		if v := tx.Get(bucketBoundKeys, []byte(c.Key)); v != nil {
+			fp, _, _ := strings.Cut(string(v), "\x00")
+			conflict = fp != string(c.Fingerprint)
+			return nil
+		}
+		return tx.Put(bucketBoundKeys, []byte(c.Key), []byte(string(c.Fingerprint)+"\x00"+recordID))
+	})
+	if err != nil {
+		return storeError(err)
+	}
+	if conflict {
+		return claimConflict(c)
+	}
+	return nil
 }
 
 func outcomeOf(c ledger.Claim) Outcome {
@@ -362,7 +501,22 @@ func (b *Books) commitRecord(ctx context.Context, d *Draft) (*SettleResult, erro
 		return nil, err
 	}
 	if res.Existing {
-		return b.storedResult(res.ID, b.e.holderOutcome(d.Claims, res.ID))
+		// A concurrent request took the claims first: answer as it would
+		// have been answered from the ledger.
+		if b.e.holderOutcome(d.Claims, res.ID) == Replayed {
+			return b.storedResult(res.ID, Replayed)
+		}
+		var idem *ledger.Claim
+		for i := range d.Claims {
+			if d.Claims[i].Space == claimIdempotency {
+				idem = &d.Claims[i]
+			}
+		}
+		p, err := d.Record.Settlement.Payment(BuyerFacts{})
+		if err != nil {
+			return nil, &Error{Code: CodeInternal, Err: err}
+		}
+		return b.existingPayment(res.ID, idem, &p)
 	}
 	var r Record
 	if err := json.Unmarshal(stored, &r); err != nil {

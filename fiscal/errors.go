@@ -40,6 +40,9 @@ const (
 	// CodeRevisionConflict: the record got another revision while this one
 	// was being made; read it again and decide on its current state.
 	CodeRevisionConflict Code = "REVISION_CONFLICT"
+	// CodePaymentConflict: the (network, txHash) payment is recorded with
+	// other facts (amount, payer, receiver, asset) than the request states.
+	CodePaymentConflict Code = "PAYMENT_CONFLICT"
 )
 
 // codeStatus is the one table that maps codes to HTTP status codes (DESIGN.md
@@ -55,6 +58,7 @@ var codeStatus = map[Code]int{
 	CodePaymentAlreadyRecorded: 409,
 	CodeRecordNotPending:       409,
 	CodeRevisionConflict:       409,
+	CodePaymentConflict:        409,
 	CodeChainVerifyFailed:      422,
 	CodeUnsupportedNetwork:     422,
 	CodeUnsupportedAsset:       422,

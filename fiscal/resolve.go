@@ -150,7 +150,7 @@ func (b *Books) Resolve(ctx context.Context, id string, res Resolution, idempote
 			ID string
 			R  Resolution
 		}{id, res})))
-		if out, err := b.answerFromLedger(claims); out != nil || err != nil {
+		if out, err := b.answerFromLedger(claims, nil); out != nil || err != nil {
 			return out, err
 		}
 	}

@@ -112,7 +112,7 @@ func operations() map[string]operation {
 				jsonBody(http.StatusCreated, "The new record; also the replay of the same Idempotency-Key with the same body (then with `Idempotent-Replayed: true`).", reflect.TypeFor[fiscal.Record](), "Location", "Idempotent-Replayed"),
 				jsonBody(http.StatusOK, "The (network, txHash) pair is already recorded for this account: the existing record (spec §4 Idempotency 4).", reflect.TypeFor[fiscal.Record](), "Location"),
 			},
-			errors: []fiscal.Code{fiscal.CodeIdempotencyConflict, fiscal.CodeSettlementConflict, fiscal.CodeChainVerifyFailed,
+			errors: []fiscal.Code{fiscal.CodeIdempotencyConflict, fiscal.CodeSettlementConflict, fiscal.CodePaymentConflict, fiscal.CodeChainVerifyFailed,
 				fiscal.CodeUnsupportedNetwork, fiscal.CodeUnsupportedAsset, fiscal.CodeUnsupportedScheme, fiscal.CodeChainUnavailable, fiscal.CodeDBUnavailable},
 		},
 		"POST /v1/x402/settlements": {
