@@ -182,6 +182,9 @@ type Jurisdiction struct {
 	Artifacts      Support `json:"artifacts"` // UBL invoices
 	ReceiptV1      Support `json:"receipt_v1"`
 	ReceiptV2      Support `json:"receipt_v2"`
+	// ReceiptV3 is service.receipt/3.0.0, issued for every new record:
+	// no personal data in clear, signed before the log position is known.
+	ReceiptV3 Support `json:"receipt_v3"`
 	// DefaultReceiptVersion is the receipt version a record of this
 	// jurisdiction is signed with (spec §2.7 receipt_versions).
 	DefaultReceiptVersion string `json:"default_receipt_version"`
@@ -192,9 +195,9 @@ type Jurisdiction struct {
 func Jurisdictions() []Jurisdiction {
 	return []Jurisdiction{
 		{ID: vat.JurisdictionEU, Status: Supported, RulesetVersion: vat.RulesetEU, Determination: Supported, Artifacts: Supported,
-			ReceiptV1: Supported, ReceiptV2: Unsupported, DefaultReceiptVersion: receiptVersionOf(fiscal.ReceiptSpec(vat.JurisdictionEU))},
+			ReceiptV1: Supported, ReceiptV2: Unsupported, ReceiptV3: Supported, DefaultReceiptVersion: receiptVersionOf(fiscal.ReceiptSpec(vat.JurisdictionEU))},
 		{ID: vat.JurisdictionUK, Status: Experimental, RulesetVersion: vat.RulesetUK, Determination: Supported, Artifacts: Experimental,
-			ReceiptV1: Unsupported, ReceiptV2: Experimental, DefaultReceiptVersion: receiptVersionOf(fiscal.ReceiptSpec(vat.JurisdictionUK))},
+			ReceiptV1: Unsupported, ReceiptV2: Experimental, ReceiptV3: Experimental, DefaultReceiptVersion: receiptVersionOf(fiscal.ReceiptSpec(vat.JurisdictionUK))},
 	}
 }
 
@@ -214,6 +217,8 @@ func (j Jurisdiction) receiptSupport(version string) Support {
 		return j.ReceiptV1
 	case receiptVersionOf(receipt.SpecV2):
 		return j.ReceiptV2
+	case receiptVersionOf(receipt.SpecV3):
+		return j.ReceiptV3
 	}
 	return Unsupported
 }
@@ -229,12 +234,14 @@ type ReceiptVersion struct {
 }
 
 // ReceiptVersions returns the receipt versions of spec §2.7, keyed by
-// version ("1.0.0", "2.0.0"): 1.0.0 supported and frozen, the default for
-// eu-vat; 2.0.0 experimental, the default for uk-vat.
+// version ("1.0.0", "2.0.0", "3.0.0"): 3.0.0 supported and frozen, the
+// default for both jurisdictions (receipts of earlier versions keep
+// verifying); 1.0.0 supported and frozen; 2.0.0 experimental.
 func ReceiptVersions() map[string]ReceiptVersion {
 	out := map[string]ReceiptVersion{
 		receiptVersionOf(receipt.SpecV1): {Spec: receipt.SpecV1, Status: Supported, Frozen: true, DefaultFor: []string{}, JWSAlg: receipt.AlgEdDSA, JWSType: receipt.TypeV1},
 		receiptVersionOf(receipt.SpecV2): {Spec: receipt.SpecV2, Status: Experimental, Frozen: false, DefaultFor: []string{}, JWSAlg: receipt.AlgEd25519, JWSType: receipt.TypeV2},
+		receiptVersionOf(receipt.SpecV3): {Spec: receipt.SpecV3, Status: Supported, Frozen: true, DefaultFor: []string{}, JWSAlg: receipt.AlgEd25519, JWSType: receipt.TypeV3},
 	}
 	for _, j := range Jurisdictions() {
 		v := out[j.DefaultReceiptVersion]

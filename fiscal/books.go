@@ -288,6 +288,36 @@ func (b *Books) Receipt(ctx context.Context, id string) ([]byte, error) {
 	return b.e.Receipt(ctx, id)
 }
 
+// Openings returns the openings of the receipt id (a record id or a receipt
+// id, "rcpt_…") of one of the account's records: the salts and values of
+// its committed personal fields (receipt 3.0.0), which let their holder
+// show an auditor what the public receipt commits to (receipt.Reveal,
+// receipt.VerifyOpening). A receipt of an older version has none (empty).
+func (b *Books) Openings(ctx context.Context, id string) ([]byte, error) {
+	entryID := strings.TrimPrefix(id, "rcpt_")
+	raw, err := b.e.Document(recordIDOf(entryID))
+	if err != nil {
+		return nil, notFound("receipt " + id)
+	}
+	var owner struct {
+		Account string `json:"account"`
+	}
+	if json.Unmarshal(raw, &owner) != nil || owner.Account != b.acc.ID {
+		return nil, notFound("receipt " + id) // another account's: not this caller's business
+	}
+	raw, err = b.e.ledger.Doc(entryID, docOpenings)
+	if errors.Is(err, ledger.ErrNotFound) {
+		if _, err := b.e.ledger.Entry(entryID); err != nil {
+			return nil, notFound("receipt " + id)
+		}
+		return []byte("[]"), nil
+	}
+	if err != nil {
+		return nil, storeError(err)
+	}
+	return raw, nil
+}
+
 // Lookup answers whether a payment, or an Idempotency-Key, is already
 // recorded in the account's books, for a way in that answers duplicates
 // before doing any work (fiscal events): the id of the record holding it

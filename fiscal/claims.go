@@ -12,9 +12,13 @@ import (
 // frozen public format (package receipt); the record may grow, so the mapping
 // is explicit, field by field. The log position is filled in by seal.
 //
-// Receipt versions follow the jurisdiction table of the specification (§1,
-// Jurisdictions() in capabilities.go, which the manifest publishes):
-// service.receipt/1.0.0 for eu-vat, the experimental 2.0.0 for uk-vat.
+// New receipts are service.receipt/3.0.0 for both jurisdictions (receipt
+// doc.go "# Version 3.0.0"): the claims are built here in clear, and seal
+// conceals the personal fields (tx hash, wallets, the buyer's name, postal
+// code, VAT number, evidence values, the record's and the invoice's
+// hashes) as salted commitments whose openings stay with the record,
+// behind the account's key. Receipts of 1.0.0 and 2.0.0 already issued
+// keep verifying.
 func receiptClaims(r *Record, issued time.Time) receipt.Claims {
 	det := r.Classification
 	receiptJurisdiction, spec := receiptFormat(det.Jurisdiction)
@@ -109,6 +113,17 @@ func receiptClaims(r *Record, issued time.Time) receipt.Claims {
 			VATEUR:   r.FX.VATEUR,
 			Rounding: r.FX.Rounding,
 		}
+		if spec == receipt.SpecV3 {
+			c.FX.GrossEURExact = r.FX.GrossEURExact
+			if r.FX.NetEUR != "" {
+				c.FX.NetEURExact, c.FX.VATEURExact = r.FX.NetEURExact, r.FX.VATEURExact
+			}
+		}
+	}
+	if spec == receipt.SpecV3 {
+		for _, ev := range r.Buyer.Evidence {
+			c.Buyer.LocationEvidence = append(c.Buyer.LocationEvidence, receipt.LocationEvidence{Kind: ev.Kind, Country: ev.Country, Value: ev.Value})
+		}
 	}
 	if r.Invoice != nil {
 		c.Invoice = &receipt.Invoice{ID: r.Invoice.ID, UBLSHA256: r.Invoice.UBLSHA256}
@@ -144,10 +159,7 @@ func chainClaims(v Verification) receipt.ChainFacts {
 // jurisdiction (a manual review before the place of supply is known) is
 // recorded under eu-vat, the service's supported jurisdiction.
 func ReceiptSpec(jurisdiction string) string {
-	if jurisdiction == vat.JurisdictionUK {
-		return receipt.SpecV2
-	}
-	return receipt.SpecV1
+	return receipt.SpecV3
 }
 
 // receiptFormat returns the receipt jurisdiction and spec for a

@@ -104,6 +104,11 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 					return err
 				}
 			}
+			if d.openings != nil {
+				if err := h.SetDoc(docOpenings, d.openings); err != nil {
+					return err
+				}
+			}
 			if err := h.SetLeaf([]byte(leaf)); err != nil {
 				return err
 			}
@@ -164,6 +169,23 @@ func (e *Engine) seal(d *Draft, index int64) (doc []byte, leaf string, err error
 	}
 	claims := *d.claims
 	claims.Log = receipt.LogRef{Origin: e.cfg.LogOrigin, Index: index}
+	if claims.Spec == receipt.SpecV3 {
+		// The stored record is committed to (record_sha256), and every
+		// personal field becomes a salted commitment; the openings are
+		// kept with the record, behind the account's key.
+		sum := sha256.Sum256(doc)
+		claims.RecordSHA256 = hex.EncodeToString(sum[:])
+		e.randMu.Lock()
+		public, openings, err := receipt.Conceal(claims, e.cfg.Rand)
+		e.randMu.Unlock()
+		if err != nil {
+			return nil, "", fmt.Errorf("fiscal: conceal receipt claims: %w", err)
+		}
+		if d.openings, err = json.Marshal(openings); err != nil {
+			return nil, "", err
+		}
+		claims = public
+	}
 	jws, err := e.keyring.Sign(claims)
 	if err != nil {
 		return nil, "", fmt.Errorf("fiscal: sign receipt: %w", err)
@@ -279,8 +301,14 @@ func storeError(err error) *Error {
 // side data in the ledger answer with it.
 func StoreError(err error) *Error { return storeError(err) }
 
+// DocOpenings names the document stored with an entry whose receipt is
+// 3.0.0: the openings of its committed fields, private (behind the
+// account's key: Books.Openings).
+const DocOpenings = "openings"
+
 // Names of the documents stored with each ledger entry.
 const (
-	docRecord = "record"
-	docUBL    = "ubl"
+	docRecord   = "record"
+	docUBL      = "ubl"
+	docOpenings = DocOpenings
 )

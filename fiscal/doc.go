@@ -64,8 +64,12 @@
 //
 // # Identifiers and idempotency
 //
-// The record id is "x402-" + the first 16 bytes (hex) of SHA-256(network
-// ":" lower-case txHash), so replays and replicas agree; the receipt id is
+// The record id is "x402-" + the first 16 bytes (hex) of HMAC-SHA256(the
+// engine's record-id key, network ":" lower-case txHash): replays and
+// replicas sharing the key agree, and nobody who only saw the payment on
+// chain can compute it and fetch its public receipt (ids.go). Receipts are
+// service.receipt/3.0.0: nothing personal in clear, salted commitments the
+// account opens (Books.Openings). The receipt id is
 // "rcpt_" + record id, and Books.Receipt takes either. A (network, txHash)
 // is recorded once across all accounts: a duplicate from the same account
 // returns the existing record (Outcome Existing); from another it is

@@ -84,6 +84,7 @@ type Engine struct {
 	ledger   *ledger.Ledger
 	keyring  *receipt.Keyring
 	logVKey  string
+	idKey    []byte // the record-id key (ids.go)
 	outbox   *Outbox
 	randMu   sync.Mutex    // Config.Rand need not be safe for concurrent use
 	stop     chan struct{} // closed by Close: stops background work
@@ -153,6 +154,12 @@ func New(cfg Config) (*Engine, error) {
 	var err error
 	if e.keyring, err = receipt.OpenKeyring(keyDir, cfg.Environment, cfg.Clock(), cfg.Rand); err != nil {
 		return nil, fmt.Errorf("fiscal: %s: %w", keyDir, err)
+	}
+	e.randMu.Lock()
+	e.idKey, err = loadOrCreateIDKey(keyDir, cfg.Rand)
+	e.randMu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("fiscal: record-id key: %w", err)
 	}
 	signer, vkey, err := ledger.LoadOrCreateLogKey(filepath.Join(keyDir, "log.key"), cfg.LogOrigin)
 	if err != nil {

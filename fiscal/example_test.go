@@ -50,11 +50,11 @@ func Example() {
 	}
 
 	r := res.Record
-	fmt.Println(r.ID, r.ReviewStatus, r.Classification.Regime, r.Classification.RatePercent, r.Classification.TaxingCountry)
+	fmt.Println(r.Invoice.ID, r.ReviewStatus, r.Classification.Regime, r.Classification.RatePercent, r.Classification.TaxingCountry)
 	fmt.Println(r.FX.GrossEUR, "EUR =", r.FX.NetEUR, "net +", r.FX.VATEUR, "VAT")
 	fmt.Println(len(invoice) > 0, len(receiptJSON) > 0)
 	// Output:
-	// x402-58da266c40105d3ff1aba32e04c2d1b8 PROCESSED OSS_B2C 19 DE
+	// F402-2026-000001 PROCESSED OSS_B2C 19 DE
 	// 10.16 EUR = 8.54 net + 1.62 VAT
 	// true true
 }

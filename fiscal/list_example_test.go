@@ -69,7 +69,7 @@ func ExampleBooks_List() {
 	// first order falls back to descending ids.
 
 	// Output:
-	// x402-f6af4704992a9590671a595e5bd6b3da FR
-	// x402-d2926c6c7f7bda1f88801d77cd09bd0c IT
-	// x402-82805440912f5a3ba8c399f6b880466c DE
+	// x402-783e1b8da74db7a7435dc48fc6ad6e48 IT
+	// x402-6be651eddb79781bb438896d556fbfe1 DE
+	// x402-59f92f15fb370193db804730900871f4 FR
 }

@@ -73,6 +73,7 @@ type Draft struct {
 	series, seriesPrefix string
 	total                *totalCheck     // the Art. 59c running total this supply counts toward
 	claims               *receipt.Claims // nil: no receipt; the document is the leaf
+	openings             []byte          // the receipt's openings (3.0.0), sealed with it
 }
 
 // Prepare classifies a supply for the account without writing anything:
@@ -190,7 +191,7 @@ func (e *Engine) Prepare(ctx context.Context, accountID string, s Supply, now ti
 		Classification: det,
 		FX:             rfx,
 		Verification:   s.Verification,
-		Receipt:        ReceiptRef{ID: ReceiptID(id), Spec: receipt.SpecV1, URL: e.urlPrefix() + "/v1/receipts/" + ReceiptID(id)},
+		Receipt:        ReceiptRef{ID: ReceiptID(id), Spec: ReceiptSpec(det.Jurisdiction), URL: e.urlPrefix() + "/v1/receipts/" + ReceiptID(id)},
 	}
 	if s.Verification.Facts != nil {
 		li := int64(s.Verification.Facts.LogIndex)
@@ -271,7 +272,7 @@ func (b *Books) draft(ctx context.Context, p Payment, v Verification, now time.T
 // may repeat and sandbox records are readable by anyone who holds the id.
 func (e *Engine) recordID(p Payment) (string, error) {
 	if e.cfg.Environment != receipt.EnvSandbox {
-		return EventID(p.Network, p.TxHash), nil
+		return e.keyedID(p.Network, p.TxHash), nil
 	}
 	var b [16]byte
 	e.randMu.Lock()

@@ -207,9 +207,11 @@ type LedgerRef struct {
 	Index  int64  `json:"index"`
 }
 
-// EventID derives the event id of a payment from (network, lower-case tx
-// hash), so that replicas and replays agree (DESIGN.md "Identifiers"): it is
-// also the id of the payment's record.
+// EventID derives a deterministic id of a payment from (network,
+// lower-case tx hash): the id the ingest queue gives a queued payment (read
+// only by the account that queued it). Records are not named by it: their
+// ids are keyed (Engine.recordID), because a receipt is public and an id
+// anyone can compute from a transaction hash would let anyone fetch it.
 func EventID(network, txHash string) string {
 	h := sha256.Sum256([]byte(network + ":" + txHash))
 	return "x402-" + hex.EncodeToString(h[:16])

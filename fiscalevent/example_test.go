@@ -86,7 +86,7 @@ func ExampleService_Record() {
 	fmt.Println("production receipt:", us.Event.Production.Receipt, us.Event.Receipt == nil)
 	// Output:
 	// DETERMINED OSS_B2C DE 19
-	// production receipt: true rcpt_x402-58da266c40105d3ff1aba32e04c2d1b8
+	// production receipt: true rcpt_x402-08980dac1f2fc3867dc7eccb9ad09eb3
 	// MANUAL_REVIEW_REQUIRED corridor_not_covered
 	// fails: seller_is_account
 	// fails: buyer_in_eu

@@ -191,7 +191,17 @@ func TestFiscalEvents(t *testing.T) {
 				}
 				return
 			}
-			claims, err := receipt.Verify(rc.body, jwks, f.engine.LogVerifierKey())
+			// The account opens the receipt's committed fields.
+			op := f.do("GET", "/v1/receipts/"+ev.Receipt.ID+"/openings", keyA, nil)
+			openings, err := receipt.ParseOpenings(op.body)
+			if op.status != 200 || err != nil {
+				t.Fatalf("openings: %d %v", op.status, err)
+			}
+			v, err := receipt.NewVerifier(jwks, f.engine.LogVerifierKey())
+			if err != nil {
+				t.Fatal(err)
+			}
+			claims, err := v.Verify(rc.body, openings...)
 			if err != nil {
 				t.Fatalf("receipt: %v", err)
 			}

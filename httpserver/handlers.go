@@ -189,3 +189,20 @@ type AccountTotals struct {
 	Account string             `json:"account"`
 	Years   []fiscal.YearTotal `json:"years"`
 }
+
+// getReceiptOpenings: GET /v1/receipts/{id}/openings, the openings of a
+// 3.0.0 receipt's committed personal fields; only the owning account.
+func (s *Server) getReceiptOpenings(w http.ResponseWriter, r *http.Request) {
+	books, err := s.books(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	raw, err := books.Openings(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "private, no-store")
+	writeJSON(w, http.StatusOK, raw)
+}

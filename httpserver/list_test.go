@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/fiscal402/fiscal402/fiscal"
 )
 
 // listedRecord is what the list test knows about each record it made,
@@ -255,7 +253,7 @@ func TestListFiscalEvents(t *testing.T) {
 	ids := func(keep ...int) []string {
 		out := []string{}
 		for _, k := range keep {
-			out = append(out, fiscal.EventID("eip155:8453", txHash(k+1)))
+			out = append(out, f.engine.RecordID("eip155:8453", txHash(k+1)))
 		}
 		slices.Sort(out)
 		slices.Reverse(out)

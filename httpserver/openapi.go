@@ -386,9 +386,17 @@ func operations() map[string]operation {
 			id: "getReceipt", tag: "Receipts and log", auth: authNone, conditional: true,
 			pathParams:  map[string]string{"id": "The receipt id, `rcpt_<event id>` (spec §2.5)."},
 			summary:     "Read a signed receipt",
-			description: "The receipt of spec `" + receipt.SpecV1 + "` (UK VAT: the experimental `" + receipt.SpecV2 + "`): the Ed25519 JWS, a readable copy of its claims and the C2SP tlog-proof of its inclusion in the log. Verify it offline with the JWKS and the log key (package receipt, `receipt.Verify`). Public (spec §5.6); immutable, so cacheable forever.",
+			description: "The receipt (new receipts: spec `" + receipt.SpecV3 + "`, without personal data in clear; older ones `" + receipt.SpecV1 + "` or, UK VAT, `" + receipt.SpecV2 + "`): the Ed25519 JWS, a readable copy of its claims and the C2SP tlog-proof of its inclusion in the log. Verify it offline with the JWKS and the log key (package receipt, `receipt.Verify`). Public (spec §5.6); immutable, so cacheable forever.",
 			responses:   []response{jsonBody(http.StatusOK, "The receipt.", reflect.TypeFor[receiptDoc](), "ETag", "Cache-Control")},
 			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeDBUnavailable},
+		},
+		"GET /v1/receipts/{id}/openings": {
+			id: "getReceiptOpenings", tag: "Receipts and log", auth: authRequired,
+			pathParams:  map[string]string{"id": "The receipt id, `rcpt_<event id>`."},
+			summary:     "Open a receipt's committed personal fields",
+			description: "A `" + receipt.SpecV3 + "` receipt is public and carries no personal data in clear: the transaction hash, the wallets, the buyer's name, postal code and VAT number, the values of location evidence and the record's and invoice's hashes are salted commitments. Their openings (field, value, salt) are kept with the record and served here to the owning account only; whoever holds them can show an auditor what the receipt commits to (`receipt.Verifier.Verify(doc, openings...)`, `examples/audit receipt --openings`). An older receipt has none (`[]`).",
+			responses:   []response{jsonBody(http.StatusOK, "The openings.", reflect.TypeFor[[]receipt.Opening](), "Cache-Control")},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, codeRateLimited, fiscal.CodeDBUnavailable},
 		},
 		"GET /.well-known/jwks.json": {
 			id: "getJWKS", tag: "Receipts and log", auth: authNone,

@@ -104,7 +104,7 @@ var fieldEnums = map[string][]string{
 	"ReceiptClaims.custody":             {receipt.CustodyNone},
 	"ReceiptClaims.jurisdiction":        {receipt.JurisdictionEUVAT, receipt.JurisdictionUKVAT},
 	"ReceiptClaims.review_status":       {receipt.ReviewProcessed, receipt.ReviewPending},
-	"ReceiptClaims.spec":                {receipt.SpecV1, receipt.SpecV2},
+	"ReceiptClaims.spec":                {receipt.SpecV1, receipt.SpecV2, receipt.SpecV3},
 	"ManifestPricing.model":             {"basis_points"},
 	"Record.object":                     {fiscal.ObjectSettlement},
 	"FiscalEvent.object":                {fiscal.ObjectFiscalEvent},

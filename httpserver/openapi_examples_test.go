@@ -137,6 +137,8 @@ func TestOpenAPIExamples(t *testing.T) {
 		headers: []string{"Idempotency-Key", "resolve-1"}, status: 201, keep: true})
 	run(exampleStep{op: "resolveSettlement", method: "POST", path: "/settlements/{record}/resolve", key: keyA, body: map[string]any{"buyer": map[string]any{"consumerCountry": "AT"}, "resolvedBy": "ops@merchant.example"}, status: 409})
 	run(exampleStep{op: "getReceipt", method: "GET", path: "/v1/receipts/rcpt_{record}", status: 200})
+	run(exampleStep{op: "getReceiptOpenings", method: "GET", path: "/v1/receipts/rcpt_{record}/openings", key: keyA, status: 200, keep: true})
+	run(exampleStep{op: "getReceiptOpenings", method: "GET", path: "/v1/receipts/rcpt_{record}/openings", key: keyB, status: 404})
 	run(exampleStep{op: "getReceipt", method: "GET", path: "/v1/receipts/rcpt_x402-00000000000000000000000000000000", status: 404})
 	run(exampleStep{op: "getJWKS", method: "GET", path: "/.well-known/jwks.json", status: 200})
 	run(exampleStep{op: "getLogKey", method: "GET", path: "/.well-known/log-key", status: 200})

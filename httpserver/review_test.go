@@ -85,9 +85,23 @@ func verifyReceipt(t *testing.T, f *fixture, id string) *receipt.Claims {
 	t.Helper()
 	rc := f.do("GET", "/v1/receipts/"+id, "", nil)
 	jwks := f.do("GET", "/.well-known/jwks.json", "", nil)
-	claims, err := receipt.Verify(rc.body, jwks.body, f.engine.LogVerifierKey())
-	if err != nil {
+	// The public receipt verifies on its own; the account's openings then
+	// reveal its committed fields (the VIES proof, the tx hash, ...).
+	if _, err := receipt.Verify(rc.body, jwks.body, f.engine.LogVerifierKey()); err != nil {
 		t.Fatalf("receipt %s: %v", id, err)
+	}
+	op := f.do("GET", "/v1/receipts/"+id+"/openings", keyA, nil)
+	openings, err := receipt.ParseOpenings(op.body)
+	if op.status != 200 || err != nil {
+		t.Fatalf("openings of %s: %d %v", id, op.status, err)
+	}
+	v, err := receipt.NewVerifier(jwks.body, f.engine.LogVerifierKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims, err := v.Verify(rc.body, openings...)
+	if err != nil {
+		t.Fatalf("receipt %s with its openings: %v", id, err)
 	}
 	return claims
 }

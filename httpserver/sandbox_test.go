@@ -22,6 +22,7 @@ type simulationView struct {
 	Object, Environment, Watermark, UBL, JWKSURL, LogKey string
 	Record                                               json.RawMessage
 	Receipt                                              json.RawMessage
+	Openings                                             json.RawMessage
 }
 
 type sandboxRecordView struct {
@@ -100,7 +101,16 @@ func TestSimulate(t *testing.T) {
 			if !errors.As(err, &ve) || ve.Step != receipt.StepKid {
 				t.Fatalf("sandbox receipt against the production JWKS: %v, want a failure at step %s", err, receipt.StepKid)
 			}
-			claims, err := receipt.Verify(sim.Receipt, sbJWKS.body, sbLogKey)
+			// A simulation hands over the openings of its receipt.
+			openings, err := receipt.ParseOpenings(sim.Openings)
+			if err != nil {
+				t.Fatalf("openings: %v", err)
+			}
+			sv, err := receipt.NewVerifier(sbJWKS.body, sbLogKey)
+			if err != nil {
+				t.Fatal(err)
+			}
+			claims, err := sv.Verify(sim.Receipt, openings...)
 			if err != nil {
 				t.Fatalf("sandbox receipt against the sandbox keys: %v", err)
 			}

@@ -195,7 +195,7 @@ func (g *schemaGen) fields(t reflect.Type, props map[string]any, required *[]str
 			fs = map[string]any{"oneOf": []any{fs, map[string]any{"type": "null"}}}
 		}
 		props[name] = fs
-		if !omit {
+		if !omit && !optionalMembers[componentName(t)+"."+name] {
 			*required = append(*required, name)
 		}
 	}
@@ -249,4 +249,17 @@ var strictTypes = map[reflect.Type]bool{
 	reflect.TypeFor[catalog.CheckPayment]():           true,
 	reflect.TypeFor[X402IngestRequest]():              true,
 	reflect.TypeFor[fiscal.BuyerFacts]():              true,
+}
+
+// optionalMembers are members always present in some versions of a
+// document and absent in others: a service.receipt/3.0.0 receipt commits
+// its personal fields instead of carrying them, and signs no log index.
+var optionalMembers = map[string]bool{
+	"ReceiptSettlement.tx_hash":      true,
+	"ReceiptSettlement.payer":        true,
+	"ReceiptSettlement.receiver":     true,
+	"ReceiptInvoice.ubl_sha256":      true,
+	"ReceiptLogRef.index":            true,
+	"ReceiptChainFacts.block_number": true,
+	"ReceiptChainFacts.block_hash":   true,
 }

@@ -204,6 +204,7 @@ func (s *Server) routes() []route {
 		{"POST", "/v1/x402/settlements", s.authed(s.postX402Settlement), true},
 		{"GET", "/v1/x402/settlements/{id}", s.authed(s.getX402Settlement), true},
 		{"GET", "/v1/receipts/{id}", http.HandlerFunc(s.getReceipt), false},
+		{"GET", "/v1/receipts/{id}/openings", s.authed(s.getReceiptOpenings), true},
 		{"GET", "/.well-known/jwks.json", http.HandlerFunc(s.getJWKS), false},
 		{"GET", "/.well-known/log-key", http.HandlerFunc(s.getLogKey), false},
 		{"GET", "/verify", http.HandlerFunc(s.getVerifyPage), false},

@@ -218,10 +218,20 @@ func TestSettlementProcessed(t *testing.T) {
 	if jwks.status != 200 || jwks.header.Get("Content-Type") != "application/jwk-set+json" {
 		t.Fatalf("jwks: %d %s", jwks.status, jwks.header.Get("Content-Type"))
 	}
-	claims, err := receipt.Verify(rc.body, jwks.body, f.engine.LogVerifierKey())
+	public, err := receipt.Verify(rc.body, jwks.body, f.engine.LogVerifierKey())
 	if err != nil {
 		t.Fatalf("receipt does not verify: %v", err)
 	}
+	// Nothing personal in clear: the tx hash, the wallets and the invoice's
+	// hash are commitments the account can open.
+	if public.Settlement.TxHash != "" || public.Settlement.Payer != "" || public.Invoice.UBLSHA256 != "" || len(public.Commitments) == 0 {
+		t.Errorf("public receipt shows committed fields: %+v", public.Settlement)
+	}
+	if strings.Contains(strings.ToLower(string(rc.body)), "0x5f0e3c1a9b7d2e4f6a8c0b1d3e5f7a9c2b4d6e8f0a1c3e5d7b9f2a4c6e8d0b1f") ||
+		strings.Contains(strings.ToLower(string(rc.body)), "0x70997970c51812dc3a010c7d01b50e0d17dc79c8") {
+		t.Errorf("the public receipt carries the tx hash or the payer in clear")
+	}
+	claims := verifyReceipt(t, f, rec.Receipt.ID)
 	if claims.ReceiptID != rec.Receipt.ID || claims.EventID != rec.ID || claims.Invoice == nil || claims.Invoice.UBLSHA256 != rec.Invoice.UblSha256 {
 		t.Errorf("claims %+v do not bind the record", claims)
 	}

@@ -58,7 +58,8 @@ const (
 
 // Status is the state of a queued x402 payment: the 202 body of
 // POST /v1/x402/settlements and the body of GET /v1/x402/settlements/{id}.
-// Its id is the id the record gets (the event id of (network, tx hash)).
+// Its id is derived from (network, tx hash) (fiscal.EventID); the record, once
+// made, has an id of its own, which RecordURL names.
 type Status struct {
 	ID            string `json:"id"`
 	Object        string `json:"object"` // "x402_ingest"
@@ -265,7 +266,7 @@ func (q *queued) put(tx ledger.Tx) error {
 
 // finished is the entry in a final state (recorded or failed), as stored,
 // and the writes that put it there and remove its due key.
-func (q queued) finished(state string, now time.Time, lastErr *Error) (queued, []ledger.Put) {
+func (q queued) finished(state string, now time.Time, lastErr *Error, recordID string) (queued, []ledger.Put) {
 	f := q
 	f.Status.State = state
 	f.Status.Attempts++
@@ -273,7 +274,7 @@ func (q queued) finished(state string, now time.Time, lastErr *Error) (queued, [
 	f.Status.NextAttemptAt = ""
 	f.Status.LastError = lastErr
 	if state == StateRecorded {
-		f.Status.RecordURL = "/settlements/" + q.Status.ID
+		f.Status.RecordURL = "/settlements/" + recordID
 	}
 	f.DueAt = 0
 	raw, _ := json.Marshal(f) // plain strings, ints and bytes: cannot fail
@@ -351,11 +352,11 @@ func (s *Service) attempt(ctx context.Context, key []byte, id string) error {
 	}
 	b, err := s.e.Books(q.Status.Account)
 	if err != nil {
-		_, puts := q.finished(StateFailed, now, &Error{Code: fiscal.CodeNotFound, Detail: "the account that queued this settlement no longer exists"})
+		_, puts := q.finished(StateFailed, now, &Error{Code: fiscal.CodeNotFound, Detail: "the account that queued this settlement no longer exists"}, "")
 		return s.apply(puts)
 	}
 	job := s.x402Ingest(q.Input, q.Buyer, q.IdemKey)
-	_, job.Puts = q.finished(StateRecorded, now, nil)
+	_, job.Puts = q.finished(StateRecorded, now, nil, s.e.RecordID(q.Status.Network, q.Status.TxHash))
 	res, err := s.record(ctx, b, job)
 	switch {
 	case err == nil && res.Outcome == fiscal.Created:
@@ -374,7 +375,7 @@ func (s *Service) attempt(ctx context.Context, key []byte, id string) error {
 		})
 	}
 	s.log.Warn("x402 ingest failed", "id", id, "account", q.Status.Account, "code", lastErr.Code, "detail", lastErr.Detail)
-	_, puts := q.finished(StateFailed, now, lastErr)
+	_, puts := q.finished(StateFailed, now, lastErr, "")
 	return s.apply(puts)
 }
 
@@ -532,8 +533,10 @@ func (s *Service) Status(ctx context.Context, accountID, id string) (*Status, er
 		// Recorded meanwhile by RecordX402 or Settle; the queue entry
 		// learns it at its next attempt.
 		if b, err := s.e.Books(accountID); err == nil {
-			if _, _, err := b.Record(ctx, id); err == nil {
-				st.State, st.NextAttemptAt, st.RecordURL = StateRecorded, "", "/settlements/"+id
+			if rid := s.e.RecordID(st.Network, st.TxHash); rid != "" {
+				if _, _, err := b.Record(ctx, rid); err == nil {
+					st.State, st.NextAttemptAt, st.RecordURL = StateRecorded, "", "/settlements/"+rid
+				}
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package ingest_test
 import (
 	"context"
 	"math/big"
+	"path"
 	"testing"
 	"time"
 
@@ -44,9 +45,14 @@ func TestQueueStatsAndPrune(t *testing.T) {
 	if n, err := e.ProcessIngestQueue(ctx); err != nil || n != 3 {
 		t.Fatalf("process: %d %v", n, err)
 	}
+	var recordA string
 	for name, want := range map[string]string{"a": ingest.StateRecorded, "b": ingest.StateFailed, "c": ingest.StateQueued} {
-		if st, err := e.IngestStatus(ctx, "acct_0", ids[name]); err != nil || st.State != want {
+		st, err := e.IngestStatus(ctx, "acct_0", ids[name])
+		if err != nil || st.State != want {
 			t.Fatalf("%s: %+v %v, want %s", name, st, err, want)
+		}
+		if name == "a" {
+			recordA = path.Base(st.RecordURL)
 		}
 	}
 	st, err := e.svc.QueueStats()
@@ -69,7 +75,7 @@ func TestQueueStatsAndPrune(t *testing.T) {
 	if st, err := e.IngestStatus(ctx, "acct_0", ids["c"]); err != nil || st.State != ingest.StateQueued {
 		t.Fatalf("c after prune: %+v %v", st, err)
 	}
-	if _, _, err := e.Record(ctx, "acct_0", ids["a"]); err != nil {
+	if _, _, err := e.Record(ctx, "acct_0", recordA); err != nil {
 		t.Fatalf("the record of a after prune: %v", err)
 	}
 	// The ledger's claims still make the payment one record.

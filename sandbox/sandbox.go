@@ -138,9 +138,13 @@ type Simulation struct {
 	Record      json.RawMessage `json:"record"`      // as GET /sandbox/v1/settlements/{id} serves it
 	UBL         string          `json:"ubl,omitempty"`
 	Receipt     json.RawMessage `json:"receipt"` // as GET /sandbox/v1/receipts/{id} serves it
-	JWKSURL     string          `json:"jwksUrl"` // the sandbox key set: "/sandbox/v1/jwks.json"
-	LogKey      string          `json:"logKey"`  // the sandbox log's note verifier key
-	Quota       *Quota          `json:"-"`       // the agent's quota after this call; nil when not metered
+	// Openings open the receipt's committed fields (3.0.0): a production
+	// account reads them behind its key (GET /v1/receipts/{id}/openings);
+	// a simulation hands them over at once.
+	Openings json.RawMessage `json:"openings"`
+	JWKSURL  string          `json:"jwksUrl"` // the sandbox key set: "/sandbox/v1/jwks.json"
+	LogKey   string          `json:"logKey"`  // the sandbox log's note verifier key
+	Quota    *Quota          `json:"-"`       // the agent's quota after this call; nil when not metered
 }
 
 // Simulate runs a settlement through the production pipeline (validation,
@@ -201,12 +205,17 @@ func (s *Sandbox) Simulate(ctx context.Context, accountID string, agent Agent, r
 	if err != nil {
 		return nil, err
 	}
+	openings, err := eng.Ledger().Doc(strings.TrimPrefix(r.Receipt.ID, "rcpt_"), fiscal.DocOpenings)
+	if err != nil {
+		return nil, fiscal.StoreError(err)
+	}
 	sim := &Simulation{
 		Object:      "sandbox_simulation",
 		Environment: receipt.EnvSandbox,
 		Watermark:   receipt.SandboxWatermark,
 		Record:      stored,
 		Receipt:     rcpt,
+		Openings:    openings,
 		JWKSURL:     "/sandbox/v1/jwks.json",
 		LogKey:      eng.LogVerifierKey(),
 		Quota:       quota,

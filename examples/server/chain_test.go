@@ -124,11 +124,13 @@ func TestServerX402(t *testing.T) {
 		t.Fatalf("held: %d %v", status, st)
 	}
 	deadline := time.Now().Add(20 * time.Second)
+	var recordURL string
 	for {
 		code, raw := p.get(t, "/v1/x402/settlements/"+st["id"].(string), true)
 		var cur map[string]any
 		_ = json.Unmarshal(raw, &cur)
 		if code == 200 && cur["state"] == "recorded" {
+			recordURL, _ = cur["recordUrl"].(string)
 			break
 		}
 		if time.Now().After(deadline) {
@@ -136,7 +138,7 @@ func TestServerX402(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if code, _ := p.get(t, "/settlements/"+st["id"].(string), true); code != 200 {
+	if code, _ := p.get(t, recordURL, true); code != 200 || recordURL == "" {
 		t.Fatalf("record: %d", code)
 	}
 }

@@ -39,6 +39,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path"
 	"time"
 
 	"github.com/fiscal402/fiscal402/evmverify"
@@ -160,14 +161,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 	id := fiscal.EventID(o.network, hookTx(hookCtx))
 	fmt.Fprintf(stdout, "hook: queued %s for on-chain verification\n", id)
 
-	st, err := waitRecorded(ctx, engine, payments, id)
+	st, err := waitRecorded(ctx, engine, payments, id, o.network, hookTx(hookCtx))
 	if err != nil {
 		return err
 	}
 	if st.State != ingest.StateRecorded {
 		return fmt.Errorf("ingest %s: %s: %s %s", id, st.State, st.LastError.Code, st.LastError.Detail)
 	}
-	return report(ctx, stdout, engine, id)
+	// The record has an id of its own (keyed, so that a public receipt
+	// cannot be found from a transaction hash): the queue entry links it.
+	return report(ctx, stdout, engine, path.Base(st.RecordURL))
 }
 
 const demoAccount = "acct_demo"
@@ -249,7 +252,7 @@ func hookTx(c settleResultContext) string {
 }
 
 // waitRecorded polls the queue entry until it is recorded or failed.
-func waitRecorded(ctx context.Context, engine *fiscal.Engine, payments *ingest.Service, id string) (*ingest.Status, error) {
+func waitRecorded(ctx context.Context, engine *fiscal.Engine, payments *ingest.Service, id, network, txHash string) (*ingest.Status, error) {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	books, err := engine.Books(demoAccount)
@@ -262,8 +265,8 @@ func waitRecorded(ctx context.Context, engine *fiscal.Engine, payments *ingest.S
 		if errors.As(err, &fe) && fe.Code == fiscal.CodeNotFound {
 			// Recorded before this run (a reused -data directory): the
 			// hook found the record and queued nothing.
-			if _, _, rerr := books.Record(ctx, id); rerr == nil {
-				return &ingest.Status{ID: id, State: ingest.StateRecorded}, nil
+			if rec, _, rerr := books.Lookup(network, txHash, "", nil); rerr == nil && rec != "" {
+				return &ingest.Status{ID: id, State: ingest.StateRecorded, RecordURL: "/settlements/" + rec}, nil
 			}
 		}
 		if err != nil {

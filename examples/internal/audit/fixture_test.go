@@ -42,6 +42,7 @@ type world struct {
 
 	frLeaf, frUBL, frRecord []byte // the FR entry, to find in the ledger file
 	v3JWS                   string
+	frOpenings              []byte // the openings of the French sale's receipt
 	v3Index                 int64
 	cfg                     fiscal.Config
 }
@@ -142,6 +143,11 @@ func (w *world) build() string {
 			return "settle " + string(rune('0'+i)) + ": " + err.Error()
 		}
 		ids = append(ids, res.Record.Receipt.ID)
+		if i == 1 {
+			if w.frOpenings, err = books.Openings(ctx, res.Record.Receipt.ID); err != nil {
+				return err.Error()
+			}
+		}
 	}
 	// A fiscal event outside the EU VAT production invariants (a buyer in
 	// Japan) has no receipt: its leaf is its document.
@@ -227,10 +233,19 @@ func (w *world) build() string {
 func (w *world) appendV3() string {
 	doc, _ := os.ReadFile(w.receiptFR)
 	jwks, _ := os.ReadFile(w.jwks)
-	c, err := receipt.Verify(doc, jwks, w.logKey)
+	openings, err := receipt.ParseOpenings(w.frOpenings)
 	if err != nil {
 		return err.Error()
 	}
+	v, err := receipt.NewVerifier(jwks, w.logKey)
+	if err != nil {
+		return err.Error()
+	}
+	c, err := v.Verify(doc, openings...) // the claims in clear
+	if err != nil {
+		return err.Error()
+	}
+	c.Commitments, c.RecordSHA256 = nil, ""
 	sum := sha256.Sum256([]byte("audit v3"))
 	event := "x402-" + hex.EncodeToString(sum[:16])
 	clear := *c
@@ -263,7 +278,7 @@ func (w *world) appendV3() string {
 	rs := sha256.Sum256(record)
 	clear.RecordSHA256 = hex.EncodeToString(rs[:])
 
-	public, openings, err := receipt.Conceal(clear, &fiscaltest.Rand{})
+	public, openings3, err := receipt.Conceal(clear, &fiscaltest.Rand{})
 	if err != nil {
 		return err.Error()
 	}
@@ -293,7 +308,7 @@ func (w *world) appendV3() string {
 	if err != nil {
 		return err.Error()
 	}
-	ob, _ := json.MarshalIndent(openings, "", "  ")
+	ob, _ := json.MarshalIndent(openings3, "", "  ")
 	w.receiptV3, w.openingsV3 = w.write("receipt-v3.json", rc), w.write("openings-v3.json", ob)
 	w.v3JWS, w.v3Index = jws, index
 	return ""
@@ -309,6 +324,7 @@ func (w *world) server(t *testing.T) *httptest.Server {
 	}
 	os.Chmod(filepath.Join(dir, "keys", "log.key"), 0o600)
 	os.Chmod(filepath.Join(dir, "keys", "production.key"), 0o600)
+	os.Chmod(filepath.Join(dir, "keys", "record-id.key"), 0o600)
 	cfg := w.cfg
 	cfg.Dir = dir
 	e := fiscaltest.Engine(t, cfg)
