@@ -18,8 +18,12 @@ func Codes() []Code {
 // sent again unchanged: 429 after its Retry-After, 5xx after a pause (RFC
 // 9110 §15.6). Ingest requests are safe to repeat: the (network, txHash)
 // claim and the Idempotency-Key make a repeat return the original record.
-// Every 4xx other than 429 needs a changed request.
+// Every 4xx other than 429 needs a changed request, and LEDGER_INTEGRITY
+// (500) an operator.
 func (c Code) Retryable() bool {
+	if c == CodeLedgerIntegrity {
+		return false // damaged data stays damaged: restore the ledger
+	}
 	s := c.HTTPStatus()
 	return s == 429 || s >= 500
 }

@@ -218,7 +218,11 @@ func (e *Engine) Document(id string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := e.ledger.Doc(entryID, docRecord)
+	raw, err := e.verifiedDoc(entryID, docRecord)
+	var fe *Error
+	if errors.As(err, &fe) {
+		return nil, fe
+	}
 	if err != nil {
 		return nil, storeError(err)
 	}
@@ -246,7 +250,11 @@ func (e *Engine) StoredInvoice(id, wantSHA256 string) ([]byte, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	raw, err := e.ledger.Doc(entryID, docUBL)
+	raw, err := e.verifiedDoc(entryID, docUBL)
+	var fe *Error
+	if errors.As(err, &fe) {
+		return nil, "", fe
+	}
 	if err != nil {
 		return nil, "", storeError(err)
 	}

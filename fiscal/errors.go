@@ -59,6 +59,7 @@ var codeStatus = map[Code]int{
 	CodeRecordNotPending:       409,
 	CodeRevisionConflict:       409,
 	CodePaymentConflict:        409,
+	CodeLedgerIntegrity:        500,
 	CodeChainVerifyFailed:      422,
 	CodeUnsupportedNetwork:     422,
 	CodeUnsupportedAsset:       422,

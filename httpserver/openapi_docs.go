@@ -137,6 +137,7 @@ var codeDocs = map[fiscal.Code]string{
 	fiscal.CodeChainVerifyRequired:      "x402 and evm-transfer ingest read the payment from the chain, but the network's chain verification is off (final until the operator enables it).",
 	fiscal.CodePaymentAlreadyRecorded:   "this account already recorded the payment through the other ingest endpoint (a settlement vs a fiscal event): one payment, one record (final).",
 	fiscal.CodeRecordNotPending:         "only a record pending review can be resolved; a processed record is corrected by a credit note (final).",
+	fiscal.CodeLedgerIntegrity:          "stored bytes do not match what the log commits to: the data was altered or damaged and is not served; the operator restores the ledger from a backup (final).",
 	fiscal.CodePaymentConflict:          "this (network, txHash) payment is recorded with another amount, payer, receiver or asset than the request states; nothing was written (final).",
 	fiscal.CodeRevisionConflict:         "the record got another revision while this resolution was made: read it again and decide on its current state.",
 	sandbox.CodeUnsupportedJurisdiction: "the parties are outside what the endpoint covers, e.g. an evaluate whose buyer is not an attested EU-27 customer (final).",

@@ -1,0 +1,138 @@
+package fiscal
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/fiscal402/fiscal402/ledger"
+	"github.com/fiscal402/fiscal402/receipt"
+)
+
+// Every document the engine serves (a record, an invoice) is checked, as
+// it is read, against what the entry's leaf commits to, and the leaf
+// against the log: ledger.Entry verifies the leaf against its RFC 6962
+// record hash; the leaf names the document's digest: the leaf is the
+// document itself (an entry without a receipt), or the receipt signs the
+// invoice's SHA-256 (1.0.0, 2.0.0), or commits to the record's and the
+// invoice's SHA-256 (3.0.0, opened with the salts kept beside them). Bytes
+// that do not match are never served: the answer is LEDGER_INTEGRITY (500),
+// the damaged index is logged and counted (ledger.Stats). A record of an
+// older receipt version has no digest in its leaf; it is served as the
+// ledger's own checks (zstd checksums, Open's page walk) leave it.
+
+// CodeLedgerIntegrity: stored bytes do not match the hash the log commits
+// to; the data was altered or damaged. Restore the ledger from a backup.
+const CodeLedgerIntegrity Code = "LEDGER_INTEGRITY"
+
+// verifiedDoc reads the document name of entry entryID, checked against its
+// leaf's digest where the leaf holds one.
+func (e *Engine) verifiedDoc(entryID, name string) ([]byte, error) {
+	ent, err := e.ledger.Entry(entryID)
+	if err != nil {
+		return nil, e.integrityError(err)
+	}
+	doc, ok := ent.Docs[name]
+	if !ok {
+		return nil, fmt.Errorf("fiscal: entry %s has no %s: %w", entryID, name, ledger.ErrNotFound)
+	}
+	sum, anchored, err := committedDigest(ent, name)
+	if err != nil {
+		e.cfg.Logger.Error("stored document fails its integrity check", "index", ent.Index, "entry", entryID, "doc", name, "err", err)
+		return nil, &Error{Code: CodeLedgerIntegrity, Detail: "the stored data does not match what the log commits to; restore the ledger from a backup", Err: err}
+	}
+	if !anchored {
+		return doc, nil
+	}
+	out, err := e.ledger.DocVerified(entryID, name, sum)
+	if err != nil {
+		return nil, e.integrityError(err)
+	}
+	return out, nil
+}
+
+// integrityError maps a ledger read error: a damaged leaf or document is
+// LEDGER_INTEGRITY, logged with its index.
+func (e *Engine) integrityError(err error) error {
+	var ie *ledger.IntegrityError
+	var ce *ledger.CorruptError
+	switch {
+	case errors.As(err, &ie):
+		e.cfg.Logger.Error("ledger integrity check failed", "index", ie.Index, "what", ie.What)
+		return &Error{Code: CodeLedgerIntegrity, Detail: fmt.Sprintf("the stored data of ledger index %d does not match its hash; restore the ledger from a backup", ie.Index), Err: err}
+	case errors.As(err, &ce):
+		e.cfg.Logger.Error("ledger file damaged", "index", ce.Index, "reason", ce.Reason)
+		return &Error{Code: CodeLedgerIntegrity, Detail: "the ledger file is damaged; restore it from a backup", Err: err}
+	}
+	return err
+}
+
+// committedDigest is the SHA-256 the entry's leaf commits the document
+// name to, and whether it commits to one at all.
+func committedDigest(ent ledger.StoredEntry, name string) ([sha256.Size]byte, bool, error) {
+	var sum [sha256.Size]byte
+	leaf := ent.Leaf
+	parts := bytes.Split(leaf, []byte("."))
+	if len(parts) != 3 || !bytes.HasPrefix(leaf, []byte("ey")) {
+		// No receipt: the leaf is the document itself.
+		if name == docRecord {
+			return sha256.Sum256(leaf), true, nil
+		}
+		return sum, false, nil
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(string(parts[1]))
+	if err != nil {
+		return sum, false, fmt.Errorf("leaf payload: %w", err)
+	}
+	var p struct {
+		Spec    string `json:"spec"`
+		Invoice *struct {
+			UBLSHA256 string `json:"ubl_sha256"`
+		} `json:"invoice"`
+		Commitments map[string]string `json:"commitments"`
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return sum, false, fmt.Errorf("leaf payload: %w", err)
+	}
+	field := map[string]string{docRecord: "/record_sha256", docUBL: "/invoice/ubl_sha256"}[name]
+	if p.Spec != receipt.SpecV3 {
+		if name == docUBL && p.Invoice != nil && p.Invoice.UBLSHA256 != "" {
+			return hexDigest(p.Invoice.UBLSHA256)
+		}
+		return sum, false, nil
+	}
+	commitment, ok := p.Commitments[field]
+	if field == "" || !ok {
+		return sum, false, nil
+	}
+	openings, err := receipt.ParseOpenings(ent.Docs[docOpenings])
+	if err != nil {
+		return sum, false, fmt.Errorf("openings: %w", err)
+	}
+	for _, o := range openings {
+		if o.Field != field {
+			continue
+		}
+		c, err := o.Commitment()
+		if err != nil || c != commitment {
+			return sum, false, fmt.Errorf("the opening of %s does not match the receipt's commitment", field)
+		}
+		return hexDigest(o.Value)
+	}
+	return sum, false, fmt.Errorf("no opening of %s", field)
+}
+
+func hexDigest(s string) ([sha256.Size]byte, bool, error) {
+	var sum [sha256.Size]byte
+	b, err := hex.DecodeString(strings.TrimSpace(s))
+	if err != nil || len(b) != sha256.Size {
+		return sum, false, fmt.Errorf("digest %q is not a SHA-256", s)
+	}
+	copy(sum[:], b)
+	return sum, true, nil
+}
