@@ -19,7 +19,6 @@ import (
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/receipt"
-	"github.com/fiscal402/fiscal402/ubl"
 	"github.com/fiscal402/fiscal402/vat"
 	"github.com/fiscal402/fiscal402/vies"
 )
@@ -164,12 +163,13 @@ func (e *Engine) Prepare(ctx context.Context, accountID string, s Supply, now ti
 			Evidence:   p.Buyer.Evidence,
 			Attested:   "merchant",
 			Registry:   reg,
+			Address:    p.Buyer.Address,
 		},
 		Supply:         RecordSupply{Kind: p.Buyer.SupplyKind, Description: p.Buyer.Description, Conditions: p.Buyer.Conditions, Provider: p.Buyer.Provider},
 		Classification: det,
 		FX:             rfx,
 		Verification:   s.Verification,
-		Receipt:        ReceiptRef{ID: ReceiptID(id), Spec: receipt.SpecV1, URL: e.urlPrefix() + "/v1/receipts/" + ReceiptID(id)},
+		Receipt:        ReceiptRef{ID: ReceiptID(id), Spec: ReceiptSpec(det.Jurisdiction), URL: e.urlPrefix() + "/v1/receipts/" + ReceiptID(id)},
 	}
 	if s.Verification.Facts != nil {
 		li := int64(s.Verification.Facts.LogIndex)
@@ -202,7 +202,7 @@ func (e *Engine) Issue(d *Draft, seller Seller) error {
 	r := &d.Record
 	r.Seller = RecordSeller{LegalName: seller.LegalName, VATNumber: seller.VATNumber, LegalID: seller.LegalID, Country: seller.Country, Address: seller.Address}
 	if r.ReviewStatus == StatusProcessed {
-		if err := e.attachInvoice(d); err != nil {
+		if err := e.attachInvoice(d, seller); err != nil {
 			return err
 		}
 	}
@@ -274,17 +274,14 @@ func (e *Engine) invoiceURL(id string) string {
 	return "/settlements/" + id + "/ubl"
 }
 
-// attachInvoice renders the UBL invoice of a processed draft.
-func (e *Engine) attachInvoice(d *Draft) error {
+// attachInvoice renders the UBL invoice of a processed draft under the
+// invoicing law of its supply, or sends the draft to review when no
+// compliant invoice can be issued (renderInvoice).
+func (e *Engine) attachInvoice(d *Draft, seller Seller) error {
 	r := &d.Record
-	a := split(d.gross, r.Classification)
-	inv, err := invoiceFor(r, a.net, a.vat, d.createdAt)
-	if err != nil {
+	inv, law, err := e.renderInvoice(d, seller)
+	if err != nil || r.ReviewStatus != StatusProcessed {
 		return err
-	}
-	d.ubl, err = ubl.RenderInvoice(inv)
-	if err != nil {
-		return &Error{Code: CodeInternal, Detail: "the invoice could not be rendered", Err: err}
 	}
 	sum := sha256.Sum256(d.ubl)
 	r.Invoice = &InvoiceRef{
@@ -294,6 +291,7 @@ func (e *Engine) attachInvoice(d *Draft) error {
 		UBLSHA256: hex.EncodeToString(sum[:]),
 		URL:       e.invoiceURL(r.ID),
 	}
+	law.describe(r, inv)
 	return nil
 }
 

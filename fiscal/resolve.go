@@ -1,6 +1,7 @@
 package fiscal
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -50,6 +51,9 @@ type ResolutionBuyer struct {
 	// Evidence are items of the customer's location (Art. 24b, 24f
 	// Implementing Regulation 282/2011); they replace the record's.
 	Evidence []vat.Evidence `json:"locationEvidence,omitempty"`
+	// Address is the customer's postal address, for a business sale's
+	// invoice (Art. 226(5)); it replaces the record's.
+	Address *Address `json:"consumerAddress,omitempty"`
 }
 
 // ManualDetermination is a person's decision of the treatment (vat.Manual
@@ -96,6 +100,13 @@ func (r Resolution) Normalised() (Resolution, error) {
 			return r, prefixField("/buyer", err)
 		}
 		nb.Country, nb.VATNumber, nb.Name, nb.PostalCode = facts.Country, facts.VATNumber, facts.Name, facts.PostalCode
+		if b.Address != nil {
+			// The address's country is the buyer's: the resolution's, or
+			// the record's (checked when applied).
+			if nb.Address, err = parseBuyerAddress("/buyer/consumerAddress", b.Address, cmp.Or(facts.Country, b.Address.Country, "ZZ")); err != nil {
+				return r, err
+			}
+		}
 		switch nb.BusinessStatus {
 		case "", vat.TreatmentB2C, vat.TreatmentB2B:
 		default:
@@ -235,6 +246,14 @@ func applyResolution(p *Payment, prev *Record, rb *ResolutionBuyer) *vies.Result
 	}
 	if rb.Evidence != nil {
 		b.Evidence = rb.Evidence
+	}
+	if rb.Address != nil {
+		a := *rb.Address
+		a.Country = b.Country
+		b.Address = &a
+		if a.PostalCode != "" && rb.PostalCode == "" {
+			b.PostalCode = a.PostalCode
+		}
 	}
 	switch {
 	case rb.BusinessStatus == vat.TreatmentB2C:
