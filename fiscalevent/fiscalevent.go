@@ -398,15 +398,15 @@ func (s *Service) decide(ctx context.Context, acc fiscal.Account, in input, now 
 			}
 			ev.Production.Receipt = false
 			ev.Production.Invariants = append(ev.Production.Invariants, Invariant{InvariantInvoiceIssuable, false, strings.Join(why, " ")})
-			return d, ev, nil
+		} else {
+			*d = probe
+			inv := *r.Invoice
+			inv.URL = "/v1/fiscal-events/" + ev.ID + "/ubl"
+			ev.Invoice = &inv
+			ev.FX.NetEUR, ev.FX.VATEUR, ev.FX.National = r.FX.NetEUR, r.FX.VATEUR, r.FX.National
+			ref := r.Receipt
+			ev.Receipt = &ref
 		}
-		*d = probe
-		inv := *r.Invoice
-		inv.URL = "/v1/fiscal-events/" + ev.ID + "/ubl"
-		ev.Invoice = &inv
-		ev.FX.NetEUR, ev.FX.VATEUR = r.FX.NetEUR, r.FX.VATEUR
-		ref := r.Receipt
-		ev.Receipt = &ref
 	}
 	d.Document = func(sealed *fiscal.Record) ([]byte, error) {
 		out := *ev
