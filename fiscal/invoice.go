@@ -41,7 +41,7 @@ func (e *Engine) renderInvoice(d *Draft, s Seller) (ubl.Invoice, invoiceLaw, err
 	var explained []string // rules a reason already explains
 	if len(missing) > 0 {
 		reasons = append(reasons, addressReason(r, missing))
-		explained = append(explained, ubl.RuleArt226_5)
+		explained = append(explained, ubl.RuleArt226_5, "BR-07") // BR-07: the buyer's name
 	}
 	var tc *ubl.TaxCurrency
 	if law.TaxCountry != "" {
@@ -149,6 +149,9 @@ func invoiceFor(r *Record, law invoiceLaw, seller, buyer ubl.Party, a amounts, t
 	note, err := settlementNote(r, det)
 	if err != nil {
 		return ubl.Invoice{}, err
+	}
+	if tc != nil && !strings.HasSuffix(note, ".") {
+		note += "." // ubl appends the VAT in the tax currency as a sentence of its own
 	}
 	return ubl.Invoice{
 		Profile:    profile,

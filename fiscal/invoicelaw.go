@@ -597,17 +597,26 @@ func (s Seller) CheckInvoicing() error {
 		if peppol {
 			lists[SaleB2BDomestic], lists[SaleB2BReverseCharge] = check.B2BStandard, check.B2BReverseCharge
 		}
+		// ubl.CheckSeller gives every seller with a Greek postal address
+		// the myDATA references, whatever the tax country; an invoice
+		// under another country's rules (a UK invoice with the GB VRN) is
+		// no Greek invoice and carries none, so what CheckSeller says of
+		// them there is not the seller's.
+		greekRules := t.country == "GR"
 		for _, sale := range t.sales {
 			for _, fe := range lists[sale] {
+				if fe.Field == "MyDATA" && !greekRules {
+					continue
+				}
 				out = append(out, InvoicingProblem{TaxCountry: t.country, Sale: sale, Field: sellerField(fe.Field, t.law), Rule: fe.Rule, Detail: problemDetail(fe)})
 			}
 		}
-		if peppol && slices.ContainsFunc(t.sales, func(x string) bool { return x != SaleB2C }) {
+		if peppol && greekRules && slices.ContainsFunc(t.sales, func(x string) bool { return x != SaleB2C }) {
 			for _, fe := range check.PerInvoice {
 				out = append(out, InvoicingProblem{TaxCountry: t.country, Sale: SaleEveryB2B, Field: fe.Field, Rule: fe.Rule,
 					Detail: problemDetail(fe) + " (the engine does not transmit invoices to myDATA)"})
 			}
-			if t.country == "GR" {
+			{
 				// GR-R-001: a Greek seller's Peppol invoice is numbered
 				// TIN|date|branch|type|series|number (ubl.GreekInvoiceNumber)
 				// with a sequential number; the engine numbers invoices
