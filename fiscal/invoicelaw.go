@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/ubl"
 	"github.com/fiscal402/fiscal402/vat"
@@ -350,15 +352,44 @@ func addressReason(r *Record, missing []string) vat.Reason {
 // record, and the rate for the invoice (ubl converts the invoice's own
 // breakdown at it, BT-111). A rate that cannot be had is a review reason,
 // never a substitute rate; any other error is returned.
-//
-// For GB the ECB rate is refused (fx.ErrNationalRateRequired) unless the
-// seller holds HMRC's written agreement to it (Seller.UKRateAgreement;
-// VAT tertiary legislation on valuation, option (c)): the rule is then
-// recorded as that agreement.
 func (e *Engine) nationalVAT(ctx context.Context, r *Record, s Seller, law invoiceLaw, a amounts) (*RecordNationalFX, *ubl.TaxCurrency, *vat.Reason, error) {
 	at, err := time.Parse(time.RFC3339Nano, r.Settlement.Timestamp)
 	if err != nil {
 		return nil, nil, nil, &Error{Code: CodeInternal, Detail: "the record's settlement time cannot be read", Err: err}
+	}
+	policy := fx.LatestPublishedAt
+	if rt := r.FX.USDPerEUR; rt != nil && rt.Policy != "" {
+		policy = rt.Policy // the Art. 91(2) reading the record's EUR conversion used
+	}
+	vatConv, netConv, reason, err := nationalConversion(ctx, e.cfg.FX, policy, s, law, at, a.vatExact, a.netExact)
+	if err != nil || reason != nil || vatConv == nil {
+		return nil, nil, reason, err
+	}
+	rate := vatConv.Rate
+	rec := &RecordNationalFX{
+		Country: vatConv.Country, Currency: vatConv.Currency, Basis: vatConv.basis, Rate: &rate, Rule: vatConv.Rule,
+		NetExact: netConv.AmountExact, VATExact: vatConv.AmountExact, Rounding: vatConv.Rounding,
+	}
+	tc := &ubl.TaxCurrency{Code: vatConv.Currency, Rate: rate.Value, RateDate: rate.RateDate, RateSource: rateSource(rate, vatConv.Rule)}
+	return rec, tc, nil, nil
+}
+
+// nationalConv is a conversion with the basis of its currency.
+type nationalConv struct {
+	fx.NationalConversion
+	basis string
+}
+
+// nationalConversion converts the exact VAT and net of a supply at instant
+// at into the national currency of law's tax country, when that is not the
+// euro; (nil, nil, nil, nil) when no second currency is needed. A rate
+// that cannot be had is a reason. For GB the ECB rate is refused
+// (fx.ErrNationalRateRequired) unless the seller holds HMRC's written
+// agreement to it (Seller.UKRateAgreement; VAT tertiary legislation on
+// valuation, option (c)): the rule is then recorded as that agreement.
+func nationalConversion(ctx context.Context, src fx.Source, policy fx.Policy, s Seller, law invoiceLaw, at time.Time, vatExact, netExact decimal.Decimal) (*nationalConv, *nationalConv, *vat.Reason, error) {
+	if law.TaxCountry == "" {
+		return nil, nil, nil, nil
 	}
 	nc, ok, err := fx.NationalCurrencyFor(law.TaxCountry, at)
 	if errors.Is(err, fx.ErrNoNationalRule) {
@@ -380,14 +411,10 @@ func (e *Engine) nationalVAT(ctx context.Context, r *Record, s Seller, law invoi
 				" (https://www.gov.uk/guidance/vat-tertiary-legislation/valuation)",
 		}
 	}
-	policy := fx.LatestPublishedAt
-	if rt := r.FX.USDPerEUR; rt != nil && rt.Policy != "" {
-		policy = rt.Policy // the Art. 91(2) reading the record's EUR conversion used
-	}
-	vatConv, err := fx.ConvertEURToNational(ctx, e.cfg.FX, a.vatExact, nc, at, policy)
+	vatConv, err := fx.ConvertEURToNational(ctx, src, vatExact, nc, at, policy)
 	var netConv fx.NationalConversion
 	if err == nil {
-		netConv, err = fx.ConvertEURToNational(ctx, e.cfg.FX, a.netExact, nc, at, policy)
+		netConv, err = fx.ConvertEURToNational(ctx, src, netExact, nc, at, policy)
 	}
 	switch {
 	case errors.Is(err, fx.ErrNationalRateRequired):
@@ -401,13 +428,24 @@ func (e *Engine) nationalVAT(ctx context.Context, r *Record, s Seller, law invoi
 	case err != nil:
 		return nil, nil, nil, &Error{Code: CodeInternal, Detail: "national-currency rate lookup failed", Err: err}
 	}
-	rate := vatConv.Rate
-	rec := &RecordNationalFX{
-		Country: nc.Country, Currency: nc.Currency, Basis: nc.Basis, Rate: &rate, Rule: nc.Rule,
-		NetExact: netConv.AmountExact, VATExact: vatConv.AmountExact, Rounding: vatConv.Rounding,
+	return &nationalConv{vatConv, nc.Basis}, &nationalConv{netConv, nc.Basis}, nil, nil
+}
+
+// NationalCurrencyReason predicts, for a determined supply by s at instant
+// at, the review reason the invoicing law gives it when its VAT must also
+// be stated in a national currency (Art. 230; the invoicing state is
+// chosen as for the invoice, Art. 219a) and src has no rate the state
+// accepts: national_rate_unavailable, or national_rate_required (the UK
+// without Seller.UKRateAgreement). nil when no second currency is needed
+// or the rate exists. The capability check (package catalog) predicts
+// with it what recording the supply would give; the customer's details
+// and the rules of the invoice itself are known only then.
+func NationalCurrencyReason(ctx context.Context, src fx.Source, policy fx.Policy, det vat.Determination, s Seller, at time.Time) (*vat.Reason, error) {
+	if !det.Determined() {
+		return nil, nil
 	}
-	tc := &ubl.TaxCurrency{Code: nc.Currency, Rate: rate.Value, RateDate: rate.RateDate, RateSource: rateSource(rate, nc.Rule)}
-	return rec, tc, nil, nil
+	_, _, reason, err := nationalConversion(ctx, src, cmp.Or(policy, fx.LatestPublishedAt), s, lawFor(det, s), at, decimal.Zero, decimal.Zero)
+	return reason, err
 }
 
 // rateSource is the invoice's statement of the national rate's source and

@@ -15,6 +15,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/vat"
@@ -561,4 +562,43 @@ func ExampleSettlementRequest_consumerAddress() {
 	p, err := req.Payment(time.Date(2026, 4, 13, 0, 0, 0, 0, time.UTC))
 	fmt.Println(err, p.Buyer.Address.Street, p.Buyer.Address.City, p.Buyer.Address.Country, p.Buyer.PostalCode)
 	// Output: <nil> Musterstraße 1 Berlin DE 10115
+}
+
+// TestNationalCurrencyReason: what the capability check predicts about the
+// national currency agrees with what recording gives.
+func TestNationalCurrencyReason(t *testing.T) {
+	ctx := context.Background()
+	at := time.Date(2026, 4, 10, 14, 30, 0, 0, time.UTC)
+	synthetic := fiscaltest.SyntheticFX(t)
+	embedded, err := fx.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	det := func(seller, buyer string) vat.Determination {
+		return vat.Determine(vat.Input{Seller: vat.Seller{Country: seller, OverThreshold: true}, Buyer: vat.Buyer{Country: buyer},
+			Supply: vat.Supply{Kind: vat.KindDigitalService, Date: at}})
+	}
+	agreed := fiscal.Seller{Country: "US", UKRateAgreement: "ref 1"}
+	for _, c := range []struct {
+		name   string
+		det    vat.Determination
+		seller fiscal.Seller
+		src    fx.Source
+		want   string
+	}{
+		{"PL domestic, ECB feed", det("PL", "PL"), fiscal.Seller{Country: "PL"}, synthetic, ""},
+		{"PL domestic, USD only", det("PL", "PL"), fiscal.Seller{Country: "PL"}, embedded, fiscal.ReasonNationalRateUnavailable},
+		{"IE OSS to PL: Irish rules, euro", det("IE", "PL"), fiscal.Seller{Country: "IE"}, embedded, ""},
+		{"UK B2C without agreement", det("US", "GB"), fiscal.Seller{Country: "US"}, synthetic, fiscal.ReasonNationalRateRequired},
+		{"UK B2C with HMRC's agreement", det("US", "GB"), agreed, synthetic, ""},
+	} {
+		r, err := fiscal.NationalCurrencyReason(ctx, c.src, "", c.det, c.seller, at)
+		got := ""
+		if r != nil {
+			got = r.Code
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%s: %q %v, want %q", c.name, got, err, c.want)
+		}
+	}
 }
