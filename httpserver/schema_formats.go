@@ -70,6 +70,12 @@ func memberFormat(component, member string) map[string]any {
 			return map[string]any{"enum": []string{"USDC"}}
 		}
 		return pattern(patternAsset)
+	case "legalIdScheme":
+		return pattern(`^[0-9]{4}$`) // an ISO 6523 ICD
+	case "scheme":
+		if component == "ElectronicAddress" {
+			return pattern(`^[0-9]{4}$`) // a Peppol EAS code
+		}
 	case "ublSha256", "ubl_sha256", "record_sha256":
 		return pattern(patternSHA256)
 	case "country", "consumerCountry", "buyer_country", "seller_country", "taxingCountry", "taxing_country", "countryCode", "placeOfSupply", "taxCountry":
