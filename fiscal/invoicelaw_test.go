@@ -315,6 +315,11 @@ func TestResolveWithAddressIssuesTheInvoice(t *testing.T) {
 	if r.ReviewStatus != fiscal.StatusPendingReview || r.ReviewReasons[0].Code != fiscal.ReasonBuyerAddressMissing {
 		t.Fatalf("%s %v", r.ReviewStatus, r.ReviewReasons)
 	}
+	_, err := b.Resolve(context.Background(), r.ID, fiscal.Resolution{ResolvedBy: "ops@example.com", Buyer: &fiscal.ResolutionBuyer{
+		Name: "Ejemplo SL", Address: &fiscal.Address{Street: "Calle Mayor 1", City: "Madrid", Country: "PT"}}}, "")
+	if fe := new(fiscal.Error); !errors.As(err, &fe) || fe.Field != "/buyer/consumerAddress/country" {
+		t.Fatalf("an address in another country than the buyer's: %v", err)
+	}
 	res, err := b.Resolve(context.Background(), r.ID, fiscal.Resolution{ResolvedBy: "ops@example.com", Buyer: &fiscal.ResolutionBuyer{
 		Name: "Ejemplo SL", Address: &fiscal.Address{Street: "Calle Mayor 1", City: "Madrid", PostalCode: "28013"}}}, "")
 	if err != nil {

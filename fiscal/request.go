@@ -396,6 +396,29 @@ func parseBuyer(req SettlementRequest) (BuyerFacts, error) {
 // consumerPostalCode takes it, a country, if given, equal to the buyer's
 // (EL and GR, XI and GB alike). An address with no field set is none.
 func parseBuyerAddress(field string, a *Address, country string) (*Address, error) {
+	out, err := parseAddressFields(field, a)
+	if out == nil || err != nil {
+		return nil, err
+	}
+	if country == "" {
+		return nil, badRequest(field, "needs consumerCountry: the address's country is the buyer's")
+	}
+	if a.Country != "" {
+		c, err := parseCountry(field+"/country", a.Country)
+		if err != nil {
+			return nil, err
+		}
+		if isoCountry(c) != isoCountry(country) {
+			return nil, badRequest(field+"/country", "%q is not consumerCountry %q", a.Country, country)
+		}
+	}
+	out.Country = country
+	return out, nil
+}
+
+// parseAddressFields checks the fields of an address, the country only for
+// its form; nil when none is set.
+func parseAddressFields(field string, a *Address) (*Address, error) {
 	if a == nil {
 		return nil, nil
 	}
@@ -421,19 +444,11 @@ func parseBuyerAddress(field string, a *Address, country string) (*Address, erro
 	if out == (Address{}) && strings.TrimSpace(a.Country) == "" {
 		return nil, nil
 	}
-	if country == "" {
-		return nil, badRequest(field, "needs consumerCountry: the address's country is the buyer's")
-	}
 	if a.Country != "" {
-		c, err := parseCountry(field+"/country", a.Country)
-		if err != nil {
+		if out.Country, err = parseCountry(field+"/country", a.Country); err != nil {
 			return nil, err
 		}
-		if isoCountry(c) != isoCountry(country) {
-			return nil, badRequest(field+"/country", "%q is not consumerCountry %q", a.Country, country)
-		}
 	}
-	out.Country = country
 	return &out, nil
 }
 

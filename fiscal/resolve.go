@@ -1,7 +1,6 @@
 package fiscal
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -101,9 +100,14 @@ func (r Resolution) Normalised() (Resolution, error) {
 		}
 		nb.Country, nb.VATNumber, nb.Name, nb.PostalCode = facts.Country, facts.VATNumber, facts.Name, facts.PostalCode
 		if b.Address != nil {
-			// The address's country is the buyer's: the resolution's, or
-			// the record's (checked when applied).
-			if nb.Address, err = parseBuyerAddress("/buyer/consumerAddress", b.Address, cmp.Or(facts.Country, b.Address.Country, "ZZ")); err != nil {
+			// The address's country is the buyer's: the resolution's when
+			// it gives one, else the record's (applyResolution).
+			if facts.Country != "" {
+				nb.Address, err = parseBuyerAddress("/buyer/consumerAddress", b.Address, facts.Country)
+			} else {
+				nb.Address, err = parseAddressFields("/buyer/consumerAddress", b.Address)
+			}
+			if err != nil {
 				return r, err
 			}
 		}
@@ -178,6 +182,11 @@ func (b *Books) Resolve(ctx context.Context, id string, res Resolution, idempote
 	if err != nil {
 		return nil, err
 	}
+	if rb := res.Buyer; rb != nil && rb.Address != nil && rb.Country == "" {
+		if _, err := parseBuyerAddress("/buyer/consumerAddress", rb.Address, prev.Buyer.Country); err != nil {
+			return nil, err // the address's country is the record's buyer's
+		}
+	}
 	reg := applyResolution(&p, prev, res.Buyer)
 	now := e.Now().UTC()
 	seller := b.acc.Seller
@@ -236,6 +245,9 @@ func applyResolution(p *Payment, prev *Record, rb *ResolutionBuyer) *vies.Result
 		b.Country = rb.Country
 		if rb.PostalCode == "" {
 			b.PostalCode = "" // a new country makes the old postal code meaningless
+		}
+		if rb.Address == nil {
+			b.Address = nil // and the old address
 		}
 	}
 	if rb.PostalCode != "" {
