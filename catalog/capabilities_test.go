@@ -134,10 +134,13 @@ func TestCheckCapabilities(t *testing.T) {
 		{"Greek business buyer, prefix EL", withVIES, "", check("IE", "EL", "B2B", "x402", "eip155:8453"),
 			want{event: "supported", payment: "supported", jurisdiction: "supported", determination: "determined", receipt: "eligible",
 				regime: "REVERSE_CHARGE_B2B", taxing: "GR", spec: receipt.SpecV3, review: "PROCESSED"}},
+		// A UK invoice states the VAT in sterling at a rate HMRC accepts,
+		// which the ECB rate is not without the seller's agreement
+		// (fiscal.Seller.UKRateAgreement): recorded, it waits for review.
 		{"US seller to UK consumer: experimental UK VAT", plain, "", check("US", "GB", "B2C", "x402", "eip155:8453"),
 			want{event: "supported", payment: "supported", jurisdiction: "experimental", determination: "determined", receipt: "experimental",
-				regime: "UK_B2C", taxing: "GB", rate: "20", spec: receipt.SpecV3, review: "PROCESSED",
-				reasons: []string{vat.ReasonRulesetExperimental}}},
+				regime: "UK_B2C", taxing: "GB", rate: "20", spec: receipt.SpecV3, review: "PENDING_MANUAL_REVIEW",
+				reasons: []string{vat.ReasonRulesetExperimental, fiscal.ReasonNationalRateRequired}}},
 		{"US to US: corridor not covered, manual review naming the governing law", plain, "", check("US", "US", "B2C", "x402", "eip155:8453"),
 			want{event: "supported", payment: "supported", jurisdiction: "unsupported", determination: "manual_review", receipt: "eligible",
 				spec: receipt.SpecV3, review: "PENDING_MANUAL_REVIEW",

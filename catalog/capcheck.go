@@ -283,7 +283,11 @@ func (s *Service) CheckCapabilities(ctx context.Context, accountID string, req C
 		c.JurisdictionRepresentation = JurisdictionRepresentation{Status: CheckUnsupported,
 			Reasons: []vat.Reason{{Code: ReasonCorridorUnresolved, Detail: "The jurisdiction cannot be resolved for a buyer type the service does not record."}}}
 	}
-	c.ReceiptEligibility, err = s.receiptEligibility(ctx, c, det, in.date)
+	seller := fiscal.Seller{Country: in.corridor.SellerCountry}
+	if sellerFromAccount {
+		seller = acc.Seller
+	}
+	c.ReceiptEligibility, err = s.receiptEligibility(ctx, c, det, seller, in.date)
 	if err != nil {
 		return nil, err
 	}
@@ -532,7 +536,7 @@ func reviewReasonsOf(det vat.Determination) []vat.Reason {
 	return det.Reasons
 }
 
-func (s *Service) receiptEligibility(ctx context.Context, c *CapabilityCheck, det vat.Determination, date time.Time) (ReceiptEligibility, error) {
+func (s *Service) receiptEligibility(ctx context.Context, c *CapabilityCheck, det vat.Determination, seller fiscal.Seller, date time.Time) (ReceiptEligibility, error) {
 	re := ReceiptEligibility{Status: CheckIneligible}
 	if c.EventSupport.Status != CheckSupported || c.PaymentSupport.Status != CheckSupported {
 		re.Reasons = []vat.Reason{{Code: ReasonNoRecord, Detail: "No record, and so no receipt, is made: the event or the payment is not one the service records."}}
@@ -562,6 +566,18 @@ func (s *Service) receiptEligibility(ctx context.Context, c *CapabilityCheck, de
 		}
 		re.ReviewStatus = fiscal.StatusPendingReview
 		re.Reasons = append(re.Reasons, vat.Reason{Code: fiscal.ReasonFXRateUnavailable, Detail: fmt.Sprintf("No ECB USD reference rate is known for %s under policy %s; the record would wait for it.", date.Format(time.DateOnly), s.set.FXPolicy)})
+	}
+	if re.ReviewStatus == fiscal.StatusProcessed {
+		// The VAT in the invoicing state's currency (Art. 230), at a rate
+		// the state accepts, as recording would state it.
+		reason, err := fiscal.NationalCurrencyReason(ctx, s.set.FX, s.set.FXPolicy, det, seller, date)
+		if err != nil {
+			return re, err
+		}
+		if reason != nil {
+			re.ReviewStatus = fiscal.StatusPendingReview
+			re.Reasons = append(re.Reasons, *reason)
+		}
 	}
 	re.Invoice = re.ReviewStatus == fiscal.StatusProcessed
 	return re, nil

@@ -83,14 +83,71 @@ type Seller struct {
 	// ItemName is the invoice line's item name when a settlement has no
 	// description; "" means "Digital service".
 	ItemName string `json:"itemName,omitempty"`
+
+	// What the invoicing rules of some member states ask of the seller
+	// (ubl.CheckSeller tells which, per tax country; Seller.CheckInvoicing
+	// runs it for the countries the seller's registrations imply). Each is
+	// optional: a sale whose invoice needs one the account lacks is stored
+	// PENDING_MANUAL_REVIEW (invoice_rules_failed) with the rule ids.
+
+	// LegalIDScheme is the ISO 6523 ICD of LegalID (BT-30-1, BR-CL-11),
+	// e.g. "0184" for a Danish CVR number (Peppol DK-R-014), "0106" for a
+	// Dutch KvK number or "0190" for an OIN (NL-R-003). Needs LegalID.
+	LegalIDScheme string `json:"legalIdScheme,omitempty"`
+	// TaxRegistrationID is the seller's tax registration identifier
+	// (BT-32) other than its VAT number, e.g. "Godkänd för F-skatt" for a
+	// Swedish seller (Peppol SE-R-005) or an Italian codice fiscale
+	// (IT-R-001). A non-Union OSS number on a B2C invoice of that scheme
+	// takes its place (Art. 362).
+	TaxRegistrationID string `json:"taxRegistrationId,omitempty"`
+	// Contact is the seller's contact point (BG-6): Peppol requires name,
+	// telephone and e-mail when seller and buyer are both in Germany
+	// (DE-R-002, DE-R-005..007).
+	Contact Contact `json:"contact,omitzero"`
+	// ElectronicAddress is the seller's Peppol participant identifier
+	// (BT-34). Without it one is derived from the VAT number where Peppol
+	// has a scheme for its prefix (ubl.EASForVATNumber); DK, FI and SE
+	// sellers, and a seller whose business invoices must carry no VAT
+	// number, need it for Peppol invoices (DK-R-*, SE-R-*); without one
+	// their business invoices are plain EN 16931.
+	ElectronicAddress *ElectronicAddress `json:"electronicAddress,omitempty"`
+	// UKRateAgreement is the reference of HMRC's written agreement that
+	// the seller may convert to sterling at the ECB euro reference rate
+	// (VAT tertiary legislation on valuation, originally VAT Notice 700,
+	// option (c): "a rate ... which you use for commercial purposes but
+	// which is not covered by (a) or (b)", with the agreement of HMRC's
+	// VAT Written Enquiries Team,
+	// https://www.gov.uk/guidance/vat-tertiary-legislation/valuation).
+	// "": the seller has none, and an invoice under UK law, which must
+	// state the VAT in sterling, waits for review
+	// (national_rate_required): the engine has neither the UK market
+	// selling rate (option (a)) nor HMRC's period rates (option (b)).
+	UKRateAgreement string `json:"ukRateAgreement,omitempty"`
+}
+
+// Contact is a contact point (BG-6 of EN 16931).
+type Contact struct {
+	Name      string `json:"name,omitempty"`      // BT-41
+	Telephone string `json:"telephone,omitempty"` // BT-42
+	Email     string `json:"email,omitempty"`     // BT-43
+}
+
+// ElectronicAddress is a Peppol participant identifier: the identifier
+// under its electronic address scheme (EAS code, BR-62, BR-CL-25), e.g.
+// {"id": "5790000435968", "scheme": "0088"}.
+type ElectronicAddress struct {
+	ID     string `json:"id"`
+	Scheme string `json:"scheme"`
 }
 
 // Address is a postal address (BG-5 / BG-8 of EN 16931).
 type Address struct {
-	Street     string `json:"street,omitempty"`
-	City       string `json:"city,omitempty"`
-	PostalCode string `json:"postalCode,omitempty"`
-	Country    string `json:"country,omitempty"` // defaults to Seller.Country
+	Street           string `json:"street,omitempty"`           // BT-35 / BT-50
+	AdditionalStreet string `json:"additionalStreet,omitempty"` // BT-36 / BT-51
+	City             string `json:"city,omitempty"`             // BT-37 / BT-52
+	PostalCode       string `json:"postalCode,omitempty"`       // BT-38 / BT-53
+	Subdivision      string `json:"subdivision,omitempty"`      // BT-39 / BT-54: region, county, state
+	Country          string `json:"country,omitempty"`          // defaults to Seller.Country (the buyer's: consumerCountry)
 }
 
 var accountIDRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
@@ -174,6 +231,9 @@ func (s Seller) validate() error {
 	if err := validInvoicePrefix(s.InvoicePrefix); err != nil {
 		return err
 	}
+	if err := s.validateInvoicingData(); err != nil {
+		return err
+	}
 	years := map[int]bool{}
 	for i, o := range s.OpeningTotals {
 		d, err := decimal.NewFromString(o.EUR)
@@ -198,4 +258,58 @@ func (s Seller) normalised() Seller {
 		s.ItemName = "Digital service"
 	}
 	return s
+}
+
+// icdRE is the form of an ISO 6523 ICD or a Peppol EAS code: four digits.
+// Whether the code is in the list the profile accepts (BR-CL-11, BR-CL-25)
+// is ubl's check (CheckInvoicing reports it with the rule).
+var icdRE = regexp.MustCompile(`^[0-9]{4}$`)
+
+// validateInvoicingData checks the form of the fields only invoices read:
+// text an invoice can carry, scheme codes of four digits, a scheme only
+// with its identifier. Whether they satisfy a country's rules is
+// CheckInvoicing's question, answered with rule ids.
+func (s Seller) validateInvoicingData() error {
+	texts := []struct{ field, v string }{
+		{"seller.legalId", s.LegalID}, {"seller.taxRegistrationId", s.TaxRegistrationID},
+		{"seller.contact.name", s.Contact.Name}, {"seller.contact.telephone", s.Contact.Telephone}, {"seller.contact.email", s.Contact.Email},
+		{"seller.address.street", s.Address.Street}, {"seller.address.additionalStreet", s.Address.AdditionalStreet},
+		{"seller.address.city", s.Address.City}, {"seller.address.postalCode", s.Address.PostalCode},
+		{"seller.address.subdivision", s.Address.Subdivision}, {"seller.ukRateAgreement", s.UKRateAgreement},
+	}
+	for _, t := range texts {
+		if _, err := parseText("/"+strings.ReplaceAll(t.field, ".", "/"), t.v); err != nil {
+			return fmt.Errorf("%s: %w", t.field, err)
+		}
+	}
+	if s.LegalIDScheme != "" {
+		if !icdRE.MatchString(s.LegalIDScheme) {
+			return fmt.Errorf("seller.legalIdScheme %q: want an ISO 6523 ICD of four digits, e.g. \"0184\"", s.LegalIDScheme)
+		}
+		if strings.TrimSpace(s.LegalID) == "" {
+			return fmt.Errorf("seller.legalIdScheme needs seller.legalId")
+		}
+	}
+	if e := strings.TrimSpace(s.Contact.Email); e != "" {
+		// One "@" with text on both sides and no spaces: what Peppol
+		// DE-R-007 asks, and what any address has.
+		local, domain, ok := strings.Cut(e, "@")
+		if !ok || local == "" || domain == "" || strings.ContainsAny(e, " \t") || strings.Count(e, "@") != 1 {
+			return fmt.Errorf("seller.contact.email %q is not an e-mail address", s.Contact.Email)
+		}
+	}
+	if a := s.ElectronicAddress; a != nil {
+		if _, err := parseText("/seller/electronicAddress/id", a.ID); err != nil {
+			return fmt.Errorf("seller.electronicAddress.id: %w", err)
+		}
+		if strings.TrimSpace(a.ID) == "" || !icdRE.MatchString(a.Scheme) {
+			return fmt.Errorf("seller.electronicAddress: want an id and its Peppol EAS scheme of four digits, e.g. {\"id\": \"5790000435968\", \"scheme\": \"0088\"}")
+		}
+	}
+	if c := strings.ToUpper(strings.TrimSpace(s.Address.Country)); c != "" {
+		if _, err := parseCountry("/seller/address/country", c); err != nil {
+			return fmt.Errorf("seller.address.country: %w", err)
+		}
+	}
+	return nil
 }

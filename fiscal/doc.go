@@ -38,13 +38,15 @@
 //
 // # Records
 //
-// A record is PROCESSED when the VAT treatment is determined and an ECB rate
-// exists for its date; otherwise it is PENDING_MANUAL_REVIEW with
-// machine-readable reviewReasons (buyer_country_missing,
-// vat_number_unverified, fx_rate_unavailable, ...). A pending record is
-// stored, signed and logged like any other but has no invoice: without a tax
-// determination there is nothing lawful to invoice, and the VAT is never
-// treated as 0 %. The record's JSON (Record) is versioned in-band by
+// A record is PROCESSED when the VAT treatment is determined, an ECB rate
+// exists for its date and a compliant invoice could be issued; otherwise it
+// is PENDING_MANUAL_REVIEW with machine-readable reviewReasons
+// (buyer_country_missing, vat_number_unverified, fx_rate_unavailable,
+// buyer_address_missing, national_rate_unavailable, invoice_rules_failed,
+// ...). A pending record is stored, signed and logged like any other but has
+// no invoice: without a tax determination there is nothing lawful to
+// invoice, the VAT is never treated as 0 %, and an invoice the law would
+// reject is not issued. A settled payment always gets its record. The record's JSON (Record) is versioned in-band by
 // "version" (fiscal402.record/1); fields may be added, none are renamed.
 //
 // A record's state changes without any entry being rewritten: each state is
@@ -53,6 +55,24 @@
 // receipt). The first use is a VAT number the registry could not confirm:
 // the engine re-asks in the background (RecheckPolicy; RecheckNow runs one
 // pass) and appends the revision the answer decides.
+//
+// # Invoicing law
+//
+// Each invoice follows the invoicing rules of one state (Art. 219a
+// Directive 2006/112/EC; InvoiceRef.TaxCountry): where the supply is taxed;
+// the supplier's state for a reverse charge or a supply outside the EU; the
+// member state of identification for OSS supplies; the United Kingdom under
+// the UK ruleset. Where that state's currency is not the euro the invoice
+// also states the VAT in it (Art. 230; Record.FX.National) at the ECB rate
+// its rule selects (package fx), and the sale waits for review when that
+// rate cannot be had (national_rate_unavailable; for the UK, which accepts
+// no ECB rate without HMRC's agreement, national_rate_required). A business
+// sale's invoice carries the customer's full name and address (Art.
+// 226(5)): the request's consumerAddress, else the registry's. Package ubl
+// checks the rest (EN 16931, Peppol national rules, Art. 226(7), 362, UK
+// reg. 14); whatever it would refuse becomes invoice_rules_failed with the
+// rule ids. Seller.CheckInvoicing tells before any sale what an account
+// lacks.
 //
 // # Money
 //

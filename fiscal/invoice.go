@@ -1,7 +1,10 @@
 package fiscal
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,71 +23,150 @@ var networkNames = map[string]string{
 	evmverify.NetworkEthereum: "Ethereum",
 }
 
+// renderInvoice decides the invoicing law of a processed draft (lawFor),
+// builds its UBL invoice and renders it into the draft. Whatever stops a
+// compliant invoice sends the draft to review instead (toReview), with
+// reasons that say what is missing: the customer's name or address, a
+// national rate, the rules the invoice would break. A settled payment
+// always gets its record, never a 500 and never a non-compliant invoice
+// (spec §3). Only an internal failure is an error.
+func (e *Engine) renderInvoice(d *Draft, s Seller) (ubl.Invoice, invoiceLaw, error) {
+	r := &d.Record
+	det := r.Classification
+	a := split(d.gross, det)
+	law := lawFor(det, s)
+	seller := sellerParty(s, law)
+	buyer, missing := buyerParty(r)
+	var reasons []vat.Reason
+	var explained []string // rules a reason already explains
+	if len(missing) > 0 {
+		reasons = append(reasons, addressReason(r, missing))
+		explained = append(explained, ubl.RuleArt226_5, "BR-07") // BR-07: the buyer's name
+	}
+	var tc *ubl.TaxCurrency
+	if law.TaxCountry != "" {
+		// Issue has no context of its own; the engine's rate sources are
+		// in-memory tables (fx.Table, fx.LiveTable).
+		national, c, reason, err := e.nationalVAT(context.Background(), r, s, law, a)
+		if err != nil {
+			return ubl.Invoice{}, law, err
+		}
+		if reason != nil {
+			reasons = append(reasons, *reason)
+			explained = append(explained, ubl.RuleArt230)
+		}
+		r.FX.National, tc = national, c
+	}
+	inv, err := invoiceFor(r, law, seller, buyer, a, tc, d.createdAt)
+	if err == nil {
+		if len(reasons) == 0 {
+			inv.ID = "" // numbered in the committer (numbering.go)
+			d.ublDraft, err = ubl.DraftInvoice(inv)
+		} else {
+			_, err = inv.Totals() // every other rule the invoice would break
+		}
+	}
+	var ve *ubl.ValidationError
+	if err != nil && !errors.As(err, &ve) {
+		return inv, law, &Error{Code: CodeInternal, Detail: "the invoice could not be rendered", Err: err}
+	}
+	if ve != nil {
+		if reason := rulesReason(ve, law, explained...); reason != nil {
+			reasons = append(reasons, *reason)
+		}
+	}
+	if len(reasons) > 0 {
+		d.ubl, d.ublDraft = nil, nil
+		toReview(d, reasons)
+		return inv, law, nil
+	}
+	if n := r.FX.National; n != nil {
+		// What the invoice states (ubl converts its breakdown at the rate,
+		// each amount rounded once): BT-111 is the VAT.
+		n.Net, n.VAT = a.net.Mul(n.Rate.Value).Round(2).StringFixed(2), a.vat.Mul(n.Rate.Value).Round(2).StringFixed(2)
+	}
+	return inv, law, nil
+}
+
+// describe adds to the record's invoice reference the law it follows and,
+// for a reverse charge, its Art. 222 deadline.
+func (law invoiceLaw) describe(r *Record, inv ubl.Invoice) {
+	ref := r.Invoice
+	ref.TaxCountry, ref.TaxBasis, ref.IssueDate = law.TaxCountry, law.Basis, inv.IssueDate
+	if r.Classification.Regime == vat.RegimeReverseChargeB2B {
+		if dl := reverseChargeDeadline(r.Classification.SupplyDate); dl != "" {
+			ref.IssueDeadline = dl
+			ref.IssuedLate = inv.IssueDate > dl
+		}
+	}
+}
+
+// toReview turns a draft that was to be PROCESSED into one pending review
+// with reasons, without an invoice; a settlement's event says so.
+func toReview(d *Draft, reasons []vat.Reason) {
+	r := &d.Record
+	r.ReviewStatus = StatusPendingReview
+	r.ReviewReasons = append(slices.Clip(r.ReviewReasons), reasons...)
+	r.Invoice = nil
+	switch d.EventType {
+	case EventSettlementProcessed, EventSettlementReviewResolve:
+		d.EventType = EventSettlementPendingReview
+	}
+}
+
 // invoiceFor builds the UBL invoice of a processed record: one line, EUR,
-// paid in full by the USDC settlement (research/ubl.md §5 option A, §7).
-// B2C invoices use plain EN 16931; business buyers get Peppol BIS 3.0
+// paid in full by the USDC settlement (research/ubl.md §5 option A, §7),
+// under the invoicing law law. B2C invoices use plain EN 16931; business
+// buyers get Peppol BIS 3.0 when both parties have a Peppol address
 // (research/ubl.md §6).
-func invoiceFor(r *Record, net, tax decimal.Decimal, issued time.Time) (ubl.Invoice, error) {
+func invoiceFor(r *Record, law invoiceLaw, seller, buyer ubl.Party, a amounts, tc *ubl.TaxCurrency, issued time.Time) (ubl.Invoice, error) {
 	det := r.Classification
 	rate := decimal.Zero
 	if det.RatePercent != nil {
 		rate = det.RatePercent.Decimal()
 	}
-	seller := ubl.Party{
-		Name:       r.Seller.LegalName,
-		LegalID:    r.Seller.LegalID,
-		Street:     r.Seller.Address.Street,
-		City:       r.Seller.Address.City,
-		PostalCode: r.Seller.Address.PostalCode,
-		Country:    isoCountry(r.Seller.Address.Country),
-	}
-	buyer := ubl.Party{
-		Name:       buyerName(r),
-		PostalCode: r.Buyer.PostalCode,
-		Country:    isoCountry(r.Buyer.Country),
-	}
-	// A non-Union OSS number ("EU" + 9 digits, Art. 362 VAT Directive) is
-	// not a VAT identifier in the EN 16931 sense (BR-CO-09): it goes into
-	// the seller's tax registration identifier (BT-32).
-	if strings.HasPrefix(r.Seller.VATNumber, "EU") {
-		seller.TaxRegistrationID = r.Seller.VATNumber
-	} else {
-		seller.VATNumber = r.Seller.VATNumber
-	}
-	if det.BuyerTreatment == "B2B" && r.Buyer.Registry != nil {
-		buyer.VATNumber = r.Buyer.Registry.CountryCode + r.Buyer.Registry.Number
+	code, reason := det.VATEX, det.ExemptionReason
+	if law.TaxCountry == "GB" && strings.HasPrefix(code, "VATEX-EU-") {
+		// UK law: no code of the EU VATEX list (VAT Regulations 1995 reg.
+		// 14; ubl.RuleUKReg14); ubl writes the UK legend for O ("Outside
+		// the scope of UK VAT") when the reason is left to it.
+		if code == vat.VATEXOutsideScope {
+			reason = ""
+		}
+		code = ""
 	}
 	profile := invoiceProfile(det, seller, buyer)
 	line := ubl.Line{
 		ID:              "1",
 		Name:            r.Supply.Description,
 		Quantity:        decimal.NewFromInt(1),
-		PriceAmount:     net,
-		NetAmount:       net,
+		PriceAmount:     a.net,
+		NetAmount:       a.net,
 		Category:        det.Category,
 		RatePercent:     rate,
-		ExemptionCode:   det.VATEX,
-		ExemptionReason: det.ExemptionReason,
+		ExemptionCode:   code,
+		ExemptionReason: reason,
 	}
 	note, err := settlementNote(r, det)
 	if err != nil {
 		return ubl.Invoice{}, err
 	}
-	issueDate := issued.UTC().Format("2006-01-02")
-	// The date of supply (BT-72) is the local day of the chargeable event
-	// in the taxing territory (vat: Determination.SupplyDate); Art. 226(7)
-	// Directive 2006/112/EC requires it where it differs from the date of
-	// issue.
-	var supplyDate string
-	if det.SupplyDate != "" && det.SupplyDate != issueDate {
-		supplyDate = det.SupplyDate
+	if tc != nil && !strings.HasSuffix(note, ".") {
+		note += "." // ubl appends the VAT in the tax currency as a sentence of its own
 	}
 	return ubl.Invoice{
-		Profile:        profile,
-		ID:             r.ID,
-		IssueDate:      issueDate,
-		SupplyDate:     supplyDate,
+		Profile:    profile,
+		ID:         r.ID,
+		IssueDate:  issued.UTC().Format(time.DateOnly),
+		TaxCountry: law.TaxCountry,
+		// The date of supply (BT-72) is the local day of the chargeable
+		// event in the taxing territory (vat: Determination.SupplyDate).
+		// Art. 226(7) asks for it where it differs from the date of issue;
+		// it is written always, which the law checks require
+		// (ubl.RuleArt226_7) and which is never wrong.
+		SupplyDate:     det.SupplyDate,
 		Currency:       "EUR",
+		TaxCurrency:    tc,
 		Note:           note,
 		BuyerReference: r.ID,
 		Seller:         seller,
@@ -93,26 +175,27 @@ func invoiceFor(r *Record, net, tax decimal.Decimal, issued time.Time) (ubl.Invo
 		Subtotals: []ubl.TaxSubtotal{{
 			Category:        det.Category,
 			RatePercent:     rate,
-			TaxableAmount:   net,
-			TaxAmount:       tax,
-			ExemptionCode:   det.VATEX,
-			ExemptionReason: det.ExemptionReason,
+			TaxableAmount:   a.net,
+			TaxAmount:       a.vat,
+			ExemptionCode:   code,
+			ExemptionReason: reason,
 		}},
-		PaymentMeans: &ubl.PaymentMeans{Code: "ZZZ", Name: "USDC stablecoin transfer", PaymentID: r.Settlement.TxHash},
+		PaymentMeans: ubl.StablecoinPaymentMeans(seller.Country, buyer.Country, r.Settlement.TxHash),
 		PaidInFull:   true,
 	}, nil
 }
 
 // invoiceProfile picks the customisation: business buyers get Peppol BIS
-// Billing 3.0 when both parties have a Peppol address derivable from their
-// VAT numbers (research/ubl.md §6); everything else, and every consumer, is
+// Billing 3.0 when both parties have a Peppol address: the seller's given
+// (Seller.ElectronicAddress) or derived from its VAT number, the buyer's
+// derived from its VAT number (research/ubl.md §6); everything else, and every consumer, is
 // plain EN 16931, which Peppol would reject for lack of a buyer endpoint
 // (PEPPOL-EN16931-R010) but which is the right document outside Peppol.
 func invoiceProfile(det vat.Determination, seller, buyer ubl.Party) ubl.Profile {
 	if det.BuyerTreatment != "B2B" || det.OmitVATIDs() {
 		return ubl.ProfileEN16931
 	}
-	if _, ok := ubl.EASForVATNumber(seller.VATNumber); !ok {
+	if _, ok := ubl.EASForVATNumber(seller.VATNumber); !ok && seller.EndpointID == "" {
 		return ubl.ProfileEN16931
 	}
 	if _, ok := ubl.EASForVATNumber(buyer.VATNumber); !ok {
@@ -145,22 +228,6 @@ func settlementNote(r *Record, det vat.Determination) (string, error) {
 		note += " " + det.InvoiceNote
 	}
 	return note, nil
-}
-
-// buyerName is the buyer's name on the invoice (BT-44 is mandatory, BR-07):
-// the registry's name for a confirmed business when it discloses one, else
-// the name the merchant attested, else a neutral label.
-func buyerName(r *Record) string {
-	if reg := r.Buyer.Registry; reg != nil && r.Classification.BuyerTreatment == "B2B" && reg.Name != "" && reg.Name != "---" {
-		return reg.Name
-	}
-	if r.Buyer.Name != "" {
-		return r.Buyer.Name
-	}
-	if r.Classification.BuyerTreatment == "B2B" {
-		return "Business customer"
-	}
-	return "Private customer"
 }
 
 // isoCountry maps the VAT prefixes that are not ISO 3166-1 codes to the

@@ -12,13 +12,13 @@ import (
 	"time"
 
 	"github.com/fiscal402/fiscal402/ledger"
+	"github.com/fiscal402/fiscal402/ubl"
 
 	"github.com/shopspring/decimal"
 
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/receipt"
-	"github.com/fiscal402/fiscal402/ubl"
 	"github.com/fiscal402/fiscal402/vat"
 	"github.com/fiscal402/fiscal402/vies"
 )
@@ -186,6 +186,7 @@ func (e *Engine) Prepare(ctx context.Context, accountID string, s Supply, now ti
 			Evidence:   p.Buyer.Evidence,
 			Attested:   "merchant",
 			Registry:   reg,
+			Address:    p.Buyer.Address,
 		},
 		Supply:         RecordSupply{Kind: p.Buyer.SupplyKind, Description: p.Buyer.Description, Conditions: p.Buyer.Conditions, Provider: p.Buyer.Provider},
 		Classification: det,
@@ -304,19 +305,16 @@ func (e *Engine) invoiceURL(id string) string {
 	return "/settlements/" + id + "/ubl"
 }
 
-// attachInvoice renders the UBL invoice of a processed draft, still
-// without its number: the number is the next of the account's series,
-// drawn when the entry is committed (number, numbering.go).
+// attachInvoice renders the UBL invoice of a processed draft under the
+// invoicing law of its supply, still without its number (the next of the
+// account's series, drawn when the entry is committed: number,
+// numbering.go), or sends the draft to review when no compliant invoice
+// can be issued (renderInvoice).
 func (e *Engine) attachInvoice(d *Draft, seller Seller) error {
 	r := &d.Record
-	a := split(d.gross, r.Classification)
-	inv, err := invoiceFor(r, a.net, a.vat, d.createdAt)
-	if err != nil {
+	inv, law, err := e.renderInvoice(d, seller)
+	if err != nil || r.ReviewStatus != StatusProcessed {
 		return err
-	}
-	inv.ID = ""
-	if d.ublDraft, err = ubl.DraftInvoice(inv); err != nil {
-		return &Error{Code: CodeInternal, Detail: "the invoice could not be rendered", Err: err}
 	}
 	if e.cfg.Environment == receipt.EnvSandbox {
 		// Simulations are numbered in the sandbox's own series, whose
@@ -330,6 +328,7 @@ func (e *Engine) attachInvoice(d *Draft, seller Seller) error {
 		Profile: string(inv.Profile),
 		URL:     e.invoiceURL(r.ID),
 	}
+	law.describe(r, inv)
 	return nil
 }
 

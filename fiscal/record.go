@@ -143,6 +143,10 @@ type RecordBuyer struct {
 	Evidence []vat.Evidence `json:"locationEvidence,omitempty"`
 	Attested string         `json:"attestedBy"` // "merchant"
 	Registry *vies.Result   `json:"registry,omitempty"`
+	// Address is the customer's address the merchant attested
+	// (consumerAddress); a business sale's invoice takes it, else the
+	// registry's (Art. 226(5)).
+	Address *Address `json:"address,omitempty"`
 }
 
 // RecordSupply describes what was sold.
@@ -177,6 +181,34 @@ type RecordFX struct {
 	VATEURExact   string `json:"vatEurExact,omitempty"`
 	Rounding      string `json:"rounding,omitempty"`
 	Note          string `json:"note,omitempty"`
+	// National is the VAT in the national currency of the state whose
+	// invoicing rules apply, when that is not the euro (Art. 230
+	// Directive 2006/112/EC; for GB the VAT in sterling): the rate with
+	// its source and the rule that selects it. Absent when the invoice is
+	// in the invoicing state's currency, or while the rate cannot be had
+	// (the record is then pending review: national_rate_unavailable or
+	// national_rate_required).
+	National *RecordNationalFX `json:"national,omitempty"`
+}
+
+// RecordNationalFX is the supply's net amount and VAT in a national
+// currency, converted from EUR at the ECB rate the state's rule selects
+// (fx.ConvertEURToNational). The exact figures are the record's exact EUR
+// net and VAT times the rate, unrounded (a product of decimals needs no
+// rounding): what a national return adds up. Net and VAT are what the
+// invoice states (BT-111 is VAT): the invoice's cent figures converted
+// and rounded once, half away from zero.
+type RecordNationalFX struct {
+	Country  string      `json:"country"`  // the invoicing state (InvoiceRef.TaxCountry)
+	Currency string      `json:"currency"` // ISO 4217, BT-6
+	Basis    string      `json:"basis"`    // why the VAT is stated in it
+	Rate     *fx.Rate    `json:"rate"`     // units of Currency per EUR, with its ECB series and publication
+	Rule     fx.RateRule `json:"rule"`     // which rate the state's law selects, with the law
+	NetExact string      `json:"netExact"`
+	VATExact string      `json:"vatExact"`
+	Net      string      `json:"net,omitempty"` // as the invoice states it; absent without an invoice
+	VAT      string      `json:"vat,omitempty"` // BT-111; absent without an invoice
+	Rounding string      `json:"rounding"`
 }
 
 // Verification says whether the payment was checked on chain.
@@ -192,6 +224,20 @@ type InvoiceRef struct {
 	Profile   string `json:"profile"` // CustomizationID
 	UBLSHA256 string `json:"ublSha256"`
 	URL       string `json:"url"`
+	// TaxCountry is the state whose invoicing rules the invoice follows
+	// (Art. 219a Directive 2006/112/EC; GB for UK law), ISO 3166-1;
+	// absent when none applies. TaxBasis cites why.
+	TaxCountry string `json:"taxCountry,omitempty"`
+	TaxBasis   string `json:"taxBasis,omitempty"`
+	// IssueDate is the invoice's date of issue (BT-2).
+	IssueDate string `json:"issueDate,omitempty"`
+	// IssueDeadline, for a reverse-charge supply, is the last day the
+	// invoice may be issued: the 15th of the month after the supply (Art.
+	// 222 Directive 2006/112/EC). IssuedLate says it was issued after it
+	// (a record that waited for review, or a late settlement): the
+	// invoice is valid, but late under that article.
+	IssueDeadline string `json:"issueDeadline,omitempty"`
+	IssuedLate    bool   `json:"issuedLate,omitempty"`
 }
 
 // ReceiptRef points at the signed receipt of the record.

@@ -46,6 +46,15 @@ type SettlementRequest struct {
 	// UnderlyingProvider (extension) names the provider of a service sold
 	// by an electronic interface (the account's Seller.ElectronicInterface).
 	UnderlyingProvider *vat.Provider `json:"underlyingProvider,omitempty"`
+	// ConsumerAddress (extension) is the customer's postal address. A
+	// business sale's invoice must state the customer's full name and
+	// address (Art. 226(5) Directive 2006/112/EC); without it the engine
+	// takes the registry's (VIES discloses it for some member states
+	// only), and a business sale with neither waits for review
+	// (buyer_address_missing). Its country, if given, is consumerCountry's;
+	// its postal code, if consumerPostalCode is not given, is the buyer's
+	// postal code for the determination too.
+	ConsumerAddress *Address `json:"consumerAddress,omitempty"`
 }
 
 // maxEvidence bounds the items of location evidence of one buyer.
@@ -131,6 +140,9 @@ type BuyerFacts struct {
 	// Provider names the underlying provider when the account is an
 	// electronic interface (Seller.ElectronicInterface).
 	Provider *vat.Provider `json:"underlyingProvider,omitempty"`
+	// Address is the customer's postal address (consumerAddress), the
+	// one a business sale's invoice states (Art. 226(5)).
+	Address *Address `json:"consumerAddress,omitempty"`
 }
 
 // Normalised validates the facts and returns them in their stored form.
@@ -139,7 +151,7 @@ func (b BuyerFacts) Normalised() (BuyerFacts, error) {
 	n, err := parseBuyer(SettlementRequest{
 		ConsumerCountry: b.Country, ConsumerVATNumber: b.VATNumber, ConsumerName: b.Name, ConsumerPostalCode: b.PostalCode,
 		SupplyKind: b.SupplyKind, Description: b.Description, LocationEvidence: b.Evidence, RateConditions: b.Conditions,
-		UnderlyingProvider: b.Provider,
+		UnderlyingProvider: b.Provider, ConsumerAddress: b.Address,
 	})
 	return n, prefixField("/buyer", err)
 }
@@ -365,7 +377,79 @@ func parseBuyer(req SettlementRequest) (BuyerFacts, error) {
 		}
 		b.Provider = &np
 	}
+	if b.Address, err = parseBuyerAddress("/consumerAddress", req.ConsumerAddress, b.Country); err != nil {
+		return b, err
+	}
+	if b.Address != nil && b.Address.PostalCode != "" {
+		switch {
+		case b.PostalCode == "":
+			b.PostalCode = b.Address.PostalCode
+		case !strings.EqualFold(strings.ReplaceAll(b.PostalCode, " ", ""), strings.ReplaceAll(b.Address.PostalCode, " ", "")):
+			return b, badRequest("/consumerAddress/postalCode", "%q is not consumerPostalCode %q: one buyer has one postal code", b.Address.PostalCode, b.PostalCode)
+		}
+	}
 	return b, nil
+}
+
+// parseBuyerAddress checks the customer's postal address: text an invoice
+// can carry (at most 200 characters a field), a postal code as
+// consumerPostalCode takes it, a country, if given, equal to the buyer's
+// (EL and GR, XI and GB alike). An address with no field set is none.
+func parseBuyerAddress(field string, a *Address, country string) (*Address, error) {
+	out, err := parseAddressFields(field, a)
+	if out == nil || err != nil {
+		return nil, err
+	}
+	if country == "" {
+		return nil, badRequest(field, "needs consumerCountry: the address's country is the buyer's")
+	}
+	if a.Country != "" {
+		c, err := parseCountry(field+"/country", a.Country)
+		if err != nil {
+			return nil, err
+		}
+		if isoCountry(c) != isoCountry(country) {
+			return nil, badRequest(field+"/country", "%q is not consumerCountry %q", a.Country, country)
+		}
+	}
+	out.Country = country
+	return out, nil
+}
+
+// parseAddressFields checks the fields of an address, the country only for
+// its form; nil when none is set.
+func parseAddressFields(field string, a *Address) (*Address, error) {
+	if a == nil {
+		return nil, nil
+	}
+	var out Address
+	var err error
+	for _, f := range []struct {
+		name string
+		in   string
+		out  *string
+	}{
+		{"street", a.Street, &out.Street}, {"additionalStreet", a.AdditionalStreet, &out.AdditionalStreet},
+		{"city", a.City, &out.City}, {"subdivision", a.Subdivision, &out.Subdivision},
+	} {
+		if *f.out, err = parseText(field+"/"+f.name, f.in); err != nil {
+			return nil, err
+		}
+	}
+	pc := strings.TrimSpace(a.PostalCode)
+	if len(pc) > 16 || !utf8.ValidString(pc) || strings.IndexFunc(pc, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		return nil, badRequest(field+"/postalCode", "must be a postal code of at most 16 printable characters")
+	}
+	out.PostalCode = pc
+	if out == (Address{}) && strings.TrimSpace(a.Country) == "" {
+		return nil, nil
+	}
+	if a.Country != "" {
+		if out.Country, err = parseCountry(field+"/country", a.Country); err != nil {
+			return nil, err
+		}
+	}
+	return &out, nil
 }
 
 // parseConditions checks attested rate conditions against the codes the
@@ -493,6 +577,7 @@ func paymentFromChain(in Ingest, f evmverify.Facts, now time.Time) (Payment, err
 		ConsumerPostalCode: in.Buyer.PostalCode,
 		SupplyKind:         in.Buyer.SupplyKind,
 		Description:        in.Buyer.Description,
+		ConsumerAddress:    in.Buyer.Address,
 	}
 	p, err := req.payment(now)
 	if err != nil {

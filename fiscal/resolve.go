@@ -50,6 +50,9 @@ type ResolutionBuyer struct {
 	// Evidence are items of the customer's location (Art. 24b, 24f
 	// Implementing Regulation 282/2011); they replace the record's.
 	Evidence []vat.Evidence `json:"locationEvidence,omitempty"`
+	// Address is the customer's postal address, for a business sale's
+	// invoice (Art. 226(5)); it replaces the record's.
+	Address *Address `json:"consumerAddress,omitempty"`
 }
 
 // ManualDetermination is a person's decision of the treatment (vat.Manual
@@ -96,6 +99,18 @@ func (r Resolution) Normalised() (Resolution, error) {
 			return r, prefixField("/buyer", err)
 		}
 		nb.Country, nb.VATNumber, nb.Name, nb.PostalCode = facts.Country, facts.VATNumber, facts.Name, facts.PostalCode
+		if b.Address != nil {
+			// The address's country is the buyer's: the resolution's when
+			// it gives one, else the record's (applyResolution).
+			if facts.Country != "" {
+				nb.Address, err = parseBuyerAddress("/buyer/consumerAddress", b.Address, facts.Country)
+			} else {
+				nb.Address, err = parseAddressFields("/buyer/consumerAddress", b.Address)
+			}
+			if err != nil {
+				return r, err
+			}
+		}
 		switch nb.BusinessStatus {
 		case "", vat.TreatmentB2C, vat.TreatmentB2B:
 		default:
@@ -172,6 +187,11 @@ func (b *Books) resolve(ctx context.Context, id string, res Resolution, claims [
 	if err != nil {
 		return nil, err
 	}
+	if rb := res.Buyer; rb != nil && rb.Address != nil && rb.Country == "" {
+		if _, err := parseBuyerAddress("/buyer/consumerAddress", rb.Address, prev.Buyer.Country); err != nil {
+			return nil, err // the address's country is the record's buyer's
+		}
+	}
 	reg := applyResolution(&p, prev, res.Buyer)
 	now := e.Now().UTC()
 	seller := b.acc.Seller
@@ -236,6 +256,9 @@ func applyResolution(p *Payment, prev *Record, rb *ResolutionBuyer) *vies.Result
 		if rb.PostalCode == "" {
 			b.PostalCode = "" // a new country makes the old postal code meaningless
 		}
+		if rb.Address == nil {
+			b.Address = nil // and the old address
+		}
 	}
 	if rb.PostalCode != "" {
 		b.PostalCode = rb.PostalCode
@@ -245,6 +268,14 @@ func applyResolution(p *Payment, prev *Record, rb *ResolutionBuyer) *vies.Result
 	}
 	if rb.Evidence != nil {
 		b.Evidence = rb.Evidence
+	}
+	if rb.Address != nil {
+		a := *rb.Address
+		a.Country = b.Country
+		b.Address = &a
+		if a.PostalCode != "" && rb.PostalCode == "" {
+			b.PostalCode = a.PostalCode
+		}
 	}
 	switch {
 	case rb.BusinessStatus == vat.TreatmentB2C:

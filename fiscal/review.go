@@ -247,7 +247,7 @@ func (e *Engine) amend(ctx context.Context, it recheckItem, reg *vies.Result, ab
 func paymentOf(r *Record) (Payment, error) {
 	return r.Settlement.Payment(BuyerFacts{Country: r.Buyer.Country, PostalCode: r.Buyer.PostalCode, VATNumber: r.Buyer.VATNumber, Name: r.Buyer.Name,
 		SupplyKind: r.Supply.Kind, Description: r.Supply.Description, Evidence: r.Buyer.Evidence,
-		Conditions: r.Supply.Conditions, Provider: r.Supply.Provider})
+		Conditions: r.Supply.Conditions, Provider: r.Supply.Provider, Address: r.Buyer.Address})
 }
 
 // Payment rebuilds the validated payment of a recorded payment with the

@@ -28,6 +28,10 @@ func TestRecheckLoopResolvesOnItsOwn(t *testing.T) {
 	defer e.Close()
 	req := request(1, "100.00", "DE", "2026-04-10T14:30:00Z")
 	req.ConsumerVATNumber = number
+	// VIES does not disclose German names and addresses: the invoice of
+	// the reverse charge takes the merchant's (Art. 226(5)).
+	req.ConsumerName = "Beispiel GmbH"
+	req.ConsumerAddress = &fiscal.Address{Street: "Musterstraße 1", City: "Berlin", PostalCode: "10115"}
 	books := fiscaltest.Books(t, e, 0)
 	res, err := books.Settle(context.Background(), req, "")
 	if err != nil {

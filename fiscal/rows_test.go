@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/fiscal402/fiscal402/receipt"
+	"github.com/fiscal402/fiscal402/vat"
 	"github.com/fiscal402/fiscal402/vies"
 )
 
@@ -24,8 +26,15 @@ import (
 func TestDecisionRowsThroughEngine(t *testing.T) {
 	fake := vies.NewFake()
 	confirmed := time.Date(2026, 4, 10, 14, 31, 0, 0, time.UTC)
-	for _, n := range []string{"DE136695976", "IE6433435F", "FR40303265045"} {
-		fake.Set(n, vies.Result{Status: vies.StatusValid, Registry: vies.RegistryVIES, CountryCode: n[:2], Number: n[2:], RequestIdentifier: "WAPI" + n, RequestDate: confirmed})
+	// VIES discloses the name and address of Irish and French businesses,
+	// not of German ones ("---"); those come from the request.
+	for _, n := range []struct{ number, name, address string }{
+		{"DE136695976", "---", "---"},
+		{"IE6433435F", "EXAMPLE IRISH CUSTOMER LIMITED", "1 CUSTOMER ROAD\nDUBLIN 2"},
+		{"FR40303265045", "SA EXEMPLE", "12 RUE DE L'EXEMPLE\n75001 PARIS"},
+	} {
+		fake.Set(n.number, vies.Result{Status: vies.StatusValid, Registry: vies.RegistryVIES, CountryCode: n.number[:2], Number: n.number[2:],
+			Name: n.name, Address: n.address, RequestIdentifier: "WAPI" + n.number, RequestDate: confirmed})
 	}
 	fake.Set("DE812847601", vies.Result{Status: vies.StatusInvalid, Registry: vies.RegistryVIES, CountryCode: "DE", Number: "812847601", Fault: vies.FaultInvalid, RequestDate: confirmed})
 
@@ -34,13 +43,15 @@ func TestDecisionRowsThroughEngine(t *testing.T) {
 	nonEU := fiscal.Seller{LegalName: "Example API Inc.", VATNumber: "EU372022452", LegalID: "EIN 12-3456789", Country: "US",
 		Address: fiscal.Address{Street: "1 Market Street", City: "San Francisco", PostalCode: "94105"}}
 	uk := fiscal.Seller{LegalName: "Example UK Ltd", VATNumber: "GB980780684", LegalID: "CRN 01234567", Country: "GB",
-		Address: fiscal.Address{Street: "1 High Street", City: "London", PostalCode: "EC1A 1AA"}}
-	sellers := map[string]fiscal.Seller{"ie": irishSeller, "ie-under": underThreshold, "us": nonEU, "gb": uk}
+		Address: fiscal.Address{Street: "1 High Street", City: "London", PostalCode: "EC1A 1AA"}, UKRateAgreement: "HMRC VWET agreement 2026/0001 (test)"}
+	ukNoRate := uk
+	ukNoRate.UKRateAgreement = ""
+	sellers := map[string]fiscal.Seller{"ie": irishSeller, "ie-under": underThreshold, "us": nonEU, "gb": uk, "gb-no-rate": ukNoRate}
 	var list []fiscal.Account
-	for _, id := range []string{"gb", "ie", "ie-under", "us"} {
+	for _, id := range []string{"gb", "gb-no-rate", "ie", "ie-under", "us"} {
 		list = append(list, fiscal.Account{ID: id, Seller: sellers[id]})
 	}
-	e, err := fiscal.New(fiscal.Config{Dir: t.TempDir(), Accounts: list, VIES: fake, Rand: &fiscaltest.Rand{},
+	e, err := fiscal.New(fiscal.Config{Dir: t.TempDir(), Accounts: list, VIES: fake, Rand: &fiscaltest.Rand{}, FX: fiscaltest.SyntheticFX(t),
 		Clock: func() time.Time { return time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC) }, Recheck: fiscal.RecheckPolicy{Interval: -1}})
 	if err != nil {
 		t.Fatal(err)
@@ -52,32 +63,41 @@ func TestDecisionRowsThroughEngine(t *testing.T) {
 		status, regime, category, rate, taxing        string
 		peppol                                        bool
 		spec                                          string
+		reason                                        string // of a record pending review: a reason it must give
 	}{
-		{"1 domestic B2C", "ie", "IE", "", "", "", "PROCESSED", "DOMESTIC", "S", "23", "IE", false, receipt.SpecV3},
-		{"1 domestic B2B", "ie", "IE", "", "IE6433435F", "", "PROCESSED", "DOMESTIC", "S", "23", "IE", true, receipt.SpecV3},
-		{"2 under the Art. 59c threshold", "ie-under", "DE", "", "", "", "PROCESSED", "DOMESTIC", "S", "23", "IE", false, receipt.SpecV3},
-		{"3 OSS union", "ie", "DE", "", "", "", "PROCESSED", "OSS_B2C", "S", "19", "DE", false, receipt.SpecV3},
-		{"3 OSS union, fractional rate", "ie", "FI", "", "", "", "PROCESSED", "OSS_B2C", "S", "25.5", "FI", false, receipt.SpecV3},
-		{"4 OSS non-union", "us", "FR", "", "", "", "PROCESSED", "OSS_B2C", "S", "20", "FR", false, receipt.SpecV3},
-		{"5 reverse charge", "ie", "DE", "", "DE136695976", "", "PROCESSED", "REVERSE_CHARGE_B2B", "AE", "0", "DE", true, receipt.SpecV3},
-		{"5 reverse charge into France", "ie", "FR", "", "FR40303265045", "", "PROCESSED", "REVERSE_CHARGE_B2B", "AE", "0", "FR", true, receipt.SpecV3},
-		{"6 reverse charge, non-EU seller", "us", "DE", "", "DE136695976", "", "PROCESSED", "REVERSE_CHARGE_B2B", "AE", "0", "DE", false, receipt.SpecV3},
-		{"7 invalid number → B2C", "ie", "DE", "", "DE812847601", "", "PROCESSED", "OSS_B2C", "S", "19", "DE", false, receipt.SpecV3},
-		{"9 outside the EU", "ie", "US", "", "", "", "PROCESSED", "OUTSIDE_SCOPE", "O", "", "", false, receipt.SpecV3},
-		{"9 Canary Islands by postal code", "ie", "ES", "35001", "", "", "PROCESSED", "OUTSIDE_SCOPE", "O", "", "", false, receipt.SpecV3},
-		{"9 Åland by postal code", "ie", "FI", "22100", "", "", "PROCESSED", "OUTSIDE_SCOPE", "O", "", "", false, receipt.SpecV3},
-		{"Monaco is France", "ie", "MC", "", "", "", "PROCESSED", "OSS_B2C", "S", "20", "FR", false, receipt.SpecV3},
-		{"10 supply kind not covered", "ie", "DE", "", "", "consulting", "PENDING_MANUAL_REVIEW", "", "", "", "", false, receipt.SpecV3},
-		{"zero-rated e-book", "ie", "IE", "", "", "ebook", "PROCESSED", "DOMESTIC", "Z", "0", "IE", false, receipt.SpecV3},
-		{"U1 UK domestic", "gb", "GB", "", "", "", "PROCESSED", "UK_DOMESTIC", "S", "20", "GB", false, receipt.SpecV3},
-		{"U1 UK e-book zero-rated", "gb", "GB", "", "", "ebook", "PROCESSED", "UK_DOMESTIC", "Z", "0", "GB", false, receipt.SpecV3},
-		{"U5 UK seller to an EU consumer", "gb", "DE", "", "", "", "PROCESSED", "OSS_B2C", "S", "19", "DE", false, receipt.SpecV3},
+		{"1 domestic B2C", "ie", "IE", "", "", "", "PROCESSED", "DOMESTIC", "S", "23", "IE", false, receipt.SpecV3, ""},
+		{"1 domestic B2B", "ie", "IE", "", "IE6433435F", "", "PROCESSED", "DOMESTIC", "S", "23", "IE", true, receipt.SpecV3, ""},
+		{"2 under the Art. 59c threshold", "ie-under", "DE", "", "", "", "PROCESSED", "DOMESTIC", "S", "23", "IE", false, receipt.SpecV3, ""},
+		{"3 OSS union", "ie", "DE", "", "", "", "PROCESSED", "OSS_B2C", "S", "19", "DE", false, receipt.SpecV3, ""},
+		{"3 OSS union, fractional rate", "ie", "FI", "", "", "", "PROCESSED", "OSS_B2C", "S", "25.5", "FI", false, receipt.SpecV3, ""},
+		{"4 OSS non-union", "us", "FR", "", "", "", "PROCESSED", "OSS_B2C", "S", "20", "FR", false, receipt.SpecV3, ""},
+		{"5 reverse charge", "ie", "DE", "", "DE136695976", "", "PROCESSED", "REVERSE_CHARGE_B2B", "AE", "0", "DE", true, receipt.SpecV3, ""},
+		{"5 reverse charge into France", "ie", "FR", "", "FR40303265045", "", "PROCESSED", "REVERSE_CHARGE_B2B", "AE", "0", "FR", true, receipt.SpecV3, ""},
+		// A seller identified only under the non-Union scheme has no
+		// number for a business invoice (Art. 362), and EN 16931 wants
+		// the seller's VAT identifier on a reverse charge (BR-AE-02).
+		{"6 reverse charge, non-EU seller", "us", "DE", "", "DE136695976", "", "PENDING_MANUAL_REVIEW", "", "", "", "", false, receipt.SpecV3, fiscal.ReasonInvoiceRulesFailed},
+		{"7 invalid number → B2C", "ie", "DE", "", "DE812847601", "", "PROCESSED", "OSS_B2C", "S", "19", "DE", false, receipt.SpecV3, ""},
+		{"9 outside the EU", "ie", "US", "", "", "", "PROCESSED", "OUTSIDE_SCOPE", "O", "", "", false, receipt.SpecV3, ""},
+		{"9 Canary Islands by postal code", "ie", "ES", "35001", "", "", "PROCESSED", "OUTSIDE_SCOPE", "O", "", "", false, receipt.SpecV3, ""},
+		{"9 Åland by postal code", "ie", "FI", "22100", "", "", "PROCESSED", "OUTSIDE_SCOPE", "O", "", "", false, receipt.SpecV3, ""},
+		{"Monaco is France", "ie", "MC", "", "", "", "PROCESSED", "OSS_B2C", "S", "20", "FR", false, receipt.SpecV3, ""},
+		{"10 supply kind not covered", "ie", "DE", "", "", "consulting", "PENDING_MANUAL_REVIEW", "", "", "", "", false, receipt.SpecV3, ""},
+		{"zero-rated e-book", "ie", "IE", "", "", "ebook", "PROCESSED", "DOMESTIC", "Z", "0", "IE", false, receipt.SpecV3, ""},
+		{"U1 UK domestic", "gb", "GB", "", "", "", "PROCESSED", "UK_DOMESTIC", "S", "20", "GB", false, receipt.SpecV3, ""},
+		{"U1 UK e-book zero-rated", "gb", "GB", "", "", "ebook", "PROCESSED", "UK_DOMESTIC", "Z", "0", "GB", false, receipt.SpecV3, ""},
+		{"U5 UK seller to an EU consumer", "gb", "DE", "", "", "", "PROCESSED", "OSS_B2C", "S", "19", "DE", false, receipt.SpecV3, ""},
+		{"U1 UK domestic, no rate HMRC accepts", "gb-no-rate", "GB", "", "", "", "PENDING_MANUAL_REVIEW", "", "", "", "", false, receipt.SpecV3, fiscal.ReasonNationalRateRequired},
 	}
 	dir := t.TempDir()
 	var en16931, peppol []string
 	for i, c := range cases {
 		req := request(1000+i, "119.00", c.country, "2026-04-10T14:30:00Z")
 		req.ConsumerPostalCode, req.ConsumerVATNumber, req.SupplyKind = c.postal, c.vatNumber, c.kind
+		if strings.HasPrefix(c.vatNumber, "DE") {
+			req.ConsumerName = "Beispiel GmbH"
+			req.ConsumerAddress = &fiscal.Address{Street: "Musterstraße 1", City: "Berlin", PostalCode: "10115"}
+		}
 		books, err := e.Books(c.seller)
 		if err != nil {
 			t.Fatal(err)
@@ -98,8 +118,11 @@ func TestDecisionRowsThroughEngine(t *testing.T) {
 			want = c.status
 		}
 		if got != want {
-			t.Errorf("row %s: got %s, want %s (reasons %v)", c.row, got, want, r.Classification.Reasons)
+			t.Errorf("row %s: got %s, want %s (review reasons %v)", c.row, got, want, r.ReviewReasons)
 			continue
+		}
+		if c.reason != "" && !slices.ContainsFunc(r.ReviewReasons, func(x vat.Reason) bool { return x.Code == c.reason }) {
+			t.Errorf("row %s: reasons %v, want %s", c.row, r.ReviewReasons, c.reason)
 		}
 		rc, err := e.Receipt(context.Background(), r.Receipt.ID)
 		if err != nil {

@@ -133,6 +133,11 @@ const (
 	InvariantBuyerInEU        = "buyer_in_eu"       // the buyer's attested country is an EU-27 member state
 	InvariantDeterminedEU     = "determined_eu_vat" // the determination is DETERMINED under eu-vat-oss-2026.09
 	InvariantFXRateAvailable  = "fx_rate_available" // an ECB reference rate exists for the settlement date
+	// InvariantInvoiceIssuable is listed only when it fails, after all
+	// the others held: the invoice cannot be issued under the invoicing
+	// law of the supply (package fiscal: the national currency, the
+	// customer's address, the rules of EN 16931 and Peppol).
+	InvariantInvoiceIssuable = "invoice_issuable"
 )
 
 // Result is the answer of Record.
@@ -376,15 +381,32 @@ func (s *Service) decide(ctx context.Context, acc fiscal.Account, in input, now 
 		// The invoice and the frozen receipt format are defined over the
 		// settlement record's shape; the seller is the account's full
 		// profile (address, legal id), which the invariants guarantee it is.
-		if err := s.e.Issue(d, acc.Seller); err != nil {
+		//
+		// The invoice is issued on a copy first: when the invoicing law
+		// of the supply stops it (a national rate, the customer's
+		// address, the rules of EN 16931 and Peppol; fiscal.Engine.Issue
+		// then leaves the draft pending review without an invoice), the
+		// event gets neither invoice nor receipt, and says why.
+		probe := *d
+		if err := s.e.Issue(&probe, acc.Seller); err != nil {
 			return nil, nil, err
 		}
-		inv := *r.Invoice
-		inv.URL = "/v1/fiscal-events/" + ev.ID + "/ubl"
-		ev.Invoice = &inv
-		ev.FX.NetEUR, ev.FX.VATEUR = r.FX.NetEUR, r.FX.VATEUR
-		ref := r.Receipt
-		ev.Receipt = &ref
+		if probe.Record.Invoice == nil {
+			var why []string
+			for _, reason := range probe.Record.ReviewReasons {
+				why = append(why, reason.Code+": "+reason.Detail)
+			}
+			ev.Production.Receipt = false
+			ev.Production.Invariants = append(ev.Production.Invariants, Invariant{InvariantInvoiceIssuable, false, strings.Join(why, " ")})
+		} else {
+			*d = probe
+			inv := *r.Invoice
+			inv.URL = "/v1/fiscal-events/" + ev.ID + "/ubl"
+			ev.Invoice = &inv
+			ev.FX.NetEUR, ev.FX.VATEUR, ev.FX.National = r.FX.NetEUR, r.FX.VATEUR, r.FX.National
+			ref := r.Receipt
+			ev.Receipt = &ref
+		}
 	}
 	d.Document = func(sealed *fiscal.Record) ([]byte, error) {
 		out := *ev

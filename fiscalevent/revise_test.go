@@ -2,6 +2,7 @@ package fiscalevent_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,7 +47,11 @@ func TestFiscalEventRecheck(t *testing.T) {
 	if n, _ := e.PendingRechecks(); n != 1 {
 		t.Fatalf("%d re-checks queued, want 1", n)
 	}
-	fake.Set(number, vies.Result{Status: vies.StatusValid, Registry: vies.RegistryVIES, CountryCode: "DE", Number: "136695976", RequestIdentifier: "WAPI-ev", RequestDate: now})
+	// The registry's answer carries the name and address the reverse
+	// charge invoice must state (Art. 226(5)); a fiscal event has no
+	// address of its own to give.
+	fake.Set(number, vies.Result{Status: vies.StatusValid, Registry: vies.RegistryVIES, CountryCode: "DE", Number: "136695976", RequestIdentifier: "WAPI-ev", RequestDate: now,
+		Name: "BEISPIEL GMBH", Address: "MUSTERSTRASSE 1\n10115 BERLIN"})
 	if n, err := e.RecheckNow(ctx); err != nil || n != 1 {
 		t.Fatalf("RecheckNow: %d %v", n, err)
 	}
@@ -109,5 +114,34 @@ func TestFiscalEventResolve(t *testing.T) {
 	}
 	if _, err := events.Resolve(ctx, acct, res.Event.ID, fiscal.Resolution{Buyer: &fiscal.ResolutionBuyer{Country: "FR"}, ResolvedBy: "ops-1"}, ""); fiscaltest.Code(err) != fiscal.CodeRecordNotPending {
 		t.Errorf("resolving a determined event: %v", err)
+	}
+}
+
+// TestFiscalEventInvoiceNotIssuable: a confirmed business whose registry
+// discloses no address meets every other invariant, but its reverse-charge
+// invoice would lack the customer's address (Art. 226(5)): the event is
+// stored with invoice_issuable failing, without receipt or invoice, and
+// says why; nothing answers 500.
+func TestFiscalEventInvoiceNotIssuable(t *testing.T) {
+	fake := vies.NewFake()
+	const number = "DE136695976"
+	now := time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC)
+	fake.Set(number, vies.Result{Status: vies.StatusValid, Registry: vies.RegistryVIES, CountryCode: "DE", Number: "136695976", Name: "---", Address: "---", RequestDate: now})
+	cfg := fiscaltest.Config(t, now, fiscaltest.IrishSeller)
+	cfg.VIES = fake
+	e := fiscaltest.Engine(t, cfg)
+	events := fiscalevent.New(e)
+	res, err := events.Record(context.Background(), fiscaltest.AccountID(0), b2bEvent(3, number), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := res.Event
+	inv := ev.Production.Invariants[len(ev.Production.Invariants)-1]
+	if ev.Determination.Regime != vat.RegimeReverseChargeB2B || ev.Production.Receipt || ev.Receipt != nil || ev.Invoice != nil ||
+		inv.Code != fiscalevent.InvariantInvoiceIssuable || inv.Holds || !strings.Contains(inv.Detail, fiscal.ReasonBuyerAddressMissing) {
+		t.Fatalf("event %s production %+v receipt %v invoice %v", ev.Determination.Regime, ev.Production, ev.Receipt, ev.Invoice)
+	}
+	if _, _, err := events.Get(context.Background(), fiscaltest.AccountID(0), ev.ID); err != nil {
+		t.Fatalf("the event was not stored: %v", err)
 	}
 }

@@ -70,19 +70,25 @@ func memberFormat(component, member string) map[string]any {
 			return map[string]any{"enum": []string{"USDC"}}
 		}
 		return pattern(patternAsset)
+	case "legalIdScheme":
+		return pattern(`^[0-9]{4}$`) // an ISO 6523 ICD
+	case "scheme":
+		if component == "ElectronicAddress" {
+			return pattern(`^[0-9]{4}$`) // a Peppol EAS code
+		}
 	case "ublSha256", "ubl_sha256", "record_sha256":
 		return pattern(patternSHA256)
-	case "country", "consumerCountry", "buyer_country", "seller_country", "taxingCountry", "taxing_country", "countryCode", "placeOfSupply":
+	case "country", "consumerCountry", "buyer_country", "seller_country", "taxingCountry", "taxing_country", "countryCode", "placeOfSupply", "taxCountry":
 		return pick(pattern(patternCountryIn), pattern(patternCountry))
 	case "amountUsdc", "amount_usdc":
 		return pattern(patternUSDC)
 	case "grossEur", "netEur", "vatEur", "accruedEur", "gross_eur", "net_eur", "vat_eur", "accrued_eur", "gross_gbp", "net_gbp", "vat_gbp":
 		return pattern(patternMoney2)
 	case "gross", "net", "vat":
-		if component == "ReceiptFXTaxCurrency" {
+		if component == "ReceiptFXTaxCurrency" || component == "RecordNationalFX" {
 			return pattern(patternMoney2)
 		}
-	case "gross_eur_exact", "net_eur_exact", "vat_eur_exact", "grossEurExact", "netEurExact", "vatEurExact", "crossBorderEur", "openingEur", "limitEur", "gross_exact", "net_exact", "vat_exact", "raw", "usdc_usd_rate", "bps", "rate_percent", "ratePercent":
+	case "gross_eur_exact", "net_eur_exact", "vat_eur_exact", "grossEurExact", "netEurExact", "vatEurExact", "crossBorderEur", "openingEur", "limitEur", "gross_exact", "net_exact", "vat_exact", "netExact", "vatExact", "raw", "usdc_usd_rate", "bps", "rate_percent", "ratePercent":
 		return pattern(patternDecimal)
 	case "rate":
 		if component == "FxPeg" {
@@ -111,7 +117,7 @@ func memberFormat(component, member string) map[string]any {
 		// fx.Rate: the day asked for, or under latest-published-at the
 		// instant of the chargeable event.
 		return map[string]any{"anyOf": []any{map[string]any{"format": "date"}, map[string]any{"format": "date-time"}}}
-	case "supplyDate", "rateDate", "rate_date", "requested_date", "effectiveFrom", "rate_effective_from",
+	case "supplyDate", "issueDate", "issueDeadline", "rateDate", "rate_date", "requested_date", "effectiveFrom", "rate_effective_from",
 		"coverage_from", "coverage_to", "rates_from", "rates_through", "newest", "expected":
 		return map[string]any{"format": "date"}
 	case "date", "supply_date":

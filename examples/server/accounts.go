@@ -21,7 +21,7 @@ import (
 // or not:
 //
 //	server accounts list          [-data DIR | -accounts FILE] [-json]
-//	server accounts create        -id ID (-legal-name ... -country ... | -seller-json JSON)
+//	server accounts create        -id ID (-legal-name ... -country ... | -seller-json JSON) [-allow-review]
 //	server accounts rotate-key    -id ID [-keep-old]
 //	server accounts drop-old-keys -id ID
 //
@@ -76,6 +76,7 @@ func runAccounts(args []string, stdout, stderr io.Writer) error {
 		fs.StringVar(&s.Address.PostalCode, "postal-code", "", "seller: postal code")
 		fs.BoolVar(&s.OverThreshold, "over-threshold", false, "seller: over the EUR 10,000 of Art. 59c VAT Directive")
 		fs.StringVar(&s.ItemName, "item-name", "", "seller: the invoice line's item name")
+		allowReview := fs.Bool("allow-review", false, "create the account although some of its sales cannot be invoiced (they wait for review)")
 		if err := parseAccountsFlags(fs, args); err != nil {
 			return err
 		}
@@ -84,6 +85,9 @@ func runAccounts(args []string, stdout, stderr io.Writer) error {
 			if err := jsonUnmarshalStrict([]byte(sellerJSON), &s); err != nil {
 				return fmt.Errorf("-seller-json: %w", err)
 			}
+		}
+		if err := checkInvoicing(id, s, *allowReview, stderr); err != nil {
+			return err
 		}
 		return createAccount(accountsPath(data, file), id, s, stdout, stderr)
 	case "rotate-key":
@@ -179,6 +183,30 @@ func findAccount(f *httpserver.AccountsFile, id string) (*httpserver.AccountEntr
 func engineCanAddAccounts() bool {
 	_, ok := any((*fiscal.Engine)(nil)).(accountSetter)
 	return ok
+}
+
+// checkInvoicing tells, when an account is created, which of its sales
+// could not be invoiced (fiscal.Seller.CheckInvoicing: per tax country and
+// kind of sale, the seller's field and the rule), and refuses the account
+// unless allowReview: those sales would wait for review.
+func checkInvoicing(id string, s fiscal.Seller, allowReview bool, stderr io.Writer) error {
+	if _, err := s.Normalised(); err != nil {
+		return err // createAccount says so
+	}
+	var ie *fiscal.InvoicingError
+	if err := s.CheckInvoicing(); !errors.As(err, &ie) {
+		return err
+	}
+	fmt.Fprintf(stderr, "account %s: these sales cannot be invoiced with the seller as given; each would wait for review (invoice_rules_failed):\n", id)
+	for _, p := range ie.Problems {
+		fmt.Fprintf(stderr, "  %s\n", p)
+	}
+	if allowReview {
+		fmt.Fprintln(stderr, "created anyway (-allow-review).")
+		return nil
+	}
+	return fmt.Errorf("account %q: the seller cannot be invoiced for every sale (%s); complete the seller (-seller-json), or create it anyway with -allow-review",
+		id, strings.Join(ie.Rules(), ", "))
 }
 
 func createAccount(path, id string, s fiscal.Seller, stdout, stderr io.Writer) error {
