@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fiscal402/fiscal402/evmverify"
@@ -66,6 +67,9 @@ type Config struct {
 	// Recheck bounds the background re-check of VAT numbers the registry
 	// could not confirm (review.go). The zero value means its defaults.
 	Recheck RecheckPolicy
+	// CommitObserver, optional, is told of each group commit of the
+	// ledger (appends written, time to make them durable): a metrics sink.
+	CommitObserver ledger.CommitObserver
 	// NoBackground: start no background work (registry re-checks, and what
 	// accessories register with Go). For maintenance tools that open a data
 	// directory; their records wait for the next engine that runs it.
@@ -79,8 +83,8 @@ const DefaultLogOrigin = "fiscal402.localhost/log"
 // safe for concurrent use; create one per data directory with New (or Open
 // for a single seller) and Close it.
 type Engine struct {
-	cfg      Config // with defaults applied
-	accounts map[string]Account
+	cfg      Config                             // with defaults applied
+	accounts atomic.Pointer[map[string]Account] // replaced whole by SetAccounts
 	ledger   *ledger.Ledger
 	keyring  *receipt.Keyring
 	logVKey  string
@@ -136,22 +140,16 @@ func New(cfg Config) (*Engine, error) {
 		}
 		cfg.FX = t
 	}
-	e := &Engine{cfg: cfg, accounts: map[string]Account{}, stop: make(chan struct{})}
-	for i, acc := range cfg.Accounts {
-		acc, err := acc.normalised()
-		if err != nil {
-			return nil, fmt.Errorf("fiscal: account %d: %w", i, err)
-		}
-		if _, dup := e.accounts[acc.ID]; dup {
-			return nil, fmt.Errorf("fiscal: account %q appears twice", acc.ID)
-		}
-		e.accounts[acc.ID] = acc
+	e := &Engine{cfg: cfg, stop: make(chan struct{})}
+	accounts, err := accountMap(cfg.Accounts)
+	if err != nil {
+		return nil, err
 	}
+	e.accounts.Store(&accounts)
 	keyDir := filepath.Join(cfg.Dir, "keys")
 	if err := os.MkdirAll(keyDir, 0o700); err != nil {
 		return nil, fmt.Errorf("fiscal: data dir: %w", err)
 	}
-	var err error
 	if e.keyring, err = receipt.OpenKeyring(keyDir, cfg.Environment, cfg.Clock(), cfg.Rand); err != nil {
 		return nil, fmt.Errorf("fiscal: %s: %w", keyDir, err)
 	}
@@ -167,7 +165,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e.logVKey = vkey
 	ledgerPath := filepath.Join(cfg.Dir, "ledger.db")
-	if e.ledger, err = ledger.Open(ledgerPath, ledger.Options{Origin: cfg.LogOrigin, Signer: signer}); err != nil {
+	if e.ledger, err = ledger.Open(ledgerPath, ledger.Options{Origin: cfg.LogOrigin, Signer: signer, Observer: cfg.CommitObserver}); err != nil {
 		return nil, fmt.Errorf("fiscal: %s: %w", ledgerPath, err)
 	}
 	e.outbox = &Outbox{l: e.ledger}
@@ -234,7 +232,7 @@ func (e *Engine) Close() error {
 
 // Books returns the books of the account with the given id.
 func (e *Engine) Books(accountID string) (*Books, error) {
-	acc, ok := e.accounts[accountID]
+	acc, ok := (*e.accounts.Load())[accountID]
 	if !ok {
 		return nil, &Error{Code: CodeNotFound, Detail: fmt.Sprintf("the engine keeps no books for account %q (Config.Accounts)", accountID)}
 	}
@@ -243,8 +241,9 @@ func (e *Engine) Books(accountID string) (*Books, error) {
 
 // Accounts returns the engine's accounts, sorted by id.
 func (e *Engine) Accounts() []Account {
-	out := make([]Account, 0, len(e.accounts))
-	for _, a := range e.accounts {
+	m := *e.accounts.Load()
+	out := make([]Account, 0, len(m))
+	for _, a := range m {
 		out = append(out, a)
 	}
 	slices.SortFunc(out, func(a, b Account) int { return strings.Compare(a.ID, b.ID) })
@@ -346,4 +345,34 @@ func RotateReceiptKey(dir string, now time.Time, rnd io.Reader) (retired, active
 func (e *Engine) accountLock(accountID string) *sync.Mutex {
 	mu, _ := e.totalLocks.LoadOrStore(accountID, &sync.Mutex{})
 	return mu.(*sync.Mutex)
+}
+
+// accountMap validates and normalises accounts, keyed by id.
+func accountMap(list []Account) (map[string]Account, error) {
+	m := make(map[string]Account, len(list))
+	for i, acc := range list {
+		acc, err := acc.normalised()
+		if err != nil {
+			return nil, fmt.Errorf("fiscal: account %d: %w", i, err)
+		}
+		if _, dup := m[acc.ID]; dup {
+			return nil, fmt.Errorf("fiscal: account %q appears twice", acc.ID)
+		}
+		m[acc.ID] = acc
+	}
+	return m, nil
+}
+
+// SetAccounts replaces the engine's accounts while it runs (an operator
+// added an account or changed a seller): the list is validated whole and
+// takes effect at once for every later Books call; a list with an error
+// changes nothing. Books already handed out keep the account as it was;
+// records already made keep the seller they were made with.
+func (e *Engine) SetAccounts(accounts []Account) error {
+	m, err := accountMap(accounts)
+	if err != nil {
+		return err
+	}
+	e.accounts.Store(&m)
+	return nil
 }

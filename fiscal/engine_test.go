@@ -161,3 +161,29 @@ func TestCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestSetAccounts: an account added while the engine runs is served at
+// once; a list with an error changes nothing.
+func TestSetAccounts(t *testing.T) {
+	e := testEngine(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), irishSeller)
+	if _, err := e.Books("acct_new"); fiscaltest.Code(err) != fiscal.CodeNotFound {
+		t.Fatalf("before: %v", err)
+	}
+	accounts := append(e.Accounts(), fiscal.Account{ID: "acct_new", Seller: irishSeller})
+	if err := e.SetAccounts(append(slices.Clone(accounts), fiscal.Account{ID: "bad", Seller: fiscal.Seller{Country: "IE"}})); err == nil {
+		t.Fatal("a seller without a name was accepted")
+	}
+	if _, err := e.Books("acct_new"); err == nil {
+		t.Fatal("a refused list changed the accounts")
+	}
+	if err := e.SetAccounts(accounts); err != nil {
+		t.Fatal(err)
+	}
+	b, err := e.Books("acct_new")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Settle(context.Background(), request(900, "1.00", "DE", "2026-04-10T14:30:00Z"), ""); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -112,13 +112,3 @@ func (e *Engine) retryRate(ctx context.Context, it fxWaitItem) (bool, error) {
 	}
 	return err == nil, err
 }
-
-// WaitingForRates is the number of settlements queued for a rate not yet
-// published (0 when the ledger cannot be read).
-func (e *Engine) WaitingForRates() int {
-	n := 0
-	_ = e.ledger.View(func(tx ledger.Tx) error {
-		return tx.Scan(bucketFXWait, nil, nil, false, func(k, v []byte) bool { n++; return true })
-	})
-	return n
-}

@@ -131,13 +131,29 @@ func hasReason(reasons []vat.Reason, code string) bool {
 	return false
 }
 
-// PendingRechecks returns the number of records waiting for a registry.
-func (e *Engine) PendingRechecks() (int, error) {
-	n := 0
+// Queues are the depths of the engine's durable work queues.
+type Queues struct {
+	// Rechecks: records waiting for a registry to answer about their
+	// buyer's VAT number.
+	Rechecks int `json:"rechecks"`
+	// WaitingForRates: settlements waiting for an ECB rate not yet
+	// published (fxwait.go).
+	WaitingForRates int `json:"waitingForRates"`
+}
+
+// Queues counts the engine's queued work.
+func (e *Engine) Queues() (Queues, error) {
+	var q Queues
 	err := e.ledger.View(func(tx ledger.Tx) error {
-		return tx.Scan(bucketRecheck, nil, nil, false, func(k, v []byte) bool { n++; return true })
+		if err := tx.Scan(bucketRecheck, nil, nil, false, func(k, v []byte) bool { q.Rechecks++; return true }); err != nil {
+			return err
+		}
+		return tx.Scan(bucketFXWait, nil, nil, false, func(k, v []byte) bool { q.WaitingForRates++; return true })
 	})
-	return n, err
+	if err != nil {
+		return q, storeError(err)
+	}
+	return q, nil
 }
 
 // RecheckNow re-asks the registry about every queued VAT number whose time

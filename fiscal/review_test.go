@@ -55,7 +55,7 @@ func TestRecheckLoopResolvesOnItsOwn(t *testing.T) {
 			if r.ReviewStatus != fiscal.StatusProcessed || r.Classification.Category != "AE" || r.Buyer.Registry.RequestIdentifier != "WAPI-loop" {
 				t.Fatalf("revision 2: %s %s %+v", r.ReviewStatus, r.Classification.Category, r.Buyer.Registry)
 			}
-			if n, _ := e.PendingRechecks(); n != 0 {
+			if q, _ := e.Queues(); q.Rechecks != 0 {
 				t.Fatalf("queue not empty")
 			}
 			return

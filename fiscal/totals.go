@@ -331,7 +331,7 @@ func (e *Engine) rebuildTotals(ctx context.Context) error {
 				if err != nil {
 					return err
 				}
-				acc, ok := e.accounts[r.Account]
+				acc, ok := (*e.accounts.Load())[r.Account]
 				if !ok || r.ReviewStatus != StatusProcessed || !countsTowardTotal(acc.Seller) {
 					continue
 				}

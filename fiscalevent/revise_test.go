@@ -44,8 +44,8 @@ func TestFiscalEventRecheck(t *testing.T) {
 	if ev := res.Event; ev.Determination.Status != vat.StatusManualReview || ev.Receipt != nil {
 		t.Fatalf("before: %s %v", ev.Determination.Status, ev.Determination.Reasons)
 	}
-	if n, _ := e.PendingRechecks(); n != 1 {
-		t.Fatalf("%d re-checks queued, want 1", n)
+	if q, _ := e.Queues(); q.Rechecks != 1 {
+		t.Fatalf("%d re-checks queued, want 1", q.Rechecks)
 	}
 	// The registry's answer carries the name and address the reverse
 	// charge invoice must state (Art. 226(5)); a fiscal event has no
@@ -65,8 +65,8 @@ func TestFiscalEventRecheck(t *testing.T) {
 	if len(ev.History) != 2 || ev.History[0].EventType != fiscalevent.EventRecorded || ev.History[1].Cause != fiscal.CauseRegistryRecheck {
 		t.Errorf("history %+v", ev.History)
 	}
-	if n, _ := e.PendingRechecks(); n != 0 {
-		t.Errorf("%d re-checks still queued", n)
+	if q, _ := e.Queues(); q.Rechecks != 0 {
+		t.Errorf("%d re-checks still queued", q.Rechecks)
 	}
 	doc, err := e.Receipt(ctx, ev.Receipt.ID)
 	if err != nil {

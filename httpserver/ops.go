@@ -279,11 +279,11 @@ func (s *Server) checkWorkers(ctx context.Context) error {
 func (s *Server) state() (metrics.State, error) {
 	e := s.engine
 	st := metrics.State{Now: e.Now(), LedgerEntries: e.Ledger().Size()}
-	var err error
-	if st.VATRecheck, err = e.PendingRechecks(); err != nil {
+	eq, err := e.Queues()
+	st.VATRecheck, st.FXWait = eq.Rechecks, eq.WaitingForRates
+	if err != nil {
 		return st, err
 	}
-	st.FXWait = e.WaitingForRates()
 	q, err := s.svc.Ingest.QueueStats()
 	if err != nil {
 		return st, err

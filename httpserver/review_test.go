@@ -150,7 +150,7 @@ func TestVATNumberInvalidTreatedAsB2C(t *testing.T) {
 	if reasons, _ := json.Marshal(cl["reasons"]); !strings.Contains(string(reasons), "vat_number_invalid") {
 		t.Errorf("classification does not say why it is B2C: %s", reasons)
 	}
-	if n, _ := f.engine.PendingRechecks(); n != 0 {
+	if q, _ := f.engine.Queues(); q.Rechecks != 0 {
 		t.Errorf("a definitive answer was queued for re-check")
 	}
 }
@@ -174,8 +174,8 @@ func TestVATNumberUnavailableThenResolved(t *testing.T) {
 	if _, ok := rec["invoice"]; ok {
 		t.Fatal("pending record has an invoice")
 	}
-	if n, _ := f.engine.PendingRechecks(); n != 1 {
-		t.Fatalf("pending re-checks %d, want 1", n)
+	if q, _ := f.engine.Queues(); q.Rechecks != 1 {
+		t.Fatalf("pending re-checks %d, want 1", q.Rechecks)
 	}
 	firstReceipt := rec["receipt"].(map[string]any)["id"].(string)
 
@@ -196,8 +196,8 @@ func TestVATNumberUnavailableThenResolved(t *testing.T) {
 	if got := f.engine.Ledger().Size(); got != size+1 {
 		t.Fatalf("ledger size %d, want %d (one revision)", got, size+1)
 	}
-	if n, _ := f.engine.PendingRechecks(); n != 0 {
-		t.Fatalf("queue not emptied: %d", n)
+	if q, _ := f.engine.Queues(); q.Rechecks != 0 {
+		t.Fatalf("queue not emptied: %d", q.Rechecks)
 	}
 
 	got := f.do("GET", "/settlements/"+id, keyA, nil).json(t)
@@ -248,7 +248,7 @@ func TestVATNumberRecheckGivesUp(t *testing.T) {
 	if !strings.Contains(string(mustJSON(t, got["reviewReasons"])), "could not confirm") {
 		t.Errorf("reasons do not say the registry never answered: %v", got["reviewReasons"])
 	}
-	if n, _ := f.engine.PendingRechecks(); n != 0 {
+	if q, _ := f.engine.Queues(); q.Rechecks != 0 {
 		t.Errorf("still queued after giving up")
 	}
 }
@@ -267,7 +267,7 @@ func TestVATNumberRegistryOff(t *testing.T) {
 	if rec["reviewStatus"] != "PENDING_MANUAL_REVIEW" || !strings.Contains(string(mustJSON(t, rec["reviewReasons"])), "vat_number_unverified") {
 		t.Fatalf("registry off: %s %v", rec["reviewStatus"], rec["reviewReasons"])
 	}
-	if n, _ := f.engine.PendingRechecks(); n != 0 {
+	if q, _ := f.engine.Queues(); q.Rechecks != 0 {
 		t.Errorf("queued a re-check with the registry off")
 	}
 }

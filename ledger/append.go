@@ -368,6 +368,9 @@ func (l *Ledger) commit(batch []*request) []result {
 		}
 		l.prof.commits.Add(1)
 		l.prof.appended.Add(int64(len(w.entries)))
+		if l.observer != nil {
+			l.observer.ObserveCommit(len(w.entries), st.io)
+		}
 		cp := w.head.latest
 		l.size.Store(cp.Size)
 		l.latest.Store(&cp)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -770,4 +771,16 @@ func syncDir(dir string) error {
 	}
 	defer d.Close()
 	return d.Sync()
+}
+
+// writeTo writes a consistent copy of the whole bbolt file, as of one read
+// transaction, to w (bbolt's Tx.WriteTo: the copy opens at that commit).
+func (s *boltStore) writeTo(w io.Writer) (n int64, err error) {
+	defer s.guard(&err)()
+	err = s.db.View(func(tx *bolt.Tx) error {
+		var werr error
+		n, werr = tx.WriteTo(w)
+		return werr
+	})
+	return n, err
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -79,6 +80,11 @@ type Options struct {
 	// forever otherwise); 0 means DefaultOpenTimeout (2s). A timeout is
 	// reported as ErrUnavailable.
 	OpenTimeout time.Duration
+	// Observer, optional, is told of each group commit: how many appends it
+	// wrote and how long the store took to make them durable (for bbolt the
+	// transaction's commit with its fsyncs). It runs on the committer: it
+	// must be quick (a metrics update).
+	Observer CommitObserver
 	// FullCheck makes Open run Check on the whole file (every leaf, hash
 	// and checkpoint; see # Opening in the package doc for its cost)
 	// instead of the bounded check, and refuse the file with a
@@ -90,6 +96,7 @@ type Options struct {
 // Ledger is an open ledger file. Its methods are safe for concurrent use.
 type Ledger struct {
 	store    store
+	observer CommitObserver
 	codec    *codec
 	path     string
 	origin   string
@@ -200,7 +207,7 @@ func open(path string, opts Options, tune func(*bolt.Options)) (*Ledger, error) 
 	if err != nil {
 		return nil, err
 	}
-	l.store = st
+	l.store, l.observer = st, opts.Observer
 	if l.codec, err = newCodec(lf.dicts); err != nil {
 		st.close()
 		return nil, fmt.Errorf("ledger: open %s: dictionaries: %w", path, err)
@@ -418,4 +425,26 @@ func (l *Ledger) Stats() Stats {
 		CommitterSerial:   time.Duration(l.prof.serial.Load()),
 		CommitterIO:       time.Duration(l.prof.io.Load()),
 	}
+}
+
+// WriteTo writes a consistent hot copy of the ledger file to w while
+// appends go on: the file as of one committed transaction, which opens as
+// a ledger of that size (its checkpoints, leaves and side data). It returns
+// the bytes written. Restore by stopping the service and putting the copy
+// in place of ledger.db (ledger.Check verifies it first). A store that is
+// not a bbolt file has backups of its own (ErrInvalid).
+func (l *Ledger) WriteTo(w io.Writer) (int64, error) {
+	if l.closed.Load() {
+		return 0, ErrClosed
+	}
+	b, ok := l.store.(*boltStore)
+	if !ok {
+		return 0, fmt.Errorf("ledger: hot copy of a %T: use the database's own backups: %w", l.store, ErrInvalid)
+	}
+	return b.writeTo(w)
+}
+
+// CommitObserver receives the figures of each group commit (Options.Observer).
+type CommitObserver interface {
+	ObserveCommit(appends int, durable time.Duration)
 }

@@ -162,14 +162,14 @@ func (s *Service) Report() Report {
 	return Report{
 		Refresh: true, Newest: st.Newest, NewestPublished: st.NewestPublished, AgeSeconds: int64(st.Age / time.Second),
 		Expected: st.Expected, Behind: st.Behind, LastSuccess: st.LastSuccess, NextAttempt: st.NextAttempt,
-		Failures: st.Failures, LastError: st.LastError, Conflict: st.Conflict, Waiting: s.e.WaitingForRates(),
+		Failures: st.Failures, LastError: st.LastError, Conflict: st.Conflict, Waiting: waiting(s.e),
 	}
 }
 
 // StaticReport describes an engine whose rates are not refreshed (an
 // embedded snapshot or an operator's file).
 func StaticReport(e *fiscal.Engine) Report {
-	r := Report{Waiting: e.WaitingForRates()}
+	r := Report{Waiting: waiting(e)}
 	var t *fx.Table
 	switch src := e.Settings().FX.(type) {
 	case *fx.Table:
@@ -186,4 +186,10 @@ func StaticReport(e *fiscal.Engine) Report {
 		r.AgeSeconds = int64(e.Now().Sub(at) / time.Second)
 	}
 	return r
+}
+
+// waiting is how many settlements wait for a rate (0 when unreadable).
+func waiting(e *fiscal.Engine) int {
+	q, _ := e.Queues()
+	return q.WaitingForRates
 }

@@ -201,7 +201,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	}
 	pricing := catalog.DefaultPricing()
 	pricing.SandboxQuotaPerDay = o.sandboxQuota
-	cfg := fiscal.Config{Dir: o.data, Accounts: accounts.EngineAccounts(), LogOrigin: o.origin, Logger: logger, Fee: pricing.FeePolicy()}
+	serverMetrics := metrics.New()
+	cfg := fiscal.Config{Dir: o.data, Accounts: accounts.EngineAccounts(), LogOrigin: o.origin, Logger: logger, Fee: pricing.FeePolicy(),
+		CommitObserver: serverMetrics}
 	if err := vf.apply(&cfg); err != nil {
 		return err
 	}
@@ -242,7 +244,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	}
 	payments := ingest.New(engine, ingest.Options{})
 	reloader := &accountsReloader{path: o.accounts, engine: engine, log: logger}
-	serverOpts.Metrics = metrics.New()
+	serverOpts.Metrics = serverMetrics
 	handler, err := httpserver.New(httpserver.Services{
 		Engine:   engine,
 		Keys:     keys,
