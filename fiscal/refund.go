@@ -399,6 +399,9 @@ func (b *Books) Refund(ctx context.Context, settlementID string, req RefundReque
 	if err != nil {
 		return nil, err
 	}
+	if res, err := b.refundOfTransfer(orig, in); res != nil || err != nil {
+		return res, err
+	}
 	if orig.ReviewStatus != StatusProcessed || orig.Invoice == nil || orig.FX.USDPerEUR == nil {
 		return nil, &Error{Code: codeRecordPending, Detail: fmt.Sprintf(
 			"settlement %s is %s: without a tax determination it has no invoice a credit note could correct; resolve the review first (POST /settlements/%s/resolve), then refund", orig.ID, orig.ReviewStatus, orig.ID)}
@@ -438,6 +441,32 @@ func (b *Books) Refund(ctx context.Context, settlementID string, req RefundReque
 			return nil, err
 		}
 	}
+}
+
+// refundOfTransfer answers a refund whose transfer already backs a
+// refund: that refund (Existing) when it is the same refund (settlement,
+// and amount when one is given), else the claim's conflict. nil: the
+// transfer backs no refund yet (the commit checks again atomically).
+func (b *Books) refundOfTransfer(orig *Record, in refundInput) (*RefundResult, error) {
+	if in.tx == nil {
+		return nil, nil
+	}
+	c := refundTxClaim(b.acc.ID, orig.ID, in.tx, in.amount)
+	holder, _, err := b.e.ledger.ClaimHolder(c.Space, c.Key)
+	if errors.Is(err, ledger.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, storeError(err)
+	}
+	r, raw, err := b.e.loadRefund(holder)
+	if err != nil {
+		return nil, err
+	}
+	if r.Account != b.acc.ID || r.SettlementID != orig.ID || !in.amount.IsZero() && !decimalOr0(r.AmountUSDC).Equal(in.amount) {
+		return nil, claimConflict(c)
+	}
+	return &RefundResult{Outcome: Existing, Refund: r, JSON: raw}, nil
 }
 
 // heldRefund answers from the refund that holds claim c (an
