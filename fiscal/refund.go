@@ -285,16 +285,16 @@ func (e *Engine) loadRefund(id string) (*Refund, []byte, error) {
 
 // Refund error codes (in codeStatus): compare with fiscal.Code("…").
 const (
-	// codeRefundExceeds: the refund is more than what remains of the
+	// CodeRefundExceedsRemaining: the refund is more than what remains of the
 	// settled amount after the refunds already recorded.
-	codeRefundExceeds Code = "REFUND_EXCEEDS_REMAINING"
-	// codeRecordPending: a settlement PENDING_MANUAL_REVIEW has no invoice
+	CodeRefundExceedsRemaining Code = "REFUND_EXCEEDS_REMAINING"
+	// CodeRecordPendingReview: a settlement PENDING_MANUAL_REVIEW has no invoice
 	// and no determined tax: there is nothing to correct yet.
-	codeRecordPending Code = "RECORD_PENDING_REVIEW"
-	// codeCreditNoteRefused: the credit note would break a rule of EN
+	CodeRecordPendingReview Code = "RECORD_PENDING_REVIEW"
+	// CodeCreditNoteRefused: the credit note would break a rule of EN
 	// 16931, Peppol or the invoicing law (the account's profile changed
 	// since the invoice); the detail names the rules.
-	codeCreditNoteRefused Code = "CREDIT_NOTE_REFUSED"
+	CodeCreditNoteRefused Code = "CREDIT_NOTE_REFUSED"
 )
 
 // Claim spaces of refunds: one entry per (settlement, refund number), so
@@ -403,7 +403,7 @@ func (b *Books) Refund(ctx context.Context, settlementID string, req RefundReque
 		return res, err
 	}
 	if orig.ReviewStatus != StatusProcessed || orig.Invoice == nil || orig.FX.USDPerEUR == nil {
-		return nil, &Error{Code: codeRecordPending, Detail: fmt.Sprintf(
+		return nil, &Error{Code: CodeRecordPendingReview, Detail: fmt.Sprintf(
 			"settlement %s is %s: without a tax determination it has no invoice a credit note could correct; resolve the review first (POST /settlements/%s/resolve), then refund", orig.ID, orig.ReviewStatus, orig.ID)}
 	}
 	if t := in.tx; t != nil && t.Network == orig.Settlement.Network && t.TxHash == orig.Settlement.TxHash {
@@ -518,10 +518,10 @@ func refundFits(orig *Record, st refundState, amount decimal.Decimal) error {
 		return nil
 	}
 	if !remaining.IsPositive() {
-		return &Error{Code: codeRefundExceeds, Field: "/amountUsdc", Detail: fmt.Sprintf(
+		return &Error{Code: CodeRefundExceedsRemaining, Field: "/amountUsdc", Detail: fmt.Sprintf(
 			"settlement %s is refunded in full (%s USDC in %d refunds); nothing remains to refund", orig.ID, orig.Settlement.AmountUSDC, st.Count)}
 	}
-	return &Error{Code: codeRefundExceeds, Field: "/amountUsdc", Detail: fmt.Sprintf(
+	return &Error{Code: CodeRefundExceedsRemaining, Field: "/amountUsdc", Detail: fmt.Sprintf(
 		"%s USDC is more than the %s USDC that remain of settlement %s (%s USDC settled, %s refunded)",
 		amount.String(), remaining.String(), orig.ID, orig.Settlement.AmountUSDC, decimalOr0(st.RefundedUSDC).String())}
 }
@@ -664,7 +664,7 @@ func (b *Books) refundDraft(orig *Record, st refundState, in refundInput, amount
 	cnDraft, err := ubl.DraftCreditNote(cn)
 	var ve *ubl.ValidationError
 	if errors.As(err, &ve) {
-		return nil, &Error{Code: codeCreditNoteRefused, Detail: "the credit note would break these rules (check the account's seller profile): " + ve.Error(), Err: err}
+		return nil, &Error{Code: CodeCreditNoteRefused, Detail: "the credit note would break these rules (check the account's seller profile): " + ve.Error(), Err: err}
 	}
 	if err != nil {
 		return nil, &Error{Code: CodeInternal, Detail: "the credit note could not be rendered", Err: err}
@@ -846,15 +846,12 @@ func creditNoteFor(orig *Record, s Seller, a amounts, tc *ubl.TaxCurrency, issue
 // refunds and its SHA-256 (hex), exactly as stored, checked against the
 // hash the refund's receipt commits to.
 func (b *Books) CreditNote(ctx context.Context, settlementID, refundID string) ([]byte, string, error) {
-	r, _, err := b.e.loadRefund(refundID)
-	var fe *Error
-	if errors.As(err, &fe) && fe.Code == CodeNotFound || err == nil && (r.Account != b.acc.ID || r.SettlementID != settlementID) {
-		return nil, "", notFound("refund " + refundID + " of settlement " + settlementID)
-	}
+	r, _, err := b.refundOf(settlementID, refundID)
 	if err != nil {
 		return nil, "", err
 	}
 	raw, err := b.e.verifiedDoc(refundID, docUBL)
+	var fe *Error
 	if errors.As(err, &fe) {
 		return nil, "", fe
 	}
@@ -866,6 +863,30 @@ func (b *Books) CreditNote(ctx context.Context, settlementID, refundID string) (
 		return nil, "", &Error{Code: CodeInternal, Detail: "stored credit note does not match its recorded hash", Err: fmt.Errorf("sha256 %s, refund says %s", got, r.CreditNote.UBLSHA256)}
 	}
 	return raw, r.CreditNote.UBLSHA256, nil
+}
+
+// RefundDocument returns one of the settlement's refunds exactly as stored
+// (GET /settlements/{id}/refunds/{rid}).
+func (b *Books) RefundDocument(ctx context.Context, settlementID, refundID string) ([]byte, error) {
+	_, raw, err := b.refundOf(settlementID, refundID)
+	return raw, err
+}
+
+// refundOf reads a refund of one of the account's settlements; another
+// account's, or another settlement's, is not found.
+func (b *Books) refundOf(settlementID, refundID string) (*Refund, []byte, error) {
+	if !strings.HasPrefix(refundID, settlementID+refundIDSeparator) {
+		return nil, nil, notFound("refund " + refundID + " of settlement " + settlementID)
+	}
+	r, raw, err := b.e.loadRefund(refundID)
+	var fe *Error
+	if errors.As(err, &fe) && fe.Code == CodeNotFound || err == nil && (r.Account != b.acc.ID || r.SettlementID != settlementID) {
+		return nil, nil, notFound("refund " + refundID + " of settlement " + settlementID)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, raw, nil
 }
 
 // RecordRefunds is what GET /settlements/{id} adds to a refunded
