@@ -19,6 +19,9 @@ package fiscal
 //     credit note refers to (UBL BillingReference).
 //   - Refund.AmountUSDC is the refunded USDC (positive, ≤ 6 decimals);
 //     RefundedUSDC and RemainingUSDC the settlement's totals after it.
+//     Refund.Payment is the refund payment as the receipt states it (the
+//     refunded USDC from the settlement's receiver to its payer, at the
+//     refund's time); Refund.OriginalSettlement the settlement's payment.
 //   - Refund.FX is the correction in EUR: the refunded USDC converted at
 //     the ORIGINAL record's ECB rate (FX.USDPerEUR is the original rate
 //     object, unchanged) and split at the ORIGINAL VAT rate
@@ -149,10 +152,17 @@ type Refund struct {
 	// whether it was checked on chain (with the facts).
 	Transaction  *RefundTransaction `json:"transaction,omitempty"`
 	Verification Verification       `json:"verification"`
-	// Settlement is the original payment as recorded.
-	Settlement RecordPayment `json:"settlement"`
-	Seller     RecordSeller  `json:"seller"`
-	Supply     RecordSupply  `json:"supply"`
+	// Payment is the refund's payment as its receipt states it: the
+	// refunded USDC from the settlement's receiver back to its payer, at
+	// the refund's time (the transfer's block time when verified), on the
+	// refund transaction (the settlement's own network and tx hash when
+	// none was given). An auditor compares it with the receipt's
+	// settlement.
+	Payment RecordPayment `json:"payment"`
+	// OriginalSettlement is the settlement's payment as recorded.
+	OriginalSettlement RecordPayment `json:"originalSettlement"`
+	Seller             RecordSeller  `json:"seller"`
+	Supply             RecordSupply  `json:"supply"`
 	// Classification is the original determination (rate, taxing
 	// country, regime, scheme, supply date, time zone).
 	Classification vat.Determination `json:"classification"`
@@ -677,7 +687,7 @@ func (b *Books) refundDraft(orig *Record, st refundState, in refundInput, amount
 		RefundDate: day, AmountUSDC: amountStr, RefundedUSDC: refunded.StringFixed(usdcDecimals),
 		RemainingUSDC: settled.Sub(refunded).StringFixed(usdcDecimals), Full: full, Reason: in.reason,
 		Transaction: in.tx, Verification: v,
-		Settlement: orig.Settlement, Seller: orig.Seller, Supply: orig.Supply, Classification: det, FX: rfx,
+		OriginalSettlement: orig.Settlement, Seller: orig.Seller, Supply: orig.Supply, Classification: det, FX: rfx,
 		OriginalInvoiceID: orig.Invoice.ID, SupersedesReceipt: orig.Receipt.ID,
 		Receipt: ReceiptRef{ID: ReceiptID(id), Spec: ReceiptSpec(det.Jurisdiction), URL: e.urlPrefix() + "/v1/receipts/" + ReceiptID(id)},
 	}
@@ -702,6 +712,7 @@ func (b *Books) refundDraft(orig *Record, st refundState, in refundInput, amount
 		Format: "UBL 2.1 CreditNote", Profile: string(cn.Profile), URL: e.creditNoteURL(orig.ID, id),
 		TaxCountry: orig.Invoice.TaxCountry, TaxBasis: orig.Invoice.TaxBasis, IssueDate: cn.IssueDate,
 	}
+	ref.Payment = rec.Settlement
 	claims := receiptClaims(&rec, now)
 	claims.Supersedes = orig.Receipt.ID
 
