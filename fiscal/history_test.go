@@ -344,3 +344,105 @@ func TestArt91LatestPublication(t *testing.T) {
 	}
 	t.Logf("Art. 91(2) table:\n%s", strings.Join(table, "\n"))
 }
+
+// TestMissingRegistrationsThroughSettle: each outcome that needs a
+// registration the account does not list is PENDING_MANUAL_REVIEW with
+// seller_not_registered naming it, never a silently charged rate (Art.
+// 369b, 369a(2), 213/214 Directive 2006/112/EC; VATA 1994 s.3, Sch. 1A
+// for the UK); the same sale with the registration is processed.
+func TestMissingRegistrationsThroughSettle(t *testing.T) {
+	reg := func(scheme, country string) vat.Registration {
+		return vat.Registration{Scheme: scheme, Country: country}
+	}
+	ie := func(over bool, regs ...vat.Registration) fiscal.Seller {
+		s := smallIrishSeller
+		s.OverThreshold, s.Registrations = over, regs
+		return s
+	}
+	de := fiscal.Seller{LegalName: "Kleine GmbH", VATNumber: "DE812847601", LegalID: "HRB 1", Country: "DE",
+		Address: fiscal.Address{Street: "Str. 1", City: "Berlin", PostalCode: "10115"}}
+	deOSSOnly := de
+	deOSSOnly.Registrations = []vat.Registration{reg(vat.RegistrationOSSUnion, "DE")}
+	cases := []struct {
+		name    string
+		seller  fiscal.Seller
+		country string
+		needs   string // what the reason must name
+	}{
+		{"Irish seller to Northern Ireland without a VRN", ie(false, reg(vat.RegistrationNational, "IE"), reg(vat.RegistrationOSSUnion, "IE")), "XI", "UK VAT registration"},
+		{"Irish seller to Great Britain without a VRN", ie(false, reg(vat.RegistrationNational, "IE"), reg(vat.RegistrationOSSUnion, "IE")), "GB", "UK VAT registration"},
+		{"Irish seller over the threshold without OSS", ie(true, reg(vat.RegistrationNational, "IE")), "DE", "Union OSS"},
+		{"German seller below the threshold without its national registration", deOSSOnly, "FR", "national VAT registration in DE"},
+		{"German seller to a German consumer without its national registration", deOSSOnly, "DE", "national VAT registration in DE"},
+	}
+	var sellers []fiscal.Seller
+	for _, c := range cases {
+		sellers = append(sellers, c.seller)
+	}
+	withVRN := ie(false, reg(vat.RegistrationNational, "IE"), reg(vat.RegistrationUKVRN, "GB"))
+	withVRN.UKRateAgreement = "HMRC VWET agreement 2026/0001 (test)"
+	withOSS := ie(true, reg(vat.RegistrationNational, "IE"), reg(vat.RegistrationOSSUnion, "IE"))
+	sellers = append(sellers, withVRN, withOSS)
+	e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), sellers...))
+	for i, c := range cases {
+		r := settleOK(t, fiscaltest.Books(t, e, i), fiscaltest.Request(3000+i, "50", c.country, "2026-03-02T09:00:00Z"))
+		detail := reasonDetail(r, vat.ReasonSellerNotRegistered)
+		if r.ReviewStatus != fiscal.StatusPendingReview || detail == "" || !strings.Contains(detail, c.needs) || r.Invoice != nil || r.FX.VATEUR != "" {
+			t.Errorf("%s: %s %v %q, want seller_not_registered naming %q and no VAT charged", c.name, r.ReviewStatus, reasons(r), detail, c.needs)
+			continue
+		}
+		t.Logf("%s → %s seller_not_registered: %s", c.name, r.ReviewStatus, detail)
+	}
+	for i, c := range []string{"XI", "DE"} {
+		r := settleOK(t, fiscaltest.Books(t, e, len(cases)+i), fiscaltest.Request(3100+i, "50", c, "2026-03-02T09:00:00Z"))
+		if slices.Contains(reasons(r), vat.ReasonSellerNotRegistered) || !r.Classification.Determined() {
+			t.Errorf("registered seller to %s: %s %v", c, r.ReviewStatus, reasons(r))
+		}
+	}
+}
+
+// TestElectronicInterfaceThroughSettle: an account that declares it is an
+// electronic interface (a marketplace of APIs) is the deemed supplier of
+// the services sold through it (Art. 28 Directive 2006/112/EC, Art. 9a(1)
+// Implementing Regulation 282/2011): its record names it so and names the
+// underlying provider, and its own profile decides the VAT. Without a
+// provider the record waits for review; an account attesting the Art. 9a
+// rebuttal is an intermediary and the provider's VAT is not determined.
+func TestElectronicInterfaceThroughSettle(t *testing.T) {
+	iface := fiscaltest.IrishSeller
+	iface.Registrations = []vat.Registration{{Scheme: vat.RegistrationNational, Country: "IE"}, {Scheme: vat.RegistrationOSSUnion, Country: "IE"}}
+	iface.ElectronicInterface = true
+	rebutted := iface
+	rebutted.Art9aRebutted = true
+	e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), iface, rebutted))
+	ctx := context.Background()
+	provider := &vat.Provider{Name: "Weather Tools Inc.", Country: "US"}
+
+	req := fiscaltest.Request(4000, "12", "DE", "2026-03-02T09:00:00Z")
+	req.UnderlyingProvider = provider
+	b := fiscaltest.Books(t, e, 0)
+	r := settleOK(t, b, req)
+	sr := r.Classification.Supplier
+	if r.ReviewStatus != fiscal.StatusProcessed || sr == nil || sr.Role != vat.SupplierRoleDeemed || sr.UnderlyingProvider == nil || sr.UnderlyingProvider.Name != provider.Name || r.Classification.TaxingCountry != "DE" {
+		t.Fatalf("deemed supplier: %s %v %+v", r.ReviewStatus, reasons(r), sr)
+	}
+	t.Logf("deemed supplier record: role=%s provider=%q basis=%q; taxed %s %s %%", sr.Role, sr.UnderlyingProvider.Name, sr.LegalBasis, r.Classification.TaxingCountry, r.Classification.RatePercent)
+	doc, _, err := b.Invoice(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc) == 0 {
+		t.Error("no invoice")
+	}
+
+	r = settleOK(t, b, fiscaltest.Request(4001, "12", "DE", "2026-03-02T09:00:00Z"))
+	if r.ReviewStatus != fiscal.StatusPendingReview || !slices.Contains(reasons(r), vat.ReasonUnderlyingProviderMissing) {
+		t.Errorf("interface without provider: %s %v", r.ReviewStatus, reasons(r))
+	}
+	req = fiscaltest.Request(4002, "12", "DE", "2026-03-02T09:00:00Z")
+	req.UnderlyingProvider = provider
+	r = settleOK(t, fiscaltest.Books(t, e, 1), req)
+	if sr := r.Classification.Supplier; r.ReviewStatus != fiscal.StatusPendingReview || !slices.Contains(reasons(r), vat.ReasonUnderlyingProviderIsSupplier) || sr == nil || sr.Role != vat.SupplierRoleIntermediary || r.FX.VATEUR != "" {
+		t.Errorf("rebutted: %s %v %+v", r.ReviewStatus, reasons(r), sr)
+	}
+}
