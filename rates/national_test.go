@@ -114,3 +114,37 @@ func settleRecord(t *testing.T, b *fiscal.Books, req fiscal.SettlementRequest) *
 	}
 	return res.Record
 }
+
+// TestWaitingRecordCountedOnce: a small Polish seller's sale to a German
+// consumer is taxed in Poland (Art. 59c, within the threshold) and its VAT
+// must be stated in PLN; while the zloty rate is missing the record waits.
+// Its value counts toward the seller's Art. 59c total exactly once: the
+// running total after the re-decision equals the record's counted value,
+// and equals what a rebuild from the ledger finds.
+func TestWaitingRecordCountedOnce(t *testing.T) {
+	ecb := newECBServer(t)
+	seller := polishSeller(t)
+	seller.OverThreshold = false
+	e, svc := engineOf(t, t.TempDir(), time.Date(2026, 4, 14, 17, 30, 0, 0, time.UTC), ecb, seller)
+	defer e.Close()
+	books := fiscaltest.Books(t, e, 0)
+	ctx := context.Background()
+	r := settleRecord(t, books, fiscaltest.Request(1, "1230.00", "DE", "2026-04-14T10:00:00Z"))
+	if got := reasonCodes(r); r.ReviewStatus != fiscal.StatusPendingReview || r.Classification.TaxingCountry != "PL" {
+		t.Fatalf("sale: %s %v taxed in %s", r.ReviewStatus, got, r.Classification.TaxingCountry)
+	}
+	before, _ := books.Totals(ctx)
+	emb, _ := fx.Embedded()
+	usd13, _ := emb.Lookup("USD", time.Date(2026, 4, 13, 12, 0, 0, 0, time.UTC), fx.ForDayOrPrevious)
+	ecb.publishRates("2026-04-13", "USD", usd13.Raw, "PLN", "4.2615")
+	waitFor(t, "the revision", func() bool {
+		r, _, _ = books.Record(ctx, r.ID)
+		return r.Revision == 2
+	})
+	waitFor(t, "the queue to empty", func() bool { return svc.Report().Waiting == 0 })
+	after, err := books.Totals(ctx)
+	th := r.Classification.Threshold
+	if err != nil || r.ReviewStatus != fiscal.StatusProcessed || th == nil || th.Counted == nil || len(after) != 1 || after[0].CrossBorderEUR != th.Counted.String() {
+		t.Fatalf("totals before %+v, after %+v; record %s counted %+v", before, after, r.ReviewStatus, th)
+	}
+}
