@@ -14,8 +14,11 @@ import (
 	"mime"
 	"net/http"
 	"net/netip"
+	"net/url"
+	"path"
 	"regexp"
 	"runtime/debug"
+	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -137,7 +140,8 @@ type Server struct {
 	engine  *fiscal.Engine
 	opts    Options
 	mux     *http.ServeMux
-	methods *http.ServeMux // the same paths without methods: tells 405 from 404
+	methods *http.ServeMux      // the same paths without methods: tells 405 from 404
+	allowed map[string][]string // path pattern → its methods (the Allow header of a 405)
 	log     *slog.Logger
 	docs    documentStore // published documents, built once per base URL (discovery.go)
 	limits  *rateLimits   // per-account rate limit of the keyed endpoints
@@ -174,13 +178,13 @@ func New(svc Services, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.limits = newRateLimits(opts.RateLimit, opts.RateBurst)
-	paths := map[string]bool{}
+	s.allowed = map[string][]string{}
 	for _, r := range append(s.routes(), s.opsRoutes()...) {
 		s.mux.Handle(r.method+" "+r.path, r.handler)
-		if !paths[r.path] {
-			paths[r.path] = true
+		if s.allowed[r.path] == nil {
 			s.methods.Handle(r.path, http.NotFoundHandler())
 		}
+		s.allowed[r.path] = append(s.allowed[r.path], r.method)
 	}
 	s.mux.HandleFunc("/", s.fallback)
 	return s, nil
@@ -324,7 +328,86 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			panic(p) // net/http aborts the connection: a cut stream must not look whole
 		}
 	}()
+	if fe := s.preflight(rec, r); fe != nil {
+		s.problem(rec, r, fe)
+		return
+	}
 	s.mux.ServeHTTP(rec, r)
+}
+
+// preflight answers, as problem documents, what net/http's ServeMux would
+// otherwise answer in plain text or HTML before any handler, and the rules
+// that hold for every endpoint alike (issue 19 items 9 and 16):
+//   - a path that is not clean ("//", "/./", "/../") is a 307
+//     PATH_NOT_CANONICAL to the cleaned path (Location), the query kept;
+//   - a body whose Content-Length is over the limit is a 413, whatever the
+//     endpoint (one that reads no body included);
+//   - a repeated or unreadable query parameter is a 400 BAD_REQUEST naming
+//     it, on every endpoint: never "the first one wins".
+func (s *Server) preflight(w http.ResponseWriter, r *http.Request) *fiscal.Error {
+	if r.Method != http.MethodConnect {
+		if p := r.URL.EscapedPath(); p != "" {
+			if c := cleanPath(p); c != p {
+				loc := c
+				if r.URL.RawQuery != "" {
+					loc += "?" + r.URL.RawQuery
+				}
+				w.Header().Set("Location", loc)
+				return &fiscal.Error{Code: codePathNotCanonical, Detail: "the path is not in its canonical form (repeated slashes or dot segments); repeat the request at the Location " + loc}
+			}
+		}
+	}
+	if r.ContentLength > s.opts.MaxBodyBytes {
+		return &fiscal.Error{Code: codePayloadTooLarge, Detail: fmt.Sprintf("the request body is larger than %d bytes", s.opts.MaxBodyBytes)}
+	}
+	return checkQuery(r.URL.RawQuery)
+}
+
+// checkQuery is the one rule for query strings: every parameter at most
+// once, each well-formed.
+func checkQuery(raw string) *fiscal.Error {
+	if raw == "" {
+		return nil
+	}
+	v, err := url.ParseQuery(raw)
+	if err != nil {
+		return badRequestf("query", "the query string is not well-formed: %v", err)
+	}
+	names := make([]string, 0, len(v))
+	for name, vals := range v {
+		if len(vals) > 1 {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	sort.Strings(names) // the same error for the same query
+	field := names[0]
+	if field == "" {
+		field = "query"
+	}
+	return badRequestf(field, "query parameter %q is repeated; give each parameter once", names[0])
+}
+
+// cleanPath is net/http's: path.Clean, a leading slash, and a trailing slash
+// kept.
+func cleanPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	if p[0] != '/' {
+		p = "/" + p
+	}
+	np := path.Clean(p)
+	if p[len(p)-1] == '/' && np != "/" {
+		if len(p) == len(np)+1 && strings.HasPrefix(p, np) {
+			np = p
+		} else {
+			np += "/"
+		}
+	}
+	return np
 }
 
 // finish logs the request line and counts the request in the metrics.
@@ -362,6 +445,7 @@ func (s *Server) finish(r *http.Request, status int, info *requestInfo, d time.D
 // another method, 404 otherwise, both as problem documents.
 func (s *Server) fallback(w http.ResponseWriter, r *http.Request) {
 	if _, pattern := s.methods.Handler(r); pattern != "" {
+		w.Header().Set("Allow", strings.Join(s.allowed[pattern], ", "))
 		s.problem(w, r, &fiscal.Error{Code: codeMethodNotAllowed, Detail: fmt.Sprintf("%s is not allowed on %s", r.Method, r.URL.Path)})
 		return
 	}
@@ -376,6 +460,8 @@ const (
 	codeUnsupportedMedia fiscal.Code = "UNSUPPORTED_MEDIA_TYPE" // not application/json
 	codeRateLimited      fiscal.Code = "RATE_LIMITED"           // over the per-account rate limit
 	codeNotImplemented   fiscal.Code = "NOT_IMPLEMENTED"        // an operator endpoint this build cannot serve
+	codePathNotCanonical fiscal.Code = "PATH_NOT_CANONICAL"     // 307 to the cleaned path (Location)
+	codeClientClosed     fiscal.Code = "CLIENT_CLOSED"          // the client went away before the answer (logged, 499)
 )
 
 // httpStatus is the status of a code: fiscal's table, and the codes of the

@@ -1,0 +1,83 @@
+package httpserver_test
+
+import (
+	"bytes"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestErrorsOutsideHandlers (issue 19 item 9): the answers the mux and the
+// body limit give before a handler runs are problem documents too.
+func TestErrorsOutsideHandlers(t *testing.T) {
+	f := newFixture(t)
+	noRedirect := *f.srv.Client()
+	noRedirect.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	for _, tc := range []struct {
+		name, method, path string
+		body               []byte
+		status             int
+		code, location     string
+	}{
+		{"double slash is cleaned", "GET", "/v1//capabilities?x=1", nil, 307, "PATH_NOT_CANONICAL", "/v1/capabilities?x=1"},
+		{"dot segment is cleaned", "GET", "/v1/../v1/capabilities", nil, 307, "PATH_NOT_CANONICAL", "/v1/capabilities"},
+		{"unknown method on a known path", "PUT", "/settlements", nil, 405, "METHOD_NOT_ALLOWED", ""},
+		{"made-up method", "BREW", "/v1/capabilities", nil, 405, "METHOD_NOT_ALLOWED", ""},
+		{"made-up method on an unknown path", "BREW", "/nowhere", nil, 404, "NOT_FOUND", ""},
+		{"body over the limit on a JSON endpoint", "POST", "/v1/capabilities/check", bytes.Repeat([]byte(" "), 2<<20), 413, "PAYLOAD_TOO_LARGE", ""},
+		{"body over the limit on a GET", "GET", "/v1/capabilities", bytes.Repeat([]byte(" "), 2<<20), 413, "PAYLOAD_TOO_LARGE", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequest(tc.method, f.srv.URL, bytes.NewReader(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.URL.Opaque = tc.path // keep the path as written: no client-side cleaning
+			if i := strings.IndexByte(tc.path, '?'); i >= 0 {
+				req.URL.Opaque, req.URL.RawQuery = tc.path[:i], tc.path[i+1:]
+			}
+			if tc.body != nil {
+				req.Header.Set("Content-Type", "application/json")
+			}
+			resp, err := noRedirect.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var buf bytes.Buffer
+			_, _ = buf.ReadFrom(resp.Body)
+			assertProblem(t, response{status: resp.StatusCode, header: resp.Header, body: buf.Bytes()}, tc.status, tc.code, "")
+			if tc.location != "" && resp.Header.Get("Location") != tc.location {
+				t.Errorf("Location %q, want %q", resp.Header.Get("Location"), tc.location)
+			}
+			if tc.status == 405 && resp.Header.Get("Allow") == "" {
+				t.Error("405 without Allow")
+			}
+		})
+	}
+}
+
+// TestRepeatedQueryParameter (issue 19 item 16): one rule on every
+// endpoint, the log proofs included: a repeated parameter is a 400 naming
+// it, never "the first one wins".
+func TestRepeatedQueryParameter(t *testing.T) {
+	f := newFixture(t)
+	if r := f.do("POST", "/settlements", keyA, mustJSON(t, settlement(nil))); r.status != 201 {
+		t.Fatalf("settle: %d %s", r.status, r.body)
+	}
+	for _, tc := range []struct{ path, key, field string }{
+		{"/v1/log/proof/inclusion?index=0&size=1&size=2", "", "size"},
+		{"/v1/log/proof/consistency?from=1&from=1", "", "from"},
+		{"/v1/log/checkpoint?a=1&a=1", "", "a"},
+		{"/settlements?limit=1&limit=2", keyA, "limit"},
+		{"/v1/events?limit=1&limit=1", keyA, "limit"},
+		{"/v1/capabilities?x=&x=", "", "x"},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			assertProblem(t, f.do("GET", tc.path, tc.key, nil), 400, "BAD_REQUEST", tc.field)
+		})
+	}
+	if r := f.do("GET", "/v1/log/proof/inclusion?index=0&size=1", "", nil); r.status != 200 {
+		t.Errorf("single parameters: %d %s", r.status, r.body)
+	}
+}
