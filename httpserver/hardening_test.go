@@ -2,9 +2,19 @@ package httpserver_test
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/httpserver"
 )
 
 // TestErrorsOutsideHandlers (issue 19 item 9): the answers the mux and the
@@ -79,5 +89,55 @@ func TestRepeatedQueryParameter(t *testing.T) {
 	}
 	if r := f.do("GET", "/v1/log/proof/inclusion?index=0&size=1", "", nil); r.status != 200 {
 		t.Errorf("single parameters: %d %s", r.status, r.body)
+	}
+}
+
+// TestClientClosed (issue 19 item 11): a client that goes away while its
+// settlement waits on the VAT registry is logged as CLIENT_CLOSED (499), not
+// as a server error, and nothing of the request is written.
+func TestClientClosed(t *testing.T) {
+	logs := &syncBuffer{}
+	logger := slog.New(slog.NewJSONHandler(logs, nil))
+	v := &blockingVIES{entered: make(chan struct{}), release: make(chan struct{})}
+	e, err := fiscal.New(fiscal.Config{Dir: t.TempDir(), Accounts: testAccounts(t), Clock: func() time.Time { return testNow }, Rand: &detRand{seed: "fixture"}, Logger: logger, VIES: v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	srv := httptest.NewServer(newHandlerWith(t, httpserver.Services{Engine: e}, httpserver.Options{Logger: logger, RateLimit: rate.Inf}))
+	defer srv.Close()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	body := mustJSON(t, settlement(map[string]any{"consumerVatNumber": "DE136695976"}))
+	req, _ := http.NewRequestWithContext(ctx, "POST", srv.URL+"/settlements", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Service-Key", keyA)
+	done := make(chan error)
+	go func() {
+		resp, err := srv.Client().Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		done <- err
+	}()
+	<-v.entered // the handler waits on the registry
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("client: %v", err)
+	}
+	close(v.release)
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(logs.String(), `"msg":"request"`) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	out := logs.String()
+	if !strings.Contains(out, `"status":499`) || !strings.Contains(out, `"code":"CLIENT_CLOSED"`) {
+		t.Errorf("request line does not say CLIENT_CLOSED 499:\n%s", out)
+	}
+	if strings.Contains(out, `"level":"ERROR"`) || strings.Contains(out, "INTERNAL") || strings.Contains(out, "DB_UNAVAILABLE") {
+		t.Errorf("a client that went away is logged as a server error:\n%s", out)
+	}
+	if n := e.Ledger().Size(); n != 0 {
+		t.Errorf("ledger size %d: the abandoned request wrote", n)
 	}
 }

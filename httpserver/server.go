@@ -558,7 +558,13 @@ func (s *Server) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, e
 // request_id and, for input errors, field (a JSON pointer).
 func (s *Server) problem(w http.ResponseWriter, r *http.Request, err error) {
 	var fe *fiscal.Error
-	if !errors.As(err, &fe) {
+	if clientGone(r, err) {
+		// Not a server error: nobody reads this answer, and the engine
+		// wrote nothing (a ledger append under a cancelled context is
+		// refused whole). The request line says CLIENT_CLOSED with nginx's
+		// 499; no error is logged.
+		fe = &fiscal.Error{Code: codeClientClosed, Detail: "the client closed the request before the answer", Err: err}
+	} else if !errors.As(err, &fe) {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			fe = &fiscal.Error{Code: fiscal.CodeDBUnavailable, Detail: "the request was cancelled before it completed", Err: err}
 		} else {
@@ -588,6 +594,13 @@ func (s *Server) problem(w http.ResponseWriter, r *http.Request, err error) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(body)
+}
+
+// clientGone reports whether err comes from the client going away: the
+// request's context is cancelled (net/http cancels it when the connection
+// closes) and the error is that cancellation, however wrapped.
+func clientGone(r *http.Request, err error) bool {
+	return errors.Is(r.Context().Err(), context.Canceled) && errors.Is(err, context.Canceled)
 }
 
 // writeJSON writes raw JSON bytes (already encoded, e.g. a stored record).
