@@ -50,6 +50,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -156,6 +157,22 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		o.accounts = filepath.Join(o.data, "accounts.json")
 	}
 	if o.rotate {
+		// A running server keeps signing with the key it loaded: a rotation
+		// under it would retire a key it still uses. The server holds its
+		// ledger's lock (bbolt's flock) while it runs, so holding that lock
+		// here refuses the rotation while one runs, and keeps one from
+		// starting until the rotation is done.
+		ledgerPath := filepath.Join(o.data, "ledger.db")
+		unlock, err := tryLockFile(ledgerPath)
+		switch {
+		case errors.Is(err, errHeld):
+			return fmt.Errorf("-rotate-receipt-key: a server is running on %s (another process holds the lock of %s); stop it, rotate, then start it again", o.data, ledgerPath)
+		case errors.Is(err, os.ErrNotExist):
+			unlock = func() {}
+		case err != nil:
+			return fmt.Errorf("-rotate-receipt-key: lock %s: %w", ledgerPath, err)
+		}
+		defer unlock()
 		retired, active, err := fiscal.RotateReceiptKey(o.data, time.Now(), nil)
 		if err != nil {
 			return err
@@ -353,11 +370,12 @@ func loadRates(path string) (*fx.Table, error) {
 const demoAccountID = "acct_demo"
 
 // ensureDemoAccount creates the accounts file with a demo seller on first
-// start and returns the demo key when it is known: freshly generated, or set
-// by FISCAL402_DEMO_KEY (which also replaces the demo account's key, so a
-// script can always authenticate). "" means the key was printed on an
-// earlier start and only its hash is kept.
-func ensureDemoAccount(path, envKey string) (string, error) {
+// start. It returns the key to print: only a key it has just generated; a
+// secret that already exists (a stored key, or FISCAL402_DEMO_KEY) is never
+// printed. With FISCAL402_DEMO_KEY set and the file present, the key must be
+// one of the demo account's: a different one is an error, never a silent
+// replacement of the stored key (rotate it with "accounts rotate-key").
+func ensureDemoAccount(path, envKey string) (printable string, err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return "", err
 	}
@@ -372,7 +390,7 @@ func ensureDemoAccount(path, envKey string) (string, error) {
 		if envKey == "" {
 			return "", nil
 		}
-		return envKey, setDemoKey(path, envKey)
+		return "", checkDemoKey(path, envKey)
 	case !errors.Is(err, os.ErrNotExist):
 		return "", err
 	}
@@ -381,6 +399,7 @@ func ensureDemoAccount(path, envKey string) (string, error) {
 		if key, err = httpserver.NewAPIKey(rand.Reader); err != nil {
 			return "", err
 		}
+		printable = key
 	}
 	f := httpserver.AccountsFile{Accounts: []httpserver.AccountEntry{{
 		ID:        demoAccountID,
@@ -400,18 +419,22 @@ func ensureDemoAccount(path, envKey string) (string, error) {
 			ItemName:      "API access (pay per call)",
 		},
 	}}}
-	return key, httpserver.WriteAccountsFile(path, f)
+	return printable, httpserver.WriteAccountsFile(path, f)
 }
 
-func setDemoKey(path, key string) error {
+// checkDemoKey: FISCAL402_DEMO_KEY must be a key the demo account already
+// has.
+func checkDemoKey(path, key string) error {
 	accounts, err := readAccountsFile(path)
 	if err != nil {
 		return err
 	}
-	for i := range accounts.Accounts {
-		if accounts.Accounts[i].ID == demoAccountID {
-			accounts.Accounts[i].KeyHashes = []string{httpserver.HashKey(key)}
-			return httpserver.WriteAccountsFile(path, accounts)
+	for _, a := range accounts.Accounts {
+		if a.ID == demoAccountID {
+			if slices.Contains(a.KeyHashes, httpserver.HashKey(key)) {
+				return nil
+			}
+			return fmt.Errorf("FISCAL402_DEMO_KEY is not the key of account %s in %s; unset it to keep the stored key, or replace the stored key with: accounts rotate-key -id %s", demoAccountID, path, demoAccountID)
 		}
 	}
 	return fmt.Errorf("FISCAL402_DEMO_KEY is set but %s has no %s account", path, demoAccountID)
@@ -426,13 +449,15 @@ func readAccountsFile(path string) (httpserver.AccountsFile, error) {
 	return f, jsonUnmarshalStrict(raw, &f)
 }
 
+// printWelcome says where the server listens; with a key just generated it
+// prints the key once, with an example request.
 func printWelcome(w io.Writer, base, demoKey string) {
 	fmt.Fprintf(w, "fiscal402 listening on %s (custody: none; not tax advice)\n", base)
 	if demoKey == "" {
-		fmt.Fprintf(w, "demo account %s: its key was printed on first start (set FISCAL402_DEMO_KEY to choose one)\n", demoAccountID)
+		fmt.Fprintf(w, "demo account %s: its key is not printed again (it was printed when created, or is the one in FISCAL402_DEMO_KEY)\n", demoAccountID)
 		return
 	}
-	fmt.Fprintf(w, "demo account %s, key: %s\n\n", demoAccountID, demoKey)
+	fmt.Fprintf(w, "demo account %s created, key (printed this once, only its hash is kept): %s\n\n", demoAccountID, demoKey)
 	fmt.Fprintf(w, "Record a settled USDC payment:\n\n")
 	fmt.Fprintf(w, `curl -sS -X POST %s/settlements \
   -H 'Content-Type: application/json' \
