@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -139,5 +141,83 @@ func TestClientClosed(t *testing.T) {
 	}
 	if n := e.Ledger().Size(); n != 0 {
 		t.Errorf("ledger size %d: the abandoned request wrote", n)
+	}
+}
+
+// TestAuthFailureLimit (issue 19 item 7): wrong keys are limited per client
+// address; a blocked address is refused whatever key it sends, while the
+// same account from another address keeps its whole bucket.
+func TestAuthFailureLimit(t *testing.T) {
+	loopback := netip.MustParsePrefix("127.0.0.0/8")
+	f := newCustomFixture(t, customSettings{server: httpserver.Options{
+		RateLimit: rate.Limit(0.001), RateBurst: 5,
+		AuthFailureRate: rate.Limit(0.001), AuthFailureBurst: 3,
+		TrustedProxies: []netip.Prefix{loopback},
+	}})
+	const attacker, merchant = "198.51.100.7", "203.0.113.9"
+	for i := 0; i < 3; i++ {
+		assertProblem(t, f.do("GET", "/settlements", "sk_wrong_"+strconv.Itoa(i), nil, "X-Forwarded-For", attacker), 401, "AUTHENTICATION_FAILED", "")
+	}
+	over := f.do("GET", "/settlements", "sk_wrong_3", nil, "X-Forwarded-For", attacker)
+	assertProblem(t, over, 429, "RATE_LIMITED", "")
+	if over.header.Get("Retry-After") != "1" {
+		t.Errorf("first block: Retry-After %q, want 1", over.header.Get("Retry-After"))
+	}
+	// Blocked: a valid key from the address is refused too (answering it
+	// would tell a guesser which key is valid), and so are the optional-key
+	// and operator endpoints.
+	assertProblem(t, f.do("GET", "/settlements", keyA, nil, "X-Forwarded-For", attacker), 429, "RATE_LIMITED", "")
+	assertProblem(t, f.do("POST", "/v1/compliance/evaluate", "sk_wrong", mustJSON(t, evaluateBody(nil)), "X-Forwarded-For", attacker), 429, "RATE_LIMITED", "")
+	// An IPv6 neighbour in the same /64 is the same subscriber.
+	for i := 0; i < 4; i++ {
+		f.do("GET", "/settlements", "sk_wrong", nil, "X-Forwarded-For", "2001:db8:1:2::"+strconv.Itoa(i+1))
+	}
+	assertProblem(t, f.do("GET", "/settlements", "sk_wrong", nil, "X-Forwarded-For", "2001:db8:1:2::ffff"), 429, "RATE_LIMITED", "")
+	// The merchant, elsewhere, has all five requests of its account's
+	// bucket: the wrong keys took nothing from it.
+	for i := 0; i < 5; i++ {
+		if r := f.do("GET", "/settlements", keyA, nil, "X-Forwarded-For", merchant); r.status != 200 {
+			t.Fatalf("legitimate request %d from another address: %d %s", i, r.status, r.body)
+		}
+	}
+	// A wrong key from a third address is a plain 401: nothing is global.
+	assertProblem(t, f.do("GET", "/settlements", "sk_wrong", nil, "X-Forwarded-For", "192.0.2.1"), 401, "AUTHENTICATION_FAILED", "")
+}
+
+// TestDocumentCacheHosts (issue 19 item 14): without a public URL, made-up
+// Host headers are served but never cached, and the operator's host is
+// cached even after a flood of them.
+func TestDocumentCacheHosts(t *testing.T) {
+	f := newFixture(t)
+	h := newHandler(t, f.engine, httpserver.Options{DocumentHosts: []string{"fiscal.example.com"}})
+	get := func(host string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest("GET", "/openapi.json", nil)
+		req.Host = host
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != 200 || !strings.Contains(rec.Body.String(), "http://"+host) {
+			t.Fatalf("host %s: %d", host, rec.Code)
+		}
+		return rec
+	}
+	for i := range 100 {
+		get("made-up-" + strconv.Itoa(i) + ".example")
+	}
+	if n := httpserver.DocumentCacheLen(h); n != 0 {
+		t.Errorf("made-up hosts filled %d cache entries", n)
+	}
+	get("fiscal.example.com")
+	if !httpserver.DocumentCached(h, "/openapi.json", "http://fiscal.example.com") {
+		t.Error("the operator's host is not cached after a flood of made-up hosts")
+	}
+	// The default allows the loopback names only.
+	d := newHandler(t, f.engine, httpserver.Options{})
+	for _, host := range []string{"localhost:8402", "127.0.0.1:8402", "[::1]:8402", "evil.example"} {
+		req := httptest.NewRequest("GET", "/openapi.json", nil)
+		req.Host = host
+		d.ServeHTTP(httptest.NewRecorder(), req)
+	}
+	if n := httpserver.DocumentCacheLen(d); n != 3 {
+		t.Errorf("default: %d cached, want the 3 loopback hosts", n)
 	}
 }

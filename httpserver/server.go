@@ -51,6 +51,13 @@ type Options struct {
 	// (e.g. "https://fiscal.example.com"), used for the links in the
 	// published documents. "" means the scheme and Host of each request.
 	PublicURL string
+	// DocumentHosts are the Host header values (with or without the port)
+	// whose published documents (OpenAPI, manifest, agent card, ...) are
+	// cached when PublicURL is "": documents for any other Host are built
+	// for each request and never kept, so made-up Host headers cannot fill
+	// the cache. nil means the loopback names (localhost, 127.0.0.1, ::1).
+	// Ignored with PublicURL, where every request shares one base.
+	DocumentHosts []string
 	// Operator, OperatorURL and TermsURL name who runs this deployment in
 	// the manifest and agent card. "" leaves them out.
 	Operator, OperatorURL, TermsURL string
@@ -61,6 +68,17 @@ type Options struct {
 	// RateBurst is the bucket size of the rate limit. 0 means twice
 	// RateLimit (DefaultRateBurst for the default limit).
 	RateBurst int
+	// AuthFailureRate is the sustained rate of failed authentications
+	// (wrong account or operator keys) a client address may make; past
+	// AuthFailureBurst the address is blocked, 429 RATE_LIMITED with
+	// Retry-After, for 1 s, then twice as long at each further failure, up
+	// to AuthFailureMaxBackoff. A blocked address is refused whatever key
+	// it sends; other addresses and the accounts' buckets are not touched.
+	// 0 means DefaultAuthFailureRate (Burst: DefaultAuthFailureBurst,
+	// MaxBackoff: DefaultAuthFailureMaxBackoff); rate.Inf disables it.
+	AuthFailureRate       rate.Limit
+	AuthFailureBurst      int
+	AuthFailureMaxBackoff time.Duration
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For is
 	// believed when telling clients apart for the sandbox quota. nil means
 	// none: the connection's peer address is the client.
@@ -136,18 +154,19 @@ func (svc Services) withDefaults() (Services, error) {
 // Server is the HTTP face of one fiscal.Engine and its accessories. It
 // holds no state of its own beyond its routes, caches and rate limits.
 type Server struct {
-	svc     Services
-	engine  *fiscal.Engine
-	opts    Options
-	mux     *http.ServeMux
-	methods *http.ServeMux      // the same paths without methods: tells 405 from 404
-	allowed map[string][]string // path pattern → its methods (the Allow header of a 405)
-	log     *slog.Logger
-	docs    documentStore // published documents, built once per base URL (discovery.go)
-	limits  *rateLimits   // per-account rate limit of the keyed endpoints
-	keys    atomic.Pointer[Keys]
-	metrics *metrics.Metrics
-	ready   readiness
+	svc       Services
+	engine    *fiscal.Engine
+	opts      Options
+	mux       *http.ServeMux
+	methods   *http.ServeMux      // the same paths without methods: tells 405 from 404
+	allowed   map[string][]string // path pattern → its methods (the Allow header of a 405)
+	log       *slog.Logger
+	docs      documentStore // published documents, built once per base URL (discovery.go)
+	limits    *rateLimits   // per-account rate limit of the keyed endpoints
+	authFails *authFailures // per-address limit of failed authentication
+	keys      atomic.Pointer[Keys]
+	metrics   *metrics.Metrics
+	ready     readiness
 	// operatorHash is the SHA-256 of Options.OperatorKey; nil without one.
 	operatorHash []byte
 }
@@ -178,6 +197,7 @@ func New(svc Services, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.limits = newRateLimits(opts.RateLimit, opts.RateBurst)
+	s.authFails = newAuthFailures(opts.AuthFailureRate, opts.AuthFailureBurst, opts.AuthFailureMaxBackoff)
 	s.allowed = map[string][]string{}
 	for _, r := range append(s.routes(), s.opsRoutes()...) {
 		s.mux.Handle(r.method+" "+r.path, r.handler)
@@ -495,7 +515,7 @@ func requestID(inbound string) string {
 // request context.
 func (s *Server) authed(h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, err := s.keys.Load().Authenticate(r.Header.Get(HeaderServiceKey))
+		id, err := s.authenticate(r, r.Header.Get(HeaderServiceKey))
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", `X-Service-Key realm="fiscal402"`)
 			s.problem(w, r, err)

@@ -82,7 +82,11 @@ type options struct {
 	publicURL                              string
 	rateLimit                              float64
 	rateBurst                              int
+	authFailRate                           float64
+	authFailBurst                          int
+	authFailMaxBackoff                     time.Duration
 	trustedProxies                         string
+	documentHosts                          string
 	webhooks                               webhooks.Options
 	logFormat, logLevel                    string
 	sandboxQuota                           int
@@ -123,6 +127,10 @@ func serverFlags(fs *flag.FlagSet, o *options, vf *viesFlags) *chainFlags {
 	fs.StringVar(&o.publicURL, "public-url", "", "absolute base URL for the links in the manifest, agent card and OpenAPI document (default: each request's scheme and host)")
 	fs.Float64Var(&o.rateLimit, "rate-limit", float64(httpserver.DefaultRateLimit), "requests per second per account on the keyed endpoints (0 = no limit)")
 	fs.IntVar(&o.rateBurst, "rate-burst", 0, "burst of the rate limit (0 = twice rate-limit)")
+	fs.Float64Var(&o.authFailRate, "auth-fail-rate", float64(httpserver.DefaultAuthFailureRate), "failed authentications per second per client address before it is blocked (0 = no limit)")
+	fs.IntVar(&o.authFailBurst, "auth-fail-burst", httpserver.DefaultAuthFailureBurst, "failed authentications a client address may make at once")
+	fs.DurationVar(&o.authFailMaxBackoff, "auth-fail-max-backoff", httpserver.DefaultAuthFailureMaxBackoff, "longest block of a client address after failed authentications (blocks double from 1s)")
+	fs.StringVar(&o.documentHosts, "document-host", "", "comma-separated Host header values whose published documents are cached without -public-url (default: localhost, 127.0.0.1, ::1)")
 	fs.StringVar(&o.trustedProxies, "trusted-proxy", "", "comma-separated proxy addresses or CIDRs whose X-Forwarded-For is believed")
 	fs.BoolVar(&o.webhooks.AllowLoopback, "webhooks-allow-loopback", false, "deliver webhooks to loopback addresses, also over http:// (local development)")
 	fs.BoolVar(&o.webhooks.AllowPrivate, "webhooks-allow-private", false, "deliver webhooks to private network addresses")
@@ -322,8 +330,12 @@ func serve(args []string, stdout, stderr io.Writer) error {
 
 // httpOptions turns the limit flags into httpserver options.
 func httpOptions(o options, logger *slog.Logger) (httpserver.Options, error) {
-	if o.rateLimit < 0 || o.rateBurst < 0 {
-		return httpserver.Options{}, errors.New("-rate-limit and -rate-burst must not be negative")
+	if o.rateLimit < 0 || o.rateBurst < 0 || o.authFailRate < 0 || o.authFailBurst < 0 || o.authFailMaxBackoff < 0 {
+		return httpserver.Options{}, errors.New("-rate-limit, -rate-burst and the -auth-fail-* limits must not be negative")
+	}
+	authLimit := rate.Limit(o.authFailRate)
+	if o.authFailRate == 0 {
+		authLimit = rate.Inf
 	}
 	limit := rate.Limit(o.rateLimit)
 	if o.rateLimit == 0 {
@@ -349,7 +361,9 @@ func httpOptions(o options, logger *slog.Logger) (httpserver.Options, error) {
 		fxMaxAge = -1 // httpserver: a negative age turns the check off
 	}
 	return httpserver.Options{Logger: logger, PublicURL: o.publicURL, RateLimit: limit, RateBurst: o.rateBurst, TrustedProxies: proxies,
-		MetricsPublic: o.metricsPublic, FXMaxAge: fxMaxAge}, nil
+		MetricsPublic: o.metricsPublic, FXMaxAge: fxMaxAge,
+		DocumentHosts:   splitList(o.documentHosts),
+		AuthFailureRate: authLimit, AuthFailureBurst: o.authFailBurst, AuthFailureMaxBackoff: o.authFailMaxBackoff}, nil
 }
 
 // loadRates merges the operator's ECB file over the embedded snapshot. A
@@ -472,4 +486,15 @@ func jsonUnmarshalStrict(raw []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	return dec.Decode(v)
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(v string) []string {
+	var out []string
+	for _, item := range strings.Split(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }
