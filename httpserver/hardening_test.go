@@ -3,11 +3,13 @@ package httpserver_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/httpserver"
+	"github.com/fiscal402/fiscal402/receipt"
 )
 
 // TestErrorsOutsideHandlers (issue 19 item 9): the answers the mux and the
@@ -219,5 +222,99 @@ func TestDocumentCacheHosts(t *testing.T) {
 	}
 	if n := httpserver.DocumentCacheLen(d); n != 3 {
 		t.Errorf("default: %d cached, want the 3 loopback hosts", n)
+	}
+}
+
+// TestStrictJSONOnTheWire (issue 19 item 6): through the server, a lone
+// UTF-16 surrogate, a member name in another case and an unknown member are
+// each a 400 naming the field, and nothing is written.
+func TestStrictJSONOnTheWire(t *testing.T) {
+	f := newFixture(t)
+	raw := string(mustJSON(t, settlement(nil)))
+	for _, tc := range []struct{ name, path, body, field string }{
+		{"lone surrogate", "/settlements", strings.Replace(raw, `"consumerCountry":"DE"`, `"consumerCountry":"DE","consumerVatNumber":"\ud800"`, 1), "/consumerVatNumber"},
+		{"lone low surrogate", "/settlements", strings.Replace(raw, `"consumerCountry":"DE"`, `"consumerCountry":"D\udc00"`, 1), "/consumerCountry"},
+		{"member name in another case", "/settlements", strings.Replace(raw, `"amountUsdc"`, `"AmountUsdc"`, 1), "/AmountUsdc"},
+		{"unknown member", "/settlements", strings.Replace(raw, `{`, `{"amountUSDC":"1",`, 1), "/amountUSDC"},
+		{"fiscal event, another case", "/v1/fiscal-events", strings.Replace(string(mustJSON(t, fiscalEventBody(nil))), `"buyer"`, `"Buyer"`, 1), "/Buyer"},
+		{"capability check, lone surrogate", "/v1/capabilities/check", `{"network":"\ud800"}`, "/network"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assertProblem(t, f.do("POST", tc.path, keyA, []byte(tc.body)), 400, "BAD_REQUEST", tc.field)
+		})
+	}
+	if n := f.engine.Ledger().Size(); n != 0 {
+		t.Errorf("ledger size %d after refused requests", n)
+	}
+}
+
+// TestNoAllocationBomb (issue 19 item 12): no body under the limit makes a
+// request allocate more than a small multiple of its size, on every JSON
+// endpoint, keyed or not (deeply nested brackets allocated about 1 GB for
+// 64 KiB before).
+func TestNoAllocationBomb(t *testing.T) {
+	f := newFixture(t)
+	h := newHandler(t, f.engine, httpserver.Options{RateLimit: rate.Inf})
+	half := int(fiscal.MaxRequestBytes)/2 - 16
+	bombs := map[string][]byte{
+		"array":  []byte(strings.Repeat("[", half) + strings.Repeat("]", half)),
+		"object": []byte(`{"a":` + strings.Repeat(`{"a":`, half/5-1) + "1" + strings.Repeat("}", half/5)),
+		"member": []byte(`{"extra":` + strings.Repeat("[", half-8) + strings.Repeat("]", half-8) + `}`),
+	}
+	paths := []string{"/settlements", "/v1/x402/settlements", "/v1/capabilities/check", "/v1/fiscal-events",
+		"/v1/compliance/evaluate", "/sandbox/v1/simulate", "/v1/webhook-endpoints", "/settlements/x/resolve"}
+	for _, path := range paths {
+		for name, body := range bombs {
+			if int64(len(body)) > fiscal.MaxRequestBytes {
+				t.Fatalf("bomb %s is %d bytes, over the limit", name, len(body))
+			}
+			req := httptest.NewRequest("POST", path, bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("X-Service-Key", keyA)
+			rec := httptest.NewRecorder()
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			h.ServeHTTP(rec, req)
+			runtime.ReadMemStats(&after)
+			if rec.Code != 400 {
+				t.Errorf("%s %s: %d %s", path, name, rec.Code, rec.Body)
+			}
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(16*len(body)) {
+				t.Errorf("%s %s: %d bytes allocated for a %d-byte body", path, name, alloc, len(body))
+			}
+		}
+	}
+}
+
+// TestServedKeySetsArePublic (issue 19 item 15): the key sets the server
+// publishes carry no private member, and the verifier accepts them.
+func TestServedKeySetsArePublic(t *testing.T) {
+	f := newFixture(t)
+	for _, path := range []string{"/.well-known/jwks.json", "/sandbox/v1/jwks.json"} {
+		r := f.do("GET", path, "", nil)
+		if r.status != 200 {
+			t.Fatalf("%s: %d", path, r.status)
+		}
+		var set struct{ Keys []map[string]any }
+		if err := json.Unmarshal(r.body, &set); err != nil || len(set.Keys) == 0 {
+			t.Fatalf("%s: %v %s", path, err, r.body)
+		}
+		for _, k := range set.Keys {
+			for _, m := range []string{"d", "p", "q", "dp", "dq", "qi", "k", "oth", "priv"} {
+				if _, ok := k[m]; ok {
+					t.Errorf("%s: key %v carries the private member %q", path, k["kid"], m)
+				}
+			}
+		}
+		if _, err := receipt.ParseKeySet(r.body); err != nil {
+			t.Errorf("%s: the verifier refuses the served set: %v", path, err)
+		}
+	}
+	// And the verifier refuses the same set with a private part added.
+	r := f.do("GET", "/.well-known/jwks.json", "", nil)
+	leaked := strings.Replace(string(r.body), `"kty"`, `"d":"nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A","kty"`, 1)
+	if _, err := receipt.ParseKeySet([]byte(leaked)); err == nil {
+		t.Error("receipt.ParseKeySet accepted a key set with a private key")
 	}
 }
