@@ -58,7 +58,7 @@ type dispatcher struct {
 	// index (an endpoint never changes account); only launchDue, on the
 	// loop's goroutine, uses it.
 	epAccount map[string]string
-	wg       sync.WaitGroup
+	wg        sync.WaitGroup
 }
 
 const (
