@@ -309,6 +309,11 @@ func storeError(err error) *Error {
 	if errors.Is(err, ledger.ErrUnavailable) || errors.Is(err, ledger.ErrClosed) {
 		return &Error{Code: CodeDBUnavailable, Detail: "the ledger cannot be written right now; retry", RetryAfter: time.Second, Err: err}
 	}
+	if errors.Is(err, ledger.ErrCorrupt) || errors.Is(err, ledger.ErrIntegrity) {
+		// A damaged file met on any path (a list, a scan), not only on the
+		// verified reads: the same answer as theirs.
+		return &Error{Code: CodeLedgerIntegrity, Detail: "the ledger file is damaged; restore it from a backup", Err: err}
+	}
 	return &Error{Code: CodeInternal, Detail: "ledger error", Err: err}
 }
 
