@@ -55,6 +55,9 @@ func settle(t testing.TB, b *fiscal.Books, first int, sales ...sale) []*fiscal.R
 		req := fiscaltest.Request(first+i, s.amount, s.country, s.at)
 		req.SupplyKind = s.kind
 		req.ConsumerVATNumber = s.vatNumber
+		if s.country == "IT" && s.kind == "ebook" {
+			req.RateConditions = []string{"it_isbn_issn"} // the publication has an ISBN
+		}
 		res, err := b.Settle(context.Background(), req, fmt.Sprintf("sale-%d", first+i))
 		if err != nil {
 			t.Fatalf("sale %d %+v: %v", first+i, s, err)
