@@ -31,10 +31,10 @@ var quarterSales = []sale{
 	{"36.60", "IT", "", "", "2026-02-01T08:00:00Z"}, {"10.40", "IT", "ebook", "", "2026-03-03T08:00:00Z"},
 	{"12.10", "ES", "", "", "2026-02-10T17:00:00Z"}, {"20.80", "ES", "ebook", "", "2026-03-30T23:30:00Z"},
 	{"60.50", "NL", "", "", "2026-01-05T11:00:00Z"}, {"10.90", "NL", "ebook", "", "2026-03-10T11:00:00Z"},
-	{"11.90", "DE", "", "", "2026-03-31T21:59:59Z"}, // 23:59:59 in Berlin (CEST): Q1
-	{"11.90", "FI", "", "", "2026-03-31T21:00:00Z"}, // 00:00 in Helsinki: Q2
-	{"11.90", "PT", "", "", "2025-12-31T23:30:00Z"}, // Q4 2025 in Lisbon
-	{"12.00", "", "", "", "2026-02-15T10:00:00Z"},   // pending review
+	{"11.90", "DE", "", "", "2026-03-31T21:59:59Z"},               // 23:59:59 in Berlin (CEST): Q1
+	{"11.90", "FI", "", "", "2026-03-31T21:00:00Z"},               // 00:00 in Helsinki: Q2
+	{"11.90", "PT", "", "", "2025-12-31T23:30:00Z"},               // Q4 2025 in Lisbon
+	{"12.00", "", "", "", "2026-02-15T10:00:00Z"},                 // pending review
 	{"100.00", "FR", "", "FR40303265045", "2026-02-16T10:00:00Z"}, // reverse charge
 	{"100.00", "IE", "", "", "2026-02-16T10:00:00Z"},              // domestic
 }
@@ -250,7 +250,6 @@ func TestQuarterReturn(t *testing.T) {
 		}
 	}
 }
-
 
 // TestOpenQuarterProvisional: a quarter that has not ended, and one whose
 // period-end rate is not published, are provisional; a quarter not begun
