@@ -641,6 +641,8 @@ func claimConflict(c ledger.Claim) *Error {
 		return &Error{Code: CodeSettlementConflict, Field: "/txHash", Detail: "this transfer log already backs a record of another account"}
 	case claimPayment:
 		return &Error{Code: CodeSettlementConflict, Field: "/txHash", Detail: "this (network, txHash) settlement is already recorded for another account"}
+	case claimRefundTx:
+		return &Error{Code: CodeSettlementConflict, Field: "/transaction/txHash", Detail: "this refund transaction already backs another refund; a transfer backs one refund"}
 	}
 	// Revision claims carry the entry id as fingerprint, so a concurrent
 	// writer of the same revision finds it Existing, never in conflict.

@@ -74,6 +74,11 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 		Entry: &ledger.Entry{ID: d.id, Leaf: []byte(d.id), Postings: postings, Puts: puts},
 		Hook: func(h *ledger.Hook) error {
 			index := h.Index()
+			if d.check != nil {
+				if err := d.check(h); err != nil {
+					return err
+				}
+			}
 			if err := e.number(h, d); err != nil {
 				return err
 			}
@@ -122,6 +127,7 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 	if d.total != nil {
 		a.Reads = d.total.reads()
 	}
+	a.Reads = append(a.Reads, d.reads...)
 	res, err := e.ledger.Append(ctx, a)
 	if err != nil {
 		var conflict *ledger.ClaimConflictError
@@ -133,6 +139,8 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 			return nil, res, err
 		case errors.Is(err, errStaleTotal):
 			return nil, res, errStaleTotal
+		case errors.Is(err, errStaleRefund):
+			return nil, res, errStaleRefund
 		case errors.As(err, &fe):
 			return nil, res, fe
 		}

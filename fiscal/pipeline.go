@@ -74,6 +74,11 @@ type Draft struct {
 	total                *totalCheck     // the Art. 59c running total this supply counts toward
 	claims               *receipt.Claims // nil: no receipt; the document is the leaf
 	openings             []byte          // the receipt's openings (3.0.0), sealed with it
+	// check, when set, runs first in the committer with the side values
+	// reads declares (a refund's remaining amount, refund.go); its error
+	// fails the append.
+	check func(h *ledger.Hook) error
+	reads []ledger.SideKey
 }
 
 // Prepare classifies a supply for the account without writing anything:
