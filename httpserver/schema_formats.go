@@ -80,7 +80,7 @@ func memberFormat(component, member string) map[string]any {
 		return pattern(patternSHA256)
 	case "country", "consumerCountry", "buyer_country", "seller_country", "taxingCountry", "taxing_country", "countryCode", "placeOfSupply", "taxCountry":
 		return pick(pattern(patternCountryIn), pattern(patternCountry))
-	case "amountUsdc", "amount_usdc":
+	case "amountUsdc", "amount_usdc", "refundedUsdc":
 		return pattern(patternUSDC)
 	case "grossEur", "netEur", "vatEur", "accruedEur", "gross_eur", "net_eur", "vat_eur", "accrued_eur", "gross_gbp", "net_gbp", "vat_gbp":
 		return pattern(patternMoney2)

@@ -3,6 +3,7 @@ package returns_test
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -31,6 +32,15 @@ var testNow = time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC)
 // a fake VIES that confirms one French business.
 func newBooks(t testing.TB, now time.Time) *fiscal.Books {
 	t.Helper()
+	b, _ := newBooksClock(t, now)
+	return b
+}
+
+// newBooksClock is newBooks with a clock the test moves (set).
+func newBooksClock(t testing.TB, now time.Time) (b *fiscal.Books, set func(time.Time)) {
+	t.Helper()
+	var clock atomic.Pointer[time.Time]
+	clock.Store(&now)
 	fake := vies.NewFake()
 	fake.Set("FR40303265045", vies.Result{Status: vies.StatusValid, Registry: vies.RegistryVIES, CountryCode: "FR", Number: "40303265045",
 		Name: "SA EXEMPLE", Address: "12 RUE DE L'EXEMPLE\n75001 PARIS", RequestIdentifier: "WAPIFR", RequestDate: now})
@@ -38,8 +48,19 @@ func newBooks(t testing.TB, now time.Time) *fiscal.Books {
 	cfg.VIES = fake
 	cfg.Recheck = fiscal.RecheckPolicy{Interval: -1}
 	cfg.NoBackground = true
+	cfg.Clock = func() time.Time { return *clock.Load() }
 	e := fiscaltest.Engine(t, cfg)
-	return fiscaltest.Books(t, e, 0)
+	return fiscaltest.Books(t, e, 0), func(at time.Time) { clock.Store(&at) }
+}
+
+// refund records a refund of amount USDC ("" for what remains).
+func refund(t testing.TB, b *fiscal.Books, id, amount, key string) *fiscal.Refund {
+	t.Helper()
+	res, err := b.Refund(context.Background(), id, fiscal.RefundRequest{AmountUSDC: amount, Reason: "test"}, key)
+	if err != nil {
+		t.Fatalf("refund %s of %s: %v", amount, id, err)
+	}
+	return res.Refund
 }
 
 // sale is one settlement of a test.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -144,6 +145,9 @@ type Correction struct {
 	RatePercent    string `json:"ratePercent"`
 	SupplyType     string `json:"supplyType"`
 	Establishment  string `json:"establishment,omitempty"` // "" for the member state of identification
+	// USDPerEUR is the original period's end rate the correction is
+	// converted at; absent while it is not published.
+	USDPerEUR *fx.Rate `json:"usdPerEur,omitempty"`
 	Amounts
 	LedgerIndexes []int64 `json:"ledgerIndexes"`
 }
@@ -204,30 +208,9 @@ type Document struct {
 	JWS    string          `json:"jws"`
 }
 
-// Options adjust OSS.
-type Options struct {
-	// Corrections lists the changes recorded in the period to supplies of
-	// earlier periods. nil reads none.
-	Corrections CorrectionSource
-}
-
-// CorrectionItem is one change to an earlier period's supply, recorded in
-// the return's period (a refund): amounts negative for a reduction.
-type CorrectionItem struct {
-	OriginalSupplyDate string // the corrected supply's date of supply
-	Scheme             string
-	MemberState        string
-	RatePercent        string
-	Establishment      string // the supplying establishment's member state
-	AmountUSDC         decimal.Decimal
-	NetEURExact        decimal.Decimal // at the original invoice's rate
-	VATEURExact        decimal.Decimal
-	LedgerIndex        int64
-}
-
-// CorrectionSource calls yield with every correction recorded in p for
-// supplies of earlier periods.
-type CorrectionSource func(ctx context.Context, b *fiscal.Books, p Period, yield func(CorrectionItem) error) error
+// Options adjust OSS. The zero value is the return as the law asks for
+// it; there is nothing to adjust yet.
+type Options struct{}
 
 // acc accumulates exact figures.
 type acc struct {
@@ -400,38 +383,90 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 		r.Status = StatusFinal
 	}
 
-	// Corrections of earlier periods.
+	// Refunds recorded in the quarter (by their local day in the taxing
+	// state): a refund of a supply of this quarter reduces its line; one
+	// of an earlier quarter is a correction of that period (Art. 61
+	// Implementing Regulation 282/2011); one of a supply outside the OSS
+	// reduces its summary.
 	corr := map[string]*acc{}
-	if opts.Corrections != nil {
-		err := opts.Corrections(ctx, b, p, func(it CorrectionItem) error {
-			op, err := PeriodOf(it.OriginalSupplyDate)
-			if err != nil {
-				return err
-			}
-			if it.Scheme != "" && it.Scheme != r.Scheme {
-				return nil
-			}
-			rate, err := dec(it.RatePercent)
-			if err != nil {
-				return err
-			}
-			est := it.Establishment
-			if strings.EqualFold(isoCountry(est), r.ID.MemberState) {
-				est = ""
-			}
-			k := op.String() + "|" + est + "|" + it.MemberState + "|" + rate.String()
-			a := corr[k]
-			if a == nil {
-				a = &acc{original: op, establishment: est, memberState: it.MemberState, rateText: rate.String(), rate: rate}
-				corr[k] = a
-			}
-			a.add(it.AmountUSDC, it.NetEURExact, it.VATEURExact, it.LedgerIndex)
-			maxIndex = max(maxIndex, it.LedgerIndex)
-			return nil
-		})
+	err = b.RefundsByDate(ctx, p.FirstDay(), p.LastDay(), func(rf *fiscal.Refund, _ []byte) error {
+		usdc, err := dec(rf.AmountUSDC)
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
+		usdc = usdc.Neg()
+		net, vatEUR := decimal.Zero, decimal.Zero
+		ns, vs := rf.FX.NetEURExact, rf.FX.VATEURExact
+		if ns == "" {
+			ns, vs = rf.FX.NetEUR, rf.FX.VATEUR
+		}
+		if net, err = dec(ns); err != nil {
+			return err
+		}
+		if vatEUR, err = dec(vs); err != nil {
+			return err
+		}
+		c := rf.Classification
+		rateText, rate := "", decimal.Zero
+		if c.RatePercent != nil {
+			rate = c.RatePercent.Decimal()
+			rateText = rate.String()
+		}
+		idx := rf.Ledger.Index
+		maxIndex = max(maxIndex, idx)
+		orig := c.SupplyDate
+		if orig == "" {
+			if t, err := time.Parse(time.RFC3339Nano, rf.Settlement.Timestamp); err == nil {
+				orig = t.UTC().Format(time.DateOnly)
+			}
+		}
+		if c.Regime != vat.RegimeOSSB2C {
+			country := c.TaxingCountry
+			if country == "" {
+				country = c.PlaceOfSupply
+			}
+			k := c.Regime + "|" + country + "|" + rateText
+			a := others[k]
+			if a == nil {
+				a = &acc{regime: c.Regime, memberState: country, rateText: rateText, rate: rate}
+				others[k] = a
+			}
+			a.add(usdc, net, vatEUR, idx)
+			return nil
+		}
+		if c.Scheme != r.Scheme {
+			otherScheme.add(usdc, decimal.Zero, decimal.Zero, idx)
+			return nil
+		}
+		est := ""
+		if r.Scheme == vat.SchemeUnion && !strings.EqualFold(isoCountry(rf.Seller.Country), r.ID.MemberState) {
+			est = isoCountry(rf.Seller.Country)
+		}
+		if p.Contains(orig) {
+			k := est + "|" + c.TaxingCountry + "|" + rateText
+			a := lines[k]
+			if a == nil {
+				a = &acc{establishment: est, memberState: c.TaxingCountry, rateText: rateText, rate: rate}
+				lines[k] = a
+			}
+			a.add(usdc, net, vatEUR, idx)
+			return nil
+		}
+		op, err := PeriodOf(orig)
+		if err != nil {
+			return err
+		}
+		k := op.String() + "|" + est + "|" + c.TaxingCountry + "|" + rateText
+		a := corr[k]
+		if a == nil {
+			a = &acc{original: op, establishment: est, memberState: c.TaxingCountry, rateText: rateText, rate: rate}
+			corr[k] = a
+		}
+		a.add(usdc, net, vatEUR, idx)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 
 	// Lines and sections, sorted.
@@ -465,7 +500,7 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 			}
 		}
 		c := Correction{OriginalPeriod: a.original.String(), MemberState: a.memberState, RatePercent: a.rateText, SupplyType: SupplyServices,
-			Establishment: a.establishment, Amounts: a.amounts(rate), LedgerIndexes: a.indexes()}
+			Establishment: a.establishment, USDPerEUR: rate, Amounts: a.amounts(rate), LedgerIndexes: a.indexes()}
 		r.Corrections = append(r.Corrections, c)
 		states[a.memberState] = states[a.memberState].add(c.Amounts, true)
 	}

@@ -26,7 +26,7 @@ var q1 = returns.Period{Year: 2026, Quarter: 1}
 // reverse-charge sale to a French business, a domestic Irish sale, and
 // sales just around the quarter's edges.
 var quarterSales = []sale{
-	{"1190.00", "DE", "", "", "2026-01-15T10:00:00Z"}, {"10.70", "DE", "ebook", "", "2026-02-15T10:00:00Z"},
+	{"10.70", "DE", "ebook", "", "2026-02-15T10:00:00Z"},
 	{"24.40", "FR", "", "", "2026-01-20T09:00:00Z"}, {"10.55", "FR", "ebook", "", "2026-03-02T12:00:00Z"},
 	{"36.60", "IT", "", "", "2026-02-01T08:00:00Z"}, {"10.40", "IT", "ebook", "", "2026-03-03T08:00:00Z"},
 	{"12.10", "ES", "", "", "2026-02-10T17:00:00Z"}, {"20.80", "ES", "ebook", "", "2026-03-30T23:30:00Z"},
@@ -88,9 +88,18 @@ func cents(r *big.Rat) string {
 // TestQuarterReturn: the return's figures equal an independent sum of the
 // signed receipts, computed here with exact rationals.
 func TestQuarterReturn(t *testing.T) {
-	b := newBooks(t, testNow)
-	recs := settle(t, b, 1, quarterSales...)
 	ctx := context.Background()
+	// On 20 February: a German sale of January and two sales of Q4 2025,
+	// then refunds of each: part of the German sale (a line of Q1), all of
+	// the Portuguese one and part of the Austrian one (corrections of Q4
+	// 2025).
+	b, setClock := newBooksClock(t, time.Date(2026, 2, 20, 12, 0, 0, 0, time.UTC))
+	recs := settle(t, b, 1, sale{"1190.00", "DE", "", "", "2026-01-15T10:00:00Z"},
+		sale{"11.90", "PT", "", "", "2025-12-31T23:30:00Z"}, // Q4 2025 in Lisbon
+		sale{"24.00", "AT", "", "", "2025-11-10T09:00:00Z"})
+	refunds := []*fiscal.Refund{refund(t, b, recs[0].ID, "100.00", "r-de"), refund(t, b, recs[1].ID, "", "r-pt"), refund(t, b, recs[2].ID, "12.00", "r-at")}
+	setClock(testNow)
+	recs = append(recs, settle(t, b, 10, quarterSales...)...)
 	ret, doc, err := returns.OSS(ctx, b, q1, returns.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -143,7 +152,29 @@ func TestQuarterReturn(t *testing.T) {
 		g.vt.Add(g.vt, rat(t, c.FX.VATEURExact))
 		g.idx = append(g.idx, r.Ledger.Index)
 	}
-	if pending != 1 || domestic != 1 || reverse != 1 || len(groups) != 10 {
+	corr := map[string]*group{}
+	for _, rf := range refunds {
+		c := claimsOf(t, b, rf.ID)
+		if !strings.HasPrefix(c.FX.GrossEUR, "-") || c.Supersedes == "" {
+			t.Fatalf("refund receipt %+v", c.FX)
+		}
+		k := c.Classification.TaxingCountry + " " + c.Classification.RatePercent
+		m := groups
+		if rf.Classification.SupplyDate < "2026-01-01" {
+			m = corr
+		}
+		g := m[k]
+		if g == nil {
+			g = &group{usdc: new(big.Rat), net: new(big.Rat), vt: new(big.Rat)}
+			m[k] = g
+		}
+		g.n++
+		g.usdc.Sub(g.usdc, rat(t, c.Settlement.AmountUSDC))
+		g.net.Add(g.net, rat(t, c.FX.NetEURExact))
+		g.vt.Add(g.vt, rat(t, c.FX.VATEURExact))
+		g.idx = append(g.idx, rf.Ledger.Index)
+	}
+	if pending != 1 || domestic != 1 || reverse != 1 || len(groups) != 10 || len(corr) != 2 {
 		t.Fatalf("scenario: %d pending, %d domestic, %d reverse charge, %d groups", pending, domestic, reverse, len(groups))
 	}
 	if len(ret.Lines) != len(groups) {
@@ -176,6 +207,32 @@ func TestQuarterReturn(t *testing.T) {
 	}
 	if len(states) != 5 {
 		t.Fatalf("%d member states", len(states))
+	}
+	// Corrections of Q4 2025, at Q4 2025's period-end rate.
+	if len(ret.Corrections) != 2 {
+		t.Fatalf("corrections %+v", ret.Corrections)
+	}
+	for _, c := range ret.Corrections {
+		g := corr[c.MemberState+" "+c.RatePercent]
+		if g == nil || c.OriginalPeriod != "2025-Q4" || c.USDPerEUR == nil || c.USDPerEUR.RateDate != "2025-12-31" {
+			t.Fatalf("correction %+v", c)
+		}
+		rate, pct := rat(t, c.USDPerEUR.Raw), rat(t, c.RatePercent)
+		gross := new(big.Rat).Quo(g.usdc, rate)
+		net := new(big.Rat).Quo(new(big.Rat).Mul(gross, big.NewRat(100, 1)), new(big.Rat).Add(pct, big.NewRat(100, 1)))
+		want := returns.Amounts{Records: g.n, AmountUSDC: g.usdc.FloatString(6), TaxableAmountEUR: cents(net), VATEUR: cents(new(big.Rat).Sub(gross, net)),
+			InvoiceTaxableAmountEUR: cents(g.net), InvoiceVATEUR: cents(g.vt)}
+		got := c.Amounts
+		got.DifferenceVATEUR = ""
+		if got != want || !strings.HasPrefix(c.VATEUR, "-") {
+			t.Errorf("correction %s %s:\n got %+v\nwant %+v", c.MemberState, c.RatePercent, got, want)
+		}
+	}
+	// The member state totals add lines and corrections.
+	for _, st := range ret.MemberStates {
+		if st.MemberState == "PT" && (st.CorrectionsVATEUR == "" || st.VATEUR != st.CorrectionsVATEUR) {
+			t.Errorf("PT total %+v", st)
+		}
 	}
 	// The example of the issue: 1190 USDC to Germany on 2026-01-15 is EUR
 	// 165.25 of VAT at the Q1 period-end rate 1.1498.
@@ -241,7 +298,7 @@ func TestQuarterReturn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 1+10+2+1 || strings.Join(rows[0], ",") != strings.Join(returns.CSVHeader, ",") {
+	if len(rows) != 1+10+2+2+1 || strings.Join(rows[0], ",") != strings.Join(returns.CSVHeader, ",") {
 		t.Fatalf("%d CSV rows: %v", len(rows), rows[0])
 	}
 	for _, row := range rows[1:] {

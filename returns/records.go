@@ -41,8 +41,9 @@ type RecordRow struct {
 	TaxableAmount      string `json:"taxableAmount"`
 	TaxableAmountExact string `json:"taxableAmountExact,omitempty"`
 	TaxableCurrency    string `json:"taxableAmountCurrency"` // "EUR"
-	// (e) later increases or reductions of the taxable amount recorded
-	// for the supply (refunds); empty: none recorded.
+	// (e) later reductions of the taxable amount recorded for the supply
+	// (its refunds, each with its credit note); empty: none recorded. The
+	// ledger records no increase of a supply.
 	Adjustments []Adjustment `json:"adjustments"`
 	// (f) the VAT rate applied.
 	RatePercent string `json:"ratePercent"`
@@ -68,11 +69,20 @@ type RecordRow struct {
 
 // Adjustment is a later change of the taxable amount.
 type Adjustment struct {
-	Date          string `json:"date"`
-	TaxableAmount string `json:"taxableAmount"` // negative for a reduction
+	Date          string `json:"date"`          // the refund's local day in the taxing state
+	TaxableAmount string `json:"taxableAmount"` // negative for a reduction, at the supply's rate
 	VATAmount     string `json:"vatAmount"`
-	Currency      string `json:"currency"`
+	Currency      string `json:"currency"`     // "EUR"
+	RefundedUSDC  string `json:"refundedUsdc"` // the USDC paid back
 	ReceiptID     string `json:"receiptId"`
+	CreditNote    string `json:"creditNote,omitempty"` // the credit note's number
+}
+
+func creditNoteNumber(rf fiscal.Refund) string {
+	if rf.CreditNote == nil {
+		return ""
+	}
+	return rf.CreditNote.ID
 }
 
 // Payment is a payment received for the supply.
@@ -131,7 +141,16 @@ func Records(ctx context.Context, b *fiscal.Books, q RecordsQuery, fn func(Recor
 		if !p.Contains(date) || rc.Classification.Regime != vat.RegimeOSSB2C {
 			return nil
 		}
-		return fn(recordRow(rc, date))
+		row := recordRow(rc, date)
+		refunds, err := b.Refunds(ctx, rc.ID)
+		if err != nil {
+			return err
+		}
+		for _, rf := range refunds {
+			row.Adjustments = append(row.Adjustments, Adjustment{Date: rf.RefundDate, TaxableAmount: rf.FX.NetEUR, VATAmount: rf.FX.VATEUR,
+				Currency: "EUR", RefundedUSDC: rf.AmountUSDC, ReceiptID: rf.Receipt.ID, CreditNote: creditNoteNumber(rf)})
+		}
+		return fn(row)
 	})
 }
 

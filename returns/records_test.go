@@ -20,6 +20,15 @@ func TestRecordsOnRequest(t *testing.T) {
 	b := newBooks(t, testNow)
 	recs := settle(t, b, 1, quarterSales...)
 	ctx := context.Background()
+	// A refund of one German sale, recorded after the quarter: the
+	// supply's record shows it as a later reduction (Art. 63c(1)(e)).
+	var refunded string
+	for _, r := range recs {
+		if r.Classification.TaxingCountry == "DE" && r.Settlement.AmountUSDC == "10.70" {
+			refunded = r.Receipt.ID
+			refund(t, b, r.ID, "5.35", "half")
+		}
+	}
 	var rows []returns.RecordRow
 	err := returns.Records(ctx, b, returns.RecordsQuery{Period: q1, MemberState: "de"}, func(r returns.RecordRow) error {
 		rows = append(rows, r)
@@ -34,7 +43,7 @@ func TestRecordsOnRequest(t *testing.T) {
 			want[r.Receipt.ID] = r
 		}
 	}
-	if len(rows) != 3 || len(want) != 3 {
+	if len(rows) != 2 || len(want) != 2 {
 		t.Fatalf("%d rows, %d German supplies", len(rows), len(want))
 	}
 	for _, row := range rows {
@@ -49,6 +58,14 @@ func TestRecordsOnRequest(t *testing.T) {
 			row.Location.Country != "DE" || row.LedgerIndex != r.Ledger.Index {
 			t.Errorf("row %+v\nrecord %+v", row, r)
 		}
+		if row.ReceiptID == refunded {
+			if len(row.Adjustments) != 1 || row.Adjustments[0].RefundedUSDC != "5.350000" || !strings.HasPrefix(row.Adjustments[0].TaxableAmount, "-") ||
+				row.Adjustments[0].CreditNote == "" || row.Adjustments[0].Date != "2026-04-13" {
+				t.Errorf("adjustments %+v", row.Adjustments)
+			}
+		} else if len(row.Adjustments) != 0 {
+			t.Errorf("adjustments of an unrefunded supply: %+v", row.Adjustments)
+		}
 		joined := strings.Join(row.Missing, "|")
 		if !strings.Contains(joined, "(i) payments on account") || !strings.Contains(joined, "(k) the name of the customer") {
 			t.Errorf("missing %v", row.Missing)
@@ -62,7 +79,7 @@ func TestRecordsOnRequest(t *testing.T) {
 	}
 	_ = cw.Flush()
 	all, err := csv.NewReader(&buf).ReadAll()
-	if err != nil || len(all) != 4 || len(all[1]) != len(returns.RecordsCSVHeader) {
+	if err != nil || len(all) != 3 || len(all[1]) != len(returns.RecordsCSVHeader) {
 		t.Fatalf("CSV %d rows: %v", len(all), err)
 	}
 	// A country that is no member state is refused.

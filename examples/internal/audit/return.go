@@ -193,8 +193,11 @@ func (a *returnAudit) run(raw []byte, dir string) string {
 			}
 		}
 	}
-	if len(r.Corrections) > 0 {
-		return fmt.Sprintf("corrections: the return has %d correction lines, which this version of the command cannot recompute yet", len(r.Corrections))
+	for i, c := range r.Corrections {
+		where := fmt.Sprintf("correction %d (of %s: %s %s %% %s, %d entries)", i+1, c.OriginalPeriod, c.MemberState, c.RatePercent, c.SupplyType, c.Records)
+		if msg := a.checkCorrection(where, c); msg != "" {
+			return msg
+		}
 	}
 	for i, s := range r.NotInOSS {
 		where := fmt.Sprintf("not-in-OSS summary %d (%s %s %s %%)", i+1, s.Regime, s.Country, s.RatePercent)
@@ -284,6 +287,9 @@ func (s *sums) add(c *receipt.Claims) error {
 	if err != nil {
 		return fmt.Errorf("amount_usdc %q", c.Settlement.AmountUSDC)
 	}
+	if isRefund(c) {
+		u = u.Neg() // a refund pays back: its fx figures are negative already
+	}
 	s.usdc = s.usdc.Add(u)
 	if c.FX == nil {
 		return nil
@@ -336,12 +342,17 @@ func compare(where string, a returns.Amounts, n int, s sums, rate, ratePercent d
 // inPeriod reports whether a settlement instant can be in the period: its
 // local day in some EU time zone (UTC-1 to UTC+3) lies in the quarter.
 func (a *returnAudit) inPeriod(ts string, strict bool) bool {
+	return inDays(ts, a.ret.PeriodStart, a.ret.PeriodEnd, strict)
+}
+
+// inDays is inPeriod for the days [first, last].
+func inDays(ts, first, last string, strict bool) bool {
 	t, err := time.Parse(time.RFC3339Nano, ts)
 	if err != nil {
 		return false
 	}
-	start, _ := time.Parse(time.DateOnly, a.ret.PeriodStart)
-	end, _ := time.Parse(time.DateOnly, a.ret.PeriodEnd)
+	start, _ := time.Parse(time.DateOnly, first)
+	end, _ := time.Parse(time.DateOnly, last)
 	end = end.AddDate(0, 0, 1)
 	if strict { // surely in the quarter, whatever the zone
 		return !t.Before(start.Add(time.Hour)) && t.Before(end.Add(-3*time.Hour))
@@ -376,11 +387,61 @@ func (a *returnAudit) checkLine(where string, l returns.Line, est string) string
 		case est != "" && c.Seller.Country != est:
 			return fmt.Sprintf("%s: receipt %s (index %d) was supplied from %s, not the establishment in %s", where, h.id, idx, c.Seller.Country, est)
 		}
+		if isRefund(c) {
+			if msg := a.supplyCheck(where, h, idx, a.ret.PeriodStart, a.ret.PeriodEnd); msg != "" {
+				return msg
+			}
+		}
 		if err := s.add(c); err != nil {
 			return fmt.Sprintf("%s: receipt %s (index %d): %v is not a decimal", where, h.id, idx, err)
 		}
 	}
 	return compare(where, l.Amounts, len(l.LedgerIndexes), s, a.rate, rate)
+}
+
+// checkCorrection recomputes a correction from its refunds' receipts, at
+// the original period's end rate the correction states.
+func (a *returnAudit) checkCorrection(where string, c returns.Correction) string {
+	op, err := returns.ParsePeriod(c.OriginalPeriod)
+	if err != nil || op.String() >= a.ret.Period {
+		return fmt.Sprintf("%s: %q is not a period before %s", where, c.OriginalPeriod, a.ret.Period)
+	}
+	rate := decimal.Zero
+	if c.USDPerEUR != nil {
+		if c.USDPerEUR.Policy != fx.PeriodEndOrNext || c.USDPerEUR.Requested != op.LastDay() {
+			return fmt.Sprintf("%s: the rate must be the ECB publication for %s or the next one, not %s/%s", where, op.LastDay(), c.USDPerEUR.Requested, c.USDPerEUR.Policy)
+		}
+		if rate, err = decimal.NewFromString(c.USDPerEUR.Raw); err != nil || !rate.IsPositive() {
+			return fmt.Sprintf("%s: rate %q", where, c.USDPerEUR.Raw)
+		}
+	}
+	pct, err := decimal.NewFromString(c.RatePercent)
+	if err != nil {
+		return fmt.Sprintf("%s: rate %q is not a decimal", where, c.RatePercent)
+	}
+	var s sums
+	for _, idx := range c.LedgerIndexes {
+		h, msg := a.take(where, idx)
+		if msg != "" {
+			return msg
+		}
+		cl := h.claims.Classification
+		switch {
+		case !isRefund(&h.claims) || cl == nil:
+			return fmt.Sprintf("%s: receipt %s (index %d) is no refund", where, h.id, idx)
+		case cl.Regime != vat.RegimeOSSB2C || cl.OSSScheme != a.ret.Scheme || cl.TaxingCountry != c.MemberState || !sameDecimal(cl.RatePercent, c.RatePercent):
+			return fmt.Sprintf("%s: refund %s (index %d) corrects a %s %s supply at %s %%, not %s at %s %%", where, h.id, idx, cl.Regime, cl.TaxingCountry, cl.RatePercent, c.MemberState, c.RatePercent)
+		case !a.inPeriod(h.claims.Settlement.Timestamp, false):
+			return fmt.Sprintf("%s: refund %s (index %d) was made at %s, outside %s", where, h.id, idx, h.claims.Settlement.Timestamp, a.ret.Period)
+		}
+		if msg := a.supplyCheck(where, h, idx, op.FirstDay(), op.LastDay()); msg != "" {
+			return msg
+		}
+		if err := s.add(&h.claims); err != nil {
+			return fmt.Sprintf("%s: receipt %s (index %d): %v is not a decimal", where, h.id, idx, err)
+		}
+	}
+	return compare(where, c.Amounts, len(c.LedgerIndexes), s, rate, pct)
 }
 
 func (a *returnAudit) checkSummary(where string, sm returns.Summary) string {
@@ -453,6 +514,9 @@ func (a *returnAudit) checkTotals() string {
 			add(l)
 		}
 	}
+	for _, c := range r.Corrections {
+		add(returns.Line{MemberState: c.MemberState, Amounts: c.Amounts})
+	}
 	if len(r.MemberStates) != len(inv) {
 		return fmt.Sprintf("member state totals: the lines name %d member states, the totals %d", len(inv), len(r.MemberStates))
 	}
@@ -478,8 +542,8 @@ func (a *returnAudit) checkTotals() string {
 func (a *returnAudit) checkComplete() string {
 	superseded := map[string]bool{}
 	for _, h := range a.receipts {
-		if s := h.claims.Supersedes; s != "" {
-			superseded[s] = true
+		if s := h.claims.Supersedes; s != "" && !isRefund(&h.claims) {
+			superseded[s] = true // a later revision of the same record
 		}
 	}
 	idx := make([]int64, 0, len(a.receipts))
@@ -497,9 +561,37 @@ func (a *returnAudit) checkComplete() string {
 			continue
 		}
 		if a.inPeriod(c.Settlement.Timestamp, true) {
-			return fmt.Sprintf("completeness: receipt %s (index %d, %s) is an OSS supply to %s settled at %s, inside %s, but no line sums it",
+			return fmt.Sprintf("completeness: receipt %s (index %d, %s) is an OSS supply or refund to %s at %s, inside %s, but no line sums it",
 				h.id, i, h.file, c.Classification.TaxingCountry, c.Settlement.Timestamp, a.ret.Period)
 		}
+	}
+	return ""
+}
+
+// isRefund tells a refund's receipt: its EUR figures are negative (the
+// correction of the supply, at the supply's rates).
+func isRefund(c *receipt.Claims) bool { return c.FX != nil && strings.HasPrefix(c.FX.GrossEUR, "-") }
+
+// original finds the receipt a refund corrects, among the directory's.
+func (a *returnAudit) original(c *receipt.Claims) *heldReceipt {
+	for _, h := range a.receipts {
+		if h.id == c.Supersedes {
+			return h
+		}
+	}
+	return nil
+}
+
+// supplyCheck checks a refund against the supply it corrects: the
+// directory must hold that supply's receipt, and its settlement must fall
+// in period (loosely: any EU zone).
+func (a *returnAudit) supplyCheck(where string, h *heldReceipt, idx int64, start, end string) string {
+	o := a.original(&h.claims)
+	if o == nil {
+		return fmt.Sprintf("%s: refund %s (index %d) corrects receipt %s, which is not in the directory: add the receipt of the supply it refunds", where, h.id, idx, h.claims.Supersedes)
+	}
+	if !inDays(o.claims.Settlement.Timestamp, start, end, false) {
+		return fmt.Sprintf("%s: refund %s (index %d) corrects a supply settled at %s, outside %s to %s", where, h.id, idx, o.claims.Settlement.Timestamp, start, end)
 	}
 	return ""
 }
@@ -514,7 +606,12 @@ func (a *returnAudit) summary() {
 	r := &a.ret
 	fmt.Fprintf(a.out, "return verified: OSS return %s (%s, %s scheme) of %s, identification %s in %s\n",
 		r.Period, r.Status, r.Scheme, r.Seller.LegalName, orNone(r.ID.Number), r.ID.MemberState)
-	fmt.Fprintf(a.out, "  %d lines recomputed from %d receipts (every ledger index the return lists)\n", a.lineCount, a.recCount)
+	fmt.Fprintf(a.out, "  %s and %s recomputed from %d receipts (every ledger index the return lists)\n",
+		entriesOf(a.lineCount, "line", "lines"), entriesOf(len(r.Corrections), "correction", "corrections"), a.recCount)
+	for _, c := range r.Corrections {
+		fmt.Fprintf(a.out, "    correction of %s: %s %s %%, VAT EUR %s at %s (%s), invoices %s\n", c.OriginalPeriod, country(c.MemberState), c.RatePercent,
+			c.VATEUR, rateOf(c.USDPerEUR), dateOf(c.USDPerEUR), c.InvoiceVATEUR)
+	}
 	if r.FX.Rate != nil {
 		fmt.Fprintf(a.out, "  period-end rate: %s USD per EUR, ECB publication of %s (asked for %s)\n", r.FX.Rate.Raw, r.FX.Rate.RateDate, r.FX.Rate.Requested)
 		fmt.Fprintf(a.out, "  VAT due: EUR %s at the period-end rate; EUR %s on the invoices\n", r.Total.VATEUR, r.Total.InvoiceVATEUR)
@@ -531,6 +628,20 @@ func (a *returnAudit) summary() {
 	} else {
 		fmt.Fprintln(a.out, "  signature and receipts NOT verified (no --jwks and log key): the figures were recomputed from the receipts' readable claims")
 	}
+}
+
+func rateOf(r *fx.Rate) string {
+	if r == nil {
+		return "(no rate yet)"
+	}
+	return r.Raw
+}
+
+func dateOf(r *fx.Rate) string {
+	if r == nil {
+		return "-"
+	}
+	return r.RateDate
 }
 
 func orNone(s string) string {

@@ -26,6 +26,7 @@ type returnWorld struct {
 	files, receipts, ret, jwks, logKey string
 	doc                                returns.Return
 	byCountryRate                      map[string]string // "DE 19" → its receipt file
+	ids                                []string          // the sales' record ids
 }
 
 func buildReturnWorld(t *testing.T) *returnWorld {
@@ -39,12 +40,15 @@ func buildReturnWorld(t *testing.T) *returnWorld {
 		Name: "SA EXEMPLE", Address: "12 RUE DE L'EXEMPLE\n75001 PARIS", RequestIdentifier: "WAPIFR", RequestDate: qNow})
 	cfg := fiscaltest.Config(t, qNow, seller)
 	cfg.VIES, cfg.NoBackground = fake, true
+	clock := time.Date(2026, 2, 20, 12, 0, 0, 0, time.UTC) // the refunds' day, then qNow
+	cfg.Clock = func() time.Time { return clock }
 	e := fiscaltest.Engine(t, cfg)
 	b := fiscaltest.Books(t, e, 0)
 	ctx := context.Background()
 	type sale struct{ amount, country, kind, vatNumber, at string }
 	sales := []sale{
-		{"1190.00", "DE", "", "", "2026-01-15T10:00:00Z"}, {"10.70", "DE", "ebook", "", "2026-02-15T10:00:00Z"},
+		{"1190.00", "DE", "", "", "2026-01-15T10:00:00Z"}, {"24.00", "AT", "", "", "2025-11-10T09:00:00Z"}, // refunded on 20 February
+		{"10.70", "DE", "ebook", "", "2026-02-15T10:00:00Z"},
 		{"24.40", "FR", "", "", "2026-01-20T09:00:00Z"}, {"10.55", "FR", "ebook", "", "2026-03-02T12:00:00Z"},
 		{"36.60", "IT", "", "", "2026-02-01T08:00:00Z"}, {"10.40", "IT", "ebook", "", "2026-03-03T08:00:00Z"},
 		{"12.10", "ES", "", "", "2026-02-10T17:00:00Z"}, {"20.80", "ES", "ebook", "", "2026-03-30T23:30:00Z"},
@@ -60,7 +64,28 @@ func buildReturnWorld(t *testing.T) *returnWorld {
 	if err := os.MkdirAll(w.receipts, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	save := func(id, name string) {
+		doc, err := b.Receipt(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(w.receipts, name+".json"), doc, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for i, s := range sales {
+		if i == 2 {
+			// 20 February: a tenth of the German sale and half of the
+			// Austrian one of Q4 2025 are refunded.
+			for _, rf := range []struct{ id, amount string }{{w.ids[0], "119.00"}, {w.ids[1], "12.00"}} {
+				res, err := b.Refund(ctx, rf.id, fiscal.RefundRequest{AmountUSDC: rf.amount, Reason: "test"}, "refund-"+rf.id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				save(res.Refund.ID, res.Refund.Receipt.ID)
+			}
+			clock = qNow
+		}
 		req := fiscaltest.Request(i+1, s.amount, s.country, s.at)
 		req.SupplyKind, req.ConsumerVATNumber = s.kind, s.vatNumber
 		if s.country == "IT" && s.kind == "ebook" {
@@ -70,14 +95,9 @@ func buildReturnWorld(t *testing.T) *returnWorld {
 		if err != nil {
 			t.Fatal(err)
 		}
-		doc, err := b.Receipt(ctx, res.Record.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		w.ids = append(w.ids, res.Record.ID)
+		save(res.Record.ID, res.Record.Receipt.ID)
 		name := filepath.Join(w.receipts, res.Record.Receipt.ID+".json")
-		if err := os.WriteFile(name, doc, 0o644); err != nil {
-			t.Fatal(err)
-		}
 		if res.Record.ReviewStatus != fiscal.StatusProcessed {
 			t.Logf("sale %d %+v pending: %v", i, s, res.Record.ReviewReasons)
 		}
@@ -160,8 +180,9 @@ func TestReturn(t *testing.T) {
 	if code != ExitOK || !strings.HasPrefix(out, "return verified") || errOut != "" {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
-	if len(w.doc.Lines) != 10 || w.doc.Excluded.Pending.Records != 1 || len(w.doc.NotInOSS) != 2 {
-		t.Fatalf("the return has %d lines, %d pending, %d non-OSS summaries; want 10, 1, 2", len(w.doc.Lines), w.doc.Excluded.Pending.Records, len(w.doc.NotInOSS))
+	if len(w.doc.Lines) != 10 || w.doc.Excluded.Pending.Records != 1 || len(w.doc.NotInOSS) != 2 || len(w.doc.Corrections) != 1 {
+		t.Fatalf("the return has %d lines, %d pending, %d non-OSS summaries, %d corrections; want 10, 1, 2, 1",
+			len(w.doc.Lines), w.doc.Excluded.Pending.Records, len(w.doc.NotInOSS), len(w.doc.Corrections))
 	}
 	golden(t, "return", out)
 	code, out, _ = w.run(t, "return", w.ret, "--receipts", w.receipts)
