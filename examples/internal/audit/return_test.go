@@ -250,4 +250,3 @@ func bump(s string) string {
 	}
 	return fmt.Sprintf("%d.%02d", a, b)
 }
-
