@@ -33,8 +33,11 @@
 //     member state of consumption, the tax period and the VAT amount
 //     (Art. 369g(4) and 365 Directive 2006/112/EC). A correction is
 //     converted at the original period's end rate, so that it changes the
-//     figure that return declared. CorrectionSource is the seam through
-//     which refunds reach the return.
+//     figure that return declared. The refunds are read with
+//     Books.RefundsByDate, dated by their local day in the taxing state
+//     (fiscal.Refund.RefundDate); a refund of a supply of the same quarter
+//     reduces that supply's line instead, and one of a supply outside the
+//     OSS its summary in NotInOSS.
 //   - MemberStates: the VAT due per member state, lines plus corrections.
 //
 // Sales that are not OSS supplies are summarised apart in NotInOSS:
@@ -73,7 +76,8 @@
 //
 // # Recomputable
 //
-// Every line lists the ledger indexes of the records (entries) it sums, so
+// Every line lists the ledger indexes of the entries it sums (sales and
+// refunds; Records counts them), so
 // an auditor holding the receipts (GET /v1/receipts/{id}; the receipt's
 // tlog_proof names its index) recomputes every figure offline
 // (examples/audit return). The return is signed with the receipt key as a

@@ -286,11 +286,16 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 	others := map[string]*acc{} // regime|country|rate
 	pending, otherScheme := &acc{}, &acc{}
 	maxIndex := int64(-1)
-	q := fiscal.ListQuery{From: p.Start().Add(-localMargin), SettledFrom: p.Start().Add(-localMargin), SettledTo: p.End().Add(localMargin)}
+	// A supply of the quarter was recorded at most MaxClockSkew before it
+	// settled, so no record created before the quarter (less a day for the
+	// clocks) is of it; records of later quarters are read and skipped.
+	// The settlement bounds are left to this loop: Books.List would decode
+	// every record a second time to apply them.
+	q := fiscal.ListQuery{From: p.Start().Add(-localMargin)}
 	err := each(ctx, b, q, func(raw []byte) error {
-		rc, err := decodeRec(raw)
-		if err != nil {
-			return err
+		var rc ossRec
+		if err := json.Unmarshal(raw, &rc); err != nil {
+			return &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored record is unreadable", Err: err}
 		}
 		date, byUTC := rc.supplyDate()
 		if !p.Contains(date) {
@@ -302,20 +307,20 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 		maxIndex = max(maxIndex, rc.Ledger.Index)
 		usdc, err := dec(rc.Settlement.AmountUSDC)
 		if err != nil {
-			return unreadable(rc, err)
+			return unreadable(rc.ID, err)
 		}
 		if rc.ReviewStatus != fiscal.StatusProcessed {
 			pending.add(usdc, decimal.Zero, decimal.Zero, rc.Ledger.Index)
 			return nil
 		}
-		net, vatEUR, err := exactNetVAT(rc)
+		net, vatEUR, err := exactNetVAT(&rc)
 		if err != nil {
-			return unreadable(rc, err)
+			return unreadable(rc.ID, err)
 		}
 		c := rc.Classification
 		rate, err := dec(c.RatePercent.String())
 		if err != nil {
-			return unreadable(rc, err)
+			return unreadable(rc.ID, err)
 		}
 		rateText := ""
 		if c.RatePercent != "" {
@@ -620,7 +625,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // exactNetVAT is the record's exact EUR net and VAT: the 12-decimal
 // figures, or the cent figures of a record written before the engine kept
 // exact ones.
-func exactNetVAT(rc *rec) (net, vat decimal.Decimal, err error) {
+func exactNetVAT(rc *ossRec) (net, vat decimal.Decimal, err error) {
 	ns, vs := rc.FX.NetEURExact, rc.FX.VATEURExact
 	if ns == "" {
 		ns, vs = rc.FX.NetEUR, rc.FX.VATEUR
@@ -635,8 +640,8 @@ func exactNetVAT(rc *rec) (net, vat decimal.Decimal, err error) {
 	return
 }
 
-func unreadable(rc *rec, err error) error {
-	return &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored record " + rc.ID + " has an unreadable amount", Err: err}
+func unreadable(id string, err error) error {
+	return &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored record " + id + " has an unreadable amount", Err: err}
 }
 
 // identification reads the OSS registration of the seller. Without one the

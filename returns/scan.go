@@ -110,6 +110,48 @@ type rec struct {
 	} `json:"ledger"`
 }
 
+// ossRec is the narrower view the return reads: only what a line needs.
+type ossRec struct {
+	ReviewStatus string `json:"reviewStatus"`
+	Settlement   struct {
+		AmountUSDC string `json:"amountUsdc"`
+		Timestamp  string `json:"timestamp"`
+	} `json:"settlement"`
+	Seller struct {
+		Country string `json:"country"`
+	} `json:"seller"`
+	Classification struct {
+		Regime        string      `json:"regime"`
+		Scheme        string      `json:"ossScheme"`
+		RatePercent   json.Number `json:"ratePercent"`
+		TaxingCountry string      `json:"taxingCountry"`
+		PlaceOfSupply string      `json:"placeOfSupply"`
+		SupplyDate    string      `json:"supplyDate"`
+	} `json:"classification"`
+	FX struct {
+		NetEUR        string `json:"netEur"`
+		VATEUR        string `json:"vatEur"`
+		GrossEURExact string `json:"grossEurExact"`
+		NetEURExact   string `json:"netEurExact"`
+		VATEURExact   string `json:"vatEurExact"`
+	} `json:"fx"`
+	ID     string `json:"id"`
+	Ledger struct {
+		Index int64 `json:"index"`
+	} `json:"ledger"`
+}
+
+func (r *ossRec) supplyDate() (date string, byUTC bool) {
+	if d := r.Classification.SupplyDate; d != "" {
+		return d, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, r.Settlement.Timestamp)
+	if err != nil {
+		return "", true
+	}
+	return t.UTC().Format(time.DateOnly), true
+}
+
 type reason struct {
 	Code string `json:"code"`
 }
