@@ -68,9 +68,9 @@ var codeStatus = map[Code]int{
 	CodeChainUnavailable:       503,
 	CodeDBUnavailable:          503,
 	CodeInternal:               500,
-	codeRefundExceeds:          409,
-	codeRecordPending:          409,
-	codeCreditNoteRefused:      422,
+	CodeRefundExceedsRemaining: 409,
+	CodeRecordPendingReview:    409,
+	CodeCreditNoteRefused:      422,
 
 	"METHOD_NOT_ALLOWED":        405, // httpserver: the path exists, the method does not
 	"PAYLOAD_TOO_LARGE":         413, // httpserver: body over the limit

@@ -241,6 +241,13 @@ func (e *Engine) Issue(d *Draft, seller Seller) error {
 		if err := e.attachInvoice(d, seller); err != nil {
 			return err
 		}
+		if r.ReviewStatus != StatusProcessed {
+			// The invoicing law sent it to review (a national rate, the
+			// customer's address, rules the invoice would break): it counts
+			// toward the Art. 59c total when a revision processes it, once,
+			// as a rebuild from the ledger counts only processed records.
+			d.total = nil
+		}
 	}
 	r.Revision = 1
 	r.History = []Revision{{

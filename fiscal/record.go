@@ -75,6 +75,10 @@ type Record struct {
 	Ledger         LedgerRef         `json:"ledger"`            // the entry of the current revision
 	Revision       int               `json:"revision"`          // 1 for the first state; +1 per amendment entry
 	History        []Revision        `json:"history"`           // every revision, oldest first; none is ever rewritten
+	// Refunds is added to the record GET /settlements/{id} serves
+	// (Books.RecordView) once the settlement has refunds; it is never part
+	// of the stored record, whose refunds are entries of their own.
+	Refunds *RecordRefunds `json:"refunds,omitempty"`
 }
 
 // Revision is one state a record went through, each a signed ledger entry

@@ -19,6 +19,9 @@ package fiscal
 //     credit note refers to (UBL BillingReference).
 //   - Refund.AmountUSDC is the refunded USDC (positive, ≤ 6 decimals);
 //     RefundedUSDC and RemainingUSDC the settlement's totals after it.
+//     Refund.Payment is the refund payment as the receipt states it (the
+//     refunded USDC from the settlement's receiver to its payer, at the
+//     refund's time); Refund.OriginalSettlement the settlement's payment.
 //   - Refund.FX is the correction in EUR: the refunded USDC converted at
 //     the ORIGINAL record's ECB rate (FX.USDPerEUR is the original rate
 //     object, unchanged) and split at the ORIGINAL VAT rate
@@ -149,10 +152,17 @@ type Refund struct {
 	// whether it was checked on chain (with the facts).
 	Transaction  *RefundTransaction `json:"transaction,omitempty"`
 	Verification Verification       `json:"verification"`
-	// Settlement is the original payment as recorded.
-	Settlement RecordPayment `json:"settlement"`
-	Seller     RecordSeller  `json:"seller"`
-	Supply     RecordSupply  `json:"supply"`
+	// Payment is the refund's payment as its receipt states it: the
+	// refunded USDC from the settlement's receiver back to its payer, at
+	// the refund's time (the transfer's block time when verified), on the
+	// refund transaction (the settlement's own network and tx hash when
+	// none was given). An auditor compares it with the receipt's
+	// settlement.
+	Payment RecordPayment `json:"payment"`
+	// OriginalSettlement is the settlement's payment as recorded.
+	OriginalSettlement RecordPayment `json:"originalSettlement"`
+	Seller             RecordSeller  `json:"seller"`
+	Supply             RecordSupply  `json:"supply"`
 	// Classification is the original determination (rate, taxing
 	// country, regime, scheme, supply date, time zone).
 	Classification vat.Determination `json:"classification"`
@@ -285,16 +295,16 @@ func (e *Engine) loadRefund(id string) (*Refund, []byte, error) {
 
 // Refund error codes (in codeStatus): compare with fiscal.Code("…").
 const (
-	// codeRefundExceeds: the refund is more than what remains of the
+	// CodeRefundExceedsRemaining: the refund is more than what remains of the
 	// settled amount after the refunds already recorded.
-	codeRefundExceeds Code = "REFUND_EXCEEDS_REMAINING"
-	// codeRecordPending: a settlement PENDING_MANUAL_REVIEW has no invoice
+	CodeRefundExceedsRemaining Code = "REFUND_EXCEEDS_REMAINING"
+	// CodeRecordPendingReview: a settlement PENDING_MANUAL_REVIEW has no invoice
 	// and no determined tax: there is nothing to correct yet.
-	codeRecordPending Code = "RECORD_PENDING_REVIEW"
-	// codeCreditNoteRefused: the credit note would break a rule of EN
+	CodeRecordPendingReview Code = "RECORD_PENDING_REVIEW"
+	// CodeCreditNoteRefused: the credit note would break a rule of EN
 	// 16931, Peppol or the invoicing law (the account's profile changed
 	// since the invoice); the detail names the rules.
-	codeCreditNoteRefused Code = "CREDIT_NOTE_REFUSED"
+	CodeCreditNoteRefused Code = "CREDIT_NOTE_REFUSED"
 )
 
 // Claim spaces of refunds: one entry per (settlement, refund number), so
@@ -403,7 +413,7 @@ func (b *Books) Refund(ctx context.Context, settlementID string, req RefundReque
 		return res, err
 	}
 	if orig.ReviewStatus != StatusProcessed || orig.Invoice == nil || orig.FX.USDPerEUR == nil {
-		return nil, &Error{Code: codeRecordPending, Detail: fmt.Sprintf(
+		return nil, &Error{Code: CodeRecordPendingReview, Detail: fmt.Sprintf(
 			"settlement %s is %s: without a tax determination it has no invoice a credit note could correct; resolve the review first (POST /settlements/%s/resolve), then refund", orig.ID, orig.ReviewStatus, orig.ID)}
 	}
 	if t := in.tx; t != nil && t.Network == orig.Settlement.Network && t.TxHash == orig.Settlement.TxHash {
@@ -518,10 +528,10 @@ func refundFits(orig *Record, st refundState, amount decimal.Decimal) error {
 		return nil
 	}
 	if !remaining.IsPositive() {
-		return &Error{Code: codeRefundExceeds, Field: "/amountUsdc", Detail: fmt.Sprintf(
+		return &Error{Code: CodeRefundExceedsRemaining, Field: "/amountUsdc", Detail: fmt.Sprintf(
 			"settlement %s is refunded in full (%s USDC in %d refunds); nothing remains to refund", orig.ID, orig.Settlement.AmountUSDC, st.Count)}
 	}
-	return &Error{Code: codeRefundExceeds, Field: "/amountUsdc", Detail: fmt.Sprintf(
+	return &Error{Code: CodeRefundExceedsRemaining, Field: "/amountUsdc", Detail: fmt.Sprintf(
 		"%s USDC is more than the %s USDC that remain of settlement %s (%s USDC settled, %s refunded)",
 		amount.String(), remaining.String(), orig.ID, orig.Settlement.AmountUSDC, decimalOr0(st.RefundedUSDC).String())}
 }
@@ -664,7 +674,7 @@ func (b *Books) refundDraft(orig *Record, st refundState, in refundInput, amount
 	cnDraft, err := ubl.DraftCreditNote(cn)
 	var ve *ubl.ValidationError
 	if errors.As(err, &ve) {
-		return nil, &Error{Code: codeCreditNoteRefused, Detail: "the credit note would break these rules (check the account's seller profile): " + ve.Error(), Err: err}
+		return nil, &Error{Code: CodeCreditNoteRefused, Detail: "the credit note would break these rules (check the account's seller profile): " + ve.Error(), Err: err}
 	}
 	if err != nil {
 		return nil, &Error{Code: CodeInternal, Detail: "the credit note could not be rendered", Err: err}
@@ -677,7 +687,7 @@ func (b *Books) refundDraft(orig *Record, st refundState, in refundInput, amount
 		RefundDate: day, AmountUSDC: amountStr, RefundedUSDC: refunded.StringFixed(usdcDecimals),
 		RemainingUSDC: settled.Sub(refunded).StringFixed(usdcDecimals), Full: full, Reason: in.reason,
 		Transaction: in.tx, Verification: v,
-		Settlement: orig.Settlement, Seller: orig.Seller, Supply: orig.Supply, Classification: det, FX: rfx,
+		OriginalSettlement: orig.Settlement, Seller: orig.Seller, Supply: orig.Supply, Classification: det, FX: rfx,
 		OriginalInvoiceID: orig.Invoice.ID, SupersedesReceipt: orig.Receipt.ID,
 		Receipt: ReceiptRef{ID: ReceiptID(id), Spec: ReceiptSpec(det.Jurisdiction), URL: e.urlPrefix() + "/v1/receipts/" + ReceiptID(id)},
 	}
@@ -702,6 +712,7 @@ func (b *Books) refundDraft(orig *Record, st refundState, in refundInput, amount
 		Format: "UBL 2.1 CreditNote", Profile: string(cn.Profile), URL: e.creditNoteURL(orig.ID, id),
 		TaxCountry: orig.Invoice.TaxCountry, TaxBasis: orig.Invoice.TaxBasis, IssueDate: cn.IssueDate,
 	}
+	ref.Payment = rec.Settlement
 	claims := receiptClaims(&rec, now)
 	claims.Supersedes = orig.Receipt.ID
 
@@ -846,15 +857,12 @@ func creditNoteFor(orig *Record, s Seller, a amounts, tc *ubl.TaxCurrency, issue
 // refunds and its SHA-256 (hex), exactly as stored, checked against the
 // hash the refund's receipt commits to.
 func (b *Books) CreditNote(ctx context.Context, settlementID, refundID string) ([]byte, string, error) {
-	r, _, err := b.e.loadRefund(refundID)
-	var fe *Error
-	if errors.As(err, &fe) && fe.Code == CodeNotFound || err == nil && (r.Account != b.acc.ID || r.SettlementID != settlementID) {
-		return nil, "", notFound("refund " + refundID + " of settlement " + settlementID)
-	}
+	r, _, err := b.refundOf(settlementID, refundID)
 	if err != nil {
 		return nil, "", err
 	}
 	raw, err := b.e.verifiedDoc(refundID, docUBL)
+	var fe *Error
 	if errors.As(err, &fe) {
 		return nil, "", fe
 	}
@@ -866,6 +874,30 @@ func (b *Books) CreditNote(ctx context.Context, settlementID, refundID string) (
 		return nil, "", &Error{Code: CodeInternal, Detail: "stored credit note does not match its recorded hash", Err: fmt.Errorf("sha256 %s, refund says %s", got, r.CreditNote.UBLSHA256)}
 	}
 	return raw, r.CreditNote.UBLSHA256, nil
+}
+
+// RefundDocument returns one of the settlement's refunds exactly as stored
+// (GET /settlements/{id}/refunds/{rid}).
+func (b *Books) RefundDocument(ctx context.Context, settlementID, refundID string) ([]byte, error) {
+	_, raw, err := b.refundOf(settlementID, refundID)
+	return raw, err
+}
+
+// refundOf reads a refund of one of the account's settlements; another
+// account's, or another settlement's, is not found.
+func (b *Books) refundOf(settlementID, refundID string) (*Refund, []byte, error) {
+	if !strings.HasPrefix(refundID, settlementID+refundIDSeparator) {
+		return nil, nil, notFound("refund " + refundID + " of settlement " + settlementID)
+	}
+	r, raw, err := b.e.loadRefund(refundID)
+	var fe *Error
+	if errors.As(err, &fe) && fe.Code == CodeNotFound || err == nil && (r.Account != b.acc.ID || r.SettlementID != settlementID) {
+		return nil, nil, notFound("refund " + refundID + " of settlement " + settlementID)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, raw, nil
 }
 
 // RecordRefunds is what GET /settlements/{id} adds to a refunded

@@ -357,7 +357,7 @@ func operations() map[string]operation {
 		"GET /settlements/{id}": {
 			id: "getSettlement", tag: "Records", auth: authRequired, pathParams: idParam,
 			summary:     "Read a fiscal record",
-			description: "The current state (newest revision) of the account's record. Another account's record is answered 404, not 403: its existence is none of the caller's business.",
+			description: "The current state (newest revision) of the account's record, with its refunds (`refunds`: totals and every refund as stored) once it has any. Another account's record is answered 404, not 403: its existence is none of the caller's business.",
 			responses:   []response{jsonBody(http.StatusOK, "The record.", reflect.TypeFor[fiscal.Record](), "Cache-Control")},
 			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeDBUnavailable},
 		},
@@ -371,6 +371,35 @@ func operations() map[string]operation {
 				jsonBody(http.StatusCreated, "The record at its new revision; also the replay of the same Idempotency-Key with the same body (then with `Idempotent-Replayed: true`).", reflect.TypeFor[fiscal.Record](), "Location", "Idempotent-Replayed"),
 			},
 			errors: []fiscal.Code{fiscal.CodeBadRequest, fiscal.CodeNotFound, fiscal.CodeRecordNotPending, fiscal.CodeRevisionConflict, fiscal.CodeIdempotencyConflict, codeRateLimited, fiscal.CodeDBUnavailable},
+		},
+		"POST /settlements/{id}/refunds": {
+			id: "refundSettlement", tag: "Records", auth: authRequired, idempotent: true, pathParams: idParam,
+			summary: "Refund a settlement (credit note)",
+			description: "Records a refund of a `PROCESSED` settlement, full (no `amountUsdc`: everything that remains) or partial, as a ledger entry of its own: the refund document (`object` `refund`, id `<settlement id>-refund-<n>`), " +
+				"a UBL 2.1 credit note (type 381, `BillingReference` to the invoice, the invoice's VAT rate and ECB rate: the correction mirrors the supply; numbered in the account's credit-note series), a `" + receipt.SpecV3 + "` receipt whose `supersedes` is the corrected receipt and whose `fx` is the negative correction, and the event `settlement.refunded`. " +
+				"Refunds never exceed what remains (`REFUND_EXCEEDS_REMAINING`, also under concurrent requests); a record pending review is refused (`RECORD_PENDING_REVIEW`). A `transaction` on a network whose chain verification is required must be a USDC transfer of exactly the amount from the settlement's receiver back to its payer (`CHAIN_VERIFY_FAILED` otherwise). The same as `fiscal.Books.Refund`.",
+			request: reflect.TypeFor[fiscal.RefundRequest](),
+			responses: []response{
+				jsonBody(http.StatusCreated, "The new refund; also the replay of the same Idempotency-Key with the same body (then with `Idempotent-Replayed: true`).", reflect.TypeFor[fiscal.Refund](), "Location", "Idempotent-Replayed"),
+				jsonBody(http.StatusOK, "The refund transfer already backs this refund: the recorded refund.", reflect.TypeFor[fiscal.Refund](), "Location"),
+			},
+			errors: []fiscal.Code{fiscal.CodeBadRequest, fiscal.CodeNotFound, fiscal.CodeRecordPendingReview, fiscal.CodeRefundExceedsRemaining, fiscal.CodeIdempotencyConflict, fiscal.CodeSettlementConflict,
+				fiscal.CodeChainVerifyFailed, fiscal.CodeUnsupportedNetwork, fiscal.CodeCreditNoteRefused, fiscal.CodeChainUnavailable, codeRateLimited, fiscal.CodeDBUnavailable},
+		},
+		"GET /settlements/{id}/refunds/{rid}": {
+			id: "getRefund", tag: "Records", auth: authRequired, pathParams: map[string]string{"id": idParam["id"], "rid": "The refund id, `<settlement id>-refund-<n>`."},
+			summary:     "Read a refund",
+			description: "The refund exactly as stored in its ledger entry (its receipt is `GET /v1/receipts/rcpt_<refund id>`).",
+			responses:   []response{jsonBody(http.StatusOK, "The refund.", reflect.TypeFor[fiscal.Refund](), "Cache-Control")},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeDBUnavailable},
+		},
+		"GET /settlements/{id}/refunds/{rid}/ubl": {
+			id: "getRefundCreditNote", tag: "Records", auth: authRequired, conditional: true, pathParams: map[string]string{"id": idParam["id"], "rid": "The refund id, `<settlement id>-refund-<n>`."},
+			summary:     "Read the UBL 2.1 credit note of a refund",
+			description: "The exact stored bytes of the credit note (type 381), whose SHA-256 the refund (`creditNote.ublSha256`) carries and the refund's receipt commits to; the ETag is that hash.",
+			responses: []response{{status: http.StatusOK, description: "The credit note (UBL 2.1 CreditNote, EN 16931 or Peppol BIS Billing 3.0).", mediaType: "application/xml",
+				schema: ublSchema(), headers: []string{"ETag", "Cache-Control"}}},
+			errors: []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeDBUnavailable},
 		},
 		"GET /v1/account/totals": {
 			id: "getAccountTotals", tag: "Records", auth: authRequired,
@@ -880,7 +909,7 @@ func decisionsMarkdown() string {
 		"**What is a 400** (§7): a body that is not one JSON object, unknown or duplicate members, a JSON number where a decimal string is required, a missing required member, an amount with a sign, exponent, leading zero or more than " + fmt.Sprint(lim.USDCDecimals) + " decimals, a timestamp that is not ISO-8601 UTC or lies more than " + fmt.Sprint(lim.MaxClockSkewSeconds) + " s in the future, a malformed hash, address or country code.",
 		fmt.Sprintf("**Limits** (§8): bodies up to %d bytes (413 beyond); amounts below 10^%d USDC; text members up to %d characters; `Idempotency-Key` 1 to %d visible ASCII characters, kept forever; settlements from %d on.", lim.MaxRequestBytes, lim.MaxAmountIntegerDigits, lim.MaxTextLength, lim.IdempotencyKeyMaxLen, lim.EarliestSettlementYear),
 		"**Transitions** (§3): a record is never rewritten; a later state is a new revision with its own receipt that `supersedes` the previous one.",
-		"**Event types** (§6): " + codeList(fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, fiscalevent.EventRecorded, fiscalevent.EventRevised, fiscal.EventAccountThresholdCrossed) + "; names stay stable, payload fields may grow.",
+		"**Event types** (§6): " + codeList(fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, fiscal.EventSettlementRefunded, fiscalevent.EventRecorded, fiscalevent.EventRevised, fiscal.EventAccountThresholdCrossed) + "; names stay stable, payload fields may grow.",
 		"**Deprecation** (§9.4): a breaking change to a receipt or record gets a new version; the old version stays verifiable (the JWKS keeps retired keys) and is served alongside the new one until the end of a deprecation period announced with the change.",
 	}
 	for _, it := range items {

@@ -136,6 +136,15 @@ func TestOpenAPIExamples(t *testing.T) {
 		"buyer": map[string]any{"consumerCountry": "AT"}, "resolvedBy": "ops@merchant.example", "note": "country from the customer's billing address"},
 		headers: []string{"Idempotency-Key", "resolve-1"}, status: 201, keep: true})
 	run(exampleStep{op: "resolveSettlement", method: "POST", path: "/settlements/{record}/resolve", key: keyA, body: map[string]any{"buyer": map[string]any{"consumerCountry": "AT"}, "resolvedBy": "ops@merchant.example"}, status: 409})
+	refundBody := map[string]any{"amountUsdc": "5.00", "reason": "one of two items returned", "transaction": map[string]any{"network": "eip155:8453", "txHash": txHash(95)}}
+	refund := run(exampleStep{op: "refundSettlement", method: "POST", path: "/settlements/{record}/refunds", key: keyA, body: refundBody, headers: []string{"Idempotency-Key", "refund-1"}, status: 201, keep: true})
+	vars["refund"] = id(refund)
+	run(exampleStep{op: "refundSettlement", method: "POST", path: "/settlements/{record}/refunds", key: keyA, body: refundBody, status: 200})
+	run(exampleStep{op: "refundSettlement", method: "POST", path: "/settlements/{record}/refunds", key: keyA, body: map[string]any{"amountUsdc": "100.00"}, status: 409})
+	run(exampleStep{op: "refundSettlement", method: "POST", path: "/settlements/{record}/refunds", key: keyA, body: map[string]any{"amountUsdc": "5.0000001"}, status: 400})
+	run(exampleStep{op: "getRefund", method: "GET", path: "/settlements/{record}/refunds/{refund}", key: keyA, status: 200})
+	run(exampleStep{op: "getRefund", method: "GET", path: "/settlements/{record}/refunds/{refund}", key: keyB, status: 404})
+	run(exampleStep{op: "getRefundCreditNote", method: "GET", path: "/settlements/{record}/refunds/{refund}/ubl", key: keyA, status: 200})
 	run(exampleStep{op: "getReceipt", method: "GET", path: "/v1/receipts/rcpt_{record}", status: 200})
 	run(exampleStep{op: "getReceiptOpenings", method: "GET", path: "/v1/receipts/rcpt_{record}/openings", key: keyA, status: 200, keep: true})
 	run(exampleStep{op: "getReceiptOpenings", method: "GET", path: "/v1/receipts/rcpt_{record}/openings", key: keyB, status: 404})

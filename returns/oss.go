@@ -421,7 +421,7 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 		maxIndex = max(maxIndex, idx)
 		orig := c.SupplyDate
 		if orig == "" {
-			if t, err := time.Parse(time.RFC3339Nano, rf.Settlement.Timestamp); err == nil {
+			if t, err := time.Parse(time.RFC3339Nano, rf.OriginalSettlement.Timestamp); err == nil {
 				orig = t.UTC().Format(time.DateOnly)
 			}
 		}
