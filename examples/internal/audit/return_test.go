@@ -98,9 +98,6 @@ func buildReturnWorld(t *testing.T) *returnWorld {
 		w.ids = append(w.ids, res.Record.ID)
 		save(res.Record.ID, res.Record.Receipt.ID)
 		name := filepath.Join(w.receipts, res.Record.Receipt.ID+".json")
-		if res.Record.ReviewStatus != fiscal.StatusProcessed {
-			t.Logf("sale %d %+v pending: %v", i, s, res.Record.ReviewReasons)
-		}
 		if c := res.Record.Classification; c.RatePercent != nil && w.byCountryRate[c.TaxingCountry+" "+c.RatePercent.String()] == "" {
 			w.byCountryRate[c.TaxingCountry+" "+c.RatePercent.String()] = name // the first sale of each
 		}
