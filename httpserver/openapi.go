@@ -444,7 +444,7 @@ func operations() map[string]operation {
 		"GET /settlements/export": {
 			id: "exportSettlements", tag: "Records", auth: authRequired,
 			summary:     "Export the account's records (CSV or JSON Lines)",
-			description: "Every record created in the range, one line per record, newest first, streamed (a page of the ledger at a time): id, dates (recorded, settled, supply), taxing country, tax category, regime, rate, net/VAT/gross EUR (the invoice's), USDC amount, network and transaction hash, invoice number, receipt id, review status and ledger index. An error after the first line aborts the transfer.",
+			description: "Every record created in the range, one line per record, newest first, then every refund recorded in the range (type `refund`: negative amounts at the original rates, the credit note's number, the refund's receipt), streamed a page of the ledger at a time: id, type, dates (recorded, settled, supply), taxing country, tax category, regime, rate, net/VAT/gross EUR (the invoice's), USDC amount, network and transaction hash, invoice number, receipt id, review status and ledger index. An error after the first line aborts the transfer.",
 			query: []queryParam{
 				{name: "from", description: "Only records created at or after this date (`YYYY-MM-DD`) or instant (RFC 3339 UTC).", schema: dateOrInstant()},
 				{name: "to", description: "Only records created before the end of this date, or before this instant.", schema: dateOrInstant()},

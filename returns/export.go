@@ -23,9 +23,10 @@ const (
 // is pending review and has none.
 type ExportLine struct {
 	ID            string `json:"id"`
+	Type          string `json:"type"`        // "settlement", or "refund" (amounts negative, the credit note's number)
 	CreatedAt     string `json:"createdAt"`   // when the service recorded it
 	SettledAt     string `json:"settledAt"`   // the settlement timestamp (chargeable event)
-	SupplyDate    string `json:"supplyDate"`  // local day in the taxing state (BT-72)
+	SupplyDate    string `json:"supplyDate"`  // local day in the taxing state (BT-72); a refund's: its refund date
 	Country       string `json:"country"`     // the taxing country
 	Category      string `json:"category"`    // UNCL5305 tax category (S, Z, AE, O)
 	Regime        string `json:"regime"`      // OSS_B2C, DOMESTIC, REVERSE_CHARGE_B2B, ...
@@ -43,11 +44,11 @@ type ExportLine struct {
 }
 
 // ExportCSVHeader is the header of a CSV export.
-var ExportCSVHeader = []string{"id", "createdAt", "settledAt", "supplyDate", "country", "category", "regime", "ratePercent",
+var ExportCSVHeader = []string{"id", "type", "createdAt", "settledAt", "supplyDate", "country", "category", "regime", "ratePercent",
 	"netEur", "vatEur", "grossEur", "amountUsdc", "network", "txHash", "invoiceNumber", "receiptId", "reviewStatus", "ledgerIndex"}
 
 func (l ExportLine) row() []string {
-	return []string{l.ID, l.CreatedAt, l.SettledAt, l.SupplyDate, l.Country, l.Category, l.Regime, l.RatePercent,
+	return []string{l.ID, l.Type, l.CreatedAt, l.SettledAt, l.SupplyDate, l.Country, l.Category, l.Regime, l.RatePercent,
 		l.NetEUR, l.VATEUR, l.GrossEUR, l.AmountUSDC, l.Network, l.TxHash, l.InvoiceNumber, l.ReceiptID, l.ReviewStatus,
 		strconv.FormatInt(l.LedgerIndex, 10)}
 }
@@ -68,10 +69,12 @@ func CheckFormat(format string) error {
 }
 
 // Export writes every settlement record of the account selected by q to w,
-// one line per record, newest first (the order of GET /settlements),
-// streaming: one page of the ledger is held at a time, and w is flushed
-// after each page. A bad query is a *fiscal.Error before anything is
-// written.
+// one line per record, newest first (the order of GET /settlements), then
+// every refund recorded in the range, by refund date (a line of type
+// "refund": negative amounts at the original rates, the credit note's
+// number as invoice number, the refund's receipt). It streams: one page of
+// the ledger is held at a time, and w is flushed after each page. A bad
+// query is a *fiscal.Error before anything is written.
 func Export(ctx context.Context, b *fiscal.Books, q ExportQuery, w io.Writer) error {
 	if err := CheckFormat(q.Format); err != nil {
 		return err
@@ -114,6 +117,40 @@ func Export(ctx context.Context, b *fiscal.Books, q ExportQuery, w io.Writer) er
 	if err != nil {
 		return err
 	}
+	// Refunds are indexed by their local day: read the days around the
+	// range and keep those recorded in it.
+	from, to := "", ""
+	if !q.From.IsZero() {
+		from = q.From.Add(-localMargin).UTC().Format(time.DateOnly)
+	}
+	if !q.To.IsZero() {
+		to = q.To.Add(localMargin).UTC().Format(time.DateOnly)
+	}
+	err = b.RefundsByDate(ctx, from, to, func(rf *fiscal.Refund, _ []byte) error {
+		at, err := time.Parse(time.RFC3339Nano, rf.CreatedAt)
+		if err != nil || (!q.From.IsZero() && at.Before(q.From)) || (!q.To.IsZero() && at.After(q.To)) {
+			return nil
+		}
+		l := refundLine(rf)
+		if cw != nil {
+			err = cw.Write(l.row())
+		} else {
+			err = enc.Encode(l)
+		}
+		if err != nil {
+			return err
+		}
+		if n++; n%pageSize == 0 {
+			if cw != nil {
+				cw.Flush()
+			}
+			return bw.Flush()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
 	if cw != nil {
 		cw.Flush()
 		if err := cw.Error(); err != nil {
@@ -123,13 +160,28 @@ func Export(ctx context.Context, b *fiscal.Books, q ExportQuery, w io.Writer) er
 	return bw.Flush()
 }
 
+func refundLine(rf *fiscal.Refund) ExportLine {
+	c := rf.Classification
+	l := ExportLine{ID: rf.ID, Type: "refund", CreatedAt: rf.CreatedAt, SettledAt: rf.Payment.Timestamp, SupplyDate: rf.RefundDate,
+		Country: c.TaxingCountry, Category: c.Category, Regime: c.Regime, NetEUR: rf.FX.NetEUR, VATEUR: rf.FX.VATEUR, GrossEUR: rf.FX.GrossEUR,
+		AmountUSDC: "-" + rf.AmountUSDC, Network: rf.Payment.Network, TxHash: rf.Payment.TxHash, ReceiptID: rf.Receipt.ID,
+		ReviewStatus: fiscal.StatusProcessed, LedgerIndex: rf.Ledger.Index}
+	if c.RatePercent != nil {
+		l.RatePercent = c.RatePercent.String()
+	}
+	if rf.CreditNote != nil {
+		l.InvoiceNumber = rf.CreditNote.ID
+	}
+	return l
+}
+
 func exportLine(rc *rec) ExportLine {
 	c := rc.Classification
 	date, _ := rc.supplyDate()
 	if c.SupplyDate == "" {
 		date = "" // not stated by the record: the export does not derive one
 	}
-	l := ExportLine{ID: rc.ID, CreatedAt: rc.CreatedAt, SettledAt: rc.Settlement.Timestamp, SupplyDate: date, Country: c.TaxingCountry,
+	l := ExportLine{ID: rc.ID, Type: "settlement", CreatedAt: rc.CreatedAt, SettledAt: rc.Settlement.Timestamp, SupplyDate: date, Country: c.TaxingCountry,
 		Category: c.Category, Regime: c.Regime, RatePercent: c.RatePercent.String(), NetEUR: rc.FX.NetEUR, VATEUR: rc.FX.VATEUR,
 		GrossEUR: rc.FX.GrossEUR, AmountUSDC: rc.Settlement.AmountUSDC, Network: rc.Settlement.Network, TxHash: rc.Settlement.TxHash,
 		ReceiptID: rc.Receipt.ID, ReviewStatus: rc.ReviewStatus, LedgerIndex: rc.Ledger.Index}

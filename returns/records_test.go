@@ -97,14 +97,21 @@ func TestExport(t *testing.T) {
 	b := newBooks(t, testNow)
 	recs := settle(t, b, 1, quarterSales...)
 	ctx := context.Background()
+	rf := refund(t, b, recs[0].ID, "1.07", "export-refund")
 	var buf bytes.Buffer
 	if err := returns.Export(ctx, b, returns.ExportQuery{Format: returns.FormatJSONL}, &buf); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-	if len(lines) != len(recs) {
-		t.Fatalf("%d lines for %d records", len(lines), len(recs))
+	if len(lines) != len(recs)+1 {
+		t.Fatalf("%d lines for %d records and a refund", len(lines), len(recs))
 	}
+	var last returns.ExportLine
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last.Type != "refund" || last.ID != rf.ID ||
+		last.AmountUSDC != "-1.070000" || !strings.HasPrefix(last.VATEUR, "-") || last.InvoiceNumber != rf.CreditNote.ID || last.ReceiptID != rf.Receipt.ID {
+		t.Fatalf("refund line %+v (%v)", last, err)
+	}
+	lines = lines[:len(lines)-1]
 	byID := map[string]*fiscal.Record{}
 	for _, r := range recs {
 		byID[r.ID] = r
@@ -115,7 +122,7 @@ func TestExport(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := byID[e.ID]
-		if r == nil || e.AmountUSDC != r.Settlement.AmountUSDC || e.VATEUR != r.FX.VATEUR || e.ReviewStatus != r.ReviewStatus ||
+		if r == nil || e.Type != "settlement" || e.AmountUSDC != r.Settlement.AmountUSDC || e.VATEUR != r.FX.VATEUR || e.ReviewStatus != r.ReviewStatus ||
 			e.ReceiptID != r.Receipt.ID || e.TxHash != r.Settlement.TxHash || e.Country != r.Classification.TaxingCountry {
 			t.Errorf("line %s\nrecord %+v", l, r)
 		}
@@ -128,7 +135,7 @@ func TestExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&buf).ReadAll()
-	if err != nil || len(rows) != len(recs)+1 || strings.Join(rows[0], ",") != strings.Join(returns.ExportCSVHeader, ",") {
+	if err != nil || len(rows) != len(recs)+2 || strings.Join(rows[0], ",") != strings.Join(returns.ExportCSVHeader, ",") {
 		t.Fatalf("CSV: %d rows, %v", len(rows), err)
 	}
 	// Nothing recorded before the range: only the header.
