@@ -82,7 +82,7 @@ func TestReturnsEndpoints(t *testing.T) {
 	if strings.Contains(string(ex.body), txHash(704)) {
 		t.Fatal("account B's record in account A's export")
 	}
-	if ec := f.do("GET", "/settlements/export", keyA, nil); ec.status != 200 || !strings.HasPrefix(string(ec.body), "id,createdAt,") || strings.Count(string(ec.body), "\n") != 6 {
+	if ec := f.do("GET", "/settlements/export", keyA, nil); ec.status != 200 || !strings.HasPrefix(string(ec.body), "id,type,createdAt,") || strings.Count(string(ec.body), "\n") != 6 {
 		t.Fatalf("CSV export %d %s", ec.status, ec.body)
 	}
 
