@@ -110,4 +110,3 @@ func BenchmarkOSSReturn100k(b *testing.B) {
 	// what the work costs, whatever the wall clock.
 	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 }
-
