@@ -104,6 +104,8 @@ type PeriodFX struct {
 // of the records' own EUR amounts, converted at each chargeable event's
 // rate. Each is an exact sum rounded once to cents.
 type Amounts struct {
+	// Records is the number of ledger entries summed: sales, and the
+	// refunds that reduce them (AmountUSDC is net of those refunds).
 	Records                 int    `json:"records"`
 	AmountUSDC              string `json:"amountUsdc"`
 	TaxableAmountEUR        string `json:"taxableAmountEur,omitempty"`
