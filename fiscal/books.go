@@ -693,3 +693,15 @@ func (p Payment) fingerprint() []byte {
 		P *vat.Provider
 	}{fp, b.Evidence, b.Conditions, b.Provider})
 }
+
+// SignStatement signs payload with the engine's receipt key as a statement
+// of type typ (receipt.Signer.SignStatement), so that the receipt key set
+// verifies it (receipt.VerifyStatement). Package returns signs OSS returns
+// with it.
+func (b *Books) SignStatement(typ string, payload []byte) (string, error) {
+	jws, err := b.e.keyring.SignStatement(typ, payload)
+	if err != nil {
+		return "", &Error{Code: CodeInternal, Detail: "signing a statement failed", Err: err}
+	}
+	return jws, nil
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/fiscal402/fiscal402/ingest"
 	"github.com/fiscal402/fiscal402/rates"
 	"github.com/fiscal402/fiscal402/receipt"
+	"github.com/fiscal402/fiscal402/returns"
 	"github.com/fiscal402/fiscal402/sandbox"
 	"github.com/fiscal402/fiscal402/vat"
 	"github.com/fiscal402/fiscal402/webhooks"
@@ -74,6 +75,9 @@ type response struct {
 	body        reflect.Type
 	schema      map[string]any
 	headers     []string // names in components.headers
+	// example is the example of a text body (CSV, JSON Lines) that the
+	// examples' scenario does not record.
+	example string
 }
 
 func jsonBody(status int, desc string, t reflect.Type, headers ...string) response {
@@ -89,6 +93,7 @@ func documentResponse(desc string, t reflect.Type) []response {
 var openAPITags = []struct{ name, description string }{
 	{"Ingest", "Recording settled payments. Key required."},
 	{"Records", "The account's fiscal records and invoices. Key required."},
+	{"Returns", "The OSS VAT return and the records behind it, computed from the ledger and signed. Key required."},
 	{"Receipts and log", "Signed receipts, their keys and the Merkle log: public, for offline verification."},
 	{"Capabilities", "What the service supports and costs, and a corridor check before ingest."},
 	{"Discovery", "Read-only documents that describe the service. Public and cacheable."},
@@ -403,6 +408,54 @@ func operations() map[string]operation {
 			responses:   []response{jsonBody(http.StatusOK, "The totals.", reflect.TypeFor[AccountTotals](), "Cache-Control")},
 			errors:      []fiscal.Code{codeRateLimited, fiscal.CodeDBUnavailable},
 		},
+		"GET /v1/returns/oss": {
+			id: "getOSSReturn", tag: "Returns", auth: authRequired,
+			summary: "The account's OSS VAT return of a quarter",
+			description: "Computed from the ledger (package `returns`, `returns.OSS`): per member state of consumption, VAT rate and supply type, the taxable amount and VAT in EUR, supplies dated by their local day of supply in the taxing state (BT-72). " +
+				"EUR figures are the line's exact USDC total converted at the ECB rate of the quarter's last day or the next publication (Art. 369h(2) Directive 2006/112/EC, Union scheme; Art. 366(2), non-Union scheme) beside the sum of the invoices' own EUR amounts (`invoiceTaxableAmountEur`, `invoiceVatEur`), each rounded once. " +
+				"Fixed establishments in other member states have their own section; corrections of earlier quarters are listed per original period and member state (Art. 61 Implementing Regulation 282/2011); domestic, reverse-charge, outside-scope and UK sales are summarised apart in `notInOss`; records pending review are excluded and counted in `excluded.pending`. " +
+				"Every line lists the ledger indexes it sums. The JSON form is signed: `jws` is a compact JWS (typ `" + returns.StatementType + "`, the receipt key of `/.well-known/jwks.json`) whose payload is `return` byte for byte, including the log checkpoint it was computed at; `examples/audit return` recomputes every line from the receipts. " +
+				"A quarter that has not ended everywhere, or whose period-end rate is not yet published, is `provisional`; a `final` return is the same bytes each time it is asked for while no record of the quarter changes. `format=csv` gives one row per line (no signature).",
+			query: []queryParam{
+				{name: "period", required: true, description: "The calendar quarter, `YYYY-Qn`.", schema: map[string]any{"type": "string", "pattern": "^[0-9]{4}-Q[1-4]$"}},
+				{name: "format", description: "`json` (default: the signed document) or `csv`.", schema: map[string]any{"type": "string", "enum": []string{"json", "csv"}}},
+			},
+			responses: []response{
+				jsonBody(http.StatusOK, "The signed return (JSON) or its lines (CSV).", reflect.TypeFor[ossReturnDoc](), "Cache-Control"),
+				{status: http.StatusOK, mediaType: "text/csv", schema: map[string]any{"type": "string", "description": "RFC 4180 CSV; header: " + strings.Join(returns.CSVHeader, ",")}, example: exampleReturnCSV},
+			},
+			errors: []fiscal.Code{fiscal.CodeBadRequest, codeRateLimited, fiscal.CodeDBUnavailable},
+		},
+		"GET /v1/returns/oss/records": {
+			id: "getOSSRecords", tag: "Returns", auth: authRequired,
+			summary:     "Records of a quarter's OSS supplies to one member state (Art. 63c)",
+			description: "What a member state of consumption may ask an OSS user for (Art. 63c Implementing Regulation (EU) No 282/2011; Art. 369k Directive 2006/112/EC): one row per supply with each item of Art. 63c(1) the ledger holds (member state, type of service, date of supply, taxable amount and currency, later adjustments, rate, VAT and currency, payments, invoice, customer name where known, location evidence) and its receipt id; items the ledger does not hold are named in `missing`, never invented. `format=csv` for CSV.",
+			query: []queryParam{
+				{name: "period", required: true, description: "The calendar quarter, `YYYY-Qn`.", schema: map[string]any{"type": "string", "pattern": "^[0-9]{4}-Q[1-4]$"}},
+				{name: "memberState", required: true, description: "The member state of consumption (ISO 3166-1 alpha-2; `EL` is read as `GR`).", schema: map[string]any{"type": "string", "pattern": patternCountryIn}},
+				{name: "format", description: "`json` (default) or `csv`.", schema: map[string]any{"type": "string", "enum": []string{"json", "csv"}}},
+			},
+			responses: []response{
+				jsonBody(http.StatusOK, "The records.", reflect.TypeFor[OSSRecords](), "Cache-Control"),
+				{status: http.StatusOK, mediaType: "text/csv", schema: map[string]any{"type": "string", "description": "RFC 4180 CSV; header: " + strings.Join(returns.RecordsCSVHeader, ",")}, example: exampleRecordsCSV},
+			},
+			errors: []fiscal.Code{fiscal.CodeBadRequest, codeRateLimited, fiscal.CodeDBUnavailable},
+		},
+		"GET /settlements/export": {
+			id: "exportSettlements", tag: "Records", auth: authRequired,
+			summary:     "Export the account's records (CSV or JSON Lines)",
+			description: "Every record created in the range, one line per record, newest first, then every refund recorded in the range (type `refund`: negative amounts at the original rates, the credit note's number, the refund's receipt), streamed a page of the ledger at a time: id, type, dates (recorded, settled, supply), taxing country, tax category, regime, rate, net/VAT/gross EUR (the invoice's), USDC amount, network and transaction hash, invoice number, receipt id, review status and ledger index. An error after the first line aborts the transfer.",
+			query: []queryParam{
+				{name: "from", description: "Only records created at or after this date (`YYYY-MM-DD`) or instant (RFC 3339 UTC).", schema: dateOrInstant()},
+				{name: "to", description: "Only records created before the end of this date, or before this instant.", schema: dateOrInstant()},
+				{name: "format", description: "`csv` (default) or `jsonl`.", schema: map[string]any{"type": "string", "enum": []string{returns.FormatCSV, returns.FormatJSONL}}},
+			},
+			responses: []response{
+				{status: http.StatusOK, description: "The export.", mediaType: "text/csv", schema: map[string]any{"type": "string", "description": "RFC 4180 CSV; header: " + strings.Join(returns.ExportCSVHeader, ",")}, headers: []string{"Cache-Control"}, example: exampleExportCSV},
+				{status: http.StatusOK, mediaType: "application/jsonl", schema: map[string]any{"type": "string", "description": "One JSON object per line (JSON Lines), the members of the CSV header."}, example: exampleExportJSONL},
+			},
+			errors: []fiscal.Code{fiscal.CodeBadRequest, codeRateLimited, fiscal.CodeDBUnavailable},
+		},
 		"GET /settlements/{id}/ubl": {
 			id: "getSettlementInvoice", tag: "Records", auth: authRequired, conditional: true, pathParams: idParam,
 			summary:     "Read the UBL 2.1 invoice of a record",
@@ -584,6 +637,15 @@ type receiptDoc struct {
 	TlogProof string         `json:"tlog_proof"`
 }
 
+// ossReturnDoc documents the signed OSS return: returns.Document with its
+// return typed (the Go field is raw JSON so that the signed bytes stay
+// exact).
+type ossReturnDoc struct {
+	Object string         `json:"object"` // "signed_oss_return"
+	Return returns.Return `json:"return"`
+	JWS    string         `json:"jws"`
+}
+
 // webhookEndpointListDoc documents the body of GET /v1/webhook-endpoints.
 type webhookEndpointListDoc struct {
 	Object  string              `json:"object"` // "list"
@@ -729,6 +791,9 @@ func (s *Server) operationObject(g *schemaGen, r route, op operation, used map[s
 			schema = g.ref(resp.body)
 		}
 		media := map[string]any{"schema": schema}
+		if resp.example != "" {
+			media["example"] = resp.example
+		}
 		if exampleMediaType(resp.mediaType) {
 			if op.id == "getOpenAPI" {
 				media["example"] = openAPIExcerpt()

@@ -157,6 +157,11 @@ func TestOpenAPIExamples(t *testing.T) {
 	run(exampleStep{op: "getConsistencyProof", method: "GET", path: "/v1/log/proof/consistency?from=1&to=2", status: 200})
 	run(exampleStep{op: "getConsistencyProof", method: "GET", path: "/v1/log/proof/consistency?from=x", status: 400})
 	run(exampleStep{op: "getFXStatus", method: "GET", path: "/v1/fx/status", status: 200})
+	run(exampleStep{op: "getOSSReturn", method: "GET", path: "/v1/returns/oss?period=2026-Q2", key: keyA, status: 200})
+	run(exampleStep{op: "getOSSReturn", method: "GET", path: "/v1/returns/oss?period=2026-Q5", key: keyA, status: 400})
+	run(exampleStep{op: "getOSSRecords", method: "GET", path: "/v1/returns/oss/records?period=2026-Q2&memberState=DE", key: keyA, status: 200})
+	run(exampleStep{op: "getOSSRecords", method: "GET", path: "/v1/returns/oss/records?period=2026-Q4", key: keyA, status: 400})
+	run(exampleStep{op: "exportSettlements", method: "GET", path: "/settlements/export?format=xml", key: keyA, status: 400})
 	run(exampleStep{op: "getAccountTotals", method: "GET", path: "/v1/account/totals", key: keyA, status: 200, keep: true})
 
 	// x402 ingest: this fixture has no chain, so the documents are refused

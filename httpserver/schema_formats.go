@@ -84,6 +84,24 @@ func memberFormat(component, member string) map[string]any {
 		return pattern(patternUSDC)
 	case "grossEur", "netEur", "vatEur", "accruedEur", "gross_eur", "net_eur", "vat_eur", "accrued_eur", "gross_gbp", "net_gbp", "vat_gbp":
 		return pattern(patternMoney2)
+	case "taxableAmountEur", "invoiceTaxableAmountEur", "invoiceVatEur", "differenceVatEur", "correctionsVatEur":
+		return pattern(patternMoney2)
+	case "taxableAmount", "vatAmount":
+		if component == "ReturnsRecordRow" || component == "ReturnsAdjustment" {
+			return pattern(patternMoney2)
+		}
+	case "taxableAmountExact", "vatAmountExact", "usdPerEur":
+		if component == "ReturnsRecordRow" {
+			return pattern(patternDecimal)
+		}
+	case "taxableAmountCurrency", "vatCurrency", "currency":
+		if component == "ReturnsRecordRow" || component == "ReturnsAdjustment" || component == "ReturnsPayment" || component == "ReturnsReturn" {
+			return pattern(`^[A-Z]{3,4}$`) // ISO 4217, or USDC
+		}
+	case "fxRateDate":
+		return map[string]any{"format": "date"}
+	case "rootHash":
+		return map[string]any{"contentEncoding": "base64"}
 	case "gross", "net", "vat":
 		if component == "ReceiptFXTaxCurrency" || component == "RecordNationalFX" {
 			return pattern(patternMoney2)
@@ -95,7 +113,7 @@ func memberFormat(component, member string) map[string]any {
 			return pattern(patternDecimal)
 		}
 	case "amount":
-		if component == "EvmverifyFacts" {
+		if component == "EvmverifyFacts" || component == "ReturnsPayment" {
 			return pattern(patternUSDC)
 		}
 	case "network":
