@@ -68,6 +68,8 @@ var codeStatus = map[Code]int{
 	CodeChainUnavailable:       503,
 	CodeDBUnavailable:          503,
 	CodeInternal:               500,
+	CodePeriodOpen:             409,
+	CodeInvoiceRulesFailed:     422,
 
 	"METHOD_NOT_ALLOWED":        405, // httpserver: the path exists, the method does not
 	"PAYLOAD_TOO_LARGE":         413, // httpserver: body over the limit

@@ -312,6 +312,11 @@ func (e *Engine) invoiceURL(id string) string {
 // can be issued (renderInvoice).
 func (e *Engine) attachInvoice(d *Draft, seller Seller) error {
 	r := &d.Record
+	invoicing, perPayment := e.invoicingFor(d, seller)
+	r.Invoicing = invoicing
+	if !perPayment {
+		return nil // a summary invoice covers it, or none is required
+	}
 	inv, law, err := e.renderInvoice(d, seller)
 	if err != nil || r.ReviewStatus != StatusProcessed {
 		return err
