@@ -127,6 +127,33 @@ func periodBounds(period string) (first, last time.Time, closes time.Time, err e
 	return first, next.AddDate(0, 0, -1), next.Add(time.Hour), nil
 }
 
+// PeriodCloses checks a YYYY-MM period and returns the instant from which
+// its summary invoices can be issued: when it has ended in every taxing
+// territory (01:00 UTC on the first of the next month).
+func PeriodCloses(period string) (time.Time, error) {
+	_, _, closes, err := periodBounds(period)
+	return closes, err
+}
+
+// periodOpen is the PERIOD_OPEN error of period, or nil once it closed.
+func periodOpen(period string, closes, now time.Time) error {
+	if !now.Before(closes) {
+		return nil
+	}
+	return &Error{Code: CodePeriodOpen, Field: "/period", Detail: fmt.Sprintf(
+		"%s has not ended in every taxing territory yet; its summary invoices can be issued from %s", period, closes.Format(time.RFC3339))}
+}
+
+// CheckPeriodClosed is PERIOD_OPEN while the period has not ended in every
+// taxing territory at the engine's time, BAD_REQUEST for a malformed one.
+func (b *Books) CheckPeriodClosed(period string) error {
+	closes, err := PeriodCloses(period)
+	if err != nil {
+		return err
+	}
+	return periodOpen(period, closes, b.e.Now().UTC())
+}
+
 // SummaryBuyers lists the buyers (and their invoicing states) with supplies
 // waiting for a summary invoice of period in the account's books, whether
 // or not it was issued: what IssueSummary takes, one by one.
@@ -184,9 +211,8 @@ func (b *Books) IssueSummary(ctx context.Context, q SummaryRequest) (*SummaryRes
 	}
 	q.TaxCountry = strings.ToUpper(q.TaxCountry)
 	now := e.Now().UTC()
-	if now.Before(closes) {
-		return nil, &Error{Code: CodePeriodOpen, Field: "/period", Detail: fmt.Sprintf(
-			"%s has not ended in every taxing territory yet; its summary invoice can be issued from %s", q.Period, closes.Format(time.RFC3339))}
+	if err := periodOpen(q.Period, closes, now); err != nil {
+		return nil, err
 	}
 	prefix := []byte(b.acc.ID + "\x00" + q.Period + "\x00" + q.Buyer + "\x00")
 	if q.TaxCountry != "" {
@@ -382,7 +408,7 @@ func (b *Books) summaryDraft(id string, q SummaryRequest, recs []*Record, first,
 	}
 	d := &Draft{
 		Record: Record{ID: id, Object: ObjectSummaryInvoice, Account: b.acc.ID, CreatedAt: doc.CreatedAt,
-			Invoice: &InvoiceRef{Format: "UBL 2.1 Invoice", Profile: string(inv.Profile), URL: "/v1/invoices/summary/" + id + "/ubl",
+			Invoice: &InvoiceRef{Format: "UBL 2.1 Invoice", Profile: string(inv.Profile), URL: "/v1/invoices/summaries/" + id + "/ubl",
 				TaxCountry: law.TaxCountry, TaxBasis: law.Basis, IssueDate: inv.IssueDate}},
 		EventType: EventInvoiceSummaryIssued,
 		Puts:      puts,

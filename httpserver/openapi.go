@@ -12,6 +12,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fiscalevent"
 	"github.com/fiscal402/fiscal402/ingest"
+	"github.com/fiscal402/fiscal402/invoicing"
 	"github.com/fiscal402/fiscal402/rates"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/sandbox"
@@ -373,6 +374,41 @@ func operations() map[string]operation {
 			description: "Per calendar year (in the seller's time zone): the total, exclusive of VAT and exact, of the account's cross-border B2C supplies of telecommunications, broadcasting and electronic services, with its opening figure, against the EUR 10,000 of Art. 59c Directive 2006/112/EC. The engine decides each such sale on these totals in append order; the sale that crosses emits `account.threshold_crossed`.",
 			responses:   []response{jsonBody(http.StatusOK, "The totals.", reflect.TypeFor[AccountTotals](), "Cache-Control")},
 			errors:      []fiscal.Code{codeRateLimited, fiscal.CodeDBUnavailable},
+		},
+		"GET /settlements/{id}/invoiced-by": {
+			id: "getSettlementInvoicedBy", tag: "Records", auth: authRequired, pathParams: idParam,
+			summary:     "Which invoice covers a record",
+			description: "Under the account's invoicing mode (`seller.invoicing`): the record's own invoice (`per_payment`), the summary invoice that covers it (`summary`, with its number and id), the summary still to be issued for its month (`summary_pending`), no invoice because none is required (`none`, with the rule), or none yet because the record is pending review (`not_invoiced`). The record itself (`invoicing`) states at recording which applies; the summary's number is known once it is issued. The same as `invoicing.Covering`.",
+			responses:   []response{jsonBody(http.StatusOK, "What covers the record.", reflect.TypeFor[invoicing.Coverage](), "Cache-Control")},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, codeRateLimited, fiscal.CodeDBUnavailable},
+		},
+		"POST /v1/invoices/summaries": {
+			id: "issueSummaryInvoices", tag: "Records", auth: authRequired,
+			summary: "Issue the summary invoices of a closed month",
+			description: "For an account in invoicing mode `summary_monthly`: the summary invoice (Art. 223 Directive 2006/112/EC) of one buyer (`buyer`, the payer wallet; `taxCountry` when its supplies follow several states' invoicing rules) or, without `buyer`, of every buyer with supplies of `period` (`YYYY-MM`, the month of the local day of supply) waiting for one. " +
+				"One UBL invoice per buyer, invoicing state and month: the totals per VAT rate, computed on the supplies' exact amounts and rounded once, the period (BG-14), the next number of the account's invoice series; the ledger document lists every supply covered. " +
+				"A month is closed once it has ended in every taxing territory (00:00 at UTC−1, the Azores: 01:00 UTC on the 1st); before, `PERIOD_OPEN`. Idempotent: issuing again returns the same invoices (200). The same as `invoicing.Issue`.",
+			request: reflect.TypeFor[fiscal.SummaryRequest](),
+			responses: []response{
+				jsonBody(http.StatusCreated, "At least one summary invoice was issued by this call; the list holds those issued before too.", reflect.TypeFor[SummaryList](), "Cache-Control"),
+				jsonBody(http.StatusOK, "Every summary invoice named was issued before: the same documents.", reflect.TypeFor[SummaryList](), "Cache-Control"),
+			},
+			errors: []fiscal.Code{fiscal.CodeBadRequest, fiscal.CodeNotFound, fiscal.CodePeriodOpen, fiscal.CodeInvoiceRulesFailed, codeRateLimited, fiscal.CodeDBUnavailable},
+		},
+		"GET /v1/invoices/summaries/{id}": {
+			id: "getSummaryInvoice", tag: "Records", auth: authRequired, pathParams: map[string]string{"id": "The summary invoice's id, `sum-<32 hex>`."},
+			summary:     "Read a summary invoice's document",
+			description: "The stored document: the invoice reference (number, hash of the UBL), the period, the totals per VAT rate (exact and rounded) and every supply covered, with its record id and ledger index. It is the entry's log leaf, so the log commits to it.",
+			responses:   []response{jsonBody(http.StatusOK, "The summary invoice.", reflect.TypeFor[fiscal.SummaryInvoice](), "Cache-Control")},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, codeRateLimited, fiscal.CodeDBUnavailable},
+		},
+		"GET /v1/invoices/summaries/{id}/ubl": {
+			id: "getSummaryInvoiceUBL", tag: "Records", auth: authRequired, conditional: true, pathParams: map[string]string{"id": "The summary invoice's id, `sum-<32 hex>`."},
+			summary:     "Read the UBL 2.1 summary invoice",
+			description: "The exact stored bytes, whose SHA-256 the document states (`invoice.ublSha256`); the ETag is that hash.",
+			responses: []response{{status: http.StatusOK, description: "The invoice (UBL 2.1 Invoice, EN 16931).", mediaType: "application/xml",
+				schema: ublSchema(), headers: []string{"ETag", "Cache-Control"}}},
+			errors: []fiscal.Code{fiscal.CodeNotFound, codeRateLimited, fiscal.CodeDBUnavailable},
 		},
 		"GET /settlements/{id}/ubl": {
 			id: "getSettlementInvoice", tag: "Records", auth: authRequired, conditional: true, pathParams: idParam,

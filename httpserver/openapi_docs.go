@@ -158,6 +158,8 @@ var codeDocs = map[fiscal.Code]string{
 	fiscal.CodeLedgerIntegrity:          "stored bytes do not match what the log commits to: the data was altered or damaged and is not served; the operator restores the ledger from a backup (final).",
 	fiscal.CodePaymentConflict:          "this (network, txHash) payment is recorded with another amount, payer, receiver or asset than the request states; nothing was written (final).",
 	fiscal.CodeRevisionConflict:         "the record got another revision while this resolution was made: read it again and decide on its current state.",
+	fiscal.CodePeriodOpen:               "the month has not ended in every taxing territory yet; its summary invoice can be issued from 01:00 UTC on the 1st of the next month (retry then).",
+	fiscal.CodeInvoiceRulesFailed:       "the summary invoice would break rules of EN 16931 or invoicing law, named in the detail; the account's seller profile lacks what they need (final until it is completed).",
 	sandbox.CodeUnsupportedJurisdiction: "the parties are outside what the endpoint covers, e.g. an evaluate whose buyer is not an attested EU-27 customer (final).",
 	webhooks.CodeLimitReached:           "the account has the most webhook endpoints, or the endpoint the most secrets, allowed (final until one is removed).",
 	webhooks.CodeEndpointConflict:       "the endpoint cannot be changed that way: a URL registered twice, an endpoint from the accounts file, the last secret, or no enabled endpoint to redeliver to (final).",
