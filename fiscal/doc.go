@@ -79,7 +79,7 @@
 // package invoicing) or none where a consumer needs none under the OSS
 // (Art. 219a(2)(b), 220(1)); Record.Invoicing says what each supply got and
 // under which national rule (invoicemode.go, summary.go). A business
-// customer always gets its own invoice.
+// customer always gets an invoice (Art. 220(1)).
 //
 // # Money
 //

@@ -21,10 +21,9 @@ import (
 //     during the same calendar month";
 //     https://datenbank.nwb.de/Dokument/452295_223). The record has no
 //     invoice of its own; Books.IssueSummary issues the month's invoice
-//     once the month is over. It applies to consumer supplies whose
-//     invoicing state (Art. 219a) is in summaryRules and uses the euro;
-//     elsewhere the record gets its own invoice and Record.Invoicing says
-//     why.
+//     once the month is over. It applies to supplies whose invoicing state
+//     (Art. 219a) is in summaryRules and uses the euro; elsewhere the
+//     record gets its own invoice and Record.Invoicing says why.
 //   - none_b2c: no invoice where none is required: a supply to a consumer
 //     under the One-Stop Shop (regime OSS_B2C), whose invoicing rules are
 //     those of the member state of identification (Art. 219a(2)(b)), when
@@ -34,7 +33,12 @@ import (
 //     noInvoiceRules. Every other supply is invoiced per payment.
 //
 // A business customer (a buyer with a VAT number, treatment B2B) always
-// gets an invoice of its own (Art. 220(1)(1)), whatever the mode. A
+// gets an invoice (Art. 220(1)(1)), whatever the mode: its own under
+// none_b2c, a summary invoice of its own (named by its VAT number, Peppol
+// when both parties have Peppol addresses) under summary_monthly, where
+// its supply's per-payment invoice is rendered and checked first so that
+// what would stop it (the customer's address, Art. 226(5)) sends the
+// record to review as it would per payment. A
 // consumer without a VAT number is taken to be a private individual: an
 // account that sells to non-taxable legal persons must not choose none_b2c.
 const (
@@ -109,8 +113,13 @@ func (e *Engine) invoicingFor(d *Draft, s Seller) (inv *RecordInvoicing, perPaym
 	det := r.Classification
 	law := lawFor(det, s)
 	out := &RecordInvoicing{Mode: mode, Invoice: invoicedPerPayment, TaxCountry: law.TaxCountry}
-	if det.BuyerTreatment == vat.TreatmentB2B {
-		out.Basis = "Art. 220(1)(1) " + directive + ": a supply to a business customer is invoiced, and on its own invoice"
+	b2b := det.BuyerTreatment == vat.TreatmentB2B
+	switch {
+	case b2b && mode == InvoicingNoneB2C:
+		out.Basis = "Art. 220(1)(1) " + directive + ": a supply to a business customer is invoiced; none_b2c leaves it its own invoice"
+		return out, true
+	case b2b && r.Buyer.VATNumber == "":
+		out.Basis = "a business customer without a VAT number cannot be named on a summary invoice; invoiced per payment"
 		return out, true
 	}
 	switch mode {
@@ -140,14 +149,29 @@ func (e *Engine) invoicingFor(d *Draft, s Seller) (inv *RecordInvoicing, perPaym
 		default:
 			out.Invoice, out.Basis = invoicedBySummary, rule
 			out.Period, out.Buyer = det.SupplyDate[:7], summaryBuyer(r)
-			d.Postings = append(d.Postings, ledger.Posting{Index: indexSummaryCover,
-				Key: append(summaryCoverPrefix(r.Account, out.Period, out.Buyer, out.TaxCountry), r.ID...), AppendIndex: true})
+			if b2b {
+				out.Basis += "; Art. 220(1)(1): the business customer is invoiced by the summary invoice"
+			}
 			return out, false
 		}
 	}
 	return out, true
 }
 
-// summaryBuyer is who a summary invoice is made out to: the payer wallet
-// (lower case), the one identity every payment has.
-func summaryBuyer(r *Record) string { return r.Settlement.PayerWallet }
+// coverBySummary posts the draft to the summary that will cover it.
+func coverBySummary(d *Draft) {
+	r, inv := &d.Record, d.Record.Invoicing
+	d.Postings = append(d.Postings, ledger.Posting{Index: indexSummaryCover,
+		Key: append(summaryCoverPrefix(r.Account, inv.Period, inv.Buyer, inv.TaxCountry), r.ID...), AppendIndex: true})
+}
+
+// summaryBuyer is who a summary invoice is made out to: a business
+// customer by its VAT number (its attested identity, confirmed by the
+// registry), a consumer by its payer wallet (lower case), the one identity
+// every payment has.
+func summaryBuyer(r *Record) string {
+	if r.Classification.BuyerTreatment == vat.TreatmentB2B && r.Buyer.VATNumber != "" {
+		return r.Buyer.VATNumber
+	}
+	return r.Settlement.PayerWallet
+}

@@ -314,12 +314,24 @@ func (e *Engine) attachInvoice(d *Draft, seller Seller) error {
 	r := &d.Record
 	invoicing, perPayment := e.invoicingFor(d, seller)
 	r.Invoicing = invoicing
-	if !perPayment {
+	b2b := r.Classification.BuyerTreatment == vat.TreatmentB2B
+	if !perPayment && !b2b {
+		if invoicing.Invoice == invoicedBySummary {
+			coverBySummary(d)
+		}
 		return nil // a summary invoice covers it, or none is required
 	}
 	inv, law, err := e.renderInvoice(d, seller)
 	if err != nil || r.ReviewStatus != StatusProcessed {
 		return err
+	}
+	if !perPayment {
+		// A business customer's supply for its summary invoice: its own
+		// invoice would be compliant (checked above); the summary
+		// invoices it.
+		d.ubl, d.ublDraft = nil, nil
+		coverBySummary(d)
+		return nil
 	}
 	if e.cfg.Environment == receipt.EnvSandbox {
 		// Simulations are numbered in the sandbox's own series, whose

@@ -98,7 +98,8 @@ type SummarySupply struct {
 }
 
 // SummaryRequest names the summary invoice to issue: the month (YYYY-MM),
-// the buyer (payer wallet) and, when the buyer's supplies of the month
+// the buyer (a consumer's payer wallet, a business customer's VAT number)
+// and, when the buyer's supplies of the month
 // follow more than one state's invoicing rules, the state.
 type SummaryRequest struct {
 	Period     string `json:"period"`
@@ -180,6 +181,16 @@ func (b *Books) SummaryBuyers(ctx context.Context, period string) ([]SummaryRequ
 	return out, nil
 }
 
+// summaryBuyerKey normalises a buyer as summaries name it: a wallet in
+// lower case, a VAT number in upper case without spaces.
+func summaryBuyerKey(b string) string {
+	b = strings.TrimSpace(b)
+	if strings.HasPrefix(strings.ToLower(b), "0x") {
+		return strings.ToLower(b)
+	}
+	return strings.ToUpper(strings.ReplaceAll(b, " ", ""))
+}
+
 // summaryKey is the claim key of a summary invoice.
 func summaryKey(accountID, period, buyer, taxCountry string) string {
 	return accountID + "\x00" + period + "\x00" + buyer + "\x00" + taxCountry
@@ -205,7 +216,7 @@ func (b *Books) IssueSummary(ctx context.Context, q SummaryRequest) (*SummaryRes
 	if err != nil {
 		return nil, err
 	}
-	q.Buyer = strings.ToLower(strings.TrimSpace(q.Buyer))
+	q.Buyer = summaryBuyerKey(q.Buyer)
 	if q.Buyer == "" {
 		return nil, badRequest("/buyer", "the buyer (payer wallet) is required")
 	}
@@ -348,13 +359,16 @@ func (b *Books) summaryDraft(id string, q SummaryRequest, recs []*Record, first,
 	latest := recs[len(recs)-1]
 	law := lawFor(latest.Classification, s)
 	seller := sellerParty(s, law)
-	buyer, _ := buyerParty(latest)
+	buyer, missing := buyerParty(latest)
+	if len(missing) > 0 {
+		return nil, nil, &Error{Code: CodeInvoiceRulesFailed, Detail: "the business customer's " + strings.Join(missing, ", ") + " is missing (Art. 226(5)); resolve its latest record's address"}
+	}
 	item := s.ItemName
 	if d := latest.Supply.Description; d != "" && !slices.ContainsFunc(recs, func(r *Record) bool { return r.Supply.Description != d }) {
 		item = d
 	}
 	inv := ubl.Invoice{
-		Profile: ubl.ProfileEN16931, IssueDate: now.Format(time.DateOnly), TaxCountry: law.TaxCountry,
+		Profile: invoiceProfile(latest.Classification, seller, buyer), IssueDate: now.Format(time.DateOnly), TaxCountry: law.TaxCountry,
 		Period:   &ubl.Period{Start: doc.Start, End: doc.End},
 		Currency: "EUR", BuyerReference: id, Seller: seller, Buyer: buyer, PaidInFull: true,
 		PaymentMeans: ubl.StablecoinPaymentMeans(seller.Country, buyer.Country, id),
@@ -415,6 +429,14 @@ func (b *Books) summaryDraft(id string, q SummaryRequest, recs []*Record, first,
 		id:        id,
 		createdAt: now,
 		ublDraft:  u,
+	}
+	if latest.Classification.Regime == vat.RegimeReverseChargeB2B {
+		// Art. 222: the invoice of a reverse-charge supply by the 15th of
+		// the month after it; a summary is late after the 15th after its
+		// month.
+		ref := d.Record.Invoice
+		ref.IssueDeadline = reverseChargeDeadline(doc.End)
+		ref.IssuedLate = ref.IssueDeadline != "" && inv.IssueDate > ref.IssueDeadline
 	}
 	d.series, d.seriesPrefix = invoiceSeries(b.acc.ID, s, now)
 	d.Document = func(sealed *Record) ([]byte, error) {

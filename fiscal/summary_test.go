@@ -54,19 +54,40 @@ func TestSummaryInvoiceOfAMonth(t *testing.T) {
 		n = 300
 	}
 	c := newClock(time.Date(2026, 3, 31, 23, 0, 0, 0, time.UTC))
-	b := summaryEngine(t, fiscal.InvoicingSummaryMonthly, c)
 	ctx := context.Background()
 
-	// A business customer first: its own invoice, the series' first number.
-	de := fiscaltest.LawBuyers()[0]
-	bizReq := fiscaltest.LawRequest(n+1, de, true, true)
-	bizReq.Timestamp = "2026-03-10T14:30:00Z"
-	biz, err := b.Settle(ctx, bizReq, "")
+	// The account invoices per payment first: the series' first number.
+	b := summaryEngine(t, fiscal.InvoicingPerPayment, c)
+	first, err := b.Settle(ctx, fiscaltest.Request(n+1, "1.19", "DE", "2026-03-01T10:00:00Z"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if biz.Record.Invoice == nil || biz.Record.Invoice.ID != "F402-2026-000001" || biz.Record.Invoicing == nil || biz.Record.Invoicing.Invoice != "per_payment" {
-		t.Fatalf("business sale: invoice %+v, invoicing %+v; want its own invoice F402-2026-000001", biz.Record.Invoice, biz.Record.Invoicing)
+	if first.Record.Invoice == nil || first.Record.Invoice.ID != "F402-2026-000001" || first.Record.Invoicing != nil {
+		t.Fatalf("per payment: invoice %+v, invoicing %+v", first.Record.Invoice, first.Record.Invoicing)
+	}
+	// Then it chooses monthly summaries.
+	s0 := b.Account().Seller
+	s0.Invoicing = fiscal.InvoicingSummaryMonthly
+	if err := b.Engine().SetAccounts(fiscaltest.Accounts(s0)); err != nil {
+		t.Fatal(err)
+	}
+	b = fiscaltest.Books(t, b.Engine(), 0)
+
+	// A business customer's payments: covered by a summary of their own.
+	de := fiscaltest.LawBuyers()[0]
+	var bizIDs []string
+	for i := 0; i < 3; i++ {
+		req := fiscaltest.LawRequest(n+10+i, de, true, true)
+		req.Timestamp = fmt.Sprintf("2026-03-%02dT14:30:00Z", 10+i)
+		res, err := b.Settle(ctx, req, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := res.Record
+		if r.ReviewStatus != fiscal.StatusProcessed || r.Invoice != nil || r.Invoicing == nil || r.Invoicing.Invoice != "summary" || r.Invoicing.Buyer != de.VATNumber {
+			t.Fatalf("business sale: %s %v, invoice %+v, invoicing %+v; want its summary", r.ReviewStatus, r.ReviewReasons, r.Invoice, r.Invoicing)
+		}
+		bizIDs = append(bizIDs, r.ID)
 	}
 
 	start := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
@@ -111,7 +132,7 @@ func TestSummaryInvoiceOfAMonth(t *testing.T) {
 	}
 	c.set(time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC))
 	buyers, err := b.SummaryBuyers(ctx, "2026-03")
-	if err != nil || len(buyers) != 1 || buyers[0].Buyer != wallet || buyers[0].TaxCountry != "IE" {
+	if err != nil || len(buyers) != 2 || buyers[0].Buyer != wallet || buyers[0].TaxCountry != "IE" || buyers[1].Buyer != de.VATNumber {
 		t.Fatalf("SummaryBuyers = %+v, %v", buyers, err)
 	}
 	res, err := b.IssueSummary(ctx, q)
@@ -120,7 +141,7 @@ func TestSummaryInvoiceOfAMonth(t *testing.T) {
 	}
 	s := res.Summary
 	if res.Outcome != fiscal.Created || s.Invoice.ID != "F402-2026-000002" || s.Supplied != n || len(s.Supplies) != n {
-		t.Fatalf("summary %s: outcome %v, %d supplies; want Created, F402-2026-000002, %d", s.Invoice.ID, res.Outcome, s.Supplied, n)
+		t.Fatalf("summary %s: outcome %v, %d supplies; want Created, F402-2026-000002 (after the per-payment F402-2026-000001), %d", s.Invoice.ID, res.Outcome, s.Supplied, n)
 	}
 
 	// The VAT on the summed exact amounts, computed here from the ECB rate
@@ -174,8 +195,32 @@ func TestSummaryInvoiceOfAMonth(t *testing.T) {
 			t.Errorf("InvoicedBy(%s) = %q, %v; want %s", ids[i], by, err, s.ID)
 		}
 	}
-	if by, err := b.InvoicedBy(ctx, biz.Record.ID); err != nil || by != "" {
-		t.Errorf("the business sale is invoiced by %q, %v; want its own invoice", by, err)
+	if by, err := b.InvoicedBy(ctx, first.Record.ID); err != nil || by != "" {
+		t.Errorf("the per-payment sale is invoiced by %q, %v; want its own invoice", by, err)
+	}
+
+	// The business customer's: Peppol, reverse charge, the next number,
+	// by the Art. 222 deadline.
+	bizRes, err := b.IssueSummary(ctx, fiscal.SummaryRequest{Period: "2026-03", Buyer: de.VATNumber})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs := bizRes.Summary
+	if bs.Invoice.ID != "F402-2026-000003" || bs.Supplied != 3 || bs.Invoice.Profile != "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0" ||
+		bs.Totals[0].Category != "AE" || bs.Invoice.IssueDeadline != "2026-04-15" || bs.Invoice.IssuedLate {
+		t.Fatalf("business summary: %+v", bs)
+	}
+	_, bu, err := b.Summary(ctx, bs.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bfile := filepath.Join(t.TempDir(), "business-summary.xml")
+	if err := os.WriteFile(bfile, bu, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fiscaltest.ValidateUBL(t, []string{bfile}, true)
+	if by, err := b.InvoicedBy(ctx, bizIDs[2]); err != nil || by != bs.ID {
+		t.Errorf("InvoicedBy(business) = %q, %v", by, err)
 	}
 
 	// Issued again: the same invoice, no new number.
@@ -189,8 +234,8 @@ func TestSummaryInvoiceOfAMonth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if late.Record.Invoice == nil || late.Record.Invoice.ID != "F402-2026-000003" {
-		t.Fatalf("late payment: invoice %+v, invoicing %+v; want its own F402-2026-000003", late.Record.Invoice, late.Record.Invoicing)
+	if late.Record.Invoice == nil || late.Record.Invoice.ID != "F402-2026-000004" {
+		t.Fatalf("late payment: invoice %+v, invoicing %+v; want its own F402-2026-000004", late.Record.Invoice, late.Record.Invoicing)
 	}
 }
 
