@@ -74,6 +74,9 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 		Entry: &ledger.Entry{ID: d.id, Leaf: []byte(d.id), Postings: postings, Puts: puts},
 		Hook: func(h *ledger.Hook) error {
 			index := h.Index()
+			if err := d.checkSummary(h); err != nil {
+				return err
+			}
 			if err := e.number(h, d); err != nil {
 				return err
 			}
@@ -122,6 +125,7 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 	if d.total != nil {
 		a.Reads = d.total.reads()
 	}
+	a.Reads = append(a.Reads, d.summaryReads()...)
 	res, err := e.ledger.Append(ctx, a)
 	if err != nil {
 		var conflict *ledger.ClaimConflictError

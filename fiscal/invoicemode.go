@@ -2,6 +2,8 @@ package fiscal
 
 import (
 	"cmp"
+	"encoding/binary"
+	"fmt"
 
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/receipt"
@@ -163,6 +165,79 @@ func coverBySummary(d *Draft) {
 	r, inv := &d.Record, d.Record.Invoicing
 	d.Postings = append(d.Postings, ledger.Posting{Index: indexSummaryCover,
 		Key: append(summaryCoverPrefix(r.Account, inv.Period, inv.Buyer, inv.TaxCountry), r.ID...), AppendIndex: true})
+}
+
+// Summary bookkeeping in the committer, so that no supply decided for a
+// summary is ever left uncovered, whatever the order of commits:
+// bucketSummaryIssued marks the summaries issued (summary key → its id),
+// written with the summary; bucketSummaryPosted counts, per summary key,
+// the supplies posted to it. A supply decided for a summary reads the
+// first and adds one to the second when committed; one committed after
+// its summary was issued is decided again (and invoiced per payment). A
+// summary is committed only if the count is the number of postings it
+// read; otherwise it reads them again.
+const (
+	bucketSummaryIssued = "summary-issued"
+	bucketSummaryPosted = "summary-posted"
+)
+
+// summaryCheck is what a draft checks of its summary when committed.
+type summaryCheck struct {
+	key    string
+	posted int64 // a summary's draft: the postings it covers (-1 for a supply)
+}
+
+// summaryReads are the side keys a draft reads for its summary, if any.
+func (d *Draft) summaryReads() []ledger.SideKey {
+	c := d.summaryCheck()
+	if c == nil {
+		return nil
+	}
+	return []ledger.SideKey{{Bucket: bucketSummaryIssued, Key: []byte(c.key)}, {Bucket: bucketSummaryPosted, Key: []byte(c.key)}}
+}
+
+func (d *Draft) summaryCheck() *summaryCheck {
+	if d.summary != nil {
+		return d.summary
+	}
+	inv := d.Record.Invoicing
+	if inv == nil || inv.Invoice != invoicedBySummary || d.Record.Object != ObjectSettlement {
+		return nil
+	}
+	return &summaryCheck{key: summaryKey(d.Record.Account, inv.Period, inv.Buyer, inv.TaxCountry), posted: -1}
+}
+
+// checkSummary runs in the committer: a supply whose summary was issued
+// since it was decided fails with errStaleTotal (the caller decides it
+// again), else counts itself; a summary whose supplies changed since it
+// read them fails with errStaleTotal (IssueSummary reads them again).
+func (d *Draft) checkSummary(h *ledger.Hook) error {
+	c := d.summaryCheck()
+	if c == nil {
+		return nil
+	}
+	raw, err := h.Get(bucketSummaryPosted, []byte(c.key))
+	if err != nil {
+		return err
+	}
+	var posted int64
+	if len(raw) == 8 {
+		posted = int64(binary.BigEndian.Uint64(raw))
+	}
+	if c.posted >= 0 {
+		if posted != c.posted {
+			return fmt.Errorf("%d supplies were posted to this summary, %d read: %w", posted, c.posted, errStaleTotal)
+		}
+		return nil
+	}
+	v, err := h.Get(bucketSummaryIssued, []byte(c.key))
+	if err != nil {
+		return err
+	}
+	if v != nil {
+		return fmt.Errorf("the summary invoice %s was issued while this supply was decided: %w", v, errStaleTotal)
+	}
+	return h.Put(bucketSummaryPosted, []byte(c.key), be64(posted+1))
 }
 
 // summaryBuyer is who a summary invoice is made out to: a business

@@ -74,6 +74,7 @@ type Draft struct {
 	total                *totalCheck     // the Art. 59c running total this supply counts toward
 	claims               *receipt.Claims // nil: no receipt; the document is the leaf
 	openings             []byte          // the receipt's openings (3.0.0), sealed with it
+	summary              *summaryCheck   // a summary invoice's check of its supplies (invoicemode.go)
 }
 
 // Prepare classifies a supply for the account without writing anything:

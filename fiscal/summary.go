@@ -225,6 +225,22 @@ func (b *Books) IssueSummary(ctx context.Context, q SummaryRequest) (*SummaryRes
 	if err := periodOpen(q.Period, closes, now); err != nil {
 		return nil, err
 	}
+	for attempt := 0; ; attempt++ {
+		res, err := b.issueSummary(ctx, q, first, last, now)
+		if errors.Is(err, errStaleTotal) && attempt < maxStaleRetries {
+			continue // a supply was posted to it meanwhile: read them again
+		}
+		if errors.Is(err, errStaleTotal) {
+			return nil, &Error{Code: CodeDBUnavailable, Detail: "supplies kept arriving for this summary while it was made; retry", RetryAfter: time.Second, Err: err}
+		}
+		return res, err
+	}
+}
+
+// issueSummary reads the supplies posted to the summary and commits it,
+// or returns errStaleTotal when a supply was posted since they were read.
+func (b *Books) issueSummary(ctx context.Context, q SummaryRequest, first, last, now time.Time) (*SummaryResult, error) {
+	e := b.e
 	prefix := []byte(b.acc.ID + "\x00" + q.Period + "\x00" + q.Buyer + "\x00")
 	if q.TaxCountry != "" {
 		prefix = summaryCoverPrefix(b.acc.ID, q.Period, q.Buyer, q.TaxCountry)
@@ -272,6 +288,8 @@ func (b *Books) IssueSummary(ctx context.Context, q SummaryRequest) (*SummaryRes
 		return nil, err
 	}
 	d.Claims = []ledger.Claim{{Space: claimSummary, Key: key, Fingerprint: []byte(id)}}
+	d.Puts = append(d.Puts, ledger.Put{Bucket: bucketSummaryIssued, Key: []byte(key), Value: []byte(id)})
+	d.summary = &summaryCheck{key: key, posted: int64(len(hits))}
 	stored, res, err := e.Commit(ctx, d)
 	if err != nil {
 		return nil, err

@@ -293,3 +293,75 @@ func TestSummaryFallsBackWithoutANationalRule(t *testing.T) {
 		t.Fatalf("invoice %+v, invoicing %+v; want its own invoice and the reason", r.Invoice, r.Invoicing)
 	}
 }
+
+// TestSummaryRacesLateSupplies: payments of a closed month keep arriving
+// while its summary is issued. Whatever the order of commits, every one
+// ends up either on the summary or with an invoice of its own, never
+// neither.
+func TestSummaryRacesLateSupplies(t *testing.T) {
+	c := newClock(time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC))
+	b := summaryEngine(t, fiscal.InvoicingSummaryMonthly, c)
+	ctx := context.Background()
+	for i := 0; i < 5; i++ {
+		if _, err := b.Settle(ctx, fiscaltest.Request(i, "0.05", "DE", "2026-03-20T09:00:00Z"), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wallet := strings.ToLower(fiscaltest.Request(0, "1", "DE", "").PayerWallet)
+	const late = 60
+	ids := make([]string, late)
+	var wg sync.WaitGroup
+	var summary atomic.Pointer[fiscal.SummaryResult]
+	for i := 0; i < late; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := b.Settle(ctx, fiscaltest.Request(100+i, "0.05", "DE", "2026-03-31T20:00:00Z"), "")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			ids[i] = res.Record.ID
+		}()
+		if i == late/2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res, err := b.IssueSummary(ctx, fiscal.SummaryRequest{Period: "2026-03", Buyer: wallet})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				summary.Store(res)
+			}()
+		}
+	}
+	wg.Wait()
+	s := summary.Load()
+	if s == nil {
+		t.Fatal("no summary")
+	}
+	onSummary := map[string]bool{}
+	for _, sup := range s.Summary.Supplies {
+		onSummary[sup.RecordID] = true
+	}
+	own := 0
+	for _, id := range ids {
+		r, _, err := b.Record(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		by, err := b.InvoicedBy(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case r.Invoice != nil && !onSummary[id] && by == "":
+			own++
+		case r.Invoice == nil && onSummary[id] && by == s.Summary.ID:
+		default:
+			t.Errorf("%s: own invoice %v, on the summary %v, invoiced by %q", id, r.Invoice != nil, onSummary[id], by)
+		}
+	}
+	t.Logf("%d late supplies: %d on the summary (of %d), %d with their own invoice", late, len(onSummary)-5, s.Summary.Supplied, own)
+}
