@@ -5,6 +5,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fiscalevent"
 	"github.com/fiscal402/fiscal402/ingest"
+	"github.com/fiscal402/fiscal402/invoicing"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/sandbox"
 	"github.com/fiscal402/fiscal402/vat"
@@ -130,7 +131,14 @@ var fieldEnums = map[string][]string{
 	"FiscalEventPage.object":            {"list"},
 	"EventList.object":                  {"list"},
 	"webhookEndpointListDoc.object":     {"list"},
-	"EventPayload.type":                 {fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, fiscalevent.EventRecorded},
+	"EventPayload.type":                 {fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, fiscalevent.EventRecorded, fiscal.EventInvoiceSummaryIssued},
+	"SummaryInvoice.object":             {fiscal.ObjectSummaryInvoice},
+	"SummaryList.object":                {"list"},
+	"InvoicingCoverage.object":          {"invoice_coverage"},
+	"InvoicingCoverage.invoice":         {invoicing.CoveredPerPayment, invoicing.CoveredBySummary, invoicing.CoveredLater, invoicing.CoveredNone, invoicing.CoveredUnknown},
+	"RecordInvoicing.mode":              {fiscal.InvoicingPerPayment, fiscal.InvoicingSummaryMonthly, fiscal.InvoicingNoneB2C},
+	"RecordInvoicing.invoice":           {"per_payment", "summary", "none"},
+	"Seller.invoicing":                  {fiscal.InvoicingPerPayment, fiscal.InvoicingSummaryMonthly, fiscal.InvoicingNoneB2C},
 	"IngestStatus.object":               {"x402_ingest"},
 	"IngestStatus.state":                {ingest.StateQueued, ingest.StateRecorded, ingest.StateFailed},
 	"WebhookEndpoint.object":            {"webhook_endpoint"},
