@@ -79,6 +79,9 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 					return err
 				}
 			}
+			if err := d.checkSummary(h); err != nil {
+				return err
+			}
 			if err := e.number(h, d); err != nil {
 				return err
 			}
@@ -128,6 +131,7 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 		a.Reads = d.total.reads()
 	}
 	a.Reads = append(a.Reads, d.reads...)
+	a.Reads = append(a.Reads, d.summaryReads()...)
 	res, err := e.ledger.Append(ctx, a)
 	if err != nil {
 		var conflict *ledger.ClaimConflictError

@@ -71,6 +71,8 @@ var codeStatus = map[Code]int{
 	CodeRefundExceedsRemaining: 409,
 	CodeRecordPendingReview:    409,
 	CodeCreditNoteRefused:      422,
+	CodePeriodOpen:             409,
+	CodeInvoiceRulesFailed:     422,
 
 	"METHOD_NOT_ALLOWED":        405, // httpserver: the path exists, the method does not
 	"PATH_NOT_CANONICAL":        307, // httpserver: "//" or dot segments: repeat at the cleaned path

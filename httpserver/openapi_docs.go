@@ -5,6 +5,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fiscalevent"
 	"github.com/fiscal402/fiscal402/ingest"
+	"github.com/fiscal402/fiscal402/invoicing"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/sandbox"
 	"github.com/fiscal402/fiscal402/vat"
@@ -130,9 +131,16 @@ var fieldEnums = map[string][]string{
 	"FiscalEventPage.object":            {"list"},
 	"EventList.object":                  {"list"},
 	"webhookEndpointListDoc.object":     {"list"},
-	"EventPayload.type":                 {fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, fiscal.EventSettlementRefunded, fiscalevent.EventRecorded},
+	"EventPayload.type":                 {fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, fiscal.EventSettlementRefunded, fiscalevent.EventRecorded, fiscal.EventInvoiceSummaryIssued},
 	"Refund.object":                     {fiscal.ObjectRefund},
 	"Refund.custody":                    {fiscal.CustodyNone},
+	"SummaryInvoice.object":             {fiscal.ObjectSummaryInvoice},
+	"SummaryList.object":                {"list"},
+	"InvoicingCoverage.object":          {"invoice_coverage"},
+	"InvoicingCoverage.invoice":         {invoicing.CoveredPerPayment, invoicing.CoveredBySummary, invoicing.CoveredLater, invoicing.CoveredNone, invoicing.CoveredUnknown},
+	"RecordInvoicing.mode":              {fiscal.InvoicingPerPayment, fiscal.InvoicingSummaryMonthly, fiscal.InvoicingNoneB2C},
+	"RecordInvoicing.invoice":           {"per_payment", "summary", "none"},
+	"Seller.invoicing":                  {fiscal.InvoicingPerPayment, fiscal.InvoicingSummaryMonthly, fiscal.InvoicingNoneB2C},
 	"IngestStatus.object":               {"x402_ingest"},
 	"IngestStatus.state":                {ingest.StateQueued, ingest.StateRecorded, ingest.StateFailed},
 	"WebhookEndpoint.object":            {"webhook_endpoint"},
@@ -165,6 +173,8 @@ var codeDocs = map[fiscal.Code]string{
 	fiscal.CodeRecordPendingReview:      "the settlement is pending review: it has no invoice a credit note could correct; resolve it first.",
 	fiscal.CodeCreditNoteRefused:        "the credit note would break a rule of EN 16931, Peppol or the invoicing law (the detail names them): the account's seller profile changed since the invoice; fix it and retry.",
 	fiscal.CodeRevisionConflict:         "the record got another revision while this resolution was made: read it again and decide on its current state.",
+	fiscal.CodePeriodOpen:               "the month has not ended in every taxing territory yet; its summary invoice can be issued from 01:00 UTC on the 1st of the next month (retry then).",
+	fiscal.CodeInvoiceRulesFailed:       "the summary invoice would break rules of EN 16931 or invoicing law, named in the detail; the account's seller profile lacks what they need (final until it is completed).",
 	sandbox.CodeUnsupportedJurisdiction: "the parties are outside what the endpoint covers, e.g. an evaluate whose buyer is not an attested EU-27 customer (final).",
 	webhooks.CodeLimitReached:           "the account has the most webhook endpoints, or the endpoint the most secrets, allowed (final until one is removed).",
 	webhooks.CodeEndpointConflict:       "the endpoint cannot be changed that way: a URL registered twice, an endpoint from the accounts file, the last secret, or no enabled endpoint to redeliver to (final).",
