@@ -345,6 +345,7 @@ func (l *Ledger) commit(batch []*request) []result {
 	l.prof.serial.Add(int64(time.Since(start) - st.io))
 	l.prof.io.Add(int64(st.io))
 	l.prof.pages.Add(st.pages)
+	l.prof.trips.Add(st.trips)
 	var co *CorruptError
 	if errors.As(err, &co) {
 		l.broken.CompareAndSwap(nil, co)

@@ -7,8 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
+	"github.com/fiscal402/fiscal402/internal/pgtest"
 	"github.com/fiscal402/fiscal402/internal/testtool"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
@@ -44,7 +47,60 @@ func testKey(t testing.TB, origin, seed string) (note.Signer, note.Verifier, str
 	return s, v, vkey
 }
 
-// testLedger opens a new ledger in a temporary directory with the test key.
+// backends is the table of stores that the backend-independent tests run
+// on (eachBackend): the bbolt file, and PostgreSQL in a schema of the
+// test's own (skipped without a server, failing under FISCAL402_STRICT=1).
+var backends = []string{"bbolt", "postgres"}
+
+// onPostgres holds the names of the subtests eachBackend runs on
+// PostgreSQL; testLedger and openAt in them, and in their subtests, open
+// PostgreSQL ledgers.
+var onPostgres sync.Map
+
+// eachBackend runs fn once per backend, as subtests named after it.
+func eachBackend(t *testing.T, fn func(t *testing.T)) {
+	for _, b := range backends {
+		t.Run(b, func(t *testing.T) {
+			if b == "postgres" {
+				if err := pgtest.Available(); err != nil {
+					testtool.Missing(t, "PostgreSQL", err.Error())
+				}
+				onPostgres.Store(t.Name(), true)
+			}
+			fn(t)
+		})
+	}
+}
+
+// usesPostgres reports whether t runs under a PostgreSQL subtest.
+func usesPostgres(t testing.TB) bool {
+	pg := false
+	onPostgres.Range(func(k, _ any) bool {
+		name := k.(string)
+		pg = t.Name() == name || strings.HasPrefix(t.Name(), name+"/")
+		return !pg
+	})
+	return pg
+}
+
+// newStorePath returns where a new ledger of the test's backend lives: a
+// file path, or the URL of a fresh schema.
+func newStorePath(t testing.TB) string {
+	if usesPostgres(t) {
+		return pgtest.Schema(t)
+	}
+	return filepath.Join(t.TempDir(), "ledger.db")
+}
+
+// openAt opens the ledger at a path newStorePath gave.
+func openAt(path string, opts Options) (*Ledger, error) {
+	if strings.HasPrefix(path, "postgres://") {
+		return OpenPostgres(context.Background(), path, opts)
+	}
+	return Open(path, opts)
+}
+
+// testLedger opens a new ledger of the test's backend with the test key.
 func testLedger(t testing.TB, mutate ...func(*Options)) (*Ledger, string, note.Verifier) {
 	t.Helper()
 	s, v, _ := testKey(t, testOrigin, "log key 1")
@@ -52,8 +108,8 @@ func testLedger(t testing.TB, mutate ...func(*Options)) (*Ledger, string, note.V
 	for _, m := range mutate {
 		m(&opts)
 	}
-	path := filepath.Join(t.TempDir(), "ledger.db")
-	l, err := Open(path, opts)
+	path := newStorePath(t)
+	l, err := openAt(path, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +121,7 @@ func testLedger(t testing.TB, mutate ...func(*Options)) (*Ledger, string, note.V
 func reopen(t testing.TB, path string) *Ledger {
 	t.Helper()
 	s, _, _ := testKey(t, testOrigin, "log key 1")
-	l, err := Open(path, Options{Origin: testOrigin, Signer: s})
+	l, err := openAt(path, Options{Origin: testOrigin, Signer: s})
 	if err != nil {
 		t.Fatal(err)
 	}

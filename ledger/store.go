@@ -59,6 +59,7 @@ type storeHead struct {
 type commitStats struct {
 	io    time.Duration
 	pages int64 // pages written (bbolt: data pages and the meta page)
+	trips int64 // round trips to the database (PostgreSQL)
 }
 
 // batchKeys are the keys a batch will read, known before its appends are
