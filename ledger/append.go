@@ -404,7 +404,9 @@ func batchKeysOf(batch []*request) *batchKeys {
 		if p := r.prep; p != nil {
 			k.ids = append(k.ids, p.id)
 			for _, po := range p.postings {
-				if !po.AppendIndex {
+				if po.AppendIndex {
+					k.indexed = append(k.indexed, postingKey{po.Index, string(po.Key)})
+				} else {
 					k.postings = append(k.postings, postingKey{po.Index, string(po.Key)})
 				}
 			}

@@ -598,13 +598,14 @@ type pgView struct {
 	asked    map[claimKey]bool
 	ids      map[string]bool // asked → present
 	postings map[postingKey]bool
+	ranges   map[postingKey]bool // AppendIndex prefixes loaded from the size on
 	sides    map[sideMapKey]sideValue // asked → value (deleted: absent)
 	seqs     map[string]int64
 }
 
 func (v *pgView) queueKeys(b *pgx.Batch, k *batchKeys) {
 	v.claims, v.asked = map[claimKey]claimHolder{}, map[claimKey]bool{}
-	v.ids, v.postings = map[string]bool{}, map[postingKey]bool{}
+	v.ids, v.postings, v.ranges = map[string]bool{}, map[postingKey]bool{}, map[postingKey]bool{}
 	v.sides, v.seqs = map[sideMapKey]sideValue{}, map[string]int64{}
 	if len(k.claims) > 0 {
 		sp, ks := make([][]byte, len(k.claims)), make([][]byte, len(k.claims))
@@ -646,6 +647,28 @@ func (v *pgView) queueKeys(b *pgx.Batch, k *batchKeys) {
 			v.postings[p] = false
 		}
 		b.Queue("SELECT ix, key FROM postings WHERE (ix, key) IN (SELECT * FROM unnest($1::bytea[], $2::bytea[]))", ix, ks)
+		v.q = append(v.q, func(br pgx.BatchResults) error {
+			rows, _ := br.Query()
+			var ix, key []byte
+			_, err := pgx.ForEachRow(rows, []any{&ix, &key}, func() error {
+				v.postings[postingKey{string(ix), string(key)}] = true
+				return nil
+			})
+			return err
+		})
+	}
+	if len(k.indexed) > 0 {
+		// An AppendIndex posting's key ends in the index the entry gets,
+		// at least the size read under the lock in the same round trip:
+		// load whatever is already posted from there on (normally nothing).
+		ix, ps := make([][]byte, len(k.indexed)), make([][]byte, len(k.indexed))
+		for i, p := range k.indexed {
+			ix[i], ps[i] = []byte(p.index), []byte(p.key)
+			v.ranges[p] = true
+		}
+		b.Queue(`SELECT p.ix, p.key FROM postings p JOIN unnest($1::bytea[], $2::bytea[]) AS q(ix, prefix)
+			ON p.ix = q.ix AND p.key >= q.prefix || int8send((SELECT size FROM log_head))
+			AND p.key <= q.prefix || '\xffffffffffffffff'::bytea AND length(p.key) = length(q.prefix) + 8`, ix, ps)
 		v.q = append(v.q, func(br pgx.BatchResults) error {
 			rows, _ := br.Query()
 			var ix, key []byte
@@ -736,6 +759,11 @@ func (v *pgView) hasID(id string) (bool, error) {
 func (v *pgView) hasPosting(index string, key []byte) (bool, error) {
 	if has, asked := v.postings[postingKey{index, string(key)}]; asked {
 		return has, nil
+	}
+	if n := len(key) - 8; n >= 0 && v.ranges[postingKey{index, string(key[:n])}] {
+		// The range from the size on was loaded; the key ends in an
+		// index of this batch, which is at least the size.
+		return false, nil
 	}
 	var one int
 	return v.one("SELECT 1 FROM postings WHERE ix = $1 AND key = $2", []any{[]byte(index), key}, &one)

@@ -68,6 +68,7 @@ type batchKeys struct {
 	claims    []claimKey
 	ids       []string
 	postings  []postingKey
+	indexed   []postingKey // AppendIndex postings: the key is this prefix and an index ≥ the size
 	side      []SideKey
 	sequences []string
 }
