@@ -598,7 +598,7 @@ type pgView struct {
 	asked    map[claimKey]bool
 	ids      map[string]bool // asked → present
 	postings map[postingKey]bool
-	ranges   map[postingKey]bool // AppendIndex prefixes loaded from the size on
+	ranges   map[postingKey]bool      // AppendIndex prefixes loaded from the size on
 	sides    map[sideMapKey]sideValue // asked → value (deleted: absent)
 	seqs     map[string]int64
 }
