@@ -109,6 +109,7 @@ type Ledger struct {
 	signer   note.Signer   // nil when read-only
 	verifier note.Verifier // nil when read-only without Options.Verifier
 	maxBatch int
+	holder   string // who this Ledger is in the leases of a shared log
 
 	reqs      chan *request // unbuffered: a send is the moment an append is taken
 	closing   chan struct{} // closed by Close

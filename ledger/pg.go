@@ -28,6 +28,7 @@ import (
 type pgStore struct {
 	pool    *pgxpool.Pool
 	name    string // the URL without password, for messages
+	schema  string // the first schema of search_path, if the URL sets it
 	timeout time.Duration
 	cur     atomic.Pointer[storeHead]
 }
@@ -102,6 +103,9 @@ func openPGStore(ctx context.Context, o pgOpen) (*pgStore, loadedFile, error) {
 		cfg.MaxConns = 8
 	}
 	s := &pgStore{name: redactURL(o.url), timeout: time.Minute}
+	if sp := strings.TrimSpace(strings.Split(rp["search_path"], ",")[0]); sp != "" && !strings.HasPrefix(sp, "$") {
+		s.schema = strings.Trim(sp, `"`)
+	}
 	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
 		return nil, lf, fmt.Errorf("ledger: open %s: %w: %w", s.name, ErrUnavailable, err)
 	}
@@ -154,6 +158,13 @@ func (s *pgStore) migrate(ctx context.Context, o pgOpen) error {
 	defer tx.Rollback(ctx)
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", pgLockMigrate); err != nil {
 		return s.unavailable("open", err)
+	}
+	if sp := s.schema; sp != "" {
+		// The schema the URL names is made on first use (a sandbox log
+		// beside the production one).
+		if _, err := tx.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{sp}.Sanitize()); err != nil {
+			return s.unavailable("open", err)
+		}
 	}
 	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {

@@ -2,8 +2,10 @@ package ledger
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -60,6 +62,13 @@ func OpenPostgres(ctx context.Context, url string, opts Options) (*Ledger, error
 		}
 		return nil, err
 	}
+	var id [12]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		st.close()
+		return nil, fmt.Errorf("ledger: lease holder id: %w", err)
+	}
+	host, _ := os.Hostname()
+	l.holder = fmt.Sprintf("%s/%d/%x", host, os.Getpid(), id)
 	return l.start(st, lf, opts)
 }
 
@@ -101,15 +110,22 @@ func (l *Ledger) refresh() {
 	l.size.Store(cp.Size)
 }
 
-// Lease takes or renews the lease name for holder for ttl: it answers true
-// while holder holds it. On a log shared by several processes (PostgreSQL)
-// a lease is held by one holder at a time and passes to another only after
-// it expired (database time), so that background work that every replica
-// runs (a queue, a dispatcher) is done by one of them, and by another when
-// that one dies. A bbolt file has one process: every lease is held.
-func (l *Ledger) Lease(name, holder string, ttl time.Duration) (bool, error) {
-	if name == "" || holder == "" || ttl <= 0 {
-		return false, fmt.Errorf("ledger: lease %q for %q (%v): %w", name, holder, ttl, ErrInvalid)
+// Lease takes or renews the lease name for this Ledger (this process's
+// opening of the log) for ttl: it answers true while this Ledger holds it.
+// On a log shared by several processes (PostgreSQL) a lease is held by one
+// Ledger at a time and passes to another only after it expired (database
+// time, so replicas' clocks do not matter), so that background work every
+// replica runs (a queue, a periodic re-check) is done by one of them, and
+// by another when that one dies. Renew well within ttl; work that may
+// outlast ttl must tolerate being done twice. A bbolt file has one
+// process: every lease is held.
+func (l *Ledger) Lease(name string, ttl time.Duration) (bool, error) {
+	return l.lease(name, l.holder, ttl)
+}
+
+func (l *Ledger) lease(name, holder string, ttl time.Duration) (bool, error) {
+	if name == "" || ttl <= 0 {
+		return false, fmt.Errorf("ledger: lease %q (%v): %w", name, ttl, ErrInvalid)
 	}
 	if l.closed.Load() {
 		return false, ErrClosed
@@ -122,8 +138,12 @@ func (l *Ledger) Lease(name, holder string, ttl time.Duration) (bool, error) {
 }
 
 // ReleaseLease gives a lease up before it expires (a clean shutdown), so
-// another holder takes over at once.
-func (l *Ledger) ReleaseLease(name, holder string) error {
+// another replica takes over at once.
+func (l *Ledger) ReleaseLease(name string) error {
+	return l.releaseLease(name, l.holder)
+}
+
+func (l *Ledger) releaseLease(name, holder string) error {
 	if l.closed.Load() {
 		return ErrClosed
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -191,26 +192,26 @@ func mustSigner(t *testing.T, origin string) note.Signer {
 func TestPostgresLease(t *testing.T) {
 	url := pgtest.Schema(t)
 	a, b := openPG(t, url), openPG(t, url)
-	if ok, err := a.Lease("queue", "a", 300*time.Millisecond); !ok || err != nil {
+	if ok, err := a.lease("queue", "a", 300*time.Millisecond); !ok || err != nil {
 		t.Fatalf("a: %v %v", ok, err)
 	}
-	if ok, err := b.Lease("queue", "b", time.Second); ok || err != nil {
+	if ok, err := b.lease("queue", "b", time.Second); ok || err != nil {
 		t.Fatalf("b took a held lease: %v %v", ok, err)
 	}
-	if ok, _ := a.Lease("queue", "a", 300*time.Millisecond); !ok {
+	if ok, _ := a.lease("queue", "a", 300*time.Millisecond); !ok {
 		t.Fatal("a could not renew")
 	}
 	time.Sleep(400 * time.Millisecond)
-	if ok, err := b.Lease("queue", "b", time.Second); !ok || err != nil {
+	if ok, err := b.lease("queue", "b", time.Second); !ok || err != nil {
 		t.Fatalf("b after expiry: %v %v", ok, err)
 	}
-	if ok, _ := a.Lease("queue", "a", time.Second); ok {
+	if ok, _ := a.lease("queue", "a", time.Second); ok {
 		t.Fatal("a took b's lease")
 	}
-	if err := b.ReleaseLease("queue", "b"); err != nil {
+	if err := b.releaseLease("queue", "b"); err != nil {
 		t.Fatal(err)
 	}
-	if ok, _ := a.Lease("queue", "a", time.Second); !ok {
+	if ok, _ := a.lease("queue", "a", time.Second); !ok {
 		t.Fatal("a could not take a released lease")
 	}
 }
@@ -243,4 +244,57 @@ func TestPostgresUpdatesSerialize(t *testing.T) {
 	if err != nil || string(v) != "100" {
 		t.Fatalf("counter %q %v, want 100", v, err)
 	}
+}
+
+// A bbolt ledger copied into PostgreSQL ends at the same checkpoint, checks,
+// answers the same claims and reads, and goes on appending.
+func TestCopyToPostgres(t *testing.T) {
+	url := pgtest.Schema(t)
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	s, v, _ := testKey(t, testOrigin, "log key 1")
+	src, err := Open(path, Options{Origin: testOrigin, Signer: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 300 {
+		mustAppend(t, src, fmt.Sprintf("e%03d", i))
+	}
+	if err := src.Update(func(tx Tx) error { return tx.Put("queue", []byte("k"), []byte("v")) }); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := src.Checkpoint()
+	src.Close()
+	rep, err := CopyToPostgres(context.Background(), path, url, Options{Origin: testOrigin, Verifier: v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Entries != 300 || rep.Copy.Size != 300 || rep.Copy.Root != want.Root || rep.Claims != 300 || rep.Side < 1 {
+		t.Fatalf("report %+v, want 300 entries at root %s", rep, want.Root)
+	}
+	// Copying again into the now non-empty log is refused.
+	if _, err := CopyToPostgres(context.Background(), path, url, Options{Origin: testOrigin, Verifier: v}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("second copy: %v, want ErrInvalid", err)
+	}
+	l := openPG(t, url)
+	if a := mustAppend(t, l, "e007"); !a.Existing || a.Index != 7 {
+		t.Fatalf("claim after the copy: %+v", a)
+	}
+	if a := mustAppend(t, l, "new"); a.Existing || a.Index != 300 {
+		t.Fatalf("append after the copy: %+v", a)
+	}
+	if got, _ := l.Get("queue", []byte("k")); string(got) != "v" {
+		t.Fatalf("side value %q", got)
+	}
+	if id, err := l.Lookup("by_name", []byte("e123")); err != nil || id != "e123" {
+		t.Fatalf("posting: %q %v", id, err)
+	}
+	p, err := l.ConsistencyProof(300, 301)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, _ := l.Checkpoint()
+	if err := tlog.CheckTree(p, 301, now.Root, 300, want.Root); err != nil {
+		t.Fatal(err)
+	}
+	mustCheck(t, l)
 }

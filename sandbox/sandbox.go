@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -63,6 +64,7 @@ func (s *Sandbox) engine() (*fiscal.Engine, error) {
 	set := s.prod.Settings()
 	eng, err := fiscal.New(fiscal.Config{
 		Dir:          filepath.Join(set.Dir, "sandbox"),
+		Store:        sandboxStore(set.Store),
 		LogOrigin:    set.LogOrigin + "/sandbox",
 		Environment:  receipt.EnvSandbox,
 		FX:           set.FX,
@@ -339,4 +341,26 @@ func (s *Sandbox) Ledger() (*ledger.Ledger, error) {
 
 func notFound(what string) *fiscal.Error {
 	return &fiscal.Error{Code: fiscal.CodeNotFound, Detail: what + " not found"}
+}
+
+// sandboxStore is where the sandbox log lives: beside a PostgreSQL
+// production log, in the schema of the same name with "_sandbox" appended
+// ("fiscal402_sandbox" beside the default schema), which every replica
+// shares, so the sandbox quota is counted once for all of them.
+func sandboxStore(prod string) string {
+	if prod == "" {
+		return ""
+	}
+	u, err := url.Parse(prod)
+	if err != nil {
+		return ""
+	}
+	q := u.Query()
+	schema := strings.TrimSpace(strings.Split(q.Get("search_path"), ",")[0])
+	if schema == "" || schema == "public" {
+		schema = "fiscal402"
+	}
+	q.Set("search_path", schema+"_sandbox")
+	u.RawQuery = q.Encode()
+	return u.String()
 }
