@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/fiscal402/fiscal402/internal/pgtest"
@@ -47,46 +46,16 @@ func testKey(t testing.TB, origin, seed string) (note.Signer, note.Verifier, str
 	return s, v, vkey
 }
 
-// backends is the table of stores that the backend-independent tests run
-// on (eachBackend): the bbolt file, and PostgreSQL in a schema of the
-// test's own (skipped without a server, failing under FISCAL402_STRICT=1).
-var backends = []string{"bbolt", "postgres"}
-
-// onPostgres holds the names of the subtests eachBackend runs on
-// PostgreSQL; testLedger and openAt in them, and in their subtests, open
-// PostgreSQL ledgers.
-var onPostgres sync.Map
-
-// eachBackend runs fn once per backend, as subtests named after it.
-func eachBackend(t *testing.T, fn func(t *testing.T)) {
-	for _, b := range backends {
-		t.Run(b, func(t *testing.T) {
-			if b == "postgres" {
-				if err := pgtest.Available(); err != nil {
-					testtool.Missing(t, "PostgreSQL", err.Error())
-				}
-				onPostgres.Store(t.Name(), true)
-			}
-			fn(t)
-		})
-	}
-}
-
-// usesPostgres reports whether t runs under a PostgreSQL subtest.
-func usesPostgres(t testing.TB) bool {
-	pg := false
-	onPostgres.Range(func(k, _ any) bool {
-		name := k.(string)
-		pg = t.Name() == name || strings.HasPrefix(t.Name(), name+"/")
-		return !pg
-	})
-	return pg
-}
+// eachBackend runs fn once per backend of pgtest.Backends (the bbolt file,
+// and PostgreSQL in a schema of the test's own: skipped without a server,
+// failing under FISCAL402_STRICT=1); testLedger and reopen inside it open
+// that backend.
+func eachBackend(t *testing.T, fn func(t *testing.T)) { pgtest.EachBackend(t, fn) }
 
 // newStorePath returns where a new ledger of the test's backend lives: a
 // file path, or the URL of a fresh schema.
 func newStorePath(t testing.TB) string {
-	if usesPostgres(t) {
+	if pgtest.OnPostgres(t) {
 		return pgtest.Schema(t)
 	}
 	return filepath.Join(t.TempDir(), "ledger.db")

@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"net/url"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -97,4 +98,41 @@ func WithSchema(u, schema string) string {
 	q.Set("search_path", schema)
 	p.RawQuery = q.Encode()
 	return p.String()
+}
+
+// Backends is the table of ledger stores that backend-independent tests
+// run on (EachBackend).
+var Backends = []string{"bbolt", "postgres"}
+
+// onPostgres holds the names of the subtests EachBackend runs on
+// PostgreSQL.
+var onPostgres sync.Map
+
+// EachBackend runs fn once per backend, as subtests named after it; in the
+// PostgreSQL one (and its subtests) OnPostgres is true, so that the
+// helpers that make ledgers and engines make PostgreSQL ones.
+func EachBackend(t *testing.T, fn func(t *testing.T)) {
+	for _, b := range Backends {
+		t.Run(b, func(t *testing.T) {
+			if b == "postgres" {
+				if err := Available(); err != nil {
+					testtool.Missing(t, "PostgreSQL", err.Error())
+				}
+				onPostgres.Store(t.Name(), true)
+			}
+			fn(t)
+		})
+	}
+}
+
+// OnPostgres reports whether t runs inside EachBackend's PostgreSQL
+// subtest.
+func OnPostgres(t testing.TB) bool {
+	pg := false
+	onPostgres.Range(func(k, _ any) bool {
+		name := k.(string)
+		pg = t.Name() == name || strings.HasPrefix(t.Name(), name+"/")
+		return !pg
+	})
+	return pg
 }
