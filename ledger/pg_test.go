@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/fiscal402/fiscal402/internal/pgtest"
+	"github.com/jackc/pgx/v5"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 )
@@ -297,4 +299,47 @@ func TestCopyToPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustCheck(t, l)
+}
+
+// Check on PostgreSQL finds what was changed behind the ledger's back: a
+// blob, a stored hash, a checkpoint, a missing entry, a claim beyond the
+// log, a posting naming no entry.
+func TestPostgresCheckFindsTampering(t *testing.T) {
+	for _, tc := range []struct {
+		name, sql string
+		want      string
+	}{
+		{"blob", "UPDATE entries SET blob = (SELECT blob FROM entries WHERE idx = 3) WHERE idx = 5", "index 5"},
+		{"hash", "UPDATE hashes SET hash = decode(repeat('00', 32), 'hex') WHERE idx = 7", "stored hash"},
+		{"checkpoint", "UPDATE checkpoints SET note = (SELECT note FROM checkpoints WHERE size = 2) WHERE size = 4", "checkpoint"},
+		{"entry", "DELETE FROM entries WHERE idx = 9", "leaf 9 is missing"},
+		{"claim", "UPDATE claims SET idx = 99 WHERE key = 'e001'", "beyond the log size"},
+		{"posting", "UPDATE postings SET id = 'nobody' WHERE key = 'e002'", "does not exist"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url := pgtest.Schema(t)
+			l := openPG(t, url, func(o *Options) { o.MaxBatch = 1 })
+			for i := range 12 {
+				mustAppend(t, l, fmt.Sprintf("e%03d", i))
+			}
+			mustCheck(t, l)
+			db, err := pgx.Connect(context.Background(), url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close(context.Background())
+			if _, err := db.Exec(context.Background(), tc.sql); err != nil {
+				t.Fatal(err)
+			}
+			err = l.Check()
+			var ce *CheckError
+			if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Check: %v, want a *CheckError about %q", err, tc.want)
+			}
+			_, v, _ := testKey(t, testOrigin, "log key 1")
+			if err := Check(url, v); err == nil {
+				t.Fatal("package Check on the URL passed")
+			}
+		})
+	}
 }
