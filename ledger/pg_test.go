@@ -343,3 +343,45 @@ func TestPostgresCheckFindsTampering(t *testing.T) {
 		})
 	}
 }
+
+// A database connection that dies fails the batch it carried with
+// ErrUnavailable (never a claim conflict, never "not found"), writes
+// nothing of it, and the ledger goes on once the database answers again.
+func TestPostgresConnectionLoss(t *testing.T) {
+	url := pgtest.Schema(t) + "&application_name=ledger_conn_loss_" + fmt.Sprint(time.Now().UnixNano())
+	app := url[strings.Index(url, "application_name=")+len("application_name="):]
+	l := openPG(t, url)
+	mustAppend(t, l, "a")
+	db, err := pgx.Connect(context.Background(), pgtest.BaseURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(context.Background())
+	if _, err := db.Exec(context.Background(), "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", app); err != nil {
+		t.Fatal(err)
+	}
+	failed := 0
+	for i := range 10 {
+		name := fmt.Sprintf("b%d", i)
+		_, err := l.Append(context.Background(), Append{Claims: []Claim{{Space: "payment", Key: name}}, Build: simpleEntry(name)})
+		switch {
+		case err == nil:
+		case errors.Is(err, ErrUnavailable):
+			failed++
+			var cc *ClaimConflictError
+			if errors.As(err, &cc) {
+				t.Fatalf("a lost connection reported as a claim conflict: %v", err)
+			}
+			// Nothing of it was written: the claim is free.
+			if _, _, err := l.ClaimHolder("payment", name); !errors.Is(err, ErrNotFound) {
+				t.Fatalf("claim %s after a failed append: %v", name, err)
+			}
+		default:
+			t.Fatalf("append %s: %v, want nil or ErrUnavailable", name, err)
+		}
+	}
+	if failed == 0 || failed == 10 {
+		t.Fatalf("%d of 10 appends failed after the connections were killed, want some, then recovery", failed)
+	}
+	mustCheck(t, l)
+}
