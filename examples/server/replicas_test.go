@@ -433,6 +433,10 @@ func TestMigrateToPostgres(t *testing.T) {
 		t.Fatalf("migrate said %q", out.String())
 	}
 	t.Log(strings.TrimSpace(out.String()))
+	out.Reset()
+	if err := run([]string{"check", "-data", dir, "-ledger", url}, &out, io.Discard); err != nil || !strings.Contains(out.String(), "log size 30") {
+		t.Fatalf("check of the PostgreSQL log: %v %q", err, out.String())
+	}
 	if err := run([]string{"migrate", "-data", dir, "-store", url}, io.Discard, io.Discard); err == nil {
 		t.Fatal("a second migrate into the same log succeeded")
 	}
