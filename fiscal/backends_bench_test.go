@@ -66,11 +66,15 @@ func BenchmarkSettleBackends(b *testing.B) {
 			wg.Wait()
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "records/s")
 			var commits, trips uint64
+			var io, serial time.Duration
 			for _, e := range engines {
 				st := e.Ledger().Stats()
 				commits, trips = commits+st.Commits, trips+st.RoundTrips
+				io, serial = io+st.CommitterIO, serial+st.CommitterSerial
 			}
 			if commits > 0 {
+				b.ReportMetric(float64(io.Microseconds())/float64(commits), "io-µs/commit")
+				b.ReportMetric(float64(serial.Microseconds())/float64(commits), "serial-µs/commit")
 				b.ReportMetric(float64(b.N)/float64(commits), "records/commit")
 				b.ReportMetric(float64(trips)/float64(commits), "roundtrips/commit")
 			}
