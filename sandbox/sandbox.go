@@ -64,7 +64,7 @@ func (s *Sandbox) engine() (*fiscal.Engine, error) {
 	set := s.prod.Settings()
 	eng, err := fiscal.New(fiscal.Config{
 		Dir:          filepath.Join(set.Dir, "sandbox"),
-		Store:        sandboxStore(set.Store),
+		Store:        StoreURL(set.Store),
 		LogOrigin:    set.LogOrigin + "/sandbox",
 		Environment:  receipt.EnvSandbox,
 		FX:           set.FX,
@@ -343,11 +343,11 @@ func notFound(what string) *fiscal.Error {
 	return &fiscal.Error{Code: fiscal.CodeNotFound, Detail: what + " not found"}
 }
 
-// sandboxStore is where the sandbox log lives: beside a PostgreSQL
+// StoreURL is where the sandbox log lives: beside a PostgreSQL
 // production log, in the schema of the same name with "_sandbox" appended
 // ("fiscal402_sandbox" beside the default schema), which every replica
 // shares, so the sandbox quota is counted once for all of them.
-func sandboxStore(prod string) string {
+func StoreURL(prod string) string {
 	if prod == "" {
 		return ""
 	}
