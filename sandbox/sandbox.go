@@ -43,13 +43,23 @@ type Sandbox struct {
 }
 
 // New returns the sandbox of the production engine prod. Nothing is
-// created on disk until a sandbox call needs it.
+// created on disk until a sandbox call needs it, except beside a log that
+// several replicas share (PostgreSQL), where the sandbox opens at once.
 func New(prod *fiscal.Engine, opts Options) *Sandbox {
 	q := opts.QuotaPerDay
 	if q == 0 {
 		q = DefaultQuotaPerDay
 	}
-	return &Sandbox{prod: prod, quota: q}
+	s := &Sandbox{prod: prod, quota: q}
+	if prod.Ledger().Shared() {
+		// Replicas of a shared log share the sandbox's keys too: make them
+		// (and the sandbox log) at start, so that the keys directory an
+		// operator copies to the other replicas holds them.
+		if _, err := s.engine(); err != nil {
+			prod.Settings().Logger.Error("sandbox: opening at start", "err", err)
+		}
+	}
+	return s
 }
 
 // engine opens the sandbox engine on first use: it has the production

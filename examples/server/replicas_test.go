@@ -168,6 +168,32 @@ func TestReplicasOnPostgres(t *testing.T) {
 	secret = ep.Secret
 	hmu.Unlock()
 
+	// The sandbox quota is global: 10 calls a day for one agent, whichever
+	// replicas answer them.
+	okCalls, refused := 0, 0
+	for i := range 15 {
+		body := fmt.Sprintf(`{"amountUsdc":"1.00","txHash":"%s","timestamp":"2026-04-10T14:30:00Z",`+
+			`"payerWallet":"0x70997970C51812dc3A010C7d01b50e0d17dc79C8","receiverWallet":"0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",`+
+			`"network":"eip155:8453","consumerCountry":"DE"}`, crashTx(1_000_000+i))
+		r, err := client.Post(procs[i%replicas].base+"/sandbox/v1/simulate", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		switch {
+		case r.StatusCode == 429:
+			refused++
+		case r.StatusCode/100 == 2:
+			okCalls++
+		default:
+			t.Fatalf("sandbox call %d on replica %d: %d %.300s", i, i%replicas, r.StatusCode, raw)
+		}
+	}
+	if okCalls != 10 || refused != 5 {
+		t.Fatalf("sandbox calls over 3 replicas: %d answered, %d refused, want 10 and 5 (one global quota)", okCalls, refused)
+	}
+
 	var (
 		pmu      sync.RWMutex // guards procs
 		mu       sync.Mutex
@@ -379,6 +405,7 @@ func TestReplicasOnPostgres(t *testing.T) {
 	if err := ledger.Check(url, v); err != nil {
 		t.Fatalf("ledger.Check on the shared log: %v", err)
 	}
+	t.Logf("sandbox quota over 3 replicas: %d calls answered, %d refused", okCalls, refused)
 	t.Logf("3 replicas, %d clients, %d SIGKILLs: %d settlements acknowledged, each present once (invoices 1..%d gap-free), %d answers lost to kills and retried on another replica, %d cross-replica replays answered with the one record; log size %d, %d checkpoints seen, all consistent with the final one; %d events delivered (%d deliveries, %d more than once, 0 concurrently); ledger.Check clean",
 		clients, kills, len(acked), len(invoices), lost, replays, final.Size, len(cps), events, deliveries, again)
 }
