@@ -875,11 +875,16 @@ func (s *pgStore) update(fn func(tx Tx) error) error {
 		return s.unavailable("update", err)
 	}
 	r := &pgReader{s: s, ctx: ctx, conn: conn.Conn(), writable: true}
-	if err := fn(pgSideTx{r}); err != nil {
-		return err
+	err = fn(pgSideTx{r})
+	if err == nil {
+		err = r.err
 	}
-	if r.err != nil {
-		return r.err
+	if err != nil {
+		// The caller's refusal (a quota used up) keeps the connection.
+		if _, rerr := conn.Exec(ctx, "ROLLBACK"); rerr == nil && r.err == nil {
+			ok = true
+		}
+		return err
 	}
 	if _, err := conn.Exec(ctx, "COMMIT"); err != nil {
 		return s.unavailable("update", err)
