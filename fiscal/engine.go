@@ -3,6 +3,8 @@ package fiscal
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -78,6 +80,13 @@ type Config struct {
 	// the cost of each. Either refuses a damaged file with an error that
 	// errors.Is ledger.ErrCorrupt.
 	LedgerFullCheck bool
+	// Store is where the ledger lives: "" for the bbolt file ledger.db in
+	// Dir, or a postgres:// URL for a PostgreSQL log that several engines
+	// (server replicas) share (ledger.OpenPostgres). Every replica needs
+	// the same keys (Dir/keys copied to each): the log key, the receipt
+	// key and the record-id key are recorded with the log at its first
+	// open, and an engine whose keys differ is refused.
+	Store string
 	// NoBackground: start no background work (registry re-checks, and what
 	// accessories register with Go). For maintenance tools that open a data
 	// directory; their records wait for the next engine that runs it.
@@ -173,7 +182,19 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e.logVKey = vkey
 	ledgerPath := filepath.Join(cfg.Dir, "ledger.db")
-	if e.ledger, err = ledger.Open(ledgerPath, ledger.Options{Origin: cfg.LogOrigin, Signer: signer, Observer: cfg.CommitObserver, FullCheck: cfg.LedgerFullCheck}); err != nil {
+	lopts := ledger.Options{Origin: cfg.LogOrigin, Signer: signer, Observer: cfg.CommitObserver, FullCheck: cfg.LedgerFullCheck}
+	if cfg.Store == "" {
+		e.ledger, err = ledger.Open(ledgerPath, lopts)
+	} else {
+		idSum := sha256.Sum256(e.idKey)
+		lopts.Keys = map[string]string{
+			"receipt":   e.keyring.Signer().KeyID(),
+			"record-id": "sha256:" + hex.EncodeToString(idSum[:]),
+		}
+		ledgerPath = "PostgreSQL log"
+		e.ledger, err = ledger.OpenPostgres(context.Background(), cfg.Store, lopts)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("fiscal: %s: %w", ledgerPath, err)
 	}
 	if cfg.LedgerFullCheck {

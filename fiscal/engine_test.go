@@ -14,6 +14,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
+	"github.com/fiscal402/fiscal402/internal/pgtest"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -112,39 +113,43 @@ func validateUBL(t *testing.T, files []string, peppol bool) { fiscaltest.Validat
 // TestMissingCountryNeverZeroRated: without consumerCountry the record is
 // pending, carries no rate, no VAT amount and no invoice (spec §3).
 func TestMissingCountryNeverZeroRated(t *testing.T) {
-	e := testEngine(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), irishSeller)
-	res, err := fiscaltest.Books(t, e, 0).Settle(context.Background(), request(1, "10.00", "", "2026-04-10T14:30:00Z"), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := res.Record
-	if r.ReviewStatus != fiscal.StatusPendingReview || r.Classification.Status != vat.StatusManualReview {
-		t.Fatalf("status %s / %s", r.ReviewStatus, r.Classification.Status)
-	}
-	if r.Classification.RatePercent != nil || r.FX.VATEUR != "" || r.FX.NetEUR != "" || r.Invoice != nil {
-		t.Fatalf("pending record states a rate, VAT or invoice: %+v %+v %+v", r.Classification, r.FX, r.Invoice)
-	}
-	if len(r.ReviewReasons) == 0 || r.ReviewReasons[0].Code != "buyer_country_missing" {
-		t.Fatalf("reasons %+v", r.ReviewReasons)
-	}
-	if _, _, err := fiscaltest.Books(t, e, 0).Invoice(context.Background(), r.ID); fiscaltest.Code(err) != fiscal.CodeNotFound {
-		t.Fatalf("invoice of a pending record: %v", err)
-	}
+	eachBackend(t, func(t *testing.T) {
+		e := testEngine(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), irishSeller)
+		res, err := fiscaltest.Books(t, e, 0).Settle(context.Background(), request(1, "10.00", "", "2026-04-10T14:30:00Z"), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := res.Record
+		if r.ReviewStatus != fiscal.StatusPendingReview || r.Classification.Status != vat.StatusManualReview {
+			t.Fatalf("status %s / %s", r.ReviewStatus, r.Classification.Status)
+		}
+		if r.Classification.RatePercent != nil || r.FX.VATEUR != "" || r.FX.NetEUR != "" || r.Invoice != nil {
+			t.Fatalf("pending record states a rate, VAT or invoice: %+v %+v %+v", r.Classification, r.FX, r.Invoice)
+		}
+		if len(r.ReviewReasons) == 0 || r.ReviewReasons[0].Code != "buyer_country_missing" {
+			t.Fatalf("reasons %+v", r.ReviewReasons)
+		}
+		if _, _, err := fiscaltest.Books(t, e, 0).Invoice(context.Background(), r.ID); fiscaltest.Code(err) != fiscal.CodeNotFound {
+			t.Fatalf("invoice of a pending record: %v", err)
+		}
+	})
 }
 
 // TestSettleErrorsAreTyped: library callers branch on codes, not messages.
 func TestSettleErrorsAreTyped(t *testing.T) {
-	e := testEngine(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), irishSeller)
-	req := request(1, "10.00", "DE", "2026-04-10T14:30:00Z")
-	req.Network = "eip155:10"
-	_, err := fiscaltest.Books(t, e, 0).Settle(context.Background(), req, "")
-	var fe *fiscal.Error
-	if !errors.As(err, &fe) || fe.Code != fiscal.CodeUnsupportedNetwork || fe.Field != "/network" || fe.Code.HTTPStatus() != 422 {
-		t.Fatalf("got %#v", err)
-	}
-	if _, err := e.Books("nobody"); fiscaltest.Code(err) != fiscal.CodeNotFound || !strings.Contains(err.Error(), "nobody") {
-		t.Fatalf("unknown account: %v", err)
-	}
+	eachBackend(t, func(t *testing.T) {
+		e := testEngine(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), irishSeller)
+		req := request(1, "10.00", "DE", "2026-04-10T14:30:00Z")
+		req.Network = "eip155:10"
+		_, err := fiscaltest.Books(t, e, 0).Settle(context.Background(), req, "")
+		var fe *fiscal.Error
+		if !errors.As(err, &fe) || fe.Code != fiscal.CodeUnsupportedNetwork || fe.Field != "/network" || fe.Code.HTTPStatus() != 422 {
+			t.Fatalf("got %#v", err)
+		}
+		if _, err := e.Books("nobody"); fiscaltest.Code(err) != fiscal.CodeNotFound || !strings.Contains(err.Error(), "nobody") {
+			t.Fatalf("unknown account: %v", err)
+		}
+	})
 }
 
 // TestCodes: the code table is sorted, and a code is retryable exactly when
@@ -165,25 +170,31 @@ func TestCodes(t *testing.T) {
 // TestSetAccounts: an account added while the engine runs is served at
 // once; a list with an error changes nothing.
 func TestSetAccounts(t *testing.T) {
-	e := testEngine(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), irishSeller)
-	if _, err := e.Books("acct_new"); fiscaltest.Code(err) != fiscal.CodeNotFound {
-		t.Fatalf("before: %v", err)
-	}
-	accounts := append(e.Accounts(), fiscal.Account{ID: "acct_new", Seller: irishSeller})
-	if err := e.SetAccounts(append(slices.Clone(accounts), fiscal.Account{ID: "bad", Seller: fiscal.Seller{Country: "IE"}})); err == nil {
-		t.Fatal("a seller without a name was accepted")
-	}
-	if _, err := e.Books("acct_new"); err == nil {
-		t.Fatal("a refused list changed the accounts")
-	}
-	if err := e.SetAccounts(accounts); err != nil {
-		t.Fatal(err)
-	}
-	b, err := e.Books("acct_new")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.Settle(context.Background(), request(900, "1.00", "DE", "2026-04-10T14:30:00Z"), ""); err != nil {
-		t.Fatal(err)
-	}
+	eachBackend(t, func(t *testing.T) {
+		e := testEngine(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), irishSeller)
+		if _, err := e.Books("acct_new"); fiscaltest.Code(err) != fiscal.CodeNotFound {
+			t.Fatalf("before: %v", err)
+		}
+		accounts := append(e.Accounts(), fiscal.Account{ID: "acct_new", Seller: irishSeller})
+		if err := e.SetAccounts(append(slices.Clone(accounts), fiscal.Account{ID: "bad", Seller: fiscal.Seller{Country: "IE"}})); err == nil {
+			t.Fatal("a seller without a name was accepted")
+		}
+		if _, err := e.Books("acct_new"); err == nil {
+			t.Fatal("a refused list changed the accounts")
+		}
+		if err := e.SetAccounts(accounts); err != nil {
+			t.Fatal(err)
+		}
+		b, err := e.Books("acct_new")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Settle(context.Background(), request(900, "1.00", "DE", "2026-04-10T14:30:00Z"), ""); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
+
+// eachBackend runs a test on every ledger store (pgtest.Backends): the
+// engine fiscaltest.Config makes inside it keeps its ledger there.
+func eachBackend(t *testing.T, fn func(t *testing.T)) { pgtest.EachBackend(t, fn) }

@@ -297,6 +297,11 @@ func (e *Engine) runRecheckLoop(stop <-chan struct{}) {
 		case <-stop:
 			return
 		case <-t.C:
+			// Replicas sharing a log take turns through a lease: one of
+			// them re-checks (bbolt: always this engine).
+			if held, err := e.ledger.Lease("fiscal.recheck", e.cfg.Recheck.Interval*3+time.Minute); err != nil || !held {
+				continue
+			}
 			if n, err := e.RecheckNow(ctx); err != nil && ctx.Err() == nil {
 				e.cfg.Logger.Error("vat number re-check", "err", err)
 			} else if n > 0 {

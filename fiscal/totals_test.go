@@ -47,36 +47,38 @@ func thresholdEvents(t *testing.T, e *fiscal.Engine) []fiscal.Event {
 // emitted once; later sales that year are taxed in Germany; the account's
 // totals are readable.
 func TestThresholdFromTheLedger(t *testing.T) {
-	e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), smallIrishSeller))
-	b := fiscaltest.Books(t, e, 0)
-	ctx := context.Background()
-	var got []string
-	for i := 0; i < 4; i++ {
-		res, err := b.Settle(ctx, fiscaltest.Request(i, "6000", "DE", "2026-04-10T14:30:00Z"), "")
-		if err != nil {
-			t.Fatal(err)
+	eachBackend(t, func(t *testing.T) {
+		e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), smallIrishSeller))
+		b := fiscaltest.Books(t, e, 0)
+		ctx := context.Background()
+		var got []string
+		for i := 0; i < 4; i++ {
+			res, err := b.Settle(ctx, fiscaltest.Request(i, "6000", "DE", "2026-04-10T14:30:00Z"), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := res.Record
+			c := r.Classification
+			got = append(got, c.TaxingCountry)
+			th := c.Threshold
+			if th == nil || !th.Counts || th.Counted == nil || th.TotalAfter == nil || !th.TotalBefore.Add(*th.Counted).Equal(*th.TotalAfter) {
+				t.Fatalf("sale %d: threshold section %+v", i+1, th)
+			}
+			if i == 2 && !th.Crossed {
+				t.Errorf("the third sale does not say it crossed: %+v", th)
+			}
 		}
-		r := res.Record
-		c := r.Classification
-		got = append(got, c.TaxingCountry)
-		th := c.Threshold
-		if th == nil || !th.Counts || th.Counted == nil || th.TotalAfter == nil || !th.TotalBefore.Add(*th.Counted).Equal(*th.TotalAfter) {
-			t.Fatalf("sale %d: threshold section %+v", i+1, th)
+		if !slices.Equal(got, []string{"IE", "IE", "DE", "DE"}) {
+			t.Fatalf("taxing countries %v, want IE IE DE DE", got)
 		}
-		if i == 2 && !th.Crossed {
-			t.Errorf("the third sale does not say it crossed: %+v", th)
+		if evs := thresholdEvents(t, e); len(evs) != 1 || evs[0].Account != fiscaltest.AccountID(0) {
+			t.Fatalf("threshold events %+v", evs)
 		}
-	}
-	if !slices.Equal(got, []string{"IE", "IE", "DE", "DE"}) {
-		t.Fatalf("taxing countries %v, want IE IE DE DE", got)
-	}
-	if evs := thresholdEvents(t, e); len(evs) != 1 || evs[0].Account != fiscaltest.AccountID(0) {
-		t.Fatalf("threshold events %+v", evs)
-	}
-	totals, err := b.Totals(ctx)
-	if err != nil || len(totals) != 1 || totals[0].Year != 2026 || !totals[0].Exceeded {
-		t.Fatalf("totals %+v %v", totals, err)
-	}
+		totals, err := b.Totals(ctx)
+		if err != nil || len(totals) != 1 || totals[0].Year != 2026 || !totals[0].Exceeded {
+			t.Fatalf("totals %+v %v", totals, err)
+		}
+	})
 }
 
 // TestConcurrentCrossingSales: after a first sale, two sales arrive at once;
@@ -84,49 +86,51 @@ func TestThresholdFromTheLedger(t *testing.T) {
 // decided in append order: exactly one is taxed at origin and the other,
 // the crossing one, at destination; the total is the sum of all three.
 func TestConcurrentCrossingSales(t *testing.T) {
-	for round := 0; round < 5; round++ {
-		e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), smallIrishSeller))
-		b := fiscaltest.Books(t, e, 0)
-		ctx := context.Background()
-		firstRes, err := b.Settle(ctx, fiscaltest.Request(1, "5000", "DE", "2026-04-10T14:30:00Z"), "")
-		if err != nil {
-			t.Fatal(err)
+	eachBackend(t, func(t *testing.T) {
+		for round := 0; round < 5; round++ {
+			e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), smallIrishSeller))
+			b := fiscaltest.Books(t, e, 0)
+			ctx := context.Background()
+			firstRes, err := b.Settle(ctx, fiscaltest.Request(1, "5000", "DE", "2026-04-10T14:30:00Z"), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wg sync.WaitGroup
+			results := make([]*fiscal.Record, 2)
+			for i := range results {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					res, err := b.Settle(ctx, fiscaltest.Request(10+i, "5000", "DE", "2026-04-10T14:30:00Z"), "")
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					results[i] = res.Record
+				}()
+			}
+			wg.Wait()
+			if t.Failed() {
+				return
+			}
+			var countries []string
+			for _, r := range results {
+				countries = append(countries, r.Classification.TaxingCountry)
+			}
+			slices.Sort(countries)
+			if !slices.Equal(countries, []string{"DE", "IE"}) {
+				t.Fatalf("round %d: concurrent sales taxed in %v, want one at origin (IE) and the crossing one in DE", round, countries)
+			}
+			totals, _ := b.Totals(ctx)
+			sum := *firstRes.Record.Classification.Threshold.Counted
+			for _, r := range results {
+				sum = sum.Add(*r.Classification.Threshold.Counted)
+			}
+			if len(totals) != 1 || !totals[0].Exceeded || totals[0].CrossBorderEUR != sum.String() || len(thresholdEvents(t, e)) != 1 {
+				t.Fatalf("round %d: totals %+v", round, totals)
+			}
 		}
-		var wg sync.WaitGroup
-		results := make([]*fiscal.Record, 2)
-		for i := range results {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				res, err := b.Settle(ctx, fiscaltest.Request(10+i, "5000", "DE", "2026-04-10T14:30:00Z"), "")
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				results[i] = res.Record
-			}()
-		}
-		wg.Wait()
-		if t.Failed() {
-			return
-		}
-		var countries []string
-		for _, r := range results {
-			countries = append(countries, r.Classification.TaxingCountry)
-		}
-		slices.Sort(countries)
-		if !slices.Equal(countries, []string{"DE", "IE"}) {
-			t.Fatalf("round %d: concurrent sales taxed in %v, want one at origin (IE) and the crossing one in DE", round, countries)
-		}
-		totals, _ := b.Totals(ctx)
-		sum := *firstRes.Record.Classification.Threshold.Counted
-		for _, r := range results {
-			sum = sum.Add(*r.Classification.Threshold.Counted)
-		}
-		if len(totals) != 1 || !totals[0].Exceeded || totals[0].CrossBorderEUR != sum.String() || len(thresholdEvents(t, e)) != 1 {
-			t.Fatalf("round %d: totals %+v", round, totals)
-		}
-	}
+	})
 }
 
 // TestThresholdAcrossYears: the previous year's total (an opening figure)
@@ -134,28 +138,30 @@ func TestConcurrentCrossingSales(t *testing.T) {
 // crossing in December in Irish time is the year's, one after midnight in
 // Dublin belongs to the next year.
 func TestThresholdAcrossYears(t *testing.T) {
-	seller := smallIrishSeller
-	seller.OpeningTotals = []fiscal.OpeningTotal{{Year: 2025, EUR: "10500"}}
-	e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), seller))
-	b := fiscaltest.Books(t, e, 0)
-	ctx := context.Background()
-	res, err := b.Settle(ctx, fiscaltest.Request(1, "10", "DE", "2026-01-15T12:00:00Z"), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c := res.Record.Classification; c.TaxingCountry != "DE" || c.Threshold == nil || c.Threshold.Rule != vat.ThresholdPreviousYear {
-		t.Fatalf("January after an exceeded year: %s %+v", c.TaxingCountry, c.Threshold)
-	}
-	// Receipt and record agree on the invoice number.
-	doc, err := b.Receipt(ctx, res.Record.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	jwks, _ := e.JWKS()
-	claims, err := receipt.Verify(doc, jwks, e.LogVerifierKey())
-	if err != nil || claims.Invoice == nil || claims.Invoice.ID != res.Record.Invoice.ID {
-		t.Fatalf("receipt invoice %+v, record %+v: %v", claims.Invoice, res.Record.Invoice, err)
-	}
+	eachBackend(t, func(t *testing.T) {
+		seller := smallIrishSeller
+		seller.OpeningTotals = []fiscal.OpeningTotal{{Year: 2025, EUR: "10500"}}
+		e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), seller))
+		b := fiscaltest.Books(t, e, 0)
+		ctx := context.Background()
+		res, err := b.Settle(ctx, fiscaltest.Request(1, "10", "DE", "2026-01-15T12:00:00Z"), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := res.Record.Classification; c.TaxingCountry != "DE" || c.Threshold == nil || c.Threshold.Rule != vat.ThresholdPreviousYear {
+			t.Fatalf("January after an exceeded year: %s %+v", c.TaxingCountry, c.Threshold)
+		}
+		// Receipt and record agree on the invoice number.
+		doc, err := b.Receipt(ctx, res.Record.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jwks, _ := e.JWKS()
+		claims, err := receipt.Verify(doc, jwks, e.LogVerifierKey())
+		if err != nil || claims.Invoice == nil || claims.Invoice.ID != res.Record.Invoice.ID {
+			t.Fatalf("receipt invoice %+v, record %+v: %v", claims.Invoice, res.Record.Invoice, err)
+		}
+	})
 }
 
 // TestTotalsRebuiltForAnOlderLedger: a ledger written before the engine

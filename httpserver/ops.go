@@ -78,6 +78,9 @@ func (s *Server) ledgerBackup() (LedgerBackup, bool) {
 	if s.opts.Backup != nil {
 		return s.opts.Backup, true
 	}
+	if s.engine.Ledger().Shared() {
+		return nil, false // PostgreSQL: the database's own backups
+	}
 	b, ok := any(s.engine.Ledger()).(LedgerBackup)
 	return b, ok
 }
@@ -330,7 +333,7 @@ func (s *Server) state() (metrics.State, error) {
 func (s *Server) getBackup(w http.ResponseWriter, r *http.Request) {
 	src, ok := s.ledgerBackup()
 	if !ok {
-		s.problem(w, r, &fiscal.Error{Code: codeNotImplemented, Detail: "this build's ledger cannot write a hot copy (ledger.Ledger has no WriteTo); stop the server and copy ledger.db instead"})
+		s.problem(w, r, &fiscal.Error{Code: codeNotImplemented, Detail: "this ledger cannot write a hot copy: on PostgreSQL use the database's backups (pg_dump, base backups); a bbolt ledger without WriteTo: stop the server and copy ledger.db"})
 		return
 	}
 	// A large file takes longer than the server's write timeout.

@@ -468,6 +468,9 @@ func (s *Service) update(fn func(tx ledger.Tx) error) error {
 	return nil
 }
 
+// queueLease is how long a replica holds the queue after its last pass.
+const queueLease = 30 * time.Second
+
 // run processes the queue until stop is closed (the engine's Close): a
 // pass whenever an entry is due (by the engine clock), when an entry is
 // queued, and at least every 5 seconds. Entries survive restarts, so
@@ -479,6 +482,19 @@ func (s *Service) run(stop <-chan struct{}) {
 	go func() { <-stop; cancel() }()
 	for ctx.Err() == nil {
 		wait := poll
+		// Replicas sharing a log take turns through a lease (renewed every
+		// pass, at most poll apart): one processes the queue, another
+		// takes over within queueLease when it dies. bbolt: always held.
+		if held, err := s.e.Ledger().Lease("ingest.queue", queueLease); err != nil || !held {
+			timer := time.NewTimer(poll)
+			select {
+			case <-ctx.Done():
+				timer.Stop()
+				return
+			case <-timer.C:
+			}
+			continue
+		}
 		if n, err := s.Process(ctx); err != nil {
 			if ctx.Err() != nil {
 				return

@@ -345,6 +345,7 @@ func (l *Ledger) commit(batch []*request) []result {
 	l.prof.serial.Add(int64(time.Since(start) - st.io))
 	l.prof.io.Add(int64(st.io))
 	l.prof.pages.Add(st.pages)
+	l.prof.trips.Add(st.trips)
 	var co *CorruptError
 	if errors.As(err, &co) {
 		l.broken.CompareAndSwap(nil, co)
@@ -403,7 +404,9 @@ func batchKeysOf(batch []*request) *batchKeys {
 		if p := r.prep; p != nil {
 			k.ids = append(k.ids, p.id)
 			for _, po := range p.postings {
-				if !po.AppendIndex {
+				if po.AppendIndex {
+					k.indexed = append(k.indexed, postingKey{po.Index, string(po.Key)})
+				} else {
 					k.postings = append(k.postings, postingKey{po.Index, string(po.Key)})
 				}
 			}

@@ -32,7 +32,8 @@ func fail(index int64, format string, args ...any) error {
 	return &CheckError{Index: index, What: fmt.Sprintf(format, args...)}
 }
 
-// Check opens the ledger file at path read-only (waiting at most
+// Check opens the ledger file at path (or the PostgreSQL log a postgres://
+// URL names) read-only (waiting at most
 // DefaultOpenTimeout for the file lock; a running writer holds it, which is
 // ErrUnavailable) and re-verifies everything in it against the log key
 // logKey. It returns nil when all is well and *CheckError for the first
@@ -40,6 +41,9 @@ func fail(index int64, format string, args ...any) error {
 func Check(path string, logKey note.Verifier) error {
 	if logKey == nil {
 		return fmt.Errorf("ledger: check %s: nil log key: %w", path, ErrInvalid)
+	}
+	if isPostgresURL(path) {
+		return checkPostgres(path, logKey)
 	}
 	if _, err := os.Stat(path); err != nil {
 		if errors.Is(err, os.ErrNotExist) {

@@ -81,6 +81,9 @@ type codec struct {
 	dicts map[uint32][]byte
 	enc   atomic.Pointer[encoder]
 	dec   atomic.Pointer[zstd.Decoder]
+	// load, set for a shared store, reads a stored dictionary this codec
+	// does not know yet (another writer of the log cut it).
+	load func(id uint32) ([]byte, error)
 }
 
 type encoder struct {
@@ -355,7 +358,30 @@ func (c *codec) frame(f []byte, dict uint32) ([]byte, error) {
 			return nil, fmt.Errorf("%w: frame dictionary %d, blob says %d", errBlob, h.DictionaryID, dict)
 		}
 	}
-	return c.dec.Load().DecodeAll(f, nil)
+	out, err := c.dec.Load().DecodeAll(f, nil)
+	if err != nil && dict != 0 && c.load != nil {
+		if lerr := c.ensure(dict); lerr != nil {
+			return nil, lerr
+		}
+		return c.dec.Load().DecodeAll(f, nil)
+	}
+	return out, err
+}
+
+// ensure loads dictionary id from the store if this codec does not know
+// it, and keeps compressing with the newest one it knows.
+func (c *codec) ensure(id uint32) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.dicts[id]; ok {
+		return nil
+	}
+	content, err := c.load(id)
+	if err != nil {
+		return err
+	}
+	c.dicts[id] = content
+	return c.publish(max(id, c.enc.Load().dict))
 }
 
 // decodeLeaf returns the leaf stored in a blob.

@@ -184,14 +184,15 @@
 //
 // # Storage backends
 //
-// The bbolt file sits behind an internal, batch-shaped store interface
-// (store.go) so that a PostgreSQL store (issue 23) can be added without
-// touching the rest. Shared, whatever the store: batching and group commit,
-// claim semantics, Hook, the right frontier and RFC 6962 hashing, checkpoint
-// signing, the entry codec and its dictionaries, proofs (tlog over the
-// store's stored hashes), verified reads and the log part of Check. Per
-// store: one durable commit of a batch, reads of a consistent snapshot, side
-// data, and the walk of Check.
+// The bbolt file ([Open]) and a PostgreSQL schema ([OpenPostgres], pgx)
+// sit behind an internal, batch-shaped store interface (store.go). Shared,
+// whatever the store: batching and group commit, claim semantics, Hook,
+// the right frontier and RFC 6962 hashing, checkpoint signing, the entry
+// codec and its dictionaries, proofs (tlog over the store's stored
+// hashes), verified reads and the log part of Check. Per store: one
+// durable commit of a batch, reads of a consistent snapshot, side data,
+// and the walk of Check. The tests that do not look at the file run on
+// both through one table (eachBackend, pgtest.EachBackend).
 //
 // A commit is store.commit(keys, plan): the store opens a transaction, takes
 // the log's sequencer lock, reads what the batch names (keys: its claims,
@@ -200,19 +201,39 @@
 // blobs, stored hashes, claims, postings, side writes, sequence values, a
 // dictionary, the new checkpoint and the new head (size and right
 // frontier). plan does no I/O of its own. On PostgreSQL that is one
-// transaction of two round trips, pipelined: (1) BEGIN; SELECT … FROM
-// log_head WHERE log = $1 FOR UPDATE (the single sequencer per log: size,
-// frontier, newest checkpoint and dictionary, read under the row lock that
-// N servers appending to one log queue on); the claims, IDs, postings, side
-// keys and sequences of the batch (one SELECT … WHERE key = ANY($n) each);
-// then (2) multi-row INSERTs of entries, hashes, claims, postings and the
-// checkpoint, upserts of side data and sequences, UPDATE log_head, COMMIT.
-// Only the Build form (whose IDs and postings are known after Build) and a
-// dictionary cut after a restart read outside the loaded keys, one more
-// round trip each. A COMMIT whose answer is lost is settled by reading
-// log_head again: the checkpoint of the batch's size is there or the batch
-// is not. Group commit stays per server; servers share the log through the
-// row lock, each commit signing the checkpoint of the size it reached.
+// transaction of two round trips, each a pgx pipeline: (1) BEGIN; SELECT …
+// FROM log_head FOR UPDATE (the single sequencer: size, right frontier,
+// newest checkpoint and dictionary, read under the row lock that every
+// writer of the log queues on); the claims, IDs, postings (an AppendIndex
+// posting as the range of its prefix from the size on), side keys and
+// sequences of the batch (one SELECT … = ANY / IN unnest(…) each); then (2)
+// INSERT … SELECT FROM unnest(…) of entries, hashes, claims and postings,
+// upserts of side data and sequences, the dictionary and the checkpoint,
+// UPDATE log_head, COMMIT. Stats.RoundTrips counts them. Only the Build
+// form (whose IDs and postings are known after Build) and a dictionary cut
+// read outside the loaded keys, one more round trip each. A COMMIT whose
+// answer is lost is settled by reading the checkpoint of the batch's size:
+// it is stored byte for byte exactly when the batch committed. Connections
+// use synchronous_commit=on: an acknowledged append survives the loss of
+// the database server as its WAL does.
+//
+// Several processes (server replicas) append to one PostgreSQL log at once.
+// Each keeps its group commit; each commit continues from the head read
+// under the lock and signs the checkpoint of the size it reaches, so the
+// log stays one RFC 6962 log. What a process caches is refreshed: Size and
+// Checkpoint read the head, a blob compressed with a dictionary another
+// process cut loads that dictionary. Update transactions take the same row
+// lock, so side-data read-modify-writes of all processes are serialized as
+// bbolt's single writer serializes them. [Ledger.Lease] hands background
+// work to one process at a time (a leases row, database time). At the
+// first open the log records its origin, the log key's name and hash and
+// Options.Keys; a process with other keys is refused (ErrLogKeyMismatch).
+// Tables (ledger/pgschema, applied at open and recorded in
+// schema_migrations): ledger_meta, log_head, entries (idx, unique id,
+// blob), hashes, checkpoints, claims, postings, side, sequences, dicts,
+// leases; every key bbolt keeps as bytes is bytea, so that key order is byte
+// order. [CopyToPostgres] copies a bbolt file into an empty log and proves
+// the copy; [Check] takes a postgres:// URL too.
 //
 // # Invariants
 //
@@ -325,5 +346,7 @@
 // commit grows the file's memory map. One process owns a file: bbolt
 // locks it, and Open waits at most [Options].OpenTimeout (default 2 s) before
 // answering [ErrUnavailable]; bbolt would wait forever. Side-data [Ledger.Update]
-// transactions share bbolt's single writer with the committer.
+// transactions share bbolt's single writer with the committer. On
+// PostgreSQL reads are REPEATABLE READ snapshots and every writer of the
+// log, in any process, queues on the log_head row lock (# Storage backends).
 package ledger

@@ -7,8 +7,10 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/fiscal402/fiscal402/internal/pgtest"
 	"github.com/fiscal402/fiscal402/internal/testtool"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
@@ -44,7 +46,30 @@ func testKey(t testing.TB, origin, seed string) (note.Signer, note.Verifier, str
 	return s, v, vkey
 }
 
-// testLedger opens a new ledger in a temporary directory with the test key.
+// eachBackend runs fn once per backend of pgtest.Backends (the bbolt file,
+// and PostgreSQL in a schema of the test's own: skipped without a server,
+// failing under FISCAL402_STRICT=1); testLedger and reopen inside it open
+// that backend.
+func eachBackend(t *testing.T, fn func(t *testing.T)) { pgtest.EachBackend(t, fn) }
+
+// newStorePath returns where a new ledger of the test's backend lives: a
+// file path, or the URL of a fresh schema.
+func newStorePath(t testing.TB) string {
+	if pgtest.OnPostgres(t) {
+		return pgtest.Schema(t)
+	}
+	return filepath.Join(t.TempDir(), "ledger.db")
+}
+
+// openAt opens the ledger at a path newStorePath gave.
+func openAt(path string, opts Options) (*Ledger, error) {
+	if strings.HasPrefix(path, "postgres://") {
+		return OpenPostgres(context.Background(), path, opts)
+	}
+	return Open(path, opts)
+}
+
+// testLedger opens a new ledger of the test's backend with the test key.
 func testLedger(t testing.TB, mutate ...func(*Options)) (*Ledger, string, note.Verifier) {
 	t.Helper()
 	s, v, _ := testKey(t, testOrigin, "log key 1")
@@ -52,8 +77,8 @@ func testLedger(t testing.TB, mutate ...func(*Options)) (*Ledger, string, note.V
 	for _, m := range mutate {
 		m(&opts)
 	}
-	path := filepath.Join(t.TempDir(), "ledger.db")
-	l, err := Open(path, opts)
+	path := newStorePath(t)
+	l, err := openAt(path, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +90,7 @@ func testLedger(t testing.TB, mutate ...func(*Options)) (*Ledger, string, note.V
 func reopen(t testing.TB, path string) *Ledger {
 	t.Helper()
 	s, _, _ := testKey(t, testOrigin, "log key 1")
-	l, err := Open(path, Options{Origin: testOrigin, Signer: s})
+	l, err := openAt(path, Options{Origin: testOrigin, Signer: s})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -91,6 +91,12 @@ type Options struct {
 	// *CorruptError if it finds anything. A read-only ledger needs
 	// Verifier for it.
 	FullCheck bool
+	// Keys are public keys the writers of a shared log must agree on
+	// (name → text, for example "receipt" → the receipt key's JWK
+	// thumbprint): OpenPostgres records them at the first open and refuses
+	// a later open that names one differently (ErrLogKeyMismatch). The log
+	// key itself is always recorded. A bbolt file ignores them.
+	Keys map[string]string
 }
 
 // Ledger is an open ledger file. Its methods are safe for concurrent use.
@@ -103,6 +109,7 @@ type Ledger struct {
 	signer   note.Signer   // nil when read-only
 	verifier note.Verifier // nil when read-only without Options.Verifier
 	maxBatch int
+	holder   string // who this Ledger is in the leases of a shared log
 
 	reqs      chan *request // unbuffered: a send is the moment an append is taken
 	closing   chan struct{} // closed by Close
@@ -156,36 +163,53 @@ const OpenCheckLeaves = 64
 // open is Open with a hook to adjust the bbolt options; tests use it to cap
 // the file size and so make commits fail the way a full disk does.
 func open(path string, opts Options, tune func(*bolt.Options)) (*Ledger, error) {
-	if err := validOrigin(opts.Origin); err != nil {
+	l, timeout, err := newLedger(path, opts)
+	if err != nil {
 		return nil, err
 	}
+	st, lf, err := openBoltStore(boltOpen{
+		path: path, origin: opts.Origin, readOnly: l.signer == nil, timeout: timeout, tune: tune, fullWalk: opts.FullCheck,
+		genesis: l.genesis,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return l.start(st, lf, opts)
+}
+
+// newLedger checks the options of an Open and makes the Ledger without a
+// store.
+func newLedger(path string, opts Options) (*Ledger, time.Duration, error) {
+	if err := validOrigin(opts.Origin); err != nil {
+		return nil, 0, err
+	}
 	if opts.Signer != nil && opts.Signer.Name() != opts.Origin {
-		return nil, fmt.Errorf("ledger: signer name %q is not the origin %q: %w", opts.Signer.Name(), opts.Origin, ErrOriginMismatch)
+		return nil, 0, fmt.Errorf("ledger: signer name %q is not the origin %q: %w", opts.Signer.Name(), opts.Origin, ErrOriginMismatch)
 	}
 	if opts.Verifier != nil && opts.Verifier.Name() != opts.Origin {
-		return nil, fmt.Errorf("ledger: verifier name %q is not the origin %q: %w", opts.Verifier.Name(), opts.Origin, ErrOriginMismatch)
+		return nil, 0, fmt.Errorf("ledger: verifier name %q is not the origin %q: %w", opts.Verifier.Name(), opts.Origin, ErrOriginMismatch)
 	}
 	if opts.Signer != nil && opts.Verifier != nil {
 		if err := checkKeyPair(opts.Signer, opts.Verifier); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 	maxBatch := opts.MaxBatch
 	switch {
 	case maxBatch < 0:
-		return nil, fmt.Errorf("ledger: MaxBatch %d: %w", maxBatch, ErrInvalid)
+		return nil, 0, fmt.Errorf("ledger: MaxBatch %d: %w", maxBatch, ErrInvalid)
 	case maxBatch == 0:
 		maxBatch = DefaultMaxBatch
 	}
 	timeout := opts.OpenTimeout
 	switch {
 	case timeout < 0:
-		return nil, fmt.Errorf("ledger: OpenTimeout %v: %w", timeout, ErrInvalid)
+		return nil, 0, fmt.Errorf("ledger: OpenTimeout %v: %w", timeout, ErrInvalid)
 	case timeout == 0:
 		timeout = DefaultOpenTimeout
 	}
 	if opts.FullCheck && opts.Signer == nil && opts.Verifier == nil {
-		return nil, fmt.Errorf("ledger: open %s: the full check needs Options.Verifier on a read-only ledger: %w", path, ErrInvalid)
+		return nil, 0, fmt.Errorf("ledger: open %s: the full check needs Options.Verifier on a read-only ledger: %w", path, ErrInvalid)
 	}
 	l := &Ledger{
 		path:     path,
@@ -199,18 +223,25 @@ func open(path string, opts Options, tune func(*bolt.Options)) (*Ledger, error) 
 	if l.verifier == nil && l.signer != nil {
 		l.verifier = signerVerifier{l.signer}
 	}
-	readOnly := opts.Signer == nil
-	st, lf, err := openBoltStore(boltOpen{
-		path: path, origin: opts.Origin, readOnly: readOnly, timeout: timeout, tune: tune, fullWalk: opts.FullCheck,
-		genesis: func() (Checkpoint, error) { return signCheckpoint(l.signer, l.origin, 0, tlogEmptyRoot()) },
-	})
-	if err != nil {
-		return nil, err
-	}
+	return l, timeout, nil
+}
+
+// genesis signs the checkpoint of the empty tree for a new log.
+func (l *Ledger) genesis() (Checkpoint, error) {
+	return signCheckpoint(l.signer, l.origin, 0, tlogEmptyRoot())
+}
+
+// start finishes an Open once the store is open: the codec, the check of
+// Open, and the committer.
+func (l *Ledger) start(st store, lf loadedFile, opts Options) (*Ledger, error) {
+	var err error
 	l.store, l.observer = st, opts.Observer
 	if l.codec, err = newCodec(lf.dicts); err != nil {
 		st.close()
-		return nil, fmt.Errorf("ledger: open %s: dictionaries: %w", path, err)
+		return nil, fmt.Errorf("ledger: open %s: dictionaries: %w", l.path, err)
+	}
+	if ps, ok := st.(*pgStore); ok {
+		l.codec.load = ps.dict
 	}
 	if err := l.checkOpen(lf.head, opts.FullCheck); err != nil {
 		l.codec.close()
@@ -220,7 +251,7 @@ func open(path string, opts Options, tune func(*bolt.Options)) (*Ledger, error) 
 	cp := lf.head.latest
 	l.size.Store(cp.Size)
 	l.latest.Store(&cp)
-	if readOnly {
+	if l.signer == nil {
 		close(l.done)
 	} else {
 		l.reqs = make(chan *request)
@@ -392,7 +423,7 @@ func checkKeyPair(s note.Signer, v note.Verifier) error {
 // committerProfile measures the committer: serial is the time it spends
 // per batch outside the file writes and fdatasyncs of the commit (io).
 type committerProfile struct {
-	serial, io, commits, appended, pages atomic.Int64
+	serial, io, commits, appended, pages, trips atomic.Int64
 }
 
 // Stats are counters of an open ledger, for metrics.
@@ -413,6 +444,10 @@ type Stats struct {
 	// entries, hashing, signing checkpoints, bbolt's page spill);
 	// CommitterIO the time in those writes and fdatasyncs.
 	CommitterSerial, CommitterIO time.Duration
+	// RoundTrips counts the round trips commits made to the database
+	// (PostgreSQL; 0 for bbolt): two per group commit, more only when a
+	// Build-form append or a dictionary cut read beyond the loaded keys.
+	RoundTrips uint64
 }
 
 // Stats returns the ledger's counters.
@@ -424,6 +459,7 @@ func (l *Ledger) Stats() Stats {
 		PagesWritten:      uint64(l.prof.pages.Load()),
 		CommitterSerial:   time.Duration(l.prof.serial.Load()),
 		CommitterIO:       time.Duration(l.prof.io.Load()),
+		RoundTrips:        uint64(l.prof.trips.Load()),
 	}
 }
 

@@ -122,7 +122,11 @@ func parseStoredCheckpoint(msg []byte) (Checkpoint, error) {
 }
 
 // Size returns the committed tree size: the number of leaves in the log.
-func (l *Ledger) Size() int64 { return l.size.Load() }
+// On a log shared with other writers it is read from the store.
+func (l *Ledger) Size() int64 {
+	l.refresh()
+	return l.size.Load()
+}
 
 // Checkpoint returns the latest committed checkpoint. A new ledger has the
 // signed checkpoint of the empty tree (size 0).
@@ -130,6 +134,7 @@ func (l *Ledger) Checkpoint() (Checkpoint, error) {
 	if l.closed.Load() {
 		return Checkpoint{}, ErrClosed
 	}
+	l.refresh()
 	cp := *l.latest.Load()
 	cp.Note = clone(cp.Note)
 	return cp, nil

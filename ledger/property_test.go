@@ -21,15 +21,17 @@ import (
 // tlog.CheckRecord; consistency proofs between random sizes verify with
 // tlog.CheckTree; and Check finds nothing.
 func TestPropertyProofsVerify(t *testing.T) {
-	seeds := []uint64{1, 2, 3, 4}
-	if testing.Short() {
-		seeds = seeds[:1]
-	}
-	for _, seed := range seeds {
-		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
-			propertyRun(t, seed)
-		})
-	}
+	eachBackend(t, func(t *testing.T) {
+		seeds := []uint64{1, 2, 3, 4}
+		if testing.Short() {
+			seeds = seeds[:1]
+		}
+		for _, seed := range seeds {
+			t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
+				propertyRun(t, seed)
+			})
+		}
+	})
 }
 
 func propertyRun(t *testing.T, seed uint64) {

@@ -6,8 +6,8 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 )
 
-// store is what a Ledger keeps its data in: the bbolt file (boltStore) and,
-// later, a PostgreSQL schema (issue 23). Everything that does not depend on
+// store is what a Ledger keeps its data in: the bbolt file (boltStore) or a
+// PostgreSQL schema that several processes share (pgStore, pg.go). Everything that does not depend on
 // the storage is the Ledger's and shared: batching (the committer), claim
 // semantics, the Hook, RFC 6962 hashing from the right frontier, checkpoint
 // signing, the entry codec and dictionaries, proofs from stored hashes
@@ -59,6 +59,7 @@ type storeHead struct {
 type commitStats struct {
 	io    time.Duration
 	pages int64 // pages written (bbolt: data pages and the meta page)
+	trips int64 // round trips to the database (PostgreSQL)
 }
 
 // batchKeys are the keys a batch will read, known before its appends are
@@ -67,6 +68,7 @@ type batchKeys struct {
 	claims    []claimKey
 	ids       []string
 	postings  []postingKey
+	indexed   []postingKey // AppendIndex postings: the key is this prefix and an index ≥ the size
 	side      []SideKey
 	sequences []string
 }

@@ -111,6 +111,11 @@ func (s *Service) run(stop <-chan struct{}) {
 			<-done
 			return
 		case <-s.wake:
+			// Replicas sharing a log take turns through a lease: the
+			// holder re-decides (its own refresh wakes it too).
+			if held, err := s.e.Ledger().Lease("rates.retry", 10*time.Minute); err != nil || !held {
+				continue
+			}
 			n, err := s.e.RetryRates(ctx)
 			switch {
 			case err != nil && ctx.Err() == nil:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -42,13 +43,23 @@ type Sandbox struct {
 }
 
 // New returns the sandbox of the production engine prod. Nothing is
-// created on disk until a sandbox call needs it.
+// created on disk until a sandbox call needs it, except beside a log that
+// several replicas share (PostgreSQL), where the sandbox opens at once.
 func New(prod *fiscal.Engine, opts Options) *Sandbox {
 	q := opts.QuotaPerDay
 	if q == 0 {
 		q = DefaultQuotaPerDay
 	}
-	return &Sandbox{prod: prod, quota: q}
+	s := &Sandbox{prod: prod, quota: q}
+	if prod.Ledger().Shared() {
+		// Replicas of a shared log share the sandbox's keys too: make them
+		// (and the sandbox log) at start, so that the keys directory an
+		// operator copies to the other replicas holds them.
+		if _, err := s.engine(); err != nil {
+			prod.Settings().Logger.Error("sandbox: opening at start", "err", err)
+		}
+	}
+	return s
 }
 
 // engine opens the sandbox engine on first use: it has the production
@@ -63,6 +74,7 @@ func (s *Sandbox) engine() (*fiscal.Engine, error) {
 	set := s.prod.Settings()
 	eng, err := fiscal.New(fiscal.Config{
 		Dir:          filepath.Join(set.Dir, "sandbox"),
+		Store:        StoreURL(set.Store),
 		LogOrigin:    set.LogOrigin + "/sandbox",
 		Environment:  receipt.EnvSandbox,
 		FX:           set.FX,
@@ -339,4 +351,26 @@ func (s *Sandbox) Ledger() (*ledger.Ledger, error) {
 
 func notFound(what string) *fiscal.Error {
 	return &fiscal.Error{Code: fiscal.CodeNotFound, Detail: what + " not found"}
+}
+
+// StoreURL is where the sandbox log lives: beside a PostgreSQL
+// production log, in the schema of the same name with "_sandbox" appended
+// ("fiscal402_sandbox" beside the default schema), which every replica
+// shares, so the sandbox quota is counted once for all of them.
+func StoreURL(prod string) string {
+	if prod == "" {
+		return ""
+	}
+	u, err := url.Parse(prod)
+	if err != nil {
+		return ""
+	}
+	q := u.Query()
+	schema := strings.TrimSpace(strings.Split(q.Get("search_path"), ",")[0])
+	if schema == "" || schema == "public" {
+		schema = "fiscal402"
+	}
+	q.Set("search_path", schema+"_sandbox")
+	u.RawQuery = q.Encode()
+	return u.String()
 }

@@ -236,6 +236,11 @@ func New(e *fiscal.Engine, opts Options) (*Service, error) {
 			}
 		}
 	}
+	if e.Ledger().Shared() {
+		if err := pinSecretKey(e.Ledger(), w.keyDir, w.rand); err != nil {
+			return nil, err
+		}
+	}
 	now := w.clock().UTC()
 	if err := e.Ledger().Update(func(tx ledger.Tx) error { return syncConfigEndpoints(tx, e.Outbox(), w.config, now) }); err != nil {
 		return nil, fmt.Errorf("webhooks: endpoints: %w", err)

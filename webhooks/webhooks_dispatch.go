@@ -65,6 +65,7 @@ const (
 	fanOutBatch = 256             // events per fan-out transaction
 	maxIdleWait = time.Hour       // the loop looks again at least this often (pokes are never lost: a safety net)
 	storeRetry  = 5 * time.Second // wait after a failed store operation
+	sharedPoll  = time.Second     // the longest wait on a log other replicas append to
 	maxErrText  = 300             // characters of an error kept in a delivery state
 	claimBatch  = defaultConcurrency
 	// maxPerEndpoint bounds the attempts in flight to one endpoint, so that
@@ -139,6 +140,11 @@ func (d *dispatcher) run(stop <-chan struct{}) {
 			}
 			d.w.log.Error("webhook dispatcher: store", "err", err)
 			wait = storeRetry
+		}
+		if d.e.Ledger().Shared() && (wait < 0 || wait > sharedPoll) {
+			// Other replicas append and finish attempts without poking
+			// this one: look again soon.
+			wait = sharedPoll
 		}
 		var timer <-chan time.Time // nil: wait for a poke only
 		if wait >= 0 {

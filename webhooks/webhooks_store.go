@@ -368,3 +368,34 @@ func (l *lockedReader) Read(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return io.ReadFull(l.r, p)
 }
+
+// bucketSharedKeys holds the SHA-256 of the sealing key every replica of a
+// shared log must use.
+const bucketSharedKeys = "webhook-shared-keys"
+
+// pinSecretKey, for a log that several replicas share, makes the sealing
+// key at start (so that the keys directory copied to the other replicas
+// holds it) and records its SHA-256 with the log at the first start; a
+// replica with another key is refused: it could not open the secrets the
+// others sealed.
+func pinSecretKey(l *ledger.Ledger, dir string, rand io.Reader) error {
+	path := filepath.Join(dir, secretKeyFile)
+	if _, err := openSecretBox(dir, rand, true); err != nil {
+		return err
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("webhooks: secret sealing key: %w", err)
+	}
+	sum := sha256.Sum256(bytes.TrimSpace(raw))
+	return l.Update(func(tx ledger.Tx) error {
+		have := tx.Get(bucketSharedKeys, []byte("sealing-key-sha256"))
+		switch {
+		case have == nil:
+			return tx.Put(bucketSharedKeys, []byte("sealing-key-sha256"), sum[:])
+		case !bytes.Equal(have, sum[:]):
+			return fmt.Errorf("webhooks: %s is not the sealing key the other replicas of this log use: copy it from one of them", path)
+		}
+		return nil
+	})
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -116,7 +117,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	data := fs.String("data", "fiscal402-data", "data directory: its ledger.db and keys/log.key")
-	path := fs.String("ledger", "", "the ledger file to check (default <data>/ledger.db)")
+	path := fs.String("ledger", "", "the ledger file to check (default <data>/ledger.db), or a postgres:// URL")
 	vkey := fs.String("log-key", "", "the log verifier key (default: derived from <data>/keys/log.key)")
 	if err := applyEnv(fs, os.Getenv); err != nil {
 		return err
@@ -138,7 +139,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: ledger.Check passed; origin %s, log size %d, root %s\n", *path, cp.Origin, cp.Size, base64.StdEncoding.EncodeToString(cp.Root[:]))
+	fmt.Fprintf(stdout, "%s: ledger.Check passed; origin %s, log size %d, root %s\n", redact(*path), cp.Origin, cp.Size, base64.StdEncoding.EncodeToString(cp.Root[:]))
 	return nil
 }
 
@@ -152,7 +153,12 @@ func checkLedger(path, vkey string) (ledger.Checkpoint, error) {
 	if err := ledger.Check(path, v); err != nil {
 		return ledger.Checkpoint{}, err
 	}
-	l, err := ledger.Open(path, ledger.Options{Origin: v.Name(), Verifier: v})
+	var l *ledger.Ledger
+	if u, _ := storeURL(path, func(string) string { return "" }); u != "" {
+		l, err = ledger.OpenPostgres(context.Background(), u, ledger.Options{Origin: v.Name(), Verifier: v})
+	} else {
+		l, err = ledger.Open(path, ledger.Options{Origin: v.Name(), Verifier: v})
+	}
 	if err != nil {
 		return ledger.Checkpoint{}, err
 	}

@@ -97,6 +97,7 @@ type options struct {
 	readyFXMaxAge                          time.Duration
 	retention                              time.Duration
 	accountsReload                         time.Duration
+	store                                  string
 }
 
 // run is the command: the server, or one of the operator's subcommands
@@ -110,6 +111,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return runCheck(args[1:], stdout, stderr)
 		case "accounts":
 			return runAccounts(args[1:], stdout, stderr)
+		case "migrate":
+			return runMigrate(args[1:], stdout, stderr)
 		}
 	}
 	return serve(args, stdout, stderr)
@@ -146,6 +149,7 @@ func serverFlags(fs *flag.FlagSet, o *options, vf *viesFlags) *chainFlags {
 	fs.DurationVar(&o.readyFXMaxAge, "ready-fx-max-age", httpserver.DefaultFXMaxAge, "/readyz fails when the newest ECB rate is older (0 = no such check)")
 	fs.DurationVar(&o.retention, "retention", defaultRetention, "prune finished webhook delivery states and ingest queue entries older than this (0 = keep them forever); never a ledger record")
 	fs.DurationVar(&o.accountsReload, "accounts-reload", 2*time.Second, "how often to look for changes of the accounts file (0 = only on SIGHUP)")
+	fs.StringVar(&o.store, "store", "", "ledger store: a postgres:// URL shared by several replicas (also FISCAL402_DATABASE_URL); default the bbolt file <data>/ledger.db")
 	return chain
 }
 
@@ -162,7 +166,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q (commands: backup, check, accounts; see -h)", fs.Arg(0))
+		return fmt.Errorf("unexpected argument %q (commands: backup, check, accounts, migrate; see -h)", fs.Arg(0))
 	}
 	if o.accounts == "" {
 		o.accounts = filepath.Join(o.data, "accounts.json")
@@ -232,6 +236,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	serverMetrics := metrics.New()
 	cfg := fiscal.Config{Dir: o.data, Accounts: accounts.EngineAccounts(), LogOrigin: o.origin, Logger: logger, Fee: pricing.FeePolicy(),
 		CommitObserver: serverMetrics}
+	if cfg.Store, err = storeURL(o.store, os.Getenv); err != nil {
+		return err
+	}
 	if err := vf.apply(&cfg); err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/pgtest"
 	"github.com/fiscal402/fiscal402/internal/testtool"
 )
 
@@ -58,8 +59,15 @@ func Accounts(sellers ...fiscal.Seller) []fiscal.Account {
 // Config is the configuration of Engine before the caller's changes: a
 // temporary directory, the sellers' accounts, a fixed clock, deterministic
 // keys and a silent logger.
+// Inside pgtest.EachBackend's PostgreSQL subtest the ledger is a
+// PostgreSQL log in a schema of the test's own.
 func Config(t testing.TB, now time.Time, sellers ...fiscal.Seller) fiscal.Config {
+	store := ""
+	if pgtest.OnPostgres(t) {
+		store = pgtest.Schema(t)
+	}
 	return fiscal.Config{
+		Store:    store,
 		Dir:      t.TempDir(),
 		Accounts: Accounts(sellers...),
 		Clock:    func() time.Time { return now },

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/fiscal402/fiscal402/ledger"
+	"github.com/fiscal402/fiscal402/sandbox"
+)
+
+// The ledger store: -store postgres://… (or FISCAL402_STORE, or
+// FISCAL402_DATABASE_URL) keeps the ledger in PostgreSQL, shared by every
+// replica started with the same URL; absent, the bbolt file
+// <data>/ledger.db as always. README "Several replicas on PostgreSQL".
+
+// storeURL returns the store the server uses: the flag, else
+// FISCAL402_DATABASE_URL; "" for the bbolt file.
+func storeURL(flagValue string, getenv func(string) string) (string, error) {
+	u := flagValue
+	if u == "" {
+		u = getenv("FISCAL402_DATABASE_URL")
+	}
+	if u != "" && !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
+		return "", fmt.Errorf("-store %q: want a postgres:// URL (or nothing for the bbolt file in -data)", redact(u))
+	}
+	return u, nil
+}
+
+// redact drops what follows "://" up to '@' (a password) from a URL for
+// messages.
+func redact(u string) string {
+	if i, j := strings.Index(u, "://"), strings.LastIndex(u, "@"); i >= 0 && j > i {
+		return u[:i+3] + "…" + u[j:]
+	}
+	return u
+}
+
+// runMigrate is "server migrate": it copies the bbolt ledger of a data
+// directory (and its sandbox ledger, if there is one) into PostgreSQL and
+// proves each copy (ledger.CopyToPostgres: Check on the file, Check on the
+// copy, and the same latest checkpoint byte for byte). Stop the server
+// first; then start the replicas with -store.
+func runMigrate(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	data := fs.String("data", "fiscal402-data", "data directory whose ledger.db (and sandbox/ledger.db) to copy")
+	store := fs.String("store", "", "PostgreSQL URL to copy into (default FISCAL402_DATABASE_URL); its log must be empty")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	u, err := storeURL(*store, os.Getenv)
+	if err != nil {
+		return err
+	}
+	if u == "" {
+		return errors.New("migrate: give -store postgres://… (or FISCAL402_DATABASE_URL)")
+	}
+	copies := []struct{ dir, url string }{{*data, u}}
+	if _, err := os.Stat(filepath.Join(*data, "sandbox", "ledger.db")); err == nil {
+		copies = append(copies, struct{ dir, url string }{filepath.Join(*data, "sandbox"), sandbox.StoreURL(u)})
+	}
+	for _, c := range copies {
+		raw, err := os.ReadFile(filepath.Join(c.dir, "keys", "log.key"))
+		if err != nil {
+			return fmt.Errorf("migrate: log key: %w", err)
+		}
+		s, err := note.NewSigner(strings.TrimSpace(string(raw)))
+		if err != nil {
+			return fmt.Errorf("migrate: log key of %s: %w", c.dir, err)
+		}
+		rep, err := ledger.CopyToPostgres(context.Background(), filepath.Join(c.dir, "ledger.db"), c.url, ledger.Options{Origin: s.Name(), Signer: s})
+		if err != nil {
+			return fmt.Errorf("migrate %s: %w", c.dir, err)
+		}
+		fmt.Fprintf(stdout, "%s → %s: %d entries, %d stored hashes, %d checkpoints, %d claims, %d postings, %d side values; both end at size %d root %s (ledger.Check passed on both)\n",
+			filepath.Join(c.dir, "ledger.db"), redact(c.url), rep.Entries, rep.Hashes, rep.Checkpoints, rep.Claims, rep.Postings, rep.Side,
+			rep.Copy.Size, base64.StdEncoding.EncodeToString(rep.Copy.Root[:]))
+	}
+	return nil
+}
