@@ -77,6 +77,13 @@ type Seller struct {
 	// "" means "F402-"; the year and a six-digit sequential number follow
 	// (F402-2026-000123).
 	InvoicePrefix string `json:"invoicePrefix,omitempty"`
+	// Invoicing is how the account's supplies are invoiced (invoicemode.go):
+	// "" or "per_payment", "summary_monthly" (a summary invoice per buyer
+	// and calendar month, Art. 223 Directive 2006/112/EC) or "none_b2c"
+	// (no invoice to a consumer under the One-Stop Shop where the member
+	// state of identification requires none). A business customer always
+	// gets its own invoice.
+	Invoicing string `json:"invoicing,omitempty"`
 	// SupplyKind is the default supply kind of the account's sales; ""
 	// means "digital_service".
 	SupplyKind string `json:"supplyKind,omitempty"`
@@ -227,6 +234,11 @@ func (s Seller) validate() error {
 	case "", fx.LatestPublishedAt, fx.ForDayOrPrevious:
 	default:
 		return fmt.Errorf("seller.fxPolicy %q: want %q or %q", s.FXPolicy, fx.LatestPublishedAt, fx.ForDayOrPrevious)
+	}
+	switch s.Invoicing {
+	case "", InvoicingPerPayment, InvoicingSummaryMonthly, InvoicingNoneB2C:
+	default:
+		return fmt.Errorf("seller.invoicing %q: want %q, %q or %q", s.Invoicing, InvoicingPerPayment, InvoicingSummaryMonthly, InvoicingNoneB2C)
 	}
 	if err := validInvoicePrefix(s.InvoicePrefix); err != nil {
 		return err

@@ -269,6 +269,12 @@ func (b *Books) Invoice(ctx context.Context, id string) ([]byte, string, error) 
 		return nil, "", err
 	}
 	if r.Invoice == nil {
+		if inv := r.Invoicing; inv != nil && inv.Invoice == invoicedBySummary {
+			return nil, "", &Error{Code: CodeNotFound, Detail: fmt.Sprintf("settlement %s has no invoice of its own: the summary invoice of %s for its buyer covers it (GET /settlements/%s/invoiced-by)", id, inv.Period, id)}
+		}
+		if inv := r.Invoicing; inv != nil && inv.Invoice == invoicedNone {
+			return nil, "", &Error{Code: CodeNotFound, Detail: fmt.Sprintf("settlement %s has no invoice: none is required (%s)", id, inv.Basis)}
+		}
 		return nil, "", &Error{Code: CodeNotFound, Detail: fmt.Sprintf("settlement %s has no invoice: it is %s", id, r.ReviewStatus)}
 	}
 	return b.e.StoredInvoice(id, r.Invoice.UBLSHA256)

@@ -79,6 +79,9 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 					return err
 				}
 			}
+			if err := d.checkSummary(h); err != nil {
+				return err
+			}
 			if err := e.number(h, d); err != nil {
 				return err
 			}
@@ -128,6 +131,7 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 		a.Reads = d.total.reads()
 	}
 	a.Reads = append(a.Reads, d.reads...)
+	a.Reads = append(a.Reads, d.summaryReads()...)
 	res, err := e.ledger.Append(ctx, a)
 	if err != nil {
 		var conflict *ledger.ClaimConflictError
@@ -308,6 +312,11 @@ func accountTimeKey(accountID string, t time.Time, id string) []byte {
 func storeError(err error) *Error {
 	if errors.Is(err, ledger.ErrUnavailable) || errors.Is(err, ledger.ErrClosed) {
 		return &Error{Code: CodeDBUnavailable, Detail: "the ledger cannot be written right now; retry", RetryAfter: time.Second, Err: err}
+	}
+	if errors.Is(err, ledger.ErrCorrupt) || errors.Is(err, ledger.ErrIntegrity) {
+		// A damaged file met on any path (a list, a scan), not only on the
+		// verified reads: the same answer as theirs.
+		return &Error{Code: CodeLedgerIntegrity, Detail: "the ledger file is damaged; restore it from a backup", Err: err}
 	}
 	return &Error{Code: CodeInternal, Detail: "ledger error", Err: err}
 }

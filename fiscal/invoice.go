@@ -107,7 +107,7 @@ func toReview(d *Draft, reasons []vat.Reason) {
 	r := &d.Record
 	r.ReviewStatus = StatusPendingReview
 	r.ReviewReasons = append(slices.Clip(r.ReviewReasons), reasons...)
-	r.Invoice = nil
+	r.Invoice, r.Invoicing = nil, nil
 	switch d.EventType {
 	case EventSettlementProcessed, EventSettlementReviewResolve:
 		d.EventType = EventSettlementPendingReview

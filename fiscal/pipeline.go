@@ -77,8 +77,9 @@ type Draft struct {
 	// check, when set, runs first in the committer with the side values
 	// reads declares (a refund's remaining amount, refund.go); its error
 	// fails the append.
-	check func(h *ledger.Hook) error
-	reads []ledger.SideKey
+	check   func(h *ledger.Hook) error
+	reads   []ledger.SideKey
+	summary *summaryCheck // a summary invoice's check of its supplies (invoicemode.go)
 }
 
 // Prepare classifies a supply for the account without writing anything:
@@ -324,9 +325,26 @@ func (e *Engine) invoiceURL(id string) string {
 // can be issued (renderInvoice).
 func (e *Engine) attachInvoice(d *Draft, seller Seller) error {
 	r := &d.Record
+	invoicing, perPayment := e.invoicingFor(d, seller)
+	r.Invoicing = invoicing
+	b2b := r.Classification.BuyerTreatment == vat.TreatmentB2B
+	if !perPayment && !b2b {
+		if invoicing.Invoice == invoicedBySummary {
+			coverBySummary(d)
+		}
+		return nil // a summary invoice covers it, or none is required
+	}
 	inv, law, err := e.renderInvoice(d, seller)
 	if err != nil || r.ReviewStatus != StatusProcessed {
 		return err
+	}
+	if !perPayment {
+		// A business customer's supply for its summary invoice: its own
+		// invoice would be compliant (checked above); the summary
+		// invoices it.
+		d.ubl, d.ublDraft = nil, nil
+		coverBySummary(d)
+		return nil
 	}
 	if e.cfg.Environment == receipt.EnvSandbox {
 		// Simulations are numbered in the sandbox's own series, whose

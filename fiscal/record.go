@@ -70,11 +70,16 @@ type Record struct {
 	Verification   Verification      `json:"verification"`
 	X402           *RecordX402       `json:"x402,omitempty"`
 	Invoice        *InvoiceRef       `json:"invoice,omitempty"` // absent while pending review: no invoice without a tax determination
-	Fee            *Fee              `json:"fee,omitempty"`     // the pricing policy's accrual; never a split of the settlement
-	Receipt        ReceiptRef        `json:"receipt"`           // the receipt of the current revision
-	Ledger         LedgerRef         `json:"ledger"`            // the entry of the current revision
-	Revision       int               `json:"revision"`          // 1 for the first state; +1 per amendment entry
-	History        []Revision        `json:"history"`           // every revision, oldest first; none is ever rewritten
+	// Invoicing, when the account chose a mode other than per_payment
+	// (Seller.Invoicing), says how the supply is invoiced: its own
+	// invoice, the summary invoice of its buyer and month, or none, and
+	// the rule relied on (invoicemode.go).
+	Invoicing *RecordInvoicing `json:"invoicing,omitempty"`
+	Fee       *Fee             `json:"fee,omitempty"` // the pricing policy's accrual; never a split of the settlement
+	Receipt   ReceiptRef       `json:"receipt"`       // the receipt of the current revision
+	Ledger    LedgerRef        `json:"ledger"`        // the entry of the current revision
+	Revision  int              `json:"revision"`      // 1 for the first state; +1 per amendment entry
+	History   []Revision       `json:"history"`       // every revision, oldest first; none is ever rewritten
 	// Refunds is added to the record GET /settlements/{id} serves
 	// (Books.RecordView) once the settlement has refunds; it is never part
 	// of the stored record, whose refunds are entries of their own.

@@ -12,6 +12,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fiscalevent"
 	"github.com/fiscal402/fiscal402/ingest"
+	"github.com/fiscal402/fiscal402/invoicing"
 	"github.com/fiscal402/fiscal402/rates"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/returns"
@@ -358,7 +359,7 @@ func operations() map[string]operation {
 			id: "getSettlement", tag: "Records", auth: authRequired, pathParams: idParam,
 			summary:     "Read a fiscal record",
 			description: "The current state (newest revision) of the account's record, with its refunds (`refunds`: totals and every refund as stored) once it has any. Another account's record is answered 404, not 403: its existence is none of the caller's business.",
-			responses:   []response{jsonBody(http.StatusOK, "The record.", reflect.TypeFor[fiscal.Record](), "Cache-Control")},
+			responses:   []response{jsonBody(http.StatusOK, "The record as committed (with `refunds` appended once it has any); when a summary invoice covers it (`invoicing.invoice` `summary`, once issued), a `Link` header with `rel=\"invoiced-by\"` names it (`GET /settlements/{id}/invoiced-by` tells more).", reflect.TypeFor[fiscal.Record](), "Cache-Control", "Link")},
 			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeDBUnavailable},
 		},
 		"POST /settlements/{id}/resolve": {
@@ -455,6 +456,41 @@ func operations() map[string]operation {
 				{status: http.StatusOK, mediaType: "application/jsonl", schema: map[string]any{"type": "string", "description": "One JSON object per line (JSON Lines), the members of the CSV header."}, example: exampleExportJSONL},
 			},
 			errors: []fiscal.Code{fiscal.CodeBadRequest, codeRateLimited, fiscal.CodeDBUnavailable},
+		},
+		"GET /settlements/{id}/invoiced-by": {
+			id: "getSettlementInvoicedBy", tag: "Records", auth: authRequired, pathParams: idParam,
+			summary:     "Which invoice covers a record",
+			description: "Under the account's invoicing mode (`seller.invoicing`): the record's own invoice (`per_payment`), the summary invoice that covers it (`summary`, with its number and id), the summary still to be issued for its month (`summary_pending`), no invoice because none is required (`none`, with the rule), or none yet because the record is pending review (`not_invoiced`). The record itself (`invoicing`) states at recording which applies; the summary's number is known once it is issued. The same as `invoicing.Covering`.",
+			responses:   []response{jsonBody(http.StatusOK, "What covers the record.", reflect.TypeFor[invoicing.Coverage](), "Cache-Control")},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, codeRateLimited, fiscal.CodeDBUnavailable},
+		},
+		"POST /v1/invoices/summaries": {
+			id: "issueSummaryInvoices", tag: "Records", auth: authRequired,
+			summary: "Issue the summary invoices of a closed month",
+			description: "For an account in invoicing mode `summary_monthly`: the summary invoice (Art. 223 Directive 2006/112/EC) of one buyer (`buyer`, the payer wallet; `taxCountry` when its supplies follow several states' invoicing rules) or, without `buyer`, of every buyer with supplies of `period` (`YYYY-MM`, the month of the local day of supply) waiting for one. " +
+				"One UBL invoice per buyer, invoicing state and month: the totals per VAT rate, computed on the supplies' exact amounts and rounded once, the period (BG-14), the next number of the account's invoice series; the ledger document lists every supply covered. " +
+				"A month is closed once it has ended in every taxing territory (00:00 at UTC−1, the Azores: 01:00 UTC on the 1st); before, `PERIOD_OPEN`. Idempotent: issuing again returns the same invoices (200). The same as `invoicing.Issue`.",
+			request: reflect.TypeFor[fiscal.SummaryRequest](),
+			responses: []response{
+				jsonBody(http.StatusCreated, "At least one summary invoice was issued by this call; the list holds those issued before too.", reflect.TypeFor[SummaryList](), "Cache-Control"),
+				jsonBody(http.StatusOK, "Every summary invoice named was issued before: the same documents.", reflect.TypeFor[SummaryList](), "Cache-Control"),
+			},
+			errors: []fiscal.Code{fiscal.CodeBadRequest, fiscal.CodeNotFound, fiscal.CodePeriodOpen, fiscal.CodeInvoiceRulesFailed, codeRateLimited, fiscal.CodeDBUnavailable},
+		},
+		"GET /v1/invoices/summaries/{id}": {
+			id: "getSummaryInvoice", tag: "Records", auth: authRequired, pathParams: map[string]string{"id": "The summary invoice's id, `sum-<32 hex>`."},
+			summary:     "Read a summary invoice's document",
+			description: "The stored document: the invoice reference (number, hash of the UBL), the period, the totals per VAT rate (exact and rounded) and every supply covered, with its record id and ledger index. It is the entry's log leaf, so the log commits to it.",
+			responses:   []response{jsonBody(http.StatusOK, "The summary invoice.", reflect.TypeFor[fiscal.SummaryInvoice](), "Cache-Control")},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, codeRateLimited, fiscal.CodeDBUnavailable},
+		},
+		"GET /v1/invoices/summaries/{id}/ubl": {
+			id: "getSummaryInvoiceUBL", tag: "Records", auth: authRequired, conditional: true, pathParams: map[string]string{"id": "The summary invoice's id, `sum-<32 hex>`."},
+			summary:     "Read the UBL 2.1 summary invoice",
+			description: "The exact stored bytes, whose SHA-256 the document states (`invoice.ublSha256`); the ETag is that hash.",
+			responses: []response{{status: http.StatusOK, description: "The invoice (UBL 2.1 Invoice, EN 16931).", mediaType: "application/xml",
+				schema: ublSchema(), headers: []string{"ETag", "Cache-Control"}}},
+			errors: []fiscal.Code{fiscal.CodeNotFound, codeRateLimited, fiscal.CodeDBUnavailable},
 		},
 		"GET /settlements/{id}/ubl": {
 			id: "getSettlementInvoice", tag: "Records", auth: authRequired, conditional: true, pathParams: idParam,
@@ -861,7 +897,7 @@ func headerComponents() map[string]any {
 		"X-Quota-Limit":       map[string]any{"description": "Evaluate and simulate calls allowed per agent per UTC day (spec §8).", "schema": map[string]any{"type": "integer"}},
 		"X-Quota-Remaining":   map[string]any{"description": "Calls left today for this agent.", "schema": map[string]any{"type": "integer"}},
 		"X-Quota-Reset":       map[string]any{"description": "When the quota resets (RFC 3339, next UTC midnight).", "schema": str},
-		"Link":                map[string]any{"description": "`<url>; rel=\"next\"`: the next page (RFC 8288).", "schema": str},
+		"Link":                map[string]any{"description": "`<url>; rel=\"next\"`: the next page (RFC 8288); on a record a summary invoice covers, `</v1/invoices/summaries/{id}>; rel=\"invoiced-by\"`.", "schema": str},
 		"Preference-Applied":  map[string]any{"description": "`respond-async` when the request's `Prefer: respond-async` was honoured (RFC 7240 §3).", "schema": str},
 		"Idempotent-Replayed": map[string]any{"description": "`true` when the answer replays an earlier request with the same Idempotency-Key and body.", "schema": map[string]any{"type": "string", "enum": []string{"true"}}},
 		"ETag":                map[string]any{"description": "Strong validator: the SHA-256 of the body (`\"sha256-<hex>\"`).", "schema": str},
@@ -909,7 +945,7 @@ func decisionsMarkdown() string {
 		"**What is a 400** (§7): a body that is not one JSON object, unknown or duplicate members, a JSON number where a decimal string is required, a missing required member, an amount with a sign, exponent, leading zero or more than " + fmt.Sprint(lim.USDCDecimals) + " decimals, a timestamp that is not ISO-8601 UTC or lies more than " + fmt.Sprint(lim.MaxClockSkewSeconds) + " s in the future, a malformed hash, address or country code.",
 		fmt.Sprintf("**Limits** (§8): bodies up to %d bytes (413 beyond); amounts below 10^%d USDC; text members up to %d characters; `Idempotency-Key` 1 to %d visible ASCII characters, kept forever; settlements from %d on.", lim.MaxRequestBytes, lim.MaxAmountIntegerDigits, lim.MaxTextLength, lim.IdempotencyKeyMaxLen, lim.EarliestSettlementYear),
 		"**Transitions** (§3): a record is never rewritten; a later state is a new revision with its own receipt that `supersedes` the previous one.",
-		"**Event types** (§6): " + codeList(fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, fiscal.EventSettlementRefunded, fiscalevent.EventRecorded, fiscalevent.EventRevised, fiscal.EventAccountThresholdCrossed) + "; names stay stable, payload fields may grow.",
+		"**Event types** (§6): " + codeList(fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, fiscal.EventSettlementRefunded, fiscalevent.EventRecorded, fiscalevent.EventRevised, fiscal.EventAccountThresholdCrossed, fiscal.EventInvoiceSummaryIssued) + " (its data is the summary invoice's document); names stay stable, payload fields may grow.",
 		"**Deprecation** (§9.4): a breaking change to a receipt or record gets a new version; the old version stays verifiable (the JWKS keeps retired keys) and is served alongside the new one until the end of a deprecation period announced with the change.",
 	}
 	for _, it := range items {

@@ -231,6 +231,33 @@ func TestOpenAPIExamples(t *testing.T) {
 	run(exampleStep{op: "deleteWebhookEndpoint", method: "DELETE", path: "/v1/webhook-endpoints/{endpoint}", key: keyA, status: 204})
 	run(exampleStep{op: "deleteWebhookEndpoint", method: "DELETE", path: "/v1/webhook-endpoints/{endpoint}", key: keyA, status: 404})
 
+	// Summary invoices: the account switches to summary_monthly, records a
+	// micro-payment of April (closed on the fixture's clock) and issues the
+	// month's summary.
+	summaryAccounts := testAccounts(t)
+	for i := range summaryAccounts {
+		summaryAccounts[i].Seller.Invoicing = fiscal.InvoicingSummaryMonthly
+	}
+	if err := e.SetAccounts(summaryAccounts); err != nil {
+		t.Fatal(err)
+	}
+	micro := run(exampleStep{op: "createSettlement", method: "POST", path: "/settlements", key: keyA, body: settlement(map[string]any{"txHash": txHash(94), "amountUsdc": "0.04"}), status: 201})
+	vars["micro"] = id(micro)
+	summaryReq := map[string]any{"period": "2026-04", "buyer": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8"}
+	sum := run(exampleStep{op: "issueSummaryInvoices", method: "POST", path: "/v1/invoices/summaries", key: keyA, body: summaryReq, status: 201, keep: true})
+	vars["summary"] = sum.json(t)["data"].([]any)[0].(map[string]any)["id"].(string)
+	run(exampleStep{op: "issueSummaryInvoices", method: "POST", path: "/v1/invoices/summaries", key: keyA, body: summaryReq, status: 200})
+	run(exampleStep{op: "issueSummaryInvoices", method: "POST", path: "/v1/invoices/summaries", key: keyA, body: map[string]any{"period": "2026-11"}, status: 409})
+	run(exampleStep{op: "issueSummaryInvoices", method: "POST", path: "/v1/invoices/summaries", key: keyA, body: map[string]any{"period": "April"}, status: 400})
+	run(exampleStep{op: "getSummaryInvoice", method: "GET", path: "/v1/invoices/summaries/{summary}", key: keyA, status: 200})
+	run(exampleStep{op: "getSummaryInvoice", method: "GET", path: "/v1/invoices/summaries/{summary}", key: keyB, status: 404})
+	run(exampleStep{op: "getSummaryInvoiceUBL", method: "GET", path: "/v1/invoices/summaries/{summary}/ubl", key: keyA, status: 200})
+	if link := run(exampleStep{op: "getSettlement", method: "GET", path: "/settlements/{micro}", key: keyA, status: 200}).header.Get("Link"); link != "</v1/invoices/summaries/"+vars["summary"]+`>; rel="invoiced-by"` {
+		t.Errorf("the covered record's Link: %q", link)
+	}
+	run(exampleStep{op: "getSettlementInvoicedBy", method: "GET", path: "/settlements/{micro}/invoiced-by", key: keyA, status: 200})
+	run(exampleStep{op: "getSettlementInvoicedBy", method: "GET", path: "/settlements/{micro}/invoiced-by", key: keyB, status: 404})
+
 	// What this chainless fixture cannot answer, built from the same types:
 	// an x402 payment recorded (the record has the settlement's shape) and
 	// one held in the queue.

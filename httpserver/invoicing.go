@@ -1,0 +1,102 @@
+package httpserver
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/invoicing"
+)
+
+// SummaryList is the body of POST /v1/invoices/summaries: the summary
+// invoices issued (or issued before) by the call.
+type SummaryList struct {
+	Object string                   `json:"object"` // "list"
+	Data   []*fiscal.SummaryInvoice `json:"data"`
+}
+
+// postSummaries: POST /v1/invoices/summaries, invoicing.Issue.
+func (s *Server) postSummaries(w http.ResponseWriter, r *http.Request) {
+	var req fiscal.SummaryRequest
+	if err := s.decodeJSON(w, r, &req); err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	books, err := s.books(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	res, err := invoicing.Issue(r.Context(), books, req)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	list := SummaryList{Object: "list", Data: []*fiscal.SummaryInvoice{}}
+	status := http.StatusOK
+	for _, one := range res {
+		list.Data = append(list.Data, one.Summary)
+		if one.Outcome == fiscal.Created {
+			status = http.StatusCreated
+		}
+	}
+	raw, err := json.Marshal(list)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, status, raw)
+}
+
+// getSummary: GET /v1/invoices/summaries/{id}, the stored document.
+func (s *Server) getSummary(w http.ResponseWriter, r *http.Request) {
+	books, err := s.books(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	res, _, err := books.Summary(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "private, no-cache")
+	writeJSON(w, http.StatusOK, res.JSON)
+}
+
+// getSummaryUBL: GET /v1/invoices/summaries/{id}/ubl, the exact stored UBL.
+func (s *Server) getSummaryUBL(w http.ResponseWriter, r *http.Request) {
+	books, err := s.books(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	res, raw, err := books.Summary(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	writeImmutable(w, r, "application/xml", `"sha256-`+res.Summary.Invoice.UBLSHA256+`"`, "private, max-age=31536000, immutable", raw)
+}
+
+// getInvoicedBy: GET /settlements/{id}/invoiced-by, invoicing.Covering.
+func (s *Server) getInvoicedBy(w http.ResponseWriter, r *http.Request) {
+	books, err := s.books(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	c, err := invoicing.Covering(r.Context(), books, r.PathValue("id"))
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	raw, err := json.Marshal(c)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "private, no-cache")
+	writeJSON(w, http.StatusOK, raw)
+}

@@ -1,0 +1,19 @@
+// Package invoicing issues an account's summary invoices and says which
+// invoice covers a record: its one job is the invoicing of supplies that
+// the account's invoicing mode (fiscal.Seller.Invoicing) did not invoice
+// one by one.
+//
+// An account in mode summary_monthly records each consumer supply without
+// an invoice of its own (fiscal.Record.Invoicing says which summary will
+// cover it). Once a calendar month has ended in every taxing territory,
+// Issue makes the summary invoice of one buyer (fiscal.Books.IssueSummary)
+// or of every buyer of the month: one UBL invoice per buyer, invoicing
+// state and month (Art. 223 Directive 2006/112/EC), numbered in the
+// account's series, its VAT computed on the supplies' exact amounts and
+// rounded once per rate. Issuing again returns the same invoices. Covering
+// tells, for one record, its own invoice, the summary that covers it, the
+// summary still to come, or why no invoice is required (mode none_b2c).
+//
+// The library call is Issue; the HTTP service exposes it as POST
+// /v1/invoices/summaries, and Covering as GET /settlements/{id}/invoiced-by.
+package invoicing

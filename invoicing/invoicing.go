@@ -1,0 +1,106 @@
+package invoicing
+
+import (
+	"context"
+	"errors"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+)
+
+// Issue issues the summary invoices q names: one buyer's (q.Buyer, and
+// q.TaxCountry when its supplies follow several states' rules), or, with
+// q.Buyer empty, every buyer's with supplies of q.Period waiting for one.
+// Summaries issued before are returned as they are (Outcome Existing). A
+// month that has not ended is PERIOD_OPEN; a month without such supplies
+// is NOT_FOUND for one buyer and an empty list for all.
+func Issue(ctx context.Context, b *fiscal.Books, q fiscal.SummaryRequest) ([]*fiscal.SummaryResult, error) {
+	if q.Buyer != "" {
+		res, err := b.IssueSummary(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		return []*fiscal.SummaryResult{res}, nil
+	}
+	if q.TaxCountry != "" {
+		return nil, &fiscal.Error{Code: fiscal.CodeBadRequest, Field: "/taxCountry", Detail: "taxCountry selects among one buyer's summaries; name the buyer too"}
+	}
+	if err := b.CheckPeriodClosed(q.Period); err != nil {
+		return nil, err
+	}
+	buyers, err := b.SummaryBuyers(ctx, q.Period)
+	if err != nil {
+		return nil, err
+	}
+	out := []*fiscal.SummaryResult{}
+	for _, one := range buyers {
+		res, err := b.IssueSummary(ctx, one)
+		var fe *fiscal.Error
+		if errors.As(err, &fe) && fe.Code == fiscal.CodeNotFound {
+			continue // every supply posted to it was revised away
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+// What covers a record (Coverage.Invoice).
+const (
+	CoveredPerPayment = "per_payment" // its own invoice
+	CoveredBySummary  = "summary"     // a summary invoice, issued
+	CoveredLater      = "summary_pending"
+	CoveredNone       = "none" // no invoice is required
+	CoveredUnknown    = "not_invoiced"
+)
+
+// Coverage says which invoice covers a record.
+type Coverage struct {
+	Object   string `json:"object"` // "invoice_coverage"
+	RecordID string `json:"recordId"`
+	// Invoice: per_payment, summary, summary_pending (the month's summary
+	// is not issued yet), none (none required) or not_invoiced (the
+	// record is pending review: no invoice without a tax determination).
+	Invoice string `json:"invoice"`
+	// InvoiceID is the invoice number (BT-1) of its own invoice or of the
+	// summary; SummaryID the summary's id; URL where the UBL is served.
+	InvoiceID string `json:"invoiceId,omitempty"`
+	SummaryID string `json:"summaryId,omitempty"`
+	URL       string `json:"url,omitempty"`
+	Period    string `json:"period,omitempty"`
+	// Basis cites the rule relied on (fiscal.RecordInvoicing.Basis).
+	Basis string `json:"basis,omitempty"`
+}
+
+// Covering says which invoice covers the account's record id.
+func Covering(ctx context.Context, b *fiscal.Books, id string) (*Coverage, error) {
+	r, _, err := b.Record(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	c := &Coverage{Object: "invoice_coverage", RecordID: r.ID, Invoice: CoveredUnknown}
+	if inv := r.Invoicing; inv != nil {
+		c.Basis, c.Period = inv.Basis, inv.Period
+	}
+	switch {
+	case r.Invoice != nil:
+		c.Invoice, c.InvoiceID, c.URL = CoveredPerPayment, r.Invoice.ID, r.Invoice.URL
+	case r.Invoicing != nil && r.Invoicing.Invoice == "none":
+		c.Invoice = CoveredNone
+	case r.Invoicing != nil && r.Invoicing.Invoice == "summary":
+		c.Invoice = CoveredLater
+		sum, err := b.InvoicedBy(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if sum != "" {
+			res, _, err := b.Summary(ctx, sum)
+			if err != nil {
+				return nil, err
+			}
+			c.Invoice, c.SummaryID, c.InvoiceID, c.URL = CoveredBySummary, sum, res.Summary.Invoice.ID, res.Summary.Invoice.URL
+		}
+	}
+	return c, nil
+}
