@@ -19,6 +19,15 @@ import (
 // from the constants the code uses.
 
 var typeDocs = map[string]string{
+	"SignedOSSReturn":        "An OSS return signed with the receipt key: jws is a compact JWS (typ fiscal402.oss-return+jws, header {alg, kid, typ}) whose payload is the return member byte for byte; verify it with the key set of /.well-known/jwks.json (receipt.VerifyStatement).",
+	"OSSReturn":              "The OSS VAT return of one calendar quarter (package returns): lines per member state of consumption, rate and supply type; fixed establishments; corrections of earlier quarters (Art. 61 Implementing Regulation 282/2011); sales outside the OSS and records pending review apart; the period-end ECB rate (Art. 369h(2)/366(2) Directive 2006/112/EC) and the log checkpoint it was computed at.",
+	"ReturnsAmounts":         "The figures of a line: entries summed, USDC total net of refunds, the taxable amount and VAT at the period-end rate (absent while it is not published) and the sums of the invoices' own EUR amounts, each an exact sum rounded once.",
+	"ReturnsLine":            "The supplies to one member state of consumption at one rate of one supply type, with the ledger indexes of the entries summed.",
+	"ReturnsCorrection":      "A change recorded this quarter (refunds) to what an earlier quarter's return declared for one member state and rate, at that quarter's end rate; negative for a refund.",
+	"ReturnsSection":         "The supplies made from a fixed establishment in another member state than the member state of identification.",
+	"ReturnsSummary":         "Sales of the quarter that belong in another return (domestic, reverse charge, outside the EU, UK), per regime, country and rate.",
+	"ReturnsRecordRow":       "One OSS supply's record for a member state of consumption (Art. 63c(1) Implementing Regulation 282/2011, items (a) to (l)); items the ledger does not hold are named in missing.",
+	"ReturnsLogCheckpoint":   "The signed log checkpoint the return was computed at (C2SP tlog-checkpoint as a signed note).",
 	"SettlementRequest":      "The body of POST /settlements (spec §2.1). Every member is a JSON string; unknown or duplicate members are rejected.",
 	"Record":                 "A fiscal record (spec §2.2): the 201 body of POST /settlements and the body of GET /settlements/{id}.",
 	"RecordPayment":          "The settled payment as recorded: normalised request members (lower-case hash and addresses).",

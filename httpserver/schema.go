@@ -17,6 +17,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscalevent"
 	"github.com/fiscal402/fiscal402/ingest"
 	"github.com/fiscal402/fiscal402/parties"
+	"github.com/fiscal402/fiscal402/returns"
 	"github.com/fiscal402/fiscal402/vat"
 	"github.com/fiscal402/fiscal402/webhooks"
 )
@@ -240,6 +241,8 @@ var componentNames = map[reflect.Type]string{
 	reflect.TypeFor[parties.Supply]():              "EventSupply",
 	reflect.TypeFor[ingest.Status]():               "IngestStatus",
 	reflect.TypeFor[ingest.Error]():                "IngestError",
+	reflect.TypeFor[ossReturnDoc]():                "SignedOSSReturn",
+	reflect.TypeFor[returns.Return]():              "OSSReturn",
 }
 
 // strictTypes are decoded with unknown members rejected (fiscal.decodeStrict).

@@ -95,7 +95,7 @@ func memberFormat(component, member string) map[string]any {
 			return pattern(patternDecimal)
 		}
 	case "taxableAmountCurrency", "vatCurrency", "currency":
-		if component == "ReturnsRecordRow" || component == "ReturnsAdjustment" || component == "ReturnsPayment" || component == "ReturnsReturn" {
+		if component == "ReturnsRecordRow" || component == "ReturnsAdjustment" || component == "ReturnsPayment" || component == "OSSReturn" {
 			return pattern(`^[A-Z]{3,4}$`) // ISO 4217, or USDC
 		}
 	case "fxRateDate":

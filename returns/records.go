@@ -172,6 +172,11 @@ func recordRow(rc *rec, date string) RecordRow {
 	row.USDPerEUR, row.FXRateDate = rate.Raw, rate.RateDate
 	if rc.Invoice != nil {
 		row.Invoice = &InvoiceInfo{Number: rc.Invoice.ID, IssueDate: rc.Invoice.IssueDate, Format: rc.Invoice.Format, UBLSHA256: rc.Invoice.UBLSHA256, URL: rc.Invoice.URL}
+	} else if inv := rc.Invoicing; inv != nil && inv.Invoice == "summary" {
+		row.Missing = append(row.Missing, "(j) invoice: the supply is on the summary invoice of its buyer for "+inv.Period+
+			" (GET /settlements/{id}/invoiced-by names it), not an invoice of its own")
+	} else if inv != nil && inv.Invoice == "none" {
+		row.Missing = append(row.Missing, "(j) invoice: none was issued; "+inv.Basis)
 	} else {
 		row.Missing = append(row.Missing, "(j) invoice: none was issued for this supply")
 	}

@@ -102,6 +102,11 @@ type rec struct {
 		TaxCountry string `json:"taxCountry"`
 		IssueDate  string `json:"issueDate"`
 	} `json:"invoice"`
+	Invoicing *struct {
+		Invoice string `json:"invoice"` // "per_payment" | "summary" | "none"
+		Period  string `json:"period"`
+		Basis   string `json:"basis"`
+	} `json:"invoicing"`
 	Receipt struct {
 		ID string `json:"id"`
 	} `json:"receipt"`

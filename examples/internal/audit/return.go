@@ -619,7 +619,11 @@ func (a *returnAudit) summary() {
 		fmt.Fprintf(a.out, "  no period-end rate yet: VAT on the invoices EUR %s\n", r.Total.InvoiceVATEUR)
 	}
 	for _, st := range r.MemberStates {
-		fmt.Fprintf(a.out, "    %-20s VAT EUR %10s (invoices %s)\n", country(st.MemberState), st.VATEUR, st.InvoiceVATEUR)
+		vatDue := st.VATEUR
+		if vatDue == "" {
+			vatDue = "-" // no period-end rate yet
+		}
+		fmt.Fprintf(a.out, "    %-20s VAT EUR %10s (invoices %s)\n", country(st.MemberState), vatDue, st.InvoiceVATEUR)
 	}
 	fmt.Fprintf(a.out, "  not in OSS: %d summaries; excluded pending review: %s\n", len(r.NotInOSS), entriesOf(r.Excluded.Pending.Records, "record", "records"))
 	if a.kid != "" {
