@@ -180,7 +180,13 @@ func (req CapabilityCheckRequest) validate(now time.Time) (checkInput, error) {
 		return in, badRequest("/buyer_country", "is required (ISO 3166-1 alpha-2)")
 	}
 	if in.corridor.BuyerCountry, err = fiscal.ParseCountry("/buyer_country", req.BuyerCountry); err != nil {
-		return in, err
+		// The codes vat.Buyer documents beyond ISO 3166-1 (IC, EA, UK), as
+		// POST /settlements accepts them for consumerCountry.
+		u := strings.ToUpper(strings.TrimSpace(req.BuyerCountry))
+		if _, ok := vat.BuyerCountry(u); !ok || len(u) != 2 {
+			return in, err
+		}
+		in.corridor.BuyerCountry = u
 	}
 	in.corridor.SupplyType = vat.KindDigitalService
 	if req.SupplyType != "" {

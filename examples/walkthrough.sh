@@ -259,7 +259,41 @@ if [ -n "${endpoint:-}" ]; then
   call '200|204' DELETE "/v1/webhook-endpoints/$endpoint" /v1/webhook-endpoints/{id} "${AUTH[@]}"
 fi
 
-bold "10. Errors are problem documents"
+bold "10. The OSS return, its records and the export (key required)"
+call 200 GET "/v1/returns/oss?period=2026-Q2" /v1/returns/oss "${AUTH[@]}"
+if [ "$status" = 200 ]; then
+  cp "$tmp/body" "$tmp/return.json"
+  say "return $(json .return.period) ($(json .return.status)), OSS number $(json .return.identification.number) in $(json .return.identification.memberStateOfIdentification)"
+  say "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["return"]; print("; ".join("%s %s %%: %s USDC, VAT %s EUR (invoices %s) from ledger %s" % (l["memberState"], l["ratePercent"], l["amountUsdc"], l.get("vatEur") or "-", l["invoiceVatEur"], l["ledgerIndexes"][:5]) for l in r["lines"][:4]))' "$tmp/return.json")"
+  say "pending, excluded: $(json .return.excluded.pending.records); signed: $(json .jws | cut -c1-24)..."
+fi
+call 200 GET "/v1/returns/oss?period=2026-Q2&format=csv" /v1/returns/oss "${AUTH[@]}"
+[ "$status" = skip ] || head -n 3 "$tmp/body" | sed 's/^/    /'
+call 200 GET "/v1/returns/oss/records?period=2026-Q2&memberState=DE" /v1/returns/oss/records "${AUTH[@]}"
+say "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["data"]))' "$tmp/body" 2>/dev/null) German supplies, each with its Art. 63c items and what is missing"
+call 200 GET "/settlements/export?format=jsonl" /settlements/export "${AUTH[@]}"
+[ "$status" = skip ] || { cp "$tmp/body" "$tmp/export.jsonl"; say "$(wc -l <"$tmp/export.jsonl") records exported, one JSON line each"; }
+call 400 GET "/v1/returns/oss?period=2026-Q5" /v1/returns/oss "${AUTH[@]}"
+say "$(json .code) at $(json .field): $(json .detail)"
+if [ "${VERIFY:-1}" != 0 ] && command -v go >/dev/null 2>&1 && [ -f "$tmp/return.json" ] && [ -f "$tmp/export.jsonl" ] && [ -f "$root/examples/audit/main.go" ]; then
+  mkdir -p "$tmp/receipts"
+  for rid in $(python3 -c 'import json,sys; [print(json.loads(l)["receiptId"]) for l in open(sys.argv[1]) if l.strip()]' "$tmp/export.jsonl"); do
+    curl -sS -o "$tmp/receipts/$rid.json" "$BASE/v1/receipts/$rid"
+  done
+  curl -sS -o "$tmp/jwks.json" "$BASE/.well-known/jwks.json"
+  curl -sS -o "$tmp/log-key.txt" "$BASE/.well-known/log-key"
+  say "\$ go run ./examples/audit return return.json --receipts receipts/ --jwks jwks.json --log-key-file log-key.txt"
+  steps=$((steps + 1))
+  if (cd "$root" && go run ./examples/audit return "$tmp/return.json" --receipts "$tmp/receipts" --jwks "$tmp/jwks.json" --log-key-file "$tmp/log-key.txt") >"$tmp/audit" 2>&1; then
+    sed 's/^/    /' "$tmp/audit"
+  else
+    failures=$((failures + 1))
+    say "-> return NOT verified  <-- UNEXPECTED"
+    sed 's/^/    /' "$tmp/audit"
+  fi
+fi
+
+bold "11. Errors are problem documents"
 call 404 GET /no/such/path -
 say "$(header Content-Type): $(json .code), request_id $(json .request_id) = X-Request-Id $(header X-Request-Id)"
 call 405 DELETE /v1/pricing -

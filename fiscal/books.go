@@ -647,6 +647,8 @@ func claimConflict(c ledger.Claim) *Error {
 		return &Error{Code: CodeSettlementConflict, Field: "/txHash", Detail: "this transfer log already backs a record of another account"}
 	case claimPayment:
 		return &Error{Code: CodeSettlementConflict, Field: "/txHash", Detail: "this (network, txHash) settlement is already recorded for another account"}
+	case claimRefundTx:
+		return &Error{Code: CodeSettlementConflict, Field: "/transaction/txHash", Detail: "this refund transaction already backs another refund; a transfer backs one refund"}
 	}
 	// Revision claims carry the entry id as fingerprint, so a concurrent
 	// writer of the same revision finds it Existing, never in conflict.
@@ -696,4 +698,16 @@ func (p Payment) fingerprint() []byte {
 		C []string
 		P *vat.Provider
 	}{fp, b.Evidence, b.Conditions, b.Provider})
+}
+
+// SignStatement signs payload with the engine's receipt key as a statement
+// of type typ (receipt.Signer.SignStatement), so that the receipt key set
+// verifies it (receipt.VerifyStatement). Package returns signs OSS returns
+// with it.
+func (b *Books) SignStatement(typ string, payload []byte) (string, error) {
+	jws, err := b.e.keyring.SignStatement(typ, payload)
+	if err != nil {
+		return "", &Error{Code: CodeInternal, Detail: "signing a statement failed", Err: err}
+	}
+	return jws, nil
 }

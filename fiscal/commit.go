@@ -74,6 +74,11 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 		Entry: &ledger.Entry{ID: d.id, Leaf: []byte(d.id), Postings: postings, Puts: puts},
 		Hook: func(h *ledger.Hook) error {
 			index := h.Index()
+			if d.check != nil {
+				if err := d.check(h); err != nil {
+					return err
+				}
+			}
 			if err := d.checkSummary(h); err != nil {
 				return err
 			}
@@ -125,6 +130,7 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 	if d.total != nil {
 		a.Reads = d.total.reads()
 	}
+	a.Reads = append(a.Reads, d.reads...)
 	a.Reads = append(a.Reads, d.summaryReads()...)
 	res, err := e.ledger.Append(ctx, a)
 	if err != nil {
@@ -137,6 +143,8 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 			return nil, res, err
 		case errors.Is(err, errStaleTotal):
 			return nil, res, errStaleTotal
+		case errors.Is(err, errStaleRefund):
+			return nil, res, errStaleRefund
 		case errors.As(err, &fe):
 			return nil, res, fe
 		}
@@ -304,6 +312,11 @@ func accountTimeKey(accountID string, t time.Time, id string) []byte {
 func storeError(err error) *Error {
 	if errors.Is(err, ledger.ErrUnavailable) || errors.Is(err, ledger.ErrClosed) {
 		return &Error{Code: CodeDBUnavailable, Detail: "the ledger cannot be written right now; retry", RetryAfter: time.Second, Err: err}
+	}
+	if errors.Is(err, ledger.ErrCorrupt) || errors.Is(err, ledger.ErrIntegrity) {
+		// A damaged file met on any path (a list, a scan), not only on the
+		// verified reads: the same answer as theirs.
+		return &Error{Code: CodeLedgerIntegrity, Detail: "the ledger file is damaged; restore it from a backup", Err: err}
 	}
 	return &Error{Code: CodeInternal, Detail: "ledger error", Err: err}
 }

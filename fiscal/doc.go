@@ -56,6 +56,19 @@
 // the engine re-asks in the background (RecheckPolicy; RecheckNow runs one
 // pass) and appends the revision the answer decides.
 //
+// # Refunds
+//
+// Books.Refund corrects a processed settlement, fully or in part: each
+// refund is a ledger entry of its own (id "<record id>-refund-<n>") whose
+// document is a Refund, with its own receipt (supersedes the corrected
+// one), a UBL credit note (381, BillingReference to the invoice, numbered
+// in the account's credit-note series) and the event settlement.refunded.
+// The correction is at the settlement's own ECB rate and VAT rate, in
+// negative EUR figures; the committer checks, in the refund's own
+// transaction, that refunds never exceed the settled amount. refund.go
+// describes the document field by field; Books.Refunds and
+// Books.RefundsByDate read refunds back.
+//
 // # Invoicing law
 //
 // Each invoice follows the invoicing rules of one state (Art. 219a

@@ -70,6 +70,14 @@ type Config struct {
 	// CommitObserver, optional, is told of each group commit of the
 	// ledger (appends written, time to make them durable): a metrics sink.
 	CommitObserver ledger.CommitObserver
+	// LedgerFullCheck makes New run the full check (ledger.Check: every
+	// page, leaf, hash and checkpoint; then every document a leaf anchors
+	// by its digest) before serving instead of the
+	// bounded one (the page structure, the latest checkpoint and the newest
+	// ledger.OpenCheckLeaves leaves); see ledger's "Opening and damage" for
+	// the cost of each. Either refuses a damaged file with an error that
+	// errors.Is ledger.ErrCorrupt.
+	LedgerFullCheck bool
 	// NoBackground: start no background work (registry re-checks, and what
 	// accessories register with Go). For maintenance tools that open a data
 	// directory; their records wait for the next engine that runs it.
@@ -165,8 +173,14 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e.logVKey = vkey
 	ledgerPath := filepath.Join(cfg.Dir, "ledger.db")
-	if e.ledger, err = ledger.Open(ledgerPath, ledger.Options{Origin: cfg.LogOrigin, Signer: signer, Observer: cfg.CommitObserver}); err != nil {
+	if e.ledger, err = ledger.Open(ledgerPath, ledger.Options{Origin: cfg.LogOrigin, Signer: signer, Observer: cfg.CommitObserver, FullCheck: cfg.LedgerFullCheck}); err != nil {
 		return nil, fmt.Errorf("fiscal: %s: %w", ledgerPath, err)
+	}
+	if cfg.LedgerFullCheck {
+		if err := e.checkDocuments(ledgerPath); err != nil {
+			e.ledger.Close()
+			return nil, fmt.Errorf("fiscal: %s: %w", ledgerPath, err)
+		}
 	}
 	e.outbox = &Outbox{l: e.ledger}
 	if err := e.rebuildTotals(context.Background()); err != nil {

@@ -68,10 +68,15 @@ var codeStatus = map[Code]int{
 	CodeChainUnavailable:       503,
 	CodeDBUnavailable:          503,
 	CodeInternal:               500,
+	CodeRefundExceedsRemaining: 409,
+	CodeRecordPendingReview:    409,
+	CodeCreditNoteRefused:      422,
 	CodePeriodOpen:             409,
 	CodeInvoiceRulesFailed:     422,
 
 	"METHOD_NOT_ALLOWED":        405, // httpserver: the path exists, the method does not
+	"PATH_NOT_CANONICAL":        307, // httpserver: "//" or dot segments: repeat at the cleaned path
+	"CLIENT_CLOSED":             499, // httpserver: the client went away (logged only: nobody reads the answer)
 	"PAYLOAD_TOO_LARGE":         413, // httpserver: body over the limit
 	"UNSUPPORTED_MEDIA_TYPE":    415, // httpserver: not application/json
 	"RATE_LIMITED":              429, // httpserver: over the per-account rate limit

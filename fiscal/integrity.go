@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/fiscal402/fiscal402/ledger"
@@ -135,4 +136,42 @@ func hexDigest(s string) ([sha256.Size]byte, bool, error) {
 	}
 	copy(sum[:], b)
 	return sum, true, nil
+}
+
+// checkDocuments is the part of the full check (Config.LedgerFullCheck)
+// above the ledger: every document a leaf anchors by its digest (the
+// record and invoice of a 3.0.0 receipt, the invoice of 1.0.0 and 2.0.0,
+// the record of an entry without a receipt) matches it. ledger.Check
+// verifies the leaves and the tree but does not know which documents a
+// leaf commits to. A mismatch is a *ledger.CorruptError naming the index.
+func (e *Engine) checkDocuments(path string) error {
+	n := e.ledger.Size()
+	for i := int64(0); i < n; i++ {
+		ent, err := e.ledger.EntryAt(i)
+		if err != nil {
+			var ce *ledger.CorruptError
+			if errors.As(err, &ce) {
+				return err
+			}
+			return &ledger.CorruptError{Path: path, Index: i, Reason: "entry unreadable: " + err.Error(), Err: err}
+		}
+		names := make([]string, 0, len(ent.Docs))
+		for name := range ent.Docs {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			sum, anchored, err := committedDigest(ent, name)
+			if err != nil {
+				return &ledger.CorruptError{Path: path, Index: i, Reason: fmt.Sprintf("the leaf's payload does not parse: %v", err), Err: err}
+			}
+			if !anchored {
+				continue
+			}
+			if _, err := e.ledger.DocVerified(ent.ID, name, sum); err != nil {
+				return &ledger.CorruptError{Path: path, Index: i, Reason: fmt.Sprintf("document %q does not match the digest its leaf commits to", name), Err: err}
+			}
+		}
+	}
+	return nil
 }

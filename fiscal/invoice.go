@@ -230,15 +230,21 @@ func settlementNote(r *Record, det vat.Determination) (string, error) {
 	return note, nil
 }
 
-// isoCountry maps the VAT prefixes that are not ISO 3166-1 codes to the
-// country of the address: EL → GR (Greece), XI → GB (Northern Ireland).
+// isoCountry maps the codes that are not ISO 3166-1 codes to the country
+// of the address: EL → GR (Greece), XI and UK → GB (Northern Ireland, the
+// UK), IC and EA → ES (Canary Islands, Ceuta and Melilla).
 // EN 16931 BR-CL-14 requires ISO 3166-1 codes in addresses.
 func isoCountry(c string) string {
 	switch c {
 	case "EL":
 		return "GR"
-	case "XI":
+	case "XI", "UK":
 		return "GB"
+	case "IC", "EA":
+		// The Canary Islands, Ceuta and Melilla are Spain in ISO 3166-1
+		// (IC and EA are only reserved codes, outside the EN 16931
+		// country code list, BR-CL-14/15).
+		return "ES"
 	}
 	return c
 }

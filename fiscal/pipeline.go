@@ -74,7 +74,12 @@ type Draft struct {
 	total                *totalCheck     // the Art. 59c running total this supply counts toward
 	claims               *receipt.Claims // nil: no receipt; the document is the leaf
 	openings             []byte          // the receipt's openings (3.0.0), sealed with it
-	summary              *summaryCheck   // a summary invoice's check of its supplies (invoicemode.go)
+	// check, when set, runs first in the committer with the side values
+	// reads declares (a refund's remaining amount, refund.go); its error
+	// fails the append.
+	check   func(h *ledger.Hook) error
+	reads   []ledger.SideKey
+	summary *summaryCheck // a summary invoice's check of its supplies (invoicemode.go)
 }
 
 // Prepare classifies a supply for the account without writing anything:
@@ -236,6 +241,13 @@ func (e *Engine) Issue(d *Draft, seller Seller) error {
 	if r.ReviewStatus == StatusProcessed {
 		if err := e.attachInvoice(d, seller); err != nil {
 			return err
+		}
+		if r.ReviewStatus != StatusProcessed {
+			// The invoicing law sent it to review (a national rate, the
+			// customer's address, rules the invoice would break): it counts
+			// toward the Art. 59c total when a revision processes it, once,
+			// as a rebuild from the ledger counts only processed records.
+			d.total = nil
 		}
 	}
 	r.Revision = 1

@@ -324,7 +324,7 @@ func parseAsset(network, v string) (string, error) {
 func parseBuyer(req SettlementRequest) (BuyerFacts, error) {
 	var b BuyerFacts
 	if req.ConsumerCountry != "" {
-		c, err := parseCountry("/consumerCountry", req.ConsumerCountry)
+		c, err := parseBuyerCountry("/consumerCountry", req.ConsumerCountry)
 		if err != nil {
 			return b, err
 		}
@@ -492,6 +492,22 @@ func ParseTimestamp(field, v string, now time.Time) (time.Time, error) {
 // cannot carry; it returns the text trimmed.
 func ParseText(field, v string) (string, error) { return parseText(field, v) }
 
+// parseBuyerCountry accepts, for where a customer is, what parseCountry
+// accepts and the codes vat.Buyer documents beyond ISO 3166-1 (IC for the
+// Canary Islands, EA for Ceuta and Melilla, UK for GB: vat.BuyerCountry),
+// so that a request is refused only for a code Determine refuses too.
+func parseBuyerCountry(field, v string) (string, error) {
+	c, err := parseCountry(field, v)
+	if err == nil {
+		return c, nil
+	}
+	u := strings.ToUpper(strings.TrimSpace(v))
+	if _, ok := vat.BuyerCountry(u); ok && len(u) == 2 {
+		return u, nil
+	}
+	return "", badRequest(field, "%q is not an ISO 3166-1 alpha-2 country code (or EL, XI, UK, IC, EA)", v)
+}
+
 // parseCountry accepts an ISO 3166-1 alpha-2 code (any case) and the two VAT
 // prefixes that are not ISO codes but name places: EL (Greece, Art. 215 VAT
 // Directive prefix) and XI (Northern Ireland, Windsor Framework).
@@ -610,7 +626,7 @@ func parseEvidence(field string, in []vat.Evidence) ([]vat.Evidence, error) {
 		if it.Source == "" {
 			return nil, badRequest(at+"/source", "is required")
 		}
-		if it.Country, err = parseCountry(at+"/country", it.Country); err != nil {
+		if it.Country, err = parseBuyerCountry(at+"/country", it.Country); err != nil {
 			return nil, err
 		}
 		if it.Provider, err = parseText(at+"/provider", it.Provider); err != nil {

@@ -224,13 +224,7 @@ func (b *Books) resolve(ctx context.Context, id string, res Resolution, claims [
 		// re-check of the old one may revise the record after it.
 		d.Puts = append(d.Puts, ledger.Put{Bucket: bucketRecheck, Key: []byte(prev.ID)})
 	}
-	if hasReason(d.Record.ReviewReasons, ReasonFXRateUnavailable) {
-		if err := queueFXWait(d, p.Timestamp); err != nil {
-			return nil, err
-		}
-	} else {
-		d.Puts = append(d.Puts, ledger.Put{Bucket: bucketFXWait, Key: []byte(prev.ID)})
-	}
+	// revise keeps the fx-wait queue in step with the revision (syncFXWait).
 	out, err := e.revise(ctx, prev, d, seller, now, Revision{ResolvedBy: res.ResolvedBy, Note: res.Note, Cause: CauseResolution}, claims)
 	if errors.Is(err, errStaleTotal) && attempt < maxStaleRetries {
 		// A concurrent sale counted toward the running total first:

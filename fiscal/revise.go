@@ -94,6 +94,9 @@ func (e *Engine) revise(ctx context.Context, prev *Record, d *Draft, seller Sell
 	if err := e.Issue(d, seller); err != nil {
 		return nil, err
 	}
+	if err := syncFXWait(d, prev.ID); err != nil {
+		return nil, err
+	}
 	d.Record.X402 = prev.X402
 	stored, o, err := e.Revise(ctx, priorOf(prev), d, now, rev, claims)
 	if err != nil {

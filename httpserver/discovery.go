@@ -2,11 +2,14 @@ package httpserver
 
 import (
 	"bytes"
+	"container/list"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"mime"
+	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,16 +56,17 @@ func (s *Server) serveDocument(w http.ResponseWriter, r *http.Request, build fun
 }
 
 // serveCached serves a document that is a pure function of the server and
-// the base URL: built once per (path, media type, base) and kept in a small
-// cache, so that a document as large as the OpenAPI one costs a map lookup
-// per request. The cache is bounded (documentCacheSize entries): requests
-// with ever new Host headers get fresh documents, never unbounded memory.
+// the base URL: built once per (path, media type, base) and kept in a
+// bounded LRU cache, so that a document as large as the OpenAPI one costs a
+// map lookup per request. Without Options.PublicURL the base comes from the
+// request's Host, which anyone can make up: only the hosts the operator
+// allows (Options.DocumentHosts; loopback names by default) are cached, and
+// any other host gets a document built for it and not kept, so made-up
+// hosts can neither fill the cache nor push the real host out of it.
 func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, contentType string, build func(base string) ([]byte, error)) {
 	base := s.baseURL(r)
 	key := r.URL.Path + "\x00" + contentType + "\x00" + base
-	s.docs.Lock()
-	d, ok := s.docs.m[key]
-	s.docs.Unlock()
+	d, ok := s.docs.get(key)
 	if !ok {
 		raw, err := build(base)
 		if err != nil {
@@ -70,32 +74,89 @@ func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, contentType
 			return
 		}
 		sum := sha256.Sum256(raw)
-		d = cachedDocument{raw: raw, etag: `"sha256-` + hex.EncodeToString(sum[:]) + `"`}
-		s.docs.Lock()
-		if s.docs.m == nil {
-			s.docs.m = map[string]cachedDocument{}
+		d = &cachedDocument{key: key, raw: raw, etag: `"sha256-` + hex.EncodeToString(sum[:]) + `"`}
+		if s.opts.PublicURL != "" || s.documentHostAllowed(r.Host) {
+			s.docs.put(d)
 		}
-		if len(s.docs.m) < documentCacheSize {
-			s.docs.m[key] = d
-		}
-		s.docs.Unlock()
 	}
 	writeImmutable(w, r, contentType, d.etag, documentCache, d.raw)
 }
 
+// documentHostAllowed: whether documents built for this Host header are
+// cached (Options.DocumentHosts, or a loopback name when it is empty).
+func (s *Server) documentHostAllowed(host string) bool {
+	name := host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		name = h
+	}
+	name = strings.ToLower(strings.Trim(name, "[]"))
+	if len(s.opts.DocumentHosts) == 0 {
+		if name == "localhost" {
+			return true
+		}
+		a, err := netip.ParseAddr(name)
+		return err == nil && a.IsLoopback()
+	}
+	for _, h := range s.opts.DocumentHosts {
+		if strings.EqualFold(h, host) || strings.EqualFold(h, name) {
+			return true
+		}
+	}
+	return false
+}
+
 // documentCacheSize bounds the document cache: the documents times a few
-// base URLs.
+// base URLs. The least recently used entry goes first.
 const documentCacheSize = 64
 
 type cachedDocument struct {
+	key  string
 	raw  []byte
 	etag string
+	elem *list.Element
 }
 
-// documentStore is the server's cache of published documents.
+// documentStore is the server's LRU cache of published documents.
 type documentStore struct {
-	sync.Mutex
-	m map[string]cachedDocument
+	mu  sync.Mutex
+	m   map[string]*cachedDocument
+	lru list.List // front: most recently used; values are *cachedDocument
+}
+
+func (c *documentStore) get(key string) (*cachedDocument, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d, ok := c.m[key]
+	if ok {
+		c.lru.MoveToFront(d.elem)
+	}
+	return d, ok
+}
+
+func (c *documentStore) put(d *cachedDocument) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]*cachedDocument{}
+	}
+	if old, ok := c.m[d.key]; ok {
+		c.lru.MoveToFront(old.elem)
+		return
+	}
+	d.elem = c.lru.PushFront(d)
+	c.m[d.key] = d
+	for c.lru.Len() > documentCacheSize {
+		last := c.lru.Back()
+		c.lru.Remove(last)
+		delete(c.m, last.Value.(*cachedDocument).key)
+	}
+}
+
+// len is the number of cached documents.
+func (c *documentStore) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
 }
 
 func (s *Server) getManifest(w http.ResponseWriter, r *http.Request) {

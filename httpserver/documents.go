@@ -301,7 +301,7 @@ var skillExamples = map[string][]string{
 	catalog.CapUBL21:             {"GET /settlements/{id}/ubl"},
 	catalog.CapHistoricalFX:      {"POST /settlements: the record's fx (ECB rate, date, policy, snapshot)"},
 	catalog.CapAuditLedger:       {"GET /v1/log/checkpoint", "GET /v1/log/proof/inclusion?index=0", "GET /v1/log/proof/consistency?from=1"},
-	catalog.CapSignedWebhooks:    {"events settlement.processed, settlement.pending_review, settlement.review_resolved, fiscal_event.recorded, fiscal_event.revised, account.threshold_crossed"},
+	catalog.CapSignedWebhooks:    {"events settlement.processed, settlement.pending_review, settlement.review_resolved, settlement.refunded, fiscal_event.recorded, fiscal_event.revised, account.threshold_crossed"},
 	catalog.CapSignedReceipt:     {"GET /v1/receipts/rcpt_<event id>", "GET /.well-known/jwks.json"},
 	catalog.CapSandboxSimulate:   {"POST /v1/compliance/evaluate", "POST /sandbox/v1/simulate"},
 }

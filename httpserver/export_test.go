@@ -45,9 +45,7 @@ var PrefersHTML = prefersHTML
 
 // DocumentCacheLen is the number of cached documents.
 func DocumentCacheLen(s *Server) int {
-	s.docs.Lock()
-	defer s.docs.Unlock()
-	return len(s.docs.m)
+	return s.docs.len()
 }
 
 // ResetReadiness forgets the cached readiness answer, so that the next
@@ -61,3 +59,10 @@ func ResetReadiness(s *Server) {
 // RefreshState makes the next scrape read the queue and rate state again
 // instead of reusing the answer of the last few seconds.
 func RefreshState(s *Server) { s.metrics.SetState(s.state, stateTTL) }
+
+// DocumentCached reports whether the JSON document at path for the base
+// URL is in the document cache.
+func DocumentCached(s *Server, path, base string) bool {
+	_, ok := s.docs.get(path + "\x00application/json\x00" + base)
+	return ok
+}

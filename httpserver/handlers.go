@@ -85,25 +85,68 @@ func (s *Server) getSettlement(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
-	rec, raw, err := books.Record(r.Context(), r.PathValue("id"))
+	raw, err := books.RecordView(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.problem(w, r, err)
 		return
 	}
-	if inv := rec.Invoicing; inv != nil && inv.Invoice == "summary" {
-		// The served record is the committed one, byte for byte; the
-		// summary invoice that covers it, issued later, is a link.
-		by, err := books.InvoicedBy(r.Context(), rec.ID)
-		if err != nil {
-			s.problem(w, r, err)
-			return
-		}
-		if by != "" {
-			w.Header().Set("Link", "</v1/invoices/summaries/"+by+`>; rel="invoiced-by"`)
-		}
+	w.Header().Set("Cache-Control", "private, no-cache")
+	writeJSON(w, http.StatusOK, raw)
+}
+
+// postRefund: POST /settlements/{id}/refunds. 201 with the new refund
+// (Idempotent-Replayed: true for a replay of the key); 200 with the
+// refund a refund transfer already backs.
+func (s *Server) postRefund(w http.ResponseWriter, r *http.Request) {
+	var req fiscal.RefundRequest
+	if err := s.decodeJSON(w, r, &req); err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	books, err := s.books(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	res, err := books.Refund(r.Context(), r.PathValue("id"), req, r.Header.Get("Idempotency-Key"))
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	noteIngested(r, res.Outcome, fiscal.StatusProcessed)
+	writeIngested(w, "/settlements/"+res.Refund.SettlementID+"/refunds/"+res.Refund.ID, res.Outcome, res.JSON)
+}
+
+// getRefund: GET /settlements/{id}/refunds/{rid}, one refund as stored.
+func (s *Server) getRefund(w http.ResponseWriter, r *http.Request) {
+	books, err := s.books(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	raw, err := books.RefundDocument(r.Context(), r.PathValue("id"), r.PathValue("rid"))
+	if err != nil {
+		s.problem(w, r, err)
+		return
 	}
 	w.Header().Set("Cache-Control", "private, no-cache")
 	writeJSON(w, http.StatusOK, raw)
+}
+
+// getRefundUBL: GET /settlements/{id}/refunds/{rid}/ubl, the credit note's
+// exact stored bytes.
+func (s *Server) getRefundUBL(w http.ResponseWriter, r *http.Request) {
+	books, err := s.books(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	raw, sum, err := books.CreditNote(r.Context(), r.PathValue("id"), r.PathValue("rid"))
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	writeImmutable(w, r, "application/xml", `"sha256-`+sum+`"`, "private, max-age=31536000, immutable", raw)
 }
 
 // getSettlementUBL: GET /settlements/{id}/ubl, the exact stored UBL bytes.

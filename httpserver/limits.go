@@ -77,6 +77,153 @@ func (l *rateLimits) allow(accountID string, now time.Time) error {
 	return nil
 }
 
+// Defaults of the limit on failed authentication per client address
+// (Options.AuthFailureRate, AuthFailureBurst, AuthFailureMaxBackoff): ten
+// wrong keys at once, then one every five seconds; each further wrong key
+// over that blocks the address for twice as long as the block before (1 s,
+// 2 s, 4 s, ...) up to ten minutes. A real client that mistypes its key
+// never meets it; a guesser gets a few thousand tries a day against keys of
+// 128 random bits.
+const (
+	DefaultAuthFailureRate       rate.Limit    = 0.2
+	DefaultAuthFailureBurst      int           = 10
+	DefaultAuthFailureMaxBackoff time.Duration = 10 * time.Minute
+	authFailureMinBlock                        = time.Second
+	// maxAuthFailureAddrs bounds the addresses remembered; past it the
+	// ones whose bucket is full again and whose block is over are
+	// forgotten first.
+	maxAuthFailureAddrs = 1 << 16
+)
+
+// authFailures limits failed authentication per client address (IPv6 per
+// /64): a token bucket of failures, and past it a block that doubles with
+// each failure over the bucket. A blocked address is answered 429
+// RATE_LIMITED before its key is looked at, whatever the key (answering a
+// valid key would tell a guesser it found one); the accounts' own buckets
+// and every other address are untouched, so a burst of wrong keys slows
+// only the address that sends them.
+type authFailures struct {
+	limit      rate.Limit
+	burst      int
+	maxBackoff time.Duration
+	mu         sync.Mutex
+	byAddr     map[netip.Addr]*authFailure
+}
+
+type authFailure struct {
+	bucket       *rate.Limiter
+	strikes      int       // failures over the bucket since it was last full
+	blockedUntil time.Time // no authentication from the address before
+}
+
+func newAuthFailures(limit rate.Limit, burst int, maxBackoff time.Duration) *authFailures {
+	if limit == 0 {
+		limit = DefaultAuthFailureRate
+	}
+	if burst <= 0 {
+		burst = DefaultAuthFailureBurst
+	}
+	if maxBackoff <= 0 {
+		maxBackoff = DefaultAuthFailureMaxBackoff
+	}
+	return &authFailures{limit: limit, burst: burst, maxBackoff: maxBackoff, byAddr: map[netip.Addr]*authFailure{}}
+}
+
+// authKey is the unit an address is limited in: an IPv4 address, an IPv6
+// /64 (one subscriber's usual allocation).
+func authKey(a netip.Addr) netip.Addr {
+	a = a.Unmap()
+	if a.Is6() {
+		p, _ := a.Prefix(64)
+		return p.Addr()
+	}
+	return a
+}
+
+// blocked answers RATE_LIMITED while the address is blocked.
+func (l *authFailures) blocked(addr netip.Addr, now time.Time) error {
+	if l.limit == rate.Inf {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	f := l.byAddr[authKey(addr)]
+	if f == nil || !now.Before(f.blockedUntil) {
+		return nil
+	}
+	return &fiscal.Error{Code: codeRateLimited, Detail: "too many failed authentications from this address; retry after the Retry-After interval", RetryAfter: f.blockedUntil.Sub(now)}
+}
+
+// failed counts a failed authentication from addr; over the bucket it
+// blocks the address (doubling) and returns the block's RATE_LIMITED.
+func (l *authFailures) failed(addr netip.Addr, now time.Time) error {
+	if l.limit == rate.Inf {
+		return nil
+	}
+	key := authKey(addr)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	f := l.byAddr[key]
+	if f == nil {
+		if len(l.byAddr) >= maxAuthFailureAddrs {
+			l.forget(now)
+		}
+		f = &authFailure{bucket: rate.NewLimiter(l.limit, l.burst)}
+		l.byAddr[key] = f
+	}
+	if f.bucket.TokensAt(now) >= float64(l.burst) {
+		f.strikes = 0 // quiet long enough: the backoff starts again
+	}
+	if f.bucket.AllowN(now, 1) {
+		return nil
+	}
+	f.strikes++
+	block := l.maxBackoff
+	if f.strikes < 40 {
+		block = min(authFailureMinBlock<<(f.strikes-1), l.maxBackoff)
+	}
+	f.blockedUntil = now.Add(block)
+	return &fiscal.Error{Code: codeRateLimited, Detail: "too many failed authentications from this address; retry after the Retry-After interval", RetryAfter: block}
+}
+
+// forget drops the addresses that are neither blocked nor owe tokens, and
+// if none is, an arbitrary half (the map stays bounded under a flood of
+// made-up addresses).
+func (l *authFailures) forget(now time.Time) {
+	for k, f := range l.byAddr {
+		if !now.Before(f.blockedUntil) && f.bucket.TokensAt(now) >= float64(l.burst) {
+			delete(l.byAddr, k)
+		}
+	}
+	for k := range l.byAddr {
+		if len(l.byAddr) < maxAuthFailureAddrs/2 {
+			break
+		}
+		delete(l.byAddr, k)
+	}
+}
+
+// authenticate checks an account key under the failure limit of the
+// client's address: RATE_LIMITED while the address is blocked (before the
+// key is looked at), AUTHENTICATION_FAILED for a wrong key (counted).
+func (s *Server) authenticate(r *http.Request, key string) (string, error) {
+	addr := s.clientAddr(r)
+	now := time.Now()
+	if err := s.authFails.blocked(addr, now); err != nil {
+		return "", err
+	}
+	id, err := s.keys.Load().Authenticate(key)
+	if err != nil {
+		if key != "" { // a missing key guesses nothing: not counted
+			if blockErr := s.authFails.failed(addr, now); blockErr != nil {
+				return "", blockErr
+			}
+		}
+		return "", err
+	}
+	return id, nil
+}
+
 // keyOptional serves endpoints where the key is optional (spec §5.8 leaves
 // their authentication open; README "Authentication"): without
 // X-Service-Key the caller is anonymous; with one, the key must be valid
@@ -88,7 +235,7 @@ func (s *Server) keyOptional(h http.HandlerFunc) http.Handler {
 			h(w, r)
 			return
 		}
-		id, err := s.keys.Load().Authenticate(r.Header.Get(HeaderServiceKey))
+		id, err := s.authenticate(r, r.Header.Get(HeaderServiceKey))
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", `X-Service-Key realm="fiscal402"`)
 			s.problem(w, r, err)

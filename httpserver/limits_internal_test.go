@@ -3,6 +3,7 @@ package httpserver
 import (
 	"net/http/httptest"
 	"net/netip"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -116,4 +117,29 @@ func FuzzClientAddr(f *testing.F) {
 			t.Fatalf("client %s is neither the peer nor in %q", got, xff)
 		}
 	})
+}
+
+// TestDocumentStoreLRU: the document cache keeps the most recently used
+// entries and drops the least recently used one when full.
+func TestDocumentStoreLRU(t *testing.T) {
+	var c documentStore
+	key := func(i int) string { return "k" + strconv.Itoa(i) }
+	for i := range documentCacheSize {
+		c.put(&cachedDocument{key: key(i)})
+	}
+	if _, ok := c.get(key(0)); !ok { // k0 is now the most recent
+		t.Fatal("k0 missing")
+	}
+	c.put(&cachedDocument{key: "new"})
+	if _, ok := c.get(key(1)); ok {
+		t.Error("the least recently used entry k1 was kept")
+	}
+	for _, k := range []string{key(0), "new", key(documentCacheSize - 1)} {
+		if _, ok := c.get(k); !ok {
+			t.Errorf("%s evicted", k)
+		}
+	}
+	if c.len() != documentCacheSize {
+		t.Errorf("len %d", c.len())
+	}
 }

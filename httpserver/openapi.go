@@ -15,6 +15,7 @@ import (
 	"github.com/fiscal402/fiscal402/invoicing"
 	"github.com/fiscal402/fiscal402/rates"
 	"github.com/fiscal402/fiscal402/receipt"
+	"github.com/fiscal402/fiscal402/returns"
 	"github.com/fiscal402/fiscal402/sandbox"
 	"github.com/fiscal402/fiscal402/vat"
 	"github.com/fiscal402/fiscal402/webhooks"
@@ -75,6 +76,9 @@ type response struct {
 	body        reflect.Type
 	schema      map[string]any
 	headers     []string // names in components.headers
+	// example is the example of a text body (CSV, JSON Lines) that the
+	// examples' scenario does not record.
+	example string
 }
 
 func jsonBody(status int, desc string, t reflect.Type, headers ...string) response {
@@ -90,6 +94,7 @@ func documentResponse(desc string, t reflect.Type) []response {
 var openAPITags = []struct{ name, description string }{
 	{"Ingest", "Recording settled payments. Key required."},
 	{"Records", "The account's fiscal records and invoices. Key required."},
+	{"Returns", "The OSS VAT return and the records behind it, computed from the ledger and signed. Key required."},
 	{"Receipts and log", "Signed receipts, their keys and the Merkle log: public, for offline verification."},
 	{"Capabilities", "What the service supports and costs, and a corridor check before ingest."},
 	{"Discovery", "Read-only documents that describe the service. Public and cacheable."},
@@ -353,8 +358,8 @@ func operations() map[string]operation {
 		"GET /settlements/{id}": {
 			id: "getSettlement", tag: "Records", auth: authRequired, pathParams: idParam,
 			summary:     "Read a fiscal record",
-			description: "The current state (newest revision) of the account's record. Another account's record is answered 404, not 403: its existence is none of the caller's business.",
-			responses:   []response{jsonBody(http.StatusOK, "The record, exactly as committed; when a summary invoice covers it (`invoicing.invoice` `summary`, once issued), a `Link` header with `rel=\"invoiced-by\"` names it (`GET /settlements/{id}/invoiced-by` tells more).", reflect.TypeFor[fiscal.Record](), "Cache-Control", "Link")},
+			description: "The current state (newest revision) of the account's record, with its refunds (`refunds`: totals and every refund as stored) once it has any, and the summary invoice that covers it (`invoicedBy`, for a record whose `invoicing.invoice` is `summary`, once issued). Another account's record is answered 404, not 403: its existence is none of the caller's business.",
+			responses:   []response{jsonBody(http.StatusOK, "The record.", reflect.TypeFor[fiscal.Record](), "Cache-Control")},
 			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeDBUnavailable},
 		},
 		"POST /settlements/{id}/resolve": {
@@ -368,12 +373,89 @@ func operations() map[string]operation {
 			},
 			errors: []fiscal.Code{fiscal.CodeBadRequest, fiscal.CodeNotFound, fiscal.CodeRecordNotPending, fiscal.CodeRevisionConflict, fiscal.CodeIdempotencyConflict, codeRateLimited, fiscal.CodeDBUnavailable},
 		},
+		"POST /settlements/{id}/refunds": {
+			id: "refundSettlement", tag: "Records", auth: authRequired, idempotent: true, pathParams: idParam,
+			summary: "Refund a settlement (credit note)",
+			description: "Records a refund of a `PROCESSED` settlement, full (no `amountUsdc`: everything that remains) or partial, as a ledger entry of its own: the refund document (`object` `refund`, id `<settlement id>-refund-<n>`), " +
+				"a UBL 2.1 credit note (type 381, `BillingReference` to the invoice, the invoice's VAT rate and ECB rate: the correction mirrors the supply; numbered in the account's credit-note series), a `" + receipt.SpecV3 + "` receipt whose `supersedes` is the corrected receipt and whose `fx` is the negative correction, and the event `settlement.refunded`. " +
+				"Refunds never exceed what remains (`REFUND_EXCEEDS_REMAINING`, also under concurrent requests); a record pending review is refused (`RECORD_PENDING_REVIEW`). A `transaction` on a network whose chain verification is required must be a USDC transfer of exactly the amount from the settlement's receiver back to its payer (`CHAIN_VERIFY_FAILED` otherwise). The same as `fiscal.Books.Refund`.",
+			request: reflect.TypeFor[fiscal.RefundRequest](),
+			responses: []response{
+				jsonBody(http.StatusCreated, "The new refund; also the replay of the same Idempotency-Key with the same body (then with `Idempotent-Replayed: true`).", reflect.TypeFor[fiscal.Refund](), "Location", "Idempotent-Replayed"),
+				jsonBody(http.StatusOK, "The refund transfer already backs this refund: the recorded refund.", reflect.TypeFor[fiscal.Refund](), "Location"),
+			},
+			errors: []fiscal.Code{fiscal.CodeBadRequest, fiscal.CodeNotFound, fiscal.CodeRecordPendingReview, fiscal.CodeRefundExceedsRemaining, fiscal.CodeIdempotencyConflict, fiscal.CodeSettlementConflict,
+				fiscal.CodeChainVerifyFailed, fiscal.CodeUnsupportedNetwork, fiscal.CodeCreditNoteRefused, fiscal.CodeChainUnavailable, codeRateLimited, fiscal.CodeDBUnavailable},
+		},
+		"GET /settlements/{id}/refunds/{rid}": {
+			id: "getRefund", tag: "Records", auth: authRequired, pathParams: map[string]string{"id": idParam["id"], "rid": "The refund id, `<settlement id>-refund-<n>`."},
+			summary:     "Read a refund",
+			description: "The refund exactly as stored in its ledger entry (its receipt is `GET /v1/receipts/rcpt_<refund id>`).",
+			responses:   []response{jsonBody(http.StatusOK, "The refund.", reflect.TypeFor[fiscal.Refund](), "Cache-Control")},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeDBUnavailable},
+		},
+		"GET /settlements/{id}/refunds/{rid}/ubl": {
+			id: "getRefundCreditNote", tag: "Records", auth: authRequired, conditional: true, pathParams: map[string]string{"id": idParam["id"], "rid": "The refund id, `<settlement id>-refund-<n>`."},
+			summary:     "Read the UBL 2.1 credit note of a refund",
+			description: "The exact stored bytes of the credit note (type 381), whose SHA-256 the refund (`creditNote.ublSha256`) carries and the refund's receipt commits to; the ETag is that hash.",
+			responses: []response{{status: http.StatusOK, description: "The credit note (UBL 2.1 CreditNote, EN 16931 or Peppol BIS Billing 3.0).", mediaType: "application/xml",
+				schema: ublSchema(), headers: []string{"ETag", "Cache-Control"}}},
+			errors: []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeDBUnavailable},
+		},
 		"GET /v1/account/totals": {
 			id: "getAccountTotals", tag: "Records", auth: authRequired,
 			summary:     "The account's Art. 59c running totals",
 			description: "Per calendar year (in the seller's time zone): the total, exclusive of VAT and exact, of the account's cross-border B2C supplies of telecommunications, broadcasting and electronic services, with its opening figure, against the EUR 10,000 of Art. 59c Directive 2006/112/EC. The engine decides each such sale on these totals in append order; the sale that crosses emits `account.threshold_crossed`.",
 			responses:   []response{jsonBody(http.StatusOK, "The totals.", reflect.TypeFor[AccountTotals](), "Cache-Control")},
 			errors:      []fiscal.Code{codeRateLimited, fiscal.CodeDBUnavailable},
+		},
+		"GET /v1/returns/oss": {
+			id: "getOSSReturn", tag: "Returns", auth: authRequired,
+			summary: "The account's OSS VAT return of a quarter",
+			description: "Computed from the ledger (package `returns`, `returns.OSS`): per member state of consumption, VAT rate and supply type, the taxable amount and VAT in EUR, supplies dated by their local day of supply in the taxing state (BT-72). " +
+				"EUR figures are the line's exact USDC total converted at the ECB rate of the quarter's last day or the next publication (Art. 369h(2) Directive 2006/112/EC, Union scheme; Art. 366(2), non-Union scheme) beside the sum of the invoices' own EUR amounts (`invoiceTaxableAmountEur`, `invoiceVatEur`), each rounded once. " +
+				"Fixed establishments in other member states have their own section; corrections of earlier quarters are listed per original period and member state (Art. 61 Implementing Regulation 282/2011); domestic, reverse-charge, outside-scope and UK sales are summarised apart in `notInOss`; records pending review are excluded and counted in `excluded.pending`. " +
+				"Every line lists the ledger indexes it sums. The JSON form is signed: `jws` is a compact JWS (typ `" + returns.StatementType + "`, the receipt key of `/.well-known/jwks.json`) whose payload is `return` byte for byte, including the log checkpoint it was computed at; `examples/audit return` recomputes every line from the receipts. " +
+				"A quarter that has not ended everywhere, or whose period-end rate is not yet published, is `provisional`; a `final` return is the same bytes each time it is asked for while no record of the quarter changes. `format=csv` gives one row per line (no signature).",
+			query: []queryParam{
+				{name: "period", required: true, description: "The calendar quarter, `YYYY-Qn`.", schema: map[string]any{"type": "string", "pattern": "^[0-9]{4}-Q[1-4]$"}},
+				{name: "format", description: "`json` (default: the signed document) or `csv`.", schema: map[string]any{"type": "string", "enum": []string{"json", "csv"}}},
+			},
+			responses: []response{
+				jsonBody(http.StatusOK, "The signed return (JSON) or its lines (CSV).", reflect.TypeFor[ossReturnDoc](), "Cache-Control"),
+				{status: http.StatusOK, mediaType: "text/csv", schema: map[string]any{"type": "string", "description": "RFC 4180 CSV; header: " + strings.Join(returns.CSVHeader, ",")}, example: exampleReturnCSV},
+			},
+			errors: []fiscal.Code{fiscal.CodeBadRequest, codeRateLimited, fiscal.CodeDBUnavailable},
+		},
+		"GET /v1/returns/oss/records": {
+			id: "getOSSRecords", tag: "Returns", auth: authRequired,
+			summary:     "Records of a quarter's OSS supplies to one member state (Art. 63c)",
+			description: "What a member state of consumption may ask an OSS user for (Art. 63c Implementing Regulation (EU) No 282/2011; Art. 369k Directive 2006/112/EC): one row per supply with each item of Art. 63c(1) the ledger holds (member state, type of service, date of supply, taxable amount and currency, later adjustments, rate, VAT and currency, payments, invoice, customer name where known, location evidence) and its receipt id; items the ledger does not hold are named in `missing`, never invented. `format=csv` for CSV.",
+			query: []queryParam{
+				{name: "period", required: true, description: "The calendar quarter, `YYYY-Qn`.", schema: map[string]any{"type": "string", "pattern": "^[0-9]{4}-Q[1-4]$"}},
+				{name: "memberState", required: true, description: "The member state of consumption (ISO 3166-1 alpha-2; `EL` is read as `GR`).", schema: map[string]any{"type": "string", "pattern": patternCountryIn}},
+				{name: "format", description: "`json` (default) or `csv`.", schema: map[string]any{"type": "string", "enum": []string{"json", "csv"}}},
+			},
+			responses: []response{
+				jsonBody(http.StatusOK, "The records.", reflect.TypeFor[OSSRecords](), "Cache-Control"),
+				{status: http.StatusOK, mediaType: "text/csv", schema: map[string]any{"type": "string", "description": "RFC 4180 CSV; header: " + strings.Join(returns.RecordsCSVHeader, ",")}, example: exampleRecordsCSV},
+			},
+			errors: []fiscal.Code{fiscal.CodeBadRequest, codeRateLimited, fiscal.CodeDBUnavailable},
+		},
+		"GET /settlements/export": {
+			id: "exportSettlements", tag: "Records", auth: authRequired,
+			summary:     "Export the account's records (CSV or JSON Lines)",
+			description: "Every record created in the range, one line per record, newest first, then every refund recorded in the range (type `refund`: negative amounts at the original rates, the credit note's number, the refund's receipt), streamed a page of the ledger at a time: id, type, dates (recorded, settled, supply), taxing country, tax category, regime, rate, net/VAT/gross EUR (the invoice's), USDC amount, network and transaction hash, invoice number, receipt id, review status and ledger index. An error after the first line aborts the transfer.",
+			query: []queryParam{
+				{name: "from", description: "Only records created at or after this date (`YYYY-MM-DD`) or instant (RFC 3339 UTC).", schema: dateOrInstant()},
+				{name: "to", description: "Only records created before the end of this date, or before this instant.", schema: dateOrInstant()},
+				{name: "format", description: "`csv` (default) or `jsonl`.", schema: map[string]any{"type": "string", "enum": []string{returns.FormatCSV, returns.FormatJSONL}}},
+			},
+			responses: []response{
+				{status: http.StatusOK, description: "The export.", mediaType: "text/csv", schema: map[string]any{"type": "string", "description": "RFC 4180 CSV; header: " + strings.Join(returns.ExportCSVHeader, ",")}, headers: []string{"Cache-Control"}, example: exampleExportCSV},
+				{status: http.StatusOK, mediaType: "application/jsonl", schema: map[string]any{"type": "string", "description": "One JSON object per line (JSON Lines), the members of the CSV header."}, example: exampleExportJSONL},
+			},
+			errors: []fiscal.Code{fiscal.CodeBadRequest, codeRateLimited, fiscal.CodeDBUnavailable},
 		},
 		"GET /settlements/{id}/invoiced-by": {
 			id: "getSettlementInvoicedBy", tag: "Records", auth: authRequired, pathParams: idParam,
@@ -591,6 +673,15 @@ type receiptDoc struct {
 	TlogProof string         `json:"tlog_proof"`
 }
 
+// ossReturnDoc documents the signed OSS return: returns.Document with its
+// return typed (the Go field is raw JSON so that the signed bytes stay
+// exact).
+type ossReturnDoc struct {
+	Object string         `json:"object"` // "signed_oss_return"
+	Return returns.Return `json:"return"`
+	JWS    string         `json:"jws"`
+}
+
 // webhookEndpointListDoc documents the body of GET /v1/webhook-endpoints.
 type webhookEndpointListDoc struct {
 	Object  string              `json:"object"` // "list"
@@ -736,6 +827,9 @@ func (s *Server) operationObject(g *schemaGen, r route, op operation, used map[s
 			schema = g.ref(resp.body)
 		}
 		media := map[string]any{"schema": schema}
+		if resp.example != "" {
+			media["example"] = resp.example
+		}
 		if exampleMediaType(resp.mediaType) {
 			if op.id == "getOpenAPI" {
 				media["example"] = openAPIExcerpt()
@@ -803,7 +897,7 @@ func headerComponents() map[string]any {
 		"X-Quota-Limit":       map[string]any{"description": "Evaluate and simulate calls allowed per agent per UTC day (spec §8).", "schema": map[string]any{"type": "integer"}},
 		"X-Quota-Remaining":   map[string]any{"description": "Calls left today for this agent.", "schema": map[string]any{"type": "integer"}},
 		"X-Quota-Reset":       map[string]any{"description": "When the quota resets (RFC 3339, next UTC midnight).", "schema": str},
-		"Link":                map[string]any{"description": "`<url>; rel=\"next\"`: the next page (RFC 8288); on a record a summary invoice covers, `</v1/invoices/summaries/{id}>; rel=\"invoiced-by\"`.", "schema": str},
+		"Link":                map[string]any{"description": "`<url>; rel=\"next\"`: the next page (RFC 8288).", "schema": str},
 		"Preference-Applied":  map[string]any{"description": "`respond-async` when the request's `Prefer: respond-async` was honoured (RFC 7240 §3).", "schema": str},
 		"Idempotent-Replayed": map[string]any{"description": "`true` when the answer replays an earlier request with the same Idempotency-Key and body.", "schema": map[string]any{"type": "string", "enum": []string{"true"}}},
 		"ETag":                map[string]any{"description": "Strong validator: the SHA-256 of the body (`\"sha256-<hex>\"`).", "schema": str},
@@ -851,7 +945,7 @@ func decisionsMarkdown() string {
 		"**What is a 400** (§7): a body that is not one JSON object, unknown or duplicate members, a JSON number where a decimal string is required, a missing required member, an amount with a sign, exponent, leading zero or more than " + fmt.Sprint(lim.USDCDecimals) + " decimals, a timestamp that is not ISO-8601 UTC or lies more than " + fmt.Sprint(lim.MaxClockSkewSeconds) + " s in the future, a malformed hash, address or country code.",
 		fmt.Sprintf("**Limits** (§8): bodies up to %d bytes (413 beyond); amounts below 10^%d USDC; text members up to %d characters; `Idempotency-Key` 1 to %d visible ASCII characters, kept forever; settlements from %d on.", lim.MaxRequestBytes, lim.MaxAmountIntegerDigits, lim.MaxTextLength, lim.IdempotencyKeyMaxLen, lim.EarliestSettlementYear),
 		"**Transitions** (§3): a record is never rewritten; a later state is a new revision with its own receipt that `supersedes` the previous one.",
-		"**Event types** (§6): " + codeList(fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, fiscalevent.EventRecorded, fiscalevent.EventRevised, fiscal.EventAccountThresholdCrossed, fiscal.EventInvoiceSummaryIssued) + " (its data is the summary invoice's document); names stay stable, payload fields may grow.",
+		"**Event types** (§6): " + codeList(fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, fiscal.EventSettlementRefunded, fiscalevent.EventRecorded, fiscalevent.EventRevised, fiscal.EventAccountThresholdCrossed, fiscal.EventInvoiceSummaryIssued) + "; names stay stable, payload fields may grow.",
 		"**Deprecation** (§9.4): a breaking change to a receipt or record gets a new version; the old version stays verifiable (the JWKS keeps retired keys) and is served alongside the new one until the end of a deprecation period announced with the change.",
 	}
 	for _, it := range items {

@@ -104,7 +104,7 @@ func (s *Server) opsRoutes() []route {
 func (s *Server) operatorOnly(h http.Handler, public bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !public {
-			if err := s.checkOperator(r); err != nil {
+			if err := s.checkOperatorLimited(r); err != nil {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="fiscal402-operator"`)
 				s.problem(w, r, err)
 				return
@@ -113,6 +113,23 @@ func (s *Server) operatorOnly(h http.Handler, public bool) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// checkOperatorLimited is checkOperator under the failure limit of the
+// client's address (authFailures).
+func (s *Server) checkOperatorLimited(r *http.Request) error {
+	addr := s.clientAddr(r)
+	now := time.Now()
+	if err := s.authFails.blocked(addr, now); err != nil {
+		return err
+	}
+	err := s.checkOperator(r)
+	if err != nil && s.operatorHash != nil && r.Header.Get("Authorization") != "" {
+		if blockErr := s.authFails.failed(addr, now); blockErr != nil {
+			return blockErr
+		}
+	}
+	return err
 }
 
 func (s *Server) checkOperator(r *http.Request) error {

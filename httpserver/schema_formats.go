@@ -80,10 +80,28 @@ func memberFormat(component, member string) map[string]any {
 		return pattern(patternSHA256)
 	case "country", "consumerCountry", "buyer_country", "seller_country", "taxingCountry", "taxing_country", "countryCode", "placeOfSupply", "taxCountry":
 		return pick(pattern(patternCountryIn), pattern(patternCountry))
-	case "amountUsdc", "amount_usdc":
+	case "amountUsdc", "amount_usdc", "refundedUsdc", "remainingUsdc":
 		return pattern(patternUSDC)
 	case "grossEur", "netEur", "vatEur", "accruedEur", "gross_eur", "net_eur", "vat_eur", "accrued_eur", "gross_gbp", "net_gbp", "vat_gbp":
 		return pattern(patternMoney2)
+	case "taxableAmountEur", "invoiceTaxableAmountEur", "invoiceVatEur", "differenceVatEur", "correctionsVatEur":
+		return pattern(patternMoney2)
+	case "taxableAmount", "vatAmount":
+		if component == "ReturnsRecordRow" || component == "ReturnsAdjustment" {
+			return pattern(patternMoney2)
+		}
+	case "taxableAmountExact", "vatAmountExact", "usdPerEur":
+		if component == "ReturnsRecordRow" {
+			return pattern(patternDecimal)
+		}
+	case "taxableAmountCurrency", "vatCurrency", "currency":
+		if component == "ReturnsRecordRow" || component == "ReturnsAdjustment" || component == "ReturnsPayment" || component == "ReturnsReturn" {
+			return pattern(`^[A-Z]{3,4}$`) // ISO 4217, or USDC
+		}
+	case "fxRateDate":
+		return map[string]any{"format": "date"}
+	case "rootHash":
+		return map[string]any{"contentEncoding": "base64"}
 	case "gross", "net", "vat":
 		if component == "ReceiptFXTaxCurrency" || component == "RecordNationalFX" {
 			return pattern(patternMoney2)
@@ -95,7 +113,7 @@ func memberFormat(component, member string) map[string]any {
 			return pattern(patternDecimal)
 		}
 	case "amount":
-		if component == "EvmverifyFacts" {
+		if component == "EvmverifyFacts" || component == "ReturnsPayment" {
 			return pattern(patternUSDC)
 		}
 	case "network":
@@ -117,7 +135,7 @@ func memberFormat(component, member string) map[string]any {
 		// fx.Rate: the day asked for, or under latest-published-at the
 		// instant of the chargeable event.
 		return map[string]any{"anyOf": []any{map[string]any{"format": "date"}, map[string]any{"format": "date-time"}}}
-	case "supplyDate", "issueDate", "issueDeadline", "rateDate", "rate_date", "requested_date", "effectiveFrom", "rate_effective_from",
+	case "supplyDate", "refundDate", "issueDate", "issueDeadline", "rateDate", "rate_date", "requested_date", "effectiveFrom", "rate_effective_from",
 		"coverage_from", "coverage_to", "rates_from", "rates_through", "newest", "expected":
 		return map[string]any{"format": "date"}
 	case "date", "supply_date":

@@ -14,8 +14,11 @@ import (
 	"mime"
 	"net/http"
 	"net/netip"
+	"net/url"
+	"path"
 	"regexp"
 	"runtime/debug"
+	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -48,6 +51,13 @@ type Options struct {
 	// (e.g. "https://fiscal.example.com"), used for the links in the
 	// published documents. "" means the scheme and Host of each request.
 	PublicURL string
+	// DocumentHosts are the Host header values (with or without the port)
+	// whose published documents (OpenAPI, manifest, agent card, ...) are
+	// cached when PublicURL is "": documents for any other Host are built
+	// for each request and never kept, so made-up Host headers cannot fill
+	// the cache. nil means the loopback names (localhost, 127.0.0.1, ::1).
+	// Ignored with PublicURL, where every request shares one base.
+	DocumentHosts []string
 	// Operator, OperatorURL and TermsURL name who runs this deployment in
 	// the manifest and agent card. "" leaves them out.
 	Operator, OperatorURL, TermsURL string
@@ -58,6 +68,17 @@ type Options struct {
 	// RateBurst is the bucket size of the rate limit. 0 means twice
 	// RateLimit (DefaultRateBurst for the default limit).
 	RateBurst int
+	// AuthFailureRate is the sustained rate of failed authentications
+	// (wrong account or operator keys) a client address may make; past
+	// AuthFailureBurst the address is blocked, 429 RATE_LIMITED with
+	// Retry-After, for 1 s, then twice as long at each further failure, up
+	// to AuthFailureMaxBackoff. A blocked address is refused whatever key
+	// it sends; other addresses and the accounts' buckets are not touched.
+	// 0 means DefaultAuthFailureRate (Burst: DefaultAuthFailureBurst,
+	// MaxBackoff: DefaultAuthFailureMaxBackoff); rate.Inf disables it.
+	AuthFailureRate       rate.Limit
+	AuthFailureBurst      int
+	AuthFailureMaxBackoff time.Duration
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For is
 	// believed when telling clients apart for the sandbox quota. nil means
 	// none: the connection's peer address is the client.
@@ -133,17 +154,19 @@ func (svc Services) withDefaults() (Services, error) {
 // Server is the HTTP face of one fiscal.Engine and its accessories. It
 // holds no state of its own beyond its routes, caches and rate limits.
 type Server struct {
-	svc     Services
-	engine  *fiscal.Engine
-	opts    Options
-	mux     *http.ServeMux
-	methods *http.ServeMux // the same paths without methods: tells 405 from 404
-	log     *slog.Logger
-	docs    documentStore // published documents, built once per base URL (discovery.go)
-	limits  *rateLimits   // per-account rate limit of the keyed endpoints
-	keys    atomic.Pointer[Keys]
-	metrics *metrics.Metrics
-	ready   readiness
+	svc       Services
+	engine    *fiscal.Engine
+	opts      Options
+	mux       *http.ServeMux
+	methods   *http.ServeMux      // the same paths without methods: tells 405 from 404
+	allowed   map[string][]string // path pattern → its methods (the Allow header of a 405)
+	log       *slog.Logger
+	docs      documentStore // published documents, built once per base URL (discovery.go)
+	limits    *rateLimits   // per-account rate limit of the keyed endpoints
+	authFails *authFailures // per-address limit of failed authentication
+	keys      atomic.Pointer[Keys]
+	metrics   *metrics.Metrics
+	ready     readiness
 	// operatorHash is the SHA-256 of Options.OperatorKey; nil without one.
 	operatorHash []byte
 }
@@ -174,13 +197,14 @@ func New(svc Services, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.limits = newRateLimits(opts.RateLimit, opts.RateBurst)
-	paths := map[string]bool{}
+	s.authFails = newAuthFailures(opts.AuthFailureRate, opts.AuthFailureBurst, opts.AuthFailureMaxBackoff)
+	s.allowed = map[string][]string{}
 	for _, r := range append(s.routes(), s.opsRoutes()...) {
 		s.mux.Handle(r.method+" "+r.path, r.handler)
-		if !paths[r.path] {
-			paths[r.path] = true
+		if s.allowed[r.path] == nil {
 			s.methods.Handle(r.path, http.NotFoundHandler())
 		}
+		s.allowed[r.path] = append(s.allowed[r.path], r.method)
 	}
 	s.mux.HandleFunc("/", s.fallback)
 	return s, nil
@@ -200,7 +224,13 @@ func (s *Server) routes() []route {
 		{"GET", "/settlements/{id}", s.authed(s.getSettlement), true},
 		{"GET", "/settlements/{id}/ubl", s.authed(s.getSettlementUBL), true},
 		{"POST", "/settlements/{id}/resolve", s.authed(s.postResolve), true},
+		{"POST", "/settlements/{id}/refunds", s.authed(s.postRefund), true},
+		{"GET", "/settlements/{id}/refunds/{rid}", s.authed(s.getRefund), true},
+		{"GET", "/settlements/{id}/refunds/{rid}/ubl", s.authed(s.getRefundUBL), true},
 		{"GET", "/v1/account/totals", s.authed(s.getAccountTotals), true},
+		{"GET", "/v1/returns/oss", s.authed(s.getOSSReturn), true},
+		{"GET", "/v1/returns/oss/records", s.authed(s.getOSSRecords), true},
+		{"GET", "/settlements/export", s.authed(s.exportSettlements), true},
 		{"GET", "/settlements/{id}/invoiced-by", s.authed(s.getInvoicedBy), true},
 		{"POST", "/v1/invoices/summaries", s.authed(s.postSummaries), true},
 		{"GET", "/v1/invoices/summaries/{id}", s.authed(s.getSummary), true},
@@ -328,7 +358,86 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			panic(p) // net/http aborts the connection: a cut stream must not look whole
 		}
 	}()
+	if fe := s.preflight(rec, r); fe != nil {
+		s.problem(rec, r, fe)
+		return
+	}
 	s.mux.ServeHTTP(rec, r)
+}
+
+// preflight answers, as problem documents, what net/http's ServeMux would
+// otherwise answer in plain text or HTML before any handler, and the rules
+// that hold for every endpoint alike (issue 19 items 9 and 16):
+//   - a path that is not clean ("//", "/./", "/../") is a 307
+//     PATH_NOT_CANONICAL to the cleaned path (Location), the query kept;
+//   - a body whose Content-Length is over the limit is a 413, whatever the
+//     endpoint (one that reads no body included);
+//   - a repeated or unreadable query parameter is a 400 BAD_REQUEST naming
+//     it, on every endpoint: never "the first one wins".
+func (s *Server) preflight(w http.ResponseWriter, r *http.Request) *fiscal.Error {
+	if r.Method != http.MethodConnect {
+		if p := r.URL.EscapedPath(); p != "" {
+			if c := cleanPath(p); c != p {
+				loc := c
+				if r.URL.RawQuery != "" {
+					loc += "?" + r.URL.RawQuery
+				}
+				w.Header().Set("Location", loc)
+				return &fiscal.Error{Code: codePathNotCanonical, Detail: "the path is not in its canonical form (repeated slashes or dot segments); repeat the request at the Location " + loc}
+			}
+		}
+	}
+	if r.ContentLength > s.opts.MaxBodyBytes {
+		return &fiscal.Error{Code: codePayloadTooLarge, Detail: fmt.Sprintf("the request body is larger than %d bytes", s.opts.MaxBodyBytes)}
+	}
+	return checkQuery(r.URL.RawQuery)
+}
+
+// checkQuery is the one rule for query strings: every parameter at most
+// once, each well-formed.
+func checkQuery(raw string) *fiscal.Error {
+	if raw == "" {
+		return nil
+	}
+	v, err := url.ParseQuery(raw)
+	if err != nil {
+		return badRequestf("query", "the query string is not well-formed: %v", err)
+	}
+	names := make([]string, 0, len(v))
+	for name, vals := range v {
+		if len(vals) > 1 {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	sort.Strings(names) // the same error for the same query
+	field := names[0]
+	if field == "" {
+		field = "query"
+	}
+	return badRequestf(field, "query parameter %q is repeated; give each parameter once", names[0])
+}
+
+// cleanPath is net/http's: path.Clean, a leading slash, and a trailing slash
+// kept.
+func cleanPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	if p[0] != '/' {
+		p = "/" + p
+	}
+	np := path.Clean(p)
+	if p[len(p)-1] == '/' && np != "/" {
+		if len(p) == len(np)+1 && strings.HasPrefix(p, np) {
+			np = p
+		} else {
+			np += "/"
+		}
+	}
+	return np
 }
 
 // finish logs the request line and counts the request in the metrics.
@@ -366,6 +475,7 @@ func (s *Server) finish(r *http.Request, status int, info *requestInfo, d time.D
 // another method, 404 otherwise, both as problem documents.
 func (s *Server) fallback(w http.ResponseWriter, r *http.Request) {
 	if _, pattern := s.methods.Handler(r); pattern != "" {
+		w.Header().Set("Allow", strings.Join(s.allowed[pattern], ", "))
 		s.problem(w, r, &fiscal.Error{Code: codeMethodNotAllowed, Detail: fmt.Sprintf("%s is not allowed on %s", r.Method, r.URL.Path)})
 		return
 	}
@@ -380,6 +490,8 @@ const (
 	codeUnsupportedMedia fiscal.Code = "UNSUPPORTED_MEDIA_TYPE" // not application/json
 	codeRateLimited      fiscal.Code = "RATE_LIMITED"           // over the per-account rate limit
 	codeNotImplemented   fiscal.Code = "NOT_IMPLEMENTED"        // an operator endpoint this build cannot serve
+	codePathNotCanonical fiscal.Code = "PATH_NOT_CANONICAL"     // 307 to the cleaned path (Location)
+	codeClientClosed     fiscal.Code = "CLIENT_CLOSED"          // the client went away before the answer (logged, 499)
 )
 
 // httpStatus is the status of a code: fiscal's table, and the codes of the
@@ -413,7 +525,7 @@ func requestID(inbound string) string {
 // request context.
 func (s *Server) authed(h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, err := s.keys.Load().Authenticate(r.Header.Get(HeaderServiceKey))
+		id, err := s.authenticate(r, r.Header.Get(HeaderServiceKey))
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", `X-Service-Key realm="fiscal402"`)
 			s.problem(w, r, err)
@@ -476,7 +588,13 @@ func (s *Server) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, e
 // request_id and, for input errors, field (a JSON pointer).
 func (s *Server) problem(w http.ResponseWriter, r *http.Request, err error) {
 	var fe *fiscal.Error
-	if !errors.As(err, &fe) {
+	if clientGone(r, err) {
+		// Not a server error: nobody reads this answer, and the engine
+		// wrote nothing (a ledger append under a cancelled context is
+		// refused whole). The request line says CLIENT_CLOSED with nginx's
+		// 499; no error is logged.
+		fe = &fiscal.Error{Code: codeClientClosed, Detail: "the client closed the request before the answer", Err: err}
+	} else if !errors.As(err, &fe) {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			fe = &fiscal.Error{Code: fiscal.CodeDBUnavailable, Detail: "the request was cancelled before it completed", Err: err}
 		} else {
@@ -506,6 +624,13 @@ func (s *Server) problem(w http.ResponseWriter, r *http.Request, err error) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(body)
+}
+
+// clientGone reports whether err comes from the client going away: the
+// request's context is cancelled (net/http cancels it when the connection
+// closes) and the error is that cancellation, however wrapped.
+func clientGone(r *http.Request, err error) bool {
+	return errors.Is(r.Context().Err(), context.Canceled) && errors.Is(err, context.Canceled)
 }
 
 // writeJSON writes raw JSON bytes (already encoded, e.g. a stored record).

@@ -112,6 +112,21 @@ func ParseSeller(field string, in Seller, nameRequired bool) (SellerFacts, error
 	return s, nil
 }
 
+// parseBuyerCountry accepts for a customer's country what the engine
+// accepts for consumerCountry: fiscal.ParseCountry's codes and those
+// vat.Buyer documents beyond ISO 3166-1 (IC, EA, UK: vat.BuyerCountry).
+func parseBuyerCountry(field, v string) (string, error) {
+	c, err := fiscal.ParseCountry(field, v)
+	if err == nil {
+		return c, nil
+	}
+	u := strings.ToUpper(strings.TrimSpace(v))
+	if _, ok := vat.BuyerCountry(u); ok && len(u) == 2 {
+		return u, nil
+	}
+	return "", err
+}
+
 // ParseBuyer validates a buyer. A VAT number is a B2B claim (Art. 18(1)
 // Implementing Regulation 282/2011), so "B2C" with a VAT number contradicts
 // itself and is refused rather than resolved by a guess.
@@ -119,7 +134,7 @@ func ParseBuyer(field string, in Buyer) (BuyerFacts, error) {
 	var b BuyerFacts
 	var err error
 	if in.Country != "" {
-		if b.Country, err = fiscal.ParseCountry(field+"/country", in.Country); err != nil {
+		if b.Country, err = parseBuyerCountry(field+"/country", in.Country); err != nil {
 			return b, err
 		}
 	}

@@ -22,22 +22,30 @@ import (
 // ends on 2026-04-13, so that they never contradict real publications.
 type ecbServer struct {
 	mu        sync.Mutex
-	published map[string]string // date → USD rate
+	published map[string]map[string]string // date → currency → rate
 	requests  int
 	srv       *httptest.Server
 }
 
 func newECBServer(t *testing.T) *ecbServer {
-	s := &ecbServer{published: map[string]string{}}
+	s := &ecbServer{published: map[string]map[string]string{}}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.srv.Close)
 	return s
 }
 
-func (s *ecbServer) publish(date, usd string) {
+func (s *ecbServer) publish(date, usd string) { s.publishRates(date, "USD", usd) }
+
+// publishRates adds currency/rate pairs to the publication of date.
+func (s *ecbServer) publishRates(date string, pairs ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.published[date] = usd
+	if s.published[date] == nil {
+		s.published[date] = map[string]string{}
+	}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		s.published[date][pairs[i]] = pairs[i+1]
+	}
 }
 
 func (s *ecbServer) serve(w http.ResponseWriter, r *http.Request) {
@@ -50,8 +58,12 @@ func (s *ecbServer) serve(w http.ResponseWriter, r *http.Request) {
 <gesmes:Envelope xmlns:gesmes="http://www.gesmes.org/xml/2002-08-01" xmlns="http://www.ecb.int/vocabulary/2002-08-01/eurofxref">
 <gesmes:subject>Reference rates</gesmes:subject><gesmes:Sender><gesmes:name>SYNTHETIC</gesmes:name></gesmes:Sender><Cube>
 `)
-	for date, usd := range s.published {
-		fmt.Fprintf(&b, "<Cube time='%s'><Cube currency='USD' rate='%s'/></Cube>\n", date, usd)
+	for date, rates := range s.published {
+		fmt.Fprintf(&b, "<Cube time='%s'>", date)
+		for cur, rate := range rates {
+			fmt.Fprintf(&b, "<Cube currency='%s' rate='%s'/>", cur, rate)
+		}
+		b.WriteString("</Cube>\n")
 	}
 	b.WriteString("</Cube></gesmes:Envelope>\n")
 	w.Header().Set("Content-Type", "text/xml")
@@ -66,12 +78,18 @@ func (s *ecbServer) feeds() fx.Feeds {
 // ecb; the engine's clock is now.
 func engineWithRates(t *testing.T, dir string, now time.Time, ecb *ecbServer) (*fiscal.Engine, *rates.Service) {
 	t.Helper()
+	return engineOf(t, dir, now, ecb, fiscaltest.IrishSeller)
+}
+
+// engineOf is engineWithRates for the seller given.
+func engineOf(t *testing.T, dir string, now time.Time, ecb *ecbServer, seller fiscal.Seller) (*fiscal.Engine, *rates.Service) {
+	t.Helper()
 	base, err := fx.Embedded()
 	if err != nil {
 		t.Fatal(err)
 	}
 	live := fx.NewLiveTable(base)
-	cfg := fiscaltest.Config(t, now, fiscaltest.IrishSeller)
+	cfg := fiscaltest.Config(t, now, seller)
 	cfg.Dir, cfg.FX = dir, live
 	e, err := fiscal.New(cfg)
 	if err != nil {

@@ -421,6 +421,19 @@
 // with the index the committer assigned. supersedes may name a receipt of
 // any version, so a revision of a 1.0.0 record can be a 3.0.0 receipt.
 //
+// # Statements
+//
+// The receipt key also signs statements: documents other than receipts
+// that the service vouches for, such as an OSS return (package returns).
+// Signer.SignStatement (Keyring.SignStatement) writes a compact JWS whose
+// header is exactly {"alg":"Ed25519","kid":<kid>,"typ":<typ>}, typ a
+// lower-case name ending in "+jws" that is never a receipt's typ, and whose
+// payload is the statement's bytes; VerifyStatement checks it against the
+// key set (the key listed, not revoked; no key window, as a statement has
+// no iat). A statement is not logged as a leaf and has no inclusion proof:
+// what it says about the log it carries in its payload (a return names the
+// signed checkpoint it was computed at).
+//
 // # Errors
 //
 // Verify returns a *VerifyError whose Step (StepSignature, StepInclusion, …)

@@ -74,3 +74,71 @@ func SettlementNote(currency string, s Settlement) (string, error) {
 	b.WriteString(" (" + s.RateSource + ").")
 	return b.String(), nil
 }
+
+// Refund is the refund a credit note records: the USDC given back, its
+// transfer when there is one, and the rate of the invoice it corrects.
+// Like Settlement, every field is a string as the record holds it.
+type Refund struct {
+	RefundedOn string // the refund's date, YYYY-MM-DD
+	Amount     string // refunded amount as a decimal string, e.g. "5.000000"
+	Asset      string // e.g. "USDC"
+	Network    string // CAIP-2 chain id of the refund transfer; "" when none was given
+	TxHash     string // the refund transfer's hash; "" when none was given
+
+	// Invoice is the number of the invoice corrected (BT-25).
+	Invoice string
+	// The rate of that invoice, which the credit note keeps (the
+	// correction mirrors the supply): 1 unit of the document currency =
+	// Rate RateCurrency as of RateDate.
+	Rate, RateCurrency, RateDate string
+	Reason                       string // optional free text
+	Sandbox                      bool
+}
+
+// RefundNote formats the single note (BT-22) of a credit note that
+// refunds a stablecoin settlement, for CreditNote.Note. Example:
+//
+//	Refund on 2026-02-03 of 5.000000 USDC, tx 0xcd… on eip155:8453,
+//	correcting invoice F402-2026-000001; amounts at that invoice's rate,
+//	1 EUR = 1.1624 USD as of 2026-01-14. Reason: not delivered.
+//
+// It returns a *ValidationError when a field is missing or cannot be
+// written into XML; the field paths are those of Refund.
+func RefundNote(currency string, r Refund) (string, error) {
+	c := &checker{}
+	c.code("Currency", "", currency)
+	c.date("RefundedOn", "", r.RefundedOn)
+	if c.code("Amount", "", r.Amount) && !reDecimal.MatchString(r.Amount) {
+		c.addf("Amount", "", ErrFormat, "%q is not a decimal number", r.Amount)
+	}
+	c.code("Asset", "", r.Asset)
+	if (r.Network == "") != (r.TxHash == "") {
+		c.addf("TxHash", "", ErrRequired, "network and tx hash of the refund transfer go together")
+	}
+	c.code("Invoice", "", r.Invoice)
+	if c.code("Rate", "", r.Rate) && !reDecimal.MatchString(r.Rate) {
+		c.addf("Rate", "", ErrFormat, "%q is not a decimal number", r.Rate)
+	}
+	c.code("RateCurrency", "", r.RateCurrency)
+	c.date("RateDate", "", r.RateDate)
+	if r.Reason != "" {
+		c.text("Reason", r.Reason)
+	}
+	if err := c.err(); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if r.Sandbox {
+		b.WriteString(SandboxWatermark)
+		b.WriteString(" ")
+	}
+	b.WriteString("Refund on " + r.RefundedOn + " of " + r.Amount + " " + r.Asset)
+	if r.TxHash != "" {
+		b.WriteString(", tx " + r.TxHash + " on " + r.Network)
+	}
+	b.WriteString(", correcting invoice " + r.Invoice + "; amounts at that invoice's rate, 1 " + currency + " = " + r.Rate + " " + r.RateCurrency + " as of " + r.RateDate + ".")
+	if r.Reason != "" {
+		b.WriteString(" Reason: " + strings.TrimSpace(r.Reason) + ".")
+	}
+	return b.String(), nil
+}

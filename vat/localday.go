@@ -263,3 +263,16 @@ func (r *rules) fixDefaultDay() {
 		r.fixDay(placeZone(r.seller.country, nil))
 	}
 }
+
+// LocalDate is the calendar day (YYYY-MM-DD) of at in the embedded IANA
+// zone named zone: the zone a Determination records in TimeZone, so that a
+// later event of the same supply (a refund) is dated by the same clock as
+// its SupplyDate. ok is false for a zone that is not embedded ("" or
+// unknown); the caller then decides (the UTC day is what zoneUTC uses).
+func LocalDate(zone string, at time.Time) (date string, ok bool) {
+	z, found := zones[zone]
+	if !found {
+		return "", false
+	}
+	return at.In(z.loc).Format(time.DateOnly), true
+}

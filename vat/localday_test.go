@@ -363,3 +363,24 @@ func TestZoneCivilMatchesIn(t *testing.T) {
 		t.Errorf("%d offset changes found, want %d", changes, want)
 	}
 }
+
+// TestRateChangesMatchCases: the exported list of changes is the one the
+// local-midnight cases are built from.
+func TestRateChangesMatchCases(t *testing.T) {
+	chs := Rates().Changes()
+	if len(chs) != len(changeDays()) {
+		t.Fatalf("%d changes, %d change days", len(chs), len(changeDays()))
+	}
+	for i, c := range chs {
+		k := changeDays()[i]
+		if c.Country != k.key.country || c.Territory != k.key.territory || c.Series != k.key.series || c.Day != keyTime(k.day).Format(time.DateOnly) {
+			t.Errorf("change %d: %+v, want %+v", i, c, k)
+		}
+		if got := dayIn(c.Midnight, zones[c.Zone]); got != k.day {
+			t.Errorf("%+v: midnight falls on %d", c, got)
+		}
+		if got := dayIn(c.Midnight.Add(-time.Second), zones[c.Zone]); got == k.day {
+			t.Errorf("%+v: a second before midnight is already the day", c)
+		}
+	}
+}

@@ -40,8 +40,10 @@ type Options struct {
 	// (backoff from 30 s to 8 h with ±20 % jitter, for up to 72 h).
 	Schedule Schedule
 	// Concurrency is the most attempts in flight at once; 0 means 32. At
-	// most 4 of them go to the same endpoint, so that one slow receiver
-	// cannot hold up the others.
+	// most 4 of them go to the same endpoint, and at most a quarter of them
+	// (at least 4; 8 of 32) to the endpoints of one account, so that slow
+	// or hanging receivers, even an account's 16, cannot hold up another
+	// account's deliveries.
 	Concurrency int
 	// After waits for a duration of the engine's clock; nil means
 	// time.After. Tests pair it with Config.Clock to run the retry schedule

@@ -48,7 +48,17 @@ type dispatcher struct {
 	mu       sync.Mutex
 	inflight map[string]bool // delivery keys with an attempt in flight
 	perEP    map[string]int  // attempts in flight per endpoint id
-	wg       sync.WaitGroup
+	perAcct  map[string]int  // attempts in flight per account
+	// perAcctMax bounds one account's attempts in flight: a quarter of the
+	// slots (at least one endpoint's four), so that one account's hanging receivers (8
+	// endpoints × 4) can never take every slot, and at least four
+	// accounts' deliveries always go on side by side.
+	perAcctMax int
+	// epAccount caches the account of each endpoint id seen in the due
+	// index (an endpoint never changes account); only launchDue, on the
+	// loop's goroutine, uses it.
+	epAccount map[string]string
+	wg        sync.WaitGroup
 }
 
 const (
@@ -71,7 +81,7 @@ func newDispatcher(w *Service, opts Options) *dispatcher {
 	d := &dispatcher{
 		w: w, e: w.e, sender: opts.Sender, timeout: opts.Timeout, after: opts.After,
 		wake:     make(chan struct{}, 1),
-		inflight: map[string]bool{}, perEP: map[string]int{},
+		inflight: map[string]bool{}, perEP: map[string]int{}, perAcct: map[string]int{}, epAccount: map[string]string{},
 	}
 	if d.timeout <= 0 {
 		d.timeout = DefaultTimeout
@@ -84,6 +94,7 @@ func newDispatcher(w *Service, opts Options) *dispatcher {
 		n = defaultConcurrency
 	}
 	d.slots = make(chan struct{}, n)
+	d.perAcctMax = max(min(maxPerEndpoint, n), n/4)
 	if d.sender == nil {
 		hs := NewHTTPSender(SenderOptions{Policy: w.policy, Timeout: d.timeout, Clock: w.clock})
 		d.sender, d.closeSender = hs, hs.Close
@@ -261,7 +272,11 @@ func (d *dispatcher) launchDue() (time.Duration, error) {
 	busy, truncated := false, false
 	d.mu.Lock()
 	perEP := maps.Clone(d.perEP)
+	perAcct := maps.Clone(d.perAcct)
 	d.mu.Unlock()
+	if len(d.epAccount) > 1<<16 {
+		clear(d.epAccount) // endpoints come and go: a cache, rebuilt as needed
+	}
 	scanned := 0
 	err := d.w.read(func(tx ledger.Tx) error {
 		return tx.Scan(bucketWebhookDue, nil, nil, false, func(k, _ []byte) bool {
@@ -285,11 +300,23 @@ func (d *dispatcher) launchDue() (time.Duration, error) {
 			if perEP[string(ep)] >= maxPerEndpoint { // string(ep) in an index expression does not allocate
 				return true // its endpoint is saturated; a finishing attempt pokes the loop
 			}
+			acct, known := d.epAccount[string(ep)]
+			if !known {
+				var st deliveryState
+				if found, err := getJSON(tx, bucketWebhookDeliveries, dkey, &st); err == nil && found {
+					acct = st.Account
+					d.epAccount[string(ep)] = acct
+				}
+			}
+			if perAcct[acct] >= d.perAcctMax {
+				return true // its account has its share in flight; a finishing attempt pokes the loop
+			}
 			if len(due) >= min(free, claimBatch) {
 				busy = true // more are due: look again when a slot frees
 				return false
 			}
 			perEP[string(ep)]++
+			perAcct[acct]++
 			due = append(due, dueItem{at, append([]byte{}, dkey...)})
 			return true
 		})
@@ -385,10 +412,11 @@ func (d *dispatcher) claim(tx ledger.Tx, at time.Time, dkey []byte, now time.Tim
 }
 
 func (d *dispatcher) launch(c *claimed) {
-	key, ep := string(c.dkey), c.ep.ID
+	key, ep, acct := string(c.dkey), c.ep.ID, c.st.Account
 	d.mu.Lock()
 	d.inflight[key] = true
 	d.perEP[ep]++
+	d.perAcct[acct]++
 	d.mu.Unlock()
 	d.slots <- struct{}{}
 	d.wg.Add(1)
@@ -399,6 +427,9 @@ func (d *dispatcher) launch(c *claimed) {
 			delete(d.inflight, key)
 			if d.perEP[ep]--; d.perEP[ep] <= 0 {
 				delete(d.perEP, ep)
+			}
+			if d.perAcct[acct]--; d.perAcct[acct] <= 0 {
+				delete(d.perAcct, acct)
 			}
 			d.mu.Unlock()
 			d.wg.Done()

@@ -687,3 +687,71 @@ func TestWebhookSlowEndpointDoesNotBlockOthers(t *testing.T) {
 		return n >= 10
 	})
 }
+
+// TestWebhookHangingAccountDoesNotDelayOthers (issue 19 item 13): one
+// account's 8 endpoints that never answer, with 16 events (128
+// deliveries), hold at most the account's share of the slots; another
+// account's event is delivered at once, and all the while the first
+// account keeps its share busy.
+func TestWebhookHangingAccountDoesNotDelayOthers(t *testing.T) {
+	env := newWebhookEnv(t, webhooks.Options{}) // the default 32 slots
+	var mu sync.Mutex
+	hanging, most := 0, 0
+	stop := make(chan struct{})
+	defer close(stop)
+	env.sender.setRespond(func(ctx context.Context, m *webhooks.Message, _ int) (webhooks.Response, error) {
+		if !strings.Contains(m.URL, "hang-") {
+			return webhooks.Response{Status: 200}, nil
+		}
+		mu.Lock()
+		hanging++
+		most = max(most, hanging)
+		mu.Unlock()
+		defer func() { mu.Lock(); hanging--; mu.Unlock() }()
+		select { // never answers
+		case <-ctx.Done():
+			return webhooks.Response{}, ctx.Err()
+		case <-stop:
+			return webhooks.Response{}, context.Canceled
+		}
+	})
+	for i := range 8 {
+		env.endpoint("acct_0", fmt.Sprintf("https://hang-%d.example.com/hook", i))
+	}
+	env.endpoint("acct_1", "https://fast.example.com/hook")
+	for i := 1; i <= 16; i++ {
+		env.settle("acct_0", i, "DE")
+	}
+	// Wait until the hanging account holds all it may.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		mu.Lock()
+		n := hanging
+		mu.Unlock()
+		if n >= 8 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d attempts to the hanging endpoints in flight", n)
+		}
+	}
+	start := time.Now()
+	fast := env.settle("acct_1", 100, "FR")
+	for {
+		d, err := env.svc.Event(ctx, "acct_1", "evt_"+fast.Record.ID)
+		if err == nil && len(d.Deliveries) == 1 && d.Deliveries[0].Status == webhooks.DeliveryDelivered {
+			break
+		}
+		if time.Since(start) > 2*time.Second {
+			t.Fatal("the other account's event waited more than 2 s behind the hanging receivers")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Logf("the other account's event was delivered %v after it was recorded", time.Since(start).Round(time.Millisecond))
+	time.Sleep(50 * time.Millisecond) // room for a ninth, which must not come
+	mu.Lock()
+	got := most
+	mu.Unlock()
+	if got != 8 {
+		t.Errorf("%d attempts in flight to one account's endpoints at most, want its share, 8 of 32", got)
+	}
+}

@@ -5,6 +5,7 @@
 //	audit receipt RECEIPT.json --jwks jwks.json --log-key-file log-key.txt [--openings openings.json]
 //	audit consistency OLD-checkpoint NEW-checkpoint --log-key-file log-key.txt [--proof proof.json | --server URL]
 //	audit ledger ledger.db --log-key-file log-key.txt [--jwks jwks.json]
+//	audit return return.json --receipts DIR [--jwks jwks.json --log-key-file log-key.txt]
 //
 // An offline verification needs the receipt (GET /v1/receipts/{id}), the
 // receipt key set (GET /.well-known/jwks.json) and the log's verifier key
@@ -13,7 +14,10 @@
 // only grew needs two checkpoints (GET /v1/log/checkpoint, or the end of
 // a receipt's tlog_proof) and a consistency proof (GET
 // /v1/log/proof/consistency). Auditors archive the key set and the log key
-// with the receipts they keep.
+// with the receipts they keep. Recomputing an OSS return (GET
+// /v1/returns/oss) needs the return and the receipts of the ledger indexes
+// its lines list (and, for a correction, the receipt of the supply it
+// corrects).
 //
 // Exit status: 0 all checks hold, 1 a check failed (the output names the
 // first), 2 a usage or input problem. The implementation is package

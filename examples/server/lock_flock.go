@@ -3,6 +3,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"syscall"
 )
@@ -19,6 +20,30 @@ func lockFile(path string) (func(), error) {
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 		f.Close()
+		return nil, err
+	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}
+
+// errHeld: another process holds the lock tryLockFile asked for.
+var errHeld = errors.New("locked by another process")
+
+// tryLockFile takes an exclusive lock on an existing file without waiting:
+// errHeld when another process holds it (a running server holds its
+// ledger's, bbolt's flock), os.ErrNotExist when there is no file.
+func tryLockFile(path string) (func(), error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, errHeld
+		}
 		return nil, err
 	}
 	return func() {

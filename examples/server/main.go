@@ -50,6 +50,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -61,6 +62,7 @@ import (
 	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/httpserver"
 	"github.com/fiscal402/fiscal402/ingest"
+	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/metrics"
 	"github.com/fiscal402/fiscal402/rates"
 	"github.com/fiscal402/fiscal402/sandbox"
@@ -81,7 +83,12 @@ type options struct {
 	publicURL                              string
 	rateLimit                              float64
 	rateBurst                              int
+	authFailRate                           float64
+	authFailBurst                          int
+	authFailMaxBackoff                     time.Duration
 	trustedProxies                         string
+	documentHosts                          string
+	check                                  string
 	webhooks                               webhooks.Options
 	logFormat, logLevel                    string
 	sandboxQuota                           int
@@ -122,6 +129,11 @@ func serverFlags(fs *flag.FlagSet, o *options, vf *viesFlags) *chainFlags {
 	fs.StringVar(&o.publicURL, "public-url", "", "absolute base URL for the links in the manifest, agent card and OpenAPI document (default: each request's scheme and host)")
 	fs.Float64Var(&o.rateLimit, "rate-limit", float64(httpserver.DefaultRateLimit), "requests per second per account on the keyed endpoints (0 = no limit)")
 	fs.IntVar(&o.rateBurst, "rate-burst", 0, "burst of the rate limit (0 = twice rate-limit)")
+	fs.Float64Var(&o.authFailRate, "auth-fail-rate", float64(httpserver.DefaultAuthFailureRate), "failed authentications per second per client address before it is blocked (0 = no limit)")
+	fs.IntVar(&o.authFailBurst, "auth-fail-burst", httpserver.DefaultAuthFailureBurst, "failed authentications a client address may make at once")
+	fs.DurationVar(&o.authFailMaxBackoff, "auth-fail-max-backoff", httpserver.DefaultAuthFailureMaxBackoff, "longest block of a client address after failed authentications (blocks double from 1s)")
+	fs.StringVar(&o.check, "check", "quick", "ledger check before serving: quick (page structure, latest checkpoint, newest leaves; ~0.5 s at 1 M records) or full (every page, leaf and checkpoint; ~6 s at 1 M records)")
+	fs.StringVar(&o.documentHosts, "document-host", "", "comma-separated Host header values whose published documents are cached without -public-url (default: localhost, 127.0.0.1, ::1)")
 	fs.StringVar(&o.trustedProxies, "trusted-proxy", "", "comma-separated proxy addresses or CIDRs whose X-Forwarded-For is believed")
 	fs.BoolVar(&o.webhooks.AllowLoopback, "webhooks-allow-loopback", false, "deliver webhooks to loopback addresses, also over http:// (local development)")
 	fs.BoolVar(&o.webhooks.AllowPrivate, "webhooks-allow-private", false, "deliver webhooks to private network addresses")
@@ -156,6 +168,22 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		o.accounts = filepath.Join(o.data, "accounts.json")
 	}
 	if o.rotate {
+		// A running server keeps signing with the key it loaded: a rotation
+		// under it would retire a key it still uses. The server holds its
+		// ledger's lock (bbolt's flock) while it runs, so holding that lock
+		// here refuses the rotation while one runs, and keeps one from
+		// starting until the rotation is done.
+		ledgerPath := filepath.Join(o.data, "ledger.db")
+		unlock, err := tryLockFile(ledgerPath)
+		switch {
+		case errors.Is(err, errHeld):
+			return fmt.Errorf("-rotate-receipt-key: a server is running on %s (another process holds the lock of %s); stop it, rotate, then start it again", o.data, ledgerPath)
+		case errors.Is(err, os.ErrNotExist):
+			unlock = func() {}
+		case err != nil:
+			return fmt.Errorf("-rotate-receipt-key: lock %s: %w", ledgerPath, err)
+		}
+		defer unlock()
 		retired, active, err := fiscal.RotateReceiptKey(o.data, time.Now(), nil)
 		if err != nil {
 			return err
@@ -226,8 +254,20 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	if cfg.Chain, err = chain.verifier(); err != nil {
 		return err
 	}
+	switch o.check {
+	case "quick":
+	case "full":
+		cfg.LedgerFullCheck = true
+	default:
+		return fmt.Errorf("-check %q: want quick or full", o.check)
+	}
 	engine, err := fiscal.New(cfg)
 	if err != nil {
+		var ce *ledger.CorruptError
+		if errors.As(err, &ce) {
+			// One line, the remedy in it; no partial start.
+			return fmt.Errorf("refusing to start: %v (check a restored copy with: server check -data %s)", ce, o.data)
+		}
 		return err
 	}
 	defer engine.Close()
@@ -305,8 +345,12 @@ func serve(args []string, stdout, stderr io.Writer) error {
 
 // httpOptions turns the limit flags into httpserver options.
 func httpOptions(o options, logger *slog.Logger) (httpserver.Options, error) {
-	if o.rateLimit < 0 || o.rateBurst < 0 {
-		return httpserver.Options{}, errors.New("-rate-limit and -rate-burst must not be negative")
+	if o.rateLimit < 0 || o.rateBurst < 0 || o.authFailRate < 0 || o.authFailBurst < 0 || o.authFailMaxBackoff < 0 {
+		return httpserver.Options{}, errors.New("-rate-limit, -rate-burst and the -auth-fail-* limits must not be negative")
+	}
+	authLimit := rate.Limit(o.authFailRate)
+	if o.authFailRate == 0 {
+		authLimit = rate.Inf
 	}
 	limit := rate.Limit(o.rateLimit)
 	if o.rateLimit == 0 {
@@ -332,7 +376,9 @@ func httpOptions(o options, logger *slog.Logger) (httpserver.Options, error) {
 		fxMaxAge = -1 // httpserver: a negative age turns the check off
 	}
 	return httpserver.Options{Logger: logger, PublicURL: o.publicURL, RateLimit: limit, RateBurst: o.rateBurst, TrustedProxies: proxies,
-		MetricsPublic: o.metricsPublic, FXMaxAge: fxMaxAge}, nil
+		MetricsPublic: o.metricsPublic, FXMaxAge: fxMaxAge,
+		DocumentHosts:   splitList(o.documentHosts),
+		AuthFailureRate: authLimit, AuthFailureBurst: o.authFailBurst, AuthFailureMaxBackoff: o.authFailMaxBackoff}, nil
 }
 
 // loadRates merges the operator's ECB file over the embedded snapshot. A
@@ -353,11 +399,12 @@ func loadRates(path string) (*fx.Table, error) {
 const demoAccountID = "acct_demo"
 
 // ensureDemoAccount creates the accounts file with a demo seller on first
-// start and returns the demo key when it is known: freshly generated, or set
-// by FISCAL402_DEMO_KEY (which also replaces the demo account's key, so a
-// script can always authenticate). "" means the key was printed on an
-// earlier start and only its hash is kept.
-func ensureDemoAccount(path, envKey string) (string, error) {
+// start. It returns the key to print: only a key it has just generated; a
+// secret that already exists (a stored key, or FISCAL402_DEMO_KEY) is never
+// printed. With FISCAL402_DEMO_KEY set and the file present, the key must be
+// one of the demo account's: a different one is an error, never a silent
+// replacement of the stored key (rotate it with "accounts rotate-key").
+func ensureDemoAccount(path, envKey string) (printable string, err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return "", err
 	}
@@ -372,7 +419,7 @@ func ensureDemoAccount(path, envKey string) (string, error) {
 		if envKey == "" {
 			return "", nil
 		}
-		return envKey, setDemoKey(path, envKey)
+		return "", checkDemoKey(path, envKey)
 	case !errors.Is(err, os.ErrNotExist):
 		return "", err
 	}
@@ -381,6 +428,7 @@ func ensureDemoAccount(path, envKey string) (string, error) {
 		if key, err = httpserver.NewAPIKey(rand.Reader); err != nil {
 			return "", err
 		}
+		printable = key
 	}
 	f := httpserver.AccountsFile{Accounts: []httpserver.AccountEntry{{
 		ID:        demoAccountID,
@@ -400,18 +448,22 @@ func ensureDemoAccount(path, envKey string) (string, error) {
 			ItemName:      "API access (pay per call)",
 		},
 	}}}
-	return key, httpserver.WriteAccountsFile(path, f)
+	return printable, httpserver.WriteAccountsFile(path, f)
 }
 
-func setDemoKey(path, key string) error {
+// checkDemoKey: FISCAL402_DEMO_KEY must be a key the demo account already
+// has.
+func checkDemoKey(path, key string) error {
 	accounts, err := readAccountsFile(path)
 	if err != nil {
 		return err
 	}
-	for i := range accounts.Accounts {
-		if accounts.Accounts[i].ID == demoAccountID {
-			accounts.Accounts[i].KeyHashes = []string{httpserver.HashKey(key)}
-			return httpserver.WriteAccountsFile(path, accounts)
+	for _, a := range accounts.Accounts {
+		if a.ID == demoAccountID {
+			if slices.Contains(a.KeyHashes, httpserver.HashKey(key)) {
+				return nil
+			}
+			return fmt.Errorf("FISCAL402_DEMO_KEY is not the key of account %s in %s; unset it to keep the stored key, or replace the stored key with: accounts rotate-key -id %s", demoAccountID, path, demoAccountID)
 		}
 	}
 	return fmt.Errorf("FISCAL402_DEMO_KEY is set but %s has no %s account", path, demoAccountID)
@@ -426,13 +478,15 @@ func readAccountsFile(path string) (httpserver.AccountsFile, error) {
 	return f, jsonUnmarshalStrict(raw, &f)
 }
 
+// printWelcome says where the server listens; with a key just generated it
+// prints the key once, with an example request.
 func printWelcome(w io.Writer, base, demoKey string) {
 	fmt.Fprintf(w, "fiscal402 listening on %s (custody: none; not tax advice)\n", base)
 	if demoKey == "" {
-		fmt.Fprintf(w, "demo account %s: its key was printed on first start (set FISCAL402_DEMO_KEY to choose one)\n", demoAccountID)
+		fmt.Fprintf(w, "demo account %s: its key is not printed again (it was printed when created, or is the one in FISCAL402_DEMO_KEY)\n", demoAccountID)
 		return
 	}
-	fmt.Fprintf(w, "demo account %s, key: %s\n\n", demoAccountID, demoKey)
+	fmt.Fprintf(w, "demo account %s created, key (printed this once, only its hash is kept): %s\n\n", demoAccountID, demoKey)
 	fmt.Fprintf(w, "Record a settled USDC payment:\n\n")
 	fmt.Fprintf(w, `curl -sS -X POST %s/settlements \
   -H 'Content-Type: application/json' \
@@ -447,4 +501,15 @@ func jsonUnmarshalStrict(raw []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	return dec.Decode(v)
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(v string) []string {
+	var out []string
+	for _, item := range strings.Split(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }

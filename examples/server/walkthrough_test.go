@@ -28,7 +28,7 @@ func TestWalkthrough(t *testing.T) {
 	if !strings.Contains(string(out), ", 0 unexpected") {
 		t.Errorf("walkthrough summary missing:\n%s", out)
 	}
-	for _, want := range []string{"-> 201", "Idempotent-Replayed: true", "IDEMPOTENCY_CONFLICT", "PENDING_MANUAL_REVIEW", "receipt rcpt_x402-", "determination_coverage       determined"} {
+	for _, want := range []string{"-> 201", "Idempotent-Replayed: true", "IDEMPOTENCY_CONFLICT", "PENDING_MANUAL_REVIEW", "receipt rcpt_x402-", "determination_coverage       determined", "return verified: OSS return 2026-Q2"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("walkthrough output lacks %q", want)
 		}

@@ -8,6 +8,7 @@
 //	audit receipt FILE|ID --jwks FILE --log-key KEY|--log-key-file FILE [--openings FILE] [--json] [-q]
 //	audit consistency OLD NEW --log-key KEY|--log-key-file FILE [--proof FILE | --server URL]
 //	audit ledger FILE --log-key KEY|--log-key-file FILE [--jwks FILE]
+//	audit return RETURN.json --receipts DIR [--jwks FILE --log-key KEY|--log-key-file FILE]
 //
 // A receipt is verified with three inputs and no network (receipt.Verify):
 // the receipt document, the receipt key set (GET /.well-known/jwks.json)
@@ -17,8 +18,13 @@
 // auditors should instead archive the key set and the log key with the
 // receipts they keep.
 //
-// There is no "return" subcommand yet: it would recompute an OSS return
-// from receipts, and the repository has no OSS return format to check.
+// "return" recomputes an OSS return (GET /v1/returns/oss, package returns)
+// from the receipts of the ledger indexes its lines list: every line's
+// record count, USDC total, the invoices' EUR sums and the figures at the
+// period-end rate, the member state totals, the pending records, and that
+// no receipt of an OSS supply in the quarter was left out; with the key set
+// and the log key it also verifies the return's signature, its checkpoint
+// and every receipt.
 //
 // Exit status: 0 when everything checked holds, 1 when a check fails (the
 // output names the first one), 2 for a usage or input problem (a missing
@@ -51,12 +57,15 @@ Subcommands, each offline and from files:
   receipt FILE --jwks FILE --log-key KEY   verify a receipt and say what it proves
   consistency OLD NEW --log-key KEY        prove that checkpoint NEW extends checkpoint OLD
   ledger FILE --log-key KEY [--jwks FILE]  check a copy of a ledger file entry by entry
+  return FILE --receipts DIR [--jwks FILE --log-key KEY]
+                                          recompute an OSS return from the receipts
 
 Where the inputs come from (the issuing service publishes them):
   receipt      GET /v1/receipts/{id} (sandbox: GET /sandbox/v1/receipts/{id})
   key set      GET /.well-known/jwks.json (sandbox: GET /sandbox/v1/jwks.json)
   log key      GET /.well-known/log-key (sandbox: GET /sandbox/v1/log-key)
   checkpoint   GET /v1/log/checkpoint, or the end of any receipt's tlog_proof
+  OSS return   GET /v1/returns/oss?period=YYYY-Qn (key required)
 
 Exit status: 0 all checks hold, 1 a check failed (the first is named), 2 usage or input problem.
 Run "audit <subcommand> -h" for its flags. "audit FILE --jwks ..." (no subcommand) is "audit receipt".`
@@ -77,8 +86,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	case "ledger":
 		return runLedger(args[1:], stdout, stderr)
 	case "return":
-		fmt.Fprintln(stderr, "audit return: not available: the repository has no OSS return format yet, so there is nothing to recompute from the receipts")
-		return ExitUsage
+		return runReturn(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprintln(stdout, usage)
 		return ExitOK

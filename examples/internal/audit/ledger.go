@@ -51,8 +51,9 @@ var ledgerWords = map[string]string{
 // Names of the documents the engine stores with each entry (fiscal:
 // docRecord, docUBL).
 const (
-	docRecord = "record"
-	docUBL    = "ubl"
+	docRecord   = "record"
+	docUBL      = "ubl"
+	docOpenings = "openings"
 )
 
 // ledgerFailure is the first failed check of a ledger audit.
@@ -181,7 +182,8 @@ type ledgerAudit struct {
 	documentLeaves  int64
 	checkpoints     int64
 	invoices        int64
-	committedRecord int64 // 3.0.0 receipts: the record's hash is committed, not signed in clear
+	committedRecord int64 // 3.0.0 receipts whose record hash is committed and not opened here: checked field by field
+	openedRecord    int64 // 3.0.0 receipts whose record hash the entry's openings open: checked byte for byte
 	latest          ledger.Checkpoint
 	stack           []subtree // the running RFC 6962 root: complete subtrees, largest first
 }
@@ -358,12 +360,35 @@ func (a *ledgerAudit) entry(l *ledger.Ledger, e ledger.StoredEntry) *ledgerFailu
 	if msg := recordMismatch(record, &c); msg != "" {
 		return fail(checkRecord, "%s: the record was changed after the receipt was signed, or it belongs to another entry. The receipt is what the service signed; the record it serves for this entry no longer matches it.", msg)
 	}
+	ubl, hasUBL := e.Docs[docUBL]
 	if c.Spec == receipt.SpecV3 {
-		if _, ok := c.Commitments["/record_sha256"]; ok {
+		// 3.0.0 conceals the digests of the stored record and invoice as
+		// salted commitments; the entry keeps their openings (fiscal
+		// DocOpenings), so whoever holds the file checks the exact bytes.
+		opened, err := openedDigests(e.Docs[docOpenings], c.Commitments)
+		if err != nil {
+			return fail(checkRecord, "the entry's openings do not open its receipt's commitments: %s.", sentence(err.Error()))
+		}
+		if want, ok := opened["/record_sha256"]; ok {
+			sum := sha256.Sum256(record)
+			if got := hex.EncodeToString(sum[:]); got != want {
+				return fail(checkRecord, "the stored record has SHA-256 %s, but the receipt commits to %s: the record was changed after the receipt was signed.", got, want)
+			}
+			a.openedRecord++
+		} else if _, ok := c.Commitments["/record_sha256"]; ok {
 			a.committedRecord++
 		}
+		if want, ok := opened["/invoice/ubl_sha256"]; ok {
+			if !hasUBL {
+				return fail(checkInvoice, "the receipt commits to an invoice (UBL SHA-256 %s), but no invoice document is stored with the entry.", want)
+			}
+			sum := sha256.Sum256(ubl)
+			if got := hex.EncodeToString(sum[:]); got != want {
+				return fail(checkInvoice, "the stored invoice has SHA-256 %s, but the receipt commits to %s: the invoice was changed after the receipt was signed. The service would serve an invoice its receipt does not cover.", got, want)
+			}
+			a.invoices++
+		}
 	}
-	ubl, hasUBL := e.Docs[docUBL]
 	if c.Invoice != nil && c.Invoice.UBLSHA256 != "" {
 		if !hasUBL {
 			return fail(checkInvoice, "the receipt binds invoice %s (UBL SHA-256 %s), but no invoice document is stored with the entry.", c.Invoice.ID, c.Invoice.UBLSHA256)
@@ -568,10 +593,51 @@ func (a *ledgerAudit) summary(w io.Writer, name, jwksPath string) {
 		row("Receipts", "signatures NOT checked: give --jwks FILE (the receipt key set) to verify every receipt leaf")
 	}
 	rec := fmt.Sprintf("%d stored records match their leaves", a.receiptLeaves+a.documentLeaves)
+	var how []string
+	if a.openedRecord > 0 {
+		how = append(how, fmt.Sprintf("%d 3.0.0 %s byte for byte, through the openings stored with %s", a.openedRecord, plural(a.openedRecord, "record", "records"), plural(a.openedRecord, "it", "them")))
+	}
 	if a.committedRecord > 0 {
-		rec += fmt.Sprintf(" (for %d 3.0.0 %s, whose record SHA-256 is committed, field by field)", a.committedRecord, plural(a.committedRecord, "receipt", "receipts"))
+		how = append(how, fmt.Sprintf("%d 3.0.0 %s field by field (no openings stored)", a.committedRecord, plural(a.committedRecord, "record", "records")))
+	}
+	if len(how) > 0 {
+		rec += " (" + strings.Join(how, "; ") + ")"
 	}
 	row("Records", fmt.Sprintf("%s; %d %s match the SHA-256 their receipts sign", rec, a.invoices, plural(a.invoices, "invoice", "invoices")))
 	row("File", "the ledger's own check passed: bbolt pages, stored hashes, indexes, checkpoint consistency")
 	fmt.Fprintf(w, "Checked a copy, opened read-only; %s itself was only read.\n", name)
+}
+
+// openedDigests opens the digest commitments of a 3.0.0 receipt
+// (/record_sha256, /invoice/ubl_sha256) with the entry's stored openings:
+// field → hex digest. A commitment without an opening is left out (an entry
+// written before openings were kept); an opening that does not open its
+// commitment is an error.
+func openedDigests(doc []byte, commitments map[string]string) (map[string]string, error) {
+	out := map[string]string{}
+	if len(doc) == 0 {
+		return out, nil
+	}
+	openings, err := receipt.ParseOpenings(doc)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range openings {
+		if o.Field != "/record_sha256" && o.Field != "/invoice/ubl_sha256" {
+			continue
+		}
+		want, ok := commitments[o.Field]
+		if !ok {
+			continue
+		}
+		got, err := o.Commitment()
+		if err != nil {
+			return nil, err
+		}
+		if got != want {
+			return nil, fmt.Errorf("the opening of %s gives commitment %s, the receipt signs %s", o.Field, got, want)
+		}
+		out[o.Field] = o.Value
+	}
+	return out, nil
 }

@@ -1,0 +1,656 @@
+package audit
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/receipt"
+	"github.com/fiscal402/fiscal402/returns"
+	"github.com/fiscal402/fiscal402/vat"
+)
+
+// maxReturn bounds the return file: a quarter of a million records lists a
+// million ledger indexes, some megabytes.
+const maxReturn = 256 << 20
+
+// runReturn recomputes an OSS return (package returns) from receipts:
+// "audit return RETURN.json --receipts DIR".
+func runReturn(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("audit return", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("receipts", "", "a directory of receipt files (*.json, as GET /v1/receipts/{id} serves them)")
+	jwksPath := fs.String("jwks", "", "the receipt key set file (GET "+receipt.PathJWKS+"): checks the return's signature and every receipt")
+	var lk logKeyFlags
+	lk.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: audit return RETURN.json --receipts DIR [--jwks FILE (--log-key KEY | --log-key-file FILE)]")
+		fmt.Fprintln(stderr, "")
+		fmt.Fprintln(stderr, "Recomputes every line of an OSS return (GET /v1/returns/oss) from the receipts of the ledger")
+		fmt.Fprintln(stderr, "indexes it lists, offline, and prints \"return verified\" or the first line that does not add up.")
+		fmt.Fprintln(stderr, "With --jwks and the log key it also verifies the return's signature, its checkpoint and every receipt.")
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return ExitUsage
+	}
+	if len(pos) != 1 || *dir == "" {
+		fs.Usage()
+		return ExitUsage
+	}
+	usageErr := func(err error) int {
+		fmt.Fprintf(stderr, "audit return: %v\n", err)
+		return ExitUsage
+	}
+	raw, err := readBig(pos[0], maxReturn)
+	if err != nil {
+		return usageErr(err)
+	}
+	var jwks []byte
+	if *jwksPath != "" {
+		if jwks, err = readFile(*jwksPath); err != nil {
+			return usageErr(err)
+		}
+	}
+	logKey, err := lk.value(nil, "")
+	if err != nil {
+		return usageErr(err)
+	}
+	if (jwks == nil) != (logKey == "") {
+		return usageErr(errors.New("give both --jwks and the log key (--log-key or --log-key-file), or neither"))
+	}
+	a := &returnAudit{jwks: jwks, logKey: logKey, out: stdout}
+	if fail := a.run(raw, *dir); fail != "" {
+		fmt.Fprintf(stdout, "return NOT verified: %s\n", fail)
+		return ExitFailed
+	}
+	a.summary()
+	return ExitOK
+}
+
+func readBig(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, limit)
+	}
+	return data, nil
+}
+
+// returnAudit is one run of "audit return".
+type returnAudit struct {
+	jwks   []byte
+	logKey string
+	out    io.Writer
+
+	ret       returns.Return
+	kid       string
+	receipts  map[int64]*heldReceipt
+	rate      decimal.Decimal
+	lineCount int
+	recCount  int
+}
+
+// heldReceipt is a receipt file of the directory.
+type heldReceipt struct {
+	file     string
+	id       string
+	claims   receipt.Claims
+	verified bool
+	used     bool
+}
+
+// run checks everything and returns the first failure in words ("" when
+// all holds).
+func (a *returnAudit) run(raw []byte, dir string) string {
+	var doc struct {
+		Object string          `json:"object"`
+		Return json.RawMessage `json:"return"`
+		JWS    string          `json:"jws"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil || len(doc.Return) == 0 {
+		return "the file is not a signed OSS return (GET /v1/returns/oss): it needs members object, return and jws"
+	}
+	if a.jwks != nil {
+		payload, kid, err := receipt.VerifyStatement(doc.JWS, a.jwks, returns.StatementType)
+		if err != nil {
+			return "signature: " + strings.TrimPrefix(err.Error(), "receipt: ")
+		}
+		var p, r bytes.Buffer
+		if json.Compact(&p, payload) != nil || json.Compact(&r, doc.Return) != nil || !bytes.Equal(p.Bytes(), r.Bytes()) {
+			return "signature: the readable return differs from the signed one (the JWS payload): it was changed after signing"
+		}
+		a.kid = kid
+	}
+	dec := json.NewDecoder(bytes.NewReader(doc.Return))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&a.ret); err != nil {
+		return "the return cannot be read: " + err.Error()
+	}
+	r := &a.ret
+	if r.Version != returns.Version {
+		return fmt.Sprintf("the return is of format %q; this command checks %q", r.Version, returns.Version)
+	}
+	if a.logKey != "" {
+		v, err := note.NewVerifier(a.logKey)
+		if err != nil {
+			return "log key: " + err.Error()
+		}
+		if _, err := note.Open([]byte(r.Log.Note), note.VerifierList(v)); err != nil {
+			return "checkpoint: the return's log checkpoint is not signed by the log key: " + err.Error()
+		}
+	}
+	if r.FX.Rate != nil {
+		rate, err := decimal.NewFromString(r.FX.Rate.Raw)
+		if err != nil || !rate.IsPositive() {
+			return fmt.Sprintf("fx: the period-end rate %q is not a positive decimal", r.FX.Rate.Raw)
+		}
+		if r.FX.Rate.Policy != fx.PeriodEndOrNext || r.FX.Rate.Requested != r.PeriodEnd {
+			return fmt.Sprintf("fx: the rate must be the ECB publication for the last day of the period (%s) or the next one (policy %s), not %s/%s",
+				r.PeriodEnd, fx.PeriodEndOrNext, r.FX.Rate.Requested, r.FX.Rate.Policy)
+		}
+		a.rate = rate
+	}
+	if msg := a.loadReceipts(dir); msg != "" {
+		return msg
+	}
+
+	n := 0
+	line := func(what string, l returns.Line, est string) string {
+		n++
+		a.lineCount++
+		return a.checkLine(fmt.Sprintf("line %d (%s: %s %s %% %s, %d records)", n, what, l.MemberState, l.RatePercent, l.SupplyType, l.Records), l, est)
+	}
+	for _, l := range r.Lines {
+		if msg := line("OSS", l, ""); msg != "" {
+			return msg
+		}
+	}
+	for _, s := range r.FixedEstablishments {
+		for _, l := range s.Lines {
+			if msg := line("fixed establishment "+s.Establishment, l, s.Establishment); msg != "" {
+				return msg
+			}
+		}
+	}
+	for i, c := range r.Corrections {
+		where := fmt.Sprintf("correction %d (of %s: %s %s %% %s, %d entries)", i+1, c.OriginalPeriod, c.MemberState, c.RatePercent, c.SupplyType, c.Records)
+		if msg := a.checkCorrection(where, c); msg != "" {
+			return msg
+		}
+	}
+	for i, s := range r.NotInOSS {
+		where := fmt.Sprintf("not-in-OSS summary %d (%s %s %s %%)", i+1, s.Regime, s.Country, s.RatePercent)
+		if msg := a.checkSummary(where, s); msg != "" {
+			return msg
+		}
+	}
+	if msg := a.checkPending(); msg != "" {
+		return msg
+	}
+	if msg := a.checkTotals(); msg != "" {
+		return msg
+	}
+	return a.checkComplete()
+}
+
+// loadReceipts reads every *.json file of dir as a receipt, keyed by its
+// log index.
+func (a *returnAudit) loadReceipts(dir string) string {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil || len(files) == 0 {
+		return fmt.Sprintf("receipts: no *.json files in %s", dir)
+	}
+	sort.Strings(files)
+	var v *receipt.Verifier
+	if a.jwks != nil {
+		if v, err = receipt.NewVerifier(a.jwks, a.logKey); err != nil {
+			return "keys: " + err.Error()
+		}
+	}
+	a.receipts = map[int64]*heldReceipt{}
+	for _, f := range files {
+		raw, err := readFile(f)
+		if err != nil {
+			return "receipts: " + err.Error()
+		}
+		var d receipt.Receipt
+		if err := json.Unmarshal(raw, &d); err != nil || d.TlogProof == "" {
+			continue // not a receipt (the key set, the return itself)
+		}
+		index, _, _, err := receipt.ParseTlogProof(d.TlogProof)
+		if err != nil {
+			return fmt.Sprintf("receipts: %s: %v", filepath.Base(f), err)
+		}
+		h := &heldReceipt{file: filepath.Base(f), id: d.ID}
+		if v != nil {
+			c, err := v.Verify(raw)
+			if err != nil {
+				// Kept: the failure is reported on the line that sums it.
+				h.claims.ReceiptID = "!" + strings.TrimPrefix(err.Error(), "receipt: verify "+d.ID+": ")
+			} else {
+				h.claims, h.verified = *c, true
+			}
+		} else if err := json.Unmarshal(d.Claims, &h.claims); err != nil {
+			return fmt.Sprintf("receipts: %s: claims: %v", filepath.Base(f), err)
+		}
+		if prev, dup := a.receipts[index]; dup {
+			return fmt.Sprintf("receipts: %s and %s both claim ledger index %d", prev.file, h.file, index)
+		}
+		a.receipts[index] = h
+	}
+	return ""
+}
+
+// take returns the receipt of index, or a failure in words.
+func (a *returnAudit) take(where string, index int64) (*heldReceipt, string) {
+	h := a.receipts[index]
+	if h == nil {
+		return nil, fmt.Sprintf("%s: ledger index %d: no receipt in the directory has it (fetch it: GET /v1/receipts/{id})", where, index)
+	}
+	if strings.HasPrefix(h.claims.ReceiptID, "!") {
+		return nil, fmt.Sprintf("%s: ledger index %d: receipt %s (%s) does not verify: %s", where, index, h.id, h.file, strings.TrimPrefix(h.claims.ReceiptID, "!"))
+	}
+	if h.used {
+		return nil, fmt.Sprintf("%s: ledger index %d is summed twice in the return", where, index)
+	}
+	h.used = true
+	a.recCount++
+	return h, ""
+}
+
+// sums adds a group of receipts.
+type sums struct{ usdc, net, vat decimal.Decimal }
+
+func (s *sums) add(c *receipt.Claims) error {
+	u, err := decimal.NewFromString(c.Settlement.AmountUSDC)
+	if err != nil {
+		return fmt.Errorf("amount_usdc %q", c.Settlement.AmountUSDC)
+	}
+	if isRefund(c) {
+		u = u.Neg() // a refund pays back: its fx figures are negative already
+	}
+	s.usdc = s.usdc.Add(u)
+	if c.FX == nil {
+		return nil
+	}
+	net, vat := c.FX.NetEURExact, c.FX.VATEURExact
+	if net == "" {
+		net, vat = c.FX.NetEUR, c.FX.VATEUR
+	}
+	if net == "" {
+		net = c.FX.GrossEUR
+	}
+	n, err := decimal.NewFromString(net)
+	if err != nil {
+		return fmt.Errorf("net_eur %q", net)
+	}
+	s.net = s.net.Add(n)
+	if vat != "" {
+		v, err := decimal.NewFromString(vat)
+		if err != nil {
+			return fmt.Errorf("vat_eur %q", vat)
+		}
+		s.vat = s.vat.Add(v)
+	}
+	return nil
+}
+
+// compare checks each figure the return states against the recomputed one.
+func compare(where string, a returns.Amounts, n int, s sums, rate, ratePercent decimal.Decimal) string {
+	want := []struct{ name, got, stated string }{
+		{"the number of records", fmt.Sprint(n), fmt.Sprint(a.Records)},
+		{"the USDC total", s.usdc.StringFixed(6), a.AmountUSDC},
+		{"the invoices' taxable amount (EUR)", fx.RoundEUR(s.net).StringFixed(2), a.InvoiceTaxableAmountEUR},
+		{"the invoices' VAT (EUR)", fx.RoundEUR(s.vat).StringFixed(2), a.InvoiceVATEUR},
+	}
+	if !rate.IsZero() && a.VATEUR != "" {
+		net, vat := returns.PeriodEndSplit(s.usdc, ratePercent, rate)
+		want = append(want,
+			struct{ name, got, stated string }{"the taxable amount at the period-end rate (EUR)", net.StringFixed(2), a.TaxableAmountEUR},
+			struct{ name, got, stated string }{"the VAT at the period-end rate (EUR)", vat.StringFixed(2), a.VATEUR},
+			struct{ name, got, stated string }{"the difference of VAT (EUR)", vat.Sub(fx.RoundEUR(s.vat)).StringFixed(2), a.DifferenceVATEUR})
+	}
+	for _, w := range want {
+		if w.got != w.stated {
+			return fmt.Sprintf("%s: %s: the receipts give %s, the return says %s", where, w.name, w.got, w.stated)
+		}
+	}
+	return ""
+}
+
+// inPeriod reports whether a settlement instant can be in the period: its
+// local day in some EU time zone (UTC-1 to UTC+3) lies in the quarter.
+func (a *returnAudit) inPeriod(ts string, strict bool) bool {
+	return inDays(ts, a.ret.PeriodStart, a.ret.PeriodEnd, strict)
+}
+
+// inDays is inPeriod for the days [first, last].
+func inDays(ts, first, last string, strict bool) bool {
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		return false
+	}
+	start, _ := time.Parse(time.DateOnly, first)
+	end, _ := time.Parse(time.DateOnly, last)
+	end = end.AddDate(0, 0, 1)
+	if strict { // surely in the quarter, whatever the zone
+		return !t.Before(start.Add(time.Hour)) && t.Before(end.Add(-3*time.Hour))
+	}
+	return !t.Before(start.Add(-3*time.Hour)) && t.Before(end.Add(time.Hour))
+}
+
+func (a *returnAudit) checkLine(where string, l returns.Line, est string) string {
+	rate, err := decimal.NewFromString(l.RatePercent)
+	if err != nil {
+		return fmt.Sprintf("%s: rate %q is not a decimal", where, l.RatePercent)
+	}
+	var s sums
+	for _, idx := range l.LedgerIndexes {
+		h, msg := a.take(where, idx)
+		if msg != "" {
+			return msg
+		}
+		c := &h.claims
+		cl := c.Classification
+		switch {
+		case c.ReviewStatus != "PROCESSED" || cl == nil:
+			return fmt.Sprintf("%s: receipt %s (index %d) is %s, not a determined supply", where, h.id, idx, c.ReviewStatus)
+		case cl.Regime != vat.RegimeOSSB2C || cl.OSSScheme != a.ret.Scheme:
+			return fmt.Sprintf("%s: receipt %s (index %d) is %s/%s, not an OSS supply of the %s scheme", where, h.id, idx, cl.Regime, cl.OSSScheme, a.ret.Scheme)
+		case cl.TaxingCountry != l.MemberState:
+			return fmt.Sprintf("%s: receipt %s (index %d) is taxed in %s, not %s", where, h.id, idx, cl.TaxingCountry, l.MemberState)
+		case !sameDecimal(cl.RatePercent, l.RatePercent):
+			return fmt.Sprintf("%s: receipt %s (index %d) has rate %s %%, not %s %%", where, h.id, idx, cl.RatePercent, l.RatePercent)
+		case !a.inPeriod(c.Settlement.Timestamp, false):
+			return fmt.Sprintf("%s: receipt %s (index %d) was settled at %s, outside %s", where, h.id, idx, c.Settlement.Timestamp, a.ret.Period)
+		case est != "" && c.Seller.Country != est:
+			return fmt.Sprintf("%s: receipt %s (index %d) was supplied from %s, not the establishment in %s", where, h.id, idx, c.Seller.Country, est)
+		}
+		if isRefund(c) {
+			if msg := a.supplyCheck(where, h, idx, a.ret.PeriodStart, a.ret.PeriodEnd); msg != "" {
+				return msg
+			}
+		}
+		if err := s.add(c); err != nil {
+			return fmt.Sprintf("%s: receipt %s (index %d): %v is not a decimal", where, h.id, idx, err)
+		}
+	}
+	return compare(where, l.Amounts, len(l.LedgerIndexes), s, a.rate, rate)
+}
+
+// checkCorrection recomputes a correction from its refunds' receipts, at
+// the original period's end rate the correction states.
+func (a *returnAudit) checkCorrection(where string, c returns.Correction) string {
+	op, err := returns.ParsePeriod(c.OriginalPeriod)
+	if err != nil || op.String() >= a.ret.Period {
+		return fmt.Sprintf("%s: %q is not a period before %s", where, c.OriginalPeriod, a.ret.Period)
+	}
+	rate := decimal.Zero
+	if c.USDPerEUR != nil {
+		if c.USDPerEUR.Policy != fx.PeriodEndOrNext || c.USDPerEUR.Requested != op.LastDay() {
+			return fmt.Sprintf("%s: the rate must be the ECB publication for %s or the next one, not %s/%s", where, op.LastDay(), c.USDPerEUR.Requested, c.USDPerEUR.Policy)
+		}
+		if rate, err = decimal.NewFromString(c.USDPerEUR.Raw); err != nil || !rate.IsPositive() {
+			return fmt.Sprintf("%s: rate %q", where, c.USDPerEUR.Raw)
+		}
+	}
+	pct, err := decimal.NewFromString(c.RatePercent)
+	if err != nil {
+		return fmt.Sprintf("%s: rate %q is not a decimal", where, c.RatePercent)
+	}
+	var s sums
+	for _, idx := range c.LedgerIndexes {
+		h, msg := a.take(where, idx)
+		if msg != "" {
+			return msg
+		}
+		cl := h.claims.Classification
+		switch {
+		case !isRefund(&h.claims) || cl == nil:
+			return fmt.Sprintf("%s: receipt %s (index %d) is no refund", where, h.id, idx)
+		case cl.Regime != vat.RegimeOSSB2C || cl.OSSScheme != a.ret.Scheme || cl.TaxingCountry != c.MemberState || !sameDecimal(cl.RatePercent, c.RatePercent):
+			return fmt.Sprintf("%s: refund %s (index %d) corrects a %s %s supply at %s %%, not %s at %s %%", where, h.id, idx, cl.Regime, cl.TaxingCountry, cl.RatePercent, c.MemberState, c.RatePercent)
+		case !a.inPeriod(h.claims.Settlement.Timestamp, false):
+			return fmt.Sprintf("%s: refund %s (index %d) was made at %s, outside %s", where, h.id, idx, h.claims.Settlement.Timestamp, a.ret.Period)
+		}
+		if msg := a.supplyCheck(where, h, idx, op.FirstDay(), op.LastDay()); msg != "" {
+			return msg
+		}
+		if err := s.add(&h.claims); err != nil {
+			return fmt.Sprintf("%s: receipt %s (index %d): %v is not a decimal", where, h.id, idx, err)
+		}
+	}
+	return compare(where, c.Amounts, len(c.LedgerIndexes), s, rate, pct)
+}
+
+func (a *returnAudit) checkSummary(where string, sm returns.Summary) string {
+	var s sums
+	for _, idx := range sm.LedgerIndexes {
+		h, msg := a.take(where, idx)
+		if msg != "" {
+			return msg
+		}
+		c := &h.claims
+		if c.Classification == nil || c.Classification.Regime != sm.Regime {
+			return fmt.Sprintf("%s: receipt %s (index %d) is not of regime %s", where, h.id, idx, sm.Regime)
+		}
+		if err := s.add(c); err != nil {
+			return fmt.Sprintf("%s: receipt %s (index %d): %v is not a decimal", where, h.id, idx, err)
+		}
+	}
+	return compare(where, sm.Amounts, len(sm.LedgerIndexes), s, decimal.Zero, decimal.Zero)
+}
+
+func (a *returnAudit) checkPending() string {
+	p := a.ret.Excluded.Pending
+	var usdc decimal.Decimal
+	for _, idx := range p.LedgerIndexes {
+		h, msg := a.take("excluded pending records", idx)
+		if msg != "" {
+			return msg
+		}
+		if h.claims.ReviewStatus != "PENDING_MANUAL_REVIEW" {
+			return fmt.Sprintf("excluded pending records: receipt %s (index %d) is %s, so it belongs in a line", h.id, idx, h.claims.ReviewStatus)
+		}
+		u, err := decimal.NewFromString(h.claims.Settlement.AmountUSDC)
+		if err != nil {
+			return fmt.Sprintf("excluded pending records: receipt %s: amount_usdc %q", h.id, h.claims.Settlement.AmountUSDC)
+		}
+		usdc = usdc.Add(u)
+	}
+	if len(p.LedgerIndexes) != p.Records || usdc.StringFixed(6) != p.AmountUSDC {
+		return fmt.Sprintf("excluded pending records: the receipts give %d records and %s USDC, the return says %d and %s",
+			len(p.LedgerIndexes), usdc.StringFixed(6), p.Records, p.AmountUSDC)
+	}
+	return ""
+}
+
+// checkTotals adds the lines per member state and overall, as the return
+// shows them.
+func (a *returnAudit) checkTotals() string {
+	r := &a.ret
+	per := map[string]decimal.Decimal{}
+	inv := map[string]decimal.Decimal{}
+	var usdc, vatT, netT, invVAT, invNet decimal.Decimal
+	n := 0
+	add := func(l returns.Line) {
+		n += l.Records
+		usdc = usdc.Add(decimal.RequireFromString(l.AmountUSDC))
+		inv[l.MemberState] = inv[l.MemberState].Add(decimal.RequireFromString(l.InvoiceVATEUR))
+		invVAT = invVAT.Add(decimal.RequireFromString(l.InvoiceVATEUR))
+		invNet = invNet.Add(decimal.RequireFromString(l.InvoiceTaxableAmountEUR))
+		if l.VATEUR != "" {
+			per[l.MemberState] = per[l.MemberState].Add(decimal.RequireFromString(l.VATEUR))
+			vatT = vatT.Add(decimal.RequireFromString(l.VATEUR))
+			netT = netT.Add(decimal.RequireFromString(l.TaxableAmountEUR))
+		}
+	}
+	for _, l := range r.Lines {
+		add(l)
+	}
+	for _, s := range r.FixedEstablishments {
+		for _, l := range s.Lines {
+			add(l)
+		}
+	}
+	for _, c := range r.Corrections {
+		add(returns.Line{MemberState: c.MemberState, Amounts: c.Amounts})
+	}
+	if len(r.MemberStates) != len(inv) {
+		return fmt.Sprintf("member state totals: the lines name %d member states, the totals %d", len(inv), len(r.MemberStates))
+	}
+	for _, st := range r.MemberStates {
+		if st.InvoiceVATEUR != inv[st.MemberState].StringFixed(2) || (st.VATEUR != "" && st.VATEUR != per[st.MemberState].StringFixed(2)) {
+			return fmt.Sprintf("member state total %s: the lines add up to VAT %s (invoices %s) EUR, the return says %s (invoices %s)",
+				st.MemberState, per[st.MemberState].StringFixed(2), inv[st.MemberState].StringFixed(2), st.VATEUR, st.InvoiceVATEUR)
+		}
+	}
+	t := r.Total
+	if t.Records != n || t.AmountUSDC != usdc.StringFixed(6) || t.InvoiceVATEUR != invVAT.StringFixed(2) || t.InvoiceTaxableAmountEUR != invNet.StringFixed(2) ||
+		(t.VATEUR != "" && (t.VATEUR != vatT.StringFixed(2) || t.TaxableAmountEUR != netT.StringFixed(2))) {
+		return fmt.Sprintf("total: the lines add up to %d records, %s USDC, taxable %s and VAT %s EUR (invoices %s and %s); the return says %d, %s, %s and %s (%s and %s)",
+			n, usdc.StringFixed(6), netT.StringFixed(2), vatT.StringFixed(2), invNet.StringFixed(2), invVAT.StringFixed(2),
+			t.Records, t.AmountUSDC, t.TaxableAmountEUR, t.VATEUR, t.InvoiceTaxableAmountEUR, t.InvoiceVATEUR)
+	}
+	return ""
+}
+
+// checkComplete: every receipt of the directory that is surely an OSS
+// supply of the seller in the quarter, and not superseded by another
+// receipt there, is summed by some line.
+func (a *returnAudit) checkComplete() string {
+	superseded := map[string]bool{}
+	for _, h := range a.receipts {
+		if s := h.claims.Supersedes; s != "" && !isRefund(&h.claims) {
+			superseded[s] = true // a later revision of the same record
+		}
+	}
+	idx := make([]int64, 0, len(a.receipts))
+	for i := range a.receipts {
+		idx = append(idx, i)
+	}
+	sort.Slice(idx, func(i, j int) bool { return idx[i] < idx[j] })
+	for _, i := range idx {
+		h := a.receipts[i]
+		c := &h.claims
+		if h.used || superseded[h.id] || strings.HasPrefix(c.ReceiptID, "!") || c.Classification == nil {
+			continue
+		}
+		if c.Seller.VATNumber != a.ret.Seller.VATNumber || c.Classification.Regime != vat.RegimeOSSB2C || c.Classification.OSSScheme != a.ret.Scheme {
+			continue
+		}
+		if a.inPeriod(c.Settlement.Timestamp, true) {
+			return fmt.Sprintf("completeness: receipt %s (index %d, %s) is an OSS supply or refund to %s at %s, inside %s, but no line sums it",
+				h.id, i, h.file, c.Classification.TaxingCountry, c.Settlement.Timestamp, a.ret.Period)
+		}
+	}
+	return ""
+}
+
+// isRefund tells a refund's receipt: its EUR figures are negative (the
+// correction of the supply, at the supply's rates).
+func isRefund(c *receipt.Claims) bool { return c.FX != nil && strings.HasPrefix(c.FX.GrossEUR, "-") }
+
+// original finds the receipt a refund corrects, among the directory's.
+func (a *returnAudit) original(c *receipt.Claims) *heldReceipt {
+	for _, h := range a.receipts {
+		if h.id == c.Supersedes {
+			return h
+		}
+	}
+	return nil
+}
+
+// supplyCheck checks a refund against the supply it corrects: the
+// directory must hold that supply's receipt, and its settlement must fall
+// in period (loosely: any EU zone).
+func (a *returnAudit) supplyCheck(where string, h *heldReceipt, idx int64, start, end string) string {
+	o := a.original(&h.claims)
+	if o == nil {
+		return fmt.Sprintf("%s: refund %s (index %d) corrects receipt %s, which is not in the directory: add the receipt of the supply it refunds", where, h.id, idx, h.claims.Supersedes)
+	}
+	if !inDays(o.claims.Settlement.Timestamp, start, end, false) {
+		return fmt.Sprintf("%s: refund %s (index %d) corrects a supply settled at %s, outside %s to %s", where, h.id, idx, o.claims.Settlement.Timestamp, start, end)
+	}
+	return ""
+}
+
+func sameDecimal(a, b string) bool {
+	x, err1 := decimal.NewFromString(a)
+	y, err2 := decimal.NewFromString(b)
+	return err1 == nil && err2 == nil && x.Equal(y)
+}
+
+func (a *returnAudit) summary() {
+	r := &a.ret
+	fmt.Fprintf(a.out, "return verified: OSS return %s (%s, %s scheme) of %s, identification %s in %s\n",
+		r.Period, r.Status, r.Scheme, r.Seller.LegalName, orNone(r.ID.Number), r.ID.MemberState)
+	fmt.Fprintf(a.out, "  %s and %s recomputed from %d receipts (every ledger index the return lists)\n",
+		entriesOf(a.lineCount, "line", "lines"), entriesOf(len(r.Corrections), "correction", "corrections"), a.recCount)
+	for _, c := range r.Corrections {
+		fmt.Fprintf(a.out, "    correction of %s: %s %s %%, VAT EUR %s at %s (%s), invoices %s\n", c.OriginalPeriod, country(c.MemberState), c.RatePercent,
+			c.VATEUR, rateOf(c.USDPerEUR), dateOf(c.USDPerEUR), c.InvoiceVATEUR)
+	}
+	if r.FX.Rate != nil {
+		fmt.Fprintf(a.out, "  period-end rate: %s USD per EUR, ECB publication of %s (asked for %s)\n", r.FX.Rate.Raw, r.FX.Rate.RateDate, r.FX.Rate.Requested)
+		fmt.Fprintf(a.out, "  VAT due: EUR %s at the period-end rate; EUR %s on the invoices\n", r.Total.VATEUR, r.Total.InvoiceVATEUR)
+	} else {
+		fmt.Fprintf(a.out, "  no period-end rate yet: VAT on the invoices EUR %s\n", r.Total.InvoiceVATEUR)
+	}
+	for _, st := range r.MemberStates {
+		fmt.Fprintf(a.out, "    %-20s VAT EUR %10s (invoices %s)\n", country(st.MemberState), st.VATEUR, st.InvoiceVATEUR)
+	}
+	fmt.Fprintf(a.out, "  not in OSS: %d summaries; excluded pending review: %s\n", len(r.NotInOSS), entriesOf(r.Excluded.Pending.Records, "record", "records"))
+	if a.kid != "" {
+		fmt.Fprintf(a.out, "  signed by receipt key %s; receipts verified with the key set and the log key\n", a.kid)
+		fmt.Fprintf(a.out, "  computed at log checkpoint %s, size %d, root %s (signature checked)\n", r.Log.Origin, r.Log.Size, r.Log.Root)
+	} else {
+		fmt.Fprintln(a.out, "  signature and receipts NOT verified (no --jwks and log key): the figures were recomputed from the receipts' readable claims")
+	}
+}
+
+func rateOf(r *fx.Rate) string {
+	if r == nil {
+		return "(no rate yet)"
+	}
+	return r.Raw
+}
+
+func dateOf(r *fx.Rate) string {
+	if r == nil {
+		return "-"
+	}
+	return r.RateDate
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none stated)"
+	}
+	return s
+}
+
+func entriesOf(n int, one, many string) string {
+	return fmt.Sprintf("%d %s", n, plural(int64(n), one, many))
+}

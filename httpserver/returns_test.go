@@ -1,0 +1,116 @@
+package httpserver_test
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/fiscal402/fiscal402/httpserver"
+	"github.com/fiscal402/fiscal402/receipt"
+	"github.com/fiscal402/fiscal402/returns"
+)
+
+// TestReturnsEndpoints: the OSS return, its records and the export, over
+// HTTP with the real server: key required, each account sees its own
+// records only, the JSON return's signature verifies with the published
+// key set.
+func TestReturnsEndpoints(t *testing.T) {
+	f := newFixture(t)
+	type post struct{ key, country, amount, at string }
+	posts := []post{
+		{keyA, "DE", "11.90", "2026-01-15T10:00:00Z"}, {keyA, "DE", "23.80", "2026-02-15T10:00:00Z"},
+		{keyA, "FR", "12.00", "2026-03-01T10:00:00Z"}, {keyA, "", "5.00", "2026-03-02T10:00:00Z"},
+		{keyB, "DE", "99.00", "2026-02-01T10:00:00Z"}, {keyA, "DE", "11.90", "2026-04-10T10:00:00Z"},
+	}
+	for i, p := range posts {
+		body := settlement(map[string]any{"txHash": txHash(700 + i), "amountUsdc": p.amount, "timestamp": p.at, "consumerCountry": p.country})
+		if p.country == "" {
+			delete(body, "consumerCountry")
+		}
+		if r := f.do("POST", "/settlements", p.key, mustJSON(t, body)); r.status != 201 {
+			t.Fatalf("post %d: %d %s", i, r.status, r.body)
+		}
+	}
+
+	r := f.do("GET", "/v1/returns/oss?period=2026-Q1", keyA, nil)
+	if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "application/json") {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	var doc returns.Document
+	if err := json.Unmarshal(r.body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	jwks := f.do("GET", "/.well-known/jwks.json", "", nil).body
+	payload, _, err := receipt.VerifyStatement(doc.JWS, jwks, returns.StatementType)
+	if err != nil || !bytes.Equal(payload, doc.Return) {
+		t.Fatalf("signature: %v", err)
+	}
+	var ret returns.Return
+	if err := json.Unmarshal(doc.Return, &ret); err != nil {
+		t.Fatal(err)
+	}
+	if ret.Account != "acct_a" || ret.Status != returns.StatusFinal || len(ret.Lines) != 2 || ret.Total.Records != 3 ||
+		ret.Total.AmountUSDC != "47.700000" || ret.Excluded.Pending.Records != 1 {
+		t.Fatalf("return %s", doc.Return)
+	}
+	// The same bytes again: a closed quarter.
+	if again := f.do("GET", "/v1/returns/oss?period=2026-Q1", keyA, nil); !bytes.Equal(again.body, r.body) {
+		t.Fatal("the final return changed")
+	}
+
+	c := f.do("GET", "/v1/returns/oss?period=2026-Q1&format=csv", keyA, nil)
+	rows, err := csv.NewReader(bytes.NewReader(c.body)).ReadAll()
+	if c.status != 200 || c.header.Get("Content-Type") != "text/csv; charset=utf-8" || err != nil || len(rows) != 1+2+1 {
+		t.Fatalf("CSV %d %v: %s", c.status, err, c.body)
+	}
+
+	rec := f.do("GET", "/v1/returns/oss/records?period=2026-Q1&memberState=DE", keyA, nil)
+	var records httpserver.OSSRecords
+	if rec.status != 200 || json.Unmarshal(rec.body, &records) != nil || len(records.Data) != 2 || records.MemberState != "DE" {
+		t.Fatalf("records %d %s", rec.status, rec.body)
+	}
+	if rc := f.do("GET", "/v1/returns/oss/records?period=2026-Q1&memberState=DE&format=csv", keyA, nil); rc.status != 200 || strings.Count(string(rc.body), "\n") != 3 {
+		t.Fatalf("records CSV %d %s", rc.status, rc.body)
+	}
+
+	ex := f.do("GET", "/settlements/export?format=jsonl", keyA, nil)
+	if ex.status != 200 || ex.header.Get("Content-Type") != "application/jsonl" || strings.Count(string(ex.body), "\n") != 5 {
+		t.Fatalf("export %d %s", ex.status, ex.body)
+	}
+	if strings.Contains(string(ex.body), txHash(704)) {
+		t.Fatal("account B's record in account A's export")
+	}
+	if ec := f.do("GET", "/settlements/export", keyA, nil); ec.status != 200 || !strings.HasPrefix(string(ec.body), "id,type,createdAt,") || strings.Count(string(ec.body), "\n") != 6 {
+		t.Fatalf("CSV export %d %s", ec.status, ec.body)
+	}
+
+	// Bad requests and missing keys change nothing and say what is wrong.
+	for _, c := range []struct {
+		path, key, field string
+		status           int
+	}{
+		{"/v1/returns/oss?period=2026-Q1", "", "", 401},
+		{"/v1/returns/oss", keyA, "period", 400},
+		{"/v1/returns/oss?period=2026-Q9", keyA, "period", 400},
+		{"/v1/returns/oss?period=2026-Q1&format=xml", keyA, "format", 400},
+		{"/v1/returns/oss?period=2026-Q1&country=DE", keyA, "country", 400},
+		{"/v1/returns/oss?period=2027-Q1", keyA, "period", 400},
+		{"/v1/returns/oss/records?period=2026-Q1", keyA, "memberState", 400},
+		{"/v1/returns/oss/records?period=2026-Q1&memberState=US", keyA, "memberState", 400},
+		{"/v1/returns/oss/records?period=2026-Q1&memberState=DE", "", "", 401},
+		{"/settlements/export?format=xml", keyA, "format", 400},
+		{"/settlements/export?from=yesterday", keyA, "from", 400},
+		{"/settlements/export", "", "", 401},
+	} {
+		got := f.do("GET", c.path, c.key, nil)
+		if got.status != c.status || !strings.HasPrefix(got.header.Get("Content-Type"), "application/problem+json") {
+			t.Errorf("%s: %d %s", c.path, got.status, got.body)
+			continue
+		}
+		if c.field != "" && got.json(t)["field"] != c.field {
+			t.Errorf("%s: field %v, want %s", c.path, got.json(t)["field"], c.field)
+		}
+	}
+}

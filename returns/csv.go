@@ -1,0 +1,93 @@
+package returns
+
+import (
+	"encoding/csv"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// CSVHeader is the header row of a return's CSV (WriteCSV).
+var CSVHeader = []string{"period", "status", "scheme", "ossIdentificationNumber", "memberStateOfIdentification",
+	"section", "establishment", "originalPeriod", "memberState", "ratePercent", "supplyType", "records", "amountUsdc",
+	"usdPerEur", "taxableAmountEur", "vatEur", "invoiceTaxableAmountEur", "invoiceVatEur", "differenceVatEur", "ledgerIndexes"}
+
+// CSV sections (the "section" column).
+const (
+	SectionLine               = "oss"
+	SectionFixedEstablishment = "fixed_establishment"
+	SectionCorrection         = "correction"
+	SectionNotInOSS           = "not_in_oss"
+	SectionPending            = "excluded_pending"
+	SectionOtherScheme        = "excluded_other_scheme"
+)
+
+// WriteCSV writes the return as CSV (RFC 4180): the header, then one row per
+// line, fixed-establishment line, correction, non-OSS summary and excluded
+// bucket. Every row repeats the period, the status and the identification,
+// so a row read alone says what it belongs to; ledgerIndexes are separated
+// by spaces. The signature is in the JSON form only.
+func WriteCSV(w io.Writer, r *Return) error {
+	cw := csv.NewWriter(w)
+	rate := ""
+	if r.FX.Rate != nil {
+		rate = r.FX.Rate.Raw
+	}
+	head := []string{r.Period, r.Status, r.Scheme, r.ID.Number, r.ID.MemberState}
+	row := func(section, est, orig, state, pct, typ string, a Amounts, rate string, idx []int64) error {
+		rec := append(append([]string{}, head...), section, est, orig, state, pct, typ, strconv.Itoa(a.Records), a.AmountUSDC,
+			rate, a.TaxableAmountEUR, a.VATEUR, a.InvoiceTaxableAmountEUR, a.InvoiceVATEUR, a.DifferenceVATEUR, joinIndexes(idx))
+		return cw.Write(rec)
+	}
+	if err := cw.Write(CSVHeader); err != nil {
+		return err
+	}
+	for _, l := range r.Lines {
+		if err := row(SectionLine, "", "", l.MemberState, l.RatePercent, l.SupplyType, l.Amounts, rate, l.LedgerIndexes); err != nil {
+			return err
+		}
+	}
+	for _, s := range r.FixedEstablishments {
+		for _, l := range s.Lines {
+			if err := row(SectionFixedEstablishment, s.Establishment, "", l.MemberState, l.RatePercent, l.SupplyType, l.Amounts, rate, l.LedgerIndexes); err != nil {
+				return err
+			}
+		}
+	}
+	for _, c := range r.Corrections {
+		// A correction is converted at its original period's rate, which the
+		// JSON does not repeat per correction: the column stays empty.
+		if err := row(SectionCorrection, c.Establishment, c.OriginalPeriod, c.MemberState, c.RatePercent, c.SupplyType, c.Amounts, "", c.LedgerIndexes); err != nil {
+			return err
+		}
+	}
+	for _, s := range r.NotInOSS {
+		if err := row(SectionNotInOSS+":"+s.Regime, "", "", s.Country, s.RatePercent, SupplyServices, s.Amounts, "", s.LedgerIndexes); err != nil {
+			return err
+		}
+	}
+	for _, b := range []struct {
+		section string
+		b       Bucket
+	}{{SectionPending, r.Excluded.Pending}, {SectionOtherScheme, r.Excluded.OtherScheme}} {
+		if b.b.Records == 0 {
+			continue
+		}
+		if err := row(b.section, "", "", "", "", "", Amounts{Records: b.b.Records, AmountUSDC: b.b.AmountUSDC}, "", b.b.LedgerIndexes); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func joinIndexes(idx []int64) string {
+	var b strings.Builder
+	for i, n := range idx {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strconv.FormatInt(n, 10))
+	}
+	return b.String()
+}

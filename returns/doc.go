@@ -1,0 +1,113 @@
+// Package returns turns an account's fiscal records into what it files and
+// keeps for the tax authorities: the quarterly OSS VAT return, the records a
+// member state of consumption may ask for, and an export of every record.
+// Its one job is reporting over the ledger; it decides no tax (the records
+// carry the decisions) and writes nothing to the ledger.
+//
+// # The OSS return
+//
+// OSS computes the return of one calendar quarter (Art. 369f Directive
+// 2006/112/EC for the Union scheme, Art. 364 for the non-Union scheme) from
+// the records whose date of supply falls in it. The date of supply is the
+// local calendar day of the chargeable event in the taxing state, the day
+// the invoice states as BT-72 (vat.Determination.SupplyDate); a record
+// without one (written before the engine kept it) is dated by the UTC day
+// of its settlement timestamp, and the return counts those records
+// (DatedByUTC).
+//
+// The return has, as Art. 369g (Union) and Art. 365 (non-Union) ask, per
+// member state of consumption, per VAT rate and per supply type, the
+// taxable amount and the VAT in euro:
+//
+//   - Lines: supplies made from the member state of identification.
+//   - FixedEstablishments: supplies made from fixed establishments in other
+//     member states, in their own section per establishment (Art. 369g(3)).
+//     A record names the establishment that supplied it in seller.country.
+//   - Corrections: changes to earlier periods recorded this quarter (a
+//     refund of an earlier quarter's sale), per original period and member
+//     state. From the third return period of 2021 such changes "shall ...
+//     be made only by adjustments in a subsequent return" (Art. 61(1)
+//     Implementing Regulation (EU) No 282/2011 as replaced by Implementing
+//     Regulation (EU) 2019/2026 and 2020/1112,
+//     https://datenbank.nwb.de/Dokument/495230_61), which identify the
+//     member state of consumption, the tax period and the VAT amount
+//     (Art. 369g(4) and 365 Directive 2006/112/EC). A correction is
+//     converted at the original period's end rate, so that it changes the
+//     figure that return declared. The refunds are read with
+//     Books.RefundsByDate, dated by their local day in the taxing state
+//     (fiscal.Refund.RefundDate); a refund of a supply of the same quarter
+//     reduces that supply's line instead, and one of a supply outside the
+//     OSS its summary in NotInOSS.
+//   - MemberStates: the VAT due per member state, lines plus corrections.
+//
+// Sales that are not OSS supplies are summarised apart in NotInOSS:
+// domestic sales (the national return), reverse-charge sales (the recapitulative
+// statement, Art. 262), sales outside the scope of EU VAT and UK sales.
+// Records PENDING_MANUAL_REVIEW have no tax determination and are excluded
+// and counted apart (Excluded.Pending): they are never guessed into a line.
+//
+// # Currency
+//
+// The return is in euro. The records were priced in USDC; for the return the
+// quarter's USDC total of each line is converted at the ECB rate of the last
+// day of the quarter, or of the next publication if there is none that day:
+// Art. 366(1)-(2) Directive 2006/112/EC for the non-Union scheme ("use the
+// exchange rate applying on the last day of the tax period ... published by
+// the European Central Bank for that day, or, if there is no publication on
+// that day, on the next day of publication"; read at
+// https://datenbank.nwb.de/Dokument/Anzeigen/452295_Article366/), and Art.
+// 369h(1)-(2) for the Union scheme, which lays down the same rule (research
+// vat.md; Art. 369xh(2), in force from 1 July 2028, repeats the wording
+// verbatim, https://datenbank.nwb.de/Dokument/452295_369xh). This is
+// fx.PeriodEndRate (policy fx.PeriodEndOrNext). Each line shows both
+// figures: TaxableAmountEUR and VATEUR at the period-end rate, which the
+// return uses, and InvoiceTaxableAmountEUR and InvoiceVATEUR, the sum of the
+// invoices' own EUR amounts (converted at each chargeable event's rate,
+// Art. 91(2)), so the difference is visible. Every sum adds exact figures
+// (12 decimals; USDC at 6) and rounds once per line, half away from zero:
+// gross = USDC ÷ rate, net and VAT split from the gross at the line's rate
+// (fx.SplitGross), each rounded to cents once.
+//
+// A quarter that has not ended, or whose period-end rate is not yet
+// published, gives a provisional return (Status "provisional", without the
+// period-end figures while the rate is missing). A closed quarter's return
+// is final and the same bytes each time it is asked for, as long as no
+// record of the quarter changes.
+//
+// # Recomputable
+//
+// Every line lists the ledger indexes of the entries it sums (sales and
+// refunds; Records counts them), so
+// an auditor holding the receipts (GET /v1/receipts/{id}; the receipt's
+// tlog_proof names its index) recomputes every figure offline
+// (examples/audit return). The return is signed with the receipt key as a
+// statement (receipt.SignStatement, typ "fiscal402.oss-return+jws") over its
+// content, which includes the signed log checkpoint it was computed at:
+// the latest for a provisional return, and for a final one the checkpoint
+// of the commit that appended the newest entry the return sums (so that
+// the same quarter gives the same checkpoint, and the same bytes, each
+// time).
+//
+// # Records on request
+//
+// Records answers a member state of consumption's request for the records
+// of the supplies made there (Art. 63c Implementing Regulation (EU) No
+// 282/2011; for the Union scheme Art. 369k Directive 2006/112/EC, to be
+// made available electronically, Art. 63c(2)): one row per supply with each
+// item of Art. 63c(1)(a)-(l) that the ledger holds, and the items it does
+// not hold named in Missing, never invented (the ledger keeps no customer
+// name for a consumer sale, no payments on account before the supply, and
+// no later increase of the taxable amount). The row carries the receipt id
+// the supply's facts can be checked against.
+//
+// The European Commission's Standard Audit File for OSS (SAF-OSS) is the
+// reference layout for such records. Its XML schema was not available to
+// this package: the row follows the order and grouping of Art. 63c(1), and
+// the names and shape of the SAF-OSS elements, their code lists (supply
+// type, rate type), date and amount formats were not checked against it.
+//
+// # Export
+//
+// Export streams every record of an account created in a time range as CSV
+// or JSON Lines, one line per record, for an accountant's import.
+package returns

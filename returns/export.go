@@ -1,0 +1,192 @@
+package returns
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+)
+
+// Export formats.
+const (
+	FormatCSV   = "csv"
+	FormatJSONL = "jsonl"
+)
+
+// ExportLine is one record in an export: the fields an accountant imports.
+// Amounts are the record's (the invoice's) figures; empty while the record
+// is pending review and has none.
+type ExportLine struct {
+	ID            string `json:"id"`
+	Type          string `json:"type"`        // "settlement", or "refund" (amounts negative, the credit note's number)
+	CreatedAt     string `json:"createdAt"`   // when the service recorded it
+	SettledAt     string `json:"settledAt"`   // the settlement timestamp (chargeable event)
+	SupplyDate    string `json:"supplyDate"`  // local day in the taxing state (BT-72); a refund's: its refund date
+	Country       string `json:"country"`     // the taxing country
+	Category      string `json:"category"`    // UNCL5305 tax category (S, Z, AE, O)
+	Regime        string `json:"regime"`      // OSS_B2C, DOMESTIC, REVERSE_CHARGE_B2B, ...
+	RatePercent   string `json:"ratePercent"` // VAT rate
+	NetEUR        string `json:"netEur"`
+	VATEUR        string `json:"vatEur"`
+	GrossEUR      string `json:"grossEur"`
+	AmountUSDC    string `json:"amountUsdc"`
+	Network       string `json:"network"`
+	TxHash        string `json:"txHash"`
+	InvoiceNumber string `json:"invoiceNumber"`
+	ReceiptID     string `json:"receiptId"`
+	ReviewStatus  string `json:"reviewStatus"`
+	LedgerIndex   int64  `json:"ledgerIndex"`
+}
+
+// ExportCSVHeader is the header of a CSV export.
+var ExportCSVHeader = []string{"id", "type", "createdAt", "settledAt", "supplyDate", "country", "category", "regime", "ratePercent",
+	"netEur", "vatEur", "grossEur", "amountUsdc", "network", "txHash", "invoiceNumber", "receiptId", "reviewStatus", "ledgerIndex"}
+
+func (l ExportLine) row() []string {
+	return []string{l.ID, l.Type, l.CreatedAt, l.SettledAt, l.SupplyDate, l.Country, l.Category, l.Regime, l.RatePercent,
+		l.NetEUR, l.VATEUR, l.GrossEUR, l.AmountUSDC, l.Network, l.TxHash, l.InvoiceNumber, l.ReceiptID, l.ReviewStatus,
+		strconv.FormatInt(l.LedgerIndex, 10)}
+}
+
+// ExportQuery selects the records to export: those the service recorded
+// (createdAt) in [From, To], both inclusive; zero means unbounded.
+type ExportQuery struct {
+	From, To time.Time
+	Format   string // FormatCSV or FormatJSONL
+}
+
+// CheckFormat is nil for a format Export writes.
+func CheckFormat(format string) error {
+	if format != FormatCSV && format != FormatJSONL {
+		return badRequest("format", "is %q; want %s or %s", format, FormatCSV, FormatJSONL)
+	}
+	return nil
+}
+
+// Export writes every settlement record of the account selected by q to w,
+// one line per record, newest first (the order of GET /settlements), then
+// every refund recorded in the range, by refund date (a line of type
+// "refund": negative amounts at the original rates, the credit note's
+// number as invoice number, the refund's receipt). It streams: one page of
+// the ledger is held at a time, and w is flushed after each page. A bad
+// query is a *fiscal.Error before anything is written.
+func Export(ctx context.Context, b *fiscal.Books, q ExportQuery, w io.Writer) error {
+	if err := CheckFormat(q.Format); err != nil {
+		return err
+	}
+	if !q.From.IsZero() && !q.To.IsZero() && q.To.Before(q.From) {
+		return badRequest("to", "is before from")
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var cw *csv.Writer
+	enc := json.NewEncoder(bw)
+	if q.Format == FormatCSV {
+		cw = csv.NewWriter(bw)
+		if err := cw.Write(ExportCSVHeader); err != nil {
+			return err
+		}
+	}
+	n := 0
+	err := each(ctx, b, fiscal.ListQuery{From: q.From, To: q.To}, func(raw []byte) error {
+		rc, err := decodeRec(raw)
+		if err != nil {
+			return err
+		}
+		l := exportLine(rc)
+		if cw != nil {
+			err = cw.Write(l.row())
+		} else {
+			err = enc.Encode(l)
+		}
+		if err != nil {
+			return err
+		}
+		if n++; n%pageSize == 0 {
+			if cw != nil {
+				cw.Flush()
+			}
+			return bw.Flush()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// Refunds are indexed by their local day: read the days around the
+	// range and keep those recorded in it.
+	from, to := "", ""
+	if !q.From.IsZero() {
+		from = q.From.Add(-localMargin).UTC().Format(time.DateOnly)
+	}
+	if !q.To.IsZero() {
+		to = q.To.Add(localMargin).UTC().Format(time.DateOnly)
+	}
+	err = b.RefundsByDate(ctx, from, to, func(rf *fiscal.Refund, _ []byte) error {
+		at, err := time.Parse(time.RFC3339Nano, rf.CreatedAt)
+		if err != nil || (!q.From.IsZero() && at.Before(q.From)) || (!q.To.IsZero() && at.After(q.To)) {
+			return nil
+		}
+		l := refundLine(rf)
+		if cw != nil {
+			err = cw.Write(l.row())
+		} else {
+			err = enc.Encode(l)
+		}
+		if err != nil {
+			return err
+		}
+		if n++; n%pageSize == 0 {
+			if cw != nil {
+				cw.Flush()
+			}
+			return bw.Flush()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if cw != nil {
+		cw.Flush()
+		if err := cw.Error(); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+func refundLine(rf *fiscal.Refund) ExportLine {
+	c := rf.Classification
+	l := ExportLine{ID: rf.ID, Type: "refund", CreatedAt: rf.CreatedAt, SettledAt: rf.Payment.Timestamp, SupplyDate: rf.RefundDate,
+		Country: c.TaxingCountry, Category: c.Category, Regime: c.Regime, NetEUR: rf.FX.NetEUR, VATEUR: rf.FX.VATEUR, GrossEUR: rf.FX.GrossEUR,
+		AmountUSDC: "-" + rf.AmountUSDC, Network: rf.Payment.Network, TxHash: rf.Payment.TxHash, ReceiptID: rf.Receipt.ID,
+		ReviewStatus: fiscal.StatusProcessed, LedgerIndex: rf.Ledger.Index}
+	if c.RatePercent != nil {
+		l.RatePercent = c.RatePercent.String()
+	}
+	if rf.CreditNote != nil {
+		l.InvoiceNumber = rf.CreditNote.ID
+	}
+	return l
+}
+
+func exportLine(rc *rec) ExportLine {
+	c := rc.Classification
+	date, _ := rc.supplyDate()
+	if c.SupplyDate == "" {
+		date = "" // not stated by the record: the export does not derive one
+	}
+	l := ExportLine{ID: rc.ID, Type: "settlement", CreatedAt: rc.CreatedAt, SettledAt: rc.Settlement.Timestamp, SupplyDate: date, Country: c.TaxingCountry,
+		Category: c.Category, Regime: c.Regime, RatePercent: c.RatePercent.String(), NetEUR: rc.FX.NetEUR, VATEUR: rc.FX.VATEUR,
+		GrossEUR: rc.FX.GrossEUR, AmountUSDC: rc.Settlement.AmountUSDC, Network: rc.Settlement.Network, TxHash: rc.Settlement.TxHash,
+		ReceiptID: rc.Receipt.ID, ReviewStatus: rc.ReviewStatus, LedgerIndex: rc.Ledger.Index}
+	if rc.Invoice != nil {
+		l.InvoiceNumber = rc.Invoice.ID
+	}
+	return l
+}

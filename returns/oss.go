@@ -1,0 +1,744 @@
+package returns
+
+import (
+	"cmp"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/ledger"
+	"github.com/fiscal402/fiscal402/vat"
+)
+
+// Format names and the statement type of the signed return.
+const (
+	// Version is the return document's format, versioned in-band.
+	Version = "fiscal402.oss-return/1"
+	// StatementType is the JWS typ of a signed return
+	// (receipt.VerifyStatement).
+	StatementType = "fiscal402.oss-return+jws"
+
+	StatusProvisional = "provisional"
+	StatusFinal       = "final"
+
+	// SupplyServices is the supply type of every line: the engine records
+	// supplies of services (telecommunications, broadcasting and
+	// electronic services); distance sales of goods, the other type of
+	// Art. 369g(1), are not recorded.
+	SupplyServices = "services"
+)
+
+// Return is an OSS VAT return for one quarter. Its JSON is the signed
+// content of Document.Return.
+type Return struct {
+	Object  string `json:"object"` // "oss_return"
+	Version string `json:"version"`
+	Account string `json:"account"`
+	Period  string `json:"period"` // "2026-Q1"
+	// PeriodStart and PeriodEnd are the quarter's first and last days.
+	PeriodStart string `json:"periodStart"`
+	PeriodEnd   string `json:"periodEnd"`
+	// Status is "final" for a quarter that has ended everywhere and whose
+	// period-end rate is published, else "provisional" (StatusReason says
+	// why).
+	Status       string         `json:"status"`
+	StatusReason string         `json:"statusReason,omitempty"`
+	Scheme       string         `json:"scheme"` // vat.SchemeUnion or vat.SchemeNonUnion
+	ID           Identification `json:"identification"`
+	Seller       SellerInfo     `json:"seller"`
+	Currency     string         `json:"currency"` // "EUR"
+	FX           PeriodFX       `json:"fx"`
+
+	Lines               []Line        `json:"lines"`
+	FixedEstablishments []Section     `json:"fixedEstablishments"`
+	Corrections         []Correction  `json:"corrections"`
+	MemberStates        []StateTotal  `json:"memberStates"`
+	Total               Amounts       `json:"total"`
+	NotInOSS            []Summary     `json:"notInOss"`
+	Excluded            Excluded      `json:"excluded"`
+	DatedByUTC          int           `json:"datedByUtc"`
+	Log                 LogCheckpoint `json:"log"`
+}
+
+// Identification is the OSS registration the return is filed under:
+// Seller.Registrations' oss_union or oss_non_union entry.
+type Identification struct {
+	// Number is the individual VAT identification number of the scheme
+	// (Art. 362 or 369d); "" when the account does not state it.
+	Number string `json:"number"`
+	// MemberState is the member state of identification.
+	MemberState string `json:"memberStateOfIdentification"`
+	// Missing names what the account's profile lacks, when it does.
+	Missing string `json:"missing,omitempty"`
+}
+
+// SellerInfo names the taxable person.
+type SellerInfo struct {
+	LegalName string `json:"legalName"`
+	VATNumber string `json:"vatNumber,omitempty"`
+	Country   string `json:"country"`
+}
+
+// PeriodFX is the conversion the return uses.
+type PeriodFX struct {
+	Rule string `json:"rule"`
+	// Rate is the ECB USD rate of the last day of the quarter or the next
+	// publication; absent while it is not published (Unavailable says so).
+	Rate        *fx.Rate `json:"usdPerEur,omitempty"`
+	Unavailable string   `json:"unavailable,omitempty"`
+	Peg         string   `json:"usdcUsd"` // "1": the recorded 1 USDC = 1 USD assumption
+}
+
+// Amounts are the figures of a line, a section or a total. The first two
+// EUR figures are the return's (the USDC total at the period-end rate;
+// absent while the rate is not published); the Invoice figures are the sum
+// of the records' own EUR amounts, converted at each chargeable event's
+// rate. Each is an exact sum rounded once to cents.
+type Amounts struct {
+	// Records is the number of ledger entries summed: sales, and the
+	// refunds that reduce them (AmountUSDC is net of those refunds).
+	Records                 int    `json:"records"`
+	AmountUSDC              string `json:"amountUsdc"`
+	TaxableAmountEUR        string `json:"taxableAmountEur,omitempty"`
+	VATEUR                  string `json:"vatEur,omitempty"`
+	InvoiceTaxableAmountEUR string `json:"invoiceTaxableAmountEur"`
+	InvoiceVATEUR           string `json:"invoiceVatEur"`
+	// DifferenceVATEUR is VATEUR − InvoiceVATEUR: what the period-end rate
+	// changes against the invoices.
+	DifferenceVATEUR string `json:"differenceVatEur,omitempty"`
+}
+
+// Line is the supplies to one member state of consumption at one rate of
+// one supply type.
+type Line struct {
+	MemberState string `json:"memberState"` // of consumption
+	RatePercent string `json:"ratePercent"`
+	SupplyType  string `json:"supplyType"`
+	Amounts
+	// LedgerIndexes are the log indexes of the entries (current
+	// revisions of the records) summed, ascending.
+	LedgerIndexes []int64 `json:"ledgerIndexes"`
+}
+
+// Section is the supplies from one fixed establishment in a member state
+// other than the member state of identification.
+type Section struct {
+	Establishment string `json:"establishment"` // member state of the fixed establishment
+	VATNumber     string `json:"vatNumber,omitempty"`
+	Lines         []Line `json:"lines"`
+}
+
+// Correction is the change, recorded this quarter, to what an earlier
+// quarter's return declared for one member state (Art. 61 Implementing
+// Regulation 282/2011): negative for a refund. Its period-end figures are
+// at the original period's end rate.
+type Correction struct {
+	OriginalPeriod string `json:"originalPeriod"`
+	MemberState    string `json:"memberState"`
+	RatePercent    string `json:"ratePercent"`
+	SupplyType     string `json:"supplyType"`
+	Establishment  string `json:"establishment,omitempty"` // "" for the member state of identification
+	// USDPerEUR is the original period's end rate the correction is
+	// converted at; absent while it is not published.
+	USDPerEUR *fx.Rate `json:"usdPerEur,omitempty"`
+	Amounts
+	LedgerIndexes []int64 `json:"ledgerIndexes"`
+}
+
+// StateTotal is the VAT due to one member state of consumption: its lines
+// in every section plus its corrections.
+type StateTotal struct {
+	MemberState string `json:"memberState"`
+	VATEUR      string `json:"vatEur,omitempty"`
+	// CorrectionsVATEUR is the part of VATEUR from corrections.
+	CorrectionsVATEUR string `json:"correctionsVatEur,omitempty"`
+	InvoiceVATEUR     string `json:"invoiceVatEur"`
+}
+
+// Summary is sales of the quarter that do not belong in the OSS return,
+// per regime, country and rate.
+type Summary struct {
+	Regime      string `json:"regime"`  // vat Regime constant
+	Country     string `json:"country"` // the taxing (or, outside scope, the supply's) country
+	RatePercent string `json:"ratePercent,omitempty"`
+	// Declared says where these sales are declared instead.
+	Declared string `json:"declaredIn"`
+	Amounts
+	LedgerIndexes []int64 `json:"ledgerIndexes"`
+}
+
+// Excluded counts the quarter's records that are in no line.
+type Excluded struct {
+	// Pending records have no tax determination (PENDING_MANUAL_REVIEW):
+	// resolve them, then ask for the return again.
+	Pending Bucket `json:"pending"`
+	// OtherScheme are OSS records of the other OSS scheme than the
+	// return's.
+	OtherScheme Bucket `json:"otherScheme"`
+}
+
+// Bucket is a count of records with their USDC and ledger indexes.
+type Bucket struct {
+	Records       int     `json:"records"`
+	AmountUSDC    string  `json:"amountUsdc"`
+	LedgerIndexes []int64 `json:"ledgerIndexes"`
+}
+
+// LogCheckpoint is the signed log checkpoint the return was computed at.
+type LogCheckpoint struct {
+	Origin string `json:"origin"`
+	Size   int64  `json:"size"`
+	Root   string `json:"rootHash"` // base64, as in the checkpoint
+	Note   string `json:"checkpoint"`
+}
+
+// Document is a signed return: Return is the exact payload of JWS (a
+// statement of type StatementType signed with the receipt key), so a
+// verifier compares the two byte for byte (or as JSON values).
+type Document struct {
+	Object string          `json:"object"` // "signed_oss_return"
+	Return json.RawMessage `json:"return"`
+	JWS    string          `json:"jws"`
+}
+
+// Options adjust OSS. The zero value is the return as the law asks for
+// it; there is nothing to adjust yet.
+type Options struct{}
+
+// acc accumulates exact figures.
+type acc struct {
+	n                int
+	usdc, net, vat   decimal.Decimal
+	idx              []int64
+	rate             decimal.Decimal // the line's VAT rate, for the split
+	original         Period          // corrections: the period whose rate converts
+	establishment    string
+	memberState      string
+	rateText, regime string
+}
+
+func (a *acc) add(usdc, net, vat decimal.Decimal, index int64) {
+	a.n++
+	a.usdc = a.usdc.Add(usdc)
+	a.net = a.net.Add(net)
+	a.vat = a.vat.Add(vat)
+	a.idx = append(a.idx, index)
+}
+
+// amounts rounds the accumulated figures once; usdPerEUR nil leaves the
+// period-end figures out.
+func (a *acc) amounts(usdPerEUR *fx.Rate) Amounts {
+	out := Amounts{Records: a.n, AmountUSDC: a.usdc.StringFixed(6),
+		InvoiceTaxableAmountEUR: fx.RoundEUR(a.net).StringFixed(2), InvoiceVATEUR: fx.RoundEUR(a.vat).StringFixed(2)}
+	if usdPerEUR != nil {
+		net, vat := PeriodEndSplit(a.usdc, a.rate, usdPerEUR.Value)
+		out.TaxableAmountEUR = net.StringFixed(2)
+		out.VATEUR = vat.StringFixed(2)
+		out.DifferenceVATEUR = vat.Sub(fx.RoundEUR(a.vat)).StringFixed(2)
+	}
+	return out
+}
+
+// PeriodEndSplit is a line's taxable amount and VAT in EUR at the period-end
+// rate: the USDC total (VAT included) converted exactly (fx.DivExact, 1 USDC
+// = 1 USD), split at ratePercent (fx.SplitGross), each rounded once to
+// cents. The auditor recomputes lines with it.
+func PeriodEndSplit(usdc, ratePercent, usdPerEUR decimal.Decimal) (net, vat decimal.Decimal) {
+	gross := fx.DivExact(usdc, usdPerEUR)
+	n, v := fx.SplitGross(gross, ratePercent)
+	return fx.RoundEUR(n), fx.RoundEUR(v)
+}
+
+func (a *acc) indexes() []int64 {
+	slices.Sort(a.idx)
+	return a.idx
+}
+
+func dec(s string) (decimal.Decimal, error) {
+	if s == "" {
+		return decimal.Zero, nil
+	}
+	return decimal.NewFromString(s)
+}
+
+// OSS computes the account's OSS return for period p and signs it.
+func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return, *Document, error) {
+	e := b.Engine()
+	now := e.Now()
+	if p.Start().After(now) {
+		return nil, nil, badRequest("period", "%s has not begun", p)
+	}
+	acct := b.Account()
+	r := &Return{Object: "oss_return", Version: Version, Account: acct.ID, Period: p.String(),
+		PeriodStart: p.FirstDay(), PeriodEnd: p.LastDay(), Currency: "EUR",
+		Seller: SellerInfo{LegalName: acct.Seller.LegalName, VATNumber: acct.Seller.VATNumber, Country: acct.Seller.Country},
+		Lines:  []Line{}, FixedEstablishments: []Section{}, Corrections: []Correction{}, MemberStates: []StateTotal{}, NotInOSS: []Summary{}}
+	r.Scheme, r.ID = identification(acct.Seller)
+
+	lines := map[string]*acc{}  // establishment|state|rate
+	others := map[string]*acc{} // regime|country|rate
+	pending, otherScheme := &acc{}, &acc{}
+	maxIndex := int64(-1)
+	// A supply of the quarter was recorded at most MaxClockSkew before it
+	// settled, so no record created before the quarter (less a day for the
+	// clocks) is of it; records of later quarters are read and skipped.
+	// The settlement bounds are left to this loop: Books.List would decode
+	// every record a second time to apply them.
+	q := fiscal.ListQuery{From: p.Start().Add(-localMargin)}
+	err := each(ctx, b, q, func(raw []byte) error {
+		var rc ossRec
+		if err := json.Unmarshal(raw, &rc); err != nil {
+			return &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored record is unreadable", Err: err}
+		}
+		date, byUTC := rc.supplyDate()
+		if !p.Contains(date) {
+			return nil
+		}
+		if byUTC {
+			r.DatedByUTC++
+		}
+		maxIndex = max(maxIndex, rc.Ledger.Index)
+		usdc, err := dec(rc.Settlement.AmountUSDC)
+		if err != nil {
+			return unreadable(rc.ID, err)
+		}
+		if rc.ReviewStatus != fiscal.StatusProcessed {
+			pending.add(usdc, decimal.Zero, decimal.Zero, rc.Ledger.Index)
+			return nil
+		}
+		net, vatEUR, err := exactNetVAT(&rc)
+		if err != nil {
+			return unreadable(rc.ID, err)
+		}
+		c := rc.Classification
+		rate, err := dec(c.RatePercent.String())
+		if err != nil {
+			return unreadable(rc.ID, err)
+		}
+		rateText := ""
+		if c.RatePercent != "" {
+			rateText = rate.String()
+		}
+		if c.Regime != vat.RegimeOSSB2C {
+			country := c.TaxingCountry
+			if country == "" {
+				country = c.PlaceOfSupply
+			}
+			k := c.Regime + "|" + country + "|" + rateText
+			a := others[k]
+			if a == nil {
+				a = &acc{regime: c.Regime, memberState: country, rateText: rateText, rate: rate}
+				others[k] = a
+			}
+			a.add(usdc, net, vatEUR, rc.Ledger.Index)
+			return nil
+		}
+		if c.Scheme != r.Scheme {
+			otherScheme.add(usdc, decimal.Zero, decimal.Zero, rc.Ledger.Index)
+			return nil
+		}
+		est := ""
+		if r.Scheme == vat.SchemeUnion && !strings.EqualFold(isoCountry(rc.Seller.Country), r.ID.MemberState) {
+			est = isoCountry(rc.Seller.Country)
+		}
+		k := est + "|" + c.TaxingCountry + "|" + rateText
+		a := lines[k]
+		if a == nil {
+			a = &acc{establishment: est, memberState: c.TaxingCountry, rateText: rateText, rate: rate}
+			lines[k] = a
+		}
+		a.add(usdc, net, vatEUR, rc.Ledger.Index)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+
+	// The period-end rate (Art. 366(2), 369h(2)).
+	r.FX = PeriodFX{Peg: fx.PegRate, Rule: "ECB reference rate (USD per EUR) of the last day of the period, or of the next publication if there is none that day: " +
+		"Art. 369h(2) Directive 2006/112/EC (Union scheme), Art. 366(2) (non-Union scheme); 1 USDC = 1 USD"}
+	var usdPerEUR *fx.Rate
+	if src := e.Settings().FX; src != nil {
+		rate, err := fx.PeriodEndRate(ctx, src, "USD", p.LastDay())
+		switch {
+		case err == nil:
+			usdPerEUR = &rate
+			r.FX.Rate = &rate
+		case errors.Is(err, fx.ErrNotYetPublished) || errors.Is(err, fx.ErrNoRate):
+			r.FX.Unavailable = "the ECB rate for " + p.LastDay() + " (or the next publication) is not available yet: the return has only the invoices' EUR figures"
+		default:
+			return nil, nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "reading the period-end rate failed", Err: err}
+		}
+	} else {
+		r.FX.Unavailable = "the engine has no ECB rate source"
+	}
+	switch {
+	case !p.ended(now):
+		r.Status, r.StatusReason = StatusProvisional, "the quarter has not ended in every member state"
+	case usdPerEUR == nil:
+		r.Status, r.StatusReason = StatusProvisional, "the period-end ECB rate is not published yet"
+	default:
+		r.Status = StatusFinal
+	}
+
+	// Refunds recorded in the quarter (by their local day in the taxing
+	// state): a refund of a supply of this quarter reduces its line; one
+	// of an earlier quarter is a correction of that period (Art. 61
+	// Implementing Regulation 282/2011); one of a supply outside the OSS
+	// reduces its summary.
+	corr := map[string]*acc{}
+	err = b.RefundsByDate(ctx, p.FirstDay(), p.LastDay(), func(rf *fiscal.Refund, _ []byte) error {
+		usdc, err := dec(rf.AmountUSDC)
+		if err != nil {
+			return err
+		}
+		usdc = usdc.Neg()
+		net, vatEUR := decimal.Zero, decimal.Zero
+		ns, vs := rf.FX.NetEURExact, rf.FX.VATEURExact
+		if ns == "" {
+			ns, vs = rf.FX.NetEUR, rf.FX.VATEUR
+		}
+		if net, err = dec(ns); err != nil {
+			return err
+		}
+		if vatEUR, err = dec(vs); err != nil {
+			return err
+		}
+		c := rf.Classification
+		rateText, rate := "", decimal.Zero
+		if c.RatePercent != nil {
+			rate = c.RatePercent.Decimal()
+			rateText = rate.String()
+		}
+		idx := rf.Ledger.Index
+		maxIndex = max(maxIndex, idx)
+		orig := c.SupplyDate
+		if orig == "" {
+			if t, err := time.Parse(time.RFC3339Nano, rf.OriginalSettlement.Timestamp); err == nil {
+				orig = t.UTC().Format(time.DateOnly)
+			}
+		}
+		if c.Regime != vat.RegimeOSSB2C {
+			country := c.TaxingCountry
+			if country == "" {
+				country = c.PlaceOfSupply
+			}
+			k := c.Regime + "|" + country + "|" + rateText
+			a := others[k]
+			if a == nil {
+				a = &acc{regime: c.Regime, memberState: country, rateText: rateText, rate: rate}
+				others[k] = a
+			}
+			a.add(usdc, net, vatEUR, idx)
+			return nil
+		}
+		if c.Scheme != r.Scheme {
+			otherScheme.add(usdc, decimal.Zero, decimal.Zero, idx)
+			return nil
+		}
+		est := ""
+		if r.Scheme == vat.SchemeUnion && !strings.EqualFold(isoCountry(rf.Seller.Country), r.ID.MemberState) {
+			est = isoCountry(rf.Seller.Country)
+		}
+		if p.Contains(orig) {
+			k := est + "|" + c.TaxingCountry + "|" + rateText
+			a := lines[k]
+			if a == nil {
+				a = &acc{establishment: est, memberState: c.TaxingCountry, rateText: rateText, rate: rate}
+				lines[k] = a
+			}
+			a.add(usdc, net, vatEUR, idx)
+			return nil
+		}
+		op, err := PeriodOf(orig)
+		if err != nil {
+			return err
+		}
+		k := op.String() + "|" + est + "|" + c.TaxingCountry + "|" + rateText
+		a := corr[k]
+		if a == nil {
+			a = &acc{original: op, establishment: est, memberState: c.TaxingCountry, rateText: rateText, rate: rate}
+			corr[k] = a
+		}
+		a.add(usdc, net, vatEUR, idx)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+
+	// Lines and sections, sorted.
+	states := map[string]*stateSum{}
+	sections := map[string]*Section{}
+	for _, a := range sortedAccs(lines) {
+		l := Line{MemberState: a.memberState, RatePercent: a.rateText, SupplyType: SupplyServices, Amounts: a.amounts(usdPerEUR), LedgerIndexes: a.indexes()}
+		states[a.memberState] = states[a.memberState].add(l.Amounts, false)
+		if a.establishment == "" {
+			r.Lines = append(r.Lines, l)
+			continue
+		}
+		s := sections[a.establishment]
+		if s == nil {
+			s = &Section{Establishment: a.establishment, Lines: []Line{}}
+			if vatNumberCountry(acct.Seller.VATNumber) == a.establishment {
+				s.VATNumber = acct.Seller.VATNumber
+			}
+			sections[a.establishment] = s
+		}
+		s.Lines = append(s.Lines, l)
+	}
+	for _, k := range sortedKeys(sections) {
+		r.FixedEstablishments = append(r.FixedEstablishments, *sections[k])
+	}
+	for _, a := range sortedAccs(corr) {
+		var rate *fx.Rate
+		if src := e.Settings().FX; src != nil {
+			if rt, err := fx.PeriodEndRate(ctx, src, "USD", a.original.LastDay()); err == nil {
+				rate = &rt
+			}
+		}
+		c := Correction{OriginalPeriod: a.original.String(), MemberState: a.memberState, RatePercent: a.rateText, SupplyType: SupplyServices,
+			Establishment: a.establishment, USDPerEUR: rate, Amounts: a.amounts(rate), LedgerIndexes: a.indexes()}
+		r.Corrections = append(r.Corrections, c)
+		states[a.memberState] = states[a.memberState].add(c.Amounts, true)
+	}
+	total := &stateSum{}
+	for _, k := range sortedKeys(states) {
+		s := states[k]
+		st := StateTotal{MemberState: k, InvoiceVATEUR: s.invoiceVAT.StringFixed(2)}
+		if usdPerEUR != nil && s.periodOK {
+			st.VATEUR = s.vat.StringFixed(2)
+			if s.hasCorr {
+				st.CorrectionsVATEUR = s.corrVAT.StringFixed(2)
+			}
+		}
+		r.MemberStates = append(r.MemberStates, st)
+		total.merge(s)
+	}
+	r.Total = Amounts{Records: total.n, AmountUSDC: total.usdc.StringFixed(6), InvoiceTaxableAmountEUR: total.invoiceNet.StringFixed(2), InvoiceVATEUR: total.invoiceVAT.StringFixed(2)}
+	if usdPerEUR != nil && (total.periodOK || total.n == 0) {
+		r.Total.TaxableAmountEUR = total.net.StringFixed(2)
+		r.Total.VATEUR = total.vat.StringFixed(2)
+		r.Total.DifferenceVATEUR = total.vat.Sub(total.invoiceVAT).StringFixed(2)
+	}
+	for _, a := range sortedAccs(others) {
+		r.NotInOSS = append(r.NotInOSS, Summary{Regime: a.regime, Country: a.memberState, RatePercent: a.rateText, Declared: declaredIn(a.regime),
+			Amounts: a.amounts(nil), LedgerIndexes: a.indexes()})
+	}
+	r.Excluded = Excluded{Pending: pending.bucket(), OtherScheme: otherScheme.bucket()}
+
+	cp, err := checkpoint(e.Ledger(), r.Status == StatusFinal, maxIndex)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.Log = cp
+	doc, err := sign(b, r)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, doc, nil
+}
+
+// stateSum adds a member state's rounded line figures (each line rounded
+// once; the state's total is the sum of its lines, as the return shows
+// them).
+type stateSum struct {
+	n                      int
+	usdc                   decimal.Decimal
+	net, vat, corrVAT      decimal.Decimal
+	invoiceNet, invoiceVAT decimal.Decimal
+	periodOK, hasCorr      bool
+	seen                   bool
+}
+
+func (s *stateSum) add(a Amounts, correction bool) *stateSum {
+	if s == nil {
+		s = &stateSum{periodOK: true}
+	}
+	s.seen = true
+	s.n += a.Records
+	s.usdc = s.usdc.Add(decimal.RequireFromString(a.AmountUSDC))
+	s.invoiceNet = s.invoiceNet.Add(decimal.RequireFromString(a.InvoiceTaxableAmountEUR))
+	s.invoiceVAT = s.invoiceVAT.Add(decimal.RequireFromString(a.InvoiceVATEUR))
+	if a.VATEUR == "" {
+		s.periodOK = false
+		return s
+	}
+	v := decimal.RequireFromString(a.VATEUR)
+	s.net = s.net.Add(decimal.RequireFromString(a.TaxableAmountEUR))
+	s.vat = s.vat.Add(v)
+	if correction {
+		s.corrVAT = s.corrVAT.Add(v)
+		s.hasCorr = true
+	}
+	return s
+}
+
+func (s *stateSum) merge(o *stateSum) {
+	if !s.seen {
+		s.periodOK = true
+		s.seen = true
+	}
+	s.n += o.n
+	s.usdc = s.usdc.Add(o.usdc)
+	s.net = s.net.Add(o.net)
+	s.vat = s.vat.Add(o.vat)
+	s.invoiceNet = s.invoiceNet.Add(o.invoiceNet)
+	s.invoiceVAT = s.invoiceVAT.Add(o.invoiceVAT)
+	s.periodOK = s.periodOK && o.periodOK
+}
+
+func (a *acc) bucket() Bucket {
+	return Bucket{Records: a.n, AmountUSDC: a.usdc.StringFixed(6), LedgerIndexes: append([]int64{}, a.indexes()...)}
+}
+
+// sortedAccs orders accumulators by original period, establishment, member
+// state, regime and numeric rate.
+func sortedAccs(m map[string]*acc) []*acc {
+	out := make([]*acc, 0, len(m))
+	for _, a := range m {
+		out = append(out, a)
+	}
+	slices.SortFunc(out, func(x, y *acc) int {
+		return cmp.Or(cmp.Compare(x.original.String(), y.original.String()), cmp.Compare(x.establishment, y.establishment),
+			cmp.Compare(x.regime, y.regime), cmp.Compare(x.memberState, y.memberState), x.rate.Cmp(y.rate))
+	})
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// exactNetVAT is the record's exact EUR net and VAT: the 12-decimal
+// figures, or the cent figures of a record written before the engine kept
+// exact ones.
+func exactNetVAT(rc *ossRec) (net, vat decimal.Decimal, err error) {
+	ns, vs := rc.FX.NetEURExact, rc.FX.VATEURExact
+	if ns == "" {
+		ns, vs = rc.FX.NetEUR, rc.FX.VATEUR
+	}
+	if ns == "" && rc.FX.GrossEURExact != "" {
+		ns = rc.FX.GrossEURExact // outside scope: no split
+	}
+	if net, err = dec(ns); err != nil {
+		return
+	}
+	vat, err = dec(vs)
+	return
+}
+
+func unreadable(id string, err error) error {
+	return &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored record " + id + " has an unreadable amount", Err: err}
+}
+
+// identification reads the OSS registration of the seller. Without one the
+// scheme follows the establishment (an EU seller uses the Union scheme, and
+// its member state of identification is where it is established, Art.
+// 369a(2)) and Missing says what the profile lacks.
+func identification(s fiscal.Seller) (string, Identification) {
+	for _, reg := range s.Registrations {
+		switch reg.Scheme {
+		case vat.RegistrationOSSUnion:
+			id := Identification{Number: reg.Number, MemberState: isoCountry(reg.Country)}
+			if id.MemberState == "" {
+				id.MemberState = isoCountry(s.Country)
+			}
+			if id.Number == "" {
+				id.Number = s.VATNumber // Art. 369d: the number of the member state of identification
+			}
+			return vat.SchemeUnion, id
+		case vat.RegistrationOSSNonUnion:
+			id := Identification{Number: reg.Number, MemberState: isoCountry(reg.Country)}
+			if id.Number == "" {
+				id.Missing = "the account's oss_non_union registration has no number (Art. 362)"
+			}
+			return vat.SchemeNonUnion, id
+		}
+	}
+	if isEU(s.Country) {
+		return vat.SchemeUnion, Identification{Number: s.VATNumber, MemberState: isoCountry(s.Country),
+			Missing: "the account states no oss_union registration: the member state of establishment and its VAT number are shown (Art. 369a(2), 369d)"}
+	}
+	return vat.SchemeNonUnion, Identification{Missing: "the account states no oss_non_union registration: number and member state of identification unknown"}
+}
+
+func isEU(c string) bool {
+	c = isoCountry(c)
+	return c != "GB" && slices.Contains(vat.Rates().Countries(), c)
+}
+
+// isoCountry maps the VAT prefix EL to ISO GR and upper-cases.
+func isoCountry(c string) string {
+	c = strings.ToUpper(c)
+	if c == "EL" {
+		return "GR"
+	}
+	return c
+}
+
+func vatNumberCountry(n string) string {
+	if len(n) < 2 {
+		return ""
+	}
+	return isoCountry(n[:2])
+}
+
+func declaredIn(regime string) string {
+	switch regime {
+	case vat.RegimeDomestic:
+		return "the national VAT return of the taxing member state"
+	case vat.RegimeReverseChargeB2B:
+		return "the customer's VAT return (reverse charge, Art. 196); the seller's recapitulative statement (Art. 262)"
+	case vat.RegimeOutsideScope:
+		return "no EU VAT return: the place of supply is outside the EU"
+	case vat.RegimeUKDomestic, vat.RegimeUKB2C, vat.RegimeUKReverseCharge:
+		return "the UK VAT return (UK ruleset)"
+	}
+	return "not the OSS return"
+}
+
+// checkpoint is the log checkpoint the return is computed at.
+func checkpoint(l *ledger.Ledger, final bool, maxIndex int64) (LogCheckpoint, error) {
+	var cp ledger.Checkpoint
+	var err error
+	switch {
+	case final && maxIndex >= 0:
+		cp, err = l.CoveringCheckpoint(maxIndex)
+	case final:
+		cp, err = l.CheckpointAt(0)
+	default:
+		cp, err = l.Checkpoint()
+	}
+	if err != nil {
+		return LogCheckpoint{}, &fiscal.Error{Code: fiscal.CodeDBUnavailable, Detail: "reading the log checkpoint failed", Err: err}
+	}
+	return LogCheckpoint{Origin: cp.Origin, Size: cp.Size, Root: base64.StdEncoding.EncodeToString(cp.Root[:]), Note: string(cp.Note)}, nil
+}
+
+// sign marshals the return and signs it as a statement.
+func sign(b *fiscal.Books, r *Return) (*Document, error) {
+	payload, err := json.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("returns: encode return: %w", err)
+	}
+	jws, err := b.SignStatement(StatementType, payload)
+	if err != nil {
+		return nil, err
+	}
+	return &Document{Object: "signed_oss_return", Return: payload, JWS: jws}, nil
+}

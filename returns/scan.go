@@ -1,0 +1,179 @@
+package returns
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+)
+
+// pageSize is the page of Books.List the scans read: the largest it allows,
+// so that a quarter of 100,000 records is 500 pages, never all at once.
+const pageSize = 200
+
+// each calls fn with every settlement record of the account (its current
+// revision, as stored) whose createdAt is in [from, to] and whose settlement
+// timestamp is in [settledFrom, settledTo] (zero: unbounded), newest first,
+// one page at a time: only a page is held in memory.
+func each(ctx context.Context, b *fiscal.Books, q fiscal.ListQuery, fn func(raw []byte) error) error {
+	q.Limit = pageSize
+	q.Object = fiscal.ObjectSettlement
+	for {
+		page, err := b.List(ctx, q)
+		if err != nil {
+			return err
+		}
+		for _, raw := range page.Data {
+			if err := fn(raw); err != nil {
+				return err
+			}
+		}
+		if !page.HasMore {
+			return nil
+		}
+		q.Cursor = page.NextCursor
+	}
+}
+
+// rec is what the reports read of a stored record: a narrow view of
+// fiscal.Record, decoded without the parts no report uses.
+type rec struct {
+	ID            string   `json:"id"`
+	ReviewStatus  string   `json:"reviewStatus"`
+	ReviewReasons []reason `json:"reviewReasons"`
+	CreatedAt     string   `json:"createdAt"`
+	Settlement    struct {
+		Protocol       string `json:"protocol"`
+		Network        string `json:"network"`
+		TxHash         string `json:"txHash"`
+		AmountUSDC     string `json:"amountUsdc"`
+		Timestamp      string `json:"timestamp"`
+		PayerWallet    string `json:"payerWallet"`
+		ReceiverWallet string `json:"receiverWallet"`
+	} `json:"settlement"`
+	Seller struct {
+		LegalName string `json:"legalName"`
+		VATNumber string `json:"vatNumber"`
+		Country   string `json:"country"`
+	} `json:"seller"`
+	Buyer struct {
+		Country    string          `json:"country"`
+		PostalCode string          `json:"postalCode"`
+		VATNumber  string          `json:"vatNumber"`
+		Name       string          `json:"name"`
+		Evidence   json.RawMessage `json:"locationEvidence"`
+		Registry   json.RawMessage `json:"registry"`
+		Address    json.RawMessage `json:"address"`
+	} `json:"buyer"`
+	Supply struct {
+		Kind        string `json:"kind"`
+		Description string `json:"description"`
+	} `json:"supply"`
+	Classification struct {
+		Status           string          `json:"status"`
+		Regime           string          `json:"regime"`
+		Scheme           string          `json:"ossScheme"`
+		Category         string          `json:"taxCategoryCode"`
+		RatePercent      json.Number     `json:"ratePercent"`
+		TaxingCountry    string          `json:"taxingCountry"`
+		PlaceOfSupply    string          `json:"placeOfSupply"`
+		BuyerTreatment   string          `json:"buyerTreatment"`
+		SupplyDate       string          `json:"supplyDate"`
+		TimeZone         string          `json:"timeZone"`
+		LegalBasis       string          `json:"legalBasis"`
+		LocationEvidence json.RawMessage `json:"locationEvidence"`
+	} `json:"classification"`
+	FX struct {
+		AmountUSDC    string          `json:"amountUsdc"`
+		USDPerEUR     json.RawMessage `json:"usdPerEur"`
+		GrossEUR      string          `json:"grossEur"`
+		NetEUR        string          `json:"netEur"`
+		VATEUR        string          `json:"vatEur"`
+		GrossEURExact string          `json:"grossEurExact"`
+		NetEURExact   string          `json:"netEurExact"`
+		VATEURExact   string          `json:"vatEurExact"`
+	} `json:"fx"`
+	Invoice *struct {
+		ID         string `json:"id"`
+		Format     string `json:"format"`
+		UBLSHA256  string `json:"ublSha256"`
+		URL        string `json:"url"`
+		TaxCountry string `json:"taxCountry"`
+		IssueDate  string `json:"issueDate"`
+	} `json:"invoice"`
+	Receipt struct {
+		ID string `json:"id"`
+	} `json:"receipt"`
+	Ledger struct {
+		Index int64 `json:"index"`
+	} `json:"ledger"`
+}
+
+// ossRec is the narrower view the return reads: only what a line needs.
+type ossRec struct {
+	ReviewStatus string `json:"reviewStatus"`
+	Settlement   struct {
+		AmountUSDC string `json:"amountUsdc"`
+		Timestamp  string `json:"timestamp"`
+	} `json:"settlement"`
+	Seller struct {
+		Country string `json:"country"`
+	} `json:"seller"`
+	Classification struct {
+		Regime        string      `json:"regime"`
+		Scheme        string      `json:"ossScheme"`
+		RatePercent   json.Number `json:"ratePercent"`
+		TaxingCountry string      `json:"taxingCountry"`
+		PlaceOfSupply string      `json:"placeOfSupply"`
+		SupplyDate    string      `json:"supplyDate"`
+	} `json:"classification"`
+	FX struct {
+		NetEUR        string `json:"netEur"`
+		VATEUR        string `json:"vatEur"`
+		GrossEURExact string `json:"grossEurExact"`
+		NetEURExact   string `json:"netEurExact"`
+		VATEURExact   string `json:"vatEurExact"`
+	} `json:"fx"`
+	ID     string `json:"id"`
+	Ledger struct {
+		Index int64 `json:"index"`
+	} `json:"ledger"`
+}
+
+func (r *ossRec) supplyDate() (date string, byUTC bool) {
+	if d := r.Classification.SupplyDate; d != "" {
+		return d, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, r.Settlement.Timestamp)
+	if err != nil {
+		return "", true
+	}
+	return t.UTC().Format(time.DateOnly), true
+}
+
+type reason struct {
+	Code string `json:"code"`
+}
+
+func decodeRec(raw []byte) (*rec, error) {
+	var r rec
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored record is unreadable", Err: err}
+	}
+	return &r, nil
+}
+
+// supplyDate is the record's date of supply: the local day in the taxing
+// state (BT-72), else the UTC day of the settlement timestamp; byUTC says
+// which.
+func (r *rec) supplyDate() (date string, byUTC bool) {
+	if d := r.Classification.SupplyDate; d != "" {
+		return d, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, r.Settlement.Timestamp)
+	if err != nil {
+		return "", true
+	}
+	return t.UTC().Format(time.DateOnly), true
+}
