@@ -409,10 +409,19 @@ func (s *Service) determinationCoverage(in checkInput, acc *fiscal.Account, sell
 		{Code: AssumeNoPostalCode, Detail: "No postal code is considered; on ingest, consumerPostalCode reveals special territories outside EU VAT (Canary Islands, Åland, ...) or with own rates (Azores, Madeira)."},
 	}}
 	seller := vat.Seller{Country: cor.SellerCountry, OverThreshold: true}
+	supply := vat.Supply{Kind: cor.SupplyType, Date: in.date}
 	if sellerFromAccount {
+		// The whole profile recording uses: registrations, the account's
+		// choices for territories and Art. 9a, its attested rate conditions.
 		s := acc.Seller
-		seller = vat.Seller{Country: s.Country, OtherEstablishments: s.OtherEstablishments, VATNumber: s.VATNumber, OverThreshold: s.OverThreshold, OptedForDestination: s.OptedForDestination}
-		dc.Assumptions = append(dc.Assumptions, vat.Reason{Code: AssumeSellerProfile, Detail: fmt.Sprintf("The seller profile (Art. 59c threshold, establishments) is account %s's.", acc.ID)})
+		seller = vat.Seller{Country: s.Country, OtherEstablishments: s.OtherEstablishments, VATNumber: s.VATNumber, OverThreshold: s.OverThreshold, OptedForDestination: s.OptedForDestination,
+			Registrations: s.Registrations, ElectronicInterface: s.ElectronicInterface, Art9aRebutted: s.Art9aRebutted, ReviewSpecialTerritories: s.ReviewSpecialTerritories}
+		supply.Conditions = s.RateConditions
+		dc.Assumptions = append(dc.Assumptions, vat.Reason{Code: AssumeSellerProfile, Detail: fmt.Sprintf("The seller profile (Art. 59c threshold, establishments, registrations, territory and electronic-interface choices, attested rate conditions) is account %s's.", acc.ID)})
+		if s.ElectronicInterface {
+			supply.Provider = &vat.Provider{Name: "the underlying provider named on ingest"}
+			dc.Assumptions = append(dc.Assumptions, vat.Reason{Code: AssumeSellerProfile, Detail: "The account is an electronic interface: the request names the underlying provider (underlyingProvider); without it the record waits for review (underlying_provider_missing)."})
+		}
 	}
 	buyer, buyerAssumption := s.checkBuyer(cor)
 	confirmable := buyer.Registry == nil || buyer.Registry.Status == vat.RegistryValid
@@ -420,7 +429,7 @@ func (s *Service) determinationCoverage(in checkInput, acc *fiscal.Account, sell
 		dc.Assumptions = append(dc.Assumptions, *buyerAssumption)
 	}
 	determine := func(s vat.Seller) vat.Determination {
-		d := vat.Determine(vat.Input{Seller: s, Buyer: buyer, Supply: vat.Supply{Kind: cor.SupplyType, Date: in.date}})
+		d := vat.Determine(vat.Input{Seller: s, Buyer: buyer, Supply: supply})
 		return cleanCheckReasons(d, confirmable)
 	}
 	det := determine(seller)

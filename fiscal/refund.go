@@ -909,18 +909,19 @@ type RecordRefunds struct {
 	Items         []json.RawMessage `json:"items"`
 }
 
-// RecordView returns the record id as GET /settlements/{id} serves it: the
-// stored record, with a member "refunds" (RecordRefunds) appended when the
-// settlement has refunds. A record without refunds is served byte for
-// byte as stored.
-func (b *Books) RecordView(ctx context.Context, id string) ([]byte, error) {
+// RecordView returns the record id and its bytes as GET /settlements/{id}
+// serves them: the stored record, with a member "refunds" (RecordRefunds)
+// appended when the settlement has refunds. A record without refunds is
+// served byte for byte as stored. A record a summary invoice covers has
+// a member "invoicedBy" (RecordInvoicedBy) appended too.
+func (b *Books) RecordView(ctx context.Context, id string) (*Record, []byte, error) {
 	r, raw, err := b.recordWithInvoicedBy(ctx, id)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	st, err := b.e.refundState(r.ID)
 	if err != nil || st.Count == 0 {
-		return raw, err
+		return r, raw, err
 	}
 	view := RecordRefunds{
 		RefundedUSDC:  decimalOr0(st.RefundedUSDC).StringFixed(usdcDecimals),
@@ -929,20 +930,20 @@ func (b *Books) RecordView(ctx context.Context, id string) ([]byte, error) {
 	for n := 1; n <= st.Count; n++ {
 		_, doc, err := b.e.loadRefund(refundID(r.ID, n))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		view.Items = append(view.Items, doc)
 	}
 	add, err := json.Marshal(view)
 	if err != nil {
-		return nil, &Error{Code: CodeInternal, Err: err}
+		return nil, nil, &Error{Code: CodeInternal, Err: err}
 	}
 	if len(raw) < 2 || raw[len(raw)-1] != '}' {
-		return nil, &Error{Code: CodeInternal, Detail: "stored record is unreadable"}
+		return nil, nil, &Error{Code: CodeInternal, Detail: "stored record is unreadable"}
 	}
 	out := make([]byte, 0, len(raw)+len(add)+12)
 	out = append(out, raw[:len(raw)-1]...)
 	out = append(out, `,"refunds":`...)
 	out = append(out, add...)
-	return append(out, '}'), nil
+	return r, append(out, '}'), nil
 }

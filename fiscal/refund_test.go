@@ -158,7 +158,7 @@ func TestRefundPartialThenFull(t *testing.T) {
 	if err := b.RefundsByDate(ctx, "2026-04-01", "2026-05-03", func(r *fiscal.Refund, raw []byte) error { byDate = append(byDate, r.ID); return nil }); err != nil || len(byDate) != 0 {
 		t.Fatalf("RefundsByDate before the refunds: %v %v", byDate, err)
 	}
-	view, err := b.RecordView(ctx, orig.ID)
+	_, view, err := b.RecordView(ctx, orig.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

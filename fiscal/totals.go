@@ -141,18 +141,12 @@ type thresholdEvent struct {
 // year and the year before, and adds the opening figures.
 func (e *Engine) totalsFor(accountID string, seller Seller, at time.Time) (*vat.CrossBorderTotals, *totalCheck, error) {
 	year := vat.Seller{Country: seller.Country}.ThresholdYear(at)
-	read := func(y int) (string, error) {
-		v, err := e.ledger.Get(bucketTotals, totalKey(accountID, y))
-		if errors.Is(err, ledger.ErrNotFound) {
-			return "", nil
-		}
-		return string(v), err
-	}
-	cur, err := read(year)
-	if err != nil {
-		return nil, nil, storeError(err)
-	}
-	prev, err := read(year - 1)
+	var cur, prev string
+	// Both years in one read transaction: two point reads, no scan.
+	err := e.ledger.View(func(tx ledger.Tx) error {
+		cur, prev = string(tx.Get(bucketTotals, totalKey(accountID, year))), string(tx.Get(bucketTotals, totalKey(accountID, year-1)))
+		return nil
+	})
 	if err != nil {
 		return nil, nil, storeError(err)
 	}

@@ -332,6 +332,10 @@ func (s *Service) prepare(ctx context.Context, acc fiscal.Account, in input, now
 func (s *Service) decide(ctx context.Context, acc fiscal.Account, in input, now time.Time, verification fiscal.Verification, registry *vies.Result, determine func(vat.Input) vat.Determination) (*fiscal.Draft, *Event, error) {
 	p := in.p
 	seller := in.seller
+	if seller.IsAccount && seller.Profile == nil {
+		prof := acc.Seller // a revision rebuilt from the stored event
+		seller.Profile = &prof
+	}
 	if determine == nil {
 		determine = func(vin vat.Input) vat.Determination {
 			vin.Buyer.Business = in.buyer.BusinessStatus == parties.BusinessStatusB2B

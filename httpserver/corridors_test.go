@@ -76,6 +76,12 @@ func corridorServer(t *testing.T, sellers []string) (*fixture, *fiscal.Engine) {
 				Address: fiscal.Address{Street: "1 Example Street", City: "Example City", PostalCode: "10115"}},
 		})
 	}
+	return serveAccounts(t, file)
+}
+
+// serveAccounts serves an engine with the accounts of file.
+func serveAccounts(t *testing.T, file httpserver.AccountsFile) (*fixture, *fiscal.Engine) {
+	t.Helper()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	e, err := fiscal.New(fiscal.Config{Dir: t.TempDir(), Accounts: file.EngineAccounts(), Clock: func() time.Time { return testNow },
 		Rand: &detRand{seed: "corridors"}, Logger: quiet})

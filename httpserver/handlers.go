@@ -85,10 +85,22 @@ func (s *Server) getSettlement(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
-	raw, err := books.RecordView(r.Context(), r.PathValue("id"))
+	rec, raw, err := books.RecordView(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.problem(w, r, err)
 		return
+	}
+	if inv := rec.Invoicing; inv != nil && inv.Invoice == "summary" {
+		// The served record is the committed one, byte for byte; the
+		// summary invoice that covers it, issued later, is a link.
+		by, err := books.InvoicedBy(r.Context(), rec.ID)
+		if err != nil {
+			s.problem(w, r, err)
+			return
+		}
+		if by != "" {
+			w.Header().Set("Link", "</v1/invoices/summaries/"+by+`>; rel="invoiced-by"`)
+		}
 	}
 	w.Header().Set("Cache-Control", "private, no-cache")
 	writeJSON(w, http.StatusOK, raw)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -316,5 +317,24 @@ func TestServedKeySetsArePublic(t *testing.T) {
 	leaked := strings.Replace(string(r.body), `"kty"`, `"d":"nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A","kty"`, 1)
 	if _, err := receipt.ParseKeySet([]byte(leaked)); err == nil {
 		t.Error("receipt.ParseKeySet accepted a key set with a private key")
+	}
+}
+
+// TestPanicIsAProblem (issue 19 item 2): a panic under a handler reaches
+// the client as a 500 problem document, not a cut connection or a stack
+// trace, and the server goes on serving.
+func TestPanicIsAProblem(t *testing.T) {
+	f := newFixture(t)
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	h := newHandler(t, f.engine, httpserver.Options{Logger: quiet, ReadyChecks: []httpserver.ReadyCheck{{Name: "boom", Check: func(context.Context) error { panic("boom") }}}})
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/readyz", nil))
+	if rec.Code != 500 || rec.Header().Get("Content-Type") != "application/problem+json" || !strings.Contains(rec.Body.String(), `"code":"INTERNAL"`) || strings.Contains(rec.Body.String(), "goroutine") {
+		t.Fatalf("a panicking handler answered %d %s %s", rec.Code, rec.Header().Get("Content-Type"), rec.Body)
+	}
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/healthz", nil))
+	if rec.Code != 200 {
+		t.Errorf("after the panic: %d", rec.Code)
 	}
 }

@@ -358,8 +358,8 @@ func operations() map[string]operation {
 		"GET /settlements/{id}": {
 			id: "getSettlement", tag: "Records", auth: authRequired, pathParams: idParam,
 			summary:     "Read a fiscal record",
-			description: "The current state (newest revision) of the account's record, with its refunds (`refunds`: totals and every refund as stored) once it has any, and the summary invoice that covers it (`invoicedBy`, for a record whose `invoicing.invoice` is `summary`, once issued). Another account's record is answered 404, not 403: its existence is none of the caller's business.",
-			responses:   []response{jsonBody(http.StatusOK, "The record.", reflect.TypeFor[fiscal.Record](), "Cache-Control")},
+			description: "The current state (newest revision) of the account's record, with its refunds (`refunds`: totals and every refund as stored) once it has any, and the summary invoice that covers it (`invoicedBy`, once issued). Another account's record is answered 404, not 403: its existence is none of the caller's business.",
+			responses:   []response{jsonBody(http.StatusOK, "The record as committed (with `refunds` appended once it has any); when a summary invoice covers it (`invoicing.invoice` `summary`, once issued), a `Link` header with `rel=\"invoiced-by\"` names it (`GET /settlements/{id}/invoiced-by` tells more).", reflect.TypeFor[fiscal.Record](), "Cache-Control", "Link")},
 			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeDBUnavailable},
 		},
 		"POST /settlements/{id}/resolve": {
@@ -945,7 +945,7 @@ func decisionsMarkdown() string {
 		"**What is a 400** (§7): a body that is not one JSON object, unknown or duplicate members, a JSON number where a decimal string is required, a missing required member, an amount with a sign, exponent, leading zero or more than " + fmt.Sprint(lim.USDCDecimals) + " decimals, a timestamp that is not ISO-8601 UTC or lies more than " + fmt.Sprint(lim.MaxClockSkewSeconds) + " s in the future, a malformed hash, address or country code.",
 		fmt.Sprintf("**Limits** (§8): bodies up to %d bytes (413 beyond); amounts below 10^%d USDC; text members up to %d characters; `Idempotency-Key` 1 to %d visible ASCII characters, kept forever; settlements from %d on.", lim.MaxRequestBytes, lim.MaxAmountIntegerDigits, lim.MaxTextLength, lim.IdempotencyKeyMaxLen, lim.EarliestSettlementYear),
 		"**Transitions** (§3): a record is never rewritten; a later state is a new revision with its own receipt that `supersedes` the previous one.",
-		"**Event types** (§6): " + codeList(fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, fiscal.EventSettlementRefunded, fiscalevent.EventRecorded, fiscalevent.EventRevised, fiscal.EventAccountThresholdCrossed, fiscal.EventInvoiceSummaryIssued) + "; names stay stable, payload fields may grow.",
+		"**Event types** (§6): " + codeList(fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, fiscal.EventSettlementRefunded, fiscalevent.EventRecorded, fiscalevent.EventRevised, fiscal.EventAccountThresholdCrossed, fiscal.EventInvoiceSummaryIssued) + " (its data is the summary invoice's document); names stay stable, payload fields may grow.",
 		"**Deprecation** (§9.4): a breaking change to a receipt or record gets a new version; the old version stays verifiable (the JWKS keeps retired keys) and is served alongside the new one until the end of a deprecation period announced with the change.",
 	}
 	for _, it := range items {

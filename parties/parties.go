@@ -3,6 +3,7 @@ package parties
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/fiscal402/fiscal402/fiscal"
@@ -63,6 +64,10 @@ type SellerFacts struct {
 	OverThreshold       *bool
 	OptedForDestination *bool
 	IsAccount           bool // the authenticated account's own seller
+	// Profile is the account's seller when IsAccount: its registrations,
+	// its choices for special territories and Art. 9a, and its attested
+	// rate conditions decide as they do for POST /settlements.
+	Profile *fiscal.Seller
 }
 
 // BuyerFacts is a validated buyer of a fiscal event or evaluation.
@@ -199,6 +204,7 @@ func parseVATNumber(field, v string) (string, error) {
 // are complete: the account states its Art. 59c position.
 func AccountSeller(acc fiscal.Account) SellerFacts {
 	over, opted := acc.Seller.OverThreshold, acc.Seller.OptedForDestination
+	prof := acc.Seller
 	return SellerFacts{
 		LegalName:           acc.Seller.LegalName,
 		Country:             acc.Seller.Country,
@@ -207,6 +213,7 @@ func AccountSeller(acc fiscal.Account) SellerFacts {
 		OverThreshold:       &over,
 		OptedForDestination: &opted,
 		IsAccount:           true,
+		Profile:             &prof,
 	}
 }
 
@@ -248,6 +255,13 @@ func DetermineWithUnknowns(s SellerFacts, buyer vat.Buyer, supply vat.Supply) va
 		Seller: vat.Seller{Country: s.Country, OtherEstablishments: s.OtherEstablishments, VATNumber: s.VATNumber},
 		Buyer:  buyer,
 		Supply: supply,
+	}
+	if p := s.Profile; p != nil {
+		in.Seller.Registrations, in.Seller.ElectronicInterface, in.Seller.Art9aRebutted, in.Seller.ReviewSpecialTerritories =
+			p.Registrations, p.ElectronicInterface, p.Art9aRebutted, p.ReviewSpecialTerritories
+		if len(p.RateConditions) > 0 {
+			in.Supply.Conditions = slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(supply.Conditions), p.RateConditions...))))
+		}
 	}
 	low, high := in, in
 	low.Seller.OverThreshold, low.Seller.OptedForDestination = boolOr(s.OverThreshold, false), boolOr(s.OptedForDestination, false)
