@@ -84,6 +84,11 @@ type Record struct {
 	// (Books.RecordView) once the settlement has refunds; it is never part
 	// of the stored record, whose refunds are entries of their own.
 	Refunds *RecordRefunds `json:"refunds,omitempty"`
+	// InvoicedBy is added to the record GET /settlements/{id} serves
+	// (Books.RecordView) once a summary invoice covers it; like Refunds it
+	// is never part of the stored record (the summary is an entry of its
+	// own, issued after the record).
+	InvoicedBy *RecordInvoicedBy `json:"invoicedBy,omitempty"`
 }
 
 // Revision is one state a record went through, each a signed ledger entry

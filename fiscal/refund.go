@@ -912,9 +912,10 @@ type RecordRefunds struct {
 // RecordView returns the record id and its bytes as GET /settlements/{id}
 // serves them: the stored record, with a member "refunds" (RecordRefunds)
 // appended when the settlement has refunds. A record without refunds is
-// served byte for byte as stored.
+// served byte for byte as stored. A record a summary invoice covers has
+// a member "invoicedBy" (RecordInvoicedBy) appended too.
 func (b *Books) RecordView(ctx context.Context, id string) (*Record, []byte, error) {
-	r, raw, err := b.Record(ctx, id)
+	r, raw, err := b.recordWithInvoicedBy(ctx, id)
 	if err != nil {
 		return nil, nil, err
 	}

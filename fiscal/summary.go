@@ -516,3 +516,39 @@ func (b *Books) InvoicedBy(ctx context.Context, id string) (string, error) {
 	}
 	return string(v), nil
 }
+
+// RecordInvoicedBy is the summary invoice that covers a record: added to
+// the record Books.RecordView serves, never part of the stored record.
+type RecordInvoicedBy struct {
+	SummaryID string `json:"summaryId"` // "sum-<32 hex>"
+	InvoiceID string `json:"invoiceId"` // the summary invoice's number (BT-1)
+	URL       string `json:"url"`       // where its UBL is served
+}
+
+// recordWithInvoicedBy is Books.Record with, for a record a summary
+// invoice covers, its "invoicedBy" appended to the stored bytes.
+func (b *Books) recordWithInvoicedBy(ctx context.Context, id string) (*Record, []byte, error) {
+	r, raw, err := b.Record(ctx, id)
+	if err != nil || r.Invoicing == nil || r.Invoicing.Invoice != invoicedBySummary {
+		return r, raw, err
+	}
+	sum, err := b.InvoicedBy(ctx, r.ID)
+	if err != nil || sum == "" {
+		return r, raw, err
+	}
+	res, err := b.storedSummary(sum, Existing)
+	if err != nil {
+		return nil, nil, err
+	}
+	add, err := json.Marshal(RecordInvoicedBy{SummaryID: sum, InvoiceID: res.Summary.Invoice.ID, URL: res.Summary.Invoice.URL})
+	if err != nil || len(raw) < 2 || raw[len(raw)-1] != '}' {
+		return nil, nil, &Error{Code: CodeInternal, Detail: "stored record is unreadable", Err: err}
+	}
+	out := make([]byte, 0, len(raw)+len(add)+16)
+	out = append(out, raw[:len(raw)-1]...)
+	out = append(out, `,"invoicedBy":`...)
+	out = append(out, add...)
+	out = append(out, '}')
+	r.InvoicedBy = &RecordInvoicedBy{SummaryID: sum, InvoiceID: res.Summary.Invoice.ID, URL: res.Summary.Invoice.URL}
+	return r, out, nil
+}

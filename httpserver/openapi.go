@@ -358,7 +358,7 @@ func operations() map[string]operation {
 		"GET /settlements/{id}": {
 			id: "getSettlement", tag: "Records", auth: authRequired, pathParams: idParam,
 			summary:     "Read a fiscal record",
-			description: "The current state (newest revision) of the account's record, with its refunds (`refunds`: totals and every refund as stored) once it has any. Another account's record is answered 404, not 403: its existence is none of the caller's business.",
+			description: "The current state (newest revision) of the account's record, with its refunds (`refunds`: totals and every refund as stored) once it has any, and the summary invoice that covers it (`invoicedBy`, once issued). Another account's record is answered 404, not 403: its existence is none of the caller's business.",
 			responses:   []response{jsonBody(http.StatusOK, "The record as committed (with `refunds` appended once it has any); when a summary invoice covers it (`invoicing.invoice` `summary`, once issued), a `Link` header with `rel=\"invoiced-by\"` names it (`GET /settlements/{id}/invoiced-by` tells more).", reflect.TypeFor[fiscal.Record](), "Cache-Control", "Link")},
 			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeDBUnavailable},
 		},
@@ -897,7 +897,7 @@ func headerComponents() map[string]any {
 		"X-Quota-Limit":       map[string]any{"description": "Evaluate and simulate calls allowed per agent per UTC day (spec §8).", "schema": map[string]any{"type": "integer"}},
 		"X-Quota-Remaining":   map[string]any{"description": "Calls left today for this agent.", "schema": map[string]any{"type": "integer"}},
 		"X-Quota-Reset":       map[string]any{"description": "When the quota resets (RFC 3339, next UTC midnight).", "schema": str},
-		"Link":                map[string]any{"description": "`<url>; rel=\"next\"`: the next page (RFC 8288); on a record a summary invoice covers, `</v1/invoices/summaries/{id}>; rel=\"invoiced-by\"`.", "schema": str},
+		"Link":                map[string]any{"description": "`<url>; rel=\"next\"`: the next page (RFC 8288).", "schema": str},
 		"Preference-Applied":  map[string]any{"description": "`respond-async` when the request's `Prefer: respond-async` was honoured (RFC 7240 §3).", "schema": str},
 		"Idempotent-Replayed": map[string]any{"description": "`true` when the answer replays an earlier request with the same Idempotency-Key and body.", "schema": map[string]any{"type": "string", "enum": []string{"true"}}},
 		"ETag":                map[string]any{"description": "Strong validator: the SHA-256 of the body (`\"sha256-<hex>\"`).", "schema": str},
