@@ -293,7 +293,7 @@ func (e *Engine) loadRefund(id string) (*Refund, []byte, error) {
 	return &r, raw, nil
 }
 
-// Refund error codes (in codeStatus): compare with fiscal.Code("…").
+// Refund error codes (Code.HTTPStatus: 409, 409, 422).
 const (
 	// CodeRefundExceedsRemaining: the refund is more than what remains of the
 	// settled amount after the refunds already recorded.
