@@ -395,3 +395,33 @@ func TestCreditNotesPassValidators(t *testing.T) {
 	validateUBL(t, en16931, false)
 	validateUBL(t, peppol, true)
 }
+
+// TestMicroRefund: a refund of one millionth of a USDC (0.00 EUR to the
+// cent) still gets a valid credit note, and its exact figures keep the
+// correction for a return.
+func TestMicroRefund(t *testing.T) {
+	e := testEngine(t, refundNow, irishSeller)
+	b := fiscaltest.Books(t, e, 0)
+	ctx := context.Background()
+	res, err := b.Settle(ctx, request(1, "0.05", "DE", "2026-04-10T14:30:00Z"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := b.Refund(ctx, res.Record.ID, fiscal.RefundRequest{AmountUSDC: "0.000001"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := ref.Refund
+	if r.FX.GrossEUR != "0.00" || !dec(r.FX.GrossEURExact).IsNegative() || !dec(r.FX.VATEURExact).IsNegative() {
+		t.Errorf("micro refund figures %+v", r.FX)
+	}
+	doc, _, err := b.CreditNote(ctx, res.Record.ID, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(t.TempDir(), "micro.xml")
+	if err := os.WriteFile(f, doc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	validateUBL(t, []string{f}, false)
+}
