@@ -52,6 +52,18 @@ package fiscal
 //     classification the original's, invoice the credit note's number,
 //     supersedes the receipt of the corrected state.
 //
+// # What a refund does not do
+//
+//   - It does not lower the account's Art. 59c running total
+//     (totals.go). Whether a price reduction after the supply (Art. 90
+//     Directive 2006/112/EC) takes a year's total back under EUR 10,000
+//     once it "exceeded" it is not settled by the text of Art. 59c(1)(c);
+//     the engine does not guess, and the total keeps counting the supply.
+//   - Only settlement records are refunded: a fiscal event (package
+//     fiscalevent) is another object and answers NOT_FOUND here.
+//   - A refund is never revised: a wrong refund is corrected by the
+//     merchant's next document, not by rewriting this one.
+//
 // # Reading refunds
 //
 // Books.Refunds(ctx, settlementID) lists one settlement's refunds, oldest
@@ -293,7 +305,7 @@ func (e *Engine) loadRefund(id string) (*Refund, []byte, error) {
 	return &r, raw, nil
 }
 
-// Refund error codes (in codeStatus): compare with fiscal.Code("…").
+// Refund error codes (Code.HTTPStatus: 409, 409, 422).
 const (
 	// CodeRefundExceedsRemaining: the refund is more than what remains of the
 	// settled amount after the refunds already recorded.

@@ -41,7 +41,8 @@ func verifyRefundReceipt(t *testing.T, e *fiscal.Engine, b *fiscal.Books, orig *
 	if c.Spec != receipt.SpecV3 || c.ReceiptID != r.Receipt.ID || c.Supersedes != orig.Receipt.ID || c.Log.Index != r.Ledger.Index ||
 		c.Settlement.AmountUSDC != r.AmountUSDC || c.FX == nil || c.FX.GrossEUR != r.FX.GrossEUR || c.FX.VATEURExact != r.FX.VATEURExact ||
 		c.FX.USDPerEUR.Raw != orig.FX.USDPerEUR.Raw || c.Invoice == nil || c.Invoice.ID != r.CreditNote.ID ||
-		c.Classification.RatePercent != orig.Classification.RatePercent.Decimal().String() {
+		c.Classification == nil || c.Classification.Regime != orig.Classification.Regime ||
+		orig.Classification.RatePercent != nil && c.Classification.RatePercent != orig.Classification.RatePercent.Decimal().String() {
 		t.Errorf("refund receipt claims %+v\nfor refund %+v", c, r)
 	}
 	// The stored document and the credit note are the ones the receipt
@@ -330,8 +331,8 @@ func TestRefundConcurrentRetries(t *testing.T) {
 }
 
 // TestCreditNotesPassValidators refunds sales of the invoicing-law table
-// (consumers and businesses, euro and national currencies, Peppol
-// profiles) and runs every credit note through XSD, CEN EN 16931 and, for
+// (consumers and businesses, euro and national currencies, sterling under
+// UK law, Greek sellers, Peppol profiles) and runs every credit note through XSD, CEN EN 16931 and, for
 // business buyers, Peppol BIS 3.0.
 func TestCreditNotesPassValidators(t *testing.T) {
 	e := lawEngine(t)
@@ -343,12 +344,16 @@ func TestCreditNotesPassValidators(t *testing.T) {
 	dir := t.TempDir()
 	var en16931, peppol []string
 	n := 0
+	sellers, buyerSet := "IE DE PL FR AT SE GB GR", []string{"DE", "AT", "PL", "SE", "GB", "GR", "US"}
+	if testing.Short() {
+		sellers, buyerSet = "IE DE PL GB", []string{"DE", "PL", "GB", "US"}
+	}
 	for _, s := range fiscaltest.LawSellers() {
-		if !s.Full || !strings.Contains("IE DE PL FR AT SE", s.Country) {
+		if !s.Full || !strings.Contains(sellers, s.Country) {
 			continue
 		}
 		books := lawBooks(t, e, s.ID)
-		for _, bc := range []string{"DE", "AT", "PL", "SE", "US", s.Country} {
+		for _, bc := range append(buyerSet, s.Country) {
 			for _, b2b := range []bool{false, true} {
 				if b2b && buyers[bc].VATNumber == "" {
 					continue
@@ -363,6 +368,7 @@ func TestCreditNotesPassValidators(t *testing.T) {
 					t.Fatalf("%s → %s b2b=%v: %v", s.ID, bc, b2b, err)
 				}
 				ref := res.Refund
+				verifyRefundReceipt(t, e, books, r, ref)
 				if (r.FX.National == nil) != (ref.FX.National == nil) || ref.CreditNote.Profile != r.Invoice.Profile {
 					t.Errorf("%s → %s: national %+v / %+v, profile %s / %s", s.ID, bc, r.FX.National, ref.FX.National, ref.CreditNote.Profile, r.Invoice.Profile)
 				}
@@ -388,4 +394,34 @@ func TestCreditNotesPassValidators(t *testing.T) {
 	t.Logf("%d credit notes (%d Peppol)", len(en16931)+len(peppol), len(peppol))
 	validateUBL(t, en16931, false)
 	validateUBL(t, peppol, true)
+}
+
+// TestMicroRefund: a refund of one millionth of a USDC (0.00 EUR to the
+// cent) still gets a valid credit note, and its exact figures keep the
+// correction for a return.
+func TestMicroRefund(t *testing.T) {
+	e := testEngine(t, refundNow, irishSeller)
+	b := fiscaltest.Books(t, e, 0)
+	ctx := context.Background()
+	res, err := b.Settle(ctx, request(1, "0.05", "DE", "2026-04-10T14:30:00Z"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := b.Refund(ctx, res.Record.ID, fiscal.RefundRequest{AmountUSDC: "0.000001"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := ref.Refund
+	if r.FX.GrossEUR != "0.00" || !dec(r.FX.GrossEURExact).IsNegative() || !dec(r.FX.VATEURExact).IsNegative() {
+		t.Errorf("micro refund figures %+v", r.FX)
+	}
+	doc, _, err := b.CreditNote(ctx, res.Record.ID, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(t.TempDir(), "micro.xml")
+	if err := os.WriteFile(f, doc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	validateUBL(t, []string{f}, false)
 }

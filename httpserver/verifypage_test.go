@@ -222,6 +222,29 @@ func TestVerifyPageInBrowser(t *testing.T) {
 			t.Fatalf("verdict %+v", v)
 		}
 	})
+	t.Run("refund receipt by id", func(t *testing.T) {
+		var settled struct{ ID string }
+		json.Unmarshal(rec.body, &settled)
+		rf := f.do("POST", "/settlements/"+settled.ID+"/refunds", keyA, []byte(`{"amountUsdc":"4.90"}`))
+		var refund struct {
+			Receipt struct{ ID string } `json:"receipt"`
+			FX      struct {
+				GrossEUR string `json:"grossEur"`
+			} `json:"fx"`
+		}
+		if err := json.Unmarshal(rf.body, &refund); err != nil || rf.status != 201 {
+			t.Fatalf("refund: %d %s", rf.status, rf.body)
+		}
+		v := show(t, ctx, shots, "valid-refund", chromedp.Navigate(page+"?id="+url.QueryEscape(refund.Receipt.ID)))
+		if v.Verdict != "valid" {
+			t.Fatalf("verdict %+v", v)
+		}
+		for _, want := range []string{"Amount refunded", "4.900000 USDC", "Correction in euros", refund.FX.GrossEUR + " EUR", "Credit note", "F402-CN-2026-000001", "Corrects", "receipt rcpt_" + settled.ID} {
+			if !strings.Contains(v.Facts, want) {
+				t.Errorf("the facts lack %q:\n%s", want, v.Facts)
+			}
+		}
+	})
 	t.Run("sandbox receipt by id", func(t *testing.T) {
 		sim := f.do("POST", "/sandbox/v1/simulate", "", mustJSON(t, settlement(nil)))
 		var s struct {
