@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -355,6 +356,8 @@ func (d *dispatcher) launchDue() (time.Duration, error) {
 	if len(due) < gathered {
 		busy = true // more are due than slots were free
 	}
+	// What was chosen is claimed and sent oldest first.
+	slices.SortStableFunc(due, func(a, b dueItem) int { return a.at.Compare(b.at) })
 	if len(due) > 0 {
 		var taken []*claimed
 		err := d.w.update(func(tx ledger.Tx) error {
