@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -50,7 +51,8 @@ type dispatcher struct {
 	perEP    map[string]int  // attempts in flight per endpoint id
 	perAcct  map[string]int  // attempts in flight per account
 	// perAcctMax bounds one account's attempts in flight: a quarter of the
-	// slots (at least one endpoint's four), so that one account's hanging receivers (8
+	// slots, but at least one endpoint's four while that leaves another
+	// account a slot, so that one account's hanging receivers (8
 	// endpoints × 4) can never take every slot, and at least four
 	// accounts' deliveries always go on side by side.
 	perAcctMax int
@@ -95,7 +97,7 @@ func newDispatcher(w *Service, opts Options) *dispatcher {
 		n = defaultConcurrency
 	}
 	d.slots = make(chan struct{}, n)
-	d.perAcctMax = max(min(maxPerEndpoint, n), n/4)
+	d.perAcctMax = max(min(maxPerEndpoint, n-1), n/4, 1)
 	if d.sender == nil {
 		hs := NewHTTPSender(SenderOptions{Policy: w.policy, Timeout: d.timeout, Clock: w.clock})
 		d.sender, d.closeSender = hs, hs.Close
@@ -283,6 +285,15 @@ func (d *dispatcher) launchDue() (time.Duration, error) {
 	if len(d.epAccount) > 1<<16 {
 		clear(d.epAccount) // endpoints come and go: a cache, rebuilt as needed
 	}
+	// The due deliveries are gathered per account, oldest first, each
+	// account up to its share; the free slots then go round by round to the
+	// account with the fewest attempts in flight (ties: the oldest due), so
+	// that an account with a backlog for hanging receivers cannot take a
+	// freed slot ahead of an account that has none in flight.
+	want := min(free, claimBatch)
+	byAcct := map[string][]dueItem{}
+	var order []string // accounts in order of their oldest due delivery
+	gathered := 0
 	scanned := 0
 	err := d.w.read(func(tx ledger.Tx) error {
 		return tx.Scan(bucketWebhookDue, nil, nil, false, func(k, _ []byte) bool {
@@ -314,22 +325,45 @@ func (d *dispatcher) launchDue() (time.Duration, error) {
 					d.epAccount[string(ep)] = acct
 				}
 			}
-			if perAcct[acct] >= d.perAcctMax {
+			if perAcct[acct]+len(byAcct[acct]) >= d.perAcctMax {
 				return true // its account has its share in flight; a finishing attempt pokes the loop
 			}
-			if len(due) >= min(free, claimBatch) {
-				busy = true // more are due: look again when a slot frees
+			if gathered >= 4*want {
+				busy = true // enough to choose from: look again when a slot frees
 				return false
 			}
+			if len(byAcct[acct]) == 0 {
+				order = append(order, acct)
+			}
 			perEP[string(ep)]++
-			perAcct[acct]++
-			due = append(due, dueItem{at, append([]byte{}, dkey...)})
+			byAcct[acct] = append(byAcct[acct], dueItem{at, append([]byte{}, dkey...)})
+			gathered++
 			return true
 		})
 	})
 	if err != nil {
 		return 0, err
 	}
+	for len(due) < want {
+		best := -1
+		for i, acct := range order {
+			if len(byAcct[acct]) > 0 && (best < 0 || perAcct[acct] < perAcct[order[best]]) {
+				best = i
+			}
+		}
+		if best < 0 {
+			break
+		}
+		acct := order[best]
+		due = append(due, byAcct[acct][0])
+		byAcct[acct] = byAcct[acct][1:]
+		perAcct[acct]++
+	}
+	if len(due) < gathered {
+		busy = true // more are due than slots were free
+	}
+	// What was chosen is claimed and sent oldest first.
+	slices.SortStableFunc(due, func(a, b dueItem) int { return a.at.Compare(b.at) })
 	if len(due) > 0 {
 		var taken []*claimed
 		err := d.w.update(func(tx ledger.Tx) error {

@@ -741,8 +741,8 @@ func TestWebhookHangingAccountDoesNotDelayOthers(t *testing.T) {
 		if err == nil && len(d.Deliveries) == 1 && d.Deliveries[0].Status == webhooks.DeliveryDelivered {
 			break
 		}
-		if time.Since(start) > 2*time.Second {
-			t.Fatal("the other account's event waited more than 2 s behind the hanging receivers")
+		if time.Since(start) > 5*time.Second {
+			t.Fatal("the other account's event waited more than 5 s behind the hanging receivers (an attempt times out after 10 s)")
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -753,5 +753,39 @@ func TestWebhookHangingAccountDoesNotDelayOthers(t *testing.T) {
 	mu.Unlock()
 	if got != 8 {
 		t.Errorf("%d attempts in flight to one account's endpoints at most, want its share, 8 of 32", got)
+	}
+}
+
+// TestWebhookFewSlotsStillShared: with only two slots, one account's
+// hanging receiver holds one, never both.
+func TestWebhookFewSlotsStillShared(t *testing.T) {
+	env := newWebhookEnv(t, webhooks.Options{Concurrency: 2})
+	stop := make(chan struct{})
+	defer close(stop)
+	env.sender.setRespond(func(ctx context.Context, m *webhooks.Message, _ int) (webhooks.Response, error) {
+		if !strings.Contains(m.URL, "hang") {
+			return webhooks.Response{Status: 200}, nil
+		}
+		select {
+		case <-ctx.Done():
+			return webhooks.Response{}, ctx.Err()
+		case <-stop:
+			return webhooks.Response{}, context.Canceled
+		}
+	})
+	env.endpoint("acct_0", "https://hang.example.com/hook")
+	env.endpoint("acct_1", "https://fast.example.com/hook")
+	for i := 1; i <= 6; i++ {
+		env.settle("acct_0", i, "DE")
+	}
+	fast := env.settle("acct_1", 100, "FR")
+	for start := time.Now(); ; time.Sleep(5 * time.Millisecond) {
+		d, err := env.svc.Event(ctx, "acct_1", "evt_"+fast.Record.ID)
+		if err == nil && len(d.Deliveries) == 1 && d.Deliveries[0].Status == webhooks.DeliveryDelivered {
+			break
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Fatal("with two slots, the hanging account held both")
+		}
 	}
 }
