@@ -104,29 +104,31 @@ func mustDec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
 // and VAT times that rate, the invoice's BT-111 is its VAT in cents times
 // the rate rounded once, and the invoice passes the validators.
 func TestVATInPLN(t *testing.T) {
-	e := lawEngine(t)
-	b := lawBooks(t, e, "pl-full")
-	r := settleOK(t, b, fiscaltest.LawRequest(1, lawBuyer("PL"), false, true))
-	doc, f := invoiceOf(t, b, r, t.TempDir())
-	n := r.FX.National
-	if n == nil || r.Invoice.TaxCountry != "PL" || r.Classification.RatePercent.String() != "23" {
-		t.Fatalf("national %+v, tax country %s, rate %v", n, r.Invoice.TaxCountry, r.Classification.RatePercent)
-	}
-	// The supply is on Friday 2026-04-10 (Warsaw): the rate is the one
-	// the ECB published for Thursday 2026-04-09.
-	rate := fiscaltest.SyntheticRate("PLN", "2026-04-09")
-	if n.Currency != "PLN" || n.Rate.RateDate != "2026-04-09" || !n.Rate.Value.Equal(rate) || n.Rule.ID != "pl-vat-31a-2-ecb" || n.Rate.Source != "ECB:EXR.D.PLN.EUR.SP00.A" {
-		t.Fatalf("rate %+v rule %s, want %s of 2026-04-09", n.Rate, n.Rule.ID, rate)
-	}
-	if !mustDec(n.VATExact).Equal(mustDec(r.FX.VATEURExact).Mul(rate)) || !mustDec(n.NetExact).Equal(mustDec(r.FX.NetEURExact).Mul(rate)) {
-		t.Errorf("exact %s / %s PLN, want %s / %s", n.NetExact, n.VATExact, mustDec(r.FX.NetEURExact).Mul(rate), mustDec(r.FX.VATEURExact).Mul(rate))
-	}
-	wantVAT := mustDec(r.FX.VATEUR).Mul(rate).Round(2).StringFixed(2)
-	if n.VAT != wantVAT || !strings.Contains(doc, `<cbc:TaxAmount currencyID="PLN">`+wantVAT+`</cbc:TaxAmount>`) || !strings.Contains(doc, "<cbc:TaxCurrencyCode>PLN</cbc:TaxCurrencyCode>") {
-		t.Errorf("BT-111 %s PLN, want %s", n.VAT, wantVAT)
-	}
-	t.Logf("PLN invoice excerpt (%s):\n%s", r.ID, excerpt(doc, "TaxCurrencyCode", "currencyID=\"PLN\"", "VAT in PLN", "ActualDeliveryDate", "<cbc:IssueDate>", "<cbc:Percent>"))
-	validateUBL(t, []string{f}, false)
+	eachBackend(t, func(t *testing.T) {
+		e := lawEngine(t)
+		b := lawBooks(t, e, "pl-full")
+		r := settleOK(t, b, fiscaltest.LawRequest(1, lawBuyer("PL"), false, true))
+		doc, f := invoiceOf(t, b, r, t.TempDir())
+		n := r.FX.National
+		if n == nil || r.Invoice.TaxCountry != "PL" || r.Classification.RatePercent.String() != "23" {
+			t.Fatalf("national %+v, tax country %s, rate %v", n, r.Invoice.TaxCountry, r.Classification.RatePercent)
+		}
+		// The supply is on Friday 2026-04-10 (Warsaw): the rate is the one
+		// the ECB published for Thursday 2026-04-09.
+		rate := fiscaltest.SyntheticRate("PLN", "2026-04-09")
+		if n.Currency != "PLN" || n.Rate.RateDate != "2026-04-09" || !n.Rate.Value.Equal(rate) || n.Rule.ID != "pl-vat-31a-2-ecb" || n.Rate.Source != "ECB:EXR.D.PLN.EUR.SP00.A" {
+			t.Fatalf("rate %+v rule %s, want %s of 2026-04-09", n.Rate, n.Rule.ID, rate)
+		}
+		if !mustDec(n.VATExact).Equal(mustDec(r.FX.VATEURExact).Mul(rate)) || !mustDec(n.NetExact).Equal(mustDec(r.FX.NetEURExact).Mul(rate)) {
+			t.Errorf("exact %s / %s PLN, want %s / %s", n.NetExact, n.VATExact, mustDec(r.FX.NetEURExact).Mul(rate), mustDec(r.FX.VATEURExact).Mul(rate))
+		}
+		wantVAT := mustDec(r.FX.VATEUR).Mul(rate).Round(2).StringFixed(2)
+		if n.VAT != wantVAT || !strings.Contains(doc, `<cbc:TaxAmount currencyID="PLN">`+wantVAT+`</cbc:TaxAmount>`) || !strings.Contains(doc, "<cbc:TaxCurrencyCode>PLN</cbc:TaxCurrencyCode>") {
+			t.Errorf("BT-111 %s PLN, want %s", n.VAT, wantVAT)
+		}
+		t.Logf("PLN invoice excerpt (%s):\n%s", r.ID, excerpt(doc, "TaxCurrencyCode", "currencyID=\"PLN\"", "VAT in PLN", "ActualDeliveryDate", "<cbc:IssueDate>", "<cbc:Percent>"))
+		validateUBL(t, []string{f}, false)
+	})
 }
 
 // TestVATInGBP: under UK law the VAT is stated in sterling (VAT
@@ -189,41 +191,43 @@ func TestVATInGBP(t *testing.T) {
 // request gives. A reverse-charge invoice issued after the 15th of the
 // month following the supply is flagged (Art. 222).
 func TestReverseChargeWithCustomerAddress(t *testing.T) {
-	e := lawEngine(t)
-	b := lawBooks(t, e, "ie-full")
-	dir := t.TempDir()
-	at := settleOK(t, b, fiscaltest.LawRequest(1, lawBuyer("AT"), true, false))
-	doc, f1 := invoiceOf(t, b, at, dir)
-	buyer := doc[strings.Index(doc, "<cac:AccountingCustomerParty>"):strings.Index(doc, "</cac:AccountingCustomerParty>")]
-	for _, want := range []string{"<cbc:StreetName>MARIAHILFER STRASSE 1</cbc:StreetName>", "<cbc:CityName>1060 WIEN</cbc:CityName>",
-		"<cbc:RegistrationName>BEISPIEL HANDELS GMBH</cbc:RegistrationName>", "<cbc:CompanyID>ATU13585627</cbc:CompanyID>", "<cbc:IdentificationCode>AT</cbc:IdentificationCode>"} {
-		if !strings.Contains(buyer, want) {
-			t.Errorf("the Austrian customer's party lacks %s:\n%s", want, buyer)
+	eachBackend(t, func(t *testing.T) {
+		e := lawEngine(t)
+		b := lawBooks(t, e, "ie-full")
+		dir := t.TempDir()
+		at := settleOK(t, b, fiscaltest.LawRequest(1, lawBuyer("AT"), true, false))
+		doc, f1 := invoiceOf(t, b, at, dir)
+		buyer := doc[strings.Index(doc, "<cac:AccountingCustomerParty>"):strings.Index(doc, "</cac:AccountingCustomerParty>")]
+		for _, want := range []string{"<cbc:StreetName>MARIAHILFER STRASSE 1</cbc:StreetName>", "<cbc:CityName>1060 WIEN</cbc:CityName>",
+			"<cbc:RegistrationName>BEISPIEL HANDELS GMBH</cbc:RegistrationName>", "<cbc:CompanyID>ATU13585627</cbc:CompanyID>", "<cbc:IdentificationCode>AT</cbc:IdentificationCode>"} {
+			if !strings.Contains(buyer, want) {
+				t.Errorf("the Austrian customer's party lacks %s:\n%s", want, buyer)
+			}
 		}
-	}
-	if strings.Contains(doc, "Business customer") {
-		t.Error("a business invoice names its customer \"Business customer\"")
-	}
-	if at.Invoice.TaxCountry != "IE" || at.Invoice.IssueDeadline != "2026-05-15" || at.Invoice.IssuedLate {
-		t.Errorf("invoice ref %+v: want tax country IE, deadline 2026-05-15, in time", at.Invoice)
-	}
-	t.Logf("reverse charge to AT with the customer's address (%s):\n%s", at.ID, buyer)
+		if strings.Contains(doc, "Business customer") {
+			t.Error("a business invoice names its customer \"Business customer\"")
+		}
+		if at.Invoice.TaxCountry != "IE" || at.Invoice.IssueDeadline != "2026-05-15" || at.Invoice.IssuedLate {
+			t.Errorf("invoice ref %+v: want tax country IE, deadline 2026-05-15, in time", at.Invoice)
+		}
+		t.Logf("reverse charge to AT with the customer's address (%s):\n%s", at.ID, buyer)
 
-	req := fiscaltest.LawRequest(2, lawBuyer("DE"), true, true)
-	req.Timestamp = "2026-02-10T10:00:00Z" // invoiced on 2026-04-13, after 15 March
-	de := settleOK(t, b, req)
-	doc, f2 := invoiceOf(t, b, de, dir)
-	if !strings.Contains(doc, "<cbc:StreetName>2 Customer Street</cbc:StreetName>") || !strings.Contains(doc, "<cbc:RegistrationName>Customer in DE</cbc:RegistrationName>") {
-		t.Error("the German customer's address from the request is not on the invoice")
-	}
-	if de.Invoice.IssueDeadline != "2026-03-15" || !de.Invoice.IssuedLate || de.Invoice.IssueDate != "2026-04-13" ||
-		element(doc, "<cac:Delivery>", "cbc:ActualDeliveryDate") != "2026-02-10" {
-		t.Errorf("invoice ref %+v: want issued 2026-04-13, late after 2026-03-15, supply 2026-02-10", de.Invoice)
-	}
-	if de.Buyer.Address == nil || de.Buyer.Address.City != "Customer Town" || de.Buyer.Address.Country != "DE" {
-		t.Errorf("record buyer address %+v", de.Buyer.Address)
-	}
-	validateUBL(t, []string{f1, f2}, true)
+		req := fiscaltest.LawRequest(2, lawBuyer("DE"), true, true)
+		req.Timestamp = "2026-02-10T10:00:00Z" // invoiced on 2026-04-13, after 15 March
+		de := settleOK(t, b, req)
+		doc, f2 := invoiceOf(t, b, de, dir)
+		if !strings.Contains(doc, "<cbc:StreetName>2 Customer Street</cbc:StreetName>") || !strings.Contains(doc, "<cbc:RegistrationName>Customer in DE</cbc:RegistrationName>") {
+			t.Error("the German customer's address from the request is not on the invoice")
+		}
+		if de.Invoice.IssueDeadline != "2026-03-15" || !de.Invoice.IssuedLate || de.Invoice.IssueDate != "2026-04-13" ||
+			element(doc, "<cac:Delivery>", "cbc:ActualDeliveryDate") != "2026-02-10" {
+			t.Errorf("invoice ref %+v: want issued 2026-04-13, late after 2026-03-15, supply 2026-02-10", de.Invoice)
+		}
+		if de.Buyer.Address == nil || de.Buyer.Address.City != "Customer Town" || de.Buyer.Address.Country != "DE" {
+			t.Errorf("record buyer address %+v", de.Buyer.Address)
+		}
+		validateUBL(t, []string{f1, f2}, true)
+	})
 }
 
 // TestRenderFailuresAreReviewed: the cases the review found answering 500
@@ -309,27 +313,29 @@ func TestRenderFailuresAreReviewed(t *testing.T) {
 // customer's address is PROCESSED, with its invoice, once a person gives
 // the address.
 func TestResolveWithAddressIssuesTheInvoice(t *testing.T) {
-	e := lawEngine(t)
-	b := lawBooks(t, e, "ie-full")
-	r := settleOK(t, b, fiscaltest.LawRequest(1, lawBuyer("ES"), true, false))
-	if r.ReviewStatus != fiscal.StatusPendingReview || r.ReviewReasons[0].Code != fiscal.ReasonBuyerAddressMissing {
-		t.Fatalf("%s %v", r.ReviewStatus, r.ReviewReasons)
-	}
-	_, err := b.Resolve(context.Background(), r.ID, fiscal.Resolution{ResolvedBy: "ops@example.com", Buyer: &fiscal.ResolutionBuyer{
-		Name: "Ejemplo SL", Address: &fiscal.Address{Street: "Calle Mayor 1", City: "Madrid", Country: "PT"}}}, "")
-	if fe := new(fiscal.Error); !errors.As(err, &fe) || fe.Field != "/buyer/consumerAddress/country" {
-		t.Fatalf("an address in another country than the buyer's: %v", err)
-	}
-	res, err := b.Resolve(context.Background(), r.ID, fiscal.Resolution{ResolvedBy: "ops@example.com", Buyer: &fiscal.ResolutionBuyer{
-		Name: "Ejemplo SL", Address: &fiscal.Address{Street: "Calle Mayor 1", City: "Madrid", PostalCode: "28013"}}}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, f := invoiceOf(t, b, res.Record, t.TempDir())
-	if !strings.Contains(doc, "<cbc:StreetName>Calle Mayor 1</cbc:StreetName>") || res.Record.History[1].EventType != fiscal.EventSettlementReviewResolve {
-		t.Errorf("resolved invoice without the address, or event %s", res.Record.History[1].EventType)
-	}
-	validateUBL(t, []string{f}, true)
+	eachBackend(t, func(t *testing.T) {
+		e := lawEngine(t)
+		b := lawBooks(t, e, "ie-full")
+		r := settleOK(t, b, fiscaltest.LawRequest(1, lawBuyer("ES"), true, false))
+		if r.ReviewStatus != fiscal.StatusPendingReview || r.ReviewReasons[0].Code != fiscal.ReasonBuyerAddressMissing {
+			t.Fatalf("%s %v", r.ReviewStatus, r.ReviewReasons)
+		}
+		_, err := b.Resolve(context.Background(), r.ID, fiscal.Resolution{ResolvedBy: "ops@example.com", Buyer: &fiscal.ResolutionBuyer{
+			Name: "Ejemplo SL", Address: &fiscal.Address{Street: "Calle Mayor 1", City: "Madrid", Country: "PT"}}}, "")
+		if fe := new(fiscal.Error); !errors.As(err, &fe) || fe.Field != "/buyer/consumerAddress/country" {
+			t.Fatalf("an address in another country than the buyer's: %v", err)
+		}
+		res, err := b.Resolve(context.Background(), r.ID, fiscal.Resolution{ResolvedBy: "ops@example.com", Buyer: &fiscal.ResolutionBuyer{
+			Name: "Ejemplo SL", Address: &fiscal.Address{Street: "Calle Mayor 1", City: "Madrid", PostalCode: "28013"}}}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, f := invoiceOf(t, b, res.Record, t.TempDir())
+		if !strings.Contains(doc, "<cbc:StreetName>Calle Mayor 1</cbc:StreetName>") || res.Record.History[1].EventType != fiscal.EventSettlementReviewResolve {
+			t.Errorf("resolved invoice without the address, or event %s", res.Record.History[1].EventType)
+		}
+		validateUBL(t, []string{f}, true)
+	})
 }
 
 // TestNationalRateNeverGuessed: without a PLN rate (the embedded table
@@ -385,23 +391,25 @@ func TestBulgariaLevThenEuro(t *testing.T) {
 // of the receipt served for it and of the jurisdiction table (uk-vat:
 // 2.0.0, eu-vat: 1.0.0), also when the record waits for review.
 func TestReceiptSpecOfRecordIsServed(t *testing.T) {
-	e := lawEngine(t)
-	jwks, _ := e.JWKS()
-	for i, c := range []struct{ seller, buyer, jurisdiction string }{
-		{"ie-full", "GB", vat.JurisdictionUK},
-		{"ie-bare", "GB", vat.JurisdictionUK}, // pending: national_rate_required
-		{"ie-full", "DE", vat.JurisdictionEU},
-	} {
-		r := settleOK(t, lawBooks(t, e, c.seller), fiscaltest.LawRequest(i, lawBuyer(c.buyer), false, true))
-		rc, err := e.Receipt(context.Background(), r.Receipt.ID)
-		if err != nil {
-			t.Fatal(err)
+	eachBackend(t, func(t *testing.T) {
+		e := lawEngine(t)
+		jwks, _ := e.JWKS()
+		for i, c := range []struct{ seller, buyer, jurisdiction string }{
+			{"ie-full", "GB", vat.JurisdictionUK},
+			{"ie-bare", "GB", vat.JurisdictionUK}, // pending: national_rate_required
+			{"ie-full", "DE", vat.JurisdictionEU},
+		} {
+			r := settleOK(t, lawBooks(t, e, c.seller), fiscaltest.LawRequest(i, lawBuyer(c.buyer), false, true))
+			rc, err := e.Receipt(context.Background(), r.Receipt.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			claims, err := receipt.Verify(rc, jwks, e.LogVerifierKey())
+			if err != nil || claims.Spec != r.Receipt.Spec || r.Receipt.Spec != fiscal.ReceiptSpec(c.jurisdiction) {
+				t.Errorf("%s → %s: record spec %s, served %v (%v), jurisdiction's %s", c.seller, c.buyer, r.Receipt.Spec, claims, err, fiscal.ReceiptSpec(c.jurisdiction))
+			}
 		}
-		claims, err := receipt.Verify(rc, jwks, e.LogVerifierKey())
-		if err != nil || claims.Spec != r.Receipt.Spec || r.Receipt.Spec != fiscal.ReceiptSpec(c.jurisdiction) {
-			t.Errorf("%s → %s: record spec %s, served %v (%v), jurisdiction's %s", c.seller, c.buyer, r.Receipt.Spec, claims, err, fiscal.ReceiptSpec(c.jurisdiction))
-		}
-	}
+	})
 }
 
 // TestCheckInvoicing: what an account lacks is told before any sale, with

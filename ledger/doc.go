@@ -212,8 +212,11 @@
 // UPDATE log_head, COMMIT. Stats.RoundTrips counts them. Only the Build
 // form (whose IDs and postings are known after Build) and a dictionary cut
 // read outside the loaded keys, one more round trip each. A COMMIT whose
-// answer is lost is settled by reading the checkpoint of the batch's size:
-// it is stored byte for byte exactly when the batch committed. Connections
+// answer is lost is settled by reading the checkpoint of the batch's size
+// at once: it is stored byte for byte exactly when the batch committed (a
+// COMMIT the server is still working on then counts as failed: the appends
+// are answered ErrUnavailable, and a retry under the same claims answers
+// Existing). Connections
 // use synchronous_commit=on: an acknowledged append survives the loss of
 // the database server as its WAL does.
 //

@@ -385,3 +385,45 @@ func TestPostgresConnectionLoss(t *testing.T) {
 	}
 	mustCheck(t, l)
 }
+
+// A dictionary one writer cuts is found by another: entries compressed
+// with it read back on every writer, the next cut continues the numbering,
+// and Check passes on both.
+func TestPostgresDictionariesAcrossWriters(t *testing.T) {
+	url := pgtest.Schema(t)
+	a, b := openPG(t, url), openPG(t, url)
+	appendN := func(l *Ledger, prefix string, n int) {
+		for i := range n {
+			name := fmt.Sprintf("%s%03d", prefix, i)
+			doc := []byte(fmt.Sprintf(`{"record":"%s","text":"the same words again and again, the same words again and again"}`, name))
+			if _, err := l.Append(context.Background(), Append{Entry: &Entry{ID: name, Leaf: []byte("leaf " + name), Docs: map[string][]byte{"record": doc}}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	appendN(a, "a", 40)  // a cuts dictionary 1 at size 16
+	appendN(b, "b", 260) // b reads a's entries' dictionary, cuts 2 at 256
+	for _, l := range []*Ledger{a, b} {
+		for _, i := range []int64{3, 20, 39, 100, 299} {
+			e, err := l.EntryAt(i)
+			if err != nil {
+				t.Fatalf("entry %d: %v", i, err)
+			}
+			if !strings.Contains(string(e.Docs["record"]), e.ID) {
+				t.Fatalf("entry %d: document %q", i, e.Docs["record"])
+			}
+		}
+		mustCheck(t, l)
+	}
+	var dicts int
+	db, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(context.Background())
+	if err := db.QueryRow(context.Background(), "SELECT count(*) FROM dicts").Scan(&dicts); err != nil || dicts != 2 {
+		t.Fatalf("%d dictionaries (%v), want 2", dicts, err)
+	}
+	appendN(a, "c", 5) // a compresses with b's newest dictionary once it knows it
+	mustCheck(t, b)
+}
