@@ -42,7 +42,7 @@ func TestStatsAndPrune(t *testing.T) {
 	env.eventually("first attempts", func() bool {
 		st, err := env.svc.Stats()
 		return err == nil && st.Failed == 1 && st.EndpointsDisabled == 1 && st.EndpointsFailing == 1 && st.EndpointsOK == 1 &&
-			st.Pending == 3 && env.sender.count() == 7
+			st.Pending == 3 && env.sender.count() >= 7 // 7 first attempts; down may have had a retry too
 	})
 	st, err := env.svc.Stats()
 	if err != nil {
