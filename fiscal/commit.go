@@ -142,6 +142,7 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 		case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 			return nil, res, err
 		case errors.Is(err, errStaleTotal):
+			e.totals.forget(d.total)
 			return nil, res, errStaleTotal
 		case errors.Is(err, errStaleRefund):
 			return nil, res, errStaleRefund
@@ -150,6 +151,7 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 		}
 		return nil, res, storeError(err)
 	}
+	e.totals.committed(d.total)
 	e.outbox.notify()
 	if d.total != nil && d.total.crossed {
 		e.emitThresholdEvents(ctx)

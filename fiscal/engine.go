@@ -103,6 +103,7 @@ type Engine struct {
 	cfg      Config                             // with defaults applied
 	accounts atomic.Pointer[map[string]Account] // replaced whole by SetAccounts
 	ledger   *ledger.Ledger
+	totals   totalsCache // the Art. 59c running totals last read or committed (totals.go)
 	keyring  *receipt.Keyring
 	logVKey  string
 	idKey    []byte // the record-id key (ids.go)

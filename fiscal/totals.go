@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -72,6 +73,78 @@ type totalCheck struct {
 	crossed       bool
 	before, after decimal.Decimal // with opening figures, for the event
 	recordID      string
+	// wrote and at are what apply stored and the entry's log index, for
+	// the engine's cache of the totals once the append is durable.
+	wrote string
+	at    int64
+}
+
+// totalsCache keeps the running totals the engine last read or committed,
+// so that deciding a supply reads no ledger transaction (issue 16: the
+// threshold lookup is a map read). It is a cache, never the authority: a
+// decision that rests on the totals is checked against the stored ones in
+// the committer (totalCheck.apply), and a stale entry there fails with
+// errStaleTotal, which forgets the account's entries so the supply is
+// decided again on the ledger's values. A commit writes its value with its
+// log index, and an older index never overwrites a newer one; a read from
+// the ledger fills only an absent entry. Another writer of the same log (a
+// PostgreSQL replica) is caught by the same committer check.
+type totalsCache struct {
+	mu sync.Mutex
+	m  map[string]cachedTotal
+}
+
+type cachedTotal struct {
+	value string // "" = none stored
+	index int64  // log index of the commit that wrote it; -1: read from the ledger
+}
+
+func (c *totalsCache) get(key []byte) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[string(key)]
+	return v.value, ok
+}
+
+// fill records values read from the ledger where nothing is cached.
+func (c *totalsCache) fill(kv map[string]string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]cachedTotal{}
+	}
+	for k, v := range kv {
+		if _, ok := c.m[k]; !ok {
+			c.m[k] = cachedTotal{value: v, index: -1}
+		}
+	}
+}
+
+// committed records the value a durable append wrote.
+func (c *totalsCache) committed(t *totalCheck) {
+	if t == nil || t.wrote == "" {
+		return
+	}
+	k := string(totalKey(t.account, t.year))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]cachedTotal{}
+	}
+	if old, ok := c.m[k]; !ok || old.index < t.at {
+		c.m[k] = cachedTotal{value: t.wrote, index: t.at}
+	}
+}
+
+// forget drops an account's cached totals of year and the year before.
+func (c *totalsCache) forget(t *totalCheck) {
+	if t == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, string(totalKey(t.account, t.year)))
+	delete(c.m, string(totalKey(t.account, t.year-1)))
 }
 
 func (t *totalCheck) reads() []ledger.SideKey {
@@ -103,7 +176,8 @@ func (t *totalCheck) apply(h *ledger.Hook, d *Draft) error {
 		}
 		stored = d
 	}
-	if err := h.Put(bucketTotals, totalKey(t.account, t.year), []byte(stored.Add(t.add).String())); err != nil {
+	t.wrote, t.at = stored.Add(t.add).String(), h.Index()
+	if err := h.Put(bucketTotals, totalKey(t.account, t.year), []byte(t.wrote)); err != nil {
 		return err
 	}
 	if !t.crossed {
@@ -141,14 +215,19 @@ type thresholdEvent struct {
 // year and the year before, and adds the opening figures.
 func (e *Engine) totalsFor(accountID string, seller Seller, at time.Time) (*vat.CrossBorderTotals, *totalCheck, error) {
 	year := vat.Seller{Country: seller.Country}.ThresholdYear(at)
-	var cur, prev string
-	// Both years in one read transaction: two point reads, no scan.
-	err := e.ledger.View(func(tx ledger.Tx) error {
-		cur, prev = string(tx.Get(bucketTotals, totalKey(accountID, year))), string(tx.Get(bucketTotals, totalKey(accountID, year-1)))
-		return nil
-	})
-	if err != nil {
-		return nil, nil, storeError(err)
+	curKey, prevKey := totalKey(accountID, year), totalKey(accountID, year-1)
+	cur, okCur := e.totals.get(curKey)
+	prev, okPrev := e.totals.get(prevKey)
+	if !okCur || !okPrev {
+		// Both years in one read transaction: two point reads, no scan.
+		err := e.ledger.View(func(tx ledger.Tx) error {
+			cur, prev = string(tx.Get(bucketTotals, curKey)), string(tx.Get(bucketTotals, prevKey))
+			return nil
+		})
+		if err != nil {
+			return nil, nil, storeError(err)
+		}
+		e.totals.fill(map[string]string{string(curKey): cur, string(prevKey): prev})
 	}
 	with := func(stored string, y int) decimal.Decimal {
 		d := decimal.Zero
