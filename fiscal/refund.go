@@ -79,6 +79,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/ubl"
@@ -345,7 +346,7 @@ func (req RefundRequest) input() (refundInput, error) {
 		switch {
 		case t.TxHash == "":
 			return in, badRequest("/transaction/txHash", "is required")
-		case !txHashRE.MatchString(t.TxHash):
+		case !wire.IsTxHash(t.TxHash):
 			return in, badRequest("/transaction/txHash", "must be 0x followed by 64 hexadecimal digits")
 		}
 		in.tx = &RefundTransaction{Network: network, TxHash: strings.ToLower(t.TxHash)}
