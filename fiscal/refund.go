@@ -737,8 +737,7 @@ func (b *Books) refundDraft(orig *Record, st refundState, in refundInput, amount
 		return json.Marshal(r)
 	}
 	key := []byte(orig.ID)
-	d.reads = []ledger.SideKey{{Bucket: bucketRefundState, Key: key}}
-	d.check = func(h *ledger.Hook) error {
+	d.OnCommit([]ledger.SideKey{{Bucket: bucketRefundState, Key: key}}, func(h *ledger.Hook) error {
 		raw, err := h.Get(bucketRefundState, key)
 		if err != nil {
 			return err
@@ -765,7 +764,7 @@ func (b *Books) refundDraft(orig *Record, st refundState, in refundInput, amount
 			return err
 		}
 		return h.Put(bucketRefundState, key, next)
-	}
+	})
 	return d, nil
 }
 

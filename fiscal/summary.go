@@ -289,7 +289,7 @@ func (b *Books) issueSummary(ctx context.Context, q SummaryRequest, first, last,
 	}
 	d.Claims = []ledger.Claim{{Space: claimSummary, Key: key, Fingerprint: []byte(id)}}
 	d.Puts = append(d.Puts, ledger.Put{Bucket: bucketSummaryIssued, Key: []byte(key), Value: []byte(id)})
-	d.summary = &summaryCheck{key: key, posted: int64(len(hits))}
+	d.OnCommit(summaryCheck(key, int64(len(hits))))
 	stored, res, err := e.Commit(ctx, d)
 	if err != nil {
 		return nil, err
