@@ -8,6 +8,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/vat"
 )
@@ -558,7 +559,7 @@ func Limits() RequestLimits {
 		MaxRequestBytes:        fiscal.MaxRequestBytes,
 		MaxAmountIntegerDigits: 12,
 		USDCDecimals:           usdcDecimals,
-		MaxClockSkewSeconds:    int64(fiscal.MaxClockSkew / time.Second),
+		MaxClockSkewSeconds:    int64(wire.MaxClockSkew / time.Second),
 		MaxTextLength:          200,
 		IdempotencyKeyMaxLen:   255,
 		EarliestSettlementYear: 2015,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -173,18 +174,18 @@ func (req CapabilityCheckRequest) validate(now time.Time) (checkInput, error) {
 	if req.SellerCountry == "" {
 		return in, badRequest("/seller_country", "is required (ISO 3166-1 alpha-2)")
 	}
-	if in.corridor.SellerCountry, err = fiscal.ParseCountry("/seller_country", req.SellerCountry); err != nil {
-		return in, err
+	if in.corridor.SellerCountry, err = wire.Country("/seller_country", req.SellerCountry); err != nil {
+		return in, fiscal.InputError(err)
 	}
 	if req.BuyerCountry == "" {
 		return in, badRequest("/buyer_country", "is required (ISO 3166-1 alpha-2)")
 	}
-	if in.corridor.BuyerCountry, err = fiscal.ParseCountry("/buyer_country", req.BuyerCountry); err != nil {
+	if in.corridor.BuyerCountry, err = wire.Country("/buyer_country", req.BuyerCountry); err != nil {
 		// The codes vat.Buyer documents beyond ISO 3166-1 (IC, EA, UK), as
 		// POST /settlements accepts them for consumerCountry.
 		u := strings.ToUpper(strings.TrimSpace(req.BuyerCountry))
 		if _, ok := vat.BuyerCountry(u); !ok || len(u) != 2 {
-			return in, err
+			return in, fiscal.InputError(err)
 		}
 		in.corridor.BuyerCountry = u
 	}
@@ -242,7 +243,7 @@ func parseSupplyDate(v string, now time.Time) (time.Time, error) {
 		}
 		return t.Add(12 * time.Hour), nil // midday: the UTC day is what selects rates
 	}
-	t, err := fiscal.ParseTimestamp("/supply_date", v, now)
+	t, err := wire.Timestamp("/supply_date", v, now)
 	if err != nil {
 		return time.Time{}, badRequest("/supply_date", "must be a date (YYYY-MM-DD) or an ISO-8601 UTC timestamp, not in the future")
 	}

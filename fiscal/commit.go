@@ -65,6 +65,7 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 		postings = append(postings, ledger.Posting{Index: idx, Key: accountTimeKey(d.Record.Account, d.createdAt, d.Record.ID)})
 	}
 	puts := append([]ledger.Put{{Bucket: bucketHeads, Key: []byte(d.Record.ID), Value: []byte(d.id)}}, d.Puts...)
+	checks := d.commitChecks()
 	a := ledger.Append{
 		Claims: d.Claims,
 		// Everything that depends on the log position or on the order of
@@ -74,13 +75,10 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 		Entry: &ledger.Entry{ID: d.id, Leaf: []byte(d.id), Postings: postings, Puts: puts},
 		Hook: func(h *ledger.Hook) error {
 			index := h.Index()
-			if d.check != nil {
-				if err := d.check(h); err != nil {
+			for _, c := range checks {
+				if err := c.fn(h); err != nil {
 					return err
 				}
-			}
-			if err := d.checkSummary(h); err != nil {
-				return err
 			}
 			if err := e.number(h, d); err != nil {
 				return err
@@ -130,8 +128,9 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 	if d.total != nil {
 		a.Reads = d.total.reads()
 	}
-	a.Reads = append(a.Reads, d.reads...)
-	a.Reads = append(a.Reads, d.summaryReads()...)
+	for _, c := range checks {
+		a.Reads = append(a.Reads, c.reads...)
+	}
 	res, err := e.ledger.Append(ctx, a)
 	if err != nil {
 		var conflict *ledger.ClaimConflictError

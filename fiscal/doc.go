@@ -138,5 +138,3 @@
 // With a fixed Config.Clock and Config.Rand (keys), the same requests
 // produce byte-identical records, invoices and receipts.
 package fiscal
-
-//go:generate go run ./internal/gencountries

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/fiscal402/fiscal402/internal/wire"
 )
 
 // Code is a stable, machine-readable error code of the service specification
@@ -128,6 +130,21 @@ func (e *Error) Unwrap() error { return e.Err }
 func badRequest(field, format string, args ...any) *Error {
 	return &Error{Code: CodeBadRequest, Field: field, Detail: fmt.Sprintf(format, args...)}
 }
+
+// InputError turns the field error of a request check (internal/wire)
+// into a BAD_REQUEST *Error naming the field; any other error, nil
+// included, is returned as it is. The packages around the engine that check
+// request fields with internal/wire answer through it.
+func InputError(err error) error {
+	var we *wire.FieldError
+	if errors.As(err, &we) {
+		return &Error{Code: CodeBadRequest, Field: we.Field, Detail: we.Detail}
+	}
+	return err
+}
+
+// checked is InputError for a check that also returns a value.
+func checked[T any](v T, err error) (T, error) { return v, InputError(err) }
 
 func notFound(what string) *Error {
 	return &Error{Code: CodeNotFound, Detail: what + " not found"}

@@ -181,63 +181,48 @@ const (
 	bucketSummaryPosted = "summary-posted"
 )
 
-// summaryCheck is what a draft checks of its summary when committed.
-type summaryCheck struct {
-	key    string
-	posted int64 // a summary's draft: the postings it covers (-1 for a supply)
-}
-
-// summaryReads are the side keys a draft reads for its summary, if any.
-func (d *Draft) summaryReads() []ledger.SideKey {
-	c := d.summaryCheck()
-	if c == nil {
-		return nil
-	}
-	return []ledger.SideKey{{Bucket: bucketSummaryIssued, Key: []byte(c.key)}, {Bucket: bucketSummaryPosted, Key: []byte(c.key)}}
-}
-
-func (d *Draft) summaryCheck() *summaryCheck {
-	if d.summary != nil {
-		return d.summary
-	}
+// supplySummaryCheck is the committer's check of a supply invoiced by a
+// summary (nil for any other draft): its summary must not be issued yet.
+func (d *Draft) supplySummaryCheck() *commitCheck {
 	inv := d.Record.Invoicing
 	if inv == nil || inv.Invoice != invoicedBySummary || d.Record.Object != ObjectSettlement {
 		return nil
 	}
-	return &summaryCheck{key: summaryKey(d.Record.Account, inv.Period, inv.Buyer, inv.TaxCountry), posted: -1}
+	reads, fn := summaryCheck(summaryKey(d.Record.Account, inv.Period, inv.Buyer, inv.TaxCountry), -1)
+	return &commitCheck{reads: reads, fn: fn}
 }
 
-// checkSummary runs in the committer: a supply whose summary was issued
-// since it was decided fails with errStaleTotal (the caller decides it
-// again), else counts itself; a summary whose supplies changed since it
-// read them fails with errStaleTotal (IssueSummary reads them again).
-func (d *Draft) checkSummary(h *ledger.Hook) error {
-	c := d.summaryCheck()
-	if c == nil {
-		return nil
-	}
-	raw, err := h.Get(bucketSummaryPosted, []byte(c.key))
-	if err != nil {
-		return err
-	}
-	var posted int64
-	if len(raw) == 8 {
-		posted = int64(binary.BigEndian.Uint64(raw))
-	}
-	if c.posted >= 0 {
-		if posted != c.posted {
-			return fmt.Errorf("%d supplies were posted to this summary, %d read: %w", posted, c.posted, errStaleTotal)
+// summaryCheck is the committer's check of a summary's key: a supply
+// (posted < 0) whose summary was issued since it was decided fails with
+// errStaleTotal (the caller decides it again), else counts itself; a
+// summary whose supplies changed since it read them (posted of them) fails
+// with errStaleTotal (IssueSummary reads them again).
+func summaryCheck(key string, posted int64) ([]ledger.SideKey, func(h *ledger.Hook) error) {
+	reads := []ledger.SideKey{{Bucket: bucketSummaryIssued, Key: []byte(key)}, {Bucket: bucketSummaryPosted, Key: []byte(key)}}
+	return reads, func(h *ledger.Hook) error {
+		raw, err := h.Get(bucketSummaryPosted, []byte(key))
+		if err != nil {
+			return err
 		}
-		return nil
+		var n int64
+		if len(raw) == 8 {
+			n = int64(binary.BigEndian.Uint64(raw))
+		}
+		if posted >= 0 {
+			if n != posted {
+				return fmt.Errorf("%d supplies were posted to this summary, %d read: %w", n, posted, errStaleTotal)
+			}
+			return nil
+		}
+		v, err := h.Get(bucketSummaryIssued, []byte(key))
+		if err != nil {
+			return err
+		}
+		if v != nil {
+			return fmt.Errorf("the summary invoice %s was issued while this supply was decided: %w", v, errStaleTotal)
+		}
+		return h.Put(bucketSummaryPosted, []byte(key), be64(n+1))
 	}
-	v, err := h.Get(bucketSummaryIssued, []byte(c.key))
-	if err != nil {
-		return err
-	}
-	if v != nil {
-		return fmt.Errorf("the summary invoice %s was issued while this supply was decided: %w", v, errStaleTotal)
-	}
-	return h.Put(bucketSummaryPosted, []byte(c.key), be64(posted+1))
 }
 
 // summaryBuyer is who a summary invoice is made out to: a business

@@ -74,12 +74,9 @@ type Draft struct {
 	total                *totalCheck     // the Art. 59c running total this supply counts toward
 	claims               *receipt.Claims // nil: no receipt; the document is the leaf
 	openings             []byte          // the receipt's openings (3.0.0), sealed with it
-	// check, when set, runs first in the committer with the side values
-	// reads declares (a refund's remaining amount, refund.go); its error
-	// fails the append.
-	check   func(h *ledger.Hook) error
-	reads   []ledger.SideKey
-	summary *summaryCheck // a summary invoice's check of its supplies (invoicemode.go)
+	// checks run first in the committer, in order, with the side values
+	// they declare (Draft.OnCommit); an error fails the append.
+	checks []commitCheck
 }
 
 // Prepare classifies a supply for the account without writing anything:

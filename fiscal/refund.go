@@ -91,6 +91,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/ubl"
@@ -357,7 +358,7 @@ func (req RefundRequest) input() (refundInput, error) {
 		switch {
 		case t.TxHash == "":
 			return in, badRequest("/transaction/txHash", "is required")
-		case !txHashRE.MatchString(t.TxHash):
+		case !wire.IsTxHash(t.TxHash):
 			return in, badRequest("/transaction/txHash", "must be 0x followed by 64 hexadecimal digits")
 		}
 		in.tx = &RefundTransaction{Network: network, TxHash: strings.ToLower(t.TxHash)}
@@ -748,8 +749,7 @@ func (b *Books) refundDraft(orig *Record, st refundState, in refundInput, amount
 		return json.Marshal(r)
 	}
 	key := []byte(orig.ID)
-	d.reads = []ledger.SideKey{{Bucket: bucketRefundState, Key: key}}
-	d.check = func(h *ledger.Hook) error {
+	d.OnCommit([]ledger.SideKey{{Bucket: bucketRefundState, Key: key}}, func(h *ledger.Hook) error {
 		raw, err := h.Get(bucketRefundState, key)
 		if err != nil {
 			return err
@@ -776,7 +776,7 @@ func (b *Books) refundDraft(orig *Record, st refundState, in refundInput, amount
 			return err
 		}
 		return h.Put(bucketRefundState, key, next)
-	}
+	})
 	return d, nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"math/big"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -13,6 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/fiscal402/fiscal402/evmverify"
+	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -57,22 +57,11 @@ type SettlementRequest struct {
 	ConsumerAddress *Address `json:"consumerAddress,omitempty"`
 }
 
-// maxEvidence bounds the items of location evidence of one buyer.
-const maxEvidence = 10
-
 // Limits on the request. The specification leaves them open (§8); these are
 // documented in the README and the OpenAPI document.
-const (
-	MaxRequestBytes = 64 << 10 // body limit of POST /settlements
-	maxTextLen      = 200      // consumerName, description
-	maxAmountDigits = 12       // integer digits of amountUsdc: < 10^12 USDC, above any USDC supply
-	minYear         = 2015     // no EVM settlement predates Ethereum's launch
-	// maxIdempotencyKeyLen bounds an Idempotency-Key: visible ASCII only.
-	maxIdempotencyKeyLen = 255
-	// MaxClockSkew is how far in the future a settlement timestamp may lie
-	// (clock skew between the chain, the merchant and us).
-	MaxClockSkew = 5 * time.Minute
-)
+// The fields themselves are checked by internal/wire (amounts, times,
+// addresses, countries, text, Idempotency-Keys).
+const MaxRequestBytes = 64 << 10 // body limit of POST /settlements
 
 // The payments of spec §1: protocols, networks ("Supported chains") and
 // assets ("Supported assets"). The networks are evmverify's, so that what
@@ -109,13 +98,7 @@ var usdcContracts = func() map[string]string {
 	return m
 }()
 
-var (
-	amountRE  = regexp.MustCompile(`^(0|[1-9][0-9]*)(\.[0-9]+)?$`)
-	txHashRE  = regexp.MustCompile(`^0x[0-9a-fA-F]{64}$`)
-	addressRE = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
-	caip2RE   = regexp.MustCompile(`^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$`)
-	idemKeyRE = regexp.MustCompile(`^[\x21-\x7e]{1,` + strconv.Itoa(maxIdempotencyKeyLen) + `}$`)
-)
+var caip2RE = regexp.MustCompile(`^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$`)
 
 // BuyerFacts are what the merchant attests about the buyer and the supply:
 // the merchant-attested fields of POST /settlements (spec §2.1) under the
@@ -191,7 +174,7 @@ func (req SettlementRequest) payment(now time.Time) (Payment, error) {
 	if req.TxHash == "" {
 		return s, badRequest("/txHash", "is required")
 	}
-	if !txHashRE.MatchString(req.TxHash) {
+	if !wire.IsTxHash(req.TxHash) {
 		return s, badRequest("/txHash", "must be 0x followed by 64 hexadecimal digits")
 	}
 	s.TxHash = strings.ToLower(req.TxHash)
@@ -238,75 +221,27 @@ func parseNetwork(field, v string) (string, error) {
 	return v, nil
 }
 
-// parseUSDCAmount accepts a positive decimal string with at most 6 decimals
-// (USDC's precision) and at most maxAmountDigits integer digits. Exponents,
-// signs, leading zeros and JSON numbers are refused: an amount has exactly
-// one spelling family, and nothing is rounded.
+// The checks of internal/wire, their *wire.FieldError as BAD_REQUEST.
 func parseUSDCAmount(field, v string) (decimal.Decimal, string, error) {
-	if v == "" {
-		return decimal.Decimal{}, "", badRequest(field, "is required (a decimal string such as \"1.50\")")
-	}
-	if strings.HasPrefix(v, "-") {
-		return decimal.Decimal{}, "", badRequest(field, "must be greater than zero")
-	}
-	if !amountRE.MatchString(v) {
-		return decimal.Decimal{}, "", badRequest(field, "must be a plain decimal string such as \"1.50\" (no sign, exponent, spaces or leading zeros)")
-	}
-	intPart, frac, _ := strings.Cut(v, ".")
-	if len(frac) > usdcDecimals {
-		// Zeros past USDC's sixth decimal do not change the value
-		// ("0.0510000" is 0.051): they are dropped. A non-zero digit there
-		// is finer than the token's smallest unit and cannot have settled.
-		if i := strings.IndexFunc(frac[usdcDecimals:], func(r rune) bool { return r != '0' }); i >= 0 {
-			return decimal.Decimal{}, "", badRequest(field, "has a non-zero digit at decimal place %d; USDC's smallest unit is 0.000001 (%d decimals)", usdcDecimals+1+i, usdcDecimals)
-		}
-		v = intPart + "." + frac[:usdcDecimals]
-	}
-	if len(intPart) > maxAmountDigits {
-		return decimal.Decimal{}, "", badRequest(field, "is too large (at most %d integer digits)", maxAmountDigits)
-	}
-	d, err := decimal.NewFromString(v)
-	if err != nil {
-		return decimal.Decimal{}, "", badRequest(field, "is not a decimal number")
-	}
-	if !d.IsPositive() {
-		return decimal.Decimal{}, "", badRequest(field, "must be greater than zero")
-	}
-	return d, v, nil
+	d, canon, err := wire.USDCAmount(field, v)
+	return d, canon, InputError(err)
 }
-
-// parseTimestamp accepts RFC 3339 (an ISO-8601 profile) in UTC only: "Z" or
-// "+00:00". A settlement cannot lie in the future beyond MaxClockSkew.
 func parseTimestamp(field, v string, now time.Time) (time.Time, error) {
-	if v == "" {
-		return time.Time{}, badRequest(field, "is required (ISO-8601 UTC, e.g. \"2026-04-10T12:00:00Z\")")
-	}
-	t, err := time.Parse(time.RFC3339Nano, v)
-	if err != nil || !(strings.HasSuffix(v, "Z") || strings.HasSuffix(v, "+00:00")) {
-		return time.Time{}, badRequest(field, "must be an ISO-8601 UTC timestamp such as \"2026-04-10T12:00:00Z\"")
-	}
-	t = t.UTC()
-	if t.Year() < minYear {
-		return time.Time{}, badRequest(field, "is before %d; no USDC settlement can be that old", minYear)
-	}
-	if t.After(now.Add(MaxClockSkew)) {
-		return time.Time{}, badRequest(field, "is in the future (%s is after the service time %s)", t.Format(time.RFC3339), now.UTC().Format(time.RFC3339))
-	}
-	return t, nil
+	return checked(wire.Timestamp(field, v, now))
 }
-
-// parseAddress accepts a 20-byte EVM address, 0x-prefixed, and returns it in
-// lower case. The EIP-55 mixed-case checksum is not checked: it needs
-// Keccak-256, which the standard library lacks, and it protects typing, not
-// settlement facts (evmverify checks those against the chain).
-func parseAddress(field, v string) (string, error) {
-	if v == "" {
-		return "", badRequest(field, "is required")
-	}
-	if !addressRE.MatchString(v) {
-		return "", badRequest(field, "must be an EVM address: 0x followed by 40 hexadecimal digits")
-	}
-	return strings.ToLower(v), nil
+func parseAddress(field, v string) (string, error) { return checked(wire.Address(field, v)) }
+func parseCountry(field, v string) (string, error) { return checked(wire.Country(field, v)) }
+func parseText(field, v string) (string, error)    { return checked(wire.Text(field, v)) }
+func parseToken(field, v string) (string, error)   { return checked(wire.Token(field, v)) }
+func validIdempotencyKey(k string) error           { return InputError(wire.IdempotencyKey(k)) }
+func parseBuyerCountry(field, v string) (string, error) {
+	return checked(wire.BuyerCountry(field, v))
+}
+func parseLongText(field, v string, max int) (string, error) {
+	return checked(wire.LongText(field, v, max))
+}
+func parseEvidence(field string, in []vat.Evidence) ([]vat.Evidence, error) {
+	return checked(wire.Evidence(field, in))
 }
 
 // parseAsset accepts "USDC" (the default when omitted) or the USDC contract
@@ -470,103 +405,6 @@ func parseConditions(field string, in []string) ([]string, error) {
 	return slices.Compact(slices.Sorted(slices.Values(in))), nil
 }
 
-// ParseCountry checks a country code as the engine does (see parseCountry)
-// and reports a problem as BAD_REQUEST naming field.
-func ParseCountry(field, v string) (string, error) { return parseCountry(field, v) }
-
-// ParseAmount checks a USDC amount as the engine does: a decimal string
-// above zero, at most 12 integer digits and 6 decimals (USDC's precision).
-func ParseAmount(field, v string) (decimal.Decimal, error) {
-	d, _, err := parseUSDCAmount(field, v)
-	return d, err
-}
-
-// ParseTimestamp checks a settlement instant as the engine does: RFC 3339
-// in UTC, not before 2015, at most MaxClockSkew after now.
-func ParseTimestamp(field, v string, now time.Time) (time.Time, error) {
-	return parseTimestamp(field, v, now)
-}
-
-// ParseText checks a free text (a name, a description) as the engine does:
-// valid UTF-8, at most 200 characters, no control character an invoice
-// cannot carry; it returns the text trimmed.
-func ParseText(field, v string) (string, error) { return parseText(field, v) }
-
-// parseBuyerCountry accepts, for where a customer is, what parseCountry
-// accepts and the codes vat.Buyer documents beyond ISO 3166-1 (IC for the
-// Canary Islands, EA for Ceuta and Melilla, UK for GB: vat.BuyerCountry),
-// so that a request is refused only for a code Determine refuses too.
-func parseBuyerCountry(field, v string) (string, error) {
-	c, err := parseCountry(field, v)
-	if err == nil {
-		return c, nil
-	}
-	u := strings.ToUpper(strings.TrimSpace(v))
-	if _, ok := vat.BuyerCountry(u); ok && len(u) == 2 {
-		return u, nil
-	}
-	return "", badRequest(field, "%q is not an ISO 3166-1 alpha-2 country code (or EL, XI, UK, IC, EA)", v)
-}
-
-// parseCountry accepts an ISO 3166-1 alpha-2 code (any case) and the two VAT
-// prefixes that are not ISO codes but name places: EL (Greece, Art. 215 VAT
-// Directive prefix) and XI (Northern Ireland, Windsor Framework).
-func parseCountry(field, v string) (string, error) {
-	c := strings.ToUpper(strings.TrimSpace(v))
-	if c == "EL" || c == "XI" {
-		return c, nil
-	}
-	if _, ok := iso3166Alpha2[c]; !ok {
-		return "", badRequest(field, "%q is not an ISO 3166-1 alpha-2 country code", v)
-	}
-	return c, nil
-}
-
-func parseToken(field, v string) (string, error) {
-	if v == "" {
-		return "", nil
-	}
-	if len(v) > 64 || strings.IndexFunc(v, func(r rune) bool { return !(r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }) >= 0 {
-		return "", badRequest(field, "must be a lower-case token such as \"digital_service\"")
-	}
-	return v, nil
-}
-
-// parseText accepts free text that will appear in the UBL invoice: at most
-// maxTextLen characters, no characters that XML 1.0 forbids (C0 controls
-// other than tab, LF, CR; U+FFFE, U+FFFF; lone surrogates cannot occur in
-// valid UTF-8) and no other control characters.
-func parseText(field, v string) (string, error) {
-	if !utf8.ValidString(v) {
-		return "", badRequest(field, "is not valid UTF-8")
-	}
-	v = strings.TrimSpace(v)
-	if utf8.RuneCountInString(v) > maxTextLen {
-		return "", badRequest(field, "is longer than %d characters", maxTextLen)
-	}
-	for _, r := range v {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0xfffe || r == 0xffff {
-			return "", badRequest(field, "contains the control character U+%04X, which an invoice cannot carry", r)
-		}
-	}
-	return v, nil
-}
-
-// CheckIdempotencyKey reports whether k may be used as an Idempotency-Key:
-// 1 to 255 visible ASCII characters (no spaces), or "" for none. Every way
-// in that takes one checks it so.
-func CheckIdempotencyKey(k string) error { return validIdempotencyKey(k) }
-
-func validIdempotencyKey(k string) error {
-	if k == "" {
-		return nil
-	}
-	if !idemKeyRE.MatchString(k) {
-		return &Error{Code: CodeBadRequest, Field: "Idempotency-Key", Detail: fmt.Sprintf("must be 1 to %d visible ASCII characters", maxIdempotencyKeyLen)}
-	}
-	return nil
-}
-
 // paymentFromChain builds the payment an ingest path read from the chain,
 // through the same validation as POST /settlements: amount, payer, receiver
 // and time are the Transfer log's and its block's; the buyer facts are the
@@ -601,64 +439,4 @@ func paymentFromChain(in Ingest, f evmverify.Facts, now time.Time) (Payment, err
 	}
 	p.Protocol, p.Scheme = in.Protocol, in.Scheme
 	return p, nil
-}
-
-// parseEvidence checks items of location evidence: at most maxEvidence,
-// each with a kind, a country and a source; the value is personal data kept
-// on the record only.
-func parseEvidence(field string, in []vat.Evidence) ([]vat.Evidence, error) {
-	if len(in) > maxEvidence {
-		return nil, badRequest(field, "at most %d items", maxEvidence)
-	}
-	out := make([]vat.Evidence, 0, len(in))
-	for i, it := range in {
-		at := fmt.Sprintf("%s/%d", field, i)
-		var err error
-		if it.Kind, err = parseToken(at+"/kind", it.Kind); err != nil {
-			return nil, err
-		}
-		if it.Kind == "" {
-			return nil, badRequest(at+"/kind", "is required")
-		}
-		if it.Source, err = parseToken(at+"/source", it.Source); err != nil {
-			return nil, err
-		}
-		if it.Source == "" {
-			return nil, badRequest(at+"/source", "is required")
-		}
-		if it.Country, err = parseBuyerCountry(at+"/country", it.Country); err != nil {
-			return nil, err
-		}
-		if it.Provider, err = parseText(at+"/provider", it.Provider); err != nil {
-			return nil, err
-		}
-		if it.Value, err = parseLongText(at+"/value", it.Value, 500); err != nil {
-			return nil, err
-		}
-		out = append(out, it)
-	}
-	if len(out) == 0 {
-		return nil, nil
-	}
-	return out, nil
-}
-
-// parseLongText is parseText with its own limit.
-func parseLongText(field, v string, max int) (string, error) {
-	v = strings.TrimSpace(v)
-	if len(v) > max {
-		return "", badRequest(field, "must be at most %d bytes", max)
-	}
-	if len(v) <= maxTextLen {
-		return parseText(field, v)
-	}
-	if _, err := parseText(field, v[:0]); err != nil {
-		return "", err
-	}
-	for _, c := range v {
-		if c == 0xfffd || c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
-			return "", badRequest(field, "must be printable UTF-8 text")
-		}
-	}
-	return v, nil
 }

@@ -128,10 +128,10 @@ func periodBounds(period string) (first, last time.Time, closes time.Time, err e
 	return first, next.AddDate(0, 0, -1), next.Add(time.Hour), nil
 }
 
-// PeriodCloses checks a YYYY-MM period and returns the instant from which
+// periodCloses checks a YYYY-MM period and returns the instant from which
 // its summary invoices can be issued: when it has ended in every taxing
 // territory (01:00 UTC on the first of the next month).
-func PeriodCloses(period string) (time.Time, error) {
+func periodCloses(period string) (time.Time, error) {
 	_, _, closes, err := periodBounds(period)
 	return closes, err
 }
@@ -148,7 +148,7 @@ func periodOpen(period string, closes, now time.Time) error {
 // CheckPeriodClosed is PERIOD_OPEN while the period has not ended in every
 // taxing territory at the engine's time, BAD_REQUEST for a malformed one.
 func (b *Books) CheckPeriodClosed(period string) error {
-	closes, err := PeriodCloses(period)
+	closes, err := periodCloses(period)
 	if err != nil {
 		return err
 	}
@@ -289,7 +289,7 @@ func (b *Books) issueSummary(ctx context.Context, q SummaryRequest, first, last,
 	}
 	d.Claims = []ledger.Claim{{Space: claimSummary, Key: key, Fingerprint: []byte(id)}}
 	d.Puts = append(d.Puts, ledger.Put{Bucket: bucketSummaryIssued, Key: []byte(key), Value: []byte(id)})
-	d.summary = &summaryCheck{key: key, posted: int64(len(hits))}
+	d.OnCommit(summaryCheck(key, int64(len(hits))))
 	stored, res, err := e.Commit(ctx, d)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/parties"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/vat"
@@ -249,8 +250,8 @@ func (s *Service) Record(ctx context.Context, accountID string, req Request, ide
 	if err != nil {
 		return nil, err
 	}
-	if err := fiscal.CheckIdempotencyKey(idempotencyKey); err != nil {
-		return nil, err
+	if err := wire.IdempotencyKey(idempotencyKey); err != nil {
+		return nil, fiscal.InputError(err)
 	}
 	now := s.e.Now().UTC()
 	in, err := req.validate(now, b.Account())

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/parties"
 	"github.com/fiscal402/fiscal402/vat"
@@ -102,8 +103,8 @@ func (s *Service) Resolve(ctx context.Context, accountID, id string, res fiscal.
 	if err != nil {
 		return nil, err
 	}
-	if err := fiscal.CheckIdempotencyKey(idempotencyKey); err != nil {
-		return nil, err
+	if err := wire.IdempotencyKey(idempotencyKey); err != nil {
+		return nil, fiscal.InputError(err)
 	}
 	if res, err = res.Normalised(); err != nil {
 		return nil, err

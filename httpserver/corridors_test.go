@@ -18,6 +18,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/httpserver"
+	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -47,7 +48,7 @@ func goldenCorridors(t *testing.T) [][2]string {
 			continue
 		}
 		c := [2]string{m[1], m[2]}
-		if _, err := fiscal.ParseCountry("/seller", c[0]); err != nil {
+		if _, err := wire.Country("/seller", c[0]); err != nil {
 			continue // EU, IC as a seller: not an account's country (the golden table reviews them)
 		}
 		if !seen[c] {

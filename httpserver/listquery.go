@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/wire"
 )
 
 // listParams are the query parameters parseListQuery knows; any other is a
@@ -62,8 +63,8 @@ func parseListQuery(v url.Values) (fiscal.ListQuery, error) {
 	}
 	q.ReviewStatus, q.Status = v.Get("reviewStatus"), v.Get("status")
 	if c := v.Get("taxingCountry"); c != "" {
-		if q.TaxingCountry, err = fiscal.ParseCountry("taxingCountry", c); err != nil {
-			return q, err
+		if q.TaxingCountry, err = wire.Country("taxingCountry", c); err != nil {
+			return q, fiscal.InputError(err)
 		}
 	}
 	return q, nil

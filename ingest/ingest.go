@@ -15,6 +15,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/x402"
 )
 
@@ -151,8 +152,8 @@ func (s *Service) parseX402(in X402) (*fiscal.Books, x402.Payment, fiscal.BuyerF
 	if err != nil {
 		return nil, none, fiscal.BuyerFacts{}, false, err
 	}
-	if err := fiscal.CheckIdempotencyKey(in.IdempotencyKey); err != nil {
-		return nil, none, fiscal.BuyerFacts{}, false, err
+	if err := wire.IdempotencyKey(in.IdempotencyKey); err != nil {
+		return nil, none, fiscal.BuyerFacts{}, false, fiscal.InputError(err)
 	}
 	p, pending, err := usdcParser().Parse(in.Settlement)
 	if err != nil {
@@ -283,8 +284,8 @@ func (s *Service) RecordTransfer(ctx context.Context, t Transfer) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
-	if err := fiscal.CheckIdempotencyKey(t.IdempotencyKey); err != nil {
-		return nil, err
+	if err := wire.IdempotencyKey(t.IdempotencyKey); err != nil {
+		return nil, fiscal.InputError(err)
 	}
 	if _, ok := evmverify.USDCContract(t.Network); !ok {
 		field := "/network"

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -83,9 +84,9 @@ type BuyerFacts struct {
 // pointer of the seller object; legalName is required when nameRequired.
 func ParseSeller(field string, in Seller, nameRequired bool) (SellerFacts, error) {
 	var s SellerFacts
-	name, err := fiscal.ParseText(field+"/legalName", in.LegalName)
+	name, err := wire.Text(field+"/legalName", in.LegalName)
 	if err != nil {
-		return s, err
+		return s, fiscal.InputError(err)
 	}
 	if name == "" && nameRequired {
 		return s, badRequest(field+"/legalName", "is required")
@@ -94,8 +95,8 @@ func ParseSeller(field string, in Seller, nameRequired bool) (SellerFacts, error
 	if strings.TrimSpace(in.Country) == "" {
 		return s, badRequest(field+"/country", "is required (ISO 3166-1 alpha-2, any country)")
 	}
-	if s.Country, err = fiscal.ParseCountry(field+"/country", in.Country); err != nil {
-		return s, err
+	if s.Country, err = wire.Country(field+"/country", in.Country); err != nil {
+		return s, fiscal.InputError(err)
 	}
 	if s.VATNumber, err = parseVATNumber(field+"/vatNumber", in.VATNumber); err != nil {
 		return s, err
@@ -104,9 +105,9 @@ func ParseSeller(field string, in Seller, nameRequired bool) (SellerFacts, error
 		return s, badRequest(field+"/otherEstablishments", "lists more than the %d EU member states", len(eu27Countries))
 	}
 	for i, c := range in.OtherEstablishments {
-		cc, err := fiscal.ParseCountry(fmt.Sprintf("%s/otherEstablishments/%d", field, i), c)
+		cc, err := wire.Country(fmt.Sprintf("%s/otherEstablishments/%d", field, i), c)
 		if err != nil {
-			return s, err
+			return s, fiscal.InputError(err)
 		}
 		if !InEU27(cc) {
 			return s, badRequest(fmt.Sprintf("%s/otherEstablishments/%d", field, i), "%q is not an EU member state; only EU establishments matter here (Art. 59c VAT Directive)", c)
@@ -118,10 +119,10 @@ func ParseSeller(field string, in Seller, nameRequired bool) (SellerFacts, error
 }
 
 // parseBuyerCountry accepts for a customer's country what the engine
-// accepts for consumerCountry: fiscal.ParseCountry's codes and those
+// accepts for consumerCountry: wire.Country's codes and those
 // vat.Buyer documents beyond ISO 3166-1 (IC, EA, UK: vat.BuyerCountry).
 func parseBuyerCountry(field, v string) (string, error) {
-	c, err := fiscal.ParseCountry(field, v)
+	c, err := wire.Country(field, v)
 	if err == nil {
 		return c, nil
 	}
@@ -129,7 +130,7 @@ func parseBuyerCountry(field, v string) (string, error) {
 	if _, ok := vat.BuyerCountry(u); ok && len(u) == 2 {
 		return u, nil
 	}
-	return "", err
+	return "", fiscal.InputError(err)
 }
 
 // ParseBuyer validates a buyer. A VAT number is a B2B claim (Art. 18(1)
@@ -162,8 +163,8 @@ func ParseBuyer(field string, in Buyer) (BuyerFacts, error) {
 	default:
 		return b, badRequest(field+"/businessStatus", "%q is neither %q nor %q", in.BusinessStatus, BusinessStatusB2C, BusinessStatusB2B)
 	}
-	if b.Name, err = fiscal.ParseText(field+"/name", in.Name); err != nil {
-		return b, err
+	if b.Name, err = wire.Text(field+"/name", in.Name); err != nil {
+		return b, fiscal.InputError(err)
 	}
 	pc := strings.TrimSpace(in.PostalCode)
 	if len(pc) > 16 || strings.IndexFunc(pc, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
@@ -186,8 +187,8 @@ func ParseSupply(field string, in Supply) (kind, description string, err error) 
 	if kind, err = parseToken(field+"/kind", in.Kind); err != nil {
 		return "", "", err
 	}
-	if description, err = fiscal.ParseText(field+"/description", in.Description); err != nil {
-		return "", "", err
+	if description, err = wire.Text(field+"/description", in.Description); err != nil {
+		return "", "", fiscal.InputError(err)
 	}
 	return kind, description, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fiscalevent"
 	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/parties"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/vat"
@@ -82,9 +83,9 @@ func (s *Sandbox) Evaluate(ctx context.Context, accountID string, agent Agent, r
 	if err != nil {
 		return nil, err
 	}
-	amount, err := fiscal.ParseAmount("/amountUsdc", req.AmountUSDC)
+	amount, _, err := wire.USDCAmount("/amountUsdc", req.AmountUSDC)
 	if err != nil {
-		return nil, err
+		return nil, fiscal.InputError(err)
 	}
 	if req.Currency != "" && req.Currency != "USDC" {
 		return nil, &fiscal.Error{Code: fiscal.CodeUnsupportedAsset, Field: "/currency", Detail: fmt.Sprintf("currency %q is not supported; the preview is in USDC (spec §1)", req.Currency)}
@@ -199,7 +200,8 @@ func parseEvaluateDate(field, v string, now time.Time) (time.Time, error) {
 		return d, nil
 	}
 	if strings.Contains(v, "T") {
-		return fiscal.ParseTimestamp(field, v, now)
+		t, err := wire.Timestamp(field, v, now)
+		return t, fiscal.InputError(err)
 	}
 	return time.Time{}, badRequest(field, "must be a date such as \"2026-04-10\" or an ISO-8601 UTC timestamp")
 }

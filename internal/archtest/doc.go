@@ -1,0 +1,4 @@
+// Package archtest holds tests of the repository's shape: the size limits
+// of the engine core (package fiscal), measured from its source, so that
+// the core cannot regrow unnoticed. It has no code of its own.
+package archtest

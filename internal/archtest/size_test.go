@@ -1,0 +1,150 @@
+package archtest
+
+import (
+	"bufio"
+	"go/ast"
+	"go/doc"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The limits of issue 13: fiscal is the engine core and stays small. The
+// targets are the issue's; the ceilings are where the core stands today
+// and may only come down (lower them as capabilities move out; never raise
+// them: a new capability gets its own package, or a function on Books).
+// The line ceiling leaves 70 lines of room for work in flight (the
+// committer rewrite) and is to be lowered to the measure once it lands.
+const (
+	targetCodeLines = 4000 // non-blank, non-comment lines of non-test, non-generated Go
+	targetNames     = 80   // go doc ./fiscal | grep -cE '^(func|type|var|const)'
+	targetEngine    = 25   // exported methods of *Engine
+
+	ceilingCodeLines = 6100
+	ceilingNames     = 86
+	ceilingEngine    = 25
+)
+
+const fiscalDir = "../../fiscal"
+
+// codeFiles are fiscal's non-test Go files that are not generated.
+func codeFiles(t *testing.T) []string {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(fiscalDir, "*.go"))
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no Go files in %s: %v", fiscalDir, err)
+	}
+	var out []string
+	for _, n := range names {
+		if strings.HasSuffix(n, "_test.go") || strings.HasSuffix(n, "_gen.go") {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// codeLines counts the lines of a Go file that are neither blank nor only
+// comment (// lines and the lines of /* */ blocks).
+func codeLines(t *testing.T, name string) int {
+	t.Helper()
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	n, inBlock := 0, false
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		l := strings.TrimSpace(sc.Text())
+		if inBlock {
+			if i := strings.Index(l, "*/"); i >= 0 {
+				inBlock, l = false, strings.TrimSpace(l[i+2:])
+			} else {
+				continue
+			}
+		}
+		if strings.HasPrefix(l, "/*") && !strings.Contains(l, "*/") {
+			inBlock = true
+			continue
+		}
+		if l == "" || strings.HasPrefix(l, "//") {
+			continue
+		}
+		n++
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// exported counts fiscal's exported names as the short `go doc ./fiscal`
+// lists them at the start of a line: one per const or var block, one per
+// function that is not a type's constructor, one per type; and the
+// exported methods of Engine.
+func exported(t *testing.T) (names, engine int) {
+	t.Helper()
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, n := range codeFiles(t) {
+		f, err := parser.ParseFile(fset, n, nil, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	for _, n := range must(filepath.Glob(filepath.Join(fiscalDir, "*_gen.go"))) {
+		f, err := parser.ParseFile(fset, n, nil, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	p, err := doc.NewFromFiles(fset, files, "github.com/fiscal402/fiscal402/fiscal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names = len(p.Consts) + len(p.Vars) + len(p.Funcs) + len(p.Types)
+	for _, ty := range p.Types {
+		if ty.Name == "Engine" {
+			engine = len(ty.Methods)
+		}
+	}
+	return names, engine
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// TestFiscalSize fails when the engine core grows past its ceilings, and
+// reports how far it is from the issue's targets.
+func TestFiscalSize(t *testing.T) {
+	lines := 0
+	for _, n := range codeFiles(t) {
+		lines += codeLines(t, n)
+	}
+	names, engine := exported(t)
+	t.Logf("fiscal: %d code lines (target %d), %d exported names (target %d), %d Engine methods (target %d)",
+		lines, targetCodeLines, names, targetNames, engine, targetEngine)
+	if lines > ceilingCodeLines {
+		t.Errorf("fiscal has %d code lines, over its ceiling %d (target %d): move the capability to its own package", lines, ceilingCodeLines, targetCodeLines)
+	}
+	if names > ceilingNames {
+		t.Errorf("fiscal exports %d names, over its ceiling %d (target %d)", names, ceilingNames, targetNames)
+	}
+	if engine > ceilingEngine {
+		t.Errorf("Engine has %d exported methods, over its ceiling %d: add a function on Books or in an accessory instead", engine, ceilingEngine)
+	}
+	if engine == 0 || names == 0 || lines == 0 {
+		t.Errorf("measured nothing (lines %d, names %d, Engine methods %d): is %s the engine?", lines, names, engine, fiscalDir)
+	}
+}

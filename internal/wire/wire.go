@@ -1,0 +1,263 @@
+package wire
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/fiscal402/fiscal402/evmverify"
+	"github.com/fiscal402/fiscal402/vat"
+)
+
+// FieldError is a malformed request field: Field is its JSON pointer (or
+// the header's name), Detail one sentence saying what is wrong.
+type FieldError struct {
+	Field  string
+	Detail string
+}
+
+func (e *FieldError) Error() string { return e.Field + " " + e.Detail }
+
+func bad(field, format string, args ...any) *FieldError {
+	return &FieldError{Field: field, Detail: fmt.Sprintf(format, args...)}
+}
+
+// Limits on the request. The specification leaves them open (§8); these are
+// documented in the README and the OpenAPI document.
+const (
+	MaxTextLen      = 200  // consumerName, description
+	maxEvidence     = 10   // items of location evidence of one buyer
+	maxAmountDigits = 12   // integer digits of amountUsdc: < 10^12 USDC, above any USDC supply
+	minYear         = 2015 // no EVM settlement predates Ethereum's launch
+	// maxIdempotencyKeyLen bounds an Idempotency-Key: visible ASCII only.
+	maxIdempotencyKeyLen = 255
+	// MaxClockSkew is how far in the future a settlement timestamp may lie
+	// (clock skew between the chain, the merchant and us).
+	MaxClockSkew = 5 * time.Minute
+	usdcDecimals = evmverify.USDCDecimals
+)
+
+var (
+	amountRE  = regexp.MustCompile(`^(0|[1-9][0-9]*)(\.[0-9]+)?$`)
+	txHashRE  = regexp.MustCompile(`^0x[0-9a-fA-F]{64}$`)
+	addressRE = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
+	idemKeyRE = regexp.MustCompile(`^[\x21-\x7e]{1,` + strconv.Itoa(maxIdempotencyKeyLen) + `}$`)
+)
+
+// IsTxHash reports whether v is 0x followed by 64 hexadecimal digits.
+func IsTxHash(v string) bool { return txHashRE.MatchString(v) }
+
+// USDCAmount accepts a positive decimal string with at most 6 decimals
+// (USDC's precision) and at most 12 integer digits, and returns it with
+// its canonical spelling. Exponents, signs, leading zeros and JSON numbers
+// are refused: an amount has exactly one spelling family, and nothing is
+// rounded.
+func USDCAmount(field, v string) (decimal.Decimal, string, error) {
+	if v == "" {
+		return decimal.Decimal{}, "", bad(field, "is required (a decimal string such as \"1.50\")")
+	}
+	if strings.HasPrefix(v, "-") {
+		return decimal.Decimal{}, "", bad(field, "must be greater than zero")
+	}
+	if !amountRE.MatchString(v) {
+		return decimal.Decimal{}, "", bad(field, "must be a plain decimal string such as \"1.50\" (no sign, exponent, spaces or leading zeros)")
+	}
+	intPart, frac, _ := strings.Cut(v, ".")
+	if len(frac) > usdcDecimals {
+		// Zeros past USDC's sixth decimal do not change the value
+		// ("0.0510000" is 0.051): they are dropped. A non-zero digit there
+		// is finer than the token's smallest unit and cannot have settled.
+		if i := strings.IndexFunc(frac[usdcDecimals:], func(r rune) bool { return r != '0' }); i >= 0 {
+			return decimal.Decimal{}, "", bad(field, "has a non-zero digit at decimal place %d; USDC's smallest unit is 0.000001 (%d decimals)", usdcDecimals+1+i, usdcDecimals)
+		}
+		v = intPart + "." + frac[:usdcDecimals]
+	}
+	if len(intPart) > maxAmountDigits {
+		return decimal.Decimal{}, "", bad(field, "is too large (at most %d integer digits)", maxAmountDigits)
+	}
+	d, err := decimal.NewFromString(v)
+	if err != nil {
+		return decimal.Decimal{}, "", bad(field, "is not a decimal number")
+	}
+	if !d.IsPositive() {
+		return decimal.Decimal{}, "", bad(field, "must be greater than zero")
+	}
+	return d, v, nil
+}
+
+// Timestamp accepts RFC 3339 (an ISO-8601 profile) in UTC only: "Z" or
+// "+00:00", not before 2015. A settlement cannot lie in the future beyond
+// MaxClockSkew after now.
+func Timestamp(field, v string, now time.Time) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, bad(field, "is required (ISO-8601 UTC, e.g. \"2026-04-10T12:00:00Z\")")
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil || !(strings.HasSuffix(v, "Z") || strings.HasSuffix(v, "+00:00")) {
+		return time.Time{}, bad(field, "must be an ISO-8601 UTC timestamp such as \"2026-04-10T12:00:00Z\"")
+	}
+	t = t.UTC()
+	if t.Year() < minYear {
+		return time.Time{}, bad(field, "is before %d; no USDC settlement can be that old", minYear)
+	}
+	if t.After(now.Add(MaxClockSkew)) {
+		return time.Time{}, bad(field, "is in the future (%s is after the service time %s)", t.Format(time.RFC3339), now.UTC().Format(time.RFC3339))
+	}
+	return t, nil
+}
+
+// Address accepts a 20-byte EVM address, 0x-prefixed, and returns it in
+// lower case. The EIP-55 mixed-case checksum is not checked: it needs
+// Keccak-256, which the standard library lacks, and it protects typing, not
+// settlement facts (evmverify checks those against the chain).
+func Address(field, v string) (string, error) {
+	if v == "" {
+		return "", bad(field, "is required")
+	}
+	if !addressRE.MatchString(v) {
+		return "", bad(field, "must be an EVM address: 0x followed by 40 hexadecimal digits")
+	}
+	return strings.ToLower(v), nil
+}
+
+// Country accepts an ISO 3166-1 alpha-2 code (any case) and the two VAT
+// prefixes that are not ISO codes but name places: EL (Greece, Art. 215 VAT
+// Directive prefix) and XI (Northern Ireland, Windsor Framework). It
+// returns the code in upper case.
+func Country(field, v string) (string, error) {
+	c := strings.ToUpper(strings.TrimSpace(v))
+	if c == "EL" || c == "XI" {
+		return c, nil
+	}
+	if _, ok := iso3166Alpha2[c]; !ok {
+		return "", bad(field, "%q is not an ISO 3166-1 alpha-2 country code", v)
+	}
+	return c, nil
+}
+
+// BuyerCountry accepts, for where a customer is, what Country accepts and
+// the codes vat.Buyer documents beyond ISO 3166-1 (IC for the Canary
+// Islands, EA for Ceuta and Melilla, UK for GB: vat.BuyerCountry), so that
+// a request is refused only for a code Determine refuses too.
+func BuyerCountry(field, v string) (string, error) {
+	c, err := Country(field, v)
+	if err == nil {
+		return c, nil
+	}
+	u := strings.ToUpper(strings.TrimSpace(v))
+	if _, ok := vat.BuyerCountry(u); ok && len(u) == 2 {
+		return u, nil
+	}
+	return "", bad(field, "%q is not an ISO 3166-1 alpha-2 country code (or EL, XI, UK, IC, EA)", v)
+}
+
+// Token accepts "" or a lower-case token such as "digital_service" (at
+// most 64 characters of a-z, 0-9 and _).
+func Token(field, v string) (string, error) {
+	if v == "" {
+		return "", nil
+	}
+	if len(v) > 64 || strings.IndexFunc(v, func(r rune) bool { return !(r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }) >= 0 {
+		return "", bad(field, "must be a lower-case token such as \"digital_service\"")
+	}
+	return v, nil
+}
+
+// Text accepts free text that will appear in the UBL invoice: at most
+// MaxTextLen characters, no characters that XML 1.0 forbids (C0 controls
+// other than tab, LF, CR; U+FFFE, U+FFFF; lone surrogates cannot occur in
+// valid UTF-8) and no other control characters. It returns the text
+// trimmed.
+func Text(field, v string) (string, error) {
+	if !utf8.ValidString(v) {
+		return "", bad(field, "is not valid UTF-8")
+	}
+	v = strings.TrimSpace(v)
+	if utf8.RuneCountInString(v) > MaxTextLen {
+		return "", bad(field, "is longer than %d characters", MaxTextLen)
+	}
+	for _, r := range v {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0xfffe || r == 0xffff {
+			return "", bad(field, "contains the control character U+%04X, which an invoice cannot carry", r)
+		}
+	}
+	return v, nil
+}
+
+// LongText is Text with its own limit of max bytes.
+func LongText(field, v string, max int) (string, error) {
+	v = strings.TrimSpace(v)
+	if len(v) > max {
+		return "", bad(field, "must be at most %d bytes", max)
+	}
+	if len(v) <= MaxTextLen {
+		return Text(field, v)
+	}
+	if _, err := Text(field, v[:0]); err != nil {
+		return "", err
+	}
+	for _, c := range v {
+		if c == 0xfffd || c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
+			return "", bad(field, "must be printable UTF-8 text")
+		}
+	}
+	return v, nil
+}
+
+// IdempotencyKey reports whether k may be used as an Idempotency-Key: 1
+// to 255 visible ASCII characters (no spaces), or "" for none. Every way
+// in that takes one checks it so.
+func IdempotencyKey(k string) error {
+	if k == "" {
+		return nil
+	}
+	if !idemKeyRE.MatchString(k) {
+		return bad("Idempotency-Key", "must be 1 to %d visible ASCII characters", maxIdempotencyKeyLen)
+	}
+	return nil
+}
+
+// Evidence checks items of location evidence: at most 10, each with a
+// kind, a country and a source; the value is personal data kept on the
+// record only.
+func Evidence(field string, in []vat.Evidence) ([]vat.Evidence, error) {
+	if len(in) > maxEvidence {
+		return nil, bad(field, "at most %d items", maxEvidence)
+	}
+	out := make([]vat.Evidence, 0, len(in))
+	for i, it := range in {
+		at := fmt.Sprintf("%s/%d", field, i)
+		var err error
+		if it.Kind, err = Token(at+"/kind", it.Kind); err != nil {
+			return nil, err
+		}
+		if it.Kind == "" {
+			return nil, bad(at+"/kind", "is required")
+		}
+		if it.Source, err = Token(at+"/source", it.Source); err != nil {
+			return nil, err
+		}
+		if it.Source == "" {
+			return nil, bad(at+"/source", "is required")
+		}
+		if it.Country, err = BuyerCountry(at+"/country", it.Country); err != nil {
+			return nil, err
+		}
+		if it.Provider, err = Text(at+"/provider", it.Provider); err != nil {
+			return nil, err
+		}
+		if it.Value, err = LongText(at+"/value", it.Value, 500); err != nil {
+			return nil, err
+		}
+		out = append(out, it)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}

@@ -1,0 +1,55 @@
+package wire
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+func TestFieldChecks(t *testing.T) {
+	now := time.Date(2026, 4, 10, 12, 0, 0, 0, time.UTC)
+	check := func(name string, err error, field string) {
+		t.Helper()
+		var fe *FieldError
+		switch {
+		case field == "" && err != nil:
+			t.Errorf("%s: unexpected error %v", name, err)
+		case field != "" && !errors.As(err, &fe):
+			t.Errorf("%s: got %v, want a FieldError on %s", name, err, field)
+		case field != "" && fe.Field != field:
+			t.Errorf("%s: error names %q, want %q", name, fe.Field, field)
+		}
+	}
+	d, canon, err := USDCAmount("/a", "0.0510000")
+	check("trailing zeros", err, "")
+	if canon != "0.051000" || d.String() != "0.051" {
+		t.Errorf("0.0510000 read as %s (%s)", d, canon)
+	}
+	for _, bad := range []string{"", "-1", "01", "1e3", "0", "0.0000001", "1234567890123"} {
+		_, _, err := USDCAmount("/a", bad)
+		check("amount "+bad, err, "/a")
+	}
+	_, err = Timestamp("/t", "2026-04-10T12:04:00Z", now)
+	check("within skew", err, "")
+	for _, bad := range []string{"2026-04-10T12:06:00Z", "2014-12-31T00:00:00Z", "2026-04-10T12:00:00+02:00"} {
+		_, err := Timestamp("/t", bad, now)
+		check("timestamp "+bad, err, "/t")
+	}
+	if a, err := Address("/w", "0xABCDEFabcdef0123456789012345678901234567"); err != nil || a != "0xabcdefabcdef0123456789012345678901234567" {
+		t.Errorf("address: %q %v", a, err)
+	}
+	for in, want := range map[string]string{"de": "DE", "EL": "EL", "xi": "XI"} {
+		if c, err := Country("/c", in); err != nil || c != want {
+			t.Errorf("Country(%q) = %q, %v", in, c, err)
+		}
+	}
+	_, err = Country("/c", "UK")
+	check("UK is not ISO", err, "/c")
+	if c, err := BuyerCountry("/c", "uk"); err != nil || c != "UK" {
+		t.Errorf("BuyerCountry(uk) = %q, %v", c, err)
+	}
+	_, err = Text("/n", "a\x01b")
+	check("control character", err, "/n")
+	check("idempotency key", IdempotencyKey("has space"), "Idempotency-Key")
+	check("no idempotency key", IdempotencyKey(""), "")
+}
