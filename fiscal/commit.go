@@ -58,31 +58,100 @@ func be64(n int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(n))
 // document as stored and the ledger's answer: Existing when a claim was
 // already held (nothing written; Books.Lookup tells a replay from a
 // duplicate). A nil error means the entry is committed and fsynced.
+//
+// The entry is sealed here, in the caller's goroutine (place.go): the
+// committer only compares the predicted invoice number and the Art. 59c
+// total with what it finds, splices the log index into the record and
+// writes the outbox event; a wrong prediction is sealed again there.
 func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended, error) {
-	var stored []byte
 	postings := append([]ledger.Posting{{Index: indexAccountEvents, Key: []byte(d.Record.Account + "\x00"), AppendIndex: true}}, d.Postings...)
 	if idx := timeIndex(d); idx != "" {
 		postings = append(postings, ledger.Posting{Index: idx, Key: accountTimeKey(d.Record.Account, d.createdAt, d.Record.ID)})
 	}
 	puts := append([]ledger.Put{{Bucket: bucketHeads, Key: []byte(d.Record.ID), Value: []byte(d.id)}}, d.Puts...)
+	var guess int64 // the predicted invoice number
+	var token *guessToken
+	if d.ublDraft != nil {
+		var err error
+		if guess, token, err = e.numbers.predict(d.series, func() (int64, error) { return e.ledger.Sequence(d.series) }); err != nil {
+			return nil, ledger.Appended{}, storeError(err)
+		}
+		defer e.numbers.done(token)
+		if err := e.numberAs(d, guess); err != nil {
+			return nil, ledger.Appended{}, err
+		}
+	}
+	at := e.ledger.Size() // the guessed index: its width is what matters
+	s, err := e.seal(d)
+	if err != nil {
+		return nil, ledger.Appended{}, err
+	}
+	doc := s.place.at(at)
+	leaf := s.leaf
+	if leaf == nil {
+		leaf = doc
+	}
+	docs := map[string][]byte{docRecord: doc}
+	if d.ubl != nil {
+		docs[docUBL] = d.ubl
+	}
+	if s.openings != nil {
+		docs[docOpenings] = s.openings
+	}
+	var stored []byte // set by the hook when it re-placed or re-sealed
 	a := ledger.Append{
 		Claims: d.Claims,
-		// Everything that depends on the log position or on the order of
-		// appends is decided in the committer: the invoice number (a
-		// gap-free sequence), the Art. 59c running total, the log index in
-		// the record and the receipt, the outbox event.
-		Entry: &ledger.Entry{ID: d.id, Leaf: []byte(d.id), Postings: postings, Puts: puts},
+		Entry:  &ledger.Entry{ID: d.id, Leaf: leaf, Docs: docs, Postings: postings, Puts: puts},
 		Hook: func(h *ledger.Hook) error {
 			index := h.Index()
-			if err := e.number(h, d); err != nil {
-				return err
+			stored = nil
+			if d.ublDraft != nil {
+				n, err := h.Sequence(d.series)
+				if err != nil {
+					return err
+				}
+				e.numbers.drew(token, n)
+				if n == guess {
+					e.numbers.hits.Add(1)
+				} else {
+					e.numbers.misses.Add(1)
+					// The prediction went stale: seal again with the
+					// true number (the recompute path).
+					if err := e.numberAs(d, n); err != nil {
+						return err
+					}
+					s2, err := e.seal(d)
+					if err != nil {
+						return err
+					}
+					stored = s2.place.at(index)
+					if err := h.SetDoc(docUBL, d.ubl); err != nil {
+						return err
+					}
+					if err := h.SetDoc(docRecord, stored); err != nil {
+						return err
+					}
+					if s2.openings != nil {
+						if err := h.SetDoc(docOpenings, s2.openings); err != nil {
+							return err
+						}
+					}
+					leaf := s2.leaf
+					if leaf == nil {
+						leaf = stored
+					}
+					if err := h.SetLeaf(leaf); err != nil {
+						return err
+					}
+				}
 			}
 			if err := d.total.apply(h, d); err != nil {
 				return err
 			}
-			doc, leaf, err := e.seal(d, index)
-			if err != nil {
-				return err
+			if stored == nil {
+				if err := e.placeIn(h, s, at, index); err != nil {
+					return err
+				}
 			}
 			ev, err := json.Marshal(Event{
 				ID:       "evt_" + d.id,
@@ -96,23 +165,6 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 			if err != nil {
 				return err
 			}
-			if err := h.SetDoc(docRecord, doc); err != nil {
-				return err
-			}
-			if d.ubl != nil {
-				if err := h.SetDoc(docUBL, d.ubl); err != nil {
-					return err
-				}
-			}
-			if d.openings != nil {
-				if err := h.SetDoc(docOpenings, d.openings); err != nil {
-					return err
-				}
-			}
-			if err := h.SetLeaf([]byte(leaf)); err != nil {
-				return err
-			}
-			stored = doc
 			return h.Put(bucketEvents, be64(index), ev)
 		},
 	}
@@ -121,6 +173,13 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 	}
 	if d.total != nil {
 		a.Reads = d.total.reads()
+	}
+	if token != nil {
+		// Appends of one series go to the ledger in the order of their
+		// predictions, and a batch plans them in that order (Order).
+		a.Order = guess
+		token.turn()
+		token.pass()
 	}
 	res, err := e.ledger.Append(ctx, a)
 	if err != nil {
@@ -138,6 +197,12 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 		}
 		return nil, res, storeError(err)
 	}
+	if res.Existing {
+		return nil, res, nil
+	}
+	if stored == nil {
+		stored = s.place.at(res.Index)
+	}
 	e.outbox.notify()
 	if d.total != nil && d.total.crossed {
 		e.emitThresholdEvents(ctx)
@@ -145,52 +210,103 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 	return stored, res, nil
 }
 
-// seal fixes the entry's log index in the record and the receipt, signs the
-// receipt and encodes the document. It runs inside the ledger transaction
-// and is deterministic for an index (Ed25519 signatures are deterministic),
-// as the ledger requires.
-func (e *Engine) seal(d *Draft, index int64) (doc []byte, leaf string, err error) {
+// sealedRecord is the record a committed draft stored, without reading it
+// back: the draft's record at its log index.
+func (e *Engine) sealedRecord(d *Draft, index int64) *Record {
+	r := d.Record
+	r.Ledger = LedgerRef{Origin: e.cfg.LogOrigin, Index: index}
+	if n := len(r.History); n > 0 {
+		r.History = append([]Revision(nil), r.History...)
+		r.History[n-1].LedgerIndex = index
+	}
+	return &r
+}
+
+// placeIn writes the entry's true log index into its prebuilt record
+// document (and into the leaf when the document is the leaf): a splice of
+// the digits when the guess had their width, new bytes otherwise.
+func (e *Engine) placeIn(h *ledger.Hook, s sealedDraft, guess, index int64) error {
+	if guess == index {
+		return nil
+	}
+	if s.leaf == nil {
+		doc := s.place.at(index)
+		if err := h.SetDoc(docRecord, doc); err != nil {
+			return err
+		}
+		return h.SetLeaf(doc)
+	}
+	offs, digits, ok := s.place.splices(guess, index)
+	if !ok {
+		return h.SetDoc(docRecord, s.place.at(index))
+	}
+	for _, off := range offs {
+		if err := h.Splice(docRecord, off, digits); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sealedDraft is a draft sealed before its log position is known: its
+// record document unplaced, its receipt (nil: the document is the leaf)
+// and the receipt's openings.
+type sealedDraft struct {
+	place    placement
+	leaf     []byte
+	openings []byte
+}
+
+// seal encodes the record in its unplaced form (its own log index -1,
+// place.go), commits the receipt to it and signs the receipt. It needs no
+// log position, so it runs in the caller's goroutine.
+func (e *Engine) seal(d *Draft) (s sealedDraft, err error) {
 	rec := d.Record
-	rec.Ledger = LedgerRef{Origin: e.cfg.LogOrigin, Index: index}
+	rec.Ledger = LedgerRef{Origin: e.cfg.LogOrigin, Index: unplacedIndex}
 	if n := len(rec.History); n > 0 {
 		rec.History = append([]Revision(nil), rec.History...)
-		rec.History[n-1].LedgerIndex = index
+		rec.History[n-1].LedgerIndex = unplacedIndex
 	}
+	var doc []byte
 	if d.Document != nil {
 		doc, err = d.Document(&rec)
 	} else {
 		doc, err = json.Marshal(rec)
 	}
 	if err != nil {
-		return nil, "", err
+		return s, err
+	}
+	if s.place, err = placeRecord(doc, e.cfg.LogOrigin); err != nil {
+		return s, err
 	}
 	if d.claims == nil {
-		return doc, string(doc), nil
+		return s, nil
 	}
 	claims := *d.claims
-	claims.Log = receipt.LogRef{Origin: e.cfg.LogOrigin, Index: index}
-	if claims.Spec == receipt.SpecV3 {
-		// The stored record is committed to (record_sha256), and every
-		// personal field becomes a salted commitment; the openings are
-		// kept with the record, behind the account's key.
-		sum := sha256.Sum256(doc)
-		claims.RecordSHA256 = hex.EncodeToString(sum[:])
-		e.randMu.Lock()
-		public, openings, err := receipt.Conceal(claims, e.cfg.Rand)
-		e.randMu.Unlock()
-		if err != nil {
-			return nil, "", fmt.Errorf("fiscal: conceal receipt claims: %w", err)
-		}
-		if d.openings, err = json.Marshal(openings); err != nil {
-			return nil, "", err
-		}
-		claims = public
+	claims.Log = receipt.LogRef{Origin: e.cfg.LogOrigin}
+	if claims.Spec != receipt.SpecV3 {
+		return s, fmt.Errorf("fiscal: receipts of %s sign their log index; the engine issues %s", claims.Spec, receipt.SpecV3)
 	}
-	jws, err := e.keyring.Sign(claims)
+	// The record is committed to (record_sha256) in its unplaced form, and
+	// every personal field becomes a salted commitment; the openings are
+	// kept with the record, behind the account's key.
+	sum := sha256.Sum256(doc)
+	claims.RecordSHA256 = hex.EncodeToString(sum[:])
+	e.randMu.Lock()
+	public, openings, err := receipt.Conceal(claims, e.cfg.Rand)
+	e.randMu.Unlock()
 	if err != nil {
-		return nil, "", fmt.Errorf("fiscal: sign receipt: %w", err)
+		return s, fmt.Errorf("fiscal: conceal receipt claims: %w", err)
 	}
-	return doc, jws, nil
+	if s.openings, err = json.Marshal(openings); err != nil {
+		return s, err
+	}
+	jws, err := e.keyring.Sign(public)
+	if err != nil {
+		return s, fmt.Errorf("fiscal: sign receipt: %w", err)
+	}
+	s.leaf = []byte(jws)
+	return s, nil
 }
 
 func accountIndexKey(accountID string, index int64) []byte {
