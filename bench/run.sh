@@ -30,7 +30,7 @@ run ./ledger -run '^$' -bench 'BenchmarkRawBolt/bytes=entry/callers=(1|8|32|64)$
 run ./fiscal -run '^$' -bench 'BenchmarkSettle$' -benchtime "${N_SETTLE}x" -benchmem "${prof[@]}"
 FISCAL402_BENCH_SCALE=${SCALE:-} run ./fiscal -run '^$' -bench 'BenchmarkSettleScale$' -benchtime 1x -timeout 60m
 run ./examples/server -run '^$' -bench 'BenchmarkServerHTTP$' -benchtime "${N_HTTP}x" -timeout 20m
-run ./receipt -run '^$' -bench 'BenchmarkVerify(V3)?$' -benchtime 2000x -benchmem
+run ./receipt -run '^$' -bench 'BenchmarkVerify(V3|Floor)?$' -benchtime 2000x -benchmem
 
 # One table: name, records/s, µs/op, allocs/op, extra metrics.
 awk '

@@ -18,7 +18,7 @@ import (
 
 // benchEngine returns the books of a seller over the Art. 59c threshold on
 // a fresh engine.
-func benchEngine(b *testing.B) *fiscal.Books {
+func benchEngine(b testing.TB) *fiscal.Books {
 	b.Helper()
 	e := fiscaltest.Engine(b, fiscaltest.Config(b, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC),
 		fiscal.Seller{LegalName: "Bench Ltd", VATNumber: "IE1234567T", LegalID: "IE-CRO-1", Country: "IE", OverThreshold: true}))

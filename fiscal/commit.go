@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/fiscal402/fiscal402/ledger"
@@ -59,99 +60,71 @@ func be64(n int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(n))
 // already held (nothing written; Books.Lookup tells a replay from a
 // duplicate). A nil error means the entry is committed and fsynced.
 //
-// The entry is sealed here, in the caller's goroutine (place.go): the
-// committer only compares the predicted invoice number and the Art. 59c
-// total with what it finds, splices the log index into the record and
-// writes the outbox event; a wrong prediction is sealed again there.
+// The entry is sealed here, in the caller's goroutine, at a predicted log
+// index and invoice number (predict.go); the committer compares them with
+// the true ones and the Art. 59c total with what it finds, and writes the
+// outbox event. A wrong prediction is sealed again in the committer.
 func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended, error) {
 	postings := append([]ledger.Posting{{Index: indexAccountEvents, Key: []byte(d.Record.Account + "\x00"), AppendIndex: true}}, d.Postings...)
 	if idx := timeIndex(d); idx != "" {
 		postings = append(postings, ledger.Posting{Index: idx, Key: accountTimeKey(d.Record.Account, d.createdAt, d.Record.ID)})
 	}
 	puts := append([]ledger.Put{{Bucket: bucketHeads, Key: []byte(d.Record.ID), Value: []byte(d.id)}}, d.Puts...)
-	var guess int64 // the predicted invoice number
-	var token *guessToken
+	series := ""
 	if d.ublDraft != nil {
-		var err error
-		if guess, token, err = e.numbers.predict(d.series, func() (int64, error) { return e.ledger.Sequence(d.series) }); err != nil {
-			return nil, ledger.Appended{}, storeError(err)
-		}
-		defer e.numbers.done(token)
-		if err := e.numberAs(d, guess); err != nil {
+		series = d.series
+	}
+	g, err := e.predict.predict(e.ledger.Size(), series, func() (int64, error) { return e.ledger.Sequence(series) })
+	if err != nil {
+		return nil, ledger.Appended{}, storeError(err)
+	}
+	defer g.done()
+	rnd := &replay{src: e.cfg.Rand}
+	if d.ublDraft != nil {
+		if err := e.numberAs(d, g.number); err != nil {
 			return nil, ledger.Appended{}, err
 		}
 	}
-	at := e.ledger.Size() // the guessed index: its width is what matters
-	s, err := e.seal(d)
+	doc, leaf, openings, err := e.seal(d, g.index, rnd)
 	if err != nil {
 		return nil, ledger.Appended{}, err
-	}
-	doc := s.place.at(at)
-	leaf := s.leaf
-	if leaf == nil {
-		leaf = doc
 	}
 	docs := map[string][]byte{docRecord: doc}
 	if d.ubl != nil {
 		docs[docUBL] = d.ubl
 	}
-	if s.openings != nil {
-		docs[docOpenings] = s.openings
+	if openings != nil {
+		docs[docOpenings] = openings
 	}
-	var stored []byte // set by the hook when it re-placed or re-sealed
+	stored := doc
 	a := ledger.Append{
 		Claims: d.Claims,
-		Entry:  &ledger.Entry{ID: d.id, Leaf: leaf, Docs: docs, Postings: postings, Puts: puts},
+		Entry:  &ledger.Entry{ID: d.id, Leaf: []byte(leaf), Docs: docs, Postings: postings, Puts: puts},
+		// Appends reach the committer in the order of their predictions,
+		// and a batch is planned in that order.
+		Order: g.index + 1,
 		Hook: func(h *ledger.Hook) error {
-			index := h.Index()
-			stored = nil
+			index, number := h.Index(), int64(0)
 			if d.ublDraft != nil {
-				n, err := h.Sequence(d.series)
-				if err != nil {
+				var err error
+				if number, err = h.Sequence(d.series); err != nil {
 					return err
 				}
-				e.numbers.drew(token, n)
-				if n == guess {
-					e.numbers.hits.Add(1)
-				} else {
-					e.numbers.misses.Add(1)
-					// The prediction went stale: seal again with the
-					// true number (the recompute path).
-					if err := e.numberAs(d, n); err != nil {
-						return err
-					}
-					s2, err := e.seal(d)
-					if err != nil {
-						return err
-					}
-					stored = s2.place.at(index)
-					if err := h.SetDoc(docUBL, d.ubl); err != nil {
-						return err
-					}
-					if err := h.SetDoc(docRecord, stored); err != nil {
-						return err
-					}
-					if s2.openings != nil {
-						if err := h.SetDoc(docOpenings, s2.openings); err != nil {
-							return err
-						}
-					}
-					leaf := s2.leaf
-					if leaf == nil {
-						leaf = stored
-					}
-					if err := h.SetLeaf(leaf); err != nil {
-						return err
-					}
+			}
+			g.drew(index, number)
+			stored = doc
+			if index != g.index || number != g.number {
+				// The prediction went stale: seal again at the true
+				// position, with the same random bytes.
+				e.predict.misses.Add(1)
+				if err := e.resealIn(h, d, index, number, rnd, &stored); err != nil {
+					return err
 				}
+			} else {
+				e.predict.hits.Add(1)
 			}
 			if err := d.total.apply(h, d); err != nil {
 				return err
-			}
-			if stored == nil {
-				if err := e.placeIn(h, s, at, index); err != nil {
-					return err
-				}
 			}
 			ev, err := json.Marshal(Event{
 				ID:       "evt_" + d.id,
@@ -174,13 +147,7 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 	if d.total != nil {
 		a.Reads = d.total.reads()
 	}
-	if token != nil {
-		// Appends of one series go to the ledger in the order of their
-		// predictions, and a batch plans them in that order (Order).
-		a.Order = guess
-		token.turn()
-		token.pass()
-	}
+	g.turn()
 	res, err := e.ledger.Append(ctx, a)
 	if err != nil {
 		var conflict *ledger.ClaimConflictError
@@ -200,14 +167,40 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 	if res.Existing {
 		return nil, res, nil
 	}
-	if stored == nil {
-		stored = s.place.at(res.Index)
-	}
 	e.outbox.notify()
 	if d.total != nil && d.total.crossed {
 		e.emitThresholdEvents(ctx)
 	}
 	return stored, res, nil
+}
+
+// resealIn seals the draft again in the committer, at the index and with
+// the invoice number the committer gave, and replaces the prebuilt
+// documents and leaf (the recompute path).
+func (e *Engine) resealIn(h *ledger.Hook, d *Draft, index, number int64, rnd *replay, stored *[]byte) error {
+	if d.ublDraft != nil {
+		if err := e.numberAs(d, number); err != nil {
+			return err
+		}
+		if err := h.SetDoc(docUBL, d.ubl); err != nil {
+			return err
+		}
+	}
+	rnd.playing, rnd.pos = true, 0
+	doc, leaf, openings, err := e.seal(d, index, rnd)
+	if err != nil {
+		return err
+	}
+	if err := h.SetDoc(docRecord, doc); err != nil {
+		return err
+	}
+	if openings != nil {
+		if err := h.SetDoc(docOpenings, openings); err != nil {
+			return err
+		}
+	}
+	*stored = doc
+	return h.SetLeaf([]byte(leaf))
 }
 
 // sealedRecord is the record a committed draft stored, without reading it
@@ -222,91 +215,52 @@ func (e *Engine) sealedRecord(d *Draft, index int64) *Record {
 	return &r
 }
 
-// placeIn writes the entry's true log index into its prebuilt record
-// document (and into the leaf when the document is the leaf): a splice of
-// the digits when the guess had their width, new bytes otherwise.
-func (e *Engine) placeIn(h *ledger.Hook, s sealedDraft, guess, index int64) error {
-	if guess == index {
-		return nil
-	}
-	if s.leaf == nil {
-		doc := s.place.at(index)
-		if err := h.SetDoc(docRecord, doc); err != nil {
-			return err
-		}
-		return h.SetLeaf(doc)
-	}
-	offs, digits, ok := s.place.splices(guess, index)
-	if !ok {
-		return h.SetDoc(docRecord, s.place.at(index))
-	}
-	for _, off := range offs {
-		if err := h.Splice(docRecord, off, digits); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// sealedDraft is a draft sealed before its log position is known: its
-// record document unplaced, its receipt (nil: the document is the leaf)
-// and the receipt's openings.
-type sealedDraft struct {
-	place    placement
-	leaf     []byte
-	openings []byte
-}
-
-// seal encodes the record in its unplaced form (its own log index -1,
-// place.go), commits the receipt to it and signs the receipt. It needs no
-// log position, so it runs in the caller's goroutine.
-func (e *Engine) seal(d *Draft) (s sealedDraft, err error) {
+// seal fixes the entry's log index in the record and the receipt, signs the
+// receipt and encodes the document; rnd gives the commitments' salts. It is
+// deterministic for an index, a number and rnd's bytes (Ed25519 signatures
+// are deterministic).
+func (e *Engine) seal(d *Draft, index int64, rnd io.Reader) (doc []byte, leaf string, openings []byte, err error) {
 	rec := d.Record
-	rec.Ledger = LedgerRef{Origin: e.cfg.LogOrigin, Index: unplacedIndex}
+	rec.Ledger = LedgerRef{Origin: e.cfg.LogOrigin, Index: index}
 	if n := len(rec.History); n > 0 {
 		rec.History = append([]Revision(nil), rec.History...)
-		rec.History[n-1].LedgerIndex = unplacedIndex
+		rec.History[n-1].LedgerIndex = index
 	}
-	var doc []byte
 	if d.Document != nil {
 		doc, err = d.Document(&rec)
 	} else {
 		doc, err = json.Marshal(rec)
 	}
 	if err != nil {
-		return s, err
-	}
-	if s.place, err = placeRecord(doc, e.cfg.LogOrigin); err != nil {
-		return s, err
+		return nil, "", nil, err
 	}
 	if d.claims == nil {
-		return s, nil
+		return doc, string(doc), nil, nil
 	}
 	claims := *d.claims
-	claims.Log = receipt.LogRef{Origin: e.cfg.LogOrigin}
-	if claims.Spec != receipt.SpecV3 {
-		return s, fmt.Errorf("fiscal: receipts of %s sign their log index; the engine issues %s", claims.Spec, receipt.SpecV3)
+	claims.Log = receipt.LogRef{Origin: e.cfg.LogOrigin, Index: index}
+	if claims.Spec == receipt.SpecV3 {
+		// The stored record is committed to (record_sha256), and every
+		// personal field becomes a salted commitment; the openings are
+		// kept with the record, behind the account's key.
+		sum := sha256.Sum256(doc)
+		claims.RecordSHA256 = hex.EncodeToString(sum[:])
+		e.randMu.Lock()
+		public, opened, err := receipt.Conceal(claims, rnd)
+		e.randMu.Unlock()
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("fiscal: conceal receipt claims: %w", err)
+		}
+		if openings, err = json.Marshal(opened); err != nil {
+			return nil, "", nil, err
+		}
+		claims = public
 	}
-	// The record is committed to (record_sha256) in its unplaced form, and
-	// every personal field becomes a salted commitment; the openings are
-	// kept with the record, behind the account's key.
-	sum := sha256.Sum256(doc)
-	claims.RecordSHA256 = hex.EncodeToString(sum[:])
-	e.randMu.Lock()
-	public, openings, err := receipt.Conceal(claims, e.cfg.Rand)
-	e.randMu.Unlock()
+	jws, err := e.keyring.Sign(claims)
 	if err != nil {
-		return s, fmt.Errorf("fiscal: conceal receipt claims: %w", err)
+		return nil, "", nil, fmt.Errorf("fiscal: sign receipt: %w", err)
 	}
-	if s.openings, err = json.Marshal(openings); err != nil {
-		return s, err
-	}
-	jws, err := e.keyring.Sign(public)
-	if err != nil {
-		return s, fmt.Errorf("fiscal: sign receipt: %w", err)
-	}
-	s.leaf = []byte(jws)
-	return s, nil
+	return doc, jws, openings, nil
 }
 
 func accountIndexKey(accountID string, index int64) []byte {

@@ -1,7 +1,7 @@
 package fiscal
 
-// NumberingStats reports how many invoice-number predictions the committer
-// confirmed and how many it sealed again (place.go), for the benchmarks.
+// NumberingStats reports how many appends the committer wrote as sealed
+// and how many it sealed again (predict.go), for the benchmarks.
 func NumberingStats(e *Engine) (hits, misses int64) {
-	return e.numbers.hits.Load(), e.numbers.misses.Load()
+	return e.predict.hits.Load(), e.predict.misses.Load()
 }

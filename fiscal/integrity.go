@@ -49,12 +49,6 @@ func (e *Engine) verifiedDoc(entryID, name string) ([]byte, error) {
 	if !anchored {
 		return doc, nil
 	}
-	if name == docRecord && sha256.Sum256(doc) != sum && unplacedDigest(doc, e.cfg.LogOrigin, ent.Index) == sum {
-		// A receipt sealed before its position was known commits to the
-		// record's unplaced form (place.go); the index is the entry's
-		// own, which the log binds.
-		return doc, nil
-	}
 	out, err := e.ledger.DocVerified(entryID, name, sum)
 	if err != nil {
 		return nil, e.integrityError(err)

@@ -104,8 +104,7 @@ type Claims struct {
 	Invoice        *Invoice        `json:"invoice,omitempty"`
 	Fee            *Fee            `json:"fee,omitempty"`
 	// RecordSHA256 is the lower-case hex SHA-256 of the record document
-	// in its unplaced form, its own log position written as -1 (SpecV3;
-	// committed, never signed in clear; see "Content binding").
+	// exactly as stored (SpecV3; committed, never signed in clear).
 	RecordSHA256 string `json:"record_sha256,omitempty"`
 	// Commitments maps the JSON pointer of each personal field to its
 	// commitment, "sha256:" + base64url (SpecV3; see Commit).

@@ -245,23 +245,14 @@
 // from the transaction hash alone, stay valid for 1.0.0 receipts.
 //
 // Content binding. The engine binds the stored record and the UBL invoice
-// to the receipt through the committed fields /record_sha256 and
-// /invoice/ubl_sha256 (lower-case hex SHA-256 of the UBL bytes), so it can
-// check the bytes it serves against the leaf. /record_sha256 is the
-// SHA-256 of the record document in its unplaced form: the document as
-// stored and served, with the record's own log position written as -1
-// (its "ledger":{"origin":…,"index":N} member and, in the history, the
-// "ledgerIndex":N of the revision the receipt is for; other revisions keep
-// theirs). Receipts issued before 2026-11-25 committed to the placed bytes
-// instead (the same document with N in place), and a checker accepts
-// either. Why: the record states its own position, and a digest of it
-// would make the signature depend on where the entry lands, putting the
-// signing back on the ledger's single committer (issue 22); the position
-// is bound by the log instead (the inclusion proof at N), exactly as the
-// receipt's own index is. The claims' syntax, the commitments and Verify
-// are unchanged, so this is not a new receipt version: /record_sha256 is
-// private (committed), read only by the engine's integrity checks and by
-// the account holder who opens it. They are committed rather than signed in clear because a plain hash
+// to the receipt through the committed fields /record_sha256 (lower-case
+// hex SHA-256 of the record document exactly as stored) and
+// /invoice/ubl_sha256, so it can check the bytes it serves against the
+// leaf. The record states its own log index, so /record_sha256 does
+// depend on the position even though the index is not signed: the engine
+// seals each receipt at a predicted index in the request's goroutine and
+// seals it again in the committer only when the prediction missed (a
+// concurrent retry, a foreign append). That needs no format change. They are committed rather than signed in clear because a plain hash
 // of a document whose other contents are known (amounts, dates, the seller)
 // lets anyone test guesses of its few unknown fields, such as a postal code.
 //
