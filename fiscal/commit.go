@@ -100,8 +100,7 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 	a := ledger.Append{
 		Claims: d.Claims,
 		Entry:  &ledger.Entry{ID: d.id, Leaf: []byte(leaf), Docs: docs, Postings: postings, Puts: puts},
-		// Appends reach the committer in the order of their predictions,
-		// and a batch is planned in that order.
+		// A batch plans the appends in the order of their predictions.
 		Order: g.index + 1,
 		Hook: func(h *ledger.Hook) error {
 			index, number := h.Index(), int64(0)
@@ -147,7 +146,6 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 	if d.total != nil {
 		a.Reads = d.total.reads()
 	}
-	g.turn()
 	res, err := e.ledger.Append(ctx, a)
 	if err != nil {
 		var conflict *ledger.ClaimConflictError

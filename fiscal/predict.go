@@ -26,12 +26,14 @@ import (
 // running total is checked there as before (totals.go).
 //
 // Predictions are right when appends reach the committer in the order they
-// were predicted in: each waits for its predecessor to be handed to the
-// ledger before it goes (a chain of turns), and the ledger plans a batch's
-// appends in predicted order (ledger.Append.Order). They miss when an
-// append fails or finds its claim held (a retry, a duplicate), or when
-// something else appends to the ledger in between; each miss costs one
-// seal in the committer and corrects the next predictions.
+// were predicted in; the ledger plans the appends of a batch in predicted
+// order (ledger.Append.Order), so only those that overtook each other
+// across two batches miss, besides an append that fails or finds its claim
+// held (a retry, a duplicate) and something else appending to the ledger
+// in between. Each miss costs one seal in the committer and corrects the
+// next predictions. (A chain that let each append go to the ledger only
+// after its predecessor was measured too: no fewer misses, and one slow
+// caller held up all later ones.)
 
 // predictor hands out predictions of log indexes and invoice numbers.
 type predictor struct {
@@ -39,7 +41,6 @@ type predictor struct {
 	next     int64 // one past the last index the committer gave
 	inFlight int64 // predictions not yet resolved
 	series   map[string]*seriesGuess
-	last     chan struct{} // closed when the newest prediction went to the ledger
 	// hits and misses count appends written as sealed and those the
 	// committer sealed again (the benchmarks report them).
 	hits, misses atomic.Int64
@@ -58,8 +59,6 @@ type guess struct {
 	p             *predictor
 	g             *seriesGuess // nil: no invoice
 	resolved      bool
-	prev, mine    chan struct{}
-	once          sync.Once
 }
 
 // predict returns the prediction for the next append; size is the
@@ -68,7 +67,7 @@ type guess struct {
 func (p *predictor) predict(size int64, series string, load func() (int64, error)) (*guess, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	t := &guess{p: p, prev: p.last, mine: make(chan struct{})}
+	t := &guess{p: p}
 	if series != "" {
 		if p.series == nil {
 			p.series = map[string]*seriesGuess{}
@@ -90,20 +89,8 @@ func (p *predictor) predict(size int64, series string, load func() (int64, error
 	}
 	t.index = max(p.next, size) + p.inFlight
 	p.inFlight++
-	p.last = t.mine
 	return t, nil
 }
-
-// turn waits until the previous prediction went to the ledger (or ended),
-// then lets the next one go: called right before Append.
-func (t *guess) turn() {
-	if t.prev != nil {
-		<-t.prev
-	}
-	t.pass()
-}
-
-func (t *guess) pass() { t.once.Do(func() { close(t.mine) }) }
 
 // drew records, in the committer, the index and number the append got.
 func (t *guess) drew(index, number int64) {
@@ -119,7 +106,6 @@ func (t *guess) drew(index, number int64) {
 
 // done ends a prediction.
 func (t *guess) done() {
-	t.pass()
 	t.p.mu.Lock()
 	t.resolve()
 	t.p.mu.Unlock()
