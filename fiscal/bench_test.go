@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,7 +18,7 @@ import (
 
 // benchEngine returns the books of a seller over the Art. 59c threshold on
 // a fresh engine.
-func benchEngine(b *testing.B) *fiscal.Books {
+func benchEngine(b testing.TB) *fiscal.Books {
 	b.Helper()
 	e := fiscaltest.Engine(b, fiscaltest.Config(b, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC),
 		fiscal.Seller{LegalName: "Bench Ltd", VATNumber: "IE1234567T", LegalID: "IE-CRO-1", Country: "IE", OverThreshold: true}))
@@ -43,6 +44,7 @@ func BenchmarkSettle(b *testing.B) {
 		b.Run(fmt.Sprintf("callers=%d", callers), func(b *testing.B) {
 			e := benchEngine(b)
 			var next atomic.Uint64
+			before := e.Engine().Ledger().Stats()
 			b.ReportAllocs()
 			b.ResetTimer()
 			start := time.Now()
@@ -65,6 +67,69 @@ func BenchmarkSettle(b *testing.B) {
 			}
 			wg.Wait()
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "records/s")
+			st := e.Engine().Ledger().Stats()
+			if n := st.Appended - before.Appended; n > 0 {
+				b.ReportMetric(float64(st.CommitterSerial-before.CommitterSerial)/float64(n)/1e3, "serial-µs/record")
+				b.ReportMetric(float64(n)/float64(st.Commits-before.Commits), "records/commit")
+			}
+			if hits, misses := fiscal.NumberingStats(e.Engine()); hits+misses > 0 {
+				b.ReportMetric(100*float64(misses)/float64(hits+misses), "%renumbered")
+			}
 		})
+	}
+}
+
+// settleRange settles requests first+1 … first+n with callers goroutines.
+func settleRange(b *testing.B, books *fiscal.Books, callers int, first, n uint64) {
+	var next atomic.Uint64
+	next.Store(first)
+	var wg sync.WaitGroup
+	for range callers {
+		wg.Go(func() {
+			for {
+				i := next.Add(1)
+				if i > first+n {
+					return
+				}
+				if _, err := books.Settle(context.Background(), benchRequest(i), ""); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// BenchmarkSettleScale grows one engine's ledger through Engine.Settle (64
+// callers) to 1 k records, then (FISCAL402_BENCH_SCALE=100k or 1M) to
+// 100 k and 1 M, and at each size reports the throughput of the next 2,000
+// settlements and the ledger file's bytes per record. Run it with
+// -benchtime 1x: the sizes are the scenario, not b.N.
+func BenchmarkSettleScale(b *testing.B) {
+	const measure = 2_000
+	sizes := []uint64{1_000}
+	switch os.Getenv("FISCAL402_BENCH_SCALE") {
+	case "100k":
+		sizes = append(sizes, 100_000)
+	case "1M":
+		sizes = append(sizes, 100_000, 1_000_000)
+	}
+	books := benchEngine(b)
+	path := books.Engine().Ledger().Path()
+	at := uint64(0)
+	for _, size := range sizes {
+		settleRange(b, books, 64, at, size-at)
+		at = size
+		start := time.Now()
+		settleRange(b, books, 64, at, measure)
+		at += measure
+		label := map[uint64]string{1_000: "1k", 100_000: "100k", 1_000_000: "1M"}[size]
+		b.ReportMetric(measure/time.Since(start).Seconds(), "records/s@"+label)
+		fi, err := os.Stat(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(fi.Size())/float64(at), "bytes/record@"+label)
 	}
 }

@@ -554,11 +554,7 @@ func (b *Books) commitRecord(ctx context.Context, d *Draft) (*SettleResult, erro
 		}
 		return b.existingPayment(res.ID, idem, &p)
 	}
-	var r Record
-	if err := json.Unmarshal(stored, &r); err != nil {
-		return nil, &Error{Code: CodeInternal, Err: err}
-	}
-	return &SettleResult{Outcome: Created, Record: &r, JSON: stored}, nil
+	return &SettleResult{Outcome: Created, Record: b.e.sealedRecord(d, res.Index), JSON: stored}, nil
 }
 
 // holderOutcome says whether a commit that found its claims held was a

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/fiscal402/fiscal402/ledger"
@@ -58,36 +59,76 @@ func be64(n int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(n))
 // document as stored and the ledger's answer: Existing when a claim was
 // already held (nothing written; Books.Lookup tells a replay from a
 // duplicate). A nil error means the entry is committed and fsynced.
+//
+// The entry is sealed here, in the caller's goroutine, at a predicted log
+// index and invoice number (predict.go); the committer compares them with
+// the true ones and the Art. 59c total with what it finds, and writes the
+// outbox event. A wrong prediction is sealed again in the committer.
 func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended, error) {
-	var stored []byte
 	postings := append([]ledger.Posting{{Index: indexAccountEvents, Key: []byte(d.Record.Account + "\x00"), AppendIndex: true}}, d.Postings...)
 	if idx := timeIndex(d); idx != "" {
 		postings = append(postings, ledger.Posting{Index: idx, Key: accountTimeKey(d.Record.Account, d.createdAt, d.Record.ID)})
 	}
 	puts := append([]ledger.Put{{Bucket: bucketHeads, Key: []byte(d.Record.ID), Value: []byte(d.id)}}, d.Puts...)
 	checks := d.commitChecks()
+	series := ""
+	if d.ublDraft != nil {
+		series = d.series
+	}
+	g, err := e.predict.predict(e.ledger.Size(), series, func() (int64, error) { return e.ledger.Sequence(series) })
+	if err != nil {
+		return nil, ledger.Appended{}, storeError(err)
+	}
+	defer g.done()
+	rnd := &replay{src: e.cfg.Rand}
+	if d.ublDraft != nil {
+		if err := e.numberAs(d, g.number); err != nil {
+			return nil, ledger.Appended{}, err
+		}
+	}
+	doc, leaf, openings, err := e.seal(d, g.index, rnd)
+	if err != nil {
+		return nil, ledger.Appended{}, err
+	}
+	docs := map[string][]byte{docRecord: doc}
+	if d.ubl != nil {
+		docs[docUBL] = d.ubl
+	}
+	if openings != nil {
+		docs[docOpenings] = openings
+	}
+	stored := doc
 	a := ledger.Append{
 		Claims: d.Claims,
-		// Everything that depends on the log position or on the order of
-		// appends is decided in the committer: the invoice number (a
-		// gap-free sequence), the Art. 59c running total, the log index in
-		// the record and the receipt, the outbox event.
-		Entry: &ledger.Entry{ID: d.id, Leaf: []byte(d.id), Postings: postings, Puts: puts},
+		Entry:  &ledger.Entry{ID: d.id, Leaf: []byte(leaf), Docs: docs, Postings: postings, Puts: puts},
+		// A batch plans the appends in the order of their predictions.
+		Order: g.index + 1,
 		Hook: func(h *ledger.Hook) error {
-			index := h.Index()
 			for _, c := range checks {
 				if err := c.fn(h); err != nil {
 					return err
 				}
 			}
-			if err := e.number(h, d); err != nil {
-				return err
+			index, number := h.Index(), int64(0)
+			if d.ublDraft != nil {
+				var err error
+				if number, err = h.Sequence(d.series); err != nil {
+					return err
+				}
+			}
+			g.drew(index, number)
+			stored = doc
+			if index != g.index || number != g.number {
+				// The prediction went stale: seal again at the true
+				// position, with the same random bytes.
+				e.predict.misses.Add(1)
+				if err := e.resealIn(h, d, index, number, rnd, &stored); err != nil {
+					return err
+				}
+			} else {
+				e.predict.hits.Add(1)
 			}
 			if err := d.total.apply(h, d); err != nil {
-				return err
-			}
-			doc, leaf, err := e.seal(d, index)
-			if err != nil {
 				return err
 			}
 			ev, err := json.Marshal(Event{
@@ -102,23 +143,6 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 			if err != nil {
 				return err
 			}
-			if err := h.SetDoc(docRecord, doc); err != nil {
-				return err
-			}
-			if d.ubl != nil {
-				if err := h.SetDoc(docUBL, d.ubl); err != nil {
-					return err
-				}
-			}
-			if d.openings != nil {
-				if err := h.SetDoc(docOpenings, d.openings); err != nil {
-					return err
-				}
-			}
-			if err := h.SetLeaf([]byte(leaf)); err != nil {
-				return err
-			}
-			stored = doc
 			return h.Put(bucketEvents, be64(index), ev)
 		},
 	}
@@ -150,6 +174,9 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 		}
 		return nil, res, storeError(err)
 	}
+	if res.Existing {
+		return nil, res, nil
+	}
 	e.totals.committed(d.total)
 	e.outbox.notify()
 	if d.total != nil && d.total.crossed {
@@ -158,11 +185,52 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 	return stored, res, nil
 }
 
+// resealIn seals the draft again in the committer, at the index and with
+// the invoice number the committer gave, and replaces the prebuilt
+// documents and leaf (the recompute path).
+func (e *Engine) resealIn(h *ledger.Hook, d *Draft, index, number int64, rnd *replay, stored *[]byte) error {
+	if d.ublDraft != nil {
+		if err := e.numberAs(d, number); err != nil {
+			return err
+		}
+		if err := h.SetDoc(docUBL, d.ubl); err != nil {
+			return err
+		}
+	}
+	rnd.playing, rnd.pos = true, 0
+	doc, leaf, openings, err := e.seal(d, index, rnd)
+	if err != nil {
+		return err
+	}
+	if err := h.SetDoc(docRecord, doc); err != nil {
+		return err
+	}
+	if openings != nil {
+		if err := h.SetDoc(docOpenings, openings); err != nil {
+			return err
+		}
+	}
+	*stored = doc
+	return h.SetLeaf([]byte(leaf))
+}
+
+// sealedRecord is the record a committed draft stored, without reading it
+// back: the draft's record at its log index.
+func (e *Engine) sealedRecord(d *Draft, index int64) *Record {
+	r := d.Record
+	r.Ledger = LedgerRef{Origin: e.cfg.LogOrigin, Index: index}
+	if n := len(r.History); n > 0 {
+		r.History = append([]Revision(nil), r.History...)
+		r.History[n-1].LedgerIndex = index
+	}
+	return &r
+}
+
 // seal fixes the entry's log index in the record and the receipt, signs the
-// receipt and encodes the document. It runs inside the ledger transaction
-// and is deterministic for an index (Ed25519 signatures are deterministic),
-// as the ledger requires.
-func (e *Engine) seal(d *Draft, index int64) (doc []byte, leaf string, err error) {
+// receipt and encodes the document; rnd gives the commitments' salts. It is
+// deterministic for an index, a number and rnd's bytes (Ed25519 signatures
+// are deterministic).
+func (e *Engine) seal(d *Draft, index int64, rnd io.Reader) (doc []byte, leaf string, openings []byte, err error) {
 	rec := d.Record
 	rec.Ledger = LedgerRef{Origin: e.cfg.LogOrigin, Index: index}
 	if n := len(rec.History); n > 0 {
@@ -175,10 +243,10 @@ func (e *Engine) seal(d *Draft, index int64) (doc []byte, leaf string, err error
 		doc, err = json.Marshal(rec)
 	}
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	if d.claims == nil {
-		return doc, string(doc), nil
+		return doc, string(doc), nil, nil
 	}
 	claims := *d.claims
 	claims.Log = receipt.LogRef{Origin: e.cfg.LogOrigin, Index: index}
@@ -189,21 +257,21 @@ func (e *Engine) seal(d *Draft, index int64) (doc []byte, leaf string, err error
 		sum := sha256.Sum256(doc)
 		claims.RecordSHA256 = hex.EncodeToString(sum[:])
 		e.randMu.Lock()
-		public, openings, err := receipt.Conceal(claims, e.cfg.Rand)
+		public, opened, err := receipt.Conceal(claims, rnd)
 		e.randMu.Unlock()
 		if err != nil {
-			return nil, "", fmt.Errorf("fiscal: conceal receipt claims: %w", err)
+			return nil, "", nil, fmt.Errorf("fiscal: conceal receipt claims: %w", err)
 		}
-		if d.openings, err = json.Marshal(openings); err != nil {
-			return nil, "", err
+		if openings, err = json.Marshal(opened); err != nil {
+			return nil, "", nil, err
 		}
 		claims = public
 	}
 	jws, err := e.keyring.Sign(claims)
 	if err != nil {
-		return nil, "", fmt.Errorf("fiscal: sign receipt: %w", err)
+		return nil, "", nil, fmt.Errorf("fiscal: sign receipt: %w", err)
 	}
-	return doc, jws, nil
+	return doc, jws, openings, nil
 }
 
 func accountIndexKey(accountID string, index int64) []byte {

@@ -109,6 +109,7 @@ type Engine struct {
 	idKey    []byte // the record-id key (ids.go)
 	outbox   *Outbox
 	randMu   sync.Mutex    // Config.Rand need not be safe for concurrent use
+	predict  predictor     // log indexes and invoice numbers predicted before the committer
 	stop     chan struct{} // closed by Close: stops background work
 	// totalLocks serialise an account's sales that lost a race for its
 	// Art. 59c running total (totals.go).

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/fiscal402/fiscal402/ledger"
 )
 
 // Invoice numbers. Art. 226(2) Directive 2006/112/EC requires on every
@@ -54,17 +52,12 @@ func validInvoicePrefix(p string) error {
 	return nil
 }
 
-// number gives the draft's invoice its number, in the committer: the next
-// of its series, written into the rendered document (ubl.Draft.Finish), the
-// record and the receipt claims.
-func (e *Engine) number(h *ledger.Hook, d *Draft) error {
-	if d.ublDraft == nil {
-		return nil
-	}
-	n, err := h.Sequence(d.series)
-	if err != nil {
-		return err
-	}
+// numberAs gives the draft's invoice the number n of its series: written
+// into the rendered document (ubl.Draft.Finish), the record and the
+// receipt claims. n is predicted before the committer and checked there
+// against the series' gap-free sequence (ledger.Hook.Sequence), which
+// decides (Commit).
+func (e *Engine) numberAs(d *Draft, n int64) error {
 	id := fmt.Sprintf("%s%06d", d.seriesPrefix, n)
 	doc, err := d.ublDraft.Finish(id)
 	if err != nil {

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -57,6 +58,13 @@ type Append struct {
 	// It is not called when Append returns before that (invalid append,
 	// ctx done, ledger closed).
 	Taken func()
+	// Order, optional (> 0), orders the appends of one batch: those that
+	// set it are planned in ascending Order, in the positions of the batch
+	// such appends hold (the others keep theirs). A caller that predicts
+	// the number its Hook will draw from a sequence sets Order to the
+	// prediction, so that appends racing each other to the committer draw
+	// their numbers in the predicted order whenever they share a batch.
+	Order int64
 	// Build, the older form (used when Entry is nil), builds the entry
 	// inside the committer with the index it will get, after every claim
 	// was found free (in the committed data and among the earlier appends
@@ -322,11 +330,34 @@ func (l *Ledger) run() {
 				break drain
 			}
 		}
+		orderBatch(batch)
 		results := l.commit(batch)
 		for i, r := range batch {
 			r.done <- results[i]
 		}
 		clear(batch)
+	}
+}
+
+// orderBatch sorts the appends of a batch that set Append.Order among the
+// positions they hold.
+func orderBatch(batch []*request) {
+	var slots []int
+	for i, r := range batch {
+		if r.a.Order > 0 {
+			slots = append(slots, i)
+		}
+	}
+	if len(slots) < 2 {
+		return
+	}
+	ordered := make([]*request, len(slots))
+	for j, i := range slots {
+		ordered[j] = batch[i]
+	}
+	slices.SortStableFunc(ordered, func(a, b *request) int { return cmp.Compare(a.a.Order, b.a.Order) })
+	for j, i := range slots {
+		batch[i] = ordered[j]
 	}
 }
 

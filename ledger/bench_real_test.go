@@ -64,7 +64,7 @@ func runCallers(b *testing.B, callers int, first, n int64, fn func(i int64) erro
 func BenchmarkRawBolt(b *testing.B) {
 	r := loadRealistic(b)
 	for _, size := range []string{"entry", "4KB"} {
-		for _, callers := range benchCallers {
+		for _, callers := range []int{1, 8, 32, 64} {
 			b.Run(fmt.Sprintf("bytes=%s/callers=%d", size, callers), func(b *testing.B) {
 				db, err := bolt.Open(filepath.Join(b.TempDir(), "raw.db"), 0o600, nil)
 				if err != nil {

@@ -33,7 +33,12 @@
 // ([Append].Build) builds the whole entry in the committer with its index;
 // everything it does is serial.
 //
-// For each append of a batch, in order, the committer:
+// A batch is planned in the order its appends arrived, except that the
+// appends which set [Append].Order are planned in ascending Order among the
+// positions they hold: a caller that predicts the sequence number its Hook
+// will draw sets Order to the prediction, so that appends which overtook
+// each other on the way still draw their numbers as predicted. For each
+// append of a batch, in that order, the committer:
 //
 //  1. looks the claims up in order, in the committed data and among the
 //     earlier appends of the batch; the first held claim decides: an equal

@@ -248,7 +248,11 @@
 // to the receipt through the committed fields /record_sha256 (lower-case
 // hex SHA-256 of the record document exactly as stored) and
 // /invoice/ubl_sha256, so it can check the bytes it serves against the
-// leaf. They are committed rather than signed in clear because a plain hash
+// leaf. The record states its own log index, so /record_sha256 does
+// depend on the position even though the index is not signed: the engine
+// seals each receipt at a predicted index in the request's goroutine and
+// seals it again in the committer only when the prediction missed (a
+// concurrent retry, a foreign append). That needs no format change. They are committed rather than signed in clear because a plain hash
 // of a document whose other contents are known (amounts, dates, the seller)
 // lets anyone test guesses of its few unknown fields, such as a postal code.
 //

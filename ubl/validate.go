@@ -368,65 +368,90 @@ func checkFields(c *checker, p *prepared) {
 	}
 }
 
+// partyFields are the field names checkParty reports, spelt once per party
+// so that checking an invoice does not build them again each time.
+var partyFields = func() map[string]map[string]string {
+	m := map[string]map[string]string{}
+	for _, f := range []string{"Seller", "Buyer"} {
+		m[f] = map[string]string{}
+		for _, s := range []string{".AdditionalStreet", ".AddressLine3", ".City", ".Contact.Email", ".Contact.Name", ".Contact.Telephone", ".Country", ".EndpointID", ".EndpointScheme", ".LegalID", ".LegalIDScheme", ".Name", ".PostalCode", ".Street", ".Subdivision", ".TaxRegistrationID", ".VATNumber"} {
+			m[f][s] = f + s
+		}
+	}
+	return m
+}()
+
+// partyFieldName names the fields of party f.
+func partyFieldName(f string) func(suffix string) string {
+	names := partyFields[f]
+	return func(suffix string) string {
+		if n, ok := names[suffix]; ok {
+			return n
+		}
+		return f + suffix
+	}
+}
+
 type partyRules struct{ name, country, endpointScheme string }
 
 func checkParty(c *checker, prof Profile, f string, pt Party, r partyRules) {
-	c.required(f+".Name", r.name, pt.Name)
-	if c.code(f+".Country", r.country, pt.Country) && !inList(countryCodes, pt.Country) {
-		c.addf(f+".Country", "BR-CL-14", ErrCode, "%q is not an ISO 3166-1 alpha-2 code", pt.Country)
+	fn := partyFieldName(f)
+	c.required(fn(".Name"), r.name, pt.Name)
+	if c.code(fn(".Country"), r.country, pt.Country) && !inList(countryCodes, pt.Country) {
+		c.addf(fn(".Country"), "BR-CL-14", ErrCode, "%q is not an ISO 3166-1 alpha-2 code", pt.Country)
 	}
 	for _, t := range []struct{ field, v string }{
 		{".Street", pt.Street}, {".AdditionalStreet", pt.AdditionalStreet}, {".AddressLine3", pt.AddressLine3},
 		{".City", pt.City}, {".PostalCode", pt.PostalCode}, {".Subdivision", pt.Subdivision},
 		{".Contact.Name", pt.Contact.Name},
 	} {
-		c.text(f+t.field, t.v)
+		c.text(fn(t.field), t.v)
 	}
-	if c.text(f+".Contact.Telephone", pt.Contact.Telephone) && !reTelephone.MatchString(pt.Contact.Telephone) {
-		c.addf(f+".Contact.Telephone", "DE-R-027", ErrFormat, "%q has fewer than 3 digits", pt.Contact.Telephone)
+	if c.text(fn(".Contact.Telephone"), pt.Contact.Telephone) && !reTelephone.MatchString(pt.Contact.Telephone) {
+		c.addf(fn(".Contact.Telephone"), "DE-R-027", ErrFormat, "%q has fewer than 3 digits", pt.Contact.Telephone)
 	}
-	if c.text(f+".Contact.Email", pt.Contact.Email) && !reEmail.MatchString(pt.Contact.Email) {
-		c.addf(f+".Contact.Email", "DE-R-028", ErrFormat, "%q is not an e-mail address", pt.Contact.Email)
+	if c.text(fn(".Contact.Email"), pt.Contact.Email) && !reEmail.MatchString(pt.Contact.Email) {
+		c.addf(fn(".Contact.Email"), "DE-R-028", ErrFormat, "%q is not an e-mail address", pt.Contact.Email)
 	}
-	if pt.VATNumber != "" && c.code(f+".VATNumber", "", pt.VATNumber) {
+	if pt.VATNumber != "" && c.code(fn(".VATNumber"), "", pt.VATNumber) {
 		switch {
 		case !reVATNumber.MatchString(pt.VATNumber):
-			c.addf(f+".VATNumber", "", ErrFormat, "%q is not a country prefix followed by 2 to 13 letters or digits", pt.VATNumber)
+			c.addf(fn(".VATNumber"), "", ErrFormat, "%q is not a country prefix followed by 2 to 13 letters or digits", pt.VATNumber)
 		case !inList(vatPrefixes, pt.VATNumber[:2]):
-			c.addf(f+".VATNumber", "BR-CO-09", ErrCode, "prefix %q is not an ISO 3166-1 alpha-2 code, EL or XI (a non-Union OSS \"EU\" number cannot be a seller VAT identifier)", pt.VATNumber[:2])
+			c.addf(fn(".VATNumber"), "BR-CO-09", ErrCode, "prefix %q is not an ISO 3166-1 alpha-2 code, EL or XI (a non-Union OSS \"EU\" number cannot be a seller VAT identifier)", pt.VATNumber[:2])
 		case strings.HasPrefix(pt.VATNumber, "NL") && !reNLVAT.MatchString(pt.VATNumber):
-			c.addf(f+".VATNumber", "PEPPOL-COMMON-R056-2", ErrFormat, "%q is not NL999999999B99", pt.VATNumber)
+			c.addf(fn(".VATNumber"), "PEPPOL-COMMON-R056-2", ErrFormat, "%q is not NL999999999B99", pt.VATNumber)
 		}
 	}
 	if pt.TaxRegistrationID != "" {
-		c.identifier(f+".TaxRegistrationID", "", pt.TaxRegistrationID)
+		c.identifier(fn(".TaxRegistrationID"), "", pt.TaxRegistrationID)
 	}
 	if pt.LegalIDScheme != "" {
 		if pt.LegalID == "" {
-			c.add(f+".LegalID", "", ErrRequired, "LegalIDScheme is set")
+			c.add(fn(".LegalID"), "", ErrRequired, "LegalIDScheme is set")
 		}
-		if c.code(f+".LegalIDScheme", "", pt.LegalIDScheme) && !inList(icdSchemes, pt.LegalIDScheme) {
-			c.addf(f+".LegalIDScheme", "BR-CL-11", ErrCode, "%q is not an ISO 6523 ICD", pt.LegalIDScheme)
+		if c.code(fn(".LegalIDScheme"), "", pt.LegalIDScheme) && !inList(icdSchemes, pt.LegalIDScheme) {
+			c.addf(fn(".LegalIDScheme"), "BR-CL-11", ErrCode, "%q is not an ISO 6523 ICD", pt.LegalIDScheme)
 		}
 	}
-	if pt.LegalID != "" && c.identifier(f+".LegalID", "", pt.LegalID) {
-		checkSchemeSyntax(c, f+".LegalID", pt.LegalIDScheme, pt.LegalID)
+	if pt.LegalID != "" && c.identifier(fn(".LegalID"), "", pt.LegalID) {
+		checkSchemeSyntax(c, fn(".LegalID"), pt.LegalIDScheme, pt.LegalID)
 	}
 	switch {
 	case pt.EndpointID != "" && pt.EndpointScheme == "":
-		c.add(f+".EndpointScheme", r.endpointScheme, ErrRequired, "EndpointID is set")
+		c.add(fn(".EndpointScheme"), r.endpointScheme, ErrRequired, "EndpointID is set")
 	case pt.EndpointID == "" && pt.EndpointScheme != "":
-		c.add(f+".EndpointID", "", ErrRequired, "EndpointScheme is set")
+		c.add(fn(".EndpointID"), "", ErrRequired, "EndpointScheme is set")
 	}
-	if pt.EndpointScheme != "" && c.code(f+".EndpointScheme", "", pt.EndpointScheme) && !easAllowed(prof, pt.EndpointScheme) {
+	if pt.EndpointScheme != "" && c.code(fn(".EndpointScheme"), "", pt.EndpointScheme) && !easAllowed(prof, pt.EndpointScheme) {
 		rule := "BR-CL-25"
 		if prof == ProfilePeppol && inList(cenEASCodes, pt.EndpointScheme) {
 			rule = "PEPPOL-EN16931-CL008"
 		}
-		c.addf(f+".EndpointScheme", rule, ErrCode, "%q is not an electronic address scheme (EAS) of this profile", pt.EndpointScheme)
+		c.addf(fn(".EndpointScheme"), rule, ErrCode, "%q is not an electronic address scheme (EAS) of this profile", pt.EndpointScheme)
 	}
-	if pt.EndpointID != "" && c.identifier(f+".EndpointID", "", pt.EndpointID) {
-		checkSchemeSyntax(c, f+".EndpointID", pt.EndpointScheme, pt.EndpointID)
+	if pt.EndpointID != "" && c.identifier(fn(".EndpointID"), "", pt.EndpointID) {
+		checkSchemeSyntax(c, fn(".EndpointID"), pt.EndpointScheme, pt.EndpointID)
 	}
 }
 

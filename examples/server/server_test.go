@@ -42,7 +42,7 @@ var (
 )
 
 // serverBinary builds ./examples/server once per test run.
-func serverBinary(t *testing.T) string {
+func serverBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "fiscal402-server-bin")
@@ -70,14 +70,14 @@ type serverProc struct {
 
 // startServer starts the binary on dataDir on a free port, with extra
 // flags, and waits until it says where it listens.
-func startServer(t *testing.T, dataDir string, extra ...string) *serverProc {
+func startServer(t testing.TB, dataDir string, extra ...string) *serverProc {
 	t.Helper()
 	return startServerWith(t, dataDir, nil, io.Discard, extra...)
 }
 
 // startServerWith is startServer with more environment variables and the
 // server's stderr (its log) written to stderr.
-func startServerWith(t *testing.T, dataDir string, env []string, stderr io.Writer, extra ...string) *serverProc {
+func startServerWith(t testing.TB, dataDir string, env []string, stderr io.Writer, extra ...string) *serverProc {
 	t.Helper()
 	// -rate-limit 0: the crash tests post as fast as 8 clients can.
 	cmd := exec.Command(serverBinary(t), append([]string{"-data", dataDir, "-listen", "127.0.0.1:0", "-rate-limit", "0", "-fx-refresh=false"}, extra...)...)

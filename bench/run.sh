@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# bench/run.sh — the throughput benchmarks of issue 22 in one run, one table.
+#
+#   bench/run.sh              # 1 k scale point; about 3 minutes on 2 cores
+#   SCALE=100k bench/run.sh   # adds the 100 k point (about 1 more minute per 2k/s)
+#   SCALE=1M bench/run.sh     # adds 1 M (long; ~2 GB of disk)
+#   PROFILE=1 bench/run.sh    # also writes bench/out/settle64.cpu.pprof
+#
+# Rows: the raw bbolt ceiling (group commit, one fsync'd transaction per
+# batch, the same bytes per record as a realistic entry: leaf + record +
+# UBL), Engine.Settle at 1/8/64 callers (durable), the real server binary
+# over loopback HTTP at 32 clients (durable), throughput and file bytes per
+# record as the ledger grows, receipt.Verify (3.0.0 and 1.0.0), and
+# allocations per settlement. The ratios compare rows measured in this run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=bench/out
+mkdir -p "$out"
+raw="$out/raw.txt"
+: >"$raw"
+N_SETTLE=${N_SETTLE:-2000}
+N_HTTP=${N_HTTP:-4000}
+N_RAW=${N_RAW:-4000}
+prof=()
+if [[ -n "${PROFILE:-}" ]]; then prof=(-cpuprofile "$out/settle.cpu.pprof" -o "$out/fiscal.test"); fi
+
+run() { echo "+ go test $*" >&2; go test "$@" 2>&1 | tee -a "$raw" | grep -E '^(Benchmark|FAIL|panic|---)' >&2 || true; }
+
+run ./ledger -run '^$' -bench 'BenchmarkRawBolt/bytes=entry/callers=(1|8|32|64)$' -benchtime "${N_RAW}x"
+run ./fiscal -run '^$' -bench 'BenchmarkSettle$' -benchtime "${N_SETTLE}x" -benchmem "${prof[@]}"
+FISCAL402_BENCH_SCALE=${SCALE:-} run ./fiscal -run '^$' -bench 'BenchmarkSettleScale$' -benchtime 1x -timeout 60m
+run ./examples/server -run '^$' -bench 'BenchmarkServerHTTP$' -benchtime "${N_HTTP}x" -timeout 20m
+run ./receipt -run '^$' -bench 'BenchmarkVerify(V3|Floor)?$' -benchtime 2000x -benchmem
+
+# One table: name, records/s, µs/op, allocs/op, extra metrics.
+awk '
+/^Benchmark/ {
+  name=$1; sub(/-[0-9]+$/, "", name)
+  rps=""; us=""; allocs=""; extra=""
+  for (i=3; i<NF; i+=2) {
+    v=$i; u=$(i+1)
+    if (u=="records/s") rps=sprintf("%.0f", v)
+    else if (u=="ns/op") us=sprintf("%.1f", v/1000)
+    else if (u=="allocs/op") allocs=v
+    else if (u=="B/op") continue
+    else extra=extra sprintf(" %s=%s", u, (v+0==int(v+0)?v:sprintf("%.1f", v)))
+  }
+  rows[++n]=sprintf("| %-52s | %9s | %9s | %9s |%s", name, rps, us, allocs, extra)
+  if (name ~ /RawBolt.*callers=32$/) raw32=rps
+  if (name ~ /RawBolt.*callers=64$/) raw64=rps
+  if (name ~ /ServerHTTP.*clients=32$/) http32=rps
+  if (name ~ /BenchmarkSettle\/callers=64$/) eng64=rps
+}
+END {
+  printf "| %-52s | %9s | %9s | %9s | %s\n", "benchmark", "records/s", "µs/op", "allocs/op", "other"
+  printf "|%s|%s|%s|%s|%s\n", "------------------------------------------------------", "-----------", "-----------", "-----------", "------"
+  for (i=1; i<=n; i++) print rows[i]
+  if (raw32 && http32) printf "\nHTTP(32 clients) / raw bbolt(32 writers): %.0f %%\n", 100*http32/raw32
+  if (raw64 && eng64) printf "Engine.Settle(64) / raw bbolt(64 writers): %.0f %%\n", 100*eng64/raw64
+}' "$raw" | tee "$out/table.md"
+if [[ -n "${PROFILE:-}" ]]; then
+  go tool pprof -top -nodecount 25 "$out/fiscal.test" "$out/settle.cpu.pprof" 2>/dev/null | tee "$out/profile.txt" | head -35 || true
+fi

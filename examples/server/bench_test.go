@@ -1,0 +1,50 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// BenchmarkServerHTTP posts settlements to the real server binary over
+// loopback HTTP with 32 concurrent clients (bench/run.sh). Every 201 is
+// durable: the server answers only after the ledger's commit was fsynced.
+// It reports settlements per second and the ledger file's bytes per record.
+func BenchmarkServerHTTP(b *testing.B) {
+	for _, clients := range []int{32} {
+		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
+			dir := b.TempDir()
+			p := startServer(b, dir)
+			var next atomic.Int64
+			var wg sync.WaitGroup
+			b.ResetTimer()
+			start := time.Now()
+			for range clients {
+				wg.Go(func() {
+					for {
+						n := int(next.Add(1))
+						if n > b.N {
+							return
+						}
+						if status, body := p.post(n); status != 201 {
+							b.Errorf("post %d: status %d %s", n, status, body)
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			el := time.Since(start)
+			b.StopTimer()
+			b.ReportMetric(float64(b.N)/el.Seconds(), "records/s")
+			p.kill()
+			if fi, err := os.Stat(filepath.Join(dir, "ledger.db")); err == nil {
+				b.ReportMetric(float64(fi.Size())/float64(b.N), "bytes/record")
+			}
+		})
+	}
+}
