@@ -95,15 +95,24 @@ type totalsCache struct {
 }
 
 type cachedTotal struct {
-	value string // "" = none stored
-	index int64  // log index of the commit that wrote it; -1: read from the ledger
+	value string          // "" = none stored
+	dec   decimal.Decimal // value parsed (zero for none)
+	index int64           // log index of the commit that wrote it; -1: read from the ledger
 }
 
-func (c *totalsCache) get(key []byte) (string, bool) {
+// parsedTotal parses a stored total ("" is none: zero).
+func parsedTotal(v string) decimal.Decimal {
+	if v == "" {
+		return decimal.Zero
+	}
+	return decimal.RequireFromString(v)
+}
+
+func (c *totalsCache) get(key []byte) (cachedTotal, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	v, ok := c.m[string(key)]
-	return v.value, ok
+	return v, ok
 }
 
 // fill records values read from the ledger where nothing is cached.
@@ -115,7 +124,7 @@ func (c *totalsCache) fill(kv map[string]string) {
 	}
 	for k, v := range kv {
 		if _, ok := c.m[k]; !ok {
-			c.m[k] = cachedTotal{value: v, index: -1}
+			c.m[k] = cachedTotal{value: v, dec: parsedTotal(v), index: -1}
 		}
 	}
 }
@@ -132,7 +141,7 @@ func (c *totalsCache) committed(t *totalCheck) {
 		c.m = map[string]cachedTotal{}
 	}
 	if old, ok := c.m[k]; !ok || old.index < t.at {
-		c.m[k] = cachedTotal{value: t.wrote, index: t.at}
+		c.m[k] = cachedTotal{value: t.wrote, dec: parsedTotal(t.wrote), index: t.at}
 	}
 }
 
@@ -220,24 +229,26 @@ func (e *Engine) totalsFor(accountID string, seller Seller, at time.Time) (*vat.
 	prev, okPrev := e.totals.get(prevKey)
 	if !okCur || !okPrev {
 		// Both years in one read transaction: two point reads, no scan.
+		var c, p string
 		err := e.ledger.View(func(tx ledger.Tx) error {
-			cur, prev = string(tx.Get(bucketTotals, curKey)), string(tx.Get(bucketTotals, prevKey))
+			c, p = string(tx.Get(bucketTotals, curKey)), string(tx.Get(bucketTotals, prevKey))
 			return nil
 		})
 		if err != nil {
 			return nil, nil, storeError(err)
 		}
-		e.totals.fill(map[string]string{string(curKey): cur, string(prevKey): prev})
+		e.totals.fill(map[string]string{string(curKey): c, string(prevKey): p})
+		cur = cachedTotal{value: c, dec: parsedTotal(c)}
+		prev = cachedTotal{value: p, dec: parsedTotal(p)}
 	}
-	with := func(stored string, y int) decimal.Decimal {
-		d := decimal.Zero
-		if stored != "" {
-			d = decimal.RequireFromString(stored)
+	with := func(stored decimal.Decimal, y int) decimal.Decimal {
+		if o := openingTotal(seller, y); !o.IsZero() {
+			return stored.Add(o)
 		}
-		return d.Add(openingTotal(seller, y))
+		return stored
 	}
-	return &vat.CrossBorderTotals{PreviousYear: with(prev, year-1), CurrentYear: with(cur, year)},
-		&totalCheck{account: accountID, year: year, cur: cur, prev: prev}, nil
+	return &vat.CrossBorderTotals{PreviousYear: with(prev.dec, year-1), CurrentYear: with(cur.dec, year)},
+		&totalCheck{account: accountID, year: year, cur: cur.value, prev: prev.value}, nil
 }
 
 // openingTotal is the account's opening figure for year.
