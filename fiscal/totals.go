@@ -115,33 +115,23 @@ func (c *totalsCache) get(key []byte) (cachedTotal, bool) {
 	return v, ok
 }
 
-// fill records values read from the ledger where nothing is cached.
-func (c *totalsCache) fill(kv map[string]string) {
+// put stores v under k unless a value from a newer commit is there (a read
+// from the ledger, index -1, fills only an absent entry).
+func (c *totalsCache) put(k, v string, index int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
 		c.m = map[string]cachedTotal{}
 	}
-	for k, v := range kv {
-		if _, ok := c.m[k]; !ok {
-			c.m[k] = cachedTotal{value: v, dec: parsedTotal(v), index: -1}
-		}
+	if old, ok := c.m[k]; !ok || index >= 0 && old.index < index {
+		c.m[k] = cachedTotal{value: v, dec: parsedTotal(v), index: index}
 	}
 }
 
 // committed records the value a durable append wrote.
 func (c *totalsCache) committed(t *totalCheck) {
-	if t == nil || t.wrote == "" {
-		return
-	}
-	k := string(totalKey(t.account, t.year))
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = map[string]cachedTotal{}
-	}
-	if old, ok := c.m[k]; !ok || old.index < t.at {
-		c.m[k] = cachedTotal{value: t.wrote, dec: parsedTotal(t.wrote), index: t.at}
+	if t != nil && t.wrote != "" {
+		c.put(string(totalKey(t.account, t.year)), t.wrote, t.at)
 	}
 }
 
@@ -237,9 +227,9 @@ func (e *Engine) totalsFor(accountID string, seller Seller, at time.Time) (*vat.
 		if err != nil {
 			return nil, nil, storeError(err)
 		}
-		e.totals.fill(map[string]string{string(curKey): c, string(prevKey): p})
-		cur = cachedTotal{value: c, dec: parsedTotal(c)}
-		prev = cachedTotal{value: p, dec: parsedTotal(p)}
+		e.totals.put(string(curKey), c, -1)
+		e.totals.put(string(prevKey), p, -1)
+		cur, prev = cachedTotal{value: c, dec: parsedTotal(c)}, cachedTotal{value: p, dec: parsedTotal(p)}
 	}
 	with := func(stored decimal.Decimal, y int) decimal.Decimal {
 		if o := openingTotal(seller, y); !o.IsZero() {
