@@ -107,8 +107,7 @@ func committedDigest(ent ledger.StoredEntry, name string) ([sha256.Size]byte, bo
 		}
 		return sum, false, nil
 	}
-	commitment, ok := p.Commitments[field]
-	if field == "" || !ok {
+	if _, ok := p.Commitments[field]; field == "" || !ok {
 		return sum, false, nil
 	}
 	openings, err := receipt.ParseOpenings(ent.Docs[docOpenings])
@@ -119,9 +118,8 @@ func committedDigest(ent ledger.StoredEntry, name string) ([sha256.Size]byte, bo
 		if o.Field != field {
 			continue
 		}
-		c, err := o.Commitment()
-		if err != nil || c != commitment {
-			return sum, false, fmt.Errorf("the opening of %s does not match the receipt's commitment", field)
+		if err := receipt.VerifyOpening(&receipt.Claims{Commitments: p.Commitments}, o); err != nil {
+			return sum, false, err
 		}
 		return hexDigest(o.Value)
 	}

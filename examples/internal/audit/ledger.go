@@ -365,7 +365,7 @@ func (a *ledgerAudit) entry(l *ledger.Ledger, e ledger.StoredEntry) *ledgerFailu
 		// 3.0.0 conceals the digests of the stored record and invoice as
 		// salted commitments; the entry keeps their openings (fiscal
 		// DocOpenings), so whoever holds the file checks the exact bytes.
-		opened, err := openedDigests(e.Docs[docOpenings], c.Commitments)
+		opened, err := openedDigests(e.Docs[docOpenings], &c)
 		if err != nil {
 			return fail(checkRecord, "the entry's openings do not open its receipt's commitments: %s.", sentence(err.Error()))
 		}
@@ -609,11 +609,11 @@ func (a *ledgerAudit) summary(w io.Writer, name, jwksPath string) {
 }
 
 // openedDigests opens the digest commitments of a 3.0.0 receipt
-// (/record_sha256, /invoice/ubl_sha256) with the entry's stored openings:
-// field → hex digest. A commitment without an opening is left out (an entry
-// written before openings were kept); an opening that does not open its
-// commitment is an error.
-func openedDigests(doc []byte, commitments map[string]string) (map[string]string, error) {
+// (/record_sha256, /invoice/ubl_sha256) with the entry's stored openings,
+// each checked by receipt.VerifyOpening: field → hex digest. A commitment
+// without an opening is left out (an entry written before openings were
+// kept); an opening that does not open its commitment is an error.
+func openedDigests(doc []byte, c *receipt.Claims) (map[string]string, error) {
 	out := map[string]string{}
 	if len(doc) == 0 {
 		return out, nil
@@ -623,19 +623,11 @@ func openedDigests(doc []byte, commitments map[string]string) (map[string]string
 		return nil, err
 	}
 	for _, o := range openings {
-		if o.Field != "/record_sha256" && o.Field != "/invoice/ubl_sha256" {
+		if _, ok := c.Commitments[o.Field]; !ok || o.Field != "/record_sha256" && o.Field != "/invoice/ubl_sha256" {
 			continue
 		}
-		want, ok := commitments[o.Field]
-		if !ok {
-			continue
-		}
-		got, err := o.Commitment()
-		if err != nil {
+		if err := receipt.VerifyOpening(c, o); err != nil {
 			return nil, err
-		}
-		if got != want {
-			return nil, fmt.Errorf("the opening of %s gives commitment %s, the receipt signs %s", o.Field, got, want)
 		}
 		out[o.Field] = o.Value
 	}
