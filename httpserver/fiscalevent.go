@@ -62,5 +62,5 @@ func (s *Server) getFiscalEventUBL(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
-	writeImmutable(w, r, "application/xml", `"sha256-`+sum+`"`, "private, max-age=31536000, immutable", raw)
+	writeUBL(w, r, sum, raw)
 }

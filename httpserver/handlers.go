@@ -158,7 +158,7 @@ func (s *Server) getRefundUBL(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
-	writeImmutable(w, r, "application/xml", `"sha256-`+sum+`"`, "private, max-age=31536000, immutable", raw)
+	writeUBL(w, r, sum, raw)
 }
 
 // getSettlementUBL: GET /settlements/{id}/ubl, the exact stored UBL bytes.
@@ -173,7 +173,7 @@ func (s *Server) getSettlementUBL(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
-	writeImmutable(w, r, "application/xml", `"sha256-`+sum+`"`, "private, max-age=31536000, immutable", raw)
+	writeUBL(w, r, sum, raw)
 }
 
 // getReceipt: GET /v1/receipts/{id}, public (spec §5.6).

@@ -77,7 +77,7 @@ func (s *Server) getSummaryUBL(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
-	writeImmutable(w, r, "application/xml", `"sha256-`+res.Summary.Invoice.UBLSHA256+`"`, "private, max-age=31536000, immutable", raw)
+	writeUBL(w, r, res.Summary.Invoice.UBLSHA256, raw)
 }
 
 // getInvoicedBy: GET /settlements/{id}/invoiced-by, invoicing.Covering.

@@ -643,6 +643,12 @@ func writeJSON(w http.ResponseWriter, status int, raw []byte) {
 	}
 }
 
+// writeUBL answers an account's stored UBL document: immutable, private,
+// its ETag the SHA-256 (hex) the record states for it.
+func writeUBL(w http.ResponseWriter, r *http.Request, sha256Hex string, raw []byte) {
+	writeImmutable(w, r, "application/xml", `"sha256-`+sha256Hex+`"`, "private, max-age=31536000, immutable", raw)
+}
+
 // writeImmutable serves bytes that never change for their URL, with a strong
 // ETag from their SHA-256 and conditional GET support.
 func writeImmutable(w http.ResponseWriter, r *http.Request, contentType, etag string, cache string, raw []byte) {
