@@ -347,7 +347,7 @@ func (e *Engine) StoredInvoice(id, wantSHA256 string) ([]byte, string, error) {
 }
 
 // Ledger index names of the engine: an account's records of each kind by
-// the time they were recorded (Books.List), and its events (Outbox).
+// the time they were recorded (Books.Scan, package listing), and its events (Outbox).
 const (
 	indexAccountTime         = "account-time"          // account \x00 createdAt (8-byte big-endian unix nanos) record id → record id
 	indexAccountFiscalEvents = "account-fiscal-events" // the same, for fiscal events

@@ -246,7 +246,7 @@ func (b *Books) RefundsByDate(ctx context.Context, from, to string, fn func(r *R
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		hits, err := b.e.ledger.Scan(indexAccountRefunds, prefix, after, false, listBatch)
+		hits, err := b.e.ledger.Scan(indexAccountRefunds, prefix, after, false, scanBatch)
 		if err != nil {
 			return storeError(err)
 		}
@@ -263,7 +263,7 @@ func (b *Books) RefundsByDate(ctx context.Context, from, to string, fn func(r *R
 				return err
 			}
 		}
-		if len(hits) < listBatch {
+		if len(hits) < scanBatch {
 			return nil
 		}
 		after = hits[len(hits)-1].Key

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/internal/wire"
+	"github.com/fiscal402/fiscal402/listing"
 	"github.com/fiscal402/fiscal402/parties"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/vat"
@@ -516,14 +517,14 @@ func (s *Service) Invoice(ctx context.Context, accountID, id string) ([]byte, st
 }
 
 // List returns a page of the account's fiscal events, newest first
-// (fiscal.Books.List with q.Object fiscal.ObjectFiscalEvent).
-func (s *Service) List(ctx context.Context, accountID string, q fiscal.ListQuery) (*fiscal.Page, error) {
+// (listing.List with q.Object fiscal.ObjectFiscalEvent).
+func (s *Service) List(ctx context.Context, accountID string, q listing.Query) (*listing.Page, error) {
 	b, err := s.e.Books(accountID)
 	if err != nil {
 		return nil, err
 	}
 	q.Object = fiscal.ObjectFiscalEvent
-	return b.List(ctx, q)
+	return listing.List(ctx, b, q)
 }
 
 // load reads the current stored document of id, which may be a fiscal

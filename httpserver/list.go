@@ -2,10 +2,12 @@ package httpserver
 
 import (
 	"net/http"
+
+	"github.com/fiscal402/fiscal402/listing"
 )
 
 // listSettlements: GET /settlements, the account's own records, newest
-// first, a page at a time (fiscal.ListQuery, fiscal.Page).
+// first, a page at a time (listing.List).
 func (s *Server) listSettlements(w http.ResponseWriter, r *http.Request) {
 	q, err := parseListQuery(r.URL.Query())
 	if err != nil {
@@ -17,7 +19,7 @@ func (s *Server) listSettlements(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
-	page, err := books.List(r.Context(), q)
+	page, err := listing.List(r.Context(), books, q)
 	w.Header().Set("Cache-Control", "private, no-cache")
 	s.writeResult(w, r, page, err)
 }

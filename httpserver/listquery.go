@@ -10,18 +10,19 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/internal/wire"
+	"github.com/fiscal402/fiscal402/listing"
 )
 
 // listParams are the query parameters parseListQuery knows; any other is a
 // BAD_REQUEST, so that a misspelt filter is not silently ignored.
 var listParams = []string{"cursor", "from", "limit", "reviewStatus", "settledFrom", "settledTo", "status", "taxingCountry", "to"}
 
-// parseListQuery reads a fiscal.ListQuery from URL query parameters (limit, cursor,
+// parseListQuery reads a listing.Query from URL query parameters (limit, cursor,
 // from, to, settledFrom, settledTo, reviewStatus, status, taxingCountry).
 // Unknown and repeated parameters are BAD_REQUEST errors whose Field is the
 // parameter name.
-func parseListQuery(v url.Values) (fiscal.ListQuery, error) {
-	var q fiscal.ListQuery
+func parseListQuery(v url.Values) (listing.Query, error) {
+	var q listing.Query
 	names := make([]string, 0, len(v))
 	for name := range v {
 		names = append(names, name)
@@ -97,7 +98,7 @@ func checkYear(field string, t time.Time) (time.Time, error) {
 	return t, nil
 }
 
-// maxListLimit is the largest page a list serves (fiscal.ListQuery.Limit).
+// maxListLimit is the largest page a list serves (listing.Query.Limit).
 const maxListLimit = 200
 
 func badRequestf(field, format string, args ...any) *fiscal.Error {

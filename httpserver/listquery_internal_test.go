@@ -11,6 +11,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fiscalevent"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
+	"github.com/fiscal402/fiscal402/listing"
 	"github.com/fiscal402/fiscal402/parties"
 )
 
@@ -49,7 +50,7 @@ func FuzzListQuery(f *testing.F) {
 	// Real cursors of both accounts: the other account's must not open its
 	// records to acct_0.
 	for acct := range 2 {
-		p, err := fiscaltest.Books(f, e, acct).List(ctx, fiscal.ListQuery{Limit: 1})
+		p, err := listing.List(ctx, fiscaltest.Books(f, e, acct), listing.Query{Limit: 1})
 		if err != nil || p.NextCursor == "" {
 			f.Fatal(err, p)
 		}
@@ -72,9 +73,9 @@ func FuzzListQuery(f *testing.F) {
 			return
 		}
 		for _, object := range []string{fiscal.ObjectSettlement, fiscal.ObjectFiscalEvent} {
-			var p *fiscal.Page
+			var p *listing.Page
 			if object == fiscal.ObjectSettlement {
-				p, err = books.List(ctx, q)
+				p, err = listing.List(ctx, books, q)
 			} else {
 				p, err = events.List(ctx, fiscaltest.AccountID(0), q)
 			}

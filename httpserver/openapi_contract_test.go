@@ -21,6 +21,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/httpserver"
 	"github.com/fiscal402/fiscal402/internal/testtool"
+	"github.com/fiscal402/fiscal402/listing"
 )
 
 // documentedCodes returns the problem codes the document lists for an
@@ -157,9 +158,9 @@ func TestSchemaFormatsCover(t *testing.T) {
 }
 
 // TestPageDocsMatchPage: the typed page documents have exactly the members
-// of fiscal.Page, which the list handlers encode.
+// of listing.Page, which the list handlers encode.
 func TestPageDocsMatchPage(t *testing.T) {
-	want := jsonMembers(reflect.TypeFor[fiscal.Page]())
+	want := jsonMembers(reflect.TypeFor[listing.Page]())
 	f := newDocFixture(t, false, testNow)
 	doc := f.openAPI(t)
 	for _, name := range []string{"SettlementPage", "FiscalEventPage"} {
@@ -170,7 +171,7 @@ func TestPageDocsMatchPage(t *testing.T) {
 		}
 		slices.Sort(got)
 		if !slices.Equal(got, want) {
-			t.Errorf("%s members %v, fiscal.Page has %v", name, got, want)
+			t.Errorf("%s members %v, listing.Page has %v", name, got, want)
 		}
 	}
 }

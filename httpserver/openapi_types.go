@@ -16,7 +16,7 @@ import (
 // data is the record of its entry, and the x402 documents an ingest
 // request carries. A generated client gets typed values for each.
 
-// settlementPageDoc documents GET /settlements: fiscal.Page with its items
+// settlementPageDoc documents GET /settlements: listing.Page with its items
 // typed (TestPageDocsMatchPage keeps the members equal).
 type settlementPageDoc struct {
 	Object     string          `json:"object"`

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/listing"
 )
 
 // Export formats.
@@ -92,7 +93,7 @@ func Export(ctx context.Context, b *fiscal.Books, q ExportQuery, w io.Writer) er
 		}
 	}
 	n := 0
-	err := each(ctx, b, fiscal.ListQuery{From: q.From, To: q.To}, func(raw []byte) error {
+	err := each(ctx, b, listing.Query{From: q.From, To: q.To}, func(raw []byte) error {
 		rc, err := decodeRec(raw)
 		if err != nil {
 			return err

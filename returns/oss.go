@@ -16,6 +16,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/ledger"
+	"github.com/fiscal402/fiscal402/listing"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -291,9 +292,9 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 	// A supply of the quarter was recorded at most MaxClockSkew before it
 	// settled, so no record created before the quarter (less a day for the
 	// clocks) is of it; records of later quarters are read and skipped.
-	// The settlement bounds are left to this loop: Books.List would decode
+	// The settlement bounds are left to this loop: listing.List would decode
 	// every record a second time to apply them.
-	q := fiscal.ListQuery{From: p.Start().Add(-localMargin)}
+	q := listing.Query{From: p.Start().Add(-localMargin)}
 	err := each(ctx, b, q, func(raw []byte) error {
 		var rc ossRec
 		if err := json.Unmarshal(raw, &rc); err != nil {

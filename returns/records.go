@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/listing"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -130,7 +131,7 @@ func Records(ctx context.Context, b *fiscal.Books, q RecordsQuery, fn func(Recor
 		return badRequest("memberState", "is %q; want the ISO code of an EU member state (EL is read as GR)", q.MemberState)
 	}
 	p := q.Period
-	lq := fiscal.ListQuery{From: p.Start().Add(-localMargin), SettledFrom: p.Start().Add(-localMargin), SettledTo: p.End().Add(localMargin), TaxingCountry: ms,
+	lq := listing.Query{From: p.Start().Add(-localMargin), SettledFrom: p.Start().Add(-localMargin), SettledTo: p.End().Add(localMargin), TaxingCountry: ms,
 		ReviewStatus: fiscal.StatusProcessed}
 	return each(ctx, b, lq, func(raw []byte) error {
 		rc, err := decodeRec(raw)

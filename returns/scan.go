@@ -6,9 +6,10 @@ import (
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/listing"
 )
 
-// pageSize is the page of Books.List the scans read: the largest it allows,
+// pageSize is the page of listing.List the scans read: the largest it allows,
 // so that a quarter of 100,000 records is 500 pages, never all at once.
 const pageSize = 200
 
@@ -16,11 +17,11 @@ const pageSize = 200
 // revision, as stored) whose createdAt is in [from, to] and whose settlement
 // timestamp is in [settledFrom, settledTo] (zero: unbounded), newest first,
 // one page at a time: only a page is held in memory.
-func each(ctx context.Context, b *fiscal.Books, q fiscal.ListQuery, fn func(raw []byte) error) error {
+func each(ctx context.Context, b *fiscal.Books, q listing.Query, fn func(raw []byte) error) error {
 	q.Limit = pageSize
 	q.Object = fiscal.ObjectSettlement
 	for {
-		page, err := b.List(ctx, q)
+		page, err := listing.List(ctx, b, q)
 		if err != nil {
 			return err
 		}

@@ -25,8 +25,8 @@ const (
 	targetNames     = 80   // go doc ./fiscal | grep -cE '^(func|type|var|const)'
 	targetEngine    = 25   // exported methods of *Engine
 
-	ceilingCodeLines = 6261
-	ceilingNames     = 87
+	ceilingCodeLines = 6108
+	ceilingNames     = 85
 	ceilingEngine    = 25
 )
 

@@ -1,4 +1,4 @@
-package fiscal_test
+package listing_test
 
 import (
 	"context"
@@ -10,11 +10,12 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
+	"github.com/fiscal402/fiscal402/listing"
 )
 
-// ExampleBooks_List pages through an account's records, newest first, two
+// ExampleList pages through an account's records, newest first, two
 // at a time.
-func ExampleBooks_List() {
+func ExampleList() {
 	dir, err := os.MkdirTemp("", "fiscal402-example")
 	if err != nil {
 		log.Fatal(err)
@@ -47,9 +48,9 @@ func ExampleBooks_List() {
 			log.Fatal(err)
 		}
 	}
-	q := fiscal.ListQuery{Limit: 2}
+	q := listing.Query{Limit: 2}
 	for {
-		page, err := books.List(ctx, q)
+		page, err := listing.List(ctx, books, q)
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package fiscal
+package listing
 
 import (
 	"context"
@@ -12,18 +12,19 @@ import (
 	"time"
 
 	"github.com/fiscal402/fiscal402/evmverify"
+	"github.com/fiscal402/fiscal402/fiscal"
 )
 
 // TestListScanBudget: a selective filter over more postings than the scan
 // budget yields short pages with has_more, and following them finds every
 // match exactly once, newest first. (The budget is maxListScan in
-// production; the test passes a small one to list, the function Books.List
-// calls with it.)
+// production; the test passes a small one to list, the function List calls
+// with it.)
 func TestListScanBudget(t *testing.T) {
 	now := time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC)
-	e, err := New(Config{
+	e, err := fiscal.New(fiscal.Config{
 		Dir:      t.TempDir(),
-		Accounts: []Account{{ID: "acct", Seller: Seller{LegalName: "Demo Ltd", VATNumber: "IE1234567T", LegalID: "IE-CRO-123456", Country: "IE", OverThreshold: true}}},
+		Accounts: []fiscal.Account{{ID: "acct", Seller: fiscal.Seller{LegalName: "Demo Ltd", VATNumber: "IE1234567T", LegalID: "IE-CRO-123456", Country: "IE", OverThreshold: true}}},
 		Clock:    func() time.Time { return now },
 		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
@@ -42,7 +43,7 @@ func TestListScanBudget(t *testing.T) {
 			country = "FR"
 		}
 		sum := sha256.Sum256([]byte{byte(n >> 8), byte(n)})
-		res, err := b.Settle(context.Background(), SettlementRequest{
+		res, err := b.Settle(context.Background(), fiscal.SettlementRequest{
 			AmountUSDC: "1.00", TxHash: "0x" + hex.EncodeToString(sum[:]), Timestamp: "2026-04-10T14:30:00Z",
 			PayerWallet: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", ReceiverWallet: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
 			Network: evmverify.NetworkBase, ConsumerCountry: country,
@@ -56,16 +57,16 @@ func TestListScanBudget(t *testing.T) {
 	}
 	slices.Sort(want) // same createdAt: newest first is descending id
 	slices.Reverse(want)
-	q := ListQuery{TaxingCountry: "FR", Limit: 3}
+	q := Query{TaxingCountry: "FR", Limit: 3}
 	var got []string
 	short := 0
 	for pages := 0; ; pages++ {
-		p, err := b.list(context.Background(), indexAccountTime, ObjectSettlement, q, 7)
+		p, err := list(context.Background(), b, q, 7)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, raw := range p.Data {
-			var r Record
+			var r fiscal.Record
 			if err := json.Unmarshal(raw, &r); err != nil {
 				t.Fatal(err)
 			}

@@ -1,13 +1,14 @@
-package fiscal
+package listing
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"time"
 
+	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -20,10 +21,9 @@ const (
 	// page that hits the bound may hold fewer than limit items, and has_more
 	// with next_cursor say where to go on.
 	maxListScan = 2000
-	listBatch   = 256
 )
 
-// ListQuery selects a page of an account's records, newest first.
+// Query selects a page of an account's records, newest first.
 //
 // The order is the time the service recorded each record (createdAt),
 // newest first, ties broken by id: the order of the ledger's account-time
@@ -32,7 +32,7 @@ const (
 // SettledFrom and SettledTo bound the settlement timestamp (the chargeable
 // event, Art. 63 VAT Directive, which an OSS return is organised by). Every
 // bound is inclusive; a date means the whole UTC day.
-type ListQuery struct {
+type Query struct {
 	Limit        int       // 1..maxListLimit; 0 means defaultListLimit
 	Cursor       string    // next_cursor of the previous page; "" for the first page
 	From, To     time.Time // createdAt bounds; zero means unbounded
@@ -43,12 +43,12 @@ type ListQuery struct {
 	// for settlements the same as ReviewStatus.
 	Status        string
 	TaxingCountry string // ISO 3166-1 alpha-2 (GR for Greece; EL is accepted)
-	// Object is the kind of record listed: ObjectSettlement ("", the
-	// default) or ObjectFiscalEvent.
+	// Object is the kind of record listed: fiscal.ObjectSettlement ("",
+	// the default) or fiscal.ObjectFiscalEvent.
 	Object string
 }
 
-func (q *ListQuery) check(object string) error {
+func (q *Query) check(object string) error {
 	if q.Limit == 0 {
 		q.Limit = defaultListLimit
 	}
@@ -62,7 +62,7 @@ func (q *ListQuery) check(object string) error {
 		return badRequest("settledTo", "is before settledFrom")
 	}
 	switch object {
-	case ObjectFiscalEvent:
+	case fiscal.ObjectFiscalEvent:
 		if q.ReviewStatus != "" {
 			return badRequest("reviewStatus", "does not apply to fiscal events; filter by status (%s or %s)", vat.StatusDetermined, vat.StatusManualReview)
 		}
@@ -73,16 +73,16 @@ func (q *ListQuery) check(object string) error {
 		// On settlements, status is the review status: the review queue
 		// is GET /settlements?status=PENDING_MANUAL_REVIEW.
 		if q.Status != "" {
-			if q.Status != StatusProcessed && q.Status != StatusPendingReview {
-				return badRequest("status", "must be %s or %s", StatusProcessed, StatusPendingReview)
+			if q.Status != fiscal.StatusProcessed && q.Status != fiscal.StatusPendingReview {
+				return badRequest("status", "must be %s or %s", fiscal.StatusProcessed, fiscal.StatusPendingReview)
 			}
 			if q.ReviewStatus != "" && q.ReviewStatus != q.Status {
 				return badRequest("status", "contradicts reviewStatus %s", q.ReviewStatus)
 			}
 			q.ReviewStatus, q.Status = q.Status, ""
 		}
-		if q.ReviewStatus != "" && q.ReviewStatus != StatusProcessed && q.ReviewStatus != StatusPendingReview {
-			return badRequest("reviewStatus", "must be %s or %s", StatusProcessed, StatusPendingReview)
+		if q.ReviewStatus != "" && q.ReviewStatus != fiscal.StatusProcessed && q.ReviewStatus != fiscal.StatusPendingReview {
+			return badRequest("reviewStatus", "must be %s or %s", fiscal.StatusProcessed, fiscal.StatusPendingReview)
 		}
 	}
 	return nil
@@ -104,111 +104,85 @@ type Page struct {
 }
 
 // List returns a page of the account's records of one kind: settlement
-// records, or fiscal events when q.Object is ObjectFiscalEvent.
-func (b *Books) List(ctx context.Context, q ListQuery) (*Page, error) {
-	switch q.Object {
-	case "", ObjectSettlement:
-		return b.list(ctx, indexAccountTime, ObjectSettlement, q, maxListScan)
-	case ObjectFiscalEvent:
-		return b.list(ctx, indexAccountFiscalEvents, ObjectFiscalEvent, q, maxListScan)
-	}
-	return nil, badRequest("object", "is %q; want %q or %q", q.Object, ObjectSettlement, ObjectFiscalEvent)
+// records, or fiscal events when q.Object is fiscal.ObjectFiscalEvent.
+func List(ctx context.Context, b *fiscal.Books, q Query) (*Page, error) {
+	return list(ctx, b, q, maxListScan)
 }
 
 // cursorVersion opens every cursor, so that a later encoding can be told
 // apart (and an old cursor refused with a clear error).
 const cursorVersion = 1
 
-// list scans index backwards for the account, examining at most budget
-// postings.
-func (b *Books) list(ctx context.Context, index, object string, q ListQuery, budget int) (*Page, error) {
-	e, accountID := b.e, b.acc.ID
+// list pages through the account's index (fiscal.Books.Scan) newest first,
+// examining at most budget postings.
+func list(ctx context.Context, b *fiscal.Books, q Query, budget int) (*Page, error) {
+	object := q.Object
+	switch object {
+	case "":
+		object = fiscal.ObjectSettlement
+	case fiscal.ObjectSettlement, fiscal.ObjectFiscalEvent:
+	default:
+		return nil, badRequest("object", "is %q; want %q or %q", q.Object, fiscal.ObjectSettlement, fiscal.ObjectFiscalEvent)
+	}
 	if err := q.check(object); err != nil {
 		return nil, err
 	}
-	prefix := append([]byte(accountID), 0)
-	// The scan runs backwards from just past the newest key it may return:
-	// the To bound, or the cursor when that is older.
-	var after []byte
+	// The scan runs backwards from just past the newest position it may
+	// return: the To bound, or the cursor when that is older.
+	var before []byte
 	if !q.To.IsZero() {
-		after = binary.BigEndian.AppendUint64(bytes.Clone(prefix), uint64(q.To.UnixNano())+1)
+		before = binary.BigEndian.AppendUint64(nil, uint64(q.To.UnixNano())+1)
 	}
 	if q.Cursor != "" {
 		pos, err := decodeCursor(q.Cursor)
 		if err != nil {
 			return nil, err
 		}
-		c := append(bytes.Clone(prefix), pos...)
-		if after == nil || bytes.Compare(c, after) < 0 {
-			after = c
+		if before == nil || string(pos) < string(before) {
+			before = pos
 		}
 	}
 	page := &Page{Object: "list", Data: []json.RawMessage{}}
-	last := after // the key of the last posting examined: where the next page starts
+	last := before // the position of the last posting examined: where the next page starts
 	scanned := 0
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	err := b.Scan(ctx, object, before, func(pos, raw []byte) (bool, error) {
+		if !q.From.IsZero() && len(pos) >= 8 && int64(binary.BigEndian.Uint64(pos)) < q.From.UnixNano() {
+			return false, nil // older than From: nothing further can match
 		}
-		hits, err := e.ledger.Scan(index, prefix, after, true, listBatch)
+		if scanned == budget {
+			page.more(last)
+			return false, nil
+		}
+		scanned++
+		ok, err := q.matches(raw)
 		if err != nil {
-			return nil, storeError(err)
+			return false, err
 		}
-		for _, h := range hits {
-			pos := h.Key[len(prefix):]
-			if !q.From.IsZero() && len(pos) >= 8 && int64(binary.BigEndian.Uint64(pos)) < q.From.UnixNano() {
-				return page, nil // older than From: nothing further can match
+		if ok {
+			if len(page.Data) == q.Limit {
+				// A further match exists: the next page starts with it.
+				page.more(last)
+				return false, nil
 			}
-			if scanned == budget {
-				return page.more(last[len(prefix):]), nil
-			}
-			scanned++
-			raw, err := e.currentDoc(h.ID)
-			if err != nil {
-				return nil, err
-			}
-			ok, err := q.matches(raw)
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				if len(page.Data) == q.Limit {
-					// A further match exists: the next page starts with it.
-					return page.more(last[len(prefix):]), nil
-				}
-				page.Data = append(page.Data, raw)
-			}
-			last = h.Key
+			page.Data = append(page.Data, raw)
 		}
-		if len(hits) < listBatch {
-			return page, nil
-		}
-		after = last
-	}
-}
-
-// more marks the page as followed by another that starts after pos.
-func (p *Page) more(pos []byte) *Page {
-	p.HasMore = true
-	p.NextCursor = encodeCursor(pos)
-	return p
-}
-
-// currentDoc returns the stored document of the current revision of id.
-func (e *Engine) currentDoc(id string) ([]byte, error) {
-	entryID, err := e.currentEntryID(id)
+		last = pos
+		return true, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	raw, err := e.ledger.Doc(entryID, docRecord)
-	if err != nil {
-		return nil, storeError(err)
-	}
-	return raw, nil
+	return page, nil
+}
+
+// more marks the page as followed by another that starts after pos.
+func (p *Page) more(pos []byte) {
+	p.HasMore = true
+	p.NextCursor = encodeCursor(pos)
 }
 
 // matches applies the filters that are not part of the index key.
-func (q ListQuery) matches(raw []byte) (bool, error) {
+func (q Query) matches(raw []byte) (bool, error) {
 	if q.ReviewStatus == "" && q.Status == "" && q.TaxingCountry == "" && q.SettledFrom.IsZero() && q.SettledTo.IsZero() {
 		return true, nil
 	}
@@ -220,7 +194,7 @@ func (q ListQuery) matches(raw []byte) (bool, error) {
 		Determination  struct{ Status, TaxingCountry string }
 	}
 	if err := json.Unmarshal(raw, &d); err != nil {
-		return false, &Error{Code: CodeInternal, Detail: "stored record is unreadable", Err: err}
+		return false, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored record is unreadable", Err: err}
 	}
 	det, ts := d.Classification, d.Settlement.Timestamp
 	if d.Payment.Timestamp != "" {
@@ -232,13 +206,13 @@ func (q ListQuery) matches(raw []byte) (bool, error) {
 	if q.Status != "" && det.Status != q.Status {
 		return false, nil
 	}
-	if q.TaxingCountry != "" && det.TaxingCountry != isoCountry(q.TaxingCountry) {
+	if q.TaxingCountry != "" && det.TaxingCountry != taxingCountry(q.TaxingCountry) {
 		return false, nil
 	}
 	if !q.SettledFrom.IsZero() || !q.SettledTo.IsZero() {
 		t, err := time.Parse(time.RFC3339Nano, ts)
 		if err != nil {
-			return false, &Error{Code: CodeInternal, Detail: "stored record has an unreadable timestamp", Err: err}
+			return false, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored record has an unreadable timestamp", Err: err}
 		}
 		if (!q.SettledFrom.IsZero() && t.Before(q.SettledFrom)) || (!q.SettledTo.IsZero() && t.After(q.SettledTo)) {
 			return false, nil
@@ -261,4 +235,21 @@ func decodeCursor(s string) ([]byte, error) {
 		return nil, badRequest("cursor", "is not a cursor this service issued; pass next_cursor of the previous page unchanged")
 	}
 	return b[1:], nil
+}
+
+// taxingCountry maps the country codes a filter accepts that are not the
+// ISO 3166-1 codes records state as taxingCountry: EL (Greece's VAT
+// prefix) → GR, XI (Northern Ireland) and UK → GB.
+func taxingCountry(c string) string {
+	switch c {
+	case "EL":
+		return "GR"
+	case "XI", "UK":
+		return "GB"
+	}
+	return c
+}
+
+func badRequest(field, format string, args ...any) *fiscal.Error {
+	return &fiscal.Error{Code: fiscal.CodeBadRequest, Field: field, Detail: fmt.Sprintf(format, args...)}
 }
