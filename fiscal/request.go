@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 
@@ -265,20 +264,17 @@ func parseBuyer(req SettlementRequest) (BuyerFacts, error) {
 		}
 		b.Country = c
 	}
-	pc := strings.TrimSpace(req.ConsumerPostalCode)
-	if len(pc) > 16 || !utf8.ValidString(pc) || strings.IndexFunc(pc, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
-		return b, badRequest("/consumerPostalCode", "must be a postal code of at most 16 printable characters")
+	pc, err := checked(wire.PostalCode("/consumerPostalCode", req.ConsumerPostalCode))
+	if err != nil {
+		return b, err
 	}
 	if pc != "" && b.Country == "" {
 		return b, badRequest("/consumerPostalCode", "needs consumerCountry: a postal code alone does not locate the buyer")
 	}
 	b.PostalCode = pc
-	vn := strings.TrimSpace(req.ConsumerVATNumber)
-	if len(vn) > 32 || !utf8.ValidString(vn) || strings.IndexFunc(vn, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
-		return b, badRequest("/consumerVatNumber", "must be a VAT number of at most 32 printable characters")
+	if b.VATNumber, err = checked(wire.VATNumber("/consumerVatNumber", req.ConsumerVATNumber)); err != nil {
+		return b, err
 	}
-	b.VATNumber = vn
-	var err error
 	if b.Name, err = parseText("/consumerName", req.ConsumerName); err != nil {
 		return b, err
 	}
@@ -291,7 +287,7 @@ func parseBuyer(req SettlementRequest) (BuyerFacts, error) {
 	if b.Evidence, err = parseEvidence("/locationEvidence", req.LocationEvidence); err != nil {
 		return b, err
 	}
-	if b.Conditions, err = parseConditions("/rateConditions", req.RateConditions); err != nil {
+	if b.Conditions, err = checked(wire.RateConditions("/rateConditions", req.RateConditions)); err != nil {
 		return b, err
 	}
 	if pr := req.UnderlyingProvider; pr != nil {
@@ -371,11 +367,9 @@ func parseAddressFields(field string, a *Address) (*Address, error) {
 			return nil, err
 		}
 	}
-	pc := strings.TrimSpace(a.PostalCode)
-	if len(pc) > 16 || !utf8.ValidString(pc) || strings.IndexFunc(pc, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
-		return nil, badRequest(field+"/postalCode", "must be a postal code of at most 16 printable characters")
+	if out.PostalCode, err = checked(wire.PostalCode(field+"/postalCode", a.PostalCode)); err != nil {
+		return nil, err
 	}
-	out.PostalCode = pc
 	if out == (Address{}) && strings.TrimSpace(a.Country) == "" {
 		return nil, nil
 	}
@@ -385,24 +379,6 @@ func parseAddressFields(field string, a *Address) (*Address, error) {
 		}
 	}
 	return &out, nil
-}
-
-// parseConditions checks attested rate conditions against the codes the
-// rate table knows.
-func parseConditions(field string, in []string) ([]string, error) {
-	if len(in) == 0 {
-		return nil, nil
-	}
-	known := map[string]bool{}
-	for _, c := range vat.Rates().Conditions() {
-		known[c.Code] = true
-	}
-	for i, c := range in {
-		if !known[c] {
-			return nil, badRequest(fmt.Sprintf("%s/%d", field, i), "%q is not a rate condition this ruleset knows", c)
-		}
-	}
-	return slices.Compact(slices.Sorted(slices.Values(in))), nil
 }
 
 // paymentFromChain builds the payment an ingest path read from the chain,

@@ -98,8 +98,8 @@ func ParseSeller(field string, in Seller, nameRequired bool) (SellerFacts, error
 	if s.Country, err = wire.Country(field+"/country", in.Country); err != nil {
 		return s, fiscal.InputError(err)
 	}
-	if s.VATNumber, err = parseVATNumber(field+"/vatNumber", in.VATNumber); err != nil {
-		return s, err
+	if s.VATNumber, err = wire.VATNumber(field+"/vatNumber", in.VATNumber); err != nil {
+		return s, fiscal.InputError(err)
 	}
 	if len(in.OtherEstablishments) > len(eu27Countries) {
 		return s, badRequest(field+"/otherEstablishments", "lists more than the %d EU member states", len(eu27Countries))
@@ -144,8 +144,8 @@ func ParseBuyer(field string, in Buyer) (BuyerFacts, error) {
 			return b, err
 		}
 	}
-	if b.VATNumber, err = parseVATNumber(field+"/vatNumber", in.VATNumber); err != nil {
-		return b, err
+	if b.VATNumber, err = wire.VATNumber(field+"/vatNumber", in.VATNumber); err != nil {
+		return b, fiscal.InputError(err)
 	}
 	switch in.BusinessStatus {
 	case "":
@@ -166,9 +166,9 @@ func ParseBuyer(field string, in Buyer) (BuyerFacts, error) {
 	if b.Name, err = wire.Text(field+"/name", in.Name); err != nil {
 		return b, fiscal.InputError(err)
 	}
-	pc := strings.TrimSpace(in.PostalCode)
-	if len(pc) > 16 || strings.IndexFunc(pc, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
-		return b, badRequest(field+"/postalCode", "must be a postal code of at most 16 printable characters")
+	pc, err := wire.PostalCode(field+"/postalCode", in.PostalCode)
+	if err != nil {
+		return b, fiscal.InputError(err)
 	}
 	if pc != "" && b.Country == "" {
 		return b, badRequest(field+"/postalCode", "needs %s/country: a postal code alone does not locate the buyer", field)
@@ -191,14 +191,6 @@ func ParseSupply(field string, in Supply) (kind, description string, err error) 
 		return "", "", fiscal.InputError(err)
 	}
 	return kind, description, nil
-}
-
-func parseVATNumber(field, v string) (string, error) {
-	n := strings.TrimSpace(v)
-	if len(n) > 32 || strings.IndexFunc(n, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
-		return "", badRequest(field, "must be a VAT number of at most 32 printable characters")
-	}
-	return n, nil
 }
 
 // AccountSeller returns the facts of the account's own seller, which

@@ -25,7 +25,7 @@ const (
 	targetNames     = 80   // go doc ./fiscal | grep -cE '^(func|type|var|const)'
 	targetEngine    = 25   // exported methods of *Engine
 
-	ceilingCodeLines = 6108
+	ceilingCodeLines = 6087
 	ceilingNames     = 85
 	ceilingEngine    = 25
 )

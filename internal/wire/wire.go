@@ -3,6 +3,7 @@ package wire
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -260,4 +261,51 @@ func Evidence(field string, in []vat.Evidence) ([]vat.Evidence, error) {
 		return nil, nil
 	}
 	return out, nil
+}
+
+// printable reports whether s is valid UTF-8 without C0 controls or DEL.
+func printable(s string) bool {
+	return utf8.ValidString(s) && strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) < 0
+}
+
+// PostalCode accepts a postal code as a buyer states it: at most 16
+// printable characters, trimmed. Its form is the country's to judge
+// (vat reads the codes that decide a territory).
+func PostalCode(field, v string) (string, error) {
+	pc := strings.TrimSpace(v)
+	if len(pc) > 16 || !printable(pc) {
+		return "", bad(field, "must be a postal code of at most 16 printable characters")
+	}
+	return pc, nil
+}
+
+// VATNumber accepts a VAT number as a buyer states it: at most 32
+// printable characters, trimmed. Its syntax and validity are the
+// determination's (vat.ValidateNumber, the registry), which decide what a
+// malformed one means for the tax, not the request's.
+func VATNumber(field, v string) (string, error) {
+	n := strings.TrimSpace(v)
+	if len(n) > 32 || !printable(n) {
+		return "", bad(field, "must be a VAT number of at most 32 printable characters")
+	}
+	return n, nil
+}
+
+// RateConditions checks attested rate conditions against the codes the
+// rate table knows (vat.Rates().Conditions()) and returns them sorted,
+// without repeats; nil for none.
+func RateConditions(field string, in []string) ([]string, error) {
+	if len(in) == 0 {
+		return nil, nil
+	}
+	known := map[string]bool{}
+	for _, c := range vat.Rates().Conditions() {
+		known[c.Code] = true
+	}
+	for i, c := range in {
+		if !known[c] {
+			return nil, bad(fmt.Sprintf("%s/%d", field, i), "%q is not a rate condition this ruleset knows", c)
+		}
+	}
+	return slices.Compact(slices.Sorted(slices.Values(in))), nil
 }

@@ -4,7 +4,18 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/fiscal402/fiscal402/vat"
 )
+
+// vatConditions lists the rate conditions the rate table knows.
+func vatConditions() []string {
+	var out []string
+	for _, c := range vat.Rates().Conditions() {
+		out = append(out, c.Code)
+	}
+	return out
+}
 
 func TestFieldChecks(t *testing.T) {
 	now := time.Date(2026, 4, 10, 12, 0, 0, 0, time.UTC)
@@ -52,4 +63,40 @@ func TestFieldChecks(t *testing.T) {
 	check("control character", err, "/n")
 	check("idempotency key", IdempotencyKey("has space"), "Idempotency-Key")
 	check("no idempotency key", IdempotencyKey(""), "")
+}
+
+// TestBuyerFieldChecks: postal codes, VAT numbers and rate conditions as a
+// buyer states them (shared by POST /settlements and fiscal events).
+func TestBuyerFieldChecks(t *testing.T) {
+	if pc, err := PostalCode("/p", "  D02 X285 "); err != nil || pc != "D02 X285" {
+		t.Errorf("PostalCode trims: %q %v", pc, err)
+	}
+	for _, bad := range []string{"12345678901234567", "75\x0001", "75\x7f01", "\xff\xfe"} {
+		var fe *FieldError
+		if _, err := PostalCode("/p", bad); !errors.As(err, &fe) || fe.Field != "/p" {
+			t.Errorf("PostalCode(%q) = %v, want an error on /p", bad, err)
+		}
+	}
+	if n, err := VATNumber("/v", " DE123456789 "); err != nil || n != "DE123456789" {
+		t.Errorf("VATNumber trims: %q %v", n, err)
+	}
+	var fe *FieldError
+	if _, err := VATNumber("/v", "DE"+string(make([]byte, 31))); !errors.As(err, &fe) || fe.Field != "/v" {
+		t.Errorf("a 33-byte VAT number with controls: %v", err)
+	}
+	// Two known codes, repeated and out of order, come back sorted once.
+	codes := vatConditions()
+	if len(codes) < 2 {
+		t.Skip("the rate table knows fewer than two conditions")
+	}
+	got, err := RateConditions("/rc", []string{codes[1], codes[0], codes[1]})
+	if err != nil || len(got) != 2 || got[0] > got[1] {
+		t.Errorf("RateConditions = %v, %v", got, err)
+	}
+	if _, err := RateConditions("/rc", []string{codes[0], "no_such_condition"}); !errors.As(err, &fe) || fe.Field != "/rc/1" {
+		t.Errorf("an unknown condition: %v, want an error on /rc/1", err)
+	}
+	if got, err := RateConditions("/rc", nil); got != nil || err != nil {
+		t.Errorf("no conditions: %v %v", got, err)
+	}
 }
