@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/refunds"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -78,7 +79,7 @@ type Adjustment struct {
 	CreditNote    string `json:"creditNote,omitempty"` // the credit note's number
 }
 
-func creditNoteNumber(rf fiscal.Refund) string {
+func creditNoteNumber(rf refunds.Refund) string {
 	if rf.CreditNote == nil {
 		return ""
 	}
@@ -142,7 +143,7 @@ func Records(ctx context.Context, b *fiscal.Books, q RecordsQuery, fn func(Recor
 			return nil
 		}
 		row := recordRow(rc, date)
-		refunds, err := b.Refunds(ctx, rc.ID)
+		refunds, err := refunds.List(ctx, b, rc.ID)
 		if err != nil {
 			return err
 		}
