@@ -379,7 +379,7 @@ func operations() map[string]operation {
 			summary: "Refund a settlement (credit note)",
 			description: "Records a refund of a `PROCESSED` settlement, full (no `amountUsdc`: everything that remains) or partial, as a ledger entry of its own: the refund document (`object` `refund`, id `<settlement id>-refund-<n>`), " +
 				"a UBL 2.1 credit note (type 381, `BillingReference` to the invoice, the invoice's VAT rate and ECB rate: the correction mirrors the supply; numbered in the account's credit-note series), a `" + receipt.SpecV3 + "` receipt whose `supersedes` is the corrected receipt and whose `fx` is the negative correction, and the event `settlement.refunded`. " +
-				"Refunds never exceed what remains (`REFUND_EXCEEDS_REMAINING`, also under concurrent requests); a record pending review is refused (`RECORD_PENDING_REVIEW`). A `transaction` on a network whose chain verification is required must be a USDC transfer of exactly the amount from the settlement's receiver back to its payer (`CHAIN_VERIFY_FAILED` otherwise). The same as `fiscal.Books.Refund`.",
+				"Refunds never exceed what remains (`REFUND_EXCEEDS_REMAINING`, also under concurrent requests); a record pending review is refused (`RECORD_PENDING_REVIEW`). A `transaction` on a network whose chain verification is required must be a USDC transfer of exactly the amount from the settlement's receiver back to its payer (`CHAIN_VERIFY_FAILED` otherwise). The same as `refunds.Create`.",
 			request: reflect.TypeFor[refunds.Request](),
 			responses: []response{
 				jsonBody(http.StatusCreated, "The new refund; also the replay of the same Idempotency-Key with the same body (then with `Idempotent-Replayed: true`).", reflect.TypeFor[refunds.Refund](), "Location", "Idempotent-Replayed"),
