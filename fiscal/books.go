@@ -246,6 +246,15 @@ func (e *Engine) RequireChain(network, field, protocol string) error {
 		"%s ingest takes the payment's facts and time from the chain, but chain verification is off for %s; configure an RPC endpoint with mode required, or record the payment with merchant-attested facts (Settle, POST /settlements)", protocol, network)}
 }
 
+// RecordView returns the record id and its bytes as GET /settlements/{id}
+// serves them, but for its refunds (package refunds adds those): the
+// stored record, with a member "invoicedBy" (RecordInvoicedBy) appended
+// when a summary invoice covers it. A record without either is served
+// byte for byte as stored.
+func (b *Books) RecordView(ctx context.Context, id string) (*Record, []byte, error) {
+	return b.recordWithInvoicedBy(ctx, id)
+}
+
 // Record returns the current state (newest revision) of the record id.
 // Another account's record is reported as not found, not as forbidden: ids
 // are not secrets, but their existence in another account is none of the
@@ -330,7 +339,8 @@ func (b *Books) Openings(ctx context.Context, id string) ([]byte, error) {
 // and whether the request is a replay of the key (Replayed) or a duplicate
 // of the payment (Existing); "" when neither is held. The key used with
 // another fingerprint is an IDEMPOTENCY_CONFLICT, the payment recorded by
-// another account a SETTLEMENT_CONFLICT.
+// another account a SETTLEMENT_CONFLICT. A way in without a payment of its
+// own (a refund) passes network "": only the key is looked up.
 func (b *Books) Lookup(network, txHash, idemKey string, fingerprint []byte) (string, Outcome, error) {
 	var idem *ledger.Claim
 	if idemKey != "" {
@@ -341,6 +351,9 @@ func (b *Books) Lookup(network, txHash, idemKey string, fingerprint []byte) (str
 		}
 	}
 	for _, c := range paymentClaims(b.acc.ID, network, txHash, idemKey, fingerprint) {
+		if c.Space == claimPayment && network == "" {
+			continue
+		}
 		holder, fp, err := b.e.ledger.ClaimHolder(c.Space, c.Key)
 		if errors.Is(err, ledger.ErrNotFound) {
 			continue
@@ -643,12 +656,12 @@ func claimConflict(c ledger.Claim) *Error {
 		return &Error{Code: CodeSettlementConflict, Field: "/txHash", Detail: "this transfer log already backs a record of another account"}
 	case claimPayment:
 		return &Error{Code: CodeSettlementConflict, Field: "/txHash", Detail: "this (network, txHash) settlement is already recorded for another account"}
-	case claimRefundTx:
-		return &Error{Code: CodeSettlementConflict, Field: "/transaction/txHash", Detail: "this refund transaction already backs another refund; a transfer backs one refund"}
 	}
 	// Revision claims carry the entry id as fingerprint, so a concurrent
-	// writer of the same revision finds it Existing, never in conflict.
-	return &Error{Code: CodeInternal, Detail: "ledger claim conflict", Err: fmt.Errorf("claim %s %q held with another fingerprint", c.Space, c.Key)}
+	// writer of the same revision finds it Existing, never in conflict. A
+	// claim of an accessory's own space (a refund's transfer) is its to
+	// answer: the conflict is the cause.
+	return &Error{Code: CodeInternal, Detail: "ledger claim conflict", Err: &ledger.ClaimConflictError{Claim: c}}
 }
 
 // AlreadyRecorded is the conflict of a payment this account recorded as the

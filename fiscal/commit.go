@@ -167,8 +167,6 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 		case errors.Is(err, errStaleTotal):
 			e.totals.forget(d.total)
 			return nil, res, errStaleTotal
-		case errors.Is(err, errStaleRefund):
-			return nil, res, errStaleRefund
 		case errors.As(err, &fe):
 			return nil, res, fe
 		}

@@ -56,18 +56,15 @@
 // the engine re-asks in the background (RecheckPolicy; RecheckNow runs one
 // pass) and appends the revision the answer decides.
 //
-// # Refunds
+// # Corrections
 //
-// Books.Refund corrects a processed settlement, fully or in part: each
-// refund is a ledger entry of its own (id "<record id>-refund-<n>") whose
-// document is a Refund, with its own receipt (supersedes the corrected
-// one), a UBL credit note (381, BillingReference to the invoice, numbered
-// in the account's credit-note series) and the event settlement.refunded.
-// The correction is at the settlement's own ECB rate and VAT rate, in
-// negative EUR figures; the committer checks, in the refund's own
-// transaction, that refunds never exceed the settled amount. refund.go
-// describes the document field by field; Books.Refunds and
-// Books.RefundsByDate read refunds back.
+// A processed record is never rewritten: package refunds corrects a
+// settlement by entries of their own, each with a UBL credit note (381,
+// BillingReference to the invoice) that Books.CreditNoteDraft makes from
+// the stored record and numbers in the account's credit-note series, and
+// a receipt that supersedes the corrected one; Draft.OnCommit lets it
+// check, in the entry's own transaction, that refunds never exceed the
+// settled amount.
 //
 // # Invoicing law
 //

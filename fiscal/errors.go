@@ -70,8 +70,6 @@ var codeStatus = map[Code]int{
 	CodeChainUnavailable:       503,
 	CodeDBUnavailable:          503,
 	CodeInternal:               500,
-	CodeRefundExceedsRemaining: 409,
-	CodeRecordPendingReview:    409,
 	CodeCreditNoteRefused:      422,
 	CodePeriodOpen:             409,
 	CodeInvoiceRulesFailed:     422,
@@ -86,6 +84,8 @@ var codeStatus = map[Code]int{
 	"NOT_SETTLED":               422, // ingest: an x402 settle response with success:false
 	"QUOTA_EXCEEDED":            429, // sandbox: the evaluate + simulate quota is used up
 	"UNSUPPORTED_JURISDICTION":  422, // sandbox: evaluate's buyer is not an attested EU-27 customer
+	"REFUND_EXCEEDS_REMAINING":  409, // refunds: more than what remains of the settlement
+	"RECORD_PENDING_REVIEW":     409, // refunds: a settlement pending review has no invoice to correct
 	"WEBHOOK_LIMIT_REACHED":     409, // webhooks: too many endpoints, or secrets
 	"WEBHOOK_ENDPOINT_CONFLICT": 409, // webhooks: the endpoint's state forbids the change
 }

@@ -13,9 +13,9 @@ type commitCheck struct {
 // (invoice number, running totals, log position): fn reads the side
 // values reads declares (h.Get) and may write side values (h.Put); an
 // error of fn fails the append and is returned by Engine.Commit. Checks run
-// in the order they were added. A refund checks and advances what remains
-// of its settlement with it, a summary invoice that its supplies did not
-// change since it read them.
+// in the order they were added. A refund (package refunds) checks and
+// advances what remains of its settlement with it, a summary invoice that
+// its supplies did not change since it read them.
 func (d *Draft) OnCommit(reads []ledger.SideKey, fn func(h *ledger.Hook) error) {
 	d.checks = append(d.checks, commitCheck{reads: reads, fn: fn})
 }

@@ -3,6 +3,7 @@ package fiscal
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fx"
@@ -81,14 +82,23 @@ type Record struct {
 	Revision  int              `json:"revision"`      // 1 for the first state; +1 per amendment entry
 	History   []Revision       `json:"history"`       // every revision, oldest first; none is ever rewritten
 	// Refunds is added to the record GET /settlements/{id} serves
-	// (Books.RecordView) once the settlement has refunds; it is never part
-	// of the stored record, whose refunds are entries of their own.
+	// (refunds.RecordView) once the settlement has refunds; it is never
+	// part of the stored record, whose refunds are entries of their own.
 	Refunds *RecordRefunds `json:"refunds,omitempty"`
 	// InvoicedBy is added to the record GET /settlements/{id} serves
 	// (Books.RecordView) once a summary invoice covers it; like Refunds it
 	// is never part of the stored record (the summary is an entry of its
 	// own, issued after the record).
 	InvoicedBy *RecordInvoicedBy `json:"invoicedBy,omitempty"`
+}
+
+// RecordRefunds is what GET /settlements/{id} adds to a refunded
+// settlement's record (member "refunds", package refunds): the totals and
+// every refund as stored, oldest first.
+type RecordRefunds struct {
+	RefundedUSDC  string            `json:"refundedUsdc"`
+	RemainingUSDC string            `json:"remainingUsdc"`
+	Items         []json.RawMessage `json:"items"`
 }
 
 // Revision is one state a record went through, each a signed ledger entry

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/rates"
+	"github.com/fiscal402/fiscal402/refunds"
 )
 
 // postSettlement: POST /settlements (spec §4). 201 with the new record;
@@ -85,7 +86,7 @@ func (s *Server) getSettlement(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
-	rec, raw, err := books.RecordView(r.Context(), r.PathValue("id"))
+	rec, raw, err := refunds.RecordView(r.Context(), books, r.PathValue("id"))
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -110,7 +111,7 @@ func (s *Server) getSettlement(w http.ResponseWriter, r *http.Request) {
 // (Idempotent-Replayed: true for a replay of the key); 200 with the
 // refund a refund transfer already backs.
 func (s *Server) postRefund(w http.ResponseWriter, r *http.Request) {
-	var req fiscal.RefundRequest
+	var req refunds.Request
 	if err := s.decodeJSON(w, r, &req); err != nil {
 		s.problem(w, r, err)
 		return
@@ -120,7 +121,7 @@ func (s *Server) postRefund(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
-	res, err := books.Refund(r.Context(), r.PathValue("id"), req, r.Header.Get("Idempotency-Key"))
+	res, err := refunds.Create(r.Context(), books, r.PathValue("id"), req, r.Header.Get("Idempotency-Key"))
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -136,7 +137,7 @@ func (s *Server) getRefund(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
-	raw, err := books.RefundDocument(r.Context(), r.PathValue("id"), r.PathValue("rid"))
+	raw, err := refunds.Document(r.Context(), books, r.PathValue("id"), r.PathValue("rid"))
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -153,7 +154,7 @@ func (s *Server) getRefundUBL(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
-	raw, sum, err := books.CreditNote(r.Context(), r.PathValue("id"), r.PathValue("rid"))
+	raw, sum, err := refunds.CreditNote(r.Context(), books, r.PathValue("id"), r.PathValue("rid"))
 	if err != nil {
 		s.problem(w, r, err)
 		return

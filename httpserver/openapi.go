@@ -15,6 +15,7 @@ import (
 	"github.com/fiscal402/fiscal402/invoicing"
 	"github.com/fiscal402/fiscal402/rates"
 	"github.com/fiscal402/fiscal402/receipt"
+	"github.com/fiscal402/fiscal402/refunds"
 	"github.com/fiscal402/fiscal402/returns"
 	"github.com/fiscal402/fiscal402/sandbox"
 	"github.com/fiscal402/fiscal402/vat"
@@ -378,20 +379,20 @@ func operations() map[string]operation {
 			summary: "Refund a settlement (credit note)",
 			description: "Records a refund of a `PROCESSED` settlement, full (no `amountUsdc`: everything that remains) or partial, as a ledger entry of its own: the refund document (`object` `refund`, id `<settlement id>-refund-<n>`), " +
 				"a UBL 2.1 credit note (type 381, `BillingReference` to the invoice, the invoice's VAT rate and ECB rate: the correction mirrors the supply; numbered in the account's credit-note series), a `" + receipt.SpecV3 + "` receipt whose `supersedes` is the corrected receipt and whose `fx` is the negative correction, and the event `settlement.refunded`. " +
-				"Refunds never exceed what remains (`REFUND_EXCEEDS_REMAINING`, also under concurrent requests); a record pending review is refused (`RECORD_PENDING_REVIEW`). A `transaction` on a network whose chain verification is required must be a USDC transfer of exactly the amount from the settlement's receiver back to its payer (`CHAIN_VERIFY_FAILED` otherwise). The same as `fiscal.Books.Refund`.",
-			request: reflect.TypeFor[fiscal.RefundRequest](),
+				"Refunds never exceed what remains (`REFUND_EXCEEDS_REMAINING`, also under concurrent requests); a record pending review is refused (`RECORD_PENDING_REVIEW`). A `transaction` on a network whose chain verification is required must be a USDC transfer of exactly the amount from the settlement's receiver back to its payer (`CHAIN_VERIFY_FAILED` otherwise). The same as `refunds.Create`.",
+			request: reflect.TypeFor[refunds.Request](),
 			responses: []response{
-				jsonBody(http.StatusCreated, "The new refund; also the replay of the same Idempotency-Key with the same body (then with `Idempotent-Replayed: true`).", reflect.TypeFor[fiscal.Refund](), "Location", "Idempotent-Replayed"),
-				jsonBody(http.StatusOK, "The refund transfer already backs this refund: the recorded refund.", reflect.TypeFor[fiscal.Refund](), "Location"),
+				jsonBody(http.StatusCreated, "The new refund; also the replay of the same Idempotency-Key with the same body (then with `Idempotent-Replayed: true`).", reflect.TypeFor[refunds.Refund](), "Location", "Idempotent-Replayed"),
+				jsonBody(http.StatusOK, "The refund transfer already backs this refund: the recorded refund.", reflect.TypeFor[refunds.Refund](), "Location"),
 			},
-			errors: []fiscal.Code{fiscal.CodeBadRequest, fiscal.CodeNotFound, fiscal.CodeRecordPendingReview, fiscal.CodeRefundExceedsRemaining, fiscal.CodeIdempotencyConflict, fiscal.CodeSettlementConflict,
+			errors: []fiscal.Code{fiscal.CodeBadRequest, fiscal.CodeNotFound, refunds.CodeRecordPendingReview, refunds.CodeRefundExceedsRemaining, fiscal.CodeIdempotencyConflict, fiscal.CodeSettlementConflict,
 				fiscal.CodeChainVerifyFailed, fiscal.CodeUnsupportedNetwork, fiscal.CodeCreditNoteRefused, fiscal.CodeChainUnavailable, codeRateLimited, fiscal.CodeDBUnavailable},
 		},
 		"GET /settlements/{id}/refunds/{rid}": {
 			id: "getRefund", tag: "Records", auth: authRequired, pathParams: map[string]string{"id": idParam["id"], "rid": "The refund id, `<settlement id>-refund-<n>`."},
 			summary:     "Read a refund",
 			description: "The refund exactly as stored in its ledger entry (its receipt is `GET /v1/receipts/rcpt_<refund id>`).",
-			responses:   []response{jsonBody(http.StatusOK, "The refund.", reflect.TypeFor[fiscal.Refund](), "Cache-Control")},
+			responses:   []response{jsonBody(http.StatusOK, "The refund.", reflect.TypeFor[refunds.Refund](), "Cache-Control")},
 			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeDBUnavailable},
 		},
 		"GET /settlements/{id}/refunds/{rid}/ubl": {
@@ -945,7 +946,7 @@ func decisionsMarkdown() string {
 		"**What is a 400** (§7): a body that is not one JSON object, unknown or duplicate members, a JSON number where a decimal string is required, a missing required member, an amount with a sign, exponent, leading zero or more than " + fmt.Sprint(lim.USDCDecimals) + " decimals, a timestamp that is not ISO-8601 UTC or lies more than " + fmt.Sprint(lim.MaxClockSkewSeconds) + " s in the future, a malformed hash, address or country code.",
 		fmt.Sprintf("**Limits** (§8): bodies up to %d bytes (413 beyond); amounts below 10^%d USDC; text members up to %d characters; `Idempotency-Key` 1 to %d visible ASCII characters, kept forever; settlements from %d on.", lim.MaxRequestBytes, lim.MaxAmountIntegerDigits, lim.MaxTextLength, lim.IdempotencyKeyMaxLen, lim.EarliestSettlementYear),
 		"**Transitions** (§3): a record is never rewritten; a later state is a new revision with its own receipt that `supersedes` the previous one.",
-		"**Event types** (§6): " + codeList(fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, fiscal.EventSettlementRefunded, fiscalevent.EventRecorded, fiscalevent.EventRevised, fiscal.EventAccountThresholdCrossed, fiscal.EventInvoiceSummaryIssued) + " (its data is the summary invoice's document); names stay stable, payload fields may grow.",
+		"**Event types** (§6): " + codeList(fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, refunds.EventSettlementRefunded, fiscalevent.EventRecorded, fiscalevent.EventRevised, fiscal.EventAccountThresholdCrossed, fiscal.EventInvoiceSummaryIssued) + " (its data is the summary invoice's document); names stay stable, payload fields may grow.",
 		"**Deprecation** (§9.4): a breaking change to a receipt or record gets a new version; the old version stays verifiable (the JWKS keeps retired keys) and is served alongside the new one until the end of a deprecation period announced with the change.",
 	}
 	for _, it := range items {

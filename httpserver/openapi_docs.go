@@ -7,6 +7,7 @@ import (
 	"github.com/fiscal402/fiscal402/ingest"
 	"github.com/fiscal402/fiscal402/invoicing"
 	"github.com/fiscal402/fiscal402/receipt"
+	"github.com/fiscal402/fiscal402/refunds"
 	"github.com/fiscal402/fiscal402/sandbox"
 	"github.com/fiscal402/fiscal402/vat"
 	"github.com/fiscal402/fiscal402/webhooks"
@@ -162,8 +163,8 @@ var fieldEnums = map[string][]string{
 	"FiscalEventPage.object":            {"list"},
 	"EventList.object":                  {"list"},
 	"webhookEndpointListDoc.object":     {"list"},
-	"EventPayload.type":                 {fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, fiscal.EventSettlementRefunded, fiscalevent.EventRecorded, fiscal.EventInvoiceSummaryIssued},
-	"Refund.object":                     {fiscal.ObjectRefund},
+	"EventPayload.type":                 {fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, refunds.EventSettlementRefunded, fiscalevent.EventRecorded, fiscal.EventInvoiceSummaryIssued},
+	"Refund.object":                     {refunds.ObjectRefund},
 	"Refund.custody":                    {fiscal.CustodyNone},
 	"SummaryInvoice.object":             {fiscal.ObjectSummaryInvoice},
 	"SummaryList.object":                {"list"},
@@ -200,8 +201,8 @@ var codeDocs = map[fiscal.Code]string{
 	fiscal.CodeRecordNotPending:         "only a record pending review can be resolved; a processed record is corrected by a credit note (final).",
 	fiscal.CodeLedgerIntegrity:          "stored bytes do not match what the log commits to: the data was altered or damaged and is not served; the operator restores the ledger from a backup (final).",
 	fiscal.CodePaymentConflict:          "this (network, txHash) payment is recorded with another amount, payer, receiver or asset than the request states; nothing was written (final).",
-	fiscal.CodeRefundExceedsRemaining:   "the refund is more than what remains of the settled amount after the refunds recorded (final for this amount).",
-	fiscal.CodeRecordPendingReview:      "the settlement is pending review: it has no invoice a credit note could correct; resolve it first.",
+	refunds.CodeRefundExceedsRemaining:  "the refund is more than what remains of the settled amount after the refunds recorded (final for this amount).",
+	refunds.CodeRecordPendingReview:     "the settlement is pending review: it has no invoice a credit note could correct; resolve it first.",
 	fiscal.CodeCreditNoteRefused:        "the credit note would break a rule of EN 16931, Peppol or the invoicing law (the detail names them): the account's seller profile changed since the invoice; fix it and retry.",
 	fiscal.CodeRevisionConflict:         "the record got another revision while this resolution was made: read it again and decide on its current state.",
 	fiscal.CodePeriodOpen:               "the month has not ended in every taxing territory yet; its summary invoice can be issued from 01:00 UTC on the 1st of the next month (retry then).",

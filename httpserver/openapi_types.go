@@ -6,6 +6,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fiscalevent"
+	"github.com/fiscal402/fiscal402/refunds"
 	"github.com/fiscal402/fiscal402/vat"
 	"github.com/fiscal402/fiscal402/x402"
 )
@@ -50,18 +51,18 @@ func memberSchemas() map[string]func(g *schemaGen) map[string]any {
 		"EventPayload.data": func(g *schemaGen) map[string]any {
 			return map[string]any{
 				"description": "The record as stored in the event's ledger entry: a settlement record (`object` `settlement`), a fiscal event (`object` `fiscal_event`) or a refund (`object` `refund`, event `settlement.refunded`).",
-				"oneOf":       []any{g.ref(reflect.TypeFor[fiscal.Record]()), g.ref(reflect.TypeFor[fiscalevent.Event]()), g.ref(reflect.TypeFor[fiscal.Refund]())},
+				"oneOf":       []any{g.ref(reflect.TypeFor[fiscal.Record]()), g.ref(reflect.TypeFor[fiscalevent.Event]()), g.ref(reflect.TypeFor[refunds.Refund]())},
 				"discriminator": map[string]any{"propertyName": "object", "mapping": map[string]any{
 					fiscal.ObjectSettlement:  "#/components/schemas/Record",
 					fiscal.ObjectFiscalEvent: "#/components/schemas/FiscalEvent",
-					fiscal.ObjectRefund:      "#/components/schemas/Refund",
+					refunds.ObjectRefund:     "#/components/schemas/Refund",
 				}},
 			}
 		},
 		// The refunds of a record as GET /settlements/{id} adds them: each
 		// stored refund.
 		"RecordRefunds.items": func(g *schemaGen) map[string]any {
-			return map[string]any{"type": "array", "items": g.ref(reflect.TypeFor[fiscal.Refund]()), "description": "Every refund of the settlement as stored, oldest first."}
+			return map[string]any{"type": "array", "items": g.ref(reflect.TypeFor[refunds.Refund]()), "description": "Every refund of the settlement as stored, oldest first."}
 		},
 		"X402IngestRequest.settleResponse": func(g *schemaGen) map[string]any {
 			return x402Document(g, reflect.TypeFor[x402.SettleResponse](), "PAYMENT-RESPONSE (v1: X-PAYMENT-RESPONSE)")

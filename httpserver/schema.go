@@ -17,6 +17,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscalevent"
 	"github.com/fiscal402/fiscal402/ingest"
 	"github.com/fiscal402/fiscal402/parties"
+	"github.com/fiscal402/fiscal402/refunds"
 	"github.com/fiscal402/fiscal402/returns"
 	"github.com/fiscal402/fiscal402/vat"
 	"github.com/fiscal402/fiscal402/webhooks"
@@ -76,7 +77,7 @@ func componentName(t reflect.Type) string {
 	}
 	pkg := path.Base(t.PkgPath())
 	switch pkg {
-	case "fiscal", "httpserver", "catalog", "webhooks", "ingest", "fiscalevent", "sandbox", "parties":
+	case "fiscal", "httpserver", "catalog", "webhooks", "ingest", "fiscalevent", "sandbox", "parties", "refunds":
 		return t.Name()
 	}
 	r := []rune(pkg)
@@ -233,6 +234,8 @@ var componentNames = map[reflect.Type]string{
 	reflect.TypeFor[webhooks.Delivery]():           "WebhookDelivery",
 	reflect.TypeFor[fiscalevent.Event]():           "FiscalEvent",
 	reflect.TypeFor[fiscalevent.Request]():         "FiscalEventRequest",
+	reflect.TypeFor[refunds.Request]():             "RefundRequest",
+	reflect.TypeFor[refunds.Transaction]():         "RefundTransaction",
 	reflect.TypeFor[fiscalevent.Payment]():         "EventPayment",
 	reflect.TypeFor[fiscalevent.Seller]():          "FiscalEventSeller",
 	reflect.TypeFor[fiscalevent.Buyer]():           "FiscalEventBuyer",

@@ -34,8 +34,8 @@
 //     (Art. 369g(4) and 365 Directive 2006/112/EC). A correction is
 //     converted at the original period's end rate, so that it changes the
 //     figure that return declared. The refunds are read with
-//     Books.RefundsByDate, dated by their local day in the taxing state
-//     (fiscal.Refund.RefundDate); a refund of a supply of the same quarter
+//     refunds.ByDate, dated by their local day in the taxing state
+//     (refunds.Refund.RefundDate); a refund of a supply of the same quarter
 //     reduces that supply's line instead, and one of a supply outside the
 //     OSS its summary in NotInOSS.
 //   - MemberStates: the VAT due per member state, lines plus corrections.

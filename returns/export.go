@@ -11,6 +11,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/listing"
+	"github.com/fiscal402/fiscal402/refunds"
 )
 
 // Export formats.
@@ -127,7 +128,7 @@ func Export(ctx context.Context, b *fiscal.Books, q ExportQuery, w io.Writer) er
 	if !q.To.IsZero() {
 		to = q.To.Add(localMargin).UTC().Format(time.DateOnly)
 	}
-	err = b.RefundsByDate(ctx, from, to, func(rf *fiscal.Refund, _ []byte) error {
+	err = refunds.ByDate(ctx, b, from, to, func(rf *refunds.Refund, _ []byte) error {
 		at, err := time.Parse(time.RFC3339Nano, rf.CreatedAt)
 		if err != nil || (!q.From.IsZero() && at.Before(q.From)) || (!q.To.IsZero() && at.After(q.To)) {
 			return nil
@@ -161,7 +162,7 @@ func Export(ctx context.Context, b *fiscal.Books, q ExportQuery, w io.Writer) er
 	return bw.Flush()
 }
 
-func refundLine(rf *fiscal.Refund) ExportLine {
+func refundLine(rf *refunds.Refund) ExportLine {
 	c := rf.Classification
 	l := ExportLine{ID: rf.ID, Type: "refund", CreatedAt: rf.CreatedAt, SettledAt: rf.Payment.Timestamp, SupplyDate: rf.RefundDate,
 		Country: c.TaxingCountry, Category: c.Category, Regime: c.Regime, NetEUR: rf.FX.NetEUR, VATEUR: rf.FX.VATEUR, GrossEUR: rf.FX.GrossEUR,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
+	"github.com/fiscal402/fiscal402/refunds"
 	"github.com/fiscal402/fiscal402/vat"
 	"github.com/fiscal402/fiscal402/vies"
 )
@@ -54,9 +55,9 @@ func newBooksClock(t testing.TB, now time.Time) (b *fiscal.Books, set func(time.
 }
 
 // refund records a refund of amount USDC ("" for what remains).
-func refund(t testing.TB, b *fiscal.Books, id, amount, key string) *fiscal.Refund {
+func refund(t testing.TB, b *fiscal.Books, id, amount, key string) *refunds.Refund {
 	t.Helper()
-	res, err := b.Refund(context.Background(), id, fiscal.RefundRequest{AmountUSDC: amount, Reason: "test"}, key)
+	res, err := refunds.Create(context.Background(), b, id, refunds.Request{AmountUSDC: amount, Reason: "test"}, key)
 	if err != nil {
 		t.Fatalf("refund %s of %s: %v", amount, id, err)
 	}

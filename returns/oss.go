@@ -17,6 +17,7 @@ import (
 	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/listing"
+	"github.com/fiscal402/fiscal402/refunds"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -397,7 +398,7 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 	// Implementing Regulation 282/2011); one of a supply outside the OSS
 	// reduces its summary.
 	corr := map[string]*acc{}
-	err = b.RefundsByDate(ctx, p.FirstDay(), p.LastDay(), func(rf *fiscal.Refund, _ []byte) error {
+	err = refunds.ByDate(ctx, b, p.FirstDay(), p.LastDay(), func(rf *refunds.Refund, _ []byte) error {
 		usdc, err := dec(rf.AmountUSDC)
 		if err != nil {
 			return err

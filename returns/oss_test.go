@@ -16,6 +16,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/fiscal402/fiscal402/receipt"
+	"github.com/fiscal402/fiscal402/refunds"
 	"github.com/fiscal402/fiscal402/returns"
 )
 
@@ -97,7 +98,7 @@ func TestQuarterReturn(t *testing.T) {
 	recs := settle(t, b, 1, sale{"1190.00", "DE", "", "", "2026-01-15T10:00:00Z"},
 		sale{"11.90", "PT", "", "", "2025-12-31T23:30:00Z"}, // Q4 2025 in Lisbon
 		sale{"24.00", "AT", "", "", "2025-11-10T09:00:00Z"})
-	refunds := []*fiscal.Refund{refund(t, b, recs[0].ID, "100.00", "r-de"), refund(t, b, recs[1].ID, "", "r-pt"), refund(t, b, recs[2].ID, "12.00", "r-at")}
+	rfs := []*refunds.Refund{refund(t, b, recs[0].ID, "100.00", "r-de"), refund(t, b, recs[1].ID, "", "r-pt"), refund(t, b, recs[2].ID, "12.00", "r-at")}
 	setClock(testNow)
 	recs = append(recs, settle(t, b, 10, quarterSales...)...)
 	ret, doc, err := returns.OSS(ctx, b, q1, returns.Options{})
@@ -153,7 +154,7 @@ func TestQuarterReturn(t *testing.T) {
 		g.idx = append(g.idx, r.Ledger.Index)
 	}
 	corr := map[string]*group{}
-	for _, rf := range refunds {
+	for _, rf := range rfs {
 		c := claimsOf(t, b, rf.ID)
 		if !strings.HasPrefix(c.FX.GrossEUR, "-") || c.Supersedes == "" {
 			t.Fatalf("refund receipt %+v", c.FX)

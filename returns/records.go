@@ -10,6 +10,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/listing"
+	"github.com/fiscal402/fiscal402/refunds"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -79,7 +80,7 @@ type Adjustment struct {
 	CreditNote    string `json:"creditNote,omitempty"` // the credit note's number
 }
 
-func creditNoteNumber(rf fiscal.Refund) string {
+func creditNoteNumber(rf refunds.Refund) string {
 	if rf.CreditNote == nil {
 		return ""
 	}
@@ -143,7 +144,7 @@ func Records(ctx context.Context, b *fiscal.Books, q RecordsQuery, fn func(Recor
 			return nil
 		}
 		row := recordRow(rc, date)
-		refunds, err := b.Refunds(ctx, rc.ID)
+		refunds, err := refunds.List(ctx, b, rc.ID)
 		if err != nil {
 			return err
 		}

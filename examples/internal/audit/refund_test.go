@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
+	"github.com/fiscal402/fiscal402/refunds"
 )
 
 // TestLedgerWithRefunds: refund entries (their receipts and stored refund
@@ -24,10 +24,10 @@ func TestLedgerWithRefunds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := books.Refund(ctx, res.Record.ID, fiscal.RefundRequest{AmountUSDC: "4.90"}, ""); err != nil {
+	if _, err := refunds.Create(ctx, books, res.Record.ID, refunds.Request{AmountUSDC: "4.90"}, ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := books.Refund(ctx, res.Record.ID, fiscal.RefundRequest{}, ""); err != nil {
+	if _, err := refunds.Create(ctx, books, res.Record.ID, refunds.Request{}, ""); err != nil {
 		t.Fatal(err)
 	}
 	jwks, err := e.JWKS()

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
+	"github.com/fiscal402/fiscal402/refunds"
 	"github.com/fiscal402/fiscal402/returns"
 	"github.com/fiscal402/fiscal402/vat"
 	"github.com/fiscal402/fiscal402/vies"
@@ -78,7 +78,7 @@ func buildReturnWorld(t *testing.T) *returnWorld {
 			// 20 February: a tenth of the German sale and half of the
 			// Austrian one of Q4 2025 are refunded.
 			for _, rf := range []struct{ id, amount string }{{w.ids[0], "119.00"}, {w.ids[1], "12.00"}} {
-				res, err := b.Refund(ctx, rf.id, fiscal.RefundRequest{AmountUSDC: rf.amount, Reason: "test"}, "refund-"+rf.id)
+				res, err := refunds.Create(ctx, b, rf.id, refunds.Request{AmountUSDC: rf.amount, Reason: "test"}, "refund-"+rf.id)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -1,4 +1,4 @@
-package fiscal_test
+package refunds_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/internal/anviltest"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
+	"github.com/fiscal402/fiscal402/refunds"
 )
 
 // TestRefundVerifiedOnAnvil: with chain mode required, a refund's transfer
@@ -45,9 +46,9 @@ func TestRefundVerifiedOnAnvil(t *testing.T) {
 		t.Fatalf("settlement %s %s %v", orig.Verification.Chain, orig.ReviewStatus, orig.ReviewReasons)
 	}
 
-	refund := func(tx, amount string) (*fiscal.RefundResult, error) {
-		return b.Refund(ctx, orig.ID, fiscal.RefundRequest{AmountUSDC: amount,
-			Transaction: &fiscal.RefundTransaction{Network: anviltest.Network, TxHash: tx}}, "")
+	refund := func(tx, amount string) (*refunds.Result, error) {
+		return refunds.Create(ctx, b, orig.ID, refunds.Request{AmountUSDC: amount,
+			Transaction: &refunds.Transaction{Network: anviltest.Network, TxHash: tx}}, "")
 	}
 	size := e.Ledger().Size()
 	// Wrong direction: another payment from the payer to the receiver.

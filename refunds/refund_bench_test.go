@@ -1,4 +1,4 @@
-package fiscal_test
+package refunds_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/refunds"
 )
 
 // BenchmarkRefund measures durable partial refunds (credit note rendered,
@@ -53,7 +53,7 @@ func BenchmarkRefund(b *testing.B) {
 						if n > int64(b.N) {
 							return
 						}
-						if _, err := books.Refund(ctx, ids[n-1], fiscal.RefundRequest{AmountUSDC: "0.01"}, ""); err != nil {
+						if _, err := refunds.Create(ctx, books, ids[n-1], refunds.Request{AmountUSDC: "0.01"}, ""); err != nil {
 							b.Error(err)
 							return
 						}

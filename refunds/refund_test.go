@@ -1,4 +1,4 @@
-package fiscal_test
+package refunds_test
 
 import (
 	"bytes"
@@ -18,13 +18,14 @@ import (
 	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/fiscal402/fiscal402/receipt"
+	"github.com/fiscal402/fiscal402/refunds"
 )
 
 var refundNow = time.Date(2026, 5, 4, 10, 0, 0, 0, time.UTC)
 
 // verifyRefundReceipt fetches and verifies a refund's receipt offline and
 // checks what it says of the refund.
-func verifyRefundReceipt(t *testing.T, e *fiscal.Engine, b *fiscal.Books, orig *fiscal.Record, r *fiscal.Refund) {
+func verifyRefundReceipt(t *testing.T, e *fiscal.Engine, b *fiscal.Books, orig *fiscal.Record, r *refunds.Refund) {
 	t.Helper()
 	jwks, err := e.JWKS()
 	if err != nil {
@@ -75,7 +76,7 @@ func TestRefundPartialThenFull(t *testing.T) {
 	}
 	orig := res.Record
 
-	first, err := b.Refund(ctx, orig.ID, fiscal.RefundRequest{AmountUSDC: "5.00", Reason: "partly not delivered"}, "refund-1")
+	first, err := refunds.Create(ctx, b, orig.ID, refunds.Request{AmountUSDC: "5.00", Reason: "partly not delivered"}, "refund-1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,12 +98,12 @@ func TestRefundPartialThenFull(t *testing.T) {
 
 	// The same key and body: the same refund, byte for byte; another
 	// body: a conflict that writes nothing.
-	again, err := b.Refund(ctx, orig.ID, fiscal.RefundRequest{AmountUSDC: "5", Reason: "partly not delivered"}, "refund-1")
+	again, err := refunds.Create(ctx, b, orig.ID, refunds.Request{AmountUSDC: "5", Reason: "partly not delivered"}, "refund-1")
 	if err != nil || again.Outcome != fiscal.Replayed || !bytes.Equal(again.JSON, first.JSON) {
 		t.Fatalf("replay: %v %v", again, err)
 	}
 	size := e.Ledger().Size()
-	if _, err := b.Refund(ctx, orig.ID, fiscal.RefundRequest{AmountUSDC: "4"}, "refund-1"); fiscaltest.Code(err) != fiscal.CodeIdempotencyConflict {
+	if _, err := refunds.Create(ctx, b, orig.ID, refunds.Request{AmountUSDC: "4"}, "refund-1"); fiscaltest.Code(err) != fiscal.CodeIdempotencyConflict {
 		t.Fatalf("same key, other body: %v", err)
 	}
 	// A settlement's key used for a refund is a conflict too.
@@ -110,10 +111,10 @@ func TestRefundPartialThenFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	size = e.Ledger().Size()
-	if _, err := b.Refund(ctx, orig.ID, fiscal.RefundRequest{AmountUSDC: "1"}, "shared-key"); fiscaltest.Code(err) != fiscal.CodeIdempotencyConflict {
+	if _, err := refunds.Create(ctx, b, orig.ID, refunds.Request{AmountUSDC: "1"}, "shared-key"); fiscaltest.Code(err) != fiscal.CodeIdempotencyConflict {
 		t.Fatalf("a settlement's key: %v", err)
 	}
-	if _, err := b.Refund(ctx, orig.ID, fiscal.RefundRequest{AmountUSDC: "6.900001"}, ""); fiscaltest.Code(err) != "REFUND_EXCEEDS_REMAINING" {
+	if _, err := refunds.Create(ctx, b, orig.ID, refunds.Request{AmountUSDC: "6.900001"}, ""); fiscaltest.Code(err) != "REFUND_EXCEEDS_REMAINING" {
 		t.Fatalf("over-refund: %v", err)
 	}
 	if e.Ledger().Size() != size {
@@ -121,7 +122,7 @@ func TestRefundPartialThenFull(t *testing.T) {
 	}
 
 	// The rest: no amount means everything that remains.
-	second, err := b.Refund(ctx, orig.ID, fiscal.RefundRequest{}, "")
+	second, err := refunds.Create(ctx, b, orig.ID, refunds.Request{}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,17 +139,17 @@ func TestRefundPartialThenFull(t *testing.T) {
 			t.Errorf("supply %s + refunds %s, %s = %s, want exactly 0", f.orig, f.a, f.b, sum)
 		}
 	}
-	if _, err := b.Refund(ctx, orig.ID, fiscal.RefundRequest{AmountUSDC: "0.000001"}, ""); fiscaltest.Code(err) != "REFUND_EXCEEDS_REMAINING" {
+	if _, err := refunds.Create(ctx, b, orig.ID, refunds.Request{AmountUSDC: "0.000001"}, ""); fiscaltest.Code(err) != "REFUND_EXCEEDS_REMAINING" {
 		t.Fatalf("refund of a settlement refunded in full: %v", err)
 	}
 
 	// Reading them back: per settlement, by date, in the record's view.
-	list, err := b.Refunds(ctx, orig.ID)
+	list, err := refunds.List(ctx, b, orig.ID)
 	if err != nil || len(list) != 2 || list[0].ID != r1.ID || list[1].ID != r2.ID {
 		t.Fatalf("Refunds: %v %v", list, err)
 	}
 	var byDate []string
-	err = b.RefundsByDate(ctx, "2026-05-01", "2026-05-31", func(r *fiscal.Refund, raw []byte) error {
+	err = refunds.ByDate(ctx, b, "2026-05-01", "2026-05-31", func(r *refunds.Refund, raw []byte) error {
 		byDate = append(byDate, r.ID)
 		return nil
 	})
@@ -156,10 +157,10 @@ func TestRefundPartialThenFull(t *testing.T) {
 		t.Fatalf("RefundsByDate: %v %v", byDate, err)
 	}
 	byDate = nil
-	if err := b.RefundsByDate(ctx, "2026-04-01", "2026-05-03", func(r *fiscal.Refund, raw []byte) error { byDate = append(byDate, r.ID); return nil }); err != nil || len(byDate) != 0 {
+	if err := refunds.ByDate(ctx, b, "2026-04-01", "2026-05-03", func(r *refunds.Refund, raw []byte) error { byDate = append(byDate, r.ID); return nil }); err != nil || len(byDate) != 0 {
 		t.Fatalf("RefundsByDate before the refunds: %v %v", byDate, err)
 	}
-	_, view, err := b.RecordView(ctx, orig.ID)
+	_, view, err := refunds.RecordView(ctx, b, orig.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +168,7 @@ func TestRefundPartialThenFull(t *testing.T) {
 		ID      string `json:"id"`
 		Refunds struct {
 			RefundedUSDC, RemainingUSDC string
-			Items                       []fiscal.Refund
+			Items                       []refunds.Refund
 		} `json:"refunds"`
 	}
 	if err := json.Unmarshal(view, &v); err != nil || v.ID != orig.ID || v.Refunds.RefundedUSDC != "11.900000" || v.Refunds.RemainingUSDC != "0.000000" || len(v.Refunds.Items) != 2 {
@@ -177,9 +178,9 @@ func TestRefundPartialThenFull(t *testing.T) {
 	// Receipts verify offline; credit notes pass the validators.
 	dir := t.TempDir()
 	var files []string
-	for _, r := range []*fiscal.Refund{r1, r2} {
+	for _, r := range []*refunds.Refund{r1, r2} {
 		verifyRefundReceipt(t, e, b, orig, r)
-		doc, sum, err := b.CreditNote(ctx, orig.ID, r.ID)
+		doc, sum, err := refunds.CreditNote(ctx, b, orig.ID, r.ID)
 		if err != nil || sum != r.CreditNote.UBLSHA256 {
 			t.Fatalf("credit note: %v", err)
 		}
@@ -195,7 +196,7 @@ func TestRefundPartialThenFull(t *testing.T) {
 		files = append(files, f)
 	}
 	validateUBL(t, files, false)
-	if _, _, err := b.CreditNote(ctx, "x402-00000000000000000000000000000000", r1.ID); fiscaltest.Code(err) != fiscal.CodeNotFound {
+	if _, _, err := refunds.CreditNote(ctx, b, "x402-00000000000000000000000000000000", r1.ID); fiscaltest.Code(err) != fiscal.CodeNotFound {
 		t.Errorf("credit note under another settlement: %v", err)
 	}
 
@@ -206,7 +207,7 @@ func TestRefundPartialThenFull(t *testing.T) {
 	}
 	var refunded []string
 	for _, ev := range events {
-		if ev.Type == fiscal.EventSettlementRefunded {
+		if ev.Type == refunds.EventSettlementRefunded {
 			doc, err := e.Outbox().Document(ev)
 			if err != nil || !bytes.Contains(doc, []byte(`"object":"refund"`)) {
 				t.Errorf("event %s: %s %v", ev.ID, doc, err)
@@ -229,27 +230,27 @@ func TestRefundOfPendingRefused(t *testing.T) {
 		t.Fatal(res, err)
 	}
 	size := e.Ledger().Size()
-	_, err = b.Refund(context.Background(), res.Record.ID, fiscal.RefundRequest{AmountUSDC: "1"}, "k")
+	_, err = refunds.Create(context.Background(), b, res.Record.ID, refunds.Request{AmountUSDC: "1"}, "k")
 	if fiscaltest.Code(err) != "RECORD_PENDING_REVIEW" || !strings.Contains(err.Error(), "resolve") {
 		t.Fatalf("refund of a pending record: %v", err)
 	}
 	if e.Ledger().Size() != size {
 		t.Fatal("the refused refund wrote")
 	}
-	if _, err := b.Refund(context.Background(), "x402-00000000000000000000000000000000", fiscal.RefundRequest{}, ""); fiscaltest.Code(err) != fiscal.CodeNotFound {
+	if _, err := refunds.Create(context.Background(), b, "x402-00000000000000000000000000000000", refunds.Request{}, ""); fiscaltest.Code(err) != fiscal.CodeNotFound {
 		t.Fatalf("unknown settlement: %v", err)
 	}
 	for _, c := range []struct {
-		req   fiscal.RefundRequest
+		req   refunds.Request
 		field string
 	}{
-		{fiscal.RefundRequest{AmountUSDC: "0"}, "/amountUsdc"},
-		{fiscal.RefundRequest{AmountUSDC: "-1"}, "/amountUsdc"},
-		{fiscal.RefundRequest{AmountUSDC: "1.0000001"}, "/amountUsdc"},
-		{fiscal.RefundRequest{Transaction: &fiscal.RefundTransaction{Network: "eip155:1", TxHash: "0x12"}}, "/transaction/txHash"},
-		{fiscal.RefundRequest{Transaction: &fiscal.RefundTransaction{Network: "eip155:999", TxHash: fiscaltest.TxHash(9)}}, "/transaction/network"},
+		{refunds.Request{AmountUSDC: "0"}, "/amountUsdc"},
+		{refunds.Request{AmountUSDC: "-1"}, "/amountUsdc"},
+		{refunds.Request{AmountUSDC: "1.0000001"}, "/amountUsdc"},
+		{refunds.Request{Transaction: &refunds.Transaction{Network: "eip155:1", TxHash: "0x12"}}, "/transaction/txHash"},
+		{refunds.Request{Transaction: &refunds.Transaction{Network: "eip155:999", TxHash: fiscaltest.TxHash(9)}}, "/transaction/network"},
 	} {
-		_, err := b.Refund(context.Background(), res.Record.ID, c.req, "")
+		_, err := refunds.Create(context.Background(), b, res.Record.ID, c.req, "")
 		var fe *fiscal.Error
 		if !asError(err, &fe) || fe.Field != c.field {
 			t.Errorf("%+v: %v, want an error at %s", c.req, err, c.field)
@@ -272,7 +273,7 @@ func TestRefundConcurrentRetries(t *testing.T) {
 	id := res.Record.ID
 	const sameKey, ownKeys = 16, 16
 	type out struct {
-		res *fiscal.RefundResult
+		res *refunds.Result
 		err error
 		key string
 	}
@@ -286,7 +287,7 @@ func TestRefundConcurrentRetries(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, err := b.Refund(ctx, id, fiscal.RefundRequest{AmountUSDC: "1.00"}, key)
+			r, err := refunds.Create(ctx, b, id, refunds.Request{AmountUSDC: "1.00"}, key)
 			outs <- out{r, err, key}
 		}()
 	}
@@ -313,7 +314,7 @@ func TestRefundConcurrentRetries(t *testing.T) {
 			}
 		}
 	}
-	list, err := b.Refunds(ctx, id)
+	list, err := refunds.List(ctx, b, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +364,7 @@ func TestCreditNotesPassValidators(t *testing.T) {
 				if r.ReviewStatus != fiscal.StatusProcessed {
 					continue
 				}
-				res, err := books.Refund(ctx, r.ID, fiscal.RefundRequest{AmountUSDC: "19.990001", Reason: "returned"}, "")
+				res, err := refunds.Create(ctx, books, r.ID, refunds.Request{AmountUSDC: "19.990001", Reason: "returned"}, "")
 				if err != nil {
 					t.Fatalf("%s → %s b2b=%v: %v", s.ID, bc, b2b, err)
 				}
@@ -372,7 +373,7 @@ func TestCreditNotesPassValidators(t *testing.T) {
 				if (r.FX.National == nil) != (ref.FX.National == nil) || ref.CreditNote.Profile != r.Invoice.Profile {
 					t.Errorf("%s → %s: national %+v / %+v, profile %s / %s", s.ID, bc, r.FX.National, ref.FX.National, ref.CreditNote.Profile, r.Invoice.Profile)
 				}
-				doc, _, err := books.CreditNote(ctx, r.ID, ref.ID)
+				doc, _, err := refunds.CreditNote(ctx, books, r.ID, ref.ID)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -407,7 +408,7 @@ func TestMicroRefund(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := b.Refund(ctx, res.Record.ID, fiscal.RefundRequest{AmountUSDC: "0.000001"}, "")
+	ref, err := refunds.Create(ctx, b, res.Record.ID, refunds.Request{AmountUSDC: "0.000001"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +416,7 @@ func TestMicroRefund(t *testing.T) {
 	if r.FX.GrossEUR != "0.00" || !dec(r.FX.GrossEURExact).IsNegative() || !dec(r.FX.VATEURExact).IsNegative() {
 		t.Errorf("micro refund figures %+v", r.FX)
 	}
-	doc, _, err := b.CreditNote(ctx, res.Record.ID, r.ID)
+	doc, _, err := refunds.CreditNote(ctx, b, res.Record.ID, r.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

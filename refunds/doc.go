@@ -1,0 +1,88 @@
+// Package refunds records refunds of a settlement and their credit notes
+// (issue 20): a refund of one of an account's settlements, full or
+// partial, is a ledger entry of its own with its receipt, a UBL credit note
+// (381) correcting the settlement's invoice at its original VAT rate and
+// ECB rate, and the event settlement.refunded. The HTTP layer decodes a
+// Request and makes one call:
+//
+//	res, err := refunds.Create(ctx, books, settlementID, refunds.Request{AmountUSDC: "5.00"}, idempotencyKey)
+//
+// The package builds its entry from the engine's blocks: the credit note
+// and its numbering from fiscal.Books.CreditNoteDraft, the check of what
+// remains from fiscal.Draft.OnCommit (run in the committer, in the
+// refund's own ledger transaction), the commit from fiscal.Engine.Commit.
+//
+// # The shape of a refund in the ledger
+//
+// A refund is never a change of the settlement's record: it is a ledger
+// entry of its own, appended after the settlement's, whose stored document
+// is a Refund (object "refund", version "fiscal402.refund/1"):
+//
+//   - Entry id and refund id: "<settlement id>-refund-<n>", n = 1, 2, …
+//     the refund's number among the settlement's refunds (Refund.Sequence).
+//     The receipt id is "rcpt_" + refund id (GET /v1/receipts/{id} serves
+//     it like any receipt). The record id of a refund id, for every helper
+//     that strips "-r…", is its settlement's id.
+//   - Refund.SettlementID names the original record, Refund.SupersedesReceipt
+//     the receipt of the settlement's state the refund corrects (its
+//     receipt's "supersedes"), Refund.OriginalInvoiceID the invoice the
+//     credit note refers to (UBL BillingReference).
+//   - Refund.AmountUSDC is the refunded USDC (positive, ≤ 6 decimals);
+//     RefundedUSDC and RemainingUSDC the settlement's totals after it.
+//     Refund.Payment is the refund payment as the receipt states it (the
+//     refunded USDC from the settlement's receiver to its payer, at the
+//     refund's time); Refund.OriginalSettlement the settlement's payment.
+//   - Refund.FX is the correction in EUR: the refunded USDC converted at
+//     the ORIGINAL record's ECB rate (FX.USDPerEUR is the original rate
+//     object, unchanged) and split at the ORIGINAL VAT rate
+//     (Classification is the original determination, unchanged). Its
+//     amounts are NEGATIVE (gross, net, VAT, exact and to the cent): the
+//     correction adds to the supply's figures. The refund that brings the
+//     remaining amount to zero takes, for its exact figures, exactly what
+//     remains of the original exact figures, so that a settlement refunded
+//     in full (in one refund or several) nets to exactly zero EUR.
+//     FX.National is the correction in the invoicing state's currency at
+//     the original national rate, when the original had one.
+//   - Refund.RefundDate is the local day of the refund in the time zone
+//     the original supply was dated in (Classification.TimeZone, the
+//     taxing state's): the day a return's correction is dated by.
+//     Classification.SupplyDate stays the original supply's day: the
+//     period the correction belongs to (Art. 61 Implementing Regulation
+//     (EU) No 282/2011 lists corrections per original period).
+//   - Refund.CreditNote is the UBL 2.1 credit note (type code 381): its
+//     number from the account's credit-note series (the invoice prefix,
+//     "CN-", the year of issue, six digits: "F402-CN-2026-000001"), drawn
+//     in the committer from a gap-free sequence like invoice numbers, its
+//     SHA-256 and where it is served (GET
+//     /settlements/{id}/refunds/{rid}/ubl).
+//   - Refund.Receipt is the refund's service.receipt/3.0.0: its settlement
+//     is the refund transfer (amount_usdc the refunded USDC, tx_hash the
+//     refund transaction's, or the original's when none was given, both
+//     committed), fx the negative correction at the original rate,
+//     classification the original's, invoice the credit note's number,
+//     supersedes the receipt of the corrected state.
+//
+// # What a refund does not do
+//
+//   - It does not lower the account's Art. 59c running total
+//     (fiscal/totals.go). Whether a price reduction after the supply (Art. 90
+//     Directive 2006/112/EC) takes a year's total back under EUR 10,000
+//     once it "exceeded" it is not settled by the text of Art. 59c(1)(c);
+//     the engine does not guess, and the total keeps counting the supply.
+//   - Only settlement records are refunded: a fiscal event (package
+//     fiscalevent) is another object and answers NOT_FOUND here.
+//   - A refund is never revised: a wrong refund is corrected by the
+//     merchant's next document, not by rewriting this one.
+//
+// # Reading refunds
+//
+// List(ctx, books, settlementID) lists one settlement's refunds, oldest
+// first. ByDate(ctx, books, from, to, fn) streams the account's refunds
+// whose RefundDate is within [from, to] (YYYY-MM-DD, inclusive), ordered by
+// RefundDate then recording time, without loading them all (ledger index
+// "account-refunds"). Document and CreditNote serve one refund and its
+// credit note as stored; RecordView is the record GET /settlements/{id}
+// serves, the settlement's refunds added (member "refunds",
+// fiscal.RecordRefunds). Each refund is also an outbox event,
+// settlement.refunded, whose data is the Refund document.
+package refunds

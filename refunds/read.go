@@ -1,0 +1,187 @@
+package refunds
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/ledger"
+)
+
+// listBatch is how many index entries ByDate reads at a time.
+const listBatch = 256
+
+// List returns the refunds of one of the account's settlements, oldest
+// first (an empty slice when there are none).
+func List(ctx context.Context, b *fiscal.Books, settlementID string) ([]Refund, error) {
+	if _, _, err := b.Record(ctx, settlementID); err != nil {
+		return nil, err
+	}
+	st, err := stateOf(b.Engine(), settlementID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Refund, 0, st.Count)
+	for n := 1; n <= st.Count; n++ {
+		r, _, err := load(b.Engine(), refundID(settlementID, n))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *r)
+	}
+	return out, nil
+}
+
+// ByDate calls fn with each of the account's refunds whose RefundDate is
+// within [from, to] (YYYY-MM-DD, inclusive; "" leaves that side open),
+// ordered by RefundDate then recording time, with the document as stored.
+// It reads the index in batches and never holds more than one batch: a
+// quarter of any size streams. An error of fn stops the scan and is
+// returned.
+func ByDate(ctx context.Context, b *fiscal.Books, from, to string, fn func(r *Refund, raw []byte) error) error {
+	e := b.Engine()
+	prefix := []byte(b.Account().ID + "\x00")
+	var after []byte
+	if from != "" {
+		after = append(append([]byte(nil), prefix...), from...) // every key of from sorts after it
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		hits, err := e.Ledger().Scan(indexAccountRefunds, prefix, after, false, listBatch)
+		if err != nil {
+			return fiscal.StoreError(err)
+		}
+		for _, h := range hits {
+			day := string(h.Key[len(prefix):min(len(h.Key), len(prefix)+10)])
+			if to != "" && day > to {
+				return nil
+			}
+			r, raw, err := load(e, h.ID)
+			if err != nil {
+				return err
+			}
+			if err := fn(r, raw); err != nil {
+				return err
+			}
+		}
+		if len(hits) < listBatch {
+			return nil
+		}
+		after = hits[len(hits)-1].Key
+	}
+}
+
+// stateOf reads a settlement's refund state (zero when it has none).
+func stateOf(e *fiscal.Engine, settlementID string) (state, error) {
+	var st state
+	raw, err := e.Ledger().Get(bucketState, []byte(settlementID))
+	if errors.Is(err, ledger.ErrNotFound) {
+		return st, nil
+	}
+	if err != nil {
+		return st, fiscal.StoreError(err)
+	}
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return st, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored refund state is unreadable", Err: err}
+	}
+	return st, nil
+}
+
+// load reads a refund document, checked against its receipt.
+func load(e *fiscal.Engine, id string) (*Refund, []byte, error) {
+	raw, err := e.Document(id)
+	var fe *fiscal.Error
+	if errors.As(err, &fe) && fe.Code == fiscal.CodeNotFound {
+		return nil, nil, notFound("refund " + id)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var r Refund
+	if err := json.Unmarshal(raw, &r); err != nil || r.Object != ObjectRefund {
+		return nil, nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored refund is unreadable", Err: err}
+	}
+	return &r, raw, nil
+}
+
+// CreditNote returns the UBL credit note of one of the settlement's
+// refunds and its SHA-256 (hex), exactly as stored, checked against the
+// hash the refund's receipt commits to.
+func CreditNote(ctx context.Context, b *fiscal.Books, settlementID, refundID string) ([]byte, string, error) {
+	r, _, err := of(b, settlementID, refundID)
+	if err != nil {
+		return nil, "", err
+	}
+	raw, sum, err := b.Engine().StoredInvoice(refundID, r.CreditNote.UBLSHA256)
+	var fe *fiscal.Error
+	if errors.As(err, &fe) && fe.Code == fiscal.CodeInternal && strings.HasPrefix(fe.Detail, "stored invoice does not match") {
+		return nil, "", &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored credit note does not match its recorded hash", Err: fe.Err}
+	}
+	return raw, sum, err
+}
+
+// Document returns one of the settlement's refunds exactly as stored
+// (GET /settlements/{id}/refunds/{rid}).
+func Document(ctx context.Context, b *fiscal.Books, settlementID, refundID string) ([]byte, error) {
+	_, raw, err := of(b, settlementID, refundID)
+	return raw, err
+}
+
+// of reads a refund of one of the account's settlements; another
+// account's, or another settlement's, is not found.
+func of(b *fiscal.Books, settlementID, refundID string) (*Refund, []byte, error) {
+	if !strings.HasPrefix(refundID, settlementID+idSeparator) {
+		return nil, nil, notFound("refund " + refundID + " of settlement " + settlementID)
+	}
+	r, raw, err := load(b.Engine(), refundID)
+	var fe *fiscal.Error
+	if errors.As(err, &fe) && fe.Code == fiscal.CodeNotFound || err == nil && (r.Account != b.Account().ID || r.SettlementID != settlementID) {
+		return nil, nil, notFound("refund " + refundID + " of settlement " + settlementID)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, raw, nil
+}
+
+// RecordView returns the record id and its bytes as GET /settlements/{id}
+// serves them: fiscal.Books.RecordView's, with a member "refunds"
+// (fiscal.RecordRefunds) appended when the settlement has refunds. A
+// record without refunds is served as Books.RecordView serves it.
+func RecordView(ctx context.Context, b *fiscal.Books, id string) (*fiscal.Record, []byte, error) {
+	r, raw, err := b.RecordView(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := stateOf(b.Engine(), r.ID)
+	if err != nil || st.Count == 0 {
+		return r, raw, err
+	}
+	view := fiscal.RecordRefunds{
+		RefundedUSDC:  decimalOr0(st.RefundedUSDC).StringFixed(usdcDecimals),
+		RemainingUSDC: remainingUSDC(r, st).StringFixed(usdcDecimals),
+	}
+	for n := 1; n <= st.Count; n++ {
+		_, doc, err := load(b.Engine(), refundID(r.ID, n))
+		if err != nil {
+			return nil, nil, err
+		}
+		view.Items = append(view.Items, doc)
+	}
+	add, err := json.Marshal(view)
+	if err != nil {
+		return nil, nil, &fiscal.Error{Code: fiscal.CodeInternal, Err: err}
+	}
+	if len(raw) < 2 || raw[len(raw)-1] != '}' {
+		return nil, nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored record is unreadable"}
+	}
+	out := make([]byte, 0, len(raw)+len(add)+12)
+	out = append(out, raw[:len(raw)-1]...)
+	out = append(out, `,"refunds":`...)
+	out = append(out, add...)
+	return r, append(out, '}'), nil
+}

@@ -1,0 +1,680 @@
+package refunds
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/fiscal402/fiscal402/evmverify"
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/internal/wire"
+	"github.com/fiscal402/fiscal402/ledger"
+	"github.com/fiscal402/fiscal402/receipt"
+	"github.com/fiscal402/fiscal402/ubl"
+	"github.com/fiscal402/fiscal402/vat"
+)
+
+// ObjectRefund is the Object of a refund document.
+const ObjectRefund = "refund"
+
+// EventSettlementRefunded is the event of each refund.
+const EventSettlementRefunded = "settlement.refunded"
+
+// version is the in-band version of the refund document format.
+const version = "fiscal402.refund/1"
+
+// idSeparator joins a settlement id and a refund's number.
+const idSeparator = "-refund-"
+
+// Ledger names of refunds.
+const (
+	// bucketState: settlement id → state JSON, checked and advanced in the
+	// committer (no refund exceeds what remains).
+	bucketState = "refund-state"
+	// indexAccountRefunds: account \x00 refund date (YYYY-MM-DD) \x00
+	// createdAt (8-byte big-endian unix nanos) refund id → refund id.
+	indexAccountRefunds = "account-refunds"
+)
+
+// Claim spaces of refunds: one entry per (settlement, refund number), so
+// that two refunds of one settlement are never both number n; one refund
+// per refund transfer.
+const (
+	claimRefund   = "refund"
+	claimRefundTx = "refund-tx"
+)
+
+// Refund error codes (fiscal.Code.HTTPStatus: 409, 409). A credit note that
+// would break a rule is fiscal.CodeCreditNoteRefused (422).
+const (
+	// CodeRefundExceedsRemaining: the refund is more than what remains of the
+	// settled amount after the refunds already recorded.
+	CodeRefundExceedsRemaining fiscal.Code = "REFUND_EXCEEDS_REMAINING"
+	// CodeRecordPendingReview: a settlement PENDING_MANUAL_REVIEW has no invoice
+	// and no determined tax: there is nothing to correct yet.
+	CodeRecordPendingReview fiscal.Code = "RECORD_PENDING_REVIEW"
+)
+
+// usdcDecimals are the decimals of a USDC amount.
+const usdcDecimals = evmverify.USDCDecimals
+
+// maxStaleRetries bounds how often a refund is computed again when the
+// settlement's refunds changed under it.
+const maxStaleRetries = 64
+
+// Request is the body of POST /settlements/{id}/refunds.
+type Request struct {
+	// AmountUSDC is the USDC refunded (decimal string, at most 6
+	// decimals, > 0, at most what remains). Absent: everything that
+	// remains (a full refund).
+	AmountUSDC string `json:"amountUsdc,omitempty"`
+	// Reason is free text kept on the refund and stated on the credit
+	// note.
+	Reason string `json:"reason,omitempty"`
+	// Transaction is the refund transfer on chain, when there is one. On a
+	// network whose chain mode is "required" it is verified: a USDC
+	// Transfer from the settlement's receiver back to its payer of exactly
+	// AmountUSDC.
+	Transaction *Transaction `json:"transaction,omitempty"`
+}
+
+// Transaction is a refund's transfer on chain.
+type Transaction struct {
+	Network string `json:"network"`
+	TxHash  string `json:"txHash"`
+}
+
+// Refund is the stored document of a refund entry (see the package
+// documentation for its meaning, field by field). It is served as is.
+type Refund struct {
+	ID           string `json:"id"`     // "<settlement id>-refund-<n>"
+	Object       string `json:"object"` // "refund"
+	Version      string `json:"version"`
+	Custody      string `json:"custody"`
+	Environment  string `json:"environment"`
+	Account      string `json:"account"`
+	SettlementID string `json:"settlementId"`
+	Sequence     int    `json:"sequence"`  // n: 1 for the settlement's first refund
+	CreatedAt    string `json:"createdAt"` // when the service recorded it (RFC 3339 UTC)
+	// RefundDate is the local day of the refund in Classification.TimeZone.
+	RefundDate    string `json:"refundDate"`
+	AmountUSDC    string `json:"amountUsdc"`    // refunded by this refund
+	RefundedUSDC  string `json:"refundedUsdc"`  // refunded in all, this one included
+	RemainingUSDC string `json:"remainingUsdc"` // of the settled amount, after this refund
+	Full          bool   `json:"full"`          // nothing remains after it
+	Reason        string `json:"reason,omitempty"`
+	// Transaction is the refund transfer, when given; Verification says
+	// whether it was checked on chain (with the facts).
+	Transaction  *Transaction        `json:"transaction,omitempty"`
+	Verification fiscal.Verification `json:"verification"`
+	// Payment is the refund's payment as its receipt states it: the
+	// refunded USDC from the settlement's receiver back to its payer, at
+	// the refund's time (the transfer's block time when verified), on the
+	// refund transaction (the settlement's own network and tx hash when
+	// none was given). An auditor compares it with the receipt's
+	// settlement.
+	Payment fiscal.RecordPayment `json:"payment"`
+	// OriginalSettlement is the settlement's payment as recorded.
+	OriginalSettlement fiscal.RecordPayment `json:"originalSettlement"`
+	Seller             fiscal.RecordSeller  `json:"seller"`
+	Supply             fiscal.RecordSupply  `json:"supply"`
+	// Classification is the original determination (rate, taxing
+	// country, regime, scheme, supply date, time zone).
+	Classification vat.Determination `json:"classification"`
+	// FX is the correction: negative amounts at the original rates.
+	FX                fiscal.RecordFX    `json:"fx"`
+	OriginalInvoiceID string             `json:"originalInvoiceId"`
+	CreditNote        *fiscal.InvoiceRef `json:"creditNote"`
+	SupersedesReceipt string             `json:"supersedesReceipt"`
+	Receipt           fiscal.ReceiptRef  `json:"receipt"`
+	Ledger            fiscal.LedgerRef   `json:"ledger"`
+}
+
+// Result is the answer of Create.
+type Result struct {
+	Outcome fiscal.Outcome // Created, or Replayed for the same Idempotency-Key and body
+	Refund  *Refund
+	JSON    []byte // the refund document exactly as stored
+}
+
+// state is what the committer knows of a settlement's refunds. Exact
+// figures are the sums of the refunds' (negative) exact EUR figures.
+type state struct {
+	Count        int    `json:"count"`
+	RefundedUSDC string `json:"refundedUsdc"`
+	GrossExact   string `json:"grossEurExact,omitempty"`
+	NetExact     string `json:"netEurExact,omitempty"`
+	VATExact     string `json:"vatEurExact,omitempty"`
+}
+
+func refundID(settlementID string, n int) string {
+	return settlementID + idSeparator + strconv.Itoa(n)
+}
+
+// errStale: the settlement's refunds changed between reading them and
+// committing; the refund is computed again on the new state.
+var errStale = errors.New("refunds: the settlement's refunds changed; compute the refund again")
+
+// input is a validated Request.
+type input struct {
+	amount decimal.Decimal // zero: everything that remains
+	reason string
+	tx     *Transaction
+}
+
+// caip2RE is the form of a CAIP-2 network id.
+var caip2RE = regexp.MustCompile(`^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$`)
+
+// networks are the supported networks (spec §1 "Supported chains"), the
+// engine's: those it knows the USDC contract of (evmverify.USDCContract).
+var networks = []string{evmverify.NetworkBase, evmverify.NetworkEthereum}
+
+func badRequest(field, format string, args ...any) *fiscal.Error {
+	return &fiscal.Error{Code: fiscal.CodeBadRequest, Field: field, Detail: fmt.Sprintf(format, args...)}
+}
+
+// parseNetwork accepts a supported CAIP-2 network: missing is a
+// BAD_REQUEST, anything else unknown is UNSUPPORTED_NETWORK naming the
+// supported ones, as for a settlement's network.
+func parseNetwork(field, v string) (string, error) {
+	if v == "" {
+		return "", badRequest(field, "is required (CAIP-2, e.g. %q)", evmverify.NetworkBase)
+	}
+	if !slices.Contains(networks, v) {
+		supported := slices.Sorted(slices.Values(networks))
+		detail := fmt.Sprintf("network %q is not supported; supported: %s", v, strings.Join(supported, ", "))
+		if !caip2RE.MatchString(v) {
+			detail = fmt.Sprintf("%q is not a CAIP-2 network id; supported: %s", v, strings.Join(supported, ", "))
+		}
+		return "", &fiscal.Error{Code: fiscal.CodeUnsupportedNetwork, Field: field, Detail: detail}
+	}
+	return v, nil
+}
+
+func (req Request) input() (input, error) {
+	var in input
+	var err error
+	if req.AmountUSDC != "" {
+		if in.amount, _, err = wire.USDCAmount("/amountUsdc", req.AmountUSDC); err != nil {
+			return in, fiscal.InputError(err)
+		}
+	}
+	if in.reason, err = wire.Text("/reason", req.Reason); err != nil {
+		return in, fiscal.InputError(err)
+	}
+	if t := req.Transaction; t != nil {
+		network, err := parseNetwork("/transaction/network", t.Network)
+		if err != nil {
+			return in, err
+		}
+		switch {
+		case t.TxHash == "":
+			return in, badRequest("/transaction/txHash", "is required")
+		case !wire.IsTxHash(t.TxHash):
+			return in, badRequest("/transaction/txHash", "must be 0x followed by 64 hexadecimal digits")
+		}
+		in.tx = &Transaction{Network: network, TxHash: strings.ToLower(t.TxHash)}
+	}
+	return in, nil
+}
+
+// fingerprint identifies the refund request for its Idempotency-Key: the
+// settlement and the normalised body ("5" and "5.00" are one amount).
+func (in input) fingerprint(settlementID string) []byte {
+	var network, tx, amount string
+	if in.tx != nil {
+		network, tx = in.tx.Network, in.tx.TxHash
+	}
+	if !in.amount.IsZero() {
+		amount = in.amount.String()
+	}
+	b, _ := json.Marshal(struct{ K, S, A, R, N, T string }{"refund", settlementID, amount, in.reason, network, tx})
+	h := sha256.Sum256(b)
+	return h[:]
+}
+
+// Create records a refund of one of the account's settlements, full (no
+// amountUsdc: everything that remains) or partial: a new ledger entry with
+// its own receipt, a UBL credit note (381) correcting the settlement's
+// invoice at its original VAT rate and ECB rate, and the event
+// settlement.refunded. The idempotency key is optional ("" for none); the
+// same key with the same body answers the original refund (Outcome
+// Replayed), with another body IDEMPOTENCY_CONFLICT.
+//
+// A refund never exceeds what remains: the committer checks the
+// settlement's refund state in the append's own transaction, so concurrent
+// refunds are decided one after the other (REFUND_EXCEEDS_REMAINING for
+// the one that no longer fits). A settlement PENDING_MANUAL_REVIEW is
+// refused (RECORD_PENDING_REVIEW). A refund transaction on a network whose
+// chain mode is "required" is verified: a USDC Transfer of exactly the
+// amount from the settlement's receiver to its payer (CHAIN_VERIFY_FAILED
+// otherwise). A nil error means the refund is committed and fsynced.
+func Create(ctx context.Context, b *fiscal.Books, settlementID string, req Request, idempotencyKey string) (*Result, error) {
+	if err := fiscal.InputError(wire.IdempotencyKey(idempotencyKey)); err != nil {
+		return nil, err
+	}
+	in, err := req.input()
+	if err != nil {
+		return nil, err
+	}
+	e := b.Engine()
+	var idem *ledger.Claim
+	if idempotencyKey != "" {
+		fp := in.fingerprint(settlementID)
+		c := fiscal.IdempotencyClaim(b.Account().ID, idempotencyKey, fp)
+		idem = &c
+		holder, o, err := b.Lookup("", "", idempotencyKey, fp)
+		if err != nil {
+			return nil, err
+		}
+		if holder != "" && o == fiscal.Replayed {
+			return stored(b, holder, fiscal.Replayed)
+		}
+	}
+	orig, _, err := b.Record(ctx, settlementID)
+	if err != nil {
+		return nil, err
+	}
+	if res, err := ofTransfer(b, orig, in); res != nil || err != nil {
+		return res, err
+	}
+	if orig.ReviewStatus != fiscal.StatusProcessed || orig.Invoice == nil || orig.FX.USDPerEUR == nil {
+		return nil, &fiscal.Error{Code: CodeRecordPendingReview, Detail: fmt.Sprintf(
+			"settlement %s is %s: without a tax determination it has no invoice a credit note could correct; resolve the review first (POST /settlements/%s/resolve), then refund", orig.ID, orig.ReviewStatus, orig.ID)}
+	}
+	if t := in.tx; t != nil && t.Network == orig.Settlement.Network && t.TxHash == orig.Settlement.TxHash {
+		return nil, badRequest("/transaction/txHash", "is the settlement's own payment; name the transfer that paid the refund back")
+	}
+	st, err := stateOf(e, orig.ID)
+	if err != nil {
+		return nil, err
+	}
+	amount := in.amount
+	if amount.IsZero() {
+		amount = remainingUSDC(orig, st)
+	}
+	if err := fits(orig, st, amount); err != nil {
+		return nil, err
+	}
+	verification, err := verify(ctx, e, orig, in.tx, amount)
+	if err != nil {
+		return nil, err
+	}
+	now := e.Now().UTC()
+	for attempt := 0; ; attempt++ {
+		d, err := draft(b, orig, st, in, amount, verification, now, idem)
+		if err != nil {
+			return nil, err
+		}
+		res, err := commit(ctx, b, d, idem)
+		if !errors.Is(err, errStale) {
+			return res, err
+		}
+		if attempt >= maxStaleRetries {
+			return nil, &fiscal.Error{Code: fiscal.CodeDBUnavailable, Detail: "the settlement's refunds changed too often while this one was made; retry", RetryAfter: time.Second, Err: errStale}
+		}
+		if st, err = stateOf(e, orig.ID); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// txConflict is the answer to a refund transfer that backs another refund.
+func txConflict() *fiscal.Error {
+	return &fiscal.Error{Code: fiscal.CodeSettlementConflict, Field: "/transaction/txHash", Detail: "this refund transaction already backs another refund; a transfer backs one refund"}
+}
+
+// ofTransfer answers a refund whose transfer already backs a refund: that
+// refund (Existing) when it is the same refund (settlement, and amount
+// when one is given), else the claim's conflict. nil: the transfer backs
+// no refund yet (the commit checks again atomically).
+func ofTransfer(b *fiscal.Books, orig *fiscal.Record, in input) (*Result, error) {
+	if in.tx == nil {
+		return nil, nil
+	}
+	c := txClaim(b.Account().ID, orig.ID, in.tx, in.amount)
+	holder, _, err := b.Engine().Ledger().ClaimHolder(c.Space, c.Key)
+	if errors.Is(err, ledger.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fiscal.StoreError(err)
+	}
+	r, raw, err := load(b.Engine(), holder)
+	if err != nil {
+		return nil, err
+	}
+	if r.Account != b.Account().ID || r.SettlementID != orig.ID || !in.amount.IsZero() && !decimalOr0(r.AmountUSDC).Equal(in.amount) {
+		return nil, txConflict()
+	}
+	return &Result{Outcome: fiscal.Existing, Refund: r, JSON: raw}, nil
+}
+
+// stored answers with the account's refund id as stored.
+func stored(b *fiscal.Books, id string, o fiscal.Outcome) (*Result, error) {
+	r, raw, err := load(b.Engine(), id)
+	if err != nil {
+		return nil, err
+	}
+	if r.Account != b.Account().ID {
+		return nil, notFound("refund " + id)
+	}
+	return &Result{Outcome: o, Refund: r, JSON: raw}, nil
+}
+
+func notFound(what string) *fiscal.Error {
+	return &fiscal.Error{Code: fiscal.CodeNotFound, Detail: what + " not found"}
+}
+
+func decimalOr0(s string) decimal.Decimal {
+	d, err := decimal.NewFromString(s)
+	if err != nil {
+		return decimal.Zero
+	}
+	return d
+}
+
+// remainingUSDC is what remains of the settled amount after the refunds st
+// counts.
+func remainingUSDC(orig *fiscal.Record, st state) decimal.Decimal {
+	return decimalOr0(orig.Settlement.AmountUSDC).Sub(decimalOr0(st.RefundedUSDC))
+}
+
+// fits refuses a refund larger than what remains.
+func fits(orig *fiscal.Record, st state, amount decimal.Decimal) error {
+	remaining := remainingUSDC(orig, st)
+	if amount.IsPositive() && !amount.GreaterThan(remaining) {
+		return nil
+	}
+	if !remaining.IsPositive() {
+		return &fiscal.Error{Code: CodeRefundExceedsRemaining, Field: "/amountUsdc", Detail: fmt.Sprintf(
+			"settlement %s is refunded in full (%s USDC in %d refunds); nothing remains to refund", orig.ID, orig.Settlement.AmountUSDC, st.Count)}
+	}
+	return &fiscal.Error{Code: CodeRefundExceedsRemaining, Field: "/amountUsdc", Detail: fmt.Sprintf(
+		"%s USDC is more than the %s USDC that remain of settlement %s (%s USDC settled, %s refunded)",
+		amount.String(), remaining.String(), orig.ID, orig.Settlement.AmountUSDC, decimalOr0(st.RefundedUSDC).String())}
+}
+
+// verify checks the refund transfer on chain when its network's mode is
+// "required" (fiscal.Engine.VerifyPayment): a USDC Transfer of exactly
+// amount from the settlement's receiver back to its payer. Its errors
+// name the refund's fields.
+func verify(ctx context.Context, e *fiscal.Engine, orig *fiscal.Record, tx *Transaction, amount decimal.Decimal) (fiscal.Verification, error) {
+	if tx == nil {
+		return fiscal.Verification{Chain: "not_performed"}, nil
+	}
+	v, err := e.VerifyPayment(ctx, fiscal.Payment{
+		Network:        tx.Network,
+		TxHash:         tx.TxHash,
+		PayerWallet:    orig.Settlement.ReceiverWallet,
+		ReceiverWallet: orig.Settlement.PayerWallet,
+		Amount:         amount,
+	})
+	var fe *fiscal.Error
+	if errors.As(err, &fe) && fe.Field != "" {
+		cp := *fe
+		cp.Field = map[string]string{"/amountUsdc": "/amountUsdc"}[fe.Field]
+		if cp.Field == "" {
+			cp.Field = "/transaction/txHash"
+		}
+		if cp.Code == fiscal.CodeChainVerifyFailed {
+			cp.Detail = "the refund transfer (from the settlement's receiver " + orig.Settlement.ReceiverWallet + " to its payer " +
+				orig.Settlement.PayerWallet + ", " + amount.String() + " USDC) is not what the chain holds: " + fe.Detail
+		}
+		return fiscal.Verification{}, &cp
+	}
+	return v, err
+}
+
+// amounts are a refund's EUR figures, positive (as the credit note states
+// them): exact, and to the cent.
+type amounts struct {
+	grossExact, netExact, vatExact decimal.Decimal
+	gross, net, vat                decimal.Decimal
+}
+
+// refundAmounts are the refund's EUR figures at the original ECB rate and
+// VAT rate, split as the supply was (Art. 73 Directive 2006/112/EC: the
+// taxable amount is the whole consideration, VAT included; Art. 90: a
+// price reduction after the supply reduces it accordingly): the exact
+// gross split into net and VAT at fx.ExactScale decimals (net = gross
+// where no VAT is charged), each rounded once to the cent, net = gross −
+// VAT. The refund that empties the settlement takes exactly what remains
+// of the original exact figures.
+func refundAmounts(orig *fiscal.Record, st state, amount decimal.Decimal, full bool) amounts {
+	var g, n, v decimal.Decimal
+	if !full {
+		g = fx.ConvertUSDCExact(amount, *orig.FX.USDPerEUR).GrossEURExact
+		n, v = g, decimal.Zero
+		if det := orig.Classification; det.ChargesVAT() && det.RatePercent != nil {
+			n, v = fx.SplitGross(g, det.RatePercent.Decimal())
+		}
+	} else {
+		exact := func(exact, cents string) decimal.Decimal {
+			if exact != "" {
+				return decimalOr0(exact)
+			}
+			return decimalOr0(cents) // a record from before exact figures
+		}
+		g = exact(orig.FX.GrossEURExact, orig.FX.GrossEUR).Add(decimalOr0(st.GrossExact))
+		n = exact(orig.FX.NetEURExact, orig.FX.NetEUR).Add(decimalOr0(st.NetExact))
+		v = exact(orig.FX.VATEURExact, orig.FX.VATEUR).Add(decimalOr0(st.VATExact))
+	}
+	a := amounts{grossExact: g, netExact: n, vatExact: v, gross: fx.RoundEUR(g), vat: fx.RoundEUR(v)}
+	a.net = a.gross.Sub(a.vat)
+	return a
+}
+
+func neg2(d decimal.Decimal) string { return d.Neg().StringFixed(2) }
+func negX(d decimal.Decimal) string { return d.Neg().StringFixed(fx.ExactScale) }
+
+// urlPrefix is where the engine's documents are served: the sandbox under
+// /sandbox (spec §1 "Environments").
+func urlPrefix(e *fiscal.Engine) string {
+	if e.Settings().Environment == receipt.EnvSandbox {
+		return "/sandbox"
+	}
+	return ""
+}
+
+// draft makes the refund's entry: the Refund document, its credit note
+// (numbered in the committer), its receipt, its claims and the committer's
+// check of what remains.
+func draft(b *fiscal.Books, orig *fiscal.Record, st state, in input, amount decimal.Decimal, v fiscal.Verification, now time.Time, idem *ledger.Claim) (*fiscal.Draft, error) {
+	e := b.Engine()
+	account := b.Account().ID
+	if err := fits(orig, st, amount); err != nil {
+		return nil, err
+	}
+	settled := decimalOr0(orig.Settlement.AmountUSDC)
+	refunded := decimalOr0(st.RefundedUSDC).Add(amount)
+	full := refunded.Equal(settled)
+	a := refundAmounts(orig, st, amount, full)
+	n := st.Count + 1
+	id := refundID(orig.ID, n)
+	at := now
+	if v.Facts != nil {
+		at = v.Facts.BlockTime.UTC()
+	}
+	det := orig.Classification
+	day, ok := vat.LocalDate(det.TimeZone, at)
+	if !ok {
+		day = at.UTC().Format(time.DateOnly)
+	}
+	amountStr := amount.StringFixed(usdcDecimals)
+	rfx := fiscal.RecordFX{
+		Pair: orig.FX.Pair, AmountUSDC: amountStr, USDCUSD: orig.FX.USDCUSD, USDPerEUR: orig.FX.USDPerEUR,
+		GrossEUR: neg2(a.gross), NetEUR: neg2(a.net), VATEUR: neg2(a.vat),
+		GrossEURExact: negX(a.grossExact), NetEURExact: negX(a.netExact), VATEURExact: negX(a.vatExact),
+		Rounding: orig.FX.Rounding,
+		Note: fmt.Sprintf("correction of settlement %s: the refunded USDC at the settlement's own ECB rate (%s USD per EUR of %s) and VAT rate; negative, it adds to the supply's figures",
+			orig.ID, orig.FX.USDPerEUR.Raw, orig.FX.USDPerEUR.RateDate),
+	}
+	if nat := orig.FX.National; nat != nil && nat.Rate != nil {
+		// The correction in the invoicing state's currency, at the
+		// original national rate (Art. 230 Directive 2006/112/EC).
+		r := nat.Rate.Value
+		cp := *nat
+		cp.NetExact, cp.VATExact = a.netExact.Mul(r).Neg().String(), a.vatExact.Mul(r).Neg().String()
+		cp.Net, cp.VAT = a.net.Mul(r).Round(2).Neg().StringFixed(2), a.vat.Mul(r).Round(2).Neg().StringFixed(2)
+		rfx.National = &cp
+	}
+	note := ubl.Refund{
+		RefundedOn: day, Amount: amountStr, Asset: orig.Settlement.Asset,
+		Invoice: orig.Invoice.ID, Rate: orig.FX.USDPerEUR.Raw, RateCurrency: orig.FX.USDPerEUR.Quote, RateDate: orig.FX.USDPerEUR.RateDate,
+		Reason: in.reason, Sandbox: orig.Environment == receipt.EnvSandbox,
+	}
+	paidBy := ""
+	if t := in.tx; t != nil {
+		note.Network, note.TxHash = t.Network, t.TxHash
+		paidBy = t.TxHash
+	}
+	text, err := ubl.RefundNote("EUR", note)
+	if err != nil {
+		return nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "the credit note's note could not be written", Err: err}
+	}
+
+	prefix := urlPrefix(e)
+	ref := Refund{
+		ID: id, Object: ObjectRefund, Version: version, Custody: fiscal.CustodyNone, Environment: orig.Environment,
+		Account: account, SettlementID: orig.ID, Sequence: n, CreatedAt: now.Format(time.RFC3339Nano),
+		RefundDate: day, AmountUSDC: amountStr, RefundedUSDC: refunded.StringFixed(usdcDecimals),
+		RemainingUSDC: settled.Sub(refunded).StringFixed(usdcDecimals), Full: full, Reason: in.reason,
+		Transaction: in.tx, Verification: v,
+		OriginalSettlement: orig.Settlement, Seller: orig.Seller, Supply: orig.Supply, Classification: det, FX: rfx,
+		OriginalInvoiceID: orig.Invoice.ID, SupersedesReceipt: orig.Receipt.ID,
+		Receipt: fiscal.ReceiptRef{ID: fiscal.ReceiptID(id), Spec: fiscal.ReceiptSpec(det.Jurisdiction), URL: prefix + "/v1/receipts/" + fiscal.ReceiptID(id)},
+	}
+	// The receipt speaks of the refund transfer: the refunded amount from
+	// the settlement's receiver to its payer, at the refund's time, with
+	// the correction's figures and the credit note.
+	rec := *orig
+	rec.ID, rec.Object, rec.ReviewStatus, rec.ReviewReasons = id, ObjectRefund, fiscal.StatusProcessed, nil
+	rec.Receipt, rec.Verification, rec.FX, rec.Fee, rec.History, rec.Revision = ref.Receipt, v, rfx, nil, nil, 0
+	rec.Settlement.AmountUSDC = amountStr
+	rec.Settlement.PayerWallet, rec.Settlement.ReceiverWallet = orig.Settlement.ReceiverWallet, orig.Settlement.PayerWallet
+	rec.Settlement.Timestamp = at.Format(time.RFC3339Nano)
+	rec.Settlement.LogIndex = nil
+	if t := in.tx; t != nil {
+		contract, _ := evmverify.USDCContract(t.Network)
+		rec.Settlement.Network, rec.Settlement.TxHash, rec.Settlement.AssetContract = t.Network, t.TxHash, contract
+	}
+	if v.Facts != nil {
+		li := int64(v.Facts.LogIndex)
+		rec.Settlement.LogIndex = &li
+	}
+	ref.Payment = rec.Settlement
+	d, err := b.CreditNoteDraft(orig, rec, fiscal.CreditNote{
+		Net: a.net, VAT: a.vat, Note: text, PaidBy: paidBy,
+		URL: prefix + "/settlements/" + orig.ID + "/refunds/" + id + "/ubl",
+	}, now)
+	if err != nil {
+		return nil, err
+	}
+	d.EventType = EventSettlementRefunded
+	d.Postings = append(d.Postings, ledger.Posting{Index: indexAccountRefunds, Key: indexKey(account, day, now, id)})
+	if idem != nil {
+		d.Claims = append(d.Claims, *idem)
+	}
+	if t := in.tx; t != nil {
+		d.Claims = append(d.Claims, txClaim(account, orig.ID, t, amount))
+	}
+	d.Claims = append(d.Claims, ledger.Claim{Space: claimRefund, Key: orig.ID + ":" + strconv.Itoa(n), Fingerprint: []byte(id)})
+	d.Document = func(sealed *fiscal.Record) ([]byte, error) {
+		r := ref
+		r.Ledger = sealed.Ledger
+		cn := *sealed.Invoice
+		r.CreditNote = &cn
+		return json.Marshal(r)
+	}
+	key := []byte(orig.ID)
+	d.OnCommit([]ledger.SideKey{{Bucket: bucketState, Key: key}}, func(h *ledger.Hook) error {
+		raw, err := h.Get(bucketState, key)
+		if err != nil {
+			return err
+		}
+		var cur state
+		if len(raw) > 0 {
+			if err := json.Unmarshal(raw, &cur); err != nil {
+				return fmt.Errorf("refunds: stored refund state of %s: %w", orig.ID, err)
+			}
+		}
+		if cur.Count != st.Count || cur.RefundedUSDC != st.RefundedUSDC {
+			return errStale
+		}
+		if err := fits(orig, cur, amount); err != nil {
+			return err // cannot happen when the state is the one read; kept as the committer's guarantee
+		}
+		next, err := json.Marshal(state{
+			Count: n, RefundedUSDC: refunded.String(),
+			GrossExact: decimalOr0(cur.GrossExact).Sub(a.grossExact).String(),
+			NetExact:   decimalOr0(cur.NetExact).Sub(a.netExact).String(),
+			VATExact:   decimalOr0(cur.VATExact).Sub(a.vatExact).String(),
+		})
+		if err != nil {
+			return err
+		}
+		return h.Put(bucketState, key, next)
+	})
+	return d, nil
+}
+
+func txClaim(accountID, settlementID string, t *Transaction, amount decimal.Decimal) ledger.Claim {
+	return ledger.Claim{Space: claimRefundTx, Key: t.Network + ":" + t.TxHash, Fingerprint: []byte(accountID + "\x00" + settlementID + "\x00" + amount.String())}
+}
+
+// indexKey is a refund's key in the account's refund index: account \x00
+// refund date \x00 createdAt (8-byte big-endian unix nanos) id.
+func indexKey(accountID, day string, t time.Time, id string) []byte {
+	k := make([]byte, 0, len(accountID)+len(day)+10+len(id))
+	k = append(append(append(k, accountID...), 0), day...)
+	k = append(k, 0)
+	k = binary.BigEndian.AppendUint64(k, uint64(t.UnixNano()))
+	return append(k, id...)
+}
+
+// commit appends the refund; a claim held by a concurrent request answers
+// as a replay (the Idempotency-Key) or as the refund of the same transfer
+// (Existing); a concurrent refund of the same settlement that took its
+// number makes this one stale (errStale: compute it again).
+func commit(ctx context.Context, b *fiscal.Books, d *fiscal.Draft, idem *ledger.Claim) (*Result, error) {
+	e := b.Engine()
+	doc, res, err := e.Commit(ctx, d)
+	var conflict *ledger.ClaimConflictError
+	if errors.As(err, &conflict) && conflict.Claim.Space == claimRefundTx {
+		return nil, txConflict()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if res.Existing {
+		for _, c := range d.Claims {
+			if (idem == nil || c.Space != idem.Space) && c.Space != claimRefundTx {
+				continue
+			}
+			if holder, _, err := e.Ledger().ClaimHolder(c.Space, c.Key); err == nil && holder == res.ID {
+				if c.Space == claimRefundTx {
+					return stored(b, res.ID, fiscal.Existing)
+				}
+				return stored(b, res.ID, fiscal.Replayed)
+			}
+		}
+		return nil, errStale
+	}
+	var r Refund
+	if err := json.Unmarshal(doc, &r); err != nil {
+		return nil, &fiscal.Error{Code: fiscal.CodeInternal, Err: err}
+	}
+	return &Result{Outcome: fiscal.Created, Refund: &r, JSON: doc}, nil
+}
