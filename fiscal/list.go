@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -232,7 +233,7 @@ func (q ListQuery) matches(raw []byte) (bool, error) {
 	if q.Status != "" && det.Status != q.Status {
 		return false, nil
 	}
-	if q.TaxingCountry != "" && det.TaxingCountry != isoCountry(q.TaxingCountry) {
+	if q.TaxingCountry != "" && det.TaxingCountry != invoicelaw.ISOCountry(q.TaxingCountry) {
 		return false, nil
 	}
 	if !q.SettledFrom.IsZero() || !q.SettledTo.IsZero() {

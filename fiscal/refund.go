@@ -92,6 +92,7 @@ import (
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/internal/wire"
+	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/ubl"
@@ -670,7 +671,7 @@ func (b *Books) refundDraft(orig *Record, st refundState, in refundInput, amount
 		cp.NetExact, cp.VATExact = a.netExact.Mul(r).Neg().String(), a.vatExact.Mul(r).Neg().String()
 		cp.Net, cp.VAT = a.net.Mul(r).Round(2).Neg().StringFixed(2), a.vat.Mul(r).Round(2).Neg().StringFixed(2)
 		rfx.National = &cp
-		tc = &ubl.TaxCurrency{Code: nat.Currency, Rate: r, RateDate: nat.Rate.RateDate, RateSource: rateSource(*nat.Rate, nat.Rule)}
+		tc = &ubl.TaxCurrency{Code: nat.Currency, Rate: r, RateDate: nat.Rate.RateDate, RateSource: invoicelaw.RateSource(*nat.Rate, nat.Rule)}
 	}
 	seller := b.acc.Seller
 	if e.cfg.Environment == receipt.EnvSandbox {
@@ -830,9 +831,9 @@ func (b *Books) commitRefund(ctx context.Context, d *Draft, idem *ledger.Claim) 
 // original VAT rate and category, the original tax-currency rate, its own
 // note, and BillingReference to the invoice corrected (BT-25, BT-26).
 func creditNoteFor(orig *Record, s Seller, a amounts, tc *ubl.TaxCurrency, issued time.Time, note ubl.Refund, tx *RefundTransaction) (ubl.CreditNote, error) {
-	law := lawFor(orig.Classification, s)
-	seller := sellerParty(s, law)
-	buyer, _ := buyerParty(orig)
+	law := invoicelaw.For(orig.Classification, s.ForInvoiceLaw())
+	seller := invoicelaw.SellerParty(s.ForInvoiceLaw(), law)
+	buyer, _ := invoicelaw.BuyerParty(orig.Classification, orig.Buyer.ForInvoiceLaw())
 	inv, err := invoiceFor(orig, law, seller, buyer, a, tc, issued)
 	if err != nil {
 		return ubl.CreditNote{}, &Error{Code: CodeInternal, Detail: "the credit note could not be built", Err: err}

@@ -76,7 +76,7 @@ func componentName(t reflect.Type) string {
 	}
 	pkg := path.Base(t.PkgPath())
 	switch pkg {
-	case "fiscal", "httpserver", "catalog", "webhooks", "ingest", "fiscalevent", "sandbox", "parties":
+	case "fiscal", "httpserver", "catalog", "webhooks", "ingest", "fiscalevent", "sandbox", "parties", "invoicelaw":
 		return t.Name()
 	}
 	r := []rune(pkg)
