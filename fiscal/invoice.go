@@ -26,13 +26,12 @@ var networkNames = map[string]string{
 }
 
 // renderInvoice decides the invoicing law of a processed draft
-// (invoicelaw.For),
-// builds its UBL invoice and renders it into the draft. Whatever stops a
-// compliant invoice sends the draft to review instead (toReview), with
-// reasons that say what is missing: the customer's name or address, a
-// national rate, the rules the invoice would break. A settled payment
-// always gets its record, never a 500 and never a non-compliant invoice
-// (spec §3). Only an internal failure is an error.
+// (invoicelaw.For), builds its UBL invoice and renders it into the draft.
+// Whatever stops a compliant invoice sends the draft to review instead
+// (toReview), with reasons that say what is missing: the customer's name
+// or address, a national rate, the rules the invoice would break. A
+// settled payment always gets its record, never a 500 and never a
+// non-compliant invoice (spec §3). Only an internal failure is an error.
 func (e *Engine) renderInvoice(d *Draft, s Seller) (ubl.Invoice, invoicelaw.Law, error) {
 	r := &d.Record
 	det := r.Classification
