@@ -15,6 +15,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/fiscal402/fiscal402/internal/strictjson"
+	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/vat"
 	"github.com/fiscal402/fiscal402/vies"
@@ -140,7 +141,7 @@ func TestCheckCapabilities(t *testing.T) {
 		{"US seller to UK consumer: experimental UK VAT", plain, "", check("US", "GB", "B2C", "x402", "eip155:8453"),
 			want{event: "supported", payment: "supported", jurisdiction: "experimental", determination: "determined", receipt: "experimental",
 				regime: "UK_B2C", taxing: "GB", rate: "20", spec: receipt.SpecV3, review: "PENDING_MANUAL_REVIEW",
-				reasons: []string{vat.ReasonRulesetExperimental, fiscal.ReasonNationalRateRequired}}},
+				reasons: []string{vat.ReasonRulesetExperimental, invoicelaw.ReasonNationalRateRequired}}},
 		{"US to US: corridor not covered, manual review naming the governing law", plain, "", check("US", "US", "B2C", "x402", "eip155:8453"),
 			want{event: "supported", payment: "supported", jurisdiction: "unsupported", determination: "manual_review", receipt: "eligible",
 				spec: receipt.SpecV3, review: "PENDING_MANUAL_REVIEW",

@@ -11,6 +11,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/internal/wire"
+	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -586,9 +587,9 @@ func (s *Service) receiptEligibility(ctx context.Context, c *CapabilityCheck, de
 	if re.ReviewStatus == fiscal.StatusProcessed {
 		// The VAT in the invoicing state's currency (Art. 230), at a rate
 		// the state accepts, as recording would state it.
-		reason, err := fiscal.NationalCurrencyReason(ctx, s.set.FX, s.set.FXPolicy, det, seller, date)
+		reason, err := invoicelaw.NationalCurrencyReason(ctx, s.set.FX, s.set.FXPolicy, det, seller.ForInvoiceLaw(), date)
 		if err != nil {
-			return re, err
+			return re, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "national-currency rate lookup failed", Err: err}
 		}
 		if reason != nil {
 			re.ReviewStatus = fiscal.StatusPendingReview

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/vat"
 	"github.com/shopspring/decimal"
 )
@@ -92,7 +93,7 @@ type Seller struct {
 	ItemName string `json:"itemName,omitempty"`
 
 	// What the invoicing rules of some member states ask of the seller
-	// (ubl.CheckSeller tells which, per tax country; Seller.CheckInvoicing
+	// (ubl.CheckSeller tells which, per tax country; invoicelaw.Check
 	// runs it for the countries the seller's registrations imply). Each is
 	// optional: a sale whose invoice needs one the account lacks is stored
 	// PENDING_MANUAL_REVIEW (invoice_rules_failed) with the rule ids.
@@ -132,29 +133,24 @@ type Seller struct {
 	UKRateAgreement string `json:"ukRateAgreement,omitempty"`
 }
 
-// Contact is a contact point (BG-6 of EN 16931).
-type Contact struct {
-	Name      string `json:"name,omitempty"`      // BT-41
-	Telephone string `json:"telephone,omitempty"` // BT-42
-	Email     string `json:"email,omitempty"`     // BT-43
-}
+// Contact, ElectronicAddress and Address are the types of the invoicing
+// law (package invoicelaw): a contact point (BG-6 of EN 16931), a Peppol
+// participant identifier (BT-34) and a postal address (BG-5 / BG-8).
+type (
+	Contact           = invoicelaw.Contact
+	ElectronicAddress = invoicelaw.ElectronicAddress
+	Address           = invoicelaw.Address
+)
 
-// ElectronicAddress is a Peppol participant identifier: the identifier
-// under its electronic address scheme (EAS code, BR-62, BR-CL-25), e.g.
-// {"id": "5790000435968", "scheme": "0088"}.
-type ElectronicAddress struct {
-	ID     string `json:"id"`
-	Scheme string `json:"scheme"`
-}
-
-// Address is a postal address (BG-5 / BG-8 of EN 16931).
-type Address struct {
-	Street           string `json:"street,omitempty"`           // BT-35 / BT-50
-	AdditionalStreet string `json:"additionalStreet,omitempty"` // BT-36 / BT-51
-	City             string `json:"city,omitempty"`             // BT-37 / BT-52
-	PostalCode       string `json:"postalCode,omitempty"`       // BT-38 / BT-53
-	Subdivision      string `json:"subdivision,omitempty"`      // BT-39 / BT-54: region, county, state
-	Country          string `json:"country,omitempty"`          // defaults to Seller.Country (the buyer's: consumerCountry)
+// ForInvoiceLaw is the seller as the invoicing rules read it
+// (invoicelaw.For, invoicelaw.SellerParty, invoicelaw.Check).
+func (s Seller) ForInvoiceLaw() invoicelaw.Seller {
+	return invoicelaw.Seller{
+		LegalName: s.LegalName, VATNumber: s.VATNumber, LegalID: s.LegalID, LegalIDScheme: s.LegalIDScheme,
+		TaxRegistrationID: s.TaxRegistrationID, Country: s.Country, Address: s.Address,
+		OtherEstablishments: s.OtherEstablishments, Registrations: s.Registrations,
+		Contact: s.Contact, ElectronicAddress: s.ElectronicAddress, UKRateAgreement: s.UKRateAgreement,
+	}
 }
 
 var accountIDRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
@@ -274,13 +270,13 @@ func (s Seller) normalised() Seller {
 
 // icdRE is the form of an ISO 6523 ICD or a Peppol EAS code: four digits.
 // Whether the code is in the list the profile accepts (BR-CL-11, BR-CL-25)
-// is ubl's check (CheckInvoicing reports it with the rule).
+// is ubl's check (invoicelaw.Check reports it with the rule).
 var icdRE = regexp.MustCompile(`^[0-9]{4}$`)
 
 // validateInvoicingData checks the form of the fields only invoices read:
 // text an invoice can carry, scheme codes of four digits, a scheme only
 // with its identifier. Whether they satisfy a country's rules is
-// CheckInvoicing's question, answered with rule ids.
+// invoicelaw.Check's question, answered with rule ids.
 func (s Seller) validateInvoicingData() error {
 	texts := []struct{ field, v string }{
 		{"seller.legalId", s.LegalID}, {"seller.taxRegistrationId", s.TaxRegistrationID},

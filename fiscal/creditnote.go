@@ -8,6 +8,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/ubl"
 )
@@ -58,7 +59,7 @@ func (b *Books) CreditNoteDraft(orig *Record, rec Record, cn CreditNote, issued 
 	}
 	var tc *ubl.TaxCurrency
 	if nat := rec.FX.National; nat != nil && nat.Rate != nil {
-		tc = &ubl.TaxCurrency{Code: nat.Currency, Rate: nat.Rate.Value, RateDate: nat.Rate.RateDate, RateSource: rateSource(*nat.Rate, nat.Rule)}
+		tc = &ubl.TaxCurrency{Code: nat.Currency, Rate: nat.Rate.Value, RateDate: nat.Rate.RateDate, RateSource: invoicelaw.RateSource(*nat.Rate, nat.Rule)}
 	}
 	doc, err := creditNoteFor(orig, seller, amounts{net: cn.Net, vat: cn.VAT}, tc, issued, cn)
 	if err != nil {
@@ -99,9 +100,10 @@ func creditNoteSeries(accountID string, seller Seller, issued time.Time) (series
 // tax-currency rate, its own note, and BillingReference to the invoice
 // corrected (BT-25, BT-26).
 func creditNoteFor(orig *Record, s Seller, a amounts, tc *ubl.TaxCurrency, issued time.Time, cn CreditNote) (ubl.CreditNote, error) {
-	law := lawFor(orig.Classification, s)
-	seller := sellerParty(s, law)
-	buyer, _ := buyerParty(orig)
+	ls := s.ForInvoiceLaw()
+	law := invoicelaw.For(orig.Classification, ls)
+	seller := invoicelaw.SellerParty(ls, law)
+	buyer, _ := invoicelaw.BuyerParty(orig.Classification, orig.Buyer.ForInvoiceLaw())
 	inv, err := invoiceFor(orig, law, seller, buyer, a, tc, issued)
 	if err != nil {
 		return ubl.CreditNote{}, &Error{Code: CodeInternal, Detail: "the credit note could not be built", Err: err}

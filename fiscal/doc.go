@@ -69,7 +69,8 @@
 // # Invoicing law
 //
 // Each invoice follows the invoicing rules of one state (Art. 219a
-// Directive 2006/112/EC; InvoiceRef.TaxCountry): where the supply is taxed;
+// Directive 2006/112/EC; InvoiceRef.TaxCountry; package invoicelaw
+// decides them and the engine applies them): where the supply is taxed;
 // the supplier's state for a reverse charge or a supply outside the EU; the
 // member state of identification for OSS supplies; the United Kingdom under
 // the UK ruleset. Where that state's currency is not the euro the invoice
@@ -81,8 +82,8 @@
 // 226(5)): the request's consumerAddress, else the registry's. Package ubl
 // checks the rest (EN 16931, Peppol national rules, Art. 226(7), 362, UK
 // reg. 14); whatever it would refuse becomes invoice_rules_failed with the
-// rule ids. Seller.CheckInvoicing tells before any sale what an account
-// lacks.
+// rule ids. invoicelaw.Check (with Seller.ForInvoiceLaw) tells before any
+// sale what an account lacks.
 //
 // Seller.Invoicing chooses per_payment invoices (the default), a summary
 // invoice per buyer and calendar month (Art. 223; Books.IssueSummary,

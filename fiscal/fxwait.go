@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/vat"
 )
@@ -36,7 +37,7 @@ type fxWaitItem struct {
 // waitsForRate tells whether a record waits for a rate not yet published:
 // the USD rate of its EUR amounts or the national rate of its VAT.
 func waitsForRate(reasons []vat.Reason) bool {
-	return hasReason(reasons, ReasonFXRateUnavailable) || hasReason(reasons, ReasonNationalRateUnavailable)
+	return hasReason(reasons, ReasonFXRateUnavailable) || hasReason(reasons, invoicelaw.ReasonNationalRateUnavailable)
 }
 
 // queueFXWait adds the draft to the fx-wait queue when it lacks a rate.
@@ -113,8 +114,8 @@ func (e *Engine) ratesArrived(ctx context.Context, prev *Record, seller Seller, 
 	if _, err := e.cfg.FX.Rate(ctx, "USD", at, policy); err != nil {
 		return false
 	}
-	reason, err := NationalCurrencyReason(ctx, e.cfg.FX, policy, prev.Classification, seller, at)
-	return err == nil && (reason == nil || reason.Code != ReasonNationalRateUnavailable)
+	reason, err := invoicelaw.NationalCurrencyReason(ctx, e.cfg.FX, policy, prev.Classification, seller.ForInvoiceLaw(), at)
+	return err == nil && (reason == nil || reason.Code != invoicelaw.ReasonNationalRateUnavailable)
 }
 
 // retryRate appends the revision of one record whose rates have arrived.

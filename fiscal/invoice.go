@@ -11,6 +11,8 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/fiscal402/fiscal402/evmverify"
+	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/ubl"
 	"github.com/fiscal402/fiscal402/vat"
@@ -23,31 +25,32 @@ var networkNames = map[string]string{
 	evmverify.NetworkEthereum: "Ethereum",
 }
 
-// renderInvoice decides the invoicing law of a processed draft (lawFor),
-// builds its UBL invoice and renders it into the draft. Whatever stops a
-// compliant invoice sends the draft to review instead (toReview), with
-// reasons that say what is missing: the customer's name or address, a
-// national rate, the rules the invoice would break. A settled payment
-// always gets its record, never a 500 and never a non-compliant invoice
-// (spec §3). Only an internal failure is an error.
-func (e *Engine) renderInvoice(d *Draft, s Seller) (ubl.Invoice, invoiceLaw, error) {
+// renderInvoice decides the invoicing law of a processed draft
+// (invoicelaw.For), builds its UBL invoice and renders it into the draft.
+// Whatever stops a compliant invoice sends the draft to review instead
+// (toReview), with reasons that say what is missing: the customer's name
+// or address, a national rate, the rules the invoice would break. A
+// settled payment always gets its record, never a 500 and never a
+// non-compliant invoice (spec §3). Only an internal failure is an error.
+func (e *Engine) renderInvoice(d *Draft, s Seller) (ubl.Invoice, invoicelaw.Law, error) {
 	r := &d.Record
 	det := r.Classification
 	a := split(d.gross, det)
-	law := lawFor(det, s)
-	seller := sellerParty(s, law)
-	buyer, missing := buyerParty(r)
+	ls, lb := s.ForInvoiceLaw(), r.Buyer.ForInvoiceLaw()
+	law := invoicelaw.For(det, ls)
+	seller := invoicelaw.SellerParty(ls, law)
+	buyer, missing := invoicelaw.BuyerParty(det, lb)
 	var reasons []vat.Reason
 	var explained []string // rules a reason already explains
 	if len(missing) > 0 {
-		reasons = append(reasons, addressReason(r, missing))
+		reasons = append(reasons, invoicelaw.AddressReason(lb, missing))
 		explained = append(explained, ubl.RuleArt226_5, "BR-07") // BR-07: the buyer's name
 	}
 	var tc *ubl.TaxCurrency
 	if law.TaxCountry != "" {
 		// Issue has no context of its own; the engine's rate sources are
 		// in-memory tables (fx.Table, fx.LiveTable).
-		national, c, reason, err := e.nationalVAT(context.Background(), r, s, law, a)
+		national, c, reason, err := e.nationalVAT(context.Background(), r, ls, law, a)
 		if err != nil {
 			return ubl.Invoice{}, law, err
 		}
@@ -71,7 +74,7 @@ func (e *Engine) renderInvoice(d *Draft, s Seller) (ubl.Invoice, invoiceLaw, err
 		return inv, law, &Error{Code: CodeInternal, Detail: "the invoice could not be rendered", Err: err}
 	}
 	if ve != nil {
-		if reason := rulesReason(ve, law, explained...); reason != nil {
+		if reason := invoicelaw.RulesReason(ve, law, explained...); reason != nil {
 			reasons = append(reasons, *reason)
 		}
 	}
@@ -88,13 +91,43 @@ func (e *Engine) renderInvoice(d *Draft, s Seller) (ubl.Invoice, invoiceLaw, err
 	return inv, law, nil
 }
 
-// describe adds to the record's invoice reference the law it follows and,
-// for a reverse charge, its Art. 222 deadline.
-func (law invoiceLaw) describe(r *Record, inv ubl.Invoice) {
+// nationalVAT states the supply's VAT in the national currency of the
+// invoicing state when it is not the euro (invoicelaw.NationalVAT, Art.
+// 230 Directive 2006/112/EC), at the instant of the settlement and under
+// the Art. 91(2) reading the record's EUR conversion used: the figures
+// for the record, the rate for the invoice, or the review reason of a
+// rate that cannot be had.
+func (e *Engine) nationalVAT(ctx context.Context, r *Record, s invoicelaw.Seller, law invoicelaw.Law, a amounts) (*RecordNationalFX, *ubl.TaxCurrency, *vat.Reason, error) {
+	at, err := time.Parse(time.RFC3339Nano, r.Settlement.Timestamp)
+	if err != nil {
+		return nil, nil, nil, &Error{Code: CodeInternal, Detail: "the record's settlement time cannot be read", Err: err}
+	}
+	policy := fx.LatestPublishedAt
+	if rt := r.FX.USDPerEUR; rt != nil && rt.Policy != "" {
+		policy = rt.Policy // the Art. 91(2) reading the record's EUR conversion used
+	}
+	n, reason, err := invoicelaw.NationalVAT(ctx, e.cfg.FX, policy, s, law, at, a.vatExact, a.netExact)
+	if err != nil {
+		return nil, nil, nil, &Error{Code: CodeInternal, Detail: "national-currency rate lookup failed", Err: err}
+	}
+	if reason != nil || n == nil {
+		return nil, nil, reason, nil
+	}
+	rate := n.VAT.Rate
+	rec := &RecordNationalFX{
+		Country: n.VAT.Country, Currency: n.VAT.Currency, Basis: n.Basis, Rate: &rate, Rule: n.VAT.Rule,
+		NetExact: n.Net.AmountExact, VATExact: n.VAT.AmountExact, Rounding: n.VAT.Rounding,
+	}
+	return rec, n.TaxCurrency(), nil, nil
+}
+
+// describeLaw adds to the record's invoice reference the law it follows
+// and, for a reverse charge, its Art. 222 deadline.
+func describeLaw(r *Record, law invoicelaw.Law, inv ubl.Invoice) {
 	ref := r.Invoice
 	ref.TaxCountry, ref.TaxBasis, ref.IssueDate = law.TaxCountry, law.Basis, inv.IssueDate
 	if r.Classification.Regime == vat.RegimeReverseChargeB2B {
-		if dl := reverseChargeDeadline(r.Classification.SupplyDate); dl != "" {
+		if dl := invoicelaw.ReverseChargeDeadline(r.Classification.SupplyDate); dl != "" {
 			ref.IssueDeadline = dl
 			ref.IssuedLate = inv.IssueDate > dl
 		}
@@ -119,7 +152,7 @@ func toReview(d *Draft, reasons []vat.Reason) {
 // under the invoicing law law. B2C invoices use plain EN 16931; business
 // buyers get Peppol BIS 3.0 when both parties have a Peppol address
 // (research/ubl.md §6).
-func invoiceFor(r *Record, law invoiceLaw, seller, buyer ubl.Party, a amounts, tc *ubl.TaxCurrency, issued time.Time) (ubl.Invoice, error) {
+func invoiceFor(r *Record, law invoicelaw.Law, seller, buyer ubl.Party, a amounts, tc *ubl.TaxCurrency, issued time.Time) (ubl.Invoice, error) {
 	det := r.Classification
 	rate := decimal.Zero
 	if det.RatePercent != nil {
@@ -228,23 +261,4 @@ func settlementNote(r *Record, det vat.Determination) (string, error) {
 		note += " " + det.InvoiceNote
 	}
 	return note, nil
-}
-
-// isoCountry maps the codes that are not ISO 3166-1 codes to the country
-// of the address: EL → GR (Greece), XI and UK → GB (Northern Ireland, the
-// UK), IC and EA → ES (Canary Islands, Ceuta and Melilla).
-// EN 16931 BR-CL-14 requires ISO 3166-1 codes in addresses.
-func isoCountry(c string) string {
-	switch c {
-	case "EL":
-		return "GR"
-	case "XI", "UK":
-		return "GB"
-	case "IC", "EA":
-		// The Canary Islands, Ceuta and Melilla are Spain in ISO 3166-1
-		// (IC and EA are only reserved codes, outside the EN 16931
-		// country code list, BR-CL-14/15).
-		return "ES"
-	}
-	return c
 }

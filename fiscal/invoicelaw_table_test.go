@@ -12,6 +12,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
+	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -38,8 +39,8 @@ func lawEngine(t testing.TB) *fiscal.Engine {
 
 // reviewCodes are the reasons a table sale whose VAT is determined may
 // wait for review with: the invoicing law's.
-var reviewCodes = []string{fiscal.ReasonBuyerAddressMissing, fiscal.ReasonInvoiceRulesFailed, fiscal.ReasonNationalRateRequired,
-	fiscal.ReasonNationalRateUnavailable}
+var reviewCodes = []string{invoicelaw.ReasonBuyerAddressMissing, invoicelaw.ReasonInvoiceRulesFailed, invoicelaw.ReasonNationalRateRequired,
+	invoicelaw.ReasonNationalRateUnavailable}
 
 // fullException says why a sale by a full account to a customer whose
 // name and address the request gives still cannot be invoiced, or "" when
@@ -81,11 +82,11 @@ func bareExpect(s fiscaltest.LawSeller, b fiscaltest.LawBuyer, b2b bool) []strin
 	case b2b && (b.Country == "DE" || b.Country == "ES"):
 		// VIES does not disclose German or Spanish names and addresses
 		// (Art. 226(5)).
-		return []string{fiscal.ReasonBuyerAddressMissing}
+		return []string{invoicelaw.ReasonBuyerAddressMissing}
 	case b.Country == "GB":
 		// Sterling at a rate HMRC accepts (VAT tertiary legislation,
 		// valuation).
-		return []string{fiscal.ReasonNationalRateRequired}
+		return []string{invoicelaw.ReasonNationalRateRequired}
 	case !b2b && b.Country == "US" && s.Country != "US":
 		// Category O carries no VAT identifier (BR-O-02): the seller needs
 		// a legal registration identifier (BR-CO-26).
@@ -257,7 +258,7 @@ func checkLawReview(t *testing.T, s fiscaltest.LawSeller, bc, kind string, r *fi
 			t.Errorf("%s → %s %s: unexpected reason %s: %s", s.ID, bc, kind, reason.Code, reason.Detail)
 		}
 		p := reason.Code
-		if reason.Code == fiscal.ReasonInvoiceRulesFailed {
+		if reason.Code == invoicelaw.ReasonInvoiceRulesFailed {
 			rules := ruleList(reason.Detail)
 			if rules == "" {
 				t.Errorf("%s → %s %s: %s names no rule: %s", s.ID, bc, kind, reason.Code, reason.Detail)

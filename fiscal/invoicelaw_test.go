@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,8 +14,8 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/fiscal402/fiscal402/fiscal"
-	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
+	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/vat"
 )
@@ -263,7 +262,7 @@ func TestRenderFailuresAreReviewed(t *testing.T) {
 		r := settleOK(t, b, fiscaltest.LawRequest(100+i, lawBuyer(c.buyer), c.b2b, true))
 		var detail string
 		for _, reason := range r.ReviewReasons {
-			if reason.Code == fiscal.ReasonInvoiceRulesFailed {
+			if reason.Code == invoicelaw.ReasonInvoiceRulesFailed {
 				detail = reason.Detail
 			}
 		}
@@ -289,7 +288,7 @@ func TestRenderFailuresAreReviewed(t *testing.T) {
 	// buyer_address_missing, then resolved with the address.
 	b := fiscaltest.Books(t, e, 2)
 	r := settleOK(t, b, fiscaltest.LawRequest(200, lawBuyer("DE"), true, false))
-	if r.ReviewStatus != fiscal.StatusPendingReview || r.ReviewReasons[0].Code != fiscal.ReasonBuyerAddressMissing ||
+	if r.ReviewStatus != fiscal.StatusPendingReview || r.ReviewReasons[0].Code != invoicelaw.ReasonBuyerAddressMissing ||
 		!strings.Contains(r.ReviewReasons[0].Detail, "name, street, town") || !strings.Contains(r.ReviewReasons[0].Detail, "disclosed no address") {
 		t.Fatalf("%s %v", r.ReviewStatus, r.ReviewReasons)
 	}
@@ -317,7 +316,7 @@ func TestResolveWithAddressIssuesTheInvoice(t *testing.T) {
 		e := lawEngine(t)
 		b := lawBooks(t, e, "ie-full")
 		r := settleOK(t, b, fiscaltest.LawRequest(1, lawBuyer("ES"), true, false))
-		if r.ReviewStatus != fiscal.StatusPendingReview || r.ReviewReasons[0].Code != fiscal.ReasonBuyerAddressMissing {
+		if r.ReviewStatus != fiscal.StatusPendingReview || r.ReviewReasons[0].Code != invoicelaw.ReasonBuyerAddressMissing {
 			t.Fatalf("%s %v", r.ReviewStatus, r.ReviewReasons)
 		}
 		_, err := b.Resolve(context.Background(), r.ID, fiscal.Resolution{ResolvedBy: "ops@example.com", Buyer: &fiscal.ResolutionBuyer{
@@ -350,7 +349,7 @@ func TestNationalRateNeverGuessed(t *testing.T) {
 	}
 	e := testEngine(t, lawNow, pl)
 	r := settleOK(t, fiscaltest.Books(t, e, 0), fiscaltest.LawRequest(1, lawBuyer("PL"), false, true))
-	if r.ReviewStatus != fiscal.StatusPendingReview || len(r.ReviewReasons) != 1 || r.ReviewReasons[0].Code != fiscal.ReasonNationalRateUnavailable ||
+	if r.ReviewStatus != fiscal.StatusPendingReview || len(r.ReviewReasons) != 1 || r.ReviewReasons[0].Code != invoicelaw.ReasonNationalRateUnavailable ||
 		r.FX.National != nil || r.Invoice != nil || r.FX.VATEUR == "" || !strings.Contains(r.ReviewReasons[0].Detail, "pl-vat-31a-2-ecb") {
 		t.Fatalf("%s %v national %+v invoice %v", r.ReviewStatus, r.ReviewReasons, r.FX.National, r.Invoice)
 	}
@@ -410,60 +409,6 @@ func TestReceiptSpecOfRecordIsServed(t *testing.T) {
 			}
 		}
 	})
-}
-
-// TestCheckInvoicing: what an account lacks is told before any sale, with
-// the seller's field and the rule.
-func TestCheckInvoicing(t *testing.T) {
-	full := map[string]fiscal.Seller{}
-	for _, s := range fiscaltest.LawSellers() {
-		full[s.ID] = s.Seller
-	}
-	type want struct{ country, sale, field, rule string }
-	for _, c := range []struct {
-		name   string
-		seller fiscal.Seller
-		want   []want // nil: invoiceable throughout
-	}{
-		{"full German", full["de-full"], nil},
-		{"full Polish", full["pl-full"], nil},
-		{"full Swedish", full["se-full"], nil},
-		{"full Danish", full["dk-full"], nil},
-		{"German without contact", fiscal.Seller{LegalName: "X GmbH", Country: "DE", VATNumber: "DE812847601", Address: fiscal.Address{Street: "a", City: "Berlin", PostalCode: "10115"}},
-			[]want{{"DE", fiscal.SaleB2BDomestic, "/seller/contact", "DE-R-002"}, {"DE", fiscal.SaleB2BDomestic, "/seller/contact/name", "DE-R-005"},
-				{"DE", fiscal.SaleB2BDomestic, "/seller/contact/telephone", "DE-R-006"}, {"DE", fiscal.SaleB2BDomestic, "/seller/contact/email", "DE-R-007"}}},
-		{"Irish without VAT number", fiscal.Seller{LegalName: "X Ltd", Country: "IE"},
-			[]want{{"IE", fiscal.SaleB2C, "/seller/vatNumber", "BR-S-02"}, {"IE", fiscal.SaleB2C, "/seller/legalId", "BR-CO-26"}}},
-		{"Dutch KvK without scheme", fiscal.Seller{LegalName: "X BV", Country: "NL", VATNumber: "NL123456789B13", LegalID: "12345678",
-			Address: fiscal.Address{Street: "a", City: "Amsterdam", PostalCode: "1012 LG"}},
-			[]want{{"NL", fiscal.SaleB2BDomestic, "/seller/legalIdScheme", "NL-R-003"}, {"NL", fiscal.SaleB2BReverseCharge, "/seller/legalIdScheme", "NL-R-003"}}},
-		{"Greek", full["gr-full"], []want{{"GR", fiscal.SaleEveryB2B, "MyDATA", "GR-R-004-1"}, {"GR", fiscal.SaleEveryB2B, "ID", "GR-R-001"}}},
-		{"UK VRN without HMRC agreement", fiscal.Seller{LegalName: "X Ltd", Country: "GB", VATNumber: "GB980780684", LegalID: "CRN 1"},
-			[]want{{"GB", fiscal.SaleB2C, "/seller/ukRateAgreement", "VAT-Art230"}}},
-		{"non-Union OSS without legal id", fiscal.Seller{LegalName: "X Inc", Country: "US", VATNumber: "EU372022452",
-			Registrations: []vat.Registration{{Scheme: vat.RegistrationOSSNonUnion, Country: "IE", Number: "EU372022452"}}},
-			[]want{{"IE", fiscal.SaleB2C, "/seller/legalId", "BR-CO-26"}}},
-	} {
-		err := c.seller.CheckInvoicing()
-		var ie *fiscal.InvoicingError
-		if c.want == nil {
-			if err != nil {
-				t.Errorf("%s: %v", c.name, err)
-			}
-			continue
-		}
-		if !errors.As(err, &ie) {
-			t.Errorf("%s: %v, want problems", c.name, err)
-			continue
-		}
-		var got []want
-		for _, p := range ie.Problems {
-			got = append(got, want{p.TaxCountry, p.Sale, p.Field, p.Rule})
-		}
-		if !slices.Equal(got, c.want) {
-			t.Errorf("%s:\n got %v\nwant %v", c.name, got, c.want)
-		}
-	}
 }
 
 // TestSellerInvoicingDataValidated: the new seller fields are checked for
@@ -575,43 +520,4 @@ func ExampleSettlementRequest_consumerAddress() {
 	p, err := req.Payment(time.Date(2026, 4, 13, 0, 0, 0, 0, time.UTC))
 	fmt.Println(err, p.Buyer.Address.Street, p.Buyer.Address.City, p.Buyer.Address.Country, p.Buyer.PostalCode)
 	// Output: <nil> Musterstraße 1 Berlin DE 10115
-}
-
-// TestNationalCurrencyReason: what the capability check predicts about the
-// national currency agrees with what recording gives.
-func TestNationalCurrencyReason(t *testing.T) {
-	ctx := context.Background()
-	at := time.Date(2026, 4, 10, 14, 30, 0, 0, time.UTC)
-	synthetic := fiscaltest.SyntheticFX(t)
-	embedded, err := fx.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	det := func(seller, buyer string) vat.Determination {
-		return vat.Determine(vat.Input{Seller: vat.Seller{Country: seller, OverThreshold: true}, Buyer: vat.Buyer{Country: buyer},
-			Supply: vat.Supply{Kind: vat.KindDigitalService, Date: at}})
-	}
-	agreed := fiscal.Seller{Country: "US", UKRateAgreement: "ref 1"}
-	for _, c := range []struct {
-		name   string
-		det    vat.Determination
-		seller fiscal.Seller
-		src    fx.Source
-		want   string
-	}{
-		{"PL domestic, ECB feed", det("PL", "PL"), fiscal.Seller{Country: "PL"}, synthetic, ""},
-		{"PL domestic, USD only", det("PL", "PL"), fiscal.Seller{Country: "PL"}, embedded, fiscal.ReasonNationalRateUnavailable},
-		{"IE OSS to PL: Irish rules, euro", det("IE", "PL"), fiscal.Seller{Country: "IE"}, embedded, ""},
-		{"UK B2C without agreement", det("US", "GB"), fiscal.Seller{Country: "US"}, synthetic, fiscal.ReasonNationalRateRequired},
-		{"UK B2C with HMRC's agreement", det("US", "GB"), agreed, synthetic, ""},
-	} {
-		r, err := fiscal.NationalCurrencyReason(ctx, c.src, "", c.det, c.seller, at)
-		got := ""
-		if r != nil {
-			got = r.Code
-		}
-		if err != nil || got != c.want {
-			t.Errorf("%s: %q %v, want %q", c.name, got, err, c.want)
-		}
-	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/ubl"
@@ -81,16 +82,16 @@ type RecordInvoicing struct {
 // invoiced per payment (Art. 223 obliges every state to allow monthly
 // summaries, but the national conditions are unverified here).
 var summaryRules = map[string]string{
-	"IE": "Art. 223 " + directive + "; Value-Added Tax Consolidation Act 2010 s. 66(1)(c) (https://revisedacts.lawreform.ie/eli/2010/act/31/section/66): a summary invoice detailing the supplies of a calendar month",
-	"DE": "Art. 223 " + directive + "; § 31(4) UStDV: the calendar month may be stated as the time of supply (BMF-Schreiben of 26.09.2005, IV A 5 - S 7280 a - 82/05)",
+	"IE": "Art. 223 " + invoicelaw.Directive + "; Value-Added Tax Consolidation Act 2010 s. 66(1)(c) (https://revisedacts.lawreform.ie/eli/2010/act/31/section/66): a summary invoice detailing the supplies of a calendar month",
+	"DE": "Art. 223 " + invoicelaw.Directive + "; § 31(4) UStDV: the calendar month may be stated as the time of supply (BMF-Schreiben of 26.09.2005, IV A 5 - S 7280 a - 82/05)",
 }
 
 // noInvoiceRules cites, per member state of identification, the national
 // rule under which a supply to a private individual needs no invoice. A
 // state missing here is taken to require one.
 var noInvoiceRules = map[string]string{
-	"IE": "Art. 219a(2)(b), 220(1) " + directive + "; Value-Added Tax Consolidation Act 2010 s. 66(1)(a) requires an invoice to accountable persons, public bodies, persons carrying on exempt activities and persons other than individuals, not to a private individual (https://www.revenue.ie/en/vat/vat-records-invoices-credit-notes/invoices/who-must-issue-vat-invoice.aspx)",
-	"DE": "Art. 219a(2)(b), 220(1) " + directive + "; § 14(2) UStG requires an invoice to another entrepreneur for its business or to a legal person, and for work related to land, not to a private individual",
+	"IE": "Art. 219a(2)(b), 220(1) " + invoicelaw.Directive + "; Value-Added Tax Consolidation Act 2010 s. 66(1)(a) requires an invoice to accountable persons, public bodies, persons carrying on exempt activities and persons other than individuals, not to a private individual (https://www.revenue.ie/en/vat/vat-records-invoices-credit-notes/invoices/who-must-issue-vat-invoice.aspx)",
+	"DE": "Art. 219a(2)(b), 220(1) " + invoicelaw.Directive + "; § 14(2) UStG requires an invoice to another entrepreneur for its business or to a legal person, and for work related to land, not to a private individual",
 }
 
 // indexSummaryCover holds the supplies waiting for their summary invoice:
@@ -113,12 +114,12 @@ func (e *Engine) invoicingFor(d *Draft, s Seller) (inv *RecordInvoicing, perPaym
 		return nil, true
 	}
 	det := r.Classification
-	law := lawFor(det, s)
+	law := invoicelaw.For(det, s.ForInvoiceLaw())
 	out := &RecordInvoicing{Mode: mode, Invoice: invoicedPerPayment, TaxCountry: law.TaxCountry}
 	b2b := det.BuyerTreatment == vat.TreatmentB2B
 	switch {
 	case b2b && mode == InvoicingNoneB2C:
-		out.Basis = "Art. 220(1)(1) " + directive + ": a supply to a business customer is invoiced; none_b2c leaves it its own invoice"
+		out.Basis = "Art. 220(1)(1) " + invoicelaw.Directive + ": a supply to a business customer is invoiced; none_b2c leaves it its own invoice"
 		return out, true
 	case b2b && r.Buyer.VATNumber == "":
 		out.Basis = "a business customer without a VAT number cannot be named on a summary invoice; invoiced per payment"

@@ -355,7 +355,7 @@ func (e *Engine) attachInvoice(d *Draft, seller Seller) error {
 		Profile: string(inv.Profile),
 		URL:     e.invoiceURL(r.ID),
 	}
-	law.describe(r, inv)
+	describeLaw(r, law, inv)
 	return nil
 }
 

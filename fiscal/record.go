@@ -7,6 +7,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/vat"
 	"github.com/fiscal402/fiscal402/vies"
@@ -171,6 +172,12 @@ type RecordBuyer struct {
 	// (consumerAddress); a business sale's invoice takes it, else the
 	// registry's (Art. 226(5)).
 	Address *Address `json:"address,omitempty"`
+}
+
+// ForInvoiceLaw is the buyer as the invoicing rules read it
+// (invoicelaw.BuyerParty, invoicelaw.AddressReason).
+func (b RecordBuyer) ForInvoiceLaw() invoicelaw.Buyer {
+	return invoicelaw.Buyer{Country: b.Country, PostalCode: b.PostalCode, Name: b.Name, Address: b.Address, Registry: b.Registry}
 }
 
 // RecordSupply describes what was sold.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/internal/wire"
+	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -339,7 +340,7 @@ func parseBuyerAddress(field string, a *Address, country string) (*Address, erro
 		if err != nil {
 			return nil, err
 		}
-		if isoCountry(c) != isoCountry(country) {
+		if invoicelaw.ISOCountry(c) != invoicelaw.ISOCountry(country) {
 			return nil, badRequest(field+"/country", "%q is not consumerCountry %q", a.Country, country)
 		}
 	}

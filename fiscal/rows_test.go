@@ -12,6 +12,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
+	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/vat"
 	"github.com/fiscal402/fiscal402/vies"
@@ -76,7 +77,7 @@ func TestDecisionRowsThroughEngine(t *testing.T) {
 		// A seller identified only under the non-Union scheme has no
 		// number for a business invoice (Art. 362), and EN 16931 wants
 		// the seller's VAT identifier on a reverse charge (BR-AE-02).
-		{"6 reverse charge, non-EU seller", "us", "DE", "", "DE136695976", "", "PENDING_MANUAL_REVIEW", "", "", "", "", false, receipt.SpecV3, fiscal.ReasonInvoiceRulesFailed},
+		{"6 reverse charge, non-EU seller", "us", "DE", "", "DE136695976", "", "PENDING_MANUAL_REVIEW", "", "", "", "", false, receipt.SpecV3, invoicelaw.ReasonInvoiceRulesFailed},
 		{"7 invalid number → B2C", "ie", "DE", "", "DE812847601", "", "PROCESSED", "OSS_B2C", "S", "19", "DE", false, receipt.SpecV3, ""},
 		{"9 outside the EU", "ie", "US", "", "", "", "PROCESSED", "OUTSIDE_SCOPE", "O", "", "", false, receipt.SpecV3, ""},
 		{"9 Canary Islands by postal code", "ie", "ES", "35001", "", "", "PROCESSED", "OUTSIDE_SCOPE", "O", "", "", false, receipt.SpecV3, ""},
@@ -87,7 +88,7 @@ func TestDecisionRowsThroughEngine(t *testing.T) {
 		{"U1 UK domestic", "gb", "GB", "", "", "", "PROCESSED", "UK_DOMESTIC", "S", "20", "GB", false, receipt.SpecV3, ""},
 		{"U1 UK e-book zero-rated", "gb", "GB", "", "", "ebook", "PROCESSED", "UK_DOMESTIC", "Z", "0", "GB", false, receipt.SpecV3, ""},
 		{"U5 UK seller to an EU consumer", "gb", "DE", "", "", "", "PROCESSED", "OSS_B2C", "S", "19", "DE", false, receipt.SpecV3, ""},
-		{"U1 UK domestic, no rate HMRC accepts", "gb-no-rate", "GB", "", "", "", "PENDING_MANUAL_REVIEW", "", "", "", "", false, receipt.SpecV3, fiscal.ReasonNationalRateRequired},
+		{"U1 UK domestic, no rate HMRC accepts", "gb-no-rate", "GB", "", "", "", "PENDING_MANUAL_REVIEW", "", "", "", "", false, receipt.SpecV3, invoicelaw.ReasonNationalRateRequired},
 	}
 	dir := t.TempDir()
 	var en16931, peppol []string

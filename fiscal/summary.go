@@ -13,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/ubl"
 	"github.com/fiscal402/fiscal402/vat"
@@ -375,9 +376,9 @@ func (b *Books) summaryDraft(id string, q SummaryRequest, recs []*Record, first,
 		networks[networkNames[r.Settlement.Network]] = true
 	}
 	latest := recs[len(recs)-1]
-	law := lawFor(latest.Classification, s)
-	seller := sellerParty(s, law)
-	buyer, missing := buyerParty(latest)
+	law := invoicelaw.For(latest.Classification, s.ForInvoiceLaw())
+	seller := invoicelaw.SellerParty(s.ForInvoiceLaw(), law)
+	buyer, missing := invoicelaw.BuyerParty(latest.Classification, latest.Buyer.ForInvoiceLaw())
 	if len(missing) > 0 {
 		return nil, nil, &Error{Code: CodeInvoiceRulesFailed, Detail: "the business customer's " + strings.Join(missing, ", ") + " is missing (Art. 226(5)); resolve its latest record's address"}
 	}
@@ -453,7 +454,7 @@ func (b *Books) summaryDraft(id string, q SummaryRequest, recs []*Record, first,
 		// the month after it; a summary is late after the 15th after its
 		// month.
 		ref := d.Record.Invoice
-		ref.IssueDeadline = reverseChargeDeadline(doc.End)
+		ref.IssueDeadline = invoicelaw.ReverseChargeDeadline(doc.End)
 		ref.IssuedLate = ref.IssueDeadline != "" && inv.IssueDate > ref.IssueDeadline
 	}
 	d.series, d.seriesPrefix = invoiceSeries(b.acc.ID, s, now)

@@ -9,6 +9,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fiscalevent"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
+	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/vat"
 	"github.com/fiscal402/fiscal402/vies"
@@ -138,7 +139,7 @@ func TestFiscalEventInvoiceNotIssuable(t *testing.T) {
 	ev := res.Event
 	inv := ev.Production.Invariants[len(ev.Production.Invariants)-1]
 	if ev.Determination.Regime != vat.RegimeReverseChargeB2B || ev.Production.Receipt || ev.Receipt != nil || ev.Invoice != nil ||
-		inv.Code != fiscalevent.InvariantInvoiceIssuable || inv.Holds || !strings.Contains(inv.Detail, fiscal.ReasonBuyerAddressMissing) {
+		inv.Code != fiscalevent.InvariantInvoiceIssuable || inv.Holds || !strings.Contains(inv.Detail, invoicelaw.ReasonBuyerAddressMissing) {
 		t.Fatalf("event %s production %+v receipt %v invoice %v", ev.Determination.Regime, ev.Production, ev.Receipt, ev.Invoice)
 	}
 	if _, _, err := events.Get(context.Background(), fiscaltest.AccountID(0), ev.ID); err != nil {

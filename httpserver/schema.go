@@ -77,7 +77,7 @@ func componentName(t reflect.Type) string {
 	}
 	pkg := path.Base(t.PkgPath())
 	switch pkg {
-	case "fiscal", "httpserver", "catalog", "webhooks", "ingest", "fiscalevent", "sandbox", "parties", "refunds":
+	case "fiscal", "httpserver", "catalog", "webhooks", "ingest", "fiscalevent", "sandbox", "parties", "refunds", "invoicelaw":
 		return t.Name()
 	}
 	r := []rune(pkg)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -206,7 +207,7 @@ func (q Query) matches(raw []byte) (bool, error) {
 	if q.Status != "" && det.Status != q.Status {
 		return false, nil
 	}
-	if q.TaxingCountry != "" && det.TaxingCountry != taxingCountry(q.TaxingCountry) {
+	if q.TaxingCountry != "" && det.TaxingCountry != invoicelaw.ISOCountry(q.TaxingCountry) {
 		return false, nil
 	}
 	if !q.SettledFrom.IsZero() || !q.SettledTo.IsZero() {
@@ -235,19 +236,6 @@ func decodeCursor(s string) ([]byte, error) {
 		return nil, badRequest("cursor", "is not a cursor this service issued; pass next_cursor of the previous page unchanged")
 	}
 	return b[1:], nil
-}
-
-// taxingCountry maps the country codes a filter accepts that are not the
-// ISO 3166-1 codes records state as taxingCountry: EL (Greece's VAT
-// prefix) → GR, XI (Northern Ireland) and UK → GB.
-func taxingCountry(c string) string {
-	switch c {
-	case "EL":
-		return "GR"
-	case "XI", "UK":
-		return "GB"
-	}
-	return c
 }
 
 func badRequest(field, format string, args ...any) *fiscal.Error {

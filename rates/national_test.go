@@ -8,6 +8,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
+	"github.com/fiscal402/fiscal402/invoicelaw"
 )
 
 // polishSeller is the invoicing-law table's full Polish seller: its
@@ -52,7 +53,7 @@ func TestNationalRateLatePublication(t *testing.T) {
 
 	morning := settleRecord(t, books, fiscaltest.Request(1, "123.00", "PL", "2026-04-14T10:00:00Z"))
 	evening := settleRecord(t, books, fiscaltest.Request(2, "123.00", "PL", "2026-04-14T17:00:00Z"))
-	if got := reasonCodes(morning); morning.ReviewStatus != fiscal.StatusPendingReview || len(got) == 0 || got[len(got)-1] != fiscal.ReasonNationalRateUnavailable {
+	if got := reasonCodes(morning); morning.ReviewStatus != fiscal.StatusPendingReview || len(got) == 0 || got[len(got)-1] != invoicelaw.ReasonNationalRateUnavailable {
 		t.Fatalf("morning sale: %s %v", morning.ReviewStatus, got)
 	}
 	if got := reasonCodes(evening); evening.ReviewStatus != fiscal.StatusPendingReview || got[0] != fiscal.ReasonFXRateUnavailable {

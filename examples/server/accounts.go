@@ -15,6 +15,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/httpserver"
+	"github.com/fiscal402/fiscal402/invoicelaw"
 )
 
 // The accounts commands administer the accounts file while the server runs
@@ -186,15 +187,15 @@ func engineCanAddAccounts() bool {
 }
 
 // checkInvoicing tells, when an account is created, which of its sales
-// could not be invoiced (fiscal.Seller.CheckInvoicing: per tax country and
-// kind of sale, the seller's field and the rule), and refuses the account
-// unless allowReview: those sales would wait for review.
+// could not be invoiced (invoicelaw.Check: per tax country and kind of
+// sale, the seller's field and the rule), and refuses the account unless
+// allowReview: those sales would wait for review.
 func checkInvoicing(id string, s fiscal.Seller, allowReview bool, stderr io.Writer) error {
 	if _, err := s.Normalised(); err != nil {
 		return err // createAccount says so
 	}
-	var ie *fiscal.InvoicingError
-	if err := s.CheckInvoicing(); !errors.As(err, &ie) {
+	var ie *invoicelaw.Error
+	if err := invoicelaw.Check(s.ForInvoiceLaw()); !errors.As(err, &ie) {
 		return err
 	}
 	fmt.Fprintf(stderr, "account %s: these sales cannot be invoiced with the seller as given; each would wait for review (invoice_rules_failed):\n", id)

@@ -7,7 +7,7 @@ import (
 
 // TestAccountsCreateChecksInvoicing: a seller whose invoices cannot be
 // issued is told so when its account is created, with the seller's field
-// and the rule of each problem (fiscal.Seller.CheckInvoicing), and refused
+// and the rule of each problem (invoicelaw.Check), and refused
 // unless -allow-review; a complete seller is created.
 func TestAccountsCreateChecksInvoicing(t *testing.T) {
 	data := []string{"-data", t.TempDir()}

@@ -1,0 +1,116 @@
+package invoicelaw
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/ubl"
+	"github.com/fiscal402/fiscal402/vat"
+)
+
+// National is a supply's VAT and net amount in the national currency of
+// its invoicing state (Art. 230), each converted from the exact EUR
+// figure, with the basis of that currency (fx.NationalCurrency.Basis).
+type National struct {
+	VAT, Net fx.NationalConversion
+	Basis    string
+}
+
+// TaxCurrency is the invoice's statement of the national currency: its
+// code, the rate and its date, and the rate's source and rule (RateSource).
+func (n *National) TaxCurrency() *ubl.TaxCurrency {
+	rate := n.VAT.Rate
+	return &ubl.TaxCurrency{Code: n.VAT.Currency, Rate: rate.Value, RateDate: rate.RateDate, RateSource: RateSource(rate, n.VAT.Rule)}
+}
+
+// NationalVAT states the supply's VAT in the national currency of the
+// invoicing state when it is not the euro (Art. 230 Directive
+// 2006/112/EC; fx.NationalCurrencyFor: CZ, DK, HU, PL, RO, SE, BG before
+// 1 January 2026, GB): the exact net and VAT converted with
+// fx.ConvertEURToNational at the rate the state's rule selects, for the
+// record, and the rate for the invoice (National.TaxCurrency; ubl converts
+// the invoice's own breakdown at it, BT-111). It converts the exact VAT
+// and net of a supply at instant at into the national currency of law's tax country, when that is not the
+// euro; (nil, nil, nil) when no second currency is needed. A rate that
+// cannot be had is a review reason, never a substitute rate; any other
+// error of the rate source is returned as it is. For GB the ECB rate is refused
+// (fx.ErrNationalRateRequired) unless the seller holds HMRC's written
+// agreement to it (Seller.UKRateAgreement; VAT tertiary legislation on
+// valuation, option (c)): the rule is then recorded as that agreement.
+func NationalVAT(ctx context.Context, src fx.Source, policy fx.Policy, s Seller, law Law, at time.Time, vatExact, netExact decimal.Decimal) (*National, *vat.Reason, error) {
+	if law.TaxCountry == "" {
+		return nil, nil, nil
+	}
+	nc, ok, err := fx.NationalCurrencyFor(law.TaxCountry, at)
+	if errors.Is(err, fx.ErrNoNationalRule) {
+		if cur, _ := ubl.NationalCurrency(law.TaxCountry); cur != "" && cur != "EUR" {
+			return nil, &vat.Reason{Code: ReasonNationalRateUnavailable, Detail: fmt.Sprintf(
+				"The VAT must also be stated in %s (Art. 230 %s; %s), and no rate rule is known for a supply on %s: %v.", cur, Directive, law.Basis, at.UTC().Format(time.DateOnly), err)}, nil
+		}
+		return nil, nil, nil
+	}
+	if err != nil || !ok {
+		return nil, nil, err
+	}
+	if nc.Country == "GB" && strings.TrimSpace(s.UKRateAgreement) != "" {
+		nc.Rule = fx.RateRule{
+			ID: "gb-hmrc-agreed-ecb", ECB: fx.ECBAllowed, Timing: fx.TimingChargeableEvent,
+			NationalRate: nc.Rule.NationalRate,
+			Law: "VAT tertiary legislation on valuation (VATA 1994 Sch. 6 para 11; originally VAT Notice 700), option (c): a rate HMRC agreed in writing, " +
+				"here the ECB euro foreign exchange reference rate, agreement " + strings.TrimSpace(s.UKRateAgreement) +
+				" (https://www.gov.uk/guidance/vat-tertiary-legislation/valuation)",
+		}
+	}
+	vatConv, err := fx.ConvertEURToNational(ctx, src, vatExact, nc, at, policy)
+	var netConv fx.NationalConversion
+	if err == nil {
+		netConv, err = fx.ConvertEURToNational(ctx, src, netExact, nc, at, policy)
+	}
+	switch {
+	case errors.Is(err, fx.ErrNationalRateRequired):
+		return nil, &vat.Reason{Code: ReasonNationalRateRequired, Detail: fmt.Sprintf(
+			"The VAT must also be stated in %s (%s: %s), at %s; the ECB rate is none of these and the engine has no other rate. A seller with HMRC's written agreement to the ECB rate states it as seller.ukRateAgreement.",
+			nc.Currency, nc.Basis, nc.Rule.Law, nc.Rule.NationalRate)}, nil
+	case errors.Is(err, fx.ErrNationalRateUnavailable), errors.Is(err, fx.ErrNoRate), errors.Is(err, fx.ErrNotYetPublished):
+		return nil, &vat.Reason{Code: ReasonNationalRateUnavailable, Detail: fmt.Sprintf(
+			"The VAT must also be stated in %s (Art. 230 %s; %s), converted under rule %s (%s), and the rate source has no such rate: %v. The ECB feeds carry it; no other rate is substituted.",
+			nc.Currency, Directive, law.Basis, nc.Rule.ID, nc.Rule.Law, err)}, nil
+	case err != nil:
+		return nil, nil, err
+	}
+	return &National{VAT: vatConv, Net: netConv, Basis: nc.Basis}, nil, nil
+}
+
+// NationalCurrencyReason predicts, for a determined supply by s at instant
+// at, the review reason the invoicing law gives it when its VAT must also
+// be stated in a national currency (Art. 230; the invoicing state is
+// chosen as for the invoice, Art. 219a) and src has no rate the state
+// accepts: national_rate_unavailable, or national_rate_required (the UK
+// without Seller.UKRateAgreement). nil when no second currency is needed
+// or the rate exists. The capability check (package catalog) predicts
+// with it what recording the supply would give; the customer's details
+// and the rules of the invoice itself are known only then.
+func NationalCurrencyReason(ctx context.Context, src fx.Source, policy fx.Policy, det vat.Determination, s Seller, at time.Time) (*vat.Reason, error) {
+	if !det.Determined() {
+		return nil, nil
+	}
+	_, reason, err := NationalVAT(ctx, src, cmp.Or(policy, fx.LatestPublishedAt), s, For(det, s), at, decimal.Zero, decimal.Zero)
+	return reason, err
+}
+
+// RateSource is the invoice's statement of the national rate's source and
+// rule (ubl appends it to the note with the rate and its date).
+func RateSource(rate fx.Rate, rule fx.RateRule) string {
+	when := "the latest published at the time of the supply"
+	if rule.Timing == fx.TimingDayBefore {
+		when = "published for the last day before the day of the supply"
+	}
+	return fmt.Sprintf("ECB euro foreign exchange reference rate %s, %s; rule %s under Art. 91(2) %s", rate.Source, when, rule.ID, Directive)
+}

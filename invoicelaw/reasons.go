@@ -1,0 +1,78 @@
+package invoicelaw
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fiscal402/fiscal402/ubl"
+	"github.com/fiscal402/fiscal402/vat"
+)
+
+// Reason codes the invoicing law adds to a record pending review.
+const (
+	// ReasonNationalRateUnavailable: the VAT must be stated in the
+	// national currency of the invoicing state (Art. 230 Directive
+	// 2006/112/EC) and the rate source has no rate for it at the date the
+	// state's rule selects (fx.ErrNationalRateUnavailable). The ECB feeds
+	// (package rates) carry every currency; the embedded table holds USD
+	// only.
+	ReasonNationalRateUnavailable = "national_rate_unavailable"
+	// ReasonNationalRateRequired: the invoicing state does not accept the
+	// ECB rate and the engine has none of the rates it accepts
+	// (fx.ErrNationalRateRequired): the United Kingdom, unless the seller
+	// holds HMRC's agreement to the ECB rate (Seller.UKRateAgreement).
+	ReasonNationalRateRequired = "national_rate_required"
+	// ReasonBuyerAddressMissing: a business sale's invoice lacks the
+	// customer's full name or address (Art. 226(5); Art. 220a(2) rules out
+	// a simplified invoice for reverse charge): neither the request
+	// (consumerName, consumerAddress) nor the registry gave them.
+	ReasonBuyerAddressMissing = "buyer_address_missing"
+	// ReasonInvoiceRulesFailed: the invoice would break rules of EN 16931,
+	// Peppol (national rules included) or invoicing law; the detail lists
+	// the rule ids (ubl.ValidationError.Rules) and what each needs.
+	ReasonInvoiceRulesFailed = "invoice_rules_failed"
+)
+
+// ReverseChargeDeadline is the last day a reverse-charge invoice may be
+// issued: the 15th of the month after the supply (Art. 222 Directive
+// 2006/112/EC, for services under Art. 196). "" when the supply date
+// cannot be read.
+func ReverseChargeDeadline(supplyDate string) string {
+	d, err := time.Parse(time.DateOnly, supplyDate)
+	if err != nil {
+		return ""
+	}
+	return time.Date(d.Year(), d.Month()+1, 15, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
+}
+
+// RulesReason is the review reason of an invoice that cannot be rendered:
+// the rule ids and, per problem, the field and what it needs. skip are
+// rules another reason of the record already explains.
+func RulesReason(ve *ubl.ValidationError, law Law, skip ...string) *vat.Reason {
+	var rules, details []string
+	for _, p := range ve.Problems {
+		if p.Rule != "" && slices.Contains(skip, p.Rule) {
+			continue
+		}
+		id := p.Rule
+		if id == "" {
+			id = "field:" + p.Field
+		}
+		if !slices.Contains(rules, id) {
+			rules = append(rules, id)
+		}
+		details = append(details, p.Error())
+	}
+	if len(rules) == 0 {
+		return nil
+	}
+	where := "no EU or UK invoicing law"
+	if law.TaxCountry != "" {
+		where = "the invoicing rules of " + law.TaxCountry
+	}
+	return &vat.Reason{Code: ReasonInvoiceRulesFailed, Detail: fmt.Sprintf(
+		"The invoice cannot be issued under %s (%s): it would break %s. %s. The seller's account or the buyer facts must supply what is missing.",
+		where, law.Basis, strings.Join(rules, ", "), strings.Join(details, "; "))}
+}
