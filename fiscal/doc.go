@@ -86,10 +86,10 @@
 // sale what an account lacks.
 //
 // Seller.Invoicing chooses per_payment invoices (the default), a summary
-// invoice per buyer and calendar month (Art. 223; Books.IssueSummary,
-// package invoicing) or none where a consumer needs none under the OSS
+// invoice per buyer and calendar month (Art. 223; package invoicing
+// issues it) or none where a consumer needs none under the OSS
 // (Art. 219a(2)(b), 220(1)); Record.Invoicing says what each supply got and
-// under which national rule (invoicemode.go, summary.go). A business
+// under which national rule (invoicemode.go). A business
 // customer always gets an invoice (Art. 220(1)).
 //
 // # Money

@@ -2,7 +2,10 @@ package fiscal
 
 import (
 	"cmp"
+	"context"
 	"encoding/binary"
+	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/fiscal402/fiscal402/invoicelaw"
@@ -23,7 +26,7 @@ import (
 //     supplies ... provided that VAT on the supplies ... becomes chargeable
 //     during the same calendar month";
 //     https://datenbank.nwb.de/Dokument/452295_223). The record has no
-//     invoice of its own; Books.IssueSummary issues the month's invoice
+//     invoice of its own; package invoicing issues the month's invoice
 //     once the month is over. It applies to supplies whose invoicing state
 //     (Art. 219a) is in summaryRules and uses the euro; elsewhere the
 //     record gets its own invoice and Record.Invoicing says why.
@@ -94,13 +97,59 @@ var noInvoiceRules = map[string]string{
 	"DE": "Art. 219a(2)(b), 220(1) " + invoicelaw.Directive + "; § 14(2) UStG requires an invoice to another entrepreneur for its business or to a legal person, and for work related to land, not to a private individual",
 }
 
-// indexSummaryCover holds the supplies waiting for their summary invoice:
-// account \x00 period \x00 buyer \x00 tax country \x00 record id, then the
-// entry's log index (revisions post again). Books.IssueSummary scans it.
-const indexSummaryCover = "summary-cover"
+// Codes of summary invoices (package invoicing issues them).
+const (
+	// CodePeriodOpen: the month has not ended yet in every taxing
+	// territory; its summary invoice cannot be issued (409).
+	CodePeriodOpen Code = "PERIOD_OPEN"
+	// CodeInvoiceRulesFailed: the summary invoice would break rules of EN
+	// 16931 or invoicing law; the detail names them (422).
+	CodeInvoiceRulesFailed Code = "INVOICE_RULES_FAILED"
+)
 
-func summaryCoverPrefix(accountID, period, buyer, taxCountry string) []byte {
-	return []byte(accountID + "\x00" + period + "\x00" + buyer + "\x00" + taxCountry + "\x00")
+// SummaryKey names one summary invoice: the account, the month (YYYY-MM),
+// the buyer and the state whose invoicing rules apply, as RecordInvoicing
+// states them for the supplies it covers. The engine posts each supply it
+// decides for a summary under its key; package invoicing issues the
+// summary. What the two share in the ledger, so that no supply decided
+// for a summary is ever left uncovered whatever the order of commits:
+//
+//   - IndexSummaryCover: key String() \x00 record id, then the log index
+//     of the entry that posted it (a revision posts again);
+//   - BucketSummaryPosted: String() → how many supplies were posted
+//     (8 bytes, big-endian), counted by each supply in the committer
+//     unless BucketSummaryIssued has the key, in which case the supply is
+//     decided again (and invoiced per payment). A summary reads the
+//     postings, then commits only if the count is the number it read;
+//   - ClaimSummary (key String(), fingerprint the summary's id) and
+//     BucketSummaryIssued (String() → the summary's id), written with the
+//     summary;
+//   - BucketSummaryOf: record id → the id of the summary covering it.
+type SummaryKey struct{ Account, Period, Buyer, TaxCountry string }
+
+// Ledger names of summary invoices (SummaryKey).
+const (
+	IndexSummaryCover   = "summary-cover"
+	ClaimSummary        = "summary"
+	BucketSummaryIssued = "summary-issued"
+	BucketSummaryPosted = "summary-posted"
+	BucketSummaryOf     = "summary-of"
+)
+
+// String is the summary's key: account \x00 period \x00 buyer \x00 tax
+// country.
+func (k SummaryKey) String() string {
+	return k.Account + "\x00" + k.Period + "\x00" + k.Buyer + "\x00" + k.TaxCountry
+}
+
+// Rule cites the national rule allowing the summary invoice in its state
+// (summaryRules), "" where none is on file.
+func (k SummaryKey) Rule() string { return summaryRules[k.TaxCountry] }
+
+// summaryIssued reports whether the summary invoice is issued.
+func (e *Engine) summaryIssued(k SummaryKey) bool {
+	_, _, err := e.ledger.ClaimHolder(ClaimSummary, k.String())
+	return err == nil
 }
 
 // invoicingFor decides how a processed draft's supply is invoiced under
@@ -147,7 +196,7 @@ func (e *Engine) invoicingFor(d *Draft, s Seller) (inv *RecordInvoicing, perPaym
 			out.Basis = "a summary invoice in a state outside the euro area must state its VAT in the national currency (Art. 230), which summaries do not yet do; invoiced per payment"
 		case len(det.SupplyDate) < len("2006-01"):
 			out.Basis = "the supply has no date of supply; invoiced per payment"
-		case e.summaryIssued(r.Account, det.SupplyDate[:7], summaryBuyer(r), law.TaxCountry):
+		case e.summaryIssued(SummaryKey{r.Account, det.SupplyDate[:7], summaryBuyer(r), law.TaxCountry}):
 			out.Basis = "the summary invoice of " + det.SupplyDate[:7] + " for this buyer was already issued when this supply was recorded; invoiced per payment"
 		default:
 			out.Invoice, out.Basis = invoicedBySummary, rule
@@ -164,44 +213,30 @@ func (e *Engine) invoicingFor(d *Draft, s Seller) (inv *RecordInvoicing, perPaym
 // coverBySummary posts the draft to the summary that will cover it.
 func coverBySummary(d *Draft) {
 	r, inv := &d.Record, d.Record.Invoicing
-	d.Postings = append(d.Postings, ledger.Posting{Index: indexSummaryCover,
-		Key: append(summaryCoverPrefix(r.Account, inv.Period, inv.Buyer, inv.TaxCountry), r.ID...), AppendIndex: true})
+	k := SummaryKey{r.Account, inv.Period, inv.Buyer, inv.TaxCountry}
+	d.Postings = append(d.Postings, ledger.Posting{Index: IndexSummaryCover, Key: []byte(k.String() + "\x00" + r.ID), AppendIndex: true})
 }
 
-// Summary bookkeeping in the committer, so that no supply decided for a
-// summary is ever left uncovered, whatever the order of commits:
-// bucketSummaryIssued marks the summaries issued (summary key → its id),
-// written with the summary; bucketSummaryPosted counts, per summary key,
-// the supplies posted to it. A supply decided for a summary reads the
-// first and adds one to the second when committed; one committed after
-// its summary was issued is decided again (and invoiced per payment). A
-// summary is committed only if the count is the number of postings it
-// read; otherwise it reads them again.
-const (
-	bucketSummaryIssued = "summary-issued"
-	bucketSummaryPosted = "summary-posted"
-)
-
 // supplySummaryCheck is the committer's check of a supply invoiced by a
-// summary (nil for any other draft): its summary must not be issued yet.
+// summary (nil for any other draft): a supply whose summary was issued
+// since it was decided fails with errStaleTotal (the caller decides it
+// again), else it counts itself among the summary's postings.
 func (d *Draft) supplySummaryCheck() *commitCheck {
 	inv := d.Record.Invoicing
 	if inv == nil || inv.Invoice != invoicedBySummary || d.Record.Object != ObjectSettlement {
 		return nil
 	}
-	reads, fn := summaryCheck(summaryKey(d.Record.Account, inv.Period, inv.Buyer, inv.TaxCountry), -1)
-	return &commitCheck{reads: reads, fn: fn}
-}
-
-// summaryCheck is the committer's check of a summary's key: a supply
-// (posted < 0) whose summary was issued since it was decided fails with
-// errStaleTotal (the caller decides it again), else counts itself; a
-// summary whose supplies changed since it read them (posted of them) fails
-// with errStaleTotal (IssueSummary reads them again).
-func summaryCheck(key string, posted int64) ([]ledger.SideKey, func(h *ledger.Hook) error) {
-	reads := []ledger.SideKey{{Bucket: bucketSummaryIssued, Key: []byte(key)}, {Bucket: bucketSummaryPosted, Key: []byte(key)}}
-	return reads, func(h *ledger.Hook) error {
-		raw, err := h.Get(bucketSummaryPosted, []byte(key))
+	key := []byte(SummaryKey{d.Record.Account, inv.Period, inv.Buyer, inv.TaxCountry}.String())
+	reads := []ledger.SideKey{{Bucket: BucketSummaryIssued, Key: key}, {Bucket: BucketSummaryPosted, Key: key}}
+	return &commitCheck{reads: reads, fn: func(h *ledger.Hook) error {
+		v, err := h.Get(BucketSummaryIssued, key)
+		if err != nil {
+			return err
+		}
+		if v != nil {
+			return fmt.Errorf("the summary invoice %s was issued while this supply was decided: %w", v, errStaleTotal)
+		}
+		raw, err := h.Get(BucketSummaryPosted, key)
 		if err != nil {
 			return err
 		}
@@ -209,21 +244,8 @@ func summaryCheck(key string, posted int64) ([]ledger.SideKey, func(h *ledger.Ho
 		if len(raw) == 8 {
 			n = int64(binary.BigEndian.Uint64(raw))
 		}
-		if posted >= 0 {
-			if n != posted {
-				return fmt.Errorf("%d supplies were posted to this summary, %d read: %w", n, posted, errStaleTotal)
-			}
-			return nil
-		}
-		v, err := h.Get(bucketSummaryIssued, []byte(key))
-		if err != nil {
-			return err
-		}
-		if v != nil {
-			return fmt.Errorf("the summary invoice %s was issued while this supply was decided: %w", v, errStaleTotal)
-		}
-		return h.Put(bucketSummaryPosted, []byte(key), be64(n+1))
-	}
+		return h.Put(BucketSummaryPosted, key, be64(n+1))
+	}}
 }
 
 // summaryBuyer is who a summary invoice is made out to: a business
@@ -235,4 +257,52 @@ func summaryBuyer(r *Record) string {
 		return r.Buyer.VATNumber
 	}
 	return r.Settlement.PayerWallet
+}
+
+// RecordInvoicedBy is the summary invoice that covers a record: added to
+// the record Books.RecordView serves, never part of the stored record.
+type RecordInvoicedBy struct {
+	SummaryID string `json:"summaryId"` // "sum-<32 hex>"
+	InvoiceID string `json:"invoiceId"` // the summary invoice's number (BT-1)
+	URL       string `json:"url"`       // where its UBL is served
+}
+
+// recordWithInvoicedBy is Books.Record with, for a record a summary
+// invoice covers (BucketSummaryOf), its "invoicedBy" appended to the
+// stored bytes: the summary's id and the invoice its document states.
+func (b *Books) recordWithInvoicedBy(ctx context.Context, id string) (*Record, []byte, error) {
+	r, raw, err := b.Record(ctx, id)
+	if err != nil || r.Invoicing == nil || r.Invoicing.Invoice != invoicedBySummary {
+		return r, raw, err
+	}
+	sum, err := b.e.ledger.Get(BucketSummaryOf, []byte(r.ID))
+	if errors.Is(err, ledger.ErrNotFound) {
+		return r, raw, nil
+	}
+	if err != nil {
+		return nil, nil, storeError(err)
+	}
+	doc, err := b.e.Document(string(sum))
+	if err != nil {
+		return nil, nil, err
+	}
+	var s struct {
+		Account string     `json:"account"`
+		Invoice InvoiceRef `json:"invoice"`
+	}
+	if err := json.Unmarshal(doc, &s); err != nil || s.Account != b.acc.ID {
+		return nil, nil, notFound("summary invoice " + string(sum))
+	}
+	by := RecordInvoicedBy{SummaryID: string(sum), InvoiceID: s.Invoice.ID, URL: s.Invoice.URL}
+	add, err := json.Marshal(by)
+	if err != nil || len(raw) < 2 || raw[len(raw)-1] != '}' {
+		return nil, nil, &Error{Code: CodeInternal, Detail: "stored record is unreadable", Err: err}
+	}
+	out := make([]byte, 0, len(raw)+len(add)+16)
+	out = append(out, raw[:len(raw)-1]...)
+	out = append(out, `,"invoicedBy":`...)
+	out = append(out, add...)
+	out = append(out, '}')
+	r.InvoicedBy = &by
+	return r, out, nil
 }

@@ -257,6 +257,25 @@ func (e *Engine) Issue(d *Draft, seller Seller) error {
 	return nil
 }
 
+// DocumentDraft starts the draft of an account's entry that is not a
+// state of a settlement (a summary invoice): rec is its record (ID, Object
+// and Invoice, with the account and time set here), u its UBL invoice
+// without a number, which takes the next number of the account's invoice
+// series (numbering.go; the sandbox's own series in the sandbox) when the
+// entry is committed. It has no receipt: its stored document
+// (Draft.Document) is its log leaf. The caller adds claims, postings, side
+// writes and checks, and commits it with Engine.Commit.
+func (b *Books) DocumentDraft(rec Record, eventType string, u *ubl.Draft, at time.Time) *Draft {
+	rec.Account, rec.CreatedAt = b.acc.ID, at.Format(time.RFC3339Nano)
+	seller := b.acc.Seller
+	if b.e.cfg.Environment == receipt.EnvSandbox {
+		seller.InvoicePrefix = "SANDBOX-"
+	}
+	d := &Draft{Record: rec, EventType: eventType, id: rec.ID, createdAt: at, ublDraft: u}
+	d.series, d.seriesPrefix = invoiceSeries(b.acc.ID, seller, at)
+	return d
+}
+
 // draft prepares and issues the account's own sale, and queues the registry
 // re-check of a VAT number the registry could not confirm.
 func (b *Books) draft(ctx context.Context, p Payment, v Verification, now time.Time) (*Draft, error) {

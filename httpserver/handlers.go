@@ -91,17 +91,10 @@ func (s *Server) getSettlement(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
-	if inv := rec.Invoicing; inv != nil && inv.Invoice == "summary" {
-		// The served record is the committed one, byte for byte; the
-		// summary invoice that covers it, issued later, is a link.
-		by, err := books.InvoicedBy(r.Context(), rec.ID)
-		if err != nil {
-			s.problem(w, r, err)
-			return
-		}
-		if by != "" {
-			w.Header().Set("Link", "</v1/invoices/summaries/"+by+`>; rel="invoiced-by"`)
-		}
+	if by := rec.InvoicedBy; by != nil {
+		// The summary invoice that covers it, issued after the record, is
+		// also a link.
+		w.Header().Set("Link", "</v1/invoices/summaries/"+by.SummaryID+`>; rel="invoiced-by"`)
 	}
 	w.Header().Set("Cache-Control", "private, no-cache")
 	writeJSON(w, http.StatusOK, raw)

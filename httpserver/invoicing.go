@@ -11,13 +11,13 @@ import (
 // SummaryList is the body of POST /v1/invoices/summaries: the summary
 // invoices issued (or issued before) by the call.
 type SummaryList struct {
-	Object string                   `json:"object"` // "list"
-	Data   []*fiscal.SummaryInvoice `json:"data"`
+	Object string                      `json:"object"` // "list"
+	Data   []*invoicing.SummaryInvoice `json:"data"`
 }
 
 // postSummaries: POST /v1/invoices/summaries, invoicing.Issue.
 func (s *Server) postSummaries(w http.ResponseWriter, r *http.Request) {
-	var req fiscal.SummaryRequest
+	var req invoicing.SummaryRequest
 	if err := s.decodeJSON(w, r, &req); err != nil {
 		s.problem(w, r, err)
 		return
@@ -32,7 +32,7 @@ func (s *Server) postSummaries(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
-	list := SummaryList{Object: "list", Data: []*fiscal.SummaryInvoice{}}
+	list := SummaryList{Object: "list", Data: []*invoicing.SummaryInvoice{}}
 	status := http.StatusOK
 	for _, one := range res {
 		list.Data = append(list.Data, one.Summary)
@@ -49,14 +49,15 @@ func (s *Server) postSummaries(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, status, raw)
 }
 
-// getSummary: GET /v1/invoices/summaries/{id}, the stored document.
+// getSummary: GET /v1/invoices/summaries/{id}, the stored document
+// (invoicing.Summary).
 func (s *Server) getSummary(w http.ResponseWriter, r *http.Request) {
 	books, err := s.books(r)
 	if err != nil {
 		s.problem(w, r, err)
 		return
 	}
-	res, _, err := books.Summary(r.Context(), r.PathValue("id"))
+	res, _, err := invoicing.Summary(r.Context(), books, r.PathValue("id"))
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -72,7 +73,7 @@ func (s *Server) getSummaryUBL(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
-	res, raw, err := books.Summary(r.Context(), r.PathValue("id"))
+	res, raw, err := invoicing.Summary(r.Context(), books, r.PathValue("id"))
 	if err != nil {
 		s.problem(w, r, err)
 		return

@@ -471,7 +471,7 @@ func operations() map[string]operation {
 			description: "For an account in invoicing mode `summary_monthly`: the summary invoice (Art. 223 Directive 2006/112/EC) of one buyer (`buyer`, the payer wallet; `taxCountry` when its supplies follow several states' invoicing rules) or, without `buyer`, of every buyer with supplies of `period` (`YYYY-MM`, the month of the local day of supply) waiting for one. " +
 				"One UBL invoice per buyer, invoicing state and month: the totals per VAT rate, computed on the supplies' exact amounts and rounded once, the period (BG-14), the next number of the account's invoice series; the ledger document lists every supply covered. " +
 				"A month is closed once it has ended in every taxing territory (00:00 at UTC−1, the Azores: 01:00 UTC on the 1st); before, `PERIOD_OPEN`. Idempotent: issuing again returns the same invoices (200). The same as `invoicing.Issue`.",
-			request: reflect.TypeFor[fiscal.SummaryRequest](),
+			request: reflect.TypeFor[invoicing.SummaryRequest](),
 			responses: []response{
 				jsonBody(http.StatusCreated, "At least one summary invoice was issued by this call; the list holds those issued before too.", reflect.TypeFor[SummaryList](), "Cache-Control"),
 				jsonBody(http.StatusOK, "Every summary invoice named was issued before: the same documents.", reflect.TypeFor[SummaryList](), "Cache-Control"),
@@ -482,7 +482,7 @@ func operations() map[string]operation {
 			id: "getSummaryInvoice", tag: "Records", auth: authRequired, pathParams: map[string]string{"id": "The summary invoice's id, `sum-<32 hex>`."},
 			summary:     "Read a summary invoice's document",
 			description: "The stored document: the invoice reference (number, hash of the UBL), the period, the totals per VAT rate (exact and rounded) and every supply covered, with its record id and ledger index. It is the entry's log leaf, so the log commits to it.",
-			responses:   []response{jsonBody(http.StatusOK, "The summary invoice.", reflect.TypeFor[fiscal.SummaryInvoice](), "Cache-Control")},
+			responses:   []response{jsonBody(http.StatusOK, "The summary invoice.", reflect.TypeFor[invoicing.SummaryInvoice](), "Cache-Control")},
 			errors:      []fiscal.Code{fiscal.CodeNotFound, codeRateLimited, fiscal.CodeDBUnavailable},
 		},
 		"GET /v1/invoices/summaries/{id}/ubl": {
@@ -946,7 +946,7 @@ func decisionsMarkdown() string {
 		"**What is a 400** (§7): a body that is not one JSON object, unknown or duplicate members, a JSON number where a decimal string is required, a missing required member, an amount with a sign, exponent, leading zero or more than " + fmt.Sprint(lim.USDCDecimals) + " decimals, a timestamp that is not ISO-8601 UTC or lies more than " + fmt.Sprint(lim.MaxClockSkewSeconds) + " s in the future, a malformed hash, address or country code.",
 		fmt.Sprintf("**Limits** (§8): bodies up to %d bytes (413 beyond); amounts below 10^%d USDC; text members up to %d characters; `Idempotency-Key` 1 to %d visible ASCII characters, kept forever; settlements from %d on.", lim.MaxRequestBytes, lim.MaxAmountIntegerDigits, lim.MaxTextLength, lim.IdempotencyKeyMaxLen, lim.EarliestSettlementYear),
 		"**Transitions** (§3): a record is never rewritten; a later state is a new revision with its own receipt that `supersedes` the previous one.",
-		"**Event types** (§6): " + codeList(fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, refunds.EventSettlementRefunded, fiscalevent.EventRecorded, fiscalevent.EventRevised, fiscal.EventAccountThresholdCrossed, fiscal.EventInvoiceSummaryIssued) + " (its data is the summary invoice's document); names stay stable, payload fields may grow.",
+		"**Event types** (§6): " + codeList(fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, refunds.EventSettlementRefunded, fiscalevent.EventRecorded, fiscalevent.EventRevised, fiscal.EventAccountThresholdCrossed, invoicing.EventInvoiceSummaryIssued) + " (its data is the summary invoice's document); names stay stable, payload fields may grow.",
 		"**Deprecation** (§9.4): a breaking change to a receipt or record gets a new version; the old version stays verifiable (the JWKS keeps retired keys) and is served alongside the new one until the end of a deprecation period announced with the change.",
 	}
 	for _, it := range items {

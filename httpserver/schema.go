@@ -16,6 +16,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fiscalevent"
 	"github.com/fiscal402/fiscal402/ingest"
+	"github.com/fiscal402/fiscal402/invoicing"
 	"github.com/fiscal402/fiscal402/parties"
 	"github.com/fiscal402/fiscal402/refunds"
 	"github.com/fiscal402/fiscal402/returns"
@@ -77,7 +78,7 @@ func componentName(t reflect.Type) string {
 	}
 	pkg := path.Base(t.PkgPath())
 	switch pkg {
-	case "fiscal", "httpserver", "catalog", "webhooks", "ingest", "fiscalevent", "sandbox", "parties", "refunds", "invoicelaw":
+	case "fiscal", "httpserver", "catalog", "webhooks", "ingest", "fiscalevent", "sandbox", "parties", "refunds", "invoicelaw", "invoicing":
 		return t.Name()
 	}
 	r := []rune(pkg)
@@ -244,6 +245,7 @@ var componentNames = map[reflect.Type]string{
 	reflect.TypeFor[parties.Supply]():              "EventSupply",
 	reflect.TypeFor[ingest.Status]():               "IngestStatus",
 	reflect.TypeFor[ingest.Error]():                "IngestError",
+	reflect.TypeFor[invoicing.Coverage]():          "InvoicingCoverage",
 	reflect.TypeFor[ossReturnDoc]():                "SignedOSSReturn",
 	reflect.TypeFor[returns.Return]():              "OSSReturn",
 }

@@ -6,14 +6,23 @@
 // An account in mode summary_monthly records each consumer supply without
 // an invoice of its own (fiscal.Record.Invoicing says which summary will
 // cover it). Once a calendar month has ended in every taxing territory,
-// Issue makes the summary invoice of one buyer (fiscal.Books.IssueSummary)
-// or of every buyer of the month: one UBL invoice per buyer, invoicing
-// state and month (Art. 223 Directive 2006/112/EC), numbered in the
-// account's series, its VAT computed on the supplies' exact amounts and
-// rounded once per rate. Issuing again returns the same invoices. Covering
+// Issue makes the summary invoice of one buyer or of every buyer of the
+// month: one UBL invoice per buyer, invoicing state and month (Art. 223
+// Directive 2006/112/EC), numbered in the account's series, its VAT
+// computed on the supplies' exact amounts and rounded once per rate.
+// Issuing again returns the same invoices; Summary reads one back with its
+// UBL, InvoicedBy names the summary covering a record. Covering
 // tells, for one record, its own invoice, the summary that covers it, the
 // summary still to come, or why no invoice is required (mode none_b2c).
 //
+// The engine keeps what the recording of one supply needs (the mode's
+// decision, the posting to its summary, the committer's check that the
+// summary is not issued yet: fiscal.SummaryKey); this package builds the
+// summary's draft with the engine's blocks (fiscal.Books.InvoiceFrame,
+// fiscal.Books.DocumentDraft, fiscal.Draft.OnCommit) and commits it with
+// fiscal.Engine.Commit.
+//
 // The library call is Issue; the HTTP service exposes it as POST
-// /v1/invoices/summaries, and Covering as GET /settlements/{id}/invoiced-by.
+// /v1/invoices/summaries, Summary as GET /v1/invoices/summaries/{id}
+// (and /ubl), and Covering as GET /settlements/{id}/invoiced-by.
 package invoicing

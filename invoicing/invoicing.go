@@ -13,27 +13,27 @@ import (
 // Summaries issued before are returned as they are (Outcome Existing). A
 // month that has not ended is PERIOD_OPEN; a month without such supplies
 // is NOT_FOUND for one buyer and an empty list for all.
-func Issue(ctx context.Context, b *fiscal.Books, q fiscal.SummaryRequest) ([]*fiscal.SummaryResult, error) {
+func Issue(ctx context.Context, b *fiscal.Books, q SummaryRequest) ([]*SummaryResult, error) {
 	if q.Buyer != "" {
-		res, err := b.IssueSummary(ctx, q)
+		res, err := issueSummary(ctx, b, q)
 		if err != nil {
 			return nil, err
 		}
-		return []*fiscal.SummaryResult{res}, nil
+		return []*SummaryResult{res}, nil
 	}
 	if q.TaxCountry != "" {
 		return nil, &fiscal.Error{Code: fiscal.CodeBadRequest, Field: "/taxCountry", Detail: "taxCountry selects among one buyer's summaries; name the buyer too"}
 	}
-	if err := b.CheckPeriodClosed(q.Period); err != nil {
+	if err := checkPeriodClosed(b, q.Period); err != nil {
 		return nil, err
 	}
-	buyers, err := b.SummaryBuyers(ctx, q.Period)
+	buyers, err := summaryBuyers(b, q.Period)
 	if err != nil {
 		return nil, err
 	}
-	out := []*fiscal.SummaryResult{}
+	out := []*SummaryResult{}
 	for _, one := range buyers {
-		res, err := b.IssueSummary(ctx, one)
+		res, err := issueSummary(ctx, b, one)
 		var fe *fiscal.Error
 		if errors.As(err, &fe) && fe.Code == fiscal.CodeNotFound {
 			continue // every supply posted to it was revised away
@@ -90,12 +90,12 @@ func Covering(ctx context.Context, b *fiscal.Books, id string) (*Coverage, error
 		c.Invoice = CoveredNone
 	case r.Invoicing != nil && r.Invoicing.Invoice == "summary":
 		c.Invoice = CoveredLater
-		sum, err := b.InvoicedBy(ctx, id)
+		sum, err := InvoicedBy(ctx, b, id)
 		if err != nil {
 			return nil, err
 		}
 		if sum != "" {
-			res, _, err := b.Summary(ctx, sum)
+			res, _, err := Summary(ctx, b, sum)
 			if err != nil {
 				return nil, err
 			}

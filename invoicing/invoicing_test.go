@@ -56,11 +56,11 @@ func TestIssueAMonth(t *testing.T) {
 		t.Fatalf("before the summary: %+v, %v", c, err)
 	}
 
-	if _, err := invoicing.Issue(ctx, b, fiscal.SummaryRequest{Period: "2026-03"}); fiscaltest.Code(err) != fiscal.CodePeriodOpen {
+	if _, err := invoicing.Issue(ctx, b, invoicing.SummaryRequest{Period: "2026-03"}); fiscaltest.Code(err) != fiscal.CodePeriodOpen {
 		t.Fatalf("open month: %v", err)
 	}
 	set(time.Date(2026, 4, 2, 8, 0, 0, 0, time.UTC))
-	got, err := invoicing.Issue(ctx, b, fiscal.SummaryRequest{Period: "2026-03"})
+	got, err := invoicing.Issue(ctx, b, invoicing.SummaryRequest{Period: "2026-03"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestIssueAMonth(t *testing.T) {
 	if withPending.Supplied != 4 {
 		t.Errorf("the first wallet's summary covers %d supplies, want 3 + the resolved one", withPending.Supplied)
 	}
-	again, err := invoicing.Issue(ctx, b, fiscal.SummaryRequest{Period: "2026-03"})
+	again, err := invoicing.Issue(ctx, b, invoicing.SummaryRequest{Period: "2026-03"})
 	if err != nil || len(again) != 2 || again[0].Outcome != fiscal.Existing || string(again[0].JSON) != string(got[0].JSON) {
 		t.Fatalf("again: %v, %+v", err, again)
 	}
@@ -85,7 +85,7 @@ func TestIssueAMonth(t *testing.T) {
 			t.Errorf("Covering(%s) = %+v, %v", id, c, err)
 		}
 	}
-	if _, err := invoicing.Issue(ctx, b, fiscal.SummaryRequest{Period: "2026-02"}); err != nil {
+	if _, err := invoicing.Issue(ctx, b, invoicing.SummaryRequest{Period: "2026-02"}); err != nil {
 		t.Fatalf("a month without summaries: %v", err)
 	}
 

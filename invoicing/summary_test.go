@@ -1,4 +1,4 @@
-package fiscal_test
+package invoicing_test
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
+	"github.com/fiscal402/fiscal402/invoicing"
 )
 
 // clock is a settable test clock.
@@ -35,6 +36,15 @@ func summaryEngine(t *testing.T, mode string, c *clock) *fiscal.Books {
 	cfg.Clock = c.now
 	cfg.VIES = fiscaltest.LawVIES(c.now())
 	return fiscaltest.Books(t, fiscaltest.Engine(t, cfg), 0)
+}
+
+// issueOne issues the summary invoice q names (q.Buyer set).
+func issueOne(ctx context.Context, b *fiscal.Books, q invoicing.SummaryRequest) (*invoicing.SummaryResult, error) {
+	res, err := invoicing.Issue(ctx, b, q)
+	if err != nil {
+		return nil, err
+	}
+	return res[0], nil
 }
 
 // microAmount is payment i's amount: 1 to 9,700 micro-USDC (0.000001 to
@@ -123,19 +133,19 @@ func TestSummaryInvoiceOfAMonth(t *testing.T) {
 		t.Fatal(err)
 	}
 	wallet := strings.ToLower(fiscaltest.Request(0, "1", "DE", "").PayerWallet)
-	q := fiscal.SummaryRequest{Period: "2026-03", Buyer: wallet}
+	q := invoicing.SummaryRequest{Period: "2026-03", Buyer: wallet}
 
 	// March has not ended everywhere yet (the Azores: UTC−1).
 	c.set(time.Date(2026, 4, 1, 0, 30, 0, 0, time.UTC))
-	if _, err := b.IssueSummary(ctx, q); fiscaltest.Code(err) != fiscal.CodePeriodOpen {
+	if _, err := issueOne(ctx, b, q); fiscaltest.Code(err) != fiscal.CodePeriodOpen {
 		t.Fatalf("open month: %v, want PERIOD_OPEN", err)
 	}
 	c.set(time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC))
-	buyers, err := b.SummaryBuyers(ctx, "2026-03")
+	buyers, err := invoicing.SummaryBuyers(b, "2026-03")
 	if err != nil || len(buyers) != 2 || buyers[0].Buyer != wallet || buyers[0].TaxCountry != "IE" || buyers[1].Buyer != de.VATNumber {
 		t.Fatalf("SummaryBuyers = %+v, %v", buyers, err)
 	}
-	res, err := b.IssueSummary(ctx, q)
+	res, err := issueOne(ctx, b, q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +179,7 @@ func TestSummaryInvoiceOfAMonth(t *testing.T) {
 	t.Logf("%d payments, %s USDC: summary %s net %s VAT %s gross %s (test: VAT %s)", n, usdc, s.Invoice.ID, s.NetEUR, s.VATEUR, s.GrossEUR, wantVAT.StringFixed(2))
 
 	// The invoice: stored, bound to its hash, accepted by the validators.
-	got, u, err := b.Summary(ctx, s.ID)
+	got, u, err := invoicing.Summary(ctx, b, s.ID)
 	if err != nil || got.Summary.Invoice.UBLSHA256 != s.Invoice.UBLSHA256 {
 		t.Fatalf("Summary(%s) = %v", s.ID, err)
 	}
@@ -190,18 +200,18 @@ func TestSummaryInvoiceOfAMonth(t *testing.T) {
 
 	// Every record links to it.
 	for _, i := range []int{0, n / 2, n - 1} {
-		by, err := b.InvoicedBy(ctx, ids[i])
+		by, err := invoicing.InvoicedBy(ctx, b, ids[i])
 		if err != nil || by != s.ID {
 			t.Errorf("InvoicedBy(%s) = %q, %v; want %s", ids[i], by, err, s.ID)
 		}
 	}
-	if by, err := b.InvoicedBy(ctx, first.Record.ID); err != nil || by != "" {
+	if by, err := invoicing.InvoicedBy(ctx, b, first.Record.ID); err != nil || by != "" {
 		t.Errorf("the per-payment sale is invoiced by %q, %v; want its own invoice", by, err)
 	}
 
 	// The business customer's: Peppol, reverse charge, the next number,
 	// by the Art. 222 deadline.
-	bizRes, err := b.IssueSummary(ctx, fiscal.SummaryRequest{Period: "2026-03", Buyer: de.VATNumber})
+	bizRes, err := issueOne(ctx, b, invoicing.SummaryRequest{Period: "2026-03", Buyer: de.VATNumber})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +220,7 @@ func TestSummaryInvoiceOfAMonth(t *testing.T) {
 		bs.Totals[0].Category != "AE" || bs.Invoice.IssueDeadline != "2026-04-15" || bs.Invoice.IssuedLate {
 		t.Fatalf("business summary: %+v", bs)
 	}
-	_, bu, err := b.Summary(ctx, bs.ID)
+	_, bu, err := invoicing.Summary(ctx, b, bs.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,12 +229,12 @@ func TestSummaryInvoiceOfAMonth(t *testing.T) {
 		t.Fatal(err)
 	}
 	fiscaltest.ValidateUBL(t, []string{bfile}, true)
-	if by, err := b.InvoicedBy(ctx, bizIDs[2]); err != nil || by != bs.ID {
+	if by, err := invoicing.InvoicedBy(ctx, b, bizIDs[2]); err != nil || by != bs.ID {
 		t.Errorf("InvoicedBy(business) = %q, %v", by, err)
 	}
 
 	// Issued again: the same invoice, no new number.
-	again, err := b.IssueSummary(ctx, q)
+	again, err := issueOne(ctx, b, q)
 	if err != nil || again.Outcome != fiscal.Existing || !bytes.Equal(again.JSON, res.JSON) {
 		t.Fatalf("reissue: %v, outcome %v, same document %v", err, again.Outcome, again != nil && bytes.Equal(again.JSON, res.JSON))
 	}
@@ -311,7 +321,7 @@ func TestSummaryRacesLateSupplies(t *testing.T) {
 	const late = 60
 	ids := make([]string, late)
 	var wg sync.WaitGroup
-	var summary atomic.Pointer[fiscal.SummaryResult]
+	var summary atomic.Pointer[invoicing.SummaryResult]
 	for i := 0; i < late; i++ {
 		wg.Add(1)
 		go func() {
@@ -327,7 +337,7 @@ func TestSummaryRacesLateSupplies(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				res, err := b.IssueSummary(ctx, fiscal.SummaryRequest{Period: "2026-03", Buyer: wallet})
+				res, err := issueOne(ctx, b, invoicing.SummaryRequest{Period: "2026-03", Buyer: wallet})
 				if err != nil {
 					t.Error(err)
 					return
@@ -351,7 +361,7 @@ func TestSummaryRacesLateSupplies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		by, err := b.InvoicedBy(ctx, id)
+		by, err := invoicing.InvoicedBy(ctx, b, id)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,520 @@
+package invoicing
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/fiscal402/fiscal402/evmverify"
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/ledger"
+	"github.com/fiscal402/fiscal402/ubl"
+	"github.com/fiscal402/fiscal402/vat"
+)
+
+// Summary invoices (Art. 223 Directive 2006/112/EC; fiscal's
+// invoicemode.go says which supplies they cover). One per account, buyer,
+// invoicing state and calendar month, issued once the month is over: a
+// ledger entry of its own whose document (the log leaf: the log commits to
+// it) lists every supply it covers, with the UBL invoice beside it,
+// numbered in the account's series like any invoice
+// (fiscal.Books.DocumentDraft). Issuing it again returns it (a ledger
+// claim per account, month, buyer and state: fiscal.SummaryKey).
+
+// ObjectSummaryInvoice is the Object of a summary invoice's document.
+const ObjectSummaryInvoice = "summary_invoice"
+
+// EventInvoiceSummaryIssued is the outbox event of a summary invoice.
+const EventInvoiceSummaryIssued = "invoice.summary_issued"
+
+const (
+	summaryVersion  = "fiscal402.summary/1"
+	summaryIDPrefix = "sum-" // a summary's id: "sum-" + 32 hex of a keyed hash
+	summaryNetScale = 6      // BT-146 (ubl: at most 6 decimals) carries the exact net sum at this many
+	// maxStaleRetries bounds how often a summary reads its supplies again
+	// because more were posted to it meanwhile.
+	maxStaleRetries = 64
+)
+
+// errStale: supplies were posted to the summary since it read them.
+var errStale = errors.New("invoicing: supplies were posted to the summary since it read them; read them again")
+
+// networkNames are the human names of the supported networks, for the
+// invoice note.
+var networkNames = map[string]string{
+	evmverify.NetworkBase:     "Base",
+	evmverify.NetworkEthereum: "Ethereum",
+}
+
+// SummaryInvoice is a summary invoice's stored document: what it invoices
+// and which supplies it covers. The numbers are the sums of the supplies'
+// exact figures (Record.FX, 12 decimals), rounded once per VAT rate.
+type SummaryInvoice struct {
+	ID        string            `json:"id"` // "sum-<32 hex>"
+	Object    string            `json:"object"`
+	Version   string            `json:"version"`
+	Account   string            `json:"account"`
+	CreatedAt string            `json:"createdAt"`
+	Period    string            `json:"period"`      // YYYY-MM
+	Start     string            `json:"periodStart"` // BT-73
+	End       string            `json:"periodEnd"`   // BT-74
+	Buyer     string            `json:"buyer"`       // the payer wallet
+	Basis     string            `json:"basis"`       // the rule allowing the summary
+	Invoice   fiscal.InvoiceRef `json:"invoice"`
+	Totals    []SummaryTotal    `json:"totals"`
+	Supplies  []SummarySupply   `json:"supplies"`
+	Ledger    fiscal.LedgerRef  `json:"ledger"`
+	GrossEUR  string            `json:"grossEur"` // BT-112
+	VATEUR    string            `json:"vatEur"`   // BT-110
+	NetEUR    string            `json:"netEur"`   // BT-109
+	Supplied  int               `json:"suppliesCount"`
+	Rounding  string            `json:"rounding"`
+}
+
+// SummaryTotal is one VAT rate of a summary invoice.
+type SummaryTotal struct {
+	Category    string `json:"category"`
+	RatePercent string `json:"ratePercent"`
+	Supplies    int    `json:"supplies"`
+	NetEURExact string `json:"netEurExact"`
+	VATEURExact string `json:"vatEurExact"`
+	NetEUR      string `json:"netEur"` // BT-116: the exact sum rounded once
+	VATEUR      string `json:"vatEur"` // BT-117: the exact sum rounded once
+}
+
+// SummarySupply is one supply a summary invoice covers.
+type SummarySupply struct {
+	RecordID    string `json:"recordId"`
+	LedgerIndex int64  `json:"ledgerIndex"` // the entry of the record's state invoiced
+	SupplyDate  string `json:"supplyDate"`
+	AmountUSDC  string `json:"amountUsdc"`
+	TxHash      string `json:"txHash"`
+	NetEURExact string `json:"netEurExact"`
+	VATEURExact string `json:"vatEurExact"`
+}
+
+// SummaryRequest names the summary invoice to issue: the month (YYYY-MM),
+// the buyer (a consumer's payer wallet, a business customer's VAT number)
+// and, when the buyer's supplies of the month
+// follow more than one state's invoicing rules, the state.
+type SummaryRequest struct {
+	Period     string `json:"period"`
+	Buyer      string `json:"buyer"`
+	TaxCountry string `json:"taxCountry,omitempty"`
+}
+
+// SummaryResult is the answer of Issue for one summary: Created, or
+// Existing when it was issued before (the same invoice).
+type SummaryResult struct {
+	Outcome fiscal.Outcome
+	Summary *SummaryInvoice
+	JSON    []byte // the document as stored
+}
+
+func badRequest(field, format string, args ...any) *fiscal.Error {
+	return &fiscal.Error{Code: fiscal.CodeBadRequest, Field: field, Detail: fmt.Sprintf(format, args...)}
+}
+
+func notFound(what string) *fiscal.Error {
+	return &fiscal.Error{Code: fiscal.CodeNotFound, Detail: what + " not found"}
+}
+
+// periodBounds parses a YYYY-MM period: its first and last day, and the
+// instant it has ended in every taxing territory (local midnight in the
+// westernmost zone the rulesets tax in, the Azores at UTC−1: an hour after
+// midnight UTC; vat/localday.go).
+func periodBounds(period string) (first, last time.Time, closes time.Time, err error) {
+	first, err = time.Parse("2006-01", period)
+	if err != nil || len(period) != len("2006-01") {
+		return first, last, closes, badRequest("/period", "want a calendar month YYYY-MM, got %q", period)
+	}
+	next := first.AddDate(0, 1, 0)
+	return first, next.AddDate(0, 0, -1), next.Add(time.Hour), nil
+}
+
+// periodOpen is the PERIOD_OPEN error of period, or nil once it closed.
+func periodOpen(period string, closes, now time.Time) error {
+	if !now.Before(closes) {
+		return nil
+	}
+	return &fiscal.Error{Code: fiscal.CodePeriodOpen, Field: "/period", Detail: fmt.Sprintf(
+		"%s has not ended in every taxing territory yet; its summary invoices can be issued from %s", period, closes.Format(time.RFC3339))}
+}
+
+// checkPeriodClosed is PERIOD_OPEN while the period has not ended in every
+// taxing territory at the engine's time, BAD_REQUEST for a malformed one.
+func checkPeriodClosed(b *fiscal.Books, period string) error {
+	_, _, closes, err := periodBounds(period)
+	if err != nil {
+		return err
+	}
+	return periodOpen(period, closes, b.Engine().Now().UTC())
+}
+
+// summaryBuyers lists the buyers (and their invoicing states) with supplies
+// waiting for a summary invoice of period in the account's books, whether
+// or not it was issued: what issueSummary takes, one by one.
+func summaryBuyers(b *fiscal.Books, period string) ([]SummaryRequest, error) {
+	if _, _, _, err := periodBounds(period); err != nil {
+		return nil, err
+	}
+	prefix := []byte(b.Account().ID + "\x00" + period + "\x00")
+	hits, err := b.Engine().Ledger().Scan(fiscal.IndexSummaryCover, prefix, nil, false, 0)
+	if err != nil {
+		return nil, fiscal.StoreError(err)
+	}
+	var out []SummaryRequest
+	for _, h := range hits {
+		parts := strings.SplitN(string(h.Key[len(prefix):]), "\x00", 3)
+		if len(parts) < 3 {
+			continue
+		}
+		q := SummaryRequest{Period: period, Buyer: parts[0], TaxCountry: parts[1]}
+		if n := len(out); n == 0 || out[n-1] != q {
+			out = append(out, q)
+		}
+	}
+	return out, nil
+}
+
+// summaryBuyerKey normalises a buyer as summaries name it: a wallet in
+// lower case, a VAT number in upper case without spaces.
+func summaryBuyerKey(b string) string {
+	b = strings.TrimSpace(b)
+	if strings.HasPrefix(strings.ToLower(b), "0x") {
+		return strings.ToLower(b)
+	}
+	return strings.ToUpper(strings.ReplaceAll(b, " ", ""))
+}
+
+// issueSummary issues the summary invoice of a buyer's supplies of a
+// calendar month that the account's invoicing mode left to one
+// (fiscal.Record.Invoicing), once the month has ended (PERIOD_OPEN
+// before). It lists the totals per VAT rate with the period (BG-14),
+// computed on the supplies' exact amounts and rounded once; the next
+// number of the account's series; the covered records in its ledger
+// document. Issuing it again returns the same invoice (Outcome Existing).
+// A supply recorded after its month's summary was issued gets its own
+// invoice.
+func issueSummary(ctx context.Context, b *fiscal.Books, q SummaryRequest) (*SummaryResult, error) {
+	first, last, closes, err := periodBounds(q.Period)
+	if err != nil {
+		return nil, err
+	}
+	q.Buyer = summaryBuyerKey(q.Buyer)
+	if q.Buyer == "" {
+		return nil, badRequest("/buyer", "the buyer (payer wallet) is required")
+	}
+	q.TaxCountry = strings.ToUpper(q.TaxCountry)
+	now := b.Engine().Now().UTC()
+	if err := periodOpen(q.Period, closes, now); err != nil {
+		return nil, err
+	}
+	for attempt := 0; ; attempt++ {
+		res, err := issueOnce(ctx, b, q, first, last, now)
+		if errors.Is(err, errStale) && attempt < maxStaleRetries {
+			continue // a supply was posted to it meanwhile: read them again
+		}
+		if errors.Is(err, errStale) {
+			return nil, &fiscal.Error{Code: fiscal.CodeDBUnavailable, Detail: "supplies kept arriving for this summary while it was made; retry", RetryAfter: time.Second, Err: err}
+		}
+		return res, err
+	}
+}
+
+// issueOnce reads the supplies posted to the summary and commits it, or
+// returns errStale when a supply was posted since they were read.
+func issueOnce(ctx context.Context, b *fiscal.Books, q SummaryRequest, first, last, now time.Time) (*SummaryResult, error) {
+	e, acc := b.Engine(), b.Account().ID
+	k := fiscal.SummaryKey{Account: acc, Period: q.Period, Buyer: q.Buyer, TaxCountry: q.TaxCountry}
+	prefix := []byte(acc + "\x00" + q.Period + "\x00" + q.Buyer + "\x00")
+	if q.TaxCountry != "" {
+		prefix = []byte(k.String() + "\x00")
+	}
+	hits, err := e.Ledger().Scan(fiscal.IndexSummaryCover, prefix, nil, false, 0)
+	if err != nil {
+		return nil, fiscal.StoreError(err)
+	}
+	countries := map[string]bool{}
+	for _, h := range hits {
+		if c, _, ok := strings.Cut(string(h.Key[len(acc)+len(q.Period)+len(q.Buyer)+3:]), "\x00"); ok {
+			countries[c] = true
+		}
+	}
+	switch {
+	case len(countries) == 0:
+		return nil, notFound(fmt.Sprintf("supplies of %s to %s awaiting a summary invoice", q.Period, q.Buyer))
+	case len(countries) > 1:
+		list := slices.Sorted(func(yield func(string) bool) {
+			for c := range countries {
+				if !yield(c) {
+					return
+				}
+			}
+		})
+		return nil, badRequest("/taxCountry", "the supplies of %s to this buyer follow the invoicing rules of %s: name one", q.Period, strings.Join(list, ", "))
+	}
+	for c := range countries {
+		q.TaxCountry = c
+	}
+	k.TaxCountry = q.TaxCountry
+	key := k.String()
+	// The summary's id is keyed with the engine's record-id key, as a
+	// payment's record id is: the same month, buyer and state, the same id.
+	id := summaryIDPrefix + strings.TrimPrefix(e.RecordID("summary", key), "x402-")
+	if _, _, err := e.Ledger().ClaimHolder(fiscal.ClaimSummary, key); err == nil {
+		return storedSummary(b, id, fiscal.Existing)
+	}
+	recs, err := coveredRecords(ctx, b, hits, q)
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 {
+		return nil, notFound(fmt.Sprintf("supplies of %s to %s awaiting a summary invoice", q.Period, q.Buyer))
+	}
+	d, doc, err := summaryDraft(b, id, q, recs, first, last, now)
+	if err != nil {
+		return nil, err
+	}
+	d.Claims = []ledger.Claim{{Space: fiscal.ClaimSummary, Key: key, Fingerprint: []byte(id)}}
+	d.Puts = append(d.Puts, ledger.Put{Bucket: fiscal.BucketSummaryIssued, Key: []byte(key), Value: []byte(id)})
+	d.OnCommit(summaryCheck(key, int64(len(hits))))
+	stored, res, err := e.Commit(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	if res.Existing {
+		return storedSummary(b, id, fiscal.Existing)
+	}
+	if err := json.Unmarshal(stored, doc); err != nil {
+		return nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored summary is unreadable", Err: err}
+	}
+	return &SummaryResult{Outcome: fiscal.Created, Summary: doc, JSON: stored}, nil
+}
+
+// summaryCheck is the committer's check of a summary (fiscal.SummaryKey):
+// if the supplies posted to it are no longer the posted it read, it fails
+// with errStale and the summary reads them again.
+func summaryCheck(key string, posted int64) ([]ledger.SideKey, func(h *ledger.Hook) error) {
+	reads := []ledger.SideKey{{Bucket: fiscal.BucketSummaryIssued, Key: []byte(key)}, {Bucket: fiscal.BucketSummaryPosted, Key: []byte(key)}}
+	return reads, func(h *ledger.Hook) error {
+		raw, err := h.Get(fiscal.BucketSummaryPosted, []byte(key))
+		if err != nil {
+			return err
+		}
+		var n int64
+		if len(raw) == 8 {
+			n = int64(binary.BigEndian.Uint64(raw))
+		}
+		if n != posted {
+			return fmt.Errorf("%d supplies were posted to this summary, %d read: %w", n, posted, errStale)
+		}
+		return nil
+	}
+}
+
+// coveredRecords loads the current state of every record posted to the
+// summary, once each, and keeps those whose current state still waits for
+// this summary (a revision may have changed it).
+func coveredRecords(ctx context.Context, b *fiscal.Books, hits []ledger.Hit, q SummaryRequest) ([]*fiscal.Record, error) {
+	seen := map[string]bool{}
+	var out []*fiscal.Record
+	for _, h := range hits {
+		k := h.Key[:len(h.Key)-8] // the log index AppendIndex added
+		id := string(k[bytes.LastIndexByte(k, 0)+1:])
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		r, _, err := b.Record(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		inv := r.Invoicing
+		if r.ReviewStatus != fiscal.StatusProcessed || inv == nil || inv.Invoice != "summary" ||
+			inv.Period != q.Period || inv.Buyer != q.Buyer || inv.TaxCountry != q.TaxCountry {
+			continue
+		}
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b *fiscal.Record) int { return int(a.Ledger.Index - b.Ledger.Index) })
+	return out, nil
+}
+
+// summaryDraft builds the summary invoice of recs and its draft: totals
+// per VAT category and rate on the exact amounts, the UBL invoice under
+// the law of the supplies (Art. 219a; the latest record's determination
+// and the account's current seller profile: fiscal.Books.InvoiceFrame),
+// the covering links.
+func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.Record, first, last, now time.Time) (*fiscal.Draft, *SummaryInvoice, error) {
+	acc := b.Account()
+	type group struct {
+		det        vat.Determination
+		net, vatEx decimal.Decimal
+		n          int
+		from, to   string
+	}
+	var groups []*group
+	doc := &SummaryInvoice{ID: id, Object: ObjectSummaryInvoice, Version: summaryVersion, Account: acc.ID,
+		CreatedAt: now.Format(time.RFC3339Nano), Period: q.Period, Start: first.Format(time.DateOnly), End: last.Format(time.DateOnly),
+		Buyer: q.Buyer, Supplied: len(recs),
+		Rounding: "per VAT rate: the sum of the supplies' exact net and VAT (12 decimals) rounded once to the cent, half away from zero"}
+	var puts []ledger.Put
+	networks := map[string]bool{}
+	for _, r := range recs {
+		det := r.Classification
+		net, err1 := decimal.NewFromString(r.FX.NetEURExact)
+		vx, err2 := decimal.NewFromString(r.FX.VATEURExact)
+		if err1 != nil || err2 != nil {
+			return nil, nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "record " + r.ID + " has no exact amounts"}
+		}
+		var g *group
+		for _, x := range groups {
+			if x.det.Category == det.Category && rateOf(x.det).Equal(rateOf(det)) && x.det.VATEX == det.VATEX {
+				g = x
+			}
+		}
+		if g == nil {
+			g = &group{det: det, from: det.SupplyDate, to: det.SupplyDate}
+			groups = append(groups, g)
+		}
+		g.net, g.vatEx, g.n = g.net.Add(net), g.vatEx.Add(vx), g.n+1
+		g.from, g.to = min(g.from, det.SupplyDate), max(g.to, det.SupplyDate)
+		doc.Supplies = append(doc.Supplies, SummarySupply{RecordID: r.ID, LedgerIndex: r.Ledger.Index, SupplyDate: det.SupplyDate,
+			AmountUSDC: r.Settlement.AmountUSDC, TxHash: r.Settlement.TxHash, NetEURExact: r.FX.NetEURExact, VATEURExact: r.FX.VATEURExact})
+		puts = append(puts, ledger.Put{Bucket: fiscal.BucketSummaryOf, Key: []byte(r.ID), Value: []byte(id)})
+		networks[networkNames[r.Settlement.Network]] = true
+	}
+	latest := recs[len(recs)-1]
+	inv, ref, missing := b.InvoiceFrame(latest, now)
+	if len(missing) > 0 {
+		return nil, nil, &fiscal.Error{Code: fiscal.CodeInvoiceRulesFailed, Detail: "the business customer's " + strings.Join(missing, ", ") + " is missing (Art. 226(5)); resolve its latest record's address"}
+	}
+	item := acc.Seller.ItemName
+	if d := latest.Supply.Description; d != "" && !slices.ContainsFunc(recs, func(r *fiscal.Record) bool { return r.Supply.Description != d }) {
+		item = d
+	}
+	inv.Period = &ubl.Period{Start: doc.Start, End: doc.End}
+	inv.Currency, inv.BuyerReference, inv.PaidInFull = "EUR", id, true
+	inv.PaymentMeans = ubl.StablecoinPaymentMeans(inv.Seller.Country, inv.Buyer.Country, id)
+	var netSum, vatSum decimal.Decimal
+	for i, g := range groups {
+		rate := rateOf(g.det)
+		code, reason := g.det.VATEX, g.det.ExemptionReason
+		base, tax := fx.RoundEUR(g.net), decimal.Zero
+		if g.det.Category == "S" {
+			tax = fx.RoundEUR(g.vatEx)
+		}
+		dates := g.from
+		if g.to != g.from {
+			dates += " to " + g.to
+		}
+		inv.Lines = append(inv.Lines, ubl.Line{
+			ID: fmt.Sprint(i + 1), Name: fmt.Sprintf("%s: %d supplies, %s", item, g.n, dates), Quantity: decimal.NewFromInt(1),
+			PriceAmount: g.net.Round(summaryNetScale), NetAmount: base, Category: g.det.Category, RatePercent: rate,
+			ExemptionCode: code, ExemptionReason: reason, Period: &ubl.Period{Start: g.from, End: g.to},
+		})
+		inv.Subtotals = append(inv.Subtotals, ubl.TaxSubtotal{Category: g.det.Category, RatePercent: rate, TaxableAmount: base, TaxAmount: tax,
+			ExemptionCode: code, ExemptionReason: reason})
+		doc.Totals = append(doc.Totals, SummaryTotal{Category: g.det.Category, RatePercent: rate.String(), Supplies: g.n,
+			NetEURExact: g.net.StringFixed(fx.ExactScale), VATEURExact: g.vatEx.StringFixed(fx.ExactScale),
+			NetEUR: base.StringFixed(2), VATEUR: tax.StringFixed(2)})
+		netSum, vatSum = netSum.Add(base), vatSum.Add(tax)
+	}
+	doc.NetEUR, doc.VATEUR, doc.GrossEUR = netSum.StringFixed(2), vatSum.StringFixed(2), netSum.Add(vatSum).StringFixed(2)
+	nets := slices.Sorted(func(yield func(string) bool) {
+		for n := range networks {
+			if !yield(n) {
+				return
+			}
+		}
+	})
+	inv.Note = fmt.Sprintf("Summary invoice of %d supplies from %s to %s (Art. 223 Directive 2006/112/EC), each paid in full in USDC on %s when supplied; "+
+		"each supply was converted to EUR at the ECB euro reference rate of its date, and the amounts per VAT rate are the sums of the supplies' exact amounts rounded once. "+
+		"The supplies are listed in the seller's fiscal402 record %s.", len(recs), doc.Start, doc.End, strings.Join(nets, ", "), id)
+	if n := latest.Classification.InvoiceNote; n != "" {
+		inv.Note += " " + n
+	}
+	doc.Basis = fiscal.SummaryKey{TaxCountry: inv.TaxCountry}.Rule()
+	u, err := ubl.DraftInvoice(inv)
+	if err != nil {
+		var ve *ubl.ValidationError
+		if errors.As(err, &ve) {
+			return nil, nil, &fiscal.Error{Code: fiscal.CodeInvoiceRulesFailed, Detail: "the summary invoice would break " + strings.Join(ve.Rules(), ", ") + ": " + ve.Error(), Err: err}
+		}
+		return nil, nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "the summary invoice could not be rendered", Err: err}
+	}
+	// A reverse charge's Art. 222 deadline (the 15th of the month after the
+	// supply) is the same for every supply of the month: InvoiceFrame
+	// counted it from the latest.
+	ref.URL = "/v1/invoices/summaries/" + id + "/ubl"
+	d := b.DocumentDraft(fiscal.Record{ID: id, Object: ObjectSummaryInvoice, Invoice: ref}, EventInvoiceSummaryIssued, u, now)
+	d.Puts = puts
+	d.Document = func(sealed *fiscal.Record) ([]byte, error) {
+		out := *doc
+		out.Invoice, out.Ledger = *sealed.Invoice, sealed.Ledger
+		return json.Marshal(out)
+	}
+	return d, doc, nil
+}
+
+func rateOf(det vat.Determination) decimal.Decimal {
+	if det.RatePercent == nil {
+		return decimal.Zero
+	}
+	return det.RatePercent.Decimal()
+}
+
+// storedSummary reads a summary invoice of the account.
+func storedSummary(b *fiscal.Books, id string, o fiscal.Outcome) (*SummaryResult, error) {
+	raw, err := b.Engine().Document(id)
+	if err != nil {
+		return nil, err
+	}
+	var doc SummaryInvoice
+	if err := json.Unmarshal(raw, &doc); err != nil || doc.Object != ObjectSummaryInvoice || doc.Account != b.Account().ID {
+		return nil, notFound("summary invoice " + id)
+	}
+	return &SummaryResult{Outcome: o, Summary: &doc, JSON: raw}, nil
+}
+
+// Summary returns the account's summary invoice id (its document) and its
+// UBL bytes, checked against the hash its document states.
+func Summary(ctx context.Context, b *fiscal.Books, id string) (*SummaryResult, []byte, error) {
+	res, err := storedSummary(b, id, fiscal.Existing)
+	if err != nil {
+		return nil, nil, err
+	}
+	u, _, err := b.Engine().StoredInvoice(id, res.Summary.Invoice.UBLSHA256)
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, u, nil
+}
+
+// InvoicedBy returns the id of the summary invoice that covers the
+// account's record id, "" while none does (the record has its own
+// invoice, none is required, or its month's summary is not issued yet:
+// Record.Invoicing says which).
+func InvoicedBy(ctx context.Context, b *fiscal.Books, id string) (string, error) {
+	if _, _, err := b.Record(ctx, id); err != nil {
+		return "", err
+	}
+	v, err := b.Engine().Ledger().Get(fiscal.BucketSummaryOf, []byte(id))
+	if errors.Is(err, ledger.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fiscal.StoreError(err)
+	}
+	return string(v), nil
+}
