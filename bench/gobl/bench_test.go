@@ -2,42 +2,53 @@ package goblbench
 
 import (
 	"context"
+	"crypto/ed25519"
 	"os"
 	"sync/atomic"
 	"testing"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/receipt"
 
 	"github.com/invopop/gobl/dsig"
 )
 
 // BenchmarkInvoice measures, per document (the B2C OSS sale to an Irish
-// consumer, the B2B reverse charge to a French business), side by side:
+// consumer, the B2B reverse charge to a French business), side by side in
+// one run, with one caller:
 //
-//   - gobl: convert, build, calculate, validate and sign the GOBL envelope
-//     (ES256), convert it to UBL and marshal the XML (goblInvoice);
+//   - gobl/all: convert, build, calculate, validate and sign the GOBL
+//     envelope (ES256), convert it to UBL and marshal the XML (goblInvoice);
+//     gobl/calculate and gobl/calculate+sign stop after those steps;
 //   - fiscal402/prepare+issue: the engine's CPU work before the ledger
-//     (determination, conversion, invoicing law, UBL without its number,
-//     receipt claims): no invoice number, no signature, no disk;
+//     (registry answer, determination, conversion, invoicing law, UBL
+//     without its number, receipt claims): no number, no signature, no disk;
+//   - fiscal402/receipt-sign: the receipt's JWS (Ed25519) over this sale's
+//     claims, the signature the committer adds;
 //   - fiscal402/settle-tmpfs: Books.Settle, the whole path (idempotency
-//     claims, the above, invoice number, record, receipt JWS (Ed25519), the
-//     bbolt append and Merkle log) on a ledger in /dev/shm, where fsync
-//     costs nothing;
+//     claims, prepare+issue, invoice number, record, concealed receipt
+//     claims and their JWS, the bbolt append and the Merkle log) on a ledger
+//     in /dev/shm, where fsync costs nothing;
 //   - fiscal402/settle-disk: the same on a temporary directory on disk,
 //     durable (fsynced before it returns): what a caller waits for.
 //
-// Everything runs with one caller; each settlement is a new payment.
+// Each settlement is a new payment (its own tx hash).
 func BenchmarkInvoice(b *testing.B) {
 	key := dsig.NewES256Key()
 	for _, d := range documents {
-		b.Run(d.name+"/gobl", func(b *testing.B) {
-			b.ReportAllocs()
-			for i := range b.N {
-				if _, _, err := goblInvoice(d, uint64(i+1), key); err != nil {
-					b.Fatal(err)
+		for _, g := range []struct {
+			name string
+			upto goblStep
+		}{{"gobl/all", stepUBL}, {"gobl/calculate", stepCalculate}, {"gobl/calculate+sign", stepSign}} {
+			b.Run(d.name+"/"+g.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for i := range b.N {
+					if _, _, err := goblSteps(d, uint64(i+1), key, g.upto); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+		}
 		b.Run(d.name+"/fiscal402/prepare+issue", func(b *testing.B) {
 			e, books := engine(b, b.TempDir())
 			now := e.Now()
@@ -46,6 +57,24 @@ func BenchmarkInvoice(b *testing.B) {
 			b.ResetTimer()
 			for range b.N {
 				if _, err := prepareIssue(books, p, now); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(d.name+"/fiscal402/receipt-sign", func(b *testing.B) {
+			claims := settledClaims(b, d)
+			_, priv, err := ed25519.GenerateKey(nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			signer, err := receipt.NewSigner(priv)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				if _, err := signer.Sign(*claims); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -79,4 +108,28 @@ func settle(b *testing.B, d document, dir string) {
 			b.Fatalf("outcome %s, invoice %v: %v", res.Outcome, res.Record.Invoice, res.Record.ReviewReasons)
 		}
 	}
+}
+
+// settledClaims settles d once and returns its receipt's claims as signed
+// (public: personal fields concealed), read back through receipt.Verify.
+func settledClaims(tb testing.TB, d document) *receipt.Claims {
+	tb.Helper()
+	e, books := engine(tb, tb.TempDir())
+	res, err := books.Settle(context.Background(), d.request(1), "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rcpt, err := books.Receipt(context.Background(), res.Record.ID)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	jwks, err := e.JWKS()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c, err := receipt.Verify(rcpt, jwks, e.LogVerifierKey())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
 }

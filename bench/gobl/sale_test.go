@@ -195,14 +195,27 @@ var (
 	}
 )
 
+// goblStep is how far goblSteps goes.
+type goblStep int
+
+const (
+	stepCalculate goblStep = iota // convert, build, envelope and calculate
+	stepSign                      // and sign (which validates)
+	stepUBL                       // and convert to UBL and marshal the XML
+)
+
 // goblInvoice is GOBL's work on the sale: convert 1.00 USD(C) at the fixed
 // rate with GOBL's num, build the bill.Invoice (DE regime, EN 16931 addon,
 // prices include VAT), envelope and calculate it (Insert calculates), sign
-// the envelope (ES256, which validates it), convert it to UBL with
-// gobl.ubl and marshal the XML. GOBL v0.205.1 has no Irish regime: the OSS
-// line names the country and the 23 % by hand, where fiscal402 determines
-// both (vat.Determine).
+// the envelope (ES256; Sign validates the envelope and its document), convert
+// it to UBL with gobl.ubl and marshal the XML. GOBL v0.205.1 has no Irish
+// regime: the OSS line names the country and the 23 % by hand, where
+// fiscal402 determines both (vat.Determine).
 func goblInvoice(d document, n uint64, key *dsig.PrivateKey) (*gobl.Envelope, []byte, error) {
+	return goblSteps(d, n, key, stepUBL)
+}
+
+func goblSteps(d document, n uint64, key *dsig.PrivateKey, upto goblStep) (*gobl.Envelope, []byte, error) {
 	usdc, err := num.AmountFromString(amountUSDC)
 	if err != nil {
 		return nil, nil, err
@@ -230,20 +243,20 @@ func goblInvoice(d document, n uint64, key *dsig.PrivateKey) (*gobl.Envelope, []
 	if d.b2b {
 		customer = goblFrenchBusiness
 		inv.Tags = tax.WithTags(tax.TagReverseCharge)
-		combo = &tax.Combo{Category: tax.CategoryVAT, Rate: tax.RateExempt}
+		combo = &tax.Combo{Category: tax.CategoryVAT, Rate: tax.RateExempt.With(tax.TagReverseCharge)}
 	}
 	inv.Customer = customer
 	inv.Lines = []*bill.Line{{
 		Quantity: num.MakeAmount(1, 0),
-		Item:     &org.Item{Name: itemName, Price: gross},
+		Item:     &org.Item{Name: itemName, Price: gross, Unit: "C62"}, // one, as fiscal402's line
 		Taxes:    tax.Set{combo},
 	}}
 	env := gobl.NewEnvelope()
-	if err := env.Insert(inv); err != nil {
-		return nil, nil, err
+	if err := env.Insert(inv); err != nil || upto == stepCalculate {
+		return env, nil, err
 	}
-	if err := env.Sign(key); err != nil {
-		return nil, nil, err
+	if err := env.Sign(key); err != nil || upto == stepSign {
+		return env, nil, err
 	}
 	doc, err := ubl.ToUBL(env)
 	if err != nil {
