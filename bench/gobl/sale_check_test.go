@@ -2,6 +2,7 @@ package goblbench
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -76,10 +77,16 @@ func TestSameSale(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := books.Receipt(context.Background(), r.ID); err != nil {
+			rcpt, err := books.Receipt(context.Background(), r.ID)
+			if err != nil {
 				t.Fatalf("fiscal402 receipt: %v", err)
 			}
-			t.Logf("gross %s EUR, VAT %s EUR; GOBL UBL %d bytes, fiscal402 UBL %d bytes (%s)", wantGross, wantVAT, len(xml), len(ours), r.Invoice.Profile)
+			envJSON, err := json.Marshal(env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("gross %s EUR, VAT %s EUR; GOBL: envelope %d bytes (%d signature), UBL %d bytes; fiscal402: record %d bytes, receipt %d bytes, UBL %d bytes (%s)",
+				wantGross, wantVAT, len(envJSON), len(env.Signatures), len(xml), len(res.JSON), len(rcpt), len(ours), r.Invoice.Profile)
 			if out != "" {
 				for name, b := range map[string][]byte{"gobl-" + d.name + ".xml": xml, "fiscal402-" + d.name + ".xml": ours} {
 					if err := os.WriteFile(filepath.Join(out, name), b, 0o644); err != nil {
