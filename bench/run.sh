@@ -5,6 +5,9 @@
 #   SCALE=100k bench/run.sh   # adds the 100 k point (about 1 more minute per 2k/s)
 #   SCALE=1M bench/run.sh     # adds 1 M (long; ~2 GB of disk)
 #   PROFILE=1 bench/run.sh    # also writes bench/out/settle64.cpu.pprof
+#   GOBL=1 bench/run.sh       # adds the peer rows of bench/gobl (GOBL beside
+#                             # fiscal402 on one sale; a module of its own,
+#                             # downloaded on first use; see bench/gobl/README.md)
 #
 # Rows: the raw bbolt ceiling (group commit, one fsync'd transaction per
 # batch, the same bytes per record as a realistic entry: leaf + record +
@@ -31,6 +34,10 @@ run ./fiscal -run '^$' -bench 'BenchmarkSettle$' -benchtime "${N_SETTLE}x" -benc
 FISCAL402_BENCH_SCALE=${SCALE:-} run ./fiscal -run '^$' -bench 'BenchmarkSettleScale$' -benchtime 1x -timeout 60m
 run ./examples/server -run '^$' -bench 'BenchmarkServerHTTP$' -benchtime "${N_HTTP}x" -timeout 20m
 run ./receipt -run '^$' -bench 'BenchmarkVerify(V3|Floor)?$' -benchtime 2000x -benchmem
+if [[ -n "${GOBL:-}" ]]; then
+  echo "+ go -C bench/gobl test -run '^\$' -bench BenchmarkInvoice -benchmem" >&2
+  go -C bench/gobl test -run '^$' -bench 'BenchmarkInvoice' -benchmem 2>&1 | tee -a "$raw" | grep -E '^(Benchmark|FAIL|panic|---)' >&2 || true
+fi
 
 # One table: name, records/s, µs/op, allocs/op, extra metrics.
 awk '
