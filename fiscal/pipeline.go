@@ -114,7 +114,7 @@ func (e *Engine) Prepare(ctx context.Context, accountID string, s Supply, now ti
 	if fxReason != nil && total != nil {
 		// Without the EUR amount the supply cannot be counted: decide on
 		// the account's flags now; the revision made once the rate is out
-		// (RetryRates) counts it.
+		// (rates.Retry) counts it.
 		cb, total = nil, nil
 	}
 	det := determine(vat.Input{

@@ -148,7 +148,7 @@ func (e *Engine) Queues() (Queues, error) {
 		if err := tx.Scan(bucketRecheck, nil, nil, false, func(k, v []byte) bool { q.Rechecks++; return true }); err != nil {
 			return err
 		}
-		return tx.Scan(bucketFXWait, nil, nil, false, func(k, v []byte) bool { q.WaitingForRates++; return true })
+		return tx.Scan(BucketFXWait, nil, nil, false, func(k, v []byte) bool { q.WaitingForRates++; return true })
 	})
 	if err != nil {
 		return q, storeError(err)
@@ -230,11 +230,7 @@ func (e *Engine) amend(ctx context.Context, it recheckItem, reg *vies.Result, ab
 	if err != nil {
 		return err
 	}
-	p, err := paymentOf(prev)
-	if err != nil {
-		return err
-	}
-	d, err := e.Prepare(ctx, prev.Account, Supply{Payment: p, Seller: it.Seller, Verification: prev.Verification, Registry: reg, AccountTotals: true}, now)
+	d, err := e.redraft(ctx, prev, it.Seller, reg, now)
 	if err != nil {
 		return err
 	}

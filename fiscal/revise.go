@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fiscal402/fiscal402/ledger"
+	"github.com/fiscal402/fiscal402/vies"
 )
 
 // Causes of a revision (Revision.Cause).
@@ -125,4 +126,40 @@ func recordIDOf(entryID string) string {
 		return entryID[:i]
 	}
 	return entryID
+}
+
+// Redraft decides the account's settlement record prev again on exactly
+// the facts of its sale, with the seller profile given and, when reg is not
+// nil, the registry's new answer about the buyer's VAT number (nil: the
+// record's own), at now; the account's running totals count it as they
+// did. The caller may adjust the draft and commits it with Revise.
+func (b *Books) Redraft(ctx context.Context, prev *Record, seller Seller, reg *vies.Result, now time.Time) (*Draft, error) {
+	if prev.Account != b.acc.ID {
+		return nil, notFound("settlement " + prev.ID)
+	}
+	return b.e.redraft(ctx, prev, seller, reg, now)
+}
+
+func (e *Engine) redraft(ctx context.Context, prev *Record, seller Seller, reg *vies.Result, now time.Time) (*Draft, error) {
+	p, err := paymentOf(prev)
+	if err != nil {
+		return nil, err
+	}
+	if reg == nil {
+		reg = prev.Buyer.Registry
+	}
+	return e.Prepare(ctx, prev.Account, Supply{Payment: p, Seller: seller, Verification: prev.Verification, Registry: reg, AccountTotals: true}, now)
+}
+
+// Revise issues d (a Redraft of prev) and commits it as prev's next
+// revision with the event its new state calls for: settlement.processed
+// when a published rate is all it waited for (CauseRatePublished),
+// settlement.review_resolved when it is now processed, else
+// settlement.pending_review. A concurrent revision makes it
+// REVISION_CONFLICT.
+func (b *Books) Revise(ctx context.Context, prev *Record, d *Draft, seller Seller, now time.Time, rev Revision) (*SettleResult, error) {
+	if prev.Account != b.acc.ID {
+		return nil, notFound("settlement " + prev.ID)
+	}
+	return b.e.revise(ctx, prev, d, seller, now, rev, nil)
 }

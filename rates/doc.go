@@ -3,7 +3,7 @@
 // with retries and backoff), keeps the fetched documents in the engine's
 // ledger file so that a restart serves them offline, and, whenever new
 // rates arrive, has the engine decide again the settlements that waited
-// for one (fiscal.Engine.RetryRates): each becomes a new revision with its
+// for one (Retry): each becomes a new revision with its
 // EUR amounts, receipt, invoice and settlement.processed event.
 //
 // The engine must read its rates from the same fx.LiveTable:

@@ -9,6 +9,7 @@ import (
 	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/fiscal402/fiscal402/invoicelaw"
+	"github.com/fiscal402/fiscal402/rates"
 )
 
 // polishSeller is the invoicing-law table's full Polish seller: its
@@ -66,8 +67,8 @@ func TestNationalRateLatePublication(t *testing.T) {
 	// The dollar alone: neither record can be completed.
 	ecb.publish("2026-04-14", "1.172513")
 	waitFor(t, "the 14 April publication", func() bool { return svc.Report().Newest == "2026-04-14" })
-	if n, err := e.RetryRates(ctx); err != nil || n != 0 {
-		t.Fatalf("RetryRates with the dollar alone revised %d (%v), want 0", n, err)
+	if n, err := rates.Retry(ctx, e); err != nil || n != 0 {
+		t.Fatalf("Retry with the dollar alone revised %d (%v), want 0", n, err)
 	}
 	for _, id := range []string{morning.ID, evening.ID} {
 		if r, _, err := books.Record(ctx, id); err != nil || r.Revision > 1 {

@@ -116,7 +116,7 @@ func (s *Service) run(stop <-chan struct{}) {
 			if held, err := s.e.Ledger().Lease("rates.retry", 10*time.Minute); err != nil || !held {
 				continue
 			}
-			n, err := s.e.RetryRates(ctx)
+			n, err := Retry(ctx, s.e)
 			switch {
 			case err != nil && ctx.Err() == nil:
 				s.logger.Error("re-deciding settlements that waited for a rate", "err", err)

@@ -25,9 +25,9 @@ const (
 	targetNames     = 80   // go doc ./fiscal | grep -cE '^(func|type|var|const)'
 	targetEngine    = 25   // exported methods of *Engine
 
-	ceilingCodeLines = 4611
-	ceilingNames     = 70
-	ceilingEngine    = 25
+	ceilingCodeLines = 4553
+	ceilingNames     = 71
+	ceilingEngine    = 24
 )
 
 const fiscalDir = "../../fiscal"

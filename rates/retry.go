@@ -1,0 +1,118 @@
+package rates
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/invoicelaw"
+	"github.com/fiscal402/fiscal402/ledger"
+	"github.com/fiscal402/fiscal402/vat"
+)
+
+// queued is an entry of the engine's queue of settlements waiting for a
+// rate (fiscal.BucketFXWait).
+type queued struct {
+	RecordID  string    `json:"recordId"`
+	Account   string    `json:"account"`
+	Timestamp time.Time `json:"timestamp"` // the settlement instant the rate is asked for
+}
+
+// Retry decides again every settlement of e that waits for an ECB rate the
+// engine's rate source now has, each as a new revision (cause
+// fiscal.CauseRatePublished), and returns how many were revised. Records
+// whose rate is still missing stay queued. The Service calls it after each
+// refresh; a host that keeps its rates current another way may call it too.
+func Retry(ctx context.Context, e *fiscal.Engine) (int, error) {
+	var due []queued
+	err := e.Ledger().View(func(tx ledger.Tx) error {
+		return tx.Scan(fiscal.BucketFXWait, nil, nil, false, func(k, v []byte) bool {
+			var it queued
+			if json.Unmarshal(v, &it) == nil {
+				due = append(due, it)
+			}
+			return true
+		})
+	})
+	if err != nil {
+		return 0, err
+	}
+	done := 0
+	for _, it := range due {
+		if ctx.Err() != nil {
+			return done, ctx.Err()
+		}
+		revised, err := retry(ctx, e, it)
+		if err != nil {
+			e.Settings().Logger.Error("re-deciding a record that waited for its rate", "record", it.RecordID, "err", err)
+			continue
+		}
+		if revised {
+			done++
+		}
+	}
+	return done, nil
+}
+
+// arrived tells whether every rate the waiting record prev needs is now
+// known: the USD rate under the seller's Art. 91(2) policy and, for a
+// determined supply whose VAT is also stated in a national currency, that
+// currency's rate under its state's rule (invoicelaw.NationalCurrencyReason,
+// the same lookup the invoice makes).
+func arrived(ctx context.Context, cfg fiscal.Config, prev *fiscal.Record, seller fiscal.Seller, at time.Time) bool {
+	policy := cmp.Or(seller.FXPolicy, cfg.FXPolicy)
+	if _, err := cfg.FX.Rate(ctx, "USD", at, policy); err != nil {
+		return false
+	}
+	reason, err := invoicelaw.NationalCurrencyReason(ctx, cfg.FX, policy, prev.Classification, seller.ForInvoiceLaw(), at)
+	return err == nil && (reason == nil || reason.Code != invoicelaw.ReasonNationalRateUnavailable)
+}
+
+// retry appends the revision of one record whose rates have arrived.
+func retry(ctx context.Context, e *fiscal.Engine, it queued) (bool, error) {
+	b, err := e.Books(it.Account)
+	if err != nil {
+		return false, err
+	}
+	prev, _, err := b.Record(ctx, it.RecordID)
+	if err != nil {
+		return false, err
+	}
+	if prev.ReviewStatus != fiscal.StatusPendingReview || !waitsForRate(prev.ReviewReasons) {
+		// A resolution already decided it with the rate: nothing to do.
+		return false, e.Ledger().Update(func(tx ledger.Tx) error { return tx.Delete(fiscal.BucketFXWait, []byte(it.RecordID)) })
+	}
+	seller := b.Account().Seller
+	cfg := e.Settings()
+	if !arrived(ctx, cfg, prev, seller, it.Timestamp) {
+		return false, nil // still not published
+	}
+	now := e.Now().UTC()
+	d, err := b.Redraft(ctx, prev, seller, nil, now)
+	if err != nil {
+		return false, err
+	}
+	if hasReason(d.Record.ReviewReasons, fiscal.ReasonFXRateUnavailable) {
+		return false, nil // the source answered a moment ago but not now: next time
+	}
+	_, err = b.Revise(ctx, prev, d, seller, now, fiscal.Revision{Cause: fiscal.CauseRatePublished})
+	var fe *fiscal.Error
+	if errors.As(err, &fe) && fe.Code == fiscal.CodeRevisionConflict {
+		return false, nil // revised concurrently; the next pass sees its state
+	}
+	return err == nil, err
+}
+
+// waitsForRate tells whether a record waits for a rate not yet published:
+// the USD rate of its EUR amounts or the national rate of its VAT.
+func waitsForRate(reasons []vat.Reason) bool {
+	return hasReason(reasons, fiscal.ReasonFXRateUnavailable) || hasReason(reasons, invoicelaw.ReasonNationalRateUnavailable)
+}
+
+func hasReason(reasons []vat.Reason, code string) bool {
+	return slices.ContainsFunc(reasons, func(r vat.Reason) bool { return r.Code == code })
+}
