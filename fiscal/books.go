@@ -246,15 +246,6 @@ func (e *Engine) RequireChain(network, field, protocol string) error {
 		"%s ingest takes the payment's facts and time from the chain, but chain verification is off for %s; configure an RPC endpoint with mode required, or record the payment with merchant-attested facts (Settle, POST /settlements)", protocol, network)}
 }
 
-// RecordView returns the record id and its bytes as GET /settlements/{id}
-// serves them, but for its refunds (package refunds adds those): the
-// stored record, with a member "invoicedBy" (RecordInvoicedBy) appended
-// when a summary invoice covers it. A record without either is served
-// byte for byte as stored.
-func (b *Books) RecordView(ctx context.Context, id string) (*Record, []byte, error) {
-	return b.recordWithInvoicedBy(ctx, id)
-}
-
 // Record returns the current state (newest revision) of the record id.
 // Another account's record is reported as not found, not as forbidden: ids
 // are not secrets, but their existence in another account is none of the

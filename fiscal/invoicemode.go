@@ -2,10 +2,7 @@ package fiscal
 
 import (
 	"cmp"
-	"context"
 	"encoding/binary"
-	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/fiscal402/fiscal402/invoicelaw"
@@ -260,49 +257,9 @@ func summaryBuyer(r *Record) string {
 }
 
 // RecordInvoicedBy is the summary invoice that covers a record: added to
-// the record Books.RecordView serves, never part of the stored record.
+// the record invoicing.RecordView serves, never part of the stored record.
 type RecordInvoicedBy struct {
 	SummaryID string `json:"summaryId"` // "sum-<32 hex>"
 	InvoiceID string `json:"invoiceId"` // the summary invoice's number (BT-1)
 	URL       string `json:"url"`       // where its UBL is served
-}
-
-// recordWithInvoicedBy is Books.Record with, for a record a summary
-// invoice covers (BucketSummaryOf), its "invoicedBy" appended to the
-// stored bytes: the summary's id and the invoice its document states.
-func (b *Books) recordWithInvoicedBy(ctx context.Context, id string) (*Record, []byte, error) {
-	r, raw, err := b.Record(ctx, id)
-	if err != nil || r.Invoicing == nil || r.Invoicing.Invoice != invoicedBySummary {
-		return r, raw, err
-	}
-	sum, err := b.e.ledger.Get(BucketSummaryOf, []byte(r.ID))
-	if errors.Is(err, ledger.ErrNotFound) {
-		return r, raw, nil
-	}
-	if err != nil {
-		return nil, nil, storeError(err)
-	}
-	doc, err := b.e.Document(string(sum))
-	if err != nil {
-		return nil, nil, err
-	}
-	var s struct {
-		Account string     `json:"account"`
-		Invoice InvoiceRef `json:"invoice"`
-	}
-	if err := json.Unmarshal(doc, &s); err != nil || s.Account != b.acc.ID {
-		return nil, nil, notFound("summary invoice " + string(sum))
-	}
-	by := RecordInvoicedBy{SummaryID: string(sum), InvoiceID: s.Invoice.ID, URL: s.Invoice.URL}
-	add, err := json.Marshal(by)
-	if err != nil || len(raw) < 2 || raw[len(raw)-1] != '}' {
-		return nil, nil, &Error{Code: CodeInternal, Detail: "stored record is unreadable", Err: err}
-	}
-	out := make([]byte, 0, len(raw)+len(add)+16)
-	out = append(out, raw[:len(raw)-1]...)
-	out = append(out, `,"invoicedBy":`...)
-	out = append(out, add...)
-	out = append(out, '}')
-	r.InvoicedBy = &by
-	return r, out, nil
 }

@@ -87,7 +87,7 @@ type Record struct {
 	// part of the stored record, whose refunds are entries of their own.
 	Refunds *RecordRefunds `json:"refunds,omitempty"`
 	// InvoicedBy is added to the record GET /settlements/{id} serves
-	// (Books.RecordView) once a summary invoice covers it; like Refunds it
+	// (invoicing.RecordView) once a summary invoice covers it; like Refunds it
 	// is never part of the stored record (the summary is an entry of its
 	// own, issued after the record).
 	InvoicedBy *RecordInvoicedBy `json:"invoicedBy,omitempty"`

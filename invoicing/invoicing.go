@@ -2,9 +2,11 @@ package invoicing
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/ledger"
 )
 
 // Issue issues the summary invoices q names: one buyer's (q.Buyer, and
@@ -103,4 +105,47 @@ func Covering(ctx context.Context, b *fiscal.Books, id string) (*Coverage, error
 		}
 	}
 	return c, nil
+}
+
+// RecordView returns the account's record id and its bytes as GET
+// /settlements/{id} serves them, but for its refunds (package refunds adds
+// those): the stored record, with a member "invoicedBy"
+// (fiscal.RecordInvoicedBy: the summary's id and the invoice its document
+// states) appended when a summary invoice covers it. A record no summary
+// covers is served byte for byte as stored.
+func RecordView(ctx context.Context, b *fiscal.Books, id string) (*fiscal.Record, []byte, error) {
+	r, raw, err := b.Record(ctx, id)
+	if err != nil || r.Invoicing == nil || r.Invoicing.Invoice != CoveredBySummary {
+		return r, raw, err
+	}
+	sum, err := b.Engine().Ledger().Get(fiscal.BucketSummaryOf, []byte(r.ID))
+	if errors.Is(err, ledger.ErrNotFound) {
+		return r, raw, nil
+	}
+	if err != nil {
+		return nil, nil, fiscal.StoreError(err)
+	}
+	doc, err := b.Engine().Document(string(sum))
+	if err != nil {
+		return nil, nil, err
+	}
+	var s struct {
+		Account string            `json:"account"`
+		Invoice fiscal.InvoiceRef `json:"invoice"`
+	}
+	if err := json.Unmarshal(doc, &s); err != nil || s.Account != b.Account().ID {
+		return nil, nil, &fiscal.Error{Code: fiscal.CodeNotFound, Detail: "summary invoice " + string(sum) + " not found"}
+	}
+	by := fiscal.RecordInvoicedBy{SummaryID: string(sum), InvoiceID: s.Invoice.ID, URL: s.Invoice.URL}
+	add, err := json.Marshal(by)
+	if err != nil || len(raw) < 2 || raw[len(raw)-1] != '}' {
+		return nil, nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored record is unreadable", Err: err}
+	}
+	out := make([]byte, 0, len(raw)+len(add)+16)
+	out = append(out, raw[:len(raw)-1]...)
+	out = append(out, `,"invoicedBy":`...)
+	out = append(out, add...)
+	out = append(out, '}')
+	r.InvoicedBy = &by
+	return r, out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/invoicing"
 	"github.com/fiscal402/fiscal402/ledger"
 )
 
@@ -149,11 +150,11 @@ func of(b *fiscal.Books, settlementID, refundID string) (*Refund, []byte, error)
 }
 
 // RecordView returns the record id and its bytes as GET /settlements/{id}
-// serves them: fiscal.Books.RecordView's, with a member "refunds"
+// serves them: invoicing.RecordView's, with a member "refunds"
 // (fiscal.RecordRefunds) appended when the settlement has refunds. A
-// record without refunds is served as Books.RecordView serves it.
+// record without refunds is served as invoicing.RecordView serves it.
 func RecordView(ctx context.Context, b *fiscal.Books, id string) (*fiscal.Record, []byte, error) {
-	r, raw, err := b.RecordView(ctx, id)
+	r, raw, err := invoicing.RecordView(ctx, b, id)
 	if err != nil {
 		return nil, nil, err
 	}
