@@ -12,7 +12,6 @@ import (
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/receipt"
-	"github.com/fiscal402/fiscal402/vat"
 	"github.com/shopspring/decimal"
 )
 
@@ -92,11 +91,11 @@ func (b *Books) Settle(ctx context.Context, req SettlementRequest, idempotencyKe
 	}
 	e := b.e
 	now := e.Now().UTC()
-	p, err := req.payment(now)
+	p, err := req.Payment(now)
 	if err != nil {
-		return nil, err
+		return nil, InputError(err)
 	}
-	claims := paymentClaims(b.acc.ID, p.Network, p.TxHash, idempotencyKey, p.fingerprint())
+	claims := paymentClaims(b.acc.ID, p.Network, p.TxHash, idempotencyKey, p.Fingerprint())
 	if e.cfg.Environment == receipt.EnvSandbox {
 		claims = nil // simulations of one payment may repeat: each gets its own random id
 	}
@@ -677,27 +676,6 @@ func fingerprintOf(v any) []byte {
 	b, _ := json.Marshal(v)
 	h := sha256.Sum256(b)
 	return h[:]
-}
-
-// Fingerprint identifies the request body of a settlement for its
-// Idempotency-Key: its normalised fields.
-func (p Payment) Fingerprint() []byte { return p.fingerprint() }
-
-func (p Payment) fingerprint() []byte {
-	fp := fingerprintOf(struct {
-		A, T, Ts, P, R, N, As, Sc, Pr, BC, BP, BV, BN, K, D string
-	}{p.Amount.String(), p.TxHash, p.Timestamp.Format(time.RFC3339Nano), p.PayerWallet, p.ReceiverWallet, p.Network,
-		p.Asset, p.Scheme, p.Protocol, p.Buyer.Country, p.Buyer.PostalCode, p.Buyer.VATNumber, p.Buyer.Name, p.Buyer.SupplyKind, p.Buyer.Description})
-	b := p.Buyer
-	if len(b.Evidence) == 0 && len(b.Conditions) == 0 && b.Provider == nil {
-		return fp // as before these facts existed: stored keys keep matching
-	}
-	return fingerprintOf(struct {
-		F []byte
-		E []vat.Evidence
-		C []string
-		P *vat.Provider
-	}{fp, b.Evidence, b.Conditions, b.Provider})
 }
 
 // SignStatement signs payload with the engine's receipt key as a statement

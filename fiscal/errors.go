@@ -1,11 +1,13 @@
 package fiscal
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/fiscal402/fiscal402/internal/wire"
+	"github.com/fiscal402/fiscal402/settlement"
 )
 
 // Code is a stable, machine-readable error code of the service specification
@@ -23,9 +25,9 @@ const (
 	CodeIdempotencyConflict  Code = "IDEMPOTENCY_CONFLICT"  // same Idempotency-Key, different body
 	CodeSettlementConflict   Code = "SETTLEMENT_CONFLICT"   // (network, txHash) already recorded for another account
 	CodeChainVerifyFailed    Code = "CHAIN_VERIFY_FAILED"   // the chain says the claimed transfer did not happen
-	CodeUnsupportedNetwork   Code = "UNSUPPORTED_NETWORK"
-	CodeUnsupportedAsset     Code = "UNSUPPORTED_ASSET"
-	CodeUnsupportedScheme    Code = "UNSUPPORTED_SCHEME"
+	CodeUnsupportedNetwork   Code = settlement.CodeUnsupportedNetwork
+	CodeUnsupportedAsset     Code = settlement.CodeUnsupportedAsset
+	CodeUnsupportedScheme    Code = settlement.CodeUnsupportedScheme
 	CodeChainUnavailable     Code = "CHAIN_UNAVAILABLE" // the chain could not be asked (RPC down) or is not final yet: retry
 	CodeDBUnavailable        Code = "DB_UNAVAILABLE"    // the ledger could not be written
 	CodeInternal             Code = "INTERNAL"
@@ -131,14 +133,16 @@ func badRequest(field, format string, args ...any) *Error {
 	return &Error{Code: CodeBadRequest, Field: field, Detail: fmt.Sprintf(format, args...)}
 }
 
-// InputError turns the field error of a request check (internal/wire)
-// into a BAD_REQUEST *Error naming the field; any other error, nil
-// included, is returned as it is. The packages around the engine that check
-// request fields with internal/wire answer through it.
+// InputError turns the field error of a request check (internal/wire,
+// and the checks of a settled payment in package settlement) into a
+// BAD_REQUEST *Error naming the field, or an *Error of the code the field
+// error carries (UNSUPPORTED_NETWORK, ...); any other error, nil included,
+// is returned as it is. The packages around the engine that check request
+// fields with internal/wire or settlement answer through it.
 func InputError(err error) error {
 	var we *wire.FieldError
 	if errors.As(err, &we) {
-		return &Error{Code: CodeBadRequest, Field: we.Field, Detail: we.Detail}
+		return &Error{Code: cmp.Or(Code(we.Code), CodeBadRequest), Field: we.Field, Detail: we.Detail}
 	}
 	return err
 }
@@ -148,16 +152,4 @@ func checked[T any](v T, err error) (T, error) { return v, InputError(err) }
 
 func notFound(what string) *Error {
 	return &Error{Code: CodeNotFound, Detail: what + " not found"}
-}
-
-// prefixField puts a part's pointer before the field of an *Error (the
-// buyer facts of an ingest are under /buyer).
-func prefixField(ptr string, err error) error {
-	var fe *Error
-	if errors.As(err, &fe) {
-		cp := *fe
-		cp.Field = ptr + fe.Field
-		return &cp
-	}
-	return err
 }

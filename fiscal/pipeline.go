@@ -19,6 +19,7 @@ import (
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/receipt"
+	"github.com/fiscal402/fiscal402/settlement"
 	"github.com/fiscal402/fiscal402/vat"
 	"github.com/fiscal402/fiscal402/vies"
 )
@@ -167,7 +168,7 @@ func (e *Engine) Prepare(ctx context.Context, accountID string, s Supply, now ti
 			Network:        p.Network,
 			TxHash:         p.TxHash,
 			Asset:          p.Asset,
-			AssetContract:  usdcContracts[p.Network],
+			AssetContract:  settlement.USDCContract(p.Network),
 			Scheme:         p.Scheme,
 			AmountUSDC:     p.AmountString,
 			Timestamp:      p.Timestamp.Format(time.RFC3339Nano),
@@ -397,7 +398,7 @@ func (e *Engine) verifyOnChain(ctx context.Context, s Payment) (Verification, er
 	facts, err := e.cfg.Chain.Verify(ctx, evmverify.Claim{
 		Network:  s.Network,
 		TxHash:   s.TxHash,
-		Asset:    usdcContracts[s.Network],
+		Asset:    settlement.USDCContract(s.Network),
 		Payer:    s.PayerWallet,
 		Receiver: s.ReceiverWallet,
 		Amount:   amount,
@@ -527,9 +528,9 @@ func split(grossExact decimal.Decimal, det vat.Determination) amounts {
 
 // atomicUSDC converts a USDC amount (at most 6 decimals) to base units.
 func atomicUSDC(d decimal.Decimal) (*big.Int, error) {
-	scaled := d.Shift(usdcDecimals)
+	scaled := d.Shift(evmverify.USDCDecimals)
 	if !scaled.IsInteger() {
-		return nil, badRequest("/amountUsdc", "has more than %d decimals", usdcDecimals)
+		return nil, badRequest("/amountUsdc", "has more than %d decimals", evmverify.USDCDecimals)
 	}
 	return scaled.BigInt(), nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fiscal402/fiscal402/ledger"
+	"github.com/fiscal402/fiscal402/settlement"
 	"github.com/fiscal402/fiscal402/vat"
 	"github.com/fiscal402/fiscal402/vies"
 )
@@ -94,21 +95,21 @@ func (r Resolution) Normalised() (Resolution, error) {
 	}
 	if b := r.Buyer; b != nil {
 		nb := *b
-		facts, err := parseBuyer(SettlementRequest{ConsumerCountry: b.Country, ConsumerVATNumber: b.VATNumber, ConsumerName: b.Name, ConsumerPostalCode: b.PostalCode})
+		facts, err := BuyerFacts{Country: b.Country, VATNumber: b.VATNumber, Name: b.Name, PostalCode: b.PostalCode}.Normalised()
 		if err != nil {
-			return r, prefixField("/buyer", err)
+			return r, InputError(err)
 		}
 		nb.Country, nb.VATNumber, nb.Name, nb.PostalCode = facts.Country, facts.VATNumber, facts.Name, facts.PostalCode
 		if b.Address != nil {
 			// The address's country is the buyer's: the resolution's when
 			// it gives one, else the record's (applyResolution).
 			if facts.Country != "" {
-				nb.Address, err = parseBuyerAddress("/buyer/consumerAddress", b.Address, facts.Country)
+				nb.Address, err = settlement.BuyerAddress("/buyer/consumerAddress", b.Address, facts.Country)
 			} else {
-				nb.Address, err = parseAddressFields("/buyer/consumerAddress", b.Address)
+				nb.Address, err = settlement.AddressFields("/buyer/consumerAddress", b.Address)
 			}
 			if err != nil {
-				return r, err
+				return r, InputError(err)
 			}
 		}
 		switch nb.BusinessStatus {
@@ -188,8 +189,8 @@ func (b *Books) resolve(ctx context.Context, id string, res Resolution, claims [
 		return nil, err
 	}
 	if rb := res.Buyer; rb != nil && rb.Address != nil && rb.Country == "" {
-		if _, err := parseBuyerAddress("/buyer/consumerAddress", rb.Address, prev.Buyer.Country); err != nil {
-			return nil, err // the address's country is the record's buyer's
+		if _, err := settlement.BuyerAddress("/buyer/consumerAddress", rb.Address, prev.Buyer.Country); err != nil {
+			return nil, InputError(err) // the address's country is the record's buyer's
 		}
 	}
 	reg := applyResolution(&p, prev, res.Buyer)

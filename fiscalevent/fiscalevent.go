@@ -179,7 +179,7 @@ func (req Request) validate(now time.Time, acc fiscal.Account) (input, error) {
 		ReceiverWallet: p.ReceiverWallet, Network: p.Network, Asset: p.Asset, Scheme: p.Scheme,
 	}.Payment(now)
 	if err != nil {
-		return in, underField("/payment", err)
+		return in, underField("/payment", fiscal.InputError(err))
 	}
 	seller, err := parties.ParseSeller("/seller", req.Seller, true)
 	if err != nil {

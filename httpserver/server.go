@@ -585,8 +585,11 @@ func (s *Server) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, e
 }
 
 // problem writes err as an RFC 9457 problem document with the members code,
-// request_id and, for input errors, field (a JSON pointer).
+// request_id and, for input errors, field (a JSON pointer). A field error
+// of a request check (internal/wire, settlement) answers as
+// fiscal.InputError makes it.
 func (s *Server) problem(w http.ResponseWriter, r *http.Request, err error) {
+	err = fiscal.InputError(err)
 	var fe *fiscal.Error
 	if clientGone(r, err) {
 		// Not a server error: nobody reads this answer, and the engine

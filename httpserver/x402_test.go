@@ -242,4 +242,8 @@ func TestX402HTTPChainOff(t *testing.T) {
 	if !strings.Contains(m["detail"].(string), "eip155:8453") {
 		t.Errorf("detail %v", m["detail"])
 	}
+	// The buyer facts are checked before the chain is asked for: their
+	// field error answers 400 under /buyer.
+	alpha3 := x402Body(tx, "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", 1_000_000, map[string]any{"consumerCountry": "DEU"})
+	wantProblem(t, f.do("POST", "/v1/x402/settlements", keyA, mustJSON(t, alpha3)), 400, "BAD_REQUEST", "/buyer/consumerCountry")
 }

@@ -161,7 +161,7 @@ func (s *Service) parseX402(in X402) (*fiscal.Books, x402.Payment, fiscal.BuyerF
 	}
 	buyer, err := in.Buyer.Normalised()
 	if err != nil {
-		return nil, none, fiscal.BuyerFacts{}, false, err
+		return nil, none, fiscal.BuyerFacts{}, false, fiscal.InputError(err)
 	}
 	if err := s.e.RequireChain(p.Network, "/settleResponse/network", ProtocolX402); err != nil {
 		return nil, none, fiscal.BuyerFacts{}, false, err
@@ -300,7 +300,7 @@ func (s *Service) RecordTransfer(ctx context.Context, t Transfer) (*Result, erro
 	}
 	buyer, err := t.Buyer.Normalised()
 	if err != nil {
-		return nil, err
+		return nil, fiscal.InputError(err)
 	}
 	if err := s.e.RequireChain(t.Network, "/network", ProtocolEVMTransfer); err != nil {
 		return nil, err

@@ -70,6 +70,7 @@ func FuzzSimulateRequest(f *testing.F) {
 					return
 				}
 			}
+			err = fiscal.InputError(err) // as Simulate answers a payment's field error
 			checkRequestError(t, err)
 		}
 		var fe *fiscal.Error

@@ -178,7 +178,7 @@ func (s *Sandbox) Simulate(ctx context.Context, accountID string, agent Agent, r
 	now := s.prod.Now().UTC()
 	p, err := req.SettlementRequest.Payment(now)
 	if err != nil {
-		return nil, err
+		return nil, fiscal.InputError(err)
 	}
 	if p.Buyer.SupplyKind == "" {
 		p.Buyer.SupplyKind = acc.Seller.SupplyKind

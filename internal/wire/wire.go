@@ -16,8 +16,12 @@ import (
 )
 
 // FieldError is a malformed request field: Field is its JSON pointer (or
-// the header's name), Detail one sentence saying what is wrong.
+// the header's name), Detail one sentence saying what is wrong. Code is
+// the error code of the service specification (§7) when it is not
+// BAD_REQUEST ("" means BAD_REQUEST): the checks of package settlement say
+// UNSUPPORTED_NETWORK, UNSUPPORTED_ASSET and UNSUPPORTED_SCHEME with it.
 type FieldError struct {
+	Code   string
 	Field  string
 	Detail string
 }

@@ -1,0 +1,20 @@
+// Package settlement is the settled payment a merchant reports (POST
+// /settlements' body) and its checks: what a payment is, before any tax is
+// decided.
+//
+// A [Request] is the body as the merchant sends it (spec §2.1); its
+// [Request.Payment] checks it against the specification (§1 conventions,
+// §2.1) and returns the [Payment] every way into the books records from:
+// lower-case hashes and addresses, canonical amount, UTC time, a supported
+// network and asset (spec §1 "Supported chains", "Supported assets"), and
+// the merchant's [Buyer] facts. The checks answer with the field error of
+// internal/wire naming the first field that fails (a JSON pointer); its
+// Code is "" (BAD_REQUEST) or one of this package's UNSUPPORTED_* codes,
+// and fiscal.InputError makes it the engine's *fiscal.Error. fiscal
+// re-exports the types under their old names (fiscal.SettlementRequest,
+// fiscal.BuyerFacts, fiscal.Payment).
+//
+// It imports evmverify (the networks and their USDC contracts), vat
+// (location evidence, underlying providers), invoicelaw (the postal
+// address) and internal/wire (the field checks), nothing else of ours.
+package settlement
