@@ -25,7 +25,7 @@ const (
 	targetNames     = 80   // go doc ./fiscal | grep -cE '^(func|type|var|const)'
 	targetEngine    = 25   // exported methods of *Engine
 
-	ceilingCodeLines = 4469
+	ceilingCodeLines = 4177
 	ceilingNames     = 71
 	ceilingEngine    = 24
 )
