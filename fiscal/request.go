@@ -2,7 +2,6 @@ package fiscal
 
 import (
 	"fmt"
-	"math/big"
 	"regexp"
 	"slices"
 	"strings"
@@ -380,40 +379,4 @@ func parseAddressFields(field string, a *Address) (*Address, error) {
 		}
 	}
 	return &out, nil
-}
-
-// paymentFromChain builds the payment an ingest path read from the chain,
-// through the same validation as POST /settlements: amount, payer, receiver
-// and time are the Transfer log's and its block's; the buyer facts are the
-// merchant's.
-func paymentFromChain(in Ingest, f evmverify.Facts, now time.Time) (Payment, error) {
-	amount, ok := new(big.Int).SetString(f.Amount, 10)
-	if !ok {
-		return Payment{}, &Error{Code: CodeInternal, Detail: "the chain facts carry an unreadable amount", Err: fmt.Errorf("amount %q", f.Amount)}
-	}
-	if amount.Sign() <= 0 {
-		return Payment{}, badRequest("/logIndex", "the Transfer at log %d moves 0 USDC: it is not a payment", f.LogIndex)
-	}
-	req := SettlementRequest{
-		AmountUSDC:         decimal.NewFromBigInt(amount, -usdcDecimals).String(),
-		TxHash:             in.TxHash,
-		Timestamp:          f.BlockTime.UTC().Format(time.RFC3339),
-		PayerWallet:        f.From,
-		ReceiverWallet:     f.To,
-		Network:            in.Network,
-		Asset:              assetUSDC,
-		ConsumerCountry:    in.Buyer.Country,
-		ConsumerVATNumber:  in.Buyer.VATNumber,
-		ConsumerName:       in.Buyer.Name,
-		ConsumerPostalCode: in.Buyer.PostalCode,
-		SupplyKind:         in.Buyer.SupplyKind,
-		Description:        in.Buyer.Description,
-		ConsumerAddress:    in.Buyer.Address,
-	}
-	p, err := req.payment(now)
-	if err != nil {
-		return Payment{}, err
-	}
-	p.Protocol, p.Scheme = in.Protocol, in.Scheme
-	return p, nil
 }
