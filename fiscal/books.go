@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/shopspring/decimal"
@@ -147,103 +146,42 @@ func (b *Books) decideAndCommit(ctx context.Context, decide func() (*Draft, erro
 	}
 }
 
-// Ingest is a payment an ingest path (package ingest) reads from the chain:
-// where to find it, what the merchant attests about the buyer, and what the
-// way in adds to the record and to the ledger transaction.
-type Ingest struct {
-	Network, TxHash string
-	// LogIndex is the transfer log, when the caller knows it before reading
-	// the chain (evm-transfer): one log backs at most one record.
-	LogIndex *uint64
-	// TxField is the JSON pointer of the tx hash in the caller's input, for
-	// errors about the transaction.
-	TxField string
-	Buyer   BuyerFacts
-	// Protocol and Scheme name the way in ("x402"/"exact",
-	// "evm-transfer"/"erc20-transfer").
-	Protocol, Scheme string
-	X402             *RecordX402
-	IdempotencyKey   string
-	// Fingerprint identifies the caller's normalised input for the
-	// Idempotency-Key claim: the same key with another fingerprint is an
-	// IDEMPOTENCY_CONFLICT.
-	Fingerprint []byte
-	// Read reads the payment from the chain. nil: Ingest only answers from
-	// the ledger, (nil, nil) when the payment is not recorded yet.
-	Read func(ctx context.Context) (evmverify.Facts, error)
-	// Puts are written in the record's own transaction (the final state of
-	// a queue entry, so that it is never lost and never recorded twice).
-	Puts []ledger.Put
+// Recorded answers a payment, or an Idempotency-Key, that the account's
+// books already hold, as Settle does before any work: a replay of the key
+// (Replayed), a duplicate of the payment (network, txHash) (Existing), or a
+// conflict; (nil, nil) when neither is recorded. A way in that learns the
+// payment's facts only later (package ingest reads them from the chain)
+// asks it first.
+func (b *Books) Recorded(network, txHash, idemKey string, fingerprint []byte) (*SettleResult, error) {
+	return b.answerFromLedger(paymentClaims(b.acc.ID, network, txHash, idemKey, fingerprint), nil)
 }
 
-// Ingest records a payment whose facts come from the chain: it answers
-// duplicates and replays from the ledger first (before any chain read), then
-// reads the payment with in.Read and records it exactly as Settle would,
-// with the chain's amount, payer, receiver and block time. The network's
-// chain mode must be "required" (CHAIN_VERIFICATION_REQUIRED otherwise):
-// x402 documents are claims, not proof, and carry no settlement time.
-func (b *Books) Ingest(ctx context.Context, in Ingest) (*SettleResult, error) {
-	e := b.e
-	claims := ingestClaims(b.acc.ID, in)
-	res, err := b.answerFromLedger(claims, nil)
-	if err != nil {
-		return nil, err
-	}
-	if res != nil {
-		if li := res.Record.Settlement.LogIndex; in.LogIndex != nil && li != nil && *li != int64(*in.LogIndex) {
-			// One record per transaction: the transaction's record was
-			// made from another of its logs, so this log's transfer is not
-			// the payment recorded.
-			return nil, &Error{Code: CodeSettlementConflict, Field: "/logIndex", Detail: fmt.Sprintf(
-				"this transaction is already recorded (%s) from its log %d; a transaction backs one record", res.Record.ID, *li)}
-		}
-		return res, nil
-	}
-	if in.Read == nil {
-		return nil, nil
-	}
-	if err := e.RequireChain(in.Network, in.TxField, in.Protocol); err != nil {
-		return nil, err
-	}
-	facts, err := in.Read(ctx)
-	if err != nil {
-		err = chainError(err)
-		var fe *Error
-		if errors.As(err, &fe) && fe.Code == CodeChainVerifyFailed {
-			cp := *fe
-			cp.Field = in.TxField
-			return nil, &cp
-		}
-		return nil, err
-	}
-	now := e.Now().UTC()
-	p, err := paymentFromChain(in, facts, now)
-	if err != nil {
-		return nil, err
-	}
+// SettlePayment records a validated payment (SettlementRequest.Payment)
+// with its chain verification exactly as Settle does after its checks:
+// decided, documented and committed, decided again while the account's
+// running total changed under it. edit, run on every draft before its
+// commit, adds what the way in adds: at least its claims
+// (Draft.ClaimPayment), and record fields or side writes (Draft.Puts) of
+// its own. A claim already held answers Replayed or Existing as Settle
+// would.
+func (b *Books) SettlePayment(ctx context.Context, p Payment, v Verification, edit func(*Draft)) (*SettleResult, error) {
+	now := b.e.Now().UTC()
 	return b.decideAndCommit(ctx, func() (*Draft, error) {
-		d, err := b.draft(ctx, p, Verification{Chain: "verified", Facts: &facts}, now)
+		d, err := b.draft(ctx, p, v, now)
 		if err != nil {
 			return nil, err
 		}
-		d.Record.X402 = in.X402
-		d.Puts = append(d.Puts, in.Puts...)
-		d.Claims = withLogClaim(claims, b.acc.ID, d.Record.Settlement)
+		edit(d)
 		return d, nil
 	})
 }
 
-// RequireChain refuses an ingest path that needs the chain on a network
-// whose chain mode is not "required": x402 documents carry no settlement
-// time and are claims, not proof, and evm-transfer reads the payment from
-// the chain; neither has facts to record without it.
-func (e *Engine) RequireChain(network, field, protocol string) error {
-	if e.cfg.Chain != nil && e.cfg.Chain.Mode(network) == evmverify.ModeRequired {
-		return nil
-	}
-	return &Error{Code: CodeChainVerifyRequired, Field: field, Detail: fmt.Sprintf(
-		"%s ingest takes the payment's facts and time from the chain, but chain verification is off for %s; configure an RPC endpoint with mode required, or record the payment with merchant-attested facts (Settle, POST /settlements)", protocol, network)}
-}
+// ChainError maps an error of the chain (evmverify) to the engine's:
+// CHAIN_VERIFY_FAILED (422) when the chain says no, CHAIN_UNAVAILABLE (503,
+// Retry-After) when it cannot be asked or is not final yet, BAD_REQUEST for
+// a claim that cannot be asked. A way in that reads the chain itself
+// answers with it.
+func ChainError(err error) error { return chainError(err) }
 
 // Record returns the current state (newest revision) of the record id.
 // Another account's record is reported as not found, not as forbidden: ids
@@ -608,14 +546,6 @@ func paymentClaims(accountID, network, txHash, idemKey string, fingerprint []byt
 func (d *Draft) ClaimPayment(idemKey string, fingerprint []byte) {
 	s := d.Record.Settlement
 	d.Claims = withLogClaim(paymentClaims(d.Record.Account, s.Network, s.TxHash, idemKey, fingerprint), d.Record.Account, s)
-}
-
-func ingestClaims(accountID string, in Ingest) []ledger.Claim {
-	claims := paymentClaims(accountID, in.Network, in.TxHash, in.IdempotencyKey, in.Fingerprint)
-	if in.LogIndex != nil {
-		claims = append(claims, logClaim(accountID, in.Network, in.TxHash, *in.LogIndex))
-	}
-	return claims
 }
 
 func logClaim(accountID, network, txHash string, logIndex uint64) ledger.Claim {

@@ -272,11 +272,6 @@ func (e *Engine) seal(d *Draft, index int64, rnd io.Reader) (doc []byte, leaf st
 	return doc, jws, openings, nil
 }
 
-func accountIndexKey(accountID string, index int64) []byte {
-	k := append([]byte(accountID), 0)
-	return binary.BigEndian.AppendUint64(k, uint64(index))
-}
-
 // currentEntryID returns the id of the entry holding the record's current
 // state (its newest revision).
 func (e *Engine) currentEntryID(recordID string) (string, error) {
@@ -345,7 +340,7 @@ func (e *Engine) StoredInvoice(id, wantSHA256 string) ([]byte, string, error) {
 }
 
 // Ledger index names of the engine: an account's records of each kind by
-// the time they were recorded (Books.Scan, package listing), and its events (Outbox).
+// the time they were recorded (Books.Scan, package listing), and its events (the outbox webhooks reads).
 const (
 	indexAccountTime         = "account-time"          // account \x00 createdAt (8-byte big-endian unix nanos) record id → record id
 	indexAccountFiscalEvents = "account-fiscal-events" // the same, for fiscal events

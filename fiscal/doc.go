@@ -33,8 +33,8 @@
 // The same path serves the accessory packages (ingest, fiscalevent,
 // sandbox): Engine.Prepare builds a Draft outside any lock, Engine.Issue
 // renders its documents, Engine.Commit appends it with its claims, index
-// postings and outbox event. Engine.Outbox is the ordered stream of those
-// events that package webhooks delivers.
+// postings and outbox event: the ordered stream of those events
+// (OutboxEvents) is what package webhooks delivers.
 //
 // # Records
 //

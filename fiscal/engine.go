@@ -107,7 +107,7 @@ type Engine struct {
 	keyring  *receipt.Keyring
 	logVKey  string
 	idKey    []byte // the record-id key (ids.go)
-	outbox   *Outbox
+	outbox   *outbox
 	randMu   sync.Mutex    // Config.Rand need not be safe for concurrent use
 	predict  predictor     // log indexes and invoice numbers predicted before the committer
 	stop     chan struct{} // closed by Close: stops background work
@@ -205,7 +205,7 @@ func New(cfg Config) (*Engine, error) {
 			return nil, fmt.Errorf("fiscal: %s: %w", ledgerPath, err)
 		}
 	}
-	e.outbox = &Outbox{l: e.ledger}
+	e.outbox = &outbox{}
 	if err := e.rebuildTotals(context.Background()); err != nil {
 		e.ledger.Close()
 		return nil, fmt.Errorf("fiscal: building the Art. 59c running totals: %w", err)
@@ -302,10 +302,6 @@ func (e *Engine) Now() time.Time { return e.cfg.Clock() }
 // Ledger returns the engine's ledger: proofs, checks, and the side data of
 // accessories.
 func (e *Engine) Ledger() *ledger.Ledger { return e.ledger }
-
-// Outbox returns the engine's outbox: one event per ledger entry, written in
-// the entry's own transaction.
-func (e *Engine) Outbox() *Outbox { return e.outbox }
 
 // LogVerifierKey is the note verifier key of the Merkle log
 // ("origin+hash+base64"), which auditors need to check checkpoints.

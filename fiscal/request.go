@@ -1,13 +1,6 @@
 package fiscal
 
 import (
-	"fmt"
-	"math/big"
-	"time"
-
-	"github.com/shopspring/decimal"
-
-	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/settlement"
 	"github.com/fiscal402/fiscal402/vat"
@@ -43,40 +36,4 @@ func parseLongText(field, v string, max int) (string, error) {
 }
 func parseEvidence(field string, in []vat.Evidence) ([]vat.Evidence, error) {
 	return checked(wire.Evidence(field, in))
-}
-
-// paymentFromChain builds the payment an ingest path read from the chain,
-// through the same validation as POST /settlements: amount, payer, receiver
-// and time are the Transfer log's and its block's; the buyer facts are the
-// merchant's.
-func paymentFromChain(in Ingest, f evmverify.Facts, now time.Time) (Payment, error) {
-	amount, ok := new(big.Int).SetString(f.Amount, 10)
-	if !ok {
-		return Payment{}, &Error{Code: CodeInternal, Detail: "the chain facts carry an unreadable amount", Err: fmt.Errorf("amount %q", f.Amount)}
-	}
-	if amount.Sign() <= 0 {
-		return Payment{}, badRequest("/logIndex", "the Transfer at log %d moves 0 USDC: it is not a payment", f.LogIndex)
-	}
-	req := SettlementRequest{
-		AmountUSDC:         decimal.NewFromBigInt(amount, -evmverify.USDCDecimals).String(),
-		TxHash:             in.TxHash,
-		Timestamp:          f.BlockTime.UTC().Format(time.RFC3339),
-		PayerWallet:        f.From,
-		ReceiverWallet:     f.To,
-		Network:            in.Network,
-		Asset:              settlement.AssetUSDC,
-		ConsumerCountry:    in.Buyer.Country,
-		ConsumerVATNumber:  in.Buyer.VATNumber,
-		ConsumerName:       in.Buyer.Name,
-		ConsumerPostalCode: in.Buyer.PostalCode,
-		SupplyKind:         in.Buyer.SupplyKind,
-		Description:        in.Buyer.Description,
-		ConsumerAddress:    in.Buyer.Address,
-	}
-	p, err := req.Payment(now)
-	if err != nil {
-		return Payment{}, InputError(err)
-	}
-	p.Protocol, p.Scheme = in.Protocol, in.Scheme
-	return p, nil
 }

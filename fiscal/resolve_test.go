@@ -30,9 +30,10 @@ func outboxTypes(t *testing.T, e *fiscal.Engine) []string {
 	t.Helper()
 	var types []string
 	err := e.Ledger().View(func(tx ledger.Tx) error {
-		return e.Outbox().Scan(tx, 0, func(_ int64, ev fiscal.Event, ok bool) bool {
-			if !ok {
-				t.Errorf("unreadable outbox event")
+		return tx.Scan(fiscal.OutboxEvents, nil, nil, false, func(_, v []byte) bool {
+			var ev fiscal.Event
+			if err := json.Unmarshal(v, &ev); err != nil {
+				t.Errorf("unreadable outbox event: %v", err)
 			}
 			types = append(types, ev.Type)
 			return true

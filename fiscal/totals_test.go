@@ -2,6 +2,7 @@ package fiscal_test
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"sync"
 	"testing"
@@ -27,7 +28,11 @@ func thresholdEvents(t *testing.T, e *fiscal.Engine) []fiscal.Event {
 	t.Helper()
 	var out []fiscal.Event
 	err := e.Ledger().View(func(tx ledger.Tx) error {
-		return e.Outbox().Scan(tx, 0, func(_ int64, ev fiscal.Event, ok bool) bool {
+		return tx.Scan(fiscal.OutboxEvents, nil, nil, false, func(_, v []byte) bool {
+			var ev fiscal.Event
+			if err := json.Unmarshal(v, &ev); err != nil {
+				t.Errorf("unreadable outbox event: %v", err)
+			}
 			if ev.Type == fiscal.EventAccountThresholdCrossed {
 				out = append(out, ev)
 			}

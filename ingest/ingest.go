@@ -16,7 +16,10 @@ import (
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/internal/wire"
+	"github.com/fiscal402/fiscal402/ledger"
+	"github.com/fiscal402/fiscal402/settlement"
 	"github.com/fiscal402/fiscal402/x402"
+	"github.com/shopspring/decimal"
 )
 
 // Protocols and schemes of the ways in (spec §1 "Supported payment
@@ -163,7 +166,7 @@ func (s *Service) parseX402(in X402) (*fiscal.Books, x402.Payment, fiscal.BuyerF
 	if err != nil {
 		return nil, none, fiscal.BuyerFacts{}, false, fiscal.InputError(err)
 	}
-	if err := s.e.RequireChain(p.Network, "/settleResponse/network", ProtocolX402); err != nil {
+	if err := s.requireChain(p.Network, "/settleResponse/network", ProtocolX402); err != nil {
 		return nil, none, fiscal.BuyerFacts{}, false, err
 	}
 	return b, p, buyer, pending, nil
@@ -213,11 +216,11 @@ func supportedNetworks() string {
 // x402Ingest is the chain read of an x402 payment: evmverify.Verify of the
 // claim the documents make (asset, payer, payTo, amount), which finds the
 // one matching Transfer log and reads its block.
-func (s *Service) x402Ingest(p x402.Payment, buyer fiscal.BuyerFacts, idemKey string) fiscal.Ingest {
+func (s *Service) x402Ingest(p x402.Payment, buyer fiscal.BuyerFacts, idemKey string) chainJob {
 	amount, _ := new(big.Int).SetString(p.AmountAtomic, 10) // validated by x402.Parse
 	claim := evmverify.Claim{Network: p.Network, TxHash: p.TxHash, Asset: p.Asset, Payer: p.Payer, Receiver: p.PayTo, Amount: amount}
 	chain := s.e.Settings().Chain
-	return fiscal.Ingest{
+	return chainJob{
 		Network:        p.Network,
 		TxHash:         p.TxHash,
 		TxField:        "/settleResponse/transaction",
@@ -243,12 +246,12 @@ func fingerprint(kind string, input any, buyer fiscal.BuyerFacts) []byte {
 }
 
 // record answers from the ledger when the payment is already recorded,
-// else reads it from the chain and records it (fiscal.Books.Ingest), unless
-// a queue entry of another payment holds its Idempotency-Key.
-func (s *Service) record(ctx context.Context, b *fiscal.Books, in fiscal.Ingest) (*Result, error) {
+// else reads it from the chain and records it (ingest), unless a queue
+// entry of another payment holds its Idempotency-Key.
+func (s *Service) record(ctx context.Context, b *fiscal.Books, in chainJob) (*Result, error) {
 	read := in.Read
 	in.Read = nil
-	res, err := b.Ingest(ctx, in)
+	res, err := s.ingest(ctx, b, in)
 	if err != nil || res != nil {
 		return resultOrErr(res, err)
 	}
@@ -256,7 +259,138 @@ func (s *Service) record(ctx context.Context, b *fiscal.Books, in fiscal.Ingest)
 		return nil, err
 	}
 	in.Read = read
-	return resultOrErr(b.Ingest(ctx, in))
+	return resultOrErr(s.ingest(ctx, b, in))
+}
+
+// chainJob is a payment an ingest path reads from the chain: where to find it,
+// what the merchant attests about the buyer, and what the way in adds to
+// the record and to the ledger transaction.
+type chainJob struct {
+	Network, TxHash string
+	// LogIndex is the transfer log, when the caller knows it before reading
+	// the chain (evm-transfer): one log backs at most one record.
+	LogIndex *uint64
+	// TxField is the JSON pointer of the tx hash in the caller's input, for
+	// errors about the transaction.
+	TxField string
+	Buyer   fiscal.BuyerFacts
+	// Protocol and Scheme name the way in ("x402"/"exact",
+	// "evm-transfer"/"erc20-transfer").
+	Protocol, Scheme string
+	X402             *fiscal.RecordX402
+	IdempotencyKey   string
+	// Fingerprint identifies the caller's normalised input for the
+	// Idempotency-Key claim: the same key with another fingerprint is an
+	// IDEMPOTENCY_CONFLICT.
+	Fingerprint []byte
+	// Read reads the payment from the chain. nil: ingest only answers from
+	// the ledger, (nil, nil) when the payment is not recorded yet.
+	Read func(ctx context.Context) (evmverify.Facts, error)
+	// Puts are written in the record's own transaction (the final state of
+	// a queue entry, so that it is never lost and never recorded twice).
+	Puts []ledger.Put
+}
+
+// ingest records a payment whose facts come from the chain: it answers
+// duplicates and replays from the ledger first (before any chain read,
+// fiscal.Books.Recorded), then reads the payment with j.Read and records
+// it exactly as Settle would (fiscal.Books.SettlePayment), with the
+// chain's amount, payer, receiver and block time. The network's chain mode
+// must be "required" (CHAIN_VERIFICATION_REQUIRED otherwise): x402
+// documents are claims, not proof, and carry no settlement time.
+//
+// Its claims are those of a settlement (Draft.ClaimPayment): the
+// Idempotency-Key, one per (network, tx hash) across all accounts and
+// ways in, and one per transfer log.
+func (s *Service) ingest(ctx context.Context, b *fiscal.Books, j chainJob) (*fiscal.SettleResult, error) {
+	res, err := b.Recorded(j.Network, j.TxHash, j.IdempotencyKey, j.Fingerprint)
+	if err != nil {
+		return nil, err
+	}
+	if res != nil {
+		if li := res.Record.Settlement.LogIndex; j.LogIndex != nil && li != nil && *li != int64(*j.LogIndex) {
+			// One record per transaction: the transaction's record was
+			// made from another of its logs, so this log's transfer is not
+			// the payment recorded.
+			return nil, &fiscal.Error{Code: fiscal.CodeSettlementConflict, Field: "/logIndex", Detail: fmt.Sprintf(
+				"this transaction is already recorded (%s) from its log %d; a transaction backs one record", res.Record.ID, *li)}
+		}
+		return res, nil
+	}
+	if j.Read == nil {
+		return nil, nil
+	}
+	if err := s.requireChain(j.Network, j.TxField, j.Protocol); err != nil {
+		return nil, err
+	}
+	facts, err := j.Read(ctx)
+	if err != nil {
+		err = fiscal.ChainError(err)
+		var fe *fiscal.Error
+		if errors.As(err, &fe) && fe.Code == fiscal.CodeChainVerifyFailed {
+			cp := *fe
+			cp.Field = j.TxField
+			return nil, &cp
+		}
+		return nil, err
+	}
+	p, err := paymentFromChain(j, facts, s.e.Now().UTC())
+	if err != nil {
+		return nil, err
+	}
+	return b.SettlePayment(ctx, p, fiscal.Verification{Chain: "verified", Facts: &facts}, func(d *fiscal.Draft) {
+		d.Record.X402 = j.X402
+		d.Puts = append(d.Puts, j.Puts...)
+		d.ClaimPayment(j.IdempotencyKey, j.Fingerprint)
+	})
+}
+
+// paymentFromChain builds the payment an ingest path read from the chain,
+// through the same validation as POST /settlements
+// (fiscal.SettlementRequest.Payment): amount, payer, receiver and time are
+// the Transfer log's and its block's; the buyer facts are the merchant's.
+func paymentFromChain(j chainJob, f evmverify.Facts, now time.Time) (fiscal.Payment, error) {
+	amount, ok := new(big.Int).SetString(f.Amount, 10)
+	if !ok {
+		return fiscal.Payment{}, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "the chain facts carry an unreadable amount", Err: fmt.Errorf("amount %q", f.Amount)}
+	}
+	if amount.Sign() <= 0 {
+		return fiscal.Payment{}, badRequest("/logIndex", "the Transfer at log %d moves 0 USDC: it is not a payment", f.LogIndex)
+	}
+	req := fiscal.SettlementRequest{
+		AmountUSDC:         decimal.NewFromBigInt(amount, -evmverify.USDCDecimals).String(),
+		TxHash:             j.TxHash,
+		Timestamp:          f.BlockTime.UTC().Format(time.RFC3339),
+		PayerWallet:        f.From,
+		ReceiverWallet:     f.To,
+		Network:            j.Network,
+		Asset:              settlement.AssetUSDC, // each path's Read accepts only the network's USDC contract
+		ConsumerCountry:    j.Buyer.Country,
+		ConsumerVATNumber:  j.Buyer.VATNumber,
+		ConsumerName:       j.Buyer.Name,
+		ConsumerPostalCode: j.Buyer.PostalCode,
+		SupplyKind:         j.Buyer.SupplyKind,
+		Description:        j.Buyer.Description,
+		ConsumerAddress:    j.Buyer.Address,
+	}
+	p, err := req.Payment(now)
+	if err != nil {
+		return fiscal.Payment{}, fiscal.InputError(err) // the leaf's field errors as *fiscal.Error
+	}
+	p.Protocol, p.Scheme = j.Protocol, j.Scheme
+	return p, nil
+}
+
+// requireChain refuses an ingest path on a network whose chain mode is not
+// "required": x402 documents carry no settlement time and are claims, not
+// proof, and evm-transfer reads the payment from the chain; neither has
+// facts to record without it.
+func (s *Service) requireChain(network, field, protocol string) error {
+	if chain := s.e.Settings().Chain; chain != nil && chain.Mode(network) == evmverify.ModeRequired {
+		return nil
+	}
+	return &fiscal.Error{Code: fiscal.CodeChainVerifyRequired, Field: field, Detail: fmt.Sprintf(
+		"%s ingest takes the payment's facts and time from the chain, but chain verification is off for %s; configure an RPC endpoint with mode required, or record the payment with merchant-attested facts (Settle, POST /settlements)", protocol, network)}
 }
 
 func resultOrErr(res *fiscal.SettleResult, err error) (*Result, error) {
@@ -302,13 +436,13 @@ func (s *Service) RecordTransfer(ctx context.Context, t Transfer) (*Result, erro
 	if err != nil {
 		return nil, fiscal.InputError(err)
 	}
-	if err := s.e.RequireChain(t.Network, "/network", ProtocolEVMTransfer); err != nil {
+	if err := s.requireChain(t.Network, "/network", ProtocolEVMTransfer); err != nil {
 		return nil, err
 	}
 	li := t.LogIndex
 	chain := s.e.Settings().Chain
 	network := t.Network
-	return s.record(ctx, b, fiscal.Ingest{
+	return s.record(ctx, b, chainJob{
 		Network:  network,
 		TxHash:   hash,
 		TxField:  "/txHash",

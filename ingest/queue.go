@@ -140,7 +140,7 @@ func (s *Service) EnqueueX402(ctx context.Context, in X402) (*Result, error) {
 func (s *Service) enqueue(ctx context.Context, b *fiscal.Books, in x402.Payment, buyer fiscal.BuyerFacts, idemKey, reason string) (*Result, error) {
 	job := s.x402Ingest(in, buyer, idemKey)
 	job.Read = nil
-	res, err := b.Ingest(ctx, job)
+	res, err := s.ingest(ctx, b, job)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +222,7 @@ func queuedKeyConflict() *fiscal.Error {
 
 // checkQueuedKey refuses to record a payment under an Idempotency-Key that
 // a queued entry of another payment holds: the key names one request.
-func (s *Service) checkQueuedKey(account string, j fiscal.Ingest) error {
+func (s *Service) checkQueuedKey(account string, j chainJob) error {
 	if j.IdempotencyKey == "" {
 		return nil
 	}

@@ -396,6 +396,21 @@ func TestX402Anvil(t *testing.T) {
 		if err != nil || again.Outcome != fiscal.Existing || again.Record.ID != r.ID {
 			t.Fatalf("x402 report of a recorded transfer: %v %+v", err, again)
 		}
+		// The claims as every ledger holds them: one per (network, tx hash)
+		// and one per transfer log, taken by the record, fingerprinted by
+		// the account; and the Idempotency-Key in the account's space.
+		lower := strings.ToLower(tx)
+		for _, c := range []struct{ space, key, fp string }{
+			{"payment", "eip155:8453:" + lower, "acct_0"},
+			{"payment-log", "eip155:8453:" + lower + ":0", "acct_0"},
+		} {
+			if holder, fp, err := e.Ledger().ClaimHolder(c.space, c.key); err != nil || holder != r.ID || string(fp) != c.fp {
+				t.Errorf("claim %s %s: holder %q fingerprint %q %v", c.space, c.key, holder, fp, err)
+			}
+		}
+		if holder, _, err := e.Ledger().ClaimHolder("idem", "acct_0\x00transfer-1"); err != nil || holder != r.ID {
+			t.Errorf("Idempotency-Key claim: holder %q %v", holder, err)
+		}
 	})
 
 	t.Run("chain says no", func(t *testing.T) {

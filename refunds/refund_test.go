@@ -17,6 +17,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
+	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/refunds"
 )
@@ -201,14 +202,24 @@ func TestRefundPartialThenFull(t *testing.T) {
 	}
 
 	// One settlement.refunded event per refund, carrying the refund.
-	events, _, err := e.Outbox().Account(b.Account().ID, -1, 100)
+	var events []fiscal.Event
+	err = e.Ledger().View(func(tx ledger.Tx) error {
+		return tx.Scan(fiscal.OutboxEvents, nil, nil, false, func(_, v []byte) bool {
+			var ev fiscal.Event
+			if err := json.Unmarshal(v, &ev); err != nil {
+				t.Errorf("unreadable outbox event: %v", err)
+			}
+			events = append(events, ev)
+			return true
+		})
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var refunded []string
 	for _, ev := range events {
-		if ev.Type == refunds.EventSettlementRefunded {
-			doc, err := e.Outbox().Document(ev)
+		if ev.Account == b.Account().ID && ev.Type == refunds.EventSettlementRefunded {
+			doc, err := e.Ledger().Doc(ev.EntryID, fiscal.OutboxDocument)
 			if err != nil || !bytes.Contains(doc, []byte(`"object":"refund"`)) {
 				t.Errorf("event %s: %s %v", ev.ID, doc, err)
 			}

@@ -64,7 +64,7 @@ const (
 
 // payload joins an event with the document stored in its entry.
 func (w *Service) payload(ev fiscal.Event) (EventPayload, error) {
-	data, err := w.e.Outbox().Document(ev)
+	data, err := eventDocument(w.e.Ledger(), ev)
 	if err != nil {
 		return EventPayload{}, err
 	}
@@ -100,7 +100,7 @@ func (w *Service) Events(ctx context.Context, accountID, cursor string, limit in
 	case limit == 0:
 		limit = DefaultEventsLimit
 	}
-	events, more, err := w.e.Outbox().Account(accountID, after, limit)
+	events, more, err := accountEvents(w.e.Ledger(), accountID, after, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func (w *Service) Events(ctx context.Context, accountID, cursor string, limit in
 // Event returns one of the account's events with its record, the latest
 // checkpoint, and its deliveries to the account's endpoints.
 func (w *Service) Event(ctx context.Context, accountID, eventID string) (*EventDetail, error) {
-	ev, err := w.e.Outbox().Lookup(accountID, eventID)
+	ev, err := lookupEvent(w.e.Ledger(), accountID, eventID)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +177,7 @@ func (st deliveryState) view() Delivery {
 // round with a fresh retry window. The event id stays the same: receivers
 // deduplicate on it.
 func (w *Service) Redeliver(ctx context.Context, accountID, eventID, endpointID string) ([]Delivery, error) {
-	ev, err := w.e.Outbox().Lookup(accountID, eventID)
+	ev, err := lookupEvent(w.e.Ledger(), accountID, eventID)
 	if err != nil {
 		return nil, err
 	}

@@ -242,12 +242,12 @@ func New(e *fiscal.Engine, opts Options) (*Service, error) {
 		}
 	}
 	now := w.clock().UTC()
-	if err := e.Ledger().Update(func(tx ledger.Tx) error { return syncConfigEndpoints(tx, e.Outbox(), w.config, now) }); err != nil {
+	if err := e.Ledger().Update(func(tx ledger.Tx) error { return syncConfigEndpoints(tx, w.config, now) }); err != nil {
 		return nil, fmt.Errorf("webhooks: endpoints: %w", err)
 	}
 	if !opts.NoDispatcher {
 		w.disp = newDispatcher(w, opts)
-		e.Outbox().Subscribe(w.notify)
+		e.Subscribe(w.notify)
 		e.Go(w.disp.run)
 	}
 	return w, nil
@@ -437,7 +437,7 @@ func (w *Service) CreateEndpoint(ctx context.Context, accountID string, req Endp
 				return &fiscal.Error{Code: CodeEndpointConflict, Field: "/url", Detail: fmt.Sprintf("endpoint %s already delivers to this URL", x.ID)}
 			}
 		}
-		if r.FirstSequence, err = w.e.Outbox().Next(tx); err != nil {
+		if r.FirstSequence, err = nextSequence(tx); err != nil {
 			return err
 		}
 		return putJSON(tx, bucketWebhookEndpoints, endpointKey(accountID, r.ID), r)

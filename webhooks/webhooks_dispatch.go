@@ -189,9 +189,8 @@ func (d *dispatcher) fanOut() (int, error) {
 	// ended, an endpoint changed), and an empty write would still cost a
 	// commit and an fsync.
 	pending := false
-	outbox := d.e.Outbox()
 	err := d.w.read(func(tx ledger.Tx) error {
-		return outbox.Scan(tx, cursorOf(tx), func(int64, fiscal.Event, bool) bool {
+		return scanEvents(tx, cursorOf(tx), func(int64, fiscal.Event, bool) bool {
 			pending = true
 			return false
 		})
@@ -209,7 +208,7 @@ func (d *dispatcher) fanOut() (int, error) {
 			ok  bool
 		}
 		var items []item
-		err := outbox.Scan(tx, cursorOf(tx), func(seq int64, ev fiscal.Event, ok bool) bool {
+		err := scanEvents(tx, cursorOf(tx), func(seq int64, ev fiscal.Event, ok bool) bool {
 			items = append(items, item{seq, ev, ok})
 			return len(items) < fanOutBatch
 		})
@@ -502,7 +501,7 @@ func (d *dispatcher) message(c *claimed) (*Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	ev, err := d.e.Outbox().At(c.st.Sequence)
+	ev, err := eventAt(d.e.Ledger(), c.st.Sequence)
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: event %d: %w", c.st.Sequence, err)
 	}

@@ -20,7 +20,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/ledger"
 )
 
@@ -205,8 +204,8 @@ func configEndpointID(account, url string) string {
 // existing ones keep their state (a 410-disabled endpoint stays disabled
 // across restarts). It also initialises the fan-out cursor on first use:
 // before this feature existed no endpoint could want the older events.
-func syncConfigEndpoints(tx ledger.Tx, outbox *fiscal.Outbox, config map[string][]EndpointConfig, now time.Time) error {
-	next, err := outbox.Next(tx)
+func syncConfigEndpoints(tx ledger.Tx, config map[string][]EndpointConfig, now time.Time) error {
+	next, err := nextSequence(tx)
 	if err != nil {
 		return err
 	}

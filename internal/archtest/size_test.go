@@ -25,9 +25,9 @@ const (
 	targetNames     = 80   // go doc ./fiscal | grep -cE '^(func|type|var|const)'
 	targetEngine    = 25   // exported methods of *Engine
 
-	ceilingCodeLines = 4177
+	ceilingCodeLines = 3992
 	ceilingNames     = 71
-	ceilingEngine    = 24
+	ceilingEngine    = 23
 )
 
 const fiscalDir = "../../fiscal"
