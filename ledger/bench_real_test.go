@@ -539,8 +539,9 @@ func benchLedger(b *testing.B, mutate ...func(*Options)) *Ledger {
 }
 
 // BenchmarkCheckRate measures Check on 20 k and 100 k realistic records
-// (64 callers, about 31 entries per commit): records/s, B/op and allocs/op
-// per check, and the largest heap in use during one more, untimed check
+// (64 callers, about 31 entries per commit): records/s, the CPU time of
+// all threads per record (which other processes on a shared machine do not
+// inflate), B/op and allocs/op per check, and the largest heap in use during one more, untimed check
 // (peak-heap-MB, sampled every millisecond). check=ledger is Ledger.Check
 // on the open ledger (one read transaction); check=file is the
 // package-level Check of the closed file, which also walks every page.
@@ -552,12 +553,15 @@ func BenchmarkCheckRate(b *testing.B) {
 			fillReal(b, l, r, "entry", 0, n)
 			measure := func(b *testing.B, check func() error) {
 				b.ReportAllocs()
+				cpu := processCPU()
 				for b.Loop() {
 					if err := check(); err != nil {
 						b.Fatal(err)
 					}
 				}
+				cpu = processCPU() - cpu
 				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+				b.ReportMetric(float64(cpu.Microseconds())/float64(n)/float64(b.N), "cpu-µs/record")
 				// One more check, untimed: the sampler stops the world.
 				peak := watchHeap()
 				if err := check(); err != nil {
