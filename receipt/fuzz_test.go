@@ -402,3 +402,25 @@ func FuzzNewVerifier(f *testing.F) {
 		}
 	})
 }
+
+// FuzzJWSHeader: the header reader of Verify (signerHeader for the form
+// signers write, the strict decode otherwise) returns what the strict
+// decode alone returns, for every header.
+func FuzzJWSHeader(f *testing.F) {
+	f.Add([]byte(`{"alg":"Ed25519","kid":"k","typ":"service.receipt.v3+jws"}`))
+	f.Add([]byte(`{"alg":"EdDSA","kid":"","typ":"service.receipt+jws"}`))
+	f.Add([]byte(`{"alg":"Ed25519","kid":"k\u0041","typ":"t"}`))
+	f.Add([]byte(`{"alg":"Ed25519","typ":"t","kid":"k"}`))
+	f.Add([]byte(`{"alg":"Ed25519","kid":"k","typ":"t","crit":[]}`))
+	f.Add([]byte(`{"alg":"Ed25519","kid":"é","typ":"t"}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got, err := parseJWSHeader(raw)
+		want, wantErr := strictJWSHeader(raw)
+		if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+			t.Fatalf("header %q: error %v, strict decode %v", raw, err, wantErr)
+		}
+		if got != want {
+			t.Fatalf("header %q: %+v, strict decode %+v", raw, got, want)
+		}
+	})
+}

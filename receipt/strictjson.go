@@ -211,8 +211,27 @@ func (p *jsonParser) str() (string, error) {
 
 func (p *jsonParser) escapedStr(start int) (string, error) {
 	var b strings.Builder
+	// The value is at most as long as its spelling, which ends at the
+	// first quote that is not escaped (one of the quotes from here on).
+	if end := stringLen(p.data[start-1:]); end > 0 {
+		b.Grow(end)
+	}
 	b.Write(p.data[start:p.pos])
 	for p.pos < len(p.data) {
+		// Copy the run of plain bytes up to the next quote, backslash
+		// or control character at once.
+		run := p.pos
+		for run < len(p.data) {
+			if c := p.data[run]; c == '"' || c == '\\' || c < 0x20 {
+				break
+			}
+			run++
+		}
+		b.Write(p.data[p.pos:run])
+		p.pos = run
+		if p.pos == len(p.data) {
+			break
+		}
 		c := p.data[p.pos]
 		switch {
 		case c == '"':
@@ -220,10 +239,6 @@ func (p *jsonParser) escapedStr(start int) (string, error) {
 			return b.String(), nil
 		case c < 0x20:
 			return "", p.errorf("control character in string")
-		case c != '\\':
-			b.WriteByte(c)
-			p.pos++
-			continue
 		}
 		if p.pos+1 >= len(p.data) {
 			break

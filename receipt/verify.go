@@ -216,7 +216,7 @@ func (v *Verifier) verify(doc *receiptDoc, openings []Opening) (*Claims, error) 
 	if !known {
 		return nil, vf.failf(StepTyp, "the JWS type is %q, which is no receipt type (%s, %s, %s): this is not a receipt JWS, or one of a version newer than this verifier", hdr.typ, TypeV1, TypeV2, TypeV3)
 	}
-	if !hdr.has["kid"] {
+	if !hdr.hasKid {
 		return nil, vf.failf(StepKid, "the JWS header names no key (kid): a receipt always does. This JWS was not made by a receipt signer")
 	}
 	key, err := v.keys.Lookup(hdr.kid)
