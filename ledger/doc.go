@@ -249,9 +249,10 @@
 // transaction) re-verify the file and return a *[CheckError] for the first
 // inconsistency. Check streams: one pass over the entries in index order
 // with every bucket read front to back by one cursor (only the ids index is
-// looked up, once per entry), decoding and hashing on GOMAXPROCS workers in
-// chunks of 512 entries, so memory stays bounded whatever the size. In
-// order:
+// looked up: once per entry, and once per posting in batches of 16 Ki
+// sorted by ID, which one cursor meets walking forward), decoding and
+// hashing on GOMAXPROCS workers in chunks of 512 entries, so memory stays
+// bounded whatever the size. In order:
 //
 //  1. bbolt's page structure and freelist (file Check only, as in Open);
 //  2. every bucket exists; schema; origin equals the log key's name; size;
