@@ -181,13 +181,15 @@ func (d *fastDecoder) strings(dst *[]string) bool {
 }
 
 func (d *fastDecoder) stringMap(dst *map[string]string) bool {
-	m := map[string]string{}
+	m := make(map[string]string, 16) // a receipt has a dozen commitments
 	ok := d.object(func(name []byte) bool {
 		var v string
 		if !d.str(&v) {
 			return false
 		}
-		m[string(name)] = v
+		// name is data[start:end] (rawName): the same bytes of text.
+		start := cap(d.data) - cap(name)
+		m[d.text[start:start+len(name)]] = v
 		return true
 	})
 	*dst = m

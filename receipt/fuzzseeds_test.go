@@ -42,6 +42,15 @@ func fuzzSeeds(t testing.TB) map[string]map[string][]any {
 		add("FuzzDecodePayload", s.version, parts.payload, version)
 		add("FuzzJWSHeader", s.version, parts.header)
 	}
+	for _, s := range []*tamperSet{v1, v3} {
+		r := decodeReceipt(t, s.rs[1])
+		parts, err := splitJWS(r.JWS)
+		if err != nil {
+			t.Fatal(err)
+		}
+		add("FuzzSameTokens", s.version+"-claims", []byte(r.Claims), parts.payload)
+	}
+	add("FuzzSameTokens", "split-number", []byte(`{"a":[1 2]}`), []byte(`{"a":[12]}`))
 	add("FuzzJWSHeader", "member-order", []byte(`{"alg":"Ed25519","typ":"t","kid":"k"}`))
 	add("FuzzJWSHeader", "escaped-kid", []byte(`{"alg":"Ed25519","kid":"k\u0041","typ":"t"}`))
 	add("FuzzVerify", "v3-lone-surrogate", []byte(strings.Replace(string(v3.rs[1]), `"custody": "none"`, `"custody": "\ud800"`, 1)))
