@@ -577,3 +577,37 @@ func BenchmarkCheckRate(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCheckFile runs the package-level Check on the file named by
+// FISCAL402_CHECK_FILE, first filling it with 100 k realistic records if it
+// does not exist: one file for several runs, so that two builds of Check
+// can be compared alternately on the same bytes (skipped without the
+// variable).
+func BenchmarkCheckFile(b *testing.B) {
+	path := os.Getenv("FISCAL402_CHECK_FILE")
+	if path == "" {
+		b.Skip("FISCAL402_CHECK_FILE is not set")
+	}
+	const n = 100_000
+	s, v, _ := testKey(b, testOrigin, "log key 1")
+	if _, err := os.Stat(path); err != nil {
+		l, err := Open(path, Options{Origin: testOrigin, Signer: s})
+		if err != nil {
+			b.Fatal(err)
+		}
+		fillReal(b, l, loadRealistic(b), "entry", 0, n)
+		if err := l.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	cpu := processCPU()
+	for b.Loop() {
+		if err := Check(path, v); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cpu = processCPU() - cpu
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(n)/float64(b.N), "cpu-µs/record")
+}

@@ -74,19 +74,25 @@ const postingBatch = 16 << 10
 // of one search from the root per posting in random order. Memory is one
 // batch (the postings' bytes point into the read transaction).
 type postingChecker struct {
-	ids   *bolt.Bucket
-	size  int // postings per batch: postingBatch
-	batch []posting
+	ids    *bolt.Bucket
+	size   int       // postings per batch: postingBatch
+	walked []posting // the batch in walk order
+	byID   []postingRef
 }
 
-type posting struct {
-	index, key, id []byte
-	seq            int // position in the walk: the first missing one is reported
+type posting struct{ index, key, id []byte }
+
+// postingRef is what the sort moves: the ID and the posting's position in
+// the walk (the first missing one in walk order is reported).
+type postingRef struct {
+	id  []byte
+	seq int
 }
 
 func (pc *postingChecker) add(index, key, id []byte) error {
-	pc.batch = append(pc.batch, posting{index: index, key: key, id: id, seq: len(pc.batch)})
-	if len(pc.batch) == pc.size {
+	pc.byID = append(pc.byID, postingRef{id: id, seq: len(pc.walked)})
+	pc.walked = append(pc.walked, posting{index: index, key: key, id: id})
+	if len(pc.walked) == pc.size {
 		return pc.flush()
 	}
 	return nil
@@ -95,19 +101,20 @@ func (pc *postingChecker) add(index, key, id []byte) error {
 // flush checks the batch, reporting the first posting in walk order whose
 // entry does not exist.
 func (pc *postingChecker) flush() error {
-	b := pc.batch
-	pc.batch = b[:0]
+	b, walked := pc.byID, pc.walked
+	pc.byID, pc.walked = b[:0], walked[:0]
 	if len(b) == 0 {
 		return nil
 	}
-	slices.SortFunc(b, func(x, y posting) int { return bytes.Compare(x.id, y.id) })
+	slices.SortFunc(b, func(x, y postingRef) int { return bytes.Compare(x.id, y.id) })
 	missing := -1
 	cur := pc.ids.Cursor()
 	k, v := cur.Seek(b[0].id)
 	for i := range b {
-		// Step forward a few keys before searching again from the root.
+		// Step forward up to 64 keys (a Next costs a few comparisons,
+		// a Seek a search from the root) before searching again.
 		for step := 0; k != nil && bytes.Compare(k, b[i].id) < 0; step++ {
-			if step == 8 {
+			if step == 64 {
 				k, v = cur.Seek(b[i].id)
 				break
 			}
@@ -115,12 +122,12 @@ func (pc *postingChecker) flush() error {
 		}
 		// As ids.Get: a key that is a nested bucket has no value.
 		found := k != nil && v != nil && bytes.Equal(k, b[i].id)
-		if !found && (missing < 0 || b[i].seq < b[missing].seq) {
-			missing = i
+		if !found && (missing < 0 || b[i].seq < missing) {
+			missing = b[i].seq
 		}
 	}
 	if missing >= 0 {
-		p := b[missing]
+		p := walked[missing]
 		return fail(-1, "posting %q %q names entry %q, which does not exist", p.index, p.key, p.id)
 	}
 	return nil
