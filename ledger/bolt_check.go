@@ -66,7 +66,7 @@ func (s *boltStore) checkPostings() (err error) {
 }
 
 // postingBatch is how many postings checkPostings looks up together.
-const postingBatch = 16 << 10
+const postingBatch = 4 << 10
 
 // postingChecker looks the IDs that postings name up in the ids index in
 // batches sorted by ID, so that one cursor walks the index forward
