@@ -13,8 +13,11 @@
 # batch, the same bytes per record as a realistic entry: leaf + record +
 # UBL), Engine.Settle at 1/8/64 callers (durable), the real server binary
 # over loopback HTTP at 32 clients (durable), throughput and file bytes per
-# record as the ledger grows, receipt.Verify (3.0.0 and 1.0.0), and
-# allocations per settlement. The ratios compare rows measured in this run.
+# record as the ledger grows, receipt.Verify (3.0.0 and 1.0.0) beside its
+# floor, ledger.Check of 100 k realistic records (open ledger and file),
+# and allocations per settlement. cpu-µs (per op, or per record) is the CPU
+# time of the process, which other processes on a shared machine inflate
+# less than wall time. The ratios compare rows measured in this run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=bench/out
@@ -34,6 +37,7 @@ run ./fiscal -run '^$' -bench 'BenchmarkSettle$' -benchtime "${N_SETTLE}x" -benc
 FISCAL402_BENCH_SCALE=${SCALE:-} run ./fiscal -run '^$' -bench 'BenchmarkSettleScale$' -benchtime 1x -timeout 60m
 run ./examples/server -run '^$' -bench 'BenchmarkServerHTTP$' -benchtime "${N_HTTP}x" -timeout 20m
 run ./receipt -run '^$' -bench 'BenchmarkVerify(V3|Floor)?$' -benchtime 2000x -benchmem
+run ./ledger -run '^$' -bench 'BenchmarkCheckRate/records=100k/' -benchtime 3x
 if [[ -n "${GOBL:-}" ]]; then
   echo "+ go -C bench/gobl test -run '^\$' -bench BenchmarkInvoice -benchmem" >&2
   go -C bench/gobl test -run '^$' -bench 'BenchmarkInvoice' -benchmem 2>&1 | tee -a "$raw" | grep -E '^(Benchmark|FAIL|panic|---)' >&2 || true

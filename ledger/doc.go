@@ -249,9 +249,10 @@
 // transaction) re-verify the file and return a *[CheckError] for the first
 // inconsistency. Check streams: one pass over the entries in index order
 // with every bucket read front to back by one cursor (only the ids index is
-// looked up, once per entry), decoding and hashing on GOMAXPROCS workers in
-// chunks of 512 entries, so memory stays bounded whatever the size. In
-// order:
+// looked up: once per entry, and once per posting in batches of 4 Ki
+// sorted by ID, which one cursor meets walking forward), decoding and
+// hashing on GOMAXPROCS workers in chunks of 512 entries, so memory stays
+// bounded whatever the size. In order:
 //
 //  1. bbolt's page structure and freelist (file Check only, as in Open);
 //  2. every bucket exists; schema; origin equals the log key's name; size;
@@ -275,7 +276,11 @@
 // callers, about 31 entries per commit), warm, on the 2-CPU development VM:
 // 220 k records/s at 100 k records and 153 k/s at 1 M (10–12 µs of CPU per
 // record: SHA-256 of the leaf, its base64 re-encoding, zstd, the ID lookup,
-// the amortized signature check), with at most 12 MB of heap.
+// the amortized signature check), with at most 12 MB of heap. Looking the
+// postings up in sorted batches took allocations from 9.4 to 0.4 per
+// record and CPU per record down by 5–10 % (BenchmarkCheckRate at 100 k on
+// a loaded VM: Ledger.Check 8.7 µs, file Check 10.7 µs; heap still at most
+// 12 MB).
 //
 // # Opening and damage
 //

@@ -28,6 +28,7 @@ func newBenchReceipts(b *testing.B) *benchReceipts {
 func BenchmarkVerify(b *testing.B) {
 	r := newBenchReceipts(b)
 	b.ReportAllocs()
+	defer reportCPU(b, processCPU())
 	for b.Loop() {
 		if _, err := Verify(r.v1, r.jwks, r.f.log.vkey); err != nil {
 			b.Fatal(err)
@@ -39,6 +40,7 @@ func BenchmarkVerify(b *testing.B) {
 func BenchmarkVerifyV2(b *testing.B) {
 	r := newBenchReceipts(b)
 	b.ReportAllocs()
+	defer reportCPU(b, processCPU())
 	for b.Loop() {
 		if _, err := Verify(r.v2, r.jwks, r.f.log.vkey); err != nil {
 			b.Fatal(err)
@@ -51,6 +53,7 @@ func BenchmarkVerifyV2(b *testing.B) {
 func BenchmarkVerifyV3(b *testing.B) {
 	r := newBenchReceipts(b)
 	b.ReportAllocs()
+	defer reportCPU(b, processCPU())
 	for b.Loop() {
 		if _, err := Verify(r.v3, r.jwks, r.f.log.vkey); err != nil {
 			b.Fatal(err)
@@ -67,6 +70,7 @@ func BenchmarkVerifierV3(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	defer reportCPU(b, processCPU())
 	for b.Loop() {
 		if _, err := v.Verify(r.v3); err != nil {
 			b.Fatal(err)
@@ -83,6 +87,7 @@ func BenchmarkVerifierV3Openings(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	defer reportCPU(b, processCPU())
 	for b.Loop() {
 		if _, err := v.Verify(r.v3, r.openings...); err != nil {
 			b.Fatal(err)
@@ -107,7 +112,7 @@ func BenchmarkVerifyFloor(b *testing.B) {
 	sig, _ := decodeB64StdStrict(sigLines[0][len("— ")+len(testOrigin)+1:])
 	logPub := logPublicKey(b, r.f.log.vkey)
 	signingInput := doc.jws[:parts.signingInputLen]
-	b.ResetTimer()
+	defer reportCPU(b, processCPU())
 	for b.Loop() {
 		if !ed25519.Verify(pub, signingInput, parts.signature) || !ed25519.Verify(logPub, text, sig[4:]) {
 			b.Fatal("floor: signature")
@@ -138,6 +143,7 @@ func BenchmarkSign(b *testing.B) {
 	f := newFixture(b)
 	c := sampleClaims(0)
 	b.ReportAllocs()
+	defer reportCPU(b, processCPU())
 	for b.Loop() {
 		if _, err := f.signer.Sign(c); err != nil {
 			b.Fatal(err)
@@ -151,6 +157,7 @@ func BenchmarkSignV3(b *testing.B) {
 	f := newFixture(b)
 	c, _ := conceal(b, sampleClaimsV3Clear(0), 1)
 	b.ReportAllocs()
+	defer reportCPU(b, processCPU())
 	for b.Loop() {
 		if _, err := f.signer.Sign(c); err != nil {
 			b.Fatal(err)
@@ -164,6 +171,7 @@ func BenchmarkConcealSignV3(b *testing.B) {
 	f := newFixture(b)
 	clear := sampleClaimsV3Clear(0)
 	b.ReportAllocs()
+	defer reportCPU(b, processCPU())
 	for b.Loop() {
 		c, _, err := Conceal(clear, nil)
 		if err != nil {
@@ -187,6 +195,7 @@ func BenchmarkAssemble(b *testing.B) {
 	index := f.log.append(b, []byte(jws))
 	proof, cp := f.log.prove(b, index), f.log.checkpoint(b)
 	b.ReportAllocs()
+	defer reportCPU(b, processCPU())
 	for b.Loop() {
 		if _, err := Assemble(jws, index, proof, cp); err != nil {
 			b.Fatal(err)

@@ -329,15 +329,17 @@
 // checkpoint root. NewVerifier parses the JWKS and the log key once for
 // many receipts; its Verify also checks openings.
 //
-// Verify decodes the document once: a strict scan that validates the
-// readable claims in place, a decode of the signed payload whose
-// re-encoding must be the payload byte for byte (a payload spelt otherwise
-// is compared as JSON values, so a receipt stays valid if a future
-// encoding/json writes differently), and a byte comparison of the readable
-// claims with the payload that ignores white space between tokens
-// (again with a comparison as JSON values, naming the first difference,
-// when the bytes differ). Its cost is two Ed25519 verifications (the JWS,
-// the checkpoint) plus a few tens of microseconds.
+// Verify decodes the document once: a strict scan that only delimits the
+// readable claims, a decode of the signed payload whose re-encoding must be
+// the payload byte for byte (a payload spelt otherwise is compared as JSON
+// values, so a receipt stays valid if a future encoding/json writes
+// differently), and a byte comparison of the readable claims with the
+// payload that ignores white space between tokens, which also proves the
+// readable claims strict JSON (when the bytes differ: a strict decode and
+// a comparison as JSON values, naming the first difference). A document
+// whose readable claims are not strict JSON fails at StepParse with the
+// same error as if they had been validated first. Its cost is two Ed25519
+// verifications (the JWS, the checkpoint) plus a few tens of microseconds.
 //
 // testdata/verify.mjs makes the same checks, except the field rules of
 // "# Claims", in some 330 lines of Node.js (18 or later) using only its

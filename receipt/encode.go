@@ -94,7 +94,8 @@ func (w *jsonWriter) optMap(name string, m map[string]string) {
 	if len(m) == 0 {
 		return
 	}
-	keys := make([]string, 0, len(m))
+	var small [16]string // a receipt has a dozen commitments
+	keys := small[:0]
 	for k := range m {
 		keys = append(keys, k)
 	}

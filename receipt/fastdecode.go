@@ -10,6 +10,13 @@ package receipt
 
 type fastDecoder struct {
 	jsonParser
+	// text is data as one string: a string value without escapes is a
+	// substring of it, so decoding allocates once for all of them.
+	text string
+}
+
+func newFastDecoder(payload []byte) *fastDecoder {
+	return &fastDecoder{jsonParser: jsonParser{data: payload}, text: string(payload)}
 }
 
 // member iterates over the members of an object, calling value with each
@@ -78,6 +85,11 @@ func (d *fastDecoder) rawName() ([]byte, bool) {
 func (d *fastDecoder) str(dst *string) bool {
 	if d.pos == len(d.data) || d.data[d.pos] != '"' {
 		return false
+	}
+	if end, ok := plainString(d.data[d.pos+1:]); ok {
+		*dst = d.text[d.pos+1 : d.pos+1+end]
+		d.pos += end + 2
+		return true
 	}
 	s, err := d.jsonParser.str()
 	if err != nil {
@@ -169,13 +181,15 @@ func (d *fastDecoder) strings(dst *[]string) bool {
 }
 
 func (d *fastDecoder) stringMap(dst *map[string]string) bool {
-	m := map[string]string{}
+	m := make(map[string]string, 16) // a receipt has a dozen commitments
 	ok := d.object(func(name []byte) bool {
 		var v string
 		if !d.str(&v) {
 			return false
 		}
-		m[string(name)] = v
+		// name is data[start:end] (rawName): the same bytes of text.
+		start := cap(d.data) - cap(name)
+		m[d.text[start:start+len(name)]] = v
 		return true
 	})
 	*dst = m
@@ -190,13 +204,13 @@ func (d *fastDecoder) done() bool {
 
 // fastClaims decodes a SpecV1 or SpecV2 payload.
 func fastClaims(payload []byte, c *Claims) bool {
-	d := &fastDecoder{jsonParser{data: payload}}
+	d := newFastDecoder(payload)
 	return d.claims(c) && d.done()
 }
 
 // fastClaimsV3 decodes a SpecV3 payload.
 func fastClaimsV3(payload []byte, w *claimsV3) bool {
-	d := &fastDecoder{jsonParser{data: payload}}
+	d := newFastDecoder(payload)
 	return d.claimsV3(w) && d.done()
 }
 

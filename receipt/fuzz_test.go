@@ -43,6 +43,17 @@ func FuzzVerify(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, receipt []byte) {
 		c, err := Verify(receipt, jwks, vkey)
+		// Verify reads the document as parseReceipt does: it fails at
+		// StepParse, with parseReceipt's error, exactly when parseReceipt
+		// fails (though it validates the readable claims only by their
+		// equality with the signed payload).
+		_, perr := parseReceipt(receipt)
+		if (perr != nil) != (stepOf(err) == StepParse) {
+			t.Fatalf("parseReceipt: %v; Verify: %v", perr, err)
+		}
+		if perr != nil && !strings.Contains(err.Error(), perr.Error()) {
+			t.Fatalf("parse error %q, Verify says %q", perr, err)
+		}
 		if err != nil {
 			var ve *VerifyError
 			if !errors.As(err, &ve) || !slices.Contains(allSteps, ve.Step) {
@@ -399,6 +410,60 @@ func FuzzNewVerifier(f *testing.F) {
 		}
 		if v == nil {
 			t.Fatal("nil Verifier without error")
+		}
+	})
+}
+
+// FuzzJWSHeader: the header reader of Verify (signerHeader for the form
+// signers write, the strict decode otherwise) returns what the strict
+// decode alone returns, for every header.
+func FuzzJWSHeader(f *testing.F) {
+	f.Add([]byte(`{"alg":"Ed25519","kid":"k","typ":"service.receipt.v3+jws"}`))
+	f.Add([]byte(`{"alg":"EdDSA","kid":"","typ":"service.receipt+jws"}`))
+	f.Add([]byte(`{"alg":"Ed25519","kid":"k\u0041","typ":"t"}`))
+	f.Add([]byte(`{"alg":"Ed25519","typ":"t","kid":"k"}`))
+	f.Add([]byte(`{"alg":"Ed25519","kid":"k","typ":"t","crit":[]}`))
+	f.Add([]byte(`{"alg":"Ed25519","kid":"é","typ":"t"}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got, err := parseJWSHeader(raw)
+		want, wantErr := strictJWSHeader(raw)
+		if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+			t.Fatalf("header %q: error %v, strict decode %v", raw, err, wantErr)
+		}
+		if got != want {
+			t.Fatalf("header %q: %+v, strict decode %+v", raw, got, want)
+		}
+	})
+}
+
+// FuzzSameTokens: text that sameTokens finds equal to strict JSON is strict
+// JSON with the same value, and delimit ends a valid object or array where
+// the strict decode ends it: what lets Verify validate the readable claims
+// by their equality with the signed payload.
+func FuzzSameTokens(f *testing.F) {
+	f.Add([]byte(`{ "a" : [ 1 , true , "x y" ] }`), []byte(`{"a":[1,true,"x y"]}`))
+	f.Add([]byte(`{"a":[1 2]}`), []byte(`{"a":[12]}`))
+	f.Add([]byte(`{"a":tr ue}`), []byte(`{"a":true}`))
+	f.Add([]byte(`{"a":"\\\"",  "b":-1.5e3}`), []byte(`{"a":"\\\"","b":-1.5e3}`))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		if len(a) > 0 && (a[0] == '{' || a[0] == '[') {
+			if _, err := decodeStrict(a); err == nil {
+				p := &jsonParser{data: a}
+				if !p.delimit() || p.pos != len(bytes.TrimRight(a, " \t\r\n")) {
+					t.Fatalf("delimit %q: ends at %d", a, p.pos)
+				}
+			}
+		}
+		vb, err := decodeStrict(b)
+		if err != nil || !sameTokens(a, b) {
+			return
+		}
+		va, err := decodeStrict(a)
+		if err != nil {
+			t.Fatalf("sameTokens(%q, %q), but the first is not strict JSON: %v", a, b, err)
+		}
+		if !sameJSON(va, vb) {
+			t.Fatalf("sameTokens(%q, %q), but the values differ", a, b)
 		}
 	})
 }

@@ -40,7 +40,19 @@ func fuzzSeeds(t testing.TB) map[string]map[string][]any {
 			version = 2
 		}
 		add("FuzzDecodePayload", s.version, parts.payload, version)
+		add("FuzzJWSHeader", s.version, parts.header)
 	}
+	for _, s := range []*tamperSet{v1, v3} {
+		r := decodeReceipt(t, s.rs[1])
+		parts, err := splitJWS(r.JWS)
+		if err != nil {
+			t.Fatal(err)
+		}
+		add("FuzzSameTokens", s.version+"-claims", []byte(r.Claims), parts.payload)
+	}
+	add("FuzzSameTokens", "split-number", []byte(`{"a":[1 2]}`), []byte(`{"a":[12]}`))
+	add("FuzzJWSHeader", "member-order", []byte(`{"alg":"Ed25519","typ":"t","kid":"k"}`))
+	add("FuzzJWSHeader", "escaped-kid", []byte(`{"alg":"Ed25519","kid":"k\u0041","typ":"t"}`))
 	add("FuzzVerify", "v3-lone-surrogate", []byte(strings.Replace(string(v3.rs[1]), `"custody": "none"`, `"custody": "\ud800"`, 1)))
 	add("FuzzParseReceipt", "escapes", []byte(`{"spec":"a","id":"b","jws":"\u0063","tlog_proof":"d","claims":{"\u0061":[1,-0.5e3,{"b":null}],"a\u00e9":"\ud83d\ude00"}}`))
 	add("FuzzParseReceipt", "duplicate-escaped", []byte(`{"spec":"a","id":"b","jws":"c","tlog_proof":"d","claims":{"a":1,"\u0061":2}}`))

@@ -137,10 +137,19 @@ func splitJWSBytes(jws []byte) (jwsParts, error) {
 // members, all strings.
 type jwsHeader struct {
 	alg, kid, typ string
-	has           map[string]bool
+	hasKid        bool
 }
 
 func parseJWSHeader(raw []byte) (jwsHeader, error) {
+	if h, ok := signerHeader(raw); ok {
+		return h, nil
+	}
+	return strictJWSHeader(raw)
+}
+
+// strictJWSHeader reads any header through the strict decode, naming what
+// is wrong with it.
+func strictJWSHeader(raw []byte) (jwsHeader, error) {
 	v, err := decodeStrict(raw)
 	if err != nil {
 		return jwsHeader{}, fmt.Errorf("jws header: %v", err)
@@ -149,7 +158,7 @@ func parseJWSHeader(raw []byte) (jwsHeader, error) {
 	if !ok {
 		return jwsHeader{}, errors.New("jws header is not a JSON object")
 	}
-	h := jwsHeader{has: map[string]bool{}}
+	var h jwsHeader
 	for _, f := range []struct {
 		name string
 		dst  *string
@@ -162,7 +171,8 @@ func parseJWSHeader(raw []byte) (jwsHeader, error) {
 		if !ok {
 			return jwsHeader{}, fmt.Errorf("jws header %q is not a string", f.name)
 		}
-		*f.dst, h.has[f.name] = s, true
+		*f.dst = s
+		h.hasKid = h.hasKid || f.name == "kid"
 		delete(m, f.name)
 	}
 	// Any other member, "crit" (RFC 7515 §4.1.11) and "jwk" (§4.1.3)
@@ -177,6 +187,38 @@ func parseJWSHeader(raw []byte) (jwsHeader, error) {
 		return jwsHeader{}, fmt.Errorf("jws header has members outside the receipt format: %s", strings.Join(names, ", "))
 	}
 	return h, nil
+}
+
+// signerHeader reads a header in the one form signers write,
+// {"alg":…,"kid":…,"typ":…} without white space, each value printable ASCII
+// without '"' or '\\' (no escapes): the same header the strict decode
+// would return, without building a map. Any other header returns false and
+// goes through the strict decode.
+func signerHeader(raw []byte) (jwsHeader, bool) {
+	var h jwsHeader
+	rest := raw
+	for _, f := range [...]struct {
+		prefix string
+		dst    *string
+	}{{`{"alg":"`, &h.alg}, {`","kid":"`, &h.kid}, {`","typ":"`, &h.typ}} {
+		if !bytes.HasPrefix(rest, []byte(f.prefix)) {
+			return jwsHeader{}, false
+		}
+		rest = rest[len(f.prefix):]
+		n := 0
+		for n < len(rest) && rest[n] != '"' {
+			if c := rest[n]; c < 0x20 || c > 0x7e || c == '\\' {
+				return jwsHeader{}, false
+			}
+			n++
+		}
+		*f.dst, rest = string(rest[:n]), rest[n:]
+	}
+	if string(rest) != `"}` {
+		return jwsHeader{}, false
+	}
+	h.hasKid = true
+	return h, true
 }
 
 // specError says that a payload is claims of another spec version than the
@@ -275,7 +317,14 @@ func probeEnvironment(payload []byte) string {
 // slow path compares them as strict JSON values and names the first
 // difference.
 func (vf *verification) sameClaims(doc *receiptDoc, payload []byte) error {
-	if compactEqual(doc.claims, payload) {
+	if doc.claimsUnchecked {
+		// The payload is strict JSON (decodePayload proved it the form
+		// Sign writes), so claims equal to it token for token are too.
+		if sameTokens(doc.claims, payload) {
+			doc.claimsUnchecked = false
+			return nil
+		}
+	} else if compactEqual(doc.claims, payload) {
 		return nil
 	}
 	readable, err := decodeStrict(doc.claims)

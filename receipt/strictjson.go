@@ -211,8 +211,27 @@ func (p *jsonParser) str() (string, error) {
 
 func (p *jsonParser) escapedStr(start int) (string, error) {
 	var b strings.Builder
+	// The value is at most as long as its spelling, which ends at the
+	// first quote that is not escaped (one of the quotes from here on).
+	if end := stringLen(p.data[start-1:]); end > 0 {
+		b.Grow(end)
+	}
 	b.Write(p.data[start:p.pos])
 	for p.pos < len(p.data) {
+		// Copy the run of plain bytes up to the next quote, backslash
+		// or control character at once.
+		run := p.pos
+		for run < len(p.data) {
+			if c := p.data[run]; c == '"' || c == '\\' || c < 0x20 {
+				break
+			}
+			run++
+		}
+		b.Write(p.data[p.pos:run])
+		p.pos = run
+		if p.pos == len(p.data) {
+			break
+		}
 		c := p.data[p.pos]
 		switch {
 		case c == '"':
@@ -220,10 +239,6 @@ func (p *jsonParser) escapedStr(start int) (string, error) {
 			return b.String(), nil
 		case c < 0x20:
 			return "", p.errorf("control character in string")
-		case c != '\\':
-			b.WriteByte(c)
-			p.pos++
-			continue
 		}
 		if p.pos+1 >= len(p.data) {
 			break
@@ -446,6 +461,10 @@ type receiptDoc struct {
 	// written with escapes), not copies.
 	jws    []byte
 	claims []byte
+	// claimsUnchecked: claims were only delimited (scanReceipt), not
+	// validated; Verify proves them valid by their equality with the
+	// signed payload (sameTokens), or answers as parseReceipt would.
+	claimsUnchecked bool
 }
 
 // parseReceipt reads the receipt document: a JSON object with exactly the
@@ -454,7 +473,17 @@ type receiptDoc struct {
 // read as part of the receipt. It accepts exactly what decodeStrict accepts
 // (FuzzParseReceipt compares them), but builds nothing for the claims: it
 // validates them in place and keeps their bytes for compactEqual.
-func parseReceipt(data []byte) (receiptDoc, error) {
+func parseReceipt(data []byte) (receiptDoc, error) { return readReceipt(data, false) }
+
+// scanReceipt is parseReceipt that only delimits the readable claims
+// (doc.claimsUnchecked) instead of validating them: Verify compares them
+// with the signed payload, whose validity it proves anyway, and then needs
+// no second validation (sameTokens). When it fails, Verify answers with
+// parseReceipt's error if parseReceipt fails, so that the step and the
+// message of every failure stay those of parseReceipt first.
+func scanReceipt(data []byte) (receiptDoc, error) { return readReceipt(data, true) }
+
+func readReceipt(data []byte, scanClaims bool) (receiptDoc, error) {
 	if len(data) > MaxInputSize {
 		return receiptDoc{}, fmt.Errorf("larger than %d bytes", MaxInputSize)
 	}
@@ -531,7 +560,12 @@ func parseReceipt(data []byte) (receiptDoc, error) {
 				}
 			case name == "claims" && p.pos < len(p.data) && p.data[p.pos] == '{':
 				start := p.pos
-				if err := p.skip(1); err != nil {
+				if scanClaims {
+					if !p.delimit() {
+						return receiptDoc{}, p.errorf("unterminated claims")
+					}
+					doc.claimsUnchecked = true
+				} else if err := p.skip(1); err != nil {
 					return receiptDoc{}, err
 				}
 				doc.claims, claimsSeen = data[start:p.pos], true
@@ -573,6 +607,77 @@ func parseReceipt(data []byte) (receiptDoc, error) {
 		return receiptDoc{}, errors.New("members other than spec, id, claims, jws, tlog_proof")
 	}
 	return doc, nil
+}
+
+// delimit moves past the object or array at pos without validating it:
+// brackets are counted outside strings, and a string ends at the first
+// quote not escaped. On valid JSON it ends where skip ends.
+func (p *jsonParser) delimit() bool {
+	depth := 0
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case '"':
+			p.pos += stringLen(p.data[p.pos:])
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				p.pos++
+				return true
+			}
+		}
+		p.pos++
+	}
+	return false
+}
+
+// sameTokens reports whether a is the JSON text b with white space between
+// its tokens: compactEqual, where moreover no white space stands between
+// two bytes of a number or literal (a is then JSON exactly when b is). b
+// must be strict JSON (decodeStrict accepts it); a then is too, with the
+// same values, members and nesting, and may be taken as validated.
+func sameTokens(a, b []byte) bool {
+	j := 0
+	prev := byte('{') // the byte before the current one outside white space
+	for i := 0; i < len(a); {
+		c := a[i]
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			k := i + 1
+			for k < len(a) && (a[k] == ' ' || a[k] == '\t' || a[k] == '\n' || a[k] == '\r') {
+				k++
+			}
+			if k < len(a) && inToken(prev) && inToken(a[k]) {
+				return false
+			}
+			i = k
+			continue
+		case '"':
+			n := stringLen(a[i:])
+			if j+n > len(b) || !bytes.Equal(a[i:i+n], b[j:j+n]) {
+				return false
+			}
+			i, j, prev = i+n, j+n, '"'
+			continue
+		}
+		if j == len(b) || b[j] != c {
+			return false
+		}
+		i, j, prev = i+1, j+1, c
+	}
+	return j == len(b)
+}
+
+// inToken reports whether c, outside a string and white space, is part of
+// a number or a literal (true, false, null).
+func inToken(c byte) bool {
+	switch c {
+	case '{', '}', '[', ']', ',', ':', '"':
+		return false
+	}
+	return true
 }
 
 // skip validates one JSON value with the rules of value (strict strings,

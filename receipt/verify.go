@@ -153,27 +153,58 @@ func NewVerifier(jwks []byte, logVerifierKey string) (*Verifier, error) {
 // latest; compare checkpoints over time (consistency proofs, witnesses) for
 // that.
 func Verify(receiptJSON, jwks []byte, logVerifierKey string) (*Claims, error) {
-	doc, err := parseReceipt(receiptJSON)
+	doc, err := readDocument(receiptJSON)
 	if err != nil {
-		return nil, &VerifyError{Step: StepParse, Err: parseFailure(err)}
+		return nil, err
 	}
 	v, err := NewVerifier(jwks, logVerifierKey)
 	if err != nil {
+		if _, perr := parseReceipt(receiptJSON); doc.claimsUnchecked && perr != nil {
+			return nil, &VerifyError{Step: StepParse, Err: parseFailure(perr)}
+		}
 		err.(*VerifyError).ReceiptID = doc.id
 		return nil, err
 	}
-	return v.verify(&doc, nil)
+	return v.verifyScanned(receiptJSON, &doc, nil)
 }
 
 // Verify checks a receipt as the package-level Verify does, and then each
 // opening against the commitment it opens (StepOpening, with Field): the
 // returned claims carry the opened values in their places (Reveal).
 func (v *Verifier) Verify(receiptJSON []byte, openings ...Opening) (*Claims, error) {
-	doc, err := parseReceipt(receiptJSON)
+	doc, err := readDocument(receiptJSON)
 	if err != nil {
-		return nil, &VerifyError{Step: StepParse, Err: parseFailure(err)}
+		return nil, err
 	}
-	return v.verify(&doc, openings)
+	return v.verifyScanned(receiptJSON, &doc, openings)
+}
+
+// readDocument reads the receipt document with scanReceipt, or, if that
+// fails, with parseReceipt, whose error is the StepParse error.
+func readDocument(receiptJSON []byte) (receiptDoc, error) {
+	doc, err := scanReceipt(receiptJSON)
+	if err == nil {
+		return doc, nil
+	}
+	if doc, err = parseReceipt(receiptJSON); err != nil {
+		return receiptDoc{}, &VerifyError{Step: StepParse, Err: parseFailure(err)}
+	}
+	return doc, nil
+}
+
+// verifyScanned verifies a document read by scanReceipt. Its readable
+// claims are proven valid JSON when they match the signed payload token
+// for token (sameClaims); otherwise the answer is the document's parse
+// error if parseReceipt refuses the document, as if it had been parsed
+// first.
+func (v *Verifier) verifyScanned(receiptJSON []byte, doc *receiptDoc, openings []Opening) (*Claims, error) {
+	c, err := v.verify(doc, openings)
+	if doc.claimsUnchecked {
+		if _, perr := parseReceipt(receiptJSON); perr != nil {
+			return nil, &VerifyError{Step: StepParse, Err: parseFailure(perr)}
+		}
+	}
+	return c, err
 }
 
 func parseFailure(err error) error {
@@ -216,7 +247,7 @@ func (v *Verifier) verify(doc *receiptDoc, openings []Opening) (*Claims, error) 
 	if !known {
 		return nil, vf.failf(StepTyp, "the JWS type is %q, which is no receipt type (%s, %s, %s): this is not a receipt JWS, or one of a version newer than this verifier", hdr.typ, TypeV1, TypeV2, TypeV3)
 	}
-	if !hdr.has["kid"] {
+	if !hdr.hasKid {
 		return nil, vf.failf(StepKid, "the JWS header names no key (kid): a receipt always does. This JWS was not made by a receipt signer")
 	}
 	key, err := v.keys.Lookup(hdr.kid)
