@@ -62,6 +62,8 @@ type rateRow struct {
 	source    string
 	note      string
 	condition string // code of a rateConditionDef the rate depends on (conditions.go), or ""
+
+	effectiveFrom string // from as YYYY-MM-DD, "" for 0; set by buildRateTable
 }
 
 // rateConditionDef is a legal condition of a reduced rate, generated from
@@ -90,6 +92,9 @@ func buildRateTable() *RateTable {
 		series:  make(map[seriesKey][]rateRow),
 	}
 	for _, r := range rateRows {
+		if r.from != 0 {
+			r.effectiveFrom = keyTime(r.from).Format(time.DateOnly)
+		}
 		k := seriesKey{r.country, r.territory, r.series}
 		t.series[k] = append(t.series[k], r)
 	}
@@ -198,11 +203,7 @@ func (t *RateTable) lookup(k seriesKey, day int) (rateRow, bool) {
 }
 
 func (t *RateTable) source(r rateRow) RateSource {
-	s := RateSource{Table: t.version, Source: r.source}
-	if r.from != 0 {
-		s.EffectiveFrom = keyTime(r.from).Format(time.DateOnly)
-	}
-	return s
+	return RateSource{Table: t.version, EffectiveFrom: r.effectiveFrom, Source: r.source}
 }
 
 // dayKey is the UTC calendar day of t as yyyymmdd.
