@@ -23,6 +23,19 @@ type builder struct {
 	reviews []Reason
 	notes   []Reason
 	noteBuf [4]Reason // the first backing array of notes (Determine); a determination has at most a few
+
+	// The sections d points to, held here so that a determination takes
+	// one allocation for them all (the builder is on the heap anyway).
+	evidence  assertedEvidence // evidence.go
+	rate      chargedRate      // setRate
+	threshold thresholdFigures // threshold.go
+}
+
+// chargedRate is the rate charged and its source (Determination.RatePercent
+// and RateSource point here).
+type chargedRate struct {
+	percent Percent
+	source  RateSource
 }
 
 func (b *builder) review(code, format string, args ...any) {
@@ -103,12 +116,12 @@ func (b *builder) resolveSeller(s Seller) sellerInfo {
 		info.ok = false
 	default:
 		info.country = loc.country
-		info.eu = euMemberStates[loc.country]
+		info.eu = isEUMember(loc.country) // countryfacts.go
 		info.uk = loc.country == "GB"
 	}
 	for _, e := range s.OtherEstablishments {
 		ec := normalizeCountry(e)
-		if !euMemberStates[ec] {
+		if !isEUMember(ec) {
 			b.review(ReasonSellerEstablishment, "The seller's further establishment %q is not an EU member state.", e)
 			info.ok = false
 			continue
@@ -378,11 +391,10 @@ type rules struct {
 	buyer  location
 	day    int // day of supply (yyyymmdd) in the taxing territory's zone, once dayFixed
 
-	dayFixed         bool              // localday.go
-	threshold        *ThresholdCheck   // threshold.go
-	thresholdFigures *thresholdFigures // threshold.go: threshold and the figures it points to
-	origin           rateResult        // threshold.go: the seller's rate on its day, once looked up
-	originFound      bool              // origin is set
+	dayFixed    bool            // localday.go
+	threshold   *ThresholdCheck // threshold.go
+	origin      rateResult      // threshold.go: the seller's rate on its day, once looked up
+	originFound bool            // origin is set
 
 	manual  *manualChoice // manual.go: a person's determination, nil for Determine
 	refusal *ManualError  // manual.go: why the person's determination is refused
@@ -658,14 +670,10 @@ func (r *rules) chargeRate(cc string, t *territory) {
 // kind and its source.
 func (r *rules) setRate(res rateResult) {
 	b := r.b
-	// The rate and its source take one allocation.
-	a := &struct {
-		p      Percent
-		source RateSource
-	}{Percent{d: res.rate}, res.source}
-	b.d.RatePercent = &a.p
+	b.rate = chargedRate{Percent{d: res.rate}, res.source}
+	b.d.RatePercent = &b.rate.percent
 	b.d.RateKind = res.kind
-	b.d.RateSource = &a.source
+	b.d.RateSource = &b.rate.source
 	if res.rate.IsZero() {
 		b.d.Category = CategoryZero // BR-Z-05: a 0 % rate is Z, never S (BR-S-05)
 	} else {

@@ -172,11 +172,8 @@ func (b *builder) locateBuyer(in Buyer, s Seller, seller sellerInfo) (location, 
 	if len(in.Evidence) == 0 {
 		loc, ok := b.resolveBuyer(in)
 		if ok {
-			// The assessment and its one item take one allocation.
-			a := &struct {
-				assessment EvidenceAssessment
-				items      [1]EvidenceItem
-			}{items: [1]EvidenceItem{{Index: -1, Kind: EvidenceMerchantAttested, Country: normalizeCountry(in.Country), Source: EvidenceSourceMerchant, Agrees: true}}}
+			a := &b.evidence
+			a.items = [1]EvidenceItem{{Index: -1, Kind: EvidenceMerchantAttested, Country: normalizeCountry(in.Country), Source: EvidenceSourceMerchant, Agrees: true}}
 			a.assessment = EvidenceAssessment{Rule: EvidenceRuleMerchantAssertion, Country: loc.code(), Basis: basisAssertion, Items: a.items[:]}
 			b.d.LocationEvidence = &a.assessment
 			b.notes = append(b.notes, Reason{Code: ReasonLocationSingleAssertion, Detail: countryText(loc.code(), textSingleAssertion)}) // texts.go
@@ -325,6 +322,13 @@ func (b *builder) locateBuyer(in Buyer, s Seller, seller sellerInfo) (location, 
 // customer located in code.
 func singleAssertionNote(code string) string {
 	return "The customer's location " + code + " rests on the merchant's single assertion of the country, without items of evidence; Art. 24b(d) and 24f Implementing Regulation 282/2011 require two non-contradictory items (or one third-party item below EUR 100,000), which the merchant must hold."
+}
+
+// assertedEvidence is the assessment of a location resting on Buyer.Country
+// alone and its one item (Determination.LocationEvidence points here).
+type assertedEvidence struct {
+	assessment EvidenceAssessment
+	items      [1]EvidenceItem
 }
 
 // oneItemAllowed: the second subparagraph of Art. 24b(d) applies to a

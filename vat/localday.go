@@ -90,17 +90,11 @@ var (
 	spanEnd   = keyTime(rateTableTo).AddDate(0, 0, 3).Unix()
 )
 
-// zones holds every embedded zone and zonesByCountry every country's,
-// built once at package initialisation and never modified afterwards.
+// zones holds every embedded zone, built once at package initialisation
+// and never modified afterwards; countryTable holds each country's.
 var (
-	zones          = loadZones()
-	zonesByCountry = func() map[string]*zone {
-		m := make(map[string]*zone, len(countryZones))
-		for cc, name := range countryZones {
-			m[cc] = zones[name]
-		}
-		return m
-	}()
+	zones   = loadZones()
+	utcZone = zones[zoneUTC]
 )
 
 func loadZones() map[string]*zone {
@@ -163,10 +157,10 @@ func placeZone(cc string, t *territory) *zone {
 		}
 		cc = t.parent
 	}
-	if z, ok := zonesByCountry[cc]; ok {
+	if z := factsOf(cc).zone; z != nil { // countryfacts.go
 		return z
 	}
-	return zones[zoneUTC]
+	return utcZone
 }
 
 // civil is the calendar date of at in z.

@@ -220,7 +220,7 @@ func (r *rules) checkRegistrationList(regs []Registration) {
 			}
 			continue
 		}
-		if !euMemberStates[g.Country] {
+		if !isEUMember(g.Country) {
 			r.b.review(ReasonSellerRegistrationsInconsistent, "%s (%s) names %q, which is not an EU member state.", field, registrationSchemes[g.Scheme], g.Country)
 			continue
 		}

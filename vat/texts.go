@@ -4,12 +4,12 @@ package vat
 //
 // Some reasons and notes differ only in the country they name. For every
 // country the rulesets tax in (countryZones: the EU-27 and GB) they are
-// built once at package initialisation and never modified afterwards, so
-// that Determine copies a string instead of concatenating one; any other
-// country is concatenated as before. The functions that build a text are
-// the only source of its wording.
+// built once at package initialisation into countryTable (countryfacts.go)
+// and never modified afterwards, so that Determine copies a string instead
+// of concatenating one; any other country is concatenated as before. The
+// functions that build a text are the only source of its wording.
 
-// Kinds of country texts (index into countryTexts).
+// Kinds of country texts (index into countryFacts.texts).
 const (
 	textOriginInvoiceNote = iota // originInvoiceNote (determine.go)
 	textOriginNoteTotals         // originNoteText with running totals (threshold.go)
@@ -31,21 +31,9 @@ func makeCountryText(cc string, kind int) string {
 	return singleAssertionNote(cc)
 }
 
-var textsByCountry = func() map[string]*[numCountryTexts]string {
-	m := make(map[string]*[numCountryTexts]string, len(countryZones))
-	for cc := range countryZones {
-		var t [numCountryTexts]string
-		for kind := range t {
-			t[kind] = makeCountryText(cc, kind)
-		}
-		m[cc] = &t
-	}
-	return m
-}()
-
 // countryText is text kind of country cc.
 func countryText(cc string, kind int) string {
-	if t, ok := textsByCountry[cc]; ok {
+	if t := factsOf(cc).texts; t != nil { // countryfacts.go
 		return t[kind]
 	}
 	return makeCountryText(cc, kind)

@@ -212,14 +212,14 @@ func (r *rules) newThreshold(counts bool) (*ThresholdCheck, bool) {
 	if cb == nil {
 		return nil, true
 	}
-	r.thresholdFigures = &thresholdFigures{check: ThresholdCheck{
+	r.b.threshold = thresholdFigures{check: ThresholdCheck{
 		Year:         thresholdYearOf(r.seller.country, r.in.Supply.Date),
 		Limit:        thresholdLimit,
 		PreviousYear: cb.PreviousYear,
 		TotalBefore:  cb.CurrentYear,
 		Counts:       counts,
 	}}
-	th := &r.thresholdFigures.check
+	th := &r.b.threshold.check
 	r.threshold, r.b.d.Threshold = th, th
 	ok := true
 	if cb.PreviousYear.IsNegative() {
@@ -285,8 +285,8 @@ func (r *rules) finishThreshold() {
 		}
 		th, _ = r.newThreshold(false)
 		th.set(ThresholdNotCounted)
-		r.thresholdFigures.after = th.TotalBefore
-		th.TotalAfter = &r.thresholdFigures.after
+		r.b.threshold.after = th.TotalBefore
+		th.TotalAfter = &r.b.threshold.after
 		return
 	}
 	if th.Counted != nil || th.Rule == "" || r.b.d.RatePercent == nil {
@@ -296,7 +296,7 @@ func (r *rules) finishThreshold() {
 }
 
 // thresholdFigures holds the threshold section with the figures its
-// pointers point to, so that the section takes one allocation.
+// pointers point to (Determination.Threshold points here).
 type thresholdFigures struct {
 	check          ThresholdCheck
 	counted, after decimal.Decimal
@@ -304,7 +304,7 @@ type thresholdFigures struct {
 
 // count records net as the value counted and the total after it.
 func (r *rules) count(net decimal.Decimal) {
-	f := r.thresholdFigures
+	f := &r.b.threshold
 	f.counted, f.after = net, addDec(f.check.TotalBefore, net) // fixed.go
 	f.check.Counted, f.check.TotalAfter = &f.counted, &f.after
 }
