@@ -37,16 +37,25 @@ var countryTable = func() *[26 * 26]countryFacts {
 // noFacts answers for anything that is not two upper-case letters.
 var noFacts countryFacts
 
-// factsOf returns the facts of code cc (already normalised).
-func factsOf(cc string) *countryFacts {
+// countryIndex is the index of a code of two upper-case letters in
+// countryTable; ok is false for anything else.
+func countryIndex(cc string) (i int, ok bool) {
 	if len(cc) != 2 {
-		return &noFacts
+		return 0, false
 	}
 	a, b := cc[0]-'A', cc[1]-'A'
 	if a >= 26 || b >= 26 {
-		return &noFacts
+		return 0, false
 	}
-	return &countryTable[int(a)*26+int(b)]
+	return int(a)*26 + int(b), true
+}
+
+// factsOf returns the facts of code cc (already normalised).
+func factsOf(cc string) *countryFacts {
+	if i, ok := countryIndex(cc); ok {
+		return &countryTable[i]
+	}
+	return &noFacts
 }
 
 // isEUMember reports whether cc is one of euMemberStates.

@@ -78,7 +78,30 @@ type RateTable struct {
 	version  string
 	from, to int
 	series   map[seriesKey][]rateRow // each sorted by from, ascending
+	// national holds the series without a territory by country (at the
+	// index of countryTable) and series (seriesIndex): the same slices as
+	// series, found without hashing a key.
+	national [26 * 26]*[numSeries][]rateRow
 }
+
+// seriesIndex numbers the rate series for RateTable.national.
+func seriesIndex(series string) (int, bool) {
+	switch series {
+	case seriesStandard:
+		return 0, true
+	case seriesReduced:
+		return 1, true
+	case seriesEbook:
+		return 2, true
+	case seriesEpublication:
+		return 3, true
+	case seriesStreaming:
+		return 4, true
+	}
+	return 0, false
+}
+
+const numSeries = 5
 
 // rates is built once at package initialisation from the generated rows and
 // never modified afterwards.
@@ -98,8 +121,17 @@ func buildRateTable() *RateTable {
 		k := seriesKey{r.country, r.territory, r.series}
 		t.series[k] = append(t.series[k], r)
 	}
-	for _, rows := range t.series {
+	for k, rows := range t.series {
 		slices.SortFunc(rows, func(a, b rateRow) int { return a.from - b.from })
+		i, okc := countryIndex(k.country)
+		s, oks := seriesIndex(k.series)
+		if k.territory != "" || !okc || !oks {
+			continue
+		}
+		if t.national[i] == nil {
+			t.national[i] = new([numSeries][]rateRow)
+		}
+		t.national[i][s] = rows
 	}
 	return t
 }
@@ -193,7 +225,17 @@ func (t *RateTable) covers(day int) bool { return day >= t.from && day <= t.to }
 
 // lookup returns the period of a series in force on day.
 func (t *RateTable) lookup(k seriesKey, day int) (rateRow, bool) {
-	rows := t.series[k]
+	var rows []rateRow
+	i, okc := countryIndex(k.country)
+	s, oks := seriesIndex(k.series)
+	switch {
+	case k.territory == "" && okc && oks:
+		if n := t.national[i]; n != nil {
+			rows = n[s]
+		}
+	default:
+		rows = t.series[k]
+	}
 	for i := len(rows) - 1; i >= 0; i-- {
 		if rows[i].from <= day {
 			return rows[i], true
