@@ -395,6 +395,8 @@ type rules struct {
 	threshold   *ThresholdCheck // threshold.go
 	origin      rateResult      // threshold.go: the seller's rate on its day, once looked up
 	originFound bool            // origin is set
+	dateZone    *zone           // localday.go: the zone of date
+	date        localDate       // the supply's date in dateZone
 
 	manual  *manualChoice // manual.go: a person's determination, nil for Determine
 	refusal *ManualError  // manual.go: why the person's determination is refused

@@ -384,3 +384,22 @@ func TestRateChangesMatchCases(t *testing.T) {
 		}
 	}
 }
+
+// TestDateString: every day of the coverage, the days around it and far
+// dates render as time.Format does; a covered day needs no allocation.
+func TestDateString(t *testing.T) {
+	from, to := rates.Coverage()
+	for d := from.AddDate(0, 0, -40); !d.After(to.AddDate(0, 0, 40)); d = d.AddDate(0, 0, 1) {
+		if got, want := dateString(dayKey(d)), d.Format(time.DateOnly); got != want {
+			t.Fatalf("dateString(%d) = %q, want %q", dayKey(d), got, want)
+		}
+	}
+	for _, k := range []int{10101, 19991231, 20240229, 99991231} {
+		if got, want := dateString(k), keyTime(k).Format(time.DateOnly); got != want {
+			t.Errorf("dateString(%d) = %q, want %q", k, got, want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = dateString(20260410) }); n != 0 {
+		t.Errorf("dateString of a covered day: %v allocations", n)
+	}
+}

@@ -213,7 +213,7 @@ func (r *rules) newThreshold(counts bool) (*ThresholdCheck, bool) {
 		return nil, true
 	}
 	r.b.threshold = thresholdFigures{check: ThresholdCheck{
-		Year:         thresholdYearOf(r.seller.country, r.in.Supply.Date),
+		Year:         r.localDate(placeZone(r.seller.country, nil)).year, // thresholdYearOf
 		Limit:        thresholdLimit,
 		PreviousYear: cb.PreviousYear,
 		TotalBefore:  cb.CurrentYear,
@@ -241,7 +241,7 @@ func (r *rules) newThreshold(counts bool) (*ThresholdCheck, bool) {
 // seller's member state on the day of supply there.
 func (r *rules) originNet() (decimal.Decimal, bool) {
 	S := r.seller.country
-	day := dayIn(r.in.Supply.Date, placeZone(S, nil))
+	day := r.localDate(placeZone(S, nil)).key()
 	if !r.t.covers(day) {
 		return decimal.Decimal{}, false
 	}
