@@ -34,9 +34,6 @@ var countryTable = func() *[26 * 26]countryFacts {
 	return &t
 }()
 
-// noFacts answers for anything that is not two upper-case letters.
-var noFacts countryFacts
-
 // countryIndex is the index of a code of two upper-case letters in
 // countryTable; ok is false for anything else.
 func countryIndex(cc string) (i int, ok bool) {
@@ -50,12 +47,13 @@ func countryIndex(cc string) (i int, ok bool) {
 	return int(a)*26 + int(b), true
 }
 
-// factsOf returns the facts of code cc (already normalised).
-func factsOf(cc string) *countryFacts {
+// factsOf returns the facts of code cc (already normalised); none for
+// anything that is not two upper-case letters.
+func factsOf(cc string) countryFacts {
 	if i, ok := countryIndex(cc); ok {
-		return &countryTable[i]
+		return countryTable[i]
 	}
-	return &noFacts
+	return countryFacts{}
 }
 
 // isEUMember reports whether cc is one of euMemberStates.

@@ -307,7 +307,7 @@ func (r *rules) fixDefaultDay() {
 	if r.dayFixed {
 		return
 	}
-	switch d := r.b.d; {
+	switch d := &r.b.d; {
 	case d.Regime == RegimeUKReverseCharge, d.Regime == RegimeUKB2C, d.Regime == RegimeUKDomestic:
 		r.fixDay(placeZone("GB", nil))
 	case d.Regime == RegimeOutsideScope:

@@ -182,7 +182,7 @@ const (
 // requiredRegistrations: the n alternatives the decided outcome needs, and
 // their legal basis; n is 0 when the outcome needs no registration.
 func (r *rules) requiredRegistrations() (needs [2]registrationNeed, n int, basis string) {
-	d, s := r.b.d, r.seller
+	d, s := &r.b.d, &r.seller
 	switch d.Regime {
 	case RegimeDomestic:
 		needs[0] = registrationNeed{scheme: RegistrationNational, country: d.TaxingCountry}
