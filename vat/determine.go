@@ -38,7 +38,12 @@ type chargedRate struct {
 	source  RateSource
 }
 
+// review records a reason for manual review; a nil builder discards it
+// (a look-up whose failure is recorded later, threshold.go).
 func (b *builder) review(code, format string, args ...any) {
+	if b == nil {
+		return
+	}
 	b.reviews = append(b.reviews, Reason{Code: code, Detail: fmt.Sprintf(format, args...)})
 }
 

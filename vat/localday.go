@@ -235,7 +235,11 @@ func coveredDateIndex(k int) (int, bool) {
 // coversSomewhere reports whether at falls inside the table's coverage in
 // at least one embedded zone.
 func (t *RateTable) coversSomewhere(at time.Time) bool {
-	return dayKey(at.Add(maxZoneOffset)) >= t.from && dayKey(at.Add(minZoneOffset)) <= t.to
+	// dayKey(at+max) >= from and dayKey(at+min) <= to, in Unix seconds:
+	// at+max is not before the first midnight, at+min before the midnight
+	// after the last day (offsets are whole seconds; Unix floors).
+	s := at.Unix()
+	return s >= t.fromUnix-int64(maxZoneOffset/time.Second) && s < t.toEndUnix-int64(minZoneOffset/time.Second)
 }
 
 // ThresholdYear is the calendar year of at in the time zone of the

@@ -82,6 +82,9 @@ type RateTable struct {
 	// index of countryTable) and series (seriesIndex): the same slices as
 	// series, found without hashing a key.
 	national [26 * 26]*[numSeries][]rateRow
+	// fromUnix is the first midnight (UTC) of the coverage, toEndUnix the
+	// midnight after its last day.
+	fromUnix, toEndUnix int64
 }
 
 // seriesIndex numbers the rate series for RateTable.national.
@@ -114,6 +117,7 @@ func buildRateTable() *RateTable {
 		to:      rateTableTo,
 		series:  make(map[seriesKey][]rateRow),
 	}
+	t.fromUnix, t.toEndUnix = keyTime(t.from).Unix(), keyTime(t.to).AddDate(0, 0, 1).Unix()
 	for _, r := range rateRows {
 		if r.from != 0 {
 			r.effectiveFrom = keyTime(r.from).Format(time.DateOnly)

@@ -245,7 +245,7 @@ func (r *rules) originNet() (decimal.Decimal, bool) {
 	if !r.t.covers(day) {
 		return decimal.Decimal{}, false
 	}
-	res, ok := r.t.kindRate(&builder{}, S, nil, r.in.Supply.Kind, day)
+	res, ok := r.t.kindRate(nil, S, nil, r.in.Supply.Kind, day) // reviews discarded
 	if !ok {
 		return decimal.Decimal{}, false // chargeRate looks it up again and records why
 	}
