@@ -26,9 +26,13 @@ type builder struct {
 
 	// The sections d points to, held here so that a determination takes
 	// one allocation for them all (the builder is on the heap anyway).
-	evidence  assertedEvidence // evidence.go
 	rate      chargedRate      // setRate
 	threshold thresholdFigures // threshold.go
+	// evidence is where locateBuyer records an asserted location:
+	// evidenceBuf for Determine's builder, a new one when nil (so that a
+	// scratch builder that does not point to itself can stay on the stack).
+	evidence    *assertedEvidence
+	evidenceBuf assertedEvidence
 }
 
 // chargedRate is the rate charged and its source (Determination.RatePercent
@@ -72,7 +76,7 @@ func (b *builder) result() Determination {
 
 func (t *RateTable) determine(in Input) Determination {
 	b := &builder{d: Determination{Ruleset: RulesetEU}}
-	b.notes = b.noteBuf[:0]
+	b.notes, b.evidence = b.noteBuf[:0], &b.evidenceBuf
 	seller := b.resolveSeller(in.Seller)
 	buyer, buyerOK, evidence := b.locateBuyer(in.Buyer, in.Seller, seller) // evidence.go
 	kindOK := b.checkKind(in.Supply.Kind)

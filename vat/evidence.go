@@ -172,7 +172,10 @@ func (b *builder) locateBuyer(in Buyer, s Seller, seller sellerInfo) (location, 
 	if len(in.Evidence) == 0 {
 		loc, ok := b.resolveBuyer(in)
 		if ok {
-			a := &b.evidence
+			a := b.evidence
+			if a == nil {
+				a = new(assertedEvidence)
+			}
 			a.items = [1]EvidenceItem{{Index: -1, Kind: EvidenceMerchantAttested, Country: normalizeCountry(in.Country), Source: EvidenceSourceMerchant, Agrees: true}}
 			a.assessment = EvidenceAssessment{Rule: EvidenceRuleMerchantAssertion, Country: loc.code(), Basis: basisAssertion, Items: a.items[:]}
 			b.d.LocationEvidence = &a.assessment
