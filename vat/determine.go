@@ -22,9 +22,32 @@ type builder struct {
 	d       Determination
 	reviews []Reason
 	notes   []Reason
+	noteBuf [4]Reason // the first backing array of notes (Determine); a determination has at most a few
+
+	// The sections d points to, held here so that a determination takes
+	// one allocation for them all (the builder is on the heap anyway).
+	rate      chargedRate      // setRate
+	threshold thresholdFigures // threshold.go
+	// evidence is where locateBuyer records an asserted location:
+	// evidenceBuf for Determine's builder, a new one when nil (so that a
+	// scratch builder that does not point to itself can stay on the stack).
+	evidence    *assertedEvidence
+	evidenceBuf assertedEvidence
 }
 
+// chargedRate is the rate charged and its source (Determination.RatePercent
+// and RateSource point here).
+type chargedRate struct {
+	percent Percent
+	source  RateSource
+}
+
+// review records a reason for manual review; a nil builder discards it
+// (a look-up whose failure is recorded later, threshold.go).
 func (b *builder) review(code, format string, args ...any) {
+	if b == nil {
+		return
+	}
 	b.reviews = append(b.reviews, Reason{Code: code, Detail: fmt.Sprintf(format, args...)})
 }
 
@@ -45,12 +68,15 @@ func (b *builder) result() Determination {
 		return d
 	}
 	d.Status = StatusDetermined
-	d.Reasons = b.notes
+	if len(b.notes) > 0 {
+		d.Reasons = b.notes // nil when there is none, as before notes had a buffer
+	}
 	return d
 }
 
 func (t *RateTable) determine(in Input) Determination {
 	b := &builder{d: Determination{Ruleset: RulesetEU}}
+	b.notes, b.evidence = b.noteBuf[:0], &b.evidenceBuf
 	seller := b.resolveSeller(in.Seller)
 	buyer, buyerOK, evidence := b.locateBuyer(in.Buyer, in.Seller, seller) // evidence.go
 	kindOK := b.checkKind(in.Supply.Kind)
@@ -99,12 +125,12 @@ func (b *builder) resolveSeller(s Seller) sellerInfo {
 		info.ok = false
 	default:
 		info.country = loc.country
-		info.eu = euMemberStates[loc.country]
+		info.eu = isEUMember(loc.country) // countryfacts.go
 		info.uk = loc.country == "GB"
 	}
 	for _, e := range s.OtherEstablishments {
 		ec := normalizeCountry(e)
-		if !euMemberStates[ec] {
+		if !isEUMember(ec) {
 			b.review(ReasonSellerEstablishment, "The seller's further establishment %q is not an EU member state.", e)
 			info.ok = false
 			continue
@@ -374,9 +400,12 @@ type rules struct {
 	buyer  location
 	day    int // day of supply (yyyymmdd) in the taxing territory's zone, once dayFixed
 
-	dayFixed  bool            // localday.go
-	threshold *ThresholdCheck // threshold.go
-	origin    *rateResult     // threshold.go: the seller's rate on its day, once looked up
+	dayFixed    bool            // localday.go
+	threshold   *ThresholdCheck // threshold.go
+	origin      rateResult      // threshold.go: the seller's rate on its day, once looked up
+	originFound bool            // origin is set
+	dateZone    *zone           // localday.go: the zone of date
+	date        localDate       // the supply's date in dateZone
 
 	manual  *manualChoice // manual.go: a person's determination, nil for Determine
 	refusal *ManualError  // manual.go: why the person's determination is refused
@@ -490,9 +519,14 @@ func (r *rules) originBelowThreshold() {
 	b.d.PlaceOfSupply = S
 	b.d.Territory = ""
 	b.d.LegalBasis = "Art. 59c(1) " + directive
-	b.d.InvoiceNote = "Place of supply: " + S + " (Art. 59c " + directive + ")"
+	b.d.InvoiceNote = countryText(S, textOriginInvoiceNote) // texts.go
 	b.notes = append(b.notes, Reason{Code: ReasonOriginTaxation, Detail: r.originNote()})
 	r.chargeRate(S, nil)
+}
+
+// originInvoiceNote is the invoice note of row 2.
+func originInvoiceNote(S string) string {
+	return "Place of supply: " + S + " (Art. 59c " + directive + ")"
 }
 
 // oss: rows 3 and 4. Destination VAT declared through the Union scheme (a
@@ -647,10 +681,10 @@ func (r *rules) chargeRate(cc string, t *territory) {
 // kind and its source.
 func (r *rules) setRate(res rateResult) {
 	b := r.b
-	p := Percent{d: res.rate}
-	b.d.RatePercent = &p
+	b.rate = chargedRate{Percent{d: res.rate}, res.source}
+	b.d.RatePercent = &b.rate.percent
 	b.d.RateKind = res.kind
-	b.d.RateSource = &res.source
+	b.d.RateSource = &b.rate.source
 	if res.rate.IsZero() {
 		b.d.Category = CategoryZero // BR-Z-05: a 0 % rate is Z, never S (BR-S-05)
 	} else {
@@ -706,18 +740,20 @@ func (t *RateTable) kindRate(b *builder, cc string, terr *territory, kind string
 			return rateResult{}, false
 		}
 	}
-	since := ""
-	if row.from != 0 {
-		since = " from " + keyTime(row.from).Format(time.DateOnly)
+	since := func() string {
+		if row.from == 0 {
+			return ""
+		}
+		return " from " + row.effectiveFrom
 	}
 	switch row.status {
 	case statusUnverified:
 		b.review(ReasonRateUnverified, "The %s rate of %s%s %s is not confirmed by a source: %s (%s).",
-			seriesLabel[series], where, since, candidate(row), row.note, row.source)
+			seriesLabel[series], where, since(), candidate(row), row.note, row.source)
 		return rateResult{}, false
 	case statusItemDependent:
 		b.review(ReasonRateDependsOnItem, "The %s rate of %s%s depends on the item %s: %s (%s).",
-			seriesLabel[series], where, since, candidate(row), row.note, row.source)
+			seriesLabel[series], where, since(), candidate(row), row.note, row.source)
 		return rateResult{}, false
 	}
 	res := rateResult{rate: row.percents[0], source: t.source(row), condition: row.condition}

@@ -172,10 +172,14 @@ func (b *builder) locateBuyer(in Buyer, s Seller, seller sellerInfo) (location, 
 	if len(in.Evidence) == 0 {
 		loc, ok := b.resolveBuyer(in)
 		if ok {
-			cc := normalizeCountry(in.Country)
-			b.d.LocationEvidence = &EvidenceAssessment{Rule: EvidenceRuleMerchantAssertion, Country: loc.code(), Basis: basisAssertion,
-				Items: []EvidenceItem{{Index: -1, Kind: EvidenceMerchantAttested, Country: cc, Source: EvidenceSourceMerchant, Agrees: true}}}
-			b.note(ReasonLocationSingleAssertion, "The customer's location %s rests on the merchant's single assertion of the country, without items of evidence; Art. 24b(d) and 24f Implementing Regulation 282/2011 require two non-contradictory items (or one third-party item below EUR 100,000), which the merchant must hold.", loc.code())
+			a := b.evidence
+			if a == nil {
+				a = new(assertedEvidence)
+			}
+			a.items = [1]EvidenceItem{{Index: -1, Kind: EvidenceMerchantAttested, Country: normalizeCountry(in.Country), Source: EvidenceSourceMerchant, Agrees: true}}
+			a.assessment = EvidenceAssessment{Rule: EvidenceRuleMerchantAssertion, Country: loc.code(), Basis: basisAssertion, Items: a.items[:]}
+			b.d.LocationEvidence = &a.assessment
+			b.notes = append(b.notes, Reason{Code: ReasonLocationSingleAssertion, Detail: countryText(loc.code(), textSingleAssertion)}) // texts.go
 		}
 		return loc, ok, evidenceState{}
 	}
@@ -317,6 +321,19 @@ func (b *builder) locateBuyer(in Buyer, s Seller, seller sellerInfo) (location, 
 	return loc, true, evidenceState{insufficient: insufficiency(len(points), len(thirdParty) > 0, s, seller, loc)}
 }
 
+// singleAssertionNote is the detail of location_single_assertion for a
+// customer located in code.
+func singleAssertionNote(code string) string {
+	return "The customer's location " + code + " rests on the merchant's single assertion of the country, without items of evidence; Art. 24b(d) and 24f Implementing Regulation 282/2011 require two non-contradictory items (or one third-party item below EUR 100,000), which the merchant must hold."
+}
+
+// assertedEvidence is the assessment of a location resting on Buyer.Country
+// alone and its one item (Determination.LocationEvidence points here).
+type assertedEvidence struct {
+	assessment EvidenceAssessment
+	items      [1]EvidenceItem
+}
+
 // oneItemAllowed: the second subparagraph of Art. 24b(d) applies to a
 // supplier established in a member state (its main or a fixed
 // establishment), for an EU place of supply, while its cross-border TBE
@@ -326,7 +343,7 @@ func oneItemAllowed(s Seller, seller sellerInfo, loc location) bool {
 		return false
 	}
 	t := s.CrossBorder
-	return t.PreviousYear.LessThanOrEqual(oneItemLimitEUR) && t.CurrentYear.LessThanOrEqual(oneItemLimitEUR)
+	return cmpDec(t.PreviousYear, oneItemLimitEUR) <= 0 && cmpDec(t.CurrentYear, oneItemLimitEUR) <= 0 // fixed.go
 }
 
 func insufficiency(points int, thirdParty bool, s Seller, seller sellerInfo, loc location) string {
@@ -340,7 +357,7 @@ func insufficiency(points int, thirdParty bool, s Seller, seller sellerInfo, loc
 		why = "the one-item rule of Art. 24b(d) second subparagraph is for suppliers established in a member state, and this seller is not"
 	case s.CrossBorder == nil:
 		why = "the seller's cross-border TBE totals (Seller.CrossBorder) are not given, so the EUR 100,000 limit cannot be checked"
-	case s.CrossBorder.PreviousYear.GreaterThan(oneItemLimitEUR) || s.CrossBorder.CurrentYear.GreaterThan(oneItemLimitEUR):
+	case cmpDec(s.CrossBorder.PreviousYear, oneItemLimitEUR) > 0 || cmpDec(s.CrossBorder.CurrentYear, oneItemLimitEUR) > 0:
 		why = fmt.Sprintf("the seller's cross-border TBE supplies (EUR %s last year, EUR %s this year before this supply) exceed EUR 100,000",
 			s.CrossBorder.PreviousYear.StringFixed(2), s.CrossBorder.CurrentYear.StringFixed(2))
 	case !thirdParty:

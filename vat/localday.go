@@ -90,17 +90,11 @@ var (
 	spanEnd   = keyTime(rateTableTo).AddDate(0, 0, 3).Unix()
 )
 
-// zones holds every embedded zone and zonesByCountry every country's,
-// built once at package initialisation and never modified afterwards.
+// zones holds every embedded zone, built once at package initialisation
+// and never modified afterwards; countryTable holds each country's.
 var (
-	zones          = loadZones()
-	zonesByCountry = func() map[string]*zone {
-		m := make(map[string]*zone, len(countryZones))
-		for cc, name := range countryZones {
-			m[cc] = zones[name]
-		}
-		return m
-	}()
+	zones   = loadZones()
+	utcZone = zones[zoneUTC]
 )
 
 func loadZones() map[string]*zone {
@@ -163,10 +157,10 @@ func placeZone(cc string, t *territory) *zone {
 		}
 		cc = t.parent
 	}
-	if z, ok := zonesByCountry[cc]; ok {
+	if z := factsOf(cc).zone; z != nil { // countryfacts.go
 		return z
 	}
-	return zones[zoneUTC]
+	return utcZone
 }
 
 // civil is the calendar date of at in z.
@@ -185,23 +179,67 @@ func (z *zone) civil(at time.Time) (year int, month time.Month, day int) {
 // dayIn is the calendar day of at in z as yyyymmdd.
 func dayIn(at time.Time, z *zone) int {
 	y, m, d := z.civil(at)
-	return y*10000 + int(m)*100 + d
+	return localDate{y, m, d}.key()
 }
 
-// dateString renders a yyyymmdd day key as YYYY-MM-DD (years 0–9999).
+// dateString renders a yyyymmdd day key as YYYY-MM-DD (years 0–9999);
+// a day of the rate table's coverage comes from coveredDates.
 func dateString(k int) string {
+	if i, ok := coveredDateIndex(k); ok && coveredDates[i] != "" {
+		return coveredDates[i]
+	}
 	var b [10]byte
-	y, m, d := k/10000, k/100%100, k%100
-	b[0], b[1], b[2], b[3] = byte('0'+y/1000%10), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10)
-	b[4], b[5], b[6] = '-', byte('0'+m/10), byte('0'+m%10)
-	b[7], b[8], b[9] = '-', byte('0'+d/10), byte('0'+d%10)
+	appendDate(b[:0], k)
 	return string(b[:])
+}
+
+// appendDate appends the day key k as YYYY-MM-DD.
+func appendDate(b []byte, k int) []byte {
+	y, m, d := k/10000, k/100%100, k%100
+	return append(b, byte('0'+y/1000%10), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10),
+		'-', byte('0'+m/10), byte('0'+m%10), '-', byte('0'+d/10), byte('0'+d%10))
+}
+
+// coveredDates holds the rendering of every day of the embedded rate
+// table's coverage at coveredDateIndex ("" between months), as substrings
+// of one string; built once at package initialisation and never modified
+// afterwards, so that a supply date takes no allocation.
+var coveredDates = func() []string {
+	last, _ := coveredDateIndex(rateTableTo)
+	out := make([]string, last+1)
+	var all []byte
+	for t := keyTime(rateTableFrom); dayKey(t) <= rateTableTo; t = t.AddDate(0, 0, 1) {
+		all = appendDate(all, dayKey(t))
+	}
+	text := string(all)
+	for t, at := keyTime(rateTableFrom), 0; dayKey(t) <= rateTableTo; t, at = t.AddDate(0, 0, 1), at+10 {
+		i, _ := coveredDateIndex(dayKey(t))
+		out[i] = text[at : at+10]
+	}
+	return out
+}()
+
+// coveredDateIndex is the place of day key k in coveredDates: 31 places a
+// month, 372 a year from the first year of the coverage.
+func coveredDateIndex(k int) (int, bool) {
+	if k < rateTableFrom || k > rateTableTo {
+		return 0, false
+	}
+	y, m, d := k/10000, k/100%100, k%100
+	if m < 1 || m > 12 || d < 1 || d > 31 {
+		return 0, false
+	}
+	return (y-rateTableFrom/10000)*372 + (m-1)*31 + d - 1, true
 }
 
 // coversSomewhere reports whether at falls inside the table's coverage in
 // at least one embedded zone.
 func (t *RateTable) coversSomewhere(at time.Time) bool {
-	return dayKey(at.Add(maxZoneOffset)) >= t.from && dayKey(at.Add(minZoneOffset)) <= t.to
+	// dayKey(at+max) >= from and dayKey(at+min) <= to, in Unix seconds:
+	// at+max is not before the first midnight, at+min before the midnight
+	// after the last day (offsets are whole seconds; Unix floors).
+	s := at.Unix()
+	return s >= t.fromUnix-int64(maxZoneOffset/time.Second) && s < t.toEndUnix-int64(minZoneOffset/time.Second)
 }
 
 // ThresholdYear is the calendar year of at in the time zone of the
@@ -220,6 +258,27 @@ func thresholdYearOf(country string, at time.Time) int {
 	return y
 }
 
+// localDate is the calendar date of the supply in z. The rules ask for
+// the seller's zone up to three times (threshold year, origin rate, day
+// of supply): the last answer is kept.
+func (r *rules) localDate(z *zone) localDate {
+	if r.dateZone != z {
+		r.dateZone = z
+		r.date.year, r.date.month, r.date.day = z.civil(r.in.Supply.Date)
+	}
+	return r.date
+}
+
+// localDate is a calendar date (zone.civil).
+type localDate struct {
+	year  int
+	month time.Month
+	day   int
+}
+
+// key is the date as yyyymmdd (dayIn).
+func (d localDate) key() int { return d.year*10000 + int(d.month)*100 + d.day }
+
 // TZDataRelease names the IANA tz database release the embedded zones come
 // from (e.g. "2025c"); tzdata_gen.go records the source and checksums.
 func TZDataRelease() string { return tzdataRelease }
@@ -232,7 +291,7 @@ func (r *rules) fixDay(z *zone) bool {
 		return r.t.covers(r.day)
 	}
 	r.dayFixed = true
-	r.day = dayIn(r.in.Supply.Date, z)
+	r.day = r.localDate(z).key()
 	r.b.d.SupplyDate = dateString(r.day)
 	r.b.d.TimeZone = z.name
 	if r.t.covers(r.day) {
@@ -252,7 +311,7 @@ func (r *rules) fixDefaultDay() {
 	if r.dayFixed {
 		return
 	}
-	switch d := r.b.d; {
+	switch d := &r.b.d; {
 	case d.Regime == RegimeUKReverseCharge, d.Regime == RegimeUKB2C, d.Regime == RegimeUKDomestic:
 		r.fixDay(placeZone("GB", nil))
 	case d.Regime == RegimeOutsideScope:

@@ -384,3 +384,44 @@ func TestRateChangesMatchCases(t *testing.T) {
 		}
 	}
 }
+
+// TestDateString: every day of the coverage, the days around it and far
+// dates render as time.Format does; a covered day needs no allocation.
+func TestDateString(t *testing.T) {
+	from, to := rates.Coverage()
+	for d := from.AddDate(0, 0, -40); !d.After(to.AddDate(0, 0, 40)); d = d.AddDate(0, 0, 1) {
+		if got, want := dateString(dayKey(d)), d.Format(time.DateOnly); got != want {
+			t.Fatalf("dateString(%d) = %q, want %q", dayKey(d), got, want)
+		}
+	}
+	for _, k := range []int{10101, 19991231, 20240229, 99991231} {
+		if got, want := dateString(k), keyTime(k).Format(time.DateOnly); got != want {
+			t.Errorf("dateString(%d) = %q, want %q", k, got, want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = dateString(20260410) }); n != 0 {
+		t.Errorf("dateString of a covered day: %v allocations", n)
+	}
+}
+
+// TestCoversSomewhere: the test in Unix seconds agrees with the days of
+// the instant shifted by the extreme offsets, around both ends of the
+// coverage (whole and fractional seconds) and far away.
+func TestCoversSomewhere(t *testing.T) {
+	byDay := func(at time.Time) bool {
+		return dayKey(at.Add(maxZoneOffset)) >= rates.from && dayKey(at.Add(minZoneOffset)) <= rates.to
+	}
+	from, to := rates.Coverage()
+	var instants []time.Time
+	for _, edge := range []time.Time{from, to.AddDate(0, 0, 1)} {
+		for d := -5 * time.Hour; d <= 5*time.Hour; d += 30 * time.Second {
+			instants = append(instants, edge.Add(d), edge.Add(d-time.Nanosecond), edge.Add(d+time.Nanosecond))
+		}
+	}
+	instants = append(instants, time.Time{}, time.Unix(0, 0), from.AddDate(-100, 0, 0), to.AddDate(100, 0, 0), from.AddDate(1, 0, 0))
+	for _, at := range instants {
+		if got, want := rates.coversSomewhere(at), byDay(at); got != want {
+			t.Fatalf("coversSomewhere(%s) = %v, by day %v", at.Format(time.RFC3339Nano), got, want)
+		}
+	}
+}

@@ -62,6 +62,8 @@ type rateRow struct {
 	source    string
 	note      string
 	condition string // code of a rateConditionDef the rate depends on (conditions.go), or ""
+
+	effectiveFrom string // from as YYYY-MM-DD, "" for 0; set by buildRateTable
 }
 
 // rateConditionDef is a legal condition of a reduced rate, generated from
@@ -76,7 +78,33 @@ type RateTable struct {
 	version  string
 	from, to int
 	series   map[seriesKey][]rateRow // each sorted by from, ascending
+	// national holds the series without a territory by country (at the
+	// index of countryTable) and series (seriesIndex): the same slices as
+	// series, found without hashing a key.
+	national [26 * 26]*[numSeries][]rateRow
+	// fromUnix is the first midnight (UTC) of the coverage, toEndUnix the
+	// midnight after its last day.
+	fromUnix, toEndUnix int64
 }
+
+// seriesIndex numbers the rate series for RateTable.national.
+func seriesIndex(series string) (int, bool) {
+	switch series {
+	case seriesStandard:
+		return 0, true
+	case seriesReduced:
+		return 1, true
+	case seriesEbook:
+		return 2, true
+	case seriesEpublication:
+		return 3, true
+	case seriesStreaming:
+		return 4, true
+	}
+	return 0, false
+}
+
+const numSeries = 5
 
 // rates is built once at package initialisation from the generated rows and
 // never modified afterwards.
@@ -89,12 +117,25 @@ func buildRateTable() *RateTable {
 		to:      rateTableTo,
 		series:  make(map[seriesKey][]rateRow),
 	}
+	t.fromUnix, t.toEndUnix = keyTime(t.from).Unix(), keyTime(t.to).AddDate(0, 0, 1).Unix()
 	for _, r := range rateRows {
+		if r.from != 0 {
+			r.effectiveFrom = keyTime(r.from).Format(time.DateOnly)
+		}
 		k := seriesKey{r.country, r.territory, r.series}
 		t.series[k] = append(t.series[k], r)
 	}
-	for _, rows := range t.series {
+	for k, rows := range t.series {
 		slices.SortFunc(rows, func(a, b rateRow) int { return a.from - b.from })
+		i, okc := countryIndex(k.country)
+		s, oks := seriesIndex(k.series)
+		if k.territory != "" || !okc || !oks {
+			continue
+		}
+		if t.national[i] == nil {
+			t.national[i] = new([numSeries][]rateRow)
+		}
+		t.national[i][s] = rows
 	}
 	return t
 }
@@ -188,7 +229,17 @@ func (t *RateTable) covers(day int) bool { return day >= t.from && day <= t.to }
 
 // lookup returns the period of a series in force on day.
 func (t *RateTable) lookup(k seriesKey, day int) (rateRow, bool) {
-	rows := t.series[k]
+	var rows []rateRow
+	i, okc := countryIndex(k.country)
+	s, oks := seriesIndex(k.series)
+	switch {
+	case k.territory == "" && okc && oks:
+		if n := t.national[i]; n != nil {
+			rows = n[s]
+		}
+	default:
+		rows = t.series[k]
+	}
 	for i := len(rows) - 1; i >= 0; i-- {
 		if rows[i].from <= day {
 			return rows[i], true
@@ -198,11 +249,7 @@ func (t *RateTable) lookup(k seriesKey, day int) (rateRow, bool) {
 }
 
 func (t *RateTable) source(r rateRow) RateSource {
-	s := RateSource{Table: t.version, Source: r.source}
-	if r.from != 0 {
-		s.EffectiveFrom = keyTime(r.from).Format(time.DateOnly)
-	}
-	return s
+	return RateSource{Table: t.version, EffectiveFrom: r.effectiveFrom, Source: r.source}
 }
 
 // dayKey is the UTC calendar day of t as yyyymmdd.

@@ -144,14 +144,20 @@ func (r *rules) checkRegistrations() {
 	if regs == nil {
 		return
 	}
-	r.checkRegistrationList(regs)
+	// Normalised once; a list of a few entries stays on the stack.
+	var buf [4]Registration
+	norm := buf[:0]
+	for _, g := range regs {
+		norm = append(norm, normalizeRegistration(g))
+	}
+	r.checkRegistrationList(norm)
 	needs, n, basis := r.requiredRegistrations()
 	if n == 0 {
 		return
 	}
 	for _, need := range needs[:n] {
-		for _, g := range regs {
-			if need.accepts(normalizeRegistration(g)) {
+		for _, g := range norm {
+			if need.accepts(g) {
 				return
 			}
 		}
@@ -176,7 +182,7 @@ const (
 // requiredRegistrations: the n alternatives the decided outcome needs, and
 // their legal basis; n is 0 when the outcome needs no registration.
 func (r *rules) requiredRegistrations() (needs [2]registrationNeed, n int, basis string) {
-	d, s := r.b.d, r.seller
+	d, s := &r.b.d, &r.seller
 	switch d.Regime {
 	case RegimeDomestic:
 		needs[0] = registrationNeed{scheme: RegistrationNational, country: d.TaxingCountry}
@@ -204,11 +210,11 @@ func (r *rules) requiredRegistrations() (needs [2]registrationNeed, n int, basis
 	return needs, 0, ""
 }
 
-// checkRegistrationList records contradictions in the stated list.
+// checkRegistrationList records contradictions in the stated list
+// (normalised).
 func (r *rules) checkRegistrationList(regs []Registration) {
 	s := r.seller
 	for i, g := range regs {
-		g = normalizeRegistration(g)
 		field := registrationField(i)
 		if _, ok := registrationSchemes[g.Scheme]; !ok {
 			r.b.review(ReasonSellerRegistrationsInconsistent, "%s.Scheme %q is not one of oss_union, oss_non_union, ioss, national, uk_vrn.", field, g.Scheme)
@@ -220,7 +226,7 @@ func (r *rules) checkRegistrationList(regs []Registration) {
 			}
 			continue
 		}
-		if !euMemberStates[g.Country] {
+		if !isEUMember(g.Country) {
 			r.b.review(ReasonSellerRegistrationsInconsistent, "%s (%s) names %q, which is not an EU member state.", field, registrationSchemes[g.Scheme], g.Country)
 			continue
 		}
@@ -241,7 +247,7 @@ func (r *rules) checkRegistrationList(regs []Registration) {
 			continue
 		}
 		for _, e := range regs[:i] {
-			if e = normalizeRegistration(e); e.Scheme == g.Scheme && e.Country != g.Country {
+			if e.Scheme == g.Scheme && e.Country != g.Country {
 				r.b.review(ReasonSellerRegistrationsInconsistent, "%s names %s as the member state of identification for %s, which an earlier entry names as %s; a scheme has one member state of identification.", field, g.Country, registrationSchemes[g.Scheme], e.Country)
 				break
 			}

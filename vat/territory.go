@@ -102,7 +102,7 @@ func (l location) outsideEUVAT() bool {
 }
 
 // inEU reports whether the location is in the EU VAT territory.
-func (l location) inEU() bool { return euMemberStates[l.country] && !l.outsideEUVAT() }
+func (l location) inEU() bool { return isEUMember(l.country) && !l.outsideEUVAT() }
 
 // inUK reports whether the location is in the UK VAT area for services
 // (Great Britain, Northern Ireland, the Isle of Man).
@@ -119,10 +119,11 @@ const (
 // normalised) and optional postal code. ok is false for a code that is not
 // an ISO 3166-1 code (nor IC, EA, XI).
 func resolveLocation(cc, postal string) (loc location, postalStatus int, ok bool) {
-	if t, found := countryTerritories[cc]; found {
+	f := factsOf(cc) // countryfacts.go
+	if t := f.territory; t != nil {
 		return location{country: t.parent, territory: t}, territoryCodePostal(t, postal), true // territorycodes.go
 	}
-	if !isoCountries[cc] {
+	if !f.iso {
 		return location{}, postalOK, false
 	}
 	loc = location{country: cc}

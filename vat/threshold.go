@@ -180,10 +180,10 @@ func (r *rules) decideThreshold(originNet func() (decimal.Decimal, bool)) (outco
 		// No totals: the account's flags are the statement (the
 		// behaviour before running totals existed).
 		return thresholdOrigin, ""
-	case th.PreviousYear.GreaterThan(thresholdLimit):
+	case cmpDec(th.PreviousYear, thresholdLimit) > 0: // fixed.go
 		th.set(ThresholdPreviousYear)
 		return thresholdDestination, ThresholdPreviousYear
-	case th.TotalBefore.GreaterThan(thresholdLimit):
+	case cmpDec(th.TotalBefore, thresholdLimit) > 0:
 		th.set(ThresholdCurrentYear)
 		return thresholdDestination, ThresholdCurrentYear
 	}
@@ -192,9 +192,8 @@ func (r *rules) decideThreshold(originNet func() (decimal.Decimal, bool)) (outco
 		th.set(ThresholdWithin)
 		return thresholdOriginRateUnknown, ThresholdWithin
 	}
-	after := th.TotalBefore.Add(net)
-	th.Counted, th.TotalAfter = &net, &after
-	if !after.GreaterThan(thresholdLimit) {
+	r.count(net)
+	if cmpDec(*th.TotalAfter, thresholdLimit) <= 0 {
 		th.set(ThresholdWithin)
 		return thresholdOrigin, ThresholdWithin
 	}
@@ -213,13 +212,14 @@ func (r *rules) newThreshold(counts bool) (*ThresholdCheck, bool) {
 	if cb == nil {
 		return nil, true
 	}
-	th := &ThresholdCheck{
-		Year:         thresholdYearOf(r.seller.country, r.in.Supply.Date),
+	r.b.threshold = thresholdFigures{check: ThresholdCheck{
+		Year:         r.localDate(placeZone(r.seller.country, nil)).year, // thresholdYearOf
 		Limit:        thresholdLimit,
 		PreviousYear: cb.PreviousYear,
 		TotalBefore:  cb.CurrentYear,
 		Counts:       counts,
-	}
+	}}
+	th := &r.b.threshold.check
 	r.threshold, r.b.d.Threshold = th, th
 	ok := true
 	if cb.PreviousYear.IsNegative() {
@@ -241,15 +241,15 @@ func (r *rules) newThreshold(counts bool) (*ThresholdCheck, bool) {
 // seller's member state on the day of supply there.
 func (r *rules) originNet() (decimal.Decimal, bool) {
 	S := r.seller.country
-	day := dayIn(r.in.Supply.Date, placeZone(S, nil))
+	day := r.localDate(placeZone(S, nil)).key()
 	if !r.t.covers(day) {
 		return decimal.Decimal{}, false
 	}
-	res, ok := r.t.kindRate(&builder{}, S, nil, r.in.Supply.Kind, day)
+	res, ok := r.t.kindRate(nil, S, nil, r.in.Supply.Kind, day) // reviews discarded
 	if !ok {
 		return decimal.Decimal{}, false // chargeRate looks it up again and records why
 	}
-	r.origin = &res
+	r.origin, r.originFound = res, true
 	return netOf(r.in.Supply.GrossEUR, res.rate), true
 }
 
@@ -257,15 +257,17 @@ func (r *rules) originNet() (decimal.Decimal, bool) {
 // same one: the seller's country, no territory, the seller's day (the day
 // is fixed in the seller's zone by then).
 func (r *rules) originRate(cc string, t *territory) (rateResult, bool) {
-	if r.origin == nil || t != nil || cc != r.seller.country {
+	if !r.originFound || t != nil || cc != r.seller.country {
 		return rateResult{}, false
 	}
-	return *r.origin, true
+	return r.origin, true
 }
 
 // netOf is gross / (1 + rate/100), to netPlaces decimal places.
 func netOf(gross, ratePercent decimal.Decimal) decimal.Decimal {
-	hundred := decimal.New(100, 0)
+	if n, ok := netOf64(gross, ratePercent); ok { // fixed.go
+		return n
+	}
 	return gross.Mul(hundred).DivRound(hundred.Add(ratePercent), netPlaces)
 }
 
@@ -283,23 +285,43 @@ func (r *rules) finishThreshold() {
 		}
 		th, _ = r.newThreshold(false)
 		th.set(ThresholdNotCounted)
-		after := th.TotalBefore
-		th.TotalAfter = &after
+		r.b.threshold.after = th.TotalBefore
+		th.TotalAfter = &r.b.threshold.after
 		return
 	}
 	if th.Counted != nil || th.Rule == "" || r.b.d.RatePercent == nil {
 		return
 	}
-	net := netOf(r.in.Supply.GrossEUR, r.b.d.RatePercent.Decimal())
-	after := th.TotalBefore.Add(net)
-	th.Counted, th.TotalAfter = &net, &after
+	r.count(netOf(r.in.Supply.GrossEUR, r.b.d.RatePercent.Decimal()))
+}
+
+// thresholdFigures holds the threshold section with the figures its
+// pointers point to (Determination.Threshold points here).
+type thresholdFigures struct {
+	check          ThresholdCheck
+	counted, after decimal.Decimal
+}
+
+// count records net as the value counted and the total after it.
+func (r *rules) count(net decimal.Decimal) {
+	f := &r.b.threshold
+	f.counted, f.after = net, addDec(f.check.TotalBefore, net) // fixed.go
+	f.check.Counted, f.check.TotalAfter = &f.counted, &f.after
 }
 
 // originNote is the note of an origin-taxed supply (row 2). With running
 // totals the threshold section carries the figures.
 func (r *rules) originNote() string {
-	S := r.seller.country
 	if r.threshold != nil {
+		return countryText(r.seller.country, textOriginNoteTotals) // texts.go
+	}
+	return countryText(r.seller.country, textOriginNoteStated)
+}
+
+// originNoteText is the note of an origin-taxed supply by a seller
+// established in S, with running totals or without.
+func originNoteText(S string, totals bool) string {
+	if totals {
 		return "The seller is established only in " + S + " and its cross-border B2C TBE supplies, this one included, stay within EUR 10,000 in the current and the preceding calendar year (see the threshold section; Art. 59c(1) " + directive + "); once the threshold is exceeded, destination VAT applies from that supply on (Art. 59c(2))."
 	}
 	return "The seller is established only in " + S + " and states that its cross-border B2C TBE supplies and distance sales stayed within EUR 10,000 this and last year; once the threshold is exceeded, destination VAT applies from that supply on (Art. 59c(2) " + directive + ")."

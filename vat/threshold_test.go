@@ -252,6 +252,24 @@ func BenchmarkDetermineWithThreshold(b *testing.B) {
 	}
 }
 
+// BenchmarkThresholdDecision: the determination of
+// fiscal.BenchmarkThresholdDecision alone (issue 16): an Irish seller
+// within the threshold, a German consumer, running totals at the
+// precision the engine keeps (10 decimal places), its registrations.
+func BenchmarkThresholdDecision(b *testing.B) {
+	in := Input{
+		Seller: Seller{Country: "IE", VATNumber: "IE1234567T", CrossBorder: totals("0", "420.1680672000"), Registrations: regs("national:IE", "oss_union:IE")},
+		Buyer:  b2c("DE"),
+		Supply: Supply{Kind: KindSaaS, Date: time.Date(2026, 4, 10, 14, 30, 0, 0, time.UTC), GrossEUR: dec("10.17")},
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if d := Determine(in); !d.Determined() || d.Threshold == nil || d.Threshold.Rule != ThresholdWithin {
+			b.Fatalf("%+v", d)
+		}
+	}
+}
+
 // FuzzDetermineThreshold checks the threshold section's arithmetic and its
 // agreement with the place of supply on arbitrary totals, amounts and
 // instants.
