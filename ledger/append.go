@@ -64,6 +64,9 @@ type Append struct {
 	// the number its Hook will draw from a sequence sets Order to the
 	// prediction, so that appends racing each other to the committer draw
 	// their numbers in the predicted order whenever they share a batch.
+	// Order-1 is taken as the log index the append expects: one that
+	// arrives while an append of a lower Order is still on its way (it
+	// would take that one's index) waits for the next batch, once.
 	Order int64
 	// Build, the older form (used when Entry is nil), builds the entry
 	// inside the committer with the index it will get, after every claim
@@ -137,6 +140,7 @@ type request struct {
 	a    Append
 	prep *prepared // the prebuilt entry, ready to write; nil for Build
 	done chan result
+	held bool // held over from an earlier batch once (holdAhead)
 }
 
 type result struct {
@@ -310,16 +314,23 @@ func validateEntry(e Entry) error {
 // already waiting, without any artificial delay. While one batch is being
 // fsynced the callers of the next one queue up on the unbuffered channel,
 // which is what makes batches grow with load (natural group commit).
+// Appends that arrived ahead of their Order are held for the next batch
+// (holdAhead); they are committed before the committer stops.
 func (l *Ledger) run() {
 	defer close(l.done)
 	batch := make([]*request, 0, l.maxBatch)
+	var held []*request
 	for {
-		batch = batch[:0]
-		select {
-		case r := <-l.reqs:
-			batch = append(batch, r)
-		case <-l.closing:
-			return
+		batch = append(batch[:0], held...)
+		clear(held)
+		held = held[:0]
+		if len(batch) == 0 {
+			select {
+			case r := <-l.reqs:
+				batch = append(batch, r)
+			case <-l.closing:
+				return
+			}
 		}
 	drain:
 		for len(batch) < l.maxBatch {
@@ -331,12 +342,48 @@ func (l *Ledger) run() {
 			}
 		}
 		orderBatch(batch)
+		batch, held = holdAhead(batch, l.store.head().frontier.size, held)
 		results := l.commit(batch)
 		for i, r := range batch {
 			r.done <- results[i]
 		}
 		clear(batch)
 	}
+}
+
+// holdAhead moves to held the appends of an ordered batch that arrived
+// ahead of their turn: an append whose Order says it expects a log index
+// beyond the one it would get (size plus the appends planned before it)
+// while an append expected before it is still on its way. Committed now,
+// it would take its predecessor's index and both would have to be built
+// again in the committer (Hook); held, it goes with the next batch, which
+// starts as soon as this one is committed. An append is held at most once,
+// and only when some append of the batch is committed now, so that no
+// append waits for one that never comes. The guess of the index ignores
+// appends that will find their claim held or fail: holding is about speed,
+// never about what is written.
+func holdAhead(batch []*request, size int64, held []*request) (now, later []*request) {
+	next, cut := size, -1
+	for i, r := range batch {
+		if r.a.Order > 0 && r.a.Order-1 > next && !r.held {
+			cut = i
+			break
+		}
+		next++
+	}
+	if cut <= 0 {
+		return batch, held
+	}
+	now = batch[:cut]
+	for _, r := range batch[cut:] {
+		if r.held || r.a.Order == 0 {
+			now = append(now, r) // keeps its place after the cut
+			continue
+		}
+		r.held = true
+		held = append(held, r)
+	}
+	return now, held
 }
 
 // orderBatch sorts the appends of a batch that set Append.Order among the
