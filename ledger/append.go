@@ -501,6 +501,10 @@ type batchState struct {
 	postings map[postingKey]bool
 	side     map[sideMapKey]sideValue
 	seqs     map[string]int64
+	// read caches the side values read from the committed data: they do
+	// not change during the batch (side shadows them once written), and
+	// an engine reads the same ones for many appends of a batch.
+	read map[sideMapKey]sideValue
 }
 
 type claimHolder struct {
@@ -531,6 +535,7 @@ func (l *Ledger) plan(batch []*request, results []result, v commitView) (*batchW
 		postings: make(map[postingKey]bool, 2*n),
 		side:     make(map[sideMapKey]sideValue, 2*n),
 		seqs:     map[string]int64{},
+		read:     map[sideMapKey]sideValue{},
 	}
 	w := &batchWrites{hashes: make([]tlog.Hash, 0, 2*len(batch)), seqs: map[string]int64{}}
 	var written []*prepared // this batch's entries, for a dictionary cut
@@ -805,17 +810,23 @@ func (h *Hook) Get(bucket string, key []byte) ([]byte, error) {
 			}
 		}
 	}
-	if sv, ok := h.st.side[sideMapKey{bucket, string(key)}]; ok {
-		if sv.deleted {
-			return nil, nil
+	k := sideMapKey{bucket, string(key)}
+	sv, ok := h.st.side[k]
+	if !ok {
+		if sv, ok = h.st.read[k]; !ok {
+			v, err := h.v.side(bucket, key)
+			if err != nil {
+				h.storeErr = err
+				return nil, err
+			}
+			sv = sideValue{v, v == nil}
+			h.st.read[k] = sv
 		}
-		return clone(sv.value), nil
 	}
-	v, err := h.v.side(bucket, key)
-	if err != nil {
-		h.storeErr = err
+	if sv.deleted {
+		return nil, nil
 	}
-	return v, err
+	return clone(sv.value), nil
 }
 
 // Put writes a side value with the entry (nil deletes the key), after the
