@@ -50,8 +50,8 @@ type Append struct {
 	Reads     []SideKey
 	Sequences []string
 	// Taken, optional, is called once in the caller's goroutine as soon as
-	// the committer has taken the append, before its commit: appends are
-	// decided in the order they are taken. A caller that assigns numbers
+	// the committer has taken the append, before its commit: appends
+	// without Order are decided in the order they are taken. A caller that assigns numbers
 	// optimistically (Hook.Sequence) lets the next append of the same
 	// series go only once Taken was called for this one, so that the
 	// committer sees them in number order and the hook's comparison holds.
