@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"runtime"
 	"slices"
 	"time"
 
@@ -318,6 +319,9 @@ func validateEntry(e Entry) error {
 // (holdAhead); they are committed before the committer stops.
 func (l *Ledger) run() {
 	defer close(l.done)
+	// One thread, so that its CPU time measures the commits (threadCPU).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	batch := make([]*request, 0, l.maxBatch)
 	var held []*request
 	for {
@@ -413,7 +417,7 @@ func orderBatch(batch []*request) {
 // ErrUnavailable (or the *CorruptError, which also stops writing).
 func (l *Ledger) commit(batch []*request) []result {
 	results := make([]result, len(batch))
-	start := time.Now()
+	start, cpu := time.Now(), threadCPU()
 	var w *batchWrites
 	st, err := l.storeCommit(batch, func(v commitView) (*batchWrites, error) {
 		var err error
@@ -421,6 +425,7 @@ func (l *Ledger) commit(batch []*request) []result {
 		return w, err
 	})
 	l.prof.serial.Add(int64(time.Since(start) - st.io))
+	l.prof.cpu.Add(int64(threadCPU() - cpu))
 	l.prof.io.Add(int64(st.io))
 	l.prof.pages.Add(st.pages)
 	l.prof.trips.Add(st.trips)
