@@ -578,7 +578,7 @@ func (l *Ledger) plan(batch []*request, results []result, v commitView) (*batchW
 // with a nil error, before anything of the append is recorded. A non-nil
 // error is a storage failure that dooms the whole batch.
 func (l *Ledger) planOne(r *request, v commitView, st *batchState, fr *frontier, w *batchWrites) (result, *prepared, error) {
-	a := r.a
+	a := &r.a
 	for _, c := range a.Claims {
 		h, held := st.claims[claimKey{c.Space, c.Key}]
 		if !held {
@@ -598,9 +598,7 @@ func (l *Ledger) planOne(r *request, v commitView, st *batchState, fr *frontier,
 		return result{err: &ClaimConflictError{Claim: c, HolderID: h.id}}, nil, nil
 	}
 	index := fr.size
-	fail := func(err error) (result, *prepared, error) {
-		return result{err: fmt.Errorf("ledger: entry %d: %w", index, err), ownFault: true}, nil, nil
-	}
+	fail := func(err error) (result, *prepared, error) { return ownFault(index, err) }
 	p := r.prep
 	if p == nil {
 		e, err := build(a.Build, index)
@@ -636,11 +634,11 @@ func (l *Ledger) planOne(r *request, v commitView, st *batchState, fr *frontier,
 		if dup {
 			return fail(fmt.Errorf("posting %q %q already present: %w", po.Index, key, ErrDuplicate))
 		}
-		postings = append(postings, postingWrite{index: po.Index, key: key, id: p.id})
+		postings = append(postings, postingWrite{index: po.Index, key: key, id: p.id, skey: pk.key})
 	}
 	var h *Hook
 	if a.Hook != nil {
-		h = &Hook{index: index, a: &a, p: p, st: st, v: v}
+		h = &Hook{index: index, a: a, p: p, st: st, v: v}
 		if err := callHook(a.Hook, h); err != nil {
 			return fail(err)
 		}
@@ -659,7 +657,7 @@ func (l *Ledger) planOne(r *request, v commitView, st *batchState, fr *frontier,
 		w.claims = append(w.claims, claimWrite{c.Space, c.Key, index, c.Fingerprint})
 	}
 	for _, pw := range postings {
-		st.postings[postingKey{pw.index, string(pw.key)}] = true
+		st.postings[postingKey{pw.index, pw.skey}] = true
 	}
 	w.postings = append(w.postings, postings...)
 	puts := p.puts
@@ -678,6 +676,11 @@ func (l *Ledger) planOne(r *request, v commitView, st *batchState, fr *frontier,
 	w.entries = append(w.entries, entryWrite{index: index, id: p.id, blob: p.enc.blob})
 	w.hashes = fr.append(p.leafHash, w.hashes)
 	return result{appended: Appended{Index: index, ID: p.id}}, p, nil
+}
+
+// ownFault is the result of an append that failed on its own.
+func ownFault(index int64, err error) (result, *prepared, error) {
+	return result{err: fmt.Errorf("ledger: entry %d: %w", index, err), ownFault: true}, nil, nil
 }
 
 // planDict cuts a new dictionary when the log reaches the size the next one
