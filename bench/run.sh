@@ -4,7 +4,7 @@
 #   bench/run.sh              # 1 k scale point; about 3 minutes on 2 cores
 #   SCALE=100k bench/run.sh   # adds the 100 k point (about 1 more minute per 2k/s)
 #   SCALE=1M bench/run.sh     # adds 1 M (long; ~2 GB of disk)
-#   PROFILE=1 bench/run.sh    # also writes bench/out/settle64.cpu.pprof
+#   PROFILE=1 bench/run.sh    # also writes bench/out/settle.cpu.pprof (committer.txt: its label)
 #   GOBL=1 bench/run.sh       # adds the peer rows of bench/gobl (GOBL beside
 #                             # fiscal402 on one sale; a module of its own,
 #                             # downloaded on first use; see bench/gobl/README.md)
@@ -71,4 +71,6 @@ END {
 }' "$raw" | tee "$out/table.md"
 if [[ -n "${PROFILE:-}" ]]; then
   go tool pprof -top -nodecount 25 "$out/fiscal.test" "$out/settle.cpu.pprof" 2>/dev/null | tee "$out/profile.txt" | head -35 || true
+  # The ledger's committer goroutine alone (its pprof label): the serial section.
+  go tool pprof -tagfocus ledger=committer -top -cum -nodecount 30 "$out/fiscal.test" "$out/settle.cpu.pprof" 2>/dev/null | tee "$out/committer.txt" | head -40 || true
 fi

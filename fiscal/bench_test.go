@@ -70,6 +70,9 @@ func BenchmarkSettle(b *testing.B) {
 			st := e.Engine().Ledger().Stats()
 			if n := st.Appended - before.Appended; n > 0 {
 				b.ReportMetric(float64(st.CommitterSerial-before.CommitterSerial)/float64(n)/1e3, "serial-µs/record")
+				if cpu := st.CommitterCPU - before.CommitterCPU; cpu > 0 {
+					b.ReportMetric(float64(cpu)/float64(n)/1e3, "committer-cpu-µs/record")
+				}
 				b.ReportMetric(float64(n)/float64(st.Commits-before.Commits), "records/commit")
 			}
 			if hits, misses := fiscal.NumberingStats(e.Engine()); hits+misses > 0 {

@@ -90,6 +90,7 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 	if err != nil {
 		return nil, ledger.Appended{}, err
 	}
+	ev := d.event(g.index) // the outbox event, at the predicted index too
 	docs := map[string][]byte{docRecord: doc}
 	if d.ubl != nil {
 		docs[docUBL] = d.ubl
@@ -131,17 +132,8 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 			if err := d.total.apply(h, d); err != nil {
 				return err
 			}
-			ev, err := json.Marshal(Event{
-				ID:       "evt_" + d.id,
-				Type:     d.EventType,
-				Created:  d.createdAt.Format(time.RFC3339Nano),
-				Sequence: index,
-				Account:  d.Record.Account,
-				RecordID: d.Record.ID,
-				EntryID:  d.id,
-			})
-			if err != nil {
-				return err
+			if index != g.index {
+				ev = d.event(index)
 			}
 			return h.Put(bucketEvents, be64(index), ev)
 		},
@@ -181,6 +173,14 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 		e.emitThresholdEvents(ctx)
 	}
 	return stored, res, nil
+}
+
+// event is the outbox event of the draft's entry at a log index (its
+// fields, strings and an integer, always encode).
+func (d *Draft) event(index int64) []byte {
+	ev, _ := json.Marshal(Event{ID: "evt_" + d.id, Type: d.EventType, Created: d.createdAt.Format(time.RFC3339Nano),
+		Sequence: index, Account: d.Record.Account, RecordID: d.Record.ID, EntryID: d.id})
+	return ev
 }
 
 // resealIn seals the draft again in the committer, at the index and with

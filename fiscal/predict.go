@@ -27,8 +27,9 @@ import (
 //
 // Predictions are right when appends reach the committer in the order they
 // were predicted in; the ledger plans the appends of a batch in predicted
-// order (ledger.Append.Order), so only those that overtook each other
-// across two batches miss, besides an append that fails or finds its claim
+// order (ledger.Append.Order) and holds one that came ahead of a missing
+// predecessor for the next batch, so only those that overtook each other
+// by more than a batch miss, besides an append that fails or finds its claim
 // held (a retry, a duplicate) and something else appending to the ledger
 // in between. Each miss costs one seal in the committer and corrects the
 // next predictions. (A chain that let each append go to the ledger only

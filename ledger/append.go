@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"runtime"
 	"slices"
 	"time"
 
@@ -50,8 +51,8 @@ type Append struct {
 	Reads     []SideKey
 	Sequences []string
 	// Taken, optional, is called once in the caller's goroutine as soon as
-	// the committer has taken the append, before its commit: appends are
-	// decided in the order they are taken. A caller that assigns numbers
+	// the committer has taken the append, before its commit: appends
+	// without Order are decided in the order they are taken. A caller that assigns numbers
 	// optimistically (Hook.Sequence) lets the next append of the same
 	// series go only once Taken was called for this one, so that the
 	// committer sees them in number order and the hook's comparison holds.
@@ -64,6 +65,9 @@ type Append struct {
 	// the number its Hook will draw from a sequence sets Order to the
 	// prediction, so that appends racing each other to the committer draw
 	// their numbers in the predicted order whenever they share a batch.
+	// Order-1 is taken as the log index the append expects: one that
+	// arrives while an append of a lower Order is still on its way (it
+	// would take that one's index) waits for the next batch, once.
 	Order int64
 	// Build, the older form (used when Entry is nil), builds the entry
 	// inside the committer with the index it will get, after every claim
@@ -137,6 +141,7 @@ type request struct {
 	a    Append
 	prep *prepared // the prebuilt entry, ready to write; nil for Build
 	done chan result
+	held bool // held over from an earlier batch once (holdAhead)
 }
 
 type result struct {
@@ -310,16 +315,26 @@ func validateEntry(e Entry) error {
 // already waiting, without any artificial delay. While one batch is being
 // fsynced the callers of the next one queue up on the unbuffered channel,
 // which is what makes batches grow with load (natural group commit).
+// Appends that arrived ahead of their Order are held for the next batch
+// (holdAhead); they are committed before the committer stops.
 func (l *Ledger) run() {
 	defer close(l.done)
+	// One thread, so that its CPU time measures the commits (threadCPU).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	batch := make([]*request, 0, l.maxBatch)
+	var held []*request
 	for {
-		batch = batch[:0]
-		select {
-		case r := <-l.reqs:
-			batch = append(batch, r)
-		case <-l.closing:
-			return
+		batch = append(batch[:0], held...)
+		clear(held)
+		held = held[:0]
+		if len(batch) == 0 {
+			select {
+			case r := <-l.reqs:
+				batch = append(batch, r)
+			case <-l.closing:
+				return
+			}
 		}
 	drain:
 		for len(batch) < l.maxBatch {
@@ -331,12 +346,48 @@ func (l *Ledger) run() {
 			}
 		}
 		orderBatch(batch)
+		batch, held = holdAhead(batch, l.store.head().frontier.size, held)
 		results := l.commit(batch)
 		for i, r := range batch {
 			r.done <- results[i]
 		}
 		clear(batch)
 	}
+}
+
+// holdAhead moves to held the appends of an ordered batch that arrived
+// ahead of their turn: an append whose Order says it expects a log index
+// beyond the one it would get (size plus the appends planned before it)
+// while an append expected before it is still on its way. Committed now,
+// it would take its predecessor's index and both would have to be built
+// again in the committer (Hook); held, it goes with the next batch, which
+// starts as soon as this one is committed. An append is held at most once,
+// and only when some append of the batch is committed now, so that no
+// append waits for one that never comes. The guess of the index ignores
+// appends that will find their claim held or fail: holding is about speed,
+// never about what is written.
+func holdAhead(batch []*request, size int64, held []*request) (now, later []*request) {
+	next, cut := size, -1
+	for i, r := range batch {
+		if r.a.Order > 0 && r.a.Order-1 > next && !r.held {
+			cut = i
+			break
+		}
+		next++
+	}
+	if cut <= 0 {
+		return batch, held
+	}
+	now = batch[:cut]
+	for _, r := range batch[cut:] {
+		if r.held || r.a.Order == 0 {
+			now = append(now, r) // keeps its place after the cut
+			continue
+		}
+		r.held = true
+		held = append(held, r)
+	}
+	return now, held
 }
 
 // orderBatch sorts the appends of a batch that set Append.Order among the
@@ -366,7 +417,7 @@ func orderBatch(batch []*request) {
 // ErrUnavailable (or the *CorruptError, which also stops writing).
 func (l *Ledger) commit(batch []*request) []result {
 	results := make([]result, len(batch))
-	start := time.Now()
+	start, cpu := time.Now(), threadCPU()
 	var w *batchWrites
 	st, err := l.storeCommit(batch, func(v commitView) (*batchWrites, error) {
 		var err error
@@ -374,6 +425,7 @@ func (l *Ledger) commit(batch []*request) []result {
 		return w, err
 	})
 	l.prof.serial.Add(int64(time.Since(start) - st.io))
+	l.prof.cpu.Add(int64(threadCPU() - cpu))
 	l.prof.io.Add(int64(st.io))
 	l.prof.pages.Add(st.pages)
 	l.prof.trips.Add(st.trips)
@@ -454,6 +506,10 @@ type batchState struct {
 	postings map[postingKey]bool
 	side     map[sideMapKey]sideValue
 	seqs     map[string]int64
+	// read caches the side values read from the committed data: they do
+	// not change during the batch (side shadows them once written), and
+	// an engine reads the same ones for many appends of a batch.
+	read map[sideMapKey]sideValue
 }
 
 type claimHolder struct {
@@ -484,6 +540,7 @@ func (l *Ledger) plan(batch []*request, results []result, v commitView) (*batchW
 		postings: make(map[postingKey]bool, 2*n),
 		side:     make(map[sideMapKey]sideValue, 2*n),
 		seqs:     map[string]int64{},
+		read:     map[sideMapKey]sideValue{},
 	}
 	w := &batchWrites{hashes: make([]tlog.Hash, 0, 2*len(batch)), seqs: map[string]int64{}}
 	var written []*prepared // this batch's entries, for a dictionary cut
@@ -521,7 +578,7 @@ func (l *Ledger) plan(batch []*request, results []result, v commitView) (*batchW
 // with a nil error, before anything of the append is recorded. A non-nil
 // error is a storage failure that dooms the whole batch.
 func (l *Ledger) planOne(r *request, v commitView, st *batchState, fr *frontier, w *batchWrites) (result, *prepared, error) {
-	a := r.a
+	a := &r.a
 	for _, c := range a.Claims {
 		h, held := st.claims[claimKey{c.Space, c.Key}]
 		if !held {
@@ -541,9 +598,7 @@ func (l *Ledger) planOne(r *request, v commitView, st *batchState, fr *frontier,
 		return result{err: &ClaimConflictError{Claim: c, HolderID: h.id}}, nil, nil
 	}
 	index := fr.size
-	fail := func(err error) (result, *prepared, error) {
-		return result{err: fmt.Errorf("ledger: entry %d: %w", index, err), ownFault: true}, nil, nil
-	}
+	fail := func(err error) (result, *prepared, error) { return ownFault(index, err) }
 	p := r.prep
 	if p == nil {
 		e, err := build(a.Build, index)
@@ -579,11 +634,11 @@ func (l *Ledger) planOne(r *request, v commitView, st *batchState, fr *frontier,
 		if dup {
 			return fail(fmt.Errorf("posting %q %q already present: %w", po.Index, key, ErrDuplicate))
 		}
-		postings = append(postings, postingWrite{index: po.Index, key: key, id: p.id})
+		postings = append(postings, postingWrite{index: po.Index, key: key, id: p.id, skey: pk.key})
 	}
 	var h *Hook
 	if a.Hook != nil {
-		h = &Hook{index: index, a: &a, p: p, st: st, v: v}
+		h = &Hook{index: index, a: a, p: p, st: st, v: v}
 		if err := callHook(a.Hook, h); err != nil {
 			return fail(err)
 		}
@@ -602,7 +657,7 @@ func (l *Ledger) planOne(r *request, v commitView, st *batchState, fr *frontier,
 		w.claims = append(w.claims, claimWrite{c.Space, c.Key, index, c.Fingerprint})
 	}
 	for _, pw := range postings {
-		st.postings[postingKey{pw.index, string(pw.key)}] = true
+		st.postings[postingKey{pw.index, pw.skey}] = true
 	}
 	w.postings = append(w.postings, postings...)
 	puts := p.puts
@@ -621,6 +676,11 @@ func (l *Ledger) planOne(r *request, v commitView, st *batchState, fr *frontier,
 	w.entries = append(w.entries, entryWrite{index: index, id: p.id, blob: p.enc.blob})
 	w.hashes = fr.append(p.leafHash, w.hashes)
 	return result{appended: Appended{Index: index, ID: p.id}}, p, nil
+}
+
+// ownFault is the result of an append that failed on its own.
+func ownFault(index int64, err error) (result, *prepared, error) {
+	return result{err: fmt.Errorf("ledger: entry %d: %w", index, err), ownFault: true}, nil, nil
 }
 
 // planDict cuts a new dictionary when the log reaches the size the next one
@@ -758,17 +818,23 @@ func (h *Hook) Get(bucket string, key []byte) ([]byte, error) {
 			}
 		}
 	}
-	if sv, ok := h.st.side[sideMapKey{bucket, string(key)}]; ok {
-		if sv.deleted {
-			return nil, nil
+	k := sideMapKey{bucket, string(key)}
+	sv, ok := h.st.side[k]
+	if !ok {
+		if sv, ok = h.st.read[k]; !ok {
+			v, err := h.v.side(bucket, key)
+			if err != nil {
+				h.storeErr = err
+				return nil, err
+			}
+			sv = sideValue{v, v == nil}
+			h.st.read[k] = sv
 		}
-		return clone(sv.value), nil
 	}
-	v, err := h.v.side(bucket, key)
-	if err != nil {
-		h.storeErr = err
+	if sv.deleted {
+		return nil, nil
 	}
-	return v, err
+	return clone(sv.value), nil
 }
 
 // Put writes a side value with the entry (nil deletes the key), after the

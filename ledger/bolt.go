@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -442,7 +443,9 @@ func (s *boltStore) commit(_ func() *batchKeys, plan func(v commitView) (*batchW
 	return st, nil
 }
 
-// write puts a batch's writes.
+// write puts a batch's writes. bbolt keeps the key and value slices of a
+// Put until the commit, so the small keys and values the batch makes are
+// cut from one arena (no allocation per put).
 func (s *boltStore) write(tx *bolt.Tx, w *batchWrites) error {
 	b := func(name []byte) *bolt.Bucket { return tx.Bucket(name) }
 	blobs, entries, ids, hashes, cps := b(bucketBlobs), b(bucketEntries), b(bucketIDs), b(bucketHashes), b(bucketCheckpoints)
@@ -451,22 +454,31 @@ func (s *boltStore) write(tx *bolt.Tx, w *batchWrites) error {
 	for _, bk := range []*bolt.Bucket{blobs, entries, hashes, cps} {
 		bk.FillPercent = 1.0
 	}
+	var a arena
+	n := 8 * (len(w.entries) + len(w.hashes))
 	for _, e := range w.entries {
-		key := u64(e.index)
+		n += len(e.id)
+	}
+	for _, p := range w.postings {
+		n += len(p.id)
+	}
+	a.grow(n)
+	for _, e := range w.entries {
+		key, id := a.u64(e.index), a.str(e.id)
 		if err := blobs.Put(key, e.blob); err != nil {
 			return err
 		}
-		if err := entries.Put(key, []byte(e.id)); err != nil {
+		if err := entries.Put(key, id); err != nil {
 			return err
 		}
-		if err := ids.Put([]byte(e.id), key); err != nil {
+		if err := ids.Put(id, key); err != nil {
 			return err
 		}
 	}
 	if len(w.entries) > 0 {
 		base := tlog.StoredHashIndex(0, w.entries[0].index)
 		for i := range w.hashes {
-			if err := hashes.Put(u64(base+int64(i)), w.hashes[i][:]); err != nil {
+			if err := hashes.Put(a.u64(base+int64(i)), w.hashes[i][:]); err != nil {
 				return err
 			}
 		}
@@ -488,12 +500,24 @@ func (s *boltStore) write(tx *bolt.Tx, w *batchWrites) error {
 			return err
 		}
 		fills.put(bk, p.key)
-		if err := bk.Put(p.key, []byte(p.id)); err != nil {
+		if err := bk.Put(p.key, a.str(p.id)); err != nil {
 			return err
 		}
 	}
-	for _, p := range w.side {
-		if err := sidePut(b(bucketSide), p.Bucket, p.Key, p.Value, fills); err != nil {
+	side := subBuckets{parent: b(bucketSide)}
+	for _, p := range lastWrites(w.side) {
+		if p.Value == nil {
+			if err := sidePut(side.parent, p.Bucket, p.Key, nil, nil); err != nil {
+				return err
+			}
+			continue
+		}
+		bk, err := side.get(p.Bucket)
+		if err != nil {
+			return err
+		}
+		fills.put(bk, p.Key)
+		if err := bk.Put(p.Key, p.Value); err != nil {
 			return err
 		}
 	}
@@ -513,6 +537,49 @@ func (s *boltStore) write(tx *bolt.Tx, w *batchWrites) error {
 		return err
 	}
 	return b(bucketMeta).Put(metaSize, u64(cp.Size))
+}
+
+// lastWrites keeps, of several writes of one side key in a batch, the last
+// (the value the key ends with), in the order of those last writes.
+func lastWrites(puts []Put) []Put {
+	last := make(map[sideMapKey]int, len(puts))
+	for i, p := range puts {
+		last[sideMapKey{p.Bucket, string(p.Key)}] = i
+	}
+	if len(last) == len(puts) {
+		return puts
+	}
+	out := make([]Put, 0, len(last))
+	for i, p := range puts {
+		if last[sideMapKey{p.Bucket, string(p.Key)}] == i {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// arena cuts small byte slices from one allocation; a slice it gave stays
+// valid (a new block is allocated when one is full, the old one is kept).
+type arena struct{ buf []byte }
+
+func (a *arena) grow(n int) { a.buf = make([]byte, 0, max(n, 64)) }
+
+func (a *arena) u64(n int64) []byte {
+	return a.cut(8, func(b []byte) []byte { return binary.BigEndian.AppendUint64(b, uint64(n)) })
+}
+
+func (a *arena) str(s string) []byte {
+	return a.cut(len(s), func(b []byte) []byte { return append(b, s...) })
+}
+
+// cut appends n bytes with add and returns them.
+func (a *arena) cut(n int, add func([]byte) []byte) []byte {
+	if cap(a.buf)-len(a.buf) < n {
+		a.grow(2*cap(a.buf) + n)
+	}
+	at := len(a.buf)
+	a.buf = add(a.buf)
+	return a.buf[at:len(a.buf):len(a.buf)]
 }
 
 // subBuckets creates and remembers the sub-buckets of a commit.

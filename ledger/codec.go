@@ -197,13 +197,17 @@ func (c *codec) encode(leaf []byte, docs map[string][]byte) encodedEntry {
 	}
 	slices.Sort(x.names)
 	if len(docs) > 0 {
-		x.docsBody = binary.AppendUvarint(x.docsBody, uint64(len(docs)))
+		n := binary.MaxVarintLen64
+		for name, doc := range docs {
+			n += 2*binary.MaxVarintLen64 + len(name) + len(doc)
+		}
+		x.docsBody = binary.AppendUvarint(make([]byte, 0, n), uint64(len(docs)))
 		for _, name := range x.names {
 			x.docsBody = appendPart(x.docsBody, []byte(name))
 			x.docsBody = appendPart(x.docsBody, docs[name])
 		}
 	}
-	b := make([]byte, 0, 64+len(x.leafBody)/3+len(x.docsBody)/4)
+	b := make([]byte, 0, 64+len(x.leafBody)/2+len(x.docsBody)/2)
 	b = append(b, blobFormat)
 	b = binary.AppendUvarint(b, uint64(e.dict))
 	b = appendFrame(b, e.zw, x.leafBody)
@@ -213,14 +217,22 @@ func (c *codec) encode(leaf []byte, docs map[string][]byte) encodedEntry {
 	return x
 }
 
-// appendFrame appends the length-prefixed zstd frame of body.
+// appendFrame appends the length-prefixed zstd frame of body. The frame is
+// compressed into b itself, after room for the longest length prefix, and
+// moved up to the prefix's true length (no buffer per frame).
 func appendFrame(b []byte, zw *zstd.Encoder, body []byte) []byte {
 	if len(body) == 0 {
 		return append(b, 0)
 	}
-	frame := zw.EncodeAll(body, nil)
-	b = binary.AppendUvarint(b, uint64(len(frame)))
-	return append(b, frame...)
+	const room = binary.MaxVarintLen64
+	at := len(b)
+	b = zw.EncodeAll(body, append(b, make([]byte, room)...))
+	n := len(b) - at - room
+	var prefix [room]byte
+	k := binary.PutUvarint(prefix[:], uint64(n))
+	copy(b[at+k:], b[at+room:])
+	copy(b[at:], prefix[:k])
+	return b[:at+k+n]
 }
 
 func appendPart(b, part []byte) []byte {
@@ -252,47 +264,41 @@ type patch struct {
 	data   []byte
 }
 
-// leafBody encodes a leaf, decoding a canonical compact JWS.
+// leafBody encodes a leaf, decoding a canonical compact JWS: the parts
+// are decoded into the body itself, and each is encoded again, in the
+// room behind it, to check it gives its part of the leaf back.
 func leafBody(leaf []byte) []byte {
-	if parts, ok := splitJWS(leaf); ok {
-		b := make([]byte, 0, len(leaf))
-		b = append(b, leafJWS)
-		b = appendPart(b, parts[0])
-		b = appendPart(b, parts[1])
-		return append(b, parts[2]...)
+	b := make([]byte, 0, 2*len(leaf)+2*binary.MaxVarintLen64+1)
+	raw := func() []byte { return append(append(b, leafRaw), leaf...) }
+	rest, jws := append(b, leafJWS), leaf
+	for i := range 3 {
+		seg := jws
+		if i < 2 {
+			j := bytes.IndexByte(jws, '.')
+			if j < 0 {
+				return raw()
+			}
+			seg, jws = jws[:j], jws[j+1:]
+		} else if bytes.IndexByte(jws, '.') >= 0 {
+			return raw()
+		}
+		n := strictB64.DecodedLen(len(seg))
+		if i < 2 {
+			rest = binary.AppendUvarint(rest, uint64(n))
+		}
+		at := len(rest)
+		m, err := strictB64.Decode(rest[at:at+n], seg)
+		if err != nil || m != n || !bytes.Equal(strictB64.AppendEncode(rest[at+n:at+n], rest[at:at+n]), seg) {
+			return raw() // not canonical unpadded base64url
+		}
+		rest = rest[:at+n]
 	}
-	return append(append(make([]byte, 0, 1+len(leaf)), leafRaw), leaf...)
+	return rest
 }
 
 // strictB64 is unpadded base64url that rejects non-zero trailing bits, so
 // that decoding and encoding again give the same text.
 var strictB64 = base64.RawURLEncoding.Strict()
-
-// splitJWS decodes the three parts of a compact JWS, only when encoding
-// them again reproduces leaf exactly.
-func splitJWS(leaf []byte) ([3][]byte, bool) {
-	var parts [3][]byte
-	rest := leaf
-	for i := range 3 {
-		seg := rest
-		if i < 2 {
-			j := bytes.IndexByte(rest, '.')
-			if j < 0 {
-				return parts, false
-			}
-			seg, rest = rest[:j], rest[j+1:]
-		} else if bytes.IndexByte(rest, '.') >= 0 {
-			return parts, false
-		}
-		d := make([]byte, strictB64.DecodedLen(len(seg)))
-		n, err := strictB64.Decode(d, seg)
-		if err != nil || strictB64.EncodedLen(n) != len(seg) {
-			return parts, false // newlines (which the decoder skips) or padding
-		}
-		parts[i] = d[:n]
-	}
-	return parts, bytes.Equal(leafJWSBytes(parts), leaf)
-}
 
 // leafJWSBytes is the compact serialization of decoded JWS parts.
 func leafJWSBytes(parts [3][]byte) []byte {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 )
 
 // outcome is what one Append returned.
@@ -307,4 +308,72 @@ func TestConcurrentAppendersDurable(t *testing.T) {
 			}
 		}
 	})
+}
+
+// An append that reaches the committer ahead of its Order (its predecessor
+// is still on its way) waits for the next batch, where the predecessor
+// joins it: every append gets the index it expected.
+func TestAppendAheadOfItsOrderWaitsOneBatch(t *testing.T) {
+	eachBackend(t, func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			l, _, _ := testLedger(t)
+			defer l.Close()
+			release := holdCommitter(t, l, "a") // index 0
+			ordered := func(name string, index int64) Append {
+				e, _ := simpleEntry(name)(index)
+				return Append{Entry: &e, Order: index + 1}
+			}
+			var late func() []outcome
+			b := ordered("b", 1)
+			b.Hook = func(*Hook) error {
+				// c (expected at 2) arrives while b's batch commits.
+				late = startAppends(context.Background(), l, []Append{ordered("c", 2)})
+				time.Sleep(time.Millisecond) // c is queued when the bubble idles
+				return nil
+			}
+			wait := startAppends(context.Background(), l, []Append{b, ordered("d", 3), ordered("e", 4)})
+			synctest.Wait()
+			if out := release(); out.err != nil || out.a.Index != 0 {
+				t.Fatalf("held append: %+v", out)
+			}
+			outs := append(wait(), late()...)
+			for i, want := range []int64{1, 3, 4, 2} {
+				if o := outs[i]; o.err != nil || o.a.Index != want {
+					t.Errorf("append %d: %+v, want index %d", i, o, want)
+				}
+			}
+			// b alone (checkpoint 2), then c, d and e together (5).
+			for size, want := range map[int64]bool{2: true, 3: false, 4: false, 5: true} {
+				if _, err := l.CheckpointAt(size); (err == nil) != want {
+					t.Errorf("checkpoint %d: %v, want present %v", size, err, want)
+				}
+			}
+			mustCheck(t, l)
+		})
+	})
+}
+
+func TestHoldAheadOnceAndNeverAll(t *testing.T) {
+	req := func(order int64, held bool) *request { return &request{a: Append{Order: order}, held: held} }
+	for _, tc := range []struct {
+		name      string
+		batch     []*request
+		now, held int
+	}{
+		{"in order", []*request{req(1, false), req(2, false), req(0, false), req(4, false)}, 4, 0},
+		{"gap", []*request{req(1, false), req(3, false), req(4, false)}, 1, 2},
+		{"gap, unordered after it keeps its place", []*request{req(1, false), req(0, false), req(4, false), req(0, false)}, 3, 1},
+		{"already held once", []*request{req(1, false), req(3, true), req(4, false)}, 2, 1},
+		{"first one ahead: nothing held", []*request{req(2, false), req(3, false)}, 2, 0},
+	} {
+		now, held := holdAhead(tc.batch, 0, nil)
+		if len(now) != tc.now || len(held) != tc.held {
+			t.Errorf("%s: %d now, %d held; want %d, %d", tc.name, len(now), len(held), tc.now, tc.held)
+		}
+		for _, r := range held {
+			if !r.held {
+				t.Errorf("%s: a held append is not marked", tc.name)
+			}
+		}
+	}
 }

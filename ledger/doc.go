@@ -37,8 +37,12 @@
 // appends which set [Append].Order are planned in ascending Order among the
 // positions they hold: a caller that predicts the sequence number its Hook
 // will draw sets Order to the prediction, so that appends which overtook
-// each other on the way still draw their numbers as predicted. For each
-// append of a batch, in that order, the committer:
+// each other on the way still draw their numbers as predicted. An append
+// whose Order is ahead of the index it would get (one predicted before it
+// is still on its way) waits for the next batch, once, and only when some
+// append of the batch goes now; waiting changes when an append is decided,
+// never what it is. For each append of a batch, in that order, the
+// committer:
 //
 //  1. looks the claims up in order, in the committed data and among the
 //     earlier appends of the batch; the first held claim decides: an equal
@@ -54,7 +58,9 @@
 //  5. records the entry: its stored RFC 6962 hashes, computed from the
 //     tree's right frontier kept in memory (the record hash and the at most
 //     log2(n) interior hashes it completes: no stored hash is read), and its
-//     blob, claims, postings, side writes and sequence numbers.
+//     blob, claims, postings, side writes and sequence numbers. A side key
+//     written by several appends of a batch is put once, with its last
+//     value, and a side value is read from the file once per batch.
 //
 // When at least one entry was appended, the batch adds one checkpoint of the
 // new tree size (its root folded from the frontier), signed with the log

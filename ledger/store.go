@@ -125,6 +125,7 @@ type postingWrite struct {
 	index string
 	key   []byte
 	id    string
+	skey  string // key as a string (the batch state's map key)
 }
 
 type dictWrite struct {
