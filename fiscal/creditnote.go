@@ -2,7 +2,6 @@ package fiscal
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -73,7 +72,7 @@ func (b *Books) CreditNoteDraft(orig *Record, rec Record, cn CreditNote, issued 
 	if err != nil {
 		return nil, &Error{Code: CodeInternal, Detail: "the credit note could not be rendered", Err: err}
 	}
-	series, prefix := creditNoteSeries(b.acc.ID, seller, issued)
+	series, prefix := documentSeries("credit-note", "CN-", b.acc.ID, seller, issued)
 	rec.Invoice = &InvoiceRef{
 		Format: "UBL 2.1 CreditNote", Profile: string(doc.Profile), URL: cn.URL,
 		TaxCountry: orig.Invoice.TaxCountry, TaxBasis: orig.Invoice.TaxBasis, IssueDate: doc.IssueDate,
@@ -81,17 +80,6 @@ func (b *Books) CreditNoteDraft(orig *Record, rec Record, cn CreditNote, issued 
 	claims := receiptClaims(&rec, issued)
 	claims.Supersedes = orig.Receipt.ID
 	return &Draft{Record: rec, id: rec.ID, createdAt: issued, ublDraft: draft, series: series, seriesPrefix: prefix, claims: &claims}, nil
-}
-
-// creditNoteSeries is the ledger sequence of the account's credit notes
-// issued at issued, and the text before the number.
-func creditNoteSeries(accountID string, seller Seller, issued time.Time) (series, prefix string) {
-	p := seller.InvoicePrefix
-	if p == "" {
-		p = DefaultInvoicePrefix
-	}
-	prefix = fmt.Sprintf("%sCN-%d-", p, issued.UTC().Year())
-	return "credit-note\x00" + accountID + "\x00" + prefix, prefix
 }
 
 // creditNoteFor builds the credit note that corrects orig's invoice: the

@@ -30,12 +30,20 @@ const maxInvoicePrefix = 20
 // invoiceSeries is the ledger sequence of the account's invoices issued at
 // issued, and the text before the number.
 func invoiceSeries(accountID string, seller Seller, issued time.Time) (series, prefix string) {
+	return documentSeries("invoice", "", accountID, seller, issued)
+}
+
+// documentSeries is the ledger sequence of the account's documents of one
+// kind ("invoice", "credit-note") issued at issued, and the text before the
+// number: the account's prefix, the kind's mark ("CN-" for credit notes)
+// and the year, each series gap-free on its own (Art. 226(2)).
+func documentSeries(kind, mark, accountID string, seller Seller, issued time.Time) (series, prefix string) {
 	p := seller.InvoicePrefix
 	if p == "" {
 		p = DefaultInvoicePrefix
 	}
-	prefix = fmt.Sprintf("%s%d-", p, issued.UTC().Year())
-	return "invoice\x00" + accountID + "\x00" + prefix, prefix
+	prefix = fmt.Sprintf("%s%s%d-", p, mark, issued.UTC().Year())
+	return kind + "\x00" + accountID + "\x00" + prefix, prefix
 }
 
 // validInvoicePrefix checks Seller.InvoicePrefix: letters, digits and
