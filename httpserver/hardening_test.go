@@ -131,6 +131,14 @@ func TestClientClosed(t *testing.T) {
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("client: %v", err)
 	}
+	// The server learns that the client went away from its connection, a
+	// moment after the client gave up: release the registry only once the
+	// request's context says so, as it would be in a slow registry call.
+	select {
+	case <-v.ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server never cancelled the request of a client that went away")
+	}
 	close(v.release)
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(logs.String(), `"msg":"request"`) && time.Now().Before(deadline) {

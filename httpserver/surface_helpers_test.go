@@ -143,9 +143,11 @@ func cut(s string) (string, string, bool) { return strings.Cut(s, ".") }
 type blockingVIES struct {
 	entered chan struct{}
 	release chan struct{}
+	ctx     context.Context // the request's context, set before entered is signalled
 }
 
 func (b *blockingVIES) Check(ctx context.Context, number string) vies.Result {
+	b.ctx = ctx
 	b.entered <- struct{}{}
 	<-b.release
 	return vies.Result{Status: vies.StatusUnavailable, Registry: "VIES", CountryCode: number[:2], Number: number[2:], RequestDate: testNow, Fault: "MS_UNAVAILABLE"}
