@@ -226,17 +226,7 @@ func (s *Server) postCapabilitiesCheck(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c, err := s.svc.Catalog.CheckCapabilities(r.Context(), account, req)
-	if err != nil {
-		s.problem(w, r, err)
-		return
-	}
-	raw, err := json.Marshal(c)
-	if err != nil {
-		s.problem(w, r, err)
-		return
-	}
-	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, raw)
+	s.writeValue(w, r, http.StatusOK, "no-store", c, err)
 }
 
 // optionalAccount authenticates X-Service-Key when it is sent: "" when it

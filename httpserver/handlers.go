@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"net/http"
 
 	"github.com/fiscal402/fiscal402/fiscal"
@@ -213,13 +212,7 @@ func (s *Server) getFXStatus(w http.ResponseWriter, r *http.Request) {
 	if s.svc.Rates != nil {
 		rep = s.svc.Rates.Report()
 	}
-	raw, err := json.Marshal(rep)
-	if err != nil {
-		s.problem(w, r, err)
-		return
-	}
-	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, raw)
+	s.writeValue(w, r, http.StatusOK, "no-store", rep, nil)
 }
 
 // getAccountTotals: GET /v1/account/totals, the account's Art. 59c running
@@ -231,17 +224,7 @@ func (s *Server) getAccountTotals(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	totals, err := books.Totals(r.Context())
-	if err != nil {
-		s.problem(w, r, err)
-		return
-	}
-	raw, err := json.Marshal(AccountTotals{Object: "account_totals", Account: books.Account().ID, Years: totals})
-	if err != nil {
-		s.problem(w, r, err)
-		return
-	}
-	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, raw)
+	s.writeValue(w, r, http.StatusOK, "no-store", AccountTotals{Object: "account_totals", Account: books.Account().ID, Years: totals}, err)
 }
 
 // AccountTotals is the body of GET /v1/account/totals.

@@ -1,7 +1,6 @@
 package httpserver
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"github.com/fiscal402/fiscal402/fiscal"
@@ -40,13 +39,7 @@ func (s *Server) postSummaries(w http.ResponseWriter, r *http.Request) {
 			status = http.StatusCreated
 		}
 	}
-	raw, err := json.Marshal(list)
-	if err != nil {
-		s.problem(w, r, err)
-		return
-	}
-	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, status, raw)
+	s.writeValue(w, r, status, "no-store", list, nil)
 }
 
 // getSummary: GET /v1/invoices/summaries/{id}, the stored document
@@ -89,15 +82,5 @@ func (s *Server) getInvoicedBy(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c, err := invoicing.Covering(r.Context(), books, r.PathValue("id"))
-	if err != nil {
-		s.problem(w, r, err)
-		return
-	}
-	raw, err := json.Marshal(c)
-	if err != nil {
-		s.problem(w, r, err)
-		return
-	}
-	w.Header().Set("Cache-Control", "private, no-cache")
-	writeJSON(w, http.StatusOK, raw)
+	s.writeValue(w, r, http.StatusOK, "private, no-cache", c, err)
 }

@@ -55,6 +55,13 @@ func (s *Server) getConsistencyProof(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) writeResult(w http.ResponseWriter, r *http.Request, v any, err error) {
+	s.writeValue(w, r, http.StatusOK, "", v, err)
+}
+
+// writeValue answers v as JSON with status and, when cache is not "", that
+// Cache-Control; or err, or an error marshalling v, as a problem (which
+// carries no Cache-Control of v's).
+func (s *Server) writeValue(w http.ResponseWriter, r *http.Request, status int, cache string, v any, err error) {
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -64,7 +71,10 @@ func (s *Server) writeResult(w http.ResponseWriter, r *http.Request, v any, err 
 		s.problem(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, raw)
+	if cache != "" {
+		w.Header().Set("Cache-Control", cache)
+	}
+	writeJSON(w, status, raw)
 }
 
 // queryInt reads a non-negative integer query parameter; absent means def

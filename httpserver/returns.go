@@ -2,7 +2,6 @@ package httpserver
 
 import (
 	"bytes"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"slices"
@@ -87,12 +86,7 @@ func (s *Server) getOSSReturn(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write(buf.Bytes())
 		return
 	}
-	raw, err := json.Marshal(doc)
-	if err != nil {
-		s.problem(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, raw)
+	s.writeResult(w, r, doc, nil)
 }
 
 // OSSRecords is the JSON body of GET /v1/returns/oss/records.
@@ -153,17 +147,8 @@ func (s *Server) getOSSRecords(w http.ResponseWriter, r *http.Request) {
 	}
 	body := OSSRecords{Object: "oss_records", Account: books.Account().ID, Period: p.String(), MemberState: strings.ToUpper(rq.MemberState),
 		LegalBasis: "Art. 63c Implementing Regulation (EU) No 282/2011; Art. 369k Directive 2006/112/EC", Data: []returns.RecordRow{}}
-	if err := returns.Records(r.Context(), books, rq, func(row returns.RecordRow) error { body.Data = append(body.Data, row); return nil }); err != nil {
-		s.problem(w, r, err)
-		return
-	}
-	raw, err := json.Marshal(body)
-	if err != nil {
-		s.problem(w, r, err)
-		return
-	}
-	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, raw)
+	err = returns.Records(r.Context(), books, rq, func(row returns.RecordRow) error { body.Data = append(body.Data, row); return nil })
+	s.writeValue(w, r, http.StatusOK, "no-store", body, err)
 }
 
 // firstWrite tells whether anything reached the client.

@@ -62,17 +62,7 @@ func (s *Server) postX402Settlement(w http.ResponseWriter, r *http.Request) {
 // with lastError).
 func (s *Server) getX402Settlement(w http.ResponseWriter, r *http.Request) {
 	st, err := s.svc.Ingest.Status(r.Context(), accountID(r), r.PathValue("id"))
-	if err != nil {
-		s.problem(w, r, err)
-		return
-	}
-	raw, err := json.Marshal(st)
-	if err != nil {
-		s.problem(w, r, err)
-		return
-	}
-	w.Header().Set("Cache-Control", "private, no-cache")
-	writeJSON(w, http.StatusOK, raw)
+	s.writeValue(w, r, http.StatusOK, "private, no-cache", st, err)
 }
 
 // X402IngestRequest is the body of POST /v1/x402/settlements: the three x402
