@@ -28,9 +28,8 @@ const MaxRequestBytes = settlement.MaxRequestBytes
 
 // The checks of internal/wire the engine's own inputs use, their
 // *wire.FieldError as BAD_REQUEST.
-func parseCountry(field, v string) (string, error) { return checked(wire.Country(field, v)) }
-func parseText(field, v string) (string, error)    { return checked(wire.Text(field, v)) }
-func validIdempotencyKey(k string) error           { return InputError(wire.IdempotencyKey(k)) }
+func parseText(field, v string) (string, error) { return checked(wire.Text(field, v)) }
+func validIdempotencyKey(k string) error        { return InputError(wire.IdempotencyKey(k)) }
 func parseLongText(field, v string, max int) (string, error) {
 	return checked(wire.LongText(field, v, max))
 }
