@@ -44,6 +44,12 @@ var euMemberStates = map[string]bool{
 	"PL": true, "PT": true, "RO": true, "SE": true, "SI": true, "SK": true,
 }
 
+// IsMemberState reports whether code, as given (upper case, GR for
+// Greece, not EL), is one of the 27 member states of euMemberStates
+// (Art. 5 Directive 2006/112/EC). A package deciding by membership calls
+// it so that the engine keeps one list of member states.
+func IsMemberState(code string) bool { return isEUMember(code) } // countryfacts.go
+
 // normalizeCountry trims and upper-cases an attested country code and maps
 // the aliases the engine accepts: EL (Greece's VAT prefix) to GR and UK to
 // GB. XI (Northern Ireland) and the special-territory codes are resolved by
