@@ -106,11 +106,11 @@ func Check(s Seller) error {
 		}
 		targets = append(targets, target{c, law, sales})
 	}
-	if euMember(home) {
+	if vat.IsMemberState(home) {
 		add(home, Law{TaxCountry: home, SellerVAT: nationalNumber(s, home)}, SaleB2C, SaleB2BDomestic, SaleB2BReverseCharge)
 	}
 	for _, c := range s.OtherEstablishments {
-		if c = vatCountry(c); euMember(c) {
+		if c = vatCountry(c); vat.IsMemberState(c) {
 			add(c, Law{TaxCountry: c, SellerVAT: nationalNumber(s, c)}, SaleB2C, SaleB2BDomestic)
 		}
 	}
@@ -118,11 +118,11 @@ func Check(s Seller) error {
 		c := vatCountry(g.Country)
 		switch g.Scheme {
 		case vat.RegistrationNational:
-			if euMember(c) {
+			if vat.IsMemberState(c) {
 				add(c, Law{TaxCountry: c, SellerVAT: nationalNumber(s, c)}, SaleB2C, SaleB2BDomestic)
 			}
 		case vat.RegistrationOSSUnion, vat.RegistrationOSSNonUnion:
-			if euMember(c) {
+			if vat.IsMemberState(c) {
 				add(c, Law{TaxCountry: c, SellerVAT: cmp.Or(g.Number, s.VATNumber)}, SaleB2C)
 			}
 		}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"strings"
 
-	"github.com/fiscal402/fiscal402/ubl"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -68,7 +67,7 @@ func For(det vat.Determination, s Seller) Law {
 		c := vatCountry(det.TaxingCountry)
 		return Law{TaxCountry: c, SellerVAT: nationalNumber(s, c),
 			Basis: "Art. 219a(1) " + Directive + ": the rules of the member state where the supply takes place"}
-	case det.Regime == vat.RegimeReverseChargeB2B && euMember(sellerCountry):
+	case det.Regime == vat.RegimeReverseChargeB2B && vat.IsMemberState(sellerCountry):
 		return Law{TaxCountry: sellerCountry, SellerVAT: nationalNumber(s, sellerCountry),
 			Basis: "Art. 219a(2)(a)(i) " + Directive + ": reverse charge, the rules of the supplier's member state of establishment"}
 	case det.Regime == vat.RegimeReverseChargeB2B:
@@ -77,7 +76,7 @@ func For(det vat.Determination, s Seller) Law {
 			Basis: "Art. 219a(1) " + Directive + ": a supplier established outside the EU has no member state of establishment whose rules Art. 219a(2)(a) could apply; the rules of the member state where the supply takes place"}
 	case det.Regime == vat.RegimeOSSB2C:
 		return ossLaw(det, s)
-	case det.Regime == vat.RegimeOutsideScope && euMember(sellerCountry):
+	case det.Regime == vat.RegimeOutsideScope && vat.IsMemberState(sellerCountry):
 		return Law{TaxCountry: sellerCountry, SellerVAT: s.VATNumber,
 			Basis: "Art. 219a(2)(a)(ii) " + Directive + ": a supply outside the Community, the rules of the supplier's member state of establishment"}
 	}
@@ -92,7 +91,7 @@ func ossLaw(det vat.Determination, s Seller) Law {
 		scheme, name = vat.RegistrationOSSNonUnion, "non-Union"
 	}
 	basis := "Art. 219a(2)(b) " + Directive + ": the rules of the member state of identification of the " + name + " scheme"
-	if g, ok := registration(s, scheme, ""); ok && euMember(vatCountry(g.Country)) {
+	if g, ok := registration(s, scheme, ""); ok && vat.IsMemberState(vatCountry(g.Country)) {
 		return Law{TaxCountry: vatCountry(g.Country), SellerVAT: cmp.Or(g.Number, s.VATNumber), Basis: basis}
 	}
 	if s.Registrations != nil {
@@ -102,12 +101,12 @@ func ossLaw(det vat.Determination, s Seller) Law {
 		}
 	}
 	if det.Scheme == vat.SchemeUnion {
-		if c := vatCountry(s.Country); euMember(c) {
+		if c := vatCountry(s.Country); vat.IsMemberState(c) {
 			return Law{TaxCountry: c, SellerVAT: s.VATNumber, Basis: basis + " (Art. 369a(2): the member state of establishment)"}
 		}
 		var fixed []string
 		for _, c := range s.OtherEstablishments {
-			if c = vatCountry(c); euMember(c) {
+			if c = vatCountry(c); vat.IsMemberState(c) {
 				fixed = append(fixed, c)
 			}
 		}
@@ -189,10 +188,4 @@ func vatCountry(c string) string {
 		return "GR"
 	}
 	return c
-}
-
-// euMember reports whether c (ISO, GR for Greece) is an EU member state.
-func euMember(c string) bool {
-	_, ok := ubl.NationalCurrency(c)
-	return ok && c != "GB"
 }

@@ -33,12 +33,12 @@ func (n *National) TaxCurrency() *ubl.TaxCurrency {
 // NationalVAT states the supply's VAT in the national currency of the
 // invoicing state when it is not the euro (Art. 230 Directive
 // 2006/112/EC; fx.NationalCurrencyFor: CZ, DK, HU, PL, RO, SE, BG before
-// 1 January 2026, GB): the exact net and VAT converted with
+// 1 January 2026, GB): the exact VAT and net of a supply at instant at,
+// converted into the national currency of law's tax country with
 // fx.ConvertEURToNational at the rate the state's rule selects, for the
 // record, and the rate for the invoice (National.TaxCurrency; ubl converts
-// the invoice's own breakdown at it, BT-111). It converts the exact VAT
-// and net of a supply at instant at into the national currency of law's tax country, when that is not the
-// euro; (nil, nil, nil) when no second currency is needed. A rate that
+// the invoice's own breakdown at it, BT-111); (nil, nil, nil) when no
+// second currency is needed. A rate that
 // cannot be had is a review reason, never a substitute rate; any other
 // error of the rate source is returned as it is. For GB the ECB rate is refused
 // (fx.ErrNationalRateRequired) unless the seller holds HMRC's written

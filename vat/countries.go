@@ -28,6 +28,12 @@ var isoCountries = func() map[string]bool {
 	return m
 }()
 
+// IsISOCountry reports whether code, as given, is one of the 249
+// officially assigned ISO 3166-1 alpha-2 codes of iso3166Alpha2 (upper
+// case; no alias such as EL or UK). A package that validates a country
+// field calls it so that the engine keeps one list of codes.
+func IsISOCountry(code string) bool { return factsOf(code).iso } // countryfacts.go
+
 // euMemberStates are the 27 member states (Art. 5 Directive 2006/112/EC,
 // territory of the Community), as ISO 3166-1 codes: Greece is GR here and
 // EL only as a VAT-number prefix.
@@ -37,6 +43,12 @@ var euMemberStates = map[string]bool{
 	"IE": true, "IT": true, "LT": true, "LU": true, "LV": true, "MT": true, "NL": true,
 	"PL": true, "PT": true, "RO": true, "SE": true, "SI": true, "SK": true,
 }
+
+// IsMemberState reports whether code, as given (upper case, GR for
+// Greece, not EL), is one of the 27 member states of euMemberStates
+// (Art. 5 Directive 2006/112/EC). A package deciding by membership calls
+// it so that the engine keeps one list of member states.
+func IsMemberState(code string) bool { return isEUMember(code) } // countryfacts.go
 
 // normalizeCountry trims and upper-cases an attested country code and maps
 // the aliases the engine accepts: EL (Greece's VAT prefix) to GR and UK to

@@ -176,12 +176,6 @@ func (z *zone) civil(at time.Time) (year int, month time.Month, day int) {
 	return time.Unix(sec+z.spans[i].offset, 0).UTC().Date()
 }
 
-// dayIn is the calendar day of at in z as yyyymmdd.
-func dayIn(at time.Time, z *zone) int {
-	y, m, d := z.civil(at)
-	return localDate{y, m, d}.key()
-}
-
 // dateString renders a yyyymmdd day key as YYYY-MM-DD (years 0–9999);
 // a day of the rate table's coverage comes from coveredDates.
 func dateString(k int) string {
@@ -276,7 +270,7 @@ type localDate struct {
 	day   int
 }
 
-// key is the date as yyyymmdd (dayIn).
+// key is the date as a yyyymmdd day key (the form of dayKey).
 func (d localDate) key() int { return d.year*10000 + int(d.month)*100 + d.day }
 
 // TZDataRelease names the IANA tz database release the embedded zones come

@@ -13,6 +13,13 @@ import (
 	"github.com/fiscal402/fiscal402/vat/internal/tzgen"
 )
 
+// dayIn is the calendar day of at in z as yyyymmdd (the rules keep the
+// date of the supply instead: rules.localDate).
+func dayIn(at time.Time, z *zone) int {
+	y, m, d := z.civil(at)
+	return localDate{y, m, d}.key()
+}
+
 func utc(y int, m time.Month, d, hh, mm int) time.Time {
 	return time.Date(y, m, d, hh, mm, 0, 0, time.UTC)
 }

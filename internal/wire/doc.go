@@ -8,7 +8,5 @@
 // input with the same words.
 //
 // It imports evmverify (USDC's precision) and vat (location evidence, the
-// customer codes vat.Buyer accepts) and nothing else of ours.
+// ISO 3166-1 codes and the customer codes vat.Buyer accepts) and nothing else of ours.
 package wire
-
-//go:generate go run ./internal/gencountries

@@ -139,7 +139,7 @@ func Country(field, v string) (string, error) {
 	if c == "EL" || c == "XI" {
 		return c, nil
 	}
-	if _, ok := iso3166Alpha2[c]; !ok {
+	if !vat.IsISOCountry(c) {
 		return "", bad(field, "%q is not an ISO 3166-1 alpha-2 country code", v)
 	}
 	return c, nil
