@@ -438,10 +438,7 @@ func (s *pgStore) commit(keys func() *batchKeys, plan func(v commitView) (*batch
 		br.Close()
 		return st, s.unavailable("commit", err)
 	}
-	if err := v.readKeys(br); err != nil {
-		br.Close()
-		return st, s.unavailable("commit", err)
-	}
+	// Close reads the keys' answers into v (queueKeys' callbacks).
 	if err := br.Close(); err != nil {
 		return st, s.unavailable("commit", err)
 	}
@@ -604,7 +601,6 @@ type pgView struct {
 	conn  *pgx.Conn
 	trips *int64
 
-	q        []func(br pgx.BatchResults) error
 	claims   map[claimKey]claimHolder
 	asked    map[claimKey]bool
 	ids      map[string]bool // asked → present
@@ -614,6 +610,8 @@ type pgView struct {
 	seqs     map[string]int64
 }
 
+// queueKeys queues the reads of the batch's keys; BatchResults.Close runs
+// their callbacks, which fill the view's maps.
 func (v *pgView) queueKeys(b *pgx.Batch, k *batchKeys) {
 	v.claims, v.asked = map[claimKey]claimHolder{}, map[claimKey]bool{}
 	v.ids, v.postings, v.ranges = map[string]bool{}, map[postingKey]bool{}, map[postingKey]bool{}
@@ -625,9 +623,7 @@ func (v *pgView) queueKeys(b *pgx.Batch, k *batchKeys) {
 			v.asked[c] = true
 		}
 		b.Queue(`SELECT c.space, c.key, c.idx, c.fingerprint, coalesce(e.id, ''::bytea) FROM claims c LEFT JOIN entries e ON e.idx = c.idx
-			WHERE (c.space, c.key) IN (SELECT * FROM unnest($1::bytea[], $2::bytea[]))`, sp, ks)
-		v.q = append(v.q, func(br pgx.BatchResults) error {
-			rows, _ := br.Query()
+			WHERE (c.space, c.key) IN (SELECT * FROM unnest($1::bytea[], $2::bytea[]))`, sp, ks).Query(func(rows pgx.Rows) error {
 			var space, key, fp, id []byte
 			var idx int64
 			_, err := pgx.ForEachRow(rows, []any{&space, &key, &idx, &fp, &id}, func() error {
@@ -643,13 +639,20 @@ func (v *pgView) queueKeys(b *pgx.Batch, k *batchKeys) {
 			ids[i] = []byte(id)
 			v.ids[id] = false
 		}
-		b.Queue("SELECT id FROM entries WHERE id = ANY($1::bytea[])", ids)
-		v.q = append(v.q, func(br pgx.BatchResults) error {
-			rows, _ := br.Query()
+		b.Queue("SELECT id FROM entries WHERE id = ANY($1::bytea[])", ids).Query(func(rows pgx.Rows) error {
 			var id []byte
 			_, err := pgx.ForEachRow(rows, []any{&id}, func() error { v.ids[string(id)] = true; return nil })
 			return err
 		})
+	}
+	// Both posting queries answer (ix, key) rows of postings that exist.
+	readPostings := func(rows pgx.Rows) error {
+		var ix, key []byte
+		_, err := pgx.ForEachRow(rows, []any{&ix, &key}, func() error {
+			v.postings[postingKey{string(ix), string(key)}] = true
+			return nil
+		})
+		return err
 	}
 	if len(k.postings) > 0 {
 		ix, ks := make([][]byte, len(k.postings)), make([][]byte, len(k.postings))
@@ -657,16 +660,7 @@ func (v *pgView) queueKeys(b *pgx.Batch, k *batchKeys) {
 			ix[i], ks[i] = []byte(p.index), []byte(p.key)
 			v.postings[p] = false
 		}
-		b.Queue("SELECT ix, key FROM postings WHERE (ix, key) IN (SELECT * FROM unnest($1::bytea[], $2::bytea[]))", ix, ks)
-		v.q = append(v.q, func(br pgx.BatchResults) error {
-			rows, _ := br.Query()
-			var ix, key []byte
-			_, err := pgx.ForEachRow(rows, []any{&ix, &key}, func() error {
-				v.postings[postingKey{string(ix), string(key)}] = true
-				return nil
-			})
-			return err
-		})
+		b.Queue("SELECT ix, key FROM postings WHERE (ix, key) IN (SELECT * FROM unnest($1::bytea[], $2::bytea[]))", ix, ks).Query(readPostings)
 	}
 	if len(k.indexed) > 0 {
 		// An AppendIndex posting's key ends in the index the entry gets,
@@ -679,16 +673,7 @@ func (v *pgView) queueKeys(b *pgx.Batch, k *batchKeys) {
 		}
 		b.Queue(`SELECT p.ix, p.key FROM postings p JOIN unnest($1::bytea[], $2::bytea[]) AS q(ix, prefix)
 			ON p.ix = q.ix AND p.key >= q.prefix || int8send((SELECT size FROM log_head))
-			AND p.key <= q.prefix || '\xffffffffffffffff'::bytea AND length(p.key) = length(q.prefix) + 8`, ix, ps)
-		v.q = append(v.q, func(br pgx.BatchResults) error {
-			rows, _ := br.Query()
-			var ix, key []byte
-			_, err := pgx.ForEachRow(rows, []any{&ix, &key}, func() error {
-				v.postings[postingKey{string(ix), string(key)}] = true
-				return nil
-			})
-			return err
-		})
+			AND p.key <= q.prefix || '\xffffffffffffffff'::bytea AND length(p.key) = length(q.prefix) + 8`, ix, ps).Query(readPostings)
 	}
 	if len(k.side) > 0 {
 		bs, ks := make([][]byte, len(k.side)), make([][]byte, len(k.side))
@@ -696,9 +681,7 @@ func (v *pgView) queueKeys(b *pgx.Batch, k *batchKeys) {
 			bs[i], ks[i] = []byte(sk.Bucket), sk.Key
 			v.sides[sideMapKey{sk.Bucket, string(sk.Key)}] = sideValue{deleted: true}
 		}
-		b.Queue("SELECT bucket, key, value FROM side WHERE (bucket, key) IN (SELECT * FROM unnest($1::bytea[], $2::bytea[]))", bs, ks)
-		v.q = append(v.q, func(br pgx.BatchResults) error {
-			rows, _ := br.Query()
+		b.Queue("SELECT bucket, key, value FROM side WHERE (bucket, key) IN (SELECT * FROM unnest($1::bytea[], $2::bytea[]))", bs, ks).Query(func(rows pgx.Rows) error {
 			var bucket, key, val []byte
 			_, err := pgx.ForEachRow(rows, []any{&bucket, &key, &val}, func() error {
 				v.sides[sideMapKey{string(bucket), string(key)}] = sideValue{value: clone(val)}
@@ -713,24 +696,13 @@ func (v *pgView) queueKeys(b *pgx.Batch, k *batchKeys) {
 			names[i] = []byte(n)
 			v.seqs[n] = 0
 		}
-		b.Queue("SELECT name, n FROM sequences WHERE name = ANY($1::bytea[])", names)
-		v.q = append(v.q, func(br pgx.BatchResults) error {
-			rows, _ := br.Query()
+		b.Queue("SELECT name, n FROM sequences WHERE name = ANY($1::bytea[])", names).Query(func(rows pgx.Rows) error {
 			var name []byte
 			var n int64
 			_, err := pgx.ForEachRow(rows, []any{&name, &n}, func() error { v.seqs[string(name)] = n; return nil })
 			return err
 		})
 	}
-}
-
-func (v *pgView) readKeys(br pgx.BatchResults) error {
-	for _, f := range v.q {
-		if err := f(br); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // one is a query outside the loaded keys: one more round trip.
