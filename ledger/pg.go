@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/puddle/v2"
 	"golang.org/x/mod/sumdb/tlog"
 )
 
@@ -136,13 +137,11 @@ func (s *pgStore) unavailable(what string, err error) error {
 	if errors.Is(err, ErrUnavailable) || errors.Is(err, ErrClosed) {
 		return err
 	}
-	if errors.Is(err, pgxpoolClosed) || strings.Contains(fmt.Sprint(err), "closed pool") {
+	if errors.Is(err, puddle.ErrClosedPool) {
 		return ErrClosed
 	}
 	return fmt.Errorf("ledger: %s %s: %w: %w", what, s.name, ErrUnavailable, err)
 }
-
-var pgxpoolClosed = errors.New("closed pool")
 
 // migrate applies the embedded migrations not yet in schema_migrations,
 // then creates or checks the log.

@@ -427,3 +427,14 @@ func TestPostgresDictionariesAcrossWriters(t *testing.T) {
 	appendN(a, "c", 5) // a compresses with b's newest dictionary once it knows it
 	mustCheck(t, b)
 }
+
+// A store whose pool is closed answers ErrClosed, not ErrUnavailable: the
+// pool's closed-pool error is recognized as such.
+func TestPostgresClosedPoolIsClosed(t *testing.T) {
+	l := openPG(t, pgtest.Schema(t))
+	s := l.store.(*pgStore)
+	s.pool.Close()
+	if _, err := s.latest(); !errors.Is(err, ErrClosed) || errors.Is(err, ErrUnavailable) {
+		t.Fatalf("latest on a closed pool: %v, want ErrClosed", err)
+	}
+}
