@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/url"
 	"slices"
 	"sort"
@@ -246,14 +247,7 @@ func (s *pgStore) migrate(ctx context.Context, o pgOpen) error {
 	if o.logKey != "" {
 		pins["key:log"] = o.logKey
 	}
-	names := slices.Sorted(func(yield func(string) bool) {
-		for k := range pins {
-			if !yield(k) {
-				return
-			}
-		}
-	})
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(pins)) {
 		want := pins[k]
 		have, ok := meta[k]
 		switch {
@@ -530,7 +524,7 @@ func queueWrites(b *pgx.Batch, w *batchWrites) {
 	if len(w.seqs) > 0 {
 		var names [][]byte
 		var ns []int64
-		for _, name := range slices.Sorted(mapKeys(w.seqs)) {
+		for _, name := range slices.Sorted(maps.Keys(w.seqs)) {
 			names, ns = append(names, []byte(name)), append(ns, w.seqs[name])
 		}
 		b.Queue(`INSERT INTO sequences (name, n) SELECT * FROM unnest($1::bytea[], $2::bigint[])
@@ -543,16 +537,6 @@ func queueWrites(b *pgx.Batch, w *batchWrites) {
 	b.Queue("INSERT INTO checkpoints (size, note) VALUES ($1, $2)", cp.Size, cp.Note)
 	b.Queue("UPDATE log_head SET size = $1, frontier = $2, checkpoint = $3, dict_id = $4, dict_cut = $5",
 		cp.Size, encodeFrontier(w.head.frontier), cp.Note, int64(w.head.dictID), w.head.dictCut)
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 func nonNil(b []byte) []byte {
