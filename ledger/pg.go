@@ -191,8 +191,14 @@ func (s *pgStore) migrate(ctx context.Context, o pgOpen) error {
 		if applied[m.version] {
 			continue
 		}
-		if !o.write {
-			return fmt.Errorf("ledger: open %s read-only: migration %s is not applied: %w", s.name, m.name, ErrInvalid)
+		switch {
+		case !o.write && len(applied) == 0:
+			// No writer has opened it: nothing there, as for a missing file.
+			return fmt.Errorf("ledger: open %s read-only: no log there: %w", s.name, ErrNotFound)
+		case !o.write:
+			// A writer of this version migrates it: the log is not
+			// readable by this version yet, which is no caller's mistake.
+			return fmt.Errorf("ledger: open %s read-only: migration %s is not applied yet: %w", s.name, m.name, ErrUnavailable)
 		}
 		if _, err := tx.Exec(ctx, m.sql); err != nil {
 			return fmt.Errorf("ledger: open %s: migration %s: %w: %w", s.name, m.name, ErrUnavailable, err)

@@ -438,3 +438,17 @@ func TestPostgresClosedPoolIsClosed(t *testing.T) {
 		t.Fatalf("latest on a closed pool: %v, want ErrClosed", err)
 	}
 }
+
+// A read-only open of a schema no writer has opened finds no log there
+// (ErrNotFound, as Check of a missing file), not an invalid argument.
+func TestPostgresReadOnlyOpenOfNothing(t *testing.T) {
+	url := pgtest.Schema(t)
+	_, v, _ := testKey(t, testOrigin, "log key 1")
+	if err := Check(url, v); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Check of an empty schema: %v, want ErrNotFound", err)
+	}
+	openPG(t, url)
+	if err := Check(url, v); err != nil {
+		t.Fatalf("Check once a writer opened it: %v", err)
+	}
+}
