@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/url"
 	"slices"
 	"sort"
@@ -17,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/puddle/v2"
 	"golang.org/x/mod/sumdb/tlog"
 )
 
@@ -136,13 +138,11 @@ func (s *pgStore) unavailable(what string, err error) error {
 	if errors.Is(err, ErrUnavailable) || errors.Is(err, ErrClosed) {
 		return err
 	}
-	if errors.Is(err, pgxpoolClosed) || strings.Contains(fmt.Sprint(err), "closed pool") {
+	if errors.Is(err, puddle.ErrClosedPool) {
 		return ErrClosed
 	}
 	return fmt.Errorf("ledger: %s %s: %w: %w", what, s.name, ErrUnavailable, err)
 }
-
-var pgxpoolClosed = errors.New("closed pool")
 
 // migrate applies the embedded migrations not yet in schema_migrations,
 // then creates or checks the log.
@@ -191,8 +191,14 @@ func (s *pgStore) migrate(ctx context.Context, o pgOpen) error {
 		if applied[m.version] {
 			continue
 		}
-		if !o.write {
-			return fmt.Errorf("ledger: open %s read-only: migration %s is not applied: %w", s.name, m.name, ErrInvalid)
+		switch {
+		case !o.write && len(applied) == 0:
+			// No writer has opened it: nothing there, as for a missing file.
+			return fmt.Errorf("ledger: open %s read-only: no log there: %w", s.name, ErrNotFound)
+		case !o.write:
+			// A writer of this version migrates it: the log is not
+			// readable by this version yet, which is no caller's mistake.
+			return fmt.Errorf("ledger: open %s read-only: migration %s is not applied yet: %w", s.name, m.name, ErrUnavailable)
 		}
 		if _, err := tx.Exec(ctx, m.sql); err != nil {
 			return fmt.Errorf("ledger: open %s: migration %s: %w: %w", s.name, m.name, ErrUnavailable, err)
@@ -247,14 +253,7 @@ func (s *pgStore) migrate(ctx context.Context, o pgOpen) error {
 	if o.logKey != "" {
 		pins["key:log"] = o.logKey
 	}
-	names := slices.Sorted(func(yield func(string) bool) {
-		for k := range pins {
-			if !yield(k) {
-				return
-			}
-		}
-	})
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(pins)) {
 		want := pins[k]
 		have, ok := meta[k]
 		switch {
@@ -438,10 +437,7 @@ func (s *pgStore) commit(keys func() *batchKeys, plan func(v commitView) (*batch
 		br.Close()
 		return st, s.unavailable("commit", err)
 	}
-	if err := v.readKeys(br); err != nil {
-		br.Close()
-		return st, s.unavailable("commit", err)
-	}
+	// Close reads the keys' answers into v (queueKeys' callbacks).
 	if err := br.Close(); err != nil {
 		return st, s.unavailable("commit", err)
 	}
@@ -534,7 +530,7 @@ func queueWrites(b *pgx.Batch, w *batchWrites) {
 	if len(w.seqs) > 0 {
 		var names [][]byte
 		var ns []int64
-		for _, name := range slices.Sorted(mapKeys(w.seqs)) {
+		for _, name := range slices.Sorted(maps.Keys(w.seqs)) {
 			names, ns = append(names, []byte(name)), append(ns, w.seqs[name])
 		}
 		b.Queue(`INSERT INTO sequences (name, n) SELECT * FROM unnest($1::bytea[], $2::bigint[])
@@ -547,16 +543,6 @@ func queueWrites(b *pgx.Batch, w *batchWrites) {
 	b.Queue("INSERT INTO checkpoints (size, note) VALUES ($1, $2)", cp.Size, cp.Note)
 	b.Queue("UPDATE log_head SET size = $1, frontier = $2, checkpoint = $3, dict_id = $4, dict_cut = $5",
 		cp.Size, encodeFrontier(w.head.frontier), cp.Note, int64(w.head.dictID), w.head.dictCut)
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 func nonNil(b []byte) []byte {
@@ -604,7 +590,6 @@ type pgView struct {
 	conn  *pgx.Conn
 	trips *int64
 
-	q        []func(br pgx.BatchResults) error
 	claims   map[claimKey]claimHolder
 	asked    map[claimKey]bool
 	ids      map[string]bool // asked → present
@@ -614,6 +599,8 @@ type pgView struct {
 	seqs     map[string]int64
 }
 
+// queueKeys queues the reads of the batch's keys; BatchResults.Close runs
+// their callbacks, which fill the view's maps.
 func (v *pgView) queueKeys(b *pgx.Batch, k *batchKeys) {
 	v.claims, v.asked = map[claimKey]claimHolder{}, map[claimKey]bool{}
 	v.ids, v.postings, v.ranges = map[string]bool{}, map[postingKey]bool{}, map[postingKey]bool{}
@@ -625,9 +612,7 @@ func (v *pgView) queueKeys(b *pgx.Batch, k *batchKeys) {
 			v.asked[c] = true
 		}
 		b.Queue(`SELECT c.space, c.key, c.idx, c.fingerprint, coalesce(e.id, ''::bytea) FROM claims c LEFT JOIN entries e ON e.idx = c.idx
-			WHERE (c.space, c.key) IN (SELECT * FROM unnest($1::bytea[], $2::bytea[]))`, sp, ks)
-		v.q = append(v.q, func(br pgx.BatchResults) error {
-			rows, _ := br.Query()
+			WHERE (c.space, c.key) IN (SELECT * FROM unnest($1::bytea[], $2::bytea[]))`, sp, ks).Query(func(rows pgx.Rows) error {
 			var space, key, fp, id []byte
 			var idx int64
 			_, err := pgx.ForEachRow(rows, []any{&space, &key, &idx, &fp, &id}, func() error {
@@ -643,13 +628,20 @@ func (v *pgView) queueKeys(b *pgx.Batch, k *batchKeys) {
 			ids[i] = []byte(id)
 			v.ids[id] = false
 		}
-		b.Queue("SELECT id FROM entries WHERE id = ANY($1::bytea[])", ids)
-		v.q = append(v.q, func(br pgx.BatchResults) error {
-			rows, _ := br.Query()
+		b.Queue("SELECT id FROM entries WHERE id = ANY($1::bytea[])", ids).Query(func(rows pgx.Rows) error {
 			var id []byte
 			_, err := pgx.ForEachRow(rows, []any{&id}, func() error { v.ids[string(id)] = true; return nil })
 			return err
 		})
+	}
+	// Both posting queries answer (ix, key) rows of postings that exist.
+	readPostings := func(rows pgx.Rows) error {
+		var ix, key []byte
+		_, err := pgx.ForEachRow(rows, []any{&ix, &key}, func() error {
+			v.postings[postingKey{string(ix), string(key)}] = true
+			return nil
+		})
+		return err
 	}
 	if len(k.postings) > 0 {
 		ix, ks := make([][]byte, len(k.postings)), make([][]byte, len(k.postings))
@@ -657,16 +649,7 @@ func (v *pgView) queueKeys(b *pgx.Batch, k *batchKeys) {
 			ix[i], ks[i] = []byte(p.index), []byte(p.key)
 			v.postings[p] = false
 		}
-		b.Queue("SELECT ix, key FROM postings WHERE (ix, key) IN (SELECT * FROM unnest($1::bytea[], $2::bytea[]))", ix, ks)
-		v.q = append(v.q, func(br pgx.BatchResults) error {
-			rows, _ := br.Query()
-			var ix, key []byte
-			_, err := pgx.ForEachRow(rows, []any{&ix, &key}, func() error {
-				v.postings[postingKey{string(ix), string(key)}] = true
-				return nil
-			})
-			return err
-		})
+		b.Queue("SELECT ix, key FROM postings WHERE (ix, key) IN (SELECT * FROM unnest($1::bytea[], $2::bytea[]))", ix, ks).Query(readPostings)
 	}
 	if len(k.indexed) > 0 {
 		// An AppendIndex posting's key ends in the index the entry gets,
@@ -679,16 +662,7 @@ func (v *pgView) queueKeys(b *pgx.Batch, k *batchKeys) {
 		}
 		b.Queue(`SELECT p.ix, p.key FROM postings p JOIN unnest($1::bytea[], $2::bytea[]) AS q(ix, prefix)
 			ON p.ix = q.ix AND p.key >= q.prefix || int8send((SELECT size FROM log_head))
-			AND p.key <= q.prefix || '\xffffffffffffffff'::bytea AND length(p.key) = length(q.prefix) + 8`, ix, ps)
-		v.q = append(v.q, func(br pgx.BatchResults) error {
-			rows, _ := br.Query()
-			var ix, key []byte
-			_, err := pgx.ForEachRow(rows, []any{&ix, &key}, func() error {
-				v.postings[postingKey{string(ix), string(key)}] = true
-				return nil
-			})
-			return err
-		})
+			AND p.key <= q.prefix || '\xffffffffffffffff'::bytea AND length(p.key) = length(q.prefix) + 8`, ix, ps).Query(readPostings)
 	}
 	if len(k.side) > 0 {
 		bs, ks := make([][]byte, len(k.side)), make([][]byte, len(k.side))
@@ -696,9 +670,7 @@ func (v *pgView) queueKeys(b *pgx.Batch, k *batchKeys) {
 			bs[i], ks[i] = []byte(sk.Bucket), sk.Key
 			v.sides[sideMapKey{sk.Bucket, string(sk.Key)}] = sideValue{deleted: true}
 		}
-		b.Queue("SELECT bucket, key, value FROM side WHERE (bucket, key) IN (SELECT * FROM unnest($1::bytea[], $2::bytea[]))", bs, ks)
-		v.q = append(v.q, func(br pgx.BatchResults) error {
-			rows, _ := br.Query()
+		b.Queue("SELECT bucket, key, value FROM side WHERE (bucket, key) IN (SELECT * FROM unnest($1::bytea[], $2::bytea[]))", bs, ks).Query(func(rows pgx.Rows) error {
 			var bucket, key, val []byte
 			_, err := pgx.ForEachRow(rows, []any{&bucket, &key, &val}, func() error {
 				v.sides[sideMapKey{string(bucket), string(key)}] = sideValue{value: clone(val)}
@@ -713,24 +685,13 @@ func (v *pgView) queueKeys(b *pgx.Batch, k *batchKeys) {
 			names[i] = []byte(n)
 			v.seqs[n] = 0
 		}
-		b.Queue("SELECT name, n FROM sequences WHERE name = ANY($1::bytea[])", names)
-		v.q = append(v.q, func(br pgx.BatchResults) error {
-			rows, _ := br.Query()
+		b.Queue("SELECT name, n FROM sequences WHERE name = ANY($1::bytea[])", names).Query(func(rows pgx.Rows) error {
 			var name []byte
 			var n int64
 			_, err := pgx.ForEachRow(rows, []any{&name, &n}, func() error { v.seqs[string(name)] = n; return nil })
 			return err
 		})
 	}
-}
-
-func (v *pgView) readKeys(br pgx.BatchResults) error {
-	for _, f := range v.q {
-		if err := f(br); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // one is a query outside the loaded keys: one more round trip.

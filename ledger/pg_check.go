@@ -203,7 +203,11 @@ func (s *pgStore) check(c *logChecker) error {
 	// The head row: its checkpoint is the stored one of its size, its
 	// right edge the walk's.
 	var stored []byte
-	if err := tx.QueryRow(ctx, "SELECT note FROM checkpoints WHERE size = $1", size).Scan(&stored); err != nil || string(stored) != string(headNote) {
+	err = tx.QueryRow(ctx, "SELECT note FROM checkpoints WHERE size = $1", size).Scan(&stored)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return s.unavailable("check", err)
+	}
+	if err != nil || string(stored) != string(headNote) {
 		return fail(size, "log_head's checkpoint is not the stored checkpoint of size %d", size)
 	}
 	if f, err := decodeFrontier(size, fr); err != nil || f != c.fr {

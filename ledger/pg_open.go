@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"golang.org/x/mod/sumdb/note"
 )
 
@@ -170,7 +171,7 @@ func (s *pgStore) lease(name, holder string, ttl time.Duration) (bool, error) {
 		WHERE leases.holder = excluded.holder OR leases.until < now()
 		RETURNING holder`, name, holder, ttl.Microseconds()).Scan(&got)
 	if err != nil {
-		if strings.Contains(err.Error(), "no rows") {
+		if errors.Is(err, pgx.ErrNoRows) {
 			return false, nil
 		}
 		return false, s.unavailable("lease", err)

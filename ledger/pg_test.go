@@ -427,3 +427,28 @@ func TestPostgresDictionariesAcrossWriters(t *testing.T) {
 	appendN(a, "c", 5) // a compresses with b's newest dictionary once it knows it
 	mustCheck(t, b)
 }
+
+// A store whose pool is closed answers ErrClosed, not ErrUnavailable: the
+// pool's closed-pool error is recognized as such.
+func TestPostgresClosedPoolIsClosed(t *testing.T) {
+	l := openPG(t, pgtest.Schema(t))
+	s := l.store.(*pgStore)
+	s.pool.Close()
+	if _, err := s.latest(); !errors.Is(err, ErrClosed) || errors.Is(err, ErrUnavailable) {
+		t.Fatalf("latest on a closed pool: %v, want ErrClosed", err)
+	}
+}
+
+// A read-only open of a schema no writer has opened finds no log there
+// (ErrNotFound, as Check of a missing file), not an invalid argument.
+func TestPostgresReadOnlyOpenOfNothing(t *testing.T) {
+	url := pgtest.Schema(t)
+	_, v, _ := testKey(t, testOrigin, "log key 1")
+	if err := Check(url, v); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Check of an empty schema: %v, want ErrNotFound", err)
+	}
+	openPG(t, url)
+	if err := Check(url, v); err != nil {
+		t.Fatalf("Check once a writer opened it: %v", err)
+	}
+}
