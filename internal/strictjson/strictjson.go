@@ -28,6 +28,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -73,7 +74,8 @@ func decode(body []byte, v any, open bool) error {
 	if !utf8.Valid(body) {
 		return &Error{Detail: "the body is not valid UTF-8"}
 	}
-	s := scanner{data: body, open: open}
+	var path [8]segment // deep enough for every request of fiscal402: no allocation
+	s := scanner{data: body, open: open, path: path[:0]}
 	s.space()
 	if s.pos < len(s.data) && s.data[s.pos] != '{' {
 		return &Error{Detail: "the body must be a JSON object"}
@@ -361,7 +363,8 @@ func (s *scanner) object(t reflect.Type, depth int) *Error {
 	default:
 		anyKey = true // a type mismatch: encoding/json names it afterwards
 	}
-	var seen []segment
+	var seenBuf [16]segment // the members met so far; more only in an unusually wide object
+	seen := seenBuf[:0]
 	s.space()
 	if s.pos < len(s.data) && s.data[s.pos] == '}' {
 		s.pos++
@@ -386,12 +389,12 @@ func (s *scanner) object(t reflect.Type, depth int) *Error {
 		seen = append(seen, key)
 		next := elem
 		if !anyKey {
-			name, ok := unquote(s.data[ks:ke])
-			ft, known := fields[name]
+			ft, known := lookup(fields, s.data[ks:ke])
 			switch {
-			case ok && known:
+			case known:
 				next = ft
 			case !s.open:
+				name, _ := unquote(s.data[ks:ke])
 				return s.fail(&key, "unknown field %q (check the spelling; names are case-sensitive and unknown fields are rejected)", name)
 			}
 		}
@@ -477,9 +480,39 @@ func unquote(raw []byte) (string, bool) {
 	return out, true
 }
 
+// lookup finds the field of an escaped member name; a name without escapes
+// (every name fiscal402 knows) is looked up without copying it.
+func lookup(fields map[string]reflect.Type, raw []byte) (reflect.Type, bool) {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		ft, ok := fields[string(raw)]
+		return ft, ok
+	}
+	name, ok := unquote(raw)
+	if !ok {
+		return nil, false
+	}
+	ft, known := fields[name]
+	return ft, known
+}
+
+// typeFields memoizes fieldsOf: a struct type's members never change, and
+// reading them with reflect for every object of every request cost more
+// than the rest of the scan. Its maps are read, never written, once stored.
+var typeFields sync.Map // reflect.Type → map[string]reflect.Type
+
 // fieldsOf maps the JSON member names of a struct's exported fields
-// (embedded structs promoted) to their types.
+// (embedded structs promoted) to their types. The map is shared: callers
+// must not modify it.
 func fieldsOf(t reflect.Type) map[string]reflect.Type {
+	if m, ok := typeFields.Load(t); ok {
+		return m.(map[string]reflect.Type)
+	}
+	m, _ := typeFields.LoadOrStore(t, structFields(t))
+	return m.(map[string]reflect.Type)
+}
+
+// structFields is fieldsOf, computed.
+func structFields(t reflect.Type) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	for i := range t.NumField() {
 		f := t.Field(i)
