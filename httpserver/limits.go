@@ -1,7 +1,6 @@
 package httpserver
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -242,7 +241,7 @@ func (s *Server) keyOptional(h http.HandlerFunc) http.Handler {
 			return
 		}
 		requestInfoOf(r).account = id
-		h(w, r.WithContext(context.WithValue(r.Context(), accountKey{}, id)))
+		h(w, actingFor(r, id))
 	})
 }
 

@@ -16,7 +16,6 @@ import (
 	"net/netip"
 	"net/url"
 	"path"
-	"regexp"
 	"runtime/debug"
 	"sort"
 	"strconv"
@@ -306,12 +305,18 @@ func (s *Server) Metrics() *metrics.Metrics { return s.metrics }
 
 // requestInfo is what the handlers of one request tell the request log
 // and the metrics: set through the context, read when the answer is done.
+// It is the request's one context value: its id and the account it acts
+// for ride in it too, so that a request costs one context and one copy of
+// the http.Request, not one per value.
 type requestInfo struct {
 	id      string
 	account string // the authenticated account id ("operator" for the operator key)
 	code    string // the problem document's code, when the answer is one
 	outcome string // an ingest's outcome: created, replayed, existing, queued
 	status  string // the ingested record's status (reviewStatus, determination status, "queued")
+	// caller is the account the handler acts for: set by authed and
+	// keyOptional on a valid X-Service-Key (accountID), "" otherwise.
+	caller string
 }
 
 type requestInfoKey struct{}
@@ -342,9 +347,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := requestID(r.Header.Get("X-Request-Id"))
 	w.Header().Set("X-Request-Id", id)
-	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-	info := &requestInfo{id: id}
-	r = r.WithContext(context.WithValue(context.WithValue(r.Context(), requestIDKey{}, id), requestInfoKey{}, info))
+	st := &served{rec: statusRecorder{ResponseWriter: w, status: http.StatusOK}, info: requestInfo{id: id}}
+	rec, info := &st.rec, &st.info
+	r = r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info))
 	defer func() {
 		p := recover()
 		if p != nil && p != http.ErrAbortHandler {
@@ -455,10 +460,11 @@ func (s *Server) finish(r *http.Request, status int, info *requestInfo, d time.D
 			s.metrics.ObserveRefused(source, info.code)
 		}
 	}
-	attrs := []slog.Attr{
+	var buf [9]slog.Attr // every attribute below: no allocation for the slice
+	attrs := append(buf[:0],
 		slog.String("request_id", info.id), slog.String("method", r.Method), slog.String("route", route),
 		slog.Int("status", status), slog.Float64("duration_ms", float64(d.Microseconds())/1000),
-	}
+	)
 	if info.account != "" {
 		attrs = append(attrs, slog.String("account", info.account))
 	}
@@ -503,22 +509,42 @@ func httpStatus(c fiscal.Code) int {
 	return c.HTTPStatus()
 }
 
-type requestIDKey struct{}
-type accountKey struct{}
-
-var inboundRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
+// served is what ServeHTTP keeps of one request, in one allocation.
+type served struct {
+	rec  statusRecorder
+	info requestInfo
+}
 
 // requestID accepts a well-formed inbound X-Request-Id (so that a caller's
 // trace continues) and otherwise makes a new one.
 func requestID(inbound string) string {
-	if inboundRequestID.MatchString(inbound) {
+	if wellFormedRequestID(inbound) {
 		return inbound
 	}
 	var b [12]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "req_unavailable"
 	}
-	return "req_" + hex.EncodeToString(b[:])
+	var out [4 + 2*len(b)]byte
+	copy(out[:], "req_")
+	hex.Encode(out[4:], b[:])
+	return string(out[:])
+}
+
+// wellFormedRequestID reports whether an inbound X-Request-Id is 1 to 128
+// of the characters A-Z a-z 0-9 . _ -.
+func wellFormedRequestID(v string) bool {
+	if len(v) < 1 || len(v) > 128 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '.', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // authed requires a valid X-Service-Key and puts the account id in the
@@ -536,11 +562,24 @@ func (s *Server) authed(h http.HandlerFunc) http.Handler {
 			s.problem(w, r, err)
 			return
 		}
-		h(w, r.WithContext(context.WithValue(r.Context(), accountKey{}, id)))
+		h(w, actingFor(r, id))
 	})
 }
 
-func accountID(r *http.Request) string { id, _ := r.Context().Value(accountKey{}).(string); return id }
+// actingFor records that the request acts for account id (accountID):
+// in the request's info, without a copy of the request when ServeHTTP
+// made one.
+func actingFor(r *http.Request, id string) *http.Request {
+	if info, ok := r.Context().Value(requestInfoKey{}).(*requestInfo); ok {
+		info.caller = id
+		return r
+	}
+	return r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, &requestInfo{caller: id}))
+}
+
+// accountID is the account the request acts for: "" without a valid
+// X-Service-Key (or outside authed and keyOptional).
+func accountID(r *http.Request) string { return requestInfoOf(r).caller }
 
 // books returns the books of the request's authenticated account.
 func (s *Server) books(r *http.Request) (*fiscal.Books, error) { return s.engine.Books(accountID(r)) }
@@ -554,7 +593,9 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error
 	if err != nil {
 		return err
 	}
-	err = strictjson.Decode(body, v)
+	if err = strictjson.Decode(body, v); err == nil {
+		return nil
+	}
 	var se *strictjson.Error
 	if errors.As(err, &se) {
 		detail := se.Detail
@@ -569,19 +610,26 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error
 // readJSONBody enforces the JSON content type and the body limit, and
 // returns the raw body.
 func (s *Server) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != "application/json" {
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" && !isJSONMediaType(ct) {
 		return nil, &fiscal.Error{Code: codeUnsupportedMedia, Field: "Content-Type", Detail: "the request body must be JSON sent with Content-Type: application/json"}
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
+	if err == nil {
+		return body, nil
+	}
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
 		return nil, &fiscal.Error{Code: codePayloadTooLarge, Detail: fmt.Sprintf("the request body is larger than %d bytes", s.opts.MaxBodyBytes)}
 	}
-	if err != nil {
-		return nil, &fiscal.Error{Code: fiscal.CodeBadRequest, Detail: "the request body could not be read", Err: err}
-	}
-	return body, nil
+	return nil, &fiscal.Error{Code: fiscal.CodeBadRequest, Detail: "the request body could not be read", Err: err}
+}
+
+// isJSONMediaType reports whether a Content-Type is application/json, in
+// any case and with any parameters (mime.ParseMediaType); the exact value
+// "application/json", which nearly every client sends, needs no parsing.
+func isJSONMediaType(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "application/json"
 }
 
 // problem writes err as an RFC 9457 problem document with the members code,
@@ -605,8 +653,9 @@ func (s *Server) problem(w http.ResponseWriter, r *http.Request, err error) {
 		}
 	}
 	status := httpStatus(fe.Code)
-	id, _ := r.Context().Value(requestIDKey{}).(string)
-	requestInfoOf(r).code = string(fe.Code)
+	info := requestInfoOf(r)
+	id := info.id
+	info.code = string(fe.Code)
 	if status >= 500 {
 		s.log.Error("request failed", "request_id", id, "code", fe.Code, "err", fe)
 	}
