@@ -691,7 +691,7 @@ func writeJSON(w http.ResponseWriter, status int, raw []byte) {
 	w.WriteHeader(status)
 	_, _ = w.Write(raw)
 	if len(raw) == 0 || raw[len(raw)-1] != '\n' {
-		_, _ = w.Write([]byte("\n"))
+		_, _ = io.WriteString(w, "\n")
 	}
 }
 
@@ -744,6 +744,13 @@ func (s *statusRecorder) WriteHeader(code int) {
 func (s *statusRecorder) Write(b []byte) (int, error) {
 	s.wrote = true
 	return s.ResponseWriter.Write(b)
+}
+
+// WriteString lets io.WriteString reach net/http's own, which copies no
+// string into a new []byte.
+func (s *statusRecorder) WriteString(str string) (int, error) {
+	s.wrote = true
+	return io.WriteString(s.ResponseWriter, str)
 }
 
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
