@@ -15,7 +15,8 @@
 //
 // The scan is linear in the input and allocation-free on the happy path: it
 // keeps the path as a stack of byte ranges of the input and builds a pointer
-// string only when it reports an error. Nesting deeper than MaxDepth is
+// string only when it reports an error, and it reads the member names of a
+// struct type by reflection once per process, not once per object. Nesting deeper than MaxDepth is
 // refused before anything is decoded, so no request under the body limit
 // makes the decoder allocate more than a small multiple of its size.
 package strictjson
