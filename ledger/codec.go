@@ -53,12 +53,12 @@ import (
 // (Hook.Splice) after the documents were compressed in the caller's
 // goroutine: doc is the document's position in name order.
 //
-// 0x03 replaced 0x02 because zstd cost its callers ~60 µs per entry
-// (BenchmarkEncode), a third of it in resetting the encoder to the
-// dictionary (a 256 KB hash table and the history copied for every frame,
-// two frames per blob) and most of the rest in entropy tables that small,
-// dictionary-matched bodies hardly use; an S2 block with the same
-// dictionary is as small (doc.go gives the numbers).
+// 0x03 replaced 0x02 because zstd cost each caller 39 µs of CPU per
+// realistic entry (BenchmarkEncode; 10.6 µs now), a third of its
+// compression time in resetting the encoder to the dictionary (a 256 KB
+// hash table and the history copied for every frame, two frames per blob)
+// and most of the rest in entropy tables; S2 has neither, at the price of
+// larger blobs for random bytes (doc.go gives the numbers).
 const (
 	blobFormat   = 0x03
 	blobFormatV2 = 0x02
@@ -309,12 +309,6 @@ type patch struct {
 	doc    int
 	offset int
 	data   []byte
-}
-
-// leafBody encodes a leaf (see appendLeafBody).
-func leafBody(leaf []byte) []byte {
-	b, _ := appendLeafBody(nil, leaf, nil)
-	return b
 }
 
 // appendLeafBody appends the leaf body of a leaf, decoding a canonical

@@ -8,6 +8,12 @@ import (
 	"testing"
 )
 
+// leafBody encodes a leaf (see appendLeafBody).
+func leafBody(leaf []byte) []byte {
+	b, _ := appendLeafBody(nil, leaf, nil)
+	return b
+}
+
 func TestCodecRoundTrip(t *testing.T) {
 	r := loadRealistic(t)
 	jws := r.entry(1).leaf
