@@ -7,37 +7,62 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
 
+	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
 	"golang.org/x/mod/sumdb/tlog"
 )
 
 // Entry encoding (schema 2). An entry's leaf and documents are stored as
-// one value, its blob:
+// one value, its blob. Blobs are written in form 0x03; form 0x02, which
+// earlier versions wrote, is still read:
 //
-//	blob     = 0x02 ‖ uvarint dict ‖ frame(leafBody) ‖ frame(docsBody) ‖ patches
+//	blob     = 0x03 ‖ uvarint dict ‖ uvarint len(leafBody) ‖ part(block) ‖ crc(body) ‖ patches
+//	         | 0x02 ‖ uvarint dict ‖ frame(leafBody) ‖ frame(docsBody) ‖ patchList
+//	body     = leafBody ‖ docsBody
+//	block    = S2 block of body (github.com/klauspost/compress/s2)
+//	crc(b)   = CRC-32C (Castagnoli) of b, 4 bytes big-endian
 //	frame(b) = uvarint len ‖ zstd frame of b (len 0: b is empty)
 //	leafBody = 0x00 ‖ leaf                                  (any leaf)
 //	         | 0x01 ‖ part(header) ‖ part(payload) ‖ signature (a compact JWS)
 //	part(b)  = uvarint len(b) ‖ b
-//	docsBody = uvarint n ‖ n × (part(name) ‖ part(document)), names sorted
-//	patches  = uvarint n ‖ n × (uvarint doc ‖ uvarint offset ‖ part(bytes))
+//	docsBody = ε (no documents) | uvarint n ‖ n × (part(name) ‖ part(document)), names sorted
+//	patches  = 0x00 | patchList ‖ crc(patchList)            (n > 0)
+//	patchList = uvarint n ‖ n × (uvarint doc ‖ uvarint offset ‖ part(bytes))
 //
-// dict names the zstd raw-content dictionary both frames were compressed
-// with (RFC 8878 §5; 0: none), stored in the dicts bucket. A leaf that is a
-// compact JWS (RFC 7515 §7.1: three canonical unpadded base64url parts) is
-// stored with its parts decoded, so that the JSON payload compresses with the
-// record it describes; it is re-encoded on reading, and only when encoding
-// it again gives the same bytes is the form used at all. Every read verifies
-// the re-built leaf against its stored record hash, so a codec fault can only
-// fail a read, never change a leaf. Patches are byte splices made in the
-// committer (Hook.Splice) after the documents were compressed in the
-// caller's goroutine: doc is the document's position in name order.
-const blobFormat = 0x02
+// dict names the dictionary the body was compressed with (0: none), stored
+// in the dicts bucket: for 0x03 an S2 dictionary of its content with repeat
+// offset 0 (s2.MakeDict(content, nil)), for 0x02 a zstd raw-content
+// dictionary (RFC 8878 §5) whose id the frames' headers carry. A leaf that
+// is a compact JWS (RFC 7515 §7.1: three canonical unpadded base64url parts)
+// is stored with its parts decoded, so that the JSON payload compresses with
+// the record it describes; it is re-encoded on reading, and only when
+// encoding it again gives the same bytes is the form used at all. Every read
+// verifies the re-built leaf against its stored record hash, so a codec
+// fault can only fail a read, never change a leaf; the checksums (0x03's
+// CRC-32C, 0x02's zstd frame checksums) make a damaged document fail its
+// read, although the log does not cover it. A 0x03 blob decodes whole (one
+// block: the documents match the leaf's payload, and S2 decodes ~10 KB in
+// under a microsecond) and its body's checksum is verified by every read,
+// Check's included. Patches are byte splices made in the committer
+// (Hook.Splice) after the documents were compressed in the caller's
+// goroutine: doc is the document's position in name order.
+//
+// 0x03 replaced 0x02 because zstd cost each caller 39 µs of CPU per
+// realistic entry (BenchmarkEncode; 10.6 µs now), a third of its
+// compression time in resetting the encoder to the dictionary (a 256 KB
+// hash table and the history copied for every frame, two frames per blob)
+// and most of the rest in entropy tables; S2 has neither, at the price of
+// larger blobs for random bytes (doc.go gives the numbers).
+const (
+	blobFormat   = 0x03
+	blobFormatV2 = 0x02
+)
 
 // maxEntryBytes bounds an entry's leaf and documents together (uncompressed)
 // and so what a decoder allocates for one.
@@ -77,36 +102,34 @@ func nextDictCut(last int64) int64 {
 // goroutines with the newest dictionary, and a new dictionary is added only
 // after the commit that stored it.
 type codec struct {
-	mu    sync.Mutex // serializes addDict
-	dicts map[uint32][]byte
+	mu    sync.Mutex        // serializes addDict and ensure
+	dicts map[uint32][]byte // guarded by mu
 	enc   atomic.Pointer[encoder]
-	dec   atomic.Pointer[zstd.Decoder]
+	dec   atomic.Pointer[decoders]
 	// load, set for a shared store, reads a stored dictionary this codec
 	// does not know yet (another writer of the log cut it).
 	load func(id uint32) ([]byte, error)
 }
 
+// encoder is the dictionary new blobs are compressed with.
 type encoder struct {
 	dict uint32
-	zw   *zstd.Encoder
+	s2   *s2.Dict // nil: none (dict 0)
 }
 
-// zstd settings: the fastest level (the dictionary does most of the work:
-// see # Storage layout in the package doc for the measured sizes), a 128 KB
-// window (entries are far smaller; it bounds the encoders' memory), frame
-// checksums on (a damaged document is detected when read, although the log
-// does not cover it).
-func newZstdEncoder(dict uint32, content []byte) (*zstd.Encoder, error) {
-	opts := []zstd.EOption{
-		zstd.WithEncoderLevel(zstd.SpeedFastest),
-		zstd.WithEncoderCRC(true),
-		zstd.WithWindowSize(1 << 17),
-		zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)),
+// decoders know every dictionary of the codec (immutable once published).
+type decoders struct {
+	s2   map[uint32]*s2.Dict
+	zstd *zstd.Decoder // for 0x02 blobs
+}
+
+// s2Dict is the S2 dictionary of a stored dictionary's content, nil for a
+// content S2 cannot use (under 16 bytes: a log of tiny entries).
+func s2Dict(content []byte) *s2.Dict {
+	if len(content) < s2.MinDictSize || len(content) > s2.MaxDictSize {
+		return nil
 	}
-	if dict != 0 {
-		opts = append(opts, zstd.WithEncoderDictRaw(dict, content))
-	}
-	return zstd.NewWriter(nil, opts...)
+	return s2.MakeDict(content, nil)
 }
 
 // newCodec builds a codec from the stored dictionaries (id → cut size and
@@ -133,29 +156,43 @@ type storedDict struct {
 	content []byte
 }
 
-// publish makes a new decoder knowing every dictionary, then an encoder
+// publish makes new decoders knowing every dictionary, then an encoder
 // using dictionary id: a blob made with a dictionary can always be read.
+// The zstd decoder reads blobs of form 0x02 (zstd raw-content
+// dictionaries, RFC 8878 §5).
 func (c *codec) publish(id uint32) error {
 	dopts := []zstd.DOption{
 		zstd.WithDecoderConcurrency(runtime.GOMAXPROCS(0)),
 		zstd.WithDecoderMaxMemory(maxEntryBytes + 1<<20),
 	}
+	d := &decoders{s2: make(map[uint32]*s2.Dict, len(c.dicts))}
+	var old *decoders
+	if old = c.dec.Load(); old != nil {
+		for did, sd := range old.s2 {
+			d.s2[did] = sd
+		}
+	}
 	for did, content := range c.dicts {
 		dopts = append(dopts, zstd.WithDecoderDictRaw(did, content))
+		if _, ok := d.s2[did]; !ok {
+			if sd := s2Dict(content); sd != nil {
+				d.s2[did] = sd
+			}
+		}
 	}
-	dec, err := zstd.NewReader(nil, dopts...)
-	if err != nil {
+	var err error
+	if d.zstd, err = zstd.NewReader(nil, dopts...); err != nil {
 		return err
 	}
-	zw, err := newZstdEncoder(id, c.dicts[id])
-	if err != nil {
-		dec.Close()
-		return err
+	c.dec.Store(d)
+	if old != nil {
+		old.zstd.Close() // DecodeAll calls in flight keep their own state
 	}
-	if old := c.dec.Swap(dec); old != nil {
-		old.Close() // DecodeAll calls in flight keep their own state
+	e := &encoder{}
+	if sd := d.s2[id]; sd != nil {
+		e.dict, e.s2 = id, sd
 	}
-	c.enc.Store(&encoder{dict: id, zw: zw})
+	c.enc.Store(e)
 	return nil
 }
 
@@ -170,10 +207,7 @@ func (c *codec) addDict(id uint32, content []byte) error {
 
 func (c *codec) close() {
 	if d := c.dec.Load(); d != nil {
-		d.Close()
-	}
-	if e := c.enc.Load(); e != nil {
-		e.zw.Close()
+		d.zstd.Close()
 	}
 }
 
@@ -185,54 +219,63 @@ type encodedEntry struct {
 	names              []string // document names, sorted: the doc numbers of patches
 }
 
+// scratch buffers for the compressed block (and the JWS check), which do
+// not outlive encode: the blob is made at its exact size. Buffers above
+// maxScratch (large entries) are left to the collector.
+var scratchPool = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxScratch = 256 << 10
+
+// crc32c is the checksum of 0x03 blobs (hardware-accelerated on amd64 and
+// arm64).
+var crc32c = crc32.MakeTable(crc32.Castagnoli)
+
 // encode builds the blob of a leaf and its documents with the newest
-// dictionary.
+// dictionary. Its allocations: the body (kept: dictionaries are cut from
+// it), the blob, the name list.
 func (c *codec) encode(leaf []byte, docs map[string][]byte) encodedEntry {
 	e := c.enc.Load()
 	var x encodedEntry
-	x.leafBody = leafBody(leaf)
 	x.names = make([]string, 0, len(docs))
-	for name := range docs {
+	n := 1 + 2*binary.MaxVarintLen64 + len(leaf) // either leaf body form
+	if len(docs) > 0 {
+		n += binary.MaxVarintLen64
+	}
+	for name, doc := range docs {
 		x.names = append(x.names, name)
+		n += 2*binary.MaxVarintLen64 + len(name) + len(doc)
 	}
 	slices.Sort(x.names)
+	sp := scratchPool.Get().(*[]byte)
+	body := make([]byte, 0, n)
+	body, *sp = appendLeafBody(body, leaf, *sp)
+	k := len(body)
 	if len(docs) > 0 {
-		n := binary.MaxVarintLen64
-		for name, doc := range docs {
-			n += 2*binary.MaxVarintLen64 + len(name) + len(doc)
-		}
-		x.docsBody = binary.AppendUvarint(make([]byte, 0, n), uint64(len(docs)))
+		body = binary.AppendUvarint(body, uint64(len(docs)))
 		for _, name := range x.names {
-			x.docsBody = appendPart(x.docsBody, []byte(name))
-			x.docsBody = appendPart(x.docsBody, docs[name])
+			body = appendPart(body, []byte(name))
+			body = appendPart(body, docs[name])
 		}
 	}
-	b := make([]byte, 0, 64+len(x.leafBody)/2+len(x.docsBody)/2)
+	x.leafBody, x.docsBody = body[:k:k], body[k:]
+	var block []byte
+	if e.s2 != nil {
+		block = e.s2.Encode((*sp)[:cap(*sp)], body)
+	} else {
+		block = s2.Encode((*sp)[:cap(*sp)], body)
+	}
+	b := make([]byte, 0, 1+3*binary.MaxVarintLen64+len(block)+4+1)
 	b = append(b, blobFormat)
 	b = binary.AppendUvarint(b, uint64(e.dict))
-	b = appendFrame(b, e.zw, x.leafBody)
-	b = appendFrame(b, e.zw, x.docsBody)
-	b = append(b, 0) // no patches
-	x.blob = b
-	return x
-}
-
-// appendFrame appends the length-prefixed zstd frame of body. The frame is
-// compressed into b itself, after room for the longest length prefix, and
-// moved up to the prefix's true length (no buffer per frame).
-func appendFrame(b []byte, zw *zstd.Encoder, body []byte) []byte {
-	if len(body) == 0 {
-		return append(b, 0)
+	b = binary.AppendUvarint(b, uint64(k))
+	b = appendPart(b, block)
+	b = binary.BigEndian.AppendUint32(b, crc32.Checksum(body, crc32c))
+	x.blob = append(b, 0) // no patches
+	if cap(block) <= maxScratch {
+		*sp = block[:0]
+		scratchPool.Put(sp)
 	}
-	const room = binary.MaxVarintLen64
-	at := len(b)
-	b = zw.EncodeAll(body, append(b, make([]byte, room)...))
-	n := len(b) - at - room
-	var prefix [room]byte
-	k := binary.PutUvarint(prefix[:], uint64(n))
-	copy(b[at+k:], b[at+room:])
-	copy(b[at:], prefix[:k])
-	return b[:at+k+n]
+	return x
 }
 
 func appendPart(b, part []byte) []byte {
@@ -247,11 +290,15 @@ func withPatches(blob []byte, ps []patch) ([]byte, error) {
 		return nil, err
 	}
 	out := append([]byte{}, blob[:len(blob)-len(pb.patches)]...)
+	at := len(out)
 	out = binary.AppendUvarint(out, uint64(len(ps)))
 	for _, p := range ps {
 		out = binary.AppendUvarint(out, uint64(p.doc))
 		out = binary.AppendUvarint(out, uint64(p.offset))
 		out = appendPart(out, p.data)
+	}
+	if pb.format == blobFormat && len(ps) > 0 {
+		out = binary.BigEndian.AppendUint32(out, crc32.Checksum(out[at:], crc32c))
 	}
 	return out, nil
 }
@@ -264,12 +311,12 @@ type patch struct {
 	data   []byte
 }
 
-// leafBody encodes a leaf, decoding a canonical compact JWS: the parts
-// are decoded into the body itself, and each is encoded again, in the
-// room behind it, to check it gives its part of the leaf back.
-func leafBody(leaf []byte) []byte {
-	b := make([]byte, 0, 2*len(leaf)+2*binary.MaxVarintLen64+1)
-	raw := func() []byte { return append(append(b, leafRaw), leaf...) }
+// appendLeafBody appends the leaf body of a leaf, decoding a canonical
+// compact JWS: each part is decoded into b and encoded again, into scratch
+// (returned for reuse), to check it gives its part of the leaf back.
+func appendLeafBody(b, leaf, scratch []byte) (_, _ []byte) {
+	start := len(b)
+	raw := func() ([]byte, []byte) { return append(append(b[:start], leafRaw), leaf...), scratch }
 	rest, jws := append(b, leafJWS), leaf
 	for i := range 3 {
 		seg := jws
@@ -287,13 +334,16 @@ func leafBody(leaf []byte) []byte {
 			rest = binary.AppendUvarint(rest, uint64(n))
 		}
 		at := len(rest)
-		m, err := strictB64.Decode(rest[at:at+n], seg)
-		if err != nil || m != n || !bytes.Equal(strictB64.AppendEncode(rest[at+n:at+n], rest[at:at+n]), seg) {
-			return raw() // not canonical unpadded base64url
+		rest = slices.Grow(rest, n)[:at+n]
+		m, err := strictB64.Decode(rest[at:], seg)
+		if err != nil || m != n {
+			return raw() // not unpadded base64url
 		}
-		rest = rest[:at+n]
+		if scratch = strictB64.AppendEncode(scratch[:0], rest[at:]); !bytes.Equal(scratch, seg) {
+			return raw() // not canonical (line breaks, which decoding skips)
+		}
 	}
-	return rest
+	return rest, scratch
 }
 
 // strictB64 is unpadded base64url that rejects non-zero trailing bits, so
@@ -313,18 +363,26 @@ func leafJWSBytes(parts [3][]byte) []byte {
 
 // parsedBlob is a blob split into its parts (slices of the blob).
 type parsedBlob struct {
-	dict                 uint32
+	format byte
+	dict   uint32
+	// 0x03
+	leafLen int
+	block   []byte
+	sum     uint32
+	// 0x02
 	leafFrame, docsFrame []byte
-	patches              []byte
+	// the patch list (0x03: with its checksum if it is not empty)
+	patches []byte
 }
 
 var errBlob = errors.New("malformed entry blob")
 
 func parseBlob(blob []byte) (parsedBlob, error) {
 	var p parsedBlob
-	if len(blob) < 1 || blob[0] != blobFormat {
+	if len(blob) < 1 || blob[0] != blobFormat && blob[0] != blobFormatV2 {
 		return p, fmt.Errorf("%w: format byte", errBlob)
 	}
+	p.format = blob[0]
 	r := blob[1:]
 	d, n := binary.Uvarint(r)
 	if n <= 0 || d > 1<<32-1 {
@@ -332,13 +390,25 @@ func parseBlob(blob []byte) (parsedBlob, error) {
 	}
 	p.dict, r = uint32(d), r[n:]
 	var ok bool
-	if p.leafFrame, r, ok = cutPart(r); !ok {
-		return p, fmt.Errorf("%w: leaf frame", errBlob)
+	if p.format == blobFormatV2 {
+		if p.leafFrame, r, ok = cutPart(r); !ok {
+			return p, fmt.Errorf("%w: leaf frame", errBlob)
+		}
+		if p.docsFrame, r, ok = cutPart(r); !ok {
+			return p, fmt.Errorf("%w: documents frame", errBlob)
+		}
+		p.patches = r
+		return p, nil
 	}
-	if p.docsFrame, r, ok = cutPart(r); !ok {
-		return p, fmt.Errorf("%w: documents frame", errBlob)
+	k, n := binary.Uvarint(r)
+	if n <= 0 || k > maxEntryBytes {
+		return p, fmt.Errorf("%w: leaf body length", errBlob)
 	}
-	p.patches = r
+	p.leafLen, r = int(k), r[n:]
+	if p.block, r, ok = cutPart(r); !ok || len(r) < 4 {
+		return p, fmt.Errorf("%w: block", errBlob)
+	}
+	p.sum, p.patches = binary.BigEndian.Uint32(r), r[4:]
 	return p, nil
 }
 
@@ -351,10 +421,50 @@ func cutPart(b []byte) (part, rest []byte, ok bool) {
 	return b[k : k+int(n)], b[k+int(n):], true
 }
 
-// frame decompresses a frame.
-func (c *codec) frame(f []byte, dict uint32) ([]byte, error) {
+// body decompresses the body of a 0x03 blob into dst (reused if large
+// enough) and verifies its checksum: the whole body or an error.
+func (c *codec) body(p parsedBlob, dst []byte) ([]byte, error) {
+	n, err := s2.DecodedLen(p.block)
+	if err != nil {
+		return nil, fmt.Errorf("%w: block: %v", errBlob, err)
+	}
+	if n > maxEntryBytes || p.leafLen > n {
+		return nil, fmt.Errorf("%w: body of %d bytes, leaf body of %d", errBlob, n, p.leafLen)
+	}
+	var sd *s2.Dict
+	if p.dict != 0 {
+		if sd = c.dec.Load().s2[p.dict]; sd == nil && c.load != nil {
+			if err := c.ensure(p.dict); err != nil {
+				return nil, err
+			}
+			sd = c.dec.Load().s2[p.dict]
+		}
+		if sd == nil {
+			return nil, fmt.Errorf("%w: unknown dictionary %d", errBlob, p.dict)
+		}
+	}
+	if cap(dst) < n {
+		dst = make([]byte, n)
+	}
+	var body []byte
+	if sd != nil {
+		body, err = sd.Decode(dst[:n], p.block)
+	} else {
+		body, err = s2.Decode(dst[:n], p.block)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: block: %v", errBlob, err)
+	}
+	if crc32.Checksum(body, crc32c) != p.sum {
+		return nil, fmt.Errorf("%w: body checksum", errBlob)
+	}
+	return body, nil
+}
+
+// frame decompresses a zstd frame of a 0x02 blob into dst.
+func (c *codec) frame(f []byte, dict uint32, dst []byte) ([]byte, error) {
 	if len(f) == 0 {
-		return nil, nil
+		return dst[:0], nil
 	}
 	if dict != 0 {
 		// zstd names the dictionary in the frame header; check it is the
@@ -364,12 +474,12 @@ func (c *codec) frame(f []byte, dict uint32) ([]byte, error) {
 			return nil, fmt.Errorf("%w: frame dictionary %d, blob says %d", errBlob, h.DictionaryID, dict)
 		}
 	}
-	out, err := c.dec.Load().DecodeAll(f, nil)
+	out, err := c.dec.Load().zstd.DecodeAll(f, dst[:0])
 	if err != nil && dict != 0 && c.load != nil {
 		if lerr := c.ensure(dict); lerr != nil {
 			return nil, lerr
 		}
-		return c.dec.Load().DecodeAll(f, nil)
+		return c.dec.Load().zstd.DecodeAll(f, dst[:0])
 	}
 	return out, err
 }
@@ -390,13 +500,26 @@ func (c *codec) ensure(id uint32) error {
 	return c.publish(max(id, c.enc.Load().dict))
 }
 
-// decodeLeaf returns the leaf stored in a blob.
-func (c *codec) decodeLeaf(blob []byte) ([]byte, error) {
+// leafBodyOf returns the leaf body of a blob (dst is reused for it if
+// large enough).
+func (c *codec) leafBodyOf(blob, dst []byte) ([]byte, error) {
 	p, err := parseBlob(blob)
 	if err != nil {
 		return nil, err
 	}
-	body, err := c.frame(p.leafFrame, p.dict)
+	if p.format == blobFormatV2 {
+		return c.frame(p.leafFrame, p.dict, dst)
+	}
+	body, err := c.body(p, dst)
+	if err != nil {
+		return nil, err
+	}
+	return body[:p.leafLen], nil
+}
+
+// decodeLeaf returns the leaf stored in a blob.
+func (c *codec) decodeLeaf(blob []byte) ([]byte, error) {
+	body, err := c.leafBodyOf(blob, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -410,25 +533,13 @@ type leafHasher struct {
 }
 
 // recordHash returns SHA-256(0x00‖leaf) (RFC 6962 §2.1) of the leaf stored
-// in a blob.
+// in a blob. For a 0x03 blob it decodes and checksums the documents too.
 func (c *codec) recordHash(h *leafHasher, blob []byte) (tlog.Hash, error) {
-	p, err := parseBlob(blob)
+	body, err := c.leafBodyOf(blob, h.frame)
 	if err != nil {
 		return tlog.Hash{}, err
 	}
-	if p.dict != 0 {
-		var hd zstd.Header
-		if err := hd.Decode(p.leafFrame); err != nil || hd.DictionaryID != p.dict {
-			return tlog.Hash{}, fmt.Errorf("%w: frame dictionary %d, blob says %d", errBlob, hd.DictionaryID, p.dict)
-		}
-	}
-	if len(p.leafFrame) == 0 {
-		return tlog.Hash{}, fmt.Errorf("%w: empty leaf body", errBlob)
-	}
-	if h.frame, err = c.dec.Load().DecodeAll(p.leafFrame, h.frame[:0]); err != nil {
-		return tlog.Hash{}, err
-	}
-	body := h.frame
+	h.frame = body
 	h.leaf = append(h.leaf[:0], 0x00)
 	switch {
 	case len(body) == 0:
@@ -496,7 +607,12 @@ func (c *codec) decodeDocs(blob []byte) ([]namedDoc, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, err := c.frame(p.docsFrame, p.dict)
+	var body []byte
+	if p.format == blobFormatV2 {
+		body, err = c.frame(p.docsFrame, p.dict, nil)
+	} else if body, err = c.body(p, nil); err == nil {
+		body = body[p.leafLen:]
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -504,7 +620,7 @@ func (c *codec) decodeDocs(blob []byte) ([]namedDoc, error) {
 	if err != nil {
 		return nil, err
 	}
-	return docs, applyPatches(docs, p.patches)
+	return docs, applyPatches(docs, p)
 }
 
 // parseDocsBody splits a documents body; the documents are slices of body.
@@ -536,11 +652,19 @@ func parseDocsBody(body []byte) ([]namedDoc, error) {
 	return docs, nil
 }
 
-// applyPatches splices the patches into docs (whose bytes the caller owns).
-func applyPatches(docs []namedDoc, b []byte) error {
+// applyPatches splices the patches of a blob into docs (whose bytes the
+// caller owns).
+func applyPatches(docs []namedDoc, p parsedBlob) error {
+	b := p.patches
 	n, k := binary.Uvarint(b)
 	if k <= 0 {
 		return fmt.Errorf("%w: patch count", errBlob)
+	}
+	if p.format == blobFormat && n > 0 {
+		if len(b) < k+4 || crc32.Checksum(b[:len(b)-4], crc32c) != binary.BigEndian.Uint32(b[len(b)-4:]) {
+			return fmt.Errorf("%w: patch checksum", errBlob)
+		}
+		b = b[:len(b)-4]
 	}
 	b = b[k:]
 	for range n {
@@ -572,11 +696,14 @@ func (c *codec) rawBody(blob []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	lb, err := c.frame(p.leafFrame, p.dict)
+	if p.format == blobFormat {
+		return c.body(p, nil)
+	}
+	lb, err := c.frame(p.leafFrame, p.dict, nil)
 	if err != nil {
 		return nil, err
 	}
-	db, err := c.frame(p.docsFrame, p.dict)
+	db, err := c.frame(p.docsFrame, p.dict, nil)
 	if err != nil {
 		return nil, err
 	}

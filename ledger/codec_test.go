@@ -2,9 +2,17 @@ package ledger
 
 import (
 	"bytes"
+	"encoding/binary"
 	"maps"
+	"runtime"
 	"testing"
 )
+
+// leafBody encodes a leaf (see appendLeafBody).
+func leafBody(leaf []byte) []byte {
+	b, _ := appendLeafBody(nil, leaf, nil)
+	return b
+}
 
 func TestCodecRoundTrip(t *testing.T) {
 	r := loadRealistic(t)
@@ -36,10 +44,15 @@ func TestCodecRoundTrip(t *testing.T) {
 		{"two parts", []byte("a.b"), nil, false},
 		{"empty parts", []byte(".."), nil, true},
 		{"binary", []byte{0, 1, 2, 0xff, '.', '.'}, map[string][]byte{"bin": {0, 0, 0}}, false},
+		// Beyond the 64 KB an S2 dictionary reaches back from.
+		{"large documents", jws, map[string][]byte{"record": bytes.Repeat(r.entry(1).record, 40), "ubl": bytes.Repeat(r.entry(3).ubl, 60)}, true},
 	} {
 		for name, c := range map[string]*codec{"no dictionary": plain, "dictionary": withDict} {
 			t.Run(tc.name+"/"+name, func(t *testing.T) {
 				x := c.encode(tc.leaf, tc.docs)
+				if p, err := parseBlob(x.blob); err != nil || p.format != blobFormat || p.dict != c.enc.Load().dict {
+					t.Fatalf("blob %+v, %v", p, err)
+				}
 				if got := x.leafBody[0] == leafJWS; got != tc.jwsForm {
 					t.Errorf("JWS form used: %v, want %v", got, tc.jwsForm)
 				}
@@ -116,6 +129,8 @@ func FuzzDecodeBlob(f *testing.F) {
 	defer c.close()
 	f.Add(c.encode([]byte("eyJ9.e30.AAAA"), map[string][]byte{"r": []byte("{}")}).blob)
 	f.Add(c.encode([]byte("leaf"), nil).blob)
+	f.Add(c.encode([]byte("eyJ9.e30.AAAA"), map[string][]byte{"r": []byte("{}"), "s": []byte("{}")}).blob)
+	f.Add([]byte{3, 0, 1, 3, 2, 4, 0, 0, 0, 0, 0, 0})
 	f.Add([]byte{2, 0, 0, 0, 0})
 	f.Add([]byte{2, 0, 0, 0, 1, 0, 0, 1, 'x'})
 	f.Fuzz(func(t *testing.T, blob []byte) {
@@ -154,5 +169,76 @@ func TestLeafBodyJWSStrict(t *testing.T) {
 		if err != nil || string(back) != s {
 			t.Errorf("%q: decoded as %q, %v", s, back, err)
 		}
+	}
+}
+
+// TestBlobDamage: a 0x03 blob with any byte of its block, its body's
+// checksum or its patches changed does not decode (documents included,
+// which the log does not cover), and a block announcing more than
+// maxEntryBytes is refused before anything is allocated for it.
+func TestBlobDamage(t *testing.T) {
+	r := loadRealistic(t)
+	e := r.entry(1)
+	c, err := newCodec(map[uint32]storedDict{1: {cutAt: 16, content: append(leafBody(r.entry(4).leaf), r.entry(4).record...)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.close()
+	x := c.encode(e.leaf, map[string][]byte{"record": e.record, "ubl": e.ubl})
+	blob, err := withPatches(x.blob, []patch{{doc: 1, offset: 10, data: []byte("PATCH")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := parseBlob(blob)
+	if p.dict != 1 {
+		t.Fatalf("compressed with dictionary %d, want 1", p.dict)
+	}
+	if docs, err := c.decodeDocs(blob); err != nil || string(docs[1].doc[10:15]) != "PATCH" {
+		t.Fatalf("decodeDocs = %v", err)
+	}
+	var h leafHasher
+	blockAt := len(blob) - len(p.patches) - 4 - len(p.block)
+	for i := blockAt; i < len(blob); i++ {
+		bad := bytes.Clone(blob)
+		bad[i] ^= 0x04
+		_, derr := c.decodeDocs(bad)
+		leaf, lerr := c.decodeLeaf(bad)
+		_, herr := c.recordHash(&h, bad)
+		if derr == nil || lerr == nil && i < len(blob)-len(p.patches) || herr == nil && i < len(blob)-len(p.patches) {
+			t.Fatalf("byte %d of %d changed: decodeDocs %v, decodeLeaf %q %v, recordHash %v", i, len(blob), derr, leaf, lerr, herr)
+		}
+	}
+	// A block announcing 1 GiB.
+	huge := []byte{blobFormat, 0, 1}
+	block := binary.AppendUvarint(nil, 1<<30)
+	block = append(block, 0, 0, 0, 0)
+	huge = append(binary.AppendUvarint(huge, uint64(len(block))), block...)
+	huge = append(huge, 0, 0, 0, 0, 0)
+	if _, err := c.decodeDocs(huge); err == nil {
+		t.Fatal("a block of 1 GiB decoded")
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = c.recordHash(&h, huge)
+	runtime.ReadMemStats(&after)
+	if err == nil || after.TotalAlloc-before.TotalAlloc > 1<<20 {
+		t.Fatalf("recordHash of a 1 GiB block: %v, %d bytes allocated", err, after.TotalAlloc-before.TotalAlloc)
+	}
+}
+
+// TestTinyDictionary: a dictionary too small for S2 (a log of tiny
+// entries) is not used; blobs say dictionary 0 and decode.
+func TestTinyDictionary(t *testing.T) {
+	c, err := newCodec(map[uint32]storedDict{3: {cutAt: 16, content: []byte("\x00a\x00b")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.close()
+	x := c.encode([]byte("leaf"), map[string][]byte{"d": []byte("doc")})
+	if p, _ := parseBlob(x.blob); p.dict != 0 {
+		t.Fatalf("dictionary %d used", p.dict)
+	}
+	if leaf, err := c.decodeLeaf(x.blob); err != nil || string(leaf) != "leaf" {
+		t.Fatalf("decodeLeaf = %q, %v", leaf, err)
 	}
 }

@@ -151,18 +151,43 @@
 //	leaves, docs  schema 1: index → leaf, and index ‖ name → document, for
 //	              the entries below v2from of a file upgraded from schema 1
 //
-// A blob is 0x02, the dictionary id (uvarint, 0 for none), then the leaf
-// and the documents as two length-prefixed zstd frames (RFC 8878) and a
-// list of splices (codec.go gives the grammar). A leaf that is a compact
-// JWS (RFC 7515 §7.1) with canonical unpadded base64url parts is stored
-// with the parts decoded, so that its JSON payload compresses with the
-// record it describes; it is encoded again when read, and a read verifies
-// the result against the stored record hash, so the encoding can fail a
-// read but never change a leaf. Dictionaries are zstd raw-content
-// dictionaries made of the raw bodies of the newest four entries when the
-// log reaches 16, 256, 4096 and then every 65,536 entries; entries name the
-// one they were compressed with, so a file reads with the dictionaries it
-// holds. Frames carry zstd's checksum: a damaged document fails its read.
+// A blob is 0x03, the dictionary id (uvarint, 0 for none), the length of
+// the leaf's part, then the leaf and the documents compressed together as
+// one S2 block (github.com/klauspost/compress/s2) with that dictionary, a
+// CRC-32C of the uncompressed bytes, and a list of splices with a CRC-32C
+// of its own (codec.go gives the grammar). A leaf that is a compact JWS
+// (RFC 7515 §7.1) with canonical unpadded base64url parts is stored with
+// the parts decoded, so that its JSON payload compresses with the record it
+// describes; it is encoded again when read, and a read verifies the result
+// against the stored record hash, so the encoding can fail a read but never
+// change a leaf. Dictionaries are the raw bodies of the newest four entries
+// (at most 64 KB) when the log reaches 16, 256, 4096 and then every 65,536
+// entries; entries name the one they were compressed with, so a file reads
+// with the dictionaries it holds. Every read of a blob decodes it whole and
+// verifies its checksums, Check's included: a damaged document fails its
+// read and Check reports its entry. Blobs of form 0x02 (the leaf and the
+// documents as two zstd frames, RFC 8878, with the same stored dictionaries
+// used as zstd raw-content dictionaries and zstd's frame checksums), which
+// versions up to commit 0b24f0f wrote, are still read beside 0x03; a file
+// can hold both (testdata/blob02 is such a file).
+//
+// Why S2 rather than zstd, measured on the 2-CPU development VM in thread
+// CPU time: encoding a realistic entry (BenchmarkEncode: leaf body,
+// documents body, compression) took 39 µs with two zstd frames and takes
+// 10.6 µs with an S2 block. The compression alone took 28 µs (43 µs for
+// entries Engine.Settle wrote): a third of it resetting the encoder to the
+// dictionary (a 256 KB hash table and the history copied for each of a
+// blob's two frames), most of the rest building entropy tables. One zstd
+// frame per blob took 23 µs (30 µs), one without entropy coding 18 µs (23
+// µs); the S2 block takes 7 µs (9 µs), and decoding a whole body 0.7 µs,
+// where zstd took 1.3 µs for the leaf alone. The price is the entropy
+// coding S2 does not do: the random parts of an entry (signature, salts,
+// commitments, hashes in hex) stay as they are, so a Settle entry's blob is
+// 1,045 B where two zstd frames took 832 B; the realistic entries here,
+// with fewer random bytes, shrink from 486 to 422 B, since the documents
+// now match the leaf's payload. Allocations per encode: 3 and 10.5 KB (the
+// body, kept for dictionaries; the exact-size blob; the names), from 4 and
+// 18.3 KB.
 //
 // Where the bytes go, measured with realistic entries (the receipt JWS,
 // record JSON and UBL invoice fiscal402 writes, ~2.7 + 2.8 + 3.8–5.2 KB,
@@ -172,12 +197,17 @@
 // puts at least two elements on a page, so two values of 2.7–5 KB take
 // three or four 4 KB pages, most of them half empty), the rest in indexes
 // of half-full pages (bbolt splits at 50 %, which leaves append-only
-// buckets half empty). Schema 2 takes 2,105 B per record at 100 k records
-// and 1,967 B at 1 M (file size / records): at 1 M, the blob 558 B (about
-// 3.1 KB with zstd alone, without a dictionary), the stored hashes 115 B,
-// the entry ID twice (entries, ids) 155 B, the two claims 314 B, the two
-// postings 378 B, the two side writes 430 B, checkpoints 8 B, free pages 2
-// B (per bucket: BenchmarkScale's report).
+// buckets half empty). Schema 2 with 0x03 blobs takes 1,967 B per record at
+// 100 k records (file size / records; 1,892 B in the buckets): the blob
+// 494 B (550 B as 0x02; about 3.1 KB with zstd alone, without a
+// dictionary), the stored hashes 115 B, the entry ID twice (entries, ids)
+// 155 B, the two claims 315 B, the two postings 375 B, the two side writes
+// 429 B, checkpoints 8 B, free pages 15 B (per bucket: BenchmarkScale's
+// report). With 0x02 blobs it took 1,969 B at 100 k and 1,967 B at 1 M (the
+// blob 558 B). Through Engine.Settle (fiscal's BenchmarkSettleScale, 64
+// callers) a file of 102 k records takes 2,662 B per record, 2,326 B with
+// 0x02 blobs (bbolt grows a file this size in 16 MB steps, 164 B per record
+// here).
 //
 // Schema 1 files keep working: opened read-only they are read as they are;
 // opened for writing they are upgraded in place in one transaction that

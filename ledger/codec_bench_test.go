@@ -1,0 +1,48 @@
+package ledger
+
+import (
+	"runtime"
+	"testing"
+)
+
+// BenchmarkEncode measures what encoding an entry costs its caller
+// (codec.encode: leaf body, documents body, compression) with realistic
+// entries and a dictionary cut from four of them, as a log of them uses
+// after its first cuts; B/blob is the stored blob's size, cpu-µs/op the
+// encoding goroutine's thread CPU time.
+func BenchmarkEncode(b *testing.B) {
+	r := loadRealistic(b)
+	plain, err := newCodec(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer plain.close()
+	var bodies [][]byte
+	for i := int64(96); i < 100; i++ {
+		e := r.entry(i)
+		x := plain.encode(e.leaf, map[string][]byte{"record": e.record, "ubl": e.ubl})
+		bodies = append(bodies, append(append([]byte{}, x.leafBody...), x.docsBody...))
+	}
+	c, err := newCodec(map[uint32]storedDict{1: {cutAt: 100, content: makeDict(bodies)}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.close()
+	const k = 64
+	var leaves [k][]byte
+	var docs [k]map[string][]byte
+	for i := range k {
+		e := r.entry(int64(1000 + i))
+		leaves[i], docs[i] = e.leaf, map[string][]byte{"record": e.record, "ubl": e.ubl}
+	}
+	b.ReportAllocs()
+	total := 0
+	runtime.LockOSThread() // cpu-µs/op: this thread's CPU time, which load does not inflate much
+	defer runtime.UnlockOSThread()
+	cpu := threadCPU()
+	for i := 0; b.Loop(); i++ {
+		total += len(c.encode(leaves[i%k], docs[i%k]).blob)
+	}
+	b.ReportMetric(float64(threadCPU()-cpu)/float64(b.N)/1e3, "cpu-µs/op")
+	b.ReportMetric(float64(total)/float64(b.N), "B/blob")
+}
