@@ -64,9 +64,10 @@ type dispatcher struct {
 	wg        sync.WaitGroup
 
 	// The fan-out cursor as this dispatcher knows it (see planFanOut's
-	// comment), and the stored one as it last saw or wrote it. Only the
-	// loop's goroutine uses them.
-	cursor, stored int64
+	// comment; only the loop's goroutine changes it, tests read it), and
+	// the stored one as it last saw or wrote it (only the loop's goroutine).
+	cursor atomic.Int64
+	stored int64
 	// every is the shortest interval between fan-out writes (fanOutEvery;
 	// 0 with a virtual clock, Options.After, whose waits the coalescing's
 	// real-time wait would race with). lastWrite is when the latest one
@@ -76,7 +77,7 @@ type dispatcher struct {
 	hold      time.Duration
 	// crashOnStop leaves the cursor unstored on stop, as a kill -9 would
 	// (tests).
-	crashOnStop bool
+	crashOnStop atomic.Bool
 	// Write transactions: all the dispatcher's, and those of the fan-out
 	// (deliveries created or the cursor stored). For tests and benchmarks.
 	writes, fanWrites atomic.Int64
@@ -111,6 +112,9 @@ func newDispatcher(w *Service, opts Options) *dispatcher {
 	if d.after == nil {
 		d.after = time.After
 		d.every = fanOutEvery
+	}
+	if opts.fanOutEvery > 0 {
+		d.every = opts.fanOutEvery
 	}
 	n := opts.Concurrency
 	if n <= 0 {
@@ -155,7 +159,7 @@ func (d *dispatcher) run(stop <-chan struct{}) {
 		}
 		// What the cursor passed in memory is stored, so that the next
 		// start does not read it again.
-		if !d.crashOnStop && d.cursor > d.stored {
+		if !d.crashOnStop.Load() && d.cursor.Load() > d.stored {
 			if err := d.persistCursor(); err != nil {
 				d.w.log.Warn("webhook dispatcher: storing the fan-out cursor on stop", "err", err)
 			}
@@ -258,13 +262,14 @@ type fanPlan struct {
 	from, end int64 // the events looked at are [from, end)
 	events    int   // how many there were
 	need      bool  // one of them is for an enabled endpoint subscribed at its sequence
+	firstNeed int64 // the first such event's sequence
 }
 
 // planFanOut looks at up to fanOutBatch events from the cursor (the stored
 // one, or d.cursor when ahead) in tx and says whether one needs a delivery.
 func (d *dispatcher) planFanOut(tx ledger.Tx) (fanPlan, error) {
 	stored := cursorOf(tx)
-	p := fanPlan{from: max(stored, d.cursor)}
+	p := fanPlan{from: max(stored, d.cursor.Load())}
 	p.end = p.from
 	none := true
 	if err := tx.Scan(bucketWebhookEndpoints, nil, nil, false, func(_, _ []byte) bool {
@@ -294,7 +299,8 @@ func (d *dispatcher) planFanOut(tx ledger.Tx) (fanPlan, error) {
 			}
 			for _, ep := range list {
 				if ep.DisabledAt == nil && seq >= ep.FirstSequence {
-					p.need = true
+					p.need, p.firstNeed = true, seq
+					break
 				}
 			}
 		}
@@ -328,14 +334,15 @@ func (d *dispatcher) fanOut() (int, time.Duration, error) {
 	}
 	d.stored = max(d.stored, stored)
 	if !p.need {
-		d.cursor = max(d.cursor, p.end)
-		if d.cursor-d.stored >= lazyCursorGap {
+		d.advance(p.end)
+		if d.cursor.Load()-d.stored >= lazyCursorGap {
 			return p.events, 0, d.persistCursor()
 		}
 		return p.events, 0, nil
 	}
 	if d.every > 0 && p.events < fanOutBatch {
 		if wait := d.every - time.Since(d.lastWrite); wait > 0 {
+			d.advance(p.firstNeed) // the events before it are for nobody
 			return 0, wait, nil
 		}
 	}
@@ -343,7 +350,7 @@ func (d *dispatcher) fanOut() (int, time.Duration, error) {
 	n, end := 0, int64(0)
 	err = d.update(func(tx ledger.Tx) error {
 		n = 0
-		from := max(cursorOf(tx), d.cursor)
+		from := max(cursorOf(tx), d.cursor.Load())
 		end = from
 		type item struct {
 			seq int64
@@ -404,14 +411,22 @@ func (d *dispatcher) fanOut() (int, time.Duration, error) {
 	}
 	d.fanWrites.Add(1)
 	d.lastWrite = time.Now()
-	d.cursor, d.stored = max(d.cursor, end), max(d.stored, end)
+	d.advance(end)
+	d.stored = max(d.stored, end)
 	return n, 0, nil
+}
+
+// advance moves the in-memory cursor forward to c.
+func (d *dispatcher) advance(c int64) {
+	if c > d.cursor.Load() {
+		d.cursor.Store(c)
+	}
 }
 
 // persistCursor stores d.cursor, unless the stored cursor is already past
 // it (another replica of a shared log fanned out further).
 func (d *dispatcher) persistCursor() error {
-	c := d.cursor
+	c := d.cursor.Load()
 	stored := int64(0)
 	err := d.update(func(tx ledger.Tx) error {
 		if stored = cursorOf(tx); stored >= c {
