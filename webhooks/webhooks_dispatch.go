@@ -74,10 +74,12 @@ type dispatcher struct {
 	// ended, hold how long until a fan-out write put off is due (0: none).
 	every     time.Duration
 	lastWrite time.Time
+	lastClaim time.Time // when the latest claim write began
 	hold      time.Duration
 	// crashOnStop leaves the cursor unstored on stop, as a kill -9 would
 	// (tests).
 	crashOnStop atomic.Bool
+	outcomes    chan *outcomeRecord // attempts' outcomes to the recorder
 	// Write transactions: all the dispatcher's, and those of the fan-out
 	// (deliveries created or the cursor stored). For tests and benchmarks.
 	writes, fanWrites atomic.Int64
@@ -121,6 +123,7 @@ func newDispatcher(w *Service, opts Options) *dispatcher {
 		n = defaultConcurrency
 	}
 	d.slots = make(chan struct{}, n)
+	d.outcomes = make(chan *outcomeRecord, n)
 	d.perAcctMax = max(min(maxPerEndpoint, n-1), n/4, 1)
 	if d.sender == nil {
 		hs := NewHTTPSender(SenderOptions{Policy: w.policy, Timeout: d.timeout, Clock: w.clock})
@@ -152,8 +155,12 @@ func (d *dispatcher) stopping() bool {
 func (d *dispatcher) run(stop <-chan struct{}) {
 	d.stop = stop
 	go func() { <-stop; d.halt() }()
+	recorded := make(chan struct{})
+	go d.recorder(recorded)
 	defer func() {
-		d.wg.Wait()
+		d.wg.Wait() // no attempt sends an outcome after this
+		close(d.outcomes)
+		<-recorded
 		if d.closeSender != nil {
 			d.closeSender()
 		}
@@ -255,6 +262,13 @@ const (
 	// commit rate, and adds at most this much to when a delivery starts.
 	// A backlog (a full batch) is written at once.
 	fanOutEvery = 20 * time.Millisecond
+	// claimsPerFanOut: claim writes may come this many times as often as
+	// fan-out writes (every 5 ms, at most 200 a second), since at most
+	// maxPerEndpoint attempts go to one endpoint at a time: claims every
+	// 5 ms let one endpoint with a fast receiver take 800 deliveries a
+	// second. The outcomes' writes (recorder) come at most every
+	// fanOutEvery; the attempt's slot is free before its outcome is stored.
+	claimsPerFanOut = 4
 )
 
 // fanPlan is what a look at the outbox past the cursor found.
@@ -564,7 +578,17 @@ func (d *dispatcher) launchDue() (time.Duration, error) {
 	}
 	// What was chosen is claimed and sent oldest first.
 	slices.SortStableFunc(due, func(a, b dueItem) int { return a.at.Compare(b.at) })
+	if len(due) > 0 && d.every > 0 {
+		if wait := d.every/claimsPerFanOut - time.Since(d.lastClaim); wait > 0 {
+			// Claimed with the next write: under load one claims many.
+			if d.hold <= 0 || wait < d.hold {
+				d.hold = wait
+			}
+			return untilPoked, nil
+		}
+	}
 	if len(due) > 0 {
+		d.lastClaim = time.Now()
 		var taken []*claimed
 		err := d.update(func(tx ledger.Tx) error {
 			taken = taken[:0]
@@ -660,29 +684,44 @@ func (d *dispatcher) launch(c *claimed) {
 	d.mu.Unlock()
 	d.slots <- struct{}{}
 	d.wg.Add(1)
+	released := false
+	// release frees the attempt's slot and its place in the endpoint's and
+	// the account's shares once the receiver has answered; the delivery
+	// stays in flight (never launched again) until its outcome is stored.
+	release := func() {
+		if released {
+			return
+		}
+		released = true
+		<-d.slots
+		d.mu.Lock()
+		if d.perEP[ep]--; d.perEP[ep] <= 0 {
+			delete(d.perEP, ep)
+		}
+		if d.perAcct[acct]--; d.perAcct[acct] <= 0 {
+			delete(d.perAcct, acct)
+		}
+		d.mu.Unlock()
+		d.poke()
+	}
 	go func() {
 		defer func() {
-			<-d.slots
+			release()
 			d.mu.Lock()
 			delete(d.inflight, key)
-			if d.perEP[ep]--; d.perEP[ep] <= 0 {
-				delete(d.perEP, ep)
-			}
-			if d.perAcct[acct]--; d.perAcct[acct] <= 0 {
-				delete(d.perAcct, acct)
-			}
 			d.mu.Unlock()
 			d.wg.Done()
 			d.poke()
 		}()
-		if err := d.attempt(c); err != nil && !errors.Is(err, ledger.ErrClosed) {
+		if err := d.attempt(c, release); err != nil && !errors.Is(err, ledger.ErrClosed) {
 			d.w.log.Error("webhook dispatcher: recording an attempt", "endpoint", c.ep.ID, "event", c.st.EventID, "err", err)
 		}
 	}()
 }
 
-// attempt sends one claimed delivery and records the outcome.
-func (d *dispatcher) attempt(c *claimed) error {
+// attempt sends one claimed delivery and records the outcome; it calls
+// release once the receiver has answered.
+func (d *dispatcher) attempt(c *claimed, release func()) error {
 	var resp Response
 	m, err := d.message(c)
 	if err == nil {
@@ -693,6 +732,7 @@ func (d *dispatcher) attempt(c *claimed) error {
 	if err != nil && d.ctx.Err() != nil {
 		return d.requeue(c)
 	}
+	release()
 	return d.record(c, resp, err)
 }
 
@@ -741,80 +781,141 @@ func (d *dispatcher) requeue(c *claimed) error {
 	})
 }
 
+// outcomeRecord is one attempt's outcome on its way to the store.
+type outcomeRecord struct {
+	c       *claimed
+	resp    Response
+	outcome Outcome
+	att     *Attempt
+	now     time.Time
+	u       float64       // the jitter of the next attempt's time
+	next    deliveryState // the delivery as recorded
+	done    chan error
+}
+
 // record stores the outcome of an attempt in the delivery state and on the
-// endpoint, and disables the endpoint on 410.
+// endpoint, and disables the endpoint on 410. The outcomes of attempts that
+// end while a write is under way are stored together in the next
+// (recorder).
 func (d *dispatcher) record(c *claimed, resp Response, sendErr error) error {
 	now := d.w.clock().UTC()
-	outcome := OutcomeOf(resp, sendErr)
-	att := &Attempt{
+	r := &outcomeRecord{c: c, resp: resp, outcome: OutcomeOf(resp, sendErr), now: now, u: d.jitter(), done: make(chan error, 1)}
+	r.att = &Attempt{
 		At: now.Format(time.RFC3339), EventID: c.st.EventID, DeliveryID: c.deliveryID,
 		Attempt: c.st.Attempts, Status: resp.Status, Error: attemptError(resp, sendErr),
 	}
-	switch outcome {
+	switch r.outcome {
 	case Delivered:
-		att.Outcome = "delivered"
+		r.att.Outcome = "delivered"
 	case Gone:
-		att.Outcome = "gone"
+		r.att.Outcome = "gone"
 	default:
-		att.Outcome = "failed"
+		r.att.Outcome = "failed"
 	}
-	u := d.jitter()
-	var next deliveryState
-	err := d.update(func(tx ledger.Tx) error {
-		var cur deliveryState
-		found, err := getJSON(tx, bucketWebhookDeliveries, c.dkey, &cur)
-		if err != nil || !found {
-			return err
-		}
-		old := cur
-		cur.LastAttempt = att
-		// A redelivery requested while this attempt ran started a new
-		// round: it keeps its schedule (it was asked for after this send).
-		if cur.Round == c.st.Round && cur.Status == DeliveryPending {
-			switch outcome {
-			case Delivered:
-				cur.Status, cur.DeliveredAt = DeliveryDelivered, &now
-			case Gone:
-				cur.Status = DeliveryFailed
-			default:
-				cur.RoundFailed++
-				if at, ok := d.w.schedule.Next(cur.RoundStart, now, cur.RoundFailed, resp.RetryAfter, u); ok {
-					cur.NextAt = at
-				} else {
-					cur.Status = DeliveryFailed
-				}
-			}
-		}
-		if err := putDelivery(tx, &old, &cur); err != nil {
-			return err
-		}
-		next = cur
-		var ep endpointRecord
-		found, err = getJSON(tx, bucketWebhookEndpoints, endpointKey(c.ep.Account, c.ep.ID), &ep)
-		if err != nil || !found || ep.CreatedAt.UnixNano() != c.st.EndpointCreated {
-			return err
-		}
-		ep.LastAttempt = att
-		if outcome == Gone && ep.DisabledAt == nil {
-			ep.DisabledAt, ep.DisabledWhy = &now, fmt.Sprintf("the receiver answered 410 Gone to delivery %s", c.deliveryID)
-		}
-		return putJSON(tx, bucketWebhookEndpoints, endpointKey(c.ep.Account, c.ep.ID), ep)
-	})
-	if err != nil {
+	d.outcomes <- r
+	if err := <-r.done; err != nil {
 		return err
 	}
 	log := d.w.log.With("account", c.ep.Account, "endpoint", c.ep.ID, "event", c.st.EventID, "delivery", c.deliveryID, "attempt", c.st.Attempts)
 	switch {
-	case outcome == Gone:
+	case r.outcome == Gone:
 		log.Warn("webhook endpoint disabled: the receiver answered 410 Gone")
-	case next.Status == DeliveryFailed:
-		log.Warn("webhook delivery failed: retries exhausted", "status", resp.Status, "err", att.Error)
-	case outcome == Retry:
-		log.Info("webhook attempt failed", "status", resp.Status, "err", att.Error, "next", next.NextAt)
+	case r.next.Status == DeliveryFailed:
+		log.Warn("webhook delivery failed: retries exhausted", "status", resp.Status, "err", r.att.Error)
+	case r.outcome == Retry:
+		log.Info("webhook attempt failed", "status", resp.Status, "err", r.att.Error, "next", r.next.NextAt)
 	default:
 		log.Debug("webhook delivered", "status", resp.Status)
 	}
 	return nil
+}
+
+// recorder stores the outcomes sent to d.outcomes until it is closed: all
+// those waiting in one write transaction (group commit), at most one write
+// every d.every, so that under load the outcomes cost a bounded number of
+// writes a second rather than one each.
+// Should the batch fail, each is written on its own, so that one bad
+// delivery state costs only its own outcome.
+func (d *dispatcher) recorder(done chan<- struct{}) {
+	defer close(done)
+	var last time.Time
+	for r := range d.outcomes {
+		if wait := d.every - time.Since(last); d.every > 0 && wait > 0 {
+			time.Sleep(wait) // the outcomes of attempts ending meanwhile join
+		}
+		last = time.Now()
+		batch := []*outcomeRecord{r}
+	drain:
+		for len(batch) < 4*cap(d.slots) {
+			select {
+			case r, ok := <-d.outcomes:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, r)
+			default:
+				break drain
+			}
+		}
+		err := d.update(func(tx ledger.Tx) error {
+			for _, r := range batch {
+				if err := d.applyOutcome(tx, r); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		for _, r := range batch {
+			if err != nil && len(batch) > 1 {
+				r.done <- d.update(func(tx ledger.Tx) error { return d.applyOutcome(tx, r) })
+				continue
+			}
+			r.done <- err
+		}
+	}
+}
+
+// applyOutcome writes one outcome in tx.
+func (d *dispatcher) applyOutcome(tx ledger.Tx, r *outcomeRecord) error {
+	c, now := r.c, r.now
+	var cur deliveryState
+	found, err := getJSON(tx, bucketWebhookDeliveries, c.dkey, &cur)
+	if err != nil || !found {
+		return err
+	}
+	old := cur
+	cur.LastAttempt = r.att
+	// A redelivery requested while this attempt ran started a new
+	// round: it keeps its schedule (it was asked for after this send).
+	if cur.Round == c.st.Round && cur.Status == DeliveryPending {
+		switch r.outcome {
+		case Delivered:
+			cur.Status, cur.DeliveredAt = DeliveryDelivered, &now
+		case Gone:
+			cur.Status = DeliveryFailed
+		default:
+			cur.RoundFailed++
+			if at, ok := d.w.schedule.Next(cur.RoundStart, now, cur.RoundFailed, r.resp.RetryAfter, r.u); ok {
+				cur.NextAt = at
+			} else {
+				cur.Status = DeliveryFailed
+			}
+		}
+	}
+	if err := putDelivery(tx, &old, &cur); err != nil {
+		return err
+	}
+	r.next = cur
+	var ep endpointRecord
+	found, err = getJSON(tx, bucketWebhookEndpoints, endpointKey(c.ep.Account, c.ep.ID), &ep)
+	if err != nil || !found || ep.CreatedAt.UnixNano() != c.st.EndpointCreated {
+		return err
+	}
+	ep.LastAttempt = r.att
+	if r.outcome == Gone && ep.DisabledAt == nil {
+		ep.DisabledAt, ep.DisabledWhy = &now, fmt.Sprintf("the receiver answered 410 Gone to delivery %s", c.deliveryID)
+	}
+	return putJSON(tx, bucketWebhookEndpoints, endpointKey(c.ep.Account, c.ep.ID), ep)
 }
 
 func attemptError(resp Response, err error) string {
