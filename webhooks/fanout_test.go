@@ -174,9 +174,21 @@ func TestFanOutCoalescedDeliversEveryEvent(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("deliveries %v\nwant %v", got, want)
 	}
-	_, fan := webhooks.DispatcherWrites(env.svc)
+	env.eventually("every outcome stored", func() bool {
+		st, err := env.svc.Stats()
+		return err == nil && st.Pending == 0
+	})
+	elapsed = time.Since(start)
+	all, fan := webhooks.DispatcherWrites(env.svc)
 	if limit := int64(elapsed/every) + 2; fan > limit {
 		t.Errorf("%d fan-out writes in %v, want at most %d (one per %v)", fan, elapsed, limit, every)
 	}
-	t.Logf("80 settlements, 100 deliveries: %d fan-out writes in %v", fan, elapsed)
+	// Fan-out and outcomes at most once per interval, claims four times.
+	if limit := 6*int64(elapsed/every) + 6; all > limit {
+		t.Errorf("%d dispatcher writes in %v, want at most %d", all, elapsed, limit)
+	}
+	if all >= 2*100 {
+		t.Errorf("%d dispatcher writes for 100 deliveries: a claim and an outcome write each", all)
+	}
+	t.Logf("80 settlements, 100 deliveries: %d dispatcher writes (%d of the fan-out) in %v", all, fan, elapsed)
 }

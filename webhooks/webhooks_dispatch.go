@@ -273,10 +273,11 @@ const (
 
 // fanPlan is what a look at the outbox past the cursor found.
 type fanPlan struct {
-	from, end int64 // the events looked at are [from, end)
-	events    int   // how many there were
-	need      bool  // one of them is for an enabled endpoint subscribed at its sequence
-	firstNeed int64 // the first such event's sequence
+	from, end int64   // the events looked at are [from, end)
+	events    int     // how many there were
+	need      bool    // one of them is for an enabled endpoint subscribed at its sequence
+	firstNeed int64   // the first such event's sequence
+	bad       []int64 // the sequences of unreadable events
 }
 
 // planFanOut looks at up to fanOutBatch events from the cursor (the stored
@@ -303,6 +304,9 @@ func (d *dispatcher) planFanOut(tx ledger.Tx) (fanPlan, error) {
 	var loadErr error
 	err := scanEvents(tx, p.from, func(seq int64, ev fiscal.Event, ok bool) bool {
 		p.end, p.events = seq+1, p.events+1
+		if !ok {
+			p.bad = append(p.bad, seq)
+		}
 		if ok && !p.need {
 			list, seen := eps[ev.Account]
 			if !seen {
@@ -348,7 +352,7 @@ func (d *dispatcher) fanOut() (int, time.Duration, error) {
 	}
 	d.stored = max(d.stored, stored)
 	if !p.need {
-		d.advance(p.end)
+		d.pass(p, p.end)
 		if d.cursor.Load()-d.stored >= lazyCursorGap {
 			return p.events, 0, d.persistCursor()
 		}
@@ -356,7 +360,7 @@ func (d *dispatcher) fanOut() (int, time.Duration, error) {
 	}
 	if d.every > 0 && p.events < fanOutBatch {
 		if wait := d.every - time.Since(d.lastWrite); wait > 0 {
-			d.advance(p.firstNeed) // the events before it are for nobody
+			d.pass(p, p.firstNeed) // the events before it are for nobody
 			return 0, wait, nil
 		}
 	}
@@ -428,6 +432,18 @@ func (d *dispatcher) fanOut() (int, time.Duration, error) {
 	d.advance(end)
 	d.stored = max(d.stored, end)
 	return n, 0, nil
+}
+
+// pass moves the in-memory cursor forward to c over events of p.
+func (d *dispatcher) pass(p fanPlan, c int64) {
+	for _, seq := range p.bad {
+		if seq >= d.cursor.Load() && seq < c {
+			// Not deliverable by anyone; holding up every later event
+			// would be worse. Check reports a damaged outbox too.
+			d.w.log.Error("webhook dispatcher: unreadable outbox event skipped", "sequence", seq)
+		}
+	}
+	d.advance(c)
 }
 
 // advance moves the in-memory cursor forward to c.
