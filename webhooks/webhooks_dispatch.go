@@ -252,8 +252,8 @@ func (d *dispatcher) step() (time.Duration, error) {
 // event again does not duplicate one.
 const (
 	// lazyCursorGap bounds the events the stored cursor may lag behind:
-	// what a restart after a crash reads again (about 20 ms of decoding per
-	// 10,000 events; nothing at all while no endpoint exists).
+	// what a restart after a crash reads and decodes again (nothing while
+	// no endpoint exists: then no event is decoded).
 	lazyCursorGap = 1 << 14
 	// fanOutEvery is the shortest interval between two fan-out writes
 	// under load: a write that would follow the previous one sooner waits
