@@ -69,3 +69,38 @@ func TestStateGauges(t *testing.T) {
 		t.Errorf("after a failed read:\n%s", body)
 	}
 }
+
+// TestObserveRequestAllocs: counting a request allocates nothing once its
+// route and status have been seen, and the status label is its decimal
+// code, in range or not.
+func TestObserveRequestAllocs(t *testing.T) {
+	m := metrics.New()
+	for _, code := range []int{200, 201, 404, 599} {
+		m.ObserveRequest("POST /v1/settlements", code, 3*time.Millisecond)
+		if n := testing.AllocsPerRun(100, func() { m.ObserveRequest("POST /v1/settlements", code, 3*time.Millisecond) }); n != 0 {
+			t.Errorf("status %d: %v allocations per request, want 0", code, n)
+		}
+	}
+	// 102 each: one before, AllocsPerRun's warm-up run and its 100.
+	m.ObserveRequest("GET /healthz", 99, time.Millisecond)
+	m.ObserveRequest("GET /healthz", 600, time.Millisecond)
+	body := scrape(t, m)
+	for _, want := range []string{
+		`fiscal402_http_requests_total{code="201",route="POST /v1/settlements"} 102`,
+		`fiscal402_http_requests_total{code="599",route="POST /v1/settlements"} 102`,
+		`fiscal402_http_requests_total{code="99",route="GET /healthz"} 1`,
+		`fiscal402_http_requests_total{code="600",route="GET /healthz"} 1`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("no %q in:\n%s", want, body)
+		}
+	}
+}
+
+func BenchmarkObserveRequest(b *testing.B) {
+	m := metrics.New()
+	b.ReportAllocs()
+	for b.Loop() {
+		m.ObserveRequest("POST /v1/settlements", 201, 3*time.Millisecond)
+	}
+}

@@ -67,6 +67,8 @@ type Options struct {
 	Rand io.Reader
 	// Logger receives operational logs. nil means the engine's.
 	Logger *slog.Logger
+
+	fanOutEvery time.Duration // > 0: the interval between fan-out writes (tests)
 }
 
 // Limits of the webhook API.

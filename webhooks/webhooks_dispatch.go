@@ -11,6 +11,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
@@ -61,6 +62,27 @@ type dispatcher struct {
 	// loop's goroutine, uses it.
 	epAccount map[string]string
 	wg        sync.WaitGroup
+
+	// The fan-out cursor as this dispatcher knows it (see planFanOut's
+	// comment; only the loop's goroutine changes it, tests read it), and
+	// the stored one as it last saw or wrote it (only the loop's goroutine).
+	cursor atomic.Int64
+	stored int64
+	// every is the shortest interval between fan-out writes (fanOutEvery;
+	// 0 with a virtual clock, Options.After, whose waits the coalescing's
+	// real-time wait would race with). lastWrite is when the latest one
+	// ended, hold how long until a fan-out write put off is due (0: none).
+	every     time.Duration
+	lastWrite time.Time
+	lastClaim time.Time // when the latest claim write began
+	hold      time.Duration
+	// crashOnStop leaves the cursor unstored on stop, as a kill -9 would
+	// (tests).
+	crashOnStop atomic.Bool
+	outcomes    chan *outcomeRecord // attempts' outcomes to the recorder
+	// Write transactions: all the dispatcher's, and those of the fan-out
+	// (deliveries created or the cursor stored). For tests and benchmarks.
+	writes, fanWrites atomic.Int64
 }
 
 const (
@@ -91,12 +113,17 @@ func newDispatcher(w *Service, opts Options) *dispatcher {
 	}
 	if d.after == nil {
 		d.after = time.After
+		d.every = fanOutEvery
+	}
+	if opts.fanOutEvery > 0 {
+		d.every = opts.fanOutEvery
 	}
 	n := opts.Concurrency
 	if n <= 0 {
 		n = defaultConcurrency
 	}
 	d.slots = make(chan struct{}, n)
+	d.outcomes = make(chan *outcomeRecord, n)
 	d.perAcctMax = max(min(maxPerEndpoint, n-1), n/4, 1)
 	if d.sender == nil {
 		hs := NewHTTPSender(SenderOptions{Policy: w.policy, Timeout: d.timeout, Clock: w.clock})
@@ -128,10 +155,21 @@ func (d *dispatcher) stopping() bool {
 func (d *dispatcher) run(stop <-chan struct{}) {
 	d.stop = stop
 	go func() { <-stop; d.halt() }()
+	recorded := make(chan struct{})
+	go d.recorder(recorded)
 	defer func() {
-		d.wg.Wait()
+		d.wg.Wait() // no attempt sends an outcome after this
+		close(d.outcomes)
+		<-recorded
 		if d.closeSender != nil {
 			d.closeSender()
+		}
+		// What the cursor passed in memory is stored, so that the next
+		// start does not read it again.
+		if !d.crashOnStop.Load() && d.cursor.Load() > d.stored {
+			if err := d.persistCursor(); err != nil {
+				d.w.log.Warn("webhook dispatcher: storing the fan-out cursor on stop", "err", err)
+			}
 		}
 	}()
 	for !d.stopping() {
@@ -152,11 +190,20 @@ func (d *dispatcher) run(stop <-chan struct{}) {
 		if wait >= 0 {
 			timer = d.after(wait)
 		}
+		var held *time.Timer // a fan-out write put off: real time
+		var heldC <-chan time.Time
+		if d.hold > 0 {
+			held = time.NewTimer(d.hold)
+			heldC = held.C
+		}
 		select {
 		case <-d.stop:
-			return
 		case <-d.wake:
 		case <-timer:
+		case <-heldC:
+		}
+		if held != nil {
+			held.Stop()
 		}
 	}
 }
@@ -168,12 +215,18 @@ func (d *dispatcher) run(stop <-chan struct{}) {
 const untilPoked = time.Duration(-1)
 
 // step fans out new events, launches the due attempts, and says how long
-// to wait before looking again.
+// to wait before looking again; d.hold says when a fan-out write it put
+// off is due (0: none).
 func (d *dispatcher) step() (time.Duration, error) {
+	d.hold = 0
 	for {
-		n, err := d.fanOut()
+		n, hold, err := d.fanOut()
 		if err != nil {
 			return 0, err
+		}
+		if hold > 0 {
+			d.hold = hold
+			break
 		}
 		if n < fanOutBatch {
 			break
@@ -182,43 +235,155 @@ func (d *dispatcher) step() (time.Duration, error) {
 	return d.launchDue()
 }
 
-// fanOut turns up to fanOutBatch outbox events past the cursor into pending
-// deliveries and advances the cursor, in one transaction.
-func (d *dispatcher) fanOut() (int, error) {
-	// A read first: most pokes bring no event past the cursor (an attempt
-	// ended, an endpoint changed), and an empty write would still cost a
-	// commit and an fsync.
-	pending := false
-	err := d.w.read(func(tx ledger.Tx) error {
-		return scanEvents(tx, cursorOf(tx), func(int64, fiscal.Event, bool) bool {
-			pending = true
-			return false
-		})
+// The fan-out cursor is kept in two places. The stored one (metaCursor)
+// only moves in a write transaction; every event below it was fanned out
+// for good. The dispatcher's own, d.cursor, is never behind it and also
+// passes the events that a read found no endpoint to deliver to (the
+// common case: most accounts have no endpoint), without a write. Skipping
+// such an event in memory is safe: an endpoint created later gets a first
+// sequence past every event that read saw (nextSequence; events are
+// appended in sequence order), so it could never receive it. The stored
+// cursor catches up when a fan-out writes anyway, when the gap reaches
+// lazyCursorGap events, and when the dispatcher stops. A crash loses only
+// the in-memory part: the next dispatcher scans those events again and
+// finds them, again, for nobody (or for an endpoint re-enabled since, which
+// was subscribed at their sequence), never skipping an event that needs a
+// delivery. Deliveries are keyed by (endpoint, sequence), so fanning out an
+// event again does not duplicate one.
+const (
+	// lazyCursorGap bounds the events the stored cursor may lag behind:
+	// what a restart after a crash reads and decodes again (nothing while
+	// no endpoint exists: then no event is decoded).
+	lazyCursorGap = 1 << 14
+	// fanOutEvery is the shortest interval between two fan-out writes
+	// under load: a write that would follow the previous one sooner waits
+	// for the rest of the interval, and then covers every event recorded
+	// meanwhile. It bounds the fan-out writes at 50 a second whatever the
+	// commit rate, and adds at most this much to when a delivery starts.
+	// A backlog (a full batch) is written at once.
+	fanOutEvery = 20 * time.Millisecond
+	// claimsPerFanOut: claim writes may come this many times as often as
+	// fan-out writes (every 5 ms, at most 200 a second), since at most
+	// maxPerEndpoint attempts go to one endpoint at a time: claims every
+	// 5 ms let one endpoint with a fast receiver take 800 deliveries a
+	// second. The outcomes' writes (recorder) come at most every
+	// fanOutEvery; the attempt's slot is free before its outcome is stored.
+	claimsPerFanOut = 4
+)
+
+// fanPlan is what a look at the outbox past the cursor found.
+type fanPlan struct {
+	from, end int64   // the events looked at are [from, end)
+	events    int     // how many there were
+	need      bool    // one of them is for an enabled endpoint subscribed at its sequence
+	firstNeed int64   // the first such event's sequence
+	bad       []int64 // the sequences of unreadable events
+}
+
+// planFanOut looks at up to fanOutBatch events from the cursor (the stored
+// one, or d.cursor when ahead) in tx and says whether one needs a delivery.
+func (d *dispatcher) planFanOut(tx ledger.Tx) (fanPlan, error) {
+	stored := cursorOf(tx)
+	p := fanPlan{from: max(stored, d.cursor.Load())}
+	p.end = p.from
+	none := true
+	if err := tx.Scan(bucketWebhookEndpoints, nil, nil, false, func(_, _ []byte) bool {
+		none = false
+		return false
+	}); err != nil {
+		return p, err
+	}
+	if none {
+		// No endpoint at all: nothing in the outbox is for anyone, and no
+		// event needs decoding.
+		next, err := nextSequence(tx)
+		p.end = max(p.end, next)
+		return p, err
+	}
+	eps := map[string][]endpointRecord{}
+	var loadErr error
+	err := scanEvents(tx, p.from, func(seq int64, ev fiscal.Event, ok bool) bool {
+		p.end, p.events = seq+1, p.events+1
+		if !ok {
+			p.bad = append(p.bad, seq)
+		}
+		if ok && !p.need {
+			list, seen := eps[ev.Account]
+			if !seen {
+				if list, loadErr = accountEndpoints(tx, ev.Account); loadErr != nil {
+					return false
+				}
+				eps[ev.Account] = list
+			}
+			for _, ep := range list {
+				if ep.DisabledAt == nil && seq >= ep.FirstSequence {
+					p.need, p.firstNeed = true, seq
+					break
+				}
+			}
+		}
+		return p.events < fanOutBatch
 	})
-	if err != nil || !pending {
-		return 0, err
+	if err == nil {
+		err = loadErr
+	}
+	return p, err
+}
+
+// fanOut turns up to fanOutBatch outbox events past the cursor into pending
+// deliveries and advances the cursor. A read decides first: most wakes
+// (a commit of events no endpoint receives, an attempt that ended, an
+// endpoint that changed) need no write, which would cost a commit and two
+// fsyncs and wait for bbolt's one writer, which the ledger's committer
+// needs. It returns how many events it passed, or, when it puts a write
+// off to coalesce it with the next commits (fanOutEvery), how long until
+// that write is due.
+func (d *dispatcher) fanOut() (int, time.Duration, error) {
+	var p fanPlan
+	stored := int64(0)
+	err := d.w.read(func(tx ledger.Tx) error {
+		stored = cursorOf(tx)
+		var err error
+		p, err = d.planFanOut(tx)
+		return err
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	d.stored = max(d.stored, stored)
+	if !p.need {
+		d.pass(p, p.end)
+		if d.cursor.Load()-d.stored >= lazyCursorGap {
+			return p.events, 0, d.persistCursor()
+		}
+		return p.events, 0, nil
+	}
+	if d.every > 0 && p.events < fanOutBatch {
+		if wait := d.every - time.Since(d.lastWrite); wait > 0 {
+			d.pass(p, p.firstNeed) // the events before it are for nobody
+			return 0, wait, nil
+		}
 	}
 	now := d.w.clock().UTC()
-	n := 0
-	err = d.w.update(func(tx ledger.Tx) error {
+	n, end := 0, int64(0)
+	err = d.update(func(tx ledger.Tx) error {
 		n = 0
+		from := max(cursorOf(tx), d.cursor.Load())
+		end = from
 		type item struct {
 			seq int64
 			ev  fiscal.Event
 			ok  bool
 		}
 		var items []item
-		err := scanEvents(tx, cursorOf(tx), func(seq int64, ev fiscal.Event, ok bool) bool {
+		err := scanEvents(tx, from, func(seq int64, ev fiscal.Event, ok bool) bool {
 			items = append(items, item{seq, ev, ok})
 			return len(items) < fanOutBatch
 		})
-		if err != nil || len(items) == 0 {
-			return err
-		}
-		endpoints, err := allEndpoints(tx)
 		if err != nil {
 			return err
 		}
+		eps := map[string][]endpointRecord{}
 		for _, it := range items {
 			if !it.ok {
 				// Not deliverable by anyone; holding up every later event
@@ -226,7 +391,14 @@ func (d *dispatcher) fanOut() (int, error) {
 				d.w.log.Error("webhook dispatcher: unreadable outbox event skipped", "sequence", it.seq)
 				continue
 			}
-			for _, ep := range endpoints[it.ev.Account] {
+			list, seen := eps[it.ev.Account]
+			if !seen {
+				if list, err = accountEndpoints(tx, it.ev.Account); err != nil {
+					return err
+				}
+				eps[it.ev.Account] = list
+			}
+			for _, ep := range list {
 				if ep.DisabledAt != nil || it.seq < ep.FirstSequence {
 					continue
 				}
@@ -244,12 +416,71 @@ func (d *dispatcher) fanOut() (int, error) {
 			}
 		}
 		n = len(items)
-		return tx.Put(bucketWebhookMeta, metaCursor, be64(items[len(items)-1].seq+1))
+		if n > 0 {
+			end = items[n-1].seq + 1
+		}
+		if end == cursorOf(tx) {
+			return nil
+		}
+		return tx.Put(bucketWebhookMeta, metaCursor, be64(end))
 	})
-	return n, err
+	if err != nil {
+		return 0, 0, err
+	}
+	d.fanWrites.Add(1)
+	d.lastWrite = time.Now()
+	d.advance(end)
+	d.stored = max(d.stored, end)
+	return n, 0, nil
 }
 
-// cursorOf is the fan-out cursor: the first outbox sequence not fanned out.
+// pass moves the in-memory cursor forward to c over events of p.
+func (d *dispatcher) pass(p fanPlan, c int64) {
+	for _, seq := range p.bad {
+		if seq >= d.cursor.Load() && seq < c {
+			// Not deliverable by anyone; holding up every later event
+			// would be worse. Check reports a damaged outbox too.
+			d.w.log.Error("webhook dispatcher: unreadable outbox event skipped", "sequence", seq)
+		}
+	}
+	d.advance(c)
+}
+
+// advance moves the in-memory cursor forward to c.
+func (d *dispatcher) advance(c int64) {
+	if c > d.cursor.Load() {
+		d.cursor.Store(c)
+	}
+}
+
+// persistCursor stores d.cursor, unless the stored cursor is already past
+// it (another replica of a shared log fanned out further).
+func (d *dispatcher) persistCursor() error {
+	c := d.cursor.Load()
+	stored := int64(0)
+	err := d.update(func(tx ledger.Tx) error {
+		if stored = cursorOf(tx); stored >= c {
+			return nil
+		}
+		stored = c
+		return tx.Put(bucketWebhookMeta, metaCursor, be64(c))
+	})
+	if err != nil {
+		return err
+	}
+	d.fanWrites.Add(1)
+	d.stored = max(d.stored, stored)
+	return nil
+}
+
+// update is the dispatcher's write transaction: Service.update, counted.
+func (d *dispatcher) update(fn func(tx ledger.Tx) error) error {
+	d.writes.Add(1)
+	return d.w.update(fn)
+}
+
+// cursorOf is the stored fan-out cursor: the first outbox sequence not
+// fanned out for good.
 func cursorOf(tx ledger.Tx) int64 {
 	if v := tx.Get(bucketWebhookMeta, metaCursor); len(v) == 8 {
 		return int64(binary.BigEndian.Uint64(v))
@@ -363,9 +594,19 @@ func (d *dispatcher) launchDue() (time.Duration, error) {
 	}
 	// What was chosen is claimed and sent oldest first.
 	slices.SortStableFunc(due, func(a, b dueItem) int { return a.at.Compare(b.at) })
+	if len(due) > 0 && d.every > 0 {
+		if wait := d.every/claimsPerFanOut - time.Since(d.lastClaim); wait > 0 {
+			// Claimed with the next write: under load one claims many.
+			if d.hold <= 0 || wait < d.hold {
+				d.hold = wait
+			}
+			return untilPoked, nil
+		}
+	}
 	if len(due) > 0 {
+		d.lastClaim = time.Now()
 		var taken []*claimed
-		err := d.w.update(func(tx ledger.Tx) error {
+		err := d.update(func(tx ledger.Tx) error {
 			taken = taken[:0]
 			for _, it := range due {
 				c, err := d.claim(tx, it.at, it.dkey, now)
@@ -459,29 +700,44 @@ func (d *dispatcher) launch(c *claimed) {
 	d.mu.Unlock()
 	d.slots <- struct{}{}
 	d.wg.Add(1)
+	released := false
+	// release frees the attempt's slot and its place in the endpoint's and
+	// the account's shares once the receiver has answered; the delivery
+	// stays in flight (never launched again) until its outcome is stored.
+	release := func() {
+		if released {
+			return
+		}
+		released = true
+		<-d.slots
+		d.mu.Lock()
+		if d.perEP[ep]--; d.perEP[ep] <= 0 {
+			delete(d.perEP, ep)
+		}
+		if d.perAcct[acct]--; d.perAcct[acct] <= 0 {
+			delete(d.perAcct, acct)
+		}
+		d.mu.Unlock()
+		d.poke()
+	}
 	go func() {
 		defer func() {
-			<-d.slots
+			release()
 			d.mu.Lock()
 			delete(d.inflight, key)
-			if d.perEP[ep]--; d.perEP[ep] <= 0 {
-				delete(d.perEP, ep)
-			}
-			if d.perAcct[acct]--; d.perAcct[acct] <= 0 {
-				delete(d.perAcct, acct)
-			}
 			d.mu.Unlock()
 			d.wg.Done()
 			d.poke()
 		}()
-		if err := d.attempt(c); err != nil && !errors.Is(err, ledger.ErrClosed) {
+		if err := d.attempt(c, release); err != nil && !errors.Is(err, ledger.ErrClosed) {
 			d.w.log.Error("webhook dispatcher: recording an attempt", "endpoint", c.ep.ID, "event", c.st.EventID, "err", err)
 		}
 	}()
 }
 
-// attempt sends one claimed delivery and records the outcome.
-func (d *dispatcher) attempt(c *claimed) error {
+// attempt sends one claimed delivery and records the outcome; it calls
+// release once the receiver has answered.
+func (d *dispatcher) attempt(c *claimed, release func()) error {
 	var resp Response
 	m, err := d.message(c)
 	if err == nil {
@@ -492,6 +748,7 @@ func (d *dispatcher) attempt(c *claimed) error {
 	if err != nil && d.ctx.Err() != nil {
 		return d.requeue(c)
 	}
+	release()
 	return d.record(c, resp, err)
 }
 
@@ -528,7 +785,7 @@ func (d *dispatcher) message(c *claimed) (*Message, error) {
 // engine on this data directory sends it first.
 func (d *dispatcher) requeue(c *claimed) error {
 	now := d.w.clock().UTC()
-	return d.w.update(func(tx ledger.Tx) error {
+	return d.update(func(tx ledger.Tx) error {
 		var cur deliveryState
 		found, err := getJSON(tx, bucketWebhookDeliveries, c.dkey, &cur)
 		if err != nil || !found || cur.Status != DeliveryPending || cur.Round != c.st.Round {
@@ -540,80 +797,141 @@ func (d *dispatcher) requeue(c *claimed) error {
 	})
 }
 
+// outcomeRecord is one attempt's outcome on its way to the store.
+type outcomeRecord struct {
+	c       *claimed
+	resp    Response
+	outcome Outcome
+	att     *Attempt
+	now     time.Time
+	u       float64       // the jitter of the next attempt's time
+	next    deliveryState // the delivery as recorded
+	done    chan error
+}
+
 // record stores the outcome of an attempt in the delivery state and on the
-// endpoint, and disables the endpoint on 410.
+// endpoint, and disables the endpoint on 410. The outcomes of attempts that
+// end while a write is under way are stored together in the next
+// (recorder).
 func (d *dispatcher) record(c *claimed, resp Response, sendErr error) error {
 	now := d.w.clock().UTC()
-	outcome := OutcomeOf(resp, sendErr)
-	att := &Attempt{
+	r := &outcomeRecord{c: c, resp: resp, outcome: OutcomeOf(resp, sendErr), now: now, u: d.jitter(), done: make(chan error, 1)}
+	r.att = &Attempt{
 		At: now.Format(time.RFC3339), EventID: c.st.EventID, DeliveryID: c.deliveryID,
 		Attempt: c.st.Attempts, Status: resp.Status, Error: attemptError(resp, sendErr),
 	}
-	switch outcome {
+	switch r.outcome {
 	case Delivered:
-		att.Outcome = "delivered"
+		r.att.Outcome = "delivered"
 	case Gone:
-		att.Outcome = "gone"
+		r.att.Outcome = "gone"
 	default:
-		att.Outcome = "failed"
+		r.att.Outcome = "failed"
 	}
-	u := d.jitter()
-	var next deliveryState
-	err := d.w.update(func(tx ledger.Tx) error {
-		var cur deliveryState
-		found, err := getJSON(tx, bucketWebhookDeliveries, c.dkey, &cur)
-		if err != nil || !found {
-			return err
-		}
-		old := cur
-		cur.LastAttempt = att
-		// A redelivery requested while this attempt ran started a new
-		// round: it keeps its schedule (it was asked for after this send).
-		if cur.Round == c.st.Round && cur.Status == DeliveryPending {
-			switch outcome {
-			case Delivered:
-				cur.Status, cur.DeliveredAt = DeliveryDelivered, &now
-			case Gone:
-				cur.Status = DeliveryFailed
-			default:
-				cur.RoundFailed++
-				if at, ok := d.w.schedule.Next(cur.RoundStart, now, cur.RoundFailed, resp.RetryAfter, u); ok {
-					cur.NextAt = at
-				} else {
-					cur.Status = DeliveryFailed
-				}
-			}
-		}
-		if err := putDelivery(tx, &old, &cur); err != nil {
-			return err
-		}
-		next = cur
-		var ep endpointRecord
-		found, err = getJSON(tx, bucketWebhookEndpoints, endpointKey(c.ep.Account, c.ep.ID), &ep)
-		if err != nil || !found || ep.CreatedAt.UnixNano() != c.st.EndpointCreated {
-			return err
-		}
-		ep.LastAttempt = att
-		if outcome == Gone && ep.DisabledAt == nil {
-			ep.DisabledAt, ep.DisabledWhy = &now, fmt.Sprintf("the receiver answered 410 Gone to delivery %s", c.deliveryID)
-		}
-		return putJSON(tx, bucketWebhookEndpoints, endpointKey(c.ep.Account, c.ep.ID), ep)
-	})
-	if err != nil {
+	d.outcomes <- r
+	if err := <-r.done; err != nil {
 		return err
 	}
 	log := d.w.log.With("account", c.ep.Account, "endpoint", c.ep.ID, "event", c.st.EventID, "delivery", c.deliveryID, "attempt", c.st.Attempts)
 	switch {
-	case outcome == Gone:
+	case r.outcome == Gone:
 		log.Warn("webhook endpoint disabled: the receiver answered 410 Gone")
-	case next.Status == DeliveryFailed:
-		log.Warn("webhook delivery failed: retries exhausted", "status", resp.Status, "err", att.Error)
-	case outcome == Retry:
-		log.Info("webhook attempt failed", "status", resp.Status, "err", att.Error, "next", next.NextAt)
+	case r.next.Status == DeliveryFailed:
+		log.Warn("webhook delivery failed: retries exhausted", "status", resp.Status, "err", r.att.Error)
+	case r.outcome == Retry:
+		log.Info("webhook attempt failed", "status", resp.Status, "err", r.att.Error, "next", r.next.NextAt)
 	default:
 		log.Debug("webhook delivered", "status", resp.Status)
 	}
 	return nil
+}
+
+// recorder stores the outcomes sent to d.outcomes until it is closed: all
+// those waiting in one write transaction (group commit), at most one write
+// every d.every, so that under load the outcomes cost a bounded number of
+// writes a second rather than one each.
+// Should the batch fail, each is written on its own, so that one bad
+// delivery state costs only its own outcome.
+func (d *dispatcher) recorder(done chan<- struct{}) {
+	defer close(done)
+	var last time.Time
+	for r := range d.outcomes {
+		if wait := d.every - time.Since(last); d.every > 0 && wait > 0 {
+			time.Sleep(wait) // the outcomes of attempts ending meanwhile join
+		}
+		last = time.Now()
+		batch := []*outcomeRecord{r}
+	drain:
+		for len(batch) < 4*cap(d.slots) {
+			select {
+			case r, ok := <-d.outcomes:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, r)
+			default:
+				break drain
+			}
+		}
+		err := d.update(func(tx ledger.Tx) error {
+			for _, r := range batch {
+				if err := d.applyOutcome(tx, r); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		for _, r := range batch {
+			if err != nil && len(batch) > 1 {
+				r.done <- d.update(func(tx ledger.Tx) error { return d.applyOutcome(tx, r) })
+				continue
+			}
+			r.done <- err
+		}
+	}
+}
+
+// applyOutcome writes one outcome in tx.
+func (d *dispatcher) applyOutcome(tx ledger.Tx, r *outcomeRecord) error {
+	c, now := r.c, r.now
+	var cur deliveryState
+	found, err := getJSON(tx, bucketWebhookDeliveries, c.dkey, &cur)
+	if err != nil || !found {
+		return err
+	}
+	old := cur
+	cur.LastAttempt = r.att
+	// A redelivery requested while this attempt ran started a new
+	// round: it keeps its schedule (it was asked for after this send).
+	if cur.Round == c.st.Round && cur.Status == DeliveryPending {
+		switch r.outcome {
+		case Delivered:
+			cur.Status, cur.DeliveredAt = DeliveryDelivered, &now
+		case Gone:
+			cur.Status = DeliveryFailed
+		default:
+			cur.RoundFailed++
+			if at, ok := d.w.schedule.Next(cur.RoundStart, now, cur.RoundFailed, r.resp.RetryAfter, r.u); ok {
+				cur.NextAt = at
+			} else {
+				cur.Status = DeliveryFailed
+			}
+		}
+	}
+	if err := putDelivery(tx, &old, &cur); err != nil {
+		return err
+	}
+	r.next = cur
+	var ep endpointRecord
+	found, err = getJSON(tx, bucketWebhookEndpoints, endpointKey(c.ep.Account, c.ep.ID), &ep)
+	if err != nil || !found || ep.CreatedAt.UnixNano() != c.st.EndpointCreated {
+		return err
+	}
+	ep.LastAttempt = r.att
+	if r.outcome == Gone && ep.DisabledAt == nil {
+		ep.DisabledAt, ep.DisabledWhy = &now, fmt.Sprintf("the receiver answered 410 Gone to delivery %s", c.deliveryID)
+	}
+	return putJSON(tx, bucketWebhookEndpoints, endpointKey(c.ep.Account, c.ep.ID), ep)
 }
 
 func attemptError(resp Response, err error) string {

@@ -163,24 +163,6 @@ func accountEndpoints(tx ledger.Tx, account string) ([]endpointRecord, error) {
 	return list, err
 }
 
-// allEndpoints returns every endpoint record by account.
-func allEndpoints(tx ledger.Tx) (map[string][]endpointRecord, error) {
-	byAccount := map[string][]endpointRecord{}
-	var decodeErr error
-	err := tx.Scan(bucketWebhookEndpoints, nil, nil, false, func(k, v []byte) bool {
-		var r endpointRecord
-		if decodeErr = json.Unmarshal(v, &r); decodeErr != nil {
-			return false
-		}
-		byAccount[r.Account] = append(byAccount[r.Account], r)
-		return true
-	})
-	if err == nil {
-		err = decodeErr
-	}
-	return byAccount, err
-}
-
 func sortEndpoints(list []endpointRecord) {
 	sort.Slice(list, func(i, j int) bool {
 		if !list[i].CreatedAt.Equal(list[j].CreatedAt) {
