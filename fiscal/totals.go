@@ -260,10 +260,10 @@ func countsTowardTotal(seller Seller) bool {
 }
 
 func isEU27(c string) bool {
-	if c == "EL" {
+	if c = strings.ToUpper(c); c == "EL" {
 		c = "GR"
 	}
-	return slices.Contains(vat.Rates().Countries(), strings.ToUpper(c)) && strings.ToUpper(c) != "GB"
+	return vat.IsMemberState(c)
 }
 
 // emitThresholdEvents appends the account.threshold_crossed entries a

@@ -101,8 +101,8 @@ func ParseSeller(field string, in Seller, nameRequired bool) (SellerFacts, error
 	if s.VATNumber, err = wire.VATNumber(field+"/vatNumber", in.VATNumber); err != nil {
 		return s, fiscal.InputError(err)
 	}
-	if len(in.OtherEstablishments) > len(eu27Countries) {
-		return s, badRequest(field+"/otherEstablishments", "lists more than the %d EU member states", len(eu27Countries))
+	if len(in.OtherEstablishments) > memberStates {
+		return s, badRequest(field+"/otherEstablishments", "lists more than the %d EU member states", memberStates)
 	}
 	for i, c := range in.OtherEstablishments {
 		cc, err := wire.Country(fmt.Sprintf("%s/otherEstablishments/%d", field, i), c)
@@ -312,24 +312,18 @@ func thresholdUnknown(low, high vat.Determination) vat.Determination {
 	return d
 }
 
-// eu27Countries are the 27 member states of the European Union (Art. 52
-// TEU; Art. 5 Directive 2006/112/EC), as ISO 3166-1 alpha-2 codes. Greece is
-// GR; its VAT prefix EL is accepted as an alias by InEU27. A test
-// checks the list against the member states of package vat's rate table.
-var eu27Countries = map[string]bool{
-	"AT": true, "BE": true, "BG": true, "CY": true, "CZ": true, "DE": true, "DK": true,
-	"EE": true, "ES": true, "FI": true, "FR": true, "GR": true, "HR": true, "HU": true,
-	"IE": true, "IT": true, "LT": true, "LU": true, "LV": true, "MT": true, "NL": true,
-	"PL": true, "PT": true, "RO": true, "SE": true, "SI": true, "SK": true,
-}
+// memberStates is how many member states the European Union has (Art. 52
+// TEU): no seller has more EU establishments than that.
+const memberStates = 27
 
-// InEU27 reports whether c (an upper-case country code; EL is
-// Greece) is one of the EU-27.
+// InEU27 reports whether c (an upper-case country code; EL, Greece's VAT
+// prefix, is accepted for GR) is one of the EU-27: package vat's list of
+// member states (Art. 5 Directive 2006/112/EC), the engine's one list.
 func InEU27(c string) bool {
 	if c == "EL" {
 		c = "GR"
 	}
-	return eu27Countries[c]
+	return vat.IsMemberState(c)
 }
 
 // InUKVATArea reports whether c is in the UK VAT area the experimental UK
