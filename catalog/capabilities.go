@@ -10,6 +10,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/receipt"
+	"github.com/fiscal402/fiscal402/settlement"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -18,8 +19,9 @@ import (
 // jurisdictions and receipt versions. The published documents (manifest,
 // capability catalog, OpenAPI document) are computed from them, and the
 // engine's behaviour uses the same values (request validation reads
-// usdcContracts, receipts take their version from the jurisdiction table),
-// so what the service says and what it does cannot drift apart.
+// settlement's USDC contract table, receipts take their version from the
+// jurisdiction table), so what the service says and what it does cannot
+// drift apart.
 
 // Versions of the service description (spec §9).
 const (
@@ -117,12 +119,7 @@ func paymentProtocol(name string) (PaymentProtocol, bool) {
 // the engine accepts: exactly the networks of the USDC contract table that
 // request validation uses, in ascending order.
 func SupportedNetworks() []string {
-	nets := make([]string, 0, len(usdcContracts))
-	for n := range usdcContracts {
-		nets = append(nets, n)
-	}
-	slices.Sort(nets)
-	return nets
+	return settlement.Networks()
 }
 
 // Asset is a supported asset on one network.
@@ -139,7 +136,7 @@ type Asset struct {
 func SupportedAssets() []Asset {
 	var out []Asset
 	for _, n := range SupportedNetworks() {
-		out = append(out, Asset{Symbol: AssetUSDC, Network: n, Contract: usdcContracts[n], Decimals: usdcDecimals, Status: Supported})
+		out = append(out, Asset{Symbol: AssetUSDC, Network: n, Contract: usdcContract(n), Decimals: usdcDecimals, Status: Supported})
 	}
 	return out
 }

@@ -364,7 +364,7 @@ func (s *Service) paymentSupport(p CheckPayment) PaymentSupport {
 		ps.Reasons = append(ps.Reasons, vat.Reason{Code: ReasonNetworkMissing, Detail: "No payment.network was given; supported: " + describeNetworks() + "."})
 		return ps
 	}
-	if _, ok := usdcContracts[p.Network]; !ok {
+	if usdcContract(p.Network) == "" {
 		return unsupported(fiscal.CodeUnsupportedNetwork, "Network %q is not supported; supported: %s.", p.Network, describeNetworks())
 	}
 	for _, ch := range s.Chains() {
@@ -372,8 +372,8 @@ func (s *Service) paymentSupport(p CheckPayment) PaymentSupport {
 			ps.Chain = &ch
 		}
 	}
-	if p.Asset != "" && p.Asset != AssetUSDC && !strings.EqualFold(p.Asset, usdcContracts[p.Network]) {
-		return unsupported(fiscal.CodeUnsupportedAsset, "Asset %q is not supported on %s; supported: %s (contract %s).", p.Asset, p.Network, AssetUSDC, usdcContracts[p.Network])
+	if p.Asset != "" && p.Asset != AssetUSDC && !strings.EqualFold(p.Asset, usdcContract(p.Network)) {
+		return unsupported(fiscal.CodeUnsupportedAsset, "Asset %q is not supported on %s; supported: %s (contract %s).", p.Asset, p.Network, AssetUSDC, usdcContract(p.Network))
 	}
 	for _, a := range SupportedAssets() {
 		if a.Network == p.Network {

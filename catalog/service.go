@@ -5,6 +5,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/settlement"
 )
 
 // Service describes one engine: its configuration decides which
@@ -29,15 +30,9 @@ const (
 	usdcDecimals = evmverify.USDCDecimals
 )
 
-// usdcContracts are the USDC token contracts per supported network, from
-// evmverify's table (which cites Circle's address list).
-var usdcContracts = func() map[string]string {
-	m := map[string]string{}
-	for _, n := range []string{evmverify.NetworkBase, evmverify.NetworkEthereum} {
-		m[n], _ = evmverify.USDCContract(n)
-	}
-	return m
-}()
+// usdcContract is the USDC contract (lower case) of a supported network, ""
+// of any other: settlement's table, the one request validation uses.
+func usdcContract(network string) string { return settlement.USDCContract(network) }
 
 func badRequest(field, format string, args ...any) *fiscal.Error {
 	return &fiscal.Error{Code: fiscal.CodeBadRequest, Field: field, Detail: fmt.Sprintf(format, args...)}

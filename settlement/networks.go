@@ -57,14 +57,18 @@ func USDCContract(network string) string { return usdcContracts[network] }
 
 var caip2RE = regexp.MustCompile(`^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$`)
 
-func describeNetworks() string {
+// Networks returns the CAIP-2 ids of the supported networks (those of the
+// USDC contract table), in ascending order.
+func Networks() []string {
 	out := make([]string, 0, len(usdcContracts))
 	for n := range usdcContracts {
 		out = append(out, n)
 	}
 	slices.Sort(out)
-	return strings.Join(out, ", ")
+	return out
 }
+
+func describeNetworks() string { return strings.Join(Networks(), ", ") }
 
 // parseNetwork accepts a supported CAIP-2 network (spec §1 "Supported
 // chains"): missing is a BAD_REQUEST, anything else unknown is
