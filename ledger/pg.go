@@ -765,11 +765,15 @@ func (v *pgView) sequence(name string) (int64, error) {
 	return n, err
 }
 
-func (v *pgView) entry(index int64) (rawEntry, error) {
+func (v *pgView) entry(index int64) (rawEntry, error) { return pgEntry(v.one, v.s.name, index) }
+
+// pgEntry reads the entry at index with one (a view's or a reader's query);
+// a missing entry below the size read is damage.
+func pgEntry(one func(sql string, args []any, dest ...any) (bool, error), name string, index int64) (rawEntry, error) {
 	var id, blob []byte
-	ok, err := v.one("SELECT id, blob FROM entries WHERE idx = $1", []any{index}, &id, &blob)
+	ok, err := one("SELECT id, blob FROM entries WHERE idx = $1", []any{index}, &id, &blob)
 	if err == nil && !ok {
-		err = &CorruptError{Path: v.s.name, Index: index, Reason: fmt.Sprintf("entry %d is missing", index)}
+		err = &CorruptError{Path: name, Index: index, Reason: fmt.Sprintf("entry %d is missing", index)}
 	}
 	return rawEntry{id: string(id), blob: blob}, err
 }
@@ -920,14 +924,7 @@ func (r *pgReader) entryIndex(id string) (int64, bool, error) {
 	return idx, ok, err
 }
 
-func (r *pgReader) entry(index int64) (rawEntry, error) {
-	var id, blob []byte
-	ok, err := r.one("SELECT id, blob FROM entries WHERE idx = $1", []any{index}, &id, &blob)
-	if err == nil && !ok {
-		err = &CorruptError{Path: r.s.name, Index: index, Reason: fmt.Sprintf("entry %d is missing", index)}
-	}
-	return rawEntry{id: string(id), blob: blob}, err
-}
+func (r *pgReader) entry(index int64) (rawEntry, error) { return pgEntry(r.one, r.s.name, index) }
 
 func (r *pgReader) entryID(index int64) (string, error) {
 	var id []byte
