@@ -192,7 +192,7 @@ const (
 
 // sane rejects decimals whose representation is too large to compute with.
 func (c *checker) sane(field string, d decimal.Decimal) bool {
-	if e := d.Exponent(); e < -maxExponent || e > maxExponent || d.Coefficient().BitLen() > maxCoefficientBits {
+	if e := d.Exponent(); e < -maxExponent || e > maxExponent || d.NumDigits() > 18 && d.Coefficient().BitLen() > maxCoefficientBits {
 		c.add(field, "", ErrRange, "number has too many digits")
 		return false
 	}
@@ -205,7 +205,7 @@ func (c *checker) amount(field, rule string, d decimal.Decimal) bool {
 		return false
 	}
 	ok := c.bounded(field, d, false)
-	if !d.Truncate(2).Equal(d) {
+	if !hasPlaces(d, 2) {
 		c.addf(field, rule, ErrDecimals, "%s has more than 2 decimal places", d.String())
 		ok = false
 	}
@@ -229,7 +229,7 @@ func (c *checker) bounded(field string, d decimal.Decimal, positive bool) bool {
 		c.addf(field, "", ErrRange, "%s is negative; amounts are positive, the document type gives the sign", d.String())
 	case positive && d.IsZero():
 		c.add(field, "", ErrRange, "must be greater than zero")
-	case d.Abs().GreaterThanOrEqual(maxAmount):
+	case cmpDec(d, maxAmount) >= 0: // d ≥ 0 here
 		c.addf(field, "", ErrRange, "%s is not below 10^15", d.String())
 	default:
 		return true
@@ -239,7 +239,7 @@ func (c *checker) bounded(field string, d decimal.Decimal, positive bool) bool {
 
 // places checks that d has at most n decimal places.
 func (c *checker) places(field string, d decimal.Decimal, n int32) bool {
-	if !d.Truncate(n).Equal(d) {
+	if !hasPlaces(d, n) {
 		c.addf(field, "", ErrDecimals, "%s has more than %d decimal places", d.String(), n)
 		return false
 	}
@@ -317,7 +317,7 @@ func checkFields(c *checker, p *prepared) {
 		if c.sane("TaxCurrency.Rate", tc.Rate) {
 			if !tc.Rate.IsPositive() {
 				c.add("TaxCurrency.Rate", "", ErrRange, "must be greater than zero")
-			} else if tc.Rate.GreaterThanOrEqual(maxAmount) {
+			} else if cmpDec(tc.Rate, maxAmount) >= 0 {
 				c.addf("TaxCurrency.Rate", "", ErrRange, "%s is not below 10^15", tc.Rate.String())
 			} else {
 				c.places("TaxCurrency.Rate", tc.Rate, maxFXDecimals)
@@ -488,7 +488,7 @@ func checkRate(c *checker, field, cat string, rate decimal.Decimal) {
 	case "S":
 		if !rate.IsPositive() {
 			c.addf(field, "BR-S-05", ErrRange, "standard-rated VAT rate %s must be greater than zero", rate.String())
-		} else if rate.GreaterThanOrEqual(maxRate) {
+		} else if cmpDec(rate, maxRate) >= 0 {
 			c.addf(field, "", ErrRange, "VAT rate %s%% is not below 100%%", rate.String())
 		}
 		c.places(field, rate, maxRateDecimals)
@@ -528,7 +528,6 @@ func checkLines(c *checker, p *prepared) {
 	}
 	p.lineIDs = make([]string, len(lines))
 	seen := make(map[string]int, len(lines))
-	r120 := decimal.New(2, -2)
 	for i, l := range lines {
 		f := "Lines[" + strconv.Itoa(i) + "]"
 		id := l.ID
@@ -559,7 +558,7 @@ func checkLines(c *checker, p *prepared) {
 		if !qtyOK || !priceOK || !netOK {
 			continue
 		}
-		if diff := l.NetAmount.Sub(l.Quantity.Mul(l.PriceAmount)).Abs(); diff.GreaterThan(r120) {
+		if !withinR120(l.NetAmount, l.Quantity, l.PriceAmount) {
 			c.addf(f+".NetAmount", "PEPPOL-EN16931-R120", ErrMismatch, "%s differs from quantity × price = %s by more than 0.02",
 				l.NetAmount.String(), l.Quantity.Mul(l.PriceAmount).String())
 		}
@@ -609,7 +608,7 @@ func checkTax(c *checker, p *prepared) {
 			byKey[k] = g
 			groups = append(groups, g)
 		}
-		g.base = g.base.Add(l.NetAmount)
+		g.base = addDec(g.base, l.NetAmount)
 		f := "Lines[" + strconv.Itoa(i) + "]"
 		mergeExemption(c, f, &g.code, l.ExemptionCode, "ExemptionCode")
 		mergeExemption(c, f, &g.reason, l.ExemptionReason, "ExemptionReason")
@@ -634,7 +633,7 @@ func checkTax(c *checker, p *prepared) {
 		case g.given >= 0:
 			s.TaxAmount = inv.Subtotals[g.given].TaxAmount
 		case g.cat == "S":
-			s.TaxAmount = vatOf(g.base, g.rate)
+			s.TaxAmount = vatOfFast(g.base, g.rate)
 		default:
 			s.TaxAmount = decimal.Zero // BR-Z-09, BR-AE-09, BR-O-09
 		}
@@ -652,16 +651,16 @@ func checkTax(c *checker, p *prepared) {
 			s.ExemptionReason = orDefault(s.ExemptionReason, vatexOReason)
 		}
 		t.Subtotals[i] = s
-		t.Tax = t.Tax.Add(s.TaxAmount)
-		t.LineExtension = t.LineExtension.Add(s.TaxableAmount)
+		t.Tax = addDec(t.Tax, s.TaxAmount)
+		t.LineExtension = addDec(t.LineExtension, s.TaxableAmount)
 	}
 	t.TaxExclusive = t.LineExtension
-	t.TaxInclusive = t.TaxExclusive.Add(t.Tax)
+	t.TaxInclusive = addDec(t.TaxExclusive, t.Tax)
 	if inv.PaidInFull {
 		t.Prepaid = t.TaxInclusive
 	}
-	t.Payable = t.TaxInclusive.Sub(t.Prepaid)
-	if t.TaxInclusive.GreaterThanOrEqual(maxAmount) {
+	t.Payable = subDec(t.TaxInclusive, t.Prepaid)
+	if cmpDec(t.TaxInclusive, maxAmount) >= 0 {
 		c.addf("Lines", "", ErrRange, "invoice total %s is not below 10^15", t.TaxInclusive.StringFixed(2))
 		return
 	}
@@ -732,7 +731,6 @@ func mergeExemption(c *checker, f string, have *string, v, name string) {
 // VAT within 0.01 of base × rate for S (stricter than BR-CO-17's 1.00) and
 // zero otherwise (BR-Z-09, BR-AE-09, BR-O-09).
 func matchSubtotals(c *checker, subs []TaxSubtotal, groups []*group, byKey map[string]*group) {
-	tolerance := decimal.New(1, -2)
 	for i, s := range subs {
 		f := "Subtotals[" + strconv.Itoa(i) + "]"
 		g := byKey[groupKey(s.Category, s.RatePercent)]
@@ -745,13 +743,13 @@ func matchSubtotals(c *checker, subs []TaxSubtotal, groups []*group, byKey map[s
 			continue
 		}
 		g.given = i
-		if !s.TaxableAmount.Equal(g.base) {
+		if cmpDec(s.TaxableAmount, g.base) != 0 {
 			c.addf(f+".TaxableAmount", "BR-"+g.cat+"-08", ErrMismatch, "%s is not the sum of its lines' net amounts, %s",
 				s.TaxableAmount.StringFixed(2), g.base.StringFixed(2))
 		}
 		if g.cat == "S" {
 			want := exactVAT(g.base, g.rate)
-			if s.TaxAmount.Sub(want).Abs().GreaterThan(tolerance) {
+			if !withinCent(s.TaxAmount, g.base, g.rate) {
 				c.addf(f+".TaxAmount", "BR-CO-17", ErrMismatch, "%s is not within 0.01 of base × rate = %s",
 					s.TaxAmount.StringFixed(2), want.String())
 			}
