@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -13,7 +14,8 @@ import (
 // sameDecimal reports whether a and b have the same value and exponent:
 // the same bytes from every String method.
 func sameDecimal(a, b decimal.Decimal) bool {
-	return a.Exponent() == b.Exponent() && a.Coefficient().Cmp(b.Coefficient()) == 0
+	// reflect.DeepEqual also sees the representation of the coefficient.
+	return a.Exponent() == b.Exponent() && a.Coefficient().Cmp(b.Coefficient()) == 0 && reflect.DeepEqual(a, b)
 }
 
 // fixedEdges are coefficients at the limits of the word-sized paths.

@@ -80,6 +80,14 @@ func cmpDec(x, y decimal.Decimal) int {
 // addDec is x.Add(y): the exact sum at the smaller exponent.
 func addDec(x, y decimal.Decimal) decimal.Decimal {
 	if cx, cy, exp, ok := aligned(x, y); ok {
+		// A sum with zero is the other term when its exponent is the
+		// sum's: the value shopspring returns, a copy of the same big.Int.
+		switch {
+		case cx == 0 && cy != 0 && x.Exponent() >= y.Exponent():
+			return y
+		case cy == 0 && cx != 0 && y.Exponent() >= x.Exponent():
+			return x
+		}
 		if s, ok := add64(cx, cy); ok && s != 0 {
 			return decimal.New(s, exp)
 		}
@@ -329,4 +337,51 @@ func withinCent(vat, base, ratePercent decimal.Decimal) bool {
 		}
 	}
 	return !vat.Sub(exactVAT(base, ratePercent)).Abs().GreaterThan(decimal.New(1, -2))
+}
+
+// The field names of the first lines and subtotals, spelt once, so that
+// checking an invoice does not build them again each time (they are only
+// read when a problem is reported).
+const namedItems = 8
+
+var (
+	itemNames = func() map[string]*[namedItems]string {
+		m := map[string]*[namedItems]string{}
+		for _, list := range []string{"Lines", "Subtotals"} {
+			var names [namedItems]string
+			for i := range names {
+				names[i] = list + "[" + strconv.Itoa(i) + "]"
+			}
+			m[list] = &names
+		}
+		return m
+	}()
+	fieldNames = func() map[string]string {
+		m := map[string]string{}
+		for _, names := range itemNames {
+			for _, f := range names {
+				for _, s := range []string{".ID", ".Name", ".Period", ".Quantity", ".PriceAmount", ".NetAmount", ".Category",
+					".RatePercent", ".ExemptionReason", ".ExemptionCode", ".TaxableAmount", ".TaxAmount"} {
+					m[f+s] = f + s
+				}
+			}
+		}
+		return m
+	}()
+)
+
+// itemName is list + "[" + i + "]".
+func itemName(list string, i int) string {
+	if names := itemNames[list]; names != nil && i >= 0 && i < namedItems {
+		return names[i]
+	}
+	return list + "[" + strconv.Itoa(i) + "]"
+}
+
+// fieldName is f + suffix.
+func fieldName(f, suffix string) string {
+	if n, ok := fieldNames[f+suffix]; ok { // the key is built on the stack
+		return n
+	}
+	return f + suffix
 }

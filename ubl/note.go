@@ -64,14 +64,27 @@ func SettlementNote(currency string, s Settlement) (string, error) {
 	if err := c.err(); err != nil {
 		return "", err
 	}
+	parts := [...]string{
+		"Paid in full on ", s.PaidOn, ": ", s.Amount, " ", s.Asset, " on ", s.Network, ", tx ", s.TxHash,
+		"; converted at 1 ", currency, " = ", s.Rate, " ", s.RateCurrency, " as of ", s.RateDate,
+		" (", s.RateSource, ").",
+	}
+	n := 0
+	if s.Sandbox {
+		n += len(SandboxWatermark) + 1
+	}
+	for _, p := range parts {
+		n += len(p)
+	}
 	var b strings.Builder
+	b.Grow(n) // one allocation
 	if s.Sandbox {
 		b.WriteString(SandboxWatermark)
 		b.WriteString(" ")
 	}
-	b.WriteString("Paid in full on " + s.PaidOn + ": " + s.Amount + " " + s.Asset + " on " + s.Network + ", tx " + s.TxHash)
-	b.WriteString("; converted at 1 " + currency + " = " + s.Rate + " " + s.RateCurrency + " as of " + s.RateDate)
-	b.WriteString(" (" + s.RateSource + ").")
+	for _, p := range parts {
+		b.WriteString(p)
+	}
 	return b.String(), nil
 }
 
