@@ -137,21 +137,28 @@ func isCommitment(s string) bool {
 
 // b64URLValue is the value of a base64url character (RFC 4648 §5), -1 for
 // any other byte.
-func b64URLValue(c byte) int {
-	switch {
-	case c >= 'A' && c <= 'Z':
-		return int(c - 'A')
-	case c >= 'a' && c <= 'z':
-		return int(c-'a') + 26
-	case c >= '0' && c <= '9':
-		return int(c-'0') + 52
-	case c == '-':
-		return 62
-	case c == '_':
-		return 63
+func b64URLValue(c byte) int { return int(b64URLValues[c]) }
+
+// b64URLValues maps every byte to its base64url value, -1 when it has none.
+var b64URLValues = func() (t [256]int8) {
+	for c := range t {
+		switch {
+		case c >= 'A' && c <= 'Z':
+			t[c] = int8(c - 'A')
+		case c >= 'a' && c <= 'z':
+			t[c] = int8(c-'a') + 26
+		case c >= '0' && c <= '9':
+			t[c] = int8(c-'0') + 52
+		case c == '-':
+			t[c] = 62
+		case c == '_':
+			t[c] = 63
+		default:
+			t[c] = -1
+		}
 	}
-	return -1
-}
+	return t
+}()
 
 // VerifyOpening checks that o opens the commitment c holds for o.Field: the
 // receipt commits that field, and the value and salt hash to the commitment.
