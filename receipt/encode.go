@@ -1,9 +1,9 @@
 package receipt
 
 import (
-	"encoding/json"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 )
 
 // A JSON encoder for claims without reflection, for the fast path of
@@ -118,19 +118,63 @@ func (w *jsonWriter) key2(name string) {
 	w.b = append(w.b, ':')
 }
 
-// appendJSONString writes s as encoding/json does: printable ASCII other
-// than '"', '\\', '<', '>' and '&' as is; anything else through
-// json.Marshal, whose escaping (HTML characters, control characters,
-// U+2028/U+2029, invalid UTF-8 as U+FFFD) is the definition.
+// appendJSONString writes s as encoding/json does (encodeState.string with
+// HTML escaping, its default): printable ASCII other than '"', '\\', '<',
+// '>' and '&' as is; '"' and '\\' escaped by a backslash; \b, \f, \n, \r
+// and \t by name; other control characters and the HTML characters as
+// \u00XX; valid UTF-8 as is except U+2028 and U+2029 (\u2028, \u2029);
+// each byte of invalid UTF-8 as \ufffd. TestAppendJSONString and
+// FuzzEncodeClaims hold it to json.Marshal.
 func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
-	}
+	const hex = "0123456789abcdef"
 	b = append(b, '"')
-	b = append(b, s...)
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
 	return append(b, '"')
 }
 
