@@ -6,14 +6,17 @@ import (
 	"unicode/utf8"
 )
 
-// A JSON encoder for claims without reflection, for the fast path of
-// decodePayload: a payload is in the form Sign writes when it is byte for
-// byte the re-encoding of what it decodes to. It writes exactly what
+// A JSON encoder for claims without reflection. It writes exactly what
 // encoding/json writes for these structs (member order, omitempty, sorted
-// map keys, string escaping; TestEncodeMatchesMarshal and FuzzEncodeClaims
-// hold it to json.Marshal). Should it ever differ, Verify loses only speed:
-// decodePayload then falls back to encoding/json and the comparison as JSON
-// values. Sign keeps json.Marshal, the definition of the format.
+// map keys, string escaping; TestEncodeMatchesMarshal, TestAppendJSONString
+// and FuzzEncodeClaims hold it to json.Marshal, and the golden receipts to
+// the bytes already signed). json.Marshal of the claims stays the
+// definition of the payload (doc.go); this encoder is how Sign writes it,
+// and the fast path of decodePayload: a payload is in the form Sign writes
+// when it is byte for byte the re-encoding of what it decodes to. Should a
+// future encoding/json spell a value differently, Verify loses only speed
+// (decodePayload falls back to encoding/json and the comparison as JSON
+// values) and TestEncodeMatchesMarshal fails before Sign could drift.
 
 type jsonWriter struct {
 	b []byte
