@@ -400,21 +400,18 @@ func Conceal(clear Claims, rand io.Reader) (public Claims, openings []Opening, e
 	if _, err := io.ReadFull(rand, salts); err != nil {
 		return Claims{}, nil, fmt.Errorf("receipt: conceal: read salt: %w", err)
 	}
-	// The salts' base64url texts, one string sliced per opening.
+	// The salts' base64url texts, then the commitments: one string, sliced
+	// per opening and per commitment.
 	enc := base64.RawURLEncoding
-	saltLen := enc.EncodedLen(MinSaltSize)
-	var texts strings.Builder
-	texts.Grow(len(openings) * saltLen)
-	var one [32]byte
-	for i := range openings {
-		enc.Encode(one[:saltLen], salts[i*MinSaltSize:(i+1)*MinSaltSize])
-		texts.Write(one[:saltLen])
-	}
-	all := texts.String()
-	// The commitments' texts, likewise one string.
+	const saltLen = (MinSaltSize*8 + 5) / 6  // EncodedLen(MinSaltSize)
 	const cmLen = len(commitmentPrefix) + 43 // 43: EncodedLen(sha256.Size)
-	var cms strings.Builder
-	cms.Grow(len(openings) * cmLen)
+	var text strings.Builder
+	text.Grow(len(openings) * (saltLen + cmLen))
+	var one [saltLen]byte
+	for i := range openings {
+		enc.Encode(one[:], salts[i*MinSaltSize:(i+1)*MinSaltSize])
+		text.Write(one[:])
+	}
 	var cm [cmLen]byte
 	copy(cm[:], commitmentPrefix)
 	for i := range openings {
@@ -424,14 +421,17 @@ func Conceal(clear Claims, rand io.Reader) (public Claims, openings []Opening, e
 		}
 		sum := commitmentHash(o.Field, o.Value, salts[i*MinSaltSize:(i+1)*MinSaltSize])
 		enc.Encode(cm[len(commitmentPrefix):], sum[:])
-		cms.Write(cm[:])
-		o.Salt = all[i*saltLen : (i+1)*saltLen]
+		text.Write(cm[:])
 	}
-	allCms := cms.String()
+	all := text.String()
+	cms := all[len(openings)*saltLen:]
+	for i := range openings {
+		openings[i].Salt = all[i*saltLen : (i+1)*saltLen]
+	}
 	public = cloneClaims(&clear)
 	public.Commitments = make(map[string]string, len(openings))
 	for i := range openings {
-		public.Commitments[openings[i].Field] = allCms[i*cmLen : (i+1)*cmLen]
+		public.Commitments[openings[i].Field] = cms[i*cmLen : (i+1)*cmLen]
 	}
 	blankPersonal(&public)
 	// The public claims are in the format by construction (the clear
