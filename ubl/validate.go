@@ -588,7 +588,10 @@ func groupKey(cat string, rate decimal.Decimal) string {
 	if cat == "O" {
 		return "O" // the rate of O is ignored (BR-O-05 .. BR-O-07)
 	}
-	return cat + "|" + rate.String()
+	var buf [48]byte
+	b := append(buf[:0], cat...)
+	b = append(b, '|')
+	return string(appendString(b, rate)) // cat + "|" + rate.String()
 }
 
 // checkTax is the second pass: the VAT breakdown (BG-23), the category rules
