@@ -121,6 +121,15 @@ func (w *jsonWriter) key2(name string) {
 	w.b = append(w.b, ':')
 }
 
+// jsonSafe marks the bytes appendJSONString copies as they are: printable
+// ASCII but '"', '\\', '<', '>' and '&'.
+var jsonSafe = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
 // appendJSONString writes s as encoding/json does (encodeState.string with
 // HTML escaping, its default): printable ASCII other than '"', '\\', '<',
 // '>' and '&' as is; '"' and '\\' escaped by a backslash; \b, \f, \n, \r
@@ -134,11 +143,11 @@ func appendJSONString(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
+		if jsonSafe[c] {
+			i++
+			continue
+		}
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':
