@@ -30,7 +30,6 @@ const (
 var (
 	reEmail     = regexp.MustCompile(`^[^@\s]+@([^@.\s]+\.)+[^@.\s]+$`)
 	reTelephone = regexp.MustCompile(`([0-9].*){3,}`)
-	reVATNumber = regexp.MustCompile(`^[A-Z]{2}[0-9A-Z+*]{2,13}$`)
 	reSEVAT     = regexp.MustCompile(`^SE[0-9]{12}$`)
 )
 
@@ -415,7 +414,7 @@ func checkParty(c *checker, prof Profile, f string, pt Party, r partyRules) {
 	}
 	if pt.VATNumber != "" && c.code(fn(".VATNumber"), "", pt.VATNumber) {
 		switch {
-		case !reVATNumber.MatchString(pt.VATNumber):
+		case !isVATNumberShape(pt.VATNumber):
 			c.addf(fn(".VATNumber"), "", ErrFormat, "%q is not a country prefix followed by 2 to 13 letters or digits", pt.VATNumber)
 		case !inList(vatPrefixes, pt.VATNumber[:2]):
 			c.addf(fn(".VATNumber"), "BR-CO-09", ErrCode, "prefix %q is not an ISO 3166-1 alpha-2 code, EL or XI (a non-Union OSS \"EU\" number cannot be a seller VAT identifier)", pt.VATNumber[:2])
@@ -843,4 +842,23 @@ func resolveEndpoint(c *checker, p *prepared, f string, pt Party, rule string) e
 	}
 	c.add(f+".EndpointID", rule, ErrRequired, detail)
 	return endpoint{}
+}
+
+// isVATNumberShape reports whether v is a country prefix followed by 2 to
+// 13 letters or digits, ^[A-Z]{2}[0-9A-Z+*]{2,13}$ (a loop: every invoice
+// checks its parties' numbers).
+func isVATNumberShape(v string) bool {
+	if len(v) < 4 || len(v) > 15 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c >= 'A' && c <= 'Z':
+		case i >= 2 && (c >= '0' && c <= '9' || c == '+' || c == '*'):
+		default:
+			return false
+		}
+	}
+	return true
 }
