@@ -132,3 +132,29 @@ func FuzzFixedMatchesDecimal(f *testing.F) {
 		checkFixed(t, decimal.New(a, clamp(ea)), decimal.New(b, clamp(eb)), decimal.New(c, clamp(ec)))
 	})
 }
+
+// TestSaneMatchesBitLen: sane's comparison with ±2^256 at the value's own
+// exponent accepts exactly the coefficients of at most 256 bits, as the
+// BitLen test it replaces, and decides a coefficient of 200,000 digits
+// without arithmetic on it.
+func TestSaneMatchesBitLen(t *testing.T) {
+	one := big.NewInt(1)
+	limit := new(big.Int).Lsh(one, maxCoefficientBits)
+	huge := new(big.Int).Exp(big.NewInt(10), big.NewInt(200000), nil)
+	for _, coef := range []*big.Int{big.NewInt(0), one, new(big.Int).Sub(limit, one), limit, new(big.Int).Add(limit, one), huge,
+		new(big.Int).Lsh(one, 255), new(big.Int).Lsh(one, 64), big.NewInt(math.MaxInt64)} {
+		for _, neg := range []bool{false, true} {
+			c := new(big.Int).Set(coef)
+			if neg {
+				c.Neg(c)
+			}
+			for _, e := range []int32{-maxExponent - 1, -maxExponent, -2, 0, 3, maxExponent, maxExponent + 1} {
+				d := decimal.NewFromBigInt(c, e)
+				want := e >= -maxExponent && e <= maxExponent && c.BitLen() <= maxCoefficientBits
+				if got := (&checker{}).sane("x", d); got != want {
+					t.Errorf("sane(coefficient of %d bits, negative %v, exponent %d) = %v, want %v", c.BitLen(), neg, e, got, want)
+				}
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package ubl
 
 import (
 	"fmt"
+	"math/big"
 	"regexp"
 	"strconv"
 	"strings"
@@ -189,9 +190,24 @@ const (
 	maxCoefficientBits = 256
 )
 
-// sane rejects decimals whose representation is too large to compute with.
+// coefficientBounds[e+maxExponent] are ±2^maxCoefficientBits at exponent
+// e: a decimal compares with the one of its own exponent word by word,
+// without copying or scaling its coefficient, however long it is.
+var coefficientBounds = func() (b [2*maxExponent + 1][2]decimal.Decimal) {
+	limit := new(big.Int).Lsh(big.NewInt(1), maxCoefficientBits)
+	for i := range b {
+		e := int32(i - maxExponent)
+		b[i] = [2]decimal.Decimal{decimal.NewFromBigInt(new(big.Int).Neg(limit), e), decimal.NewFromBigInt(limit, e)}
+	}
+	return b
+}()
+
+// sane rejects decimals whose representation is too large to compute with:
+// an exponent beyond ±maxExponent or a coefficient of more than
+// maxCoefficientBits bits (|coefficient| ≥ 2^maxCoefficientBits).
 func (c *checker) sane(field string, d decimal.Decimal) bool {
-	if e := d.Exponent(); e < -maxExponent || e > maxExponent || d.NumDigits() > 18 && d.Coefficient().BitLen() > maxCoefficientBits {
+	e := d.Exponent()
+	if e < -maxExponent || e > maxExponent || d.Cmp(coefficientBounds[e+maxExponent][0]) <= 0 || d.Cmp(coefficientBounds[e+maxExponent][1]) >= 0 {
 		c.add(field, "", ErrRange, "number has too many digits")
 		return false
 	}
