@@ -73,11 +73,11 @@ func divRound64(a int64, ea int32, b int64, eb int32, places int32) (int64, bool
 		return 0, false
 	}
 	q, r := bits.Div64(hi, lo, div)
+	if q >= math.MaxInt64 { // q+1 must fit an int64 (and never wrap)
+		return 0, false
+	}
 	if r >= div-r {
 		q++
-	}
-	if q > math.MaxInt64 {
-		return 0, false
 	}
 	if (a < 0) != (b < 0) {
 		return -int64(q), true
