@@ -98,12 +98,32 @@ func addDec(x, y decimal.Decimal) decimal.Decimal {
 // subDec is x.Sub(y): the exact difference at the smaller exponent.
 func subDec(x, y decimal.Decimal) decimal.Decimal {
 	if cx, cy, exp, ok := aligned(x, y); ok && cy != math.MinInt64 {
-		if s, ok := add64(cx, -cy); ok && s != 0 {
+		s, ok := add64(cx, -cy)
+		switch {
+		case ok && s != 0:
 			return decimal.New(s, exp)
+		case ok && cx != 0 && cy != 0 && exp >= -zeroExps && exp <= zeroExps:
+			// The difference of equal non-zero terms (the payable amount
+			// of an invoice paid in full): shopspring's zero, shared.
+			return differenceZeros[exp+zeroExps]
 		}
 	}
 	return x.Sub(y)
 }
+
+// differenceZeros[e+zeroExps] is zero at exponent e as Decimal.Sub writes
+// the difference of two equal non-zero values: its big.Int has an empty,
+// non-nil word slice (reflect.DeepEqual tells it from big.NewInt(0)).
+// Decimals are immutable, so one value serves every such difference.
+const zeroExps = 20
+
+var differenceZeros = func() (z [2*zeroExps + 1]decimal.Decimal) {
+	for i := range z {
+		one := decimal.New(1, int32(i-zeroExps))
+		z[i] = one.Sub(one)
+	}
+	return z
+}()
 
 // add64 is x + y when it does not overflow.
 func add64(x, y int64) (int64, bool) {
