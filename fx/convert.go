@@ -24,7 +24,7 @@ const (
 // RoundEUR rounds d to cents, half away from zero: 0.125 → 0.13,
 // −0.125 → −0.13. It is the one rounding rule for EUR amounts; the engine
 // uses it (or DivEUR) for net and VAT too.
-func RoundEUR(d decimal.Decimal) decimal.Decimal { return d.Round(EURScale) }
+func RoundEUR(d decimal.Decimal) decimal.Decimal { return roundDec(d, EURScale) }
 
 // DivEUR returns n / d rounded to cents by the rule of RoundEUR, applied to
 // the exact quotient. Prefer it to dividing and then calling RoundEUR:
@@ -32,7 +32,7 @@ func RoundEUR(d decimal.Decimal) decimal.Decimal { return d.Round(EURScale) }
 // round twice (1 / 200.0000000000000016 is 0.00499999999999999996..., which
 // is 0.0050000000000000 at 16 places and would then become 0.01, not 0.00).
 // It panics if d is zero, as decimal division does.
-func DivEUR(n, d decimal.Decimal) decimal.Decimal { return n.DivRound(d, EURScale) }
+func DivEUR(n, d decimal.Decimal) decimal.Decimal { return divRound(n, d, EURScale) }
 
 // USDC → USD is a 1:1 peg assumption, recorded on every conversion: USDC is
 // not an ECB currency and the issuer redeems it at par. Market prices can
@@ -100,7 +100,7 @@ func ConvertUSDC(amount decimal.Decimal, usdPerEUR Rate) Conversion {
 		USDCUSD:        USDCPeg(),
 		USDPerEUR:      usdPerEUR,
 		GrossEUR:       eur,
-		GrossEURString: eur.StringFixed(EURScale),
+		GrossEURString: stringFixed(eur, EURScale),
 		Rounding:       RoundingHalfAwayFromZero,
 		Scale:          EURScale,
 	}
@@ -111,7 +111,12 @@ func ConvertUSDC(amount decimal.Decimal, usdPerEUR Rate) Conversion {
 // formatting switches.
 func canonicalDecimal(d decimal.Decimal) string {
 	places := max(0, -d.Exponent())
-	s := d.StringFixed(places)
+	var s string
+	if places <= 18 {
+		s = stringFixed(d, places)
+	} else {
+		s = d.StringFixed(places)
+	}
 	if strings.Contains(s, ".") {
 		s = strings.TrimRight(s, "0")
 		s = strings.TrimSuffix(s, ".")

@@ -117,7 +117,10 @@
 // figures (DivExact, SplitGross) are rounded the same way at ExactScale.
 // National-currency figures round the exact product to two decimals.
 // Rounding is national law; this is the customary rule, not a
-// per-Member-State one.
+// per-Member-State one. The divisions, roundings and their text are
+// computed in 64-bit integers when the figures fit, with exactly the value,
+// exponent and bytes of shopspring's DivRound, Round and StringFixed, which
+// are used otherwise (fixed.go).
 //
 // # Errors
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -29,7 +30,7 @@ const ExactScale = 12
 // DivExact returns n / d rounded once to ExactScale decimals, half away from
 // zero, from the exact quotient (shopspring DivRound compares the exact
 // remainder; no intermediate precision). It panics if d is zero.
-func DivExact(n, d decimal.Decimal) decimal.Decimal { return n.DivRound(d, ExactScale) }
+func DivExact(n, d decimal.Decimal) decimal.Decimal { return divRound(n, d, ExactScale) }
 
 // ConvertUSDCExact is ConvertUSDC that also records the exact EUR gross at
 // ExactScale (GrossEURExact, "grossEurExact" and "exactScale" on the wire).
@@ -40,7 +41,7 @@ func DivExact(n, d decimal.Decimal) decimal.Decimal { return n.DivRound(d, Exact
 func ConvertUSDCExact(amount decimal.Decimal, usdPerEUR Rate) Conversion {
 	c := ConvertUSDC(amount, usdPerEUR)
 	c.GrossEURExact = DivExact(amount, usdPerEUR.Value)
-	c.GrossEURExactString = c.GrossEURExact.StringFixed(ExactScale)
+	c.GrossEURExactString = stringFixed(c.GrossEURExact, ExactScale)
 	c.ExactScale = ExactScale
 	return c
 }
@@ -58,6 +59,9 @@ func SplitGross(gross, ratePercent decimal.Decimal) (net, vat decimal.Decimal) {
 	}
 	if ratePercent.IsZero() {
 		return gross, decimal.Zero
+	}
+	if net, ok := splitNet64(gross, ratePercent); ok {
+		return net, subDec(gross, net)
 	}
 	hundred := decimal.NewFromInt(100)
 	net = gross.Mul(hundred).DivRound(hundred.Add(ratePercent), ExactScale)
@@ -118,4 +122,34 @@ func ConvertUSDCPeriodTotal(ctx context.Context, src Source, totalUSDC decimal.D
 // dayNoonUTC is 12:00 UTC on d, an instant whose UTC date is d.
 func dayNoonUTC(d day) time.Time {
 	return time.Unix(int64(d)*secondsPerDay+12*3600, 0).UTC()
+}
+
+// splitNet64 is SplitGross's net, gross × 100 / (100 + ratePercent) at
+// ExactScale, computed in machine words (fixed.go) when every figure fits:
+// the coefficients of gross × 100 and of 100 + ratePercent are those
+// Decimal.Mul and Decimal.Add form, so the quotient is DivRound's.
+func splitNet64(gross, ratePercent decimal.Decimal) (decimal.Decimal, bool) {
+	g, ok1 := coef64(gross)
+	r, ok2 := coef64(ratePercent)
+	if !ok1 || !ok2 || g > math.MaxInt64/100 || g < -math.MaxInt64/100 {
+		return decimal.Decimal{}, false
+	}
+	// 100 + rate at the smaller of the exponents 0 and the rate's.
+	er := ratePercent.Exponent()
+	h, eh := int64(100), int32(0)
+	var ok bool
+	if er < 0 {
+		h, ok = round64(100, 0, -er) // 100·10^-er, exact
+		eh = er
+	} else {
+		r, ok = round64(r, er, 0) // r·10^er, exact
+	}
+	if !ok || h > math.MaxInt64-r {
+		return decimal.Decimal{}, false
+	}
+	q, ok := divRound64(g*100, gross.Exponent(), h+r, eh, ExactScale)
+	if !ok || q == 0 {
+		return decimal.Decimal{}, false
+	}
+	return decimal.New(q, -ExactScale), true
 }

@@ -80,12 +80,25 @@ func Commit(field, value string, salt []byte) (string, error) {
 	if field == "" || !utf8.ValidString(field) || !utf8.ValidString(value) {
 		return "", errors.New("receipt: commitment field and value must be non-empty UTF-8 text")
 	}
-	sum := commitmentHash(field, value, salt)
-	return commitmentPrefix + base64.RawURLEncoding.EncodeToString(sum[:]), nil
+	return commitmentString(commitmentHash(field, value, salt)), nil
+}
+
+// commitmentString is commitmentPrefix + BASE64URL(sum), built in one
+// allocation.
+func commitmentString(sum [sha256.Size]byte) string {
+	var enc [43]byte // base64.RawURLEncoding.EncodedLen(sha256.Size)
+	base64.RawURLEncoding.Encode(enc[:], sum[:])
+	var b strings.Builder
+	b.Grow(len(commitmentPrefix) + len(enc))
+	b.WriteString(commitmentPrefix)
+	b.Write(enc[:])
+	return b.String()
 }
 
 func commitmentHash(field, value string, salt []byte) [sha256.Size]byte {
-	buf := make([]byte, 0, 16+len(CommitmentTag)+len(field)+len(salt)+len(value))
+	// The hash input of a typical field fits the stack buffer.
+	var small [256]byte
+	buf := small[:0]
 	lp := func(b []byte, s string) []byte {
 		return append(binary.BigEndian.AppendUint32(b, uint32(len(s))), s...)
 	}
@@ -124,21 +137,28 @@ func isCommitment(s string) bool {
 
 // b64URLValue is the value of a base64url character (RFC 4648 §5), -1 for
 // any other byte.
-func b64URLValue(c byte) int {
-	switch {
-	case c >= 'A' && c <= 'Z':
-		return int(c - 'A')
-	case c >= 'a' && c <= 'z':
-		return int(c-'a') + 26
-	case c >= '0' && c <= '9':
-		return int(c-'0') + 52
-	case c == '-':
-		return 62
-	case c == '_':
-		return 63
+func b64URLValue(c byte) int { return int(b64URLValues[c]) }
+
+// b64URLValues maps every byte to its base64url value, -1 when it has none.
+var b64URLValues = func() (t [256]int8) {
+	for c := range t {
+		switch {
+		case c >= 'A' && c <= 'Z':
+			t[c] = int8(c - 'A')
+		case c >= 'a' && c <= 'z':
+			t[c] = int8(c-'a') + 26
+		case c >= '0' && c <= '9':
+			t[c] = int8(c-'0') + 52
+		case c == '-':
+			t[c] = 62
+		case c == '_':
+			t[c] = 63
+		default:
+			t[c] = -1
+		}
 	}
-	return -1
-}
+	return t
+}()
 
 // VerifyOpening checks that o opens the commitment c holds for o.Field: the
 // receipt commits that field, and the value and salt hash to the commitment.
@@ -296,7 +316,20 @@ var personalFields = []personalField{
 }
 
 // evidenceField is the JSON pointer of the value of location evidence item i.
-func evidenceField(i int) string { return "/buyer/location_evidence/" + strconv.Itoa(i) + "/value" }
+func evidenceField(i int) string {
+	if i < len(evidenceFields) {
+		return evidenceFields[i]
+	}
+	return "/buyer/location_evidence/" + strconv.Itoa(i) + "/value"
+}
+
+// evidenceFields are the pointers of the first items, written once.
+var evidenceFields = func() (fs [8]string) {
+	for i := range fs {
+		fs[i] = "/buyer/location_evidence/" + strconv.Itoa(i) + "/value"
+	}
+	return fs
+}()
 
 // evidenceIndex parses an evidenceField pointer.
 func evidenceIndex(field string) (int, bool) {
@@ -351,37 +384,59 @@ func Conceal(clear Claims, rand io.Reader) (public Claims, openings []Opening, e
 	if rand == nil {
 		rand = cryptorand.Reader
 	}
-	public = cloneClaims(&clear)
-	public.Commitments = map[string]string{}
-	commit := func(field, value string) error {
-		salt := make([]byte, MinSaltSize)
-		if _, err := io.ReadFull(rand, salt); err != nil {
-			return fmt.Errorf("receipt: conceal: read salt: %w", err)
-		}
-		cm, err := Commit(field, value, salt)
-		if err != nil {
-			return err
-		}
-		public.Commitments[field] = cm
-		openings = append(openings, Opening{Field: field, Value: value, Salt: base64.RawURLEncoding.EncodeToString(salt)})
-		return nil
-	}
+	// The fields to commit, in the order of the openings.
+	openings = make([]Opening, 0, len(personalFields)+len(clear.Buyer.LocationEvidence))
 	for _, f := range personalFields {
 		if v, ok := f.get(&clear); ok {
-			if err := commit(f.ptr, v); err != nil {
-				return Claims{}, nil, err
-			}
+			openings = append(openings, Opening{Field: f.ptr, Value: v})
 		}
 	}
 	for i, e := range clear.Buyer.LocationEvidence {
-		if err := commit(evidenceField(i), e.Value); err != nil {
-			return Claims{}, nil, err
+		openings = append(openings, Opening{Field: evidenceField(i), Value: e.Value})
+	}
+	// One read of every salt, MinSaltSize bytes each in the order of the
+	// fields: the same bytes of rand as one read per field.
+	salts := make([]byte, len(openings)*MinSaltSize)
+	if _, err := io.ReadFull(rand, salts); err != nil {
+		return Claims{}, nil, fmt.Errorf("receipt: conceal: read salt: %w", err)
+	}
+	// The salts' base64url texts, then the commitments: one string, sliced
+	// per opening and per commitment.
+	enc := base64.RawURLEncoding
+	const saltLen = (MinSaltSize*8 + 5) / 6  // EncodedLen(MinSaltSize)
+	const cmLen = len(commitmentPrefix) + 43 // 43: EncodedLen(sha256.Size)
+	var text strings.Builder
+	text.Grow(len(openings) * (saltLen + cmLen))
+	var one [saltLen]byte
+	for i := range openings {
+		enc.Encode(one[:], salts[i*MinSaltSize:(i+1)*MinSaltSize])
+		text.Write(one[:])
+	}
+	var cm [cmLen]byte
+	copy(cm[:], commitmentPrefix)
+	for i := range openings {
+		o := &openings[i]
+		if !utf8.ValidString(o.Value) {
+			return Claims{}, nil, errors.New("receipt: commitment field and value must be non-empty UTF-8 text")
 		}
+		sum := commitmentHash(o.Field, o.Value, salts[i*MinSaltSize:(i+1)*MinSaltSize])
+		enc.Encode(cm[len(commitmentPrefix):], sum[:])
+		text.Write(cm[:])
+	}
+	all := text.String()
+	cms := all[len(openings)*saltLen:]
+	for i := range openings {
+		openings[i].Salt = all[i*saltLen : (i+1)*saltLen]
+	}
+	public = cloneClaims(&clear)
+	public.Commitments = make(map[string]string, len(openings))
+	for i := range openings {
+		public.Commitments[openings[i].Field] = cms[i*cmLen : (i+1)*cmLen]
 	}
 	blankPersonal(&public)
-	if err := checkClaims(&public); err != nil {
-		return Claims{}, nil, fmt.Errorf("receipt: conceal produced claims outside the format (a bug): %w", err)
-	}
+	// The public claims are in the format by construction (the clear
+	// claims were checked, each field present is committed and blanked);
+	// Sign checks them again before it signs.
 	return public, openings, nil
 }
 

@@ -1,19 +1,22 @@
 package receipt
 
 import (
-	"encoding/json"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 )
 
-// A JSON encoder for claims without reflection, for the fast path of
-// decodePayload: a payload is in the form Sign writes when it is byte for
-// byte the re-encoding of what it decodes to. It writes exactly what
+// A JSON encoder for claims without reflection. It writes exactly what
 // encoding/json writes for these structs (member order, omitempty, sorted
-// map keys, string escaping; TestEncodeMatchesMarshal and FuzzEncodeClaims
-// hold it to json.Marshal). Should it ever differ, Verify loses only speed:
-// decodePayload then falls back to encoding/json and the comparison as JSON
-// values. Sign keeps json.Marshal, the definition of the format.
+// map keys, string escaping; TestEncodeMatchesMarshal, TestAppendJSONString
+// and FuzzEncodeClaims hold it to json.Marshal, and the golden receipts to
+// the bytes already signed). json.Marshal of the claims stays the
+// definition of the payload (doc.go); this encoder is how Sign writes it,
+// and the fast path of decodePayload: a payload is in the form Sign writes
+// when it is byte for byte the re-encoding of what it decodes to. Should a
+// future encoding/json spell a value differently, Verify loses only speed
+// (decodePayload falls back to encoding/json and the comparison as JSON
+// values) and TestEncodeMatchesMarshal fails before Sign could drift.
 
 type jsonWriter struct {
 	b []byte
@@ -118,19 +121,72 @@ func (w *jsonWriter) key2(name string) {
 	w.b = append(w.b, ':')
 }
 
-// appendJSONString writes s as encoding/json does: printable ASCII other
-// than '"', '\\', '<', '>' and '&' as is; anything else through
-// json.Marshal, whose escaping (HTML characters, control characters,
-// U+2028/U+2029, invalid UTF-8 as U+FFFD) is the definition.
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
+// jsonSafe marks the bytes appendJSONString copies as they are: printable
+// ASCII but '"', '\\', '<', '>' and '&'.
+var jsonSafe = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
 	}
+	return t
+}()
+
+// appendJSONString writes s as encoding/json does (encodeState.string with
+// HTML escaping, its default): printable ASCII other than '"', '\\', '<',
+// '>' and '&' as is; '"' and '\\' escaped by a backslash; \b, \f, \n, \r
+// and \t by name; other control characters and the HTML characters as
+// \u00XX; valid UTF-8 as is except U+2028 and U+2029 (\u2028, \u2029);
+// each byte of invalid UTF-8 as \ufffd. TestAppendJSONString and
+// FuzzEncodeClaims hold it to json.Marshal.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
 	b = append(b, '"')
-	b = append(b, s...)
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if jsonSafe[c] {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
 	return append(b, '"')
 }
 

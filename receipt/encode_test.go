@@ -3,6 +3,8 @@ package receipt
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -68,4 +70,31 @@ func FuzzEncodeClaims(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestAppendJSONString: appendJSONString writes what json.Marshal writes
+// for every byte, every escape class and random mixtures of them
+// (FuzzEncodeClaims fuzzes it inside claims).
+func TestAppendJSONString(t *testing.T) {
+	check := func(s string) {
+		t.Helper()
+		want, _ := json.Marshal(s)
+		if got := appendJSONString([]byte("x"), s); !bytes.Equal(got[1:], want) || got[0] != 'x' {
+			t.Fatalf("appendJSONString(%q) = %s, want %s", s, got, want)
+		}
+	}
+	for c := range 256 {
+		check(string([]byte{byte(c)}))
+		check("a" + string([]byte{byte(c)}) + "é")
+	}
+	pieces := []string{"", "a", "Zz09", "\"", "\\", "<", ">", "&", "\x00", "\x1f", "\x7f", "\b", "\f", "\n", "\r", "\t",
+		"é", "€", "😀", "\u2028", "\u2029", "\u2027", "\u202a", "\xff", "\xe2\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\ufffd", "—"}
+	r := rand.New(rand.NewPCG(22, 3))
+	for range 20000 {
+		var b strings.Builder
+		for range r.IntN(8) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		check(b.String())
+	}
 }

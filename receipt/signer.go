@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 )
 
 // Signer signs receipt claims with one Ed25519 key. It is safe for
@@ -103,41 +105,63 @@ func (s *Signer) PublicKey() ed25519.PublicKey { return s.pub }
 // byte.
 //
 // The compact serialisation is written directly: the header is fixed per
-// key and version, the payload is marshalled once, and the signature is
-// crypto/ed25519 over the ASCII signing input (RFC 7515 §5.1).
+// key and version, the payload is written once by the reflection-free
+// encoder of encode.go (appendClaims, appendClaimsV3: byte for byte what
+// json.Marshal writes, which TestEncodeMatchesMarshal, FuzzEncodeClaims and
+// the golden receipts hold it to), and the signature is crypto/ed25519 over
+// the ASCII signing input (RFC 7515 §5.1).
 func (s *Signer) Sign(c Claims) (string, error) {
 	if err := checkClaims(&c); err != nil {
 		return "", err
 	}
+	return s.signChecked(&c)
+}
+
+// signChecked signs claims that checkClaims accepted.
+func (s *Signer) signChecked(c *Claims) (string, error) {
 	if s.env != "" && c.Environment != s.env {
 		return "", fmt.Errorf("%w: claims are %q, key is %q", ErrWrongEnvironment, c.Environment, s.env)
 	}
-	payload, err := marshalPayload(&c)
-	if err != nil {
-		return "", fmt.Errorf("receipt: encode claims of %s: %w", c.ReceiptID, err)
+	sc := scratchPool.Get().(*scratch)
+	sc.payload = appendPayload(sc.payload[:0], c)
+	var jws string
+	jws, sc.jws = s.signPayload(sc.jws[:0], s.headers[c.Spec], sc.payload)
+	if cap(sc.payload)+cap(sc.jws) <= maxPooledScratch {
+		scratchPool.Put(sc)
 	}
-	return s.signPayload(s.headers[c.Spec], payload), nil
+	return jws, nil
 }
 
-// marshalPayload is the signed payload of claims that checkClaims accepted.
-func marshalPayload(c *Claims) ([]byte, error) {
+// scratch is the working memory of one signature: the payload, only read
+// to be base64url-encoded, and the JWS before it is copied into its string.
+type scratch struct{ payload, jws []byte }
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// maxPooledScratch bounds the buffers kept in scratchPool, so that one
+// huge receipt does not pin its memory.
+const maxPooledScratch = 64 << 10
+
+// appendPayload appends the signed payload of claims that checkClaims
+// accepted: json.Marshal(c), or for SpecV3 json.Marshal(toV3(c)).
+func appendPayload(b []byte, c *Claims) []byte {
 	if c.Spec == SpecV3 {
 		w := toV3(c)
-		return json.Marshal(&w)
+		return appendClaimsV3(b, &w)
 	}
-	return json.Marshal(c)
+	return appendClaims(b, c)
 }
 
 // signPayload writes header "." BASE64URL(payload) "." BASE64URL(sig) into
-// one buffer sized in advance.
-func (s *Signer) signPayload(header string, payload []byte) string {
+// buf and returns it as a string, with buf for reuse.
+func (s *Signer) signPayload(buf []byte, header string, payload []byte) (string, []byte) {
 	enc := base64.RawURLEncoding
-	buf := make([]byte, 0, len(header)+1+enc.EncodedLen(len(payload))+1+enc.EncodedLen(ed25519.SignatureSize))
+	buf = slices.Grow(buf, len(header)+1+enc.EncodedLen(len(payload))+1+enc.EncodedLen(ed25519.SignatureSize))
 	buf = append(buf, header...)
 	buf = append(buf, '.')
 	buf = enc.AppendEncode(buf, payload)
 	sig := ed25519.Sign(s.priv, buf)
 	buf = append(buf, '.')
 	buf = enc.AppendEncode(buf, sig)
-	return string(buf)
+	return string(buf), buf
 }

@@ -44,7 +44,8 @@ func (s *Signer) SignStatement(typ string, payload []byte) (string, error) {
 		return "", err
 	}
 	header := base64.RawURLEncoding.EncodeToString(jwsHeaderJSON(AlgEd25519, s.kid, typ))
-	return s.signPayload(header, payload), nil
+	jws, _ := s.signPayload(nil, header, payload)
+	return jws, nil
 }
 
 // SignStatement signs payload as a statement of type typ with the active

@@ -248,7 +248,7 @@ func (v *checker) header(c *Claims) bool {
 	} else {
 		v.match("/event_id", c.EventID, patEventID, `"x402-" + id`)
 	}
-	if c.ReceiptID != "rcpt_"+c.EventID {
+	if id, ok := strings.CutPrefix(c.ReceiptID, "rcpt_"); !ok || id != c.EventID {
 		v.fail("/receipt_id", "%q is not \"rcpt_\" + event_id", c.ReceiptID)
 	}
 	if c.IssuedAt <= 0 {
@@ -475,7 +475,7 @@ func (v *checker) classification(k *Classification) {
 // conversion holds what FX, FXGBP and FXTaxCurrency share, so that one
 // routine checks all three.
 type conversion struct {
-	prefix, pair                                     string
+	prefix, currency                                 string // the pair is "USDC/" + currency
 	amountUSDC, usdcUSDRate, usdcUSDSource, rounding string
 	rate                                             *FXRate
 	rateMember                                       string
@@ -491,7 +491,7 @@ func (v *checker) fxEUR(f *FX, settled string) {
 	v.v3Only("/fx/net_eur_exact", f.NetEURExact != "")
 	v.v3Only("/fx/vat_eur_exact", f.VATEURExact != "")
 	v.conversion(conversion{
-		prefix: "/fx", pair: "USDC/EUR",
+		prefix: "/fx", currency: "EUR",
 		amountUSDC: f.AmountUSDC, usdcUSDRate: f.USDCUSDRate, usdcUSDSource: f.USDCUSDSource, rounding: f.Rounding,
 		rate: &f.USDPerEUR, rateMember: "usd_per_eur",
 		gross: amount{"gross_eur", f.GrossEUR}, net: amount{"net_eur", f.NetEUR}, vat: amount{"vat_eur", f.VATEUR},
@@ -511,7 +511,7 @@ func (v *checker) fxGBP(f *FXGBP, settled, spec string) {
 		return
 	}
 	v.conversion(conversion{
-		prefix: "/fx_gbp", pair: "USDC/GBP",
+		prefix: "/fx_gbp", currency: "GBP",
 		amountUSDC: f.AmountUSDC, usdcUSDRate: f.USDCUSDRate, usdcUSDSource: f.USDCUSDSource, rounding: f.Rounding,
 		rate: &f.USDPerGBP, rateMember: "usd_per_gbp",
 		gross: amount{"gross_gbp", f.GrossGBP}, net: amount{"net_gbp", f.NetGBP}, vat: amount{"vat_gbp", f.VATGBP},
@@ -532,7 +532,7 @@ func (v *checker) fxTaxCurrency(f *FXTaxCurrency, settled string) {
 		v.fail("/fx_tax_currency/currency", "euro figures belong in fx")
 	}
 	v.conversion(conversion{
-		prefix: "/fx_tax_currency", pair: "USDC/" + f.Currency,
+		prefix: "/fx_tax_currency", currency: f.Currency,
 		amountUSDC: f.AmountUSDC, usdcUSDRate: f.USDCUSDRate, usdcUSDSource: f.USDCUSDSource, rounding: f.Rounding,
 		rate: &f.USDPerUnit, rateMember: "usd_per_unit",
 		gross: amount{"gross", f.Gross}, net: amount{"net", f.Net}, vat: amount{"vat", f.VAT},
@@ -542,8 +542,8 @@ func (v *checker) fxTaxCurrency(f *FXTaxCurrency, settled string) {
 }
 
 func (v *checker) conversion(c conversion, pair, settled string) {
-	if pair != c.pair {
-		v.fail(c.prefix+"/pair", "%q is not %q", pair, c.pair)
+	if cur, ok := strings.CutPrefix(pair, "USDC/"); !ok || cur != c.currency {
+		v.fail(c.prefix+"/pair", "%q is not %q", pair, "USDC/"+c.currency)
 	}
 	if c.amountUSDC != settled {
 		v.fail(c.prefix+"/amount_usdc", "%q differs from /settlement/amount_usdc %q", c.amountUSDC, settled)

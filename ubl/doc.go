@@ -77,7 +77,10 @@
 //
 // # Arithmetic
 //
-// Amounts are [decimal.Decimal], never floats. Line net amounts and caller
+// Amounts are [decimal.Decimal], never floats (sums, products, roundings
+// and their text are computed in 64-bit integers when the coefficients fit,
+// with exactly the value, exponent and bytes of the decimal methods, which
+// are used otherwise: fixed.go). Line net amounts and caller
 // subtotals have at most 2 decimals (BR-DEC-*); unit prices and quantities
 // at most 6; rates at most 4; exchange rates at most 10. Money is rounded
 // in one place, roundMoney: to the cent, half away from zero (for the

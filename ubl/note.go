@@ -1,9 +1,6 @@
 package ubl
 
-import (
-	"regexp"
-	"strings"
-)
+import "strings"
 
 // Settlement is the on-chain payment an invoice records. UBL has no
 // structured place for it: a crypto-asset is not an ISO 4217 currency
@@ -33,7 +30,20 @@ type Settlement struct {
 // SandboxWatermark opens the note of every sandbox document.
 const SandboxWatermark = "SANDBOX TEST DOCUMENT - NOT A VALID INVOICE."
 
-var reDecimal = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
+// isDecimalText reports whether s is digits with an optional fraction,
+// ^[0-9]+(\.[0-9]+)?$ (a loop: the note is written for every settlement).
+func isDecimalText(s string) bool {
+	digits := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if s[i] < '0' || s[i] > '9' {
+				return false
+			}
+		}
+		return s != ""
+	}
+	whole, frac, dot := strings.Cut(s, ".")
+	return digits(whole) && (!dot || digits(frac))
+}
 
 // SettlementNote formats the single invoice note (BT-22) stating how the
 // invoice was paid, for Invoice.Note. currency is the invoice currency
@@ -49,13 +59,13 @@ func SettlementNote(currency string, s Settlement) (string, error) {
 	c := &checker{}
 	c.code("Currency", "", currency)
 	c.date("PaidOn", "", s.PaidOn)
-	if c.code("Amount", "", s.Amount) && !reDecimal.MatchString(s.Amount) {
+	if c.code("Amount", "", s.Amount) && !isDecimalText(s.Amount) {
 		c.addf("Amount", "", ErrFormat, "%q is not a decimal number", s.Amount)
 	}
 	c.code("Asset", "", s.Asset)
 	c.code("Network", "", s.Network)
 	c.code("TxHash", "", s.TxHash)
-	if c.code("Rate", "", s.Rate) && !reDecimal.MatchString(s.Rate) {
+	if c.code("Rate", "", s.Rate) && !isDecimalText(s.Rate) {
 		c.addf("Rate", "", ErrFormat, "%q is not a decimal number", s.Rate)
 	}
 	c.code("RateCurrency", "", s.RateCurrency)
@@ -64,14 +74,27 @@ func SettlementNote(currency string, s Settlement) (string, error) {
 	if err := c.err(); err != nil {
 		return "", err
 	}
+	parts := [...]string{
+		"Paid in full on ", s.PaidOn, ": ", s.Amount, " ", s.Asset, " on ", s.Network, ", tx ", s.TxHash,
+		"; converted at 1 ", currency, " = ", s.Rate, " ", s.RateCurrency, " as of ", s.RateDate,
+		" (", s.RateSource, ").",
+	}
+	n := 0
+	if s.Sandbox {
+		n += len(SandboxWatermark) + 1
+	}
+	for _, p := range parts {
+		n += len(p)
+	}
 	var b strings.Builder
+	b.Grow(n) // one allocation
 	if s.Sandbox {
 		b.WriteString(SandboxWatermark)
 		b.WriteString(" ")
 	}
-	b.WriteString("Paid in full on " + s.PaidOn + ": " + s.Amount + " " + s.Asset + " on " + s.Network + ", tx " + s.TxHash)
-	b.WriteString("; converted at 1 " + currency + " = " + s.Rate + " " + s.RateCurrency + " as of " + s.RateDate)
-	b.WriteString(" (" + s.RateSource + ").")
+	for _, p := range parts {
+		b.WriteString(p)
+	}
 	return b.String(), nil
 }
 
@@ -108,7 +131,7 @@ func RefundNote(currency string, r Refund) (string, error) {
 	c := &checker{}
 	c.code("Currency", "", currency)
 	c.date("RefundedOn", "", r.RefundedOn)
-	if c.code("Amount", "", r.Amount) && !reDecimal.MatchString(r.Amount) {
+	if c.code("Amount", "", r.Amount) && !isDecimalText(r.Amount) {
 		c.addf("Amount", "", ErrFormat, "%q is not a decimal number", r.Amount)
 	}
 	c.code("Asset", "", r.Asset)
@@ -116,7 +139,7 @@ func RefundNote(currency string, r Refund) (string, error) {
 		c.addf("TxHash", "", ErrRequired, "network and tx hash of the refund transfer go together")
 	}
 	c.code("Invoice", "", r.Invoice)
-	if c.code("Rate", "", r.Rate) && !reDecimal.MatchString(r.Rate) {
+	if c.code("Rate", "", r.Rate) && !isDecimalText(r.Rate) {
 		c.addf("Rate", "", ErrFormat, "%q is not a decimal number", r.Rate)
 	}
 	c.code("RateCurrency", "", r.RateCurrency)

@@ -201,7 +201,7 @@ func (p *prepared) taxTotal(w *writer) {
 		w.open("cac:TaxCategory")
 		w.leaf("cbc:ID", s.Category)
 		if s.Category != "O" { // BR-O-05 .. BR-O-07: no rate for O
-			w.leaf("cbc:Percent", s.RatePercent.String())
+			w.number("cbc:Percent", s.RatePercent)
 		}
 		w.optional("cbc:TaxExemptionReasonCode", s.ExemptionCode)
 		w.optional("cbc:TaxExemptionReason", s.ExemptionReason)
@@ -236,7 +236,9 @@ func (p *prepared) line(w *writer, lineName, qtyName, id string, l Line) {
 	cur := p.inv.Currency
 	w.open(lineName)
 	w.leaf("cbc:ID", id)
-	w.leafAttr(qtyName, "unitCode", "C62", l.Quantity.String()) // UN/ECE Rec 20 "one"
+	w.openAttr(qtyName, "unitCode", "C62") // UN/ECE Rec 20 "one"
+	w.b = appendString(w.b, l.Quantity)
+	w.end(qtyName)
 	w.amount("cbc:LineExtensionAmount", cur, l.NetAmount)
 	if l.Period != nil {
 		w.period(*l.Period) // BG-26
@@ -246,13 +248,15 @@ func (p *prepared) line(w *writer, lineName, qtyName, id string, l Line) {
 	w.open("cac:ClassifiedTaxCategory")
 	w.leaf("cbc:ID", l.Category)
 	if l.Category != "O" {
-		w.leaf("cbc:Percent", l.RatePercent.String())
+		w.number("cbc:Percent", l.RatePercent)
 	}
 	w.taxScheme("VAT")
 	w.close("cac:ClassifiedTaxCategory")
 	w.close("cac:Item")
 	w.open("cac:Price")
-	w.leafAttr("cbc:PriceAmount", "currencyID", cur, priceString(l.PriceAmount))
+	w.openAttr("cbc:PriceAmount", "currencyID", cur)
+	w.b = appendPrice(w.b, l.PriceAmount)
+	w.end("cbc:PriceAmount")
 	w.close("cac:Price")
 	w.close(lineName)
 }

@@ -21,12 +21,12 @@ func convertTaxCurrency(c *checker, t *Totals, rate decimal.Decimal) {
 	for i, s := range t.Subtotals {
 		cs := TaxSubtotal{
 			Category: s.Category, RatePercent: s.RatePercent,
-			TaxableAmount: roundMoney(s.TaxableAmount.Mul(rate)),
-			TaxAmount:     roundMoney(s.TaxAmount.Mul(rate)),
+			TaxableAmount: convertMoney(s.TaxableAmount, rate),
+			TaxAmount:     convertMoney(s.TaxAmount, rate),
 		}
 		t.TaxCurrencySubtotals[i] = cs
-		t.TaxCurrencyTax = t.TaxCurrencyTax.Add(cs.TaxAmount)
-		if cs.TaxableAmount.GreaterThanOrEqual(maxAmount) {
+		t.TaxCurrencyTax = addDec(t.TaxCurrencyTax, cs.TaxAmount)
+		if cmpDec(cs.TaxableAmount, maxAmount) >= 0 {
 			c.addf("TaxCurrency.Rate", "", ErrRange, "the taxable amount in the tax currency, %s, is not below 10^15", cs.TaxableAmount.StringFixed(2))
 			return
 		}

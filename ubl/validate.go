@@ -2,6 +2,7 @@ package ubl
 
 import (
 	"fmt"
+	"math/big"
 	"regexp"
 	"strconv"
 	"strings"
@@ -30,7 +31,6 @@ const (
 var (
 	reEmail     = regexp.MustCompile(`^[^@\s]+@([^@.\s]+\.)+[^@.\s]+$`)
 	reTelephone = regexp.MustCompile(`([0-9].*){3,}`)
-	reVATNumber = regexp.MustCompile(`^[A-Z]{2}[0-9A-Z+*]{2,13}$`)
 	reSEVAT     = regexp.MustCompile(`^SE[0-9]{12}$`)
 )
 
@@ -190,9 +190,24 @@ const (
 	maxCoefficientBits = 256
 )
 
-// sane rejects decimals whose representation is too large to compute with.
+// coefficientBounds[e+maxExponent] are ±2^maxCoefficientBits at exponent
+// e: a decimal compares with the one of its own exponent word by word,
+// without copying or scaling its coefficient, however long it is.
+var coefficientBounds = func() (b [2*maxExponent + 1][2]decimal.Decimal) {
+	limit := new(big.Int).Lsh(big.NewInt(1), maxCoefficientBits)
+	for i := range b {
+		e := int32(i - maxExponent)
+		b[i] = [2]decimal.Decimal{decimal.NewFromBigInt(new(big.Int).Neg(limit), e), decimal.NewFromBigInt(limit, e)}
+	}
+	return b
+}()
+
+// sane rejects decimals whose representation is too large to compute with:
+// an exponent beyond ±maxExponent or a coefficient of more than
+// maxCoefficientBits bits (|coefficient| ≥ 2^maxCoefficientBits).
 func (c *checker) sane(field string, d decimal.Decimal) bool {
-	if e := d.Exponent(); e < -maxExponent || e > maxExponent || d.Coefficient().BitLen() > maxCoefficientBits {
+	e := d.Exponent()
+	if e < -maxExponent || e > maxExponent || d.Cmp(coefficientBounds[e+maxExponent][0]) <= 0 || d.Cmp(coefficientBounds[e+maxExponent][1]) >= 0 {
 		c.add(field, "", ErrRange, "number has too many digits")
 		return false
 	}
@@ -205,7 +220,7 @@ func (c *checker) amount(field, rule string, d decimal.Decimal) bool {
 		return false
 	}
 	ok := c.bounded(field, d, false)
-	if !d.Truncate(2).Equal(d) {
+	if !hasPlaces(d, 2) {
 		c.addf(field, rule, ErrDecimals, "%s has more than 2 decimal places", d.String())
 		ok = false
 	}
@@ -229,7 +244,7 @@ func (c *checker) bounded(field string, d decimal.Decimal, positive bool) bool {
 		c.addf(field, "", ErrRange, "%s is negative; amounts are positive, the document type gives the sign", d.String())
 	case positive && d.IsZero():
 		c.add(field, "", ErrRange, "must be greater than zero")
-	case d.Abs().GreaterThanOrEqual(maxAmount):
+	case cmpDec(d, maxAmount) >= 0: // d ≥ 0 here
 		c.addf(field, "", ErrRange, "%s is not below 10^15", d.String())
 	default:
 		return true
@@ -239,7 +254,7 @@ func (c *checker) bounded(field string, d decimal.Decimal, positive bool) bool {
 
 // places checks that d has at most n decimal places.
 func (c *checker) places(field string, d decimal.Decimal, n int32) bool {
-	if !d.Truncate(n).Equal(d) {
+	if !hasPlaces(d, n) {
 		c.addf(field, "", ErrDecimals, "%s has more than %d decimal places", d.String(), n)
 		return false
 	}
@@ -317,7 +332,7 @@ func checkFields(c *checker, p *prepared) {
 		if c.sane("TaxCurrency.Rate", tc.Rate) {
 			if !tc.Rate.IsPositive() {
 				c.add("TaxCurrency.Rate", "", ErrRange, "must be greater than zero")
-			} else if tc.Rate.GreaterThanOrEqual(maxAmount) {
+			} else if cmpDec(tc.Rate, maxAmount) >= 0 {
 				c.addf("TaxCurrency.Rate", "", ErrRange, "%s is not below 10^15", tc.Rate.String())
 			} else {
 				c.places("TaxCurrency.Rate", tc.Rate, maxFXDecimals)
@@ -348,7 +363,7 @@ func checkFields(c *checker, p *prepared) {
 	checkParty(c, inv.Profile, "Buyer", inv.Buyer, partyRules{name: "BR-07", country: "BR-11", endpointScheme: "BR-63"})
 	checkLines(c, p)
 	for i, s := range inv.Subtotals {
-		checkSubtotal(c, fmt.Sprintf("Subtotals[%d]", i), s)
+		checkSubtotal(c, itemName("Subtotals", i), s)
 	}
 	if pm := inv.PaymentMeans; pm != nil {
 		if c.code("PaymentMeans.Code", "BR-49", pm.Code) && !inList(paymentMeansCodes, pm.Code) {
@@ -415,7 +430,7 @@ func checkParty(c *checker, prof Profile, f string, pt Party, r partyRules) {
 	}
 	if pt.VATNumber != "" && c.code(fn(".VATNumber"), "", pt.VATNumber) {
 		switch {
-		case !reVATNumber.MatchString(pt.VATNumber):
+		case !isVATNumberShape(pt.VATNumber):
 			c.addf(fn(".VATNumber"), "", ErrFormat, "%q is not a country prefix followed by 2 to 13 letters or digits", pt.VATNumber)
 		case !inList(vatPrefixes, pt.VATNumber[:2]):
 			c.addf(fn(".VATNumber"), "BR-CO-09", ErrCode, "prefix %q is not an ISO 3166-1 alpha-2 code, EL or XI (a non-Union OSS \"EU\" number cannot be a seller VAT identifier)", pt.VATNumber[:2])
@@ -488,7 +503,7 @@ func checkRate(c *checker, field, cat string, rate decimal.Decimal) {
 	case "S":
 		if !rate.IsPositive() {
 			c.addf(field, "BR-S-05", ErrRange, "standard-rated VAT rate %s must be greater than zero", rate.String())
-		} else if rate.GreaterThanOrEqual(maxRate) {
+		} else if cmpDec(rate, maxRate) >= 0 {
 			c.addf(field, "", ErrRange, "VAT rate %s%% is not below 100%%", rate.String())
 		}
 		c.places(field, rate, maxRateDecimals)
@@ -503,7 +518,7 @@ func checkRate(c *checker, field, cat string, rate decimal.Decimal) {
 // and the VATEX meaning of AE and O (Peppol P0105, P0107: VATEX-EU-O and
 // VATEX-EU-AE belong to exactly those categories).
 func checkExemption(c *checker, field, cat, code, reason string) {
-	c.text(field+".ExemptionReason", reason)
+	c.text(fieldName(field, ".ExemptionReason"), reason)
 	switch cat {
 	case "S", "Z":
 		if code != "" || reason != "" {
@@ -528,29 +543,28 @@ func checkLines(c *checker, p *prepared) {
 	}
 	p.lineIDs = make([]string, len(lines))
 	seen := make(map[string]int, len(lines))
-	r120 := decimal.New(2, -2)
 	for i, l := range lines {
-		f := "Lines[" + strconv.Itoa(i) + "]"
+		f := itemName("Lines", i)
 		id := l.ID
 		if id == "" {
 			id = strconv.Itoa(i + 1)
 		}
-		if l.ID == "" || c.identifier(f+".ID", "BR-21", id) {
+		if l.ID == "" || c.identifier(fieldName(f, ".ID"), "BR-21", id) {
 			if j, dup := seen[id]; dup {
-				c.addf(f+".ID", "", ErrMismatch, "line id %q is also the id of Lines[%d]", id, j)
+				c.addf(fieldName(f, ".ID"), "", ErrMismatch, "line id %q is also the id of Lines[%d]", id, j)
 			}
 			seen[id] = i
 			p.lineIDs[i] = id
 		}
-		c.required(f+".Name", "BR-25", l.Name)
-		if l.Period != nil && checkPeriod(c, f+".Period", "BR-CO-20", "BR-30", *l.Period) && p.inv.Period != nil {
-			checkWithin(c, f+".Period", *l.Period, *p.inv.Period)
+		c.required(fieldName(f, ".Name"), "BR-25", l.Name)
+		if l.Period != nil && checkPeriod(c, fieldName(f, ".Period"), "BR-CO-20", "BR-30", *l.Period) && p.inv.Period != nil {
+			checkWithin(c, fieldName(f, ".Period"), *l.Period, *p.inv.Period)
 		}
-		qtyOK := c.quantity(f+".Quantity", l.Quantity, true)
-		priceOK := c.quantity(f+".PriceAmount", l.PriceAmount, false)
-		netOK := c.amount(f+".NetAmount", "BR-DEC-23", l.NetAmount)
-		if checkCategory(c, f+".Category", l.Category) {
-			checkRate(c, f+".RatePercent", l.Category, l.RatePercent)
+		qtyOK := c.quantity(fieldName(f, ".Quantity"), l.Quantity, true)
+		priceOK := c.quantity(fieldName(f, ".PriceAmount"), l.PriceAmount, false)
+		netOK := c.amount(fieldName(f, ".NetAmount"), "BR-DEC-23", l.NetAmount)
+		if checkCategory(c, fieldName(f, ".Category"), l.Category) {
+			checkRate(c, fieldName(f, ".RatePercent"), l.Category, l.RatePercent)
 			checkExemption(c, f, l.Category, l.ExemptionCode, l.ExemptionReason)
 		}
 		// PEPPOL-EN16931-R120: net = quantity × price (no base quantity,
@@ -559,20 +573,20 @@ func checkLines(c *checker, p *prepared) {
 		if !qtyOK || !priceOK || !netOK {
 			continue
 		}
-		if diff := l.NetAmount.Sub(l.Quantity.Mul(l.PriceAmount)).Abs(); diff.GreaterThan(r120) {
-			c.addf(f+".NetAmount", "PEPPOL-EN16931-R120", ErrMismatch, "%s differs from quantity × price = %s by more than 0.02",
+		if !withinR120(l.NetAmount, l.Quantity, l.PriceAmount) {
+			c.addf(fieldName(f, ".NetAmount"), "PEPPOL-EN16931-R120", ErrMismatch, "%s differs from quantity × price = %s by more than 0.02",
 				l.NetAmount.String(), l.Quantity.Mul(l.PriceAmount).String())
 		}
 	}
 }
 
 func checkSubtotal(c *checker, f string, s TaxSubtotal) {
-	if checkCategory(c, f+".Category", s.Category) {
-		checkRate(c, f+".RatePercent", s.Category, s.RatePercent)
+	if checkCategory(c, fieldName(f, ".Category"), s.Category) {
+		checkRate(c, fieldName(f, ".RatePercent"), s.Category, s.RatePercent)
 		checkExemption(c, f, s.Category, s.ExemptionCode, s.ExemptionReason)
 	}
-	c.amount(f+".TaxableAmount", "BR-DEC-19", s.TaxableAmount)
-	c.amount(f+".TaxAmount", "BR-DEC-20", s.TaxAmount)
+	c.amount(fieldName(f, ".TaxableAmount"), "BR-DEC-19", s.TaxableAmount)
+	c.amount(fieldName(f, ".TaxAmount"), "BR-DEC-20", s.TaxAmount)
 }
 
 // group is one (category, rate) of the VAT breakdown while it is built.
@@ -589,7 +603,10 @@ func groupKey(cat string, rate decimal.Decimal) string {
 	if cat == "O" {
 		return "O" // the rate of O is ignored (BR-O-05 .. BR-O-07)
 	}
-	return cat + "|" + rate.String()
+	var buf [48]byte
+	b := append(buf[:0], cat...)
+	b = append(b, '|')
+	return string(appendString(b, rate)) // cat + "|" + rate.String()
 }
 
 // checkTax is the second pass: the VAT breakdown (BG-23), the category rules
@@ -609,8 +626,8 @@ func checkTax(c *checker, p *prepared) {
 			byKey[k] = g
 			groups = append(groups, g)
 		}
-		g.base = g.base.Add(l.NetAmount)
-		f := "Lines[" + strconv.Itoa(i) + "]"
+		g.base = addDec(g.base, l.NetAmount)
+		f := itemName("Lines", i)
 		mergeExemption(c, f, &g.code, l.ExemptionCode, "ExemptionCode")
 		mergeExemption(c, f, &g.reason, l.ExemptionReason, "ExemptionReason")
 	}
@@ -634,7 +651,7 @@ func checkTax(c *checker, p *prepared) {
 		case g.given >= 0:
 			s.TaxAmount = inv.Subtotals[g.given].TaxAmount
 		case g.cat == "S":
-			s.TaxAmount = vatOf(g.base, g.rate)
+			s.TaxAmount = vatOfFast(g.base, g.rate)
 		default:
 			s.TaxAmount = decimal.Zero // BR-Z-09, BR-AE-09, BR-O-09
 		}
@@ -652,16 +669,16 @@ func checkTax(c *checker, p *prepared) {
 			s.ExemptionReason = orDefault(s.ExemptionReason, vatexOReason)
 		}
 		t.Subtotals[i] = s
-		t.Tax = t.Tax.Add(s.TaxAmount)
-		t.LineExtension = t.LineExtension.Add(s.TaxableAmount)
+		t.Tax = addDec(t.Tax, s.TaxAmount)
+		t.LineExtension = addDec(t.LineExtension, s.TaxableAmount)
 	}
 	t.TaxExclusive = t.LineExtension
-	t.TaxInclusive = t.TaxExclusive.Add(t.Tax)
+	t.TaxInclusive = addDec(t.TaxExclusive, t.Tax)
 	if inv.PaidInFull {
 		t.Prepaid = t.TaxInclusive
 	}
-	t.Payable = t.TaxInclusive.Sub(t.Prepaid)
-	if t.TaxInclusive.GreaterThanOrEqual(maxAmount) {
+	t.Payable = subDec(t.TaxInclusive, t.Prepaid)
+	if cmpDec(t.TaxInclusive, maxAmount) >= 0 {
 		c.addf("Lines", "", ErrRange, "invoice total %s is not below 10^15", t.TaxInclusive.StringFixed(2))
 		return
 	}
@@ -732,9 +749,8 @@ func mergeExemption(c *checker, f string, have *string, v, name string) {
 // VAT within 0.01 of base × rate for S (stricter than BR-CO-17's 1.00) and
 // zero otherwise (BR-Z-09, BR-AE-09, BR-O-09).
 func matchSubtotals(c *checker, subs []TaxSubtotal, groups []*group, byKey map[string]*group) {
-	tolerance := decimal.New(1, -2)
 	for i, s := range subs {
-		f := "Subtotals[" + strconv.Itoa(i) + "]"
+		f := itemName("Subtotals", i)
 		g := byKey[groupKey(s.Category, s.RatePercent)]
 		switch {
 		case g == nil:
@@ -745,13 +761,13 @@ func matchSubtotals(c *checker, subs []TaxSubtotal, groups []*group, byKey map[s
 			continue
 		}
 		g.given = i
-		if !s.TaxableAmount.Equal(g.base) {
+		if cmpDec(s.TaxableAmount, g.base) != 0 {
 			c.addf(f+".TaxableAmount", "BR-"+g.cat+"-08", ErrMismatch, "%s is not the sum of its lines' net amounts, %s",
 				s.TaxableAmount.StringFixed(2), g.base.StringFixed(2))
 		}
 		if g.cat == "S" {
-			want := exactVAT(g.base, g.rate)
-			if s.TaxAmount.Sub(want).Abs().GreaterThan(tolerance) {
+			if !withinCent(s.TaxAmount, g.base, g.rate) {
+				want := exactVAT(g.base, g.rate)
 				c.addf(f+".TaxAmount", "BR-CO-17", ErrMismatch, "%s is not within 0.01 of base × rate = %s",
 					s.TaxAmount.StringFixed(2), want.String())
 			}
@@ -842,4 +858,23 @@ func resolveEndpoint(c *checker, p *prepared, f string, pt Party, rule string) e
 	}
 	c.add(f+".EndpointID", rule, ErrRequired, detail)
 	return endpoint{}
+}
+
+// isVATNumberShape reports whether v is a country prefix followed by 2 to
+// 13 letters or digits, ^[A-Z]{2}[0-9A-Z+*]{2,13}$ (a loop: every invoice
+// checks its parties' numbers).
+func isVATNumberShape(v string) bool {
+	if len(v) < 4 || len(v) > 15 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c >= 'A' && c <= 'Z':
+		case i >= 2 && (c >= '0' && c <= '9' || c == '+' || c == '*'):
+		default:
+			return false
+		}
+	}
+	return true
 }

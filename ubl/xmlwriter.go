@@ -85,14 +85,7 @@ func (w *writer) leaf(name, text string) {
 
 // leafAttr writes an element with one attribute and text content.
 func (w *writer) leafAttr(name, attr, val, text string) {
-	w.indent()
-	w.b = append(w.b, '<')
-	w.b = append(w.b, name...)
-	w.b = append(w.b, ' ')
-	w.b = append(w.b, attr...)
-	w.b = append(w.b, '=', '"')
-	w.attr(val)
-	w.b = append(w.b, '"', '>')
+	w.openAttr(name, attr, val)
 	w.text(text)
 	w.end(name)
 }
@@ -129,7 +122,32 @@ func (w *writer) period(pr Period) {
 // (PEPPOL-EN16931-R051). Values are already 2-decimal (validated or
 // computed from validated values), so StringFixed only pads.
 func (w *writer) amount(name, currency string, d decimal.Decimal) {
-	w.leafAttr(name, "currencyID", currency, d.StringFixed(2))
+	w.openAttr(name, "currencyID", currency)
+	w.b = appendFixed2(w.b, d) // digits, '-' and '.': nothing to escape
+	w.end(name)
+}
+
+// number writes a leaf whose text is d.String() (a decimal needs no
+// escaping).
+func (w *writer) number(name string, d decimal.Decimal) {
+	w.indent()
+	w.b = append(w.b, '<')
+	w.b = append(w.b, name...)
+	w.b = append(w.b, '>')
+	w.b = appendString(w.b, d)
+	w.end(name)
+}
+
+// openAttr writes the start tag of a leaf with one attribute.
+func (w *writer) openAttr(name, attr, val string) {
+	w.indent()
+	w.b = append(w.b, '<')
+	w.b = append(w.b, name...)
+	w.b = append(w.b, ' ')
+	w.b = append(w.b, attr...)
+	w.b = append(w.b, '=', '"')
+	w.attr(val)
+	w.b = append(w.b, '"', '>')
 }
 
 // text appends character data, escaping &, <, > and CR.

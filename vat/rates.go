@@ -85,6 +85,8 @@ type RateTable struct {
 	// fromUnix is the first midnight (UTC) of the coverage, toEndUnix the
 	// midnight after its last day.
 	fromUnix, toEndUnix int64
+	// countries is what Countries returns (a copy of), sorted.
+	countries []string
 }
 
 // seriesIndex numbers the rate series for RateTable.national.
@@ -137,6 +139,12 @@ func buildRateTable() *RateTable {
 		}
 		t.national[i][s] = rows
 	}
+	for k := range t.series {
+		if k.territory == "" && k.series == seriesStandard {
+			t.countries = append(t.countries, k.country)
+		}
+	}
+	slices.Sort(t.countries)
 	return t
 }
 
@@ -186,14 +194,7 @@ func (t *RateTable) Reduced(country string, on time.Time) ([]decimal.Decimal, Ra
 // Countries lists the countries the table covers, as ISO 3166-1 alpha-2
 // codes (GR for Greece), sorted.
 func (t *RateTable) Countries() []string {
-	var cs []string
-	for k := range t.series {
-		if k.territory == "" && k.series == seriesStandard {
-			cs = append(cs, k.country)
-		}
-	}
-	slices.Sort(cs)
-	return cs
+	return slices.Clone(t.countries) // the list is built once, with the table
 }
 
 var errNoSeries = errors.New("vat: no such rate series")
