@@ -132,11 +132,11 @@ func netOf64(gross, ratePercent decimal.Decimal) (decimal.Decimal, bool) {
 		return decimal.Decimal{}, false
 	}
 	q, r := bits.Div64(hi, lo, b)
+	if q >= math.MaxInt64 { // q+1 must fit an int64 (and never wrap past 2^64)
+		return decimal.Decimal{}, false
+	}
 	if r >= b-r {
 		q++
-	}
-	if q > math.MaxInt64 {
-		return decimal.Decimal{}, false
 	}
 	return decimal.New(int64(q), -netPlaces), true
 }
