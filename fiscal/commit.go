@@ -75,35 +75,54 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 	if d.ublDraft != nil {
 		series = d.series
 	}
-	g, err := e.predict.predict(e.ledger.Size(), series, func() (int64, error) { return e.ledger.Sequence(series) })
-	if err != nil {
-		return nil, ledger.Appended{}, storeError(err)
-	}
-	defer g.done()
 	rnd := &replay{src: e.cfg.Rand}
-	if d.ublDraft != nil {
-		if err := e.numberAs(d, g.number); err != nil {
-			return nil, ledger.Appended{}, err
+	var g, sealed *guess
+	var doc []byte
+	var prep *ledger.Prepared
+	for try := 0; ; try++ {
+		// A prediction revoked before it was sent (awaited) is made
+		// again; the entry is sealed again, with the same random bytes,
+		// only if the new one differs.
+		var err error
+		if g, err = e.predict.predict(e.ledger.Size(), series, try > 0, func() (int64, error) { return e.ledger.Sequence(series) }); err != nil {
+			return nil, ledger.Appended{}, storeError(err)
+		}
+		defer g.done()
+		if sealed == nil || g.index != sealed.index || g.number != sealed.number {
+			rnd.playing, rnd.pos = sealed != nil, 0
+			if d.ublDraft != nil {
+				if err := e.numberAs(d, g.number); err != nil {
+					return nil, ledger.Appended{}, err
+				}
+			}
+			var leaf string
+			var openings []byte
+			if doc, leaf, openings, err = e.seal(d, g.index, rnd); err != nil {
+				return nil, ledger.Appended{}, err
+			}
+			docs := map[string][]byte{docRecord: doc}
+			if d.ubl != nil {
+				docs[docUBL] = d.ubl
+			}
+			if openings != nil {
+				docs[docOpenings] = openings
+			}
+			if prep, err = e.ledger.Prepare(ledger.Entry{ID: d.id, Leaf: []byte(leaf), Docs: docs, Postings: postings, Puts: puts}); err != nil {
+				return nil, ledger.Appended{}, storeError(err)
+			}
+		}
+		if sealed = g; g.send() {
+			break
 		}
 	}
-	doc, leaf, openings, err := e.seal(d, g.index, rnd)
-	if err != nil {
-		return nil, ledger.Appended{}, err
-	}
 	ev := d.event(g.index) // the outbox event, at the predicted index too
-	docs := map[string][]byte{docRecord: doc}
-	if d.ubl != nil {
-		docs[docUBL] = d.ubl
-	}
-	if openings != nil {
-		docs[docOpenings] = openings
-	}
 	stored := doc
 	a := ledger.Append{
-		Claims: d.Claims,
-		Entry:  &ledger.Entry{ID: d.id, Leaf: []byte(leaf), Docs: docs, Postings: postings, Puts: puts},
+		Claims:   d.Claims,
+		Prepared: prep,
 		// A batch plans the appends in the order of their predictions.
-		Order: g.index + 1,
+		Order:   g.index + 1,
+		Pending: e.predict.awaited,
 		Hook: func(h *ledger.Hook) error {
 			for _, c := range checks {
 				if err := c.fn(h); err != nil {

@@ -5,3 +5,7 @@ package fiscal
 func NumberingStats(e *Engine) (hits, misses int64) {
 	return e.predict.hits.Load(), e.predict.misses.Load()
 }
+
+// PredictionsRevoked reports how many predictions were revoked before their
+// append was sent (and made again by the caller).
+func PredictionsRevoked(e *Engine) int64 { return e.predict.revoked.Load() }

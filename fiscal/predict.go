@@ -2,8 +2,10 @@ package fiscal
 
 import (
 	"io"
+	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Sealing off the committer (issue 22). An entry is sealed in the caller's
@@ -40,11 +42,14 @@ import (
 type predictor struct {
 	mu       sync.Mutex
 	next     int64 // one past the last index the committer gave
-	inFlight int64 // predictions not yet resolved
+	inFlight int64 // predictions not yet resolved, and free slots
 	series   map[string]*seriesGuess
+	live     map[int64]*guess // unresolved predictions by index
+	free     []*guess         // slots given up, for the next prediction of their series
 	// hits and misses count appends written as sealed and those the
 	// committer sealed again (the benchmarks report them).
 	hits, misses atomic.Int64
+	revoked      atomic.Int64 // predictions revoked (made again by their caller)
 }
 
 type seriesGuess struct {
@@ -59,38 +64,71 @@ type guess struct {
 	index, number int64
 	p             *predictor
 	g             *seriesGuess // nil: no invoice
-	resolved      bool
+	at            time.Time    // when predicted
+	resolved      bool         // drawn, or its slot freed
+	sent          bool         // handed to the ledger: never revoked
 }
 
-// predict returns the prediction for the next append; size is the
-// ledger's committed size, load reads a series' last number. done must be
-// called when the append is over.
-func (p *predictor) predict(size int64, series string, load func() (int64, error)) (*guess, error) {
+// revokeAfter is how long a prediction the committer waits for may stay
+// unsent before its slot goes to the next prediction (awaited).
+const revokeAfter = time.Millisecond
+
+// predict returns the prediction for the next append: the lowest slot
+// given up in its series, else the end; size is the ledger's committed
+// size, load reads a series' last number; a final prediction is never
+// revoked. done must be called when the append is over.
+func (p *predictor) predict(size int64, series string, final bool, load func() (int64, error)) (*guess, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	t := &guess{p: p}
+	if p.live == nil {
+		p.series, p.live = map[string]*seriesGuess{}, map[int64]*guess{}
+	}
+	t := &guess{p: p, at: time.Now(), sent: final}
 	if series != "" {
-		if p.series == nil {
-			p.series = map[string]*seriesGuess{}
+		if t.g = p.series[series]; t.g == nil {
+			t.g = &seriesGuess{}
+			p.series[series] = t.g
 		}
-		g := p.series[series]
-		if g == nil {
-			g = &seriesGuess{}
-			p.series[series] = g
-		}
-		if !g.loaded {
+		if !t.g.loaded {
 			last, err := load()
 			if err != nil {
 				return nil, err
 			}
-			g.drawn, g.loaded = max(g.drawn, last), true
+			t.g.drawn, t.g.loaded = max(t.g.drawn, last), true
 		}
-		g.inFlight++
-		t.g, t.number = g, g.drawn+g.inFlight
 	}
-	t.index = max(p.next, size) + p.inFlight
-	p.inFlight++
+	p.prune(max(p.next, size))
+	if i := slices.IndexFunc(p.free, func(f *guess) bool { return f.g == t.g }); i >= 0 {
+		t.index, t.number = p.free[i].index, p.free[i].number
+		p.free = slices.Delete(p.free, i, i+1)
+	} else {
+		t.index = max(p.next, size) + p.inFlight
+		if p.inFlight++; t.g != nil {
+			t.g.inFlight++
+			t.number = t.g.drawn + t.g.inFlight
+		}
+	}
+	p.live[t.index] = t
 	return t, nil
+}
+
+// prune drops the free slots below index base, which the log has passed.
+func (p *predictor) prune(base int64) {
+	p.free = slices.DeleteFunc(p.free, func(f *guess) bool {
+		if f.index >= base {
+			return false
+		}
+		p.drop(f)
+		return true
+	})
+}
+
+// drop takes a slot out of the counts.
+func (p *predictor) drop(t *guess) {
+	p.inFlight--
+	if t.g != nil {
+		t.g.inFlight--
+	}
 }
 
 // drew records, in the committer, the index and number the append got.
@@ -101,28 +139,67 @@ func (t *guess) drew(index, number int64) {
 	if t.g != nil {
 		t.g.drawn = number
 	}
-	t.resolve()
+	switch {
+	case t.resolved:
+	case index < t.index: // it filled a gap: its own slot is free
+		t.resolve()
+		p.free = append(p.free, t)
+	default:
+		t.resolve()
+		p.drop(t)
+	}
+	if f := p.live[index]; f != nil && !f.sent {
+		// Its slot is taken: revoked, it predicts again before sending.
+		f.resolve()
+		p.drop(f)
+		p.revoked.Add(1)
+	}
+	p.prune(index + 1)
 	p.mu.Unlock()
 }
 
-// done ends a prediction.
+// done ends a prediction: one never drawn frees its slot.
 func (t *guess) done() {
 	t.p.mu.Lock()
-	t.resolve()
+	if !t.resolved {
+		t.resolve()
+		t.p.free = append(t.p.free, t)
+	}
 	t.p.mu.Unlock()
 }
 
 func (t *guess) resolve() {
-	if t.resolved {
-		return
-	}
 	t.resolved = true
-	if t.p.inFlight > 0 {
-		t.p.inFlight--
+	if t.p.live[t.index] == t {
+		delete(t.p.live, t.index)
 	}
-	if t.g != nil && t.g.inFlight > 0 {
-		t.g.inFlight--
+}
+
+// send marks the prediction handed to the ledger, unless it was revoked.
+func (t *guess) send() bool {
+	t.p.mu.Lock()
+	defer t.p.mu.Unlock()
+	t.sent = !t.resolved
+	return t.sent
+}
+
+// awaited (ledger.Append.Pending) says whether an append ordered order
+// (index+1) is still to come: predicted and unresolved, or a free slot
+// the next prediction takes. A prediction the committer has been waiting
+// for that is still unsent after revokeAfter is revoked: its slot becomes
+// free, and its caller predicts again before sending.
+func (p *predictor) awaited(order int64) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if t := p.live[order-1]; t != nil {
+		if !t.sent && time.Since(t.at) > revokeAfter {
+			t.resolve()
+			p.free = append(p.free, t)
+			p.revoked.Add(1)
+		}
+		return true
 	}
+	return slices.ContainsFunc(p.free, func(f *guess) bool { return f.index == order-1 })
 }
 
 // replay records the random bytes a seal draws and serves them again to a
