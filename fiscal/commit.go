@@ -76,7 +76,7 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 		series = d.series
 	}
 	rnd := &replay{src: e.cfg.Rand}
-	var g, sealed *guess
+	var g, sealed *ledger.Prediction
 	var doc []byte
 	var prep *ledger.Prepared
 	for try := 0; ; try++ {
@@ -84,20 +84,20 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 		// again; the entry is sealed again, with the same random bytes,
 		// only if the new one differs.
 		var err error
-		if g, err = e.predict.predict(e.ledger.Size(), series, try > 0, func() (int64, error) { return e.ledger.Sequence(series) }); err != nil {
+		if g, err = e.predict.Predict(e.ledger.Size(), series, try > 0, func() (int64, error) { return e.ledger.Sequence(series) }); err != nil {
 			return nil, ledger.Appended{}, storeError(err)
 		}
-		defer g.done()
-		if sealed == nil || g.index != sealed.index || g.number != sealed.number {
+		defer g.Done()
+		if sealed == nil || g.Index != sealed.Index || g.Number != sealed.Number {
 			rnd.playing, rnd.pos = sealed != nil, 0
 			if d.ublDraft != nil {
-				if err := e.numberAs(d, g.number); err != nil {
+				if err := e.numberAs(d, g.Number); err != nil {
 					return nil, ledger.Appended{}, err
 				}
 			}
 			var leaf string
 			var openings []byte
-			if doc, leaf, openings, err = e.seal(d, g.index, rnd); err != nil {
+			if doc, leaf, openings, err = e.seal(d, g.Index, rnd); err != nil {
 				return nil, ledger.Appended{}, err
 			}
 			docs := map[string][]byte{docRecord: doc}
@@ -111,18 +111,18 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 				return nil, ledger.Appended{}, storeError(err)
 			}
 		}
-		if sealed = g; g.send() {
+		if sealed = g; g.Send() {
 			break
 		}
 	}
-	ev := d.event(g.index) // the outbox event, at the predicted index too
+	ev := d.event(g.Index) // the outbox event, at the predicted index too
 	stored := doc
 	a := ledger.Append{
 		Claims:   d.Claims,
 		Prepared: prep,
 		// A batch plans the appends in the order of their predictions.
-		Order:   g.index + 1,
-		Pending: e.predict.awaited,
+		Order:   g.Index + 1,
+		Pending: e.predict.Pending,
 		Hook: func(h *ledger.Hook) error {
 			for _, c := range checks {
 				if err := c.fn(h); err != nil {
@@ -136,23 +136,17 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 					return err
 				}
 			}
-			g.drew(index, number)
 			stored = doc
-			if index != g.index || number != g.number {
+			if !g.Drew(index, number) {
 				// The prediction went stale: seal again at the true
 				// position, with the same random bytes.
-				e.predict.misses.Add(1)
 				if err := e.resealIn(h, d, index, number, rnd, &stored); err != nil {
 					return err
 				}
-			} else {
-				e.predict.hits.Add(1)
+				ev = d.event(index)
 			}
 			if err := d.total.apply(h, d); err != nil {
 				return err
-			}
-			if index != g.index {
-				ev = d.event(index)
 			}
 			return h.Put(bucketEvents, be64(index), ev)
 		},
