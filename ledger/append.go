@@ -155,10 +155,11 @@ func (e *ClaimConflictError) Error() string {
 
 // request is one Append travelling to the committer.
 type request struct {
-	a    Append
-	prep *prepared // the prebuilt entry, ready to write; nil for Build
-	done chan result
-	held bool // held over from an earlier batch (holdAhead)
+	a      Append
+	prep   *prepared // the prebuilt entry, ready to write; nil for Build
+	done   chan result
+	held   bool      // held over from an earlier batch (holdAhead)
+	heldAt time.Time // when first held
 }
 
 // MaxHold bounds how long the committer holds appends for a missing
@@ -465,6 +466,9 @@ func (h *holds) prune(size int64) {
 // comes. The guess of the index ignores appends that will find their claim
 // held or fail: holding is about speed, never about what is written.
 func (h *holds) holdAhead(batch []*request, size int64, now time.Time) (commit []*request, wait time.Duration) {
+	// An append whose expected index the log has passed misses wherever
+	// it goes: last, where it takes no other's place (or fills a gap).
+	slices.SortStableFunc(batch, func(a, b *request) int { return cmp.Compare(btoi(a.stale(size)), btoi(b.stale(size))) })
 	next, cut := size, -1
 	for i, r := range batch {
 		if o := r.a.Order; o > 0 && o-1 > next && !h.stopping {
@@ -478,7 +482,7 @@ func (h *holds) holdAhead(batch []*request, size int64, now time.Time) (commit [
 				if h.since.IsZero() || h.gapAt != next {
 					h.gapAt, h.since = next, now
 				}
-				if wait = MaxHold - now.Sub(h.since); wait > 0 {
+				if wait = MaxHold - now.Sub(h.since); wait > 0 && !heldLong(batch[i:], now) {
 					cut = i
 					break
 				}
@@ -507,10 +511,22 @@ func (h *holds) holdAhead(batch []*request, size int64, now time.Time) (commit [
 			commit = append(commit, r) // keeps its place after the cut
 			continue
 		}
-		r.held = true
+		if !r.held {
+			r.held, r.heldAt = true, now
+		}
 		h.held = append(h.held, r)
 	}
 	return commit, wait
+}
+
+// heldLong says whether one of the appends has been held for 2×MaxHold
+// already (for several missing positions in turn): they all go now.
+func heldLong(rs []*request, now time.Time) bool {
+	return slices.ContainsFunc(rs, func(r *request) bool { return r.held && now.Sub(r.heldAt) >= 2*MaxHold })
+}
+
+func (r *request) stale(size int64) bool {
+	return r.a.Pending != nil && r.a.Order > 0 && r.a.Order-1 < size
 }
 
 // pending says whether an Order missing before r, which would be planned

@@ -245,3 +245,53 @@ func TestAStalledSentAppendHoldsOthersAtMostMaxHold(t *testing.T) {
 		mustCheck(t, l)
 	})
 }
+
+// holdAhead with Append.Pending: it holds the appends behind a missing
+// Order while it is pending (not one already taken), for MaxHold from the
+// first hold at that position; then, or when nothing is pending, the last
+// append fills the gap; appends whose index the log has passed go last.
+func TestHoldAheadWithPending(t *testing.T) {
+	pendingOrders := map[int64]bool{2: true}
+	pending := func(o int64) bool { return pendingOrders[o] }
+	req := func(order int64) *request { return &request{a: Append{Order: order, Pending: pending}} }
+	orders := func(rs []*request) (os []int64) {
+		for _, r := range rs {
+			os = append(os, r.a.Order)
+		}
+		return os
+	}
+	t0 := time.Now()
+	h := &holds{seen: map[int64]bool{}}
+	now, wait := h.holdAhead([]*request{req(1), req(3), req(4)}, 0, t0)
+	if got := fmt.Sprint(orders(now), orders(h.held), wait); got != fmt.Sprint([]int64{1}, []int64{3, 4}, MaxHold) {
+		t.Fatalf("order 2 pending: now, held, wait %s", got)
+	}
+	h.held = nil
+	now, wait = h.holdAhead([]*request{req(3), req(4)}, 1, t0.Add(MaxHold/2))
+	if len(now) != 0 || len(h.held) != 2 || wait != MaxHold/2 {
+		t.Fatalf("still pending at the same position: %v now, %d held, wait %v", orders(now), len(h.held), wait)
+	}
+	h.held = nil
+	now, _ = h.holdAhead([]*request{req(3), req(4), req(6)}, 1, t0.Add(MaxHold))
+	if got := fmt.Sprint(orders(now), len(h.held)); got != fmt.Sprint([]int64{6, 3, 4}, 0) {
+		t.Fatalf("after MaxHold: now, held %s; want the last filling the gap, nothing held", got)
+	}
+	h = &holds{seen: map[int64]bool{2: true}}
+	if now, _ = h.holdAhead([]*request{req(1), req(3), req(4)}, 0, t0); fmt.Sprint(orders(now)) != "[1 4 3]" {
+		t.Fatalf("order 2 already taken: %v, want no hold and the last in the gap", orders(now))
+	}
+	h = &holds{seen: map[int64]bool{}}
+	if now, _ = h.holdAhead([]*request{req(3), req(6), req(7)}, 5, t0); fmt.Sprint(orders(now)) != "[6 7 3]" || len(h.held) != 0 {
+		t.Fatalf("stale order 3 at size 5: %v (%d held), want it last", orders(now), len(h.held))
+	}
+	h = &holds{seen: map[int64]bool{}}
+	long := req(4)
+	long.held, long.heldAt = true, t0.Add(-2*MaxHold)
+	if now, _ = h.holdAhead([]*request{req(1), req(3), long}, 0, t0); len(now) != 3 {
+		t.Fatalf("an append held 2×MaxHold already: %v committed, want all", orders(now))
+	}
+	h = &holds{seen: map[int64]bool{}, stopping: true}
+	if now, _ = h.holdAhead([]*request{req(1), req(3), req(4)}, 0, t0); len(now) != 3 {
+		t.Fatalf("closing: %v committed, want all", orders(now))
+	}
+}
