@@ -63,7 +63,8 @@ func be64(n int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(n))
 // The entry is sealed here, in the caller's goroutine, at a predicted log
 // index and invoice number (predict.go); the committer compares them with
 // the true ones and the Art. 59c total with what it finds, and writes the
-// outbox event. A wrong prediction is sealed again in the committer.
+// outbox event. A wrong prediction is sealed again in the committer; one
+// revoked before it was sent, here.
 func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended, error) {
 	postings := append([]ledger.Posting{{Index: indexAccountEvents, Key: []byte(d.Record.Account + "\x00"), AppendIndex: true}}, d.Postings...)
 	if idx := timeIndex(d); idx != "" {
@@ -80,7 +81,7 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 	var doc []byte
 	var prep *ledger.Prepared
 	for try := 0; ; try++ {
-		// A prediction revoked before it was sent (awaited) is made
+		// A prediction revoked before it was sent (Predictor.Pending) is made
 		// again; the entry is sealed again, with the same random bytes,
 		// only if the new one differs.
 		var err error
