@@ -478,7 +478,7 @@ func (h *holds) holdAhead(batch []*request, size int64, now time.Time) (commit [
 				}
 				break
 			}
-			if r.a.Pending != nil && h.pending(r, next) {
+			if r.a.Pending != nil && !batch[len(batch)-1].stale(size) && h.pending(r, next) {
 				if h.since.IsZero() || h.gapAt != next {
 					h.gapAt, h.since = next, now
 				}
@@ -488,8 +488,9 @@ func (h *holds) holdAhead(batch []*request, size int64, now time.Time) (commit [
 				}
 			}
 			if r.a.Pending != nil {
-				// Nobody comes for the gap: the last append of the
-				// batch fills it rather than every one moving up.
+				// Nobody comes for the gap, or a stale append is at
+				// hand: the last append of the batch fills it rather
+				// than every one moving up.
 				j := len(batch) - 1
 				for batch[j].a.Pending == nil {
 					j--

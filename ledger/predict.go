@@ -18,7 +18,9 @@ import (
 // up by an earlier prediction of the same sequence (its append failed,
 // found its claim held, was revoked, or filled a gap lower down), so that
 // one append that does not take its slot leaves a hole the next prediction
-// fills instead of moving every later one. The committer holds an append
+// fills instead of moving every later one. The slot of an append that
+// filled a gap whose owner was already sent goes to that owner: arriving
+// late, it goes last in its batch (Append.Order), into that slot. The committer holds an append
 // while a slot before it is still to come (Pending), and Pending revokes
 // a prediction the committer waits for that is still unsent after
 // revokeAfter: its slot goes to the next prediction and its caller, told
@@ -47,9 +49,12 @@ type Prediction struct {
 	Index, Number int64
 	p             *Predictor
 	g             *seriesSlots
-	at            time.Time // when predicted
-	resolved      bool      // drawn, or its slot freed
-	sent          bool      // handed to the ledger: never revoked
+	// slot is the index and number it accounts for: its own, or the slot
+	// of an append that took its place while it was on its way.
+	slot     [2]int64
+	at       time.Time // when predicted
+	resolved bool      // drawn, or its slot freed
+	sent     bool      // handed to the ledger: never revoked
 }
 
 // revokeAfter is how long a prediction the committer waits for may stay
@@ -94,7 +99,7 @@ func (p *Predictor) Predict(size int64, series string, final bool, load func() (
 	}
 	p.prune(max(p.next, size))
 	if i := slices.IndexFunc(p.free, func(f *Prediction) bool { return f.g == t.g }); i >= 0 {
-		t.Index, t.Number = p.free[i].Index, p.free[i].Number
+		t.Index, t.Number = p.free[i].slot[0], p.free[i].slot[1]
 		p.free = slices.Delete(p.free, i, i+1)
 	} else {
 		t.Index = max(p.next, size) + p.inFlight
@@ -103,6 +108,7 @@ func (p *Predictor) Predict(size int64, series string, final bool, load func() (
 			t.Number = t.g.drawn + t.g.inFlight
 		}
 	}
+	t.slot = [2]int64{t.Index, t.Number}
 	p.live[t.Index] = t
 	return t, nil
 }
@@ -110,7 +116,7 @@ func (p *Predictor) Predict(size int64, series string, final bool, load func() (
 // prune drops the free slots below index base, which the log has passed.
 func (p *Predictor) prune(base int64) {
 	p.free = slices.DeleteFunc(p.free, func(f *Prediction) bool {
-		if f.Index >= base {
+		if f.slot[0] >= base {
 			return false
 		}
 		p.drop(f)
@@ -138,9 +144,17 @@ func (t *Prediction) Drew(index, number int64) bool {
 	}
 	switch {
 	case t.resolved:
-	case index < t.Index: // it filled a gap: its own slot is free
+	case index < t.Index: // it filled a gap
 		t.resolve()
-		p.free = append(p.free, t)
+		if f := p.live[index]; f != nil && f.sent {
+			// The gap's owner is on its way: it takes this slot.
+			delete(p.live, index)
+			f.slot = t.slot
+			p.live[f.slot[0]] = f
+			p.drop(t)
+		} else {
+			p.free = append(p.free, t) // for the next prediction
+		}
 	default:
 		t.resolve()
 		p.drop(t)
@@ -173,8 +187,8 @@ func (t *Prediction) Done() {
 
 func (t *Prediction) resolve() {
 	t.resolved = true
-	if t.p.live[t.Index] == t {
-		delete(t.p.live, t.Index)
+	if t.p.live[t.slot[0]] == t {
+		delete(t.p.live, t.slot[0])
 	}
 }
 
@@ -202,5 +216,5 @@ func (p *Predictor) Pending(order int64) bool {
 		}
 		return true
 	}
-	return slices.ContainsFunc(p.free, func(f *Prediction) bool { return f.Index == order-1 })
+	return slices.ContainsFunc(p.free, func(f *Prediction) bool { return f.slot[0] == order-1 })
 }

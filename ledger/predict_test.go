@@ -295,3 +295,32 @@ func TestHoldAheadWithPending(t *testing.T) {
 		t.Fatalf("closing: %v committed, want all", orders(now))
 	}
 }
+
+// An append that filled a gap whose owner is already on its way (sent)
+// leaves its own slot to that owner, not to the next prediction: the
+// owner, arriving late, takes it, and nothing else moves.
+func TestPredictorGivesAFillersSlotToTheGapsOwner(t *testing.T) {
+	var p Predictor
+	a, b, c := predictAt(t, &p, 0, false), predictAt(t, &p, 0, false), predictAt(t, &p, 0, false)
+	for _, g := range []*Prediction{a, b, c} {
+		g.Send()
+	}
+	a.Drew(0, 1)
+	if c.Drew(1, 2) {
+		t.Fatal("c drawn at b's slot, reported as predicted")
+	}
+	if !p.Pending(c.Index+1) || p.Pending(b.Index+1) {
+		t.Fatal("c's slot is not awaited (b takes it), or b's is")
+	}
+	d := predictAt(t, &p, 2, false)
+	wantSlot(t, d, 3, 4)
+	if b.Drew(2, 3) {
+		t.Fatal("b drawn late, reported as predicted")
+	}
+	if !d.Drew(3, 4) {
+		t.Fatal("d, predicted after b was late, missed")
+	}
+	if st := p.Stats(); st.Hits != 2 || st.Misses != 2 || p.inFlight != 0 || len(p.live) != 0 || len(p.free) != 0 {
+		t.Fatalf("stats %+v, %d in flight, %d live, %d free; want 2 hits, 2 misses, nothing left", st, p.inFlight, len(p.live), len(p.free))
+	}
+}
