@@ -40,7 +40,9 @@ import "io"
 //     a gap lower down) goes to the next prediction of its series instead
 //     of moving every later one;
 //   - when nobody comes for a slot, the last append of the batch fills it:
-//     one re-seal in the committer, not one per append.
+//     one re-seal in the committer, not one per append; the slot's owner,
+//     if it was already sent, takes the filler's slot and goes last in its
+//     batch when it arrives (a second re-seal, and no more).
 //
 // The entry is compressed (ledger.Prepare) before that last check, so that
 // a stall while compressing can be revoked too. What remains: a caller
