@@ -165,7 +165,7 @@ type request struct {
 // MaxHold bounds how long the committer holds appends for a missing
 // predecessor that Append.Pending says is coming: a slow caller delays the
 // appends ordered after it by at most this much, then they go without it.
-const MaxHold = 5 * time.Millisecond
+const MaxHold = 10 * time.Millisecond
 
 type result struct {
 	appended Appended
