@@ -77,6 +77,7 @@ func BenchmarkSettle(b *testing.B) {
 			}
 			if hits, misses := fiscal.NumberingStats(e.Engine()); hits+misses > 0 {
 				b.ReportMetric(100*float64(misses)/float64(hits+misses), "%renumbered")
+				b.ReportMetric(100*float64(fiscal.PredictionsRevoked(e.Engine()))/float64(hits+misses), "%revoked")
 			}
 		})
 	}

@@ -63,7 +63,8 @@ func be64(n int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(n))
 // The entry is sealed here, in the caller's goroutine, at a predicted log
 // index and invoice number (predict.go); the committer compares them with
 // the true ones and the Art. 59c total with what it finds, and writes the
-// outbox event. A wrong prediction is sealed again in the committer.
+// outbox event. A wrong prediction is sealed again in the committer; one
+// revoked before it was sent, here.
 func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended, error) {
 	postings := append([]ledger.Posting{{Index: indexAccountEvents, Key: []byte(d.Record.Account + "\x00"), AppendIndex: true}}, d.Postings...)
 	if idx := timeIndex(d); idx != "" {
@@ -75,35 +76,54 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 	if d.ublDraft != nil {
 		series = d.series
 	}
-	g, err := e.predict.predict(e.ledger.Size(), series, func() (int64, error) { return e.ledger.Sequence(series) })
-	if err != nil {
-		return nil, ledger.Appended{}, storeError(err)
-	}
-	defer g.done()
 	rnd := &replay{src: e.cfg.Rand}
-	if d.ublDraft != nil {
-		if err := e.numberAs(d, g.number); err != nil {
-			return nil, ledger.Appended{}, err
+	var g, sealed *ledger.Prediction
+	var doc []byte
+	var prep *ledger.Prepared
+	for try := 0; ; try++ {
+		// A prediction revoked before it was sent (Predictor.Pending) is made
+		// again; the entry is sealed again, with the same random bytes,
+		// only if the new one differs.
+		var err error
+		if g, err = e.predict.Predict(e.ledger.Size(), series, try > 0, func() (int64, error) { return e.ledger.Sequence(series) }); err != nil {
+			return nil, ledger.Appended{}, storeError(err)
+		}
+		defer g.Done()
+		if sealed == nil || g.Index != sealed.Index || g.Number != sealed.Number {
+			rnd.playing, rnd.pos = sealed != nil, 0
+			if d.ublDraft != nil {
+				if err := e.numberAs(d, g.Number); err != nil {
+					return nil, ledger.Appended{}, err
+				}
+			}
+			var leaf string
+			var openings []byte
+			if doc, leaf, openings, err = e.seal(d, g.Index, rnd); err != nil {
+				return nil, ledger.Appended{}, err
+			}
+			docs := map[string][]byte{docRecord: doc}
+			if d.ubl != nil {
+				docs[docUBL] = d.ubl
+			}
+			if openings != nil {
+				docs[docOpenings] = openings
+			}
+			if prep, err = e.ledger.Prepare(ledger.Entry{ID: d.id, Leaf: []byte(leaf), Docs: docs, Postings: postings, Puts: puts}); err != nil {
+				return nil, ledger.Appended{}, storeError(err)
+			}
+		}
+		if sealed = g; g.Send() {
+			break
 		}
 	}
-	doc, leaf, openings, err := e.seal(d, g.index, rnd)
-	if err != nil {
-		return nil, ledger.Appended{}, err
-	}
-	ev := d.event(g.index) // the outbox event, at the predicted index too
-	docs := map[string][]byte{docRecord: doc}
-	if d.ubl != nil {
-		docs[docUBL] = d.ubl
-	}
-	if openings != nil {
-		docs[docOpenings] = openings
-	}
+	ev := d.event(g.Index) // the outbox event, at the predicted index too
 	stored := doc
 	a := ledger.Append{
-		Claims: d.Claims,
-		Entry:  &ledger.Entry{ID: d.id, Leaf: []byte(leaf), Docs: docs, Postings: postings, Puts: puts},
+		Claims:   d.Claims,
+		Prepared: prep,
 		// A batch plans the appends in the order of their predictions.
-		Order: g.index + 1,
+		Order:   g.Index + 1,
+		Pending: e.predict.Pending,
 		Hook: func(h *ledger.Hook) error {
 			for _, c := range checks {
 				if err := c.fn(h); err != nil {
@@ -117,23 +137,17 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 					return err
 				}
 			}
-			g.drew(index, number)
 			stored = doc
-			if index != g.index || number != g.number {
+			if !g.Drew(index, number) {
 				// The prediction went stale: seal again at the true
 				// position, with the same random bytes.
-				e.predict.misses.Add(1)
 				if err := e.resealIn(h, d, index, number, rnd, &stored); err != nil {
 					return err
 				}
-			} else {
-				e.predict.hits.Add(1)
+				ev = d.event(index)
 			}
 			if err := d.total.apply(h, d); err != nil {
 				return err
-			}
-			if index != g.index {
-				ev = d.event(index)
 			}
 			return h.Put(bucketEvents, be64(index), ev)
 		},

@@ -108,9 +108,9 @@ type Engine struct {
 	logVKey  string
 	idKey    []byte // the record-id key (ids.go)
 	outbox   *outbox
-	randMu   sync.Mutex    // Config.Rand need not be safe for concurrent use
-	predict  predictor     // log indexes and invoice numbers predicted before the committer
-	stop     chan struct{} // closed by Close: stops background work
+	randMu   sync.Mutex       // Config.Rand need not be safe for concurrent use
+	predict  ledger.Predictor // log indexes and invoice numbers predicted before the committer
+	stop     chan struct{}    // closed by Close: stops background work
 	// totalLocks serialise an account's sales that lost a race for its
 	// Art. 59c running total (totals.go).
 	totalLocks sync.Map // account id → *sync.Mutex

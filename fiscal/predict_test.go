@@ -118,7 +118,10 @@ func TestSealedOffCommitterUnderRaces(t *testing.T) {
 		}
 	}
 	hits, misses := fiscal.NumberingStats(e)
-	t.Logf("%d settlements: %d written as sealed, %d sealed again in the committer", n, hits, misses)
+	t.Logf("%d settlements: %d written as sealed, %d sealed again in the committer, %d predictions revoked (made again by their caller)", n, hits, misses, fiscal.PredictionsRevoked(e))
+	if hits+misses != n {
+		t.Fatalf("%d appends compared in the committer, want %d", hits+misses, n)
+	}
 	if misses == 0 {
 		t.Log("no prediction missed: the recompute path was not exercised this run")
 	}

@@ -67,8 +67,25 @@ type Append struct {
 	// their numbers in the predicted order whenever they share a batch.
 	// Order-1 is taken as the log index the append expects: one that
 	// arrives while an append of a lower Order is still on its way (it
-	// would take that one's index) waits for the next batch, once.
+	// would take that one's index) waits for the next batch, once; or,
+	// with Pending, as long as Pending says a predecessor is coming, up
+	// to MaxHold.
 	Order int64
+	// Pending, optional with Order, reports whether the caller still has
+	// an append of the given Order on its way to the ledger (ordered, not
+	// yet handed over, not abandoned). The committer asks about the Orders
+	// missing before an append (Order-1 beyond the index it would get),
+	// except those it has already taken, and holds the append while one of
+	// them is pending, at most MaxHold for one missing position: then the
+	// appends behind it go without it. Holding changes when an append is
+	// planned, never how: it is about keeping predictions right, not
+	// about what is written. Pending runs in the committer: it must be
+	// quick and must not call the ledger.
+	Pending func(order int64) bool
+	// Prepared, instead of Entry: the entry Ledger.Prepare made ready
+	// ahead of the append, for a caller that decides only then whether to
+	// append it.
+	Prepared *Prepared
 	// Build, the older form (used when Entry is nil), builds the entry
 	// inside the committer with the index it will get, after every claim
 	// was found free (in the committed data and among the earlier appends
@@ -138,11 +155,17 @@ func (e *ClaimConflictError) Error() string {
 
 // request is one Append travelling to the committer.
 type request struct {
-	a    Append
-	prep *prepared // the prebuilt entry, ready to write; nil for Build
-	done chan result
-	held bool // held over from an earlier batch once (holdAhead)
+	a      Append
+	prep   *prepared // the prebuilt entry, ready to write; nil for Build
+	done   chan result
+	held   bool      // held over from an earlier batch (holdAhead)
+	heldAt time.Time // when first held
 }
+
+// MaxHold bounds how long the committer holds appends for a missing
+// predecessor that Append.Pending says is coming: a slow caller delays the
+// appends ordered after it by at most this much, then they go without it.
+const MaxHold = 10 * time.Millisecond
 
 type result struct {
 	appended Appended
@@ -184,6 +207,9 @@ func (l *Ledger) Append(ctx context.Context, a Append) (Appended, error) {
 	if err := validateAppend(a); err != nil {
 		return Appended{}, err
 	}
+	if a.Prepared != nil && a.Prepared.l != l {
+		return Appended{}, fmt.Errorf("ledger: append of an entry prepared by another ledger: %w", ErrInvalid)
+	}
 	if l.closed.Load() {
 		return Appended{}, ErrClosed
 	}
@@ -194,7 +220,9 @@ func (l *Ledger) Append(ctx context.Context, a Append) (Appended, error) {
 		return Appended{}, err
 	}
 	r := &request{a: a, done: make(chan result, 1)}
-	if a.Entry != nil {
+	if a.Prepared != nil {
+		r.prep = a.Prepared.p
+	} else if a.Entry != nil {
 		// Everything position-independent happens here, in the caller's
 		// goroutine, in parallel with other callers and the committer.
 		p, err := l.prepare(*a.Entry)
@@ -217,10 +245,36 @@ func (l *Ledger) Append(ctx context.Context, a Append) (Appended, error) {
 	return res.appended, res.err
 }
 
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Prepared is an entry made ready ahead of its Append (Ledger.Prepare).
+type Prepared struct {
+	l *Ledger
+	p *prepared
+}
+
+// Prepare does ahead what Append does first with Append.Entry, in the
+// caller's goroutine: it validates the entry, hashes its leaf, encodes and
+// compresses it. A caller whose entry may go stale while it is being built
+// prepares it, checks, then appends it with Append.Prepared (of the same
+// ledger). The entry's slices must not change until that Append returns.
+func (l *Ledger) Prepare(e Entry) (*Prepared, error) {
+	p, err := l.prepare(e)
+	if err != nil {
+		return nil, err
+	}
+	return &Prepared{l, p}, nil
+}
+
 // validateAppend checks what can be checked before the append is queued.
 func validateAppend(a Append) error {
-	if (a.Build == nil) == (a.Entry == nil) {
-		return fmt.Errorf("ledger: append needs exactly one of Entry and Build: %w", ErrInvalid)
+	if n := btoi(a.Build != nil) + btoi(a.Entry != nil) + btoi(a.Prepared != nil); n != 1 {
+		return fmt.Errorf("ledger: append needs exactly one of Entry, Prepared and Build: %w", ErrInvalid)
 	}
 	for _, c := range a.Claims {
 		if c.Space == "" || c.Key == "" {
@@ -315,23 +369,26 @@ func validateEntry(e Entry) error {
 // already waiting, without any artificial delay. While one batch is being
 // fsynced the callers of the next one queue up on the unbuffered channel,
 // which is what makes batches grow with load (natural group commit).
-// Appends that arrived ahead of their Order are held for the next batch
-// (holdAhead); they are committed before the committer stops.
+// Appends that arrived ahead of their Order are held for a later batch
+// (holdAhead); when every append taken waits, the committer waits for the
+// next one or the end of the hold. Once Close was called nothing is held.
 func (l *Ledger) run() {
 	defer close(l.done)
 	// One thread, so that its CPU time measures the commits (threadCPU).
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	batch := make([]*request, 0, l.maxBatch)
-	var held []*request
+	h := &holds{seen: map[int64]bool{}}
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
 	for {
-		batch = append(batch[:0], held...)
-		clear(held)
-		held = held[:0]
+		batch = append(batch[:0], h.held...)
+		clear(h.held)
+		h.held = h.held[:0]
 		if len(batch) == 0 {
 			select {
 			case r := <-l.reqs:
-				batch = append(batch, r)
+				batch = h.take(batch, r)
 			case <-l.closing:
 				return
 			}
@@ -340,55 +397,153 @@ func (l *Ledger) run() {
 		for len(batch) < l.maxBatch {
 			select {
 			case r := <-l.reqs:
-				batch = append(batch, r)
+				batch = h.take(batch, r)
 			default:
 				break drain
 			}
 		}
 		orderBatch(batch)
-		batch, held = holdAhead(batch, l.store.head().frontier.size, held)
-		results := l.commit(batch)
-		for i, r := range batch {
+		size := l.store.head().frontier.size
+		now, wait := h.holdAhead(batch, size, time.Now())
+		if len(now) == 0 {
+			timer.Reset(wait)
+			select {
+			case r := <-l.reqs:
+				h.held = h.take(h.held, r)
+			case <-timer.C:
+			case <-l.closing:
+				h.stopping = true
+			}
+			timer.Stop()
+			continue
+		}
+		results := l.commit(now)
+		for i, r := range now {
 			r.done <- results[i]
 		}
 		clear(batch)
+		h.prune(l.store.head().frontier.size)
 	}
 }
 
-// holdAhead moves to held the appends of an ordered batch that arrived
-// ahead of their turn: an append whose Order says it expects a log index
+// holds is the committer's record of the appends it holds back for a
+// missing predecessor.
+type holds struct {
+	held []*request
+	// seen are the Orders taken whose expected index the log has not
+	// reached: they are not waited for, even when their caller still
+	// counts them pending (its answer is on its way).
+	seen map[int64]bool
+	// gapAt is the log position the held appends wait to see filled, and
+	// since when (zero: not waiting).
+	gapAt    int64
+	since    time.Time
+	stopping bool // Close was called: nothing is held any more
+}
+
+func (h *holds) take(to []*request, r *request) []*request {
+	if r.a.Order > 0 {
+		h.seen[r.a.Order] = true
+	}
+	return append(to, r)
+}
+
+// prune forgets the Orders the log has passed.
+func (h *holds) prune(size int64) {
+	maps.DeleteFunc(h.seen, func(o int64, _ bool) bool { return o-1 < size })
+}
+
+// holdAhead splits an ordered batch into the appends to commit now and
+// those to hold (h.held): an append whose Order says it expects a log index
 // beyond the one it would get (size plus the appends planned before it)
-// while an append expected before it is still on its way. Committed now,
-// it would take its predecessor's index and both would have to be built
-// again in the committer (Hook); held, it goes with the next batch, which
-// starts as soon as this one is committed. An append is held at most once,
-// and only when some append of the batch is committed now, so that no
-// append waits for one that never comes. The guess of the index ignores
-// appends that will find their claim held or fail: holding is about speed,
-// never about what is written.
-func holdAhead(batch []*request, size int64, held []*request) (now, later []*request) {
+// while an append expected before it is still on its way. Committed now, it
+// would take its predecessor's index and both would have to be built
+// again in the committer (Hook). With Append.Pending, the append and those
+// ordered after it are held as long as a missing predecessor is pending,
+// up to MaxHold for one missing position (wait is what is left of it).
+// Without, an append is held at most once, and only when some append of
+// the batch is committed now, so that no append waits for one that never
+// comes. The guess of the index ignores appends that will find their claim
+// held or fail: holding is about speed, never about what is written.
+func (h *holds) holdAhead(batch []*request, size int64, now time.Time) (commit []*request, wait time.Duration) {
+	// An append whose expected index the log has passed misses wherever
+	// it goes: last, where it takes no other's place (or fills a gap).
+	slices.SortStableFunc(batch, func(a, b *request) int { return cmp.Compare(btoi(a.stale(size)), btoi(b.stale(size))) })
 	next, cut := size, -1
 	for i, r := range batch {
-		if r.a.Order > 0 && r.a.Order-1 > next && !r.held {
-			cut = i
-			break
+		if o := r.a.Order; o > 0 && o-1 > next && !h.stopping {
+			if r.a.Pending == nil && !r.held {
+				if i > 0 {
+					cut = i
+				}
+				break
+			}
+			if r.a.Pending != nil && !batch[len(batch)-1].stale(size) && h.pending(r, next) {
+				if h.since.IsZero() || h.gapAt != next {
+					h.gapAt, h.since = next, now
+				}
+				if wait = MaxHold - now.Sub(h.since); wait > 0 && !heldLong(batch[i:], now) {
+					cut = i
+					break
+				}
+			}
+			if r.a.Pending != nil {
+				// Nobody comes for the gap, or a stale append is at
+				// hand: the last append of the batch fills it rather
+				// than every one moving up.
+				j := len(batch) - 1
+				for batch[j].a.Pending == nil {
+					j--
+				}
+				last := batch[j]
+				copy(batch[i+1:j+1], batch[i:j])
+				batch[i] = last
+			}
 		}
 		next++
 	}
-	if cut <= 0 {
-		return batch, held
+	if cut < 0 {
+		h.since = time.Time{}
+		return batch, 0
 	}
-	now = batch[:cut]
+	commit = batch[:cut]
 	for _, r := range batch[cut:] {
-		if r.held || r.a.Order == 0 {
-			now = append(now, r) // keeps its place after the cut
+		if r.a.Order == 0 || (r.a.Pending == nil && r.held) {
+			commit = append(commit, r) // keeps its place after the cut
 			continue
 		}
-		r.held = true
-		held = append(held, r)
+		if !r.held {
+			r.held, r.heldAt = true, now
+		}
+		h.held = append(h.held, r)
 	}
-	return now, held
+	return commit, wait
 }
+
+// heldLong says whether one of the appends has been held for 2×MaxHold
+// already (for several missing positions in turn): they all go now.
+func heldLong(rs []*request, now time.Time) bool {
+	return slices.ContainsFunc(rs, func(r *request) bool { return r.held && now.Sub(r.heldAt) >= 2*MaxHold })
+}
+
+func (r *request) stale(size int64) bool {
+	return r.a.Pending != nil && r.a.Order > 0 && r.a.Order-1 < size
+}
+
+// pending says whether an Order missing before r, which would be planned
+// at next, is still on its way (not taken, and pending for its caller).
+func (h *holds) pending(r *request, next int64) bool {
+	for o := next + 1; o < r.a.Order && o <= next+maxHoldGap; o++ {
+		if !h.seen[o] && r.a.Pending(o) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxHoldGap bounds the missing Orders asked about: a prediction further
+// off is not corrected by waiting.
+const maxHoldGap = 64
 
 // orderBatch sorts the appends of a batch that set Append.Order among the
 // positions they hold.

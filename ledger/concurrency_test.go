@@ -366,7 +366,9 @@ func TestHoldAheadOnceAndNeverAll(t *testing.T) {
 		{"already held once", []*request{req(1, false), req(3, true), req(4, false)}, 2, 1},
 		{"first one ahead: nothing held", []*request{req(2, false), req(3, false)}, 2, 0},
 	} {
-		now, held := holdAhead(tc.batch, 0, nil)
+		h := &holds{seen: map[int64]bool{}}
+		now, _ := h.holdAhead(tc.batch, 0, time.Now())
+		held := h.held
 		if len(now) != tc.now || len(held) != tc.held {
 			t.Errorf("%s: %d now, %d held; want %d, %d", tc.name, len(now), len(held), tc.now, tc.held)
 		}

@@ -40,9 +40,15 @@
 // each other on the way still draw their numbers as predicted. An append
 // whose Order is ahead of the index it would get (one predicted before it
 // is still on its way) waits for the next batch, once, and only when some
-// append of the batch goes now; waiting changes when an append is decided,
-// never what it is. For each append of a batch, in that order, the
-// committer:
+// append of the batch goes now; with [Append].Pending it waits as long as
+// the caller says that predecessor is still coming, at most [MaxHold] per
+// missing position, and when nobody comes the last append of the batch
+// takes the gap; an append whose expected index the log has passed goes
+// last. Waiting changes when an append is decided, never what it is.
+// [Predictor] hands out such predictions (index and sequence number) and
+// answers Pending; [Ledger.Prepare] compresses an entry ahead of its
+// Append, so that the caller can check its prediction after the work. For
+// each append of a batch, in that order, the committer:
 //
 //  1. looks the claims up in order, in the committed data and among the
 //     earlier appends of the batch; the first held claim decides: an equal
