@@ -532,6 +532,10 @@ func (s *boltStore) write(tx *bolt.Tx, w *batchWrites) error {
 			return err
 		}
 	}
+	// Last: the checkpoint, whose signature was made while the rest was put.
+	if err := w.checkpoint(); err != nil {
+		return err
+	}
 	cp := w.head.latest
 	if err := cps.Put(u64(cp.Size), cp.Note); err != nil {
 		return err

@@ -120,6 +120,11 @@ type Ledger struct {
 	closeErr  error
 	closed    atomic.Bool
 
+	// signAhead: the store waits for a batch's checkpoint signature only
+	// before its last put (batchWrites.checkpoint), so plan has it signed
+	// on another goroutine in the meantime (the bbolt store).
+	signAhead bool
+
 	prof              committerProfile
 	onCommit          func(*batchWrites)           // tests: sees every committed batch
 	integrityFailures atomic.Uint64                // reads that met bytes not matching their hash, or damage
@@ -238,6 +243,7 @@ func (l *Ledger) genesis() (Checkpoint, error) {
 func (l *Ledger) start(st store, lf loadedFile, opts Options) (*Ledger, error) {
 	var err error
 	l.store, l.observer = st, opts.Observer
+	_, l.signAhead = st.(*boltStore)
 	if l.codec, err = newCodec(lf.dicts); err != nil {
 		st.close()
 		return nil, fmt.Errorf("ledger: open %s: dictionaries: %w", l.path, err)
@@ -396,6 +402,28 @@ func validOrigin(origin string) error {
 		return fmt.Errorf("ledger: origin %q: must be non-empty UTF-8 without spaces or '+': %w", origin, ErrInvalid)
 	}
 	return nil
+}
+
+// signAsync signs the checkpoint cp (without its note) on another
+// goroutine: the committer puts the batch's other writes meanwhile, and
+// the store waits for the note before it puts the checkpoint
+// (batchWrites.checkpoint), so that Ed25519 is off the committer's serial
+// path when the other CPU is free. A signer that fails or panics fails the
+// commit with ErrUnavailable, as a synchronous one does.
+func (l *Ledger) signAsync(cp Checkpoint) <-chan signedNote {
+	ch := make(chan signedNote, 1) // buffered: a commit that failed first never reads it
+	go func() {
+		var sn signedNote
+		defer func() {
+			if r := recover(); r != nil {
+				sn.err = fmt.Errorf("ledger: sign checkpoint %d: the signer panicked: %v: %w", cp.Size, r, ErrUnavailable)
+			}
+			ch <- sn
+		}()
+		signed, err := signCheckpoint(l.signer, l.origin, cp.Size, cp.Root)
+		sn = signedNote{signed.Note, err}
+	}()
+	return ch
 }
 
 // signerVerifier verifies note signatures of an Ed25519 signer by signing the

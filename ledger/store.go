@@ -107,6 +107,30 @@ type batchWrites struct {
 	seqs     map[string]int64
 	dict     *dictWrite
 	head     storeHead // the head after the commit: size, right edge, checkpoint
+	// signed, when set, delivers the signature of head.latest, made on
+	// another goroutine while the store puts the other writes
+	// (Ledger.signAhead); checkpoint waits for it.
+	signed <-chan signedNote
+}
+
+type signedNote struct {
+	note []byte
+	err  error
+}
+
+// checkpoint completes head.latest with its signed note, waiting for it
+// when it is being signed in parallel; a failed signature fails the commit.
+func (w *batchWrites) checkpoint() error {
+	if w.signed == nil {
+		return nil
+	}
+	sn := <-w.signed
+	w.signed = nil
+	if sn.err != nil {
+		return sn.err
+	}
+	w.head.latest.Note = sn.note
+	return nil
 }
 
 type entryWrite struct {
