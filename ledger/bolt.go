@@ -462,6 +462,9 @@ func (s *boltStore) write(tx *bolt.Tx, w *batchWrites) error {
 	for _, p := range w.postings {
 		n += len(p.id)
 	}
+	for _, c := range w.claims {
+		n += len(c.key) + 8 + len(c.fingerprint)
+	}
 	a.grow(n)
 	for _, e := range w.entries {
 		key, id := a.u64(e.index), a.str(e.id)
@@ -490,7 +493,8 @@ func (s *boltStore) write(tx *bolt.Tx, w *batchWrites) error {
 		if err != nil {
 			return err
 		}
-		if err := bk.Put([]byte(c.key), claimValue(c.index, c.fingerprint)); err != nil {
+		v := a.cut(8+len(c.fingerprint), func(b []byte) []byte { return appendClaimValue(b, c.index, c.fingerprint) })
+		if err := bk.Put(a.str(c.key), v); err != nil {
 			return err
 		}
 	}
@@ -625,17 +629,20 @@ type fillState struct {
 	appended bool
 }
 
+// put learns of a put of key into bk. The keys it keeps are not copied:
+// bbolt keeps a Put's key until the commit anyway, and the committed last
+// key stays valid while the transaction is open.
 func (f fillTracker) put(bk *bolt.Bucket, key []byte) {
 	st := f[bk]
 	if st == nil {
 		last, _ := bk.Cursor().Last()
-		st = &fillState{last: clone(last), appended: true}
+		st = &fillState{last: last, appended: true}
 		f[bk] = st
 	}
 	if st.last != nil && bytes.Compare(key, st.last) <= 0 {
 		st.appended = false
 	}
-	st.last = clone(key)
+	st.last = key
 }
 
 func (f fillTracker) apply() {
