@@ -97,9 +97,15 @@
 // off (both would let an acknowledged append be lost on power loss); the
 // freelist is written with every commit (NoFreelistSync off: one page more
 // per commit, but Open needs no scan of the whole file to rebuild it, and
-// the page walk at Open can check it); the freelist is bbolt's hashmap kind
-// (allocation in constant time however fragmented; the page format is the
-// same, so either kind opens either file); buckets whose keys only grow
+// the page walk at Open can check it); the freelist is bbolt's array kind:
+// writing the freelist every commit costs time in its length whatever the
+// kind (bbolt serializes all of it, sorted), so the hashmap kind's
+// constant-time allocation buys nothing here, and its map upkeep took 8 %
+// of the committer's instructions (callgrind, 12 k realistic records, 12
+// per commit; the array kind's linear search runs only for a multi-page
+// allocation, within the same order as that write). The page format is the
+// same, so either kind opens a file the other wrote (files up to this
+// version were written with the hashmap kind); buckets whose keys only grow
 // (blobs, hashes, entries, checkpoints, and caller buckets and posting
 // indexes a commit only appended to) split full pages full (FillPercent 1.0
 // instead of 0.5), which changes how pages are packed, never what a crash
