@@ -200,8 +200,10 @@
 // records, 32 per commit): almost all of it is bbolt turning the pages a
 // batch dirties into nodes (every element of a page is read into a node,
 // the node's element slice grows on the first insert, every element is
-// written out again at the commit) and the allocations that takes; the
-// ledger's own planning (claims, hooks, frontier) is a few per cent. The
+// written out again at the commit) and the allocations that takes, 80 %
+// of it in the puts and the commit's spill; planning is the rest (its
+// bbolt lookups of claims, IDs and postings 7 %, the frontier's hashes
+// 3 %, the hook and the batch's maps). The
 // cost is therefore about the number of pages a record dirties, and how
 // full they are. Appends to index-keyed buckets (blobs, entries, hashes,
 // checkpoints, outbox events) share a page among many records; every
@@ -219,7 +221,11 @@
 // pages hold each child's full first key, so 78-byte payment claim keys
 // need three times the branch pages of 16-byte ones (hashing the claim
 // keys would save about 0.4 pages per record at 30 k records; not done:
-// CopyToPostgres and Check read the keys back).
+// CopyToPostgres and Check read the keys back). Without the first-revision
+// head, with the checkpoint signed alongside the writes and with the array
+// freelist, the committer's thread runs 162 k instead of 205 k instructions
+// per record at 4 k records and 32 records per commit (52 k instead of 63 k
+// for the ledger's own writes alone).
 //
 // Schema 1 files keep working: opened read-only they are read as they are;
 // opened for writing they are upgraded in place in one transaction that
