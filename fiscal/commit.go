@@ -69,6 +69,10 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 	if idx := timeIndex(d); idx != "" {
 		postings = append(postings, ledger.Posting{Index: idx, Key: accountTimeKey(d.Record.Account, d.createdAt, d.Record.ID)})
 	}
+	puts := d.Puts // a first revision whose id reads as no revision's has no head (currentEntryID)
+	if d.id != d.Record.ID || recordIDOf(d.id) != d.id {
+		puts = append([]ledger.Put{{Bucket: bucketHeads, Key: []byte(d.Record.ID), Value: []byte(d.id)}}, d.Puts...)
+	}
 	checks := d.commitChecks()
 	series := ""
 	if d.ublDraft != nil {
@@ -100,7 +104,7 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 	stored := doc
 	a := ledger.Append{
 		Claims: d.Claims,
-		Entry:  &ledger.Entry{ID: d.id, Leaf: []byte(leaf), Docs: docs, Postings: postings, Puts: d.Puts},
+		Entry:  &ledger.Entry{ID: d.id, Leaf: []byte(leaf), Docs: docs, Postings: postings, Puts: puts},
 		// A batch plans the appends in the order of their predictions.
 		Order: g.index + 1,
 		Hook: func(h *ledger.Hook) error {
@@ -268,8 +272,9 @@ func (e *Engine) seal(d *Draft, index int64, rnd io.Reader) (doc []byte, leaf st
 
 // currentEntryID returns the id of the entry holding the record's current
 // state (its newest revision): the head a revision wrote, or without one
-// (a first revision writes none, an older file has one) the entry whose id
-// is the record id.
+// the entry whose id is the record id (a first revision writes no head
+// unless its id could be read as a revision's, recordIDOf; files written
+// before have one for every record).
 func (e *Engine) currentEntryID(recordID string) (string, error) {
 	head, err := e.ledger.Get(bucketHeads, []byte(recordID))
 	if errors.Is(err, ledger.ErrNotFound) && recordIDOf(recordID) == recordID {

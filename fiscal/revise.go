@@ -47,7 +47,6 @@ func (e *Engine) Revise(ctx context.Context, prior Prior, d *Draft, now time.Tim
 		revision = 2 // a record whose first state carries no revision number
 	}
 	d.id = revisionEntryID(prior.ID, revision)
-	d.Puts = append(d.Puts, ledger.Put{Bucket: bucketHeads, Key: []byte(d.Record.ID), Value: []byte(d.id)}) // a first revision has no head
 	rec := &d.Record
 	rec.CreatedAt = prior.CreatedAt
 	rec.Revision = revision

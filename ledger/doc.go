@@ -68,6 +68,9 @@
 // another goroutine while the committer puts the batch's other writes, and
 // the checkpoint is put last, once signed: the Ed25519 signature (tens of
 // µs per commit) is off the committer's serial path whenever a CPU is free.
+// When that goroutine has not started by the time the note is needed
+// (every CPU busy), the committer signs itself rather than wait for the
+// scheduler.
 // It is still made before the transaction commits and stored in it, so a
 // crash means what it meant before (the batch and its checkpoint are both
 // durable or both gone); a signer that fails or panics fails the batch with

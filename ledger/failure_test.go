@@ -148,3 +148,34 @@ func TestSignFailureIsUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestPendingSignWhoSigns: the committer takes a signature the goroutine
+// has not started (and signs it itself, once), and waits for one the
+// goroutine started; either way the note lands in the head, and an error
+// fails the commit.
+func TestPendingSignWhoSigns(t *testing.T) {
+	calls := 0
+	sign := func() ([]byte, error) { calls++; return []byte("note"), nil }
+	w := &batchWrites{signed: &pendingSign{sign: sign, done: make(chan signedNote, 1)}}
+	if err := w.checkpoint(); err != nil || string(w.head.latest.Note) != "note" || calls != 1 || w.signed != nil {
+		t.Fatalf("queued: %v, note %q, %d calls", err, w.head.latest.Note, calls)
+	}
+	if err := w.checkpoint(); err != nil || calls != 1 {
+		t.Fatalf("second checkpoint: %v, %d calls", err, calls)
+	}
+
+	ps := &pendingSign{sign: sign, done: make(chan signedNote, 1)}
+	ps.state.Store(signByGoroutine)
+	ps.done <- signedNote{note: []byte("by goroutine")}
+	w = &batchWrites{signed: ps}
+	if err := w.checkpoint(); err != nil || string(w.head.latest.Note) != "by goroutine" || calls != 1 {
+		t.Fatalf("started: %v, note %q, %d calls", err, w.head.latest.Note, calls)
+	}
+
+	ps = &pendingSign{done: make(chan signedNote, 1)}
+	ps.state.Store(signByGoroutine)
+	ps.done <- signedNote{err: ErrUnavailable}
+	if err := (&batchWrites{signed: ps}).checkpoint(); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("failed signature: %v", err)
+	}
+}

@@ -404,26 +404,32 @@ func validOrigin(origin string) error {
 	return nil
 }
 
-// signAsync signs the checkpoint cp (without its note) on another
-// goroutine: the committer puts the batch's other writes meanwhile, and
-// the store waits for the note before it puts the checkpoint
+// signAsync hands the signature of the checkpoint cp (without its note)
+// to another goroutine: the committer puts the batch's other writes
+// meanwhile, and the store takes the note before it puts the checkpoint
 // (batchWrites.checkpoint), so that Ed25519 is off the committer's serial
-// path when the other CPU is free. A signer that fails or panics fails the
-// commit with ErrUnavailable, as a synchronous one does.
-func (l *Ledger) signAsync(cp Checkpoint) <-chan signedNote {
-	ch := make(chan signedNote, 1) // buffered: a commit that failed first never reads it
-	go func() {
-		var sn signedNote
+// path when the other CPU is free. If the goroutine has not started by
+// then (every CPU busy), the committer signs itself, as it did before. A
+// signer that fails or panics fails the commit with ErrUnavailable.
+func (l *Ledger) signAsync(cp Checkpoint) *pendingSign {
+	ps := &pendingSign{done: make(chan signedNote, 1)}
+	ps.sign = func() (note []byte, err error) {
 		defer func() {
 			if r := recover(); r != nil {
-				sn.err = fmt.Errorf("ledger: sign checkpoint %d: the signer panicked: %v: %w", cp.Size, r, ErrUnavailable)
+				err = fmt.Errorf("ledger: sign checkpoint %d: the signer panicked: %v: %w", cp.Size, r, ErrUnavailable)
 			}
-			ch <- sn
 		}()
 		signed, err := signCheckpoint(l.signer, l.origin, cp.Size, cp.Root)
-		sn = signedNote{signed.Note, err}
+		return signed.Note, err
+	}
+	go func() {
+		if ps.state.CompareAndSwap(signQueued, signByGoroutine) {
+			var sn signedNote
+			sn.note, sn.err = ps.sign()
+			ps.done <- sn
+		}
 	}()
-	return ch
+	return ps
 }
 
 // signerVerifier verifies note signatures of an Ed25519 signer by signing the

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/mod/sumdb/tlog"
@@ -107,11 +108,27 @@ type batchWrites struct {
 	seqs     map[string]int64
 	dict     *dictWrite
 	head     storeHead // the head after the commit: size, right edge, checkpoint
-	// signed, when set, delivers the signature of head.latest, made on
+	// signed, when set, is the signature of head.latest being made on
 	// another goroutine while the store puts the other writes
 	// (Ledger.signAhead); checkpoint waits for it.
-	signed <-chan signedNote
+	signed *pendingSign
 }
+
+// pendingSign is a checkpoint signature handed to another goroutine. Its
+// state says who signs: the goroutine if it started before the committer
+// needed the note, else the committer itself, so that a goroutine still
+// waiting for a CPU never holds the commit up.
+type pendingSign struct {
+	state atomic.Int32 // signQueued, then signByGoroutine or signByCommitter
+	sign  func() ([]byte, error)
+	done  chan signedNote // buffered: the goroutine never blocks
+}
+
+const (
+	signQueued int32 = iota
+	signByGoroutine
+	signByCommitter
+)
 
 type signedNote struct {
 	note []byte
@@ -119,13 +136,20 @@ type signedNote struct {
 }
 
 // checkpoint completes head.latest with its signed note, waiting for it
-// when it is being signed in parallel; a failed signature fails the commit.
+// (or making it) when it was handed to another goroutine; a failed
+// signature fails the commit.
 func (w *batchWrites) checkpoint() error {
-	if w.signed == nil {
+	ps := w.signed
+	if ps == nil {
 		return nil
 	}
-	sn := <-w.signed
 	w.signed = nil
+	var sn signedNote
+	if ps.state.CompareAndSwap(signQueued, signByCommitter) {
+		sn.note, sn.err = ps.sign()
+	} else {
+		sn = <-ps.done
+	}
 	if sn.err != nil {
 		return sn.err
 	}
