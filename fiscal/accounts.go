@@ -150,8 +150,7 @@ func (s Seller) ForInvoiceLaw() invoicelaw.Seller {
 		LegalName: s.LegalName, VATNumber: s.VATNumber, LegalID: s.LegalID, LegalIDScheme: s.LegalIDScheme,
 		TaxRegistrationID: s.TaxRegistrationID, Country: s.Country, Address: s.Address,
 		OtherEstablishments: s.OtherEstablishments, Registrations: s.Registrations,
-		Contact: s.Contact, ElectronicAddress: s.ElectronicAddress, UKRateAgreement: s.UKRateAgreement,
-	}
+		Contact: s.Contact, ElectronicAddress: s.ElectronicAddress, UKRateAgreement: s.UKRateAgreement}
 }
 
 var accountIDRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)

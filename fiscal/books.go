@@ -424,11 +424,10 @@ func (b *Books) boundKey(c ledger.Claim) (string, bool, error) {
 // first answer was. A key bound or claimed concurrently with another body
 // is a conflict too.
 func (b *Books) bindKey(c ledger.Claim, recordID string) error {
-	if holder, fp, err := b.e.ledger.ClaimHolder(c.Space, c.Key); err == nil {
+	if _, fp, err := b.e.ledger.ClaimHolder(c.Space, c.Key); err == nil {
 		if string(fp) != string(c.Fingerprint) {
 			return claimConflict(c)
 		}
-		_ = holder
 		return nil
 	}
 	var conflict bool

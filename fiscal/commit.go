@@ -24,7 +24,7 @@ const (
 
 // Ledger buckets and indexes the engine uses beside its entries.
 const (
-	bucketHeads         = "heads"          // record id → id of the entry holding its current state
+	bucketHeads         = "heads"          // record id → id of the entry holding its current state, from revision 2 on
 	bucketEvents        = "events"         // 8-byte big-endian ledger index → Event JSON (the outbox)
 	indexAccountEvents  = "account-events" // account \x00 8-byte index → entry id
 	revisionIDSeparator = "-r"             // entry id of revision n ≥ 2: record id + "-r" + n
@@ -55,7 +55,7 @@ func be64(n int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(n))
 // Commit appends the draft as one ledger entry, in one transaction: the
 // leaf (the signed receipt, or the document when the draft has no
 // receipt), the stored document and invoice, claims, postings, side
-// writes, the record's head pointer and the outbox event. It returns the
+// writes (a revision's head pointer among them) and the outbox event. It returns the
 // document as stored and the ledger's answer: Existing when a claim was
 // already held (nothing written; Books.Lookup tells a replay from a
 // duplicate). A nil error means the entry is committed and fsynced.
@@ -70,7 +70,10 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 	if idx := timeIndex(d); idx != "" {
 		postings = append(postings, ledger.Posting{Index: idx, Key: accountTimeKey(d.Record.Account, d.createdAt, d.Record.ID)})
 	}
-	puts := append([]ledger.Put{{Bucket: bucketHeads, Key: []byte(d.Record.ID), Value: []byte(d.id)}}, d.Puts...)
+	puts := d.Puts // a first revision whose id reads as no revision's has no head (currentEntryID)
+	if d.id != d.Record.ID || recordIDOf(d.id) != d.id {
+		puts = append([]ledger.Put{{Bucket: bucketHeads, Key: []byte(d.Record.ID), Value: []byte(d.id)}}, d.Puts...)
+	}
 	checks := d.commitChecks()
 	series := ""
 	if d.ublDraft != nil {
@@ -243,12 +246,7 @@ func (e *Engine) sealedRecord(d *Draft, index int64) *Record {
 // deterministic for an index, a number and rnd's bytes (Ed25519 signatures
 // are deterministic).
 func (e *Engine) seal(d *Draft, index int64, rnd io.Reader) (doc []byte, leaf string, openings []byte, err error) {
-	rec := d.Record
-	rec.Ledger = LedgerRef{Origin: e.cfg.LogOrigin, Index: index}
-	if n := len(rec.History); n > 0 {
-		rec.History = append([]Revision(nil), rec.History...)
-		rec.History[n-1].LedgerIndex = index
-	}
+	rec := *e.sealedRecord(d, index)
 	if d.Document != nil {
 		doc, err = d.Document(&rec)
 	} else {
@@ -287,9 +285,16 @@ func (e *Engine) seal(d *Draft, index int64, rnd io.Reader) (doc []byte, leaf st
 }
 
 // currentEntryID returns the id of the entry holding the record's current
-// state (its newest revision).
+// state (its newest revision): the head a revision wrote, or without one
+// the entry whose id is the record id (a first revision writes no head
+// unless its id could be read as a revision's, recordIDOf; files written
+// before have one for every record).
 func (e *Engine) currentEntryID(recordID string) (string, error) {
 	head, err := e.ledger.Get(bucketHeads, []byte(recordID))
+	if errors.Is(err, ledger.ErrNotFound) && recordIDOf(recordID) == recordID {
+		head = []byte(recordID)
+		_, err = e.ledger.IndexOf(recordID)
+	}
 	if errors.Is(err, ledger.ErrNotFound) {
 		return "", notFound("settlement " + recordID)
 	}

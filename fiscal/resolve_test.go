@@ -63,6 +63,14 @@ func TestResolveSuppliesMissingCountry(t *testing.T) {
 			t.Fatalf("before: %s %v invoice %v", pending.ReviewStatus, reasonCodes(pending.ReviewReasons), pending.Invoice)
 		}
 		size := e.Ledger().Size()
+		// A first revision writes no head pointer: the record is found
+		// by the entry that has its id.
+		if _, err := e.Ledger().Get("heads", []byte(pending.ID)); !errors.Is(err, ledger.ErrNotFound) {
+			t.Errorf("head of a first revision: %v, want none", err)
+		}
+		if doc, err := e.Document(pending.ID); err != nil || !json.Valid(doc) {
+			t.Fatalf("document of the first revision: %v", err)
+		}
 
 		got, err := b.Resolve(ctx, pending.ID, fiscal.Resolution{
 			Buyer:      &fiscal.ResolutionBuyer{Country: "de"},
@@ -79,6 +87,12 @@ func TestResolveSuppliesMissingCountry(t *testing.T) {
 			t.Errorf("revision facts: buyer %s taxing %s regime %s createdAt %s/%s", r.Buyer.Country, r.Classification.TaxingCountry, r.Classification.Regime, r.CreatedAt, pending.CreatedAt)
 		}
 		checkAmounts(t, r)
+		if head, err := e.Ledger().Get("heads", []byte(r.ID)); err != nil || string(head) != r.ID+"-r2" {
+			t.Errorf("head of revision 2: %q, %v", head, err)
+		}
+		if _, err := e.Document(r.ID + "-r2"); fiscaltest.Code(err) != fiscal.CodeNotFound {
+			t.Errorf("a revision's entry id is not a record id: %v", err)
+		}
 		if e.Ledger().Size() != size+1 {
 			t.Errorf("ledger grew by %d entries, want 1", e.Ledger().Size()-size)
 		}

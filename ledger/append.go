@@ -717,9 +717,15 @@ func (l *Ledger) plan(batch []*request, results []result, v commitView) (*batchW
 	if err := l.planDict(head, fr.size, written, v, w); err != nil {
 		return nil, err
 	}
-	cp, err := signCheckpoint(l.signer, l.origin, fr.size, fr.root())
-	if err != nil {
-		return nil, err
+	cp := Checkpoint{Origin: l.origin, Size: fr.size, Root: fr.root()}
+	if l.signAhead {
+		w.signed = l.signAsync(cp) // the store waits for it before its last put
+	} else {
+		signed, err := signCheckpoint(l.signer, l.origin, cp.Size, cp.Root)
+		if err != nil {
+			return nil, err
+		}
+		cp = signed
 	}
 	w.head = storeHead{frontier: fr, latest: cp, dictID: head.dictID, dictCut: head.dictCut}
 	if w.dict != nil {

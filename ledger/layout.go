@@ -94,9 +94,12 @@ func docKey(index int64, name string) []byte {
 
 // claimValue encodes a claim holder: its index, then the fingerprint.
 func claimValue(index int64, fingerprint []byte) []byte {
-	v := make([]byte, 0, 8+len(fingerprint))
-	v = append(v, u64(index)...)
-	return append(v, fingerprint...)
+	return appendClaimValue(make([]byte, 0, 8+len(fingerprint)), index, fingerprint)
+}
+
+// appendClaimValue appends claimValue(index, fingerprint) to b.
+func appendClaimValue(b []byte, index int64, fingerprint []byte) []byte {
+	return append(binary.BigEndian.AppendUint64(b, uint64(index)), fingerprint...)
 }
 
 // parseClaimValue is the inverse of claimValue.

@@ -120,6 +120,11 @@ type Ledger struct {
 	closeErr  error
 	closed    atomic.Bool
 
+	// signAhead: the store waits for a batch's checkpoint signature only
+	// before its last put (batchWrites.checkpoint), so plan has it signed
+	// on another goroutine in the meantime (the bbolt store).
+	signAhead bool
+
 	prof              committerProfile
 	onCommit          func(*batchWrites)           // tests: sees every committed batch
 	integrityFailures atomic.Uint64                // reads that met bytes not matching their hash, or damage
@@ -238,6 +243,7 @@ func (l *Ledger) genesis() (Checkpoint, error) {
 func (l *Ledger) start(st store, lf loadedFile, opts Options) (*Ledger, error) {
 	var err error
 	l.store, l.observer = st, opts.Observer
+	_, l.signAhead = st.(*boltStore)
 	if l.codec, err = newCodec(lf.dicts); err != nil {
 		st.close()
 		return nil, fmt.Errorf("ledger: open %s: dictionaries: %w", l.path, err)
@@ -396,6 +402,34 @@ func validOrigin(origin string) error {
 		return fmt.Errorf("ledger: origin %q: must be non-empty UTF-8 without spaces or '+': %w", origin, ErrInvalid)
 	}
 	return nil
+}
+
+// signAsync hands the signature of the checkpoint cp (without its note)
+// to another goroutine: the committer puts the batch's other writes
+// meanwhile, and the store takes the note before it puts the checkpoint
+// (batchWrites.checkpoint), so that Ed25519 is off the committer's serial
+// path when the other CPU is free. If the goroutine has not started by
+// then (every CPU busy), the committer signs itself, as it did before. A
+// signer that fails or panics fails the commit with ErrUnavailable.
+func (l *Ledger) signAsync(cp Checkpoint) *pendingSign {
+	ps := &pendingSign{done: make(chan signedNote, 1)}
+	ps.sign = func() (note []byte, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("ledger: sign checkpoint %d: the signer panicked: %v: %w", cp.Size, r, ErrUnavailable)
+			}
+		}()
+		signed, err := signCheckpoint(l.signer, l.origin, cp.Size, cp.Root)
+		return signed.Note, err
+	}
+	go func() {
+		if ps.state.CompareAndSwap(signQueued, signByGoroutine) {
+			var sn signedNote
+			sn.note, sn.err = ps.sign()
+			ps.done <- sn
+		}
+	}()
+	return ps
 }
 
 // signerVerifier verifies note signatures of an Ed25519 signer by signing the

@@ -67,6 +67,9 @@ func TestAppendAndRead(t *testing.T) {
 		if e.Index != 1 || string(e.Leaf) != "leaf b at 1" || string(e.Docs["ubl"]) != "<Invoice>b</Invoice>" || len(e.Docs) != 2 {
 			t.Errorf("Entry(b) = %+v", e)
 		}
+		if i, err := l.IndexOf("c"); err != nil || i != 2 {
+			t.Errorf("IndexOf(c) = %d, %v", i, err)
+		}
 		at, err := l.EntryAt(2)
 		if err != nil || at.ID != "c" {
 			t.Errorf("EntryAt(2) = %+v, %v", at, err)
@@ -89,6 +92,7 @@ func TestAppendAndRead(t *testing.T) {
 			err  error
 		}{
 			{"Entry", func() error { _, err := l.Entry("zz"); return err }()},
+			{"IndexOf", func() error { _, err := l.IndexOf("zz"); return err }()},
 			{"EntryAt", func() error { _, err := l.EntryAt(3); return err }()},
 			{"EntryAt negative", func() error { _, err := l.EntryAt(-1); return err }()},
 			{"Doc of missing entry", func() error { _, err := l.Doc("zz", "record"); return err }()},

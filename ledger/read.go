@@ -41,6 +41,26 @@ func (l *Ledger) Entry(id string) (StoredEntry, error) {
 	return e, err
 }
 
+// IndexOf returns the log index of the entry with the given ID (ErrNotFound
+// if none): one lookup in the ID index, nothing of the entry is read. A
+// caller that keys side data by entry ID can use it to tell whether an
+// entry exists without writing a side value of its own.
+func (l *Ledger) IndexOf(id string) (int64, error) {
+	var index int64
+	err := l.view(func(r storeReader) error {
+		i, ok, err := r.entryIndex(id)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("ledger: entry %q: %w", id, ErrNotFound)
+		}
+		index = i
+		return nil
+	})
+	return index, err
+}
+
 // EntryAt returns the entry at log index index (ErrNotFound beyond the log),
 // its leaf verified against the stored record hash.
 func (l *Ledger) EntryAt(index int64) (StoredEntry, error) {

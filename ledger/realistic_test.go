@@ -148,8 +148,9 @@ func (e realEntry) claims() []Claim {
 }
 
 // ledgerEntry is the entry as the engine builds it for index: leaf,
-// record and invoice, the account's event and time postings, the record's
-// head pointer and the outbox event.
+// record and invoice, the account's event and time postings and the outbox
+// event (a first revision writes no head pointer: the engine finds the
+// entry by the record id).
 func (e realEntry) ledgerEntry(index int64) Entry {
 	ev := fmt.Sprintf(`{"id":"evt_%s","type":"settlement.processed","created":"2026-04-10T15:00:00Z","sequence":%d,"account":"%s","recordId":"%s","entryId":"%s"}`,
 		e.id, index, e.account, e.id, e.id)
@@ -162,7 +163,6 @@ func (e realEntry) ledgerEntry(index int64) Entry {
 			{Index: "account-time", Key: append(binary.BigEndian.AppendUint64([]byte(e.account+"\x00"), uint64(index)*1_700_000_000), e.id...)},
 		},
 		Puts: []Put{
-			{Bucket: "heads", Key: []byte(e.id), Value: []byte(e.id)},
 			{Bucket: "events", Key: binary.BigEndian.AppendUint64(nil, uint64(index)), Value: []byte(ev)},
 		},
 	}
@@ -184,7 +184,6 @@ func (e realEntry) prebuilt() (Entry, func(*Hook) error) {
 			{Index: "account-events", Key: []byte(e.account + "\x00"), AppendIndex: true},
 			{Index: "account-time", Key: append(binary.BigEndian.AppendUint64([]byte(e.account+"\x00"), uint64(time.Now().UnixNano())), e.id...)},
 		},
-		Puts: []Put{{Bucket: "heads", Key: []byte(e.id), Value: []byte(e.id)}},
 	}
 	hook := func(h *Hook) error {
 		i := h.Index()

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/mod/sumdb/tlog"
@@ -107,6 +108,53 @@ type batchWrites struct {
 	seqs     map[string]int64
 	dict     *dictWrite
 	head     storeHead // the head after the commit: size, right edge, checkpoint
+	// signed, when set, is the signature of head.latest being made on
+	// another goroutine while the store puts the other writes
+	// (Ledger.signAhead); checkpoint waits for it.
+	signed *pendingSign
+}
+
+// pendingSign is a checkpoint signature handed to another goroutine. Its
+// state says who signs: the goroutine if it started before the committer
+// needed the note, else the committer itself, so that a goroutine still
+// waiting for a CPU never holds the commit up.
+type pendingSign struct {
+	state atomic.Int32 // signQueued, then signByGoroutine or signByCommitter
+	sign  func() ([]byte, error)
+	done  chan signedNote // buffered: the goroutine never blocks
+}
+
+const (
+	signQueued int32 = iota
+	signByGoroutine
+	signByCommitter
+)
+
+type signedNote struct {
+	note []byte
+	err  error
+}
+
+// checkpoint completes head.latest with its signed note, waiting for it
+// (or making it) when it was handed to another goroutine; a failed
+// signature fails the commit.
+func (w *batchWrites) checkpoint() error {
+	ps := w.signed
+	if ps == nil {
+		return nil
+	}
+	w.signed = nil
+	var sn signedNote
+	if ps.state.CompareAndSwap(signQueued, signByCommitter) {
+		sn.note, sn.err = ps.sign()
+	} else {
+		sn = <-ps.done
+	}
+	if sn.err != nil {
+		return sn.err
+	}
+	w.head.latest.Note = sn.note
+	return nil
 }
 
 type entryWrite struct {

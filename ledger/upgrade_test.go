@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -194,5 +195,65 @@ func TestDictionaries(t *testing.T) {
 		if err != nil || !bytes.Equal(e.Leaf, want.leaf) || !bytes.Equal(e.Docs["ubl"], want.ubl) {
 			t.Fatalf("entry %d after reopen: %v", i, err)
 		}
+	}
+}
+
+// TestFreelistKindsShareFiles: files written up to now used bbolt's
+// hashmap freelist, new ones the array kind; each opens and extends a file
+// the other wrote, and the page walk's freelist accounting holds after
+// each (the freelist is synced: Open reads it, it is not rebuilt).
+func TestFreelistKindsShareFiles(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	s, v, _ := testKey(t, testOrigin, "log key 1")
+	n := 0
+	for round, kind := range []bolt.FreelistType{bolt.FreelistMapType, bolt.FreelistArrayType, bolt.FreelistMapType, ""} {
+		l, err := open(path, Options{Origin: testOrigin, Signer: s}, func(o *bolt.Options) {
+			if kind != "" {
+				o.FreelistType = kind
+			}
+		})
+		if err != nil {
+			t.Fatalf("round %d (%q): open: %v", round, kind, err)
+		}
+		for range 40 {
+			mustAppend(t, l, fmt.Sprintf("e%d", n))
+			n++
+		}
+		// Deletes free pages, so that the freelist carries ids over.
+		err = l.Update(func(tx Tx) error {
+			for i := range 200 {
+				if err := tx.Put("scratch", fmt.Appendf(nil, "k%03d", i), bytes.Repeat([]byte{'v'}, 200)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err == nil {
+			err = l.Update(func(tx Tx) error {
+				for i := range 200 {
+					if err := tx.Delete("scratch", fmt.Appendf(nil, "k%03d", i)); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := Check(path, v); err != nil {
+			t.Fatalf("round %d (%q): %v", round, kind, err)
+		}
+	}
+	l := reopen(t, path)
+	defer l.Close()
+	if l.Size() != int64(n) {
+		t.Fatalf("size %d, want %d", l.Size(), n)
+	}
+	if _, err := l.Entry("e0"); err != nil {
+		t.Fatal(err)
 	}
 }
