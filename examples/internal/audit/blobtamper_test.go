@@ -3,20 +3,23 @@ package audit
 import (
 	"bytes"
 	"encoding/binary"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
 	bolt "go.etcd.io/bbolt"
 )
 
-// tamperEntry is an attacker who knows the schema-2 entry encoding (the
-// format comment of ledger/codec.go): it opens a copy of the ledger file
-// with bbolt, decompresses the leaf or documents frame of the entry at
-// index, applies edit to the raw body and writes the entry back compressed
-// again, so that the file stays a well-formed bbolt file whose only change
-// is the edited bytes. It returns the copy's path.
+// tamperEntry is an attacker who knows the entry encoding (the format
+// comment of ledger/codec.go): it opens a copy of the ledger file with
+// bbolt, decompresses the entry at index (a 0x03 blob's S2 block, or the
+// leaf or documents frame of a 0x02 blob), applies edit to the raw leaf or
+// documents body and writes the entry back compressed again, with its
+// checksums recomputed, so that the file stays a well-formed bbolt file
+// whose only change is the edited bytes. It returns the copy's path.
 //
 // Only entries compressed without a dictionary are edited (the first 16 of
 // a log, where the fixture's entries are); the test fails otherwise rather
@@ -44,12 +47,15 @@ func tamperEntry(t *testing.T, src string, index int64, frame string, edit func(
 			t.Fatal("no blobs bucket: not a schema-2 ledger")
 		}
 		blob := b.Get(key[:])
-		if len(blob) < 2 || blob[0] != 0x02 {
-			t.Fatalf("entry %d: not a schema-2 blob", index)
+		if len(blob) < 2 || (blob[0] != 0x02 && blob[0] != 0x03) {
+			t.Fatalf("entry %d: not a 0x02 or 0x03 blob", index)
 		}
 		dict, n := binary.Uvarint(blob[1:])
 		if n <= 0 || dict != 0 {
 			t.Fatalf("entry %d is compressed with dictionary %d; tamperEntry edits only entries without one", index, dict)
+		}
+		if blob[0] == 0x03 {
+			return b.Put(key[:], tamperS2(t, index, blob[1+n:], frame, edit))
 		}
 		rest := blob[1+n:]
 		leafFrame, rest := cutFrame(t, rest)
@@ -74,6 +80,38 @@ func tamperEntry(t *testing.T, src string, index int64, frame string, edit func(
 		t.Fatal(err)
 	}
 	return p
+}
+
+// tamperS2 edits the leaf or documents body of a 0x03 blob without a
+// dictionary (rest: what follows its dictionary id) and returns the blob
+// with its S2 block, leaf length and body checksum made again.
+func tamperS2(t *testing.T, index int64, rest []byte, frame string, edit func([]byte) []byte) []byte {
+	t.Helper()
+	leafLen, k := binary.Uvarint(rest)
+	if k <= 0 {
+		t.Fatalf("entry %d: malformed leaf length", index)
+	}
+	block, tail := cutFrame(t, rest[k:])
+	if len(tail) < 4 {
+		t.Fatalf("entry %d: no body checksum", index)
+	}
+	patches := tail[4:]
+	body, err := s2.Decode(nil, block)
+	if err != nil || leafLen > uint64(len(body)) {
+		t.Fatalf("entry %d: S2 block: %v", index, err)
+	}
+	parts := map[string][]byte{"leaf": body[:leafLen], "docs": body[leafLen:]}
+	edited := edit(append([]byte(nil), parts[frame]...))
+	if bytes.Equal(edited, parts[frame]) {
+		t.Fatalf("entry %d %s body: the edit changed nothing", index, frame)
+	}
+	parts[frame] = edited
+	newBody := append(append([]byte(nil), parts["leaf"]...), parts["docs"]...)
+	out := append([]byte{0x03}, binary.AppendUvarint(nil, 0)...)
+	out = binary.AppendUvarint(out, uint64(len(parts["leaf"])))
+	out = appendFramePart(out, s2.Encode(nil, newBody))
+	out = binary.BigEndian.AppendUint32(out, crc32.Checksum(newBody, crc32.MakeTable(crc32.Castagnoli)))
+	return append(out, patches...)
 }
 
 func cutFrame(t *testing.T, b []byte) (frame, rest []byte) {
