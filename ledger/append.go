@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -625,7 +626,7 @@ func (l *Ledger) commit(batch []*request) []result {
 // storeCommit runs store.commit with the read guard: a panic inside the
 // store (damaged pages) fails the batch with a *CorruptError.
 func (l *Ledger) storeCommit(batch []*request, plan func(v commitView) (*batchWrites, error)) (st commitStats, err error) {
-	defer l.readGuard(&err)()
+	defer l.readGuard(&err, debug.SetPanicOnFault(true))
 	return l.store.commit(func() *batchKeys { return batchKeysOf(batch) }, plan)
 }
 
