@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"maps"
 	"runtime"
 	"runtime/debug"
@@ -657,15 +658,77 @@ func batchKeysOf(batch []*request) *batchKeys {
 // batchState is what the appends planned so far in a batch wrote: later
 // appends of the batch see it exactly like committed data.
 type batchState struct {
-	claims   map[claimKey]claimHolder
-	ids      map[string]bool
-	postings map[postingKey]bool
-	side     map[sideMapKey]sideValue
+	w      *batchWrites
+	claims map[claimKey]claimHolder
+	ids    map[string]bool
+	// postings finds the batch's postings (w.postings), side the last
+	// write of a side key (w.side): keyed by hash, not by a string made
+	// of every key.
+	postings keyIndex
+	side     keyIndex
 	seqs     map[string]int64
-	// read caches the side values read from the committed data: they do
-	// not change during the batch (side shadows them once written), and
-	// an engine reads the same ones for many appends of a batch.
-	read map[sideMapKey]sideValue
+	// read caches the side values read from the committed data (Value nil:
+	// absent): they do not change during the batch (side shadows them once
+	// written), and an engine reads the same ones for many appends of a
+	// batch.
+	read    []Put
+	readIdx keyIndex
+	// arena holds the small slices the batch makes (posting keys with the
+	// index, Hook.Put's and Hook.Get's copies): one allocation for many.
+	arena arena
+	hook  Hook // reused by every append of the batch
+}
+
+// keyIndex finds an item of a batch's list by a bucket (or index) name
+// and a key without making a string of every key: a map from their hash to
+// the position of the last item with them, checked against the item itself
+// (a collision, which only costs time, falls back to a scan).
+type keyIndex struct {
+	seed maphash.Seed
+	pos  map[uint64]int32
+}
+
+func newKeyIndex(seed maphash.Seed, n int) keyIndex {
+	return keyIndex{seed: seed, pos: make(map[uint64]int32, n)}
+}
+
+func (x *keyIndex) hash(name string, key []byte) uint64 {
+	var h maphash.Hash
+	h.SetSeed(x.seed)
+	h.WriteString(name)
+	h.WriteByte(0)
+	h.Write(key)
+	return h.Sum64()
+}
+
+// find returns the position of the last of the n items that match (is),
+// or -1.
+func (x *keyIndex) find(name string, key []byte, n int, is func(i int) bool) int {
+	i, ok := x.pos[x.hash(name, key)]
+	if !ok {
+		return -1
+	}
+	if int(i) < n && is(int(i)) {
+		return int(i)
+	}
+	for j := n - 1; j >= 0; j-- {
+		if is(j) {
+			return j
+		}
+	}
+	return -1
+}
+
+// add records that item i has name and key (the last such item so far).
+func (x *keyIndex) add(name string, key []byte, i int) {
+	x.pos[x.hash(name, key)] = int32(i)
+}
+
+// findPut finds the last Put of (bucket, key) among puts indexed by x.
+func (x *keyIndex) findPut(puts []Put, bucket string, key []byte) int {
+	return x.find(bucket, key, len(puts), func(i int) bool {
+		return puts[i].Bucket == bucket && string(puts[i].Key) == string(key)
+	})
 }
 
 type claimHolder struct {
@@ -690,15 +753,26 @@ func (l *Ledger) plan(batch []*request, results []result, v commitView) (*batchW
 	head := l.store.head()
 	fr := head.frontier
 	n := len(batch)
+	w := &batchWrites{
+		hashes:     make([]tlog.Hash, 0, 2*n),
+		seqs:       map[string]int64{},
+		entries:    make([]entryWrite, 0, n),
+		claims:     make([]claimWrite, 0, 2*n),
+		postings:   make([]postingWrite, 0, 2*n),
+		side:       make([]Put, 0, 2*n),
+		sideUnique: true,
+	}
+	seed := maphash.MakeSeed()
 	st := &batchState{
+		w:        w,
 		claims:   make(map[claimKey]claimHolder, 2*n),
 		ids:      make(map[string]bool, n),
-		postings: make(map[postingKey]bool, 2*n),
-		side:     make(map[sideMapKey]sideValue, 2*n),
+		postings: newKeyIndex(seed, 2*n),
+		side:     newKeyIndex(seed, 2*n),
 		seqs:     map[string]int64{},
-		read:     map[sideMapKey]sideValue{},
+		readIdx:  newKeyIndex(seed, 4),
 	}
-	w := &batchWrites{hashes: make([]tlog.Hash, 0, 2*len(batch)), seqs: map[string]int64{}}
+	st.arena.grow(256 * n)
 	var written []*prepared // this batch's entries, for a dictionary cut
 	for i, r := range batch {
 		var err error
@@ -779,14 +853,24 @@ func (l *Ledger) planOne(r *request, v commitView, st *batchState, fr *frontier,
 	} else if dup {
 		return fail(fmt.Errorf("entry ID %q already present: %w", p.id, ErrDuplicate))
 	}
-	postings := make([]postingWrite, 0, len(p.postings))
+	// This append's postings go to w.postings at once (the batch's ones
+	// are indexed in st.postings) and are cut off again if it fails.
+	pstart := len(w.postings)
+	fail = func(err error) (result, *prepared, error) {
+		w.postings = w.postings[:pstart]
+		return ownFault(index, err)
+	}
 	for _, po := range p.postings {
 		key := po.Key
 		if po.AppendIndex {
-			key = binary.BigEndian.AppendUint64(append(make([]byte, 0, len(po.Key)+8), po.Key...), uint64(index))
+			key = st.arena.cut(len(po.Key)+8, func(b []byte) []byte {
+				return binary.BigEndian.AppendUint64(append(b, po.Key...), uint64(index))
+			})
 		}
-		pk := postingKey{po.Index, string(key)}
-		dup := st.postings[pk] || slices.ContainsFunc(postings, func(o postingWrite) bool { return o.index == po.Index && string(o.key) == pk.key })
+		is := func(i int) bool { return w.postings[i].index == po.Index && string(w.postings[i].key) == string(key) }
+		dup := st.postings.find(po.Index, key, pstart, is) >= 0 || slices.ContainsFunc(w.postings[pstart:], func(o postingWrite) bool {
+			return o.index == po.Index && string(o.key) == string(key)
+		})
 		if !dup {
 			var err error
 			if dup, err = v.hasPosting(po.Index, key); err != nil {
@@ -796,11 +880,12 @@ func (l *Ledger) planOne(r *request, v commitView, st *batchState, fr *frontier,
 		if dup {
 			return fail(fmt.Errorf("posting %q %q already present: %w", po.Index, key, ErrDuplicate))
 		}
-		postings = append(postings, postingWrite{index: po.Index, key: key, id: p.id, skey: pk.key})
+		w.postings = append(w.postings, postingWrite{index: po.Index, key: key, id: p.id})
 	}
 	var h *Hook
 	if a.Hook != nil {
-		h = &Hook{index: index, a: a, p: p, st: st, v: v}
+		h = &st.hook
+		*h = Hook{index: index, a: a, p: p, st: st, v: v, extra: h.extra[:0], seqs: h.seqs[:0]}
 		if err := callHook(a.Hook, h); err != nil {
 			return fail(err)
 		}
@@ -818,23 +903,24 @@ func (l *Ledger) planOne(r *request, v commitView, st *batchState, fr *frontier,
 		st.claims[claimKey{c.Space, c.Key}] = claimHolder{index, c.Fingerprint, p.id}
 		w.claims = append(w.claims, claimWrite{c.Space, c.Key, index, c.Fingerprint})
 	}
-	for _, pw := range postings {
-		st.postings[postingKey{pw.index, pw.skey}] = true
+	for i := pstart; i < len(w.postings); i++ {
+		st.postings.add(w.postings[i].index, w.postings[i].key, i)
 	}
-	w.postings = append(w.postings, postings...)
-	puts := p.puts
+	sstart := len(w.side)
+	w.side = append(w.side, p.puts...)
 	if h != nil {
-		if len(h.extra) > 0 {
-			puts = append(append(make([]Put, 0, len(p.puts)+len(h.extra)), p.puts...), h.extra...)
-		}
-		for name, n := range h.seqs {
-			st.seqs[name] = n
+		w.side = append(w.side, h.extra...)
+		for _, s := range h.seqs {
+			st.seqs[s.name] = s.n
 		}
 	}
-	for _, pt := range puts {
-		st.side[sideMapKey{pt.Bucket, string(pt.Key)}] = sideValue{pt.Value, pt.Value == nil}
+	for i := sstart; i < len(w.side); i++ {
+		pt := w.side[i]
+		if w.sideUnique && st.side.findPut(w.side[:i], pt.Bucket, pt.Key) >= 0 {
+			w.sideUnique = false
+		}
+		st.side.add(pt.Bucket, pt.Key, i)
 	}
-	w.side = append(w.side, puts...)
 	w.entries = append(w.entries, entryWrite{index: index, id: p.id, blob: p.enc.blob})
 	w.hashes = fr.append(p.leafHash, w.hashes)
 	return result{appended: Appended{Index: index, ID: p.id}}, p, nil
@@ -923,12 +1009,17 @@ type Hook struct {
 	st    *batchState
 	v     commitView
 
-	seqs     map[string]int64
-	extra    []Put // Put calls, after the entry's own Puts
+	seqs     []seqValue // Sequence calls
+	extra    []Put      // Put calls, after the entry's own Puts
 	splices  []splice
 	leaf     []byte            // SetLeaf
 	docs     map[string][]byte // SetDoc
 	storeErr error
+}
+
+type seqValue struct {
+	name string
+	n    int64
 }
 
 type splice struct {
@@ -948,8 +1039,12 @@ func (h *Hook) Sequence(name string) (int64, error) {
 	if !slices.Contains(h.a.Sequences, name) {
 		return 0, fmt.Errorf("ledger: hook: sequence %q not declared in Append.Sequences: %w", name, ErrInvalid)
 	}
-	n, ok := h.seqs[name]
-	if !ok {
+	at := slices.IndexFunc(h.seqs, func(s seqValue) bool { return s.name == name })
+	var n int64
+	if at >= 0 {
+		n = h.seqs[at].n
+	} else {
+		var ok bool
 		if n, ok = h.st.seqs[name]; !ok {
 			var err error
 			if n, err = h.v.sequence(name); err != nil {
@@ -957,12 +1052,11 @@ func (h *Hook) Sequence(name string) (int64, error) {
 				return 0, err
 			}
 		}
+		at = len(h.seqs)
+		h.seqs = append(h.seqs, seqValue{name: name})
 	}
 	n++
-	if h.seqs == nil {
-		h.seqs = map[string]int64{}
-	}
-	h.seqs[name] = n
+	h.seqs[at].n = n
 	return n, nil
 }
 
@@ -976,27 +1070,26 @@ func (h *Hook) Get(bucket string, key []byte) ([]byte, error) {
 	for _, puts := range [][]Put{h.extra, h.p.puts} {
 		for i := len(puts) - 1; i >= 0; i-- {
 			if p := puts[i]; p.Bucket == bucket && string(p.Key) == string(key) {
-				return clone(p.Value), nil
+				return h.st.arena.clone(p.Value), nil
 			}
 		}
 	}
-	k := sideMapKey{bucket, string(key)}
-	sv, ok := h.st.side[k]
-	if !ok {
-		if sv, ok = h.st.read[k]; !ok {
-			v, err := h.v.side(bucket, key)
-			if err != nil {
-				h.storeErr = err
-				return nil, err
-			}
-			sv = sideValue{v, v == nil}
-			h.st.read[k] = sv
-		}
+	st := h.st
+	if i := st.side.findPut(st.w.side, bucket, key); i >= 0 {
+		return st.arena.clone(st.w.side[i].Value), nil
 	}
-	if sv.deleted {
-		return nil, nil
+	if i := st.readIdx.findPut(st.read, bucket, key); i >= 0 {
+		return st.arena.clone(st.read[i].Value), nil
 	}
-	return clone(sv.value), nil
+	v, err := h.v.side(bucket, key)
+	if err != nil {
+		h.storeErr = err
+		return nil, err
+	}
+	// v is the view's own copy (nil: absent).
+	st.read = append(st.read, Put{Bucket: bucket, Key: clone(key), Value: v})
+	st.readIdx.add(bucket, key, len(st.read)-1)
+	return st.arena.clone(v), nil
 }
 
 // Put writes a side value with the entry (nil deletes the key), after the
@@ -1008,7 +1101,7 @@ func (h *Hook) Put(bucket string, key, value []byte) error {
 	if len(value) > maxValueSize {
 		return fmt.Errorf("ledger: side %q: value of %d bytes: %w", bucket, len(value), ErrInvalid)
 	}
-	h.extra = append(h.extra, Put{Bucket: bucket, Key: clone(key), Value: clone(value)})
+	h.extra = append(h.extra, Put{Bucket: bucket, Key: h.st.arena.clone(key), Value: h.st.arena.clone(value)})
 	return nil
 }
 
@@ -1029,7 +1122,7 @@ func (h *Hook) Splice(doc string, offset int, b []byte) error {
 	if offset < 0 || len(b) == 0 || offset > len(d) || len(b) > len(d)-offset {
 		return fmt.Errorf("ledger: hook: splice of %d bytes at %d into document %q of %d bytes: %w", len(b), offset, doc, len(d), ErrInvalid)
 	}
-	h.splices = append(h.splices, splice{doc, offset, clone(b)})
+	h.splices = append(h.splices, splice{doc, offset, h.st.arena.clone(b)})
 	return nil
 }
 

@@ -511,15 +511,19 @@ func (s *boltStore) write(tx *bolt.Tx, w *batchWrites) error {
 			return err
 		}
 	}
-	side := subBuckets{parent: b(bucketSide)}
-	for _, p := range lastWrites(w.side) {
+	sideBk := subBuckets{parent: b(bucketSide)}
+	side := w.side
+	if !w.sideUnique {
+		side = lastWrites(side)
+	}
+	for _, p := range side {
 		if p.Value == nil {
-			if err := sidePut(side.parent, p.Bucket, p.Key, nil, nil); err != nil {
+			if err := sidePut(sideBk.parent, p.Bucket, p.Key, nil, nil); err != nil {
 				return err
 			}
 			continue
 		}
-		bk, err := side.get(p.Bucket)
+		bk, err := sideBk.get(p.Bucket)
 		if err != nil {
 			return err
 		}
@@ -577,6 +581,14 @@ func (a *arena) grow(n int) { a.buf = make([]byte, 0, max(n, 64)) }
 
 func (a *arena) u64(n int64) []byte {
 	return a.cut(8, func(b []byte) []byte { return binary.BigEndian.AppendUint64(b, uint64(n)) })
+}
+
+// clone copies b into the arena (nil stays nil, empty stays non-nil).
+func (a *arena) clone(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return a.cut(len(b), func(d []byte) []byte { return append(d, b...) })
 }
 
 func (a *arena) str(s string) []byte {

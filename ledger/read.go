@@ -257,6 +257,12 @@ func (l *Ledger) ClaimHolder(space, key string) (id string, fingerprint []byte, 
 		}
 		return id, fingerprint, err
 	}
+	return l.claimHolderView(space, key)
+}
+
+// claimHolderView is ClaimHolder through a general snapshot view (apart,
+// so that its closure does not move ClaimHolder's results to the heap).
+func (l *Ledger) claimHolderView(space, key string) (id string, fingerprint []byte, err error) {
 	err = l.view(func(r storeReader) error {
 		index, fp, held, err := r.claim(space, key)
 		if err != nil {
