@@ -221,9 +221,9 @@ func (l *Ledger) Append(ctx context.Context, a Append) (Appended, error) {
 	if err := ctx.Err(); err != nil {
 		return Appended{}, err
 	}
-	r := &request{a: a, done: make(chan result, 1)}
+	var prep *prepared
 	if a.Prepared != nil {
-		r.prep = a.Prepared.p
+		prep = a.Prepared.p
 	} else if a.Entry != nil {
 		// Everything position-independent happens here, in the caller's
 		// goroutine, in parallel with other callers and the committer.
@@ -231,20 +231,36 @@ func (l *Ledger) Append(ctx context.Context, a Append) (Appended, error) {
 		if err != nil {
 			return Appended{}, err
 		}
-		r.prep = p
+		prep = p
 	}
+	r, _ := l.free.Get().(*request)
+	if r == nil {
+		r = &request{done: make(chan result, 1)}
+	}
+	r.a, r.prep = a, prep
 	select {
 	case l.reqs <- r:
 	case <-ctx.Done():
+		l.release(r)
 		return Appended{}, ctx.Err()
 	case <-l.closing:
+		l.release(r)
 		return Appended{}, ErrClosed
 	}
 	if a.Taken != nil {
 		a.Taken()
 	}
 	res := <-r.done
+	// The committer is done with r once it answered (it keeps no
+	// reference to an answered request).
+	l.release(r)
 	return res.appended, res.err
+}
+
+// release returns an answered (or never sent) request to the pool.
+func (l *Ledger) release(r *request) {
+	*r = request{done: r.done}
+	l.free.Put(r)
 }
 
 func btoi(b bool) int {
@@ -337,8 +353,6 @@ func validateEntry(e Entry) error {
 	if total > maxEntryBytes {
 		return fmt.Errorf("leaf and documents of %d bytes, more than %d: %w", total, maxEntryBytes, ErrInvalid)
 	}
-	type posting struct{ index, key string }
-	seen := make(map[posting]bool, len(e.Postings))
 	for _, p := range e.Postings {
 		n := len(p.Key)
 		if p.AppendIndex {
@@ -347,14 +361,9 @@ func validateEntry(e Entry) error {
 		if p.Index == "" || len(p.Index) > maxKeySize || n == 0 || n > maxKeySize {
 			return fmt.Errorf("posting %q %q: index and key must be non-empty and fit a bbolt key: %w", p.Index, p.Key, ErrInvalid)
 		}
-		k := posting{p.Index, string(p.Key)}
-		if p.AppendIndex {
-			k.index += "\x00+index" // the final keys are compared in the committer
-		}
-		if seen[k] {
-			return fmt.Errorf("posting %q %q given twice: %w", p.Index, p.Key, ErrDuplicate)
-		}
-		seen[k] = true
+	}
+	if p, dup := duplicatePosting(e.Postings); dup {
+		return fmt.Errorf("posting %q %q given twice: %w", p.Index, p.Key, ErrDuplicate)
 	}
 	for _, p := range e.Puts {
 		if err := validSideKey(p.Bucket, p.Key); err != nil {
@@ -365,6 +374,36 @@ func validateEntry(e Entry) error {
 		}
 	}
 	return nil
+}
+
+// duplicatePosting finds a posting given twice (with AppendIndex, the
+// final keys are compared in the committer). An entry has a few postings:
+// they are compared pairwise, without a map, unless there are many.
+func duplicatePosting(ps []Posting) (Posting, bool) {
+	same := func(a, b Posting) bool {
+		return a.Index == b.Index && a.AppendIndex == b.AppendIndex && string(a.Key) == string(b.Key)
+	}
+	if len(ps) <= 16 {
+		for i, p := range ps {
+			if slices.ContainsFunc(ps[:i], func(o Posting) bool { return same(o, p) }) {
+				return p, true
+			}
+		}
+		return Posting{}, false
+	}
+	type posting struct {
+		index, key  string
+		appendIndex bool
+	}
+	seen := make(map[posting]bool, len(ps))
+	for _, p := range ps {
+		k := posting{p.Index, string(p.Key), p.AppendIndex}
+		if seen[k] {
+			return p, true
+		}
+		seen[k] = true
+	}
+	return Posting{}, false
 }
 
 // run is the committer: it takes one append (waiting), then everything else
@@ -789,6 +828,16 @@ func (l *Ledger) plan(batch []*request, results []result, v commitView) (*batchW
 		return nil, nil
 	}
 	maps.Copy(w.seqs, st.seqs)
+	if !w.sideUnique {
+		// A key written more than once: only its last write is put.
+		last := w.side[:0:0]
+		for i, pt := range w.side {
+			if st.side.findPut(w.side, pt.Bucket, pt.Key) == i {
+				last = append(last, pt)
+			}
+		}
+		w.side, w.sideUnique = last, true
+	}
 	if err := l.planDict(head, fr.size, written, v, w); err != nil {
 		return nil, err
 	}
@@ -953,7 +1002,11 @@ func (l *Ledger) planDict(head storeHead, size int64, written []*prepared, v com
 		all = append(all, b)
 	}
 	for _, p := range written[max(0, len(written)-dictEntries):] {
-		all = append(all, append(append([]byte{}, p.enc.leafBody...), p.enc.docsBody...))
+		b, err := l.codec.rawBody(p.enc.blob)
+		if err != nil {
+			return nil // cannot happen to a blob made here; no new dictionary then
+		}
+		all = append(all, b)
 	}
 	w.dict = &dictWrite{id: id, cutAt: size, content: makeDict(all)}
 	return nil
@@ -968,8 +1021,9 @@ func (l *Ledger) rawBody(index int64, e rawEntry) ([]byte, error) {
 	for _, d := range e.docs {
 		docs[d.name] = d.doc
 	}
-	x := l.codec.encode(e.leaf, docs) // the raw bodies; the compressed blob is dropped
-	return append(x.leafBody, x.docsBody...), nil
+	names := slices.Sorted(maps.Keys(docs))
+	body, _ := appendRawBody(nil, e.leaf, names, docs, new([]byte))
+	return body, nil
 }
 
 // build calls a Build function; a panic in it fails only its append.
