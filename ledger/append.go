@@ -274,6 +274,7 @@ func btoi(b bool) int {
 type Prepared struct {
 	l *Ledger
 	p *prepared
+	v prepared // what p points to (one allocation for both)
 }
 
 // Prepare does ahead what Append does first with Append.Entry, in the
@@ -282,11 +283,12 @@ type Prepared struct {
 // prepares it, checks, then appends it with Append.Prepared (of the same
 // ledger). The entry's slices must not change until that Append returns.
 func (l *Ledger) Prepare(e Entry) (*Prepared, error) {
-	p, err := l.prepare(e)
-	if err != nil {
+	pr := &Prepared{l: l}
+	if err := l.prepareInto(&pr.v, e); err != nil {
 		return nil, err
 	}
-	return &Prepared{l, p}, nil
+	pr.p = &pr.v
+	return pr, nil
 }
 
 // validateAppend checks what can be checked before the append is queued.
@@ -318,10 +320,18 @@ func validateAppend(a Append) error {
 // prepare validates an entry, hashes its leaf (RFC 6962 §2.1
 // SHA-256(0x00‖leaf)) and encodes it with the newest dictionary.
 func (l *Ledger) prepare(e Entry) (*prepared, error) {
-	if err := validateEntry(e); err != nil {
-		return nil, fmt.Errorf("ledger: entry %q: %w", e.ID, err)
+	p := new(prepared)
+	if err := l.prepareInto(p, e); err != nil {
+		return nil, err
 	}
-	return &prepared{
+	return p, nil
+}
+
+func (l *Ledger) prepareInto(p *prepared, e Entry) error {
+	if err := validateEntry(e); err != nil {
+		return fmt.Errorf("ledger: entry %q: %w", e.ID, err)
+	}
+	*p = prepared{
 		id:       e.ID,
 		leaf:     e.Leaf,
 		leafHash: tlog.RecordHash(e.Leaf),
@@ -329,7 +339,8 @@ func (l *Ledger) prepare(e Entry) (*prepared, error) {
 		enc:      l.codec.encode(e.Leaf, e.Docs),
 		postings: e.Postings,
 		puts:     e.Puts,
-	}, nil
+	}
+	return nil
 }
 
 // validateEntry checks everything about e that does not need the store, so
@@ -1236,9 +1247,10 @@ func (h *Hook) finish(l *Ledger) (*prepared, error) {
 		p.enc = l.codec.encode(p.leaf, docs)
 		return &p, nil
 	}
+	names := slices.Sorted(maps.Keys(p.docs)) // the doc numbers of the blob
 	ps := make([]patch, len(h.splices))
 	for i, s := range h.splices {
-		ps[i] = patch{doc: slices.Index(p.enc.names, s.doc), offset: s.offset, data: s.data}
+		ps[i] = patch{doc: slices.Index(names, s.doc), offset: s.offset, data: s.data}
 	}
 	blob, err := withPatches(p.enc.blob, ps)
 	if err != nil {

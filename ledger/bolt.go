@@ -681,6 +681,13 @@ type boltView struct {
 	entries  *bolt.Cursor
 	seqs     *bolt.Cursor
 	children map[viewBucket]*bolt.Cursor // nil: the bucket does not exist
+	key      []byte                      // scratch for a looked-up key
+}
+
+// bytes copies s into the view's key scratch (a seek does not keep it).
+func (v *boltView) bytes(s string) []byte {
+	v.key = append(v.key[:0], s...)
+	return v.key
 }
 
 // viewBucket names a nested bucket: a claim space, a posting index or a
@@ -727,7 +734,7 @@ func seekGet(c *bolt.Cursor, key []byte) ([]byte, bool) {
 }
 
 func (v *boltView) claim(space, key string) (int64, []byte, string, bool, error) {
-	val, ok := seekGet(v.child(bucketClaims, "claims", space), []byte(key))
+	val, ok := seekGet(v.child(bucketClaims, "claims", space), v.bytes(key))
 	if !ok {
 		return 0, nil, "", false, nil
 	}
@@ -741,7 +748,7 @@ func (v *boltView) claim(space, key string) (int64, []byte, string, bool, error)
 }
 
 func (v *boltView) hasID(id string) (bool, error) {
-	_, ok := seekGet(v.top(&v.ids, bucketIDs), []byte(id))
+	_, ok := seekGet(v.top(&v.ids, bucketIDs), v.bytes(id))
 	return ok, nil
 }
 
@@ -764,7 +771,7 @@ func (v *boltView) side(bucket string, key []byte) (val []byte, err error) {
 
 func (v *boltView) sequence(name string) (int64, error) {
 	defer storeGuard() // read inside a Hook: damage, not the hook's fault
-	val, ok := seekGet(v.top(&v.seqs, bucketSequences), []byte(name))
+	val, ok := seekGet(v.top(&v.seqs, bucketSequences), v.bytes(name))
 	if !ok {
 		return 0, nil
 	}
@@ -787,11 +794,15 @@ func (s *boltStore) claimHolder(space, key string) (id string, fp []byte, held b
 		return "", nil, false, mapClosed(err)
 	}
 	defer tx.Rollback()
-	b := tx.Bucket(bucketClaims).Bucket([]byte(space))
+	kb := scratchPool.Get().(*[]byte) // the looked-up names: not kept
+	defer scratchPool.Put(kb)
+	*kb = append((*kb)[:0], space...)
+	b := tx.Bucket(bucketClaims).Bucket(*kb)
 	if b == nil || key == "" {
 		return "", nil, false, nil
 	}
-	v := b.Get([]byte(key))
+	*kb = append((*kb)[:0], key...)
+	v := b.Get(*kb)
 	if v == nil {
 		return "", nil, false, nil
 	}

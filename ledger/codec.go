@@ -214,8 +214,7 @@ func (c *codec) close() {
 // encodedEntry is an entry's blob. The raw body it was made of is not
 // kept: a dictionary cut, rare, takes it back from the blob (rawBody).
 type encodedEntry struct {
-	blob  []byte
-	names []string // document names, sorted: the doc numbers of patches
+	blob []byte
 }
 
 // scratch buffers for the compressed block (and the JWS check), which do
@@ -230,23 +229,25 @@ const maxScratch = 256 << 10
 var crc32c = crc32.MakeTable(crc32.Castagnoli)
 
 // encode builds the blob of a leaf and its documents with the newest
-// dictionary. Its allocations: the blob and the name list (the raw body
-// and the compressed block are made in pooled scratch buffers).
+// dictionary. Its allocation: the blob (the raw body and the compressed
+// block are made in pooled scratch buffers; the sorted document names, the
+// doc numbers of patches, are not kept).
 func (c *codec) encode(leaf []byte, docs map[string][]byte) encodedEntry {
 	e := c.enc.Load()
 	var x encodedEntry
-	x.names = make([]string, 0, len(docs))
+	var small [8]string
+	names := small[:0] // on the stack for a few documents
 	n := 1 + 2*binary.MaxVarintLen64 + len(leaf) // either leaf body form
 	if len(docs) > 0 {
 		n += binary.MaxVarintLen64
 	}
 	for name, doc := range docs {
-		x.names = append(x.names, name)
+		names = append(names, name)
 		n += 2*binary.MaxVarintLen64 + len(name) + len(doc)
 	}
-	slices.Sort(x.names)
+	slices.Sort(names)
 	sp, bp := scratchPool.Get().(*[]byte), scratchPool.Get().(*[]byte)
-	body, k := appendRawBody(slices.Grow((*bp)[:0], n), leaf, x.names, docs, sp)
+	body, k := appendRawBody(slices.Grow((*bp)[:0], n), leaf, names, docs, sp)
 	var block []byte
 	if e.s2 != nil {
 		block = e.s2.Encode((*sp)[:cap(*sp)], body)
