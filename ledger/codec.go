@@ -236,7 +236,7 @@ func (c *codec) encode(leaf []byte, docs map[string][]byte) encodedEntry {
 	e := c.enc.Load()
 	var x encodedEntry
 	var small [8]string
-	names := small[:0] // on the stack for a few documents
+	names := small[:0]                           // on the stack for a few documents
 	n := 1 + 2*binary.MaxVarintLen64 + len(leaf) // either leaf body form
 	if len(docs) > 0 {
 		n += binary.MaxVarintLen64
