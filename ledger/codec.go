@@ -235,8 +235,8 @@ var crc32c = crc32.MakeTable(crc32.Castagnoli)
 func (c *codec) encode(leaf []byte, docs map[string][]byte) encodedEntry {
 	e := c.enc.Load()
 	var x encodedEntry
-	var small [8]string
-	names := small[:0]                           // on the stack for a few documents
+	var small [8]string // the sorted names, on the stack for a few documents
+	names := small[:0]
 	n := 1 + 2*binary.MaxVarintLen64 + len(leaf) // either leaf body form
 	if len(docs) > 0 {
 		n += binary.MaxVarintLen64

@@ -113,10 +113,8 @@ type Ledger struct {
 	maxBatch int
 	holder   string // who this Ledger is in the leases of a shared log
 
-	reqs chan *request // unbuffered: a send is the moment an append is taken
-	// free recycles answered requests and their answer channels (two
-	// allocations fewer per Append); a Ledger's own, not a global one.
-	free      sync.Pool
+	reqs      chan *request // unbuffered: a send is the moment an append is taken
+	free      sync.Pool     // answered requests and their answer channels, for reuse (this Ledger's)
 	closing   chan struct{} // closed by Close
 	done      chan struct{} // closed when the committer has returned
 	closeOnce sync.Once
