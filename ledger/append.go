@@ -6,8 +6,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"maps"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -219,9 +221,9 @@ func (l *Ledger) Append(ctx context.Context, a Append) (Appended, error) {
 	if err := ctx.Err(); err != nil {
 		return Appended{}, err
 	}
-	r := &request{a: a, done: make(chan result, 1)}
+	var prep *prepared
 	if a.Prepared != nil {
-		r.prep = a.Prepared.p
+		prep = a.Prepared.p
 	} else if a.Entry != nil {
 		// Everything position-independent happens here, in the caller's
 		// goroutine, in parallel with other callers and the committer.
@@ -229,20 +231,36 @@ func (l *Ledger) Append(ctx context.Context, a Append) (Appended, error) {
 		if err != nil {
 			return Appended{}, err
 		}
-		r.prep = p
+		prep = p
 	}
+	r, _ := l.free.Get().(*request)
+	if r == nil {
+		r = &request{done: make(chan result, 1)}
+	}
+	r.a, r.prep = a, prep
 	select {
 	case l.reqs <- r:
 	case <-ctx.Done():
+		l.release(r)
 		return Appended{}, ctx.Err()
 	case <-l.closing:
+		l.release(r)
 		return Appended{}, ErrClosed
 	}
 	if a.Taken != nil {
 		a.Taken()
 	}
 	res := <-r.done
+	// The committer is done with r once it answered (it keeps no
+	// reference to an answered request).
+	l.release(r)
 	return res.appended, res.err
+}
+
+// release returns an answered (or never sent) request to the pool.
+func (l *Ledger) release(r *request) {
+	*r = request{done: r.done}
+	l.free.Put(r)
 }
 
 func btoi(b bool) int {
@@ -256,6 +274,7 @@ func btoi(b bool) int {
 type Prepared struct {
 	l *Ledger
 	p *prepared
+	v prepared // what p points to (one allocation for both)
 }
 
 // Prepare does ahead what Append does first with Append.Entry, in the
@@ -264,11 +283,12 @@ type Prepared struct {
 // prepares it, checks, then appends it with Append.Prepared (of the same
 // ledger). The entry's slices must not change until that Append returns.
 func (l *Ledger) Prepare(e Entry) (*Prepared, error) {
-	p, err := l.prepare(e)
-	if err != nil {
+	pr := &Prepared{l: l}
+	if err := l.prepareInto(&pr.v, e); err != nil {
 		return nil, err
 	}
-	return &Prepared{l, p}, nil
+	pr.p = &pr.v
+	return pr, nil
 }
 
 // validateAppend checks what can be checked before the append is queued.
@@ -300,10 +320,18 @@ func validateAppend(a Append) error {
 // prepare validates an entry, hashes its leaf (RFC 6962 §2.1
 // SHA-256(0x00‖leaf)) and encodes it with the newest dictionary.
 func (l *Ledger) prepare(e Entry) (*prepared, error) {
-	if err := validateEntry(e); err != nil {
-		return nil, fmt.Errorf("ledger: entry %q: %w", e.ID, err)
+	p := new(prepared)
+	if err := l.prepareInto(p, e); err != nil {
+		return nil, err
 	}
-	return &prepared{
+	return p, nil
+}
+
+func (l *Ledger) prepareInto(p *prepared, e Entry) error {
+	if err := validateEntry(e); err != nil {
+		return fmt.Errorf("ledger: entry %q: %w", e.ID, err)
+	}
+	*p = prepared{
 		id:       e.ID,
 		leaf:     e.Leaf,
 		leafHash: tlog.RecordHash(e.Leaf),
@@ -311,7 +339,8 @@ func (l *Ledger) prepare(e Entry) (*prepared, error) {
 		enc:      l.codec.encode(e.Leaf, e.Docs),
 		postings: e.Postings,
 		puts:     e.Puts,
-	}, nil
+	}
+	return nil
 }
 
 // validateEntry checks everything about e that does not need the store, so
@@ -335,8 +364,6 @@ func validateEntry(e Entry) error {
 	if total > maxEntryBytes {
 		return fmt.Errorf("leaf and documents of %d bytes, more than %d: %w", total, maxEntryBytes, ErrInvalid)
 	}
-	type posting struct{ index, key string }
-	seen := make(map[posting]bool, len(e.Postings))
 	for _, p := range e.Postings {
 		n := len(p.Key)
 		if p.AppendIndex {
@@ -345,14 +372,9 @@ func validateEntry(e Entry) error {
 		if p.Index == "" || len(p.Index) > maxKeySize || n == 0 || n > maxKeySize {
 			return fmt.Errorf("posting %q %q: index and key must be non-empty and fit a bbolt key: %w", p.Index, p.Key, ErrInvalid)
 		}
-		k := posting{p.Index, string(p.Key)}
-		if p.AppendIndex {
-			k.index += "\x00+index" // the final keys are compared in the committer
-		}
-		if seen[k] {
-			return fmt.Errorf("posting %q %q given twice: %w", p.Index, p.Key, ErrDuplicate)
-		}
-		seen[k] = true
+	}
+	if p, dup := duplicatePosting(e.Postings); dup {
+		return fmt.Errorf("posting %q %q given twice: %w", p.Index, p.Key, ErrDuplicate)
 	}
 	for _, p := range e.Puts {
 		if err := validSideKey(p.Bucket, p.Key); err != nil {
@@ -363,6 +385,36 @@ func validateEntry(e Entry) error {
 		}
 	}
 	return nil
+}
+
+// duplicatePosting finds a posting given twice (with AppendIndex, the
+// final keys are compared in the committer). An entry has a few postings:
+// they are compared pairwise, without a map, unless there are many.
+func duplicatePosting(ps []Posting) (Posting, bool) {
+	same := func(a, b Posting) bool {
+		return a.Index == b.Index && a.AppendIndex == b.AppendIndex && string(a.Key) == string(b.Key)
+	}
+	if len(ps) <= 16 {
+		for i, p := range ps {
+			if slices.ContainsFunc(ps[:i], func(o Posting) bool { return same(o, p) }) {
+				return p, true
+			}
+		}
+		return Posting{}, false
+	}
+	type posting struct {
+		index, key  string
+		appendIndex bool
+	}
+	seen := make(map[posting]bool, len(ps))
+	for _, p := range ps {
+		k := posting{p.Index, string(p.Key), p.AppendIndex}
+		if seen[k] {
+			return p, true
+		}
+		seen[k] = true
+	}
+	return Posting{}, false
 }
 
 // run is the committer: it takes one append (waiting), then everything else
@@ -625,7 +677,7 @@ func (l *Ledger) commit(batch []*request) []result {
 // storeCommit runs store.commit with the read guard: a panic inside the
 // store (damaged pages) fails the batch with a *CorruptError.
 func (l *Ledger) storeCommit(batch []*request, plan func(v commitView) (*batchWrites, error)) (st commitStats, err error) {
-	defer l.readGuard(&err)()
+	defer l.readGuard(&err, debug.SetPanicOnFault(true))
 	return l.store.commit(func() *batchKeys { return batchKeysOf(batch) }, plan)
 }
 
@@ -656,15 +708,77 @@ func batchKeysOf(batch []*request) *batchKeys {
 // batchState is what the appends planned so far in a batch wrote: later
 // appends of the batch see it exactly like committed data.
 type batchState struct {
-	claims   map[claimKey]claimHolder
-	ids      map[string]bool
-	postings map[postingKey]bool
-	side     map[sideMapKey]sideValue
+	w      *batchWrites
+	claims map[claimKey]claimHolder
+	ids    map[string]bool
+	// postings finds the batch's postings (w.postings), side the last
+	// write of a side key (w.side): keyed by hash, not by a string made
+	// of every key.
+	postings keyIndex
+	side     keyIndex
 	seqs     map[string]int64
-	// read caches the side values read from the committed data: they do
-	// not change during the batch (side shadows them once written), and
-	// an engine reads the same ones for many appends of a batch.
-	read map[sideMapKey]sideValue
+	// read caches the side values read from the committed data (Value nil:
+	// absent): they do not change during the batch (side shadows them once
+	// written), and an engine reads the same ones for many appends of a
+	// batch.
+	read    []Put
+	readIdx keyIndex
+	// arena holds the small slices the batch makes (posting keys with the
+	// index, Hook.Put's and Hook.Get's copies): one allocation for many.
+	arena arena
+	hook  Hook // reused by every append of the batch
+}
+
+// keyIndex finds an item of a batch's list by a bucket (or index) name
+// and a key without making a string of every key: a map from their hash to
+// the position of the last item with them, checked against the item itself
+// (a collision, which only costs time, falls back to a scan).
+type keyIndex struct {
+	seed maphash.Seed
+	pos  map[uint64]int32
+}
+
+func newKeyIndex(seed maphash.Seed, n int) keyIndex {
+	return keyIndex{seed: seed, pos: make(map[uint64]int32, n)}
+}
+
+func (x *keyIndex) hash(name string, key []byte) uint64 {
+	var h maphash.Hash
+	h.SetSeed(x.seed)
+	h.WriteString(name)
+	h.WriteByte(0)
+	h.Write(key)
+	return h.Sum64()
+}
+
+// find returns the position of the last of the n items that match (is),
+// or -1.
+func (x *keyIndex) find(name string, key []byte, n int, is func(i int) bool) int {
+	i, ok := x.pos[x.hash(name, key)]
+	if !ok {
+		return -1
+	}
+	if int(i) < n && is(int(i)) {
+		return int(i)
+	}
+	for j := n - 1; j >= 0; j-- {
+		if is(j) {
+			return j
+		}
+	}
+	return -1
+}
+
+// add records that item i has name and key (the last such item so far).
+func (x *keyIndex) add(name string, key []byte, i int) {
+	x.pos[x.hash(name, key)] = int32(i)
+}
+
+// findPut finds the last Put of (bucket, key) among puts indexed by x.
+func (x *keyIndex) findPut(puts []Put, bucket string, key []byte) int {
+	return x.find(bucket, key, len(puts), func(i int) bool {
+		return puts[i].Bucket == bucket && string(puts[i].Key) == string(key)
+	})
 }
 
 type claimHolder struct {
@@ -689,15 +803,26 @@ func (l *Ledger) plan(batch []*request, results []result, v commitView) (*batchW
 	head := l.store.head()
 	fr := head.frontier
 	n := len(batch)
+	w := &batchWrites{
+		hashes:     make([]tlog.Hash, 0, 2*n),
+		seqs:       map[string]int64{},
+		entries:    make([]entryWrite, 0, n),
+		claims:     make([]claimWrite, 0, 2*n),
+		postings:   make([]postingWrite, 0, 2*n),
+		side:       make([]Put, 0, 2*n),
+		sideUnique: true,
+	}
+	seed := maphash.MakeSeed()
 	st := &batchState{
+		w:        w,
 		claims:   make(map[claimKey]claimHolder, 2*n),
 		ids:      make(map[string]bool, n),
-		postings: make(map[postingKey]bool, 2*n),
-		side:     make(map[sideMapKey]sideValue, 2*n),
+		postings: newKeyIndex(seed, 2*n),
+		side:     newKeyIndex(seed, 2*n),
 		seqs:     map[string]int64{},
-		read:     map[sideMapKey]sideValue{},
+		readIdx:  newKeyIndex(seed, 4),
 	}
-	w := &batchWrites{hashes: make([]tlog.Hash, 0, 2*len(batch)), seqs: map[string]int64{}}
+	st.arena.grow(256 * n)
 	var written []*prepared // this batch's entries, for a dictionary cut
 	for i, r := range batch {
 		var err error
@@ -714,6 +839,16 @@ func (l *Ledger) plan(batch []*request, results []result, v commitView) (*batchW
 		return nil, nil
 	}
 	maps.Copy(w.seqs, st.seqs)
+	if !w.sideUnique {
+		// A key written more than once: only its last write is put.
+		last := w.side[:0:0]
+		for i, pt := range w.side {
+			if st.side.findPut(w.side, pt.Bucket, pt.Key) == i {
+				last = append(last, pt)
+			}
+		}
+		w.side, w.sideUnique = last, true
+	}
 	if err := l.planDict(head, fr.size, written, v, w); err != nil {
 		return nil, err
 	}
@@ -778,14 +913,24 @@ func (l *Ledger) planOne(r *request, v commitView, st *batchState, fr *frontier,
 	} else if dup {
 		return fail(fmt.Errorf("entry ID %q already present: %w", p.id, ErrDuplicate))
 	}
-	postings := make([]postingWrite, 0, len(p.postings))
+	// This append's postings go to w.postings at once (the batch's ones
+	// are indexed in st.postings) and are cut off again if it fails.
+	pstart := len(w.postings)
+	fail = func(err error) (result, *prepared, error) {
+		w.postings = w.postings[:pstart]
+		return ownFault(index, err)
+	}
 	for _, po := range p.postings {
 		key := po.Key
 		if po.AppendIndex {
-			key = binary.BigEndian.AppendUint64(append(make([]byte, 0, len(po.Key)+8), po.Key...), uint64(index))
+			key = st.arena.cut(len(po.Key)+8, func(b []byte) []byte {
+				return binary.BigEndian.AppendUint64(append(b, po.Key...), uint64(index))
+			})
 		}
-		pk := postingKey{po.Index, string(key)}
-		dup := st.postings[pk] || slices.ContainsFunc(postings, func(o postingWrite) bool { return o.index == po.Index && string(o.key) == pk.key })
+		is := func(i int) bool { return w.postings[i].index == po.Index && string(w.postings[i].key) == string(key) }
+		dup := st.postings.find(po.Index, key, pstart, is) >= 0 || slices.ContainsFunc(w.postings[pstart:], func(o postingWrite) bool {
+			return o.index == po.Index && string(o.key) == string(key)
+		})
 		if !dup {
 			var err error
 			if dup, err = v.hasPosting(po.Index, key); err != nil {
@@ -795,11 +940,12 @@ func (l *Ledger) planOne(r *request, v commitView, st *batchState, fr *frontier,
 		if dup {
 			return fail(fmt.Errorf("posting %q %q already present: %w", po.Index, key, ErrDuplicate))
 		}
-		postings = append(postings, postingWrite{index: po.Index, key: key, id: p.id, skey: pk.key})
+		w.postings = append(w.postings, postingWrite{index: po.Index, key: key, id: p.id})
 	}
 	var h *Hook
 	if a.Hook != nil {
-		h = &Hook{index: index, a: a, p: p, st: st, v: v}
+		h = &st.hook
+		*h = Hook{index: index, a: a, p: p, st: st, v: v, extra: h.extra[:0], seqs: h.seqs[:0]}
 		if err := callHook(a.Hook, h); err != nil {
 			return fail(err)
 		}
@@ -817,23 +963,24 @@ func (l *Ledger) planOne(r *request, v commitView, st *batchState, fr *frontier,
 		st.claims[claimKey{c.Space, c.Key}] = claimHolder{index, c.Fingerprint, p.id}
 		w.claims = append(w.claims, claimWrite{c.Space, c.Key, index, c.Fingerprint})
 	}
-	for _, pw := range postings {
-		st.postings[postingKey{pw.index, pw.skey}] = true
+	for i := pstart; i < len(w.postings); i++ {
+		st.postings.add(w.postings[i].index, w.postings[i].key, i)
 	}
-	w.postings = append(w.postings, postings...)
-	puts := p.puts
+	sstart := len(w.side)
+	w.side = append(w.side, p.puts...)
 	if h != nil {
-		if len(h.extra) > 0 {
-			puts = append(append(make([]Put, 0, len(p.puts)+len(h.extra)), p.puts...), h.extra...)
-		}
-		for name, n := range h.seqs {
-			st.seqs[name] = n
+		w.side = append(w.side, h.extra...)
+		for _, s := range h.seqs {
+			st.seqs[s.name] = s.n
 		}
 	}
-	for _, pt := range puts {
-		st.side[sideMapKey{pt.Bucket, string(pt.Key)}] = sideValue{pt.Value, pt.Value == nil}
+	for i := sstart; i < len(w.side); i++ {
+		pt := w.side[i]
+		if w.sideUnique && st.side.findPut(w.side[:i], pt.Bucket, pt.Key) >= 0 {
+			w.sideUnique = false
+		}
+		st.side.add(pt.Bucket, pt.Key, i)
 	}
-	w.side = append(w.side, puts...)
 	w.entries = append(w.entries, entryWrite{index: index, id: p.id, blob: p.enc.blob})
 	w.hashes = fr.append(p.leafHash, w.hashes)
 	return result{appended: Appended{Index: index, ID: p.id}}, p, nil
@@ -866,7 +1013,11 @@ func (l *Ledger) planDict(head storeHead, size int64, written []*prepared, v com
 		all = append(all, b)
 	}
 	for _, p := range written[max(0, len(written)-dictEntries):] {
-		all = append(all, append(append([]byte{}, p.enc.leafBody...), p.enc.docsBody...))
+		b, err := l.codec.rawBody(p.enc.blob)
+		if err != nil {
+			return nil // cannot happen to a blob made here; no new dictionary then
+		}
+		all = append(all, b)
 	}
 	w.dict = &dictWrite{id: id, cutAt: size, content: makeDict(all)}
 	return nil
@@ -881,8 +1032,9 @@ func (l *Ledger) rawBody(index int64, e rawEntry) ([]byte, error) {
 	for _, d := range e.docs {
 		docs[d.name] = d.doc
 	}
-	x := l.codec.encode(e.leaf, docs) // the raw bodies; the compressed blob is dropped
-	return append(x.leafBody, x.docsBody...), nil
+	names := slices.Sorted(maps.Keys(docs))
+	body, _ := appendRawBody(nil, e.leaf, names, docs, new([]byte))
+	return body, nil
 }
 
 // build calls a Build function; a panic in it fails only its append.
@@ -922,12 +1074,17 @@ type Hook struct {
 	st    *batchState
 	v     commitView
 
-	seqs     map[string]int64
-	extra    []Put // Put calls, after the entry's own Puts
+	seqs     []seqValue // Sequence calls
+	extra    []Put      // Put calls, after the entry's own Puts
 	splices  []splice
 	leaf     []byte            // SetLeaf
 	docs     map[string][]byte // SetDoc
 	storeErr error
+}
+
+type seqValue struct {
+	name string
+	n    int64
 }
 
 type splice struct {
@@ -947,8 +1104,12 @@ func (h *Hook) Sequence(name string) (int64, error) {
 	if !slices.Contains(h.a.Sequences, name) {
 		return 0, fmt.Errorf("ledger: hook: sequence %q not declared in Append.Sequences: %w", name, ErrInvalid)
 	}
-	n, ok := h.seqs[name]
-	if !ok {
+	at := slices.IndexFunc(h.seqs, func(s seqValue) bool { return s.name == name })
+	var n int64
+	if at >= 0 {
+		n = h.seqs[at].n
+	} else {
+		var ok bool
 		if n, ok = h.st.seqs[name]; !ok {
 			var err error
 			if n, err = h.v.sequence(name); err != nil {
@@ -956,12 +1117,11 @@ func (h *Hook) Sequence(name string) (int64, error) {
 				return 0, err
 			}
 		}
+		at = len(h.seqs)
+		h.seqs = append(h.seqs, seqValue{name: name})
 	}
 	n++
-	if h.seqs == nil {
-		h.seqs = map[string]int64{}
-	}
-	h.seqs[name] = n
+	h.seqs[at].n = n
 	return n, nil
 }
 
@@ -975,27 +1135,26 @@ func (h *Hook) Get(bucket string, key []byte) ([]byte, error) {
 	for _, puts := range [][]Put{h.extra, h.p.puts} {
 		for i := len(puts) - 1; i >= 0; i-- {
 			if p := puts[i]; p.Bucket == bucket && string(p.Key) == string(key) {
-				return clone(p.Value), nil
+				return h.st.arena.clone(p.Value), nil
 			}
 		}
 	}
-	k := sideMapKey{bucket, string(key)}
-	sv, ok := h.st.side[k]
-	if !ok {
-		if sv, ok = h.st.read[k]; !ok {
-			v, err := h.v.side(bucket, key)
-			if err != nil {
-				h.storeErr = err
-				return nil, err
-			}
-			sv = sideValue{v, v == nil}
-			h.st.read[k] = sv
-		}
+	st := h.st
+	if i := st.side.findPut(st.w.side, bucket, key); i >= 0 {
+		return st.arena.clone(st.w.side[i].Value), nil
 	}
-	if sv.deleted {
-		return nil, nil
+	if i := st.readIdx.findPut(st.read, bucket, key); i >= 0 {
+		return st.arena.clone(st.read[i].Value), nil
 	}
-	return clone(sv.value), nil
+	v, err := h.v.side(bucket, key)
+	if err != nil {
+		h.storeErr = err
+		return nil, err
+	}
+	// v is the view's own copy (nil: absent).
+	st.read = append(st.read, Put{Bucket: bucket, Key: clone(key), Value: v})
+	st.readIdx.add(bucket, key, len(st.read)-1)
+	return st.arena.clone(v), nil
 }
 
 // Put writes a side value with the entry (nil deletes the key), after the
@@ -1007,7 +1166,7 @@ func (h *Hook) Put(bucket string, key, value []byte) error {
 	if len(value) > maxValueSize {
 		return fmt.Errorf("ledger: side %q: value of %d bytes: %w", bucket, len(value), ErrInvalid)
 	}
-	h.extra = append(h.extra, Put{Bucket: bucket, Key: clone(key), Value: clone(value)})
+	h.extra = append(h.extra, Put{Bucket: bucket, Key: h.st.arena.clone(key), Value: h.st.arena.clone(value)})
 	return nil
 }
 
@@ -1028,7 +1187,7 @@ func (h *Hook) Splice(doc string, offset int, b []byte) error {
 	if offset < 0 || len(b) == 0 || offset > len(d) || len(b) > len(d)-offset {
 		return fmt.Errorf("ledger: hook: splice of %d bytes at %d into document %q of %d bytes: %w", len(b), offset, doc, len(d), ErrInvalid)
 	}
-	h.splices = append(h.splices, splice{doc, offset, clone(b)})
+	h.splices = append(h.splices, splice{doc, offset, h.st.arena.clone(b)})
 	return nil
 }
 
@@ -1088,9 +1247,10 @@ func (h *Hook) finish(l *Ledger) (*prepared, error) {
 		p.enc = l.codec.encode(p.leaf, docs)
 		return &p, nil
 	}
+	names := slices.Sorted(maps.Keys(p.docs)) // the doc numbers of the blob
 	ps := make([]patch, len(h.splices))
 	for i, s := range h.splices {
-		ps[i] = patch{doc: slices.Index(p.enc.names, s.doc), offset: s.offset, data: s.data}
+		ps[i] = patch{doc: slices.Index(names, s.doc), offset: s.offset, data: s.data}
 	}
 	blob, err := withPatches(p.enc.blob, ps)
 	if err != nil {

@@ -429,7 +429,7 @@ func (s *boltStore) commit(_ func() *batchKeys, plan func(v commitView) (*batchW
 		return st, mapClosed(err)
 	}
 	defer tx.Rollback() // a no-op after Commit
-	w, err := plan(boltView{s: s, tx: tx})
+	w, err := plan(newBoltView(s, tx))
 	if err != nil || w == nil {
 		return st, err
 	}
@@ -511,15 +511,19 @@ func (s *boltStore) write(tx *bolt.Tx, w *batchWrites) error {
 			return err
 		}
 	}
-	side := subBuckets{parent: b(bucketSide)}
-	for _, p := range lastWrites(w.side) {
+	sideBk := subBuckets{parent: b(bucketSide)}
+	side := w.side
+	if !w.sideUnique {
+		side = lastWrites(side)
+	}
+	for _, p := range side {
 		if p.Value == nil {
-			if err := sidePut(side.parent, p.Bucket, p.Key, nil, nil); err != nil {
+			if err := sidePut(sideBk.parent, p.Bucket, p.Key, nil, nil); err != nil {
 				return err
 			}
 			continue
 		}
-		bk, err := side.get(p.Bucket)
+		bk, err := sideBk.get(p.Bucket)
 		if err != nil {
 			return err
 		}
@@ -577,6 +581,14 @@ func (a *arena) grow(n int) { a.buf = make([]byte, 0, max(n, 64)) }
 
 func (a *arena) u64(n int64) []byte {
 	return a.cut(8, func(b []byte) []byte { return binary.BigEndian.AppendUint64(b, uint64(n)) })
+}
+
+// clone copies b into the arena (nil stays nil, empty stays non-nil).
+func (a *arena) clone(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return a.cut(len(b), func(d []byte) []byte { return append(d, b...) })
 }
 
 func (a *arena) str(s string) []byte {
@@ -656,46 +668,111 @@ func (f fillTracker) apply() {
 	}
 }
 
-// boltView is the commitView of a bbolt write transaction.
+// boltView is the commitView of a bbolt write transaction. Planning a
+// batch looks many keys up in few buckets: the view opens each bucket once
+// and keeps one cursor per bucket, whose Seek reuses its stack (every
+// Bucket.Get makes a new cursor and grows a new stack). The values it
+// returns point into the transaction's pages: planning only reads, so they
+// stay valid until the writes (and are copied where they are kept).
 type boltView struct {
-	s  *boltStore
-	tx *bolt.Tx
+	s        *boltStore
+	tx       *bolt.Tx
+	ids      *bolt.Cursor
+	entries  *bolt.Cursor
+	seqs     *bolt.Cursor
+	children map[viewBucket]*bolt.Cursor // nil: the bucket does not exist
+	key      []byte                      // scratch for a looked-up key
 }
 
-func (v boltView) claim(space, key string) (int64, []byte, string, bool, error) {
-	b := v.tx.Bucket(bucketClaims).Bucket([]byte(space))
-	if b == nil {
-		return 0, nil, "", false, nil
+// bytes copies s into the view's key scratch (a seek does not keep it).
+func (v *boltView) bytes(s string) []byte {
+	v.key = append(v.key[:0], s...)
+	return v.key
+}
+
+// viewBucket names a nested bucket: a claim space, a posting index or a
+// side bucket (parent is the top-level bucket's name).
+type viewBucket struct{ parent, name string }
+
+func newBoltView(s *boltStore, tx *bolt.Tx) *boltView {
+	return &boltView{s: s, tx: tx, children: make(map[viewBucket]*bolt.Cursor, 8)}
+}
+
+// top returns the cursor of a top-level bucket, opening it once.
+func (v *boltView) top(c **bolt.Cursor, name []byte) *bolt.Cursor {
+	if *c == nil {
+		*c = v.tx.Bucket(name).Cursor()
 	}
-	val := b.Get([]byte(key))
-	if val == nil {
+	return *c
+}
+
+// child returns the cursor of a nested bucket (nil when it does not exist),
+// opening it once.
+func (v *boltView) child(parent []byte, pname, name string) *bolt.Cursor {
+	k := viewBucket{pname, name}
+	c, ok := v.children[k]
+	if !ok {
+		if b := v.tx.Bucket(parent).Bucket([]byte(name)); b != nil {
+			c = b.Cursor()
+		}
+		v.children[k] = c
+	}
+	return c
+}
+
+// seekGet is Bucket.Get with a reused cursor: the value of key (nil when
+// absent or a nested bucket), told apart from an empty value.
+func seekGet(c *bolt.Cursor, key []byte) ([]byte, bool) {
+	if c == nil || len(key) == 0 {
+		return nil, false
+	}
+	k, v := c.Seek(key)
+	if !bytes.Equal(k, key) || v == nil {
+		return nil, false
+	}
+	return v, true
+}
+
+func (v *boltView) claim(space, key string) (int64, []byte, string, bool, error) {
+	val, ok := seekGet(v.child(bucketClaims, "claims", space), v.bytes(key))
+	if !ok {
 		return 0, nil, "", false, nil
 	}
 	index, fp, err := parseClaimValue(val)
 	if err != nil {
 		return 0, nil, "", false, &CorruptError{Path: v.s.path, Index: -1, Reason: fmt.Sprintf("claim %q %q: %v", space, key, err)}
 	}
-	id := string(v.tx.Bucket(bucketEntries).Get(u64(index)))
-	return index, clone(fp), id, true, nil
+	id, _ := seekGet(v.top(&v.entries, bucketEntries), u64(index))
+	// fp is only compared by the planner, never kept.
+	return index, fp, string(id), true, nil
 }
 
-func (v boltView) hasID(id string) (bool, error) {
-	return v.tx.Bucket(bucketIDs).Get([]byte(id)) != nil, nil
+func (v *boltView) hasID(id string) (bool, error) {
+	_, ok := seekGet(v.top(&v.ids, bucketIDs), v.bytes(id))
+	return ok, nil
 }
 
-func (v boltView) hasPosting(index string, key []byte) (bool, error) {
-	b := v.tx.Bucket(bucketPostings).Bucket([]byte(index))
-	return b != nil && b.Get(key) != nil, nil
+func (v *boltView) hasPosting(index string, key []byte) (bool, error) {
+	_, ok := seekGet(v.child(bucketPostings, "postings", index), key)
+	return ok, nil
 }
 
-func (v boltView) side(bucket string, key []byte) ([]byte, error) {
-	return sideTx{v.tx}.Get(bucket, key), nil
+func (v *boltView) side(bucket string, key []byte) (val []byte, err error) {
+	defer storeGuard() // read inside a Hook: damage, not the hook's fault
+	if bucket == "" {
+		return nil, nil
+	}
+	val, ok := seekGet(v.child(bucketSide, "side", bucket), key)
+	if !ok {
+		return nil, nil
+	}
+	return append([]byte{}, val...), nil
 }
 
-func (v boltView) sequence(name string) (int64, error) {
-	b := v.tx.Bucket(bucketSequences)
-	val := b.Get([]byte(name))
-	if val == nil {
+func (v *boltView) sequence(name string) (int64, error) {
+	defer storeGuard() // read inside a Hook: damage, not the hook's fault
+	val, ok := seekGet(v.top(&v.seqs, bucketSequences), v.bytes(name))
+	if !ok {
 		return 0, nil
 	}
 	n, err := parseU64(val)
@@ -705,8 +782,36 @@ func (v boltView) sequence(name string) (int64, error) {
 	return n, nil
 }
 
-func (v boltView) entry(index int64) (rawEntry, error) {
+func (v *boltView) entry(index int64) (rawEntry, error) {
 	return boltReader{s: v.s, tx: v.tx}.entry(index)
+}
+
+// claimHolder looks one claim up in a read transaction of its own (no meta
+// read, no closure: ClaimHolder runs before nearly every append).
+func (s *boltStore) claimHolder(space, key string) (id string, fp []byte, held bool, err error) {
+	tx, err := s.db.Begin(false)
+	if err != nil {
+		return "", nil, false, mapClosed(err)
+	}
+	defer tx.Rollback()
+	kb := scratchPool.Get().(*[]byte) // the looked-up names: not kept
+	defer scratchPool.Put(kb)
+	*kb = append((*kb)[:0], space...)
+	b := tx.Bucket(bucketClaims).Bucket(*kb)
+	if b == nil || key == "" {
+		return "", nil, false, nil
+	}
+	*kb = append((*kb)[:0], key...)
+	v := b.Get(*kb)
+	if v == nil {
+		return "", nil, false, nil
+	}
+	index, fp, err := parseClaimValue(v)
+	if err != nil {
+		return "", nil, false, &CorruptError{Path: s.path, Index: -1, Reason: fmt.Sprintf("claim %q %q: %v", space, key, err)}
+	}
+	id = string(tx.Bucket(bucketEntries).Get(u64(index)))
+	return id, append(make([]byte, 0, len(fp)), fp...), true, nil
 }
 
 // view runs fn in a bbolt read transaction (an MVCC snapshot).
@@ -818,7 +923,7 @@ func (r boltReader) scan(index string, prefix, after []byte, reverse bool, fn fu
 func (r boltReader) sideTx() Tx { return sideTx{r.tx} }
 
 func (r boltReader) sequence(name string) (int64, error) {
-	return boltView{s: r.s, tx: r.tx}.sequence(name)
+	return (&boltView{s: r.s, tx: r.tx}).sequence(name)
 }
 
 // hashReader reads stored hashes from the hashes bucket of a transaction.

@@ -99,7 +99,7 @@ func (l *Ledger) check(origin string) (err error) {
 			err = &CheckError{Index: co.Index, What: "the file structure is damaged: " + co.Reason}
 		}
 	}()
-	defer l.readGuard(&err)()
+	defer l.readGuard(&err, debug.SetPanicOnFault(true))
 	return mapClosed(l.store.check(c))
 }
 

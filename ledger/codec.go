@@ -211,12 +211,10 @@ func (c *codec) close() {
 	}
 }
 
-// encodedEntry is an entry's blob and the raw bodies it was made of (kept
-// for dictionaries).
+// encodedEntry is an entry's blob. The raw body it was made of is not
+// kept: a dictionary cut, rare, takes it back from the blob (rawBody).
 type encodedEntry struct {
-	blob               []byte
-	leafBody, docsBody []byte
-	names              []string // document names, sorted: the doc numbers of patches
+	blob []byte
 }
 
 // scratch buffers for the compressed block (and the JWS check), which do
@@ -231,33 +229,25 @@ const maxScratch = 256 << 10
 var crc32c = crc32.MakeTable(crc32.Castagnoli)
 
 // encode builds the blob of a leaf and its documents with the newest
-// dictionary. Its allocations: the body (kept: dictionaries are cut from
-// it), the blob, the name list.
+// dictionary. Its allocation: the blob (the raw body and the compressed
+// block are made in pooled scratch buffers; the sorted document names, the
+// doc numbers of patches, are not kept).
 func (c *codec) encode(leaf []byte, docs map[string][]byte) encodedEntry {
 	e := c.enc.Load()
 	var x encodedEntry
-	x.names = make([]string, 0, len(docs))
+	var small [8]string // the sorted names, on the stack for a few documents
+	names := small[:0]
 	n := 1 + 2*binary.MaxVarintLen64 + len(leaf) // either leaf body form
 	if len(docs) > 0 {
 		n += binary.MaxVarintLen64
 	}
 	for name, doc := range docs {
-		x.names = append(x.names, name)
+		names = append(names, name)
 		n += 2*binary.MaxVarintLen64 + len(name) + len(doc)
 	}
-	slices.Sort(x.names)
-	sp := scratchPool.Get().(*[]byte)
-	body := make([]byte, 0, n)
-	body, *sp = appendLeafBody(body, leaf, *sp)
-	k := len(body)
-	if len(docs) > 0 {
-		body = binary.AppendUvarint(body, uint64(len(docs)))
-		for _, name := range x.names {
-			body = appendPart(body, []byte(name))
-			body = appendPart(body, docs[name])
-		}
-	}
-	x.leafBody, x.docsBody = body[:k:k], body[k:]
+	slices.Sort(names)
+	sp, bp := scratchPool.Get().(*[]byte), scratchPool.Get().(*[]byte)
+	body, k := appendRawBody(slices.Grow((*bp)[:0], n), leaf, names, docs, sp)
 	var block []byte
 	if e.s2 != nil {
 		block = e.s2.Encode((*sp)[:cap(*sp)], body)
@@ -275,7 +265,28 @@ func (c *codec) encode(leaf []byte, docs map[string][]byte) encodedEntry {
 		*sp = block[:0]
 		scratchPool.Put(sp)
 	}
+	if cap(body) <= maxScratch {
+		*bp = body[:0]
+		scratchPool.Put(bp)
+	}
 	return x
+}
+
+// appendRawBody appends the raw body of a leaf and its documents (names
+// sorted) to dst and returns it with the length of its leaf part; sp is a
+// scratch buffer for the leaf form.
+func appendRawBody(dst, leaf []byte, names []string, docs map[string][]byte, sp *[]byte) ([]byte, int) {
+	body := dst
+	body, *sp = appendLeafBody(body, leaf, *sp)
+	k := len(body) - len(dst)
+	if len(docs) > 0 {
+		body = binary.AppendUvarint(body, uint64(len(docs)))
+		for _, name := range names {
+			body = appendPart(body, []byte(name))
+			body = appendPart(body, docs[name])
+		}
+	}
+	return body, k
 }
 
 func appendPart(b, part []byte) []byte {

@@ -20,8 +20,11 @@ func BenchmarkEncode(b *testing.B) {
 	var bodies [][]byte
 	for i := int64(96); i < 100; i++ {
 		e := r.entry(i)
-		x := plain.encode(e.leaf, map[string][]byte{"record": e.record, "ubl": e.ubl})
-		bodies = append(bodies, append(append([]byte{}, x.leafBody...), x.docsBody...))
+		body, err := plain.rawBody(plain.encode(e.leaf, map[string][]byte{"record": e.record, "ubl": e.ubl}).blob)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bodies = append(bodies, body)
 	}
 	c, err := newCodec(map[uint32]storedDict{1: {cutAt: 100, content: makeDict(bodies)}})
 	if err != nil {

@@ -114,6 +114,7 @@ type Ledger struct {
 	holder   string // who this Ledger is in the leases of a shared log
 
 	reqs      chan *request // unbuffered: a send is the moment an append is taken
+	free      sync.Pool     // answered requests and their answer channels, for reuse (this Ledger's)
 	closing   chan struct{} // closed by Close
 	done      chan struct{} // closed when the committer has returned
 	closeOnce sync.Once

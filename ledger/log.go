@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -295,6 +296,6 @@ func (l *Ledger) view(fn func(r storeReader) error) (err error) {
 	if l.closed.Load() {
 		return ErrClosed
 	}
-	defer l.readGuard(&err)()
+	defer l.readGuard(&err, debug.SetPanicOnFault(true))
 	return l.store.view(fn)
 }

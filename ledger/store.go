@@ -105,9 +105,12 @@ type batchWrites struct {
 	claims   []claimWrite
 	postings []postingWrite
 	side     []Put // in order; Value nil deletes
-	seqs     map[string]int64
-	dict     *dictWrite
-	head     storeHead // the head after the commit: size, right edge, checkpoint
+	// sideUnique: no two writes of side have the same bucket and key (the
+	// planner knows; the store then need not look for the last of each).
+	sideUnique bool
+	seqs       map[string]int64
+	dict       *dictWrite
+	head       storeHead // the head after the commit: size, right edge, checkpoint
 	// signed, when set, is the signature of head.latest being made on
 	// another goroutine while the store puts the other writes
 	// (Ledger.signAhead); checkpoint waits for it.
@@ -173,7 +176,6 @@ type postingWrite struct {
 	index string
 	key   []byte
 	id    string
-	skey  string // key as a string (the batch state's map key)
 }
 
 type dictWrite struct {
