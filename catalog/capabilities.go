@@ -136,7 +136,7 @@ type Asset struct {
 func SupportedAssets() []Asset {
 	var out []Asset
 	for _, n := range SupportedNetworks() {
-		out = append(out, Asset{Symbol: AssetUSDC, Network: n, Contract: usdcContract(n), Decimals: usdcDecimals, Status: Supported})
+		out = append(out, Asset{Symbol: AssetUSDC, Network: n, Contract: settlement.USDCContract(n), Decimals: usdcDecimals, Status: Supported})
 	}
 	return out
 }

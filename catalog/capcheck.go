@@ -12,6 +12,7 @@ import (
 	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/invoicelaw"
+	"github.com/fiscal402/fiscal402/settlement"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -364,7 +365,7 @@ func (s *Service) paymentSupport(p CheckPayment) PaymentSupport {
 		ps.Reasons = append(ps.Reasons, vat.Reason{Code: ReasonNetworkMissing, Detail: "No payment.network was given; supported: " + describeNetworks() + "."})
 		return ps
 	}
-	if usdcContract(p.Network) == "" {
+	if settlement.USDCContract(p.Network) == "" {
 		return unsupported(fiscal.CodeUnsupportedNetwork, "Network %q is not supported; supported: %s.", p.Network, describeNetworks())
 	}
 	for _, ch := range s.Chains() {
@@ -372,8 +373,8 @@ func (s *Service) paymentSupport(p CheckPayment) PaymentSupport {
 			ps.Chain = &ch
 		}
 	}
-	if p.Asset != "" && p.Asset != AssetUSDC && !strings.EqualFold(p.Asset, usdcContract(p.Network)) {
-		return unsupported(fiscal.CodeUnsupportedAsset, "Asset %q is not supported on %s; supported: %s (contract %s).", p.Asset, p.Network, AssetUSDC, usdcContract(p.Network))
+	if p.Asset != "" && p.Asset != AssetUSDC && !strings.EqualFold(p.Asset, settlement.USDCContract(p.Network)) {
+		return unsupported(fiscal.CodeUnsupportedAsset, "Asset %q is not supported on %s; supported: %s (contract %s).", p.Asset, p.Network, AssetUSDC, settlement.USDCContract(p.Network))
 	}
 	for _, a := range SupportedAssets() {
 		if a.Network == p.Network {

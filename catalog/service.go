@@ -26,13 +26,9 @@ func New(e *fiscal.Engine, p Pricing) *Service {
 // The asset the service records, and its precision (Circle's USDC:
 // decimals() = 6 on every supported chain).
 const (
-	AssetUSDC    = "USDC"
+	AssetUSDC    = settlement.AssetUSDC
 	usdcDecimals = evmverify.USDCDecimals
 )
-
-// usdcContract is the USDC contract (lower case) of a supported network, ""
-// of any other: settlement's table, the one request validation uses.
-func usdcContract(network string) string { return settlement.USDCContract(network) }
 
 func badRequest(field, format string, args ...any) *fiscal.Error {
 	return &fiscal.Error{Code: fiscal.CodeBadRequest, Field: field, Detail: fmt.Sprintf(format, args...)}

@@ -679,10 +679,7 @@ func identification(s fiscal.Seller) (string, Identification) {
 	return vat.SchemeNonUnion, Identification{Missing: "the account states no oss_non_union registration: number and member state of identification unknown"}
 }
 
-func isEU(c string) bool {
-	c = isoCountry(c)
-	return c != "GB" && slices.Contains(vat.Rates().Countries(), c)
-}
+func isEU(c string) bool { return vat.IsMemberState(isoCountry(c)) }
 
 // isoCountry maps the VAT prefix EL to ISO GR and upper-cases.
 func isoCountry(c string) string {
