@@ -85,8 +85,10 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 	var prep *ledger.Prepared
 	for try := 0; ; try++ {
 		// A prediction revoked before it was sent (Predictor.Pending) is made
-		// again; the entry is sealed again, with the same random bytes,
-		// only if the new one differs.
+		// again, once: the second one is final (never revoked), so there are
+		// at most two tries and two deferred Dones (Done of a revoked one is
+		// a no-op). The entry is sealed again, with the same random bytes,
+		// only if the new prediction differs.
 		var err error
 		if g, err = e.predict.Predict(e.ledger.Size(), series, try > 0, func() (int64, error) { return e.ledger.Sequence(series) }); err != nil {
 			return nil, ledger.Appended{}, storeError(err)
