@@ -47,7 +47,7 @@ func BenchmarkSettle(b *testing.B) {
 			before := e.Engine().Ledger().Stats()
 			b.ReportAllocs()
 			b.ResetTimer()
-			start := time.Now()
+			start, cpu := time.Now(), cpuNow(b)
 			var wg sync.WaitGroup
 			for c := 0; c < callers; c++ {
 				wg.Add(1)
@@ -67,6 +67,7 @@ func BenchmarkSettle(b *testing.B) {
 			}
 			wg.Wait()
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "records/s")
+			b.ReportMetric(float64(cpuNow(b)-cpu)/float64(b.N)/1e3, "cpu-µs/record")
 			st := e.Engine().Ledger().Stats()
 			if n := st.Appended - before.Appended; n > 0 {
 				b.ReportMetric(float64(st.CommitterSerial-before.CommitterSerial)/float64(n)/1e3, "serial-µs/record")
@@ -74,6 +75,9 @@ func BenchmarkSettle(b *testing.B) {
 					b.ReportMetric(float64(cpu)/float64(n)/1e3, "committer-cpu-µs/record")
 				}
 				b.ReportMetric(float64(n)/float64(st.Commits-before.Commits), "records/commit")
+				b.ReportMetric(float64(st.CommitterIO-before.CommitterIO)/float64(st.Commits-before.Commits)/1e3, "io-µs/commit")
+				b.ReportMetric(float64(time.Since(start))/float64(st.Commits-before.Commits)/1e3, "wall-µs/commit")
+				b.ReportMetric(float64(st.PagesWritten-before.PagesWritten)/float64(n), "pages/record")
 			}
 			if hits, misses := fiscal.NumberingStats(e.Engine()); hits+misses > 0 {
 				b.ReportMetric(100*float64(misses)/float64(hits+misses), "%renumbered")
