@@ -119,6 +119,22 @@ func (p *serverProc) kill() {
 	<-p.done
 }
 
+// stop ends the server cleanly (SIGTERM: in-flight requests finish, the
+// ledger closes, a -cpuprofile is written), or kills it after 30 s.
+func (p *serverProc) stop(t testing.TB) {
+	t.Helper()
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+		if ps := p.cmd.ProcessState; ps != nil && !ps.Success() {
+			t.Errorf("server stopped with %v", ps)
+		}
+	case <-time.After(30 * time.Second):
+		t.Error("server did not stop within 30s of SIGTERM")
+		p.kill()
+	}
+}
+
 var client = &http.Client{Timeout: 10 * time.Second}
 
 func (p *serverProc) get(t *testing.T, path string, auth bool) (int, []byte) {
