@@ -92,10 +92,10 @@ func decode(body []byte, v any, open, fast bool) error {
 	if s.pos != len(s.data) {
 		return &Error{Detail: "unexpected data after the JSON object"}
 	}
-	if fast && fillable(v, t) {
+	if p := fillPlan(v, t); fast && p != nil {
 		rv := reflect.ValueOf(v).Elem()
 		f := filler{data: body}
-		if f.value(planOf(t.Elem()), rv) {
+		if f.value(p, rv) {
 			return nil
 		}
 		rv.SetZero() // as it was: encoding/json decodes it and names the problem
@@ -106,15 +106,21 @@ func decode(body []byte, v any, open, fast bool) error {
 	return nil
 }
 
-// fillable reports whether fill decodes into v (a pointer of type t): a
-// struct type with a plan, and a zero target (fill never merges into a
-// value that is already set, as encoding/json would).
-func fillable(v any, t reflect.Type) bool {
-	if t.Elem().Kind() != reflect.Struct || planOf(t.Elem()) == nil {
-		return false
+// fillPlan is the plan by which fill decodes into v (a pointer of type t),
+// or nil: fill takes a struct type with a plan, and a zero target (it
+// never merges into a value that is already set, as encoding/json would).
+func fillPlan(v any, t reflect.Type) *plan {
+	if t.Elem().Kind() != reflect.Struct {
+		return nil
 	}
-	rv := reflect.ValueOf(v)
-	return !rv.IsNil() && rv.Elem().IsZero()
+	p := planOf(t.Elem())
+	if p == nil {
+		return nil
+	}
+	if rv := reflect.ValueOf(v); rv.IsNil() || !rv.Elem().IsZero() {
+		return nil
+	}
+	return p
 }
 
 // typeError reports the errors encoding/json can still find after the scan:
