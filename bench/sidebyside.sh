@@ -18,7 +18,8 @@
 # NEW side's BenchmarkServerHTTP (FISCAL402_SERVER_BIN), so that they compare
 # servers, not clients: client=lean (the row bench/run.sh reports) and
 # client=nethttp (Go's net/http client, the benchmark's client before the
-# lean one) for both sides.
+# lean one) for both sides; [old-own] is the OLD side's own benchmark, as
+# that commit measured itself.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 old=${1:?usage: bench/sidebyside.sh OLD [NEW]}
@@ -50,6 +51,9 @@ for r in $(seq 1 "$rounds"); do
     # benchmark that predates FISCAL402_SERVER_BIN builds the server of its
     # working directory: this side's all the same)
     FISCAL402_SERVER_BIN="$work/bin/$side.serverbin" run "${!src}/examples/server" "$work/bin/new.server" -test.run '^$' -test.bench 'BenchmarkServerHTTP$' -test.benchtime 4000x; done
+  # and the old side as its own benchmark measures it (its client, its way)
+  log http old-own round "$r"
+  run "$src_old/examples/server" "$work/bin/old.server" -test.run '^$' -test.bench 'BenchmarkServerHTTP$' -test.benchtime 4000x
   for side in old new; do src=src_$side; log serial "$side" round "$r"
     run "${!src}/ledger" "$work/bin/$side.ledger" -test.run '^$' -test.bench 'BenchmarkCommitSerial/form=(entry|bare)$' -test.benchtime 4000x; done
 done
