@@ -12,7 +12,9 @@
 # Rows: the raw bbolt ceiling (group commit, one fsync'd transaction per
 # batch, the same bytes per record as a realistic entry: leaf + record +
 # UBL), Engine.Settle at 1/8/64 callers (durable), the real server binary
-# over loopback HTTP at 32 clients (durable), throughput and file bytes per
+# over loopback HTTP at 32 clients (durable; client=lean, a load generator
+# that leaves the shared cores to the server, is the row of the ratio line;
+# client=nethttp, Go's net/http client, beside it), throughput and file bytes per
 # record as the ledger grows, receipt.Verify (3.0.0 and 1.0.0) beside its
 # floor, ledger.Check of 100 k realistic records (open ledger and file),
 # and allocations per settlement. cpu-µs (per op, or per record) is the CPU
@@ -59,7 +61,8 @@ awk '
   rows[++n]=sprintf("| %-52s | %9s | %9s | %9s |%s", name, rps, us, allocs, extra)
   if (name ~ /RawBolt.*callers=32$/) raw32=rps
   if (name ~ /RawBolt.*callers=64$/) raw64=rps
-  if (name ~ /ServerHTTP.*clients=32$/) http32=rps
+  if (name ~ /ServerHTTP\/client=lean\/clients=32$/) http32=rps
+  if (name ~ /ServerHTTP\/client=nethttp\/clients=32$/) nethttp32=rps
   if (name ~ /BenchmarkSettle\/callers=64$/) eng64=rps
 }
 END {
@@ -67,6 +70,7 @@ END {
   printf "|%s|%s|%s|%s|%s\n", "------------------------------------------------------", "-----------", "-----------", "-----------", "------"
   for (i=1; i<=n; i++) print rows[i]
   if (raw32 && http32) printf "\nHTTP(32 clients) / raw bbolt(32 writers): %.0f %%\n", 100*http32/raw32
+  if (raw32 && nethttp32) printf "HTTP(32 net/http clients) / raw bbolt(32 writers): %.0f %%\n", 100*nethttp32/raw32
   if (raw64 && eng64) printf "Engine.Settle(64) / raw bbolt(64 writers): %.0f %%\n", 100*eng64/raw64
 }' "$raw" | tee "$out/table.md"
 if [[ -n "${PROFILE:-}" ]]; then

@@ -13,6 +13,13 @@
 # both). Prints the raw lines and, per row and side, the median of every
 # metric. Run it on a quiet machine: wall-time rows move with other load,
 # the CPU rows (committer-cpu, cpu-µs) much less.
+#
+# The HTTP rows drive each side's server binary with one load generator, the
+# NEW side's BenchmarkServerHTTP (FISCAL402_SERVER_BIN), so that they compare
+# servers, not clients: client=lean (the row bench/run.sh reports) and
+# client=nethttp (Go's net/http client, the benchmark's client before the
+# lean one) for both sides; [old-own] is the OLD side's own benchmark, as
+# that commit measured itself.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 old=${1:?usage: bench/sidebyside.sh OLD [NEW]}
@@ -28,6 +35,7 @@ for side in old new; do
   for p in fiscal ledger receipt examples/server; do
     (cd "${!src}" && go test -c -o "$work/bin/$side.$(basename "$p")" "./$p")
   done
+  (cd "${!src}" && go build -o "$work/bin/$side.serverbin" ./examples/server)
 done
 out="$work/raw.txt"
 : >"$out"
@@ -39,8 +47,13 @@ for r in $(seq 1 "$rounds"); do
   for side in old new; do src=src_$side; log settle "$side" round "$r"
     run "${!src}/fiscal" "$work/bin/$side.fiscal" -test.run '^$' -test.bench 'BenchmarkSettle$' -test.benchtime 2000x -test.benchmem; done
   for side in old new; do src=src_$side; log http "$side" round "$r"
-    # the server benchmark builds the server binary from its working directory
-    run "${!src}/examples/server" "$work/bin/$side.server" -test.run '^$' -test.bench 'BenchmarkServerHTTP$' -test.benchtime 4000x; done
+    # the new side's load generator against this side's server binary (a
+    # benchmark that predates FISCAL402_SERVER_BIN builds the server of its
+    # working directory: this side's all the same)
+    FISCAL402_SERVER_BIN="$work/bin/$side.serverbin" run "${!src}/examples/server" "$work/bin/new.server" -test.run '^$' -test.bench 'BenchmarkServerHTTP$' -test.benchtime 4000x; done
+  # and the old side as its own benchmark measures it (its client, its way)
+  log http old-own round "$r"
+  run "$src_old/examples/server" "$work/bin/old.server" -test.run '^$' -test.bench 'BenchmarkServerHTTP$' -test.benchtime 4000x
   for side in old new; do src=src_$side; log serial "$side" round "$r"
     run "${!src}/ledger" "$work/bin/$side.ledger" -test.run '^$' -test.bench 'BenchmarkCommitSerial/form=(entry|bare)$' -test.benchtime 4000x; done
 done

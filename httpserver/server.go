@@ -16,6 +16,7 @@ import (
 	"net/netip"
 	"net/url"
 	"path"
+	"runtime"
 	"runtime/debug"
 	"sort"
 	"strconv"
@@ -168,6 +169,7 @@ type Server struct {
 	ready     readiness
 	// operatorHash is the SHA-256 of Options.OperatorKey; nil without one.
 	operatorHash []byte
+	logPC        atomic.Uint64 // requestLogPC's answer, once found
 }
 
 // New returns the handler serving the specification's endpoints over the
@@ -460,6 +462,16 @@ func (s *Server) finish(r *http.Request, status int, info *requestInfo, d time.D
 			s.metrics.ObserveRefused(source, info.code)
 		}
 	}
+	s.logRequest(r, route, status, info, d)
+}
+
+// logRequest writes the request line.
+func (s *Server) logRequest(r *http.Request, route string, status int, info *requestInfo, d time.Duration) {
+	ctx := r.Context()
+	h := s.log.Handler()
+	if !h.Enabled(ctx, slog.LevelInfo) {
+		return
+	}
 	var buf [9]slog.Attr // every attribute below: no allocation for the slice
 	attrs := append(buf[:0],
 		slog.String("request_id", info.id), slog.String("method", r.Method), slog.String("route", route),
@@ -474,7 +486,25 @@ func (s *Server) finish(r *http.Request, status int, info *requestInfo, d time.D
 	if info.outcome != "" {
 		attrs = append(attrs, slog.String("outcome", info.outcome), slog.String("record_status", info.status))
 	}
-	s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
+	// What s.log.LogAttrs does, with the source's program counter found
+	// once per Server instead of by runtime.Callers on every request (~2 µs
+	// of the server's CPU per request): the same record for the handler.
+	rec := slog.NewRecord(time.Now(), slog.LevelInfo, "request", s.requestLogPC())
+	rec.AddAttrs(attrs...)
+	_ = h.Handle(ctx, rec)
+}
+
+// requestLogPC is the program counter the request line names as its source
+// (a handler with AddSource prints it): a line of logRequest, the same on
+// every request.
+func (s *Server) requestLogPC() uintptr {
+	if pc := s.logPC.Load(); pc != 0 {
+		return uintptr(pc)
+	}
+	var pcs [1]uintptr
+	runtime.Callers(2, pcs[:]) // runtime.Callers, requestLogPC, logRequest
+	s.logPC.Store(uint64(pcs[0]))
+	return pcs[0]
 }
 
 // fallback answers paths no route matches: 405 when the path exists with

@@ -27,6 +27,7 @@
 //	-operator-key-file  the operator key of /metrics and /v1/admin/backup (default <data>/keys/operator.key)
 //	-retention d        prune finished webhook deliveries and ingest entries older than d (default 720h)
 //	-vies off|live, -base-*, -ethereum-*, -rate-limit, -public-url, -webhooks-*, ...
+//	-cpuprofile file    a CPU profile of the serving, written when the server stops on SIGTERM or SIGINT
 //
 // The server collects garbage at GOGC=200 (twice Go's default: less CPU per
 // request for a larger heap) unless the environment sets GOGC.
@@ -102,6 +103,7 @@ type options struct {
 	retention                              time.Duration
 	accountsReload                         time.Duration
 	store                                  string
+	cpuProfile                             string
 }
 
 // run is the command: the server, or one of the operator's subcommands
@@ -154,6 +156,7 @@ func serverFlags(fs *flag.FlagSet, o *options, vf *viesFlags) *chainFlags {
 	fs.DurationVar(&o.retention, "retention", defaultRetention, "prune finished webhook delivery states and ingest queue entries older than this (0 = keep them forever); never a ledger record")
 	fs.DurationVar(&o.accountsReload, "accounts-reload", 2*time.Second, "how often to look for changes of the accounts file (0 = only on SIGHUP)")
 	fs.StringVar(&o.store, "store", "", "ledger store: a postgres:// URL shared by several replicas (also FISCAL402_DATABASE_URL); default the bbolt file <data>/ledger.db")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile (go tool pprof) of the serving to this file: from when the server listens until it stops on SIGTERM or SIGINT (a SIGKILL leaves it empty)")
 	return chain
 }
 
@@ -212,6 +215,11 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	profile, err := openCPUProfile(o.cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer profile.stop()
 	serverOpts, err := httpOptions(o, logger)
 	if err != nil {
 		return err
@@ -339,6 +347,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 	engine.Go(func(done <-chan struct{}) { reloader.watch(done, hup, o.accountsReload) })
+	if err := profile.start(); err != nil {
+		return err
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -352,7 +363,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
-	return engine.Close()
+	return errors.Join(engine.Close(), profile.stop())
 }
 
 // defaultGOGC is the server's garbage-collection target (GOGC) when the

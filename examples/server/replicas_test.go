@@ -53,10 +53,7 @@ func copyDir(t *testing.T, from, to string) {
 // postKeyed sends settlement n with an Idempotency-Key; status 0 means the
 // outcome is unknown (the connection failed).
 func postKeyed(base string, n int, key string) (int, []byte) {
-	body := fmt.Sprintf(`{"amountUsdc":"%d.%02d","txHash":"%s","timestamp":"2026-04-10T14:30:00Z",`+
-		`"payerWallet":"0x70997970C51812dc3A010C7d01b50e0d17dc79C8","receiverWallet":"0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",`+
-		`"network":"eip155:8453","consumerCountry":"%s"}`, 1+n%500, n%100, crashTx(n), []string{"DE", "FR", "IT", "ES", "NL", "PL"}[n%6])
-	req, _ := http.NewRequest("POST", base+"/settlements", strings.NewReader(body))
+	req, _ := http.NewRequest("POST", base+"/settlements", strings.NewReader(settlementBody(n)))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Service-Key", demoKey)
 	if key != "" {

@@ -41,10 +41,16 @@ var (
 	buildErr  error
 )
 
-// serverBinary builds ./examples/server once per test run.
+// serverBinary builds ./examples/server once per test run, or, when
+// FISCAL402_SERVER_BIN is set, runs that binary instead: bench/sidebyside.sh
+// drives the servers of two commits with the same load generator.
 func serverBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
+		if bin := os.Getenv("FISCAL402_SERVER_BIN"); bin != "" {
+			binPath, buildErr = filepath.Abs(bin)
+			return
+		}
 		dir, err := os.MkdirTemp("", "fiscal402-server-bin")
 		if err != nil {
 			buildErr = err
@@ -119,6 +125,22 @@ func (p *serverProc) kill() {
 	<-p.done
 }
 
+// stop ends the server cleanly (SIGTERM: in-flight requests finish, the
+// ledger closes, a -cpuprofile is written), or kills it after 30 s.
+func (p *serverProc) stop(t testing.TB) {
+	t.Helper()
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+		if ps := p.cmd.ProcessState; ps != nil && !ps.Success() {
+			t.Errorf("server stopped with %v", ps)
+		}
+	case <-time.After(30 * time.Second):
+		t.Error("server did not stop within 30s of SIGTERM")
+		p.kill()
+	}
+}
+
 var client = &http.Client{Timeout: 10 * time.Second}
 
 func (p *serverProc) get(t *testing.T, path string, auth bool) (int, []byte) {
@@ -139,10 +161,7 @@ func (p *serverProc) get(t *testing.T, path string, auth bool) (int, []byte) {
 // post sends one settlement; it returns the status (0 when the connection
 // failed, i.e. the outcome is unknown) and the body.
 func (p *serverProc) post(n int) (int, []byte) {
-	body := fmt.Sprintf(`{"amountUsdc":"%d.%02d","txHash":"%s","timestamp":"2026-04-10T14:30:00Z",`+
-		`"payerWallet":"0x70997970C51812dc3A010C7d01b50e0d17dc79C8","receiverWallet":"0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",`+
-		`"network":"eip155:8453","consumerCountry":"%s"}`, 1+n%500, n%100, crashTx(n), []string{"DE", "FR", "IT", "ES", "NL", "PL"}[n%6])
-	req, _ := http.NewRequest("POST", p.base+"/settlements", strings.NewReader(body))
+	req, _ := http.NewRequest("POST", p.base+"/settlements", strings.NewReader(settlementBody(n)))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Service-Key", demoKey)
 	resp, err := client.Do(req)
@@ -155,6 +174,14 @@ func (p *serverProc) post(n int) (int, []byte) {
 		return 0, nil
 	}
 	return resp.StatusCode, raw
+}
+
+// settlementBody is the JSON body of settlement n: its own transaction
+// (crashTx), amounts and consumer countries that vary with n.
+func settlementBody(n int) string {
+	return fmt.Sprintf(`{"amountUsdc":"%d.%02d","txHash":"%s","timestamp":"2026-04-10T14:30:00Z",`+
+		`"payerWallet":"0x70997970C51812dc3A010C7d01b50e0d17dc79C8","receiverWallet":"0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",`+
+		`"network":"eip155:8453","consumerCountry":"%s"}`, 1+n%500, n%100, crashTx(n), []string{"DE", "FR", "IT", "ES", "NL", "PL"}[n%6])
 }
 
 func crashTx(n int) string {

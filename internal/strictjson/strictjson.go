@@ -8,17 +8,20 @@
 // members with one name, replaces a lone surrogate escape ("\ud800") with
 // U+FFFD, and reports an unknown member by its name only. Decode first scans
 // the bytes once with a small validator that knows the target's Go type, and
-// only then lets encoding/json fill the value: what is signed is exactly what
-// was sent.
+// only then fills the value, itself for the plain types of fiscal402's
+// requests (fill.go) and by encoding/json for any other, with the values
+// and errors encoding/json gives: what is signed is exactly what was sent.
 //
 // # Cost
 //
 // The scan is linear in the input and allocation-free on the happy path: it
-// keeps the path as a stack of byte ranges of the input and builds a pointer
-// string only when it reports an error, and it reads the member names of a
-// struct type by reflection once per process, not once per object. Nesting deeper than MaxDepth is
+// keeps the path as a stack of byte ranges of the input (in the scanner, on
+// the caller's stack) and builds a pointer string only when it reports an
+// error, and it reads the member names of a struct type by reflection once
+// per process, not once per object. Nesting deeper than MaxDepth is
 // refused before anything is decoded, so no request under the body limit
-// makes the decoder allocate more than a small multiple of its size.
+// makes the decoder allocate more than a small multiple of its size. The
+// fill allocates the strings, slices, maps and pointers the value holds.
 package strictjson
 
 import (
@@ -57,14 +60,16 @@ func (e *Error) Error() string {
 // pointer to a struct). Every member name must equal the json name of a
 // field of the target (maps accept any name); a JSON number where the field
 // is a string is an error that says so. The returned error is an *Error.
-func Decode(body []byte, v any) error { return decode(body, v, false) }
+func Decode(body []byte, v any) error { return decode(body, v, false, true) }
 
 // DecodeOpen is Decode for documents that grow between versions (x402's):
 // members the target has no field for are skipped (their syntax, nesting
 // and strings still checked); repeated members are still refused.
-func DecodeOpen(body []byte, v any) error { return decode(body, v, true) }
+func DecodeOpen(body []byte, v any) error { return decode(body, v, true, false) }
 
-func decode(body []byte, v any, open bool) error {
+// decode scans body and decodes it into v: with fast, by fill where it
+// can (fill.go), else by encoding/json.
+func decode(body []byte, v any, open, fast bool) error {
 	t := reflect.TypeOf(v)
 	if t == nil || t.Kind() != reflect.Pointer {
 		return fmt.Errorf("strictjson: Decode needs a pointer, got %T", v)
@@ -75,8 +80,7 @@ func decode(body []byte, v any, open bool) error {
 	if !utf8.Valid(body) {
 		return &Error{Detail: "the body is not valid UTF-8"}
 	}
-	var path [8]segment // deep enough for every request of fiscal402: no allocation
-	s := scanner{data: body, open: open, path: path[:0]}
+	s := scanner{data: body, open: open}
 	s.space()
 	if s.pos < len(s.data) && s.data[s.pos] != '{' {
 		return &Error{Detail: "the body must be a JSON object"}
@@ -88,10 +92,35 @@ func decode(body []byte, v any, open bool) error {
 	if s.pos != len(s.data) {
 		return &Error{Detail: "unexpected data after the JSON object"}
 	}
+	if p := fillPlan(v, t); fast && p != nil {
+		rv := reflect.ValueOf(v).Elem()
+		f := filler{data: body}
+		if f.value(p, rv) {
+			return nil
+		}
+		rv.SetZero() // as it was: encoding/json decodes it and names the problem
+	}
 	if err := json.Unmarshal(body, v); err != nil {
 		return typeError(err, t.Elem())
 	}
 	return nil
+}
+
+// fillPlan is the plan by which fill decodes into v (a pointer of type t),
+// or nil: fill takes a struct type with a plan, and a zero target (it
+// never merges into a value that is already set, as encoding/json would).
+func fillPlan(v any, t reflect.Type) *plan {
+	if t.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	p := planOf(t.Elem())
+	if p == nil {
+		return nil
+	}
+	if rv := reflect.ValueOf(v); rv.IsNil() || !rv.Elem().IsZero() {
+		return nil
+	}
+	return p
 }
 
 // typeError reports the errors encoding/json can still find after the scan:
@@ -155,14 +184,22 @@ func kindName(t reflect.Type) string {
 // against a Go type. path holds the input ranges of the member names (or
 // array indexes, as -1-i) leading to the current value.
 type scanner struct {
-	data []byte
-	pos  int
-	path []segment
-	open bool // unknown members are skipped, not refused
+	data  []byte
+	pos   int
+	path  [MaxDepth + 1]segment // path[:depth]: a stack in place, so that the scanner stays on its caller's stack
+	depth int
+	open  bool // unknown members are skipped, not refused
 }
 
 type segment struct {
 	start, end int // member name's escaped bytes in data, or end < 0: array index -end-1
+}
+
+// push adds a segment to the path; value refuses nesting deeper than
+// MaxDepth before a value would push past the array.
+func (s *scanner) push(seg segment) {
+	s.path[s.depth] = seg
+	s.depth++
 }
 
 func (s *scanner) space() {
@@ -180,7 +217,7 @@ func (s *scanner) space() {
 // JSON pointer; called only to report an error.
 func (s *scanner) pointer(last *segment) string {
 	var b strings.Builder
-	segs := s.path
+	segs := s.path[:s.depth]
 	if last != nil {
 		segs = append(segs[:len(segs):len(segs)], *last)
 	}
@@ -404,11 +441,11 @@ func (s *scanner) object(t reflect.Type, depth int) *Error {
 			return s.syntax("expected ':' after a member name")
 		}
 		s.pos++
-		s.path = append(s.path, key)
+		s.push(key)
 		if err := s.value(next, depth); err != nil {
 			return err
 		}
-		s.path = s.path[:len(s.path)-1]
+		s.depth--
 		s.space()
 		if s.pos >= len(s.data) {
 			return s.syntax("unterminated object")
@@ -437,11 +474,11 @@ func (s *scanner) array(t reflect.Type, depth int) *Error {
 		return nil
 	}
 	for i := 0; ; i++ {
-		s.path = append(s.path, segment{end: -i - 1})
+		s.push(segment{end: -i - 1})
 		if err := s.value(elem, depth); err != nil {
 			return err
 		}
-		s.path = s.path[:len(s.path)-1]
+		s.depth--
 		s.space()
 		if s.pos >= len(s.data) {
 			return s.syntax("unterminated array")
