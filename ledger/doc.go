@@ -134,9 +134,17 @@
 //	\n
 //	— <origin> <base64(4-byte key hash ‖ Ed25519 signature)>\n
 //
+// With [Options].Cosigners, each checkpoint carries after the log key's
+// line one more signature line per cosigner, "— <name> <base64(key hash ‖
+// signature)>" over the same text, made with the log key's (on the same
+// goroutine, off the committer's serial path as above; on PostgreSQL in
+// plan): fiscal402's engine cosigns with its active receipt key, named by
+// its kid, which then signs one tree head per commit instead of every
+// receipt (receipt package, "# Version 4.0.0"). Cosigners is asked once
+// per checkpoint, so a rotated key signs from the next commit on.
 // No extension lines are written; [ParseCheckpoint] accepts and ignores
-// them, ignores signatures by other keys (witness cosignatures) and requires
-// the origin to equal the key name. The leaf hash is RFC 6962 §2.1
+// them, ignores signatures by other keys (witness and receipt-key
+// cosignatures) and requires the origin to equal the key name. The leaf hash is RFC 6962 §2.1
 // SHA-256(0x00 ‖ leaf) ([golang.org/x/mod/sumdb/tlog.RecordHash]), interior
 // nodes SHA-256(0x01 ‖ left ‖ right); inclusion proofs
 // ([Ledger.InclusionProof], RFC 6962 §2.1.1) and consistency proofs
