@@ -307,7 +307,8 @@ func FuzzParseReceipt(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if doc.spec != ref.Spec || doc.id != ref.ID || string(doc.jws) != ref.JWS || doc.tlogProof != ref.TlogProof {
+		if doc.spec != ref.Spec || doc.id != ref.ID || string(doc.jws) != ref.JWS || string(doc.payload) != ref.Payload ||
+			doc.v4 != ref.v4 || doc.tlogProof != ref.TlogProof {
 			t.Fatalf("members differ: %+v vs %+v", doc, ref)
 		}
 		readable, err := decodeStrict(doc.claims)
@@ -318,8 +319,9 @@ func FuzzParseReceipt(f *testing.F) {
 }
 
 type referenceReceipt struct {
-	Spec, ID, JWS, TlogProof string
-	claims                   any
+	Spec, ID, JWS, Payload, TlogProof string
+	v4                                bool // a payload member in place of jws
+	claims                            any
 }
 
 // parseReceiptReference is the document parser of the first Verify: a
@@ -337,10 +339,16 @@ func parseReceiptReference(data []byte) (referenceReceipt, error) {
 		return referenceReceipt{}, errors.New("not a JSON object")
 	}
 	var r referenceReceipt
+	proof, dst := "jws", &r.JWS
+	if _, jws := m["jws"]; !jws {
+		if _, payload := m["payload"]; payload {
+			proof, dst, r.v4 = "payload", &r.Payload, true
+		}
+	}
 	for _, f := range []struct {
 		name string
 		dst  *string
-	}{{"spec", &r.Spec}, {"id", &r.ID}, {"jws", &r.JWS}, {"tlog_proof", &r.TlogProof}} {
+	}{{"spec", &r.Spec}, {"id", &r.ID}, {proof, dst}, {"tlog_proof", &r.TlogProof}} {
 		s, ok := m[f.name].(string)
 		if !ok {
 			return referenceReceipt{}, fmt.Errorf("member %q missing or not a string", f.name)
@@ -352,7 +360,7 @@ func parseReceiptReference(data []byte) (referenceReceipt, error) {
 		return referenceReceipt{}, errors.New(`member "claims" missing or not an object`)
 	}
 	if len(m) != 5 {
-		return referenceReceipt{}, errors.New("members other than spec, id, claims, jws, tlog_proof")
+		return referenceReceipt{}, errors.New("members other than spec, id, claims, " + proof + ", tlog_proof")
 	}
 	r.claims = claims
 	return r, nil

@@ -230,6 +230,9 @@ func (vf *verification) failField(step, field string, err error) error {
 }
 
 func (v *Verifier) verify(doc *receiptDoc, openings []Opening) (*Claims, error) {
+	if doc.v4 {
+		return v.verifyV4(doc, openings)
+	}
 	vf := &verification{v: v, id: doc.id}
 
 	parts, err := splitJWSBytes(doc.jws)
@@ -290,32 +293,12 @@ func (v *Verifier) verify(doc *receiptDoc, openings []Opening) (*Claims, error) 
 	if doc.id != c.ReceiptID {
 		return nil, vf.failField(StepClaimsMismatch, "/receipt_id", fmt.Errorf("the document's id is %q but the signed claims are for receipt %q: the document was changed after signing, or the JWS of another receipt was put in it", doc.id, c.ReceiptID))
 	}
-	if err := checkClaims(&c); err != nil {
-		var ce *ClaimsError
-		field := ""
-		if errors.As(err, &ce) {
-			field = ce.Field
-		}
-		return nil, vf.failField(StepSpec, field, fmt.Errorf("the signed claims break the rules of %s: %s. The issuer signed a malformed receipt; report it to them", c.Spec, plain(err)))
+	if err := vf.rules(&c); err != nil {
+		return nil, err
 	}
-
-	index, proof, cpNote, err := ParseTlogProof(doc.tlogProof)
+	index, proof, _, _, cp, err := vf.checkpoint(doc.tlogProof, &c)
 	if err != nil {
-		return nil, vf.failf(StepTlogProof, "the tlog_proof member is not a C2SP tlog-proof: %s. Pass the receipt exactly as the issuer served it", plain(err))
-	}
-	if err := checkNoteSignatureEncoding(cpNote); err != nil {
-		return nil, vf.failf(StepCheckpointSignature, "the checkpoint's signature is not in its one canonical spelling (%v): it was altered", err)
-	}
-	opened, err := note.Open(cpNote, note.VerifierList(v.logKey))
-	if err != nil {
-		return nil, vf.fail(StepCheckpointSignature, vf.checkpointFailure(err, &c))
-	}
-	cp, err := parseCheckpoint(opened.Text)
-	if err != nil {
-		return nil, vf.failf(StepCheckpoint, "the log key signed a note that is not a tlog checkpoint (%v): report it to the issuer", err)
-	}
-	if cp.origin != c.Log.Origin {
-		return nil, vf.failField(StepOrigin, "/log/origin", fmt.Errorf("the checkpoint is of log %q, but the receipt was signed for log %q: the proof comes from another log. Fetch the receipt from its issuer, and use that log's key", cp.origin, c.Log.Origin))
+		return nil, err
 	}
 	if c.Spec == SpecV3 {
 		// The position is not signed (doc.go "# Version 3.0.0"): the
@@ -324,25 +307,84 @@ func (v *Verifier) verify(doc *receiptDoc, openings []Opening) (*Claims, error) 
 	} else if index != c.Log.Index {
 		return nil, vf.failField(StepIndex, "/log/index", fmt.Errorf("the proof is for log index %d, but the receipt says it is at index %d: the proof belongs to another entry", index, c.Log.Index))
 	}
-	if index >= cp.size {
-		return nil, vf.failf(StepInclusion, "the proof is for index %d, which is not in the checkpointed tree of %d entries: the proof or checkpoint was swapped", index, cp.size)
+	if err := vf.included(index, proof, cp, doc.jws, "JWS"); err != nil {
+		return nil, err
 	}
-	if err := tlog.CheckRecord(proof, cp.size, cp.root, index, tlog.RecordHash(doc.jws)); err != nil {
-		return nil, vf.failf(StepInclusion, "the inclusion proof does not lead from this receipt's JWS at index %d to the root of the checkpointed tree of %d entries: the proof, the index or the JWS was altered, or the proof is for another entry. Fetch the receipt again; if it persists, the log may be inconsistent: report it",
-			index, cp.size)
-	}
-	if len(openings) > 0 {
-		revealed, err := Reveal(&c, openings...)
-		if err != nil {
-			var oe *OpeningError
-			if errors.As(err, &oe) {
-				return nil, vf.failField(StepOpening, oe.Field, fmt.Errorf("%s. The receipt itself is valid; the opening is not the one the issuer committed to: ask the account holder for the openings of this receipt", plain(err)))
-			}
-			return nil, vf.fail(StepOpening, err)
+	return vf.reveal(&c, openings)
+}
+
+// rules checks signed (or, in 4.0.0, logged) claims against the rules of
+// their spec version.
+func (vf *verification) rules(c *Claims) error {
+	if err := checkClaims(c); err != nil {
+		var ce *ClaimsError
+		field := ""
+		if errors.As(err, &ce) {
+			field = ce.Field
 		}
-		return revealed, nil
+		return vf.failField(StepSpec, field, fmt.Errorf("the signed claims break the rules of %s: %s. The issuer signed a malformed receipt; report it to them", c.Spec, plain(err)))
 	}
-	return &c, nil
+	return nil
+}
+
+// checkpoint parses the tlog-proof and checks its checkpoint: a C2SP
+// checkpoint signed by the log key, of the log the claims name. It returns
+// the proof's index and hashes, the note and its signed text, and the
+// checkpoint.
+func (vf *verification) checkpoint(tlogProof string, c *Claims) (index int64, proof tlog.RecordProof, cpNote, text []byte, cp checkpoint, err error) {
+	fail := func(err error) (int64, tlog.RecordProof, []byte, []byte, checkpoint, error) {
+		return 0, nil, nil, nil, checkpoint{}, err
+	}
+	index, proof, cpNote, err = ParseTlogProof(tlogProof)
+	if err != nil {
+		return fail(vf.failf(StepTlogProof, "the tlog_proof member is not a C2SP tlog-proof: %s. Pass the receipt exactly as the issuer served it", plain(err)))
+	}
+	if err := checkNoteSignatureEncoding(cpNote); err != nil {
+		return fail(vf.failf(StepCheckpointSignature, "the checkpoint's signature is not in its one canonical spelling (%v): it was altered", err))
+	}
+	opened, err := note.Open(cpNote, note.VerifierList(vf.v.logKey))
+	if err != nil {
+		return fail(vf.fail(StepCheckpointSignature, vf.checkpointFailure(err, c)))
+	}
+	cp, err = parseCheckpoint(opened.Text)
+	if err != nil {
+		return fail(vf.failf(StepCheckpoint, "the log key signed a note that is not a tlog checkpoint (%v): report it to the issuer", err))
+	}
+	if cp.origin != c.Log.Origin {
+		return fail(vf.failField(StepOrigin, "/log/origin", fmt.Errorf("the checkpoint is of log %q, but the receipt was signed for log %q: the proof comes from another log. Fetch the receipt from its issuer, and use that log's key", cp.origin, c.Log.Origin)))
+	}
+	return index, proof, cpNote, cpNote[:len(opened.Text)], cp, nil
+}
+
+// included checks the inclusion proof of the leaf at index up to the
+// checkpoint's root; what names the leaf in the message.
+func (vf *verification) included(index int64, proof tlog.RecordProof, cp checkpoint, leaf []byte, what string) error {
+	if index >= cp.size {
+		return vf.failf(StepInclusion, "the proof is for index %d, which is not in the checkpointed tree of %d entries: the proof or checkpoint was swapped", index, cp.size)
+	}
+	if err := tlog.CheckRecord(proof, cp.size, cp.root, index, tlog.RecordHash(leaf)); err != nil {
+		return vf.failf(StepInclusion, "the inclusion proof does not lead from this receipt's %s at index %d to the root of the checkpointed tree of %d entries: the proof, the index or the %s was altered, or the proof is for another entry. Fetch the receipt again; if it persists, the log may be inconsistent: report it",
+			what, index, cp.size, what)
+	}
+	return nil
+}
+
+// reveal checks the openings against the verified claims and returns the
+// claims with the opened values in place (the claims as they are without
+// openings).
+func (vf *verification) reveal(c *Claims, openings []Opening) (*Claims, error) {
+	if len(openings) == 0 {
+		return c, nil
+	}
+	revealed, err := Reveal(c, openings...)
+	if err != nil {
+		var oe *OpeningError
+		if errors.As(err, &oe) {
+			return nil, vf.failField(StepOpening, oe.Field, fmt.Errorf("%s. The receipt itself is valid; the opening is not the one the issuer committed to: ask the account holder for the openings of this receipt", plain(err)))
+		}
+		return nil, vf.fail(StepOpening, err)
+	}
+	return revealed, nil
 }
 
 // unknownKey explains a kid missing from the key set, naming the likely
