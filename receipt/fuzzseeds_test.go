@@ -50,6 +50,18 @@ func fuzzSeeds(t testing.TB) map[string]map[string][]any {
 		}
 		add("FuzzSameTokens", s.version+"-claims", []byte(r.Claims), parts.payload)
 	}
+	v4 := newTamperSetV4(t)
+	add("FuzzVerify", "v4-good", v4.rs[1])
+	add("FuzzVerify", "v4-pending", v4.rs[4])
+	add("FuzzVerify", "v4-readable-changed", []byte(strings.Replace(string(v4.rs[1]), `"gross_eur": "10.33"`, `"gross_eur": "1.33"`, 1)))
+	add("FuzzVerify", "v4-duplicate-member", []byte(strings.Replace(string(v4.rs[1]), `"custody": "none",`, `"custody": "none", "custody": "none",`, 1)))
+	add("FuzzVerify", "v4-cosignature-removed", []byte(strings.Replace(string(v4.rs[1]), `\n— `+v4.f.signer.KeyID(), `\n— x`, 1)))
+	add("FuzzParseReceipt", "v4-good", v4.rs[1])
+	add("FuzzParseTlogProof", "v4", decodeReceipt(t, v4.rs[1]).TlogProof)
+	add("FuzzDecodeLeafV4", "v4", payloadOf(t, decodeReceipt(t, v4.rs[1])))
+	add("FuzzDecodeLeafV4", "v4-pending", payloadOf(t, decodeReceipt(t, v4.rs[4])))
+	add("FuzzDecodeLeafV4", "v4-respelled", []byte(strings.ReplaceAll(string(payloadOf(t, decodeReceipt(t, v4.rs[1]))), `,"`, `, "`)))
+	add("FuzzSameTokens", "v4-claims", []byte(decodeReceipt(t, v4.rs[1]).Claims), payloadOf(t, decodeReceipt(t, v4.rs[1])))
 	add("FuzzSameTokens", "split-number", []byte(`{"a":[1 2]}`), []byte(`{"a":[12]}`))
 	add("FuzzJWSHeader", "member-order", []byte(`{"alg":"Ed25519","typ":"t","kid":"k"}`))
 	add("FuzzJWSHeader", "escaped-kid", []byte(`{"alg":"Ed25519","kid":"k\u0041","typ":"t"}`))

@@ -20,10 +20,10 @@ const (
 	StepJWS                 = "jws"                  // the JWS is not a canonical compact JWS with a receipt header
 	StepAlg                 = "alg"                  // alg is not EdDSA or Ed25519
 	StepTyp                 = "typ"                  // typ is not a receipt type
-	StepKid                 = "kid"                  // the JWKS has no key with this kid
+	StepKid                 = "kid"                  // the JWKS has no key with this kid (4.0.0: no key of the JWKS cosigned the checkpoint)
 	StepKeyRevoked          = "key-revoked"          // the key is marked revoked
 	StepSignature           = "signature"            // the Ed25519 signature does not verify
-	StepPayload             = "payload"              // the signed payload is not a claims object in the form Sign writes
+	StepPayload             = "payload"              // the signed payload (4.0.0: the payload) is not a claims object in the form Sign (Seal) writes
 	StepKeyWindow           = "key-window"           // iat is outside the key's nbf ≤ iat < exp
 	StepClaimsMismatch      = "claims-mismatch"      // the readable claims, spec or id differ from the signed payload
 	StepSpec                = "spec"                 // the signed claims break the format rules of their spec version
@@ -32,7 +32,7 @@ const (
 	StepCheckpoint          = "checkpoint"           // the signed note is not a tlog checkpoint
 	StepOrigin              = "origin"               // the checkpoint is of another log than the claims name
 	StepIndex               = "index"                // the proof is for another index than the claims name (1.0.0, 2.0.0)
-	StepInclusion           = "inclusion"            // the inclusion proof does not lead from the JWS to the checkpoint root
+	StepInclusion           = "inclusion"            // the inclusion proof does not lead from the JWS (4.0.0: the payload) to the checkpoint root
 	StepOpening             = "opening"              // an opening given to Verifier.Verify does not open its commitment
 )
 
@@ -119,7 +119,8 @@ func NewVerifier(jwks []byte, logVerifierKey string) (*Verifier, error) {
 // ("origin+hash+base64", golang.org/x/mod/sumdb/note). It returns the
 // verified claims, or a *VerifyError naming the first failed step:
 //
-//  1. parse: the document has exactly spec, id, claims, jws, tlog_proof;
+//  1. parse: the document has exactly spec, id, claims, jws (4.0.0:
+//     payload), tlog_proof;
 //     jwks, log-key: the two keys parse, and the key set publishes no
 //     private key.
 //  2. jws, alg, typ: canonical compact JWS; header exactly {alg, kid, typ};
@@ -146,6 +147,27 @@ func NewVerifier(jwks []byte, logVerifierKey string) (*Verifier, error) {
 //     Verify sets claims.Log.Index from the proof).
 //  10. inclusion: tlog.CheckRecord(proof, size, root, index,
 //     tlog.RecordHash([]byte(jws))) (RFC 6962 §2.1.1).
+//
+// A 4.0.0 document (a payload member in place of jws) is checked in this
+// order instead (doc.go "# Version 4.0.0"):
+//
+//  1. parse, jwks, log-key as above.
+//  2. payload: the payload member is canonical unpadded base64url, and the
+//     payload decodes to 4.0.0 claims and is exactly the bytes Seal writes
+//     for them (spec: claims of another version).
+//  3. claims-mismatch: the readable claims, spec and id equal the
+//     payload's.
+//  4. spec: the claims follow the rules of 4.0.0 (those of 3.0.0).
+//  5. tlog-proof, checkpoint-signature, checkpoint, origin: as above.
+//  6. inclusion: tlog.CheckRecord from tlog.RecordHash(payload) at the
+//     proof's index (returned in claims.Log.Index) to the checkpoint root.
+//  7. kid, signature, key-revoked, key-window: the checkpoint carries a
+//     signature line named by the kid of an Ed25519 key of the JWKS, with
+//     that key's note key hash (NoteKeyHash); every such line verifies
+//     over the checkpoint text; one of these keys is not revoked and its
+//     window holds nbf ≤ iat < exp. Judged last, when the log has
+//     authenticated the payload: an altered iat fails at inclusion, never
+//     as a key problem.
 //
 // Verify reads no clock: a key's window is judged at the receipt's iat, so a
 // receipt signed by a since-retired key stays valid. It proves that the
@@ -208,7 +230,7 @@ func (v *Verifier) verifyScanned(receiptJSON []byte, doc *receiptDoc, openings [
 }
 
 func parseFailure(err error) error {
-	return &sentence{msg: fmt.Sprintf("this is not a receipt document: %v. A receipt is the JSON object served at GET %s, with exactly the members spec, id, claims, jws and tlog_proof; pass that document unchanged",
+	return &sentence{msg: fmt.Sprintf("this is not a receipt document: %v. A receipt is the JSON object served at GET %s, with exactly the members spec, id, claims, jws (4.0.0: payload) and tlog_proof; pass that document unchanged",
 		err, pathReceiptPattern), err: err}
 }
 
@@ -321,6 +343,10 @@ func (vf *verification) rules(c *Claims) error {
 		field := ""
 		if errors.As(err, &ce) {
 			field = ce.Field
+		}
+		if c.Spec == SpecV4 {
+			// Not yet authenticated: the proof comes later.
+			return vf.failField(StepSpec, field, fmt.Errorf("the claims break the rules of %s: %s. They were altered, or the issuer logged a malformed receipt: get it again from its issuer, and report it if it persists", c.Spec, plain(err)))
 		}
 		return vf.failField(StepSpec, field, fmt.Errorf("the signed claims break the rules of %s: %s. The issuer signed a malformed receipt; report it to them", c.Spec, plain(err)))
 	}
