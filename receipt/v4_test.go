@@ -313,3 +313,83 @@ func TestKeyringHoldRotateConcurrent(t *testing.T) {
 		t.Errorf("%d receipts", len(rs))
 	}
 }
+
+// TestNoteKeyOfReceiptKey: the cosignature line of a receipt key is the
+// C2SP signed-note signature golang.org/x/mod/sumdb/note makes and checks:
+// Key.NoteVerifierKey reads back as a note verifier whose name is the kid
+// and whose hash is NoteKeyHash, and it verifies what NoteSigner signs.
+func TestNoteKeyOfReceiptKey(t *testing.T) {
+	s, _ := NewSigner(seedKey(1))
+	key := mustKey(t, seedKey(1), fixedTime)
+	vkey, err := key.NoteVerifierKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := note.NewVerifier(vkey)
+	if err != nil {
+		t.Fatalf("%s: %v", vkey, err)
+	}
+	ns := s.NoteSigner()
+	if v.Name() != key.Kid || ns.Name() != key.Kid || v.KeyHash() != ns.KeyHash() || ns.KeyHash() != NoteKeyHash(key.Kid, s.PublicKey()) {
+		t.Fatalf("verifier %s+%08x, signer %s+%08x", v.Name(), v.KeyHash(), ns.Name(), ns.KeyHash())
+	}
+	msg, err := note.Sign(&note.Note{Text: testOrigin + "\n1\n" + strings.Repeat("A", 43) + "=\n"}, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := note.Open(msg, note.VerifierList(v)); err != nil {
+		t.Errorf("note.Open with the receipt key: %v", err)
+	}
+}
+
+// TestOlderReceiptsUnderCosignedCheckpoints: a checkpoint cosigned by the
+// receipt key is an ordinary checkpoint to receipts of earlier versions (the
+// line of a key the verifier does not ask about is ignored), so a 3.0.0 or
+// 1.0.0 receipt logged in a 4.0.0 service's log verifies.
+func TestOlderReceiptsUnderCosignedCheckpoints(t *testing.T) {
+	f := newFixture(t)
+	f.log.cosigners = []note.Signer{f.signer.NoteSigner()}
+	c3, _ := conceal(t, sampleClaimsV3Clear(0), 1)
+	for i, r := range f.issue(t, sampleClaims(1), c3) {
+		if !strings.Contains(string(r), "— "+f.signer.KeyID()+" ") {
+			t.Fatalf("receipt %d: the checkpoint is not cosigned", i)
+		}
+		if _, err := Verify(r, f.jwks(t), f.log.vkey); err != nil {
+			t.Errorf("receipt %d: %v", i, err)
+		}
+	}
+}
+
+// TestCosignatureIsNoJWSSignature: the receipt key signs two kinds of
+// message, JWS signing inputs (receipts up to 3.0.0, statements) and
+// checkpoint texts. A checkpoint text always holds newlines and a JWS
+// signing input never does (its parts are canonical base64url), so no
+// signature of one kind verifies as the other.
+func TestCosignatureIsNoJWSSignature(t *testing.T) {
+	r := decodeReceipt(t, readTestdata(t, "receipt-v4.json"))
+	_, _, cp, err := ParseTlogProof(r.TlogProof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _, _ := splitNote(cp)
+	if !strings.Contains(string(text), "\n") {
+		t.Fatal("a checkpoint text without a newline")
+	}
+	// The text as the two first parts of a JWS: refused before any
+	// signature is checked.
+	h, p, _ := strings.Cut(string(text), "\n")
+	if _, err := splitJWS(h + "." + p + ".AAAA"); err == nil {
+		t.Errorf("a JWS whose signing input is a checkpoint text was accepted")
+	}
+	jws, err := NewSigner(seedKey(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmt, err := jws.SignStatement("fiscal402.test+jws", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := strings.LastIndexByte(stmt, '.'); strings.ContainsAny(stmt[:i], "\n\r") {
+		t.Errorf("a JWS signing input with a line break: %q", stmt[:i])
+	}
+}
