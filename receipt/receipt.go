@@ -255,7 +255,7 @@ func (e *specError) Error() string { return fmt.Sprintf("claims of spec %q", e.s
 // first versions of Verify did, so a receipt stays valid if a future
 // encoding/json spells the same values differently.
 func decodePayload(payload []byte, spec string) (Claims, error) {
-	if concealedForm(spec) {
+	if ConcealedSpec(spec) {
 		var w claimsV3
 		if fastClaimsV3(payload, &w) && w.Spec == spec && bytes.Equal(appendClaimsV3(make([]byte, 0, len(payload)), &w), payload) {
 			return fromV3(&w), nil

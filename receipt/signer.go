@@ -155,7 +155,7 @@ const maxPooledScratch = 64 << 10
 // appendPayload appends the signed payload of claims that checkClaims
 // accepted: json.Marshal(c), or for SpecV3 json.Marshal(toV3(c)).
 func appendPayload(b []byte, c *Claims) []byte {
-	if concealedForm(c.Spec) {
+	if ConcealedSpec(c.Spec) {
 		w := toV3(c)
 		return appendClaimsV3(b, &w)
 	}

@@ -54,7 +54,7 @@ const (
 func checkClaims(c *Claims) error { return checkClaimsMode(c, modeSigned) }
 
 func checkClaimsMode(c *Claims, mode claimsMode) error {
-	v := &checker{spec: c.Spec, v3: concealedForm(c.Spec)}
+	v := &checker{spec: c.Spec, v3: ConcealedSpec(c.Spec)}
 	// Personal fields are in clear in the old versions and in Conceal's
 	// input; a signed SpecV3 receipt has them only as commitments.
 	v.inClear = !v.v3 || mode == modeClear
@@ -116,10 +116,11 @@ func checkClaimsMode(c *Claims, mode claimsMode) error {
 	return v.err
 }
 
-// concealedForm reports whether claims of spec are written in the form of
-// "# Version 3.0.0" (personal fields committed, no index signed): 3.0.0 and
-// 4.0.0, which shares its claims.
-func concealedForm(spec string) bool { return spec == SpecV3 || spec == SpecV4 }
+// ConcealedSpec reports whether claims of spec are in the form of doc.go
+// "# Version 3.0.0": personal fields only as commitments (Conceal), exact
+// figures, location evidence, no log index in the payload. True for 3.0.0
+// and 4.0.0, which shares its claims.
+func ConcealedSpec(spec string) bool { return spec == SpecV3 || spec == SpecV4 }
 
 type checker struct {
 	err     error
