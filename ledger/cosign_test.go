@@ -151,3 +151,57 @@ func TestCosignerFailureIsUnavailable(t *testing.T) {
 		mustCheck(t, l)
 	})
 }
+
+// TestDamagedCheckpointNoteAtOpen: a latest checkpoint whose note is no
+// longer a well-formed signed note (a byte of a signature line, the
+// cosignature's or the log key's, turned into one base64 does not have)
+// is damage, refused with a *CorruptError like a signature that does not
+// verify, never taken for another log key (ErrLogKeyMismatch). A
+// cosignature still well formed but changed is not the ledger's to check
+// (the receipt verifier checks it): Open accepts it.
+func TestDamagedCheckpointNoteAtOpen(t *testing.T) {
+	a, _, _ := testKey(t, "cosigner-a", "cosigner a")
+	l, path, _ := testLedger(t, func(o *Options) { o.Cosigners = func() []note.Signer { return []note.Signer{a} } })
+	for i := range 3 {
+		mustAppend(t, l, "e"+itoa(i))
+	}
+	l.Close()
+	line := func(n []byte, k int) int { // the start of the base64 of signature line k
+		start := bytes.LastIndex(n, []byte("\n\n")) + 2
+		for range k {
+			start += bytes.IndexByte(n[start:], '\n') + 1
+		}
+		return start + bytes.LastIndexByte(n[start:start+bytes.IndexByte(n[start:], '\n')], ' ') + 1
+	}
+	set := func(k, off int, c byte) func([]byte) []byte {
+		return func(n []byte) []byte { n[line(n, k)+off] = c; return n }
+	}
+	for _, tc := range []struct {
+		name    string
+		edit    func([]byte) []byte
+		corrupt bool
+	}{
+		{"cosignature not base64", set(1, 20, '~'), true},
+		{"log signature not base64", set(0, 20, '~'), true},
+		{"cosignature changed, still base64", set(1, 20, '0'), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := copyFile(t, path)
+			tamper(t, p, editNote(3, tc.edit))
+			s, _, _ := testKey(t, testOrigin, "log key 1")
+			l, err := Open(p, Options{Origin: testOrigin, Signer: s})
+			var co *CorruptError
+			switch {
+			case tc.corrupt && (!errors.As(err, &co) || co.Index != 3 || errors.Is(err, ErrLogKeyMismatch)):
+				t.Fatalf("Open = %v, want *CorruptError at index 3", err)
+			case !tc.corrupt && err != nil:
+				t.Fatalf("Open = %v", err)
+			}
+			if l != nil {
+				l.Close()
+			}
+		})
+	}
+}
+
+func itoa(i int) string { return string(rune('0' + i)) }

@@ -390,20 +390,26 @@ func (l *Ledger) leafOf(e rawEntry) ([]byte, error) {
 }
 
 // checkLatestSignature checks that the configured key signed the latest
-// checkpoint. A signature line of another key (or none) means another key
+// checkpoint. Signature lines of other keys only (or none) mean another key
 // is configured: ErrLogKeyMismatch. A line of this key whose signature does
-// not verify means the note was damaged or edited: a *CheckError.
+// not verify, or a note that is not a well-formed signed note at all (the
+// ledger writes none such), means the note was damaged or edited: a
+// *CheckError. (A damaged cosignature line, Options.Cosigners, is the
+// latter: the ledger checks no cosignature, but it does check the form.)
 func (l *Ledger) checkLatestSignature(cp Checkpoint) error {
 	if l.verifier == nil {
 		return nil
 	}
 	_, err := note.Open(cp.Note, note.VerifierList(l.verifier))
 	var bad *note.InvalidSignatureError
+	var unverified *note.UnverifiedNoteError
 	switch {
 	case err == nil:
 		return nil
 	case errors.As(err, &bad):
 		return &CheckError{Index: cp.Size, What: fmt.Sprintf("latest checkpoint: the signature by log key %s+%08x does not verify: %v", l.verifier.Name(), l.verifier.KeyHash(), err)}
+	case !errors.As(err, &unverified):
+		return &CheckError{Index: cp.Size, What: fmt.Sprintf("latest checkpoint: not a well-formed signed note: %v", err)}
 	}
 	return fmt.Errorf("ledger: open %s: latest checkpoint (size %d) is not signed by log key %s+%08x: %w: %w",
 		l.path, cp.Size, l.verifier.Name(), l.verifier.KeyHash(), ErrLogKeyMismatch, err)
