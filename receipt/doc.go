@@ -481,7 +481,7 @@
 //
 // testdata/verify.mjs makes the same checks, except the field rules of
 // "# Claims" and the exact spelling of a 4.0.0 payload (whose other
-// spellings it rejects at the inclusion step), in some 420 lines of
+// spellings it rejects at the inclusion step), in some 400 lines of
 // Node.js (18 or later) using only its built-in crypto module: a second
 // implementation that shares no code with this one, and a starting point
 // for auditors working in other languages:
