@@ -9,7 +9,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
@@ -60,7 +64,84 @@ func Seal(c Claims) ([]byte, error) {
 	if cap(sc.payload)+cap(sc.jws) <= maxPooledScratch {
 		scratchPool.Put(sc)
 	}
+	if replacedInvalidUTF8(out) {
+		// The encoder wrote \ufffd for bytes that are not UTF-8, as
+		// encoding/json does; decoded, that is U+FFFD, which re-encodes
+		// otherwise: the payload would have no canonical spelling, and
+		// Verify would refuse it. A JWS could carry such a payload (its
+		// signature covers the bytes); a 4.0.0 payload cannot.
+		return nil, &ClaimsError{Field: invalidUTF8Field(&w), Problem: "is not valid UTF-8 text"}
+	}
 	return out, nil
+}
+
+// escapedReplacement is how the encoder writes each byte of invalid UTF-8.
+var escapedReplacement = []byte(`\ufffd`)
+
+// replacedInvalidUTF8 reports whether an encoded payload holds the escape
+// \ufffd, which the encoder writes only for a byte of invalid UTF-8 (a
+// valid U+FFFD is written as its UTF-8 bytes): a backslash that is not
+// itself escaped, followed by ufffd.
+func replacedInvalidUTF8(p []byte) bool {
+	for i := 0; ; {
+		j := bytes.Index(p[i:], escapedReplacement)
+		if j < 0 {
+			return false
+		}
+		k, n := i+j, 0
+		for k-1-n >= 0 && p[k-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			return true
+		}
+		i = k + 1
+	}
+}
+
+// invalidUTF8Field names the first member of the payload form w, in
+// payload order, whose text (or, in a map, key) is not valid UTF-8: for the
+// error of Seal, a rare path, hence reflection.
+func invalidUTF8Field(w *claimsV3) string {
+	var find func(v reflect.Value, path string) (string, bool)
+	find = func(v reflect.Value, path string) (string, bool) {
+		switch v.Kind() {
+		case reflect.String:
+			return path, !utf8.ValidString(v.String())
+		case reflect.Pointer:
+			if !v.IsNil() {
+				return find(v.Elem(), path)
+			}
+		case reflect.Struct:
+			for i := range v.NumField() {
+				name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+				if f, ok := find(v.Field(i), path+"/"+name); ok {
+					return f, true
+				}
+			}
+		case reflect.Slice:
+			for i := range v.Len() {
+				if f, ok := find(v.Index(i), path+"/"+strconv.Itoa(i)); ok {
+					return f, true
+				}
+			}
+		case reflect.Map:
+			keys := v.MapKeys()
+			slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(a.String(), b.String()) })
+			for _, k := range keys {
+				p := path + "/" + escapePointer(k.String())
+				if !utf8.ValidString(k.String()) {
+					return p, true
+				}
+				if f, ok := find(v.MapIndex(k), p); ok {
+					return f, true
+				}
+			}
+		}
+		return "", false
+	}
+	f, _ := find(reflect.ValueOf(w).Elem(), "")
+	return f
 }
 
 // decodeLeafV4 decodes a 4.0.0 payload, which must be exactly the bytes

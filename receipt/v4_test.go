@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/mod/sumdb/note"
 )
@@ -392,4 +393,51 @@ func TestCosignatureIsNoJWSSignature(t *testing.T) {
 	if i := strings.LastIndexByte(stmt, '.'); strings.ContainsAny(stmt[:i], "\n\r") {
 		t.Errorf("a JWS signing input with a line break: %q", stmt[:i])
 	}
+}
+
+// FuzzSealRoundTrip: whatever text the free-form claims hold, a payload
+// Seal writes decodes (decodeLeafV4, Verify's decoder) to the claims it
+// was sealed from: Seal never issues a 4.0.0 receipt Verify refuses. Text
+// that is not UTF-8 has no canonical spelling in the payload, so Seal
+// refuses it (*ClaimsError at its field).
+func FuzzSealRoundTrip(f *testing.F) {
+	f.Add("Example Digital GmbH", "Art. 58 Directive 2006/112/EC", "free_during_beta")
+	f.Add("A\xffB", "x", "y")
+	f.Add(`\ufffd`, "\ufffd", `a\\\ufffd`)
+	f.Add("<&>\u2028\x01\"\\", "é😀", "\xed\xa0\x80")
+	base, _ := conceal(f, asV4(sampleClaimsV3Clear(0)), 1)
+	f.Fuzz(func(t *testing.T, seller, basis, label string) {
+		c := cloneClaims(&base)
+		k, fee := *base.Classification, *base.Fee
+		c.Classification, c.Fee = &k, &fee
+		c.Seller.LegalName, c.Classification.LegalBasis, c.Fee.Label = seller, basis, label
+		p, err := Seal(c)
+		valid := utf8.ValidString(seller) && utf8.ValidString(basis) && utf8.ValidString(label)
+		var ce *ClaimsError
+		switch {
+		case err != nil && !errors.As(err, &ce):
+			t.Fatalf("Seal: %v", err)
+		case err != nil && ce.Problem == "is not valid UTF-8 text":
+			want := map[bool]string{true: "/fee/label", false: "/classification/legal_basis"}[utf8.ValidString(basis)]
+			if !utf8.ValidString(seller) {
+				want = "/seller/legal_name" // the first in payload order
+			}
+			if valid || ce.Field != want {
+				t.Fatalf("refused as not UTF-8 at %q (valid UTF-8: %v), want %q", ce.Field, valid, want)
+			}
+			return
+		case err != nil:
+			return // a rule of the format (an empty name, say)
+		case !valid:
+			t.Fatalf("Seal wrote a payload of text that is not UTF-8: %q", p)
+		}
+		back, err := decodeLeafV4(p)
+		if err != nil {
+			t.Fatalf("Seal wrote a payload Verify refuses: %v\n%s", err, p)
+		}
+		c.Log.Index = 0
+		if !reflect.DeepEqual(back, c) {
+			t.Fatalf("decoded %+v, sealed %+v", back, c)
+		}
+	})
 }
