@@ -279,7 +279,9 @@
 // the member order above, no white space, encoding/json's string escapes
 // (what 3.0.0 puts inside its JWS, with the spec changed). It is the leaf:
 // leaf hash = SHA-256(0x00 ‖ P). P has one spelling: a verifier decodes it
-// and requires its re-encoding to be P byte for byte, so every 4.0.0 leaf
+// and requires its re-encoding to be P byte for byte (so every text in the
+// claims is valid UTF-8: Seal refuses other text, which encoding/json
+// would write as � and which would then decode to another string), so every 4.0.0 leaf
 // begins with {"spec":"service.receipt/4.0.0", (IsLeafV4), and the
 // service's other leaves (JWS strings, and the documents of entries
 // without a receipt, which begin with another member) can never be read
