@@ -4,9 +4,9 @@
 //
 // The ledger is generic: it stores bytes the caller gives it and knows
 // nothing of VAT or receipts. Each entry has a unique ID, one leaf (the exact
-// bytes appended to the Merkle log; fiscal402's engine passes the receipt's
-// payload, its claims' JSON (4.0.0; a JWS before), named documents (record
-// JSON, UBL XML…), postings in secondary
+// bytes appended to the Merkle log; fiscal402's engine passes the receipt:
+// a 4.0.0 payload, the claims' JSON, or, before 4.0.0, a JWS), named
+// documents (record JSON, UBL XML…), postings in secondary
 // indexes and side-data writes. Every append also takes claims: unique keys
 // such as (network, lowercase tx hash) or (account, Idempotency-Key) that
 // make a retried or duplicated request answer with the entry that already
