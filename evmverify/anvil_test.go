@@ -47,7 +47,9 @@ func TestAnvil(t *testing.T) {
 	amount := usdc(1_500_000) // 1.5 USDC
 
 	t.Run("plain transfer", func(t *testing.T) {
-		at := time.Date(2026, 12, 1, 10, 30, 0, 0, time.UTC)
+		// A block time after the chain's genesis, which anvil stamps with
+		// the wall clock: a fixed date fails once the clock passes it.
+		at := time.Now().UTC().Add(24 * time.Hour).Truncate(time.Second)
 		chain.SetNextBlockTime(t, at)
 		tx := chain.Transfer(t, chain.Payer(), chain.PayTo(), amount)
 		head := chain.Head(t)
