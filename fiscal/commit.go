@@ -83,13 +83,11 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 	if d.ublDraft != nil {
 		series = d.series
 	}
-	if d.claims != nil && d.claims.Spec == receipt.SpecV4 {
-		hold, err := e.keyring.Hold(d.claims)
-		if err != nil {
-			return nil, ledger.Appended{}, fmt.Errorf("fiscal: receipt: %w", err)
-		}
-		defer hold.Release() // once the append is answered: its checkpoint is signed
+	hold, err := e.keyring.Hold(d.claims) // nil claims (no receipt): nothing held
+	if err != nil {
+		return nil, ledger.Appended{}, fmt.Errorf("fiscal: receipt: %w", err)
 	}
+	defer hold.Release() // once the append is answered: its checkpoint is signed
 	rnd := &replay{src: e.cfg.Rand}
 	var g, sealed *ledger.Prediction
 	var doc []byte
@@ -254,10 +252,10 @@ func (e *Engine) sealedRecord(d *Draft, index int64) *Record {
 }
 
 // seal fixes the entry's log index in the record and the receipt, seals the
-// receipt (4.0.0: checks and encodes its claims, the leaf; older versions:
-// signs them) and encodes the document; rnd gives the commitments' salts.
-// It is deterministic for an index, a number and rnd's bytes (Ed25519
-// signatures are deterministic too).
+// receipt (4.0.0, the version every new receipt has: commits its personal
+// fields, checks and encodes its claims, the leaf; no signature) and
+// encodes the document; rnd gives the commitments' salts. It is
+// deterministic for an index, a number and rnd's bytes.
 func (e *Engine) seal(d *Draft, index int64, rnd io.Reader) (doc, leaf, openings []byte, err error) {
 	rec := *e.sealedRecord(d, index)
 	if d.Document != nil {
@@ -279,35 +277,26 @@ func (e *Engine) seal(d *Draft, index int64, rnd io.Reader) (doc, leaf, openings
 	}
 	claims := *d.claims
 	claims.Log = receipt.LogRef{Origin: e.cfg.LogOrigin, Index: index}
-	if receipt.ConcealedSpec(claims.Spec) {
-		// The stored record is committed to (record_sha256), and every
-		// personal field becomes a salted commitment; the openings are
-		// kept with the record, behind the account's key.
-		sum := sha256.Sum256(doc)
-		claims.RecordSHA256 = hex.EncodeToString(sum[:])
-		e.randMu.Lock()
-		public, opened, err := receipt.Conceal(claims, rnd)
-		e.randMu.Unlock()
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("fiscal: conceal receipt claims: %w", err)
-		}
-		if openings, err = json.Marshal(opened); err != nil {
-			return nil, nil, nil, err
-		}
-		claims = public
-	}
-	if claims.Spec == receipt.SpecV4 {
-		// Admitted by Commit's Hold; Seal checks the claims as Sign does.
-		if leaf, err = receipt.Seal(claims); err != nil {
-			return nil, nil, nil, fmt.Errorf("fiscal: seal receipt: %w", err)
-		}
-		return doc, leaf, openings, nil
-	}
-	jws, err := e.keyring.Sign(claims)
+	// The stored record is committed to (record_sha256), and every
+	// personal field becomes a salted commitment; the openings are kept
+	// with the record, behind the account's key.
+	sum := sha256.Sum256(doc)
+	claims.RecordSHA256 = hex.EncodeToString(sum[:])
+	e.randMu.Lock()
+	public, opened, err := receipt.Conceal(claims, rnd)
+	e.randMu.Unlock()
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("fiscal: sign receipt: %w", err)
+		return nil, nil, nil, fmt.Errorf("fiscal: conceal receipt claims: %w", err)
 	}
-	return doc, []byte(jws), openings, nil
+	if openings, err = json.Marshal(opened); err != nil {
+		return nil, nil, nil, err
+	}
+	// Admitted by Commit's Hold; Seal checks the claims as Sign does (and
+	// refuses any version but 4.0.0, which has no JWS).
+	if leaf, err = receipt.Seal(public); err != nil {
+		return nil, nil, nil, fmt.Errorf("fiscal: seal receipt: %w", err)
+	}
+	return doc, leaf, openings, nil
 }
 
 // currentEntryID returns the id of the entry holding the record's current

@@ -338,7 +338,11 @@ func (e *Engine) Receipt(ctx context.Context, id string) ([]byte, error) {
 	if err != nil {
 		return nil, storeError(err)
 	}
-	if !isReceiptLeaf(ent.Leaf) {
+	// A fiscal event outside the production invariants has no receipt: its
+	// leaf is its JSON document ('{', and never a 4.0.0 payload's beginning:
+	// seal refuses that); a receipt's leaf is a 4.0.0 payload or a compact
+	// JWS (base64url "eyJ").
+	if l := ent.Leaf; !receipt.IsLeafV4(l) && (len(l) == 0 || l[0] == '{') {
 		return nil, notFound("receipt " + id + " (a fiscal event outside the EU VAT production invariants has no receipt)")
 	}
 	cp, err := e.ledger.CoveringCheckpoint(ent.Index)
@@ -350,15 +354,6 @@ func (e *Engine) Receipt(ctx context.Context, id string) ([]byte, error) {
 		return nil, storeError(err)
 	}
 	return receipt.Assemble(string(ent.Leaf), ent.Index, proof, cp.Note)
-}
-
-// isReceiptLeaf reports whether a ledger leaf is a receipt: a 4.0.0 payload
-// (receipt.IsLeafV4) or a JWS. An entry without a receipt (a fiscal event
-// outside the production invariants) has its JSON document as the leaf (a
-// JSON object starts with '{', and never with a 4.0.0 payload's spec
-// member: seal refuses it; a compact JWS starts with base64url "eyJ").
-func isReceiptLeaf(leaf []byte) bool {
-	return receipt.IsLeafV4(leaf) || len(leaf) > 0 && leaf[0] != '{'
 }
 
 // RotateReceiptKey retires the active production receipt signing key of the

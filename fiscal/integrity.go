@@ -1,9 +1,7 @@
 package fiscal
 
 import (
-	"bytes"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -78,21 +76,16 @@ func (e *Engine) integrityError(err error) error {
 // name to, and whether it commits to one at all.
 func committedDigest(ent ledger.StoredEntry, name string) ([sha256.Size]byte, bool, error) {
 	var sum [sha256.Size]byte
-	leaf := ent.Leaf
-	raw := leaf // a 4.0.0 payload is the leaf
-	if !receipt.IsLeafV4(leaf) {
-		parts := bytes.Split(leaf, []byte("."))
-		if len(parts) != 3 || !bytes.HasPrefix(leaf, []byte("ey")) {
-			// No receipt: the leaf is the document itself.
-			if name == docRecord {
-				return sha256.Sum256(leaf), true, nil
-			}
-			return sum, false, nil
+	raw, isReceipt, err := receipt.LeafPayload(ent.Leaf) // a 4.0.0 leaf, or a JWS's payload
+	if err != nil {
+		return sum, false, err
+	}
+	if !isReceipt {
+		// No receipt: the leaf is the document itself.
+		if name == docRecord {
+			return sha256.Sum256(ent.Leaf), true, nil
 		}
-		var err error
-		if raw, err = base64.RawURLEncoding.DecodeString(string(parts[1])); err != nil {
-			return sum, false, fmt.Errorf("leaf payload: %w", err)
-		}
+		return sum, false, nil
 	}
 	var p struct {
 		Spec    string `json:"spec"`

@@ -179,8 +179,12 @@ func (h Hold) KeyID() string {
 // within the key's window, may be logged after the rotation, and the
 // checkpoint of its commit must carry a signature by a key whose window
 // holds its iat (doc.go "# Version 4.0.0"). Release the Hold once the
-// append is answered.
+// append is answered. Nil claims (an entry without a receipt) hold nothing:
+// the zero Hold.
 func (k *Keyring) Hold(c *Claims) (Hold, error) {
+	if c == nil {
+		return Hold{}, nil
+	}
 	k.mu.RLock()
 	defer k.mu.RUnlock()
 	if k.signer.env != "" && c.Environment != k.signer.env {

@@ -34,6 +34,30 @@ var leafV4Prefix = []byte(`{"spec":"` + SpecV4 + `",`)
 // for entries without a receipt begin with another member.
 func IsLeafV4(leaf []byte) bool { return bytes.HasPrefix(leaf, leafV4Prefix) }
 
+// LeafPayload returns the claims' JSON of a log leaf that is a receipt: a
+// 4.0.0 leaf itself (IsLeafV4), or the decoded payload of a compact JWS
+// (three '.'-separated parts, the header's base64url beginning "ey", a
+// JSON object). ok is false for any other leaf (the engine's documents of
+// entries without a receipt); err when a JWS-shaped leaf's payload is not
+// base64url. Nothing is verified: for readers of a log whose checkpoints
+// and records they check otherwise.
+func LeafPayload(leaf []byte) (payload []byte, ok bool, err error) {
+	if IsLeafV4(leaf) {
+		return leaf, true, nil
+	}
+	h, rest, ok1 := bytes.Cut(leaf, []byte("."))
+	p, _, ok2 := bytes.Cut(rest, []byte("."))
+	if !ok1 || !ok2 || bytes.Count(leaf, []byte(".")) != 2 || !bytes.HasPrefix(h, []byte("ey")) {
+		return nil, false, nil
+	}
+	payload = make([]byte, base64.RawURLEncoding.DecodedLen(len(p)))
+	n, err := base64.RawURLEncoding.Decode(payload, p)
+	if err != nil {
+		return nil, true, fmt.Errorf("receipt: leaf: the JWS payload is not base64url: %w", err)
+	}
+	return payload[:n], true, nil
+}
+
 // errNotSigned refuses SpecV4 claims to Sign: a 4.0.0 receipt has no JWS.
 var errNotSigned = &ClaimsError{Field: "/spec", Problem: SpecV4 + " receipts are not signed one by one: Seal writes the payload, the log leaf, and the receipt key cosigns the log's checkpoints"}
 

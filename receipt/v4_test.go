@@ -230,6 +230,11 @@ func TestKeyringHoldAndCosigners(t *testing.T) {
 		t.Errorf("released keys kept: %d retired, cosigners %v", len(k.retired), names())
 	}
 
+	if h, err := k.Hold(nil); err != nil || h.KeyID() != "" {
+		t.Errorf("Hold(nil) = %v, %v: an entry without a receipt holds nothing", h.KeyID(), err)
+	} else {
+		h.Release()
+	}
 	late := c
 	late.IssuedAt = fixedTime.Unix() // before the newest key's nbf
 	if _, err := k.Hold(&late); !errors.Is(err, ErrOutsideKeyWindow) {
@@ -440,4 +445,32 @@ func FuzzSealRoundTrip(f *testing.F) {
 			t.Fatalf("decoded %+v, sealed %+v", back, c)
 		}
 	})
+}
+
+// TestLeafPayload: the claims' JSON of each kind of leaf the engine logs,
+// and none for a document.
+func TestLeafPayload(t *testing.T) {
+	s, _ := NewSigner(seedKey(1))
+	c3, _ := conceal(t, sampleClaimsV3Clear(0), 1)
+	jws, _ := s.Sign(c3)
+	parts, _ := splitJWS(jws)
+	c4, _ := conceal(t, asV4(sampleClaimsV3Clear(0)), 1)
+	p4, _ := Seal(c4)
+	for _, tc := range []struct {
+		name    string
+		leaf    []byte
+		want    []byte
+		ok, err bool
+	}{
+		{"4.0.0 payload", p4, p4, true, false},
+		{"3.0.0 JWS", []byte(jws), parts.payload, true, false},
+		{"document", []byte(`{"id":"x402-1","object":"settlement"}`), nil, false, false},
+		{"JWS with a payload not base64url", []byte("eyJh.!!.c"), nil, true, true},
+		{"four parts", []byte(jws + ".x"), nil, false, false},
+	} {
+		got, ok, err := LeafPayload(tc.leaf)
+		if ok != tc.ok || (err != nil) != tc.err || string(got) != string(tc.want) {
+			t.Errorf("%s: %.40q %v %v", tc.name, got, ok, err)
+		}
+	}
 }

@@ -442,19 +442,11 @@ func (a *ledgerAudit) receiptDoc(l *ledger.Ledger, e ledger.StoredEntry) ([]byte
 // leafPayload is the claims' JSON of a receipt leaf: a 4.0.0 leaf itself,
 // or the payload of a JWS.
 func leafPayload(leaf []byte) ([]byte, error) {
-	if receipt.IsLeafV4(leaf) {
-		return leaf, nil
+	payload, ok, err := receipt.LeafPayload(leaf)
+	if err == nil && !ok {
+		err = errors.New("the leaf is not a compact JWS or a 4.0.0 payload")
 	}
-	parts := bytes.Split(leaf, []byte("."))
-	if len(parts) != 3 {
-		return nil, errors.New("the leaf is not a compact JWS")
-	}
-	payload := make([]byte, base64.RawURLEncoding.DecodedLen(len(parts[1])))
-	n, err := base64.RawURLEncoding.Decode(payload, parts[1])
-	if err != nil {
-		return nil, fmt.Errorf("the JWS payload is not base64url: %v", err)
-	}
-	return payload[:n], nil
+	return payload, err
 }
 
 // decodeLeafClaims reads the claims of a receipt leaf without checking its
