@@ -180,9 +180,14 @@ type Jurisdiction struct {
 	Artifacts      Support `json:"artifacts"` // UBL invoices
 	ReceiptV1      Support `json:"receipt_v1"`
 	ReceiptV2      Support `json:"receipt_v2"`
-	// ReceiptV3 is service.receipt/3.0.0, issued for every new record:
-	// no personal data in clear, signed before the log position is known.
+	// ReceiptV3 is service.receipt/3.0.0, issued for every record before
+	// 4.0.0: no personal data in clear, signed before the log position is
+	// known.
 	ReceiptV3 Support `json:"receipt_v3"`
+	// ReceiptV4 is service.receipt/4.0.0, issued for every new record:
+	// 3.0.0's claims, logged as they are and signed through the log
+	// checkpoint the receipt key cosigns (one signature per commit).
+	ReceiptV4 Support `json:"receipt_v4"`
 	// DefaultReceiptVersion is the receipt version a record of this
 	// jurisdiction is signed with (spec §2.7 receipt_versions).
 	DefaultReceiptVersion string `json:"default_receipt_version"`
@@ -193,9 +198,9 @@ type Jurisdiction struct {
 func Jurisdictions() []Jurisdiction {
 	return []Jurisdiction{
 		{ID: vat.JurisdictionEU, Status: Supported, RulesetVersion: vat.RulesetEU, Determination: Supported, Artifacts: Supported,
-			ReceiptV1: Supported, ReceiptV2: Unsupported, ReceiptV3: Supported, DefaultReceiptVersion: receiptVersionOf(fiscal.ReceiptSpec(vat.JurisdictionEU))},
+			ReceiptV1: Supported, ReceiptV2: Unsupported, ReceiptV3: Supported, ReceiptV4: Supported, DefaultReceiptVersion: receiptVersionOf(fiscal.ReceiptSpec(vat.JurisdictionEU))},
 		{ID: vat.JurisdictionUK, Status: Experimental, RulesetVersion: vat.RulesetUK, Determination: Supported, Artifacts: Experimental,
-			ReceiptV1: Unsupported, ReceiptV2: Experimental, ReceiptV3: Experimental, DefaultReceiptVersion: receiptVersionOf(fiscal.ReceiptSpec(vat.JurisdictionUK))},
+			ReceiptV1: Unsupported, ReceiptV2: Experimental, ReceiptV3: Experimental, ReceiptV4: Experimental, DefaultReceiptVersion: receiptVersionOf(fiscal.ReceiptSpec(vat.JurisdictionUK))},
 	}
 }
 
@@ -217,6 +222,8 @@ func (j Jurisdiction) receiptSupport(version string) Support {
 		return j.ReceiptV2
 	case receiptVersionOf(receipt.SpecV3):
 		return j.ReceiptV3
+	case receiptVersionOf(receipt.SpecV4):
+		return j.ReceiptV4
 	}
 	return Unsupported
 }
@@ -227,19 +234,32 @@ type ReceiptVersion struct {
 	Status     Support  `json:"status"`
 	Frozen     bool     `json:"frozen"`      // a frozen format never changes; a breaking change gets a new version (spec §9.1)
 	DefaultFor []string `json:"default_for"` // jurisdictions whose records are signed with it
-	JWSAlg     string   `json:"jws_alg"`
-	JWSType    string   `json:"jws_typ"`
+	// JWSAlg and JWSType are the JWS header of a receipt signed one by one
+	// (1.0.0 to 3.0.0); absent for 4.0.0, which has no JWS.
+	JWSAlg  string `json:"jws_alg,omitempty"`
+	JWSType string `json:"jws_typ,omitempty"`
+	// Signature is how a version without a JWS is signed: for 4.0.0
+	// SignatureCheckpointCosignature.
+	Signature string `json:"signature,omitempty"`
 }
 
+// SignatureCheckpointCosignature is the signature of a 4.0.0 receipt: the
+// receipt key's C2SP signed-note cosignature (key name its kid) of the log
+// checkpoint its inclusion proof leads to (receipt doc.go "# Version
+// 4.0.0").
+const SignatureCheckpointCosignature = "checkpoint-cosignature"
+
 // ReceiptVersions returns the receipt versions of spec §2.7, keyed by
-// version ("1.0.0", "2.0.0", "3.0.0"): 3.0.0 supported and frozen, the
-// default for both jurisdictions (receipts of earlier versions keep
-// verifying); 1.0.0 supported and frozen; 2.0.0 experimental.
+// version ("1.0.0", "2.0.0", "3.0.0", "4.0.0"): 4.0.0 supported and
+// frozen, the default for both jurisdictions (receipts of earlier versions
+// keep verifying); 1.0.0 and 3.0.0 supported and frozen; 2.0.0
+// experimental.
 func ReceiptVersions() map[string]ReceiptVersion {
 	out := map[string]ReceiptVersion{
 		receiptVersionOf(receipt.SpecV1): {Spec: receipt.SpecV1, Status: Supported, Frozen: true, DefaultFor: []string{}, JWSAlg: receipt.AlgEdDSA, JWSType: receipt.TypeV1},
 		receiptVersionOf(receipt.SpecV2): {Spec: receipt.SpecV2, Status: Experimental, Frozen: false, DefaultFor: []string{}, JWSAlg: receipt.AlgEd25519, JWSType: receipt.TypeV2},
 		receiptVersionOf(receipt.SpecV3): {Spec: receipt.SpecV3, Status: Supported, Frozen: true, DefaultFor: []string{}, JWSAlg: receipt.AlgEd25519, JWSType: receipt.TypeV3},
+		receiptVersionOf(receipt.SpecV4): {Spec: receipt.SpecV4, Status: Supported, Frozen: true, DefaultFor: []string{}, Signature: SignatureCheckpointCosignature},
 	}
 	for _, j := range Jurisdictions() {
 		v := out[j.DefaultReceiptVersion]
@@ -323,7 +343,7 @@ func capabilityTable() []Capability {
 		{Token: CapSignedWebhooks, Name: "Signed webhooks",
 			Description: "Events written in the same ledger transaction as the record, delivered at least once, signed with HMAC-SHA256 over timestamp.rawBody."},
 		{Token: CapSignedReceipt, Name: "Signed receipt",
-			Description: "An Ed25519-signed receipt (" + receipt.SpecV1 + ") per record, with its proof of inclusion in the log; verifiable offline with the public JWKS."},
+			Description: "A receipt (" + receipt.SpecV4 + ") per record, signed through the log checkpoint the Ed25519 receipt key cosigns, with its proof of inclusion in the log; verifiable offline with the public JWKS and log key."},
 		{Token: CapSandboxSimulate, Name: "Sandbox simulation",
 			Description: "Classification previews and watermarked sandbox invoices and receipts, signed by a key that is never in the production JWKS."},
 	}

@@ -53,7 +53,7 @@ func ExampleService_CheckCapabilities() {
 	// jurisdiction: supported eu-vat-oss-2026.09
 	// determination: determined OSS_B2C 19 DE
 	//   if seller_below_threshold: DOMESTIC 23 IE
-	// receipt: eligible service.receipt/3.0.0 PROCESSED
+	// receipt: eligible service.receipt/4.0.0 PROCESSED
 }
 
 // ExampleService_PricingPolicy prints the pricing policy in force: the same

@@ -12,13 +12,14 @@ import (
 // frozen public format (package receipt); the record may grow, so the mapping
 // is explicit, field by field. The log position is filled in by seal.
 //
-// New receipts are service.receipt/3.0.0 for both jurisdictions (receipt
-// doc.go "# Version 3.0.0"): the claims are built here in clear, and seal
-// conceals the personal fields (tx hash, wallets, the buyer's name, postal
-// code, VAT number, evidence values, the record's and the invoice's
-// hashes) as salted commitments whose openings stay with the record,
-// behind the account's key. Receipts of 1.0.0 and 2.0.0 already issued
-// keep verifying.
+// New receipts are service.receipt/4.0.0 for both jurisdictions (receipt
+// doc.go "# Version 4.0.0": the claims of 3.0.0, logged as they are and
+// signed through the checkpoint the receipt key cosigns): the claims are
+// built here in clear, and seal conceals the personal fields (tx hash,
+// wallets, the buyer's name, postal code, VAT number, evidence values, the
+// record's and the invoice's hashes) as salted commitments whose openings
+// stay with the record, behind the account's key. Receipts of 1.0.0, 2.0.0
+// and 3.0.0 already issued keep verifying.
 func receiptClaims(r *Record, issued time.Time) receipt.Claims {
 	det := r.Classification
 	receiptJurisdiction, spec := receiptFormat(det.Jurisdiction)
@@ -113,14 +114,14 @@ func receiptClaims(r *Record, issued time.Time) receipt.Claims {
 			VATEUR:   r.FX.VATEUR,
 			Rounding: r.FX.Rounding,
 		}
-		if spec == receipt.SpecV3 {
+		if receipt.ConcealedSpec(spec) {
 			c.FX.GrossEURExact = r.FX.GrossEURExact
 			if r.FX.NetEUR != "" {
 				c.FX.NetEURExact, c.FX.VATEURExact = r.FX.NetEURExact, r.FX.VATEURExact
 			}
 		}
 	}
-	if spec == receipt.SpecV3 {
+	if receipt.ConcealedSpec(spec) {
 		for _, ev := range r.Buyer.Evidence {
 			c.Buyer.LocationEvidence = append(c.Buyer.LocationEvidence, receipt.LocationEvidence{Kind: ev.Kind, Country: ev.Country, Value: ev.Value})
 		}
@@ -152,14 +153,15 @@ func chainClaims(v Verification) receipt.ChainFacts {
 	}
 }
 
-// ReceiptSpec is the receipt version a record of the jurisdiction is signed
+// ReceiptSpec is the receipt version a record of the jurisdiction is issued
 // with (the jurisdiction table of spec §1 and §2.7 receipt_versions, which
-// package catalog publishes from this function): service.receipt/1.0.0 for
-// eu-vat, the experimental 2.0.0 for uk-vat. A determination without a
+// package catalog publishes from this function): service.receipt/4.0.0 for
+// both eu-vat and uk-vat (before it, 3.0.0; before that 1.0.0 for eu-vat
+// and the experimental 2.0.0 for uk-vat). A determination without a
 // jurisdiction (a manual review before the place of supply is known) is
 // recorded under eu-vat, the service's supported jurisdiction.
 func ReceiptSpec(jurisdiction string) string {
-	return receipt.SpecV3
+	return receipt.SpecV4
 }
 
 // receiptFormat returns the receipt jurisdiction and spec for a

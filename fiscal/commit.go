@@ -53,7 +53,7 @@ func revisionEntryID(recordID string, revision int) string {
 func be64(n int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(n)) }
 
 // Commit appends the draft as one ledger entry, in one transaction: the
-// leaf (the signed receipt, or the document when the draft has no
+// leaf (the receipt's payload, or the document when the draft has no
 // receipt), the stored document and invoice, claims, postings, side
 // writes (a revision's head pointer among them) and the outbox event. It returns the
 // document as stored and the ledger's answer: Existing when a claim was
@@ -64,7 +64,11 @@ func be64(n int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(n))
 // index and invoice number (predict.go); the committer compares them with
 // the true ones and the Art. 59c total with what it finds, and writes the
 // outbox event. A wrong prediction is sealed again in the committer; one
-// revoked before it was sent, here.
+// revoked before it was sent, here. A 4.0.0 receipt is admitted under the
+// active receipt key first (receipt.Keyring.Hold), which then cosigns the
+// checkpoint of the commit that appends it even if it is rotated
+// meanwhile; sealing is checking and encoding its claims, no signature
+// (receipt doc.go "# Version 4.0.0").
 func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended, error) {
 	postings := append([]ledger.Posting{{Index: indexAccountEvents, Key: []byte(d.Record.Account + "\x00"), AppendIndex: true}}, d.Postings...)
 	if idx := timeIndex(d); idx != "" {
@@ -79,6 +83,11 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 	if d.ublDraft != nil {
 		series = d.series
 	}
+	hold, err := e.keyring.Hold(d.claims) // nil claims (no receipt): nothing held
+	if err != nil {
+		return nil, ledger.Appended{}, fmt.Errorf("fiscal: receipt: %w", err)
+	}
+	defer hold.Release() // once the append is answered: its checkpoint is signed
 	rnd := &replay{src: e.cfg.Rand}
 	var g, sealed *ledger.Prediction
 	var doc []byte
@@ -101,8 +110,7 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 					return nil, ledger.Appended{}, err
 				}
 			}
-			var leaf string
-			var openings []byte
+			var leaf, openings []byte
 			if doc, leaf, openings, err = e.seal(d, g.Index, rnd); err != nil {
 				return nil, ledger.Appended{}, err
 			}
@@ -113,7 +121,7 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 			if openings != nil {
 				docs[docOpenings] = openings
 			}
-			if prep, err = e.ledger.Prepare(ledger.Entry{ID: d.id, Leaf: []byte(leaf), Docs: docs, Postings: postings, Puts: puts}); err != nil {
+			if prep, err = e.ledger.Prepare(ledger.Entry{ID: d.id, Leaf: leaf, Docs: docs, Postings: postings, Puts: puts}); err != nil {
 				return nil, ledger.Appended{}, storeError(err)
 			}
 		}
@@ -228,7 +236,7 @@ func (e *Engine) resealIn(h *ledger.Hook, d *Draft, index, number int64, rnd *re
 		}
 	}
 	*stored = doc
-	return h.SetLeaf([]byte(leaf))
+	return h.SetLeaf(leaf)
 }
 
 // sealedRecord is the record a committed draft stored, without reading it
@@ -243,11 +251,12 @@ func (e *Engine) sealedRecord(d *Draft, index int64) *Record {
 	return &r
 }
 
-// seal fixes the entry's log index in the record and the receipt, signs the
-// receipt and encodes the document; rnd gives the commitments' salts. It is
-// deterministic for an index, a number and rnd's bytes (Ed25519 signatures
-// are deterministic).
-func (e *Engine) seal(d *Draft, index int64, rnd io.Reader) (doc []byte, leaf string, openings []byte, err error) {
+// seal fixes the entry's log index in the record and the receipt, seals the
+// receipt (4.0.0, the version every new receipt has: commits its personal
+// fields, checks and encodes its claims, the leaf; no signature) and
+// encodes the document; rnd gives the commitments' salts. It is
+// deterministic for an index, a number and rnd's bytes.
+func (e *Engine) seal(d *Draft, index int64, rnd io.Reader) (doc, leaf, openings []byte, err error) {
 	rec := *e.sealedRecord(d, index)
 	if d.Document != nil {
 		doc, err = d.Document(&rec)
@@ -255,35 +264,39 @@ func (e *Engine) seal(d *Draft, index int64, rnd io.Reader) (doc []byte, leaf st
 		doc, err = json.Marshal(rec)
 	}
 	if err != nil {
-		return nil, "", nil, err
+		return nil, nil, nil, err
 	}
 	if d.claims == nil {
-		return doc, string(doc), nil, nil
+		// No receipt: the document is the leaf. It can never read as a
+		// 4.0.0 receipt (it begins with another member), which the
+		// receipt key vouches for in every tree it cosigns.
+		if receipt.IsLeafV4(doc) {
+			return nil, nil, nil, errors.New("fiscal: a document leaf reads as a 4.0.0 receipt payload")
+		}
+		return doc, doc, nil, nil
 	}
 	claims := *d.claims
 	claims.Log = receipt.LogRef{Origin: e.cfg.LogOrigin, Index: index}
-	if claims.Spec == receipt.SpecV3 {
-		// The stored record is committed to (record_sha256), and every
-		// personal field becomes a salted commitment; the openings are
-		// kept with the record, behind the account's key.
-		sum := sha256.Sum256(doc)
-		claims.RecordSHA256 = hex.EncodeToString(sum[:])
-		e.randMu.Lock()
-		public, opened, err := receipt.Conceal(claims, rnd)
-		e.randMu.Unlock()
-		if err != nil {
-			return nil, "", nil, fmt.Errorf("fiscal: conceal receipt claims: %w", err)
-		}
-		if openings, err = json.Marshal(opened); err != nil {
-			return nil, "", nil, err
-		}
-		claims = public
-	}
-	jws, err := e.keyring.Sign(claims)
+	// The stored record is committed to (record_sha256), and every
+	// personal field becomes a salted commitment; the openings are kept
+	// with the record, behind the account's key.
+	sum := sha256.Sum256(doc)
+	claims.RecordSHA256 = hex.EncodeToString(sum[:])
+	e.randMu.Lock()
+	public, opened, err := receipt.Conceal(claims, rnd)
+	e.randMu.Unlock()
 	if err != nil {
-		return nil, "", nil, fmt.Errorf("fiscal: sign receipt: %w", err)
+		return nil, nil, nil, fmt.Errorf("fiscal: conceal receipt claims: %w", err)
 	}
-	return doc, jws, openings, nil
+	if openings, err = json.Marshal(opened); err != nil {
+		return nil, nil, nil, err
+	}
+	// Admitted by Commit's Hold; Seal checks the claims as Sign does (and
+	// refuses any version but 4.0.0, which has no JWS).
+	if leaf, err = receipt.Seal(public); err != nil {
+		return nil, nil, nil, fmt.Errorf("fiscal: seal receipt: %w", err)
+	}
+	return doc, leaf, openings, nil
 }
 
 // currentEntryID returns the id of the entry holding the record's current

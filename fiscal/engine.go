@@ -184,7 +184,11 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e.logVKey = vkey
 	ledgerPath := filepath.Join(cfg.Dir, "ledger.db")
-	lopts := ledger.Options{Origin: cfg.LogOrigin, Signer: signer, Observer: cfg.CommitObserver, FullCheck: cfg.LedgerFullCheck}
+	// The receipt key cosigns every checkpoint: it signs 4.0.0 receipts
+	// through them (receipt doc.go "# Version 4.0.0"), one signature per
+	// commit instead of one per receipt. Asked per commit, so a rotated key
+	// (or one still held by a receipt on its way) is the one that signs.
+	lopts := ledger.Options{Origin: cfg.LogOrigin, Signer: signer, Cosigners: e.keyring.Cosigners, Observer: cfg.CommitObserver, FullCheck: cfg.LedgerFullCheck}
 	if cfg.Store == "" {
 		e.ledger, err = ledger.Open(ledgerPath, lopts)
 	} else {
@@ -311,9 +315,11 @@ func (e *Engine) LogVerifierKey() string { return e.logVKey }
 // has used, active and retired, with their validity windows.
 func (e *Engine) JWKS() ([]byte, error) { return json.Marshal(e.keyring.KeySet()) }
 
-// Receipt returns the signed receipt JSON with the given id, including its
-// proof of inclusion in the log against the checkpoint of the commit that
-// appended it. id is a receipt id ("rcpt_<entry id>") or a record id, whose
+// Receipt returns the receipt JSON with the given id, including its proof
+// of inclusion in the log against the checkpoint of the commit that
+// appended it: for a 4.0.0 leaf the document with its payload, which that
+// checkpoint's receipt-key cosignature signs; for an older leaf the
+// document with its JWS. id is a receipt id ("rcpt_<entry id>") or a record id, whose
 // current receipt is returned. Receipts are public (spec §5.6): whoever
 // holds the id may fetch and verify it.
 func (e *Engine) Receipt(ctx context.Context, id string) ([]byte, error) {
@@ -332,7 +338,11 @@ func (e *Engine) Receipt(ctx context.Context, id string) ([]byte, error) {
 	if err != nil {
 		return nil, storeError(err)
 	}
-	if !isReceiptLeaf(ent.Leaf) {
+	// A fiscal event outside the production invariants has no receipt: its
+	// leaf is its JSON document ('{', and never a 4.0.0 payload's beginning:
+	// seal refuses that); a receipt's leaf is a 4.0.0 payload or a compact
+	// JWS (base64url "eyJ").
+	if l := ent.Leaf; !receipt.IsLeafV4(l) && (len(l) == 0 || l[0] == '{') {
 		return nil, notFound("receipt " + id + " (a fiscal event outside the EU VAT production invariants has no receipt)")
 	}
 	cp, err := e.ledger.CoveringCheckpoint(ent.Index)
@@ -345,12 +355,6 @@ func (e *Engine) Receipt(ctx context.Context, id string) ([]byte, error) {
 	}
 	return receipt.Assemble(string(ent.Leaf), ent.Index, proof, cp.Note)
 }
-
-// isReceiptLeaf reports whether a ledger leaf is a receipt JWS. An entry
-// without a receipt (a fiscal event outside the production invariants) has
-// its JSON document as the leaf (a JSON object starts with '{'; a compact
-// JWS with base64url "eyJ").
-func isReceiptLeaf(leaf []byte) bool { return len(leaf) > 0 && leaf[0] != '{' }
 
 // RotateReceiptKey retires the active production receipt signing key of the
 // data directory dir and makes a new one active: the operator's rotation

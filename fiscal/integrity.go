@@ -1,9 +1,7 @@
 package fiscal
 
 import (
-	"bytes"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -21,7 +19,8 @@ import (
 // record hash; the leaf names the document's digest: the leaf is the
 // document itself (an entry without a receipt), or the receipt signs the
 // invoice's SHA-256 (1.0.0, 2.0.0), or commits to the record's and the
-// invoice's SHA-256 (3.0.0, opened with the salts kept beside them). Bytes
+// invoice's SHA-256 (3.0.0 and 4.0.0, opened with the salts kept beside
+// them). Bytes
 // that do not match are never served: the answer is LEDGER_INTEGRITY (500),
 // the damaged index is logged and counted (ledger.Stats). A record of an
 // older receipt version has no digest in its leaf; it is served as the
@@ -77,18 +76,16 @@ func (e *Engine) integrityError(err error) error {
 // name to, and whether it commits to one at all.
 func committedDigest(ent ledger.StoredEntry, name string) ([sha256.Size]byte, bool, error) {
 	var sum [sha256.Size]byte
-	leaf := ent.Leaf
-	parts := bytes.Split(leaf, []byte("."))
-	if len(parts) != 3 || !bytes.HasPrefix(leaf, []byte("ey")) {
+	raw, isReceipt, err := receipt.LeafPayload(ent.Leaf) // a 4.0.0 leaf, or a JWS's payload
+	if err != nil {
+		return sum, false, err
+	}
+	if !isReceipt {
 		// No receipt: the leaf is the document itself.
 		if name == docRecord {
-			return sha256.Sum256(leaf), true, nil
+			return sha256.Sum256(ent.Leaf), true, nil
 		}
 		return sum, false, nil
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(string(parts[1]))
-	if err != nil {
-		return sum, false, fmt.Errorf("leaf payload: %w", err)
 	}
 	var p struct {
 		Spec    string `json:"spec"`
@@ -101,7 +98,7 @@ func committedDigest(ent ledger.StoredEntry, name string) ([sha256.Size]byte, bo
 		return sum, false, fmt.Errorf("leaf payload: %w", err)
 	}
 	field := map[string]string{docRecord: "/record_sha256", docUBL: "/invoice/ubl_sha256"}[name]
-	if p.Spec != receipt.SpecV3 {
+	if !receipt.ConcealedSpec(p.Spec) {
 		if name == docUBL && p.Invoice != nil && p.Invoice.UBLSHA256 != "" {
 			return hexDigest(p.Invoice.UBLSHA256)
 		}

@@ -66,29 +66,29 @@ func TestDecisionRowsThroughEngine(t *testing.T) {
 		spec                                          string
 		reason                                        string // of a record pending review: a reason it must give
 	}{
-		{"1 domestic B2C", "ie", "IE", "", "", "", "PROCESSED", "DOMESTIC", "S", "23", "IE", false, receipt.SpecV3, ""},
-		{"1 domestic B2B", "ie", "IE", "", "IE6433435F", "", "PROCESSED", "DOMESTIC", "S", "23", "IE", true, receipt.SpecV3, ""},
-		{"2 under the Art. 59c threshold", "ie-under", "DE", "", "", "", "PROCESSED", "DOMESTIC", "S", "23", "IE", false, receipt.SpecV3, ""},
-		{"3 OSS union", "ie", "DE", "", "", "", "PROCESSED", "OSS_B2C", "S", "19", "DE", false, receipt.SpecV3, ""},
-		{"3 OSS union, fractional rate", "ie", "FI", "", "", "", "PROCESSED", "OSS_B2C", "S", "25.5", "FI", false, receipt.SpecV3, ""},
-		{"4 OSS non-union", "us", "FR", "", "", "", "PROCESSED", "OSS_B2C", "S", "20", "FR", false, receipt.SpecV3, ""},
-		{"5 reverse charge", "ie", "DE", "", "DE136695976", "", "PROCESSED", "REVERSE_CHARGE_B2B", "AE", "0", "DE", true, receipt.SpecV3, ""},
-		{"5 reverse charge into France", "ie", "FR", "", "FR40303265045", "", "PROCESSED", "REVERSE_CHARGE_B2B", "AE", "0", "FR", true, receipt.SpecV3, ""},
+		{"1 domestic B2C", "ie", "IE", "", "", "", "PROCESSED", "DOMESTIC", "S", "23", "IE", false, receipt.SpecV4, ""},
+		{"1 domestic B2B", "ie", "IE", "", "IE6433435F", "", "PROCESSED", "DOMESTIC", "S", "23", "IE", true, receipt.SpecV4, ""},
+		{"2 under the Art. 59c threshold", "ie-under", "DE", "", "", "", "PROCESSED", "DOMESTIC", "S", "23", "IE", false, receipt.SpecV4, ""},
+		{"3 OSS union", "ie", "DE", "", "", "", "PROCESSED", "OSS_B2C", "S", "19", "DE", false, receipt.SpecV4, ""},
+		{"3 OSS union, fractional rate", "ie", "FI", "", "", "", "PROCESSED", "OSS_B2C", "S", "25.5", "FI", false, receipt.SpecV4, ""},
+		{"4 OSS non-union", "us", "FR", "", "", "", "PROCESSED", "OSS_B2C", "S", "20", "FR", false, receipt.SpecV4, ""},
+		{"5 reverse charge", "ie", "DE", "", "DE136695976", "", "PROCESSED", "REVERSE_CHARGE_B2B", "AE", "0", "DE", true, receipt.SpecV4, ""},
+		{"5 reverse charge into France", "ie", "FR", "", "FR40303265045", "", "PROCESSED", "REVERSE_CHARGE_B2B", "AE", "0", "FR", true, receipt.SpecV4, ""},
 		// A seller identified only under the non-Union scheme has no
 		// number for a business invoice (Art. 362), and EN 16931 wants
 		// the seller's VAT identifier on a reverse charge (BR-AE-02).
-		{"6 reverse charge, non-EU seller", "us", "DE", "", "DE136695976", "", "PENDING_MANUAL_REVIEW", "", "", "", "", false, receipt.SpecV3, invoicelaw.ReasonInvoiceRulesFailed},
-		{"7 invalid number → B2C", "ie", "DE", "", "DE812847601", "", "PROCESSED", "OSS_B2C", "S", "19", "DE", false, receipt.SpecV3, ""},
-		{"9 outside the EU", "ie", "US", "", "", "", "PROCESSED", "OUTSIDE_SCOPE", "O", "", "", false, receipt.SpecV3, ""},
-		{"9 Canary Islands by postal code", "ie", "ES", "35001", "", "", "PROCESSED", "OUTSIDE_SCOPE", "O", "", "", false, receipt.SpecV3, ""},
-		{"9 Åland by postal code", "ie", "FI", "22100", "", "", "PROCESSED", "OUTSIDE_SCOPE", "O", "", "", false, receipt.SpecV3, ""},
-		{"Monaco is France", "ie", "MC", "", "", "", "PROCESSED", "OSS_B2C", "S", "20", "FR", false, receipt.SpecV3, ""},
-		{"10 supply kind not covered", "ie", "DE", "", "", "consulting", "PENDING_MANUAL_REVIEW", "", "", "", "", false, receipt.SpecV3, ""},
-		{"zero-rated e-book", "ie", "IE", "", "", "ebook", "PROCESSED", "DOMESTIC", "Z", "0", "IE", false, receipt.SpecV3, ""},
-		{"U1 UK domestic", "gb", "GB", "", "", "", "PROCESSED", "UK_DOMESTIC", "S", "20", "GB", false, receipt.SpecV3, ""},
-		{"U1 UK e-book zero-rated", "gb", "GB", "", "", "ebook", "PROCESSED", "UK_DOMESTIC", "Z", "0", "GB", false, receipt.SpecV3, ""},
-		{"U5 UK seller to an EU consumer", "gb", "DE", "", "", "", "PROCESSED", "OSS_B2C", "S", "19", "DE", false, receipt.SpecV3, ""},
-		{"U1 UK domestic, no rate HMRC accepts", "gb-no-rate", "GB", "", "", "", "PENDING_MANUAL_REVIEW", "", "", "", "", false, receipt.SpecV3, invoicelaw.ReasonNationalRateRequired},
+		{"6 reverse charge, non-EU seller", "us", "DE", "", "DE136695976", "", "PENDING_MANUAL_REVIEW", "", "", "", "", false, receipt.SpecV4, invoicelaw.ReasonInvoiceRulesFailed},
+		{"7 invalid number → B2C", "ie", "DE", "", "DE812847601", "", "PROCESSED", "OSS_B2C", "S", "19", "DE", false, receipt.SpecV4, ""},
+		{"9 outside the EU", "ie", "US", "", "", "", "PROCESSED", "OUTSIDE_SCOPE", "O", "", "", false, receipt.SpecV4, ""},
+		{"9 Canary Islands by postal code", "ie", "ES", "35001", "", "", "PROCESSED", "OUTSIDE_SCOPE", "O", "", "", false, receipt.SpecV4, ""},
+		{"9 Åland by postal code", "ie", "FI", "22100", "", "", "PROCESSED", "OUTSIDE_SCOPE", "O", "", "", false, receipt.SpecV4, ""},
+		{"Monaco is France", "ie", "MC", "", "", "", "PROCESSED", "OSS_B2C", "S", "20", "FR", false, receipt.SpecV4, ""},
+		{"10 supply kind not covered", "ie", "DE", "", "", "consulting", "PENDING_MANUAL_REVIEW", "", "", "", "", false, receipt.SpecV4, ""},
+		{"zero-rated e-book", "ie", "IE", "", "", "ebook", "PROCESSED", "DOMESTIC", "Z", "0", "IE", false, receipt.SpecV4, ""},
+		{"U1 UK domestic", "gb", "GB", "", "", "", "PROCESSED", "UK_DOMESTIC", "S", "20", "GB", false, receipt.SpecV4, ""},
+		{"U1 UK e-book zero-rated", "gb", "GB", "", "", "ebook", "PROCESSED", "UK_DOMESTIC", "Z", "0", "GB", false, receipt.SpecV4, ""},
+		{"U5 UK seller to an EU consumer", "gb", "DE", "", "", "", "PROCESSED", "OSS_B2C", "S", "19", "DE", false, receipt.SpecV4, ""},
+		{"U1 UK domestic, no rate HMRC accepts", "gb-no-rate", "GB", "", "", "", "PENDING_MANUAL_REVIEW", "", "", "", "", false, receipt.SpecV4, invoicelaw.ReasonNationalRateRequired},
 	}
 	dir := t.TempDir()
 	var en16931, peppol []string

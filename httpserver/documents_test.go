@@ -91,6 +91,8 @@ func TestManifest(t *testing.T) {
 			Spec       string   `json:"spec"`
 			Status     string   `json:"status"`
 			DefaultFor []string `json:"default_for"`
+			JWSType    string   `json:"jws_typ"`
+			Signature  string   `json:"signature"`
 		} `json:"receipt_versions"`
 		PaymentProtocols []struct {
 			Protocol string   `json:"protocol"`
@@ -194,8 +196,10 @@ func TestManifest(t *testing.T) {
 	eq("capabilities", m.Capabilities, []string{"vat_classification", "vies_lookup", "oss_b2c", "reverse_charge_b2b", "ubl_2_1", "historical_fx", "audit_ledger", "signed_webhooks", "signed_receipt", "sandbox_simulate"})
 	eq("receipt_versions[1.0.0]", []any{m.ReceiptVersions["1.0.0"].Spec, m.ReceiptVersions["1.0.0"].Status, m.ReceiptVersions["1.0.0"].DefaultFor}, []any{"service.receipt/1.0.0", "supported", []string{}})
 	eq("receipt_versions[2.0.0]", []any{m.ReceiptVersions["2.0.0"].Spec, m.ReceiptVersions["2.0.0"].Status, m.ReceiptVersions["2.0.0"].DefaultFor}, []any{"service.receipt/2.0.0", "experimental", []string{}})
-	eq("receipt_versions[3.0.0]", []any{m.ReceiptVersions["3.0.0"].Spec, m.ReceiptVersions["3.0.0"].Status, m.ReceiptVersions["3.0.0"].DefaultFor}, []any{"service.receipt/3.0.0", "supported", []string{"eu-vat", "uk-vat"}})
-	eq("receipt_versions keys", len(m.ReceiptVersions), 3)
+	eq("receipt_versions[3.0.0]", []any{m.ReceiptVersions["3.0.0"].Spec, m.ReceiptVersions["3.0.0"].Status, m.ReceiptVersions["3.0.0"].DefaultFor}, []any{"service.receipt/3.0.0", "supported", []string{}})
+	eq("receipt_versions[4.0.0]", []any{m.ReceiptVersions["4.0.0"].Spec, m.ReceiptVersions["4.0.0"].Status, m.ReceiptVersions["4.0.0"].DefaultFor, m.ReceiptVersions["4.0.0"].JWSType, m.ReceiptVersions["4.0.0"].Signature},
+		[]any{"service.receipt/4.0.0", "supported", []string{"eu-vat", "uk-vat"}, "", "checkpoint-cosignature"})
+	eq("receipt_versions keys", len(m.ReceiptVersions), 4)
 	eq("payment_protocols", m.PaymentProtocols, []map[string]any{
 		{"protocol": "x402", "status": "supported", "versions": []string{"2"}, "schemes": []string{"exact"}, "ingest": "http"},
 		{"protocol": "evm-transfer", "status": "supported", "versions": []string{"1"}, "schemes": []string{"erc20-transfer"}, "ingest": "library"},

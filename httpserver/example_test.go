@@ -75,5 +75,5 @@ func Example_discovery() {
 	// payment: supported
 	// jurisdiction: supported eu-vat
 	// determination: determined OSS_B2C non-union 20 FR
-	// receipt: eligible service.receipt/3.0.0
+	// receipt: eligible service.receipt/4.0.0
 }

@@ -378,7 +378,7 @@ func operations() map[string]operation {
 			id: "refundSettlement", tag: "Records", auth: authRequired, idempotent: true, pathParams: idParam,
 			summary: "Refund a settlement (credit note)",
 			description: "Records a refund of a `PROCESSED` settlement, full (no `amountUsdc`: everything that remains) or partial, as a ledger entry of its own: the refund document (`object` `refund`, id `<settlement id>-refund-<n>`), " +
-				"a UBL 2.1 credit note (type 381, `BillingReference` to the invoice, the invoice's VAT rate and ECB rate: the correction mirrors the supply; numbered in the account's credit-note series), a `" + receipt.SpecV3 + "` receipt whose `supersedes` is the corrected receipt and whose `fx` is the negative correction, and the event `settlement.refunded`. " +
+				"a UBL 2.1 credit note (type 381, `BillingReference` to the invoice, the invoice's VAT rate and ECB rate: the correction mirrors the supply; numbered in the account's credit-note series), a `" + receipt.SpecV4 + "` receipt whose `supersedes` is the corrected receipt and whose `fx` is the negative correction, and the event `settlement.refunded`. " +
 				"Refunds never exceed what remains (`REFUND_EXCEEDS_REMAINING`, also under concurrent requests); a record pending review is refused (`RECORD_PENDING_REVIEW`). A `transaction` on a network whose chain verification is required must be a USDC transfer of exactly the amount from the settlement's receiver back to its payer (`CHAIN_VERIFY_FAILED` otherwise). The same as `refunds.Create`.",
 			request: reflect.TypeFor[refunds.Request](),
 			responses: []response{
@@ -505,7 +505,7 @@ func operations() map[string]operation {
 			id: "getReceipt", tag: "Receipts and log", auth: authNone, conditional: true,
 			pathParams:  map[string]string{"id": "The receipt id, `rcpt_<event id>` (spec §2.5)."},
 			summary:     "Read a signed receipt",
-			description: "The receipt (new receipts: spec `" + receipt.SpecV3 + "`, without personal data in clear; older ones `" + receipt.SpecV1 + "` or, UK VAT, `" + receipt.SpecV2 + "`): the Ed25519 JWS, a readable copy of its claims and the C2SP tlog-proof of its inclusion in the log. Verify it offline with the JWKS and the log key (package receipt, `receipt.Verify`). Public (spec §5.6); immutable, so cacheable forever.",
+			description: "The receipt (new receipts: spec `" + receipt.SpecV4 + "`, without personal data in clear; older ones `" + receipt.SpecV3 + "`, `" + receipt.SpecV1 + "` or, UK VAT, `" + receipt.SpecV2 + "`): a readable copy of its claims, the C2SP tlog-proof of its inclusion in the log, and what is signed: for `" + receipt.SpecV4 + "` the `payload` (the log leaf, the claims' JSON exactly as logged, base64url), signed through the proof's checkpoint, which the Ed25519 receipt key cosigns (a C2SP signed-note line named by its kid); for older versions the Ed25519 `jws`. Verify it offline with the JWKS and the log key (package receipt, `receipt.Verify`). Public (spec §5.6); immutable, so cacheable forever.",
 			responses:   []response{jsonBody(http.StatusOK, "The receipt.", reflect.TypeFor[receiptDoc](), "ETag", "Cache-Control")},
 			errors:      []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeDBUnavailable},
 		},
@@ -513,7 +513,7 @@ func operations() map[string]operation {
 			id: "getReceiptOpenings", tag: "Receipts and log", auth: authRequired,
 			pathParams:  map[string]string{"id": "The receipt id, `rcpt_<event id>`."},
 			summary:     "Open a receipt's committed personal fields",
-			description: "A `" + receipt.SpecV3 + "` receipt is public and carries no personal data in clear: the transaction hash, the wallets, the buyer's name, postal code and VAT number, the values of location evidence and the record's and invoice's hashes are salted commitments. Their openings (field, value, salt) are kept with the record and served here to the owning account only; whoever holds them can show an auditor what the receipt commits to (`receipt.Verifier.Verify(doc, openings...)`, `examples/audit receipt --openings`). An older receipt has none (`[]`).",
+			description: "A `" + receipt.SpecV4 + "` or `" + receipt.SpecV3 + "` receipt is public and carries no personal data in clear: the transaction hash, the wallets, the buyer's name, postal code and VAT number, the values of location evidence and the record's and invoice's hashes are salted commitments. Their openings (field, value, salt) are kept with the record and served here to the owning account only; whoever holds them can show an auditor what the receipt commits to (`receipt.Verifier.Verify(doc, openings...)`, `examples/audit receipt --openings`). An older receipt has none (`[]`).",
 			responses:   []response{jsonBody(http.StatusOK, "The openings.", reflect.TypeFor[[]receipt.Opening](), "Cache-Control")},
 			errors:      []fiscal.Code{fiscal.CodeNotFound, codeRateLimited, fiscal.CodeDBUnavailable},
 		},
@@ -533,7 +533,7 @@ func operations() map[string]operation {
 		"GET /verify": {
 			id: "verifyReceiptPage", tag: "Receipts and log", auth: authNone, conditional: true,
 			summary:     "Verify a receipt in the browser",
-			description: "One self-contained HTML page (no external scripts, styles or fonts) that verifies a receipt of spec `" + receipt.SpecV1 + "`, `" + receipt.SpecV2 + "` or `" + receipt.SpecV3 + "` in the browser with WebCrypto (Ed25519, SHA-256): the JWS signature against the JWKS, the readable claims against the signed ones, the format rules a reader relies on, the checkpoint's signature by the log key and the RFC 6962 inclusion proof; then shows the seller, the amounts in USDC and EUR, the VAT, the ledger position and a verdict with its reason. It takes a pasted receipt, dropped files, or `?id=rcpt_…`, fetched from this server with the keys of the receipt's environment (`/v1/receipts/{id}` or `/sandbox/v1/receipts/{id}`). Saved to disk, it works offline with a receipt file, the key set and the log key. Served with a Content-Security-Policy that allows only its own inline script and style.",
+			description: "One self-contained HTML page (no external scripts, styles or fonts) that verifies a receipt of spec `" + receipt.SpecV1 + "`, `" + receipt.SpecV2 + "`, `" + receipt.SpecV3 + "` or `" + receipt.SpecV4 + "` in the browser with WebCrypto (Ed25519, SHA-256): the JWS signature against the JWKS (" + receipt.SpecV4 + ": the checkpoint's cosignature by a key of the JWKS), the readable claims against the signed ones, the format rules a reader relies on, the checkpoint's signature by the log key and the RFC 6962 inclusion proof; then shows the seller, the amounts in USDC and EUR, the VAT, the ledger position and a verdict with its reason. It takes a pasted receipt, dropped files, or `?id=rcpt_…`, fetched from this server with the keys of the receipt's environment (`/v1/receipts/{id}` or `/sandbox/v1/receipts/{id}`). Saved to disk, it works offline with a receipt file, the key set and the log key. Served with a Content-Security-Policy that allows only its own inline script and style.",
 			query:       []queryParam{{name: "id", description: "A receipt id to fetch from this server and verify at once (`rcpt_…`; sandbox ids `rcpt_x402-sandbox-…`).", schema: map[string]any{"type": "string"}}},
 			responses:   []response{{status: http.StatusOK, description: "The page.", mediaType: "text/html", schema: map[string]any{"type": "string"}, headers: []string{"ETag", "Cache-Control"}}},
 		},
@@ -666,11 +666,14 @@ func (s *Server) contact(base string) map[string]any {
 
 // receiptDoc documents the receipt JSON: receipt.Receipt with its claims
 // typed (the Go field is raw JSON so that the signed bytes stay exact).
+// Exactly one of jws (1.0.0 to 3.0.0) and payload (4.0.0) is present
+// (conditionalSchemas).
 type receiptDoc struct {
 	Spec      string         `json:"spec"`
 	ID        string         `json:"id"`
 	Claims    receipt.Claims `json:"claims"`
-	JWS       string         `json:"jws"`
+	JWS       string         `json:"jws,omitempty"`
+	Payload   string         `json:"payload,omitempty"`
 	TlogProof string         `json:"tlog_proof"`
 }
 

@@ -86,10 +86,16 @@ func x402Document(g *schemaGen, t reflect.Type, header string) map[string]any {
 	}}
 }
 
-// conditionalSchemas add "if/then" to components whose required members
-// depend on a status: what a processed record or a determined VAT
-// treatment always carries.
+// conditionalSchemas add "if/then" (or "oneOf") to components whose
+// required members depend on a status or a version: what a processed
+// record or a determined VAT treatment always carries, and which member
+// of a receipt is signed.
 var conditionalSchemas = map[string]func() map[string]any{
+	// A receipt carries its JWS (1.0.0 to 3.0.0) or its payload (4.0.0),
+	// never both.
+	"receiptDoc": func() map[string]any {
+		return map[string]any{"oneOf": []any{requiredMembers("jws"), requiredMembers("payload")}}
+	},
 	"VatDetermination": func() map[string]any {
 		return map[string]any{
 			"if":   map[string]any{"required": []string{"status"}, "properties": map[string]any{"status": map[string]any{"const": vat.StatusDetermined}}},

@@ -96,10 +96,18 @@ func TestSimulate(t *testing.T) {
 				t.Errorf("location %q, receipt url %q, origin %q", resp.header.Get("Location"), rec.Receipt.URL, rec.Ledger.Origin)
 			}
 			// The receipt: watermarked, refused by the production keys, accepted by the sandbox keys.
+			// A 4.0.0 receipt is signed through the sandbox log's checkpoint:
+			// the production log key refuses it first (naming the sandbox),
+			// and with the sandbox log key the production key set has no key
+			// that cosigned it.
 			_, err := receipt.Verify(sim.Receipt, prodJWKS, f.engine.LogVerifierKey())
 			var ve *receipt.VerifyError
-			if !errors.As(err, &ve) || ve.Step != receipt.StepKid {
-				t.Fatalf("sandbox receipt against the production JWKS: %v, want a failure at step %s", err, receipt.StepKid)
+			if !errors.As(err, &ve) || ve.Step != receipt.StepCheckpointSignature || !strings.Contains(err.Error(), "sandbox receipt") {
+				t.Fatalf("sandbox receipt against the production keys: %v, want a failure at step %s naming the sandbox", err, receipt.StepCheckpointSignature)
+			}
+			_, err = receipt.Verify(sim.Receipt, prodJWKS, sbLogKey)
+			if !errors.As(err, &ve) || ve.Step != receipt.StepKid || !strings.Contains(err.Error(), "sandbox receipt") {
+				t.Fatalf("sandbox receipt against the production JWKS: %v, want a failure at step %s naming the sandbox", err, receipt.StepKid)
 			}
 			// A simulation hands over the openings of its receipt.
 			openings, err := receipt.ParseOpenings(sim.Openings)

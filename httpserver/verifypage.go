@@ -12,11 +12,13 @@ import (
 // verifyPage is GET /verify: one self-contained HTML page (no external
 // script, style sheet, font or image) that verifies a receipt in the
 // browser, with WebCrypto's Ed25519 and SHA-256, the way receipt.Verify
-// does in Go: the JWS signature by a key of the JWKS valid at iat, the
-// readable claims against the signed ones, the format rules a reader relies
-// on (ids, environment and watermark, amounts that add up, no personal
-// field in clear in 3.0.0), the checkpoint's C2SP signed-note signature by
-// the log key and the RFC 6962 inclusion proof. It takes a pasted receipt,
+// does in Go: the JWS signature by a key of the JWKS valid at iat (4.0.0:
+// the checkpoint's cosignature by such a key, judged after the inclusion
+// proof of the payload), the readable claims against the signed ones, the
+// format rules a reader relies on (ids, environment and watermark, amounts
+// that add up, no personal field in clear in 3.0.0 and 4.0.0), the
+// checkpoint's C2SP signed-note signature by the log key and the RFC 6962
+// inclusion proof. It takes a pasted receipt,
 // dropped files, or ?id= fetched from this server (/v1/receipts/{id}, or
 // /sandbox/v1/receipts/{id} for sandbox ids, with the keys of the matching
 // environment), and works when saved to disk and opened offline with a

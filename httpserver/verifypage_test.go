@@ -145,8 +145,9 @@ func show(t *testing.T, ctx context.Context, dir, name string, actions ...chrome
 // fetched by id shows green with its facts; one changed amount shows red
 // naming the signature (changed in the signed part) or the readable claims
 // (changed in the copy); a wrong key set shows red; the page saved to disk
-// verifies offline from dropped files, for receipts of 1.0.0, 2.0.0 and
-// 3.0.0. Screenshots go to the test's temporary directory (to
+// verifies offline from dropped files, for receipts of 1.0.0, 2.0.0, 3.0.0
+// and 4.0.0 (whose signed part is the payload, signed through the
+// checkpoint the receipt key cosigns). Screenshots go to the test's temporary directory (to
 // $FISCAL402_SCREENSHOTS when set, to look at them).
 func TestVerifyPageInBrowser(t *testing.T) {
 	ctx := browser(t)
@@ -181,26 +182,42 @@ func TestVerifyPageInBrowser(t *testing.T) {
 		}
 	})
 
-	// One changed amount, in the signed part and in the readable copy
-	// alike: only the signature can tell.
-	var r struct{ JWS string }
+	// One changed amount, in the signed part (a 4.0.0 receipt's payload,
+	// the log leaf) and in the readable copy alike: only the proof can
+	// tell, the changed payload not being the leaf the checkpoint holds.
+	var r struct {
+		Payload   string `json:"payload"`
+		TlogProof string `json:"tlog_proof"`
+	}
 	json.Unmarshal(doc, &r)
-	parts := strings.Split(r.JWS, ".")
-	payload, _ := base64.RawURLEncoding.DecodeString(parts[1])
+	payload, _ := base64.RawURLEncoding.DecodeString(r.Payload)
 	forgedPayload := bytes.ReplaceAll(payload, []byte(`"amount_usdc":"11.90"`), []byte(`"amount_usdc":"1.90"`))
-	forgedJWS := parts[0] + "." + base64.RawURLEncoding.EncodeToString(forgedPayload) + "." + parts[2]
-	forged := bytes.ReplaceAll(bytes.Replace(doc, []byte(r.JWS), []byte(forgedJWS), 1), []byte(`"amount_usdc": "11.90"`), []byte(`"amount_usdc": "1.90"`))
-	if bytes.Equal(forged, doc) || bytes.Equal(forgedPayload, payload) {
+	forged := bytes.ReplaceAll(bytes.Replace(doc, []byte(r.Payload), []byte(base64.RawURLEncoding.EncodeToString(forgedPayload)), 1), []byte(`"amount_usdc": "11.90"`), []byte(`"amount_usdc": "1.90"`))
+	if r.Payload == "" || bytes.Equal(forged, doc) || bytes.Equal(forgedPayload, payload) {
 		t.Fatal("the amount was not changed")
 	}
+	// The receipt key's cosignature of the checkpoint, one character
+	// changed: the receipt's signature.
+	cosig := r.TlogProof[strings.LastIndex(strings.TrimSuffix(r.TlogProof, "\n"), " ")+1 : len(r.TlogProof)-1]
+	c := []byte(cosig)
+	if c[20] = 'A'; cosig[20] == 'A' {
+		c[20] = 'B'
+	}
+	badCosig := bytes.Replace(doc, []byte(cosig), c, 1)
 	run := 0 // a fresh page per case: navigating to the same URL may keep the old one
 	paste := func(receiptDoc []byte, extra ...chromedp.Action[chromedp.Void]) []chromedp.Action[chromedp.Void] {
 		run++
 		return append(append([]chromedp.Action[chromedp.Void]{chromedp.Navigate(fmt.Sprintf("%s?case=%d", page, run)), setValue("receipt", string(receiptDoc))}, extra...), js(`document.getElementById('verify').click()`))
 	}
 	t.Run("changed amount in the signed part", func(t *testing.T) {
-		v := show(t, ctx, shots, "invalid-signature", paste(forged)...)
-		if v.Verdict != "invalid" || v.Step != "signature" || !strings.Contains(v.Reason, "signature does not match") || v.Facts != "" {
+		v := show(t, ctx, shots, "invalid-inclusion", paste(forged)...)
+		if v.Verdict != "invalid" || v.Step != "inclusion" || !strings.Contains(v.Reason, "not proven to be in the ledger") || v.Facts != "" {
+			t.Fatalf("verdict %+v", v)
+		}
+	})
+	t.Run("changed cosignature", func(t *testing.T) {
+		v := show(t, ctx, shots, "invalid-signature", paste(badCosig)...)
+		if v.Verdict != "invalid" || v.Step != "signature" || !strings.Contains(v.Reason, "signature by the issuer's key") || v.Facts != "" {
 			t.Fatalf("verdict %+v", v)
 		}
 	})
@@ -283,13 +300,19 @@ func TestVerifyPageInBrowser(t *testing.T) {
 		receipt, jwks, vkey  []byte
 		verdict, step, facts string
 	}{
-		{"offline-1.0.0", doc, jwks, []byte(logKey + "\n"), "valid", "", "Seller A Ltd"},
+		{"offline-4.0.0", doc, jwks, []byte(logKey + "\n"), "valid", "", "Seller A Ltd"},
 		{"offline-vector-1.0.0", vector("receipt-v1.json"), vector("jwks.json"), vector("log.vkey"), "valid", "", "EUR"},
 		{"offline-vector-2.0.0", vector("receipt-v2.json"), vector("jwks.json"), vector("log.vkey"), "valid", "", "GBP"},
 		{"offline-vector-3.0.0", vector("receipt-v3.json"), vector("jwks.json"), vector("log.vkey"), "valid", "", "Kept private"},
 		{"offline-vector-3.0.0-b2b", vector("receipt-v3-b2b.json"), vector("jwks.json"), vector("log.vkey"), "valid", "", "A business"},
 		{"offline-vector-3.0.0-pending", vector("receipt-v3-pending.json"), vector("jwks.json"), vector("log.vkey"), "valid", "", "Pending review"},
 		{"offline-vector-sandbox-3.0.0", vector("receipt-v3-sandbox.json"), vector("jwks-sandbox.json"), vector("log-sandbox.vkey"), "valid", "", "Amount paid"},
+		{"offline-vector-4.0.0", vector("receipt-v4.json"), vector("jwks.json"), vector("log.vkey"), "valid", "", "Kept private"},
+		{"offline-vector-4.0.0-uk", vector("receipt-v4-uk.json"), vector("jwks.json"), vector("log.vkey"), "valid", "", "In GBP"},
+		{"offline-vector-4.0.0-pending", vector("receipt-v4-pending.json"), vector("jwks.json"), vector("log.vkey"), "valid", "", "Pending review"},
+		{"offline-vector-sandbox-4.0.0", vector("receipt-v4-sandbox.json"), vector("jwks-sandbox.json"), vector("log-sandbox.vkey"), "valid", "", "Amount paid"},
+		{"offline-sandbox-4.0.0-with-production-key-set", vector("receipt-v4-sandbox.json"), vector("jwks.json"), vector("log-sandbox.vkey"), "invalid", "kid", ""},
+		{"offline-4.0.0-revoked-key", vector("receipt-v4.json"), bytes.Replace(vector("jwks.json"), []byte(`"use": "sig",`), []byte(`"use": "sig", "revoked": true,`), 1), vector("log.vkey"), "invalid", "key-revoked", ""},
 		{"offline-sandbox-with-production-keys", vector("receipt-sandbox.json"), vector("jwks.json"), vector("log.vkey"), "invalid", "kid", ""},
 		{"offline-wrong-log-key", doc, jwks, vector("log.vkey"), "invalid", "checkpoint-signature", ""},
 	}

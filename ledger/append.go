@@ -856,7 +856,7 @@ func (l *Ledger) plan(batch []*request, results []result, v commitView) (*batchW
 	if l.signAhead {
 		w.signed = l.signAsync(cp) // the store waits for it before its last put
 	} else {
-		signed, err := signCheckpoint(l.signer, l.origin, cp.Size, cp.Root)
+		signed, err := l.signTree(cp.Size, cp.Root)
 		if err != nil {
 			return nil, err
 		}

@@ -4,8 +4,9 @@
 //
 // The ledger is generic: it stores bytes the caller gives it and knows
 // nothing of VAT or receipts. Each entry has a unique ID, one leaf (the exact
-// bytes appended to the Merkle log; fiscal402's engine passes the receipt
-// JWS), named documents (record JSON, UBL XML…), postings in secondary
+// bytes appended to the Merkle log; fiscal402's engine passes the receipt:
+// a 4.0.0 payload, the claims' JSON, or, before 4.0.0, a JWS), named
+// documents (record JSON, UBL XML…), postings in secondary
 // indexes and side-data writes. Every append also takes claims: unique keys
 // such as (network, lowercase tx hash) or (account, Idempotency-Key) that
 // make a retried or duplicated request answer with the entry that already
@@ -134,9 +135,17 @@
 //	\n
 //	— <origin> <base64(4-byte key hash ‖ Ed25519 signature)>\n
 //
+// With [Options].Cosigners, each checkpoint carries after the log key's
+// line one more signature line per cosigner, "— <name> <base64(key hash ‖
+// signature)>" over the same text, made with the log key's (on the same
+// goroutine, off the committer's serial path as above; on PostgreSQL in
+// plan): fiscal402's engine cosigns with its active receipt key, named by
+// its kid, which then signs one tree head per commit instead of every
+// receipt (receipt package, "# Version 4.0.0"). Cosigners is asked once
+// per checkpoint, so a rotated key signs from the next commit on.
 // No extension lines are written; [ParseCheckpoint] accepts and ignores
-// them, ignores signatures by other keys (witness cosignatures) and requires
-// the origin to equal the key name. The leaf hash is RFC 6962 §2.1
+// them, ignores signatures by other keys (witness and receipt-key
+// cosignatures) and requires the origin to equal the key name. The leaf hash is RFC 6962 §2.1
 // SHA-256(0x00 ‖ leaf) ([golang.org/x/mod/sumdb/tlog.RecordHash]), interior
 // nodes SHA-256(0x01 ‖ left ‖ right); inclusion proofs
 // ([Ledger.InclusionProof], RFC 6962 §2.1.1) and consistency proofs

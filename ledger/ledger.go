@@ -93,6 +93,20 @@ type Options struct {
 	// *CorruptError if it finds anything. A read-only ledger needs
 	// Verifier for it.
 	FullCheck bool
+	// Cosigners, optional, returns the further signers of the next
+	// checkpoint: each checkpoint the ledger writes carries, after the log
+	// key's signature line, one C2SP signed-note signature line by each
+	// (a cosignature, which verifiers that do not know the key ignore, so
+	// ParseCheckpoint, Check and every reader of checkpoints are
+	// unaffected). It is called once per checkpoint, on the goroutine that
+	// signs it, so that a change (a rotated key) takes effect at the next
+	// commit; it must be quick and safe for concurrent use. A cosigner
+	// must not use the origin as its name. A cosigner that fails, or a
+	// Cosigners that panics, fails the commit with ErrUnavailable, as a
+	// failing Signer does. fiscal402's engine passes the active receipt
+	// key, which signs tree heads instead of each receipt (receipt doc.go,
+	// "# Version 4.0.0").
+	Cosigners func() []note.Signer
 	// Keys are public keys the writers of a shared log must agree on
 	// (name → text, for example "receipt" → the receipt key's JWK
 	// thumbprint): OpenPostgres records them at the first open and refuses
@@ -112,6 +126,9 @@ type Ledger struct {
 	verifier note.Verifier // nil when read-only without Options.Verifier
 	maxBatch int
 	holder   string // who this Ledger is in the leases of a shared log
+
+	// cosigners is Options.Cosigners: asked once per checkpoint (signTree).
+	cosigners func() []note.Signer
 
 	reqs      chan *request // unbuffered: a send is the moment an append is taken
 	free      sync.Pool     // answered requests and their answer channels, for reuse (this Ledger's)
@@ -228,6 +245,7 @@ func newLedger(path string, opts Options) (*Ledger, time.Duration, error) {
 		closing:  make(chan struct{}),
 		done:     make(chan struct{}),
 	}
+	l.cosigners = opts.Cosigners
 	if l.verifier == nil && l.signer != nil {
 		l.verifier = signerVerifier{l.signer}
 	}
@@ -236,7 +254,23 @@ func newLedger(path string, opts Options) (*Ledger, time.Duration, error) {
 
 // genesis signs the checkpoint of the empty tree for a new log.
 func (l *Ledger) genesis() (Checkpoint, error) {
-	return signCheckpoint(l.signer, l.origin, 0, tlogEmptyRoot())
+	return l.signTree(0, tlogEmptyRoot())
+}
+
+// signTree signs the checkpoint of a tree with the log key and the
+// cosigners Options.Cosigners names now (asked here, once per checkpoint).
+// A panic in Cosigners fails the signature with ErrUnavailable.
+func (l *Ledger) signTree(size int64, root tlog.Hash) (cp Checkpoint, err error) {
+	var cosigners []note.Signer
+	if l.cosigners != nil {
+		defer func() {
+			if r := recover(); r != nil {
+				cp, err = Checkpoint{}, fmt.Errorf("ledger: sign checkpoint %d: Cosigners panicked: %v: %w", size, r, ErrUnavailable)
+			}
+		}()
+		cosigners = l.cosigners()
+	}
+	return signCheckpoint(l.signer, cosigners, l.origin, size, root)
 }
 
 // start finishes an Open once the store is open: the codec, the check of
@@ -356,20 +390,26 @@ func (l *Ledger) leafOf(e rawEntry) ([]byte, error) {
 }
 
 // checkLatestSignature checks that the configured key signed the latest
-// checkpoint. A signature line of another key (or none) means another key
+// checkpoint. Signature lines of other keys only (or none) mean another key
 // is configured: ErrLogKeyMismatch. A line of this key whose signature does
-// not verify means the note was damaged or edited: a *CheckError.
+// not verify, or a note that is not a well-formed signed note at all (the
+// ledger writes none such), means the note was damaged or edited: a
+// *CheckError. (A damaged cosignature line, Options.Cosigners, is the
+// latter: the ledger checks no cosignature, but it does check the form.)
 func (l *Ledger) checkLatestSignature(cp Checkpoint) error {
 	if l.verifier == nil {
 		return nil
 	}
 	_, err := note.Open(cp.Note, note.VerifierList(l.verifier))
 	var bad *note.InvalidSignatureError
+	var unverified *note.UnverifiedNoteError
 	switch {
 	case err == nil:
 		return nil
 	case errors.As(err, &bad):
 		return &CheckError{Index: cp.Size, What: fmt.Sprintf("latest checkpoint: the signature by log key %s+%08x does not verify: %v", l.verifier.Name(), l.verifier.KeyHash(), err)}
+	case !errors.As(err, &unverified):
+		return &CheckError{Index: cp.Size, What: fmt.Sprintf("latest checkpoint: not a well-formed signed note: %v", err)}
 	}
 	return fmt.Errorf("ledger: open %s: latest checkpoint (size %d) is not signed by log key %s+%08x: %w: %w",
 		l.path, cp.Size, l.verifier.Name(), l.verifier.KeyHash(), ErrLogKeyMismatch, err)
@@ -420,7 +460,7 @@ func (l *Ledger) signAsync(cp Checkpoint) *pendingSign {
 				err = fmt.Errorf("ledger: sign checkpoint %d: the signer panicked: %v: %w", cp.Size, r, ErrUnavailable)
 			}
 		}()
-		signed, err := signCheckpoint(l.signer, l.origin, cp.Size, cp.Root)
+		signed, err := l.signTree(cp.Size, cp.Root)
 		return signed.Note, err
 	}
 	go func() {

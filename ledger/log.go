@@ -32,9 +32,17 @@ func checkpointText(origin string, size int64, root tlog.Hash) string {
 	return origin + "\n" + strconv.FormatInt(size, 10) + "\n" + base64.StdEncoding.EncodeToString(root[:]) + "\n"
 }
 
-// signCheckpoint signs the checkpoint of a tree as a C2SP signed note.
-func signCheckpoint(s note.Signer, origin string, size int64, root tlog.Hash) (Checkpoint, error) {
-	msg, err := note.Sign(&note.Note{Text: checkpointText(origin, size, root)}, s)
+// signCheckpoint signs the checkpoint of a tree as a C2SP signed note: the
+// log key's signature line first, then one line per cosigner, in order.
+func signCheckpoint(s note.Signer, cosigners []note.Signer, origin string, size int64, root tlog.Hash) (Checkpoint, error) {
+	signers := append(make([]note.Signer, 0, 1+len(cosigners)), s)
+	for _, c := range cosigners {
+		if c == nil || c.Name() == origin {
+			return Checkpoint{}, fmt.Errorf("ledger: sign checkpoint %d: a cosigner is nil or named like the log key: %w", size, ErrUnavailable)
+		}
+		signers = append(signers, c)
+	}
+	msg, err := note.Sign(&note.Note{Text: checkpointText(origin, size, root)}, signers...)
 	if err != nil {
 		return Checkpoint{}, fmt.Errorf("ledger: sign checkpoint %d: %w: %w", size, ErrUnavailable, err)
 	}

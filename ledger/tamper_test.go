@@ -315,7 +315,7 @@ func resign(s note.Signer, size int64, root func(*tlog.Hash) tlog.Hash) func(*bo
 		if root != nil {
 			h = root(&h)
 		}
-		cp, err := signCheckpoint(s, testOrigin, size, h)
+		cp, err := signCheckpoint(s, nil, testOrigin, size, h)
 		if err != nil {
 			return err
 		}

@@ -10,17 +10,21 @@ import (
 // benchReceipts is a five-entry log holding one receipt of each version the
 // benchmarks verify: v1 at index 1, v2 at 2, v3 at 3.
 type benchReceipts struct {
-	f          *fixture
-	jwks       []byte
-	v1, v2, v3 []byte
-	openings   []Opening
+	f              *fixture
+	jwks           []byte
+	v1, v2, v3, v4 []byte
+	openings       []Opening
 }
 
+// newBenchReceipts logs the five receipts, then a 4.0.0 receipt at index
+// 5 under a checkpoint the receipt key cosigns.
 func newBenchReceipts(b *testing.B) *benchReceipts {
 	f := newFixture(b)
 	pub, openings := conceal(b, sampleClaimsV3Clear(3), 3)
 	rs := f.issue(b, sampleClaims(0), sampleClaims(1), sampleClaimsV2(2), pub, sampleClaims(4))
-	return &benchReceipts{f: f, jwks: f.jwks(b), v1: rs[1], v2: rs[2], v3: rs[3], openings: openings}
+	pub4, _ := conceal(b, asV4(sampleClaimsV3Clear(5)), 5)
+	v4 := f.issueV4(b, pub4)[0]
+	return &benchReceipts{f: f, jwks: f.jwks(b), v1: rs[1], v2: rs[2], v3: rs[3], v4: v4, openings: openings}
 }
 
 // BenchmarkVerify is the auditor's hot path for a 1.0.0 receipt: the JWKS
@@ -120,6 +124,61 @@ func BenchmarkVerifyFloor(b *testing.B) {
 	}
 }
 
+// BenchmarkVerifyV4 is BenchmarkVerify for a 4.0.0 receipt (issue 22's
+// target: at most about twice BenchmarkVerifyV4Floor).
+func BenchmarkVerifyV4(b *testing.B) {
+	r := newBenchReceipts(b)
+	b.ReportAllocs()
+	defer reportCPU(b, processCPU())
+	for b.Loop() {
+		if _, err := Verify(r.v4, r.jwks, r.f.log.vkey); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkVerifierV4 verifies 4.0.0 receipts with the key set and log key
+// parsed once.
+func BenchmarkVerifierV4(b *testing.B) {
+	r := newBenchReceipts(b)
+	v, err := NewVerifier(r.jwks, r.f.log.vkey)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	defer reportCPU(b, processCPU())
+	for b.Loop() {
+		if _, err := v.Verify(r.v4); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkVerifyV4Floor is what no verifier of 4.0.0 can avoid: the two
+// Ed25519 verifications of the checkpoint text, by the log key and by the
+// receipt key.
+func BenchmarkVerifyV4Floor(b *testing.B) {
+	r := newBenchReceipts(b)
+	doc, err := parseReceipt(r.v4)
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, _, cp, _ := ParseTlogProof(doc.tlogProof)
+	text, sigLines, _ := splitNote(cp)
+	if len(sigLines) != 2 {
+		b.Fatalf("checkpoint signature lines %q", sigLines)
+	}
+	sig, _ := decodeB64StdStrict(sigLines[0][len("— ")+len(testOrigin)+1:])
+	cosig, _ := decodeB64StdStrict(sigLines[1][len("— ")+len(r.f.signer.KeyID())+1:])
+	logPub, pub := logPublicKey(b, r.f.log.vkey), r.f.signer.PublicKey()
+	defer reportCPU(b, processCPU())
+	for b.Loop() {
+		if !ed25519.Verify(logPub, text, sig[4:]) || !ed25519.Verify(pub, text, cosig[4:]) {
+			b.Fatal("floor: signature")
+		}
+	}
+}
+
 // logPublicKey extracts the Ed25519 key of a note verifier key.
 func logPublicKey(t testing.TB, vkey string) ed25519.PublicKey {
 	t.Helper()
@@ -160,6 +219,20 @@ func BenchmarkSignV3(b *testing.B) {
 	defer reportCPU(b, processCPU())
 	for b.Loop() {
 		if _, err := f.signer.Sign(c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSealV4 seals concealed 4.0.0 claims: the receipt work the
+// engine does in the caller's goroutine now (rules, encoding; no
+// signature).
+func BenchmarkSealV4(b *testing.B) {
+	c, _ := conceal(b, asV4(sampleClaimsV3Clear(0)), 1)
+	b.ReportAllocs()
+	defer reportCPU(b, processCPU())
+	for b.Loop() {
+		if _, err := Seal(c); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -10,12 +10,18 @@ const (
 	// SpecV2 is the experimental receipt format: UK VAT, JWS alg "Ed25519"
 	// (RFC 9864), optional sterling figures. It may change before it is frozen.
 	SpecV2 = "service.receipt/2.0.0"
-	// SpecV3 is the receipt format the engine issues for new receipts of
-	// both jurisdictions: personal data only as salted commitments, the log
+	// SpecV3 is the receipt format the engine issued for receipts of both
+	// jurisdictions before SpecV4: personal data only as salted commitments, the log
 	// position outside the signature (bound by the inclusion proof), exact
 	// figures beside the rounded ones, and an optional conversion to the
 	// taxing state's currency. doc.go "# Version 3.0.0" says why.
 	SpecV3 = "service.receipt/3.0.0"
+	// SpecV4 is the receipt format the engine issues for new receipts:
+	// 3.0.0's claims and rules, "signed by inclusion". The log leaf is the
+	// claims' JSON itself (no JWS, no signature per receipt), and the
+	// receipt key cosigns the log's checkpoints instead, one signature per
+	// commit. doc.go "# Version 4.0.0" says why.
+	SpecV4 = "service.receipt/4.0.0"
 
 	// TypeV1 is the JWS "typ" header of a SpecV1 receipt (RFC 7515 §4.1.9).
 	TypeV1 = "service.receipt+jws"

@@ -174,7 +174,7 @@ func VerifyOpening(c *Claims, o Opening) error {
 	want, ok := c.Commitments[o.Field]
 	if !ok {
 		if len(c.Commitments) == 0 {
-			return fail("receipt %s commits no fields (only %s receipts do)", c.ReceiptID, SpecV3)
+			return fail("receipt %s commits no fields (only %s and %s receipts do)", c.ReceiptID, SpecV3, SpecV4)
 		}
 		return fail("receipt %s has no commitment for this field; it commits %s", c.ReceiptID, strings.Join(sortedKeys(c.Commitments), ", "))
 	}

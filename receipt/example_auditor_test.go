@@ -16,7 +16,7 @@ import (
 // verifier key (GET /.well-known/log-key). Changing one signed byte breaks it. (The
 // README quotes it.)
 func Example() {
-	doc, _ := os.ReadFile("testdata/receipt-v3.json")
+	doc, _ := os.ReadFile("testdata/receipt-v4.json")
 	jwks, _ := os.ReadFile("testdata/jwks.json")
 	logKey, _ := os.ReadFile("testdata/log.vkey")
 
@@ -33,8 +33,8 @@ func Example() {
 	_, err = receipt.Verify(forged, jwks, strings.TrimSpace(string(logKey)))
 	fmt.Println(err)
 	// Output:
-	// rcpt_x402-7c1e9a40d2b35f86a0c4e1b7d9f20305 PROCESSED Example Digital GmbH
+	// rcpt_x402-7c1e9a40d2b35f86a0c4e1b7d9f20310 PROCESSED Example Digital GmbH
 	// 12.100000 USDC = 10.33 EUR, of which VAT 1.93 at 23 % in PL
-	// in log ledger.example/fiscal402 at index 3
-	// receipt: verify rcpt_x402-7c1e9a40d2b35f86a0c4e1b7d9f20305: claims-mismatch: the readable claims say /review_status is "PENDING_MANUAL_REVIEW", but the signed payload says "PROCESSED": the readable copy was changed after signing. Trust only the signed values (Verify returns them), and ask the issuer for an unaltered receipt
+	// in log ledger.example/fiscal402 at index 7
+	// receipt: verify rcpt_x402-7c1e9a40d2b35f86a0c4e1b7d9f20310: claims-mismatch: the readable claims say /review_status is "PENDING_MANUAL_REVIEW", but the signed payload says "PROCESSED": the readable copy was changed after signing. Trust only the signed values (Verify returns them), and ask the issuer for an unaltered receipt
 }

@@ -23,21 +23,29 @@ var allSteps = []string{
 // FuzzVerify mutates receipt documents of every version. Whatever the
 // input, Verify must not panic, must fail with a *VerifyError naming a
 // known step, and may succeed only for a JWS that the fixture really signed
-// and logged, returning exactly the claims that were signed (forging is
-// infeasible, so a success on anything else is a verifier bug). Seeds:
+// and logged, or a 4.0.0 payload it logged under a cosigned checkpoint,
+// returning exactly the claims that were signed (forging is infeasible, so
+// a success on anything else is a verifier bug). Seeds:
 // f.Add below and testdata/fuzz/FuzzVerify.
 func FuzzVerify(f *testing.F) {
 	signed := map[string]Claims{}
 	var jwks []byte
 	var vkey string
-	for _, s := range []*tamperSet{newTamperSet(f), newTamperSetV3(f)} {
-		// Both sets share the signing key and the log key (seeds 1 and 7).
+	for _, s := range []*tamperSet{newTamperSet(f), newTamperSetV3(f), newTamperSetV4(f)} {
+		// The sets share the signing key and the log key (seeds 1 and 7).
 		jwks, vkey = s.f.jwks(f), s.f.log.vkey
 		for i, r := range s.rs {
-			signed[decodeReceipt(f, r).JWS] = s.claims[i]
+			d := decodeReceipt(f, r)
+			signed[d.JWS+d.Payload] = s.claims[i] // one of them is empty
 			f.Add(r)
 		}
-		for _, tc := range s.cases(f, 97) {
+		var cases []tamperCase
+		if s.version == "v4" {
+			cases, _ = s.casesV4(f, 97)
+		} else {
+			cases = s.cases(f, 97)
+		}
+		for _, tc := range cases {
 			f.Add(tc.receipt)
 		}
 	}
@@ -65,9 +73,9 @@ func FuzzVerify(f *testing.F) {
 		if err := json.Unmarshal(receipt, &r); err != nil {
 			t.Fatalf("Verify accepted what encoding/json cannot read: %v", err)
 		}
-		want, ok := signed[r.JWS]
+		want, ok := signed[r.JWS+r.Payload]
 		if !ok {
-			t.Fatalf("Verify accepted a JWS that was never signed: %q", r.JWS)
+			t.Fatalf("Verify accepted a JWS or payload that was never signed or logged: %q%q", r.JWS, r.Payload)
 		}
 		if !reflect.DeepEqual(*c, want) {
 			t.Fatalf("verified claims %+v differ from the signed %+v", *c, want)
@@ -295,6 +303,9 @@ func FuzzParseReceipt(f *testing.F) {
 	s := newTamperSetV3(f)
 	f.Add(s.rs[1])
 	f.Add(newTamperSet(f).rs[2])
+	f.Add(newTamperSetV4(f).rs[1])
+	f.Add([]byte(`{"spec":"a","id":"b","payload":"c","tlog_proof":"d","claims":{}}`))
+	f.Add([]byte(`{"spec":"a","id":"b","payload":"c","jws":"e","tlog_proof":"d","claims":{}}`))
 	f.Add([]byte(`{"spec":"a","id":"b","jws":"c","tlog_proof":"d","claims":{"a":[1,{"b":null}],"\u0061b":"\ud83d\ude00"}}`))
 	f.Add([]byte(`{"spec":"a","id":"b","jws":"c","tlog_proof":"d","claims":{"a":1,"\u0061":2}}`))
 	f.Add([]byte(`[{"spec":1}]`))
@@ -307,7 +318,8 @@ func FuzzParseReceipt(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if doc.spec != ref.Spec || doc.id != ref.ID || string(doc.jws) != ref.JWS || doc.tlogProof != ref.TlogProof {
+		if doc.spec != ref.Spec || doc.id != ref.ID || string(doc.jws) != ref.JWS || string(doc.payload) != ref.Payload ||
+			doc.v4 != ref.v4 || doc.tlogProof != ref.TlogProof {
 			t.Fatalf("members differ: %+v vs %+v", doc, ref)
 		}
 		readable, err := decodeStrict(doc.claims)
@@ -318,8 +330,9 @@ func FuzzParseReceipt(f *testing.F) {
 }
 
 type referenceReceipt struct {
-	Spec, ID, JWS, TlogProof string
-	claims                   any
+	Spec, ID, JWS, Payload, TlogProof string
+	v4                                bool // a payload member in place of jws
+	claims                            any
 }
 
 // parseReceiptReference is the document parser of the first Verify: a
@@ -337,10 +350,16 @@ func parseReceiptReference(data []byte) (referenceReceipt, error) {
 		return referenceReceipt{}, errors.New("not a JSON object")
 	}
 	var r referenceReceipt
+	proof, dst := "jws", &r.JWS
+	if _, jws := m["jws"]; !jws {
+		if _, payload := m["payload"]; payload {
+			proof, dst, r.v4 = "payload", &r.Payload, true
+		}
+	}
 	for _, f := range []struct {
 		name string
 		dst  *string
-	}{{"spec", &r.Spec}, {"id", &r.ID}, {"jws", &r.JWS}, {"tlog_proof", &r.TlogProof}} {
+	}{{"spec", &r.Spec}, {"id", &r.ID}, {proof, dst}, {"tlog_proof", &r.TlogProof}} {
 		s, ok := m[f.name].(string)
 		if !ok {
 			return referenceReceipt{}, fmt.Errorf("member %q missing or not a string", f.name)
@@ -352,7 +371,7 @@ func parseReceiptReference(data []byte) (referenceReceipt, error) {
 		return referenceReceipt{}, errors.New(`member "claims" missing or not an object`)
 	}
 	if len(m) != 5 {
-		return referenceReceipt{}, errors.New("members other than spec, id, claims, jws, tlog_proof")
+		return referenceReceipt{}, errors.New("members other than spec, id, claims, " + proof + ", tlog_proof")
 	}
 	r.claims = claims
 	return r, nil
@@ -389,6 +408,38 @@ func FuzzDecodePayload(f *testing.F) {
 		}
 		if err == nil && !reflect.DeepEqual(c, ref) {
 			t.Fatalf("%s: decoded %+v, reference %+v", spec, c, ref)
+		}
+	})
+}
+
+// FuzzDecodeLeafV4: the 4.0.0 payload decoder (one fast decode, one
+// re-encoding, a byte comparison) accepts exactly the payloads that a
+// strict decode reads as 4.0.0 claims and json.Marshal writes back byte for
+// byte, with the same claims; and whatever it accepts begins as IsLeafV4
+// says, so the log's leaves divide cleanly into 4.0.0 payloads and others.
+func FuzzDecodeLeafV4(f *testing.F) {
+	for _, r := range newTamperSetV4(f).rs {
+		f.Add(payloadOf(f, decodeReceipt(f, r)))
+	}
+	f.Fuzz(func(t *testing.T, p []byte) {
+		c, err := decodeLeafV4(p)
+		var w claimsV3
+		canonical := false
+		if slowPayloadCheck(p, SpecV4, &w, func() ([]byte, error) { return json.Marshal(&w) }) == nil {
+			m, merr := json.Marshal(&w)
+			canonical = merr == nil && bytes.Equal(m, p) && w.Spec == SpecV4
+		}
+		if (err == nil) != canonical {
+			t.Fatalf("decoder %v, canonical %v: %q", err, canonical, p)
+		}
+		if err != nil {
+			return
+		}
+		if !reflect.DeepEqual(c, fromV3(&w)) {
+			t.Fatalf("decoded %+v, reference %+v", c, fromV3(&w))
+		}
+		if !IsLeafV4(p) {
+			t.Fatalf("accepted a payload IsLeafV4 does not recognise: %q", p)
 		}
 	})
 }

@@ -56,6 +56,17 @@ var goldenV3 = []struct {
 	{"receipt-v3-pending.json", "", pendingClaimsV3Clear, 34},
 }
 
+// goldenV4 are the 4.0.0 vectors, concealed like goldenV3.
+var goldenV4 = []struct {
+	file, openings string
+	clear          func(int) Claims
+	seed           byte
+}{
+	{"receipt-v4.json", "openings-v4.json", sampleClaimsV3Clear, 36},
+	{"receipt-v4-uk.json", "", sampleClaimsV3UKClear, 37},
+	{"receipt-v4-pending.json", "", pendingClaimsV3Clear, 38},
+}
+
 func buildGoldenSet(t testing.TB) goldenSet {
 	t.Helper()
 	f := newFixture(t)
@@ -75,6 +86,20 @@ func buildGoldenSet(t testing.TB) goldenSet {
 	for i, r := range f.issue(t, v3...) {
 		files[goldenV3[i].file] = r
 	}
+	// The 4.0.0 vectors continue the log again (indexes 7 to 9), under a
+	// checkpoint the receipt key cosigns: the same service after its
+	// upgrade to 4.0.0.
+	var v4 []Claims
+	for i, g := range goldenV4 {
+		public, openings := conceal(t, asV4(g.clear(10+i)), g.seed)
+		v4 = append(v4, public)
+		if g.openings != "" {
+			files[g.openings] = append(mustIndentJSON(t, openings), '\n')
+		}
+	}
+	for i, r := range f.issueV4(t, v4...) {
+		files[goldenV4[i].file] = r
+	}
 
 	sb := newFixture(t)
 	sbSigner, err := NewSigner(seedKey(2))
@@ -87,6 +112,8 @@ func buildGoldenSet(t testing.TB) goldenSet {
 	sandbox := sb.issue(t, withOrigin(sandboxClaims(3), sandboxOrigin))
 	sbV3, _ := conceal(t, withOrigin(sandboxClaimsV3Clear(9), sandboxOrigin), 35)
 	files["receipt-v3-sandbox.json"] = sb.issue(t, sbV3)[0]
+	sbV4, _ := conceal(t, asV4(withOrigin(sandboxClaimsV3Clear(13), sandboxOrigin)), 39)
+	files["receipt-v4-sandbox.json"] = sb.issueV4(t, sbV4)[0]
 
 	indent := func(v any) []byte {
 		b, err := json.MarshalIndent(v, "", "  ")
@@ -164,6 +191,15 @@ var goldenVectors = []struct {
 	{"receipt-v3-sandbox.json", "jwks.json", "log.vkey", "", StepKid},
 	{"receipt-v3.json", "jwks.json", "log.vkey", "openings-v3-b2b.json", StepOpening},
 	{"receipt-v3.json", "jwks.json", "log-sandbox.vkey", "", StepCheckpointSignature},
+	{"receipt-v4.json", "jwks.json", "log.vkey", "", ""},
+	{"receipt-v4.json", "jwks.json", "log.vkey", "openings-v4.json", ""},
+	{"receipt-v4-uk.json", "jwks.json", "log.vkey", "", ""},
+	{"receipt-v4-pending.json", "jwks.json", "log.vkey", "", ""},
+	{"receipt-v4-sandbox.json", "jwks-sandbox.json", "log-sandbox.vkey", "", ""},
+	{"receipt-v4-sandbox.json", "jwks.json", "log-sandbox.vkey", "", StepKid},
+	{"receipt-v4.json", "jwks-sandbox.json", "log.vkey", "", StepKid},
+	{"receipt-v4.json", "jwks.json", "log-sandbox.vkey", "", StepCheckpointSignature},
+	{"receipt-v4.json", "jwks.json", "log.vkey", "openings-v3.json", StepOpening},
 }
 
 func readTestdata(t testing.TB, name string) []byte {

@@ -34,6 +34,9 @@ type memLog struct {
 	size   int64
 	signer note.Signer
 	vkey   string
+	// cosigners sign each checkpoint after the log key (4.0.0: the
+	// receipt key).
+	cosigners []note.Signer
 }
 
 func newMemLog(t testing.TB, origin string, seed byte) *memLog {
@@ -79,7 +82,7 @@ func (l *memLog) checkpoint(t testing.TB) []byte {
 		t.Fatal(err)
 	}
 	text := l.origin + "\n" + itoa(l.size) + "\n" + root.String() + "\n"
-	msg, err := note.Sign(&note.Note{Text: text}, l.signer)
+	msg, err := note.Sign(&note.Note{Text: text}, append([]note.Signer{l.signer}, l.cosigners...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,6 +261,53 @@ func (f *fixture) issueWith(t testing.TB, sign func(Claims) (string, error), cs 
 		out = append(out, r)
 	}
 	return out
+}
+
+// issueV4 seals every claims value (SpecV4, concealed) as the next log
+// entry, then assembles all receipts against one checkpoint of the final
+// tree, cosigned by the fixture's receipt key as the ledger cosigns with
+// Keyring.Cosigners.
+func (f *fixture) issueV4(t testing.TB, cs ...Claims) [][]byte {
+	t.Helper()
+	return f.issueV4With(t, []note.Signer{f.signer.NoteSigner()}, cs...)
+}
+
+// issueV4With is issueV4 with the checkpoint cosigned by cosigners.
+func (f *fixture) issueV4With(t testing.TB, cosigners []note.Signer, cs ...Claims) [][]byte {
+	t.Helper()
+	type entry struct {
+		leaf  []byte
+		index int64
+	}
+	var es []entry
+	for _, c := range cs {
+		c.Log = LogRef{Origin: f.log.origin}
+		p, err := Seal(c)
+		if err != nil {
+			t.Fatalf("seal: %v", err)
+		}
+		es = append(es, entry{p, f.log.append(t, p)})
+	}
+	saved := f.log.cosigners
+	f.log.cosigners = cosigners
+	cp := f.log.checkpoint(t)
+	f.log.cosigners = saved
+	var out [][]byte
+	for _, e := range es {
+		r, err := Assemble(string(e.leaf), e.index, f.log.prove(t, e.index), cp)
+		if err != nil {
+			t.Fatalf("assemble: %v", err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// asV4 turns clear SpecV3 sample claims into SpecV4 ones (the same claims
+// and rules).
+func asV4(c Claims) Claims {
+	c.Spec = SpecV4
+	return c
 }
 
 func decodeReceipt(t testing.TB, b []byte) Receipt {

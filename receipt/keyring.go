@@ -14,7 +14,10 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"golang.org/x/mod/sumdb/note"
 )
 
 // Errors of the keyring. Each is wrapped with the file or key it concerns.
@@ -49,6 +52,11 @@ type Keyring struct {
 	mu     sync.RWMutex
 	signer *Signer
 	keys   KeySet
+	// held counts the Holds on the active key; retired are keys rotated
+	// out while held, which keep cosigning until their holds are
+	// released (Hold, Cosigners). Guarded by mu; the counts are atomic.
+	held    *keyHolds
+	retired []*keyHolds
 	// maxIAT is the highest iat signed by the active key through Sign, so
 	// that Rotate never sets an exp that a receipt already issued in the
 	// same second would fall outside of. Guarded by mu (read-locked signers
@@ -134,6 +142,83 @@ func (k *Keyring) Sign(c Claims) (string, error) {
 	return jws, nil
 }
 
+// keyHolds is a key and the number of Holds on it not yet released.
+type keyHolds struct {
+	signer *Signer
+	n      atomic.Int64
+}
+
+// Hold is a receipt admitted for issue under a key (Keyring.Hold): until
+// Release, that key cosigns every checkpoint, rotated or not. The zero
+// Hold holds nothing.
+type Hold struct{ h *keyHolds }
+
+// Release ends the hold. Call it once, when the receipt's append has been
+// answered (committed or failed): its checkpoint is signed by then.
+func (h Hold) Release() {
+	if h.h != nil {
+		h.h.n.Add(-1)
+	}
+}
+
+// KeyID is the kid of the held key, "" for the zero Hold.
+func (h Hold) KeyID() string {
+	if h.h == nil {
+		return ""
+	}
+	return h.h.signer.kid
+}
+
+// Hold admits claims for a 4.0.0 receipt under the active key, as Sign
+// admits claims for a JWS: it refuses claims of another environment
+// (ErrWrongEnvironment) and claims issued before the active key's nbf
+// (ErrOutsideKeyWindow), and remembers the latest iat, so that a Rotate
+// gives the key an exp after it. It does not check the claims against the
+// format: Seal does. Until the Hold is released, the key is among
+// Cosigners even if Rotate retires it meanwhile: the receipt, admitted
+// within the key's window, may be logged after the rotation, and the
+// checkpoint of its commit must carry a signature by a key whose window
+// holds its iat (doc.go "# Version 4.0.0"). Release the Hold once the
+// append is answered. Nil claims (an entry without a receipt) hold nothing:
+// the zero Hold.
+func (k *Keyring) Hold(c *Claims) (Hold, error) {
+	if c == nil {
+		return Hold{}, nil
+	}
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	if k.signer.env != "" && c.Environment != k.signer.env {
+		return Hold{}, fmt.Errorf("%w: claims are %q, key is %q", ErrWrongEnvironment, c.Environment, k.signer.env)
+	}
+	active := k.keys.Keys[len(k.keys.Keys)-1]
+	if c.IssuedAt < active.NotBefore {
+		return Hold{}, fmt.Errorf("%w: iat %d, key %s has nbf %d", ErrOutsideKeyWindow, c.IssuedAt, active.Kid, active.NotBefore)
+	}
+	k.maxMu.Lock()
+	k.maxIAT = max(k.maxIAT, c.IssuedAt)
+	k.maxMu.Unlock()
+	k.held.n.Add(1)
+	return Hold{h: k.held}, nil
+}
+
+// Cosigners returns the keys that sign the next checkpoint beside the log
+// key (ledger.Options.Cosigners): the active key, and each retired key
+// that a Hold still holds, as signed-note signers named by their kid. It
+// is safe for concurrent use and cheap (one small slice), asked once per
+// commit, so a Rotate takes effect at the next commit.
+func (k *Keyring) Cosigners() []note.Signer {
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	out := make([]note.Signer, 1, 1+len(k.retired))
+	out[0] = k.signer.note
+	for _, r := range k.retired {
+		if r.n.Load() > 0 {
+			out = append(out, r.signer.note)
+		}
+	}
+	return out
+}
+
 // KeySet returns every key this keyring ever signed with, oldest first, the
 // active key last: the document to serve at GET /.well-known/jwks.json (for
 // the production keyring only; a sandbox key set is never merged into it).
@@ -190,8 +275,16 @@ func (k *Keyring) Rotate(now time.Time, rand io.Reader) error {
 		return fmt.Errorf("receipt: keyring %s: rotate: %w", k.name, err)
 	}
 	// From here on the new key is published: use it even if the last step
-	// fails, since OpenKeyring will complete the rename.
-	k.signer, k.keys = signer, next
+	// fails, since OpenKeyring will complete the rename. The retired key
+	// keeps cosigning while receipts admitted under it are on their way
+	// (Hold); a key whose holds are all released never gets one again.
+	retired := k.retired[:0:0]
+	for _, r := range append(k.retired, k.held) {
+		if r.n.Load() > 0 {
+			retired = append(retired, r)
+		}
+	}
+	k.signer, k.keys, k.held, k.retired = signer, next, &keyHolds{signer: signer}, retired
 	k.maxMu.Lock()
 	k.maxIAT = 0
 	k.maxMu.Unlock()
@@ -334,7 +427,7 @@ func (k *Keyring) load() error {
 		return fmt.Errorf("%w: %s holds key %s, the JWKS's active key is %s", ErrKeyringInconsistent, k.keyPath(), signer.KeyID(), active.Kid)
 	}
 	signer.env = k.name
-	k.signer, k.keys = signer, ks
+	k.signer, k.keys, k.held = signer, ks, &keyHolds{signer: signer}
 	return nil
 }
 

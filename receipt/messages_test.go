@@ -1,6 +1,7 @@
 package receipt
 
 import (
+	"encoding/base64"
 	"strings"
 	"testing"
 )
@@ -13,6 +14,8 @@ import (
 func TestVerifyMessages(t *testing.T) {
 	v1 := readTestdata(t, "receipt-v1.json")
 	v3 := readTestdata(t, "receipt-v3.json")
+	v4 := readTestdata(t, "receipt-v4.json")
+	sandboxV4 := readTestdata(t, "receipt-v4-sandbox.json")
 	sandbox := readTestdata(t, "receipt-sandbox.json")
 	jwks, sbJWKS := readTestdata(t, "jwks.json"), readTestdata(t, "jwks-sandbox.json")
 	vkey := strings.TrimSpace(string(readTestdata(t, "log.vkey")))
@@ -47,6 +50,15 @@ func TestVerifyMessages(t *testing.T) {
 			[]string{"production receipt", "GET /.well-known/jwks.json", "not the sandbox one, GET /sandbox/v1/jwks.json"}},
 		{"production receipt, sandbox log key", v3, jwks, sbVKey, StepCheckpointSignature, "",
 			[]string{"not signed by the log key you gave (ledger.example/fiscal402-sandbox+", "it is signed by ledger.example/fiscal402+", "GET /.well-known/log-key"}},
+		{"4.0.0 sandbox receipt, production key set", sandboxV4, jwks, sbVKey, StepKid, "",
+			[]string{"no signature by a key of this key set", "cosigns under its kid", "sandbox receipt", "GET /sandbox/v1/jwks.json", "never at GET /.well-known/jwks.json"}},
+		{"4.0.0 production receipt, sandbox key set", v4, sbJWKS, vkey, StepKid, "",
+			[]string{"no signature by a key of this key set", "production receipt", "GET /.well-known/jwks.json"}},
+		{"4.0.0 payload and readable claims changed alike", []byte(strings.Replace(strings.Replace(string(v4), `"legal_name": "Example Digital GmbH"`, `"legal_name": "Example Digital AG"`, 1),
+			decodeReceipt(t, v4).Payload, base64.RawURLEncoding.EncodeToString([]byte(strings.Replace(string(payloadOf(t, decodeReceipt(t, v4))), `"legal_name":"Example Digital GmbH"`, `"legal_name":"Example Digital AG"`, 1))), 1)),
+			jwks, vkey, StepInclusion, "", []string{"does not lead from this receipt's payload at index 7", "the payload was altered"}},
+		{"4.0.0 key window", v4, []byte(strings.Replace(string(jwks), `"nbf": 1789380000`, `"nbf": 1789466401`, 1)), vkey, StepKeyWindow, "",
+			[]string{"issued at 2026-09-15T10:00:00Z", "which cosigned its checkpoint, was not valid", "valid from 2026-09-15T10:00:01Z"}},
 		{"not a receipt", []byte(`{"receipt":1}`), jwks, vkey, StepParse, "",
 			[]string{"not a receipt document", "GET /v1/receipts/{id}"}},
 	} {

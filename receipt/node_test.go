@@ -52,6 +52,13 @@ func TestNodeVerifier(t *testing.T) {
 			cases = append(cases, nodeCase{Name: s.version + " " + tc.name, Receipt: tc.receipt, JWKS: tc.jwks, VKey: tc.vkey, Openings: tc.openings, step: tc.step})
 		}
 	}
+	v4 := newTamperSetV4(t)
+	v4Cases, goOnly := v4.casesV4(t, 7)
+	for _, tc := range v4Cases {
+		if !goOnly[tc.name] {
+			cases = append(cases, nodeCase{Name: "v4 " + tc.name, Receipt: tc.receipt, JWKS: tc.jwks, VKey: tc.vkey, Openings: tc.openings, step: tc.step})
+		}
+	}
 	// Verify itself must agree with the expectation, or the comparison
 	// below would compare two wrong answers.
 	for _, c := range cases {

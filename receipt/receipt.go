@@ -16,32 +16,46 @@ import (
 const MaxInputSize = 1 << 20
 
 // Receipt is the JSON document served at GET /v1/receipts/{id}: the signed
-// JWS, a readable copy of its claims, and the C2SP tlog-proof that puts the
-// JWS in the ledger's Merkle log.
+// JWS (1.0.0 to 3.0.0) or the payload (4.0.0), a readable copy of its
+// claims, and the C2SP tlog-proof that puts the JWS or the payload in the
+// ledger's Merkle log. Exactly one of JWS and Payload is set.
 type Receipt struct {
-	Spec      string          `json:"spec"`
-	ID        string          `json:"id"`
-	Claims    json.RawMessage `json:"claims"`
-	JWS       string          `json:"jws"`
-	TlogProof string          `json:"tlog_proof"`
+	Spec   string          `json:"spec"`
+	ID     string          `json:"id"`
+	Claims json.RawMessage `json:"claims"`
+	JWS    string          `json:"jws,omitempty"`
+	// Payload is, for 4.0.0, the log leaf (the claims' JSON, exactly as
+	// logged) in unpadded base64url.
+	Payload   string `json:"payload,omitempty"`
+	TlogProof string `json:"tlog_proof"`
 }
 
-// Assemble builds the receipt JSON for a signed JWS at log index index, with
-// its inclusion proof and the signed checkpoint it leads to. It cross-checks
-// what it can without the log's public key: the JWS is well formed, the
-// claims name the checkpoint's origin (and, for 1.0.0 and 2.0.0, this
-// index), and the proof leads from the JWS leaf to the checkpoint's root. A
-// failure is a bug in the caller, never a property of the data.
+// Assemble builds the receipt JSON for a log leaf at log index index, with
+// its inclusion proof and the signed checkpoint it leads to. The leaf is a
+// signed JWS (1.0.0 to 3.0.0) or a 4.0.0 payload (IsLeafV4), whose document
+// is then {spec, id, claims, payload, tlog_proof}. It cross-checks what it
+// can without the keys: the JWS or payload is well formed and valid
+// claims, the claims name the checkpoint's origin (and, for 1.0.0 and
+// 2.0.0, this index), and the proof leads from the leaf to the checkpoint's
+// root. A failure is a bug in the caller, never a property of the data.
+// For 4.0.0 the checkpoint must be the one the receipt key cosigned (the
+// covering checkpoint of the commit that appended the leaf), which only
+// Verify, with the key set, can check.
 //
-// For a SpecV3 JWS, made before its position was known, index is where the
-// committer appended it; nothing in the JWS changes.
+// For a SpecV3 JWS or a SpecV4 payload, made before its position was
+// known, index is where the committer appended it; nothing in the leaf
+// changes.
 //
 // The output is indented JSON ending in a newline, deterministic for the
 // same inputs.
-func Assemble(jws string, index int64, proof tlog.RecordProof, checkpointNote []byte) ([]byte, error) {
+func Assemble(leaf string, index int64, proof tlog.RecordProof, checkpointNote []byte) ([]byte, error) {
 	fail := func(format string, args ...any) ([]byte, error) {
 		return nil, fmt.Errorf("receipt: assemble: %s", fmt.Sprintf(format, args...))
 	}
+	if IsLeafV4([]byte(leaf)) {
+		return assembleV4([]byte(leaf), index, proof, checkpointNote)
+	}
+	jws := leaf
 	parts, err := splitJWS(jws)
 	if err != nil {
 		return fail("%v", err)
@@ -241,7 +255,7 @@ func (e *specError) Error() string { return fmt.Sprintf("claims of spec %q", e.s
 // first versions of Verify did, so a receipt stays valid if a future
 // encoding/json spells the same values differently.
 func decodePayload(payload []byte, spec string) (Claims, error) {
-	if spec == SpecV3 {
+	if ConcealedSpec(spec) {
 		var w claimsV3
 		if fastClaimsV3(payload, &w) && w.Spec == spec && bytes.Equal(appendClaimsV3(make([]byte, 0, len(payload)), &w), payload) {
 			return fromV3(&w), nil
@@ -359,17 +373,25 @@ func jurisdictionsOf(spec string) ([]string, bool) {
 		return []string{JurisdictionEUVAT}, true
 	case SpecV2:
 		return []string{JurisdictionUKVAT}, true
-	case SpecV3:
+	case SpecV3, SpecV4:
 		return []string{JurisdictionEUVAT, JurisdictionUKVAT}, true
 	}
 	return nil, false
 }
 
-// LeafReceiptID returns the receipt id a log leaf (a receipt JWS) carries,
-// without checking its signature: for tools that walk a log whose
-// checkpoints they have verified and must find two leaves with one receipt
-// id, the mark of a 3.0.0 JWS appended twice (doc.go "# Version 3.0.0").
+// LeafReceiptID returns the receipt id a log leaf (a receipt JWS, or a
+// 4.0.0 payload) carries, without checking its signature: for tools that
+// walk a log whose checkpoints they have verified and must find two leaves
+// with one receipt id, the mark of a 3.0.0 JWS or 4.0.0 payload appended
+// twice (doc.go "# Version 3.0.0").
 func LeafReceiptID(leaf []byte) (string, error) {
+	if IsLeafV4(leaf) {
+		c, err := decodeLeafV4(leaf)
+		if err != nil {
+			return "", fmt.Errorf("receipt: leaf: payload: %v", err)
+		}
+		return c.ReceiptID, nil
+	}
 	parts, err := splitJWSBytes(leaf)
 	if err != nil {
 		return "", fmt.Errorf("receipt: leaf: %v", err)

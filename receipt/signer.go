@@ -23,6 +23,8 @@ type Signer struct {
 	// BASE64URL(UTF8(JWS Protected Header)) (RFC 7515 §7.1): it depends on
 	// the key and the version only, so it is written once.
 	headers map[string]string
+	// note is the key as a signed-note signer (NoteSigner), named by kid.
+	note *noteSigner
 }
 
 // ErrWrongEnvironment is returned when a keyring's signer is asked to sign
@@ -78,7 +80,8 @@ func NewSigner(priv ed25519.PrivateKey) (*Signer, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Signer{priv: derived, pub: pub, kid: kid, headers: make(map[string]string, len(specHeaders))}
+	s := &Signer{priv: derived, pub: pub, kid: kid, headers: make(map[string]string, len(specHeaders)),
+		note: &noteSigner{priv: derived, name: kid, hash: NoteKeyHash(kid, pub)}}
 	for _, h := range specHeaders {
 		s.headers[h.spec] = base64.RawURLEncoding.EncodeToString(jwsHeaderJSON(h.alg, kid, h.typ))
 	}
@@ -110,7 +113,14 @@ func (s *Signer) PublicKey() ed25519.PublicKey { return s.pub }
 // json.Marshal writes, which TestEncodeMatchesMarshal, FuzzEncodeClaims and
 // the golden receipts hold it to), and the signature is crypto/ed25519 over
 // the ASCII signing input (RFC 7515 §5.1).
+//
+// SpecV4 claims are refused (*ClaimsError at /spec): a 4.0.0 receipt has
+// no JWS. Seal writes its payload, the log leaf, and the key cosigns the
+// checkpoints instead (NoteSigner, Keyring.Cosigners).
 func (s *Signer) Sign(c Claims) (string, error) {
+	if c.Spec == SpecV4 {
+		return "", errNotSigned
+	}
 	if err := checkClaims(&c); err != nil {
 		return "", err
 	}
@@ -145,7 +155,7 @@ const maxPooledScratch = 64 << 10
 // appendPayload appends the signed payload of claims that checkClaims
 // accepted: json.Marshal(c), or for SpecV3 json.Marshal(toV3(c)).
 func appendPayload(b []byte, c *Claims) []byte {
-	if c.Spec == SpecV3 {
+	if ConcealedSpec(c.Spec) {
 		w := toV3(c)
 		return appendClaimsV3(b, &w)
 	}

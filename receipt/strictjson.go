@@ -457,10 +457,14 @@ func stringLen(s []byte) int {
 // string members, and the readable claims exactly as written.
 type receiptDoc struct {
 	spec, id, tlogProof string
-	// jws and claims are the bytes of the document (jws decoded only if
-	// written with escapes), not copies.
+	// jws (1.0.0 to 3.0.0), payload (4.0.0: the base64url text of the
+	// leaf) and claims are the bytes of the document (jws and payload
+	// decoded only if written with escapes), not copies.
 	jws    []byte
 	claims []byte
+	// v4: the document has a payload member instead of jws (4.0.0).
+	v4      bool
+	payload []byte
 	// claimsUnchecked: claims were only delimited (scanReceipt), not
 	// validated; Verify proves them valid by their equality with the
 	// signed payload (sameTokens), or answers as parseReceipt would.
@@ -468,7 +472,8 @@ type receiptDoc struct {
 }
 
 // parseReceipt reads the receipt document: a JSON object with exactly the
-// members spec, id, claims (an object), jws and tlog_proof (strings).
+// members spec, id, claims (an object), jws and tlog_proof (strings), or,
+// for 4.0.0, payload in place of jws.
 // Unknown members are refused: anything unsigned beside the claims could be
 // read as part of the receipt. It accepts exactly what decodeStrict accepts
 // (FuzzParseReceipt compares them), but builds nothing for the claims: it
@@ -545,14 +550,18 @@ func readReceipt(data []byte, scanClaims bool) (receiptDoc, error) {
 			}
 			isString := p.pos < len(p.data) && p.data[p.pos] == '"'
 			switch {
-			case name == "jws" && isString:
+			case (name == "jws" || name == "payload") && isString:
 				raw, decoded, err := p.strSpan()
 				if err != nil {
 					return receiptDoc{}, err
 				}
-				doc.jws = raw
 				if decoded != nil {
-					doc.jws = decoded
+					raw = decoded
+				}
+				if name == "jws" {
+					doc.jws = raw
+				} else {
+					doc.payload, doc.v4 = raw, true
 				}
 			case dst != nil && isString:
 				if *dst, err = p.str(); err != nil {
@@ -573,7 +582,7 @@ func readReceipt(data []byte, scanClaims bool) (receiptDoc, error) {
 				if err := p.skip(1); err != nil {
 					return receiptDoc{}, err
 				}
-				if dst != nil || name == "claims" || name == "jws" {
+				if dst != nil || name == "claims" || name == "jws" || name == "payload" {
 					wrongType = append(wrongType, name)
 				}
 			}
@@ -595,7 +604,13 @@ func readReceipt(data []byte, scanClaims bool) (receiptDoc, error) {
 	if p.space(); p.pos != len(p.data) {
 		return receiptDoc{}, p.errorf("data after the JSON value")
 	}
-	for _, name := range []string{"spec", "id", "jws", "tlog_proof"} {
+	// The proof of the claims is the jws member, or in 4.0.0 (a document
+	// with a payload member and no jws) the payload.
+	proof := "jws"
+	if slices.Contains(names, "payload") && !slices.Contains(names, "jws") {
+		proof = "payload"
+	}
+	for _, name := range []string{"spec", "id", proof, "tlog_proof"} {
 		if !slices.Contains(names, name) || slices.Contains(wrongType, name) {
 			return receiptDoc{}, fmt.Errorf("member %q missing or not a string", name)
 		}
@@ -604,6 +619,9 @@ func readReceipt(data []byte, scanClaims bool) (receiptDoc, error) {
 		return receiptDoc{}, errors.New(`member "claims" missing or not an object`)
 	}
 	if len(names) != 5 {
+		if proof == "payload" {
+			return receiptDoc{}, errors.New("members other than spec, id, claims, payload, tlog_proof")
+		}
 		return receiptDoc{}, errors.New("members other than spec, id, claims, jws, tlog_proof")
 	}
 	return doc, nil

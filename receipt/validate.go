@@ -54,12 +54,12 @@ const (
 func checkClaims(c *Claims) error { return checkClaimsMode(c, modeSigned) }
 
 func checkClaimsMode(c *Claims, mode claimsMode) error {
-	v := &checker{spec: c.Spec, v3: c.Spec == SpecV3}
+	v := &checker{spec: c.Spec, v3: ConcealedSpec(c.Spec)}
 	// Personal fields are in clear in the old versions and in Conceal's
 	// input; a signed SpecV3 receipt has them only as commitments.
 	v.inClear = !v.v3 || mode == modeClear
 	if mode == modeClear && !v.v3 {
-		v.fail("/spec", "%q claims carry no commitments; only %s claims are concealed", c.Spec, SpecV3)
+		v.fail("/spec", "%q claims carry no commitments; only %s and %s claims are concealed", c.Spec, SpecV3, SpecV4)
 		return v.err
 	}
 	if !v.header(c) {
@@ -90,7 +90,7 @@ func checkClaimsMode(c *Claims, mode claimsMode) error {
 	}
 	switch {
 	case !v.v3 && c.RecordSHA256 != "":
-		v.fail("/record_sha256", "only %s receipts carry this member", SpecV3)
+		v.fail("/record_sha256", "only %s and %s receipts carry this member", SpecV3, SpecV4)
 	case v.v3:
 		v.personal("/record_sha256", c.RecordSHA256 != "", func() {
 			v.optMatch("/record_sha256", c.RecordSHA256, patSHA256Hex, "lower-case hex SHA-256")
@@ -98,7 +98,7 @@ func checkClaimsMode(c *Claims, mode claimsMode) error {
 	}
 	switch {
 	case !v.v3 && c.Commitments != nil:
-		v.fail("/commitments", "only %s receipts carry commitments", SpecV3)
+		v.fail("/commitments", "only %s and %s receipts carry commitments", SpecV3, SpecV4)
 	case v.v3 && mode == modeClear && c.Commitments != nil:
 		v.fail("/commitments", "claims in clear carry no commitments yet")
 	case v.v3 && mode == modeSigned:
@@ -115,6 +115,12 @@ func checkClaimsMode(c *Claims, mode claimsMode) error {
 	}
 	return v.err
 }
+
+// ConcealedSpec reports whether claims of spec are in the form of doc.go
+// "# Version 3.0.0": personal fields only as commitments (Conceal), exact
+// figures, location evidence, no log index in the payload. True for 3.0.0
+// and 4.0.0, which shares its claims.
+func ConcealedSpec(spec string) bool { return spec == SpecV3 || spec == SpecV4 }
 
 type checker struct {
 	err     error
@@ -163,14 +169,14 @@ func (v *checker) personal(field string, present bool, check func()) {
 	case v.inClear:
 		check()
 	case present:
-		v.fail(field, "is personal data, which a %s receipt carries only as a commitment (see Conceal)", SpecV3)
+		v.fail(field, "is personal data, which a %s receipt carries only as a commitment (see Conceal)", v.spec)
 	}
 }
 
 // v3Only refuses a SpecV3 member in an older receipt.
 func (v *checker) v3Only(field string, present bool) {
 	if present && !v.v3 {
-		v.fail(field, "only %s receipts carry this member", SpecV3)
+		v.fail(field, "only %s and %s receipts carry this member", SpecV3, SpecV4)
 	}
 }
 
@@ -233,10 +239,10 @@ func (v *checker) header(c *Claims) bool {
 		jurisdictions = []string{JurisdictionEUVAT}
 	case SpecV2:
 		jurisdictions = []string{JurisdictionUKVAT}
-	case SpecV3:
+	case SpecV3, SpecV4:
 		jurisdictions = []string{JurisdictionEUVAT, JurisdictionUKVAT}
 	default:
-		v.fail("/spec", "unknown spec %q (this verifier knows %s, %s and %s)", c.Spec, SpecV1, SpecV2, SpecV3)
+		v.fail("/spec", "unknown spec %q (this verifier knows %s, %s, %s and %s)", c.Spec, SpecV1, SpecV2, SpecV3, SpecV4)
 		return false
 	}
 	if v.v3 {
@@ -503,8 +509,8 @@ func (v *checker) fxEUR(f *FX, settled string) {
 func (v *checker) fxGBP(f *FXGBP, settled, spec string) {
 	switch spec {
 	case SpecV2:
-	case SpecV3:
-		v.fail("/fx_gbp", "a %s receipt carries sterling figures in fx_tax_currency", SpecV3)
+	case SpecV3, SpecV4:
+		v.fail("/fx_gbp", "a %s receipt carries sterling figures in fx_tax_currency", spec)
 		return
 	default:
 		v.fail("/fx_gbp", "only %s receipts carry sterling figures", SpecV2)
@@ -524,7 +530,7 @@ func (v *checker) fxGBP(f *FXGBP, settled, spec string) {
 // SEK), hence money amounts; euro figures belong in fx.
 func (v *checker) fxTaxCurrency(f *FXTaxCurrency, settled string) {
 	if !v.v3 {
-		v.fail("/fx_tax_currency", "only %s receipts carry this member", SpecV3)
+		v.fail("/fx_tax_currency", "only %s and %s receipts carry this member", SpecV3, SpecV4)
 		return
 	}
 	v.match("/fx_tax_currency/currency", f.Currency, patCurrency, "an ISO 4217 alphabetic code")

@@ -20,10 +20,10 @@ const (
 	StepJWS                 = "jws"                  // the JWS is not a canonical compact JWS with a receipt header
 	StepAlg                 = "alg"                  // alg is not EdDSA or Ed25519
 	StepTyp                 = "typ"                  // typ is not a receipt type
-	StepKid                 = "kid"                  // the JWKS has no key with this kid
+	StepKid                 = "kid"                  // the JWKS has no key with this kid (4.0.0: no key of the JWKS cosigned the checkpoint)
 	StepKeyRevoked          = "key-revoked"          // the key is marked revoked
 	StepSignature           = "signature"            // the Ed25519 signature does not verify
-	StepPayload             = "payload"              // the signed payload is not a claims object in the form Sign writes
+	StepPayload             = "payload"              // the signed payload (4.0.0: the payload) is not a claims object in the form Sign (Seal) writes
 	StepKeyWindow           = "key-window"           // iat is outside the key's nbf ≤ iat < exp
 	StepClaimsMismatch      = "claims-mismatch"      // the readable claims, spec or id differ from the signed payload
 	StepSpec                = "spec"                 // the signed claims break the format rules of their spec version
@@ -32,7 +32,7 @@ const (
 	StepCheckpoint          = "checkpoint"           // the signed note is not a tlog checkpoint
 	StepOrigin              = "origin"               // the checkpoint is of another log than the claims name
 	StepIndex               = "index"                // the proof is for another index than the claims name (1.0.0, 2.0.0)
-	StepInclusion           = "inclusion"            // the inclusion proof does not lead from the JWS to the checkpoint root
+	StepInclusion           = "inclusion"            // the inclusion proof does not lead from the JWS (4.0.0: the payload) to the checkpoint root
 	StepOpening             = "opening"              // an opening given to Verifier.Verify does not open its commitment
 )
 
@@ -119,7 +119,8 @@ func NewVerifier(jwks []byte, logVerifierKey string) (*Verifier, error) {
 // ("origin+hash+base64", golang.org/x/mod/sumdb/note). It returns the
 // verified claims, or a *VerifyError naming the first failed step:
 //
-//  1. parse: the document has exactly spec, id, claims, jws, tlog_proof;
+//  1. parse: the document has exactly spec, id, claims, jws (4.0.0:
+//     payload), tlog_proof;
 //     jwks, log-key: the two keys parse, and the key set publishes no
 //     private key.
 //  2. jws, alg, typ: canonical compact JWS; header exactly {alg, kid, typ};
@@ -146,6 +147,27 @@ func NewVerifier(jwks []byte, logVerifierKey string) (*Verifier, error) {
 //     Verify sets claims.Log.Index from the proof).
 //  10. inclusion: tlog.CheckRecord(proof, size, root, index,
 //     tlog.RecordHash([]byte(jws))) (RFC 6962 §2.1.1).
+//
+// A 4.0.0 document (a payload member in place of jws) is checked in this
+// order instead (doc.go "# Version 4.0.0"):
+//
+//  1. parse, jwks, log-key as above.
+//  2. payload: the payload member is canonical unpadded base64url, and the
+//     payload decodes to 4.0.0 claims and is exactly the bytes Seal writes
+//     for them (spec: claims of another version).
+//  3. claims-mismatch: the readable claims, spec and id equal the
+//     payload's.
+//  4. spec: the claims follow the rules of 4.0.0 (those of 3.0.0).
+//  5. tlog-proof, checkpoint-signature, checkpoint, origin: as above.
+//  6. inclusion: tlog.CheckRecord from tlog.RecordHash(payload) at the
+//     proof's index (returned in claims.Log.Index) to the checkpoint root.
+//  7. kid, signature, key-revoked, key-window: the checkpoint carries a
+//     signature line named by the kid of an Ed25519 key of the JWKS, with
+//     that key's note key hash (NoteKeyHash); every such line verifies
+//     over the checkpoint text; one of these keys is not revoked and its
+//     window holds nbf ≤ iat < exp. Judged last, when the log has
+//     authenticated the payload: an altered iat fails at inclusion, never
+//     as a key problem.
 //
 // Verify reads no clock: a key's window is judged at the receipt's iat, so a
 // receipt signed by a since-retired key stays valid. It proves that the
@@ -208,7 +230,7 @@ func (v *Verifier) verifyScanned(receiptJSON []byte, doc *receiptDoc, openings [
 }
 
 func parseFailure(err error) error {
-	return &sentence{msg: fmt.Sprintf("this is not a receipt document: %v. A receipt is the JSON object served at GET %s, with exactly the members spec, id, claims, jws and tlog_proof; pass that document unchanged",
+	return &sentence{msg: fmt.Sprintf("this is not a receipt document: %v. A receipt is the JSON object served at GET %s, with exactly the members spec, id, claims, jws (4.0.0: payload) and tlog_proof; pass that document unchanged",
 		err, pathReceiptPattern), err: err}
 }
 
@@ -230,6 +252,9 @@ func (vf *verification) failField(step, field string, err error) error {
 }
 
 func (v *Verifier) verify(doc *receiptDoc, openings []Opening) (*Claims, error) {
+	if doc.v4 {
+		return v.verifyV4(doc, openings)
+	}
 	vf := &verification{v: v, id: doc.id}
 
 	parts, err := splitJWSBytes(doc.jws)
@@ -290,32 +315,12 @@ func (v *Verifier) verify(doc *receiptDoc, openings []Opening) (*Claims, error) 
 	if doc.id != c.ReceiptID {
 		return nil, vf.failField(StepClaimsMismatch, "/receipt_id", fmt.Errorf("the document's id is %q but the signed claims are for receipt %q: the document was changed after signing, or the JWS of another receipt was put in it", doc.id, c.ReceiptID))
 	}
-	if err := checkClaims(&c); err != nil {
-		var ce *ClaimsError
-		field := ""
-		if errors.As(err, &ce) {
-			field = ce.Field
-		}
-		return nil, vf.failField(StepSpec, field, fmt.Errorf("the signed claims break the rules of %s: %s. The issuer signed a malformed receipt; report it to them", c.Spec, plain(err)))
+	if err := vf.rules(&c); err != nil {
+		return nil, err
 	}
-
-	index, proof, cpNote, err := ParseTlogProof(doc.tlogProof)
+	index, proof, _, _, cp, err := vf.checkpoint(doc.tlogProof, &c)
 	if err != nil {
-		return nil, vf.failf(StepTlogProof, "the tlog_proof member is not a C2SP tlog-proof: %s. Pass the receipt exactly as the issuer served it", plain(err))
-	}
-	if err := checkNoteSignatureEncoding(cpNote); err != nil {
-		return nil, vf.failf(StepCheckpointSignature, "the checkpoint's signature is not in its one canonical spelling (%v): it was altered", err)
-	}
-	opened, err := note.Open(cpNote, note.VerifierList(v.logKey))
-	if err != nil {
-		return nil, vf.fail(StepCheckpointSignature, vf.checkpointFailure(err, &c))
-	}
-	cp, err := parseCheckpoint(opened.Text)
-	if err != nil {
-		return nil, vf.failf(StepCheckpoint, "the log key signed a note that is not a tlog checkpoint (%v): report it to the issuer", err)
-	}
-	if cp.origin != c.Log.Origin {
-		return nil, vf.failField(StepOrigin, "/log/origin", fmt.Errorf("the checkpoint is of log %q, but the receipt was signed for log %q: the proof comes from another log. Fetch the receipt from its issuer, and use that log's key", cp.origin, c.Log.Origin))
+		return nil, err
 	}
 	if c.Spec == SpecV3 {
 		// The position is not signed (doc.go "# Version 3.0.0"): the
@@ -324,25 +329,88 @@ func (v *Verifier) verify(doc *receiptDoc, openings []Opening) (*Claims, error) 
 	} else if index != c.Log.Index {
 		return nil, vf.failField(StepIndex, "/log/index", fmt.Errorf("the proof is for log index %d, but the receipt says it is at index %d: the proof belongs to another entry", index, c.Log.Index))
 	}
-	if index >= cp.size {
-		return nil, vf.failf(StepInclusion, "the proof is for index %d, which is not in the checkpointed tree of %d entries: the proof or checkpoint was swapped", index, cp.size)
+	if err := vf.included(index, proof, cp, doc.jws, "JWS"); err != nil {
+		return nil, err
 	}
-	if err := tlog.CheckRecord(proof, cp.size, cp.root, index, tlog.RecordHash(doc.jws)); err != nil {
-		return nil, vf.failf(StepInclusion, "the inclusion proof does not lead from this receipt's JWS at index %d to the root of the checkpointed tree of %d entries: the proof, the index or the JWS was altered, or the proof is for another entry. Fetch the receipt again; if it persists, the log may be inconsistent: report it",
-			index, cp.size)
-	}
-	if len(openings) > 0 {
-		revealed, err := Reveal(&c, openings...)
-		if err != nil {
-			var oe *OpeningError
-			if errors.As(err, &oe) {
-				return nil, vf.failField(StepOpening, oe.Field, fmt.Errorf("%s. The receipt itself is valid; the opening is not the one the issuer committed to: ask the account holder for the openings of this receipt", plain(err)))
-			}
-			return nil, vf.fail(StepOpening, err)
+	return vf.reveal(&c, openings)
+}
+
+// rules checks signed (or, in 4.0.0, logged) claims against the rules of
+// their spec version.
+func (vf *verification) rules(c *Claims) error {
+	if err := checkClaims(c); err != nil {
+		var ce *ClaimsError
+		field := ""
+		if errors.As(err, &ce) {
+			field = ce.Field
 		}
-		return revealed, nil
+		if c.Spec == SpecV4 {
+			// Not yet authenticated: the proof comes later.
+			return vf.failField(StepSpec, field, fmt.Errorf("the claims break the rules of %s: %s. They were altered, or the issuer logged a malformed receipt: get it again from its issuer, and report it if it persists", c.Spec, plain(err)))
+		}
+		return vf.failField(StepSpec, field, fmt.Errorf("the signed claims break the rules of %s: %s. The issuer signed a malformed receipt; report it to them", c.Spec, plain(err)))
 	}
-	return &c, nil
+	return nil
+}
+
+// checkpoint parses the tlog-proof and checks its checkpoint: a C2SP
+// checkpoint signed by the log key, of the log the claims name. It returns
+// the proof's index and hashes, the note and its signed text, and the
+// checkpoint.
+func (vf *verification) checkpoint(tlogProof string, c *Claims) (index int64, proof tlog.RecordProof, cpNote, text []byte, cp checkpoint, err error) {
+	fail := func(err error) (int64, tlog.RecordProof, []byte, []byte, checkpoint, error) {
+		return 0, nil, nil, nil, checkpoint{}, err
+	}
+	index, proof, cpNote, err = ParseTlogProof(tlogProof)
+	if err != nil {
+		return fail(vf.failf(StepTlogProof, "the tlog_proof member is not a C2SP tlog-proof: %s. Pass the receipt exactly as the issuer served it", plain(err)))
+	}
+	if err := checkNoteSignatureEncoding(cpNote); err != nil {
+		return fail(vf.failf(StepCheckpointSignature, "the checkpoint's signature is not in its one canonical spelling (%v): it was altered", err))
+	}
+	opened, err := note.Open(cpNote, note.VerifierList(vf.v.logKey))
+	if err != nil {
+		return fail(vf.fail(StepCheckpointSignature, vf.checkpointFailure(err, c)))
+	}
+	cp, err = parseCheckpoint(opened.Text)
+	if err != nil {
+		return fail(vf.failf(StepCheckpoint, "the log key signed a note that is not a tlog checkpoint (%v): report it to the issuer", err))
+	}
+	if cp.origin != c.Log.Origin {
+		return fail(vf.failField(StepOrigin, "/log/origin", fmt.Errorf("the checkpoint is of log %q, but the receipt was signed for log %q: the proof comes from another log. Fetch the receipt from its issuer, and use that log's key", cp.origin, c.Log.Origin)))
+	}
+	return index, proof, cpNote, cpNote[:len(opened.Text)], cp, nil
+}
+
+// included checks the inclusion proof of the leaf at index up to the
+// checkpoint's root; what names the leaf in the message.
+func (vf *verification) included(index int64, proof tlog.RecordProof, cp checkpoint, leaf []byte, what string) error {
+	if index >= cp.size {
+		return vf.failf(StepInclusion, "the proof is for index %d, which is not in the checkpointed tree of %d entries: the proof or checkpoint was swapped", index, cp.size)
+	}
+	if err := tlog.CheckRecord(proof, cp.size, cp.root, index, tlog.RecordHash(leaf)); err != nil {
+		return vf.failf(StepInclusion, "the inclusion proof does not lead from this receipt's %s at index %d to the root of the checkpointed tree of %d entries: the proof, the index or the %s was altered, or the proof is for another entry. Fetch the receipt again; if it persists, the log may be inconsistent: report it",
+			what, index, cp.size, what)
+	}
+	return nil
+}
+
+// reveal checks the openings against the verified claims and returns the
+// claims with the opened values in place (the claims as they are without
+// openings).
+func (vf *verification) reveal(c *Claims, openings []Opening) (*Claims, error) {
+	if len(openings) == 0 {
+		return c, nil
+	}
+	revealed, err := Reveal(c, openings...)
+	if err != nil {
+		var oe *OpeningError
+		if errors.As(err, &oe) {
+			return nil, vf.failField(StepOpening, oe.Field, fmt.Errorf("%s. The receipt itself is valid; the opening is not the one the issuer committed to: ask the account holder for the openings of this receipt", plain(err)))
+		}
+		return nil, vf.fail(StepOpening, err)
+	}
+	return revealed, nil
 }
 
 // unknownKey explains a kid missing from the key set, naming the likely

@@ -40,7 +40,7 @@ func verifyRefundReceipt(t *testing.T, e *fiscal.Engine, b *fiscal.Books, orig *
 	if err != nil {
 		t.Fatalf("refund receipt does not verify: %v", err)
 	}
-	if c.Spec != receipt.SpecV3 || c.ReceiptID != r.Receipt.ID || c.Supersedes != orig.Receipt.ID || c.Log.Index != r.Ledger.Index ||
+	if c.Spec != receipt.SpecV4 || c.ReceiptID != r.Receipt.ID || c.Supersedes != orig.Receipt.ID || c.Log.Index != r.Ledger.Index ||
 		c.Settlement.AmountUSDC != r.AmountUSDC || c.FX == nil || c.FX.GrossEUR != r.FX.GrossEUR || c.FX.VATEURExact != r.FX.VATEURExact ||
 		c.FX.USDPerEUR.Raw != orig.FX.USDPerEUR.Raw || c.Invoice == nil || c.Invoice.ID != r.CreditNote.ID ||
 		c.Classification == nil || c.Classification.Regime != orig.Classification.Regime ||

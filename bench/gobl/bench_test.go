@@ -25,11 +25,14 @@ import (
 //   - fiscal402/prepare+issue: the engine's CPU work before the ledger
 //     (registry answer, determination, conversion, invoicing law, UBL
 //     without its number, receipt claims): no number, no signature, no disk;
-//   - fiscal402/receipt-sign: the receipt's JWS (Ed25519) over this sale's
-//     claims, the signature the committer adds;
+//   - fiscal402/receipt-sign: the 3.0.0 receipt's JWS (Ed25519) over this
+//     sale's claims, the signature made per receipt until 4.0.0;
+//   - fiscal402/receipt-seal: the 4.0.0 receipt's payload (rules and
+//     encoding, no signature: the receipt key cosigns each commit's
+//     checkpoint instead), what the engine does per receipt now;
 //   - fiscal402/settle-tmpfs: Books.Settle, the whole path (idempotency
 //     claims, prepare+issue, invoice number, record, concealed receipt
-//     claims and their JWS, the bbolt append and the Merkle log) on a ledger
+//     claims sealed, the bbolt append and the Merkle log) on a ledger
 //     in /dev/shm, where fsync costs nothing;
 //   - fiscal402/settle-disk: the same on a temporary directory on disk,
 //     durable (fsynced before it returns): what a caller waits for.
@@ -76,11 +79,24 @@ func BenchmarkInvoice(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			c3 := *claims
+			c3.Spec = receipt.SpecV3
 			b.ReportAllocs()
 			b.ResetTimer()
 			defer cpuPerOp(b)()
 			for range b.N {
-				if _, err := signer.Sign(*claims); err != nil {
+				if _, err := signer.Sign(c3); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(d.name+"/fiscal402/receipt-seal", func(b *testing.B) {
+			claims := settledClaims(b, d)
+			b.ReportAllocs()
+			b.ResetTimer()
+			defer cpuPerOp(b)()
+			for range b.N {
+				if _, err := receipt.Seal(*claims); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -105,7 +105,7 @@ func TestVerifyReceiptCommand(t *testing.T) {
 		{"wrong log key", []string{"-jwks", jwksFile, "-log-key", "other.example/log+01234567+AQ" + strings.Repeat("A", 42) + "=", rcFile}, 1, "NOT VERIFIED"},
 		{"keys from the server", []string{"-server", srv.URL, rcFile}, 0, "VERIFIED: " + id},
 		{"receipt by id from the server", []string{"-server", srv.URL, "-q", id}, 0, "VERIFIED: " + id},
-		{"sandbox receipt by id from the server", []string{"-server", srv.URL, "-q", simID.ID}, 0, "VERIFIED: " + simID.ID + " (service.receipt/3.0.0, sandbox)"},
+		{"sandbox receipt by id from the server", []string{"-server", srv.URL, "-q", simID.ID}, 0, "VERIFIED: " + simID.ID + " (service.receipt/4.0.0, sandbox)"},
 		{"sandbox receipt file, keys from the server", []string{"-server", srv.URL, "-q", sbFile}, 0, "VERIFIED: " + simID.ID},
 		{"sandbox receipt, production keys", []string{"-jwks", jwksFile, "-log-key", e.LogVerifierKey(), sbFile}, 1, "NOT VERIFIED"},
 		{"no keys", []string{rcFile}, 2, ""},

@@ -1,16 +1,19 @@
 // verify.mjs: an independent verifier of fiscal402 receipts
-// (service.receipt/1.0.0, 2.0.0 and 3.0.0) and of the openings of 3.0.0
-// commitments, written from the format description in receipt/doc.go
-// without the Go code. Node >= 18, built-in modules only.
+// (service.receipt/1.0.0, 2.0.0, 3.0.0 and 4.0.0) and of the openings of
+// 3.0.0 and 4.0.0 commitments, written from the format description in
+// receipt/doc.go without the Go code. Node >= 18, built-in modules only.
 //
 //   node verify.mjs RECEIPT.json JWKS.json 'origin+hash+base64key' [OPENINGS.json]
 //
 // Prints one JSON line, {"ok":true,...} (exit 0) or {"ok":false,"step":...,
 // "error":...} (exit 1); the step names are those of receipt.Verify. It
-// checks the signature, the key window, the claims, the checkpoint signature
-// and the RFC 6962 inclusion proof (RFC 9162 §2.1.3.2), and each opening
-// against its commitment. It does not check the field-by-field rules of the
-// claims format (Go's "spec" step does).
+// checks the signature (4.0.0: the receipt key's cosignature of the
+// checkpoint), the key window, the claims, the checkpoint signature and the
+// RFC 6962 inclusion proof (RFC 9162 §2.1.3.2), and each opening against
+// its commitment. It does not check the field-by-field rules of the claims
+// format (Go's "spec" step does), nor that a 4.0.0 payload is spelt exactly
+// as the issuer writes it (a payload spelt otherwise is another leaf, which
+// fails the inclusion step here and the payload step in Go).
 import { readFileSync } from 'node:fs';
 import { createHash, createPublicKey, verify } from 'node:crypto';
 
@@ -135,11 +138,16 @@ function checkOpenings(claims, openingsBytes) {
   return opened;
 }
 
+const V4 = 'service.receipt/4.0.0';
+const SPECS = ['service.receipt/1.0.0', 'service.receipt/2.0.0', 'service.receipt/3.0.0', V4];
+
 function verifyReceipt(receiptBytes, jwksBytes, vkey, openingsBytes) {
   const r = step('parse', () => {
     const doc = parseJSON(receiptBytes, 'receipt');
-    if (!isObj(doc) || doc.size !== 5) throw new Error('not an object with exactly spec, id, claims, jws, tlog_proof');
-    for (const k of ['spec', 'id', 'jws', 'tlog_proof']) if (!isStr(doc.get(k))) throw new Error(`member ${k} missing or not a string`);
+    // 4.0.0 has a payload member in place of jws.
+    const proof = isObj(doc) && doc.has('payload') && !doc.has('jws') ? 'payload' : 'jws';
+    if (!isObj(doc) || doc.size !== 5) throw new Error(`not an object with exactly spec, id, claims, ${proof}, tlog_proof`);
+    for (const k of ['spec', 'id', proof, 'tlog_proof']) if (!isStr(doc.get(k))) throw new Error(`member ${k} missing or not a string`);
     if (!isObj(doc.get('claims'))) throw new Error('member claims missing or not an object');
     return doc;
   });
@@ -159,6 +167,7 @@ function verifyReceipt(receiptBytes, jwksBytes, vkey, openingsBytes) {
     if (hash.toString('hex') !== m[2]) throw new Error('key hash does not match');
     return { name: m[1], hash, key: ed25519Key(key.subarray(1)) };
   });
+  if (r.has('payload')) return verifyV4(r, keys, log, openingsBytes);
 
   const jws = r.get('jws');
   const [h64, p64, s64] = step('jws', () => {
@@ -186,20 +195,7 @@ function verifyReceipt(receiptBytes, jwksBytes, vkey, openingsBytes) {
   if (matches.length === 0) fail('kid', `no key ${kid}`);
   if (matches.length > 1) fail('jwks', `kid ${kid} listed twice`);
   const key = matches[0];
-  const pub = step('jwks', () => {
-    if (key.get('kty') !== 'OKP' || key.get('crv') !== 'Ed25519') throw new Error('not an OKP Ed25519 key');
-    const x = key.get('x');
-    if (!isStr(x) || b64url(x, 'x').length !== 32) throw new Error('x is not a 32-byte key');
-    // RFC 7638 thumbprint: SHA-256 of the required members in lexical order.
-    const tp = sha256(`{"crv":"Ed25519","kty":"OKP","x":"${x}"}`).toString('base64url');
-    if (tp !== kid) throw new Error('kid is not the RFC 7638 thumbprint of x');
-    for (const [m, ok] of [['use', ['sig']], ['alg', ['EdDSA', 'Ed25519']]]) {
-      if (key.has(m) && !ok.includes(key.get(m))) throw new Error(`${m} ${key.get(m)}`);
-    }
-    if (!isInt(key.get('nbf'))) throw new Error('nbf missing');
-    if (key.has('exp') && !isInt(key.get('exp'))) throw new Error('exp is not an integer');
-    return ed25519Key(b64url(x, 'x'));
-  });
+  const pub = step('jwks', () => ed25519Key(receiptKey(key, kid)));
   if (key.get('revoked') === true) fail('key-revoked', `key ${kid} is revoked`);
   // RFC 7515 §5.2: the signing input is the ASCII of the first two parts as given.
   if (!verify(null, Buffer.from(`${h64}.${p64}`, 'ascii'), pub, sig)) fail('signature', 'Ed25519 signature does not verify');
@@ -223,7 +219,36 @@ function verifyReceipt(receiptBytes, jwksBytes, vkey, openingsBytes) {
   const logRef = claims.get('log');
   if (!isStr(logRef.get('origin')) || (v3 ? logRef.size !== 1 : !isInt(logRef.get('index')))) fail('spec', 'log is not {origin, index} (3.0.0: {origin})');
 
-  // c2sp.org/tlog-proof@v1
+  const { index, proof, cp } = checkpoint(r, log);
+  if (cp.origin !== logRef.get('origin')) fail('origin', `checkpoint of ${cp.origin}`);
+  if (!v3 && index !== BigInt(logRef.get('index').number)) fail('index', `proof for index ${index}`);
+  inclusion(index, proof, cp, Buffer.from(jws, 'ascii'));
+  const opened = openingsBytes ? checkOpenings(claims, openingsBytes) : [];
+  return { receipt_id: claims.get('receipt_id'), spec: claims.get('spec'), log_index: Number(index), opened };
+}
+
+// The receipt key of a JWKS entry (doc.go "# Keys and rotation"): an OKP
+// Ed25519 key whose kid is its RFC 7638 thumbprint, with a window.
+function receiptKey(key, kid) {
+  if (key.get('kty') !== 'OKP' || key.get('crv') !== 'Ed25519') throw new Error('not an OKP Ed25519 key');
+  const x = key.get('x');
+  if (!isStr(x) || b64url(x, 'x').length !== 32) throw new Error('x is not a 32-byte key');
+  // RFC 7638 thumbprint: SHA-256 of the required members in lexical order.
+  const tp = sha256(`{"crv":"Ed25519","kty":"OKP","x":"${x}"}`).toString('base64url');
+  if (tp !== kid) throw new Error('kid is not the RFC 7638 thumbprint of x');
+  for (const [m, ok] of [['use', ['sig']], ['alg', ['EdDSA', 'Ed25519']]]) {
+    if (key.has(m) && !ok.includes(key.get(m))) throw new Error(`${m} ${key.get(m)}`);
+  }
+  if (!isInt(key.get('nbf'))) throw new Error('nbf missing');
+  if (key.has('exp') && !isInt(key.get('exp'))) throw new Error('exp is not an integer');
+  return b64url(x, 'x');
+}
+const validAt = (key, iat) => iat >= BigInt(key.get('nbf').number) && (!key.has('exp') || iat < BigInt(key.get('exp').number));
+
+// The tlog-proof (c2sp.org/tlog-proof@v1) and its checkpoint, signed by the
+// log key: the index, the proof hashes, the checkpoint and its signed
+// note's text and signature lines.
+function checkpoint(r, log) {
   const { index, proof, note } = step('tlog-proof', () => {
     const lines = r.get('tlog_proof').split('\n');
     let n = 0;
@@ -246,39 +271,43 @@ function verifyReceipt(receiptBytes, jwksBytes, vkey, openingsBytes) {
   });
 
   // C2SP signed note: text, blank line, "— <name> base64(keyhash ‖ sig)" lines.
-  const text = step('checkpoint-signature', () => {
+  const { text, sigs } = step('checkpoint-signature', () => {
     if (/[\u0000-\u0009\u000b-\u001f]/.test(note)) throw new Error('control character in note');
     const split = note.lastIndexOf('\n\n');
     if (split < 0 || !note.endsWith('\n')) throw new Error('malformed note');
     const text = note.slice(0, split + 1);
+    const sigs = [];
     let verified = 0;
     for (const line of note.slice(split + 2, -1).split('\n')) {
       const m = /^\u2014 (\S+) (\S+)$/.exec(line);
       if (!m) throw new Error('malformed signature line');
       const raw = b64(m[2], 'note signature');
       if (raw.length < 5) throw new Error('short signature');
+      sigs.push({ name: m[1], raw });
       if (m[1] !== log.name || !raw.subarray(0, 4).equals(log.hash)) continue; // unknown key: ignore
       if (!verify(null, Buffer.from(text, 'utf8'), log.key, raw.subarray(4))) throw new Error('invalid signature by the log key');
       verified++;
     }
     if (verified === 0) throw new Error('no signature by the log key');
-    return text;
+    return { text, sigs };
   });
   const cp = step('checkpoint', () => {
     const l = text.slice(0, -1).split('\n');
     if (l.length < 3 || l[0] === '' || !/^(0|[1-9]\d*)$/.test(l[1])) throw new Error('not a checkpoint');
     const root = b64(l[2], 'root');
     if (root.length !== 32 || l.slice(3).some((e) => e === '')) throw new Error('not a checkpoint');
-    return { origin: l[0], size: BigInt(l[1]), root };
+    return { origin: l[0], size: BigInt(l[1]), root, text, sigs };
   });
-  if (cp.origin !== logRef.get('origin')) fail('origin', `checkpoint of ${cp.origin}`);
-  if (!v3 && index !== BigInt(logRef.get('index').number)) fail('index', `proof for index ${index}`);
+  return { index, proof, cp };
+}
 
-  // RFC 9162 §2.1.3.2, leaf hash = SHA-256(0x00 ‖ jws), node = SHA-256(0x01 ‖ l ‖ r).
+// RFC 9162 §2.1.3.2, leaf hash = SHA-256(0x00 ‖ leaf), node = SHA-256(0x01 ‖ l ‖ r);
+// the leaf is the jws string (1.0.0 to 3.0.0) or the payload bytes (4.0.0).
+function inclusion(index, proof, cp, leaf) {
   step('inclusion', () => {
     if (index >= cp.size) throw new Error(`index ${index} not below tree size ${cp.size}`);
     let fn = index, sn = cp.size - 1n;
-    let h = sha256(Buffer.from([0]), Buffer.from(jws, 'ascii'));
+    let h = sha256(Buffer.from([0]), leaf);
     for (const p of proof) {
       if (sn === 0n) throw new Error('proof too long');
       if ((fn & 1n) === 1n || fn === sn) {
@@ -291,6 +320,51 @@ function verifyReceipt(receiptBytes, jwksBytes, vkey, openingsBytes) {
     }
     if (sn !== 0n || !h.equals(cp.root)) throw new Error('proof does not lead to the checkpoint root');
   });
+}
+
+// 4.0.0, "signed by inclusion" (doc.go "# Version 4.0.0"): the payload is
+// the log leaf; the checkpoint is signed by the log key and cosigned by a
+// receipt key of the JWKS (signature line named by its kid, key hash
+// SHA-256(kid ‖ 0x0A ‖ 0x01 ‖ key)[:4]) whose window holds iat.
+function verifyV4(r, keys, log, openingsBytes) {
+  const p = step('payload', () => b64url(r.get('payload'), 'payload'));
+  const claims = step('payload', () => {
+    const c = parseJSON(p, 'payload');
+    if (!isObj(c) || !isStr(c.get('spec'))) throw new Error('not a claims object');
+    if (c.get('spec') !== V4 && SPECS.includes(c.get('spec'))) fail('spec', `a ${V4} document with claims of ${c.get('spec')}`);
+    if (c.get('spec') !== V4 || !isInt(c.get('iat')) || !isObj(c.get('log'))) throw new Error('not 4.0.0 claims');
+    return c;
+  });
+  if (!same(r.get('claims'), claims)) fail('claims-mismatch', 'readable claims differ from the payload');
+  if (r.get('spec') !== claims.get('spec') || r.get('id') !== claims.get('receipt_id')) fail('claims-mismatch', 'spec or id differ');
+  if (claims.get('receipt_id') !== `rcpt_${claims.get('event_id')}`) fail('spec', 'receipt_id is not rcpt_ + event_id');
+  const logRef = claims.get('log');
+  if (!isStr(logRef.get('origin')) || logRef.size !== 1) fail('spec', 'log is not {origin}');
+
+  const { index, proof, cp } = checkpoint(r, log);
+  if (cp.origin !== logRef.get('origin')) fail('origin', `checkpoint of ${cp.origin}`);
+  inclusion(index, proof, cp, p);
+
+  // The receipt key's cosignature: every line by a key of the JWKS must
+  // verify; one by a key not revoked whose window holds iat must be there.
+  const iat = BigInt(claims.get('iat').number);
+  const cosigners = [];
+  for (const { name, raw } of cp.sigs) {
+    const matches = keys.filter((k) => isObj(k) && k.get('kid') === name);
+    if (matches.length === 0) continue;
+    if (matches.length > 1) fail('jwks', `kid ${name} listed twice`);
+    const x = step('jwks', () => receiptKey(matches[0], name));
+    const hash = sha256(Buffer.from(name + '\n'), Buffer.from([1]), x).subarray(0, 4);
+    if (!raw.subarray(0, 4).equals(hash)) continue; // another key of that name
+    if (raw.length !== 68 || !verify(null, Buffer.from(cp.text, 'utf8'), ed25519Key(x), raw.subarray(4))) fail('signature', `the cosignature by ${name} does not verify`);
+    cosigners.push(matches[0]);
+  }
+  if (cosigners.length === 0) fail('kid', 'the checkpoint carries no signature by a key of the JWKS');
+  if (!cosigners.some((k) => k.get('revoked') !== true && validAt(k, iat))) {
+    if (cosigners.some((k) => validAt(k, iat))) fail('key-revoked', 'the key valid at iat is revoked');
+    if (cosigners.some((k) => k.get('revoked') !== true)) fail('key-window', `iat ${iat} outside the window of every cosigning key`);
+    fail('key-revoked', 'every cosigning key is revoked');
+  }
   const opened = openingsBytes ? checkOpenings(claims, openingsBytes) : [];
   return { receipt_id: claims.get('receipt_id'), spec: claims.get('spec'), log_index: Number(index), opened };
 }

@@ -138,26 +138,37 @@ func TestReceiptTampered(t *testing.T) {
 	w := getWorld(t)
 	doc, _ := os.ReadFile(w.receiptDE)
 	var r struct {
-		JWS       string `json:"jws"`
+		Payload   string `json:"payload"`
 		TlogProof string `json:"tlog_proof"`
 	}
-	if err := json.Unmarshal(doc, &r); err != nil {
-		t.Fatal(err)
+	if err := json.Unmarshal(doc, &r); err != nil || r.Payload == "" {
+		t.Fatalf("the engine's receipt is not a 4.0.0 document: %v", err)
 	}
-	// A consistent forgery: the amount changed in the signed payload and
-	// in the readable claims alike, so only the signature can tell.
-	h, p, _ := strings.Cut(r.JWS, ".")
-	p, s, _ := strings.Cut(p, ".")
-	payload, _ := base64.RawURLEncoding.DecodeString(p)
+	// A consistent forgery: the amount changed in the payload (the signed
+	// log leaf) and in the readable claims alike, so only the proof can
+	// tell: the changed payload is not the leaf the checkpoint holds.
+	payload, _ := base64.RawURLEncoding.DecodeString(r.Payload)
 	forgedPayload := bytes.ReplaceAll(payload, []byte(`"amount_usdc":"11.90"`), []byte(`"amount_usdc":"1.90"`))
-	forgedJWS := h + "." + base64.RawURLEncoding.EncodeToString(forgedPayload) + "." + s
-	forged := bytes.Replace(doc, []byte(r.JWS), []byte(forgedJWS), 1)
+	forged := bytes.Replace(doc, []byte(r.Payload), []byte(base64.RawURLEncoding.EncodeToString(forgedPayload)), 1)
 	forged = bytes.ReplaceAll(forged, []byte(`"amount_usdc": "11.90"`), []byte(`"amount_usdc": "1.90"`))
 	forgedFile := filepath.Join(t.TempDir(), "forged.json")
 	os.WriteFile(forgedFile, forged, 0o644)
 
-	// One byte of the checkpoint's signature, one of the inclusion proof.
-	sigLine := strings.TrimSuffix(r.TlogProof[strings.LastIndex(r.TlogProof, " ")+1:], "\n")
+	// One byte of the checkpoint's signature by the log key, one of the
+	// receipt key's cosignature, one of the inclusion proof.
+	lastField := func(prefix string) string {
+		for _, l := range strings.Split(r.TlogProof, "\n") {
+			if strings.HasPrefix(l, prefix) {
+				return l[strings.LastIndex(l, " ")+1:]
+			}
+		}
+		t.Fatalf("no line %q in %s", prefix, r.TlogProof)
+		return ""
+	}
+	sigLine := lastField("— " + w.origin + " ")
+	jwksDoc, _ := os.ReadFile(w.jwks)
+	jwks, _ := receipt.ParseKeySet(jwksDoc)
+	cosigLine := lastField("— " + jwks.Keys[len(jwks.Keys)-1].Kid + " ")
 	// The French receipt, at index 1, has a proof hash (the German one, at
 	// index 0 of a tree of 1, has none).
 	frDoc, _ := os.ReadFile(w.receiptFR)
@@ -183,8 +194,9 @@ func TestReceiptTampered(t *testing.T) {
 		want outcome
 	}{
 		{"claims-amount", keys("receipt", tamper(t, w.receiptDE, []byte(`"amount_usdc": "11.90"`), []byte(`"amount_usdc": "11.91"`))), outcome{ExitFailed, `step "claims-mismatch"`}},
-		{"signed-amount", keys("receipt", forgedFile), outcome{ExitFailed, `step "signature"`}},
+		{"signed-amount", keys("receipt", forgedFile), outcome{ExitFailed, `step "inclusion"`}},
 		{"checkpoint-signature", keys("receipt", tamper(t, w.receiptDE, []byte(sigLine), flipOne([]byte(sigLine), 20))), outcome{ExitFailed, `step "checkpoint-signature"`}},
+		{"cosignature", keys("receipt", tamper(t, w.receiptDE, []byte(cosigLine), flipOne([]byte(cosigLine), 20))), outcome{ExitFailed, `step "signature"`}},
 		{"inclusion", keys("receipt", tamper(t, w.receiptFR, []byte(hashLine), flipOne([]byte(hashLine), 5))), outcome{ExitFailed, `step "inclusion"`}},
 		{"other-key-set", []string{"receipt", w.receiptDE, "--jwks", otherJWKS, "--log-key-file", w.logFile}, outcome{ExitFailed, `step "kid"`}},
 		{"no-log-key", []string{"receipt", w.receiptDE, "--jwks", w.jwks}, outcome{ExitFailed, `step "log-key"`}},

@@ -225,7 +225,8 @@ func (w *world) build() string {
 }
 
 // appendV3 appends a service.receipt/3.0.0 receipt to the engine's log, as
-// the engine will issue them (receipt/doc.go "# Migration"): claims in
+// the engine issued them before 4.0.0 (receipt/doc.go "# Migration"), so
+// that the log holds both versions, as an upgraded service's does: claims in
 // clear, Conceal, Keyring.Sign before the index is known, the committer
 // appends the JWS, Assemble with the index it got. The claims are those of
 // the French sale under a new event id, with two items of location

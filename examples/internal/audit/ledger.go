@@ -28,7 +28,7 @@ const (
 	checkFile          = "file"                 // the ledger's own check (ledger.Check) of the copy
 	checkCheckpointSig = "checkpoint-signature" // every checkpoint is signed by the log key
 	checkCheckpoint    = "checkpoint-root"      // every checkpoint's root is that of the leaves before it
-	checkLeaf          = "leaf"                 // a leaf is a receipt JWS, or the entry's record
+	checkLeaf          = "leaf"                 // a leaf is a receipt (JWS or 4.0.0 payload), or the entry's record
 	checkReceiptID     = "receipt-id"           // a receipt leaf carries its own entry's receipt id
 	checkDuplicate     = "duplicate-receipt"    // no two leaves carry one receipt id
 	checkReceipt       = "receipt"              // a receipt leaf verifies as its receipt (with --jwks)
@@ -40,7 +40,7 @@ var ledgerWords = map[string]string{
 	checkFile:          "the file must pass the ledger's own consistency check",
 	checkCheckpointSig: "every checkpoint must be signed by the log key",
 	checkCheckpoint:    "every checkpoint must sign the root of the leaves before it",
-	checkLeaf:          "every leaf must be a receipt JWS or its entry's record",
+	checkLeaf:          "every leaf must be a receipt (a JWS or a 4.0.0 payload) or its entry's record",
 	checkReceiptID:     "a receipt leaf must carry its own entry's receipt id (rcpt_ + entry id)",
 	checkDuplicate:     "no two leaves may carry the same receipt id",
 	checkReceipt:       "every receipt leaf must verify as a receipt",
@@ -182,8 +182,8 @@ type ledgerAudit struct {
 	documentLeaves  int64
 	checkpoints     int64
 	invoices        int64
-	committedRecord int64 // 3.0.0 receipts whose record hash is committed and not opened here: checked field by field
-	openedRecord    int64 // 3.0.0 receipts whose record hash the entry's openings open: checked byte for byte
+	committedRecord int64 // 3.0.0 and 4.0.0 receipts whose record hash is committed and not opened here: checked field by field
+	openedRecord    int64 // 3.0.0 and 4.0.0 receipts whose record hash the entry's openings open: checked byte for byte
 	latest          ledger.Checkpoint
 	stack           []subtree // the running RFC 6962 root: complete subtrees, largest first
 }
@@ -306,7 +306,7 @@ func (a *ledgerAudit) entry(l *ledger.Ledger, e ledger.StoredEntry) *ledgerFailu
 		return &ledgerFailure{check: check, index: e.Index, entry: e.ID, msg: fmt.Sprintf(format, args...)}
 	}
 	record, hasRecord := e.Docs[docRecord]
-	if len(e.Leaf) > 0 && e.Leaf[0] == '{' {
+	if len(e.Leaf) > 0 && e.Leaf[0] == '{' && !receipt.IsLeafV4(e.Leaf) {
 		// An entry without a receipt: its leaf is its record document
 		// (fiscal.Engine.Commit), which must be stored unchanged.
 		a.documentLeaves++
@@ -317,7 +317,7 @@ func (a *ledgerAudit) entry(l *ledger.Ledger, e ledger.StoredEntry) *ledgerFailu
 	}
 	id, err := receipt.LeafReceiptID(e.Leaf)
 	if err != nil {
-		return fail(checkLeaf, "the leaf is neither a receipt JWS nor a JSON document: %s.", strings.TrimPrefix(err.Error(), "receipt: "))
+		return fail(checkLeaf, "the leaf is neither a receipt (a JWS or a 4.0.0 payload) nor a JSON document: %s.", strings.TrimPrefix(err.Error(), "receipt: "))
 	}
 	a.receiptLeaves++
 	if own := "rcpt_" + e.ID; id != own {
@@ -347,8 +347,8 @@ func (a *ledgerAudit) entry(l *ledger.Ledger, e ledger.StoredEntry) *ledgerFailu
 	} else if err := decodeLeafClaims(e.Leaf, &c); err != nil {
 		return fail(checkLeaf, "the receipt's payload cannot be read: %v.", err)
 	}
-	if c.Spec == receipt.SpecV3 {
-		c.Log.Index = e.Index // 3.0.0 signs no index: the leaf's position is it
+	if receipt.ConcealedSpec(c.Spec) {
+		c.Log.Index = e.Index // 3.0.0 and 4.0.0 sign no index: the leaf's position is it
 	} else if c.Log.Index != e.Index {
 		// 1.0.0 and 2.0.0 sign their index (Verify, with --jwks, checks it
 		// against the proof; without, it is checked here).
@@ -361,8 +361,8 @@ func (a *ledgerAudit) entry(l *ledger.Ledger, e ledger.StoredEntry) *ledgerFailu
 		return fail(checkRecord, "%s: the record was changed after the receipt was signed, or it belongs to another entry. The receipt is what the service signed; the record it serves for this entry no longer matches it.", msg)
 	}
 	ubl, hasUBL := e.Docs[docUBL]
-	if c.Spec == receipt.SpecV3 {
-		// 3.0.0 conceals the digests of the stored record and invoice as
+	if receipt.ConcealedSpec(c.Spec) {
+		// 3.0.0 and 4.0.0 conceal the digests of the stored record and invoice as
 		// salted commitments; the entry keeps their openings (fiscal
 		// DocOpenings), so whoever holds the file checks the exact bytes.
 		opened, err := openedDigests(e.Docs[docOpenings], &c)
@@ -414,6 +414,14 @@ func (a *ledgerAudit) receiptDoc(l *ledger.Ledger, e ledger.StoredEntry) ([]byte
 	if err != nil {
 		return nil, fmt.Errorf("inclusion proof: %v", err)
 	}
+	if receipt.IsLeafV4(e.Leaf) {
+		// The payload is the leaf, its readable copy the same bytes.
+		return json.Marshal(receipt.Receipt{
+			Spec: receipt.SpecV4, ID: "rcpt_" + e.ID, Claims: e.Leaf,
+			Payload:   base64.RawURLEncoding.EncodeToString(e.Leaf),
+			TlogProof: receipt.FormatTlogProof(e.Index, proof, cp.Note),
+		})
+	}
 	payload, err := leafPayload(e.Leaf)
 	if err != nil {
 		return nil, err
@@ -431,17 +439,14 @@ func (a *ledgerAudit) receiptDoc(l *ledger.Ledger, e ledger.StoredEntry) ([]byte
 	})
 }
 
+// leafPayload is the claims' JSON of a receipt leaf: a 4.0.0 leaf itself,
+// or the payload of a JWS.
 func leafPayload(leaf []byte) ([]byte, error) {
-	parts := bytes.Split(leaf, []byte("."))
-	if len(parts) != 3 {
-		return nil, errors.New("the leaf is not a compact JWS")
+	payload, ok, err := receipt.LeafPayload(leaf)
+	if err == nil && !ok {
+		err = errors.New("the leaf is not a compact JWS or a 4.0.0 payload")
 	}
-	payload := make([]byte, base64.RawURLEncoding.DecodedLen(len(parts[1])))
-	n, err := base64.RawURLEncoding.Decode(payload, parts[1])
-	if err != nil {
-		return nil, fmt.Errorf("the JWS payload is not base64url: %v", err)
-	}
-	return payload[:n], nil
+	return payload, err
 }
 
 // decodeLeafClaims reads the claims of a receipt leaf without checking its
@@ -595,10 +600,10 @@ func (a *ledgerAudit) summary(w io.Writer, name, jwksPath string) {
 	rec := fmt.Sprintf("%d stored records match their leaves", a.receiptLeaves+a.documentLeaves)
 	var how []string
 	if a.openedRecord > 0 {
-		how = append(how, fmt.Sprintf("%d 3.0.0 %s byte for byte, through the openings stored with %s", a.openedRecord, plural(a.openedRecord, "record", "records"), plural(a.openedRecord, "it", "them")))
+		how = append(how, fmt.Sprintf("%d 3.0.0 or 4.0.0 %s byte for byte, through the openings stored with %s", a.openedRecord, plural(a.openedRecord, "record", "records"), plural(a.openedRecord, "it", "them")))
 	}
 	if a.committedRecord > 0 {
-		how = append(how, fmt.Sprintf("%d 3.0.0 %s field by field (no openings stored)", a.committedRecord, plural(a.committedRecord, "record", "records")))
+		how = append(how, fmt.Sprintf("%d 3.0.0 or 4.0.0 %s field by field (no openings stored)", a.committedRecord, plural(a.committedRecord, "record", "records")))
 	}
 	if len(how) > 0 {
 		rec += " (" + strings.Join(how, "; ") + ")"

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -20,16 +21,16 @@ import (
 // checkWords says, for each step of receipt.Verify, what the check makes
 // sure of: the failure line reads "step X failed: <this>".
 var checkWords = map[string]string{
-	receipt.StepParse:               "the document must be a receipt (spec, id, claims, jws, tlog_proof)",
+	receipt.StepParse:               "the document must be a receipt (spec, id, claims, jws or, 4.0.0, payload, tlog_proof)",
 	receipt.StepJWKS:                "the key set must be a usable receipt key set",
 	receipt.StepLogKey:              "the log's verifier key must be given and well formed",
 	receipt.StepJWS:                 "the jws must be a receipt JWS in its one canonical spelling",
 	receipt.StepAlg:                 "the JWS must be signed with Ed25519",
 	receipt.StepTyp:                 "the JWS must be typed as a receipt",
-	receipt.StepKid:                 "the key set must hold the key that signed the receipt",
+	receipt.StepKid:                 "the key set must hold the key that signed the receipt (4.0.0: that cosigned its checkpoint)",
 	receipt.StepKeyRevoked:          "the signing key must not be revoked",
 	receipt.StepSignature:           "the Ed25519 signature must match the signed content",
-	receipt.StepPayload:             "the signed payload must be receipt claims",
+	receipt.StepPayload:             "the signed payload (4.0.0: the payload) must be receipt claims, spelt as the issuer writes them",
 	receipt.StepKeyWindow:           "the key must have been valid when the receipt was issued",
 	receipt.StepClaimsMismatch:      "the readable claims must equal the signed ones",
 	receipt.StepSpec:                "the signed claims must follow the rules of their format version",
@@ -211,12 +212,28 @@ type proofFacts struct {
 }
 
 // facts reads the signing key and the checkpoint of a receipt Verify has
-// accepted; what it cannot read stays empty (the verdict stands).
-func facts(doc, jwks []byte, logKey string) proofFacts {
+// accepted; what it cannot read stays empty (the verdict stands). The key
+// of a 4.0.0 receipt is the one whose cosignature of the checkpoint Verify
+// accepted: a key of the key set named on a signature line, not revoked,
+// whose window holds iat.
+func facts(doc, jwks []byte, logKey string, iat int64) proofFacts {
 	var pf proofFacts
 	var r receipt.Receipt
 	if json.Unmarshal(doc, &r) != nil {
 		return pf
+	}
+	ks, ksErr := receipt.ParseKeySet(jwks)
+	if r.Payload != "" && ksErr == nil {
+		if _, _, cpNote, err := receipt.ParseTlogProof(r.TlogProof); err == nil {
+			sigs := string(cpNote[bytes.LastIndex(cpNote, []byte("\n\n"))+2:])
+			for _, line := range strings.Split(sigs, "\n") {
+				name, _, _ := strings.Cut(strings.TrimPrefix(line, "— "), " ")
+				if k, err := ks.Lookup(name); err == nil && !k.Revoked && k.ValidAt(iat) {
+					pf.kid = name
+					break
+				}
+			}
+		}
 	}
 	if h, _, ok := strings.Cut(r.JWS, "."); ok {
 		if raw, err := base64.RawURLEncoding.DecodeString(h); err == nil {
@@ -228,7 +245,7 @@ func facts(doc, jwks []byte, logKey string) proofFacts {
 			}
 		}
 	}
-	if ks, err := receipt.ParseKeySet(jwks); err == nil {
+	if ksErr == nil {
 		if k, err := ks.Lookup(pf.kid); err == nil {
 			pf.key = &k
 		}
@@ -245,7 +262,7 @@ func facts(doc, jwks []byte, logKey string) proofFacts {
 
 // printProves writes what a verified receipt proves, in words.
 func printProves(w io.Writer, c *receipt.Claims, doc, jwks []byte, logKey string, openings []receipt.Opening) {
-	pf := facts(doc, jwks, logKey)
+	pf := facts(doc, jwks, logKey, c.IssuedAt)
 	row := func(label, text string) {
 		fmt.Fprintf(w, "  %-13s %s\n", label, wrap(text, 84, strings.Repeat(" ", 16)))
 	}
@@ -301,7 +318,11 @@ func printProves(w io.Writer, c *receipt.Claims, doc, jwks []byte, logKey string
 	}
 	issued := unixTime(c.IssuedAt)
 	if pf.kid != "" {
-		issued += " with receipt key " + pf.kid
+		if c.Spec == receipt.SpecV4 {
+			issued += ", vouched for by receipt key " + pf.kid + " (its cosignature of the checkpoint)"
+		} else {
+			issued += " with receipt key " + pf.kid
+		}
 		if pf.key != nil {
 			issued += ", valid from " + unixTime(pf.key.NotBefore)
 			if pf.key.Expires != nil {
@@ -315,7 +336,7 @@ func printProves(w io.Writer, c *receipt.Claims, doc, jwks []byte, logKey string
 		pos += fmt.Sprintf(", in the signed checkpoint of %d %s with root %s", cp.Size, plural(cp.Size, "entry", "entries"), cp.Root)
 	}
 	row("Ledger", pos)
-	if c.Spec == receipt.SpecV3 {
+	if receipt.ConcealedSpec(c.Spec) {
 		opened := map[string]string{}
 		for _, o := range openings {
 			opened[o.Field] = o.Value
@@ -334,8 +355,12 @@ func printProves(w io.Writer, c *receipt.Claims, doc, jwks []byte, logKey string
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Checks passed:")
+	signed := "signed by a key of the key set that was valid when the receipt was issued"
+	if c.Spec == receipt.SpecV4 {
+		signed = "its checkpoint is cosigned by a key of the key set that was valid at its issue (4.0.0)"
+	}
 	for _, c := range []string{
-		"signed by a key of the key set that was valid when the receipt was issued",
+		signed,
 		"the readable claims equal the signed ones",
 		"the claims follow the rules of " + c.Spec,
 		"the checkpoint is signed by the log key",
