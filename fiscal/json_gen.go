@@ -888,31 +888,22 @@ func genJSONVatThresholdCheck(b []byte, v *vat.ThresholdCheck) ([]byte, error) {
 	b = strconv.AppendInt(b, int64(v.Year), 10)
 	b = append(b, ",\"limit\":"...)
 	{
-		out, err := v.Limit.MarshalJSON()
-		if err == nil {
-			b, err = genJSONMarshaled(b, out)
-		}
-		if err != nil {
+		var err error
+		if b, err = genJSONDecimal(b, v.Limit); err != nil {
 			return b, &json.MarshalerError{Type: reflect.TypeFor[decimal.Decimal](), Err: err}
 		}
 	}
 	b = append(b, ",\"previousYear\":"...)
 	{
-		out, err := v.PreviousYear.MarshalJSON()
-		if err == nil {
-			b, err = genJSONMarshaled(b, out)
-		}
-		if err != nil {
+		var err error
+		if b, err = genJSONDecimal(b, v.PreviousYear); err != nil {
 			return b, &json.MarshalerError{Type: reflect.TypeFor[decimal.Decimal](), Err: err}
 		}
 	}
 	b = append(b, ",\"totalBefore\":"...)
 	{
-		out, err := v.TotalBefore.MarshalJSON()
-		if err == nil {
-			b, err = genJSONMarshaled(b, out)
-		}
-		if err != nil {
+		var err error
+		if b, err = genJSONDecimal(b, v.TotalBefore); err != nil {
 			return b, &json.MarshalerError{Type: reflect.TypeFor[decimal.Decimal](), Err: err}
 		}
 	}
@@ -921,11 +912,8 @@ func genJSONVatThresholdCheck(b []byte, v *vat.ThresholdCheck) ([]byte, error) {
 	if !(v.Counted == nil) {
 		b = append(b, ",\"counted\":"...)
 		{
-			out, err := v.Counted.MarshalJSON()
-			if err == nil {
-				b, err = genJSONMarshaled(b, out)
-			}
-			if err != nil {
+			var err error
+			if b, err = genJSONDecimal(b, (*v.Counted)); err != nil {
 				return b, &json.MarshalerError{Type: reflect.TypeFor[*decimal.Decimal](), Err: err}
 			}
 		}
@@ -933,11 +921,8 @@ func genJSONVatThresholdCheck(b []byte, v *vat.ThresholdCheck) ([]byte, error) {
 	if !(v.TotalAfter == nil) {
 		b = append(b, ",\"totalAfter\":"...)
 		{
-			out, err := v.TotalAfter.MarshalJSON()
-			if err == nil {
-				b, err = genJSONMarshaled(b, out)
-			}
-			if err != nil {
+			var err error
+			if b, err = genJSONDecimal(b, (*v.TotalAfter)); err != nil {
 				return b, &json.MarshalerError{Type: reflect.TypeFor[*decimal.Decimal](), Err: err}
 			}
 		}
@@ -1313,4 +1298,63 @@ func genJSONPlain(s []byte) bool {
 		}
 	}
 	return i == n
+}
+
+// genJSONDecimal appends what d.MarshalJSON() returns (shopspring/decimal:
+// its String() quoted), without allocating, when the package's settings
+// are its defaults and the coefficient has at most 18 digits; else it
+// appends MarshalJSON's result.
+func genJSONDecimal(b []byte, d decimal.Decimal) ([]byte, error) {
+	exp := d.Exponent()
+	if decimal.MarshalJSONWithoutQuotes || !decimal.TrimTrailingZeros || decimal.UseScientificNotation ||
+		d.NumDigits() > 18 || exp > 40 || exp < -40 {
+		out, err := d.MarshalJSON()
+		if err != nil {
+			return b, err
+		}
+		return genJSONMarshaled(b, out)
+	}
+	c := d.CoefficientInt64()
+	b = append(b, '"')
+	if c < 0 {
+		b = append(b, '-')
+	}
+	var digits [24]byte
+	str := strconv.AppendUint(digits[:0], genJSONAbs(c), 10)
+	switch {
+	case exp == 0 || c == 0 && exp > 0:
+		b = append(b, str...)
+	case exp > 0:
+		b = append(b, str...)
+		for range exp {
+			b = append(b, '0')
+		}
+	default:
+		k := int(-exp) // digits after the point
+		if len(str) > k {
+			b = append(b, str[:len(str)-k]...)
+			str, k = str[len(str)-k:], 0
+		} else {
+			b = append(b, '0')
+			k -= len(str) // zeros after the point, before the digits
+		}
+		for len(str) > 0 && str[len(str)-1] == '0' {
+			str = str[:len(str)-1]
+		}
+		if len(str) > 0 {
+			b = append(b, '.')
+			for range k {
+				b = append(b, '0')
+			}
+			b = append(b, str...)
+		}
+	}
+	return append(b, '"'), nil
+}
+
+func genJSONAbs(c int64) uint64 {
+	if c < 0 {
+		return uint64(-c)
+	}
+	return uint64(c)
 }

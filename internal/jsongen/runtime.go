@@ -12,6 +12,9 @@ func runtimeHelpers(uses map[string]bool) string {
 	if uses["marshaled"] {
 		b.WriteString(marshaledHelper)
 	}
+	if uses["decimal"] {
+		b.WriteString(decimalHelper)
+	}
 	return b.String()
 }
 
@@ -158,5 +161,66 @@ func genJSONPlain(s []byte) bool {
 		}
 	}
 	return i == n
+}
+`
+
+const decimalHelper = `
+// genJSONDecimal appends what d.MarshalJSON() returns (shopspring/decimal:
+// its String() quoted), without allocating, when the package's settings
+// are its defaults and the coefficient has at most 18 digits; else it
+// appends MarshalJSON's result.
+func genJSONDecimal(b []byte, d decimal.Decimal) ([]byte, error) {
+	exp := d.Exponent()
+	if decimal.MarshalJSONWithoutQuotes || !decimal.TrimTrailingZeros || decimal.UseScientificNotation ||
+		d.NumDigits() > 18 || exp > 40 || exp < -40 {
+		out, err := d.MarshalJSON()
+		if err != nil {
+			return b, err
+		}
+		return genJSONMarshaled(b, out)
+	}
+	c := d.CoefficientInt64()
+	b = append(b, '"')
+	if c < 0 {
+		b = append(b, '-')
+	}
+	var digits [24]byte
+	str := strconv.AppendUint(digits[:0], genJSONAbs(c), 10)
+	switch {
+	case exp == 0 || c == 0 && exp > 0:
+		b = append(b, str...)
+	case exp > 0:
+		b = append(b, str...)
+		for range exp {
+			b = append(b, '0')
+		}
+	default:
+		k := int(-exp) // digits after the point
+		if len(str) > k {
+			b = append(b, str[:len(str)-k]...)
+			str, k = str[len(str)-k:], 0
+		} else {
+			b = append(b, '0')
+			k -= len(str) // zeros after the point, before the digits
+		}
+		for len(str) > 0 && str[len(str)-1] == '0' {
+			str = str[:len(str)-1]
+		}
+		if len(str) > 0 {
+			b = append(b, '.')
+			for range k {
+				b = append(b, '0')
+			}
+			b = append(b, str...)
+		}
+	}
+	return append(b, '"'), nil
+}
+
+func genJSONAbs(c int64) uint64 {
+	if c < 0 {
+		return uint64(-c)
+	}
+	return uint64(c)
 }
 `

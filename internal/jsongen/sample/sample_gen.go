@@ -329,22 +329,16 @@ func genJSONAll(b []byte, v *All) ([]byte, error) {
 	}
 	b = append(b, ",\"dec\":"...)
 	{
-		out, err := v.Dec.MarshalJSON()
-		if err == nil {
-			b, err = genJSONMarshaled(b, out)
-		}
-		if err != nil {
+		var err error
+		if b, err = genJSONDecimal(b, v.Dec); err != nil {
 			return b, &json.MarshalerError{Type: reflect.TypeFor[decimal.Decimal](), Err: err}
 		}
 	}
 	if !(v.PDec == nil) {
 		b = append(b, ",\"pdec\":"...)
 		{
-			out, err := v.PDec.MarshalJSON()
-			if err == nil {
-				b, err = genJSONMarshaled(b, out)
-			}
-			if err != nil {
+			var err error
+			if b, err = genJSONDecimal(b, (*v.PDec)); err != nil {
 				return b, &json.MarshalerError{Type: reflect.TypeFor[*decimal.Decimal](), Err: err}
 			}
 		}
@@ -701,4 +695,63 @@ func genJSONPlain(s []byte) bool {
 		}
 	}
 	return i == n
+}
+
+// genJSONDecimal appends what d.MarshalJSON() returns (shopspring/decimal:
+// its String() quoted), without allocating, when the package's settings
+// are its defaults and the coefficient has at most 18 digits; else it
+// appends MarshalJSON's result.
+func genJSONDecimal(b []byte, d decimal.Decimal) ([]byte, error) {
+	exp := d.Exponent()
+	if decimal.MarshalJSONWithoutQuotes || !decimal.TrimTrailingZeros || decimal.UseScientificNotation ||
+		d.NumDigits() > 18 || exp > 40 || exp < -40 {
+		out, err := d.MarshalJSON()
+		if err != nil {
+			return b, err
+		}
+		return genJSONMarshaled(b, out)
+	}
+	c := d.CoefficientInt64()
+	b = append(b, '"')
+	if c < 0 {
+		b = append(b, '-')
+	}
+	var digits [24]byte
+	str := strconv.AppendUint(digits[:0], genJSONAbs(c), 10)
+	switch {
+	case exp == 0 || c == 0 && exp > 0:
+		b = append(b, str...)
+	case exp > 0:
+		b = append(b, str...)
+		for range exp {
+			b = append(b, '0')
+		}
+	default:
+		k := int(-exp) // digits after the point
+		if len(str) > k {
+			b = append(b, str[:len(str)-k]...)
+			str, k = str[len(str)-k:], 0
+		} else {
+			b = append(b, '0')
+			k -= len(str) // zeros after the point, before the digits
+		}
+		for len(str) > 0 && str[len(str)-1] == '0' {
+			str = str[:len(str)-1]
+		}
+		if len(str) > 0 {
+			b = append(b, '.')
+			for range k {
+				b = append(b, '0')
+			}
+			b = append(b, str...)
+		}
+	}
+	return append(b, '"'), nil
+}
+
+func genJSONAbs(c int64) uint64 {
+	if c < 0 {
+		return uint64(-c)
+	}
+	return uint64(c)
 }

@@ -146,3 +146,31 @@ func TestGenerated(t *testing.T) {
 		}
 	}
 }
+
+// TestDecimal: decimals, written without shopspring's MarshalJSON on its
+// default settings, are what it writes: zeros, signs, trailing zeros,
+// leading zeros after the point, positive exponents, coefficients past
+// 18 digits and exponents past ±40 (which it writes itself), and the
+// package's settings changed (MarshalJSON again).
+func TestDecimal(t *testing.T) {
+	var ds []decimal.Decimal
+	for _, c := range []int64{0, 1, -1, 5, -7, 10, 1200, -1200, 123456789, 999999999999999999, -999999999999999999, 1e17} {
+		for _, e := range []int32{-41, -40, -20, -13, -12, -3, -2, -1, 0, 1, 2, 3, 40, 41} {
+			ds = append(ds, decimal.New(c, e))
+		}
+	}
+	ds = append(ds, decimal.Decimal{}, decimal.RequireFromString("1234567890123456789012.5"), decimal.RequireFromString("-0.000000000000000000001"),
+		decimal.RequireFromString("-9223372036854775808"), decimal.RequireFromString("9223372036854775807"))
+	check := func() {
+		t.Helper()
+		for _, d := range ds {
+			same(t, sample.AppendAll, &sample.All{Dec: d, PDec: &d})
+		}
+	}
+	check()
+	for _, flag := range []*bool{&decimal.MarshalJSONWithoutQuotes, &decimal.TrimTrailingZeros, &decimal.UseScientificNotation} {
+		*flag = !*flag
+		check()
+		*flag = !*flag
+	}
+}
