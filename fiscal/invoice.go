@@ -35,7 +35,7 @@ var networkNames = map[string]string{
 func (e *Engine) renderInvoice(d *Draft, s Seller) (ubl.Invoice, invoicelaw.Law, error) {
 	r := &d.Record
 	det := r.Classification
-	a := split(d.gross, det)
+	a := d.amounts // Prepare's split of the gross under det
 	ls, lb := s.ForInvoiceLaw(), r.Buyer.ForInvoiceLaw()
 	law := invoicelaw.For(det, ls)
 	seller := invoicelaw.SellerParty(ls, law)
