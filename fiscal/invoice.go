@@ -3,7 +3,6 @@ package fiscal
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -251,7 +250,7 @@ func settlementNote(r *Record, det vat.Determination) (string, error) {
 		Rate:         rt.Raw,
 		RateCurrency: rt.Quote,
 		RateDate:     rt.RateDate,
-		RateSource:   fmt.Sprintf("ECB euro foreign exchange reference rate %s, policy %s; 1 USDC taken as %s USD (%s)", rt.Source, rt.Policy, r.FX.USDCUSD.Rate, r.FX.USDCUSD.Source),
+		RateSource:   "ECB euro foreign exchange reference rate " + rt.Source + ", policy " + string(rt.Policy) + "; 1 USDC taken as " + r.FX.USDCUSD.Rate + " USD (" + r.FX.USDCUSD.Source + ")",
 		Sandbox:      r.Environment == receipt.EnvSandbox,
 	})
 	if err != nil {

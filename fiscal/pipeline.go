@@ -250,7 +250,7 @@ func (e *Engine) Issue(d *Draft, seller Seller) error {
 	r.Revision = 1
 	r.History = []Revision{{
 		Revision: 1, EventType: d.EventType, ReviewStatus: r.ReviewStatus, ReviewReasons: r.ReviewReasons,
-		ReceiptID: ReceiptID(d.id), At: d.createdAt.Format(time.RFC3339Nano),
+		ReceiptID: ReceiptID(d.id), At: r.CreatedAt, // d.createdAt in RFC 3339 (Prepare)
 	}}
 	c := receiptClaims(r, d.createdAt)
 	d.claims = &c
