@@ -350,7 +350,7 @@ func (e *Engine) attachInvoice(d *Draft, seller Seller) error {
 		}
 		return nil // a summary invoice covers it, or none is required
 	}
-	inv, law, err := e.renderInvoice(d, seller)
+	profile, issued, law, err := e.renderInvoice(d, seller)
 	if err != nil || r.ReviewStatus != StatusProcessed {
 		return err
 	}
@@ -371,10 +371,10 @@ func (e *Engine) attachInvoice(d *Draft, seller Seller) error {
 	d.series, d.seriesPrefix = invoiceSeries(r.Account, seller, d.createdAt)
 	r.Invoice = &InvoiceRef{
 		Format:  "UBL 2.1 Invoice",
-		Profile: string(inv.Profile),
+		Profile: string(profile),
 		URL:     e.invoiceURL(r.ID),
 	}
-	describeLaw(r, law, inv)
+	describeLaw(r, law, issued)
 	return nil
 }
 
