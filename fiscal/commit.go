@@ -205,7 +205,7 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 // event is the outbox event of the draft's entry at a log index (its
 // fields, strings and an integer, always encode).
 func (d *Draft) event(index int64) []byte {
-	ev, _ := json.Marshal(Event{ID: "evt_" + d.id, Type: d.EventType, Created: d.createdAt.Format(time.RFC3339Nano),
+	ev, _ := appendEventJSON(make([]byte, 0, 320), &Event{ID: "evt_" + d.id, Type: d.EventType, Created: d.createdAt.Format(time.RFC3339Nano),
 		Sequence: index, Account: d.Record.Account, RecordID: d.Record.ID, EntryID: d.id})
 	return ev
 }
@@ -261,7 +261,7 @@ func (e *Engine) seal(d *Draft, index int64, rnd io.Reader) (doc, leaf, openings
 	if d.Document != nil {
 		doc, err = d.Document(&rec)
 	} else {
-		doc, err = json.Marshal(rec)
+		doc, err = appendRecordJSON(make([]byte, 0, 5<<10), &rec) // json.Marshal's bytes (json_gen.go)
 	}
 	if err != nil {
 		return nil, nil, nil, err
@@ -288,7 +288,7 @@ func (e *Engine) seal(d *Draft, index int64, rnd io.Reader) (doc, leaf, openings
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("fiscal: conceal receipt claims: %w", err)
 	}
-	if openings, err = json.Marshal(opened); err != nil {
+	if openings, err = appendOpeningsJSON(make([]byte, 0, 128*len(opened)), &opened); err != nil {
 		return nil, nil, nil, err
 	}
 	// Admitted by Commit's Hold; Seal checks the claims as Sign does (and

@@ -92,7 +92,7 @@ func creditNoteFor(orig *Record, s Seller, a amounts, tc *ubl.TaxCurrency, issue
 	law := invoicelaw.For(orig.Classification, ls)
 	seller := invoicelaw.SellerParty(ls, law)
 	buyer, _ := invoicelaw.BuyerParty(orig.Classification, orig.Buyer.ForInvoiceLaw())
-	inv, err := invoiceFor(orig, law, seller, buyer, a, tc, issued)
+	inv, err := invoiceFor(orig, law, &seller, &buyer, &a, tc, issued)
 	if err != nil {
 		return ubl.CreditNote{}, &Error{Code: CodeInternal, Detail: "the credit note could not be built", Err: err}
 	}

@@ -1,6 +1,8 @@
 package fiscal
 
 import (
+	"strconv"
+
 	"github.com/shopspring/decimal"
 
 	"github.com/fiscal402/fiscal402/fx"
@@ -35,8 +37,8 @@ func (p FeePolicy) withDefaults() FeePolicy {
 func (p FeePolicy) accrue(gross decimal.Decimal) *Fee {
 	return &Fee{
 		Model:      p.Model,
-		BPS:        decimal.NewFromInt(p.BPS).String(),
-		AccruedEUR: fx.DivEUR(gross.Mul(decimal.NewFromInt(p.BPS)), decimal.NewFromInt(10000)).StringFixed(2),
+		BPS:        strconv.FormatInt(p.BPS, 10), // decimal.NewFromInt(p.BPS).String()
+		AccruedEUR: fx.StringFixed(fx.DivEUR(gross.Mul(decimal.NewFromInt(p.BPS)), decimal.NewFromInt(10000)), 2),
 		Label:      p.Label,
 		Collection: p.Collection,
 	}

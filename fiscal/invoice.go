@@ -3,7 +3,6 @@ package fiscal
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -32,14 +31,13 @@ var networkNames = map[string]string{
 // or address, a national rate, the rules the invoice would break. A
 // settled payment always gets its record, never a 500 and never a
 // non-compliant invoice (spec §3). Only an internal failure is an error.
-func (e *Engine) renderInvoice(d *Draft, s Seller) (ubl.Invoice, invoicelaw.Law, error) {
+func (e *Engine) renderInvoice(d *Draft, s Seller) (ubl.Profile, string, invoicelaw.Law, error) {
 	r := &d.Record
-	det := r.Classification
-	a := split(d.gross, det)
+	a := d.amounts // Prepare's split of the gross under the classification
 	ls, lb := s.ForInvoiceLaw(), r.Buyer.ForInvoiceLaw()
-	law := invoicelaw.For(det, ls)
+	law := invoicelaw.For(r.Classification, ls)
 	seller := invoicelaw.SellerParty(ls, law)
-	buyer, missing := invoicelaw.BuyerParty(det, lb)
+	buyer, missing := invoicelaw.BuyerParty(r.Classification, lb)
 	var reasons []vat.Reason
 	var explained []string // rules a reason already explains
 	if len(missing) > 0 {
@@ -52,7 +50,7 @@ func (e *Engine) renderInvoice(d *Draft, s Seller) (ubl.Invoice, invoicelaw.Law,
 		// in-memory tables (fx.Table, fx.LiveTable).
 		national, c, reason, err := e.nationalVAT(context.Background(), r, ls, law, a)
 		if err != nil {
-			return ubl.Invoice{}, law, err
+			return "", "", law, err
 		}
 		if reason != nil {
 			reasons = append(reasons, *reason)
@@ -60,7 +58,7 @@ func (e *Engine) renderInvoice(d *Draft, s Seller) (ubl.Invoice, invoicelaw.Law,
 		}
 		r.FX.National, tc = national, c
 	}
-	inv, err := invoiceFor(r, law, seller, buyer, a, tc, d.createdAt)
+	inv, err := invoiceFor(r, law, &seller, &buyer, &a, tc, d.createdAt)
 	if err == nil {
 		if len(reasons) == 0 {
 			inv.ID = "" // numbered in the committer (numbering.go)
@@ -71,7 +69,7 @@ func (e *Engine) renderInvoice(d *Draft, s Seller) (ubl.Invoice, invoicelaw.Law,
 	}
 	var ve *ubl.ValidationError
 	if err != nil && !errors.As(err, &ve) {
-		return inv, law, &Error{Code: CodeInternal, Detail: "the invoice could not be rendered", Err: err}
+		return inv.Profile, inv.IssueDate, law, &Error{Code: CodeInternal, Detail: "the invoice could not be rendered", Err: err}
 	}
 	if ve != nil {
 		if reason := invoicelaw.RulesReason(ve, law, explained...); reason != nil {
@@ -81,14 +79,14 @@ func (e *Engine) renderInvoice(d *Draft, s Seller) (ubl.Invoice, invoicelaw.Law,
 	if len(reasons) > 0 {
 		d.ubl, d.ublDraft = nil, nil
 		toReview(d, reasons)
-		return inv, law, nil
+		return inv.Profile, inv.IssueDate, law, nil
 	}
 	if n := r.FX.National; n != nil {
 		// What the invoice states (ubl converts its breakdown at the rate,
 		// each amount rounded once): BT-111 is the VAT.
 		n.Net, n.VAT = a.net.Mul(n.Rate.Value).Round(2).StringFixed(2), a.vat.Mul(n.Rate.Value).Round(2).StringFixed(2)
 	}
-	return inv, law, nil
+	return inv.Profile, inv.IssueDate, law, nil
 }
 
 // nationalVAT states the supply's VAT in the national currency of the
@@ -123,13 +121,13 @@ func (e *Engine) nationalVAT(ctx context.Context, r *Record, s invoicelaw.Seller
 
 // describeLaw adds to the record's invoice reference the law it follows
 // and, for a reverse charge, its Art. 222 deadline.
-func describeLaw(r *Record, law invoicelaw.Law, inv ubl.Invoice) {
+func describeLaw(r *Record, law invoicelaw.Law, issueDate string) {
 	ref := r.Invoice
-	ref.TaxCountry, ref.TaxBasis, ref.IssueDate = law.TaxCountry, law.Basis, inv.IssueDate
+	ref.TaxCountry, ref.TaxBasis, ref.IssueDate = law.TaxCountry, law.Basis, issueDate
 	if r.Classification.Regime == vat.RegimeReverseChargeB2B {
 		if dl := invoicelaw.ReverseChargeDeadline(r.Classification.SupplyDate); dl != "" {
 			ref.IssueDeadline = dl
-			ref.IssuedLate = inv.IssueDate > dl
+			ref.IssuedLate = issueDate > dl
 		}
 	}
 }
@@ -152,8 +150,8 @@ func toReview(d *Draft, reasons []vat.Reason) {
 // under the invoicing law law. B2C invoices use plain EN 16931; business
 // buyers get Peppol BIS 3.0 when both parties have a Peppol address
 // (research/ubl.md §6).
-func invoiceFor(r *Record, law invoicelaw.Law, seller, buyer ubl.Party, a amounts, tc *ubl.TaxCurrency, issued time.Time) (ubl.Invoice, error) {
-	det := r.Classification
+func invoiceFor(r *Record, law invoicelaw.Law, seller, buyer *ubl.Party, a *amounts, tc *ubl.TaxCurrency, issued time.Time) (ubl.Invoice, error) {
+	det := &r.Classification
 	rate := decimal.Zero
 	if det.RatePercent != nil {
 		rate = det.RatePercent.Decimal()
@@ -180,7 +178,7 @@ func invoiceFor(r *Record, law invoicelaw.Law, seller, buyer ubl.Party, a amount
 		ExemptionCode:   code,
 		ExemptionReason: reason,
 	}
-	note, err := settlementNote(r, det)
+	note, err := settlementNote(r)
 	if err != nil {
 		return ubl.Invoice{}, err
 	}
@@ -202,8 +200,8 @@ func invoiceFor(r *Record, law invoicelaw.Law, seller, buyer ubl.Party, a amount
 		TaxCurrency:    tc,
 		Note:           note,
 		BuyerReference: r.ID,
-		Seller:         seller,
-		Buyer:          buyer,
+		Seller:         *seller,
+		Buyer:          *buyer,
 		Lines:          []ubl.Line{line},
 		Subtotals: []ubl.TaxSubtotal{{
 			Category:        det.Category,
@@ -224,7 +222,7 @@ func invoiceFor(r *Record, law invoicelaw.Law, seller, buyer ubl.Party, a amount
 // derived from its VAT number (research/ubl.md §6); everything else, and every consumer, is
 // plain EN 16931, which Peppol would reject for lack of a buyer endpoint
 // (PEPPOL-EN16931-R010) but which is the right document outside Peppol.
-func invoiceProfile(det vat.Determination, seller, buyer ubl.Party) ubl.Profile {
+func invoiceProfile(det *vat.Determination, seller, buyer *ubl.Party) ubl.Profile {
 	if det.BuyerTreatment != "B2B" || det.OmitVATIDs() {
 		return ubl.ProfileEN16931
 	}
@@ -240,7 +238,7 @@ func invoiceProfile(det vat.Determination, seller, buyer ubl.Party) ubl.Profile 
 // settlementNote states the USDC settlement and the conversion in the one
 // note the invoice may carry (Peppol R002; research/ubl.md §5), followed by
 // the VAT mention the determination requires ("Reverse charge", Art. 226(11a)).
-func settlementNote(r *Record, det vat.Determination) (string, error) {
+func settlementNote(r *Record) (string, error) {
 	rt := r.FX.USDPerEUR
 	note, err := ubl.SettlementNote("EUR", ubl.Settlement{
 		PaidOn:       r.Settlement.Timestamp[:len("2006-01-02")],
@@ -251,13 +249,13 @@ func settlementNote(r *Record, det vat.Determination) (string, error) {
 		Rate:         rt.Raw,
 		RateCurrency: rt.Quote,
 		RateDate:     rt.RateDate,
-		RateSource:   fmt.Sprintf("ECB euro foreign exchange reference rate %s, policy %s; 1 USDC taken as %s USD (%s)", rt.Source, rt.Policy, r.FX.USDCUSD.Rate, r.FX.USDCUSD.Source),
+		RateSource:   "ECB euro foreign exchange reference rate " + rt.Source + ", policy " + string(rt.Policy) + "; 1 USDC taken as " + r.FX.USDCUSD.Rate + " USD (" + r.FX.USDCUSD.Source + ")",
 		Sandbox:      r.Environment == receipt.EnvSandbox,
 	})
 	if err != nil {
 		return "", err
 	}
-	if det.InvoiceNote != "" {
+	if det := &r.Classification; det.InvoiceNote != "" {
 		note += " " + det.InvoiceNote
 	}
 	return note, nil
@@ -276,9 +274,9 @@ func (b *Books) InvoiceFrame(r *Record, issued time.Time) (inv ubl.Invoice, ref 
 	law := invoicelaw.For(r.Classification, ls)
 	seller := invoicelaw.SellerParty(ls, law)
 	buyer, missing := invoicelaw.BuyerParty(r.Classification, r.Buyer.ForInvoiceLaw())
-	inv = ubl.Invoice{Profile: invoiceProfile(r.Classification, seller, buyer), IssueDate: issued.Format(time.DateOnly),
+	inv = ubl.Invoice{Profile: invoiceProfile(&r.Classification, &seller, &buyer), IssueDate: issued.Format(time.DateOnly),
 		TaxCountry: law.TaxCountry, Seller: seller, Buyer: buyer}
 	view := Record{Classification: r.Classification, Invoice: &InvoiceRef{Format: "UBL 2.1 Invoice", Profile: string(inv.Profile)}}
-	describeLaw(&view, law, inv)
+	describeLaw(&view, law, inv.IssueDate)
 	return inv, view.Invoice, missing
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -42,7 +43,7 @@ func documentSeries(kind, mark, accountID string, seller Seller, issued time.Tim
 	if p == "" {
 		p = DefaultInvoicePrefix
 	}
-	prefix = fmt.Sprintf("%s%s%d-", p, mark, issued.UTC().Year())
+	prefix = p + mark + strconv.Itoa(issued.UTC().Year()) + "-"
 	return kind + "\x00" + accountID + "\x00" + prefix, prefix
 }
 

@@ -66,7 +66,7 @@ type Draft struct {
 
 	id        string // ledger entry id = the event id of this entry
 	createdAt time.Time
-	gross     decimal.Decimal
+	amounts   amounts    // the supply's EUR figures (split), when its tax is determined
 	ubl       []byte     // the invoice, numbered in the committer
 	ublDraft  *ubl.Draft // the invoice before its number
 	// series is the invoice numbering series (a ledger sequence) and
@@ -202,17 +202,16 @@ func (e *Engine) Prepare(ctx context.Context, accountID string, s Supply, now ti
 		li := int64(s.Verification.Facts.LogIndex)
 		rec.Settlement.LogIndex = &li
 	}
-	var grossCents decimal.Decimal
+	var a amounts // the invoice splits them once more (renderInvoice)
 	if rfx.GrossEUR != "" {
-		grossCents = fx.RoundEUR(gross)
-		rec.Fee = e.cfg.Fee.accrue(grossCents)
+		rec.Fee = e.cfg.Fee.accrue(fx.RoundEUR(gross))
 		if det.Determined() {
-			a := split(gross, det)
-			rec.FX.NetEUR, rec.FX.VATEUR = a.net.StringFixed(2), a.vat.StringFixed(2)
-			rec.FX.NetEURExact, rec.FX.VATEURExact = a.netExact.StringFixed(fx.ExactScale), a.vatExact.StringFixed(fx.ExactScale)
+			a = split(gross, det)
+			rec.FX.NetEUR, rec.FX.VATEUR = fx.StringFixed(a.net, 2), fx.StringFixed(a.vat, 2)
+			rec.FX.NetEURExact, rec.FX.VATEURExact = fx.StringFixed(a.netExact, fx.ExactScale), fx.StringFixed(a.vatExact, fx.ExactScale)
 		}
 	}
-	d := &Draft{Record: rec, id: id, createdAt: now, gross: gross, EventType: EventSettlementPendingReview}
+	d := &Draft{Record: rec, id: id, createdAt: now, amounts: a, EventType: EventSettlementPendingReview}
 	if status == StatusProcessed {
 		d.EventType = EventSettlementProcessed
 		// A processed supply that counts toward the Art. 59c total adds
@@ -251,7 +250,7 @@ func (e *Engine) Issue(d *Draft, seller Seller) error {
 	r.Revision = 1
 	r.History = []Revision{{
 		Revision: 1, EventType: d.EventType, ReviewStatus: r.ReviewStatus, ReviewReasons: r.ReviewReasons,
-		ReceiptID: ReceiptID(d.id), At: d.createdAt.Format(time.RFC3339Nano),
+		ReceiptID: ReceiptID(d.id), At: r.CreatedAt, // d.createdAt in RFC 3339 (Prepare)
 	}}
 	c := receiptClaims(r, d.createdAt)
 	d.claims = &c
@@ -351,7 +350,7 @@ func (e *Engine) attachInvoice(d *Draft, seller Seller) error {
 		}
 		return nil // a summary invoice covers it, or none is required
 	}
-	inv, law, err := e.renderInvoice(d, seller)
+	profile, issued, law, err := e.renderInvoice(d, seller)
 	if err != nil || r.ReviewStatus != StatusProcessed {
 		return err
 	}
@@ -372,10 +371,10 @@ func (e *Engine) attachInvoice(d *Draft, seller Seller) error {
 	d.series, d.seriesPrefix = invoiceSeries(r.Account, seller, d.createdAt)
 	r.Invoice = &InvoiceRef{
 		Format:  "UBL 2.1 Invoice",
-		Profile: string(inv.Profile),
+		Profile: string(profile),
 		URL:     e.invoiceURL(r.ID),
 	}
-	describeLaw(r, law, inv)
+	describeLaw(r, law, issued)
 	return nil
 }
 
@@ -482,8 +481,8 @@ func (e *Engine) convert(ctx context.Context, s Payment, policy fx.Policy) (Reco
 	conv := fx.ConvertUSDCExact(s.Amount, rate)
 	rfx.USDCUSD = &conv.USDCUSD
 	rfx.USDPerEUR = &conv.USDPerEUR
-	rfx.GrossEUR = conv.GrossEUR.StringFixed(2)
-	rfx.GrossEURExact = conv.GrossEURExact.StringFixed(fx.ExactScale)
+	rfx.GrossEUR = conv.GrossEURString           // StringFixed(2)
+	rfx.GrossEURExact = conv.GrossEURExactString // StringFixed(fx.ExactScale)
 	rfx.Rounding = conv.Rounding
 	return rfx, conv.GrossEURExact, nil, nil
 }

@@ -49,6 +49,12 @@ type RecordX402 struct {
 // backwards-incompatible change gets a new value, fields may be added.
 const recordVersion = "fiscal402.record/1"
 
+// The JSON encoders of Record, Event and the openings (json_gen.go) are
+// generated from these types; a change to them fails TestJSONGenerated
+// until they are generated again:
+//
+//go:generate go run -tags jsongen_bootstrap ../internal/jsongen/cmd/jsongen
+
 // Record is a fiscal record: the 201 body of POST /settlements and the body
 // of GET /settlements/{id} (spec §2.2, whose fields are all here; the others
 // are documented in the package doc and the OpenAPI document). It is stored

@@ -56,7 +56,7 @@ const (
 var errStaleTotal = errors.New("fiscal: the Art. 59c running total changed; decide again")
 
 func totalKey(accountID string, year int) []byte {
-	return []byte(accountID + "\x00" + strconv.Itoa(year))
+	return strconv.AppendInt(append(append(make([]byte, 0, len(accountID)+6), accountID...), 0), int64(year), 10)
 }
 
 // totalCheck is what a counting supply assumed and adds.

@@ -147,10 +147,10 @@ func TestTargetCalendarMatchesData(t *testing.T) {
 		t.Fatal(err)
 	}
 	published := map[day]bool{}
-	for _, f := range tb.fixings {
+	for _, f := range tb.fixings() {
 		published[f.day] = true
 	}
-	last := tb.fixings[len(tb.fixings)-1].day
+	last := tb.days[len(tb.days)-1].day
 	since2020 := 0
 	for d := targetCalendarSince; d <= last; d++ {
 		closing := targetClosingDay(d)

@@ -158,6 +158,11 @@ func subDec(x, y decimal.Decimal) decimal.Decimal {
 	return x.Sub(y)
 }
 
+// StringFixed returns d.StringFixed(places) (for 0 ≤ places ≤ 18; any
+// places works), in one allocation where the decimal method makes
+// several: the engine writes a record's figures with it.
+func StringFixed(d decimal.Decimal, places int32) string { return stringFixed(d, places) }
+
 // stringFixed is d.StringFixed(places), for 0 ≤ places ≤ 18.
 func stringFixed(d decimal.Decimal, places int32) string {
 	var buf [48]byte

@@ -42,7 +42,7 @@ const histXML = `<?xml version="1.0" encoding="UTF-8"?>
 // tableDump renders a table's content for comparisons.
 func tableDump(t *Table) string {
 	var b strings.Builder
-	for _, f := range t.fixings {
+	for _, f := range t.fixings() {
 		b.WriteString(f.date)
 		for _, r := range f.rates {
 			fmt.Fprintf(&b, " %s=%s", r.quote, r.raw)
@@ -270,11 +270,12 @@ func TestEmbeddedMatchesData(t *testing.T) {
 // checkInvariants verifies what every parsed or merged table promises.
 func checkInvariants(t *testing.T, tb *Table) {
 	t.Helper()
-	if len(tb.fixings) == 0 {
+	if len(tb.days) == 0 {
 		t.Fatal("empty table")
 	}
-	for i, f := range tb.fixings {
-		if i > 0 && f.day <= tb.fixings[i-1].day {
+	fixings := tb.fixings()
+	for i, f := range fixings {
+		if i > 0 && f.day <= fixings[i-1].day {
 			t.Fatalf("fixings out of order at %s", f.date)
 		}
 		if f.date != f.day.String() {

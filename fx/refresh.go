@@ -441,9 +441,5 @@ func grew(before, after *Table) bool {
 
 // size is the number of (date, quote) rates in t.
 func (t *Table) size() int {
-	n := 0
-	for _, f := range t.fixings {
-		n += len(f.rates)
-	}
-	return n
+	return len(t.rates)
 }

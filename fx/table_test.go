@@ -7,9 +7,12 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shopspring/decimal"
 
 	"github.com/fiscal402/fiscal402/internal/testtool"
 )
@@ -457,5 +460,38 @@ func TestPolicyValid(t *testing.T) {
 		if p.Valid() != want {
 			t.Errorf("Policy(%q).Valid() = %v", p, !want)
 		}
+	}
+}
+
+// TestCompactTable: a table keeps its publications in pointer-free arrays
+// (newTable) and gives back exactly the fixings it was built from: dates,
+// quotes, raw texts, snapshots, and decimals equal bit for bit
+// (reflect.DeepEqual), those with coefficients past 18 digits too.
+func TestCompactTable(t *testing.T) {
+	emb, err := Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := emb.fixings()
+	long := decimal.RequireFromString("1.2345678901234567890123")
+	in = append(in, fixing{day: in[len(in)-1].day + 1, date: (in[len(in)-1].day + 1).String(), rates: []quoteRate{
+		{quote: "JPY", raw: "1.2345678901234567890123", value: long, snapshot: "test"},
+		{quote: "USD", raw: "1.10", value: decimal.RequireFromString("1.10"), snapshot: "test"},
+	}})
+	for _, f := range in[:3] {
+		for _, r := range f.rates {
+			parsed, err := parseRateValue(r.raw)
+			if err != nil || !reflect.DeepEqual(parsed, r.value) {
+				t.Fatalf("%s %s: the table gives %#v, parsing %q gives %#v (%v)", f.date, r.quote, r.value, r.raw, parsed, err)
+			}
+		}
+	}
+	tb := newTable(in, []span{{in[0].day, in[len(in)-1].day}})
+	if out := tb.fixings(); !reflect.DeepEqual(out, in) {
+		t.Fatal("the compact table does not give its fixings back")
+	}
+	r, err := tb.Lookup("JPY", time.Unix(int64(in[len(in)-1].day)*secondsPerDay+20*3600, 0), ForDayOrPrevious)
+	if err != nil || !reflect.DeepEqual(r.Value, long) || r.Raw != "1.2345678901234567890123" || r.Snapshot != "test" {
+		t.Fatalf("Lookup = %+v, %v", r, err)
 	}
 }

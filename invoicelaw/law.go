@@ -83,14 +83,20 @@ func For(det vat.Determination, s Seller) Law {
 	return Law{SellerVAT: s.VATNumber, Basis: "no EU or UK invoicing rules apply to this supply"}
 }
 
+// The bases of the OSS schemes' invoicing rules (constants: they were
+// built per supply).
+const (
+	ossBasisUnion    = "Art. 219a(2)(b) " + Directive + ": the rules of the member state of identification of the Union scheme"
+	ossBasisNonUnion = "Art. 219a(2)(b) " + Directive + ": the rules of the member state of identification of the non-Union scheme"
+)
+
 // ossLaw is For for OSS_B2C supplies.
 func ossLaw(det vat.Determination, s Seller) Law {
 	taxing := vatCountry(det.TaxingCountry)
-	scheme, name := vat.RegistrationOSSUnion, "Union"
+	scheme, basis := vat.RegistrationOSSUnion, ossBasisUnion
 	if det.Scheme != vat.SchemeUnion {
-		scheme, name = vat.RegistrationOSSNonUnion, "non-Union"
+		scheme, basis = vat.RegistrationOSSNonUnion, ossBasisNonUnion
 	}
-	basis := "Art. 219a(2)(b) " + Directive + ": the rules of the member state of identification of the " + name + " scheme"
 	if g, ok := registration(s, scheme, ""); ok && vat.IsMemberState(vatCountry(g.Country)) {
 		return Law{TaxCountry: vatCountry(g.Country), SellerVAT: cmp.Or(g.Number, s.VATNumber), Basis: basis}
 	}
@@ -102,7 +108,7 @@ func ossLaw(det vat.Determination, s Seller) Law {
 	}
 	if det.Scheme == vat.SchemeUnion {
 		if c := vatCountry(s.Country); vat.IsMemberState(c) {
-			return Law{TaxCountry: c, SellerVAT: s.VATNumber, Basis: basis + " (Art. 369a(2): the member state of establishment)"}
+			return Law{TaxCountry: c, SellerVAT: s.VATNumber, Basis: ossBasisUnion + " (Art. 369a(2): the member state of establishment)"}
 		}
 		var fixed []string
 		for _, c := range s.OtherEstablishments {
@@ -111,7 +117,7 @@ func ossLaw(det vat.Determination, s Seller) Law {
 			}
 		}
 		if len(fixed) == 1 {
-			return Law{TaxCountry: fixed[0], SellerVAT: s.VATNumber, Basis: basis + " (Art. 369a(2): the only member state with a fixed establishment)"}
+			return Law{TaxCountry: fixed[0], SellerVAT: s.VATNumber, Basis: ossBasisUnion + " (Art. 369a(2): the only member state with a fixed establishment)"}
 		}
 	}
 	return Law{TaxCountry: taxing, SellerVAT: s.VATNumber,

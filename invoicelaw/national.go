@@ -50,15 +50,29 @@ func NationalVAT(ctx context.Context, src fx.Source, policy fx.Policy, s Seller,
 	}
 	nc, ok, err := fx.NationalCurrencyFor(law.TaxCountry, at)
 	if errors.Is(err, fx.ErrNoNationalRule) {
-		if cur, _ := ubl.NationalCurrency(law.TaxCountry); cur != "" && cur != "EUR" {
-			return nil, &vat.Reason{Code: ReasonNationalRateUnavailable, Detail: fmt.Sprintf(
-				"The VAT must also be stated in %s (Art. 230 %s; %s), and no rate rule is known for a supply on %s: %v.", cur, Directive, law.Basis, at.UTC().Format(time.DateOnly), err)}, nil
-		}
-		return nil, nil, nil
+		return nil, noNationalRule(law, at, err), nil
 	}
 	if err != nil || !ok {
-		return nil, nil, err
+		return nil, nil, err // ok false: the state's currency is the euro
 	}
+	return convertNational(ctx, src, policy, &s, law, at, vatExact, netExact, nc)
+}
+
+// noNationalRule is the review reason of a state with a national currency
+// but no rate rule for the day (nil for a euro state).
+func noNationalRule(law Law, at time.Time, err error) *vat.Reason {
+	if cur, _ := ubl.NationalCurrency(law.TaxCountry); cur != "" && cur != "EUR" {
+		return &vat.Reason{Code: ReasonNationalRateUnavailable, Detail: fmt.Sprintf(
+			"The VAT must also be stated in %s (Art. 230 %s; %s), and no rate rule is known for a supply on %s: %v.", cur, Directive, law.Basis, at.UTC().Format(time.DateOnly), err)}
+	}
+	return nil
+}
+
+// convertNational is NationalVAT for a state with a national currency nc.
+// Apart so that a euro state's supply (most) does not take its stack
+// frame (~2.8 KB: two conversions and the reasons' formatting): every
+// settlement's stack passes through here at its deepest (issue 22).
+func convertNational(ctx context.Context, src fx.Source, policy fx.Policy, s *Seller, law Law, at time.Time, vatExact, netExact decimal.Decimal, nc fx.NationalCurrency) (*National, *vat.Reason, error) {
 	if nc.Country == "GB" && strings.TrimSpace(s.UKRateAgreement) != "" {
 		nc.Rule = fx.RateRule{
 			ID: "gb-hmrc-agreed-ecb", ECB: fx.ECBAllowed, Timing: fx.TimingChargeableEvent,

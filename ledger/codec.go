@@ -109,6 +109,11 @@ type codec struct {
 	// load, set for a shared store, reads a stored dictionary this codec
 	// does not know yet (another writer of the log cut it).
 	load func(id uint32) ([]byte, error)
+
+	// The compressor goroutines (compress) take jobs until stop closes.
+	startOnce, stopOnce sync.Once
+	jobs                chan *compressJob
+	stop                chan struct{}
 }
 
 // encoder is the dictionary new blobs are compressed with.
@@ -135,7 +140,7 @@ func s2Dict(content []byte) *s2.Dict {
 // newCodec builds a codec from the stored dictionaries (id → cut size and
 // content).
 func newCodec(dicts map[uint32]storedDict) (*codec, error) {
-	c := &codec{dicts: map[uint32][]byte{}}
+	c := &codec{dicts: map[uint32][]byte{}, jobs: make(chan *compressJob), stop: make(chan struct{})}
 	var newest uint32
 	for id, d := range dicts {
 		c.dicts[id] = d.content
@@ -209,6 +214,72 @@ func (c *codec) close() {
 	if d := c.dec.Load(); d != nil {
 		d.zstd.Close()
 	}
+	c.stopOnce.Do(func() { close(c.stop) })
+}
+
+// compress returns the S2 block of body, made with sd (nil: none) in dst
+// (used if large enough). A block with a dictionary is made by one of the
+// codec's compressor goroutines (one per GOMAXPROCS, started at the first
+// such block, stopped by close; once stopped, by the caller).
+//
+// Why: S2's dictionary encoder (pure Go: the package's assembly covers
+// only blocks without one) keeps a 64 KB hash table on its stack, so each
+// caller's stack grew to 128 KB for it and the collector shrank it back
+// between two of the caller's settlements: through Engine.Settle at 64
+// callers nearly every settlement paid for both stack copies (15 µs of
+// CPU in the profile, and the table cleared on a cold stack). Handing the
+// block to a compressor, whose stack grows once and whose table stays in
+// its cache, took ~40 µs of process CPU off each settlement at 64 callers
+// (fiscal's BenchmarkSettle, medians of three alternated runs). The
+// price is the wake-up of a parked compressor when blocks come one at a
+// time: BenchmarkEncode, one caller encoding in a loop, takes 27 µs of
+// CPU per entry where it took 13.5; at one Engine.Settle caller (2.3 ms
+// of CPU per settlement, most of it the commit's) the difference is
+// below the noise. S2 without a dictionary takes its table from a pool
+// and runs in the caller.
+func (c *codec) compress(sd *s2.Dict, dst, body []byte) []byte {
+	if sd == nil {
+		return s2.Encode(dst, body)
+	}
+	c.startOnce.Do(c.startCompressors)
+	j := compressJobs.Get().(*compressJob)
+	j.sd, j.dst, j.body = sd, dst, body
+	select {
+	case c.jobs <- j:
+		<-j.done
+	case <-c.stop:
+		j.dst = sd.Encode(dst, body)
+	}
+	block := j.dst
+	j.sd, j.dst, j.body = nil, nil, nil
+	compressJobs.Put(j)
+	return block
+}
+
+// compressJob is a block for a compressor to make; done says it is made
+// (a job and its channel are reused: compressJobs).
+type compressJob struct {
+	sd        *s2.Dict
+	dst, body []byte
+	done      chan struct{}
+}
+
+var compressJobs = sync.Pool{New: func() any { return &compressJob{done: make(chan struct{}, 1)} }}
+
+func (c *codec) startCompressors() {
+	for range runtime.GOMAXPROCS(0) {
+		go func() {
+			for {
+				select {
+				case j := <-c.jobs:
+					j.dst = j.sd.Encode(j.dst, j.body)
+					j.done <- struct{}{}
+				case <-c.stop:
+					return
+				}
+			}
+		}()
+	}
 }
 
 // encodedEntry is an entry's blob. The raw body it was made of is not
@@ -248,12 +319,7 @@ func (c *codec) encode(leaf []byte, docs map[string][]byte) encodedEntry {
 	slices.Sort(names)
 	sp, bp := scratchPool.Get().(*[]byte), scratchPool.Get().(*[]byte)
 	body, k := appendRawBody(slices.Grow((*bp)[:0], n), leaf, names, docs, sp)
-	var block []byte
-	if e.s2 != nil {
-		block = e.s2.Encode((*sp)[:cap(*sp)], body)
-	} else {
-		block = s2.Encode((*sp)[:cap(*sp)], body)
-	}
+	block := c.compress(e.s2, (*sp)[:cap(*sp)], body)
 	b := make([]byte, 0, 1+3*binary.MaxVarintLen64+len(block)+4+1)
 	b = append(b, blobFormat)
 	b = binary.AppendUvarint(b, uint64(e.dict))

@@ -223,6 +223,20 @@
 // took the encode's thread CPU from 9.6 to 5.9 µs (BenchmarkEncode,
 // medians of three alternating runs on the loaded 2-CPU VM).
 //
+// The block is made by one of the codec's compressor goroutines, not the
+// caller's (codec.compress): S2's dictionary encoder is pure Go and keeps
+// a 64 KB hash table on its stack, so at 64 callers nearly every
+// settlement grew its caller's stack to 128 KB and the collector shrank it
+// back; the handoff took ~40 µs of process CPU off a settlement there, at
+// the price of waking a parked compressor when entries come one at a time.
+// Measured on the entries Engine.Settle writes (10.7 KB raw, thread CPU
+// per block on the loaded VM) against the dictionary encoder's 11–12 µs and
+// 1,063 B: S2 without a dictionary (assembly) 17 µs and 5,376 B; "better"
+// 45 µs and 1,056 B, 36 µs and 5,102 B without a dictionary; the newest 12
+// to 43 KB of the dictionary prefixed to the body and compressed with the
+// assembly encoder 23–36 µs for 1,141–945 B (the prefix's own output
+// subtracted). None pays for its bytes or time, so the form stays 0x03.
+//
 // Where the bytes go, measured with realistic entries (the receipt JWS,
 // record JSON and UBL invoice fiscal402 writes, ~2.7 + 2.8 + 3.8–5.2 KB,
 // two claims, two postings and two side writes each; 64 callers;
