@@ -15,7 +15,7 @@
 # over loopback HTTP at 32 clients (durable; client=lean, a load generator
 # that leaves the shared cores to the server, is the row of the ratio line;
 # client=nethttp, Go's net/http client, beside it), throughput and file bytes per
-# record as the ledger grows, receipt.Verify (3.0.0 and 1.0.0) beside its
+# record as the ledger grows, receipt.Verify (4.0.0, 3.0.0 and 1.0.0) beside its
 # floor, ledger.Check of 100 k realistic records (open ledger and file),
 # and allocations per settlement. cpu-µs (per op, or per record) is the CPU
 # time of the process, which other processes on a shared machine inflate
@@ -38,7 +38,7 @@ run ./ledger -run '^$' -bench 'BenchmarkRawBolt/bytes=entry/callers=(1|8|32|64)$
 run ./fiscal -run '^$' -bench 'BenchmarkSettle$' -benchtime "${N_SETTLE}x" -benchmem "${prof[@]}"
 FISCAL402_BENCH_SCALE=${SCALE:-} run ./fiscal -run '^$' -bench 'BenchmarkSettleScale$' -benchtime 1x -timeout 60m
 run ./examples/server -run '^$' -bench 'BenchmarkServerHTTP$' -benchtime "${N_HTTP}x" -timeout 20m
-run ./receipt -run '^$' -bench 'BenchmarkVerify(V3|Floor)?$' -benchtime 2000x -benchmem
+run ./receipt -run '^$' -bench 'BenchmarkVerify(V3|V4|Floor|V4Floor)?$' -benchtime 2000x -benchmem
 run ./ledger -run '^$' -bench 'BenchmarkCheckRate/records=100k/' -benchtime 3x
 if [[ -n "${GOBL:-}" ]]; then
   echo "+ go -C bench/gobl test -run '^\$' -bench BenchmarkInvoice -benchmem" >&2

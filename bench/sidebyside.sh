@@ -58,7 +58,7 @@ for r in $(seq 1 "$rounds"); do
     run "${!src}/ledger" "$work/bin/$side.ledger" -test.run '^$' -test.bench 'BenchmarkCommitSerial/form=(entry|bare)$' -test.benchtime 4000x; done
 done
 for side in old new; do src=src_$side; log once "$side"
-  run "${!src}/receipt" "$work/bin/$side.receipt" -test.run '^$' -test.bench 'BenchmarkVerify(V3|Floor)?$' -test.benchtime 2000x -test.benchmem
+  run "${!src}/receipt" "$work/bin/$side.receipt" -test.run '^$' -test.bench 'BenchmarkVerify(V3|V4|Floor|V4Floor)?$' -test.benchtime 2000x -test.benchmem
   FISCAL402_BENCH_SCALE=100k run "${!src}/fiscal" "$work/bin/$side.fiscal" -test.run '^$' -test.bench 'BenchmarkSettleScale$' -test.benchtime 1x -test.timeout 30m
   run "${!src}/ledger" "$work/bin/$side.ledger" -test.run '^$' -test.bench 'BenchmarkCheckRate/records=100k/' -test.benchtime 3x
 done
