@@ -22,6 +22,7 @@ import (
 	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/receipt"
+	"github.com/fiscal402/fiscal402/ubl"
 	"github.com/fiscal402/fiscal402/vies"
 )
 
@@ -110,6 +111,7 @@ type Engine struct {
 	outbox   *outbox
 	randMu   sync.Mutex       // Config.Rand need not be safe for concurrent use
 	predict  ledger.Predictor // log indexes and invoice numbers predicted before the committer
+	invoices ubl.Renderer     // remembers the sellers' checks and party blocks (ubl/doc.go, "Performance")
 	stop     chan struct{}    // closed by Close: stops background work
 	// totalLocks serialise an account's sales that lost a race for its
 	// Art. 59c running total (totals.go).

@@ -93,6 +93,9 @@ type prepared struct {
 	greekSeller bool
 	// note is BT-22 as written: Invoice.Note plus the tax-currency statement.
 	note string
+	// renderer remembers the seller's checks and party block; nil for the
+	// package functions.
+	renderer *Renderer
 }
 
 // checker collects validation problems in check order.
@@ -299,12 +302,12 @@ func (c *checker) places(field string, d decimal.Decimal, n int32) bool {
 // values one by one, then (only when those are sound) the rules relating
 // them, so that arithmetic and cross-field rules never run on malformed input.
 func prepare(inv *Invoice, cn *CreditNote) (*prepared, error) {
-	return prepareDoc(inv, cn, false)
+	return prepareDoc(nil, inv, cn, false)
 }
 
 // prepareDoc is prepare; draft leaves the document number to Draft.Finish.
-func prepareDoc(inv *Invoice, cn *CreditNote, draft bool) (*prepared, error) {
-	p := &prepared{kind: kindInvoice, inv: inv, cn: cn, draft: draft}
+func prepareDoc(r *Renderer, inv *Invoice, cn *CreditNote, draft bool) (*prepared, error) {
+	p := &prepared{kind: kindInvoice, inv: inv, cn: cn, draft: draft, renderer: r}
 	if cn != nil {
 		p.kind = kindCreditNote
 	}
@@ -392,7 +395,7 @@ func checkFields(c *checker, p *prepared) {
 	} else if inv.BuyerReference != "" {
 		c.identifier("BuyerReference", "", inv.BuyerReference)
 	}
-	checkParty(c, inv.Profile, "Seller", inv.Seller, partyRules{name: "BR-06", country: "BR-09", endpointScheme: "BR-62"})
+	p.renderer.checkSeller(c, inv.Profile, inv.Seller)
 	checkParty(c, inv.Profile, "Buyer", inv.Buyer, partyRules{name: "BR-07", country: "BR-11", endpointScheme: "BR-63"})
 	checkLines(c, p)
 	for i, s := range inv.Subtotals {
@@ -441,6 +444,9 @@ func partyFieldName(f string) func(suffix string) string {
 }
 
 type partyRules struct{ name, country, endpointScheme string }
+
+// sellerRules are the seller's rules of checkParty.
+var sellerRules = partyRules{name: "BR-06", country: "BR-09", endpointScheme: "BR-62"}
 
 func checkParty(c *checker, prof Profile, f string, pt Party, r partyRules) {
 	fn := partyFieldName(f)
