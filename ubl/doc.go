@@ -202,6 +202,13 @@
 // 14.0 µs with DraftInvoice, 12.4 µs with a Renderer that knows the
 // seller (BenchmarkDraftSeller); the same 12 allocations.
 //
+// The fixed-form identifiers the rules give as regular expressions
+// (NL999999999B99, EU + 9 digits, n digits, ...) are checked by a byte
+// loop (hasShape, held to each expression by TestShapesMatchRegexps and
+// FuzzShapes): 215 ns with the regexps, 19 ns with the loop for a Dutch
+// VAT number and the non-Union OSS form checked on every invoice under a
+// TaxCountry.
+//
 // # Errors
 //
 // RenderInvoice, RenderCreditNote, [Invoice.Totals], [DraftInvoice],

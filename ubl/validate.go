@@ -3,7 +3,6 @@ package ubl
 import (
 	"fmt"
 	"math/big"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -25,8 +24,6 @@ const (
 	maxRateDecimals  = 4  // BT-119/BT-152, e.g. 25.5, 5.5
 	maxFXDecimals    = 10 // TaxCurrency.Rate: central banks publish 4 to 6 decimals
 )
-
-var reSEVAT = regexp.MustCompile(`^SE[0-9]{12}$`)
 
 // The contact patterns of the Peppol DE national rules, applied to every
 // contact (PEPPOL-EN16931-UBL.xslt variables XR-EMAIL-REGEX,
@@ -473,7 +470,7 @@ func checkParty(c *checker, prof Profile, f string, pt Party, r partyRules) {
 			c.addf(fn(".VATNumber"), "", ErrFormat, "%q is not a country prefix followed by 2 to 13 letters or digits", pt.VATNumber)
 		case !inList(vatPrefixes, pt.VATNumber[:2]):
 			c.addf(fn(".VATNumber"), "BR-CO-09", ErrCode, "prefix %q is not an ISO 3166-1 alpha-2 code, EL or XI (a non-Union OSS \"EU\" number cannot be a seller VAT identifier)", pt.VATNumber[:2])
-		case strings.HasPrefix(pt.VATNumber, "NL") && !reNLVAT.MatchString(pt.VATNumber):
+		case strings.HasPrefix(pt.VATNumber, "NL") && !hasShape(pt.VATNumber, shapeNLVAT):
 			c.addf(fn(".VATNumber"), "PEPPOL-COMMON-R056-2", ErrFormat, "%q is not NL999999999B99", pt.VATNumber)
 		}
 	}
