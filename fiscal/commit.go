@@ -282,19 +282,16 @@ func (e *Engine) seal(d *Draft, index int64, rnd io.Reader) (doc, leaf, openings
 	// with the record, behind the account's key.
 	sum := sha256.Sum256(doc)
 	claims.RecordSHA256 = hex.EncodeToString(sum[:])
+	// Admitted by Commit's Hold; ConcealSeal checks the claims once, as
+	// Sign does, and refuses any version but 4.0.0, which has no JWS.
 	e.randMu.Lock()
-	public, opened, err := receipt.Conceal(claims, rnd)
+	leaf, opened, err := receipt.ConcealSeal(claims, rnd)
 	e.randMu.Unlock()
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("fiscal: conceal receipt claims: %w", err)
+		return nil, nil, nil, fmt.Errorf("fiscal: conceal and seal receipt claims: %w", err)
 	}
 	if openings, err = appendOpeningsJSON(make([]byte, 0, 160*len(opened)), &opened); err != nil { // a tx hash's opening is 139 bytes
 		return nil, nil, nil, err
-	}
-	// Admitted by Commit's Hold; Seal checks the claims as Sign does (and
-	// refuses any version but 4.0.0, which has no JWS).
-	if leaf, err = receipt.Seal(public); err != nil {
-		return nil, nil, nil, fmt.Errorf("fiscal: seal receipt: %w", err)
 	}
 	return doc, leaf, openings, nil
 }
