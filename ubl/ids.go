@@ -47,7 +47,10 @@ const (
 	shapeNLVAT    = "NL999999999B99"
 	shapeNOVAT    = "NO999999999MVA"
 	shapeSEVAT    = "SE999999999999"
-	shapeEUOSS    = "EU999999999" // a non-Union scheme number, see law.go
+	// shapeEUOSS is the form of a non-Union scheme number, "EU" and 9
+	// digits (Art. 362 leaves the form to the member state of
+	// identification; all use EU + 3-digit state code + 6 digits).
+	shapeEUOSS = "EU999999999"
 )
 
 // hasShape reports whether s is shape with each '9' of shape standing for

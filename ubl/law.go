@@ -1,8 +1,6 @@
 package ubl
 
-import (
-	"strings"
-)
+import "strings"
 
 // Rule identifiers of the invoicing-law checks (Invoice.TaxCountry set).
 // They are not EN 16931 or Peppol rule ids: each names the provision it
@@ -70,10 +68,6 @@ func NationalCurrency(country string) (currency string, ok bool) {
 	}
 	return "", false
 }
-
-// shapeEUOSS (ids.go) is the form of a non-Union scheme number: "EU" and 9
-// digits (Art. 362 leaves the form to the member state of identification;
-// all use EU + 3-digit state code + 6 digits).
 
 // isBusinessSale reports whether the invoice is to a taxable person: any
 // reverse-charge line, a buyer VAT identifier, or the Peppol profile (which
