@@ -257,11 +257,11 @@ func (e *Engine) sealedRecord(d *Draft, index int64) *Record {
 // encodes the document; rnd gives the commitments' salts. It is
 // deterministic for an index, a number and rnd's bytes.
 func (e *Engine) seal(d *Draft, index int64, rnd io.Reader) (doc, leaf, openings []byte, err error) {
-	rec := *e.sealedRecord(d, index)
+	rec := e.sealedRecord(d, index) // one copy of the record, not two
 	if d.Document != nil {
-		doc, err = d.Document(&rec)
+		doc, err = d.Document(rec)
 	} else {
-		doc, err = appendRecordJSON(make([]byte, 0, 5<<10), &rec) // json.Marshal's bytes (json_gen.go)
+		doc, err = appendRecordJSON(make([]byte, 0, 5<<10), rec) // json.Marshal's bytes (json_gen.go)
 	}
 	if err != nil {
 		return nil, nil, nil, err
@@ -282,19 +282,16 @@ func (e *Engine) seal(d *Draft, index int64, rnd io.Reader) (doc, leaf, openings
 	// with the record, behind the account's key.
 	sum := sha256.Sum256(doc)
 	claims.RecordSHA256 = hex.EncodeToString(sum[:])
+	// Admitted by Commit's Hold; ConcealSeal checks the claims once, as
+	// Sign does, and refuses any version but 4.0.0, which has no JWS.
 	e.randMu.Lock()
-	public, opened, err := receipt.Conceal(claims, rnd)
+	leaf, opened, err := receipt.ConcealSeal(claims, rnd)
 	e.randMu.Unlock()
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("fiscal: conceal receipt claims: %w", err)
+		return nil, nil, nil, fmt.Errorf("fiscal: conceal and seal receipt claims: %w", err)
 	}
-	if openings, err = appendOpeningsJSON(make([]byte, 0, 128*len(opened)), &opened); err != nil {
+	if openings, err = appendOpeningsJSON(make([]byte, 0, 160*len(opened)), &opened); err != nil { // a tx hash's opening is 139 bytes
 		return nil, nil, nil, err
-	}
-	// Admitted by Commit's Hold; Seal checks the claims as Sign does (and
-	// refuses any version but 4.0.0, which has no JWS).
-	if leaf, err = receipt.Seal(public); err != nil {
-		return nil, nil, nil, fmt.Errorf("fiscal: seal receipt: %w", err)
 	}
 	return doc, leaf, openings, nil
 }

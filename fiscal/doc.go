@@ -135,4 +135,16 @@
 //
 // With a fixed Config.Clock and Config.Rand (keys), the same requests
 // produce byte-identical records, invoices and receipts.
+//
+// # Performance
+//
+// The caller's share of a settlement (Prepare, Issue, and in Commit the
+// numbering and sealing before the committer) is measured by
+// BenchmarkPrepareIssue and BenchmarkSeal; BenchmarkSettle adds the
+// ledger. The engine drafts invoices with one ubl.Renderer, which keeps
+// each seller's checks and party block (ubl/doc.go). Sealing copies the
+// record once (not twice) and sizes the openings' buffer for a
+// transaction hash's opening (139 bytes, not 128): BenchmarkSeal 19.1 KB,
+// 28 allocations -> 18.3 KB, 27 allocations, CPU per op (median of 5
+// alternating runs, loaded 2-core VM) 38.8 -> 37.0 µs.
 package fiscal

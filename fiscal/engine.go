@@ -22,6 +22,7 @@ import (
 	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/receipt"
+	"github.com/fiscal402/fiscal402/ubl"
 	"github.com/fiscal402/fiscal402/vies"
 )
 
@@ -100,8 +101,8 @@ const DefaultLogOrigin = "fiscal402.localhost/log"
 // safe for concurrent use; create one per data directory with New (or Open
 // for a single seller) and Close it.
 type Engine struct {
-	cfg      Config                             // with defaults applied
-	accounts atomic.Pointer[map[string]Account] // replaced whole by SetAccounts
+	cfg      Config                            // with defaults applied
+	accounts atomic.Pointer[map[string]*Books] // one shared Books per account, replaced whole by SetAccounts
 	ledger   *ledger.Ledger
 	totals   totalsCache // the Art. 59c running totals last read or committed (totals.go)
 	keyring  *receipt.Keyring
@@ -110,6 +111,7 @@ type Engine struct {
 	outbox   *outbox
 	randMu   sync.Mutex       // Config.Rand need not be safe for concurrent use
 	predict  ledger.Predictor // log indexes and invoice numbers predicted before the committer
+	invoices ubl.Renderer     // remembers the sellers' checks and party blocks (ubl/doc.go, "Performance")
 	stop     chan struct{}    // closed by Close: stops background work
 	// totalLocks serialise an account's sales that lost a race for its
 	// Art. 59c running total (totals.go).
@@ -160,7 +162,7 @@ func New(cfg Config) (*Engine, error) {
 		cfg.FX = t
 	}
 	e := &Engine{cfg: cfg, stop: make(chan struct{})}
-	accounts, err := accountMap(cfg.Accounts)
+	accounts, err := e.accountMap(cfg.Accounts)
 	if err != nil {
 		return nil, err
 	}
@@ -236,8 +238,7 @@ func Open(dir string, seller Seller) (*Books, error) {
 	if err != nil {
 		return nil, errors.Join(err, e.Close())
 	}
-	b.owned = true
-	return b, nil
+	return &Books{e: b.e, acc: b.acc, owned: true}, nil // not the engine's shared Books
 }
 
 // DefaultAccount is the account id of the books Open opens.
@@ -273,19 +274,19 @@ func (e *Engine) Close() error {
 
 // Books returns the books of the account with the given id.
 func (e *Engine) Books(accountID string) (*Books, error) {
-	acc, ok := (*e.accounts.Load())[accountID]
+	b, ok := (*e.accounts.Load())[accountID]
 	if !ok {
 		return nil, &Error{Code: CodeNotFound, Detail: fmt.Sprintf("the engine keeps no books for account %q (Config.Accounts)", accountID)}
 	}
-	return &Books{e: e, acc: acc}, nil
+	return b, nil // read-only, shared: no allocation per request
 }
 
 // Accounts returns the engine's accounts, sorted by id.
 func (e *Engine) Accounts() []Account {
 	m := *e.accounts.Load()
 	out := make([]Account, 0, len(m))
-	for _, a := range m {
-		out = append(out, a)
+	for _, b := range m {
+		out = append(out, b.acc)
 	}
 	slices.SortFunc(out, func(a, b Account) int { return strings.Compare(a.ID, b.ID) })
 	return out
@@ -384,9 +385,10 @@ func (e *Engine) accountLock(accountID string) *sync.Mutex {
 	return mu.(*sync.Mutex)
 }
 
-// accountMap validates and normalises accounts, keyed by id.
-func accountMap(list []Account) (map[string]Account, error) {
-	m := make(map[string]Account, len(list))
+// accountMap validates and normalises accounts and makes their books,
+// keyed by id.
+func (e *Engine) accountMap(list []Account) (map[string]*Books, error) {
+	m := make(map[string]*Books, len(list))
 	for i, acc := range list {
 		acc, err := acc.normalised()
 		if err != nil {
@@ -395,7 +397,7 @@ func accountMap(list []Account) (map[string]Account, error) {
 		if _, dup := m[acc.ID]; dup {
 			return nil, fmt.Errorf("fiscal: account %q appears twice", acc.ID)
 		}
-		m[acc.ID] = acc
+		m[acc.ID] = &Books{e: e, acc: acc}
 	}
 	return m, nil
 }
@@ -406,7 +408,7 @@ func accountMap(list []Account) (map[string]Account, error) {
 // changes nothing. Books already handed out keep the account as it was;
 // records already made keep the seller they were made with.
 func (e *Engine) SetAccounts(accounts []Account) error {
-	m, err := accountMap(accounts)
+	m, err := e.accountMap(accounts)
 	if err != nil {
 		return err
 	}

@@ -195,6 +195,53 @@ func TestSetAccounts(t *testing.T) {
 	})
 }
 
+// TestBooksShared: Engine.Books hands out one read-only Books per account
+// without allocating; books taken before SetAccounts keep their account;
+// Open's books own the engine, the engine's own do not.
+func TestBooksShared(t *testing.T) {
+	e := testEngine(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), irishSeller)
+	id := e.Accounts()[0].ID
+	before, err := e.Books(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { _, _ = e.Books(id) }); allocs != 0 {
+		t.Errorf("Engine.Books allocates %v times per call", allocs)
+	}
+	changed := irishSeller
+	changed.LegalName = "Renamed Ltd"
+	if err := e.SetAccounts([]fiscal.Account{{ID: id, Seller: changed}}); err != nil {
+		t.Fatal(err)
+	}
+	after, err := e.Books(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.Account().Seller.LegalName != irishSeller.LegalName || after.Account().Seller.LegalName != "Renamed Ltd" {
+		t.Fatalf("before SetAccounts %q, after %q", before.Account().Seller.LegalName, after.Account().Seller.LegalName)
+	}
+	if err := after.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := after.Settle(context.Background(), request(901, "1.00", "DE", "2026-04-10T14:30:00Z"), ""); err != nil {
+		t.Fatalf("the engine's books closed the engine: %v", err)
+	}
+	owned, err := fiscal.Open(t.TempDir(), irishSeller)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared, err := owned.Engine().Books(fiscal.DefaultAccount)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shared == owned {
+		t.Fatal("Open returned the engine's shared books")
+	}
+	if err := owned.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // eachBackend runs a test on every ledger store (pgtest.Backends): the
 // engine fiscaltest.Config makes inside it keeps its ledger there.
 func eachBackend(t *testing.T, fn func(t *testing.T)) { pgtest.EachBackend(t, fn) }

@@ -62,7 +62,7 @@ func (e *Engine) renderInvoice(d *Draft, s Seller) (ubl.Profile, string, invoice
 	if err == nil {
 		if len(reasons) == 0 {
 			inv.ID = "" // numbered in the committer (numbering.go)
-			d.ublDraft, err = ubl.DraftInvoice(inv)
+			d.ublDraft, err = e.invoices.DraftInvoice(inv)
 		} else {
 			_, err = inv.Totals() // every other rule the invoice would break
 		}

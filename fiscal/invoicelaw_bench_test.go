@@ -55,3 +55,41 @@ func BenchmarkPrepareIssue(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSeal measures the caller's share of Commit for an issued euro
+// invoice (ie-full to a German consumer): numbering the invoice and
+// sealing the record and receipt at a log index.
+func BenchmarkSeal(b *testing.B) {
+	e := lawEngine(b)
+	books, err := e.Books("ie-full")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buyer fiscaltest.LawBuyer
+	for _, x := range fiscaltest.LawBuyers() {
+		if x.Country == "DE" {
+			buyer = x
+		}
+	}
+	p, err := fiscaltest.LawRequest(1, buyer, false, false).Payment(lawNow)
+	if err != nil {
+		b.Fatal(err)
+	}
+	seller := books.Account().Seller
+	p.Buyer.SupplyKind, p.Buyer.Description = seller.SupplyKind, seller.ItemName
+	d, err := e.Prepare(context.Background(), "ie-full", fiscal.Supply{Payment: p, Seller: seller}, lawNow)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := e.Issue(d, seller); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	n := int64(0)
+	for b.Loop() {
+		n++
+		if err := fiscal.SealForBench(e, d, n, n); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -405,8 +405,8 @@ func (e *Engine) rebuildTotals(ctx context.Context) error {
 				if err != nil {
 					return err
 				}
-				acc, ok := (*e.accounts.Load())[r.Account]
-				if !ok || r.ReviewStatus != StatusProcessed || !countsTowardTotal(acc.Seller) {
+				b, ok := (*e.accounts.Load())[r.Account]
+				if !ok || r.ReviewStatus != StatusProcessed || !countsTowardTotal(b.acc.Seller) {
 					continue
 				}
 				v, ok := legacyCounted(r)
@@ -417,7 +417,7 @@ func (e *Engine) rebuildTotals(ctx context.Context) error {
 				if err != nil {
 					continue
 				}
-				k := string(totalKey(r.Account, vat.Seller{Country: acc.Seller.Country}.ThresholdYear(ts)))
+				k := string(totalKey(r.Account, vat.Seller{Country: b.acc.Seller.Country}.ThresholdYear(ts)))
 				sums[k] = sums[k].Add(v)
 			}
 			if len(hits) < 1000 {

@@ -373,6 +373,16 @@
 // private half of a retired key is deleted from disk at rotation as before
 // and kept in memory only while held.
 //
+// ConcealSeal is Conceal then Seal with the claims checked once: the
+// public claims Conceal returns are in the format by construction, and
+// Seal's second check of them was about a tenth of the engine's sealing.
+// Its leaf, openings and errors are those of Conceal then Seal
+// (TestConcealSealMatches: the samples and 20,000 variants with spoiled
+// fields, about a fifth accepted; FuzzConcealSeal). BenchmarkConcealSeal,
+// process CPU per call, medians of five alternating runs on the loaded
+// 2-core VM: 21.4 µs (Conceal, then Seal) -> 17.2 µs (ConcealSeal), 17
+// allocations both.
+//
 // # Commitments
 //
 // Each personal field of a 3.0.0 or 4.0.0 receipt appears in the public

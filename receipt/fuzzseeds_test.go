@@ -2,6 +2,7 @@ package receipt
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -116,6 +117,13 @@ func fuzzSeeds(t testing.TB) map[string]map[string][]any {
 	add("FuzzEncodeClaims", "odd-strings-v3", mustJSON(t, &oddV3))
 	add("FuzzStrictBase64", "padding-bits", "AB")
 	add("FuzzStrictBase64", "line-break", "AAAA\nAAAA")
+	for i, c := range []Claims{asV4(sampleClaimsV3Clear(1)), asV4(sampleClaimsV3B2BClear(2)), asV4(sampleClaimsV3UKClear(3)), asV4(pendingClaimsV3Clear(4))} {
+		b, err := json.Marshal(&c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		add("FuzzConcealSeal", fmt.Sprintf("v4-clear-%d", i), b, byte(i))
+	}
 	return seeds
 }
 

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"slices"
 	"strconv"
@@ -81,8 +82,36 @@ func Seal(c Claims) ([]byte, error) {
 	if err := checkClaims(&c); err != nil {
 		return nil, err
 	}
+	return sealChecked(&c)
+}
+
+// ConcealSeal is Conceal of clear SpecV4 claims followed by Seal of the
+// public claims, with the claims checked once: Conceal checks the clear
+// claims, and the public claims it returns are in the format by
+// construction (each personal field present is committed and blanked), so
+// Seal's second check of them is skipped. Leaf, openings and errors are
+// those of Conceal then Seal (TestConcealSealMatches, FuzzConcealSeal);
+// a Conceal error is returned as Conceal returns it.
+func ConcealSeal(clear Claims, rand io.Reader) (leaf []byte, openings []Opening, err error) {
+	public, openings, err := Conceal(clear, rand)
+	if err != nil {
+		return nil, nil, err
+	}
+	if public.Spec != SpecV4 {
+		leaf, err = Seal(public) // refuses the spec
+	} else {
+		leaf, err = sealChecked(&public)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return leaf, openings, nil
+}
+
+// sealChecked is Seal after its checks.
+func sealChecked(c *Claims) ([]byte, error) {
 	sc := scratchPool.Get().(*scratch)
-	w := toV3(&c)
+	w := toV3(c)
 	sc.payload = appendClaimsV3(sc.payload[:0], &w)
 	out := bytes.Clone(sc.payload)
 	if cap(sc.payload)+cap(sc.jws) <= maxPooledScratch {

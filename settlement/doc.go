@@ -17,4 +17,13 @@
 // It imports evmverify (the networks and their USDC contracts), vat
 // (location evidence, underlying providers), invoicelaw (the postal
 // address) and internal/wire (the field checks), nothing else of ours.
+//
+// # Performance
+//
+// Payment.Fingerprint runs on every settlement. Its hashed bytes are the
+// JSON encoding/json writes for the normalised fields; a direct writer
+// (appendFingerprintJSON, held to json.Marshal by a test over 20,000
+// generated inputs and a fuzz target) writes them without reflection:
+// 1.78 µs, 6 allocations, 624 B per call before, 0.88 µs, 4
+// allocations, 64 B after (BenchmarkFingerprint, 2-core VM).
 package settlement

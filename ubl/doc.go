@@ -191,6 +191,24 @@
 // GR-R-001) and copies the document once with the number in cbc:ID; the
 // result is byte-identical to rendering with that number.
 //
+// A [Renderer] drafts the same way and remembers, per seller value, the
+// first-pass checks the seller passed and its rendered cac:Party block:
+// an account's seller is the same on every invoice. The engine holds one
+// (no global state); it keeps at most 4,096 sellers and forgets them all
+// when full. Documents and errors are those of the package functions
+// (TestRendererMatchesPackage over the goldens and 3,000 random documents
+// whose sellers repeat, pass and fail; FuzzRendererMatchesPackage). One
+// B2C draft on the 2-core VM, median of 6 under load from other work:
+// 14.0 µs with DraftInvoice, 12.4 µs with a Renderer that knows the
+// seller (BenchmarkDraftSeller); the same 12 allocations.
+//
+// The fixed-form identifiers the rules give as regular expressions
+// (NL999999999B99, EU + 9 digits, n digits, ...) are checked by a byte
+// loop (hasShape, held to each expression by TestShapesMatchRegexps and
+// FuzzShapes): 215 ns with the regexps, 19 ns with the loop for a Dutch
+// VAT number and the non-Union OSS form checked on every invoice under a
+// TaxCountry.
+//
 // # Errors
 //
 // RenderInvoice, RenderCreditNote, [Invoice.Totals], [DraftInvoice],

@@ -33,16 +33,17 @@ const idPlaceholder = "\x00ID\x00"
 // DraftInvoice validates inv, whose ID must be empty, exactly as
 // RenderInvoice does (except the rules on the number) and renders it.
 func DraftInvoice(inv Invoice) (*Draft, error) {
-	return draft(&inv, nil)
+	return draftWith(nil, &inv, nil)
 }
 
 // DraftCreditNote is DraftInvoice for a credit note.
 func DraftCreditNote(cn CreditNote) (*Draft, error) {
-	return draft(&cn.Invoice, &cn)
+	return draftWith(nil, &cn.Invoice, &cn)
 }
 
-func draft(inv *Invoice, cn *CreditNote) (*Draft, error) {
-	p, err := prepareDoc(inv, cn, true)
+// draftWith drafts with r's memory of sellers (none when r is nil).
+func draftWith(r *Renderer, inv *Invoice, cn *CreditNote) (*Draft, error) {
+	p, err := prepareDoc(r, inv, cn, true)
 	if err != nil {
 		return nil, err
 	}

@@ -50,15 +50,14 @@ const (
 )
 
 var (
-	reMARK     = regexp.MustCompile(`^[1-9][0-9]*$`)
-	reGreekTIN = regexp.MustCompile(`^[0-9]{9}$`)
-	reBranch   = regexp.MustCompile(`^[0-9]+$`)
+	reMARK   = regexp.MustCompile(`^[1-9][0-9]*$`)
+	reBranch = regexp.MustCompile(`^[0-9]+$`)
 )
 
 // greekTINOK is u:TinVerification: 9 digits, the weighted sum of the first
 // eight (weights 256, 128, …, 2) mod 11 mod 10 equals the ninth.
 func greekTINOK(tin string) bool {
-	if !reGreekTIN.MatchString(tin) {
+	if !hasShape(tin, shapeDigits9) {
 		return false
 	}
 	sum := 0

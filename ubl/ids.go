@@ -27,19 +27,54 @@ type schemeRule struct {
 }
 
 var (
-	reDigits8  = regexp.MustCompile(`^[0-9]{8}$`)
-	reDigits9  = regexp.MustCompile(`^[0-9]{9}$`)
-	reDigits10 = regexp.MustCompile(`^[0-9]{10}$`)
-	reDigits11 = regexp.MustCompile(`^[0-9]{11}$`)
-	reDigits12 = regexp.MustCompile(`^[0-9]{12}$`)
-	reDigits20 = regexp.MustCompile(`^[0-9]{20}$`)
-	reDigits   = regexp.MustCompile(`^[0-9]+$`)
-	reDK8      = regexp.MustCompile(`^DK[0-9]{8}$`)
-	reIPA      = regexp.MustCompile(`^[A-Za-z0-9]{6}$`)
-	reCF16     = regexp.MustCompile(`^[A-Za-z]{6}[0-9]{2}[A-Za-z][0-9]{2}[A-Za-z0-9]{3}[0-9][A-Za-z]$`)
-	reNLVAT    = regexp.MustCompile(`^NL[0-9]{9}B[0-9]{2}$`)
-	reNOVAT    = regexp.MustCompile(`^NO[0-9]{9}MVA$`)
+	reDigits = regexp.MustCompile(`^[0-9]+$`)
+	reIPA    = regexp.MustCompile(`^[A-Za-z0-9]{6}$`)
+	reCF16   = regexp.MustCompile(`^[A-Za-z]{6}[0-9]{2}[A-Za-z][0-9]{2}[A-Za-z0-9]{3}[0-9][A-Za-z]$`)
 )
+
+// The fixed-form identifiers of the Peppol and national rules, which give
+// them as regular expressions (^NL[0-9]{9}B[0-9]{2}$ is "NL999999999B99"):
+// checked with hasShape, no regexp on the render path
+// (TestShapesMatchRegexps holds each to its expression).
+const (
+	shapeDigits8  = "99999999"
+	shapeDigits9  = "999999999"
+	shapeDigits10 = "9999999999"
+	shapeDigits11 = "99999999999"
+	shapeDigits12 = "999999999999"
+	shapeDigits20 = "99999999999999999999"
+	shapeDK8      = "DK99999999"
+	shapeNLVAT    = "NL999999999B99"
+	shapeNOVAT    = "NO999999999MVA"
+	shapeSEVAT    = "SE999999999999"
+	// shapeEUOSS is the form of a non-Union scheme number, "EU" and 9
+	// digits (Art. 362 leaves the form to the member state of
+	// identification; all use EU + 3-digit state code + 6 digits).
+	shapeEUOSS = "EU999999999"
+)
+
+// hasShape reports whether s is shape with each '9' of shape standing for
+// one ASCII digit and every other byte for itself.
+func hasShape(s, shape string) bool {
+	if len(s) != len(shape) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if shape[i] == '9' {
+			if s[i] < '0' || s[i] > '9' {
+				return false
+			}
+		} else if s[i] != shape[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// shaped returns hasShape for one shape, for a schemeRule.
+func shaped(shape string) func(string) bool {
+	return func(s string) bool { return hasShape(s, shape) }
+}
 
 // schemeRuleFor returns the Peppol syntax rule for identifiers of an ICD/EAS
 // scheme, or ok=false when Peppol checks no syntax for it.
@@ -51,25 +86,25 @@ func schemeRuleFor(scheme string) (schemeRule, bool) {
 		}}, true
 	case "0192":
 		return schemeRule{"PEPPOL-COMMON-R041", "a Norwegian organisation number (9 digits, mod 11)", func(s string) bool {
-			return reDigits9.MatchString(s) && mod11OK(s)
+			return hasShape(s, shapeDigits9) && mod11OK(s)
 		}}, true
 	case "0184":
 		return schemeRule{"PEPPOL-COMMON-R042", "a Danish CVR number (8 digits, optionally prefixed DK)", func(s string) bool {
-			return reDigits8.MatchString(s) || reDK8.MatchString(s)
+			return hasShape(s, shapeDigits8) || hasShape(s, shapeDK8)
 		}}, true
 	case "0096":
-		return schemeRule{"PEPPOL-COMMON-R052", "a Danish P number (10 digits)", reDigits10.MatchString}, true
+		return schemeRule{"PEPPOL-COMMON-R052", "a Danish P number (10 digits)", shaped(shapeDigits10)}, true
 	case "0198":
-		return schemeRule{"PEPPOL-COMMON-R053", "a Danish ERSTORG number (DK + 8 digits)", reDK8.MatchString}, true
+		return schemeRule{"PEPPOL-COMMON-R053", "a Danish ERSTORG number (DK + 8 digits)", shaped(shapeDK8)}, true
 	case "0208":
 		return schemeRule{"PEPPOL-COMMON-R043", "a Belgian enterprise number (10 digits, mod 97)", func(s string) bool {
-			return reDigits10.MatchString(s) && mod97BEOK(s)
+			return hasShape(s, shapeDigits10) && mod97BEOK(s)
 		}}, true
 	case "0201":
 		return schemeRule{"PEPPOL-COMMON-R044", "an Italian IPA code (6 letters or digits)", reIPA.MatchString}, true
 	case "0210":
 		return schemeRule{"PEPPOL-COMMON-R045", "an Italian codice fiscale (16 characters or 11 digits)", func(s string) bool {
-			return reCF16.MatchString(s) || reDigits11.MatchString(s)
+			return reCF16.MatchString(s) || hasShape(s, shapeDigits11)
 		}}, true
 	case "0211":
 		return schemeRule{"PEPPOL-COMMON-R047", "an Italian partita IVA (optionally IT, then 11 digits with a valid check digit)", func(s string) bool {
@@ -79,16 +114,16 @@ func schemeRuleFor(scheme string) (schemeRule, bool) {
 		return schemeRule{"PEPPOL-COMMON-R049", "a Swedish organisation number (10 digits, Luhn)", seOrgnrOK}, true
 	case "0151":
 		return schemeRule{"PEPPOL-COMMON-R050", "an Australian Business Number (11 digits, mod 89)", func(s string) bool {
-			return reDigits11.MatchString(s) && abnOK(s)
+			return hasShape(s, shapeDigits11) && abnOK(s)
 		}}, true
 	case "0106":
-		return schemeRule{"PEPPOL-COMMON-R054", "a Dutch KvK number (8 digits)", reDigits8.MatchString}, true
+		return schemeRule{"PEPPOL-COMMON-R054", "a Dutch KvK number (8 digits)", shaped(shapeDigits8)}, true
 	case "0190":
-		return schemeRule{"PEPPOL-COMMON-R055", "a Dutch OIN (20 digits)", reDigits20.MatchString}, true
+		return schemeRule{"PEPPOL-COMMON-R055", "a Dutch OIN (20 digits)", shaped(shapeDigits20)}, true
 	case "9944":
-		return schemeRule{"PEPPOL-COMMON-R056-1", "a Dutch VAT number (NL999999999B99)", reNLVAT.MatchString}, true
+		return schemeRule{"PEPPOL-COMMON-R056-1", "a Dutch VAT number (NL999999999B99)", shaped(shapeNLVAT)}, true
 	case "0217":
-		return schemeRule{"PEPPOL-COMMON-R057", "a Dutch KvK establishment number (12 digits)", reDigits12.MatchString}, true
+		return schemeRule{"PEPPOL-COMMON-R057", "a Dutch KvK establishment number (12 digits)", shaped(shapeDigits12)}, true
 	}
 	return schemeRule{}, false
 }
@@ -137,7 +172,7 @@ func mod97BEOK(s string) bool {
 // digit (from the left, starting with the second) is doubled with its digits
 // summed; the total must be divisible by 10.
 func pivaOK(s string) bool {
-	if !reDigits11.MatchString(s) {
+	if !hasShape(s, shapeDigits11) {
 		return false
 	}
 	sum := 0
@@ -154,7 +189,7 @@ func pivaOK(s string) bool {
 // seOrgnrOK is the Swedish organisation number check of PEPPOL-COMMON-R049
 // and SE-R-003/004/013: 10 digits, Luhn over the first nine.
 func seOrgnrOK(s string) bool {
-	if !reDigits10.MatchString(s) {
+	if !hasShape(s, shapeDigits10) {
 		return false
 	}
 	sum := 0
@@ -186,5 +221,5 @@ func abnOK(s string) bool {
 
 // noVATOK is NO-R-001: NO, a 9-digit organisation number valid under mod 11, MVA.
 func noVATOK(v string) bool {
-	return reNOVAT.MatchString(v) && mod11OK(v[2:11])
+	return hasShape(v, shapeNOVAT) && mod11OK(v[2:11])
 }

@@ -1,9 +1,6 @@
 package ubl
 
-import (
-	"regexp"
-	"strings"
-)
+import "strings"
 
 // Rule identifiers of the invoicing-law checks (Invoice.TaxCountry set).
 // They are not EN 16931 or Peppol rule ids: each names the provision it
@@ -72,11 +69,6 @@ func NationalCurrency(country string) (currency string, ok bool) {
 	return "", false
 }
 
-// reNonUnionOSS is the form of a non-Union scheme number: "EU" and 9 digits
-// (Art. 362 leaves the form to the member state of identification; all use
-// EU + 3-digit state code + 6 digits).
-var reNonUnionOSS = regexp.MustCompile(`^EU[0-9]{9}$`)
-
 // isBusinessSale reports whether the invoice is to a taxable person: any
 // reverse-charge line, a buyer VAT identifier, or the Peppol profile (which
 // this package uses for business buyers).
@@ -125,7 +117,7 @@ func checkLaw(c *checker, p *prepared) {
 	}
 
 	// Art. 362: the non-Union scheme number only on the scheme's B2C supplies.
-	if id := inv.Seller.TaxRegistrationID; reNonUnionOSS.MatchString(id) && (business || country == "GB") {
+	if id := inv.Seller.TaxRegistrationID; hasShape(id, shapeEUOSS) && (business || country == "GB") {
 		c.addf("Seller.TaxRegistrationID", RuleArt362, ErrForbidden,
 			"%s is a non-Union OSS number: it identifies the seller only for B2C supplies declared under that scheme, not on a business or UK invoice; give the VAT number of the taxing state or the seller's local tax number (BT-32) instead", id)
 	}

@@ -143,7 +143,7 @@ func checkPeppolNational(c *checker, p *prepared) {
 	// SE-R-003/004/013 (organisation number as legal identifier).
 	if seller.Country == "SE" {
 		seVAT := p.writeVAT && strings.HasPrefix(seller.VATNumber, "SE")
-		if seVAT && !reSEVAT.MatchString(seller.VATNumber) {
+		if seVAT && !hasShape(seller.VATNumber, shapeSEVAT) {
 			c.addf("Seller.VATNumber", "SE-R-001", ErrFormat, "a Swedish VAT number is SE followed by 12 digits; got %q", seller.VATNumber)
 		}
 		if seVAT {

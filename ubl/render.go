@@ -95,7 +95,7 @@ func (p *prepared) render() ([]byte, error) {
 		w.close("cac:AdditionalDocumentReference")
 	}
 	w.open("cac:AccountingSupplierParty")
-	p.party(w, inv.Seller, p.seller)
+	p.renderer.sellerParty(w, p)
 	w.close("cac:AccountingSupplierParty")
 	w.open("cac:AccountingCustomerParty")
 	p.party(w, inv.Buyer, p.buyer)

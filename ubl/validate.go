@@ -3,7 +3,6 @@ package ubl
 import (
 	"fmt"
 	"math/big"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -25,8 +24,6 @@ const (
 	maxRateDecimals  = 4  // BT-119/BT-152, e.g. 25.5, 5.5
 	maxFXDecimals    = 10 // TaxCurrency.Rate: central banks publish 4 to 6 decimals
 )
-
-var reSEVAT = regexp.MustCompile(`^SE[0-9]{12}$`)
 
 // The contact patterns of the Peppol DE national rules, applied to every
 // contact (PEPPOL-EN16931-UBL.xslt variables XR-EMAIL-REGEX,
@@ -93,6 +90,9 @@ type prepared struct {
 	greekSeller bool
 	// note is BT-22 as written: Invoice.Note plus the tax-currency statement.
 	note string
+	// renderer remembers the seller's checks and party block; nil for the
+	// package functions.
+	renderer *Renderer
 }
 
 // checker collects validation problems in check order.
@@ -299,12 +299,12 @@ func (c *checker) places(field string, d decimal.Decimal, n int32) bool {
 // values one by one, then (only when those are sound) the rules relating
 // them, so that arithmetic and cross-field rules never run on malformed input.
 func prepare(inv *Invoice, cn *CreditNote) (*prepared, error) {
-	return prepareDoc(inv, cn, false)
+	return prepareDoc(nil, inv, cn, false)
 }
 
 // prepareDoc is prepare; draft leaves the document number to Draft.Finish.
-func prepareDoc(inv *Invoice, cn *CreditNote, draft bool) (*prepared, error) {
-	p := &prepared{kind: kindInvoice, inv: inv, cn: cn, draft: draft}
+func prepareDoc(r *Renderer, inv *Invoice, cn *CreditNote, draft bool) (*prepared, error) {
+	p := &prepared{kind: kindInvoice, inv: inv, cn: cn, draft: draft, renderer: r}
 	if cn != nil {
 		p.kind = kindCreditNote
 	}
@@ -392,7 +392,7 @@ func checkFields(c *checker, p *prepared) {
 	} else if inv.BuyerReference != "" {
 		c.identifier("BuyerReference", "", inv.BuyerReference)
 	}
-	checkParty(c, inv.Profile, "Seller", inv.Seller, partyRules{name: "BR-06", country: "BR-09", endpointScheme: "BR-62"})
+	p.renderer.checkSeller(c, inv.Profile, inv.Seller)
 	checkParty(c, inv.Profile, "Buyer", inv.Buyer, partyRules{name: "BR-07", country: "BR-11", endpointScheme: "BR-63"})
 	checkLines(c, p)
 	for i, s := range inv.Subtotals {
@@ -442,6 +442,9 @@ func partyFieldName(f string) func(suffix string) string {
 
 type partyRules struct{ name, country, endpointScheme string }
 
+// sellerRules are the seller's rules of checkParty.
+var sellerRules = partyRules{name: "BR-06", country: "BR-09", endpointScheme: "BR-62"}
+
 func checkParty(c *checker, prof Profile, f string, pt Party, r partyRules) {
 	fn := partyFieldName(f)
 	c.required(fn(".Name"), r.name, pt.Name)
@@ -467,7 +470,7 @@ func checkParty(c *checker, prof Profile, f string, pt Party, r partyRules) {
 			c.addf(fn(".VATNumber"), "", ErrFormat, "%q is not a country prefix followed by 2 to 13 letters or digits", pt.VATNumber)
 		case !inList(vatPrefixes, pt.VATNumber[:2]):
 			c.addf(fn(".VATNumber"), "BR-CO-09", ErrCode, "prefix %q is not an ISO 3166-1 alpha-2 code, EL or XI (a non-Union OSS \"EU\" number cannot be a seller VAT identifier)", pt.VATNumber[:2])
-		case strings.HasPrefix(pt.VATNumber, "NL") && !reNLVAT.MatchString(pt.VATNumber):
+		case strings.HasPrefix(pt.VATNumber, "NL") && !hasShape(pt.VATNumber, shapeNLVAT):
 			c.addf(fn(".VATNumber"), "PEPPOL-COMMON-R056-2", ErrFormat, "%q is not NL999999999B99", pt.VATNumber)
 		}
 	}
