@@ -232,7 +232,7 @@ func (w *checkWorker) chunk(ch *checkChunk) {
 			ev.ckpt, ev.err = c.verifyCheckpoint(ev.index, ev.note)
 			continue
 		}
-		if w.getID != nil && len(ev.id) > 0 {
+		if w.getID != nil && len(ev.id) > 0 && ev.idBack == nil {
 			var err error
 			if ev.idBack, err = w.getID(ev.id); err != nil {
 				ev.err = err
