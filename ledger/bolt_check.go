@@ -497,8 +497,9 @@ func forEachSub(parent *bolt.Bucket, what string, fn func(sub, k, v []byte) erro
 }
 
 // keysPartition is how many key hashes one pass of checkKeys holds (16
-// bytes each with the index: 16 MB).
-const keysPartition = 1 << 20
+// bytes each with the index: 8 MB, and a quarter more before a pass
+// gives up and the partitions are split finer).
+const keysPartition = 1 << 19
 
 // keyItem is one key in a pass of checkKeys: its hash and its index.
 type keyItem struct {
@@ -574,6 +575,9 @@ func (kc *keysCheck) part(h uint64) uint64 {
 // pass checks partition p; false means it held more than keysPartition
 // and a quarter.
 func (kc *keysCheck) pass(p uint64) (bool, error) {
+	if kc.items == nil {
+		kc.items = make([]keyItem, 0, keysPartition+keysPartition/4)
+	}
 	items := kc.items[:0]
 	over := false
 	err := kc.walk(func(kind byte, space, key []byte, at int64) error {
@@ -683,7 +687,7 @@ func (kc *keysCheck) walk(fn func(kind byte, space, key []byte, at int64) error)
 		if err != nil || at >= kc.size {
 			break
 		}
-		rec, err := parseKeysRecord(v)
+		rec, err := parseKeysRecordCRC(v, false)
 		if err != nil {
 			continue
 		}

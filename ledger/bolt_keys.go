@@ -69,6 +69,8 @@ func (s *boltStore) buildIDIndex(tx *bolt.Tx, size int64) error {
 			return &CheckError{Index: next, What: fmt.Sprintf("keys record %d is missing", next)}
 		}
 	}
+	x.finish()
+	x.pending = nil
 	x.upTo = size
 	s.keys = x
 	return nil
