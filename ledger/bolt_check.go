@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -340,7 +339,7 @@ func (s *boltStore) checkStream(b checkBuckets, c *logChecker) error {
 			if err != nil {
 				return failAt(fail(i, "keys record %d: %v", i, err))
 			}
-			e.id, e.idBack = rec.id, key
+			e.id, e.keyed = rec.id, true
 			kk, kv = keys.Next()
 		case bytes.Equal(ek, key):
 			e.id = ev
@@ -496,16 +495,10 @@ func forEachSub(parent *bolt.Bucket, what string, fn func(sub, k, v []byte) erro
 	return nil
 }
 
-// keysPartition is how many key hashes one pass of checkKeys holds (16
-// bytes each with the index: 8 MB, and a quarter more before a pass
-// gives up and the partitions are split finer).
+// keysPartition is how many key hashes one pass of checkKeys holds (8
+// bytes each: 4 MB, and a quarter more before a pass gives up and the
+// partitions are split finer).
 const keysPartition = 1 << 19
-
-// keyItem is one key in a pass of checkKeys: its hash and its index.
-type keyItem struct {
-	hash uint64
-	at   int64
-}
 
 // checkKeys checks a schema-3 file's keys with bounded memory: entry IDs
 // are unique and claim keys unique per space across the legacy ids and
@@ -549,7 +542,7 @@ type keysCheck struct {
 	size  int64
 	x     *idIndex // for its seed and hash functions; its table stays empty
 	parts uint64
-	items []keyItem
+	items []uint64 // the hashes of one partition
 }
 
 func (kc *keysCheck) run() error {
@@ -576,7 +569,8 @@ func (kc *keysCheck) part(h uint64) uint64 {
 // and a quarter.
 func (kc *keysCheck) pass(p uint64) (bool, error) {
 	if kc.items == nil {
-		kc.items = make([]keyItem, 0, keysPartition+keysPartition/4)
+		// Sized for three keys per entry; append grows it up to the bound.
+		kc.items = make([]uint64, 0, min(keysPartition+keysPartition/4, 1024+int(3*uint64(kc.size)/kc.parts)))
 	}
 	items := kc.items[:0]
 	over := false
@@ -586,7 +580,7 @@ func (kc *keysCheck) pass(p uint64) (bool, error) {
 				over = true
 				return errStop
 			}
-			items = append(items, keyItem{h, at})
+			items = append(items, h)
 		}
 		return nil
 	})
@@ -597,15 +591,10 @@ func (kc *keysCheck) pass(p uint64) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	slices.SortFunc(items, func(a, b keyItem) int {
-		if c := cmp.Compare(a.hash, b.hash); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.at, b.at)
-	})
+	slices.Sort(items)
 	for i := 1; i < len(items); i++ {
-		if items[i].hash == items[i-1].hash {
-			if err := kc.confirm(items[i].hash); err != nil {
+		if items[i] == items[i-1] {
+			if err := kc.confirm(items[i]); err != nil {
 				return false, err
 			}
 		}
@@ -616,7 +605,7 @@ func (kc *keysCheck) pass(p uint64) (bool, error) {
 		if kc.part(h) != p {
 			return nil
 		}
-		if _, found := slices.BinarySearchFunc(items, h, func(it keyItem, h uint64) int { return cmp.Compare(it.hash, h) }); !found {
+		if _, found := slices.BinarySearch(items, h); !found {
 			return fail(-1, "posting %q %q names entry %q, which does not exist", index, key, id)
 		}
 		return nil
