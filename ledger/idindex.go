@@ -200,8 +200,9 @@ func makeSlots(keys int) ([]uint64, uint) {
 
 // Hashes of the kinds of keys: one maphash of the key, and for a claim
 // of the space too, combined with a constant per kind. One call of
-// maphash.String or maphash.Bytes per field (no maphash.Hash state to
-// fill): building the index of 1 M entries spends most of its time here.
+// maphash.String or maphash.Bytes per field, which costs less than
+// filling a maphash.Hash with the kind, the space's length, the space and
+// the key (Open of 1 M entries hashes 3 M keys).
 const (
 	idSalt    = 0x9e3779b97f4a7c15
 	claimSalt = 0xc2b2ae3d27d4eb4f
