@@ -224,14 +224,18 @@
 // 2^32 − 1: a log that reaches 4,294,967,295 entries refuses to append.
 //
 // Measured on the 2-CPU development VM (BenchmarkOpenKeys, bare entries of
-// one ID and two claims of 40-byte keys; warm): Open takes 76 ms at 100 k
-// entries and 0.46 s at 1 M (28 ms and 0.23 s with schema 2, the page walk
-// alone), the index 4 MB and 32 MB of heap. Inserting 3 M keys in index
+// one ID and two claims of 40-byte keys; warm; medians of three opens):
+// Open takes 37–38 ms at 100 k entries and 0.46–0.47 s at 1 M (21–23 ms
+// and 0.23 s with schema 2, the page walk alone), the index 4 MB and 32 MB
+// of heap. Filling those files by commits of 1,000 took 1.2 s instead of
+// 3.1–3.3 s at 100 k. Inserting 3 M keys in index
 // order missed the cache on every one (0.95 s at 1 M); Open collects 256 k
 // keys at a time, radix-sorts them by home slot and inserts them in one
-// forward sweep. Loading the legacy B-trees into the table at Open (rather
-// than asking them after a miss) keeps the common lookup, a key nobody
-// holds, free of B-tree reads in an upgraded file too.
+// forward sweep. The legacy B-trees of an upgraded file are loaded into the
+// table at Open too (a walk of the ids and claims buckets, at the rate of
+// the keys records' walk), rather than asked after every miss: the common
+// lookup, a key nobody holds, then reads no B-tree in an upgraded file
+// either. (That choice was reasoned, not measured against the other.)
 //
 // A blob is 0x03, the dictionary id (uvarint, 0 for none), the length of
 // the leaf's part, then the leaf and the documents compressed together as
@@ -503,9 +507,11 @@
 // up among its ID hashes by binary search (a posting naming a missing
 // entry could pass only if that ID's 64-bit hash equalled another
 // entry's). A 1 M-entry log of three keys per entry takes six passes:
-// BenchmarkOpenKeys (bare entries, one ID and two claims each) checks 1 M
-// entries at 0.4–0.5 M records/s with a peak heap of 12 MB (schema 2:
-// 0.6 M/s, 4.6 MB), and BenchmarkCheckRate, realistic entries at 100 k,
+// BenchmarkOpenKeys (bare entries, one ID and two claims each) checks 100 k
+// entries at 1.0–1.4 M records/s with a peak heap of 7.5 MB (schema 2:
+// 0.7–0.8 M/s, 4.3 MB; the stream no longer looks each ID up) and 1 M at
+// 0.4–0.5 M records/s with 12 MB (schema 2, one run: 0.6 M/s, 4.6 MB), and
+// BenchmarkCheckRate, realistic entries at 100 k,
 // takes 8.7–8.9 µs of CPU per record for Ledger.Check and 10.1–10.7 µs
 // for the file's Check (schema 2 in the same window: 9.9–10.5 and
 // 10.7–13.3 µs), 205 k records/s at best on the loaded VM (wall time there
