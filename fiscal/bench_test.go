@@ -112,7 +112,8 @@ func settleRange(b *testing.B, books *fiscal.Books, callers int, first, n uint64
 // BenchmarkSettleScale grows one engine's ledger through Engine.Settle (64
 // callers) to 1 k records, then (FISCAL402_BENCH_SCALE=100k or 1M) to
 // 100 k and 1 M, and at each size reports the throughput of the next 2,000
-// settlements and the ledger file's bytes per record. Run it with
+// settlements, the bbolt pages they wrote per record and the ledger file's
+// bytes per record. Run it with
 // -benchtime 1x: the sizes are the scenario, not b.N.
 func BenchmarkSettleScale(b *testing.B) {
 	const measure = 2_000
@@ -129,11 +130,14 @@ func BenchmarkSettleScale(b *testing.B) {
 	for _, size := range sizes {
 		settleRange(b, books, 64, at, size-at)
 		at = size
+		before := books.Engine().Ledger().Stats()
 		start := time.Now()
 		settleRange(b, books, 64, at, measure)
 		at += measure
 		label := map[uint64]string{1_000: "1k", 100_000: "100k", 1_000_000: "1M"}[size]
 		b.ReportMetric(measure/time.Since(start).Seconds(), "records/s@"+label)
+		st := books.Engine().Ledger().Stats()
+		b.ReportMetric(float64(st.PagesWritten-before.PagesWritten)/measure, "pages/record@"+label)
 		fi, err := os.Stat(path)
 		if err != nil {
 			b.Fatal(err)

@@ -35,7 +35,13 @@ type boltStore struct {
 	path     string
 	readOnly bool
 	v2from   int64 // first index stored as a blob; the size for a read-only schema-1 file
-	cur      atomic.Pointer[storeHead]
+	// v3from is the first index whose ID and claims are a keys record
+	// (schema 3); the size for a read-only schema-1 or schema-2 file.
+	v3from int64
+	// keys is the in-memory index of IDs and claims (nil only for Check,
+	// which reads no key by name).
+	keys *idIndex
+	cur  atomic.Pointer[storeHead]
 }
 
 // boltOpen are the parameters of openBoltStore.
@@ -197,6 +203,7 @@ func initialize(tx *bolt.Tx, o boltOpen) error {
 		{metaOrigin, []byte(o.origin)},
 		{metaSize, u64(0)},
 		{metaV2From, u64(0)},
+		{metaV3From, u64(0)},
 	} {
 		if err := meta.Put(kv[0], kv[1]); err != nil {
 			return err
@@ -224,9 +231,13 @@ func (s *boltStore) load(o boltOpen) (lf loadedFile, err error) {
 				return nil
 			}
 			size, _ := parseU64(meta.Get(metaSize))
-			s.v2from = size
-			if v, err := parseU64(meta.Get(metaV2From)); err == nil && string(meta.Get(metaSchema)) == schemaVersion {
+			s.v2from, s.v3from = size, size
+			schema := string(meta.Get(metaSchema))
+			if v, err := parseU64(meta.Get(metaV2From)); err == nil && (schema == schemaV2 || schema == schemaVersion) {
 				s.v2from = v
+			}
+			if v, err := parseU64(meta.Get(metaV3From)); err == nil && schema == schemaVersion {
+				s.v3from = v
 			}
 			lf.dicts, _ = loadDicts(tx)
 			return nil
@@ -248,8 +259,8 @@ func (s *boltStore) load(o boltOpen) (lf loadedFile, err error) {
 		return lf, fmt.Errorf("ledger: open %s: %w: %w", s.path, ErrUnavailable, err)
 	}
 	switch {
-	case hasMeta && schema != schemaV1 && schema != schemaVersion:
-		return lf, fmt.Errorf("ledger: %s has schema %q, this version reads %q and %q: %w", s.path, schema, schemaV1, schemaVersion, ErrInvalid)
+	case hasMeta && schema != schemaV1 && schema != schemaV2 && schema != schemaVersion:
+		return lf, unknownSchema(s.path, schema)
 	case schema == "" && first != nil:
 		return lf, fmt.Errorf("ledger: %s is a bbolt file without ledger meta (first bucket %q): %w", s.path, first, ErrInvalid)
 	case schema == "" && o.readOnly:
@@ -258,8 +269,8 @@ func (s *boltStore) load(o boltOpen) (lf loadedFile, err error) {
 		if err := s.db.Update(func(tx *bolt.Tx) error { return initialize(tx, o) }); err != nil {
 			return lf, fmt.Errorf("ledger: initialize %s: %w: %w", s.path, ErrUnavailable, err)
 		}
-	case schema == schemaV1 && !o.readOnly:
-		if err := s.db.Update(upgradeV1); err != nil {
+	case (schema == schemaV1 || schema == schemaV2) && !o.readOnly:
+		if err := s.db.Update(upgrade); err != nil {
 			return lf, fmt.Errorf("ledger: upgrade %s to %s: %w: %w", s.path, schemaVersion, ErrUnavailable, err)
 		}
 	}
@@ -275,12 +286,33 @@ func (s *boltStore) load(o boltOpen) (lf loadedFile, err error) {
 		}
 		return lf, err
 	}
+	if err := s.db.View(func(tx *bolt.Tx) error { return s.buildIDIndex(tx, lf.head.frontier.size) }); err != nil {
+		var ce *CheckError
+		if errors.As(err, &ce) {
+			return lf, corrupt(s.path, ce)
+		}
+		return lf, err
+	}
 	s.cur.Store(&lf.head)
 	return lf, nil
 }
 
+func unknownSchema(path, schema string) error {
+	return fmt.Errorf("ledger: %s has schema %q, this version reads %q, %q and %q: %w", path, schema, schemaV1, schemaV2, schemaVersion, ErrInvalid)
+}
+
+// upgrade turns a schema-1 or schema-2 file into a schema-3 one in one
+// transaction, without moving any entry.
+func upgrade(tx *bolt.Tx) error {
+	if err := upgradeV1(tx); err != nil {
+		return err
+	}
+	return upgradeV2(tx)
+}
+
 // upgradeV1 turns a schema-1 file into a schema-2 one without moving any
 // entry: it adds the schema-2 buckets and records where blobs start.
+// (upgradeV2 follows in the same transaction.)
 func upgradeV1(tx *bolt.Tx) error {
 	meta := tx.Bucket(bucketMeta)
 	if string(meta.Get(metaSchema)) != schemaV1 {
@@ -298,6 +330,29 @@ func upgradeV1(tx *bolt.Tx) error {
 	if err := meta.Put(metaV2From, clone(size)); err != nil {
 		return err
 	}
+	return meta.Put(metaSchema, []byte(schemaV2))
+}
+
+// upgradeV2 turns a schema-2 file into a schema-3 one without moving any
+// key: it adds the keys bucket and records where keys records start; the
+// entries below keep their keys in the entries, ids and claims B-trees.
+func upgradeV2(tx *bolt.Tx) error {
+	meta := tx.Bucket(bucketMeta)
+	if string(meta.Get(metaSchema)) != schemaV2 {
+		return nil
+	}
+	size := meta.Get(metaSize)
+	if _, err := parseU64(size); err != nil {
+		return &CheckError{Index: -1, What: "meta size: " + err.Error()}
+	}
+	for _, name := range v3Buckets {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return err
+		}
+	}
+	if err := meta.Put(metaV3From, clone(size)); err != nil {
+		return err
+	}
 	return meta.Put(metaSchema, []byte(schemaVersion))
 }
 
@@ -306,18 +361,22 @@ func upgradeV1(tx *bolt.Tx) error {
 func (s *boltStore) loadHead(tx *bolt.Tx, origin string) (loadedFile, error) {
 	var lf loadedFile
 	meta := tx.Bucket(bucketMeta)
-	switch v := string(meta.Get(metaSchema)); v {
-	case schemaVersion, schemaV1:
+	schema := string(meta.Get(metaSchema))
+	switch schema {
+	case schemaVersion, schemaV2, schemaV1:
 	default:
-		return lf, fmt.Errorf("ledger: %s has schema %q, this version reads %q and %q: %w", s.path, v, schemaV1, schemaVersion, ErrInvalid)
+		return lf, unknownSchema(s.path, schema)
 	}
 	if v := meta.Get(metaOrigin); string(v) != origin {
 		return lf, fmt.Errorf("ledger: %s belongs to origin %q, not %q: %w", s.path, v, origin, ErrOriginMismatch)
 	}
-	v2 := string(meta.Get(metaSchema)) == schemaVersion
+	v2, v3 := schema != schemaV1, schema == schemaVersion
 	buckets := schema1Buckets
-	if v2 {
+	switch {
+	case v3:
 		buckets = ownBuckets
+	case v2:
+		buckets = schema2Buckets
 	}
 	for _, name := range buckets {
 		if tx.Bucket(name) == nil {
@@ -328,10 +387,15 @@ func (s *boltStore) loadHead(tx *bolt.Tx, origin string) (loadedFile, error) {
 	if err != nil {
 		return lf, &CheckError{Index: -1, What: "meta size: " + err.Error()}
 	}
-	s.v2from = size
+	s.v2from, s.v3from = size, size
 	if v2 {
 		if s.v2from, err = parseU64(meta.Get(metaV2From)); err != nil || s.v2from > size {
 			return lf, &CheckError{Index: -1, What: fmt.Sprintf("meta v2from %x is not an index up to the size %d", meta.Get(metaV2From), size)}
+		}
+	}
+	if v3 {
+		if s.v3from, err = parseU64(meta.Get(metaV3From)); err != nil || s.v3from > size || s.v3from < s.v2from {
+			return lf, &CheckError{Index: -1, What: fmt.Sprintf("meta v3from %x is not an index from v2from %d up to the size %d", meta.Get(metaV3From), s.v2from, size)}
 		}
 	}
 	// The last entry is the last leaf (schema 1) or the last blob.
@@ -433,7 +497,8 @@ func (s *boltStore) commit(_ func() *batchKeys, plan func(v commitView) (*batchW
 	if err != nil || w == nil {
 		return st, err
 	}
-	if err := s.write(tx, w); err != nil {
+	refs, err := s.write(tx, w)
+	if err != nil {
 		return st, err
 	}
 	err = tx.Commit()
@@ -442,73 +507,86 @@ func (s *boltStore) commit(_ func() *batchKeys, plan func(v commitView) (*batchW
 	if err != nil {
 		return st, err
 	}
+	// Only now, committed, do the batch's keys become visible to lookups.
+	s.keys.add(refs, w.head.frontier.size)
 	s.cur.Store(&w.head)
 	return st, nil
 }
 
-// write puts a batch's writes. bbolt keeps the key and value slices of a
-// Put until the commit, so the small keys and values the batch makes are
-// cut from one arena (no allocation per put).
-func (s *boltStore) write(tx *bolt.Tx, w *batchWrites) error {
+// write puts a batch's writes and returns the keys the batch adds to the
+// in-memory index. bbolt keeps the key and value slices of a Put until the
+// commit, so the small keys and values the batch makes are cut from one
+// arena (no allocation per put).
+//
+// An entry's ID and claims go to its keys record, next to its blob: both
+// buckets are keyed by index and only grow, so a batch dirties a page of
+// each for many records, where the ids and claims B-trees (schema 2) took
+// a randomly placed leaf page per key.
+func (s *boltStore) write(tx *bolt.Tx, w *batchWrites) ([]keyRef, error) {
 	b := func(name []byte) *bolt.Bucket { return tx.Bucket(name) }
-	blobs, entries, ids, hashes, cps := b(bucketBlobs), b(bucketEntries), b(bucketIDs), b(bucketHashes), b(bucketCheckpoints)
+	blobs, keys, hashes, cps := b(bucketBlobs), b(bucketKeys), b(bucketHashes), b(bucketCheckpoints)
 	// Keys of these buckets only grow: split full pages full (the default,
 	// half, leaves every page of an append-only bucket half empty).
-	for _, bk := range []*bolt.Bucket{blobs, entries, hashes, cps} {
+	for _, bk := range []*bolt.Bucket{blobs, keys, hashes, cps} {
 		bk.FillPercent = 1.0
 	}
 	var a arena
 	n := 8 * (len(w.entries) + len(w.hashes))
 	for _, e := range w.entries {
-		n += len(e.id)
+		n += keysRecordSize(e.id, nil)
 	}
 	for _, p := range w.postings {
 		n += len(p.id)
 	}
 	for _, c := range w.claims {
-		n += len(c.key) + 8 + len(c.fingerprint)
+		n += keysRecordSize("", []claimWrite{c})
 	}
 	a.grow(n)
+	refs := make([]keyRef, 0, len(w.entries)+len(w.claims))
+	j := 0 // the claims of w.entries[i] are the next ones with its index
 	for _, e := range w.entries {
-		key, id := a.u64(e.index), a.str(e.id)
+		if e.index > maxIndexed {
+			return nil, fmt.Errorf("ledger: entry %d: beyond the %d entries the in-memory index holds", e.index, maxIndexed+1)
+		}
+		start := j
+		for j < len(w.claims) && w.claims[j].index == e.index {
+			j++
+		}
+		claims := w.claims[start:j]
+		key := a.u64(e.index)
+		rec := a.cut(keysRecordSize(e.id, claims), func(b []byte) []byte { return appendKeysRecord(b, e.id, claims) })
 		if err := blobs.Put(key, e.blob); err != nil {
-			return err
+			return nil, err
 		}
-		if err := entries.Put(key, id); err != nil {
-			return err
+		if err := keys.Put(key, rec); err != nil {
+			return nil, err
 		}
-		if err := ids.Put(id, key); err != nil {
-			return err
+		refs = append(refs, keyRef{s.keys.hashID(e.id), e.index})
+		for _, c := range claims {
+			refs = append(refs, keyRef{s.keys.hashClaim(c.space, c.key), e.index})
 		}
+	}
+	if j != len(w.claims) {
+		return nil, fmt.Errorf("ledger: claim %q %q of index %d belongs to no entry of the batch", w.claims[j].space, w.claims[j].key, w.claims[j].index)
 	}
 	if len(w.entries) > 0 {
 		base := tlog.StoredHashIndex(0, w.entries[0].index)
 		for i := range w.hashes {
 			if err := hashes.Put(a.u64(base+int64(i)), w.hashes[i][:]); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
 	fills := fillTracker{}
-	claims, postings := subBuckets{parent: b(bucketClaims)}, subBuckets{parent: b(bucketPostings)}
-	for _, c := range w.claims {
-		bk, err := claims.get(c.space)
-		if err != nil {
-			return err
-		}
-		v := a.cut(8+len(c.fingerprint), func(b []byte) []byte { return appendClaimValue(b, c.index, c.fingerprint) })
-		if err := bk.Put(a.str(c.key), v); err != nil {
-			return err
-		}
-	}
+	postings := subBuckets{parent: b(bucketPostings)}
 	for _, p := range w.postings {
 		bk, err := postings.get(p.index)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		fills.put(bk, p.key)
 		if err := bk.Put(p.key, a.str(p.id)); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	sideBk := subBuckets{parent: b(bucketSide)}
@@ -519,39 +597,39 @@ func (s *boltStore) write(tx *bolt.Tx, w *batchWrites) error {
 	for _, p := range side {
 		if p.Value == nil {
 			if err := sidePut(sideBk.parent, p.Bucket, p.Key, nil, nil); err != nil {
-				return err
+				return nil, err
 			}
 			continue
 		}
 		bk, err := sideBk.get(p.Bucket)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		fills.put(bk, p.Key)
 		if err := bk.Put(p.Key, p.Value); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	fills.apply()
 	for name, n := range w.seqs {
 		if err := b(bucketSequences).Put([]byte(name), u64(n)); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if d := w.dict; d != nil {
 		if err := b(bucketDicts).Put(u64(int64(d.id)), dictValue(d.cutAt, d.content)); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	// Last: the checkpoint, whose signature was made while the rest was put.
 	if err := w.checkpoint(); err != nil {
-		return err
+		return nil, err
 	}
 	cp := w.head.latest
 	if err := cps.Put(u64(cp.Size), cp.Note); err != nil {
-		return err
+		return nil, err
 	}
-	return b(bucketMeta).Put(metaSize, u64(cp.Size))
+	return refs, b(bucketMeta).Put(metaSize, u64(cp.Size))
 }
 
 // lastWrites keeps, of several writes of one side key in a batch, the last
@@ -677,11 +755,10 @@ func (f fillTracker) apply() {
 type boltView struct {
 	s        *boltStore
 	tx       *bolt.Tx
-	ids      *bolt.Cursor
-	entries  *bolt.Cursor
 	seqs     *bolt.Cursor
 	children map[viewBucket]*bolt.Cursor // nil: the bucket does not exist
 	key      []byte                      // scratch for a looked-up key
+	kr       *keysReader
 }
 
 // bytes copies s into the view's key scratch (a seek does not keep it).
@@ -733,23 +810,25 @@ func seekGet(c *bolt.Cursor, key []byte) ([]byte, bool) {
 	return v, true
 }
 
+// claim and hasID ask the in-memory index, which holds every committed
+// key when the committer plans (it is updated after each commit): a key
+// that is not held costs no B-tree read at all.
 func (v *boltView) claim(space, key string) (int64, []byte, string, bool, error) {
-	val, ok := seekGet(v.child(bucketClaims, "claims", space), v.bytes(key))
-	if !ok {
-		return 0, nil, "", false, nil
-	}
-	index, fp, err := parseClaimValue(val)
-	if err != nil {
-		return 0, nil, "", false, &CorruptError{Path: v.s.path, Index: -1, Reason: fmt.Sprintf("claim %q %q: %v", space, key, err)}
-	}
-	id, _ := seekGet(v.top(&v.entries, bucketEntries), u64(index))
 	// fp is only compared by the planner, never kept.
-	return index, fp, string(id), true, nil
+	return v.keysReader().claim(space, key, v.s.head().frontier.size)
 }
 
 func (v *boltView) hasID(id string) (bool, error) {
-	_, ok := seekGet(v.top(&v.ids, bucketIDs), v.bytes(id))
-	return ok, nil
+	_, ok, err := v.keysReader().id(id, v.s.head().frontier.size)
+	return ok, err
+}
+
+func (v *boltView) keysReader() *keysReader {
+	if v.kr == nil {
+		kr := newKeysReader(v.s, v.tx)
+		v.kr = &kr
+	}
+	return v.kr
 }
 
 func (v *boltView) hasPosting(index string, key []byte) (bool, error) {
@@ -794,23 +873,13 @@ func (s *boltStore) claimHolder(space, key string) (id string, fp []byte, held b
 		return "", nil, false, mapClosed(err)
 	}
 	defer tx.Rollback()
-	kb := scratchPool.Get().(*[]byte) // the looked-up names: not kept
-	defer scratchPool.Put(kb)
-	*kb = append((*kb)[:0], space...)
-	b := tx.Bucket(bucketClaims).Bucket(*kb)
-	if b == nil || key == "" {
-		return "", nil, false, nil
+	// No size is read: the keys records after the in-memory index's last
+	// update are read until the first one this snapshot does not hold.
+	kr := newKeysReader(s, tx)
+	_, fp, id, held, err = kr.claim(space, key, 1<<63-1)
+	if !held || err != nil {
+		return "", nil, false, err
 	}
-	*kb = append((*kb)[:0], key...)
-	v := b.Get(*kb)
-	if v == nil {
-		return "", nil, false, nil
-	}
-	index, fp, err := parseClaimValue(v)
-	if err != nil {
-		return "", nil, false, &CorruptError{Path: s.path, Index: -1, Reason: fmt.Sprintf("claim %q %q: %v", space, key, err)}
-	}
-	id = string(tx.Bucket(bucketEntries).Get(u64(index)))
 	return id, append(make([]byte, 0, len(fp)), fp...), true, nil
 }
 
@@ -846,24 +915,22 @@ func (r boltReader) ReadHashes(indexes []int64) ([]tlog.Hash, error) {
 }
 
 func (r boltReader) entryIndex(id string) (int64, bool, error) {
-	v := r.tx.Bucket(bucketIDs).Get([]byte(id))
-	if v == nil {
-		return 0, false, nil
-	}
-	index, err := parseU64(v)
-	if err != nil {
-		return 0, false, &CorruptError{Path: r.s.path, Index: -1, Reason: fmt.Sprintf("ids index: entry %q: %v", id, err)}
-	}
-	return index, true, nil
+	kr := newKeysReader(r.s, r.tx)
+	return kr.id(id, r.n)
 }
 
 func (r boltReader) entryID(index int64) (string, error) {
-	return string(r.tx.Bucket(bucketEntries).Get(u64(index))), nil
+	kr := newKeysReader(r.s, r.tx)
+	return kr.entryID(index)
 }
 
 func (r boltReader) entry(index int64) (rawEntry, error) {
 	key := u64(index)
-	e := rawEntry{id: string(r.tx.Bucket(bucketEntries).Get(key))}
+	id, err := r.entryID(index)
+	if err != nil {
+		return rawEntry{}, err
+	}
+	e := rawEntry{id: id}
 	if index >= r.s.v2from {
 		e.blob = r.tx.Bucket(bucketBlobs).Get(key)
 		return e, nil
@@ -887,19 +954,9 @@ func (r boltReader) checkpointAbove(index int64) ([]byte, bool, error) {
 }
 
 func (r boltReader) claim(space, key string) (int64, []byte, bool, error) {
-	b := r.tx.Bucket(bucketClaims).Bucket([]byte(space))
-	if b == nil || key == "" {
-		return 0, nil, false, nil
-	}
-	v := b.Get([]byte(key))
-	if v == nil {
-		return 0, nil, false, nil
-	}
-	index, fp, err := parseClaimValue(v)
-	if err != nil {
-		return 0, nil, false, &CorruptError{Path: r.s.path, Index: -1, Reason: fmt.Sprintf("claim %q %q: %v", space, key, err)}
-	}
-	return index, fp, true, nil
+	kr := newKeysReader(r.s, r.tx)
+	index, fp, _, held, err := kr.claim(space, key, r.n)
+	return index, fp, held, err
 }
 
 func (r boltReader) posting(index string, key []byte) (string, bool, error) {

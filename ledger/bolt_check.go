@@ -2,7 +2,9 @@ package ledger
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"math/bits"
 	"runtime/debug"
 	"slices"
 
@@ -22,8 +24,20 @@ func (s *boltStore) check(c *logChecker) error {
 	// Postings are checked alongside, in a snapshot of their own: a later
 	// snapshot holds the same postings and entries and maybe more, and each
 	// posting is checked against the entries of the same snapshot.
+	// On a schema-3 file, checkKeys checks the postings with the keys.
 	postings := make(chan error, 1)
-	go func() { postings <- s.checkPostings() }()
+	go func() {
+		if s.db.View(func(tx *bolt.Tx) error {
+			if m := tx.Bucket(bucketMeta); m == nil || string(m.Get(metaSchema)) != schemaVersion {
+				return errStop
+			}
+			return nil
+		}) == nil {
+			postings <- s.checkKeys()
+			return
+		}
+		postings <- s.checkPostings()
+	}()
 	err := s.db.View(func(tx *bolt.Tx) error {
 		bk, err := checkMetaBuckets(tx, c)
 		if err != nil {
@@ -136,8 +150,9 @@ func (pc *postingChecker) flush() error {
 // checkBuckets are the buckets of the file being checked.
 type checkBuckets struct {
 	all    map[string]*bolt.Bucket
-	v2     bool
+	v2, v3 bool
 	v2from int64
+	v3from int64 // the size for a file before schema 3
 }
 
 func (b checkBuckets) get(name []byte) *bolt.Bucket { return b.all[string(name)] }
@@ -152,14 +167,19 @@ func checkMetaBuckets(tx *bolt.Tx, c *logChecker) (checkBuckets, error) {
 	}
 	switch v := string(meta.Get(metaSchema)); v {
 	case schemaV1:
-	case schemaVersion:
+	case schemaV2:
 		b.v2 = true
+	case schemaVersion:
+		b.v2, b.v3 = true, true
 	default:
-		return b, fail(-1, "meta schema is %q, want %q or %q", v, schemaVersion, schemaV1)
+		return b, fail(-1, "meta schema is %q, want %q, %q or %q", v, schemaVersion, schemaV2, schemaV1)
 	}
 	names := schema1Buckets
-	if b.v2 {
+	switch {
+	case b.v3:
 		names = ownBuckets
+	case b.v2:
+		names = schema2Buckets
 	}
 	for _, name := range names {
 		bk := tx.Bucket(name)
@@ -179,10 +199,15 @@ func checkMetaBuckets(tx *bolt.Tx, c *logChecker) (checkBuckets, error) {
 	if err != nil {
 		return b, fail(-1, "meta size: %v", err)
 	}
-	c.size, b.v2from = size, size
+	c.size, b.v2from, b.v3from = size, size, size
 	if b.v2 {
 		if b.v2from, err = parseU64(meta.Get(metaV2From)); err != nil || b.v2from > size {
 			return b, fail(-1, "meta v2from %x is not an index up to the size %d", meta.Get(metaV2From), size)
+		}
+	}
+	if b.v3 {
+		if b.v3from, err = parseU64(meta.Get(metaV3From)); err != nil || b.v3from > size || b.v3from < b.v2from {
+			return b, fail(-1, "meta v3from %x is not an index from v2from %d up to the size %d", meta.Get(metaV3From), b.v2from, size)
 		}
 	}
 	return b, nil
@@ -211,6 +236,16 @@ func (s *boltStore) checkStream(b checkBuckets, c *logChecker) error {
 			return failAt(fail(at, "blob key %x below v2from %d: a schema-1 entry stored twice", k, b.v2from))
 		}
 		bk, bv = blobs.First()
+	}
+	var keys *bolt.Cursor // schema 3 from v3from on
+	var kk, kv []byte
+	if b.v3 {
+		keys = b.get(bucketKeys).Cursor()
+		if k, _ := keys.First(); k != nil && bytes.Compare(k, u64(b.v3from)) < 0 {
+			at, _ := parseU64(k)
+			return failAt(fail(at, "keys record %x below v3from %d", k, b.v3from))
+		}
+		kk, kv = keys.First()
 	}
 	lk, lv := leaves.First()
 	ek, ev := entries.First()
@@ -293,8 +328,20 @@ func (s *boltStore) checkStream(b checkBuckets, c *logChecker) error {
 			e.stored = append(e.stored, tlog.Hash(hv))
 			hk, hv = hashes.Next()
 		}
-		// The entry's ID (a worker looks it up in the ids index).
-		if bytes.Equal(ek, key) {
+		// The entry's ID: below v3from a worker looks it up in the ids
+		// index; from v3from on it is the keys record's, which its key
+		// maps to the index (uniqueness: checkKeys).
+		switch {
+		case i >= b.v3from && !bytes.Equal(kk, key):
+			return failAt(fail(i, "keys record %d is missing", i))
+		case i >= b.v3from:
+			rec, err := parseKeysRecord(kv)
+			if err != nil {
+				return failAt(fail(i, "keys record %d: %v", i, err))
+			}
+			e.id, e.keyed = rec.id, true
+			kk, kv = keys.Next()
+		case bytes.Equal(ek, key):
 			e.id = ev
 			ek, ev = entries.Next()
 		}
@@ -308,10 +355,15 @@ func (s *boltStore) checkStream(b checkBuckets, c *logChecker) error {
 			return failAt(fail(at, "leaf %d is stored as schema 1 above v2from %d", at, b.v2from))
 		}
 	}
+	if ek != nil {
+		if at, _ := parseU64(ek); at >= b.v3from && at < size {
+			return failAt(fail(at, "entries key %x at or above v3from %d (its ID is in its keys record)", ek, b.v3from))
+		}
+	}
 	for _, kc := range []struct {
 		k    []byte
 		what string
-	}{{lk, "leaf"}, {bk, "leaf"}, {ek, "entry"}} {
+	}{{lk, "leaf"}, {bk, "leaf"}, {ek, "entry"}, {kk, "keys record"}} {
 		if kc.k != nil {
 			at, _ := parseU64(kc.k)
 			return failAt(fail(at, "%s key %x beyond meta size %d", kc.what, kc.k, size))
@@ -355,23 +407,27 @@ func (s *boltStore) idReader() (func(id []byte) ([]byte, error), func()) {
 // documents belong to schema-1 entries; the dictionaries and sequences
 // parse. (Postings are checked alongside: checkPostings.)
 func checkIndexes(b checkBuckets, c *logChecker) error {
-	size := c.size
+	size, limit := c.size, b.v3from
 	entries, ids := b.get(bucketEntries), b.get(bucketIDs)
-	// The stream found every entry's ID mapping back to its index, so the
-	// ids index holds nothing else exactly when it holds size IDs; only
-	// when it does not are the IDs looked up, to name the one too many.
-	if n := ids.Stats().KeyN; int64(n) != size {
+	// The stream found every entry's ID below v3from mapping back to its
+	// index, so the ids index holds nothing else exactly when it holds
+	// v3from IDs; only when it does not are the IDs looked up, to name the
+	// one too many.
+	if n := ids.Stats().KeyN; int64(n) != limit {
 		cur := ids.Cursor()
 		for id, v := cur.First(); id != nil; id, v = cur.Next() {
 			at, err := parseU64(v)
 			if err != nil || at >= size {
 				return fail(-1, "ids index: ID %q points at %x, not an index below %d", id, v, size)
 			}
+			if at >= limit {
+				return fail(at, "ids index: ID %q points at %d, at or above v3from %d (schema 3 keeps it in the keys record)", id, at, limit)
+			}
 			if got := entries.Get(v); !bytes.Equal(got, id) {
 				return fail(at, "ids index: ID %q points at entry %d, whose ID is %q", id, at, got)
 			}
 		}
-		return fail(-1, "ids index has %d IDs for %d entries", n, size)
+		return fail(-1, "ids index has %d IDs for %d entries", n, limit)
 	}
 	err := forEachSub(b.get(bucketClaims), "claims", func(space, key, v []byte) error {
 		at, _, err := parseClaimValue(v)
@@ -380,6 +436,9 @@ func checkIndexes(b checkBuckets, c *logChecker) error {
 		}
 		if at >= size {
 			return fail(at, "claim %q %q points at index %d, beyond meta size %d", space, key, at, size)
+		}
+		if at >= limit {
+			return fail(at, "claim %q %q points at index %d, at or above v3from %d (schema 3 keeps it in the keys record)", space, key, at, limit)
 		}
 		return nil
 	})
@@ -431,6 +490,205 @@ func forEachSub(parent *bolt.Bucket, what string, fn func(sub, k, v []byte) erro
 			if err := fn(name, k, v); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// keysPartition is how many key hashes one pass of checkKeys holds (8
+// bytes each: 4 MB, and a quarter more before a pass gives up and the
+// partitions are split finer).
+const keysPartition = 1 << 19
+
+// checkKeys checks a schema-3 file's keys with bounded memory: entry IDs
+// are unique and claim keys unique per space across the legacy ids and
+// claims B-trees (below v3from) and the keys records, and every posting
+// names an existing entry. The keys' 64-bit hashes (maphash, seeded per
+// check) are split by hash into as many partitions as keep one under
+// keysPartition; each pass walks the keys and keeps one partition's
+// hashes, sorts them and finds equal neighbours, which are then confirmed
+// by comparing the keys themselves (another walk, only then: two keys
+// with one hash are otherwise a collision); the postings' entry IDs of
+// the partition are looked up among its ID hashes (a posting naming a
+// missing entry escapes only if its ID's 64-bit hash equals another key's).
+// It runs on its own snapshot beside the stream, which reports a keys
+// record that does not parse (skipped here).
+func (s *boltStore) checkKeys() (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			err = fail(-1, "the file structure is damaged: %s", panicText(r))
+		}
+	}()
+	return s.db.View(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		size, err1 := parseU64(meta.Get(metaSize))
+		v3from, err2 := parseU64(meta.Get(metaV3From))
+		b := checkBuckets{all: map[string]*bolt.Bucket{}}
+		for _, name := range ownBuckets {
+			b.all[string(name)] = tx.Bucket(name)
+		}
+		if err1 != nil || err2 != nil || b.get(bucketKeys) == nil || b.get(bucketPostings) == nil {
+			return nil // the main pass reports it
+		}
+		b.v3, b.v3from = true, v3from
+		kc := keysCheck{b: b, size: size, x: newIDIndex(0)}
+		return kc.run()
+	})
+}
+
+type keysCheck struct {
+	b     checkBuckets
+	size  int64
+	x     *idIndex // for its seed and hash functions; its table stays empty
+	parts uint64
+	items []uint64 // the hashes of one partition
+}
+
+func (kc *keysCheck) run() error {
+	kc.parts = 1 + uint64(3*kc.size)/keysPartition
+	for p := uint64(0); p < kc.parts; p++ {
+		ok, err := kc.pass(p)
+		if err != nil {
+			return err
+		}
+		if !ok { // a partition too large: split finer and start again
+			kc.parts *= 2
+			p = ^uint64(0)
+		}
+	}
+	return nil
+}
+
+func (kc *keysCheck) part(h uint64) uint64 {
+	hi, _ := bits.Mul64(h, kc.parts)
+	return hi
+}
+
+// pass checks partition p; false means it held more than keysPartition
+// and a quarter.
+func (kc *keysCheck) pass(p uint64) (bool, error) {
+	if kc.items == nil {
+		// Sized for three keys per entry; append grows it up to the bound.
+		kc.items = make([]uint64, 0, min(keysPartition+keysPartition/4, 1024+int(3*uint64(kc.size)/kc.parts)))
+	}
+	items := kc.items[:0]
+	over := false
+	err := kc.walk(func(kind byte, space, key []byte, at int64) error {
+		if h := kc.hash(kind, space, key); kc.part(h) == p {
+			if len(items) >= keysPartition+keysPartition/4 {
+				over = true
+				return errStop
+			}
+			items = append(items, h)
+		}
+		return nil
+	})
+	kc.items = items[:0]
+	if over {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	slices.Sort(items)
+	for i := 1; i < len(items); i++ {
+		if items[i] == items[i-1] {
+			if err := kc.confirm(items[i]); err != nil {
+				return false, err
+			}
+		}
+	}
+	// Postings: the partition's IDs are among items.
+	return true, forEachSub(kc.b.get(bucketPostings), "postings", func(index, key, id []byte) error {
+		h := kc.x.hashIDBytes(id)
+		if kc.part(h) != p {
+			return nil
+		}
+		if _, found := slices.BinarySearch(items, h); !found {
+			return fail(-1, "posting %q %q names entry %q, which does not exist", index, key, id)
+		}
+		return nil
+	})
+}
+
+var errStop = errors.New("stop")
+
+func (kc *keysCheck) hash(kind byte, space, key []byte) uint64 {
+	if kind == keyKindID {
+		return kc.x.hashIDBytes(key)
+	}
+	return kc.x.hashClaimBytes(space, key)
+}
+
+// confirm walks the keys again for the ones with hash h and reports two
+// equal keys.
+func (kc *keysCheck) confirm(h uint64) error {
+	type seen struct {
+		kind       byte
+		space, key []byte
+		at         int64
+	}
+	var same []seen
+	return kc.walk(func(kind byte, space, key []byte, at int64) error {
+		if kc.hash(kind, space, key) != h {
+			return nil
+		}
+		for _, o := range same {
+			if o.kind == kind && bytes.Equal(o.space, space) && bytes.Equal(o.key, key) {
+				if kind == keyKindID {
+					return fail(max(o.at, at), "entry ID %q is held by entries %d and %d", key, o.at, at)
+				}
+				return fail(max(o.at, at), "claim %q %q is held by entries %d and %d", space, key, o.at, at)
+			}
+		}
+		same = append(same, seen{kind, space, key, at})
+		return nil
+	})
+}
+
+// walk calls fn for every key: the legacy IDs and claims below v3from,
+// then the keys records' IDs and claims in index order.
+func (kc *keysCheck) walk(fn func(kind byte, space, key []byte, at int64) error) error {
+	v3from := kc.b.v3from
+	if v3from > 0 {
+		c := kc.b.get(bucketIDs).Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			if at, err := parseU64(v); err == nil && at < v3from {
+				if err := fn(keyKindID, nil, k, at); err != nil {
+					return err
+				}
+			}
+		}
+		err := forEachSub(kc.b.get(bucketClaims), "claims", func(space, key, v []byte) error {
+			if at, _, err := parseClaimValue(v); err == nil && at < v3from {
+				return fn(keyKindClaim, space, key, at)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	c := kc.b.get(bucketKeys).Cursor()
+	for k, v := c.Seek(u64(v3from)); k != nil; k, v = c.Next() {
+		at, err := parseU64(k)
+		if err != nil || at >= kc.size {
+			break
+		}
+		rec, err := parseKeysRecordCRC(v, false)
+		if err != nil {
+			continue
+		}
+		if err := fn(keyKindID, nil, rec.id, at); err != nil {
+			return err
+		}
+		rec.each(func(space, key, _ []byte) bool {
+			err = fn(keyKindClaim, space, key, at)
+			return err == nil
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil

@@ -114,6 +114,11 @@ type codec struct {
 	startOnce, stopOnce sync.Once
 	jobs                chan *compressJob
 	stop                chan struct{}
+	// jobPool reuses jobs and their channels. It is the codec's, not
+	// the package's: a channel belongs to the goroutines of the Ledger
+	// that made it (a package pool handed a channel made inside one
+	// testing/synctest bubble to a compressor outside it, a fatal error).
+	jobPool sync.Pool
 }
 
 // encoder is the dictionary new blobs are compressed with.
@@ -242,7 +247,10 @@ func (c *codec) compress(sd *s2.Dict, dst, body []byte) []byte {
 		return s2.Encode(dst, body)
 	}
 	c.startOnce.Do(c.startCompressors)
-	j := compressJobs.Get().(*compressJob)
+	j, _ := c.jobPool.Get().(*compressJob)
+	if j == nil {
+		j = &compressJob{done: make(chan struct{}, 1)}
+	}
 	j.sd, j.dst, j.body = sd, dst, body
 	select {
 	case c.jobs <- j:
@@ -252,19 +260,17 @@ func (c *codec) compress(sd *s2.Dict, dst, body []byte) []byte {
 	}
 	block := j.dst
 	j.sd, j.dst, j.body = nil, nil, nil
-	compressJobs.Put(j)
+	c.jobPool.Put(j)
 	return block
 }
 
 // compressJob is a block for a compressor to make; done says it is made
-// (a job and its channel are reused: compressJobs).
+// (a job and its channel are reused: codec.jobPool).
 type compressJob struct {
 	sd        *s2.Dict
 	dst, body []byte
 	done      chan struct{}
 }
-
-var compressJobs = sync.Pool{New: func() any { return &compressJob{done: make(chan struct{}, 1)} }}
 
 func (c *codec) startCompressors() {
 	for range runtime.GOMAXPROCS(0) {

@@ -51,7 +51,8 @@
 // Append, so that the caller can check its prediction after the work. For
 // each append of a batch, in that order, the committer:
 //
-//  1. looks the claims up in order, in the committed data and among the
+//  1. looks the claims up in order, in the committed data (on bbolt: the
+//     in-memory key index, # Storage layout) and among the
 //     earlier appends of the batch; the first held claim decides: an equal
 //     fingerprint answers Existing with the holder's index and ID, a
 //     different one *[ClaimConflictError]; nothing is written;
@@ -116,7 +117,7 @@
 // allocation, within the same order as that write). The page format is the
 // same, so either kind opens a file the other wrote (files up to this
 // version were written with the hashmap kind); buckets whose keys only grow
-// (blobs, hashes, entries, checkpoints, and caller buckets and posting
+// (blobs, keys, hashes, checkpoints, and caller buckets and posting
 // indexes a commit only appended to) split full pages full (FillPercent 1.0
 // instead of 0.5), which changes how pages are packed, never what a crash
 // can do. A file is created under a temporary name, fsynced and linked into
@@ -163,24 +164,78 @@
 //
 // # Storage layout
 //
-// One bbolt file, mode 0600, schema "fiscal402.ledger/2". Numeric keys and
+// One bbolt file, mode 0600, schema "fiscal402.ledger/3". Numeric keys and
 // values are 8-byte big-endian, so byte order is numeric order. Top-level
 // buckets:
 //
 //	meta          "schema"; "origin"; "size" → tree size; "v2from" → the
-//	              first index stored as a blob
+//	              first index stored as a blob; "v3from" → the first index
+//	              whose ID and claims are a keys record
 //	blobs         index → the entry's blob: leaf and documents (below)
+//	keys          index → the entry's keys record: its ID and claims (below)
 //	dicts         dictionary id → log size it was cut at ‖ content
 //	hashes        tlog stored-hash index (tlog.StoredHashIndex) → 32-byte hash
 //	checkpoints   tree size → signed checkpoint note, verbatim
-//	entries       index → entry ID
-//	ids           entry ID → index
-//	claims        one sub-bucket per claim space: key → index ‖ fingerprint
+//	entries       schema 2: index → entry ID         } for the entries below
+//	ids           schema 2: entry ID → index         } v3from of a file
+//	claims        schema 2: one sub-bucket per claim } upgraded from schema
+//	              space: key → index ‖ fingerprint   } 1 or 2; empty otherwise
 //	postings      one sub-bucket per index name: key → entry ID
 //	side          one sub-bucket per caller bucket: key → value (Put, Update)
 //	sequences     sequence name → last number given
 //	leaves, docs  schema 1: index → leaf, and index ‖ name → document, for
 //	              the entries below v2from of a file upgraded from schema 1
+//
+// A keys record is 0x01, the entry ID (uvarint length, bytes), the number
+// of claims (uvarint), each claim's space, key and fingerprint (uvarint
+// length and bytes each), then a CRC-32C (big-endian) of all of it; a
+// claim an append names twice is recorded once. It is put in the same
+// transaction as the blob, so the two are durable together or not at all.
+//
+// # The key index
+//
+// Schema 2 kept the IDs and claims in randomly keyed B-trees (ids, and a
+// claims key per claim, usually two per record): once the file is large,
+// every such insert dirtied a leaf page of its own and the branch pages
+// above it, so the pages a record cost grew with the file, and the
+// committer sought them. Schema 3 writes them sequentially (the keys
+// record, next to the blob: both buckets only grow by index) and finds them
+// through an index in memory, one per Ledger (no package state): 64-bit
+// hashes (hash/maphash, a seed per Ledger; the seed changes nothing that is
+// written) of (kind, space, key) → log index, in one pointer-free
+// open-addressing table ([]uint64: the top 32 bits of the hash ‖ index+1,
+// linear probing, at most three quarters full; the collector does not scan
+// it). A lookup is exact: every hit is confirmed by reading the keys record
+// of its index (or, below v3from, the B-tree key) in the same read
+// transaction and comparing bytes; a colliding hash probes on. Open builds
+// it from the legacy B-trees (the entries below v3from) and the keys
+// records in index order (a missing or damaged record refuses the file);
+// the committer adds a batch's keys after its commit and before any
+// append of the batch is answered, and records up to which index the
+// table is complete. Readers run alongside under an RWMutex (a table that
+// grows is copied outside the lock and swapped in); a reader whose
+// snapshot is newer than the table (a commit between its bbolt commit and
+// the table update) reads those few keys records after the table's end,
+// and a hit beyond the reader's snapshot is not in its snapshot's keys,
+// so no read sees an entry it would not see in the B-trees: uncommitted
+// entries never, an acknowledged one always. The committer's lookups
+// (claims and IDs of a batch: the batch's own are in its maps) cost no
+// B-tree read unless a key is held. The index holds log indexes below
+// 2^32 − 1: a log that reaches 4,294,967,295 entries refuses to append.
+//
+// Measured on the 2-CPU development VM (BenchmarkOpenKeys, bare entries of
+// one ID and two claims of 40-byte keys; warm; medians of three opens):
+// Open takes 37–38 ms at 100 k entries and 0.46–0.47 s at 1 M (21–23 ms
+// and 0.23 s with schema 2, the page walk alone), the index 4 MB and 32 MB
+// of heap. Filling those files by commits of 1,000 took 1.2 s instead of
+// 3.1–3.3 s at 100 k. Inserting 3 M keys in index
+// order missed the cache on every one (0.95 s at 1 M); Open collects 256 k
+// keys at a time, radix-sorts them by home slot and inserts them in one
+// forward sweep. The legacy B-trees of an upgraded file are loaded into the
+// table at Open too (a walk of the ids and claims buckets, at the rate of
+// the keys records' walk), rather than asked after every miss: the common
+// lookup, a key nobody holds, then reads no B-tree in an upgraded file
+// either. (That choice was reasoned, not measured against the other.)
 //
 // A blob is 0x03, the dictionary id (uvarint, 0 for none), the length of
 // the leaf's part, then the leaf and the documents compressed together as
@@ -299,12 +354,50 @@
 // records and 12 records per commit (244 k when every CPU is busy and the
 // committer signs the checkpoint itself).
 //
-// Schema 1 files keep working: opened read-only they are read as they are;
-// opened for writing they are upgraded in place in one transaction that
-// adds the new buckets, records v2from (the size at the upgrade) and sets
-// the schema; entries below v2from stay in leaves and docs and are read
-// from there, new ones are blobs. A version before schema 2 refuses an
-// upgraded file by its schema instead of misreading it.
+// Schema 3 took the random writes of IDs and claims off that list (# The
+// key index). Measured side by side with e05ab90 (schema 2) in one window
+// on the loaded 2-CPU VM: BenchmarkCommitSerial at 8 k realistic records,
+// 32 per commit, writes 3.29 pages per record instead of 6.13 (0.93
+// instead of 1.77 without the engine's claims, postings and side writes:
+// the ids key was the ledger's own random write), its thread runs 72
+// instead of 120 µs of CPU per record (medians of three alternating runs;
+// bare 25.5 instead of 40.6) and its serial section 48.7 instead of 87.0
+// µs. Through Engine.Settle (fiscal's BenchmarkSettle, 2,000 settlements):
+// 1.8–1.9 instead of 3.4–3.5 pages per record at 64 callers, 6.3 instead
+// of 9.2 at 8, 21.0 instead of 26.3 at 1; the committer's thread 51–66
+// instead of 73–93 µs of CPU per record at 64 callers; 234 instead of 260
+// allocations per settlement. BenchmarkSettleScale (64 callers, the 2,000
+// settlements after each size; two runs of each, alternating): at 1 k
+// records 2.4–2.6 pages per record instead of 4.2, at 100 k 3.3–3.5
+// instead of 6.9–7.3, so pages per record no longer double as the file
+// grows; 2,152–2,325 instead of 2,319–2,493 file bytes per record at 100 k.
+// Records per second on that VM moved with the disk another process
+// shared (raw bbolt group commit, the disk's ceiling, 6.8–7.0 k/s at 64
+// writers in the same window): at 100 k 2.6–6.1 k/s (four runs, median
+// 4.1 k) instead of 1.6–2.7 k/s (median 2.0 k); at 1 k 2.6–7.0 k/s
+// (median 2.8 k) instead of 1.9–4.4 k/s (median 3.1 k), so a 100 k log now
+// appends about as fast as a 1 k one, where schema 2 lost a third or more.
+// One run each to 1 M records (FISCAL402_BENCH_SCALE=1M): 4.1 instead of
+// 8.9 pages per record at 1 M (2.2 and 3.7 at 1 k and 100 k, instead of
+// 3.6 and 6.9; what still grows is the engine's postings and side keys,
+// randomly keyed by account and record), 6.2 k instead of 2.6 k records/s
+// at 1 M, 2,177 instead of 2,335 file bytes per record, and the whole
+// scenario (1,006,000 settlements) in 325 s instead of 440 s.
+// Filling a file with 1 M bare entries of two claims each by commits of
+// 1,000 (BenchmarkOpenKeys) took 14–26 s instead of 69 s.
+//
+// Schema 1 and 2 files keep working: opened read-only they are read as
+// they are; opened for writing they are upgraded in place in one
+// transaction that adds the new buckets, records v2from (schema 1: the
+// size at the upgrade) and v3from (the size at the upgrade) and sets the
+// schema; entries below v2from stay in leaves and docs, entries below
+// v3from keep their keys in entries, ids and claims, and are read from
+// there; new ones are blobs with keys records. A version before schema 3
+// refuses an upgraded file by its schema instead of misreading it
+// (verified with e05ab90: "has schema "fiscal402.ledger/3", this version
+// reads …", for a writable and a read-only Open, and its Check).
+// testdata/v2 is a schema-2 file that version wrote. A crash during the
+// upgrade leaves the file as it was (one transaction).
 //
 // Caller-named buckets (postings indexes, claim spaces, side buckets) are
 // nested under their own top-level bucket, so no caller name can collide
@@ -374,27 +467,57 @@
 // [Check] (on a file) and [Ledger.Check] (on an open ledger, in one read
 // transaction) re-verify the file and return a *[CheckError] for the first
 // inconsistency. Check streams: one pass over the entries in index order
-// with every bucket read front to back by one cursor (only the ids index is
-// looked up: once per entry, and once per posting in batches of 4 Ki
-// sorted by ID, which one cursor meets walking forward), decoding and
-// hashing on GOMAXPROCS workers in chunks of 512 entries, so memory stays
-// bounded whatever the size. In order:
+// with every bucket read front to back by one cursor (below v3from the ids
+// index is looked up once per entry), decoding and hashing on GOMAXPROCS
+// workers in chunks of 512 entries, so memory stays bounded whatever the
+// size; the keys' uniqueness and the postings are checked alongside, on
+// another goroutine and snapshot, also in bounded memory (below). In
+// order:
 //
 //  1. bbolt's page structure and freelist (file Check only, as in Open);
 //  2. every bucket exists; schema; origin equals the log key's name; size;
-//     v2from;
+//     v2from; v3from (between v2from and the size);
 //  3. in index order 0…size−1: the leaf (schema 1) or blob is there and
 //     decodes to a non-empty leaf; its record hash and the interior hashes
 //     it completes (computed from the right frontier) equal the stored
-//     ones; the entry has an ID that the ids index maps back to its index;
-//     before leaf s, the checkpoint of size s if one is stored: signed by
+//     ones; below v3from the entry has an ID that the ids index maps back
+//     to its index, from v3from on exactly one keys record, whose CRC-32C
+//     and structure are sound; before leaf s, the checkpoint of size s if
+//     one is stored: signed by
 //     the log key, origin and size as stored, root equal to the frontier's
 //     (so every checkpoint is consistent with every other one);
-//  4. no leaf, blob, entry or stored hash beyond the size; checkpoints
-//     beyond the size are reported; the latest checkpoint has the log size;
-//  5. the ids index holds only the entries' IDs; claims point at indexes
-//     within the log; postings name existing entries; schema-1 documents
-//     belong to schema-1 entries; dictionaries and sequences parse.
+//  4. no leaf, blob, entry, keys record or stored hash beyond the size, no
+//     keys record below v3from and no entries key at or above it;
+//     checkpoints beyond the size are reported; the latest checkpoint has
+//     the log size;
+//  5. the ids index holds only the IDs of the entries below v3from; claims
+//     (B-tree) point at indexes below v3from; schema-1 documents belong to
+//     schema-1 entries; dictionaries and sequences parse;
+//  6. entry IDs are unique and claim keys unique per space across the
+//     legacy B-trees and the keys records; postings name existing entries.
+//
+// Item 6 on a schema-3 file does not hold all keys in memory: their 64-bit
+// hashes (maphash, a seed per Check) are split by hash into partitions of
+// at most 512 Ki keys (4 MB); each pass walks the keys
+// (the legacy B-trees and the keys records, without their CRC, which the
+// stream verified) and keeps one partition, sorts it and looks for equal
+// neighbours, which another walk confirms by comparing the keys
+// themselves (two keys with one hash are otherwise a collision, not an
+// error); the postings whose entry ID falls in the partition are looked
+// up among its ID hashes by binary search (a posting naming a missing
+// entry could pass only if that ID's 64-bit hash equalled another
+// entry's). A 1 M-entry log of three keys per entry takes six passes:
+// BenchmarkOpenKeys (bare entries, one ID and two claims each) checks 100 k
+// entries at 1.0–1.4 M records/s with a peak heap of 7.5 MB (schema 2:
+// 0.7–0.8 M/s, 4.3 MB; the stream no longer looks each ID up) and 1 M at
+// 0.4–0.5 M records/s with 12 MB (schema 2, one run: 0.6 M/s, 4.6 MB), and
+// BenchmarkCheckRate, realistic entries at 100 k,
+// takes 8.7–8.9 µs of CPU per record for Ledger.Check and 10.1–10.7 µs
+// for the file's Check (schema 2 in the same window: 9.9–10.5 and
+// 10.7–13.3 µs), 205 k records/s at best on the loaded VM (wall time there
+// moved by a factor of three between runs). On
+// files before schema 3, postings are looked up in the ids index in
+// batches of 4 Ki sorted by ID, which one cursor meets walking forward.
 //
 // Check decodes each entry's whole blob, so a document damaged on disk fails
 // it by the blob's CRC-32C (0x03; zstd's frame checksum for 0x02) although

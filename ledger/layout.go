@@ -15,9 +15,16 @@ import (
 // schema-1 file for writing upgrades it in place in one transaction: the new
 // buckets are created and meta/v2from records the size at the upgrade;
 // entries below it stay where schema 1 put them and are read from there.
+// Schema 3 keeps an entry's ID and claims in one sequential keys record
+// instead of the randomly keyed ids and claims B-trees; upgrading a schema-2
+// (or schema-1) file creates the keys bucket and records meta/v3from, and
+// the entries below it keep their B-tree keys. schemaPostgres is what a
+// PostgreSQL log records: its tables did not change with schema 3.
 const (
-	schemaV1      = "fiscal402.ledger/1"
-	schemaVersion = "fiscal402.ledger/2"
+	schemaV1       = "fiscal402.ledger/1"
+	schemaV2       = "fiscal402.ledger/2"
+	schemaVersion  = "fiscal402.ledger/3"
+	schemaPostgres = schemaV2
 )
 
 // Top-level buckets. The layout is documented in doc.go (# Storage layout);
@@ -36,16 +43,20 @@ var (
 	bucketBlobs       = []byte("blobs")       // schema 2: index → entry blob
 	bucketDicts       = []byte("dicts")       // schema 2: dictionary id → cut size ‖ content
 	bucketSequences   = []byte("sequences")   // schema 2: sequence name → last number
+	bucketKeys        = []byte("keys")        // schema 3: index → keys record (ID, claims)
 )
 
-// schema1Buckets are the buckets of schema 1; schema 2 adds v2Buckets.
+// schema1Buckets are the buckets of schema 1; schema 2 adds v2Buckets,
+// schema 3 v3Buckets.
 var (
 	schema1Buckets = [][]byte{
 		bucketMeta, bucketLeaves, bucketHashes, bucketCheckpoints, bucketEntries,
 		bucketIDs, bucketDocs, bucketClaims, bucketPostings, bucketSide,
 	}
-	v2Buckets  = [][]byte{bucketBlobs, bucketDicts, bucketSequences}
-	ownBuckets = append(append([][]byte{}, schema1Buckets...), v2Buckets...)
+	v2Buckets      = [][]byte{bucketBlobs, bucketDicts, bucketSequences}
+	v3Buckets      = [][]byte{bucketKeys}
+	schema2Buckets = append(append([][]byte{}, schema1Buckets...), v2Buckets...)
+	ownBuckets     = append(append([][]byte{}, schema2Buckets...), v3Buckets...)
 )
 
 // Keys of the meta bucket.
@@ -54,6 +65,7 @@ var (
 	metaOrigin = []byte("origin")
 	metaSize   = []byte("size")
 	metaV2From = []byte("v2from") // first index stored as a blob
+	metaV3From = []byte("v3from") // first index whose ID and claims are a keys record
 )
 
 // Size limits that bbolt enforces on Put; checked before anything of an

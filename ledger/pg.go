@@ -237,7 +237,7 @@ func (s *pgStore) migrate(ctx context.Context, o pgOpen) error {
 			return err
 		}
 		b := &pgx.Batch{}
-		b.Queue("INSERT INTO ledger_meta (name, value) VALUES ('origin', $1), ('schema', $2)", o.origin, schemaVersion)
+		b.Queue("INSERT INTO ledger_meta (name, value) VALUES ('origin', $1), ('schema', $2)", o.origin, schemaPostgres)
 		b.Queue("INSERT INTO log_head (size, frontier, checkpoint, dict_id, dict_cut) VALUES (0, ''::bytea, $1, 0, 0)", cp.Note)
 		b.Queue("INSERT INTO checkpoints (size, note) VALUES (0, $1)", cp.Note)
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {

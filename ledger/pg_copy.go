@@ -193,10 +193,53 @@ func (s *pgStore) copyFrom(ctx context.Context, src *Ledger, bs *boltStore, gene
 				return rows[j-1], true, nil
 			}
 		}
-		if rep.Claims, err = copyRows("claims", []string{"space", "key", "idx", "fingerprint"}, subRows(b(bucketClaims), func(sub, k, v []byte) ([]any, error) {
+		// Claims: the legacy claims B-tree (below v3from), then the keys
+		// records' (schema 3).
+		legacyClaims := subRows(b(bucketClaims), func(sub, k, v []byte) ([]any, error) {
 			at, fp, err := parseClaimValue(v)
 			return []any{clone(sub), clone(k), at, nonNil(clone(fp))}, err
-		})); err != nil {
+		})
+		var kc *bolt.Cursor
+		var pending [][]any
+		if kb := b(bucketKeys); kb != nil {
+			kc = kb.Cursor()
+		}
+		var kk, kv []byte
+		claimRows := func() ([]any, bool, error) {
+			if row, ok, err := legacyClaims(); ok || err != nil {
+				return row, ok, err
+			}
+			for len(pending) == 0 && kc != nil {
+				if kk == nil {
+					kk, kv = kc.First()
+				} else {
+					kk, kv = kc.Next()
+				}
+				if kk == nil {
+					kc = nil
+					break
+				}
+				at, err := parseU64(kk)
+				if err != nil {
+					return nil, false, fmt.Errorf("ledger: copy: keys record key %x: %w", kk, err)
+				}
+				rec, err := parseKeysRecord(kv)
+				if err != nil {
+					return nil, false, fmt.Errorf("ledger: copy: keys record %d: %w", at, err)
+				}
+				rec.each(func(space, key, fp []byte) bool {
+					pending = append(pending, []any{clone(space), clone(key), at, nonNil(clone(fp))})
+					return true
+				})
+			}
+			if len(pending) == 0 {
+				return nil, false, nil
+			}
+			row := pending[0]
+			pending = pending[1:]
+			return row, true, nil
+		}
+		if rep.Claims, err = copyRows("claims", []string{"space", "key", "idx", "fingerprint"}, claimRows); err != nil {
 			return s.unavailable("copy claims", err)
 		}
 		if rep.Postings, err = copyRows("postings", []string{"ix", "key", "id"}, subRows(b(bucketPostings), func(sub, k, v []byte) ([]any, error) {
