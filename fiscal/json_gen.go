@@ -8,15 +8,14 @@ package fiscal
 // each appends exactly what json.Marshal writes (package internal/jsongen).
 
 import (
-	"bytes"
 	"encoding/json"
 	"reflect"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/internal/jsonenc"
 	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/vat"
@@ -57,17 +56,17 @@ func appendOpeningsJSON(b []byte, v *[]receipt.Opening) ([]byte, error) {
 func genJSONRecord(b []byte, v *Record) ([]byte, error) {
 	var err error
 	b = append(b, "{\"id\":"...)
-	b = genJSONString(b, v.ID)
+	b = jsonenc.String(b, v.ID)
 	b = append(b, ",\"object\":"...)
-	b = genJSONString(b, v.Object)
+	b = jsonenc.String(b, v.Object)
 	b = append(b, ",\"version\":"...)
-	b = genJSONString(b, v.Version)
+	b = jsonenc.String(b, v.Version)
 	b = append(b, ",\"custody\":"...)
-	b = genJSONString(b, v.Custody)
+	b = jsonenc.String(b, v.Custody)
 	b = append(b, ",\"environment\":"...)
-	b = genJSONString(b, v.Environment)
+	b = jsonenc.String(b, v.Environment)
 	b = append(b, ",\"reviewStatus\":"...)
-	b = genJSONString(b, v.ReviewStatus)
+	b = jsonenc.String(b, v.ReviewStatus)
 	if !(len(v.ReviewReasons) == 0) {
 		b = append(b, ",\"reviewReasons\":"...)
 		if v.ReviewReasons == nil {
@@ -86,9 +85,9 @@ func genJSONRecord(b []byte, v *Record) ([]byte, error) {
 		}
 	}
 	b = append(b, ",\"account\":"...)
-	b = genJSONString(b, v.Account)
+	b = jsonenc.String(b, v.Account)
 	b = append(b, ",\"createdAt\":"...)
-	b = genJSONString(b, v.CreatedAt)
+	b = jsonenc.String(b, v.CreatedAt)
 	b = append(b, ",\"settlement\":"...)
 	if b, err = genJSONRecordPayment(b, &v.Settlement); err != nil {
 		return b, err
@@ -183,82 +182,82 @@ func genJSONRecord(b []byte, v *Record) ([]byte, error) {
 
 func genJSONEvent(b []byte, v *Event) ([]byte, error) {
 	b = append(b, "{\"id\":"...)
-	b = genJSONString(b, v.ID)
+	b = jsonenc.String(b, v.ID)
 	b = append(b, ",\"type\":"...)
-	b = genJSONString(b, v.Type)
+	b = jsonenc.String(b, v.Type)
 	b = append(b, ",\"created\":"...)
-	b = genJSONString(b, v.Created)
+	b = jsonenc.String(b, v.Created)
 	b = append(b, ",\"sequence\":"...)
 	b = strconv.AppendInt(b, int64(v.Sequence), 10)
 	b = append(b, ",\"account\":"...)
-	b = genJSONString(b, v.Account)
+	b = jsonenc.String(b, v.Account)
 	b = append(b, ",\"recordId\":"...)
-	b = genJSONString(b, v.RecordID)
+	b = jsonenc.String(b, v.RecordID)
 	b = append(b, ",\"entryId\":"...)
-	b = genJSONString(b, v.EntryID)
+	b = jsonenc.String(b, v.EntryID)
 	return append(b, '}'), nil
 }
 
 func genJSONReceiptOpening(b []byte, v *receipt.Opening) ([]byte, error) {
 	b = append(b, "{\"field\":"...)
-	b = genJSONString(b, v.Field)
+	b = jsonenc.String(b, v.Field)
 	b = append(b, ",\"value\":"...)
-	b = genJSONString(b, v.Value)
+	b = jsonenc.String(b, v.Value)
 	b = append(b, ",\"salt\":"...)
-	b = genJSONString(b, v.Salt)
+	b = jsonenc.String(b, v.Salt)
 	return append(b, '}'), nil
 }
 
 func genJSONVatReason(b []byte, v *vat.Reason) ([]byte, error) {
 	b = append(b, "{\"code\":"...)
-	b = genJSONString(b, v.Code)
+	b = jsonenc.String(b, v.Code)
 	b = append(b, ",\"detail\":"...)
-	b = genJSONString(b, v.Detail)
+	b = jsonenc.String(b, v.Detail)
 	return append(b, '}'), nil
 }
 
 func genJSONRecordPayment(b []byte, v *RecordPayment) ([]byte, error) {
 	b = append(b, "{\"protocol\":"...)
-	b = genJSONString(b, v.Protocol)
+	b = jsonenc.String(b, v.Protocol)
 	b = append(b, ",\"network\":"...)
-	b = genJSONString(b, v.Network)
+	b = jsonenc.String(b, v.Network)
 	b = append(b, ",\"txHash\":"...)
-	b = genJSONString(b, v.TxHash)
+	b = jsonenc.String(b, v.TxHash)
 	if !(v.LogIndex == nil) {
 		b = append(b, ",\"logIndex\":"...)
 		b = strconv.AppendInt(b, int64((*v.LogIndex)), 10)
 	}
 	b = append(b, ",\"asset\":"...)
-	b = genJSONString(b, v.Asset)
+	b = jsonenc.String(b, v.Asset)
 	b = append(b, ",\"assetContract\":"...)
-	b = genJSONString(b, v.AssetContract)
+	b = jsonenc.String(b, v.AssetContract)
 	b = append(b, ",\"scheme\":"...)
-	b = genJSONString(b, v.Scheme)
+	b = jsonenc.String(b, v.Scheme)
 	b = append(b, ",\"amountUsdc\":"...)
-	b = genJSONString(b, v.AmountUSDC)
+	b = jsonenc.String(b, v.AmountUSDC)
 	b = append(b, ",\"timestamp\":"...)
-	b = genJSONString(b, v.Timestamp)
+	b = jsonenc.String(b, v.Timestamp)
 	b = append(b, ",\"payerWallet\":"...)
-	b = genJSONString(b, v.PayerWallet)
+	b = jsonenc.String(b, v.PayerWallet)
 	b = append(b, ",\"receiverWallet\":"...)
-	b = genJSONString(b, v.ReceiverWallet)
+	b = jsonenc.String(b, v.ReceiverWallet)
 	return append(b, '}'), nil
 }
 
 func genJSONRecordSeller(b []byte, v *RecordSeller) ([]byte, error) {
 	var err error
 	b = append(b, "{\"legalName\":"...)
-	b = genJSONString(b, v.LegalName)
+	b = jsonenc.String(b, v.LegalName)
 	if !(len(v.VATNumber) == 0) {
 		b = append(b, ",\"vatNumber\":"...)
-		b = genJSONString(b, v.VATNumber)
+		b = jsonenc.String(b, v.VATNumber)
 	}
 	if !(len(v.LegalID) == 0) {
 		b = append(b, ",\"legalId\":"...)
-		b = genJSONString(b, v.LegalID)
+		b = jsonenc.String(b, v.LegalID)
 	}
 	b = append(b, ",\"country\":"...)
-	b = genJSONString(b, v.Country)
+	b = jsonenc.String(b, v.Country)
 	b = append(b, ",\"address\":"...)
 	if b, err = genJSONInvoicelawAddress(b, &v.Address); err != nil {
 		return b, err
@@ -271,19 +270,19 @@ func genJSONRecordBuyer(b []byte, v *RecordBuyer) ([]byte, error) {
 	mark := len(b)
 	if !(len(v.Country) == 0) {
 		b = append(b, ",\"country\":"...)
-		b = genJSONString(b, v.Country)
+		b = jsonenc.String(b, v.Country)
 	}
 	if !(len(v.PostalCode) == 0) {
 		b = append(b, ",\"postalCode\":"...)
-		b = genJSONString(b, v.PostalCode)
+		b = jsonenc.String(b, v.PostalCode)
 	}
 	if !(len(v.VATNumber) == 0) {
 		b = append(b, ",\"vatNumber\":"...)
-		b = genJSONString(b, v.VATNumber)
+		b = jsonenc.String(b, v.VATNumber)
 	}
 	if !(len(v.Name) == 0) {
 		b = append(b, ",\"name\":"...)
-		b = genJSONString(b, v.Name)
+		b = jsonenc.String(b, v.Name)
 	}
 	if !(len(v.Evidence) == 0) {
 		b = append(b, ",\"locationEvidence\":"...)
@@ -303,7 +302,7 @@ func genJSONRecordBuyer(b []byte, v *RecordBuyer) ([]byte, error) {
 		}
 	}
 	b = append(b, ",\"attestedBy\":"...)
-	b = genJSONString(b, v.Attested)
+	b = jsonenc.String(b, v.Attested)
 	if !(v.Registry == nil) {
 		b = append(b, ",\"registry\":"...)
 		if b, err = genJSONViesResult(b, v.Registry); err != nil {
@@ -327,9 +326,9 @@ func genJSONRecordBuyer(b []byte, v *RecordBuyer) ([]byte, error) {
 func genJSONRecordSupply(b []byte, v *RecordSupply) ([]byte, error) {
 	var err error
 	b = append(b, "{\"kind\":"...)
-	b = genJSONString(b, v.Kind)
+	b = jsonenc.String(b, v.Kind)
 	b = append(b, ",\"description\":"...)
-	b = genJSONString(b, v.Description)
+	b = jsonenc.String(b, v.Description)
 	if !(len(v.Conditions) == 0) {
 		b = append(b, ",\"rateConditions\":"...)
 		if v.Conditions == nil {
@@ -340,7 +339,7 @@ func genJSONRecordSupply(b []byte, v *RecordSupply) ([]byte, error) {
 				if i1 > 0 {
 					b = append(b, ',')
 				}
-				b = genJSONString(b, v.Conditions[i1])
+				b = jsonenc.String(b, v.Conditions[i1])
 			}
 			b = append(b, ']')
 		}
@@ -357,7 +356,7 @@ func genJSONRecordSupply(b []byte, v *RecordSupply) ([]byte, error) {
 func genJSONVatDetermination(b []byte, v *vat.Determination) ([]byte, error) {
 	var err error
 	b = append(b, "{\"status\":"...)
-	b = genJSONString(b, v.Status)
+	b = jsonenc.String(b, v.Status)
 	if !(len(v.Reasons) == 0) {
 		b = append(b, ",\"reasons\":"...)
 		if v.Reasons == nil {
@@ -376,29 +375,29 @@ func genJSONVatDetermination(b []byte, v *vat.Determination) ([]byte, error) {
 		}
 	}
 	b = append(b, ",\"ruleset\":"...)
-	b = genJSONString(b, v.Ruleset)
+	b = jsonenc.String(b, v.Ruleset)
 	if !(len(v.Jurisdiction) == 0) {
 		b = append(b, ",\"jurisdiction\":"...)
-		b = genJSONString(b, v.Jurisdiction)
+		b = jsonenc.String(b, v.Jurisdiction)
 	}
 	if !(len(v.Regime) == 0) {
 		b = append(b, ",\"regime\":"...)
-		b = genJSONString(b, v.Regime)
+		b = jsonenc.String(b, v.Regime)
 	}
 	if !(len(v.Scheme) == 0) {
 		b = append(b, ",\"ossScheme\":"...)
-		b = genJSONString(b, v.Scheme)
+		b = jsonenc.String(b, v.Scheme)
 	}
 	if !(len(v.Category) == 0) {
 		b = append(b, ",\"taxCategoryCode\":"...)
-		b = genJSONString(b, v.Category)
+		b = jsonenc.String(b, v.Category)
 	}
 	if !(v.RatePercent == nil) {
 		b = append(b, ",\"ratePercent\":"...)
 		{
 			out, err := v.RatePercent.MarshalJSON()
 			if err == nil {
-				b, err = genJSONMarshaled(b, out)
+				b, err = jsonenc.Marshaled(b, out)
 			}
 			if err != nil {
 				return b, &json.MarshalerError{Type: reflect.TypeFor[*vat.Percent](), Err: err}
@@ -407,39 +406,39 @@ func genJSONVatDetermination(b []byte, v *vat.Determination) ([]byte, error) {
 	}
 	if !(len(v.TaxingCountry) == 0) {
 		b = append(b, ",\"taxingCountry\":"...)
-		b = genJSONString(b, v.TaxingCountry)
+		b = jsonenc.String(b, v.TaxingCountry)
 	}
 	if !(len(v.PlaceOfSupply) == 0) {
 		b = append(b, ",\"placeOfSupply\":"...)
-		b = genJSONString(b, v.PlaceOfSupply)
+		b = jsonenc.String(b, v.PlaceOfSupply)
 	}
 	if !(len(v.Territory) == 0) {
 		b = append(b, ",\"territory\":"...)
-		b = genJSONString(b, v.Territory)
+		b = jsonenc.String(b, v.Territory)
 	}
 	if !(len(v.VATEX) == 0) {
 		b = append(b, ",\"vatex\":"...)
-		b = genJSONString(b, v.VATEX)
+		b = jsonenc.String(b, v.VATEX)
 	}
 	if !(len(v.ExemptionReason) == 0) {
 		b = append(b, ",\"exemptionReason\":"...)
-		b = genJSONString(b, v.ExemptionReason)
+		b = jsonenc.String(b, v.ExemptionReason)
 	}
 	if !(len(v.InvoiceNote) == 0) {
 		b = append(b, ",\"invoiceNote\":"...)
-		b = genJSONString(b, v.InvoiceNote)
+		b = jsonenc.String(b, v.InvoiceNote)
 	}
 	if !(len(v.LegalBasis) == 0) {
 		b = append(b, ",\"legalBasis\":"...)
-		b = genJSONString(b, v.LegalBasis)
+		b = jsonenc.String(b, v.LegalBasis)
 	}
 	if !(len(v.BuyerTreatment) == 0) {
 		b = append(b, ",\"buyerTreatment\":"...)
-		b = genJSONString(b, v.BuyerTreatment)
+		b = jsonenc.String(b, v.BuyerTreatment)
 	}
 	if !(len(v.RateKind) == 0) {
 		b = append(b, ",\"rateKind\":"...)
-		b = genJSONString(b, v.RateKind)
+		b = jsonenc.String(b, v.RateKind)
 	}
 	if !(v.RateSource == nil) {
 		b = append(b, ",\"rateSource\":"...)
@@ -449,11 +448,11 @@ func genJSONVatDetermination(b []byte, v *vat.Determination) ([]byte, error) {
 	}
 	if !(len(v.SupplyDate) == 0) {
 		b = append(b, ",\"supplyDate\":"...)
-		b = genJSONString(b, v.SupplyDate)
+		b = jsonenc.String(b, v.SupplyDate)
 	}
 	if !(len(v.TimeZone) == 0) {
 		b = append(b, ",\"timeZone\":"...)
-		b = genJSONString(b, v.TimeZone)
+		b = jsonenc.String(b, v.TimeZone)
 	}
 	if !(v.Threshold == nil) {
 		b = append(b, ",\"threshold\":"...)
@@ -491,9 +490,9 @@ func genJSONVatDetermination(b []byte, v *vat.Determination) ([]byte, error) {
 func genJSONRecordFX(b []byte, v *RecordFX) ([]byte, error) {
 	var err error
 	b = append(b, "{\"pair\":"...)
-	b = genJSONString(b, v.Pair)
+	b = jsonenc.String(b, v.Pair)
 	b = append(b, ",\"amountUsdc\":"...)
-	b = genJSONString(b, v.AmountUSDC)
+	b = jsonenc.String(b, v.AmountUSDC)
 	if !(v.USDCUSD == nil) {
 		b = append(b, ",\"usdcUsd\":"...)
 		if b, err = genJSONFxPeg(b, v.USDCUSD); err != nil {
@@ -508,35 +507,35 @@ func genJSONRecordFX(b []byte, v *RecordFX) ([]byte, error) {
 	}
 	if !(len(v.GrossEUR) == 0) {
 		b = append(b, ",\"grossEur\":"...)
-		b = genJSONString(b, v.GrossEUR)
+		b = jsonenc.String(b, v.GrossEUR)
 	}
 	if !(len(v.NetEUR) == 0) {
 		b = append(b, ",\"netEur\":"...)
-		b = genJSONString(b, v.NetEUR)
+		b = jsonenc.String(b, v.NetEUR)
 	}
 	if !(len(v.VATEUR) == 0) {
 		b = append(b, ",\"vatEur\":"...)
-		b = genJSONString(b, v.VATEUR)
+		b = jsonenc.String(b, v.VATEUR)
 	}
 	if !(len(v.GrossEURExact) == 0) {
 		b = append(b, ",\"grossEurExact\":"...)
-		b = genJSONString(b, v.GrossEURExact)
+		b = jsonenc.String(b, v.GrossEURExact)
 	}
 	if !(len(v.NetEURExact) == 0) {
 		b = append(b, ",\"netEurExact\":"...)
-		b = genJSONString(b, v.NetEURExact)
+		b = jsonenc.String(b, v.NetEURExact)
 	}
 	if !(len(v.VATEURExact) == 0) {
 		b = append(b, ",\"vatEurExact\":"...)
-		b = genJSONString(b, v.VATEURExact)
+		b = jsonenc.String(b, v.VATEURExact)
 	}
 	if !(len(v.Rounding) == 0) {
 		b = append(b, ",\"rounding\":"...)
-		b = genJSONString(b, v.Rounding)
+		b = jsonenc.String(b, v.Rounding)
 	}
 	if !(len(v.Note) == 0) {
 		b = append(b, ",\"note\":"...)
-		b = genJSONString(b, v.Note)
+		b = jsonenc.String(b, v.Note)
 	}
 	if !(v.National == nil) {
 		b = append(b, ",\"national\":"...)
@@ -550,7 +549,7 @@ func genJSONRecordFX(b []byte, v *RecordFX) ([]byte, error) {
 func genJSONVerification(b []byte, v *Verification) ([]byte, error) {
 	var err error
 	b = append(b, "{\"chain\":"...)
-	b = genJSONString(b, v.Chain)
+	b = jsonenc.String(b, v.Chain)
 	if !(v.Facts == nil) {
 		b = append(b, ",\"facts\":"...)
 		if b, err = genJSONEvmverifyFacts(b, v.Facts); err != nil {
@@ -565,45 +564,45 @@ func genJSONRecordX402(b []byte, v *RecordX402) ([]byte, error) {
 	b = strconv.AppendInt(b, int64(v.Version), 10)
 	if !(len(v.ResourceURL) == 0) {
 		b = append(b, ",\"resourceUrl\":"...)
-		b = genJSONString(b, v.ResourceURL)
+		b = jsonenc.String(b, v.ResourceURL)
 	}
 	if !(len(v.TransferMethod) == 0) {
 		b = append(b, ",\"transferMethod\":"...)
-		b = genJSONString(b, v.TransferMethod)
+		b = jsonenc.String(b, v.TransferMethod)
 	}
 	if !(len(v.Nonce) == 0) {
 		b = append(b, ",\"authorizationNonce\":"...)
-		b = genJSONString(b, v.Nonce)
+		b = jsonenc.String(b, v.Nonce)
 	}
 	return append(b, '}'), nil
 }
 
 func genJSONInvoiceRef(b []byte, v *InvoiceRef) ([]byte, error) {
 	b = append(b, "{\"id\":"...)
-	b = genJSONString(b, v.ID)
+	b = jsonenc.String(b, v.ID)
 	b = append(b, ",\"format\":"...)
-	b = genJSONString(b, v.Format)
+	b = jsonenc.String(b, v.Format)
 	b = append(b, ",\"profile\":"...)
-	b = genJSONString(b, v.Profile)
+	b = jsonenc.String(b, v.Profile)
 	b = append(b, ",\"ublSha256\":"...)
-	b = genJSONString(b, v.UBLSHA256)
+	b = jsonenc.String(b, v.UBLSHA256)
 	b = append(b, ",\"url\":"...)
-	b = genJSONString(b, v.URL)
+	b = jsonenc.String(b, v.URL)
 	if !(len(v.TaxCountry) == 0) {
 		b = append(b, ",\"taxCountry\":"...)
-		b = genJSONString(b, v.TaxCountry)
+		b = jsonenc.String(b, v.TaxCountry)
 	}
 	if !(len(v.TaxBasis) == 0) {
 		b = append(b, ",\"taxBasis\":"...)
-		b = genJSONString(b, v.TaxBasis)
+		b = jsonenc.String(b, v.TaxBasis)
 	}
 	if !(len(v.IssueDate) == 0) {
 		b = append(b, ",\"issueDate\":"...)
-		b = genJSONString(b, v.IssueDate)
+		b = jsonenc.String(b, v.IssueDate)
 	}
 	if !(len(v.IssueDeadline) == 0) {
 		b = append(b, ",\"issueDeadline\":"...)
-		b = genJSONString(b, v.IssueDeadline)
+		b = jsonenc.String(b, v.IssueDeadline)
 	}
 	if !(!v.IssuedLate) {
 		b = append(b, ",\"issuedLate\":"...)
@@ -614,55 +613,55 @@ func genJSONInvoiceRef(b []byte, v *InvoiceRef) ([]byte, error) {
 
 func genJSONRecordInvoicing(b []byte, v *RecordInvoicing) ([]byte, error) {
 	b = append(b, "{\"mode\":"...)
-	b = genJSONString(b, v.Mode)
+	b = jsonenc.String(b, v.Mode)
 	b = append(b, ",\"invoice\":"...)
-	b = genJSONString(b, v.Invoice)
+	b = jsonenc.String(b, v.Invoice)
 	if !(len(v.Period) == 0) {
 		b = append(b, ",\"period\":"...)
-		b = genJSONString(b, v.Period)
+		b = jsonenc.String(b, v.Period)
 	}
 	if !(len(v.Buyer) == 0) {
 		b = append(b, ",\"buyer\":"...)
-		b = genJSONString(b, v.Buyer)
+		b = jsonenc.String(b, v.Buyer)
 	}
 	if !(len(v.TaxCountry) == 0) {
 		b = append(b, ",\"taxCountry\":"...)
-		b = genJSONString(b, v.TaxCountry)
+		b = jsonenc.String(b, v.TaxCountry)
 	}
 	b = append(b, ",\"basis\":"...)
-	b = genJSONString(b, v.Basis)
+	b = jsonenc.String(b, v.Basis)
 	return append(b, '}'), nil
 }
 
 func genJSONFee(b []byte, v *Fee) ([]byte, error) {
 	b = append(b, "{\"model\":"...)
-	b = genJSONString(b, v.Model)
+	b = jsonenc.String(b, v.Model)
 	b = append(b, ",\"bps\":"...)
-	b = genJSONString(b, v.BPS)
+	b = jsonenc.String(b, v.BPS)
 	b = append(b, ",\"accruedEur\":"...)
-	b = genJSONString(b, v.AccruedEUR)
+	b = jsonenc.String(b, v.AccruedEUR)
 	if !(len(v.Label) == 0) {
 		b = append(b, ",\"label\":"...)
-		b = genJSONString(b, v.Label)
+		b = jsonenc.String(b, v.Label)
 	}
 	b = append(b, ",\"collection\":"...)
-	b = genJSONString(b, v.Collection)
+	b = jsonenc.String(b, v.Collection)
 	return append(b, '}'), nil
 }
 
 func genJSONReceiptRef(b []byte, v *ReceiptRef) ([]byte, error) {
 	b = append(b, "{\"id\":"...)
-	b = genJSONString(b, v.ID)
+	b = jsonenc.String(b, v.ID)
 	b = append(b, ",\"spec\":"...)
-	b = genJSONString(b, v.Spec)
+	b = jsonenc.String(b, v.Spec)
 	b = append(b, ",\"url\":"...)
-	b = genJSONString(b, v.URL)
+	b = jsonenc.String(b, v.URL)
 	return append(b, '}'), nil
 }
 
 func genJSONLedgerRef(b []byte, v *LedgerRef) ([]byte, error) {
 	b = append(b, "{\"origin\":"...)
-	b = genJSONString(b, v.Origin)
+	b = jsonenc.String(b, v.Origin)
 	b = append(b, ",\"index\":"...)
 	b = strconv.AppendInt(b, int64(v.Index), 10)
 	return append(b, '}'), nil
@@ -673,9 +672,9 @@ func genJSONRevision(b []byte, v *Revision) ([]byte, error) {
 	b = append(b, "{\"revision\":"...)
 	b = strconv.AppendInt(b, int64(v.Revision), 10)
 	b = append(b, ",\"eventType\":"...)
-	b = genJSONString(b, v.EventType)
+	b = jsonenc.String(b, v.EventType)
 	b = append(b, ",\"reviewStatus\":"...)
-	b = genJSONString(b, v.ReviewStatus)
+	b = jsonenc.String(b, v.ReviewStatus)
 	if !(len(v.ReviewReasons) == 0) {
 		b = append(b, ",\"reviewReasons\":"...)
 		if v.ReviewReasons == nil {
@@ -694,31 +693,31 @@ func genJSONRevision(b []byte, v *Revision) ([]byte, error) {
 		}
 	}
 	b = append(b, ",\"receiptId\":"...)
-	b = genJSONString(b, v.ReceiptID)
+	b = jsonenc.String(b, v.ReceiptID)
 	b = append(b, ",\"at\":"...)
-	b = genJSONString(b, v.At)
+	b = jsonenc.String(b, v.At)
 	b = append(b, ",\"ledgerIndex\":"...)
 	b = strconv.AppendInt(b, int64(v.LedgerIndex), 10)
 	if !(len(v.Cause) == 0) {
 		b = append(b, ",\"cause\":"...)
-		b = genJSONString(b, v.Cause)
+		b = jsonenc.String(b, v.Cause)
 	}
 	if !(len(v.ResolvedBy) == 0) {
 		b = append(b, ",\"resolvedBy\":"...)
-		b = genJSONString(b, v.ResolvedBy)
+		b = jsonenc.String(b, v.ResolvedBy)
 	}
 	if !(len(v.Note) == 0) {
 		b = append(b, ",\"note\":"...)
-		b = genJSONString(b, v.Note)
+		b = jsonenc.String(b, v.Note)
 	}
 	return append(b, '}'), nil
 }
 
 func genJSONRecordRefunds(b []byte, v *RecordRefunds) ([]byte, error) {
 	b = append(b, "{\"refundedUsdc\":"...)
-	b = genJSONString(b, v.RefundedUSDC)
+	b = jsonenc.String(b, v.RefundedUSDC)
 	b = append(b, ",\"remainingUsdc\":"...)
-	b = genJSONString(b, v.RemainingUSDC)
+	b = jsonenc.String(b, v.RemainingUSDC)
 	b = append(b, ",\"items\":"...)
 	if v.Items == nil {
 		b = append(b, "null"...)
@@ -731,7 +730,7 @@ func genJSONRecordRefunds(b []byte, v *RecordRefunds) ([]byte, error) {
 			{
 				out, err := v.Items[i1].MarshalJSON()
 				if err == nil {
-					b, err = genJSONMarshaled(b, out)
+					b, err = jsonenc.Marshaled(b, out)
 				}
 				if err != nil {
 					return b, &json.MarshalerError{Type: reflect.TypeFor[json.RawMessage](), Err: err}
@@ -745,11 +744,11 @@ func genJSONRecordRefunds(b []byte, v *RecordRefunds) ([]byte, error) {
 
 func genJSONRecordInvoicedBy(b []byte, v *RecordInvoicedBy) ([]byte, error) {
 	b = append(b, "{\"summaryId\":"...)
-	b = genJSONString(b, v.SummaryID)
+	b = jsonenc.String(b, v.SummaryID)
 	b = append(b, ",\"invoiceId\":"...)
-	b = genJSONString(b, v.InvoiceID)
+	b = jsonenc.String(b, v.InvoiceID)
 	b = append(b, ",\"url\":"...)
-	b = genJSONString(b, v.URL)
+	b = jsonenc.String(b, v.URL)
 	return append(b, '}'), nil
 }
 
@@ -757,27 +756,27 @@ func genJSONInvoicelawAddress(b []byte, v *invoicelaw.Address) ([]byte, error) {
 	mark := len(b)
 	if !(len(v.Street) == 0) {
 		b = append(b, ",\"street\":"...)
-		b = genJSONString(b, v.Street)
+		b = jsonenc.String(b, v.Street)
 	}
 	if !(len(v.AdditionalStreet) == 0) {
 		b = append(b, ",\"additionalStreet\":"...)
-		b = genJSONString(b, v.AdditionalStreet)
+		b = jsonenc.String(b, v.AdditionalStreet)
 	}
 	if !(len(v.City) == 0) {
 		b = append(b, ",\"city\":"...)
-		b = genJSONString(b, v.City)
+		b = jsonenc.String(b, v.City)
 	}
 	if !(len(v.PostalCode) == 0) {
 		b = append(b, ",\"postalCode\":"...)
-		b = genJSONString(b, v.PostalCode)
+		b = jsonenc.String(b, v.PostalCode)
 	}
 	if !(len(v.Subdivision) == 0) {
 		b = append(b, ",\"subdivision\":"...)
-		b = genJSONString(b, v.Subdivision)
+		b = jsonenc.String(b, v.Subdivision)
 	}
 	if !(len(v.Country) == 0) {
 		b = append(b, ",\"country\":"...)
-		b = genJSONString(b, v.Country)
+		b = jsonenc.String(b, v.Country)
 	}
 	if len(b) == mark {
 		b = append(b, '{')
@@ -789,44 +788,44 @@ func genJSONInvoicelawAddress(b []byte, v *invoicelaw.Address) ([]byte, error) {
 
 func genJSONVatEvidence(b []byte, v *vat.Evidence) ([]byte, error) {
 	b = append(b, "{\"kind\":"...)
-	b = genJSONString(b, v.Kind)
+	b = jsonenc.String(b, v.Kind)
 	b = append(b, ",\"country\":"...)
-	b = genJSONString(b, v.Country)
+	b = jsonenc.String(b, v.Country)
 	b = append(b, ",\"source\":"...)
-	b = genJSONString(b, v.Source)
+	b = jsonenc.String(b, v.Source)
 	if !(len(v.Provider) == 0) {
 		b = append(b, ",\"provider\":"...)
-		b = genJSONString(b, v.Provider)
+		b = jsonenc.String(b, v.Provider)
 	}
 	if !(len(v.Value) == 0) {
 		b = append(b, ",\"value\":"...)
-		b = genJSONString(b, v.Value)
+		b = jsonenc.String(b, v.Value)
 	}
 	return append(b, '}'), nil
 }
 
 func genJSONViesResult(b []byte, v *vies.Result) ([]byte, error) {
 	b = append(b, "{\"status\":"...)
-	b = genJSONString(b, string(v.Status))
+	b = jsonenc.String(b, string(v.Status))
 	b = append(b, ",\"registry\":"...)
-	b = genJSONString(b, v.Registry)
+	b = jsonenc.String(b, v.Registry)
 	b = append(b, ",\"countryCode\":"...)
-	b = genJSONString(b, v.CountryCode)
+	b = jsonenc.String(b, v.CountryCode)
 	b = append(b, ",\"vatNumber\":"...)
-	b = genJSONString(b, v.Number)
+	b = jsonenc.String(b, v.Number)
 	if !(len(v.Name) == 0) {
 		b = append(b, ",\"name\":"...)
-		b = genJSONString(b, v.Name)
+		b = jsonenc.String(b, v.Name)
 	}
 	if !(len(v.Address) == 0) {
 		b = append(b, ",\"address\":"...)
-		b = genJSONString(b, v.Address)
+		b = jsonenc.String(b, v.Address)
 	}
 	b = append(b, ",\"requestDate\":"...)
 	{
 		out, err := v.RequestDate.MarshalJSON()
 		if err == nil {
-			b, err = genJSONMarshaled(b, out)
+			b, err = jsonenc.Marshaled(b, out)
 		}
 		if err != nil {
 			return b, &json.MarshalerError{Type: reflect.TypeFor[time.Time](), Err: err}
@@ -834,15 +833,15 @@ func genJSONViesResult(b []byte, v *vies.Result) ([]byte, error) {
 	}
 	if !(len(v.RequestIdentifier) == 0) {
 		b = append(b, ",\"requestIdentifier\":"...)
-		b = genJSONString(b, v.RequestIdentifier)
+		b = jsonenc.String(b, v.RequestIdentifier)
 	}
 	if !(len(v.Fault) == 0) {
 		b = append(b, ",\"fault\":"...)
-		b = genJSONString(b, v.Fault)
+		b = jsonenc.String(b, v.Fault)
 	}
 	if !(len(v.Detail) == 0) {
 		b = append(b, ",\"detail\":"...)
-		b = genJSONString(b, v.Detail)
+		b = jsonenc.String(b, v.Detail)
 	}
 	if !(v.Attempts == 0) {
 		b = append(b, ",\"attempts\":"...)
@@ -857,53 +856,53 @@ func genJSONViesResult(b []byte, v *vies.Result) ([]byte, error) {
 
 func genJSONVatProvider(b []byte, v *vat.Provider) ([]byte, error) {
 	b = append(b, "{\"name\":"...)
-	b = genJSONString(b, v.Name)
+	b = jsonenc.String(b, v.Name)
 	if !(len(v.Country) == 0) {
 		b = append(b, ",\"country\":"...)
-		b = genJSONString(b, v.Country)
+		b = jsonenc.String(b, v.Country)
 	}
 	if !(len(v.VATNumber) == 0) {
 		b = append(b, ",\"vatNumber\":"...)
-		b = genJSONString(b, v.VATNumber)
+		b = jsonenc.String(b, v.VATNumber)
 	}
 	return append(b, '}'), nil
 }
 
 func genJSONVatRateSource(b []byte, v *vat.RateSource) ([]byte, error) {
 	b = append(b, "{\"table\":"...)
-	b = genJSONString(b, v.Table)
+	b = jsonenc.String(b, v.Table)
 	if !(len(v.EffectiveFrom) == 0) {
 		b = append(b, ",\"effectiveFrom\":"...)
-		b = genJSONString(b, v.EffectiveFrom)
+		b = jsonenc.String(b, v.EffectiveFrom)
 	}
 	b = append(b, ",\"source\":"...)
-	b = genJSONString(b, v.Source)
+	b = jsonenc.String(b, v.Source)
 	return append(b, '}'), nil
 }
 
 func genJSONVatThresholdCheck(b []byte, v *vat.ThresholdCheck) ([]byte, error) {
 	b = append(b, "{\"rule\":"...)
-	b = genJSONString(b, v.Rule)
+	b = jsonenc.String(b, v.Rule)
 	b = append(b, ",\"year\":"...)
 	b = strconv.AppendInt(b, int64(v.Year), 10)
 	b = append(b, ",\"limit\":"...)
 	{
 		var err error
-		if b, err = genJSONDecimal(b, v.Limit); err != nil {
+		if b, err = jsonenc.Decimal(b, v.Limit); err != nil {
 			return b, &json.MarshalerError{Type: reflect.TypeFor[decimal.Decimal](), Err: err}
 		}
 	}
 	b = append(b, ",\"previousYear\":"...)
 	{
 		var err error
-		if b, err = genJSONDecimal(b, v.PreviousYear); err != nil {
+		if b, err = jsonenc.Decimal(b, v.PreviousYear); err != nil {
 			return b, &json.MarshalerError{Type: reflect.TypeFor[decimal.Decimal](), Err: err}
 		}
 	}
 	b = append(b, ",\"totalBefore\":"...)
 	{
 		var err error
-		if b, err = genJSONDecimal(b, v.TotalBefore); err != nil {
+		if b, err = jsonenc.Decimal(b, v.TotalBefore); err != nil {
 			return b, &json.MarshalerError{Type: reflect.TypeFor[decimal.Decimal](), Err: err}
 		}
 	}
@@ -913,7 +912,7 @@ func genJSONVatThresholdCheck(b []byte, v *vat.ThresholdCheck) ([]byte, error) {
 		b = append(b, ",\"counted\":"...)
 		{
 			var err error
-			if b, err = genJSONDecimal(b, (*v.Counted)); err != nil {
+			if b, err = jsonenc.Decimal(b, (*v.Counted)); err != nil {
 				return b, &json.MarshalerError{Type: reflect.TypeFor[*decimal.Decimal](), Err: err}
 			}
 		}
@@ -922,7 +921,7 @@ func genJSONVatThresholdCheck(b []byte, v *vat.ThresholdCheck) ([]byte, error) {
 		b = append(b, ",\"totalAfter\":"...)
 		{
 			var err error
-			if b, err = genJSONDecimal(b, (*v.TotalAfter)); err != nil {
+			if b, err = jsonenc.Decimal(b, (*v.TotalAfter)); err != nil {
 				return b, &json.MarshalerError{Type: reflect.TypeFor[*decimal.Decimal](), Err: err}
 			}
 		}
@@ -930,14 +929,14 @@ func genJSONVatThresholdCheck(b []byte, v *vat.ThresholdCheck) ([]byte, error) {
 	b = append(b, ",\"crossed\":"...)
 	b = strconv.AppendBool(b, bool(v.Crossed))
 	b = append(b, ",\"legalBasis\":"...)
-	b = genJSONString(b, v.LegalBasis)
+	b = jsonenc.String(b, v.LegalBasis)
 	return append(b, '}'), nil
 }
 
 func genJSONVatSupplierRole(b []byte, v *vat.SupplierRole) ([]byte, error) {
 	var err error
 	b = append(b, "{\"role\":"...)
-	b = genJSONString(b, v.Role)
+	b = jsonenc.String(b, v.Role)
 	if !(v.UnderlyingProvider == nil) {
 		b = append(b, ",\"underlyingProvider\":"...)
 		if b, err = genJSONVatProvider(b, v.UnderlyingProvider); err != nil {
@@ -945,17 +944,17 @@ func genJSONVatSupplierRole(b []byte, v *vat.SupplierRole) ([]byte, error) {
 		}
 	}
 	b = append(b, ",\"legalBasis\":"...)
-	b = genJSONString(b, v.LegalBasis)
+	b = jsonenc.String(b, v.LegalBasis)
 	return append(b, '}'), nil
 }
 
 func genJSONVatRateCondition(b []byte, v *vat.RateCondition) ([]byte, error) {
 	b = append(b, "{\"code\":"...)
-	b = genJSONString(b, v.Code)
+	b = jsonenc.String(b, v.Code)
 	b = append(b, ",\"description\":"...)
-	b = genJSONString(b, v.Description)
+	b = jsonenc.String(b, v.Description)
 	b = append(b, ",\"source\":"...)
-	b = genJSONString(b, v.Source)
+	b = jsonenc.String(b, v.Source)
 	if !(!v.Attested) {
 		b = append(b, ",\"attested\":"...)
 		b = strconv.AppendBool(b, bool(v.Attested))
@@ -965,27 +964,27 @@ func genJSONVatRateCondition(b []byte, v *vat.RateCondition) ([]byte, error) {
 
 func genJSONVatLocalTax(b []byte, v *vat.LocalTax) ([]byte, error) {
 	b = append(b, "{\"name\":"...)
-	b = genJSONString(b, v.Name)
+	b = jsonenc.String(b, v.Name)
 	b = append(b, ",\"territory\":"...)
-	b = genJSONString(b, v.Territory)
+	b = jsonenc.String(b, v.Territory)
 	if !(len(v.Authority) == 0) {
 		b = append(b, ",\"authority\":"...)
-		b = genJSONString(b, v.Authority)
+		b = jsonenc.String(b, v.Authority)
 	}
 	b = append(b, ",\"note\":"...)
-	b = genJSONString(b, v.Note)
+	b = jsonenc.String(b, v.Note)
 	b = append(b, ",\"source\":"...)
-	b = genJSONString(b, v.Source)
+	b = jsonenc.String(b, v.Source)
 	return append(b, '}'), nil
 }
 
 func genJSONVatEvidenceAssessment(b []byte, v *vat.EvidenceAssessment) ([]byte, error) {
 	var err error
 	b = append(b, "{\"rule\":"...)
-	b = genJSONString(b, v.Rule)
+	b = jsonenc.String(b, v.Rule)
 	if !(len(v.Country) == 0) {
 		b = append(b, ",\"country\":"...)
-		b = genJSONString(b, v.Country)
+		b = jsonenc.String(b, v.Country)
 	}
 	b = append(b, ",\"items\":"...)
 	if v.Items == nil {
@@ -1003,40 +1002,40 @@ func genJSONVatEvidenceAssessment(b []byte, v *vat.EvidenceAssessment) ([]byte, 
 		b = append(b, ']')
 	}
 	b = append(b, ",\"basis\":"...)
-	b = genJSONString(b, v.Basis)
+	b = jsonenc.String(b, v.Basis)
 	return append(b, '}'), nil
 }
 
 func genJSONFxPeg(b []byte, v *fx.Peg) ([]byte, error) {
 	b = append(b, "{\"rate\":"...)
-	b = genJSONString(b, v.Rate)
+	b = jsonenc.String(b, v.Rate)
 	b = append(b, ",\"source\":"...)
-	b = genJSONString(b, v.Source)
+	b = jsonenc.String(b, v.Source)
 	b = append(b, ",\"note\":"...)
-	b = genJSONString(b, v.Note)
+	b = jsonenc.String(b, v.Note)
 	return append(b, '}'), nil
 }
 
 func genJSONFxRate(b []byte, v *fx.Rate) ([]byte, error) {
 	b = append(b, "{\"base\":"...)
-	b = genJSONString(b, v.Base)
+	b = jsonenc.String(b, v.Base)
 	b = append(b, ",\"quote\":"...)
-	b = genJSONString(b, v.Quote)
+	b = jsonenc.String(b, v.Quote)
 	b = append(b, ",\"raw\":"...)
-	b = genJSONString(b, v.Raw)
+	b = jsonenc.String(b, v.Raw)
 	b = append(b, ",\"rateDate\":"...)
-	b = genJSONString(b, v.RateDate)
+	b = jsonenc.String(b, v.RateDate)
 	b = append(b, ",\"requestedDate\":"...)
-	b = genJSONString(b, v.Requested)
+	b = jsonenc.String(b, v.Requested)
 	b = append(b, ",\"policy\":"...)
-	b = genJSONString(b, string(v.Policy))
+	b = jsonenc.String(b, string(v.Policy))
 	b = append(b, ",\"source\":"...)
-	b = genJSONString(b, v.Source)
+	b = jsonenc.String(b, v.Source)
 	b = append(b, ",\"snapshot\":"...)
-	b = genJSONString(b, v.Snapshot)
+	b = jsonenc.String(b, v.Snapshot)
 	if !(len(v.PublishedFrom) == 0) {
 		b = append(b, ",\"publishedFrom\":"...)
-		b = genJSONString(b, v.PublishedFrom)
+		b = jsonenc.String(b, v.PublishedFrom)
 	}
 	return append(b, '}'), nil
 }
@@ -1044,11 +1043,11 @@ func genJSONFxRate(b []byte, v *fx.Rate) ([]byte, error) {
 func genJSONRecordNationalFX(b []byte, v *RecordNationalFX) ([]byte, error) {
 	var err error
 	b = append(b, "{\"country\":"...)
-	b = genJSONString(b, v.Country)
+	b = jsonenc.String(b, v.Country)
 	b = append(b, ",\"currency\":"...)
-	b = genJSONString(b, v.Currency)
+	b = jsonenc.String(b, v.Currency)
 	b = append(b, ",\"basis\":"...)
-	b = genJSONString(b, v.Basis)
+	b = jsonenc.String(b, v.Basis)
 	b = append(b, ",\"rate\":"...)
 	if v.Rate == nil {
 		b = append(b, "null"...)
@@ -1062,38 +1061,38 @@ func genJSONRecordNationalFX(b []byte, v *RecordNationalFX) ([]byte, error) {
 		return b, err
 	}
 	b = append(b, ",\"netExact\":"...)
-	b = genJSONString(b, v.NetExact)
+	b = jsonenc.String(b, v.NetExact)
 	b = append(b, ",\"vatExact\":"...)
-	b = genJSONString(b, v.VATExact)
+	b = jsonenc.String(b, v.VATExact)
 	if !(len(v.Net) == 0) {
 		b = append(b, ",\"net\":"...)
-		b = genJSONString(b, v.Net)
+		b = jsonenc.String(b, v.Net)
 	}
 	if !(len(v.VAT) == 0) {
 		b = append(b, ",\"vat\":"...)
-		b = genJSONString(b, v.VAT)
+		b = jsonenc.String(b, v.VAT)
 	}
 	b = append(b, ",\"rounding\":"...)
-	b = genJSONString(b, v.Rounding)
+	b = jsonenc.String(b, v.Rounding)
 	return append(b, '}'), nil
 }
 
 func genJSONEvmverifyFacts(b []byte, v *evmverify.Facts) ([]byte, error) {
 	b = append(b, "{\"network\":"...)
-	b = genJSONString(b, v.Network)
+	b = jsonenc.String(b, v.Network)
 	b = append(b, ",\"txHash\":"...)
-	b = genJSONString(b, v.TxHash)
+	b = jsonenc.String(b, v.TxHash)
 	b = append(b, ",\"logIndex\":"...)
 	b = strconv.AppendUint(b, uint64(v.LogIndex), 10)
 	b = append(b, ",\"blockNumber\":"...)
 	b = strconv.AppendUint(b, uint64(v.BlockNumber), 10)
 	b = append(b, ",\"blockHash\":"...)
-	b = genJSONString(b, v.BlockHash)
+	b = jsonenc.String(b, v.BlockHash)
 	b = append(b, ",\"blockTime\":"...)
 	{
 		out, err := v.BlockTime.MarshalJSON()
 		if err == nil {
-			b, err = genJSONMarshaled(b, out)
+			b, err = jsonenc.Marshaled(b, out)
 		}
 		if err != nil {
 			return b, &json.MarshalerError{Type: reflect.TypeFor[time.Time](), Err: err}
@@ -1104,13 +1103,13 @@ func genJSONEvmverifyFacts(b []byte, v *evmverify.Facts) ([]byte, error) {
 	b = append(b, ",\"finalized\":"...)
 	b = strconv.AppendBool(b, bool(v.Finalized))
 	b = append(b, ",\"token\":"...)
-	b = genJSONString(b, v.Token)
+	b = jsonenc.String(b, v.Token)
 	b = append(b, ",\"from\":"...)
-	b = genJSONString(b, v.From)
+	b = jsonenc.String(b, v.From)
 	b = append(b, ",\"to\":"...)
-	b = genJSONString(b, v.To)
+	b = jsonenc.String(b, v.To)
 	b = append(b, ",\"amount\":"...)
-	b = genJSONString(b, v.Amount)
+	b = jsonenc.String(b, v.Amount)
 	return append(b, '}'), nil
 }
 
@@ -1118,18 +1117,18 @@ func genJSONVatEvidenceItem(b []byte, v *vat.EvidenceItem) ([]byte, error) {
 	b = append(b, "{\"index\":"...)
 	b = strconv.AppendInt(b, int64(v.Index), 10)
 	b = append(b, ",\"kind\":"...)
-	b = genJSONString(b, v.Kind)
+	b = jsonenc.String(b, v.Kind)
 	b = append(b, ",\"country\":"...)
-	b = genJSONString(b, v.Country)
+	b = jsonenc.String(b, v.Country)
 	b = append(b, ",\"source\":"...)
-	b = genJSONString(b, v.Source)
+	b = jsonenc.String(b, v.Source)
 	if !(len(v.Provider) == 0) {
 		b = append(b, ",\"provider\":"...)
-		b = genJSONString(b, v.Provider)
+		b = jsonenc.String(b, v.Provider)
 	}
 	if !(len(v.Article) == 0) {
 		b = append(b, ",\"article\":"...)
-		b = genJSONString(b, v.Article)
+		b = jsonenc.String(b, v.Article)
 	}
 	b = append(b, ",\"agrees\":"...)
 	b = strconv.AppendBool(b, bool(v.Agrees))
@@ -1142,219 +1141,18 @@ func genJSONVatEvidenceItem(b []byte, v *vat.EvidenceItem) ([]byte, error) {
 
 func genJSONFxRateRule(b []byte, v *fx.RateRule) ([]byte, error) {
 	b = append(b, "{\"id\":"...)
-	b = genJSONString(b, v.ID)
+	b = jsonenc.String(b, v.ID)
 	b = append(b, ",\"ecb\":"...)
-	b = genJSONString(b, v.ECB)
+	b = jsonenc.String(b, v.ECB)
 	b = append(b, ",\"timing\":"...)
-	b = genJSONString(b, v.Timing)
+	b = jsonenc.String(b, v.Timing)
 	b = append(b, ",\"nationalRate\":"...)
-	b = genJSONString(b, v.NationalRate)
+	b = jsonenc.String(b, v.NationalRate)
 	b = append(b, ",\"law\":"...)
-	b = genJSONString(b, v.Law)
+	b = jsonenc.String(b, v.Law)
 	if !(len(v.Note) == 0) {
 		b = append(b, ",\"note\":"...)
-		b = genJSONString(b, v.Note)
+		b = jsonenc.String(b, v.Note)
 	}
 	return append(b, '}'), nil
-}
-
-// genJSONSafe marks the bytes genJSONString copies as they are: ASCII from
-// space to DEL but '"', '\\', '<', '>' and '&'.
-var genJSONSafe = [256]bool{
-	' ': true, '!': true, '#': true, '$': true, '%': true, '\'': true, '(': true, ')': true,
-	'*': true, '+': true, ',': true, '-': true, '.': true, '/': true, '0': true, '1': true,
-	'2': true, '3': true, '4': true, '5': true, '6': true, '7': true, '8': true, '9': true,
-	':': true, ';': true, '=': true, '?': true, '@': true, 'A': true, 'B': true, 'C': true,
-	'D': true, 'E': true, 'F': true, 'G': true, 'H': true, 'I': true, 'J': true, 'K': true,
-	'L': true, 'M': true, 'N': true, 'O': true, 'P': true, 'Q': true, 'R': true, 'S': true,
-	'T': true, 'U': true, 'V': true, 'W': true, 'X': true, 'Y': true, 'Z': true, '[': true,
-	']': true, '^': true, '_': true, '`': true, 'a': true, 'b': true, 'c': true, 'd': true,
-	'e': true, 'f': true, 'g': true, 'h': true, 'i': true, 'j': true, 'k': true, 'l': true,
-	'm': true, 'n': true, 'o': true, 'p': true, 'q': true, 'r': true, 's': true, 't': true,
-	'u': true, 'v': true, 'w': true, 'x': true, 'y': true, 'z': true, '{': true, '|': true,
-	'}': true, '~': true, '\x7f': true,
-}
-
-// genJSONString appends s as encoding/json writes a string (with HTML
-// escaping, its default): the safe bytes as they are; '"' and '\\' after
-// a backslash; \b, \f, \n, \r and \t by name; other control characters
-// and '<', '>', '&' as \u00XX; valid UTF-8 as it is but U+2028 and U+2029
-// (\u2028, \u2029); each byte of invalid UTF-8 as \ufffd.
-func genJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if genJSONSafe[c] {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
-// genJSONMarshaled appends what a MarshalJSON method returned as
-// encoding/json does: compacted and HTML-escaped, an error when it is not
-// JSON. A string of safe bytes or a number is already in that form.
-func genJSONMarshaled(b, src []byte) ([]byte, error) {
-	if genJSONPlain(src) {
-		return append(b, src...), nil
-	}
-	var c bytes.Buffer
-	if err := json.Compact(&c, src); err != nil {
-		return b, err
-	}
-	out := bytes.NewBuffer(b)
-	json.HTMLEscape(out, c.Bytes())
-	return out.Bytes(), nil
-}
-
-// genJSONPlain reports whether s is a JSON string of safe bytes
-// (genJSONSafe) or a JSON number.
-func genJSONPlain(s []byte) bool {
-	n := len(s)
-	if n >= 2 && s[0] == '"' && s[n-1] == '"' {
-		for _, c := range s[1 : n-1] {
-			if !genJSONSafe[c] {
-				return false
-			}
-		}
-		return true
-	}
-	digits := func(i int) int {
-		for i < n && '0' <= s[i] && s[i] <= '9' {
-			i++
-		}
-		return i
-	}
-	i := 0
-	if i < n && s[i] == '-' {
-		i++
-	}
-	switch {
-	case i < n && s[i] == '0':
-		i++
-	case i < n && '1' <= s[i] && s[i] <= '9':
-		i = digits(i)
-	default:
-		return false
-	}
-	if i < n && s[i] == '.' {
-		if j := digits(i + 1); j > i+1 {
-			i = j
-		} else {
-			return false
-		}
-	}
-	if i < n && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < n && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if j := digits(i); j > i {
-			i = j
-		} else {
-			return false
-		}
-	}
-	return i == n
-}
-
-// genJSONDecimal appends what d.MarshalJSON() returns (shopspring/decimal:
-// its String() quoted), without allocating, when the package's settings
-// are its defaults and the coefficient has at most 18 digits; else it
-// appends MarshalJSON's result.
-func genJSONDecimal(b []byte, d decimal.Decimal) ([]byte, error) {
-	exp := d.Exponent()
-	if decimal.MarshalJSONWithoutQuotes || !decimal.TrimTrailingZeros || decimal.UseScientificNotation ||
-		d.NumDigits() > 18 || exp > 40 || exp < -40 {
-		out, err := d.MarshalJSON()
-		if err != nil {
-			return b, err
-		}
-		return genJSONMarshaled(b, out)
-	}
-	c := d.CoefficientInt64()
-	b = append(b, '"')
-	if c < 0 {
-		b = append(b, '-')
-	}
-	var digits [24]byte
-	str := strconv.AppendUint(digits[:0], genJSONAbs(c), 10)
-	switch {
-	case exp == 0 || c == 0 && exp > 0:
-		b = append(b, str...)
-	case exp > 0:
-		b = append(b, str...)
-		for range exp {
-			b = append(b, '0')
-		}
-	default:
-		k := int(-exp) // digits after the point
-		if len(str) > k {
-			b = append(b, str[:len(str)-k]...)
-			str, k = str[len(str)-k:], 0
-		} else {
-			b = append(b, '0')
-			k -= len(str) // zeros after the point, before the digits
-		}
-		for len(str) > 0 && str[len(str)-1] == '0' {
-			str = str[:len(str)-1]
-		}
-		if len(str) > 0 {
-			b = append(b, '.')
-			for range k {
-				b = append(b, '0')
-			}
-			b = append(b, str...)
-		}
-	}
-	return append(b, '"'), nil
-}
-
-func genJSONAbs(c int64) uint64 {
-	if c < 0 {
-		return uint64(-c)
-	}
-	return uint64(c)
 }

@@ -4,8 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"time"
-	"unicode/utf8"
 
+	"github.com/fiscal402/fiscal402/internal/jsonenc"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -54,74 +54,9 @@ func appendFingerprintJSON(b []byte, v [len(fingerprintNames)]string) []byte {
 		}
 		b = append(b, name...)
 		b = append(b, `":`...)
-		b = appendJSONString(b, v[i])
+		b = jsonenc.String(b, v[i])
 	}
 	return append(b, '}')
-}
-
-// jsonSafe marks the bytes appendJSONString copies as they are: ASCII
-// from space to DEL but '"', '\\', '<', '>' and '&'.
-var jsonSafe = func() (t [utf8.RuneSelf]bool) {
-	for c := ' '; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
-	}
-	return t
-}()
-
-// appendJSONString appends s as encoding/json writes a string (with HTML
-// escaping, its default): the safe bytes as they are; '"' and '\\' after
-// a backslash; \b, \f, \n, \r and \t by name; other control characters
-// and '<', '>', '&' as \u00XX; valid UTF-8 as it is but U+2028 and U+2029
-// (\u2028, \u2029); each byte of invalid UTF-8 as \ufffd.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if jsonSafe[c] {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 // hash is the SHA-256 of v's JSON.

@@ -100,10 +100,8 @@ func Generate(t Target) (encoder, bootstrap []byte, err error) {
 	fmt.Fprintf(&out, "\n//go:build !%s\n\npackage %s\n\n", t.Tag, t.PkgName)
 	out.WriteString("// The JSON encoders of this package's documents, without reflection:\n")
 	out.WriteString("// each appends exactly what json.Marshal writes (package internal/jsongen).\n\n")
-	g.uses["unicode/utf8"] = true // the string escaper
 	out.WriteString(g.importBlock())
 	out.WriteString(funcs.String())
-	out.WriteString(runtimeHelpers(g.uses))
 	enc, err := format.Source(out.Bytes())
 	if err != nil {
 		return nil, nil, fmt.Errorf("jsongen: %s: generated code does not parse: %w\n%s", t.File, err, out.Bytes())
@@ -190,6 +188,19 @@ func (g *gen) importNamed(name string) bool {
 		}
 	}
 	return false
+}
+
+// encPath is the runtime the generated code calls: the string escaper,
+// MarshalJSON results and decimals, as encoding/json writes them.
+const encPath = "github.com/fiscal402/fiscal402/internal/jsonenc"
+
+// enc returns the qualified name of the runtime function fn, adding the
+// import.
+func (g *gen) enc(fn string) string {
+	if _, ok := g.imports[encPath]; !ok {
+		g.imports[encPath] = "jsonenc"
+	}
+	return "jsonenc." + fn
 }
 
 // typeName is t in Go syntax, from the target package.
@@ -415,8 +426,8 @@ func (g *gen) value(x string, t reflect.Type) error {
 	d := strconv.Itoa(g.depth)
 	if t == decimalType || t.Kind() == reflect.Pointer && t.Elem() == decimalType {
 		// shopspring's MarshalJSON, written without its allocations
-		// (runtime.go, genJSONDecimal).
-		g.uses["decimal"], g.uses["encoding/json"], g.uses["reflect"], g.uses["bytes"], g.uses["marshaled"], g.uses["strconv"] = true, true, true, true, true, true
+		// (jsonenc.Decimal).
+		g.uses["encoding/json"], g.uses["reflect"] = true, true
 		g.qualify(decimalType)
 		known := g.nonNil == x
 		g.nonNil = ""
@@ -426,18 +437,18 @@ func (g *gen) value(x string, t reflect.Type) error {
 			}
 			x = "(*" + x + ")"
 		}
-		g.p("{\nvar err error\nif b, err = genJSONDecimal(b, %s); err != nil {\nreturn b, &json.MarshalerError{Type: reflect.TypeFor[%s](), Err: err}\n}\n}\n", x, g.typeName(t))
+		g.p("{\nvar err error\nif b, err = %s(b, %s); err != nil {\nreturn b, &json.MarshalerError{Type: reflect.TypeFor[%s](), Err: err}\n}\n}\n", g.enc("Decimal"), x, g.typeName(t))
 		return nil
 	}
 	switch {
 	case t.Implements(marshalerType):
-		g.uses["encoding/json"], g.uses["reflect"], g.uses["bytes"], g.uses["marshaled"] = true, true, true, true
+		g.uses["encoding/json"], g.uses["reflect"] = true, true
 		known := g.nonNil == x
 		g.nonNil = ""
 		if t.Kind() == reflect.Pointer && !known {
 			g.p("if %s == nil {\nb = append(b, \"null\"...)\n} else ", x)
 		}
-		g.p("{\nout, err := %s.MarshalJSON()\nif err == nil {\nb, err = genJSONMarshaled(b, out)\n}\n", x)
+		g.p("{\nout, err := %s.MarshalJSON()\nif err == nil {\nb, err = %s(b, out)\n}\n", x, g.enc("Marshaled"))
 		g.p("if err != nil {\nreturn b, &json.MarshalerError{Type: reflect.TypeFor[%s](), Err: err}\n}\n}\n", g.typeName(t))
 		return nil
 	case t.Implements(textMarshalerType):
@@ -449,15 +460,15 @@ func (g *gen) value(x string, t reflect.Type) error {
 		}
 		g.uses["fmt"] = true
 		g.p("{\ntext, err := %s.MarshalText()\nif err != nil {\nreturn b, fmt.Errorf(\"json: error calling MarshalText for type %%s: %%w\", reflect.TypeFor[%s](), err)\n}\n", x, g.typeName(t))
-		g.p("b = genJSONString(b, string(text))\n}\n")
+		g.p("b = %s(b, string(text))\n}\n", g.enc("String"))
 		return nil
 	}
 	switch t.Kind() {
 	case reflect.String:
 		if t.Name() == "string" && t.PkgPath() == "" {
-			g.p("b = genJSONString(b, %s)\n", x)
+			g.p("b = %s(b, %s)\n", g.enc("String"), x)
 		} else {
-			g.p("b = genJSONString(b, string(%s))\n", x)
+			g.p("b = %s(b, string(%s))\n", g.enc("String"), x)
 		}
 	case reflect.Bool:
 		g.uses["strconv"] = true
@@ -524,7 +535,7 @@ func (g *gen) value(x string, t reflect.Type) error {
 		g.p("if %s == nil {\nb = append(b, \"null\"...)\n} else {\n", x)
 		g.p("%s := make([]string, 0, len(%s))\nfor %s := range %s {\n%s = append(%s, string(%s))\n}\nslices.Sort(%s)\n", keys, x, key, x, keys, keys, key, keys)
 		g.p("b = append(b, '{')\nfor j%s, %s := range %s {\nif j%s > 0 {\nb = append(b, ',')\n}\n", d, key, keys, d)
-		g.p("b = genJSONString(b, %s)\nb = append(b, ':')\n%s := %s[%s]\n", key, mv, x, conv)
+		g.p("b = %s(b, %s)\nb = append(b, ':')\n%s := %s[%s]\n", g.enc("String"), key, mv, x, conv)
 		if err := g.value(mv, t.Elem()); err != nil {
 			return err
 		}

@@ -8,7 +8,6 @@ package sample
 // each appends exactly what json.Marshal writes (package internal/jsongen).
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -16,8 +15,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
+	"github.com/fiscal402/fiscal402/internal/jsonenc"
 	"github.com/shopspring/decimal"
 )
 
@@ -71,10 +70,10 @@ func AppendStrings(b []byte, v *map[string]string) ([]byte, error) {
 			if j1 > 0 {
 				b = append(b, ',')
 			}
-			b = genJSONString(b, k1)
+			b = jsonenc.String(b, k1)
 			b = append(b, ':')
 			mv1 := (*v)[k1]
-			b = genJSONString(b, mv1)
+			b = jsonenc.String(b, mv1)
 		}
 		b = append(b, '}')
 	}
@@ -84,14 +83,14 @@ func AppendStrings(b []byte, v *map[string]string) ([]byte, error) {
 func genJSONAll(b []byte, v *All) ([]byte, error) {
 	var err error
 	b = append(b, "{\"s\":"...)
-	b = genJSONString(b, v.S)
+	b = jsonenc.String(b, v.S)
 	if !(len(v.SO) == 0) {
 		b = append(b, ",\"so\":"...)
-		b = genJSONString(b, v.SO)
+		b = jsonenc.String(b, v.SO)
 	}
 	if !(len(v.N) == 0) {
 		b = append(b, ",\"n\":"...)
-		b = genJSONString(b, string(v.N))
+		b = jsonenc.String(b, string(v.N))
 	}
 	b = append(b, ",\"I\":"...)
 	b = strconv.AppendInt(b, int64(v.I), 10)
@@ -123,11 +122,11 @@ func genJSONAll(b []byte, v *All) ([]byte, error) {
 	if v.PS == nil {
 		b = append(b, "null"...)
 	} else {
-		b = genJSONString(b, (*v.PS))
+		b = jsonenc.String(b, (*v.PS))
 	}
 	if !(v.PSO == nil) {
 		b = append(b, ",\"pso\":"...)
-		b = genJSONString(b, (*v.PSO))
+		b = jsonenc.String(b, (*v.PSO))
 	}
 	b = append(b, ",\"ppi\":"...)
 	if v.PPI == nil {
@@ -148,7 +147,7 @@ func genJSONAll(b []byte, v *All) ([]byte, error) {
 			if i1 > 0 {
 				b = append(b, ',')
 			}
-			b = genJSONString(b, v.Sl[i1])
+			b = jsonenc.String(b, v.Sl[i1])
 		}
 		b = append(b, ']')
 	}
@@ -162,7 +161,7 @@ func genJSONAll(b []byte, v *All) ([]byte, error) {
 				if i1 > 0 {
 					b = append(b, ',')
 				}
-				b = genJSONString(b, v.SlO[i1])
+				b = jsonenc.String(b, v.SlO[i1])
 			}
 			b = append(b, ']')
 		}
@@ -253,7 +252,7 @@ func genJSONAll(b []byte, v *All) ([]byte, error) {
 			if j1 > 0 {
 				b = append(b, ',')
 			}
-			b = genJSONString(b, k1)
+			b = jsonenc.String(b, k1)
 			b = append(b, ':')
 			mv1 := v.M[k1]
 			b = strconv.AppendInt(b, int64(mv1), 10)
@@ -275,7 +274,7 @@ func genJSONAll(b []byte, v *All) ([]byte, error) {
 				if j1 > 0 {
 					b = append(b, ',')
 				}
-				b = genJSONString(b, k1)
+				b = jsonenc.String(b, k1)
 				b = append(b, ':')
 				mv1 := v.MO[Name(k1)]
 				if b, err = genJSONInner(b, &mv1); err != nil {
@@ -299,7 +298,7 @@ func genJSONAll(b []byte, v *All) ([]byte, error) {
 			if j1 > 0 {
 				b = append(b, ',')
 			}
-			b = genJSONString(b, k1)
+			b = jsonenc.String(b, k1)
 			b = append(b, ':')
 			mv1 := v.MS[k1]
 			if mv1 == nil {
@@ -310,7 +309,7 @@ func genJSONAll(b []byte, v *All) ([]byte, error) {
 					if i2 > 0 {
 						b = append(b, ',')
 					}
-					b = genJSONString(b, mv1[i2])
+					b = jsonenc.String(b, mv1[i2])
 				}
 				b = append(b, ']')
 			}
@@ -330,7 +329,7 @@ func genJSONAll(b []byte, v *All) ([]byte, error) {
 	b = append(b, ",\"dec\":"...)
 	{
 		var err error
-		if b, err = genJSONDecimal(b, v.Dec); err != nil {
+		if b, err = jsonenc.Decimal(b, v.Dec); err != nil {
 			return b, &json.MarshalerError{Type: reflect.TypeFor[decimal.Decimal](), Err: err}
 		}
 	}
@@ -338,7 +337,7 @@ func genJSONAll(b []byte, v *All) ([]byte, error) {
 		b = append(b, ",\"pdec\":"...)
 		{
 			var err error
-			if b, err = genJSONDecimal(b, (*v.PDec)); err != nil {
+			if b, err = jsonenc.Decimal(b, (*v.PDec)); err != nil {
 				return b, &json.MarshalerError{Type: reflect.TypeFor[*decimal.Decimal](), Err: err}
 			}
 		}
@@ -347,7 +346,7 @@ func genJSONAll(b []byte, v *All) ([]byte, error) {
 	{
 		out, err := v.T.MarshalJSON()
 		if err == nil {
-			b, err = genJSONMarshaled(b, out)
+			b, err = jsonenc.Marshaled(b, out)
 		}
 		if err != nil {
 			return b, &json.MarshalerError{Type: reflect.TypeFor[time.Time](), Err: err}
@@ -359,7 +358,7 @@ func genJSONAll(b []byte, v *All) ([]byte, error) {
 	} else {
 		out, err := v.PT.MarshalJSON()
 		if err == nil {
-			b, err = genJSONMarshaled(b, out)
+			b, err = jsonenc.Marshaled(b, out)
 		}
 		if err != nil {
 			return b, &json.MarshalerError{Type: reflect.TypeFor[*time.Time](), Err: err}
@@ -371,7 +370,7 @@ func genJSONAll(b []byte, v *All) ([]byte, error) {
 		if err != nil {
 			return b, fmt.Errorf("json: error calling MarshalText for type %s: %w", reflect.TypeFor[Text](), err)
 		}
-		b = genJSONString(b, string(text))
+		b = jsonenc.String(b, string(text))
 	}
 	if !(v.PTx == nil) {
 		b = append(b, ",\"ptx\":"...)
@@ -380,7 +379,7 @@ func genJSONAll(b []byte, v *All) ([]byte, error) {
 			if err != nil {
 				return b, fmt.Errorf("json: error calling MarshalText for type %s: %w", reflect.TypeFor[*Text](), err)
 			}
-			b = genJSONString(b, string(text))
+			b = jsonenc.String(b, string(text))
 		}
 	}
 	if !(len(v.MTx) == 0) {
@@ -398,7 +397,7 @@ func genJSONAll(b []byte, v *All) ([]byte, error) {
 				if j1 > 0 {
 					b = append(b, ',')
 				}
-				b = genJSONString(b, k1)
+				b = jsonenc.String(b, k1)
 				b = append(b, ':')
 				mv1 := v.MTx[k1]
 				{
@@ -406,7 +405,7 @@ func genJSONAll(b []byte, v *All) ([]byte, error) {
 					if err != nil {
 						return b, fmt.Errorf("json: error calling MarshalText for type %s: %w", reflect.TypeFor[Text](), err)
 					}
-					b = genJSONString(b, string(text))
+					b = jsonenc.String(b, string(text))
 				}
 			}
 			b = append(b, '}')
@@ -416,7 +415,7 @@ func genJSONAll(b []byte, v *All) ([]byte, error) {
 	{
 		out, err := v.R.MarshalJSON()
 		if err == nil {
-			b, err = genJSONMarshaled(b, out)
+			b, err = jsonenc.Marshaled(b, out)
 		}
 		if err != nil {
 			return b, &json.MarshalerError{Type: reflect.TypeFor[Raw](), Err: err}
@@ -428,7 +427,7 @@ func genJSONAll(b []byte, v *All) ([]byte, error) {
 	} else {
 		out, err := v.PR.MarshalJSON()
 		if err == nil {
-			b, err = genJSONMarshaled(b, out)
+			b, err = jsonenc.Marshaled(b, out)
 		}
 		if err != nil {
 			return b, &json.MarshalerError{Type: reflect.TypeFor[*Raw](), Err: err}
@@ -438,7 +437,7 @@ func genJSONAll(b []byte, v *All) ([]byte, error) {
 	{
 		out, err := v.RM.MarshalJSON()
 		if err == nil {
-			b, err = genJSONMarshaled(b, out)
+			b, err = jsonenc.Marshaled(b, out)
 		}
 		if err != nil {
 			return b, &json.MarshalerError{Type: reflect.TypeFor[json.RawMessage](), Err: err}
@@ -457,7 +456,7 @@ func genJSONAll(b []byte, v *All) ([]byte, error) {
 				{
 					out, err := v.RMs[i1].MarshalJSON()
 					if err == nil {
-						b, err = genJSONMarshaled(b, out)
+						b, err = jsonenc.Marshaled(b, out)
 					}
 					if err != nil {
 						return b, &json.MarshalerError{Type: reflect.TypeFor[json.RawMessage](), Err: err}
@@ -468,31 +467,31 @@ func genJSONAll(b []byte, v *All) ([]byte, error) {
 		}
 	}
 	b = append(b, ",\"-\":"...)
-	b = genJSONString(b, v.Dash)
+	b = jsonenc.String(b, v.Dash)
 	b = append(b, ",\"Bad\":"...)
-	b = genJSONString(b, v.Bad)
+	b = jsonenc.String(b, v.Bad)
 	b = append(b, ",\"\\u003c\\u0026\\u003e\":"...)
-	b = genJSONString(b, v.Punct)
+	b = jsonenc.String(b, v.Punct)
 	if !(len(v.Uni) == 0) {
 		b = append(b, ",\"名前\":"...)
-		b = genJSONString(b, v.Uni)
+		b = jsonenc.String(b, v.Uni)
 	}
 	b = append(b, ",\"a\":"...)
-	b = genJSONString(b, v.Shadow)
+	b = jsonenc.String(b, v.Shadow)
 	b = append(b, ",\"E\":"...)
-	b = genJSONString(b, v.Embedded.E)
+	b = jsonenc.String(b, v.Embedded.E)
 	b = append(b, ",\"shadowed\":"...)
-	b = genJSONString(b, v.Embedded.Shadowed)
+	b = jsonenc.String(b, v.Embedded.Shadowed)
 	if v.Ptr != nil {
 		b = append(b, ",\"p\":"...)
 		b = strconv.AppendInt(b, int64(v.Ptr.P), 10)
 	}
 	b = append(b, ",\"lower\":"...)
-	b = genJSONString(b, v.embeddedLower.Lower)
+	b = jsonenc.String(b, v.embeddedLower.Lower)
 	b = append(b, ",\"x\":"...)
-	b = genJSONString(b, v.Tagged1.X)
+	b = jsonenc.String(b, v.Tagged1.X)
 	b = append(b, ",\"X\":"...)
-	b = genJSONString(b, v.Tagged2.X)
+	b = jsonenc.String(b, v.Tagged2.X)
 	b = append(b, ",\"embTagged\":"...)
 	if b, err = genJSONEmbTagged(b, &v.EmbTagged); err != nil {
 		return b, err
@@ -515,7 +514,7 @@ func genJSONOnlyOptional(b []byte, v *OnlyOptional) ([]byte, error) {
 	mark := len(b)
 	if !(len(v.A) == 0) {
 		b = append(b, ",\"a\":"...)
-		b = genJSONString(b, v.A)
+		b = jsonenc.String(b, v.A)
 	}
 	if !(v.B == nil) {
 		b = append(b, ",\"b\":"...)
@@ -533,7 +532,7 @@ func genJSONOnlyOptional(b []byte, v *OnlyOptional) ([]byte, error) {
 
 func genJSONInner(b []byte, v *Inner) ([]byte, error) {
 	b = append(b, "{\"a\":"...)
-	b = genJSONString(b, v.A)
+	b = jsonenc.String(b, v.A)
 	if !(v.B == 0) {
 		b = append(b, ",\"b\":"...)
 		b = strconv.AppendInt(b, int64(v.B), 10)
@@ -545,7 +544,7 @@ func genJSONEmbTagged(b []byte, v *EmbTagged) ([]byte, error) {
 	mark := len(b)
 	if !(len(v.Y) == 0) {
 		b = append(b, ",\"y\":"...)
-		b = genJSONString(b, v.Y)
+		b = jsonenc.String(b, v.Y)
 	}
 	if len(b) == mark {
 		b = append(b, '{')
@@ -553,205 +552,4 @@ func genJSONEmbTagged(b []byte, v *EmbTagged) ([]byte, error) {
 		b[mark] = '{'
 	}
 	return append(b, '}'), nil
-}
-
-// genJSONSafe marks the bytes genJSONString copies as they are: ASCII from
-// space to DEL but '"', '\\', '<', '>' and '&'.
-var genJSONSafe = [256]bool{
-	' ': true, '!': true, '#': true, '$': true, '%': true, '\'': true, '(': true, ')': true,
-	'*': true, '+': true, ',': true, '-': true, '.': true, '/': true, '0': true, '1': true,
-	'2': true, '3': true, '4': true, '5': true, '6': true, '7': true, '8': true, '9': true,
-	':': true, ';': true, '=': true, '?': true, '@': true, 'A': true, 'B': true, 'C': true,
-	'D': true, 'E': true, 'F': true, 'G': true, 'H': true, 'I': true, 'J': true, 'K': true,
-	'L': true, 'M': true, 'N': true, 'O': true, 'P': true, 'Q': true, 'R': true, 'S': true,
-	'T': true, 'U': true, 'V': true, 'W': true, 'X': true, 'Y': true, 'Z': true, '[': true,
-	']': true, '^': true, '_': true, '`': true, 'a': true, 'b': true, 'c': true, 'd': true,
-	'e': true, 'f': true, 'g': true, 'h': true, 'i': true, 'j': true, 'k': true, 'l': true,
-	'm': true, 'n': true, 'o': true, 'p': true, 'q': true, 'r': true, 's': true, 't': true,
-	'u': true, 'v': true, 'w': true, 'x': true, 'y': true, 'z': true, '{': true, '|': true,
-	'}': true, '~': true, '\x7f': true,
-}
-
-// genJSONString appends s as encoding/json writes a string (with HTML
-// escaping, its default): the safe bytes as they are; '"' and '\\' after
-// a backslash; \b, \f, \n, \r and \t by name; other control characters
-// and '<', '>', '&' as \u00XX; valid UTF-8 as it is but U+2028 and U+2029
-// (\u2028, \u2029); each byte of invalid UTF-8 as \ufffd.
-func genJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if genJSONSafe[c] {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
-// genJSONMarshaled appends what a MarshalJSON method returned as
-// encoding/json does: compacted and HTML-escaped, an error when it is not
-// JSON. A string of safe bytes or a number is already in that form.
-func genJSONMarshaled(b, src []byte) ([]byte, error) {
-	if genJSONPlain(src) {
-		return append(b, src...), nil
-	}
-	var c bytes.Buffer
-	if err := json.Compact(&c, src); err != nil {
-		return b, err
-	}
-	out := bytes.NewBuffer(b)
-	json.HTMLEscape(out, c.Bytes())
-	return out.Bytes(), nil
-}
-
-// genJSONPlain reports whether s is a JSON string of safe bytes
-// (genJSONSafe) or a JSON number.
-func genJSONPlain(s []byte) bool {
-	n := len(s)
-	if n >= 2 && s[0] == '"' && s[n-1] == '"' {
-		for _, c := range s[1 : n-1] {
-			if !genJSONSafe[c] {
-				return false
-			}
-		}
-		return true
-	}
-	digits := func(i int) int {
-		for i < n && '0' <= s[i] && s[i] <= '9' {
-			i++
-		}
-		return i
-	}
-	i := 0
-	if i < n && s[i] == '-' {
-		i++
-	}
-	switch {
-	case i < n && s[i] == '0':
-		i++
-	case i < n && '1' <= s[i] && s[i] <= '9':
-		i = digits(i)
-	default:
-		return false
-	}
-	if i < n && s[i] == '.' {
-		if j := digits(i + 1); j > i+1 {
-			i = j
-		} else {
-			return false
-		}
-	}
-	if i < n && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < n && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if j := digits(i); j > i {
-			i = j
-		} else {
-			return false
-		}
-	}
-	return i == n
-}
-
-// genJSONDecimal appends what d.MarshalJSON() returns (shopspring/decimal:
-// its String() quoted), without allocating, when the package's settings
-// are its defaults and the coefficient has at most 18 digits; else it
-// appends MarshalJSON's result.
-func genJSONDecimal(b []byte, d decimal.Decimal) ([]byte, error) {
-	exp := d.Exponent()
-	if decimal.MarshalJSONWithoutQuotes || !decimal.TrimTrailingZeros || decimal.UseScientificNotation ||
-		d.NumDigits() > 18 || exp > 40 || exp < -40 {
-		out, err := d.MarshalJSON()
-		if err != nil {
-			return b, err
-		}
-		return genJSONMarshaled(b, out)
-	}
-	c := d.CoefficientInt64()
-	b = append(b, '"')
-	if c < 0 {
-		b = append(b, '-')
-	}
-	var digits [24]byte
-	str := strconv.AppendUint(digits[:0], genJSONAbs(c), 10)
-	switch {
-	case exp == 0 || c == 0 && exp > 0:
-		b = append(b, str...)
-	case exp > 0:
-		b = append(b, str...)
-		for range exp {
-			b = append(b, '0')
-		}
-	default:
-		k := int(-exp) // digits after the point
-		if len(str) > k {
-			b = append(b, str[:len(str)-k]...)
-			str, k = str[len(str)-k:], 0
-		} else {
-			b = append(b, '0')
-			k -= len(str) // zeros after the point, before the digits
-		}
-		for len(str) > 0 && str[len(str)-1] == '0' {
-			str = str[:len(str)-1]
-		}
-		if len(str) > 0 {
-			b = append(b, '.')
-			for range k {
-				b = append(b, '0')
-			}
-			b = append(b, str...)
-		}
-	}
-	return append(b, '"'), nil
-}
-
-func genJSONAbs(c int64) uint64 {
-	if c < 0 {
-		return uint64(-c)
-	}
-	return uint64(c)
 }

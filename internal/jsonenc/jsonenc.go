@@ -1,27 +1,17 @@
-package jsongen
+package jsonenc
 
-import "strings"
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
 
-// runtimeHelpers is the support code every generated encoder carries, so
-// that a target imports nothing of ours: the string escaper, and the
-// check of a MarshalJSON result (plain strings and numbers as they are,
-// anything else compacted and HTML-escaped as encoding/json does).
-func runtimeHelpers(uses map[string]bool) string {
-	var b strings.Builder
-	b.WriteString(stringHelper)
-	if uses["marshaled"] {
-		b.WriteString(marshaledHelper)
-	}
-	if uses["decimal"] {
-		b.WriteString(decimalHelper)
-	}
-	return b.String()
-}
+	"github.com/shopspring/decimal"
+)
 
-const stringHelper = `
-// genJSONSafe marks the bytes genJSONString copies as they are: ASCII from
+// safe marks the bytes String copies as they are: ASCII from
 // space to DEL but '"', '\\', '<', '>' and '&'.
-var genJSONSafe = [256]bool{
+var safe = [256]bool{
 	' ': true, '!': true, '#': true, '$': true, '%': true, '\'': true, '(': true, ')': true,
 	'*': true, '+': true, ',': true, '-': true, '.': true, '/': true, '0': true, '1': true,
 	'2': true, '3': true, '4': true, '5': true, '6': true, '7': true, '8': true, '9': true,
@@ -29,25 +19,25 @@ var genJSONSafe = [256]bool{
 	'D': true, 'E': true, 'F': true, 'G': true, 'H': true, 'I': true, 'J': true, 'K': true,
 	'L': true, 'M': true, 'N': true, 'O': true, 'P': true, 'Q': true, 'R': true, 'S': true,
 	'T': true, 'U': true, 'V': true, 'W': true, 'X': true, 'Y': true, 'Z': true, '[': true,
-	']': true, '^': true, '_': true, '` + "`" + `': true, 'a': true, 'b': true, 'c': true, 'd': true,
+	']': true, '^': true, '_': true, '`': true, 'a': true, 'b': true, 'c': true, 'd': true,
 	'e': true, 'f': true, 'g': true, 'h': true, 'i': true, 'j': true, 'k': true, 'l': true,
 	'm': true, 'n': true, 'o': true, 'p': true, 'q': true, 'r': true, 's': true, 't': true,
 	'u': true, 'v': true, 'w': true, 'x': true, 'y': true, 'z': true, '{': true, '|': true,
 	'}': true, '~': true, '\x7f': true,
 }
 
-// genJSONString appends s as encoding/json writes a string (with HTML
+// String appends s as encoding/json writes a string (with HTML
 // escaping, its default): the safe bytes as they are; '"' and '\\' after
 // a backslash; \b, \f, \n, \r and \t by name; other control characters
 // and '<', '>', '&' as \u00XX; valid UTF-8 as it is but U+2028 and U+2029
 // (\u2028, \u2029); each byte of invalid UTF-8 as \ufffd.
-func genJSONString(b []byte, s string) []byte {
+func String(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
-		if genJSONSafe[c] {
+		if safe[c] {
 			i++
 			continue
 		}
@@ -76,7 +66,7 @@ func genJSONString(b []byte, s string) []byte {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
 			b = append(b, s[start:i]...)
-			b = append(b, ` + "`" + `\ufffd` + "`" + `...)
+			b = append(b, `\ufffd`...)
 			i++
 			start = i
 			continue
@@ -93,14 +83,12 @@ func genJSONString(b []byte, s string) []byte {
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
-`
 
-const marshaledHelper = `
-// genJSONMarshaled appends what a MarshalJSON method returned as
+// Marshaled appends what a MarshalJSON method returned as
 // encoding/json does: compacted and HTML-escaped, an error when it is not
 // JSON. A string of safe bytes or a number is already in that form.
-func genJSONMarshaled(b, src []byte) ([]byte, error) {
-	if genJSONPlain(src) {
+func Marshaled(b, src []byte) ([]byte, error) {
+	if plain(src) {
 		return append(b, src...), nil
 	}
 	var c bytes.Buffer
@@ -112,13 +100,13 @@ func genJSONMarshaled(b, src []byte) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// genJSONPlain reports whether s is a JSON string of safe bytes
-// (genJSONSafe) or a JSON number.
-func genJSONPlain(s []byte) bool {
+// plain reports whether s is a JSON string of safe bytes
+// (safe) or a JSON number.
+func plain(s []byte) bool {
 	n := len(s)
 	if n >= 2 && s[0] == '"' && s[n-1] == '"' {
 		for _, c := range s[1 : n-1] {
-			if !genJSONSafe[c] {
+			if !safe[c] {
 				return false
 			}
 		}
@@ -162,14 +150,12 @@ func genJSONPlain(s []byte) bool {
 	}
 	return i == n
 }
-`
 
-const decimalHelper = `
-// genJSONDecimal appends what d.MarshalJSON() returns (shopspring/decimal:
+// Decimal appends what d.MarshalJSON() returns (shopspring/decimal:
 // its String() quoted), without allocating, when the package's settings
 // are its defaults and the coefficient has at most 18 digits; else it
 // appends MarshalJSON's result.
-func genJSONDecimal(b []byte, d decimal.Decimal) ([]byte, error) {
+func Decimal(b []byte, d decimal.Decimal) ([]byte, error) {
 	exp := d.Exponent()
 	if decimal.MarshalJSONWithoutQuotes || !decimal.TrimTrailingZeros || decimal.UseScientificNotation ||
 		d.NumDigits() > 18 || exp > 40 || exp < -40 {
@@ -177,7 +163,7 @@ func genJSONDecimal(b []byte, d decimal.Decimal) ([]byte, error) {
 		if err != nil {
 			return b, err
 		}
-		return genJSONMarshaled(b, out)
+		return Marshaled(b, out)
 	}
 	c := d.CoefficientInt64()
 	b = append(b, '"')
@@ -185,7 +171,7 @@ func genJSONDecimal(b []byte, d decimal.Decimal) ([]byte, error) {
 		b = append(b, '-')
 	}
 	var digits [24]byte
-	str := strconv.AppendUint(digits[:0], genJSONAbs(c), 10)
+	str := strconv.AppendUint(digits[:0], abs(c), 10)
 	switch {
 	case exp == 0 || c == 0 && exp > 0:
 		b = append(b, str...)
@@ -217,10 +203,9 @@ func genJSONDecimal(b []byte, d decimal.Decimal) ([]byte, error) {
 	return append(b, '"'), nil
 }
 
-func genJSONAbs(c int64) uint64 {
+func abs(c int64) uint64 {
 	if c < 0 {
 		return uint64(-c)
 	}
 	return uint64(c)
 }
-`
