@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/fiscal402/fiscal402/internal/regexptest"
 	"github.com/shopspring/decimal"
 )
 
@@ -33,27 +34,11 @@ var patternRegexps = []struct {
 	{"evidence kind", patEvidenceKind, regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`), []string{"ip_address", "a"}},
 }
 
-// mutate derives a nearby string: a byte changed, inserted, deleted or
-// duplicated, from an alphabet that covers every class the patterns use.
-func mutate(r *rand.Rand, s string) string {
-	const alphabet = "0123456789abcdefxAFXZaz_-.:+ \xff"
-	b := []byte(s)
-	switch i := r.IntN(max(len(b), 1)); r.IntN(4) {
-	case 0:
-		if len(b) > 0 {
-			b[i] = alphabet[r.IntN(len(alphabet))]
-		}
-	case 1:
-		b = append(b[:i], append([]byte{alphabet[r.IntN(len(alphabet))]}, b[i:]...)...)
-	case 2:
-		if len(b) > 0 {
-			b = append(b[:i], b[i+1:]...)
-		}
-	case 3:
-		b = append(b, b...)
-	}
-	return string(b)
-}
+// mutations covers every class of byte the patterns use.
+const mutations = "0123456789abcdefxAFXZaz_-.:+ \xff"
+
+// mutate derives a nearby string (regexptest.Mutate over mutations).
+func mutate(r *rand.Rand, s string) string { return regexptest.Mutate(r, s, mutations) }
 
 // TestPatternsAgreeWithRegexps compares every matcher with its regular
 // expression on the seeds and 20,000 mutations each.
