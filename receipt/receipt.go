@@ -78,33 +78,47 @@ func Assemble(leaf string, index int64, proof tlog.RecordProof, checkpointNote [
 	if spec != SpecV3 && c.Log.Index != index {
 		return fail("claims name log index %d, proof is for %d", c.Log.Index, index)
 	}
-	text, _, ok := splitNote(checkpointNote)
-	if !ok {
-		return fail("checkpoint is not a signed note")
-	}
-	cp, err := parseCheckpoint(string(text))
-	if err != nil {
+	if err := assembledIn([]byte(jws), c.Log.Origin, index, proof, checkpointNote); err != nil {
 		return fail("%v", err)
 	}
-	if cp.origin != c.Log.Origin {
-		return fail("claims name log %q, checkpoint is of %q", c.Log.Origin, cp.origin)
-	}
-	if index < 0 || index >= cp.size {
-		return fail("index %d is not in a tree of size %d", index, cp.size)
-	}
-	if err := tlog.CheckRecord(proof, cp.size, cp.root, index, tlog.RecordHash([]byte(jws))); err != nil {
-		return fail("proof of index %d does not lead to the checkpoint root: %v", index, err)
-	}
-	r := Receipt{
+	return encodeAssembled(Receipt{
 		Spec:      c.Spec,
 		ID:        c.ReceiptID,
 		Claims:    parts.payload,
 		JWS:       jws,
 		TlogProof: FormatTlogProof(index, proof, checkpointNote),
+	})
+}
+
+// assembledIn checks, for Assemble, that the leaf is at index in the
+// checkpoint of the claims' log: a signed note of that origin whose tree
+// holds index, and a proof from the leaf's hash to its root.
+func assembledIn(leaf []byte, origin string, index int64, proof tlog.RecordProof, checkpointNote []byte) error {
+	text, _, ok := splitNote(checkpointNote)
+	if !ok {
+		return errors.New("checkpoint is not a signed note")
 	}
+	cp, err := parseCheckpoint(string(text))
+	if err != nil {
+		return err
+	}
+	if cp.origin != origin {
+		return fmt.Errorf("claims name log %q, checkpoint is of %q", origin, cp.origin)
+	}
+	if index < 0 || index >= cp.size {
+		return fmt.Errorf("index %d is not in a tree of size %d", index, cp.size)
+	}
+	if err := tlog.CheckRecord(proof, cp.size, cp.root, index, tlog.RecordHash(leaf)); err != nil {
+		return fmt.Errorf("proof of index %d does not lead to the checkpoint root: %v", index, err)
+	}
+	return nil
+}
+
+// encodeAssembled is Assemble's output: indented JSON and a newline.
+func encodeAssembled(r Receipt) ([]byte, error) {
 	out, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
-		return fail("encode: %v", err)
+		return nil, fmt.Errorf("receipt: assemble: encode: %v", err)
 	}
 	return append(out, '\n'), nil
 }

@@ -233,35 +233,16 @@ func assembleV4(p []byte, index int64, proof tlog.RecordProof, checkpointNote []
 	if err := checkClaims(&c); err != nil {
 		return fail("%v", err)
 	}
-	text, _, ok := splitNote(checkpointNote)
-	if !ok {
-		return fail("checkpoint is not a signed note")
-	}
-	cp, err := parseCheckpoint(string(text))
-	if err != nil {
+	if err := assembledIn(p, c.Log.Origin, index, proof, checkpointNote); err != nil {
 		return fail("%v", err)
 	}
-	if cp.origin != c.Log.Origin {
-		return fail("claims name log %q, checkpoint is of %q", c.Log.Origin, cp.origin)
-	}
-	if index < 0 || index >= cp.size {
-		return fail("index %d is not in a tree of size %d", index, cp.size)
-	}
-	if err := tlog.CheckRecord(proof, cp.size, cp.root, index, tlog.RecordHash(p)); err != nil {
-		return fail("proof of index %d does not lead to the checkpoint root: %v", index, err)
-	}
-	r := Receipt{
+	return encodeAssembled(Receipt{
 		Spec:      c.Spec,
 		ID:        c.ReceiptID,
 		Claims:    p,
 		Payload:   base64.RawURLEncoding.EncodeToString(p),
 		TlogProof: FormatTlogProof(index, proof, checkpointNote),
-	}
-	out, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return fail("encode: %v", err)
-	}
-	return append(out, '\n'), nil
+	})
 }
 
 // NoteKeyHash is the C2SP signed-note key hash of an Ed25519 key named
