@@ -304,56 +304,38 @@ func unknownSchema(path, schema string) error {
 // upgrade turns a schema-1 or schema-2 file into a schema-3 one in one
 // transaction, without moving any entry.
 func upgrade(tx *bolt.Tx) error {
-	if err := upgradeV1(tx); err != nil {
+	// Schema 1 → 2 adds the blob-era buckets and records where blobs
+	// start (v2from); schema 2 → 3 adds the keys bucket and records where
+	// keys records start (v3from): the entries below keep their keys in
+	// the entries, ids and claims B-trees.
+	if err := upgradeStep(tx, schemaV1, v2Buckets, metaV2From, schemaV2); err != nil {
 		return err
 	}
-	return upgradeV2(tx)
+	return upgradeStep(tx, schemaV2, v3Buckets, metaV3From, schemaVersion)
 }
 
-// upgradeV1 turns a schema-1 file into a schema-2 one without moving any
-// entry: it adds the schema-2 buckets and records where blobs start.
-// (upgradeV2 follows in the same transaction.)
-func upgradeV1(tx *bolt.Tx) error {
+// upgradeStep turns a file of schema from into one of schema to without
+// moving any key: it creates buckets and records the size at the upgrade
+// under fromKey, the first index stored the new way. A file of another
+// schema is left as it is.
+func upgradeStep(tx *bolt.Tx, from string, buckets [][]byte, fromKey []byte, to string) error {
 	meta := tx.Bucket(bucketMeta)
-	if string(meta.Get(metaSchema)) != schemaV1 {
+	if string(meta.Get(metaSchema)) != from {
 		return nil
 	}
 	size := meta.Get(metaSize)
 	if _, err := parseU64(size); err != nil {
 		return &CheckError{Index: -1, What: "meta size: " + err.Error()}
 	}
-	for _, name := range v2Buckets {
+	for _, name := range buckets {
 		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 			return err
 		}
 	}
-	if err := meta.Put(metaV2From, clone(size)); err != nil {
+	if err := meta.Put(fromKey, clone(size)); err != nil {
 		return err
 	}
-	return meta.Put(metaSchema, []byte(schemaV2))
-}
-
-// upgradeV2 turns a schema-2 file into a schema-3 one without moving any
-// key: it adds the keys bucket and records where keys records start; the
-// entries below keep their keys in the entries, ids and claims B-trees.
-func upgradeV2(tx *bolt.Tx) error {
-	meta := tx.Bucket(bucketMeta)
-	if string(meta.Get(metaSchema)) != schemaV2 {
-		return nil
-	}
-	size := meta.Get(metaSize)
-	if _, err := parseU64(size); err != nil {
-		return &CheckError{Index: -1, What: "meta size: " + err.Error()}
-	}
-	for _, name := range v3Buckets {
-		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-			return err
-		}
-	}
-	if err := meta.Put(metaV3From, clone(size)); err != nil {
-		return err
-	}
-	return meta.Put(metaSchema, []byte(schemaVersion))
+	return meta.Put(metaSchema, []byte(to))
 }
 
 // loadHead reads and cross-checks meta, the last entry and the latest
