@@ -227,25 +227,29 @@ func (s *boltStore) checkStream(b checkBuckets, c *logChecker) error {
 	hashes := b.get(bucketHashes).Cursor()
 	cps := b.get(bucketCheckpoints).Cursor()
 	leaves := b.get(bucketLeaves).Cursor() // schema 1 below v2from
-	var blobs *bolt.Cursor                 // schema 2 from v2from on
-	var bk, bv []byte
-	if b.v2 {
-		blobs = b.get(bucketBlobs).Cursor()
-		if k, _ := blobs.First(); k != nil && bytes.Compare(k, u64(b.v2from)) < 0 {
+	// from opens a bucket keyed by index whose keys start at index from;
+	// a key below it is damage, which what names.
+	from := func(name []byte, start int64, what string) (*bolt.Cursor, []byte, []byte, error) {
+		cur := b.get(name).Cursor()
+		k, v := cur.First()
+		if k != nil && bytes.Compare(k, u64(start)) < 0 {
 			at, _ := parseU64(k)
-			return failAt(fail(at, "blob key %x below v2from %d: a schema-1 entry stored twice", k, b.v2from))
+			return nil, nil, nil, failAt(fail(at, what, k, start))
 		}
-		bk, bv = blobs.First()
+		return cur, k, v, nil
 	}
-	var keys *bolt.Cursor // schema 3 from v3from on
-	var kk, kv []byte
-	if b.v3 {
-		keys = b.get(bucketKeys).Cursor()
-		if k, _ := keys.First(); k != nil && bytes.Compare(k, u64(b.v3from)) < 0 {
-			at, _ := parseU64(k)
-			return failAt(fail(at, "keys record %x below v3from %d", k, b.v3from))
+	var blobs, keys *bolt.Cursor // schema 2 from v2from on; schema 3 from v3from on
+	var bk, bv, kk, kv []byte
+	var err error
+	if b.v2 {
+		if blobs, bk, bv, err = from(bucketBlobs, b.v2from, "blob key %x below v2from %d: a schema-1 entry stored twice"); err != nil {
+			return err
 		}
-		kk, kv = keys.First()
+	}
+	if b.v3 {
+		if keys, kk, kv, err = from(bucketKeys, b.v3from, "keys record %x below v3from %d"); err != nil {
+			return err
+		}
 	}
 	lk, lv := leaves.First()
 	ek, ev := entries.First()
