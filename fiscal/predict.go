@@ -1,11 +1,15 @@
 package fiscal
 
-import "io"
+import (
+	"io"
+	"sync"
+)
 
 // Sealing off the committer (issue 22). An entry is sealed in the caller's
 // goroutine, before the ledger's single committer sees it: the invoice with
 // its number, the record document with its log index, the receipt's
-// commitments and its Ed25519 signature. The two things that depend on
+// commitments and its sealed 4.0.0 payload (no signature: the checkpoint's
+// cosignature covers it). The two things that depend on
 // the order of appends are predicted (ledger.Predictor, one per engine),
 // and the committer compares:
 //
@@ -51,9 +55,12 @@ import "io"
 
 // replay records the random bytes a seal draws and serves them again to a
 // second seal of the same draft, so that sealing again (in the committer,
-// or after a revoked prediction) gives the same salts.
+// or after a revoked prediction) gives the same salts. It reads src under
+// mu (Config.Rand need not be safe for concurrent use), and only while it
+// reads: the sealing around it runs in parallel.
 type replay struct {
 	src     io.Reader
+	mu      *sync.Mutex
 	log     []byte
 	pos     int
 	playing bool
@@ -65,7 +72,9 @@ func (r *replay) Read(b []byte) (int, error) {
 		r.pos += n
 		return n, nil
 	}
+	r.mu.Lock()
 	n, err := io.ReadFull(r.src, b)
+	r.mu.Unlock()
 	if !r.playing {
 		r.log = append(r.log, b[:n]...)
 	}
