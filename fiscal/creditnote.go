@@ -64,7 +64,7 @@ func (b *Books) CreditNoteDraft(orig *Record, rec Record, cn CreditNote, issued 
 	if err != nil {
 		return nil, err
 	}
-	draft, err := ubl.DraftCreditNote(doc)
+	draft, err := b.e.invoices.DraftCreditNote(doc) // the engine's Renderer, as invoices
 	var ve *ubl.ValidationError
 	if errors.As(err, &ve) {
 		return nil, &Error{Code: CodeCreditNoteRefused, Detail: "the credit note would break these rules (check the account's seller profile): " + ve.Error(), Err: err}
