@@ -14,14 +14,22 @@ import (
 // Reveal with the openings must give the clear claims back.
 func TestV3RoundTrip(t *testing.T) {
 	f := newFixture(t)
-	clear := []Claims{sampleClaimsV3Clear(0), sampleClaimsV3B2BClear(1), sampleClaimsV3UKClear(2), pendingClaimsV3Clear(3)}
+	checkRoundTrip(t, f, []Claims{sampleClaimsV3Clear(0), sampleClaimsV3B2BClear(1), sampleClaimsV3UKClear(2), pendingClaimsV3Clear(3)}, f.issue)
+}
+
+// checkRoundTrip conceals each of the clear claims, issues the public ones
+// with issue (indexes 0, 1, ...), and checks that Verify returns the
+// public claims with their log index and that a Verifier given the
+// openings returns the clear ones.
+func checkRoundTrip(t *testing.T, f *fixture, clear []Claims, issue func(testing.TB, ...Claims) [][]byte) {
+	t.Helper()
 	var public []Claims
 	var openings [][]Opening
 	for i, c := range clear {
 		p, o := conceal(t, c, byte(10+i))
 		public, openings = append(public, p), append(openings, o)
 	}
-	rs := f.issue(t, public...)
+	rs := issue(t, public...)
 	v, err := NewVerifier(f.jwks(t), f.log.vkey)
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +42,7 @@ func TestV3RoundTrip(t *testing.T) {
 		want := public[i]
 		want.Log = LogRef{Origin: testOrigin, Index: int64(i)}
 		if !reflect.DeepEqual(*got, want) {
-			t.Errorf("receipt %d: verified claims differ from the signed ones:\n got %+v\nwant %+v", i, *got, want)
+			t.Errorf("receipt %d: verified claims differ from the issued ones:\n got %+v\nwant %+v", i, *got, want)
 		}
 		revealed, err := v.Verify(r, openings[i]...)
 		if err != nil {
