@@ -242,13 +242,20 @@ func (e *Engine) resealIn(h *ledger.Hook, d *Draft, index, number int64, rnd *re
 // sealedRecord is the record a committed draft stored, without reading it
 // back: the draft's record at its log index.
 func (e *Engine) sealedRecord(d *Draft, index int64) *Record {
+	r := e.sealedAt(d, index)
+	return &r
+}
+
+// sealedAt is sealedRecord as a value, which seal encodes from its stack
+// (a Record is 1.4 KB: one heap copy fewer per settlement).
+func (e *Engine) sealedAt(d *Draft, index int64) Record {
 	r := d.Record
 	r.Ledger = LedgerRef{Origin: e.cfg.LogOrigin, Index: index}
 	if n := len(r.History); n > 0 {
 		r.History = append([]Revision(nil), r.History...)
 		r.History[n-1].LedgerIndex = index
 	}
-	return &r
+	return r
 }
 
 // seal fixes the entry's log index in the record and the receipt, seals the
@@ -257,11 +264,11 @@ func (e *Engine) sealedRecord(d *Draft, index int64) *Record {
 // encodes the document; rnd gives the commitments' salts. It is
 // deterministic for an index, a number and rnd's bytes.
 func (e *Engine) seal(d *Draft, index int64, rnd io.Reader) (doc, leaf, openings []byte, err error) {
-	rec := e.sealedRecord(d, index) // one copy of the record, not two
 	if d.Document != nil {
-		doc, err = d.Document(rec)
+		doc, err = d.Document(e.sealedRecord(d, index))
 	} else {
-		doc, err = appendRecordJSON(make([]byte, 0, 5<<10), rec) // json.Marshal's bytes (json_gen.go)
+		rec := e.sealedAt(d, index)
+		doc, err = appendRecordJSON(make([]byte, 0, 5<<10), &rec) // json.Marshal's bytes (json_gen.go)
 	}
 	if err != nil {
 		return nil, nil, nil, err
