@@ -338,6 +338,25 @@ func (x *idIndex) add(refs []keyRef, upTo int64) {
 	x.upTo = upTo
 }
 
+// mayHold says whether a slot of the table matches hash: false means that
+// no key the table holds has this hash (a key committed after upTo may
+// still be in the keys records).
+func (x *idIndex) mayHold(hash uint64) bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	mask := len(x.slots) - 1
+	h32 := uint32(hash >> 32)
+	for i := int(h32 >> (32 - x.bits)); ; i = (i + 1) & mask {
+		s := x.slots[i]
+		if s == 0 {
+			return false
+		}
+		if uint32(s>>32) == h32 {
+			return true
+		}
+	}
+}
+
 // find calls confirm with every indexed index below n whose slot matches
 // hash, until confirm says it found the key, and returns up to which index
 // the table was complete.
