@@ -118,13 +118,14 @@ func (c *totalsCache) get(key []byte) (cachedTotal, bool) {
 // put stores v under k unless a value from a newer commit is there (a read
 // from the ledger, index -1, fills only an absent entry).
 func (c *totalsCache) put(k, v string, index int64) {
+	t := cachedTotal{value: v, dec: parsedTotal(v), index: index} // parsed outside the lock
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
 		c.m = map[string]cachedTotal{}
 	}
 	if old, ok := c.m[k]; !ok || index >= 0 && old.index < index {
-		c.m[k] = cachedTotal{value: v, dec: parsedTotal(v), index: index}
+		c.m[k] = t
 	}
 }
 
