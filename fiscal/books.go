@@ -494,7 +494,7 @@ func (b *Books) commitRecord(ctx context.Context, d *Draft) (*SettleResult, erro
 		}
 		return b.existingPayment(res.ID, idem, &p)
 	}
-	return &SettleResult{Outcome: Created, Record: b.e.sealedRecord(d, res.Index), JSON: stored}, nil
+	return &SettleResult{Outcome: Created, Record: new(b.e.sealedAt(d, res.Index)), JSON: stored}, nil
 }
 
 // holderOutcome says whether a commit that found its claims held was a
