@@ -470,6 +470,13 @@ func (l *Ledger) run() {
 			continue
 		}
 		results := l.commit(now)
+		// The answered callers are readied on this goroutine's P, which it
+		// keeps through the next batch's serial section: they run once it
+		// blocks in the next fdatasync or the other P steals them (a
+		// trace of the server at 32 HTTP clients: ~0.8 ms of scheduler
+		// latency per answered caller). A runtime.Gosched here gave
+		// +3 % over HTTP and nothing at 64 callers (batches grew from 21
+		// to 32 records): not kept.
 		for i, r := range now {
 			r.done <- results[i]
 		}
