@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"hash/maphash"
+	"math"
 	"math/bits"
 	"sync"
 )
@@ -342,19 +343,8 @@ func (x *idIndex) add(refs []keyRef, upTo int64) {
 // no key the table holds has this hash (a key committed after upTo may
 // still be in the keys records).
 func (x *idIndex) mayHold(hash uint64) bool {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	mask := len(x.slots) - 1
-	h32 := uint32(hash >> 32)
-	for i := int(h32 >> (32 - x.bits)); ; i = (i + 1) & mask {
-		s := x.slots[i]
-		if s == 0 {
-			return false
-		}
-		if uint32(s>>32) == h32 {
-			return true
-		}
-	}
+	_, found, _ := x.find(hash, math.MaxInt64, func(int64) (bool, error) { return true, nil })
+	return found
 }
 
 // find calls confirm with every indexed index below n whose slot matches
