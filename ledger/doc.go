@@ -189,7 +189,8 @@
 // A keys record is 0x01, the entry ID (uvarint length, bytes), the number
 // of claims (uvarint), each claim's space, key and fingerprint (uvarint
 // length and bytes each), then a CRC-32C (big-endian) of all of it; a
-// claim an append names twice is recorded once. It is put in the same
+// claim an append names twice is recorded once, with the last
+// fingerprint it was named with. It is put in the same
 // transaction as the blob, so the two are durable together or not at all.
 //
 // # The key index

@@ -31,8 +31,10 @@ func keysRecordSize(id string, claims []claimWrite) int {
 }
 
 // appendKeysRecord appends the keys record of an entry and its claims. A
-// claim named twice by one append (same space and key) is recorded once:
-// claim keys are unique per space in the whole log.
+// claim named twice by one append (same space and key) is recorded once,
+// with its last fingerprint, as the batch's planning (append.go) and schema
+// 2's bucket put decided it: claim keys are unique per space in the whole
+// log.
 func appendKeysRecord(b []byte, id string, claims []claimWrite) []byte {
 	at := len(b)
 	b = append(b, keysRecordForm)
@@ -40,13 +42,13 @@ func appendKeysRecord(b []byte, id string, claims []claimWrite) []byte {
 	b = append(b, id...)
 	n := 0
 	for i, c := range claims {
-		if !repeatedClaim(claims[:i], c) {
+		if !repeatedClaim(claims[i+1:], c) {
 			n++
 		}
 	}
 	b = binary.AppendUvarint(b, uint64(n))
 	for i, c := range claims {
-		if repeatedClaim(claims[:i], c) {
+		if repeatedClaim(claims[i+1:], c) {
 			continue
 		}
 		for _, f := range [][]byte{[]byte(c.space), []byte(c.key), c.fingerprint} {
@@ -57,8 +59,9 @@ func appendKeysRecord(b []byte, id string, claims []claimWrite) []byte {
 	return binary.BigEndian.AppendUint32(b, crc32.Checksum(b[at:], crc32c))
 }
 
-func repeatedClaim(earlier []claimWrite, c claimWrite) bool {
-	for _, e := range earlier {
+// repeatedClaim says whether c's space and key are named again in later.
+func repeatedClaim(later []claimWrite, c claimWrite) bool {
+	for _, e := range later {
 		if e.space == c.space && e.key == c.key {
 			return true
 		}

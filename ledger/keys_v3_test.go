@@ -313,3 +313,33 @@ func TestClaimHolderFreeFromIndex(t *testing.T) {
 		t.Errorf("20 lookups of held claims began %d read transactions, want 20 (each confirmed in the file)", n)
 	}
 }
+
+// TestRepeatedClaimKeepsLastFingerprint: a claim one append names twice is
+// held with the fingerprint it was named with last, in the batch and once
+// committed, so that a retry with that fingerprint is the same append
+// (Existing) before and after the commit and after a reopen.
+func TestRepeatedClaimKeepsLastFingerprint(t *testing.T) {
+	l, path, _ := testLedger(t)
+	ctx := context.Background()
+	claims := []Claim{{Space: "payment", Key: "k", Fingerprint: []byte("fp1")}, {Space: "payment", Key: "k", Fingerprint: []byte("fp2")}}
+	if _, err := l.Append(ctx, Append{Claims: claims, Build: simpleEntry("twice")}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(l *Ledger) {
+		t.Helper()
+		if id, fp, err := l.ClaimHolder("payment", "k"); err != nil || id != "twice" || string(fp) != "fp2" {
+			t.Fatalf("ClaimHolder = %q %q, %v; want twice, fp2", id, fp, err)
+		}
+		res, err := l.Append(ctx, Append{Claims: []Claim{{Space: "payment", Key: "k", Fingerprint: []byte("fp2")}}, Build: simpleEntry("again")})
+		if err != nil || !res.Existing || res.ID != "twice" {
+			t.Fatalf("retry with the last fingerprint = %+v, %v; want the existing entry", res, err)
+		}
+	}
+	check(l)
+	mustCheck(t, l)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l = reopen(t, path)
+	check(l)
+}
