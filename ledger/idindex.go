@@ -92,7 +92,7 @@ func parseKeysRecordCRC(v []byte, crc bool) (keysRecord, error) {
 		return r, errors.New("keys record CRC-32C mismatch")
 	}
 	p := body[1:]
-	id, p, ok := cutField(p)
+	id, p, ok := cutPart(p)
 	if !ok || len(id) == 0 {
 		return r, errors.New("keys record: malformed entry ID")
 	}
@@ -105,7 +105,7 @@ func parseKeysRecordCRC(v []byte, crc bool) (keysRecord, error) {
 	for range r.n {
 		var f []byte
 		for j := range 3 {
-			if f, rest, ok = cutField(rest); !ok || (j < 2 && len(f) == 0) {
+			if f, rest, ok = cutPart(rest); !ok || (j < 2 && len(f) == 0) {
 				return r, errors.New("keys record: malformed claim")
 			}
 		}
@@ -116,22 +116,13 @@ func parseKeysRecordCRC(v []byte, crc bool) (keysRecord, error) {
 	return r, nil
 }
 
-// cutField cuts one uvarint-length-prefixed field off p.
-func cutField(p []byte) (field, rest []byte, ok bool) {
-	n, k := binary.Uvarint(p)
-	if k <= 0 || n > uint64(len(p)-k) {
-		return nil, nil, false
-	}
-	return p[k : k+int(n)], p[k+int(n):], true
-}
-
 // each calls fn for every claim of a parsed record until fn returns false.
 func (r keysRecord) each(fn func(space, key, fp []byte) bool) {
 	p := r.claims
 	for range r.n {
-		space, rest, _ := cutField(p)
-		key, rest, _ := cutField(rest)
-		fp, rest, _ := cutField(rest)
+		space, rest, _ := cutPart(p)
+		key, rest, _ := cutPart(rest)
+		fp, rest, _ := cutPart(rest)
 		p = rest
 		if !fn(space, key, fp) {
 			return
