@@ -110,8 +110,9 @@ func TestRendererMatchesPackage(t *testing.T) {
 	t.Logf("%d of %d random documents rejected", rejected, n)
 }
 
-// TestRendererForgetsWhenFull: past maxRememberedSellers sellers the
-// renderer starts again, and the documents stay the package's.
+// TestRendererForgetsWhenFull: the renderer remembers each new seller (one
+// checked entry and one block), past maxRememberedSellers sellers it starts
+// again, and the documents stay the package's.
 func TestRendererForgetsWhenFull(t *testing.T) {
 	var rd Renderer
 	base := b2c("x402-full", "DE", "19", "10.00")
@@ -122,8 +123,10 @@ func TestRendererForgetsWhenFull(t *testing.T) {
 		rd.mu.RLock()
 		n, m := len(rd.checked), len(rd.blocks)
 		rd.mu.RUnlock()
-		if n > maxRememberedSellers || m > maxRememberedSellers {
-			t.Fatalf("after %d sellers the renderer holds %d checked and %d blocks", i+1, n, m)
+		// Every seller is new to it (the names repeat only after the table
+		// was emptied), so it holds exactly those since the last emptying.
+		if want := i%maxRememberedSellers + 1; n != want || m != want {
+			t.Fatalf("after %d sellers the renderer holds %d checked and %d blocks, want %d each", i+1, n, m, want)
 		}
 	}
 }
