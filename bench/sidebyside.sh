@@ -3,7 +3,7 @@
 #
 #   bench/sidebyside.sh OLD [NEW]     # NEW defaults to the work tree (HEAD plus changes)
 #   ROUNDS=5 bench/sidebyside.sh aa20204
-#   N=2000 bench/sidebyside.sh aa20204    # shorter runs (default 10,000 records a run, as bench/run.sh)
+#   N=2000 bench/sidebyside.sh aa20204    # shorter raw, Settle and HTTP runs (default 10,000 records, as bench/run.sh)
 #
 # Builds the test binaries of both sources (OLD from a temporary detached
 # worktree), then runs, ROUNDS times (default 3) and alternating old/new so
@@ -26,6 +26,7 @@ cd "$(dirname "$0")/.."
 old=${1:?usage: bench/sidebyside.sh OLD [NEW]}
 new=${2:-}
 rounds=${ROUNDS:-3}
+n=${N:-10000} # records a run of the raw, Settle and HTTP rows
 work=$(mktemp -d)
 trap 'git worktree remove --force "$work/old" >/dev/null 2>&1 || true; git worktree remove --force "$work/new" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 git worktree add -q --detach "$work/old" "$old"
@@ -43,18 +44,18 @@ out="$work/raw.txt"
 log() { echo "== $* $(date +%T) load $(cut -d' ' -f1 /proc/loadavg)" | tee -a "$out"; }
 run() { local dir=$1; shift; (cd "$dir" && "$@" 2>&1 | grep -E '^Benchmark' | tee -a "$out") || true; }
 log raw
-run "$src_new/ledger" "$work/bin/new.ledger" -test.run '^$' -test.bench 'BenchmarkRawBolt/bytes=entry/callers=(1|8|32|64)$' -test.benchtime "${N:-10000}x"
+run "$src_new/ledger" "$work/bin/new.ledger" -test.run '^$' -test.bench 'BenchmarkRawBolt/bytes=entry/callers=(1|8|32|64)$' -test.benchtime "${n}x"
 for r in $(seq 1 "$rounds"); do
   for side in old new; do src=src_$side; log settle "$side" round "$r"
-    run "${!src}/fiscal" "$work/bin/$side.fiscal" -test.run '^$' -test.bench 'BenchmarkSettle$' -test.benchtime "${N:-10000}x" -test.benchmem; done
+    run "${!src}/fiscal" "$work/bin/$side.fiscal" -test.run '^$' -test.bench 'BenchmarkSettle$' -test.benchtime "${n}x" -test.benchmem; done
   for side in old new; do src=src_$side; log http "$side" round "$r"
     # the new side's load generator against this side's server binary (a
     # benchmark that predates FISCAL402_SERVER_BIN builds the server of its
     # working directory: this side's all the same)
-    FISCAL402_SERVER_BIN="$work/bin/$side.serverbin" run "${!src}/examples/server" "$work/bin/new.server" -test.run '^$' -test.bench 'BenchmarkServerHTTP$' -test.benchtime "${N:-10000}x"; done
+    FISCAL402_SERVER_BIN="$work/bin/$side.serverbin" run "${!src}/examples/server" "$work/bin/new.server" -test.run '^$' -test.bench 'BenchmarkServerHTTP$' -test.benchtime "${n}x"; done
   # and the old side as its own benchmark measures it (its client, its way)
   log http old-own round "$r"
-  run "$src_old/examples/server" "$work/bin/old.server" -test.run '^$' -test.bench 'BenchmarkServerHTTP$' -test.benchtime "${N:-10000}x"
+  run "$src_old/examples/server" "$work/bin/old.server" -test.run '^$' -test.bench 'BenchmarkServerHTTP$' -test.benchtime "${n}x"
   for side in old new; do src=src_$side; log serial "$side" round "$r"
     run "${!src}/ledger" "$work/bin/$side.ledger" -test.run '^$' -test.bench 'BenchmarkCommitSerial/form=(entry|bare)$' -test.benchtime 4000x; done
 done
