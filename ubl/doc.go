@@ -191,6 +191,8 @@
 // GR-R-001) and copies the document once with the number in cbc:ID; the
 // result is byte-identical to rendering with that number.
 //
+// # Performance
+//
 // A [Renderer] drafts the same way and remembers, per seller value, the
 // first-pass checks the seller passed and its rendered cac:Party block:
 // an account's seller is the same on every invoice. The engine holds one
