@@ -66,7 +66,7 @@ type gen struct {
 	queue   []reflect.Type
 	used    map[string]bool // helper names taken
 	body    bytes.Buffer
-	uses    map[string]bool // runtime helpers needed
+	uses    map[string]bool // standard packages the generated code imports
 	usesErr bool
 	depth   int
 	// derefs maps "(*p)" to p, for the address of what p points at;
@@ -131,7 +131,7 @@ func (g *gen) bootstrap() ([]byte, error) {
 }
 
 func (g *gen) importBlock() string {
-	for _, p := range []string{"bytes", "encoding/base64", "encoding/json", "fmt", "reflect", "slices", "strconv", "unicode/utf8"} {
+	for _, p := range []string{"encoding/base64", "encoding/json", "fmt", "reflect", "slices", "strconv"} {
 		if g.uses[p] {
 			g.imports[p] = p[strings.LastIndex(p, "/")+1:]
 		}
