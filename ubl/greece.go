@@ -50,8 +50,7 @@ const (
 )
 
 var (
-	reMARK   = regexp.MustCompile(`^[1-9][0-9]*$`)
-	reBranch = regexp.MustCompile(`^[0-9]+$`)
+	reMARK = regexp.MustCompile(`^[1-9][0-9]*$`)
 )
 
 // greekTINOK is u:TinVerification: 9 digits, the weighted sum of the first
@@ -120,7 +119,7 @@ func checkGreekID(c *checker, field, id, vat, issueDate string, kind docKind) {
 	if len(issueDate) == 10 && seg[1] != issueDate[8:10]+"/"+issueDate[5:7]+"/"+issueDate[:4] {
 		c.addf(field, "GR-R-001-3", ErrFormat, "second segment %q is not the issue date %s as DD/MM/YYYY", seg[1], issueDate)
 	}
-	if !reBranch.MatchString(seg[2]) || len(seg[2]) > 9 {
+	if !isDigits(seg[2]) || len(seg[2]) > 9 {
 		c.addf(field, "GR-R-001-4", ErrFormat, "third segment %q is not a branch number (an integer >= 0)", seg[2])
 	}
 	switch {

@@ -27,9 +27,8 @@ type schemeRule struct {
 }
 
 var (
-	reDigits = regexp.MustCompile(`^[0-9]+$`)
-	reIPA    = regexp.MustCompile(`^[A-Za-z0-9]{6}$`)
-	reCF16   = regexp.MustCompile(`^[A-Za-z]{6}[0-9]{2}[A-Za-z][0-9]{2}[A-Za-z0-9]{3}[0-9][A-Za-z]$`)
+	reIPA  = regexp.MustCompile(`^[A-Za-z0-9]{6}$`)
+	reCF16 = regexp.MustCompile(`^[A-Za-z]{6}[0-9]{2}[A-Za-z][0-9]{2}[A-Za-z0-9]{3}[0-9][A-Za-z]$`)
 )
 
 // The fixed-form identifiers of the Peppol and national rules, which give
@@ -48,8 +47,9 @@ const (
 	shapeNOVAT    = "NO999999999MVA"
 	shapeSEVAT    = "SE999999999999"
 	// shapeEUOSS is the form of a non-Union scheme number, "EU" and 9
-	// digits (Art. 362 leaves the form to the member state of
-	// identification; all use EU + 3-digit state code + 6 digits).
+	// digits: Art. 362 Directive 2006/112/EC has the member state of
+	// identification allocate it; the form is the one those numbers take
+	// (e.g. EU372022452), as python-stdnum's stdnum/eu/oss.py checks it.
 	shapeEUOSS = "EU999999999"
 )
 
@@ -82,7 +82,7 @@ func schemeRuleFor(scheme string) (schemeRule, bool) {
 	switch scheme {
 	case "0088":
 		return schemeRule{"PEPPOL-COMMON-R040", "a GLN (digits with a valid GS1 check digit)", func(s string) bool {
-			return reDigits.MatchString(s) && glnOK(s)
+			return isDigits(s) && glnOK(s)
 		}}, true
 	case "0192":
 		return schemeRule{"PEPPOL-COMMON-R041", "a Norwegian organisation number (9 digits, mod 11)", func(s string) bool {

@@ -33,16 +33,18 @@ const SandboxWatermark = "SANDBOX TEST DOCUMENT - NOT A VALID INVOICE."
 // isDecimalText reports whether s is digits with an optional fraction,
 // ^[0-9]+(\.[0-9]+)?$ (a loop: the note is written for every settlement).
 func isDecimalText(s string) bool {
-	digits := func(s string) bool {
-		for i := 0; i < len(s); i++ {
-			if s[i] < '0' || s[i] > '9' {
-				return false
-			}
-		}
-		return s != ""
-	}
 	whole, frac, dot := strings.Cut(s, ".")
-	return digits(whole) && (!dot || digits(frac))
+	return isDigits(whole) && (!dot || isDigits(frac))
+}
+
+// isDigits reports whether s is one or more ASCII digits, ^[0-9]+$.
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // SettlementNote formats the single invoice note (BT-22) stating how the
