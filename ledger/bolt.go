@@ -56,8 +56,9 @@ type boltOpen struct {
 	// fullWalk reads every page in the structural check (FullCheck);
 	// otherwise ordinary leaf pages are checked for their bounds only.
 	fullWalk bool
-	// lenient (Check) loads only what reading needs (the schema-2
-	// boundary and the dictionaries) and leaves every verification to the
+	// lenient (Check) loads only what reading needs (the schema-2 and
+	// schema-3 boundaries, v2from and v3from, and the dictionaries) and
+	// leaves every verification to the
 	// full check, which reports problems in its own order.
 	lenient bool
 }

@@ -47,9 +47,9 @@ func TestIDIndexProbesPastCollisions(t *testing.T) {
 	}
 }
 
-// TestIDIndexLoadMatchesAdd: the index Open builds (load: chunks sorted by
-// home slot) finds what the committer's add finds.
-func TestIDIndexLoadMatchesAdd(t *testing.T) {
+// TestIDIndexLoad: the index Open builds (load: chunks sorted by home
+// slot, across a chunk boundary) finds every key loaded.
+func TestIDIndexLoad(t *testing.T) {
 	x := newIDIndex(10)
 	n := int64(3*loadChunk/2 + 7)
 	for i := range n {
