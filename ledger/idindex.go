@@ -297,12 +297,7 @@ func (x *idIndex) grown(keys int) ([]uint64, uint) {
 	slots, bits := makeSlots(max(keys, 2*x.n))
 	for _, s := range x.slots {
 		if s != 0 {
-			h32 := uint32(s >> 32)
-			i := int(h32 >> (32 - bits))
-			for slots[i] != 0 {
-				i = (i + 1) & (len(slots) - 1)
-			}
-			slots[i] = s
+			insertValue(slots, bits, s)
 		}
 	}
 	return slots, bits
