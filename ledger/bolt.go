@@ -275,19 +275,15 @@ func (s *boltStore) load(o boltOpen) (lf loadedFile, err error) {
 			return lf, fmt.Errorf("ledger: upgrade %s to %s: %w: %w", s.path, schemaVersion, ErrUnavailable, err)
 		}
 	}
+	// The head and the index of IDs and claims from one snapshot.
 	err = s.db.View(func(tx *bolt.Tx) error {
 		var err error
-		lf, err = s.loadHead(tx, o.origin)
-		return err
+		if lf, err = s.loadHead(tx, o.origin); err != nil {
+			return err
+		}
+		return s.buildIDIndex(tx, lf.head.frontier.size)
 	})
 	if err != nil {
-		var ce *CheckError
-		if errors.As(err, &ce) {
-			return lf, corrupt(s.path, ce)
-		}
-		return lf, err
-	}
-	if err := s.db.View(func(tx *bolt.Tx) error { return s.buildIDIndex(tx, lf.head.frontier.size) }); err != nil {
 		var ce *CheckError
 		if errors.As(err, &ce) {
 			return lf, corrupt(s.path, ce)

@@ -45,7 +45,13 @@ func (s *boltStore) buildIDIndex(tx *bolt.Tx, size int64) error {
 	if keys := tx.Bucket(bucketKeys); keys != nil {
 		c := keys.Cursor()
 		next := s.v3from
-		for k, v := c.First(); k != nil && next < size; k, v = c.Next() {
+		k, v := c.First()
+		// A record below v3from (an upgraded file's legacy entries have
+		// none) is named as Check names it, not taken for a missing one.
+		if at, err := parseU64(k); k != nil && err == nil && at < next {
+			return &CheckError{Index: at, What: fmt.Sprintf("keys record %x below v3from %d", k, next)}
+		}
+		for ; k != nil && next < size; k, v = c.Next() {
 			if at, err := parseU64(k); err != nil || at != next {
 				return &CheckError{Index: next, What: fmt.Sprintf("keys record %d is missing (next stored key %x)", next, k)}
 			}

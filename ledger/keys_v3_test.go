@@ -84,6 +84,7 @@ func TestCheckReportsKeysTampering(t *testing.T) {
 		{"stray ids key in an upgraded file", upgraded, put("ids", []byte("f1"), u64(11)), 11,
 			`ids index: ID "f1" points at 11, at or above v3from 10`},
 		{"posting to a legacy entry", upgraded, subPut("postings", "by_name", []byte("x"), []byte("e1")), 0, ""},
+		{"keys record below v3from", upgraded, putKeys(3, "x"), 3, "keys record 0000000000000003 below v3from 10"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -102,6 +103,51 @@ func TestCheckReportsKeysTampering(t *testing.T) {
 			}
 			if ce.Index != tc.wantIndex || !strings.Contains(ce.What, tc.wantWhat) {
 				t.Fatalf("Check = index %d %q\nwant index %d containing %q", ce.Index, ce.What, tc.wantIndex, tc.wantWhat)
+			}
+		})
+	}
+}
+
+// TestOpenNamesKeysDamage: Open, which reads every keys record to build
+// its index, refuses a file whose keys records are damaged with what
+// Check says of it (the index and the words), never with another
+// damage's name: a record below v3from is not reported as a missing one.
+func TestOpenNamesKeysDamage(t *testing.T) {
+	fresh, v := tamperFixture(t)
+	upgraded := upgradedFixture(t)
+	badCRC := func(tx *bolt.Tx) error {
+		rec := clone(tx.Bucket(bucketKeys).Get(u64(4)))
+		rec[len(rec)-1] ^= 1
+		return tx.Bucket(bucketKeys).Put(u64(4), rec)
+	}
+	tests := []struct {
+		name      string
+		base      string
+		edit      func(*bolt.Tx) error
+		wantIndex int64
+		wantWhat  string
+	}{
+		{"missing", fresh, del("keys", u64(7)), 7, "keys record 7 is missing"},
+		{"missing in an upgraded file", upgraded, del("keys", u64(12)), 12, "keys record 12 is missing"},
+		{"below v3from", upgraded, putKeys(3, "x"), 3, "keys record 0000000000000003 below v3from 10"},
+		{"bad CRC", fresh, badCRC, 4, "keys record 4: keys record CRC-32C mismatch"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := copyFile(t, tc.base)
+			tamper(t, path, tc.edit)
+			var ce *CheckError
+			if err := Check(path, v); !errors.As(err, &ce) || ce.Index != tc.wantIndex || !strings.Contains(ce.What, tc.wantWhat) {
+				t.Fatalf("Check = %v, want index %d containing %q", err, tc.wantIndex, tc.wantWhat)
+			}
+			l, err := Open(path, Options{Origin: testOrigin, Verifier: v})
+			if err == nil {
+				l.Close()
+				t.Fatal("Open accepted the damaged file")
+			}
+			var co *CorruptError
+			if !errors.As(err, &co) || co.Index != tc.wantIndex || !strings.Contains(co.Reason, tc.wantWhat) {
+				t.Fatalf("Open = %v\nwant a CorruptError at index %d containing %q (Check's words)", err, tc.wantIndex, tc.wantWhat)
 			}
 		})
 	}
