@@ -88,7 +88,7 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 		return nil, ledger.Appended{}, fmt.Errorf("fiscal: receipt: %w", err)
 	}
 	defer hold.Release() // once the append is answered: its checkpoint is signed
-	rnd := &replay{src: e.cfg.Rand, mu: &e.randMu}
+	rnd := &replay{src: e.rand}
 	var g, sealed *ledger.Prediction
 	var doc []byte
 	var prep *ledger.Prepared
@@ -284,7 +284,7 @@ func (e *Engine) seal(d *Draft, index int64, rnd io.Reader) (doc, leaf, openings
 	claims.RecordSHA256 = hex.EncodeToString(sum[:])
 	// Admitted by Commit's Hold; ConcealSeal checks the claims once, as
 	// Sign does, and refuses any version but 4.0.0, which has no JWS.
-	leaf, opened, err := receipt.ConcealSeal(claims, rnd) // rnd holds randMu only while it reads
+	leaf, opened, err := receipt.ConcealSeal(claims, rnd) // rnd holds the rand mutex only while it reads
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("fiscal: conceal and seal receipt claims: %w", err)
 	}

@@ -109,7 +109,7 @@ type Engine struct {
 	logVKey  string
 	idKey    []byte // the record-id key (ids.go)
 	outbox   *outbox
-	randMu   sync.Mutex       // Config.Rand need not be safe for concurrent use
+	rand     *lockedReader    // Config.Rand, which need not be safe for concurrent use, behind a mutex
 	predict  ledger.Predictor // log indexes and invoice numbers predicted before the committer
 	invoices ubl.Renderer     // remembers the sellers' checks and party blocks (ubl/doc.go, "Performance")
 	stop     chan struct{}    // closed by Close: stops background work
@@ -161,7 +161,7 @@ func New(cfg Config) (*Engine, error) {
 		}
 		cfg.FX = t
 	}
-	e := &Engine{cfg: cfg, stop: make(chan struct{})}
+	e := &Engine{cfg: cfg, rand: &lockedReader{r: cfg.Rand}, stop: make(chan struct{})}
 	accounts, err := e.accountMap(cfg.Accounts)
 	if err != nil {
 		return nil, err
@@ -171,12 +171,10 @@ func New(cfg Config) (*Engine, error) {
 	if err := os.MkdirAll(keyDir, 0o700); err != nil {
 		return nil, fmt.Errorf("fiscal: data dir: %w", err)
 	}
-	if e.keyring, err = receipt.OpenKeyring(keyDir, cfg.Environment, cfg.Clock(), cfg.Rand); err != nil {
+	if e.keyring, err = receipt.OpenKeyring(keyDir, cfg.Environment, cfg.Clock(), e.rand); err != nil {
 		return nil, fmt.Errorf("fiscal: %s: %w", keyDir, err)
 	}
-	e.randMu.Lock()
-	e.idKey, err = loadOrCreateIDKey(keyDir, cfg.Rand)
-	e.randMu.Unlock()
+	e.idKey, err = loadOrCreateIDKey(keyDir, e.rand)
 	if err != nil {
 		return nil, fmt.Errorf("fiscal: record-id key: %w", err)
 	}

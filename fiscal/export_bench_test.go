@@ -20,6 +20,6 @@ func SealForBench(e *Engine, d *Draft, index, n int64) error {
 			return err
 		}
 	}
-	_, _, _, err := e.seal(d, index, &replay{src: e.cfg.Rand, mu: &e.randMu})
+	_, _, _, err := e.seal(d, index, &replay{src: e.rand})
 	return err
 }

@@ -305,10 +305,7 @@ func (e *Engine) recordID(p Payment) (string, error) {
 		return e.keyedID(p.Network, p.TxHash), nil
 	}
 	var b [16]byte
-	e.randMu.Lock()
-	_, err := io.ReadFull(e.cfg.Rand, b[:])
-	e.randMu.Unlock()
-	if err != nil {
+	if _, err := io.ReadFull(e.rand, b[:]); err != nil {
 		return "", &Error{Code: CodeInternal, Detail: "no randomness for a sandbox id", Err: err}
 	}
 	return sandboxIDPrefix + hex.EncodeToString(b[:]), nil

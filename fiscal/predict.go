@@ -53,14 +53,27 @@ import (
 // stalled after it sent for longer than MaxHold, and appends that did not
 // come through Commit in between (their indexes were not predicted).
 
+// lockedReader is Config.Rand behind a mutex, held only while it reads:
+// Config.Rand need not be safe for concurrent use, and every reader of the
+// engine's randomness goes through this one.
+type lockedReader struct {
+	mu sync.Mutex
+	r  io.Reader
+}
+
+func (l *lockedReader) Read(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return io.ReadFull(l.r, b) // one caller's bytes in one hold
+}
+
 // replay records the random bytes a seal draws and serves them again to a
 // second seal of the same draft, so that sealing again (in the committer,
-// or after a revoked prediction) gives the same salts. It reads src under
-// mu (Config.Rand need not be safe for concurrent use), and only while it
-// reads: the sealing around it runs in parallel.
+// or after a revoked prediction) gives the same salts. Its src is the
+// engine's lockedReader, held only while it reads: the sealing around it
+// runs in parallel.
 type replay struct {
-	src     io.Reader
-	mu      *sync.Mutex
+	src     io.Reader // safe for concurrent use (Engine.rand)
 	log     []byte
 	pos     int
 	playing bool
@@ -72,9 +85,7 @@ func (r *replay) Read(b []byte) (int, error) {
 		r.pos += n
 		return n, nil
 	}
-	r.mu.Lock()
 	n, err := io.ReadFull(r.src, b)
-	r.mu.Unlock()
 	if !r.playing {
 		r.log = append(r.log, b[:n]...)
 	}
