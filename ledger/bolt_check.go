@@ -26,18 +26,7 @@ func (s *boltStore) check(c *logChecker) error {
 	// posting is checked against the entries of the same snapshot.
 	// On a schema-3 file, checkKeys checks the postings with the keys.
 	postings := make(chan error, 1)
-	go func() {
-		if s.db.View(func(tx *bolt.Tx) error {
-			if m := tx.Bucket(bucketMeta); m == nil || string(m.Get(metaSchema)) != schemaVersion {
-				return errStop
-			}
-			return nil
-		}) == nil {
-			postings <- s.checkKeys()
-			return
-		}
-		postings <- s.checkPostings()
-	}()
+	go func() { postings <- s.checkSide() }()
 	err := s.db.View(func(tx *bolt.Tx) error {
 		bk, err := checkMetaBuckets(tx, c)
 		if err != nil {
@@ -55,8 +44,10 @@ func (s *boltStore) check(c *logChecker) error {
 	return perr
 }
 
-// checkPostings checks that every posting names an existing entry.
-func (s *boltStore) checkPostings() (err error) {
+// checkSide runs, in one snapshot of its own, checkKeys on a schema-3
+// file and checkPostings on an older one; a page damaged so that reading
+// it faults or panics is reported, not a crash.
+func (s *boltStore) checkSide() (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
@@ -64,19 +55,27 @@ func (s *boltStore) checkPostings() (err error) {
 		}
 	}()
 	return s.db.View(func(tx *bolt.Tx) error {
-		ids, postings := tx.Bucket(bucketIDs), tx.Bucket(bucketPostings)
-		if ids == nil || postings == nil {
-			return nil // the main pass reports the missing bucket
+		if m := tx.Bucket(bucketMeta); m != nil && string(m.Get(metaSchema)) == schemaVersion {
+			return checkKeys(tx)
 		}
-		pc := &postingChecker{ids: ids, size: postingBatch}
-		err := forEachSub(postings, "postings", func(index, key, id []byte) error {
-			return pc.add(index, key, id)
-		})
-		if err != nil {
-			return err
-		}
-		return pc.flush()
+		return checkPostings(tx)
 	})
+}
+
+// checkPostings checks that every posting names an existing entry.
+func checkPostings(tx *bolt.Tx) error {
+	ids, postings := tx.Bucket(bucketIDs), tx.Bucket(bucketPostings)
+	if ids == nil || postings == nil {
+		return nil // the main pass reports the missing bucket
+	}
+	pc := &postingChecker{ids: ids, size: postingBatch}
+	err := forEachSub(postings, "postings", func(index, key, id []byte) error {
+		return pc.add(index, key, id)
+	})
+	if err != nil {
+		return err
+	}
+	return pc.flush()
 }
 
 // postingBatch is how many postings checkPostings looks up together.
@@ -517,28 +516,20 @@ const keysPartition = 1 << 19
 // missing entry escapes only if its ID's 64-bit hash equals another key's).
 // It runs on its own snapshot beside the stream, which reports a keys
 // record that does not parse (skipped here).
-func (s *boltStore) checkKeys() (err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if r := recover(); r != nil {
-			err = fail(-1, "the file structure is damaged: %s", panicText(r))
-		}
-	}()
-	return s.db.View(func(tx *bolt.Tx) error {
-		meta := tx.Bucket(bucketMeta)
-		size, err1 := parseU64(meta.Get(metaSize))
-		v3from, err2 := parseU64(meta.Get(metaV3From))
-		b := checkBuckets{all: map[string]*bolt.Bucket{}}
-		for _, name := range ownBuckets {
-			b.all[string(name)] = tx.Bucket(name)
-		}
-		if err1 != nil || err2 != nil || b.get(bucketKeys) == nil || b.get(bucketPostings) == nil {
-			return nil // the main pass reports it
-		}
-		b.v3, b.v3from = true, v3from
-		kc := keysCheck{b: b, size: size, x: newIDIndex(0)}
-		return kc.run()
-	})
+func checkKeys(tx *bolt.Tx) error {
+	meta := tx.Bucket(bucketMeta)
+	size, err1 := parseU64(meta.Get(metaSize))
+	v3from, err2 := parseU64(meta.Get(metaV3From))
+	b := checkBuckets{all: map[string]*bolt.Bucket{}}
+	for _, name := range ownBuckets {
+		b.all[string(name)] = tx.Bucket(name)
+	}
+	if err1 != nil || err2 != nil || b.get(bucketKeys) == nil || b.get(bucketPostings) == nil {
+		return nil // the main pass reports it
+	}
+	b.v3, b.v3from = true, v3from
+	kc := keysCheck{b: b, size: size, x: newIDIndex(0)}
+	return kc.run()
 }
 
 type keysCheck struct {
