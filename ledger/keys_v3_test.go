@@ -18,6 +18,15 @@ func putKeys(index int64, id string, claims ...claimWrite) func(*bolt.Tx) error 
 	return put("keys", u64(index), appendKeysRecord(nil, id, claims))
 }
 
+// flipKeysCRC flips the last bit of the keys record of index at (its CRC).
+func flipKeysCRC(at int64) func(*bolt.Tx) error {
+	return func(tx *bolt.Tx) error {
+		rec := clone(tx.Bucket(bucketKeys).Get(u64(at)))
+		rec[len(rec)-1] ^= 1
+		return tx.Bucket(bucketKeys).Put(u64(at), rec)
+	}
+}
+
 func payment(key string) claimWrite {
 	return claimWrite{space: "payment", key: key, fingerprint: []byte("fp")}
 }
@@ -53,11 +62,6 @@ func upgradedFixture(t *testing.T) string {
 func TestCheckReportsKeysTampering(t *testing.T) {
 	fresh, v := tamperFixture(t)
 	upgraded := upgradedFixture(t)
-	badCRC := func(tx *bolt.Tx) error {
-		rec := clone(tx.Bucket(bucketKeys).Get(u64(4)))
-		rec[len(rec)-1] ^= 1
-		return tx.Bucket(bucketKeys).Put(u64(4), rec)
-	}
 	tests := []struct {
 		name      string
 		base      string
@@ -68,7 +72,7 @@ func TestCheckReportsKeysTampering(t *testing.T) {
 		{"duplicated ID", fresh, putKeys(5, "e3", payment("e5")), 5, `entry ID "e3" is held by entries 3 and 5`},
 		{"duplicated claim", fresh, putKeys(6, "e6", payment("e2")), 6, `claim "payment" "e2" is held by entries 2 and 6`},
 		{"one key in two spaces", fresh, putKeys(6, "e6", payment("e6"), claimWrite{space: "refund", key: "e2"}), 0, ""},
-		{"keys record with a bad CRC", fresh, badCRC, 4, "keys record 4: keys record CRC-32C mismatch"},
+		{"keys record with a bad CRC", fresh, flipKeysCRC(4), 4, "keys record 4: keys record CRC-32C mismatch"},
 		{"keys record missing", fresh, del("keys", u64(7)), 7, "keys record 7 is missing"},
 		{"keys record beyond the size", fresh, putKeys(10, "x"), 10, "keys record key 000000000000000a beyond meta size 10"},
 		{"stray ids key above v3from", fresh, put("ids", []byte("e3"), u64(3)), 3,
@@ -115,11 +119,6 @@ func TestCheckReportsKeysTampering(t *testing.T) {
 func TestOpenNamesKeysDamage(t *testing.T) {
 	fresh, v := tamperFixture(t)
 	upgraded := upgradedFixture(t)
-	badCRC := func(tx *bolt.Tx) error {
-		rec := clone(tx.Bucket(bucketKeys).Get(u64(4)))
-		rec[len(rec)-1] ^= 1
-		return tx.Bucket(bucketKeys).Put(u64(4), rec)
-	}
 	tests := []struct {
 		name      string
 		base      string
@@ -130,7 +129,7 @@ func TestOpenNamesKeysDamage(t *testing.T) {
 		{"missing", fresh, del("keys", u64(7)), 7, "keys record 7 is missing"},
 		{"missing in an upgraded file", upgraded, del("keys", u64(12)), 12, "keys record 12 is missing"},
 		{"below v3from", upgraded, putKeys(3, "x"), 3, "keys record 0000000000000003 below v3from 10"},
-		{"bad CRC", fresh, badCRC, 4, "keys record 4: keys record CRC-32C mismatch"},
+		{"bad CRC", fresh, flipKeysCRC(4), 4, "keys record 4: keys record CRC-32C mismatch"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
