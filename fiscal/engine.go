@@ -292,10 +292,12 @@ func (e *Engine) Accounts() []Account {
 
 // Settings returns the engine's configuration with its defaults applied,
 // for accessories that describe or extend the engine (the capability
-// catalog, the sandbox). Accounts are left out: see Accounts.
+// catalog, the sandbox). Accounts are left out: see Accounts. Rand is the
+// engine's own locked reader of Config.Rand, so that accessories (webhooks,
+// the sandbox engine) read it one at a time with the engine.
 func (e *Engine) Settings() Config {
 	c := e.cfg
-	c.Accounts = nil
+	c.Accounts, c.Rand = nil, e.rand
 	return c
 }
 
