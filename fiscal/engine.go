@@ -60,7 +60,10 @@ type Config struct {
 	Chain *evmverify.Verifier
 	// Clock returns the current time. nil means time.Now.
 	Clock func() time.Time
-	// Rand is the source of randomness for new keys. nil means crypto/rand.
+	// Rand is the source of randomness: new keys, the salts of concealed
+	// receipt claims, sandbox record ids. nil means crypto/rand. It need
+	// not be safe for concurrent use: the engine reads it one caller at a
+	// time, and Settings hands accessories that same locked reader.
 	Rand io.Reader
 	// Logger receives operational logs. nil means slog.Default().
 	Logger *slog.Logger
