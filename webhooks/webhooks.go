@@ -63,7 +63,11 @@ type Options struct {
 	// through the API (webhook-secrets.key, made on first use). "" means
 	// <the engine's Dir>/keys.
 	KeyDir string
-	// Rand is the source of secrets and ids. nil means the engine's.
+	// Rand is the source of secrets and ids. nil means the engine's
+	// (Settings().Rand: read under the engine's lock, one caller at a
+	// time with the engine). Another reader need not be safe for
+	// concurrent use either: the service reads it under a lock of its own,
+	// so it must not be a reader the engine also reads directly.
 	Rand io.Reader
 	// Logger receives operational logs. nil means the engine's.
 	Logger *slog.Logger
