@@ -54,3 +54,50 @@ func TestAlteredRecordIsNeverServed(t *testing.T) {
 		}
 	})
 }
+
+// TestRecordUnderAnotherNameIsNeverServed: the way from a record id to its
+// entry (the heads side bucket, the ledger's keys records) is not covered
+// by the signed log as the record's bytes are. When it leads to another
+// record's entry, whose bytes and receipt are genuine, the read is
+// LEDGER_INTEGRITY: never the other record served under this name.
+func TestRecordUnderAnotherNameIsNeverServed(t *testing.T) {
+	eachBackend(t, func(t *testing.T) {
+		e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), fiscaltest.IrishSeller))
+		b := fiscaltest.Books(t, e, 0)
+		ctx := context.Background()
+		var ids [2]string
+		for i := range ids {
+			res, err := b.Settle(ctx, fiscaltest.Request(i+1, "11.90", "DE", "2026-04-10T14:30:00Z"), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids[i] = res.Record.ID
+		}
+		// A damaged heads bucket: record 0's current state points at record 1's entry.
+		if err := e.Ledger().Update(func(tx ledger.Tx) error { return tx.Put("heads", []byte(ids[0]), []byte(ids[1])) }); err != nil {
+			t.Fatal(err)
+		}
+		// A renamed entry: record 1's leaf and documents, unchanged (they
+		// verify), stored under a name that is not the record's.
+		ent, err := e.Ledger().Entry(ids[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		const renamed = "x402-eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"
+		if _, err := e.Ledger().Append(ctx, ledger.Append{Entry: &ledger.Entry{ID: renamed, Leaf: ent.Leaf, Docs: ent.Docs}}); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range []string{ids[0], renamed} {
+			if r, _, err := b.Record(ctx, id); fiscaltest.Code(err) != fiscal.CodeLedgerIntegrity {
+				served := ""
+				if r != nil {
+					served = r.ID
+				}
+				t.Errorf("record %s: %v (served record %q), want LEDGER_INTEGRITY", id, err, served)
+			}
+		}
+		if r, _, err := b.Record(ctx, ids[1]); err != nil || r.ID != ids[1] {
+			t.Fatalf("the genuine record: %v", err)
+		}
+	})
+}

@@ -110,15 +110,6 @@ func (e *Engine) revise(ctx context.Context, prev *Record, d *Draft, seller Sell
 	return &SettleResult{Outcome: o, Record: &r, JSON: stored}, nil
 }
 
-// resultOf answers with the current state of the record holding entry id.
-func (e *Engine) resultOf(entryID string, o Outcome) (*SettleResult, error) {
-	r, raw, err := e.loadRecord(recordIDOf(entryID))
-	if err != nil {
-		return nil, err
-	}
-	return &SettleResult{Outcome: o, Record: r, JSON: raw}, nil
-}
-
 // recordIDOf is the record id of an entry id (a revision's entry id is the
 // record id + "-r" + n).
 func recordIDOf(entryID string) string {
