@@ -329,14 +329,18 @@ func (e *Engine) Document(id string) ([]byte, error) {
 	if err != nil {
 		return nil, storeError(err)
 	}
+	// The document must name itself id: the way from a name to its entry
+	// (the heads side bucket, the ledger's keys records) is not covered by
+	// the signed log as the document's bytes are, and a damaged one must
+	// not serve another record, refund or event under this name.
+	var named struct{ ID string } // encoding/json matches its "id"
+	if json.Unmarshal(raw, &named) == nil && named.ID != id {
+		return nil, &Error{Code: CodeLedgerIntegrity, Detail: "the stored data does not match what the log commits to; restore the ledger from a backup", Err: fmt.Errorf("the entry found for %s holds %q", id, named.ID)}
+	}
 	return raw, nil
 }
 
-// loadRecord returns the current state of a record as stored. The record
-// must name itself recordID: the way from a name to its entry (the heads
-// side bucket, the ledger's keys records) is not covered by the signed log
-// as the record's bytes are, and a damaged one must not serve another
-// record under this name.
+// loadRecord returns the current state of a record as stored.
 func (e *Engine) loadRecord(recordID string) (*Record, []byte, error) {
 	raw, err := e.Document(recordID)
 	if err != nil {
@@ -345,10 +349,6 @@ func (e *Engine) loadRecord(recordID string) (*Record, []byte, error) {
 	var r Record
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return nil, nil, &Error{Code: CodeInternal, Detail: "stored record is unreadable", Err: err}
-	}
-	if r.ID != recordID {
-		e.cfg.Logger.Error("the entry found for a record id holds another record", "record", recordID, "holds", r.ID)
-		return nil, nil, &Error{Code: CodeLedgerIntegrity, Detail: "the stored data does not match what the log commits to; restore the ledger from a backup", Err: fmt.Errorf("the entry found for record %s holds record %s", recordID, r.ID)}
 	}
 	return &r, raw, nil
 }

@@ -55,9 +55,9 @@ func TestAlteredRecordIsNeverServed(t *testing.T) {
 	})
 }
 
-// TestRecordUnderAnotherNameIsNeverServed: the way from a record id to its
-// entry (the heads side bucket, the ledger's keys records) is not covered
-// by the signed log as the record's bytes are. When it leads to another
+// TestRecordUnderAnotherNameIsNeverServed: the way from an id to its entry
+// (the heads side bucket, the ledger's keys records) is not covered by the
+// signed log as the document's bytes are. When it leads to another
 // record's entry, whose bytes and receipt are genuine, the read is
 // LEDGER_INTEGRITY: never the other record served under this name.
 func TestRecordUnderAnotherNameIsNeverServed(t *testing.T) {
@@ -94,6 +94,11 @@ func TestRecordUnderAnotherNameIsNeverServed(t *testing.T) {
 					served = r.ID
 				}
 				t.Errorf("record %s: %v (served record %q), want LEDGER_INTEGRITY", id, err, served)
+			}
+			// Every reader of documents by id (refunds, fiscal events,
+			// summary invoices, the sandbox) goes through Document.
+			if _, err := e.Document(id); fiscaltest.Code(err) != fiscal.CodeLedgerIntegrity {
+				t.Errorf("document %s: %v, want LEDGER_INTEGRITY", id, err)
 			}
 		}
 		if r, _, err := b.Record(ctx, ids[1]); err != nil || r.ID != ids[1] {
