@@ -20,6 +20,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/internal/syncread"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/ubl"
@@ -112,7 +113,7 @@ type Engine struct {
 	logVKey  string
 	idKey    []byte // the record-id key (ids.go)
 	outbox   *outbox
-	rand     *lockedReader    // Config.Rand, which need not be safe for concurrent use, behind a mutex
+	rand     *syncread.Reader // Config.Rand, which need not be safe for concurrent use, behind a mutex
 	predict  ledger.Predictor // log indexes and invoice numbers predicted before the committer
 	invoices ubl.Renderer     // remembers the sellers' checks and party blocks (ubl/doc.go, "Performance")
 	stop     chan struct{}    // closed by Close: stops background work
@@ -164,7 +165,7 @@ func New(cfg Config) (*Engine, error) {
 		}
 		cfg.FX = t
 	}
-	e := &Engine{cfg: cfg, rand: &lockedReader{r: cfg.Rand}, stop: make(chan struct{})}
+	e := &Engine{cfg: cfg, rand: syncread.New(cfg.Rand), stop: make(chan struct{})}
 	accounts, err := e.accountMap(cfg.Accounts)
 	if err != nil {
 		return nil, err

@@ -2,7 +2,6 @@ package fiscal
 
 import (
 	"io"
-	"sync"
 )
 
 // Sealing off the committer (issue 22). An entry is sealed in the caller's
@@ -53,25 +52,11 @@ import (
 // stalled after it sent for longer than MaxHold, and appends that did not
 // come through Commit in between (their indexes were not predicted).
 
-// lockedReader is Config.Rand behind a mutex, held only while it reads:
-// Config.Rand need not be safe for concurrent use, and every reader of the
-// engine's randomness goes through this one.
-type lockedReader struct {
-	mu sync.Mutex
-	r  io.Reader
-}
-
-func (l *lockedReader) Read(b []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return io.ReadFull(l.r, b) // one caller's bytes in one hold
-}
-
 // replay records the random bytes a seal draws and serves them again to a
 // second seal of the same draft, so that sealing again (in the committer,
 // or after a revoked prediction) gives the same salts. Its src is the
-// engine's lockedReader, held only while it reads: the sealing around it
-// runs in parallel.
+// engine's locked reader (Engine.rand), held only while it reads: the
+// sealing around it runs in parallel.
 type replay struct {
 	src     io.Reader // safe for concurrent use (Engine.rand)
 	log     []byte

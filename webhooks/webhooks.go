@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/syncread"
 	"github.com/fiscal402/fiscal402/ledger"
 )
 
@@ -226,9 +227,10 @@ func New(e *fiscal.Engine, opts Options) (*Service, error) {
 		w.log = set.Logger
 	}
 	if w.rand == nil {
-		w.rand = set.Rand
+		w.rand = set.Rand // the engine's locked reader
+	} else {
+		w.rand = syncread.New(w.rand)
 	}
-	w.rand = &lockedReader{r: w.rand}
 	if w.keyDir == "" {
 		w.keyDir = filepath.Join(set.Dir, "keys")
 	}

@@ -17,7 +17,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/fiscal402/fiscal402/ledger"
@@ -335,19 +334,6 @@ func (b *secretBox) open(endpointID, secretID, sealed string) (string, error) {
 		return "", fmt.Errorf("fiscal: webhook secret %s of %s does not open with %s (was the key file replaced?)", secretID, endpointID, secretKeyFile)
 	}
 	return string(plain), nil
-}
-
-// lockedReader serialises reads of the engine's randomness, which the
-// dispatcher (jitter, delivery ids) and API calls (secrets) share.
-type lockedReader struct {
-	mu sync.Mutex
-	r  io.Reader
-}
-
-func (l *lockedReader) Read(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return io.ReadFull(l.r, p)
 }
 
 // bucketSharedKeys holds the SHA-256 of the sealing key every replica of a
