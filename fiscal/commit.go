@@ -315,7 +315,8 @@ func (e *Engine) currentEntryID(recordID string) (string, error) {
 }
 
 // Document returns the stored document of the current state of the record
-// id, whatever its account or kind (a settlement record, a fiscal event).
+// id, whatever its account or kind (a settlement record, a fiscal event),
+// verified against the log and naming itself id (integrity.go).
 func (e *Engine) Document(id string) ([]byte, error) {
 	entryID, err := e.currentEntryID(id)
 	if err != nil {
@@ -329,13 +330,9 @@ func (e *Engine) Document(id string) ([]byte, error) {
 	if err != nil {
 		return nil, storeError(err)
 	}
-	// The document must name itself id: the way from a name to its entry
-	// (the heads side bucket, the ledger's keys records) is not covered by
-	// the signed log as the document's bytes are, and a damaged one must
-	// not serve another record, refund or event under this name.
 	var named struct{ ID string } // encoding/json matches its "id"
 	if json.Unmarshal(raw, &named) == nil && named.ID != id {
-		return nil, &Error{Code: CodeLedgerIntegrity, Detail: "the stored data does not match what the log commits to; restore the ledger from a backup", Err: fmt.Errorf("the entry found for %s holds %q", id, named.ID)}
+		return nil, e.misnamed(id, named.ID)
 	}
 	return raw, nil
 }

@@ -22,7 +22,12 @@ import (
 // invoice's SHA-256 (3.0.0 and 4.0.0, opened with the salts kept beside
 // them). Bytes
 // that do not match are never served: the answer is LEDGER_INTEGRITY (500),
-// the damaged index is logged and counted (ledger.Stats). A record of an
+// the damaged index is logged and counted (ledger.Stats). A document read
+// by id (Engine.Document) must also name itself that id: the way from a
+// name to its entry (the heads side bucket, the ledger's keys records) is
+// not covered by the log as the bytes are, and a damaged one must not
+// serve another genuine document under the name (logged; the ledger does
+// not count it, having served what it was asked for). A record of an
 // older receipt version has no digest in its leaf; it is served as the
 // ledger's own checks (zstd checksums, Open's page walk) leave it.
 
@@ -54,6 +59,13 @@ func (e *Engine) verifiedDoc(entryID, name string) ([]byte, error) {
 		return nil, e.integrityError(err)
 	}
 	return out, nil
+}
+
+// misnamed is LEDGER_INTEGRITY for a document read as id that names
+// itself holds.
+func (e *Engine) misnamed(id, holds string) *Error {
+	e.cfg.Logger.Error("ledger integrity check failed", "id", id, "what", "the entry found for the id holds "+holds)
+	return &Error{Code: CodeLedgerIntegrity, Detail: "the stored data does not match what the log commits to; restore the ledger from a backup", Err: fmt.Errorf("the entry found for %s holds %q", id, holds)}
 }
 
 // integrityError maps a ledger read error: a damaged leaf or document is
