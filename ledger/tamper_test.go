@@ -104,12 +104,9 @@ func v2Fixture(t *testing.T) (string, note.Verifier) {
 func TestCheckReportsTampering(t *testing.T) {
 	t.Run("schema 3", func(t *testing.T) {
 		base, v := tamperFixture(t)
-		tamper(t, copyFile(t, base), func(tx *bolt.Tx) error {
-			if s := tx.Bucket(bucketMeta).Get(metaSchema); string(s) != schemaVersion || schemaVersion != "fiscal402.ledger/3" {
-				t.Fatalf("tamperFixture writes schema %q (schemaVersion %q), want fiscal402.ledger/3", s, schemaVersion)
-			}
-			return nil
-		})
+		if schema, _ := schemaOf(t, base); schema != "fiscal402.ledger/3" {
+			t.Fatalf("tamperFixture writes schema %q, want fiscal402.ledger/3 (the rows skipped on schema 3 assume it)", schema)
+		}
 		checkReportsTampering(t, base, v, 3)
 	})
 	t.Run("schema 2", func(t *testing.T) {
