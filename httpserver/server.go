@@ -729,12 +729,9 @@ func writeJSON(w http.ResponseWriter, status int, raw []byte) {
 	if newline {
 		_, _ = io.WriteString(w, "\n")
 	}
-	// Not flushed here: the answer is complete for the client only once
-	// net/http flushes it after the handler, behind the request's log
-	// line, so that an answered request is a logged one even when the
-	// process is killed right after. (A flush here saved ~1.5 syscalls a
-	// settlement, its last bytes no longer waiting for the log write, but
-	// lost that: BenchmarkServerHTTP's log count failed after a SIGKILL.)
+	// Not flushed here: net/http completes the answer after the handler,
+	// behind the request's log line, so that an answered request is a
+	// logged one even when the process is killed right after.
 }
 
 // writeUBL answers an account's stored UBL document: immutable, private,

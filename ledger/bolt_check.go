@@ -78,6 +78,10 @@ func checkPostings(tx *bolt.Tx) error {
 	return pc.flush()
 }
 
+// keysBelowV3From reports a keys record (key, v3from) where an upgraded
+// file's legacy entries are: Check and Open say it alike.
+const keysBelowV3From = "keys record %x below v3from %d"
+
 // postingBatch is how many postings checkPostings looks up together.
 const postingBatch = 4 << 10
 
@@ -246,7 +250,7 @@ func (s *boltStore) checkStream(b checkBuckets, c *logChecker) error {
 		}
 	}
 	if b.v3 {
-		if keys, kk, kv, err = from(bucketKeys, b.v3from, "keys record %x below v3from %d"); err != nil {
+		if keys, kk, kv, err = from(bucketKeys, b.v3from, keysBelowV3From); err != nil {
 			return err
 		}
 	}

@@ -49,7 +49,7 @@ func (s *boltStore) buildIDIndex(tx *bolt.Tx, size int64) error {
 		// A record below v3from (an upgraded file's legacy entries have
 		// none) is named as Check names it, not taken for a missing one.
 		if at, err := parseU64(k); k != nil && err == nil && at < next {
-			return &CheckError{Index: at, What: fmt.Sprintf("keys record %x below v3from %d", k, next)}
+			return &CheckError{Index: at, What: fmt.Sprintf(keysBelowV3From, k, next)}
 		}
 		for ; k != nil && next < size; k, v = c.Next() {
 			if at, err := parseU64(k); err != nil || at != next {
