@@ -318,23 +318,45 @@ func (e *Engine) currentEntryID(recordID string) (string, error) {
 // id, whatever its account or kind (a settlement record, a fiscal event),
 // verified against the log and naming itself id (integrity.go).
 func (e *Engine) Document(id string) ([]byte, error) {
+	raw, _, err := e.document(id)
+	return raw, err
+}
+
+// docHead is what every stored document says of itself.
+type docHead struct{ ID, Object, Account string } // encoding/json matches "id", "object", "account"
+
+// document is Document, with what the document says of itself.
+func (e *Engine) document(id string) (raw []byte, head docHead, err error) {
 	entryID, err := e.currentEntryID(id)
 	if err != nil {
-		return nil, err
+		return nil, head, err
 	}
-	raw, err := e.verifiedDoc(entryID, docRecord)
+	raw, err = e.verifiedDoc(entryID, docRecord)
 	var fe *Error
 	if errors.As(err, &fe) {
-		return nil, fe
+		return nil, head, fe
 	}
 	if err != nil {
-		return nil, storeError(err)
+		return nil, head, storeError(err)
 	}
-	var named struct{ ID string } // encoding/json matches its "id"
-	if json.Unmarshal(raw, &named) == nil && named.ID != id {
-		return nil, e.misnamed(id, named.ID)
+	if json.Unmarshal(raw, &head) == nil && head.ID != id {
+		return nil, head, e.misfiled(id, "the entry found for the id holds "+head.ID)
 	}
-	return raw, nil
+	return raw, head, nil
+}
+
+// Indexed returns the stored document id that one of the account's indexes
+// lists under kind object (a settlement, a fiscal event, a refund):
+// Document's checks, and it must be the account's and of that kind. An
+// index, like the way from a name to its entry, is not covered by the log;
+// a damaged one must not list another account's or kind's genuine
+// document: LEDGER_INTEGRITY, logged.
+func (b *Books) Indexed(id, object string) ([]byte, error) {
+	raw, head, err := b.e.document(id)
+	if err == nil && (head.Account != b.acc.ID || head.Object != object) {
+		err = b.e.misfiled(id, fmt.Sprintf("the %s index of account %s lists a %s of account %s", object, b.acc.ID, head.Object, head.Account))
+	}
+	return raw, err
 }
 
 // loadRecord returns the current state of a record as stored.

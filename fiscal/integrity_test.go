@@ -3,6 +3,7 @@ package fiscal_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -33,12 +34,20 @@ func TestAlteredRecordIsNeverServed(t *testing.T) {
 		forged := bytes.Replace(ent.Docs["record"], []byte(`"amountUsdc":"11.90"`), []byte(`"amountUsdc":"1.19"`), 1)
 		const id = "x402-ffffffffffffffffffffffffffffffff"
 		if _, err := e.Ledger().Append(ctx, ledger.Append{Entry: &ledger.Entry{ID: id, Leaf: ent.Leaf,
-			Docs: map[string][]byte{"record": forged, "ubl": ent.Docs["ubl"], fiscal.DocOpenings: ent.Docs[fiscal.DocOpenings]},
-			Puts: []ledger.Put{{Bucket: "heads", Key: []byte(id), Value: []byte(id)}}}}); err != nil {
+			Docs:     map[string][]byte{"record": forged, "ubl": ent.Docs["ubl"], fiscal.DocOpenings: ent.Docs[fiscal.DocOpenings]},
+			Postings: []ledger.Posting{{Index: "account-time", Key: append([]byte("acct_0\x00\xff\xff\xff\xff\xff\xff\xff\xff"), id...)}},
+			Puts:     []ledger.Put{{Bucket: "heads", Key: []byte(id), Value: []byte(id)}}}}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := e.Document(id); fiscaltest.Code(err) != fiscal.CodeLedgerIntegrity {
 			t.Fatalf("the altered record: %v, want LEDGER_INTEGRITY", err)
+		}
+		// The account's list reads it as a read by id does.
+		if err := b.Scan(ctx, fiscal.ObjectSettlement, nil, func(_, doc []byte) (bool, error) {
+			t.Errorf("listed %.80s", doc)
+			return true, nil
+		}); fiscaltest.Code(err) != fiscal.CodeLedgerIntegrity {
+			t.Errorf("the list: %v, want LEDGER_INTEGRITY", err)
 		}
 		if fiscal.CodeLedgerIntegrity.HTTPStatus() != 500 || fiscal.CodeLedgerIntegrity.Retryable() {
 			t.Errorf("LEDGER_INTEGRITY is %d, retryable %v", fiscal.CodeLedgerIntegrity.HTTPStatus(), fiscal.CodeLedgerIntegrity.Retryable())
@@ -105,4 +114,79 @@ func TestRecordUnderAnotherNameIsNeverServed(t *testing.T) {
 			t.Fatalf("the genuine record: %v", err)
 		}
 	})
+}
+
+// TestIndexListsOnlyTheAccountsOwn: an account's time index is not covered
+// by the log; a posting in it that leads to a document of another account,
+// or of another kind, is LEDGER_INTEGRITY for the whole listing (a
+// document that verifies: receipt-less, the leaf is the document), never
+// another account's record served in the list.
+func TestIndexListsOnlyTheAccountsOwn(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		forge  func(doc []byte) []byte // from account 1's record, the listed document
+		listed string                  // the kind the damaged index lists
+	}{
+		{"another account's record", func(doc []byte) []byte { return doc }, fiscal.ObjectSettlement},
+		{"a fiscal event in the settlements index", func(doc []byte) []byte {
+			doc = bytes.Replace(doc, []byte(`"account":"acct_1"`), []byte(`"account":"acct_0"`), 1)
+			return bytes.Replace(doc, []byte(`"object":"settlement"`), []byte(`"object":"fiscal_event"`), 1)
+		}, fiscal.ObjectSettlement},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			eachBackend(t, func(t *testing.T) {
+				e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), fiscaltest.IrishSeller, fiscaltest.IrishSeller))
+				own, other := fiscaltest.Books(t, e, 0), fiscaltest.Books(t, e, 1)
+				ctx := context.Background()
+				var ids [2]string
+				for i, b := range []*fiscal.Books{own, other} {
+					res, err := b.Settle(ctx, fiscaltest.Request(i+1, "11.90", "DE", "2026-04-10T14:30:00Z"), "")
+					if err != nil {
+						t.Fatal(err)
+					}
+					ids[i] = res.Record.ID
+				}
+				list := func() ([]string, error) {
+					var got []string
+					err := own.Scan(ctx, tc.listed, nil, func(_, doc []byte) (bool, error) {
+						var r struct{ ID string }
+						if err := json.Unmarshal(doc, &r); err != nil {
+							return false, err
+						}
+						got = append(got, r.ID)
+						return true, nil
+					})
+					return got, err
+				}
+				if got, err := list(); err != nil || len(got) != 1 || got[0] != ids[0] {
+					t.Fatalf("before: %v %v, want [%s]", got, err, ids[0])
+				}
+				raw, err := e.Document(ids[1])
+				if err != nil {
+					t.Fatal(err)
+				}
+				const forgedID = "x402-dddddddddddddddddddddddddddddddd"
+				doc := bytes.Replace(tc.forge(raw), []byte(`"id":"`+ids[1]+`"`), []byte(`"id":"`+forgedID+`"`), 1)
+				key := append([]byte("acct_0\x00\xff\xff\xff\xff\xff\xff\xff\xff"), forgedID...) // the newest of account 0
+				if _, err := e.Ledger().Append(ctx, ledger.Append{Entry: &ledger.Entry{ID: forgedID, Leaf: doc,
+					Docs:     map[string][]byte{"record": doc},
+					Postings: []ledger.Posting{{Index: "account-time", Key: key}},
+					Puts:     []ledger.Put{{Bucket: "heads", Key: []byte(forgedID), Value: []byte(forgedID)}}}}); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := e.Document(forgedID); err != nil {
+					t.Fatalf("the listed document itself verifies and names itself: %v", err)
+				}
+				if got, err := list(); fiscaltest.Code(err) != fiscal.CodeLedgerIntegrity {
+					t.Errorf("after: listed %v, %v; want LEDGER_INTEGRITY", got, err)
+				}
+				if _, err := own.Indexed(forgedID, tc.listed); fiscaltest.Code(err) != fiscal.CodeLedgerIntegrity {
+					t.Errorf("Indexed: %v, want LEDGER_INTEGRITY", err)
+				}
+				if _, err := other.Indexed(ids[1], fiscal.ObjectSettlement); err != nil {
+					t.Errorf("the genuine record, indexed by its own account: %v", err)
+				}
+			})
+		})
+	}
 }

@@ -13,7 +13,8 @@ const scanBatch = 256
 // the ledger's account-time index, createdAt then id, in which a new record
 // can only appear before the newest. It starts just before the position
 // before (nil: with the newest record) and calls fn with each record's
-// position and the stored document of its current revision, until fn
+// position and the stored document of its current revision, read as
+// Books.Indexed reads it (verified, the account's, of that kind), until fn
 // returns false or an error (which Scan returns). A position is the index
 // key after the account prefix: createdAt in Unix nanoseconds (8 bytes,
 // big-endian), then the record id. Package listing pages with it.
@@ -41,7 +42,7 @@ func (b *Books) Scan(ctx context.Context, object string, before []byte, fn func(
 			return storeError(err)
 		}
 		for _, h := range hits {
-			raw, err := b.e.currentDoc(h.ID)
+			raw, err := b.Indexed(h.ID, object)
 			if err != nil {
 				return err
 			}
@@ -54,17 +55,4 @@ func (b *Books) Scan(ctx context.Context, object string, before []byte, fn func(
 			return nil
 		}
 	}
-}
-
-// currentDoc returns the stored document of the current revision of id.
-func (e *Engine) currentDoc(id string) ([]byte, error) {
-	entryID, err := e.currentEntryID(id)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := e.ledger.Doc(entryID, docRecord)
-	if err != nil {
-		return nil, storeError(err)
-	}
-	return raw, nil
 }

@@ -37,7 +37,8 @@ func List(ctx context.Context, b *fiscal.Books, settlementID string) ([]Refund, 
 
 // ByDate calls fn with each of the account's refunds whose RefundDate is
 // within [from, to] (YYYY-MM-DD, inclusive; "" leaves that side open),
-// ordered by RefundDate then recording time, with the document as stored.
+// ordered by RefundDate then recording time, with the document as stored
+// (read as Books.Indexed reads it: verified, the account's, a refund).
 // It reads the index in batches and never holds more than one batch: a
 // quarter of any size streams. An error of fn stops the scan and is
 // returned.
@@ -61,7 +62,11 @@ func ByDate(ctx context.Context, b *fiscal.Books, from, to string, fn func(r *Re
 			if to != "" && day > to {
 				return nil
 			}
-			r, raw, err := load(e, h.ID)
+			raw, err := b.Indexed(h.ID, ObjectRefund)
+			if err != nil {
+				return err
+			}
+			r, err := decode(raw)
 			if err != nil {
 				return err
 			}
@@ -102,11 +107,17 @@ func load(e *fiscal.Engine, id string) (*Refund, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	r, err := decode(raw)
+	return r, raw, err
+}
+
+// decode parses a stored refund document.
+func decode(raw []byte) (*Refund, error) {
 	var r Refund
 	if err := json.Unmarshal(raw, &r); err != nil || r.Object != ObjectRefund {
-		return nil, nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored refund is unreadable", Err: err}
+		return nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored refund is unreadable", Err: err}
 	}
-	return &r, raw, nil
+	return &r, nil
 }
 
 // CreditNote returns the UBL credit note of one of the settlement's
