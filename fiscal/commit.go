@@ -11,6 +11,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/fiscal402/fiscal402/internal/jsontop"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/receipt"
 )
@@ -323,7 +324,7 @@ func (e *Engine) Document(id string) ([]byte, error) {
 }
 
 // docHead is what every stored document says of itself.
-type docHead struct{ ID, Object, Account string } // encoding/json matches "id", "object", "account"
+type docHead struct{ ID, Object, Account string }
 
 // document is Document, with what the document says of itself.
 func (e *Engine) document(id string) (raw []byte, head docHead, err error) {
@@ -339,7 +340,8 @@ func (e *Engine) document(id string) (raw []byte, head docHead, err error) {
 	if err != nil {
 		return nil, head, storeError(err)
 	}
-	if json.Unmarshal(raw, &head) == nil && head.ID != id {
+	v, _ := jsontop.Strings(raw, "id", "object", "account") // all "" if raw is not an object
+	if head = (docHead{v[0], v[1], v[2]}); head.ID != id {
 		return nil, head, e.misfiled(id, "the entry found for the id holds "+head.ID)
 	}
 	return raw, head, nil
@@ -354,7 +356,7 @@ func (e *Engine) document(id string) (raw []byte, head docHead, err error) {
 func (b *Books) Indexed(id, object string) ([]byte, error) {
 	raw, head, err := b.e.document(id)
 	if err == nil && (head.Account != b.acc.ID || head.Object != object) {
-		err = b.e.misfiled(id, fmt.Sprintf("the %s index of account %s lists a %s of account %s", object, b.acc.ID, head.Object, head.Account))
+		return nil, b.e.misfiled(id, fmt.Sprintf("the %s index of account %s lists a %s of account %s", object, b.acc.ID, head.Object, head.Account))
 	}
 	return raw, err
 }

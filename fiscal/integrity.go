@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fiscal402/fiscal402/internal/jsontop"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/receipt"
 )
@@ -89,8 +90,7 @@ func (e *Engine) integrityError(err error) error {
 
 // committedDigest is the SHA-256 the entry's leaf commits the document
 // name to, and whether it commits to one at all.
-func committedDigest(ent ledger.StoredEntry, name string) ([sha256.Size]byte, bool, error) {
-	var sum [sha256.Size]byte
+func committedDigest(ent ledger.StoredEntry, name string) (sum [sha256.Size]byte, anchored bool, err error) {
 	raw, isReceipt, err := receipt.LeafPayload(ent.Leaf) // a 4.0.0 leaf, or a JWS's payload
 	if err != nil {
 		return sum, false, err
@@ -102,24 +102,24 @@ func committedDigest(ent ledger.StoredEntry, name string) ([sha256.Size]byte, bo
 		}
 		return sum, false, nil
 	}
-	var p struct {
-		Spec    string `json:"spec"`
-		Invoice *struct {
-			UBLSHA256 string `json:"ubl_sha256"`
-		} `json:"invoice"`
-		Commitments map[string]string `json:"commitments"`
+	// The three members it needs, not the whole payload (jsontop): this
+	// runs for every document served or listed.
+	top, err := jsontop.Raw(raw, "spec", "invoice", "commitments")
+	var commitments map[string]string
+	if err == nil && top[2] != nil {
+		err = json.Unmarshal(top[2], &commitments)
 	}
-	if err := json.Unmarshal(raw, &p); err != nil {
+	if err != nil {
 		return sum, false, fmt.Errorf("leaf payload: %w", err)
 	}
 	field := map[string]string{docRecord: "/record_sha256", docUBL: "/invoice/ubl_sha256"}[name]
-	if !receipt.ConcealedSpec(p.Spec) {
-		if name == docUBL && p.Invoice != nil && p.Invoice.UBLSHA256 != "" {
-			return hexDigest(p.Invoice.UBLSHA256)
+	if spec, _ := jsontop.String(top[0]); !receipt.ConcealedSpec(spec) {
+		if inv, err := jsontop.Strings(top[1], "ubl_sha256"); name == docUBL && err == nil && inv[0] != "" {
+			return hexDigest(inv[0])
 		}
 		return sum, false, nil
 	}
-	if _, ok := p.Commitments[field]; field == "" || !ok {
+	if _, ok := commitments[field]; field == "" || !ok {
 		return sum, false, nil
 	}
 	openings, err := receipt.ParseOpenings(ent.Docs[docOpenings])
@@ -130,7 +130,7 @@ func committedDigest(ent ledger.StoredEntry, name string) ([sha256.Size]byte, bo
 		if o.Field != field {
 			continue
 		}
-		if err := receipt.VerifyOpening(&receipt.Claims{Commitments: p.Commitments}, o); err != nil {
+		if err := receipt.VerifyOpening(&receipt.Claims{Commitments: commitments}, o); err != nil {
 			return sum, false, err
 		}
 		return hexDigest(o.Value)
@@ -138,8 +138,7 @@ func committedDigest(ent ledger.StoredEntry, name string) ([sha256.Size]byte, bo
 	return sum, false, fmt.Errorf("no opening of %s", field)
 }
 
-func hexDigest(s string) ([sha256.Size]byte, bool, error) {
-	var sum [sha256.Size]byte
+func hexDigest(s string) (sum [sha256.Size]byte, anchored bool, err error) {
 	b, err := hex.DecodeString(strings.TrimSpace(s))
 	if err != nil || len(b) != sha256.Size {
 		return sum, false, fmt.Errorf("digest %q is not a SHA-256", s)
