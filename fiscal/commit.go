@@ -329,22 +329,34 @@ type docHead struct{ ID, Object, Account string }
 // document is Document, with what the document says of itself.
 func (e *Engine) document(id string) (raw []byte, head docHead, err error) {
 	entryID, err := e.currentEntryID(id)
-	if err != nil {
-		return nil, head, err
+	if err == nil {
+		raw, head, err = e.entryDoc(entryID)
 	}
-	raw, err = e.verifiedDoc(entryID, docRecord)
-	var fe *Error
-	if errors.As(err, &fe) {
-		return nil, head, fe
+	if err == nil && head.ID != id {
+		return nil, head, e.misfiled(id, "the entry found for the id holds "+head.ID)
 	}
-	if err != nil {
+	return raw, head, err
+}
+
+// entryDoc is the verified document of entry entryID, with its head.
+func (e *Engine) entryDoc(entryID string) (raw []byte, head docHead, err error) {
+	if raw, err = e.verifiedDoc(entryID, docRecord); err != nil {
 		return nil, head, storeError(err)
 	}
 	v, _ := jsontop.Strings(raw, "id", "object", "account") // all "" if raw is not an object
-	if head = (docHead{v[0], v[1], v[2]}); head.ID != id {
-		return nil, head, e.misfiled(id, "the entry found for the id holds "+head.ID)
+	return raw, docHead{v[0], v[1], v[2]}, nil
+}
+
+// EventDocument returns the document stored in the entry of one of the
+// account's events (the record or fiscal event as of that entry: the
+// body of its webhook), verified as Document is, and naming the event's
+// record and account: the outbox is not covered by the log either.
+func (b *Books) EventDocument(ev Event) ([]byte, error) {
+	raw, head, err := b.e.entryDoc(ev.EntryID)
+	if err == nil && (head.ID != ev.RecordID || head.Account != b.acc.ID || ev.Account != b.acc.ID) {
+		return nil, b.e.misfiled(ev.ID, fmt.Sprintf("event of account %s for %s, in books %s, holds %s of account %s", ev.Account, ev.RecordID, b.acc.ID, head.ID, head.Account))
 	}
-	return raw, head, nil
+	return raw, err
 }
 
 // Indexed returns the stored document id that one of the account's indexes
@@ -398,7 +410,7 @@ func (e *Engine) StoredInvoice(id, wantSHA256 string) ([]byte, string, error) {
 }
 
 // Ledger index names of the engine: an account's records of each kind by
-// the time they were recorded (Books.Scan, package listing), and its events (the outbox webhooks reads).
+// the time they were recorded (TimeIndexSettlement, TimeIndexFiscalEvent).
 const (
 	indexAccountTime         = "account-time"          // account \x00 createdAt (8-byte big-endian unix nanos) record id → record id
 	indexAccountFiscalEvents = "account-fiscal-events" // the same, for fiscal events
@@ -430,6 +442,10 @@ func accountTimeKey(accountID string, t time.Time, id string) []byte {
 }
 
 func storeError(err error) *Error {
+	var fe *Error
+	if errors.As(err, &fe) {
+		return fe // already the engine's
+	}
 	if errors.Is(err, ledger.ErrUnavailable) || errors.Is(err, ledger.ErrClosed) {
 		return &Error{Code: CodeDBUnavailable, Detail: "the ledger cannot be written right now; retry", RetryAfter: time.Second, Err: err}
 	}
@@ -442,7 +458,8 @@ func storeError(err error) *Error {
 }
 
 // StoreError maps a ledger error to the engine's: DB_UNAVAILABLE (503, retry)
-// for a closed or unwritable store, INTERNAL otherwise. Accessories keeping
+// for a closed or unwritable store, LEDGER_INTEGRITY for a damaged one, an
+// engine *Error as it is, INTERNAL otherwise. Accessories keeping
 // side data in the ledger answer with it.
 func StoreError(err error) *Error { return storeError(err) }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/fiscal402/fiscal402/ledger"
+	"github.com/fiscal402/fiscal402/listing"
 )
 
 // TestAlteredRecordIsNeverServed: an entry whose stored record differs
@@ -43,11 +44,8 @@ func TestAlteredRecordIsNeverServed(t *testing.T) {
 			t.Fatalf("the altered record: %v, want LEDGER_INTEGRITY", err)
 		}
 		// The account's list reads it as a read by id does.
-		if err := b.Scan(ctx, fiscal.ObjectSettlement, nil, func(_, doc []byte) (bool, error) {
-			t.Errorf("listed %.80s", doc)
-			return true, nil
-		}); fiscaltest.Code(err) != fiscal.CodeLedgerIntegrity {
-			t.Errorf("the list: %v, want LEDGER_INTEGRITY", err)
+		if page, err := listing.List(ctx, b, listing.Query{}); fiscaltest.Code(err) != fiscal.CodeLedgerIntegrity {
+			t.Errorf("the list: %v, want LEDGER_INTEGRITY (listed %v)", err, page)
 		}
 		if fiscal.CodeLedgerIntegrity.HTTPStatus() != 500 || fiscal.CodeLedgerIntegrity.Retryable() {
 			t.Errorf("LEDGER_INTEGRITY is %d, retryable %v", fiscal.CodeLedgerIntegrity.HTTPStatus(), fiscal.CodeLedgerIntegrity.Retryable())
@@ -147,16 +145,19 @@ func TestIndexListsOnlyTheAccountsOwn(t *testing.T) {
 					ids[i] = res.Record.ID
 				}
 				list := func() ([]string, error) {
+					page, err := listing.List(ctx, own, listing.Query{Object: tc.listed})
+					if err != nil {
+						return nil, err
+					}
 					var got []string
-					err := own.Scan(ctx, tc.listed, nil, func(_, doc []byte) (bool, error) {
+					for _, doc := range page.Data {
 						var r struct{ ID string }
 						if err := json.Unmarshal(doc, &r); err != nil {
-							return false, err
+							return nil, err
 						}
 						got = append(got, r.ID)
-						return true, nil
-					})
-					return got, err
+					}
+					return got, nil
 				}
 				if got, err := list(); err != nil || len(got) != 1 || got[0] != ids[0] {
 					t.Fatalf("before: %v %v, want [%s]", got, err, ids[0])
@@ -189,4 +190,50 @@ func TestIndexListsOnlyTheAccountsOwn(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestEventDocumentIsTheEventsOwn: a webhook's body is the document stored
+// in its event's entry, read as a listed one is: the outbox is not covered
+// by the log, so an event that leads to another record's entry, or to
+// another account's, or that is read through another account's books, is
+// LEDGER_INTEGRITY, never a body sent.
+func TestEventDocumentIsTheEventsOwn(t *testing.T) {
+	eachBackend(t, func(t *testing.T) {
+		e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), fiscaltest.IrishSeller, fiscaltest.IrishSeller))
+		own, other := fiscaltest.Books(t, e, 0), fiscaltest.Books(t, e, 1)
+		ctx := context.Background()
+		var ids [3]string // two of account 0's records, one of account 1's
+		for i, b := range []*fiscal.Books{own, own, other} {
+			res, err := b.Settle(ctx, fiscaltest.Request(i+1, "11.90", "DE", "2026-04-10T14:30:00Z"), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids[i] = res.Record.ID
+		}
+		event := func(account, record, entry string) fiscal.Event {
+			return fiscal.Event{ID: "evt_" + entry, Account: account, RecordID: record, EntryID: entry}
+		}
+		want, err := e.Document(ids[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := own.EventDocument(event("acct_0", ids[0], ids[0])); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("the genuine event: %v", err)
+		}
+		for name, c := range map[string]struct {
+			books *fiscal.Books
+			ev    fiscal.Event
+		}{
+			"another record's entry":                 {own, event("acct_0", ids[0], ids[1])},
+			"another account's record":               {own, event("acct_0", ids[2], ids[2])},
+			"another account's event, through these": {own, event("acct_1", ids[2], ids[2])},
+		} {
+			if got, err := c.books.EventDocument(c.ev); fiscaltest.Code(err) != fiscal.CodeLedgerIntegrity {
+				t.Errorf("%s: %v (%.60s), want LEDGER_INTEGRITY", name, err, got)
+			}
+		}
+		if _, err := own.EventDocument(event("acct_0", ids[0], "x402-cccccccccccccccccccccccccccccccc")); fiscaltest.Code(err) == "" {
+			t.Errorf("an event of no entry: served")
+		}
+	})
 }

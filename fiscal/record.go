@@ -29,10 +29,17 @@ const (
 // (spec §1).
 const CustodyNone = receipt.CustodyNone
 
-// Record objects (Record.Object): what a stored document is.
+// Record objects (Record.Object): what a stored document is, and the
+// ledger index of an account's records of each kind by the time they were
+// recorded (package listing walks it): key account \x00 createdAt (8-byte
+// big-endian Unix nanoseconds) record id, in which a new record can only
+// sort after the newest; a hit's ID is the record's id.
 const (
 	ObjectSettlement  = "settlement"
 	ObjectFiscalEvent = "fiscal_event"
+
+	TimeIndexSettlement  = indexAccountTime
+	TimeIndexFiscalEvent = indexAccountFiscalEvents
 )
 
 // RecordX402 is what the x402 documents said beyond the settlement itself,

@@ -2,9 +2,12 @@
 // one job is the lists of GET /settlements and GET /v1/fiscal-events
 // (filters, limits, opaque cursors that never skip or repeat a record).
 //
-// List reads with fiscal.Books.Scan, the engine's walk over the account's
-// time index, and serves each record exactly as it is stored in its current
-// revision; it decides nothing and writes nothing. returns walks the same
+// List walks the account's time index in the ledger (fiscal.TimeIndexSettlement,
+// fiscal.TimeIndexFiscalEvent) and serves each record exactly as it is
+// stored in its current revision, read by fiscal.Books.Indexed: verified
+// against the log, the account's own, of the listed kind (a damaged index
+// or record fails the whole list with LEDGER_INTEGRITY); it decides nothing
+// and writes nothing. returns walks the same
 // lists to build the OSS return and the exports.
 //
 //	page, err := listing.List(ctx, books, listing.Query{Limit: 50, TaxingCountry: "DE"})

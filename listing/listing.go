@@ -114,7 +114,7 @@ func List(ctx context.Context, b *fiscal.Books, q Query) (*Page, error) {
 // apart (and an old cursor refused with a clear error).
 const cursorVersion = 1
 
-// list pages through the account's index (fiscal.Books.Scan) newest first,
+// list pages through the account's time index (scan) newest first,
 // examining at most budget postings.
 func list(ctx context.Context, b *fiscal.Books, q Query, budget int) (*Page, error) {
 	object := q.Object
@@ -146,7 +146,7 @@ func list(ctx context.Context, b *fiscal.Books, q Query, budget int) (*Page, err
 	page := &Page{Object: "list", Data: []json.RawMessage{}}
 	last := before // the position of the last posting examined: where the next page starts
 	scanned := 0
-	err := b.Scan(ctx, object, before, func(pos, raw []byte) (bool, error) {
+	err := scan(ctx, b, object, before, func(pos, raw []byte) (bool, error) {
 		if !q.From.IsZero() && len(pos) >= 8 && int64(binary.BigEndian.Uint64(pos)) < q.From.UnixNano() {
 			return false, nil // older than From: nothing further can match
 		}

@@ -62,9 +62,16 @@ const (
 	MaxEventsLimit     = 200
 )
 
-// payload joins an event with the document stored in its entry.
-func (w *Service) payload(ev fiscal.Event) (EventPayload, error) {
-	data, err := eventDocument(w.e.Ledger(), ev)
+// payload joins an event of the account with the document stored in its
+// entry, read by fiscal.Books.EventDocument (verified against the log, the
+// event's record, the account's): an outbox or index that is damaged never
+// sends or lists another account's document, nor altered bytes.
+func (w *Service) payload(accountID string, ev fiscal.Event) (EventPayload, error) {
+	books, err := w.e.Books(accountID)
+	if err != nil {
+		return EventPayload{}, err
+	}
+	data, err := books.EventDocument(ev)
 	if err != nil {
 		return EventPayload{}, err
 	}
@@ -106,7 +113,7 @@ func (w *Service) Events(ctx context.Context, accountID, cursor string, limit in
 	}
 	list := &EventList{Object: "list", Data: []EventPayload{}, HasMore: more}
 	for _, ev := range events {
-		p, err := w.payload(ev)
+		p, err := w.payload(accountID, ev)
 		if err != nil {
 			return nil, fiscal.StoreError(err)
 		}
@@ -128,7 +135,7 @@ func (w *Service) Event(ctx context.Context, accountID, eventID string) (*EventD
 	if err != nil {
 		return nil, err
 	}
-	p, err := w.payload(ev)
+	p, err := w.payload(accountID, ev)
 	if err != nil {
 		return nil, fiscal.StoreError(err)
 	}

@@ -45,12 +45,6 @@ func eventAt(l *ledger.Ledger, seq int64) (fiscal.Event, error) {
 	return ev, nil
 }
 
-// eventDocument returns the document (the record, or the fiscal event)
-// stored in the event's entry: the body a receiver gets.
-func eventDocument(l *ledger.Ledger, ev fiscal.Event) ([]byte, error) {
-	return l.Doc(ev.EntryID, fiscal.OutboxDocument)
-}
-
 // accountEvents returns the account's events with sequence greater than
 // after (-1 for the first), at most limit of them and whether more follow.
 // Sequences are the global ledger index, so one account's sequences have

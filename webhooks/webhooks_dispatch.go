@@ -762,7 +762,7 @@ func (d *dispatcher) message(c *claimed) (*Message, error) {
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: event %d: %w", c.st.Sequence, err)
 	}
-	p, err := d.w.payload(ev)
+	p, err := d.w.payload(c.ep.Account, ev)
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ import (
 // and may only come down (lower them as capabilities move out; never raise
 // them: a new capability gets its own package, or a building block on
 // Books). The accessories that left the core build on those blocks:
-// listing (Books.Scan), refunds (Books.CreditNoteDraft), invoicing
+// listing (Books.Indexed), refunds (Books.CreditNoteDraft), invoicing
 // (Books.InvoiceFrame, Books.DocumentDraft), rates (Books.Redraft,
 // Books.Revise), ingest (Books.Recorded, Books.SettlePayment), webhooks
 // (the outbox buckets); invoicelaw and settlement are leaves the core
@@ -27,7 +27,7 @@ const (
 	targetNames     = 80   // go doc ./fiscal | grep -cE '^(func|type|var|const)'
 	targetEngine    = 25   // exported methods of *Engine
 
-	ceilingCodeLines = 3908
+	ceilingCodeLines = 3874
 	ceilingNames     = 71
 	ceilingEngine    = 23
 )
