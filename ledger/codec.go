@@ -677,6 +677,32 @@ func decodeLeafBody(body []byte) ([]byte, error) {
 	return nil, fmt.Errorf("%w: leaf form %#x", errBlob, body[0])
 }
 
+// decodeEntry is decodeLeaf and decodeDocs of one blob with its body
+// decoded once (a 0x02 blob keeps the two in frames of their own, each
+// decoded once anyway): leafErr is what decodeLeaf returns, docsErr what
+// decodeDocs returns when the leaf decoded. The documents are slices of
+// the body, which the caller owns.
+func (c *codec) decodeEntry(blob []byte) (leaf []byte, docs []namedDoc, leafErr, docsErr error) {
+	p, err := parseBlob(blob)
+	if err != nil || p.format == blobFormatV2 {
+		if leaf, leafErr = c.decodeLeaf(blob); leafErr == nil {
+			docs, docsErr = c.decodeDocs(blob)
+		}
+		return leaf, docs, leafErr, docsErr
+	}
+	body, err := c.body(p, nil)
+	if err != nil {
+		return nil, nil, err, nil
+	}
+	if leaf, leafErr = decodeLeafBody(body[:p.leafLen]); leafErr != nil {
+		return nil, nil, leafErr, nil
+	}
+	if docs, docsErr = parseDocsBody(body[p.leafLen:]); docsErr == nil {
+		docsErr = applyPatches(docs, p)
+	}
+	return leaf, docs, nil, docsErr
+}
+
 // namedDoc is one decoded document.
 type namedDoc struct {
 	name string

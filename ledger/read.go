@@ -85,7 +85,16 @@ func (l *Ledger) readEntry(r storeReader, index int64) (StoredEntry, error) {
 	if err != nil {
 		return StoredEntry{}, err
 	}
-	leaf, err := l.verifiedLeaf(r, index, raw)
+	// A blob's body holds the leaf and the documents: decoded once for both.
+	var leaf []byte
+	var docs []namedDoc
+	var leafErr, docsErr error
+	if raw.blob != nil {
+		leaf, docs, leafErr, docsErr = l.codec.decodeEntry(raw.blob)
+	} else {
+		leaf = raw.leaf
+	}
+	leaf, err = l.verifiedLeaf(r, index, raw, leaf, leafErr)
 	if err != nil {
 		return StoredEntry{}, err
 	}
@@ -93,25 +102,31 @@ func (l *Ledger) readEntry(r storeReader, index int64) (StoredEntry, error) {
 		return StoredEntry{}, l.integrity(&IntegrityError{Index: index, What: "its entry ID is missing from a log that holds it"})
 	}
 	e := StoredEntry{Index: index, ID: raw.id, Leaf: leaf, Docs: map[string][]byte{}}
-	docs, err := l.docsOf(index, raw)
-	if err != nil {
-		return StoredEntry{}, err
+	if raw.blob == nil {
+		docs, docsErr = l.docsOf(index, raw)
+	} else if docsErr != nil {
+		docsErr = l.integrity(&IntegrityError{Index: index, What: "its documents do not decode: " + docsErr.Error()})
+	}
+	if docsErr != nil {
+		return StoredEntry{}, docsErr
 	}
 	for _, d := range docs {
+		if d.doc == nil {
+			d.doc = []byte{}
+		}
 		e.Docs[d.name] = d.doc
 	}
 	return e, nil
 }
 
-// verifiedLeaf decodes the leaf of a stored entry and checks it against the
-// stored record hash of its index.
-func (l *Ledger) verifiedLeaf(r storeReader, index int64, raw rawEntry) ([]byte, error) {
+// verifiedLeaf checks the leaf decoded from a stored entry (decodeErr:
+// why it did not decode) against the stored record hash of its index.
+func (l *Ledger) verifiedLeaf(r storeReader, index int64, raw rawEntry, leaf []byte, decodeErr error) ([]byte, error) {
 	if raw.blob == nil && raw.leaf == nil {
 		return nil, l.integrity(&IntegrityError{Index: index, What: "its leaf is missing from a log that holds it"})
 	}
-	leaf, err := l.leafOf(raw)
-	if err != nil {
-		return nil, l.integrity(&IntegrityError{Index: index, What: "its stored entry does not decode: " + err.Error()})
+	if decodeErr != nil {
+		return nil, l.integrity(&IntegrityError{Index: index, What: "its stored entry does not decode: " + decodeErr.Error()})
 	}
 	hs, err := r.ReadHashes([]int64{tlog.StoredHashIndex(0, index)})
 	if err != nil {
