@@ -3,6 +3,7 @@ package webhooks_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/webhooks"
 )
@@ -787,5 +789,45 @@ func TestWebhookFewSlotsStillShared(t *testing.T) {
 		if time.Since(start) > 5*time.Second {
 			t.Fatal("with two slots, the hanging account held both")
 		}
+	}
+}
+
+// TestEventsListOnlyTheAccountsOwn: the outbox and its account index are
+// not covered by the log. An entry posted in account 0's events index
+// whose event names account 1's record is LEDGER_INTEGRITY for account 0's
+// list and for the event itself, never account 1's record listed to
+// account 0; account 1 still reads its own event.
+func TestEventsListOnlyTheAccountsOwn(t *testing.T) {
+	env := newWebhookEnv(t, webhooks.Options{NoDispatcher: true})
+	env.settle("acct_0", 1, "DE")
+	theirs := env.settle("acct_1", 2, "DE")
+	if page, err := env.svc.Events(ctx, "acct_0", "", 0); err != nil || len(page.Data) != 1 {
+		t.Fatalf("before: %v", err)
+	}
+	l := env.engine.Ledger()
+	const forged = "x402-bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+	doc := []byte(`{"id":"` + forged + `","object":"settlement","account":"acct_0"}`)
+	app, err := l.Append(ctx, ledger.Append{Entry: &ledger.Entry{ID: forged, Leaf: doc, Docs: map[string][]byte{fiscal.OutboxDocument: doc},
+		Postings: []ledger.Posting{{Index: fiscal.OutboxAccountIndex, Key: []byte("acct_0\x00"), AppendIndex: true}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := json.Marshal(fiscal.Event{ID: "evt_" + forged, Type: fiscal.EventSettlementProcessed, Sequence: app.Index,
+		Account: "acct_0", RecordID: theirs.Record.ID, EntryID: theirs.Record.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := binary.BigEndian.AppendUint64(nil, uint64(app.Index))
+	if err := l.Update(func(tx ledger.Tx) error { return tx.Put(fiscal.OutboxEvents, seq, ev) }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.svc.Events(ctx, "acct_0", "", 0); fiscaltest.Code(err) != fiscal.CodeLedgerIntegrity {
+		t.Errorf("account 0's events: %v, want LEDGER_INTEGRITY", err)
+	}
+	if _, err := env.svc.Event(ctx, "acct_0", "evt_"+forged); fiscaltest.Code(err) != fiscal.CodeLedgerIntegrity {
+		t.Errorf("the event: %v, want LEDGER_INTEGRITY", err)
+	}
+	if page, err := env.svc.Events(ctx, "acct_1", "", 0); err != nil || len(page.Data) != 1 || !bytes.Equal(page.Data[0].Data, theirs.JSON) {
+		t.Errorf("account 1's own event: %v", err)
 	}
 }
