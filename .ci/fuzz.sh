@@ -13,6 +13,7 @@ fuzzers=(
   "./x402 FuzzParse"                           # the x402 settle response, requirements and payment payload (JSON or base64 header form)
   "./fiscalevent FuzzFiscalEventRequest"       # POST /v1/fiscal-events bodies
   "./internal/strictjson FuzzDecode"           # the one strict JSON decoder of every request
+  "./internal/jsontop FuzzRawMatchesEncodingJSON" # the head of every stored document served or listed (damaged files)
   "./receipt FuzzVerify"                       # receipt verification (JWS, claims, inclusion proof)
   "./receipt FuzzParseReceipt"                 # the receipt document
   "./receipt FuzzParseCheckpoint"              # checkpoints as an auditor reads them
