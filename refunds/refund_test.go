@@ -437,3 +437,41 @@ func TestMicroRefund(t *testing.T) {
 	}
 	validateUBL(t, []string{f}, false)
 }
+
+// TestByDateListsOnlyTheAccountsOwn: the refunds index is not covered by
+// the log. An entry posted in account 0's refunds index that holds account
+// 1's refund (receipt-less, so it verifies, and naming itself) is
+// LEDGER_INTEGRITY for account 0's refunds by date, never account 1's
+// refund in account 0's list; account 1 still reads its own.
+func TestByDateListsOnlyTheAccountsOwn(t *testing.T) {
+	e := testEngine(t, refundNow, irishSeller, irishSeller)
+	own, other := fiscaltest.Books(t, e, 0), fiscaltest.Books(t, e, 1)
+	ctx := context.Background()
+	res, err := other.Settle(ctx, request(1, "11.90", "DE", "2026-04-10T14:30:00Z"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, err := refunds.Create(ctx, other, res.Record.ID, refunds.Request{AmountUSDC: "5.00"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const forged = "x402-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-refund-1"
+	doc := bytes.Replace(theirs.JSON, []byte(`"id":"`+theirs.Refund.ID+`"`), []byte(`"id":"`+forged+`"`), 1)
+	if _, err := e.Ledger().Append(ctx, ledger.Append{Entry: &ledger.Entry{ID: forged, Leaf: doc, Docs: map[string][]byte{"record": doc},
+		Postings: []ledger.Posting{{Index: "account-refunds", Key: []byte("acct_0\x00" + theirs.Refund.RefundDate + "\x00" + forged)}},
+		Puts:     []ledger.Put{{Bucket: "heads", Key: []byte(forged), Value: []byte(forged)}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Document(forged); err != nil {
+		t.Fatalf("the listed document itself verifies and names itself: %v", err)
+	}
+	var listed []string
+	collect := func(r *refunds.Refund, _ []byte) error { listed = append(listed, r.ID+" of "+r.Account); return nil }
+	if err := refunds.ByDate(ctx, own, "", "", collect); fiscaltest.Code(err) != fiscal.CodeLedgerIntegrity {
+		t.Errorf("account 0's refunds by date: listed %v, %v; want LEDGER_INTEGRITY", listed, err)
+	}
+	listed = nil
+	if err := refunds.ByDate(ctx, other, "", "", collect); err != nil || len(listed) != 1 || listed[0] != theirs.Refund.ID+" of acct_1" {
+		t.Errorf("account 1's own refunds: %v %v", listed, err)
+	}
+}
