@@ -16,7 +16,8 @@ const (
 	// index (ledger.Posting.AppendIndex).
 	OutboxAccountIndex = indexAccountEvents
 	// OutboxDocument names the document stored with every entry (the record
-	// or fiscal event as of that entry): the body a receiver gets.
+	// or fiscal event as of that entry): the body a receiver gets, read by
+	// Books.EventDocument (verified against the log, never by its name alone).
 	OutboxDocument = docRecord
 )
 
