@@ -178,7 +178,6 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 	res, err := e.ledger.Append(ctx, a)
 	if err != nil {
 		var conflict *ledger.ClaimConflictError
-		var fe *Error
 		switch {
 		case errors.As(err, &conflict):
 			return nil, res, claimConflict(conflict.Claim)
@@ -187,10 +186,8 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 		case errors.Is(err, errStaleTotal):
 			e.totals.forget(d.total)
 			return nil, res, errStaleTotal
-		case errors.As(err, &fe):
-			return nil, res, fe
 		}
-		return nil, res, storeError(err)
+		return nil, res, storeError(err) // a hook's *Error as it is
 	}
 	if res.Existing {
 		return nil, res, nil
@@ -395,12 +392,8 @@ func (e *Engine) StoredInvoice(id, wantSHA256 string) ([]byte, string, error) {
 		return nil, "", err
 	}
 	raw, err := e.verifiedDoc(entryID, docUBL)
-	var fe *Error
-	if errors.As(err, &fe) {
-		return nil, "", fe
-	}
 	if err != nil {
-		return nil, "", storeError(err)
+		return nil, "", storeError(err) // an integrity *Error as it is
 	}
 	sum := sha256.Sum256(raw)
 	if got := hex.EncodeToString(sum[:]); got != wantSHA256 {
