@@ -101,19 +101,16 @@ func (l *Ledger) readEntry(r storeReader, index int64) (StoredEntry, error) {
 	if raw.id == "" {
 		return StoredEntry{}, l.integrity(&IntegrityError{Index: index, What: "its entry ID is missing from a log that holds it"})
 	}
-	e := StoredEntry{Index: index, ID: raw.id, Leaf: leaf, Docs: map[string][]byte{}}
 	if raw.blob == nil {
-		docs, docsErr = l.docsOf(index, raw)
-	} else if docsErr != nil {
-		docsErr = l.integrity(&IntegrityError{Index: index, What: "its documents do not decode: " + docsErr.Error()})
+		docs, err = l.docsOf(index, raw)
+	} else {
+		docs, err = l.decodedDocs(index, docs, docsErr)
 	}
-	if docsErr != nil {
-		return StoredEntry{}, docsErr
+	if err != nil {
+		return StoredEntry{}, err
 	}
+	e := StoredEntry{Index: index, ID: raw.id, Leaf: leaf, Docs: make(map[string][]byte, len(docs))}
 	for _, d := range docs {
-		if d.doc == nil {
-			d.doc = []byte{}
-		}
 		e.Docs[d.name] = d.doc
 	}
 	return e, nil
@@ -148,6 +145,13 @@ func (l *Ledger) docsOf(index int64, raw rawEntry) ([]namedDoc, error) {
 		return docs, nil
 	}
 	docs, err := l.codec.decodeDocs(raw.blob)
+	return l.decodedDocs(index, docs, err)
+}
+
+// decodedDocs finishes the documents decoded from a blob (err: why they
+// did not decode, an integrity failure of the entry at index): an empty
+// document is served empty, not nil.
+func (l *Ledger) decodedDocs(index int64, docs []namedDoc, err error) ([]namedDoc, error) {
 	if err != nil {
 		return nil, l.integrity(&IntegrityError{Index: index, What: "its documents do not decode: " + err.Error()})
 	}
