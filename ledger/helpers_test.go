@@ -171,3 +171,19 @@ func refMTH(d []tlog.Hash) tlog.Hash {
 	}
 	return refNodeHash(refMTH(d[:k]), refMTH(d[k:]))
 }
+
+// namesRows fails t when set (the rows a table treats apart, by name)
+// names a row the table does not have: a renamed row must not silently
+// lose its special case.
+func namesRows(t *testing.T, what string, set map[string]bool, rows int, name func(i int) string) {
+	t.Helper()
+	have := map[string]bool{}
+	for i := range rows {
+		have[name(i)] = true
+	}
+	for n := range set {
+		if !have[n] {
+			t.Fatalf("%s names %q, which is not a row", what, n)
+		}
+	}
+}

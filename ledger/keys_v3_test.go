@@ -96,15 +96,7 @@ func TestCheckReportsKeysTampering(t *testing.T) {
 	}
 	openRefuses := map[string]bool{"keys record with a bad CRC": true, "keys record missing": true,
 		"keys record missing in an upgraded file": true, "keys record below v3from": true}
-	rows := map[string]bool{}
-	for _, tc := range tests {
-		rows[tc.name] = true
-	}
-	for name := range openRefuses {
-		if !rows[name] {
-			t.Fatalf("openRefuses names %q, which is not a row", name)
-		}
-	}
+	namesRows(t, "openRefuses", openRefuses, len(tests), func(i int) string { return tests[i].name })
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			path := copyFile(t, tc.base)

@@ -198,15 +198,7 @@ func checkReportsTampering(t *testing.T, base string, v note.Verifier, schema in
 		{"schema changed", put("meta", metaSchema, []byte("fiscal402.ledger/0")), -1, `meta schema is "fiscal402.ledger/0"`},
 		{"bucket dropped", func(tx *bolt.Tx) error { return tx.DeleteBucket([]byte("postings")) }, -1, `bucket "postings" is missing`},
 	}
-	rows := map[string]bool{}
-	for _, tc := range tests {
-		rows[tc.name] = true
-	}
-	for name := range notSchema3 {
-		if !rows[name] {
-			t.Fatalf("notSchema3 names %q, which is not a row", name)
-		}
-	}
+	namesRows(t, "notSchema3", notSchema3, len(tests), func(i int) string { return tests[i].name })
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if schema == 3 && notSchema3[tc.name] {
