@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/run.sh — the throughput benchmarks of issue 22 in one run, one table.
 #
-#   bench/run.sh              # 1 k scale point; 1-6 minutes on 2 cores (47 s on stop 31's VM)
+#   bench/run.sh              # 1 k scale point; 4-10 minutes on 2 cores
+#   ROUNDS=5 bench/run.sh     # the ratio rows 5 times (default 3; medians)
 #   SCALE=100k bench/run.sh   # adds the 100 k point (about 1 more minute per 2k/s)
 #   SCALE=1M bench/run.sh     # adds 1 M (long; ~2 GB of disk)
 #   PROFILE=1 bench/run.sh    # also writes bench/out/settle.cpu.pprof (committer.txt: its label)
@@ -32,25 +33,37 @@ raw="$out/raw.txt"
 N_SETTLE=${N_SETTLE:-10000}
 N_HTTP=${N_HTTP:-10000}
 N_RAW=${N_RAW:-10000}
+rounds=${ROUNDS:-3}
+if ! [[ "$rounds" =~ ^[1-9][0-9]*$ ]]; then echo "bench/run.sh: ROUNDS=$rounds: want a positive integer" >&2; exit 2; fi
 prof=()
 if [[ -n "${PROFILE:-}" ]]; then prof=(-cpuprofile "$out/settle.cpu.pprof" -o "$out/fiscal.test"); fi
 
 run() { echo "+ go test $*" >&2; go test "$@" 2>&1 | tee -a "$raw" | grep -E '^(Benchmark|FAIL|panic|---)' >&2 || true; }
 
-run ./ledger -run '^$' -bench 'BenchmarkRawBolt/bytes=entry/callers=(1|8|32|64)$' -benchtime "${N_RAW}x"
-run ./fiscal -run '^$' -bench 'BenchmarkSettle$' -benchtime "${N_SETTLE}x" -benchmem "${prof[@]}"
-# The same 64 callers with the GC at GOGC=200, the bundled server's setting
-# (examples/server: twice Go's default). The engine's live heap is a few
-# MB (GODEBUG=gctrace=1 at 64 callers: 4 MB live, an 8 MB goal), so at Go's
-# default the collector runs every ~80 settlements; the row
-# shows what that costs. The ratio line reports both.
-# (Anchored: an unanchored BenchmarkSettle also runs BenchmarkSettleScale
-# and BenchmarkSettleBackends once; the -N suffix is absent at GOMAXPROCS=1.)
-echo "+ GOGC=200 go test ./fiscal -run '^\$' -bench '^BenchmarkSettle\$/^callers=64\$' -benchtime ${N_SETTLE}x -benchmem" >&2
-GOGC=200 go test ./fiscal -run '^$' -bench '^BenchmarkSettle$/^callers=64$' -benchtime "${N_SETTLE}x" -benchmem 2>&1 |
-  sed -E 's#^(BenchmarkSettle/callers=64)(-[0-9]+)?([[:space:]])#\1/GOGC=200\2\3#' | tee -a "$raw" | grep -E '^(Benchmark|FAIL|panic|---)' >&2 || true
+# The rows of the ratio lines (raw bbolt, Engine.Settle, the server over
+# HTTP) run ROUNDS times, interleaved, so that the machine's drift (the
+# same binary moved by 30 % within an hour on a shared 2-core VM) hits
+# every row alike; the table reports each metric's median over the
+# rounds, and each ratio line the ratio of the medians beside the range of
+# the per-round ratios (round k of one row against round k of the other).
+for ((round = 1; round <= rounds; round++)); do
+  echo "+ round $round of $rounds" >&2
+  run ./ledger -run '^$' -bench 'BenchmarkRawBolt/bytes=entry/callers=(1|8|32|64)$' -benchtime "${N_RAW}x"
+  if ((round > 1)); then prof=(); fi
+  run ./fiscal -run '^$' -bench 'BenchmarkSettle$' -benchtime "${N_SETTLE}x" -benchmem "${prof[@]}"
+  # The same 64 callers with the GC at GOGC=200, the bundled server's setting
+  # (examples/server: twice Go's default). The engine's live heap is a few
+  # MB (GODEBUG=gctrace=1 at 64 callers: 4 MB live, an 8 MB goal), so at Go's
+  # default the collector runs every ~80 settlements; the row
+  # shows what that costs. The ratio line reports both.
+  # (Anchored: an unanchored BenchmarkSettle also runs BenchmarkSettleScale
+  # and BenchmarkSettleBackends once; the -N suffix is absent at GOMAXPROCS=1.)
+  echo "+ GOGC=200 go test ./fiscal -run '^\$' -bench '^BenchmarkSettle\$/^callers=64\$' -benchtime ${N_SETTLE}x -benchmem" >&2
+  GOGC=200 go test ./fiscal -run '^$' -bench '^BenchmarkSettle$/^callers=64$' -benchtime "${N_SETTLE}x" -benchmem 2>&1 |
+    sed -E 's#^(BenchmarkSettle/callers=64)(-[0-9]+)?([[:space:]])#\1/GOGC=200\2\3#' | tee -a "$raw" | grep -E '^(Benchmark|FAIL|panic|---)' >&2 || true
+  run ./examples/server -run '^$' -bench 'BenchmarkServerHTTP$' -benchtime "${N_HTTP}x" -timeout 20m
+done
 FISCAL402_BENCH_SCALE=${SCALE:-} run ./fiscal -run '^$' -bench 'BenchmarkSettleScale$' -benchtime 1x -timeout 60m
-run ./examples/server -run '^$' -bench 'BenchmarkServerHTTP$' -benchtime "${N_HTTP}x" -timeout 20m
 run ./receipt -run '^$' -bench 'BenchmarkVerify(V3|V4|Floor|V4Floor)?$' -benchtime 2000x -benchmem
 run ./ledger -run '^$' -bench 'BenchmarkCheckRate/records=100k/' -benchtime 3x
 if [[ -n "${GOBL:-}" ]]; then
@@ -58,35 +71,64 @@ if [[ -n "${GOBL:-}" ]]; then
   go -C bench/gobl test -run '^$' -bench 'BenchmarkInvoice' -benchmem 2>&1 | tee -a "$raw" | grep -E '^(Benchmark|FAIL|panic|---)' >&2 || true
 fi
 
-# One table: name, records/s, µs/op, allocs/op, extra metrics.
-awk '
-/^Benchmark/ {
-  name=$1; sub(/-[0-9]+$/, "", name)
-  rps=""; us=""; allocs=""; extra=""
-  for (i=3; i<NF; i+=2) {
-    v=$i; u=$(i+1)
-    if (u=="records/s") rps=sprintf("%.0f", v)
-    else if (u=="ns/op") us=sprintf("%.1f", v/1000)
-    else if (u=="allocs/op") allocs=v
-    else if (u=="B/op") continue
-    else extra=extra sprintf(" %s=%s", u, (v+0==int(v+0)?v:sprintf("%.1f", v)))
+# One table: name, records/s, µs/op, allocs/op, extra metrics; a row that
+# ran several times shows each metric's median (rounds=N says how many).
+awk -v rounds="$rounds" '
+function median(name, u,    k, j, c, t, a) {
+  c = cnt[name, u]
+  for (k = 1; k <= c; k++) a[k] = val[name, u, k] + 0
+  for (k = 2; k <= c; k++) { t = a[k]; for (j = k - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+  return c % 2 ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2
+}
+# ratio prints 100*num/den of the medians of records/s, and the range of
+# the per-round ratios (round k against round k) when both ran in rounds.
+function ratio(label, num, den,    k, c, r, lo, hi) {
+  if (!cnt[num, "records/s"] || !cnt[den, "records/s"]) return
+  printf "%s: %.0f %%", label, 100 * median(num, "records/s") / median(den, "records/s")
+  c = cnt[num, "records/s"] < cnt[den, "records/s"] ? cnt[num, "records/s"] : cnt[den, "records/s"]
+  if (c > 1) {
+    for (k = 1; k <= c; k++) {
+      r = 100 * val[num, "records/s", k] / val[den, "records/s", k]
+      if (k == 1 || r < lo) lo = r
+      if (k == 1 || r > hi) hi = r
+    }
+    printf " (per round %.0f-%.0f %%)", lo, hi
   }
-  rows[++n]=sprintf("| %-52s | %9s | %9s | %9s |%s", name, rps, us, allocs, extra)
-  if (name ~ /RawBolt.*callers=32$/) raw32=rps
-  if (name ~ /RawBolt.*callers=64$/) raw64=rps
-  if (name ~ /ServerHTTP\/client=lean\/clients=32$/) http32=rps
-  if (name ~ /ServerHTTP\/client=nethttp\/clients=32$/) nethttp32=rps
-  if (name ~ /BenchmarkSettle\/callers=64$/) eng64=rps
-  if (name ~ /BenchmarkSettle\/callers=64\/GOGC=200$/) eng64gc=rps
+  printf "\n"
+}
+/^Benchmark/ {
+  name = $1; sub(/-[0-9]+$/, "", name)
+  if (!(name in seen)) { seen[name] = 1; order[++n] = name }
+  runs[name]++
+  for (i = 3; i < NF; i += 2) {
+    u = $(i + 1)
+    if (!((name, u) in cnt)) units[name] = units[name] SUBSEP u
+    val[name, u, ++cnt[name, u]] = $i
+  }
 }
 END {
   printf "| %-52s | %9s | %9s | %9s | %s\n", "benchmark", "records/s", "µs/op", "allocs/op", "other"
   printf "|%s|%s|%s|%s|%s\n", "------------------------------------------------------", "-----------", "-----------", "-----------", "------"
-  for (i=1; i<=n; i++) print rows[i]
-  if (raw32 && http32) printf "\nHTTP(32 clients) / raw bbolt(32 writers): %.0f %%\n", 100*http32/raw32
-  if (raw32 && nethttp32) printf "HTTP(32 net/http clients) / raw bbolt(32 writers): %.0f %%\n", 100*nethttp32/raw32
-  if (raw64 && eng64) printf "Engine.Settle(64) / raw bbolt(64 writers): %.0f %%\n", 100*eng64/raw64
-  if (raw64 && eng64gc) printf "Engine.Settle(64, GOGC=200 as the server) / raw bbolt(64 writers): %.0f %%\n", 100*eng64gc/raw64
+  for (r = 1; r <= n; r++) {
+    name = order[r]; rps = ""; us = ""; allocs = ""; extra = ""
+    if (runs[name] > 1) extra = sprintf(" rounds=%d", runs[name])
+    m = split(substr(units[name], 2), us_list, SUBSEP)
+    for (i = 1; i <= m; i++) {
+      u = us_list[i]; v = median(name, u)
+      if (u == "records/s") rps = sprintf("%.0f", v)
+      else if (u == "ns/op") us = sprintf("%.1f", v / 1000)
+      else if (u == "allocs/op") allocs = v
+      else if (u == "B/op") continue
+      else extra = extra sprintf(" %s=%s", u, (v == int(v) ? v : sprintf("%.1f", v)))
+    }
+    printf "| %-52s | %9s | %9s | %9s |%s\n", name, rps, us, allocs, extra
+  }
+  if (rounds > 1) printf "\nmedians of %d interleaved rounds\n", rounds
+  else printf "\n"
+  ratio("HTTP(32 clients) / raw bbolt(32 writers)", "BenchmarkServerHTTP/client=lean/clients=32", "BenchmarkRawBolt/bytes=entry/callers=32")
+  ratio("HTTP(32 net/http clients) / raw bbolt(32 writers)", "BenchmarkServerHTTP/client=nethttp/clients=32", "BenchmarkRawBolt/bytes=entry/callers=32")
+  ratio("Engine.Settle(64) / raw bbolt(64 writers)", "BenchmarkSettle/callers=64", "BenchmarkRawBolt/bytes=entry/callers=64")
+  ratio("Engine.Settle(64, GOGC=200 as the server) / raw bbolt(64 writers)", "BenchmarkSettle/callers=64/GOGC=200", "BenchmarkRawBolt/bytes=entry/callers=64")
 }' "$raw" | tee "$out/table.md"
 if [[ -n "${PROFILE:-}" ]]; then
   go tool pprof -top -nodecount 25 "$out/fiscal.test" "$out/settle.cpu.pprof" 2>/dev/null | tee "$out/profile.txt" | head -35 || true
