@@ -1,6 +1,7 @@
 package main
 
 import (
+	"runtime"
 	"runtime/debug"
 	"testing"
 )
@@ -22,5 +23,31 @@ func TestGCDefault(t *testing.T) {
 	})
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("with GOGC=100: GC percent %d, want 100 (the environment's)", got)
+	}
+}
+
+// TestProcsDefault: with the bbolt ledger and no GOMAXPROCS in the
+// environment the server schedules on one P more than Go found; with
+// GOMAXPROCS set, or with PostgreSQL, the setting stays.
+func TestProcsDefault(t *testing.T) {
+	prev := runtime.GOMAXPROCS(2)
+	defer runtime.GOMAXPROCS(prev)
+	none := func(string) string { return "" }
+	setProcsDefault(none, true)
+	if got := runtime.GOMAXPROCS(2); got != 3 {
+		t.Errorf("bbolt, no GOMAXPROCS: %d P's, want 3", got)
+	}
+	setProcsDefault(func(k string) string {
+		if k == "GOMAXPROCS" {
+			return "2"
+		}
+		return ""
+	}, true)
+	if got := runtime.GOMAXPROCS(2); got != 2 {
+		t.Errorf("bbolt, GOMAXPROCS=2: %d P's, want 2 (the environment's)", got)
+	}
+	setProcsDefault(none, false)
+	if got := runtime.GOMAXPROCS(2); got != 2 {
+		t.Errorf("PostgreSQL: %d P's, want 2", got)
 	}
 }
