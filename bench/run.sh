@@ -61,6 +61,13 @@ for ((round = 1; round <= rounds; round++)); do
   echo "+ GOGC=200 go test ./fiscal -run '^\$' -bench '^BenchmarkSettle\$/^callers=64\$' -benchtime ${N_SETTLE}x -benchmem" >&2
   GOGC=200 go test ./fiscal -run '^$' -bench '^BenchmarkSettle$/^callers=64$' -benchtime "${N_SETTLE}x" -benchmem 2>&1 |
     sed -E 's#^(BenchmarkSettle/callers=64)(-[0-9]+)?([[:space:]])#\1/GOGC=200\2\3#' | tee -a "$raw" | grep -E '^(Benchmark|FAIL|panic|---)' >&2 || true
+  # And with both of the bundled server's settings for a bbolt ledger:
+  # GOGC=200 and one P more than the CPUs (examples/server setProcsDefault:
+  # the committer's fdatasyncs hold a P).
+  procs=$(($(nproc) + 1))
+  echo "+ GOGC=200 GOMAXPROCS=$procs go test ./fiscal -run '^\$' -bench '^BenchmarkSettle\$/^callers=64\$' -benchtime ${N_SETTLE}x -benchmem" >&2
+  GOGC=200 GOMAXPROCS=$procs go test ./fiscal -run '^$' -bench '^BenchmarkSettle$/^callers=64$' -benchtime "${N_SETTLE}x" -benchmem 2>&1 |
+    sed -E 's#^(BenchmarkSettle/callers=64)(-[0-9]+)?([[:space:]])#\1/GOGC=200,GOMAXPROCS=+1\2\3#' | tee -a "$raw" | grep -E '^(Benchmark|FAIL|panic|---)' >&2 || true
   run ./examples/server -run '^$' -bench 'BenchmarkServerHTTP$' -benchtime "${N_HTTP}x" -timeout 20m
 done
 FISCAL402_BENCH_SCALE=${SCALE:-} run ./fiscal -run '^$' -bench 'BenchmarkSettleScale$' -benchtime 1x -timeout 60m
@@ -129,6 +136,7 @@ END {
   ratio("HTTP(32 net/http clients) / raw bbolt(32 writers)", "BenchmarkServerHTTP/client=nethttp/clients=32", "BenchmarkRawBolt/bytes=entry/callers=32")
   ratio("Engine.Settle(64) / raw bbolt(64 writers)", "BenchmarkSettle/callers=64", "BenchmarkRawBolt/bytes=entry/callers=64")
   ratio("Engine.Settle(64, GOGC=200 as the server) / raw bbolt(64 writers)", "BenchmarkSettle/callers=64/GOGC=200", "BenchmarkRawBolt/bytes=entry/callers=64")
+  ratio("Engine.Settle(64, GOGC=200 and GOMAXPROCS=CPUs+1 as the server) / raw bbolt(64 writers)", "BenchmarkSettle/callers=64/GOGC=200,GOMAXPROCS=+1", "BenchmarkRawBolt/bytes=entry/callers=64")
 }' "$raw" | tee "$out/table.md"
 if [[ -n "${PROFILE:-}" ]]; then
   go tool pprof -top -nodecount 25 "$out/fiscal.test" "$out/settle.cpu.pprof" 2>/dev/null | tee "$out/profile.txt" | head -35 || true
