@@ -328,7 +328,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	}
 
 	setGCDefault(os.Getenv)
-	setProcsDefault(os.Getenv, cfg.Store == "")
+	setProcsDefault(os.Getenv, cfg.Store == "", runtime.NumCPU())
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return err
@@ -388,8 +388,9 @@ func setGCDefault(getenv func(string) string) {
 }
 
 // setProcsDefault gives the Go scheduler one P more than the CPUs it found
-// (GOMAXPROCS: the machine's, or the container's quota) when the ledger is
-// the local bbolt file, unless the environment sets GOMAXPROCS.
+// when the ledger is the local bbolt file, unless the environment sets
+// GOMAXPROCS or a CPU quota set the runtime's choice below cpus (the CPUs
+// the process may run on, runtime.NumCPU).
 //
 // Why: the ledger's committer makes every commit durable with two
 // fdatasyncs, and a goroutine in a blocking system call keeps its P until
@@ -405,12 +406,16 @@ func setGCDefault(getenv func(string) string) {
 // → 5,040 settlements/s (medians); at 32 clients, where every request waits
 // on the disk rather than on a CPU, no change (3,951 and 3,940/s). With
 // PostgreSQL the commit waits on the network, which gives the P up, and the
-// default stays. Setting GOMAXPROCS here ends the runtime's own updates of
-// it when a container's CPU limit changes (Go 1.25); the environment's
-// GOMAXPROCS keeps both choices to the operator.
-func setProcsDefault(getenv func(string) string, localLedger bool) {
-	if localLedger && getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
+// default stays. Under a container's CPU quota (Go 1.25 sets GOMAXPROCS
+// to it) it stays too: a P more than the quota lets the process run more
+// threads than the quota pays for whenever nothing blocks, and the kernel
+// then throttles it for the rest of its period, a pause of every request.
+// Setting GOMAXPROCS here ends the runtime's own updates of it when a
+// container's CPU limit changes; the environment's GOMAXPROCS keeps both
+// choices to the operator.
+func setProcsDefault(getenv func(string) string, localLedger bool, cpus int) {
+	if n := runtime.GOMAXPROCS(0); localLedger && getenv("GOMAXPROCS") == "" && n >= cpus {
+		runtime.GOMAXPROCS(n + 1)
 	}
 }
 
