@@ -400,19 +400,19 @@ func setGCDefault(getenv func(string) string) {
 // fdatasync one of the P's ran nothing while goroutines waited for a P: in a
 // runtime trace of fiscal's BenchmarkSettle at 64 callers on 2 CPUs, on
 // average 1.46 goroutines ran, and for 31 % of the time one ran while the
-// committer sat in fdatasync. With a third P, 1.92 ran, and the settlements
-// per second rose by 11, 18 and 25 % (three alternated pairs). The server,
-// busy (BenchmarkServerHTTP at 128 clients, three alternated pairs): 4,512
-// → 5,040 settlements/s (medians); at 32 clients, where every request waits
-// on the disk rather than on a CPU, no change (3,951 and 3,940/s). With
-// PostgreSQL the commit waits on the network, which gives the P up, and the
-// default stays. Under a container's CPU quota (Go 1.25 sets GOMAXPROCS
-// to it) it stays too: a P more than the quota lets the process run more
-// threads than the quota pays for whenever nothing blocks, and the kernel
-// then throttles it for the rest of its period, a pause of every request.
-// Setting GOMAXPROCS here ends the runtime's own updates of it when a
-// container's CPU limit changes; the environment's GOMAXPROCS keeps both
-// choices to the operator.
+// committer sat in a system call (fdatasync, or the pwrites before it). With
+// a third P, 1.92 ran, and the settlements per second rose by 11, 18 and 25
+// % (three alternated pairs). The server, busy (BenchmarkServerHTTP at 128
+// clients, three alternated pairs): 4,512 → 5,040 settlements/s (medians);
+// at 32 clients, where every request waits on the commit cycle rather than
+// on a CPU, no change (3,951 and 3,940/s). With PostgreSQL the commit waits
+// on the network, which gives the P up, and the default stays. Under a
+// container's CPU quota (Go 1.25 sets GOMAXPROCS to it) it stays too: a P
+// more than the quota lets the process run more threads than the quota pays
+// for whenever nothing blocks, and the kernel then throttles it for the rest
+// of its period, a pause of every request. Setting GOMAXPROCS here ends the
+// runtime's own updates of it when a container's CPU limit changes; the
+// environment's GOMAXPROCS keeps both choices to the operator.
 func setProcsDefault(getenv func(string) string, localLedger bool, cpus int) {
 	if n := runtime.GOMAXPROCS(0); localLedger && getenv("GOMAXPROCS") == "" && n >= cpus {
 		runtime.GOMAXPROCS(n + 1)
