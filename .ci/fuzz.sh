@@ -26,15 +26,27 @@ fuzzers=(
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 run_one() { # package fuzzer
-  local out="$log/$2.${1//\//_}.log"
-  if go test "$1" -run '^$' -fuzz "^$2\$" -fuzztime "$fuzztime" -fuzzminimizetime 5s -parallel 1 >"$out" 2>&1; then
-    execs=$(grep -o 'execs: [0-9]*' "$out" | tail -1 | grep -o '[0-9]*' || echo "?")
-    echo "fuzz: $1 $2: ok, $execs executions in $fuzztime"
-  else
+  local out="$log/$2.${1//\//_}.log" try
+  for try in 1 2; do
+    if go test "$1" -run '^$' -fuzz "^$2\$" -fuzztime "$fuzztime" -fuzzminimizetime 5s -parallel 1 >"$out" 2>&1; then
+      execs=$(grep -o 'execs: [0-9]*' "$out" | tail -1 | grep -o '[0-9]*' || echo "?")
+      echo "fuzz: $1 $2: ok, $execs executions in $fuzztime"
+      return 0
+    fi
+    # Go before 1.27 can fail a run at the -fuzztime deadline with its own
+    # "context deadline exceeded" (a race in the fuzzing coordinator,
+    # golang/go#75804, reported fixed in Go 1.27), most often on a loaded
+    # machine. A real finding always writes its input ("Failing input
+    # written to"), so only a failure without one runs once more, and
+    # must pass then.
+    if [ "$try" = 1 ] && grep -q 'context deadline exceeded' "$out" && ! grep -q 'Failing input written' "$out"; then
+      echo "fuzz: $1 $2: the fuzzing engine's deadline race (golang/go#75804), no input found; once more" >&2
+      continue
+    fi
     echo "fuzz: $1 $2: FAILED" >&2
     tail -40 "$out" >&2
     return 1
-  fi
+  done
 }
 failed=0
 for ((i = 0; i < ${#fuzzers[@]}; i += 2)); do
