@@ -545,37 +545,50 @@ func benchLedger(b *testing.B, mutate ...func(*Options)) *Ledger {
 // (peak-heap-MB, sampled every millisecond). check=ledger is Ledger.Check
 // on the open ledger (one read transaction); check=file is the
 // package-level Check of the closed file, which also walks every page.
+// receipt=4.0.0 is a file of what the engine writes today (a receipt
+// payload as the leaf, its openings beside the record); receipt=1.0.0 one
+// of its first receipts, compact JWS leaves, which Check hashes in their
+// base64 form and so encodes again (files written before 4.0.0 hold them).
 func BenchmarkCheckRate(b *testing.B) {
-	r := loadRealistic(b)
 	for _, n := range []int64{20_000, 100_000} {
-		b.Run(fmt.Sprintf("records=%dk", n/1000), func(b *testing.B) {
-			l, path, v := testLedger(b)
-			fillReal(b, l, r, "entry", 0, n)
-			measure := func(b *testing.B, check func() error) {
-				b.ReportAllocs()
-				cpu := processCPU()
-				for b.Loop() {
-					if err := check(); err != nil {
-						b.Fatal(err)
-					}
+		for _, spec := range []string{"4.0.0", "1.0.0"} {
+			b.Run(fmt.Sprintf("records=%dk/receipt=%s", n/1000, spec), func(b *testing.B) {
+				r := loadRealistic(b)
+				if spec == "4.0.0" {
+					r = loadRealisticV4(b)
 				}
-				cpu = processCPU() - cpu
-				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
-				b.ReportMetric(float64(cpu.Microseconds())/float64(n)/float64(b.N), "cpu-µs/record")
-				// One more check, untimed: the sampler stops the world.
-				peak := watchHeap()
-				if err := check(); err != nil {
-					b.Fatal(err)
-				}
-				b.ReportMetric(float64(peak())/(1<<20), "peak-heap-MB")
-			}
-			b.Run("check=ledger", func(b *testing.B) { measure(b, l.Check) })
-			if err := l.Close(); err != nil {
+				benchCheckRate(b, r, n)
+			})
+		}
+	}
+}
+
+func benchCheckRate(b *testing.B, r *realistic, n int64) {
+	l, path, v := testLedger(b)
+	fillReal(b, l, r, "entry", 0, n)
+	measure := func(b *testing.B, check func() error) {
+		b.ReportAllocs()
+		cpu := processCPU()
+		for b.Loop() {
+			if err := check(); err != nil {
 				b.Fatal(err)
 			}
-			b.Run("check=file", func(b *testing.B) { measure(b, func() error { return Check(path, v) }) })
-		})
+		}
+		cpu = processCPU() - cpu
+		b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+		b.ReportMetric(float64(cpu.Microseconds())/float64(n)/float64(b.N), "cpu-µs/record")
+		// One more check, untimed: the sampler stops the world.
+		peak := watchHeap()
+		if err := check(); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(peak())/(1<<20), "peak-heap-MB")
 	}
+	b.Run("check=ledger", func(b *testing.B) { measure(b, l.Check) })
+	if err := l.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("check=file", func(b *testing.B) { measure(b, func() error { return Check(path, v) }) })
 }
 
 // BenchmarkCheckFile runs the package-level Check on the file named by

@@ -23,23 +23,30 @@ import (
 // settlements. Each generated entry gets a fresh record ID, transaction
 // hash, timestamp and signature, so that no two entries share those bytes,
 // as in production; the rest of the text repeats, as it does in production.
+//
+// testdata/bench/v4 holds the same three settlements as the engine writes
+// them today (TestBenchTemplatesV4 keeps them so): a 4.0.0 receipt payload
+// as the leaf, with no signature, and the openings of its commitments as a
+// third document. loadRealisticV4 reads those.
 type realistic struct {
 	tmpl [3]realTemplate
+	v4   bool // 4.0.0 leaves (testdata/bench/v4), not JWS
 }
 
 type realTemplate struct {
-	header  string // JWS protected header, base64url
-	payload []byte // JWS payload, decoded JSON
-	record  []byte
-	ubl     []byte
-	id, tx  string // the record ID and tx hash the template uses
-	created string
+	header   string // JWS protected header, base64url ("" for 4.0.0)
+	payload  []byte // JWS payload, decoded JSON; the 4.0.0 leaf itself
+	record   []byte
+	ubl      []byte
+	openings []byte // 4.0.0 only
+	id, tx   string // the record ID and tx hash the template uses
+	created  string
 }
 
 var (
-	realOnce sync.Once
-	realData *realistic
-	realErr  error
+	realOnce, realOnceV4 sync.Once
+	realData, realDataV4 *realistic
+	realErr, realErrV4   error
 )
 
 func loadRealistic(tb testing.TB) *realistic {
@@ -49,6 +56,53 @@ func loadRealistic(tb testing.TB) *realistic {
 		tb.Fatal(realErr)
 	}
 	return realData
+}
+
+// loadRealisticV4 is loadRealistic with the templates of 4.0.0 receipts.
+func loadRealisticV4(tb testing.TB) *realistic {
+	tb.Helper()
+	realOnceV4.Do(func() { realDataV4, realErrV4 = readRealisticV4() })
+	if realErrV4 != nil {
+		tb.Fatal(realErrV4)
+	}
+	return realDataV4
+}
+
+func readRealisticV4() (*realistic, error) {
+	r := &realistic{v4: true}
+	for i := range r.tmpl {
+		read := func(name string) ([]byte, error) {
+			return os.ReadFile(filepath.Join("testdata", "bench", "v4", fmt.Sprintf("s%d-%s", i, name)))
+		}
+		t := &r.tmpl[i]
+		var err error
+		for name, to := range map[string]*[]byte{"leaf.json": &t.payload, "record.json": &t.record, "ubl.xml": &t.ubl, "openings.json": &t.openings} {
+			if *to, err = read(name); err != nil {
+				return nil, err
+			}
+		}
+		if err := t.names(); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// names reads the record ID, tx hash and creation time the template's
+// documents spell, which each generated entry replaces.
+func (t *realTemplate) names() error {
+	var rec struct {
+		ID         string `json:"id"`
+		CreatedAt  string `json:"createdAt"`
+		Settlement struct {
+			TxHash string `json:"txHash"`
+		} `json:"settlement"`
+	}
+	if err := json.Unmarshal(t.record, &rec); err != nil {
+		return err
+	}
+	t.id, t.tx, t.created = rec.ID, rec.Settlement.TxHash, rec.CreatedAt
+	return nil
 }
 
 func readRealistic() (*realistic, error) {
@@ -82,17 +136,9 @@ func readRealistic() (*realistic, error) {
 		if t.ubl, err = read(ublName); err != nil {
 			return nil, err
 		}
-		var rec struct {
-			ID         string `json:"id"`
-			CreatedAt  string `json:"createdAt"`
-			Settlement struct {
-				TxHash string `json:"txHash"`
-			} `json:"settlement"`
-		}
-		if err := json.Unmarshal(t.record, &rec); err != nil {
+		if err := t.names(); err != nil {
 			return nil, err
 		}
-		t.id, t.tx, t.created = rec.ID, rec.Settlement.TxHash, rec.CreatedAt
 	}
 	return r, nil
 }
@@ -102,6 +148,7 @@ type realEntry struct {
 	id, account string
 	leaf        []byte
 	record, ubl []byte
+	openings    []byte // a 4.0.0 receipt's; nil with a JWS
 	txKey       string
 	idemKey     string
 	payload     []byte // the JWS signing input's payload (for the simulated seal)
@@ -121,20 +168,26 @@ func (r *realistic) entry(n int64) realEntry {
 		return bytes.ReplaceAll(b, []byte(t.created), []byte(created))
 	}
 	payload := sub(t.payload)
-	sig := sha256.Sum256(append(seed[:], 's'))
-	sig2 := sha256.Sum256(sig[:])
-	leaf := t.header + "." + base64.RawURLEncoding.EncodeToString(payload) + "." +
-		base64.RawURLEncoding.EncodeToString(append(sig[:], sig2[:]...))
+	var leaf, openings []byte
+	if r.v4 {
+		leaf, openings = payload, sub(t.openings)
+	} else {
+		sig := sha256.Sum256(append(seed[:], 's'))
+		sig2 := sha256.Sum256(sig[:])
+		leaf = []byte(t.header + "." + base64.RawURLEncoding.EncodeToString(payload) + "." +
+			base64.RawURLEncoding.EncodeToString(append(sig[:], sig2[:]...)))
+	}
 	return realEntry{
-		id:      id,
-		account: fmt.Sprintf("acct_%03d", n%50),
-		leaf:    []byte(leaf),
-		record:  sub(t.record),
-		ubl:     sub(t.ubl),
-		txKey:   "eip155:8453:" + tx,
-		idemKey: fmt.Sprintf("acct_%03d\x00order-%d", n%50, n),
-		payload: payload,
-		header:  t.header,
+		id:       id,
+		account:  fmt.Sprintf("acct_%03d", n%50),
+		leaf:     leaf,
+		record:   sub(t.record),
+		ubl:      sub(t.ubl),
+		openings: openings,
+		txKey:    "eip155:8453:" + tx,
+		idemKey:  fmt.Sprintf("acct_%03d\x00order-%d", n%50, n),
+		payload:  payload,
+		header:   t.header,
 	}
 }
 
@@ -157,7 +210,7 @@ func (e realEntry) ledgerEntry(index int64) Entry {
 	return Entry{
 		ID:   e.id,
 		Leaf: e.leaf,
-		Docs: map[string][]byte{"record": e.record, "ubl": e.ubl},
+		Docs: e.docs(),
 		Postings: []Posting{
 			{Index: "account-events", Key: binary.BigEndian.AppendUint64([]byte(e.account+"\x00"), uint64(index))},
 			{Index: "account-time", Key: append(binary.BigEndian.AppendUint64([]byte(e.account+"\x00"), uint64(index)*1_700_000_000), e.id...)},
@@ -166,6 +219,16 @@ func (e realEntry) ledgerEntry(index int64) Entry {
 			{Bucket: "events", Key: binary.BigEndian.AppendUint64(nil, uint64(index)), Value: []byte(ev)},
 		},
 	}
+}
+
+// docs are the entry's documents: the record and the invoice, and a 4.0.0
+// receipt's openings.
+func (e realEntry) docs() map[string][]byte {
+	d := map[string][]byte{"record": e.record, "ubl": e.ubl}
+	if e.openings != nil {
+		d["openings"] = e.openings
+	}
+	return d
 }
 
 // prebuilt is the entry as the engine should build it for the prebuilt
@@ -179,7 +242,7 @@ func (e realEntry) prebuilt() (Entry, func(*Hook) error) {
 	en := Entry{
 		ID:   e.id,
 		Leaf: e.leaf,
-		Docs: map[string][]byte{"record": e.record, "ubl": e.ubl},
+		Docs: e.docs(),
 		Postings: []Posting{
 			{Index: "account-events", Key: []byte(e.account + "\x00"), AppendIndex: true},
 			{Index: "account-time", Key: append(binary.BigEndian.AppendUint64([]byte(e.account+"\x00"), uint64(time.Now().UnixNano())), e.id...)},
