@@ -43,30 +43,28 @@ type realTemplate struct {
 	created  string
 }
 
-var (
-	realOnce, realOnceV4 sync.Once
-	realData, realDataV4 *realistic
-	realErr, realErrV4   error
-)
-
-func loadRealistic(tb testing.TB) *realistic {
-	tb.Helper()
-	realOnce.Do(func() { realData, realErr = readRealistic() })
-	if realErr != nil {
-		tb.Fatal(realErr)
-	}
-	return realData
+// realSet is a set of templates, read once per test binary.
+type realSet struct {
+	once sync.Once
+	data *realistic
+	err  error
 }
+
+var realJWS, realV4 realSet
+
+func (s *realSet) load(tb testing.TB, read func() (*realistic, error)) *realistic {
+	tb.Helper()
+	s.once.Do(func() { s.data, s.err = read() })
+	if s.err != nil {
+		tb.Fatal(s.err)
+	}
+	return s.data
+}
+
+func loadRealistic(tb testing.TB) *realistic { tb.Helper(); return realJWS.load(tb, readRealistic) }
 
 // loadRealisticV4 is loadRealistic with the templates of 4.0.0 receipts.
-func loadRealisticV4(tb testing.TB) *realistic {
-	tb.Helper()
-	realOnceV4.Do(func() { realDataV4, realErrV4 = readRealisticV4() })
-	if realErrV4 != nil {
-		tb.Fatal(realErrV4)
-	}
-	return realDataV4
-}
+func loadRealisticV4(tb testing.TB) *realistic { tb.Helper(); return realV4.load(tb, readRealisticV4) }
 
 func readRealisticV4() (*realistic, error) {
 	r := &realistic{v4: true}
