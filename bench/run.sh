@@ -114,8 +114,8 @@ function ratio(label, num, den,    k, c, r, lo, hi) {
   }
 }
 END {
-  printf "| %-52s | %9s | %9s | %9s | %s\n", "benchmark", "records/s", "µs/op", "allocs/op", "other"
-  printf "|%s|%s|%s|%s|%s\n", "------------------------------------------------------", "-----------", "-----------", "-----------", "------"
+  printf "| %-62s | %9s | %9s | %9s | %s\n", "benchmark", "records/s", "µs/op", "allocs/op", "other"
+  printf "|%s|%s|%s|%s|%s\n", "----------------------------------------------------------------", "-----------", "-----------", "-----------", "------"
   for (r = 1; r <= n; r++) {
     name = order[r]; rps = ""; us = ""; allocs = ""; extra = ""
     if (runs[name] > 1) extra = sprintf(" rounds=%d", runs[name])
@@ -128,7 +128,7 @@ END {
       else if (u == "B/op") continue
       else extra = extra sprintf(" %s=%s", u, (v == int(v) ? v : sprintf("%.1f", v)))
     }
-    printf "| %-52s | %9s | %9s | %9s |%s\n", name, rps, us, allocs, extra
+    printf "| %-62s | %9s | %9s | %9s |%s\n", name, rps, us, allocs, extra
   }
   if (rounds > 1) printf "\nmedians of %d interleaved rounds\n", rounds
   else printf "\n"
