@@ -39,6 +39,15 @@ prof=()
 if [[ -n "${PROFILE:-}" ]]; then prof=(-cpuprofile "$out/settle.cpu.pprof" -o "$out/fiscal.test"); fi
 
 run() { echo "+ go test $*" >&2; go test "$@" 2>&1 | tee -a "$raw" | grep -E '^(Benchmark|FAIL|panic|---)' >&2 || true; }
+# settle64 NAME VAR=VALUE... runs BenchmarkSettle at 64 callers with the
+# environment given and files its row as BenchmarkSettle/callers=64/NAME.
+settle64() {
+  local name=$1
+  shift
+  echo "+ $* go test ./fiscal -run '^\$' -bench '^BenchmarkSettle\$/^callers=64\$' -benchtime ${N_SETTLE}x -benchmem" >&2
+  env "$@" go test ./fiscal -run '^$' -bench '^BenchmarkSettle$/^callers=64$' -benchtime "${N_SETTLE}x" -benchmem 2>&1 |
+    sed -E "s#^(BenchmarkSettle/callers=64)(-[0-9]+)?([[:space:]])#\1/$name\2\3#" | tee -a "$raw" | grep -E '^(Benchmark|FAIL|panic|---)' >&2 || true
+}
 
 # The rows of the ratio lines (raw bbolt, Engine.Settle, the server over
 # HTTP) run ROUNDS times, interleaved, so that the machine's drift (the
@@ -58,16 +67,11 @@ for ((round = 1; round <= rounds; round++)); do
   # shows what that costs. The ratio line reports both.
   # (Anchored: an unanchored BenchmarkSettle also runs BenchmarkSettleScale
   # and BenchmarkSettleBackends once; the -N suffix is absent at GOMAXPROCS=1.)
-  echo "+ GOGC=200 go test ./fiscal -run '^\$' -bench '^BenchmarkSettle\$/^callers=64\$' -benchtime ${N_SETTLE}x -benchmem" >&2
-  GOGC=200 go test ./fiscal -run '^$' -bench '^BenchmarkSettle$/^callers=64$' -benchtime "${N_SETTLE}x" -benchmem 2>&1 |
-    sed -E 's#^(BenchmarkSettle/callers=64)(-[0-9]+)?([[:space:]])#\1/GOGC=200\2\3#' | tee -a "$raw" | grep -E '^(Benchmark|FAIL|panic|---)' >&2 || true
+  settle64 GOGC=200 GOGC=200
   # And with both of the bundled server's settings for a bbolt ledger:
   # GOGC=200 and one P more than the CPUs (examples/server setProcsDefault:
   # the committer's fdatasyncs hold a P).
-  procs=$(($(nproc) + 1))
-  echo "+ GOGC=200 GOMAXPROCS=$procs go test ./fiscal -run '^\$' -bench '^BenchmarkSettle\$/^callers=64\$' -benchtime ${N_SETTLE}x -benchmem" >&2
-  GOGC=200 GOMAXPROCS=$procs go test ./fiscal -run '^$' -bench '^BenchmarkSettle$/^callers=64$' -benchtime "${N_SETTLE}x" -benchmem 2>&1 |
-    sed -E 's#^(BenchmarkSettle/callers=64)(-[0-9]+)?([[:space:]])#\1/GOGC=200,GOMAXPROCS=+1\2\3#' | tee -a "$raw" | grep -E '^(Benchmark|FAIL|panic|---)' >&2 || true
+  settle64 GOGC=200,GOMAXPROCS=+1 GOGC=200 GOMAXPROCS=$(($(nproc) + 1))
   run ./examples/server -run '^$' -bench 'BenchmarkServerHTTP$' -benchtime "${N_HTTP}x" -timeout 20m
 done
 FISCAL402_BENCH_SCALE=${SCALE:-} run ./fiscal -run '^$' -bench 'BenchmarkSettleScale$' -benchtime 1x -timeout 60m
