@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
+
 	"github.com/fiscal402/fiscal402/fiscal"
 )
 
@@ -81,6 +83,11 @@ func benchServerHTTP(b *testing.B, client string, clients int) {
 			return nil
 		}
 	}
+	// The ledger's commits, from the server's own metrics: how many
+	// settlements each group commit carried and how long its page writes
+	// and fsyncs took (what the ratio to the raw bbolt ceiling turns on).
+	opKey := readOperatorKey(b, dir)
+	commitsBefore := commitTotals(p.scrape(b, opKey))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	b.ResetTimer()
@@ -108,6 +115,10 @@ func benchServerHTTP(b *testing.B, client string, clients int) {
 	b.StopTimer()
 	hangUp()
 	b.ReportMetric(float64(b.N)/el.Seconds(), "records/s")
+	if d := commitTotals(p.scrape(b, opKey)).minus(commitsBefore); d.commits > 0 {
+		b.ReportMetric(d.records/d.commits, "records/commit")
+		b.ReportMetric(d.seconds/d.commits*1e6, "commit-µs")
+	}
 	if rss, ok := procPeakRSS(p.cmd.Process.Pid); ok {
 		b.ReportMetric(float64(rss)/(1<<20), "server-peak-rss-MiB")
 	}
@@ -130,6 +141,32 @@ func benchServerHTTP(b *testing.B, client string, clients int) {
 	if clientOK {
 		b.ReportMetric(float64((clientEnd-clientStart).Microseconds())/float64(b.N), "client-cpu-µs/record")
 	}
+}
+
+// commits are the totals of the ledger commit histograms of a scrape.
+type commits struct{ commits, records, seconds float64 }
+
+func commitTotals(fams map[string]*dto.MetricFamily) commits {
+	var c commits
+	if h := histogramOf(fams, "fiscal402_ledger_commit_batch_size"); h != nil {
+		c.commits, c.records = float64(h.GetSampleCount()), h.GetSampleSum()
+	}
+	if h := histogramOf(fams, "fiscal402_ledger_commit_fsync_seconds"); h != nil {
+		c.seconds = h.GetSampleSum()
+	}
+	return c
+}
+
+func (c commits) minus(o commits) commits {
+	return commits{c.commits - o.commits, c.records - o.records, c.seconds - o.seconds}
+}
+
+// histogramOf is the histogram of the unlabelled family name.
+func histogramOf(fams map[string]*dto.MetricFamily, name string) *dto.Histogram {
+	if fam, ok := fams[name]; ok && len(fam.GetMetric()) == 1 {
+		return fam.GetMetric()[0].GetHistogram()
+	}
+	return nil
 }
 
 // leanSender prepares the lean clients of one run: a connection each,
