@@ -7,12 +7,15 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/fiscal402/fiscal402/fiscal"
 )
@@ -86,8 +89,7 @@ func benchServerHTTP(b *testing.B, client string, clients int) {
 	// The ledger's commits, from the server's own metrics: how many
 	// settlements each group commit carried and how long its page writes
 	// and fsyncs took (what the ratio to the raw bbolt ceiling turns on).
-	opKey := readOperatorKey(b, dir)
-	commitsBefore := commitTotals(p.scrape(b, opKey))
+	commitsBefore, commitsOK := p.commitTotals(b, dir)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	b.ResetTimer()
@@ -115,9 +117,11 @@ func benchServerHTTP(b *testing.B, client string, clients int) {
 	b.StopTimer()
 	hangUp()
 	b.ReportMetric(float64(b.N)/el.Seconds(), "records/s")
-	if d := commitTotals(p.scrape(b, opKey)).minus(commitsBefore); d.commits > 0 {
-		b.ReportMetric(d.records/d.commits, "records/commit")
-		b.ReportMetric(d.seconds/d.commits*1e6, "commit-µs")
+	if after, ok := p.commitTotals(b, dir); ok && commitsOK {
+		if d := after.minus(commitsBefore); d.commits > 0 {
+			b.ReportMetric(d.records/d.commits, "records/commit")
+			b.ReportMetric(d.seconds/d.commits*1e6, "commit-µs")
+		}
 	}
 	if rss, ok := procPeakRSS(p.cmd.Process.Pid); ok {
 		b.ReportMetric(float64(rss)/(1<<20), "server-peak-rss-MiB")
@@ -146,15 +150,33 @@ func benchServerHTTP(b *testing.B, client string, clients int) {
 // commits are the totals of the ledger commit histograms of a scrape.
 type commits struct{ commits, records, seconds float64 }
 
-func commitTotals(fams map[string]*dto.MetricFamily) commits {
-	var c commits
+// commitTotals reads them from the server's /metrics with the operator key
+// of its data directory; ok is false for a server without that key or
+// /metrics, and one without those metrics reports no commits (older
+// binaries run by bench/sidebyside.sh): their row goes without the two
+// columns.
+func (p *serverProc) commitTotals(b *testing.B, dir string) (c commits, ok bool) {
+	key, err := os.ReadFile(filepath.Join(dir, "keys", "operator.key"))
+	if err != nil {
+		return c, false
+	}
+	status, _, raw := p.request(b, "GET", "/metrics", nil, "Authorization", "Bearer "+strings.TrimSpace(string(key)))
+	if status != 200 {
+		return c, false
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(bytes.NewReader(raw))
+	if err != nil {
+		return c, false
+	}
+	// Before the first commit the histograms are not exposed yet: zeros.
 	if h := histogramOf(fams, "fiscal402_ledger_commit_batch_size"); h != nil {
 		c.commits, c.records = float64(h.GetSampleCount()), h.GetSampleSum()
 	}
 	if h := histogramOf(fams, "fiscal402_ledger_commit_fsync_seconds"); h != nil {
 		c.seconds = h.GetSampleSum()
 	}
-	return c
+	return c, true
 }
 
 func (c commits) minus(o commits) commits {

@@ -84,7 +84,7 @@ func runCommand(t *testing.T, env []string, args ...string) (string, string, err
 	return out.String(), errOut.String(), err
 }
 
-func readOperatorKey(t testing.TB, dir string) string {
+func readOperatorKey(t *testing.T, dir string) string {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(dir, "keys", "operator.key"))
 	if err != nil {
@@ -95,7 +95,7 @@ func readOperatorKey(t testing.TB, dir string) string {
 
 // scrape reads /metrics with the operator key and parses it with the
 // Prometheus text parser.
-func (p *serverProc) scrape(t testing.TB, opKey string) map[string]*dto.MetricFamily {
+func (p *serverProc) scrape(t *testing.T, opKey string) map[string]*dto.MetricFamily {
 	t.Helper()
 	status, _, raw := p.request(t, "GET", "/metrics", nil, "Authorization", "Bearer "+opKey)
 	if status != 200 {
