@@ -59,7 +59,7 @@ settle64() {
 # the per-round ratios (round k of one row against round k of the other).
 for ((round = 1; round <= rounds; round++)); do
   echo "+ round $round of $rounds" >&2
-  run ./ledger -run '^$' -bench 'BenchmarkRawBolt/bytes=entry/callers=(1|8|32|64)$' -benchtime "${N_RAW}x"
+  run ./ledger -run '^$' -bench 'BenchmarkRawBolt/^bytes=entry$/^callers=(1|8|32|64)$' -benchtime "${N_RAW}x"
   if ((round > 1)); then prof=(); fi
   run ./fiscal -run '^$' -bench 'BenchmarkSettle$' -benchtime "${N_SETTLE}x" -benchmem "${prof[@]}"
   # The same 64 callers with the GC at GOGC=200, the bundled server's setting
