@@ -18,7 +18,10 @@
 // committer takes the first waiting append and then everything else already
 // waiting (at most [Options].MaxBatch), without any artificial delay: while
 // one batch is being fsynced, the next one forms (group commit). A batch is
-// one write transaction.
+// one write transaction. With the bbolt store the committer yields its P
+// once it has answered a batch, so that the callers it answered run before
+// it plans the next batch (a scheduling hint, not a delay: on 2 CPUs it
+// gave the server 6 % more settlements/s at 32 HTTP clients, Ledger.run).
 //
 // An append carries its entry in one of two forms. The prebuilt form
 // ([Append].Entry) is for everything that does not depend on the log
