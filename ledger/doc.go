@@ -21,7 +21,9 @@
 // one write transaction. With the bbolt store the committer yields its P
 // once it has answered a batch, so that the callers it answered run before
 // it plans the next batch (a scheduling hint, not a delay: on 2 CPUs it
-// gave the server 6 % more settlements/s at 32 HTTP clients, Ledger.run).
+// gave the server 6 % more settlements/s at 32 HTTP clients; with
+// GOMAXPROCS=1 batches of one append became batches of 10-46 and
+// throughput rose 3-8 times; Ledger.run).
 //
 // An append carries its entry in one of two forms. The prebuilt form
 // ([Append].Entry) is for everything that does not depend on the log
