@@ -69,6 +69,7 @@ func BenchmarkRawBolt(b *testing.B) {
 	sets := map[string]*realistic{"entry": loadRealisticV4(b), "entry-1.0.0": loadRealistic(b)}
 	for _, size := range []string{"entry", "entry-1.0.0", "4KB"} {
 		for _, callers := range []int{1, 8, 32, 64} {
+			r := sets[size] // nil for 4KB
 			b.Run(fmt.Sprintf("bytes=%s/callers=%d", size, callers), func(b *testing.B) {
 				db, err := bolt.Open(filepath.Join(b.TempDir(), "raw.db"), 0o600, nil)
 				if err != nil {
@@ -84,11 +85,11 @@ func BenchmarkRawBolt(b *testing.B) {
 				b.ResetTimer()
 				runCallers(b, callers, 0, int64(b.N), func(i int64) error {
 					var v []byte
-					if size == "4KB" {
+					if r == nil {
 						v = make([]byte, 4096)
 						binary.BigEndian.PutUint64(v, uint64(i))
 					} else {
-						e := sets[size].entry(i)
+						e := r.entry(i)
 						v = append(append(append(append(v, e.leaf...), e.record...), e.ubl...), e.openings...)
 					}
 					return gc.put(binary.BigEndian.AppendUint64(nil, uint64(i)), v)

@@ -7,15 +7,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 
 	"github.com/fiscal402/fiscal402/fiscal"
 )
@@ -89,7 +86,7 @@ func benchServerHTTP(b *testing.B, client string, clients int) {
 	// The ledger's commits, from the server's own metrics: how many
 	// settlements each group commit carried and how long its page writes
 	// and fsyncs took (what the ratio to the raw bbolt ceiling turns on).
-	commitsBefore, commitsOK := p.commitTotals(b, dir)
+	commitsBefore, commitsOK := p.commitSumsOf(b, dir)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	b.ResetTimer()
@@ -117,7 +114,7 @@ func benchServerHTTP(b *testing.B, client string, clients int) {
 	b.StopTimer()
 	hangUp()
 	b.ReportMetric(float64(b.N)/el.Seconds(), "records/s")
-	if after, ok := p.commitTotals(b, dir); ok && commitsOK {
+	if after, ok := p.commitSumsOf(b, dir); ok && commitsOK {
 		if d := after.minus(commitsBefore); d.commits > 0 {
 			b.ReportMetric(d.records/d.commits, "records/commit")
 			b.ReportMetric(d.seconds/d.commits*1e6, "commit-µs")
@@ -147,25 +144,20 @@ func benchServerHTTP(b *testing.B, client string, clients int) {
 	}
 }
 
-// commits are the totals of the ledger commit histograms of a scrape.
-type commits struct{ commits, records, seconds float64 }
+// commitSums are the sums of the ledger's commit histograms in a scrape.
+type commitSums struct{ commits, records, seconds float64 }
 
-// commitTotals reads them from the server's /metrics with the operator key
+// commitSumsOf reads them from the server's /metrics with the operator key
 // of its data directory; ok is false for a server without that key or
 // /metrics, and one without those metrics reports no commits (older
 // binaries run by bench/sidebyside.sh): their row goes without the two
 // columns.
-func (p *serverProc) commitTotals(b *testing.B, dir string) (c commits, ok bool) {
-	key, err := os.ReadFile(filepath.Join(dir, "keys", "operator.key"))
+func (p *serverProc) commitSumsOf(b *testing.B, dir string) (c commitSums, ok bool) {
+	key, err := operatorKeyIn(dir)
 	if err != nil {
 		return c, false
 	}
-	status, _, raw := p.request(b, "GET", "/metrics", nil, "Authorization", "Bearer "+strings.TrimSpace(string(key)))
-	if status != 200 {
-		return c, false
-	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := parser.TextToMetricFamilies(bytes.NewReader(raw))
+	fams, err := p.metrics(b, key)
 	if err != nil {
 		return c, false
 	}
@@ -179,8 +171,8 @@ func (p *serverProc) commitTotals(b *testing.B, dir string) (c commits, ok bool)
 	return c, true
 }
 
-func (c commits) minus(o commits) commits {
-	return commits{c.commits - o.commits, c.records - o.records, c.seconds - o.seconds}
+func (c commitSums) minus(o commitSums) commitSums {
+	return commitSums{c.commits - o.commits, c.records - o.records, c.seconds - o.seconds}
 }
 
 // histogramOf is the histogram of the unlabelled family name.

@@ -86,27 +86,44 @@ func runCommand(t *testing.T, env []string, args ...string) (string, string, err
 
 func readOperatorKey(t *testing.T, dir string) string {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(dir, "keys", "operator.key"))
+	key, err := operatorKeyIn(dir)
 	if err != nil {
 		t.Fatalf("the server made no operator key: %v", err)
 	}
-	return strings.TrimSpace(string(raw))
+	return key
+}
+
+// operatorKeyIn is the operator key the server keeps in its data directory.
+func operatorKeyIn(dir string) (string, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, "keys", "operator.key"))
+	return strings.TrimSpace(string(raw)), err
 }
 
 // scrape reads /metrics with the operator key and parses it with the
 // Prometheus text parser.
 func (p *serverProc) scrape(t *testing.T, opKey string) map[string]*dto.MetricFamily {
 	t.Helper()
+	fams, err := p.metrics(t, opKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fams
+}
+
+// metrics is scrape that returns its failure (a refused key, an exposition
+// that does not parse) instead of ending the test.
+func (p *serverProc) metrics(t testing.TB, opKey string) (map[string]*dto.MetricFamily, error) {
+	t.Helper()
 	status, _, raw := p.request(t, "GET", "/metrics", nil, "Authorization", "Bearer "+opKey)
 	if status != 200 {
-		t.Fatalf("GET /metrics: %d %s", status, raw)
+		return nil, fmt.Errorf("GET /metrics: %d %s", status, raw)
 	}
 	parser := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := parser.TextToMetricFamilies(bytes.NewReader(raw))
 	if err != nil {
-		t.Fatalf("the exposition does not parse: %v", err)
+		return nil, fmt.Errorf("the exposition does not parse: %w", err)
 	}
-	return fams
+	return fams, nil
 }
 
 // sample is the value of the sample of name whose labels include want.
