@@ -14,9 +14,10 @@
 # batch, the same bytes per record as a realistic entry as the engine
 # writes it today: 4.0.0 leaf + record + UBL + openings, ~10.8 KB; until
 # stop 34 of issue 22 the 1.0.0 JWS entry's ~9.8 KB, 1-4 % more puts/s,
-# BenchmarkRawBolt/bytes=entry-1.0.0), Engine.Settle at 1/8/64 callers (durable), the real server binary
-# over loopback HTTP at 32 clients (durable; client=lean, a load generator
-# that leaves the shared cores to the server, is the row of the ratio line;
+# BenchmarkRawBolt/bytes=entry-1.0.0), Engine.Settle at 1/8/64 callers
+# (durable), the real server binary over loopback HTTP at 32 clients
+# (durable; client=lean, a load generator that leaves the shared cores to
+# the server, is the row of the ratio line;
 # client=nethttp, Go's net/http client, beside it), throughput and file bytes per
 # record as the ledger grows, receipt.Verify (4.0.0, 3.0.0 and 1.0.0) beside its
 # floor, ledger.Check of 100 k realistic records (open ledger and file),
