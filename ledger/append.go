@@ -426,9 +426,16 @@ func duplicatePosting(ps []Posting) (Posting, bool) {
 // next one or the end of the hold. Once Close was called nothing is held.
 func (l *Ledger) run() {
 	defer close(l.done)
-	// One thread, so that its CPU time measures the commits (threadCPU).
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+	// Not locked to a thread (runtime.LockOSThread), although that would
+	// let threadCPU measure whole commits: a locked goroutine that gives up
+	// its P (to wait for the next append, to yield after answering, and in
+	// each fdatasync, whose P the runtime hands to the callers) comes back
+	// only through a handoff to its own thread, a wake-up and a sleep of
+	// two threads every time. Unlocked, any thread with a P takes it up.
+	// Measured on 2 CPUs in six alternated pairs (issue 22, stop 36):
+	// Engine.Settle at 64 callers 5,717 -> 6,553 settlements/s (medians,
+	// +15 %), the serial section 46 -> 38 µs per record. Stats.CommitterCPU
+	// now counts the spans that cannot block (measuredCPU).
 	batch := make([]*request, 0, l.maxBatch)
 	h := &holds{seen: map[int64]bool{}}
 	timer := time.NewTimer(time.Hour)
@@ -650,15 +657,16 @@ func orderBatch(batch []*request) {
 // ErrUnavailable (or the *CorruptError, which also stops writing).
 func (l *Ledger) commit(batch []*request) []result {
 	results := make([]result, len(batch))
-	start, cpu := time.Now(), threadCPU()
+	start := time.Now()
 	var w *batchWrites
+	var planCPU time.Duration
 	st, err := l.storeCommit(batch, func(v commitView) (*batchWrites, error) {
 		var err error
-		w, err = l.plan(batch, results, v)
+		planCPU = measuredCPU(func() { w, err = l.plan(batch, results, v) })
 		return w, err
 	})
 	l.prof.serial.Add(int64(time.Since(start) - st.io))
-	l.prof.cpu.Add(int64(threadCPU() - cpu))
+	l.prof.cpu.Add(int64(planCPU + st.cpu))
 	l.prof.io.Add(int64(st.io))
 	l.prof.pages.Add(st.pages)
 	l.prof.trips.Add(st.trips)

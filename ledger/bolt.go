@@ -476,7 +476,8 @@ func (s *boltStore) commit(_ func() *batchKeys, plan func(v commitView) (*batchW
 	if err != nil || w == nil {
 		return st, err
 	}
-	refs, err := s.write(tx, w)
+	var refs []keyRef
+	st.cpu = measuredCPU(func() { refs, err = s.write(tx, w) })
 	if err != nil {
 		return st, err
 	}

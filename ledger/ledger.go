@@ -531,11 +531,13 @@ type Stats struct {
 	// entries, hashing, signing checkpoints, bbolt's page spill);
 	// CommitterIO the time in those writes and fdatasyncs.
 	CommitterSerial, CommitterIO time.Duration
-	// CommitterCPU is the CPU time of the committer's thread in its
-	// commits, user and system (the page writes' and fdatasyncs' system
-	// time included): unlike CommitterSerial, not inflated by other
-	// goroutines or processes waiting for the CPUs. Linux only (0
-	// elsewhere).
+	// CommitterCPU is the CPU time, user and system, the committer's
+	// thread spent planning batches and (bbolt) putting their writes:
+	// unlike CommitterSerial, not inflated by other goroutines or
+	// processes waiting for the CPUs. The store's commit itself (bbolt's
+	// spill, the page writes and fdatasyncs; PostgreSQL's round trips) is
+	// not counted: across a blocking call the committer may continue on
+	// another thread. Linux only (0 elsewhere).
 	CommitterCPU time.Duration
 	// RoundTrips counts the round trips commits made to the database
 	// (PostgreSQL; 0 for bbolt): two per group commit, more only when a

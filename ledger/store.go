@@ -59,8 +59,9 @@ type storeHead struct {
 // (for bbolt: page writes and the two fdatasyncs).
 type commitStats struct {
 	io    time.Duration
-	pages int64 // pages written (bbolt: data pages and the meta page)
-	trips int64 // round trips to the database (PostgreSQL)
+	cpu   time.Duration // the thread CPU of the store's own non-blocking work (bbolt: its puts; measuredCPU)
+	pages int64         // pages written (bbolt: data pages and the meta page)
+	trips int64         // round trips to the database (PostgreSQL)
 }
 
 // batchKeys are the keys a batch will read, known before its appends are

@@ -6,10 +6,8 @@ import (
 )
 
 // threadCPU returns the CPU time (user and system) of the calling OS
-// thread; the caller locks its goroutine to the thread (the committer
-// does). It measures the committer's serial work independently of other
-// processes competing for the CPUs, which wall time on a shared machine
-// does not.
+// thread; the caller locks its goroutine to the thread (measuredCPU
+// does).
 func threadCPU() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru); err != nil {
