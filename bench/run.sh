@@ -21,7 +21,11 @@
 # client=nethttp, Go's net/http client, beside it), throughput and file bytes per
 # record as the ledger grows, receipt.Verify (4.0.0, 3.0.0 and 1.0.0) beside its
 # floor, ledger.Check of 100 k realistic records (open ledger and file),
-# and allocations per settlement. cpu-µs (per op, or per record) is the CPU
+# and allocations per settlement. Engine.Settle's p-busy-% and p-on-cpu-%
+# are the shares of the Ps' time (GOMAXPROCS × wall) the scheduler counts
+# busy and the process ran on a CPU: the gap is mostly a P held by the
+# committer in its fdatasyncs, which no caller can use (what one P more,
+# the server's GOMAXPROCS setting, gives back). cpu-µs (per op, or per record) is the CPU
 # time of the process, which other processes on a shared machine inflate
 # less than wall time. The ratios compare rows measured in this run.
 set -euo pipefail

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -56,7 +57,7 @@ func BenchmarkSettle(b *testing.B) {
 			before := e.Engine().Ledger().Stats()
 			b.ReportAllocs()
 			b.ResetTimer()
-			start, cpu := time.Now(), cpuNow(b)
+			start, cpu, ps := time.Now(), cpuNow(b), readPTime()
 			var wg sync.WaitGroup
 			for c := 0; c < callers; c++ {
 				wg.Add(1)
@@ -76,7 +77,16 @@ func BenchmarkSettle(b *testing.B) {
 			}
 			wg.Wait()
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "records/s")
-			b.ReportMetric(float64(cpuNow(b)-cpu)/float64(b.N)/1e3, "cpu-µs/record")
+			cpu = cpuNow(b) - cpu
+			b.ReportMetric(float64(cpu)/float64(b.N)/1e3, "cpu-µs/record")
+			// The Ps' time the scheduler counts busy beside the time the
+			// process ran on a CPU: a P held by a goroutine blocked in a
+			// system call (the committer's fdatasyncs) is busy but runs
+			// nothing, and no other goroutine can use it.
+			if busy, total := readPTime().since(ps); total > 0 {
+				b.ReportMetric(100*busy/total, "p-busy-%")
+				b.ReportMetric(100*cpu.Seconds()/total, "p-on-cpu-%")
+			}
 			st := e.Engine().Ledger().Stats()
 			if n := st.Appended - before.Appended; n > 0 {
 				b.ReportMetric(float64(st.CommitterSerial-before.CommitterSerial)/float64(n)/1e3, "serial-µs/record")
@@ -94,6 +104,26 @@ func BenchmarkSettle(b *testing.B) {
 			}
 		})
 	}
+}
+
+// pTime is the scheduler's account of the Ps' time (runtime/metrics'
+// /cpu/classes, in P-seconds: GOMAXPROCS × wall time): the total and the
+// part the Ps were idle.
+type pTime struct{ idle, total float64 }
+
+func readPTime() pTime {
+	s := []metrics.Sample{{Name: "/cpu/classes/idle:cpu-seconds"}, {Name: "/cpu/classes/total:cpu-seconds"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindFloat64 || s[1].Value.Kind() != metrics.KindFloat64 {
+		return pTime{}
+	}
+	return pTime{s[0].Value.Float64(), s[1].Value.Float64()}
+}
+
+// since returns the P-seconds busy (not idle) and in all since p.
+func (q pTime) since(p pTime) (busy, total float64) {
+	total = q.total - p.total
+	return total - (q.idle - p.idle), total
 }
 
 // settleRange settles requests first+1 … first+n with callers goroutines.
