@@ -428,14 +428,18 @@ func (l *Ledger) run() {
 	defer close(l.done)
 	// Not locked to a thread (runtime.LockOSThread), although that would
 	// let threadCPU measure whole commits: a locked goroutine that gives up
-	// its P (to wait for the next append, to yield after answering, and in
-	// each fdatasync, whose P the runtime hands to the callers) comes back
-	// only through a handoff to its own thread, a wake-up and a sleep of
-	// two threads every time. Unlocked, any thread with a P takes it up.
-	// Measured on 2 CPUs in six alternated pairs (issue 22, stop 36):
-	// Engine.Settle at 64 callers 5,717 -> 6,553 settlements/s (medians,
-	// +15 %), the serial section 46 -> 38 µs per record. Stats.CommitterCPU
-	// now counts the spans that cannot block (measuredCPU).
+	// its P (to wait for the next append, to yield after answering, or
+	// when sysmon takes the P during an fdatasync) comes back only through
+	// a handoff to its own thread, a wake-up and a sleep of two threads
+	// each time. Unlocked, any thread with a P runs it. Measured in
+	// alternated pairs on 2 CPUs (issue 22, stop 36), Engine.Settle at 64
+	// callers: with one P (GOMAXPROCS=1) faster in all 7 pairs, by 3-28 %
+	// (median 26 %; less CPU per settlement in the 5 that recorded it); at
+	// Go's default of two Ps faster in 23 of 30 pairs, median pair +8.6 %
+	// (medians 6,187 -> 6,908/s), on a VM whose pairs ranged from -11 to
+	// +34 %; the server at 32 HTTP clients (three Ps) unchanged (7 pairs,
+	// median pair +1 %). Stats.CommitterCPU now counts the spans that
+	// cannot block (measuredCPU).
 	batch := make([]*request, 0, l.maxBatch)
 	h := &holds{seen: map[int64]bool{}}
 	timer := time.NewTimer(time.Hour)
