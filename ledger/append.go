@@ -663,14 +663,13 @@ func (l *Ledger) commit(batch []*request) []result {
 	results := make([]result, len(batch))
 	start := time.Now()
 	var w *batchWrites
-	var planCPU time.Duration
 	st, err := l.storeCommit(batch, func(v commitView) (*batchWrites, error) {
 		var err error
-		planCPU = measuredCPU(func() { w, err = l.plan(batch, results, v) })
+		w, err = l.plan(batch, results, v)
 		return w, err
 	})
 	l.prof.serial.Add(int64(time.Since(start) - st.io))
-	l.prof.cpu.Add(int64(planCPU + st.cpu))
+	l.prof.cpu.Add(int64(st.cpu))
 	l.prof.io.Add(int64(st.io))
 	l.prof.pages.Add(st.pages)
 	l.prof.trips.Add(st.trips)

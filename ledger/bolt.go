@@ -472,13 +472,15 @@ func (s *boltStore) commit(_ func() *batchKeys, plan func(v commitView) (*batchW
 		return st, mapClosed(err)
 	}
 	defer tx.Rollback() // a no-op after Commit
-	w, err := plan(newBoltView(s, tx))
-	if err != nil || w == nil {
-		return st, err
-	}
+	// Planning and the puts do not block: one measured span.
+	var w *batchWrites
 	var refs []keyRef
-	st.cpu = measuredCPU(func() { refs, err = s.write(tx, w) })
-	if err != nil {
+	st.cpu = measuredCPU(func() {
+		if w, err = plan(newBoltView(s, tx)); err == nil && w != nil {
+			refs, err = s.write(tx, w)
+		}
+	})
+	if err != nil || w == nil {
 		return st, err
 	}
 	err = tx.Commit()

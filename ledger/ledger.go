@@ -532,7 +532,8 @@ type Stats struct {
 	// CommitterIO the time in those writes and fdatasyncs.
 	CommitterSerial, CommitterIO time.Duration
 	// CommitterCPU is the CPU time, user and system, the committer's
-	// thread spent planning batches and (bbolt) putting their writes:
+	// thread spent planning batches and preparing their writes (bbolt's
+	// puts, PostgreSQL's statements):
 	// unlike CommitterSerial, not inflated by other goroutines or
 	// processes waiting for the CPUs. The store's commit itself (bbolt's
 	// spill, the page writes and fdatasyncs; PostgreSQL's round trips) is

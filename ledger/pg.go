@@ -447,7 +447,15 @@ func (s *pgStore) commit(keys func() *batchKeys, plan func(v commitView) (*batch
 		return st, corrupt(s.name, err)
 	}
 	s.cur.Store(&head)
-	w, err := plan(v)
+	// Planning and encoding the writes: one measured span, which blocks
+	// only when the plan reads beyond the keys loaded above.
+	var w *batchWrites
+	b = &pgx.Batch{}
+	st.cpu = measuredCPU(func() {
+		if w, err = plan(v); err == nil && w != nil {
+			queueWrites(b, w)
+		}
+	})
 	if err != nil {
 		return st, err
 	}
@@ -459,8 +467,6 @@ func (s *pgStore) commit(keys func() *batchKeys, plan func(v commitView) (*batch
 		ok = true
 		return st, nil
 	}
-	b = &pgx.Batch{}
-	queueWrites(b, w)
 	b.Queue("COMMIT")
 	st.trips++
 	start = time.Now()

@@ -33,7 +33,9 @@ type store interface {
 	// it are allowed (the bbolt store reads lazily and never calls keys; a
 	// SQL store pays a round trip for each, which only the Build form and
 	// dictionary cuts after a restart need). When commit returns nil the
-	// writes are durable; otherwise none of them is.
+	// writes are durable; otherwise none of them is. The stats' cpu is the
+	// thread CPU of plan and of the store's own preparation of the writes,
+	// measured as one span (measuredCPU).
 	commit(keys func() *batchKeys, plan func(v commitView) (*batchWrites, error)) (commitStats, error)
 	// view runs fn over one consistent snapshot of the committed data.
 	view(fn func(r storeReader) error) error
@@ -59,7 +61,7 @@ type storeHead struct {
 // (for bbolt: page writes and the two fdatasyncs).
 type commitStats struct {
 	io    time.Duration
-	cpu   time.Duration // the thread CPU of the store's own non-blocking work (bbolt: its puts; measuredCPU)
+	cpu   time.Duration // the thread CPU of planning and preparing the writes (measuredCPU)
 	pages int64         // pages written (bbolt: data pages and the meta page)
 	trips int64         // round trips to the database (PostgreSQL)
 }
