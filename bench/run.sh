@@ -25,9 +25,9 @@
 # are the shares of the Ps' time (GOMAXPROCS × wall) the scheduler counts
 # busy and the process ran on a CPU: the gap is mostly a P held by the
 # committer in its fdatasyncs, which no caller can use (what one P more,
-# the server's GOMAXPROCS setting, gives back). cpu-µs (per op, or per record) is the CPU
-# time of the process, which other processes on a shared machine inflate
-# less than wall time. The ratios compare rows measured in this run.
+# the server's GOMAXPROCS setting, gives back). cpu-µs (per op, or per
+# record) is the CPU time of the process, which other processes on a
+# shared machine inflate less than wall time. The ratios compare rows measured in this run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=bench/out

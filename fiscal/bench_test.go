@@ -77,15 +77,15 @@ func BenchmarkSettle(b *testing.B) {
 			}
 			wg.Wait()
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "records/s")
-			cpu = cpuNow(b) - cpu
-			b.ReportMetric(float64(cpu)/float64(b.N)/1e3, "cpu-µs/record")
+			used := cpuNow(b) - cpu
+			b.ReportMetric(float64(used)/float64(b.N)/1e3, "cpu-µs/record")
 			// The Ps' time the scheduler counts busy beside the time the
 			// process ran on a CPU: a P held by a goroutine blocked in a
 			// system call (the committer's fdatasyncs) is busy but runs
 			// nothing, and no other goroutine can use it.
 			if busy, total := readPTime().since(ps); total > 0 {
 				b.ReportMetric(100*busy/total, "p-busy-%")
-				b.ReportMetric(100*cpu.Seconds()/total, "p-on-cpu-%")
+				b.ReportMetric(100*used.Seconds()/total, "p-on-cpu-%")
 			}
 			st := e.Engine().Ledger().Stats()
 			if n := st.Appended - before.Appended; n > 0 {
