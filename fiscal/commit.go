@@ -250,6 +250,10 @@ func (e *Engine) sealedAt(d *Draft, index int64) Record {
 	return r
 }
 
+// recordSlack is what a record's buffer has beyond the size of the one
+// sealed before it (a longer name, more reasons) before it must grow.
+const recordSlack = 512
+
 // seal fixes the entry's log index in the record and the receipt, seals the
 // receipt (4.0.0, the version every new receipt has: commits its personal
 // fields, checks and encodes its claims, the leaf; no signature) and
@@ -259,7 +263,12 @@ func (e *Engine) seal(d *Draft, index int64, rnd io.Reader) (doc, leaf, openings
 	if rec := e.sealedAt(d, index); d.Document != nil {
 		doc, err = d.Document(new(rec)) // a heap copy for the function value; rec stays on the stack
 	} else {
-		doc, err = appendRecordJSON(make([]byte, 0, 5<<10), &rec) // json.Marshal's bytes (json_gen.go)
+		// json.Marshal's bytes (json_gen.go), in a buffer of the last
+		// record's size and some: one allocation for most records, of the
+		// size class they need (a fixed 5 KB was 2 KB more than a typical
+		// record's; a settlement's bytes set how often the collector runs).
+		doc, err = appendRecordJSON(make([]byte, 0, e.recordSize.Load()+recordSlack), &rec)
+		e.recordSize.Store(int64(len(doc)))
 	}
 	if err != nil {
 		return nil, nil, nil, err

@@ -115,8 +115,11 @@ type Engine struct {
 	outbox   *outbox
 	rand     *syncread.Reader // Config.Rand, which need not be safe for concurrent use, behind a mutex
 	predict  ledger.Predictor // log indexes and invoice numbers predicted before the committer
-	invoices ubl.Renderer     // remembers the sellers' checks and party blocks (ubl/doc.go, "Performance")
-	stop     chan struct{}    // closed by Close: stops background work
+	// recordSize is the size of the record document sealed last, from
+	// which seal sizes the next one's buffer.
+	recordSize atomic.Int64
+	invoices   ubl.Renderer  // remembers the sellers' checks and party blocks (ubl/doc.go, "Performance")
+	stop       chan struct{} // closed by Close: stops background work
 	// totalLocks serialise an account's sales that lost a race for its
 	// Art. 59c running total (totals.go).
 	totalLocks sync.Map // account id → *sync.Mutex

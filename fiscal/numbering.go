@@ -62,13 +62,14 @@ func validInvoicePrefix(p string) error {
 }
 
 // numberAs gives the draft's invoice the number n of its series: written
-// into the rendered document (ubl.Draft.Finish), the record and the
+// into the rendered document (ubl.Draft.Take: the first number in the
+// draft's own buffer, a later one in a copy), the record and the
 // receipt claims. n is predicted before the committer and checked there
 // against the series' gap-free sequence (ledger.Hook.Sequence), which
 // decides (Commit).
 func (e *Engine) numberAs(d *Draft, n int64) error {
-	id := fmt.Sprintf("%s%06d", d.seriesPrefix, n)
-	doc, err := d.ublDraft.Finish(id)
+	id := invoiceNumber(d.seriesPrefix, n)
+	doc, err := d.ublDraft.Take(id)
 	if err != nil {
 		return err
 	}
@@ -82,4 +83,18 @@ func (e *Engine) numberAs(d *Draft, n int64) error {
 		d.claims.Invoice = &inv
 	}
 	return nil
+}
+
+// invoiceNumber is a series' number n as its invoices carry it: the
+// series' prefix and n in at least six digits (fmt's "%s%06d", without
+// its boxing of both arguments).
+func invoiceNumber(prefix string, n int64) string {
+	var digits [20]byte
+	ds := strconv.AppendInt(digits[:0], n, 10)
+	b := make([]byte, 0, len(prefix)+max(6, len(ds)))
+	b = append(b, prefix...)
+	for range 6 - len(ds) {
+		b = append(b, '0')
+	}
+	return string(append(b, ds...))
 }

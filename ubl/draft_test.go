@@ -2,6 +2,7 @@ package ubl
 
 import (
 	"bytes"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -85,6 +86,82 @@ func TestDraftChecksTheNumber(t *testing.T) {
 	expectProblem(t, out, err, wantProblem{"ID", "GR-R-001-1", ErrFormat})
 	if _, err := d.Finish(grID); err != nil {
 		t.Errorf("Greek number rejected: %v", err)
+	}
+}
+
+// TestDraftTake: for every golden, Take gives the rendered golden; a
+// number refused leaves the draft untaken; after a Take, Finish and Take
+// give new documents with their own numbers (short, long, escaped, one too
+// long for the room the renderer left) and never change the one taken.
+func TestDraftTake(t *testing.T) {
+	for _, gc := range goldenCases() {
+		var d *Draft
+		var id string
+		var err error
+		// render renders the golden numbered n, as a draft must give it
+		// (nil: refused, as a Greek seller's rules refuse most numbers).
+		render := func(n string) []byte {
+			var out []byte
+			var err error
+			if gc.CreditNote != nil {
+				cn := *gc.CreditNote
+				cn.ID = n
+				out, err = RenderCreditNote(cn)
+			} else {
+				inv := *gc.Invoice
+				inv.ID = n
+				out, err = RenderInvoice(inv)
+			}
+			if err != nil {
+				return nil
+			}
+			return out
+		}
+		if gc.CreditNote != nil {
+			cn := *gc.CreditNote
+			id, cn.ID = cn.ID, ""
+			d, err = DraftCreditNote(cn)
+		} else {
+			inv := *gc.Invoice
+			id, inv.ID = inv.ID, ""
+			d, err = DraftInvoice(inv)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", gc.Name, err)
+		}
+		if out, err := d.Take(""); err == nil || out != nil {
+			t.Fatalf("%s: Take of an empty number: %v", gc.Name, err)
+		}
+		taken, err := d.Take(id)
+		if err != nil {
+			t.Fatalf("%s: %v", gc.Name, err)
+		}
+		want := render(id)
+		if !bytes.Equal(taken, want) {
+			t.Fatalf("%s: taken draft differs:\n%s", gc.Name, firstDiff(taken, want))
+		}
+		long := id + strings.Repeat("-9", cap(taken)) // beyond any room left
+		for _, n := range []string{"1", id + "0", "F402<&>1", long, id} {
+			for name, f := range map[string]func(string) ([]byte, error){"Finish": d.Finish, "Take": d.Take} {
+				got, err := f(n)
+				w := render(n)
+				if w == nil || err != nil {
+					if (w == nil) != (err != nil) {
+						t.Errorf("%s: %s(%q) after Take: %v, rendering refused it: %t", gc.Name, name, n, err, w == nil)
+					}
+					continue
+				}
+				if !bytes.Equal(got, w) {
+					t.Errorf("%s: %s(%q) after Take differs:\n%s", gc.Name, name, n, firstDiff(got, w))
+				}
+				if &got[0] == &taken[0] {
+					t.Errorf("%s: %s(%q) after Take reuses the taken document", gc.Name, name, n)
+				}
+			}
+		}
+		if !bytes.Equal(taken, want) {
+			t.Errorf("%s: the taken document changed", gc.Name)
+		}
 	}
 }
 
