@@ -110,6 +110,9 @@ func fuzzSeeds(t testing.TB) map[string]map[string][]any {
 	for _, p := range patternRegexps {
 		add("FuzzPatterns", strings.ReplaceAll(p.name, " ", "-"), p.seed[0])
 	}
+	for i, d := range dateSeeds {
+		add("FuzzIsDate", fmt.Sprintf("%02d", i), d)
+	}
 	cases := encodeCases(t)
 	odd := cases[len(cases)-1]
 	add("FuzzEncodeClaims", "odd-strings", mustJSON(t, &odd))

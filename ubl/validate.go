@@ -5,7 +5,6 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
@@ -204,14 +203,43 @@ func (c *checker) date(field, rule, v string) {
 	if !c.code(field, rule, v) {
 		return
 	}
-	t, err := time.Parse(time.DateOnly, v)
-	if err != nil || len(v) != len(time.DateOnly) {
+	year, ok := dateOnly(v)
+	if !ok {
 		c.addf(field, "PEPPOL-EN16931-F001", ErrFormat, "%q is not a YYYY-MM-DD date", v)
 		return
 	}
-	if t.Year() == 0 {
+	if year == 0 {
 		c.addf(field, "PEPPOL-EN16931-F001", ErrFormat, "%q: year 0000 does not exist in xs:date", v)
 	}
+}
+
+// dateOnly reads a YYYY-MM-DD date as time.Parse(time.DateOnly, v) reads
+// it (four-digit year, two-digit month 01-12, a day that the month has in
+// that year, Gregorian leap years), without its generic layout parser:
+// time.Parse was 2 µs of every settlement's invoice checks.
+func dateOnly(v string) (year int, ok bool) {
+	if len(v) != len("2006-01-02") || v[4] != '-' || v[7] != '-' {
+		return 0, false
+	}
+	n := 0
+	for i, c := range []byte(v) {
+		if i == 4 || i == 7 {
+			continue
+		}
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	year, month, day := n/10000, n/100%100, n%100
+	if month < 1 || month > 12 || day < 1 {
+		return 0, false
+	}
+	days := [13]int{0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}[month]
+	if month == 2 && year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+		days = 29
+	}
+	return year, day <= days
 }
 
 // Limits on the representation of a decimal, checked before any arithmetic:
