@@ -250,10 +250,6 @@ func (e *Engine) sealedAt(d *Draft, index int64) Record {
 	return r
 }
 
-// recordSlack is what a record's buffer has beyond the size of the one
-// sealed before it (a longer name, more reasons) before it must grow.
-const recordSlack = 512
-
 // seal fixes the entry's log index in the record and the receipt, seals the
 // receipt (4.0.0, the version every new receipt has: commits its personal
 // fields, checks and encodes its claims, the leaf; no signature) and
@@ -264,10 +260,11 @@ func (e *Engine) seal(d *Draft, index int64, rnd io.Reader) (doc, leaf, openings
 		doc, err = d.Document(new(rec)) // a heap copy for the function value; rec stays on the stack
 	} else {
 		// json.Marshal's bytes (json_gen.go), in a buffer of the last
-		// record's size and some: one allocation for most records, of the
-		// size class they need (a fixed 5 KB was 2 KB more than a typical
-		// record's; a settlement's bytes set how often the collector runs).
-		doc, err = appendRecordJSON(make([]byte, 0, e.recordSize.Load()+recordSlack), &rec)
+		// record's size and 512 bytes (a longer name, more reasons): one
+		// allocation for most records, of the size class they need (a
+		// fixed 5 KB was 2 KB more than a typical record's; a settlement's
+		// bytes set how often the collector runs).
+		doc, err = appendRecordJSON(make([]byte, 0, e.recordSize.Load()+512), &rec)
 		e.recordSize.Store(int64(len(doc)))
 	}
 	if err != nil {
@@ -295,10 +292,8 @@ func (e *Engine) seal(d *Draft, index int64, rnd io.Reader) (doc, leaf, openings
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("fiscal: conceal and seal receipt claims: %w", err)
 	}
-	if openings, err = appendOpeningsJSON(make([]byte, 0, 160*len(opened)), &opened); err != nil { // a tx hash's opening is 139 bytes
-		return nil, nil, nil, err
-	}
-	return doc, leaf, openings, nil
+	openings, err = appendOpeningsJSON(make([]byte, 0, 160*len(opened)), &opened) // a tx hash's opening is 139 bytes
+	return doc, leaf, openings, err
 }
 
 // currentEntryID returns the id of the entry holding the record's current

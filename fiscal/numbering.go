@@ -68,14 +68,13 @@ func validInvoicePrefix(p string) error {
 // against the series' gap-free sequence (ledger.Hook.Sequence), which
 // decides (Commit).
 func (e *Engine) numberAs(d *Draft, n int64) error {
-	id := invoiceNumber(d.seriesPrefix, n)
+	id := fmt.Sprintf("%s%06d", d.seriesPrefix, n)
 	doc, err := d.ublDraft.Take(id)
 	if err != nil {
 		return err
 	}
 	sum := sha256.Sum256(doc)
-	d.ubl = doc
-	d.Record.Invoice.ID = id
+	d.ubl, d.Record.Invoice.ID = doc, id
 	d.Record.Invoice.UBLSHA256 = hex.EncodeToString(sum[:])
 	if d.claims != nil && d.claims.Invoice != nil {
 		inv := *d.claims.Invoice
@@ -83,18 +82,4 @@ func (e *Engine) numberAs(d *Draft, n int64) error {
 		d.claims.Invoice = &inv
 	}
 	return nil
-}
-
-// invoiceNumber is a series' number n as its invoices carry it: the
-// series' prefix and n in at least six digits (fmt's "%s%06d", without
-// its boxing of both arguments).
-func invoiceNumber(prefix string, n int64) string {
-	var digits [20]byte
-	ds := strconv.AppendInt(digits[:0], n, 10)
-	b := make([]byte, 0, len(prefix)+max(6, len(ds)))
-	b = append(b, prefix...)
-	for range 6 - len(ds) {
-		b = append(b, '0')
-	}
-	return string(append(b, ds...))
 }
