@@ -16,20 +16,7 @@ func TestDraftFinishMatchesRender(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var d *Draft
-		var id string
-		if gc.CreditNote != nil {
-			cn := *gc.CreditNote
-			id, cn.ID = cn.ID, ""
-			d, err = DraftCreditNote(cn)
-		} else {
-			inv := *gc.Invoice
-			id, inv.ID = inv.ID, ""
-			d, err = DraftInvoice(inv)
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", gc.Name, err)
-		}
+		d, id := draftGolden(t, gc)
 		got, err := d.Finish(id)
 		if err != nil {
 			t.Fatalf("%s: %v", gc.Name, err)
@@ -44,6 +31,27 @@ func TestDraftFinishMatchesRender(t *testing.T) {
 			}
 		}
 	}
+}
+
+// draftGolden drafts a golden without its number, which it returns.
+func draftGolden(t *testing.T, gc goldenCase) (*Draft, string) {
+	t.Helper()
+	var d *Draft
+	var id string
+	var err error
+	if gc.CreditNote != nil {
+		cn := *gc.CreditNote
+		id, cn.ID = cn.ID, ""
+		d, err = DraftCreditNote(cn)
+	} else {
+		inv := *gc.Invoice
+		id, inv.ID = inv.ID, ""
+		d, err = DraftInvoice(inv)
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", gc.Name, err)
+	}
+	return d, id
 }
 
 func TestDraftChecksTheNumber(t *testing.T) {
@@ -95,9 +103,6 @@ func TestDraftChecksTheNumber(t *testing.T) {
 // long for the room the renderer left) and never change the one taken.
 func TestDraftTake(t *testing.T) {
 	for _, gc := range goldenCases() {
-		var d *Draft
-		var id string
-		var err error
 		// render renders the golden numbered n, as a draft must give it
 		// (nil: refused, as a Greek seller's rules refuse most numbers).
 		render := func(n string) []byte {
@@ -117,18 +122,7 @@ func TestDraftTake(t *testing.T) {
 			}
 			return out
 		}
-		if gc.CreditNote != nil {
-			cn := *gc.CreditNote
-			id, cn.ID = cn.ID, ""
-			d, err = DraftCreditNote(cn)
-		} else {
-			inv := *gc.Invoice
-			id, inv.ID = inv.ID, ""
-			d, err = DraftInvoice(inv)
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", gc.Name, err)
-		}
+		d, id := draftGolden(t, gc)
 		if out, err := d.Take(""); err == nil || out != nil {
 			t.Fatalf("%s: Take of an empty number: %v", gc.Name, err)
 		}
