@@ -19,6 +19,7 @@ var seeds = []string{
 	`{"i\u0064":"escaped name"}`,
 	`{"id":"a"`, `{"id" "a"}`, `{"id":"a",}`, `{"id":"a"} x`, `["id"]`, `{"id":"a` + "\n" + `"}`, ``,
 	"{\"id\":\"\xff\"}",
+	" null ", // encoding/json decodes it into a map (leaving it nil); not an object
 }
 
 // TestRaw reads the members of the seeds as encoding/json decodes them,
@@ -57,6 +58,14 @@ func FuzzRawMatchesEncodingJSON(f *testing.F) {
 		var m map[string]json.RawMessage
 		if json.Unmarshal(doc, &m) != nil {
 			return // Raw may accept what encoding/json refuses (see doc.go)
+		}
+		if m == nil {
+			// The JSON null, which encoding/json decodes into a map by
+			// leaving it nil: not an object, so Raw must refuse it.
+			if err == nil {
+				t.Fatalf("%q: not an object, Raw accepts it", doc)
+			}
+			return
 		}
 		if err != nil {
 			if !errors.Is(err, ErrDuplicate) {
