@@ -494,11 +494,7 @@ func (b *Books) commitRecord(ctx context.Context, d *Draft) (*SettleResult, erro
 		}
 		return b.existingPayment(res.ID, idem, &p)
 	}
-	// The draft is done: the result takes its record, sealed in place (a
-	// Record is 1.4 KB, and a settlement's bytes set how often the
-	// collector runs).
-	d.Record = b.e.sealedAt(d, res.Index)
-	return &SettleResult{Outcome: Created, Record: &d.Record, JSON: stored}, nil
+	return &SettleResult{Outcome: Created, Record: new(b.e.sealedAt(d, res.Index)), JSON: stored}, nil
 }
 
 // holderOutcome says whether a commit that found its claims held was a
