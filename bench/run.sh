@@ -25,7 +25,10 @@
 # are the shares of the Ps' time (GOMAXPROCS × wall) the scheduler counts
 # busy and the process ran on a CPU: the gap is mostly a P held by the
 # committer in its fdatasyncs, which no caller can use (what one P more,
-# the server's GOMAXPROCS setting, gives back). cpu-µs (per op, or per
+# the server's GOMAXPROCS setting, gives back). gc-cycles/1k-records and
+# gc-p-µs/record are how often the collector ran and the Ps' time it took
+# from the settlements (assists, dedicated workers, pauses; what GOGC=200,
+# the server's setting, halves). cpu-µs (per op, or per
 # record) is the CPU time of the process, which other processes on a
 # shared machine inflate less than wall time. The ratios compare rows measured in this run.
 set -euo pipefail

@@ -57,7 +57,7 @@ func BenchmarkSettle(b *testing.B) {
 			before := e.Engine().Ledger().Stats()
 			b.ReportAllocs()
 			b.ResetTimer()
-			start, cpu, ps := time.Now(), cpuNow(b), readPTime()
+			start, cpu, ps, gc := time.Now(), cpuNow(b), readPTime(), readGC()
 			var wg sync.WaitGroup
 			for c := 0; c < callers; c++ {
 				wg.Add(1)
@@ -86,6 +86,14 @@ func BenchmarkSettle(b *testing.B) {
 			if busy, total := readPTime().since(ps); total > 0 {
 				b.ReportMetric(100*busy/total, "p-busy-%")
 				b.ReportMetric(100*used.Seconds()/total, "p-on-cpu-%")
+			}
+			// How often the collector ran, and the Ps' time it took from
+			// the settlements: at Go's default GOGC the cycles follow the
+			// settlements in flight more than the bytes each allocates
+			// (README, "Throughput benchmarks").
+			if now := readGC(); now.ok && gc.ok {
+				b.ReportMetric(1e3*(now.cycles-gc.cycles)/float64(b.N), "gc-cycles/1k-records")
+				b.ReportMetric(1e6*(now.ps-gc.ps)/float64(b.N), "gc-p-µs/record")
 			}
 			st := e.Engine().Ledger().Stats()
 			if n := st.Appended - before.Appended; n > 0 {
@@ -124,6 +132,34 @@ func readPTime() pTime {
 func (q pTime) since(p pTime) (busy, total float64) {
 	total = q.total - p.total
 	return total - (q.idle - p.idle), total
+}
+
+// gcCount is the collector's cycles so far and the P-seconds it took
+// from the program's goroutines by the runtime's account (runtime/metrics
+// /cpu/classes/gc: assists, dedicated mark workers and stop-the-world
+// pauses, which count every P; not the idle mark workers, which run only
+// on Ps with nothing else to do). ok is false where a metric is missing or
+// of another kind.
+type gcCount struct {
+	cycles, ps float64
+	ok         bool
+}
+
+func readGC() gcCount {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/cpu/classes/gc/mark/assist:cpu-seconds"},
+		{Name: "/cpu/classes/gc/mark/dedicated:cpu-seconds"}, {Name: "/cpu/classes/gc/pause:cpu-seconds"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return gcCount{}
+	}
+	c := gcCount{cycles: float64(s[0].Value.Uint64()), ok: true}
+	for _, v := range s[1:] {
+		if v.Value.Kind() != metrics.KindFloat64 {
+			return gcCount{}
+		}
+		c.ps += v.Value.Float64()
+	}
+	return c
 }
 
 // settleRange settles requests first+1 … first+n with callers goroutines.
