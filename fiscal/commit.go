@@ -262,8 +262,7 @@ func (e *Engine) seal(d *Draft, index int64, rnd io.Reader) (doc, leaf, openings
 		// json.Marshal's bytes (json_gen.go), in a buffer of the last
 		// record's size and 512 bytes (a longer name, more reasons): one
 		// allocation for most records, of the size class they need (a
-		// fixed 5 KB was 2 KB more than a typical record's; a settlement's
-		// bytes set how often the collector runs).
+		// fixed 5 KB was 2 KB more than a typical record's).
 		doc, err = appendRecordJSON(make([]byte, 0, e.recordSize.Load()+512), &rec)
 		e.recordSize.Store(int64(len(doc)))
 	}
