@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// dateCases are the seeds of the date readers' fuzz tests: leap days of
+// dateCases are FuzzDateOnly's seeds: leap days of
 // leap and common centuries, month and day bounds, year 0000, signs,
 // spaces and short fields, which time.Parse refuses or accepts.
 var dateCases = []string{
