@@ -98,9 +98,10 @@ func TestDraftChecksTheNumber(t *testing.T) {
 }
 
 // TestDraftTake: for every golden, Take gives the rendered golden; a
-// number refused leaves the draft untaken; after a Take, Finish and Take
-// give new documents with their own numbers (short, long, escaped, one too
-// long for the room the renderer left) and never change the one taken.
+// number refused, or too long for the room the renderer left, leaves the
+// draft untaken; after a Take, Finish and Take give new documents with
+// their own numbers (short, long, escaped, one too long for the room) and
+// never change the one taken.
 func TestDraftTake(t *testing.T) {
 	for _, gc := range goldenCases() {
 		// render renders the golden numbered n, as a draft must give it
@@ -126,6 +127,16 @@ func TestDraftTake(t *testing.T) {
 		if out, err := d.Take(""); err == nil || out != nil {
 			t.Fatalf("%s: Take of an empty number: %v", gc.Name, err)
 		}
+		// A first number longer than the room left is copied, as Finish
+		// copies, and leaves the draft untaken.
+		long := id + strings.Repeat("-9", cap(d.xml)) // beyond any room left
+		got, err := d.Take(long)
+		if w := render(long); (err != nil) != (w == nil) || err == nil && (!bytes.Equal(got, w) || &got[0] == &d.xml[0]) {
+			t.Fatalf("%s: Take of a number longer than the room: %v, or not the rendered document in a copy", gc.Name, err)
+		}
+		if d.taken {
+			t.Fatalf("%s: a number longer than the room took the draft", gc.Name)
+		}
 		taken, err := d.Take(id)
 		if err != nil {
 			t.Fatalf("%s: %v", gc.Name, err)
@@ -134,7 +145,6 @@ func TestDraftTake(t *testing.T) {
 		if !bytes.Equal(taken, want) {
 			t.Fatalf("%s: taken draft differs:\n%s", gc.Name, firstDiff(taken, want))
 		}
-		long := id + strings.Repeat("-9", cap(taken)) // beyond any room left
 		for _, n := range []string{"1", id + "0", "F402<&>1", long, id} {
 			for name, f := range map[string]func(string) ([]byte, error){"Finish": d.Finish, "Take": d.Take} {
 				got, err := f(n)
@@ -159,8 +169,8 @@ func TestDraftTake(t *testing.T) {
 	}
 }
 
-// TestDraftConcurrentFinish: a draft is immutable; concurrent Finish calls
-// with different numbers do not interfere (run with -race).
+// TestDraftConcurrentFinish: Finish does not change the draft; concurrent
+// Finish calls with different numbers do not interfere (run with -race).
 func TestDraftConcurrentFinish(t *testing.T) {
 	d, err := DraftInvoice(b2c("", "DE", "19", "100.00"))
 	if err != nil {
