@@ -94,7 +94,7 @@ fi
 
 # One table: name, records/s, µs/op, allocs/op, extra metrics; a row that
 # ran several times shows each metric's median (rounds=N says how many).
-cpumodel=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1)
+cpumodel=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1 || true)
 awk -v rounds="$rounds" -v ncpu="$(nproc 2>/dev/null || echo 0)" -v cpumodel="${cpumodel:-CPU model unknown}, $(nproc 2>/dev/null || echo '?') CPUs" '
 function median(name, u,    k, j, c, t, a) {
   c = cnt[name, u]
