@@ -10,7 +10,8 @@
 #                             # fiscal402 on one sale; a module of its own,
 #                             # downloaded on first use; see bench/gobl/README.md)
 #
-# Rows: the raw bbolt ceiling (group commit, one fsync'd transaction per
+# Rows: the storage bounds (BenchmarkRawBolt and BenchmarkRawWAL of the
+# stored blob, once), the raw bbolt ceiling (group commit, one fsync'd transaction per
 # batch, the same bytes per record as a realistic entry as the engine
 # writes it today: 4.0.0 leaf + record + UBL + openings, ~10.8 KB; until
 # stop 34 of issue 22 the 1.0.0 JWS entry's ~9.8 KB, 1-4 % more puts/s,
@@ -84,6 +85,12 @@ for ((round = 1; round <= rounds; round++)); do
   settle64 GOGC=200,GOMAXPROCS=+1 GOGC=200 GOMAXPROCS=$(($(nproc) + 1))
   run ./examples/server -run '^$' -bench 'BenchmarkServerHTTP$' -benchtime "${N_HTTP}x" -timeout 20m
 done
+# What the storage allows, once: bbolt group commit of the compressed blob
+# the ledger stores (not of the raw entry the ratio rows put), and the same
+# group commit appending to a plain file with one fdatasync per batch (a
+# write-ahead log's bound). Far above Engine.Settle's rate, they show that
+# the engine's limit is its CPU per settlement, not the store.
+run ./ledger -run '^$' -bench 'BenchmarkRaw(Bolt|WAL)/^bytes=blob$/^callers=(32|64)$' -benchtime "${N_RAW}x"
 FISCAL402_BENCH_SCALE=${SCALE:-} run ./fiscal -run '^$' -bench 'BenchmarkSettleScale$' -benchtime 1x -timeout 60m
 run ./receipt -run '^$' -bench 'BenchmarkVerify(V3|V4|Floor|V4Floor)?$' -benchtime 2000x -benchmem
 run ./ledger -run '^$' -bench 'BenchmarkCheckRate/records=100k/' -benchtime 3x
