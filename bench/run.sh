@@ -101,8 +101,9 @@ fi
 
 # One table: name, records/s, µs/op, allocs/op, extra metrics; a row that
 # ran several times shows each metric's median (rounds=N says how many).
+ncpu=$(nproc 2>/dev/null || echo 0)
 cpumodel=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1 || true)
-awk -v rounds="$rounds" -v ncpu="$(nproc 2>/dev/null || echo 0)" -v cpumodel="${cpumodel:-CPU model unknown}, $(nproc 2>/dev/null || echo '?') CPUs" '
+awk -v rounds="$rounds" -v ncpu="$ncpu" -v cpumodel="${cpumodel:-CPU model unknown}, $ncpu CPUs" '
 function median(name, u,    k, j, c, t, a) {
   c = cnt[name, u]
   for (k = 1; k <= c; k++) a[k] = val[name, u, k] + 0
