@@ -28,8 +28,8 @@
 # committer in its fdatasyncs, which no caller can use (what one P more,
 # the server's GOMAXPROCS setting, gives back). gc-cycles/1k-records and
 # gc-p-µs/record are how often the collector ran and the Ps' time it took
-# from the settlements (assists, dedicated workers, pauses; what GOGC=400,
-# the server's setting, cuts most of). cpu-µs (per op, or per
+# from the settlements (assists, dedicated workers, pauses; most of which
+# GOGC=400, the server's setting, saves). cpu-µs (per op, or per
 # record) is the CPU time of the process, which other processes on a
 # shared machine inflate less than wall time. The ratios compare rows measured in this run.
 set -euo pipefail
@@ -72,10 +72,10 @@ for ((round = 1; round <= rounds; round++)); do
   if ((round > 1)); then prof=(); fi
   run ./fiscal -run '^$' -bench 'BenchmarkSettle$' -benchtime "${N_SETTLE}x" -benchmem "${prof[@]}"
   # The same 64 callers with the GC at GOGC=400, the bundled server's setting
-  # (examples/server: four times Go's default; twice until stop 39). The engine's live heap is a few
-  # MB (GODEBUG=gctrace=1 at 64 callers: 4 MB live, an 8 MB goal), so at Go's
-  # default the collector runs every ~80 settlements; the row
-  # shows what that costs. The ratio line reports both.
+  # (examples/server: four times Go's default; twice until stop 39). The
+  # engine's live heap is a few MB (GODEBUG=gctrace=1 at 64 callers: 4 MB
+  # live, an 8 MB goal), so at Go's default the collector runs every ~80
+  # settlements; the row shows what that costs. The ratio line reports both.
   # (Anchored: an unanchored BenchmarkSettle also runs BenchmarkSettleScale
   # and BenchmarkSettleBackends once; the -N suffix is absent at GOMAXPROCS=1.)
   settle64 GOGC=400 GOGC=400

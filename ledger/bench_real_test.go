@@ -104,15 +104,7 @@ func BenchmarkRawBolt(b *testing.B) {
 				b.StopTimer()
 				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 				b.ReportMetric(float64(b.N)/float64(gc.commits.Load()), "records/commit")
-				// The ceiling's own CPU, as BenchmarkSettle counts the
-				// engine's (the process's user and system time): the
-				// puts' value building and copies, bbolt, the page
-				// writes and fdatasyncs in the kernel, the collector.
-				// Near 100 % the ceiling is the CPUs', not the disk's.
-				if cpu := processCPU() - cpu; cpu > 0 {
-					b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/record")
-					b.ReportMetric(100*cpu.Seconds()/(b.Elapsed().Seconds()*float64(runtime.GOMAXPROCS(0))), "p-on-cpu-%")
-				}
+				reportRawCPU(b, cpu)
 				// bbolt's own count of the commits' page writes and fsyncs,
 				// beside the engine's (BenchmarkSettle's io-µs/commit and
 				// pages/record).
@@ -144,7 +136,7 @@ func BenchmarkRawWAL(b *testing.B) {
 				}
 				defer f.Close()
 				var buf []byte
-				var io time.Duration
+				var ioTime time.Duration
 				gc := newRawGroupCommit(func(batch []rawPut) error {
 					buf = buf[:0]
 					for _, p := range batch { // each record: len(k) k len(v) v
@@ -154,7 +146,7 @@ func BenchmarkRawWAL(b *testing.B) {
 						buf = append(buf, p.v...)
 					}
 					start := time.Now()
-					defer func() { io += time.Since(start) }()
+					defer func() { ioTime += time.Since(start) }()
 					if _, err := f.Write(buf); err != nil {
 						return err
 					}
@@ -171,14 +163,26 @@ func BenchmarkRawWAL(b *testing.B) {
 				<-gc.stopped
 				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 				b.ReportMetric(float64(b.N)/float64(gc.commits.Load()), "records/commit")
-				b.ReportMetric(float64(io.Microseconds())/float64(gc.commits.Load()), "io-µs/commit")
-				if cpu := processCPU() - cpu; cpu > 0 {
-					b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/record")
-					b.ReportMetric(100*cpu.Seconds()/(b.Elapsed().Seconds()*float64(runtime.GOMAXPROCS(0))), "p-on-cpu-%")
-				}
+				b.ReportMetric(float64(ioTime.Microseconds())/float64(gc.commits.Load()), "io-µs/commit")
+				reportRawCPU(b, cpu)
 			})
 		}
 	}
+}
+
+// reportRawCPU reports a raw benchmark's own CPU since processCPU was
+// before, as BenchmarkSettle counts the engine's (the process's user and
+// system time): the values' building and copies, the store, the page
+// writes and syncs in the kernel, the collector. p-on-cpu-% is its share
+// of GOMAXPROCS × the benchmark's time: near 100 % the bound is the CPUs',
+// not the disk's.
+func reportRawCPU(b *testing.B, before time.Duration) {
+	cpu := processCPU() - before
+	if cpu <= 0 {
+		return // no process CPU clock (threadcpu_other.go)
+	}
+	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/record")
+	b.ReportMetric(100*cpu.Seconds()/(b.Elapsed().Seconds()*float64(runtime.GOMAXPROCS(0))), "p-on-cpu-%")
 }
 
 // rawBytes returns the bytes BenchmarkRawBolt and BenchmarkRawWAL write for
