@@ -50,31 +50,37 @@ prof=()
 if [[ -n "${PROFILE:-}" ]]; then prof=(-cpuprofile "$out/settle.cpu.pprof" -o "$out/fiscal.test"); fi
 
 run() { echo "+ go test $*" >&2; go test "$@" 2>&1 | tee -a "$raw" | grep -E '^(Benchmark|FAIL|panic|---)' >&2 || true; }
-# settle64 NAME VAR=VALUE... runs BenchmarkSettle at 64 callers with the
-# environment given and files its row as BenchmarkSettle/callers=64/NAME.
-settle64() {
-  local name=$1
-  shift
-  echo "+ $* go test ./fiscal -run '^\$' -bench '^BenchmarkSettle\$/^callers=64\$' -benchtime ${N_SETTLE}x -benchmem" >&2
-  env "$@" go test ./fiscal -run '^$' -bench '^BenchmarkSettle$/^callers=64$' -benchtime "${N_SETTLE}x" -benchmem 2>&1 |
-    sed -E "s#^(BenchmarkSettle/callers=64)(-[0-9]+)?([[:space:]])#\1/$name\2\3#" | tee -a "$raw" | grep -E '^(Benchmark|FAIL|panic|---)' >&2 || true
+# runas NAME ENV GO-TEST-ARGS... is run with the environment ENV (one word,
+# VAR=VALUE pairs separated by spaces) and every row filed under its name
+# with /NAME appended (BenchmarkSettle/callers=64/GOGC=400): the rows of one
+# benchmark at other runtime settings. A ratio compares rows run at the
+# same settings.
+runas() {
+  local name=$1 envs=$2
+  shift 2
+  echo "+ $envs go test $*" >&2
+  # shellcheck disable=SC2086 # envs is split into its pairs on purpose
+  env $envs go test "$@" 2>&1 |
+    sed -E "s#^(Benchmark[^[:space:]]*)(-[0-9]+)([[:space:]])#\1/$name\2\3#;t;s#^(Benchmark[^[:space:]]*)([[:space:]])#\1/$name\2#" |
+    tee -a "$raw" | grep -E '^(Benchmark|FAIL|panic|---)' >&2 || true
 }
-
-# rawas NAME VAR=VALUE... runs the raw bbolt ceiling at 32 and 64 writers
-# with the environment given (the runtime settings of an engine or server
-# row) and files its rows as BenchmarkRawBolt/bytes=entry/callers=N/NAME:
-# a ratio compares rows run at the same settings. The ceiling is itself
-# CPU-bound and collects garbage as the engine does (bbolt's nodes, its
-# page buffers): at GOGC=400 it rose by 20-70 % on 2 CPUs (issue 22, stop
-# 40), so a ratio of the engine at GOGC=400 over the ceiling at Go's
-# defaults, as the tables until stop 39 printed, flattered the engine.
-rawas() {
-  local name=$1
-  shift
-  echo "+ $* go test ./ledger -run '^\$' -bench 'BenchmarkRawBolt/^bytes=entry\$/^callers=(32|64)\$' -benchtime ${N_RAW}x" >&2
-  env "$@" go test ./ledger -run '^$' -bench 'BenchmarkRawBolt/^bytes=entry$/^callers=(32|64)$' -benchtime "${N_RAW}x" 2>&1 |
-    sed -E "s#^(BenchmarkRawBolt/bytes=entry/callers=[0-9]+)(-[0-9]+)?([[:space:]])#\1/$name\2\3#" | tee -a "$raw" | grep -E '^(Benchmark|FAIL|panic|---)' >&2 || true
-}
+# settle64 NAME ENV is Engine.Settle at 64 callers at other
+# settings. (Anchored: an unanchored BenchmarkSettle also runs
+# BenchmarkSettleScale and BenchmarkSettleBackends once; the -N suffix is
+# absent at GOMAXPROCS=1.)
+settle64() { runas "$1" "$2" ./fiscal -run '^$' -bench '^BenchmarkSettle$/^callers=64$' -benchtime "${N_SETTLE}x" -benchmem; }
+# rawas NAME ENV is the raw bbolt ceiling at 32 and 64 writers at
+# other settings. The ceiling is itself CPU-bound and collects garbage as
+# the engine does (bbolt's nodes, its page buffers): at GOGC=400 it rose by
+# 20-70 % on 2 CPUs (issue 22, stop 40), so a ratio of the engine at
+# GOGC=400 over the ceiling at Go's defaults, as the tables until stop 39
+# printed, flattered the engine.
+rawas() { runas "$1" "$2" ./ledger -run '^$' -bench 'BenchmarkRawBolt/^bytes=entry$/^callers=(32|64)$' -benchtime "${N_RAW}x"; }
+# One P more than the CPUs: the bundled server's GOMAXPROCS for a bbolt
+# ledger (examples/server setProcsDefault: the committer's fdatasyncs hold
+# a P). ncpu is 0 where nproc is missing: one CPU assumed.
+ncpu=$(nproc 2>/dev/null || echo 0)
+procs1=$(((ncpu > 0 ? ncpu : 1) + 1))
 
 # The rows of the ratio lines (raw bbolt, Engine.Settle, the server over
 # HTTP) run ROUNDS times, interleaved, so that the machine's drift (the
@@ -92,16 +98,12 @@ for ((round = 1; round <= rounds; round++)); do
   # engine's live heap is a few MB (GODEBUG=gctrace=1 at 64 callers: 4 MB
   # live, an 8 MB goal), so at Go's default the collector runs every ~80
   # settlements; the row shows what that costs. The ratio line reports both.
-  # (Anchored: an unanchored BenchmarkSettle also runs BenchmarkSettleScale
-  # and BenchmarkSettleBackends once; the -N suffix is absent at GOMAXPROCS=1.)
   settle64 GOGC=400 GOGC=400
-  # And with both of the bundled server's settings for a bbolt ledger:
-  # GOGC=400 and one P more than the CPUs (examples/server setProcsDefault:
-  # the committer's fdatasyncs hold a P).
-  settle64 GOGC=400,GOMAXPROCS=+1 GOGC=400 GOMAXPROCS=$(($(nproc) + 1))
+  # And with both of the bundled server's settings for a bbolt ledger.
+  settle64 GOGC=400,GOMAXPROCS=+1 "GOGC=400 GOMAXPROCS=$procs1"
   # The ceiling at the same two settings (the second is the server's).
   rawas GOGC=400 GOGC=400
-  rawas GOGC=400,GOMAXPROCS=+1 GOGC=400 GOMAXPROCS=$(($(nproc) + 1))
+  rawas GOGC=400,GOMAXPROCS=+1 "GOGC=400 GOMAXPROCS=$procs1"
   run ./examples/server -run '^$' -bench 'BenchmarkServerHTTP$' -benchtime "${N_HTTP}x" -timeout 20m
 done
 # What the storage allows, once: bbolt group commit of the compressed blob
@@ -120,7 +122,6 @@ fi
 
 # One table: name, records/s, µs/op, allocs/op, extra metrics; a row that
 # ran several times shows each metric's median (rounds=N says how many).
-ncpu=$(nproc 2>/dev/null || echo 0)
 cpumodel=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1 || true)
 awk -v rounds="$rounds" -v ncpu="$ncpu" -v cpumodel="${cpumodel:-CPU model unknown}, $ncpu CPUs" '
 function median(name, u,    k, j, c, t, a) {
