@@ -1,8 +1,11 @@
 package ledger
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,6 +19,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	"golang.org/x/mod/sumdb/note"
 )
 
 // The benchmarks of issue 22, in one command:
@@ -754,4 +758,59 @@ func BenchmarkCheckFile(b *testing.B) {
 	cpu = processCPU() - cpu
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
 	b.ReportMetric(float64(cpu.Microseconds())/float64(n)/float64(b.N), "cpu-µs/record")
+}
+
+// BenchmarkAppendFloor is the floor of a settlement on this store: what
+// every settlement the engine writes costs, whatever the engine does to
+// decide and render it. Each append copies the bytes of a realistic
+// 4.0.0 entry (leaf, record, invoice, openings: ~10.8 KB, the least any
+// encoder of them costs), hashes the record and the invoice as the format
+// commits to them (record_sha256 in the receipt, the invoice's SHA-256 in
+// the record), and appends the entry with the engine's two claims, two
+// postings and outbox event (Ledger.Append: the leaf hash, an S2 block
+// with the log's dictionary, group commit, a checkpoint cosigned by a
+// second key as the receipt key cosigns the engine's), by 32 and 64
+// callers. The entries are generated before the timer. accounts=1 is one
+// seller's books, as Engine.Settle's and the server's benchmarks write
+// them; accounts=50 spreads the entries over 50 accounts, as a
+// facilitator's would be: the postings (account-events, account-time),
+// keyed by account, then dirty a leaf page per account in each commit
+// (issue 22, stop 41: 25 against 13 serial µs per record, 64 against 46
+// µs of CPU). Beside BenchmarkRawBolt's ceiling (a bare put of the same
+// ~10.8 KB) it says how much of the ceiling is left for the engine's own
+// work before any of it is done.
+func BenchmarkAppendFloor(b *testing.B) {
+	r := loadRealisticV4(b)
+	for _, accounts := range []int{1, 50} {
+		for _, callers := range []int{32, 64} {
+			b.Run(fmt.Sprintf("accounts=%d/callers=%d", accounts, callers), func(b *testing.B) {
+				entries := make([]realEntry, b.N)
+				for i := range entries {
+					entries[i] = r.entry(int64(i))
+					entries[i].account = fmt.Sprintf("acct_%03d", i%accounts)
+				}
+				cosigner, _, _ := testKey(b, "cosigner", "receipt key")
+				l, _, _ := testLedger(b, func(o *Options) {
+					o.Cosigners = func() []note.Signer { return []note.Signer{cosigner} }
+				})
+				before := l.snapshotProfile()
+				cpu := processCPU()
+				b.ResetTimer()
+				runCallers(b, callers, 0, int64(b.N), func(i int64) error {
+					e := entries[i]
+					e.leaf, e.record, e.ubl, e.openings = bytes.Clone(e.leaf), bytes.Clone(e.record), bytes.Clone(e.ubl), bytes.Clone(e.openings)
+					if sha256.Sum256(e.record) == sha256.Sum256(e.ubl) {
+						return errors.New("record and invoice hash alike")
+					}
+					en, hook := e.prebuilt()
+					_, err := l.Append(context.Background(), Append{Claims: e.claims(), Entry: &en, Hook: hook})
+					return err
+				})
+				b.StopTimer()
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+				reportRawCPU(b, cpu)
+				reportCommitter(b, l, before)
+			})
+		}
+	}
 }
