@@ -473,6 +473,9 @@ func (b *Books) storedResult(id string, o Outcome) (*SettleResult, error) {
 // replay or duplicate would.
 func (b *Books) commitRecord(ctx context.Context, d *Draft) (*SettleResult, error) {
 	stored, res, err := b.e.Commit(ctx, d)
+	// The ledger is done with the invoice (Append returned: committed,
+	// refused or never sent), and nothing answered holds it.
+	d.releaseInvoice()
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,9 @@
 package ubl
 
-import "bytes"
+import (
+	"bytes"
+	"errors"
+)
 
 // Draft is a validated, rendered document still waiting for its number
 // (BT-1). Invoice numbers are sequential per account and series (Art.
@@ -20,6 +23,12 @@ type Draft struct {
 	tail   int // offset of what follows the number in xml: after a Take, its number's end
 	taken  bool
 	totals Totals
+
+	// The renderer that drafted it and the buffer xml was rendered into,
+	// given back by Release (nil for the package functions).
+	renderer *Renderer
+	buf      *[]byte
+	released bool
 
 	// For the checks that depend on the number.
 	greek     bool
@@ -58,10 +67,33 @@ func draftWith(r *Renderer, inv *Invoice, cn *CreditNote) (*Draft, error) {
 		panic("ubl: draft placeholder not written") // the renderer writes cbc:ID first
 	}
 	at += len("<cbc:ID>")
+	*p.buf = out[:0] // the buffer at its full capacity (render's appends may have grown it), for Release
 	return &Draft{
-		xml: out, at: at, tail: at + len(idPlaceholder), totals: p.totals,
+		xml: out, at: at, tail: at + len(idPlaceholder), totals: p.totals, renderer: r, buf: p.buf,
 		greek: p.greekSeller && inv.Profile == ProfilePeppol, kind: p.kind, sellerVAT: inv.Seller.VATNumber, issueDate: inv.IssueDate,
 	}, nil
+}
+
+// ErrReleased is the error of Finish and Take on a released draft.
+var ErrReleased = errors.New("ubl: the draft was released")
+
+// Release gives the draft's buffer back to the Renderer that drafted it,
+// for a later draft to render into: a settlement's invoice is about 5 KB,
+// which each settlement otherwise allocates, and at Go's default GOGC
+// every allocated byte brings the next collection closer (fiscal's
+// BenchmarkSettle). After Release the draft's Finish and Take return
+// ErrReleased, and the document its Take returned must no longer be used:
+// a later draft overwrites it. Documents Finish returned are copies and
+// stay valid. A draft of the package functions has nothing to give back;
+// Release of a released draft does nothing. Release may not run
+// concurrently with another call on the draft.
+func (d *Draft) Release() {
+	if d.released {
+		return
+	}
+	d.released = true
+	d.renderer.release(d.buf)
+	d.xml, d.buf = nil, nil
 }
 
 // Totals returns the VAT breakdown and totals of the document.
@@ -72,6 +104,9 @@ func (d *Draft) Totals() Totals { return d.totals }
 // seller under Peppol); on a problem it returns a *ValidationError and no
 // XML. The result is byte-identical to RenderInvoice with ID = id.
 func (d *Draft) Finish(id string) ([]byte, error) {
+	if d.released {
+		return nil, ErrReleased
+	}
 	if err := d.checkID(id); err != nil {
 		return nil, err
 	}
@@ -97,6 +132,9 @@ func (d *Draft) Finish(id string) ([]byte, error) {
 // runs, which the settlements in flight set more than their bytes (the
 // README's "Throughput benchmarks").
 func (d *Draft) Take(id string) ([]byte, error) {
+	if d.released {
+		return nil, ErrReleased
+	}
 	if d.taken {
 		return d.Finish(id)
 	}

@@ -46,7 +46,8 @@ func RenderCreditNote(cn CreditNote) ([]byte, error) {
 // aggregate components; research/ubl.md §2 lists it with the business terms.
 func (p *prepared) render() ([]byte, error) {
 	inv := p.inv
-	w := newWriter(4608 + 640*len(inv.Lines)) // one allocation for typical documents
+	p.buf = p.renderer.buffer(4608 + 640*len(inv.Lines)) // one allocation for typical documents, none for a released draft's buffer
+	w := newWriter(*p.buf)
 	rootName, ns, typeName, typeCode, lineName, qtyName := "Invoice", nsInvoice, "cbc:InvoiceTypeCode", typeCommercialInvoice, "cac:InvoiceLine", "cbc:InvoicedQuantity"
 	if p.kind == kindCreditNote {
 		rootName, ns, typeName, typeCode, lineName, qtyName = "CreditNote", nsCreditNote, "cbc:CreditNoteTypeCode", typeCreditNote, "cac:CreditNoteLine", "cbc:CreditedQuantity"

@@ -17,6 +17,37 @@ type Renderer struct {
 	mu      sync.RWMutex
 	checked map[checkedSeller]struct{}
 	blocks  map[sellerBlockKey][]byte
+	// bufs holds the buffers of released drafts (*[]byte, empty): the
+	// next draft renders into one instead of a new ~5 KB slice.
+	bufs sync.Pool
+}
+
+// maxPooledBuffer is the largest buffer a released draft gives back; a
+// larger one (a summary invoice of many lines) is left to the collector.
+const maxPooledBuffer = 64 << 10
+
+// buffer returns an empty buffer of at least size bytes for a document:
+// one a released draft gave back (Draft.Release), or a new one (always
+// for the package functions, whose r is nil).
+func (r *Renderer) buffer(size int) *[]byte {
+	if r != nil {
+		if b, _ := r.bufs.Get().(*[]byte); b != nil {
+			if cap(*b) >= size {
+				return b
+			}
+			r.bufs.Put(b)
+		}
+	}
+	b := make([]byte, 0, size)
+	return &b
+}
+
+// release gives buf back (empty, at its full capacity).
+func (r *Renderer) release(buf *[]byte) {
+	if r == nil || buf == nil || cap(*buf) > maxPooledBuffer {
+		return
+	}
+	r.bufs.Put(buf)
 }
 
 // maxRememberedSellers bounds a Renderer's memory (each entry is a Party

@@ -189,3 +189,98 @@ func BenchmarkDraftSeller(b *testing.B) {
 		}
 	})
 }
+
+// TestRendererReleasedBuffers: drafts of one Renderer render into the
+// buffers its released drafts gave back, and every document is still the
+// package's, byte for byte: the goldens and random documents (each of a
+// size of its own, so that a reused buffer holds the tail of a longer
+// document before it), numbered by Take and by Finish. A released draft
+// refuses Take and Finish; a document Finish returned stays as it was
+// while later drafts overwrite the buffer it was copied from.
+func TestRendererReleasedBuffers(t *testing.T) {
+	var rd Renderer
+	r := rand.New(rand.NewPCG(22, 4))
+	var inputs []goldenInput
+	for _, gc := range goldenCases() {
+		inputs = append(inputs, gc.input())
+	}
+	for len(inputs) < 600 {
+		inputs = append(inputs, withLaw(r, randomInput(r)))
+	}
+	type kept struct {
+		doc, want []byte
+		label     string
+	}
+	var copies []kept
+	reused, drafted := 0, 0
+	var last *byte // the first byte of the last released draft's buffer
+	for i, in := range inputs {
+		label := fmt.Sprintf("input %d (%s)", i, describe(in))
+		var id string
+		var d *Draft
+		var err error
+		var want []byte
+		var errWant error
+		if in.CreditNote != nil {
+			cn := *in.CreditNote
+			want, errWant = RenderCreditNote(cn)
+			id, cn.ID = cn.ID, ""
+			d, err = rd.DraftCreditNote(cn)
+		} else {
+			inv := *in.Invoice
+			want, errWant = RenderInvoice(inv)
+			id, inv.ID = inv.ID, ""
+			d, err = rd.DraftInvoice(inv)
+		}
+		if err != nil || errWant != nil {
+			continue // refused either way: TestRendererMatchesPackage compares the errors
+		}
+		drafted++
+		if last != nil && &d.xml[:1][0] == last {
+			reused++
+		}
+		var got []byte
+		if i%2 == 0 {
+			got, err = d.Take(id)
+		} else {
+			got, err = d.Finish(id)
+			copies = append(copies, kept{got, bytes.Clone(want), label})
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", label, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s: the document differs from the package's:\n%s", label, firstDiff(got, want))
+		}
+		last = &d.xml[:1][0]
+		d.Release()
+		d.Release() // a second Release does nothing
+		if out, err := d.Take(id); err != ErrReleased || out != nil {
+			t.Fatalf("%s: Take after Release: %v", label, err)
+		}
+		if out, err := d.Finish(id); err != ErrReleased || out != nil {
+			t.Fatalf("%s: Finish after Release: %v", label, err)
+		}
+	}
+	for _, k := range copies {
+		if !bytes.Equal(k.doc, k.want) {
+			t.Fatalf("%s: a document Finish returned changed after its draft was released", k.label)
+		}
+	}
+	// sync.Pool may drop a buffer at a collection; one goroutine that puts
+	// and gets in turn gets it back otherwise.
+	if drafted < 100 || reused < drafted/2 {
+		t.Fatalf("%d of %d drafts rendered into a released buffer", reused, drafted)
+	}
+	t.Logf("%d of %d drafts rendered into a released buffer", reused, drafted)
+
+	// The package functions' drafts have no renderer: Release only ends them.
+	d, err := DraftInvoice(b2c("", "DE", "19", "100.00"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Release()
+	if _, err := d.Take("F402-1"); err != ErrReleased {
+		t.Fatalf("Take of a released package draft: %v", err)
+	}
+}

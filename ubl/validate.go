@@ -93,6 +93,8 @@ type prepared struct {
 	// renderer remembers the seller's checks and party block; nil for the
 	// package functions.
 	renderer *Renderer
+	// buf is the buffer render wrote into (Renderer.buffer).
+	buf *[]byte
 }
 
 // checker collects validation problems in check order.

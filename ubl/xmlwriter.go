@@ -23,8 +23,10 @@ type writer struct {
 
 const xmlDecl = `<?xml version="1.0" encoding="UTF-8"?>`
 
-func newWriter(size int) *writer {
-	w := &writer{b: make([]byte, 0, size)}
+// newWriter writes into buf (empty, with the capacity of a typical
+// document: Renderer.buffer).
+func newWriter(buf []byte) *writer {
+	w := &writer{b: buf}
 	w.b = append(w.b, xmlDecl...)
 	return w
 }
