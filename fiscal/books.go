@@ -473,9 +473,9 @@ func (b *Books) storedResult(id string, o Outcome) (*SettleResult, error) {
 // replay or duplicate would.
 func (b *Books) commitRecord(ctx context.Context, d *Draft) (*SettleResult, error) {
 	stored, res, err := b.e.Commit(ctx, d)
-	// The ledger is done with the invoice (Append returned: committed,
-	// refused or never sent), and nothing answered holds it.
-	d.releaseInvoice()
+	// The ledger is done with the invoice, leaf and openings (Append
+	// returned: committed, refused or never sent), and no answer holds them.
+	b.e.release(d)
 	if err != nil {
 		return nil, err
 	}

@@ -119,6 +119,7 @@ type Engine struct {
 	// which seal sizes the next one's buffer.
 	recordSize atomic.Int64
 	invoices   ubl.Renderer  // remembers the sellers' checks and party blocks (ubl/doc.go, "Performance")
+	sealBufs   sync.Pool     // *sealBufs that committed drafts gave back (Engine.release)
 	stop       chan struct{} // closed by Close: stops background work
 	// totalLocks serialise an account's sales that lost a race for its
 	// Art. 59c running total (totals.go).

@@ -20,6 +20,9 @@ func SealForBench(e *Engine, d *Draft, index, n int64) error {
 			return err
 		}
 	}
-	_, _, _, err := e.seal(d, index, &replay{src: e.rand})
+	if d.bufs == nil && d.claims != nil {
+		d.bufs = e.sealBuffers() // kept across calls, as Commit's are across a settlement's seals
+	}
+	_, _, _, err := e.seal(d, index, &replay{src: e.rand}, d.bufs)
 	return err
 }

@@ -61,16 +61,6 @@ func validInvoicePrefix(p string) error {
 	return nil
 }
 
-// releaseInvoice gives the buffer of the draft's invoice back to the
-// engine's renderer (ubl.Draft.Release) once its entry's Append returned:
-// the next draft renders into it. The draft has no invoice after.
-func (d *Draft) releaseInvoice() {
-	if d.ublDraft != nil {
-		d.ublDraft.Release()
-		d.ublDraft, d.ubl = nil, nil
-	}
-}
-
 // numberAs gives the draft's invoice the number n of its series: written
 // into the rendered document (ubl.Draft.Take: the first number in the
 // draft's own buffer, a later one in a copy), the record and the

@@ -74,7 +74,7 @@ type Draft struct {
 	series, seriesPrefix string
 	total                *totalCheck     // the Art. 59c running total this supply counts toward
 	claims               *receipt.Claims // nil: no receipt; the document is the leaf
-	openings             []byte          // the receipt's openings (3.0.0), sealed with it
+	bufs                 *sealBufs       // the leaf's and the openings' buffers, until the entry's Append returned (Engine.release)
 	// checks run first in the committer, in order, with the side values
 	// they declare (Draft.OnCommit); an error fails the append.
 	checks []commitCheck

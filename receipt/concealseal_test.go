@@ -35,6 +35,18 @@ func sameAsConcealThenSeal(t *testing.T, c Claims, seed byte) bool {
 	if !bytes.Equal(leaf, wantLeaf) || !reflect.DeepEqual(openings, wantOpenings) {
 		t.Fatalf("leaf or openings differ:\n got %s\nwant %s", leaf, wantLeaf)
 	}
+	// ConcealSealAppend answers the same, after whatever dst holds, in
+	// dst's array when it has the room.
+	prefix := []byte("kept")
+	dst := append(make([]byte, 0, len(prefix)+len(wantLeaf)+int(seed)%2), prefix...)
+	out, openings, err := ConcealSealAppend(dst, c, testRand(seed))
+	if !reflect.DeepEqual(err, wantErr) {
+		t.Fatalf("errors differ: ConcealSealAppend %v, Conceal+Seal %v", err, wantErr)
+	}
+	if err == nil && (!bytes.Equal(out[:len(prefix)], prefix) || !bytes.Equal(out[len(prefix):], wantLeaf) || &out[0] != &dst[0]) ||
+		err != nil && out != nil || !reflect.DeepEqual(openings, wantOpenings) {
+		t.Fatalf("ConcealSealAppend: prefix, leaf, array or openings differ:\n got %s\nwant %s%s", out, prefix, wantLeaf)
+	}
 	return err == nil
 }
 

@@ -108,6 +108,27 @@ func ConcealSeal(clear Claims, rand io.Reader) (leaf []byte, openings []Opening,
 	return leaf, openings, nil
 }
 
+// ConcealSealAppend is ConcealSeal with the leaf appended to dst (whose
+// bytes before len(dst) it leaves alone): a caller that keeps one buffer
+// per receipt in flight, as the engine does until the leaf is logged,
+// allocates no leaf. The leaf is out[len(dst):].
+func ConcealSealAppend(dst []byte, clear Claims, rand io.Reader) (out []byte, openings []Opening, err error) {
+	public, openings, err := Conceal(clear, rand)
+	if err != nil {
+		return nil, nil, err
+	}
+	if public.Spec != SpecV4 {
+		_, err = Seal(public) // refuses the spec
+		return nil, nil, err
+	}
+	w := toV3(&public)
+	out = appendClaimsV3(dst, &w)
+	if replacedInvalidUTF8(out[len(dst):]) {
+		return nil, nil, &ClaimsError{Field: invalidUTF8Field(&w), Problem: "is not valid UTF-8 text"}
+	}
+	return out, openings, nil
+}
+
 // sealChecked is Seal after its checks.
 func sealChecked(c *Claims) ([]byte, error) {
 	sc := scratchPool.Get().(*scratch)
