@@ -378,8 +378,25 @@ func parseCanonicalInt(s string) (int64, error) {
 // Reveal(&public, openings...) gives the clear claims back (Log.Index
 // aside, which Sign does not sign).
 func Conceal(clear Claims, rand io.Reader) (public Claims, openings []Opening, err error) {
-	if err := checkClaimsMode(&clear, modeClear); err != nil {
+	commitments, openings, err := commitAll(&clear, rand)
+	if err != nil {
 		return Claims{}, nil, err
+	}
+	public = cloneClaims(&clear)
+	public.Commitments = commitments
+	blankPersonal(&public)
+	// The public claims are in the format by construction (the clear
+	// claims were checked, each field present is committed and blanked);
+	// Sign checks them again before it signs.
+	return public, openings, nil
+}
+
+// commitAll is Conceal without the public claims: it checks the clear
+// claims and returns the commitments of their personal fields and the
+// openings.
+func commitAll(clear *Claims, rand io.Reader) (commitments map[string]string, openings []Opening, err error) {
+	if err := checkClaimsMode(clear, modeClear); err != nil {
+		return nil, nil, err
 	}
 	if rand == nil {
 		rand = cryptorand.Reader
@@ -387,7 +404,7 @@ func Conceal(clear Claims, rand io.Reader) (public Claims, openings []Opening, e
 	// The fields to commit, in the order of the openings.
 	openings = make([]Opening, 0, len(personalFields)+len(clear.Buyer.LocationEvidence))
 	for _, f := range personalFields {
-		if v, ok := f.get(&clear); ok {
+		if v, ok := f.get(clear); ok {
 			openings = append(openings, Opening{Field: f.ptr, Value: v})
 		}
 	}
@@ -398,7 +415,7 @@ func Conceal(clear Claims, rand io.Reader) (public Claims, openings []Opening, e
 	// fields: the same bytes of rand as one read per field.
 	salts := make([]byte, len(openings)*MinSaltSize)
 	if _, err := io.ReadFull(rand, salts); err != nil {
-		return Claims{}, nil, fmt.Errorf("receipt: conceal: read salt: %w", err)
+		return nil, nil, fmt.Errorf("receipt: conceal: read salt: %w", err)
 	}
 	// The salts' base64url texts, then the commitments: one string, sliced
 	// per opening and per commitment.
@@ -417,7 +434,7 @@ func Conceal(clear Claims, rand io.Reader) (public Claims, openings []Opening, e
 	for i := range openings {
 		o := &openings[i]
 		if !utf8.ValidString(o.Value) {
-			return Claims{}, nil, errors.New("receipt: commitment field and value must be non-empty UTF-8 text")
+			return nil, nil, errors.New("receipt: commitment field and value must be non-empty UTF-8 text")
 		}
 		sum := commitmentHash(o.Field, o.Value, salts[i*MinSaltSize:(i+1)*MinSaltSize])
 		enc.Encode(cm[len(commitmentPrefix):], sum[:])
@@ -428,16 +445,11 @@ func Conceal(clear Claims, rand io.Reader) (public Claims, openings []Opening, e
 	for i := range openings {
 		openings[i].Salt = all[i*saltLen : (i+1)*saltLen]
 	}
-	public = cloneClaims(&clear)
-	public.Commitments = make(map[string]string, len(openings))
+	commitments = make(map[string]string, len(openings))
 	for i := range openings {
-		public.Commitments[openings[i].Field] = cms[i*cmLen : (i+1)*cmLen]
+		commitments[openings[i].Field] = cms[i*cmLen : (i+1)*cmLen]
 	}
-	blankPersonal(&public)
-	// The public claims are in the format by construction (the clear
-	// claims were checked, each field present is committed and blanked);
-	// Sign checks them again before it signs.
-	return public, openings, nil
+	return commitments, openings, nil
 }
 
 // blankPersonal empties every personal field of c, which must own its

@@ -77,12 +77,17 @@ var errNotSigned = &ClaimsError{Field: "/spec", Problem: SpecV4 + " receipts are
 // a pure function, wherever the claims change before they are logged.
 func Seal(c Claims) ([]byte, error) {
 	if c.Spec != SpecV4 {
-		return nil, &ClaimsError{Field: "/spec", Problem: fmt.Sprintf("Seal writes %s payloads; %q claims are signed with Sign", SpecV4, c.Spec)}
+		return nil, notSealed(c.Spec)
 	}
 	if err := checkClaims(&c); err != nil {
 		return nil, err
 	}
 	return sealChecked(&c)
+}
+
+// notSealed is Seal's refusal of claims of another spec.
+func notSealed(spec string) error {
+	return &ClaimsError{Field: "/spec", Problem: fmt.Sprintf("Seal writes %s payloads; %q claims are signed with Sign", SpecV4, spec)}
 }
 
 // ConcealSeal is Conceal of clear SpecV4 claims followed by Seal of the
@@ -113,15 +118,18 @@ func ConcealSeal(clear Claims, rand io.Reader) (leaf []byte, openings []Opening,
 // per receipt in flight, as the engine does until the leaf is logged,
 // allocates no leaf. The leaf is out[len(dst):].
 func ConcealSealAppend(dst []byte, clear Claims, rand io.Reader) (out []byte, openings []Opening, err error) {
-	public, openings, err := Conceal(clear, rand)
+	commitments, openings, err := commitAll(&clear, rand)
 	if err != nil {
 		return nil, nil, err
 	}
-	if public.Spec != SpecV4 {
-		_, err = Seal(public) // refuses the spec
-		return nil, nil, err
+	if clear.Spec != SpecV4 {
+		return nil, nil, notSealed(clear.Spec)
 	}
-	w := toV3(&public)
+	// The payload of the public claims Conceal would return: toV3 copies
+	// no personal field (each is a commitment), so the clear claims with
+	// the commitments give the same.
+	w := toV3(&clear)
+	w.Commitments = commitments
 	out = appendClaimsV3(dst, &w)
 	if replacedInvalidUTF8(out[len(dst):]) {
 		return nil, nil, &ClaimsError{Field: invalidUTF8Field(&w), Problem: "is not valid UTF-8 text"}
