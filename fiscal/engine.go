@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"log/slog"
 	"os"
@@ -111,7 +112,8 @@ type Engine struct {
 	totals   totalsCache // the Art. 59c running totals last read or committed (totals.go)
 	keyring  *receipt.Keyring
 	logVKey  string
-	idKey    []byte // the record-id key (ids.go)
+	idKey    []byte      // the record-id key (ids.go)
+	idMAC    hash.Cloner // HMAC-SHA256 under idKey, cloned per id (keyedID)
 	outbox   *outbox
 	rand     *syncread.Reader // Config.Rand, which need not be safe for concurrent use, behind a mutex
 	predict  ledger.Predictor // log indexes and invoice numbers predicted before the committer
@@ -186,6 +188,7 @@ func New(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fiscal: record-id key: %w", err)
 	}
+	e.idMAC = newIDMAC(e.idKey)
 	signer, vkey, err := ledger.LoadOrCreateLogKey(filepath.Join(keyDir, "log.key"), cfg.LogOrigin)
 	if err != nil {
 		return nil, fmt.Errorf("fiscal: %s: %w", filepath.Join(keyDir, "log.key"), err)
