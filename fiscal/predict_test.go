@@ -2,6 +2,7 @@ package fiscal_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
@@ -75,6 +76,9 @@ func TestSealedOffCommitterUnderRaces(t *testing.T) {
 		}
 		if string(raw) != string(res.JSON) {
 			t.Fatalf("record %d: Settle answered other bytes than the ledger serves", i)
+		}
+		if j, err := json.Marshal(res.Record); err != nil || string(j) != string(res.JSON) {
+			t.Fatalf("record %d: Settle answered a record that is not the one stored (%v):\n%s\n%s", i, err, j, res.JSON)
 		}
 		ent, err := e.Ledger().Entry(res.Record.ID)
 		if err != nil {
