@@ -378,12 +378,15 @@ func parseCanonicalInt(s string) (int64, error) {
 // Reveal(&public, openings...) gives the clear claims back (Log.Index
 // aside, which Sign does not sign).
 func Conceal(clear Claims, rand io.Reader) (public Claims, openings []Opening, err error) {
-	commitments, openings, err := commitAll(&clear, rand)
+	cms, openings, err := commitAll(&clear, rand, nil)
 	if err != nil {
 		return Claims{}, nil, err
 	}
 	public = cloneClaims(&clear)
-	public.Commitments = commitments
+	public.Commitments = make(map[string]string, len(cms))
+	for _, c := range cms {
+		public.Commitments[c.field] = c.value
+	}
 	blankPersonal(&public)
 	// The public claims are in the format by construction (the clear
 	// claims were checked, each field present is committed and blanked);
@@ -391,10 +394,13 @@ func Conceal(clear Claims, rand io.Reader) (public Claims, openings []Opening, e
 	return public, openings, nil
 }
 
+// commitment is a member of Claims.Commitments.
+type commitment struct{ field, value string }
+
 // commitAll is Conceal without the public claims: it checks the clear
-// claims and returns the commitments of their personal fields and the
-// openings.
-func commitAll(clear *Claims, rand io.Reader) (commitments map[string]string, openings []Opening, err error) {
+// claims and returns the commitments of their personal fields, appended
+// to cms and sorted by field, and the openings.
+func commitAll(clear *Claims, rand io.Reader, cms []commitment) ([]commitment, []Opening, error) {
 	if err := checkClaimsMode(clear, modeClear); err != nil {
 		return nil, nil, err
 	}
@@ -402,7 +408,7 @@ func commitAll(clear *Claims, rand io.Reader) (commitments map[string]string, op
 		rand = cryptorand.Reader
 	}
 	// The fields to commit, in the order of the openings.
-	openings = make([]Opening, 0, len(personalFields)+len(clear.Buyer.LocationEvidence))
+	openings := make([]Opening, 0, len(personalFields)+len(clear.Buyer.LocationEvidence))
 	for _, f := range personalFields {
 		if v, ok := f.get(clear); ok {
 			openings = append(openings, Opening{Field: f.ptr, Value: v})
@@ -441,15 +447,16 @@ func commitAll(clear *Claims, rand io.Reader) (commitments map[string]string, op
 		text.Write(cm[:])
 	}
 	all := text.String()
-	cms := all[len(openings)*saltLen:]
 	for i := range openings {
 		openings[i].Salt = all[i*saltLen : (i+1)*saltLen]
 	}
-	commitments = make(map[string]string, len(openings))
+	start := len(cms)
+	cms = slices.Grow(cms, len(openings))
 	for i := range openings {
-		commitments[openings[i].Field] = cms[i*cmLen : (i+1)*cmLen]
+		cms = append(cms, commitment{openings[i].Field, all[len(openings)*saltLen+i*cmLen : len(openings)*saltLen+(i+1)*cmLen]})
 	}
-	return commitments, openings, nil
+	slices.SortFunc(cms[start:], func(a, b commitment) int { return strings.Compare(a.field, b.field) })
+	return cms, openings, nil
 }
 
 // blankPersonal empties every personal field of c, which must own its

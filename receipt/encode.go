@@ -111,6 +111,20 @@ func (w *jsonWriter) optMap(name string, m map[string]string) {
 	})
 }
 
+// sortedMembers writes what optMap writes for the map of the members
+// ms, which are sorted by name.
+func (w *jsonWriter) sortedMembers(name string, ms []commitment) {
+	if len(ms) == 0 {
+		return
+	}
+	w.member(name, func() {
+		for _, m := range ms {
+			w.key2(m.field)
+			w.b = appendJSONString(w.b, m.value)
+		}
+	})
+}
+
 // key2 writes a member name that may need escaping (a map key).
 func (w *jsonWriter) key2(name string) {
 	if w.n > 0 {
@@ -460,7 +474,11 @@ func appendClaimsV3(b []byte, c *claimsV3) []byte {
 			w.member("invoice", func() { w.str("id", c.Invoice.ID) })
 		}
 		w.fee(c.Fee)
-		w.optMap("commitments", c.Commitments)
+		if c.commitList != nil {
+			w.sortedMembers("commitments", c.commitList)
+		} else {
+			w.optMap("commitments", c.Commitments)
+		}
 		w.member("log", func() { w.str("origin", c.Log.Origin) })
 	})
 	return w.b

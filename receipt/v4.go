@@ -118,7 +118,7 @@ func ConcealSeal(clear Claims, rand io.Reader) (leaf []byte, openings []Opening,
 // per receipt in flight, as the engine does until the leaf is logged,
 // allocates no leaf. The leaf is out[len(dst):].
 func ConcealSealAppend(dst []byte, clear Claims, rand io.Reader) (out []byte, openings []Opening, err error) {
-	commitments, openings, err := commitAll(&clear, rand)
+	cms, openings, err := commitAll(&clear, rand, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -129,7 +129,7 @@ func ConcealSealAppend(dst []byte, clear Claims, rand io.Reader) (out []byte, op
 	// no personal field (each is a commitment), so the clear claims with
 	// the commitments give the same.
 	w := toV3(&clear)
-	w.Commitments = commitments
+	w.commitList = cms
 	out = appendClaimsV3(dst, &w)
 	if replacedInvalidUTF8(out[len(dst):]) {
 		return nil, nil, &ClaimsError{Field: invalidUTF8Field(&w), Problem: "is not valid UTF-8 text"}
