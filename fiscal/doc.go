@@ -105,7 +105,7 @@
 // The record id is "x402-" + the first 16 bytes (hex) of HMAC-SHA256(the
 // engine's record-id key, network ":" lower-case txHash): replays and
 // replicas sharing the key agree, and nobody who only saw the payment on
-// chain can compute it and fetch its public receipt (ids.go). Receipts are
+// chain can compute it and fetch its public receipt (package recordid). Receipts are
 // service.receipt/3.0.0: nothing personal in clear, salted commitments the
 // account opens (Books.Openings). The receipt id is
 // "rcpt_" + record id, and Books.Receipt takes either. A (network, txHash)

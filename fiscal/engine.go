@@ -3,12 +3,9 @@ package fiscal
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"log/slog"
 	"os"
@@ -24,6 +21,7 @@ import (
 	"github.com/fiscal402/fiscal402/internal/syncread"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/receipt"
+	"github.com/fiscal402/fiscal402/recordid"
 	"github.com/fiscal402/fiscal402/ubl"
 	"github.com/fiscal402/fiscal402/vies"
 )
@@ -112,8 +110,7 @@ type Engine struct {
 	totals   totalsCache // the Art. 59c running totals last read or committed (totals.go)
 	keyring  *receipt.Keyring
 	logVKey  string
-	idKey    []byte      // the record-id key (ids.go)
-	idMAC    hash.Cloner // HMAC-SHA256 under idKey, cloned per id (keyedID)
+	ids      *recordid.Keyed // production record ids, under the record-id key
 	outbox   *outbox
 	rand     *syncread.Reader // Config.Rand, which need not be safe for concurrent use, behind a mutex
 	predict  ledger.Predictor // log indexes and invoice numbers predicted before the committer
@@ -184,11 +181,9 @@ func New(cfg Config) (*Engine, error) {
 	if e.keyring, err = receipt.OpenKeyring(keyDir, cfg.Environment, cfg.Clock(), e.rand); err != nil {
 		return nil, fmt.Errorf("fiscal: %s: %w", keyDir, err)
 	}
-	e.idKey, err = loadOrCreateIDKey(keyDir, e.rand)
-	if err != nil {
+	if e.ids, err = recordid.LoadOrCreate(keyDir, e.rand); err != nil {
 		return nil, fmt.Errorf("fiscal: record-id key: %w", err)
 	}
-	e.idMAC = newIDMAC(e.idKey)
 	signer, vkey, err := ledger.LoadOrCreateLogKey(filepath.Join(keyDir, "log.key"), cfg.LogOrigin)
 	if err != nil {
 		return nil, fmt.Errorf("fiscal: %s: %w", filepath.Join(keyDir, "log.key"), err)
@@ -203,10 +198,9 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Store == "" {
 		e.ledger, err = ledger.Open(ledgerPath, lopts)
 	} else {
-		idSum := sha256.Sum256(e.idKey)
 		lopts.Keys = map[string]string{
 			"receipt":   e.keyring.Signer().KeyID(),
-			"record-id": "sha256:" + hex.EncodeToString(idSum[:]),
+			"record-id": e.ids.Fingerprint(),
 		}
 		ledgerPath = "PostgreSQL log"
 		e.ledger, err = ledger.OpenPostgres(context.Background(), cfg.Store, lopts)

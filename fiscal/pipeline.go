@@ -302,13 +302,21 @@ func (b *Books) draft(ctx context.Context, p Payment, v Verification, now time.T
 // may repeat and sandbox records are readable by anyone who holds the id.
 func (e *Engine) recordID(p Payment) (string, error) {
 	if e.cfg.Environment != receipt.EnvSandbox {
-		return e.keyedID(p.Network, p.TxHash), nil
+		return e.ids.ID(p.Network, p.TxHash), nil
 	}
 	var b [16]byte
 	if _, err := io.ReadFull(e.rand, b[:]); err != nil {
 		return "", &Error{Code: CodeInternal, Detail: "no randomness for a sandbox id", Err: err}
 	}
 	return sandboxIDPrefix + hex.EncodeToString(b[:]), nil
+}
+
+// RecordID is the id the record of the payment (network, txHash) has, or
+// will have, in this engine's production books (the sandbox draws random
+// ids). It needs the engine's record-id key: nobody else can compute it
+// (package recordid).
+func (e *Engine) RecordID(network, txHash string) string {
+	return e.ids.ID(network, txHash)
 }
 
 // sandboxIDPrefix opens the id of every sandbox record.
