@@ -30,10 +30,11 @@ type claimsV3 struct {
 	Invoice        *invoiceV3        `json:"invoice,omitempty"`
 	Fee            *Fee              `json:"fee,omitempty"`
 	Commitments    map[string]string `json:"commitments,omitempty"`
+	Log            logV3             `json:"log"`
+
 	// commitList, when set, is written instead of Commitments: the same
 	// members sorted by name (ConcealSealAppend, which builds no map).
 	commitList []commitment
-	Log        logV3 `json:"log"`
 }
 
 // settlementV3 is Settlement without the identifiers that lead to the
