@@ -147,4 +147,16 @@
 // transaction hash's opening (139 bytes, not 128): BenchmarkSeal 19.1 KB,
 // 28 allocations -> 18.3 KB, 27 allocations, CPU per op (median of 5
 // alternating runs, loaded 2-core VM) 38.8 -> 37.0 µs.
+//
+// A settlement's invoice, receipt leaf and openings are garbage once its
+// entry's Append returned (the ledger encoded them into the entry's blob);
+// Engine.release gives their buffers back (the invoice's to the renderer,
+// ubl.Draft.Release; the others to the engine's pool) and the next
+// settlements write into them, and Settle answers with the committed
+// draft's record instead of a copy. At Go's default GOGC the collector
+// runs in proportion to the bytes allocated against a live heap that
+// reused buffers do not shrink: BenchmarkSettle at 64 callers allocated
+// 42.0-42.4 KB per settlement and ran 11.05-11.45 collections per 1,000;
+// with the buffers reused, 32.8-33.5 KB and 8.75-8.9 (five alternated
+// pairs, 2-core VM).
 package fiscal
