@@ -383,6 +383,15 @@
 // 2-core VM: 21.4 µs (Conceal, then Seal) -> 17.2 µs (ConcealSeal), 17
 // allocations both.
 //
+// ConcealSealAppend is ConcealSeal writing the leaf into the caller's
+// buffer, from the clear claims and their commitments (the payload of
+// the public claims, which toV3 never copies a personal field into; no
+// public claims are built, and the commitments are a list sorted once,
+// not a map). The engine keeps a buffer per receipt in flight and gives
+// it back once the leaf is logged. BenchmarkConcealSeal on the 2-core VM,
+// five runs each: ConcealSeal 10.3-10.5 µs, 8.2 KB, 18 allocations;
+// ConcealSealAppend into a reused buffer 7.7-8.0 µs, 3.9 KB, 10.
+//
 // # Commitments
 //
 // Each personal field of a 3.0.0 or 4.0.0 receipt appears in the public
