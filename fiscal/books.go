@@ -507,11 +507,7 @@ func (b *Books) commitRecord(ctx context.Context, d *Draft) (*SettleResult, erro
 // than its record.
 func (e *Engine) committedRecord(d *Draft, index int64) *Record {
 	r := &d.Record
-	r.Ledger = LedgerRef{Origin: e.cfg.LogOrigin, Index: index}
-	if n := len(r.History); n > 0 {
-		r.History = append([]Revision(nil), r.History...) // a way in's edit may share it
-		r.History[n-1].LedgerIndex = index
-	}
+	e.placeAt(r, index)
 	d.Claims, d.Postings, d.Puts, d.Document, d.checks = nil, nil, nil, nil, nil
 	d.total, d.claims = nil, nil
 	return r

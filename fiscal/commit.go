@@ -113,10 +113,7 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 				}
 			}
 			var leaf, openings []byte
-			if d.bufs == nil && d.claims != nil {
-				d.bufs = e.sealBuffers()
-			}
-			if doc, leaf, openings, err = e.seal(d, g.Index, rnd, d.bufs); err != nil {
+			if doc, leaf, openings, err = e.seal(d, g.Index, rnd, e.sealBuffers(d)); err != nil {
 				return nil, ledger.Appended{}, err
 			}
 			docs := map[string][]byte{docRecord: doc}
@@ -246,12 +243,19 @@ func (e *Engine) resealIn(h *ledger.Hook, d *Draft, index, number int64, rnd *re
 // from its stack (a Record is 1.4 KB: one heap copy fewer per settlement).
 func (e *Engine) sealedAt(d *Draft, index int64) Record {
 	r := d.Record
+	e.placeAt(&r, index)
+	return r
+}
+
+// placeAt gives r its log index: in its ledger reference and in its last
+// revision, whose History is copied first (the draft's may be sealed
+// again, and a way in's edit may share it).
+func (e *Engine) placeAt(r *Record, index int64) {
 	r.Ledger = LedgerRef{Origin: e.cfg.LogOrigin, Index: index}
 	if n := len(r.History); n > 0 {
 		r.History = append([]Revision(nil), r.History...)
 		r.History[n-1].LedgerIndex = index
 	}
-	return r
 }
 
 // sealBufs are the buffers a draft's receipt leaf and openings are
@@ -262,12 +266,18 @@ func (e *Engine) sealedAt(d *Draft, index int64) Record {
 // default GOGC each allocated byte brings the next collection closer).
 type sealBufs struct{ leaf, openings []byte }
 
-// sealBuffers returns buffers a committed draft gave back, or new ones.
-func (e *Engine) sealBuffers() *sealBufs {
-	if b, _ := e.sealBufs.Get().(*sealBufs); b != nil {
-		return b
+// sealBuffers returns the draft's buffers, taking them on its first seal
+// from those committed drafts gave back, or new ones; nil for a draft
+// without a receipt.
+func (e *Engine) sealBuffers(d *Draft) *sealBufs {
+	if d.bufs == nil && d.claims != nil {
+		if b, _ := e.sealBufs.Get().(*sealBufs); b != nil {
+			d.bufs = b
+		} else {
+			d.bufs = &sealBufs{leaf: make([]byte, 0, 3<<10), openings: make([]byte, 0, 2<<10)}
+		}
 	}
-	return &sealBufs{leaf: make([]byte, 0, 3<<10), openings: make([]byte, 0, 2<<10)}
+	return d.bufs
 }
 
 // maxPooledSealBuf bounds the buffers kept: an odd receipt (many evidence

@@ -20,9 +20,8 @@ func SealForBench(e *Engine, d *Draft, index, n int64) error {
 			return err
 		}
 	}
-	if d.bufs == nil && d.claims != nil {
-		d.bufs = e.sealBuffers() // kept across calls, as Commit's are across a settlement's seals
-	}
-	_, _, _, err := e.seal(d, index, &replay{src: e.rand}, d.bufs)
+	// The draft's buffers are kept across calls, as Commit's are across a
+	// settlement's seals.
+	_, _, _, err := e.seal(d, index, &replay{src: e.rand}, e.sealBuffers(d))
 	return err
 }
