@@ -25,10 +25,10 @@ type Draft struct {
 	totals Totals
 
 	// The renderer that drafted it and the buffer xml was rendered into,
-	// given back by Release (nil for the package functions).
+	// given back by Release (nil for the package functions). A released
+	// draft has no xml.
 	renderer *Renderer
 	buf      *[]byte
-	released bool
 
 	// For the checks that depend on the number.
 	greek     bool
@@ -88,10 +88,9 @@ var ErrReleased = errors.New("ubl: the draft was released")
 // Release of a released draft does nothing. Release may not run
 // concurrently with another call on the draft.
 func (d *Draft) Release() {
-	if d.released {
+	if d.xml == nil {
 		return
 	}
-	d.released = true
 	d.renderer.release(d.buf)
 	d.xml, d.buf = nil, nil
 }
@@ -104,7 +103,7 @@ func (d *Draft) Totals() Totals { return d.totals }
 // seller under Peppol); on a problem it returns a *ValidationError and no
 // XML. The result is byte-identical to RenderInvoice with ID = id.
 func (d *Draft) Finish(id string) ([]byte, error) {
-	if d.released {
+	if d.xml == nil {
 		return nil, ErrReleased
 	}
 	if err := d.checkID(id); err != nil {
@@ -132,7 +131,7 @@ func (d *Draft) Finish(id string) ([]byte, error) {
 // runs, which the settlements in flight set more than their bytes (the
 // README's "Throughput benchmarks").
 func (d *Draft) Take(id string) ([]byte, error) {
-	if d.released {
+	if d.xml == nil {
 		return nil, ErrReleased
 	}
 	if d.taken {
