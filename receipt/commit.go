@@ -378,7 +378,7 @@ func parseCanonicalInt(s string) (int64, error) {
 // Reveal(&public, openings...) gives the clear claims back (Log.Index
 // aside, which Sign does not sign).
 func Conceal(clear Claims, rand io.Reader) (public Claims, openings []Opening, err error) {
-	cms, openings, err := commitAll(&clear, rand, nil)
+	cms, openings, err := commitAll(&clear, rand)
 	if err != nil {
 		return Claims{}, nil, err
 	}
@@ -397,10 +397,13 @@ func Conceal(clear Claims, rand io.Reader) (public Claims, openings []Opening, e
 // commitment is a member of Claims.Commitments.
 type commitment struct{ field, value string }
 
+// byField orders commitments by field, as encoding/json orders map keys.
+func byField(a, b commitment) int { return strings.Compare(a.field, b.field) }
+
 // commitAll is Conceal without the public claims: it checks the clear
-// claims and returns the commitments of their personal fields, appended
-// to cms and sorted by field, and the openings.
-func commitAll(clear *Claims, rand io.Reader, cms []commitment) ([]commitment, []Opening, error) {
+// claims and returns the commitments of their personal fields, sorted by
+// field, and the openings.
+func commitAll(clear *Claims, rand io.Reader) ([]commitment, []Opening, error) {
 	if err := checkClaimsMode(clear, modeClear); err != nil {
 		return nil, nil, err
 	}
@@ -450,12 +453,11 @@ func commitAll(clear *Claims, rand io.Reader, cms []commitment) ([]commitment, [
 	for i := range openings {
 		openings[i].Salt = all[i*saltLen : (i+1)*saltLen]
 	}
-	start := len(cms)
-	cms = slices.Grow(cms, len(openings))
+	cms := make([]commitment, len(openings))
 	for i := range openings {
-		cms = append(cms, commitment{openings[i].Field, all[len(openings)*saltLen+i*cmLen : len(openings)*saltLen+(i+1)*cmLen]})
+		cms[i] = commitment{openings[i].Field, all[len(openings)*saltLen+i*cmLen : len(openings)*saltLen+(i+1)*cmLen]}
 	}
-	slices.SortFunc(cms[start:], func(a, b commitment) int { return strings.Compare(a.field, b.field) })
+	slices.SortFunc(cms, byField)
 	return cms, openings, nil
 }
 

@@ -93,22 +93,16 @@ func (w *jsonWriter) member(name string, body func()) {
 	w.object(body)
 }
 
+// optMap writes m's members in key order, as encoding/json does, unless
+// m is empty.
 func (w *jsonWriter) optMap(name string, m map[string]string) {
-	if len(m) == 0 {
-		return
+	var small [16]commitment // a receipt has a dozen commitments
+	ms := small[:0]
+	for k, v := range m {
+		ms = append(ms, commitment{k, v})
 	}
-	var small [16]string // a receipt has a dozen commitments
-	keys := small[:0]
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	w.member(name, func() {
-		for _, k := range keys {
-			w.key2(k)
-			w.b = appendJSONString(w.b, m[k])
-		}
-	})
+	slices.SortFunc(ms, byField)
+	w.sortedMembers(name, ms)
 }
 
 // sortedMembers writes what optMap writes for the map of the members

@@ -96,17 +96,13 @@ func notSealed(spec string) error {
 // construction (each personal field present is committed and blanked), so
 // Seal's second check of them is skipped. Leaf, openings and errors are
 // those of Conceal then Seal (TestConcealSealMatches, FuzzConcealSeal);
-// a Conceal error is returned as Conceal returns it.
+// a Conceal error is returned as Conceal returns it. It is
+// ConcealSealAppend into a pooled buffer, whose leaf it copies.
 func ConcealSeal(clear Claims, rand io.Reader) (leaf []byte, openings []Opening, err error) {
-	public, openings, err := Conceal(clear, rand)
-	if err != nil {
-		return nil, nil, err
-	}
-	if public.Spec != SpecV4 {
-		leaf, err = Seal(public) // refuses the spec
-	} else {
-		leaf, err = sealChecked(&public)
-	}
+	leaf, err = sealedCopy(func(dst []byte) (out []byte, err error) {
+		out, openings, err = ConcealSealAppend(dst, clear, rand)
+		return out, err
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -118,7 +114,7 @@ func ConcealSeal(clear Claims, rand io.Reader) (leaf []byte, openings []Opening,
 // per receipt in flight, as the engine does until the leaf is logged,
 // allocates no leaf. The leaf is out[len(dst):].
 func ConcealSealAppend(dst []byte, clear Claims, rand io.Reader) (out []byte, openings []Opening, err error) {
-	cms, openings, err := commitAll(&clear, rand, nil)
+	cms, openings, err := commitAll(&clear, rand)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -130,29 +126,45 @@ func ConcealSealAppend(dst []byte, clear Claims, rand io.Reader) (out []byte, op
 	// the commitments give the same.
 	w := toV3(&clear)
 	w.commitList = cms
-	out = appendClaimsV3(dst, &w)
-	if replacedInvalidUTF8(out[len(dst):]) {
-		return nil, nil, &ClaimsError{Field: invalidUTF8Field(&w), Problem: "is not valid UTF-8 text"}
+	if out, err = appendSealed(dst, &w); err != nil {
+		return nil, nil, err
 	}
 	return out, openings, nil
 }
 
 // sealChecked is Seal after its checks.
 func sealChecked(c *Claims) ([]byte, error) {
+	return sealedCopy(func(dst []byte) ([]byte, error) {
+		w := toV3(c)
+		return appendSealed(dst, &w)
+	})
+}
+
+// sealedCopy runs write on a pooled scratch buffer and returns a copy of
+// what it wrote, at its exact size.
+func sealedCopy(write func(dst []byte) ([]byte, error)) ([]byte, error) {
 	sc := scratchPool.Get().(*scratch)
-	w := toV3(c)
-	sc.payload = appendClaimsV3(sc.payload[:0], &w)
-	out := bytes.Clone(sc.payload)
+	out, err := write(sc.payload[:0])
+	var leaf []byte
+	if err == nil {
+		leaf, sc.payload = bytes.Clone(out), out[:0]
+	}
 	if cap(sc.payload)+cap(sc.jws) <= maxPooledScratch {
 		scratchPool.Put(sc)
 	}
-	if replacedInvalidUTF8(out) {
+	return leaf, err
+}
+
+// appendSealed appends the 4.0.0 payload of w to dst.
+func appendSealed(dst []byte, w *claimsV3) ([]byte, error) {
+	out := appendClaimsV3(dst, w)
+	if replacedInvalidUTF8(out[len(dst):]) {
 		// The encoder wrote \ufffd for bytes that are not UTF-8, as
 		// encoding/json does; decoded, that is U+FFFD, which re-encodes
 		// otherwise: the payload would have no canonical spelling, and
 		// Verify would refuse it. A JWS could carry such a payload (its
 		// signature covers the bytes); a 4.0.0 payload cannot.
-		return nil, &ClaimsError{Field: invalidUTF8Field(&w), Problem: "is not valid UTF-8 text"}
+		return nil, &ClaimsError{Field: invalidUTF8Field(w), Problem: "is not valid UTF-8 text"}
 	}
 	return out, nil
 }
