@@ -341,16 +341,16 @@
 // randomly keyed write (the entry ID in ids, each claim, a side key such as
 // a record ID) dirties its own leaf page once the file is large, and its
 // branch pages above it; keys appended per account (postings) dirty one
-// page per account a batch touches: BenchmarkAppendFloor, a realistic
-// entry appended by 64 callers with the engine's claims, two postings and
-// outbox event, ran at 23.0 k appends/s over one account and 18.5 k over
-// 50 at Go's defaults (a facilitator's books; 13.6 against 23.4 serial µs
-// per record; bench/table-6366104.txt), and in an experiment build at
-// GOGC=400 at 28-29 k over 50 with the postings left out against 18.0-18.3
-// k with them (issue 22, stop 41): writing postings behind the commit,
-// many commits' at once, is what would give that back. A batch also rewrites the root, the
-// meta and freelist pages and the root-to-leaf path of every bucket it
-// writes, about 14 pages for the ledger's own buckets and twice that with
+// page per account a batch touches: BenchmarkAppendFloor, a realistic entry
+// appended by 64 callers with the engine's claims, two postings and outbox
+// event, ran at 23.0 k appends/s over one account and 18.5 k over 50 at Go's
+// defaults (a facilitator's books; 13.6 against 23.4 serial µs per record;
+// bench/table-6366104.txt), and in an experiment build at GOGC=400 at 28-29
+// k over 50 with the postings left out against 18.0-18.3 k with them (issue
+// 22, stop 41): writing postings behind the commit, many commits' at once,
+// is what would give that back. A batch also rewrites the root, the meta and
+// freelist pages and the root-to-leaf path of every bucket it writes, about
+// 14 pages for the ledger's own buckets and twice that with
 // the engine's claims, postings and side buckets: small batches pay that
 // per record. fiscal402's engine therefore writes no "heads" side key for
 // a record's first revision (it finds the record by its entry ID), which
