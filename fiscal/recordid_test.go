@@ -22,7 +22,7 @@ func TestRecordIDUsesTheKeyFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tx := range []string{"0xab", "0xAB", "0x" + "9f2c5e3b1a7d4f6e8c0b2a4d6f8e0c2b4a6d8f0e2c4b6a8d0f2e4c6b8a0d2f4e"} {
+	for _, tx := range []string{"0xab", "0xAB", "0x9f2c5e3b1a7d4f6e8c0b2a4d6f8e0c2b4a6d8f0e2c4b6a8d0f2e4c6b8a0d2f4e"} {
 		for _, network := range []string{"eip155:8453", "eip155:1"} {
 			if got, want := e.RecordID(network, tx), k.ID(network, tx); got != want {
 				t.Fatalf("RecordID(%s, %s) = %s, want %s", network, tx, got, want)
