@@ -28,8 +28,9 @@
 # and allocations per settlement. Engine.Settle's p-busy-% and p-on-cpu-%
 # are the shares of the Ps' time (GOMAXPROCS × wall) the scheduler counts
 # busy and the process ran on a CPU: the gap is mostly a P held by the
-# committer in its fdatasyncs, which no caller can use (what one P more,
-# the server's GOMAXPROCS setting, gives back). gc-cycles/1k-records and
+# committer in its fdatasyncs, which no caller can use (one P more, the
+# server's GOMAXPROCS setting, gives that time to the callers without
+# raising the rate: README, "What bounds the engine"). gc-cycles/1k-records and
 # gc-p-µs/record are how often the collector ran and the Ps' time it took
 # from the settlements (assists, dedicated workers, pauses; most of which
 # GOGC=400, the server's setting, saves). cpu-µs (per op, or per
