@@ -126,6 +126,11 @@ run ./ledger -run '^$' -bench 'BenchmarkRaw(Bolt|WAL)/^bytes=blob$/^callers=(32|
 # books): the account-keyed postings then dirty a page per account and
 # commit, where one seller's append at one end of their index.
 run ./ledger -run '^$' -bench 'BenchmarkAppendFloor/^accounts=50$/^callers=(32|64)$' -benchtime "${N_RAW}x"
+# Engine.Settle on such books (settlement n to account n mod 50), once at
+# Go's defaults and once at GOGC=400: the serial section per record with
+# ~30 accounts' pages in every commit.
+run ./fiscal -run '^$' -bench '^BenchmarkSettleAccounts$' -benchtime "${N_SETTLE}x" -benchmem
+runas GOGC=400 GOGC=400 ./fiscal -run '^$' -bench '^BenchmarkSettleAccounts$' -benchtime "${N_SETTLE}x" -benchmem
 FISCAL402_BENCH_SCALE=${SCALE:-} run ./fiscal -run '^$' -bench 'BenchmarkSettleScale$' -benchtime 1x -timeout 60m
 run ./receipt -run '^$' -bench 'BenchmarkVerify(V3|V4|Floor|V4Floor)?$' -benchtime 2000x -benchmem
 run ./ledger -run '^$' -bench 'BenchmarkCheckRate/records=100k/' -benchtime 3x
