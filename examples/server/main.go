@@ -417,7 +417,13 @@ func setGCDefault(getenv func(string) string) {
 // average 1.46 goroutines ran, and for 31 % of the time one ran while the
 // committer sat in a system call (fdatasync, or the pwrites before it). With
 // a third P, 1.92 ran, and the settlements per second rose by 11, 18 and 25
-// % (three alternated pairs). The server, busy (BenchmarkServerHTTP at 128
+// % (three alternated pairs). Since the engine's settlements got cheaper
+// (issue 22, stops 41-42) that gain is gone: at 9ee50f8, five interleaved
+// rounds of bench/run.sh gave 14,032/s with the third P and 14,246 without,
+// and three alternated pairs 13,969-15,677 against 14,933-15,630 (the time
+// goes to the callers, who then wait for the commit sooner: README, "What
+// bounds the engine"); the server at 32 clients, three pairs, 6,198-7,706
+// against 6,270-6,852. The server, busy (BenchmarkServerHTTP at 128
 // clients, three alternated pairs): 4,512 → 5,040 settlements/s (medians);
 // at 32 clients, where every request waits on the commit cycle rather than
 // on a CPU, no change (3,951 and 3,940/s). With PostgreSQL the commit waits
