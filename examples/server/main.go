@@ -424,7 +424,8 @@ func setGCDefault(getenv func(string) string) {
 // goes to the callers, who then wait for the commit sooner: README, "What
 // bounds the engine"); the server at 32 clients, three pairs, 6,198-7,706
 // against 6,270-6,852. The server, busy (BenchmarkServerHTTP at 128
-// clients, three alternated pairs): 4,512 → 5,040 settlements/s (medians);
+// clients, three alternated pairs): 4,512 → 5,040 settlements/s (medians;
+// at 9ee50f8, 7,995-8,553 → 8,797-10,123, the same pairs' ranges);
 // at 32 clients, where every request waits on the commit cycle rather than
 // on a CPU, no change (3,951 and 3,940/s). With PostgreSQL the commit waits
 // on the network, which gives the P up, and the default stays. Under a
