@@ -23,8 +23,7 @@
 #
 # It reads the text that `go tool trace -d=parsed` prints (Go 1.26), a
 # debugging format of the go command, not a stable interface: if a later Go
-# changes it, the script finds no committer and says so rather than print
-# a wrong summary. What it showed in stop 43 of issue 22 (2 CPUs, 64
+# changes it, the script says so rather than print a wrong summary. What it showed in stop 43 of issue 22 (2 CPUs, 64
 # callers, GOGC=400) is in the README, "What bounds the engine".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,7 +39,11 @@ if [[ -z "$trace" ]]; then
   (cd fiscal && go test -run '^$' -bench "^BenchmarkSettle\$/^callers=$callers\$" -benchtime "${n}x" -trace "$trace") |
     grep -E '^Benchmark' >&2
 fi
-go tool trace -d=parsed "$trace" 2>/dev/null >"$work/parsed.txt"
+go tool trace -d=parsed "$trace" >"$work/parsed.txt"
+if ! grep -q StateTransition "$work/parsed.txt"; then
+  echo "bench/committer-trace.sh: go tool trace -d=parsed printed no state transitions (another Go's format?)" >&2
+  exit 1
+fi
 # Pass 1 (awk): the committer's transitions and the run's states. It prints
 # "state NAME NS", "run STATE RUNNING RUNNABLE NS" and, for every transition
 # of the committer, "dur KEY NS" (KEY: the move and its reason), which sort
