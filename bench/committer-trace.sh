@@ -23,8 +23,9 @@
 #
 # It reads the text that `go tool trace -d=parsed` prints (Go 1.26), a
 # debugging format of the go command, not a stable interface: if a later Go
-# changes it, the script says so rather than print a wrong summary. What it showed in stop 43 of issue 22 (2 CPUs, 64
-# callers, GOGC=400) is in the README, "What bounds the engine".
+# changes it, the script says so rather than print a wrong summary. What
+# it showed in stop 43 of issue 22 (2 CPUs, 64 callers, GOGC=400) is in
+# the README, "What bounds the engine".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 callers=${CALLERS:-64}
