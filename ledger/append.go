@@ -977,7 +977,7 @@ func (l *Ledger) planOne(r *request, v commitView, st *batchState, fr *frontier,
 		if dup {
 			return fail(fmt.Errorf("posting %q %q already present: %w", po.Index, key, ErrDuplicate))
 		}
-		w.postings = append(w.postings, postingWrite{index: po.Index, key: key, id: p.id})
+		w.postings = append(w.postings, postingWrite{index: po.Index, key: key, id: p.id, at: index})
 	}
 	var h *Hook
 	if a.Hook != nil {

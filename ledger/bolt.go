@@ -42,6 +42,10 @@ type boltStore struct {
 	// which reads no key by name).
 	keys *idIndex
 	cur  atomic.Pointer[storeHead]
+	// pend is the posting log of the committed state (postlog.go);
+	// flushAt is postLogFlush (tests lower it).
+	pend    atomic.Pointer[pendingPostings]
+	flushAt int
 }
 
 // boltOpen are the parameters of openBoltStore.
@@ -103,7 +107,7 @@ func openBoltStore(o boltOpen) (*boltStore, loadedFile, error) {
 	if err != nil {
 		return nil, lf, err
 	}
-	s := &boltStore{db: db, path: o.path, readOnly: o.readOnly}
+	s := &boltStore{db: db, path: o.path, readOnly: o.readOnly, flushAt: postLogFlush}
 	if lf, err = s.load(o); err != nil {
 		db.Close()
 		return nil, lf, err
@@ -234,10 +238,10 @@ func (s *boltStore) load(o boltOpen) (lf loadedFile, err error) {
 			size, _ := parseU64(meta.Get(metaSize))
 			s.v2from, s.v3from = size, size
 			schema := string(meta.Get(metaSchema))
-			if v, err := parseU64(meta.Get(metaV2From)); err == nil && (schema == schemaV2 || schema == schemaVersion) {
+			if v, err := parseU64(meta.Get(metaV2From)); err == nil && (schema == schemaV2 || hasKeysRecords(schema)) {
 				s.v2from = v
 			}
-			if v, err := parseU64(meta.Get(metaV3From)); err == nil && schema == schemaVersion {
+			if v, err := parseU64(meta.Get(metaV3From)); err == nil && hasKeysRecords(schema) {
 				s.v3from = v
 			}
 			lf.dicts, _ = loadDicts(tx)
@@ -260,7 +264,7 @@ func (s *boltStore) load(o boltOpen) (lf loadedFile, err error) {
 		return lf, fmt.Errorf("ledger: open %s: %w: %w", s.path, ErrUnavailable, err)
 	}
 	switch {
-	case hasMeta && schema != schemaV1 && schema != schemaV2 && schema != schemaVersion:
+	case hasMeta && !knownSchema(schema):
 		return lf, unknownSchema(s.path, schema)
 	case schema == "" && first != nil:
 		return lf, fmt.Errorf("ledger: %s is a bbolt file without ledger meta (first bucket %q): %w", s.path, first, ErrInvalid)
@@ -270,7 +274,7 @@ func (s *boltStore) load(o boltOpen) (lf loadedFile, err error) {
 		if err := s.db.Update(func(tx *bolt.Tx) error { return initialize(tx, o) }); err != nil {
 			return lf, fmt.Errorf("ledger: initialize %s: %w: %w", s.path, ErrUnavailable, err)
 		}
-	case (schema == schemaV1 || schema == schemaV2) && !o.readOnly:
+	case schema != schemaVersion && !o.readOnly:
 		if err := s.db.Update(upgrade); err != nil {
 			return lf, fmt.Errorf("ledger: upgrade %s to %s: %w: %w", s.path, schemaVersion, ErrUnavailable, err)
 		}
@@ -281,6 +285,11 @@ func (s *boltStore) load(o boltOpen) (lf loadedFile, err error) {
 		if lf, err = s.loadHead(tx, o.origin); err != nil {
 			return err
 		}
+		pend, err := loadPending(tx.Bucket(bucketPostLog))
+		if err != nil {
+			return &CheckError{Index: -1, What: err.Error()}
+		}
+		s.pend.Store(pend)
 		return s.buildIDIndex(tx, lf.head.frontier.size)
 	})
 	if err != nil {
@@ -295,20 +304,24 @@ func (s *boltStore) load(o boltOpen) (lf loadedFile, err error) {
 }
 
 func unknownSchema(path, schema string) error {
-	return fmt.Errorf("ledger: %s has schema %q, this version reads %q, %q and %q: %w", path, schema, schemaV1, schemaV2, schemaVersion, ErrInvalid)
+	return fmt.Errorf("ledger: %s has schema %q, this version reads %q, %q, %q and %q: %w", path, schema, schemaV1, schemaV2, schemaV3, schemaVersion, ErrInvalid)
 }
 
-// upgrade turns a schema-1 or schema-2 file into a schema-3 one in one
+// upgrade turns a schema-1, -2 or -3 file into a schema-4 one in one
 // transaction, without moving any entry.
 func upgrade(tx *bolt.Tx) error {
 	// Schema 1 → 2 adds the blob-era buckets and records where blobs
 	// start (v2from); schema 2 → 3 adds the keys bucket and records where
 	// keys records start (v3from): the entries below keep their keys in
-	// the entries, ids and claims B-trees.
+	// the entries, ids and claims B-trees; schema 3 → 4 adds the posting
+	// log, empty.
 	if err := upgradeStep(tx, schemaV1, v2Buckets, metaV2From, schemaV2); err != nil {
 		return err
 	}
-	return upgradeStep(tx, schemaV2, v3Buckets, metaV3From, schemaVersion)
+	if err := upgradeStep(tx, schemaV2, v3Buckets, metaV3From, schemaV3); err != nil {
+		return err
+	}
+	return upgradeStep(tx, schemaV3, v4Buckets, nil, schemaVersion)
 }
 
 // upgradeStep turns a file of schema from into one of schema to without
@@ -329,8 +342,10 @@ func upgradeStep(tx *bolt.Tx, from string, buckets [][]byte, fromKey []byte, to 
 			return err
 		}
 	}
-	if err := meta.Put(fromKey, clone(size)); err != nil {
-		return err
+	if fromKey != nil {
+		if err := meta.Put(fromKey, clone(size)); err != nil {
+			return err
+		}
 	}
 	return meta.Put(metaSchema, []byte(to))
 }
@@ -342,18 +357,20 @@ func (s *boltStore) loadHead(tx *bolt.Tx, origin string) (loadedFile, error) {
 	meta := tx.Bucket(bucketMeta)
 	schema := string(meta.Get(metaSchema))
 	switch schema {
-	case schemaVersion, schemaV2, schemaV1:
+	case schemaVersion, schemaV3, schemaV2, schemaV1:
 	default:
 		return lf, unknownSchema(s.path, schema)
 	}
 	if v := meta.Get(metaOrigin); string(v) != origin {
 		return lf, fmt.Errorf("ledger: %s belongs to origin %q, not %q: %w", s.path, v, origin, ErrOriginMismatch)
 	}
-	v2, v3 := schema != schemaV1, schema == schemaVersion
+	v2, v3 := schema != schemaV1, hasKeysRecords(schema)
 	buckets := schema1Buckets
 	switch {
-	case v3:
+	case schema == schemaVersion:
 		buckets = ownBuckets
+	case v3:
+		buckets = schema3Buckets
 	case v2:
 		buckets = schema2Buckets
 	}
@@ -475,18 +492,21 @@ func (s *boltStore) commit(_ func() *batchKeys, plan func(v commitView) (*batchW
 	// Planning and the puts do not block: one measured span.
 	var w *batchWrites
 	var refs []keyRef
+	var pend *pendingPostings
 	st.cpu = measuredCPU(func() {
 		if w, err = plan(newBoltView(s, tx)); err == nil && w != nil {
-			refs, err = s.write(tx, w)
+			refs, pend, err = s.write(tx, w)
 		}
 	})
 	if err != nil || w == nil {
 		return st, err
 	}
+	undo := s.publishPending(pend)
 	err = tx.Commit()
 	txs := tx.Stats()
 	st.io, st.pages = txs.GetWriteTime(), txs.GetWrite()
 	if err != nil {
+		undo()
 		return st, err
 	}
 	// Only now, committed, do the batch's keys become visible to lookups.
@@ -504,7 +524,7 @@ func (s *boltStore) commit(_ func() *batchKeys, plan func(v commitView) (*batchW
 // buckets are keyed by index and only grow, so a batch dirties a page of
 // each for many records, where the ids and claims B-trees (schema 2) took
 // a randomly placed leaf page per key.
-func (s *boltStore) write(tx *bolt.Tx, w *batchWrites) ([]keyRef, error) {
+func (s *boltStore) write(tx *bolt.Tx, w *batchWrites) ([]keyRef, *pendingPostings, error) {
 	b := func(name []byte) *bolt.Bucket { return tx.Bucket(name) }
 	blobs, keys, hashes, cps := b(bucketBlobs), b(bucketKeys), b(bucketHashes), b(bucketCheckpoints)
 	// Keys of these buckets only grow: split full pages full (the default,
@@ -528,7 +548,7 @@ func (s *boltStore) write(tx *bolt.Tx, w *batchWrites) ([]keyRef, error) {
 	j := 0 // the claims of w.entries[i] are the next ones with its index
 	for _, e := range w.entries {
 		if e.index > maxIndexed {
-			return nil, fmt.Errorf("ledger: entry %d: beyond the %d entries the in-memory index holds", e.index, maxIndexed+1)
+			return nil, nil, fmt.Errorf("ledger: entry %d: beyond the %d entries the in-memory index holds", e.index, maxIndexed+1)
 		}
 		start := j
 		for j < len(w.claims) && w.claims[j].index == e.index {
@@ -538,10 +558,10 @@ func (s *boltStore) write(tx *bolt.Tx, w *batchWrites) ([]keyRef, error) {
 		key := a.u64(e.index)
 		rec := a.cut(keysRecordSize(e.id, claims), func(b []byte) []byte { return appendKeysRecord(b, e.id, claims) })
 		if err := blobs.Put(key, e.blob); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := keys.Put(key, rec); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		refs = append(refs, keyRef{s.keys.hashID(e.id), e.index})
 		for _, c := range claims {
@@ -549,28 +569,25 @@ func (s *boltStore) write(tx *bolt.Tx, w *batchWrites) ([]keyRef, error) {
 		}
 	}
 	if j != len(w.claims) {
-		return nil, fmt.Errorf("ledger: claim %q %q of index %d belongs to no entry of the batch", w.claims[j].space, w.claims[j].key, w.claims[j].index)
+		return nil, nil, fmt.Errorf("ledger: claim %q %q of index %d belongs to no entry of the batch", w.claims[j].space, w.claims[j].key, w.claims[j].index)
 	}
 	if len(w.entries) > 0 {
 		base := tlog.StoredHashIndex(0, w.entries[0].index)
 		for i := range w.hashes {
 			if err := hashes.Put(a.u64(base+int64(i)), w.hashes[i][:]); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
-	fills := fillTracker{}
-	postings := subBuckets{parent: b(bucketPostings)}
-	for _, p := range w.postings {
-		bk, err := postings.get(p.index)
-		if err != nil {
-			return nil, err
-		}
-		fills.put(bk, p.key)
-		if err := bk.Put(p.key, a.str(p.id)); err != nil {
-			return nil, err
-		}
+	base := s.pend.Load()
+	if base == nil {
+		return nil, nil, fmt.Errorf("ledger: the posting log was not loaded")
 	}
+	next, err := s.writePostings(tx, base, w.postings, &a)
+	if err != nil {
+		return nil, nil, err
+	}
+	fills := fillTracker{}
 	sideBk := subBuckets{parent: b(bucketSide)}
 	side := w.side
 	if !w.sideUnique {
@@ -579,39 +596,39 @@ func (s *boltStore) write(tx *bolt.Tx, w *batchWrites) ([]keyRef, error) {
 	for _, p := range side {
 		if p.Value == nil {
 			if err := sidePut(sideBk.parent, p.Bucket, p.Key, nil, nil); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			continue
 		}
 		bk, err := sideBk.get(p.Bucket)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		fills.put(bk, p.Key)
 		if err := bk.Put(p.Key, p.Value); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	fills.apply()
 	for name, n := range w.seqs {
 		if err := b(bucketSequences).Put([]byte(name), u64(n)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if d := w.dict; d != nil {
 		if err := b(bucketDicts).Put(u64(int64(d.id)), dictValue(d.cutAt, d.content)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	// Last: the checkpoint, whose signature was made while the rest was put.
 	if err := w.checkpoint(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cp := w.head.latest
 	if err := cps.Put(u64(cp.Size), cp.Note); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return refs, b(bucketMeta).Put(metaSize, u64(cp.Size))
+	return refs, next, b(bucketMeta).Put(metaSize, u64(cp.Size))
 }
 
 // lastWrites keeps, of several writes of one side key in a batch, the last
@@ -720,6 +737,18 @@ func (f fillTracker) put(bk *bolt.Bucket, key []byte) {
 	st.last = key
 }
 
+// follows reports whether key follows every key of bk, those put before
+// in the transaction included.
+func (f fillTracker) follows(bk *bolt.Bucket, key []byte) bool {
+	st := f[bk]
+	if st == nil {
+		last, _ := bk.Cursor().Last()
+		st = &fillState{last: last, appended: true}
+		f[bk] = st
+	}
+	return st.last == nil || bytes.Compare(key, st.last) > 0
+}
+
 func (f fillTracker) apply() {
 	for bk, st := range f {
 		if st.appended {
@@ -814,6 +843,9 @@ func (v *boltView) keysReader() *keysReader {
 }
 
 func (v *boltView) hasPosting(index string, key []byte) (bool, error) {
+	if _, ok := v.s.pend.Load().get(index, key); ok {
+		return true, nil
+	}
 	_, ok := seekGet(v.child(bucketPostings, "postings", index), key)
 	return ok, nil
 }
@@ -956,8 +988,18 @@ func (r boltReader) claim(space, key string) (int64, []byte, bool, error) {
 }
 
 func (r boltReader) posting(index string, key []byte) (string, bool, error) {
+	if len(key) == 0 {
+		return "", false, nil
+	}
+	p, err := r.s.pendingFor(r.tx)
+	if err != nil {
+		return "", false, &CorruptError{Path: r.s.path, Index: -1, Reason: err.Error()}
+	}
+	if id, ok := p.get(index, key); ok {
+		return id, true, nil
+	}
 	b := r.tx.Bucket(bucketPostings).Bucket([]byte(index))
-	if b == nil || len(key) == 0 {
+	if b == nil {
 		return "", false, nil
 	}
 	v := b.Get(key)
@@ -965,11 +1007,11 @@ func (r boltReader) posting(index string, key []byte) (string, bool, error) {
 }
 
 func (r boltReader) scan(index string, prefix, after []byte, reverse bool, fn func(k []byte, id string) bool) error {
-	b := r.tx.Bucket(bucketPostings).Bucket([]byte(index))
-	if b == nil {
-		return nil
+	p, err := r.s.pendingFor(r.tx)
+	if err != nil {
+		return &CorruptError{Path: r.s.path, Index: -1, Reason: err.Error()}
 	}
-	scanBucket(b, prefix, after, reverse, func(k, v []byte) bool { return fn(k, string(v)) })
+	scanPending(r.tx.Bucket(bucketPostings).Bucket([]byte(index)), p, index, prefix, after, reverse, fn)
 	return nil
 }
 

@@ -55,7 +55,7 @@ func (s *boltStore) checkSide() (err error) {
 		}
 	}()
 	return s.db.View(func(tx *bolt.Tx) error {
-		if m := tx.Bucket(bucketMeta); m != nil && string(m.Get(metaSchema)) == schemaVersion {
+		if m := tx.Bucket(bucketMeta); m != nil && hasKeysRecords(string(m.Get(metaSchema))) {
 			return checkKeys(tx)
 		}
 		return checkPostings(tx)
@@ -152,10 +152,10 @@ func (pc *postingChecker) flush() error {
 
 // checkBuckets are the buckets of the file being checked.
 type checkBuckets struct {
-	all    map[string]*bolt.Bucket
-	v2, v3 bool
-	v2from int64
-	v3from int64 // the size for a file before schema 3
+	all        map[string]*bolt.Bucket
+	v2, v3, v4 bool
+	v2from     int64
+	v3from     int64 // the size for a file before schema 3
 }
 
 func (b checkBuckets) get(name []byte) *bolt.Bucket { return b.all[string(name)] }
@@ -172,15 +172,19 @@ func checkMetaBuckets(tx *bolt.Tx, c *logChecker) (checkBuckets, error) {
 	case schemaV1:
 	case schemaV2:
 		b.v2 = true
-	case schemaVersion:
+	case schemaV3:
 		b.v2, b.v3 = true, true
+	case schemaVersion:
+		b.v2, b.v3, b.v4 = true, true, true
 	default:
-		return b, fail(-1, "meta schema is %q, want %q, %q or %q", v, schemaVersion, schemaV2, schemaV1)
+		return b, fail(-1, "meta schema is %q, want %q, %q, %q or %q", v, schemaVersion, schemaV3, schemaV2, schemaV1)
 	}
 	names := schema1Buckets
 	switch {
-	case b.v3:
+	case b.v4:
 		names = ownBuckets
+	case b.v3:
+		names = schema3Buckets
 	case b.v2:
 		names = schema2Buckets
 	}
@@ -533,7 +537,50 @@ func checkKeys(tx *bolt.Tx) error {
 	}
 	b.v3, b.v3from = true, v3from
 	kc := keysCheck{b: b, size: size, x: newIDIndex(0)}
-	return kc.run()
+	if err := kc.run(); err != nil {
+		return err
+	}
+	return checkPostLog(tx, size, v3from)
+}
+
+// checkPostLog checks the posting log of a schema-4 file (postlog.go):
+// every record parses, names an entry of the log by its index and that
+// entry's ID, and is not also in its index bucket nor given twice. The log
+// holds under postLogFlush postings (more only if damaged: memory is one
+// map entry per posting).
+func checkPostLog(tx *bolt.Tx, size, v3from int64) error {
+	log := tx.Bucket(bucketPostLog)
+	if log == nil {
+		return nil // schema 3; a schema-4 file without it fails the main pass
+	}
+	keys, postings := tx.Bucket(bucketKeys), tx.Bucket(bucketPostings)
+	seen := map[[2]string]bool{}
+	c := log.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		at, index, key, id, err := parsePostLog(k, v)
+		if err != nil {
+			return fail(-1, "%v", err)
+		}
+		if at >= size {
+			return fail(at, "posting log: posting %q %q of index %d, beyond meta size %d", index, key, at, size)
+		}
+		if at < v3from {
+			return fail(at, "posting log: posting %q %q of index %d, below v3from %d", index, key, at, v3from)
+		}
+		rec, err := parseKeysRecordCRC(keys.Get(u64(at)), false)
+		if err != nil || !bytes.Equal(rec.id, id) {
+			return fail(at, "posting log: posting %q %q names entry %q, but entry %d is %q", index, key, id, at, rec.id)
+		}
+		pk := [2]string{string(index), string(key)}
+		if seen[pk] {
+			return fail(at, "posting log: posting %q %q is given twice", index, key)
+		}
+		seen[pk] = true
+		if b := postings.Bucket(index); b != nil && b.Get(key) != nil {
+			return fail(at, "posting log: posting %q %q is also in its index bucket", index, key)
+		}
+	}
+	return nil
 }
 
 type keysCheck struct {

@@ -20,12 +20,26 @@ import (
 // (or schema-1) file creates the keys bucket and records meta/v3from, and
 // the entries below it keep their B-tree keys. schemaPostgres is what a
 // PostgreSQL log records: its tables did not change with schema 3.
+// Schema 4 adds the posting log (postlog.go): postings not yet moved into
+// their index buckets. A schema-3 reader would miss them, so the version
+// changes; upgrading a schema-3 (or older) file for writing creates the
+// bucket, and nothing else moves.
 const (
 	schemaV1       = "fiscal402.ledger/1"
 	schemaV2       = "fiscal402.ledger/2"
-	schemaVersion  = "fiscal402.ledger/3"
+	schemaV3       = "fiscal402.ledger/3"
+	schemaVersion  = "fiscal402.ledger/4"
 	schemaPostgres = schemaV2
 )
+
+// hasKeysRecords reports whether a schema keeps IDs and claims in keys
+// records (schema 3 on).
+func hasKeysRecords(schema string) bool { return schema == schemaV3 || schema == schemaVersion }
+
+// knownSchema reports whether this version reads a schema.
+func knownSchema(schema string) bool {
+	return schema == schemaV1 || schema == schemaV2 || hasKeysRecords(schema)
+}
 
 // Top-level buckets. The layout is documented in doc.go (# Storage layout);
 // every numeric key is 8-byte big-endian so that byte order is numeric order.
@@ -44,10 +58,11 @@ var (
 	bucketDicts       = []byte("dicts")       // schema 2: dictionary id → cut size ‖ content
 	bucketSequences   = []byte("sequences")   // schema 2: sequence name → last number
 	bucketKeys        = []byte("keys")        // schema 3: index → keys record (ID, claims)
+	bucketPostLog     = []byte("postlog")     // schema 4: index ‖ ordinal → posting not yet in its index bucket
 )
 
 // schema1Buckets are the buckets of schema 1; schema 2 adds v2Buckets,
-// schema 3 v3Buckets.
+// schema 3 v3Buckets, schema 4 v4Buckets.
 var (
 	schema1Buckets = [][]byte{
 		bucketMeta, bucketLeaves, bucketHashes, bucketCheckpoints, bucketEntries,
@@ -55,8 +70,10 @@ var (
 	}
 	v2Buckets      = [][]byte{bucketBlobs, bucketDicts, bucketSequences}
 	v3Buckets      = [][]byte{bucketKeys}
+	v4Buckets      = [][]byte{bucketPostLog}
 	schema2Buckets = append(append([][]byte{}, schema1Buckets...), v2Buckets...)
-	ownBuckets     = append(append([][]byte{}, schema2Buckets...), v3Buckets...)
+	schema3Buckets = append(append([][]byte{}, schema2Buckets...), v3Buckets...)
+	ownBuckets     = append(append([][]byte{}, schema3Buckets...), v4Buckets...)
 )
 
 // Keys of the meta bucket.

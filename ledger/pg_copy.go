@@ -242,9 +242,27 @@ func (s *pgStore) copyFrom(ctx context.Context, src *Ledger, bs *boltStore, gene
 		if rep.Claims, err = copyRows("claims", []string{"space", "key", "idx", "fingerprint"}, claimRows); err != nil {
 			return s.unavailable("copy claims", err)
 		}
-		if rep.Postings, err = copyRows("postings", []string{"ix", "key", "id"}, subRows(b(bucketPostings), func(sub, k, v []byte) ([]any, error) {
+		// Postings: the index buckets', then the posting log's (schema 4).
+		indexed := subRows(b(bucketPostings), func(sub, k, v []byte) ([]any, error) {
 			return []any{clone(sub), clone(k), clone(v)}, nil
-		})); err != nil {
+		})
+		var lk, lv []byte
+		var lc *bolt.Cursor
+		if log := b(bucketPostLog); log != nil {
+			lc = log.Cursor()
+			lk, lv = lc.First()
+		}
+		if rep.Postings, err = copyRows("postings", []string{"ix", "key", "id"}, func() ([]any, bool, error) {
+			if row, ok, err := indexed(); ok || err != nil || lk == nil {
+				return row, ok, err
+			}
+			_, index, key, id, err := parsePostLog(lk, lv)
+			if err != nil {
+				return nil, false, err
+			}
+			lk, lv = lc.Next()
+			return []any{clone(index), clone(key), clone(id)}, true, nil
+		}); err != nil {
 			return s.unavailable("copy postings", err)
 		}
 		if rep.Side, err = copyRows("side", []string{"bucket", "key", "value"}, subRows(b(bucketSide), func(sub, k, v []byte) ([]any, error) {

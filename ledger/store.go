@@ -179,6 +179,7 @@ type postingWrite struct {
 	index string
 	key   []byte
 	id    string
+	at    int64 // the entry's index
 }
 
 type dictWrite struct {

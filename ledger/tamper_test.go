@@ -61,6 +61,24 @@ func tamper(t *testing.T, path string, fn func(tx *bolt.Tx) error) {
 	}
 }
 
+// checkTampered edits a copy of base and checks that Check reports a
+// *CheckError at wantIndex whose text contains wantWhat; it returns the
+// copy's path.
+func checkTampered(t *testing.T, base string, edit func(*bolt.Tx) error, v note.Verifier, wantIndex int64, wantWhat string) string {
+	t.Helper()
+	path := copyFile(t, base)
+	tamper(t, path, edit)
+	err := Check(path, v)
+	var ce *CheckError
+	if !errors.As(err, &ce) {
+		t.Fatalf("Check = %v, want *CheckError", err)
+	}
+	if ce.Index != wantIndex || !strings.Contains(ce.What, wantWhat) {
+		t.Fatalf("Check = index %d %q\nwant index %d containing %q", ce.Index, ce.What, wantIndex, wantWhat)
+	}
+	return path
+}
+
 func put(bucket string, key, value []byte) func(*bolt.Tx) error {
 	return func(tx *bolt.Tx) error { return tx.Bucket([]byte(bucket)).Put(key, value) }
 }
@@ -102,12 +120,12 @@ func v2Fixture(t *testing.T) (string, note.Verifier) {
 // attacker with write access to the file (but not the log key) could, and
 // checks that Check reports the first inconsistency at the right index.
 func TestCheckReportsTampering(t *testing.T) {
-	t.Run("schema 3", func(t *testing.T) {
+	t.Run("schema 4", func(t *testing.T) {
 		base, v := tamperFixture(t)
-		if schema, _ := schemaOf(t, base); schema != "fiscal402.ledger/3" {
-			t.Fatalf("tamperFixture writes schema %q, want fiscal402.ledger/3 (the rows skipped on schema 3 assume it)", schema)
+		if schema, _ := schemaOf(t, base); schema != "fiscal402.ledger/4" {
+			t.Fatalf("tamperFixture writes schema %q, want fiscal402.ledger/4 (the rows skipped from schema 3 on assume it)", schema)
 		}
-		checkReportsTampering(t, base, v, 3)
+		checkReportsTampering(t, base, v, 4)
 	})
 	t.Run("schema 2", func(t *testing.T) {
 		base, v := v2Fixture(t)
@@ -120,7 +138,7 @@ func TestCheckReportsTampering(t *testing.T) {
 }
 
 // checkReportsTampering runs the tampering table on base, a file of the
-// given schema (1, 2 or 3).
+// given schema (1, 2 or 4; schema 3 is schema 4 without the posting log).
 func checkReportsTampering(t *testing.T, base string, v note.Verifier, schema int) {
 	signer, _, _ := testKey(t, testOrigin, "log key 1")
 	otherSigner, _, _ := testKey(t, testOrigin, "someone else's key")
@@ -132,7 +150,7 @@ func checkReportsTampering(t *testing.T, base string, v note.Verifier, schema in
 	switch schema {
 	case 1:
 		docWhat = `document "record" of index 000000000000000a beyond meta size 10`
-	case 2, 3:
+	case 2, 4:
 		docWhat = `document "record" of index 000000000000000a is not of a schema-1 entry (below 0)`
 	default:
 		t.Fatalf("schema %d: no such schema", schema)
@@ -201,19 +219,10 @@ func checkReportsTampering(t *testing.T, base string, v note.Verifier, schema in
 	namesRows(t, "notSchema3", notSchema3, len(tests), func(i int) string { return tests[i].name })
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if schema == 3 && notSchema3[tc.name] {
+			if schema >= 3 && notSchema3[tc.name] {
 				t.Skip("schema 3 keeps IDs in keys records: TestCheckReportsKeysTampering")
 			}
-			path := copyFile(t, base)
-			tamper(t, path, tc.edit)
-			err := Check(path, v)
-			var ce *CheckError
-			if !errors.As(err, &ce) {
-				t.Fatalf("Check = %v, want *CheckError", err)
-			}
-			if ce.Index != tc.wantIndex || !strings.Contains(ce.What, tc.wantWhat) {
-				t.Fatalf("Check = index %d %q\nwant index %d containing %q", ce.Index, ce.What, tc.wantIndex, tc.wantWhat)
-			}
+			checkTampered(t, base, tc.edit, v, tc.wantIndex, tc.wantWhat)
 		})
 	}
 }
@@ -255,7 +264,7 @@ func txSize(tx *bolt.Tx) (int64, error) {
 // v2from is where the blobs of a file start (its size for a schema-1 file).
 func v2from(tx *bolt.Tx) int64 {
 	meta := tx.Bucket(bucketMeta)
-	if s := string(meta.Get(metaSchema)); s != schemaVersion && s != schemaV2 {
+	if s := string(meta.Get(metaSchema)); s == schemaV1 {
 		return 1 << 62
 	}
 	n, _ := parseU64(meta.Get(metaV2From))
