@@ -71,6 +71,15 @@ func TestKill9KeepsAcknowledgedAppends(t *testing.T) {
 		if err != nil || e.Index != index {
 			t.Fatalf("acknowledged %s at %d: after kill -9 Entry = %+v, %v", id, index, e, err)
 		}
+		// Its posting, whether in its index bucket or still in the
+		// posting log (the goroutines' keys interleave, so most go behind).
+		if got, err := l.Lookup("by_name", []byte(id)); err != nil || got != id {
+			t.Fatalf("acknowledged %s: after kill -9 its posting names %q, %v", id, got, err)
+		}
+	}
+	hits, err := l.Scan("by_name", []byte("r"), nil, false, 0)
+	if err != nil || int64(len(hits)) != l.Size() {
+		t.Fatalf("after kill -9 the postings scan %d of %d entries: %v", len(hits), l.Size(), err)
 	}
 	// The sequence drawn by the prebuilt appends has no gap and no number
 	// beyond the ones written.

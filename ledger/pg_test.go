@@ -273,19 +273,28 @@ func TestCopyToPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The last ten post keys below the bucket's last one: they stay in the
+	// posting log (schema 4), which the copy must carry too.
 	for i := range 300 {
-		mustAppend(t, src, fmt.Sprintf("e%03d", i))
+		name := fmt.Sprintf("e%03d", i)
+		if i >= 290 {
+			name = fmt.Sprintf("d%03d", i)
+		}
+		mustAppend(t, src, name)
 	}
 	if err := src.Update(func(tx Tx) error { return tx.Put("queue", []byte("k"), []byte("v")) }); err != nil {
 		t.Fatal(err)
 	}
 	want, _ := src.Checkpoint()
 	src.Close()
+	if logged, indexed := postLogCount(t, path); logged != 10 || indexed != 290 {
+		t.Fatalf("source: %d postings in the log, %d in the buckets; want 10 and 290", logged, indexed)
+	}
 	rep, err := CopyToPostgres(context.Background(), path, url, Options{Origin: testOrigin, Verifier: v})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Entries != 300 || rep.Copy.Size != 300 || rep.Copy.Root != want.Root || rep.Claims != 300 || rep.Side < 1 {
+	if rep.Entries != 300 || rep.Copy.Size != 300 || rep.Copy.Root != want.Root || rep.Claims != 300 || rep.Postings != 300 || rep.Side < 1 {
 		t.Fatalf("report %+v, want 300 entries at root %s", rep, want.Root)
 	}
 	// Copying again into the now non-empty log is refused.
@@ -302,8 +311,10 @@ func TestCopyToPostgres(t *testing.T) {
 	if got, _ := l.Get("queue", []byte("k")); string(got) != "v" {
 		t.Fatalf("side value %q", got)
 	}
-	if id, err := l.Lookup("by_name", []byte("e123")); err != nil || id != "e123" {
-		t.Fatalf("posting: %q %v", id, err)
+	for _, name := range []string{"e123", "d295"} {
+		if id, err := l.Lookup("by_name", []byte(name)); err != nil || id != name {
+			t.Fatalf("posting %s: %q %v", name, id, err)
+		}
 	}
 	p, err := l.ConsistencyProof(300, 301)
 	if err != nil {

@@ -21,27 +21,35 @@ import (
 // accounts, it dirties 30 leaf pages of each, and bbolt reads, rewrites
 // and writes every one of them (issue 22: a facilitator's books at 50
 // accounts wrote 3.4 pages per record against 1.3 for one account, and
-// its committer spent ~37 µs per record against ~20).
+// its committer spent 30-50 µs per record against 16-26).
 //
-// So a commit appends its postings to the posting log, a bucket keyed by
-// entry index ‖ ordinal: keys that only grow, so the commit dirties one or
-// two of its pages whatever the accounts. The postings are durable with
-// the commit, as before. When the log holds postLogFlush postings or more,
-// the commit moves all of them, sorted, into their index buckets and
-// empties the log: each index page is then dirtied once for many postings.
+// So a posting whose key follows every key of its bucket is put there at
+// once (it lands on the bucket's last page, which the commit dirties
+// anyway), and the others are appended to the posting log, a bucket keyed
+// by entry index ‖ ordinal: keys that only grow, so the commit dirties one
+// or two of its pages whatever the accounts. Either way the posting is
+// durable with the commit, as before. When the log would hold flushAt
+// postings, the commit moves all of them, sorted, into their index
+// buckets and empties the log: each index page is then dirtied once for
+// many postings.
 //
 // The log's postings are also held in memory, sorted per index name
 // (pendingPostings), and every reader merges them with the index buckets:
 // a lookup, a scan, the committer's duplicate check, Check and the copy to
-// PostgreSQL. A read transaction finds the in-memory set that matches its
-// own log by the log's last key (see pendingFor); when none does (a read
-// that began while a commit was being published), it decodes the log from
-// its own transaction, which is the truth either way.
+// PostgreSQL. A read transaction finds the in-memory set of its own
+// committed state by its log's last key (pendingFor). The last key names
+// the log's content: log keys grow with the entry index, a move empties
+// the log (and every empty log has the same, empty, content), and the only
+// set published for a state never committed, a failed commit's, is taken
+// back before the committer plans again, so no committed log can end with
+// its key. When no set matches (a read that began two commits ago), the
+// reader decodes the log from its own transaction, which is the truth
+// either way.
 
 // postLogFlush is how many postings the posting log holds before a commit
-// moves them into their index buckets. At 64 callers a commit has ~30
-// entries of two postings each, so the log is moved about every 16
-// commits; the in-memory set stays under ~150 KB.
+// moves them into their index buckets. At 64 callers over 50 accounts a
+// commit logs ~60 postings, so the log is moved about every 16 commits;
+// the in-memory set stays under ~150 KB.
 const postLogFlush = 1024
 
 // pendingPostings is the posting log of one committed state, sorted per
