@@ -540,6 +540,9 @@ func checkKeys(tx *bolt.Tx) error {
 	if err := kc.run(); err != nil {
 		return err
 	}
+	if string(meta.Get(metaSchema)) == schemaV3 && tx.Bucket(bucketPostLog) != nil {
+		return fail(-1, "bucket %q in a schema-3 file (its postings would be read, and a schema-3 build would miss them)", bucketPostLog)
+	}
 	return checkPostLog(tx, size, v3from)
 }
 

@@ -536,7 +536,7 @@
 //     legacy B-trees and the keys records; postings name existing entries;
 //     every postlog record parses and names the entry at its index by that
 //     entry's ID, beyond v3from and below the size, and is neither given
-//     twice nor also in its index bucket.
+//     twice nor also in its index bucket; a schema-3 file has no postlog.
 //
 // Item 6 on a schema-3 file does not hold all keys in memory: their 64-bit
 // hashes (maphash, a seed per Check) are split by hash into partitions of

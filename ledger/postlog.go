@@ -66,7 +66,13 @@ type pendingPostings struct {
 
 type pendingPosting struct{ key, id string }
 
-var noPending = &pendingPostings{}
+// previous returns the set published before p (nil if none, or p is nil).
+func (p *pendingPostings) previous() *pendingPostings {
+	if p == nil {
+		return nil
+	}
+	return p.prev.Load()
+}
 
 // get returns the pending posting of index and key.
 func (p *pendingPostings) get(index string, key []byte) (string, bool) {
@@ -137,7 +143,7 @@ func parsePostLog(k, v []byte) (at int64, index, key, id []byte, err error) {
 // loadPending decodes a posting log (nil: none, as in a schema-3 file).
 func loadPending(b *bolt.Bucket) (*pendingPostings, error) {
 	if b == nil {
-		return noPending, nil
+		return &pendingPostings{}, nil
 	}
 	p := &pendingPostings{byIndex: map[string][]pendingPosting{}}
 	c := b.Cursor()
@@ -167,11 +173,12 @@ func loadPending(b *bolt.Bucket) (*pendingPostings, error) {
 func (s *boltStore) pendingFor(tx *bolt.Tx) (*pendingPostings, error) {
 	b := tx.Bucket(bucketPostLog)
 	if b == nil {
-		return noPending, nil
+		return &pendingPostings{}, nil
 	}
 	last, _ := b.Cursor().Last()
-	for p := s.pend.Load(); p != nil; p = p.prev.Load() {
-		if p.last == string(last) {
+	cur := s.pend.Load()
+	for _, p := range []*pendingPostings{cur, cur.previous()} {
+		if p != nil && p.last == string(last) {
 			return p, nil
 		}
 	}
@@ -210,7 +217,9 @@ func (s *boltStore) writePostings(tx *bolt.Tx, base *pendingPostings, ps []posti
 		return base, nil
 	}
 	if base.n+len(behind) >= s.flushAt {
-		return noPending, movePostings(tx, &postings, fills, base, behind, a)
+		// A new empty set, never a shared one: publishing links it to the
+		// set before (prev), which must stay this store's.
+		return &pendingPostings{}, movePostings(tx, &postings, fills, base, behind, a)
 	}
 	log := tx.Bucket(bucketPostLog)
 	log.FillPercent = 1.0 // keys only grow

@@ -315,6 +315,7 @@ func TestCheckReportsPostLogTampering(t *testing.T) {
 		{"key malformed", put("postlog", []byte("short"), []byte("x")), -1, "posting log key 73686f7274: want 12 bytes"},
 		{"value malformed", put("postlog", appendPostLogKey(nil, 2, 0), []byte{9, 'x'}), -1, "does not parse"},
 		{"bucket dropped", func(tx *bolt.Tx) error { return tx.DeleteBucket(bucketPostLog) }, -1, `bucket "postlog" is missing`},
+		{"schema 3 with a posting log", put("meta", metaSchema, []byte(schemaV3)), -1, `bucket "postlog" in a schema-3 file`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -436,5 +437,60 @@ func TestPostLogFailedCommit(t *testing.T) {
 	}
 	if id, err := capped.Lookup("by_name", []byte("k-before")); err != nil || id != "before" {
 		t.Fatalf("posting of the committed append: %q, %v", id, err)
+	}
+}
+
+// TestPostLogStoresDoNotShare keeps a read transaction of ledger B open
+// while B and then A, another ledger of the same process, move their logs
+// with equal last keys: B's reader must still see B's postings (an empty
+// set shared by all stores once linked one store's chain to another's).
+func TestPostLogStoresDoNotShare(t *testing.T) {
+	dir := t.TempDir()
+	openSmall := func(name string) *Ledger {
+		s, _, _ := testKey(t, testOrigin, "log key 1")
+		// A large first mmap: a commit must not wait to remap for the
+		// read transaction held below.
+		l, err := open(filepath.Join(dir, name), Options{Origin: testOrigin, Signer: s}, func(o *bolt.Options) { o.InitialMmapSize = 1 << 24 })
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		l.store.(*boltStore).flushAt = 2
+		return l
+	}
+	post := func(l *Ledger, id, key string) {
+		t.Helper()
+		if _, err := l.Append(context.Background(), Append{Build: func(int64) (Entry, error) {
+			return Entry{ID: id, Leaf: []byte(id), Postings: []Posting{{Index: "by_name", Key: []byte(key)}}}, nil
+		}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := openSmall("a.db"), openSmall("b.db")
+	post(a, "A0", "z")
+	post(a, "A1", "a1") // behind: log key (1, 0)
+	post(b, "B0", "z")
+	post(b, "B1", "b1") // behind: log key (1, 0)
+	bs := b.store.(*boltStore)
+	tx, err := bs.db.Begin(false) // B's log is {b1}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	post(b, "B2", "b0") // B moves its log
+	post(a, "A2", "a0") // A moves its log, which also ended at (1, 0)
+	r := boltReader{s: bs, tx: tx}
+	var got []string
+	if err := r.scan("by_name", nil, nil, false, func(k []byte, id string) bool {
+		got = append(got, string(k)+"="+id)
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != "[b1=B1 z=B0]" {
+		t.Fatalf("B's reader scans %v, want [b1=B1 z=B0]", got)
+	}
+	if id, ok, err := r.posting("by_name", []byte("b1")); err != nil || !ok || id != "B1" {
+		t.Fatalf("B's reader: posting b1 = %q, %v, %v", id, ok, err)
 	}
 }
