@@ -127,8 +127,8 @@ run ./ledger -run '^$' -bench 'BenchmarkRaw(Bolt|WAL)/^bytes=blob$/^callers=(32|
 # commit, where one seller's append at one end of their index.
 run ./ledger -run '^$' -bench 'BenchmarkAppendFloor/^accounts=50$/^callers=(32|64)$' -benchtime "${N_RAW}x"
 # Engine.Settle on such books (settlement n to account n mod 50), once at
-# Go's defaults and once at GOGC=400: the serial section per record with
-# ~30 accounts' pages in every commit.
+# Go's defaults and once at GOGC=400: the serial section per record when a
+# commit's postings span ~30 accounts (written behind since schema 4).
 run ./fiscal -run '^$' -bench '^BenchmarkSettleAccounts$' -benchtime "${N_SETTLE}x" -benchmem
 runas GOGC=400 GOGC=400 ./fiscal -run '^$' -bench '^BenchmarkSettleAccounts$' -benchtime "${N_SETTLE}x" -benchmem
 FISCAL402_BENCH_SCALE=${SCALE:-} run ./fiscal -run '^$' -bench 'BenchmarkSettleScale$' -benchtime 1x -timeout 60m

@@ -74,10 +74,11 @@ func BenchmarkSettle(b *testing.B) {
 // BenchmarkSettleAccounts is BenchmarkSettle at 64 callers with settlement
 // n booked to account n mod 50 of one engine: a facilitator's books. Each
 // account keeps its own postings and running totals, so a commit of ~30
-// settlements dirties pages of up to 30 accounts' indexes where one
+// settlements would dirty pages of up to 30 accounts' indexes where one
 // account's appends share a page (the ledger floor's accounts=50 row,
-// ledger BenchmarkAppendFloor): serial-µs/record is what issue 22's
-// "serial section ≤ 30 µs" meets for such books.
+// ledger BenchmarkAppendFloor); the ledger writes those postings behind
+// (ledger/doc.go, "Postings written behind"). serial-µs/record is what
+// issue 22's "serial section ≤ 30 µs" meets for such books.
 func BenchmarkSettleAccounts(b *testing.B) {
 	b.Run("accounts=50/callers=64", func(b *testing.B) { benchSettle(b, benchAccounts(b, 50), 64) })
 }

@@ -108,6 +108,7 @@ func openBoltStore(o boltOpen) (*boltStore, loadedFile, error) {
 		return nil, lf, err
 	}
 	s := &boltStore{db: db, path: o.path, readOnly: o.readOnly, flushAt: postLogFlush}
+	s.pend.Store(&pendingPostings{}) // load replaces it with the file's log
 	if lf, err = s.load(o); err != nil {
 		db.Close()
 		return nil, lf, err
@@ -263,8 +264,9 @@ func (s *boltStore) load(o boltOpen) (lf loadedFile, err error) {
 	}); err != nil {
 		return lf, fmt.Errorf("ledger: open %s: %w: %w", s.path, ErrUnavailable, err)
 	}
+	_, known := schemaBuckets(schema)
 	switch {
-	case hasMeta && !knownSchema(schema):
+	case hasMeta && !known:
 		return lf, unknownSchema(s.path, schema)
 	case schema == "" && first != nil:
 		return lf, fmt.Errorf("ledger: %s is a bbolt file without ledger meta (first bucket %q): %w", s.path, first, ErrInvalid)
@@ -356,24 +358,14 @@ func (s *boltStore) loadHead(tx *bolt.Tx, origin string) (loadedFile, error) {
 	var lf loadedFile
 	meta := tx.Bucket(bucketMeta)
 	schema := string(meta.Get(metaSchema))
-	switch schema {
-	case schemaVersion, schemaV3, schemaV2, schemaV1:
-	default:
+	buckets, ok := schemaBuckets(schema)
+	if !ok {
 		return lf, unknownSchema(s.path, schema)
 	}
 	if v := meta.Get(metaOrigin); string(v) != origin {
 		return lf, fmt.Errorf("ledger: %s belongs to origin %q, not %q: %w", s.path, v, origin, ErrOriginMismatch)
 	}
 	v2, v3 := schema != schemaV1, hasKeysRecords(schema)
-	buckets := schema1Buckets
-	switch {
-	case schema == schemaVersion:
-		buckets = ownBuckets
-	case v3:
-		buckets = schema3Buckets
-	case v2:
-		buckets = schema2Buckets
-	}
 	for _, name := range buckets {
 		if tx.Bucket(name) == nil {
 			return lf, &CheckError{Index: -1, What: fmt.Sprintf("bucket %q is missing", name)}
@@ -579,11 +571,7 @@ func (s *boltStore) write(tx *bolt.Tx, w *batchWrites) ([]keyRef, *pendingPostin
 			}
 		}
 	}
-	base := s.pend.Load()
-	if base == nil {
-		return nil, nil, fmt.Errorf("ledger: the posting log was not loaded")
-	}
-	next, err := s.writePostings(tx, base, w.postings, &a)
+	next, err := s.writePostings(tx, s.pend.Load(), w.postings, &a)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -725,12 +713,7 @@ type fillState struct {
 // bbolt keeps a Put's key until the commit anyway, and the committed last
 // key stays valid while the transaction is open.
 func (f fillTracker) put(bk *bolt.Bucket, key []byte) {
-	st := f[bk]
-	if st == nil {
-		last, _ := bk.Cursor().Last()
-		st = &fillState{last: last, appended: true}
-		f[bk] = st
-	}
+	st := f.state(bk)
 	if st.last != nil && bytes.Compare(key, st.last) <= 0 {
 		st.appended = false
 	}
@@ -740,13 +723,19 @@ func (f fillTracker) put(bk *bolt.Bucket, key []byte) {
 // follows reports whether key follows every key of bk, those put before
 // in the transaction included.
 func (f fillTracker) follows(bk *bolt.Bucket, key []byte) bool {
+	st := f.state(bk)
+	return st.last == nil || bytes.Compare(key, st.last) > 0
+}
+
+// state returns what f knows of bk, starting from its committed last key.
+func (f fillTracker) state(bk *bolt.Bucket) *fillState {
 	st := f[bk]
 	if st == nil {
 		last, _ := bk.Cursor().Last()
 		st = &fillState{last: last, appended: true}
 		f[bk] = st
 	}
-	return st.last == nil || bytes.Compare(key, st.last) > 0
+	return st
 }
 
 func (f fillTracker) apply() {
@@ -993,7 +982,7 @@ func (r boltReader) posting(index string, key []byte) (string, bool, error) {
 	}
 	p, err := r.s.pendingFor(r.tx)
 	if err != nil {
-		return "", false, &CorruptError{Path: r.s.path, Index: -1, Reason: err.Error()}
+		return "", false, err
 	}
 	if id, ok := p.get(index, key); ok {
 		return id, true, nil
@@ -1009,7 +998,7 @@ func (r boltReader) posting(index string, key []byte) (string, bool, error) {
 func (r boltReader) scan(index string, prefix, after []byte, reverse bool, fn func(k []byte, id string) bool) error {
 	p, err := r.s.pendingFor(r.tx)
 	if err != nil {
-		return &CorruptError{Path: r.s.path, Index: -1, Reason: err.Error()}
+		return err
 	}
 	scanPending(r.tx.Bucket(bucketPostings).Bucket([]byte(index)), p, index, prefix, after, reverse, fn)
 	return nil

@@ -152,10 +152,10 @@ func (pc *postingChecker) flush() error {
 
 // checkBuckets are the buckets of the file being checked.
 type checkBuckets struct {
-	all        map[string]*bolt.Bucket
-	v2, v3, v4 bool
-	v2from     int64
-	v3from     int64 // the size for a file before schema 3
+	all    map[string]*bolt.Bucket
+	v2, v3 bool
+	v2from int64
+	v3from int64 // the size for a file before schema 3
 }
 
 func (b checkBuckets) get(name []byte) *bolt.Bucket { return b.all[string(name)] }
@@ -168,26 +168,12 @@ func checkMetaBuckets(tx *bolt.Tx, c *logChecker) (checkBuckets, error) {
 	if meta == nil {
 		return b, fail(-1, "bucket %q is missing", bucketMeta)
 	}
-	switch v := string(meta.Get(metaSchema)); v {
-	case schemaV1:
-	case schemaV2:
-		b.v2 = true
-	case schemaV3:
-		b.v2, b.v3 = true, true
-	case schemaVersion:
-		b.v2, b.v3, b.v4 = true, true, true
-	default:
+	v := string(meta.Get(metaSchema))
+	names, ok := schemaBuckets(v)
+	if !ok {
 		return b, fail(-1, "meta schema is %q, want %q, %q, %q or %q", v, schemaVersion, schemaV3, schemaV2, schemaV1)
 	}
-	names := schema1Buckets
-	switch {
-	case b.v4:
-		names = ownBuckets
-	case b.v3:
-		names = schema3Buckets
-	case b.v2:
-		names = schema2Buckets
-	}
+	b.v2, b.v3 = v != schemaV1, hasKeysRecords(v)
 	for _, name := range names {
 		bk := tx.Bucket(name)
 		if bk == nil {

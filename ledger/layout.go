@@ -36,9 +36,20 @@ const (
 // records (schema 3 on).
 func hasKeysRecords(schema string) bool { return schema == schemaV3 || schema == schemaVersion }
 
-// knownSchema reports whether this version reads a schema.
-func knownSchema(schema string) bool {
-	return schema == schemaV1 || schema == schemaV2 || hasKeysRecords(schema)
+// schemaBuckets returns the buckets a file of schema has; false for a
+// schema this version does not read.
+func schemaBuckets(schema string) ([][]byte, bool) {
+	switch schema {
+	case schemaV1:
+		return schema1Buckets, true
+	case schemaV2:
+		return schema2Buckets, true
+	case schemaV3:
+		return schema3Buckets, true
+	case schemaVersion:
+		return ownBuckets, true
+	}
+	return nil, false
 }
 
 // Top-level buckets. The layout is documented in doc.go (# Storage layout);

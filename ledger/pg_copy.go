@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	bolt "go.etcd.io/bbolt"
@@ -246,22 +248,25 @@ func (s *pgStore) copyFrom(ctx context.Context, src *Ledger, bs *boltStore, gene
 		indexed := subRows(b(bucketPostings), func(sub, k, v []byte) ([]any, error) {
 			return []any{clone(sub), clone(k), clone(v)}, nil
 		})
-		var lk, lv []byte
-		var lc *bolt.Cursor
-		if log := b(bucketPostLog); log != nil {
-			lc = log.Cursor()
-			lk, lv = lc.First()
+		// The source was opened (its log loaded and checked): its pending
+		// postings are rows already parsed.
+		pend, err := bs.pendingFor(btx)
+		if err != nil {
+			return err
+		}
+		var logged [][]any
+		for _, name := range slices.Sorted(maps.Keys(pend.byIndex)) {
+			for _, q := range pend.byIndex[name] {
+				logged = append(logged, []any{[]byte(name), []byte(q.key), []byte(q.id)})
+			}
 		}
 		if rep.Postings, err = copyRows("postings", []string{"ix", "key", "id"}, func() ([]any, bool, error) {
-			if row, ok, err := indexed(); ok || err != nil || lk == nil {
+			if row, ok, err := indexed(); ok || err != nil || len(logged) == 0 {
 				return row, ok, err
 			}
-			_, index, key, id, err := parsePostLog(lk, lv)
-			if err != nil {
-				return nil, false, err
-			}
-			lk, lv = lc.Next()
-			return []any{clone(index), clone(key), clone(id)}, true, nil
+			row := logged[0]
+			logged = logged[1:]
+			return row, true, nil
 		}); err != nil {
 			return s.unavailable("copy postings", err)
 		}

@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"maps"
@@ -66,19 +65,8 @@ type pendingPostings struct {
 
 type pendingPosting struct{ key, id string }
 
-// previous returns the set published before p (nil if none, or p is nil).
-func (p *pendingPostings) previous() *pendingPostings {
-	if p == nil {
-		return nil
-	}
-	return p.prev.Load()
-}
-
 // get returns the pending posting of index and key.
 func (p *pendingPostings) get(index string, key []byte) (string, bool) {
-	if p == nil {
-		return "", false
-	}
 	l := p.byIndex[index]
 	i := sort.Search(len(l), func(i int) bool { return l[i].key >= string(key) })
 	if i < len(l) && l[i].key == string(key) {
@@ -93,23 +81,16 @@ func appendPostLogKey(b []byte, at int64, ord int) []byte {
 	return binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint64(b, uint64(at)), uint32(ord))
 }
 
+// postLogValueSize bounds the size of a posting log value (uvarints
+// counted at their longest, as keysRecordSize does).
 func postLogValueSize(p postingWrite) int {
-	return uvarintLen(len(p.index)) + len(p.index) + uvarintLen(len(p.key)) + len(p.key) + len(p.id)
-}
-
-func uvarintLen(n int) int {
-	var b [binary.MaxVarintLen64]byte
-	return binary.PutUvarint(b[:], uint64(n))
+	return 2*binary.MaxVarintLen64 + len(p.index) + len(p.key) + len(p.id)
 }
 
 // appendPostLogValue appends a posting log value: the index name and the
-// key, each behind its length as a uvarint, then the entry ID.
+// key as parts (codec.go: uvarint length, bytes), then the entry ID.
 func appendPostLogValue(v []byte, p postingWrite) []byte {
-	v = binary.AppendUvarint(v, uint64(len(p.index)))
-	v = append(v, p.index...)
-	v = binary.AppendUvarint(v, uint64(len(p.key)))
-	v = append(v, p.key...)
-	return append(v, p.id...)
+	return append(appendPart(appendPart(v, []byte(p.index)), p.key), p.id...)
 }
 
 // parsePostLog parses a posting log record; the slices point into k and v.
@@ -121,23 +102,29 @@ func parsePostLog(k, v []byte) (at int64, index, key, id []byte, err error) {
 	if at < 0 {
 		return 0, nil, nil, nil, fmt.Errorf("posting log key %x: index out of range", k)
 	}
-	rest := v
-	field := func() ([]byte, bool) {
-		n, w := binary.Uvarint(rest)
-		if w <= 0 || n > uint64(len(rest)-w) {
-			return nil, false
-		}
-		f := rest[w : w+int(n)]
-		rest = rest[w+int(n):]
-		return f, true
-	}
-	var ok1, ok2 bool
-	index, ok1 = field()
-	key, ok2 = field()
-	if !ok1 || !ok2 || len(index) == 0 || len(key) == 0 || len(rest) == 0 {
+	index, rest, ok1 := cutPart(v)
+	key, id, ok2 := cutPart(rest)
+	if !ok1 || !ok2 || len(index) == 0 || len(key) == 0 || len(id) == 0 {
 		return 0, nil, nil, nil, fmt.Errorf("posting log record %x does not parse", k)
 	}
-	return at, index, key, rest, nil
+	return at, index, key, id, nil
+}
+
+// sortPending sorts a list of pending postings by key.
+func sortPending(l []pendingPosting) {
+	slices.SortFunc(l, func(a, b pendingPosting) int { return strings.Compare(a.key, b.key) })
+}
+
+// groupPending groups postings by index name, each group sorted by key.
+func groupPending(ps []postingWrite) map[string][]pendingPosting {
+	g := map[string][]pendingPosting{}
+	for _, p := range ps {
+		g[p.index] = append(g[p.index], pendingPosting{string(p.key), p.id})
+	}
+	for _, l := range g {
+		sortPending(l)
+	}
+	return g
 }
 
 // loadPending decodes a posting log (nil: none, as in a schema-3 file).
@@ -157,7 +144,7 @@ func loadPending(b *bolt.Bucket) (*pendingPostings, error) {
 		p.last = string(k)
 	}
 	for name, l := range p.byIndex {
-		slices.SortFunc(l, func(a, b pendingPosting) int { return strings.Compare(a.key, b.key) })
+		sortPending(l)
 		for i := 1; i < len(l); i++ {
 			if l[i].key == l[i-1].key {
 				return nil, fmt.Errorf("posting log: posting %q %q given twice", name, l[i].key)
@@ -169,20 +156,23 @@ func loadPending(b *bolt.Bucket) (*pendingPostings, error) {
 
 // pendingFor returns the pending postings of a read transaction: the
 // published set whose log ends where the transaction's does, or else the
-// transaction's own log, decoded.
+// transaction's own log, decoded (a *CorruptError if it does not parse).
 func (s *boltStore) pendingFor(tx *bolt.Tx) (*pendingPostings, error) {
 	b := tx.Bucket(bucketPostLog)
-	if b == nil {
-		return &pendingPostings{}, nil
-	}
-	last, _ := b.Cursor().Last()
-	cur := s.pend.Load()
-	for _, p := range []*pendingPostings{cur, cur.previous()} {
-		if p != nil && p.last == string(last) {
-			return p, nil
+	if b != nil {
+		last, _ := b.Cursor().Last()
+		cur := s.pend.Load()
+		for _, p := range []*pendingPostings{cur, cur.prev.Load()} {
+			if p != nil && p.last == string(last) {
+				return p, nil
+			}
 		}
 	}
-	return loadPending(b)
+	p, err := loadPending(b)
+	if err != nil {
+		return nil, &CorruptError{Path: s.path, Index: -1, Reason: err.Error()}
+	}
+	return p, nil
 }
 
 // writePostings puts a batch's postings. A posting whose key follows
@@ -216,18 +206,20 @@ func (s *boltStore) writePostings(tx *bolt.Tx, base *pendingPostings, ps []posti
 	if len(behind) == 0 {
 		return base, nil
 	}
+	merged := maps.Clone(base.byIndex)
+	if merged == nil {
+		merged = map[string][]pendingPosting{}
+	}
+	for name, l := range groupPending(behind) {
+		merged[name] = mergePending(base.byIndex[name], l)
+	}
 	if base.n+len(behind) >= s.flushAt {
 		// A new empty set, never a shared one: publishing links it to the
 		// set before (prev), which must stay this store's.
-		return &pendingPostings{}, movePostings(tx, &postings, fills, base, behind, a)
+		return &pendingPostings{}, movePostings(tx, &postings, fills, merged, base.n > 0, a)
 	}
 	log := tx.Bucket(bucketPostLog)
 	log.FillPercent = 1.0 // keys only grow
-	next := &pendingPostings{byIndex: maps.Clone(base.byIndex), n: base.n + len(behind)}
-	if next.byIndex == nil {
-		next.byIndex = map[string][]pendingPosting{}
-	}
-	added := map[string][]pendingPosting{}
 	var k []byte
 	ord, at := 0, int64(-1)
 	for _, p := range behind {
@@ -240,14 +232,8 @@ func (s *boltStore) writePostings(tx *bolt.Tx, base *pendingPostings, ps []posti
 		if err := log.Put(k, v); err != nil {
 			return nil, err
 		}
-		added[p.index] = append(added[p.index], pendingPosting{string(p.key), p.id})
 	}
-	next.last = string(k)
-	for name, l := range added {
-		slices.SortFunc(l, func(a, b pendingPosting) int { return strings.Compare(a.key, b.key) })
-		next.byIndex[name] = mergePending(base.byIndex[name], l)
-	}
-	return next, nil
+	return &pendingPostings{byIndex: merged, n: base.n + len(behind), last: string(k)}, nil
 }
 
 // mergePending merges two sorted lists. When every key of b follows a's
@@ -273,22 +259,10 @@ func mergePending(a, b []pendingPosting) []pendingPosting {
 	return append(append(out, a...), b...)
 }
 
-// movePostings puts the log's postings and a batch's into the index
-// buckets, each index's in key order, and empties the log.
-func movePostings(tx *bolt.Tx, postings *subBuckets, fills fillTracker, base *pendingPostings, ps []postingWrite, a *arena) error {
-	all := map[string][]pendingPosting{}
-	for _, p := range ps {
-		all[p.index] = append(all[p.index], pendingPosting{string(p.key), p.id})
-	}
-	for name, l := range all {
-		slices.SortFunc(l, func(a, b pendingPosting) int { return strings.Compare(a.key, b.key) })
-		all[name] = mergePending(base.byIndex[name], l)
-	}
-	for name, l := range base.byIndex {
-		if all[name] == nil {
-			all[name] = l
-		}
-	}
+// movePostings puts all pending postings (the log's and a batch's, sorted
+// per index) into the index buckets and, if the file's log holds any,
+// empties it.
+func movePostings(tx *bolt.Tx, postings *subBuckets, fills fillTracker, all map[string][]pendingPosting, logged bool, a *arena) error {
 	for _, name := range slices.Sorted(maps.Keys(all)) {
 		bk, err := postings.get(name)
 		if err != nil {
@@ -302,15 +276,14 @@ func movePostings(tx *bolt.Tx, postings *subBuckets, fills fillTracker, base *pe
 			}
 		}
 	}
-	if base.n > 0 {
-		if err := tx.DeleteBucket(bucketPostLog); err != nil {
-			return err
-		}
-		if _, err := tx.CreateBucket(bucketPostLog); err != nil {
-			return err
-		}
+	if !logged {
+		return nil
 	}
-	return nil
+	if err := tx.DeleteBucket(bucketPostLog); err != nil {
+		return err
+	}
+	_, err := tx.CreateBucket(bucketPostLog)
+	return err
 }
 
 // publishPending makes next the pending postings of the committed state
@@ -323,9 +296,7 @@ func (s *boltStore) publishPending(next *pendingPostings) (undo func()) {
 		return func() {}
 	}
 	next.prev.Store(old)
-	if old != nil {
-		old.prev.Store(nil)
-	}
+	old.prev.Store(nil)
 	s.pend.Store(next)
 	return func() { s.pend.Store(old) }
 }
@@ -334,20 +305,8 @@ func (s *boltStore) publishPending(next *pendingPostings) (undo func()) {
 // scanBucket), merged in order with those of the index bucket b (nil: no
 // bucket yet).
 func scanPending(b *bolt.Bucket, p *pendingPostings, index string, prefix, after []byte, reverse bool, fn func(k []byte, id string) bool) {
+	// The pending postings in the range (see scanBucket), in scan order.
 	l := p.byIndex[index]
-	// The pending postings in the range, in scan order.
-	in := func(k string) bool {
-		if !strings.HasPrefix(k, string(prefix)) {
-			return false
-		}
-		if len(after) == 0 {
-			return true
-		}
-		if reverse {
-			return k < string(after)
-		}
-		return k > string(after)
-	}
 	lo := sort.Search(len(l), func(i int) bool { return l[i].key >= string(prefix) })
 	hi := lo
 	for hi < len(l) && strings.HasPrefix(l[hi].key, string(prefix)) {
@@ -355,23 +314,24 @@ func scanPending(b *bolt.Bucket, p *pendingPostings, index string, prefix, after
 	}
 	var mine []pendingPosting
 	for _, q := range l[lo:hi] {
-		if in(q.key) {
+		if len(after) == 0 || !reverse && q.key > string(after) || reverse && q.key < string(after) {
 			mine = append(mine, q)
 		}
 	}
 	if reverse {
 		slices.Reverse(mine)
 	}
-	before := func(x, y []byte) bool { // x comes before y in scan order
+	// first reports whether the next pending posting comes before k.
+	first := func(k []byte) bool {
 		if reverse {
-			return bytes.Compare(x, y) > 0
+			return mine[0].key > string(k)
 		}
-		return bytes.Compare(x, y) < 0
+		return mine[0].key < string(k)
 	}
 	stopped := false
 	if b != nil {
 		scanBucket(b, prefix, after, reverse, func(k, v []byte) bool {
-			for len(mine) > 0 && before([]byte(mine[0].key), k) {
+			for len(mine) > 0 && first(k) {
 				if !fn([]byte(mine[0].key), mine[0].id) {
 					stopped = true
 					return false
