@@ -46,6 +46,13 @@ type boltStore struct {
 	// flushAt is postLogFlush (tests lower it).
 	pend    atomic.Pointer[pendingPostings]
 	flushAt int
+	// commitTx commits a write transaction: (*bolt.Tx).Commit (tests put
+	// a failing sync in its place: commitFailed).
+	commitTx func(*bolt.Tx) error
+	// halted is set when a commit failed after its meta page was written
+	// (commitFailed): from then on every read and write of the store
+	// answers it, until the file is opened again.
+	halted atomic.Pointer[CorruptError]
 }
 
 // boltOpen are the parameters of openBoltStore.
@@ -107,7 +114,7 @@ func openBoltStore(o boltOpen) (*boltStore, loadedFile, error) {
 	if err != nil {
 		return nil, lf, err
 	}
-	s := &boltStore{db: db, path: o.path, readOnly: o.readOnly, flushAt: postLogFlush}
+	s := &boltStore{db: db, path: o.path, readOnly: o.readOnly, flushAt: postLogFlush, commitTx: (*bolt.Tx).Commit}
 	s.pend.Store(&pendingPostings{}) // load replaces it with the file's log
 	if lf, err = s.load(o); err != nil {
 		db.Close()
@@ -476,6 +483,9 @@ func (s *boltStore) close() error { return s.db.Close() }
 // then everything is put and committed: bbolt writes the dirty pages,
 // fdatasyncs, writes the meta page and fdatasyncs again.
 func (s *boltStore) commit(_ func() *batchKeys, plan func(v commitView) (*batchWrites, error)) (st commitStats, err error) {
+	if h := s.halted.Load(); h != nil {
+		return st, h
+	}
 	tx, err := s.db.Begin(true)
 	if err != nil {
 		return st, mapClosed(err)
@@ -494,12 +504,13 @@ func (s *boltStore) commit(_ func() *batchKeys, plan func(v commitView) (*batchW
 		return st, err
 	}
 	undo := s.publishPending(pend)
-	err = tx.Commit()
+	txid := tx.ID()
+	err = s.commitTx(tx)
 	txs := tx.Stats()
 	st.io, st.pages = txs.GetWriteTime(), txs.GetWrite()
 	if err != nil {
 		undo()
-		return st, err
+		return st, s.commitFailed(txid, err)
 	}
 	// Only now, committed, do the batch's keys become visible to lookups.
 	s.keys.add(refs, w.head.frontier.size)
@@ -871,6 +882,9 @@ func (v *boltView) entry(index int64) (rawEntry, error) {
 // claimHolder looks one claim up in a read transaction of its own (no meta
 // read, no closure: ClaimHolder runs before nearly every append).
 func (s *boltStore) claimHolder(space, key string) (id string, fp []byte, held bool, err error) {
+	if h := s.halted.Load(); h != nil {
+		return "", nil, false, h
+	}
 	if x := s.keys; x != nil && !s.readOnly && !x.mayHold(x.hashClaim(space, key)) {
 		// The writer's own index holds the claims of every append it
 		// answered (commit adds a batch's keys before its appends are
@@ -902,6 +916,9 @@ func (s *boltStore) claimHolder(space, key string) (id string, fp []byte, held b
 
 // view runs fn in a bbolt read transaction (an MVCC snapshot).
 func (s *boltStore) view(fn func(r storeReader) error) error {
+	if h := s.halted.Load(); h != nil {
+		return h
+	}
 	return mapClosed(s.db.View(func(tx *bolt.Tx) error {
 		r := boltReader{s: s, tx: tx}
 		n, err := parseU64(tx.Bucket(bucketMeta).Get(metaSize))
@@ -915,7 +932,67 @@ func (s *boltStore) view(fn func(r storeReader) error) error {
 
 // update runs a side-data write transaction.
 func (s *boltStore) update(fn func(tx Tx) error) error {
-	return s.db.Update(func(tx *bolt.Tx) error { return fn(sideTx{tx}) })
+	if h := s.halted.Load(); h != nil {
+		return h
+	}
+	tx, err := s.db.Begin(true)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() // a no-op after Commit; also on a panic in fn
+	if err := fn(sideTx{tx}); err != nil {
+		return err
+	}
+	txid := tx.ID()
+	if err := s.commitTx(tx); err != nil {
+		return s.commitFailed(txid, err)
+	}
+	return nil
+}
+
+// commitFailed is the error of a write transaction txid whose commit
+// failed with err. bbolt's commit writes the dirty pages, fdatasyncs,
+// writes the meta page, fdatasyncs again; when any step fails it reloads
+// its free pages from the newest meta page it can read, and begins every
+// later transaction from that page. So a commit that failed before its
+// meta page was written (a full disk, a failed first sync) left bbolt as
+// it was: err is returned, the batch's callers are answered
+// ErrUnavailable, and writing goes on. But one whose meta page was
+// written and whose second fdatasync failed is in force in bbolt although
+// it is not durable, and although the ledger, its callers told that it
+// failed, did not take it into its head, key index and posting log:
+// writing on would build on a commit that neither the callers nor
+// perhaps the disk have. Nor would a later sync make it durable: Linux
+// may drop the pages whose write-back failed and reports the error once,
+// so the next fdatasync can succeed without them. PostgreSQL has stopped
+// (PANIC) on a failed flush of a data file for that reason since 2019
+// (release notes of 10.7 and 11.2: "panic instead of retrying after
+// fsync() failure"; data_sync_retry, which defaults to off:
+// https://www.postgresql.org/docs/current/runtime-config-error-handling.html).
+// That case halts the store, as PostgreSQL's PANIC does: every later
+// read and write (an append, a retry of one of the failed commit's
+// appends, a lookup that would find it, side data) answers the same
+// *CorruptError until the file is opened again, which reads what it then
+// holds. Reads stop too, because bbolt's snapshots include the failed
+// commit: a retry would otherwise be answered "existing" from a record
+// that was never durable. What still works is what reads the process's
+// memory (Size, the latest checkpoint, both from before the commit) and
+// the consistent copy of GET /v1/admin/backup (writeTo), which may be the
+// operator's best copy of a failing disk. Which case it was is read from
+// bbolt itself: whether a read transaction begun now sees txid.
+func (s *boltStore) commitFailed(txid int, err error) error {
+	rtx, berr := s.db.Begin(false)
+	if berr != nil {
+		return err
+	}
+	seen := rtx.ID()
+	_ = rtx.Rollback()
+	if seen < txid {
+		return err
+	}
+	s.halted.CompareAndSwap(nil, &CorruptError{Path: s.path, Index: -1, uncertain: true, Reason: fmt.Sprintf(
+		"a commit failed after its meta page was written: %v; what the disk holds of it is uncertain, and the ledger stopped reading and writing until it is opened again", err)})
+	return s.halted.Load()
 }
 
 // boltReader is the storeReader of a bbolt read transaction.

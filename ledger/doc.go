@@ -109,6 +109,19 @@
 // the log back one commit, which only the signed checkpoints handed out can
 // reveal.
 //
+// A commit that fails is answered [ErrUnavailable] when it failed before
+// its meta page was written (a full disk, a failed first sync): bbolt is
+// left as it was and writing goes on. When the meta page was written and
+// the second fdatasync failed, bbolt has taken the commit (its later
+// transactions begin from that meta page) although it is not durable, and
+// a later sync would not make it so (Linux may drop pages whose write-back
+// failed and reports the error once). The ledger then stops reading and
+// writing, as PostgreSQL stops on a failed flush: every call answers a
+// *[CorruptError] (errors.Is [ErrCorrupt]) saying so, until the file is
+// opened again; only the in-memory Size and Checkpoint (the state before
+// the commit) and [Ledger.WriteTo], a consistent copy of what bbolt holds,
+// still answer.
+//
 // bbolt options, and what they do to a crash: NoSync and NoGrowSync stay
 // off (both would let an acknowledged append be lost on power loss); the
 // freelist is written with every commit (NoFreelistSync off: one page more

@@ -36,9 +36,15 @@ type CorruptError struct {
 	Reason string
 	// Err is the *CheckError that found it, or nil.
 	Err error
+	// uncertain: a failed sync, not a damage found, stopped the ledger
+	// (boltStore.commitFailed); the file may be whole.
+	uncertain bool
 }
 
 func (e *CorruptError) Error() string {
+	if e.uncertain {
+		return fmt.Sprintf("ledger: %s may be damaged (%s): check the disk, then open the file again with the full check (Options.FullCheck); restore the latest backup only if that fails", e.Path, e.Reason)
+	}
 	where := ""
 	if e.Index >= 0 {
 		where = fmt.Sprintf(" at index %d", e.Index)
