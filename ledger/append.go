@@ -197,7 +197,9 @@ type prepared struct {
 // was committed and fsynced. Errors: *ClaimConflictError; ErrClosed;
 // ErrReadOnly; ErrInvalid (malformed Append or Entry); ErrDuplicate; Build's
 // or Hook's own error (wrapped); ErrUnavailable when the commit, the fsync
-// or the checkpoint signature failed (nothing of the batch was written);
+// or the checkpoint signature failed (nothing of the batch was written,
+// but for a *HaltedError among them: a sync that failed after bbolt had
+// taken the batch, which stops the ledger);
 // *CorruptError when the file turned out damaged (writing stops). If ctx
 // ends before the committer took the append, Append returns ctx.Err() and
 // nothing is written; once taken, Append waits for the commit and returns

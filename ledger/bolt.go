@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -46,13 +47,20 @@ type boltStore struct {
 	// flushAt is postLogFlush (tests lower it).
 	pend    atomic.Pointer[pendingPostings]
 	flushAt int
+	// wmu is held by each write transaction (commit, update) from before
+	// it looks at halted until commitFailed has read bbolt: bbolt releases
+	// its own writer lock when a failed commit rolls back, and another
+	// writer taking it then would commit on top of a commit of uncertain
+	// durability, or (after a failure before the meta page) make that
+	// failure look like one after it, with the same transaction id.
+	wmu sync.Mutex
 	// commitTx commits a write transaction: (*bolt.Tx).Commit (tests put
-	// a failing sync in its place: commitFailed).
+	// a failing sync in its place, under wmu: commitFailed).
 	commitTx func(*bolt.Tx) error
 	// halted is set when a commit failed after its meta page was written
-	// (commitFailed): from then on every read and write of the store
-	// answers it, until the file is opened again.
-	halted atomic.Pointer[CorruptError]
+	// (commitFailed): from then on every read and write of the store, and
+	// Check, answer it.
+	halted atomic.Pointer[HaltedError]
 }
 
 // boltOpen are the parameters of openBoltStore.
@@ -483,6 +491,8 @@ func (s *boltStore) close() error { return s.db.Close() }
 // then everything is put and committed: bbolt writes the dirty pages,
 // fdatasyncs, writes the meta page and fdatasyncs again.
 func (s *boltStore) commit(_ func() *batchKeys, plan func(v commitView) (*batchWrites, error)) (st commitStats, err error) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	if h := s.halted.Load(); h != nil {
 		return st, h
 	}
@@ -932,6 +942,8 @@ func (s *boltStore) view(fn func(r storeReader) error) error {
 
 // update runs a side-data write transaction.
 func (s *boltStore) update(fn func(tx Tx) error) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	if h := s.halted.Load(); h != nil {
 		return h
 	}
@@ -951,35 +963,41 @@ func (s *boltStore) update(fn func(tx Tx) error) error {
 }
 
 // commitFailed is the error of a write transaction txid whose commit
-// failed with err. bbolt's commit writes the dirty pages, fdatasyncs,
-// writes the meta page, fdatasyncs again; when any step fails it reloads
-// its free pages from the newest meta page it can read, and begins every
-// later transaction from that page. So a commit that failed before its
-// meta page was written (a full disk, a failed first sync) left bbolt as
-// it was: err is returned, the batch's callers are answered
-// ErrUnavailable, and writing goes on. But one whose meta page was
-// written and whose second fdatasync failed is in force in bbolt although
-// it is not durable, and although the ledger, its callers told that it
-// failed, did not take it into its head, key index and posting log:
-// writing on would build on a commit that neither the callers nor
-// perhaps the disk have. Nor would a later sync make it durable: Linux
-// may drop the pages whose write-back failed and reports the error once,
-// so the next fdatasync can succeed without them. PostgreSQL has stopped
-// (PANIC) on a failed flush of a data file for that reason since 2019
-// (release notes of 10.7 and 11.2: "panic instead of retrying after
-// fsync() failure"; data_sync_retry, which defaults to off:
-// https://www.postgresql.org/docs/current/runtime-config-error-handling.html).
-// That case halts the store, as PostgreSQL's PANIC does: every later
-// read and write (an append, a retry of one of the failed commit's
-// appends, a lookup that would find it, side data) answers the same
-// *CorruptError until the file is opened again, which reads what it then
-// holds. Reads stop too, because bbolt's snapshots include the failed
-// commit: a retry would otherwise be answered "existing" from a record
-// that was never durable. What still works is what reads the process's
-// memory (Size, the latest checkpoint, both from before the commit) and
-// the consistent copy of GET /v1/admin/backup (writeTo), which may be the
-// operator's best copy of a failing disk. Which case it was is read from
-// bbolt itself: whether a read transaction begun now sees txid.
+// failed with err; the caller holds wmu. bbolt's commit writes the dirty
+// pages, fdatasyncs, writes the meta page, fdatasyncs again; when any
+// step fails it reloads its free pages from the newest meta page it can
+// read, and begins every later transaction from that page. So a commit
+// that failed before its meta page was written (a full disk, a failed
+// first sync, a torn meta page, which fails its checksum) left bbolt as it
+// was: err is returned, the batch's callers are answered ErrUnavailable,
+// and writing goes on. But one whose meta page was written and whose
+// second fdatasync failed is in force in bbolt although it may not be
+// durable, and although the ledger, its callers told that it failed, did
+// not take it into its head, key index and posting log: writing on would
+// build on a commit that neither the callers nor perhaps the disk have.
+// Nor would a later sync make it durable: Linux marks the pages whose
+// write-back failed clean and reports the error once, so the next
+// fdatasync can succeed without them, while the page cache may go on
+// showing them until they are evicted. PostgreSQL has stopped (PANIC) on
+// a failed flush of a data file for that reason since 2019 (release notes
+// of 10.7 and 11.2, back-patched to 9.4: "panic instead of retrying after
+// fsync() failure"; data_sync_retry, off by default:
+// https://www.postgresql.org/docs/current/runtime-config-error-handling.html),
+// and recovers from its WAL; this store has no redo log, so it halts:
+// every later read and write (an append, a retry of one of the failed
+// commit's appends, a lookup that would find it, side data, Check)
+// answers the same *HaltedError. Reads stop too, because bbolt's
+// snapshots include the failed commit: a retry would otherwise be
+// answered "existing" from a record that may never reach the disk. What
+// still answers is what the process holds in memory (Size, the latest
+// checkpoint: the state before the commit) and writeTo, the consistent
+// copy of GET /v1/admin/backup, which holds the failed commit as the page
+// cache does. Reopening in the same boot would read the page cache as
+// well; the error tells the operator to drop it (reboot) and run the
+// full check first. Which case it was is read from bbolt itself: a read
+// transaction begun now, with no other writer in between (wmu), sees
+// either the transaction before txid (bbolt as it was) or txid; anything
+// else halts too.
 func (s *boltStore) commitFailed(txid int, err error) error {
 	rtx, berr := s.db.Begin(false)
 	if berr != nil {
@@ -987,11 +1005,10 @@ func (s *boltStore) commitFailed(txid int, err error) error {
 	}
 	seen := rtx.ID()
 	_ = rtx.Rollback()
-	if seen < txid {
-		return err
+	if seen == txid-1 {
+		return err // bbolt as it was before the transaction
 	}
-	s.halted.CompareAndSwap(nil, &CorruptError{Path: s.path, Index: -1, uncertain: true, Reason: fmt.Sprintf(
-		"a commit failed after its meta page was written: %v; what the disk holds of it is uncertain, and the ledger stopped reading and writing until it is opened again", err)})
+	s.halted.CompareAndSwap(nil, &HaltedError{Path: s.path, Err: err})
 	return s.halted.Load()
 }
 

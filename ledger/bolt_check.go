@@ -21,6 +21,9 @@ import (
 // is looked up once per entry and once per posting (postingChecker);
 // memory stays bounded (see logChecker).
 func (s *boltStore) check(c *logChecker) error {
+	if h := s.halted.Load(); h != nil {
+		return h
+	}
 	// Postings are checked alongside, in a snapshot of their own: a later
 	// snapshot holds the same postings and entries and maybe more, and each
 	// posting is checked against the entries of the same snapshot.

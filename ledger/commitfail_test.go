@@ -6,8 +6,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -18,7 +18,9 @@ var errSync = errors.New("fdatasync: input/output error")
 // syncFailsAfterMeta commits tx and then reports the meta page's fdatasync
 // as failed: the state bbolt is left in when its second sync fails (the
 // meta page is in the page cache, so bbolt's next transactions begin from
-// it; tx.go writeMeta, then rollback reloading from db.meta()).
+// it; tx.go writeMeta). The commit itself succeeded, so bbolt's own
+// rollback after a failed writeMeta (its free pages reloaded from that
+// meta page) does not run; what the ledger sees is the same.
 func syncFailsAfterMeta(tx *bolt.Tx) error {
 	if err := tx.Commit(); err != nil {
 		return err
@@ -35,6 +37,15 @@ func syncFailsBeforeMeta(tx *bolt.Tx) error {
 	return errSync
 }
 
+// setCommitTx replaces the store's commit function, under the writers'
+// lock that commit and update read it under.
+func setCommitTx(l *Ledger, fn func(*bolt.Tx) error) {
+	s := l.store.(*boltStore)
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.commitTx = fn
+}
+
 // bboltTxID is the id of the newest transaction bbolt has in force.
 func bboltTxID(t *testing.T, l *Ledger) int {
 	t.Helper()
@@ -46,66 +57,64 @@ func bboltTxID(t *testing.T, l *Ledger) int {
 	return tx.ID()
 }
 
-// TestCommitFailedAfterMetaStopsWriting: a commit whose meta page was
-// written but whose sync failed is in force in bbolt yet not durable, and
-// its callers are told it failed. The ledger must stop writing (an append,
-// a retry of the failed append under its claim, a side-data update) with a
-// *CorruptError rather than build on it, keep answering reads from its
-// state before the commit, and open again from the file.
-func TestCommitFailedAfterMetaStopsWriting(t *testing.T) {
+// isHalted reports whether err is the halt of a failed sync: a
+// *HaltedError that wraps ErrUnavailable and the sync's own error, and
+// not a damage found (ErrCorrupt).
+func isHalted(err error) bool {
+	var h *HaltedError
+	return errors.As(err, &h) && errors.Is(err, ErrUnavailable) && errors.Is(err, errSync) && !errors.Is(err, ErrCorrupt)
+}
+
+func appendClaimed(l *Ledger, name string) (Appended, error) {
+	return l.Append(context.Background(), Append{
+		Claims: []Claim{{Space: "payment", Key: name, Fingerprint: []byte("fp:" + name)}},
+		Build:  simpleEntry(name),
+	})
+}
+
+func putSide(l *Ledger) error {
+	return l.Update(func(tx Tx) error { return tx.Put("side", []byte("k"), []byte("v")) })
+}
+
+// TestCommitFailedAfterMetaHalts: a commit whose meta page was written but
+// whose sync failed is in force in bbolt yet perhaps not durable, and its
+// callers are told it failed. The ledger must stop reading and writing (an
+// append, a retry of the failed append under its claim, a side-data
+// update, every read that would see bbolt's snapshot, Check) with a
+// *HaltedError rather than build on it or answer from it; its backup copy
+// still works, and the file opens again.
+func TestCommitFailedAfterMetaHalts(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ledger.db")
 	l := reopen(t, path)
 	mustAppend(t, l, "before")
 	size := l.Size()
-	s := l.store.(*boltStore)
-	s.commitTx = syncFailsAfterMeta
-
-	appendNamed := func(name string) error {
-		_, err := l.Append(context.Background(), Append{
-			Claims: []Claim{{Space: "payment", Key: name, Fingerprint: []byte("fp:" + name)}},
-			Build:  simpleEntry(name),
-		})
-		return err
-	}
-	err := appendNamed("uncertain")
-	var co *CorruptError
-	if !errors.As(err, &co) || co.Index != -1 || co.Path != path {
-		t.Fatalf("append whose sync failed after the meta page: %v, want a *CorruptError of the file", err)
+	setCommitTx(l, syncFailsAfterMeta)
+	if _, err := appendClaimed(l, "uncertain"); !isHalted(err) {
+		t.Fatalf("append whose sync failed after the meta page: %v, want the *HaltedError", err)
 	}
 	inForce := bboltTxID(t, l)
 
-	// Writing stopped, whatever the commit function does now.
-	s.commitTx = (*bolt.Tx).Commit
-	for name, write := range map[string]func() error{
-		"a retry of the failed append": func() error { return appendNamed("uncertain") },
-		"another append":               func() error { return appendNamed("after") },
-		"a side-data update": func() error {
-			return l.Update(func(tx Tx) error { return tx.Put("side", []byte("k"), []byte("v")) })
-		},
+	setCommitTx(l, (*bolt.Tx).Commit)
+	for name, call := range map[string]func() error{
+		"a retry of the failed append": func() error { _, err := appendClaimed(l, "uncertain"); return err },
+		"another append":               func() error { _, err := appendClaimed(l, "after"); return err },
+		"a side-data update":           func() error { return putSide(l) },
+		"the failed append's entry":    func() error { _, err := l.Entry("uncertain"); return err },
+		"an entry committed before":    func() error { _, err := l.Entry("before"); return err },
+		"the failed append's claim":    func() error { _, _, err := l.ClaimHolder("payment", "uncertain"); return err },
+		"a posting":                    func() error { _, err := l.Lookup("by_name", []byte("uncertain")); return err },
+		"side data":                    func() error { return l.View(func(Tx) error { return nil }) },
+		"Check":                        l.Check,
 	} {
-		if err := write(); !errors.Is(err, ErrCorrupt) {
-			t.Errorf("%s after the failed commit: %v, want ErrCorrupt", name, err)
+		if err := call(); !isHalted(err) {
+			t.Errorf("%s after the failed commit: %v, want the *HaltedError", name, err)
 		}
 	}
 	if got := bboltTxID(t, l); got != inForce {
-		t.Fatalf("bbolt's transaction after the refused writes is %d, want %d: something was written", got, inForce)
-	}
-
-	// Reads stop too (bbolt's snapshots hold the failed commit); what the
-	// process holds in memory is the state before it.
-	for name, read := range map[string]func() error{
-		"the failed append's entry": func() error { _, err := l.Entry("uncertain"); return err },
-		"an entry committed before": func() error { _, err := l.Entry("before"); return err },
-		"the failed append's claim": func() error { _, _, err := l.ClaimHolder("payment", "uncertain"); return err },
-		"a posting":                 func() error { _, err := l.Lookup("by_name", []byte("uncertain")); return err },
-		"side data":                 func() error { return l.View(func(Tx) error { return nil }) },
-	} {
-		if err := read(); !errors.As(err, &co) || !strings.Contains(err.Error(), "may be damaged") {
-			t.Errorf("%s after the failed commit: %v, want the *CorruptError of the failed sync", name, err)
-		}
+		t.Fatalf("bbolt's transaction after the refused calls is %d, want %d: something was written", got, inForce)
 	}
 	if got := l.Size(); got != size {
-		t.Fatalf("size after the failed commit: %d, want %d", got, size)
+		t.Fatalf("size after the failed commit: %d, want %d (the state before it)", got, size)
 	}
 	// The consistent copy still works: the operator's rescue of a failing
 	// disk. It holds what bbolt holds, the failed commit included.
@@ -124,17 +133,15 @@ func TestCommitFailedAfterMetaStopsWriting(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Opened again, the file is the truth: here the commit reached it.
+	// Here the commit did reach the file (only its sync was reported as
+	// failed), so the file opened again holds it, and a retry under its
+	// claim is answered with it.
 	l2 := reopen(t, path)
 	mustCheck(t, l2)
 	if got := l2.Size(); got != size+1 {
 		t.Fatalf("size after reopening: %d, want %d", got, size+1)
 	}
-	a, err := l2.Append(context.Background(), Append{
-		Claims: []Claim{{Space: "payment", Key: "uncertain", Fingerprint: []byte("fp:uncertain")}},
-		Build:  simpleEntry("uncertain"),
-	})
-	if err != nil || !a.Existing || a.ID != "uncertain" {
+	if a, err := appendClaimed(l2, "uncertain"); err != nil || !a.Existing || a.ID != "uncertain" {
 		t.Fatalf("retry after reopening: %+v, %v; want the existing entry", a, err)
 	}
 	mustAppend(t, l2, "after")
@@ -142,23 +149,21 @@ func TestCommitFailedAfterMetaStopsWriting(t *testing.T) {
 }
 
 // TestCommitFailedBeforeMetaGoesOn: a commit that failed before its meta
-// page left bbolt as it was: the append is answered ErrUnavailable,
-// nothing of it is found, and the next append is written.
+// page left bbolt as it was: the append or update is answered
+// ErrUnavailable, nothing of it is found, and writing goes on.
 func TestCommitFailedBeforeMetaGoesOn(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "ledger.db")
-	l := reopen(t, path)
+	l := reopen(t, filepath.Join(t.TempDir(), "ledger.db"))
 	mustAppend(t, l, "before")
 	size := l.Size()
-	s := l.store.(*boltStore)
-	s.commitTx = syncFailsBeforeMeta
+	setCommitTx(l, syncFailsBeforeMeta)
 	_, err := l.Append(context.Background(), Append{Build: simpleEntry("failed")})
-	if !errors.Is(err, ErrUnavailable) || errors.Is(err, ErrCorrupt) {
+	if !errors.Is(err, ErrUnavailable) || isHalted(err) {
 		t.Fatalf("append whose commit failed before the meta page: %v, want ErrUnavailable", err)
 	}
-	if err := l.Update(func(tx Tx) error { return tx.Put("side", []byte("k"), []byte("v")) }); !errors.Is(err, ErrUnavailable) || errors.Is(err, ErrCorrupt) {
+	if err := putSide(l); !errors.Is(err, ErrUnavailable) || isHalted(err) {
 		t.Fatalf("update whose commit failed before the meta page: %v, want ErrUnavailable", err)
 	}
-	s.commitTx = (*bolt.Tx).Commit
+	setCommitTx(l, (*bolt.Tx).Commit)
 	if _, err := l.Entry("failed"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("entry of the failed append: %v, want ErrNotFound", err)
 	}
@@ -169,17 +174,73 @@ func TestCommitFailedBeforeMetaGoesOn(t *testing.T) {
 	mustCheck(t, l)
 }
 
-// TestUpdateFailedAfterMetaStopsWriting: the same for a side-data
-// update, whose commit is bbolt's too.
-func TestUpdateFailedAfterMetaStopsWriting(t *testing.T) {
+// TestUpdateFailedAfterMetaHalts: the same for a side-data update, whose
+// commit is bbolt's too.
+func TestUpdateFailedAfterMetaHalts(t *testing.T) {
 	l := reopen(t, filepath.Join(t.TempDir(), "ledger.db"))
 	mustAppend(t, l, "before")
-	l.store.(*boltStore).commitTx = syncFailsAfterMeta
-	if err := l.Update(func(tx Tx) error { return tx.Put("side", []byte("k"), []byte("v")) }); !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("update whose sync failed after the meta page: %v, want ErrCorrupt", err)
+	setCommitTx(l, syncFailsAfterMeta)
+	if err := putSide(l); !isHalted(err) {
+		t.Fatalf("update whose sync failed after the meta page: %v, want the *HaltedError", err)
 	}
-	l.store.(*boltStore).commitTx = (*bolt.Tx).Commit
-	if _, err := l.Append(context.Background(), Append{Build: simpleEntry("after")}); !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("append after the failed update: %v, want ErrCorrupt", err)
+	setCommitTx(l, (*bolt.Tx).Commit)
+	if _, err := l.Append(context.Background(), Append{Build: simpleEntry("after")}); !isHalted(err) {
+		t.Fatalf("append after the failed update: %v, want the *HaltedError", err)
+	}
+}
+
+// TestCommitFailedWithAWriterWaiting: bbolt releases its writer lock when
+// a failed commit rolls back, before the ledger has read which case it
+// was. A side-data update waiting then (as GET /readyz's does) must
+// neither commit on top of a commit whose meta page was written (and be
+// told it succeeded), nor, after a failure before the meta page, commit
+// under the same transaction id and so make the ledger halt for nothing.
+func TestCommitFailedWithAWriterWaiting(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		fail func(*bolt.Tx) error
+		// halts: the append and the waiting update both answer the halt;
+		// otherwise the append ErrUnavailable and the update nil.
+		halts bool
+	}{
+		{"after the meta page", syncFailsAfterMeta, true},
+		{"before the meta page", syncFailsBeforeMeta, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := reopen(t, filepath.Join(t.TempDir(), "ledger.db"))
+			mustAppend(t, l, "before")
+			updated := make(chan error, 1)
+			failed := false // read and set under the store's wmu
+			setCommitTx(l, func(tx *bolt.Tx) error {
+				if failed {
+					return tx.Commit()
+				}
+				failed = true
+				err := c.fail(tx) // bbolt's writer lock is free from here
+				started := make(chan struct{})
+				go func() {
+					close(started)
+					updated <- putSide(l)
+				}()
+				<-started
+				// Room for the update to take bbolt's lock, if nothing
+				// else held it off, before the failure is looked at.
+				time.Sleep(50 * time.Millisecond)
+				return err
+			})
+			_, err := l.Append(context.Background(), Append{Build: simpleEntry("failed")})
+			uerr := <-updated
+			setCommitTx(l, (*bolt.Tx).Commit)
+			if c.halts {
+				if !isHalted(err) || !isHalted(uerr) {
+					t.Fatalf("append %v; waiting update %v; want both the *HaltedError", err, uerr)
+				}
+				return
+			}
+			if !errors.Is(err, ErrUnavailable) || isHalted(err) || uerr != nil {
+				t.Fatalf("append %v (want ErrUnavailable, no halt); waiting update %v (want nil)", err, uerr)
+			}
+			mustAppend(t, l, "after")
+		})
 	}
 }

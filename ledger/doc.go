@@ -113,14 +113,16 @@
 // its meta page was written (a full disk, a failed first sync): bbolt is
 // left as it was and writing goes on. When the meta page was written and
 // the second fdatasync failed, bbolt has taken the commit (its later
-// transactions begin from that meta page) although it is not durable, and
-// a later sync would not make it so (Linux may drop pages whose write-back
-// failed and reports the error once). The ledger then stops reading and
-// writing, as PostgreSQL stops on a failed flush: every call answers a
-// *[CorruptError] (errors.Is [ErrCorrupt]) saying so, until the file is
-// opened again; only the in-memory Size and Checkpoint (the state before
-// the commit) and [Ledger.WriteTo], a consistent copy of what bbolt holds,
-// still answer.
+// transactions begin from that meta page) although it may not be on the
+// disk, and a later sync would not put it there (Linux marks pages whose
+// write-back failed clean and reports the error once, while the page
+// cache may go on showing them). The ledger then stops reading and
+// writing, as PostgreSQL stops on a failed flush: every call, [Ledger.Check]
+// included, answers a *[HaltedError] (errors.Is [ErrUnavailable]) that
+// tells the operator to check the disk, drop the file from the page cache
+// (reboot) and open it with the full check; only the in-memory Size and
+// Checkpoint (the state before the commit) and [Ledger.WriteTo], a
+// consistent copy of what bbolt holds, still answer.
 //
 // bbolt options, and what they do to a crash: NoSync and NoGrowSync stay
 // off (both would let an acknowledged append be lost on power loss); the
@@ -639,7 +641,9 @@
 // [ErrNotFound] (404), [ErrClosed], [ErrReadOnly], [ErrInvalid] (a malformed
 // argument; a caller bug or a 400), [ErrDuplicate] (an entry ID or posting
 // key already used), [ErrUnavailable] (locked file, failed write, fsync or
-// signature: retry later; 503 DB_UNAVAILABLE), *[ClaimConflictError]
+// signature: retry later; 503 DB_UNAVAILABLE; a *[HaltedError] among them
+// when a failed sync stopped the ledger until an operator acts: see
+// Durability), *[ClaimConflictError]
 // (409 IDEMPOTENCY_CONFLICT when the claim is an Idempotency-Key),
 // *[IntegrityError] and *[CorruptError] (500 LEDGER_INTEGRITY on a read;
 // refuse to start on Open), [ErrOriginMismatch], [ErrLogKeyMismatch],

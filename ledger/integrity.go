@@ -36,21 +36,35 @@ type CorruptError struct {
 	Reason string
 	// Err is the *CheckError that found it, or nil.
 	Err error
-	// uncertain: a failed sync, not a damage found, stopped the ledger
-	// (boltStore.commitFailed); the file may be whole.
-	uncertain bool
 }
 
 func (e *CorruptError) Error() string {
-	if e.uncertain {
-		return fmt.Sprintf("ledger: %s may be damaged (%s): check the disk, then open the file again with the full check (Options.FullCheck); restore the latest backup only if that fails", e.Path, e.Reason)
-	}
 	where := ""
 	if e.Index >= 0 {
 		where = fmt.Sprintf(" at index %d", e.Index)
 	}
 	return fmt.Sprintf("ledger: %s is damaged%s (%s): restore it from the latest backup and verify the copy with the full check before serving it", e.Path, where, e.Reason)
 }
+
+// HaltedError is what every read and write of a bbolt ledger answers after
+// a commit whose meta page was written and whose second fdatasync failed
+// (ledger doc.go, "Durability"): bbolt had taken a commit that may not be
+// on the disk, so the ledger stopped rather than build on it or answer
+// from it. It wraps ErrUnavailable (nothing was acknowledged, and the
+// service answers 503) and the failed sync's own error.
+type HaltedError struct {
+	Path string
+	// Err is the error of the failed commit (the fdatasync's).
+	Err error
+}
+
+func (e *HaltedError) Error() string {
+	return fmt.Sprintf("ledger: %s: a commit failed after its meta page was written (%v), so the disk may not hold what the file shows; "+
+		"the ledger stopped reading and writing. Check the disk, reboot the host (or otherwise drop the file from the page cache, "+
+		"which still shows the failed commit), then open the file with the full check (Options.FullCheck); restore the latest backup only if that fails", e.Path, e.Err)
+}
+
+func (e *HaltedError) Unwrap() []error { return []error{ErrUnavailable, e.Err} }
 
 func (e *CorruptError) Unwrap() []error {
 	if e.Err != nil {
