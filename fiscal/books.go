@@ -240,7 +240,7 @@ func (b *Books) Openings(ctx context.Context, id string) ([]byte, error) {
 	entryID := strings.TrimPrefix(id, "rcpt_")
 	raw, err := b.e.Document(recordIDOf(entryID))
 	if err != nil {
-		return nil, notFound("receipt " + id)
+		return nil, notFoundOr(err, "receipt "+id)
 	}
 	var owner struct {
 		Account string `json:"account"`
@@ -251,7 +251,7 @@ func (b *Books) Openings(ctx context.Context, id string) ([]byte, error) {
 	raw, err = b.e.ledger.Doc(entryID, docOpenings)
 	if errors.Is(err, ledger.ErrNotFound) {
 		if _, err := b.e.ledger.Entry(entryID); err != nil {
-			return nil, notFound("receipt " + id)
+			return nil, notFoundOr(err, "receipt "+id)
 		}
 		return []byte("[]"), nil
 	}

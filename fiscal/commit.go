@@ -365,11 +365,8 @@ func (e *Engine) currentEntryID(recordID string) (string, error) {
 		head = []byte(recordID)
 		_, err = e.ledger.IndexOf(recordID)
 	}
-	if errors.Is(err, ledger.ErrNotFound) {
-		return "", notFound("settlement " + recordID)
-	}
 	if err != nil {
-		return "", storeError(err)
+		return "", notFoundOr(err, "settlement "+recordID)
 	}
 	return string(head), nil
 }
@@ -496,10 +493,26 @@ func accountTimeKey(accountID string, t time.Time, id string) []byte {
 	return append(k, id...)
 }
 
+// notFoundOr is the answer to a lookup of what that failed with err:
+// NOT_FOUND for the ledger's ErrNotFound or the engine's NOT_FOUND, the
+// store's error otherwise (a stopped or unwritable ledger is not a
+// missing record).
+func notFoundOr(err error, what string) *Error {
+	if fe := (*Error)(nil); errors.Is(err, ledger.ErrNotFound) || errors.As(err, &fe) && fe.Code == CodeNotFound {
+		return notFound(what)
+	}
+	return storeError(err)
+}
+
 func storeError(err error) *Error {
 	var fe *Error
 	if errors.As(err, &fe) {
 		return fe // already the engine's
+	}
+	if h := (*ledger.HaltedError)(nil); errors.As(err, &h) {
+		// Until an operator has acted (ledger doc.go, "Durability"): the
+		// error, logged with every 5xx answer, says what to do.
+		return &Error{Code: CodeDBUnavailable, Detail: "the ledger stopped after a failed disk sync; it serves again once an operator has checked it", RetryAfter: time.Minute, Err: err}
 	}
 	if errors.Is(err, ledger.ErrUnavailable) || errors.Is(err, ledger.ErrClosed) {
 		return &Error{Code: CodeDBUnavailable, Detail: "the ledger cannot be written right now; retry", RetryAfter: time.Second, Err: err}

@@ -333,16 +333,13 @@ func (e *Engine) Receipt(ctx context.Context, id string) ([]byte, error) {
 	if !ok {
 		head, err := e.currentEntryID(id)
 		if err != nil {
-			return nil, notFound("receipt " + id + " (a receipt id is rcpt_ followed by the record id)")
+			return nil, notFoundOr(err, "receipt "+id+" (a receipt id is rcpt_ followed by the record id)")
 		}
 		entryID = head
 	}
 	ent, err := e.ledger.Entry(entryID)
-	if errors.Is(err, ledger.ErrNotFound) {
-		return nil, notFound("receipt " + id)
-	}
 	if err != nil {
-		return nil, storeError(err)
+		return nil, notFoundOr(err, "receipt "+id)
 	}
 	// A fiscal event outside the production invariants has no receipt: its
 	// leaf is its JSON document ('{', and never a 4.0.0 payload's beginning:

@@ -433,7 +433,7 @@ func (s *Server) reliability(base string) Reliability {
 	limits := catalog.Limits()
 	limits.MaxRequestBytes = s.opts.MaxBodyBytes
 	return Reliability{
-		Acknowledgement: "Ingest is synchronous. A 201 (or 200 for an existing payment) means the record, its UBL invoice, its signed receipt, its log leaf and its outbox event were committed in one ledger transaction and fsynced; the receipt is readable at once. Any other answer means nothing was written.",
+		Acknowledgement: "Ingest is synchronous. A 201 (or 200 for an existing payment) means the record, its UBL invoice, its signed receipt, its log leaf and its outbox event were committed in one ledger transaction and fsynced; the receipt is readable at once. Any other answer means the payment was not acknowledged: sending the same request again never records it twice (after a 503 from a ledger stopped by a failed disk sync, the record may turn out to be written, and the repeat answers it with a 200).",
 		Durability: Durability{
 			Store:      "one bbolt file per service (ledger.db), written in single transactions; a process owns its file",
 			Commit:     "fsync before the answer: an acknowledged record survives a crash or kill -9 (tested against the server binary)",

@@ -238,9 +238,14 @@ func (s *Server) checkLedger(ctx context.Context) error {
 	err := s.engine.Ledger().Update(func(tx ledger.Tx) error {
 		return tx.Put(bucketOps, []byte("ready"), []byte(now))
 	})
+	var halted *ledger.HaltedError
 	switch {
 	case errors.Is(err, ledger.ErrClosed):
 		return errors.New("the ledger is closed")
+	case errors.As(err, &halted):
+		// The whole error (the file's path, what the operator must do) goes
+		// to the log with every 5xx answer; /readyz needs no key.
+		return errors.New("the ledger stopped after a failed disk sync: an operator must act (the server's log says how)")
 	case err != nil:
 		return fmt.Errorf("the ledger cannot be written: %v", err)
 	}

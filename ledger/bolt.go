@@ -484,7 +484,13 @@ func (s *boltStore) guard(err *error) func() {
 
 func (s *boltStore) head() storeHead { return *s.cur.Load() }
 
-func (s *boltStore) close() error { return s.db.Close() }
+// close closes the file once no write transaction is between its failed
+// commit and commitFailed (wmu): a close there would hide the halt.
+func (s *boltStore) close() error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return s.db.Close()
+}
 
 // commit is one bbolt write transaction: plan decides with live reads of
 // the transaction (which, until the writes below, see the committed data),
@@ -990,9 +996,11 @@ func (s *boltStore) update(fn func(tx Tx) error) error {
 // snapshots include the failed commit: a retry would otherwise be
 // answered "existing" from a record that may never reach the disk. What
 // still answers is what the process holds in memory (Size, the latest
-// checkpoint: the state before the commit) and writeTo, the consistent
-// copy of GET /v1/admin/backup, which holds the failed commit as the page
-// cache does. Reopening in the same boot would read the page cache as
+// checkpoint: the state before the commit) and writeTo, the copy of GET
+// /v1/admin/backup, which reads the file as the page cache shows it: the
+// failed commit included, or, where pages whose write-back failed were
+// evicted since, older bytes, so the copy needs the full check like the
+// file itself. Reopening in the same boot would read the page cache as
 // well; the error tells the operator to drop it (reboot) and run the
 // full check first. Which case it was is read from bbolt itself: a read
 // transaction begun now, with no other writer in between (wmu), sees

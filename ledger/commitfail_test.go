@@ -244,3 +244,29 @@ func TestCommitFailedWithAWriterWaiting(t *testing.T) {
 		})
 	}
 }
+
+// TestUpdateFailedWhileClosing: a Close that comes between a failed
+// commit and the look at which case it was must wait, or the look would
+// find the file closed and the halt be lost.
+func TestUpdateFailedWhileClosing(t *testing.T) {
+	l := reopen(t, filepath.Join(t.TempDir(), "ledger.db"))
+	mustAppend(t, l, "before")
+	closed := make(chan error, 1)
+	setCommitTx(l, func(tx *bolt.Tx) error {
+		err := syncFailsAfterMeta(tx)
+		started := make(chan struct{})
+		go func() {
+			close(started)
+			closed <- l.Close()
+		}()
+		<-started
+		time.Sleep(50 * time.Millisecond) // room for the Close to run, if nothing held it off
+		return err
+	})
+	if err := putSide(l); !isHalted(err) {
+		t.Fatalf("update whose sync failed while the ledger closed: %v, want the *HaltedError", err)
+	}
+	if err := <-closed; err != nil {
+		t.Fatalf("close: %v", err)
+	}
+}

@@ -90,7 +90,9 @@
 // [ErrUnavailable] and writes nothing of it. PostgreSQL signs in plan. Only then does any caller of the
 // batch get its answer. An acknowledged append therefore survives kill -9
 // and power loss (# Durability), and a failed commit answers every append of
-// the batch with [ErrUnavailable] and leaves nothing of it. A batch that
+// the batch with [ErrUnavailable] and leaves nothing of it, but for one
+// whose second sync failed after bbolt had taken it, which stops the
+// ledger (# Durability). A batch that
 // appended nothing is rolled back: no fsync, no checkpoint.
 //
 // # Durability
@@ -121,8 +123,9 @@
 // included, answers a *[HaltedError] (errors.Is [ErrUnavailable]) that
 // tells the operator to check the disk, drop the file from the page cache
 // (reboot) and open it with the full check; only the in-memory Size and
-// Checkpoint (the state before the commit) and [Ledger.WriteTo], a
-// consistent copy of what bbolt holds, still answer.
+// Checkpoint (the state before the commit) and [Ledger.WriteTo], a copy
+// of the file as the page cache shows it (verify it with the full check
+// too), still answer.
 //
 // bbolt options, and what they do to a crash: NoSync and NoGrowSync stay
 // off (both would let an acknowledged append be lost on power loss); the

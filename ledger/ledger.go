@@ -28,8 +28,9 @@ var (
 	ErrClosed = errors.New("ledger: closed")
 	// ErrUnavailable: the store could not do its job (file locked by another
 	// process, write or fsync failed, signing failed). Nothing of the failed
-	// operation was acknowledged; retrying later is correct. The HTTP service
-	// answers 503 DB_UNAVAILABLE.
+	// operation was acknowledged; retrying later is correct, but for a
+	// *HaltedError, which lasts until an operator has acted. The HTTP
+	// service answers 503 DB_UNAVAILABLE.
 	ErrUnavailable = errors.New("ledger: unavailable")
 	// ErrReadOnly: a write on a ledger opened without a Signer.
 	ErrReadOnly = errors.New("ledger: read-only (opened without a signer)")

@@ -33,7 +33,9 @@ type store interface {
 	// it are allowed (the bbolt store reads lazily and never calls keys; a
 	// SQL store pays a round trip for each, which only the Build form and
 	// dictionary cuts after a restart need). When commit returns nil the
-	// writes are durable; otherwise none of them is. The stats' cpu is the
+	// writes are durable; otherwise none of them is acknowledged, and none
+	// is in the store but after a *HaltedError (the bbolt store's
+	// commitFailed), which then answers nothing more. The stats' cpu is the
 	// thread CPU of plan and of the store's own preparation of the writes,
 	// measured as one span (measuredCPU).
 	commit(keys func() *batchKeys, plan func(v commitView) (*batchWrites, error)) (commitStats, error)
