@@ -520,13 +520,12 @@ func (s *boltStore) commit(_ func() *batchKeys, plan func(v commitView) (*batchW
 		return st, err
 	}
 	undo := s.publishPending(pend)
-	txid := tx.ID()
-	err = s.commitTx(tx)
+	err = s.commitWrite(tx)
 	txs := tx.Stats()
 	st.io, st.pages = txs.GetWriteTime(), txs.GetWrite()
 	if err != nil {
 		undo()
-		return st, s.commitFailed(txid, err)
+		return st, err
 	}
 	// Only now, committed, do the batch's keys become visible to lookups.
 	s.keys.add(refs, w.head.frontier.size)
@@ -961,7 +960,13 @@ func (s *boltStore) update(fn func(tx Tx) error) error {
 	if err := fn(sideTx{tx}); err != nil {
 		return err
 	}
-	txid := tx.ID()
+	return s.commitWrite(tx)
+}
+
+// commitWrite commits the write transaction tx (the caller holds wmu); a
+// failed commit answers commitFailed's error.
+func (s *boltStore) commitWrite(tx *bolt.Tx) error {
+	txid := tx.ID() // -1 once the transaction is closed
 	if err := s.commitTx(tx); err != nil {
 		return s.commitFailed(txid, err)
 	}
