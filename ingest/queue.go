@@ -475,7 +475,7 @@ const queueLease = 30 * time.Second
 // pass whenever an entry is due (by the engine clock), when an entry is
 // queued, and at least every 5 seconds. Entries survive restarts, so
 // stopping loses nothing. Store errors are logged and the pass is retried a
-// second later.
+// second later (a minute on a halted ledger: passRetry).
 func (s *Service) run(stop <-chan struct{}) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -500,7 +500,7 @@ func (s *Service) run(stop <-chan struct{}) {
 				return
 			}
 			s.log.Error("x402 ingest queue", "err", err)
-			wait = time.Second
+			wait = passRetry(err)
 		} else if n == passLimit {
 			wait = 0 // more may be due
 		} else if next, ok := s.nextDue(); ok {
@@ -516,6 +516,15 @@ func (s *Service) run(stop <-chan struct{}) {
 		case <-timer.C:
 		}
 	}
+}
+
+// passRetry is the loop's wait after a pass that failed: a second, or
+// what the engine's answer asks (its Retry-After: a minute when the ledger
+// has halted after a failed disk sync, which lasts until an operator has
+// acted: ledger doc.go, "Durability"), so that a halt logs a line a minute
+// rather than every second for as long as it lasts.
+func passRetry(err error) time.Duration {
+	return max(time.Second, fiscal.StoreError(err).RetryAfter)
 }
 
 // nextDue returns the time of the earliest due entry.

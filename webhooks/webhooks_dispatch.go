@@ -89,6 +89,7 @@ const (
 	fanOutBatch = 256             // events per fan-out transaction
 	maxIdleWait = time.Hour       // the loop looks again at least this often (pokes are never lost: a safety net)
 	storeRetry  = 5 * time.Second // wait after a failed store operation
+	haltedRetry = time.Minute     // wait after one that found the ledger halted
 	sharedPoll  = time.Second     // the longest wait on a log other replicas append to
 	maxErrText  = 300             // characters of an error kept in a delivery state
 	claimBatch  = defaultConcurrency
@@ -179,7 +180,7 @@ func (d *dispatcher) run(stop <-chan struct{}) {
 				return
 			}
 			d.w.log.Error("webhook dispatcher: store", "err", err)
-			wait = storeRetry
+			wait = storeWait(err)
 		}
 		if d.e.Ledger().Shared() && (wait < 0 || wait > sharedPoll) {
 			// Other replicas append and finish attempts without poking
@@ -206,6 +207,18 @@ func (d *dispatcher) run(stop <-chan struct{}) {
 			held.Stop()
 		}
 	}
+}
+
+// storeWait is the loop's wait after a failed store operation: storeRetry,
+// or a minute when the ledger has halted after a failed disk sync (a
+// *ledger.HaltedError, which lasts until an operator has acted: ledger
+// doc.go, "Durability"), so that a halt logs a line a minute rather than
+// every few seconds for as long as it lasts.
+func storeWait(err error) time.Duration {
+	if h := (*ledger.HaltedError)(nil); errors.As(err, &h) {
+		return haltedRetry
+	}
+	return storeRetry
 }
 
 // untilPoked is the wait of step when only a poke can bring work: an
