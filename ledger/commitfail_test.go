@@ -60,9 +60,12 @@ func bboltTxID(t *testing.T, l *Ledger) int {
 // isHalted reports whether err is the halt of a failed sync: a
 // *HaltedError that wraps ErrUnavailable and the sync's own error, and
 // not a damage found (ErrCorrupt).
-func isHalted(err error) bool {
+func isHalted(err error) bool { return isHaltedBy(err, errSync) }
+
+// isHaltedBy is isHalted for a sync that failed with cause.
+func isHaltedBy(err, cause error) bool {
 	var h *HaltedError
-	return errors.As(err, &h) && errors.Is(err, ErrUnavailable) && errors.Is(err, errSync) && !errors.Is(err, ErrCorrupt)
+	return errors.As(err, &h) && errors.Is(err, ErrUnavailable) && errors.Is(err, cause) && !errors.Is(err, ErrCorrupt)
 }
 
 func appendClaimed(l *Ledger, name string) (Appended, error) {
@@ -84,17 +87,26 @@ func putSide(l *Ledger) error {
 // *HaltedError rather than build on it or answer from it; its backup copy
 // still works, and the file opens again.
 func TestCommitFailedAfterMetaHalts(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "ledger.db")
+	haltsAfterMeta(t, filepath.Join(t.TempDir(), "ledger.db"), errSync,
+		func(l *Ledger) { setCommitTx(l, syncFailsAfterMeta) },
+		func(l *Ledger) { setCommitTx(l, (*bolt.Tx).Commit) })
+}
+
+// haltsAfterMeta is TestCommitFailedAfterMetaHalts on the file at path:
+// fail makes the next commit's sync after its meta page fail with cause,
+// and after (called once the append failed) restores the commit.
+func haltsAfterMeta(t *testing.T, path string, cause error, fail, after func(*Ledger)) {
+	t.Helper()
 	l := reopen(t, path)
 	mustAppend(t, l, "before")
 	size := l.Size()
-	setCommitTx(l, syncFailsAfterMeta)
-	if _, err := appendClaimed(l, "uncertain"); !isHalted(err) {
-		t.Fatalf("append whose sync failed after the meta page: %v, want the *HaltedError", err)
+	fail(l)
+	if _, err := appendClaimed(l, "uncertain"); !isHaltedBy(err, cause) {
+		t.Fatalf("append whose sync failed after the meta page: %v, want the *HaltedError of %v", err, cause)
 	}
 	inForce := bboltTxID(t, l)
 
-	setCommitTx(l, (*bolt.Tx).Commit)
+	after(l)
 	for name, call := range map[string]func() error{
 		"a retry of the failed append": func() error { _, err := appendClaimed(l, "uncertain"); return err },
 		"another append":               func() error { _, err := appendClaimed(l, "after"); return err },
@@ -106,7 +118,7 @@ func TestCommitFailedAfterMetaHalts(t *testing.T) {
 		"side data":                    func() error { return l.View(func(Tx) error { return nil }) },
 		"Check":                        l.Check,
 	} {
-		if err := call(); !isHalted(err) {
+		if err := call(); !isHaltedBy(err, cause) {
 			t.Errorf("%s after the failed commit: %v, want the *HaltedError", name, err)
 		}
 	}
@@ -152,26 +164,53 @@ func TestCommitFailedAfterMetaHalts(t *testing.T) {
 // page left bbolt as it was: the append or update is answered
 // ErrUnavailable, nothing of it is found, and writing goes on.
 func TestCommitFailedBeforeMetaGoesOn(t *testing.T) {
-	l := reopen(t, filepath.Join(t.TempDir(), "ledger.db"))
+	goesOnBeforeMeta(t, filepath.Join(t.TempDir(), "ledger.db"), errSync,
+		func(l *Ledger) { setCommitTx(l, syncFailsBeforeMeta) },
+		func(l *Ledger) { setCommitTx(l, (*bolt.Tx).Commit) })
+}
+
+// goesOnBeforeMeta is TestCommitFailedBeforeMetaGoesOn on the file at
+// path: fail makes the next commit fail with cause before its meta page
+// (called before the append and again before the update), and after
+// restores the commit.
+func goesOnBeforeMeta(t *testing.T, path string, cause error, fail, after func(*Ledger)) {
+	t.Helper()
+	l := reopen(t, path)
 	mustAppend(t, l, "before")
 	size := l.Size()
-	setCommitTx(l, syncFailsBeforeMeta)
-	_, err := l.Append(context.Background(), Append{Build: simpleEntry("failed")})
-	if !errors.Is(err, ErrUnavailable) || isHalted(err) {
-		t.Fatalf("append whose commit failed before the meta page: %v, want ErrUnavailable", err)
+	fail(l)
+	_, err := appendClaimed(l, "failed")
+	if !errors.Is(err, ErrUnavailable) || !errors.Is(err, cause) || isHaltedBy(err, cause) {
+		t.Fatalf("append whose commit failed before the meta page: %v, want ErrUnavailable of %v", err, cause)
 	}
-	if err := putSide(l); !errors.Is(err, ErrUnavailable) || isHalted(err) {
-		t.Fatalf("update whose commit failed before the meta page: %v, want ErrUnavailable", err)
+	fail(l)
+	if err := putSide(l); !errors.Is(err, ErrUnavailable) || !errors.Is(err, cause) || isHaltedBy(err, cause) {
+		t.Fatalf("update whose commit failed before the meta page: %v, want ErrUnavailable of %v", err, cause)
 	}
-	setCommitTx(l, (*bolt.Tx).Commit)
+	after(l)
 	if _, err := l.Entry("failed"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("entry of the failed append: %v, want ErrNotFound", err)
 	}
+	if v, err := l.Get("side", []byte("k")); err == nil || v != nil {
+		t.Fatalf("the failed update's value: %q, %v; want none", v, err)
+	}
 	mustAppend(t, l, "after")
-	if got := l.Size(); got != size+1 {
-		t.Fatalf("size: %d, want %d", got, size+1)
+	// The failed append's claim was never taken: appended again, it is new.
+	if a, err := appendClaimed(l, "failed"); err != nil || a.Existing {
+		t.Fatalf("the failed append again: %+v, %v; want a new entry", a, err)
+	}
+	if got := l.Size(); got != size+2 {
+		t.Fatalf("size: %d, want %d", got, size+2)
 	}
 	mustCheck(t, l)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l2 := reopen(t, path)
+	mustCheck(t, l2)
+	if got := l2.Size(); got != size+2 {
+		t.Fatalf("size after reopening: %d, want %d", got, size+2)
+	}
 }
 
 // TestUpdateFailedAfterMetaHalts: the same for a side-data update, whose

@@ -125,7 +125,11 @@
 // (reboot) and open it with the full check; only the in-memory Size and
 // Checkpoint (the state before the commit) and [Ledger.WriteTo], a copy
 // of the file as the page cache shows it (verify it with the full check
-// too), still answer.
+// too), still answer. Both cases are tested on a file system whose
+// fdatasync fails with EIO (internal/faultfs, a FUSE mount): the kernel's
+// error reaches bbolt's own commit and its own rollback runs
+// (faultfs_test.go), and the bundled server answers 503 throughout
+// (examples/server, TestServerAfterAFailedDiskSync).
 //
 // bbolt options, and what they do to a crash: NoSync and NoGrowSync stay
 // off (both would let an acknowledged append be lost on power loss); the

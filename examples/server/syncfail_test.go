@@ -1,0 +1,79 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fiscal402/fiscal402/internal/faultfs"
+)
+
+// TestServerAfterAFailedDiskSync: the real server, its data directory on a
+// file system whose fdatasync fails once (internal/faultfs, FUSE), as a
+// failing disk's does, right after bbolt wrote a commit's meta page: the
+// next commit's (the settlement's; a background write just before it
+// would halt the ledger the same way). The settlement is answered 503
+// DB_UNAVAILABLE with a Retry-After of a minute, never 201; so is its
+// retry, which must not be answered from the failed commit, and any other
+// settlement; reads stop too (a settlement acknowledged before: 503, not
+// 404), /readyz fails on its ledger check, and the log tells the operator
+// what to do. Started again with the full check (the reboot the README
+// asks for is not needed here: the mount kept what was written), the
+// server serves what it acknowledged and settles again.
+func TestServerAfterAFailedDiskSync(t *testing.T) {
+	ffs := faultfs.Mount(t)
+	var log syncBuffer
+	p := startServerWith(t, ffs.Dir, nil, &log)
+	status, first := p.post(1)
+	if status != 201 {
+		t.Fatalf("first settlement: %d %s", status, first)
+	}
+	var rec struct{ ID string }
+	if err := json.Unmarshal(first, &rec); err != nil || rec.ID == "" {
+		t.Fatalf("first settlement's id: %v %s", err, first)
+	}
+
+	// bbolt's meta pages are the ledger file's first two (the OS page
+	// size: the ledger keeps bbolt's default page size).
+	ffs.FailSyncAfterWriteTo(t, 0, 2*int64(os.Getpagesize()))
+	for _, what := range []string{"the settlement whose commit's sync failed", "its retry", "another settlement"} {
+		n := 2
+		if what == "another settlement" {
+			n = 3
+		}
+		status, hdr, raw := p.request(t, "POST", "/settlements", []byte(settlementBody(n)), "X-Service-Key", demoKey)
+		if status != 503 || !strings.Contains(string(raw), "DB_UNAVAILABLE") || hdr.Get("Retry-After") != "60" {
+			t.Fatalf("%s: %d Retry-After %q %s; want 503 DB_UNAVAILABLE, Retry-After 60", what, status, hdr.Get("Retry-After"), raw)
+		}
+	}
+	if armed, _, failed := ffs.Stat(t); armed || failed != 1 {
+		t.Fatalf("the sync failure did not fire once (armed %v, failed %d)", armed, failed)
+	}
+	if status, raw := p.get(t, "/settlements/"+rec.ID, true); status != 503 {
+		t.Fatalf("a settlement acknowledged before the failure, read after it: %d %s; want 503", status, raw)
+	}
+	status, rd := readiness(t, p)
+	ledgerDown := false
+	for _, c := range rd.Checks {
+		ledgerDown = ledgerDown || c.Name == "ledger" && !c.OK
+	}
+	if status != 503 || rd.Status != "not_ready" || !ledgerDown {
+		t.Fatalf("/readyz after the failure: %d %+v; want not ready, the ledger check failing", status, rd)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(log.String(), "reboot the host") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !strings.Contains(log.String(), "reboot the host") {
+		t.Fatalf("the log does not tell the operator what to do:\n%s", log.String())
+	}
+	p.stop(t)
+
+	p2 := startServerWith(t, ffs.Dir, nil, &log, "-check", "full")
+	verifyAcknowledged(t, p2, map[int][]byte{1: first})
+	if status, raw := p2.post(3); status != 201 {
+		t.Fatalf("a new settlement after the restart: %d %s", status, raw)
+	}
+}

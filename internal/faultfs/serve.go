@@ -1,0 +1,228 @@
+package faultfs
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+)
+
+// extent is a byte range written to a file: [Off, Off+Len).
+type extent struct{ Off, Len int64 }
+
+// overlaps reports whether the extent meets [off, off+n).
+func (e extent) overlaps(off, n int64) bool { return e.Off < off+n && off < e.Off+e.Len }
+
+// syncRule decides whether a sync fails, from the ranges written to the file
+// since its last sync (in the order written; empty when nothing was).
+type syncRule func(written []extent) bool
+
+// fsState is the served file system's fault and counters.
+type fsState struct {
+	mu     sync.Mutex
+	rule   syncRule // armed fault, nil when none
+	failed int      // syncs answered EIO
+	syncs  int      // syncs seen
+}
+
+// sync decides one sync of a file that was written at written.
+func (f *fsState) sync(written []extent) syscall.Errno {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.syncs++
+	if f.rule != nil && f.rule(written) {
+		f.rule = nil
+		f.failed++
+		return syscall.EIO
+	}
+	return 0
+}
+
+// Serve mounts the loopback file system of backing at dir (mount(2)
+// itself: root, no fusermount), prints "ready" on out and then answers the
+// commands read from in, one line each, until in ends, when it unmounts
+// (lazily, should a file still be open) and returns. Commands:
+//
+//	fail touches OFF N   the first sync after a write that meets [OFF, OFF+N) fails
+//	fail avoids OFF N    the first sync after writes none of which meets it fails
+//	stat                 answers "armed A syncs S failed F"
+//
+// Each command is answered "ok", the stat line or "error: ...". cmd/faultfsd
+// runs it as the child process of Mount.
+func Serve(backing, dir string, in io.Reader, out io.Writer) error {
+	st := &fsState{}
+	root := &fs.LoopbackRoot{Path: backing}
+	var bst syscall.Stat_t
+	if err := syscall.Stat(backing, &bst); err != nil {
+		return err
+	}
+	root.Dev = uint64(bst.Dev)
+	root.NewNode = func(r *fs.LoopbackRoot, _ *fs.Inode, _ string, _ *syscall.Stat_t) fs.InodeEmbedder {
+		return &node{LoopbackNode: fs.LoopbackNode{RootData: r}, st: st}
+	}
+	root.RootNode = root.NewNode(root, nil, "", &bst)
+	// No attribute or entry caching: a file's size is the backing file's
+	// at every stat, as on a local file system.
+	zero := time.Duration(0)
+	server, err := fs.Mount(dir, root.RootNode, &fs.Options{
+		MountOptions: fuse.MountOptions{
+			DirectMountStrict: true, // mount(2) itself: no fusermount binary
+			FsName:            "faultfs",
+			Name:              "faultfs",
+		},
+		AttrTimeout:  &zero,
+		EntryTimeout: &zero,
+	})
+	if err != nil {
+		return fmt.Errorf("faultfs: mount %s: %w", dir, err)
+	}
+	defer func() {
+		if server.Unmount() != nil {
+			// A file is still open (its process died with it open):
+			// detach the mount; the kernel ends it when the file closes.
+			_ = syscall.Unmount(dir, syscall.MNT_DETACH)
+		}
+	}()
+	if _, err := fmt.Fprintln(out, "ready"); err != nil {
+		return err
+	}
+	sc := bufio.NewScanner(in)
+	for sc.Scan() {
+		if _, err := fmt.Fprintln(out, st.command(sc.Text())); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
+}
+
+// command runs one command line and returns its answer.
+func (f *fsState) command(line string) string {
+	w := strings.Fields(line)
+	switch {
+	case len(w) == 1 && w[0] == "stat":
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		armed := 0
+		if f.rule != nil {
+			armed = 1
+		}
+		return fmt.Sprintf("armed %d syncs %d failed %d", armed, f.syncs, f.failed)
+	case len(w) == 4 && w[0] == "fail":
+		off, err1 := strconv.ParseInt(w[2], 10, 64)
+		n, err2 := strconv.ParseInt(w[3], 10, 64)
+		if err1 != nil || err2 != nil || off < 0 || n <= 0 {
+			return "error: bad range in " + strconv.Quote(line)
+		}
+		var rule syncRule
+		switch w[1] {
+		case "touches":
+			rule = func(written []extent) bool { return meets(written, off, n) }
+		case "avoids":
+			rule = func(written []extent) bool { return len(written) > 0 && !meets(written, off, n) }
+		default:
+			return "error: unknown rule in " + strconv.Quote(line)
+		}
+		f.mu.Lock()
+		f.rule = rule
+		f.mu.Unlock()
+		return "ok"
+	}
+	return "error: unknown command " + strconv.Quote(line)
+}
+
+// meets reports whether any written extent meets [off, off+n).
+func meets(written []extent, off, n int64) bool {
+	for _, e := range written {
+		if e.overlaps(off, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// node is a loopback node whose files are faultable.
+type node struct {
+	fs.LoopbackNode
+	st *fsState
+}
+
+var (
+	_ fs.NodeOpener  = (*node)(nil)
+	_ fs.NodeCreater = (*node)(nil)
+)
+
+func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	fh, fuseFlags, errno := n.LoopbackNode.Open(ctx, flags)
+	if errno != 0 {
+		return nil, 0, errno
+	}
+	return n.wrap(fh), fuseFlags, 0
+}
+
+func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
+	in, fh, fuseFlags, errno := n.LoopbackNode.Create(ctx, name, flags, mode, out)
+	if errno != 0 {
+		return nil, nil, 0, errno
+	}
+	return in, n.wrap(fh), fuseFlags, 0
+}
+
+func (n *node) wrap(fh fs.FileHandle) fs.FileHandle {
+	lf, ok := fh.(*fs.LoopbackFile)
+	if !ok {
+		// go-fuse's loopback returns its *LoopbackFile; anything else
+		// would bypass the fault.
+		panic(errors.New("faultfs: the loopback file handle is not a *fs.LoopbackFile"))
+	}
+	return &file{LoopbackFile: lf, st: n.st}
+}
+
+// file is a loopback file that records its writes and asks the FS at each
+// sync. It offers no passthrough file descriptor (PassthroughFd), so the
+// kernel sends every read and write here rather than to the backing file.
+type file struct {
+	*fs.LoopbackFile
+	st *fsState
+
+	mu      sync.Mutex
+	written []extent // since the last sync
+}
+
+var (
+	_ fs.FileWriter  = (*file)(nil)
+	_ fs.FileFsyncer = (*file)(nil)
+)
+
+func (f *file) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
+	n, errno := f.LoopbackFile.Write(ctx, data, off)
+	if n > 0 {
+		f.mu.Lock()
+		f.written = append(f.written, extent{Off: off, Len: int64(n)})
+		f.mu.Unlock()
+	}
+	return n, errno
+}
+
+func (f *file) Fsync(ctx context.Context, flags uint32) syscall.Errno {
+	f.mu.Lock()
+	written := f.written
+	f.written = nil
+	f.mu.Unlock()
+	if errno := f.st.sync(written); errno != 0 {
+		return errno
+	}
+	return f.LoopbackFile.Fsync(ctx, flags)
+}
+
+// PassthroughFd shadows the loopback file's: no passthrough, so that the
+// writes come through Write.
+func (f *file) PassthroughFd() (int, bool) { return 0, false }
