@@ -18,8 +18,9 @@ import (
 // DB_UNAVAILABLE with a Retry-After of a minute, never 201; so is its
 // retry, which must not be answered from the failed commit, and any other
 // settlement; reads stop too (a settlement acknowledged before: 503, not
-// 404), /readyz fails on its ledger check, and the log tells the operator
-// what to do. Started again with the full check (the reboot the README
+// 404), /readyz fails on its ledger check, the log tells the operator
+// what to do, and the ingest queue logs the halt once a minute, not every
+// second. Started again with the full check (the reboot the README
 // asks for is not needed here: the mount kept what was written), the
 // server serves what it acknowledged and settles again.
 func TestServerAfterAFailedDiskSync(t *testing.T) {
@@ -68,6 +69,17 @@ func TestServerAfterAFailedDiskSync(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "reboot the host") {
 		t.Fatalf("the log does not tell the operator what to do:\n%s", log.String())
+	}
+	// The ingest queue's loop meets the halt at its next pass (at most
+	// 5 s on) and then waits a minute, not a second, before the next.
+	const queueErr = `msg="x402 ingest queue"`
+	deadline = time.Now().Add(8 * time.Second)
+	for !strings.Contains(log.String(), queueErr) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(2500 * time.Millisecond)
+	if n := strings.Count(log.String(), queueErr); n != 1 {
+		t.Fatalf("the ingest queue logged the halt %d times in 2.5 s, want once:\n%s", n, log.String())
 	}
 	p.stop(t)
 
