@@ -475,7 +475,7 @@ const queueLease = 30 * time.Second
 // pass whenever an entry is due (by the engine clock), when an entry is
 // queued, and at least every 5 seconds. Entries survive restarts, so
 // stopping loses nothing. Store errors are logged and the pass is retried a
-// second later (a minute on a halted ledger: passRetry).
+// second later (a minute when an operator must act: passRetry).
 func (s *Service) run(stop <-chan struct{}) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -518,13 +518,16 @@ func (s *Service) run(stop <-chan struct{}) {
 	}
 }
 
-// passRetry is the loop's wait after a pass that failed: a second, or
-// what the engine's answer asks (its Retry-After: a minute when the ledger
-// has halted after a failed disk sync, which lasts until an operator has
-// acted: ledger doc.go, "Durability"), so that a halt logs a line a minute
-// rather than every second for as long as it lasts.
+// passRetry is the loop's wait after a pass that failed: a second, or a
+// minute when the error lasts until an operator has acted (a ledger halted
+// after a failed disk sync, or a damaged file: ledger.NeedsOperator), so
+// that it is logged once a minute rather than every second for as long as
+// it lasts.
 func passRetry(err error) time.Duration {
-	return max(time.Second, fiscal.StoreError(err).RetryAfter)
+	if ledger.NeedsOperator(err) {
+		return time.Minute
+	}
+	return time.Second
 }
 
 // nextDue returns the time of the earliest due entry.

@@ -10,10 +10,11 @@ import (
 	"github.com/fiscal402/fiscal402/ledger"
 )
 
-// TestPassRetryAfterAHalt: after a pass that met a halted ledger (a failed
-// disk sync; only an operator ends it), the queue loop waits a minute, as
-// the HTTP answers' Retry-After says, instead of logging the same error
-// every second; any other failed pass is retried a second later.
+// TestPassRetryAfterAHalt: after a pass that met an error only an operator
+// ends (a ledger halted after a failed disk sync, a damaged file), the
+// queue loop waits a minute instead of logging the same error every
+// second; any other failed pass is retried a second later, whatever
+// Retry-After an engine error carries.
 func TestPassRetryAfterAHalt(t *testing.T) {
 	halted := &ledger.HaltedError{Path: "/data/ledger.db", Err: errors.New("fdatasync: input/output error")}
 	for name, c := range map[string]struct {
@@ -22,7 +23,9 @@ func TestPassRetryAfterAHalt(t *testing.T) {
 	}{
 		"halted, as the engine answers it": {fiscal.StoreError(halted), time.Minute},
 		"halted, as the ledger answers it": {fmt.Errorf("ingest: scan: %w", halted), time.Minute},
+		"a damaged file":                   {fiscal.StoreError(&ledger.CorruptError{Path: "/data/ledger.db", Reason: "bad page"}), time.Minute},
 		"unavailable for now":              {ledger.ErrUnavailable, time.Second},
+		"a rate limit's long Retry-After":  {&fiscal.Error{Code: "RATE_LIMITED", RetryAfter: time.Hour}, time.Second},
 		"closed":                           {fiscal.StoreError(ledger.ErrClosed), time.Second},
 		"anything else":                    {errors.New("boom"), time.Second},
 	} {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -307,5 +308,23 @@ func TestUpdateFailedWhileClosing(t *testing.T) {
 	}
 	if err := <-closed; err != nil {
 		t.Fatalf("close: %v", err)
+	}
+}
+
+// TestNeedsOperator: the errors a background loop may wait a minute on
+// are those only an operator ends, however wrapped.
+func TestNeedsOperator(t *testing.T) {
+	for err, want := range map[error]bool{
+		fmt.Errorf("x: %w", &HaltedError{Path: "p", Err: errSync}):        true,
+		fmt.Errorf("x: %w", &CorruptError{Path: "p", Reason: "bad page"}): true,
+		fmt.Errorf("x: %w", &IntegrityError{What: "leaf"}):                true,
+		fmt.Errorf("x: %w", ErrUnavailable):                               false,
+		ErrClosed:                                                         false,
+		ErrNotFound:                                                       false,
+		errSync:                                                           false,
+	} {
+		if got := NeedsOperator(err); got != want {
+			t.Errorf("NeedsOperator(%v) = %v, want %v", err, got, want)
+		}
 	}
 }

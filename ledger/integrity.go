@@ -67,6 +67,15 @@ func (e *HaltedError) Error() string {
 
 func (e *HaltedError) Unwrap() []error { return []error{ErrUnavailable, e.Err} }
 
+// NeedsOperator reports whether err lasts until an operator has acted: a
+// *HaltedError, or a damaged file (ErrCorrupt, ErrIntegrity). A background
+// loop that meets one need not try again every second: nothing it does
+// can succeed before then.
+func NeedsOperator(err error) bool {
+	var h *HaltedError
+	return errors.As(err, &h) || errors.Is(err, ErrCorrupt) || errors.Is(err, ErrIntegrity)
+}
+
 func (e *CorruptError) Unwrap() []error {
 	if e.Err != nil {
 		return []error{ErrCorrupt, e.Err}

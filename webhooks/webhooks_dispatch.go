@@ -89,7 +89,7 @@ const (
 	fanOutBatch = 256             // events per fan-out transaction
 	maxIdleWait = time.Hour       // the loop looks again at least this often (pokes are never lost: a safety net)
 	storeRetry  = 5 * time.Second // wait after a failed store operation
-	haltedRetry = time.Minute     // wait after one that found the ledger halted
+	haltedRetry = time.Minute     // wait after one that an operator must end (ledger.NeedsOperator)
 	sharedPoll  = time.Second     // the longest wait on a log other replicas append to
 	maxErrText  = 300             // characters of an error kept in a delivery state
 	claimBatch  = defaultConcurrency
@@ -210,12 +210,12 @@ func (d *dispatcher) run(stop <-chan struct{}) {
 }
 
 // storeWait is the loop's wait after a failed store operation: storeRetry,
-// or a minute when the ledger has halted after a failed disk sync (a
-// *ledger.HaltedError, which lasts until an operator has acted: ledger
-// doc.go, "Durability"), so that a halt logs a line a minute rather than
+// or haltedRetry when the error lasts until an operator has acted (a
+// ledger halted after a failed disk sync, or a damaged file:
+// ledger.NeedsOperator), so that it is logged once a minute rather than
 // every few seconds for as long as it lasts.
 func storeWait(err error) time.Duration {
-	if h := (*ledger.HaltedError)(nil); errors.As(err, &h) {
+	if ledger.NeedsOperator(err) {
 		return haltedRetry
 	}
 	return storeRetry

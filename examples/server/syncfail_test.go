@@ -38,7 +38,7 @@ func TestServerAfterAFailedDiskSync(t *testing.T) {
 
 	// bbolt's meta pages are the ledger file's first two (the OS page
 	// size: the ledger keeps bbolt's default page size).
-	ffs.FailSyncAfterWriteTo(t, 0, 2*int64(os.Getpagesize()))
+	ffs.FailSyncAfterWriteTo(t, "ledger.db", 0, 2*int64(os.Getpagesize()))
 	for _, what := range []string{"the settlement whose commit's sync failed", "its retry", "another settlement"} {
 		n := 2
 		if what == "another settlement" {

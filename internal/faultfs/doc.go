@@ -11,8 +11,8 @@
 // ftruncate(2) and fsync(2)/fdatasync(2) behave as on a disk file system.
 // The file system records, per open file, the byte ranges written since
 // that file's last sync. FailSyncAfterWriteTo and FailSyncAfterWriteOutside
-// arm a one-shot fault: the first later sync of a file whose writes since
-// its last sync meet (or all miss) a byte range answers EIO, which the
+// arm a one-shot fault on one file: its first later sync whose writes since
+// the last sync meet (or all miss) a byte range answers EIO, which the
 // kernel passes to the program's fsync or fdatasync. The backing file keeps
 // what was written: the failure is the program's to see, not a loss of
 // data, which is what a test of the program's reaction needs (Linux, too,
@@ -21,19 +21,24 @@
 //
 // # Why a child process
 //
-// The mount is served by cmd/faultfsd, a child of the test process (built
-// once per test binary with go build), which takes its commands on stdin.
-// Served in the test process itself, a test that ends with a file of the
-// mount still open (a failure, a panic, a timeout) would hang for good: the
-// kernel flushes the process's open files as it exits, and waits for the
-// FUSE server that was exiting with it. The child outlives its parent's
-// files, then unmounts when its stdin ends, however the test ended.
+// The mount is served by a child of the test process: the test binary
+// itself, started again with an environment that the package's init reads
+// (it serves and exits instead of running tests), taking its commands on
+// stdin. Served in the test process, a test that ends with a file of the
+// mount still open (a failure, a panic, a timeout, SIGKILL) would hang for
+// good: the kernel flushes the process's open files as it exits, and waits
+// for the FUSE server that was exiting with it. The child outlives its
+// parent's files and unmounts when its stdin ends, however the test ended;
+// it ignores SIGINT, SIGTERM, SIGHUP and SIGPIPE so that a signal to the
+// process group, or an answer to a dead parent, cannot end it first. A
+// child that dies anyway leaves a dead mount, which Mount's cleanup
+// detaches.
 //
 // # What it needs
 //
-// Root (the mount is made with mount(2) directly: no fusermount), /dev/fuse
-// and the go command. Without root or /dev/fuse, Mount skips the test, or
-// fails it under FISCAL402_STRICT=1 (internal/testtool). Lock requests stay
+// Linux, root (the mount is made with mount(2) directly: no fusermount)
+// and /dev/fuse. Without them Mount skips the test, or fails it under
+// FISCAL402_STRICT=1 (internal/testtool). Lock requests stay
 // with the kernel (FUSE locks are not enabled), so flock works as on a
 // local file system; no passthrough file is offered, so every write
 // reaches the file system.

@@ -1,3 +1,5 @@
+//go:build linux
+
 package faultfs_test
 
 import (
@@ -29,7 +31,7 @@ func TestFailSync(t *testing.T) {
 		t.Fatalf("fdatasync without a fault: %v", err)
 	}
 	// Only a sync after a write at offset 4096 fails.
-	f.FailSyncAfterWriteTo(t, 4096, 1)
+	f.FailSyncAfterWriteTo(t, "data", 4096, 1)
 	if _, err := file.WriteAt([]byte("second"), 100); err != nil {
 		t.Fatal(err)
 	}

@@ -6,16 +6,41 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
+	"os/signal"
+	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/fiscal402/fiscal402/internal/testtool"
 )
 
-// FS is a mount served by a faultfsd child process. Dir is its mount
-// point.
+// The environment of Mount's child: the test binary started again, which
+// serves the mount from init instead of running its tests.
+const (
+	envBacking = "FISCAL402_FAULTFS_BACKING"
+	envMount   = "FISCAL402_FAULTFS_MOUNT"
+)
+
+func init() {
+	backing, ok := os.LookupEnv(envBacking)
+	if !ok {
+		return
+	}
+	// A signal to the test's process group (a CI job stopped) must not end
+	// the server before its parent's files on the mount are closed: the
+	// child ends when its stdin does. Nor may an answer to a parent that
+	// died (SIGPIPE, which would end it without unmounting).
+	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
+	if err := Serve(backing, os.Getenv(envMount), os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "faultfs:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// FS is a mount served by a child process. Dir is its mount point.
 type FS struct {
 	Dir string
 
@@ -24,46 +49,33 @@ type FS struct {
 	out *bufio.Reader
 }
 
-var (
-	buildOnce sync.Once
-	daemon    string // the built cmd/faultfsd
-	buildErr  error
-)
-
 // Mount mounts a loopback file system over a new temporary backing
-// directory at a new temporary mount point, served by a child process
-// (cmd/faultfsd, built once per test binary): a test process that dies with
-// a file of the mount open would otherwise wait forever for its own FUSE
-// server, the kernel flushing the file on its exit. The mount ends with
-// the test (or, however the test process ends, with the child's stdin).
-// Mount skips the test (fails it under FISCAL402_STRICT=1) when FUSE cannot
-// be mounted here: not root, or no /dev/fuse.
+// directory at a new temporary mount point, served by a child process (the
+// test binary itself, started again with the environment init reads): a
+// test process that dies with a file of the mount open would otherwise
+// wait forever for its own FUSE server, the kernel flushing the file on
+// its exit. The mount ends with the test (or, however the test process
+// ends, with the child's stdin). Mount skips the test (fails it under
+// FISCAL402_STRICT=1) when FUSE cannot be mounted here: not Linux, not
+// root, no /dev/fuse, or a mount(2) refused.
 func Mount(t testing.TB) *FS {
 	t.Helper()
+	if runtime.GOOS != "linux" {
+		testtool.Missing(t, "FUSE (Linux)", "faultfs runs on Linux only")
+	}
 	if os.Geteuid() != 0 {
 		testtool.Missing(t, "FUSE (root)", "mounting a FUSE file system without fusermount needs root")
 	}
 	if _, err := os.Stat("/dev/fuse"); err != nil {
 		testtool.Missing(t, "FUSE (/dev/fuse)", err.Error())
 	}
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "faultfsd")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		daemon = filepath.Join(dir, "faultfsd")
-		cmd := exec.Command("go", "build", "-o", daemon, "./internal/faultfs/cmd/faultfsd")
-		cmd.Dir = testtool.RepoDir(t)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build faultfsd: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
 	backing, dir := t.TempDir(), t.TempDir()
-	cmd := exec.Command(daemon, backing, dir)
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), envBacking+"="+backing, envMount+"="+dir)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -77,19 +89,29 @@ func Mount(t testing.TB) *FS {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	var waitErr error
+	var waited sync.Once
+	end := func() error {
+		waited.Do(func() {
+			in.Close()
+			waitErr = cmd.Wait()
+			// Gone with its server, the mount could stay in the tree
+			// (a child killed): take it out.
+			detach(dir)
+		})
+		return waitErr
+	}
 	f := &FS{Dir: dir, in: in, out: bufio.NewReader(outPipe)}
 	// Registered before the callers' own cleanups, so it runs after them
-	// (they close their files first).
+	// (they close their files first); t.TempDir's removal runs after it.
 	t.Cleanup(func() {
-		in.Close()
-		if err := cmd.Wait(); err != nil {
-			t.Errorf("faultfsd: %v: %s", err, stderr.String())
+		if err := end(); err != nil {
+			t.Errorf("faultfs server: %v: %s", err, stderr.String())
 		}
 	})
 	if line, err := f.out.ReadString('\n'); err != nil || line != "ready\n" {
-		in.Close()
-		_ = cmd.Wait()
-		testtool.Missing(t, "FUSE", fmt.Sprintf("faultfsd did not mount: %q %v: %s", line, err, stderr.String()))
+		_ = end()
+		testtool.Missing(t, "FUSE", fmt.Sprintf("the mount failed: %q %v: %s", line, err, stderr.String()))
 	}
 	return f
 }
@@ -100,31 +122,31 @@ func (f *FS) command(t testing.TB, format string, args ...any) string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if _, err := fmt.Fprintf(f.in, format+"\n", args...); err != nil {
-		t.Fatalf("faultfsd: %v", err)
+		t.Fatalf("faultfs: %v", err)
 	}
 	line, err := f.out.ReadString('\n')
 	if err != nil {
-		t.Fatalf("faultfsd: %v", err)
+		t.Fatalf("faultfs: %v", err)
 	}
 	line = strings.TrimSuffix(line, "\n")
 	if strings.HasPrefix(line, "error") {
-		t.Fatalf("faultfsd: %s", line)
+		t.Fatalf("faultfs: %s", line)
 	}
 	return line
 }
 
 // FailSyncAfterWriteTo arms a one-shot fault: the first later sync (fsync
-// or fdatasync) of a file that was written in [off, off+n) since its last
-// sync answers EIO.
-func (f *FS) FailSyncAfterWriteTo(t testing.TB, off, n int64) {
-	f.command(t, "fail touches %d %d", off, n)
+// or fdatasync) of the file at name (its path from Dir, without spaces)
+// that was written in [off, off+n) since its last sync answers EIO.
+func (f *FS) FailSyncAfterWriteTo(t testing.TB, name string, off, n int64) {
+	f.command(t, "fail touches %s %d %d", name, off, n)
 }
 
 // FailSyncAfterWriteOutside arms a one-shot fault: the first later sync of
-// a file that was written since its last sync, but nowhere in
+// the file at name that was written since its last sync, but nowhere in
 // [off, off+n), answers EIO.
-func (f *FS) FailSyncAfterWriteOutside(t testing.TB, off, n int64) {
-	f.command(t, "fail avoids %d %d", off, n)
+func (f *FS) FailSyncAfterWriteOutside(t testing.TB, name string, off, n int64) {
+	f.command(t, "fail avoids %s %d %d", name, off, n)
 }
 
 // Stat returns whether a fault is armed and has not fired, how many syncs
@@ -133,7 +155,7 @@ func (f *FS) Stat(t testing.TB) (armed bool, syncs, failed int) {
 	var a int
 	line := f.command(t, "stat")
 	if _, err := fmt.Sscanf(line, "armed %d syncs %d failed %d", &a, &syncs, &failed); err != nil {
-		t.Fatalf("faultfsd: stat %q: %v", line, err)
+		t.Fatalf("faultfs: stat %q: %v", line, err)
 	}
 	return a == 1, syncs, failed
 }

@@ -1,11 +1,13 @@
+//go:build linux
+
 package faultfs
 
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
+	"path"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,9 +24,10 @@ type extent struct{ Off, Len int64 }
 // overlaps reports whether the extent meets [off, off+n).
 func (e extent) overlaps(off, n int64) bool { return e.Off < off+n && off < e.Off+e.Len }
 
-// syncRule decides whether a sync fails, from the ranges written to the file
-// since its last sync (in the order written; empty when nothing was).
-type syncRule func(written []extent) bool
+// syncRule decides whether a sync of file (its path from the mount's root)
+// fails, from the ranges written to it since its last sync (in the order
+// written; empty when nothing was).
+type syncRule func(file string, written []extent) bool
 
 // fsState is the served file system's fault and counters.
 type fsState struct {
@@ -34,12 +37,12 @@ type fsState struct {
 	syncs  int      // syncs seen
 }
 
-// sync decides one sync of a file that was written at written.
-func (f *fsState) sync(written []extent) syscall.Errno {
+// sync decides one sync of file, which was written at written.
+func (f *fsState) sync(file string, written []extent) syscall.Errno {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.syncs++
-	if f.rule != nil && f.rule(written) {
+	if f.rule != nil && f.rule(file, written) {
 		f.rule = nil
 		f.failed++
 		return syscall.EIO
@@ -52,12 +55,13 @@ func (f *fsState) sync(written []extent) syscall.Errno {
 // commands read from in, one line each, until in ends, when it unmounts
 // (lazily, should a file still be open) and returns. Commands:
 //
-//	fail touches OFF N   the first sync after a write that meets [OFF, OFF+N) fails
-//	fail avoids OFF N    the first sync after writes none of which meets it fails
-//	stat                 answers "armed A syncs S failed F"
+//	fail touches FILE OFF N  the first sync of FILE after a write that meets [OFF, OFF+N) fails
+//	fail avoids FILE OFF N   the first sync of FILE after writes none of which meets it fails
+//	stat                     answers "armed A syncs S failed F"
 //
-// Each command is answered "ok", the stat line or "error: ...". cmd/faultfsd
-// runs it as the child process of Mount.
+// FILE is the file's path from the mount's root, without spaces. Each
+// command is answered "ok", the stat line or "error: ...". Mount runs it in
+// its child process.
 func Serve(backing, dir string, in io.Reader, out io.Writer) error {
 	st := &fsState{}
 	root := &fs.LoopbackRoot{Path: backing}
@@ -87,8 +91,9 @@ func Serve(backing, dir string, in io.Reader, out io.Writer) error {
 	}
 	defer func() {
 		if server.Unmount() != nil {
-			// A file is still open (its process died with it open):
-			// detach the mount; the kernel ends it when the file closes.
+			// A file is still open: detach the mount from the tree.
+			// This process exits next, which ends the FUSE connection:
+			// the file's later calls fail (ENOTCONN) rather than wait.
 			_ = syscall.Unmount(dir, syscall.MNT_DETACH)
 		}
 	}()
@@ -116,18 +121,21 @@ func (f *fsState) command(line string) string {
 			armed = 1
 		}
 		return fmt.Sprintf("armed %d syncs %d failed %d", armed, f.syncs, f.failed)
-	case len(w) == 4 && w[0] == "fail":
-		off, err1 := strconv.ParseInt(w[2], 10, 64)
-		n, err2 := strconv.ParseInt(w[3], 10, 64)
+	case len(w) == 5 && w[0] == "fail":
+		name := w[2]
+		off, err1 := strconv.ParseInt(w[3], 10, 64)
+		n, err2 := strconv.ParseInt(w[4], 10, 64)
 		if err1 != nil || err2 != nil || off < 0 || n <= 0 {
 			return "error: bad range in " + strconv.Quote(line)
 		}
 		var rule syncRule
 		switch w[1] {
 		case "touches":
-			rule = func(written []extent) bool { return meets(written, off, n) }
+			rule = func(file string, written []extent) bool { return file == name && meets(written, off, n) }
 		case "avoids":
-			rule = func(written []extent) bool { return len(written) > 0 && !meets(written, off, n) }
+			rule = func(file string, written []extent) bool {
+				return file == name && len(written) > 0 && !meets(written, off, n)
+			}
 		default:
 			return "error: unknown rule in " + strconv.Quote(line)
 		}
@@ -165,7 +173,8 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 	if errno != 0 {
 		return nil, 0, errno
 	}
-	return n.wrap(fh), fuseFlags, 0
+	f, errno := n.wrap(fh, n.Path(nil))
+	return f, fuseFlags, errno
 }
 
 func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
@@ -173,17 +182,25 @@ func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out 
 	if errno != 0 {
 		return nil, nil, 0, errno
 	}
-	return in, n.wrap(fh), fuseFlags, 0
+	f, errno := n.wrap(fh, path.Join(n.Path(nil), name))
+	if errno != 0 {
+		return nil, nil, 0, errno
+	}
+	return in, f, fuseFlags, 0
 }
 
-func (n *node) wrap(fh fs.FileHandle) fs.FileHandle {
+// wrap makes the loopback's file handle of the file at name faultable.
+func (n *node) wrap(fh fs.FileHandle, name string) (fs.FileHandle, syscall.Errno) {
 	lf, ok := fh.(*fs.LoopbackFile)
 	if !ok {
 		// go-fuse's loopback returns its *LoopbackFile; anything else
-		// would bypass the fault.
-		panic(errors.New("faultfs: the loopback file handle is not a *fs.LoopbackFile"))
+		// would bypass the fault: refuse the open.
+		if r, ok := fh.(fs.FileReleaser); ok {
+			r.Release(context.Background())
+		}
+		return nil, syscall.EIO
 	}
-	return &file{LoopbackFile: lf, st: n.st}
+	return &file{LoopbackFile: lf, st: n.st, name: name}, 0
 }
 
 // file is a loopback file that records its writes and asks the FS at each
@@ -191,7 +208,8 @@ func (n *node) wrap(fh fs.FileHandle) fs.FileHandle {
 // kernel sends every read and write here rather than to the backing file.
 type file struct {
 	*fs.LoopbackFile
-	st *fsState
+	st   *fsState
+	name string // its path from the mount's root
 
 	mu      sync.Mutex
 	written []extent // since the last sync
@@ -217,7 +235,7 @@ func (f *file) Fsync(ctx context.Context, flags uint32) syscall.Errno {
 	written := f.written
 	f.written = nil
 	f.mu.Unlock()
-	if errno := f.st.sync(written); errno != 0 {
+	if errno := f.st.sync(f.name, written); errno != 0 {
 		return errno
 	}
 	return f.LoopbackFile.Fsync(ctx, flags)
@@ -226,3 +244,7 @@ func (f *file) Fsync(ctx context.Context, flags uint32) syscall.Errno {
 // PassthroughFd shadows the loopback file's: no passthrough, so that the
 // writes come through Write.
 func (f *file) PassthroughFd() (int, bool) { return 0, false }
+
+// detach takes a mount out of the tree (lazily: it ends once unused); a
+// directory that is no mount (any more) is left as it is.
+func detach(dir string) { _ = syscall.Unmount(dir, syscall.MNT_DETACH) }
