@@ -71,9 +71,10 @@ func TestServerAfterAFailedDiskSync(t *testing.T) {
 		t.Fatalf("the log does not tell the operator what to do:\n%s", log.String())
 	}
 	// The ingest queue's loop meets the halt at its next pass (at most
-	// 5 s on) and then waits a minute, not a second, before the next.
+	// 5 s on, its poll) and then waits a minute, not a second, before the
+	// next.
 	const queueErr = `msg="x402 ingest queue"`
-	deadline = time.Now().Add(8 * time.Second)
+	deadline = time.Now().Add(20 * time.Second)
 	for !strings.Contains(log.String(), queueErr) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -19,6 +19,15 @@
 // reports a failed write-back once and keeps showing the pages in its page
 // cache).
 //
+// What counts as a write: data written through the file handle that syncs,
+// with write(2), pwrite(2), copy_file_range(2) or a writable shared mapping.
+// Not counted: writes through another open handle of the same file (each
+// handle keeps its own list, where a disk's sync would cover them all),
+// fallocate(2) and truncation; a handle keeps the name it was opened
+// under across a rename, and O_TMPFILE handles are not faultable. bbolt,
+// this package's reason, writes with pwrite(2) through the one handle it
+// syncs, and maps its file read-only.
+//
 // # Why a child process
 //
 // The mount is served by a child of the test process: the test binary
@@ -31,8 +40,11 @@
 // parent's files and unmounts when its stdin ends, however the test ended;
 // it ignores SIGINT, SIGTERM, SIGHUP and SIGPIPE so that a signal to the
 // process group, or an answer to a dead parent, cannot end it first. A
-// child that dies anyway leaves a dead mount, which Mount's cleanup
-// detaches.
+// child that dies anyway leaves a dead mount ("transport endpoint is not
+// connected"; nothing waits on it), which Mount's cleanup detaches; if the
+// test process dies with it (SIGKILL to the whole process group), the dead
+// mount and its temporary directories stay until `umount -l`. The child
+// is not counted in a -cover run's profile.
 //
 // # What it needs
 //

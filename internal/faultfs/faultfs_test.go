@@ -62,3 +62,49 @@ func TestFailSync(t *testing.T) {
 		t.Fatalf("mapped bytes %q, %q", m[100:106], m[4096:4101])
 	}
 }
+
+// TestFailSyncNamedFileOnly: a rule is armed on one file, by its path from
+// the mount's root (here in a subdirectory): another file's sync after the
+// same writes succeeds. FailSyncAfterWriteOutside fires on writes that all
+// miss its range, not on one that meets it, nor on a sync after no write.
+func TestFailSyncNamedFileOnly(t *testing.T) {
+	f := faultfs.Mount(t)
+	if err := os.Mkdir(filepath.Join(f.Dir, "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	open := func(name string) *os.File {
+		file, err := os.OpenFile(filepath.Join(f.Dir, name), os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { file.Close() })
+		return file
+	}
+	other, target := open("other"), open("sub/target")
+	write := func(file *os.File, off int64) {
+		if _, err := file.WriteAt([]byte("x"), off); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sync := func(file *os.File) error { return syscall.Fdatasync(int(file.Fd())) }
+
+	f.FailSyncAfterWriteOutside(t, "sub/target", 0, 4096)
+	write(other, 8192)
+	if err := sync(other); err != nil {
+		t.Fatalf("another file's sync: %v", err)
+	}
+	write(target, 0) // meets the range: no fault
+	if err := sync(target); err != nil {
+		t.Fatalf("sync after a write inside the range: %v", err)
+	}
+	if err := sync(target); err != nil {
+		t.Fatalf("sync after no write: %v", err)
+	}
+	write(target, 8192)
+	if err := sync(target); !errors.Is(err, syscall.EIO) {
+		t.Fatalf("sync after a write outside the range: %v, want EIO", err)
+	}
+	if armed, seen, failed := f.Stat(t); armed || seen != 4 || failed != 1 {
+		t.Fatalf("armed %v, syncs seen %d, failed %d; want false, 4 and 1", armed, seen, failed)
+	}
+}

@@ -34,7 +34,7 @@ func init() {
 	// died (SIGPIPE, which would end it without unmounting).
 	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 	if err := Serve(backing, os.Getenv(envMount), os.Stdin, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "faultfs:", err)
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	os.Exit(0)
@@ -102,6 +102,11 @@ func Mount(t testing.TB) *FS {
 		return waitErr
 	}
 	f := &FS{Dir: dir, in: in, out: bufio.NewReader(outPipe)}
+	if line, err := f.out.ReadString('\n'); err != nil || line != "ready\n" {
+		// mount(2) refused (no CAP_SYS_ADMIN, say): the child has exited.
+		_ = end()
+		testtool.Missing(t, "FUSE", fmt.Sprintf("the mount failed: %q %v: %s", line, err, stderr.String()))
+	}
 	// Registered before the callers' own cleanups, so it runs after them
 	// (they close their files first); t.TempDir's removal runs after it.
 	t.Cleanup(func() {
@@ -109,10 +114,6 @@ func Mount(t testing.TB) *FS {
 			t.Errorf("faultfs server: %v: %s", err, stderr.String())
 		}
 	})
-	if line, err := f.out.ReadString('\n'); err != nil || line != "ready\n" {
-		_ = end()
-		testtool.Missing(t, "FUSE", fmt.Sprintf("the mount failed: %q %v: %s", line, err, stderr.String()))
-	}
 	return f
 }
 
