@@ -46,6 +46,13 @@ func (e *CorruptError) Error() string {
 	return fmt.Sprintf("ledger: %s is damaged%s (%s): restore it from the latest backup and verify the copy with the full check before serving it", e.Path, where, e.Reason)
 }
 
+func (e *CorruptError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrCorrupt, e.Err}
+	}
+	return []error{ErrCorrupt}
+}
+
 // HaltedError is what every read and write of a bbolt ledger answers after
 // a commit whose meta page was written and whose second fdatasync failed
 // (ledger doc.go, "Durability"): bbolt had taken a commit that may not be
@@ -74,13 +81,6 @@ func (e *HaltedError) Unwrap() []error { return []error{ErrUnavailable, e.Err} }
 func NeedsOperator(err error) bool {
 	var h *HaltedError
 	return errors.As(err, &h) || errors.Is(err, ErrCorrupt) || errors.Is(err, ErrIntegrity)
-}
-
-func (e *CorruptError) Unwrap() []error {
-	if e.Err != nil {
-		return []error{ErrCorrupt, e.Err}
-	}
-	return []error{ErrCorrupt}
 }
 
 // corrupt builds a *CorruptError; a *CheckError is kept as its cause.

@@ -63,21 +63,14 @@ func TestServerAfterAFailedDiskSync(t *testing.T) {
 	if status != 503 || rd.Status != "not_ready" || !ledgerDown {
 		t.Fatalf("/readyz after the failure: %d %+v; want not ready, the ledger check failing", status, rd)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(log.String(), "reboot the host") && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if !strings.Contains(log.String(), "reboot the host") {
+	if !logShows(&log, "reboot the host", 5*time.Second) {
 		t.Fatalf("the log does not tell the operator what to do:\n%s", log.String())
 	}
 	// The ingest queue's loop meets the halt at its next pass (at most
 	// 5 s on, its poll) and then waits a minute, not a second, before the
 	// next.
 	const queueErr = `msg="x402 ingest queue"`
-	deadline = time.Now().Add(20 * time.Second)
-	for !strings.Contains(log.String(), queueErr) && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	logShows(&log, queueErr, 20*time.Second)
 	time.Sleep(2500 * time.Millisecond)
 	if n := strings.Count(log.String(), queueErr); n != 1 {
 		t.Fatalf("the ingest queue logged the halt %d times in 2.5 s, want once:\n%s", n, log.String())
@@ -89,4 +82,15 @@ func TestServerAfterAFailedDiskSync(t *testing.T) {
 	if status, raw := p2.post(3); status != 201 {
 		t.Fatalf("a new settlement after the restart: %d %s", status, raw)
 	}
+}
+
+// logShows waits up to within for text to appear in log, and reports
+// whether it did.
+func logShows(log *syncBuffer, text string, within time.Duration) bool {
+	for deadline := time.Now().Add(within); !strings.Contains(log.String(), text); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
 }

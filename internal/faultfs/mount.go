@@ -89,17 +89,15 @@ func Mount(t testing.TB) *FS {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	var waitErr error
-	var waited sync.Once
+	// end closes the child's stdin and waits for it (called once: on a
+	// failed mount, or by the cleanup).
 	end := func() error {
-		waited.Do(func() {
-			in.Close()
-			waitErr = cmd.Wait()
-			// Gone with its server, the mount could stay in the tree
-			// (a child killed): take it out.
-			detach(dir)
-		})
-		return waitErr
+		in.Close()
+		err := cmd.Wait()
+		// Gone with its server, the mount could stay in the tree (a
+		// child killed): take it out.
+		detach(dir)
+		return err
 	}
 	f := &FS{Dir: dir, in: in, out: bufio.NewReader(outPipe)}
 	if line, err := f.out.ReadString('\n'); err != nil || line != "ready\n" {

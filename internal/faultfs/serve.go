@@ -24,17 +24,26 @@ type extent struct{ Off, Len int64 }
 // overlaps reports whether the extent meets [off, off+n).
 func (e extent) overlaps(off, n int64) bool { return e.Off < off+n && off < e.Off+e.Len }
 
-// syncRule decides whether a sync of file (its path from the mount's root)
-// fails, from the ranges written to it since its last sync (in the order
-// written; empty when nothing was).
-type syncRule func(file string, written []extent) bool
+// fault is an armed failure: the first sync of file whose writes since
+// its last sync meet [off, off+n) (or, outside, were made and all miss it).
+type fault struct {
+	file    string // its path from the mount's root
+	off, n  int64
+	outside bool
+}
+
+// fires reports whether a sync of file, written at written since its last
+// sync, is the one f fails.
+func (f fault) fires(file string, written []extent) bool {
+	return file == f.file && len(written) > 0 && meets(written, f.off, f.n) != f.outside
+}
 
 // fsState is the served file system's fault and counters.
 type fsState struct {
 	mu     sync.Mutex
-	rule   syncRule // armed fault, nil when none
-	failed int      // syncs answered EIO
-	syncs  int      // syncs seen
+	armed  *fault // nil when none
+	failed int    // syncs answered EIO
+	syncs  int    // syncs seen
 }
 
 // sync decides one sync of file, which was written at written.
@@ -42,8 +51,8 @@ func (f *fsState) sync(file string, written []extent) syscall.Errno {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.syncs++
-	if f.rule != nil && f.rule(file, written) {
-		f.rule = nil
+	if f.armed != nil && f.armed.fires(file, written) {
+		f.armed = nil
 		f.failed++
 		return syscall.EIO
 	}
@@ -94,7 +103,7 @@ func Serve(backing, dir string, in io.Reader, out io.Writer) error {
 			// A file is still open: detach the mount from the tree.
 			// This process exits next, which ends the FUSE connection:
 			// the file's later calls fail (ENOTCONN) rather than wait.
-			_ = syscall.Unmount(dir, syscall.MNT_DETACH)
+			detach(dir)
 		}
 	}()
 	if _, err := fmt.Fprintln(out, "ready"); err != nil {
@@ -117,30 +126,18 @@ func (f *fsState) command(line string) string {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		armed := 0
-		if f.rule != nil {
+		if f.armed != nil {
 			armed = 1
 		}
 		return fmt.Sprintf("armed %d syncs %d failed %d", armed, f.syncs, f.failed)
-	case len(w) == 5 && w[0] == "fail":
-		name := w[2]
+	case len(w) == 5 && w[0] == "fail" && (w[1] == "touches" || w[1] == "avoids"):
 		off, err1 := strconv.ParseInt(w[3], 10, 64)
 		n, err2 := strconv.ParseInt(w[4], 10, 64)
 		if err1 != nil || err2 != nil || off < 0 || n <= 0 {
 			return "error: bad range in " + strconv.Quote(line)
 		}
-		var rule syncRule
-		switch w[1] {
-		case "touches":
-			rule = func(file string, written []extent) bool { return file == name && meets(written, off, n) }
-		case "avoids":
-			rule = func(file string, written []extent) bool {
-				return file == name && len(written) > 0 && !meets(written, off, n)
-			}
-		default:
-			return "error: unknown rule in " + strconv.Quote(line)
-		}
 		f.mu.Lock()
-		f.rule = rule
+		f.armed = &fault{file: w[2], off: off, n: n, outside: w[1] == "avoids"}
 		f.mu.Unlock()
 		return "ok"
 	}
