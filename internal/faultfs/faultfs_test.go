@@ -3,9 +3,12 @@
 package faultfs_test
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
 
@@ -107,4 +110,138 @@ func TestFailSyncNamedFileOnly(t *testing.T) {
 	if armed, seen, failed := f.Stat(t); armed || seen != 4 || failed != 1 {
 		t.Fatalf("armed %v, syncs seen %d, failed %d; want false, 4 and 1", armed, seen, failed)
 	}
+}
+
+// TestPowerCut: a cut that keeps nothing leaves on the disk each file as
+// its last sync left it (an overwritten block back, a grown file back to
+// its synced size); one that keeps everything leaves what was written;
+// after a cut, writes, syncs and truncations through the mount answer EIO
+// and reads still see what was written.
+func TestPowerCut(t *testing.T) {
+	synced := bytes.Repeat([]byte("s"), 3*4096+100) // a last partial block
+	for _, tc := range []struct {
+		keep int
+		want func(written []byte) []byte
+	}{
+		{0, func([]byte) []byte { return synced }},
+		{1000, func(written []byte) []byte { return written }},
+	} {
+		t.Run(fmt.Sprintf("keep=%d", tc.keep), func(t *testing.T) {
+			f := faultfs.Mount(t)
+			file, err := os.OpenFile(filepath.Join(f.Dir, "data"), os.O_RDWR|os.O_CREATE, 0o600)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer file.Close()
+			written := slices.Clone(synced)
+			writeAt := func(p []byte, off int64) {
+				t.Helper()
+				if _, err := file.WriteAt(p, off); err != nil {
+					t.Fatal(err)
+				}
+				if end := off + int64(len(p)); end > int64(len(written)) {
+					written = append(written, make([]byte, end-int64(len(written)))...)
+				}
+				copy(written[off:], p)
+			}
+			writeAt(synced, 0)
+			if err := syscall.Fdatasync(int(file.Fd())); err != nil {
+				t.Fatal(err)
+			}
+			writeAt([]byte("over block one"), 4096+10)
+			writeAt(bytes.Repeat([]byte("g"), 2*4096), 3*4096+50) // the partial block and two more
+			f.PowerCut(t, 1, tc.keep)
+			if _, err := file.WriteAt([]byte("x"), 0); !errors.Is(err, syscall.EIO) {
+				t.Errorf("a write after the cut: %v, want EIO", err)
+			}
+			if err := syscall.Fdatasync(int(file.Fd())); !errors.Is(err, syscall.EIO) {
+				t.Errorf("a sync after the cut: %v, want EIO", err)
+			}
+			if err := file.Truncate(0); !errors.Is(err, syscall.EIO) {
+				t.Errorf("a truncation after the cut: %v, want EIO", err)
+			}
+			if b := make([]byte, 4); func() error { _, err := file.ReadAt(b, 4096+10); return err }() != nil || string(b) != "over" {
+				t.Errorf("a read after the cut: %q, want what was written (the page cache)", b)
+			}
+			got, err := os.ReadFile(filepath.Join(f.Disk, "data"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := tc.want(written); !bytes.Equal(got, want) {
+				t.Fatalf("the disk after the cut: %d bytes, want %d (equal prefix %d)", len(got), len(want), commonPrefix(got, want))
+			}
+			s := f.Stats(t)
+			if !s.Cut || s.Kept+s.Reverted != 4 || (tc.keep == 0) != (s.Kept == 0) {
+				t.Fatalf("stats %+v: want a cut over the 4 blocks written since the sync", s)
+			}
+		})
+	}
+}
+
+// TestPowerCutAtSync: an armed cut fires at the sync its rule matches,
+// which answers EIO; a block kept or put back is whole, so that the disk
+// holds, block by block, either the last sync's bytes or the new ones.
+// The draw is the seed's: the same seed cuts the same blocks.
+func TestPowerCutAtSync(t *testing.T) {
+	disk := func(seed uint64) ([]byte, faultfs.Stats) {
+		f := faultfs.Mount(t)
+		file, err := os.OpenFile(filepath.Join(f.Dir, "data"), os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer file.Close()
+		if _, err := file.WriteAt(bytes.Repeat([]byte("o"), 16*4096), 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := file.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		f.PowerCutAtSyncAfterWriteTo(t, "data", 0, 4096, seed, 500)
+		if _, err := file.WriteAt(bytes.Repeat([]byte("n"), 15*4096), 4096); err != nil {
+			t.Fatal(err)
+		}
+		if err := file.Sync(); err != nil { // no write to block 0: no cut
+			t.Fatal(err)
+		}
+		if _, err := file.WriteAt(bytes.Repeat([]byte("N"), 16*4096), 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Fdatasync(int(file.Fd())); !errors.Is(err, syscall.EIO) {
+			t.Fatalf("the sync of the cut: %v, want EIO", err)
+		}
+		got, err := os.ReadFile(filepath.Join(f.Disk, "data"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got, f.Stats(t)
+	}
+	got, s := disk(7)
+	if len(got) != 16*4096 || s.Kept+s.Reverted != 16 || s.Kept == 0 || s.Reverted == 0 {
+		t.Fatalf("%d bytes, stats %+v: want 16 blocks, some kept and some put back", len(got), s)
+	}
+	reverted := 0
+	for b := 0; b < 16; b++ {
+		block := got[b*4096 : (b+1)*4096]
+		switch {
+		case b == 0 && bytes.Equal(block, bytes.Repeat([]byte("o"), 4096)),
+			b > 0 && bytes.Equal(block, bytes.Repeat([]byte("n"), 4096)):
+			reverted++
+		case !bytes.Equal(block, bytes.Repeat([]byte("N"), 4096)):
+			t.Fatalf("block %d is neither its synced bytes nor its new ones", b)
+		}
+	}
+	if reverted != s.Reverted {
+		t.Fatalf("%d blocks put back on the disk, the stats say %d", reverted, s.Reverted)
+	}
+	if again, _ := disk(7); !bytes.Equal(again, got) {
+		t.Fatal("the same seed cut other blocks")
+	}
+}
+
+func commonPrefix(a, b []byte) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }

@@ -20,6 +20,7 @@ import (
 // serves the mount from init instead of running its tests.
 const (
 	envBacking = "FISCAL402_FAULTFS_BACKING"
+	envDisk    = "FISCAL402_FAULTFS_DISK"
 	envMount   = "FISCAL402_FAULTFS_MOUNT"
 )
 
@@ -33,16 +34,19 @@ func init() {
 	// child ends when its stdin does. Nor may an answer to a parent that
 	// died (SIGPIPE, which would end it without unmounting).
 	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
-	if err := Serve(backing, os.Getenv(envMount), os.Stdin, os.Stdout); err != nil {
+	if err := Serve(backing, os.Getenv(envDisk), os.Getenv(envMount), os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	os.Exit(0)
 }
 
-// FS is a mount served by a child process. Dir is its mount point.
+// FS is a mount served by a child process. Dir is its mount point; Disk
+// the directory where a power cut writes what the disk holds after it
+// (empty until then).
 type FS struct {
-	Dir string
+	Dir  string
+	Disk string
 
 	mu  sync.Mutex
 	in  io.Writer
@@ -73,9 +77,9 @@ func Mount(t testing.TB) *FS {
 	if err != nil {
 		t.Fatal(err)
 	}
-	backing, dir := t.TempDir(), t.TempDir()
+	backing, disk, dir := t.TempDir(), t.TempDir(), t.TempDir()
 	cmd := exec.Command(self)
-	cmd.Env = append(os.Environ(), envBacking+"="+backing, envMount+"="+dir)
+	cmd.Env = append(os.Environ(), envBacking+"="+backing, envDisk+"="+disk, envMount+"="+dir)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +103,7 @@ func Mount(t testing.TB) *FS {
 		detach(dir)
 		return err
 	}
-	f := &FS{Dir: dir, in: in, out: bufio.NewReader(outPipe)}
+	f := &FS{Dir: dir, Disk: disk, in: in, out: bufio.NewReader(outPipe)}
 	if line, err := f.out.ReadString('\n'); err != nil || line != "ready\n" {
 		// mount(2) refused (no CAP_SYS_ADMIN, say): the child has exited.
 		_ = end()
@@ -148,13 +152,69 @@ func (f *FS) FailSyncAfterWriteOutside(t testing.TB, name string, off, n int64) 
 	f.command(t, "fail avoids %s %d %d", name, off, n)
 }
 
+// PowerCutAtSyncAfterWriteTo arms a one-shot power cut at the sync that
+// FailSyncAfterWriteTo would fail: before answering it EIO, the file
+// system writes to Disk every file of the mount as a disk would hold it
+// once the power came back: each block written since its file's last sync
+// kept with probability keep/1000 (seed seeds the draw, so that a cut is
+// repeatable), the others as they were at that sync, a file that grew
+// since then ending after its last kept block. Every later write, sync or
+// truncation through the mount answers EIO; reads go on (the page cache
+// of a machine that is about to stop: stop the program under test, and
+// read the disk in Disk).
+func (f *FS) PowerCutAtSyncAfterWriteTo(t testing.TB, name string, off, n int64, seed uint64, keep int) {
+	f.command(t, "cut touches %s %d %d %d %d", name, off, n, seed, keep)
+}
+
+// PowerCutAtSyncAfterWriteOutside is PowerCutAtSyncAfterWriteTo at the
+// sync FailSyncAfterWriteOutside would fail.
+func (f *FS) PowerCutAtSyncAfterWriteOutside(t testing.TB, name string, off, n int64, seed uint64, keep int) {
+	f.command(t, "cut avoids %s %d %d %d %d", name, off, n, seed, keep)
+}
+
+// PowerCutAtWrite arms a one-shot power cut (PowerCutAtSyncAfterWriteTo
+// says what a cut does) at the k-th write from now to any file of the
+// mount, before that write, which answers EIO: a cut in the middle of
+// whatever the program was writing.
+func (f *FS) PowerCutAtWrite(t testing.TB, k int, seed uint64, keep int) {
+	f.command(t, "cut write %d %d %d", k, seed, keep)
+}
+
+// PowerCut cuts the power now (PowerCutAtSyncAfterWriteTo says what a cut
+// does), whatever the program is doing: a write in progress is either
+// done before the cut or refused after it.
+func (f *FS) PowerCut(t testing.TB, seed uint64, keep int) {
+	f.command(t, "cut now %d %d", seed, keep)
+}
+
+// Stats is what the mount has seen: whether a fault (or cut) is armed and
+// has not fired, the syncs seen and failed, whether the power was cut,
+// and how many of the blocks written since their last sync the cut kept
+// and put back.
+type Stats struct {
+	Armed          bool
+	Syncs, Failed  int
+	Cut            bool
+	Kept, Reverted int
+}
+
+// Stats returns what the mount has seen.
+func (f *FS) Stats(t testing.TB) Stats {
+	t.Helper()
+	var s Stats
+	var armed, cut int
+	line := f.command(t, "stat")
+	if _, err := fmt.Sscanf(line, "armed %d syncs %d failed %d cut %d kept %d reverted %d",
+		&armed, &s.Syncs, &s.Failed, &cut, &s.Kept, &s.Reverted); err != nil {
+		t.Fatalf("faultfs: stat %q: %v", line, err)
+	}
+	s.Armed, s.Cut = armed == 1, cut == 1
+	return s
+}
+
 // Stat returns whether a fault is armed and has not fired, how many syncs
 // the mount has seen and how many it failed.
 func (f *FS) Stat(t testing.TB) (armed bool, syncs, failed int) {
-	var a int
-	line := f.command(t, "stat")
-	if _, err := fmt.Sscanf(line, "armed %d syncs %d failed %d", &a, &syncs, &failed); err != nil {
-		t.Fatalf("faultfs: stat %q: %v", line, err)
-	}
-	return a == 1, syncs, failed
+	s := f.Stats(t)
+	return s.Armed, s.Syncs, s.Failed
 }

@@ -7,7 +7,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
+	"os"
 	"path"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,10 +30,12 @@ func (e extent) overlaps(off, n int64) bool { return e.Off < off+n && off < e.Of
 
 // fault is an armed failure: the first sync of file whose writes since
 // its last sync meet [off, off+n) (or, outside, were made and all miss it).
+// With cut set, that sync is a power cut (cutSpec) before it answers EIO.
 type fault struct {
 	file    string // its path from the mount's root
 	off, n  int64
 	outside bool
+	cut     *cutSpec
 }
 
 // fires reports whether a sync of file, written at written since its last
@@ -38,41 +44,224 @@ func (f fault) fires(file string, written []extent) bool {
 	return file == f.file && len(written) > 0 && meets(written, f.off, f.n) != f.outside
 }
 
-// fsState is the served file system's fault and counters.
-type fsState struct {
-	mu     sync.Mutex
-	armed  *fault // nil when none
-	failed int    // syncs answered EIO
-	syncs  int    // syncs seen
+// cutSpec is a power cut: which of the blocks written since their file's
+// last sync reach the disk. Each does with probability keep/1000, drawn
+// from a generator seeded with seed over the files and blocks in order, so
+// that a cut is repeatable.
+type cutSpec struct {
+	seed uint64
+	keep int // per mille
 }
 
-// sync decides one sync of file, which was written at written.
+// blockSize is the unit of the power-cut model: a page of the kernel's
+// page cache, which write-back writes whole and in no promised order.
+const blockSize = 4096
+
+// cache is the power-cut model's view of one file: what a disk holds of it
+// since its last sync. The file system writes through to the backing file
+// and keeps, for each block first written since the last sync, the bytes
+// the block held then (shorter than a block where the file ended: the rest
+// was beyond its end); a sync forgets them.
+type cache struct {
+	syncedSize int64            // the file's size at its last sync (or when first written)
+	old        map[int64][]byte // block number -> its bytes at the last sync
+}
+
+// fsState is the served file system's fault, its power-cut model and
+// counters. Its mutex is held across every write and sync, so that a cut
+// sees no write half done.
+type fsState struct {
+	mu      sync.Mutex
+	backing string // the backing directory
+	disk    string // where a power cut writes what the disk holds
+	armed   *fault // nil when none
+	failed  int    // syncs answered EIO
+	syncs   int    // syncs seen
+	files   map[string]*cache
+	// A power cut armed at the writes-th write from now (0: none).
+	writes   int
+	writeCut cutSpec
+	// After a power cut every write, sync or truncation answers EIO, so
+	// that nothing more is acknowledged; the disk directory holds the disk.
+	dead           bool
+	kept, reverted int // the cut's blocks
+}
+
+// sync decides one sync of file, which was written at written: 0 to go
+// on, EIO for an armed fault (after the power cut, for a cut), EIO once
+// the file system is dead. Called with f.mu held.
 func (f *fsState) sync(file string, written []extent) syscall.Errno {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+	if f.dead {
+		return syscall.EIO
+	}
 	f.syncs++
 	if f.armed != nil && f.armed.fires(file, written) {
+		a := f.armed
 		f.armed = nil
 		f.failed++
+		if a.cut != nil {
+			if err := f.powerCut(*a.cut); err != nil {
+				fmt.Fprintf(os.Stderr, "faultfs: power cut: %v\n", err)
+			}
+		}
 		return syscall.EIO
 	}
 	return 0
 }
 
+// remember keeps, before a write of n bytes at off to file, the bytes of
+// each block the write meets that was not written since the file's last
+// sync. Called with f.mu held.
+func (f *fsState) remember(file string, off, n int64) syscall.Errno {
+	if n <= 0 {
+		return 0
+	}
+	c, errno := f.cacheOf(file)
+	if errno != 0 {
+		return errno
+	}
+	var fd *os.File
+	for b := off / blockSize; b <= (off+n-1)/blockSize; b++ {
+		if _, ok := c.old[b]; ok {
+			continue
+		}
+		if fd == nil {
+			var err error
+			if fd, err = os.Open(filepath.Join(f.backing, file)); err != nil {
+				return fs.ToErrno(err)
+			}
+			defer fd.Close()
+		}
+		buf := make([]byte, blockSize)
+		got, err := fd.ReadAt(buf, b*blockSize)
+		if err != nil && err != io.EOF {
+			return fs.ToErrno(err)
+		}
+		c.old[b] = buf[:got]
+	}
+	return 0
+}
+
+// cacheOf returns file's cache, made on its first write: the file's size
+// then counts as synced (a file created on the mount is durable, empty,
+// from its creation: directory operations are outside the model).
+func (f *fsState) cacheOf(file string) (*cache, syscall.Errno) {
+	if c := f.files[file]; c != nil {
+		return c, 0
+	}
+	st, err := os.Stat(filepath.Join(f.backing, file))
+	if err != nil {
+		return nil, fs.ToErrno(err)
+	}
+	c := &cache{syncedSize: st.Size(), old: map[int64][]byte{}}
+	f.files[file] = c
+	return c, 0
+}
+
+// synced records a successful sync of file: what it holds is on the disk.
+// Called with f.mu held.
+func (f *fsState) synced(file string) {
+	c := f.files[file]
+	if c == nil {
+		return
+	}
+	if st, err := os.Stat(filepath.Join(f.backing, file)); err == nil {
+		c.syncedSize = st.Size()
+	}
+	clear(c.old)
+}
+
+// powerCut writes to the disk directory what a disk would hold had power
+// been cut now: every file of the backing directory, each block written
+// since its file's last sync kept or put back as it was at that sync
+// (cutSpec), a file that grew since its last sync ending after its last
+// kept block (or at its synced size). The backing directory, the page
+// cache of the model, stays as it is, so that the program keeps reading
+// what it wrote (a machine that lost power runs nothing more; the program
+// under test has to be stopped instead), but from now on every write,
+// sync or truncation answers EIO. Called with f.mu held.
+func (f *fsState) powerCut(spec cutSpec) error {
+	f.dead = true
+	rng := rand.New(rand.NewPCG(spec.seed, 0x9e3779b97f4a7c15))
+	return filepath.WalkDir(f.backing, func(src string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(f.backing, src)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(f.disk, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(dst, 0o700)
+		case !d.Type().IsRegular():
+			return nil
+		}
+		return f.cutFile(src, dst, f.files[filepath.ToSlash(rel)], rng, spec.keep)
+	})
+}
+
+// cutFile is powerCut's work on one file: src copied to dst, and what c
+// (nil: nothing written since a sync) says was not synced cut.
+func (f *fsState) cutFile(src, dst string, c *cache, rng *rand.Rand, keep int) error {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	if c != nil {
+		size, end := int64(len(data)), c.syncedSize
+		blocks := make([]int64, 0, len(c.old))
+		for b := range c.old {
+			blocks = append(blocks, b)
+		}
+		slices.Sort(blocks)
+		for _, b := range blocks {
+			start := b * blockSize
+			if rng.IntN(1000) < keep {
+				f.kept++
+				end = max(end, min(size, start+blockSize))
+				continue
+			}
+			f.reverted++
+			if start >= size {
+				continue
+			}
+			// The block as it was: its old bytes, zeros where the file
+			// had ended (trimmed below when past the end).
+			block := data[start:min(size, start+blockSize)]
+			clear(block[copy(block, c.old[b]):])
+		}
+		if size > c.syncedSize && end < size {
+			data = data[:end]
+		}
+	}
+	return os.WriteFile(dst, data, 0o600)
+}
+
 // Serve mounts the loopback file system of backing at dir (mount(2)
-// itself: root, no fusermount), prints "ready" on out and then answers the
+// itself: root, no fusermount), with disk the directory a power cut writes
+// the disk's contents to, prints "ready" on out and then answers the
 // commands read from in, one line each, until in ends, when it unmounts
 // (lazily, should a file still be open) and returns. Commands:
 //
 //	fail touches FILE OFF N  the first sync of FILE after a write that meets [OFF, OFF+N) fails
 //	fail avoids FILE OFF N   the first sync of FILE after writes none of which meets it fails
-//	stat                     answers "armed A syncs S failed F"
+//	cut touches FILE OFF N SEED KEEP
+//	cut avoids FILE OFF N SEED KEEP
+//	                         as fail, and that sync is a power cut first (powerCut):
+//	                         each block written since its file's last sync stays
+//	                         with probability KEEP/1000 (SEED seeds the draw)
+//	cut write K SEED KEEP    a power cut at the K-th write from now (on any file),
+//	                         which answers EIO
+//	cut now SEED KEEP        a power cut now
+//	stat                     answers "armed A syncs S failed F cut C kept K reverted R"
 //
 // FILE is the file's path from the mount's root, without spaces. Each
 // command is answered "ok", the stat line or "error: ...". Mount runs it in
 // its child process.
-func Serve(backing, dir string, in io.Reader, out io.Writer) error {
-	st := &fsState{}
+func Serve(backing, disk, dir string, in io.Reader, out io.Writer) error {
+	st := &fsState{backing: backing, disk: disk, files: map[string]*cache{}}
 	root := &fs.LoopbackRoot{Path: backing}
 	var bst syscall.Stat_t
 	if err := syscall.Stat(backing, &bst); err != nil {
@@ -121,27 +310,67 @@ func Serve(backing, dir string, in io.Reader, out io.Writer) error {
 // command runs one command line and returns its answer.
 func (f *fsState) command(line string) string {
 	w := strings.Fields(line)
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	switch {
 	case len(w) == 1 && w[0] == "stat":
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		armed := 0
-		if f.armed != nil {
+		armed, dead := 0, 0
+		if f.armed != nil || f.writes > 0 {
 			armed = 1
 		}
-		return fmt.Sprintf("armed %d syncs %d failed %d", armed, f.syncs, f.failed)
-	case len(w) == 5 && w[0] == "fail" && (w[1] == "touches" || w[1] == "avoids"):
+		if f.dead {
+			dead = 1
+		}
+		return fmt.Sprintf("armed %d syncs %d failed %d cut %d kept %d reverted %d", armed, f.syncs, f.failed, dead, f.kept, f.reverted)
+	case len(w) == 5 && w[0] == "fail" && (w[1] == "touches" || w[1] == "avoids"),
+		len(w) == 7 && w[0] == "cut" && (w[1] == "touches" || w[1] == "avoids"):
 		off, err1 := strconv.ParseInt(w[3], 10, 64)
 		n, err2 := strconv.ParseInt(w[4], 10, 64)
 		if err1 != nil || err2 != nil || off < 0 || n <= 0 {
 			return "error: bad range in " + strconv.Quote(line)
 		}
-		f.mu.Lock()
-		f.armed = &fault{file: w[2], off: off, n: n, outside: w[1] == "avoids"}
-		f.mu.Unlock()
+		a := &fault{file: w[2], off: off, n: n, outside: w[1] == "avoids"}
+		if w[0] == "cut" {
+			spec, err := parseCut(w[5], w[6])
+			if err != nil {
+				return "error: " + err.Error() + " in " + strconv.Quote(line)
+			}
+			a.cut = &spec
+		}
+		f.armed = a
+		return "ok"
+	case len(w) == 5 && w[0] == "cut" && w[1] == "write":
+		k, err := strconv.Atoi(w[2])
+		spec, err2 := parseCut(w[3], w[4])
+		if err != nil || k <= 0 || err2 != nil {
+			return "error: bad count, seed or share kept in " + strconv.Quote(line)
+		}
+		f.writes, f.writeCut = k, spec
+		return "ok"
+	case len(w) == 4 && w[0] == "cut" && w[1] == "now":
+		spec, err := parseCut(w[2], w[3])
+		if err != nil {
+			return "error: " + err.Error() + " in " + strconv.Quote(line)
+		}
+		if f.dead {
+			return "error: the power was cut already"
+		}
+		if err := f.powerCut(spec); err != nil {
+			return "error: power cut: " + err.Error()
+		}
 		return "ok"
 	}
 	return "error: unknown command " + strconv.Quote(line)
+}
+
+// parseCut reads a power cut's seed and the blocks it keeps, per mille.
+func parseCut(seed, keep string) (cutSpec, error) {
+	s, err1 := strconv.ParseUint(seed, 10, 64)
+	k, err2 := strconv.Atoi(keep)
+	if err1 != nil || err2 != nil || k < 0 || k > 1000 {
+		return cutSpec{}, fmt.Errorf("bad seed or share kept")
+	}
+	return cutSpec{seed: s, keep: k}, nil
 }
 
 // meets reports whether any written extent meets [off, off+n).
@@ -175,6 +404,9 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 }
 
 func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
+	if n.st.isDead() {
+		return nil, nil, 0, syscall.EIO
+	}
 	in, fh, fuseFlags, errno := n.LoopbackNode.Create(ctx, name, flags, mode, out)
 	if errno != 0 {
 		return nil, nil, 0, errno
@@ -213,11 +445,30 @@ type file struct {
 }
 
 var (
-	_ fs.FileWriter  = (*file)(nil)
-	_ fs.FileFsyncer = (*file)(nil)
+	_ fs.FileWriter    = (*file)(nil)
+	_ fs.FileFsyncer   = (*file)(nil)
+	_ fs.FileSetattrer = (*file)(nil)
+	_ fs.FileAllocater = (*file)(nil)
 )
 
 func (f *file) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
+	f.st.mu.Lock()
+	defer f.st.mu.Unlock()
+	if f.st.dead {
+		return 0, syscall.EIO
+	}
+	if f.st.writes > 0 {
+		if f.st.writes--; f.st.writes == 0 {
+			// The power goes before this write reaches the page cache.
+			if err := f.st.powerCut(f.st.writeCut); err != nil {
+				fmt.Fprintf(os.Stderr, "faultfs: power cut: %v\n", err)
+			}
+			return 0, syscall.EIO
+		}
+	}
+	if errno := f.st.remember(f.name, off, int64(len(data))); errno != 0 {
+		return 0, errno
+	}
 	n, errno := f.LoopbackFile.Write(ctx, data, off)
 	if n > 0 {
 		f.mu.Lock()
@@ -228,6 +479,8 @@ func (f *file) Write(ctx context.Context, data []byte, off int64) (uint32, sysca
 }
 
 func (f *file) Fsync(ctx context.Context, flags uint32) syscall.Errno {
+	f.st.mu.Lock() // first, as in Write: no write comes between
+	defer f.st.mu.Unlock()
 	f.mu.Lock()
 	written := f.written
 	f.written = nil
@@ -235,7 +488,35 @@ func (f *file) Fsync(ctx context.Context, flags uint32) syscall.Errno {
 	if errno := f.st.sync(f.name, written); errno != 0 {
 		return errno
 	}
-	return f.LoopbackFile.Fsync(ctx, flags)
+	if errno := f.LoopbackFile.Fsync(ctx, flags); errno != 0 {
+		return errno
+	}
+	f.st.synced(f.name)
+	return 0
+}
+
+// Setattr (a truncation) and Allocate answer EIO after a power cut; before
+// it they are the loopback's. (A truncation or an allocation is outside
+// the power-cut model: it counts as durable at once.)
+func (f *file) Setattr(ctx context.Context, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	if f.st.isDead() {
+		return syscall.EIO
+	}
+	return f.LoopbackFile.Setattr(ctx, in, out)
+}
+
+func (f *file) Allocate(ctx context.Context, off, size uint64, mode uint32) syscall.Errno {
+	if f.st.isDead() {
+		return syscall.EIO
+	}
+	return f.LoopbackFile.Allocate(ctx, off, size, mode)
+}
+
+// isDead reports whether the power was cut.
+func (f *fsState) isDead() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.dead
 }
 
 // PassthroughFd shadows the loopback file's: no passthrough, so that the

@@ -9,7 +9,7 @@ import (
 
 // Serve is Linux's only: the FUSE loopback and lazy unmounts this package
 // relies on are Linux's.
-func Serve(backing, dir string, in io.Reader, out io.Writer) error {
+func Serve(backing, disk, dir string, in io.Reader, out io.Writer) error {
 	return errors.New("faultfs: FUSE fault injection runs on Linux only")
 }
 
