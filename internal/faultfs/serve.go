@@ -77,7 +77,7 @@ type fsState struct {
 	armed   *fault // nil when none
 	failed  int    // syncs answered EIO
 	syncs   int    // syncs seen
-	files   map[string]*cache
+	files   map[uint64]*cache // by the backing file's inode, which a rename keeps
 	// A power cut armed at the writes-th write from now (0: none).
 	writes   int
 	writeCut cutSpec
@@ -112,28 +112,28 @@ func (f *fsState) sync(file string, written []extent) syscall.Errno {
 // remember keeps, before a write of n bytes at off to file, the bytes of
 // each block the write meets that was not written since the file's last
 // sync. Called with f.mu held.
-func (f *fsState) remember(file string, off, n int64) syscall.Errno {
+func (f *fsState) remember(file *file, off, n int64) syscall.Errno {
 	if n <= 0 {
 		return 0
 	}
-	c, errno := f.cacheOf(file)
-	if errno != 0 {
-		return errno
+	c := f.files[file.ino]
+	if c == nil {
+		// First written now: its size counts as synced (a file created
+		// on the mount is durable, empty, from its creation: directory
+		// operations are outside the model).
+		st, err := file.ro.Stat()
+		if err != nil {
+			return fs.ToErrno(err)
+		}
+		c = &cache{syncedSize: st.Size(), old: map[int64][]byte{}}
+		f.files[file.ino] = c
 	}
-	var fd *os.File
 	for b := off / blockSize; b <= (off+n-1)/blockSize; b++ {
 		if _, ok := c.old[b]; ok {
 			continue
 		}
-		if fd == nil {
-			var err error
-			if fd, err = os.Open(filepath.Join(f.backing, file)); err != nil {
-				return fs.ToErrno(err)
-			}
-			defer fd.Close()
-		}
 		buf := make([]byte, blockSize)
-		got, err := fd.ReadAt(buf, b*blockSize)
+		got, err := file.ro.ReadAt(buf, b*blockSize)
 		if err != nil && err != io.EOF {
 			return fs.ToErrno(err)
 		}
@@ -142,30 +142,14 @@ func (f *fsState) remember(file string, off, n int64) syscall.Errno {
 	return 0
 }
 
-// cacheOf returns file's cache, made on its first write: the file's size
-// then counts as synced (a file created on the mount is durable, empty,
-// from its creation: directory operations are outside the model).
-func (f *fsState) cacheOf(file string) (*cache, syscall.Errno) {
-	if c := f.files[file]; c != nil {
-		return c, 0
-	}
-	st, err := os.Stat(filepath.Join(f.backing, file))
-	if err != nil {
-		return nil, fs.ToErrno(err)
-	}
-	c := &cache{syncedSize: st.Size(), old: map[int64][]byte{}}
-	f.files[file] = c
-	return c, 0
-}
-
 // synced records a successful sync of file: what it holds is on the disk.
 // Called with f.mu held.
-func (f *fsState) synced(file string) {
-	c := f.files[file]
+func (f *fsState) synced(file *file) {
+	c := f.files[file.ino]
 	if c == nil {
 		return
 	}
-	if st, err := os.Stat(filepath.Join(f.backing, file)); err == nil {
+	if st, err := file.ro.Stat(); err == nil {
 		c.syncedSize = st.Size()
 	}
 	clear(c.old)
@@ -198,7 +182,11 @@ func (f *fsState) powerCut(spec cutSpec) error {
 		case !d.Type().IsRegular():
 			return nil
 		}
-		return f.cutFile(src, dst, f.files[filepath.ToSlash(rel)], rng, spec.keep)
+		var st syscall.Stat_t
+		if err := syscall.Stat(src, &st); err != nil {
+			return err
+		}
+		return f.cutFile(src, dst, f.files[st.Ino], rng, spec.keep)
 	})
 }
 
@@ -261,7 +249,7 @@ func (f *fsState) cutFile(src, dst string, c *cache, rng *rand.Rand, keep int) e
 // command is answered "ok", the stat line or "error: ...". Mount runs it in
 // its child process.
 func Serve(backing, disk, dir string, in io.Reader, out io.Writer) error {
-	st := &fsState{backing: backing, disk: disk, files: map[string]*cache{}}
+	st := &fsState{backing: backing, disk: disk, files: map[uint64]*cache{}}
 	root := &fs.LoopbackRoot{Path: backing}
 	var bst syscall.Stat_t
 	if err := syscall.Stat(backing, &bst); err != nil {
@@ -399,7 +387,7 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 	if errno != 0 {
 		return nil, 0, errno
 	}
-	f, errno := n.wrap(fh, n.Path(nil))
+	f, errno := n.wrap(fh, n.Path(nil), n.RootData.Path)
 	return f, fuseFlags, errno
 }
 
@@ -411,25 +399,42 @@ func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out 
 	if errno != 0 {
 		return nil, nil, 0, errno
 	}
-	f, errno := n.wrap(fh, path.Join(n.Path(nil), name))
+	f, errno := n.wrap(fh, path.Join(n.Path(nil), name), n.RootData.Path)
 	if errno != 0 {
 		return nil, nil, 0, errno
 	}
 	return in, f, fuseFlags, 0
 }
 
-// wrap makes the loopback's file handle of the file at name faultable.
-func (n *node) wrap(fh fs.FileHandle, name string) (fs.FileHandle, syscall.Errno) {
+// wrap makes the loopback's file handle of the file at name (its path
+// from root, the backing directory) faultable.
+func (n *node) wrap(fh fs.FileHandle, name, root string) (fs.FileHandle, syscall.Errno) {
+	release := func() {
+		if r, ok := fh.(fs.FileReleaser); ok {
+			r.Release(context.Background())
+		}
+	}
 	lf, ok := fh.(*fs.LoopbackFile)
 	if !ok {
 		// go-fuse's loopback returns its *LoopbackFile; anything else
 		// would bypass the fault: refuse the open.
-		if r, ok := fh.(fs.FileReleaser); ok {
-			r.Release(context.Background())
-		}
+		release()
 		return nil, syscall.EIO
 	}
-	return &file{LoopbackFile: lf, st: n.st, name: name}, 0
+	// The power-cut model reads a block's bytes before a write through a
+	// descriptor of its own, to the inode, whatever renames follow.
+	ro, err := os.Open(filepath.Join(root, name))
+	if err != nil {
+		release()
+		return nil, fs.ToErrno(err)
+	}
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(ro.Fd()), &st); err != nil {
+		ro.Close()
+		release()
+		return nil, fs.ToErrno(err)
+	}
+	return &file{LoopbackFile: lf, st: n.st, name: name, ino: st.Ino, ro: ro}, 0
 }
 
 // file is a loopback file that records its writes and asks the FS at each
@@ -438,10 +443,17 @@ func (n *node) wrap(fh fs.FileHandle, name string) (fs.FileHandle, syscall.Errno
 type file struct {
 	*fs.LoopbackFile
 	st   *fsState
-	name string // its path from the mount's root
+	name string   // its path from the mount's root, when opened
+	ino  uint64   // the backing file's inode
+	ro   *os.File // the backing file, read-only (the power-cut model's)
 
 	mu      sync.Mutex
 	written []extent // since the last sync
+}
+
+func (f *file) Release(ctx context.Context) syscall.Errno {
+	f.ro.Close()
+	return f.LoopbackFile.Release(ctx)
 }
 
 var (
@@ -449,6 +461,7 @@ var (
 	_ fs.FileFsyncer   = (*file)(nil)
 	_ fs.FileSetattrer = (*file)(nil)
 	_ fs.FileAllocater = (*file)(nil)
+	_ fs.FileReleaser  = (*file)(nil)
 )
 
 func (f *file) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
@@ -466,7 +479,7 @@ func (f *file) Write(ctx context.Context, data []byte, off int64) (uint32, sysca
 			return 0, syscall.EIO
 		}
 	}
-	if errno := f.st.remember(f.name, off, int64(len(data))); errno != 0 {
+	if errno := f.st.remember(f, off, int64(len(data))); errno != 0 {
 		return 0, errno
 	}
 	n, errno := f.LoopbackFile.Write(ctx, data, off)
@@ -491,7 +504,7 @@ func (f *file) Fsync(ctx context.Context, flags uint32) syscall.Errno {
 	if errno := f.LoopbackFile.Fsync(ctx, flags); errno != 0 {
 		return errno
 	}
-	f.st.synced(f.name)
+	f.st.synced(f)
 	return 0
 }
 
