@@ -43,35 +43,73 @@ func New(key []byte) (*Keyed, error) {
 
 // LoadOrCreate reads the key in dir, or creates it from rnd, and returns
 // Keyed under it. A key file that is not 32 bytes in hex, or whose mode
-// lets anyone but its owner read it, is an error.
+// lets anyone but its owner read it, is an error. A new key is durable
+// before it is used (its file and the directory entry fsynced): a key lost
+// to a power cut after records were made under it would change every id
+// made after the restart. Two processes creating it at once use the one
+// that was linked first.
 func LoadOrCreate(dir string, rnd io.Reader) (*Keyed, error) {
 	path := filepath.Join(dir, KeyFile)
-	raw, err := os.ReadFile(path)
-	if err == nil {
-		key, err := hex.DecodeString(strings.TrimSpace(string(raw)))
-		if err != nil || len(key) != 32 {
-			return nil, fmt.Errorf("%s: not a 32-byte hex key", path)
-		}
-		if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
-			return nil, fmt.Errorf("%s: mode %v is looser than 0600", path, fi.Mode().Perm())
-		}
-		return New(key)
-	}
+	k, err := load(path)
 	if !errors.Is(err, os.ErrNotExist) {
-		return nil, err
+		return k, err
 	}
 	key := make([]byte, 32)
 	if _, err := io.ReadFull(rnd, key); err != nil {
 		return nil, err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(hex.EncodeToString(key)+"\n"), 0o600); err != nil {
+	if err := create(path, []byte(hex.EncodeToString(key)+"\n")); err != nil {
+		return nil, fmt.Errorf("recordid: create %s: %w", path, err)
+	}
+	return load(path) // ours, or the key of a process that linked first
+}
+
+// load reads the key file at path.
+func load(path string) (*Keyed, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
 		return nil, err
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		return nil, err
+	key, err := hex.DecodeString(strings.TrimSpace(string(raw)))
+	if err != nil || len(key) != 32 {
+		return nil, fmt.Errorf("%s: not a 32-byte hex key", path)
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		return nil, fmt.Errorf("%s: mode %v is looser than 0600", path, fi.Mode().Perm())
 	}
 	return New(key)
+}
+
+// create writes data to path, fsynced, by a hard link that fails rather
+// than replace a file there, then fsyncs the directory so that the link
+// survives a power cut. (A file whose bytes were not synced before its
+// rename or link can be empty after a power cut.)
+func create(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+KeyFile+".tmp-*") // mode 0600
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Link(tmp.Name(), path); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
 
 // ID is the id of the record of the payment (network, txHash).

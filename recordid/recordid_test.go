@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/fiscal402/fiscal402/internal/faultfs"
 )
 
 // TestLoadOrCreate: the first call writes a 32-byte hex key, mode 0600,
@@ -103,5 +105,54 @@ func BenchmarkID(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = k.ID("eip155:8453", "0x9f2c5e3b1a7d4f6e8c0b2a4d6f8e0c2b4a6d8f0e2c4b6a8d0f2e4c6b8a0d2f4e")
+	}
+}
+
+// TestLoadOrCreateRace: processes (here goroutines) that create the key at
+// once all end up under one key, the first linked, not each under its own.
+func TestLoadOrCreateRace(t *testing.T) {
+	dir := t.TempDir()
+	fps := make([]string, 8)
+	var wg sync.WaitGroup
+	for i := range fps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			k, err := LoadOrCreate(dir, bytes.NewReader(bytes.Repeat([]byte{byte(i + 1)}, 32)))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			fps[i] = k.Fingerprint()
+		}()
+	}
+	wg.Wait()
+	for i, fp := range fps {
+		if fp != fps[0] {
+			t.Fatalf("creator %d is under key %s, creator 0 under %s", i, fp, fps[0])
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {
+		t.Fatalf("temporary files left: %v", left)
+	}
+}
+
+// TestLoadOrCreateSurvivesPowerCut: a key just made is on the disk after a
+// power cut that keeps nothing unsynced (internal/faultfs): the same key,
+// not an empty file that would stop the engine, nor no file, which would
+// make a new key and new ids for payments already recorded.
+func TestLoadOrCreateSurvivesPowerCut(t *testing.T) {
+	f := faultfs.Mount(t)
+	k, err := LoadOrCreate(f.Dir, bytes.NewReader(bytes.Repeat([]byte{9}, 32)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.PowerCut(t, 1, 0)
+	after, err := LoadOrCreate(f.Disk, bytes.NewReader(nil)) // nothing to draw: it must load
+	if err != nil {
+		t.Fatalf("the key after the power cut: %v", err)
+	}
+	if after.Fingerprint() != k.Fingerprint() {
+		t.Fatalf("key %s after the power cut, %s before", after.Fingerprint(), k.Fingerprint())
 	}
 }
