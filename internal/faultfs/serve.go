@@ -72,11 +72,11 @@ type cache struct {
 // sees no write half done.
 type fsState struct {
 	mu      sync.Mutex
-	backing string // the backing directory
-	disk    string // where a power cut writes what the disk holds
-	armed   *fault // nil when none
-	failed  int    // syncs answered EIO
-	syncs   int    // syncs seen
+	backing string            // the backing directory
+	disk    string            // where a power cut writes what the disk holds
+	armed   *fault            // nil when none
+	failed  int               // syncs answered EIO
+	syncs   int               // syncs seen
 	files   map[uint64]*cache // by the backing file's inode, which a rename keeps
 	// A power cut armed at the writes-th write from now (0: none).
 	writes   int
