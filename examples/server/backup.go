@@ -108,6 +108,12 @@ func runBackup(args []string, stdout, stderr io.Writer) error {
 	if err := os.Rename(tmp.Name(), *out); err != nil {
 		return err
 	}
+	// The copy's bytes were synced before the check; its new name is
+	// durable once its directory is (a power cut would otherwise leave the
+	// copy under its temporary name, which nobody looks for).
+	if err := syncDir(filepath.Dir(*out)); err != nil {
+		return fmt.Errorf("backup: %s: sync its directory: %w", *out, err)
+	}
 	fmt.Fprintf(stderr, "backup: %s: %d bytes in %s; ledger.Check passed; log size %d, root %s\n",
 		*out, n, took.Round(time.Millisecond), cp.Size, base64.StdEncoding.EncodeToString(cp.Root[:]))
 	return nil
@@ -195,4 +201,15 @@ func fetchText(c *http.Client, url string) (string, error) {
 		return "", errors.New(resp.Status)
 	}
 	return strings.TrimSpace(string(raw)), nil
+}
+
+// syncDir fsyncs a directory: the names created or renamed in it survive a
+// power cut.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }

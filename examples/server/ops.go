@@ -75,22 +75,13 @@ func operatorKey(file, data, env string, create bool) (string, error) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return "", err
 		}
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if errors.Is(err, os.ErrExist) {
-			return operatorKey(file, data, env, false) // created meanwhile
-		}
-		if err != nil {
+		// Written whole and synced under a temporary name, then linked:
+		// a crash or a power cut leaves the key or no key, never an empty
+		// file that would keep the server from starting again.
+		if err := createSynced(path, []byte(key+"\n")); err != nil {
 			return "", err
 		}
-		if _, err := f.WriteString(key + "\n"); err != nil {
-			f.Close()
-			return "", err
-		}
-		if err := f.Sync(); err != nil {
-			f.Close()
-			return "", err
-		}
-		return key, f.Close()
+		return operatorKey(file, data, env, false) // ours, or one created meanwhile
 	}
 	if err != nil {
 		return "", fmt.Errorf("operator key: %w", err)
@@ -285,4 +276,30 @@ func (a *accountsReloader) apply() error {
 	}
 	a.log.Info("accounts file applied", "file", a.path, "accounts", len(f.Accounts))
 	return nil
+}
+
+// createSynced writes data to path, mode 0600, through a temporary file
+// that is synced and then hard-linked (which fails rather than replace a
+// file there: losing that race is no error, the caller reads the file),
+// and syncs the directory so that the new name survives a power cut.
+func createSynced(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*") // mode 0600
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Link(tmp.Name(), path); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	return syncDir(filepath.Dir(path))
 }

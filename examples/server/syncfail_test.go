@@ -182,3 +182,23 @@ func TestServerPowerCut(t *testing.T) {
 		})
 	}
 }
+
+// TestOperatorKeyPowerCut: the operator key the server makes at its first
+// start, cut by a power cut at its first write (before its bytes are in
+// the page cache), leaves a disk from which the server starts: with no
+// key file (a new key is made), not an empty one, which it refuses.
+func TestOperatorKeyPowerCut(t *testing.T) {
+	ffs := faultfs.Mount(t)
+	ffs.PowerCutAtWrite(t, 1, 1, 0)
+	if _, err := operatorKey("", ffs.Dir, "", true); err == nil {
+		t.Fatal("the key was made although its write failed")
+	}
+	key, err := operatorKey("", ffs.Disk, "", true)
+	if err != nil {
+		t.Fatalf("the operator key after the power cut: %v", err)
+	}
+	again, err := operatorKey("", ffs.Disk, "", true)
+	if err != nil || again != key {
+		t.Fatalf("the key made after the cut, read again: %q, %v; want %q", again, err, key)
+	}
+}
