@@ -1,7 +1,7 @@
-// Package faultfs gives tests a directory whose fsyncs fail on request, as a
-// failing disk's do: one job, a real kernel file system (FUSE) in front of a
-// real directory, so that a program under test meets EIO from its own
-// fdatasync(2) call, not from a stand-in function.
+// Package faultfs gives tests a directory whose disk fails on request: one
+// job, a real kernel file system (FUSE) in front of a real directory, so
+// that a program under test meets EIO from its own fdatasync(2) call, not
+// from a stand-in function, and loses what a power cut loses.
 //
 // # What Mount builds
 //
@@ -18,6 +18,35 @@
 // data, which is what a test of the program's reaction needs (Linux, too,
 // reports a failed write-back once and keeps showing the pages in its page
 // cache).
+//
+// # Power cuts
+//
+// The file system also models a disk's volatile cache. It writes through
+// to the backing file and remembers, for each 4 KB block first written
+// since its file's last sync (fsync or fdatasync, through any handle), the
+// bytes the block held at that sync; a sync forgets them. Files are
+// followed by their backing inode, so a rename keeps what was written
+// under the old name. A power cut (PowerCutAtSyncAfterWriteTo,
+// PowerCutAtSyncAfterWriteOutside: at the sync FailSyncAfter... would
+// fail; PowerCutAtWrite: before the k-th write from now; PowerCut: now)
+// writes to the directory Disk what a disk would hold once the power came
+// back: every file of the backing tree, each of its unsynced blocks kept
+// with probability keep/1000 and otherwise put back as it was at the last
+// sync (write-back writes pages in no promised order: any subset may have
+// reached the disk), a file that grew since its last sync ending after its
+// last kept block. The draw is seeded, so a cut repeats. From then on
+// every write, sync, truncation and allocation through the mount answers
+// EIO, so that nothing more is acknowledged; reads go on from the backing
+// files (the page cache of a machine about to stop), so that the program's
+// own rollback reads what it wrote. The test then stops the program (a
+// machine without power runs nothing more) and opens what Disk holds.
+//
+// Outside the model: directory operations (create, rename, link, unlink,
+// mkdir) count as durable at once, as if each were followed by a sync of
+// its directory, so a missing directory fsync goes unseen; a file counts
+// as synced at the size it had when first written through the mount;
+// truncations and fallocate count as durable at once. A block is the
+// unit of loss, never a torn part of one (a disk's sector is smaller).
 //
 // What counts as a write: data written through the file handle that syncs,
 // with write(2), pwrite(2), copy_file_range(2) or a writable shared mapping.
