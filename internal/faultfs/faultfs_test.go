@@ -280,3 +280,42 @@ func TestPowerCutFollowsRenames(t *testing.T) {
 		}
 	}
 }
+
+// TestPowerCutNewFileOwnsItsInode: files synced, written again and
+// removed leave nothing to the files created after them (which may get
+// their inode numbers): a new file written but never synced is, after a
+// cut that keeps nothing, as it was created: empty.
+func TestPowerCutNewFileOwnsItsInode(t *testing.T) {
+	f := faultfs.Mount(t)
+	for i := 0; i < 20; i++ {
+		file, err := os.OpenFile(filepath.Join(f.Dir, fmt.Sprintf("gone-%d", i)), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := file.Write(bytes.Repeat([]byte("old"), 4000)); err != nil {
+			t.Fatal(err)
+		}
+		if err := file.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := file.WriteAt([]byte("again"), 0); err != nil {
+			t.Fatal(err)
+		}
+		file.Close()
+		if err := os.Remove(file.Name()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 20; i++ {
+		if err := os.WriteFile(filepath.Join(f.Dir, fmt.Sprintf("new-%d", i)), bytes.Repeat([]byte("new"), 2000), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.PowerCut(t, 1, 0)
+	for i := 0; i < 20; i++ {
+		got, err := os.ReadFile(filepath.Join(f.Disk, fmt.Sprintf("new-%d", i)))
+		if err != nil || len(got) != 0 {
+			t.Errorf("new-%d on the disk: %d bytes (%.12q), %v; want it empty, as created", i, len(got), got, err)
+		}
+	}
+}

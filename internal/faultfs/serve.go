@@ -395,13 +395,23 @@ func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out 
 	if n.st.isDead() {
 		return nil, nil, 0, syscall.EIO
 	}
+	rel := path.Join(n.Path(nil), name)
+	_, err := os.Lstat(filepath.Join(n.RootData.Path, rel))
+	isNew := os.IsNotExist(err)
 	in, fh, fuseFlags, errno := n.LoopbackNode.Create(ctx, name, flags, mode, out)
 	if errno != 0 {
 		return nil, nil, 0, errno
 	}
-	f, errno := n.wrap(fh, path.Join(n.Path(nil), name), n.RootData.Path)
+	f, errno := n.wrap(fh, rel, n.RootData.Path)
 	if errno != 0 {
 		return nil, nil, 0, errno
+	}
+	if isNew {
+		// A new file may have the inode number of one removed since it
+		// was written: nothing of that one is this file's.
+		n.st.mu.Lock()
+		delete(n.st.files, f.(*file).ino)
+		n.st.mu.Unlock()
 	}
 	return in, f, fuseFlags, 0
 }
