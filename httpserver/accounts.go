@@ -1,6 +1,8 @@
 package httpserver
 
 import (
+	"github.com/fiscal402/fiscal402/internal/durable"
+
 	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -10,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/fiscal402/fiscal402/fiscal"
@@ -74,7 +75,7 @@ func WriteAccountsFile(path string, f AccountsFile) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(path, append(raw, '\n'), 0o600)
+	return durable.WriteFile(path, append(raw, '\n'), 0o600)
 }
 
 // EngineAccounts returns the engine's accounts (Config.Accounts).
@@ -180,39 +181,4 @@ func NewAPIKey(rand io.Reader) (string, error) {
 		return "", fmt.Errorf("api key: %w", err)
 	}
 	return "sk_" + base64.RawURLEncoding.EncodeToString(b[:]), nil
-}
-
-// writeFileAtomic writes data to path so that a crash leaves either the old
-// or the new file, never a torn one.
-func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }

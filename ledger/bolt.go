@@ -1,6 +1,8 @@
 package ledger
 
 import (
+	"github.com/fiscal402/fiscal402/internal/durable"
+
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -204,7 +206,7 @@ func createBolt(o boltOpen, bo *bolt.Options) error {
 	if err := os.Link(tmpPath, o.path); err != nil && !errors.Is(err, os.ErrExist) {
 		return fmt.Errorf("ledger: create %s: %w", o.path, err)
 	}
-	if err := syncDir(dir); err != nil {
+	if err := durable.SyncDir(dir); err != nil {
 		return fmt.Errorf("ledger: create %s: %w: %w", o.path, ErrUnavailable, err)
 	}
 	return nil
@@ -1138,16 +1140,6 @@ func mapClosed(err error) error {
 		return ErrClosed
 	}
 	return err
-}
-
-// syncDir fsyncs a directory so that a file created in it survives a crash.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // writeTo writes a consistent copy of the whole bbolt file, as of one read

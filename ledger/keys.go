@@ -1,6 +1,8 @@
 package ledger
 
 import (
+	"github.com/fiscal402/fiscal402/internal/durable"
+
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/base64"
@@ -8,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"golang.org/x/mod/sumdb/note"
@@ -131,32 +132,12 @@ func parseSignerKey(skey string) (note.Signer, string, error) {
 	return signer, vkey, nil
 }
 
-// createKeyFile writes data to path durably and without replacing an
-// existing file. Losing the race to another creator is not an error: the
-// caller loads whichever key won.
+// createKeyFile writes data to path durably (internal/durable) and without
+// replacing an existing file. Losing the race to another creator is not an
+// error: the caller loads whichever key won.
 func createKeyFile(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, ".logkey-*") // mode 0600
-	if err != nil {
+	if err := durable.Create(path, data, 0o600); err != nil && !errors.Is(err, os.ErrExist) {
 		return fmt.Errorf("ledger: create log key %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("ledger: create log key %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("ledger: create log key %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("ledger: create log key %s: %w", path, err)
-	}
-	if err := os.Link(tmp.Name(), path); err != nil && !errors.Is(err, os.ErrExist) {
-		return fmt.Errorf("ledger: create log key %s: %w", path, err)
-	}
-	if err := syncDir(dir); err != nil {
-		return fmt.Errorf("ledger: create log key %s: sync directory: %w", path, err)
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package receipt
 
 import (
+	"github.com/fiscal402/fiscal402/internal/durable"
+
 	"bytes"
 	"crypto/ed25519"
 	cryptorand "crypto/rand"
@@ -288,7 +290,7 @@ func (k *Keyring) Rotate(now time.Time, rand io.Reader) error {
 	k.maxMu.Lock()
 	k.maxIAT = 0
 	k.maxMu.Unlock()
-	if err := renameSynced(k.dir, k.nextPath(), k.keyPath()); err != nil {
+	if err := durable.Rename(k.nextPath(), k.keyPath()); err != nil {
 		return fmt.Errorf("receipt: keyring %s: rotate: new key %s is active, but %s was not renamed (the next OpenKeyring finishes it): %w",
 			k.name, key.Kid, k.nextPath(), err)
 	}
@@ -342,7 +344,7 @@ func (k *Keyring) create(now time.Time, rand io.Reader) error {
 		_ = os.Remove(k.nextPath())
 		return fmt.Errorf("receipt: keyring %s: create: %w", k.name, err)
 	}
-	if err := renameSynced(k.dir, k.nextPath(), k.keyPath()); err != nil {
+	if err := durable.Rename(k.nextPath(), k.keyPath()); err != nil {
 		return fmt.Errorf("receipt: keyring %s: create: %w", k.name, err)
 	}
 	return nil
@@ -372,7 +374,7 @@ func (k *Keyring) recover() error {
 		}
 	}
 	if published {
-		if err := renameSynced(k.dir, k.nextPath(), k.keyPath()); err != nil {
+		if err := durable.Rename(k.nextPath(), k.keyPath()); err != nil {
 			return fmt.Errorf("receipt: keyring %s: finish interrupted rotation: %w", k.name, err)
 		}
 		return nil
@@ -380,7 +382,7 @@ func (k *Keyring) recover() error {
 	if err := os.Remove(k.nextPath()); err != nil {
 		return fmt.Errorf("receipt: keyring %s: discard unpublished key: %w", k.name, err)
 	}
-	return syncDir(k.dir)
+	return durable.SyncDir(k.dir)
 }
 
 // load reads both files and checks that they belong together: every JWKS key
@@ -496,7 +498,7 @@ func (k *Keyring) writePrivateKey(path string, priv ed25519.PrivateKey) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(k.dir, path, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600)
+	return durable.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600)
 }
 
 func (k *Keyring) writeKeySet(ks KeySet) error {
@@ -504,51 +506,7 @@ func (k *Keyring) writeKeySet(ks KeySet) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(k.dir, k.jwksPath(), append(data, '\n'), 0o644)
-}
-
-// writeFileAtomic writes data to path through a temporary file in dir that
-// is fsynced and renamed, then fsyncs dir, so that path holds either the old
-// or the new content after a crash. The temporary file is created 0600, so a
-// private key is never readable by others, not even briefly.
-func writeFileAtomic(dir, path string, data []byte, perm os.FileMode) error {
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return renameSynced(dir, tmp.Name(), path)
-}
-
-func renameSynced(dir, from, to string) error {
-	if err := os.Rename(from, to); err != nil {
-		return err
-	}
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return durable.WriteFile(k.jwksPath(), append(data, '\n'), 0o644)
 }
 
 func cloneKeySet(ks KeySet) KeySet {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -131,5 +132,5 @@ func writeJSONFile(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Dir(path), path, b, 0o644)
+	return os.WriteFile(path, b, 0o644)
 }

@@ -1,6 +1,8 @@
 package recordid
 
 import (
+	"github.com/fiscal402/fiscal402/internal/durable"
+
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -58,7 +60,7 @@ func LoadOrCreate(dir string, rnd io.Reader) (*Keyed, error) {
 	if _, err := io.ReadFull(rnd, key); err != nil {
 		return nil, err
 	}
-	if err := create(path, []byte(hex.EncodeToString(key)+"\n")); err != nil {
+	if err := durable.Create(path, []byte(hex.EncodeToString(key)+"\n"), 0o600); err != nil && !errors.Is(err, os.ErrExist) {
 		return nil, fmt.Errorf("recordid: create %s: %w", path, err)
 	}
 	return load(path) // ours, or the key of a process that linked first
@@ -78,38 +80,6 @@ func load(path string) (*Keyed, error) {
 		return nil, fmt.Errorf("%s: mode %v is looser than 0600", path, fi.Mode().Perm())
 	}
 	return New(key)
-}
-
-// create writes data to path, fsynced, by a hard link that fails rather
-// than replace a file there, then fsyncs the directory so that the link
-// survives a power cut. (A file whose bytes were not synced before its
-// rename or link can be empty after a power cut.)
-func create(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+KeyFile+".tmp-*") // mode 0600
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	if err := os.Link(tmp.Name(), path); err != nil && !errors.Is(err, os.ErrExist) {
-		return err
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // ID is the id of the record of the payment (network, txHash).

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/fiscal402/fiscal402/internal/durable"
+
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -111,7 +113,7 @@ func runBackup(args []string, stdout, stderr io.Writer) error {
 	// The copy's bytes were synced before the check; its new name is
 	// durable once its directory is (a power cut would otherwise leave the
 	// copy under its temporary name, which nobody looks for).
-	if err := syncDir(filepath.Dir(*out)); err != nil {
+	if err := durable.SyncDir(filepath.Dir(*out)); err != nil {
 		return fmt.Errorf("backup: %s: sync its directory: %w", *out, err)
 	}
 	fmt.Fprintf(stderr, "backup: %s: %d bytes in %s; ledger.Check passed; log size %d, root %s\n",
@@ -201,15 +203,4 @@ func fetchText(c *http.Client, url string) (string, error) {
 		return "", errors.New(resp.Status)
 	}
 	return strings.TrimSpace(string(raw)), nil
-}
-
-// syncDir fsyncs a directory: the names created or renamed in it survive a
-// power cut.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }

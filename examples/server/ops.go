@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/fiscal402/fiscal402/internal/durable"
+
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -78,7 +80,7 @@ func operatorKey(file, data, env string, create bool) (string, error) {
 		// Written whole and synced under a temporary name, then linked:
 		// a crash or a power cut leaves the key or no key, never an empty
 		// file that would keep the server from starting again.
-		if err := createSynced(path, []byte(key+"\n")); err != nil {
+		if err := durable.Create(path, []byte(key+"\n"), 0o600); err != nil && !errors.Is(err, os.ErrExist) {
 			return "", err
 		}
 		return operatorKey(file, data, env, false) // ours, or one created meanwhile
@@ -276,30 +278,4 @@ func (a *accountsReloader) apply() error {
 	}
 	a.log.Info("accounts file applied", "file", a.path, "accounts", len(f.Accounts))
 	return nil
-}
-
-// createSynced writes data to path, mode 0600, through a temporary file
-// that is synced and then hard-linked (which fails rather than replace a
-// file there: losing that race is no error, the caller reads the file),
-// and syncs the directory so that the new name survives a power cut.
-func createSynced(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*") // mode 0600
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	if err := os.Link(tmp.Name(), path); err != nil && !errors.Is(err, os.ErrExist) {
-		return err
-	}
-	return syncDir(filepath.Dir(path))
 }

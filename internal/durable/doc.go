@@ -1,0 +1,18 @@
+// Package durable writes files so that a crash or a power cut leaves each
+// one whole, old or new, and never loses one whose write returned: one
+// job, in one place, for every file fiscal402 keeps beside its ledger (the
+// keys, the receipt key set, the accounts file, the ledger file's
+// creation, a backup's name).
+//
+// A file is written under a temporary name in its own directory, created
+// with its final mode (a private key is never readable by others, not
+// even briefly), fsynced, then renamed or hard-linked to its name, and
+// the directory is fsynced: without the first sync a power cut can leave
+// the name over an empty file (the data still in the page cache when the
+// rename reached the disk); without the second the name itself can be
+// lost. Both failures were found in this repository by the power-cut
+// tests (internal/faultfs), which this package's tests repeat.
+//
+// The package imports nothing of fiscal402's, so the leaf packages may use
+// it (ARCHITECTURE.md, the ground floor).
+package durable

@@ -1,0 +1,105 @@
+package durable
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// WriteFile replaces the file at path with data, mode perm: after a crash
+// or a power cut it holds the old content or the new, whole; once
+// WriteFile returns nil, the new.
+func WriteFile(path string, data []byte, perm os.FileMode) error {
+	tmp, err := temp(path, data, perm)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp) // gone after the rename
+	return Rename(tmp, path)
+}
+
+// Create writes data to path, mode perm, unless a file is there: then it
+// writes nothing and returns an error that errors.Is os.ErrExist (another
+// process created it first: read that one, which is then durable too, its
+// directory synced). Durable once Create returns.
+func Create(path string, data []byte, perm os.FileMode) error {
+	exists := func() error {
+		if err := SyncDir(filepath.Dir(path)); err != nil {
+			return err
+		}
+		return &os.PathError{Op: "create", Path: path, Err: os.ErrExist}
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return exists()
+	}
+	tmp, err := temp(path, data, perm)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp) // one name of two after the link
+	// A hard link fails rather than replace a file created meanwhile.
+	if err := os.Link(tmp, path); errors.Is(err, os.ErrExist) {
+		return exists()
+	} else if err != nil {
+		return err
+	}
+	return SyncDir(filepath.Dir(path))
+}
+
+// Rename renames from to to and fsyncs the directories of both, so that
+// the rename survives a power cut. from's data must have been synced (a
+// rename orders nothing: see the package documentation).
+func Rename(from, to string) error {
+	if err := os.Rename(from, to); err != nil {
+		return err
+	}
+	if err := SyncDir(filepath.Dir(to)); err != nil {
+		return err
+	}
+	if d := filepath.Dir(from); d != filepath.Dir(to) {
+		return SyncDir(d)
+	}
+	return nil
+}
+
+// SyncDir fsyncs the directory dir: the names created, renamed or removed
+// in it survive a power cut.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("sync directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+// temp writes data, mode perm, to a new file beside path and fsyncs it;
+// it returns the file's name, or removes it and returns an error.
+func temp(path string, data []byte, perm os.FileMode) (string, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*") // mode 0600
+	if err != nil {
+		return "", err
+	}
+	if perm != 0o600 {
+		err = f.Chmod(perm)
+	}
+	if err == nil {
+		_, err = f.Write(data)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	err = errors.Join(err, f.Close())
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}
