@@ -9,8 +9,10 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -99,21 +101,25 @@ func noise(seed string, n int) []byte {
 }
 
 // loadUntilRefused appends bulky entries from 8 goroutines until each is
-// refused once, calling during (if not nil) once the 50th load append was
-// acknowledged, and returns the names of the acknowledged ones.
-func loadUntilRefused(t *testing.T, l *Ledger, prefix string, during func()) []string {
+// refused once, and returns the names of the acknowledged ones. Once 50
+// load appends were acknowledged it calls arm on the test's goroutine
+// while the appenders go on; if they are not all refused within 20 s of
+// that (the cut never came), it stops them and fails the test.
+func loadUntilRefused(t *testing.T, l *Ledger, prefix string, arm func()) []string {
 	t.Helper()
 	var (
 		mu    sync.Mutex
 		acked []string
-		once  sync.Once
 		wg    sync.WaitGroup
+		stop  atomic.Bool
 	)
+	half, done := make(chan struct{}), make(chan struct{})
+	var halfOnce sync.Once
 	for g := 0; g < 8; g++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := 0; ; i++ {
+			for i := 0; !stop.Load(); i++ {
 				name := fmt.Sprintf("%s-%d-%d", prefix, g, i)
 				_, err := l.Append(context.Background(), Append{
 					Claims: []Claim{{Space: "payment", Key: name, Fingerprint: []byte("fp:" + name)}},
@@ -126,17 +132,26 @@ func loadUntilRefused(t *testing.T, l *Ledger, prefix string, during func()) []s
 				acked = append(acked, name)
 				n := len(acked)
 				mu.Unlock()
-				if n >= 50 && during != nil {
-					once.Do(during)
-				}
-				if i > 5000 {
-					t.Errorf("%s: 5,000 appends and no refusal: the cut never came", name)
-					return
+				if n >= 50 {
+					halfOnce.Do(func() { close(half) })
 				}
 			}
 		}()
 	}
-	wg.Wait()
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-half:
+		arm()
+	case <-done:
+		t.Fatal("every appender was refused before 50 load appends were acknowledged")
+	}
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		stop.Store(true)
+		<-done
+		t.Fatal("the appenders were still acknowledged 20 s after the cut was armed: the cut never came")
+	}
 	return acked
 }
 
@@ -173,57 +188,82 @@ func afterPowerCut(t *testing.T, path string, acked []string) {
 // pages, at the one after its meta page, in the middle of a commit's page
 // writes (at the 1st to 60th write after the cut is armed) and at a moment
 // the test does not choose; the disk keeping none, some or all of the
-// blocks written since their last sync. Every acknowledged append survives.
+// blocks written since their last sync. And at each of the next 4 syncs
+// with the disk keeping exactly the meta pages and none of the rest, the
+// write-back order that finds a missing barrier (a commit whose meta page
+// was written before its data pages were synced). Every acknowledged
+// append survives.
 func TestPowerCutKeepsAcknowledged(t *testing.T) {
-	cuts := []struct {
+	type cut struct {
 		name string
-		arm  func(ffs *faultfs.FS, l *Ledger, seed uint64, keep int)
-	}{
-		{"data pages' sync", func(ffs *faultfs.FS, l *Ledger, seed uint64, keep int) {
+		arm  func(t *testing.T, ffs *faultfs.FS, l *Ledger, seed uint64, keep int)
+	}
+	cuts := []cut{
+		{"data pages' sync", func(t *testing.T, ffs *faultfs.FS, l *Ledger, seed uint64, keep int) {
 			ffs.PowerCutAtSyncAfterWriteOutside(t, "ledger.db", 0, metaPages(l), seed, keep)
 		}},
-		{"meta page's sync", func(ffs *faultfs.FS, l *Ledger, seed uint64, keep int) {
+		{"meta page's sync", func(t *testing.T, ffs *faultfs.FS, l *Ledger, seed uint64, keep int) {
 			ffs.PowerCutAtSyncAfterWriteTo(t, "ledger.db", 0, metaPages(l), seed, keep)
 		}},
-		{"a page write", func(ffs *faultfs.FS, _ *Ledger, seed uint64, keep int) {
+		{"a page write", func(t *testing.T, ffs *faultfs.FS, _ *Ledger, seed uint64, keep int) {
 			ffs.PowerCutAtWrite(t, 1+int(seed*7919%60), seed, keep)
 		}},
-		{"any moment", func(ffs *faultfs.FS, _ *Ledger, seed uint64, keep int) { ffs.PowerCut(t, seed, keep) }},
+		{"any moment", func(t *testing.T, ffs *faultfs.FS, _ *Ledger, seed uint64, keep int) { ffs.PowerCut(t, seed, keep) }},
+	}
+	type trial struct {
+		cut  cut
+		keep int
+	}
+	var trials []trial
+	for _, c := range cuts {
+		for _, keep := range []int{0, 300, 700, 1000} {
+			trials = append(trials, trial{c, keep})
+		}
+	}
+	for k := 1; k <= 4; k++ {
+		trials = append(trials, trial{cut{fmt.Sprintf("sync %d, keeping only the meta pages", k),
+			func(t *testing.T, ffs *faultfs.FS, l *Ledger, _ uint64, _ int) {
+				ffs.PowerCutAtSyncKeepingOnly(t, k, "ledger.db", 0, metaPages(l))
+			}}, -1})
 	}
 	reverted := map[string]int{}
-	for _, c := range cuts {
-		for i, keep := range []int{0, 300, 700, 1000} {
-			t.Run(fmt.Sprintf("%s/keep=%d", c.name, keep), func(t *testing.T) {
-				ffs := faultfs.Mount(t)
-				l := reopen(t, filepath.Join(ffs.Dir, "ledger.db"))
-				var acked []string
-				for i := 0; i < 20; i++ {
-					name := fmt.Sprintf("before-%d", i)
-					if _, err := l.Append(context.Background(), Append{
-						Claims: []Claim{{Space: "payment", Key: name, Fingerprint: []byte("fp:" + name)}},
-						Build:  bulkyEntry(name),
-					}); err != nil {
-						t.Fatal(err)
-					}
-					acked = append(acked, name)
-				}
-				seed := uint64(100*len(c.name) + i + 1)
-				acked = append(acked, loadUntilRefused(t, l, "load", func() { c.arm(ffs, l, seed, keep) })...)
-				s := ffs.Stats(t)
-				if !s.Cut {
-					t.Fatalf("the power was never cut: %+v", s)
-				}
-				reverted[c.name] += s.Reverted
-				t.Logf("%d acknowledged; the cut kept %d blocks and put back %d", len(acked), s.Kept, s.Reverted)
-				// Stopped before the disk is read, as the machine would be.
-				_ = l.Close()
-				afterPowerCut(t, filepath.Join(ffs.Disk, "ledger.db"), acked)
-			})
+	for i, tr := range trials {
+		name := tr.cut.name
+		if tr.keep >= 0 {
+			name += fmt.Sprintf("/keep=%d", tr.keep)
 		}
-		// Of the chosen points, a cut that lost nothing would test
-		// nothing; the moment the test does not choose may fall between
-		// commits.
-		if c.name != "any moment" && reverted[c.name] == 0 {
+		t.Run(name, func(t *testing.T) {
+			ffs := faultfs.Mount(t)
+			l := reopen(t, filepath.Join(ffs.Dir, "ledger.db"))
+			var acked []string
+			for i := 0; i < 20; i++ {
+				name := fmt.Sprintf("before-%d", i)
+				if _, err := l.Append(context.Background(), Append{
+					Claims: []Claim{{Space: "payment", Key: name, Fingerprint: []byte("fp:" + name)}},
+					Build:  bulkyEntry(name),
+				}); err != nil {
+					t.Fatal(err)
+				}
+				acked = append(acked, name)
+			}
+			seed := uint64(100*len(tr.cut.name) + i + 1)
+			acked = append(acked, loadUntilRefused(t, l, "load", func() { tr.cut.arm(t, ffs, l, seed, tr.keep) })...)
+			s := ffs.Stats(t)
+			if !s.Cut {
+				t.Fatalf("the power was never cut: %+v", s)
+			}
+			reverted[tr.cut.name] += s.Reverted
+			t.Logf("%d acknowledged; the cut kept %d blocks and put back %d", len(acked), s.Kept, s.Reverted)
+			// Stopped before the disk is read, as the machine would be.
+			_ = l.Close()
+			afterPowerCut(t, filepath.Join(ffs.Disk, "ledger.db"), acked)
+		})
+	}
+	// A cut at a chosen point that put nothing back would test nothing;
+	// the moment the test does not choose may fall between commits, and
+	// a sync cut keeping the meta pages may find only them unsynced.
+	for _, c := range cuts[:3] {
+		if reverted[c.name] == 0 {
 			t.Errorf("no cut at the %s put back a block", c.name)
 		}
 	}
@@ -264,10 +304,12 @@ func TestPowerCutCatchesNoSync(t *testing.T) {
 	t.Logf("with NoSync the cut lost %d of %d acknowledged appends", lost, len(acked))
 }
 
-// TestPowerCutSoak: 24 more cuts under load, each at a write drawn from
-// the first 400 after the load began (any page of any commit, the meta
-// page among them) with a share of the unsynced blocks kept drawn too;
-// seeded, so a failure names a repeatable cut.
+// TestPowerCutSoak: 24 more cuts under load, each drawn: before one of
+// the first 400 writes after the load began (any page of any commit, the
+// meta page among them) or at one of the first 40 syncs, with a drawn
+// share of the unsynced blocks kept, or at a sync keeping only the meta
+// pages. The draws are seeded; the cut repeats as far as the appenders'
+// writes do (their interleaving varies from run to run).
 func TestPowerCutSoak(t *testing.T) {
 	trials := 24
 	if testing.Short() {
@@ -276,11 +318,26 @@ func TestPowerCutSoak(t *testing.T) {
 	rng := rand.New(rand.NewPCG(22, 46))
 	reverted := 0
 	for i := 0; i < trials; i++ {
-		k, keep, seed := 1+rng.IntN(400), rng.IntN(1001), rng.Uint64()
-		t.Run(fmt.Sprintf("write=%d/keep=%d", k, keep), func(t *testing.T) {
+		kind, keep, seed := rng.IntN(3), rng.IntN(1001), rng.Uint64()
+		k := 1 + rng.IntN(400)
+		name := fmt.Sprintf("write=%d/keep=%d", k, keep)
+		arm := func(t *testing.T, ffs *faultfs.FS, l *Ledger) { ffs.PowerCutAtWrite(t, k, seed, keep) }
+		switch kind {
+		case 1:
+			k = 1 + k%40
+			name = fmt.Sprintf("sync=%d/keep=%d", k, keep)
+			arm = func(t *testing.T, ffs *faultfs.FS, l *Ledger) { ffs.PowerCutAtSync(t, k, seed, keep) }
+		case 2:
+			k = 1 + k%40
+			name = fmt.Sprintf("sync=%d/keep=meta", k)
+			arm = func(t *testing.T, ffs *faultfs.FS, l *Ledger) {
+				ffs.PowerCutAtSyncKeepingOnly(t, k, "ledger.db", 0, metaPages(l))
+			}
+		}
+		t.Run(name, func(t *testing.T) {
 			ffs := faultfs.Mount(t)
 			l := reopen(t, filepath.Join(ffs.Dir, "ledger.db"))
-			acked := loadUntilRefused(t, l, "soak", func() { ffs.PowerCutAtWrite(t, k, seed, keep) })
+			acked := loadUntilRefused(t, l, "soak", func() { arm(t, ffs, l) })
 			s := ffs.Stats(t)
 			if !s.Cut {
 				t.Fatalf("the power was never cut: %+v", s)

@@ -139,8 +139,9 @@ func TestLoadOrCreateRace(t *testing.T) {
 
 // TestLoadOrCreateSurvivesPowerCut: a key just made is on the disk after a
 // power cut that keeps nothing unsynced (internal/faultfs): the same key,
-// not an empty file that would stop the engine, nor no file, which would
-// make a new key and new ids for payments already recorded.
+// not an empty file that would stop the engine. (A lost name, which would
+// make a new key and new ids for payments already recorded, is what the
+// directory's sync prevents; faultfs does not model directories.)
 func TestLoadOrCreateSurvivesPowerCut(t *testing.T) {
 	f := faultfs.Mount(t)
 	k, err := LoadOrCreate(f.Dir, bytes.NewReader(bytes.Repeat([]byte{9}, 32)))

@@ -25,37 +25,54 @@
 // to the backing file and remembers, for each 4 KB block first written
 // since its file's last sync (fsync or fdatasync, through any handle), the
 // bytes the block held at that sync; a sync forgets them. Files are
-// followed by their backing inode, so a rename keeps what was written
-// under the old name. A power cut (PowerCutAtSyncAfterWriteTo,
-// PowerCutAtSyncAfterWriteOutside: at the sync FailSyncAfter... would
-// fail; PowerCutAtWrite: before the k-th write from now; PowerCut: now)
-// writes to the directory Disk what a disk would hold once the power came
-// back: every file of the backing tree, each of its unsynced blocks kept
-// with probability keep/1000 and otherwise put back as it was at the last
-// sync (write-back writes pages in no promised order: any subset may have
-// reached the disk), a file that grew since its last sync ending after its
-// last kept block. The draw is seeded, so a cut repeats. From then on
-// every write, sync, truncation and allocation through the mount answers
-// EIO, so that nothing more is acknowledged; reads go on from the backing
-// files (the page cache of a machine about to stop), so that the program's
-// own rollback reads what it wrote. The test then stops the program (a
-// machine without power runs nothing more) and opens what Disk holds.
+// followed by their backing inode, which the model learns from the open
+// descriptor itself, so a rename keeps what was written under the old
+// name, and a file created on the mount (create, mknod) starts afresh
+// even where it reuses a removed file's inode number. A power cut
+// (PowerCutAtSyncAfterWriteTo, PowerCutAtSyncAfterWriteOutside: at the
+// sync FailSyncAfter... would fail; PowerCutAtSync: before the k-th sync
+// from now; PowerCutAtWrite: before the k-th write; PowerCut: now) writes
+// to the directory Disk what a disk would hold once the power came back:
+// every file of the backing tree (modes, directories and symbolic links
+// as they are; the names of one file one file, hard links kept), each of
+// its unsynced blocks kept with probability keep/1000 and otherwise put
+// back as it was at the last sync (write-back writes pages in no promised
+// order: any subset may have reached the disk), a file that grew since
+// its last sync ending after its last kept block. The draw is seeded: a
+// cut repeats as far as the program's writes before it do.
+// PowerCutAtSyncKeepingOnly draws nothing: the disk keeps exactly the
+// unsynced blocks of one file's range and none of the others, the order a
+// program's barriers must survive (a new bbolt meta page on the disk and
+// none of the pages it points at).
 //
-// Outside the model: directory operations (create, rename, link, unlink,
-// mkdir) count as durable at once, as if each were followed by a sync of
-// its directory, so a missing directory fsync goes unseen; a file counts
-// as synced at the size it had when first written through the mount;
-// truncations and fallocate count as durable at once. A block is the
-// unit of loss, never a torn part of one (a disk's sector is smaller).
+// From the cut on, every write, sync (of a file or a directory),
+// truncation (ftruncate, truncate, open with O_TRUNC), allocation and
+// change of names (create, mknod, mkdir, rmdir, unlink, rename, link,
+// symlink) answers EIO, so that nothing more is acknowledged; every change
+// of names holds the lock the cut holds, so the cut sees one tree. Reads
+// go on from the backing files (the page cache of a machine about to
+// stop), so that the program's own rollback reads what it wrote. The test
+// then stops the program (a machine without power runs nothing more) and
+// opens what Disk holds. A cut that could not write Disk fails the test at
+// its next Stats.
 //
-// What counts as a write: data written through the file handle that syncs,
-// with write(2), pwrite(2), copy_file_range(2) or a writable shared mapping.
-// Not counted: writes through another open handle of the same file (each
-// handle keeps its own list, where a disk's sync would cover them all),
-// fallocate(2) and truncation; a handle keeps the name it was opened
-// under across a rename, and O_TMPFILE handles are not faultable. bbolt,
-// this package's reason, writes with pwrite(2) through the one handle it
-// syncs, and maps its file read-only.
+// Outside the model: directory operations count as durable at once, as if
+// each were followed by a sync of its directory, so a missing directory
+// fsync goes unseen; a file counts as synced at the size it had when first
+// written through the mount; a truncation and an allocation are durable at
+// once (the truncated file's synced size is its new size); O_TMPFILE is
+// refused (EOPNOTSUPP), so that no unnamed file's writes escape the
+// model. A block is the unit of loss, never a torn part of one (a disk's
+// sector is smaller).
+//
+// For the FailSyncAfterWrite* rules, what counts as a write: data written
+// through the file handle that syncs, with write(2), pwrite(2),
+// copy_file_range(2) or a writable shared mapping. Not counted: writes
+// through another open handle of the same file (each handle keeps its own
+// list, where a disk's sync would cover them all), fallocate(2) and
+// truncation; a handle keeps the name it was opened under across a
+// rename. bbolt, this package's reason, writes with pwrite(2) through the
+// one handle it syncs, and maps its file read-only.
 //
 // # Why a child process
 //

@@ -319,3 +319,101 @@ func TestPowerCutNewFileOwnsItsInode(t *testing.T) {
 		}
 	}
 }
+
+// TestPowerCutEdges: two names of one file are one file on the disk; a
+// truncation is durable at once (a file grown by ftruncate keeps its size,
+// one rewritten with O_TRUNC and never synced comes back empty); a cut at
+// the k-th sync can keep exactly one range (the rest put back); after the
+// cut every change of data or names answers EIO.
+func TestPowerCutEdges(t *testing.T) {
+	f := faultfs.Mount(t)
+	p := func(name string) string { return filepath.Join(f.Dir, name) }
+	open := func(name string) *os.File {
+		t.Helper()
+		file, err := os.OpenFile(p(name), os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { file.Close() })
+		return file
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Two names, 8 unsynced blocks.
+	linked := open("linked")
+	_, err := linked.Write(bytes.Repeat([]byte("L"), 8*4096))
+	must(err)
+	must(os.Link(p("linked"), p("other-name")))
+	// Grown by ftruncate after a sync.
+	grown := open("grown")
+	_, err = grown.Write(bytes.Repeat([]byte("g"), 4096))
+	must(err)
+	must(grown.Sync())
+	must(grown.Truncate(8 * 4096))
+	// Synced, then rewritten with O_TRUNC and never synced.
+	must(os.WriteFile(p("rewritten"), bytes.Repeat([]byte("A"), 3*4096), 0o600))
+	rw := open("rewritten")
+	must(rw.Sync())
+	must(os.WriteFile(p("rewritten"), []byte("BBBB"), 0o600))
+	// Four unsynced blocks; the cut at the next sync keeps block 0 only.
+	ranged := open("ranged")
+	_, err = ranged.Write(bytes.Repeat([]byte("o"), 4*4096))
+	must(err)
+	must(ranged.Sync())
+	_, err = ranged.WriteAt(bytes.Repeat([]byte("n"), 4*4096), 0)
+	must(err)
+	f.PowerCutAtSyncKeepingOnly(t, 1, "ranged", 0, 4096)
+	if err := ranged.Sync(); !errors.Is(err, syscall.EIO) {
+		t.Fatalf("the sync of the cut: %v, want EIO", err)
+	}
+
+	disk := func(name string) []byte {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(f.Disk, name))
+		must(err)
+		return b
+	}
+	if a, b := disk("linked"), disk("other-name"); !bytes.Equal(a, b) {
+		t.Error("two names of one file differ on the disk")
+	}
+	if n := len(disk("grown")); n != 8*4096 {
+		t.Errorf("a file grown by ftruncate after its sync: %d bytes on the disk, want %d", n, 8*4096)
+	}
+	if b := disk("rewritten"); len(b) != 0 {
+		t.Errorf("a file truncated by O_TRUNC and written without a sync: %q on the disk, want it empty", b)
+	}
+	want := append(bytes.Repeat([]byte("n"), 4096), bytes.Repeat([]byte("o"), 3*4096)...)
+	if !bytes.Equal(disk("ranged"), want) {
+		t.Error("the cut that keeps block 0 only: not block 0 new and the others old")
+	}
+	s := f.Stats(t)
+	if s.Kept != 1 {
+		t.Errorf("stats %+v: want exactly one block kept", s)
+	}
+
+	for what, err := range map[string]error{
+		"truncate(path)":    os.Truncate(p("grown"), 10),
+		"open with O_TRUNC": func() error { _, err := os.OpenFile(p("grown"), os.O_WRONLY|os.O_TRUNC, 0); return err }(),
+		"rename":            os.Rename(p("grown"), p("renamed")),
+		"link":              os.Link(p("grown"), p("linked-again")),
+		"unlink":            os.Remove(p("grown")),
+		"mkdir":             os.Mkdir(p("dir"), 0o700),
+		"create":            func() error { _, err := os.Create(p("new")); return err }(),
+		"a directory's fsync": func() error {
+			d, err := os.Open(f.Dir)
+			if err != nil {
+				return err
+			}
+			defer d.Close()
+			return d.Sync()
+		}(),
+	} {
+		if !errors.Is(err, syscall.EIO) {
+			t.Errorf("%s after the cut: %v, want EIO", what, err)
+		}
+	}
+}

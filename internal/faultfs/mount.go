@@ -48,9 +48,29 @@ type FS struct {
 	Dir  string
 	Disk string
 
-	mu  sync.Mutex
-	in  io.Writer
-	out *bufio.Reader
+	mu     sync.Mutex
+	in     io.Writer
+	out    *bufio.Reader
+	stderr *syncBuilder // the child's
+}
+
+// syncBuilder is a strings.Builder the child's stderr copier and the test
+// can share.
+type syncBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuilder) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuilder) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // Mount mounts a loopback file system over a new temporary backing
@@ -88,8 +108,8 @@ func Mount(t testing.TB) *FS {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	stderr := &syncBuilder{}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +123,7 @@ func Mount(t testing.TB) *FS {
 		detach(dir)
 		return err
 	}
-	f := &FS{Dir: dir, Disk: disk, in: in, out: bufio.NewReader(outPipe)}
+	f := &FS{Dir: dir, Disk: disk, in: in, out: bufio.NewReader(outPipe), stderr: stderr}
 	if line, err := f.out.ReadString('\n'); err != nil || line != "ready\n" {
 		// mount(2) refused (no CAP_SYS_ADMIN, say): the child has exited.
 		_ = end()
@@ -180,6 +200,22 @@ func (f *FS) PowerCutAtWrite(t testing.TB, k int, seed uint64, keep int) {
 	f.command(t, "cut write %d %d %d", k, seed, keep)
 }
 
+// PowerCutAtSync arms a one-shot power cut (PowerCutAtSyncAfterWriteTo
+// says what a cut does) at the k-th sync from now of any file of the
+// mount, before that sync, which answers EIO.
+func (f *FS) PowerCutAtSync(t testing.TB, k int, seed uint64, keep int) {
+	f.command(t, "cut sync %d %d %d", k, seed, keep)
+}
+
+// PowerCutAtSyncKeepingOnly is PowerCutAtSync with the disk keeping
+// exactly the unsynced blocks of the file at name that meet [off, off+n)
+// and none of the others: the write-back order a program's barriers must
+// survive (for bbolt, a new meta page on the disk and no page it points
+// at, where the program failed to sync those first).
+func (f *FS) PowerCutAtSyncKeepingOnly(t testing.TB, k int, name string, off, n int64) {
+	f.command(t, "cut sync %d only %s %d %d", k, name, off, n)
+}
+
 // PowerCut cuts the power now (PowerCutAtSyncAfterWriteTo says what a cut
 // does), whatever the program is doing: a write in progress is either
 // done before the cut or refused after it.
@@ -198,15 +234,19 @@ type Stats struct {
 	Kept, Reverted int
 }
 
-// Stats returns what the mount has seen.
+// Stats returns what the mount has seen. A power cut that could not write
+// the disk directory fails the test (its error is on the test's log).
 func (f *FS) Stats(t testing.TB) Stats {
 	t.Helper()
 	var s Stats
-	var armed, cut int
+	var armed, cut, cutErr int
 	line := f.command(t, "stat")
-	if _, err := fmt.Sscanf(line, "armed %d syncs %d failed %d cut %d kept %d reverted %d",
-		&armed, &s.Syncs, &s.Failed, &cut, &s.Kept, &s.Reverted); err != nil {
+	if _, err := fmt.Sscanf(line, "armed %d syncs %d failed %d cut %d kept %d reverted %d cuterr %d",
+		&armed, &s.Syncs, &s.Failed, &cut, &s.Kept, &s.Reverted, &cutErr); err != nil {
 		t.Fatalf("faultfs: stat %q: %v", line, err)
+	}
+	if cutErr != 0 {
+		t.Fatalf("faultfs: the power cut did not write the disk: %s", f.stderr.String())
 	}
 	s.Armed, s.Cut = armed == 1, cut == 1
 	return s

@@ -51,6 +51,16 @@ func (f fault) fires(file string, written []extent) bool {
 type cutSpec struct {
 	seed uint64
 	keep int // per mille
+	// only, when set, replaces the draw: the cut keeps exactly the blocks
+	// of the file at this path (from the mount's root) that meet
+	// [off, off+n), and puts every other unsynced block back.
+	only *keepOnly
+}
+
+// keepOnly is the blocks a cut keeps when it draws none.
+type keepOnly struct {
+	file   string
+	off, n int64
 }
 
 // blockSize is the unit of the power-cut model: a page of the kernel's
@@ -67,6 +77,19 @@ type cache struct {
 	old        map[int64][]byte // block number -> its bytes at the last sync
 }
 
+// truncated records a truncation (durable at once in the model) to size.
+func (c *cache) truncated(size int64) {
+	c.syncedSize = size
+	for b, old := range c.old {
+		switch start := b * blockSize; {
+		case start >= size:
+			delete(c.old, b)
+		case start+int64(len(old)) > size:
+			c.old[b] = old[:size-start]
+		}
+	}
+}
+
 // fsState is the served file system's fault, its power-cut model and
 // counters. Its mutex is held across every write and sync, so that a cut
 // sees no write half done.
@@ -78,9 +101,11 @@ type fsState struct {
 	failed  int               // syncs answered EIO
 	syncs   int               // syncs seen
 	files   map[uint64]*cache // by the backing file's inode, which a rename keeps
-	// A power cut armed at the writes-th write from now (0: none).
-	writes   int
-	writeCut cutSpec
+	// A power cut armed at the writes-th write from now (0: none), or
+	// at the syncs-th sync.
+	writes, syncsLeft int
+	writeCut, syncCut cutSpec
+	cutErr            error // what kept the last cut from writing the disk
 	// After a power cut every write, sync or truncation answers EIO, so
 	// that nothing more is acknowledged; the disk directory holds the disk.
 	dead           bool
@@ -95,14 +120,18 @@ func (f *fsState) sync(file string, written []extent) syscall.Errno {
 		return syscall.EIO
 	}
 	f.syncs++
+	if f.syncsLeft > 0 {
+		if f.syncsLeft--; f.syncsLeft == 0 {
+			f.cut(f.syncCut)
+			return syscall.EIO
+		}
+	}
 	if f.armed != nil && f.armed.fires(file, written) {
 		a := f.armed
 		f.armed = nil
 		f.failed++
 		if a.cut != nil {
-			if err := f.powerCut(*a.cut); err != nil {
-				fmt.Fprintf(os.Stderr, "faultfs: power cut: %v\n", err)
-			}
+			f.cut(*a.cut)
 		}
 		return syscall.EIO
 	}
@@ -155,18 +184,39 @@ func (f *fsState) synced(file *file) {
 	clear(c.old)
 }
 
+// cut is powerCut, its error kept for stat (a cut fired by a write or a
+// sync has nobody else to tell). Called with f.mu held.
+func (f *fsState) cut(spec cutSpec) {
+	if err := f.powerCut(spec); err != nil {
+		f.cutErr = err
+		fmt.Fprintf(os.Stderr, "faultfs: power cut: %v\n", err)
+	}
+}
+
 // powerCut writes to the disk directory what a disk would hold had power
 // been cut now: every file of the backing directory, each block written
 // since its file's last sync kept or put back as it was at that sync
 // (cutSpec), a file that grew since its last sync ending after its last
-// kept block (or at its synced size). The backing directory, the page
-// cache of the model, stays as it is, so that the program keeps reading
-// what it wrote (a machine that lost power runs nothing more; the program
-// under test has to be stopped instead), but from now on every write,
-// sync or truncation answers EIO. Called with f.mu held.
+// kept block (or at its synced size); every name of a file (hard links)
+// the same file; directories and symbolic links as they are, modes kept.
+// The backing directory, the page cache of the model, stays as it is, so
+// that the program keeps reading what it wrote (a machine that lost power
+// runs nothing more; the program under test has to be stopped instead),
+// but from now on every write, sync, truncation or change of names
+// answers EIO. Called with f.mu held, which every change of names takes:
+// the walk sees one tree.
 func (f *fsState) powerCut(spec cutSpec) error {
 	f.dead = true
 	rng := rand.New(rand.NewPCG(spec.seed, 0x9e3779b97f4a7c15))
+	var only *uint64
+	if spec.only != nil {
+		var st syscall.Stat_t
+		if err := syscall.Lstat(filepath.Join(f.backing, spec.only.file), &st); err != nil {
+			return err
+		}
+		only = &st.Ino
+	}
+	first := map[uint64]string{} // inode -> its first name on the disk
 	return filepath.WalkDir(f.backing, func(src string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -176,23 +226,44 @@ func (f *fsState) powerCut(spec cutSpec) error {
 			return err
 		}
 		dst := filepath.Join(f.disk, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
 		switch {
 		case d.IsDir():
-			return os.MkdirAll(dst, 0o700)
+			if err := os.MkdirAll(dst, 0o700); err != nil {
+				return err
+			}
+			return os.Chmod(dst, info.Mode().Perm())
+		case d.Type()&os.ModeSymlink != 0:
+			target, err := os.Readlink(src)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(target, dst)
 		case !d.Type().IsRegular():
 			return nil
 		}
-		var st syscall.Stat_t
-		if err := syscall.Stat(src, &st); err != nil {
-			return err
+		ino := info.Sys().(*syscall.Stat_t).Ino
+		if name, ok := first[ino]; ok {
+			return os.Link(name, dst)
 		}
-		return f.cutFile(src, dst, f.files[st.Ino], rng, spec.keep)
+		first[ino] = dst
+		keep := func(b int64) bool { return rng.IntN(1000) < spec.keep }
+		if only != nil {
+			keep = func(b int64) bool {
+				return ino == *only && b*blockSize < spec.only.off+spec.only.n && spec.only.off < (b+1)*blockSize
+			}
+		}
+		return f.cutFile(src, dst, info.Mode().Perm(), f.files[ino], keep)
 	})
 }
 
-// cutFile is powerCut's work on one file: src copied to dst, and what c
-// (nil: nothing written since a sync) says was not synced cut.
-func (f *fsState) cutFile(src, dst string, c *cache, rng *rand.Rand, keep int) error {
+// cutFile is powerCut's work on one file: src copied to dst with mode
+// perm, and what c (nil: nothing written since a sync) says was not synced
+// kept or put back as keep decides for each block.
+func (f *fsState) cutFile(src, dst string, perm os.FileMode, c *cache, keep func(block int64) bool) error {
 	data, err := os.ReadFile(src)
 	if err != nil {
 		return err
@@ -206,7 +277,7 @@ func (f *fsState) cutFile(src, dst string, c *cache, rng *rand.Rand, keep int) e
 		slices.Sort(blocks)
 		for _, b := range blocks {
 			start := b * blockSize
-			if rng.IntN(1000) < keep {
+			if keep(b) {
 				f.kept++
 				end = max(end, min(size, start+blockSize))
 				continue
@@ -224,7 +295,10 @@ func (f *fsState) cutFile(src, dst string, c *cache, rng *rand.Rand, keep int) e
 			data = data[:end]
 		}
 	}
-	return os.WriteFile(dst, data, 0o600)
+	if err := os.WriteFile(dst, data, 0o600); err != nil {
+		return err
+	}
+	return os.Chmod(dst, perm) // as the disk holds it
 }
 
 // Serve mounts the loopback file system of backing at dir (mount(2)
@@ -242,8 +316,13 @@ func (f *fsState) cutFile(src, dst string, c *cache, rng *rand.Rand, keep int) e
 //	                         with probability KEEP/1000 (SEED seeds the draw)
 //	cut write K SEED KEEP    a power cut at the K-th write from now (on any file),
 //	                         which answers EIO
+//	cut sync K SEED KEEP     a power cut at the K-th sync from now (of any file),
+//	                         which answers EIO
+//	cut sync K only FILE OFF N
+//	                         the same, keeping exactly the unsynced blocks of
+//	                         FILE that meet [OFF, OFF+N) and putting back all others
 //	cut now SEED KEEP        a power cut now
-//	stat                     answers "armed A syncs S failed F cut C kept K reverted R"
+//	stat                     answers "armed A syncs S failed F cut C kept K reverted R cuterr E"
 //
 // FILE is the file's path from the mount's root, without spaces. Each
 // command is answered "ok", the stat line or "error: ...". Mount runs it in
@@ -303,13 +382,17 @@ func (f *fsState) command(line string) string {
 	switch {
 	case len(w) == 1 && w[0] == "stat":
 		armed, dead := 0, 0
-		if f.armed != nil || f.writes > 0 {
+		if f.armed != nil || f.writes > 0 || f.syncsLeft > 0 {
 			armed = 1
 		}
 		if f.dead {
 			dead = 1
 		}
-		return fmt.Sprintf("armed %d syncs %d failed %d cut %d kept %d reverted %d", armed, f.syncs, f.failed, dead, f.kept, f.reverted)
+		cutErr := 0
+		if f.cutErr != nil {
+			cutErr = 1
+		}
+		return fmt.Sprintf("armed %d syncs %d failed %d cut %d kept %d reverted %d cuterr %d", armed, f.syncs, f.failed, dead, f.kept, f.reverted, cutErr)
 	case len(w) == 5 && w[0] == "fail" && (w[1] == "touches" || w[1] == "avoids"),
 		len(w) == 7 && w[0] == "cut" && (w[1] == "touches" || w[1] == "avoids"):
 		off, err1 := strconv.ParseInt(w[3], 10, 64)
@@ -334,6 +417,25 @@ func (f *fsState) command(line string) string {
 			return "error: bad count, seed or share kept in " + strconv.Quote(line)
 		}
 		f.writes, f.writeCut = k, spec
+		return "ok"
+	case len(w) == 5 && w[0] == "cut" && w[1] == "sync",
+		len(w) == 7 && w[0] == "cut" && w[1] == "sync" && w[3] == "only":
+		k, err := strconv.Atoi(w[2])
+		if err != nil || k <= 0 {
+			return "error: bad count in " + strconv.Quote(line)
+		}
+		var spec cutSpec
+		if w[3] == "only" {
+			off, err1 := strconv.ParseInt(w[5], 10, 64)
+			n, err2 := strconv.ParseInt(w[6], 10, 64)
+			if err1 != nil || err2 != nil || off < 0 || n <= 0 {
+				return "error: bad range in " + strconv.Quote(line)
+			}
+			spec.only = &keepOnly{file: w[4], off: off, n: n}
+		} else if spec, err = parseCut(w[3], w[4]); err != nil {
+			return "error: " + err.Error() + " in " + strconv.Quote(line)
+		}
+		f.syncsLeft, f.syncCut = k, spec
 		return "ok"
 	case len(w) == 4 && w[0] == "cut" && w[1] == "now":
 		spec, err := parseCut(w[2], w[3])
@@ -371,29 +473,55 @@ func meets(written []extent, off, n int64) bool {
 	return false
 }
 
-// node is a loopback node whose files are faultable.
+// node is a loopback node whose files are faultable. Every operation that
+// changes names or sizes holds the state's mutex, so that a power cut
+// sees one consistent tree, and answers EIO after the cut.
 type node struct {
 	fs.LoopbackNode
 	st *fsState
 }
 
 var (
-	_ fs.NodeOpener  = (*node)(nil)
-	_ fs.NodeCreater = (*node)(nil)
+	_ fs.NodeOpener         = (*node)(nil)
+	_ fs.NodeCreater        = (*node)(nil)
+	_ fs.NodeMknoder        = (*node)(nil)
+	_ fs.NodeMkdirer        = (*node)(nil)
+	_ fs.NodeRmdirer        = (*node)(nil)
+	_ fs.NodeUnlinker       = (*node)(nil)
+	_ fs.NodeRenamer        = (*node)(nil)
+	_ fs.NodeLinker         = (*node)(nil)
+	_ fs.NodeSymlinker      = (*node)(nil)
+	_ fs.NodeSetattrer      = (*node)(nil)
+	_ fs.NodeTmpfiler       = (*node)(nil)
+	_ fs.NodeOpendirHandler = (*node)(nil)
 )
 
+// alive locks the state and reports EIO once the power was cut; the
+// caller unlocks.
+func (n *node) alive() syscall.Errno {
+	n.st.mu.Lock()
+	if n.st.dead {
+		return syscall.EIO
+	}
+	return 0
+}
+
 func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	if flags&(syscall.O_WRONLY|syscall.O_RDWR|syscall.O_TRUNC) != 0 && n.st.isDead() {
+		return nil, 0, syscall.EIO
+	}
 	fh, fuseFlags, errno := n.LoopbackNode.Open(ctx, flags)
 	if errno != 0 {
 		return nil, 0, errno
 	}
-	f, errno := n.wrap(fh, n.Path(nil), n.RootData.Path)
+	f, errno := n.wrap(fh, n.Path(nil))
 	return f, fuseFlags, errno
 }
 
 func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
-	if n.st.isDead() {
-		return nil, nil, 0, syscall.EIO
+	defer n.st.mu.Unlock()
+	if errno := n.alive(); errno != 0 {
+		return nil, nil, 0, errno
 	}
 	rel := path.Join(n.Path(nil), name)
 	_, err := os.Lstat(filepath.Join(n.RootData.Path, rel))
@@ -402,23 +530,157 @@ func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out 
 	if errno != 0 {
 		return nil, nil, 0, errno
 	}
-	f, errno := n.wrap(fh, rel, n.RootData.Path)
+	f, errno := n.wrap(fh, rel)
 	if errno != 0 {
 		return nil, nil, 0, errno
 	}
 	if isNew {
 		// A new file may have the inode number of one removed since it
 		// was written: nothing of that one is this file's.
-		n.st.mu.Lock()
 		delete(n.st.files, f.(*file).ino)
-		n.st.mu.Unlock()
 	}
 	return in, f, fuseFlags, 0
 }
 
+func (n *node) Mknod(ctx context.Context, name string, mode, rdev uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	defer n.st.mu.Unlock()
+	if errno := n.alive(); errno != 0 {
+		return nil, errno
+	}
+	in, errno := n.LoopbackNode.Mknod(ctx, name, mode, rdev, out)
+	if errno == 0 {
+		// A new inode, as in Create.
+		var st syscall.Stat_t
+		if syscall.Lstat(filepath.Join(n.RootData.Path, n.Path(nil), name), &st) == nil {
+			delete(n.st.files, st.Ino)
+		}
+	}
+	return in, errno
+}
+
+func (n *node) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	defer n.st.mu.Unlock()
+	if errno := n.alive(); errno != 0 {
+		return nil, errno
+	}
+	return n.LoopbackNode.Mkdir(ctx, name, mode, out)
+}
+
+func (n *node) Rmdir(ctx context.Context, name string) syscall.Errno {
+	defer n.st.mu.Unlock()
+	if errno := n.alive(); errno != 0 {
+		return errno
+	}
+	return n.LoopbackNode.Rmdir(ctx, name)
+}
+
+func (n *node) Unlink(ctx context.Context, name string) syscall.Errno {
+	defer n.st.mu.Unlock()
+	if errno := n.alive(); errno != 0 {
+		return errno
+	}
+	return n.LoopbackNode.Unlink(ctx, name)
+}
+
+func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
+	defer n.st.mu.Unlock()
+	if errno := n.alive(); errno != 0 {
+		return errno
+	}
+	return n.LoopbackNode.Rename(ctx, name, newParent, newName, flags)
+}
+
+func (n *node) Link(ctx context.Context, target fs.InodeEmbedder, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	defer n.st.mu.Unlock()
+	if errno := n.alive(); errno != 0 {
+		return nil, errno
+	}
+	return n.LoopbackNode.Link(ctx, target, name, out)
+}
+
+func (n *node) Symlink(ctx context.Context, target, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	defer n.st.mu.Unlock()
+	if errno := n.alive(); errno != 0 {
+		return nil, errno
+	}
+	return n.LoopbackNode.Symlink(ctx, target, name, out)
+}
+
+// Setattr: a truncation (ftruncate, truncate, open with O_TRUNC: the
+// kernel sends them all here) is durable at once in the model: the file's
+// synced size becomes the new size, and what the model remembers past it
+// is dropped. After the cut it answers EIO.
+func (n *node) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	defer n.st.mu.Unlock()
+	if errno := n.alive(); errno != 0 {
+		return errno
+	}
+	if errno := n.LoopbackNode.Setattr(ctx, fh, in, out); errno != 0 {
+		return errno
+	}
+	size, ok := in.GetSize()
+	if !ok {
+		return 0
+	}
+	var st syscall.Stat_t
+	if f, isFile := fh.(*file); isFile {
+		st.Ino = f.ino
+	} else if err := syscall.Lstat(filepath.Join(n.RootData.Path, n.Path(nil)), &st); err != nil {
+		return 0
+	}
+	if c := n.st.files[st.Ino]; c != nil {
+		c.truncated(int64(size))
+	}
+	return 0
+}
+
+// Tmpfile is refused: an unnamed file's writes would escape the model
+// (programs fall back to a named temporary file).
+func (n *node) Tmpfile(context.Context, uint32, uint32, *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
+	return nil, nil, 0, syscall.EOPNOTSUPP
+}
+
+// dirStream is what go-fuse's loopback directory handle implements.
+type dirStream interface {
+	fs.FileReleasedirer
+	fs.FileSeekdirer
+	fs.FileFsyncdirer
+	fs.FileReaddirenter
+}
+
+// dir is a directory handle whose fsync answers EIO after a power cut.
+type dir struct {
+	dirStream
+	st *fsState
+}
+
+func (d *dir) Fsyncdir(ctx context.Context, flags uint32) syscall.Errno {
+	if d.st.isDead() {
+		return syscall.EIO
+	}
+	return d.dirStream.Fsyncdir(ctx, flags)
+}
+
+func (n *node) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	fh, fuseFlags, errno := n.LoopbackNode.OpendirHandle(ctx, flags)
+	if errno != 0 {
+		return nil, 0, errno
+	}
+	ds, ok := fh.(dirStream)
+	if !ok {
+		// go-fuse's loopback directory stream implements them all;
+		// anything else would let a directory fsync pass a cut.
+		if r, ok := fh.(fs.FileReleasedirer); ok {
+			r.Releasedir(ctx, 0)
+		}
+		return nil, 0, syscall.EIO
+	}
+	return &dir{dirStream: ds, st: n.st}, fuseFlags, 0
+}
+
 // wrap makes the loopback's file handle of the file at name (its path
-// from root, the backing directory) faultable.
-func (n *node) wrap(fh fs.FileHandle, name, root string) (fs.FileHandle, syscall.Errno) {
+// from the mount's root) faultable.
+func (n *node) wrap(fh fs.FileHandle, name string) (fs.FileHandle, syscall.Errno) {
 	release := func() {
 		if r, ok := fh.(fs.FileReleaser); ok {
 			r.Release(context.Background())
@@ -432,8 +694,15 @@ func (n *node) wrap(fh fs.FileHandle, name, root string) (fs.FileHandle, syscall
 		return nil, syscall.EIO
 	}
 	// The power-cut model reads a block's bytes before a write through a
-	// descriptor of its own, to the inode, whatever renames follow.
-	ro, err := os.Open(filepath.Join(root, name))
+	// descriptor of its own to the very inode the handle has open (its
+	// descriptor's /proc link, not the name, which a rename may have
+	// given another file meanwhile).
+	fd, ok := lf.PassthroughFd() // the loopback's descriptor; no passthrough is offered
+	if !ok {
+		release()
+		return nil, syscall.EIO
+	}
+	ro, err := os.Open(fmt.Sprintf("/proc/self/fd/%d", fd))
 	if err != nil {
 		release()
 		return nil, fs.ToErrno(err)
@@ -469,7 +738,6 @@ func (f *file) Release(ctx context.Context) syscall.Errno {
 var (
 	_ fs.FileWriter    = (*file)(nil)
 	_ fs.FileFsyncer   = (*file)(nil)
-	_ fs.FileSetattrer = (*file)(nil)
 	_ fs.FileAllocater = (*file)(nil)
 	_ fs.FileReleaser  = (*file)(nil)
 )
@@ -483,9 +751,7 @@ func (f *file) Write(ctx context.Context, data []byte, off int64) (uint32, sysca
 	if f.st.writes > 0 {
 		if f.st.writes--; f.st.writes == 0 {
 			// The power goes before this write reaches the page cache.
-			if err := f.st.powerCut(f.st.writeCut); err != nil {
-				fmt.Fprintf(os.Stderr, "faultfs: power cut: %v\n", err)
-			}
+			f.st.cut(f.st.writeCut)
 			return 0, syscall.EIO
 		}
 	}
@@ -518,18 +784,12 @@ func (f *file) Fsync(ctx context.Context, flags uint32) syscall.Errno {
 	return 0
 }
 
-// Setattr (a truncation) and Allocate answer EIO after a power cut; before
-// it they are the loopback's. (A truncation or an allocation is outside
-// the power-cut model: it counts as durable at once.)
-func (f *file) Setattr(ctx context.Context, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
-	if f.st.isDead() {
-		return syscall.EIO
-	}
-	return f.LoopbackFile.Setattr(ctx, in, out)
-}
-
+// Allocate answers EIO after a power cut; before it, it is the loopback's
+// (outside the model: durable at once).
 func (f *file) Allocate(ctx context.Context, off, size uint64, mode uint32) syscall.Errno {
-	if f.st.isDead() {
+	f.st.mu.Lock()
+	defer f.st.mu.Unlock()
+	if f.st.dead {
 		return syscall.EIO
 	}
 	return f.LoopbackFile.Allocate(ctx, off, size, mode)
