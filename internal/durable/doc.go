@@ -13,6 +13,10 @@
 // lost. Both failures were found in this repository by the power-cut
 // tests (internal/faultfs), which this package's tests repeat.
 //
+// A crash between the link (or rename) and the removal of the temporary
+// name leaves that name behind, for a key a second name of a secret: the
+// next write of the same file removes such names once a minute old.
+//
 // The package imports nothing of fiscal402's, so the leaf packages may use
 // it (ARCHITECTURE.md, the ground floor).
 package durable

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // WriteFile replaces the file at path with data, mode perm: after a crash
@@ -80,10 +81,25 @@ func SyncDir(dir string) error {
 	return nil
 }
 
+// stale is how old a temporary file of ours must be for the next write of
+// its file to remove it: one left by a crash between the link (or rename)
+// and the removal, which for a key is a second name of a secret. A
+// younger one may be another process's, not yet linked.
+const stale = time.Minute
+
 // temp writes data, mode perm, to a new file beside path and fsyncs it;
-// it returns the file's name, or removes it and returns an error.
+// it returns the file's name, or removes it and returns an error. It
+// first removes what crashes left of earlier temporary files of path.
 func temp(path string, data []byte, perm os.FileMode) (string, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*") // mode 0600
+	pattern := "." + filepath.Base(path) + ".tmp-*"
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), pattern)); len(left) > 0 {
+		for _, name := range left {
+			if fi, err := os.Lstat(name); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > stale {
+				os.Remove(name)
+			}
+		}
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), pattern) // mode 0600
 	if err != nil {
 		return "", err
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/fiscal402/fiscal402/internal/durable"
 	"github.com/fiscal402/fiscal402/internal/faultfs"
@@ -114,5 +115,32 @@ func TestCreateOnce(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {
 		t.Fatalf("temporary files left: %v", left)
+	}
+}
+
+// TestStaleTemporaryFiles: a temporary file a crash left behind (here made
+// by hand, two minutes old) is removed by the next write of its file; a
+// young one, perhaps another process's in flight, is kept.
+func TestStaleTemporaryFiles(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "key")
+	old, young := filepath.Join(dir, ".key.tmp-1"), filepath.Join(dir, ".key.tmp-2")
+	for _, name := range []string{old, young} {
+		if err := os.WriteFile(name, []byte("secret"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	then := time.Now().Add(-2 * time.Minute)
+	if err := os.Chtimes(old, then, then); err != nil {
+		t.Fatal(err)
+	}
+	if err := durable.Create(path, []byte("new"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the stale temporary file: %v, want it removed", err)
+	}
+	if _, err := os.Stat(young); err != nil {
+		t.Errorf("the young temporary file: %v, want it kept", err)
 	}
 }
