@@ -161,8 +161,9 @@
 // the file, whole, Check passes and appending goes on (faultfs_test.go,
 // TestPowerCut*; the server binary alike in examples/server,
 // TestServerPowerCut). The tests fail on the two mistakes they exist for:
-// with NoSync on, cuts lose acknowledged appends (TestPowerCutCatchesNoSync;
-// 12 of the 20 TestPowerCutKeepsAcknowledged cases); with one fdatasync
+// with NoSync on, cuts lose acknowledged appends or leave a damaged file
+// (TestPowerCutCatchesNoSync; 13 of the 20 TestPowerCutKeepsAcknowledged
+// cases, and 4 more whose sync never comes); with one fdatasync
 // per commit after its meta page instead of bbolt's two (no barrier
 // between the data pages and the meta page), every cut that keeps only the
 // meta pages at that sync finds a damaged file. A kill -9 (crash_test.go,
