@@ -52,6 +52,9 @@ func LoadOrCreateLogKey(path, origin string) (signer note.Signer, vkey string, e
 		return nil, "", err
 	}
 	signer, vkey, err = loadLogKey(path, origin)
+	if err == nil {
+		durable.Tidy(path)
+	}
 	if !errors.Is(err, os.ErrNotExist) {
 		return signer, vkey, err
 	}

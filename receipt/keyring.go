@@ -273,7 +273,11 @@ func (k *Keyring) Rotate(now time.Time, rand io.Reader) error {
 		return fmt.Errorf("receipt: keyring %s: rotate: %w", k.name, err)
 	}
 	if err := k.writeKeySet(next); err != nil {
-		_ = os.Remove(k.nextPath())
+		// The key set on the disk may be the old one or, when only the
+		// directory's sync failed, the new one: .next stays, and the
+		// next OpenKeyring finishes the rotation or discards it by what
+		// the key set says (recover), rather than a removal here leaving
+		// a published key without its private half.
 		return fmt.Errorf("receipt: keyring %s: rotate: %w", k.name, err)
 	}
 	// From here on the new key is published: use it even if the last step
@@ -341,7 +345,7 @@ func (k *Keyring) create(now time.Time, rand io.Reader) error {
 		return fmt.Errorf("receipt: keyring %s: create: %w", k.name, err)
 	}
 	if err := k.writeKeySet(KeySet{Keys: []Key{key}}); err != nil {
-		_ = os.Remove(k.nextPath())
+		// As in Rotate: .next stays for recover to decide.
 		return fmt.Errorf("receipt: keyring %s: create: %w", k.name, err)
 	}
 	if err := durable.Rename(k.nextPath(), k.keyPath()); err != nil {

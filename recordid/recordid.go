@@ -53,6 +53,9 @@ func New(key []byte) (*Keyed, error) {
 func LoadOrCreate(dir string, rnd io.Reader) (*Keyed, error) {
 	path := filepath.Join(dir, KeyFile)
 	k, err := load(path)
+	if err == nil {
+		durable.Tidy(path)
+	}
 	if !errors.Is(err, os.ErrNotExist) {
 		return k, err
 	}

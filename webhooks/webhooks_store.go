@@ -1,6 +1,8 @@
 package webhooks
 
 import (
+	"github.com/fiscal402/fiscal402/internal/durable"
+
 	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
@@ -262,6 +264,8 @@ func openSecretBox(dir string, rand io.Reader, create bool) (*secretBox, error) 
 	raw, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) && create {
 		raw, err = createSecretKey(path, rand)
+	} else if err == nil {
+		durable.Tidy(path)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: secret sealing key: %w", err)
@@ -281,33 +285,21 @@ func openSecretBox(dir string, rand io.Reader, create bool) (*secretBox, error) 
 	return &secretBox{aead: aead, rand: rand}, nil
 }
 
+// createSecretKey makes the sealing key at path (internal/durable: whole
+// or absent after a crash or a power cut; a key another process made first
+// is read instead).
 func createSecretKey(path string, rand io.Reader) ([]byte, error) {
 	var key [32]byte
 	if _, err := io.ReadFull(rand, key[:]); err != nil {
 		return nil, err
 	}
 	data := []byte(base64.StdEncoding.EncodeToString(key[:]) + "\n")
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
+	if err := durable.Create(path, data, 0o600); errors.Is(err, os.ErrExist) {
+		return os.ReadFile(path)
+	} else if err != nil {
 		return nil, err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return nil, err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return nil, err
-	}
-	if err := f.Close(); err != nil {
-		return nil, err
-	}
-	d, err := os.Open(filepath.Dir(path))
-	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	return data, d.Sync()
+	return data, nil
 }
 
 func secretAD(endpointID, secretID string) []byte {

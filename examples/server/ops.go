@@ -88,6 +88,9 @@ func operatorKey(file, data, env string, create bool) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("operator key: %w", err)
 	}
+	if file == "" {
+		durable.Tidy(path)
+	}
 	key := strings.TrimSpace(string(raw))
 	return key, checkOperatorKey(path, key)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -26,6 +27,7 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 // directory synced). Durable once Create returns.
 func Create(path string, data []byte, perm os.FileMode) error {
 	exists := func() error {
+		Tidy(path)
 		if err := SyncDir(filepath.Dir(path)); err != nil {
 			return err
 		}
@@ -81,24 +83,45 @@ func SyncDir(dir string) error {
 	return nil
 }
 
-// stale is how old a temporary file of ours must be for the next write of
-// its file to remove it: one left by a crash between the link (or rename)
-// and the removal, which for a key is a second name of a secret. A
-// younger one may be another process's, not yet linked.
+// stale is how old a temporary file of ours must be for Tidy to remove it
+// when it is not a second name of the file itself: a younger one may be
+// another process's, not yet linked.
 const stale = time.Minute
+
+// Tidy removes what crashes left of WriteFile's and Create's temporary
+// files for path: a second name of the file itself (a crash between the
+// link and the removal; for a key, a second name of a secret, which
+// backups would copy) at any age, any other once a minute old. It is best
+// effort and reports nothing; WriteFile and Create run it, and a caller
+// that finds its file already there (a key loaded at start) runs it too.
+func Tidy(path string) {
+	dir, prefix := filepath.Dir(path), "."+filepath.Base(path)+".tmp-"
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	target, _ := os.Lstat(path)
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), prefix) || !e.Type().IsRegular() {
+			continue
+		}
+		name := filepath.Join(dir, e.Name())
+		fi, err := os.Lstat(name)
+		if err != nil {
+			continue
+		}
+		if target != nil && os.SameFile(fi, target) || time.Since(fi.ModTime()) > stale {
+			os.Remove(name)
+		}
+	}
+}
 
 // temp writes data, mode perm, to a new file beside path and fsyncs it;
 // it returns the file's name, or removes it and returns an error. It
-// first removes what crashes left of earlier temporary files of path.
+// first tidies what crashes left of earlier temporary files of path.
 func temp(path string, data []byte, perm os.FileMode) (string, error) {
+	Tidy(path)
 	pattern := "." + filepath.Base(path) + ".tmp-*"
-	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), pattern)); len(left) > 0 {
-		for _, name := range left {
-			if fi, err := os.Lstat(name); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > stale {
-				os.Remove(name)
-			}
-		}
-	}
 	f, err := os.CreateTemp(filepath.Dir(path), pattern) // mode 0600
 	if err != nil {
 		return "", err

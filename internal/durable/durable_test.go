@@ -118,29 +118,49 @@ func TestCreateOnce(t *testing.T) {
 	}
 }
 
-// TestStaleTemporaryFiles: a temporary file a crash left behind (here made
-// by hand, two minutes old) is removed by the next write of its file; a
-// young one, perhaps another process's in flight, is kept.
+// TestStaleTemporaryFiles: what crashes left beside a file is removed by
+// the next WriteFile or Create of it, even when the file exists (Create
+// then writes nothing), and by Tidy, which a caller runs after loading
+// the file: a second name of the file itself (a crash between the link
+// and the removal: for a key, a second name of a secret) at any age,
+// another temporary file once a minute old; a young one, perhaps another
+// process's in flight, is kept.
 func TestStaleTemporaryFiles(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "key")
-	old, young := filepath.Join(dir, ".key.tmp-1"), filepath.Join(dir, ".key.tmp-2")
-	for _, name := range []string{old, young} {
-		if err := os.WriteFile(name, []byte("secret"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	then := time.Now().Add(-2 * time.Minute)
-	if err := os.Chtimes(old, then, then); err != nil {
-		t.Fatal(err)
-	}
-	if err := durable.Create(path, []byte("new"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(old); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the stale temporary file: %v, want it removed", err)
-	}
-	if _, err := os.Stat(young); err != nil {
-		t.Errorf("the young temporary file: %v, want it kept", err)
+	for _, how := range []string{"Create", "Tidy"} {
+		t.Run(how, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "key")
+			if err := os.WriteFile(path, []byte("the key"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			second, old, young := filepath.Join(dir, ".key.tmp-1"), filepath.Join(dir, ".key.tmp-2"), filepath.Join(dir, ".key.tmp-3")
+			if err := os.Link(path, second); err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range []string{old, young} {
+				if err := os.WriteFile(name, []byte("secret"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			then := time.Now().Add(-2 * time.Minute)
+			if err := os.Chtimes(old, then, then); err != nil {
+				t.Fatal(err)
+			}
+			if how == "Create" {
+				if err := durable.Create(path, []byte("new"), 0o600); !errors.Is(err, os.ErrExist) {
+					t.Fatalf("Create over an existing file: %v, want os.ErrExist", err)
+				}
+			} else {
+				durable.Tidy(path)
+			}
+			for name, want := range map[string]bool{second: false, old: false, young: true} {
+				if _, err := os.Stat(name); (err == nil) != want {
+					t.Errorf("%s: %v; want kept %v", filepath.Base(name), err, want)
+				}
+			}
+			if got, err := os.ReadFile(path); err != nil || string(got) != "the key" {
+				t.Fatalf("the file itself: %q, %v", got, err)
+			}
+		})
 	}
 }

@@ -33,8 +33,9 @@
 // sync FailSyncAfter... would fail; PowerCutAtSync: before the k-th sync
 // from now; PowerCutAtWrite: before the k-th write; PowerCut: now) writes
 // to the directory Disk what a disk would hold once the power came back:
-// every file of the backing tree (modes, directories and symbolic links
-// as they are; the names of one file one file, hard links kept), each of
+// every regular file of the backing tree (modes, directories and symbolic
+// links as they are; the names of one file one file, hard links kept;
+// FIFOs and device nodes left out), each of
 // its unsynced blocks kept with probability keep/1000 and otherwise put
 // back as it was at the last sync (write-back writes pages in no promised
 // order: any subset may have reached the disk), a file that grew since
@@ -54,13 +55,13 @@
 // stop), so that the program's own rollback reads what it wrote. The test
 // then stops the program (a machine without power runs nothing more) and
 // opens what Disk holds. A cut that could not write Disk fails the test at
-// its next Stats.
+// its next Stats, or at its end.
 //
 // Outside the model: directory operations count as durable at once, as if
 // each were followed by a sync of its directory, so a missing directory
 // fsync goes unseen; a file counts as synced at the size it had when first
 // written through the mount; a truncation and an allocation are durable at
-// once (the truncated file's synced size is its new size); O_TMPFILE is
+// once (the file's synced size becomes its new size); O_TMPFILE is
 // refused (EOPNOTSUPP), so that no unnamed file's writes escape the
 // model. A block is the unit of loss, never a torn part of one (a disk's
 // sector is smaller).

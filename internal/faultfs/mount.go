@@ -132,6 +132,11 @@ func Mount(t testing.TB) *FS {
 	// Registered before the callers' own cleanups, so it runs after them
 	// (they close their files first); t.TempDir's removal runs after it.
 	t.Cleanup(func() {
+		// A cut that could not write Disk fails the test, whether or not
+		// it looked at Stats.
+		if line, err := f.ask("stat"); err == nil && strings.HasSuffix(line, "cuterr 1") {
+			t.Errorf("faultfs: the power cut did not write the disk: %s", stderr.String())
+		}
 		if err := end(); err != nil {
 			t.Errorf("faultfs server: %v: %s", err, stderr.String())
 		}
@@ -142,20 +147,25 @@ func Mount(t testing.TB) *FS {
 // command sends one command and returns the answer.
 func (f *FS) command(t testing.TB, format string, args ...any) string {
 	t.Helper()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if _, err := fmt.Fprintf(f.in, format+"\n", args...); err != nil {
-		t.Fatalf("faultfs: %v", err)
-	}
-	line, err := f.out.ReadString('\n')
+	line, err := f.ask(format, args...)
 	if err != nil {
 		t.Fatalf("faultfs: %v", err)
 	}
-	line = strings.TrimSuffix(line, "\n")
 	if strings.HasPrefix(line, "error") {
 		t.Fatalf("faultfs: %s", line)
 	}
 	return line
+}
+
+// ask sends one command and returns the answer line.
+func (f *FS) ask(format string, args ...any) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, err := fmt.Fprintf(f.in, format+"\n", args...); err != nil {
+		return "", err
+	}
+	line, err := f.out.ReadString('\n')
+	return strings.TrimSuffix(line, "\n"), err
 }
 
 // FailSyncAfterWriteTo arms a one-shot fault: the first later sync (fsync

@@ -646,6 +646,7 @@ type dirStream interface {
 	fs.FileSeekdirer
 	fs.FileFsyncdirer
 	fs.FileReaddirenter
+	fs.FileIoctler
 }
 
 // dir is a directory handle whose fsync answers EIO after a power cut.
@@ -784,15 +785,24 @@ func (f *file) Fsync(ctx context.Context, flags uint32) syscall.Errno {
 	return 0
 }
 
-// Allocate answers EIO after a power cut; before it, it is the loopback's
-// (outside the model: durable at once).
+// Allocate answers EIO after a power cut; before it, it is the loopback's,
+// durable at once in the model, as a truncation: a file it grew keeps its
+// new size on the disk.
 func (f *file) Allocate(ctx context.Context, off, size uint64, mode uint32) syscall.Errno {
 	f.st.mu.Lock()
 	defer f.st.mu.Unlock()
 	if f.st.dead {
 		return syscall.EIO
 	}
-	return f.LoopbackFile.Allocate(ctx, off, size, mode)
+	if errno := f.LoopbackFile.Allocate(ctx, off, size, mode); errno != 0 {
+		return errno
+	}
+	if c := f.st.files[f.ino]; c != nil {
+		if st, err := f.ro.Stat(); err == nil && st.Size() > c.syncedSize {
+			c.syncedSize = st.Size()
+		}
+	}
+	return 0
 }
 
 // isDead reports whether the power was cut.
