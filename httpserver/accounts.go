@@ -1,8 +1,6 @@
 package httpserver
 
 import (
-	"github.com/fiscal402/fiscal402/internal/durable"
-
 	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -15,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/durable"
 	"github.com/fiscal402/fiscal402/webhooks"
 )
 

@@ -1,8 +1,6 @@
 package ledger
 
 import (
-	"github.com/fiscal402/fiscal402/internal/durable"
-
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -17,6 +15,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/fiscal402/fiscal402/internal/durable"
 )
 
 // boltStore keeps a ledger in one bbolt file (# Storage layout).

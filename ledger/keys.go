@@ -1,8 +1,6 @@
 package ledger
 
 import (
-	"github.com/fiscal402/fiscal402/internal/durable"
-
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/base64"
@@ -13,6 +11,8 @@ import (
 	"strings"
 
 	"golang.org/x/mod/sumdb/note"
+
+	"github.com/fiscal402/fiscal402/internal/durable"
 )
 
 // maxKeyFile bounds what LoadOrCreateLogKey reads: an encoded Ed25519 signer

@@ -1,8 +1,6 @@
 package receipt
 
 import (
-	"github.com/fiscal402/fiscal402/internal/durable"
-
 	"bytes"
 	"crypto/ed25519"
 	cryptorand "crypto/rand"
@@ -20,6 +18,8 @@ import (
 	"time"
 
 	"golang.org/x/mod/sumdb/note"
+
+	"github.com/fiscal402/fiscal402/internal/durable"
 )
 
 // Errors of the keyring. Each is wrapped with the file or key it concerns.

@@ -1,8 +1,6 @@
 package recordid
 
 import (
-	"github.com/fiscal402/fiscal402/internal/durable"
-
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -13,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/fiscal402/fiscal402/internal/durable"
 )
 
 // KeyFile is the key's file name in the key directory.

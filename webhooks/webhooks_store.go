@@ -1,8 +1,6 @@
 package webhooks
 
 import (
-	"github.com/fiscal402/fiscal402/internal/durable"
-
 	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
@@ -21,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fiscal402/fiscal402/internal/durable"
 	"github.com/fiscal402/fiscal402/ledger"
 )
 

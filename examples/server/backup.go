@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/fiscal402/fiscal402/internal/durable"
-
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -18,6 +16,7 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 
+	"github.com/fiscal402/fiscal402/internal/durable"
 	"github.com/fiscal402/fiscal402/ledger"
 )
 

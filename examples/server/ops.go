@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/fiscal402/fiscal402/internal/durable"
-
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -20,6 +18,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/httpserver"
 	"github.com/fiscal402/fiscal402/ingest"
+	"github.com/fiscal402/fiscal402/internal/durable"
 	"github.com/fiscal402/fiscal402/metrics"
 	"github.com/fiscal402/fiscal402/webhooks"
 )
