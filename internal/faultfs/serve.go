@@ -101,15 +101,29 @@ type fsState struct {
 	failed  int               // syncs answered EIO
 	syncs   int               // syncs seen
 	files   map[uint64]*cache // by the backing file's inode, which a rename keeps
-	// A power cut armed at the writes-th write from now (0: none), or
-	// at the syncs-th sync.
-	writes, syncsLeft int
-	writeCut, syncCut cutSpec
-	cutErr            error // what kept the last cut from writing the disk
+	// Power cuts armed at the k-th write and the k-th sync from now.
+	atWrite, atSync countdown
+	cutErr          error // what kept the last cut from writing the disk
 	// After a power cut every write, sync or truncation answers EIO, so
 	// that nothing more is acknowledged; the disk directory holds the disk.
 	dead           bool
 	kept, reverted int // the cut's blocks
+}
+
+// countdown is a power cut armed at the left-th event (a write or a sync)
+// from now; left 0: none.
+type countdown struct {
+	left int
+	spec cutSpec
+}
+
+// due counts one event and reports whether it is the one the cut is for.
+func (c *countdown) due() bool {
+	if c.left == 0 {
+		return false
+	}
+	c.left--
+	return c.left == 0
 }
 
 // sync decides one sync of file, which was written at written: 0 to go
@@ -120,11 +134,10 @@ func (f *fsState) sync(file string, written []extent) syscall.Errno {
 		return syscall.EIO
 	}
 	f.syncs++
-	if f.syncsLeft > 0 {
-		if f.syncsLeft--; f.syncsLeft == 0 {
-			f.cut(f.syncCut)
-			return syscall.EIO
-		}
+	if f.atSync.due() {
+		f.failed++
+		f.cut(f.atSync.spec)
+		return syscall.EIO
 	}
 	if f.armed != nil && f.armed.fires(file, written) {
 		a := f.armed
@@ -382,7 +395,7 @@ func (f *fsState) command(line string) string {
 	switch {
 	case len(w) == 1 && w[0] == "stat":
 		armed, dead := 0, 0
-		if f.armed != nil || f.writes > 0 || f.syncsLeft > 0 {
+		if f.armed != nil || f.atWrite.left > 0 || f.atSync.left > 0 {
 			armed = 1
 		}
 		if f.dead {
@@ -416,7 +429,7 @@ func (f *fsState) command(line string) string {
 		if err != nil || k <= 0 || err2 != nil {
 			return "error: bad count, seed or share kept in " + strconv.Quote(line)
 		}
-		f.writes, f.writeCut = k, spec
+		f.atWrite = countdown{k, spec}
 		return "ok"
 	case len(w) == 5 && w[0] == "cut" && w[1] == "sync",
 		len(w) == 7 && w[0] == "cut" && w[1] == "sync" && w[3] == "only":
@@ -435,7 +448,7 @@ func (f *fsState) command(line string) string {
 		} else if spec, err = parseCut(w[3], w[4]); err != nil {
 			return "error: " + err.Error() + " in " + strconv.Quote(line)
 		}
-		f.syncsLeft, f.syncCut = k, spec
+		f.atSync = countdown{k, spec}
 		return "ok"
 	case len(w) == 4 && w[0] == "cut" && w[1] == "now":
 		spec, err := parseCut(w[2], w[3])
@@ -496,14 +509,16 @@ var (
 	_ fs.NodeOpendirHandler = (*node)(nil)
 )
 
-// alive locks the state and reports EIO once the power was cut; the
-// caller unlocks.
-func (n *node) alive() syscall.Errno {
+// changing runs fn, an operation that changes names or sizes, holding the
+// state's mutex (so that a power cut sees it done or not begun), or
+// answers EIO once the power was cut.
+func (n *node) changing(fn func() syscall.Errno) syscall.Errno {
 	n.st.mu.Lock()
+	defer n.st.mu.Unlock()
 	if n.st.dead {
 		return syscall.EIO
 	}
-	return 0
+	return fn()
 }
 
 func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
@@ -518,92 +533,70 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 	return f, fuseFlags, errno
 }
 
-func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
-	defer n.st.mu.Unlock()
-	if errno := n.alive(); errno != 0 {
-		return nil, nil, 0, errno
-	}
-	rel := path.Join(n.Path(nil), name)
-	_, err := os.Lstat(filepath.Join(n.RootData.Path, rel))
-	isNew := os.IsNotExist(err)
-	in, fh, fuseFlags, errno := n.LoopbackNode.Create(ctx, name, flags, mode, out)
+func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out *fuse.EntryOut) (in *fs.Inode, fh fs.FileHandle, fuseFlags uint32, errno syscall.Errno) {
+	errno = n.changing(func() syscall.Errno {
+		rel := path.Join(n.Path(nil), name)
+		_, err := os.Lstat(filepath.Join(n.RootData.Path, rel))
+		isNew := os.IsNotExist(err)
+		var lf fs.FileHandle
+		if in, lf, fuseFlags, errno = n.LoopbackNode.Create(ctx, name, flags, mode, out); errno != 0 {
+			return errno
+		}
+		if fh, errno = n.wrap(lf, rel); errno != 0 {
+			return errno
+		}
+		if isNew {
+			// A new file may have the inode number of one removed since
+			// it was written: nothing of that one is this file's.
+			delete(n.st.files, fh.(*file).ino)
+		}
+		return 0
+	})
 	if errno != 0 {
 		return nil, nil, 0, errno
 	}
-	f, errno := n.wrap(fh, rel)
-	if errno != 0 {
-		return nil, nil, 0, errno
-	}
-	if isNew {
-		// A new file may have the inode number of one removed since it
-		// was written: nothing of that one is this file's.
-		delete(n.st.files, f.(*file).ino)
-	}
-	return in, f, fuseFlags, 0
+	return in, fh, fuseFlags, 0
 }
 
-func (n *node) Mknod(ctx context.Context, name string, mode, rdev uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	defer n.st.mu.Unlock()
-	if errno := n.alive(); errno != 0 {
-		return nil, errno
-	}
-	in, errno := n.LoopbackNode.Mknod(ctx, name, mode, rdev, out)
-	if errno == 0 {
-		// A new inode, as in Create.
-		var st syscall.Stat_t
-		if syscall.Lstat(filepath.Join(n.RootData.Path, n.Path(nil), name), &st) == nil {
-			delete(n.st.files, st.Ino)
+func (n *node) Mknod(ctx context.Context, name string, mode, rdev uint32, out *fuse.EntryOut) (in *fs.Inode, errno syscall.Errno) {
+	errno = n.changing(func() syscall.Errno {
+		if in, errno = n.LoopbackNode.Mknod(ctx, name, mode, rdev, out); errno == 0 {
+			// A new inode, as in Create.
+			var st syscall.Stat_t
+			if syscall.Lstat(filepath.Join(n.RootData.Path, n.Path(nil), name), &st) == nil {
+				delete(n.st.files, st.Ino)
+			}
 		}
-	}
+		return errno
+	})
 	return in, errno
 }
 
-func (n *node) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	defer n.st.mu.Unlock()
-	if errno := n.alive(); errno != 0 {
-		return nil, errno
-	}
-	return n.LoopbackNode.Mkdir(ctx, name, mode, out)
+func (n *node) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (in *fs.Inode, errno syscall.Errno) {
+	errno = n.changing(func() syscall.Errno { in, errno = n.LoopbackNode.Mkdir(ctx, name, mode, out); return errno })
+	return in, errno
 }
 
 func (n *node) Rmdir(ctx context.Context, name string) syscall.Errno {
-	defer n.st.mu.Unlock()
-	if errno := n.alive(); errno != 0 {
-		return errno
-	}
-	return n.LoopbackNode.Rmdir(ctx, name)
+	return n.changing(func() syscall.Errno { return n.LoopbackNode.Rmdir(ctx, name) })
 }
 
 func (n *node) Unlink(ctx context.Context, name string) syscall.Errno {
-	defer n.st.mu.Unlock()
-	if errno := n.alive(); errno != 0 {
-		return errno
-	}
-	return n.LoopbackNode.Unlink(ctx, name)
+	return n.changing(func() syscall.Errno { return n.LoopbackNode.Unlink(ctx, name) })
 }
 
 func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
-	defer n.st.mu.Unlock()
-	if errno := n.alive(); errno != 0 {
-		return errno
-	}
-	return n.LoopbackNode.Rename(ctx, name, newParent, newName, flags)
+	return n.changing(func() syscall.Errno { return n.LoopbackNode.Rename(ctx, name, newParent, newName, flags) })
 }
 
-func (n *node) Link(ctx context.Context, target fs.InodeEmbedder, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	defer n.st.mu.Unlock()
-	if errno := n.alive(); errno != 0 {
-		return nil, errno
-	}
-	return n.LoopbackNode.Link(ctx, target, name, out)
+func (n *node) Link(ctx context.Context, target fs.InodeEmbedder, name string, out *fuse.EntryOut) (in *fs.Inode, errno syscall.Errno) {
+	errno = n.changing(func() syscall.Errno { in, errno = n.LoopbackNode.Link(ctx, target, name, out); return errno })
+	return in, errno
 }
 
-func (n *node) Symlink(ctx context.Context, target, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	defer n.st.mu.Unlock()
-	if errno := n.alive(); errno != 0 {
-		return nil, errno
-	}
-	return n.LoopbackNode.Symlink(ctx, target, name, out)
+func (n *node) Symlink(ctx context.Context, target, name string, out *fuse.EntryOut) (in *fs.Inode, errno syscall.Errno) {
+	errno = n.changing(func() syscall.Errno { in, errno = n.LoopbackNode.Symlink(ctx, target, name, out); return errno })
+	return in, errno
 }
 
 // Setattr: a truncation (ftruncate, truncate, open with O_TRUNC: the
@@ -611,27 +604,25 @@ func (n *node) Symlink(ctx context.Context, target, name string, out *fuse.Entry
 // synced size becomes the new size, and what the model remembers past it
 // is dropped. After the cut it answers EIO.
 func (n *node) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
-	defer n.st.mu.Unlock()
-	if errno := n.alive(); errno != 0 {
-		return errno
-	}
-	if errno := n.LoopbackNode.Setattr(ctx, fh, in, out); errno != 0 {
-		return errno
-	}
-	size, ok := in.GetSize()
-	if !ok {
+	return n.changing(func() syscall.Errno {
+		if errno := n.LoopbackNode.Setattr(ctx, fh, in, out); errno != 0 {
+			return errno
+		}
+		size, ok := in.GetSize()
+		if !ok {
+			return 0
+		}
+		var st syscall.Stat_t
+		if f, isFile := fh.(*file); isFile {
+			st.Ino = f.ino
+		} else if err := syscall.Lstat(filepath.Join(n.RootData.Path, n.Path(nil)), &st); err != nil {
+			return 0
+		}
+		if c := n.st.files[st.Ino]; c != nil {
+			c.truncated(int64(size))
+		}
 		return 0
-	}
-	var st syscall.Stat_t
-	if f, isFile := fh.(*file); isFile {
-		st.Ino = f.ino
-	} else if err := syscall.Lstat(filepath.Join(n.RootData.Path, n.Path(nil)), &st); err != nil {
-		return 0
-	}
-	if c := n.st.files[st.Ino]; c != nil {
-		c.truncated(int64(size))
-	}
-	return 0
+	})
 }
 
 // Tmpfile is refused: an unnamed file's writes would escape the model
@@ -749,13 +740,12 @@ func (f *file) Write(ctx context.Context, data []byte, off int64) (uint32, sysca
 	if f.st.dead {
 		return 0, syscall.EIO
 	}
-	if f.st.writes > 0 {
-		if f.st.writes--; f.st.writes == 0 {
-			// The power goes before this write reaches the page cache.
-			f.st.cut(f.st.writeCut)
-			return 0, syscall.EIO
-		}
+	if f.st.atWrite.due() {
+		// The power goes before this write reaches the page cache.
+		f.st.cut(f.st.atWrite.spec)
+		return 0, syscall.EIO
 	}
+
 	if errno := f.st.remember(f, off, int64(len(data))); errno != 0 {
 		return 0, errno
 	}
