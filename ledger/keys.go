@@ -62,8 +62,10 @@ func LoadOrCreateLogKey(path, origin string) (signer note.Signer, vkey string, e
 	if err != nil {
 		return nil, "", err
 	}
-	if err := createKeyFile(path, []byte(skey+"\n")); err != nil {
-		return nil, "", err
+	// Losing the race to another creator (os.ErrExist) is not an error:
+	// whichever key won is loaded.
+	if err := durable.Create(path, []byte(skey+"\n"), 0o600); err != nil && !errors.Is(err, os.ErrExist) {
+		return nil, "", fmt.Errorf("ledger: create log key %s: %w", path, err)
 	}
 	return loadLogKey(path, origin)
 }
@@ -133,14 +135,4 @@ func parseSignerKey(skey string) (note.Signer, string, error) {
 		return nil, "", fmt.Errorf("derived verifier key does not match the signer: %w", ErrInvalid)
 	}
 	return signer, vkey, nil
-}
-
-// createKeyFile writes data to path durably (internal/durable) and without
-// replacing an existing file. Losing the race to another creator is not an
-// error: the caller loads whichever key won.
-func createKeyFile(path string, data []byte) error {
-	if err := durable.Create(path, data, 0o600); err != nil && !errors.Is(err, os.ErrExist) {
-		return fmt.Errorf("ledger: create log key %s: %w", path, err)
-	}
-	return nil
 }

@@ -52,28 +52,15 @@ func New(key []byte) (*Keyed, error) {
 // that was linked first.
 func LoadOrCreate(dir string, rnd io.Reader) (*Keyed, error) {
 	path := filepath.Join(dir, KeyFile)
-	k, err := load(path)
-	if err == nil {
-		durable.Tidy(path)
-	}
-	if !errors.Is(err, os.ErrNotExist) {
-		return k, err
-	}
-	key := make([]byte, 32)
-	if _, err := io.ReadFull(rnd, key); err != nil {
-		return nil, err
-	}
-	if err := durable.Create(path, []byte(hex.EncodeToString(key)+"\n"), 0o600); err != nil && !errors.Is(err, os.ErrExist) {
-		return nil, fmt.Errorf("recordid: create %s: %w", path, err)
-	}
-	return load(path) // ours, or the key of a process that linked first
-}
-
-// load reads the key file at path.
-func load(path string) (*Keyed, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := durable.ReadOrCreate(path, 0o600, func() ([]byte, error) {
+		key := make([]byte, 32)
+		if _, err := io.ReadFull(rnd, key); err != nil {
+			return nil, err
+		}
+		return []byte(hex.EncodeToString(key) + "\n"), nil
+	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("recordid: %s: %w", path, err)
 	}
 	key, err := hex.DecodeString(strings.TrimSpace(string(raw)))
 	if err != nil || len(key) != 32 {

@@ -9,7 +9,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -260,12 +259,11 @@ const secretKeyFile = "webhook-secrets.key"
 // is set and there is none.
 func openSecretBox(dir string, rand io.Reader, create bool) (*secretBox, error) {
 	path := filepath.Join(dir, secretKeyFile)
-	raw, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) && create {
-		raw, err = createSecretKey(path, rand)
-	} else if err == nil {
-		durable.Tidy(path)
+	var fresh func() ([]byte, error)
+	if create {
+		fresh = func() ([]byte, error) { return newSecretKey(rand) }
 	}
+	raw, err := durable.ReadOrCreate(path, 0o600, fresh)
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: secret sealing key: %w", err)
 	}
@@ -284,21 +282,13 @@ func openSecretBox(dir string, rand io.Reader, create bool) (*secretBox, error) 
 	return &secretBox{aead: aead, rand: rand}, nil
 }
 
-// createSecretKey makes the sealing key at path (internal/durable: whole
-// or absent after a crash or a power cut; a key another process made first
-// is read instead).
-func createSecretKey(path string, rand io.Reader) ([]byte, error) {
+// newSecretKey draws a sealing key, as its file holds it (base64).
+func newSecretKey(rand io.Reader) ([]byte, error) {
 	var key [32]byte
 	if _, err := io.ReadFull(rand, key[:]); err != nil {
 		return nil, err
 	}
-	data := []byte(base64.StdEncoding.EncodeToString(key[:]) + "\n")
-	if err := durable.Create(path, data, 0o600); errors.Is(err, os.ErrExist) {
-		return os.ReadFile(path)
-	} else if err != nil {
-		return nil, err
-	}
-	return data, nil
+	return []byte(base64.StdEncoding.EncodeToString(key[:]) + "\n"), nil
 }
 
 func secretAD(endpointID, secretID string) []byte {

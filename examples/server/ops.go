@@ -66,29 +66,26 @@ func operatorKey(file, data, env string, create bool) (string, error) {
 	if path == "" {
 		path = operatorKeyPath(data)
 	}
-	raw, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) && file == "" && create {
-		key, err := httpserver.NewAPIKey(rand.Reader)
-		if err != nil {
-			return "", err
+	var fresh func() ([]byte, error)
+	if file == "" && create {
+		// Written whole and synced under a temporary name, then linked
+		// (durable.Create): a crash or a power cut leaves the key or no
+		// key, never an empty file that would keep the server from
+		// starting again.
+		fresh = func() ([]byte, error) {
+			key, err := httpserver.NewAPIKey(rand.Reader)
+			if err != nil {
+				return nil, err
+			}
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				return nil, err
+			}
+			return []byte("op_" + strings.TrimPrefix(key, "sk_") + "\n"), nil
 		}
-		key = "op_" + strings.TrimPrefix(key, "sk_")
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return "", err
-		}
-		// Written whole and synced under a temporary name, then linked:
-		// a crash or a power cut leaves the key or no key, never an empty
-		// file that would keep the server from starting again.
-		if err := durable.Create(path, []byte(key+"\n"), 0o600); err != nil && !errors.Is(err, os.ErrExist) {
-			return "", err
-		}
-		return operatorKey(file, data, env, false) // ours, or one created meanwhile
 	}
+	raw, err := durable.ReadOrCreate(path, 0o600, fresh)
 	if err != nil {
 		return "", fmt.Errorf("operator key: %w", err)
-	}
-	if file == "" {
-		durable.Tidy(path)
 	}
 	key := strings.TrimSpace(string(raw))
 	return key, checkOperatorKey(path, key)

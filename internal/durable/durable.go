@@ -50,6 +50,33 @@ func Create(path string, data []byte, perm os.FileMode) error {
 	return SyncDir(filepath.Dir(path))
 }
 
+// ReadOrCreate returns the content of the file at path, tidying what
+// crashes left beside it (Tidy). When there is none and fresh is not nil,
+// it creates the file with fresh's bytes, mode perm (Create), or, when
+// another process created it meanwhile, returns that one's content; with
+// fresh nil a missing file is an error wrapping os.ErrNotExist. The way a
+// key is loaded at start, or made on first use.
+func ReadOrCreate(path string, perm os.FileMode, fresh func() ([]byte, error)) ([]byte, error) {
+	raw, err := os.ReadFile(path)
+	if err == nil {
+		Tidy(path)
+		return raw, nil
+	}
+	if !errors.Is(err, os.ErrNotExist) || fresh == nil {
+		return nil, err
+	}
+	data, err := fresh()
+	if err != nil {
+		return nil, err
+	}
+	if err := Create(path, data, perm); errors.Is(err, os.ErrExist) {
+		return os.ReadFile(path)
+	} else if err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
 // Rename renames from to to and fsyncs the directories of both, so that
 // the rename survives a power cut. from's data must have been synced (a
 // rename orders nothing: see the package documentation).
@@ -92,8 +119,7 @@ const stale = time.Minute
 // files for path: a second name of the file itself (a crash between the
 // link and the removal; for a key, a second name of a secret, which
 // backups would copy) at any age, any other once a minute old. It is best
-// effort and reports nothing; WriteFile and Create run it, and a caller
-// that finds its file already there (a key loaded at start) runs it too.
+// effort and reports nothing; WriteFile, Create and ReadOrCreate run it.
 func Tidy(path string) {
 	dir, prefix := filepath.Dir(path), "."+filepath.Base(path)+".tmp-"
 	entries, err := os.ReadDir(dir)

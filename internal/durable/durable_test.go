@@ -126,7 +126,7 @@ func TestCreateOnce(t *testing.T) {
 // another temporary file once a minute old; a young one, perhaps another
 // process's in flight, is kept.
 func TestStaleTemporaryFiles(t *testing.T) {
-	for _, how := range []string{"Create", "Tidy"} {
+	for _, how := range []string{"Create", "ReadOrCreate", "Tidy"} {
 		t.Run(how, func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "key")
@@ -150,6 +150,10 @@ func TestStaleTemporaryFiles(t *testing.T) {
 				if err := durable.Create(path, []byte("new"), 0o600); !errors.Is(err, os.ErrExist) {
 					t.Fatalf("Create over an existing file: %v, want os.ErrExist", err)
 				}
+			} else if how == "ReadOrCreate" {
+				if got, err := durable.ReadOrCreate(path, 0o600, nil); err != nil || string(got) != "the key" {
+					t.Fatalf("ReadOrCreate of an existing file: %q, %v", got, err)
+				}
 			} else {
 				durable.Tidy(path)
 			}
@@ -162,5 +166,25 @@ func TestStaleTemporaryFiles(t *testing.T) {
 				t.Fatalf("the file itself: %q, %v", got, err)
 			}
 		})
+	}
+}
+
+// TestReadOrCreate: a missing file without fresh is os.ErrNotExist and
+// nothing is written; with fresh it is created once, mode perm, and read
+// back after that without calling fresh again.
+func TestReadOrCreate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "key")
+	if _, err := durable.ReadOrCreate(path, 0o600, nil); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a missing file without fresh: %v, want os.ErrNotExist", err)
+	}
+	calls := 0
+	fresh := func() ([]byte, error) { calls++; return []byte("made"), nil }
+	for i := 0; i < 2; i++ {
+		if got, err := durable.ReadOrCreate(path, 0o640, fresh); err != nil || string(got) != "made" {
+			t.Fatalf("call %d: %q, %v", i, got, err)
+		}
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o640 || calls != 1 {
+		t.Fatalf("mode %v (%v), fresh called %d times; want 0640, once", fi.Mode().Perm(), err, calls)
 	}
 }
