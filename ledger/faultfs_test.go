@@ -89,6 +89,16 @@ func bulkyEntry(name string) func(int64) (Entry, error) {
 	}
 }
 
+// appendBulky appends bulkyEntry(name) under its claim, as mustAppend
+// does a simple entry.
+func appendBulky(l *Ledger, name string) error {
+	_, err := l.Append(context.Background(), Append{
+		Claims: []Claim{{Space: "payment", Key: name, Fingerprint: []byte("fp:" + name)}},
+		Build:  bulkyEntry(name),
+	})
+	return err
+}
+
 // noise is n bytes of hex derived from seed: the same for the same seed.
 func noise(seed string, n int) []byte {
 	out := make([]byte, 0, n+64)
@@ -121,11 +131,7 @@ func loadUntilRefused(t *testing.T, l *Ledger, prefix string, arm func()) []stri
 			defer wg.Done()
 			for i := 0; !stop.Load(); i++ {
 				name := fmt.Sprintf("%s-%d-%d", prefix, g, i)
-				_, err := l.Append(context.Background(), Append{
-					Claims: []Claim{{Space: "payment", Key: name, Fingerprint: []byte("fp:" + name)}},
-					Build:  bulkyEntry(name),
-				})
-				if err != nil {
+				if err := appendBulky(l, name); err != nil {
 					return
 				}
 				mu.Lock()
@@ -238,10 +244,7 @@ func TestPowerCutKeepsAcknowledged(t *testing.T) {
 			var acked []string
 			for i := 0; i < 20; i++ {
 				name := fmt.Sprintf("before-%d", i)
-				if _, err := l.Append(context.Background(), Append{
-					Claims: []Claim{{Space: "payment", Key: name, Fingerprint: []byte("fp:" + name)}},
-					Build:  bulkyEntry(name),
-				}); err != nil {
+				if err := appendBulky(l, name); err != nil {
 					t.Fatal(err)
 				}
 				acked = append(acked, name)
