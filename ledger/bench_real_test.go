@@ -153,7 +153,7 @@ func BenchmarkRawWAL(b *testing.B) {
 					if _, err := f.Write(buf); err != nil {
 						return err
 					}
-					return fdatasync(f)
+					return fdatasyncFile(f)
 				})
 				defer gc.stop()
 				cpu := processCPU()

@@ -63,6 +63,9 @@ type boltStore struct {
 	// (commitFailed): from then on every read and write of the store, and
 	// Check, answer it.
 	halted atomic.Pointer[HaltedError]
+	// js is the journal of a writable store (nil: read-only, or a
+	// platform where bbolt syncs every commit itself).
+	js *jstate
 }
 
 // boltOpen are the parameters of openBoltStore.
@@ -82,6 +85,9 @@ type boltOpen struct {
 	// leaves every verification to the
 	// full check, which reports problems in its own order.
 	lenient bool
+	// legacy: no journal for a writable file (journalOn is false, or a
+	// test of that path).
+	legacy bool
 }
 
 // loadedFile is what Open learns from the file: the head and the stored
@@ -117,8 +123,19 @@ func openBoltStore(o boltOpen) (*boltStore, loadedFile, error) {
 		if err := createBolt(o, bo); err != nil {
 			return nil, lf, err
 		}
-	} else if err := checkStructure(o.path, !o.readOnly, o.timeout, !o.lenient && !o.fullWalk); err != nil {
-		return nil, lf, err
+	}
+	if !o.readOnly && !o.legacy && journalOn() {
+		return openJournaled(o, bo)
+	}
+	if !creating {
+		if err := checkStructure(o.path, !o.readOnly, o.timeout, !o.lenient && !o.fullWalk); err != nil {
+			return nil, lf, err
+		}
+	}
+	if o.readOnly || o.legacy {
+		if err := journalClean(o.path); err != nil {
+			return nil, lf, err
+		}
 	}
 	db, err := openBoltDB(o.path, bo)
 	if err != nil {
@@ -491,7 +508,14 @@ func (s *boltStore) head() storeHead { return *s.cur.Load() }
 func (s *boltStore) close() error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	return s.db.Close()
+	var err error
+	if s.js != nil {
+		err = s.closeJournal()
+	}
+	if cerr := s.db.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // commit is one bbolt write transaction: plan decides with live reads of
@@ -513,16 +537,24 @@ func (s *boltStore) commit(_ func() *batchKeys, plan func(v commitView) (*batchW
 	var w *batchWrites
 	var refs []keyRef
 	var pend *pendingPostings
+	var log *opLog
+	if s.js != nil {
+		log = newOpLog(s.js.buf)
+	}
 	st.cpu = measuredCPU(func() {
 		if w, err = plan(newBoltView(s, tx)); err == nil && w != nil {
-			refs, pend, err = s.write(tx, w)
+			refs, pend, err = s.write(jtx{tx, log}, w)
 		}
 	})
 	if err != nil || w == nil {
 		return st, err
 	}
 	undo := s.publishPending(pend)
-	err = s.commitWrite(tx)
+	if s.js != nil {
+		err = s.journaledCommit(tx, log)
+	} else {
+		err = s.commitWrite(tx)
+	}
 	txs := tx.Stats()
 	st.io, st.pages = txs.GetWriteTime(), txs.GetWrite()
 	if err != nil {
@@ -544,12 +576,12 @@ func (s *boltStore) commit(_ func() *batchKeys, plan func(v commitView) (*batchW
 // buckets are keyed by index and only grow, so a batch dirties a page of
 // each for many records, where the ids and claims B-trees (schema 2) took
 // a randomly placed leaf page per key.
-func (s *boltStore) write(tx *bolt.Tx, w *batchWrites) ([]keyRef, *pendingPostings, error) {
-	b := func(name []byte) *bolt.Bucket { return tx.Bucket(name) }
+func (s *boltStore) write(tx jtx, w *batchWrites) ([]keyRef, *pendingPostings, error) {
+	b := tx.bucket
 	blobs, keys, hashes, cps := b(bucketBlobs), b(bucketKeys), b(bucketHashes), b(bucketCheckpoints)
 	// Keys of these buckets only grow: split full pages full (the default,
 	// half, leaves every page of an append-only bucket half empty).
-	for _, bk := range []*bolt.Bucket{blobs, keys, hashes, cps} {
+	for _, bk := range []jbucket{blobs, keys, hashes, cps} {
 		bk.FillPercent = 1.0
 	}
 	var a arena
@@ -620,7 +652,7 @@ func (s *boltStore) write(tx *bolt.Tx, w *batchWrites) ([]keyRef, *pendingPostin
 		if err != nil {
 			return nil, nil, err
 		}
-		fills.put(bk, p.Key)
+		fills.put(bk.Bucket, p.Key)
 		if err := bk.Put(p.Key, p.Value); err != nil {
 			return nil, nil, err
 		}
@@ -700,24 +732,24 @@ func (a *arena) cut(n int, add func([]byte) []byte) []byte {
 
 // subBuckets creates and remembers the sub-buckets of a commit.
 type subBuckets struct {
-	parent *bolt.Bucket
+	parent jbucket
 	last   string
-	lastB  *bolt.Bucket
-	m      map[string]*bolt.Bucket
+	lastB  jbucket
+	m      map[string]jbucket
 }
 
-func (s *subBuckets) get(name string) (*bolt.Bucket, error) {
-	if s.lastB != nil && name == s.last {
+func (s *subBuckets) get(name string) (jbucket, error) {
+	if s.lastB.Bucket != nil && name == s.last {
 		return s.lastB, nil
 	}
-	b := s.m[name]
-	if b == nil {
+	b, ok := s.m[name]
+	if !ok {
 		var err error
-		if b, err = s.parent.CreateBucketIfNotExists([]byte(name)); err != nil {
-			return nil, err
+		if b, err = s.parent.createIfNotExists([]byte(name)); err != nil {
+			return jbucket{}, err
 		}
 		if s.m == nil {
-			s.m = map[string]*bolt.Bucket{}
+			s.m = map[string]jbucket{}
 		}
 		s.m[name] = b
 	}
@@ -962,7 +994,15 @@ func (s *boltStore) update(fn func(tx Tx) error) error {
 	if err := fn(sideTx{tx}); err != nil {
 		return err
 	}
-	return s.commitWrite(tx)
+	txid := uint64(tx.ID())
+	if err := s.commitWrite(tx); err != nil {
+		return err
+	}
+	if s.js != nil {
+		// Side writes are not journaled: a checkpoint makes them durable.
+		return s.syncCheckpoint(txid, false, true)
+	}
+	return nil
 }
 
 // commitWrite commits the write transaction tx (the caller holds wmu); a

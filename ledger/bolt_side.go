@@ -45,7 +45,7 @@ func (s sideTx) Put(bucket string, key, value []byte) error {
 	if value == nil {
 		value = []byte{}
 	}
-	return sidePut(s.tx.Bucket(bucketSide), bucket, key, value, nil)
+	return sidePut(jbucket{Bucket: s.tx.Bucket(bucketSide)}, bucket, key, value, nil)
 }
 
 func (s sideTx) Delete(bucket string, key []byte) error {
@@ -77,19 +77,19 @@ func (s sideTx) Scan(bucket string, prefix, after []byte, reverse bool, fn func(
 // sidePut writes (value non-nil) or deletes (value nil) a side key, creating
 // the bucket on a write; fills, when set, learns whether the commit only
 // appends to the bucket.
-func sidePut(side *bolt.Bucket, bucket string, key, value []byte, fills fillTracker) error {
+func sidePut(side jbucket, bucket string, key, value []byte, fills fillTracker) error {
 	if value == nil {
-		if b := side.Bucket([]byte(bucket)); b != nil {
+		if b, ok := side.child([]byte(bucket)); ok {
 			return b.Delete(key)
 		}
 		return nil
 	}
-	b, err := side.CreateBucketIfNotExists([]byte(bucket))
+	b, err := side.createIfNotExists([]byte(bucket))
 	if err != nil {
 		return err
 	}
 	if fills != nil {
-		fills.put(b, key)
+		fills.put(b.Bucket, key)
 	}
 	return b.Put(key, value)
 }

@@ -87,18 +87,40 @@ func putSide(l *Ledger) error {
 // update, every read that would see bbolt's snapshot, Check) with a
 // *HaltedError rather than build on it or answer from it; its backup copy
 // still works, and the file opens again.
+//
+// With the journal the commit never reached it, so the file opened again
+// does not hold it (nobody was told it succeeded); without, bbolt's meta
+// page did reach the file.
 func TestCommitFailedAfterMetaHalts(t *testing.T) {
-	haltsAfterMeta(t, filepath.Join(t.TempDir(), "ledger.db"), errSync,
-		func(l *Ledger) { setCommitTx(l, syncFailsAfterMeta) },
-		func(l *Ledger) { setCommitTx(l, (*bolt.Tx).Commit) })
+	for _, legacy := range []bool{false, true} {
+		t.Run(fmt.Sprintf("legacy=%v", legacy), func(t *testing.T) {
+			haltsAfterMeta(t, filepath.Join(t.TempDir(), "ledger.db"), errSync, legacy, legacy,
+				func(l *Ledger) { setCommitTx(l, syncFailsAfterMeta) },
+				func(l *Ledger) { setCommitTx(l, (*bolt.Tx).Commit) })
+		})
+	}
 }
 
-// haltsAfterMeta is TestCommitFailedAfterMetaHalts on the file at path:
-// fail makes the next commit's sync after its meta page fail with cause,
-// and after (called once the append failed) restores the commit.
-func haltsAfterMeta(t *testing.T, path string, cause error, fail, after func(*Ledger)) {
+// reopenWith is reopen, without the journal when legacy.
+func reopenWith(t testing.TB, path string, legacy bool) *Ledger {
 	t.Helper()
-	l := reopen(t, path)
+	s, _, _ := testKey(t, testOrigin, "log key 1")
+	l, err := openWith(path, Options{Origin: testOrigin, Signer: s}, nil, legacy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+// haltsAfterMeta is TestCommitFailedAfterMetaHalts on the file at path
+// (opened without the journal when legacy): fail makes the next commit's
+// sync after its meta page fail with cause, and after (called once the
+// append failed) restores the commit. kept: the failed commit reached the
+// file, which holds it when opened again.
+func haltsAfterMeta(t *testing.T, path string, cause error, legacy, kept bool, fail, after func(*Ledger)) {
+	t.Helper()
+	l := reopenWith(t, path, legacy)
 	mustAppend(t, l, "before")
 	size := l.Size()
 	fail(l)
@@ -146,16 +168,20 @@ func haltsAfterMeta(t *testing.T, path string, cause error, fail, after func(*Le
 		t.Fatal(err)
 	}
 
-	// Here the commit did reach the file (only its sync was reported as
-	// failed), so the file opened again holds it, and a retry under its
-	// claim is answered with it.
-	l2 := reopen(t, path)
+	// Where the commit did reach the file (only its sync was reported as
+	// failed), the file opened again holds it, and a retry under its
+	// claim is answered with it; otherwise the retry appends it anew.
+	l2 := reopenWith(t, path, legacy)
 	mustCheck(t, l2)
-	if got := l2.Size(); got != size+1 {
-		t.Fatalf("size after reopening: %d, want %d", got, size+1)
+	want := size
+	if kept {
+		want++
 	}
-	if a, err := appendClaimed(l2, "uncertain"); err != nil || !a.Existing || a.ID != "uncertain" {
-		t.Fatalf("retry after reopening: %+v, %v; want the existing entry", a, err)
+	if got := l2.Size(); got != want {
+		t.Fatalf("size after reopening: %d, want %d", got, want)
+	}
+	if a, err := appendClaimed(l2, "uncertain"); err != nil || a.Existing != kept || a.ID != "uncertain" {
+		t.Fatalf("retry after reopening: %+v, %v; want existing=%v", a, err, kept)
 	}
 	mustAppend(t, l2, "after")
 	mustCheck(t, l2)
@@ -165,18 +191,22 @@ func haltsAfterMeta(t *testing.T, path string, cause error, fail, after func(*Le
 // page left bbolt as it was: the append or update is answered
 // ErrUnavailable, nothing of it is found, and writing goes on.
 func TestCommitFailedBeforeMetaGoesOn(t *testing.T) {
-	goesOnBeforeMeta(t, filepath.Join(t.TempDir(), "ledger.db"), errSync,
-		func(l *Ledger) { setCommitTx(l, syncFailsBeforeMeta) },
-		func(l *Ledger) { setCommitTx(l, (*bolt.Tx).Commit) })
+	for _, legacy := range []bool{false, true} {
+		t.Run(fmt.Sprintf("legacy=%v", legacy), func(t *testing.T) {
+			goesOnBeforeMeta(t, filepath.Join(t.TempDir(), "ledger.db"), errSync, legacy,
+				func(l *Ledger) { setCommitTx(l, syncFailsBeforeMeta) },
+				func(l *Ledger) { setCommitTx(l, (*bolt.Tx).Commit) })
+		})
+	}
 }
 
 // goesOnBeforeMeta is TestCommitFailedBeforeMetaGoesOn on the file at
 // path: fail makes the next commit fail with cause before its meta page
 // (called before the append and again before the update), and after
 // restores the commit.
-func goesOnBeforeMeta(t *testing.T, path string, cause error, fail, after func(*Ledger)) {
+func goesOnBeforeMeta(t *testing.T, path string, cause error, legacy bool, fail, after func(*Ledger)) {
 	t.Helper()
-	l := reopen(t, path)
+	l := reopenWith(t, path, legacy)
 	mustAppend(t, l, "before")
 	size := l.Size()
 	fail(l)
@@ -207,7 +237,7 @@ func goesOnBeforeMeta(t *testing.T, path string, cause error, fail, after func(*
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
-	l2 := reopen(t, path)
+	l2 := reopenWith(t, path, legacy)
 	mustCheck(t, l2)
 	if got := l2.Size(); got != size+2 {
 		t.Fatalf("size after reopening: %d, want %d", got, size+2)

@@ -3,6 +3,7 @@ package ledger
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -62,8 +63,17 @@ func TestKill9KeepsAcknowledgedAppends(t *testing.T) {
 	}
 	_, v, _ := testKey(t, testOrigin, "log key 1")
 	path := filepath.Join(dir, "ledger.db")
+	// The file alone is not checked: the journal holds what the killed
+	// writer did not checkpoint into it, so Check sends the auditor to
+	// open it for writing first (a restart of the server does).
+	if err := Check(path, v); !errors.Is(err, ErrNeedsRecovery) {
+		t.Fatalf("Check after kill -9, before a writer reopened the file: %v, want ErrNeedsRecovery", err)
+	}
+	if err := reopen(t, path).Close(); err != nil {
+		t.Fatal(err)
+	}
 	if err := Check(path, v); err != nil {
-		t.Fatalf("Check after kill -9: %v", err)
+		t.Fatalf("Check after kill -9 and a reopening: %v", err)
 	}
 	l := reopen(t, path)
 	for id, index := range acked {

@@ -196,13 +196,19 @@ const OpenCheckLeaves = 64
 // open is Open with a hook to adjust the bbolt options; tests use it to cap
 // the file size and so make commits fail the way a full disk does.
 func open(path string, opts Options, tune func(*bolt.Options)) (*Ledger, error) {
+	return openWith(path, opts, tune, false)
+}
+
+// openWith is open; legacy opens a writable file without the journal, as on
+// the platforms journalOn excludes (tests cover that path with it).
+func openWith(path string, opts Options, tune func(*bolt.Options), legacy bool) (*Ledger, error) {
 	l, timeout, err := newLedger(path, opts)
 	if err != nil {
 		return nil, err
 	}
 	st, lf, err := openBoltStore(boltOpen{
 		path: path, origin: opts.Origin, readOnly: l.signer == nil, timeout: timeout, tune: tune, fullWalk: opts.FullCheck,
-		genesis: l.genesis,
+		genesis: l.genesis, legacy: legacy,
 	})
 	if err != nil {
 		return nil, err

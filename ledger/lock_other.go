@@ -10,6 +10,10 @@ import (
 
 var errLocked = errors.New("file locked by another process or open Ledger")
 
+// flockLocks: lockFile takes no lock here, so no store keeps a journal
+// (its recovery writes the file before bbolt locks it).
+const flockLocks = false
+
 // lockFile opens the file without a lock on systems where bbolt's lock is
 // not flock: the structural check then runs unlocked, and bbolt's own
 // lock still keeps a second writer out.

@@ -12,6 +12,9 @@ import (
 // errLocked: another process (or open Ledger) holds the file's lock.
 var errLocked = errors.New("file locked by another process or open Ledger")
 
+// flockLocks: lockFile takes bbolt's own lock (a journal's recovery needs it).
+const flockLocks = true
+
 // lockFile takes the advisory lock bbolt takes (flock, exclusive for a
 // writer, shared for a reader) on its own descriptor, waiting at most
 // timeout, so that the structural check before bbolt opens the file does
@@ -19,7 +22,11 @@ var errLocked = errors.New("file locked by another process or open Ledger")
 // own descriptor, and flock locks of two descriptors conflict, so the
 // caller closes f before bbolt opens the file.
 func lockFile(path string, exclusive bool, timeout time.Duration) (*os.File, error) {
-	f, err := os.Open(path)
+	flag := os.O_RDONLY
+	if exclusive {
+		flag = os.O_RDWR // a writer's lock: the journal's recovery writes
+	}
+	f, err := os.OpenFile(path, flag, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -39,6 +39,17 @@ func CopyToPostgres(ctx context.Context, path, url string, opts Options) (CopyRe
 		return rep, fmt.Errorf("ledger: copy: the log key is needed (Options.Verifier or Signer): %w", ErrInvalid)
 	}
 	src, err := Open(path, Options{Origin: opts.Origin, Verifier: v})
+	if errors.Is(err, ErrNeedsRecovery) && opts.Signer != nil {
+		// A writer did not close the file: open it for writing once,
+		// which replays its journal, then read it.
+		var w *Ledger
+		if w, err = Open(path, Options{Origin: opts.Origin, Signer: opts.Signer}); err == nil {
+			err = w.Close()
+		}
+		if err == nil {
+			src, err = Open(path, Options{Origin: opts.Origin, Verifier: v})
+		}
+	}
 	if err != nil {
 		return rep, err
 	}

@@ -181,11 +181,11 @@ func (s *boltStore) pendingFor(tx *bolt.Tx) (*pendingPostings, error) {
 // dirties anyway. The others go behind, into the posting log, or, when the
 // log would reach flushAt, with the log's into the index buckets. It
 // returns the pending postings after the commit.
-func (s *boltStore) writePostings(tx *bolt.Tx, base *pendingPostings, ps []postingWrite, a *arena) (*pendingPostings, error) {
+func (s *boltStore) writePostings(tx jtx, base *pendingPostings, ps []postingWrite, a *arena) (*pendingPostings, error) {
 	if len(ps) == 0 {
 		return base, nil
 	}
-	postings := subBuckets{parent: tx.Bucket(bucketPostings)}
+	postings := subBuckets{parent: tx.bucket(bucketPostings)}
 	fills := fillTracker{}
 	defer fills.apply()
 	var behind []postingWrite
@@ -194,11 +194,11 @@ func (s *boltStore) writePostings(tx *bolt.Tx, base *pendingPostings, ps []posti
 		if err != nil {
 			return nil, err
 		}
-		if !fills.follows(bk, p.key) {
+		if !fills.follows(bk.Bucket, p.key) {
 			behind = append(behind, p)
 			continue
 		}
-		fills.put(bk, p.key)
+		fills.put(bk.Bucket, p.key)
 		if err := bk.Put(p.key, a.str(p.id)); err != nil {
 			return nil, err
 		}
@@ -218,7 +218,7 @@ func (s *boltStore) writePostings(tx *bolt.Tx, base *pendingPostings, ps []posti
 		// set before (prev), which must stay this store's.
 		return &pendingPostings{}, movePostings(tx, &postings, fills, merged, base.n > 0, a)
 	}
-	log := tx.Bucket(bucketPostLog)
+	log := tx.bucket(bucketPostLog)
 	log.FillPercent = 1.0 // keys only grow
 	var k []byte
 	ord, at := 0, int64(-1)
@@ -262,7 +262,7 @@ func mergePending(a, b []pendingPosting) []pendingPosting {
 // movePostings puts all pending postings (the log's and a batch's, sorted
 // per index) into the index buckets and, if the file's log holds any,
 // empties it.
-func movePostings(tx *bolt.Tx, postings *subBuckets, fills fillTracker, all map[string][]pendingPosting, logged bool, a *arena) error {
+func movePostings(tx jtx, postings *subBuckets, fills fillTracker, all map[string][]pendingPosting, logged bool, a *arena) error {
 	for _, name := range slices.Sorted(maps.Keys(all)) {
 		bk, err := postings.get(name)
 		if err != nil {
@@ -270,7 +270,7 @@ func movePostings(tx *bolt.Tx, postings *subBuckets, fills fillTracker, all map[
 		}
 		for _, p := range all[name] {
 			key := a.str(p.key)
-			fills.put(bk, key)
+			fills.put(bk.Bucket, key)
 			if err := bk.Put(key, a.str(p.id)); err != nil {
 				return err
 			}
@@ -279,11 +279,10 @@ func movePostings(tx *bolt.Tx, postings *subBuckets, fills fillTracker, all map[
 	if !logged {
 		return nil
 	}
-	if err := tx.DeleteBucket(bucketPostLog); err != nil {
+	if err := tx.deleteBucket(bucketPostLog); err != nil {
 		return err
 	}
-	_, err := tx.CreateBucket(bucketPostLog)
-	return err
+	return tx.createBucket(bucketPostLog)
 }
 
 // publishPending makes next the pending postings of the committed state

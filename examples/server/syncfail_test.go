@@ -13,9 +13,9 @@ import (
 
 // TestServerAfterAFailedDiskSync: the real server, its data directory on a
 // file system whose fdatasync fails once (internal/faultfs, FUSE), as a
-// failing disk's does, right after bbolt wrote a commit's meta page: the
-// next commit's (the settlement's; a background write just before it
-// would halt the ledger the same way). The settlement is answered 503
+// failing disk's does, right after the ledger wrote a commit to its
+// journal: the next commit's (the settlement's; a background write just
+// before it would halt the ledger the same way). The settlement is answered 503
 // DB_UNAVAILABLE with a Retry-After of a minute, never 201; so is its
 // retry, which must not be answered from the failed commit, and any other
 // settlement; reads stop too (a settlement acknowledged before: 503, not
@@ -37,9 +37,8 @@ func TestServerAfterAFailedDiskSync(t *testing.T) {
 		t.Fatalf("first settlement's id: %v %s", err, first)
 	}
 
-	// bbolt's meta pages are the ledger file's first two (the OS page
-	// size: the ledger keeps bbolt's default page size).
-	ffs.FailSyncAfterWriteTo(t, "ledger.db", 0, 2*int64(os.Getpagesize()))
+	// A new ledger writes its journal's first file.
+	ffs.FailSyncAfterWriteTo(t, "ledger.db.journal0", 0, 1<<40)
 	for _, what := range []string{"the settlement whose commit's sync failed", "its retry", "another settlement"} {
 		n := 2
 		if what == "another settlement" {
@@ -98,10 +97,12 @@ func logShows(log *syncBuffer, text string, within time.Duration) bool {
 
 // TestServerPowerCut: the real server under load from 8 clients, its data
 // directory on internal/faultfs, loses power: at the fdatasync of a
-// commit's data pages, in the middle of a commit's page writes, at the
-// fdatasync after its meta page (the disk keeping some of the unsynced
-// blocks: seeded draws), and at the next sync with the disk keeping
-// exactly the meta pages (the order that finds a missing barrier). The
+// journal write, in the middle of the writes, at the fdatasync of a
+// checkpoint of the ledger file (one GET /readyz's side write makes; the
+// disk keeping some of the unsynced blocks: seeded draws), and at the next
+// sync with the disk keeping exactly the ledger file's meta pages (the
+// order that finds a missing barrier: a commit's meta page on the disk and
+// not the pages it points to). The
 // server is killed (the machine stopped) and started on what the disk
 // holds, with the full check: every settlement answered 201 reads back
 // byte for byte with its UBL and a receipt that verifies, the log only
@@ -114,9 +115,11 @@ func TestServerPowerCut(t *testing.T) {
 		name string
 		arm  func(*testing.T, *faultfs.FS)
 	}{
-		{"data pages' sync", func(t *testing.T, f *faultfs.FS) { f.PowerCutAtSyncAfterWriteOutside(t, "ledger.db", 0, meta, 1, 500) }},
-		{"a page write", func(t *testing.T, f *faultfs.FS) { f.PowerCutAtWrite(t, 23, 2, 500) }},
-		{"meta page's sync", func(t *testing.T, f *faultfs.FS) { f.PowerCutAtSyncAfterWriteTo(t, "ledger.db", 0, meta, 3, 500) }},
+		{"journal's sync", func(t *testing.T, f *faultfs.FS) {
+			f.PowerCutAtSyncAfterWriteTo(t, "ledger.db.journal0", 0, 1<<40, 1, 500)
+		}},
+		{"a write", func(t *testing.T, f *faultfs.FS) { f.PowerCutAtWrite(t, 23, 2, 500) }},
+		{"checkpoint's sync", func(t *testing.T, f *faultfs.FS) { f.PowerCutAtSyncAfterWriteTo(t, "ledger.db", 0, 1<<40, 3, 500) }},
 		{"next sync keeping only the meta pages", func(t *testing.T, f *faultfs.FS) {
 			f.PowerCutAtSyncKeepingOnly(t, 1, "ledger.db", 0, meta)
 		}},
@@ -171,6 +174,9 @@ func TestServerPowerCut(t *testing.T) {
 			}
 			_, cp := p.get(t, "/v1/log/checkpoint", false)
 			c.arm(t, ffs)
+			// A side write (GET /readyz's) is made durable by a checkpoint,
+			// which syncs the ledger file; its answer may be lost to the cut.
+			_, _, _ = p.request(t, "GET", "/readyz", nil)
 			for deadline := time.Now().Add(20 * time.Second); !ffs.Stats(t).Cut; time.Sleep(5 * time.Millisecond) {
 				if time.Now().After(deadline) {
 					p.kill()

@@ -1,0 +1,410 @@
+package ledger
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// journalOn reports whether a writable store keeps a journal: where bbolt
+// can map the file far beyond its size (64-bit, and not Windows, which
+// grows the file to the mapping) and its lock is flock (flockLocks).
+// Elsewhere bbolt syncs every commit itself, twice, as before the journal.
+func journalOn() bool { return strconv.IntSize == 64 && runtime.GOOS != "windows" && flockLocks }
+
+// journalMapSize is the initial mapping of a journaled file: a held read
+// transaction (journal.go) blocks a commit that must remap the file, so
+// the file is mapped far ahead (address space only; bbolt neither grows
+// the file to it nor touches it). A commit that would reach it anyway
+// first makes a checkpoint and lets go of every held transaction
+// (journaledCommit).
+const journalMapSize = 1 << 40
+
+// mapSizeFor is a lower bound of the mapping bbolt makes for a file of n
+// bytes (its mmapSize: powers of two from 32 KB to 1 GB, then whole GBs).
+func mapSizeFor(n int64) int64 {
+	for i := uint(15); i <= 30; i++ {
+		if n <= 1<<i {
+			return 1 << i
+		}
+	}
+	const gb = 1 << 30
+	return (n + gb - 1) / gb * gb
+}
+
+// jstate is the journal side of a writable boltStore, used under wmu.
+type jstate struct {
+	jr       *journal
+	metaF    *os.File // reads meta pages back (bbolt keeps its handle to itself)
+	pageSize int
+	// held are read transactions keeping checkpointed states' pages from
+	// reuse, oldest first; the last is at the newest checkpoint.
+	held []*bolt.Tx
+	// running is the background checkpoint's answer (nil: none runs);
+	// runTx and runMeta are its transaction and meta page.
+	running chan error
+	runTx   uint64
+	runMeta []byte
+	// queued is the txid of a checkpoint record queued for the next
+	// journal write (0: none).
+	queued uint64
+	mapEst int64 // a lower bound of bbolt's mapping
+	buf    []byte
+	// margin is what a commit may grow the file by beyond its journal
+	// record's bytes (tests lower the mapping instead).
+	margin int64
+}
+
+// openJournaled opens a writable, existing (or just created) file with a
+// journal: it puts the newest checkpoint's meta page back (a power cut may
+// have left later, half-written commits in the file), opens bbolt, replays
+// the journal's batches after the checkpoint, and runs load. Then it syncs
+// the file and starts a new turn of the journal with a checkpoint of the
+// result.
+func openJournaled(o boltOpen, bo *bolt.Options) (*boltStore, loadedFile, error) {
+	var lf loadedFile
+	st, err := readJournal(o.path)
+	if err != nil {
+		return nil, lf, err
+	}
+	if st.found {
+		f, err := lockFile(o.path, true, o.timeout)
+		if err != nil {
+			if errors.Is(err, errLocked) {
+				return nil, lf, fmt.Errorf("ledger: open %s: %w: %w", o.path, errLocked, ErrUnavailable)
+			}
+			return nil, lf, fmt.Errorf("ledger: open %s: %w", o.path, err)
+		}
+		err = restoreMeta(f, o.path, st.ckpt.payload, st.clean)
+		f.Close()
+		if err != nil {
+			return nil, lf, err
+		}
+	}
+	bo.NoSync, bo.NoGrowSync = true, true
+	if bo.InitialMmapSize == 0 {
+		bo.InitialMmapSize = journalMapSize
+	}
+	if err := checkStructure(o.path, true, o.timeout, !o.lenient && !o.fullWalk); err != nil {
+		return nil, lf, err
+	}
+	db, err := openBoltDB(o.path, bo)
+	if err != nil {
+		return nil, lf, err
+	}
+	s := &boltStore{db: db, path: o.path, flushAt: postLogFlush, commitTx: (*bolt.Tx).Commit}
+	s.pend.Store(&pendingPostings{})
+	fail := func(err error) (*boltStore, loadedFile, error) {
+		s.js.release(0)
+		if s.js.metaF != nil {
+			s.js.metaF.Close()
+		}
+		db.Close()
+		return nil, lf, err
+	}
+	s.js = &jstate{pageSize: db.Info().PageSize, margin: 64 << 20}
+	if s.js.metaF, err = os.Open(o.path); err != nil {
+		return fail(fmt.Errorf("ledger: open %s: %w", o.path, err))
+	}
+	fi, err := s.js.metaF.Stat()
+	if err != nil {
+		return fail(fmt.Errorf("ledger: open %s: %w", o.path, err))
+	}
+	s.js.mapEst = mapSizeFor(max(fi.Size(), int64(bo.InitialMmapSize)))
+	// Hold the checkpointed state until the new turn is durable: replay
+	// and load commit on top of it, and a power cut before the turn puts
+	// it back.
+	rtx, err := db.Begin(false)
+	if err != nil {
+		return fail(fmt.Errorf("ledger: open %s: %w", o.path, err))
+	}
+	s.js.held = append(s.js.held, rtx)
+	if st.found && !st.clean && uint64(rtx.ID()) != st.ckpt.txid {
+		return fail(journalCorrupt(o.path, "the file is at transaction %d after restoring checkpoint %d", rtx.ID(), st.ckpt.txid))
+	}
+	if err := s.replay(st.batches); err != nil {
+		return fail(err)
+	}
+	if lf, err = s.load(o); err != nil {
+		return fail(err)
+	}
+	txid, err := s.lastTxid()
+	if err != nil {
+		return fail(err)
+	}
+	if err := db.Sync(); err != nil {
+		return fail(fmt.Errorf("ledger: open %s: %w: %w", o.path, ErrUnavailable, err))
+	}
+	m, err := readMeta(s.js.metaF, s.js.pageSize, txid)
+	if err != nil {
+		return fail(journalCorrupt(o.path, "%v", err))
+	}
+	if s.js.jr, err = openJournal(o.path, st, txid, m); err != nil {
+		return fail(err)
+	}
+	if err := s.js.hold(db, txid); err != nil {
+		s.js.jr.close()
+		return fail(err)
+	}
+	s.js.release(txid)
+	return s, lf, nil
+}
+
+// replay commits the journal's batches, each as the transaction it was.
+func (s *boltStore) replay(batches []jrecord) error {
+	for _, r := range batches {
+		tx, err := s.db.Begin(true)
+		if err != nil {
+			return fmt.Errorf("ledger: open %s: replaying the journal: %w", s.path, err)
+		}
+		if uint64(tx.ID()) != r.txid {
+			tx.Rollback()
+			return journalCorrupt(s.path, "batch %d replays as transaction %d", r.txid, tx.ID())
+		}
+		if err := replayOps(tx, r.payload); err != nil {
+			tx.Rollback()
+			return journalCorrupt(s.path, "batch %d: %v", r.txid, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("ledger: open %s: replaying the journal: %w: %w", s.path, ErrUnavailable, err)
+		}
+	}
+	return nil
+}
+
+// lastTxid is the transaction the file is at.
+func (s *boltStore) lastTxid() (uint64, error) {
+	rtx, err := s.db.Begin(false)
+	if err != nil {
+		return 0, mapClosed(err)
+	}
+	id := rtx.ID()
+	_ = rtx.Rollback()
+	return uint64(id), nil
+}
+
+// hold begins a read transaction at txid (no writer may run: the caller
+// holds wmu or is Open).
+func (js *jstate) hold(db *bolt.DB, txid uint64) error {
+	rtx, err := db.Begin(false)
+	if err != nil {
+		return mapClosed(err)
+	}
+	if uint64(rtx.ID()) != txid {
+		rtx.Rollback()
+		return fmt.Errorf("ledger: a checkpoint of transaction %d began at %d", txid, rtx.ID())
+	}
+	js.held = append(js.held, rtx)
+	return nil
+}
+
+// release ends the held transactions before txid (all of them for 0).
+func (js *jstate) release(txid uint64) {
+	keep := js.held[:0]
+	for _, rtx := range js.held {
+		if txid != 0 && uint64(rtx.ID()) >= txid {
+			keep = append(keep, rtx)
+			continue
+		}
+		_ = rtx.Rollback()
+	}
+	clear(js.held[len(keep):])
+	js.held = keep
+}
+
+// halt stops the store for err, a failed sync or write of a commit in
+// force in bbolt (the caller holds wmu).
+func (s *boltStore) halt(err error) error {
+	s.halted.CompareAndSwap(nil, &HaltedError{Path: s.path, Err: err})
+	return s.halted.Load()
+}
+
+// startCheckpoint syncs the bbolt file in the background after the commit
+// of txid, holding that state until a later checkpoint is durable.
+func (s *boltStore) startCheckpoint(txid uint64) error {
+	js := s.js
+	m, err := readMeta(js.metaF, js.pageSize, txid)
+	if err != nil {
+		return s.halt(err)
+	}
+	if err := js.hold(s.db, txid); err != nil {
+		return s.halt(err)
+	}
+	ch := make(chan error, 1)
+	db := s.db
+	go func() { ch <- db.Sync() }()
+	js.running, js.runTx, js.runMeta = ch, txid, m
+	return nil
+}
+
+// collect takes the background checkpoint's answer (waiting for it when
+// wait) and queues its record for the next journal write.
+func (s *boltStore) collect(wait bool) error {
+	js := s.js
+	if js.running == nil {
+		return nil
+	}
+	var err error
+	if wait {
+		err = <-js.running
+	} else {
+		select {
+		case err = <-js.running:
+		default:
+			return nil
+		}
+	}
+	js.running = nil
+	if err != nil {
+		return s.halt(fmt.Errorf("checkpoint of transaction %d: %w", js.runTx, err))
+	}
+	js.jr.queueCheckpoint(js.runTx, js.runMeta, false)
+	js.queued = js.runTx
+	return nil
+}
+
+// written is called after a journal write succeeded: a checkpoint queued
+// in it is durable, and the states before it free.
+func (js *jstate) written() {
+	if js.queued != 0 {
+		js.jr.ckpt = js.queued
+		js.release(js.queued)
+		js.queued = 0
+	}
+}
+
+// syncCheckpoint makes the state txid (committed, nothing after it) a
+// durable checkpoint now: it syncs the file, then writes the checkpoint's
+// record to the journal and syncs it; hold keeps a read transaction at it.
+func (s *boltStore) syncCheckpoint(txid uint64, clean, hold bool) error {
+	js := s.js
+	if err := s.collect(true); err != nil {
+		return err
+	}
+	m, err := readMeta(js.metaF, js.pageSize, txid)
+	if err != nil {
+		return s.halt(err)
+	}
+	if err := s.db.Sync(); err != nil {
+		return s.halt(fmt.Errorf("checkpoint of transaction %d: %w", txid, err))
+	}
+	js.jr.queueCheckpoint(txid, m, clean)
+	js.queued = 0
+	if err := js.jr.flush(); err != nil {
+		return s.halt(err)
+	}
+	js.jr.ckpt = txid
+	if hold {
+		if err := js.hold(s.db, txid); err != nil {
+			return s.halt(err)
+		}
+		js.release(txid)
+	} else {
+		js.release(0)
+	}
+	return nil
+}
+
+// journaledCommit commits tx (its writes recorded in log) with one
+// fdatasync, of the journal; the caller holds wmu. A failure before the
+// commit is in force in bbolt (the journal cannot grow, bbolt's own
+// commit fails before its meta page) changes nothing and is returned; one
+// after it (the journal's write or sync) halts the store: the commit is
+// in bbolt's pages, perhaps in the journal, and not acknowledged.
+func (s *boltStore) journaledCommit(tx *bolt.Tx, log *opLog) error {
+	js := s.js
+	txid := uint64(tx.ID())
+	n := len(log.b)
+	if err := s.collect(false); err != nil {
+		return err
+	}
+	switched := false
+	if js.jr.full(n) {
+		if !js.jr.otherFree() {
+			// The checkpoint started at the last switch must be
+			// durable before its file is written over.
+			if err := s.collect(true); err != nil {
+				return err
+			}
+			if js.queued == 0 {
+				if err := s.syncCheckpoint(txid-1, false, true); err != nil {
+					return err
+				}
+			} else {
+				if err := js.jr.flush(); err != nil {
+					return s.halt(err)
+				}
+				js.written()
+			}
+		}
+		js.jr.switchFiles()
+		switched = true
+	}
+	remap := tx.Size()+4*int64(n)+js.margin >= js.mapEst
+	if remap {
+		// This commit may have to map the file anew, which waits for
+		// every read transaction: checkpoint the state before it and
+		// hold nothing across it.
+		if err := s.syncCheckpoint(txid-1, false, false); err != nil {
+			return err
+		}
+	}
+	if err := js.jr.ensure(n); err != nil {
+		return err
+	}
+	if err := s.commitWrite(tx); err != nil {
+		return err
+	}
+	if err := js.jr.appendBatch(txid, log.b); err != nil {
+		return s.halt(err)
+	}
+	js.written()
+	js.buf = log.b[:0]
+	if remap {
+		rtx, err := s.db.Begin(false)
+		if err != nil {
+			return s.halt(err)
+		}
+		js.mapEst = max(js.mapEst, mapSizeFor(rtx.Size()+int64(js.pageSize)))
+		_ = rtx.Rollback()
+	}
+	if switched || remap || len(js.held) == 0 {
+		if js.running != nil {
+			if err := s.collect(true); err != nil {
+				return err
+			}
+		}
+		return s.startCheckpoint(txid)
+	}
+	return nil
+}
+
+// closeJournal makes the last commit a clean checkpoint and closes the
+// journal (the caller holds wmu).
+func (s *boltStore) closeJournal() error {
+	js := s.js
+	var err error
+	if s.halted.Load() == nil {
+		txid, terr := s.lastTxid()
+		if terr != nil {
+			err = terr
+		} else {
+			err = s.syncCheckpoint(txid, true, false)
+		}
+	} else if js.running != nil {
+		<-js.running
+		js.running = nil
+	}
+	js.release(0)
+	if cerr := js.jr.close(); err == nil {
+		err = cerr
+	}
+	if cerr := js.metaF.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -1,0 +1,560 @@
+package ledger
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/fiscal402/fiscal402/internal/durable"
+)
+
+// The journal (# Durability in the package doc) makes a commit durable with
+// one fdatasync: the commit's writes, as a list of bucket operations, are
+// appended to a journal file and synced, while bbolt writes its pages and
+// meta page without syncing (NoSync). Now and then a checkpoint syncs the
+// bbolt file and notes, in the journal, the meta page of the state it made
+// durable. A read transaction held from one checkpoint to the next keeps
+// bbolt from reusing that state's pages. After a power cut, Open puts the
+// newest noted meta page back into both meta slots of the file (whatever
+// later, possibly half-written, commits left there) and replays the
+// journal's batches after it.
+//
+// Two files take turns: <ledger>.journal0 and <ledger>.journal1. Each
+// begins with a header record carrying its generation; every record carries
+// it too, so that records a reused file still holds from an earlier turn
+// end its scan. A record is
+//
+//	magic  4 bytes "F4J1"
+//	kind   1 byte (header, batch, checkpoint)
+//	flags  1 byte (checkpoint: 1 when the ledger was closed at it)
+//	zero   2 bytes
+//	gen    8 bytes: the file's generation
+//	txid   8 bytes: the bbolt transaction the batch made, or checkpointed
+//	length 4 bytes: of the payload
+//	crc    4 bytes: CRC-32C of the 28 bytes before and the payload
+//	payload
+//
+// all integers little-endian. A batch's payload is its operations (opLog);
+// a checkpoint's is the first journalMetaSize bytes of the meta page of its
+// transaction (page header and meta, with bbolt's own checksum).
+//
+// A file switches turns once it holds journalLimit bytes: the batch that
+// does not fit starts the other file, with a new generation, and the
+// commit that made it starts a checkpoint in the background (an fdatasync
+// of the bbolt file). The checkpoint's record goes into the next write of
+// the journal, which syncs anyway, and once it is durable the other file
+// and the read transaction of the checkpoint before are free. A file that
+// fills up before its predecessor is free waits for that checkpoint.
+const (
+	journalMagic      = "F4J1"
+	journalHeaderSize = 32
+	journalMetaSize   = 80 // page header (16) and meta (64) of bbolt's meta page
+	journalLimit      = 32 << 20
+	// journalChunk is how much of a file is filled with zeros ahead of
+	// its records: an fdatasync into written blocks need not also write
+	// the file's size and block map (see bench/HISTORY.md, stop 43).
+	journalChunk = 1 << 20
+
+	recHeader     = 1
+	recBatch      = 2
+	recCheckpoint = 3
+
+	flagClean = 1
+)
+
+// ErrNeedsRecovery: a read-only Open (or Check) of a file whose journal holds
+// commits a writer has not checkpointed into it (the writer did not close:
+// a crash, a kill, a power cut). Opening it once for writing (with a Signer;
+// the bundled server's start) replays the journal.
+var ErrNeedsRecovery = errors.New("ledger: the file was not closed and its journal holds commits: open it for writing once to replay them")
+
+// journalPaths are the two journal files of the ledger file path.
+func journalPaths(path string) [2]string {
+	return [2]string{path + ".journal0", path + ".journal1"}
+}
+
+// journal is the writer side of the journal, used by the committer only
+// (under the store's wmu).
+type journal struct {
+	path  [2]string
+	f     [2]*os.File
+	gen   [2]uint64
+	size  [2]int64  // length of each file (records and zeros)
+	maxTx [2]uint64 // highest batch txid in each file's current turn
+	act   int       // the file being written
+	off   int64     // where the next record goes in it
+	// ckpt is the txid of the newest checkpoint durable in the journal.
+	ckpt uint64
+	// out is the next write: records queued (a header, a checkpoint)
+	// before the batch.
+	out []byte
+	// limit is journalLimit (tests lower it to switch files often);
+	// sync is fdatasyncFile (a mutation test drops it).
+	limit int64
+	sync  func(*os.File) error
+}
+
+// record appends a record of kind to b: the header, then payload.
+func appendRecord(b []byte, kind, flags byte, gen, txid uint64, payload []byte) []byte {
+	at := len(b)
+	b = append(b, journalMagic...)
+	b = append(b, kind, flags, 0, 0)
+	b = binary.LittleEndian.AppendUint64(b, gen)
+	b = binary.LittleEndian.AppendUint64(b, txid)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(payload)))
+	b = append(b, 0, 0, 0, 0)
+	b = append(b, payload...)
+	sealRecord(b[at:])
+	return b
+}
+
+// sealRecord writes the checksum of the record r (header and payload).
+func sealRecord(r []byte) {
+	c := crc32.Update(0, crc32c, r[:28])
+	c = crc32.Update(c, crc32c, r[journalHeaderSize:])
+	binary.LittleEndian.PutUint32(r[28:32], c)
+}
+
+// jrecord is one record read back.
+type jrecord struct {
+	kind, flags byte
+	gen, txid   uint64
+	payload     []byte
+}
+
+// jfile is what a scan found in one journal file: its generation and its
+// records, up to the first that is not whole or not of its generation.
+type jfile struct {
+	gen  uint64
+	recs []jrecord
+	end  int64 // offset after the last record
+	size int64
+}
+
+// scanJournalFile reads a journal file; a missing or empty file (or one
+// whose header record is not whole) has no records.
+func scanJournalFile(path string) (jfile, error) {
+	var jf jfile
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return jf, nil
+	}
+	if err != nil {
+		return jf, fmt.Errorf("ledger: journal %s: %w", path, err)
+	}
+	jf.size = int64(len(b))
+	off := 0
+	for len(b)-off >= journalHeaderSize {
+		h := b[off : off+journalHeaderSize]
+		if string(h[:4]) != journalMagic {
+			break
+		}
+		n := int(binary.LittleEndian.Uint32(h[24:28]))
+		if n > len(b)-off-journalHeaderSize {
+			break
+		}
+		c := crc32.Update(0, crc32c, h[:28])
+		c = crc32.Update(c, crc32c, b[off+journalHeaderSize:off+journalHeaderSize+n])
+		if c != binary.LittleEndian.Uint32(h[28:32]) {
+			break
+		}
+		r := jrecord{kind: h[4], flags: h[5], gen: binary.LittleEndian.Uint64(h[8:16]), txid: binary.LittleEndian.Uint64(h[16:24]),
+			payload: b[off+journalHeaderSize : off+journalHeaderSize+n]}
+		if off == 0 {
+			if r.kind != recHeader {
+				break
+			}
+			jf.gen = r.gen
+		} else if r.gen != jf.gen || r.kind == recHeader {
+			break // a record of an earlier turn
+		}
+		jf.recs = append(jf.recs, r)
+		off += journalHeaderSize + n
+		jf.end = int64(off)
+	}
+	return jf, nil
+}
+
+// journalState is what the two files say together.
+type journalState struct {
+	files [2]jfile
+	// found: some file has a header record.
+	found bool
+	// ckpt is the newest checkpoint (nil: none).
+	ckpt *jrecord
+	// batches are the batches after ckpt, in txid order.
+	batches []jrecord
+	// clean: the newest record of all is a checkpoint made at Close.
+	clean bool
+}
+
+// readJournal reads both files of the ledger file path and works out the
+// newest checkpoint and the batches to replay after it, which must follow
+// one another (txid ckpt+1, +2, ...): they were written and synced in that
+// order, so a gap is damage, not a torn tail.
+func readJournal(path string) (journalState, error) {
+	var st journalState
+	ps := journalPaths(path)
+	for i, p := range ps {
+		jf, err := scanJournalFile(p)
+		if err != nil {
+			return st, err
+		}
+		st.files[i] = jf
+		if len(jf.recs) > 0 {
+			st.found = true
+		}
+	}
+	if !st.found {
+		return st, nil
+	}
+	order := []int{0, 1}
+	a, b := st.files[0], st.files[1]
+	switch {
+	case len(a.recs) > 0 && len(b.recs) > 0 && a.gen == b.gen:
+		return st, journalCorrupt(path, "both journal files are of generation %d", a.gen)
+	case len(b.recs) > 0 && (len(a.recs) == 0 || b.gen < a.gen):
+		order = []int{1, 0}
+	}
+	var last *jrecord
+	for _, i := range order {
+		for k := range st.files[i].recs {
+			r := &st.files[i].recs[k]
+			if r.kind == recCheckpoint && (st.ckpt == nil || r.txid >= st.ckpt.txid) {
+				st.ckpt = r
+			}
+			last = r
+		}
+	}
+	if st.ckpt == nil {
+		return st, journalCorrupt(path, "the journal holds no checkpoint")
+	}
+	if len(st.ckpt.payload) != journalMetaSize {
+		return st, journalCorrupt(path, "checkpoint %d: a meta page of %d bytes", st.ckpt.txid, len(st.ckpt.payload))
+	}
+	next := st.ckpt.txid + 1
+	for _, i := range order {
+		for _, r := range st.files[i].recs {
+			switch {
+			case r.kind != recBatch || r.txid < next:
+			case r.txid == next:
+				st.batches = append(st.batches, r)
+				next++
+			default:
+				return st, journalCorrupt(path, "batch %d follows batch %d", r.txid, next-1)
+			}
+		}
+	}
+	st.clean = last == st.ckpt && st.ckpt.flags&flagClean != 0
+	return st, nil
+}
+
+func journalCorrupt(path, format string, args ...any) *CorruptError {
+	return &CorruptError{Path: path, Index: -1, Reason: "journal: " + fmt.Sprintf(format, args...)}
+}
+
+// metaTxid is the transaction id of a meta page's first journalMetaSize
+// bytes (bbolt's page header, then magic, version, page size, flags, root
+// bucket, freelist, pgid, txid, checksum).
+func metaTxid(m []byte) uint64 { return binary.LittleEndian.Uint64(m[64:72]) }
+
+// metaValid reports whether m is a meta page bbolt would accept: its magic
+// and its checksum (FNV-64a of the meta before the checksum).
+func metaValid(m []byte) bool {
+	if len(m) < journalMetaSize || binary.LittleEndian.Uint32(m[16:20]) != 0xED0CDAED {
+		return false
+	}
+	h := fnv64a(m[16:72])
+	return binary.LittleEndian.Uint64(m[72:80]) == h
+}
+
+func fnv64a(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
+}
+
+// pageSizeOf is the page size a meta page records.
+func pageSizeOf(m []byte) int64 { return int64(binary.LittleEndian.Uint32(m[24:28])) }
+
+// restoreMeta puts the checkpoint's meta page into both meta slots of the
+// file at path (locked by the caller through f) and syncs it, unless the
+// file already shows exactly that state (a clean close). It refuses a file
+// whose meta pages are older than the checkpoint's: that is not the file
+// the journal belongs to (a backup from before it, copied over it).
+//
+// After a close (clean) the file was synced at the checkpoint and nothing
+// is put back: a later commit in the file was made by a writer without
+// the journal (bbolt's own tools, an older version), which synced it.
+func restoreMeta(f *os.File, path string, m []byte, clean bool) error {
+	ps := pageSizeOf(m)
+	if ps < 1024 || ps&(ps-1) != 0 {
+		return journalCorrupt(path, "checkpoint %d: a page size of %d", metaTxid(m), ps)
+	}
+	want := metaTxid(m)
+	var slots [2][]byte
+	newest := uint64(0)
+	for i := range slots {
+		s := make([]byte, journalMetaSize)
+		if _, err := f.ReadAt(s, int64(i)*ps); err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("ledger: open %s: %w", path, err)
+		}
+		slots[i] = s
+		if metaValid(s) {
+			newest = max(newest, metaTxid(s))
+		}
+	}
+	// The file is at the checkpoint already (a clean close, or a crash
+	// that did not write past it) when its slot holds it and nothing
+	// newer is valid in the other.
+	same := (string(slots[0][16:]) == string(m[16:]) || string(slots[1][16:]) == string(m[16:])) && newest == want
+	if newest+1 < want {
+		return &CorruptError{Path: path, Index: -1, Reason: fmt.Sprintf(
+			"the file's newest transaction is %d, older than the journal's checkpoint %d: the journal (%s) belongs to a later state of the file "+
+				"(was a backup copied over it?); move the journal files away to open the file as it is", newest, want, filepath.Base(journalPaths(path)[0]))}
+	}
+	if same || clean {
+		return nil
+	}
+	for i := range slots {
+		page := append([]byte(nil), m...)
+		binary.LittleEndian.PutUint64(page[0:8], uint64(i)) // the page id
+		if _, err := f.WriteAt(page, int64(i)*ps); err != nil {
+			return fmt.Errorf("ledger: open %s: restoring the checkpoint's meta page: %w", path, err)
+		}
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("ledger: open %s: restoring the checkpoint's meta page: %w", path, err)
+	}
+	return nil
+}
+
+// openJournal opens both files for writing with a checkpoint of txid (meta
+// page m), which the caller made durable in the bbolt file; everything the
+// journal held (st) is in that state. Without a journal the checkpoint
+// starts generation 1 in the first file. Otherwise it is appended to the
+// file of the newest generation, after its last whole record, so that the
+// journal on the disk holds a checkpoint at every moment (a write into the
+// other file could tear the one recovery needs). After a crash the rest of
+// that file is then zeroed: it may hold the torn record of the crash,
+// whose bytes must never pass for a record of this generation.
+func openJournal(path string, st journalState, txid uint64, m []byte) (*journal, error) {
+	j := &journal{path: journalPaths(path), limit: journalLimit, sync: fdatasyncFile}
+	created := false
+	for i, p := range j.path {
+		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			j.close()
+			return nil, fmt.Errorf("ledger: journal %s: %w", p, err)
+		}
+		j.f[i] = f
+		fi, err := f.Stat()
+		if err != nil {
+			j.close()
+			return nil, fmt.Errorf("ledger: journal %s: %w", p, err)
+		}
+		j.size[i] = fi.Size()
+		created = created || st.files[i].size == 0
+		j.gen[i] = st.files[i].gen
+	}
+	if !st.found {
+		j.act = 0
+		if err := j.turn(1, txid, m); err != nil {
+			j.close()
+			return nil, err
+		}
+	} else {
+		j.act = 0
+		if len(st.files[1].recs) > 0 && (len(st.files[0].recs) == 0 || st.files[1].gen > st.files[0].gen) {
+			j.act = 1
+		}
+		j.off = st.files[j.act].end
+		j.maxTx = [2]uint64{txid, txid}
+		j.queueCheckpoint(txid, m, false)
+		if !st.clean && j.size[j.act] > j.off+int64(len(j.out)) {
+			j.out = append(j.out, make([]byte, j.size[j.act]-j.off-int64(len(j.out)))...)
+		}
+		if err := j.flush(); err != nil {
+			j.close()
+			return nil, err
+		}
+		if !st.clean {
+			j.off = st.files[j.act].end + journalHeaderSize + journalMetaSize
+		}
+		j.ckpt = txid
+	}
+	if created {
+		if err := durable.SyncDir(filepath.Dir(path)); err != nil {
+			j.close()
+			return nil, fmt.Errorf("ledger: journal of %s: %w", path, err)
+		}
+	}
+	return j, nil
+}
+
+// turn makes the active file's generation gen, writes its header and a
+// checkpoint of txid and syncs them. Both files are then free of anything
+// recovery needs but this file.
+func (j *journal) turn(gen, txid uint64, m []byte) error {
+	j.gen[j.act], j.off, j.maxTx[j.act] = gen, 0, 0
+	j.out = appendRecord(j.out[:0], recHeader, 0, gen, 0, nil)
+	j.out = appendRecord(j.out, recCheckpoint, 0, gen, txid, m)
+	if err := j.flush(); err != nil {
+		return err
+	}
+	j.ckpt = txid
+	j.maxTx[1-j.act] = 0
+	return nil
+}
+
+// queueCheckpoint adds a checkpoint record to the next write.
+func (j *journal) queueCheckpoint(txid uint64, m []byte, clean bool) {
+	flags := byte(0)
+	if clean {
+		flags = flagClean
+	}
+	j.out = appendRecord(j.out, recCheckpoint, flags, j.gen[j.act], txid, m)
+}
+
+// ensure fills the active file with zeros far enough for n more bytes,
+// before anything of the commit is in force: a full disk fails the commit
+// here, where failing changes nothing.
+func (j *journal) ensure(n int) error {
+	need := j.off + int64(len(j.out)+n)
+	f := j.f[j.act]
+	for j.size[j.act] < need {
+		grow := min(max(j.size[j.act], journalChunk), max(j.limit, journalChunk))
+		zeros := make([]byte, grow)
+		if _, err := f.WriteAt(zeros, j.size[j.act]); err != nil {
+			return fmt.Errorf("ledger: journal %s: %w: %w", j.path[j.act], ErrUnavailable, err)
+		}
+		j.size[j.act] += grow
+	}
+	return nil
+}
+
+// flush writes what is queued at the active file's offset and fdatasyncs.
+func (j *journal) flush() error {
+	if err := j.ensure(0); err != nil {
+		return err
+	}
+	if _, err := j.f[j.act].WriteAt(j.out, j.off); err != nil {
+		return fmt.Errorf("ledger: journal %s: %w", j.path[j.act], err)
+	}
+	if err := j.sync(j.f[j.act]); err != nil {
+		return fmt.Errorf("ledger: journal %s: %w", j.path[j.act], err)
+	}
+	j.off += int64(len(j.out))
+	j.out = j.out[:0]
+	return nil
+}
+
+// full reports whether a batch of n bytes makes the active file pass its
+// limit.
+func (j *journal) full(n int) bool {
+	return j.off+int64(len(j.out)+n) > j.limit && j.off > 0
+}
+
+// otherFree reports whether the file not being written holds nothing
+// recovery needs (every batch in it is at or before a durable checkpoint).
+func (j *journal) otherFree() bool { return j.maxTx[1-j.act] <= j.ckpt }
+
+// switchFiles starts a new turn in the other file (which must be free):
+// its header goes first into the next write.
+func (j *journal) switchFiles() {
+	gen := j.gen[j.act] + 1
+	pending := j.out
+	j.act = 1 - j.act
+	j.gen[j.act], j.off, j.maxTx[j.act] = gen, 0, 0
+	j.out = appendRecord(nil, recHeader, 0, gen, 0, nil)
+	// Queued checkpoint records carried the old generation: re-encode
+	// them for the new file.
+	for len(pending) >= journalHeaderSize {
+		n := int(binary.LittleEndian.Uint32(pending[24:28]))
+		r := pending[:journalHeaderSize+n]
+		j.out = appendRecord(j.out, r[4], r[5], gen, binary.LittleEndian.Uint64(r[16:24]), r[journalHeaderSize:])
+		pending = pending[journalHeaderSize+n:]
+	}
+}
+
+// appendBatch queues a batch record for txid (ops: an opLog's bytes, with
+// journalHeaderSize bytes of room before them) and writes and syncs all that
+// is queued.
+func (j *journal) appendBatch(txid uint64, rec []byte) error {
+	h := rec[:journalHeaderSize]
+	copy(h, journalMagic)
+	h[4], h[5], h[6], h[7] = recBatch, 0, 0, 0
+	binary.LittleEndian.PutUint64(h[8:16], j.gen[j.act])
+	binary.LittleEndian.PutUint64(h[16:24], txid)
+	binary.LittleEndian.PutUint32(h[24:28], uint32(len(rec)-journalHeaderSize))
+	sealRecord(rec)
+	if len(j.out) == 0 {
+		// The common case: the batch alone, written from its own buffer.
+		if _, err := j.f[j.act].WriteAt(rec, j.off); err != nil {
+			return fmt.Errorf("ledger: journal %s: %w", j.path[j.act], err)
+		}
+		if err := j.sync(j.f[j.act]); err != nil {
+			return fmt.Errorf("ledger: journal %s: %w", j.path[j.act], err)
+		}
+		j.off += int64(len(rec))
+	} else {
+		j.out = append(j.out, rec...)
+		if err := j.flush(); err != nil {
+			return err
+		}
+	}
+	j.maxTx[j.act] = txid
+	return nil
+}
+
+func (j *journal) close() error {
+	var first error
+	for i, f := range j.f {
+		if f != nil {
+			if err := f.Close(); err != nil && first == nil {
+				first = err
+			}
+			j.f[i] = nil
+		}
+	}
+	return first
+}
+
+// readMeta reads the meta page of txid from the file (the page cache: bbolt
+// wrote it with pwrite). A commit writes it to slot txid%2; a copy made by
+// bbolt's Tx.WriteTo (a backup) has it in slot 0 and txid-1 in slot 1.
+func readMeta(f *os.File, pageSize int, txid uint64) ([]byte, error) {
+	var seen [2]uint64
+	for i, slot := range []uint64{txid % 2, 1 - txid%2} {
+		m := make([]byte, journalMetaSize)
+		if _, err := f.ReadAt(m, int64(slot)*int64(pageSize)); err != nil {
+			return nil, err
+		}
+		if metaValid(m) && metaTxid(m) == txid {
+			return m, nil
+		}
+		seen[i] = metaTxid(m)
+	}
+	return nil, fmt.Errorf("ledger: no meta page of transaction %d (the pages read as %d and %d)", txid, seen[0], seen[1])
+}
+
+// journalClean refuses a read-only open of a file whose journal holds
+// commits not checkpointed at a close (ErrNeedsRecovery): without the
+// journal's replay the file may be behind, or torn by a power cut.
+func journalClean(path string) error {
+	st, err := readJournal(path)
+	if err != nil {
+		return err
+	}
+	if st.found && !st.clean {
+		return fmt.Errorf("ledger: open %s read-only: %w", path, ErrNeedsRecovery)
+	}
+	return nil
+}
