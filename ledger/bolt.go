@@ -220,6 +220,16 @@ func createBolt(o boltOpen, bo *bolt.Options) error {
 		}
 		return fmt.Errorf("ledger: create %s: %w: %w", o.path, ErrUnavailable, err)
 	}
+	// Journal files with no ledger file are another file's (deleted):
+	// replayed onto this one they would destroy it. (Checked again here:
+	// a creator that won the race may already write its journal.)
+	if _, err := os.Stat(o.path); errors.Is(err, os.ErrNotExist) {
+		for _, p := range journalPaths(o.path) {
+			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("ledger: create %s: removing the journal of a file no longer there: %w", o.path, err)
+			}
+		}
+	}
 	if err := os.Link(tmpPath, o.path); err != nil && !errors.Is(err, os.ErrExist) {
 		return fmt.Errorf("ledger: create %s: %w", o.path, err)
 	}
@@ -550,13 +560,14 @@ func (s *boltStore) commit(_ func() *batchKeys, plan func(v commitView) (*batchW
 		return st, err
 	}
 	undo := s.publishPending(pend)
+	var jio time.Duration // the journal's write and fdatasync
 	if s.js != nil {
-		err = s.journaledCommit(tx, log)
+		jio, err = s.journaledCommit(tx, log)
 	} else {
 		err = s.commitWrite(tx)
 	}
 	txs := tx.Stats()
-	st.io, st.pages = txs.GetWriteTime(), txs.GetWrite()
+	st.io, st.pages = txs.GetWriteTime()+jio, txs.GetWrite()
 	if err != nil {
 		undo()
 		return st, err

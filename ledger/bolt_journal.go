@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -23,6 +24,15 @@ func journalOn() bool { return strconv.IntSize == 64 && runtime.GOOS != "windows
 // first makes a checkpoint and lets go of every held transaction
 // (journaledCommit).
 const journalMapSize = 1 << 40
+
+// checkpointEvery is the least time between two checkpoints the commits
+// start. Until a checkpoint is durable its read transaction keeps every
+// page the commits since free from reuse, and bbolt sorts all of them into
+// the freelist it writes with each commit: with a checkpoint only at each
+// switch of journal files (32 MB), that sorting took the committer from
+// ~22 to ~70 µs a record; every 20-100 ms it is back to ~40 (bench/HISTORY.md,
+// stop 48). A checkpoint's fdatasync runs beside the commits.
+const checkpointEvery = 50 * time.Millisecond
 
 // mapSizeFor is a lower bound of the mapping bbolt makes for a file of n
 // bytes (its mmapSize: powers of two from 32 KB to 1 GB, then whole GBs).
@@ -57,6 +67,11 @@ type jstate struct {
 	// margin is what a commit may grow the file by beyond its journal
 	// record's bytes (tests lower the mapping instead).
 	margin int64
+	// every is the least time between the starts of two checkpoints
+	// after commits (a switch of files starts one at once); lastStart is
+	// the last start.
+	every     time.Duration
+	lastStart time.Time
 }
 
 // openJournaled opens a writable, existing (or just created) file with a
@@ -106,7 +121,7 @@ func openJournaled(o boltOpen, bo *bolt.Options) (*boltStore, loadedFile, error)
 		db.Close()
 		return nil, lf, err
 	}
-	s.js = &jstate{pageSize: db.Info().PageSize, margin: 64 << 20}
+	s.js = &jstate{pageSize: db.Info().PageSize, margin: 64 << 20, every: checkpointEvery, lastStart: time.Now()}
 	if s.js.metaF, err = os.Open(o.path); err != nil {
 		return fail(fmt.Errorf("ledger: open %s: %w", o.path, err))
 	}
@@ -238,6 +253,7 @@ func (s *boltStore) startCheckpoint(txid uint64) error {
 	db := s.db
 	go func() { ch <- db.Sync() }()
 	js.running, js.runTx, js.runMeta = ch, txid, m
+	js.lastStart = time.Now()
 	return nil
 }
 
@@ -310,17 +326,18 @@ func (s *boltStore) syncCheckpoint(txid uint64, clean, hold bool) error {
 }
 
 // journaledCommit commits tx (its writes recorded in log) with one
-// fdatasync, of the journal; the caller holds wmu. A failure before the
+// fdatasync, of the journal, and returns the time the journal's write and
+// sync took; the caller holds wmu. A failure before the
 // commit is in force in bbolt (the journal cannot grow, bbolt's own
 // commit fails before its meta page) changes nothing and is returned; one
 // after it (the journal's write or sync) halts the store: the commit is
 // in bbolt's pages, perhaps in the journal, and not acknowledged.
-func (s *boltStore) journaledCommit(tx *bolt.Tx, log *opLog) error {
+func (s *boltStore) journaledCommit(tx *bolt.Tx, log *opLog) (jio time.Duration, err error) {
 	js := s.js
 	txid := uint64(tx.ID())
 	n := len(log.b)
 	if err := s.collect(false); err != nil {
-		return err
+		return jio, err
 	}
 	switched := false
 	if js.jr.full(n) {
@@ -328,15 +345,15 @@ func (s *boltStore) journaledCommit(tx *bolt.Tx, log *opLog) error {
 			// The checkpoint started at the last switch must be
 			// durable before its file is written over.
 			if err := s.collect(true); err != nil {
-				return err
+				return jio, err
 			}
 			if js.queued == 0 {
 				if err := s.syncCheckpoint(txid-1, false, true); err != nil {
-					return err
+					return jio, err
 				}
 			} else {
 				if err := js.jr.flush(); err != nil {
-					return s.halt(err)
+					return jio, s.halt(err)
 				}
 				js.written()
 			}
@@ -350,37 +367,40 @@ func (s *boltStore) journaledCommit(tx *bolt.Tx, log *opLog) error {
 		// every read transaction: checkpoint the state before it and
 		// hold nothing across it.
 		if err := s.syncCheckpoint(txid-1, false, false); err != nil {
-			return err
+			return jio, err
 		}
 	}
 	if err := js.jr.ensure(n); err != nil {
-		return err
+		return jio, err
 	}
 	if err := s.commitWrite(tx); err != nil {
-		return err
+		return jio, err
 	}
-	if err := js.jr.appendBatch(txid, log.b); err != nil {
-		return s.halt(err)
+	start := time.Now()
+	err = js.jr.appendBatch(txid, log.b)
+	jio = time.Since(start)
+	if err != nil {
+		return jio, s.halt(err)
 	}
 	js.written()
 	js.buf = log.b[:0]
 	if remap {
 		rtx, err := s.db.Begin(false)
 		if err != nil {
-			return s.halt(err)
+			return jio, s.halt(err)
 		}
 		js.mapEst = max(js.mapEst, mapSizeFor(rtx.Size()+int64(js.pageSize)))
 		_ = rtx.Rollback()
 	}
-	if switched || remap || len(js.held) == 0 {
+	if switched || remap || len(js.held) == 0 || (js.running == nil && time.Since(js.lastStart) >= js.every) {
 		if js.running != nil {
 			if err := s.collect(true); err != nil {
-				return err
+				return jio, err
 			}
 		}
-		return s.startCheckpoint(txid)
+		return jio, s.startCheckpoint(txid)
 	}
-	return nil
+	return jio, nil
 }
 
 // closeJournal makes the last commit a clean checkpoint and closes the

@@ -66,7 +66,7 @@ type HaltedError struct {
 }
 
 func (e *HaltedError) Error() string {
-	return fmt.Sprintf("ledger: %s: a commit failed after its meta page was written (%v), so the disk may not hold what the file shows; "+
+	return fmt.Sprintf("ledger: %s: a commit failed once bbolt had put it in force (%v), so the disk may not hold what the file shows; "+
 		"the ledger stopped reading and writing. Check the disk, reboot the host (or otherwise drop the file from the page cache, "+
 		"which still shows the failed commit), then open the file with the full check (Options.FullCheck; the bundled server's -check full); "+
 		"restore the latest backup only if that fails", e.Path, e.Err)

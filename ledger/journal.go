@@ -70,7 +70,7 @@ const (
 // commits a writer has not checkpointed into it (the writer did not close:
 // a crash, a kill, a power cut). Opening it once for writing (with a Signer;
 // the bundled server's start) replays the journal.
-var ErrNeedsRecovery = errors.New("ledger: the file was not closed and its journal holds commits: open it for writing once to replay them")
+var ErrNeedsRecovery = errors.New("ledger: the file was not closed and its journal holds commits not yet in it: open it for writing once (the bundled server's start does) to replay them")
 
 // journalPaths are the two journal files of the ledger file path.
 func journalPaths(path string) [2]string {
@@ -96,6 +96,7 @@ type journal struct {
 	// sync is fdatasyncFile (a mutation test drops it).
 	limit int64
 	sync  func(*os.File) error
+	zeros []byte // journalChunk zeros, written ahead of the records
 }
 
 // record appends a record of kind to b: the header, then payload.
@@ -430,12 +431,13 @@ func (j *journal) ensure(n int) error {
 	need := j.off + int64(len(j.out)+n)
 	f := j.f[j.act]
 	for j.size[j.act] < need {
-		grow := min(max(j.size[j.act], journalChunk), max(j.limit, journalChunk))
-		zeros := make([]byte, grow)
-		if _, err := f.WriteAt(zeros, j.size[j.act]); err != nil {
+		if j.zeros == nil {
+			j.zeros = make([]byte, journalChunk)
+		}
+		if _, err := f.WriteAt(j.zeros, j.size[j.act]); err != nil {
 			return fmt.Errorf("ledger: journal %s: %w: %w", j.path[j.act], ErrUnavailable, err)
 		}
-		j.size[j.act] += grow
+		j.size[j.act] += journalChunk
 	}
 	return nil
 }

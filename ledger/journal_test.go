@@ -1,0 +1,326 @@
+package ledger
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// The journal (journal.go): a commit's bucket operations, replayed after a
+// crash onto the state of the newest checkpoint, must rebuild exactly what
+// the live ledger holds; what does not belong to the file must be refused.
+
+// noCheckpoints keeps l's journal from making checkpoints after Open (no
+// timed ones, no switch of files), so that the file as it was at Open and
+// the journal files as they are now make the disk of a crash that lost
+// every page bbolt wrote since.
+func noCheckpoints(l *Ledger) {
+	s := l.store.(*boltStore)
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.js.every = time.Hour
+}
+
+// crashDisk writes, in a new directory, the ledger file as snapshot and the
+// journal files of the ledger at path as they are now, and returns the new
+// ledger file's path.
+func crashDisk(t *testing.T, path string, snapshot []byte) string {
+	t.Helper()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "ledger.db")
+	if err := os.WriteFile(out, snapshot, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range journalPaths(path) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(journalPaths(out)[i], b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// TestJournalReplayRebuildsTheState: appends with claims, postings that
+// go behind into the posting log and are moved into their index buckets
+// (which deletes and creates the log's bucket), side values written and
+// deleted by hooks, and sequences; the ledger file as it was at Open plus
+// the journal then opens to the same entries, postings, side values,
+// sequence and checkpoint as the live ledger, and passes Check.
+func TestJournalReplayRebuildsTheState(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	l := reopen(t, path)
+	noCheckpoints(l)
+	l.store.(*boltStore).flushAt = 7
+	snapshot, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 40 {
+		name := fmt.Sprintf("e%02d", i)
+		_, err := l.Append(context.Background(), Append{
+			Claims:    []Claim{{Space: "payment", Key: name, Fingerprint: []byte("fp:" + name)}},
+			Entry:     prebuiltEntry(name),
+			Sequences: []string{"seq"},
+			Hook: func(h *Hook) error {
+				n, err := h.Sequence("seq")
+				if err != nil {
+					return err
+				}
+				if err := h.Put("numbers", []byte(name), fmt.Appendf(nil, "%d", n)); err != nil {
+					return err
+				}
+				if i%3 == 2 { // delete a value an earlier commit wrote
+					return h.Put("numbers", []byte(fmt.Sprintf("e%02d", i-1)), nil)
+				}
+				return nil
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	replayed := reopen(t, crashDisk(t, path, snapshot))
+	mustCheck(t, replayed)
+	if replayed.Size() != l.Size() {
+		t.Fatalf("size after the replay %d, live %d", replayed.Size(), l.Size())
+	}
+	a, errA := replayed.Checkpoint()
+	b, errB := l.Checkpoint()
+	if errA != nil || errB != nil || !bytes.Equal(a.Note, b.Note) {
+		t.Fatalf("latest checkpoint after the replay:\n%s\nlive:\n%s", a.Note, b.Note)
+	}
+	for i := range 40 {
+		name := fmt.Sprintf("e%02d", i)
+		a, errA := replayed.Entry(name)
+		b, errB := l.Entry(name)
+		if errA != nil || errB != nil || a.Index != b.Index || !bytes.Equal(a.Leaf, b.Leaf) || !bytes.Equal(a.Docs["ubl"], b.Docs["ubl"]) {
+			t.Fatalf("entry %s after the replay: %v %v", name, errA, errB)
+		}
+		va, errA := replayed.Get("numbers", []byte(name))
+		vb, errB := l.Get("numbers", []byte(name))
+		if !bytes.Equal(va, vb) || (errA == nil) != (errB == nil) {
+			t.Fatalf("side value %s after the replay: %q %v, live %q %v", name, va, errA, vb, errB)
+		}
+		ia, errA := replayed.Lookup("by_name", []byte(name))
+		ib, errB := l.Lookup("by_name", []byte(name))
+		if ia != ib || errA != nil || errB != nil {
+			t.Fatalf("posting %s after the replay: %q %v, live %q %v", name, ia, errA, ib, errB)
+		}
+	}
+	na, _ := replayed.Sequence("seq")
+	nb, _ := l.Sequence("seq")
+	if na != nb || na != 40 {
+		t.Fatalf("sequence after the replay %d, live %d, want 40", na, nb)
+	}
+	// And it goes on from there.
+	mustAppend(t, replayed, "after")
+	mustCheck(t, replayed)
+}
+
+// TestJournalTornTail: the last batch record of the journal torn (its
+// bytes half written): recovery ends the journal before it, as at a power
+// cut during that batch's write (its append was never acknowledged), and
+// the ledger opens at the batch before it.
+func TestJournalTornTail(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	l := reopen(t, path)
+	noCheckpoints(l)
+	snapshot, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		mustAppend(t, l, fmt.Sprintf("e%d", i))
+	}
+	out := crashDisk(t, path, snapshot)
+	st, err := readJournal(out)
+	if err != nil || len(st.batches) != 5 {
+		t.Fatalf("journal: %d batches, %v", len(st.batches), err)
+	}
+	last := st.files[0].end - int64(len(st.batches[4].payload))/2
+	f, err := os.OpenFile(journalPaths(out)[0], os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte("torn"), last); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	r := reopen(t, out)
+	if r.Size() != l.Size()-1 {
+		t.Fatalf("size after a torn last batch %d, want %d", r.Size(), l.Size()-1)
+	}
+	if _, err := r.Entry("e3"); err != nil {
+		t.Fatalf("the batch before the torn one: %v", err)
+	}
+	if _, err := r.Entry("e4"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("the torn batch's entry: %v, want ErrNotFound", err)
+	}
+	mustCheck(t, r)
+	// The rest of that journal file was zeroed: the torn record can never
+	// come back as one of the new turn's.
+	mustAppend(t, r, "e4 again")
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r2 := reopen(t, out)
+	if _, err := r2.Entry("e4 again"); err != nil {
+		t.Fatal(err)
+	}
+	mustCheck(t, r2)
+}
+
+// TestJournalReadOnlyNeedsRecovery: a file whose journal holds commits a
+// writer did not checkpoint at Close is refused read-only (Check, a
+// verifier's Open) with ErrNeedsRecovery; once a writer opened and closed
+// it, both read it.
+func TestJournalReadOnlyNeedsRecovery(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	l := reopen(t, path)
+	noCheckpoints(l)
+	snapshot, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		mustAppend(t, l, fmt.Sprintf("e%d", i))
+	}
+	out := crashDisk(t, path, snapshot)
+	_, v, _ := testKey(t, testOrigin, "log key 1")
+	if err := Check(out, v); !errors.Is(err, ErrNeedsRecovery) {
+		t.Fatalf("Check: %v, want ErrNeedsRecovery", err)
+	}
+	if _, err := Open(out, Options{Origin: testOrigin, Verifier: v}); !errors.Is(err, ErrNeedsRecovery) {
+		t.Fatalf("read-only Open: %v, want ErrNeedsRecovery", err)
+	}
+	if err := reopen(t, out).Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(out, v); err != nil {
+		t.Fatalf("Check after a writer's replay: %v", err)
+	}
+	ro, err := Open(out, Options{Origin: testOrigin, Verifier: v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if ro.Size() != l.Size() {
+		t.Fatalf("read-only size %d, want %d", ro.Size(), l.Size())
+	}
+}
+
+// TestJournalRefusesAnOlderFile: a copy of the ledger from before its
+// journal's checkpoint (a backup copied over it) is refused with a message
+// naming the journal, not written over with a meta page that points at
+// pages it lacks; moving the journal away opens it as it is.
+func TestJournalRefusesAnOlderFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	l := reopen(t, path)
+	mustAppend(t, l, "first")
+	var old bytes.Buffer
+	if _, err := l.WriteTo(&old); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		if err := putSide(l); err != nil { // side writes checkpoint at once
+			t.Fatal(err)
+		}
+		mustAppend(t, l, fmt.Sprintf("e%d", i))
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, old.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, _, _ := testKey(t, testOrigin, "log key 1")
+	_, err := Open(path, Options{Origin: testOrigin, Signer: s})
+	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "ledger.db.journal0") {
+		t.Fatalf("Open of an older copy under the journal: %v, want ErrCorrupt naming the journal", err)
+	}
+	for _, p := range journalPaths(path) {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := reopen(t, path)
+	if r.Size() != 1 {
+		t.Fatalf("the older copy opened at size %d, want 1", r.Size())
+	}
+	mustCheck(t, r)
+}
+
+// TestJournalOfAFileNoLongerThere: journal files left by a deleted ledger
+// file are removed when a new file is created at its path, not replayed
+// onto it.
+func TestJournalOfAFileNoLongerThere(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	l := reopen(t, path)
+	noCheckpoints(l)
+	for i := range 5 {
+		mustAppend(t, l, fmt.Sprintf("e%d", i))
+	}
+	// The journal as a crash would leave it, the file deleted.
+	var saved [2][]byte
+	for i, p := range journalPaths(path) {
+		saved[i], _ = os.ReadFile(p)
+	}
+	_ = l.Close()
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range journalPaths(path) {
+		if err := os.WriteFile(p, saved[i], 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := reopen(t, path)
+	if r.Size() != 0 {
+		t.Fatalf("a new file opened at size %d, want 0", r.Size())
+	}
+	mustAppend(t, r, "new")
+	mustCheck(t, r)
+}
+
+// TestJournalBackupCopiesOpen: bbolt's Tx.WriteTo writes the copy's meta
+// page for transaction n into slot 0 and n-1 into slot 1, whatever n's
+// parity (a commit writes slot n%2): copies taken at an odd and at an even
+// transaction both open, replay nothing and check.
+func TestJournalBackupCopiesOpen(t *testing.T) {
+	l := reopen(t, filepath.Join(t.TempDir(), "ledger.db"))
+	for i := range 2 {
+		mustAppend(t, l, fmt.Sprintf("e%d", i))
+		var b bytes.Buffer
+		if _, err := l.WriteTo(&b); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(t.TempDir(), "copy.db")
+		if err := os.WriteFile(p, b.Bytes(), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		db, err := bolt.Open(p, 0o600, &bolt.Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx, _ := db.Begin(false)
+		parity := tx.ID() % 2
+		tx.Rollback()
+		db.Close()
+		c := reopen(t, p)
+		if c.Size() != int64(i+1) {
+			t.Fatalf("copy at an %s transaction: size %d, want %d", map[int]string{0: "even", 1: "odd"}[parity], c.Size(), i+1)
+		}
+		mustCheck(t, c)
+	}
+}
