@@ -22,8 +22,10 @@ import (
 // boltStore keeps a ledger in one bbolt file (# Storage layout).
 //
 // bbolt options and what they mean for a crash (# Durability in the package
-// doc): fsync on (NoSync false) and grow-sync on (NoGrowSync false), since
-// an acknowledged append must survive power loss; the freelist is synced
+// doc): with the journal (bolt_journal.go), NoSync and NoGrowSync on, the
+// journal's fdatasync making a commit durable; without it (journalOn
+// false), fsync on and grow-sync on, since an acknowledged append must
+// survive power loss; the freelist is synced
 // with every commit (NoFreelistSync false: one page more per commit, and no
 // scan of the whole file at Open to rebuild it, which grows with the file);
 // the array freelist (a writer that syncs the freelist serializes all of

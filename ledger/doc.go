@@ -91,83 +91,135 @@
 // batch get its answer. An acknowledged append therefore survives kill -9
 // and power loss (# Durability), and a failed commit answers every append of
 // the batch with [ErrUnavailable] and leaves nothing of it, but for one
-// whose second sync failed after bbolt had taken it, which stops the
-// ledger (# Durability). A batch that
+// whose journal write or sync failed after bbolt had taken it, which stops
+// the ledger (# Durability). A batch that
 // appended nothing is rolled back: no fsync, no checkpoint.
 //
 // # Durability
 //
-// bbolt's commit writes the dirty pages, fdatasyncs, writes the meta page
-// and fdatasyncs again. Neither sync can be dropped safely: bbolt does not
-// checksum data pages, so the first one is what guarantees that a meta page
-// on disk never points at pages that are not (without it a power loss can
-// leave a durable meta page over missing pages: a damaged file, not a lost
-// append), and the second is what makes the commit durable before the
-// answer. What batching saves is the syncs per record: one commit (two
-// fdatasyncs) per batch, however many appends it holds. A power loss during
-// the meta write leaves the previous meta page in force (bbolt keeps two
-// and uses the newest valid one): the unacknowledged batch is gone, which
-// is correct; a meta page damaged later the same way would silently roll
-// the log back one commit, which only the signed checkpoints handed out can
-// reveal.
+// A writable bbolt file keeps a journal (journal.go): ledger.db.journal0 and
+// ledger.db.journal1 beside it. A commit records its bucket operations
+// while it puts them, lets bbolt write its pages and meta page without
+// syncing (NoSync), appends the operations to the journal as one record
+// with a CRC-32C and fdatasyncs the journal: one flush a commit, where
+// bbolt alone needs two (its data pages, then its meta page, since it
+// checksums no data page and only that first flush keeps a meta page on
+// disk from pointing at pages that are not). Only then does any caller of
+// the batch get its answer. What batching saves on top is the flushes per
+// record: one per batch, however many appends it holds.
 //
-// A commit that fails is answered [ErrUnavailable] when it failed before
-// its meta page was written (a full disk, a failed first sync): bbolt is
-// left as it was and writing goes on. When the meta page was written and
-// the second fdatasync failed, bbolt has taken the commit (its later
-// transactions begin from that meta page) although it may not be on the
-// disk, and a later sync would not put it there (Linux marks pages whose
-// write-back failed clean and reports the error once, while the page
-// cache may go on showing them). The ledger then stops reading and
-// writing, as PostgreSQL stops on a failed flush: every call, [Ledger.Check]
-// included, answers a *[HaltedError] (errors.Is [ErrUnavailable]) that
-// tells the operator to check the disk, drop the file from the page cache
-// (reboot) and open it with the full check; only the in-memory Size and
-// Checkpoint (the state before the commit) and [Ledger.WriteTo], a copy
-// of the file as the page cache shows it (verify it with the full check
-// too), still answer. Both cases are tested on a file system whose
-// fdatasync fails with EIO (internal/faultfs, a FUSE mount): the kernel's
-// error reaches bbolt's own commit and its own rollback runs
-// (faultfs_test.go), and the bundled server answers 503 throughout
-// (examples/server, TestServerAfterAFailedDiskSync).
+// The journal does not grow without end: now and then (at most every
+// 50 ms after a commit, and at each switch between the two files, every
+// 32 MB) a checkpoint fdatasyncs the bbolt file in the background and then
+// notes, in the next journal write, the meta page of the transaction it
+// made durable. From the checkpoint's start until a later checkpoint is
+// durable a read transaction is held at its transaction, so bbolt reuses
+// none of the pages that state reaches (bbolt frees a page only once no
+// read transaction older than the commit that freed it is open: freelist
+// ReleasePendingPages). A file is written over only once a checkpoint
+// covers every batch it holds. Side-data writes (Update) are not
+// journaled: a checkpoint made at once makes them durable, and so does
+// Close, whose checkpoint is marked clean.
 //
-// bbolt options, and what they do to a crash: NoSync and NoGrowSync stay
-// off (both would let an acknowledged append be lost on power loss); the
-// freelist is written with every commit (NoFreelistSync off: one page more
-// per commit, but Open needs no scan of the whole file to rebuild it, and
-// the page walk at Open can check it); the freelist is bbolt's array kind:
-// writing the freelist every commit costs time in its length whatever the
-// kind (bbolt serializes all of it, sorted), so the hashmap kind's
+// Open puts the newest checkpoint's meta page back into both of bbolt's
+// meta slots (after a power cut, later meta pages may point at pages that
+// never reached the disk; after a clean close nothing is put back, so a
+// later commit by another writer, bbolt's own tools say, stays), opens
+// bbolt, replays the journal's batches after the checkpoint as the same
+// transactions, syncs the file and appends a new checkpoint. A batch record
+// that is not whole (its checksum fails: torn by the cut) ends the journal,
+// as an invalid record ends PostgreSQL's WAL; its append had not been
+// answered. The rest of that file is then zeroed, so that no byte of the
+// torn record can pass for a later one. The file is mapped 1 TiB ahead
+// (address space, not memory: bbolt grows the file as it writes), because
+// a held read transaction would block a commit that must map the file
+// anew; a commit that would come near the mapping anyway first makes a
+// checkpoint and holds nothing across it. A file opened read-only ([Check],
+// a [Ledger] without a Signer) is refused with [ErrNeedsRecovery] while its
+// journal holds commits a writer did not checkpoint at Close (a crash, a
+// kill, a power cut): the file alone may be behind, or torn; a writer's
+// Open replays them ([CopyToPostgres], given the Signer, does so itself).
+// A journal whose checkpoint is newer than the file (a backup copied over
+// it) is refused as damage, not written over; journal files left where no
+// ledger file is (a deleted one) are removed when a new file is created.
+// The journal needs flock and a 64-bit address space: on Windows, Plan 9,
+// Solaris, AIX and Android, and on 32-bit platforms, bbolt syncs every
+// commit itself as before.
+//
+// A commit that fails before it is in force in bbolt (the journal cannot
+// grow: a full disk; bbolt's own commit failing before its meta page) is
+// answered [ErrUnavailable], changes nothing, and writing goes on. One that
+// fails after (the journal's write or fdatasync, a checkpoint's fdatasync,
+// or, without the journal, bbolt's second fdatasync) is in force in bbolt
+// although it may not be on the disk, and a later sync would not put it
+// there (Linux marks pages whose write-back failed clean and reports the
+// error once, while the page cache may go on showing them). The ledger then
+// stops reading and writing, as PostgreSQL stops on a failed flush: every
+// call, [Ledger.Check] included, answers a *[HaltedError] (errors.Is
+// [ErrUnavailable]) that tells the operator to check the disk, drop the
+// file from the page cache (reboot) and open it with the full check; only
+// the in-memory Size and Checkpoint (the state before the commit) and
+// [Ledger.WriteTo], a copy of the file as the page cache shows it (verify
+// it with the full check too), still answer. Opened again, the file holds
+// the failed commit if its journal record reached the disk, and not
+// otherwise; nobody was told it succeeded. These cases are tested on a file
+// system whose fdatasync fails with EIO (internal/faultfs, a FUSE mount):
+// the kernel's error reaches the journal's, the checkpoint's and (without
+// the journal) bbolt's own syncs (faultfs_test.go), and the bundled server
+// answers 503 throughout (examples/server, TestServerAfterAFailedDiskSync).
+//
+// bbolt options, and what they do to a crash: NoSync and NoGrowSync are on
+// with the journal (the journal's flush makes a commit durable, and a
+// checkpoint's fdatasync flushes the file's size with its pages) and off
+// without it (either would then lose acknowledged appends on power loss);
+// the freelist is written with every commit (NoFreelistSync off: one page
+// more per commit, but Open needs no scan of the whole file to rebuild it,
+// the page walk at Open can check it, and a checkpoint's meta page names a
+// freelist the held read transaction keeps); the freelist is bbolt's array
+// kind: writing the freelist every commit costs time in its length whatever
+// the kind (bbolt serializes all of it, sorted), so the hashmap kind's
 // constant-time allocation buys nothing here, and its map upkeep took 8 %
 // of the committer's instructions (callgrind, 12 k realistic records, 12
 // per commit; the array kind's linear search runs only for a multi-page
-// allocation, within the same order as that write). The page format is the
-// same, so either kind opens a file the other wrote (files up to this
-// version were written with the hashmap kind); buckets whose keys only grow
-// (blobs, keys, hashes, checkpoints, and caller buckets and posting
-// indexes a commit only appended to) split full pages full (FillPercent 1.0
-// instead of 0.5), which changes how pages are packed, never what a crash
-// can do. A file is created under a temporary name, fsynced and linked into
-// place, then the directory is fsynced.
+// allocation, within the same order as that write). That sorting is also
+// why checkpoints come every 50 ms and not only at a switch of journal
+// files: every page freed while a read transaction is held stays in the
+// list, and a checkpoint every 32 MB tripled the committer's time. The page
+// format is the same, so either kind opens a file the other wrote (files up
+// to this version were written with the hashmap kind); buckets whose keys
+// only grow (blobs, keys, hashes, checkpoints, and caller buckets and
+// posting indexes a commit only appended to) split full pages full
+// (FillPercent 1.0 instead of 0.5), which changes how pages are packed,
+// never what a crash can do (a replayed batch may pack its pages less
+// tightly). A file is created under a temporary name, fsynced and linked
+// into place, then the directory is fsynced; so is the directory when the
+// journal files are made.
 //
 // What a power loss does is tested, not only argued: internal/faultfs
 // models a disk's volatile cache (a block written since its file's last
 // sync reaches the disk or not, any subset, in any order) and cuts the
-// power under load from 8 appenders: at a commit's data-page sync, at its
-// meta-page sync, at a drawn page write, at a moment the test does not
-// choose, keeping none, some or all of the unsynced blocks, and at each of
-// the next syncs keeping exactly the meta pages and none of the rest (a
-// seeded soak of 24 draws among these). Every acknowledged append is in
-// the file, whole, Check passes and appending goes on (faultfs_test.go,
-// TestPowerCut*; the server binary alike in examples/server,
-// TestServerPowerCut). The tests fail on the two mistakes they exist for:
-// with NoSync on, cuts lose acknowledged appends or leave a damaged file
-// (TestPowerCutCatchesNoSync; 13 of the 20 TestPowerCutKeepsAcknowledged
-// cases, and 4 more whose sync never comes); with one fdatasync
-// per commit after its meta page instead of bbolt's two (no barrier
-// between the data pages and the meta page), every cut that keeps only the
-// meta pages at that sync finds a damaged file. A kill -9 (crash_test.go,
-// the server's soak) keeps the page cache and so tests none of this.
+// power under load from 8 appenders, with the journal (its files switched
+// every 256 KB, so that checkpoints come every few commits) and without:
+// at a journal file's sync, at a checkpoint's sync of the ledger file (and
+// without the journal at a commit's data-page sync and at its meta-page
+// sync), at a drawn write, at a moment the test does not choose, keeping
+// none, some or all of the unsynced blocks, and at each of the next syncs
+// keeping exactly the ledger file's meta pages and none of the rest (the
+// order that finds a missing barrier); a seeded soak of 24 draws among
+// these. Every acknowledged append is in the file, whole, Check passes and
+// appending goes on (faultfs_test.go, TestPowerCut*; the server binary
+// alike in examples/server, TestServerPowerCut). The tests fail on the
+// mistakes they exist for (each a mutation, stop 48): without the meta
+// page put back at Open, 13 of the 20 journal cases and 18 of the 24 soak
+// draws find lost appends or a damaged file; without the held read
+// transaction, 4 and 4; with a checkpoint noted before its fdatasync, 17
+// (and most of the soak); with the journal's fdatasync dropped, or bbolt's
+// NoSync without the journal, a cut that keeps nothing loses acknowledged
+// appends (TestPowerCutCatchesNoSync). The replay itself is tested against
+// the live ledger (TestJournalReplayRebuildsTheState: the file as it was at
+// Open plus the journal give the same entries, postings, side values,
+// sequences and checkpoint). A kill -9 (crash_test.go, the server's soak)
+// keeps the page cache and so tests none of this.
 //
 // # Wire format
 //
