@@ -22,8 +22,10 @@ func journalOn() bool { return strconv.IntSize == 64 && runtime.GOOS != "windows
 // the file is mapped far ahead (address space only; bbolt neither grows
 // the file to it nor touches it). A commit that would reach it anyway
 // first makes a checkpoint and lets go of every held transaction
-// (journaledCommit).
-const journalMapSize = 1 << 40
+// (journaledCommit). 64 GiB: a ledger of a million records is ~4 GB,
+// and kernels with 39-bit addresses (512 GiB for a process, some arm64
+// builds) map it where they would refuse a terabyte.
+const journalMapSize = 1 << 36
 
 // checkpointEvery is the least time between two checkpoints the commits
 // start. Until a checkpoint is durable its read transaction keeps every
@@ -60,10 +62,11 @@ type jstate struct {
 	runTx   uint64
 	runMeta []byte
 	// queued is the txid of a checkpoint record queued for the next
-	// journal write (0: none).
-	queued uint64
-	mapEst int64 // a lower bound of bbolt's mapping
-	buf    []byte
+	// journal write (0: none), queuedMeta its meta page.
+	queued     uint64
+	queuedMeta []byte
+	mapEst     int64 // a lower bound of bbolt's mapping
+	buf        []byte
 	// margin is what a commit may grow the file by beyond its journal
 	// record's bytes (tests lower the mapping instead).
 	margin int64
@@ -80,32 +83,50 @@ type jstate struct {
 // the journal's batches after the checkpoint, and runs load. Then it syncs
 // the file and starts a new turn of the journal with a checkpoint of the
 // result.
+//
+// All of it happens under one exclusive lock: the journal is read, the meta
+// page put back and the pages checked on a descriptor locked first, and
+// bbolt is handed that descriptor (Options.OpenFile), whose flock it then
+// takes again without waiting. A writer that closed the file in between
+// would otherwise leave a journal read before its last commits, and an
+// older checkpoint's meta page written over them.
 func openJournaled(o boltOpen, bo *bolt.Options) (*boltStore, loadedFile, error) {
 	var lf loadedFile
+	f, err := lockFile(o.path, true, o.timeout)
+	if errors.Is(err, errLocked) {
+		return nil, lf, fmt.Errorf("ledger: open %s: %w: %w", o.path, errLocked, ErrUnavailable)
+	}
+	if err != nil {
+		return nil, lf, fmt.Errorf("ledger: open %s: %w", o.path, err)
+	}
+	handed := false
+	defer func() {
+		if !handed {
+			f.Close()
+		}
+	}()
 	st, err := readJournal(o.path)
 	if err != nil {
 		return nil, lf, err
 	}
 	if st.found {
-		f, err := lockFile(o.path, true, o.timeout)
-		if err != nil {
-			if errors.Is(err, errLocked) {
-				return nil, lf, fmt.Errorf("ledger: open %s: %w: %w", o.path, errLocked, ErrUnavailable)
-			}
-			return nil, lf, fmt.Errorf("ledger: open %s: %w", o.path, err)
-		}
-		err = restoreMeta(f, o.path, st.ckpt.payload, st.clean)
-		f.Close()
-		if err != nil {
+		if err := restoreMeta(f, o.path, st.ckpt.payload, st.clean); err != nil {
 			return nil, lf, err
 		}
+	}
+	if err := checkPagesOf(f, !o.lenient && !o.fullWalk); err != nil {
+		return nil, lf, corrupt(o.path, &CheckError{Index: -1, What: "bbolt page structure: " + err.Error()})
 	}
 	bo.NoSync, bo.NoGrowSync = true, true
 	if bo.InitialMmapSize == 0 {
 		bo.InitialMmapSize = journalMapSize
 	}
-	if err := checkStructure(o.path, true, o.timeout, !o.lenient && !o.fullWalk); err != nil {
-		return nil, lf, err
+	bo.OpenFile = func(name string, flag int, perm os.FileMode) (*os.File, error) {
+		if name != o.path || handed {
+			return os.OpenFile(name, flag, perm)
+		}
+		handed = true
+		return f, nil
 	}
 	db, err := openBoltDB(o.path, bo)
 	if err != nil {
@@ -279,7 +300,7 @@ func (s *boltStore) collect(wait bool) error {
 		return s.halt(fmt.Errorf("checkpoint of transaction %d: %w", js.runTx, err))
 	}
 	js.jr.queueCheckpoint(js.runTx, js.runMeta, false)
-	js.queued = js.runTx
+	js.queued, js.queuedMeta = js.runTx, js.runMeta
 	return nil
 }
 
@@ -287,9 +308,9 @@ func (s *boltStore) collect(wait bool) error {
 // in it is durable, and the states before it free.
 func (js *jstate) written() {
 	if js.queued != 0 {
-		js.jr.ckpt = js.queued
+		js.jr.durable(js.queued, js.queuedMeta)
 		js.release(js.queued)
-		js.queued = 0
+		js.queued, js.queuedMeta = 0, nil
 	}
 }
 
@@ -309,11 +330,11 @@ func (s *boltStore) syncCheckpoint(txid uint64, clean, hold bool) error {
 		return s.halt(fmt.Errorf("checkpoint of transaction %d: %w", txid, err))
 	}
 	js.jr.queueCheckpoint(txid, m, clean)
-	js.queued = 0
+	js.queued, js.queuedMeta = 0, nil
 	if err := js.jr.flush(); err != nil {
 		return s.halt(err)
 	}
-	js.jr.ckpt = txid
+	js.jr.durable(txid, m)
 	if hold {
 		if err := js.hold(s.db, txid); err != nil {
 			return s.halt(err)
@@ -342,20 +363,23 @@ func (s *boltStore) journaledCommit(tx *bolt.Tx, log *opLog) (jio time.Duration,
 	switched := false
 	if js.jr.full(n) {
 		if !js.jr.otherFree() {
-			// The checkpoint started at the last switch must be
-			// durable before its file is written over.
+			// A checkpoint covering every batch of the other file must
+			// be durable before it is written over: the one started at
+			// the last switch, or, should it not cover them (that
+			// switch's commit failed), one made now.
 			if err := s.collect(true); err != nil {
 				return jio, err
 			}
-			if js.queued == 0 {
-				if err := s.syncCheckpoint(txid-1, false, true); err != nil {
-					return jio, err
-				}
-			} else {
+			if js.queued != 0 {
 				if err := js.jr.flush(); err != nil {
 					return jio, s.halt(err)
 				}
 				js.written()
+			}
+			if !js.jr.otherFree() {
+				if err := s.syncCheckpoint(txid-1, false, true); err != nil {
+					return jio, err
+				}
 			}
 		}
 		js.jr.switchFiles()
@@ -408,16 +432,19 @@ func (s *boltStore) journaledCommit(tx *bolt.Tx, log *opLog) (jio time.Duration,
 func (s *boltStore) closeJournal() error {
 	js := s.js
 	var err error
-	if s.halted.Load() == nil {
-		txid, terr := s.lastTxid()
-		if terr != nil {
-			err = terr
-		} else {
+	if js.running != nil {
+		// The background sync must not run into db.Close; the clean
+		// checkpoint below supersedes it.
+		if serr := <-js.running; serr != nil {
+			err = s.halt(fmt.Errorf("checkpoint of transaction %d: %w", js.runTx, serr))
+		}
+		js.running = nil
+	}
+	if err == nil && s.halted.Load() == nil {
+		var txid uint64
+		if txid, err = s.lastTxid(); err == nil {
 			err = s.syncCheckpoint(txid, true, false)
 		}
-	} else if js.running != nil {
-		<-js.running
-		js.running = nil
 	}
 	js.release(0)
 	if cerr := js.jr.close(); err == nil {

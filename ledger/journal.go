@@ -87,8 +87,11 @@ type journal struct {
 	maxTx [2]uint64 // highest batch txid in each file's current turn
 	act   int       // the file being written
 	off   int64     // where the next record goes in it
-	// ckpt is the txid of the newest checkpoint durable in the journal.
-	ckpt uint64
+	// ckpt is the txid of the newest checkpoint durable in the journal,
+	// ckptMeta its meta page: every new turn begins with it, so that the
+	// file written over never holds the only checkpoint recovery has.
+	ckpt     uint64
+	ckptMeta []byte
 	// out is the next write: records queued (a header, a checkpoint)
 	// before the batch.
 	out []byte
@@ -221,11 +224,13 @@ func readJournal(path string) (journalState, error) {
 	case len(b.recs) > 0 && (len(a.recs) == 0 || b.gen < a.gen):
 		order = []int{1, 0}
 	}
+	// The newest checkpoint is the last one written: files in the order
+	// of their generations, records in file order.
 	var last *jrecord
 	for _, i := range order {
 		for k := range st.files[i].recs {
 			r := &st.files[i].recs[k]
-			if r.kind == recCheckpoint && (st.ckpt == nil || r.txid >= st.ckpt.txid) {
+			if r.kind == recCheckpoint {
 				st.ckpt = r
 			}
 			last = r
@@ -263,10 +268,11 @@ func journalCorrupt(path, format string, args ...any) *CorruptError {
 // bucket, freelist, pgid, txid, checksum).
 func metaTxid(m []byte) uint64 { return binary.LittleEndian.Uint64(m[64:72]) }
 
-// metaValid reports whether m is a meta page bbolt would accept: its magic
-// and its checksum (FNV-64a of the meta before the checksum).
+// metaValid reports whether m is a meta page bbolt would accept: its magic,
+// its version (2) and its checksum (FNV-64a of the meta before the
+// checksum).
 func metaValid(m []byte) bool {
-	if len(m) < journalMetaSize || binary.LittleEndian.Uint32(m[16:20]) != 0xED0CDAED {
+	if len(m) < journalMetaSize || binary.LittleEndian.Uint32(m[16:20]) != 0xED0CDAED || binary.LittleEndian.Uint32(m[20:24]) != 2 {
 		return false
 	}
 	h := fnv64a(m[16:72])
@@ -316,7 +322,7 @@ func restoreMeta(f *os.File, path string, m []byte, clean bool) error {
 	// that did not write past it) when its slot holds it and nothing
 	// newer is valid in the other.
 	same := (string(slots[0][16:]) == string(m[16:]) || string(slots[1][16:]) == string(m[16:])) && newest == want
-	if newest+1 < want {
+	if newest < want {
 		return &CorruptError{Path: path, Index: -1, Reason: fmt.Sprintf(
 			"the file's newest transaction is %d, older than the journal's checkpoint %d: the journal (%s) belongs to a later state of the file "+
 				"(was a backup copied over it?); move the journal files away to open the file as it is", newest, want, filepath.Base(journalPaths(path)[0]))}
@@ -389,7 +395,7 @@ func openJournal(path string, st journalState, txid uint64, m []byte) (*journal,
 		if !st.clean {
 			j.off = st.files[j.act].end + journalHeaderSize + journalMetaSize
 		}
-		j.ckpt = txid
+		j.durable(txid, m)
 	}
 	if created {
 		if err := durable.SyncDir(filepath.Dir(path)); err != nil {
@@ -410,10 +416,14 @@ func (j *journal) turn(gen, txid uint64, m []byte) error {
 	if err := j.flush(); err != nil {
 		return err
 	}
-	j.ckpt = txid
+	j.durable(txid, m)
 	j.maxTx[1-j.act] = 0
 	return nil
 }
+
+// durable notes that the checkpoint of txid (meta page m) is durable in the
+// journal.
+func (j *journal) durable(txid uint64, m []byte) { j.ckpt, j.ckptMeta = txid, m }
 
 // queueCheckpoint adds a checkpoint record to the next write.
 func (j *journal) queueCheckpoint(txid uint64, m []byte, clean bool) {
@@ -469,13 +479,15 @@ func (j *journal) full(n int) bool {
 func (j *journal) otherFree() bool { return j.maxTx[1-j.act] <= j.ckpt }
 
 // switchFiles starts a new turn in the other file (which must be free):
-// its header goes first into the next write.
+// its header and the newest durable checkpoint go first into the next
+// write, before any checkpoint queued since.
 func (j *journal) switchFiles() {
 	gen := j.gen[j.act] + 1
 	pending := j.out
 	j.act = 1 - j.act
 	j.gen[j.act], j.off, j.maxTx[j.act] = gen, 0, 0
 	j.out = appendRecord(nil, recHeader, 0, gen, 0, nil)
+	j.out = appendRecord(j.out, recCheckpoint, 0, gen, j.ckpt, j.ckptMeta)
 	// Queued checkpoint records carried the old generation: re-encode
 	// them for the new file.
 	for len(pending) >= journalHeaderSize {
