@@ -112,16 +112,19 @@
 // 50 ms after a commit, and at each switch between the two files, every
 // 32 MB) a checkpoint fdatasyncs the bbolt file in the background and then
 // notes, in the next journal write, the meta page of the transaction it
-// made durable. From the checkpoint's start until a later checkpoint is
+// made durable; each turn of a file begins with the newest durable one, so
+// the file written over never holds the only checkpoint on the disk, and a
+// file is written over only once a checkpoint covers every batch it holds.
+// From the checkpoint's start until a later checkpoint is
 // durable a read transaction is held at its transaction, so bbolt reuses
 // none of the pages that state reaches (bbolt frees a page only once no
 // read transaction older than the commit that freed it is open: freelist
-// ReleasePendingPages). A file is written over only once a checkpoint
-// covers every batch it holds. Side-data writes (Update) are not
+// ReleasePendingPages). Side-data writes (Update) are not
 // journaled: a checkpoint made at once makes them durable, and so does
 // Close, whose checkpoint is marked clean.
 //
-// Open puts the newest checkpoint's meta page back into both of bbolt's
+// Open, holding the file's lock throughout (it hands its locked descriptor
+// to bbolt), puts the newest checkpoint's meta page back into both of bbolt's
 // meta slots (after a power cut, later meta pages may point at pages that
 // never reached the disk; after a clean close nothing is put back, so a
 // later commit by another writer, bbolt's own tools say, stays), opens
@@ -130,7 +133,7 @@
 // that is not whole (its checksum fails: torn by the cut) ends the journal,
 // as an invalid record ends PostgreSQL's WAL; its append had not been
 // answered. The rest of that file is then zeroed, so that no byte of the
-// torn record can pass for a later one. The file is mapped 1 TiB ahead
+// torn record can pass for a later one. The file is mapped 64 GiB ahead
 // (address space, not memory: bbolt grows the file as it writes), because
 // a held read transaction would block a commit that must map the file
 // anew; a commit that would come near the mapping anyway first makes a
