@@ -60,7 +60,8 @@ type storeHead struct {
 }
 
 // commitStats reports what a commit spent in the storage's durable write
-// (for bbolt: page writes and the two fdatasyncs).
+// (for bbolt: page writes, and the journal's write and fdatasync or, without
+// the journal, bbolt's two fdatasyncs).
 type commitStats struct {
 	io    time.Duration
 	cpu   time.Duration // the thread CPU of planning and preparing the writes (measuredCPU)
