@@ -185,55 +185,6 @@ func TestJournalEverySwitchKeepsACheckpoint(t *testing.T) {
 	}
 }
 
-// TestJournalUnderLoadKeepsACheckpoint: the power-cut tests' file limit, 8
-// appenders, and the journal read again and again meanwhile: it always
-// holds a usable checkpoint.
-func TestJournalUnderLoadKeepsACheckpoint(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "ledger.db")
-	l := reopen(t, path)
-	setJournalLimit(l, testJournalLimit)
-	stop := make(chan struct{})
-	bad, samples := 0, 0
-	sdone := make(chan struct{})
-	go func() {
-		defer close(sdone)
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			samples++
-			if _, err := readJournal(path); err != nil {
-				bad++
-			}
-		}
-	}()
-	errc := make(chan error, 8)
-	for g := 0; g < 8; g++ {
-		go func() {
-			for i := 0; i < 150; i++ {
-				if err := appendBulky(l, fmt.Sprintf("g%d-%d", g, i)); err != nil {
-					errc <- err
-					return
-				}
-			}
-			errc <- nil
-		}()
-	}
-	for g := 0; g < 8; g++ {
-		if err := <-errc; err != nil {
-			t.Fatal(err)
-		}
-	}
-	close(stop)
-	<-sdone
-	if bad > 0 || samples == 0 {
-		t.Fatalf("%d of %d samples of the journal held no usable checkpoint", bad, samples)
-	}
-}
-
 // TestJournalFailedSwitchThenFull: a commit fails (before bbolt took it)
 // after its batch switched files, so no checkpoint starts at that switch;
 // when the new file fills, the checkpoint that does come (started before,
