@@ -51,6 +51,24 @@ func crashDisk(t *testing.T, path string, snapshot []byte) string {
 	return out
 }
 
+// crashedAfter opens a new ledger without checkpoints after Open, appends
+// e0 … e(n-1), and returns it and the path of the disk a crash would leave
+// (crashDisk: the file as at Open, the journal as now).
+func crashedAfter(t *testing.T, n int) (*Ledger, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	l := reopen(t, path)
+	noCheckpoints(l)
+	snapshot, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		mustAppend(t, l, fmt.Sprintf("e%d", i))
+	}
+	return l, crashDisk(t, path, snapshot)
+}
+
 // TestJournalReplayRebuildsTheState: appends with claims, postings that
 // go behind into the posting log and are moved into their index buckets
 // (which deletes and creates the log's bucket), side values written and
@@ -133,17 +151,7 @@ func TestJournalReplayRebuildsTheState(t *testing.T) {
 // cut during that batch's write (its append was never acknowledged), and
 // the ledger opens at the batch before it.
 func TestJournalTornTail(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "ledger.db")
-	l := reopen(t, path)
-	noCheckpoints(l)
-	snapshot, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 5 {
-		mustAppend(t, l, fmt.Sprintf("e%d", i))
-	}
-	out := crashDisk(t, path, snapshot)
+	l, out := crashedAfter(t, 5)
 	st, err := readJournal(out)
 	if err != nil || len(st.batches) != 5 {
 		t.Fatalf("journal: %d batches, %v", len(st.batches), err)
@@ -186,17 +194,7 @@ func TestJournalTornTail(t *testing.T) {
 // verifier's Open) with ErrNeedsRecovery; once a writer opened and closed
 // it, both read it.
 func TestJournalReadOnlyNeedsRecovery(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "ledger.db")
-	l := reopen(t, path)
-	noCheckpoints(l)
-	snapshot, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 3 {
-		mustAppend(t, l, fmt.Sprintf("e%d", i))
-	}
-	out := crashDisk(t, path, snapshot)
+	l, out := crashedAfter(t, 3)
 	_, v, _ := testKey(t, testOrigin, "log key 1")
 	if err := Check(out, v); !errors.Is(err, ErrNeedsRecovery) {
 		t.Fatalf("Check: %v, want ErrNeedsRecovery", err)
