@@ -119,7 +119,8 @@ func openJournaled(o boltOpen, bo *bolt.Options) (*boltStore, loadedFile, error)
 	}
 	bo.NoSync, bo.NoGrowSync = true, true
 	if bo.InitialMmapSize == 0 {
-		bo.InitialMmapSize = journalMapSize
+		ahead := int64(journalMapSize) // journalOn: int is 64 bits
+		bo.InitialMmapSize = int(ahead)
 	}
 	bo.OpenFile = func(name string, flag int, perm os.FileMode) (*os.File, error) {
 		if name != o.path || handed {

@@ -213,10 +213,10 @@
 // appending goes on (faultfs_test.go, TestPowerCut*; the server binary
 // alike in examples/server, TestServerPowerCut). The tests fail on the
 // mistakes they exist for (each a mutation, stop 48): without the meta
-// page put back at Open, 13 of the 20 journal cases and 18 of the 24 soak
+// page put back at Open, 17 of the 20 journal cases and 18 of the 24 soak
 // draws find lost appends or a damaged file; without the held read
-// transaction, 4 and 4; with a checkpoint noted before its fdatasync, 17
-// (and most of the soak); with the journal's fdatasync dropped, or bbolt's
+// transaction, 5 and 6; with a checkpoint noted before its fdatasync, 17
+// and 24; with the journal's fdatasync dropped, or bbolt's
 // NoSync without the journal, a cut that keeps nothing loses acknowledged
 // appends (TestPowerCutCatchesNoSync). The replay itself is tested against
 // the live ledger (TestJournalReplayRebuildsTheState: the file as it was at
