@@ -218,12 +218,13 @@ func settleRange(b *testing.B, books *fiscal.Books, callers int, first, n uint64
 
 // BenchmarkSettleScale grows one engine's ledger through Engine.Settle (64
 // callers) to 1 k records, then (FISCAL402_BENCH_SCALE=100k or 1M) to
-// 100 k and 1 M, and at each size reports the throughput of the next 2,000
-// settlements, the bbolt pages they wrote per record and the ledger file's
+// 100 k and 1 M, and at each size reports the throughput of the next 10,000
+// settlements (2,000 until stop 48: a 0.15 s window, which a background
+// sync of the file could halve), the bbolt pages they wrote per record and the ledger file's
 // bytes per record. Run it with
 // -benchtime 1x: the sizes are the scenario, not b.N.
 func BenchmarkSettleScale(b *testing.B) {
-	const measure = 2_000
+	const measure = 10_000
 	sizes := []uint64{1_000}
 	switch os.Getenv("FISCAL402_BENCH_SCALE") {
 	case "100k":
