@@ -156,14 +156,30 @@ func openBoltStore(o boltOpen) (*boltStore, loadedFile, error) {
 // bbolt will take (exclusive for a writer), so that a damaged file is
 // refused before bbolt, which trusts its pages, reads it.
 func checkStructure(path string, exclusive bool, timeout time.Duration, quick bool) error {
-	f, err := lockFile(path, exclusive, timeout)
-	if errors.Is(err, errLocked) {
-		return fmt.Errorf("ledger: open %s: %w: %w", path, errLocked, ErrUnavailable)
-	}
+	f, err := lockForOpen(path, exclusive, timeout)
 	if err != nil {
-		return fmt.Errorf("ledger: open %s: %w", path, err)
+		return err
 	}
 	defer f.Close() // releases the lock
+	return checkStructureOf(f, path, quick)
+}
+
+// lockForOpen is lockFile with Open's errors: a lock held elsewhere is
+// ErrUnavailable.
+func lockForOpen(path string, exclusive bool, timeout time.Duration) (*os.File, error) {
+	f, err := lockFile(path, exclusive, timeout)
+	if errors.Is(err, errLocked) {
+		return nil, fmt.Errorf("ledger: open %s: %w: %w", path, errLocked, ErrUnavailable)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("ledger: open %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// checkStructureOf walks the pages of the file path open as f, refusing a
+// damaged one with a *CorruptError.
+func checkStructureOf(f *os.File, path string, quick bool) error {
 	if err := checkPagesOf(f, quick); err != nil {
 		return corrupt(path, &CheckError{Index: -1, What: "bbolt page structure: " + err.Error()})
 	}
@@ -1067,17 +1083,14 @@ func (s *boltStore) commitWrite(tx *bolt.Tx) error {
 // either the transaction before txid (bbolt as it was) or txid; anything
 // else halts too.
 func (s *boltStore) commitFailed(txid int, err error) error {
-	rtx, berr := s.db.Begin(false)
+	seen, berr := s.lastTxid()
 	if berr != nil {
 		return err
 	}
-	seen := rtx.ID()
-	_ = rtx.Rollback()
-	if seen == txid-1 {
+	if int(seen) == txid-1 {
 		return err // bbolt as it was before the transaction
 	}
-	s.halted.CompareAndSwap(nil, &HaltedError{Path: s.path, Err: err})
-	return s.halted.Load()
+	return s.halt(err)
 }
 
 // boltReader is the storeReader of a bbolt read transaction.

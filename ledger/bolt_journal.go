@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -36,6 +35,10 @@ const journalMapSize = 1 << 36
 // stop 48). A checkpoint's fdatasync runs beside the commits.
 const checkpointEvery = 50 * time.Millisecond
 
+// remapMargin is what a commit is taken to grow the file by beyond four
+// times its journal record (its pages, branch pages, the freelist).
+const remapMargin = 64 << 20
+
 // mapSizeFor is a lower bound of the mapping bbolt makes for a file of n
 // bytes (its mmapSize: powers of two from 32 KB to 1 GB, then whole GBs).
 func mapSizeFor(n int64) int64 {
@@ -67,9 +70,6 @@ type jstate struct {
 	queuedMeta []byte
 	mapEst     int64 // a lower bound of bbolt's mapping
 	buf        []byte
-	// margin is what a commit may grow the file by beyond its journal
-	// record's bytes (tests lower the mapping instead).
-	margin int64
 	// every is the least time between the starts of two checkpoints
 	// after commits (a switch of files starts one at once); lastStart is
 	// the last start.
@@ -92,12 +92,9 @@ type jstate struct {
 // older checkpoint's meta page written over them.
 func openJournaled(o boltOpen, bo *bolt.Options) (*boltStore, loadedFile, error) {
 	var lf loadedFile
-	f, err := lockFile(o.path, true, o.timeout)
-	if errors.Is(err, errLocked) {
-		return nil, lf, fmt.Errorf("ledger: open %s: %w: %w", o.path, errLocked, ErrUnavailable)
-	}
+	f, err := lockForOpen(o.path, true, o.timeout)
 	if err != nil {
-		return nil, lf, fmt.Errorf("ledger: open %s: %w", o.path, err)
+		return nil, lf, err
 	}
 	handed := false
 	defer func() {
@@ -114,8 +111,8 @@ func openJournaled(o boltOpen, bo *bolt.Options) (*boltStore, loadedFile, error)
 			return nil, lf, err
 		}
 	}
-	if err := checkPagesOf(f, !o.lenient && !o.fullWalk); err != nil {
-		return nil, lf, corrupt(o.path, &CheckError{Index: -1, What: "bbolt page structure: " + err.Error()})
+	if err := checkStructureOf(f, o.path, !o.lenient && !o.fullWalk); err != nil {
+		return nil, lf, err
 	}
 	bo.NoSync, bo.NoGrowSync = true, true
 	if bo.InitialMmapSize == 0 {
@@ -143,7 +140,7 @@ func openJournaled(o boltOpen, bo *bolt.Options) (*boltStore, loadedFile, error)
 		db.Close()
 		return nil, lf, err
 	}
-	s.js = &jstate{pageSize: db.Info().PageSize, margin: 64 << 20, every: checkpointEvery, lastStart: time.Now()}
+	s.js = &jstate{pageSize: db.Info().PageSize, every: checkpointEvery, lastStart: time.Now()}
 	if s.js.metaF, err = os.Open(o.path); err != nil {
 		return fail(fmt.Errorf("ledger: open %s: %w", o.path, err))
 	}
@@ -386,7 +383,7 @@ func (s *boltStore) journaledCommit(tx *bolt.Tx, log *opLog) (jio time.Duration,
 		js.jr.switchFiles()
 		switched = true
 	}
-	remap := tx.Size()+4*int64(n)+js.margin >= js.mapEst
+	remap := tx.Size()+4*int64(n)+remapMargin >= js.mapEst
 	if remap {
 		// This commit may have to map the file anew, which waits for
 		// every read transaction: checkpoint the state before it and
@@ -418,10 +415,8 @@ func (s *boltStore) journaledCommit(tx *bolt.Tx, log *opLog) (jio time.Duration,
 		_ = rtx.Rollback()
 	}
 	if switched || remap || len(js.held) == 0 || (js.running == nil && time.Since(js.lastStart) >= js.every) {
-		if js.running != nil {
-			if err := s.collect(true); err != nil {
-				return jio, err
-			}
+		if err := s.collect(true); err != nil {
+			return jio, err
 		}
 		return jio, s.startCheckpoint(txid)
 	}
@@ -433,19 +428,15 @@ func (s *boltStore) journaledCommit(tx *bolt.Tx, log *opLog) (jio time.Duration,
 func (s *boltStore) closeJournal() error {
 	js := s.js
 	var err error
-	if js.running != nil {
-		// The background sync must not run into db.Close; the clean
-		// checkpoint below supersedes it.
-		if serr := <-js.running; serr != nil {
-			err = s.halt(fmt.Errorf("checkpoint of transaction %d: %w", js.runTx, serr))
-		}
-		js.running = nil
-	}
-	if err == nil && s.halted.Load() == nil {
+	if s.halted.Load() == nil {
 		var txid uint64
 		if txid, err = s.lastTxid(); err == nil {
-			err = s.syncCheckpoint(txid, true, false)
+			err = s.syncCheckpoint(txid, true, false) // it waits for a running checkpoint
 		}
+	}
+	if js.running != nil { // halted, or no clean checkpoint: the sync must not run into db.Close
+		<-js.running
+		js.running = nil
 	}
 	js.release(0)
 	if cerr := js.jr.close(); err == nil {

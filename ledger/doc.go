@@ -131,7 +131,9 @@
 // bbolt, replays the journal's batches after the checkpoint as the same
 // transactions, syncs the file and appends a new checkpoint. A batch record
 // that is not whole (its checksum fails: torn by the cut) ends the journal,
-// as an invalid record ends PostgreSQL's WAL; its append had not been
+// as an invalid record ends PostgreSQL's WAL replay (its reader,
+// src/backend/access/transam/xlogreader.c, stops at the first record
+// whose CRC fails); its append had not been
 // answered. The rest of that file is then zeroed, so that no byte of the
 // torn record can pass for a later one. The file is mapped 64 GiB ahead
 // (address space, not memory: bbolt grows the file as it writes), because

@@ -102,22 +102,23 @@ type journal struct {
 	zeros []byte // journalChunk zeros, written ahead of the records
 }
 
-// record appends a record of kind to b: the header, then payload.
+// appendRecord appends a record of kind to b: the header, then payload.
 func appendRecord(b []byte, kind, flags byte, gen, txid uint64, payload []byte) []byte {
 	at := len(b)
-	b = append(b, journalMagic...)
-	b = append(b, kind, flags, 0, 0)
-	b = binary.LittleEndian.AppendUint64(b, gen)
-	b = binary.LittleEndian.AppendUint64(b, txid)
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(payload)))
-	b = append(b, 0, 0, 0, 0)
+	b = append(b, make([]byte, journalHeaderSize)...)
 	b = append(b, payload...)
-	sealRecord(b[at:])
+	sealRecord(b[at:], kind, flags, gen, txid)
 	return b
 }
 
-// sealRecord writes the checksum of the record r (header and payload).
-func sealRecord(r []byte) {
+// sealRecord writes the header of the record r (journalHeaderSize bytes,
+// then its payload): its fields, then the checksum of them and the payload.
+func sealRecord(r []byte, kind, flags byte, gen, txid uint64) {
+	copy(r, journalMagic)
+	r[4], r[5], r[6], r[7] = kind, flags, 0, 0
+	binary.LittleEndian.PutUint64(r[8:16], gen)
+	binary.LittleEndian.PutUint64(r[16:24], txid)
+	binary.LittleEndian.PutUint32(r[24:28], uint32(len(r)-journalHeaderSize))
 	c := crc32.Update(0, crc32c, r[:28])
 	c = crc32.Update(c, crc32c, r[journalHeaderSize:])
 	binary.LittleEndian.PutUint32(r[28:32], c)
@@ -265,7 +266,9 @@ func journalCorrupt(path, format string, args ...any) *CorruptError {
 
 // metaTxid is the transaction id of a meta page's first journalMetaSize
 // bytes (bbolt's page header, then magic, version, page size, flags, root
-// bucket, freelist, pgid, txid, checksum).
+// bucket, freelist, pgid, txid, checksum: go.etcd.io/bbolt v1.5.0,
+// internal/common/page.go Page and meta.go Meta, whose Validate and Sum64
+// metaValid repeats).
 func metaTxid(m []byte) uint64 { return binary.LittleEndian.Uint64(m[64:72]) }
 
 // metaValid reports whether m is a meta page bbolt would accept: its magic,
@@ -457,14 +460,23 @@ func (j *journal) flush() error {
 	if err := j.ensure(0); err != nil {
 		return err
 	}
-	if _, err := j.f[j.act].WriteAt(j.out, j.off); err != nil {
+	if err := j.write(j.out); err != nil {
+		return err
+	}
+	j.out = j.out[:0]
+	return nil
+}
+
+// write writes b at the active file's offset (filled by ensure) and
+// fdatasyncs the file.
+func (j *journal) write(b []byte) error {
+	if _, err := j.f[j.act].WriteAt(b, j.off); err != nil {
 		return fmt.Errorf("ledger: journal %s: %w", j.path[j.act], err)
 	}
 	if err := j.sync(j.f[j.act]); err != nil {
 		return fmt.Errorf("ledger: journal %s: %w", j.path[j.act], err)
 	}
-	j.off += int64(len(j.out))
-	j.out = j.out[:0]
+	j.off += int64(len(b))
 	return nil
 }
 
@@ -502,27 +514,16 @@ func (j *journal) switchFiles() {
 // journalHeaderSize bytes of room before them) and writes and syncs all that
 // is queued.
 func (j *journal) appendBatch(txid uint64, rec []byte) error {
-	h := rec[:journalHeaderSize]
-	copy(h, journalMagic)
-	h[4], h[5], h[6], h[7] = recBatch, 0, 0, 0
-	binary.LittleEndian.PutUint64(h[8:16], j.gen[j.act])
-	binary.LittleEndian.PutUint64(h[16:24], txid)
-	binary.LittleEndian.PutUint32(h[24:28], uint32(len(rec)-journalHeaderSize))
-	sealRecord(rec)
+	sealRecord(rec, recBatch, 0, j.gen[j.act], txid)
+	var err error
 	if len(j.out) == 0 {
-		// The common case: the batch alone, written from its own buffer.
-		if _, err := j.f[j.act].WriteAt(rec, j.off); err != nil {
-			return fmt.Errorf("ledger: journal %s: %w", j.path[j.act], err)
-		}
-		if err := j.sync(j.f[j.act]); err != nil {
-			return fmt.Errorf("ledger: journal %s: %w", j.path[j.act], err)
-		}
-		j.off += int64(len(rec))
+		err = j.write(rec) // the common case: the batch alone, from its own buffer
 	} else {
 		j.out = append(j.out, rec...)
-		if err := j.flush(); err != nil {
-			return err
-		}
+		err = j.flush()
+	}
+	if err != nil {
+		return err
 	}
 	j.maxTx[j.act] = txid
 	return nil

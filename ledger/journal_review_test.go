@@ -47,7 +47,7 @@ func TestJournalSwitchKeepsACheckpoint(t *testing.T) {
 	s.wmu.Unlock()
 	done := make(chan error, 1)
 	go func() {
-		_, err := appendOne(l, "c")
+		_, err := appendClaimed(l, "c")
 		done <- err
 	}()
 	// wait until c's batch is durable in the journal (the committer then waits in collect(true))
@@ -71,13 +71,6 @@ func TestJournalSwitchKeepsACheckpoint(t *testing.T) {
 	} else {
 		r.Close()
 	}
-}
-
-func appendOne(l *Ledger, name string) (Appended, error) {
-	return l.Append(ctxBG(), Append{
-		Claims: []Claim{{Space: "payment", Key: name, Fingerprint: []byte("fp:" + name)}},
-		Build:  simpleEntry(name),
-	})
 }
 
 // TestJournalOpenWaitsForTheWriter: a second writer's Open waits for the
@@ -144,7 +137,7 @@ func TestJournalRefusesACopyOneBehind(t *testing.T) {
 	if _, err := l.WriteTo(&old); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.Append(ctxBG(), Append{Claims: []Claim{{Space: "payment", Key: "big", Fingerprint: []byte("x")}}, Build: bulkyEntry("big")}); err != nil {
+	if _, err := l.Append(context.Background(), Append{Claims: []Claim{{Space: "payment", Key: "big", Fingerprint: []byte("x")}}, Build: bulkyEntry("big")}); err != nil {
 		t.Fatal(err)
 	}
 	if err := l.Close(); err != nil {
@@ -158,8 +151,6 @@ func TestJournalRefusesACopyOneBehind(t *testing.T) {
 		t.Fatalf("Open of a copy one transaction behind the journal: %v, want ErrCorrupt", err)
 	}
 }
-
-func ctxBG() context.Context { return context.Background() }
 
 // TestJournalEverySwitchKeepsACheckpoint: a file limit that switches files
 // at every batch; after each acknowledged append the journal on the disk
@@ -210,7 +201,7 @@ func TestJournalFailedSwitchThenFull(t *testing.T) {
 	s.js.jr.limit = 1
 	s.commitTx = func(tx *bolt.Tx) error { tx.Rollback(); return fmt.Errorf("no space left (test)") }
 	s.wmu.Unlock()
-	if _, err := appendOne(l, "z"); err == nil { // switchFiles ran, then the commit failed
+	if _, err := appendClaimed(l, "z"); err == nil { // switchFiles ran, then the commit failed
 		t.Fatal("z: want an error")
 	}
 	s.wmu.Lock()

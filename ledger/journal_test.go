@@ -297,6 +297,7 @@ func TestJournalOfAFileNoLongerThere(t *testing.T) {
 // transaction both open, replay nothing and check.
 func TestJournalBackupCopiesOpen(t *testing.T) {
 	l := reopen(t, filepath.Join(t.TempDir(), "ledger.db"))
+	seen := map[int]bool{}
 	for i := range 2 {
 		mustAppend(t, l, fmt.Sprintf("e%d", i))
 		var b bytes.Buffer
@@ -313,6 +314,7 @@ func TestJournalBackupCopiesOpen(t *testing.T) {
 		}
 		tx, _ := db.Begin(false)
 		parity := tx.ID() % 2
+		seen[parity] = true
 		tx.Rollback()
 		db.Close()
 		c := reopen(t, p)
@@ -320,5 +322,8 @@ func TestJournalBackupCopiesOpen(t *testing.T) {
 			t.Fatalf("copy at an %s transaction: size %d, want %d", map[int]string{0: "even", 1: "odd"}[parity], c.Size(), i+1)
 		}
 		mustCheck(t, c)
+	}
+	if len(seen) != 2 {
+		t.Fatalf("the copies were taken at transactions of parities %v, want both", seen)
 	}
 }
