@@ -10,6 +10,7 @@ import (
 	"maps"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -427,7 +428,17 @@ func duplicatePosting(ps []Posting) (Posting, bool) {
 // (holdAhead); when every append taken waits, the committer waits for the
 // next one or the end of the hold. Once Close was called nothing is held.
 func (l *Ledger) run() {
-	defer close(l.done)
+	// Batches committed and not yet durable go to answerDurable, which
+	// answers them in order once they are: the committer goes on with the
+	// next batch meanwhile (journal_sync.go). A few may wait to be
+	// answered; beyond, the committer waits.
+	syncs, answered := make(chan *syncing), make(chan struct{})
+	go pprof.Do(context.Background(), pprof.Labels("ledger", "answer"), func(context.Context) { l.answerDurable(syncs, answered) })
+	defer func() {
+		close(syncs)
+		<-answered
+		close(l.done)
+	}()
 	// Not locked to a thread (runtime.LockOSThread), although that would
 	// let threadCPU measure whole commits: a locked goroutine that gives up
 	// its P (to wait for the next append, to yield after answering, or
@@ -482,9 +493,13 @@ func (l *Ledger) run() {
 			timer.Stop()
 			continue
 		}
-		results := l.commit(now)
-		for i, r := range now {
-			r.done <- results[i]
+		results, pending := l.commit(now)
+		if pending != nil {
+			syncs <- pending
+		} else {
+			for i, r := range now {
+				r.done <- results[i]
+			}
 		}
 		// The answered callers are readied on this goroutine's P. Kept,
 		// with the bbolt store that P would go on with the next batch's
@@ -660,8 +675,10 @@ func orderBatch(batch []*request) {
 
 // commit plans and commits a batch. If the store cannot commit, every
 // append that did not fail on its own gets an error wrapping
-// ErrUnavailable (or the *CorruptError, which also stops writing).
-func (l *Ledger) commit(batch []*request) []result {
+// ErrUnavailable (or the *CorruptError, which also stops writing). A batch
+// committed but not yet durable comes back as a *syncing (results nil): it
+// is answered once durable (settle).
+func (l *Ledger) commit(batch []*request) ([]result, *syncing) {
 	results := make([]result, len(batch))
 	start := time.Now()
 	var w *batchWrites
@@ -675,15 +692,35 @@ func (l *Ledger) commit(batch []*request) []result {
 	l.prof.io.Add(int64(st.io))
 	l.prof.pages.Add(st.pages)
 	l.prof.trips.Add(st.trips)
+	if err == nil && w != nil && st.durable != nil {
+		return nil, &syncing{batch: slices.Clone(batch), results: results, w: w, io: st.io, durable: st.durable, at: time.Now()}
+	}
+	return l.settle(len(batch), results, w, st.io, err), nil
+}
+
+// syncing is a batch committed and not yet durable (journal_sync.go).
+type syncing struct {
+	batch   []*request
+	results []result
+	w       *batchWrites
+	io      time.Duration
+	durable func() error
+	at      time.Time
+}
+
+// settle finishes a batch once its commit is durable (err nil) or failed:
+// the ledger's size and checkpoint move, or every append that did not fail
+// on its own gets the error.
+func (l *Ledger) settle(n int, results []result, w *batchWrites, io time.Duration, err error) []result {
 	var co *CorruptError
 	if errors.As(err, &co) {
 		l.broken.CompareAndSwap(nil, co)
 	}
 	if err != nil {
 		if errors.Is(err, ErrUnavailable) || errors.Is(err, ErrClosed) || co != nil {
-			err = fmt.Errorf("ledger: commit of %d appends: %w", len(batch), err)
+			err = fmt.Errorf("ledger: commit of %d appends: %w", n, err)
 		} else {
-			err = fmt.Errorf("ledger: commit of %d appends: %w: %w", len(batch), ErrUnavailable, err)
+			err = fmt.Errorf("ledger: commit of %d appends: %w: %w", n, ErrUnavailable, err)
 		}
 		for i := range results {
 			if !results[i].ownFault {
@@ -699,7 +736,7 @@ func (l *Ledger) commit(batch []*request) []result {
 		l.prof.commits.Add(1)
 		l.prof.appended.Add(int64(len(w.entries)))
 		if l.observer != nil {
-			l.observer.ObserveCommit(len(w.entries), st.io)
+			l.observer.ObserveCommit(len(w.entries), io)
 		}
 		cp := w.head.latest
 		l.size.Store(cp.Size)
@@ -711,6 +748,21 @@ func (l *Ledger) commit(batch []*request) []result {
 		}
 	}
 	return results
+}
+
+// answerDurable answers the batches the committer hands it, in commit
+// order, each once it is durable.
+func (l *Ledger) answerDurable(in <-chan *syncing, done chan<- struct{}) {
+	defer close(done)
+	for b := range in {
+		err := b.durable()
+		// The observed time of a commit is the committer's I/O and the
+		// wait for the journal's fdatasync.
+		results := l.settle(len(b.batch), b.results, b.w, b.io+time.Since(b.at), err)
+		for i, r := range b.batch {
+			r.done <- results[i]
+		}
+	}
 }
 
 // storeCommit runs store.commit with the read guard: a panic inside the

@@ -43,7 +43,7 @@ func BenchmarkOpenKeys(b *testing.B) {
 				Build: func(int64) (Entry, error) { return Entry{ID: id, Leaf: []byte("leaf " + id)}, nil },
 			}})
 		}
-		for _, res := range l.commit(reqs) {
+		for _, res := range l.commitDurable(reqs) {
 			if res.err != nil {
 				b.Fatal(res.err)
 			}

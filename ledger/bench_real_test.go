@@ -595,7 +595,7 @@ func BenchmarkCommitSerial(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < n; i += batchSize {
 				batch := reqs[i:min(n, i+batchSize)]
-				for j, res := range l.commit(batch) {
+				for j, res := range l.commitDurable(batch) {
 					if res.err != nil {
 						b.Fatalf("append %d: %v", i+j, res.err)
 					}
@@ -631,7 +631,7 @@ func BenchmarkCommitFloor(b *testing.B) {
 			}
 			batch = append(batch, &request{a: Append{Claims: e.claims(), Entry: &en, Hook: hook}, prep: p})
 		}
-		for _, res := range src.commit(batch) {
+		for _, res := range src.commitDurable(batch) {
 			if res.err != nil {
 				b.Fatal(res.err)
 			}

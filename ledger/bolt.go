@@ -578,9 +578,11 @@ func (s *boltStore) commit(_ func() *batchKeys, plan func(v commitView) (*batchW
 		return st, err
 	}
 	undo := s.publishPending(pend)
-	var jio time.Duration // the journal's write and fdatasync
+	var jio time.Duration // the journal's write
 	if s.js != nil {
+		txid, dur := uint64(tx.ID()), s.js.dur
 		jio, err = s.journaledCommit(tx, log)
+		st.durable = func() error { return dur.wait(txid) }
 	} else {
 		err = s.commitWrite(tx)
 	}
@@ -982,6 +984,9 @@ func (s *boltStore) claimHolder(space, key string) (id string, fp []byte, held b
 		return "", nil, false, mapClosed(err)
 	}
 	defer tx.Rollback()
+	if err := s.durableSnapshot(tx); err != nil {
+		return "", nil, false, err
+	}
 	// No size is read: the keys records after the in-memory index's last
 	// update are read until the first one this snapshot does not hold.
 	kr := newKeysReader(s, tx)
@@ -998,6 +1003,9 @@ func (s *boltStore) view(fn func(r storeReader) error) error {
 		return h
 	}
 	return mapClosed(s.db.View(func(tx *bolt.Tx) error {
+		if err := s.durableSnapshot(tx); err != nil {
+			return err
+		}
 		r := boltReader{s: s, tx: tx}
 		n, err := parseU64(tx.Bucket(bucketMeta).Get(metaSize))
 		if err != nil {
@@ -1006,6 +1014,17 @@ func (s *boltStore) view(fn func(r storeReader) error) error {
 		r.n = n
 		return fn(r)
 	}))
+}
+
+// durableSnapshot waits until the state a read transaction sees is
+// durable (journal_sync.go): a commit is in force in bbolt before its
+// journal record is synced, and what a reader returns (an entry, a claim's
+// holder, a backup's checkpoint) must not be taken back by a crash.
+func (s *boltStore) durableSnapshot(tx *bolt.Tx) error {
+	if s.js == nil {
+		return nil // bbolt synced every commit before it was in force
+	}
+	return s.js.dur.wait(uint64(tx.ID()))
 }
 
 // update runs a side-data write transaction.
@@ -1213,6 +1232,9 @@ func mapClosed(err error) error {
 func (s *boltStore) writeTo(w io.Writer) (n int64, err error) {
 	defer s.guard(&err)()
 	err = s.db.View(func(tx *bolt.Tx) error {
+		// Once durable; or, if the store halted first, the copy is
+		// the operator's rescue of a failing disk: what bbolt holds.
+		_ = s.durableSnapshot(tx)
 		var werr error
 		n, werr = tx.WriteTo(w)
 		return werr

@@ -75,6 +75,20 @@ type jstate struct {
 	// the last start.
 	every     time.Duration
 	lastStart time.Time
+	// sent are checkpoint records written with a batch not yet durable,
+	// oldest first (settle).
+	sent []sentCheckpoint
+	// lastBatch is the newest batch written to the journal.
+	lastBatch uint64
+	y         *jsyncer
+	dur       *durability
+}
+
+// sentCheckpoint is a checkpoint record written with the batch of
+// transaction with: durable once that batch is.
+type sentCheckpoint struct {
+	txid, with uint64
+	meta       []byte
 }
 
 // openJournaled opens a writable, existing (or just created) file with a
@@ -185,6 +199,9 @@ func openJournaled(o boltOpen, bo *bolt.Options) (*boltStore, loadedFile, error)
 		return fail(err)
 	}
 	s.js.release(txid)
+	s.js.dur = newDurability(txid)
+	jr := s.js.jr // its sync is read at each sync: a test replaces it before the first commit
+	s.js.y = startSyncer(func(f *os.File) error { return jr.sync(f) }, s.js.dur, func(f *os.File, err error) { s.halt(fmt.Errorf("ledger: journal %s: %w", f.Name(), err)) })
 	return s, lf, nil
 }
 
@@ -254,7 +271,11 @@ func (js *jstate) release(txid uint64) {
 // force in bbolt (the caller holds wmu).
 func (s *boltStore) halt(err error) error {
 	s.halted.CompareAndSwap(nil, &HaltedError{Path: s.path, Err: err})
-	return s.halted.Load()
+	h := s.halted.Load()
+	if s.js != nil && s.js.dur != nil {
+		s.js.dur.fail(h)
+	}
+	return h
 }
 
 // startCheckpoint syncs the bbolt file in the background after the commit
@@ -302,14 +323,51 @@ func (s *boltStore) collect(wait bool) error {
 	return nil
 }
 
-// written is called after a journal write succeeded: a checkpoint queued
-// in it is durable, and the states before it free.
-func (js *jstate) written() {
-	if js.queued != 0 {
-		js.jr.durable(js.queued, js.queuedMeta)
-		js.release(js.queued)
-		js.queued, js.queuedMeta = 0, nil
+// settle notes the checkpoints sent with batches now durable: the newest
+// of them is the journal's durable checkpoint, and the states before it
+// are free.
+func (js *jstate) settle() {
+	d := js.dur.tx.Load()
+	n := 0
+	for n < len(js.sent) && js.sent[n].with <= d {
+		n++
 	}
+	if n == 0 {
+		return
+	}
+	c := js.sent[n-1]
+	js.jr.durable(c.txid, c.meta)
+	js.release(c.txid)
+	js.sent = append(js.sent[:0], js.sent[n:]...)
+}
+
+// flushed is called after the journal's queued records were written and
+// the active file synced: every batch written is durable, and so are the
+// checkpoints sent or queued (txid, meta: the newest of them, 0 for none
+// beyond those sent). upTo is the newest transaction now durable.
+func (js *jstate) flushed(upTo, txid uint64, meta []byte) {
+	js.dur.advance(max(upTo, js.lastBatch))
+	js.settle()
+	if txid != 0 {
+		js.jr.durable(txid, meta)
+	}
+}
+
+// syncJournal makes every batch written durable now (before the active
+// file gives its turn to the other: the syncer syncs only the newest
+// file), with any checkpoint record queued.
+func (s *boltStore) syncJournal() error {
+	js := s.js
+	txid, m := js.queued, js.queuedMeta
+	if err := js.jr.flush(); err != nil {
+		return s.halt(err)
+	}
+	js.queued, js.queuedMeta = 0, nil
+	js.flushed(0, txid, m)
+	if txid != 0 {
+		js.release(txid)
+	}
+	return nil
 }
 
 // syncCheckpoint makes the state txid (committed, nothing after it) a
@@ -332,7 +390,8 @@ func (s *boltStore) syncCheckpoint(txid uint64, clean, hold bool) error {
 	if err := js.jr.flush(); err != nil {
 		return s.halt(err)
 	}
-	js.jr.durable(txid, m)
+	js.flushed(txid, txid, m)
+	js.sent = js.sent[:0]
 	if hold {
 		if err := js.hold(s.db, txid); err != nil {
 			return s.halt(err)
@@ -355,11 +414,18 @@ func (s *boltStore) journaledCommit(tx *bolt.Tx, log *opLog) (jio time.Duration,
 	js := s.js
 	txid := uint64(tx.ID())
 	n := len(log.b)
+	js.settle()
 	if err := s.collect(false); err != nil {
 		return jio, err
 	}
 	switched := false
 	if js.jr.full(n) {
+		// The syncer syncs the newest file only: what this one holds is
+		// made durable before the other takes its turn (with a
+		// checkpoint that finished meanwhile).
+		if err := s.syncJournal(); err != nil {
+			return jio, err
+		}
 		if !js.jr.otherFree() {
 			// A checkpoint covering every batch of the other file must
 			// be durable before it is written over: the one started at
@@ -369,10 +435,9 @@ func (s *boltStore) journaledCommit(tx *bolt.Tx, log *opLog) (jio time.Duration,
 				return jio, err
 			}
 			if js.queued != 0 {
-				if err := js.jr.flush(); err != nil {
-					return jio, s.halt(err)
+				if err := s.syncJournal(); err != nil {
+					return jio, err
 				}
-				js.written()
 			}
 			if !js.jr.otherFree() {
 				if err := s.syncCheckpoint(txid-1, false, true); err != nil {
@@ -404,7 +469,12 @@ func (s *boltStore) journaledCommit(tx *bolt.Tx, log *opLog) (jio time.Duration,
 	if err != nil {
 		return jio, s.halt(err)
 	}
-	js.written()
+	if js.queued != 0 {
+		js.sent = append(js.sent, sentCheckpoint{js.queued, txid, js.queuedMeta})
+		js.queued, js.queuedMeta = 0, nil
+	}
+	js.lastBatch = txid
+	js.y.wrote(js.jr.f[js.jr.act], txid)
 	js.buf = log.b[:0]
 	if remap {
 		rtx, err := s.db.Begin(false)
@@ -438,6 +508,7 @@ func (s *boltStore) closeJournal() error {
 		<-js.running
 		js.running = nil
 	}
+	js.y.stop()
 	js.release(0)
 	if cerr := js.jr.close(); err == nil {
 		err = cerr

@@ -187,3 +187,13 @@ func namesRows(t *testing.T, what string, set map[string]bool, rows int, name fu
 		}
 	}
 }
+
+// commitDurable commits a batch on the caller's goroutine (the committer
+// idle) and waits until it is durable, as the committer's answers do.
+func (l *Ledger) commitDurable(batch []*request) []result {
+	results, p := l.commit(batch)
+	if p == nil {
+		return results
+	}
+	return l.settle(len(p.batch), p.results, p.w, p.io, p.durable())
+}

@@ -470,13 +470,29 @@ func (j *journal) flush() error {
 // write writes b at the active file's offset (filled by ensure) and
 // fdatasyncs the file.
 func (j *journal) write(b []byte) error {
+	if err := j.put(b); err != nil {
+		return err
+	}
+	return j.syncActive()
+}
+
+// put writes b at the active file's offset (filled by ensure), without
+// syncing.
+func (j *journal) put(b []byte) error {
 	if _, err := j.f[j.act].WriteAt(b, j.off); err != nil {
 		return fmt.Errorf("ledger: journal %s: %w", j.path[j.act], err)
 	}
+	j.off += int64(len(b))
+	return nil
+}
+
+// syncActive fdatasyncs the active file: everything written to the
+// journal is durable after it (a file is synced before the other one
+// takes its turn).
+func (j *journal) syncActive() error {
 	if err := j.sync(j.f[j.act]); err != nil {
 		return fmt.Errorf("ledger: journal %s: %w", j.path[j.act], err)
 	}
-	j.off += int64(len(b))
 	return nil
 }
 
@@ -510,17 +526,19 @@ func (j *journal) switchFiles() {
 	}
 }
 
-// appendBatch queues a batch record for txid (ops: an opLog's bytes, with
-// journalHeaderSize bytes of room before them) and writes and syncs all that
-// is queued.
+// appendBatch writes a batch record for txid (rec: an opLog's bytes, with
+// journalHeaderSize bytes of room before them) after what is queued,
+// without syncing: the syncer (jsyncer) makes it durable.
 func (j *journal) appendBatch(txid uint64, rec []byte) error {
 	sealRecord(rec, recBatch, 0, j.gen[j.act], txid)
 	var err error
 	if len(j.out) == 0 {
-		err = j.write(rec) // the common case: the batch alone, from its own buffer
+		err = j.put(rec) // the common case: the batch alone, from its own buffer
 	} else {
 		j.out = append(j.out, rec...)
-		err = j.flush()
+		if err = j.put(j.out); err == nil {
+			j.out = j.out[:0]
+		}
 	}
 	if err != nil {
 		return err

@@ -67,6 +67,10 @@ type commitStats struct {
 	cpu   time.Duration // the thread CPU of planning and preparing the writes (measuredCPU)
 	pages int64         // pages written (bbolt: data pages and the meta page)
 	trips int64         // round trips to the database (PostgreSQL)
+	// durable, when set, waits until the commit is durable (a journaled
+	// bbolt store syncs behind the committer: journal_sync.go), or returns
+	// the error that halted the store first. Nil: durable already.
+	durable func() error
 }
 
 // batchKeys are the keys a batch will read, known before its appends are

@@ -1,0 +1,167 @@
+package ledger
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// gateJournalSync makes the journal's fdatasyncs wait for gate (each one
+// signals entered first) and then return what fn returns.
+func gateJournalSync(t *testing.T, l *Ledger, fn func(*os.File) error) (entered, gate chan struct{}) {
+	t.Helper()
+	entered, gate = make(chan struct{}, 64), make(chan struct{})
+	st := l.store.(*boltStore)
+	st.wmu.Lock()
+	defer st.wmu.Unlock()
+	st.js.jr.sync = func(f *os.File) error {
+		entered <- struct{}{}
+		<-gate
+		return fn(f)
+	}
+	return entered, gate
+}
+
+// waitFor polls cond for up to 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// notWithin fails the test if ch yields within d.
+func notWithin[T any](t *testing.T, ch <-chan T, d time.Duration, what string) {
+	t.Helper()
+	select {
+	case v := <-ch:
+		t.Fatalf("%s returned (%v) while the journal's fdatasync had not finished", what, v)
+	case <-time.After(d):
+	}
+}
+
+// TestCommitsGoOnWhileTheJournalSyncs: the journal's fdatasync runs behind
+// the committer. While the fdatasync of one batch runs, the next batch is
+// committed in bbolt, and neither is answered, counted in Size, or seen
+// by any read (an entry, a claim's holder, a posting, a checkpoint) until
+// the fdatasync that covers it is over: an answer read from the ledger is
+// never one a crash could take back.
+func TestCommitsGoOnWhileTheJournalSyncs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	l := reopenWith(t, path, false)
+	mustAppend(t, l, "before")
+	size := l.Size()
+	entered, gate := gateJournalSync(t, l, fdatasyncFile)
+	inForce := bboltTxID(t, l)
+
+	answers := make(chan error, 2)
+	go func() { _, err := appendClaimed(l, "first"); answers <- err }()
+	<-entered // the syncer is in first's fdatasync
+	waitFor(t, "the first batch in bbolt", func() bool { return bboltTxID(t, l) >= inForce+1 })
+	go func() { _, err := appendClaimed(l, "second"); answers <- err }()
+	waitFor(t, "the second batch committed during the first's fdatasync", func() bool { return bboltTxID(t, l) >= inForce+2 })
+
+	reads := map[string]func() error{
+		"Entry":       func() error { _, err := l.Entry("second"); return err },
+		"IndexOf":     func() error { _, err := l.IndexOf("first"); return err },
+		"ClaimHolder": func() error { _, _, err := l.ClaimHolder("payment", "first"); return err },
+		"Lookup":      func() error { _, err := l.Lookup("by_name", []byte("first")); return err },
+		"EntryAt":     func() error { _, err := l.EntryAt(size); return err },
+	}
+	done := map[string]chan error{}
+	for name, read := range reads {
+		ch := make(chan error, 1)
+		done[name] = ch
+		go func() { ch <- read() }()
+	}
+	notWithin(t, answers, 100*time.Millisecond, "an append")
+	for name, ch := range done {
+		notWithin(t, ch, 10*time.Millisecond, name)
+	}
+	if got := l.Size(); got != size {
+		t.Fatalf("Size %d while the batches were not durable, want %d", got, size)
+	}
+	if cp, err := l.Checkpoint(); err != nil || cp.Size != size {
+		t.Fatalf("Checkpoint %d, %v while the batches were not durable, want size %d", cp.Size, err, size)
+	}
+
+	close(gate)
+	for range 2 {
+		if err := <-answers; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, ch := range done {
+		if err := <-ch; err != nil {
+			t.Errorf("%s once durable: %v", name, err)
+		}
+	}
+	if got := l.Size(); got != size+2 {
+		t.Fatalf("Size %d once durable, want %d", got, size+2)
+	}
+	mustCheck(t, l)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFailedJournalSyncFailsEveryBatchAfterIt: when the fdatasync behind
+// the committer fails, the batch it covered and the one committed in bbolt
+// meanwhile both fail with the *HaltedError, nothing more is written or
+// read, and the file opens again (with whatever of the two the journal
+// holds: neither was answered as written) and takes both retries.
+func TestFailedJournalSyncFailsEveryBatchAfterIt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	l := reopenWith(t, path, false)
+	mustAppend(t, l, "before")
+	size := l.Size()
+	entered, gate := gateJournalSync(t, l, func(*os.File) error { return errSync })
+	inForce := bboltTxID(t, l)
+
+	answers := make(chan error, 2)
+	go func() { _, err := appendClaimed(l, "first"); answers <- err }()
+	<-entered
+	go func() { _, err := appendClaimed(l, "second"); answers <- err }()
+	waitFor(t, "the second batch committed during the first's fdatasync", func() bool { return bboltTxID(t, l) >= inForce+2 })
+	close(gate)
+	for range 2 {
+		if err := <-answers; !isHalted(err) {
+			t.Fatalf("an append whose journal sync failed: %v, want the *HaltedError", err)
+		}
+	}
+	if _, err := l.Entry("before"); !isHalted(err) {
+		t.Fatalf("a read after the failed sync: %v, want the *HaltedError", err)
+	}
+	if _, err := appendClaimed(l, "third"); !isHalted(err) {
+		t.Fatalf("an append after the failed sync: %v, want the *HaltedError", err)
+	}
+	if got := l.Size(); got != size {
+		t.Fatalf("Size %d after the failed sync, want %d", got, size)
+	}
+	if err := l.Close(); err == nil || !errors.As(err, new(*HaltedError)) {
+		t.Logf("Close after the failed sync: %v", err)
+	}
+
+	l2 := reopenWith(t, path, false)
+	mustCheck(t, l2)
+	if got := l2.Size(); got < size || got > size+2 {
+		t.Fatalf("size after reopening: %d, want %d to %d", got, size, size+2)
+	}
+	for _, name := range []string{"first", "second"} {
+		if a, err := appendClaimed(l2, name); err != nil || a.ID != name {
+			t.Fatalf("retry of %s after reopening: %+v, %v", name, a, err)
+		}
+	}
+	if got := l2.Size(); got != size+2 {
+		t.Fatalf("size after the retries: %d, want %d", got, size+2)
+	}
+	mustCheck(t, l2)
+	if err := l2.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
