@@ -4,15 +4,20 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 )
 
-// gateJournalSync makes the journal's fdatasyncs wait for gate (each one
-// signals entered first) and then return what fn returns.
-func gateJournalSync(t *testing.T, l *Ledger, fn func(*os.File) error) (entered, gate chan struct{}) {
+// gateJournalSync makes the journal's fdatasyncs wait for open (each one
+// signals entered first) and then return what fn returns. The gate opens
+// at the test's end too, so that a failed test does not hang.
+func gateJournalSync(t *testing.T, l *Ledger, fn func(*os.File) error) (entered chan struct{}, open func()) {
 	t.Helper()
-	entered, gate = make(chan struct{}, 64), make(chan struct{})
+	entered, gate := make(chan struct{}, 64), make(chan struct{})
+	var once sync.Once
+	open = func() { once.Do(func() { close(gate) }) }
+	t.Cleanup(open)
 	st := l.store.(*boltStore)
 	st.wmu.Lock()
 	defer st.wmu.Unlock()
@@ -21,7 +26,7 @@ func gateJournalSync(t *testing.T, l *Ledger, fn func(*os.File) error) (entered,
 		<-gate
 		return fn(f)
 	}
-	return entered, gate
+	return entered, open
 }
 
 // waitFor polls cond for up to 10 s.
@@ -56,7 +61,7 @@ func TestCommitsGoOnWhileTheJournalSyncs(t *testing.T) {
 	l := reopenWith(t, path, false)
 	mustAppend(t, l, "before")
 	size := l.Size()
-	entered, gate := gateJournalSync(t, l, fdatasyncFile)
+	entered, open := gateJournalSync(t, l, fdatasyncFile)
 	inForce := bboltTxID(t, l)
 
 	answers := make(chan error, 2)
@@ -90,7 +95,7 @@ func TestCommitsGoOnWhileTheJournalSyncs(t *testing.T) {
 		t.Fatalf("Checkpoint %d, %v while the batches were not durable, want size %d", cp.Size, err, size)
 	}
 
-	close(gate)
+	open()
 	for range 2 {
 		if err := <-answers; err != nil {
 			t.Fatal(err)
@@ -120,7 +125,7 @@ func TestFailedJournalSyncFailsEveryBatchAfterIt(t *testing.T) {
 	l := reopenWith(t, path, false)
 	mustAppend(t, l, "before")
 	size := l.Size()
-	entered, gate := gateJournalSync(t, l, func(*os.File) error { return errSync })
+	entered, open := gateJournalSync(t, l, func(*os.File) error { return errSync })
 	inForce := bboltTxID(t, l)
 
 	answers := make(chan error, 2)
@@ -128,7 +133,7 @@ func TestFailedJournalSyncFailsEveryBatchAfterIt(t *testing.T) {
 	<-entered
 	go func() { _, err := appendClaimed(l, "second"); answers <- err }()
 	waitFor(t, "the second batch committed during the first's fdatasync", func() bool { return bboltTxID(t, l) >= inForce+2 })
-	close(gate)
+	open()
 	for range 2 {
 		if err := <-answers; !isHalted(err) {
 			t.Fatalf("an append whose journal sync failed: %v, want the *HaltedError", err)
