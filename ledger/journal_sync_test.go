@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -166,6 +167,88 @@ func TestFailedJournalSyncFailsEveryBatchAfterIt(t *testing.T) {
 		t.Fatalf("size after the retries: %d, want %d", got, size+2)
 	}
 	mustCheck(t, l2)
+	if err := l2.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCheckpointSentWithABatchCountsOnceItIsDurable: a checkpoint's record
+// rides in the next batch's journal write, and that write is synced behind
+// the committer. Until it is, the checkpoint before stays the one recovery
+// has, and its pages stay held: what commits during the sync (the next
+// batch, a side write) must not write over them. The disk a crash then
+// leaves (the ledger file with every write bbolt made, the journal as
+// synced before the batch) opens to the state before the batch and passes
+// Check.
+func TestCheckpointSentWithABatchCountsOnceItIsDurable(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	l := reopenWith(t, path, false)
+	noCheckpoints(l) // the checkpoint of Open is the journal's (B)
+	for i := range 10 {
+		mustAppend(t, l, fmt.Sprintf("e%d", i))
+	}
+	s := l.store.(*boltStore)
+	s.wmu.Lock()
+	txid, err := s.lastTxid()
+	if err == nil {
+		err = s.startCheckpoint(txid) // C, of the 10 commits since B
+	}
+	if err == nil {
+		err = s.collect(true) // its record waits for the next batch's write
+	}
+	queued := s.js.queued
+	s.wmu.Unlock()
+	if err != nil || queued != txid {
+		t.Fatalf("checkpoint queued: %d, %v; want %d", queued, err, txid)
+	}
+	var journal [2][]byte
+	for i, p := range journalPaths(path) {
+		if journal[i], err = os.ReadFile(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	entered, open := gateJournalSync(t, l, fdatasyncFile)
+	inForce := bboltTxID(t, l)
+	answers := make(chan error, 2)
+	go func() { _, err := appendClaimed(l, "w"); answers <- err }() // carries C's record
+	<-entered
+	go func() { _, err := appendClaimed(l, "w+1"); answers <- err }()
+	waitFor(t, "the batch after C's", func() bool { return bboltTxID(t, l) >= inForce+2 })
+	// A side write then commits (no later batch can: the committer is
+	// one batch ahead at most) and checkpoints synchronously: its bbolt
+	// sync is over when its journal sync begins.
+	updated := make(chan error, 1)
+	go func() { updated <- putSide(l) }()
+	<-entered
+	file, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open()
+	for range 2 {
+		if err := <-answers; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-updated; err != nil {
+		t.Fatal(err)
+	}
+
+	crashed := filepath.Join(t.TempDir(), "ledger.db")
+	if err := os.WriteFile(crashed, file, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range journal {
+		if err := os.WriteFile(journalPaths(crashed)[i], b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l2 := reopenWith(t, crashed, false)
+	mustCheck(t, l2)
+	if got := l2.Size(); got != 10 {
+		t.Fatalf("the crashed disk opens with %d entries, want 10", got)
+	}
 	if err := l2.Close(); err != nil {
 		t.Fatal(err)
 	}
