@@ -676,8 +676,9 @@ func orderBatch(batch []*request) {
 // commit plans and commits a batch. If the store cannot commit, every
 // append that did not fail on its own gets an error wrapping
 // ErrUnavailable (or the *CorruptError, which also stops writing). A batch
-// committed but not yet durable comes back as a *syncing (results nil): it
-// is answered once durable (settle).
+// committed but not yet durable, or one that wrote nothing but read a
+// state not yet durable (a retry finding its claim held), comes back as a
+// *syncing (results nil): it is answered once durable (settle).
 func (l *Ledger) commit(batch []*request) ([]result, *syncing) {
 	results := make([]result, len(batch))
 	start := time.Now()
@@ -692,7 +693,7 @@ func (l *Ledger) commit(batch []*request) ([]result, *syncing) {
 	l.prof.io.Add(int64(st.io))
 	l.prof.pages.Add(st.pages)
 	l.prof.trips.Add(st.trips)
-	if err == nil && w != nil && st.durable != nil {
+	if err == nil && st.durable != nil {
 		return nil, &syncing{batch: slices.Clone(batch), results: results, w: w, io: st.io, durable: st.durable, at: time.Now()}
 	}
 	return l.settle(len(batch), results, w, st.io, err), nil

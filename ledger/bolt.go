@@ -574,6 +574,13 @@ func (s *boltStore) commit(_ func() *batchKeys, plan func(v commitView) (*batchW
 			refs, pend, err = s.write(jtx{tx, log}, w)
 		}
 	})
+	if err == nil && w == nil && s.js != nil {
+		// Nothing to write, but the answers may rest on a batch still
+		// syncing (a retry finds its claim held by it): they wait for the
+		// state the plan read.
+		base, dur := uint64(tx.ID())-1, s.js.dur
+		st.durable = func() error { return dur.wait(base) }
+	}
 	if err != nil || w == nil {
 		return st, err
 	}

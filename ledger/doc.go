@@ -18,8 +18,12 @@
 // committer takes the first waiting append and then everything else already
 // waiting (at most [Options].MaxBatch), without any artificial delay: while
 // one batch is being fsynced, the next one forms (group commit). A batch is
-// one write transaction. With the bbolt store the committer yields its P
-// once it has answered a batch, so that the callers it answered run before
+// one write transaction. With a journaled bbolt file the fdatasync runs
+// behind the committer (# Durability): the committer commits the next
+// batch while the journal syncs the one before, and its appends are
+// answered, in order, once it is durable; the committer runs at most one
+// batch ahead of the answers. With the bbolt store the committer yields its P
+// once it has committed a batch, so that the callers answered run before
 // it plans the next batch (a scheduling hint, not a delay: on 2 CPUs it
 // gave the server 6 % more settlements/s at 32 HTTP clients; with
 // GOMAXPROCS=1 batches of one append became batches of 10-46 and
@@ -108,6 +112,17 @@
 // the batch get its answer. What batching saves on top is the flushes per
 // record: one per batch, however many appends it holds.
 //
+// The fdatasync runs behind the committer (journal_sync.go): a syncer
+// goroutine syncs the journal file as soon as a batch is written, each
+// fdatasync making every batch written before it durable, while the
+// committer plans and commits the next batch. Nothing of a batch is seen
+// before it is durable: its appends are answered, and Size and Checkpoint
+// move, only then, and a read whose snapshot holds it (an entry, a claim's
+// holder, a posting, a backup made with [Ledger.WriteTo]) waits for it
+// first, so that no answer read from the ledger (a retried payment found
+// by its claim) is one a crash could take back. A checkpoint record
+// written with a batch counts only once that batch is durable.
+//
 // The journal does not grow without end: now and then (at most every
 // 50 ms after a commit, and at each switch between the two files, every
 // 32 MB) a checkpoint fdatasyncs the bbolt file in the background and then
@@ -165,9 +180,10 @@
 // file from the page cache (reboot) and open it with the full check; only
 // the in-memory Size and Checkpoint (the state before the commit) and
 // [Ledger.WriteTo], a copy of the file as the page cache shows it (verify
-// it with the full check too), still answer. Opened again, the file holds
-// the failed commit if its journal record reached the disk, and not
-// otherwise; nobody was told it succeeded. These cases are tested on a file
+// it with the full check too), still answer. A failed journal fdatasync
+// fails the batch it covered and the one committed during it alike.
+// Opened again, the file holds a failed commit if its journal record
+// reached the disk, and not otherwise; nobody was told it succeeded. These cases are tested on a file
 // system whose fdatasync fails with EIO (internal/faultfs, a FUSE mount):
 // the kernel's error reaches the journal's, the checkpoint's and (without
 // the journal) bbolt's own syncs (faultfs_test.go), and the bundled server
@@ -749,7 +765,9 @@
 //
 // All methods are safe for concurrent use. Reads run in bbolt read
 // transactions (MVCC snapshots) alongside commits; they wait only while a
-// commit grows the file's memory map. One process owns a file: bbolt
+// commit grows the file's memory map, and, with the journal, until the
+// state they see is durable (at most the journal's fdatasync in progress
+// and the one after it: # Durability). One process owns a file: bbolt
 // locks it, and Open waits at most [Options].OpenTimeout (default 2 s) before
 // answering [ErrUnavailable]; bbolt would wait forever. Side-data [Ledger.Update]
 // transactions share bbolt's single writer with the committer. On

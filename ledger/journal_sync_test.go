@@ -253,3 +253,31 @@ func TestCheckpointSentWithABatchCountsOnceItIsDurable(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestRetryAnsweredOnceItsHolderIsDurable: a retry whose claim is held by
+// a batch still syncing writes nothing, yet its answer (the existing entry)
+// rests on that batch: it waits until the batch is durable.
+func TestRetryAnsweredOnceItsHolderIsDurable(t *testing.T) {
+	l := reopenWith(t, filepath.Join(t.TempDir(), "ledger.db"), false)
+	mustAppend(t, l, "before")
+	entered, open := gateJournalSync(t, l, fdatasyncFile)
+	inForce := bboltTxID(t, l)
+	first := make(chan error, 1)
+	go func() { _, err := appendClaimed(l, "first"); first <- err }()
+	<-entered
+	waitFor(t, "the first batch in bbolt", func() bool { return bboltTxID(t, l) >= inForce+1 })
+	type answer struct {
+		a   Appended
+		err error
+	}
+	retry := make(chan answer, 1)
+	go func() { a, err := appendClaimed(l, "first"); retry <- answer{a, err} }()
+	notWithin(t, retry, 100*time.Millisecond, "the retry")
+	open()
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if r := <-retry; r.err != nil || !r.a.Existing || r.a.ID != "first" {
+		t.Fatalf("retry: %+v, %v; want the existing entry", r.a, r.err)
+	}
+}
