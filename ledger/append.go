@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/mod/sumdb/tlog"
@@ -432,13 +433,14 @@ func (l *Ledger) run() {
 	// answers them in order once they are: the committer goes on with the
 	// next batch meanwhile (journal_sync.go). A few may wait to be
 	// answered; beyond, the committer waits.
-	syncs, answered := make(chan *syncing), make(chan struct{})
-	go pprof.Do(context.Background(), pprof.Labels("ledger", "answer"), func(context.Context) { l.answerDurable(syncs, answered) })
+	ans := &answerer{in: make(chan *syncing), done: make(chan struct{}), freed: make(chan struct{}, 1)}
+	go pprof.Do(context.Background(), pprof.Labels("ledger", "answer"), func(context.Context) { l.answerDurable(ans) })
 	defer func() {
-		close(syncs)
-		<-answered
+		close(ans.in)
+		<-ans.done
 		close(l.done)
 	}()
+	prev := 0 // appends in the batch committed last
 	// Not locked to a thread (runtime.LockOSThread), although that would
 	// let threadCPU measure whole commits: a locked goroutine that gives up
 	// its P (to wait for the next append, to yield after answering, or
@@ -474,7 +476,26 @@ func (l *Ledger) run() {
 			select {
 			case r := <-l.reqs:
 				batch = h.take(batch, r)
+				continue
 			default:
+			}
+			// Nothing more is waiting. While the batch before is still
+			// syncing, a batch smaller than it waits for more appends or
+			// for that sync, whichever comes first: committed at once, it
+			// would split the callers between ever smaller batches, each
+			// paying a commit's fixed cost (its checkpoint signature,
+			// bbolt's freelist and meta page, a journal record). Measured
+			// on 2 CPUs (issue 22, stop 49), committing at once took the
+			// server at 32 HTTP clients from ~12 appends a commit to ~8.7
+			// and 7 % fewer settlements/s.
+			if len(batch) >= prev || ans.pending.Load() == 0 {
+				break drain
+			}
+			select {
+			case r := <-l.reqs:
+				batch = h.take(batch, r)
+			case <-ans.freed:
+			case <-l.closing:
 				break drain
 			}
 		}
@@ -493,9 +514,11 @@ func (l *Ledger) run() {
 			timer.Stop()
 			continue
 		}
+		prev = len(now)
 		results, pending := l.commit(now)
 		if pending != nil {
-			syncs <- pending
+			ans.pending.Add(1)
+			ans.in <- pending
 		} else {
 			for i, r := range now {
 				r.done <- results[i]
@@ -751,17 +774,30 @@ func (l *Ledger) settle(n int, results []result, w *batchWrites, io time.Duratio
 	return results
 }
 
+// answerer is the goroutine answering durable batches (answerDurable).
+type answerer struct {
+	in      chan *syncing // unbuffered: the committer runs one batch ahead at most
+	done    chan struct{} // closed when it returned
+	pending atomic.Int32  // batches handed to it and not yet answered
+	freed   chan struct{} // a batch was answered (one pending signal)
+}
+
 // answerDurable answers the batches the committer hands it, in commit
 // order, each once it is durable.
-func (l *Ledger) answerDurable(in <-chan *syncing, done chan<- struct{}) {
-	defer close(done)
-	for b := range in {
+func (l *Ledger) answerDurable(a *answerer) {
+	defer close(a.done)
+	for b := range a.in {
 		err := b.durable()
 		// The observed time of a commit is the committer's I/O and the
 		// wait for the journal's fdatasync.
 		results := l.settle(len(b.batch), b.results, b.w, b.io+time.Since(b.at), err)
 		for i, r := range b.batch {
 			r.done <- results[i]
+		}
+		a.pending.Add(-1)
+		select {
+		case a.freed <- struct{}{}:
+		default:
 		}
 	}
 }

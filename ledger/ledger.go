@@ -536,7 +536,9 @@ type Stats struct {
 	// CommitterSerial is the committer's time outside the durable commit's
 	// page writes and fdatasyncs (deciding claims, building and validating
 	// entries, hashing, signing checkpoints, bbolt's page spill);
-	// CommitterIO the time in those writes and fdatasyncs.
+	// CommitterIO the time in those writes and fdatasyncs. With the
+	// journal the committer writes the journal record and goes on: its
+	// fdatasync, behind the committer, is in neither (# Durability).
 	CommitterSerial, CommitterIO time.Duration
 	// CommitterCPU is the CPU time, user and system, the committer's
 	// thread spent planning batches and preparing their writes (bbolt's
