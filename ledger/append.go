@@ -699,9 +699,9 @@ func orderBatch(batch []*request) {
 // commit plans and commits a batch. If the store cannot commit, every
 // append that did not fail on its own gets an error wrapping
 // ErrUnavailable (or the *CorruptError, which also stops writing). A batch
-// committed but not yet durable, or one that wrote nothing but read a
-// state not yet durable (a retry finding its claim held), comes back as a
-// *syncing (results nil): it is answered once durable (settle).
+// whose answers wait for durability (a journaled store: its commit's, or
+// that of the state its plan read) comes back as a *syncing (results nil),
+// answered once durable (settle).
 func (l *Ledger) commit(batch []*request) ([]result, *syncing) {
 	results := make([]result, len(batch))
 	start := time.Now()
@@ -716,17 +716,20 @@ func (l *Ledger) commit(batch []*request) ([]result, *syncing) {
 	l.prof.io.Add(int64(st.io))
 	l.prof.pages.Add(st.pages)
 	l.prof.trips.Add(st.trips)
-	if err == nil && st.durable != nil {
-		return nil, &syncing{batch: slices.Clone(batch), results: results, w: w, io: st.io, durable: st.durable, at: time.Now()}
+	if st.durable != nil {
+		return nil, &syncing{batch: slices.Clone(batch), results: results, w: w, err: err, io: st.io, durable: st.durable, at: time.Now()}
 	}
-	return l.settle(len(batch), results, w, st.io, err), nil
+	return l.settle(len(batch), results, w, st.io, err, false), nil
 }
 
-// syncing is a batch committed and not yet durable (journal_sync.go).
+// syncing is a batch whose answers wait for durability (journal_sync.go):
+// its commit's (err nil) or, when it wrote nothing or failed (err), that of
+// the state its plan read.
 type syncing struct {
 	batch   []*request
 	results []result
 	w       *batchWrites
+	err     error
 	io      time.Duration
 	durable func() error
 	at      time.Time
@@ -734,8 +737,9 @@ type syncing struct {
 
 // settle finishes a batch once its commit is durable (err nil) or failed:
 // the ledger's size and checkpoint move, or every append that did not fail
-// on its own gets the error.
-func (l *Ledger) settle(n int, results []result, w *batchWrites, io time.Duration, err error) []result {
+// on its own gets the error; every append when all (the state the batch
+// read did not become durable: its own faults may rest on it).
+func (l *Ledger) settle(n int, results []result, w *batchWrites, io time.Duration, err error, all bool) []result {
 	var co *CorruptError
 	if errors.As(err, &co) {
 		l.broken.CompareAndSwap(nil, co)
@@ -747,7 +751,7 @@ func (l *Ledger) settle(n int, results []result, w *batchWrites, io time.Duratio
 			err = fmt.Errorf("ledger: commit of %d appends: %w: %w", n, ErrUnavailable, err)
 		}
 		for i := range results {
-			if !results[i].ownFault {
+			if all || !results[i].ownFault {
 				results[i] = result{err: err}
 			}
 		}
@@ -787,10 +791,13 @@ type answerer struct {
 func (l *Ledger) answerDurable(a *answerer) {
 	defer close(a.done)
 	for b := range a.in {
-		err := b.durable()
+		err, all := b.err, false
+		if derr := b.durable(); derr != nil {
+			err, all = derr, true
+		}
 		// The observed time of a commit is the committer's I/O and the
 		// wait for the journal's fdatasync.
-		results := l.settle(len(b.batch), b.results, b.w, b.io+time.Since(b.at), err)
+		results := l.settle(len(b.batch), b.results, b.w, b.io+time.Since(b.at), err, all)
 		for i, r := range b.batch {
 			r.done <- results[i]
 		}

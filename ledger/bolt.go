@@ -574,22 +574,24 @@ func (s *boltStore) commit(_ func() *batchKeys, plan func(v commitView) (*batchW
 			refs, pend, err = s.write(jtx{tx, log}, w)
 		}
 	})
-	if err == nil && w == nil && s.js != nil {
-		// Nothing to write, but the answers may rest on a batch still
-		// syncing (a retry finds its claim held by it): they wait for the
-		// state the plan read.
-		base, dur := uint64(tx.ID())-1, s.js.dur
-		st.durable = func() error { return dur.wait(base) }
+	// With the journal, the plan read a state perhaps still syncing, and
+	// its answers rest on it: a retry's existing entry, an append's own
+	// fault (its ID already present), even when this commit writes nothing
+	// or fails. They wait for that state (the batch's own, once committed).
+	txid := uint64(tx.ID())
+	waitFor := func(uint64) {}
+	if s.js != nil {
+		dur := s.js.dur
+		waitFor = func(tx uint64) { st.durable = func() error { return dur.wait(tx) } }
 	}
 	if err != nil || w == nil {
+		waitFor(txid - 1)
 		return st, err
 	}
 	undo := s.publishPending(pend)
 	var jio time.Duration // the journal's write
 	if s.js != nil {
-		txid, dur := uint64(tx.ID()), s.js.dur
 		jio, err = s.journaledCommit(tx, log)
-		st.durable = func() error { return dur.wait(txid) }
 	} else {
 		err = s.commitWrite(tx)
 	}
@@ -597,8 +599,10 @@ func (s *boltStore) commit(_ func() *batchKeys, plan func(v commitView) (*batchW
 	st.io, st.pages = txs.GetWriteTime()+jio, txs.GetWrite()
 	if err != nil {
 		undo()
+		waitFor(txid - 1)
 		return st, err
 	}
+	waitFor(txid)
 	// Only now, committed, do the batch's keys become visible to lookups.
 	s.keys.add(refs, w.head.frontier.size)
 	s.cur.Store(&w.head)

@@ -200,8 +200,8 @@ func openJournaled(o boltOpen, bo *bolt.Options) (*boltStore, loadedFile, error)
 	}
 	s.js.release(txid)
 	s.js.dur = newDurability(txid)
-	jr := s.js.jr // its sync is read at each sync: a test replaces it before the first commit
-	s.js.y = startSyncer(func(f *os.File) error { return jr.sync(f) }, s.js.dur, func(f *os.File, err error) { s.halt(fmt.Errorf("ledger: journal %s: %w", f.Name(), err)) })
+	jr := s.js.jr
+	s.js.y = startSyncer(jr.syncFile, s.js.dur, func(f *os.File, err error) { s.halt(fmt.Errorf("ledger: journal %s: %w", f.Name(), err)) })
 	return s, lf, nil
 }
 

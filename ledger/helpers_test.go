@@ -195,5 +195,9 @@ func (l *Ledger) commitDurable(batch []*request) []result {
 	if p == nil {
 		return results
 	}
-	return l.settle(len(p.batch), p.results, p.w, p.io, p.durable())
+	err, all := p.err, false
+	if derr := p.durable(); derr != nil {
+		err, all = derr, true
+	}
+	return l.settle(len(p.batch), p.results, p.w, p.io, err, all)
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/fiscal402/fiscal402/internal/durable"
 )
@@ -100,6 +101,12 @@ type journal struct {
 	limit int64
 	sync  func(*os.File) error
 	zeros []byte // journalChunk zeros, written ahead of the records
+	// smu orders the fdatasyncs of the journal's files, the syncer's
+	// (jsyncer) and the committer's (a switch, a synchronous checkpoint),
+	// and serr is the first that failed: every one after it fails too
+	// (syncFile).
+	smu  sync.Mutex
+	serr error
 }
 
 // appendRecord appends a record of kind to b: the header, then payload.
@@ -490,8 +497,27 @@ func (j *journal) put(b []byte) error {
 // journal is durable after it (a file is synced before the other one
 // takes its turn).
 func (j *journal) syncActive() error {
-	if err := j.sync(j.f[j.act]); err != nil {
+	if err := j.syncFile(j.f[j.act]); err != nil {
 		return fmt.Errorf("ledger: journal %s: %w", j.path[j.act], err)
+	}
+	return nil
+}
+
+// syncFile fdatasyncs f, one sync at a time, and fails once any sync of
+// the journal failed. Linux reports a failed write-back to one fdatasync
+// of the file only (errseq: the others, at the same time or later, return
+// 0 although the pages were lost), so a sync that answers 0 after another
+// one failed proves nothing, and a sync running beside a failing one could
+// take its error from it.
+func (j *journal) syncFile(f *os.File) error {
+	j.smu.Lock()
+	defer j.smu.Unlock()
+	if j.serr != nil {
+		return j.serr
+	}
+	if err := j.sync(f); err != nil {
+		j.serr = err
+		return err
 	}
 	return nil
 }

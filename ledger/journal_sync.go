@@ -46,13 +46,14 @@ func newDurability(tx uint64) *durability {
 	return d
 }
 
-// advance notes that transaction tx and every one before it are durable.
+// advance notes that transaction tx and every one before it are durable;
+// after fail, nothing more is.
 func (d *durability) advance(tx uint64) {
 	if d.tx.Load() >= tx {
 		return
 	}
 	d.mu.Lock()
-	if d.tx.Load() < tx {
+	if d.tx.Load() < tx && d.err == nil {
 		d.tx.Store(tx)
 		d.cond.Broadcast()
 	}

@@ -1,13 +1,17 @@
 package ledger
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // gateJournalSync makes the journal's fdatasyncs wait for open (each one
@@ -216,11 +220,12 @@ func TestCheckpointSentWithABatchCountsOnceItIsDurable(t *testing.T) {
 	go func() { _, err := appendClaimed(l, "w+1"); answers <- err }()
 	waitFor(t, "the batch after C's", func() bool { return bboltTxID(t, l) >= inForce+2 })
 	// A side write then commits (no later batch can: the committer is
-	// one batch ahead at most) and checkpoints synchronously: its bbolt
-	// sync is over when its journal sync begins.
+	// one batch ahead at most); its synchronous checkpoint waits for the
+	// journal's fdatasync in progress. The file as bbolt wrote it is
+	// what a crash may leave.
 	updated := make(chan error, 1)
 	go func() { updated <- putSide(l) }()
-	<-entered
+	waitFor(t, "the side write in bbolt", func() bool { return bboltTxID(t, l) >= inForce+3 })
 	file, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -279,5 +284,85 @@ func TestRetryAnsweredOnceItsHolderIsDurable(t *testing.T) {
 	}
 	if r := <-retry; r.err != nil || !r.a.Existing || r.a.ID != "first" {
 		t.Fatalf("retry: %+v, %v; want the existing entry", r.a, r.err)
+	}
+}
+
+// TestSyncErrorSeenOnceStillFailsTheBatch: Linux reports a failed
+// write-back to one fdatasync of the file only; another one, beside it or
+// after it, returns 0 although the pages were lost. The syncer's
+// fdatasync of a batch fails while a side write's synchronous checkpoint
+// syncs the same file and would be told 0: the batch must still fail, and
+// so must the side write.
+func TestSyncErrorSeenOnceStillFailsTheBatch(t *testing.T) {
+	l := reopenWith(t, filepath.Join(t.TempDir(), "ledger.db"), false)
+	mustAppend(t, l, "before")
+	var calls atomic.Int32
+	entered, open := gateJournalSync(t, l, func(*os.File) error {
+		if calls.Add(1) == 1 {
+			return errSync // the syncer's, for the batch: its write-back failed
+		}
+		return nil // the error went to the other call
+	})
+	answer := make(chan error, 1)
+	go func() { _, err := appendClaimed(l, "lost"); answer <- err }()
+	<-entered
+	side := make(chan error, 1)
+	go func() { side <- putSide(l) }()
+	time.Sleep(20 * time.Millisecond) // the side write reaches its sync, or waits for the syncer's
+	open()
+	if err := <-answer; !isHalted(err) {
+		t.Fatalf("the batch whose journal fdatasync failed: %v, want the *HaltedError", err)
+	}
+	if err := <-side; !isHalted(err) {
+		t.Fatalf("the side write synced after the failed fdatasync: %v, want the *HaltedError", err)
+	}
+}
+
+// TestOwnFaultsWaitForTheStateTheyRead: an append that fails on its own
+// because of a batch still syncing (its ID is already present) is
+// answered only once that batch is durable, whether its own batch wrote
+// nothing, or failed to commit (a full disk before bbolt's meta page); and
+// when that batch's fdatasync fails, it is answered the failure, not
+// "already present" for an entry that was never written.
+func TestOwnFaultsWaitForTheStateTheyRead(t *testing.T) {
+	for _, failing := range []bool{false, true} {
+		t.Run(fmt.Sprintf("commit-fails=%v", failing), func(t *testing.T) {
+			l := reopenWith(t, filepath.Join(t.TempDir(), "ledger.db"), false)
+			mustAppend(t, l, "before")
+			if failing {
+				var commits atomic.Int32
+				setCommitTx(l, func(tx *bolt.Tx) error {
+					if commits.Add(1) == 1 {
+						return tx.Commit()
+					}
+					_ = tx.Rollback()
+					return errors.New("write: no space left on device")
+				})
+			}
+			entered, open := gateJournalSync(t, l, func(*os.File) error { return errSync })
+			inForce := bboltTxID(t, l)
+			first := make(chan error, 1)
+			go func() { _, err := l.Append(context.Background(), Append{Build: simpleEntry("a")}); first <- err }()
+			<-entered
+			waitFor(t, "a in bbolt", func() bool { return bboltTxID(t, l) >= inForce+1 })
+			dup, other := make(chan error, 1), make(chan error, 1)
+			go func() { _, err := l.Append(context.Background(), Append{Build: simpleEntry("a")}); dup <- err }()
+			if failing {
+				go func() { _, err := l.Append(context.Background(), Append{Build: simpleEntry("d")}); other <- err }()
+			}
+			notWithin(t, dup, 100*time.Millisecond, "the duplicate")
+			open() // the fdatasync of "a" fails: "a" is not written
+			if err := <-first; !isHalted(err) {
+				t.Fatalf("a: %v, want the *HaltedError", err)
+			}
+			if err := <-dup; !isHalted(err) {
+				t.Fatalf("the duplicate of a failed append: %v, want the *HaltedError", err)
+			}
+			if failing {
+				if err := <-other; err == nil {
+					t.Fatal("an append of the batch that failed to commit succeeded")
+				}
+			}
+		})
 	}
 }
