@@ -431,8 +431,7 @@ func duplicatePosting(ps []Posting) (Posting, bool) {
 func (l *Ledger) run() {
 	// Batches committed and not yet durable go to answerDurable, which
 	// answers them in order once they are: the committer goes on with the
-	// next batch meanwhile (journal_sync.go). A few may wait to be
-	// answered; beyond, the committer waits.
+	// next batch meanwhile (journal_sync.go), one batch ahead at most.
 	ans := &answerer{in: make(chan *syncing), done: make(chan struct{}), freed: make(chan struct{}, 1)}
 	go pprof.Do(context.Background(), pprof.Labels("ledger", "answer"), func(context.Context) { l.answerDurable(ans) })
 	defer func() {
@@ -701,7 +700,7 @@ func orderBatch(batch []*request) {
 // ErrUnavailable (or the *CorruptError, which also stops writing). A batch
 // whose answers wait for durability (a journaled store: its commit's, or
 // that of the state its plan read) comes back as a *syncing (results nil),
-// answered once durable (settle).
+// answered once durable (finishDurable).
 func (l *Ledger) commit(batch []*request) ([]result, *syncing) {
 	results := make([]result, len(batch))
 	start := time.Now()
@@ -719,12 +718,12 @@ func (l *Ledger) commit(batch []*request) ([]result, *syncing) {
 	if st.durable != nil {
 		return nil, &syncing{batch: slices.Clone(batch), results: results, w: w, err: err, io: st.io, durable: st.durable, at: time.Now()}
 	}
-	return l.settle(len(batch), results, w, st.io, err, false), nil
+	return l.finish(len(batch), results, w, st.io, err, false), nil
 }
 
 // syncing is a batch whose answers wait for durability (journal_sync.go):
 // its commit's (err nil) or, when it wrote nothing or failed (err), that of
-// the state its plan read.
+// the state its plan read (finishDurable).
 type syncing struct {
 	batch   []*request
 	results []result
@@ -735,11 +734,11 @@ type syncing struct {
 	at      time.Time
 }
 
-// settle finishes a batch once its commit is durable (err nil) or failed:
+// finish finishes a batch once its commit is durable (err nil) or failed:
 // the ledger's size and checkpoint move, or every append that did not fail
 // on its own gets the error; every append when all (the state the batch
 // read did not become durable: its own faults may rest on it).
-func (l *Ledger) settle(n int, results []result, w *batchWrites, io time.Duration, err error, all bool) []result {
+func (l *Ledger) finish(n int, results []result, w *batchWrites, io time.Duration, err error, all bool) []result {
 	var co *CorruptError
 	if errors.As(err, &co) {
 		l.broken.CompareAndSwap(nil, co)
@@ -791,13 +790,7 @@ type answerer struct {
 func (l *Ledger) answerDurable(a *answerer) {
 	defer close(a.done)
 	for b := range a.in {
-		err, all := b.err, false
-		if derr := b.durable(); derr != nil {
-			err, all = derr, true
-		}
-		// The observed time of a commit is the committer's I/O and the
-		// wait for the journal's fdatasync.
-		results := l.settle(len(b.batch), b.results, b.w, b.io+time.Since(b.at), err, all)
+		results := l.finishDurable(b)
 		for i, r := range b.batch {
 			r.done <- results[i]
 		}
@@ -807,6 +800,18 @@ func (l *Ledger) answerDurable(a *answerer) {
 		default:
 		}
 	}
+}
+
+// finishDurable waits until the batch's state is durable and finishes it:
+// with the store's error if that state never became durable (for every
+// append), else with its commit's outcome. The observed time of a commit
+// is the committer's I/O and the wait for the journal's fdatasync.
+func (l *Ledger) finishDurable(b *syncing) []result {
+	err, all := b.err, false
+	if derr := b.durable(); derr != nil {
+		err, all = derr, true
+	}
+	return l.finish(len(b.batch), b.results, b.w, b.io+time.Since(b.at), err, all)
 }
 
 // storeCommit runs store.commit with the read guard: a panic inside the

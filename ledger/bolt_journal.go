@@ -76,7 +76,7 @@ type jstate struct {
 	every     time.Duration
 	lastStart time.Time
 	// sent are checkpoint records written with a batch not yet durable,
-	// oldest first (settle).
+	// oldest first (settleSent).
 	sent []sentCheckpoint
 	// lastBatch is the newest batch written to the journal.
 	lastBatch uint64
@@ -323,10 +323,10 @@ func (s *boltStore) collect(wait bool) error {
 	return nil
 }
 
-// settle notes the checkpoints sent with batches now durable: the newest
-// of them is the journal's durable checkpoint, and the states before it
-// are free.
-func (js *jstate) settle() {
+// settleSent notes the checkpoints sent with batches now durable: the
+// newest of them is the journal's durable checkpoint, and the states
+// before it are free.
+func (js *jstate) settleSent() {
 	d := js.dur.tx.Load()
 	n := 0
 	for n < len(js.sent) && js.sent[n].with <= d {
@@ -343,13 +343,15 @@ func (js *jstate) settle() {
 
 // flushed is called after the journal's queued records were written and
 // the active file synced: every batch written is durable, and so are the
-// checkpoints sent or queued (txid, meta: the newest of them, 0 for none
-// beyond those sent). upTo is the newest transaction now durable.
-func (js *jstate) flushed(upTo, txid uint64, meta []byte) {
-	js.dur.advance(max(upTo, js.lastBatch))
-	js.settle()
+// checkpoints sent and the one queued, of txid (meta; 0: none), the
+// newest; the states before it are free. A checkpoint made synchronously
+// is of the newest transaction, perhaps a side write's.
+func (js *jstate) flushed(txid uint64, meta []byte) {
+	js.dur.advance(max(txid, js.lastBatch))
+	js.settleSent()
 	if txid != 0 {
 		js.jr.durable(txid, meta)
+		js.release(txid)
 	}
 }
 
@@ -363,10 +365,7 @@ func (s *boltStore) syncJournal() error {
 		return s.halt(err)
 	}
 	js.queued, js.queuedMeta = 0, nil
-	js.flushed(0, txid, m)
-	if txid != 0 {
-		js.release(txid)
-	}
+	js.flushed(txid, m)
 	return nil
 }
 
@@ -390,8 +389,7 @@ func (s *boltStore) syncCheckpoint(txid uint64, clean, hold bool) error {
 	if err := js.jr.flush(); err != nil {
 		return s.halt(err)
 	}
-	js.flushed(txid, txid, m)
-	js.sent = js.sent[:0]
+	js.flushed(txid, m)
 	if hold {
 		if err := js.hold(s.db, txid); err != nil {
 			return s.halt(err)
@@ -414,7 +412,7 @@ func (s *boltStore) journaledCommit(tx *bolt.Tx, log *opLog) (jio time.Duration,
 	js := s.js
 	txid := uint64(tx.ID())
 	n := len(log.b)
-	js.settle()
+	js.settleSent()
 	if err := s.collect(false); err != nil {
 		return jio, err
 	}

@@ -195,9 +195,5 @@ func (l *Ledger) commitDurable(batch []*request) []result {
 	if p == nil {
 		return results
 	}
-	err, all := p.err, false
-	if derr := p.durable(); derr != nil {
-		err, all = derr, true
-	}
-	return l.settle(len(p.batch), p.results, p.w, p.io, err, all)
+	return l.finishDurable(p)
 }

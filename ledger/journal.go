@@ -505,10 +505,11 @@ func (j *journal) syncActive() error {
 
 // syncFile fdatasyncs f, one sync at a time, and fails once any sync of
 // the journal failed. Linux reports a failed write-back to one fdatasync
-// of the file only (errseq: the others, at the same time or later, return
-// 0 although the pages were lost), so a sync that answers 0 after another
-// one failed proves nothing, and a sync running beside a failing one could
-// take its error from it.
+// of the file only (errseq, lib/errseq.c: the others, at the same time or
+// later, return 0 although the pages were lost; "PostgreSQL's fsync()
+// surprise", https://lwn.net/Articles/752063/), so a sync that answers 0
+// after another one failed proves nothing, and a sync running beside a
+// failing one could take its error from it.
 func (j *journal) syncFile(f *os.File) error {
 	j.smu.Lock()
 	defer j.smu.Unlock()

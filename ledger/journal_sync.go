@@ -15,17 +15,19 @@ import (
 // the batch being synced did anything (bench/HISTORY.md, stop 49).
 //
 // Nothing of a batch is seen before it is durable:
-//   - its appends are answered once the syncer made it durable (the
-//     Ledger's acker waits for durability.wait of the batch's transaction);
+//   - its appends are answered once the syncer made it durable
+//     (Ledger.answerDurable waits for durability.wait of the batch's
+//     transaction);
 //   - the Ledger's size and checkpoint move then too;
 //   - a read transaction that would see it (a snapshot at or after the
 //     batch's transaction) waits for durability first (boltStore.view),
 //     so that an answer read from the ledger (a retried settlement found
 //     by its claim) is never an answer a crash could take back;
 //   - a checkpoint record written with a batch counts as durable only once
-//     the batch is (jstate.settle).
+//     the batch is (jstate.settleSent).
 //
-// A failed fdatasync halts the store: every batch not yet durable fails,
+// A failed fdatasync halts the store (and every later fdatasync of the
+// journal fails too: journal.syncFile): every batch not yet durable fails,
 // as do the commits after it, and the ledger must be opened again (its
 // journal then decides what was durable).
 
@@ -123,20 +125,18 @@ func (y *jsyncer) wrote(f *os.File, tx uint64) {
 
 func (y *jsyncer) run() {
 	defer close(y.done)
-	failed := false
 	for range y.kick {
 		y.mu.Lock()
 		f, tx := y.f, y.tx
 		y.mu.Unlock()
-		if failed || tx <= y.dur.tx.Load() {
+		if tx <= y.dur.tx.Load() {
 			continue
 		}
 		// Every batch up to tx is written (wrote comes after the write),
 		// to f or, before a switch of files, to the other file, which
 		// the switch synced.
 		if err := y.sync(f); err != nil {
-			failed = true
-			y.halt(f, err)
+			y.halt(f, err) // once halted, the store takes no more commits
 			continue
 		}
 		y.dur.advance(tx)
