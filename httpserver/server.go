@@ -30,6 +30,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fiscalevent"
 	"github.com/fiscal402/fiscal402/ingest"
+	"github.com/fiscal402/fiscal402/internal/httpconn"
 	"github.com/fiscal402/fiscal402/internal/strictjson"
 	"github.com/fiscal402/fiscal402/metrics"
 	"github.com/fiscal402/fiscal402/rates"
@@ -349,7 +350,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := requestID(r.Header.Get("X-Request-Id"))
 	w.Header().Set("X-Request-Id", id)
-	st := &served{rec: statusRecorder{ResponseWriter: w, status: http.StatusOK}, info: requestInfo{id: id}}
+	st := &served{rec: statusRecorder{ResponseWriter: w, status: http.StatusOK, conn: r.Context()}, info: requestInfo{id: id}}
 	rec, info := &st.rec, &st.info
 	r = r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info))
 	defer func() {
@@ -717,6 +718,7 @@ func clientGone(r *http.Request, err error) bool {
 
 // writeJSON writes raw JSON bytes (already encoded, e.g. a stored record).
 func writeJSON(w http.ResponseWriter, status int, raw []byte) {
+	wholeResponse(w)
 	n, newline := len(raw), len(raw) == 0 || raw[len(raw)-1] != '\n'
 	if newline {
 		n++
@@ -751,6 +753,7 @@ func writeImmutable(w http.ResponseWriter, r *http.Request, contentType, etag st
 	}
 	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("Content-Length", strconv.Itoa(len(raw)))
+	wholeResponse(w)
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(raw)
@@ -771,6 +774,18 @@ type statusRecorder struct {
 	http.ResponseWriter
 	status int
 	wrote  bool
+	// conn is the request's context as net/http made it, which knows the
+	// connection (httpconn.Whole).
+	conn context.Context
+}
+
+// wholeResponse says that the response w is about to be written is written
+// in one piece (Content-Length set, no flush): the bundled server's
+// connections then send it in one system call (internal/httpconn).
+func wholeResponse(w http.ResponseWriter) {
+	if rec, ok := w.(*statusRecorder); ok && rec.conn != nil {
+		httpconn.Whole(rec.conn)
+	}
 }
 
 func (s *statusRecorder) WriteHeader(code int) {

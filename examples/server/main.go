@@ -70,6 +70,7 @@ import (
 	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/httpserver"
 	"github.com/fiscal402/fiscal402/ingest"
+	"github.com/fiscal402/fiscal402/internal/httpconn"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/metrics"
 	"github.com/fiscal402/fiscal402/rates"
@@ -333,6 +334,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Each whole answer in one write(2) (internal/httpconn: a settlement's
+	// record and its header pass net/http's 4 KB connection buffer).
+	ln = httpconn.Listener(ln)
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -342,6 +346,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		MaxHeaderBytes:    16 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	httpconn.Configure(srv)
 	printWelcome(stdout, "http://"+ln.Addr().String(), demoKey)
 	chain.describe(stdout)
 

@@ -21,7 +21,7 @@ var floors = []struct {
 	ownFloor bool // whether the floor's packages may import each other
 }{
 	{"ground", []string{"internal/durable"}, false},
-	{"leaf", []string{"vat", "vies", "fx", "ubl", "receipt", "recordid", "ledger", "evmverify", "metrics", "internal/strictjson", "internal/jsonenc", "internal/syncread", "internal/jsontop"}, false},
+	{"leaf", []string{"vat", "vies", "fx", "ubl", "receipt", "recordid", "ledger", "evmverify", "metrics", "internal/strictjson", "internal/jsonenc", "internal/syncread", "internal/jsontop", "internal/httpconn"}, false},
 	{"base", []string{"x402", "internal/wire", "invoicelaw", "settlement"}, true},
 	{"core", []string{"fiscal"}, false},
 	{"accessory", []string{"parties", "ingest", "fiscalevent", "sandbox", "webhooks", "catalog", "listing", "refunds", "invoicing", "rates", "returns"}, true},
