@@ -17,7 +17,11 @@
 // WriteTimeout keeps bounding them), and marks the connection idle
 // (http.Server.ConnState: Configure installs the hook, the documented
 // backstop should a later net/http stop clearing the deadline). A Close
-// or CloseWrite writes what is held first. A response larger than
+// or CloseWrite writes what is held first (a Close from another goroutine
+// while a write is under way does not wait for it). A held response that
+// cannot be written closes the connection, as net/http's own failed write
+// would: no request is read after a cut answer. A connection keeps no
+// buffer between responses (the listener lends them). A response larger than
 // MaxHeld bytes leaves as net/http writes it once the limit is passed;
 // responses not marked whole, streams that call http.Flusher among them,
 // are never held, and neither is anything after a hijack.

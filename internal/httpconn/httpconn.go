@@ -15,16 +15,22 @@ import (
 const MaxHeld = 64 << 10
 
 // Listener wraps ln so that its connections can hold a whole response.
-func Listener(ln net.Listener) net.Listener { return listener{ln} }
+func Listener(ln net.Listener) net.Listener { return &listener{Listener: ln} }
 
-type listener struct{ net.Listener }
+type listener struct {
+	net.Listener
+	// bufs lends the connections their buffers while they hold a
+	// response: an idle connection keeps none (net/http pools its own
+	// buffers the same way).
+	bufs sync.Pool
+}
 
-func (l listener) Accept() (net.Conn, error) {
+func (l *listener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
 	}
-	return &Conn{Conn: c}, nil
+	return &Conn{Conn: c, bufs: &l.bufs}, nil
 }
 
 // Configure installs on srv the hooks a Listener's connections need: the
@@ -74,10 +80,12 @@ func Whole(ctx context.Context) {
 // Conn is a connection accepted by a Listener.
 type Conn struct {
 	net.Conn
+	bufs   *sync.Pool // the listener's (nil: a fresh buffer each time)
 	mu     sync.Mutex
 	whole  bool   // the response being written is held (Whole)
 	noHold bool   // hijacked: never hold again
 	held   []byte // its writes so far
+	err    error  // a held write failed: the connection is closed
 }
 
 // Write holds p while the response is whole, the first write excepted if
@@ -87,8 +95,14 @@ type Conn struct {
 func (c *Conn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.err != nil {
+		return 0, c.err
+	}
 	if c.whole {
 		if len(c.held)+len(p) <= MaxHeld && (len(c.held) > 0 || len(p) >= bufferSize) {
+			if c.held == nil {
+				c.held = c.buffer()
+			}
 			c.held = append(c.held, p...)
 			return len(p), nil
 		}
@@ -100,11 +114,31 @@ func (c *Conn) Write(p []byte) (int, error) {
 	bufs := net.Buffers{c.held, p}
 	n, err := bufs.WriteTo(c.Conn)
 	held := int64(len(c.held))
-	c.held = c.held[:0]
+	c.release()
 	if n < held {
 		return 0, err
 	}
 	return int(n - held), err
+}
+
+// buffer is an empty buffer for a response to hold.
+func (c *Conn) buffer() []byte {
+	if c.bufs != nil {
+		if b, ok := c.bufs.Get().(*[]byte); ok {
+			return (*b)[:0]
+		}
+	}
+	return make([]byte, 0, 2*bufferSize+bufferSize/2)
+}
+
+// release gives the held buffer back: a connection keeps none between
+// responses, and a large one is not kept at all.
+func (c *Conn) release() {
+	if c.bufs != nil && cap(c.held) <= 4*bufferSize {
+		b := c.held[:0]
+		c.bufs.Put(&b)
+	}
+	c.held = nil
 }
 
 // bufferSize is net/http's per-connection write buffer (newBufioWriterSize
@@ -125,13 +159,17 @@ func (c *Conn) flush(nonBlocking bool) error {
 	}
 	defer c.mu.Unlock()
 	c.whole = false
-	if len(c.held) == 0 {
-		return nil
+	if c.err != nil || len(c.held) == 0 {
+		return c.err
 	}
 	_, err := c.Conn.Write(c.held)
-	c.held = c.held[:0]
-	if cap(c.held) > 2*bufferSize+bufferSize/2 {
-		c.held = nil // a large response's buffer is not kept for the next
+	c.release()
+	if err != nil {
+		// net/http would have seen the error in its own flush and closed
+		// the connection instead of reading another request after a cut
+		// answer: so does this connection.
+		c.err = err
+		_ = c.Conn.Close()
 	}
 	return err
 }
@@ -176,7 +214,9 @@ func (c *Conn) CloseWrite() error {
 // Close writes what is held unless a write is under way (Server.Close
 // from another goroutine must not wait for it), then closes.
 func (c *Conn) Close() error {
-	_ = c.flush(true)
+	if err := c.flush(true); err != nil {
+		return err // the failed write closed it
+	}
 	return c.Conn.Close()
 }
 

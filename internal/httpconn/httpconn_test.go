@@ -130,6 +130,7 @@ func whole(w http.ResponseWriter, r *http.Request) {
 // get sends a GET of path on c and reads the answer's body.
 func get(t *testing.T, c net.Conn, br *bufio.Reader, path string, hdr string) []byte {
 	t.Helper()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second)) // a lost or cut answer fails, not hangs
 	if _, err := fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\n%s\r\n", path, hdr); err != nil {
 		t.Fatal(err)
 	}
@@ -255,6 +256,38 @@ func TestWholeResponseBeforeClose(t *testing.T) {
 	}
 }
 
+// tcpPair is a loopback TCP connection's two ends: writes of a few KB
+// never wait for the reader.
+func tcpPair(t *testing.T) (server, client net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client, err = net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, err = ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = server.Close(); _ = client.Close() })
+	_ = client.SetReadDeadline(time.Now().Add(10 * time.Second))
+	return server, client
+}
+
+// readN reads exactly n bytes from c, or fails.
+func readN(t *testing.T, c net.Conn, n int) []byte {
+	t.Helper()
+	b := make([]byte, n)
+	if _, err := io.ReadFull(c, b); err != nil {
+		t.Fatalf("reading %d bytes: %v", n, err)
+	}
+	return b
+}
+
 // The hooks Configure installs flush what is held when the connection
 // turns idle, and after a hijack nothing is held; hooks the server had
 // still run.
@@ -266,27 +299,13 @@ func TestConfigureHooks(t *testing.T) {
 		ConnContext: func(ctx context.Context, _ net.Conn) context.Context { ctxSeen = true; return ctx },
 	}
 	Configure(srv)
-	a, b := net.Pipe()
-	defer b.Close()
-	rec := &recorder{Conn: a}
+	server, client := tcpPair(t)
+	rec := &recorder{Conn: server}
 	c := &Conn{Conn: rec}
 	ctx := srv.ConnContext(context.Background(), c)
 	if !ctxSeen {
 		t.Error("the server's own ConnContext did not run")
 	}
-	read := make(chan int)
-	go func() {
-		buf := make([]byte, 3*bufferSize)
-		n := 0
-		for {
-			k, err := b.Read(buf[n:])
-			n += k
-			if err != nil || n >= bufferSize+100 {
-				read <- n
-				return
-			}
-		}
-	}()
 	Whole(ctx)
 	if _, err := c.Write(body(bufferSize)); err != nil {
 		t.Fatal(err)
@@ -297,51 +316,98 @@ func TestConfigureHooks(t *testing.T) {
 	if w := writes(rec.take()); w != 0 {
 		t.Fatalf("%d writes before the response ended, want 0 (held)", w)
 	}
-	flushed := make(chan struct{})
-	go func() { srv.ConnState(c, http.StateIdle); close(flushed) }()
-	select {
-	case n := <-read:
-		if n != bufferSize+100 {
-			t.Fatalf("read %d bytes after the idle hook, want %d", n, bufferSize+100)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the idle hook did not write what was held")
-	}
-	<-flushed
+	srv.ConnState(c, http.StateIdle)
 	if w := writes(rec.take()); w != 1 {
 		t.Fatalf("%d writes at the idle hook, want 1", w)
 	}
+	if got := readN(t, client, bufferSize+100); !bytes.Equal(got, append(body(bufferSize), body(100)...)) {
+		t.Fatal("the bytes written at the idle hook are not the ones held")
+	}
 	srv.ConnState(c, http.StateHijacked)
 	Whole(ctx)
-	go func() { _, _ = io.ReadFull(b, make([]byte, bufferSize)) }()
 	if _, err := c.Write(body(bufferSize)); err != nil {
 		t.Fatal(err)
 	}
 	if w := writes(rec.take()); w != 1 {
 		t.Errorf("after a hijack a write was held (%d writes, want 1)", w)
 	}
+	readN(t, client, bufferSize)
 	if len(states) != 2 || states[0] != http.StateIdle || states[1] != http.StateHijacked {
 		t.Errorf("the server's own ConnState saw %v", states)
 	}
 }
 
-// Close writes what is held; a Conn without the server's hooks never holds.
+// Close writes what is held; Whole without a connection does nothing.
 func TestCloseWritesHeld(t *testing.T) {
-	a, b := net.Pipe()
-	c := &Conn{Conn: a}
-	got := make(chan []byte)
-	go func() { all, _ := io.ReadAll(b); got <- all }()
-	c.mu.Lock()
+	server, client := tcpPair(t)
+	c := &Conn{Conn: server}
 	c.whole = true
-	c.mu.Unlock()
 	if _, err := c.Write(body(bufferSize)); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if all := <-got; !bytes.Equal(all, body(bufferSize)) {
-		t.Fatalf("after Close the reader got %d bytes, want %d", len(all), bufferSize)
+	if all, err := io.ReadAll(client); err != nil || !bytes.Equal(all, body(bufferSize)) {
+		t.Fatalf("after Close the reader got %d bytes (%v), want %d", len(all), err, bufferSize)
 	}
 	Whole(context.Background()) // no connection: nothing to do, no panic
+}
+
+// failing is a connection whose first write fails; it counts the writes
+// that reach it and notes its close.
+type failing struct {
+	net.Conn
+	writes int
+	closed bool
+}
+
+func (f *failing) Write(p []byte) (int, error) {
+	f.writes++
+	if f.writes == 1 {
+		return 0, io.ErrClosedPipe
+	}
+	return len(p), nil
+}
+
+func (f *failing) Close() error { f.closed = true; return nil }
+
+// A held answer that cannot be written closes the connection, as net/http
+// does after a failed write of its own: no request is read after a cut
+// answer; later writes fail. A connection keeps no buffer between answers.
+func TestFailedHeldWriteClosesTheConnection(t *testing.T) {
+	a, b := net.Pipe()
+	defer b.Close()
+	defer a.Close()
+	f := &failing{Conn: a}
+	c := &Conn{Conn: f}
+	c.whole = true
+	if _, err := c.Write(body(bufferSize)); err != nil {
+		t.Fatalf("held write: %v", err)
+	}
+	if err := c.SetWriteDeadline(time.Time{}); err == nil {
+		t.Fatal("the failed write of what was held was not reported")
+	}
+	if !f.closed {
+		t.Error("the connection was not closed after the held answer failed")
+	}
+	if _, err := c.Write([]byte("x")); err == nil || f.writes != 1 {
+		t.Errorf("a write after the failure: %v, %d writes reached the connection, want 1", err, f.writes)
+	}
+	if c.held != nil {
+		t.Error("the connection kept its buffer")
+	}
+
+	server, client := tcpPair(t)
+	ok := &Conn{Conn: server, bufs: new(sync.Pool)}
+	ok.whole = true
+	_, _ = ok.Write(body(bufferSize))
+	_, _ = ok.Write(body(10))
+	if err := ok.SetWriteDeadline(time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	readN(t, client, bufferSize+10)
+	if ok.held != nil {
+		t.Error("the connection kept its buffer after the answer")
+	}
 }
