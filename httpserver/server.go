@@ -779,7 +779,7 @@ type statusRecorder struct {
 	conn context.Context
 }
 
-// wholeResponse says that the response w is about to be written is written
+// wholeResponse says that the answer about to be written on w is written
 // in one piece (Content-Length set, no flush): the bundled server's
 // connections then send it in one system call (internal/httpconn).
 func wholeResponse(w http.ResponseWriter) {

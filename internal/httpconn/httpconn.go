@@ -1,27 +1,33 @@
 package httpconn
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"sync"
-	"time"
 )
 
-// MaxHeld bounds the bytes a connection holds for one response: past it
-// the response leaves as net/http writes it (one copy of a larger body is
-// not worth a system call saved).
+// MaxHeld bounds the answers a connection holds the first write of: a
+// larger one leaves as net/http writes it (one copy is not worth a system
+// call saved on a large body).
 const MaxHeld = 64 << 10
 
-// Listener wraps ln so that its connections can hold a whole response.
+// bufferSize is net/http's per-connection write buffer (newBufioWriterSize
+// in net/http/server.go, 4<<10). Its writes of an answer are the full
+// buffer whenever the buffer fills, then what is left at the end.
+const bufferSize = 4 << 10
+
+// Listener wraps ln so that its connections can send an answer marked
+// whole in one write.
 func Listener(ln net.Listener) net.Listener { return &listener{Listener: ln} }
 
 type listener struct {
 	net.Listener
-	// bufs lends the connections their buffers while they hold a
-	// response: an idle connection keeps none (net/http pools its own
-	// buffers the same way).
+	// bufs lends the connections the buffer of a held write: an idle
+	// connection keeps none (net/http pools its own buffers the same way).
 	bufs sync.Pool
 }
 
@@ -33,46 +39,32 @@ func (l *listener) Accept() (net.Conn, error) {
 	return &Conn{Conn: c, bufs: &l.bufs}, nil
 }
 
-// Configure installs on srv the hooks a Listener's connections need: the
-// connection in each request's context (ConnContext, for Whole) and the
-// flush when a connection turns idle or closes (ConnState). Hooks srv
-// already has run too, after these.
+// Configure makes srv put each connection of a Listener in its requests'
+// contexts, where Whole finds it. A ConnContext srv already has runs too,
+// after it.
 func Configure(srv *http.Server) {
-	prevCtx, prevState := srv.ConnContext, srv.ConnState
+	prev := srv.ConnContext
 	srv.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
 		if hc, ok := c.(*Conn); ok {
 			ctx = context.WithValue(ctx, connKey{}, hc)
 		}
-		if prevCtx != nil {
-			ctx = prevCtx(ctx, c)
+		if prev != nil {
+			ctx = prev(ctx, c)
 		}
 		return ctx
-	}
-	srv.ConnState = func(c net.Conn, s http.ConnState) {
-		if hc, ok := c.(*Conn); ok {
-			switch s {
-			case http.StateIdle:
-				_ = hc.flush(false)
-			case http.StateHijacked:
-				hc.hijacked()
-			}
-		}
-		if prevState != nil {
-			prevState(c, s)
-		}
 	}
 }
 
 type connKey struct{}
 
-// Whole marks the response being written on the connection of ctx (a
-// request's context) as one piece: its writes are held and sent together
-// when it is finished. It does nothing for a connection not accepted by a
-// Listener of a Configured server.
+// Whole says that the next answer on the connection of ctx (a request's
+// context) is written in one piece: a Content-Length, no flush before its
+// end. It does nothing for a connection not accepted by a Listener of a
+// Configured server.
 func Whole(ctx context.Context) {
 	if c, ok := ctx.Value(connKey{}).(*Conn); ok {
 		c.mu.Lock()
-		c.whole = !c.noHold
+		c.whole = true
 		c.mu.Unlock()
 	}
 }
@@ -80,155 +72,137 @@ func Whole(ctx context.Context) {
 // Conn is a connection accepted by a Listener.
 type Conn struct {
 	net.Conn
-	bufs   *sync.Pool // the listener's (nil: a fresh buffer each time)
-	mu     sync.Mutex
-	whole  bool   // the response being written is held (Whole)
-	noHold bool   // hijacked: never hold again
-	held   []byte // its writes so far
-	err    error  // a held write failed: the connection is closed
+	bufs  *sync.Pool // the listener's (nil: a new buffer each time)
+	mu    sync.Mutex // guards whole and held, never held across a system call
+	whole bool       // the next answer's first write may be held (Whole)
+	held  []byte     // that write, until the answer's next one
 }
 
-// Write holds p while the response is whole, the first write excepted if
-// it is smaller than net/http's buffer (then it is the response's last)
-// and the whole is within MaxHeld; otherwise it writes what is held and p
-// in one system call.
+// Write holds the first write of an answer marked whole when it is
+// net/http's full buffer and the answer's header says more follows (a
+// Content-Length beyond it, at most MaxHeld in all); the answer's next
+// write, which net/http makes at the latest when it finishes the answer,
+// sends both in one system call, and its error is net/http's to see.
+// Every other write goes out as it comes.
 func (c *Conn) Write(p []byte) (int, error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.err != nil {
-		return 0, c.err
-	}
-	if c.whole {
-		if len(c.held)+len(p) <= MaxHeld && (len(c.held) > 0 || len(p) >= bufferSize) {
-			if c.held == nil {
-				c.held = c.buffer()
-			}
-			c.held = append(c.held, p...)
+	held := c.held
+	c.held = nil
+	if held == nil && c.whole {
+		c.whole = false // one answer's
+		if n := answerLen(p); len(p) == bufferSize && n > len(p) && n <= MaxHeld {
+			c.held = append(c.buffer(), p...)
+			c.mu.Unlock()
 			return len(p), nil
 		}
-		c.whole = false // past MaxHeld, or the last write: out as it comes
 	}
-	if len(c.held) == 0 {
+	c.mu.Unlock()
+	if held == nil {
 		return c.Conn.Write(p)
 	}
-	bufs := net.Buffers{c.held, p}
-	n, err := bufs.WriteTo(c.Conn)
-	held := int64(len(c.held))
-	c.release()
-	if n < held {
+	// One write of both: a copy of p (at most MaxHeld) rather than
+	// writev, so that any connection underneath sends them at once.
+	h := len(held)
+	buf := append(held, p...)
+	n, err := c.Conn.Write(buf)
+	c.release(buf)
+	if n < h {
+		if err == nil {
+			err = io.ErrShortWrite
+		}
 		return 0, err
 	}
-	return int(n - held), err
+	return n - h, err
 }
 
-// buffer is an empty buffer for a response to hold.
+// answerLen is the length of the HTTP/1.x answer whose first bytes are p,
+// header and body, from its Content-Length; 0 when p does not hold a whole
+// header with one (a body in chunks, an HTTP/2 frame, a continuation).
+func answerLen(p []byte) int {
+	if !bytes.HasPrefix(p, []byte("HTTP/1.")) {
+		return 0
+	}
+	end := bytes.Index(p, []byte("\r\n\r\n"))
+	if end < 0 || end+4 == len(p) {
+		// No header, or no body after it in this write: an answer without
+		// one (HEAD, 304) may say a Content-Length it does not send.
+		return 0
+	}
+	header := p[:end+2]
+	const name = "\r\nContent-Length: "
+	i := bytes.Index(header, []byte(name))
+	if i < 0 || bytes.Contains(header, []byte("\r\nTransfer-Encoding:")) {
+		return 0
+	}
+	v := header[i+len(name):]
+	v = v[:bytes.IndexByte(v, '\r')]
+	n, err := strconv.Atoi(string(v))
+	if err != nil || n < 0 {
+		return 0
+	}
+	return end + 4 + n
+}
+
+// buffer is an empty buffer for a held write.
 func (c *Conn) buffer() []byte {
 	if c.bufs != nil {
 		if b, ok := c.bufs.Get().(*[]byte); ok {
 			return (*b)[:0]
 		}
 	}
-	return make([]byte, 0, 2*bufferSize+bufferSize/2)
+	return make([]byte, 0, 2*bufferSize)
 }
 
-// release gives the held buffer back: a connection keeps none between
-// responses, and a large one is not kept at all.
-func (c *Conn) release() {
-	if c.bufs != nil && cap(c.held) <= 4*bufferSize {
-		b := c.held[:0]
+// release gives a held write's buffer back to the listener.
+func (c *Conn) release(b []byte) {
+	if c.bufs != nil && cap(b) <= 4*bufferSize {
+		b = b[:0]
 		c.bufs.Put(&b)
 	}
-	c.held = nil
 }
 
-// bufferSize is net/http's per-connection write buffer (newBufioWriterSize
-// in net/http/server.go, 4<<10): a write of at least that is not a
-// response's last when the response is longer.
-const bufferSize = 4 << 10
-
-// flush writes what is held and ends the response's holding. With
-// nonBlocking it does nothing while another write is under way (a Close
-// from another goroutine).
-func (c *Conn) flush(nonBlocking bool) error {
-	if nonBlocking {
-		if !c.mu.TryLock() {
-			return nil
-		}
-	} else {
-		c.mu.Lock()
-	}
-	defer c.mu.Unlock()
-	c.whole = false
-	if c.err != nil || len(c.held) == 0 {
-		return c.err
-	}
-	_, err := c.Conn.Write(c.held)
-	c.release()
-	if err != nil {
-		// net/http would have seen the error in its own flush and closed
-		// the connection instead of reading another request after a cut
-		// answer: so does this connection.
-		c.err = err
-		_ = c.Conn.Close()
-	}
-	return err
-}
-
-func (c *Conn) hijacked() {
+// take returns the held write, if any, and forgets it.
+func (c *Conn) take() []byte {
 	c.mu.Lock()
-	c.noHold = true
-	c.mu.Unlock()
-	_ = c.flush(false)
+	defer c.mu.Unlock()
+	held := c.held
+	c.held = nil
+	return held
 }
 
-// SetWriteDeadline writes what is held under the deadline in force, then
-// sets the new one: net/http sets the zero time right after it has
-// finished a response.
-func (c *Conn) SetWriteDeadline(t time.Time) error {
-	if err := c.flush(false); err != nil {
-		return err
-	}
-	return c.Conn.SetWriteDeadline(t)
-}
-
-// SetDeadline is SetWriteDeadline for both directions.
-func (c *Conn) SetDeadline(t time.Time) error {
-	if err := c.flush(false); err != nil {
-		return err
-	}
-	return c.Conn.SetDeadline(t)
-}
-
-// CloseWrite writes what is held, then shuts the connection's writing
-// side (net/http's closeWriteAndWait).
-func (c *Conn) CloseWrite() error {
-	err := c.flush(false)
-	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
-		if e := cw.CloseWrite(); err == nil {
-			err = e
-		}
-	}
-	return err
-}
-
-// Close writes what is held unless a write is under way (Server.Close
-// from another goroutine must not wait for it), then closes.
-func (c *Conn) Close() error {
-	if err := c.flush(true); err != nil {
-		return err // the failed write closed it
-	}
-	return c.Conn.Close()
-}
-
-// ReadFrom writes what is held, then copies r to the connection the way
-// the connection itself would (sendfile or splice for a TCP connection):
-// net/http hands an io.Copy of a file to it.
+// ReadFrom sends a held write, then copies r to the connection the way the
+// connection itself would (sendfile or splice for TCP): net/http hands an
+// io.Copy of a file to it.
 func (c *Conn) ReadFrom(r io.Reader) (int64, error) {
-	if err := c.flush(false); err != nil {
-		return 0, err
+	if held := c.take(); held != nil {
+		_, err := c.Conn.Write(held)
+		c.release(held)
+		if err != nil {
+			return 0, err
+		}
 	}
 	if rf, ok := c.Conn.(io.ReaderFrom); ok {
 		return rf.ReadFrom(r)
 	}
 	return io.Copy(c.Conn, r)
+}
+
+// CloseWrite shuts the connection's writing side (net/http's
+// closeWriteAndWait, after its last write).
+func (c *Conn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
+// Close closes the connection. A write still held is dropped: the answer
+// it began was cut (a handler that panicked or wrote less than its
+// Content-Length, a Server.Close), and a Close from another goroutine does
+// not wait for a write.
+func (c *Conn) Close() error {
+	if held := c.take(); held != nil {
+		c.release(held)
+	}
+	return c.Conn.Close()
 }

@@ -147,9 +147,8 @@ func get(t *testing.T, c net.Conn, br *bufio.Reader, path string, hdr string) []
 }
 
 // A whole response leaves in one write whatever its size up to MaxHeld,
-// its bytes intact, on a kept-alive connection; the held bytes are written
-// before net/http clears the write deadline, so that WriteTimeout bounds
-// them; past MaxHeld the response still arrives whole.
+// its bytes intact, on a kept-alive connection; past MaxHeld the response
+// still arrives whole.
 func TestWholeResponseInOneWrite(t *testing.T) {
 	addr, conns := serve(t, http.HandlerFunc(whole), time.Minute)
 	c, err := net.Dial("tcp", addr)
@@ -167,16 +166,6 @@ func TestWholeResponseInOneWrite(t *testing.T) {
 		calls := rec.settled(t)
 		if w := writes(calls); w != 1 {
 			t.Errorf("a whole answer of %d body bytes took %d writes, want 1: %q", n, w, calls)
-		}
-		// The write comes before the deadline is cleared.
-		last := -1
-		for i, c := range calls {
-			if c == "deadline zero" {
-				last = i
-			}
-		}
-		if last < 0 || writes(calls[:last]) != 1 {
-			t.Errorf("%d body bytes: the write did not come before the write deadline was cleared: %q", n, calls)
 		}
 	}
 	for _, n := range []int{MaxHeld + 1, 3 * MaxHeld} {
@@ -288,68 +277,128 @@ func readN(t *testing.T, c net.Conn, n int) []byte {
 	return b
 }
 
-// The hooks Configure installs flush what is held when the connection
-// turns idle, and after a hijack nothing is held; hooks the server had
-// still run.
-func TestConfigureHooks(t *testing.T) {
-	var states []http.ConnState
-	var ctxSeen bool
-	srv := &http.Server{
-		ConnState:   func(_ net.Conn, s http.ConnState) { states = append(states, s) },
-		ConnContext: func(ctx context.Context, _ net.Conn) context.Context { ctxSeen = true; return ctx },
+// answer is the first bytes of an HTTP/1.1 answer with header h and a
+// body of n bytes, cut at net/http's buffer.
+func answer(h string, n int) []byte {
+	a := append([]byte("HTTP/1.1 200 OK\r\n"+h+"\r\n"), body(n)...)
+	if len(a) > bufferSize {
+		a = a[:bufferSize]
 	}
-	Configure(srv)
+	return a
+}
+
+// heldWrites writes first, then rest, on a Conn marked whole over a
+// recorder; it returns the writes that reached the recorder after first,
+// and after rest.
+func heldWrites(t *testing.T, first, rest []byte) (afterFirst, afterRest []string) {
+	t.Helper()
 	server, client := tcpPair(t)
+	go func() { _, _ = io.Copy(io.Discard, client) }()
+	rec := &recorder{Conn: server}
+	c := &Conn{Conn: rec, bufs: new(sync.Pool)}
+	c.whole = true
+	if n, err := c.Write(first); n != len(first) || err != nil {
+		t.Fatalf("first write: %d, %v", n, err)
+	}
+	afterFirst = rec.take()
+	if rest != nil {
+		if n, err := c.Write(rest); n != len(rest) || err != nil {
+			t.Fatalf("second write: %d, %v", n, err)
+		}
+	}
+	return afterFirst, rec.take()
+}
+
+// The first write of a whole answer is held only when it is net/http's
+// full buffer, begins an HTTP/1 answer whose Content-Length says more
+// follows, and the answer is within MaxHeld; then the answer's next write
+// sends both in one.
+func TestWhatIsHeld(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		first []byte
+		held  bool
+	}{
+		{"more to come", answer("Content-Length: 5000\r\n", 5000), true},
+		{"up to MaxHeld", answer("Content-Length: "+strconv.Itoa(MaxHeld-100)+"\r\n", 5000), true},
+		{"past MaxHeld", answer("Content-Length: "+strconv.Itoa(MaxHeld)+"\r\n", 5000), false},
+		{"the whole answer", answer("Content-Length: "+strconv.Itoa(bufferSize-len("HTTP/1.1 200 OK\r\nContent-Length: 4058\r\n\r\n"))+"\r\n", 5000), false},
+		{"no Content-Length (chunks)", answer("Transfer-Encoding: chunked\r\n", 5000), false},
+		{"chunked beside a length", answer("Content-Length: 5000\r\nTransfer-Encoding: chunked\r\n", 5000), false},
+		{"smaller than the buffer", answer("Content-Length: 5000\r\n", 100), false},
+		{"not an HTTP/1 answer", append([]byte("\x00\x00\x10\x00"), body(bufferSize-4)...), false},
+		{"header only (HEAD, 304)", append(body(bufferSize-len("HTTP/1.1 200 OK\r\nContent-Length: 9000\r\n\r\n")), []byte("HTTP/1.1 200 OK\r\nContent-Length: 9000\r\n\r\n")...), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			first := tc.first
+			if tc.name == "header only (HEAD, 304)" {
+				// The header fills the buffer exactly: filler headers first.
+				h := "HTTP/1.1 200 OK\r\nContent-Length: 9000\r\nX-Pad: "
+				first = append([]byte(h), bytes.Repeat([]byte("p"), bufferSize-len(h)-4)...)
+				first = append(first, "\r\n\r\n"...)
+			}
+			if len(first) > bufferSize {
+				t.Fatalf("test answer of %d bytes", len(first))
+			}
+			afterFirst, afterRest := heldWrites(t, first, []byte("rest"))
+			if held := writes(afterFirst) == 0; held != tc.held {
+				t.Fatalf("held %v, want %v (%q)", held, tc.held, afterFirst)
+			}
+			if tc.held && (writes(afterRest) != 1 || afterRest[0] != "write "+strconv.Itoa(len(first)+4)) {
+				t.Errorf("the next write sent %q, want one write of both", afterRest)
+			}
+		})
+	}
+	// Without Whole nothing is held, and Whole marks one answer only.
+	server, client := tcpPair(t)
+	go func() { _, _ = io.Copy(io.Discard, client) }()
 	rec := &recorder{Conn: server}
 	c := &Conn{Conn: rec}
-	ctx := srv.ConnContext(context.Background(), c)
-	if !ctxSeen {
-		t.Error("the server's own ConnContext did not run")
-	}
-	Whole(ctx)
-	if _, err := c.Write(body(bufferSize)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Write(body(100)); err != nil {
-		t.Fatal(err)
-	}
-	if w := writes(rec.take()); w != 0 {
-		t.Fatalf("%d writes before the response ended, want 0 (held)", w)
-	}
-	srv.ConnState(c, http.StateIdle)
+	_, _ = c.Write(answer("Content-Length: 5000\r\n", 5000))
 	if w := writes(rec.take()); w != 1 {
-		t.Fatalf("%d writes at the idle hook, want 1", w)
+		t.Errorf("not marked whole: %d writes, want 1", w)
 	}
-	if got := readN(t, client, bufferSize+100); !bytes.Equal(got, append(body(bufferSize), body(100)...)) {
-		t.Fatal("the bytes written at the idle hook are not the ones held")
-	}
-	srv.ConnState(c, http.StateHijacked)
-	Whole(ctx)
-	if _, err := c.Write(body(bufferSize)); err != nil {
-		t.Fatal(err)
-	}
-	if w := writes(rec.take()); w != 1 {
-		t.Errorf("after a hijack a write was held (%d writes, want 1)", w)
-	}
-	readN(t, client, bufferSize)
-	if len(states) != 2 || states[0] != http.StateIdle || states[1] != http.StateHijacked {
-		t.Errorf("the server's own ConnState saw %v", states)
+	c.whole = true
+	_, _ = c.Write(answer("Content-Length: 5000\r\n", 5000))
+	_, _ = c.Write([]byte("rest"))
+	_, _ = c.Write(answer("Content-Length: 5000\r\n", 5000))
+	if w := writes(rec.take()); w != 2 {
+		t.Errorf("a whole answer, then one not marked: %d writes, want 2 (the second not held)", w)
 	}
 }
 
-// Close writes what is held; Whole without a connection does nothing.
-func TestCloseWritesHeld(t *testing.T) {
+// A held write goes out before what ReadFrom copies (net/http hands an
+// io.Copy of a file to the connection), in order.
+func TestReadFromSendsHeldFirst(t *testing.T) {
 	server, client := tcpPair(t)
 	c := &Conn{Conn: server}
 	c.whole = true
-	if _, err := c.Write(body(bufferSize)); err != nil {
+	first := answer("Content-Length: 5000\r\n", 5000)
+	if _, err := c.Write(first); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Close(); err != nil {
+	if _, err := c.ReadFrom(bytes.NewReader(body(900))); err != nil {
 		t.Fatal(err)
 	}
-	if all, err := io.ReadAll(client); err != nil || !bytes.Equal(all, body(bufferSize)) {
-		t.Fatalf("after Close the reader got %d bytes (%v), want %d", len(all), err, bufferSize)
+	if got := readN(t, client, len(first)+900); !bytes.Equal(got, append(append([]byte{}, first...), body(900)...)) {
+		t.Fatal("the bytes that arrived are not the held write, then the copy")
+	}
+}
+
+// Configure keeps a ConnContext the server had; Whole without a Listener's
+// connection does nothing.
+func TestConfigureKeepsConnContext(t *testing.T) {
+	var seen bool
+	srv := &http.Server{ConnContext: func(ctx context.Context, _ net.Conn) context.Context { seen = true; return ctx }}
+	Configure(srv)
+	c := &Conn{}
+	ctx := srv.ConnContext(context.Background(), c)
+	if !seen {
+		t.Error("the server's own ConnContext did not run")
+	}
+	Whole(ctx)
+	if !c.whole {
+		t.Error("Whole did not reach the connection through the context")
 	}
 	Whole(context.Background()) // no connection: nothing to do, no panic
 }
@@ -372,42 +421,41 @@ func (f *failing) Write(p []byte) (int, error) {
 
 func (f *failing) Close() error { f.closed = true; return nil }
 
-// A held answer that cannot be written closes the connection, as net/http
-// does after a failed write of its own: no request is read after a cut
-// answer; later writes fail. A connection keeps no buffer between answers.
-func TestFailedHeldWriteClosesTheConnection(t *testing.T) {
+// When the write that sends a held answer fails, net/http gets the error
+// (and closes the connection); a Close drops what is held, and writes
+// nothing (a Server.Close from another goroutine must not wait).
+func TestFailureAndClose(t *testing.T) {
 	a, b := net.Pipe()
 	defer b.Close()
-	defer a.Close()
 	f := &failing{Conn: a}
+	f.writes = 1 // the next write fails
 	c := &Conn{Conn: f}
 	c.whole = true
-	if _, err := c.Write(body(bufferSize)); err != nil {
+	if _, err := c.Write(answer("Content-Length: 5000\r\n", 5000)); err != nil {
 		t.Fatalf("held write: %v", err)
 	}
-	if err := c.SetWriteDeadline(time.Time{}); err == nil {
-		t.Fatal("the failed write of what was held was not reported")
-	}
-	if !f.closed {
-		t.Error("the connection was not closed after the held answer failed")
-	}
-	if _, err := c.Write([]byte("x")); err == nil || f.writes != 1 {
-		t.Errorf("a write after the failure: %v, %d writes reached the connection, want 1", err, f.writes)
-	}
-	if c.held != nil {
-		t.Error("the connection kept its buffer")
+	f.writes = 0
+	if n, err := c.Write([]byte("rest")); err == nil || n != 0 {
+		t.Fatalf("the failed write of the held answer: %d, %v; want 0 and its error", n, err)
 	}
 
 	server, client := tcpPair(t)
-	ok := &Conn{Conn: server, bufs: new(sync.Pool)}
-	ok.whole = true
-	_, _ = ok.Write(body(bufferSize))
-	_, _ = ok.Write(body(10))
-	if err := ok.SetWriteDeadline(time.Time{}); err != nil {
+	rec := &recorder{Conn: server}
+	c = &Conn{Conn: rec}
+	c.whole = true
+	if _, err := c.Write(answer("Content-Length: 5000\r\n", 5000)); err != nil {
 		t.Fatal(err)
 	}
-	readN(t, client, bufferSize+10)
-	if ok.held != nil {
-		t.Error("the connection kept its buffer after the answer")
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if w := writes(rec.take()); w != 0 {
+		t.Errorf("Close wrote %d times, want 0", w)
+	}
+	if all, err := io.ReadAll(client); err != nil || len(all) != 0 {
+		t.Errorf("after Close the reader got %d bytes (%v), want none", len(all), err)
+	}
+	if c.held != nil {
+		t.Error("Close kept the held buffer")
 	}
 }
