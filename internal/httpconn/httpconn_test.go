@@ -111,6 +111,19 @@ func serve(t *testing.T, h http.Handler, writeTimeout time.Duration) (string, ch
 	return ln.Addr().String(), conns
 }
 
+// connect serves h as serve does and dials it: the client's connection,
+// its reader, and the server's recorders.
+func connect(t *testing.T, h http.Handler) (net.Conn, *bufio.Reader, chan *recorder) {
+	t.Helper()
+	addr, conns := serve(t, h, time.Minute)
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c, bufio.NewReader(c), conns
+}
+
 func body(n int) []byte {
 	b := make([]byte, n)
 	for i := range b {
@@ -150,13 +163,7 @@ func get(t *testing.T, c net.Conn, br *bufio.Reader, path string, hdr string) []
 // its bytes intact, on a kept-alive connection; past MaxHeld the response
 // still arrives whole.
 func TestWholeResponseInOneWrite(t *testing.T) {
-	addr, conns := serve(t, http.HandlerFunc(whole), time.Minute)
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	br := bufio.NewReader(c)
+	c, br, conns := connect(t, http.HandlerFunc(whole))
 	rec := <-conns
 	for _, n := range []int{0, 1, 3000, 4000, 4096, 4097, 4300, 8192, 9000, 20000, MaxHeld - 200} {
 		got := get(t, c, br, "/"+strconv.Itoa(n), "")
@@ -195,13 +202,7 @@ func TestStreamIsNotHeld(t *testing.T) {
 		_, _ = w.Write([]byte("end"))
 	})
 	h.HandleFunc("/", whole)
-	addr, _ := serve(t, h, time.Minute)
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	br := bufio.NewReader(c)
+	c, br, _ := connect(t, h)
 	if got := get(t, c, br, "/5000", ""); len(got) != 5000 {
 		t.Fatalf("whole answer: %d bytes", len(got))
 	}
@@ -227,13 +228,7 @@ func TestStreamIsNotHeld(t *testing.T) {
 // A whole answer on a connection net/http closes after it (Connection:
 // close) arrives whole.
 func TestWholeResponseBeforeClose(t *testing.T) {
-	addr, conns := serve(t, http.HandlerFunc(whole), time.Minute)
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	br := bufio.NewReader(c)
+	c, br, conns := connect(t, http.HandlerFunc(whole))
 	if got := get(t, c, br, "/6000", "Connection: close\r\n"); !bytes.Equal(got, body(6000)) {
 		t.Fatalf("got %d bytes", len(got))
 	}
