@@ -17,12 +17,20 @@
 // net/http makes at the latest when it finishes the answer and before it
 // reads anything more from the connection, sends both at once; an error of
 // that write is returned to net/http, which closes the connection as it
-// would after any failed write. Nothing else changes: every other write
-// goes out as it comes, no lock is held across a system call, deadlines
-// are the connection's own, and a Close drops a write still held (the
-// answer it began was cut: a handler that panicked or wrote less than its
-// Content-Length, a Server.Close) without writing. A held write's buffer
-// is lent by the listener, so an idle connection keeps none.
+// would after any failed write. The mark is one answer's: the answer's
+// first write uses it up, and a Whole whose request has ended (a handler
+// a TimeoutHandler gave up on) does nothing. A write is still held only
+// when its answer was cut exactly at the buffer (a handler that panicked
+// or wrote less than its Content-Length, a Server.Close while it ran):
+// Close then sends it before closing (within 100 ms: a client that does
+// not read cannot hold up a Server.Close), so that the client gets the
+// cut answer net/http would have sent, not a connection closed before
+// any byte, which Go's Transport would answer by sending the request
+// again; a hijack sends it too. Nothing else changes: every other write
+// goes out as it comes, no lock is held across a write's system call
+// (Close's bounded one excepted), deadlines are the connection's own. A
+// held write's buffer is lent by the listener, so an idle connection keeps
+// none.
 //
 // Wiring (examples/server): wrap the listener with Listener, call Configure
 // on the http.Server (it puts the connection in each request's context),
@@ -34,7 +42,9 @@
 // net/http cleared the write deadline after the answer; a review showed it
 // deadlocked an answer sent before the request body was read (Expect:
 // 100-continue), hid a failed write from net/http (a pipelined request was
-// then served after a cut answer), made Server.Close write, and queued
-// deadlines behind writes. nethttp_test.go runs each of those paths against
-// a plain net/http server and the wired one.
+// then served after a cut answer), made Server.Close wait on a client,
+// and queued deadlines behind writes; a review of this design found a mark
+// that outlived its answer and a cut answer dropped whole. nethttp_test.go
+// runs each of those paths against a plain net/http server and the wired
+// one.
 package httpconn

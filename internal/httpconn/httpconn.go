@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // MaxHeld bounds the answers a connection holds the first write of: a
@@ -40,18 +41,27 @@ func (l *listener) Accept() (net.Conn, error) {
 }
 
 // Configure makes srv put each connection of a Listener in its requests'
-// contexts, where Whole finds it. A ConnContext srv already has runs too,
-// after it.
+// contexts, where Whole finds it, and send a held write when a handler
+// hijacks the connection. ConnContext and ConnState hooks srv already has
+// run too, after these.
 func Configure(srv *http.Server) {
-	prev := srv.ConnContext
+	prevCtx, prevState := srv.ConnContext, srv.ConnState
 	srv.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
 		if hc, ok := c.(*Conn); ok {
 			ctx = context.WithValue(ctx, connKey{}, hc)
 		}
-		if prev != nil {
-			ctx = prev(ctx, c)
+		if prevCtx != nil {
+			ctx = prevCtx(ctx, c)
 		}
 		return ctx
+	}
+	srv.ConnState = func(c net.Conn, s http.ConnState) {
+		if hc, ok := c.(*Conn); ok && s == http.StateHijacked {
+			hc.hijacked()
+		}
+		if prevState != nil {
+			prevState(c, s)
+		}
 	}
 }
 
@@ -61,8 +71,13 @@ type connKey struct{}
 // context) is written in one piece: a Content-Length, no flush before its
 // end. It does nothing for a connection not accepted by a Listener of a
 // Configured server.
+//
+// A Whole whose request has ended (ctx done: the handler returned, or a
+// TimeoutHandler answered for it) does nothing, so that it cannot mark the
+// connection's next answer; every write of the connection uses the mark
+// up.
 func Whole(ctx context.Context) {
-	if c, ok := ctx.Value(connKey{}).(*Conn); ok {
+	if c, ok := ctx.Value(connKey{}).(*Conn); ok && ctx.Err() == nil {
 		c.mu.Lock()
 		c.whole = true
 		c.mu.Unlock()
@@ -86,10 +101,9 @@ type Conn struct {
 // Every other write goes out as it comes.
 func (c *Conn) Write(p []byte) (int, error) {
 	c.mu.Lock()
-	held := c.held
-	c.held = nil
-	if held == nil && c.whole {
-		c.whole = false // one answer's
+	held, whole := c.held, c.whole
+	c.held, c.whole = nil, false // the mark is one answer's, used by its first write
+	if held == nil && whole {
 		if n := answerLen(p); len(p) == bufferSize && n > len(p) && n <= MaxHeld {
 			c.held = append(c.buffer(), p...)
 			c.mu.Unlock()
@@ -196,13 +210,36 @@ func (c *Conn) CloseWrite() error {
 	return nil
 }
 
-// Close closes the connection. A write still held is dropped: the answer
-// it began was cut (a handler that panicked or wrote less than its
-// Content-Length, a Server.Close), and a Close from another goroutine does
-// not wait for a write.
+// Close sends a write still held, then closes the connection. A write is
+// still held when its answer was cut exactly at net/http's buffer (a
+// handler that panicked or wrote less than its Content-Length, a
+// Server.Close while the handler ran): the client then gets the cut
+// answer net/http would have sent, not a connection closed before any
+// byte, which Go's Transport takes for an idle connection closed and
+// answers by sending a GET or an idempotent request again. The write is
+// bounded by closeWriteTimeout (a client that does not read cannot hold
+// up a Server.Close), and made under the lock, so that a write of the
+// handler's racing it cannot overtake it.
 func (c *Conn) Close() error {
-	if held := c.take(); held != nil {
+	c.mu.Lock()
+	if held := c.held; held != nil {
+		c.held = nil
+		_ = c.Conn.SetWriteDeadline(time.Now().Add(closeWriteTimeout))
+		_, _ = c.Conn.Write(held)
 		c.release(held)
 	}
+	c.mu.Unlock()
 	return c.Conn.Close()
+}
+
+// closeWriteTimeout bounds Close's write of a held answer.
+const closeWriteTimeout = 100 * time.Millisecond
+
+// hijacked sends a write still held: a hijacker may read before it writes
+// (net/http's Hijack flushes its buffer, which leaves a held write held).
+func (c *Conn) hijacked() {
+	if held := c.take(); held != nil {
+		_, _ = c.Conn.Write(held)
+		c.release(held)
+	}
 }

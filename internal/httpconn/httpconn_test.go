@@ -187,8 +187,9 @@ func TestWholeResponseInOneWrite(t *testing.T) {
 
 // Without Whole, net/http's writes go out as it makes them: a stream that
 // flushes reaches the client before the handler goes on, even when the
-// flush is exactly net/http's buffer; and a whole answer before it on the
-// connection does not make it held.
+// flush is exactly net/http's buffer, after a whole answer on the same
+// connection (a stream in chunks is never held; TestLateWholeHoldsNothing
+// and TestWholeWhileHeldMarksNoOtherAnswer flush an answer with a length).
 func TestStreamIsNotHeld(t *testing.T) {
 	release := make(chan struct{})
 	h := http.NewServeMux()
@@ -282,6 +283,14 @@ func answer(h string, n int) []byte {
 	return a
 }
 
+// headerOnly is a header of exactly net/http's buffer, a padding header
+// filling it, with a Content-Length but no body after it (HEAD, 304).
+func headerOnly() []byte {
+	h := "HTTP/1.1 200 OK\r\nContent-Length: 9000\r\nX-Pad: "
+	b := append([]byte(h), bytes.Repeat([]byte("p"), bufferSize-len(h)-4)...)
+	return append(b, "\r\n\r\n"...)
+}
+
 // heldWrites writes first, then rest, on a Conn marked whole over a
 // recorder; it returns the writes that reached the recorder after first,
 // and after rest.
@@ -322,16 +331,10 @@ func TestWhatIsHeld(t *testing.T) {
 		{"chunked beside a length", answer("Content-Length: 5000\r\nTransfer-Encoding: chunked\r\n", 5000), false},
 		{"smaller than the buffer", answer("Content-Length: 5000\r\n", 100), false},
 		{"not an HTTP/1 answer", append([]byte("\x00\x00\x10\x00"), body(bufferSize-4)...), false},
-		{"header only (HEAD, 304)", append(body(bufferSize-len("HTTP/1.1 200 OK\r\nContent-Length: 9000\r\n\r\n")), []byte("HTTP/1.1 200 OK\r\nContent-Length: 9000\r\n\r\n")...), false},
+		{"header only (HEAD, 304)", headerOnly(), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			first := tc.first
-			if tc.name == "header only (HEAD, 304)" {
-				// The header fills the buffer exactly: filler headers first.
-				h := "HTTP/1.1 200 OK\r\nContent-Length: 9000\r\nX-Pad: "
-				first = append([]byte(h), bytes.Repeat([]byte("p"), bufferSize-len(h)-4)...)
-				first = append(first, "\r\n\r\n"...)
-			}
 			if len(first) > bufferSize {
 				t.Fatalf("test answer of %d bytes", len(first))
 			}
@@ -396,6 +399,26 @@ func TestConfigureKeepsConnContext(t *testing.T) {
 		t.Error("Whole did not reach the connection through the context")
 	}
 	Whole(context.Background()) // no connection: nothing to do, no panic
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	c.whole = false
+	Whole(done)
+	if c.whole {
+		t.Error("Whole of an ended request marked the connection")
+	}
+
+	// A hijack sends a held write (the hijacker may read first).
+	server, client := tcpPair(t)
+	hc := &Conn{Conn: server}
+	hc.whole = true
+	first := answer("Content-Length: 5000\r\n", 5000)
+	if _, err := hc.Write(first); err != nil {
+		t.Fatal(err)
+	}
+	srv.ConnState(hc, http.StateHijacked)
+	if got := readN(t, client, len(first)); !bytes.Equal(got, first) {
+		t.Error("the hijack did not send the held write")
+	}
 }
 
 // failing is a connection whose first write fails; it counts the writes
@@ -417,13 +440,13 @@ func (f *failing) Write(p []byte) (int, error) {
 func (f *failing) Close() error { f.closed = true; return nil }
 
 // When the write that sends a held answer fails, net/http gets the error
-// (and closes the connection); a Close drops what is held, and writes
-// nothing (a Server.Close from another goroutine must not wait).
+// (and closes the connection); a Close sends what is held (the cut answer
+// net/http would have sent), then closes, keeping no buffer.
 func TestFailureAndClose(t *testing.T) {
 	a, b := net.Pipe()
 	defer b.Close()
 	f := &failing{Conn: a}
-	f.writes = 1 // the next write fails
+	f.writes = 1 // not 0: failing fails its first write; the held write does not reach it
 	c := &Conn{Conn: f}
 	c.whole = true
 	if _, err := c.Write(answer("Content-Length: 5000\r\n", 5000)); err != nil {
@@ -444,11 +467,11 @@ func TestFailureAndClose(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if w := writes(rec.take()); w != 0 {
-		t.Errorf("Close wrote %d times, want 0", w)
+	if w := writes(rec.take()); w != 1 {
+		t.Errorf("Close wrote %d times, want 1 (what was held)", w)
 	}
-	if all, err := io.ReadAll(client); err != nil || len(all) != 0 {
-		t.Errorf("after Close the reader got %d bytes (%v), want none", len(all), err)
+	if all, err := io.ReadAll(client); err != nil || !bytes.Equal(all, answer("Content-Length: 5000\r\n", 5000)) {
+		t.Errorf("after Close the reader got %d bytes (%v), want the held %d", len(all), err, bufferSize)
 	}
 	if c.held != nil {
 		t.Error("Close kept the held buffer")

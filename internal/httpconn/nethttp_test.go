@@ -160,41 +160,6 @@ func TestPipelinedRequestAfterFailedHeldWrite(t *testing.T) {
 	})
 }
 
-// Server.Close from another goroutine closes the connections at once,
-// also while a handler has written (held) the start of an answer and is
-// still running, the client not reading: Close writes nothing itself.
-func TestServerCloseBlocksOnHeldWrite(t *testing.T) {
-	both(t, func(t *testing.T, wired bool) {
-		release := make(chan struct{})
-		var once sync.Once
-		defer once.Do(func() { close(release) })
-		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			Whole(r.Context())
-			n := MaxHeld - 1000
-			w.Header().Set("Content-Length", strconv.Itoa(n))
-			_, _ = w.Write(body(n)) // plain: blocks here until the connection closes
-			<-release               // the handler goes on with other work
-		})
-		srv, addr := start(t, h, wired, true, nil)
-		c, err := dialSmall(addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-		time.Sleep(500 * time.Millisecond) // the handler has written; plain: its write is blocked
-		done := make(chan struct{})
-		go func() { _ = srv.Close(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(2 * time.Second):
-			t.Errorf("Server.Close did not return within 2s")
-		}
-		once.Do(func() { close(release) })
-		_ = c.Close() // unread data: RST, the blocked write (if any) fails
-		<-done
-	})
-}
-
 // dialSmall connects with a small receive buffer, set before the
 // handshake so that the window the client offers stays small.
 func dialSmall(addr string) (net.Conn, error) {
@@ -240,62 +205,11 @@ func TestUnencryptedHTTP2(t *testing.T) {
 	})
 }
 
-// A Whole that comes after its response has ended (a handler run by
-// http.TimeoutHandler goes on after the 503) must not hold the next
-// response on the connection, here a stream that flushes.
-func TestLateWholeHoldsNextResponse(t *testing.T) {
-	both(t, func(t *testing.T, wired bool) {
-		late := make(chan struct{})
-		mux := http.NewServeMux()
-		mux.Handle("/slow", http.TimeoutHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			<-r.Context().Done()
-			time.Sleep(200 * time.Millisecond) // the 503 is out; the next request has begun
-			Whole(r.Context())                 // e.g. writeJSON's wholeResponse
-			close(late)
-			w.Header().Set("Content-Length", "1")
-			_, _ = w.Write([]byte("x"))
-		}), 50*time.Millisecond, "timeout"))
-		release := make(chan struct{})
-		mux.HandleFunc("/stream", func(w http.ResponseWriter, r *http.Request) {
-			<-late
-			_, _ = w.Write(body(bufferSize))
-			w.(http.Flusher).Flush()
-			select {
-			case <-release:
-			case <-time.After(5 * time.Second):
-			}
-		})
-		defer close(release)
-		_, addr := start(t, mux, wired, false, nil)
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		br := bufio.NewReader(c)
-		_ = c.SetDeadline(time.Now().Add(3 * time.Second))
-		fmt.Fprintf(c, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
-		res, err := http.ReadResponse(br, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, _ = io.Copy(io.Discard, res.Body)
-		fmt.Fprintf(c, "GET /stream HTTP/1.1\r\nHost: x\r\n\r\n")
-		_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
-		res, err = http.ReadResponse(br, nil)
-		if err != nil {
-			t.Fatalf("the stream's header did not arrive while the handler went on: %v", err)
-		}
-		if _, err := io.ReadFull(res.Body, make([]byte, bufferSize)); err != nil {
-			t.Fatalf("the stream's first %d bytes did not arrive: %v", bufferSize, err)
-		}
-	})
-}
-
 // net.Conn's deadlines apply to a write already blocked, from any
 // goroutine: a watchdog can cut a stream to a client that stopped reading
-// (ResponseController.SetWriteDeadline; WriteTimeout 0): no lock of Conn
-// may be held across a write's system call.
+// (ResponseController.SetWriteDeadline; WriteTimeout 0). The first design
+// overrode SetWriteDeadline behind the lock a write held; Conn now leaves
+// deadlines to the connection, and this keeps it so.
 func TestConcurrentSetWriteDeadline(t *testing.T) {
 	both(t, func(t *testing.T, wired bool) {
 		result := make(chan error, 1)
@@ -460,4 +374,254 @@ func TestPipelinedHeadFileHijackAbort(t *testing.T) {
 			t.Logf("/abort: %d bytes then %v", len(b), err)
 		})
 	}
+}
+
+// fillHeader is the exact header net/http writes for an answer whose
+// handler sets these three headers (Date set: net/http adds none).
+const fillHeader = "HTTP/1.1 200 OK\r\nContent-Length: 8000\r\nContent-Type: text/plain\r\nDate: Mon, 02 Jan 2006 15:04:05 GMT\r\n\r\n"
+
+// fillBuffer starts an 8000-byte answer and writes exactly as many body
+// bytes as fill net/http's 4 KB connection buffer with its header, so
+// that the buffer's first write is the full buffer.
+func fillBuffer(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Length", "8000")
+	h.Set("Content-Type", "text/plain")
+	h.Set("Date", "Mon, 02 Jan 2006 15:04:05 GMT")
+	_, _ = w.Write(body(bufferSize - len(fillHeader)))
+}
+
+// readFilled reads, within d, the answer fillBuffer started up to what
+// Flush must have sent.
+func readFilled(t *testing.T, c net.Conn, br *bufio.Reader, d time.Duration, what string) {
+	t.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(d))
+	res, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("%s: the header of a flushed answer did not arrive within %v: %v", what, d, err)
+	}
+	if _, err := io.ReadFull(res.Body, make([]byte, bufferSize-len(fillHeader))); err != nil {
+		t.Fatalf("%s: the flushed body bytes did not arrive: %v", what, err)
+	}
+}
+
+// A Whole that comes after its answer ended (a handler run by
+// http.TimeoutHandler goes on after the 503) must not mark the next answer
+// on the connection: an answer with a Content-Length that flushes exactly
+// at the buffer (a download of known length) would be held past its Flush.
+func TestLateWholeHoldsNothing(t *testing.T) {
+	both(t, func(t *testing.T, wired bool) {
+		late := make(chan struct{})
+		mux := http.NewServeMux()
+		mux.Handle("/slow", http.TimeoutHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			<-r.Context().Done()
+			time.Sleep(200 * time.Millisecond)
+			Whole(r.Context())
+			close(late)
+			w.Header().Set("Content-Length", "1")
+			_, _ = w.Write([]byte("x"))
+		}), 50*time.Millisecond, "timeout"))
+		release := make(chan struct{})
+		defer close(release)
+		mux.HandleFunc("/download", func(w http.ResponseWriter, r *http.Request) {
+			<-late
+			fillBuffer(w)
+			w.(http.Flusher).Flush()
+			select { // the rest is slow to come
+			case <-release:
+			case <-time.After(5 * time.Second):
+			}
+			_, _ = w.Write(body(8000 - (bufferSize - len(fillHeader))))
+		})
+		_, addr := start(t, mux, wired, false, nil)
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		br := bufio.NewReader(c)
+		_ = c.SetDeadline(time.Now().Add(3 * time.Second))
+		fmt.Fprintf(c, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+		res, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		fmt.Fprintf(c, "GET /download HTTP/1.1\r\nHost: x\r\n\r\n")
+		readFilled(t, c, br, 2*time.Second, "/download after a late Whole")
+	})
+}
+
+// A Whole made while the answer's first write is held is used up by the
+// answer's next write: the answer after it on the connection, whose
+// handler never called Whole, is not held.
+func TestWholeWhileHeldMarksNoOtherAnswer(t *testing.T) {
+	both(t, func(t *testing.T, wired bool) {
+		release := make(chan struct{})
+		defer close(release)
+		mux := http.NewServeMux()
+		mux.HandleFunc("/two-part", func(w http.ResponseWriter, r *http.Request) {
+			// A whole answer written by two helpers, each marking it.
+			Whole(r.Context())
+			w.Header().Set("Content-Length", "6000")
+			_, _ = w.Write(body(5000)) // the first 4096 bytes are held
+			Whole(r.Context())
+			_, _ = w.Write(body(1000))
+		})
+		mux.HandleFunc("/download", func(w http.ResponseWriter, r *http.Request) {
+			fillBuffer(w) // no Whole here
+			w.(http.Flusher).Flush()
+			select {
+			case <-release:
+			case <-time.After(5 * time.Second):
+			}
+			_, _ = w.Write(body(8000 - (bufferSize - len(fillHeader))))
+		})
+		_, addr := start(t, mux, wired, false, nil)
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		br := bufio.NewReader(c)
+		_ = c.SetDeadline(time.Now().Add(3 * time.Second))
+		fmt.Fprintf(c, "GET /two-part HTTP/1.1\r\nHost: x\r\n\r\n")
+		res, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err := io.ReadAll(res.Body); err != nil || len(b) != 6000 {
+			t.Fatalf("/two-part: %d bytes, %v", len(b), err)
+		}
+		fmt.Fprintf(c, "GET /download HTTP/1.1\r\nHost: x\r\n\r\n")
+		readFilled(t, c, br, 2*time.Second, "/download after a doubly marked answer")
+	})
+}
+
+// An answer marked whole that is cut (here panic(http.ErrAbortHandler)
+// after less than its Content-Length) exactly at net/http's buffer: its
+// only write is held, and Close must send it. Dropped, the client would
+// see the connection close before any byte, which Go's Transport takes on
+// a reused connection for a server that closed an idle connection: it
+// sends the request again, and the handler runs twice.
+func TestCutAnswerAtTheBufferArrivesCut(t *testing.T) {
+	both(t, func(t *testing.T, wired bool) {
+		var cutRuns atomic.Int32
+		mux := http.NewServeMux()
+		mux.HandleFunc("/warm", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("ok")) })
+		mux.HandleFunc("/cut", func(w http.ResponseWriter, r *http.Request) {
+			cutRuns.Add(1)
+			Whole(r.Context())
+			fillBuffer(w)               // 8000 promised, 4096 - header written
+			panic(http.ErrAbortHandler) // a failure after the first byte
+		})
+		_, addr := start(t, mux, wired, false, func(s *http.Server) {
+			s.ErrorLog = nil
+		})
+		tr := &http.Transport{}
+		defer tr.CloseIdleConnections()
+		cl := &http.Client{Transport: tr, Timeout: 3 * time.Second}
+		res, err := cl.Get("http://" + addr + "/warm")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+
+		res, err = cl.Get("http://" + addr + "/cut")
+		if err == nil {
+			b, berr := io.ReadAll(res.Body)
+			res.Body.Close()
+			t.Logf("/cut: %d, %d body bytes, then %v", res.StatusCode, len(b), berr)
+		} else {
+			t.Logf("/cut: no answer: %v", err)
+		}
+		if n := cutRuns.Load(); n != 1 {
+			t.Errorf("the /cut handler ran %d times for one client request, want 1", n)
+		}
+		if err != nil {
+			t.Errorf("the cut answer's header never reached the client: %v", err)
+		}
+	})
+}
+
+// Server.Close while a handler runs with the first write of its answer
+// held (the client not reading) returns at once, and the client gets the
+// answer's bytes written so far, cut, as from a plain server.
+func TestServerCloseWithAHeldWrite(t *testing.T) {
+	both(t, func(t *testing.T, wired bool) {
+		release := make(chan struct{})
+		var once sync.Once
+		defer once.Do(func() { close(release) })
+		written := make(chan struct{})
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			Whole(r.Context())
+			fillBuffer(w)
+			// More than the handler's own 2 KB buffer: it reaches the
+			// connection's full buffer, which net/http writes (held).
+			_, _ = w.Write(body(3000))
+			close(written)
+			<-release
+		})
+		srv, addr := start(t, h, wired, false, nil)
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		<-written
+		done := make(chan struct{})
+		go func() { _ = srv.Close(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+			t.Fatal("Server.Close did not return within 2s")
+		}
+		once.Do(func() { close(release) })
+		_ = c.SetReadDeadline(time.Now().Add(3 * time.Second))
+		res, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("the cut answer's header did not arrive: %v", err)
+		}
+		got, err := io.ReadAll(res.Body)
+		if err != io.ErrUnexpectedEOF || !bytes.Equal(got, body(bufferSize-len(fillHeader))) {
+			t.Fatalf("the cut answer: %d body bytes, %v; want the %d written, then a cut", len(got), err, bufferSize-len(fillHeader))
+		}
+	})
+}
+
+// Server.Close while a stream's write is blocked (a client that does not
+// read) returns at once: no lock of Conn is held across a write.
+func TestServerCloseDuringABlockedWrite(t *testing.T) {
+	both(t, func(t *testing.T, wired bool) {
+		blocked := make(chan struct{})
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var once sync.Once
+			go func() { time.Sleep(300 * time.Millisecond); once.Do(func() { close(blocked) }) }()
+			for i := 0; i < 1000; i++ {
+				if _, err := w.Write(body(64 << 10)); err != nil {
+					break
+				}
+			}
+			once.Do(func() { close(blocked) })
+		})
+		srv, addr := start(t, h, wired, true, nil)
+		c, err := dialSmall(addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n") // and never read
+		<-blocked
+		done := make(chan struct{})
+		go func() { _ = srv.Close(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+			t.Error("Server.Close did not return within 2s of a blocked write")
+		}
+		_ = c.Close()
+		<-done
+	})
 }
