@@ -350,7 +350,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := requestID(r.Header.Get("X-Request-Id"))
 	w.Header().Set("X-Request-Id", id)
-	st := &served{rec: statusRecorder{ResponseWriter: w, status: http.StatusOK, conn: r.Context()}, info: requestInfo{id: id}}
+	st := &served{rec: statusRecorder{ResponseWriter: w, status: http.StatusOK, ctx: r.Context()}, info: requestInfo{id: id}}
 	rec, info := &st.rec, &st.info
 	r = r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info))
 	defer func() {
@@ -774,17 +774,17 @@ type statusRecorder struct {
 	http.ResponseWriter
 	status int
 	wrote  bool
-	// conn is the request's context as net/http made it, which knows the
+	// ctx is the request's context as net/http made it, which knows the
 	// connection (httpconn.Whole).
-	conn context.Context
+	ctx context.Context
 }
 
 // wholeResponse says that the answer about to be written on w is written
 // in one piece (Content-Length set, no flush): the bundled server's
 // connections then send it in one system call (internal/httpconn).
 func wholeResponse(w http.ResponseWriter) {
-	if rec, ok := w.(*statusRecorder); ok && rec.conn != nil {
-		httpconn.Whole(rec.conn)
+	if rec, ok := w.(*statusRecorder); ok && rec.ctx != nil {
+		httpconn.Whole(rec.ctx)
 	}
 }
 

@@ -579,13 +579,8 @@ func (s *boltStore) commit(_ func() *batchKeys, plan func(v commitView) (*batchW
 	// fault (its ID already present), even when this commit writes nothing
 	// or fails. They wait for that state (the batch's own, once committed).
 	txid := uint64(tx.ID())
-	waitFor := func(uint64) {}
-	if s.js != nil {
-		dur := s.js.dur
-		waitFor = func(tx uint64) { st.durable = func() error { return dur.wait(tx) } }
-	}
 	if err != nil || w == nil {
-		waitFor(txid - 1)
+		st.durable = s.durableAt(txid - 1)
 		return st, err
 	}
 	undo := s.publishPending(pend)
@@ -599,14 +594,25 @@ func (s *boltStore) commit(_ func() *batchKeys, plan func(v commitView) (*batchW
 	st.io, st.pages = txs.GetWriteTime()+jio, txs.GetWrite()
 	if err != nil {
 		undo()
-		waitFor(txid - 1)
+		st.durable = s.durableAt(txid - 1)
 		return st, err
 	}
-	waitFor(txid)
+	st.durable = s.durableAt(txid)
 	// Only now, committed, do the batch's keys become visible to lookups.
 	s.keys.add(refs, w.head.frontier.size)
 	s.cur.Store(&w.head)
 	return st, nil
+}
+
+// durableAt is what answers resting on transaction tx wait for: its
+// durability in the journal (nil without one: a commit is durable when it
+// returns).
+func (s *boltStore) durableAt(tx uint64) func() error {
+	if s.js == nil {
+		return nil
+	}
+	dur := s.js.dur
+	return func() error { return dur.wait(tx) }
 }
 
 // write puts a batch's writes and returns the keys the batch adds to the

@@ -175,25 +175,26 @@ func (c *Conn) release(b []byte) {
 	}
 }
 
-// take returns the held write, if any, and forgets it.
-func (c *Conn) take() []byte {
+// sendHeld writes the held write, if any, and forgets it.
+func (c *Conn) sendHeld() error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	held := c.held
 	c.held = nil
-	return held
+	c.mu.Unlock()
+	if held == nil {
+		return nil
+	}
+	_, err := c.Conn.Write(held)
+	c.release(held)
+	return err
 }
 
 // ReadFrom sends a held write, then copies r to the connection the way the
 // connection itself would (sendfile or splice for TCP): net/http hands an
 // io.Copy of a file to it.
 func (c *Conn) ReadFrom(r io.Reader) (int64, error) {
-	if held := c.take(); held != nil {
-		_, err := c.Conn.Write(held)
-		c.release(held)
-		if err != nil {
-			return 0, err
-		}
+	if err := c.sendHeld(); err != nil {
+		return 0, err
 	}
 	if rf, ok := c.Conn.(io.ReaderFrom); ok {
 		return rf.ReadFrom(r)
@@ -237,9 +238,4 @@ const closeWriteTimeout = 100 * time.Millisecond
 
 // hijacked sends a write still held: a hijacker may read before it writes
 // (net/http's Hijack flushes its buffer, which leaves a held write held).
-func (c *Conn) hijacked() {
-	if held := c.take(); held != nil {
-		_, _ = c.Conn.Write(held)
-		c.release(held)
-	}
-}
+func (c *Conn) hijacked() { _ = c.sendHeld() }

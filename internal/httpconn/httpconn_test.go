@@ -365,16 +365,24 @@ func TestWhatIsHeld(t *testing.T) {
 	}
 }
 
-// A held write goes out before what ReadFrom copies (net/http hands an
-// io.Copy of a file to the connection), in order.
-func TestReadFromSendsHeldFirst(t *testing.T) {
+// holding is a Conn over one end of a loopback pair, holding the first
+// write of a whole answer (first); client is the other end.
+func holding(t *testing.T) (c *Conn, client net.Conn, first []byte) {
+	t.Helper()
 	server, client := tcpPair(t)
-	c := &Conn{Conn: server}
+	c = &Conn{Conn: server}
 	c.whole = true
-	first := answer("Content-Length: 5000\r\n", 5000)
+	first = answer("Content-Length: 5000\r\n", 5000)
 	if _, err := c.Write(first); err != nil {
 		t.Fatal(err)
 	}
+	return c, client, first
+}
+
+// A held write goes out before what ReadFrom copies (net/http hands an
+// io.Copy of a file to the connection), in order.
+func TestReadFromSendsHeldFirst(t *testing.T) {
+	c, client, first := holding(t)
 	if _, err := c.ReadFrom(bytes.NewReader(body(900))); err != nil {
 		t.Fatal(err)
 	}
@@ -408,13 +416,7 @@ func TestConfigureKeepsConnContext(t *testing.T) {
 	}
 
 	// A hijack sends a held write (the hijacker may read first).
-	server, client := tcpPair(t)
-	hc := &Conn{Conn: server}
-	hc.whole = true
-	first := answer("Content-Length: 5000\r\n", 5000)
-	if _, err := hc.Write(first); err != nil {
-		t.Fatal(err)
-	}
+	hc, client, first := holding(t)
 	srv.ConnState(hc, http.StateHijacked)
 	if got := readN(t, client, len(first)); !bytes.Equal(got, first) {
 		t.Error("the hijack did not send the held write")

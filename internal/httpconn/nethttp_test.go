@@ -62,6 +62,17 @@ func start(t *testing.T, h http.Handler, wired, small bool, configure func(*http
 	return srv, raw.Addr().String()
 }
 
+// dial connects to addr; the connection closes when the test ends.
+func dial(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
 func both(t *testing.T, f func(t *testing.T, wired bool)) {
 	t.Run("plain", func(t *testing.T) { f(t, false) })
 	t.Run("httpconn", func(t *testing.T) { f(t, true) })
@@ -98,11 +109,7 @@ func readAnswer(t *testing.T, c net.Conn, d time.Duration) {
 func TestExpectContinueEarlyAnswer(t *testing.T) {
 	both(t, func(t *testing.T, wired bool) {
 		_, addr := start(t, http.HandlerFunc(wholeNoBodyRead), wired, false, nil)
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
+		c := dial(t, addr)
 		fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n")
 		readAnswer(t, c, 2*time.Second)
 	})
@@ -119,11 +126,7 @@ func TestConnectionCloseEarlyAnswer(t *testing.T) {
 			wholeNoBodyRead(w, r)
 		}
 		_, addr := start(t, http.HandlerFunc(h), wired, false, nil)
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
+		c := dial(t, addr)
 		fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n0123456789")
 		readAnswer(t, c, 2*time.Second)
 	})
@@ -307,11 +310,7 @@ func TestPipelinedHeadFileHijackAbort(t *testing.T) {
 	for _, wired := range []bool{false, true} {
 		t.Run(fmt.Sprintf("wired=%v", wired), func(t *testing.T) {
 			_, addr := start(t, mux, wired, false, func(s *http.Server) { s.WriteTimeout = 5 * time.Second })
-			c, err := net.Dial("tcp", addr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
+			c := dial(t, addr)
 			_ = c.SetDeadline(time.Now().Add(3 * time.Second))
 			br := bufio.NewReader(c)
 			// Pipelined: three answers, in order, intact; HEAD answers a header.
@@ -356,11 +355,7 @@ func TestPipelinedHeadFileHijackAbort(t *testing.T) {
 				t.Fatalf("/hijack raw bytes: %v", err)
 			}
 			// ErrAbortHandler: the client sees a cut answer.
-			c2, err := net.Dial("tcp", addr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c2.Close()
+			c2 := dial(t, addr)
 			_ = c2.SetDeadline(time.Now().Add(3 * time.Second))
 			fmt.Fprintf(c2, "GET /abort HTTP/1.1\r\nHost: x\r\n\r\n")
 			res, err = http.ReadResponse(bufio.NewReader(c2), nil)
@@ -434,11 +429,7 @@ func TestLateWholeHoldsNothing(t *testing.T) {
 			_, _ = w.Write(body(8000 - (bufferSize - len(fillHeader))))
 		})
 		_, addr := start(t, mux, wired, false, nil)
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
+		c := dial(t, addr)
 		br := bufio.NewReader(c)
 		_ = c.SetDeadline(time.Now().Add(3 * time.Second))
 		fmt.Fprintf(c, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -478,11 +469,7 @@ func TestWholeWhileHeldMarksNoOtherAnswer(t *testing.T) {
 			_, _ = w.Write(body(8000 - (bufferSize - len(fillHeader))))
 		})
 		_, addr := start(t, mux, wired, false, nil)
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
+		c := dial(t, addr)
 		br := bufio.NewReader(c)
 		_ = c.SetDeadline(time.Now().Add(3 * time.Second))
 		fmt.Fprintf(c, "GET /two-part HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -564,11 +551,7 @@ func TestServerCloseWithAHeldWrite(t *testing.T) {
 			<-release
 		})
 		srv, addr := start(t, h, wired, false, nil)
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
+		c := dial(t, addr)
 		fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
 		<-written
 		done := make(chan struct{})
