@@ -205,9 +205,25 @@ func openJournaled(o boltOpen, bo *bolt.Options) (*boltStore, loadedFile, error)
 	return s, lf, nil
 }
 
-// replay commits the journal's batches, each as the transaction it was.
+// replay commits the journal's batches, each as the transaction it was,
+// reading each one's operations only when it is its turn (readPayload), in
+// one buffer: bbolt keeps the slices a Put is given until its
+// transaction commits, and the next batch is read after that.
 func (s *boltStore) replay(batches []jrecord) error {
+	var files [2]*os.File
+	defer func() {
+		for _, f := range files {
+			if f != nil {
+				f.Close()
+			}
+		}
+	}()
+	var buf []byte
 	for _, r := range batches {
+		ops, err := readPayload(s.path, &files, r, &buf)
+		if err != nil {
+			return err
+		}
 		tx, err := s.db.Begin(true)
 		if err != nil {
 			return fmt.Errorf("ledger: open %s: replaying the journal: %w", s.path, err)
@@ -216,7 +232,7 @@ func (s *boltStore) replay(batches []jrecord) error {
 			tx.Rollback()
 			return journalCorrupt(s.path, "batch %d replays as transaction %d", r.txid, tx.ID())
 		}
-		if err := replayOps(tx, r.payload); err != nil {
+		if err := replayOps(tx, ops); err != nil {
 			tx.Rollback()
 			return journalCorrupt(s.path, "batch %d: %v", r.txid, err)
 		}

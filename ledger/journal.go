@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/fiscal402/fiscal402/internal/durable"
@@ -131,12 +133,23 @@ func sealRecord(r []byte, kind, flags byte, gen, txid uint64) {
 	binary.LittleEndian.PutUint32(r[28:32], c)
 }
 
-// jrecord is one record read back.
+// jrecord is one record read back: where it is, and the payload of a small
+// one. A batch's payload is not kept: Open reads it again, one batch at a
+// time, when it replays it (readPayload), so that reading the journal
+// takes memory for one record, not for the two files (up to 2 ×
+// journalLimit).
 type jrecord struct {
 	kind, flags byte
 	gen, txid   uint64
+	file        int   // the journal file (0 or 1)
+	off         int64 // where the record begins in it
+	n           int64 // the payload's length
 	payload     []byte
 }
+
+// maxKeptPayload is the largest payload a scan keeps (a checkpoint's is
+// journalMetaSize bytes, a header's none).
+const maxKeptPayload = 4096
 
 // jfile is what a scan found in one journal file: its generation and its
 // records, up to the first that is not whole or not of its generation.
@@ -147,35 +160,66 @@ type jfile struct {
 	size int64
 }
 
-// scanJournalFile reads a journal file; a missing or empty file (or one
-// whose header record is not whole) has no records.
-func scanJournalFile(path string) (jfile, error) {
+// scanJournalFile reads journal file i of a ledger (path is the file's own
+// path) from start to end through a buffer; a missing or empty file (or
+// one whose header record is not whole) has no records. Each record's
+// checksum is verified as its bytes pass.
+func scanJournalFile(path string, i int) (jfile, error) {
 	var jf jfile
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return jf, nil
 	}
 	if err != nil {
 		return jf, fmt.Errorf("ledger: journal %s: %w", path, err)
 	}
-	jf.size = int64(len(b))
-	off := 0
-	for len(b)-off >= journalHeaderSize {
-		h := b[off : off+journalHeaderSize]
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return jf, fmt.Errorf("ledger: journal %s: %w", path, err)
+	}
+	jf.size = fi.Size()
+	br := bufio.NewReaderSize(f, 64<<10)
+	sum := crc32.New(crc32c)
+	var h [journalHeaderSize]byte
+	off := int64(0)
+	for jf.size-off >= journalHeaderSize {
+		if _, err := io.ReadFull(br, h[:]); err != nil {
+			return jf, fmt.Errorf("ledger: journal %s: %w", path, err)
+		}
 		if string(h[:4]) != journalMagic {
 			break
 		}
-		n := int(binary.LittleEndian.Uint32(h[24:28]))
-		if n > len(b)-off-journalHeaderSize {
-			break
-		}
-		c := crc32.Update(0, crc32c, h[:28])
-		c = crc32.Update(c, crc32c, b[off+journalHeaderSize:off+journalHeaderSize+n])
-		if c != binary.LittleEndian.Uint32(h[28:32]) {
+		n := int64(binary.LittleEndian.Uint32(h[24:28]))
+		if n > jf.size-off-journalHeaderSize {
 			break
 		}
 		r := jrecord{kind: h[4], flags: h[5], gen: binary.LittleEndian.Uint64(h[8:16]), txid: binary.LittleEndian.Uint64(h[16:24]),
-			payload: b[off+journalHeaderSize : off+journalHeaderSize+n]}
+			file: i, off: off, n: n}
+		sum.Reset()
+		sum.Write(h[:28])
+		if r.kind != recBatch && n <= maxKeptPayload {
+			r.payload = make([]byte, n)
+			if _, err := io.ReadFull(br, r.payload); err != nil {
+				return jf, fmt.Errorf("ledger: journal %s: %w", path, err)
+			}
+			sum.Write(r.payload)
+		} else {
+			// Through the reader's own buffer (io.CopyN would allocate
+			// one for every record).
+			for rem := n; rem > 0; {
+				b, err := br.Peek(int(min(rem, int64(br.Size()))))
+				if err != nil {
+					return jf, fmt.Errorf("ledger: journal %s: %w", path, err)
+				}
+				sum.Write(b)
+				_, _ = br.Discard(len(b))
+				rem -= int64(len(b))
+			}
+		}
+		if sum.Sum32() != binary.LittleEndian.Uint32(h[28:32]) {
+			break
+		}
 		if off == 0 {
 			if r.kind != recHeader {
 				break
@@ -186,9 +230,37 @@ func scanJournalFile(path string) (jfile, error) {
 		}
 		jf.recs = append(jf.recs, r)
 		off += journalHeaderSize + n
-		jf.end = int64(off)
+		jf.end = off
 	}
 	return jf, nil
+}
+
+// readPayload reads record r's payload from its file (of the journal of
+// the ledger file path, opened as needed into files) into *buf, grown if
+// it must be, and verifies it again: the journal is read twice, and what
+// was whole at the scan must be the same now.
+func readPayload(path string, files *[2]*os.File, r jrecord, buf *[]byte) ([]byte, error) {
+	p := journalPaths(path)[r.file]
+	if files[r.file] == nil {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, fmt.Errorf("ledger: journal %s: %w", p, err)
+		}
+		files[r.file] = f
+	}
+	b := slices.Grow((*buf)[:0], journalHeaderSize+int(r.n))[:journalHeaderSize+int(r.n)]
+	*buf = b
+	if _, err := files[r.file].ReadAt(b, r.off); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("ledger: journal %s: %w", p, err)
+	} else if err != nil {
+		return nil, journalCorrupt(path, "%s: the record of transaction %d is cut short since it was read", filepath.Base(p), r.txid)
+	}
+	c := crc32.Update(0, crc32c, b[:28])
+	c = crc32.Update(c, crc32c, b[journalHeaderSize:])
+	if c != binary.LittleEndian.Uint32(b[28:32]) || binary.LittleEndian.Uint64(b[16:24]) != r.txid {
+		return nil, journalCorrupt(path, "%s: the record of transaction %d changed since it was read", filepath.Base(p), r.txid)
+	}
+	return b[journalHeaderSize:], nil
 }
 
 // journalState is what the two files say together.
@@ -212,7 +284,7 @@ func readJournal(path string) (journalState, error) {
 	var st journalState
 	ps := journalPaths(path)
 	for i, p := range ps {
-		jf, err := scanJournalFile(p)
+		jf, err := scanJournalFile(p, i)
 		if err != nil {
 			return st, err
 		}
@@ -247,8 +319,8 @@ func readJournal(path string) (journalState, error) {
 	if st.ckpt == nil {
 		return st, journalCorrupt(path, "the journal holds no checkpoint")
 	}
-	if len(st.ckpt.payload) != journalMetaSize {
-		return st, journalCorrupt(path, "checkpoint %d: a meta page of %d bytes", st.ckpt.txid, len(st.ckpt.payload))
+	if st.ckpt.n != journalMetaSize {
+		return st, journalCorrupt(path, "checkpoint %d: a meta page of %d bytes", st.ckpt.txid, st.ckpt.n)
 	}
 	next := st.ckpt.txid + 1
 	for _, i := range order {
@@ -395,16 +467,21 @@ func openJournal(path string, st journalState, txid uint64, m []byte) (*journal,
 		j.off = st.files[j.act].end
 		j.maxTx = [2]uint64{txid, txid}
 		j.queueCheckpoint(txid, m, false)
-		if !st.clean && j.size[j.act] > j.off+int64(len(j.out)) {
-			j.out = append(j.out, make([]byte, j.size[j.act]-j.off-int64(len(j.out)))...)
+		err := j.ensure(0)
+		if err == nil {
+			err = j.put(j.out)
 		}
-		if err := j.flush(); err != nil {
+		if err == nil && !st.clean {
+			err = j.zeroRest()
+		}
+		if err == nil {
+			err = j.syncActive()
+		}
+		if err != nil {
 			j.close()
 			return nil, err
 		}
-		if !st.clean {
-			j.off = st.files[j.act].end + journalHeaderSize + journalMetaSize
-		}
+		j.out = j.out[:0]
 		j.durable(txid, m)
 	}
 	if created {
@@ -414,6 +491,23 @@ func openJournal(path string, st journalState, txid uint64, m []byte) (*journal,
 		}
 	}
 	return j, nil
+}
+
+// zeroRest writes zeros over the active file from its offset to its end
+// (a chunk at a time, without moving the offset): after a crash the file
+// may hold, after its last whole record, a torn one of this generation,
+// whose bytes must never pass for a record.
+func (j *journal) zeroRest() error {
+	if j.zeros == nil {
+		j.zeros = make([]byte, journalChunk)
+	}
+	for at := j.off; at < j.size[j.act]; at += journalChunk {
+		n := min(journalChunk, j.size[j.act]-at)
+		if _, err := j.f[j.act].WriteAt(j.zeros[:n], at); err != nil {
+			return fmt.Errorf("ledger: journal %s: %w", j.path[j.act], err)
+		}
+	}
+	return nil
 }
 
 // turn makes the active file's generation gen, writes its header and a

@@ -156,7 +156,7 @@ func TestJournalTornTail(t *testing.T) {
 	if err != nil || len(st.batches) != 5 {
 		t.Fatalf("journal: %d batches, %v", len(st.batches), err)
 	}
-	last := st.files[0].end - int64(len(st.batches[4].payload))/2
+	last := st.files[0].end - st.batches[4].n/2
 	f, err := os.OpenFile(journalPaths(out)[0], os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)

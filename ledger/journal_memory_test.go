@@ -1,0 +1,177 @@
+package ledger
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// Reading the journal at Open takes memory for one record, not for the
+// files: a scan keeps where each record is, and the replay reads one
+// batch at a time (journal.go, readPayload).
+
+// crashedWithLargeBatches is crashedAfter with n entries each carrying a
+// document of size random bytes (which no compression shrinks), so that
+// the journal holds about n·size bytes of batches.
+func crashedWithLargeBatches(t *testing.T, n, size int) (*Ledger, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	l := reopen(t, path)
+	noCheckpoints(l)
+	snapshot, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		name := fmt.Sprintf("big%d", i)
+		doc := make([]byte, size)
+		_, _ = rand.Read(doc)
+		_, err := l.Append(context.Background(), Append{Build: func(int64) (Entry, error) {
+			return Entry{ID: name, Leaf: []byte("leaf " + name), Docs: map[string][]byte{"blob": doc}}, nil
+		}})
+		if err != nil {
+			t.Fatalf("append %s: %v", name, err)
+		}
+	}
+	return l, crashDisk(t, path, snapshot)
+}
+
+// TestReadJournalMemoryIsBounded: a journal of ~12 MB of batches is read
+// (every record's checksum verified) with a small fraction of its size
+// allocated, and still opens to every entry (the replay reads each batch
+// when it commits it).
+func TestReadJournalMemoryIsBounded(t *testing.T) {
+	const entries, size = 24, 512 << 10
+	l, out := crashedWithLargeBatches(t, entries, size)
+	fi, err := os.Stat(journalPaths(out)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() < entries*size {
+		t.Fatalf("journal of %d bytes, want at least %d", fi.Size(), entries*size)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	st, err := readJournal(out)
+	runtime.ReadMemStats(&after)
+	if err != nil || len(st.batches) != entries {
+		t.Fatalf("journal: %d batches, %v; want %d", len(st.batches), err, entries)
+	}
+	// The scan's own buffer (64 KB), the two files' record lists and the
+	// checkpoint's meta page: less than one of the batches.
+	got := after.TotalAlloc - before.TotalAlloc
+	if got > size/2 {
+		t.Fatalf("reading a journal of %d bytes allocated %d bytes, want at most %d", fi.Size(), got, size/2)
+	}
+	t.Logf("a journal of %d bytes read with %d bytes allocated", fi.Size(), got)
+	for _, r := range st.batches {
+		if r.payload != nil {
+			t.Fatalf("batch %d kept its payload of %d bytes", r.txid, len(r.payload))
+		}
+	}
+	r := reopen(t, out)
+	if r.Size() != l.Size() {
+		t.Fatalf("size after the replay %d, want %d", r.Size(), l.Size())
+	}
+	for i := range entries {
+		name := fmt.Sprintf("big%d", i)
+		got, err := r.Entry(name)
+		want, _ := l.Entry(name)
+		if err != nil || !bytes.Equal(got.Docs["blob"], want.Docs["blob"]) || len(got.Docs["blob"]) != size {
+			t.Fatalf("entry %s after the replay: %d bytes, %v", name, len(got.Docs["blob"]), err)
+		}
+	}
+	mustCheck(t, r)
+}
+
+// TestJournalReplayRefusesABatchChangedAfterTheScan: the replay reads a
+// batch again and verifies it; a record that no longer matches what the
+// scan found (a file changed under the lock, a medium returning other
+// bytes) is damage, reported, and nothing of it is committed.
+func TestJournalReplayRefusesABatchChangedAfterTheScan(t *testing.T) {
+	_, out := crashedAfter(t, 3)
+	st, err := readJournal(out)
+	if err != nil || len(st.batches) != 3 {
+		t.Fatalf("journal: %d batches, %v", len(st.batches), err)
+	}
+	var files [2]*os.File
+	defer func() {
+		for _, f := range files {
+			if f != nil {
+				f.Close()
+			}
+		}
+	}()
+	var buf []byte
+	r := st.batches[1]
+	if _, err := readPayload(out, &files, r, &buf); err != nil {
+		t.Fatalf("batch %d as scanned: %v", r.txid, err)
+	}
+	f, err := os.OpenFile(journalPaths(out)[r.file], os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte{0xff}, r.off+journalHeaderSize+r.n-1); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	_, err = readPayload(out, &files, r, &buf)
+	var ce *CorruptError
+	if !errors.As(err, &ce) {
+		t.Fatalf("batch %d changed after the scan: %v, want a CorruptError", r.txid, err)
+	}
+}
+
+// TestJournalOpenZeroesTheRestOfTheFile: after a crash, the active file
+// may go on, past its last whole record, with bytes of a torn record or
+// of an earlier turn (a reused file is longer than its new turn). Open
+// writes its checkpoint after the last whole record and zeros over
+// everything after it, to the file's end (in chunks: the rest may be most
+// of journalLimit), so that no later scan reads those bytes as records.
+func TestJournalOpenZeroesTheRestOfTheFile(t *testing.T) {
+	_, out := crashedAfter(t, 4)
+	p := journalPaths(out)[0]
+	st, err := readJournal(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := st.files[0].end
+	// Not a multiple of the chunk: the last one is short.
+	junk := bytes.Repeat([]byte{0xab}, 2*journalChunk+12345)
+	f, err := os.OpenFile(p, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(junk, end); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	size := end + int64(len(junk))
+	r := reopen(t, out)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(len(b)) != size {
+		t.Fatalf("journal of %d bytes after Open, want %d (the file as it was)", len(b), size)
+	}
+	after, err := scanJournalFile(p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.end != end+journalHeaderSize+journalMetaSize {
+		t.Fatalf("records end at %d after Open, want %d (the open's checkpoint after %d)", after.end, end+journalHeaderSize+journalMetaSize, end)
+	}
+	if i := bytes.IndexFunc(b[after.end:], func(c rune) bool { return c != 0 }); i >= 0 {
+		t.Fatalf("byte %d of %d after the checkpoint is not zero", after.end+int64(i), size)
+	}
+	mustAppend(t, r, "after")
+	mustCheck(t, r)
+}
