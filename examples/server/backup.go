@@ -23,7 +23,7 @@ import (
 // The backup and check commands:
 //
 //	server backup [-server URL] [-data DIR] [-operator-key-file FILE] [-o FILE]
-//	server check  [-data DIR] [-ledger FILE] [-log-key KEY]
+//	server check  [-data DIR] [-ledger FILE] [-log-key KEY] [-recover]
 //
 // backup asks the running server for a hot copy of its ledger (GET
 // /v1/admin/backup, with the operator key) and writes it to -o (or stdout).
@@ -33,7 +33,11 @@ import (
 // copy. check verifies a ledger file (a restored copy, or the data
 // directory's ledger.db while the server is stopped) and prints its log
 // size and root: after a restore, they match the checkpoint the server had
-// at that size.
+// at that size. A ledger file the server did not close (a crash, a kill)
+// holds commits only its journal has: check refuses it
+// (ledger.ErrNeedsRecovery) unless -recover, which first replays the
+// journal as the server's next start would (opening the file for writing
+// with <data>/keys/log.key, then closing it), without serving anything.
 
 func runBackup(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
@@ -126,6 +130,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	data := fs.String("data", "fiscal402-data", "data directory: its ledger.db and keys/log.key")
 	path := fs.String("ledger", "", "the ledger file to check (default <data>/ledger.db), or a postgres:// URL")
 	vkey := fs.String("log-key", "", "the log verifier key (default: derived from <data>/keys/log.key)")
+	replay := fs.Bool("recover", false, "first replay the journal of a ledger file the server did not close (a crash, a kill), as its next start would: needs <data>/keys/log.key and the server stopped")
 	if err := applyEnv(fs, os.Getenv); err != nil {
 		return err
 	}
@@ -135,6 +140,11 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	if *path == "" {
 		*path = filepath.Join(*data, "ledger.db")
 	}
+	if *replay {
+		if err := recoverLedger(*path, filepath.Join(*data, "keys", "log.key"), stdout); err != nil {
+			return err
+		}
+	}
 	if *vkey == "" {
 		k, err := logVerifierKey(filepath.Join(*data, "keys", "log.key"))
 		if err != nil {
@@ -143,10 +153,46 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		*vkey = k
 	}
 	cp, err := checkLedger(*path, *vkey)
+	if errors.Is(err, ledger.ErrNeedsRecovery) {
+		return fmt.Errorf("%w; check -recover replays it without serving", err)
+	}
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s: ledger.Check passed; origin %s, log size %d, root %s\n", redact(*path), cp.Origin, cp.Size, base64.StdEncoding.EncodeToString(cp.Root[:]))
+	return nil
+}
+
+// recoverLedger replays the journal of the ledger file at path (a
+// PostgreSQL ledger has none: its commits are durable in the database) by
+// opening it for writing with the log key at keyPath, which it never
+// creates, and closing it: the state the server's next start would serve,
+// its journal checkpointed at the close.
+func recoverLedger(path, keyPath string, stdout io.Writer) error {
+	if u, _ := storeURL(path, func(string) string { return "" }); u != "" {
+		fmt.Fprintf(stdout, "%s: nothing to replay (a PostgreSQL ledger has no journal)\n", redact(path))
+		return nil
+	}
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("recover: %w", err) // never a new, empty ledger
+	}
+	raw, err := os.ReadFile(keyPath)
+	if err != nil {
+		return fmt.Errorf("recover: the log key: %w (the journal is replayed with the server's own key)", err)
+	}
+	s, err := note.NewSigner(strings.TrimSpace(string(raw)))
+	if err != nil {
+		return fmt.Errorf("recover: log key %s: %w", keyPath, err)
+	}
+	l, err := ledger.Open(path, ledger.Options{Origin: s.Name(), Signer: s})
+	if err != nil {
+		return fmt.Errorf("recover: %w", err)
+	}
+	size := l.Size()
+	if err := l.Close(); err != nil {
+		return fmt.Errorf("recover: closing %s: %w", path, err)
+	}
+	fmt.Fprintf(stdout, "%s: journal replayed and checkpointed; log size %d\n", redact(path), size)
 	return nil
 }
 
