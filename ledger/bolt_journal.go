@@ -206,21 +206,14 @@ func openJournaled(o boltOpen, bo *bolt.Options) (*boltStore, loadedFile, error)
 }
 
 // replay commits the journal's batches, each as the transaction it was,
-// reading each one's operations only when it is its turn (readPayload), in
-// one buffer: bbolt keeps the slices a Put is given until its
+// reading each one's operations only when it is its turn (journalReader),
+// in one buffer: bbolt keeps the slices a Put is given until its
 // transaction commits, and the next batch is read after that.
 func (s *boltStore) replay(batches []jrecord) error {
-	var files [2]*os.File
-	defer func() {
-		for _, f := range files {
-			if f != nil {
-				f.Close()
-			}
-		}
-	}()
-	var buf []byte
+	jr := &journalReader{path: s.path}
+	defer jr.close()
 	for _, r := range batches {
-		ops, err := readPayload(s.path, &files, r, &buf)
+		ops, err := jr.payload(r)
 		if err != nil {
 			return err
 		}

@@ -135,7 +135,7 @@ func sealRecord(r []byte, kind, flags byte, gen, txid uint64) {
 
 // jrecord is one record read back: where it is, and the payload of a small
 // one. A batch's payload is not kept: Open reads it again, one batch at a
-// time, when it replays it (readPayload), so that reading the journal
+// time, when it replays it (journalReader), so that reading the journal
 // takes memory for one record, not for the two files (up to 2 ×
 // journalLimit).
 type jrecord struct {
@@ -235,32 +235,48 @@ func scanJournalFile(path string, i int) (jfile, error) {
 	return jf, nil
 }
 
-// readPayload reads record r's payload from its file (of the journal of
-// the ledger file path, opened as needed into files) into *buf, grown if
-// it must be, and verifies it again: the journal is read twice, and what
-// was whole at the scan must be the same now.
-func readPayload(path string, files *[2]*os.File, r jrecord, buf *[]byte) ([]byte, error) {
-	p := journalPaths(path)[r.file]
-	if files[r.file] == nil {
+// journalReader reads batches back from the journal files of the ledger
+// file path (opened as needed), one at a time into one buffer.
+type journalReader struct {
+	path  string
+	files [2]*os.File
+	buf   []byte
+}
+
+// payload reads record r's payload from its file, into the reader's buffer
+// (grown if it must be: the slice returned is valid until the next call),
+// and verifies it again: the journal is read twice, and what was whole at
+// the scan must be the same now.
+func (jr *journalReader) payload(r jrecord) ([]byte, error) {
+	p := journalPaths(jr.path)[r.file]
+	if jr.files[r.file] == nil {
 		f, err := os.Open(p)
 		if err != nil {
 			return nil, fmt.Errorf("ledger: journal %s: %w", p, err)
 		}
-		files[r.file] = f
+		jr.files[r.file] = f
 	}
-	b := slices.Grow((*buf)[:0], journalHeaderSize+int(r.n))[:journalHeaderSize+int(r.n)]
-	*buf = b
-	if _, err := files[r.file].ReadAt(b, r.off); err != nil && !errors.Is(err, io.EOF) {
+	b := slices.Grow(jr.buf[:0], journalHeaderSize+int(r.n))[:journalHeaderSize+int(r.n)]
+	jr.buf = b
+	if _, err := jr.files[r.file].ReadAt(b, r.off); err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("ledger: journal %s: %w", p, err)
 	} else if err != nil {
-		return nil, journalCorrupt(path, "%s: the record of transaction %d is cut short since it was read", filepath.Base(p), r.txid)
+		return nil, journalCorrupt(jr.path, "%s: the record of transaction %d is cut short since it was read", filepath.Base(p), r.txid)
 	}
 	c := crc32.Update(0, crc32c, b[:28])
 	c = crc32.Update(c, crc32c, b[journalHeaderSize:])
 	if c != binary.LittleEndian.Uint32(b[28:32]) || binary.LittleEndian.Uint64(b[16:24]) != r.txid {
-		return nil, journalCorrupt(path, "%s: the record of transaction %d changed since it was read", filepath.Base(p), r.txid)
+		return nil, journalCorrupt(jr.path, "%s: the record of transaction %d changed since it was read", filepath.Base(p), r.txid)
 	}
 	return b[journalHeaderSize:], nil
+}
+
+func (jr *journalReader) close() {
+	for _, f := range jr.files {
+		if f != nil {
+			f.Close()
+		}
+	}
 }
 
 // journalState is what the two files say together.

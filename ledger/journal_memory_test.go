@@ -7,28 +7,20 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"testing"
 )
 
 // Reading the journal at Open takes memory for one record, not for the
 // files: a scan keeps where each record is, and the replay reads one
-// batch at a time (journal.go, readPayload).
+// batch at a time (journal.go, journalReader).
 
 // crashedWithLargeBatches is crashedAfter with n entries each carrying a
 // document of size random bytes (which no compression shrinks), so that
 // the journal holds about n·size bytes of batches.
 func crashedWithLargeBatches(t *testing.T, n, size int) (*Ledger, string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "ledger.db")
-	l := reopen(t, path)
-	noCheckpoints(l)
-	snapshot, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range n {
+	return crashedWith(t, n, func(l *Ledger, i int) {
 		name := fmt.Sprintf("big%d", i)
 		doc := make([]byte, size)
 		_, _ = rand.Read(doc)
@@ -38,8 +30,7 @@ func crashedWithLargeBatches(t *testing.T, n, size int) (*Ledger, string) {
 		if err != nil {
 			t.Fatalf("append %s: %v", name, err)
 		}
-	}
-	return l, crashDisk(t, path, snapshot)
+	})
 }
 
 // TestReadJournalMemoryIsBounded: a journal of ~12 MB of batches is read
@@ -96,22 +87,11 @@ func TestReadJournalMemoryIsBounded(t *testing.T) {
 // scan found (a file changed under the lock, a medium returning other
 // bytes) is damage, reported, and nothing of it is committed.
 func TestJournalReplayRefusesABatchChangedAfterTheScan(t *testing.T) {
-	_, out := crashedAfter(t, 3)
-	st, err := readJournal(out)
-	if err != nil || len(st.batches) != 3 {
-		t.Fatalf("journal: %d batches, %v", len(st.batches), err)
-	}
-	var files [2]*os.File
-	defer func() {
-		for _, f := range files {
-			if f != nil {
-				f.Close()
-			}
-		}
-	}()
-	var buf []byte
+	_, out, st := scannedAfter(t, 3)
+	jr := &journalReader{path: out}
+	defer jr.close()
 	r := st.batches[1]
-	if _, err := readPayload(out, &files, r, &buf); err != nil {
+	if _, err := jr.payload(r); err != nil {
 		t.Fatalf("batch %d as scanned: %v", r.txid, err)
 	}
 	f, err := os.OpenFile(journalPaths(out)[r.file], os.O_RDWR, 0)
@@ -122,7 +102,7 @@ func TestJournalReplayRefusesABatchChangedAfterTheScan(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	_, err = readPayload(out, &files, r, &buf)
+	_, err = jr.payload(r)
 	var ce *CorruptError
 	if !errors.As(err, &ce) {
 		t.Fatalf("batch %d changed after the scan: %v, want a CorruptError", r.txid, err)
@@ -136,12 +116,8 @@ func TestJournalReplayRefusesABatchChangedAfterTheScan(t *testing.T) {
 // everything after it, to the file's end (in chunks: the rest may be most
 // of journalLimit), so that no later scan reads those bytes as records.
 func TestJournalOpenZeroesTheRestOfTheFile(t *testing.T) {
-	_, out := crashedAfter(t, 4)
+	_, out, st := scannedAfter(t, 4)
 	p := journalPaths(out)[0]
-	st, err := readJournal(out)
-	if err != nil {
-		t.Fatal(err)
-	}
 	end := st.files[0].end
 	// Not a multiple of the chunk: the last one is short.
 	junk := bytes.Repeat([]byte{0xab}, 2*journalChunk+12345)

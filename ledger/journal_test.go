@@ -56,6 +56,13 @@ func crashDisk(t *testing.T, path string, snapshot []byte) string {
 // (crashDisk: the file as at Open, the journal as now).
 func crashedAfter(t *testing.T, n int) (*Ledger, string) {
 	t.Helper()
+	return crashedWith(t, n, func(l *Ledger, i int) { mustAppend(t, l, fmt.Sprintf("e%d", i)) })
+}
+
+// crashedWith is crashedAfter with the appends made by add (i from 0 to
+// n-1).
+func crashedWith(t *testing.T, n int, add func(l *Ledger, i int)) (*Ledger, string) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "ledger.db")
 	l := reopen(t, path)
 	noCheckpoints(l)
@@ -64,9 +71,21 @@ func crashedAfter(t *testing.T, n int) (*Ledger, string) {
 		t.Fatal(err)
 	}
 	for i := range n {
-		mustAppend(t, l, fmt.Sprintf("e%d", i))
+		add(l, i)
 	}
 	return l, crashDisk(t, path, snapshot)
+}
+
+// scannedAfter is crashedAfter, with the journal of the crash's disk as
+// readJournal finds it: n batches.
+func scannedAfter(t *testing.T, n int) (*Ledger, string, journalState) {
+	t.Helper()
+	l, out := crashedAfter(t, n)
+	st, err := readJournal(out)
+	if err != nil || len(st.batches) != n {
+		t.Fatalf("journal: %d batches, %v; want %d", len(st.batches), err, n)
+	}
+	return l, out, st
 }
 
 // TestJournalReplayRebuildsTheState: appends with claims, postings that
@@ -151,11 +170,7 @@ func TestJournalReplayRebuildsTheState(t *testing.T) {
 // cut during that batch's write (its append was never acknowledged), and
 // the ledger opens at the batch before it.
 func TestJournalTornTail(t *testing.T) {
-	l, out := crashedAfter(t, 5)
-	st, err := readJournal(out)
-	if err != nil || len(st.batches) != 5 {
-		t.Fatalf("journal: %d batches, %v", len(st.batches), err)
-	}
+	l, out, st := scannedAfter(t, 5)
 	last := st.files[0].end - st.batches[4].n/2
 	f, err := os.OpenFile(journalPaths(out)[0], os.O_RDWR, 0)
 	if err != nil {
