@@ -22,15 +22,19 @@
 // a TimeoutHandler gave up on) does nothing. A write is still held only
 // when its answer was cut exactly at the buffer (a handler that panicked
 // or wrote less than its Content-Length, a Server.Close while it ran):
-// Close then sends it before closing (within 100 ms: a client that does
-// not read cannot hold up a Server.Close), so that the client gets the
-// cut answer net/http would have sent, not a connection closed before
-// any byte, which Go's Transport would answer by sending the request
-// again; a hijack sends it too. Nothing else changes: every other write
-// goes out as it comes, no lock is held across a write's system call
-// (Close's bounded one excepted), deadlines are the connection's own. A
-// held write's buffer is lent by the listener, so an idle connection keeps
-// none.
+// Close then sends it before closing, so that the client gets the cut
+// answer net/http would have sent, not a connection closed before any
+// byte, which Go's Transport would answer by sending the request again;
+// CloseWrite (net/http's close after an unread request body) and a hijack
+// send it too. So does a write that fails because the write deadline
+// passed while the first was held: a plain connection had sent those bytes
+// when net/http wrote them. Each of those sends is bounded (100 ms: a
+// client that does not read cannot hold up a Server.Close or a Hijack) and
+// leaves the write deadline as net/http had it. Nothing else changes:
+// every other write goes out as it comes, no lock is held across a write's
+// system call (those bounded sends excepted), deadlines are the
+// connection's own. A held write's buffer is lent by the listener, so an
+// idle connection keeps none.
 //
 // Wiring (examples/server): wrap the listener with Listener, call Configure
 // on the http.Server (it puts the connection in each request's context),
@@ -44,7 +48,9 @@
 // 100-continue), hid a failed write from net/http (a pipelined request was
 // then served after a cut answer), made Server.Close wait on a client,
 // and queued deadlines behind writes; a review of this design found a mark
-// that outlived its answer and a cut answer dropped whole. nethttp_test.go
-// runs each of those paths against a plain net/http server and the wired
-// one.
+// that outlived its answer and a cut answer dropped whole; a third found a
+// held write dropped whole by a passed write deadline and by CloseWrite,
+// and a hijack that sent it without a deadline. nethttp_test.go and
+// nethttp_more_test.go run each of those paths against a plain net/http
+// server and the wired one, and raw request scripts through both.
 package httpconn

@@ -3,9 +3,11 @@ package httpconn
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -88,7 +90,7 @@ func Whole(ctx context.Context) {
 type Conn struct {
 	net.Conn
 	bufs  *sync.Pool // the listener's (nil: a new buffer each time)
-	mu    sync.Mutex // guards whole and held, never held across a system call
+	mu    sync.Mutex // guards whole and held; held across a system call only by a bounded write (writeWithin)
 	whole bool       // the next answer's first write may be held (Whole)
 	held  []byte     // that write, until the answer's next one
 }
@@ -119,6 +121,15 @@ func (c *Conn) Write(p []byte) (int, error) {
 	h := len(held)
 	buf := append(held, p...)
 	n, err := c.Conn.Write(buf)
+	if n < h && errors.Is(err, os.ErrDeadlineExceeded) {
+		// The write deadline passed while the first write was held: a
+		// plain connection had sent it when net/http wrote it, and the
+		// client gets the answer cut there rather than a connection
+		// closed before any byte (which Go's Transport would take for
+		// an idle connection closed, and send the request again). The
+		// deadline is left passed, as it was.
+		c.sendWithin(buf[n:h], time.Unix(1, 0))
+	}
 	c.release(buf)
 	if n < h {
 		if err == nil {
@@ -202,9 +213,12 @@ func (c *Conn) ReadFrom(r io.Reader) (int64, error) {
 	return io.Copy(c.Conn, r)
 }
 
-// CloseWrite shuts the connection's writing side (net/http's
-// closeWriteAndWait, after its last write).
+// CloseWrite sends a write still held (within closeWriteTimeout), then
+// shuts the connection's writing side: net/http's closeWriteAndWait, after
+// an answer to a request whose body it did not read to its end, which may
+// be an answer cut exactly at the buffer.
 func (c *Conn) CloseWrite() error {
+	c.sendHeldWithin(time.Time{})
 	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
 		return cw.CloseWrite()
 	}
@@ -219,23 +233,47 @@ func (c *Conn) CloseWrite() error {
 // byte, which Go's Transport takes for an idle connection closed and
 // answers by sending a GET or an idempotent request again. The write is
 // bounded by closeWriteTimeout (a client that does not read cannot hold
-// up a Server.Close), and made under the lock, so that a write of the
-// handler's racing it cannot overtake it.
+// up a Server.Close).
 func (c *Conn) Close() error {
-	c.mu.Lock()
-	if held := c.held; held != nil {
-		c.held = nil
-		_ = c.Conn.SetWriteDeadline(time.Now().Add(closeWriteTimeout))
-		_, _ = c.Conn.Write(held)
-		c.release(held)
-	}
-	c.mu.Unlock()
+	c.sendHeldWithin(time.Time{})
 	return c.Conn.Close()
 }
 
-// closeWriteTimeout bounds Close's write of a held answer.
+// closeWriteTimeout bounds a write of held bytes that net/http did not
+// ask for then (Close, CloseWrite, a hijack, a passed write deadline).
 const closeWriteTimeout = 100 * time.Millisecond
+
+// sendHeldWithin sends a write still held, within closeWriteTimeout, and
+// then sets the write deadline to after (zero: none); it does nothing when
+// no write is held. All of it under the lock, so that a write of the
+// handler's racing it cannot overtake it.
+func (c *Conn) sendHeldWithin(after time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if held := c.held; held != nil {
+		c.held = nil
+		c.writeWithin(held, after)
+		c.release(held)
+	}
+}
+
+// sendWithin is sendHeldWithin for bytes of a write already taken (b).
+func (c *Conn) sendWithin(b []byte, after time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.writeWithin(b, after)
+}
+
+// writeWithin writes b within closeWriteTimeout, then sets the write
+// deadline to after; c.mu is held.
+func (c *Conn) writeWithin(b []byte, after time.Time) {
+	_ = c.Conn.SetWriteDeadline(time.Now().Add(closeWriteTimeout))
+	_, _ = c.Conn.Write(b)
+	_ = c.Conn.SetWriteDeadline(after)
+}
 
 // hijacked sends a write still held: a hijacker may read before it writes
 // (net/http's Hijack flushes its buffer, which leaves a held write held).
-func (c *Conn) hijacked() { _ = c.sendHeld() }
+// It runs inside net/http's Hijack, which has just cleared the
+// connection's deadlines: within closeWriteTimeout, and none after.
+func (c *Conn) hijacked() { c.sendHeldWithin(time.Time{}) }

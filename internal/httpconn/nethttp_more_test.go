@@ -1,0 +1,328 @@
+package httpconn
+
+// Paths of net/http (go1.26 server.go) where a third review found the
+// wired server differing from a plain one (a passed write deadline, a
+// CloseWrite, a hijack, each with a write held), and a differential run of
+// raw request scripts: the same bytes, plain and wired.
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// rawRead reads everything the server sends on c until EOF (or d).
+func rawRead(c net.Conn, d time.Duration) ([]byte, error) {
+	_ = c.SetReadDeadline(time.Now().Add(d))
+	return io.ReadAll(c)
+}
+
+// The WriteTimeout (or a ResponseController.SetWriteDeadline) passes
+// between the answer's first write (the full 4 KB buffer) and its rest.
+// Plain: the first 4 KB went out when written; the rest fails; the client
+// gets a cut answer. Wired, it did get a connection closed before any
+// byte (the held 4 KB went out with the rest, in one write that failed at
+// once); now the held bytes go out within closeWriteTimeout.
+func TestWriteDeadlinePassedWhileHeld(t *testing.T) {
+	both(t, func(t *testing.T, wired bool) {
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			Whole(r.Context())
+			w.Header().Set("Content-Length", "8000")
+			_, _ = w.Write(body(5000))
+			time.Sleep(500 * time.Millisecond) // past WriteTimeout
+			_, _ = w.Write(body(3000))
+		})
+		_, addr := start(t, h, wired, false, func(s *http.Server) { s.WriteTimeout = 300 * time.Millisecond })
+		c := dial(t, addr)
+		fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		got, err := rawRead(c, 3*time.Second)
+		t.Logf("client got %d bytes, then %v", len(got), err)
+		if len(got) == 0 {
+			t.Errorf("the connection closed before any byte of the answer")
+		}
+	})
+}
+
+// The same seen by Go's Transport on a reused connection: a connection
+// closed before any byte is taken for a server that closed an idle
+// connection, and a replayable request (GET, or a POST with an
+// Idempotency-Key header) is sent again: the handler runs twice.
+func TestWriteDeadlinePassedServesOnce(t *testing.T) {
+	both(t, func(t *testing.T, wired bool) {
+		var runs atomic.Int32
+		mux := http.NewServeMux()
+		mux.HandleFunc("/warm", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("ok")) })
+		mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+			runs.Add(1)
+			_, _ = io.Copy(io.Discard, r.Body)
+			Whole(r.Context())
+			w.Header().Set("Content-Length", "8000")
+			_, _ = w.Write(body(5000))
+			time.Sleep(500 * time.Millisecond)
+			_, _ = w.Write(body(3000))
+		})
+		_, addr := start(t, mux, wired, false, func(s *http.Server) {
+			s.WriteTimeout = 300 * time.Millisecond
+		})
+		tr := &http.Transport{}
+		defer tr.CloseIdleConnections()
+		cl := &http.Client{Transport: tr, Timeout: 5 * time.Second}
+		res, err := cl.Get("http://" + addr + "/warm")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		req, _ := http.NewRequest("POST", "http://"+addr+"/slow", strings.NewReader(`{"x":1}`))
+		req.Header.Set("Idempotency-Key", "k1")
+		res, err = cl.Do(req)
+		if err == nil {
+			b, berr := io.ReadAll(res.Body)
+			res.Body.Close()
+			t.Logf("/slow: %d, %d body bytes, then %v", res.StatusCode, len(b), berr)
+		} else {
+			t.Logf("/slow: no answer: %v", err)
+		}
+		if n := runs.Load(); n != 1 {
+			t.Errorf("the handler ran %d times for one client request, want 1", n)
+		}
+	})
+}
+
+// An answer cut exactly at the buffer (the handler wrote less than its
+// Content-Length) to a request whose body (> 256 KB) the handler did not
+// read: net/http ends with closeWriteAndWait, i.e. CloseWrite before
+// Close. Conn.CloseWrite shuts the writing side with the write still
+// held; Close's write of it then failed. Plain: the client gets the cut
+// answer; wired, it got nothing (now CloseWrite sends it first).
+func TestCloseWriteSendsTheHeldWrite(t *testing.T) {
+	both(t, func(t *testing.T, wired bool) {
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			Whole(r.Context())
+			h := w.Header()
+			h.Set("Content-Length", "8000")
+			h.Set("Content-Type", "text/plain")
+			h.Set("Date", "Mon, 02 Jan 2006 15:04:05 GMT")
+			// net/http adds "Connection: close" (request body too big):
+			// header and body fill the buffer exactly; 8000 promised.
+			_, _ = w.Write(body(bufferSize - len(fillHeader) - len("Connection: close\r\n")))
+		})
+		_, addr := start(t, h, wired, false, nil)
+		c := dial(t, addr)
+		go func() {
+			fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n")
+			_, _ = c.Write(make([]byte, 300<<10)) // part of the body; never all of it
+		}()
+		got, err := rawRead(c, 3*time.Second)
+		t.Logf("client got %d bytes, then %v", len(got), err)
+		if len(got) < bufferSize {
+			t.Errorf("the cut answer did not arrive: %d bytes", len(got))
+		}
+	})
+}
+
+// stallListener's connections take no byte while stalled (a client whose
+// receive window is full), honouring write deadlines as a socket does.
+type stallListener struct {
+	net.Listener
+	stalled atomic.Bool
+}
+
+func (l *stallListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &stallConn{Conn: c, l: l, closed: make(chan struct{})}, nil
+}
+
+type stallConn struct {
+	net.Conn
+	l      *stallListener
+	mu     sync.Mutex
+	wdl    time.Time
+	once   sync.Once
+	closed chan struct{}
+}
+
+func (c *stallConn) SetWriteDeadline(t time.Time) error {
+	c.mu.Lock()
+	c.wdl = t
+	c.mu.Unlock()
+	return c.Conn.SetWriteDeadline(t)
+}
+
+func (c *stallConn) SetDeadline(t time.Time) error {
+	c.mu.Lock()
+	c.wdl = t
+	c.mu.Unlock()
+	return c.Conn.SetDeadline(t)
+}
+
+func (c *stallConn) Close() error {
+	c.once.Do(func() { close(c.closed) })
+	return c.Conn.Close()
+}
+
+func (c *stallConn) Write(p []byte) (int, error) {
+	for c.l.stalled.Load() {
+		c.mu.Lock()
+		dl := c.wdl
+		c.mu.Unlock()
+		if !dl.IsZero() && !time.Now().Before(dl) {
+			return 0, os.ErrDeadlineExceeded
+		}
+		select {
+		case <-c.closed:
+			return 0, net.ErrClosed
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return c.Conn.Write(p)
+}
+
+// A marked answer that fills net/http's buffer exactly, then a Hijack,
+// to a client that reads nothing for now. Plain: Hijack's flush writes the
+// buffer under the WriteTimeout and fails with it; Hijack returns. Wired:
+// that flush is held; hijackLocked clears the deadlines, and the
+// StateHijacked hook wrote the held bytes with no deadline, inside
+// Hijack (under net/http's conn.mu): Hijack did not return until the
+// client read. Now within closeWriteTimeout.
+func TestHijackSendsTheHeldWriteWithinABound(t *testing.T) {
+	both(t, func(t *testing.T, wired bool) {
+		raw, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sl := &stallListener{Listener: raw}
+		var ln net.Listener = sl
+		hijacked := make(chan error, 1)
+		srv := &http.Server{WriteTimeout: 300 * time.Millisecond, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			Whole(r.Context())
+			fillBuffer(w)
+			sl.stalled.Store(true) // the client stops reading
+			c, _, err := http.NewResponseController(w).Hijack()
+			if err == nil {
+				c.Close()
+			}
+			hijacked <- err
+		})}
+		if wired {
+			ln = Listener(ln)
+			Configure(srv)
+		}
+		go func() { _ = srv.Serve(ln) }()
+		t.Cleanup(func() { sl.stalled.Store(false); _ = srv.Close() })
+		c := dial(t, raw.Addr().String())
+		fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		select {
+		case err := <-hijacked:
+			t.Logf("Hijack returned: %v", err)
+		case <-time.After(2 * time.Second):
+			t.Errorf("Hijack did not return within 2s (WriteTimeout 300ms)")
+		}
+	})
+}
+
+// diffHandler answers per path, always marked whole, Date fixed.
+func diffHandler(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Date", "Mon, 02 Jan 2006 15:04:05 GMT")
+	q := r.URL.Query()
+	n := atoiDefault(q.Get("n"), 5000)
+	if q.Get("nowhole") == "" {
+		Whole(r.Context())
+	}
+	if p := atoiDefault(q.Get("pad"), 0); p > 0 {
+		h.Set("X-Pad", strings.Repeat("p", p))
+	}
+	if q.Get("read") != "" {
+		_, _ = io.Copy(io.Discard, r.Body)
+	}
+	if cl := q.Get("cl"); cl != "" {
+		h.Set("Content-Length", cl)
+	} else if q.Get("nocl") == "" {
+		h.Set("Content-Length", fmt.Sprint(n))
+	}
+	if s := atoiDefault(q.Get("status"), 0); s > 0 {
+		w.WriteHeader(s)
+	}
+	for _, part := range splitN(n, atoiDefault(q.Get("chunk"), n)) {
+		_, _ = w.Write(body(part))
+	}
+	if q.Get("abort") != "" {
+		panic(http.ErrAbortHandler)
+	}
+}
+
+func atoiDefault(s string, d int) int {
+	var n int
+	if _, err := fmt.Sscan(s, &n); err != nil {
+		return d
+	}
+	return n
+}
+
+func splitN(n, chunk int) []int {
+	var out []int
+	for n > 0 {
+		c := min(chunk, n)
+		out = append(out, c)
+		n -= c
+	}
+	return out
+}
+
+// Raw request scripts, each on its own connection, read to EOF: the bytes
+// a client gets must be the same, plain and wired.
+func TestRawScriptsSameBytes(t *testing.T) {
+	scripts := map[string]string{
+		"http10":           "GET /?n=5000 HTTP/1.0\r\n\r\n",
+		"http10-keepalive": "GET /?n=5000 HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET /?n=6000 HTTP/1.0\r\n\r\n",
+		"pipelined-second-marked": "GET /?n=5000&nowhole=1 HTTP/1.1\r\nHost: x\r\n\r\nGET /?n=7000 HTTP/1.1\r\nHost: x\r\n\r\n" +
+			"GET /?n=9000 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+		"body-4096-small-header": "GET /?n=4096 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+		"more-than-cl":           "GET /?n=9000&cl=8000&chunk=3000 HTTP/1.1\r\nHost: x\r\n\r\nGET /?n=10 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+		"less-than-cl":           "GET /?n=6000&cl=8000 HTTP/1.1\r\nHost: x\r\n\r\nGET /?n=10 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+		"304":                    "GET /?n=0&cl=8000&status=304 HTTP/1.1\r\nHost: x\r\n\r\nGET /?n=10 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+		"204":                    "GET /?n=0&cl=8000&status=204 HTTP/1.1\r\nHost: x\r\n\r\nGET /?n=10 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+		"abort":                  "GET /?n=5000&cl=9000&abort=1 HTTP/1.1\r\nHost: x\r\n\r\n",
+		"abort-at-buffer":        "GET /?n=3977&cl=9000&abort=1 HTTP/1.1\r\nHost: x\r\n\r\n",
+		"expect-read": "POST /?n=5000&read=1 HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\nabcd" +
+			"GET /?n=10 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+		"big-body-unread": "POST /?n=5000 HTTP/1.1\r\nHost: x\r\nContent-Length: 400000\r\n\r\n" + strings.Repeat("b", 400000),
+	}
+	for pad := 3950; pad <= 4010; pad++ {
+		for _, m := range []string{"GET", "HEAD"} {
+			scripts[fmt.Sprintf("%s-pad%d", m, pad)] = fmt.Sprintf("%s /?n=1000&pad=%d HTTP/1.1\r\nHost: x\r\n\r\nGET /?n=10 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", m, pad)
+		}
+	}
+	for _, n := range []int{3970, 3977, 3978, 4000, 4096, 8000, 8192, 8250, 60000, 65536, 65537} {
+		scripts[fmt.Sprintf("n%d", n)] = fmt.Sprintf("GET /?n=%d HTTP/1.1\r\nHost: x\r\n\r\nGET /?n=10 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", n)
+		scripts[fmt.Sprintf("n%d-chunk1000", n)] = fmt.Sprintf("GET /?n=%d&chunk=1000 HTTP/1.1\r\nHost: x\r\n\r\nGET /?n=10 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", n)
+	}
+	run := func(wired bool, script string) []byte {
+		_, addr := start(t, http.HandlerFunc(diffHandler), wired, false, func(s *http.Server) { s.ErrorLog = nil })
+		c := dial(t, addr)
+		go func() { _, _ = io.WriteString(c, script) }()
+		got, _ := rawRead(c, 3*time.Second)
+		_ = c.Close()
+		return got
+	}
+	for name, script := range scripts {
+		plain, wired := run(false, script), run(true, script)
+		if strings.HasPrefix(name, "n8000") || strings.HasPrefix(name, "abort") || name == "big-body-unread" || name == "HEAD-pad3990" {
+			t.Logf("%s: %d bytes", name, len(plain))
+		}
+		if string(plain) != string(wired) {
+			t.Errorf("%s: plain %d bytes, wired %d bytes", name, len(plain), len(wired))
+		}
+	}
+}
