@@ -121,7 +121,7 @@ func openJournaled(o boltOpen, bo *bolt.Options) (*boltStore, loadedFile, error)
 		return nil, lf, err
 	}
 	if st.found {
-		if err := restoreMeta(f, o.path, st.ckpt.payload, st.clean); err != nil {
+		if err := restoreMeta(f, o.path, st.ckptMeta, st.clean); err != nil {
 			return nil, lf, err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -133,31 +134,71 @@ func sealRecord(r []byte, kind, flags byte, gen, txid uint64) {
 	binary.LittleEndian.PutUint32(r[28:32], c)
 }
 
-// jrecord is one record read back: where it is, and the payload of a small
-// one. A batch's payload is not kept: Open reads it again, one batch at a
-// time, when it replays it (journalReader), so that reading the journal
-// takes memory for one record, not for the two files (up to 2 ×
-// journalLimit).
+// jrecord is a checkpoint or batch record read back: where it is, not its
+// payload. A batch's payload is read again, one batch at a time, when
+// Open replays it (journalReader); of the checkpoints only the newest
+// one's meta page is kept (jfile.ckptMeta). Reading the journal takes
+// memory for the records' positions (24 bytes each), not for their bytes
+// (the two files hold up to 2 × journalLimit).
 type jrecord struct {
 	kind, flags byte
-	gen, txid   uint64
-	file        int   // the journal file (0 or 1)
-	off         int64 // where the record begins in it
-	n           int64 // the payload's length
-	payload     []byte
+	file        uint8  // the journal file (0 or 1)
+	n           uint32 // the payload's length
+	txid        uint64
+	off         int64 // where the record begins in its file
 }
 
-// maxKeptPayload is the largest payload a scan keeps (a checkpoint's is
-// journalMetaSize bytes, a header's none).
+// recordList is a list of records in chunks of a fixed size: appending
+// never copies what it holds, so a scan of many small records allocates
+// their 24 bytes each, not the several times that a slice's growth by
+// append costs.
+type recordList struct {
+	chunks [][]jrecord
+	n      int
+}
+
+const recordChunk = 1024
+
+func (l *recordList) add(r jrecord) {
+	if l.n%recordChunk == 0 {
+		l.chunks = append(l.chunks, make([]jrecord, 0, recordChunk))
+	}
+	c := &l.chunks[len(l.chunks)-1]
+	*c = append(*c, r)
+	l.n++
+}
+
+// all yields the records in the order they were added.
+func (l *recordList) all() iter.Seq[jrecord] {
+	return func(yield func(jrecord) bool) {
+		for _, c := range l.chunks {
+			for _, r := range c {
+				if !yield(r) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// maxKeptPayload is the largest checkpoint payload a scan keeps (a valid
+// one is journalMetaSize bytes; a larger one is refused by its length).
 const maxKeptPayload = 4096
 
 // jfile is what a scan found in one journal file: its generation and its
 // records, up to the first that is not whole or not of its generation.
 type jfile struct {
-	gen  uint64
-	recs []jrecord
-	end  int64 // offset after the last record
-	size int64
+	gen   uint64
+	count int // records (its header included)
+	// batches are its batch records, in file order; ckpt is its last
+	// checkpoint record (the newest), ckptMeta its payload when at most
+	// maxKeptPayload bytes; last is its last record.
+	batches  recordList
+	ckpt     *jrecord
+	ckptMeta []byte
+	last     jrecord
+	end      int64 // offset after the last record
+	size     int64
 }
 
 // scanJournalFile reads journal file i of a ledger (path is the file's own
@@ -182,6 +223,7 @@ func scanJournalFile(path string, i int) (jfile, error) {
 	br := bufio.NewReaderSize(f, 64<<10)
 	sum := crc32.New(crc32c)
 	var h [journalHeaderSize]byte
+	var meta []byte
 	off := int64(0)
 	for jf.size-off >= journalHeaderSize {
 		if _, err := io.ReadFull(br, h[:]); err != nil {
@@ -194,16 +236,17 @@ func scanJournalFile(path string, i int) (jfile, error) {
 		if n > jf.size-off-journalHeaderSize {
 			break
 		}
-		r := jrecord{kind: h[4], flags: h[5], gen: binary.LittleEndian.Uint64(h[8:16]), txid: binary.LittleEndian.Uint64(h[16:24]),
-			file: i, off: off, n: n}
+		r := jrecord{kind: h[4], flags: h[5], file: uint8(i), n: uint32(n), txid: binary.LittleEndian.Uint64(h[16:24]), off: off}
+		gen := binary.LittleEndian.Uint64(h[8:16])
 		sum.Reset()
 		sum.Write(h[:28])
-		if r.kind != recBatch && n <= maxKeptPayload {
-			r.payload = make([]byte, n)
-			if _, err := io.ReadFull(br, r.payload); err != nil {
+		meta = nil
+		if r.kind == recCheckpoint && n <= maxKeptPayload {
+			meta = make([]byte, n)
+			if _, err := io.ReadFull(br, meta); err != nil {
 				return jf, fmt.Errorf("ledger: journal %s: %w", path, err)
 			}
-			sum.Write(r.payload)
+			sum.Write(meta)
 		} else {
 			// Through the reader's own buffer (io.CopyN would allocate
 			// one for every record).
@@ -224,11 +267,19 @@ func scanJournalFile(path string, i int) (jfile, error) {
 			if r.kind != recHeader {
 				break
 			}
-			jf.gen = r.gen
-		} else if r.gen != jf.gen || r.kind == recHeader {
+			jf.gen = gen
+		} else if gen != jf.gen || r.kind == recHeader {
 			break // a record of an earlier turn
 		}
-		jf.recs = append(jf.recs, r)
+		switch r.kind {
+		case recBatch:
+			jf.batches.add(r)
+		case recCheckpoint:
+			ck := r
+			jf.ckpt, jf.ckptMeta = &ck, meta
+		}
+		jf.count++
+		jf.last = r
 		off += journalHeaderSize + n
 		jf.end = off
 	}
@@ -256,7 +307,8 @@ func (jr *journalReader) payload(r jrecord) ([]byte, error) {
 		}
 		jr.files[r.file] = f
 	}
-	b := slices.Grow(jr.buf[:0], journalHeaderSize+int(r.n))[:journalHeaderSize+int(r.n)]
+	size := journalHeaderSize + int(r.n)
+	b := slices.Grow(jr.buf[:0], size)[:size]
 	jr.buf = b
 	if _, err := jr.files[r.file].ReadAt(b, r.off); err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("ledger: journal %s: %w", p, err)
@@ -284,8 +336,9 @@ type journalState struct {
 	files [2]jfile
 	// found: some file has a header record.
 	found bool
-	// ckpt is the newest checkpoint (nil: none).
-	ckpt *jrecord
+	// ckpt is the newest checkpoint (nil: none), ckptMeta its meta page.
+	ckpt     *jrecord
+	ckptMeta []byte
 	// batches are the batches after ckpt, in txid order.
 	batches []jrecord
 	// clean: the newest record of all is a checkpoint made at Close.
@@ -305,7 +358,7 @@ func readJournal(path string) (journalState, error) {
 			return st, err
 		}
 		st.files[i] = jf
-		if len(jf.recs) > 0 {
+		if jf.count > 0 {
 			st.found = true
 		}
 	}
@@ -315,21 +368,21 @@ func readJournal(path string) (journalState, error) {
 	order := []int{0, 1}
 	a, b := st.files[0], st.files[1]
 	switch {
-	case len(a.recs) > 0 && len(b.recs) > 0 && a.gen == b.gen:
+	case a.count > 0 && b.count > 0 && a.gen == b.gen:
 		return st, journalCorrupt(path, "both journal files are of generation %d", a.gen)
-	case len(b.recs) > 0 && (len(a.recs) == 0 || b.gen < a.gen):
+	case b.count > 0 && (a.count == 0 || b.gen < a.gen):
 		order = []int{1, 0}
 	}
 	// The newest checkpoint is the last one written: files in the order
 	// of their generations, records in file order.
 	var last *jrecord
 	for _, i := range order {
-		for k := range st.files[i].recs {
-			r := &st.files[i].recs[k]
-			if r.kind == recCheckpoint {
-				st.ckpt = r
-			}
-			last = r
+		jf := &st.files[i]
+		if jf.ckpt != nil {
+			st.ckpt, st.ckptMeta = jf.ckpt, jf.ckptMeta
+		}
+		if jf.count > 0 {
+			last = &jf.last
 		}
 	}
 	if st.ckpt == nil {
@@ -338,20 +391,29 @@ func readJournal(path string) (journalState, error) {
 	if st.ckpt.n != journalMetaSize {
 		return st, journalCorrupt(path, "checkpoint %d: a meta page of %d bytes", st.ckpt.txid, st.ckpt.n)
 	}
-	next := st.ckpt.txid + 1
-	for _, i := range order {
-		for _, r := range st.files[i].recs {
-			switch {
-			case r.kind != recBatch || r.txid < next:
-			case r.txid == next:
-				st.batches = append(st.batches, r)
-				next++
-			default:
-				return st, journalCorrupt(path, "batch %d follows batch %d", r.txid, next-1)
+	// Twice: the first pass checks and counts, the second keeps, in a
+	// list of the exact length.
+	for pass := range 2 {
+		next := st.ckpt.txid + 1
+		for _, i := range order {
+			for r := range st.files[i].batches.all() {
+				switch {
+				case r.txid < next:
+				case r.txid == next:
+					if pass == 1 {
+						st.batches = append(st.batches, r)
+					}
+					next++
+				default:
+					return st, journalCorrupt(path, "batch %d follows batch %d", r.txid, next-1)
+				}
 			}
 		}
+		if pass == 0 {
+			st.batches = make([]jrecord, 0, next-st.ckpt.txid-1)
+		}
 	}
-	st.clean = last == st.ckpt && st.ckpt.flags&flagClean != 0
+	st.clean = *last == *st.ckpt && st.ckpt.flags&flagClean != 0
 	return st, nil
 }
 
@@ -477,7 +539,7 @@ func openJournal(path string, st journalState, txid uint64, m []byte) (*journal,
 		}
 	} else {
 		j.act = 0
-		if len(st.files[1].recs) > 0 && (len(st.files[0].recs) == 0 || st.files[1].gen > st.files[0].gen) {
+		if st.files[1].count > 0 && (st.files[0].count == 0 || st.files[1].gen > st.files[0].gen) {
 			j.act = 1
 		}
 		j.off = st.files[j.act].end
@@ -719,12 +781,26 @@ func readMeta(f *os.File, pageSize int, txid uint64) ([]byte, error) {
 // commits not checkpointed at a close (ErrNeedsRecovery): without the
 // journal's replay the file may be behind, or torn by a power cut.
 func journalClean(path string) error {
-	st, err := readJournal(path)
+	needs, err := NeedsRecovery(path)
 	if err != nil {
 		return err
 	}
-	if st.found && !st.clean {
+	if needs {
 		return fmt.Errorf("ledger: open %s read-only: %w", path, ErrNeedsRecovery)
 	}
 	return nil
+}
+
+// NeedsRecovery reports whether the bbolt ledger file at path was not
+// closed and its journal holds commits not yet in it (ErrNeedsRecovery):
+// only an Open for writing (with a Signer), which replays them, makes the
+// file whole. It reads the journal only (a file without one needs
+// none), and fails with a *CorruptError for a journal that cannot be
+// read as one.
+func NeedsRecovery(path string) (bool, error) {
+	st, err := readJournal(path)
+	if err != nil {
+		return false, err
+	}
+	return st.found && !st.clean, nil
 }

@@ -171,7 +171,7 @@ func TestJournalReplayRebuildsTheState(t *testing.T) {
 // the ledger opens at the batch before it.
 func TestJournalTornTail(t *testing.T) {
 	l, out, st := scannedAfter(t, 5)
-	last := st.files[0].end - st.batches[4].n/2
+	last := st.files[0].end - int64(st.batches[4].n)/2
 	f, err := os.OpenFile(journalPaths(out)[0], os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
