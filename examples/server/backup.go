@@ -163,18 +163,29 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// recoverLedger replays the journal of the ledger file at path (a
-// PostgreSQL ledger has none: its commits are durable in the database) by
-// opening it for writing with the log key at keyPath, which it never
-// creates, and closing it: the state the server's next start would serve,
-// its journal checkpointed at the close.
+// recoverLedger replays the journal of the ledger file at path, if it
+// holds commits the file does not (ledger.NeedsRecovery), by opening it for
+// writing with the log key at keyPath and closing it: the state the
+// server's next start would serve. Nothing is written otherwise: a file
+// closed cleanly (a restored copy) keeps its schema and gets no journal
+// files, and a file without a journal to replay is never made a new log.
+// A PostgreSQL ledger has no journal: its commits are durable in the
+// database.
 func recoverLedger(path, keyPath string, stdout io.Writer) error {
 	if u, _ := storeURL(path, func(string) string { return "" }); u != "" {
 		fmt.Fprintf(stdout, "%s: nothing to replay (a PostgreSQL ledger has no journal)\n", redact(path))
 		return nil
 	}
 	if _, err := os.Stat(path); err != nil {
-		return fmt.Errorf("recover: %w", err) // never a new, empty ledger
+		return fmt.Errorf("recover: %w", err)
+	}
+	needs, err := ledger.NeedsRecovery(path)
+	if err != nil {
+		return fmt.Errorf("recover: %w", err)
+	}
+	if !needs {
+		fmt.Fprintf(stdout, "%s: nothing to replay (closed cleanly, or no journal)\n", redact(path))
+		return nil
 	}
 	raw, err := os.ReadFile(keyPath)
 	if err != nil {

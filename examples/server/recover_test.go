@@ -1,11 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/fiscal402/fiscal402/ledger"
 )
 
 // TestCheckRecoverAfterAKill: a server killed (SIGKILL) after answering
@@ -77,4 +84,116 @@ func TestCheckRecoverAfterAKill(t *testing.T) {
 func checkpointBody(cp []byte) string {
 	body, _, _ := strings.Cut(string(cp), "\n\n")
 	return body
+}
+
+const recoverOrigin = "fiscal402.test/log"
+
+// recoverDataDir makes a data directory whose keys/log.key is the ledger
+// tests' key ("log key 1", the key of ledger/testdata/v2).
+func recoverDataDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	sum := sha256.Sum256([]byte("log key 1"))
+	skey, _, err := ledger.GenerateLogKey(recoverOrigin, bytes.NewReader(sum[:]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "keys"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "keys", "log.key"), []byte(skey+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestRecoverMakesNoLogOfABucketlessFile: a ledger.db that is a bbolt
+// file without buckets (left by a crash of an older version between
+// creating the file and writing its meta, or any empty bbolt file given
+// as -ledger) has no journal to replay: check -recover writes nothing, so
+// it never makes it a new log (whose first checkpoint would lack the
+// receipt key's cosignature the server's start adds). A review found the
+// first -recover, which opened every file for writing, did.
+func TestRecoverMakesNoLogOfABucketlessFile(t *testing.T) {
+	dir := recoverDataDir(t)
+	p := filepath.Join(dir, "ledger.db")
+	db, err := bolt.Open(p, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	var out, errOut bytes.Buffer
+	err = runCheck([]string{"-data", dir, "-recover"}, &out, &errOut)
+	t.Logf("check -recover: err %v\nstdout: %s", err, out.String())
+	if !strings.Contains(out.String(), "nothing to replay") {
+		t.Errorf("check -recover of a file without a journal: %q, want nothing to replay", out.String())
+	}
+	if err == nil {
+		rawCkpt := ""
+		db, _ := bolt.Open(p, 0o600, &bolt.Options{ReadOnly: true})
+		db.View(func(tx *bolt.Tx) error {
+			if b := tx.Bucket([]byte("checkpoints")); b != nil {
+				_, v := b.Cursor().Last()
+				rawCkpt = string(v)
+			}
+			return nil
+		})
+		db.Close()
+		t.Logf("checkpoint it signed:\n%s", rawCkpt)
+		t.Fatalf("check -recover made a new, empty log of a file that held none (%d signature line(s), no receipt-key cosignature)",
+			strings.Count(rawCkpt, "\u2014 "))
+	}
+}
+
+// TestRecoverWritesNothingWithNothingToReplay: a restored backup copy (no
+// journal files, closed cleanly: nothing to replay), checked with -ledger
+// and -recover: the copy is not opened for writing, so it gets no journal
+// files and keeps its older schema (the schema-2 fixture of
+// ledger/testdata/v2), which the version that wrote it can still open. A
+// review found the first -recover upgraded it in place.
+func TestRecoverWritesNothingWithNothingToReplay(t *testing.T) {
+	dir := recoverDataDir(t)
+	copyDir := t.TempDir()
+	p := filepath.Join(copyDir, "restored.db")
+	src, err := os.Open(filepath.Join("..", "..", "ledger", "testdata", "v2", "ledger.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst, _ := os.OpenFile(p, os.O_CREATE|os.O_WRONLY, 0o600)
+	io.Copy(dst, src)
+	src.Close()
+	dst.Close()
+	schema := func() string {
+		db, err := bolt.Open(p, 0o600, &bolt.Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var s string
+		db.View(func(tx *bolt.Tx) error { s = string(tx.Bucket([]byte("meta")).Get([]byte("schema"))); return nil })
+		return s
+	}
+	before := schema()
+	var out, errOut bytes.Buffer
+	if err := runCheck([]string{"-data", dir, "-ledger", p}, &out, &errOut); err != nil {
+		t.Fatalf("plain check: %v", err)
+	}
+	t.Logf("plain check: %s", out.String())
+	out.Reset()
+	if err := runCheck([]string{"-data", dir, "-ledger", p, "-recover"}, &out, &errOut); err != nil {
+		t.Fatalf("check -recover: %v", err)
+	}
+	t.Logf("check -recover: %s", out.String())
+	if !strings.Contains(out.String(), "nothing to replay") || !strings.Contains(out.String(), "ledger.Check passed") {
+		t.Errorf("check -recover of a restored copy: %q, want nothing to replay, then the check", out.String())
+	}
+	entries, _ := os.ReadDir(copyDir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	after := schema()
+	if len(names) != 1 || after != before {
+		t.Fatalf("check -recover of a file with nothing to replay: schema %q -> %q; the directory now holds %v", before, after, names)
+	}
 }
