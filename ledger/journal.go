@@ -461,32 +461,14 @@ func pageSizeOf(m []byte) int64 { return int64(binary.LittleEndian.Uint32(m[24:2
 // is put back: a later commit in the file was made by a writer without
 // the journal (bbolt's own tools, an older version), which synced it.
 func restoreMeta(f *os.File, path string, m []byte, clean bool) error {
-	ps := pageSizeOf(m)
-	if ps < 1024 || ps&(ps-1) != 0 {
-		return journalCorrupt(path, "checkpoint %d: a page size of %d", metaTxid(m), ps)
-	}
-	want := metaTxid(m)
-	var slots [2][]byte
-	newest := uint64(0)
-	for i := range slots {
-		s := make([]byte, journalMetaSize)
-		if _, err := f.ReadAt(s, int64(i)*ps); err != nil && !errors.Is(err, io.EOF) {
-			return fmt.Errorf("ledger: open %s: %w", path, err)
-		}
-		slots[i] = s
-		if metaValid(s) {
-			newest = max(newest, metaTxid(s))
-		}
+	slots, ps, newest, err := metaSlots(f, path, m)
+	if err != nil {
+		return err
 	}
 	// The file is at the checkpoint already (a clean close, or a crash
 	// that did not write past it) when its slot holds it and nothing
 	// newer is valid in the other.
-	same := (string(slots[0][16:]) == string(m[16:]) || string(slots[1][16:]) == string(m[16:])) && newest == want
-	if newest < want {
-		return &CorruptError{Path: path, Index: -1, Reason: fmt.Sprintf(
-			"the file's newest transaction is %d, older than the journal's checkpoint %d: the journal (%s) belongs to a later state of the file "+
-				"(was a backup copied over it?); move the journal files away to open the file as it is", newest, want, filepath.Base(journalPaths(path)[0]))}
-	}
+	same := (string(slots[0][16:]) == string(m[16:]) || string(slots[1][16:]) == string(m[16:])) && newest == metaTxid(m)
 	if same || clean {
 		return nil
 	}
@@ -501,6 +483,35 @@ func restoreMeta(f *os.File, path string, m []byte, clean bool) error {
 		return fmt.Errorf("ledger: open %s: restoring the checkpoint's meta page: %w", path, err)
 	}
 	return nil
+}
+
+// metaSlots reads the first journalMetaSize bytes of both meta pages of
+// the bbolt file f (at path), whose page size the journal's checkpoint m
+// gives, and refuses a file whose meta pages are older than the
+// checkpoint's (newest < its txid): that is not the file the journal
+// belongs to (a backup from before it, copied over it), whether the
+// journal holds anything to replay or not.
+func metaSlots(f *os.File, path string, m []byte) (slots [2][]byte, ps int64, newest uint64, err error) {
+	ps = pageSizeOf(m)
+	if ps < 1024 || ps&(ps-1) != 0 {
+		return slots, ps, 0, journalCorrupt(path, "checkpoint %d: a page size of %d", metaTxid(m), ps)
+	}
+	for i := range slots {
+		s := make([]byte, journalMetaSize)
+		if _, err := f.ReadAt(s, int64(i)*ps); err != nil && !errors.Is(err, io.EOF) {
+			return slots, ps, 0, fmt.Errorf("ledger: open %s: %w", path, err)
+		}
+		slots[i] = s
+		if metaValid(s) {
+			newest = max(newest, metaTxid(s))
+		}
+	}
+	if want := metaTxid(m); newest < want {
+		return slots, ps, newest, &CorruptError{Path: path, Index: -1, Reason: fmt.Sprintf(
+			"the file's newest transaction is %d, older than the journal's checkpoint %d: the journal (%s) belongs to a later state of the file "+
+				"(was a backup copied over it?); move the journal files away to open the file as it is", newest, want, filepath.Base(journalPaths(path)[0]))}
+	}
+	return slots, ps, newest, nil
 }
 
 // openJournal opens both files for writing with a checkpoint of txid (meta
@@ -779,16 +790,28 @@ func readMeta(f *os.File, pageSize int, txid uint64) ([]byte, error) {
 
 // journalClean refuses a read-only open of a file whose journal holds
 // commits not checkpointed at a close (ErrNeedsRecovery): without the
-// journal's replay the file may be behind, or torn by a power cut.
+// journal's replay the file may be behind, or torn by a power cut. It
+// refuses, as a writer's Open does, a file older than the journal's
+// checkpoint (a backup copied over a live file, its journal left beside
+// it), which the journal does not belong to.
 func journalClean(path string) error {
-	needs, err := NeedsRecovery(path)
+	st, err := readJournal(path)
 	if err != nil {
 		return err
 	}
-	if needs {
+	if needsRecovery(st) {
 		return fmt.Errorf("ledger: open %s read-only: %w", path, ErrNeedsRecovery)
 	}
-	return nil
+	if !st.found {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("ledger: open %s: %w", path, err)
+	}
+	defer f.Close()
+	_, _, _, err = metaSlots(f, path, st.ckptMeta)
+	return err
 }
 
 // NeedsRecovery reports whether the bbolt ledger file at path was not
@@ -802,5 +825,11 @@ func NeedsRecovery(path string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return st.found && !st.clean, nil
+	return needsRecovery(st), nil
+}
+
+// needsRecovery: the journal was not closed at its newest checkpoint, or
+// holds batches after it (which a writer's Open replays, closed or not).
+func needsRecovery(st journalState) bool {
+	return st.found && (!st.clean || len(st.batches) > 0)
 }

@@ -342,3 +342,39 @@ func TestJournalBackupCopiesOpen(t *testing.T) {
 		t.Fatalf("the copies were taken at transactions of parities %v, want both", seen)
 	}
 }
+
+// TestNeedsRecoveryWhenBatchesFollowACleanCheckpoint: a journal whose
+// newest checkpoint is a clean close but which holds a batch after it (in
+// the older file: crafted, a writer never leaves one) has something a
+// writer's Open replays, so NeedsRecovery says so and a read-only open
+// refuses it, rather than read a file the next writer would change. A
+// review found NeedsRecovery reporting false for it.
+func TestNeedsRecoveryWhenBatchesFollowACleanCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ledger.db")
+	ps := journalPaths(path)
+	meta := bytes.Repeat([]byte{7}, journalMetaSize)
+	rec := func(kind, flags byte, gen, txid uint64, payload []byte) []byte {
+		return appendRecord(nil, kind, flags, gen, txid, payload)
+	}
+	f0 := bytes.Join([][]byte{rec(recHeader, 0, 5, 0, nil), rec(recCheckpoint, 0, 5, 10, meta), rec(recBatch, 0, 5, 11, []byte("a")), rec(recBatch, 0, 5, 12, []byte("b"))}, nil)
+	f1 := bytes.Join([][]byte{rec(recHeader, 0, 6, 0, nil), rec(recCheckpoint, flagClean, 6, 11, meta)}, nil)
+	if err := os.WriteFile(ps[0], f0, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ps[1], f1, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := readJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	needs, err := NeedsRecovery(path)
+	t.Logf("readJournal: clean %v, %d batch(es) to replay; NeedsRecovery %v, %v", st.clean, len(st.batches), needs, err)
+	if len(st.batches) != 1 || !needs || err != nil {
+		t.Errorf("the writable Open would replay %d batch(es); NeedsRecovery %v, %v", len(st.batches), needs, err)
+	}
+	if err := journalClean(path); !errors.Is(err, ErrNeedsRecovery) {
+		t.Errorf("a read-only open: %v, want ErrNeedsRecovery", err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
+	"golang.org/x/mod/sumdb/note"
 
 	"github.com/fiscal402/fiscal402/ledger"
 )
@@ -195,5 +196,67 @@ func TestRecoverWritesNothingWithNothingToReplay(t *testing.T) {
 	after := schema()
 	if len(names) != 1 || after != before {
 		t.Fatalf("check -recover of a file with nothing to replay: schema %q -> %q; the directory now holds %v", before, after, names)
+	}
+}
+
+// TestCheckRefusesWhatTheStartRefuses: a backup copy restored over
+// ledger.db in a data directory whose journal (closed cleanly) belongs to
+// a later state of the file. The server's start refuses it ("older than
+// the journal's checkpoint ... was a backup copied over it?"); so do check
+// and check -recover, rather than pass a directory the next start will not
+// serve. A review found check -recover passing it once it no longer opened
+// a clean journal's file for writing (a plain check always had).
+func TestCheckRefusesWhatTheStartRefuses(t *testing.T) {
+	dir := recoverDataDir(t)
+	p := filepath.Join(dir, "ledger.db")
+	cp := func(from, to string) {
+		src, err := os.Open(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer src.Close()
+		dst, err := os.OpenFile(to, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(dst, src); err != nil {
+			t.Fatal(err)
+		}
+		dst.Close()
+	}
+	cp(filepath.Join("..", "..", "ledger", "testdata", "v2", "ledger.db"), p)
+	backup := filepath.Join(t.TempDir(), "backup.db")
+	cp(p, backup) // the backup, taken before the server ran on it
+
+	sum := sha256.Sum256([]byte("log key 1"))
+	skey, _, err := ledger.GenerateLogKey(recoverOrigin, bytes.NewReader(sum[:]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	startOnce := func() error {
+		s, err := note.NewSigner(skey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := ledger.Open(p, ledger.Options{Origin: s.Name(), Signer: s})
+		if err != nil {
+			return err
+		}
+		return l.Close()
+	}
+	if err := startOnce(); err != nil { // a start (upgrade, journal), then a clean close
+		t.Fatal(err)
+	}
+	cp(backup, p) // the backup restored over it; the journal files stay
+
+	for _, args := range [][]string{{"-data", dir}, {"-data", dir, "-recover"}} {
+		var out, errOut bytes.Buffer
+		err := runCheck(args, &out, &errOut)
+		if err == nil || !strings.Contains(err.Error(), "was a backup copied over it?") {
+			t.Errorf("check %v of a backup copied over a journaled file: %v\n%s", args, err, out.String())
+		}
+	}
+	if err := startOnce(); err == nil || !strings.Contains(err.Error(), "was a backup copied over it?") {
+		t.Errorf("the start: %v, want the refusal", err)
 	}
 }
