@@ -26,13 +26,17 @@
 // answer net/http would have sent, not a connection closed before any
 // byte, which Go's Transport would answer by sending the request again;
 // CloseWrite (net/http's close after an unread request body) and a hijack
-// send it too. So does a write that fails because the write deadline
-// passed while the first was held: a plain connection had sent those bytes
-// when net/http wrote them. Each of those sends is bounded (100 ms: a
-// client that does not read cannot hold up a Server.Close or a Hijack) and
-// leaves the write deadline as net/http had it. Nothing else changes:
-// every other write goes out as it comes, no lock is held across a write's
-// system call (those bounded sends excepted), deadlines are the
+// send it too. A write is held only before the write deadline net/http set
+// (past it, a plain connection's write fails, and so does this one); when
+// the deadline passes while it is held, or a Close from another goroutine
+// (Server.Close) cuts short the write of it with the answer's rest, the
+// held bytes are sent anyway, since a plain connection had sent them when
+// net/http wrote them (that Close waits for it). Each of those sends is
+// bounded (100 ms: a client that does not read cannot hold up a
+// Server.Close or a Hijack) and leaves the write deadline as net/http set
+// it. Nothing else changes: every other write goes out as it comes, no
+// lock is held across a write's system call (those bounded sends excepted:
+// a deadline set meanwhile waits for them), deadlines are the
 // connection's own. A held write's buffer is lent by the listener, so an
 // idle connection keeps none.
 //
@@ -50,7 +54,9 @@
 // and queued deadlines behind writes; a review of this design found a mark
 // that outlived its answer and a cut answer dropped whole; a third found a
 // held write dropped whole by a passed write deadline and by CloseWrite,
-// and a hijack that sent it without a deadline. nethttp_test.go and
+// and a hijack that sent it without a deadline; a fourth, of those fixes,
+// a write held past its deadline (then sent, which a plain connection
+// never did) and a Server.Close that dropped held bytes in flight. nethttp_test.go and
 // nethttp_more_test.go run each of those paths against a plain net/http
 // server and the wired one, and raw request scripts through both.
 package httpconn

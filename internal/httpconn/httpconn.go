@@ -89,10 +89,22 @@ func Whole(ctx context.Context) {
 // Conn is a connection accepted by a Listener.
 type Conn struct {
 	net.Conn
-	bufs  *sync.Pool // the listener's (nil: a new buffer each time)
-	mu    sync.Mutex // guards whole and held; held across a system call only by a bounded write (writeWithin)
-	whole bool       // the next answer's first write may be held (Whole)
-	held  []byte     // that write, until the answer's next one
+	bufs *sync.Pool // the listener's (nil: a new buffer each time)
+	// mu guards the fields below; it is held across a system call only by
+	// a bounded write (writeWithin).
+	mu    sync.Mutex
+	whole bool   // the next answer's first write may be held (Whole)
+	held  []byte // that write, until the answer's next one
+	// sending: a write of held bytes with the answer's next one is under
+	// way, without the lock; idle is signalled when it is over (Close
+	// waits for it: those bytes are not held any more, and not sent yet).
+	sending bool
+	idle    sync.Cond
+	closing bool // Close was called
+	// wdl is the write deadline net/http set last (SetDeadline,
+	// SetWriteDeadline; zero: none): a write is held only before it, and
+	// a bounded write leaves it in force after.
+	wdl time.Time
 }
 
 // Write holds the first write of an answer marked whole when it is
@@ -105,13 +117,16 @@ func (c *Conn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	held, whole := c.held, c.whole
 	c.held, c.whole = nil, false // the mark is one answer's, used by its first write
-	if held == nil && whole {
+	if held == nil && whole && (c.wdl.IsZero() || time.Now().Before(c.wdl)) {
+		// (Past its write deadline, a write fails on a plain connection:
+		// it is not held, and fails here too.)
 		if n := answerLen(p); len(p) == bufferSize && n > len(p) && n <= MaxHeld {
 			c.held = append(c.buffer(), p...)
 			c.mu.Unlock()
 			return len(p), nil
 		}
 	}
+	c.sending = held != nil
 	c.mu.Unlock()
 	if held == nil {
 		return c.Conn.Write(p)
@@ -121,15 +136,20 @@ func (c *Conn) Write(p []byte) (int, error) {
 	h := len(held)
 	buf := append(held, p...)
 	n, err := c.Conn.Write(buf)
-	if n < h && errors.Is(err, os.ErrDeadlineExceeded) {
-		// The write deadline passed while the first write was held: a
-		// plain connection had sent it when net/http wrote it, and the
-		// client gets the answer cut there rather than a connection
-		// closed before any byte (which Go's Transport would take for
-		// an idle connection closed, and send the request again). The
-		// deadline is left passed, as it was.
-		c.sendWithin(buf[n:h], time.Unix(1, 0))
+	c.mu.Lock()
+	if n < h && (errors.Is(err, os.ErrDeadlineExceeded) || c.closing) {
+		// The write deadline passed while the first write was held (it
+		// had not when it was held), or a Close from another goroutine
+		// cut this write short: a plain connection had sent the held
+		// bytes when net/http wrote them, and the client gets the
+		// answer cut there rather than a connection closed before any
+		// byte (which Go's Transport would take for an idle connection
+		// closed, and send the request again).
+		c.writeWithin(buf[n:h])
 	}
+	c.sending = false
+	c.idleCond().Broadcast()
+	c.mu.Unlock()
 	c.release(buf)
 	if n < h {
 		if err == nil {
@@ -218,7 +238,7 @@ func (c *Conn) ReadFrom(r io.Reader) (int64, error) {
 // an answer to a request whose body it did not read to its end, which may
 // be an answer cut exactly at the buffer.
 func (c *Conn) CloseWrite() error {
-	c.sendHeldWithin(time.Time{})
+	c.sendHeldWithin()
 	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
 		return cw.CloseWrite()
 	}
@@ -231,49 +251,81 @@ func (c *Conn) CloseWrite() error {
 // Server.Close while the handler ran): the client then gets the cut
 // answer net/http would have sent, not a connection closed before any
 // byte, which Go's Transport takes for an idle connection closed and
-// answers by sending a GET or an idempotent request again. The write is
-// bounded by closeWriteTimeout (a client that does not read cannot hold
-// up a Server.Close).
+// answers by sending a GET or an idempotent request again. A Close from
+// another goroutine (Server.Close) while held bytes are being written with
+// the answer's rest waits for that write, which it cuts short within
+// closeWriteTimeout, and which then sends the held bytes within it. A
+// client that does not read cannot hold up a Server.Close for longer.
 func (c *Conn) Close() error {
-	c.sendHeldWithin(time.Time{})
+	c.mu.Lock()
+	if c.sending {
+		c.closing = true
+		_ = c.Conn.SetWriteDeadline(time.Now().Add(closeWriteTimeout))
+		for c.sending {
+			c.idleCond().Wait()
+		}
+	}
+	c.closing = true
+	if held := c.held; held != nil {
+		c.held = nil
+		c.writeWithin(held)
+		c.release(held)
+	}
+	c.mu.Unlock()
 	return c.Conn.Close()
+}
+
+// idleCond is c.idle, on c.mu; c.mu is held.
+func (c *Conn) idleCond() *sync.Cond {
+	if c.idle.L == nil {
+		c.idle.L = &c.mu
+	}
+	return &c.idle
 }
 
 // closeWriteTimeout bounds a write of held bytes that net/http did not
 // ask for then (Close, CloseWrite, a hijack, a passed write deadline).
 const closeWriteTimeout = 100 * time.Millisecond
 
-// sendHeldWithin sends a write still held, within closeWriteTimeout, and
-// then sets the write deadline to after (zero: none); it does nothing when
-// no write is held. All of it under the lock, so that a write of the
-// handler's racing it cannot overtake it.
-func (c *Conn) sendHeldWithin(after time.Time) {
+// sendHeldWithin sends a write still held, within closeWriteTimeout (it
+// does nothing when no write is held), under the lock, so that a write of
+// the handler's racing it cannot overtake it.
+func (c *Conn) sendHeldWithin() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if held := c.held; held != nil {
 		c.held = nil
-		c.writeWithin(held, after)
+		c.writeWithin(held)
 		c.release(held)
 	}
 }
 
-// sendWithin is sendHeldWithin for bytes of a write already taken (b).
-func (c *Conn) sendWithin(b []byte, after time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.writeWithin(b, after)
-}
-
-// writeWithin writes b within closeWriteTimeout, then sets the write
-// deadline to after; c.mu is held.
-func (c *Conn) writeWithin(b []byte, after time.Time) {
+// writeWithin writes b within closeWriteTimeout, then puts back the write
+// deadline net/http set last; c.mu is held.
+func (c *Conn) writeWithin(b []byte) {
 	_ = c.Conn.SetWriteDeadline(time.Now().Add(closeWriteTimeout))
 	_, _ = c.Conn.Write(b)
-	_ = c.Conn.SetWriteDeadline(after)
+	_ = c.Conn.SetWriteDeadline(c.wdl)
+}
+
+// SetDeadline sets the connection's deadlines, noting the write one.
+func (c *Conn) SetDeadline(t time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.wdl = t
+	return c.Conn.SetDeadline(t)
+}
+
+// SetWriteDeadline sets the connection's write deadline, noting it.
+func (c *Conn) SetWriteDeadline(t time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.wdl = t
+	return c.Conn.SetWriteDeadline(t)
 }
 
 // hijacked sends a write still held: a hijacker may read before it writes
 // (net/http's Hijack flushes its buffer, which leaves a held write held).
 // It runs inside net/http's Hijack, which has just cleared the
 // connection's deadlines: within closeWriteTimeout, and none after.
-func (c *Conn) hijacked() { c.sendHeldWithin(time.Time{}) }
+func (c *Conn) hijacked() { c.sendHeldWithin() }
