@@ -34,7 +34,8 @@
 // net/http wrote them (that Close waits for it). Each of those sends is
 // bounded (100 ms: a client that does not read cannot hold up a
 // Server.Close or a Hijack) and leaves the write deadline as net/http set
-// it. Nothing else changes: every other write goes out as it comes, no
+// it (a deadline set while a Close waits cannot lift that bound). Nothing
+// else changes: every other write goes out as it comes, no
 // lock is held across a write's system call (those bounded sends excepted:
 // a deadline set meanwhile waits for them), deadlines are the
 // connection's own. A held write's buffer is lent by the listener, so an
@@ -56,7 +57,10 @@
 // held write dropped whole by a passed write deadline and by CloseWrite,
 // and a hijack that sent it without a deadline; a fourth, of those fixes,
 // a write held past its deadline (then sent, which a plain connection
-// never did) and a Server.Close that dropped held bytes in flight. nethttp_test.go and
+// never did) and a Server.Close that dropped held bytes in flight; a
+// fifth, of that fix, a Close whose bound a concurrent SetWriteDeadline
+// lifted and a panic of the connection underneath that left Close
+// waiting for ever. nethttp_test.go and
 // nethttp_more_test.go run each of those paths against a plain net/http
 // server and the wired one, and raw request scripts through both.
 package httpconn

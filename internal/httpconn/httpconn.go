@@ -100,7 +100,8 @@ type Conn struct {
 	// waits for it: those bytes are not held any more, and not sent yet).
 	sending bool
 	idle    sync.Cond
-	closing bool // Close was called
+	closing bool      // Close was called
+	closeBy time.Time // while Close waits for sending: its bound
 	// wdl is the write deadline net/http set last (SetDeadline,
 	// SetWriteDeadline; zero: none): a write is held only before it, and
 	// a bounded write leaves it in force after.
@@ -135,21 +136,7 @@ func (c *Conn) Write(p []byte) (int, error) {
 	// writev, so that any connection underneath sends them at once.
 	h := len(held)
 	buf := append(held, p...)
-	n, err := c.Conn.Write(buf)
-	c.mu.Lock()
-	if n < h && (errors.Is(err, os.ErrDeadlineExceeded) || c.closing) {
-		// The write deadline passed while the first write was held (it
-		// had not when it was held), or a Close from another goroutine
-		// cut this write short: a plain connection had sent the held
-		// bytes when net/http wrote them, and the client gets the
-		// answer cut there rather than a connection closed before any
-		// byte (which Go's Transport would take for an idle connection
-		// closed, and send the request again).
-		c.writeWithin(buf[n:h])
-	}
-	c.sending = false
-	c.idleCond().Broadcast()
-	c.mu.Unlock()
+	n, err := c.writeHeld(buf, h)
 	c.release(buf)
 	if n < h {
 		if err == nil {
@@ -158,6 +145,40 @@ func (c *Conn) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return n - h, err
+}
+
+// writeHeld writes buf, whose first h bytes were held, without the lock
+// (c.sending is set), and then clears c.sending, whatever happens, even a
+// panic of the connection underneath: a Close waits for it.
+func (c *Conn) writeHeld(buf []byte, h int) (n int, err error) {
+	defer func() {
+		p := recover()
+		c.mu.Lock()
+		if p == nil && n < h && (errors.Is(err, os.ErrDeadlineExceeded) || c.closing) {
+			// The write deadline passed while the first write was held
+			// (it had not when it was held), or a Close from another
+			// goroutine cut this write short: a plain connection had
+			// sent the held bytes when net/http wrote them, and the
+			// client gets the answer cut there rather than a connection
+			// closed before any byte (which Go's Transport would take
+			// for an idle connection closed, and send the request
+			// again).
+			c.writeWithin(buf[n:h])
+		}
+		c.sending = false
+		c.idleCond().Broadcast()
+		c.mu.Unlock()
+		if p != nil {
+			// The connection underneath panicked (net/http recovers
+			// and closes it): a plain connection had sent the held
+			// bytes already. Sent without the lock, so that a second
+			// panic leaves nothing locked.
+			_ = c.Conn.SetWriteDeadline(time.Now().Add(closeWriteTimeout))
+			_, _ = c.Conn.Write(buf[:h])
+			panic(p)
+		}
+	}()
+	return c.Conn.Write(buf)
 }
 
 // answerLen is the length of the HTTP/1.x answer whose first bytes are p,
@@ -258,14 +279,17 @@ func (c *Conn) CloseWrite() error {
 // client that does not read cannot hold up a Server.Close for longer.
 func (c *Conn) Close() error {
 	c.mu.Lock()
+	c.closing = true
 	if c.sending {
-		c.closing = true
-		_ = c.Conn.SetWriteDeadline(time.Now().Add(closeWriteTimeout))
+		// A deadline set meanwhile (a watchdog's SetWriteDeadline, a
+		// hijack's SetDeadline) cannot lift this one: setDeadline keeps
+		// the write deadline at closeBy at the latest.
+		c.closeBy = time.Now().Add(closeWriteTimeout)
+		_ = c.Conn.SetWriteDeadline(c.closeBy)
 		for c.sending {
 			c.idleCond().Wait()
 		}
 	}
-	c.closing = true
 	if held := c.held; held != nil {
 		c.held = nil
 		c.writeWithin(held)
@@ -305,7 +329,7 @@ func (c *Conn) sendHeldWithin() {
 func (c *Conn) writeWithin(b []byte) {
 	_ = c.Conn.SetWriteDeadline(time.Now().Add(closeWriteTimeout))
 	_, _ = c.Conn.Write(b)
-	_ = c.Conn.SetWriteDeadline(c.wdl)
+	_ = c.Conn.SetWriteDeadline(c.writeDeadline())
 }
 
 // SetDeadline sets the connection's deadlines, noting the write one.
@@ -313,6 +337,12 @@ func (c *Conn) SetDeadline(t time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.wdl = t
+	if w := c.writeDeadline(); !w.Equal(t) {
+		if err := c.Conn.SetReadDeadline(t); err != nil {
+			return err
+		}
+		return c.Conn.SetWriteDeadline(w)
+	}
 	return c.Conn.SetDeadline(t)
 }
 
@@ -321,7 +351,16 @@ func (c *Conn) SetWriteDeadline(t time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.wdl = t
-	return c.Conn.SetWriteDeadline(t)
+	return c.Conn.SetWriteDeadline(c.writeDeadline())
+}
+
+// writeDeadline is the write deadline in force: c.wdl, but not after
+// closeBy while a Close waits; c.mu is held.
+func (c *Conn) writeDeadline() time.Time {
+	if !c.closeBy.IsZero() && (c.wdl.IsZero() || c.wdl.After(c.closeBy)) {
+		return c.closeBy
+	}
+	return c.wdl
 }
 
 // hijacked sends a write still held: a hijacker may read before it writes

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -426,6 +427,131 @@ func TestServerCloseDuringTheCombinedWrite(t *testing.T) {
 		b, err := rawRead(c, 3*time.Second)
 		t.Logf("client got %d bytes, then %v", len(b), err)
 		got[wired] = len(b)
+	})
+	if got[false] != got[true] {
+		t.Errorf("plain: %d bytes; wired: %d bytes", got[false], got[true])
+	}
+}
+
+// A handler streams a whole answer (its first 4 KB held, wired) to a
+// client that does not read, while a watchdog goroutine of its own keeps
+// lifting the write deadline (ResponseController.SetWriteDeadline from
+// another goroutine, as TestConcurrentSetWriteDeadline does). Plain:
+// Server.Close closes the socket and returns at once. Wired, a fourth
+// review found, Conn.Close shortened the deadline and waited for the
+// combined write, and the watchdog's SetWriteDeadline put the deadline
+// back, so Server.Close (holding Server.mu) waited for the client. A
+// deadline set while a Close waits now cannot lift its bound.
+func TestServerCloseWhileAWatchdogLiftsTheDeadline(t *testing.T) {
+	both(t, func(t *testing.T, wired bool) {
+		writing := make(chan struct{})
+		written := make(chan struct{})
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			defer close(written)
+			rc := http.NewResponseController(w)
+			go func() { // the watchdog: the stream may take its time
+				for {
+					select {
+					case <-written:
+						return
+					case <-time.After(5 * time.Millisecond):
+						_ = rc.SetWriteDeadline(time.Now().Add(time.Minute))
+					}
+				}
+			}()
+			Whole(r.Context())
+			n := MaxHeld - 1000
+			w.Header().Set("Content-Length", strconv.Itoa(n))
+			close(writing)
+			_, err := w.Write(body(n))
+			t.Logf("handler's write: %v", err)
+		})
+		srv, addr := start(t, h, wired, true, nil)
+		c, err := dialSmall(addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n") // and never read
+		<-writing
+		time.Sleep(300 * time.Millisecond) // the write is blocked
+		done := make(chan struct{})
+		t0 := time.Now()
+		go func() { _ = srv.Close(); close(done) }()
+		select {
+		case <-done:
+			t.Logf("Server.Close returned after %v", time.Since(t0).Round(time.Millisecond))
+		case <-time.After(2 * time.Second):
+			t.Errorf("Server.Close did not return within 2s (closeWriteTimeout is %v)", closeWriteTimeout)
+		}
+		_ = c.Close() // the client goes away: the write fails, Close returns
+		<-done
+		<-written
+	})
+}
+
+// panicListener's connections panic in a Write of more than 5000 bytes,
+// once armed (a net.Conn underneath that fails by panicking; net/http
+// recovers a panic in its connection goroutine and closes the connection).
+type panicListener struct {
+	net.Listener
+	armed atomic.Bool
+}
+
+func (l *panicListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &panicConn{Conn: c, l: l}, nil
+}
+
+type panicConn struct {
+	net.Conn
+	l *panicListener
+}
+
+func (c *panicConn) Write(p []byte) (int, error) {
+	if len(p) > 5000 && c.l.armed.CompareAndSwap(true, false) {
+		panic("write failed")
+	}
+	return c.Conn.Write(p)
+}
+
+// A panic of the connection underneath inside the combined write: net/http
+// recovers it and closes the connection. Plain: the client gets the first
+// 4 KB, then the connection closes. Wired, a fourth review found, the
+// write left Conn.sending set, and Close waited for it for ever: the
+// client got nothing and the connection stayed open. Now the write clears
+// it whatever happens, and sends the held bytes before the panic goes on.
+func TestPanicInsideTheCombinedWrite(t *testing.T) {
+	got := map[bool]int{}
+	both(t, func(t *testing.T, wired bool) {
+		raw, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl := &panicListener{Listener: raw}
+		pl.armed.Store(true)
+		var ln net.Listener = pl
+		srv := &http.Server{ErrorLog: nil, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			Whole(r.Context())
+			w.Header().Set("Content-Length", "12000")
+			_, _ = w.Write(body(12000)) // 4 KB through the buffer, then ~8 KB direct
+		})}
+		if wired {
+			ln = Listener(ln)
+			Configure(srv)
+		}
+		go func() { _ = srv.Serve(ln) }()
+		defer raw.Close()
+		c := dial(t, raw.Addr().String())
+		fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		b, err := rawRead(c, 2*time.Second)
+		t.Logf("client got %d bytes, then %v", len(b), err)
+		got[wired] = len(b)
+		if ne, ok := err.(net.Error); ok && ne.Timeout() {
+			t.Errorf("the connection was not closed within 2s of the handler's panic")
+		}
 	})
 	if got[false] != got[true] {
 		t.Errorf("plain: %d bytes; wired: %d bytes", got[false], got[true])
