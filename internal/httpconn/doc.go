@@ -14,32 +14,46 @@
 // marked whole (Whole, before writing it) when that write is net/http's
 // full buffer and the answer's header says more follows (a Content-Length,
 // no chunks, at most MaxHeld bytes in all). The answer's next write, which
-// net/http makes at the latest when it finishes the answer and before it
-// reads anything more from the connection, sends both at once; an error of
-// that write is returned to net/http, which closes the connection as it
-// would after any failed write. The mark is one answer's: the answer's
-// first write uses it up, and a Whole whose request has ended (a handler
-// a TimeoutHandler gave up on) does nothing. A write is still held only
-// when its answer was cut exactly at the buffer (a handler that panicked
-// or wrote less than its Content-Length, a Server.Close while it ran):
-// Close then sends it before closing, so that the client gets the cut
-// answer net/http would have sent, not a connection closed before any
-// byte, which Go's Transport would answer by sending the request again;
-// CloseWrite (net/http's close after an unread request body) and a hijack
-// send it too. A write is held only before the write deadline net/http set
-// (past it, a plain connection's write fails, and so does this one); when
-// the deadline passes while it is held, or a Close from another goroutine
-// (Server.Close) cuts short the write of it with the answer's rest, the
+// net/http makes at the latest when it finishes the answer, sends both at
+// once; an error of that write is returned to net/http, which closes the
+// connection as it would after any failed write. The mark is one answer's:
+// the answer's first write uses it up, and a Whole whose request has ended
+// (a handler a TimeoutHandler gave up on) does nothing.
+//
+// Whole is a promise of the handler: having called it, it writes its
+// answer (its request body already read, or never to be) and returns,
+// without a flush, a hijack, a read of the body or a wait on the client
+// in between. httpserver's JSON and document answers keep it. A handler
+// that breaks it is served, but the held bytes wait for its next write: a
+// full-duplex handler (ResponseController.EnableFullDuplex) that reads a
+// body its client sends only once the answer's header arrived waits for
+// ever.
+//
+// A write is still held only when its answer was cut exactly at the
+// buffer (a handler that panicked or wrote less than its Content-Length, a
+// Server.Close while it ran): Close then sends it before closing, so that
+// the client gets the cut answer net/http would have sent, not a
+// connection closed before any byte, which Go's Transport would answer by
+// sending the request again; CloseWrite (net/http's close after an unread
+// request body) and a hijack send it too. A write is held only before the
+// write deadline net/http set (past it, a plain connection's write fails,
+// and so does this one); when the deadline passes while it is held, the
 // held bytes are sent anyway, since a plain connection had sent them when
-// net/http wrote them (that Close waits for it). Each of those sends is
-// bounded (100 ms: a client that does not read cannot hold up a
-// Server.Close or a Hijack) and leaves the write deadline as net/http set
-// it (a deadline set while a Close waits cannot lift that bound). Nothing
-// else changes: every other write goes out as it comes, no
-// lock is held across a write's system call (those bounded sends excepted:
-// a deadline set meanwhile waits for them), deadlines are the
-// connection's own. A held write's buffer is lent by the listener, so an
-// idle connection keeps none.
+// net/http wrote them; so are they when the connection underneath panics
+// in the write of them. Each of those sends is bounded (100 ms: a client
+// that does not read cannot hold up a Server.Close or a Hijack, where a
+// plain connection's write would have had net/http's deadline) and leaves
+// the write deadline as net/http set it. Close does not wait for a write
+// in flight: a Server.Close from another goroutine that lands between a
+// write taking the held bytes and its system call (nanoseconds, unless
+// the goroutine is preempted exactly there) closes before they leave,
+// where a plain connection had sent them; a Close that waited, even
+// bounded, made Server.Close wait on every client that does not read, one
+// connection after another. Nothing else changes: every other write goes
+// out as it comes, no lock is held across a write's system call (those
+// bounded sends excepted: a deadline set meanwhile waits for them),
+// deadlines are the connection's own. A held write's buffer is lent by the
+// listener, so an idle connection keeps none.
 //
 // Wiring (examples/server): wrap the listener with Listener, call Configure
 // on the http.Server (it puts the connection in each request's context),
@@ -57,10 +71,10 @@
 // held write dropped whole by a passed write deadline and by CloseWrite,
 // and a hijack that sent it without a deadline; a fourth, of those fixes,
 // a write held past its deadline (then sent, which a plain connection
-// never did) and a Server.Close that dropped held bytes in flight; a
-// fifth, of that fix, a Close whose bound a concurrent SetWriteDeadline
-// lifted and a panic of the connection underneath that left Close
-// waiting for ever. nethttp_test.go and
-// nethttp_more_test.go run each of those paths against a plain net/http
-// server and the wired one, and raw request scripts through both.
+// never did) and a Server.Close that dropped held bytes in flight; the
+// fix of that (Close waiting for the write in flight) made Server.Close
+// wait on clients, which a fifth and a sixth review showed three ways, and
+// is gone. nethttp_test.go and nethttp_more_test.go run each of those
+// paths against a plain net/http server and the wired one, and raw request
+// scripts through both.
 package httpconn

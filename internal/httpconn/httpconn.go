@@ -95,13 +95,6 @@ type Conn struct {
 	mu    sync.Mutex
 	whole bool   // the next answer's first write may be held (Whole)
 	held  []byte // that write, until the answer's next one
-	// sending: a write of held bytes with the answer's next one is under
-	// way, without the lock; idle is signalled when it is over (Close
-	// waits for it: those bytes are not held any more, and not sent yet).
-	sending bool
-	idle    sync.Cond
-	closing bool      // Close was called
-	closeBy time.Time // while Close waits for sending: its bound
 	// wdl is the write deadline net/http set last (SetDeadline,
 	// SetWriteDeadline; zero: none): a write is held only before it, and
 	// a bounded write leaves it in force after.
@@ -127,7 +120,6 @@ func (c *Conn) Write(p []byte) (int, error) {
 			return len(p), nil
 		}
 	}
-	c.sending = held != nil
 	c.mu.Unlock()
 	if held == nil {
 		return c.Conn.Write(p)
@@ -136,7 +128,16 @@ func (c *Conn) Write(p []byte) (int, error) {
 	// writev, so that any connection underneath sends them at once.
 	h := len(held)
 	buf := append(held, p...)
-	n, err := c.writeHeld(buf, h)
+	n, err := c.writeCombined(buf, h)
+	if n < h && errors.Is(err, os.ErrDeadlineExceeded) {
+		// The write deadline passed while the first write was held (it
+		// had not when it was held): a plain connection had sent the
+		// held bytes when net/http wrote them, and the client gets the
+		// answer cut there rather than a connection closed before any
+		// byte (which Go's Transport would take for an idle connection
+		// closed, and send the request again).
+		c.sendWithin(buf[n:h])
+	}
 	c.release(buf)
 	if n < h {
 		if err == nil {
@@ -147,34 +148,14 @@ func (c *Conn) Write(p []byte) (int, error) {
 	return n - h, err
 }
 
-// writeHeld writes buf, whose first h bytes were held, without the lock
-// (c.sending is set), and then clears c.sending, whatever happens, even a
-// panic of the connection underneath: a Close waits for it.
-func (c *Conn) writeHeld(buf []byte, h int) (n int, err error) {
+// writeCombined writes buf, whose first h bytes were held. Should the
+// connection underneath panic (net/http recovers, and closes the
+// connection), the held bytes are sent first, as a plain connection had
+// sent them.
+func (c *Conn) writeCombined(buf []byte, h int) (int, error) {
 	defer func() {
-		p := recover()
-		c.mu.Lock()
-		if p == nil && n < h && (errors.Is(err, os.ErrDeadlineExceeded) || c.closing) {
-			// The write deadline passed while the first write was held
-			// (it had not when it was held), or a Close from another
-			// goroutine cut this write short: a plain connection had
-			// sent the held bytes when net/http wrote them, and the
-			// client gets the answer cut there rather than a connection
-			// closed before any byte (which Go's Transport would take
-			// for an idle connection closed, and send the request
-			// again).
-			c.writeWithin(buf[n:h])
-		}
-		c.sending = false
-		c.idleCond().Broadcast()
-		c.mu.Unlock()
-		if p != nil {
-			// The connection underneath panicked (net/http recovers
-			// and closes it): a plain connection had sent the held
-			// bytes already. Sent without the lock, so that a second
-			// panic leaves nothing locked.
-			_ = c.Conn.SetWriteDeadline(time.Now().Add(closeWriteTimeout))
-			_, _ = c.Conn.Write(buf[:h])
+		if p := recover(); p != nil {
+			c.sendWithin(buf[:h])
 			panic(p)
 		}
 	}()
@@ -272,39 +253,17 @@ func (c *Conn) CloseWrite() error {
 // Server.Close while the handler ran): the client then gets the cut
 // answer net/http would have sent, not a connection closed before any
 // byte, which Go's Transport takes for an idle connection closed and
-// answers by sending a GET or an idempotent request again. A Close from
-// another goroutine (Server.Close) while held bytes are being written with
-// the answer's rest waits for that write, which it cuts short within
-// closeWriteTimeout, and which then sends the held bytes within it. A
-// client that does not read cannot hold up a Server.Close for longer.
+// answers by sending a GET or an idempotent request again. The write is
+// bounded by closeWriteTimeout: a client that does not read cannot hold up
+// a Server.Close. Close does not wait for a write in flight: a
+// Server.Close that lands between Write taking the held bytes and its
+// system call (nanoseconds, unless the goroutine is preempted exactly
+// there) closes before they leave, where a plain connection had sent them
+// (doc.go: waiting would make Server.Close wait on clients that do not
+// read, one connection after another).
 func (c *Conn) Close() error {
-	c.mu.Lock()
-	c.closing = true
-	if c.sending {
-		// A deadline set meanwhile (a watchdog's SetWriteDeadline, a
-		// hijack's SetDeadline) cannot lift this one: setDeadline keeps
-		// the write deadline at closeBy at the latest.
-		c.closeBy = time.Now().Add(closeWriteTimeout)
-		_ = c.Conn.SetWriteDeadline(c.closeBy)
-		for c.sending {
-			c.idleCond().Wait()
-		}
-	}
-	if held := c.held; held != nil {
-		c.held = nil
-		c.writeWithin(held)
-		c.release(held)
-	}
-	c.mu.Unlock()
+	c.sendHeldWithin()
 	return c.Conn.Close()
-}
-
-// idleCond is c.idle, on c.mu; c.mu is held.
-func (c *Conn) idleCond() *sync.Cond {
-	if c.idle.L == nil {
-		c.idle.L = &c.mu
-	}
-	return &c.idle
 }
 
 // closeWriteTimeout bounds a write of held bytes that net/http did not
@@ -324,12 +283,20 @@ func (c *Conn) sendHeldWithin() {
 	}
 }
 
+// sendWithin writes b (bytes of a held write already taken) within
+// closeWriteTimeout, under the lock.
+func (c *Conn) sendWithin(b []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.writeWithin(b)
+}
+
 // writeWithin writes b within closeWriteTimeout, then puts back the write
 // deadline net/http set last; c.mu is held.
 func (c *Conn) writeWithin(b []byte) {
 	_ = c.Conn.SetWriteDeadline(time.Now().Add(closeWriteTimeout))
 	_, _ = c.Conn.Write(b)
-	_ = c.Conn.SetWriteDeadline(c.writeDeadline())
+	_ = c.Conn.SetWriteDeadline(c.wdl)
 }
 
 // SetDeadline sets the connection's deadlines, noting the write one.
@@ -337,12 +304,6 @@ func (c *Conn) SetDeadline(t time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.wdl = t
-	if w := c.writeDeadline(); !w.Equal(t) {
-		if err := c.Conn.SetReadDeadline(t); err != nil {
-			return err
-		}
-		return c.Conn.SetWriteDeadline(w)
-	}
 	return c.Conn.SetDeadline(t)
 }
 
@@ -351,16 +312,7 @@ func (c *Conn) SetWriteDeadline(t time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.wdl = t
-	return c.Conn.SetWriteDeadline(c.writeDeadline())
-}
-
-// writeDeadline is the write deadline in force: c.wdl, but not after
-// closeBy while a Close waits; c.mu is held.
-func (c *Conn) writeDeadline() time.Time {
-	if !c.closeBy.IsZero() && (c.wdl.IsZero() || c.wdl.After(c.closeBy)) {
-		return c.closeBy
-	}
-	return c.wdl
+	return c.Conn.SetWriteDeadline(t)
 }
 
 // hijacked sends a write still held: a hijacker may read before it writes

@@ -356,92 +356,14 @@ func TestWriteDeadlinePassedBeforeTheFirstWrite(t *testing.T) {
 	}
 }
 
-// delayListener's connections, once armed, pause at the entry of a Write
-// (before the bytes reach the socket): the connection goroutine preempted
-// between Conn.Write's c.mu.Unlock and its system call.
-type delayListener struct {
-	net.Listener
-	armed   atomic.Bool
-	entered chan struct{}
-}
-
-func (l *delayListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	return &delayConn{Conn: c, l: l}, nil
-}
-
-type delayConn struct {
-	net.Conn
-	l *delayListener
-}
-
-func (c *delayConn) Write(p []byte) (int, error) {
-	if c.l.armed.CompareAndSwap(true, false) {
-		c.l.entered <- struct{}{}
-		time.Sleep(200 * time.Millisecond)
-	}
-	return c.Conn.Write(p)
-}
-
-// Server.Close (another goroutine) while the connection goroutine's Write
-// has taken the held bytes and not yet written them (no lock held there).
-// Plain: the first 4 KB left when net/http wrote them and the client gets
-// the cut answer. Wired, a re-review found, Close found nothing held and
-// closed, and the combined write failed: a connection closed before any
-// byte (what Go's Transport answers by sending the request again). Close
-// now waits for that write, cut short within closeWriteTimeout, which then
-// sends the held bytes.
-func TestServerCloseDuringTheCombinedWrite(t *testing.T) {
-	got := map[bool]int{}
-	both(t, func(t *testing.T, wired bool) {
-		raw, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		dl := &delayListener{Listener: raw, entered: make(chan struct{}, 1)}
-		var ln net.Listener = dl
-		srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			Whole(r.Context())
-			w.Header().Set("Content-Length", "8000")
-			_, _ = w.Write(body(5000)) // the first 4 KB: written (plain) or held (wired)
-			time.Sleep(100 * time.Millisecond)
-			dl.armed.Store(true) // the next write, at finishRequest, pauses at its entry
-		})}
-		if wired {
-			ln = Listener(ln)
-			Configure(srv)
-		}
-		go func() { _ = srv.Serve(ln) }()
-		t.Cleanup(func() { _ = srv.Close() })
-		c := dial(t, raw.Addr().String())
-		fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-		select {
-		case <-dl.entered:
-		case <-time.After(3 * time.Second):
-			t.Fatal("the answer's last write did not come")
-		}
-		_ = srv.Close()
-		b, err := rawRead(c, 3*time.Second)
-		t.Logf("client got %d bytes, then %v", len(b), err)
-		got[wired] = len(b)
-	})
-	if got[false] != got[true] {
-		t.Errorf("plain: %d bytes; wired: %d bytes", got[false], got[true])
-	}
-}
-
 // A handler streams a whole answer (its first 4 KB held, wired) to a
 // client that does not read, while a watchdog goroutine of its own keeps
 // lifting the write deadline (ResponseController.SetWriteDeadline from
 // another goroutine, as TestConcurrentSetWriteDeadline does). Plain:
-// Server.Close closes the socket and returns at once. Wired, a fourth
-// review found, Conn.Close shortened the deadline and waited for the
-// combined write, and the watchdog's SetWriteDeadline put the deadline
-// back, so Server.Close (holding Server.mu) waited for the client. A
-// deadline set while a Close waits now cannot lift its bound.
+// Server.Close closes the socket and returns at once; wired too. (A
+// review found a Close that waited for the write in flight, its bound
+// lifted by the watchdog: Server.Close waited for the client. Close no
+// longer waits.)
 func TestServerCloseWhileAWatchdogLiftsTheDeadline(t *testing.T) {
 	both(t, func(t *testing.T, wired bool) {
 		writing := make(chan struct{})
@@ -519,10 +441,9 @@ func (c *panicConn) Write(p []byte) (int, error) {
 
 // A panic of the connection underneath inside the combined write: net/http
 // recovers it and closes the connection. Plain: the client gets the first
-// 4 KB, then the connection closes. Wired, a fourth review found, the
-// write left Conn.sending set, and Close waited for it for ever: the
-// client got nothing and the connection stayed open. Now the write clears
-// it whatever happens, and sends the held bytes before the panic goes on.
+// 4 KB, then the connection closes; wired too (the held bytes are sent
+// before the panic goes on), and promptly (a review found a version of
+// Close that waited for the write in flight for ever).
 func TestPanicInsideTheCombinedWrite(t *testing.T) {
 	got := map[bool]int{}
 	both(t, func(t *testing.T, wired bool) {
@@ -556,4 +477,45 @@ func TestPanicInsideTheCombinedWrite(t *testing.T) {
 	if got[false] != got[true] {
 		t.Errorf("plain: %d bytes; wired: %d bytes", got[false], got[true])
 	}
+}
+
+// Twenty connections, each blocked in the write of a whole answer to a
+// client that does not read: Server.Close returns at once, plain and
+// wired. A review found a version of Close that waited (bounded) for each
+// write in flight, one connection after another under Server.mu: 2 s for
+// twenty.
+func TestServerCloseWithManyBlockedWholeAnswers(t *testing.T) {
+	const conns = 20
+	both(t, func(t *testing.T, wired bool) {
+		var writing atomic.Int32
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			Whole(r.Context())
+			n := MaxHeld - 1000
+			w.Header().Set("Content-Length", strconv.Itoa(n))
+			writing.Add(1)
+			_, _ = w.Write(body(n))
+		})
+		srv, addr := start(t, h, wired, true, nil)
+		var cs []net.Conn
+		for range conns {
+			c, err := dialSmall(addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			cs = append(cs, c)
+			fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n") // and never read
+		}
+		for end := time.Now().Add(3 * time.Second); writing.Load() < conns && time.Now().Before(end); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(300 * time.Millisecond) // the writes are blocked
+		t0 := time.Now()
+		_ = srv.Close()
+		d := time.Since(t0)
+		t.Logf("Server.Close with %d blocked answers took %v", conns, d.Round(time.Millisecond))
+		if d > time.Second {
+			t.Errorf("Server.Close took %v (closeWriteTimeout %v per connection)", d.Round(time.Millisecond), closeWriteTimeout)
+		}
+	})
 }
