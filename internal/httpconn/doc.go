@@ -17,8 +17,9 @@
 // net/http makes at the latest when it finishes the answer, sends both at
 // once; an error of that write is returned to net/http, which closes the
 // connection as it would after any failed write. The mark is one answer's:
-// the answer's first write uses it up, and a Whole whose request has ended
-// (a handler a TimeoutHandler gave up on) does nothing.
+// the answer's first write uses it up, each request starts without one (a
+// Whole after its answer's last write is forgotten), and a Whole whose
+// request has ended (a handler a TimeoutHandler gave up on) does nothing.
 //
 // Whole is a promise of the handler: having called it, it writes its
 // answer (its request body already read, or never to be) and returns,
@@ -31,11 +32,13 @@
 //
 // A write is still held only when its answer was cut exactly at the
 // buffer (a handler that panicked or wrote less than its Content-Length, a
-// Server.Close while it ran): Close then sends it before closing, so that
-// the client gets the cut answer net/http would have sent, not a
-// connection closed before any byte, which Go's Transport would answer by
-// sending the request again; CloseWrite (net/http's close after an unread
-// request body) and a hijack send it too. A write is held only before the
+// Server.Close while it ran): Close then has it sent before the connection
+// closes, by a goroutine of the connection's own (Close returns at once,
+// and every write after it fails as on a closed connection), so that the
+// client gets the cut answer net/http would have sent, not a connection
+// closed before any byte, which Go's Transport would answer by sending the
+// request again; CloseWrite (net/http's close after an unread request
+// body) and a hijack send it too. A write is held only before the
 // write deadline net/http set (past it, a plain connection's write fails,
 // and so does this one); when the deadline passes while it is held, the
 // held bytes are sent anyway, since a plain connection had sent them when
@@ -43,13 +46,13 @@
 // in the write of them. Each of those sends is bounded (100 ms: a client
 // that does not read cannot hold up a Server.Close or a Hijack, where a
 // plain connection's write would have had net/http's deadline) and leaves
-// the write deadline as net/http set it. Close does not wait for a write
-// in flight: a Server.Close from another goroutine that lands between a
-// write taking the held bytes and its system call (nanoseconds, unless
-// the goroutine is preempted exactly there) closes before they leave,
-// where a plain connection had sent them; a Close that waited, even
-// bounded, made Server.Close wait on every client that does not read, one
-// connection after another. Nothing else changes: every other write goes
+// the write deadline as net/http set it. Close never waits: a Close that
+// waited, even bounded, made Server.Close (which closes one connection
+// after another) wait on every client that does not read. So a
+// Server.Close from another goroutine that lands between a write taking
+// the held bytes and its system call (nanoseconds, unless the goroutine is
+// preempted exactly there) closes before they leave, where a plain
+// connection had sent them. Nothing else changes: every other write goes
 // out as it comes, no lock is held across a write's system call (those
 // bounded sends excepted: a deadline set meanwhile waits for them),
 // deadlines are the connection's own. A held write's buffer is lent by the
@@ -74,7 +77,9 @@
 // never did) and a Server.Close that dropped held bytes in flight; the
 // fix of that (Close waiting for the write in flight) made Server.Close
 // wait on clients, which a fifth and a sixth review showed three ways, and
-// is gone. nethttp_test.go and nethttp_more_test.go run each of those
+// is gone; a seventh found a mark left after an answer's last write, and
+// Close's own send of a held write still made Server.Close wait, one
+// connection after another. nethttp_test.go and nethttp_more_test.go run each of those
 // paths against a plain net/http server and the wired one, and raw request
 // scripts through both.
 package httpconn

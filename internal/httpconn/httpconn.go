@@ -43,8 +43,10 @@ func (l *listener) Accept() (net.Conn, error) {
 }
 
 // Configure makes srv put each connection of a Listener in its requests'
-// contexts, where Whole finds it, and send a held write when a handler
-// hijacks the connection. ConnContext and ConnState hooks srv already has
+// contexts, where Whole finds it, forget a mark left from an answer before
+// each request (StateActive: the request's first bytes read, before its
+// handler runs), and send a held write when a handler hijacks the
+// connection. ConnContext and ConnState hooks srv already has
 // run too, after these.
 func Configure(srv *http.Server) {
 	prevCtx, prevState := srv.ConnContext, srv.ConnState
@@ -58,8 +60,13 @@ func Configure(srv *http.Server) {
 		return ctx
 	}
 	srv.ConnState = func(c net.Conn, s http.ConnState) {
-		if hc, ok := c.(*Conn); ok && s == http.StateHijacked {
-			hc.hijacked()
+		if hc, ok := c.(*Conn); ok {
+			switch s {
+			case http.StateActive:
+				hc.newRequest()
+			case http.StateHijacked:
+				hc.hijacked()
+			}
 		}
 		if prevState != nil {
 			prevState(c, s)
@@ -99,6 +106,18 @@ type Conn struct {
 	// SetWriteDeadline; zero: none): a write is held only before it, and
 	// a bounded write leaves it in force after.
 	wdl time.Time
+	// closed: Close was called; a write after it fails as on a closed
+	// connection. lingering: the connection underneath is still sending
+	// held bytes, and closes itself after (another Close leaves it be).
+	closed, lingering bool
+}
+
+// newRequest forgets a mark an earlier answer left (a Whole after that
+// answer's last write, which no write used up).
+func (c *Conn) newRequest() {
+	c.mu.Lock()
+	c.whole = false
+	c.mu.Unlock()
 }
 
 // Write holds the first write of an answer marked whole when it is
@@ -109,6 +128,10 @@ type Conn struct {
 // Every other write goes out as it comes.
 func (c *Conn) Write(p []byte) (int, error) {
 	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return 0, net.ErrClosed
+	}
 	held, whole := c.held, c.whole
 	c.held, c.whole = nil, false // the mark is one answer's, used by its first write
 	if held == nil && whole && (c.wdl.IsZero() || time.Now().Before(c.wdl)) {
@@ -211,9 +234,12 @@ func (c *Conn) release(b []byte) {
 // sendHeld writes the held write, if any, and forgets it.
 func (c *Conn) sendHeld() error {
 	c.mu.Lock()
-	held := c.held
+	held, closed := c.held, c.closed
 	c.held = nil
 	c.mu.Unlock()
+	if closed {
+		return net.ErrClosed
+	}
 	if held == nil {
 		return nil
 	}
@@ -253,17 +279,36 @@ func (c *Conn) CloseWrite() error {
 // Server.Close while the handler ran): the client then gets the cut
 // answer net/http would have sent, not a connection closed before any
 // byte, which Go's Transport takes for an idle connection closed and
-// answers by sending a GET or an idempotent request again. The write is
-// bounded by closeWriteTimeout: a client that does not read cannot hold up
-// a Server.Close. Close does not wait for a write in flight: a
+// answers by sending a GET or an idempotent request again. That write is
+// made by a goroutine of its own, within closeWriteTimeout, which then
+// closes the connection underneath: Close returns at once, so that a
+// Server.Close, which closes one connection after another, never waits on
+// a client that does not read; every write after Close fails as on a
+// closed connection. Close does not wait for a write in flight either: a
 // Server.Close that lands between Write taking the held bytes and its
 // system call (nanoseconds, unless the goroutine is preempted exactly
 // there) closes before they leave, where a plain connection had sent them
-// (doc.go: waiting would make Server.Close wait on clients that do not
-// read, one connection after another).
+// (doc.go).
 func (c *Conn) Close() error {
-	c.sendHeldWithin()
-	return c.Conn.Close()
+	c.mu.Lock()
+	held, lingering := c.held, c.lingering
+	c.held, c.closed = nil, true
+	c.lingering = lingering || held != nil
+	c.mu.Unlock()
+	if lingering {
+		return net.ErrClosed // closed already; its sender closes the connection underneath
+	}
+	if held == nil {
+		return c.Conn.Close()
+	}
+	go func() {
+		c.mu.Lock()
+		c.writeWithin(held)
+		c.mu.Unlock()
+		c.release(held)
+		_ = c.Conn.Close()
+	}()
+	return nil
 }
 
 // closeWriteTimeout bounds a write of held bytes that net/http did not

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -469,13 +470,21 @@ func TestFailureAndClose(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
+	if c.held != nil {
+		t.Error("Close kept the held buffer")
+	}
+	if _, err := c.Write([]byte("late")); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("a write after Close: %v, want net.ErrClosed", err)
+	}
+	// The held write is sent by a goroutine of Close's, which then closes
+	// the connection: the reader gets it, then the end.
+	if all, err := io.ReadAll(client); err != nil || !bytes.Equal(all, answer("Content-Length: 5000\r\n", 5000)[:bufferSize]) {
+		t.Errorf("after Close the reader got %d bytes (%v), want the held %d", len(all), err, bufferSize)
+	}
 	if w := writes(rec.take()); w != 1 {
 		t.Errorf("Close wrote %d times, want 1 (what was held)", w)
 	}
-	if all, err := io.ReadAll(client); err != nil || !bytes.Equal(all, answer("Content-Length: 5000\r\n", 5000)) {
-		t.Errorf("after Close the reader got %d bytes (%v), want the held %d", len(all), err, bufferSize)
-	}
-	if c.held != nil {
-		t.Error("Close kept the held buffer")
+	if err := c.Close(); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("a second Close: %v, want net.ErrClosed", err)
 	}
 }

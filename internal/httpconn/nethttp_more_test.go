@@ -6,6 +6,7 @@ package httpconn
 // raw request scripts: the same bytes, plain and wired.
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"net"
@@ -516,6 +517,105 @@ func TestServerCloseWithManyBlockedWholeAnswers(t *testing.T) {
 		t.Logf("Server.Close with %d blocked answers took %v", conns, d.Round(time.Millisecond))
 		if d > time.Second {
 			t.Errorf("Server.Close took %v (closeWriteTimeout %v per connection)", d.Round(time.Millisecond), closeWriteTimeout)
+		}
+	})
+}
+
+// A whole answer written by two helpers, each marking it (the pattern
+// TestWholeWhileHeldMarksNoOtherAnswer endorses), whose first part is
+// large: net/http's bufio.Writer sends it straight through (the held 4 KB
+// with the rest, in one write), leaving its buffer empty. The second
+// helper's Whole comes after the answer's last write; it writes nothing
+// more, so finishRequest's Flush makes no write. A seventh review found
+// the mark then outlived the answer: the next answer on the connection,
+// whose handler never called Whole (a download of known length that
+// flushes exactly at the buffer), was held past its Flush. Each request
+// now starts without a mark (Configure's StateActive).
+func TestSecondWholeAfterTheLastWriteMarksNoOtherAnswer(t *testing.T) {
+	both(t, func(t *testing.T, wired bool) {
+		release := make(chan struct{})
+		defer close(release)
+		mux := http.NewServeMux()
+		mux.HandleFunc("/two-part", func(w http.ResponseWriter, r *http.Request) {
+			Whole(r.Context())
+			w.Header().Set("Content-Length", "12000")
+			_, _ = w.Write(body(12000)) // 4 KB held, the rest sent with it
+			Whole(r.Context())          // the second helper: nothing left to write
+			_, _ = w.Write(nil)
+		})
+		mux.HandleFunc("/download", func(w http.ResponseWriter, r *http.Request) {
+			fillBuffer(w) // no Whole here
+			w.(http.Flusher).Flush()
+			select { // the rest is slow to come
+			case <-release:
+			case <-time.After(5 * time.Second):
+			}
+			_, _ = w.Write(body(8000 - (bufferSize - len(fillHeader))))
+		})
+		_, addr := start(t, mux, wired, false, nil)
+		c := dial(t, addr)
+		br := bufio.NewReader(c)
+		_ = c.SetDeadline(time.Now().Add(3 * time.Second))
+		fmt.Fprintf(c, "GET /two-part HTTP/1.1\r\nHost: x\r\n\r\n")
+		res, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err := io.ReadAll(res.Body); err != nil || len(b) != 12000 {
+			t.Fatalf("/two-part: %d bytes, %v", len(b), err)
+		}
+		fmt.Fprintf(c, "GET /download HTTP/1.1\r\nHost: x\r\n\r\n")
+		readFilled(t, c, br, 2*time.Second, "/download after a twice-marked answer")
+	})
+}
+
+// Twenty handlers each between the held first write of a whole answer and
+// its next write (Server.Close while it ran: doc.go's own case of a write
+// still held), to clients that take no byte for now. Plain: Server.Close
+// closes each socket and returns at once; wired too. A seventh review
+// found Close sending each held write within closeWriteTimeout, one
+// connection after another, under Server.mu (2 s for twenty); a goroutine
+// of each connection's own sends it now.
+func TestServerCloseWithManyHeldWholeAnswers(t *testing.T) {
+	const conns = 20
+	both(t, func(t *testing.T, wired bool) {
+		raw, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sl := &stallListener{Listener: raw}
+		var ln net.Listener = sl
+		release := make(chan struct{})
+		defer close(release)
+		held := make(chan struct{}, conns)
+		srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			Whole(r.Context())
+			fillBuffer(w)
+			_, _ = w.Write(body(3000)) // reaches the full buffer: held, wired
+			held <- struct{}{}
+			<-release // the rest is being computed
+			_, _ = w.Write(body(8000 - (bufferSize - len(fillHeader)) - 3000))
+		})}
+		if wired {
+			ln = Listener(ln)
+			Configure(srv)
+		}
+		go func() { _ = srv.Serve(ln) }()
+		for range conns {
+			c := dial(t, raw.Addr().String())
+			fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		}
+		for range conns {
+			<-held
+		}
+		sl.stalled.Store(true) // the clients take no byte for now
+		defer sl.stalled.Store(false)
+		t0 := time.Now()
+		_ = srv.Close()
+		d := time.Since(t0)
+		t.Logf("Server.Close with %d held answers took %v", conns, d.Round(time.Millisecond))
+		if d > time.Second {
+			t.Errorf("Server.Close took %v (closeWriteTimeout %v per connection, in turn)", d.Round(time.Millisecond), closeWriteTimeout)
 		}
 	})
 }
