@@ -34,7 +34,9 @@
 // buffer (a handler that panicked or wrote less than its Content-Length, a
 // Server.Close while it ran): Close then has it sent before the connection
 // closes, by a goroutine of the connection's own (Close returns at once,
-// and every write after it fails as on a closed connection), so that the
+// and every read and write after it fails as on a closed connection, the
+// read under way too, so that net/http ends the request's context at
+// once), so that the
 // client gets the cut answer net/http would have sent, not a connection
 // closed before any byte, which Go's Transport would answer by sending the
 // request again; CloseWrite (net/http's close after an unread request
@@ -79,7 +81,9 @@
 // wait on clients, which a fifth and a sixth review showed three ways, and
 // is gone; a seventh found a mark left after an answer's last write, and
 // Close's own send of a held write still made Server.Close wait, one
-// connection after another. nethttp_test.go and nethttp_more_test.go run each of those
+// connection after another; an eighth, that with that send handed to a
+// goroutine, the connection's reads went on meanwhile, so that net/http
+// did not end the request's context. nethttp_test.go and nethttp_more_test.go run each of those
 // paths against a plain net/http server and the wired one, and raw request
 // scripts through both.
 package httpconn

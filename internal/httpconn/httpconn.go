@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -110,6 +111,26 @@ type Conn struct {
 	// connection. lingering: the connection underneath is still sending
 	// held bytes, and closes itself after (another Close leaves it be).
 	closed, lingering bool
+	// shut: Close handed a held write to its goroutine; reads fail as on
+	// a closed connection from then on (the one underneath is still
+	// open), so that net/http's background read ends the request's
+	// context at once.
+	shut atomic.Bool
+}
+
+// Read reads from the connection, or fails as a closed connection's read
+// once Close has been called with a write held, a read under way included
+// (which bytes the client sent meanwhile may have ended instead of Close's
+// deadline: a closed connection's read would not have returned them).
+func (c *Conn) Read(p []byte) (int, error) {
+	if c.shut.Load() {
+		return 0, net.ErrClosed
+	}
+	n, err := c.Conn.Read(p)
+	if c.shut.Load() {
+		return 0, net.ErrClosed
+	}
+	return n, err
 }
 
 // newRequest forgets a mark an earlier answer left (a Whole after that
@@ -301,6 +322,11 @@ func (c *Conn) Close() error {
 	if held == nil {
 		return c.Conn.Close()
 	}
+	// A read under way on the connection underneath (net/http's
+	// background read) fails now, as on a closed connection, and so does
+	// every read after (Read), while the held write is sent.
+	c.shut.Store(true)
+	_ = c.Conn.SetReadDeadline(time.Unix(1, 0))
 	go func() {
 		c.mu.Lock()
 		c.writeWithin(held)

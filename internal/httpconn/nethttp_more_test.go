@@ -619,3 +619,85 @@ func TestServerCloseWithManyHeldWholeAnswers(t *testing.T) {
 		}
 	})
 }
+
+// heldThenWaitOnContext serves one whole answer whose first write (the
+// full buffer) is held, wired, then waits for the rest to be computed by
+// work that honours the request's context (a query with r.Context()).
+// Server.Close closes the connection: on a plain server net/http's
+// background read fails at once and cancels the request's context. The
+// client takes no byte (stallListener); it sends the first byte of a
+// pipelined request, if sendByte, right after Server.Close returned.
+// It returns how long after Server.Close the handler's context ended
+// (or -1 when it had not within 2 s).
+func heldThenWaitOnContext(t *testing.T, wired, sendByte bool) time.Duration {
+	raw, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sl := &stallListener{Listener: raw}
+	var ln net.Listener = sl
+	held := make(chan struct{})
+	closedAt := make(chan time.Time, 1)
+	result := make(chan time.Duration, 1)
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		Whole(r.Context())
+		fillBuffer(w)
+		_, _ = w.Write(body(3000)) // reaches the full buffer: held, wired
+		close(held)
+		select { // the rest is being computed, under the request's context
+		case <-r.Context().Done():
+			result <- time.Since(<-closedAt)
+		case <-time.After(2 * time.Second):
+			result <- -1
+		}
+	})}
+	if wired {
+		ln = Listener(ln)
+		Configure(srv)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	c := dial(t, raw.Addr().String())
+	fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	<-held
+	time.Sleep(50 * time.Millisecond) // the background read is waiting
+	sl.stalled.Store(true)            // the client takes no byte for now
+	defer sl.stalled.Store(false)
+	t0 := time.Now()
+	_ = srv.Close()
+	closedAt <- t0
+	if sendByte {
+		_, _ = io.WriteString(c, "G") // a pipelining client's next request begins
+	}
+	return <-result
+}
+
+// Server.Close ends the context of a handler that is between the held
+// write and the next one (doc.go's own case) at once, plain and wired. An
+// eighth review found the wired background read waiting on the connection
+// underneath until Close's goroutine closed it (closeWriteTimeout against
+// a client that takes no byte); Close now fails reads at once.
+func TestServerCloseCancelsTheHandlersContextAtOnce(t *testing.T) {
+	both(t, func(t *testing.T, wired bool) {
+		d := heldThenWaitOnContext(t, wired, false)
+		t.Logf("the handler's context ended %v after Server.Close", d.Round(time.Millisecond))
+		if d < 0 || d > 50*time.Millisecond {
+			t.Errorf("the handler's context ended %v after Server.Close (plain: at once)", d.Round(time.Millisecond))
+		}
+	})
+}
+
+// The same, with a byte from the client while Close's goroutine still
+// sends the held write: the review found net/http's background read, which
+// Server.Close made fail at once on a plain server, reading that byte from
+// the open connection underneath instead (hasByte, no error), and nothing
+// cancelled the handler's context any more.
+func TestServerCloseCancelsTheHandlersContextDespiteAByte(t *testing.T) {
+	both(t, func(t *testing.T, wired bool) {
+		d := heldThenWaitOnContext(t, wired, true)
+		if d < 0 {
+			t.Errorf("the handler's context did not end within 2s of Server.Close (plain: at once)")
+		} else {
+			t.Logf("the handler's context ended %v after Server.Close", d.Round(time.Millisecond))
+		}
+	})
+}
