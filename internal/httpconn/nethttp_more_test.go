@@ -6,7 +6,6 @@ package httpconn
 // raw request scripts: the same bytes, plain and wired.
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"net"
@@ -533,39 +532,13 @@ func TestServerCloseWithManyBlockedWholeAnswers(t *testing.T) {
 // now starts without a mark (Configure's StateActive).
 func TestSecondWholeAfterTheLastWriteMarksNoOtherAnswer(t *testing.T) {
 	both(t, func(t *testing.T, wired bool) {
-		release := make(chan struct{})
-		defer close(release)
-		mux := http.NewServeMux()
-		mux.HandleFunc("/two-part", func(w http.ResponseWriter, r *http.Request) {
+		twoPartThenDownload(t, wired, 12000, "a twice-marked answer", func(w http.ResponseWriter, r *http.Request) {
 			Whole(r.Context())
 			w.Header().Set("Content-Length", "12000")
 			_, _ = w.Write(body(12000)) // 4 KB held, the rest sent with it
 			Whole(r.Context())          // the second helper: nothing left to write
 			_, _ = w.Write(nil)
 		})
-		mux.HandleFunc("/download", func(w http.ResponseWriter, r *http.Request) {
-			fillBuffer(w) // no Whole here
-			w.(http.Flusher).Flush()
-			select { // the rest is slow to come
-			case <-release:
-			case <-time.After(5 * time.Second):
-			}
-			_, _ = w.Write(body(8000 - (bufferSize - len(fillHeader))))
-		})
-		_, addr := start(t, mux, wired, false, nil)
-		c := dial(t, addr)
-		br := bufio.NewReader(c)
-		_ = c.SetDeadline(time.Now().Add(3 * time.Second))
-		fmt.Fprintf(c, "GET /two-part HTTP/1.1\r\nHost: x\r\n\r\n")
-		res, err := http.ReadResponse(br, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b, err := io.ReadAll(res.Body); err != nil || len(b) != 12000 {
-			t.Fatalf("/two-part: %d bytes, %v", len(b), err)
-		}
-		fmt.Fprintf(c, "GET /download HTTP/1.1\r\nHost: x\r\n\r\n")
-		readFilled(t, c, br, 2*time.Second, "/download after a twice-marked answer")
 	})
 }
 

@@ -448,10 +448,7 @@ func TestLateWholeHoldsNothing(t *testing.T) {
 // handler never called Whole, is not held.
 func TestWholeWhileHeldMarksNoOtherAnswer(t *testing.T) {
 	both(t, func(t *testing.T, wired bool) {
-		release := make(chan struct{})
-		defer close(release)
-		mux := http.NewServeMux()
-		mux.HandleFunc("/two-part", func(w http.ResponseWriter, r *http.Request) {
+		twoPartThenDownload(t, wired, 6000, "a doubly marked answer", func(w http.ResponseWriter, r *http.Request) {
 			// A whole answer written by two helpers, each marking it.
 			Whole(r.Context())
 			w.Header().Set("Content-Length", "6000")
@@ -459,30 +456,41 @@ func TestWholeWhileHeldMarksNoOtherAnswer(t *testing.T) {
 			Whole(r.Context())
 			_, _ = w.Write(body(1000))
 		})
-		mux.HandleFunc("/download", func(w http.ResponseWriter, r *http.Request) {
-			fillBuffer(w) // no Whole here
-			w.(http.Flusher).Flush()
-			select {
-			case <-release:
-			case <-time.After(5 * time.Second):
-			}
-			_, _ = w.Write(body(8000 - (bufferSize - len(fillHeader))))
-		})
-		_, addr := start(t, mux, wired, false, nil)
-		c := dial(t, addr)
-		br := bufio.NewReader(c)
-		_ = c.SetDeadline(time.Now().Add(3 * time.Second))
-		fmt.Fprintf(c, "GET /two-part HTTP/1.1\r\nHost: x\r\n\r\n")
-		res, err := http.ReadResponse(br, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b, err := io.ReadAll(res.Body); err != nil || len(b) != 6000 {
-			t.Fatalf("/two-part: %d bytes, %v", len(b), err)
-		}
-		fmt.Fprintf(c, "GET /download HTTP/1.1\r\nHost: x\r\n\r\n")
-		readFilled(t, c, br, 2*time.Second, "/download after a doubly marked answer")
 	})
+}
+
+// twoPartThenDownload serves /two-part (an answer of size bytes, from
+// twoPart) and then, on the same connection, /download, whose handler
+// never calls Whole and flushes exactly net/http's buffer before the rest
+// is slow to come: that flush must reach the client (no mark left over).
+func twoPartThenDownload(t *testing.T, wired bool, size int, what string, twoPart http.HandlerFunc) {
+	release := make(chan struct{})
+	defer close(release)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/two-part", twoPart)
+	mux.HandleFunc("/download", func(w http.ResponseWriter, r *http.Request) {
+		fillBuffer(w) // no Whole here
+		w.(http.Flusher).Flush()
+		select { // the rest is slow to come
+		case <-release:
+		case <-time.After(5 * time.Second):
+		}
+		_, _ = w.Write(body(8000 - (bufferSize - len(fillHeader))))
+	})
+	_, addr := start(t, mux, wired, false, nil)
+	c := dial(t, addr)
+	br := bufio.NewReader(c)
+	_ = c.SetDeadline(time.Now().Add(3 * time.Second))
+	fmt.Fprintf(c, "GET /two-part HTTP/1.1\r\nHost: x\r\n\r\n")
+	res, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := io.ReadAll(res.Body); err != nil || len(b) != size {
+		t.Fatalf("/two-part: %d bytes, %v; want %d", len(b), err, size)
+	}
+	fmt.Fprintf(c, "GET /download HTTP/1.1\r\nHost: x\r\n\r\n")
+	readFilled(t, c, br, 2*time.Second, "/download after "+what)
 }
 
 // An answer marked whole that is cut (here panic(http.ErrAbortHandler)
