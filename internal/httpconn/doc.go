@@ -83,7 +83,9 @@
 // Close's own send of a held write still made Server.Close wait, one
 // connection after another; an eighth, that with that send handed to a
 // goroutine, the connection's reads went on meanwhile, so that net/http
-// did not end the request's context. nethttp_test.go and nethttp_more_test.go run each of those
+// did not end the request's context; a ninth, that net/http's CloseWrite
+// after such a Close cut the send (a CloseWrite after Close now does
+// nothing). nethttp_test.go and nethttp_more_test.go run each of those
 // paths against a plain net/http server and the wired one, and raw request
 // scripts through both.
 package httpconn

@@ -287,7 +287,20 @@ func (c *Conn) ReadFrom(r io.Reader) (int64, error) {
 // an answer to a request whose body it did not read to its end, which may
 // be an answer cut exactly at the buffer.
 func (c *Conn) CloseWrite() error {
-	c.sendHeldWithin()
+	c.mu.Lock()
+	if c.closed {
+		// Closed (a Server.Close): a held write may still be on its way
+		// (Close's goroutine), which closes the connection after it; a
+		// half-close now would cut it.
+		c.mu.Unlock()
+		return net.ErrClosed
+	}
+	if held := c.held; held != nil {
+		c.held = nil
+		c.writeWithin(held)
+		c.release(held)
+	}
+	c.mu.Unlock()
 	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
 		return cw.CloseWrite()
 	}

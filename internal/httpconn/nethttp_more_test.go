@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -671,6 +672,89 @@ func TestServerCloseCancelsTheHandlersContextDespiteAByte(t *testing.T) {
 			t.Errorf("the handler's context did not end within 2s of Server.Close (plain: at once)")
 		} else {
 			t.Logf("the handler's context ended %v after Server.Close", d.Round(time.Millisecond))
+		}
+	})
+}
+
+// cutAnswerBigBodyServerClose: a whole answer to a request whose large body
+// the handler never reads (net/http adds Connection: close and ends with
+// closeWriteAndWait), its first write (the full buffer) held, wired; a
+// Server.Close while the handler computes the rest (doc.go's own case),
+// whose computation ends then. It returns how many bytes the client got.
+func cutAnswerBigBodyServerClose(t *testing.T, wired bool, sent int) int {
+	release := make(chan struct{})
+	held := make(chan struct{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		Whole(r.Context())
+		hd := w.Header()
+		hd.Set("Content-Length", "8000")
+		hd.Set("Content-Type", "text/plain")
+		hd.Set("Date", "Mon, 02 Jan 2006 15:04:05 GMT")
+		// net/http adds "Connection: close" (body too big): header and
+		// this fill the buffer exactly; the next write makes it leave.
+		_, _ = w.Write(body(bufferSize - len(fillHeader) - len("Connection: close\r\n")))
+		_, _ = w.Write(body(3000)) // the full buffer is written: held, wired
+		close(held)
+		<-release // the rest is being computed
+	})
+	srv, addr := start(t, h, wired, false, func(s *http.Server) { s.ErrorLog = nil })
+	c := dial(t, addr)
+	go func() {
+		fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n")
+		_, _ = c.Write(make([]byte, sent)) // part of the body; never all of it
+	}()
+	<-held
+	_ = srv.Close()
+	close(release)
+	got, err := rawRead(c, 3*time.Second)
+	t.Logf("client got %d bytes, then %v", len(got), err)
+	return len(got)
+}
+
+// Plain: the full buffer left when net/http wrote it; Server.Close cuts the
+// answer after it. Wired, a ninth review found, Close handed the held
+// write to a goroutine and returned; the handler's goroutine then reached
+// closeWriteAndWait, whose CloseWrite found nothing held (Close took it)
+// and shut the writing side before that goroutine had written: the client
+// got a connection closed before any byte (GOMAXPROCS 1 orders it so every
+// time; with more Ps it was a race). A CloseWrite after Close now leaves
+// the connection to Close's goroutine.
+func TestServerCloseThenCloseWriteKeepsTheCutAnswer(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	both(t, func(t *testing.T, wired bool) {
+		if n := cutAnswerBigBodyServerClose(t, wired, 300<<10); n < bufferSize {
+			t.Errorf("the cut answer did not arrive: %d bytes (want the %d written)", n, bufferSize)
+		}
+	})
+}
+
+// The same with the Ps the machine has, 20 times: how often it happens.
+func TestServerCloseThenCloseWriteKeepsTheCutAnswerRace(t *testing.T) {
+	both(t, func(t *testing.T, wired bool) {
+		lost := 0
+		for range 20 {
+			if cutAnswerBigBodyServerClose(t, wired, 300<<10) < bufferSize {
+				lost++
+			}
+		}
+		if lost > 0 {
+			t.Errorf("the cut answer was lost %d times in 20", lost)
+		}
+	})
+}
+
+// The same with only 10 bytes of the body sent (net/http's read buffer
+// takes them: no unread byte in the socket, its close is a FIN).
+func TestServerCloseThenCloseWriteKeepsTheCutAnswerSmallSent(t *testing.T) {
+	both(t, func(t *testing.T, wired bool) {
+		lost := 0
+		for range 20 {
+			if cutAnswerBigBodyServerClose(t, wired, 10) < bufferSize {
+				lost++
+			}
+		}
+		if lost > 0 {
+			t.Errorf("the cut answer was lost %d times in 20", lost)
 		}
 	})
 }
