@@ -48,9 +48,10 @@
 // in the write of them. Each of those sends is bounded (100 ms: a client
 // that does not read cannot hold up a Server.Close or a Hijack, where a
 // plain connection's write would have had net/http's deadline) and leaves
-// the write deadline as net/http set it. Close never waits: a Close that
-// waited, even bounded, made Server.Close (which closes one connection
-// after another) wait on every client that does not read. So a
+// the write deadline as net/http set it. Close does not wait on a client
+// (only, 100 ms at most, behind such a bounded send already under way): a
+// Close that waited, even bounded, made Server.Close (which closes one
+// connection after another) wait on every client that does not read. So a
 // Server.Close from another goroutine that lands between a write taking
 // the held bytes and its system call (nanoseconds, unless the goroutine is
 // preempted exactly there) closes before they leave, where a plain
@@ -85,7 +86,9 @@
 // goroutine, the connection's reads went on meanwhile, so that net/http
 // did not end the request's context; a ninth, that net/http's CloseWrite
 // after such a Close cut the send (a CloseWrite after Close now does
-// nothing). nethttp_test.go and nethttp_more_test.go run each of those
+// nothing); a tenth, that a connection underneath that panics in those
+// sends left the lock held or ended the process. nethttp_panic_test.go
+// keeps those. nethttp_test.go and nethttp_more_test.go run each of those
 // paths against a plain net/http server and the wired one, and raw request
 // scripts through both.
 package httpconn

@@ -287,24 +287,33 @@ func (c *Conn) ReadFrom(r io.Reader) (int64, error) {
 // an answer to a request whose body it did not read to its end, which may
 // be an answer cut exactly at the buffer.
 func (c *Conn) CloseWrite() error {
-	c.mu.Lock()
-	if c.closed {
+	if c.sendHeldUnlessClosed() {
 		// Closed (a Server.Close): a held write may still be on its way
 		// (Close's goroutine), which closes the connection after it; a
 		// half-close now would cut it.
-		c.mu.Unlock()
 		return net.ErrClosed
+	}
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
+// sendHeldUnlessClosed sends a write still held (sendHeldWithin), unless
+// Close was called, which it reports. The lock is let go even if the
+// connection underneath panics in the write.
+func (c *Conn) sendHeldUnlessClosed() (closed bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return true
 	}
 	if held := c.held; held != nil {
 		c.held = nil
 		c.writeWithin(held)
 		c.release(held)
 	}
-	c.mu.Unlock()
-	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
-		return cw.CloseWrite()
-	}
-	return nil
+	return false
 }
 
 // Close sends a write still held, then closes the connection. A write is
@@ -341,11 +350,16 @@ func (c *Conn) Close() error {
 	c.shut.Store(true)
 	_ = c.Conn.SetReadDeadline(time.Unix(1, 0))
 	go func() {
-		c.mu.Lock()
-		c.writeWithin(held)
-		c.mu.Unlock()
+		defer func() {
+			// A panic of the connection underneath in this write would
+			// have been net/http's to recover (it made the write, on a
+			// plain connection), not this goroutine's to end the process
+			// with: the connection is closed, as net/http closes it.
+			_ = recover()
+			_ = c.Conn.Close()
+		}()
+		c.sendWithin(held)
 		c.release(held)
-		_ = c.Conn.Close()
 	}()
 	return nil
 }
