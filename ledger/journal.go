@@ -129,9 +129,15 @@ func sealRecord(r []byte, kind, flags byte, gen, txid uint64) {
 	binary.LittleEndian.PutUint64(r[8:16], gen)
 	binary.LittleEndian.PutUint64(r[16:24], txid)
 	binary.LittleEndian.PutUint32(r[24:28], uint32(len(r)-journalHeaderSize))
+	binary.LittleEndian.PutUint32(r[28:32], recordSum(r))
+}
+
+// recordSum is the checksum of the record r (its header, then its
+// payload): CRC-32C of the header's 28 bytes before the checksum and of
+// the payload.
+func recordSum(r []byte) uint32 {
 	c := crc32.Update(0, crc32c, r[:28])
-	c = crc32.Update(c, crc32c, r[journalHeaderSize:])
-	binary.LittleEndian.PutUint32(r[28:32], c)
+	return crc32.Update(c, crc32c, r[journalHeaderSize:])
 }
 
 // jrecord is a checkpoint or batch record read back: where it is, not its
@@ -315,9 +321,7 @@ func (jr *journalReader) payload(r jrecord) ([]byte, error) {
 	} else if err != nil {
 		return nil, journalCorrupt(jr.path, "%s: the record of transaction %d is cut short since it was read", filepath.Base(p), r.txid)
 	}
-	c := crc32.Update(0, crc32c, b[:28])
-	c = crc32.Update(c, crc32c, b[journalHeaderSize:])
-	if c != binary.LittleEndian.Uint32(b[28:32]) || binary.LittleEndian.Uint64(b[16:24]) != r.txid {
+	if recordSum(b) != binary.LittleEndian.Uint32(b[28:32]) || binary.LittleEndian.Uint64(b[16:24]) != r.txid {
 		return nil, journalCorrupt(jr.path, "%s: the record of transaction %d changed since it was read", filepath.Base(p), r.txid)
 	}
 	return b[journalHeaderSize:], nil

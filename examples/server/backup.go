@@ -187,13 +187,9 @@ func recoverLedger(path, keyPath string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "%s: nothing to replay (closed cleanly, or no journal)\n", redact(path))
 		return nil
 	}
-	raw, err := os.ReadFile(keyPath)
+	s, err := readLogSigner(keyPath, "the journal is replayed with the server's own key")
 	if err != nil {
-		return fmt.Errorf("recover: the log key: %w (the journal is replayed with the server's own key)", err)
-	}
-	s, err := note.NewSigner(strings.TrimSpace(string(raw)))
-	if err != nil {
-		return fmt.Errorf("recover: log key %s: %w", keyPath, err)
+		return fmt.Errorf("recover: %w", err)
 	}
 	l, err := ledger.Open(path, ledger.Options{Origin: s.Name(), Signer: s})
 	if err != nil {
@@ -233,16 +229,26 @@ func checkLedger(path, vkey string) (ledger.Checkpoint, error) {
 // logVerifierKey derives the verifier key from a data directory's log key
 // file (never creating one).
 func logVerifierKey(path string) (string, error) {
-	raw, err := os.ReadFile(path)
+	s, err := readLogSigner(path, "give -log-key, the server's GET /.well-known/log-key")
 	if err != nil {
-		return "", fmt.Errorf("log key: %w (give -log-key, the server's GET /.well-known/log-key)", err)
-	}
-	s, err := note.NewSigner(strings.TrimSpace(string(raw)))
-	if err != nil {
-		return "", fmt.Errorf("log key %s: %w", path, err)
+		return "", err
 	}
 	_, vkey, err := ledger.LoadOrCreateLogKey(path, s.Name())
 	return vkey, err
+}
+
+// readLogSigner reads a data directory's log key file (never creating
+// one); hint, in a missing or unreadable file's error, says what to do.
+func readLogSigner(path, hint string) (note.Signer, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("log key: %w (%s)", err, hint)
+	}
+	s, err := note.NewSigner(strings.TrimSpace(string(raw)))
+	if err != nil {
+		return nil, fmt.Errorf("log key %s: %w", path, err)
+	}
+	return s, nil
 }
 
 func fetchText(c *http.Client, url string) (string, error) {

@@ -108,14 +108,14 @@ type Conn struct {
 	// a bounded write leaves it in force after.
 	wdl time.Time
 	// closed: Close was called; a write after it fails as on a closed
-	// connection. lingering: the connection underneath is still sending
-	// held bytes, and closes itself after (another Close leaves it be).
-	closed, lingering bool
-	// shut: Close handed a held write to its goroutine; reads fail as on
-	// a closed connection from then on (the one underneath is still
-	// open), so that net/http's background read ends the request's
-	// context at once.
-	shut atomic.Bool
+	// connection.
+	closed bool
+	// lingering: Close handed a held write to its goroutine, which closes
+	// the connection underneath after it (another Close leaves it be);
+	// reads fail as on a closed connection from then on, so that
+	// net/http's background read ends the request's context at once.
+	// Set under mu, read without it by Read.
+	lingering atomic.Bool
 }
 
 // Read reads from the connection, or fails as a closed connection's read
@@ -123,11 +123,11 @@ type Conn struct {
 // (which bytes the client sent meanwhile may have ended instead of Close's
 // deadline: a closed connection's read would not have returned them).
 func (c *Conn) Read(p []byte) (int, error) {
-	if c.shut.Load() {
+	if c.lingering.Load() {
 		return 0, net.ErrClosed
 	}
 	n, err := c.Conn.Read(p)
-	if c.shut.Load() {
+	if c.lingering.Load() {
 		return 0, net.ErrClosed
 	}
 	return n, err
@@ -287,7 +287,7 @@ func (c *Conn) ReadFrom(r io.Reader) (int64, error) {
 // an answer to a request whose body it did not read to its end, which may
 // be an answer cut exactly at the buffer.
 func (c *Conn) CloseWrite() error {
-	if c.sendHeldUnlessClosed() {
+	if c.sendHeldWithin() {
 		// Closed (a Server.Close): a held write may still be on its way
 		// (Close's goroutine), which closes the connection after it; a
 		// half-close now would cut it.
@@ -297,23 +297,6 @@ func (c *Conn) CloseWrite() error {
 		return cw.CloseWrite()
 	}
 	return nil
-}
-
-// sendHeldUnlessClosed sends a write still held (sendHeldWithin), unless
-// Close was called, which it reports. The lock is let go even if the
-// connection underneath panics in the write.
-func (c *Conn) sendHeldUnlessClosed() (closed bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return true
-	}
-	if held := c.held; held != nil {
-		c.held = nil
-		c.writeWithin(held)
-		c.release(held)
-	}
-	return false
 }
 
 // Close sends a write still held, then closes the connection. A write is
@@ -334,9 +317,11 @@ func (c *Conn) sendHeldUnlessClosed() (closed bool) {
 // (doc.go).
 func (c *Conn) Close() error {
 	c.mu.Lock()
-	held, lingering := c.held, c.lingering
+	held, lingering := c.held, c.lingering.Load()
 	c.held, c.closed = nil, true
-	c.lingering = lingering || held != nil
+	if held != nil {
+		c.lingering.Store(true)
+	}
 	c.mu.Unlock()
 	if lingering {
 		return net.ErrClosed // closed already; its sender closes the connection underneath
@@ -347,7 +332,6 @@ func (c *Conn) Close() error {
 	// A read under way on the connection underneath (net/http's
 	// background read) fails now, as on a closed connection, and so does
 	// every read after (Read), while the held write is sent.
-	c.shut.Store(true)
 	_ = c.Conn.SetReadDeadline(time.Unix(1, 0))
 	go func() {
 		defer func() {
@@ -370,15 +354,21 @@ const closeWriteTimeout = 100 * time.Millisecond
 
 // sendHeldWithin sends a write still held, within closeWriteTimeout (it
 // does nothing when no write is held), under the lock, so that a write of
-// the handler's racing it cannot overtake it.
-func (c *Conn) sendHeldWithin() {
+// the handler's racing it cannot overtake it; after Close it sends
+// nothing and reports closed (Close took what was held). The lock is let
+// go even if the connection underneath panics in the write.
+func (c *Conn) sendHeldWithin() (closed bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.closed {
+		return true
+	}
 	if held := c.held; held != nil {
 		c.held = nil
 		c.writeWithin(held)
 		c.release(held)
 	}
+	return false
 }
 
 // sendWithin writes b (bytes of a held write already taken) within
@@ -417,4 +407,4 @@ func (c *Conn) SetWriteDeadline(t time.Time) error {
 // (net/http's Hijack flushes its buffer, which leaves a held write held).
 // It runs inside net/http's Hijack, which has just cleared the
 // connection's deadlines: within closeWriteTimeout, and none after.
-func (c *Conn) hijacked() { c.sendHeldWithin() }
+func (c *Conn) hijacked() { _ = c.sendHeldWithin() }
