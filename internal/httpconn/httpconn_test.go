@@ -95,28 +95,21 @@ func (l recListener) Accept() (net.Conn, error) {
 	return r, nil
 }
 
-// serve runs h on a Configured server behind Listener, over a recording
-// listener; it returns the server's address and the recorder of each
-// accepted connection, in order.
-func serve(t *testing.T, h http.Handler, writeTimeout time.Duration) (string, chan *recorder) {
+// serveRecorded runs h on a Configured server behind Listener, over a
+// recording listener; it returns the server's address and the recorder of
+// each accepted connection, in order.
+func serveRecorded(t *testing.T, h http.Handler, writeTimeout time.Duration) (string, chan *recorder) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	conns := make(chan *recorder, 16)
 	srv := &http.Server{Handler: h, WriteTimeout: writeTimeout}
-	Configure(srv)
-	go func() { _ = srv.Serve(Listener(recListener{ln, conns})) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	return ln.Addr().String(), conns
+	return serve(t, srv, recListener{listen(t), conns}, true), conns
 }
 
-// connect serves h as serve does and dials it: the client's connection,
+// connect serves h as serveRecorded does and dials it: the client's connection,
 // its reader, and the server's recorders.
 func connect(t *testing.T, h http.Handler) (net.Conn, *bufio.Reader, chan *recorder) {
 	t.Helper()
-	addr, conns := serve(t, h, time.Minute)
+	addr, conns := serveRecorded(t, h, time.Minute)
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)

@@ -108,13 +108,7 @@ func TestCloseWriteSendsTheHeldWrite(t *testing.T) {
 	both(t, func(t *testing.T, wired bool) {
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			Whole(r.Context())
-			h := w.Header()
-			h.Set("Content-Length", "8000")
-			h.Set("Content-Type", "text/plain")
-			h.Set("Date", "Mon, 02 Jan 2006 15:04:05 GMT")
-			// net/http adds "Connection: close" (request body too big):
-			// header and body fill the buffer exactly; 8000 promised.
-			_, _ = w.Write(body(bufferSize - len(fillHeader) - len("Connection: close\r\n")))
+			fillBufferClosing(w) // net/http adds "Connection: close" (body too big)
 		})
 		_, addr := start(t, h, wired, false, nil)
 		c := dial(t, addr)
@@ -199,12 +193,7 @@ func (c *stallConn) Write(p []byte) (int, error) {
 // client read. Now within closeWriteTimeout.
 func TestHijackSendsTheHeldWriteWithinABound(t *testing.T) {
 	both(t, func(t *testing.T, wired bool) {
-		raw, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		sl := &stallListener{Listener: raw}
-		var ln net.Listener = sl
+		sl := &stallListener{Listener: listen(t)}
 		hijacked := make(chan error, 1)
 		srv := &http.Server{WriteTimeout: 300 * time.Millisecond, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			Whole(r.Context())
@@ -216,13 +205,9 @@ func TestHijackSendsTheHeldWriteWithinABound(t *testing.T) {
 			}
 			hijacked <- err
 		})}
-		if wired {
-			ln = Listener(ln)
-			Configure(srv)
-		}
-		go func() { _ = srv.Serve(ln) }()
-		t.Cleanup(func() { sl.stalled.Store(false); _ = srv.Close() })
-		c := dial(t, raw.Addr().String())
+		addr := serve(t, srv, sl, wired)
+		t.Cleanup(func() { sl.stalled.Store(false) })
+		c := dial(t, addr)
 		fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
 		select {
 		case err := <-hijacked:
@@ -412,12 +397,13 @@ func TestServerCloseWhileAWatchdogLiftsTheDeadline(t *testing.T) {
 	})
 }
 
-// panicListener's connections panic in a Write of more than 5000 bytes,
-// once armed (a net.Conn underneath that fails by panicking; net/http
+// panicListener's connections panic, once armed, in the first Write whose
+// bytes panicsOn (a net.Conn underneath that fails by panicking; net/http
 // recovers a panic in its connection goroutine and closes the connection).
 type panicListener struct {
 	net.Listener
-	armed atomic.Bool
+	armed    atomic.Bool
+	panicsOn func(p []byte) bool
 }
 
 func (l *panicListener) Accept() (net.Conn, error) {
@@ -434,11 +420,17 @@ type panicConn struct {
 }
 
 func (c *panicConn) Write(p []byte) (int, error) {
-	if len(p) > 5000 && c.l.armed.CompareAndSwap(true, false) {
+	if c.l.panicsOn(p) && c.l.armed.CompareAndSwap(true, false) {
 		panic("write failed")
 	}
 	return c.Conn.Write(p)
 }
+
+// largerThan5000 arms a panicListener for a write of more than 5000 bytes
+// (a combined write); ofTheBuffer, for one of exactly net/http's buffer (a
+// held write sent alone).
+func largerThan5000(p []byte) bool { return len(p) > 5000 }
+func ofTheBuffer(p []byte) bool    { return len(p) == bufferSize }
 
 // A panic of the connection underneath inside the combined write: net/http
 // recovers it and closes the connection. Plain: the client gets the first
@@ -448,25 +440,15 @@ func (c *panicConn) Write(p []byte) (int, error) {
 func TestPanicInsideTheCombinedWrite(t *testing.T) {
 	got := map[bool]int{}
 	both(t, func(t *testing.T, wired bool) {
-		raw, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		pl := &panicListener{Listener: raw}
+		pl := &panicListener{Listener: listen(t), panicsOn: largerThan5000}
 		pl.armed.Store(true)
-		var ln net.Listener = pl
 		srv := &http.Server{ErrorLog: nil, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			Whole(r.Context())
 			w.Header().Set("Content-Length", "12000")
 			_, _ = w.Write(body(12000)) // 4 KB through the buffer, then ~8 KB direct
 		})}
-		if wired {
-			ln = Listener(ln)
-			Configure(srv)
-		}
-		go func() { _ = srv.Serve(ln) }()
-		defer raw.Close()
-		c := dial(t, raw.Addr().String())
+		addr := serve(t, srv, pl, wired)
+		c := dial(t, addr)
 		fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
 		b, err := rawRead(c, 2*time.Second)
 		t.Logf("client got %d bytes, then %v", len(b), err)
@@ -553,12 +535,7 @@ func TestSecondWholeAfterTheLastWriteMarksNoOtherAnswer(t *testing.T) {
 func TestServerCloseWithManyHeldWholeAnswers(t *testing.T) {
 	const conns = 20
 	both(t, func(t *testing.T, wired bool) {
-		raw, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		sl := &stallListener{Listener: raw}
-		var ln net.Listener = sl
+		sl := &stallListener{Listener: listen(t)}
 		release := make(chan struct{})
 		defer close(release)
 		held := make(chan struct{}, conns)
@@ -570,13 +547,9 @@ func TestServerCloseWithManyHeldWholeAnswers(t *testing.T) {
 			<-release // the rest is being computed
 			_, _ = w.Write(body(8000 - (bufferSize - len(fillHeader)) - 3000))
 		})}
-		if wired {
-			ln = Listener(ln)
-			Configure(srv)
-		}
-		go func() { _ = srv.Serve(ln) }()
+		addr := serve(t, srv, sl, wired)
 		for range conns {
-			c := dial(t, raw.Addr().String())
+			c := dial(t, addr)
 			fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
 		}
 		for range conns {
@@ -604,12 +577,7 @@ func TestServerCloseWithManyHeldWholeAnswers(t *testing.T) {
 // It returns how long after Server.Close the handler's context ended
 // (or -1 when it had not within 2 s).
 func heldThenWaitOnContext(t *testing.T, wired, sendByte bool) time.Duration {
-	raw, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sl := &stallListener{Listener: raw}
-	var ln net.Listener = sl
+	sl := &stallListener{Listener: listen(t)}
 	held := make(chan struct{})
 	closedAt := make(chan time.Time, 1)
 	result := make(chan time.Duration, 1)
@@ -625,12 +593,8 @@ func heldThenWaitOnContext(t *testing.T, wired, sendByte bool) time.Duration {
 			result <- -1
 		}
 	})}
-	if wired {
-		ln = Listener(ln)
-		Configure(srv)
-	}
-	go func() { _ = srv.Serve(ln) }()
-	c := dial(t, raw.Addr().String())
+	addr := serve(t, srv, sl, wired)
+	c := dial(t, addr)
 	fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
 	<-held
 	time.Sleep(50 * time.Millisecond) // the background read is waiting
@@ -686,13 +650,7 @@ func cutAnswerBigBodyServerClose(t *testing.T, wired bool, sent int) int {
 	held := make(chan struct{})
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		Whole(r.Context())
-		hd := w.Header()
-		hd.Set("Content-Length", "8000")
-		hd.Set("Content-Type", "text/plain")
-		hd.Set("Date", "Mon, 02 Jan 2006 15:04:05 GMT")
-		// net/http adds "Connection: close" (body too big): header and
-		// this fill the buffer exactly; the next write makes it leave.
-		_, _ = w.Write(body(bufferSize - len(fillHeader) - len("Connection: close\r\n")))
+		fillBufferClosing(w)       // net/http adds "Connection: close" (body too big)
 		_, _ = w.Write(body(3000)) // the full buffer is written: held, wired
 		close(held)
 		<-release // the rest is being computed

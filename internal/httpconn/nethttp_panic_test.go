@@ -15,37 +15,9 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 )
-
-// bufPanicListener's connections panic, once armed, in a write of exactly
-// net/http's buffer (bufferSize bytes).
-type bufPanicListener struct {
-	net.Listener
-	armed atomic.Bool
-}
-
-func (l *bufPanicListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	return &bufPanicConn{Conn: c, l: l}, nil
-}
-
-type bufPanicConn struct {
-	net.Conn
-	l *bufPanicListener
-}
-
-func (c *bufPanicConn) Write(p []byte) (int, error) {
-	if len(p) == bufferSize && c.l.armed.CompareAndSwap(true, false) {
-		panic("write failed")
-	}
-	return c.Conn.Write(p)
-}
 
 // The answer of TestCloseWriteSendsTheHeldWrite (cut exactly at the
 // buffer, a large request body unread: closeWriteAndWait) over a
@@ -57,27 +29,14 @@ func (c *bufPanicConn) Write(p []byte) (int, error) {
 // deferred Close waited on it for ever, and Server.Close never returned.
 func TestCloseWritePanicLeavesNothingLocked(t *testing.T) {
 	both(t, func(t *testing.T, wired bool) {
-		raw, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		pl := &bufPanicListener{Listener: raw}
+		pl := &panicListener{Listener: listen(t), panicsOn: ofTheBuffer}
 		pl.armed.Store(true)
-		var ln net.Listener = pl
 		srv := &http.Server{ErrorLog: log.New(io.Discard, "", 0), Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			Whole(r.Context())
-			h := w.Header()
-			h.Set("Content-Length", "8000")
-			h.Set("Content-Type", "text/plain")
-			h.Set("Date", "Mon, 02 Jan 2006 15:04:05 GMT")
-			_, _ = w.Write(body(bufferSize - len(fillHeader) - len("Connection: close\r\n")))
+			fillBufferClosing(w) // net/http adds "Connection: close" (body too big)
 		})}
-		if wired {
-			ln = Listener(ln)
-			Configure(srv)
-		}
-		go func() { _ = srv.Serve(ln) }()
-		c := dial(t, raw.Addr().String())
+		addr := serve(t, srv, pl, wired)
+		c := dial(t, addr)
 		go func() {
 			fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n")
 			_, _ = c.Write(make([]byte, 300<<10))
@@ -123,9 +82,8 @@ func serverCloseHeldWritePanicChild(wired bool) {
 	if err != nil {
 		panic(err)
 	}
-	pl := &bufPanicListener{Listener: raw}
+	pl := &panicListener{Listener: raw, panicsOn: ofTheBuffer}
 	pl.armed.Store(true)
-	var ln net.Listener = pl
 	reached := make(chan struct{}, 1)
 	release := make(chan struct{})
 	srv := &http.Server{ErrorLog: log.New(io.Discard, "", 0), Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -136,11 +94,7 @@ func serverCloseHeldWritePanicChild(wired bool) {
 		reached <- struct{}{}
 		<-release
 	})}
-	if wired {
-		ln = Listener(ln)
-		Configure(srv)
-	}
-	go func() { _ = srv.Serve(ln) }()
+	serveOn(srv, pl, wired)
 	c, err := net.Dial("tcp", raw.Addr().String())
 	if err != nil {
 		panic(err)
@@ -161,30 +115,17 @@ func serverCloseHeldWritePanicChild(wired bool) {
 // says (a review found doc.go saying Close never waits).
 func TestServerCloseBehindCloseWriteIsBounded(t *testing.T) {
 	both(t, func(t *testing.T, wired bool) {
-		raw, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		sl := &stallListener{Listener: raw}
-		var ln net.Listener = sl
+		sl := &stallListener{Listener: listen(t)}
 		returning := make(chan struct{})
 		srv := &http.Server{ErrorLog: log.New(io.Discard, "", 0), Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			Whole(r.Context())
-			h := w.Header()
-			h.Set("Content-Length", "8000")
-			h.Set("Content-Type", "text/plain")
-			h.Set("Date", "Mon, 02 Jan 2006 15:04:05 GMT")
-			_, _ = w.Write(body(bufferSize - len(fillHeader) - len("Connection: close\r\n")))
+			fillBufferClosing(w)   // net/http adds "Connection: close" (body too big)
 			sl.stalled.Store(true) // the client takes no byte for now
 			close(returning)
 		})}
-		if wired {
-			ln = Listener(ln)
-			Configure(srv)
-		}
-		go func() { _ = srv.Serve(ln) }()
+		addr := serve(t, srv, sl, wired)
 		defer sl.stalled.Store(false)
-		c := dial(t, raw.Addr().String())
+		c := dial(t, addr)
 		go func() {
 			fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n")
 			_, _ = c.Write(make([]byte, 300<<10))

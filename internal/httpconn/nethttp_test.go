@@ -41,11 +41,7 @@ func (l smallBufListener) Accept() (net.Conn, error) {
 // send buffers small.
 func start(t *testing.T, h http.Handler, wired, small bool, configure func(*http.Server)) (*http.Server, string) {
 	t.Helper()
-	raw, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ln net.Listener = raw
+	ln := listen(t)
 	if small {
 		ln = smallBufListener{ln}
 	}
@@ -53,13 +49,35 @@ func start(t *testing.T, h http.Handler, wired, small bool, configure func(*http
 	if configure != nil {
 		configure(srv)
 	}
+	return srv, serve(t, srv, ln, wired)
+}
+
+// listen is a loopback listener for a server of the test.
+func listen(t *testing.T) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ln
+}
+
+// serve serves srv on ln (serveOn); the server closes when the test ends.
+// It returns the address to dial.
+func serve(t *testing.T, srv *http.Server, ln net.Listener, wired bool) string {
+	serveOn(srv, ln, wired)
+	t.Cleanup(func() { _ = srv.Close() })
+	return ln.Addr().String()
+}
+
+// serveOn serves srv on ln, wired with httpconn (Listener, Configure) when
+// wired.
+func serveOn(srv *http.Server, ln net.Listener, wired bool) {
 	if wired {
 		ln = Listener(ln)
 		Configure(srv)
 	}
 	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	return srv, raw.Addr().String()
 }
 
 // dial connects to addr; the connection closes when the test ends.
@@ -378,12 +396,19 @@ const fillHeader = "HTTP/1.1 200 OK\r\nContent-Length: 8000\r\nContent-Type: tex
 // fillBuffer starts an 8000-byte answer and writes exactly as many body
 // bytes as fill net/http's 4 KB connection buffer with its header, so
 // that the buffer's first write is the full buffer.
-func fillBuffer(w http.ResponseWriter) {
+func fillBuffer(w http.ResponseWriter) { fillBufferLess(w, 0) }
+
+// fillBufferClosing is fillBuffer for an answer to which net/http adds
+// "Connection: close" (a request body too big to read): header and body
+// fill the buffer exactly, 8000 bytes promised.
+func fillBufferClosing(w http.ResponseWriter) { fillBufferLess(w, len("Connection: close\r\n")) }
+
+func fillBufferLess(w http.ResponseWriter, less int) {
 	h := w.Header()
 	h.Set("Content-Length", "8000")
 	h.Set("Content-Type", "text/plain")
 	h.Set("Date", "Mon, 02 Jan 2006 15:04:05 GMT")
-	_, _ = w.Write(body(bufferSize - len(fillHeader)))
+	_, _ = w.Write(body(bufferSize - len(fillHeader) - less))
 }
 
 // readFilled reads, within d, the answer fillBuffer started up to what
@@ -418,16 +443,7 @@ func TestLateWholeHoldsNothing(t *testing.T) {
 		}), 50*time.Millisecond, "timeout"))
 		release := make(chan struct{})
 		defer close(release)
-		mux.HandleFunc("/download", func(w http.ResponseWriter, r *http.Request) {
-			<-late
-			fillBuffer(w)
-			w.(http.Flusher).Flush()
-			select { // the rest is slow to come
-			case <-release:
-			case <-time.After(5 * time.Second):
-			}
-			_, _ = w.Write(body(8000 - (bufferSize - len(fillHeader))))
-		})
+		mux.HandleFunc("/download", slowDownload(late, release))
 		_, addr := start(t, mux, wired, false, nil)
 		c := dial(t, addr)
 		br := bufio.NewReader(c)
@@ -459,6 +475,24 @@ func TestWholeWhileHeldMarksNoOtherAnswer(t *testing.T) {
 	})
 }
 
+// slowDownload answers a download of known length that never calls Whole:
+// once start is closed (nil: at once), it flushes exactly net/http's
+// buffer, and the rest is slow to come (until release, or 5 s).
+func slowDownload(start, release <-chan struct{}) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if start != nil {
+			<-start
+		}
+		fillBuffer(w)
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-time.After(5 * time.Second):
+		}
+		_, _ = w.Write(body(8000 - (bufferSize - len(fillHeader))))
+	}
+}
+
 // twoPartThenDownload serves /two-part (an answer of size bytes, from
 // twoPart) and then, on the same connection, /download, whose handler
 // never calls Whole and flushes exactly net/http's buffer before the rest
@@ -468,15 +502,7 @@ func twoPartThenDownload(t *testing.T, wired bool, size int, what string, twoPar
 	defer close(release)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/two-part", twoPart)
-	mux.HandleFunc("/download", func(w http.ResponseWriter, r *http.Request) {
-		fillBuffer(w) // no Whole here
-		w.(http.Flusher).Flush()
-		select { // the rest is slow to come
-		case <-release:
-		case <-time.After(5 * time.Second):
-		}
-		_, _ = w.Write(body(8000 - (bufferSize - len(fillHeader))))
-	})
+	mux.HandleFunc("/download", slowDownload(nil, release))
 	_, addr := start(t, mux, wired, false, nil)
 	c := dial(t, addr)
 	br := bufio.NewReader(c)
