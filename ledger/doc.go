@@ -715,6 +715,15 @@
 // make a new log of it, which would contradict every checkpoint handed out;
 // Open never leaves one.
 //
+// A file older than its journal's checkpoint is refused with a
+// *[JournalMismatchError] (errors.Is [ErrJournalMismatch]), not as damage:
+// another file was put in its place with the journal left beside it (a
+// restored backup; a copy made by bbolt compact, which numbers its
+// transactions anew). Its message says both remedies: move the journal
+// files away to serve this file, or put back the file they belong to.
+// Replaying that journal onto it would point its meta page at pages it
+// lacks, so Open writes nothing.
+//
 // Once open, every read recovers a panic or memory fault inside bbolt (a
 // page damaged after Open, a file truncated under the memory map) into a
 // *CorruptError; a write that meets one fails its batch with it and stops
@@ -745,7 +754,8 @@
 // Durability), *[ClaimConflictError]
 // (409 IDEMPOTENCY_CONFLICT when the claim is an Idempotency-Key),
 // *[IntegrityError] and *[CorruptError] (500 LEDGER_INTEGRITY on a read;
-// refuse to start on Open), [ErrOriginMismatch], [ErrLogKeyMismatch],
+// refuse to start on Open), *[JournalMismatchError] (refuse to start),
+// [ErrOriginMismatch], [ErrLogKeyMismatch],
 // [ErrBadCheckpoint] and *[CheckError]; a Build or Hook error is returned
 // wrapped. An unavailable store is never reported as a claim conflict or as
 // "not found".

@@ -74,13 +74,46 @@ func (e *HaltedError) Error() string {
 
 func (e *HaltedError) Unwrap() []error { return []error{ErrUnavailable, e.Err} }
 
+// ErrJournalMismatch: the bbolt file is older than the checkpoint of the
+// journal beside it, so the journal is not this file's. Every error
+// reporting it is a *JournalMismatchError.
+var ErrJournalMismatch = errors.New("ledger: the journal belongs to a later state of the file")
+
+// JournalMismatchError is what Open (writable or read-only) answers for a
+// bbolt file whose newest transaction is older than its journal's
+// checkpoint: another file was put in its place after the journal last
+// wrote one (a backup restored over it, or a copy made by bbolt compact,
+// which numbers its transactions anew), with the journal files left
+// beside it. Nothing is written. The file itself need not be damaged,
+// so this is not a *CorruptError: what to do depends on which of the two
+// the operator means to serve. Replaying the journal onto it would point
+// its meta page at pages it lacks (ledger doc.go, "Journal").
+type JournalMismatchError struct {
+	Path string
+	// Journal names the journal files.
+	Journal [2]string
+	// FileTxid is the file's newest bbolt transaction, CheckpointTxid
+	// the journal's newest checkpoint.
+	FileTxid, CheckpointTxid uint64
+}
+
+func (e *JournalMismatchError) Error() string {
+	return fmt.Sprintf("ledger: %s is older than its journal (its newest transaction is %d, the journal's checkpoint %d): the journal files %s and %s "+
+		"belong to a later state of this file, so another file was put in its place (a restored backup, or a bbolt compact copy). "+
+		"If this file is the one to serve, move the journal files away (they are not read again) and verify the file with the full check; "+
+		"if not, put back the file they belong to", e.Path, e.FileTxid, e.CheckpointTxid, e.Journal[0], e.Journal[1])
+}
+
+func (e *JournalMismatchError) Unwrap() error { return ErrJournalMismatch }
+
 // NeedsOperator reports whether err lasts until an operator has acted: a
-// *HaltedError, or a damaged file (ErrCorrupt, ErrIntegrity). A background
-// loop that meets one need not try again every second: nothing it does
-// can succeed before then.
+// *HaltedError, a damaged file (ErrCorrupt, ErrIntegrity), or a file
+// whose journal is not its own (ErrJournalMismatch). A background loop
+// that meets one need not try again every second: nothing it does can
+// succeed before then.
 func NeedsOperator(err error) bool {
 	var h *HaltedError
-	return errors.As(err, &h) || errors.Is(err, ErrCorrupt) || errors.Is(err, ErrIntegrity)
+	return errors.As(err, &h) || errors.Is(err, ErrCorrupt) || errors.Is(err, ErrIntegrity) || errors.Is(err, ErrJournalMismatch)
 }
 
 // corrupt builds a *CorruptError; a *CheckError is kept as its cause.

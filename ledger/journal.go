@@ -511,9 +511,7 @@ func metaSlots(f *os.File, path string, m []byte) (slots [2][]byte, ps int64, ne
 		}
 	}
 	if want := metaTxid(m); newest < want {
-		return slots, ps, newest, &CorruptError{Path: path, Index: -1, Reason: fmt.Sprintf(
-			"the file's newest transaction is %d, older than the journal's checkpoint %d: the journal (%s) belongs to a later state of the file "+
-				"(was a backup copied over it?); move the journal files away to open the file as it is", newest, want, filepath.Base(journalPaths(path)[0]))}
+		return slots, ps, newest, &JournalMismatchError{Path: path, Journal: journalPaths(path), FileTxid: newest, CheckpointTxid: want}
 	}
 	return slots, ps, newest, nil
 }

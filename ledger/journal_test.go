@@ -257,10 +257,26 @@ func TestJournalRefusesAnOlderFile(t *testing.T) {
 	if err := os.WriteFile(path, old.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, _, _ := testKey(t, testOrigin, "log key 1")
+	s, v, _ := testKey(t, testOrigin, "log key 1")
 	_, err := Open(path, Options{Origin: testOrigin, Signer: s})
-	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "ledger.db.journal0") {
-		t.Fatalf("Open of an older copy under the journal: %v, want ErrCorrupt naming the journal", err)
+	var jm *JournalMismatchError
+	if !errors.As(err, &jm) || !errors.Is(err, ErrJournalMismatch) || errors.Is(err, ErrCorrupt) || !NeedsOperator(err) {
+		t.Fatalf("Open of an older copy under the journal: %v, want a *JournalMismatchError (not ErrCorrupt)", err)
+	}
+	if jm.FileTxid >= jm.CheckpointTxid || jm.Path != path {
+		t.Fatalf("the refusal names file transaction %d and checkpoint %d of %s", jm.FileTxid, jm.CheckpointTxid, jm.Path)
+	}
+	jp := journalPaths(path)
+	for _, want := range []string{jp[0], jp[1], "move the journal files away", "put back the file they belong to"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Fatalf("the refusal %q does not say %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "damaged") || strings.Contains(err.Error(), "restore it from") {
+		t.Fatalf("the refusal %q calls the file damaged", err)
+	}
+	if _, err := Open(path, Options{Origin: testOrigin, Verifier: v}); !errors.As(err, &jm) {
+		t.Fatalf("read-only Open of an older copy under the journal: %v, want a *JournalMismatchError", err)
 	}
 	for _, p := range journalPaths(path) {
 		if err := os.Remove(p); err != nil {
@@ -272,6 +288,70 @@ func TestJournalRefusesAnOlderFile(t *testing.T) {
 		t.Fatalf("the older copy opened at size %d, want 1", r.Size())
 	}
 	mustCheck(t, r)
+}
+
+// TestJournalBesideACompactedCopy: a copy made by bbolt compact (bbolt.Compact,
+// what its command line runs) of a ledger closed cleanly holds every commit
+// but numbers its transactions anew, so the journal left beside it is
+// refused as another file's (the remedy README's Restore gives); with the
+// journal files moved away it opens at the same size and root and passes
+// the check.
+func TestJournalBesideACompactedCopy(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	l := reopen(t, path)
+	for i := range 40 {
+		mustAppend(t, l, fmt.Sprintf("e%d", i))
+		if i%7 == 0 {
+			if err := putSide(l); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	head := l.Size()
+	root, err := l.TreeHash(head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	src, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	compacted := path + ".compact"
+	dst, err := bolt.Open(compacted, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bolt.Compact(dst, src, 0); err != nil {
+		t.Fatal(err)
+	}
+	src.Close()
+	dst.Close()
+	if err := os.Rename(compacted, path); err != nil {
+		t.Fatal(err)
+	}
+	s, _, _ := testKey(t, testOrigin, "log key 1")
+	_, err = Open(path, Options{Origin: testOrigin, Signer: s})
+	var jm *JournalMismatchError
+	if !errors.As(err, &jm) {
+		t.Fatalf("Open of a compacted copy beside the journal: %v, want a *JournalMismatchError", err)
+	}
+	for _, p := range journalPaths(path) {
+		if err := os.Rename(p, p+".moved"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := reopen(t, path)
+	if r.Size() != head {
+		t.Fatalf("the compacted copy opened at size %d, want %d", r.Size(), head)
+	}
+	if got, err := r.TreeHash(head); err != nil || got != root {
+		t.Fatalf("the compacted copy's root %x (%v), want %x", got, err, root)
+	}
+	mustCheck(t, r)
+	mustAppend(t, r, "after")
 }
 
 // TestJournalOfAFileNoLongerThere: journal files left by a deleted ledger

@@ -287,9 +287,13 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	engine, err := fiscal.New(cfg)
 	if err != nil {
 		var ce *ledger.CorruptError
-		if errors.As(err, &ce) {
+		var jm *ledger.JournalMismatchError
+		switch {
+		case errors.As(err, &ce):
 			// One line, the remedy in it; no partial start.
 			return fmt.Errorf("refusing to start: %v (check a restored copy with: server check -data %s)", ce, o.data)
+		case errors.As(err, &jm):
+			return fmt.Errorf("refusing to start: %v (server check -data %s runs the full check)", jm, o.data)
 		}
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"crypto/sha256"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -201,8 +202,9 @@ func TestRecoverWritesNothingWithNothingToReplay(t *testing.T) {
 
 // TestCheckRefusesWhatTheStartRefuses: a backup copy restored over
 // ledger.db in a data directory whose journal (closed cleanly) belongs to
-// a later state of the file. The server's start refuses it ("older than
-// the journal's checkpoint ... was a backup copied over it?"); so do check
+// a later state of the file. The server's start refuses it (a
+// *ledger.JournalMismatchError: move the journal away, or put back the
+// file it belongs to; not "damaged ... restore from backup"); so do check
 // and check -recover, rather than pass a directory the next start will not
 // serve. A review found check -recover passing it once it no longer opened
 // a clean journal's file for writing (a plain check always had).
@@ -252,11 +254,60 @@ func TestCheckRefusesWhatTheStartRefuses(t *testing.T) {
 	for _, args := range [][]string{{"-data", dir}, {"-data", dir, "-recover"}} {
 		var out, errOut bytes.Buffer
 		err := runCheck(args, &out, &errOut)
-		if err == nil || !strings.Contains(err.Error(), "was a backup copied over it?") {
+		if !errors.Is(err, ledger.ErrJournalMismatch) || !strings.Contains(err.Error(), "move the journal files away") || strings.Contains(err.Error(), "damaged") {
 			t.Errorf("check %v of a backup copied over a journaled file: %v\n%s", args, err, out.String())
 		}
 	}
-	if err := startOnce(); err == nil || !strings.Contains(err.Error(), "was a backup copied over it?") {
+	if err := startOnce(); !errors.Is(err, ledger.ErrJournalMismatch) {
 		t.Errorf("the start: %v, want the refusal", err)
+	}
+}
+
+// TestStartRefusesAnOlderCopyBesideItsJournal: the real binary, stopped
+// cleanly, its ledger file replaced by a copy taken before its later
+// commits while the journal files stay: the start refuses with one line
+// that names the journal files and both remedies and does not call the
+// file damaged (it is not); with the journal files moved away, the copy
+// serves what it holds.
+func TestStartRefusesAnOlderCopyBesideItsJournal(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ledger.db")
+	p := startServer(t, dir)
+	for n := range 5 {
+		if status, body := p.post(n); status != 201 {
+			t.Fatalf("post %d: %d %s", n, status, body)
+		}
+	}
+	p.stop(t)
+	older, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = startServer(t, dir)
+	for n := 5; n < 12; n++ {
+		if status, body := p.post(n); status != 201 {
+			t.Fatalf("post %d: %d %s", n, status, body)
+		}
+	}
+	p.stop(t)
+	if err := os.WriteFile(path, older, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runToExit(t, dir)
+	lines := strings.Split(strings.TrimSpace(errOut), "\n")
+	if code != 1 || len(lines) != 1 || !strings.Contains(lines[0], "refusing to start") ||
+		!strings.Contains(lines[0], "ledger.db.journal0") || !strings.Contains(lines[0], "move the journal files away") ||
+		!strings.Contains(lines[0], "put back the file they belong to") || strings.Contains(lines[0], "damaged") {
+		t.Fatalf("exit %d, stderr %d lines (want 1 naming the journal and both remedies):\n%s\n%s", code, len(lines), errOut, out)
+	}
+	for _, j := range []string{"ledger.db.journal0", "ledger.db.journal1"} {
+		if err := os.Rename(filepath.Join(dir, j), filepath.Join(t.TempDir(), j)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p = startServer(t, dir)
+	defer p.stop(t)
+	if status, body := p.post(12); status != 201 {
+		t.Fatalf("the copy, its journal moved away: post: %d %s", status, body)
 	}
 }
