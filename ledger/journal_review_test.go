@@ -147,8 +147,8 @@ func TestJournalRefusesACopyOneBehind(t *testing.T) {
 		t.Fatal(err)
 	}
 	sg, _, _ := testKey(t, testOrigin, "log key 1")
-	if _, err := Open(path, Options{Origin: testOrigin, Signer: sg}); !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("Open of a copy one transaction behind the journal: %v, want ErrCorrupt", err)
+	if _, err := Open(path, Options{Origin: testOrigin, Signer: sg}); !errors.Is(err, ErrJournalMismatch) {
+		t.Fatalf("Open of a copy one transaction behind the journal: %v, want ErrJournalMismatch", err)
 	}
 }
 
