@@ -196,7 +196,11 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 	e.totals.committed(d.total)
 	e.outbox.notify()
 	if d.total != nil && d.total.crossed {
-		e.emitThresholdEvents(ctx)
+		// The crossing is committed whether or not its caller still
+		// waits: its event must not end with the caller's context (an
+		// HTTP client gone after the commit), or it stays queued in
+		// threshold-due until the next start or crossing.
+		e.emitThresholdEvents(context.WithoutCancel(ctx))
 	}
 	return stored, res, nil
 }
