@@ -422,16 +422,32 @@ func (b *Books) boundKey(c ledger.Claim) (string, bool, error) {
 // bindKey binds an Idempotency-Key to the existing record it answered, once:
 // the same key with another body is then IDEMPOTENCY_CONFLICT, whatever the
 // first answer was. A key bound or claimed concurrently with another body
-// is a conflict too.
+// is a conflict too: the claim is looked up again inside the binding's
+// write transaction, which no append commits beside (the ledger's writers
+// are serial), and an append that claims the key checks the binding in its
+// own (keyNotBound), so that of a binding and a claim of one key with two
+// bodies, whichever comes second is the conflict.
 func (b *Books) bindKey(c ledger.Claim, recordID string) error {
-	if _, fp, err := b.e.ledger.ClaimHolder(c.Space, c.Key); err == nil {
-		if string(fp) != string(c.Fingerprint) {
-			return claimConflict(c)
+	claimed := func() (bool, error) {
+		_, fp, err := b.e.ledger.ClaimHolder(c.Space, c.Key)
+		switch {
+		case errors.Is(err, ledger.ErrNotFound):
+			return false, nil
+		case err != nil:
+			return false, storeError(err)
+		case string(fp) != string(c.Fingerprint):
+			return false, claimConflict(c)
 		}
-		return nil
+		return true, nil
+	}
+	if held, err := claimed(); held || err != nil {
+		return err
 	}
 	var conflict bool
 	err := b.e.ledger.Update(func(tx ledger.Tx) error {
+		if held, err := claimed(); held || err != nil {
+			return err
+		}
 		if v := tx.Get(bucketBoundKeys, []byte(c.Key)); v != nil {
 			fp, _, _ := strings.Cut(string(v), "\x00")
 			conflict = fp != string(c.Fingerprint)
@@ -439,6 +455,10 @@ func (b *Books) bindKey(c ledger.Claim, recordID string) error {
 		}
 		return tx.Put(bucketBoundKeys, []byte(c.Key), []byte(string(c.Fingerprint)+"\x00"+recordID))
 	})
+	var fe *Error
+	if errors.As(err, &fe) {
+		return fe
+	}
 	if err != nil {
 		return storeError(err)
 	}
@@ -446,6 +466,26 @@ func (b *Books) bindKey(c ledger.Claim, recordID string) error {
 		return claimConflict(c)
 	}
 	return nil
+}
+
+// keyNotBound is the committer's check of an append that claims the
+// Idempotency-Key c: a binding of the key to an existing record
+// (bindKey), written since the caller looked, makes the append an
+// IDEMPOTENCY_CONFLICT rather than a second answer to one key. The same
+// body cannot reach it: it is a duplicate of the bound record's payment,
+// whose claim answers first.
+func keyNotBound(c ledger.Claim) commitCheck {
+	key := []byte(c.Key)
+	return commitCheck{reads: []ledger.SideKey{{Bucket: bucketBoundKeys, Key: key}}, fn: func(h *ledger.Hook) error {
+		v, err := h.Get(bucketBoundKeys, key)
+		if err != nil {
+			return err
+		}
+		if v != nil {
+			return claimConflict(c)
+		}
+		return nil
+	}}
 }
 
 func outcomeOf(c ledger.Claim) Outcome {

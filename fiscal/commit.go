@@ -81,6 +81,11 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 		puts = append([]ledger.Put{{Bucket: bucketHeads, Key: []byte(d.Record.ID), Value: []byte(d.id)}}, d.Puts...)
 	}
 	checks := d.commitChecks()
+	for _, c := range d.Claims {
+		if c.Space == claimIdempotency {
+			checks = append(checks[:len(checks):len(checks)], keyNotBound(c))
+		}
+	}
 	series := ""
 	if d.ublDraft != nil {
 		series = d.series
