@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"github.com/fiscal402/fiscal402/ledger"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,18 +13,20 @@ import (
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 )
 
-// gateFX is the embedded ECB table, except that a lookup for the instant
-// gate waits until release is closed (announcing itself on entered): it
-// holds one Settle between its look-up of the claims and its commit.
+// gateFX is the embedded ECB table, except that the first lookup for the
+// instant gate waits until release is closed (announcing itself on
+// entered): it holds one Settle between its look-up of the claims and its
+// commit. Later lookups (the same sale decided again) pass.
 type gateFX struct {
 	fx.Source
 	gate    time.Time
 	entered chan struct{}
 	release chan struct{}
+	held    atomic.Bool
 }
 
 func (g *gateFX) Rate(ctx context.Context, quote string, at time.Time, p fx.Policy) (fx.Rate, error) {
-	if at.Equal(g.gate) {
+	if at.Equal(g.gate) && g.held.CompareAndSwap(false, true) {
 		g.entered <- struct{}{}
 		<-g.release
 	}

@@ -219,6 +219,7 @@ func (e *Engine) Prepare(ctx context.Context, accountID string, s Supply, now ti
 		if th := det.Threshold; total != nil && th != nil && th.Counts && th.Counted != nil && th.TotalAfter != nil {
 			total.add, total.crossed, total.recordID = *th.Counted, th.Crossed, id
 			total.depends = th.Rule == vat.ThresholdWithin || th.Rule == vat.ThresholdCrossed
+			total.rule, total.limit = th.Rule, th.Limit
 			total.before, total.after = th.TotalBefore, *th.TotalAfter
 			d.total = total
 		}
@@ -479,6 +480,11 @@ func (e *Engine) convert(ctx context.Context, s Payment, policy fx.Policy) (Reco
 		detail := fmt.Sprintf("no ECB USD reference rate is known for %s under policy %s: %v", s.Timestamp.Format(time.RFC3339), policy, err)
 		rfx.Note = detail
 		return rfx, decimal.Decimal{}, &vat.Reason{Code: ReasonFXRateUnavailable, Detail: detail}, nil
+	}
+	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		// The caller's context ended (a client gone, a deadline): its
+		// error as Commit answers it, not an engine fault.
+		return rfx, decimal.Decimal{}, nil, err
 	}
 	if err != nil {
 		return rfx, decimal.Decimal{}, nil, &Error{Code: CodeInternal, Detail: "fx rate lookup failed", Err: err}

@@ -68,11 +68,17 @@ type totalCheck struct {
 	// crossed by this supply), so they must be those read; otherwise (over
 	// the threshold already, which totals that only grow cannot undo) the
 	// value is just added.
-	depends       bool
-	add           decimal.Decimal
-	crossed       bool
-	before, after decimal.Decimal // with opening figures, for the event
-	recordID      string
+	depends bool
+	// rule is the rule the decision applied; for current_year_exceeded
+	// limit and prevOpening let the committer see whether the previous
+	// year went over the limit since (prevOpening: that year's opening
+	// figure, which the stored total does not hold).
+	rule               string
+	limit, prevOpening decimal.Decimal
+	add                decimal.Decimal
+	crossed            bool
+	before, after      decimal.Decimal // with opening figures, for the event
+	recordID           string
 	// wrote and at are what apply stored and the entry's log index, for
 	// the engine's cache of the totals once the append is durable.
 	wrote string
@@ -168,6 +174,26 @@ func (t *totalCheck) apply(h *ledger.Hook, d *Draft) error {
 	if t.depends && (string(cur) != t.cur || string(prev) != t.prev) {
 		return errStaleTotal
 	}
+	if t.rule == vat.ThresholdCurrentYear && string(prev) != t.prev {
+		// Decided over the threshold on the current year with the
+		// previous year read within the limit: a sale of that year
+		// committed since (a late one) may have taken it over, and the
+		// rule a decision in the log's order applies is then
+		// previous_year_exceeded (vat's order of the rules). A review
+		// found such records stating the stale rule; they are decided
+		// again. Totals only grow, so no other over-threshold rule can
+		// change; the figures such a record states are those its
+		// decision read (vat.ThresholdCheck).
+		p := decimal.Zero
+		if len(prev) > 0 {
+			if p, err = decimal.NewFromString(string(prev)); err != nil {
+				return fmt.Errorf("fiscal: stored running total %q: %w", prev, err)
+			}
+		}
+		if p.Add(t.prevOpening).GreaterThan(t.limit) {
+			return errStaleTotal
+		}
+	}
 	stored := decimal.Zero
 	if len(cur) > 0 {
 		d, err := decimal.NewFromString(string(cur))
@@ -239,7 +265,7 @@ func (e *Engine) totalsFor(accountID string, seller Seller, at time.Time) (*vat.
 		return stored
 	}
 	return &vat.CrossBorderTotals{PreviousYear: with(prev.dec, year-1), CurrentYear: with(cur.dec, year)},
-		&totalCheck{account: accountID, year: year, cur: cur.value, prev: prev.value}, nil
+		&totalCheck{account: accountID, year: year, cur: cur.value, prev: prev.value, prevOpening: openingTotal(seller, year-1)}, nil
 }
 
 // openingTotal is the account's opening figure for year.

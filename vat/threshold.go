@@ -75,6 +75,18 @@ const (
 // emits its threshold event on the supply whose Crossed is true (at most
 // one per seller and calendar year when supplies are decided in append
 // order).
+//
+// The figures are the running totals the decision was made on. In a record
+// of fiscal402's engine, for within_threshold and exceeded_by_this_supply
+// they are the totals in the ledger's order (the committer decides again a
+// supply whose totals changed before its commit); for a supply already over
+// the threshold (previous_year_exceeded, current_year_exceeded, and the
+// account's own statements), supplies of the same account committed
+// concurrently may stand between the read and the record in the log, so
+// PreviousYear, TotalBefore and TotalAfter are at most what a replay of the
+// log in order gives (totals only grow). The rule is the one the log's
+// order gives: such a supply whose rule a concurrent commit changed (a late
+// sale taking the previous year over the limit) is decided again.
 type ThresholdCheck struct {
 	Rule string `json:"rule"` // one of the Threshold constants
 	// Year is the calendar year of the supply in the seller's time zone
