@@ -89,8 +89,7 @@ func (b *Books) Settle(ctx context.Context, req SettlementRequest, idempotencyKe
 		return nil, err
 	}
 	e := b.e
-	now := e.Now().UTC()
-	p, err := req.Payment(now)
+	p, err := req.Payment(e.Now().UTC())
 	if err != nil {
 		return nil, InputError(err)
 	}
@@ -106,7 +105,12 @@ func (b *Books) Settle(ctx context.Context, req SettlementRequest, idempotencyKe
 		return nil, err
 	}
 	return b.decideAndCommit(ctx, func() (*Draft, error) {
-		d, err := b.draft(ctx, p, verification, now)
+		// createdAt is read when the record is decided, after the chain
+		// was asked, and again when it is decided again: the time index
+		// the lists walk is keyed by it, and a record committed long
+		// after its createdAt sorts behind records committed before it
+		// (listing's cursors, README "Listing").
+		d, err := b.draft(ctx, p, verification, e.Now().UTC())
 		if err != nil {
 			return nil, err
 		}
@@ -165,9 +169,8 @@ func (b *Books) Recorded(network, txHash, idemKey string, fingerprint []byte) (*
 // its own. A claim already held answers Replayed or Existing as Settle
 // would.
 func (b *Books) SettlePayment(ctx context.Context, p Payment, v Verification, edit func(*Draft)) (*SettleResult, error) {
-	now := b.e.Now().UTC()
 	return b.decideAndCommit(ctx, func() (*Draft, error) {
-		d, err := b.draft(ctx, p, v, now)
+		d, err := b.draft(ctx, p, v, b.e.Now().UTC()) // createdAt: as Settle
 		if err != nil {
 			return nil, err
 		}

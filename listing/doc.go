@@ -1,6 +1,8 @@
 // Package listing pages through an account's records, newest first: its
 // one job is the lists of GET /settlements and GET /v1/fiscal-events
-// (filters, limits, opaque cursors that never skip or repeat a record).
+// (filters, limits, opaque cursors: a walk lists each record committed
+// before its first page once; Query says where a record committed during
+// the walk appears).
 //
 // List walks the account's time index in the ledger (fiscal.TimeIndexSettlement,
 // fiscal.TimeIndexFiscalEvent) and serves each record exactly as it is

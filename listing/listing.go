@@ -28,8 +28,18 @@ const (
 //
 // The order is the time the service recorded each record (createdAt),
 // newest first, ties broken by id: the order of the ledger's account-time
-// index, in which a new record can only appear before the first page, so a
-// cursor never skips or repeats a record. From and To bound createdAt;
+// index. A walk that follows next_cursor from the first page lists every
+// record committed before that page was read, each once (the index only
+// grows, and the cursor is a position in it). A record committed during the
+// walk sorts where its createdAt puts it, nearly always before the first
+// page; but createdAt is read when the record is decided, shortly before
+// its commit (after the chain was asked), so the records of concurrent
+// requests can commit out of createdAt order, and one committed during the
+// walk may sort behind the cursor: it is in the next walk, not this one
+// (and a record's later revisions keep its place). To follow every new
+// record and revision in the order they were committed, read the account's
+// events (GET /v1/events, webhooks: sequence is the log index, which never
+// goes back). From and To bound createdAt;
 // SettledFrom and SettledTo bound the settlement timestamp (the chargeable
 // event, Art. 63 VAT Directive, which an OSS return is organised by). Every
 // bound is inclusive; a date means the whole UTC day.
