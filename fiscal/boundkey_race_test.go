@@ -25,6 +25,27 @@ type gateFX struct {
 	held    atomic.Bool
 }
 
+// settled is what one Settle answered.
+type settled struct {
+	res *fiscal.SettleResult
+	err error
+}
+
+// gatedEngine is an engine of seller whose rate lookups for gate wait the
+// first time (gateFX), and its books.
+func gatedEngine(t *testing.T, seller fiscal.Seller, gate time.Time) (*fiscal.Engine, *fiscal.Books, *gateFX) {
+	t.Helper()
+	cfg := fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), seller)
+	table, err := fx.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &gateFX{Source: table, gate: gate, entered: make(chan struct{}), release: make(chan struct{})}
+	cfg.FX = g
+	e := fiscaltest.Engine(t, cfg)
+	return e, fiscaltest.Books(t, e, 0), g
+}
+
 func (g *gateFX) Rate(ctx context.Context, quote string, at time.Time, p fx.Policy) (fx.Rate, error) {
 	if at.Equal(g.gate) && g.held.CompareAndSwap(false, true) {
 		g.entered <- struct{}{}
@@ -41,15 +62,7 @@ func (g *gateFX) Rate(ctx context.Context, quote string, at time.Time, p fx.Poli
 // Existing then refused. The append now checks the binding in the
 // committer, and each request's retry answers what it was answered.
 func TestBoundKeyRacesItsClaim(t *testing.T) {
-	cfg := fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), fiscaltest.IrishSeller)
-	table, err := fx.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := &gateFX{Source: table, gate: time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC), entered: make(chan struct{}), release: make(chan struct{})}
-	cfg.FX = g
-	e := fiscaltest.Engine(t, cfg)
-	b := fiscaltest.Books(t, e, 0)
+	_, b, g := gatedEngine(t, fiscaltest.IrishSeller, time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
 	ctx := context.Background()
 
 	first := fiscaltest.Request(1, "11.90", "DE", "2026-04-10T14:30:00Z")
@@ -59,14 +72,10 @@ func TestBoundKeyRacesItsClaim(t *testing.T) {
 	}
 	// C: a new payment under key K, held after its look-up of the ledger.
 	other := fiscaltest.Request(2, "5.00", "FR", "2026-03-02T09:00:00Z")
-	type answer struct {
-		res *fiscal.SettleResult
-		err error
-	}
-	done := make(chan answer, 1)
+	done := make(chan settled, 1)
 	go func() {
 		res, err := b.Settle(ctx, other, "K")
-		done <- answer{res, err}
+		done <- settled{res, err}
 	}()
 	<-g.entered
 	// A: the first payment again under K: 200 Existing, K bound to it.
@@ -114,23 +123,19 @@ func TestBindingRacesACommittingClaim(t *testing.T) {
 		t.Fatal(err)
 	}
 	inCommit, release := make(chan struct{}), make(chan struct{})
-	type answer struct {
-		res *fiscal.SettleResult
-		err error
-	}
-	newer := make(chan answer, 1)
+	newer := make(chan settled, 1)
 	go func() {
 		res, err := b.SettlePayment(ctx, p, fiscal.Verification{}, func(d *fiscal.Draft) {
 			d.ClaimPayment("K", p.Fingerprint())
 			d.OnCommit(nil, func(*ledger.Hook) error { close(inCommit); <-release; return nil })
 		})
-		newer <- answer{res, err}
+		newer <- settled{res, err}
 	}()
 	<-inCommit
-	dup := make(chan answer, 1)
+	dup := make(chan settled, 1)
 	go func() {
 		res, err := b.Settle(ctx, first, "K")
-		dup <- answer{res, err}
+		dup <- settled{res, err}
 	}()
 	// The duplicate looks K up while the claim is uncommitted and then
 	// waits for the ledger's writer (a shorter wait only lets it look

@@ -8,7 +8,6 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/fiscal402/fiscal402/fiscal"
-	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/fiscal402/fiscal402/vat"
 )
@@ -21,15 +20,7 @@ import (
 // stale rule, legal basis and previous-year figure. The committer now
 // sends it back to be decided again, on the totals it then finds.
 func TestOverThresholdDecidedOnStaleTotals(t *testing.T) {
-	cfg := fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), smallIrishSeller)
-	table, err := fx.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := &gateFX{Source: table, gate: time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC), entered: make(chan struct{}), release: make(chan struct{})}
-	cfg.FX = g
-	e := fiscaltest.Engine(t, cfg)
-	b := fiscaltest.Books(t, e, 0)
+	_, b, g := gatedEngine(t, smallIrishSeller, time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
 	ctx := context.Background()
 	n := 0
 	settle := func(stamp string) *fiscal.SettleResult {
@@ -50,14 +41,10 @@ func TestOverThresholdDecidedOnStaleTotals(t *testing.T) {
 	}
 	// X, a 2026 sale, reads the totals (2026 over, 2025 within) and is
 	// held before its commit...
-	type answer struct {
-		res *fiscal.SettleResult
-		err error
-	}
-	done := make(chan answer, 1)
+	done := make(chan settled, 1)
 	go func() {
 		res, err := b.Settle(ctx, fiscaltest.Request(100, "50", "DE", "2026-03-02T09:00:00Z"), "")
-		done <- answer{res, err}
+		done <- settled{res, err}
 	}()
 	<-g.entered
 	// ... while a 2025 sale takes 2025 over the threshold.

@@ -2,18 +2,10 @@ package listing
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"io"
-	"log/slog"
 	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/fiscal402/fiscal402/evmverify"
-	"github.com/fiscal402/fiscal402/fiscal"
 )
 
 // TestWalkWithALateRecord: what a walk lists when a record whose createdAt
@@ -27,43 +19,12 @@ import (
 func TestWalkWithALateRecord(t *testing.T) {
 	var clock atomic.Int64
 	base := time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC)
-	e, err := fiscal.New(fiscal.Config{
-		Dir:      t.TempDir(),
-		Accounts: []fiscal.Account{{ID: "acct", Seller: fiscal.Seller{LegalName: "Demo Ltd", VATNumber: "IE1234567T", LegalID: "IE-CRO-123456", Country: "IE", OverThreshold: true}}},
-		Clock:    func() time.Time { return base.Add(time.Duration(clock.Load()) * time.Second) },
-		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	b, err := e.Books("acct")
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := demoBooks(t, func() time.Time { return base.Add(time.Duration(clock.Load()) * time.Second) })
 	settle := func(at int64, n int) string {
 		clock.Store(at)
-		sum := sha256.Sum256([]byte{byte(n)})
-		res, err := b.Settle(context.Background(), fiscal.SettlementRequest{
-			AmountUSDC: "1.00", TxHash: "0x" + hex.EncodeToString(sum[:]), Timestamp: "2026-04-10T14:30:00Z",
-			PayerWallet: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", ReceiverWallet: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
-			Network: evmverify.NetworkBase, ConsumerCountry: "DE",
-		}, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Record.ID
+		return settleDemo(t, b, n, "DE")
 	}
-	ids := func(p *Page) (out []string) {
-		for _, raw := range p.Data {
-			var r fiscal.Record
-			if err := json.Unmarshal(raw, &r); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, r.ID)
-		}
-		return out
-	}
+	ids := func(p *Page) []string { return pageIDs(t, p) }
 	var all []string
 	for i, at := range []int64{100, 200, 300, 400} {
 		all = append(all, settle(at, i))
