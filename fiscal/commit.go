@@ -12,6 +12,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/fiscal402/fiscal402/internal/anchor"
 	"github.com/fiscal402/fiscal402/internal/jsontop"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/receipt"
@@ -543,11 +544,11 @@ func StoreError(err error) *Error { return storeError(err) }
 // DocOpenings names the document stored with an entry whose receipt is
 // 3.0.0: the openings of its committed fields, private (behind the
 // account's key: Books.Openings).
-const DocOpenings = "openings"
+const DocOpenings = anchor.DocOpenings
 
 // Names of the documents stored with each ledger entry.
 const (
-	docRecord   = "record"
-	docUBL      = "ubl"
+	docRecord   = anchor.DocRecord
+	docUBL      = anchor.DocUBL
 	docOpenings = DocOpenings
 )

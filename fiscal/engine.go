@@ -18,6 +18,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/internal/anchor"
 	"github.com/fiscal402/fiscal402/internal/syncread"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/receipt"
@@ -209,7 +210,7 @@ func New(cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("fiscal: %s: %w", ledgerPath, err)
 	}
 	if cfg.LedgerFullCheck {
-		if err := e.checkDocuments(ledgerPath); err != nil {
+		if err := anchor.CheckDocuments(e.ledger, ledgerPath); err != nil {
 			e.ledger.Close()
 			return nil, fmt.Errorf("fiscal: %s: %w", ledgerPath, err)
 		}

@@ -2,16 +2,11 @@ package fiscal
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
-	"strings"
 
-	"github.com/fiscal402/fiscal402/internal/jsontop"
+	"github.com/fiscal402/fiscal402/internal/anchor"
 	"github.com/fiscal402/fiscal402/ledger"
-	"github.com/fiscal402/fiscal402/receipt"
 )
 
 // Every document the engine serves (a record, an invoice) is checked, as
@@ -50,7 +45,7 @@ func (e *Engine) verifiedDoc(entryID, name string) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("fiscal: entry %s has no %s: %w", entryID, name, ledger.ErrNotFound)
 	}
-	sum, anchored, err := committedDigest(ent, name)
+	sum, anchored, err := anchor.Digest(ent, name)
 	if err != nil {
 		e.cfg.Logger.Error("stored document fails its integrity check", "index", ent.Index, "entry", entryID, "doc", name, "err", err)
 		return nil, &Error{Code: CodeLedgerIntegrity, Detail: "the stored data does not match what the log commits to; restore the ledger from a backup", Err: err}
@@ -86,101 +81,4 @@ func (e *Engine) integrityError(err error) error {
 		return &Error{Code: CodeLedgerIntegrity, Detail: "the ledger file is damaged; restore it from a backup", Err: err}
 	}
 	return err
-}
-
-// committedDigest is the SHA-256 the entry's leaf commits the document
-// name to, and whether it commits to one at all.
-func committedDigest(ent ledger.StoredEntry, name string) (sum [sha256.Size]byte, anchored bool, err error) {
-	raw, isReceipt, err := receipt.LeafPayload(ent.Leaf) // a 4.0.0 leaf, or a JWS's payload
-	if err != nil {
-		return sum, false, err
-	}
-	if !isReceipt {
-		// No receipt: the leaf is the document itself.
-		if name == docRecord {
-			return sha256.Sum256(ent.Leaf), true, nil
-		}
-		return sum, false, nil
-	}
-	// The three members it needs, not the whole payload (jsontop): this
-	// runs for every document served or listed.
-	top, err := jsontop.Raw(raw, "spec", "invoice", "commitments")
-	var commitments map[string]string
-	if err == nil && top[2] != nil {
-		err = json.Unmarshal(top[2], &commitments)
-	}
-	if err != nil {
-		return sum, false, fmt.Errorf("leaf payload: %w", err)
-	}
-	field := map[string]string{docRecord: "/record_sha256", docUBL: "/invoice/ubl_sha256"}[name]
-	if spec, _ := jsontop.String(top[0]); !receipt.ConcealedSpec(spec) {
-		if inv, err := jsontop.Strings(top[1], "ubl_sha256"); name == docUBL && err == nil && inv[0] != "" {
-			return hexDigest(inv[0])
-		}
-		return sum, false, nil
-	}
-	if _, ok := commitments[field]; field == "" || !ok {
-		return sum, false, nil
-	}
-	openings, err := receipt.ParseOpenings(ent.Docs[docOpenings])
-	if err != nil {
-		return sum, false, fmt.Errorf("openings: %w", err)
-	}
-	for _, o := range openings {
-		if o.Field != field {
-			continue
-		}
-		if err := receipt.VerifyOpening(&receipt.Claims{Commitments: commitments}, o); err != nil {
-			return sum, false, err
-		}
-		return hexDigest(o.Value)
-	}
-	return sum, false, fmt.Errorf("no opening of %s", field)
-}
-
-func hexDigest(s string) (sum [sha256.Size]byte, anchored bool, err error) {
-	b, err := hex.DecodeString(strings.TrimSpace(s))
-	if err != nil || len(b) != sha256.Size {
-		return sum, false, fmt.Errorf("digest %q is not a SHA-256", s)
-	}
-	copy(sum[:], b)
-	return sum, true, nil
-}
-
-// checkDocuments is the part of the full check (Config.LedgerFullCheck)
-// above the ledger: every document a leaf anchors by its digest (the
-// record and invoice of a 3.0.0 receipt, the invoice of 1.0.0 and 2.0.0,
-// the record of an entry without a receipt) matches it. ledger.Check
-// verifies the leaves and the tree but does not know which documents a
-// leaf commits to. A mismatch is a *ledger.CorruptError naming the index.
-func (e *Engine) checkDocuments(path string) error {
-	n := e.ledger.Size()
-	for i := int64(0); i < n; i++ {
-		ent, err := e.ledger.EntryAt(i)
-		if err != nil {
-			var ce *ledger.CorruptError
-			if errors.As(err, &ce) {
-				return err
-			}
-			return &ledger.CorruptError{Path: path, Index: i, Reason: "entry unreadable: " + err.Error(), Err: err}
-		}
-		names := make([]string, 0, len(ent.Docs))
-		for name := range ent.Docs {
-			names = append(names, name)
-		}
-		sort.Strings(names)
-		for _, name := range names {
-			sum, anchored, err := committedDigest(ent, name)
-			if err != nil {
-				return &ledger.CorruptError{Path: path, Index: i, Reason: fmt.Sprintf("the leaf's payload does not parse: %v", err), Err: err}
-			}
-			if !anchored {
-				continue
-			}
-			if _, err := e.ledger.DocVerified(ent.ID, name, sum); err != nil {
-				return &ledger.CorruptError{Path: path, Index: i, Reason: fmt.Sprintf("document %q does not match the digest its leaf commits to", name), Err: err}
-			}
-		}
-	}
-	return nil
 }

@@ -22,7 +22,7 @@ var floors = []struct {
 }{
 	{"ground", []string{"internal/durable"}, false},
 	{"leaf", []string{"vat", "vies", "fx", "ubl", "receipt", "recordid", "ledger", "evmverify", "metrics", "internal/strictjson", "internal/jsonenc", "internal/syncread", "internal/jsontop", "internal/httpconn"}, false},
-	{"base", []string{"x402", "internal/wire", "invoicelaw", "settlement"}, true},
+	{"base", []string{"x402", "internal/wire", "invoicelaw", "settlement", "internal/anchor"}, true},
 	{"core", []string{"fiscal"}, false},
 	{"accessory", []string{"parties", "ingest", "fiscalevent", "sandbox", "webhooks", "catalog", "listing", "refunds", "invoicing", "rates", "returns"}, true},
 	{"service", []string{"httpserver"}, false},
