@@ -327,6 +327,13 @@ func Create(ctx context.Context, b *fiscal.Books, settlementID string, req Reque
 		if st, err = stateOf(e, orig.ID); err != nil {
 			return nil, err
 		}
+		if in.amount.IsZero() && in.tx == nil {
+			// "Everything that remains" is what remains now: a review
+			// found a full refund racing partial ones refused for the
+			// amount it read first. A transfer's amount was verified on
+			// chain and stays; draft refuses it if it no longer fits.
+			amount = remainingUSDC(orig, st)
+		}
 	}
 }
 
