@@ -83,7 +83,7 @@ func BenchmarkSettleBackends(b *testing.B) {
 }
 
 // copyKeys copies an engine's key files for a replica.
-func copyKeys(b *testing.B, from, to string) {
+func copyKeys(b testing.TB, from, to string) {
 	b.Helper()
 	if err := os.MkdirAll(to, 0o700); err != nil {
 		b.Fatal(err)

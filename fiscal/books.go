@@ -448,7 +448,17 @@ func (b *Books) bindKey(c ledger.Claim, recordID string) error {
 	}
 	var conflict bool
 	err := b.e.ledger.Update(func(tx ledger.Tx) error {
-		if held, err := claimed(); held || err != nil {
+		if ct, ok := tx.(ledger.ClaimTx); ok { // PostgreSQL: through the update's own connection
+			_, fp, held, err := ct.ClaimHolder(c.Space, c.Key)
+			switch {
+			case err != nil:
+				return storeError(err)
+			case held && string(fp) != string(c.Fingerprint):
+				return claimConflict(c)
+			case held:
+				return nil
+			}
+		} else if held, err := claimed(); held || err != nil {
 			return err
 		}
 		if v := tx.Get(bucketBoundKeys, []byte(c.Key)); v != nil {
@@ -458,12 +468,8 @@ func (b *Books) bindKey(c ledger.Claim, recordID string) error {
 		}
 		return tx.Put(bucketBoundKeys, []byte(c.Key), []byte(string(c.Fingerprint)+"\x00"+recordID))
 	})
-	var fe *Error
-	if errors.As(err, &fe) {
-		return fe
-	}
 	if err != nil {
-		return storeError(err)
+		return storeError(err) // fn's *Error as it is
 	}
 	if conflict {
 		return claimConflict(c)

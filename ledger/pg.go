@@ -1087,3 +1087,16 @@ func (t pgSideTx) Scan(bucket string, prefix, after []byte, reverse bool, fn fun
 		return more
 	})
 }
+
+// ClaimHolder looks a claim up in the update's own transaction (ClaimTx):
+// no second connection while the log's lock is held. A review found
+// concurrent bindings of Idempotency-Keys, each asking through the Ledger,
+// exhausting the pool until lock_timeout.
+func (t pgSideTx) ClaimHolder(space, key string) (string, []byte, bool, error) {
+	idx, fp, held, err := t.r.claim(space, key)
+	if err != nil || !held {
+		return "", nil, false, err
+	}
+	id, err := t.r.entryID(idx)
+	return id, nonNil(fp), true, err
+}

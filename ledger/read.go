@@ -363,6 +363,17 @@ type Tx interface {
 	Scan(bucket string, prefix, after []byte, reverse bool, fn func(k, v []byte) bool) error
 }
 
+// ClaimTx is implemented by the Tx of an Update on a backend where the
+// Ledger's own read methods must not be called inside one (PostgreSQL: a
+// read takes a second pool connection while the update holds the log's
+// lock, and enough concurrent updates wait on each other until the lock
+// times out). ClaimHolder reports a claim as the update's transaction sees
+// it. On a bbolt file an Update holds the writer's lock and the Ledger's
+// ClaimHolder reads the writer's own index: call that.
+type ClaimTx interface {
+	ClaimHolder(space, key string) (id string, fingerprint []byte, held bool, err error)
+}
+
 // Update runs fn in a write transaction over side data and commits it
 // (fsync) before returning. An error from fn rolls everything back and is
 // returned as is; a failed commit wraps ErrUnavailable.
