@@ -244,8 +244,11 @@ func (e *Engine) totalsFor(accountID string, seller Seller, at time.Time) (*vat.
 	curKey, prevKey := totalKey(accountID, year), totalKey(accountID, year-1)
 	cur, okCur := e.totals.get(curKey)
 	prev, okPrev := e.totals.get(prevKey)
-	if !okCur || !okPrev {
+	if !okCur || !okPrev || e.ledger.Shared() {
 		// Both years in one read transaction: two point reads, no scan.
+		// On a log other replicas write too, every decision reads them:
+		// the cache learns only this engine's commits, and a review found
+		// a replica's records stating the totals it last saw.
 		var c, p string
 		err := e.ledger.View(func(tx ledger.Tx) error {
 			c, p = string(tx.Get(bucketTotals, curKey)), string(tx.Get(bucketTotals, prevKey))
@@ -454,6 +457,11 @@ func (e *Engine) rebuildTotals(ctx context.Context) error {
 		}
 	}
 	return e.ledger.Update(func(tx ledger.Tx) error {
+		if tx.Get(bucketEngineMeta, metaTotalsBuilt) != nil {
+			// Another replica built them first and may have counted
+			// sales since: a review found this build writing over them.
+			return nil
+		}
 		for k, v := range sums {
 			if err := tx.Put(bucketTotals, []byte(k), []byte(v.String())); err != nil {
 				return err
