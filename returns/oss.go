@@ -286,6 +286,15 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 		Lines:  []Line{}, FixedEstablishments: []Section{}, Corrections: []Correction{}, MemberStates: []StateTotal{}, NotInOSS: []Summary{}}
 	r.Scheme, r.ID = identification(acct.Seller)
 
+	// The return is of one ledger state, the log's newest checkpoint as it
+	// begins: records and refunds appended since are left out (a record
+	// revised since, by the revision it had then). A review found a return
+	// summing a refund whose sale was appended between the read of the
+	// records and that of the refunds, a state no checkpoint holds.
+	head, err := e.Ledger().Checkpoint()
+	if err != nil {
+		return nil, nil, &fiscal.Error{Code: fiscal.CodeDBUnavailable, Detail: "reading the log checkpoint failed", Err: err}
+	}
 	lines := map[string]*acc{}  // establishment|state|rate
 	others := map[string]*acc{} // regime|country|rate
 	pending, otherScheme := &acc{}, &acc{}
@@ -296,10 +305,19 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 	// The settlement bounds are left to this loop: listing.List would decode
 	// every record a second time to apply them.
 	q := listing.Query{From: p.Start().Add(-localMargin)}
-	err := each(ctx, b, q, func(raw []byte) error {
+	err = each(ctx, b, q, func(raw []byte) error {
 		var rc ossRec
 		if err := json.Unmarshal(raw, &rc); err != nil {
 			return &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored record is unreadable", Err: err}
+		}
+		if rc.Ledger.Index >= head.Size {
+			old, err := revisionBefore(b, &rc, head.Size)
+			if old == nil || err != nil {
+				return err // nil, nil: the record is younger than the state
+			}
+			if rc = (ossRec{}); json.Unmarshal(old, &rc) != nil {
+				return unreadable(rc.ID, errors.New("a revision does not parse"))
+			}
 		}
 		date, byUTC := rc.supplyDate()
 		if !p.Contains(date) {
@@ -422,6 +440,9 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 			rateText = rate.String()
 		}
 		idx := rf.Ledger.Index
+		if idx >= head.Size {
+			return nil // appended after the state the return is of
+		}
 		maxIndex = max(maxIndex, idx)
 		orig := c.SupplyDate
 		if orig == "" {
@@ -538,7 +559,7 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 	}
 	r.Excluded = Excluded{Pending: pending.bucket(), OtherScheme: otherScheme.bucket()}
 
-	cp, err := checkpoint(e.Ledger(), r.Status == StatusFinal, maxIndex)
+	cp, err := checkpoint(e.Ledger(), head, r.Status == StatusFinal, maxIndex)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -712,16 +733,14 @@ func declaredIn(regime string) string {
 }
 
 // checkpoint is the log checkpoint the return is computed at.
-func checkpoint(l *ledger.Ledger, final bool, maxIndex int64) (LogCheckpoint, error) {
-	var cp ledger.Checkpoint
+func checkpoint(l *ledger.Ledger, head ledger.Checkpoint, final bool, maxIndex int64) (LogCheckpoint, error) {
+	cp := head
 	var err error
 	switch {
 	case final && maxIndex >= 0:
 		cp, err = l.CoveringCheckpoint(maxIndex)
 	case final:
 		cp, err = l.CheckpointAt(0)
-	default:
-		cp, err = l.Checkpoint()
 	}
 	if err != nil {
 		return LogCheckpoint{}, &fiscal.Error{Code: fiscal.CodeDBUnavailable, Detail: "reading the log checkpoint failed", Err: err}
@@ -740,4 +759,29 @@ func sign(b *fiscal.Books, r *Return) (*Document, error) {
 		return nil, err
 	}
 	return &Document{Object: "signed_oss_return", Return: payload, JWS: jws}, nil
+}
+
+// revisionBefore is the stored document of the newest revision of rc that
+// the log held below size (nil when the record was created at or after it),
+// read and verified as its webhook's body is (Books.EventDocument).
+func revisionBefore(b *fiscal.Books, rc *ossRec, size int64) ([]byte, error) {
+	for i := len(rc.History) - 1; i >= 0; i-- {
+		entryID := strings.TrimPrefix(rc.History[i].ReceiptID, "rcpt_")
+		raw, err := b.EventDocument(fiscal.Event{ID: "evt_" + entryID, Account: b.Account().ID, RecordID: rc.ID, EntryID: entryID})
+		if err != nil {
+			return nil, err
+		}
+		var at struct {
+			Ledger struct {
+				Index int64 `json:"index"`
+			} `json:"ledger"`
+		}
+		if err := json.Unmarshal(raw, &at); err != nil {
+			return nil, unreadable(rc.ID, err)
+		}
+		if at.Ledger.Index < size {
+			return raw, nil
+		}
+	}
+	return nil, nil
 }

@@ -145,6 +145,9 @@ type ossRec struct {
 	Ledger struct {
 		Index int64 `json:"index"`
 	} `json:"ledger"`
+	History []struct {
+		ReceiptID string `json:"receiptId"`
+	} `json:"history"`
 }
 
 func (r *ossRec) supplyDate() (date string, byUTC bool) {
