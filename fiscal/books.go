@@ -425,41 +425,31 @@ func (b *Books) boundKey(c ledger.Claim) (string, bool, error) {
 // bindKey binds an Idempotency-Key to the existing record it answered, once:
 // the same key with another body is then IDEMPOTENCY_CONFLICT, whatever the
 // first answer was. A key bound or claimed concurrently with another body
-// is a conflict too: the claim is looked up again inside the binding's
+// is a conflict too: the claim is looked up inside the binding's
 // write transaction, which no append commits beside (the ledger's writers
 // are serial), and an append that claims the key checks the binding in its
 // own (keyNotBound), so that of a binding and a claim of one key with two
 // bodies, whichever comes second is the conflict.
 func (b *Books) bindKey(c ledger.Claim, recordID string) error {
-	claimed := func() (bool, error) {
-		_, fp, err := b.e.ledger.ClaimHolder(c.Space, c.Key)
-		switch {
-		case errors.Is(err, ledger.ErrNotFound):
-			return false, nil
-		case err != nil:
-			return false, storeError(err)
-		case string(fp) != string(c.Fingerprint):
-			return false, claimConflict(c)
-		}
-		return true, nil
-	}
-	if held, err := claimed(); held || err != nil {
-		return err
-	}
 	var conflict bool
 	err := b.e.ledger.Update(func(tx ledger.Tx) error {
-		if ct, ok := tx.(ledger.ClaimTx); ok { // PostgreSQL: through the update's own connection
-			_, fp, held, err := ct.ClaimHolder(c.Space, c.Key)
-			switch {
-			case err != nil:
-				return storeError(err)
-			case held && string(fp) != string(c.Fingerprint):
-				return claimConflict(c)
-			case held:
-				return nil
-			}
-		} else if held, err := claimed(); held || err != nil {
-			return err
+		var fp []byte
+		var err error
+		held := false
+		if ct, ok := tx.(ledger.ClaimTx); ok { // PostgreSQL: the update's own connection
+			_, fp, held, err = ct.ClaimHolder(c.Space, c.Key)
+		} else if _, fp, err = b.e.ledger.ClaimHolder(c.Space, c.Key); errors.Is(err, ledger.ErrNotFound) {
+			err = nil
+		} else {
+			held = err == nil
+		}
+		switch {
+		case err != nil:
+			return storeError(err)
+		case held && string(fp) != string(c.Fingerprint):
+			return claimConflict(c)
+		case held:
+			return nil
 		}
 		if v := tx.Get(bucketBoundKeys, []byte(c.Key)); v != nil {
 			fp, _, _ := strings.Cut(string(v), "\x00")

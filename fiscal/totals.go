@@ -1,6 +1,7 @@
 package fiscal
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -184,23 +185,13 @@ func (t *totalCheck) apply(h *ledger.Hook, d *Draft) error {
 		// again. Totals only grow, so no other over-threshold rule can
 		// change; the figures such a record states are those its
 		// decision read (vat.ThresholdCheck).
-		p := decimal.Zero
-		if len(prev) > 0 {
-			if p, err = decimal.NewFromString(string(prev)); err != nil {
-				return fmt.Errorf("fiscal: stored running total %q: %w", prev, err)
-			}
-		}
-		if p.Add(t.prevOpening).GreaterThan(t.limit) {
-			return errStaleTotal
+		if p, err := storedTotal(prev); err != nil || p.Add(t.prevOpening).GreaterThan(t.limit) {
+			return cmp.Or(err, errStaleTotal)
 		}
 	}
-	stored := decimal.Zero
-	if len(cur) > 0 {
-		d, err := decimal.NewFromString(string(cur))
-		if err != nil {
-			return fmt.Errorf("fiscal: stored running total %q: %w", cur, err)
-		}
-		stored = d
+	stored, err := storedTotal(cur)
+	if err != nil {
+		return err
 	}
 	t.wrote, t.at = stored.Add(t.add).String(), h.Index()
 	if err := h.Put(bucketTotals, totalKey(t.account, t.year), []byte(t.wrote)); err != nil {
@@ -220,6 +211,18 @@ func (t *totalCheck) apply(h *ledger.Hook, d *Draft) error {
 		return err
 	}
 	return h.Put(bucketThresholdDue, totalKey(t.account, t.year), ev)
+}
+
+// storedTotal parses a stored running total (absent: zero).
+func storedTotal(v []byte) (decimal.Decimal, error) {
+	if len(v) == 0 {
+		return decimal.Zero, nil
+	}
+	d, err := decimal.NewFromString(string(v))
+	if err != nil {
+		return d, fmt.Errorf("fiscal: stored running total %q: %w", v, err)
+	}
+	return d, nil
 }
 
 // thresholdEvent is the document of an account.threshold_crossed entry.
