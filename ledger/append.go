@@ -765,9 +765,7 @@ func (l *Ledger) finish(n int, results []result, w *batchWrites, io time.Duratio
 		if l.observer != nil {
 			l.observer.ObserveCommit(len(w.entries), io)
 		}
-		cp := w.head.latest
-		l.size.Store(cp.Size)
-		l.latest.Store(&cp)
+		l.storeHead(w.head.latest)
 		if d := w.dict; d != nil {
 			// The dictionary is durable: new entries may use it. A failure
 			// here only keeps the older dictionary in use.

@@ -158,6 +158,9 @@ type Ledger struct {
 
 	size   atomic.Int64               // committed tree size
 	latest atomic.Pointer[Checkpoint] // latest committed checkpoint
+	// headMu orders the writers of size and latest (a commit's finish,
+	// a shared log's refresh), which only move them forward (storeHead).
+	headMu sync.Mutex
 }
 
 // Open opens the ledger file at path, creating it (mode 0600) on first use.

@@ -576,3 +576,25 @@ func TestProofArguments(t *testing.T) {
 		}
 	})
 }
+
+// TestHeadNeverGoesBack: the cached size and checkpoint only move forward.
+// On a shared log a refresh may store another replica's newer head between
+// a commit and its finish; the finish of the older commit must then leave
+// the newer head in place (a review of replicas found the window).
+func TestHeadNeverGoesBack(t *testing.T) {
+	l := reopen(t, filepath.Join(t.TempDir(), "ledger.db"))
+	mustAppend(t, l, "e0")
+	ahead, err := l.Checkpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ahead.Size += 10 // as a refresh would store another replica's head
+	l.storeHead(ahead)
+	mustAppend(t, l, "e1") // its finish stores size 2
+	if got := l.Size(); got != ahead.Size {
+		t.Fatalf("after an older commit's finish the size is %d, want the newer head's %d", got, ahead.Size)
+	}
+	if cp, err := l.Checkpoint(); err != nil || cp.Size != ahead.Size {
+		t.Fatalf("the latest checkpoint went back to size %d (%v), want %d", cp.Size, err, ahead.Size)
+	}
+}

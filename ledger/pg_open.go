@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -81,10 +80,6 @@ type sharedLog interface {
 	release(name, holder string) error
 }
 
-// refreshMu serializes refreshes of the cached head (one per Ledger would
-// be finer; refreshes are one short query).
-var refreshMu sync.Mutex
-
 // refresh moves the cached size and checkpoint to the store's latest, for
 // a shared log; a failure keeps the cached ones (they were true once).
 func (l *Ledger) refresh() {
@@ -96,8 +91,6 @@ func (l *Ledger) refresh() {
 	if err != nil {
 		return
 	}
-	refreshMu.Lock()
-	defer refreshMu.Unlock()
 	if cp.Size <= l.size.Load() {
 		return
 	}
@@ -106,6 +99,19 @@ func (l *Ledger) refresh() {
 			l.integrityFailures.Add(1)
 			return
 		}
+	}
+	l.storeHead(cp)
+}
+
+// storeHead moves the cached size and checkpoint to cp unless they are
+// past it already: on a shared log a refresh may store another replica's
+// newer head between this process's commit and its finish, and the size
+// and checkpoint served must never go back (a review found that window).
+func (l *Ledger) storeHead(cp Checkpoint) {
+	l.headMu.Lock()
+	defer l.headMu.Unlock()
+	if cp.Size < l.size.Load() {
+		return
 	}
 	l.latest.Store(&cp)
 	l.size.Store(cp.Size)
