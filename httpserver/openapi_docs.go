@@ -203,7 +203,7 @@ var codeDocs = map[fiscal.Code]string{
 	fiscal.CodePaymentConflict:          "this (network, txHash) payment is recorded with another amount, payer, receiver or asset than the request states; nothing was written (final).",
 	refunds.CodeRefundExceedsRemaining:  "the refund is more than what remains of the settled amount after the refunds recorded (final for this amount).",
 	refunds.CodeRecordPendingReview:     "the settlement is pending review: it has no invoice a credit note could correct; resolve it first.",
-	fiscal.CodeCreditNoteRefused:        "the credit note would break a rule of EN 16931, Peppol or the invoicing law (the detail names them): the account's seller profile changed since the invoice; fix it and retry.",
+	fiscal.CodeCreditNoteRefused:        "the credit note would break a rule of EN 16931, Peppol or the invoicing law (the detail names them): the account's seller profile changed since the invoice; fix it and retry. Or the settlement has no invoice of its own (a summary invoice covers it, or none is issued), which this version does not refund.",
 	fiscal.CodeRevisionConflict:         "the record got another revision while this resolution was made: read it again and decide on its current state.",
 	fiscal.CodePeriodOpen:               "the month has not ended in every taxing territory yet; its summary invoice can be issued from 01:00 UTC on the 1st of the next month (retry then).",
 	fiscal.CodeInvoiceRulesFailed:       "the summary invoice would break rules of EN 16931 or invoicing law, named in the detail; the account's seller profile lacks what they need (final until it is completed).",

@@ -289,6 +289,12 @@ func Create(ctx context.Context, b *fiscal.Books, settlementID string, req Reque
 	if res, err := ofTransfer(b, orig, in); res != nil || err != nil {
 		return res, err
 	}
+	if inv := orig.Invoicing; orig.ReviewStatus == fiscal.StatusProcessed && orig.Invoice == nil && inv != nil && inv.Invoice != "per_payment" {
+		// Determined, but invoiced by a summary invoice or not invoiced
+		// per supply (Seller.Invoicing): not a review to resolve.
+		return nil, &fiscal.Error{Code: fiscal.CodeCreditNoteRefused, Detail: fmt.Sprintf(
+			"settlement %s has no invoice of its own (invoicing %s: %s): this version issues a refund's credit note against the settlement's own invoice only, so it cannot record this refund", orig.ID, inv.Mode, inv.Invoice)}
+	}
 	if orig.ReviewStatus != fiscal.StatusProcessed || orig.Invoice == nil || orig.FX.USDPerEUR == nil {
 		return nil, &fiscal.Error{Code: CodeRecordPendingReview, Detail: fmt.Sprintf(
 			"settlement %s is %s: without a tax determination it has no invoice a credit note could correct; resolve the review first (POST /settlements/%s/resolve), then refund", orig.ID, orig.ReviewStatus, orig.ID)}
