@@ -506,8 +506,10 @@
 // runs on the loaded 2-CPU development VM).
 //
 // testdata/verify.mjs makes the same checks, except the field rules of
-// "# Claims" and the exact spelling of a 4.0.0 payload (whose other
-// spellings it rejects at the inclusion step), in some 400 lines of
+// "# Claims" and the exact spelling of a 4.0.0 payload beyond its first
+// member (it requires the prefix IsLeafV4 does; a leaf of another spelling
+// is refused at the inclusion step unless that spelling is itself in the
+// log, which the engine's leaves never are), in some 400 lines of
 // Node.js (18 or later) using only its built-in crypto module: a second
 // implementation that shares no code with this one, and a starting point
 // for auditors working in other languages:

@@ -2,6 +2,7 @@ package receipt
 
 import (
 	"crypto/ed25519"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
@@ -372,6 +373,9 @@ func (vf *verification) checkpoint(tlogProof string, c *Claims) (index int64, pr
 	if err != nil {
 		return fail(vf.fail(StepCheckpointSignature, vf.checkpointFailure(err, c)))
 	}
+	if !logKeyLinesVerify(cpNote, cpNote[:len(opened.Text)], vf.v.logKey) {
+		return fail(vf.failf(StepCheckpointSignature, "the checkpoint carries a second signature line of the log key that does not verify: it was altered. Get the receipt again from its issuer (GET %s)", pathReceiptPattern))
+	}
 	cp, err = parseCheckpoint(opened.Text)
 	if err != nil {
 		return fail(vf.failf(StepCheckpoint, "the log key signed a note that is not a tlog checkpoint (%v): report it to the issuer", err))
@@ -380,6 +384,27 @@ func (vf *verification) checkpoint(tlogProof string, c *Claims) (index int64, pr
 		return fail(vf.failField(StepOrigin, "/log/origin", fmt.Errorf("the checkpoint is of log %q, but the receipt was signed for log %q: the proof comes from another log. Fetch the receipt from its issuer, and use that log's key", cp.origin, c.Log.Origin)))
 	}
 	return index, proof, cpNote, cpNote[:len(opened.Text)], cp, nil
+}
+
+// logKeyLinesVerify reports whether every signature line of the note msg
+// named by the log key v with its key hash verifies over text. note.Open
+// verifies the first such line and drops the others, so a second, altered
+// one would pass and give the checkpoint a second spelling (a review found
+// it; verify.mjs and /verify check every line, as cosigned does for the
+// receipt key).
+func logKeyLinesVerify(msg, text []byte, v note.Verifier) bool {
+	_, lines, _ := splitNote(msg)
+	for _, l := range lines {
+		name, b64, _ := strings.Cut(strings.TrimPrefix(l, "— "), " ")
+		raw, err := decodeB64StdStrict(b64)
+		if name != v.Name() || err != nil || len(raw) < 4 || binary.BigEndian.Uint32(raw) != v.KeyHash() {
+			continue
+		}
+		if !v.Verify(text, raw[4:]) {
+			return false
+		}
+	}
+	return true
 }
 
 // included checks the inclusion proof of the leaf at index up to the

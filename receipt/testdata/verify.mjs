@@ -253,7 +253,11 @@ function checkpoint(r, log) {
     const lines = r.get('tlog_proof').split('\n');
     let n = 0;
     if (lines[n++] !== 'c2sp.org/tlog-proof@v1') throw new Error('bad first line');
-    if (lines[n]?.startsWith('extra ')) b64(lines[n++].slice(6), 'extra');
+    if (lines[n]?.startsWith('extra ')) {
+      const extra = lines[n++].slice(6);
+      if (extra === '') throw new Error('empty extra data');
+      b64(extra, 'extra');
+    }
     const m = /^index (0|[1-9]\d*)$/.exec(lines[n++] ?? '');
     if (!m) throw new Error('bad index line');
     const proof = [];
@@ -278,8 +282,12 @@ function checkpoint(r, log) {
     const text = note.slice(0, split + 1);
     const sigs = [];
     let verified = 0;
-    for (const line of note.slice(split + 2, -1).split('\n')) {
-      const m = /^\u2014 (\S+) (\S+)$/.exec(line);
+    const lines = note.slice(split + 2, -1).split('\n');
+    if (lines.length > 100) throw new Error('more than 100 signatures');
+    for (const line of lines) {
+      // A key name as golang.org/x/mod/sumdb/note takes one: no '+', no
+      // white space in Go's sense (unicode.IsSpace), which is not JS's \s.
+      const m = /^\u2014 ([^\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000+]+) (\S+)$/u.exec(line);
       if (!m) throw new Error('malformed signature line');
       const raw = b64(m[2], 'note signature');
       if (raw.length < 5) throw new Error('short signature');
@@ -326,6 +334,7 @@ function inclusion(index, proof, cp, leaf) {
 // the log leaf; the checkpoint is signed by the log key and cosigned by a
 // receipt key of the JWKS (signature line named by its kid, key hash
 // SHA-256(kid ‖ 0x0A ‖ 0x01 ‖ key)[:4]) whose window holds iat.
+const V4PREFIX = Buffer.from(`{"spec":"${V4}",`);
 function verifyV4(r, keys, log, openingsBytes) {
   const p = step('payload', () => b64url(r.get('payload'), 'payload'));
   const claims = step('payload', () => {
@@ -333,6 +342,9 @@ function verifyV4(r, keys, log, openingsBytes) {
     if (!isObj(c) || !isStr(c.get('spec'))) throw new Error('not a claims object');
     if (c.get('spec') !== V4 && SPECS.includes(c.get('spec'))) fail('spec', `a ${V4} document with claims of ${c.get('spec')}`);
     if (c.get('spec') !== V4 || !isInt(c.get('iat')) || !isObj(c.get('log'))) throw new Error('not 4.0.0 claims');
+    // A 4.0.0 leaf is written in one form, which begins so (Go's IsLeafV4):
+    // the receipt key's cosignature vouches for the leaves of that form only.
+    if (!p.subarray(0, V4PREFIX.length).equals(V4PREFIX)) throw new Error('not 4.0.0 claims in the form the issuer writes');
     return c;
   });
   if (!same(r.get('claims'), claims)) fail('claims-mismatch', 'readable claims differ from the payload');
