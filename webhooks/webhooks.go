@@ -52,7 +52,8 @@ type Options struct {
 	After func(time.Duration) <-chan time.Time
 	// NoDispatcher: manage endpoints but send nothing (a maintenance tool
 	// that opens the data directory, for example). The outbox keeps every
-	// event for the next service that dispatches. false (the default) starts
+	// event for the next service that dispatches, and the accounts file's
+	// endpoints stay as that service set them (Configured is not read). false (the default) starts
 	// the dispatcher in New, as background work of the engine (it stops when
 	// the engine is closed). An engine with Config.NoBackground never
 	// starts it.
@@ -249,8 +250,18 @@ func New(e *fiscal.Engine, opts Options) (*Service, error) {
 			return nil, err
 		}
 	}
+	// A service that dispatches makes the accounts file's endpoints the
+	// stored ones. A maintenance open (NoDispatcher) leaves them as the
+	// last such service set them: a review found it deleting them all (its
+	// Configured is nil), so that the next start made them anew and
+	// cancelled their pending deliveries.
 	now := w.clock().UTC()
-	if err := e.Ledger().Update(func(tx ledger.Tx) error { return syncConfigEndpoints(tx, w.config, now) }); err != nil {
+	if err := e.Ledger().Update(func(tx ledger.Tx) error {
+		if opts.NoDispatcher {
+			return nil
+		}
+		return syncConfigEndpoints(tx, w.config, now)
+	}); err != nil {
 		return nil, fmt.Errorf("webhooks: endpoints: %w", err)
 	}
 	if !opts.NoDispatcher {

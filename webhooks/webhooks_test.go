@@ -831,3 +831,37 @@ func TestEventsListOnlyTheAccountsOwn(t *testing.T) {
 		t.Errorf("account 1's own event: %v", err)
 	}
 }
+
+// TestMaintenanceOpenKeepsConfigEndpoints: a tool that opens the data
+// directory without dispatching (NoDispatcher, no accounts file) leaves the
+// accounts file's endpoints as the service set them. A review found such an
+// open deleting them all; the next start made them anew (another creation
+// time and first sequence), which cancelled their pending deliveries and
+// skipped the events recorded in between.
+func TestMaintenanceOpenKeepsConfigEndpoints(t *testing.T) {
+	secret := "whsec_operator_chosen_secret_0002"
+	configured := webhooks.Options{Configured: map[string][]webhooks.EndpointConfig{
+		"acct_0": {{URL: "https://erp.example.com/fiscal402", Secrets: []string{secret}}},
+	}}
+	env := newWebhookEnv(t, configured)
+	before, err := env.svc.Endpoints(ctx, "acct_0")
+	if err != nil || len(before) != 1 {
+		t.Fatal(before, err)
+	}
+	env.settle("acct_0", 1, "DE")
+	env.eventually("a delivery", func() bool { return env.sender.count() == 1 })
+	env.opts = webhooks.Options{NoDispatcher: true}
+	env.reopen()
+	kept, err := env.svc.Endpoints(ctx, "acct_0")
+	if err != nil || len(kept) != 1 || kept[0].ID != before[0].ID {
+		t.Fatalf("after a maintenance open the account has endpoints %+v (%v), want %s kept", kept, err, before[0].ID)
+	}
+	env.settle("acct_0", 2, "DE") // recorded while nothing dispatches
+	env.opts = configured
+	env.reopen()
+	after, err := env.svc.Endpoints(ctx, "acct_0")
+	if err != nil || len(after) != 1 || after[0].ID != before[0].ID || after[0].FirstSequence != before[0].FirstSequence {
+		t.Fatalf("the service's endpoint after the maintenance open: %+v (%v), want %+v", after, err, before[0])
+	}
+	env.eventually("the event recorded meanwhile", func() bool { return env.sender.count() == 2 })
+}
