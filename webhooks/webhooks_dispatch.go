@@ -61,6 +61,11 @@ type dispatcher struct {
 	// index (an endpoint never changes account); only launchDue, on the
 	// loop's goroutine, uses it.
 	epAccount map[string]string
+	// scanAfter is the due-index key a scan cut short by maxDueScan
+	// stopped at (nil: scan from the start): the next scan goes on from
+	// there, so that every due delivery is reached within a few scans
+	// however many are skipped ahead of it. Only launchDue uses it.
+	scanAfter []byte
 	wg        sync.WaitGroup
 
 	// The fan-out cursor as this dispatcher knows it (see planFanOut's
@@ -538,12 +543,18 @@ func (d *dispatcher) launchDue() (time.Duration, error) {
 	var order []string // accounts in order of their oldest due delivery
 	gathered := 0
 	scanned := 0
+	var last []byte
 	err := d.w.read(func(tx ledger.Tx) error {
-		return tx.Scan(bucketWebhookDue, nil, nil, false, func(k, _ []byte) bool {
+		return tx.Scan(bucketWebhookDue, nil, d.scanAfter, false, func(k, _ []byte) bool {
 			if scanned++; scanned > maxDueScan {
-				truncated = true // the rest waits for a finishing attempt
+				// The next scan goes on after the last key looked at: a
+				// review found deliveries of another account, due behind
+				// more skipped ones (saturated endpoints) than one scan
+				// looks at, never reached while the skipped ones waited.
+				truncated = true
 				return false
 			}
+			last = append(last[:0], k...)
 			if len(k) <= 8 {
 				return true
 			}
@@ -586,6 +597,9 @@ func (d *dispatcher) launchDue() (time.Duration, error) {
 	})
 	if err != nil {
 		return 0, err
+	}
+	if d.scanAfter = nil; truncated {
+		d.scanAfter = last
 	}
 	for len(due) < want {
 		best := -1
@@ -640,8 +654,8 @@ func (d *dispatcher) launchDue() (time.Duration, error) {
 		}
 	}
 	switch {
-	case busy && len(d.slots) < cap(d.slots):
-		return 0, nil // more are due and slots are free: look again now
+	case (busy || truncated) && len(d.slots) < cap(d.slots):
+		return 0, nil // more are due (or not looked at yet) and slots are free: look again now
 	case len(d.slots) > 0 && (busy || truncated || next.IsZero()):
 		return untilPoked, nil // a finishing attempt pokes the loop
 	case next.IsZero() || truncated:
