@@ -105,20 +105,7 @@ func newRealEnv(t *testing.T, opts webhooks.Options) *realEnv {
 func (env *realEnv) open() {
 	opts := env.opts
 	opts.AllowLoopback = true
-	opts.Logger = testLogger()
-	e, err := fiscal.New(fiscal.Config{
-		Dir: env.dir, Accounts: fiscaltest.Accounts(irishSeller, irishSeller), Clock: env.clock, Rand: rand.Reader,
-		Logger: testLogger(),
-	})
-	if err != nil {
-		env.t.Fatal(err)
-	}
-	svc, err := webhooks.New(e, opts)
-	if err != nil {
-		e.Close()
-		env.t.Fatal(err)
-	}
-	env.engine, env.svc = e, svc
+	env.engine, env.svc = openService(env.t, env.dir, env.clock, rand.Reader, opts)
 }
 
 func (env *realEnv) close() {

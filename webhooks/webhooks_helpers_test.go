@@ -220,20 +220,27 @@ func (env *webhookEnv) open() {
 		opts.Sender = env.sender
 	}
 	opts.After = env.clock.After
+	env.engine, env.svc = openService(env.t, env.dir, env.clock.Now, &fiscaltest.Rand{}, opts)
+}
+
+// openService opens the engine of accounts acct_0 and acct_1 (the Irish
+// demo seller) in dir, on clock and rand, and the webhook service over it.
+func openService(t testing.TB, dir string, clock func() time.Time, rand io.Reader, opts webhooks.Options) (*fiscal.Engine, *webhooks.Service) {
+	t.Helper()
 	opts.Logger = testLogger()
 	e, err := fiscal.New(fiscal.Config{
-		Dir: env.dir, Accounts: fiscaltest.Accounts(irishSeller, irishSeller), Clock: env.clock.Now, Rand: &fiscaltest.Rand{},
+		Dir: dir, Accounts: fiscaltest.Accounts(irishSeller, irishSeller), Clock: clock, Rand: rand,
 		Logger: testLogger(),
 	})
 	if err != nil {
-		env.t.Fatal(err)
+		t.Fatal(err)
 	}
 	svc, err := webhooks.New(e, opts)
 	if err != nil {
 		e.Close()
-		env.t.Fatal(err)
+		t.Fatal(err)
 	}
-	env.engine, env.svc = e, svc
+	return e, svc
 }
 
 func (env *webhookEnv) close() {
