@@ -438,8 +438,8 @@ func chainError(err error) error {
 		return &Error{Code: CodeChainUnavailable, Detail: detail, RetryAfter: retry, Err: err}
 	case errors.As(err, &claimErr):
 		return &Error{Code: CodeBadRequest, Field: claimFields[claimErr.Field], Detail: claimErr.Error(), Err: err}
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return err
+	case !errors.Is(err, evmverify.ErrUnavailable) && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
+		return err // the caller's context ended; an endpoint's own timeout is ErrUnavailable (a review found it a bare context error)
 	}
 	return &Error{Code: CodeChainUnavailable, Detail: "the chain could not be asked; retry later", RetryAfter: 10 * time.Second, Err: err}
 }

@@ -228,6 +228,7 @@ func (s *Service) x402Ingest(p x402.Payment, buyer fiscal.BuyerFacts, idemKey st
 		Protocol:       ProtocolX402,
 		Scheme:         x402.SchemeExact,
 		X402:           &fiscal.RecordX402{Version: p.Version, ResourceURL: p.ResourceURL, TransferMethod: p.Method, Nonce: p.Nonce},
+		Claim:          &claim,
 		IdempotencyKey: idemKey,
 		Fingerprint:    fingerprint(ProtocolX402, p, buyer),
 		Read:           func(ctx context.Context) (evmverify.Facts, error) { return chain.Verify(ctx, claim) },
@@ -278,7 +279,10 @@ type chainJob struct {
 	// "evm-transfer"/"erc20-transfer").
 	Protocol, Scheme string
 	X402             *fiscal.RecordX402
-	IdempotencyKey   string
+	// Claim is what the documents say the transfer was (x402): a record
+	// of the transaction already in the ledger must be that transfer.
+	Claim          *evmverify.Claim
+	IdempotencyKey string
 	// Fingerprint identifies the caller's normalised input for the
 	// Idempotency-Key claim: the same key with another fingerprint is an
 	// IDEMPOTENCY_CONFLICT.
@@ -315,6 +319,9 @@ func (s *Service) ingest(ctx context.Context, b *fiscal.Books, j chainJob) (*fis
 			return nil, &fiscal.Error{Code: fiscal.CodeSettlementConflict, Field: "/logIndex", Detail: fmt.Sprintf(
 				"this transaction is already recorded (%s) from its log %d; a transaction backs one record", res.Record.ID, *li)}
 		}
+		if err := sameTransfer(res.Record, j.Claim, j.TxField); err != nil {
+			return nil, err
+		}
 		return res, nil
 	}
 	if j.Read == nil {
@@ -345,6 +352,37 @@ func (s *Service) ingest(ctx context.Context, b *fiscal.Books, j chainJob) (*fis
 	})
 }
 
+// sameTransfer refuses a report whose documents claim another transfer
+// (amount, payer, receiver) than the one already recorded for its
+// transaction, as POST /settlements refuses such a duplicate
+// (PAYMENT_CONFLICT): answering 200 with the old record would hide the
+// contradiction, and a review found x402 reports answered so. nil claim:
+// nothing claimed beyond the transaction.
+func sameTransfer(r *fiscal.Record, c *evmverify.Claim, field string) error {
+	if c == nil {
+		return nil
+	}
+	st := r.Settlement
+	var diff []string
+	if c.Amount != nil {
+		claimed := decimal.NewFromBigInt(c.Amount, -evmverify.USDCDecimals)
+		if recorded, err := decimal.NewFromString(st.AmountUSDC); err != nil || !recorded.Equal(claimed) {
+			diff = append(diff, fmt.Sprintf("amount %s USDC (recorded %s)", claimed, st.AmountUSDC))
+		}
+	}
+	if c.Payer != "" && !strings.EqualFold(c.Payer, st.PayerWallet) {
+		diff = append(diff, fmt.Sprintf("payer %s (recorded %s)", c.Payer, st.PayerWallet))
+	}
+	if c.Receiver != "" && !strings.EqualFold(c.Receiver, st.ReceiverWallet) {
+		diff = append(diff, fmt.Sprintf("payTo %s (recorded %s)", c.Receiver, st.ReceiverWallet))
+	}
+	if len(diff) == 0 {
+		return nil
+	}
+	return &fiscal.Error{Code: fiscal.CodePaymentConflict, Field: field, Detail: fmt.Sprintf(
+		"this transaction is already recorded as %s with other facts than these documents claim: %s; nothing was written", r.ID, strings.Join(diff, ", "))}
+}
+
 // paymentFromChain builds the payment an ingest path read from the chain,
 // through the same validation as POST /settlements
 // (fiscal.SettlementRequest.Payment): amount, payer, receiver and time are
@@ -373,7 +411,10 @@ func paymentFromChain(j chainJob, f evmverify.Facts, now time.Time) (fiscal.Paym
 		Description:        j.Buyer.Description,
 		ConsumerAddress:    j.Buyer.Address,
 	}
-	p, err := req.Payment(now)
+	// The block time is the chain's, not a claim: an engine clock behind
+	// the chain's must not make a confirmed payment "in the future" (a
+	// review found such entries failed for good).
+	p, err := req.Payment(later(now, f.BlockTime))
 	if err != nil {
 		return fiscal.Payment{}, fiscal.InputError(err) // the leaf's field errors as *fiscal.Error
 	}
@@ -475,4 +516,12 @@ func badRequest(field, format string, args ...any) *fiscal.Error {
 
 func notFound(what string) *fiscal.Error {
 	return &fiscal.Error{Code: fiscal.CodeNotFound, Detail: what + " not found"}
+}
+
+// later is the later of two instants.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }

@@ -2,11 +2,13 @@ package ingest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/fiscal402/fiscal402/evmverify"
@@ -95,13 +97,20 @@ const (
 // queued is a queue entry as stored: its public status and what is
 // needed to ingest it, already parsed and validated.
 type queued struct {
-	Format      string            `json:"format"`
-	Status      Status            `json:"status"`
-	Input       x402.Payment      `json:"input"`
-	Buyer       fiscal.BuyerFacts `json:"buyer"`
-	IdemKey     string            `json:"idempotencyKey,omitempty"`
-	Fingerprint []byte            `json:"fingerprint"`
-	DueAt       int64             `json:"dueAt,omitempty"` // unix nanos of its due key; 0 when not queued
+	Format  string            `json:"format"`
+	Status  Status            `json:"status"`
+	Input   x402.Payment      `json:"input"`
+	Buyer   fiscal.BuyerFacts `json:"buyer"`
+	IdemKey string            `json:"idempotencyKey,omitempty"`
+	// MoreKeys are the other Idempotency-Keys the entry was queued again
+	// under: indexed to it like IdemKey, and freed with it (Prune).
+	MoreKeys    []string `json:"moreIdempotencyKeys,omitempty"`
+	Fingerprint []byte   `json:"fingerprint"`
+	DueAt       int64    `json:"dueAt,omitempty"` // unix nanos of its due key; 0 when not queued
+	// GraceFrom is when the entry was last queued again after it failed
+	// (RFC 3339; empty: never): the not-found grace counts from it, not
+	// from CreatedAt.
+	GraceFrom string `json:"graceFrom,omitempty"`
 }
 
 func (s *Service) nudge() {
@@ -173,7 +182,10 @@ func (s *Service) enqueue(ctx context.Context, b *fiscal.Books, in x402.Payment,
 			case !bytes.Equal(q.Fingerprint, job.Fingerprint):
 				return &fiscal.Error{Code: fiscal.CodeSettlementConflict, Field: "/settleResponse/transaction", Detail: "this (network, txHash) settlement is already queued with other facts (amount, payer, payTo or buyer facts differ)"}
 			case q.Status.State == StateFailed:
-				q.Status.State, q.Status.Attempts = StateQueued, 0
+				// Queued again: a review found the not-found grace counted
+				// from the first queuing, so that the first attempt failed
+				// the entry at once.
+				q.Status.State, q.Status.Attempts, q.GraceFrom = StateQueued, 0, now.Format(time.RFC3339Nano)
 				if err := q.schedule(tx, now, now); err != nil {
 					return err
 				}
@@ -181,6 +193,14 @@ func (s *Service) enqueue(ctx context.Context, b *fiscal.Books, in x402.Payment,
 			if idemKey != "" {
 				if err := tx.Put(bucketKeys, idemIndexKey(account, idemKey), []byte(id)); err != nil {
 					return err
+				}
+				if idemKey != q.IdemKey && !slices.Contains(q.MoreKeys, idemKey) {
+					// Kept on the entry so that Prune frees it too (a review
+					// found it held for ever once the entry was pruned).
+					q.MoreKeys = append(q.MoreKeys, idemKey)
+					if err := q.put(tx); err != nil {
+						return err
+					}
 				}
 			}
 			status = q.Status
@@ -341,6 +361,14 @@ func (s *Service) attempt(ctx context.Context, key []byte, id string) error {
 	if codeOf(err) == fiscal.CodeNotFound {
 		return s.update(func(tx ledger.Tx) error { return tx.Delete(bucketDue, key) })
 	}
+	if codeOf(err) == fiscal.CodeInternal {
+		// An entry this build cannot read (another format, damage): it
+		// stays for an operator, out of the due index, so that the
+		// entries behind it go on (a review found one such entry
+		// stopping the whole queue).
+		s.log.Error("x402 ingest entry unreadable; left out of the queue", "id", id, "err", err)
+		return s.update(func(tx ledger.Tx) error { return tx.Delete(bucketDue, key) })
+	}
 	if err != nil {
 		return err
 	}
@@ -352,8 +380,15 @@ func (s *Service) attempt(ctx context.Context, key []byte, id string) error {
 	}
 	b, err := s.e.Books(q.Status.Account)
 	if err != nil {
-		_, puts := q.finished(StateFailed, now, &Error{Code: fiscal.CodeNotFound, Detail: "the account that queued this settlement no longer exists"}, "")
-		return s.apply(puts)
+		// The account may come back (an accounts file edited and reloaded):
+		// the entry waits for it, as for verification turned off, rather
+		// than fail for good (a review found the acknowledged payment lost).
+		lastErr := &Error{Code: fiscal.CodeNotFound, Detail: "the account that queued this settlement does not exist now; the entry waits for it"}
+		return s.update(func(tx ledger.Tx) error {
+			q.Status.Attempts++
+			q.Status.LastError = lastErr
+			return q.schedule(tx, now, now.Add(backoff(q.Status.Attempts)))
+		})
 	}
 	job := s.x402Ingest(q.Input, q.Buyer, q.IdemKey)
 	_, job.Puts = q.finished(StateRecorded, now, nil, s.e.RecordID(q.Status.Network, q.Status.TxHash))
@@ -393,7 +428,7 @@ func retryDelay(err error, q queued, now time.Time) (time.Duration, bool) {
 		return 0, true // the operator turned verification off since: wait for it to come back
 	case fiscal.CodeChainVerifyFailed:
 		var rej *evmverify.RejectedError
-		created, _ := time.Parse(time.RFC3339Nano, q.Status.CreatedAt)
+		created, _ := time.Parse(time.RFC3339Nano, cmp.Or(q.GraceFrom, q.Status.CreatedAt))
 		if errors.As(err, &rej) && rej.Reason == evmverify.ReasonTxNotFound && now.Sub(created) < NotFoundGrace {
 			return 0, true
 		}

@@ -61,12 +61,13 @@ func (s *Service) Prune(ctx context.Context, before time.Time) (int, error) {
 					if raw == nil || json.Unmarshal(raw, &q) != nil || !prunable(q, before) {
 						continue
 					}
-					if q.IdemKey != "" {
-						k := idemIndexKey(q.Status.Account, q.IdemKey)
-						if bytes.Equal(tx.Get(bucketKeys, k), id) {
-							if err := tx.Delete(bucketKeys, k); err != nil {
-								return err
-							}
+					for _, key := range append([]string{q.IdemKey}, q.MoreKeys...) {
+						k := idemIndexKey(q.Status.Account, key)
+						if key == "" || !bytes.Equal(tx.Get(bucketKeys, k), id) {
+							continue
+						}
+						if err := tx.Delete(bucketKeys, k); err != nil {
+							return err
 						}
 					}
 					if err := tx.Delete(bucketQueue, id); err != nil {
