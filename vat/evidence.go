@@ -286,8 +286,13 @@ func (b *builder) locateBuyer(in Buyer, s Seller, seller sellerInfo) (location, 
 	if strings.TrimSpace(in.PostalCode) == "" && loc.territory == nil && settled.territory != nil {
 		loc = settled
 	}
+	// A postal code that places the customer outside every special
+	// territory of a state whose postal codes name them (postalTerritory)
+	// contradicts an item naming one: a review found a Madrid postal code
+	// and a billing address in the Canary Islands charged Spanish VAT.
+	mainland := strings.TrimSpace(in.PostalCode) != "" && loc.territory == nil && hasTerritories(loc.country)
 	for _, p := range items {
-		if !compatible(loc, p.loc) {
+		if !compatible(loc, p.loc) || mainland && p.loc.territory != nil {
 			a.Rule = EvidenceRuleContradictory
 			b.review(ReasonLocationEvidenceContradictory, "The country and postal code place the customer in %s, but %s places it elsewhere.", loc.code(), describeItem(p.item))
 			return location{}, false, evidenceState{}
@@ -334,16 +339,26 @@ type assertedEvidence struct {
 	items      [1]EvidenceItem
 }
 
-// oneItemAllowed: the second subparagraph of Art. 24b(d) applies to a
-// supplier established in a member state (its main or a fixed
-// establishment), for an EU place of supply, while its cross-border TBE
-// supplies to consumers stay within EUR 100,000 in both years.
+// oneItemAllowed: the second subparagraph of Art. 24b(d) (Implementing
+// Regulation (EU) No 282/2011 as amended by Regulation (EU) 2017/2459)
+// applies to a supplier established in only one member state (its main
+// establishment there and no fixed establishment in another, or its one
+// fixed establishment in the EU), for an EU place of supply, while its
+// cross-border TBE supplies to consumers stay within EUR 100,000 in both
+// years. A review found it applied to a seller with establishments in two.
 func oneItemAllowed(s Seller, seller sellerInfo, loc location) bool {
-	if loc.inUK() || !(seller.eu || len(seller.other) > 0) || s.CrossBorder == nil {
+	if loc.inUK() || !inOneMemberState(seller) || s.CrossBorder == nil {
 		return false
 	}
 	t := s.CrossBorder
 	return cmpDec(t.PreviousYear, oneItemLimitEUR) <= 0 && cmpDec(t.CurrentYear, oneItemLimitEUR) <= 0 // fixed.go
+}
+
+// inOneMemberState: the seller is established in exactly one EU member
+// state (other holds the member states of its fixed establishments other
+// than its main one).
+func inOneMemberState(seller sellerInfo) bool {
+	return seller.eu && len(seller.other) == 0 || !seller.eu && len(seller.other) == 1
 }
 
 func insufficiency(points int, thirdParty bool, s Seller, seller sellerInfo, loc location) string {
@@ -353,8 +368,8 @@ func insufficiency(points int, thirdParty bool, s Seller, seller sellerInfo, loc
 		why = "no item is one of Art. 24f (a merchant's own statement is not)"
 	case loc.inUK():
 		why = "the place of supply is in the UK VAT area, where this ruleset requires two items"
-	case !(seller.eu || len(seller.other) > 0):
-		why = "the one-item rule of Art. 24b(d) second subparagraph is for suppliers established in a member state, and this seller is not"
+	case !inOneMemberState(seller):
+		why = "the one-item rule of Art. 24b(d) second subparagraph is for suppliers established in only one member state, and this seller is not"
 	case s.CrossBorder == nil:
 		why = "the seller's cross-border TBE totals (Seller.CrossBorder) are not given, so the EUR 100,000 limit cannot be checked"
 	case cmpDec(s.CrossBorder.PreviousYear, oneItemLimitEUR) > 0 || cmpDec(s.CrossBorder.CurrentYear, oneItemLimitEUR) > 0:
@@ -390,6 +405,18 @@ func compatible(x, y location) bool {
 	// EA names Ceuta and Melilla together.
 	part := func(t, whole *territory) bool { return whole == tCeutaMel && (t == tCeuta || t == tMelilla) }
 	return part(x.territory, y.territory) || part(y.territory, x.territory)
+}
+
+// hasTerritories: cc is the state of a special territory that a country
+// code names (countryTerritories), whose postal codes postalTerritory
+// examines.
+func hasTerritories(cc string) bool {
+	for _, t := range countryTerritories {
+		if t.parent == cc {
+			return true
+		}
+	}
+	return false
 }
 
 // inputCode is the Buyer.Country code that resolves to loc: the country
