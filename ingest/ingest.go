@@ -345,10 +345,26 @@ func (s *Service) ingest(ctx context.Context, b *fiscal.Books, j chainJob) (*fis
 	if err != nil {
 		return nil, err
 	}
+	account := b.Account().ID
+	queueKey := []byte(fiscal.EventID(j.Network, j.TxHash))
 	return b.SettlePayment(ctx, p, fiscal.Verification{Chain: "verified", Facts: &facts}, func(d *fiscal.Draft) {
 		d.Record.X402 = j.X402
 		d.Puts = append(d.Puts, j.Puts...)
 		d.ClaimPayment(j.IdempotencyKey, j.Fingerprint)
+		// A payment acknowledged to another account's queue is that
+		// account's: checked in the committer, so that no direct record
+		// races it (a review found the queued entry then failing for good).
+		d.OnCommit([]ledger.SideKey{{Bucket: bucketQueue, Key: queueKey}}, func(h *ledger.Hook) error {
+			raw, err := h.Get(bucketQueue, queueKey)
+			if err != nil || raw == nil {
+				return err
+			}
+			var q queued
+			if json.Unmarshal(raw, &q) == nil && q.Status.State == StateQueued && q.Status.Account != account {
+				return &fiscal.Error{Code: fiscal.CodeSettlementConflict, Field: j.TxField, Detail: "this (network, txHash) settlement is already queued for another account"}
+			}
+			return nil
+		})
 	})
 }
 

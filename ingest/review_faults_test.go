@@ -124,6 +124,46 @@ func TestX402DuplicateWithOtherFactsIsAConflict(t *testing.T) {
 	}
 }
 
+// F3: acct_0's hook enqueued a payment (acknowledged: Queued). Before the
+// queue runs, acct_1 records the same transaction directly. EnqueueX402 for
+// acct_1 would have been refused ("already queued for another account"),
+// but RecordX402 is not, and the acknowledged acct_0 entry then fails for
+// good: the acknowledged payment is lost to acct_0. Now the direct record
+// is SETTLEMENT_CONFLICT (a commit check reads the queue entry) and acct_0's
+// entry is recorded.
+func TestQueuedForOneAccountIsNotRecordedByAnother(t *testing.T) {
+	node, url := newRVNode(t)
+	clock := rvClock()
+	e := rvEngine(t, t.TempDir(), url, evmverify.Policy{}, clock)
+	defer e.Close()
+	ctx := context.Background()
+	tx := rvHash("tx two accounts")
+	node.mine(tx, 10, rvPayer, rvPayTo, 1_000_000)
+	node.advance(3)
+	d := rvDocs(t, tx, 1_000_000)
+	q, err := e.EnqueueX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "")
+	if err != nil || q.Outcome != fiscal.Queued {
+		t.Fatal(err)
+	}
+	if _, err := e.EnqueueX402(ctx, "acct_1", d.settle, d.requirements, d.payload, buyerDE, ""); err == nil {
+		t.Fatal("enqueue for acct_1 accepted")
+	}
+	res, err := e.IngestX402(ctx, "acct_1", d.settle, d.requirements, d.payload, buyerDE, "")
+	if err == nil {
+		e.ProcessIngestQueue(ctx)
+		st, _ := e.IngestStatus(ctx, "acct_0", q.Queued.ID)
+		t.Fatalf("RecordX402 for acct_1 of a payment acct_0 queued: %v (record account %s); acct_0's acknowledged entry is now %s %+v",
+			res.Outcome, res.Record.Account, st.State, st.LastError)
+	}
+	if fiscaltest.Code(err) != fiscal.CodeSettlementConflict {
+		t.Fatalf("RecordX402 for acct_1: %v, want SETTLEMENT_CONFLICT", err)
+	}
+	e.ProcessIngestQueue(ctx)
+	if st, err := e.IngestStatus(ctx, "acct_0", q.Queued.ID); err != nil || st.State != ingest.StateRecorded {
+		t.Fatalf("acct_0's acknowledged entry: %+v %v, want recorded", st, err)
+	}
+}
+
 // F4: an entry failed with tx_not_found after NotFoundGrace and is queued
 // again ("a failed entry is queued again"): it gets no grace at all, since
 // the grace is counted from the first enqueue's createdAt. Its first
