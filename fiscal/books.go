@@ -155,9 +155,12 @@ func (b *Books) decideAndCommit(ctx context.Context, decide func() (*Draft, erro
 // (Replayed), a duplicate of the payment (network, txHash) (Existing), or a
 // conflict; (nil, nil) when neither is recorded. A way in that learns the
 // payment's facts only later (package ingest reads them from the chain)
-// asks it first.
-func (b *Books) Recorded(network, txHash, idemKey string, fingerprint []byte) (*SettleResult, error) {
-	return b.answerFromLedger(paymentClaims(b.acc.ID, network, txHash, idemKey, fingerprint), nil)
+// asks it first. claimed, when the way in has the payment's facts as a
+// caller claims them (x402 documents), is checked against a recorded
+// payment as Settle checks its request (PAYMENT_CONFLICT when they differ);
+// nil checks nothing beyond the claims.
+func (b *Books) Recorded(network, txHash, idemKey string, fingerprint []byte, claimed *Payment) (*SettleResult, error) {
+	return b.answerFromLedger(paymentClaims(b.acc.ID, network, txHash, idemKey, fingerprint), claimed)
 }
 
 // SettlePayment records a validated payment (SettlementRequest.Payment)

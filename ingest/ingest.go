@@ -219,16 +219,19 @@ func supportedNetworks() string {
 func (s *Service) x402Ingest(p x402.Payment, buyer fiscal.BuyerFacts, idemKey string) chainJob {
 	amount, _ := new(big.Int).SetString(p.AmountAtomic, 10) // validated by x402.Parse
 	claim := evmverify.Claim{Network: p.Network, TxHash: p.TxHash, Asset: p.Asset, Payer: p.Payer, Receiver: p.PayTo, Amount: amount}
+	usdc := decimal.NewFromBigInt(amount, -evmverify.USDCDecimals)
 	chain := s.e.Settings().Chain
 	return chainJob{
-		Network:        p.Network,
-		TxHash:         p.TxHash,
-		TxField:        "/settleResponse/transaction",
-		Buyer:          buyer,
-		Protocol:       ProtocolX402,
-		Scheme:         x402.SchemeExact,
-		X402:           &fiscal.RecordX402{Version: p.Version, ResourceURL: p.ResourceURL, TransferMethod: p.Method, Nonce: p.Nonce},
-		Claim:          &claim,
+		Network:  p.Network,
+		TxHash:   p.TxHash,
+		TxField:  "/settleResponse/transaction",
+		Buyer:    buyer,
+		Protocol: ProtocolX402,
+		Scheme:   x402.SchemeExact,
+		X402:     &fiscal.RecordX402{Version: p.Version, ResourceURL: p.ResourceURL, TransferMethod: p.Method, Nonce: p.Nonce},
+		// What the documents say the transfer was: a record of the
+		// transaction already in the ledger must be that transfer.
+		Claimed:        &fiscal.Payment{Amount: usdc, AmountString: usdc.String(), PayerWallet: p.Payer, ReceiverWallet: p.PayTo},
 		IdempotencyKey: idemKey,
 		Fingerprint:    fingerprint(ProtocolX402, p, buyer),
 		Read:           func(ctx context.Context) (evmverify.Facts, error) { return chain.Verify(ctx, claim) },
@@ -279,9 +282,10 @@ type chainJob struct {
 	// "evm-transfer"/"erc20-transfer").
 	Protocol, Scheme string
 	X402             *fiscal.RecordX402
-	// Claim is what the documents say the transfer was (x402): a record
-	// of the transaction already in the ledger must be that transfer.
-	Claim          *evmverify.Claim
+	// Claimed is the payment as the documents state it (x402), checked
+	// against a recorded one (fiscal.Books.Recorded); nil for a way in
+	// that claims only the transaction.
+	Claimed        *fiscal.Payment
 	IdempotencyKey string
 	// Fingerprint identifies the caller's normalised input for the
 	// Idempotency-Key claim: the same key with another fingerprint is an
@@ -307,7 +311,7 @@ type chainJob struct {
 // Idempotency-Key, one per (network, tx hash) across all accounts and
 // ways in, and one per transfer log.
 func (s *Service) ingest(ctx context.Context, b *fiscal.Books, j chainJob) (*fiscal.SettleResult, error) {
-	res, err := b.Recorded(j.Network, j.TxHash, j.IdempotencyKey, j.Fingerprint)
+	res, err := b.Recorded(j.Network, j.TxHash, j.IdempotencyKey, j.Fingerprint, j.Claimed)
 	if err != nil {
 		return nil, err
 	}
@@ -318,9 +322,6 @@ func (s *Service) ingest(ctx context.Context, b *fiscal.Books, j chainJob) (*fis
 			// the payment recorded.
 			return nil, &fiscal.Error{Code: fiscal.CodeSettlementConflict, Field: "/logIndex", Detail: fmt.Sprintf(
 				"this transaction is already recorded (%s) from its log %d; a transaction backs one record", res.Record.ID, *li)}
-		}
-		if err := sameTransfer(res.Record, j.Claim, j.TxField); err != nil {
-			return nil, err
 		}
 		return res, nil
 	}
@@ -361,42 +362,11 @@ func (s *Service) ingest(ctx context.Context, b *fiscal.Books, j chainJob) (*fis
 			}
 			var q queued
 			if json.Unmarshal(raw, &q) == nil && q.Status.State == StateQueued && q.Status.Account != account {
-				return &fiscal.Error{Code: fiscal.CodeSettlementConflict, Field: j.TxField, Detail: "this (network, txHash) settlement is already queued for another account"}
+				return queuedForAnother(j.TxField)
 			}
 			return nil
 		})
 	})
-}
-
-// sameTransfer refuses a report whose documents claim another transfer
-// (amount, payer, receiver) than the one already recorded for its
-// transaction, as POST /settlements refuses such a duplicate
-// (PAYMENT_CONFLICT): answering 200 with the old record would hide the
-// contradiction, and a review found x402 reports answered so. nil claim:
-// nothing claimed beyond the transaction.
-func sameTransfer(r *fiscal.Record, c *evmverify.Claim, field string) error {
-	if c == nil {
-		return nil
-	}
-	st := r.Settlement
-	var diff []string
-	if c.Amount != nil {
-		claimed := decimal.NewFromBigInt(c.Amount, -evmverify.USDCDecimals)
-		if recorded, err := decimal.NewFromString(st.AmountUSDC); err != nil || !recorded.Equal(claimed) {
-			diff = append(diff, fmt.Sprintf("amount %s USDC (recorded %s)", claimed, st.AmountUSDC))
-		}
-	}
-	if c.Payer != "" && !strings.EqualFold(c.Payer, st.PayerWallet) {
-		diff = append(diff, fmt.Sprintf("payer %s (recorded %s)", c.Payer, st.PayerWallet))
-	}
-	if c.Receiver != "" && !strings.EqualFold(c.Receiver, st.ReceiverWallet) {
-		diff = append(diff, fmt.Sprintf("payTo %s (recorded %s)", c.Receiver, st.ReceiverWallet))
-	}
-	if len(diff) == 0 {
-		return nil
-	}
-	return &fiscal.Error{Code: fiscal.CodePaymentConflict, Field: field, Detail: fmt.Sprintf(
-		"this transaction is already recorded as %s with other facts than these documents claim: %s; nothing was written", r.ID, strings.Join(diff, ", "))}
 }
 
 // paymentFromChain builds the payment an ingest path read from the chain,
@@ -540,4 +510,10 @@ func later(a, b time.Time) time.Time {
 		return b
 	}
 	return a
+}
+
+// queuedForAnother is the answer to a payment whose transaction another
+// account's queue entry holds.
+func queuedForAnother(field string) *fiscal.Error {
+	return &fiscal.Error{Code: fiscal.CodeSettlementConflict, Field: field, Detail: "this (network, txHash) settlement is already queued for another account"}
 }

@@ -176,7 +176,7 @@ func (s *Service) enqueue(ctx context.Context, b *fiscal.Books, in x402.Payment,
 			}
 			switch {
 			case q.Status.Account != account:
-				return &fiscal.Error{Code: fiscal.CodeSettlementConflict, Field: "/settleResponse/transaction", Detail: "this (network, txHash) settlement is already queued for another account"}
+				return queuedForAnother("/settleResponse/transaction")
 			case !bytes.Equal(q.Fingerprint, job.Fingerprint) && idemKey != "" && q.IdemKey == idemKey:
 				return &fiscal.Error{Code: fiscal.CodeIdempotencyConflict, Field: "Idempotency-Key", Detail: "this Idempotency-Key was already used with a different request body"}
 			case !bytes.Equal(q.Fingerprint, job.Fingerprint):
