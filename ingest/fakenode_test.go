@@ -151,6 +151,24 @@ func (f *rvNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
 }
 
+// rvSetup is a fake node and an engine against it (policy p, a fresh
+// directory, the clock of rvClock), closed with the test.
+func rvSetup(t *testing.T, p evmverify.Policy) (*rvNode, *movingClock, *env) {
+	t.Helper()
+	node, url := newRVNode(t)
+	clock := rvClock()
+	e := rvEngine(t, t.TempDir(), url, p, clock)
+	t.Cleanup(func() { e.Close() })
+	return node, clock, e
+}
+
+// setHang makes every answer of the node wait d.
+func (f *rvNode) setHang(d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.hang = d
+}
+
 // rvEngine is an engine on dir against the fake node (Base, mode required).
 func rvEngine(t testing.TB, dir, url string, p evmverify.Policy, clock *movingClock) *env {
 	t.Helper()

@@ -23,10 +23,7 @@ func rvClock() *movingClock { return &movingClock{now: time.Date(2026, 4, 13, 18
 
 // Sanity: the happy path through the queue against the fake node.
 func TestQueueOnAFakeNode(t *testing.T) {
-	node, url := newRVNode(t)
-	clock := rvClock()
-	e := rvEngine(t, t.TempDir(), url, evmverify.Policy{}, clock)
-	defer e.Close()
+	node, _, e := rvSetup(t, evmverify.Policy{})
 	tx := rvHash("tx sanity")
 	node.mine(tx, 10, rvPayer, rvPayTo, 1_000_000)
 	node.advance(3)
@@ -48,16 +45,11 @@ func TestQueueOnAFakeNode(t *testing.T) {
 // cannot be asked": RecordX402 must answer CHAIN_UNAVAILABLE (503,
 // Retry-After), not a bare context error.
 func TestHangingRPCIsChainUnavailable(t *testing.T) {
-	node, url := newRVNode(t)
-	clock := rvClock()
-	e := rvEngine(t, t.TempDir(), url, evmverify.Policy{Timeout: 200 * time.Millisecond}, clock)
-	defer e.Close()
+	node, _, e := rvSetup(t, evmverify.Policy{Timeout: 200 * time.Millisecond})
 	tx := rvHash("tx hang")
 	node.mine(tx, 10, rvPayer, rvPayTo, 1_000_000)
 	node.advance(3)
-	node.mu.Lock()
-	node.hang = 2 * time.Second
-	node.mu.Unlock()
+	node.setHang(2 * time.Second)
 	d := rvDocs(t, tx, 1_000_000)
 	_, err := e.IngestX402(context.Background(), "acct_0", d.settle, d.requirements, d.payload, buyerDE, "")
 	var fe *fiscal.Error
@@ -69,16 +61,11 @@ func TestHangingRPCIsChainUnavailable(t *testing.T) {
 // F1b: the same through the queue: the entry's lastError should say
 // CHAIN_UNAVAILABLE, not INTERNAL "internal error".
 func TestHangingRPCQueueLastError(t *testing.T) {
-	node, url := newRVNode(t)
-	clock := rvClock()
-	e := rvEngine(t, t.TempDir(), url, evmverify.Policy{Timeout: 200 * time.Millisecond}, clock)
-	defer e.Close()
+	node, _, e := rvSetup(t, evmverify.Policy{Timeout: 200 * time.Millisecond})
 	tx := rvHash("tx hang q")
 	node.mine(tx, 10, rvPayer, rvPayTo, 1_000_000)
 	node.advance(3)
-	node.mu.Lock()
-	node.hang = 2 * time.Second
-	node.mu.Unlock()
+	node.setHang(2 * time.Second)
 	d := rvDocs(t, tx, 1_000_000)
 	res, err := e.EnqueueX402(context.Background(), "acct_0", d.settle, d.requirements, d.payload, buyerDE, "")
 	if err != nil {
@@ -99,10 +86,7 @@ func TestHangingRPCQueueLastError(t *testing.T) {
 // duplicate with other facts, and the chain contradicts the claim
 // (CHAIN_VERIFY_FAILED). Either is right; 200 Existing is not.
 func TestX402DuplicateWithOtherFactsIsAConflict(t *testing.T) {
-	node, url := newRVNode(t)
-	clock := rvClock()
-	e := rvEngine(t, t.TempDir(), url, evmverify.Policy{}, clock)
-	defer e.Close()
+	node, _, e := rvSetup(t, evmverify.Policy{})
 	ctx := context.Background()
 	tx := rvHash("tx dup")
 	node.mine(tx, 10, rvPayer, rvPayTo, 1_000_000)
@@ -132,10 +116,7 @@ func TestX402DuplicateWithOtherFactsIsAConflict(t *testing.T) {
 // is SETTLEMENT_CONFLICT (a commit check reads the queue entry) and acct_0's
 // entry is recorded.
 func TestQueuedForOneAccountIsNotRecordedByAnother(t *testing.T) {
-	node, url := newRVNode(t)
-	clock := rvClock()
-	e := rvEngine(t, t.TempDir(), url, evmverify.Policy{}, clock)
-	defer e.Close()
+	node, _, e := rvSetup(t, evmverify.Policy{})
 	ctx := context.Background()
 	tx := rvHash("tx two accounts")
 	node.mine(tx, 10, rvPayer, rvPayTo, 1_000_000)
@@ -170,10 +151,7 @@ func TestQueuedForOneAccountIsNotRecordedByAnother(t *testing.T) {
 // attempt fails it again at once, while the transaction is still not
 // visible (a private mempool), seconds after the re-enqueue.
 func TestRequeuedEntryGetsItsOwnNotFoundGrace(t *testing.T) {
-	node, url := newRVNode(t)
-	clock := rvClock()
-	e := rvEngine(t, t.TempDir(), url, evmverify.Policy{}, clock)
-	defer e.Close()
+	node, clock, e := rvSetup(t, evmverify.Policy{})
 	ctx := context.Background()
 	tx := rvHash("tx late")
 	node.advance(5)
@@ -263,10 +241,7 @@ func TestEntryOfAMissingAccountWaitsForIt(t *testing.T) {
 // release's format after a downgrade, or a damaged value) stops every pass
 // at that entry: the other due entries are never attempted.
 func TestOneUnreadableEntryDoesNotStopTheQueue(t *testing.T) {
-	node, url := newRVNode(t)
-	clock := rvClock()
-	e := rvEngine(t, t.TempDir(), url, evmverify.Policy{}, clock)
-	defer e.Close()
+	node, clock, e := rvSetup(t, evmverify.Policy{})
 	ctx := context.Background()
 	// A due entry of an unknown format, due first.
 	err := e.Ledger().Update(func(tx ledger.Tx) error {
@@ -306,10 +281,7 @@ func TestOneUnreadableEntryDoesNotStopTheQueue(t *testing.T) {
 // payment (Prune's doc: "the failed entry's Idempotency-Key is free for
 // another payment").
 func TestPruneFreesEveryKeyOfAnEntry(t *testing.T) {
-	node, url := newRVNode(t)
-	clock := rvClock()
-	e := rvEngine(t, t.TempDir(), url, evmverify.Policy{}, clock)
-	defer e.Close()
+	node, clock, e := rvSetup(t, evmverify.Policy{})
 	ctx := context.Background()
 	node.advance(5)
 	txA := rvHash("tx never mined")
@@ -344,10 +316,7 @@ func TestPruneFreesEveryKeyOfAnEntry(t *testing.T) {
 
 // Probe: the same payment concurrently through every way in, two accounts.
 func TestConcurrentSamePaymentEveryWayIn(t *testing.T) {
-	node, url := newRVNode(t)
-	clock := rvClock()
-	e := rvEngine(t, t.TempDir(), url, evmverify.Policy{}, clock)
-	defer e.Close()
+	node, _, e := rvSetup(t, evmverify.Policy{})
 	ctx := context.Background()
 	tx := rvHash("tx conc")
 	node.mine(tx, 10, rvPayer, rvPayTo, 1_000_000)
