@@ -289,9 +289,10 @@ func Create(ctx context.Context, b *fiscal.Books, settlementID string, req Reque
 	if res, err := ofTransfer(b, orig, in); res != nil || err != nil {
 		return res, err
 	}
-	if inv := orig.Invoicing; orig.ReviewStatus == fiscal.StatusProcessed && orig.Invoice == nil && inv != nil && inv.Invoice != "per_payment" {
+	if inv := orig.Invoicing; orig.ReviewStatus == fiscal.StatusProcessed && orig.Invoice == nil && inv != nil {
 		// Determined, but invoiced by a summary invoice or not invoiced
-		// per supply (Seller.Invoicing): not a review to resolve.
+		// per supply (Seller.Invoicing; a processed supply invoiced per
+		// payment has its invoice): not a review to resolve.
 		return nil, &fiscal.Error{Code: fiscal.CodeCreditNoteRefused, Detail: fmt.Sprintf(
 			"settlement %s has no invoice of its own (invoicing %s: %s): this version issues a refund's credit note against the settlement's own invoice only, so it cannot record this refund", orig.ID, inv.Mode, inv.Invoice)}
 	}

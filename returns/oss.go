@@ -311,12 +311,13 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 			return &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored record is unreadable", Err: err}
 		}
 		if rc.Ledger.Index >= head.Size {
+			id := rc.ID
 			old, err := revisionBefore(b, &rc, head.Size)
 			if old == nil || err != nil {
 				return err // nil, nil: the record is younger than the state
 			}
 			if rc = (ossRec{}); json.Unmarshal(old, &rc) != nil {
-				return unreadable(rc.ID, errors.New("a revision does not parse"))
+				return unreadable(id, errors.New("a revision does not parse"))
 			}
 		}
 		date, byUTC := rc.supplyDate()

@@ -53,10 +53,10 @@ type Options struct {
 	// NoDispatcher: manage endpoints but send nothing (a maintenance tool
 	// that opens the data directory, for example). The outbox keeps every
 	// event for the next service that dispatches, and the accounts file's
-	// endpoints stay as that service set them (Configured is not read). false (the default) starts
-	// the dispatcher in New, as background work of the engine (it stops when
-	// the engine is closed). An engine with Config.NoBackground never
-	// starts it.
+	// endpoints stay as that service set them (Configured is not read).
+	// false (the default) starts the dispatcher in New, as background work
+	// of the engine (it stops when the engine is closed). An engine with
+	// Config.NoBackground never starts it.
 	NoDispatcher bool
 	// Configured are the endpoints the operator set per account id (the
 	// accounts file's "webhooks"); nil means none.
@@ -255,14 +255,11 @@ func New(e *fiscal.Engine, opts Options) (*Service, error) {
 	// last such service set them: a review found it deleting them all (its
 	// Configured is nil), so that the next start made them anew and
 	// cancelled their pending deliveries.
-	now := w.clock().UTC()
-	if err := e.Ledger().Update(func(tx ledger.Tx) error {
-		if opts.NoDispatcher {
-			return nil
+	if !opts.NoDispatcher {
+		now := w.clock().UTC()
+		if err := e.Ledger().Update(func(tx ledger.Tx) error { return syncConfigEndpoints(tx, w.config, now) }); err != nil {
+			return nil, fmt.Errorf("webhooks: endpoints: %w", err)
 		}
-		return syncConfigEndpoints(tx, w.config, now)
-	}); err != nil {
-		return nil, fmt.Errorf("webhooks: endpoints: %w", err)
 	}
 	if !opts.NoDispatcher {
 		w.disp = newDispatcher(w, opts)
