@@ -436,16 +436,7 @@ func (b *Books) boundKey(c ledger.Claim) (string, bool, error) {
 func (b *Books) bindKey(c ledger.Claim, recordID string) error {
 	var conflict bool
 	err := b.e.ledger.Update(func(tx ledger.Tx) error {
-		var fp []byte
-		var err error
-		held := false
-		if ct, ok := tx.(ledger.ClaimTx); ok { // PostgreSQL: the update's own connection
-			_, fp, held, err = ct.ClaimHolder(c.Space, c.Key)
-		} else if _, fp, err = b.e.ledger.ClaimHolder(c.Space, c.Key); errors.Is(err, ledger.ErrNotFound) {
-			err = nil
-		} else {
-			held = err == nil
-		}
+		_, fp, held, err := tx.ClaimHolder(c.Space, c.Key)
 		switch {
 		case err != nil:
 			return storeError(err)

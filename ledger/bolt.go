@@ -1006,12 +1006,7 @@ func (s *boltStore) claimHolder(space, key string) (id string, fp []byte, held b
 	}
 	// No size is read: the keys records after the in-memory index's last
 	// update are read until the first one this snapshot does not hold.
-	kr := newKeysReader(s, tx)
-	_, fp, id, held, err = kr.claim(space, key, 1<<63-1)
-	if !held || err != nil {
-		return "", nil, false, err
-	}
-	return id, append(make([]byte, 0, len(fp)), fp...), true, nil
+	return sideTx{tx, s}.ClaimHolder(space, key)
 }
 
 // view runs fn in a bbolt read transaction (an MVCC snapshot).
@@ -1056,7 +1051,7 @@ func (s *boltStore) update(fn func(tx Tx) error) error {
 		return err
 	}
 	defer tx.Rollback() // a no-op after Commit; also on a panic in fn
-	if err := fn(sideTx{tx}); err != nil {
+	if err := fn(sideTx{tx, s}); err != nil {
 		return err
 	}
 	txid := uint64(tx.ID())
@@ -1215,7 +1210,7 @@ func (r boltReader) scan(index string, prefix, after []byte, reverse bool, fn fu
 	return nil
 }
 
-func (r boltReader) sideTx() Tx { return sideTx{r.tx} }
+func (r boltReader) sideTx() Tx { return sideTx{r.tx, r.s} }
 
 func (r boltReader) sequence(name string) (int64, error) {
 	return (&boltView{s: r.s, tx: r.tx}).sequence(name)

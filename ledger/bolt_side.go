@@ -7,8 +7,24 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// sideTx is the Tx over the side namespace of a bbolt transaction.
-type sideTx struct{ tx *bolt.Tx }
+// sideTx is the Tx over the side namespace of a bbolt transaction of the
+// store s.
+type sideTx struct {
+	tx *bolt.Tx
+	s  *boltStore
+}
+
+// ClaimHolder reads a claim as the transaction sees it: the store's
+// in-memory index, then the keys records it does not hold yet, as
+// boltStore.claimHolder does with a transaction of its own.
+func (s sideTx) ClaimHolder(space, key string) (string, []byte, bool, error) {
+	kr := newKeysReader(s.s, s.tx)
+	_, fp, id, held, err := kr.claim(space, key, 1<<63-1)
+	if !held || err != nil {
+		return "", nil, false, err
+	}
+	return id, append(make([]byte, 0, len(fp)), fp...), true, nil
+}
 
 func (s sideTx) bucket(name string) *bolt.Bucket {
 	if name == "" {

@@ -87,7 +87,7 @@ var ErrJournalMismatch = errors.New("ledger: the journal belongs to a later stat
 // beside it. Nothing is written. The file itself need not be damaged,
 // so this is not a *CorruptError: what to do depends on which of the two
 // the operator means to serve. Replaying the journal onto it would point
-// its meta page at pages it lacks (ledger doc.go, "Journal").
+// its meta page at pages it lacks (doc.go, "Durability" and "Opening and damage").
 type JournalMismatchError struct {
 	Path string
 	// Journal names the journal files.

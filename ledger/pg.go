@@ -1088,10 +1088,10 @@ func (t pgSideTx) Scan(bucket string, prefix, after []byte, reverse bool, fn fun
 	})
 }
 
-// ClaimHolder looks a claim up in the update's own transaction (ClaimTx):
-// no second connection while the log's lock is held. A review found
-// concurrent bindings of Idempotency-Keys, each asking through the Ledger,
-// exhausting the pool until lock_timeout.
+// ClaimHolder looks a claim up in the transaction's own connection (Tx):
+// no second connection while an update holds the log's lock. A review
+// found concurrent bindings of Idempotency-Keys, each asking through the
+// Ledger, exhausting the pool until lock_timeout.
 func (t pgSideTx) ClaimHolder(space, key string) (string, []byte, bool, error) {
 	idx, fp, held, err := t.r.claim(space, key)
 	if err != nil || !held {

@@ -361,16 +361,12 @@ type Tx interface {
 	// (descending when reverse), starting just past the exclusive cursor
 	// after, until fn returns false. k and v are valid only during fn.
 	Scan(bucket string, prefix, after []byte, reverse bool, fn func(k, v []byte) bool) error
-}
-
-// ClaimTx is implemented by the Tx of an Update on a backend where the
-// Ledger's own read methods must not be called inside one (PostgreSQL: a
-// read takes a second pool connection while the update holds the log's
-// lock, and enough concurrent updates wait on each other until the lock
-// times out). ClaimHolder reports a claim as the update's transaction sees
-// it. On a bbolt file an Update holds the writer's lock and the Ledger's
-// ClaimHolder reads the writer's own index: call that.
-type ClaimTx interface {
+	// ClaimHolder reports the entry holding a claim and its fingerprint as
+	// the transaction sees it (held false: the claim is free). Inside an
+	// Update it is serial with every append; call it, not the Ledger's
+	// read methods, there: on PostgreSQL those take a second pool
+	// connection while the update holds the log's lock, and enough
+	// concurrent updates wait on each other until the lock times out.
 	ClaimHolder(space, key string) (id string, fingerprint []byte, held bool, err error)
 }
 
