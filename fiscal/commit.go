@@ -497,9 +497,7 @@ func timeIndex(d *Draft) string {
 // account \x00 createdAt (8-byte big-endian unix nanoseconds) id.
 func accountTimeKey(accountID string, t time.Time, id string) []byte {
 	k := make([]byte, 0, len(accountID)+1+8+len(id))
-	k = append(k, accountID...)
-	k = append(k, 0)
-	k = binary.BigEndian.AppendUint64(k, uint64(t.UnixNano()))
+	k = binary.BigEndian.AppendUint64(append(append(k, accountID...), 0), uint64(t.UnixNano()))
 	return append(k, id...)
 }
 

@@ -8,7 +8,6 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/fiscal402/fiscal402/invoicelaw"
-	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/ubl"
 )
 
@@ -51,11 +50,21 @@ type CreditNote struct {
 // (Engine.Commit). A credit note that would break a rule of EN 16931,
 // Peppol or the invoicing law (the account's profile changed since the
 // invoice) is CREDIT_NOTE_REFUSED.
+//
+// A record whose supply has no invoice, none being required
+// (RecordInvoicing.Uninvoiced), is corrected without a credit note (cn is
+// not used): there is no invoice to amend (Art. 219 Directive
+// 2006/112/EC), while the correction still reduces the taxable amount
+// (Art. 90) and the OSS return reports it (package returns). orig must
+// otherwise have an invoice of its own: this version amends no summary
+// invoice (package refunds refuses such a refund).
 func (b *Books) CreditNoteDraft(orig *Record, rec Record, cn CreditNote, issued time.Time) (*Draft, error) {
-	seller := b.acc.Seller
-	if b.e.cfg.Environment == receipt.EnvSandbox {
-		seller.InvoicePrefix = "SANDBOX-"
+	if orig.Invoice == nil && orig.Invoicing.Uninvoiced() {
+		claims := receiptClaims(&rec, issued)
+		claims.Supersedes = orig.Receipt.ID
+		return &Draft{Record: rec, id: rec.ID, createdAt: issued, claims: &claims}, nil
 	}
+	seller := b.e.documentSeller(b.acc.Seller)
 	var tc *ubl.TaxCurrency
 	if nat := rec.FX.National; nat != nil && nat.Rate != nil {
 		tc = &ubl.TaxCurrency{Code: nat.Currency, Rate: nat.Rate.Value, RateDate: nat.Rate.RateDate, RateSource: invoicelaw.RateSource(*nat.Rate, nat.Rule)}
@@ -103,8 +112,7 @@ func creditNoteFor(orig *Record, s Seller, a amounts, tc *ubl.TaxCurrency, issue
 	if tc != nil && !strings.HasSuffix(text, ".") {
 		text += "." // ubl appends the VAT in the tax currency as a sentence of its own
 	}
-	inv.ID = "" // numbered in the committer
-	inv.Note = text
+	inv.ID, inv.Note = "", text // numbered in the committer
 	// Paid back when a transfer says so; otherwise the amount is owed to
 	// the buyer (payable). The means is a USDC transfer back; its id is
 	// the transfer's hash when known (a national rule may require the

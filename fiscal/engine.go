@@ -160,8 +160,7 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	cfg.Fee = cfg.Fee.withDefaults()
-	cfg.Recheck = cfg.Recheck.withDefaults()
+	cfg.Fee, cfg.Recheck = cfg.Fee.withDefaults(), cfg.Recheck.withDefaults()
 	if cfg.FX == nil {
 		t, err := fx.Embedded()
 		if err != nil {

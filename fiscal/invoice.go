@@ -126,8 +126,7 @@ func describeLaw(r *Record, law invoicelaw.Law, issueDate string) {
 	ref.TaxCountry, ref.TaxBasis, ref.IssueDate = law.TaxCountry, law.Basis, issueDate
 	if r.Classification.Regime == vat.RegimeReverseChargeB2B {
 		if dl := invoicelaw.ReverseChargeDeadline(r.Classification.SupplyDate); dl != "" {
-			ref.IssueDeadline = dl
-			ref.IssuedLate = issueDate > dl
+			ref.IssueDeadline, ref.IssuedLate = dl, issueDate > dl
 		}
 	}
 }

@@ -76,6 +76,14 @@ type RecordInvoicing struct {
 	Basis string `json:"basis"`
 }
 
+// Uninvoiced: the record's supply has no invoice at all, none being
+// required (Invoice "none", the rule in Basis), so that a correction of it
+// has no invoice to amend and needs no credit note (Art. 219 Directive
+// 2006/112/EC treats as an invoice a document amending an initial
+// invoice; Books.CorrectionDraft). A supply a summary invoice covers is
+// invoiced, by the summary.
+func (inv *RecordInvoicing) Uninvoiced() bool { return inv != nil && inv.Invoice == invoicedNone }
+
 // summaryRules cites, per member state whose invoicing rules may apply,
 // its national rule allowing a summary invoice for the supplies of a
 // calendar month. A state missing here is not assumed: its supplies are

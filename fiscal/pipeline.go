@@ -258,6 +258,16 @@ func (e *Engine) Issue(d *Draft, seller Seller) error {
 	return nil
 }
 
+// documentSeller is s as the engine's documents are numbered for it:
+// simulations in the sandbox's own series, whose prefix no account can
+// choose, so that a sandbox document is never a number of a real series.
+func (e *Engine) documentSeller(s Seller) Seller {
+	if e.cfg.Environment == receipt.EnvSandbox {
+		s.InvoicePrefix = "SANDBOX-"
+	}
+	return s
+}
+
 // DocumentDraft starts the draft of an account's entry that is not a
 // state of a settlement (a summary invoice): rec is its record (ID, Object
 // and Invoice, with the account and time set here), u its UBL invoice
@@ -268,12 +278,8 @@ func (e *Engine) Issue(d *Draft, seller Seller) error {
 // writes and checks, and commits it with Engine.Commit.
 func (b *Books) DocumentDraft(rec Record, eventType string, u *ubl.Draft, at time.Time) *Draft {
 	rec.Account, rec.CreatedAt = b.acc.ID, at.Format(time.RFC3339Nano)
-	seller := b.acc.Seller
-	if b.e.cfg.Environment == receipt.EnvSandbox {
-		seller.InvoicePrefix = "SANDBOX-"
-	}
 	d := &Draft{Record: rec, EventType: eventType, id: rec.ID, createdAt: at, ublDraft: u}
-	d.series, d.seriesPrefix = invoiceSeries(b.acc.ID, seller, at)
+	d.series, d.seriesPrefix = invoiceSeries(b.acc.ID, b.e.documentSeller(b.acc.Seller), at)
 	return d
 }
 
@@ -368,13 +374,7 @@ func (e *Engine) attachInvoice(d *Draft, seller Seller) error {
 		coverBySummary(d)
 		return nil
 	}
-	if e.cfg.Environment == receipt.EnvSandbox {
-		// Simulations are numbered in the sandbox's own series, whose
-		// prefix no account can choose: a sandbox document is never a
-		// number of a real series.
-		seller.InvoicePrefix = "SANDBOX-"
-	}
-	d.series, d.seriesPrefix = invoiceSeries(r.Account, seller, d.createdAt)
+	d.series, d.seriesPrefix = invoiceSeries(r.Account, e.documentSeller(seller), d.createdAt)
 	r.Invoice = &InvoiceRef{
 		Format:  "UBL 2.1 Invoice",
 		Profile: string(profile),

@@ -48,8 +48,7 @@ func (e *Engine) Revise(ctx context.Context, prior Prior, d *Draft, now time.Tim
 	}
 	d.id = revisionEntryID(prior.ID, revision)
 	rec := &d.Record
-	rec.CreatedAt = prior.CreatedAt
-	rec.Revision = revision
+	rec.CreatedAt, rec.Revision = prior.CreatedAt, revision
 	rec.Receipt = ReceiptRef{ID: ReceiptID(d.id), Spec: rec.Receipt.Spec, URL: e.urlPrefix() + "/v1/receipts/" + ReceiptID(d.id)}
 	rev.Revision, rev.EventType, rev.ReviewStatus, rev.ReviewReasons = revision, d.EventType, rec.ReviewStatus, rec.ReviewReasons
 	rev.At = now.Format(time.RFC3339Nano)

@@ -398,7 +398,7 @@ func operations() map[string]operation {
 		"GET /settlements/{id}/refunds/{rid}/ubl": {
 			id: "getRefundCreditNote", tag: "Records", auth: authRequired, conditional: true, pathParams: map[string]string{"id": idParam["id"], "rid": "The refund id, `<settlement id>-refund-<n>`."},
 			summary:     "Read the UBL 2.1 credit note of a refund",
-			description: "The exact stored bytes of the credit note (type 381), whose SHA-256 the refund (`creditNote.ublSha256`) carries and the refund's receipt commits to; the ETag is that hash.",
+			description: "The exact stored bytes of the credit note (type 381), whose SHA-256 the refund (`creditNote.ublSha256`) carries and the refund's receipt commits to; the ETag is that hash. A refund of a supply that has no invoice (the account's `none_b2c` invoicing, none being required) has no credit note (`creditNote` null): `404`.",
 			responses: []response{{status: http.StatusOK, description: "The credit note (UBL 2.1 CreditNote, EN 16931 or Peppol BIS Billing 3.0).", mediaType: "application/xml",
 				schema: ublSchema(), headers: []string{"ETag", "Cache-Control"}}},
 			errors: []fiscal.Code{fiscal.CodeNotFound, fiscal.CodeDBUnavailable},

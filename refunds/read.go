@@ -128,6 +128,9 @@ func CreditNote(ctx context.Context, b *fiscal.Books, settlementID, refundID str
 	if err != nil {
 		return nil, "", err
 	}
+	if r.CreditNote == nil {
+		return nil, "", &fiscal.Error{Code: fiscal.CodeNotFound, Detail: "refund " + refundID + " has no credit note: the settlement's supply has no invoice, none being required, so there is none to amend"}
+	}
 	raw, sum, err := b.Engine().StoredInvoice(refundID, r.CreditNote.UBLSHA256)
 	var fe *fiscal.Error
 	if errors.As(err, &fe) && fe.Code == fiscal.CodeInternal && strings.HasPrefix(fe.Detail, "stored invoice does not match") {

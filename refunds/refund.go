@@ -133,8 +133,11 @@ type Refund struct {
 	// country, regime, scheme, supply date, time zone).
 	Classification vat.Determination `json:"classification"`
 	// FX is the correction: negative amounts at the original rates.
-	FX                fiscal.RecordFX    `json:"fx"`
-	OriginalInvoiceID string             `json:"originalInvoiceId"`
+	FX                fiscal.RecordFX `json:"fx"`
+	OriginalInvoiceID string          `json:"originalInvoiceId"`
+	// CreditNote is the refund's credit note; null for a supply that has
+	// no invoice, none being required (fiscal.RecordInvoicing.Uninvoiced),
+	// whose refund has no invoice to amend.
 	CreditNote        *fiscal.InvoiceRef `json:"creditNote"`
 	SupersedesReceipt string             `json:"supersedesReceipt"`
 	Receipt           fiscal.ReceiptRef  `json:"receipt"`
@@ -248,7 +251,10 @@ func (in input) fingerprint(settlementID string) []byte {
 // amountUsdc: everything that remains) or partial: a new ledger entry with
 // its own receipt, a UBL credit note (381) correcting the settlement's
 // invoice at its original VAT rate and ECB rate, and the event
-// settlement.refunded. The idempotency key is optional ("" for none); the
+// settlement.refunded; for a supply that has no invoice, none being
+// required, no credit note (there is no invoice to amend) and the rest
+// alike. A supply a summary invoice covers is refused
+// (CREDIT_NOTE_REFUSED). The idempotency key is optional ("" for none); the
 // same key with the same body answers the original refund (Outcome
 // Replayed), with another body IDEMPOTENCY_CONFLICT.
 //
@@ -289,14 +295,15 @@ func Create(ctx context.Context, b *fiscal.Books, settlementID string, req Reque
 	if res, err := ofTransfer(b, orig, in); res != nil || err != nil {
 		return res, err
 	}
-	if inv := orig.Invoicing; orig.ReviewStatus == fiscal.StatusProcessed && orig.Invoice == nil && inv != nil {
-		// Determined, but invoiced by a summary invoice or not invoiced
-		// per supply (Seller.Invoicing; a processed supply invoiced per
-		// payment has its invoice): not a review to resolve.
+	uninvoiced := orig.Invoice == nil && orig.Invoicing.Uninvoiced() // no invoice, none required: no credit note
+	if inv := orig.Invoicing; orig.ReviewStatus == fiscal.StatusProcessed && orig.Invoice == nil && inv != nil && !uninvoiced {
+		// Determined, but invoiced by a summary invoice (Seller.Invoicing;
+		// a processed supply invoiced per payment has its invoice): not a
+		// review to resolve.
 		return nil, &fiscal.Error{Code: fiscal.CodeCreditNoteRefused, Detail: fmt.Sprintf(
 			"settlement %s has no invoice of its own (invoicing %s: %s): this version issues a refund's credit note against the settlement's own invoice only, so it cannot record this refund", orig.ID, inv.Mode, inv.Invoice)}
 	}
-	if orig.ReviewStatus != fiscal.StatusProcessed || orig.Invoice == nil || orig.FX.USDPerEUR == nil {
+	if orig.ReviewStatus != fiscal.StatusProcessed || (orig.Invoice == nil && !uninvoiced) || orig.FX.USDPerEUR == nil {
 		return nil, &fiscal.Error{Code: CodeRecordPendingReview, Detail: fmt.Sprintf(
 			"settlement %s is %s: without a tax determination it has no invoice a credit note could correct; resolve the review first (POST /settlements/%s/resolve), then refund", orig.ID, orig.ReviewStatus, orig.ID)}
 	}
@@ -544,22 +551,11 @@ func draft(b *fiscal.Books, orig *fiscal.Record, st state, in input, amount deci
 		cp.Net, cp.VAT = a.net.Mul(r).Round(2).Neg().StringFixed(2), a.vat.Mul(r).Round(2).Neg().StringFixed(2)
 		rfx.National = &cp
 	}
-	note := ubl.Refund{
-		RefundedOn: day, Amount: amountStr, Asset: orig.Settlement.Asset,
-		Invoice: orig.Invoice.ID, Rate: orig.FX.USDPerEUR.Raw, RateCurrency: orig.FX.USDPerEUR.Quote, RateDate: orig.FX.USDPerEUR.RateDate,
-		Reason: in.reason, Sandbox: orig.Environment == receipt.EnvSandbox,
-	}
-	paidBy := ""
-	if t := in.tx; t != nil {
-		note.Network, note.TxHash = t.Network, t.TxHash
-		paidBy = t.TxHash
-	}
-	text, err := ubl.RefundNote("EUR", note)
-	if err != nil {
-		return nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "the credit note's note could not be written", Err: err}
-	}
-
 	prefix := urlPrefix(e)
+	invoiceID := ""
+	if orig.Invoice != nil {
+		invoiceID = orig.Invoice.ID
+	}
 	ref := Refund{
 		ID: id, Object: ObjectRefund, Version: version, Custody: fiscal.CustodyNone, Environment: orig.Environment,
 		Account: account, SettlementID: orig.ID, Sequence: n, CreatedAt: now.Format(time.RFC3339Nano),
@@ -567,7 +563,7 @@ func draft(b *fiscal.Books, orig *fiscal.Record, st state, in input, amount deci
 		RemainingUSDC: settled.Sub(refunded).StringFixed(usdcDecimals), Full: full, Reason: in.reason,
 		Transaction: in.tx, Verification: v,
 		OriginalSettlement: orig.Settlement, Seller: orig.Seller, Supply: orig.Supply, Classification: det, FX: rfx,
-		OriginalInvoiceID: orig.Invoice.ID, SupersedesReceipt: orig.Receipt.ID,
+		OriginalInvoiceID: invoiceID, SupersedesReceipt: orig.Receipt.ID,
 		Receipt: fiscal.ReceiptRef{ID: fiscal.ReceiptID(id), Spec: fiscal.ReceiptSpec(det.Jurisdiction), URL: prefix + "/v1/receipts/" + fiscal.ReceiptID(id)},
 	}
 	// The receipt speaks of the refund transfer: the refunded amount from
@@ -589,10 +585,7 @@ func draft(b *fiscal.Books, orig *fiscal.Record, st state, in input, amount deci
 		rec.Settlement.LogIndex = &li
 	}
 	ref.Payment = rec.Settlement
-	d, err := b.CreditNoteDraft(orig, rec, fiscal.CreditNote{
-		Net: a.net, VAT: a.vat, Note: text, PaidBy: paidBy,
-		URL: prefix + "/settlements/" + orig.ID + "/refunds/" + id + "/ubl",
-	}, now)
+	d, err := correction(b, orig, rec, in, a, day, amountStr, prefix+"/settlements/"+orig.ID+"/refunds/"+id+"/ubl", now)
 	if err != nil {
 		return nil, err
 	}
@@ -608,8 +601,10 @@ func draft(b *fiscal.Books, orig *fiscal.Record, st state, in input, amount deci
 	d.Document = func(sealed *fiscal.Record) ([]byte, error) {
 		r := ref
 		r.Ledger = sealed.Ledger
-		cn := *sealed.Invoice
-		r.CreditNote = &cn
+		if sealed.Invoice != nil {
+			cn := *sealed.Invoice
+			r.CreditNote = &cn
+		}
 		return json.Marshal(r)
 	}
 	key := []byte(orig.ID)
@@ -642,6 +637,33 @@ func draft(b *fiscal.Books, orig *fiscal.Record, st state, in input, amount deci
 		return h.Put(bucketState, key, next)
 	})
 	return d, nil
+}
+
+// correction drafts the refund's entry with its credit note, numbered in
+// the committer, correcting the settlement's invoice; or, for a supply
+// that has no invoice, none being required (fiscal.RecordInvoicing.
+// Uninvoiced), without one: there is no invoice to amend, and the
+// refund still reduces the taxable amount (Art. 90 Directive 2006/112/EC)
+// in the OSS return.
+func correction(b *fiscal.Books, orig *fiscal.Record, rec fiscal.Record, in input, a amounts, day, amount, url string, now time.Time) (*fiscal.Draft, error) {
+	if orig.Invoice == nil {
+		return b.CreditNoteDraft(orig, rec, fiscal.CreditNote{}, now) // no invoice: no credit note
+	}
+	note := ubl.Refund{
+		RefundedOn: day, Amount: amount, Asset: orig.Settlement.Asset,
+		Invoice: orig.Invoice.ID, Rate: orig.FX.USDPerEUR.Raw, RateCurrency: orig.FX.USDPerEUR.Quote, RateDate: orig.FX.USDPerEUR.RateDate,
+		Reason: in.reason, Sandbox: orig.Environment == receipt.EnvSandbox,
+	}
+	paidBy := ""
+	if t := in.tx; t != nil {
+		note.Network, note.TxHash = t.Network, t.TxHash
+		paidBy = t.TxHash
+	}
+	text, err := ubl.RefundNote("EUR", note)
+	if err != nil {
+		return nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "the credit note's note could not be written", Err: err}
+	}
+	return b.CreditNoteDraft(orig, rec, fiscal.CreditNote{Net: a.net, VAT: a.vat, Note: text, PaidBy: paidBy, URL: url}, now)
 }
 
 func txClaim(accountID, settlementID string, t *Transaction, amount decimal.Decimal) ledger.Claim {
