@@ -13,6 +13,7 @@ import (
 	"github.com/fiscal402/fiscal402/catalog"
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/fiscal402/fiscal402/internal/strictjson"
 	"github.com/fiscal402/fiscal402/invoicelaw"
@@ -526,5 +527,35 @@ func TestSettleWithRegistryOff(t *testing.T) {
 	}
 	if _, err := e.Receipt(context.Background(), res.Record.Receipt.ID); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestCheckFollowsTheSellersFXPolicy: with a key, the check predicts with
+// the account's own Art. 91(2) reading (seller.fxPolicy), as recording
+// does. A seller that converts at "the rate of the day" and checks a sale
+// of today, before the ECB has published today's rate, gets a record
+// pending review (fx_rate_unavailable); the check must say so, not
+// predict PROCESSED from the engine's default policy, under which the
+// previous publication applies.
+func TestCheckFollowsTheSellersFXPolicy(t *testing.T) {
+	now := time.Date(2026, 4, 14, 12, 0, 0, 0, time.UTC) // the embedded series ends on 2026-04-13
+	seller := irishSeller
+	seller.FXPolicy = fx.ForDayOrPrevious
+	e := testEngine(t, now, seller)
+	c, err := e.CheckCapabilities(context.Background(), "acct_0", check("IE", "DE", "B2C", "x402", "eip155:8453"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Settle(context.Background(), "acct_0", request(9100, "10.00", "DE", now.Add(-time.Minute).Format(time.RFC3339)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Record
+	if r.ReviewStatus != fiscal.StatusPendingReview {
+		t.Fatalf("the record is %s, want it waiting for the rate of the day", r.ReviewStatus)
+	}
+	re := c.ReceiptEligibility
+	if re.ReviewStatus != r.ReviewStatus || !slices.Contains(reasonCodes(re.Reasons), fiscal.ReasonFXRateUnavailable) {
+		t.Errorf("check predicts %s %v, the record is %s %v", re.ReviewStatus, reasonCodes(re.Reasons), r.ReviewStatus, reasonCodes(r.ReviewReasons))
 	}
 }

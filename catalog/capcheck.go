@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -578,17 +579,20 @@ func (s *Service) receiptEligibility(ctx context.Context, c *CapabilityCheck, de
 		re.ReviewStatus = fiscal.StatusPendingReview
 		re.Reasons = append(re.Reasons, reviewReasonsOf(det)...)
 	}
-	if _, err := s.set.FX.Rate(ctx, "USD", date, s.set.FXPolicy); err != nil {
+	// The account's Art. 91(2) reading, as recording converts (fiscal
+	// Prepare: the seller's fxPolicy, else the engine's).
+	policy := cmp.Or(seller.FXPolicy, s.set.FXPolicy)
+	if _, err := s.set.FX.Rate(ctx, "USD", date, policy); err != nil {
 		if !errors.Is(err, fx.ErrNotYetPublished) && !errors.Is(err, fx.ErrNoRate) {
 			return re, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "fx rate lookup failed", Err: err}
 		}
 		re.ReviewStatus = fiscal.StatusPendingReview
-		re.Reasons = append(re.Reasons, vat.Reason{Code: fiscal.ReasonFXRateUnavailable, Detail: fmt.Sprintf("No ECB USD reference rate is known for %s under policy %s; the record would wait for it.", date.Format(time.DateOnly), s.set.FXPolicy)})
+		re.Reasons = append(re.Reasons, vat.Reason{Code: fiscal.ReasonFXRateUnavailable, Detail: fmt.Sprintf("No ECB USD reference rate is known for %s under policy %s; the record would wait for it.", date.Format(time.DateOnly), policy)})
 	}
 	if re.ReviewStatus == fiscal.StatusProcessed {
 		// The VAT in the invoicing state's currency (Art. 230), at a rate
 		// the state accepts, as recording would state it.
-		reason, err := invoicelaw.NationalCurrencyReason(ctx, s.set.FX, s.set.FXPolicy, det, seller.ForInvoiceLaw(), date)
+		reason, err := invoicelaw.NationalCurrencyReason(ctx, s.set.FX, policy, det, seller.ForInvoiceLaw(), date)
 		if err != nil {
 			return re, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "national-currency rate lookup failed", Err: err}
 		}
