@@ -111,20 +111,50 @@ func (s *Service) run(stop <-chan struct{}) {
 			<-done
 			return
 		case <-s.wake:
-			// Replicas sharing a log take turns through a lease: the
-			// holder re-decides (its own refresh wakes it too).
-			if held, err := s.e.Ledger().Lease("rates.retry", 10*time.Minute); err != nil || !held {
-				continue
-			}
-			n, err := Retry(ctx, s.e)
-			switch {
-			case err != nil && ctx.Err() == nil:
-				s.logger.Error("re-deciding settlements that waited for a rate", "err", err)
-			case n > 0:
-				s.logger.Info("settlements decided with newly published rates", "revised", n)
-			}
+			retryLeased(ctx, s.e, s.logger)
 		}
 	}
+}
+
+// retryLeased runs Retry when this server holds the lease: replicas
+// sharing a log take turns, and the holder re-decides (its own refresh
+// wakes it too).
+func retryLeased(ctx context.Context, e *fiscal.Engine, logger *slog.Logger) {
+	if held, err := e.Ledger().Lease("rates.retry", 10*time.Minute); err != nil || !held {
+		return
+	}
+	n, err := Retry(ctx, e)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		logger.Error("re-deciding settlements that waited for a rate", "err", err)
+	case n > 0:
+		logger.Info("settlements decided with newly published rates", "revised", n)
+	}
+}
+
+// RetryAtStart re-decides, once and as the engine's background work, the
+// settlements that waited for a rate, for an engine whose rates are not
+// refreshed (a fixed table, e.g. the server's -fx-file): the table it
+// started with may hold the publications they waited for, which is how an
+// operator loads them (fx_rate_unavailable is "re-decided when it is"
+// published). New does the same at its start and after every update. A
+// nil logger is the engine's.
+func RetryAtStart(e *fiscal.Engine, logger *slog.Logger) {
+	if logger == nil {
+		logger = e.Settings().Logger
+	}
+	e.Go(func(stop <-chan struct{}) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() {
+			select {
+			case <-stop:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		retryLeased(ctx, e, logger)
+	})
 }
 
 // store keeps the fetched documents in a side bucket of the ledger file.

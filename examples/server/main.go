@@ -303,6 +303,8 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		if refresh, err = rates.New(engine, live, rates.Options{Logger: logger}); err != nil {
 			return err
 		}
+	} else {
+		rates.RetryAtStart(engine, logger) // a fixed table (-fx-file) may hold what settlements waited for
 	}
 	o.webhooks.Configured = accounts.Webhooks()
 	hooks, err := webhooks.New(engine, o.webhooks)
