@@ -38,11 +38,16 @@ import (
 const (
 	// DefaultFXMaxAge is how old the newest ECB reference rate may be
 	// before the service is not ready. The ECB publishes on TARGET working
-	// days at about 16:00 Frankfurt time; the longest regular gap is Easter
-	// (Maundy Thursday to Tuesday, 4 days), so 5 days means a publication
-	// was missed and new settlements are being stored pending review
-	// (fx_rate_unavailable) instead of converted.
-	DefaultFXMaxAge = 120 * time.Hour
+	// days at about 16:00 Frankfurt time; the longest regular gap is five
+	// days, 120 hours from one publication to the next (Maundy Thursday to
+	// the Tuesday after Easter; 24 December on a Wednesday to the Monday
+	// after: 2026-04-02 to 04-07 and 2025-12-24 to 12-29 in the ECB data),
+	// and the refresh fetches a publication only after 16:00 plus its
+	// margin, polling while it is late. Six hours more than that means a
+	// publication was missed and new settlements are being stored pending
+	// review (fx_rate_unavailable) instead of converted; 120 hours alone
+	// took every replica out of service at each Easter's 16:00.
+	DefaultFXMaxAge = 126 * time.Hour
 	// readyInterval is the least time between two runs of the checks: a
 	// probe within it gets the previous answer, so that an unauthenticated
 	// caller cannot turn /readyz into a stream of ledger writes.
