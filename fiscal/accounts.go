@@ -155,8 +155,10 @@ func (s Seller) ForInvoiceLaw() invoicelaw.Seller {
 
 var accountIDRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 
-// normalised validates the account and returns it in its stored form.
-func (a Account) normalised() (Account, error) {
+// Normalised checks the account as New does (its id, then its seller) and
+// returns it in its stored form: what a tool that writes accounts for an
+// engine checks first, so that it never writes one New would refuse.
+func (a Account) Normalised() (Account, error) {
 	if !accountIDRE.MatchString(a.ID) {
 		return a, fmt.Errorf("id %q must be 1-64 of [A-Za-z0-9_.-]", a.ID)
 	}

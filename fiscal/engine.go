@@ -392,7 +392,7 @@ func (e *Engine) accountLock(accountID string) *sync.Mutex {
 func (e *Engine) accountMap(list []Account) (map[string]*Books, error) {
 	m := make(map[string]*Books, len(list))
 	for i, acc := range list {
-		acc, err := acc.normalised()
+		acc, err := acc.Normalised()
 		if err != nil {
 			return nil, fmt.Errorf("fiscal: account %d: %w", i, err)
 		}

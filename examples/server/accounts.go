@@ -160,8 +160,8 @@ func editAccounts(path string, fn func(f *httpserver.AccountsFile) error) error 
 	}
 	accounts := f.EngineAccounts()
 	for _, a := range accounts {
-		if _, err := a.Seller.Normalised(); err != nil {
-			return fmt.Errorf("account %q: %w", a.ID, err)
+		if _, err := a.Normalised(); err != nil { // its id and its seller, as fiscal.New checks them
+			return err
 		}
 	}
 	return httpserver.WriteAccountsFile(path, f)
@@ -214,7 +214,7 @@ func createAccount(path, id string, s fiscal.Seller, stdout, stderr io.Writer) e
 	if id == "" {
 		return errors.New("-id is required")
 	}
-	if _, err := (fiscal.Account{ID: id, Seller: s}).Seller.Normalised(); err != nil {
+	if _, err := (fiscal.Account{ID: id, Seller: s}).Normalised(); err != nil {
 		return err
 	}
 	key, err := httpserver.NewAPIKey(rand.Reader)
