@@ -183,6 +183,16 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		o.accounts = filepath.Join(o.data, "accounts.json")
 	}
 	if o.rotate {
+		// A PostgreSQL log records the active receipt key id at its first
+		// open and refuses a replica whose key differs (README "Several
+		// replicas on PostgreSQL"): rotated keys would keep every replica
+		// from starting, with the recorded key's private half deleted. Nor
+		// would the lock below see replicas running: there is no ledger.db.
+		if u, err := storeURL(o.store, os.Getenv); err != nil {
+			return err
+		} else if u != "" {
+			return fmt.Errorf("-rotate-receipt-key: not supported with a PostgreSQL store (%s) in this build: the log records the active receipt key, and replicas with a rotated key would be refused; the keys in %s are unchanged", redact(u), filepath.Join(o.data, "keys"))
+		}
 		// A running server keeps signing with the key it loaded: a rotation
 		// under it would retire a key it still uses. The server holds its
 		// ledger's lock (bbolt's flock) while it runs, so holding that lock
