@@ -66,3 +66,48 @@ func TestRotateReceiptKey(t *testing.T) {
 		t.Fatal("the retired key is still valid after its retirement")
 	}
 }
+
+// TestRotateReceiptKeyInTheSecondOfTheLastReceipt: the operator's rotation
+// runs once the server has stopped, which a script does at once; a receipt
+// issued in the second of the rotation (iat = that second) must keep
+// verifying: the retired key's window (nbf ≤ iat < exp) must hold it, as
+// Keyring.Rotate promises for a receipt signed in the same second.
+func TestRotateReceiptKeyInTheSecondOfTheLastReceipt(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 4, 13, 18, 0, 0, 200e6, time.UTC)
+	open := func() *fiscal.Engine {
+		e, err := fiscal.New(fiscal.Config{Dir: dir, Accounts: fiscaltest.Accounts(irishSeller), Rand: &fiscaltest.Rand{},
+			Clock: func() time.Time { return now }, Logger: fiscaltest.Logger()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	e := open()
+	first, err := fiscaltest.Books(t, e, 0).Settle(context.Background(), request(1, "10.00", "DE", "2026-04-10T14:30:00Z"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, _ := e.Receipt(context.Background(), first.Record.Receipt.ID)
+	e.Close()
+
+	now = now.Add(500 * time.Millisecond) // stopped, then rotated, in the same second
+	if _, _, err := fiscal.RotateReceiptKey(dir, now, nil); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(time.Hour)
+	e = open()
+	defer e.Close()
+	jwks, _ := e.JWKS()
+	if _, err := receipt.Verify(last, jwks, e.LogVerifierKey()); err != nil {
+		t.Fatalf("the last receipt before the rotation no longer verifies: %v", err)
+	}
+	second, err := fiscaltest.Books(t, e, 0).Settle(context.Background(), request(2, "10.00", "DE", "2026-04-10T14:30:00Z"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	newReceipt, _ := e.Receipt(context.Background(), second.Record.Receipt.ID)
+	if _, err := receipt.Verify(newReceipt, jwks, e.LogVerifierKey()); err != nil {
+		t.Fatalf("a receipt after the rotation: %v", err)
+	}
+}

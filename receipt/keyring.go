@@ -59,7 +59,8 @@ type Keyring struct {
 	// released (Hold, Cosigners). Guarded by mu; the counts are atomic.
 	held    *keyHolds
 	retired []*keyHolds
-	// maxIAT is the highest iat signed by the active key through Sign, so
+	// maxIAT is the highest iat signed by the active key through Sign or
+	// admitted by Hold, at least the time OpenKeyring was called with, so
 	// that Rotate never sets an exp that a receipt already issued in the
 	// same second would fall outside of. Guarded by mu (read-locked signers
 	// update it under maxMu).
@@ -106,6 +107,11 @@ func OpenKeyring(dir, name string, now time.Time, rand io.Reader) (*Keyring, err
 	if err := k.load(); err != nil {
 		return nil, err
 	}
+	// Receipts the active key vouched for in an earlier process (a server
+	// stopped a moment ago, before the operator's rotation) may carry an
+	// iat up to now, which this process never saw: Rotate gives the key an
+	// exp after it, as after an iat it saw itself.
+	k.maxIAT = now.Unix()
 	return k, nil
 }
 
@@ -232,7 +238,9 @@ func (k *Keyring) KeySet() KeySet {
 
 // Rotate retires the active key and makes a new one (from rand; nil means
 // crypto/rand) active. The retired key gets exp = now, or one second past
-// the latest iat it signed if that is later (windows are nbf ≤ iat < exp);
+// the latest iat it signed (or the time the keyring was opened, up to
+// which an earlier process may have issued receipts) if that is later
+// (windows are nbf ≤ iat < exp);
 // the new key gets nbf = now. The retired key's public half and window stay
 // in the JWKS so its receipts stay verifiable; its private key is deleted.
 //
