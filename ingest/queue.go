@@ -409,7 +409,14 @@ func (s *Service) attempt(ctx context.Context, key []byte, id string) error {
 			return q.schedule(tx, now, now.Add(max(delay, backoff(q.Status.Attempts))))
 		})
 	}
-	s.log.Warn("x402 ingest failed", "id", id, "account", q.Status.Account, "code", lastErr.Code, "detail", lastErr.Detail)
+	// Not the detail: a chain's answer names the wallets and the
+	// transaction (evmverify), which no log line carries (README "Logs");
+	// the account reads it in the entry's lastError.
+	reason := ""
+	if rej := (*evmverify.RejectedError)(nil); errors.As(err, &rej) {
+		reason = rej.Reason
+	}
+	s.log.Warn("x402 ingest failed", "id", id, "account", q.Status.Account, "code", lastErr.Code, "field", lastErr.Field, "reason", reason)
 	_, puts := q.finished(StateFailed, now, lastErr, "")
 	return s.apply(puts)
 }
