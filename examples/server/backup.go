@@ -30,7 +30,8 @@ import (
 // With -o the copy is written beside the target, fsynced, verified with
 // ledger.Check against the server's log key (GET /.well-known/log-key) and
 // only then renamed into place, so a file at -o is always a whole, checked
-// copy. check verifies a ledger file (a restored copy, or the data
+// copy; a target a running server has open (its ledger's lock) is refused
+// before anything is asked. check verifies a ledger file (a restored copy, or the data
 // directory's ledger.db while the server is stopped) and prints its log
 // size and root: after a restore, they match the checkpoint the server had
 // at that size. A ledger file the server did not close (a crash, a kill)
@@ -54,6 +55,19 @@ func runBackup(args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("backup: unexpected argument %q", fs.Arg(0))
+	}
+	if *out != "" {
+		// The copy is renamed over -o: over a ledger a server has open
+		// (its own ledger.db, one wrong argument), the server would go on
+		// writing to the unlinked file, and what it acknowledged after the
+		// copy would be lost. A running server holds its ledger's lock.
+		unlock, err := tryLockFile(*out)
+		switch {
+		case errors.Is(err, errHeld):
+			return fmt.Errorf("backup: %s is a ledger a running server has open (another process holds its lock): write the copy elsewhere; nothing written", *out)
+		case err == nil:
+			unlock()
+		}
 	}
 	key, err := operatorKey(*keyFile, *data, os.Getenv("FISCAL402_OPERATOR_KEY"), false)
 	if err != nil {
