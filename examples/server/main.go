@@ -204,7 +204,10 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		case errors.Is(err, errHeld):
 			return fmt.Errorf("-rotate-receipt-key: a server is running on %s (another process holds the lock of %s); stop it, rotate, then start it again", o.data, ledgerPath)
 		case errors.Is(err, os.ErrNotExist):
-			unlock = func() {}
+			// No ledger: no receipt was ever signed here (a mistyped -data),
+			// so there is no key to retire, and a keyring made here to be
+			// rotated would leave the server's own keys as they are.
+			return fmt.Errorf("-rotate-receipt-key: %s holds no ledger (%s): no receipt was signed with its keys, so there is nothing to rotate; is -data the server's data directory?", o.data, ledgerPath)
 		case err != nil:
 			return fmt.Errorf("-rotate-receipt-key: lock %s: %w", ledgerPath, err)
 		}

@@ -53,3 +53,22 @@ func TestRotateReceiptKeyRefusedOnPostgres(t *testing.T) {
 		})
 	}
 }
+
+// TestRotateReceiptKeyRefusesADirectoryNeverServed: -rotate-receipt-key
+// retires the key a data directory's receipts were signed with. On a
+// directory that holds no ledger (a mistyped -data), there is none: the
+// rotation made a keyring there, "retired" its brand-new key, and printed
+// success, while the server's real keys stayed as they were. It must
+// refuse, say why, and make nothing.
+func TestRotateReceiptKeyRefusesADirectoryNeverServed(t *testing.T) {
+	t.Setenv("FISCAL402_DATABASE_URL", "")
+	dir := filepath.Join(t.TempDir(), "fiscal402-dta")
+	var out, errOut bytes.Buffer
+	err := run([]string{"-data", dir, "-rotate-receipt-key"}, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), dir) {
+		t.Errorf("rotation on a directory without a ledger: %v\n%s", err, out.String())
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the refused rotation made %s (%v)", dir, err)
+	}
+}
