@@ -151,6 +151,9 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("check: unexpected argument %q (a file to check is -ledger FILE)", fs.Arg(0))
+	}
 	if *path == "" {
 		*path = filepath.Join(*data, "ledger.db")
 	}

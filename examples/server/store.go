@@ -57,6 +57,9 @@ func runMigrate(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("migrate: unexpected argument %q (the database is -store URL, the data directory -data DIR)", fs.Arg(0))
+	}
 	u, err := storeURL(*store, os.Getenv)
 	if err != nil {
 		return err
