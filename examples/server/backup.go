@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 
+	"github.com/fiscal402/fiscal402/internal/anchor"
 	"github.com/fiscal402/fiscal402/internal/durable"
 	"github.com/fiscal402/fiscal402/ledger"
 )
@@ -220,8 +221,9 @@ func recoverLedger(path, keyPath string, stdout io.Writer) error {
 	return nil
 }
 
-// checkLedger runs ledger.Check on the file and returns its latest
-// checkpoint.
+// checkLedger runs ledger.Check on the file, then checks its documents
+// against their leaves as the server's -check full does, and returns its
+// latest checkpoint.
 func checkLedger(path, vkey string) (ledger.Checkpoint, error) {
 	v, err := note.NewVerifier(strings.TrimSpace(vkey))
 	if err != nil {
@@ -240,6 +242,13 @@ func checkLedger(path, vkey string) (ledger.Checkpoint, error) {
 		return ledger.Checkpoint{}, err
 	}
 	defer l.Close()
+	// What -check full adds at the server's start: every record and invoice
+	// against the digest its leaf commits to. ledger.Check sees the log, not
+	// the documents it commits to; a file it passes may still hold a record
+	// every read of which answers LEDGER_INTEGRITY.
+	if err := anchor.CheckDocuments(l, redact(path)); err != nil {
+		return ledger.Checkpoint{}, err
+	}
 	return l.Checkpoint()
 }
 
