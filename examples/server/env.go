@@ -13,8 +13,10 @@ import (
 // and secrets (RPC URLs with provider keys) stay out of the process list.
 //
 // Actions are not variables: a FISCAL402_ROTATE_RECEIPT_KEY left in an
-// environment would rotate the receipt key at every start.
-var envExcluded = map[string]bool{"rotate-receipt-key": true}
+// environment would rotate the receipt key at every start, and a
+// FISCAL402_RECOVER would make every check (read only) replay and write the
+// ledger file.
+var envExcluded = map[string]bool{"rotate-receipt-key": true, "recover": true}
 
 // envName is the environment variable of a flag.
 func envName(flagName string) string {
