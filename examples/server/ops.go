@@ -131,13 +131,12 @@ func retentionLoop(e *fiscal.Engine, hooks *webhooks.Service, payments *ingest.S
 	}
 }
 
-// accountSetter is what the engine must offer to serve accounts added to
-// (or sellers changed in) the accounts file without a restart. fiscal.Engine
-// does not have it yet: its accounts are fixed by fiscal.New. Until it
-// does, a reload applies key changes at once and leaves new accounts and
-// seller changes for the next start, saying so in the log. (Not in
-// /readyz: taking the instance out of a load balancer would stop every
-// other account too.)
+// accountSetter is what the engine offers to serve accounts added to (or
+// sellers changed in) the accounts file without a restart
+// (fiscal.Engine.SetAccounts). An engine without it gets key changes at
+// once and new accounts and seller changes at the next start, with a line
+// in the log saying so. (Not in /readyz: taking the instance out of a load
+// balancer would stop every other account too.)
 type accountSetter interface {
 	SetAccounts(accounts []fiscal.Account) error
 }
