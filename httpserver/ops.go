@@ -144,8 +144,9 @@ func (s *Server) checkOperator(r *http.Request) error {
 	if s.operatorHash == nil {
 		return &fiscal.Error{Code: fiscal.CodeAuthenticationFailed, Detail: "no operator key is configured (the server's -operator-key-file or FISCAL402_OPERATOR_KEY)"}
 	}
-	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || key == "" {
+	// The scheme is case-insensitive (RFC 9110 §11.1: "bearer", "BEARER").
+	scheme, key, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(key) == "" {
 		return &fiscal.Error{Code: fiscal.CodeAuthenticationFailed, Field: "Authorization", Detail: "the operator key is required: Authorization: Bearer <operator key>"}
 	}
 	h := sha256.Sum256([]byte(strings.TrimSpace(key)))

@@ -283,8 +283,10 @@ func TestOperatorKey(t *testing.T) {
 			}
 		}
 	}
-	if r := f.do("GET", "/metrics", "", nil, "Authorization", "Bearer "+operatorKey); r.status != 200 {
-		t.Errorf("metrics with the operator key: %d", r.status)
+	for _, scheme := range []string{"Bearer ", "bearer ", "BEARER "} { // case-insensitive (RFC 9110 §11.1)
+		if r := f.do("GET", "/metrics", "", nil, "Authorization", scheme+operatorKey); r.status != 200 {
+			t.Errorf("metrics with the operator key (%q): %d", scheme, r.status)
+		}
 	}
 	pub := newOpsFixture(t, httpserver.Options{MetricsPublic: true})
 	if r := pub.do("GET", "/metrics", "", nil); r.status != 200 {
