@@ -352,9 +352,9 @@ func operations() map[string]operation {
 			id: "redeliverEvent", tag: "Webhooks", auth: authRequired, pathParams: map[string]string{"id": "The event id."},
 			summary:     "Redeliver an event",
 			description: "Schedules a new delivery round (same event id, new delivery ids) to the account's enabled endpoints, or to one endpoint; endpoints created after the event are included. 409 when no endpoint is enabled.",
-			query:       []queryParam{{name: "endpoint", description: "Only this endpoint (its id).", schema: map[string]any{"type": "string"}}},
+			query:       []queryParam{{name: "endpoint", description: "Only this endpoint (its id). Any other parameter, or an empty one, is 400.", schema: map[string]any{"type": "string", "minLength": 1}}},
 			responses:   []response{jsonBody(http.StatusAccepted, "The scheduled deliveries, due now.", reflect.TypeFor[redeliveryDoc]())},
-			errors:      []fiscal.Code{fiscal.CodeNotFound, webhooks.CodeEndpointConflict, codeRateLimited, fiscal.CodeDBUnavailable},
+			errors:      []fiscal.Code{fiscal.CodeBadRequest, fiscal.CodeNotFound, webhooks.CodeEndpointConflict, codeRateLimited, fiscal.CodeDBUnavailable},
 		},
 		"GET /settlements/{id}": {
 			id: "getSettlement", tag: "Records", auth: authRequired, pathParams: idParam,

@@ -159,10 +159,23 @@ func (s *Server) getEvent(w http.ResponseWriter, r *http.Request) {
 }
 
 // postRedeliver: POST /v1/events/{id}/redeliver[?endpoint=<id>]. 202: the
-// deliveries are scheduled, due now.
+// deliveries are scheduled, due now. Any other parameter, or an empty
+// endpoint, is a 400: a misspelt filter must not redeliver to every
+// endpoint.
 func (s *Server) postRedeliver(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	list, err := s.svc.Webhooks.Redeliver(r.Context(), accountID(r), id, r.URL.Query().Get("endpoint"))
+	q := r.URL.Query()
+	if err := onlyParams(q, "endpoint"); err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	if q.Has("endpoint") && q.Get("endpoint") == "" {
+		// An empty filter is not "every endpoint": that is the query
+		// without it.
+		s.problem(w, r, badRequestf("endpoint", "is empty; give an endpoint id, or no endpoint parameter to redeliver to every enabled endpoint"))
+		return
+	}
+	list, err := s.svc.Webhooks.Redeliver(r.Context(), accountID(r), id, q.Get("endpoint"))
 	if err != nil {
 		s.problem(w, r, err)
 		return

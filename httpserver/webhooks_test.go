@@ -594,3 +594,28 @@ func TestEventsBackfillAndRedeliver(t *testing.T) {
 }
 
 func link(r response) string { return r.header.Get("Link") }
+
+// TestRedeliverQuery: the query of a redelivery is read as strictly as any
+// other: a misspelt or empty endpoint filter is a 400 naming it, never a
+// redelivery to every endpoint of the account.
+func TestRedeliverQuery(t *testing.T) {
+	f := newWebhookFixture(t, webhooks.Options{AllowLoopback: true})
+	evt := "evt_" + f.settle(keyA, 1)["id"].(string)
+	one := f.createEndpoint(keyA, newReceiver(t, f.clock, nil).URL)["id"].(string)
+	f.createEndpoint(keyA, newReceiver(t, f.clock, nil).URL)
+	for _, tc := range []struct{ query, field string }{
+		{"?endpont=" + one, "endpont"}, // misspelt
+		{"?endpointId=" + one, "endpointId"},
+		{"?endpoint=", "endpoint"}, // a template whose id was empty
+	} {
+		r := f.do("POST", "/v1/events/"+evt+"/redeliver"+tc.query, keyA, nil)
+		if p := problemCode(t, r, 400, "BAD_REQUEST"); p["field"] != tc.field {
+			t.Errorf("%s: field %v, want %s", tc.query, p["field"], tc.field)
+		}
+	}
+	r := f.do("POST", "/v1/events/"+evt+"/redeliver?endpoint="+one, keyA, nil)
+	var got struct{ Deliveries []webhooks.Delivery }
+	if err := json.Unmarshal(r.body, &got); r.status != 202 || err != nil || len(got.Deliveries) != 1 || got.Deliveries[0].EndpointID != one {
+		t.Fatalf("redeliver to one endpoint: %d %s", r.status, r.body)
+	}
+}
