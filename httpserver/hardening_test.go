@@ -350,3 +350,28 @@ func TestPanicIsAProblem(t *testing.T) {
 		t.Errorf("after the panic: %d", rec.Code)
 	}
 }
+
+// TestProofRangeNamesTheParameter: a proof request out of the log's range
+// names the parameter that is out of it, not always the first one.
+func TestProofRangeNamesTheParameter(t *testing.T) {
+	f := newFixture(t)
+	for i := 1; i <= 2; i++ {
+		if r := f.do("POST", "/settlements", keyA, mustJSON(t, settlement(map[string]any{"txHash": txHash(i)}))); r.status != 201 {
+			t.Fatalf("settle: %d %s", r.status, r.body)
+		}
+	}
+	for _, tc := range []struct{ path, field string }{
+		{"/v1/log/proof/inclusion?index=0&size=99", "size"}, // a tree the log has not reached
+		{"/v1/log/proof/inclusion?index=5", "index"},        // beyond the current size
+		{"/v1/log/proof/inclusion?index=1&size=1", "index"}, // not in that tree
+		{"/v1/log/proof/consistency?from=1&to=99", "to"},
+		{"/v1/log/proof/consistency?from=0", "from"},
+		{"/v1/log/proof/consistency?from=2&to=1", "from"},
+		{"/v1/log/proof/consistency?from=99", "from"},
+	} {
+		p := problemCode(t, f.do("GET", tc.path, "", nil), 400, "BAD_REQUEST")
+		if p["field"] != tc.field {
+			t.Errorf("%s: field %v, want %s (%v)", tc.path, p["field"], tc.field, p["detail"])
+		}
+	}
+}

@@ -36,7 +36,11 @@ func inclusionProof(l *ledger.Ledger, index, size int64) (*InclusionProof, error
 		size = l.Size()
 	}
 	if index < 0 || size < 1 || index >= size || size > l.Size() {
-		return nil, &fiscal.Error{Code: fiscal.CodeBadRequest, Field: "index", Detail: fmt.Sprintf("need 0 <= index < size <= %d", l.Size())}
+		field := "index"
+		if size > l.Size() { // the offending parameter is the size
+			field = "size"
+		}
+		return nil, &fiscal.Error{Code: fiscal.CodeBadRequest, Field: field, Detail: fmt.Sprintf("need 0 <= index < size <= %d", l.Size())}
 	}
 	p, err := l.InclusionProof(index, size)
 	if err != nil {
@@ -56,7 +60,11 @@ func consistencyProof(l *ledger.Ledger, from, to int64) (*ConsistencyProof, erro
 		to = l.Size()
 	}
 	if from < 1 || from > to || to > l.Size() {
-		return nil, &fiscal.Error{Code: fiscal.CodeBadRequest, Field: "from", Detail: fmt.Sprintf("need 1 <= from <= to <= %d", l.Size())}
+		field := "from"
+		if to > l.Size() { // the offending parameter is to
+			field = "to"
+		}
+		return nil, &fiscal.Error{Code: fiscal.CodeBadRequest, Field: field, Detail: fmt.Sprintf("need 1 <= from <= to <= %d", l.Size())}
 	}
 	p, err := l.ConsistencyProof(from, to)
 	if err != nil {
