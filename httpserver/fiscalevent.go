@@ -13,12 +13,17 @@ import (
 // same Idempotency-Key and body; 200 with the existing event for a duplicate
 // (network, txHash)).
 func (s *Server) postFiscalEvent(w http.ResponseWriter, r *http.Request) {
+	key, err := idempotencyKey(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
 	var req fiscalevent.Request
 	if err := s.decodeJSON(w, r, &req); err != nil {
 		s.problem(w, r, err)
 		return
 	}
-	res, err := s.svc.FiscalEvents.Record(r.Context(), accountID(r), req, r.Header.Get("Idempotency-Key"))
+	res, err := s.svc.FiscalEvents.Record(r.Context(), accountID(r), req, key)
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -30,12 +35,17 @@ func (s *Server) postFiscalEvent(w http.ResponseWriter, r *http.Request) {
 // postFiscalEventResolve: POST /v1/fiscal-events/{id}/resolve. 201 with the
 // event at its new revision (Idempotent-Replayed: true for a replay).
 func (s *Server) postFiscalEventResolve(w http.ResponseWriter, r *http.Request) {
+	key, err := idempotencyKey(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
 	var req fiscal.Resolution
 	if err := s.decodeJSON(w, r, &req); err != nil {
 		s.problem(w, r, err)
 		return
 	}
-	res, err := s.svc.FiscalEvents.Resolve(r.Context(), accountID(r), r.PathValue("id"), req, r.Header.Get("Idempotency-Key"))
+	res, err := s.svc.FiscalEvents.Resolve(r.Context(), accountID(r), r.PathValue("id"), req, key)
 	if err != nil {
 		s.problem(w, r, err)
 		return

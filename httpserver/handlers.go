@@ -16,6 +16,11 @@ import (
 // Idempotency-Key and body; 200 with the existing record for a duplicate
 // (network, txHash).
 func (s *Server) postSettlement(w http.ResponseWriter, r *http.Request) {
+	key, err := idempotencyKey(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
 	var req fiscal.SettlementRequest
 	if err := s.decodeJSON(w, r, &req); err != nil {
 		s.problem(w, r, err)
@@ -26,7 +31,7 @@ func (s *Server) postSettlement(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
-	res, err := books.Settle(r.Context(), req, r.Header.Get("Idempotency-Key"))
+	res, err := books.Settle(r.Context(), req, key)
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -59,6 +64,11 @@ func writeIngested(w http.ResponseWriter, location string, o fiscal.Outcome, raw
 // postResolve: POST /settlements/{id}/resolve. 201 with the record at its
 // new revision (Idempotent-Replayed: true for a replay of the key).
 func (s *Server) postResolve(w http.ResponseWriter, r *http.Request) {
+	key, err := idempotencyKey(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
 	var req fiscal.Resolution
 	if err := s.decodeJSON(w, r, &req); err != nil {
 		s.problem(w, r, err)
@@ -69,7 +79,7 @@ func (s *Server) postResolve(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
-	res, err := books.Resolve(r.Context(), r.PathValue("id"), req, r.Header.Get("Idempotency-Key"))
+	res, err := books.Resolve(r.Context(), r.PathValue("id"), req, key)
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -103,6 +113,11 @@ func (s *Server) getSettlement(w http.ResponseWriter, r *http.Request) {
 // (Idempotent-Replayed: true for a replay of the key); 200 with the
 // refund a refund transfer already backs.
 func (s *Server) postRefund(w http.ResponseWriter, r *http.Request) {
+	key, err := idempotencyKey(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
 	var req refunds.Request
 	if err := s.decodeJSON(w, r, &req); err != nil {
 		s.problem(w, r, err)
@@ -113,7 +128,7 @@ func (s *Server) postRefund(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
-	res, err := refunds.Create(r.Context(), books, r.PathValue("id"), req, r.Header.Get("Idempotency-Key"))
+	res, err := refunds.Create(r.Context(), books, r.PathValue("id"), req, key)
 	if err != nil {
 		s.problem(w, r, err)
 		return

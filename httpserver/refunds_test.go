@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -128,5 +130,60 @@ func TestRefundOfPendingOverHTTP(t *testing.T) {
 	}
 	if rec := f.do("GET", "/settlements/"+id, keyA, nil); bytes.Contains(rec.body, []byte(`"refunds"`)) {
 		t.Errorf("a record without refunds shows refunds: %s", rec.body)
+	}
+}
+
+// TestIdempotencyKeyHeaderForm: an Idempotency-Key header that is sent
+// empty, or twice, is a 400 naming the header on every endpoint that takes
+// one, and does nothing: never a request without a key (whose retry would
+// record the refund twice), never "the first one wins".
+func TestIdempotencyKeyHeaderForm(t *testing.T) {
+	f := newFixture(t)
+	created := f.do("POST", "/settlements", keyA, mustJSON(t, settlement(nil)))
+	if created.status != 201 {
+		t.Fatalf("%d %s", created.status, created.body)
+	}
+	id := created.json(t)["id"].(string)
+	send := func(path string, body []byte, keys ...string) response {
+		req, err := http.NewRequest("POST", f.srv.URL+path, bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Service-Key", keyA)
+		req.Header["Idempotency-Key"] = keys
+		resp, err := f.srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		return response{status: resp.StatusCode, header: resp.Header, body: raw}
+	}
+	posts := []struct {
+		path string
+		body []byte
+	}{
+		{"/settlements/" + id + "/refunds", []byte(`{"amountUsdc":"1"}`)},
+		{"/settlements", mustJSON(t, settlement(map[string]any{"txHash": txHash(2)}))},
+		{"/settlements/" + id + "/resolve", []byte(`{"resolvedBy":"ops@example.com"}`)},
+		{"/v1/fiscal-events", mustJSON(t, fiscalEventBody(nil))},
+		{"/v1/fiscal-events/x402-00000000000000000000000000000000/resolve", []byte(`{"resolvedBy":"ops@example.com"}`)},
+		{"/v1/x402/settlements", []byte(`{}`)},
+	}
+	for _, p := range posts {
+		for _, keys := range [][]string{{""}, {"a-1", "a-2"}} {
+			r := send(p.path, p.body, keys...)
+			if r.status != 400 || r.json(t)["field"] != "Idempotency-Key" {
+				t.Errorf("%s with Idempotency-Key %q: %d %.200s", p.path, keys, r.status, r.body)
+			}
+		}
+	}
+	rec := f.do("GET", "/settlements/"+id, keyA, nil)
+	if bytes.Contains(rec.body, []byte(`"refunds"`)) {
+		t.Errorf("a refund was recorded: %.200s", rec.body)
+	}
+	if r := f.do("GET", "/settlements/x402-"+strings.Repeat("0", 32), keyA, nil); r.status != 404 {
+		t.Errorf("%d", r.status)
 	}
 }

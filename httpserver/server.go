@@ -615,6 +615,24 @@ func accountID(r *http.Request) string { return requestInfoOf(r).caller }
 // books returns the books of the request's authenticated account.
 func (s *Server) books(r *http.Request) (*fiscal.Books, error) { return s.engine.Books(accountID(r)) }
 
+// idempotencyKey reads the Idempotency-Key header: "" when it is absent.
+// Sent empty or more than once it is a BAD_REQUEST naming the header: an
+// empty key must not turn the request into one without a key (its retry
+// would be recorded twice), and of two keys neither may silently win. The
+// key's form is checked by the engine (1 to 255 visible ASCII characters).
+func idempotencyKey(r *http.Request) (string, error) {
+	vs := r.Header.Values(catalog.HeaderIdempotencyKey)
+	switch {
+	case len(vs) > 1:
+		return "", badRequestf(catalog.HeaderIdempotencyKey, "is sent %d times; send it once", len(vs))
+	case len(vs) == 1 && vs[0] == "":
+		return "", badRequestf(catalog.HeaderIdempotencyKey, "is empty; send 1 to %d visible ASCII characters, or no header", catalog.Limits().IdempotencyKeyMaxLen)
+	case len(vs) == 1:
+		return vs[0], nil
+	}
+	return "", nil
+}
+
 // decodeJSON reads the request body (JSON content type, the body limit)
 // and decodes it strictly into v (package internal/strictjson: exact
 // member names, no unknown or repeated members, no lone surrogates,

@@ -19,6 +19,11 @@ import (
 // ("settlement_pending") or, with "Prefer: respond-async" (RFC 7240 §4.1),
 // durably queued without waiting for the chain (fiscal.Engine.EnqueueX402).
 func (s *Server) postX402Settlement(w http.ResponseWriter, r *http.Request) {
+	key, err := idempotencyKey(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
 	var req X402IngestRequest
 	if err := s.decodeJSON(w, r, &req); err != nil {
 		s.problem(w, r, err)
@@ -33,7 +38,7 @@ func (s *Server) postX402Settlement(w http.ResponseWriter, r *http.Request) {
 		Account:        accountID(r),
 		Settlement:     x402.Settlement{SettleResponse: req.SettleResponse, PaymentRequirements: req.PaymentRequirements, PaymentPayload: req.PaymentPayload},
 		Buyer:          req.Buyer,
-		IdempotencyKey: r.Header.Get("Idempotency-Key"),
+		IdempotencyKey: key,
 	})
 	if err != nil {
 		s.problem(w, r, err)
