@@ -212,35 +212,16 @@ func (s *Server) getDiscover(w http.ResponseWriter, r *http.Request) {
 }
 
 // postCapabilitiesCheck: POST /v1/capabilities/check (spec §2.4). The key
-// is optional; a key that is sent must be valid.
+// is optional; a key that is sent must be valid (keyOptional, under the
+// failure limit of the client's address like every other key).
 func (s *Server) postCapabilitiesCheck(w http.ResponseWriter, r *http.Request) {
-	account, err := s.optionalAccount(r)
-	if err != nil {
-		w.Header().Set("WWW-Authenticate", `X-Service-Key realm="fiscal402"`)
-		s.problem(w, r, err)
-		return
-	}
 	var req catalog.CapabilityCheckRequest
 	if err := s.decodeJSON(w, r, &req); err != nil {
 		s.problem(w, r, err)
 		return
 	}
-	c, err := s.svc.Catalog.CheckCapabilities(r.Context(), account, req)
+	c, err := s.svc.Catalog.CheckCapabilities(r.Context(), accountID(r), req)
 	s.writeValue(w, r, http.StatusOK, "no-store", c, err)
-}
-
-// optionalAccount authenticates X-Service-Key when it is sent: "" when it
-// is absent, an AUTHENTICATION_FAILED error when it is wrong. A wrong key
-// is never silently treated as anonymous: the caller meant to be someone.
-func (s *Server) optionalAccount(r *http.Request) (string, error) {
-	if _, sent := r.Header[http.CanonicalHeaderKey(HeaderServiceKey)]; !sent {
-		return "", nil
-	}
-	id, err := s.keys.Load().Authenticate(r.Header.Get(HeaderServiceKey))
-	if err == nil {
-		requestInfoOf(r).account = id
-	}
-	return id, err
 }
 
 // prefersHTML reports whether an Accept header asks for HTML before JSON:

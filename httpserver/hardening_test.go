@@ -375,3 +375,28 @@ func TestProofRangeNamesTheParameter(t *testing.T) {
 		}
 	}
 }
+
+// TestCapabilityCheckKeyUnderAuthFailureLimit: the capability check reads
+// an optional key like the other endpoints: its wrong keys count against
+// the client address, and a blocked address gets 429 there whatever key
+// it sends, so the check is no unlimited oracle for guessing keys.
+func TestCapabilityCheckKeyUnderAuthFailureLimit(t *testing.T) {
+	f := newCustomFixture(t, customSettings{server: httpserver.Options{
+		RateLimit: rate.Inf, AuthFailureRate: rate.Limit(0.001), AuthFailureBurst: 3,
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
+	}})
+	body := mustJSON(t, map[string]any{"seller_country": "IE", "buyer_country": "DE", "supply_type": "digital_service", "buyer_type": "B2C", "supply_date": "2026-04-10",
+		"payment": map[string]any{"protocol": "x402", "network": "eip155:8453", "asset": "USDC"}})
+	const guesser = "198.51.100.7"
+	for i := 0; i < 3; i++ {
+		assertProblem(t, f.do("POST", "/v1/capabilities/check", "sk_guess_"+strconv.Itoa(i), body, "X-Forwarded-For", guesser), 401, "AUTHENTICATION_FAILED", "")
+	}
+	assertProblem(t, f.do("POST", "/v1/capabilities/check", "sk_guess_3", body, "X-Forwarded-For", guesser), 429, "RATE_LIMITED", "")
+	// Blocked: the valid key is not confirmed, here or elsewhere.
+	assertProblem(t, f.do("POST", "/v1/capabilities/check", keyA, body, "X-Forwarded-For", guesser), 429, "RATE_LIMITED", "")
+	assertProblem(t, f.do("GET", "/settlements", keyA, nil, "X-Forwarded-For", guesser), 429, "RATE_LIMITED", "")
+	// Other addresses are untouched.
+	if r := f.do("POST", "/v1/capabilities/check", keyA, body, "X-Forwarded-For", "203.0.113.9"); r.status != 200 {
+		t.Errorf("another address: %d %s", r.status, r.body)
+	}
+}

@@ -249,7 +249,7 @@ func (s *Server) routes() []route {
 		{"GET", "/v1/log/proof/inclusion", http.HandlerFunc(s.getInclusionProof), false},
 		{"GET", "/v1/log/proof/consistency", http.HandlerFunc(s.getConsistencyProof), false},
 		{"GET", "/v1/capabilities", http.HandlerFunc(s.getCapabilities), false},
-		{"POST", "/v1/capabilities/check", http.HandlerFunc(s.postCapabilitiesCheck), false}, // key optional
+		{"POST", "/v1/capabilities/check", s.keyOptional(s.postCapabilitiesCheck), false},
 		{"GET", "/v1/pricing", http.HandlerFunc(s.getPricing), false},
 		{"GET", "/.well-known/service.json", http.HandlerFunc(s.getManifest), false},
 		{"GET", "/.well-known/agent-card.json", http.HandlerFunc(s.getAgentCard), false},
