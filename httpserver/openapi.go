@@ -871,12 +871,11 @@ func errorsByStatus(op operation) map[int][]fiscal.Code {
 		codes = append(codes, fiscal.CodeBadRequest)
 	}
 	if op.auth != authNone {
-		codes = append(codes, fiscal.CodeAuthenticationFailed)
-	}
-	if op.auth == authRequired {
-		// authed takes a token of the account's bucket before the handler
-		// runs: every keyed operation can answer 429.
-		codes = append(codes, codeRateLimited)
+		// A key, required or optional, is read under the limit of failed
+		// authentication (authenticate): an address blocked for wrong keys
+		// is answered 429 whatever key it sends. authed also takes a token
+		// of the account's bucket before the handler runs.
+		codes = append(codes, fiscal.CodeAuthenticationFailed, codeRateLimited)
 	}
 	out := map[int][]fiscal.Code{}
 	for _, c := range codes {

@@ -54,8 +54,9 @@ func (d openAPIDoc) documentedCodes(t *testing.T, method, path string, status in
 // TestProblemStatusesDocumented provokes, on every route, the problem
 // answers that do not depend on the route's own logic, and checks that the
 // document lists each status with that code: 401 without a key and 429
-// past the rate limit on every keyed route, and 400, 413 and 415 on every
-// route that takes a body.
+// past the rate limit on every keyed route, 429 from an address blocked
+// for wrong keys on every route that reads a key, and 400, 413 and 415 on
+// every route that takes a body.
 func TestProblemStatusesDocumented(t *testing.T) {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	f := newDocFixture(t, false, testNow)
@@ -66,6 +67,14 @@ func TestProblemStatusesDocumented(t *testing.T) {
 	defer limited.Close()
 	lim := &fixture{t: t, srv: limited}
 	lim.do("GET", "/settlements", keyA, nil) // takes the one token
+	// A third whose limit on failed authentication blocks the client's
+	// address (every request of the test's) at its second wrong key.
+	blockedSrv := httptest.NewServer(newHandler(t, f.engine, httpserver.Options{Logger: quiet, PublicURL: publicURL, RateLimit: rate.Inf,
+		AuthFailureRate: rate.Every(24 * time.Hour), AuthFailureBurst: 1}))
+	defer blockedSrv.Close()
+	blocked := &fixture{t: t, srv: blockedSrv}
+	blocked.do("GET", "/settlements", "sk_wrong", nil)
+	blocked.do("GET", "/settlements", "sk_wrong", nil)
 
 	auth := httpserver.RouteAuth(f.handler)
 	param := regexp.MustCompile(`\{[^}]+\}`)
@@ -97,6 +106,11 @@ func TestProblemStatusesDocumented(t *testing.T) {
 		if auth[key] {
 			check("without a key", f.do(method, concrete, "", body), 401, fiscal.CodeAuthenticationFailed)
 			check("past the rate limit", lim.do(method, concrete, keyA, body), 429, "RATE_LIMITED")
+		}
+		if security, _ := op["security"].([]any); len(security) > 0 && len(security[len(security)-1].(map[string]any)) > 0 {
+			// Any key, required or optional, is read under the limit of
+			// failed authentication.
+			check("with a key from a blocked address", blocked.do(method, concrete, keyA, body), 429, "RATE_LIMITED")
 		}
 		if takesBody {
 			k := ""
