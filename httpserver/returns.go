@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/returns"
 )
 
@@ -145,7 +146,7 @@ func (s *Server) getOSSRecords(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write(buf.Bytes())
 		return
 	}
-	body := OSSRecords{Object: "oss_records", Account: books.Account().ID, Period: p.String(), MemberState: strings.ToUpper(rq.MemberState),
+	body := OSSRecords{Object: "oss_records", Account: books.Account().ID, Period: p.String(), MemberState: invoicelaw.ISOCountry(strings.ToUpper(rq.MemberState)), // EL is GR, as returns.Records reads it
 		LegalBasis: "Art. 63c Implementing Regulation (EU) No 282/2011; Art. 369k Directive 2006/112/EC", Data: []returns.RecordRow{}}
 	err = returns.Records(r.Context(), books, rq, func(row returns.RecordRow) error { body.Data = append(body.Data, row); return nil })
 	s.writeValue(w, r, http.StatusOK, "no-store", body, err)

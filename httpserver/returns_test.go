@@ -114,3 +114,23 @@ func TestReturnsEndpoints(t *testing.T) {
 		}
 	}
 }
+
+// TestOSSRecordsMemberStateEL: asked for Greece as EL (its VAT prefix, which
+// the endpoint reads as GR), the records' document names the member state
+// its rows are for, GR, not the spelling of the request.
+func TestOSSRecordsMemberStateEL(t *testing.T) {
+	f := newFixture(t)
+	if r := f.do("POST", "/settlements", keyA, mustJSON(t, settlement(map[string]any{"consumerCountry": "GR", "timestamp": "2026-02-10T10:00:00Z"}))); r.status != 201 {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	for _, ms := range []string{"el", "EL", "gr"} {
+		r := f.do("GET", "/v1/returns/oss/records?period=2026-Q1&memberState="+ms, keyA, nil)
+		var doc httpserver.OSSRecords
+		if err := json.Unmarshal(r.body, &doc); r.status != 200 || err != nil || len(doc.Data) != 1 {
+			t.Fatalf("%s: %d %s", ms, r.status, r.body)
+		}
+		if doc.MemberState != "GR" || doc.Data[0].MemberState != "GR" {
+			t.Errorf("memberState=%s: the document says %q, its row %q; want GR", ms, doc.MemberState, doc.Data[0].MemberState)
+		}
+	}
+}
