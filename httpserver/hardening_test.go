@@ -400,3 +400,22 @@ func TestCapabilityCheckKeyUnderAuthFailureLimit(t *testing.T) {
 		t.Errorf("another address: %d %s", r.status, r.body)
 	}
 }
+
+// TestTypeErrorFieldIsAPointer: a member of the wrong type inside an array
+// is named by a JSON pointer that resolves in the request (README "Errors":
+// field is the JSON pointer of the offending member), with its element's
+// index; nothing is written.
+func TestTypeErrorFieldIsAPointer(t *testing.T) {
+	f := newFixture(t)
+	for _, tc := range []struct{ member, field string }{
+		{`"locationEvidence":[{"kind":"ip_address","country":"DE","source":"geoip"},{"kind":7}]`, "/locationEvidence/1/kind"},
+		{`"rateConditions":["it_isbn_issn",1]`, "/rateConditions/1"},
+	} {
+		body := bytes.Replace(mustJSON(t, settlement(nil)), []byte("{"), []byte("{"+tc.member+","), 1)
+		r := f.do("POST", "/settlements", keyA, body)
+		assertProblem(t, r, 400, "BAD_REQUEST", tc.field)
+	}
+	if n := f.engine.Ledger().Size(); n != 0 {
+		t.Errorf("ledger size %d after refused requests", n)
+	}
+}

@@ -101,7 +101,7 @@ func decode(body []byte, v any, open, fast bool) error {
 		rv.SetZero() // as it was: encoding/json decodes it and names the problem
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return typeError(err, t.Elem())
+		return typeError(err, body, t.Elem(), open)
 	}
 	return nil
 }
@@ -124,17 +124,53 @@ func fillPlan(v any, t reflect.Type) *plan {
 }
 
 // typeError reports the errors encoding/json can still find after the scan:
-// a JSON value of the wrong type for its field.
-func typeError(err error, root reflect.Type) *Error {
+// a JSON value of the wrong type for its field, named by the pointer of
+// the value at the error's offset (valueAt): encoding/json's own path has
+// no array indexes and stops at a map.
+func typeError(err error, body []byte, root reflect.Type, open bool) *Error {
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &typeErr) {
 		field := pointerOf(root, typeErr.Field)
+		if at, ok := valueAt(body, root, open, typeErr.Offset); ok && withinPath(field, at) {
+			field = at
+		}
 		if typeErr.Value == "number" && typeErr.Type.Kind() == reflect.String {
 			return &Error{Field: field, Detail: "must be a JSON string (amounts are decimal strings such as \"1.50\"), not a JSON number"}
 		}
 		return &Error{Field: field, Detail: fmt.Sprintf("must be a JSON %s, not a JSON %s", kindName(typeErr.Type), typeErr.Value)}
 	}
 	return &Error{Detail: "the body is not a valid JSON object: " + err.Error()}
+}
+
+// valueAt returns the JSON pointer of the innermost value that holds the
+// byte before offset, where encoding/json reports a value of the wrong
+// type (just after a literal, just inside a '{' or '[').
+func valueAt(body []byte, root reflect.Type, open bool, offset int64) (string, bool) {
+	if offset < 1 || offset > int64(len(body)) {
+		return "", false
+	}
+	s := scanner{data: body, open: open, find: int(offset)}
+	s.space()
+	if s.value(root, 0) != nil || !s.found {
+		return "", false
+	}
+	return s.hit, true
+}
+
+// withinPath reports whether the pointer at names the member of path or
+// one of its elements or entries: at without its array indexes is path
+// or lies below it. An offset that is not the body's (a value decoded by
+// its own UnmarshalJSON) fails it, and the path is kept.
+func withinPath(path, at string) bool {
+	var kept []string
+	for _, seg := range strings.Split(at, "/") {
+		if seg != "" && strings.Trim(seg, "0123456789") == "" {
+			continue
+		}
+		kept = append(kept, seg)
+	}
+	stripped := strings.Join(kept, "/")
+	return stripped == path || strings.HasPrefix(stripped, path+"/")
 }
 
 // pointerOf turns encoding/json's dotted field path into a JSON pointer,
@@ -189,6 +225,11 @@ type scanner struct {
 	path  [MaxDepth + 1]segment // path[:depth]: a stack in place, so that the scanner stays on its caller's stack
 	depth int
 	open  bool // unknown members are skipped, not refused
+	// find, when not 0, asks for the pointer of the innermost value that
+	// holds the byte at find-1 (valueAt): hit, once found.
+	find  int
+	found bool
+	hit   string
 }
 
 type segment struct {
@@ -243,10 +284,20 @@ func (s *scanner) syntax(what string) *Error {
 
 // value validates one value whose Go type is t (nil: any value accepted).
 func (s *scanner) value(t reflect.Type, depth int) *Error {
+	s.space()
+	start := s.pos
+	err := s.token(t, depth)
+	if s.find != 0 && err == nil && !s.found && start < s.find && s.find <= s.pos {
+		s.found, s.hit = true, s.pointer(nil) // inner values end first
+	}
+	return err
+}
+
+// token validates the value that starts at s.pos.
+func (s *scanner) token(t reflect.Type, depth int) *Error {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	s.space()
 	if s.pos >= len(s.data) {
 		return s.syntax("unexpected end of input")
 	}

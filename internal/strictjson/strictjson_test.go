@@ -144,3 +144,24 @@ func TestTypeErrorInEmbeddedStruct(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestTypeErrorInArrayNamesTheElement: a value of the wrong type inside an
+// array is named by a JSON pointer that resolves in the body: with the
+// element's index, not encoding/json's index-free path.
+func TestTypeErrorInArrayNamesTheElement(t *testing.T) {
+	for _, tc := range []struct{ body, field string }{
+		{`{"buyer":{"items":[{"kind":"a"},{"kind":5}]}}`, "/buyer/items/1/kind"},
+		{`{"buyer":{"items":[{"kind":"a"},"b"]}}`, "/buyer/items/1"},
+		{`{"buyer":{"items":[{"kind":[]}]}}`, "/buyer/items/0/kind"},
+		{`{"buyer":{"items":{"kind":"a"}}}`, "/buyer/items"},
+		{`{"extra":{"a":"x","b":true}}`, "/extra/b"},
+		{`{"name":"x", "buyer": {"country": "DE", "items": [ {"kind": "a"} , {"kind" : 12.5} ]}}`, "/buyer/items/1/kind"},
+	} {
+		var v target
+		err := Decode([]byte(tc.body), &v)
+		var se *Error
+		if !errors.As(err, &se) || se.Field != tc.field {
+			t.Errorf("%s: err %v, want field %s", tc.body, err, tc.field)
+		}
+	}
+}
