@@ -118,6 +118,15 @@ func (l *LiveTable) Merge(overlay *Table) (*Table, error) {
 	}
 }
 
+// Range is Table.Range of the table currently served: the coverage moves
+// with every publication merged.
+func (l *LiveTable) Range() (first, last string) {
+	if t := l.cur.Load(); t != nil {
+		return t.Range()
+	}
+	return "", ""
+}
+
 // Rate implements Source with the table currently served.
 func (l *LiveTable) Rate(ctx context.Context, quote string, at time.Time, p Policy) (Rate, error) {
 	t := l.cur.Load()

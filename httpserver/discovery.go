@@ -45,14 +45,18 @@ func (s *Server) baseURL(r *http.Request) string {
 // base URL, indented, with a strong ETag (the SHA-256 of the bytes) and
 // conditional GET.
 func (s *Server) serveDocument(w http.ResponseWriter, r *http.Request, build func(base string) any) {
-	s.serveCached(w, r, "application/json", func(base string) ([]byte, error) {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		err := enc.Encode(build(base))
-		return buf.Bytes(), err
-	})
+	s.serveCached(w, r, "application/json", func(base string) ([]byte, error) { return indentedJSON(build(base)) })
+}
+
+// indentedJSON encodes a published document: indented, HTML characters
+// kept as they are.
+func indentedJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	err := enc.Encode(v)
+	return buf.Bytes(), err
 }
 
 // serveCached serves a document that is a pure function of the server and
@@ -189,9 +193,17 @@ func (s *Server) getSellerValue(w http.ResponseWriter, r *http.Request) {
 	s.serveDocument(w, r, func(base string) any { return s.sellerValue(base) })
 }
 
-// getCapabilities: GET /v1/capabilities, the catalog of this engine.
+// getCapabilities: GET /v1/capabilities, the catalog of this engine. Built
+// for each request, not kept: its ECB coverage moves with every publication
+// the rates service merges.
 func (s *Server) getCapabilities(w http.ResponseWriter, r *http.Request) {
-	s.serveDocument(w, r, func(string) any { return s.svc.Catalog.Catalog() })
+	raw, err := indentedJSON(s.svc.Catalog.Catalog())
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	sum := sha256.Sum256(raw)
+	writeImmutable(w, r, "application/json", `"sha256-`+hex.EncodeToString(sum[:])+`"`, documentCache, raw)
 }
 
 // getPricing: GET /v1/pricing, the policy whose fee records accrue.

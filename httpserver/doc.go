@@ -10,7 +10,8 @@
 // preference and seller-value documents. Their facts come from package
 // fiscal's values and from the route table, never from literals here; they
 // are public, cached per base URL (Options.PublicURL, else the request's
-// host) and served with a strong ETag.
+// host) and served with a strong ETag; the capability catalog, whose ECB
+// coverage moves with each publication, is built for each request.
 //
 // # OpenAPI
 //
