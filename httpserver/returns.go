@@ -2,6 +2,7 @@ package httpserver
 
 import (
 	"bytes"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -11,9 +12,12 @@ import (
 	"github.com/fiscal402/fiscal402/returns"
 )
 
-// onlyParams refuses query parameters other than known, and repeated ones.
+// onlyParams refuses query parameters other than known, and repeated ones,
+// naming the first in order (the same error for the same query).
 func onlyParams(v url.Values, known ...string) error {
-	for name, vals := range v {
+	names := slices.Sorted(maps.Keys(v))
+	for _, name := range names {
+		vals := v[name]
 		if !slices.Contains(known, name) {
 			field := name
 			if field == "" {

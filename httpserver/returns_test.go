@@ -134,3 +134,18 @@ func TestOSSRecordsMemberStateEL(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownParametersSameError: the same query with several unknown
+// parameters gets the same problem each time, naming the first in order,
+// as the listing's parameters do.
+func TestUnknownParametersSameError(t *testing.T) {
+	f := newFixture(t)
+	for _, path := range []string{"/v1/returns/oss?period=2026-Q1", "/v1/returns/oss/records?period=2026-Q1&memberState=DE", "/settlements/export?format=csv"} {
+		for i := 0; i < 20; i++ {
+			r := f.do("GET", path+"&zeta=1&alpha=1&mu=1", keyA, nil)
+			if p := problemCode(t, r, 400, "BAD_REQUEST"); p["field"] != "alpha" {
+				t.Fatalf("%s, try %d: field %v, want alpha", path, i, p["field"])
+			}
+		}
+	}
+}
