@@ -220,3 +220,100 @@ func TestOpenAPISpectral(t *testing.T) {
 		t.Fatalf("spectral lint: %v\n%s", err, out)
 	}
 }
+
+// TestRequestSchemasRefuseUnknownMembers: every request body's schema
+// refuses what its decoder refuses: a member the type does not have, at
+// the top and in each object member of the operation's request example
+// (doc.go: "request types reject unknown members, as their decoders do").
+// A client that validates against the document must not send a body the
+// server answers 400.
+func TestRequestSchemasRefuseUnknownMembers(t *testing.T) {
+	f := newFixture(t)
+	doc := f.openAPIDocument(t)
+	param := regexp.MustCompile(`\{[^}]+\}`)
+	for path, item := range doc["paths"].(map[string]any) {
+		for method, o := range item.(map[string]any) {
+			op := o.(map[string]any)
+			rb, ok := op["requestBody"].(map[string]any)
+			if !ok {
+				continue
+			}
+			media := rb["content"].(map[string]any)["application/json"].(map[string]any)
+			example, ok := media["example"].(map[string]any)
+			if !ok {
+				t.Errorf("%s %s: no request example", method, path)
+				continue
+			}
+			where := []string{""}
+			for k, v := range example {
+				if _, ok := v.(map[string]any); ok {
+					where = append(where, k)
+				}
+			}
+			for _, at := range where {
+				body := clone(example)
+				target := body
+				if at != "" {
+					target = body[at].(map[string]any)
+				}
+				target["zzUnknown"] = true
+				pointer := "/" + at + "/zzUnknown"
+				if at == "" {
+					pointer = "/zzUnknown"
+				}
+				r := f.do(strings.ToUpper(method), param.ReplaceAllString(path, "nope"), keyA, mustJSON(t, body))
+				var p struct{ Code, Field string }
+				_ = json.Unmarshal(r.body, &p)
+				if r.status != 400 || p.Field != pointer {
+					continue // the decoder takes it (an open document): nothing to compare
+				}
+				schema := closedSchema(doc, media["schema"].(map[string]any))
+				if at != "" {
+					props, _ := schema["properties"].(map[string]any)
+					ps, _ := props[at].(map[string]any)
+					schema = closedSchema(doc, ps)
+				}
+				if schema["additionalProperties"] != false {
+					t.Errorf("%s %s: the server refuses %s (400 unknown field), the request schema allows it (no additionalProperties: false)", method, path, pointer)
+				}
+			}
+		}
+	}
+}
+
+// closedSchema resolves a member's schema to the object schema that says
+// whether it is closed: through $ref, and the allOf or oneOf (with null)
+// a description or a nullable member wraps it in.
+func closedSchema(doc openAPIDoc, s map[string]any) map[string]any {
+	for s != nil {
+		if ref, ok := s["$ref"].(string); ok {
+			s = doc.resolve(ref)
+			continue
+		}
+		var alts []any
+		if all, ok := s["allOf"].([]any); ok {
+			alts = all
+		} else if one, ok := s["oneOf"].([]any); ok {
+			alts = one
+		}
+		next := map[string]any(nil)
+		for _, a := range alts {
+			if m := a.(map[string]any); m["type"] != "null" {
+				next = m
+				break
+			}
+		}
+		if next == nil {
+			return s
+		}
+		s = next
+	}
+	return map[string]any{}
+}
+
+func clone(m map[string]any) map[string]any {
+	var out map[string]any
+	raw, _ := json.Marshal(m)
+	_ = json.Unmarshal(raw, &out)
+	return out
+}

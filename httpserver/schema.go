@@ -20,6 +20,7 @@ import (
 	"github.com/fiscal402/fiscal402/parties"
 	"github.com/fiscal402/fiscal402/refunds"
 	"github.com/fiscal402/fiscal402/returns"
+	"github.com/fiscal402/fiscal402/sandbox"
 	"github.com/fiscal402/fiscal402/vat"
 	"github.com/fiscal402/fiscal402/webhooks"
 )
@@ -250,13 +251,33 @@ var componentNames = map[reflect.Type]string{
 	reflect.TypeFor[returns.Return]():              "OSSReturn",
 }
 
-// strictTypes are decoded with unknown members rejected (fiscal.decodeStrict).
+// strictTypes are decoded with unknown members rejected (decodeJSON,
+// package internal/strictjson): every request body and the objects in it
+// (TestRequestSchemasRefuseUnknownMembers). The x402 documents are decoded
+// open (package x402) and stay open.
 var strictTypes = map[reflect.Type]bool{
 	reflect.TypeFor[fiscal.SettlementRequest]():       true,
 	reflect.TypeFor[catalog.CapabilityCheckRequest](): true,
 	reflect.TypeFor[catalog.CheckPayment]():           true,
 	reflect.TypeFor[X402IngestRequest]():              true,
 	reflect.TypeFor[fiscal.BuyerFacts]():              true,
+	reflect.TypeFor[sandbox.SimulateRequest]():        true,
+	reflect.TypeFor[sandbox.EvaluateRequest]():        true,
+	reflect.TypeFor[fiscal.Seller]():                  true,
+	reflect.TypeFor[fiscal.Resolution]():              true,
+	reflect.TypeFor[fiscal.ResolutionBuyer]():         true,
+	reflect.TypeFor[fiscal.ManualDetermination]():     true,
+	reflect.TypeFor[fiscalevent.Request]():            true,
+	reflect.TypeFor[fiscalevent.Payment]():            true,
+	reflect.TypeFor[parties.Seller]():                 true,
+	reflect.TypeFor[parties.Buyer]():                  true,
+	reflect.TypeFor[refunds.Request]():                true,
+	reflect.TypeFor[invoicing.SummaryRequest]():       true,
+	reflect.TypeFor[webhooks.EndpointRequest]():       true,
+	// Also in answers (an evaluation's supply, a refund's transfer), as
+	// CheckPayment is: the request's refusal is what a client must know.
+	reflect.TypeFor[parties.Supply]():      true,
+	reflect.TypeFor[refunds.Transaction](): true,
 }
 
 // optionalMembers are members always present in some versions of a
