@@ -317,3 +317,36 @@ func clone(m map[string]any) map[string]any {
 	_ = json.Unmarshal(raw, &out)
 	return out
 }
+
+// TestRequestSchemasRequireWhatTheServerRequires: a member a request schema
+// marks required is one whose absence the server refuses (400 naming it):
+// a client that validates against the document is not made to send what
+// the service does without (POST /v1/invoices/summaries without buyer
+// issues every buyer's summary).
+func TestRequestSchemasRequireWhatTheServerRequires(t *testing.T) {
+	f := newFixture(t)
+	doc := f.openAPIDocument(t)
+	param := regexp.MustCompile(`\{[^}]+\}`)
+	for path, item := range doc["paths"].(map[string]any) {
+		for method, o := range item.(map[string]any) {
+			rb, ok := o.(map[string]any)["requestBody"].(map[string]any)
+			if !ok {
+				continue
+			}
+			media := rb["content"].(map[string]any)["application/json"].(map[string]any)
+			example, _ := media["example"].(map[string]any)
+			schema := closedSchema(doc, media["schema"].(map[string]any))
+			for _, member := range asStrings(schema["required"]) {
+				body := clone(example)
+				delete(body, member)
+				r := f.do(strings.ToUpper(method), param.ReplaceAllString(path, "nope"), keyA, mustJSON(t, body))
+				var p struct{ Code, Field string }
+				_ = json.Unmarshal(r.body, &p)
+				if r.status == 400 || r.status == 404 || r.status == 422 && strings.HasPrefix(p.Field, "/"+member) {
+					continue // refused, or answered for the missing resource before the body mattered
+				}
+				t.Errorf("%s %s: without %q the server answers %d %s %s; the schema requires it", method, path, member, r.status, p.Code, p.Field)
+			}
+		}
+	}
+}
