@@ -43,3 +43,16 @@ func TestRefundOfSummaryInvoicedSupplyIsRefusedAsSuch(t *testing.T) {
 		t.Fatalf("the refused refund wrote %d entries", got-size)
 	}
 }
+
+// TestUnknownSummaryIsNamedAsSuch: reading a summary invoice that does not
+// exist is NOT_FOUND naming a summary invoice, not "settlement … not
+// found" (the engine's word for every entry), which sent a client looking
+// for the wrong thing.
+func TestUnknownSummaryIsNamedAsSuch(t *testing.T) {
+	c := newClock(time.Date(2026, 4, 2, 10, 0, 0, 0, time.UTC))
+	b := summaryEngine(t, fiscal.InvoicingSummaryMonthly, c)
+	_, _, err := invoicing.Summary(context.Background(), b, "sum_zzz")
+	if fiscaltest.Code(err) != fiscal.CodeNotFound || !strings.Contains(err.Error(), "summary invoice sum_zzz") || strings.Contains(err.Error(), "settlement") {
+		t.Fatalf("unknown summary: %v (%s), want NOT_FOUND naming the summary invoice", err, fiscaltest.Code(err))
+	}
+}

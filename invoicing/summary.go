@@ -477,6 +477,10 @@ func rateOf(det vat.Determination) decimal.Decimal {
 // storedSummary reads a summary invoice of the account.
 func storedSummary(b *fiscal.Books, id string, o fiscal.Outcome) (*SummaryResult, error) {
 	raw, err := b.Engine().Document(id)
+	var fe *fiscal.Error
+	if errors.As(err, &fe) && fe.Code == fiscal.CodeNotFound {
+		return nil, notFound("summary invoice " + id) // not "settlement …": the engine's word for any entry
+	}
 	if err != nil {
 		return nil, err
 	}
