@@ -140,7 +140,7 @@ func TestOSSRecordsMemberStateEL(t *testing.T) {
 // as the listing's parameters do.
 func TestUnknownParametersSameError(t *testing.T) {
 	f := newFixture(t)
-	for _, path := range []string{"/v1/returns/oss?period=2026-Q1", "/v1/returns/oss/records?period=2026-Q1&memberState=DE", "/settlements/export?format=csv"} {
+	for _, path := range []string{"/v1/returns/oss?period=2026-Q1", "/v1/returns/oss/records?period=2026-Q1&memberState=DE", "/settlements/export?format=csv", "/v1/events?limit=5"} {
 		for i := 0; i < 20; i++ {
 			r := f.do("GET", path+"&zeta=1&alpha=1&mu=1", keyA, nil)
 			if p := problemCode(t, r, 400, "BAD_REQUEST"); p["field"] != "alpha" {

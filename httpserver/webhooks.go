@@ -2,7 +2,6 @@ package httpserver
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -108,15 +107,9 @@ func (s *Server) postWebhookEnable(w http.ResponseWriter, r *http.Request) {
 // events with their records, for backfill. Without after, from the first.
 func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	for name, vs := range q {
-		if name != "cursor" && name != "after" && name != "limit" {
-			s.problem(w, r, &fiscal.Error{Code: fiscal.CodeBadRequest, Field: name, Detail: fmt.Sprintf("unknown query parameter %q; known: cursor, limit", name)})
-			return
-		}
-		if len(vs) > 1 {
-			s.problem(w, r, &fiscal.Error{Code: fiscal.CodeBadRequest, Field: name, Detail: fmt.Sprintf("query parameter %q is repeated", name)})
-			return
-		}
+	if err := onlyParams(q, "cursor", "limit", "after"); err != nil { // the same problem for the same query
+		s.problem(w, r, err)
+		return
 	}
 	cursor := q.Get("cursor")
 	if q.Has("after") { // the former name of the cursor, still read
