@@ -316,7 +316,8 @@
 // the seller's, one of its establishments, nor where the facts place the
 // customer, at origin for a business, a seller established twice or over
 // the threshold (Art. 59c), or in the customer's state for a business the
-// seller supplies from abroad (Art. 196); OUTSIDE_SCOPE for a corridor
+// seller supplies from abroad (Art. 196) or for a consumer of a seller
+// within the Art. 59c threshold, as for OSS_B2C; OUTSIDE_SCOPE for a corridor
 // neither ruleset covers, Åland by a Finnish seller or Guadeloupe,
 // Martinique and Réunion by a French one; UK_DOMESTIC for a seller
 // belonging outside the UK and the other UK regimes for one belonging in

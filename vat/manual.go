@@ -666,8 +666,9 @@ func (r *rules) manualDomestic() {
 		}
 		r.domestic(X, loc.territory, st.b2b)
 	default:
-		// The consumer's member state, the seller not established there.
-		if !r.asConsumer(st, "the seller is not established in "+X+", so it charges the VAT of "+X+" only to a non-taxable person there (record REVERSE_CHARGE_B2B "+X+" for a business)") {
+		// The consumer's member state, the seller not established there:
+		// Art. 58 as for OSS_B2C, so only past the Art. 59c threshold.
+		if !r.asConsumer(st, "the seller is not established in "+X+", so it charges the VAT of "+X+" only to a non-taxable person there (record REVERSE_CHARGE_B2B "+X+" for a business)") || !r.manualDestination() {
 			return
 		}
 		r.domestic(X, loc.territory, false)
@@ -788,19 +789,36 @@ func (r *rules) manualOSS() {
 	if !r.asConsumer(checkBuyer(r.in.Buyer, loc), "the OSS is for supplies to non-taxable persons (Art. 369b and 359 "+directive+")") {
 		return
 	}
-	if r.subjectToThreshold() {
-		switch place, rule := r.decideThreshold(r.originNet); place {
-		case thresholdInvalid:
-			return
-		case thresholdOrigin:
-			r.refuse(ManualContradictsLaw, fieldRegime, thresholdFact(rule), "%s, so under Art. 59c(1) %s the place of supply is the seller's member state %s; record DOMESTIC %s, or correct the account.", thresholdWhy(rule), directive, s.country, s.country)
-			return
-		case thresholdOriginRateUnknown:
-			r.refuse(ManualContradictsLaw, fieldRegime, "seller.crossBorder", "Whether this supply takes the seller's cross-border B2C TBE supplies over EUR 10,000 (Art. 59c(2) %s) depends on its value at the rate of %s, which the rate table does not establish for the supply kind %q; record DOMESTIC %s at the rate that applies there, or correct the totals.", directive, s.country, r.in.Supply.Kind, s.country)
-			return
-		}
+	if !r.manualDestination() {
+		return
 	}
 	r.oss()
+}
+
+// manualDestination applies Art. 59c to a person's choice of the
+// consumer's member state as the place of supply (OSS_B2C there, or
+// DOMESTIC there in that state's own return): for a seller established in
+// one member state only, Art. 58 applies only past the EUR 10,000 or with
+// the option (Art. 59c(1)-(3) Directive 2006/112/EC); the way the VAT is
+// declared does not move the place of supply. It records the threshold
+// section (the supply counts toward the totals) or refuses, and reports
+// whether the choice stands.
+func (r *rules) manualDestination() bool {
+	if !r.subjectToThreshold() {
+		return true
+	}
+	S := r.seller.country
+	switch place, rule := r.decideThreshold(r.originNet); place {
+	case thresholdInvalid:
+		return false // refuseOnReview names the figure
+	case thresholdOrigin:
+		r.refuse(ManualContradictsLaw, fieldRegime, thresholdFact(rule), "%s, so under Art. 59c(1) %s the place of supply is the seller's member state %s; record DOMESTIC %s, or correct the account.", thresholdWhy(rule), directive, S, S)
+		return false
+	case thresholdOriginRateUnknown:
+		r.refuse(ManualContradictsLaw, fieldRegime, "seller.crossBorder", "Whether this supply takes the seller's cross-border B2C TBE supplies over EUR 10,000 (Art. 59c(2) %s) depends on its value at the rate of %s, which the rate table does not establish for the supply kind %q; record DOMESTIC %s at the rate that applies there, or correct the totals.", directive, S, r.in.Supply.Kind, S)
+		return false
+	}
+	return true
 }
 
 // manualReverseCharge records REVERSE_CHARGE_B2B in X: a taxable customer
