@@ -190,9 +190,9 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 			return nil, res, claimConflict(conflict.Claim)
 		case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 			return nil, res, err
-		case errors.Is(err, errStaleTotal):
+		case errors.Is(err, errStaleTotal): // a concurrent sale of the account counted first: decide again
 			e.totals.forget(d.total)
-			return nil, res, errStaleTotal
+			return nil, res, &Error{Code: CodeDBUnavailable, Detail: "the account's running totals changed while this sale was decided; retry", RetryAfter: time.Second, Err: errStaleTotal}
 		}
 		return nil, res, storeError(err) // a hook's *Error as it is
 	}

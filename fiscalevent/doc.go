@@ -41,6 +41,8 @@
 // Given the engine's clock, rates and registry, the same request gives the
 // same event: the id derives from (network, txHash), the determination
 // from package vat and the seller facts stated (DetermineWithUnknowns never
-// guesses an unknown Art. 59c fact), the amounts from the ECB rate of the
+// guesses an unknown Art. 59c fact; the account's own seller is decided on
+// the account's running totals, to which its events count as its
+// settlements do), the amounts from the ECB rate of the
 // settlement day.
 package fiscalevent

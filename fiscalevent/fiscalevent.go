@@ -341,16 +341,27 @@ func (s *Service) decide(ctx context.Context, acc fiscal.Account, in input, now 
 	if determine == nil {
 		determine = func(vin vat.Input) vat.Determination {
 			vin.Buyer.Business = in.buyer.BusinessStatus == parties.BusinessStatusB2B
-			return parties.DetermineWithUnknowns(seller, vin.Buyer, vin.Supply)
+			facts := seller
+			facts.CrossBorder = vin.Seller.CrossBorder // the account's running totals (below)
+			return parties.DetermineWithUnknowns(facts, vin.Buyer, vin.Supply)
 		}
 	}
+	// The account's own seller is decided on the account's Art. 59c
+	// running totals, with its opening figures, and the event counts
+	// toward them, as a settlement does (fiscal totals.go).
+	var opening []fiscal.OpeningTotal
+	if seller.IsAccount {
+		opening = seller.Profile.OpeningTotals
+	}
 	d, err := s.e.Prepare(ctx, acc.ID, fiscal.Supply{
-		Payment:      p,
-		Seller:       fiscal.Seller{LegalName: seller.LegalName, Country: seller.Country, VATNumber: seller.VATNumber, OtherEstablishments: seller.OtherEstablishments},
-		Verification: verification,
-		Registry:     registry,
-		Determine:    determine,
-		Object:       fiscal.ObjectFiscalEvent,
+		Payment: p,
+		Seller: fiscal.Seller{LegalName: seller.LegalName, Country: seller.Country, VATNumber: seller.VATNumber, OtherEstablishments: seller.OtherEstablishments,
+			OpeningTotals: opening},
+		Verification:  verification,
+		Registry:      registry,
+		Determine:     determine,
+		Object:        fiscal.ObjectFiscalEvent,
+		AccountTotals: seller.IsAccount,
 	}, now)
 	if err != nil {
 		return nil, nil, err

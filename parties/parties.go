@@ -69,6 +69,11 @@ type SellerFacts struct {
 	// its choices for special territories and Art. 9a, and its attested
 	// rate conditions decide as they do for POST /settlements.
 	Profile *fiscal.Seller
+	// CrossBorder are the account's Art. 59c running totals for the
+	// supply's year (with IsAccount, read by the engine as for POST
+	// /settlements); nil decides on the flags alone. Not part of the
+	// facts a request states (and of its fingerprint).
+	CrossBorder *vat.CrossBorderTotals `json:"-"`
 }
 
 // BuyerFacts is a validated buyer of a fiscal event or evaluation.
@@ -245,7 +250,7 @@ func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " "
 // the engine never guesses which VAT a seller owes.
 func DetermineWithUnknowns(s SellerFacts, buyer vat.Buyer, supply vat.Supply) vat.Determination {
 	in := vat.Input{
-		Seller: vat.Seller{Country: s.Country, OtherEstablishments: s.OtherEstablishments, VATNumber: s.VATNumber},
+		Seller: vat.Seller{Country: s.Country, OtherEstablishments: s.OtherEstablishments, VATNumber: s.VATNumber, CrossBorder: s.CrossBorder},
 		Buyer:  buyer,
 		Supply: supply,
 	}

@@ -1,0 +1,60 @@
+package fiscalevent_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/fiscalevent"
+	"github.com/fiscal402/fiscal402/internal/fiscaltest"
+	"github.com/fiscal402/fiscal402/vat"
+)
+
+// TestAccountSellerEventsUseRunningTotals: a fiscal event of the account's
+// own seller is one of its supplies. Its Art. 59c position is the one the
+// engine keeps for the account (README "Art. 59c threshold from the
+// ledger": opening figures plus every counted sale), as for POST
+// /settlements: an Irish seller whose 2026 total is already over EUR
+// 10,000 charges the German consumer's VAT, not Irish VAT (Art. 59c(1)(c),
+// (2) Directive 2006/112/EC), and the event's value counts toward the
+// total like a settlement's.
+func TestAccountSellerEventsUseRunningTotals(t *testing.T) {
+	seller := fiscaltest.IrishSeller
+	seller.OverThreshold = false
+	seller.OpeningTotals = []fiscal.OpeningTotal{{Year: 2026, EUR: "12000"}}
+	e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), seller))
+	ctx := context.Background()
+	b := fiscaltest.Books(t, e, 0)
+
+	settled, err := b.Settle(ctx, fiscaltest.Request(1, "11.90", "DE", "2026-04-10T14:30:00Z"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := settled.Record.Classification; c.Regime != vat.RegimeOSSB2C || c.TaxingCountry != "DE" {
+		t.Fatalf("settlement: %s %s, want OSS_B2C DE", c.Regime, c.TaxingCountry)
+	}
+	res, err := fiscalevent.New(e).Record(ctx, fiscaltest.AccountID(0), request(2, "11.90", seller.LegalName, "IE", "DE"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Event.Determination
+	if d.Status != vat.StatusDetermined || d.Regime != vat.RegimeOSSB2C || d.TaxingCountry != "DE" {
+		t.Errorf("fiscal event of the account's seller over the threshold: %s %s %s %v, want OSS_B2C DE like its settlement",
+			d.Status, d.Regime, d.TaxingCountry, d.RatePercent)
+	}
+	th := d.Threshold
+	if th == nil || th.Rule != vat.ThresholdCurrentYear || th.Counted == nil {
+		t.Fatalf("threshold section %+v, want current_year_exceeded with the value counted", th)
+	}
+	totals, err := b.Totals(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := decimal.RequireFromString("12000").Add(*settled.Record.Classification.Threshold.Counted).Add(*th.Counted)
+	if len(totals) != 1 || !decimal.RequireFromString(totals[0].CrossBorderEUR).Equal(want) {
+		t.Errorf("running totals %+v, want 2026 at %s (opening, the settlement and the fiscal event)", totals, want)
+	}
+}
