@@ -338,13 +338,18 @@ func (s *Service) decide(ctx context.Context, acc fiscal.Account, in input, now 
 		prof := acc.Seller // a revision rebuilt from the stored event
 		seller.Profile = &prof
 	}
-	if determine == nil {
-		determine = func(vin vat.Input) vat.Determination {
-			vin.Buyer.Business = in.buyer.BusinessStatus == parties.BusinessStatusB2B
-			facts := seller
-			facts.CrossBorder = vin.Seller.CrossBorder // the account's running totals (below)
-			return parties.DetermineWithUnknowns(facts, vin.Buyer, vin.Supply)
+	// The rules, or a person's determination (manual), decide on the
+	// seller's facts: those the event states, the account's profile for
+	// its own seller, and the account's running totals (below).
+	manual := determine
+	determine = func(vin vat.Input) vat.Determination {
+		vin.Buyer.Business = in.buyer.BusinessStatus == parties.BusinessStatusB2B
+		facts := seller
+		facts.CrossBorder = vin.Seller.CrossBorder
+		if manual != nil {
+			return manual(facts.Input(vin.Buyer, vin.Supply))
 		}
+		return parties.DetermineWithUnknowns(facts, vin.Buyer, vin.Supply)
 	}
 	// The account's own seller is decided on the account's Art. 59c
 	// running totals, with its opening figures, and the event counts

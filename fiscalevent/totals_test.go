@@ -58,3 +58,39 @@ func TestAccountSellerEventsUseRunningTotals(t *testing.T) {
 		t.Errorf("running totals %+v, want 2026 at %s (opening, the settlement and the fiscal event)", totals, want)
 	}
 }
+
+// TestManualResolutionUsesSellerFacts: a person's determination of a
+// fiscal event is checked against the seller's facts as the rules read
+// them (vat.DetermineManually), so those facts must be the event's: the
+// account's seller here states it is over the Art. 59c threshold. Its
+// consumer sale to Germany is taxed in Germany (Art. 59c(1)(c)); Irish
+// VAT at origin contradicts the law and is refused, OSS_B2C DE stands, as
+// for a settlement of the same account (fiscal.Books.Resolve).
+func TestManualResolutionUsesSellerFacts(t *testing.T) {
+	for _, c := range []struct {
+		m      fiscal.ManualDetermination
+		refuse bool
+	}{
+		{fiscal.ManualDetermination{Regime: vat.RegimeDomestic, TaxingCountry: "IE", RatePercent: "23", Reason: "origin"}, true},
+		{fiscal.ManualDetermination{Regime: vat.RegimeOSSB2C, TaxingCountry: "DE", RatePercent: "19", Reason: "a consumer after all"}, false},
+	} {
+		e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), fiscaltest.IrishSeller))
+		events := fiscalevent.New(e)
+		ctx := context.Background()
+		acct := fiscaltest.AccountID(0)
+		res, err := events.Record(ctx, acct, b2bEvent(2, "DE136695976"), "") // no registry: left for review
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := c.m
+		got, err := events.Resolve(ctx, acct, res.Event.ID, fiscal.Resolution{Determination: &m, ResolvedBy: "ops-1"}, "")
+		switch {
+		case c.refuse && fiscaltest.Code(err) != fiscal.CodeBadRequest:
+			t.Errorf("%s %s for a seller over the threshold: %v, want it refused", m.Regime, m.TaxingCountry, err)
+		case !c.refuse && err != nil:
+			t.Errorf("%s %s for a seller over the threshold: %v", m.Regime, m.TaxingCountry, err)
+		case !c.refuse && (got.Event.Determination.Regime != m.Regime || got.Event.Determination.TaxingCountry != m.TaxingCountry):
+			t.Errorf("%s %s: recorded %s %s", m.Regime, m.TaxingCountry, got.Event.Determination.Regime, got.Event.Determination.TaxingCountry)
+		}
+	}
+}

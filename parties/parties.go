@@ -249,20 +249,7 @@ func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " "
 // matter and that is the answer, otherwise the answer is a manual review:
 // the engine never guesses which VAT a seller owes.
 func DetermineWithUnknowns(s SellerFacts, buyer vat.Buyer, supply vat.Supply) vat.Determination {
-	in := vat.Input{
-		Seller: vat.Seller{Country: s.Country, OtherEstablishments: s.OtherEstablishments, VATNumber: s.VATNumber, CrossBorder: s.CrossBorder},
-		Buyer:  buyer,
-		Supply: supply,
-	}
-	if p := s.Profile; p != nil {
-		in.Seller.Registrations, in.Seller.ElectronicInterface, in.Seller.Art9aRebutted, in.Seller.ReviewSpecialTerritories =
-			p.Registrations, p.ElectronicInterface, p.Art9aRebutted, p.ReviewSpecialTerritories
-		if len(p.RateConditions) > 0 {
-			in.Supply.Conditions = slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(supply.Conditions), p.RateConditions...))))
-		}
-	}
-	low, high := in, in
-	low.Seller.OverThreshold, low.Seller.OptedForDestination = boolOr(s.OverThreshold, false), boolOr(s.OptedForDestination, false)
+	low, high := s.Input(buyer, supply), s.Input(buyer, supply)
 	high.Seller.OverThreshold, high.Seller.OptedForDestination = boolOr(s.OverThreshold, true), boolOr(s.OptedForDestination, true)
 	dLow := vat.Determine(low)
 	if s.OverThreshold != nil && s.OptedForDestination != nil {
@@ -275,6 +262,29 @@ func DetermineWithUnknowns(s SellerFacts, buyer vat.Buyer, supply vat.Supply) va
 		return dLow
 	}
 	return thresholdUnknown(dLow, dHigh)
+}
+
+// Input is the vat.Input of a supply by the seller: its stated facts (an
+// unknown Art. 59c fact as false: under the threshold, not opted) and
+// running totals, and with Profile the account's registrations, its
+// choices for special territories and Art. 9a and its attested rate
+// conditions. A manual determination (vat.DetermineManually) is checked
+// against it, as Determine decides on it.
+func (s SellerFacts) Input(buyer vat.Buyer, supply vat.Supply) vat.Input {
+	in := vat.Input{
+		Seller: vat.Seller{Country: s.Country, OtherEstablishments: s.OtherEstablishments, VATNumber: s.VATNumber, CrossBorder: s.CrossBorder,
+			OverThreshold: boolOr(s.OverThreshold, false), OptedForDestination: boolOr(s.OptedForDestination, false)},
+		Buyer:  buyer,
+		Supply: supply,
+	}
+	if p := s.Profile; p != nil {
+		in.Seller.Registrations, in.Seller.ElectronicInterface, in.Seller.Art9aRebutted, in.Seller.ReviewSpecialTerritories =
+			p.Registrations, p.ElectronicInterface, p.Art9aRebutted, p.ReviewSpecialTerritories
+		if len(p.RateConditions) > 0 {
+			in.Supply.Conditions = slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(supply.Conditions), p.RateConditions...))))
+		}
+	}
+	return in
 }
 
 func boolOr(p *bool, def bool) bool {
