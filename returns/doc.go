@@ -42,7 +42,10 @@
 //
 // Sales that are not OSS supplies are summarised apart in NotInOSS:
 // domestic sales (the national return), reverse-charge sales (the recapitulative
-// statement, Art. 262), sales outside the scope of EU VAT and UK sales.
+// statement, Art. 262), sales outside the scope of EU VAT and UK sales, and
+// destination-taxed consumer sales of a seller that states no registration
+// for their OSS scheme but one in the member state of consumption (that
+// state's return, Art. 214(1)(a); the schemes are an option, Art. 369b, 359).
 // Records PENDING_MANUAL_REVIEW have no tax determination and are excluded
 // and counted apart (Excluded.Pending): they are never guessed into a line.
 //

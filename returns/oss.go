@@ -349,7 +349,7 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 		if c.RatePercent != "" {
 			rateText = rate.String()
 		}
-		if c.Regime != vat.RegimeOSSB2C {
+		if c.Regime != vat.RegimeOSSB2C || declaredNationally(acct.Seller, c.Scheme, c.TaxingCountry) {
 			country := c.TaxingCountry
 			if country == "" {
 				country = c.PlaceOfSupply
@@ -451,7 +451,7 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 				orig = t.UTC().Format(time.DateOnly)
 			}
 		}
-		if c.Regime != vat.RegimeOSSB2C {
+		if c.Regime != vat.RegimeOSSB2C || declaredNationally(acct.Seller, c.Scheme, c.TaxingCountry) {
 			country := c.TaxingCountry
 			if country == "" {
 				country = c.PlaceOfSupply
@@ -719,8 +719,39 @@ func vatNumberCountry(n string) string {
 	return isoCountry(n[:2])
 }
 
+// declaredNationally reports whether a destination-taxed consumer sale
+// (OSS_B2C) of the OSS scheme named is declared outside the OSS: the
+// seller states its registrations, none for that scheme, and one in the
+// member state of consumption. The special schemes are an option (Art.
+// 369b and 359 Directive 2006/112/EC: member states "shall permit" them);
+// a seller that does not use one is identified where the supply is taxed
+// (Art. 214(1)(a)) and declares it in that state's return, which is what
+// its invoice states (invoicelaw, Art. 219a(1)). A seller registered for
+// the scheme declares all such supplies through it (Art. 369b, 359).
+func declaredNationally(s fiscal.Seller, scheme, country string) bool {
+	if s.Registrations == nil {
+		return false // not stated: the OSS is assumed, as the invoice assumes it
+	}
+	oss := vat.RegistrationOSSNonUnion
+	if scheme == vat.SchemeUnion {
+		oss = vat.RegistrationOSSUnion
+	}
+	national := false
+	for _, g := range s.Registrations {
+		switch {
+		case g.Scheme == oss:
+			return false
+		case g.Scheme == vat.RegistrationNational && isoCountry(g.Country) == isoCountry(country):
+			national = true
+		}
+	}
+	return national
+}
+
 func declaredIn(regime string) string {
 	switch regime {
+	case vat.RegimeOSSB2C:
+		return "the national VAT return of the member state of consumption, where the seller is registered (Art. 214(1)(a)); it uses no OSS scheme for these sales"
 	case vat.RegimeDomestic:
 		return "the national VAT return of the taxing member state"
 	case vat.RegimeReverseChargeB2B:

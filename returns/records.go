@@ -131,7 +131,7 @@ func Records(ctx context.Context, b *fiscal.Books, q RecordsQuery, fn func(Recor
 	if !isEU(ms) {
 		return badRequest("memberState", "is %q; want the ISO code of an EU member state (EL is read as GR)", q.MemberState)
 	}
-	p := q.Period
+	p, seller := q.Period, b.Account().Seller
 	lq := listing.Query{From: p.Start().Add(-localMargin), SettledFrom: p.Start().Add(-localMargin), SettledTo: p.End().Add(localMargin), TaxingCountry: ms,
 		ReviewStatus: fiscal.StatusProcessed}
 	return each(ctx, b, lq, func(raw []byte) error {
@@ -140,8 +140,8 @@ func Records(ctx context.Context, b *fiscal.Books, q RecordsQuery, fn func(Recor
 			return err
 		}
 		date, _ := rc.supplyDate()
-		if !p.Contains(date) || rc.Classification.Regime != vat.RegimeOSSB2C {
-			return nil
+		if !p.Contains(date) || rc.Classification.Regime != vat.RegimeOSSB2C || declaredNationally(seller, rc.Classification.Scheme, rc.Classification.TaxingCountry) {
+			return nil // not an OSS supply (oss.go)
 		}
 		row := recordRow(rc, date)
 		refunds, err := refunds.List(ctx, b, rc.ID)
