@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fiscalevent"
 	"github.com/fiscal402/fiscal402/fx"
@@ -58,8 +60,10 @@ type Evaluation struct {
 
 // Evaluate previews the EU VAT classification of a supply, without writing
 // any record: the determination of package vat (with the registry lookup of
-// a buyer's VAT number when a registry is configured), the conversion of the
-// USDC amount to EUR at the ECB rate of the date, and the VAT split. A buyer
+// a buyer's VAT number when a registry is configured; for the account's own
+// seller, on the account's Art. 59c running totals, as a recorded sale of
+// the account is decided), the conversion of the USDC amount to EUR at the
+// ECB rate of the date, and the VAT split. A buyer
 // that is not an attested EU-27 customer is UNSUPPORTED_JURISDICTION (422).
 //
 // accountID is the authenticated account, "" for none. The call counts
@@ -67,13 +71,14 @@ type Evaluation struct {
 func (s *Sandbox) Evaluate(ctx context.Context, accountID string, agent Agent, req EvaluateRequest) (*Evaluation, error) {
 	now := s.prod.Now().UTC()
 	var acc *fiscal.Account
+	var books *fiscal.Books
 	if accountID != "" {
 		b, err := s.prod.Books(accountID)
 		if err != nil {
 			return nil, err
 		}
 		a := b.Account()
-		acc = &a
+		acc, books = &a, b
 	}
 	seller, buyer, err := evaluateParties(req, acc)
 	if err != nil {
@@ -99,6 +104,11 @@ func (s *Sandbox) Evaluate(ctx context.Context, accountID string, agent Agent, r
 	var policy fx.Policy
 	if len(req.Date) == len(time.DateOnly) {
 		policy = fx.ForDayOrPrevious
+	}
+	if seller.IsAccount && books != nil {
+		if seller.CrossBorder, err = accountTotals(ctx, books, seller, date); err != nil {
+			return nil, err
+		}
 	}
 	eng, err := s.open()
 	if err != nil {
@@ -145,6 +155,39 @@ func (s *Sandbox) Evaluate(ctx context.Context, accountID string, agent Agent, r
 		FX:            rfx,
 		Quota:         quota,
 	}, nil
+}
+
+// accountTotals are the account's Art. 59c running totals (its opening
+// figures included, fiscal.Books.Totals) for the year of at in the
+// seller's time zone and the year before: what the engine decides the
+// account's own sale on (fiscal totals.go), for an EU seller established
+// in one member state only (Art. 59c(1)(a) Directive 2006/112/EC); nil for
+// any other seller, which has no threshold.
+func accountTotals(ctx context.Context, b *fiscal.Books, seller parties.SellerFacts, at time.Time) (*vat.CrossBorderTotals, error) {
+	if !parties.InEU27(seller.Country) || len(seller.OtherEstablishments) > 0 {
+		return nil, nil
+	}
+	years, err := b.Totals(ctx)
+	if err != nil {
+		return nil, err
+	}
+	y := vat.Seller{Country: seller.Country}.ThresholdYear(at)
+	cb := &vat.CrossBorderTotals{}
+	for _, t := range years {
+		if t.Year != y && t.Year != y-1 {
+			continue
+		}
+		d, err := decimal.NewFromString(t.CrossBorderEUR)
+		if err != nil {
+			return nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "the account's running total is unreadable", Err: err}
+		}
+		if t.Year == y {
+			cb.CurrentYear = d
+		} else {
+			cb.PreviousYear = d
+		}
+	}
+	return cb, nil
 }
 
 // evaluateParties validates the seller and the buyer of an evaluation. The
