@@ -187,7 +187,7 @@ func invoiceFor(r *Record, law invoicelaw.Law, seller, buyer *ubl.Party, a *amou
 	return ubl.Invoice{
 		Profile:    profile,
 		ID:         r.ID,
-		IssueDate:  issued.UTC().Format(time.DateOnly),
+		IssueDate:  invoicelaw.IssueDate(det, issued),
 		TaxCountry: law.TaxCountry,
 		// The date of supply (BT-72) is the local day of the chargeable
 		// event in the taxing territory (vat: Determination.SupplyDate).
@@ -273,7 +273,7 @@ func (b *Books) InvoiceFrame(r *Record, issued time.Time) (inv ubl.Invoice, ref 
 	law := invoicelaw.For(r.Classification, ls)
 	seller := invoicelaw.SellerParty(ls, law)
 	buyer, missing := invoicelaw.BuyerParty(r.Classification, r.Buyer.ForInvoiceLaw())
-	inv = ubl.Invoice{Profile: invoiceProfile(&r.Classification, &seller, &buyer), IssueDate: issued.Format(time.DateOnly),
+	inv = ubl.Invoice{Profile: invoiceProfile(&r.Classification, &seller, &buyer), IssueDate: invoicelaw.IssueDate(&r.Classification, issued),
 		TaxCountry: law.TaxCountry, Seller: seller, Buyer: buyer}
 	view := Record{Classification: r.Classification, Invoice: &InvoiceRef{Format: "UBL 2.1 Invoice", Profile: string(inv.Profile)}}
 	describeLaw(&view, law, inv.IssueDate)

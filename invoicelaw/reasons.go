@@ -47,6 +47,20 @@ func ReverseChargeDeadline(supplyDate string) string {
 	return time.Date(d.Year(), d.Month()+1, 15, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
 }
 
+// IssueDate is the date of issue (BT-2, Art. 226(1) Directive
+// 2006/112/EC) of an invoice or credit note issued at issued for the
+// supply det: the calendar day on the clock that dates the supply
+// (Determination.TimeZone, the taxing territory's, whose day is the date
+// of supply, Art. 226(7), BT-72; vat.LocalDate), so that a document issued
+// at once is never dated the UTC day before its supply; the UTC day when
+// the zone is not known.
+func IssueDate(det *vat.Determination, issued time.Time) string {
+	if day, ok := vat.LocalDate(det.TimeZone, issued); ok {
+		return day
+	}
+	return issued.UTC().Format(time.DateOnly)
+}
+
 // RulesReason is the review reason of an invoice that cannot be rendered:
 // the rule ids and, per problem, the field and what it needs. skip are
 // rules another reason of the record already explains.
