@@ -254,12 +254,13 @@ func (d *Draft) supplySummaryCheck() *commitCheck {
 }
 
 // summaryBuyer is who a summary invoice is made out to: a business
-// customer by its VAT number (its attested identity, confirmed by the
-// registry), a consumer by its payer wallet (lower case), the one identity
-// every payment has.
+// customer by its VAT number as its invoice states it (the registry's
+// confirmed form, invoicelaw.CustomerVATNumber: one customer, one summary,
+// however a payment spelled the number), a consumer by its payer wallet
+// (lower case), the one identity every payment has.
 func summaryBuyer(r *Record) string {
 	if r.Classification.BuyerTreatment == vat.TreatmentB2B && r.Buyer.VATNumber != "" {
-		return r.Buyer.VATNumber
+		return invoicelaw.CustomerVATNumber(r.Buyer.VATNumber, r.Buyer.Registry)
 	}
 	return r.Settlement.PayerWallet
 }

@@ -157,6 +157,28 @@ func BuyerParty(det vat.Determination, b Buyer) (ubl.Party, []string) {
 	return p, missing
 }
 
+// CustomerVATNumber is the business customer's VAT identification number
+// as its invoice states it (Art. 226(4) Directive 2006/112/EC; BT-48,
+// BuyerParty): the registry's answer reg, its country code and number,
+// when the number was looked up; else number as given, upper case, without
+// the spaces, dots, dashes or slashes a merchant may have written (VIES
+// reads it so, ignoring them). One customer has one such number however
+// its payments spelled it: the name of its summary invoice.
+func CustomerVATNumber(number string, reg *vies.Result) string {
+	if reg != nil && reg.Number != "" {
+		return strings.ToUpper(reg.CountryCode + reg.Number)
+	}
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' {
+			return r - 'a' + 'A'
+		}
+		if r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '+' || r == '*' {
+			return r
+		}
+		return -1
+	}, number)
+}
+
 // disclosed reports whether a registry field says something: VIES sends
 // "---" for what a member state does not disclose.
 func disclosed(s string) bool {

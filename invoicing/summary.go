@@ -16,6 +16,7 @@ import (
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/ubl"
 	"github.com/fiscal402/fiscal402/vat"
@@ -187,13 +188,14 @@ func summaryBuyers(b *fiscal.Books, period string) ([]SummaryRequest, error) {
 }
 
 // summaryBuyerKey normalises a buyer as summaries name it: a wallet in
-// lower case, a VAT number in upper case without spaces.
+// lower case, a VAT number as the engine posts it
+// (invoicelaw.CustomerVATNumber: upper case, without separators).
 func summaryBuyerKey(b string) string {
 	b = strings.TrimSpace(b)
 	if strings.HasPrefix(strings.ToLower(b), "0x") {
 		return strings.ToLower(b)
 	}
-	return strings.ToUpper(strings.ReplaceAll(b, " ", ""))
+	return invoicelaw.CustomerVATNumber(b, nil)
 }
 
 // issueSummary issues the summary invoice of a buyer's supplies of a
