@@ -152,14 +152,22 @@ type Result struct {
 }
 
 // state is what the committer knows of a settlement's refunds. Exact
-// figures are the sums of the refunds' (negative) exact EUR figures.
+// figures are the sums of the refunds' (negative) exact EUR figures; Gross
+// and VAT the sums of what their credit notes state, to the cent
+// (negative; "" in a state written before they were kept).
 type state struct {
 	Count        int    `json:"count"`
 	RefundedUSDC string `json:"refundedUsdc"`
 	GrossExact   string `json:"grossEurExact,omitempty"`
 	NetExact     string `json:"netEurExact,omitempty"`
 	VATExact     string `json:"vatEurExact,omitempty"`
+	Gross        string `json:"grossEur,omitempty"`
+	VAT          string `json:"vatEur,omitempty"`
 }
+
+// centsKnown reports whether st states its credit notes' cents (a state
+// with no refund yet states them all: none).
+func (st state) centsKnown() bool { return st.Count == 0 || st.Gross != "" }
 
 func refundID(settlementID string, n int) string {
 	return settlementID + idSeparator + strconv.Itoa(n)
@@ -472,7 +480,12 @@ type amounts struct {
 // gross split into net and VAT at fx.ExactScale decimals (net = gross
 // where no VAT is charged), each rounded once to the cent, net = gross −
 // VAT. The refund that empties the settlement takes exactly what remains
-// of the original exact figures.
+// of the original exact figures and, to the cent, what remains of the
+// invoice's figures after the earlier credit notes, so that the credit
+// notes of a settlement refunded in full credit exactly the VAT and net
+// its invoice charged (each rounding its own share could credit a cent
+// more or less), as long as the last credit note's VAT stays consistent
+// with its net.
 func refundAmounts(orig *fiscal.Record, st state, amount decimal.Decimal, full bool) amounts {
 	var g, n, v decimal.Decimal
 	if !full {
@@ -493,6 +506,21 @@ func refundAmounts(orig *fiscal.Record, st state, amount decimal.Decimal, full b
 		v = exact(orig.FX.VATEURExact, orig.FX.VATEUR).Add(decimalOr0(st.VATExact))
 	}
 	a := amounts{grossExact: g, netExact: n, vatExact: v, gross: fx.RoundEUR(g), vat: fx.RoundEUR(v)}
+	if full && st.centsKnown() && orig.FX.GrossEUR != "" {
+		gross := decimalOr0(orig.FX.GrossEUR).Add(decimalOr0(st.Gross))
+		vat := decimalOr0(orig.FX.VATEUR).Add(decimalOr0(st.VAT))
+		rate := decimal.Zero
+		if det := orig.Classification; det.ChargesVAT() && det.RatePercent != nil {
+			rate = det.RatePercent.Decimal()
+		}
+		// Only while the credit note can state them: its VAT within 0.01
+		// of its net × rate, as ubl requires of a given breakdown (BR-CO-17,
+		// stricter); after many partial refunds the cents left may drift
+		// further, and each credit note must be consistent first.
+		if vat.Sub(gross.Sub(vat).Mul(rate).Shift(-2)).Abs().LessThanOrEqual(decimal.New(1, -2)) {
+			a.gross, a.vat = gross, vat
+		}
+	}
 	a.net = a.gross.Sub(a.vat)
 	return a
 }
@@ -625,16 +653,20 @@ func draft(b *fiscal.Books, orig *fiscal.Record, st state, in input, amount deci
 		if err := fits(orig, cur, amount); err != nil {
 			return err // cannot happen when the state is the one read; kept as the committer's guarantee
 		}
-		next, err := json.Marshal(state{
+		next := state{
 			Count: n, RefundedUSDC: refunded.String(),
 			GrossExact: decimalOr0(cur.GrossExact).Sub(a.grossExact).String(),
 			NetExact:   decimalOr0(cur.NetExact).Sub(a.netExact).String(),
 			VATExact:   decimalOr0(cur.VATExact).Sub(a.vatExact).String(),
-		})
+		}
+		if cur.centsKnown() {
+			next.Gross, next.VAT = decimalOr0(cur.Gross).Sub(a.gross).String(), decimalOr0(cur.VAT).Sub(a.vat).String()
+		}
+		raw, err = json.Marshal(next)
 		if err != nil {
 			return err
 		}
-		return h.Put(bucketState, key, next)
+		return h.Put(bucketState, key, raw)
 	})
 	return d, nil
 }
