@@ -35,6 +35,10 @@ type CreditNote struct {
 	PaidBy string
 	// URL is where the credit note is served (InvoiceRef.URL).
 	URL string
+	// Law is the invoicing law the corrected invoice followed (its state,
+	// basis and the seller's VAT number on it), which the credit note
+	// follows too; zero: decided again from the account's profile.
+	Law invoicelaw.Law
 }
 
 // CreditNoteDraft makes the draft of an entry that corrects orig, a stored
@@ -98,7 +102,7 @@ func (b *Books) CreditNoteDraft(orig *Record, rec Record, cn CreditNote, issued 
 // corrected (BT-25, BT-26).
 func creditNoteFor(orig *Record, s Seller, a amounts, tc *ubl.TaxCurrency, issued time.Time, cn CreditNote) (ubl.CreditNote, error) {
 	ls := s.ForInvoiceLaw()
-	law := invoicelaw.For(orig.Classification, ls)
+	law := cn.Law.Or(orig.Classification, ls)
 	seller := invoicelaw.SellerParty(ls, law)
 	buyer, _ := invoicelaw.BuyerParty(orig.Classification, orig.Buyer.ForInvoiceLaw())
 	inv, err := invoiceFor(orig, law, &seller, &buyer, &a, tc, issued)

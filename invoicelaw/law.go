@@ -83,6 +83,16 @@ func For(det vat.Determination, s Seller) Law {
 	return Law{SellerVAT: s.VATNumber, Basis: "no EU or UK invoicing rules apply to this supply"}
 }
 
+// Or is l when it is known (not zero: the law a document already
+// followed, such as the invoice a credit note corrects), else the law For
+// decides for det and s.
+func (l Law) Or(det vat.Determination, s Seller) Law {
+	if l != (Law{}) {
+		return l
+	}
+	return For(det, s)
+}
+
 // The bases of the OSS schemes' invoicing rules (constants: they were
 // built per supply).
 const (

@@ -19,6 +19,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/internal/wire"
+	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/ubl"
@@ -695,7 +696,37 @@ func correction(b *fiscal.Books, orig *fiscal.Record, rec fiscal.Record, in inpu
 	if err != nil {
 		return nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "the credit note's note could not be written", Err: err}
 	}
-	return b.CreditNoteDraft(orig, rec, fiscal.CreditNote{Net: a.net, VAT: a.vat, Note: text, PaidBy: paidBy, URL: url}, now)
+	law, err := invoiceLaw(b, orig)
+	if err != nil {
+		return nil, err
+	}
+	return b.CreditNoteDraft(orig, rec, fiscal.CreditNote{Net: a.net, VAT: a.vat, Note: text, PaidBy: paidBy, URL: url, Law: law}, now)
+}
+
+// invoiceLaw is the invoicing law orig's invoice followed, which its
+// credit notes follow too (Art. 219 Directive 2006/112/EC: a document
+// amending an invoice refers to it; the correction is declared where the
+// supply was, under the same VAT number, e.g. in the return of the OSS
+// state of identification, whatever the account's profile says since):
+// the state and basis the record states and the seller's VAT number the
+// invoice bears (a non-Union OSS number as its BT-32). Zero for a record
+// that states no state (decided again from the account's profile).
+func invoiceLaw(b *fiscal.Books, orig *fiscal.Record) (invoicelaw.Law, error) {
+	if orig.Invoice.TaxCountry == "" {
+		return invoicelaw.Law{}, nil
+	}
+	doc, _, err := b.Invoice(context.Background(), orig.ID)
+	if err != nil {
+		return invoicelaw.Law{}, err
+	}
+	vatNumber, taxReg, err := ubl.SellerTaxIDs(doc)
+	if err != nil {
+		return invoicelaw.Law{}, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "the invoice of settlement " + orig.ID + " cannot be read", Err: err}
+	}
+	if vatNumber == "" && strings.HasPrefix(taxReg, "EU") {
+		vatNumber = taxReg
+	}
+	return invoicelaw.Law{TaxCountry: orig.Invoice.TaxCountry, Basis: orig.Invoice.TaxBasis, SellerVAT: vatNumber}, nil
 }
 
 func txClaim(accountID, settlementID string, t *Transaction, amount decimal.Decimal) ledger.Claim {
