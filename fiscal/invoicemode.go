@@ -24,8 +24,9 @@ import (
 //     during the same calendar month";
 //     https://datenbank.nwb.de/Dokument/452295_223). The record has no
 //     invoice of its own; package invoicing issues the month's invoice
-//     once the month is over. It applies to supplies whose invoicing state
-//     (Art. 219a) is in summaryRules and uses the euro; elsewhere the
+//     once the month is over. It applies to supplies subject to EU VAT
+//     (not category O) whose invoicing state (Art. 219a) has a rule on
+//     file (invoicelaw.SummaryRule) and uses the euro; elsewhere the
 //     record gets its own invoice and Record.Invoicing says why.
 //   - none_b2c: no invoice where none is required: a supply to a consumer
 //     under the One-Stop Shop (regime OSS_B2C), whose invoicing rules are
@@ -33,7 +34,7 @@ import (
 //     that state requires no invoice to a private individual (Art. 220(1)
 //     requires one for supplies to taxable persons and non-taxable legal
 //     persons; Art. 221(1) lets a state require more): the states in
-//     noInvoiceRules. Every other supply is invoiced per payment.
+//     invoicelaw.NoInvoiceRule. Every other supply is invoiced per payment.
 //
 // A business customer (a buyer with a VAT number, treatment B2B) always
 // gets an invoice (Art. 220(1)(1)), whatever the mode: its own under
@@ -80,27 +81,9 @@ type RecordInvoicing struct {
 // required (Invoice "none", the rule in Basis), so that a correction of it
 // has no invoice to amend and needs no credit note (Art. 219 Directive
 // 2006/112/EC treats as an invoice a document amending an initial
-// invoice; Books.CorrectionDraft). A supply a summary invoice covers is
+// invoice; Books.CreditNoteDraft). A supply a summary invoice covers is
 // invoiced, by the summary.
 func (inv *RecordInvoicing) Uninvoiced() bool { return inv != nil && inv.Invoice == invoicedNone }
-
-// summaryRules cites, per member state whose invoicing rules may apply,
-// its national rule allowing a summary invoice for the supplies of a
-// calendar month. A state missing here is not assumed: its supplies are
-// invoiced per payment (Art. 223 obliges every state to allow monthly
-// summaries, but the national conditions are unverified here).
-var summaryRules = map[string]string{
-	"IE": "Art. 223 " + invoicelaw.Directive + "; Value-Added Tax Consolidation Act 2010 s. 66(1)(c) (https://revisedacts.lawreform.ie/eli/2010/act/31/section/66): a summary invoice detailing the supplies of a calendar month",
-	"DE": "Art. 223 " + invoicelaw.Directive + "; § 31(4) UStDV: the calendar month may be stated as the time of supply (BMF-Schreiben of 26.09.2005, IV A 5 - S 7280 a - 82/05)",
-}
-
-// noInvoiceRules cites, per member state of identification, the national
-// rule under which a supply to a private individual needs no invoice. A
-// state missing here is taken to require one.
-var noInvoiceRules = map[string]string{
-	"IE": "Art. 219a(2)(b), 220(1) " + invoicelaw.Directive + "; Value-Added Tax Consolidation Act 2010 s. 66(1)(a) requires an invoice to accountable persons, public bodies, persons carrying on exempt activities and persons other than individuals, not to a private individual (https://www.revenue.ie/en/vat/vat-records-invoices-credit-notes/invoices/who-must-issue-vat-invoice.aspx)",
-	"DE": "Art. 219a(2)(b), 220(1) " + invoicelaw.Directive + "; § 14(2) UStG requires an invoice to another entrepreneur for its business or to a legal person, and for work related to land, not to a private individual",
-}
 
 // Codes of summary invoices (package invoicing issues them).
 const (
@@ -148,8 +131,8 @@ func (k SummaryKey) String() string {
 }
 
 // Rule cites the national rule allowing the summary invoice in its state
-// (summaryRules), "" where none is on file.
-func (k SummaryKey) Rule() string { return summaryRules[k.TaxCountry] }
+// (invoicelaw.SummaryRule), "" where none is on file.
+func (k SummaryKey) Rule() string { return invoicelaw.SummaryRule(k.TaxCountry) }
 
 // summaryIssued reports whether the summary invoice is issued.
 func (e *Engine) summaryIssued(k SummaryKey) bool {
@@ -181,22 +164,26 @@ func (e *Engine) invoicingFor(d *Draft, s Seller) (inv *RecordInvoicing, perPaym
 	}
 	switch mode {
 	case InvoicingNoneB2C:
-		rule, ok := noInvoiceRules[law.TaxCountry]
+		rule := invoicelaw.NoInvoiceRule(law.TaxCountry)
 		switch {
 		case det.Regime != vat.RegimeOSSB2C:
 			out.Basis = "none_b2c covers supplies to consumers under the One-Stop Shop (Art. 219a(2)(b)); this supply is " + det.Regime + ", invoiced per payment"
-		case !ok:
+		case rule == "":
 			out.Basis = "the invoicing rules of " + law.TaxCountry + " (Art. 219a(2)(b)) may require an invoice to a consumer (Art. 221(1)) and are not on file; invoiced per payment"
 		default:
 			out.Invoice, out.Basis = invoicedNone, rule
 			return out, false
 		}
 	case InvoicingSummaryMonthly:
-		rule, ok := summaryRules[law.TaxCountry]
+		rule := invoicelaw.SummaryRule(law.TaxCountry)
 		cur, _ := ubl.NationalCurrency(law.TaxCountry)
 		switch {
-		case !ok:
+		case rule == "":
 			out.Basis = "no national rule on summary invoices (Art. 223) is on file for " + cmp.Or(law.TaxCountry, "this supply's invoicing state") + "; invoiced per payment"
+		case det.Category == vat.CategoryOutsideScope:
+			// One document cannot combine category O with another (EN
+			// 16931 BR-O-11), and no EU VAT becomes chargeable on it.
+			out.Basis = "Art. 223 " + invoicelaw.Directive + " summarises supplies whose VAT becomes chargeable in the month; this supply is not subject to EU VAT (" + det.Regime + "); invoiced per payment"
 		case cur != "EUR":
 			out.Basis = "a summary invoice in a state outside the euro area must state its VAT in the national currency (Art. 230), which summaries do not yet do; invoiced per payment"
 		case len(det.SupplyDate) < len("2006-01"):
