@@ -36,3 +36,21 @@ func TestInvoiceIssueDateIsNotBeforeItsSupply(t *testing.T) {
 		t.Fatalf("invoice issued %s (record) for a supply of %s, issued at 00:31 Berlin time:\n%s", r.Invoice.IssueDate, r.Classification.SupplyDate, doc)
 	}
 }
+
+// TestInvoiceNumberYearIsItsIssueDatesYear: at 23:30 UTC on New Year's Eve
+// it is already 1 January in Berlin; the German sale's invoice is dated
+// 2026-01-01 and is numbered in the 2026 series, not as one of 2026's
+// invoices in 2025's series (a number whose year contradicts its date).
+func TestInvoiceNumberYearIsItsIssueDatesYear(t *testing.T) {
+	de := fiscal.Seller{LegalName: "Kleine GmbH", VATNumber: "DE812847601", LegalID: "HRB 1", Country: "DE",
+		Address: fiscal.Address{Street: "Str. 1", City: "Berlin", PostalCode: "10115"}}
+	e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2025, 12, 31, 23, 31, 0, 0, time.UTC), de))
+	b := fiscaltest.Books(t, e, 0)
+	r := settleOK(t, b, fiscaltest.Request(1, "11.90", "DE", "2025-12-31T23:30:00Z"))
+	if r.ReviewStatus != fiscal.StatusProcessed || r.Invoice == nil {
+		t.Fatalf("%s %v", r.ReviewStatus, r.ReviewReasons)
+	}
+	if r.Invoice.IssueDate != "2026-01-01" || !strings.HasPrefix(r.Invoice.ID, fiscal.DefaultInvoicePrefix+"2026-") {
+		t.Fatalf("invoice %s dated %s: want the 2026 series for a document dated 2026-01-01", r.Invoice.ID, r.Invoice.IssueDate)
+	}
+}

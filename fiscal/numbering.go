@@ -4,9 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"strconv"
 	"strings"
-	"time"
 )
 
 // Invoice numbers. Art. 226(2) Directive 2006/112/EC requires on every
@@ -28,22 +26,25 @@ const DefaultInvoicePrefix = "F402-"
 // the whole number should stay short enough for any accounting system.
 const maxInvoicePrefix = 20
 
-// invoiceSeries is the ledger sequence of the account's invoices issued at
-// issued, and the text before the number.
-func invoiceSeries(accountID string, seller Seller, issued time.Time) (series, prefix string) {
-	return documentSeries("invoice", "", accountID, seller, issued)
+// invoiceSeries is the ledger sequence of the account's invoices dated
+// issueDate, and the text before the number.
+func invoiceSeries(accountID string, seller Seller, issueDate string) (series, prefix string) {
+	return documentSeries("invoice", "", accountID, seller, issueDate)
 }
 
 // documentSeries is the ledger sequence of the account's documents of one
-// kind ("invoice", "credit-note") issued at issued, and the text before the
-// number: the account's prefix, the kind's mark ("CN-" for credit notes)
-// and the year, each series gap-free on its own (Art. 226(2)).
-func documentSeries(kind, mark, accountID string, seller Seller, issued time.Time) (series, prefix string) {
+// kind ("invoice", "credit-note") dated issueDate (YYYY-MM-DD, the
+// document's date of issue, BT-2), and the text before the number: the
+// account's prefix, the kind's mark ("CN-" for credit notes) and the year
+// of that date, so that a document dated 1 January on the clock of its
+// supply is numbered in the new year's series, each series gap-free on its
+// own (Art. 226(2)).
+func documentSeries(kind, mark, accountID string, seller Seller, issueDate string) (series, prefix string) {
 	p := seller.InvoicePrefix
 	if p == "" {
 		p = DefaultInvoicePrefix
 	}
-	prefix = p + mark + strconv.Itoa(issued.UTC().Year()) + "-"
+	prefix = p + mark + issueDate[:4] + "-"
 	return kind + "\x00" + accountID + "\x00" + prefix, prefix
 }
 

@@ -279,7 +279,7 @@ func (e *Engine) documentSeller(s Seller) Seller {
 func (b *Books) DocumentDraft(rec Record, eventType string, u *ubl.Draft, at time.Time) *Draft {
 	rec.Account, rec.CreatedAt = b.acc.ID, at.Format(time.RFC3339Nano)
 	d := &Draft{Record: rec, EventType: eventType, id: rec.ID, createdAt: at, ublDraft: u}
-	d.series, d.seriesPrefix = invoiceSeries(b.acc.ID, b.e.documentSeller(b.acc.Seller), at)
+	d.series, d.seriesPrefix = invoiceSeries(b.acc.ID, b.e.documentSeller(b.acc.Seller), cmp.Or(rec.Invoice.IssueDate, at.UTC().Format(time.DateOnly)))
 	return d
 }
 
@@ -374,7 +374,7 @@ func (e *Engine) attachInvoice(d *Draft, seller Seller) error {
 		coverBySummary(d)
 		return nil
 	}
-	d.series, d.seriesPrefix = invoiceSeries(r.Account, e.documentSeller(seller), d.createdAt)
+	d.series, d.seriesPrefix = invoiceSeries(r.Account, e.documentSeller(seller), issued)
 	r.Invoice = &InvoiceRef{
 		Format:  "UBL 2.1 Invoice",
 		Profile: string(profile),
