@@ -17,9 +17,7 @@ import (
 // on the same clock, never the UTC day before, which would date the
 // invoice before the supply it invoices.
 func TestInvoiceIssueDateIsNotBeforeItsSupply(t *testing.T) {
-	de := fiscal.Seller{LegalName: "Kleine GmbH", VATNumber: "DE812847601", LegalID: "HRB 1", Country: "DE",
-		Address: fiscal.Address{Street: "Str. 1", City: "Berlin", PostalCode: "10115"}}
-	e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 3, 10, 23, 31, 0, 0, time.UTC), de))
+	e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 3, 10, 23, 31, 0, 0, time.UTC), berlinSeller))
 	b := fiscaltest.Books(t, e, 0)
 	r := settleOK(t, b, fiscaltest.Request(1, "11.90", "DE", "2026-03-10T23:30:00Z"))
 	if r.ReviewStatus != fiscal.StatusProcessed || r.Invoice == nil {
@@ -42,9 +40,7 @@ func TestInvoiceIssueDateIsNotBeforeItsSupply(t *testing.T) {
 // 2026-01-01 and is numbered in the 2026 series, not as one of 2026's
 // invoices in 2025's series (a number whose year contradicts its date).
 func TestInvoiceNumberYearIsItsIssueDatesYear(t *testing.T) {
-	de := fiscal.Seller{LegalName: "Kleine GmbH", VATNumber: "DE812847601", LegalID: "HRB 1", Country: "DE",
-		Address: fiscal.Address{Street: "Str. 1", City: "Berlin", PostalCode: "10115"}}
-	e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2025, 12, 31, 23, 31, 0, 0, time.UTC), de))
+	e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2025, 12, 31, 23, 31, 0, 0, time.UTC), berlinSeller))
 	b := fiscaltest.Books(t, e, 0)
 	r := settleOK(t, b, fiscaltest.Request(1, "11.90", "DE", "2025-12-31T23:30:00Z"))
 	if r.ReviewStatus != fiscal.StatusProcessed || r.Invoice == nil {
@@ -54,3 +50,7 @@ func TestInvoiceNumberYearIsItsIssueDatesYear(t *testing.T) {
 		t.Fatalf("invoice %s dated %s: want the 2026 series for a document dated 2026-01-01", r.Invoice.ID, r.Invoice.IssueDate)
 	}
 }
+
+// berlinSeller is a German seller established in Berlin only.
+var berlinSeller = fiscal.Seller{LegalName: "Kleine GmbH", VATNumber: "DE812847601", LegalID: "HRB 1", Country: "DE",
+	Address: fiscal.Address{Street: "Str. 1", City: "Berlin", PostalCode: "10115"}}

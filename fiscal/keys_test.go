@@ -17,21 +17,7 @@ import (
 func TestRotateReceiptKey(t *testing.T) {
 	dir := t.TempDir()
 	now := time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC)
-	open := func() *fiscal.Engine {
-		e, err := fiscal.New(fiscal.Config{Dir: dir, Accounts: fiscaltest.Accounts(irishSeller), Rand: &fiscaltest.Rand{},
-			Clock: func() time.Time { return now }, Logger: fiscaltest.Logger()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return e
-	}
-	e := open()
-	first, err := fiscaltest.Books(t, e, 0).Settle(context.Background(), request(1, "10.00", "DE", "2026-04-10T14:30:00Z"), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	oldReceipt, _ := e.Receipt(context.Background(), first.Record.Receipt.ID)
-	e.Close()
+	open, oldReceipt := rotationStart(t, dir, &now)
 
 	now = now.Add(time.Hour)
 	retired, active, err := fiscal.RotateReceiptKey(dir, now, nil)
@@ -39,7 +25,7 @@ func TestRotateReceiptKey(t *testing.T) {
 		t.Fatalf("rotate: %s → %s, %v", retired, active, err)
 	}
 	now = now.Add(time.Hour)
-	e = open()
+	e := open()
 	defer e.Close()
 	second, err := fiscaltest.Books(t, e, 0).Settle(context.Background(), request(2, "10.00", "DE", "2026-04-10T14:30:00Z"), "")
 	if err != nil {
@@ -75,28 +61,14 @@ func TestRotateReceiptKey(t *testing.T) {
 func TestRotateReceiptKeyInTheSecondOfTheLastReceipt(t *testing.T) {
 	dir := t.TempDir()
 	now := time.Date(2026, 4, 13, 18, 0, 0, 200e6, time.UTC)
-	open := func() *fiscal.Engine {
-		e, err := fiscal.New(fiscal.Config{Dir: dir, Accounts: fiscaltest.Accounts(irishSeller), Rand: &fiscaltest.Rand{},
-			Clock: func() time.Time { return now }, Logger: fiscaltest.Logger()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return e
-	}
-	e := open()
-	first, err := fiscaltest.Books(t, e, 0).Settle(context.Background(), request(1, "10.00", "DE", "2026-04-10T14:30:00Z"), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	last, _ := e.Receipt(context.Background(), first.Record.Receipt.ID)
-	e.Close()
+	open, last := rotationStart(t, dir, &now)
 
 	now = now.Add(500 * time.Millisecond) // stopped, then rotated, in the same second
 	if _, _, err := fiscal.RotateReceiptKey(dir, now, nil); err != nil {
 		t.Fatal(err)
 	}
 	now = now.Add(time.Hour)
-	e = open()
+	e := open()
 	defer e.Close()
 	jwks, _ := e.JWKS()
 	if _, err := receipt.Verify(last, jwks, e.LogVerifierKey()); err != nil {
@@ -110,4 +82,30 @@ func TestRotateReceiptKeyInTheSecondOfTheLastReceipt(t *testing.T) {
 	if _, err := receipt.Verify(newReceipt, jwks, e.LogVerifierKey()); err != nil {
 		t.Fatalf("a receipt after the rotation: %v", err)
 	}
+}
+
+// rotationStart opens an engine on dir at the clock *now, records one
+// settlement and closes it: open reopens the engine on dir, receipt is the
+// settlement's receipt.
+func rotationStart(t *testing.T, dir string, now *time.Time) (open func() *fiscal.Engine, receipt []byte) {
+	t.Helper()
+	open = func() *fiscal.Engine {
+		e, err := fiscal.New(fiscal.Config{Dir: dir, Accounts: fiscaltest.Accounts(irishSeller), Rand: &fiscaltest.Rand{},
+			Clock: func() time.Time { return *now }, Logger: fiscaltest.Logger()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	e := open()
+	defer e.Close()
+	first, err := fiscaltest.Books(t, e, 0).Settle(context.Background(), request(1, "10.00", "DE", "2026-04-10T14:30:00Z"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	receipt, err = e.Receipt(context.Background(), first.Record.Receipt.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return open, receipt
 }
