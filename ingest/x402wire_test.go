@@ -100,6 +100,8 @@ func TestX402Validation(t *testing.T) {
 		{"payer nowhere", func(d *docs) { delete(d.settle, "payer"); d.payload = nil }, fiscal.CodeBadRequest, "/settleResponse/payer"},
 		{"two payers", func(d *docs) { auth(d)["from"] = "0x90f79bf6eb2c4f870365e785982e1f101e93b906" }, fiscal.CodeBadRequest, "/paymentPayload/payload/authorization/from"},
 		{"bad nonce", func(d *docs) { auth(d)["nonce"] = "0x11" }, fiscal.CodeBadRequest, "/paymentPayload/payload/authorization/nonce"},
+		{"authorization to another payee", func(d *docs) { auth(d)["to"] = "0x90f79bf6eb2c4f870365e785982e1f101e93b906" }, fiscal.CodeBadRequest, "/paymentPayload/payload/authorization/to"},
+		{"authorization of another value", func(d *docs) { auth(d)["value"] = "1500001" }, fiscal.CodeBadRequest, "/paymentPayload/payload/authorization/value"},
 		{"x402 version 3", func(d *docs) { d.payload["x402Version"] = 3 }, ingest.CodeUnsupportedProtocol, "/paymentPayload/x402Version"},
 		{"v1 payload without requirements", func(d *docs) {
 			d.req = nil

@@ -23,7 +23,7 @@
 //	p, pending, err := x402.Parse(s)
 //
 // Parse checks that the documents describe one payment (same network,
-// payer and amount wherever two name it) and returns it normalised; the
+// payer, payee and amount wherever two name it) and returns it normalised; the
 // engine then reads the payment from the chain (package ingest), because
 // x402 documents are claims, not proof, and carry no settlement time.
 //

@@ -74,6 +74,7 @@ type exactPayload struct {
 	Authorization *struct {
 		From  string `json:"from"`
 		To    string `json:"to"`
+		Value string `json:"value"`
 		Nonce string `json:"nonce"`
 	} `json:"authorization"`
 	Permit2Authorization *struct {
@@ -152,7 +153,7 @@ type Payment struct {
 // Parse reads a Settlement and returns the normalised payment and whether
 // the facilitator said "settlement_pending" (submitted, outcome unknown).
 // It checks the documents' syntax and that they describe one payment
-// (same network, payer and amount wherever two of them name it); any
+// (same network, payer, payee and amount wherever two of them name it); any
 // CAIP-2 network and any asset are accepted (see Parser). Errors are
 // *Error with JSON pointers under /settleResponse, /paymentRequirements
 // and /paymentPayload.
@@ -328,7 +329,14 @@ const SchemeExact = "exact"
 
 // readExactPayload takes the payer, transfer method and EIP-3009 nonce from
 // the scheme payload. A payer named both here and by the settle response
-// must be the same account: the two documents describe one payment.
+// must be the same account: the two documents describe one payment. So
+// must an EIP-3009 authorization's "to" and "value" be the requirements'
+// payTo and amount: transferWithAuthorization moves exactly value to to
+// (EIP-3009), and the exact scheme requires value = amount and to = payTo
+// (scheme_exact_evm.md "Verify the authorization parameters meet the
+// PaymentRequirements"; the x402 Go SDK facilitators, v1 and v2, refuse a
+// recipient or authorization value mismatch). in.PayTo and in.AmountAtomic
+// are set.
 func (in *Payment) readExactPayload(raw json.RawMessage) error {
 	const ptr = "/paymentPayload/payload"
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
@@ -347,6 +355,24 @@ func (in *Payment) readExactPayload(raw json.RawMessage) error {
 				return badRequest(ptr+"/authorization/nonce", "must be 0x followed by 64 hexadecimal digits (an EIP-3009 bytes32 nonce)")
 			}
 			in.Nonce = strings.ToLower(p.Authorization.Nonce)
+		}
+		if to := p.Authorization.To; to != "" {
+			addr, err := parseAddress(ptr+"/authorization/to", to)
+			if err != nil {
+				return err
+			}
+			if addr != in.PayTo {
+				return badRequest(ptr+"/authorization/to", "names payee %s, but the requirements' payTo is %s: the documents describe different payments", addr, in.PayTo)
+			}
+		}
+		if v := p.Authorization.Value; v != "" {
+			value, err := parseAtomic(ptr+"/authorization/value", v)
+			if err != nil {
+				return err
+			}
+			if value != in.AmountAtomic {
+				return badRequest(ptr+"/authorization/value", "authorizes %s atomic units, but the payment's amount is %s: the exact scheme moves exactly the amount required", value, in.AmountAtomic)
+			}
 		}
 	case p.Permit2Authorization != nil:
 		in.Method, from, fromPtr = "permit2", p.Permit2Authorization.From, ptr+"/permit2Authorization/from"
