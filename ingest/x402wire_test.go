@@ -82,6 +82,13 @@ func TestX402Validation(t *testing.T) {
 		{"accepted names another network", func(d *docs) {
 			d.payload["accepted"].(map[string]any)["network"] = "ethereum"
 		}, fiscal.CodeBadRequest, "/paymentPayload/accepted/network"},
+		{"accepted names another payTo", func(d *docs) {
+			d.payload["accepted"].(map[string]any)["payTo"] = "0x90f79bf6eb2c4f870365e785982e1f101e93b906"
+		}, fiscal.CodeBadRequest, "/paymentPayload/accepted/payTo"},
+		{"accepted names scheme upto", func(d *docs) {
+			d.payload["accepted"].(map[string]any)["scheme"] = "upto"
+		}, fiscal.CodeBadRequest, "/paymentPayload/accepted/scheme"},
+		{"settled amount is not the required amount", func(d *docs) { d.settle["amount"] = "1"; d.payload = nil }, fiscal.CodeBadRequest, "/settleResponse/amount"},
 		{"another token", func(d *docs) { d.req["asset"] = "0xe7f1725e7734ce288f8367e1bb143e90bb3f0512" }, fiscal.CodeUnsupportedAsset, "/paymentRequirements/asset"},
 		{"Base Sepolia USDC", func(d *docs) { d.req["asset"] = "0x036CbD53842c5426634e7929541eC2318f3dCF7e" }, fiscal.CodeUnsupportedAsset, "/paymentRequirements/asset"},
 		{"Ethereum USDC on Base", func(d *docs) { d.req["asset"] = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48" }, fiscal.CodeUnsupportedAsset, "/paymentRequirements/asset"},

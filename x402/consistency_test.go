@@ -107,3 +107,78 @@ func TestParseAuthorizationMatchesRequirements(t *testing.T) {
 	_, err = parseMaps(t, settle, req, payload)
 	wantBadRequest(t, err, "/paymentPayload/payload/authorization/value")
 }
+
+// TestParseCopiesOfRequirementsAgree: the payload's "accepted" (v2) is the
+// requirements the client chose and signed for, the v1 payload names its
+// scheme, and the settle response may state the amount settled. Where the
+// requirements are also given, each copy must be the same payment: same
+// scheme (exact), asset, payTo and amount (the x402 Go SDK facilitators
+// refuse a payload whose scheme or network is not the requirements'; the
+// exact scheme settles exactly the required amount). A disagreeing copy is
+// refused where it disagrees, before any chain is asked.
+func TestParseCopiesOfRequirementsAgree(t *testing.T) {
+	accepted := func(p map[string]any) map[string]any { return p["accepted"].(map[string]any) }
+	cases := []struct {
+		name   string
+		mutate func(settle, req, payload map[string]any) map[string]any // returns the payload to send
+		field  string
+		kind   Kind
+	}{
+		{"accepted scheme upto", func(_, _, p map[string]any) map[string]any {
+			accepted(p)["scheme"] = "upto"
+			return p
+		}, "/paymentPayload/accepted/scheme", BadRequest},
+		{"accepted another payTo", func(_, _, p map[string]any) map[string]any {
+			accepted(p)["payTo"] = "0x90f79bf6eb2c4f870365e785982e1f101e93b906"
+			return p
+		}, "/paymentPayload/accepted/payTo", BadRequest},
+		{"accepted another asset", func(_, _, p map[string]any) map[string]any {
+			accepted(p)["asset"] = "0x036CbD53842c5426634e7929541eC2318f3dCF7e"
+			return p
+		}, "/paymentPayload/accepted/asset", BadRequest},
+		{"accepted another amount", func(_, _, p map[string]any) map[string]any {
+			accepted(p)["amount"] = "15000000"
+			return p
+		}, "/paymentPayload/accepted/amount", BadRequest},
+		{"settle response states another amount", func(s, _, p map[string]any) map[string]any {
+			s["amount"] = "1"
+			return p
+		}, "/settleResponse/amount", BadRequest},
+		{"settle response states another amount, no payload", func(s, _, _ map[string]any) map[string]any {
+			s["amount"] = "1"
+			return nil
+		}, "/settleResponse/amount", BadRequest},
+		{"v1 payload of another scheme", func(s, r, p map[string]any) map[string]any {
+			r["network"], r["maxAmountRequired"] = "base", r["amount"]
+			delete(r, "amount")
+			s["network"] = "base"
+			return map[string]any{"x402Version": 1, "scheme": "upto", "network": "base", "payload": p["payload"]}
+		}, "/paymentPayload/scheme", BadRequest},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			settle, req, payload := consistentDocs()
+			payload = c.mutate(settle, req, payload)
+			_, err := parseMaps(t, settle, req, payload)
+			e, ok := err.(*Error)
+			if !ok || e.Kind != c.kind || e.Field != c.field {
+				t.Fatalf("error %v, want %s at %s", err, c.kind, c.field)
+			}
+		})
+	}
+
+	// Copies that agree, in another spelling, are the same payment.
+	settle, req, payload := consistentDocs()
+	accepted(payload)["payTo"] = strings.ToLower(accepted(payload)["payTo"].(string))
+	accepted(payload)["asset"] = strings.ToLower(accepted(payload)["asset"].(string))
+	settle["amount"] = "1500000"
+	p, err := parseMaps(t, settle, req, payload)
+	if err != nil || p.AmountAtomic != "1500000" {
+		t.Fatalf("agreeing copies: %+v, %v", p, err)
+	}
+	// Without separate requirements, "accepted" is the requirements.
+	p, err = parseMaps(t, settle, nil, payload)
+	if err != nil || p.AmountAtomic != "1500000" {
+		t.Fatalf("accepted as requirements: %+v, %v", p, err)
+	}
+}

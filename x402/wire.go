@@ -274,6 +274,16 @@ func (ps Parser) Parse(s Settlement) (Payment, bool, error) {
 	if in.PayTo, err = parseAddress(reqPtr+"/payTo", req.PayTo); err != nil {
 		return in, false, err
 	}
+	if havePayload {
+		if pp.Scheme != "" && pp.Scheme != req.Scheme {
+			return in, false, badRequest("/paymentPayload/scheme", "is %q, but %s/scheme is %q: the documents describe different payments", pp.Scheme, reqPtr, req.Scheme)
+		}
+		if pp.Accepted != nil && reqPtr != "/paymentPayload/accepted" {
+			if err := in.sameAccepted(*pp.Accepted, req.Scheme, reqPtr); err != nil {
+				return in, false, err
+			}
+		}
+	}
 	if sr.Payer != "" {
 		if in.Payer, err = parseAddress("/settleResponse/payer", sr.Payer); err != nil {
 			return in, false, err
@@ -427,20 +437,79 @@ func sameNetwork(field, v, want, reqPtr string) error {
 // amount returns the settled amount in atomic units: the settle
 // response's amount when present (the actual amount, research x402-evm.md
 // §2.3), else the requirements' amount (v2) or maxAmountRequired (v1).
+// The exact scheme settles exactly the amount required (scheme_exact_evm.md;
+// the x402 Go SDK facilitators refuse an authorization value other than
+// it), so a settle response that states another amount than the
+// requirements describes another payment.
 func amount(settled string, req PaymentRequirements, reqPtr string) (string, error) {
-	if settled != "" {
-		return parseAtomic("/settleResponse/amount", settled)
-	}
 	if req.Amount != "" && req.MaxAmountRequired != "" && req.Amount != req.MaxAmountRequired {
 		return "", badRequest(reqPtr+"/maxAmountRequired", "is %q, but amount is %q: one requirement, two amounts", req.MaxAmountRequired, req.Amount)
 	}
+	var required string
+	var err error
 	switch {
 	case req.Amount != "":
-		return parseAtomic(reqPtr+"/amount", req.Amount)
+		required, err = parseAtomic(reqPtr+"/amount", req.Amount)
 	case req.MaxAmountRequired != "":
-		return parseAtomic(reqPtr+"/maxAmountRequired", req.MaxAmountRequired)
+		required, err = parseAtomic(reqPtr+"/maxAmountRequired", req.MaxAmountRequired)
 	}
-	return "", badRequest(reqPtr+"/amount", "is required (atomic units as a decimal string, e.g. \"10000\" for 0.01 USDC)")
+	if err != nil {
+		return "", err
+	}
+	if settled == "" {
+		if required == "" {
+			return "", badRequest(reqPtr+"/amount", "is required (atomic units as a decimal string, e.g. \"10000\" for 0.01 USDC)")
+		}
+		return required, nil
+	}
+	got, err := parseAtomic("/settleResponse/amount", settled)
+	if err != nil {
+		return "", err
+	}
+	if required != "" && got != required {
+		return "", badRequest("/settleResponse/amount", "is %s, but the requirements' amount is %s: the exact scheme settles exactly the amount required", got, required)
+	}
+	return got, nil
+}
+
+// sameAccepted checks that the payload's "accepted" requirements (x402 v2:
+// the requirements the client chose and signed for) are the requirements
+// given beside it: same scheme, asset, payTo and amount wherever accepted
+// names them (the network is compared before). in holds the requirements'
+// parsed asset, payTo and amount.
+func (in *Payment) sameAccepted(acc PaymentRequirements, scheme, reqPtr string) error {
+	const ptr = "/paymentPayload/accepted"
+	differ := func(field, have, want string) error {
+		return badRequest(ptr+"/"+field, "is %q, but %s/%s is %q: the documents describe different payments", have, reqPtr, field, want)
+	}
+	if acc.Scheme != "" && acc.Scheme != scheme {
+		return differ("scheme", acc.Scheme, scheme)
+	}
+	for _, a := range []struct{ field, v, want string }{{"asset", acc.Asset, in.Asset}, {"payTo", acc.PayTo, in.PayTo}} {
+		if a.v == "" {
+			continue
+		}
+		addr, err := parseAddress(ptr+"/"+a.field, a.v)
+		if err != nil {
+			return err
+		}
+		if addr != a.want {
+			return differ(a.field, addr, a.want)
+		}
+	}
+	for _, a := range []struct{ field, v string }{{"amount", acc.Amount}, {"maxAmountRequired", acc.MaxAmountRequired}} {
+		if a.v == "" {
+			continue
+		}
+		v, err := parseAtomic(ptr+"/"+a.field, a.v)
+		if err != nil {
+			return err
+		}
+		if v != in.AmountAtomic {
+			return badRequest(ptr+"/"+a.field, "is %s, but the payment's amount is %s: the documents describe different payments", v, in.AmountAtomic)
+		}
+	}
+	return nil
 }
 
 // parseAtomic accepts a positive amount of atomic units as x402 writes it: a
