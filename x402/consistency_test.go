@@ -182,3 +182,53 @@ func TestParseCopiesOfRequirementsAgree(t *testing.T) {
 		t.Fatalf("accepted as requirements: %+v, %v", p, err)
 	}
 }
+
+// TestParsePermit2MatchesRequirements: with the Permit2 method the payer
+// signs permitted {token, amount} and witness.to, and the exact scheme
+// requires token = asset, amount = the required amount and witness.to =
+// payTo (scheme_exact_evm.md §2; the x402 Go SDK facilitator refuses a
+// token, amount or recipient mismatch). A permit that names another
+// token, amount or payee describes another payment.
+func TestParsePermit2MatchesRequirements(t *testing.T) {
+	permit2 := func() (settle, req, payload map[string]any) {
+		settle, req, payload = consistentDocs()
+		payload["payload"] = map[string]any{"signature": "0xab", "permit2Authorization": map[string]any{
+			"permitted": map[string]any{"token": "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913", "amount": "1500000"},
+			"from":      "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+			"spender":   "0x402085c248EeA27D92E8b30b2C58ed07f9E20001",
+			"nonce":     "33247007178036348590600198031289925668252061821958005840077069883511451257277",
+			"deadline":  "1740672154",
+			"witness":   map[string]any{"to": "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc", "validAfter": "1740672089"},
+		}}
+		return settle, req, payload
+	}
+	perm := func(p map[string]any) map[string]any {
+		return p["payload"].(map[string]any)["permit2Authorization"].(map[string]any)
+	}
+	settle, req, payload := permit2()
+	p, err := parseMaps(t, settle, req, payload)
+	if err != nil || p.Method != "permit2" {
+		t.Fatalf("consistent permit2 documents: %+v, %v", p, err)
+	}
+	const ptr = "/paymentPayload/payload/permit2Authorization"
+	for _, c := range []struct {
+		name   string
+		mutate func(m map[string]any)
+		field  string
+	}{
+		{"another payee", func(m map[string]any) {
+			m["witness"].(map[string]any)["to"] = "0x90f79bf6eb2c4f870365e785982e1f101e93b906"
+		}, ptr + "/witness/to"},
+		{"another amount", func(m map[string]any) { m["permitted"].(map[string]any)["amount"] = "1" }, ptr + "/permitted/amount"},
+		{"another token", func(m map[string]any) {
+			m["permitted"].(map[string]any)["token"] = "0x036CbD53842c5426634e7929541eC2318f3dCF7e"
+		}, ptr + "/permitted/token"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			settle, req, payload := permit2()
+			c.mutate(perm(payload))
+			_, err := parseMaps(t, settle, req, payload)
+			wantBadRequest(t, err, c.field)
+		})
+	}
+}

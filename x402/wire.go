@@ -78,7 +78,14 @@ type exactPayload struct {
 		Nonce string `json:"nonce"`
 	} `json:"authorization"`
 	Permit2Authorization *struct {
-		From string `json:"from"`
+		From      string `json:"from"`
+		Permitted *struct {
+			Token  string `json:"token"`
+			Amount string `json:"amount"`
+		} `json:"permitted"`
+		Witness *struct {
+			To string `json:"to"`
+		} `json:"witness"`
 	} `json:"permit2Authorization"`
 	Delegator string `json:"delegator"`
 }
@@ -345,8 +352,11 @@ const SchemeExact = "exact"
 // (EIP-3009), and the exact scheme requires value = amount and to = payTo
 // (scheme_exact_evm.md "Verify the authorization parameters meet the
 // PaymentRequirements"; the x402 Go SDK facilitators, v1 and v2, refuse a
-// recipient or authorization value mismatch). in.PayTo and in.AmountAtomic
-// are set.
+// recipient or authorization value mismatch). Likewise a Permit2
+// authorization's permitted token and amount and its witness.to must be
+// the requirements' asset, amount and payTo (scheme_exact_evm.md §2; the
+// Go SDK refuses a token, amount or recipient mismatch). in.Asset,
+// in.PayTo and in.AmountAtomic are set.
 func (in *Payment) readExactPayload(raw json.RawMessage) error {
 	const ptr = "/paymentPayload/payload"
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
@@ -366,26 +376,28 @@ func (in *Payment) readExactPayload(raw json.RawMessage) error {
 			}
 			in.Nonce = strings.ToLower(p.Authorization.Nonce)
 		}
-		if to := p.Authorization.To; to != "" {
-			addr, err := parseAddress(ptr+"/authorization/to", to)
-			if err != nil {
-				return err
-			}
-			if addr != in.PayTo {
-				return badRequest(ptr+"/authorization/to", "names payee %s, but the requirements' payTo is %s: the documents describe different payments", addr, in.PayTo)
-			}
+		if err := in.payeeIs(ptr+"/authorization/to", p.Authorization.To); err != nil {
+			return err
 		}
-		if v := p.Authorization.Value; v != "" {
-			value, err := parseAtomic(ptr+"/authorization/value", v)
-			if err != nil {
-				return err
-			}
-			if value != in.AmountAtomic {
-				return badRequest(ptr+"/authorization/value", "authorizes %s atomic units, but the payment's amount is %s: the exact scheme moves exactly the amount required", value, in.AmountAtomic)
-			}
+		if err := in.amountIs(ptr+"/authorization/value", p.Authorization.Value); err != nil {
+			return err
 		}
 	case p.Permit2Authorization != nil:
-		in.Method, from, fromPtr = "permit2", p.Permit2Authorization.From, ptr+"/permit2Authorization/from"
+		pa := p.Permit2Authorization
+		in.Method, from, fromPtr = "permit2", pa.From, ptr+"/permit2Authorization/from"
+		if pa.Permitted != nil {
+			if err := in.assetIs(ptr+"/permit2Authorization/permitted/token", pa.Permitted.Token); err != nil {
+				return err
+			}
+			if err := in.amountIs(ptr+"/permit2Authorization/permitted/amount", pa.Permitted.Amount); err != nil {
+				return err
+			}
+		}
+		if pa.Witness != nil {
+			if err := in.payeeIs(ptr+"/permit2Authorization/witness/to", pa.Witness.To); err != nil {
+				return err
+			}
+		}
 	case p.Delegator != "":
 		in.Method, from, fromPtr = "erc7710", p.Delegator, ptr+"/delegator"
 	}
@@ -400,6 +412,44 @@ func (in *Payment) readExactPayload(raw json.RawMessage) error {
 		return badRequest(fromPtr, "names payer %s, but the settle response names %s", addr, in.Payer)
 	}
 	in.Payer = addr
+	return nil
+}
+
+// payeeIs, assetIs and amountIs check a member of the scheme payload that
+// repeats the requirements' payTo, asset or amount (empty: not named).
+func (in *Payment) payeeIs(field, v string) error {
+	return sameAddress(field, v, in.PayTo, "payee", "payTo")
+}
+
+func (in *Payment) assetIs(field, v string) error {
+	return sameAddress(field, v, in.Asset, "token", "asset")
+}
+
+func sameAddress(field, v, want, what, member string) error {
+	if v == "" {
+		return nil
+	}
+	addr, err := parseAddress(field, v)
+	if err != nil {
+		return err
+	}
+	if addr != want {
+		return badRequest(field, "names %s %s, but the requirements' %s is %s: the documents describe different payments", what, addr, member, want)
+	}
+	return nil
+}
+
+func (in *Payment) amountIs(field, v string) error {
+	if v == "" {
+		return nil
+	}
+	value, err := parseAtomic(field, v)
+	if err != nil {
+		return err
+	}
+	if value != in.AmountAtomic {
+		return badRequest(field, "authorizes %s atomic units, but the payment's amount is %s: the exact scheme moves exactly the amount required", value, in.AmountAtomic)
+	}
 	return nil
 }
 
