@@ -2,6 +2,7 @@ package x402
 
 import (
 	"encoding/json"
+	"math/big"
 	"strings"
 	"testing"
 )
@@ -230,5 +231,24 @@ func TestParsePermit2MatchesRequirements(t *testing.T) {
 			_, err := parseMaps(t, settle, req, payload)
 			wantBadRequest(t, err, c.field)
 		})
+	}
+}
+
+// TestAtomicToUSDCNegative: a negative number of atomic units (a refund or
+// an adjustment as a delta) renders with its sign once, in front: QuoRem
+// truncates towards zero, so the remainder carries the sign too, and
+// -500000 used to render as "0.-5" (the sign lost from the integer part)
+// and -1500000 as "-1.-5".
+func TestAtomicToUSDCNegative(t *testing.T) {
+	for atomic, want := range map[int64]string{
+		-500000:  "-0.5",
+		-1500000: "-1.5",
+		-1:       "-0.000001",
+		-2000000: "-2",
+		0:        "0",
+	} {
+		if got := AtomicToUSDC(big.NewInt(atomic)); got != want {
+			t.Errorf("AtomicToUSDC(%d) = %q, want %q", atomic, got, want)
+		}
 	}
 }

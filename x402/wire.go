@@ -594,14 +594,19 @@ var usdcPerAtomic = new(big.Int).Exp(big.NewInt(10), big.NewInt(USDCDecimals), n
 // AtomicToUSDC renders atomic USDC units as a decimal string with math/big
 // (never floats): "1500000" → "1.5", "10000" → "0.01", "2000000" → "2".
 // Trailing zeros of the fraction are dropped, so each amount has one
-// spelling.
+// spelling. A negative amount has its sign once, in front ("-0.5"): the
+// digits are those of its absolute value.
 func AtomicToUSDC(atomic *big.Int) string {
-	q, r := new(big.Int).QuoRem(atomic, usdcPerAtomic, new(big.Int))
+	sign := ""
+	if atomic.Sign() < 0 {
+		sign = "-"
+	}
+	q, r := new(big.Int).QuoRem(new(big.Int).Abs(atomic), usdcPerAtomic, new(big.Int))
 	if r.Sign() == 0 {
-		return q.String()
+		return sign + q.String()
 	}
 	frac := fmt.Sprintf("%0*s", USDCDecimals, r.String())
-	return q.String() + "." + strings.TrimRight(frac, "0")
+	return sign + q.String() + "." + strings.TrimRight(frac, "0")
 }
 
 // parseResourceURL accepts the paid resource's URL as x402 reports it: it is
