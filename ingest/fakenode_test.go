@@ -1,6 +1,7 @@
 package ingest_test
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -25,6 +26,7 @@ type rvNode struct {
 	txs      map[string]any
 	blocks   map[uint64]any
 	hang     time.Duration // sleep before answering
+	chainID  uint64        // eth_chainId; 0 means Base (8453)
 }
 
 const (
@@ -125,7 +127,7 @@ func (f *rvNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var result any
 	switch req.Method {
 	case "eth_chainId":
-		result = q(8453)
+		result = q(cmp.Or(f.chainID, 8453))
 	case "eth_blockNumber":
 		result = q(f.head)
 	case "eth_syncing":

@@ -314,9 +314,10 @@ func (q queued) finished(state string, now time.Time, lastErr *Error, recordID s
 // knows within NotFoundGrace, is retried later with exponential backoff
 // (2 s doubling to 10 min, never before the chain's Retry-After). Any other
 // answer (CHAIN_VERIFY_FAILED, a conflict) fails the entry; its status
-// keeps the error. An engine restarted with the network's chain mode off
+// keeps the error. An engine restarted with the network's chain mode off,
+// or whose endpoints for the network serve another chain (wrong_chain),
 // keeps its entries queued (retried every 10 minutes at most) rather than
-// failing them. It returns how many entries it attempted; an error means
+// failing them: both are the operator's configuration, not the payment. It returns how many entries it attempted; an error means
 // the pass stopped early (ctx done, or the queue could not be read or
 // written) and is safe to retry.
 func (s *Service) Process(ctx context.Context) (int, error) {
@@ -435,8 +436,18 @@ func retryDelay(err error, q queued, now time.Time) (time.Duration, bool) {
 		return 0, true // the operator turned verification off since: wait for it to come back
 	case fiscal.CodeChainVerifyFailed:
 		var rej *evmverify.RejectedError
+		if !errors.As(err, &rej) {
+			return 0, false
+		}
+		if rej.Reason == evmverify.ReasonWrongChain {
+			// Every endpoint of the payment's network serves another
+			// chain: the operator's configuration is wrong, the payment
+			// is not refuted (the claim's network chose the endpoints).
+			// Wait for a correct endpoint, as for verification off.
+			return 0, true
+		}
 		created, _ := time.Parse(time.RFC3339Nano, cmp.Or(q.GraceFrom, q.Status.CreatedAt))
-		if errors.As(err, &rej) && rej.Reason == evmverify.ReasonTxNotFound && now.Sub(created) < NotFoundGrace {
+		if rej.Reason == evmverify.ReasonTxNotFound && now.Sub(created) < NotFoundGrace {
 			return 0, true
 		}
 	}
