@@ -35,7 +35,8 @@
 //     eth_getBlockByNumber("finalized") whether the block is final.
 //  5. eth_getBlockByNumber(block) still has the receipt's block hash (a
 //     reorganisation between calls is [ErrReorg], retryable) and gives the
-//     block timestamp, the payment's time.
+//     block timestamp, the payment's time. A claim that states its Time
+//     must lie within [MaxTimeSkew] of it; otherwise ReasonTimeMismatch.
 //  6. The network's [Policy] is applied: fewer than MinConfirmations, or not
 //     finalized when RequireFinalized, is a [NotFinalError] carrying the
 //     facts so far.

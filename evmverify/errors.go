@@ -65,6 +65,9 @@ const (
 	// ReasonLogNotTransfer: the log at the given index is not an ERC-20
 	// Transfer(address,address,uint256) event.
 	ReasonLogNotTransfer = "log_not_transfer"
+	// ReasonTimeMismatch: the matching Transfer is in a block whose time
+	// lies more than MaxTimeSkew from the claim's Time.
+	ReasonTimeMismatch = "time_mismatch"
 )
 
 // RejectedError reports that the chain answered and the answer contradicts

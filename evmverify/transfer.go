@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
+	"time"
 )
 
 // TransferTopic is topic0 of the ERC-20 event Transfer(address indexed
@@ -51,6 +52,7 @@ type want struct {
 	receiver string
 	amount   *big.Int
 	logIndex *uint64
+	time     time.Time // the claim's Time; zero: not checked
 }
 
 // mismatch is a set of claim fields a Transfer log disagrees with.

@@ -21,7 +21,15 @@ type Claim struct {
 	Receiver string   // 0x + 40 hex: the Transfer's to
 	Amount   *big.Int // atomic units (6 decimals for USDC), > 0
 	LogIndex *uint64  // optional: the log (block-level logIndex) that must match
+	// Time is optional: when the claim says the transfer settled. Unless
+	// zero, the block's time must lie within MaxTimeSkew of it.
+	Time time.Time
 }
+
+// MaxTimeSkew is how far a claim's Time may lie from its block's time: the
+// clock skew between the chain and the merchant that the engine allows a
+// settlement timestamp (internal/wire MaxClockSkew), the same both ways.
+const MaxTimeSkew = 5 * time.Minute
 
 // Facts are what the chain proved about a claim. They are stored on the
 // fiscal record and signed into the receipt, so their JSON form is a wire
@@ -170,7 +178,8 @@ func (v *Verifier) Networks() []string {
 // log of the asset from Payer to Receiver with value Amount (or the log at
 // LogIndex matches); the node's head and finalized block give the depth;
 // the block at the receipt's number still has the receipt's block hash, and
-// its timestamp is BlockTime. Then the policy's depth is enforced.
+// its timestamp is BlockTime, within MaxTimeSkew of the claim's Time when
+// it has one. Then the policy's depth is enforced.
 //
 // Errors: *ClaimError (malformed claim), *RejectedError (the chain says
 // no), *NotFinalError (not deep enough yet), ErrUnavailable (wrapped; no
@@ -223,7 +232,7 @@ func (v *Verifier) prepare(c Claim) (*want, *network, string, error) {
 	if err != nil {
 		return nil, nil, "", &ClaimError{Field: "TxHash", Err: err}
 	}
-	w := &want{claim: true, logIndex: c.LogIndex}
+	w := &want{claim: true, logIndex: c.LogIndex, time: c.Time}
 	if c.Asset != "" {
 		if w.asset, err = ParseAddress(c.Asset); err != nil {
 			return nil, nil, "", &ClaimError{Field: "Asset", Err: err}
@@ -392,6 +401,10 @@ func (v *Verifier) attempt(ctx context.Context, n *network, c *Client, txHash st
 		From:          t.from,
 		To:            t.to,
 		Amount:        t.value.String(),
+	}
+	if !w.time.IsZero() && (f.BlockTime.Sub(w.time) > MaxTimeSkew || w.time.Sub(f.BlockTime) > MaxTimeSkew) {
+		return Facts{}, reject(ReasonTimeMismatch, "block %d is dated %s, claim says %s (more than %v apart)",
+			f.BlockNumber, f.BlockTime.Format(time.RFC3339), w.time.UTC().Format(time.RFC3339), MaxTimeSkew)
 	}
 	p := n.policy
 	if f.Confirmations < p.required() || (p.RequireFinalized && !f.Finalized) {

@@ -653,3 +653,38 @@ func TestErrorMessages(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyTime: a claim's Time must lie within MaxTimeSkew of its
+// block's time, either way; a claim without Time is not dated.
+func TestVerifyTime(t *testing.T) {
+	node := newFakeNode()
+	node.mine(fxTx, 10, "0x1", transferLog(0, fxUSDCBase, fxPayer, fxPayTo, 5))
+	v := verifier(t, Policy{}, node.serve(t))
+	block := time.Unix(fxBlockTime+20, 0).UTC()
+	for _, c := range []struct {
+		at time.Time
+		ok bool
+	}{
+		{time.Time{}, true},
+		{block, true},
+		{block.Add(MaxTimeSkew), true},
+		{block.Add(-MaxTimeSkew), true},
+		{block.Add(MaxTimeSkew + time.Second), false},
+		{block.Add(-MaxTimeSkew - time.Second), false},
+		{block.Add(48 * time.Hour), false},
+	} {
+		claim := okClaim(5)
+		claim.Time = c.at
+		f, err := v.Verify(context.Background(), claim)
+		if c.ok {
+			if err != nil || !f.BlockTime.Equal(block) {
+				t.Errorf("time %v: %+v %v", c.at, f, err)
+			}
+			continue
+		}
+		rej := rejected(t, err, ReasonTimeMismatch)
+		if !strings.Contains(rej.Detail, "block 10 is dated 2026-01-01T00:00:20Z") {
+			t.Errorf("detail %q", rej.Detail)
+		}
+	}
+}

@@ -407,6 +407,7 @@ func (e *Engine) verifyOnChain(ctx context.Context, s Payment) (Verification, er
 		Payer:    s.PayerWallet,
 		Receiver: s.ReceiverWallet,
 		Amount:   amount,
+		Time:     s.Timestamp, // zero for a refund: its transfer has no time of its own to check
 	})
 	if err != nil {
 		return Verification{}, chainError(err)
