@@ -62,7 +62,7 @@ func FuzzSimulateRequest(f *testing.F) {
 			checkDecodeError(t, err)
 		} else {
 			var acc fiscal.Account
-			if acc, err = s.account("", req.Seller); err == nil {
+			if acc, _, err = s.account("", req.Seller); err == nil {
 				if _, err = req.SettlementRequest.Payment(now); err == nil {
 					if acc.ID != AnonymousAccount || acc.Seller.LegalName == "" || acc.Seller.Country == "" {
 						t.Fatalf("simulation account %+v", acc)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/ledger"
+	"github.com/fiscal402/fiscal402/parties"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/vat"
 )
@@ -171,7 +172,7 @@ type Simulation struct {
 // accountID is the authenticated account, "" for none. The call counts
 // against agent's sandbox quota once the request is valid.
 func (s *Sandbox) Simulate(ctx context.Context, accountID string, agent Agent, req SimulateRequest) (*Simulation, error) {
-	acc, err := s.account(accountID, req.Seller)
+	acc, books, err := s.account(accountID, req.Seller)
 	if err != nil {
 		return nil, err
 	}
@@ -179,6 +180,15 @@ func (s *Sandbox) Simulate(ctx context.Context, accountID string, agent Agent, r
 	p, err := req.SettlementRequest.Payment(now)
 	if err != nil {
 		return nil, fiscal.InputError(err)
+	}
+	// The account's own seller is decided, as POST /settlements decides
+	// it, on the account's Art. 59c running totals (read, never counted:
+	// a simulation is not a sale).
+	var cb *vat.CrossBorderTotals
+	if books != nil {
+		if cb, err = accountTotals(ctx, books, parties.AccountSeller(acc), p.Timestamp); err != nil {
+			return nil, err
+		}
 	}
 	if p.Buyer.SupplyKind == "" {
 		p.Buyer.SupplyKind = acc.Seller.SupplyKind
@@ -198,7 +208,7 @@ func (s *Sandbox) Simulate(ctx context.Context, accountID string, agent Agent, r
 	if err != nil {
 		return nil, err
 	}
-	d, err := eng.Prepare(ctx, acc.ID, fiscal.Supply{Payment: p, Seller: acc.Seller, Verification: verification}, now)
+	d, err := eng.Prepare(ctx, acc.ID, fiscal.Supply{Payment: p, Seller: acc.Seller, Verification: verification, CrossBorder: cb}, now)
 	if err != nil {
 		return nil, err
 	}
@@ -242,24 +252,27 @@ func (s *Sandbox) Simulate(ctx context.Context, accountID string, agent Agent, r
 	return sim, nil
 }
 
-// account is the account a simulation runs for.
-func (s *Sandbox) account(accountID string, seller *fiscal.Seller) (fiscal.Account, error) {
+// account is the account a simulation runs for, and its production books
+// when the seller is the account's own (a key and no body seller), nil
+// otherwise.
+func (s *Sandbox) account(accountID string, seller *fiscal.Seller) (fiscal.Account, *fiscal.Books, error) {
 	acc := fiscal.Account{ID: AnonymousAccount, Seller: DemoSeller()}
+	var books *fiscal.Books
 	if accountID != "" {
 		b, err := s.prod.Books(accountID)
 		if err != nil {
-			return acc, err
+			return acc, nil, err
 		}
-		acc = b.Account()
+		acc, books = b.Account(), b
 	}
 	if seller != nil {
 		n, err := seller.Normalised()
 		if err != nil {
-			return acc, &fiscal.Error{Code: fiscal.CodeBadRequest, Field: "/seller", Detail: err.Error()}
+			return acc, nil, &fiscal.Error{Code: fiscal.CodeBadRequest, Field: "/seller", Detail: err.Error()}
 		}
-		acc.Seller = n
+		acc.Seller, books = n, nil
 	}
-	return acc, nil
+	return acc, books, nil
 }
 
 // Record returns a sandbox record as stored. Sandbox records are readable

@@ -2,6 +2,7 @@ package sandbox_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -37,5 +38,43 @@ func TestEvaluateAccountSellerUsesRunningTotals(t *testing.T) {
 	}
 	if th := d.Threshold; th == nil || th.Rule != vat.ThresholdCurrentYear {
 		t.Errorf("threshold section %+v, want current_year_exceeded", th)
+	}
+}
+
+// TestSimulateAccountSellerUsesRunningTotals: a simulation with a key and
+// no seller is a sale of the account's seller, and decides it as POST
+// /settlements does for the same request: on the account's Art. 59c
+// running totals. An Irish seller already over EUR 10,000 in 2026 (its
+// opening figures) charges a German consumer German VAT (Art. 59c(1)(c),
+// (2) Directive 2006/112/EC); a simulation of Irish VAT would be wrong.
+func TestSimulateAccountSellerUsesRunningTotals(t *testing.T) {
+	seller := fiscaltest.IrishSeller
+	seller.OverThreshold = false
+	seller.OpeningTotals = []fiscal.OpeningTotal{{Year: 2026, EUR: "12000"}}
+	e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), seller))
+	sb := sandbox.New(e, sandbox.Options{})
+	ctx := context.Background()
+	req := fiscaltest.Request(1, "11.90", "DE", "2026-04-10T14:30:00Z")
+	sim, err := sb.Simulate(ctx, fiscaltest.AccountID(0), "", sandbox.SimulateRequest{SettlementRequest: req})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := fiscaltest.Books(t, e, 0).Settle(ctx, req, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r fiscal.Record
+	if err := json.Unmarshal(sim.Record, &r); err != nil {
+		t.Fatal(err)
+	}
+	got, want := r.Classification, res.Record.Classification
+	if got.Status != want.Status || got.Regime != want.Regime || got.TaxingCountry != want.TaxingCountry {
+		t.Errorf("simulation %s %s %s, production %s %s %s", got.Status, got.Regime, got.TaxingCountry, want.Status, want.Regime, want.TaxingCountry)
+	}
+	if want.TaxingCountry != "DE" {
+		t.Errorf("production taxes in %s, want DE", want.TaxingCountry)
+	}
+	if th := got.Threshold; th == nil || th.Rule != vat.ThresholdCurrentYear {
+		t.Errorf("simulation threshold section %+v, want current_year_exceeded", th)
 	}
 }
