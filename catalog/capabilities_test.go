@@ -559,3 +559,31 @@ func TestCheckFollowsTheSellersFXPolicy(t *testing.T) {
 		t.Errorf("check predicts %s %v, the record is %s %v", re.ReviewStatus, reasonCodes(re.Reasons), r.ReviewStatus, reasonCodes(r.ReviewReasons))
 	}
 }
+
+// TestCheckAccountSellerUsesRunningTotals: with a key, the check decides
+// the account's own sale as recording does, on the account's Art. 59c
+// running totals (opening figures plus counted sales), not on its
+// OverThreshold flag alone. An Irish account already over EUR 10,000 in
+// 2026 is taxed in Germany for a German consumer (Art. 59c(1)(c), (2)
+// Directive 2006/112/EC); a check predicting Irish VAT would be wrong.
+func TestCheckAccountSellerUsesRunningTotals(t *testing.T) {
+	seller := irishSeller
+	seller.OverThreshold = false
+	seller.OpeningTotals = []fiscal.OpeningTotal{{Year: 2026, EUR: "12000"}}
+	e := testEngine(t, checkNow, seller)
+	c, err := e.CheckCapabilities(context.Background(), "acct_0", check("IE", "DE", "B2C", "x402", "eip155:8453"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Settle(context.Background(), "acct_0", request(500, "10.00", "DE", checkNow.Add(-time.Hour).Format(time.RFC3339)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := c.DeterminationCoverage.Classification, res.Record.Classification
+	if got == nil || got.Status != want.Status || got.Regime != want.Regime || got.TaxingCountry != want.TaxingCountry {
+		t.Fatalf("check %+v, recorded %s %s %s", got, want.Status, want.Regime, want.TaxingCountry)
+	}
+	if want.TaxingCountry != "DE" {
+		t.Errorf("recorded in %s, want DE", want.TaxingCountry)
+	}
+}

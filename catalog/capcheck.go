@@ -9,10 +9,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/invoicelaw"
+	"github.com/fiscal402/fiscal402/parties"
 	"github.com/fiscal402/fiscal402/settlement"
 	"github.com/fiscal402/fiscal402/vat"
 )
@@ -265,13 +268,14 @@ func parseSupplyDate(v string, now time.Time) (time.Time, error) {
 // carry are stated as assumptions.
 func (s *Service) CheckCapabilities(ctx context.Context, accountID string, req CapabilityCheckRequest) (*CapabilityCheck, error) {
 	var acc *fiscal.Account
+	var books *fiscal.Books
 	if accountID != "" {
 		b, err := s.e.Books(accountID)
 		if err != nil {
 			return nil, err
 		}
 		a := b.Account()
-		acc = &a
+		acc, books = &a, b
 	}
 	now := s.e.Now().UTC()
 	in, err := req.validate(now)
@@ -285,7 +289,15 @@ func (s *Service) CheckCapabilities(ctx context.Context, accountID string, req C
 
 	var det vat.Determination
 	if c.EventSupport.Status == CheckSupported {
-		det, c.DeterminationCoverage = s.determinationCoverage(in, acc, sellerFromAccount)
+		// The account's own sale is decided on its Art. 59c running
+		// totals, as recording decides it (read, never counted).
+		var totals *vat.CrossBorderTotals
+		if sellerFromAccount {
+			if totals, err = parties.AccountTotals(ctx, books, parties.AccountSeller(*acc), in.date); err != nil {
+				return nil, err
+			}
+		}
+		det, c.DeterminationCoverage = s.determinationCoverage(in, acc, sellerFromAccount, totals)
 		c.JurisdictionRepresentation = representation(det)
 	} else {
 		c.DeterminationCoverage = DeterminationCoverage{Status: CheckNotEvaluated, Assumptions: []vat.Reason{},
@@ -405,7 +417,7 @@ const (
 	AssumeNoRegistry          = "no_vat_number_registry"
 )
 
-func (s *Service) determinationCoverage(in checkInput, acc *fiscal.Account, sellerFromAccount bool) (vat.Determination, DeterminationCoverage) {
+func (s *Service) determinationCoverage(in checkInput, acc *fiscal.Account, sellerFromAccount bool, totals *vat.CrossBorderTotals) (vat.Determination, DeterminationCoverage) {
 	cor := in.corridor
 	dc := DeterminationCoverage{Assumptions: []vat.Reason{
 		{Code: AssumeSupplyDate, Detail: fmt.Sprintf("The supply date is %s (the rate in force that day; send supply_date to check another day).", cor.SupplyDate)},
@@ -419,9 +431,16 @@ func (s *Service) determinationCoverage(in checkInput, acc *fiscal.Account, sell
 		// choices for territories and Art. 9a, its attested rate conditions.
 		s := acc.Seller
 		seller = vat.Seller{Country: s.Country, OtherEstablishments: s.OtherEstablishments, VATNumber: s.VATNumber, OverThreshold: s.OverThreshold, OptedForDestination: s.OptedForDestination,
-			Registrations: s.Registrations, ElectronicInterface: s.ElectronicInterface, Art9aRebutted: s.Art9aRebutted, ReviewSpecialTerritories: s.ReviewSpecialTerritories}
+			Registrations: s.Registrations, ElectronicInterface: s.ElectronicInterface, Art9aRebutted: s.Art9aRebutted, ReviewSpecialTerritories: s.ReviewSpecialTerritories,
+			CrossBorder: totals}
 		supply.Conditions = s.RateConditions
-		dc.Assumptions = append(dc.Assumptions, vat.Reason{Code: AssumeSellerProfile, Detail: fmt.Sprintf("The seller profile (Art. 59c threshold, establishments, registrations, territory and electronic-interface choices, attested rate conditions) is account %s's.", acc.ID)})
+		dc.Assumptions = append(dc.Assumptions, vat.Reason{Code: AssumeSellerProfile, Detail: fmt.Sprintf("The seller profile (Art. 59c threshold and running totals, establishments, registrations, territory and electronic-interface choices, attested rate conditions) is account %s's.", acc.ID)})
+		if totals != nil {
+			// Counting a supply needs its value; the check has none and
+			// counts the smallest sale, one cent.
+			supply.GrossEUR = decimal.New(1, -2)
+			dc.Assumptions = append(dc.Assumptions, vat.Reason{Code: AssumeSellerProfile, Detail: "The Art. 59c position is the account's running totals as they stand now, with a sale of EUR 0.01; a sale that takes the year's total over EUR 10,000 is taxed where the consumer is (Art. 59c(2) Directive 2006/112/EC)."})
+		}
 		if s.ElectronicInterface {
 			supply.Provider = &vat.Provider{Name: "the underlying provider named on ingest"}
 			dc.Assumptions = append(dc.Assumptions, vat.Reason{Code: AssumeSellerProfile, Detail: "The account is an electronic interface: the request names the underlying provider (underlyingProvider); without it the record waits for review (underlying_provider_missing)."})

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fiscalevent"
 	"github.com/fiscal402/fiscal402/fx"
@@ -106,7 +104,7 @@ func (s *Sandbox) Evaluate(ctx context.Context, accountID string, agent Agent, r
 		policy = fx.ForDayOrPrevious
 	}
 	if seller.IsAccount && books != nil {
-		if seller.CrossBorder, err = accountTotals(ctx, books, seller, date); err != nil {
+		if seller.CrossBorder, err = parties.AccountTotals(ctx, books, seller, date); err != nil {
 			return nil, err
 		}
 	}
@@ -155,39 +153,6 @@ func (s *Sandbox) Evaluate(ctx context.Context, accountID string, agent Agent, r
 		FX:            rfx,
 		Quota:         quota,
 	}, nil
-}
-
-// accountTotals are the account's Art. 59c running totals (its opening
-// figures included, fiscal.Books.Totals) for the year of at in the
-// seller's time zone and the year before: what the engine decides the
-// account's own sale on (fiscal totals.go), for an EU seller established
-// in one member state only (Art. 59c(1)(a) Directive 2006/112/EC); nil for
-// any other seller, which has no threshold.
-func accountTotals(ctx context.Context, b *fiscal.Books, seller parties.SellerFacts, at time.Time) (*vat.CrossBorderTotals, error) {
-	if !parties.InEU27(seller.Country) || len(seller.OtherEstablishments) > 0 {
-		return nil, nil
-	}
-	years, err := b.Totals(ctx)
-	if err != nil {
-		return nil, err
-	}
-	y := vat.Seller{Country: seller.Country}.ThresholdYear(at)
-	cb := &vat.CrossBorderTotals{}
-	for _, t := range years {
-		if t.Year != y && t.Year != y-1 {
-			continue
-		}
-		d, err := decimal.NewFromString(t.CrossBorderEUR)
-		if err != nil {
-			return nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "the account's running total is unreadable", Err: err}
-		}
-		if t.Year == y {
-			cb.CurrentYear = d
-		} else {
-			cb.PreviousYear = d
-		}
-	}
-	return cb, nil
 }
 
 // evaluateParties validates the seller and the buyer of an evaluation. The

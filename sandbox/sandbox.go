@@ -186,7 +186,7 @@ func (s *Sandbox) Simulate(ctx context.Context, accountID string, agent Agent, r
 	// a simulation is not a sale).
 	var cb *vat.CrossBorderTotals
 	if books != nil {
-		if cb, err = accountTotals(ctx, books, parties.AccountSeller(acc), p.Timestamp); err != nil {
+		if cb, err = parties.AccountTotals(ctx, books, parties.AccountSeller(acc), p.Timestamp); err != nil {
 			return nil, err
 		}
 	}
