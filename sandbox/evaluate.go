@@ -98,10 +98,15 @@ func (s *Sandbox) Evaluate(ctx context.Context, accountID string, agent Agent, r
 		return nil, err
 	}
 	// A day without a time previews with that day's ECB rate (the "rate of
-	// the day"); an instant with the rate a settlement then would get.
+	// the day"); an instant with the rate a settlement then would get: for
+	// the account's own seller, at the account's Art. 91(2) reading
+	// (Seller.FXPolicy), as recording converts its sales.
 	var policy fx.Policy
-	if len(req.Date) == len(time.DateOnly) {
+	switch {
+	case len(req.Date) == len(time.DateOnly):
 		policy = fx.ForDayOrPrevious
+	case seller.Profile != nil:
+		policy = seller.Profile.FXPolicy // "" is the engine's
 	}
 	if seller.IsAccount && books != nil {
 		if seller.CrossBorder, err = parties.AccountTotals(ctx, books, seller, date); err != nil {

@@ -3,6 +3,7 @@ package sandbox_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/fiscal402/fiscal402/fx"
 	"testing"
 	"time"
 
@@ -76,5 +77,39 @@ func TestSimulateAccountSellerUsesRunningTotals(t *testing.T) {
 	}
 	if th := got.Threshold; th == nil || th.Rule != vat.ThresholdCurrentYear {
 		t.Errorf("simulation threshold section %+v, want current_year_exceeded", th)
+	}
+}
+
+// TestEvaluateAccountSellerFXPolicy: a preview at an instant converts at
+// "the rate a settlement then would get" (EvaluateRequest), which for the
+// account's own seller is the rate of the account's Art. 91(2) reading
+// (Seller.FXPolicy), as POST /settlements converts. An account on the
+// "rate of the day" reading paid at 08:00 UTC gets that day's ECB rate,
+// not the previous publication the engine's default would take.
+func TestEvaluateAccountSellerFXPolicy(t *testing.T) {
+	seller := fiscaltest.IrishSeller
+	seller.FXPolicy = fx.ForDayOrPrevious
+	e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), seller))
+	sb := sandbox.New(e, sandbox.Options{})
+	ctx := context.Background()
+	at := "2026-04-10T08:00:00Z"
+	ev, err := sb.Evaluate(ctx, fiscaltest.AccountID(0), "", sandbox.EvaluateRequest{
+		Buyer: parties.Buyer{Country: "DE"}, Supply: parties.Supply{Kind: vat.KindDigitalService}, AmountUSDC: "11.90", Date: at,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := fiscaltest.Books(t, e, 0).Settle(ctx, fiscaltest.Request(1, "11.90", "DE", at), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := ev.FX, res.Record.FX
+	if got.USDPerEUR == nil || want.USDPerEUR == nil {
+		t.Fatalf("rates: preview %v, settlement %v", got.USDPerEUR, want.USDPerEUR)
+	}
+	g, w := got.USDPerEUR, want.USDPerEUR
+	if g.RateDate != w.RateDate || g.Policy != w.Policy || got.GrossEUR != want.GrossEUR {
+		t.Errorf("preview converts at %s of %s (%s) to %s; the settlement at %s of %s (%s) to %s",
+			g.Raw, g.RateDate, g.Policy, got.GrossEUR, w.Raw, w.RateDate, w.Policy, want.GrossEUR)
 	}
 }
