@@ -102,12 +102,7 @@ func (s *Sandbox) takeQuota(eng *fiscal.Engine, agent Agent, now time.Time) (*Qu
 			used = int(binary.BigEndian.Uint64(v))
 		}
 		if used >= limit {
-			return &fiscal.Error{
-				Code:       CodeQuotaExceeded,
-				Detail:     fmt.Sprintf("the sandbox quota of %d evaluate and simulate calls per day is used up; it resets at %s", limit, reset.Format(time.RFC3339)),
-				RetryAfter: reset.Sub(now),
-				Err:        &QuotaExceededError{Limit: limit, ResetAt: reset},
-			}
+			return quotaExceeded(limit, now, reset)
 		}
 		used++
 		return tx.Put(bucketSandboxQuota, key, binary.BigEndian.AppendUint64(nil, uint64(used)))
@@ -120,6 +115,43 @@ func (s *Sandbox) takeQuota(eng *fiscal.Engine, agent Agent, now time.Time) (*Qu
 		return nil, fiscal.StoreError(err)
 	}
 	return &Quota{Limit: limit, Used: used, Remaining: max(limit-used, 0), ResetAt: reset}, nil
+}
+
+// quotaExceeded is the QUOTA_EXCEEDED error of a used-up quota.
+func quotaExceeded(limit int, now, reset time.Time) error {
+	return &fiscal.Error{
+		Code:       CodeQuotaExceeded,
+		Detail:     fmt.Sprintf("the sandbox quota of %d evaluate and simulate calls per day is used up; it resets at %s", limit, reset.Format(time.RFC3339)),
+		RetryAfter: reset.Sub(now),
+		Err:        &QuotaExceededError{Limit: limit, ResetAt: reset},
+	}
+}
+
+// checkQuota answers QUOTA_EXCEEDED, counting nothing, when agent's calls
+// of today are used up: a call whose validity is known only after work
+// that costs (a simulation's chain verification) is refused before it,
+// and counted (takeQuota) once it is known valid, so that a refused
+// request does not count.
+func (s *Sandbox) checkQuota(eng *fiscal.Engine, agent Agent, now time.Time) error {
+	if agent == "" || s.quota < 0 {
+		return nil
+	}
+	now = now.UTC()
+	key := []byte(now.Format(time.DateOnly) + "\x00" + string(agent))
+	var used int
+	err := eng.Ledger().View(func(tx ledger.Tx) error {
+		if v := tx.Get(bucketSandboxQuota, key); len(v) == 8 {
+			used = int(binary.BigEndian.Uint64(v))
+		}
+		return nil
+	})
+	if err != nil {
+		return fiscal.StoreError(err)
+	}
+	if used >= s.quota {
+		return quotaExceeded(s.quota, now, time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC))
+	}
+	return nil
 }
 
 // pruneQuota deletes up to maxQuotaPrune counters of days before today.

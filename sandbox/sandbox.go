@@ -170,7 +170,8 @@ type Simulation struct {
 // against the production JWKS.
 //
 // accountID is the authenticated account, "" for none. The call counts
-// against agent's sandbox quota once the request is valid.
+// against agent's sandbox quota once the request is valid (after the
+// chain verification, which a used-up quota does not reach).
 func (s *Sandbox) Simulate(ctx context.Context, accountID string, agent Agent, req SimulateRequest) (*Simulation, error) {
 	acc, books, err := s.account(accountID, req.Seller)
 	if err != nil {
@@ -200,11 +201,15 @@ func (s *Sandbox) Simulate(ctx context.Context, accountID string, agent Agent, r
 	if err != nil {
 		return nil, err
 	}
-	quota, err := s.takeQuota(eng, agent, now)
-	if err != nil {
+	// Only a valid request counts: one the chain refuses does not.
+	if err := s.checkQuota(eng, agent, now); err != nil {
 		return nil, err
 	}
 	verification, err := eng.VerifyPayment(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	quota, err := s.takeQuota(eng, agent, now)
 	if err != nil {
 		return nil, err
 	}

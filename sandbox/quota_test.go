@@ -1,0 +1,74 @@
+package sandbox_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/fiscal402/fiscal402/evmverify"
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/fiscaltest"
+	"github.com/fiscal402/fiscal402/parties"
+	"github.com/fiscal402/fiscal402/sandbox"
+	"github.com/fiscal402/fiscal402/vat"
+)
+
+// emptyNode is a synced Base node that knows no transaction.
+func emptyNode(t *testing.T) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		var result any
+		switch req.Method {
+		case "eth_chainId":
+			result = "0x2105"
+		case "eth_blockNumber":
+			result = "0x100"
+		case "eth_syncing":
+			result = false
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// TestRefusedSimulationDoesNotCount: only valid requests count against the
+// sandbox quota (README "Sandbox quota"). A simulation of a payment the
+// chain does not have is refused (422 CHAIN_VERIFY_FAILED, no record) and
+// must leave the agent's quota as it was.
+func TestRefusedSimulationDoesNotCount(t *testing.T) {
+	cfg := fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), fiscaltest.IrishSeller)
+	v, err := evmverify.NewVerifier(map[string]evmverify.Policy{
+		evmverify.NetworkBase: {Mode: evmverify.ModeRequired, RPCURLs: []string{emptyNode(t)}, Timeout: 2 * time.Second},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Chain = v
+	e := fiscaltest.Engine(t, cfg)
+	sb := sandbox.New(e, sandbox.Options{QuotaPerDay: 1})
+	ctx := context.Background()
+	agent := sandbox.Agent("address:192.0.2.1")
+	_, err = sb.Simulate(ctx, "", agent, sandbox.SimulateRequest{SettlementRequest: fiscaltest.Request(1, "1.00", "DE", "2026-04-10T14:30:00Z")})
+	if code := fiscaltest.Code(err); code != fiscal.CodeChainVerifyFailed {
+		t.Fatalf("simulation of an unknown transaction: %v, want %s", err, fiscal.CodeChainVerifyFailed)
+	}
+	ev, err := sb.Evaluate(ctx, "", agent, sandbox.EvaluateRequest{
+		Seller: &parties.Seller{Country: "US"}, Buyer: parties.Buyer{Country: "DE"},
+		Supply: parties.Supply{Kind: vat.KindDigitalService}, AmountUSDC: "1.00", Date: "2026-04-10",
+	})
+	if err != nil {
+		t.Fatalf("first valid call after a refused simulation: %v", err)
+	}
+	if ev.Quota == nil || ev.Quota.Used != 1 {
+		t.Errorf("quota after one valid call %+v, want used 1", ev.Quota)
+	}
+}
