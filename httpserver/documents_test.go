@@ -523,3 +523,29 @@ func TestDocumentsFollowHost(t *testing.T) {
 		t.Errorf("reliability limits do not follow Options.MaxBodyBytes:\n%s", rec.Body)
 	}
 }
+
+// TestSellerValueReceiptIsTheIssuedOne: the seller-value document
+// describes the receipt a record gets, whose version is the jurisdiction
+// table's default (4.0.0: no JWS, signed through the log checkpoint the
+// receipt key cosigns, verified with the JWKS and the log key); it must
+// not promise a JWS that the receipt does not have.
+func TestSellerValueReceiptIsTheIssuedOne(t *testing.T) {
+	f := newDocFixture(t, false, testNow)
+	var doc httpserver.SellerValue
+	if err := json.Unmarshal(f.do("GET", "/v1/seller-value", "", nil).body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	j := catalog.Jurisdictions()[0]
+	v := catalog.ReceiptVersions()[j.DefaultReceiptVersion]
+	i := slices.IndexFunc(doc.PerRecord, func(d httpserver.Deliverable) bool { return d.Item == "signed receipt" })
+	if i < 0 {
+		t.Fatal("no signed receipt in per_record")
+	}
+	detail := doc.PerRecord[i].Detail
+	if v.JWSAlg == "" && strings.Contains(detail, "JWS") {
+		t.Errorf("receipt %s has no JWS, the seller-value document says: %s", v.Spec, detail)
+	}
+	if !strings.Contains(detail, v.Spec) || !strings.Contains(detail, "/.well-known/log-key") {
+		t.Errorf("receipt detail %q names neither %s nor the log key its verification needs", detail, v.Spec)
+	}
+}
