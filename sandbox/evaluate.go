@@ -210,6 +210,12 @@ func parseEvaluateDate(field, v string, now time.Time) (time.Time, error) {
 		if d.Year() < minYear || d.After(now) {
 			return time.Time{}, badRequest(field, "must be a day from %d up to today (%s)", minYear, now.Format(time.DateOnly))
 		}
+		// Midday (or now, today before noon): the UTC day is the supply's
+		// day also where the clock is behind UTC (the Azores), whose
+		// local day selects the rate (vat localday.go).
+		if d = d.Add(12 * time.Hour); d.After(now) {
+			d = now
+		}
 		return d, nil
 	}
 	if strings.Contains(v, "T") {

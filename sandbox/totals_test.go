@@ -113,3 +113,24 @@ func TestEvaluateAccountSellerFXPolicy(t *testing.T) {
 			g.Raw, g.RateDate, g.Policy, got.GrossEUR, w.Raw, w.RateDate, w.Policy, want.GrossEUR)
 	}
 }
+
+// TestEvaluateDayIsTheSupplyDay: a preview for a UTC day ("date":
+// "2024-01-01") is of a supply on that day, also where the taxing
+// territory's clock is behind UTC: the Azores (UTC-1 in winter) take the
+// rate of 1 January 2024, the first day the rate table covers, not of
+// 31 December 2023, which it does not.
+func TestEvaluateDayIsTheSupplyDay(t *testing.T) {
+	e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC)))
+	sb := sandbox.New(e, sandbox.Options{})
+	ev, err := sb.Evaluate(context.Background(), "", "", sandbox.EvaluateRequest{
+		Seller: &parties.Seller{Country: "US"}, Buyer: parties.Buyer{Country: "PT", PostalCode: "9500-150"},
+		Supply: parties.Supply{Kind: vat.KindDigitalService}, AmountUSDC: "11.90", Date: "2024-01-01",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := ev.Determination
+	if d.Status != vat.StatusDetermined || d.SupplyDate != ev.Date {
+		t.Errorf("preview of %s: %s, supply date %s, reasons %v", ev.Date, d.Status, d.SupplyDate, d.Reasons)
+	}
+}
