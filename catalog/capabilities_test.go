@@ -587,3 +587,37 @@ func TestCheckAccountSellerUsesRunningTotals(t *testing.T) {
 		t.Errorf("recorded in %s, want DE", want.TaxingCountry)
 	}
 }
+
+// TestCheckB2BStatesTheAddressCondition: a reverse-charge invoice must
+// state the customer's full name and address (Art. 226(5) Directive
+// 2006/112/EC); a business sale recorded without them, from the request
+// or the registry (VIES does not disclose German addresses), waits for
+// review (buyer_address_missing). A check that predicts PROCESSED for a
+// B2B corridor must say it assumes them.
+func TestCheckB2BStatesTheAddressCondition(t *testing.T) {
+	checker := vies.NewFake()
+	e := engineWithChecker(t, checkNow, checker, irishSeller)
+	c, err := e.CheckCapabilities(context.Background(), "acct_0", check("IE", "DE", "B2B", "x402", "eip155:8453"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ReceiptEligibility.ReviewStatus != fiscal.StatusProcessed {
+		t.Fatalf("check predicts %s %v", c.ReceiptEligibility.ReviewStatus, c.ReceiptEligibility.Reasons)
+	}
+	req := request(600, "10.00", "DE", checkNow.Add(-time.Hour).Format(time.RFC3339))
+	req.ConsumerVATNumber = "DE136695976"
+	checker.Set(req.ConsumerVATNumber, vies.Result{Status: vies.StatusValid, Registry: "VIES", CountryCode: "DE", Number: "136695976",
+		Name: "---", Address: "---", RequestDate: checkNow})
+	res, err := e.Settle(context.Background(), "acct_0", req, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Record
+	if !slices.ContainsFunc(r.ReviewReasons, func(x vat.Reason) bool { return x.Code == invoicelaw.ReasonBuyerAddressMissing }) {
+		t.Fatalf("recorded %s %v", r.ReviewStatus, r.ReviewReasons)
+	}
+	if !slices.Contains(reasonCodes(c.DeterminationCoverage.Assumptions), catalog.AssumeBuyerNameAddress) {
+		t.Errorf("the check predicts PROCESSED, the record is %s (%s), and no assumption names the customer's name and address: %v",
+			r.ReviewStatus, invoicelaw.ReasonBuyerAddressMissing, reasonCodes(c.DeterminationCoverage.Assumptions))
+	}
+}

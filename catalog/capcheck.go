@@ -414,6 +414,7 @@ const (
 	AssumeSellerOverThreshold = "seller_over_threshold"
 	AssumeSellerBelow         = "seller_below_threshold"
 	AssumeVATNumberConfirmed  = "buyer_vat_number_confirmed"
+	AssumeBuyerNameAddress    = "buyer_name_address_given"
 	AssumeNoRegistry          = "no_vat_number_registry"
 )
 
@@ -450,6 +451,9 @@ func (s *Service) determinationCoverage(in checkInput, acc *fiscal.Account, sell
 	confirmable := buyer.Registry == nil || buyer.Registry.Status == vat.RegistryValid
 	if buyerAssumption != nil {
 		dc.Assumptions = append(dc.Assumptions, *buyerAssumption)
+	}
+	if buyer.Business {
+		dc.Assumptions = append(dc.Assumptions, vat.Reason{Code: AssumeBuyerNameAddress, Detail: "The request gives the customer's full name and address (consumerName, consumerAddress), or the registry discloses them: a business sale's invoice must state them (Art. 226(5) Directive 2006/112/EC; Art. 220a(2) rules out a simplified invoice for a reverse charge). VIES does not disclose them for some member states (Germany, Spain, ...); without them the record is PENDING_MANUAL_REVIEW (buyer_address_missing)."})
 	}
 	determine := func(s vat.Seller) vat.Determination {
 		d := vat.Determine(vat.Input{Seller: s, Buyer: buyer, Supply: supply})
