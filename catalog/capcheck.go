@@ -11,6 +11,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/internal/wire"
@@ -400,6 +401,11 @@ func (s *Service) paymentSupport(p CheckPayment) PaymentSupport {
 			return unsupported(fiscal.CodeUnsupportedScheme, "Scheme %q is not supported for %s; supported: %s.", p.Scheme, proto.Protocol, strings.Join(proto.Schemes, ", "))
 		}
 		ps.Scheme = p.Scheme
+	}
+	if proto.Protocol == ProtocolEVMTransfer && (ps.Chain == nil || ps.Chain.Verification != string(evmverify.ModeRequired)) {
+		// A plain transfer is recorded from the chain alone (package
+		// ingest, RecordTransfer), which needs the network's verification.
+		return unsupported(fiscal.CodeChainVerifyRequired, "Protocol %q is recorded from the chain, but chain verification is off for %s on this service; only merchant-attested facts (POST /settlements) can be recorded there.", proto.Protocol, p.Network)
 	}
 	ps.Status = string(proto.Status)
 	return ps

@@ -1,0 +1,61 @@
+package catalog_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/fiscal402/fiscal402/catalog"
+	"github.com/fiscal402/fiscal402/evmverify"
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/ingest"
+	"github.com/fiscal402/fiscal402/internal/fiscaltest"
+)
+
+// TestCheckTransferNeedsChainVerification: a plain USDC transfer
+// (evm-transfer) is recorded from the chain only (ingest.RecordTransfer),
+// which this engine refuses while the network's chain verification is off
+// (CHAIN_VERIFICATION_REQUIRED). The check must not call such a payment
+// supported and its receipt eligible: nothing would be recorded.
+func TestCheckTransferNeedsChainVerification(t *testing.T) {
+	e := testEngine(t, checkNow, irishSeller) // no chain verification
+	c, err := e.CheckCapabilities(context.Background(), "acct_0", catalog.CapabilityCheckRequest{SellerCountry: "IE", BuyerCountry: "DE",
+		Payment: catalog.CheckPayment{Protocol: catalog.ProtocolEVMTransfer, Network: "eip155:8453"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ingest.New(e.Engine, ingest.Options{NoQueue: true}).RecordTransfer(context.Background(), ingest.Transfer{
+		Account: "acct_0", Network: "eip155:8453", TxHash: fiscaltest.TxHash(1), Buyer: fiscal.BuyerFacts{Country: "DE"}})
+	if fiscaltest.Code(err) != fiscal.CodeChainVerifyRequired {
+		t.Fatalf("recording the transfer: %v, want %s", err, fiscal.CodeChainVerifyRequired)
+	}
+	ps := c.PaymentSupport
+	if ps.Status == catalog.CheckSupported || !slices.Contains(reasonCodes(ps.Reasons), string(fiscal.CodeChainVerifyRequired)) {
+		t.Errorf("payment_support %s %v, want unsupported with %s", ps.Status, reasonCodes(ps.Reasons), fiscal.CodeChainVerifyRequired)
+	}
+	if c.ReceiptEligibility.Status != catalog.CheckIneligible {
+		t.Errorf("receipt_eligibility %s, want ineligible: no record is made", c.ReceiptEligibility.Status)
+	}
+}
+
+// TestCheckTransferWithChainVerification: with the network's verification
+// required, a plain transfer is supported.
+func TestCheckTransferWithChainVerification(t *testing.T) {
+	v, err := evmverify.NewVerifier(map[string]evmverify.Policy{
+		evmverify.NetworkBase: {Mode: evmverify.ModeRequired, RPCURLs: []string{"http://127.0.0.1:1"}},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := fiscaltest.Config(t, checkNow, irishSeller)
+	cfg.Chain = v
+	e := fiscaltest.Engine(t, cfg)
+	c, err := catalog.New(e, catalog.DefaultPricing()).CheckCapabilities(context.Background(), "", catalog.CapabilityCheckRequest{SellerCountry: "IE", BuyerCountry: "DE",
+		Payment: catalog.CheckPayment{Protocol: catalog.ProtocolEVMTransfer, Network: evmverify.NetworkBase}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.PaymentSupport.Status != catalog.CheckSupported || c.ReceiptEligibility.Status != catalog.CheckEligible {
+		t.Errorf("payment_support %s %v, receipt %s", c.PaymentSupport.Status, c.PaymentSupport.Reasons, c.ReceiptEligibility.Status)
+	}
+}
