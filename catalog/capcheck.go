@@ -18,6 +18,7 @@ import (
 	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/parties"
 	"github.com/fiscal402/fiscal402/settlement"
+	"github.com/fiscal402/fiscal402/ubl"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -75,6 +76,10 @@ const (
 	ReasonNetworkMissing     = "network_missing"
 	ReasonNoRecord           = "no_record"
 	ReasonCorridorUnresolved = "corridor_unresolved"
+	// ReasonInvoicingMode: the account's invoicing mode leaves the
+	// supply without an invoice of its own (none required, or a summary
+	// invoice covers it).
+	ReasonInvoicingMode = "invoicing_mode"
 )
 
 // CapabilityCheck is the answer of a capability check: five aspects, each
@@ -631,7 +636,36 @@ func (s *Service) receiptEligibility(ctx context.Context, c *CapabilityCheck, de
 		}
 	}
 	re.Invoice = re.ReviewStatus == fiscal.StatusProcessed
+	if re.Invoice {
+		if basis := notInvoicedPerPayment(det, seller, c.Corridor.BuyerType == vat.TreatmentB2B); basis != "" {
+			re.Invoice = false
+			re.Reasons = append(re.Reasons, vat.Reason{Code: ReasonInvoicingMode, Detail: basis})
+		}
+	}
 	return re, nil
+}
+
+// notInvoicedPerPayment says why a processed supply of seller gets no
+// invoice of its own under the account's invoicing mode (fiscal
+// invoicemode.go, as recording decides it): none is required for a
+// consumer's OSS supply under none_b2c where the member state's rules
+// need none (Art. 219a(2)(b), 220(1) Directive 2006/112/EC), or a monthly
+// summary invoice covers it (Art. 223); "" when it is invoiced per
+// payment. A summary already issued for the month is not known here.
+func notInvoicedPerPayment(det vat.Determination, seller fiscal.Seller, b2b bool) string {
+	law := invoicelaw.For(det, seller.ForInvoiceLaw())
+	switch seller.Invoicing {
+	case fiscal.InvoicingNoneB2C:
+		if rule := invoicelaw.NoInvoiceRule(law.TaxCountry); !b2b && det.Regime == vat.RegimeOSSB2C && rule != "" {
+			return "The account invoices none_b2c: a consumer's supply needs no invoice in " + law.TaxCountry + " (" + rule + "); the record has none."
+		}
+	case fiscal.InvoicingSummaryMonthly:
+		cur, _ := ubl.NationalCurrency(law.TaxCountry)
+		if rule := invoicelaw.SummaryRule(law.TaxCountry); rule != "" && det.Category != vat.CategoryOutsideScope && cur == "EUR" && len(det.SupplyDate) >= len("2006-01") {
+			return "The account invoices summary_monthly: the supply is invoiced by the summary invoice of its month and buyer (" + rule + "), not by one of its own, unless that summary was already issued."
+		}
+	}
+	return ""
 }
 
 // codeUnsupportedProtocol is package ingest's UNSUPPORTED_PROTOCOL, the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/fiscal402/fiscal402/catalog"
 	"github.com/fiscal402/fiscal402/evmverify"
@@ -57,5 +58,33 @@ func TestCheckTransferWithChainVerification(t *testing.T) {
 	}
 	if c.PaymentSupport.Status != catalog.CheckSupported || c.ReceiptEligibility.Status != catalog.CheckEligible {
 		t.Errorf("payment_support %s %v, receipt %s", c.PaymentSupport.Status, c.PaymentSupport.Reasons, c.ReceiptEligibility.Status)
+	}
+}
+
+// TestCheckInvoiceFollowsInvoicingMode: receipt_eligibility.invoice says
+// whether a UBL invoice is bound to the record. An account invoicing
+// none_b2c issues none for a B2C OSS sale where its member state of
+// identification needs none (Art. 219a(2)(b), 220(1) Directive
+// 2006/112/EC; Ireland: VATCA 2010 s. 66(1)(a)), and one invoicing
+// summary_monthly covers it by the month's summary invoice (Art. 223);
+// the check must not promise an invoice of its own.
+func TestCheckInvoiceFollowsInvoicingMode(t *testing.T) {
+	for i, mode := range []string{fiscal.InvoicingNoneB2C, fiscal.InvoicingSummaryMonthly, fiscal.InvoicingPerPayment} {
+		seller := irishSeller
+		seller.Invoicing = mode
+		e := testEngine(t, checkNow, seller)
+		c, err := e.CheckCapabilities(context.Background(), "acct_0", check("IE", "DE", "B2C", "x402", "eip155:8453"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.Settle(context.Background(), "acct_0", request(700+i, "10.00", "DE", checkNow.Add(-time.Hour).Format(time.RFC3339)), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := res.Record
+		if c.ReceiptEligibility.ReviewStatus != r.ReviewStatus || c.ReceiptEligibility.Invoice != (r.Invoice != nil) {
+			t.Errorf("%s: check predicts %s, invoice %t; recorded %s, invoice %t (%+v)", mode, c.ReceiptEligibility.ReviewStatus, c.ReceiptEligibility.Invoice,
+				r.ReviewStatus, r.Invoice != nil, r.Invoicing)
+		}
 	}
 }
