@@ -220,11 +220,7 @@ func (b *Books) resolve(ctx context.Context, id string, res Resolution, claims [
 	if manualErr != nil {
 		return nil, ManualRefusal(manualErr)
 	}
-	if !slices.ContainsFunc(d.Puts, func(p ledger.Put) bool { return p.Bucket == bucketRecheck }) {
-		// The resolution settled the VAT number one way or another: no
-		// re-check of the old one may revise the record after it.
-		d.Puts = append(d.Puts, ledger.Put{Bucket: bucketRecheck, Key: []byte(prev.ID)})
-	}
+	d.SettleRecheck(prev.ID)
 	// revise keeps the fx-wait queue in step with the revision (syncFXWait).
 	out, err := e.revise(ctx, prev, d, seller, now, Revision{ResolvedBy: res.ResolvedBy, Note: res.Note, Cause: CauseResolution}, claims)
 	if errors.Is(err, errStaleTotal) && attempt < maxStaleRetries {
@@ -232,10 +228,17 @@ func (b *Books) resolve(ctx context.Context, id string, res Resolution, claims [
 		// decide again on the new total.
 		return b.resolve(ctx, id, res, claims, attempt+1)
 	}
-	if err != nil {
-		return nil, err
+	return out, err
+}
+
+// SettleRecheck makes the commit of d, a person's resolution of record id,
+// dequeue the re-check of the record's VAT number unless d queues one
+// itself: the resolution settled the number one way or another, and no
+// re-check of the old one may revise the record after it.
+func (d *Draft) SettleRecheck(id string) {
+	if !slices.ContainsFunc(d.Puts, func(p ledger.Put) bool { return p.Bucket == bucketRecheck }) {
+		d.Puts = append(d.Puts, ledger.Put{Bucket: bucketRecheck, Key: []byte(id)})
 	}
-	return out, nil
 }
 
 // applyResolution puts the resolution's buyer facts on the payment and

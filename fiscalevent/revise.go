@@ -83,6 +83,9 @@ func (s *Service) revise(ctx context.Context, acc fiscal.Account, ev *Event, in 
 	}
 	d.EventType = EventRevised
 	d.Puts = append(d.Puts, puts...)
+	if rev.Cause == fiscal.CauseResolution {
+		d.SettleRecheck(ev.ID) // as a settlement's resolution does
+	}
 	stored, o, err := s.e.Revise(ctx, prior(ev), d, now, rev, claims)
 	if err != nil {
 		return nil, err
