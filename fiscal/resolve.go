@@ -65,14 +65,8 @@ type ManualDetermination struct {
 	Reason        string `json:"reason"`
 }
 
-// maxResolutionText bounds resolvedBy, note and a manual reason.
-const (
-	maxResolvedBy = 200
-	maxNote       = 2000
-)
-
-// normalised validates a resolution and returns it in canonical form.
-func (r Resolution) normalised() (Resolution, error) { return r.Normalised() }
+// maxResolvedBy and maxNote bound resolvedBy, and a note or a manual reason.
+const maxResolvedBy, maxNote = 200, 2000
 
 // Normalised validates a resolution and returns it in canonical form, or a
 // BAD_REQUEST naming the field.
@@ -156,7 +150,7 @@ func (b *Books) Resolve(ctx context.Context, id string, res Resolution, idempote
 	if err := validIdempotencyKey(idempotencyKey); err != nil {
 		return nil, err
 	}
-	res, err := res.normalised()
+	res, err := res.Normalised()
 	if err != nil {
 		return nil, err
 	}

@@ -207,7 +207,13 @@ func (e *Engine) recheckOne(ctx context.Context, it recheckItem, now time.Time) 
 		if err != nil {
 			return false, err
 		}
-		return false, e.ledger.Update(func(tx ledger.Tx) error { return tx.Put(bucketRecheck, []byte(it.RecordID), raw) })
+		return false, e.ledger.Update(func(tx ledger.Tx) error {
+			var cur recheckItem
+			if json.Unmarshal(tx.Get(bucketRecheck, []byte(it.RecordID)), &cur) != nil || !cur.Since.Equal(it.Since) || cur.VATNumber != it.VATNumber {
+				return nil // a resolution dequeued or replaced it while the registry was asked
+			}
+			return tx.Put(bucketRecheck, []byte(it.RecordID), raw)
+		})
 	}
 	return true, e.amend(ctx, it, &r, giveUp && recheckable(&r), now)
 }
@@ -227,7 +233,9 @@ func (e *Engine) amend(ctx context.Context, it recheckItem, reg *vies.Result, ab
 			Attempts: it.Attempts + 1, Since: it.Since, Dequeue: ledger.Put{Bucket: bucketRecheck, Key: []byte(it.RecordID)}}, now)
 	}
 	prev, _, err := e.loadRecord(it.RecordID)
-	if err != nil {
+	if err != nil || prev.ReviewStatus != StatusPendingReview || prev.Buyer.VATNumber != it.VATNumber {
+		// nil: a resolution settled the number while the registry was
+		// asked; its write dequeued or replaced this re-check.
 		return err
 	}
 	d, err := e.redraft(ctx, prev, it.Seller, reg, now)

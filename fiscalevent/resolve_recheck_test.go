@@ -2,6 +2,7 @@ package fiscalevent_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -57,5 +58,67 @@ func TestFiscalEventResolveDequeuesRecheck(t *testing.T) {
 	}
 	if ev.Revision != 2 || ev.Determination.Regime != vat.RegimeOSSB2C || len(ev.History) != 2 {
 		t.Fatalf("the re-check of the old number revised the resolved event: revision %d %s history %d", ev.Revision, ev.Determination.Regime, len(ev.History))
+	}
+}
+
+// hookChecker is a registry that runs a hook (once) while it is asked, as a
+// person's resolution may commit while a re-check waits on the registry.
+type hookChecker struct {
+	*vies.Fake
+	mu   sync.Mutex
+	hook func()
+}
+
+func (h *hookChecker) Check(ctx context.Context, number string) vies.Result {
+	h.mu.Lock()
+	hook := h.hook
+	h.hook = nil
+	h.mu.Unlock()
+	if hook != nil {
+		hook()
+	}
+	return h.Fake.Check(ctx, number)
+}
+
+// TestFiscalEventRecheckAfterConcurrentResolution: the person resolves the
+// event while the re-check waits on the registry, which then confirms the
+// old number: the re-check must not revise the event the person resolved.
+func TestFiscalEventRecheckAfterConcurrentResolution(t *testing.T) {
+	const number = "DE136695976"
+	fake := &hookChecker{Fake: vies.NewFake()}
+	fake.Set(number, vies.Result{Status: vies.StatusUnavailable, Registry: vies.RegistryVIES, CountryCode: "DE", Number: "136695976", Fault: "MS_MAX_CONCURRENT_REQ", RequestDate: time.Now()})
+	now := time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC)
+	cfg := fiscaltest.Config(t, now, fiscaltest.IrishSeller)
+	cfg.VIES = fake
+	cfg.Recheck = fiscal.RecheckPolicy{Interval: -1, BaseDelay: time.Nanosecond, MaxDelay: time.Nanosecond}
+	e := fiscaltest.Engine(t, cfg)
+	events := fiscalevent.New(e)
+	ctx := context.Background()
+	acct := fiscaltest.AccountID(0)
+	res, err := events.Record(ctx, acct, b2bEvent(1, number), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake.mu.Lock()
+	fake.hook = func() {
+		if _, err := events.Resolve(ctx, acct, res.Event.ID, fiscal.Resolution{Buyer: &fiscal.ResolutionBuyer{BusinessStatus: "B2C"}, ResolvedBy: "ops-1"}, ""); err != nil {
+			t.Errorf("resolve: %v", err)
+		}
+		fake.Set(number, vies.Result{Status: vies.StatusValid, Registry: vies.RegistryVIES, CountryCode: "DE", Number: "136695976", RequestIdentifier: "WAPI-late", RequestDate: now,
+			Name: "BEISPIEL GMBH", Address: "MUSTERSTRASSE 1\n10115 BERLIN"})
+	}
+	fake.mu.Unlock()
+	if _, err := e.RecheckNow(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ev, _, err := events.Get(ctx, acct, res.Event.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Revision != 2 || ev.Determination.Regime != vat.RegimeOSSB2C || len(ev.History) != 2 {
+		t.Fatalf("a stale re-check revised the resolved event: revision %d %s history %d", ev.Revision, ev.Determination.Regime, len(ev.History))
+	}
+	if q, _ := e.Queues(); q.Rechecks != 0 {
+		t.Errorf("%d re-checks queued", q.Rechecks)
 	}
 }

@@ -212,6 +212,11 @@ func (s *Service) recheck(ctx context.Context, rc fiscal.Recheck, now time.Time)
 	if err != nil {
 		return err
 	}
+	if !ev.pending() || ev.Buyer.VATNumber != rc.VATNumber {
+		// A resolution settled the number while the registry was asked;
+		// its write dequeued or replaced this re-check.
+		return nil
+	}
 	b, err := s.e.Books(ev.Account)
 	if err != nil {
 		return err
