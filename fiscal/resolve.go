@@ -106,9 +106,7 @@ func (r Resolution) Normalised() (Resolution, error) {
 				return r, InputError(err)
 			}
 		}
-		switch nb.BusinessStatus {
-		case "", vat.TreatmentB2C, vat.TreatmentB2B:
-		default:
+		if s := nb.BusinessStatus; s != "" && s != vat.TreatmentB2C && s != vat.TreatmentB2B {
 			return r, badRequest("/buyer/businessStatus", "must be B2C or B2B")
 		}
 		if nb.BusinessStatus == vat.TreatmentB2C && nb.VATNumber != "" {
@@ -182,7 +180,12 @@ func (b *Books) resolve(ctx context.Context, id string, res Resolution, claims [
 	if err != nil {
 		return nil, err
 	}
-	if rb := res.Buyer; rb != nil && rb.Address != nil && rb.Country == "" {
+	if rb := res.Buyer; rb != nil && rb.BusinessStatus == vat.TreatmentB2B && rb.VATNumber == "" && prev.Buyer.VATNumber == "" {
+		// A business is identified by its VAT number (Art. 18(1) Implementing
+		// Regulation (EU) 282/2011); without one the sale would be decided as
+		// a consumer's.
+		return nil, badRequest("/buyer/consumerVatNumber", "a business buyer (B2B) needs its VAT number, given here or on the record")
+	} else if rb != nil && rb.Address != nil && rb.Country == "" {
 		if _, err := settlement.BuyerAddress("/buyer/consumerAddress", rb.Address, prev.Buyer.Country); err != nil {
 			return nil, InputError(err) // the address's country is the record's buyer's
 		}
