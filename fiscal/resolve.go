@@ -287,11 +287,12 @@ func applyResolution(p *Payment, prev *Record, rb *ResolutionBuyer) *vies.Result
 }
 
 // ManualRefusal reports a manual determination the facts or the law refuse
-// as a BAD_REQUEST naming the field.
+// as a BAD_REQUEST naming the field of the resolution: the person who
+// decides (vat.Manual.DecidedBy) is its resolvedBy.
 func ManualRefusal(err error) error {
-	var me *vat.ManualError
-	if errors.As(err, &me) {
-		return &Error{Code: CodeBadRequest, Field: me.Field, Detail: me.Detail, Err: err}
+	field, detail := "/determination", err.Error()
+	if me := (*vat.ManualError)(nil); errors.As(err, &me) {
+		field, detail = strings.Replace(me.Field, "/determination/decidedBy", "/resolvedBy", 1), me.Detail
 	}
-	return &Error{Code: CodeBadRequest, Field: "/determination", Detail: err.Error(), Err: err}
+	return &Error{Code: CodeBadRequest, Field: field, Detail: detail, Err: err}
 }
