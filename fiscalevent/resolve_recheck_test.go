@@ -2,6 +2,7 @@ package fiscalevent_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -120,5 +121,52 @@ func TestFiscalEventRecheckAfterConcurrentResolution(t *testing.T) {
 	}
 	if q, _ := e.Queues(); q.Rechecks != 0 {
 		t.Errorf("%d re-checks queued", q.Rechecks)
+	}
+}
+
+// TestFiscalEventRecheckGivesUp: a registry that never answers within
+// RecheckPolicy.GiveUpAfter leaves the event for a person, with a revision
+// that says the registry never answered (fiscal.Recheck.Abandoned), as a
+// settlement's does; the re-check is dequeued.
+func TestFiscalEventRecheckGivesUp(t *testing.T) {
+	const number = "DE136695976"
+	fake := vies.NewFake()
+	fake.Set(number, vies.Result{Status: vies.StatusUnavailable, Registry: vies.RegistryVIES, CountryCode: "DE", Number: "136695976", Fault: "MS_UNAVAILABLE", RequestDate: time.Now()})
+	var mu sync.Mutex
+	now := time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC)
+	cfg := fiscaltest.Config(t, now, fiscaltest.IrishSeller)
+	cfg.Clock = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	cfg.VIES = fake
+	cfg.Recheck = fiscal.RecheckPolicy{Interval: -1, BaseDelay: time.Minute, MaxDelay: time.Hour, GiveUpAfter: 72 * time.Hour}
+	e := fiscaltest.Engine(t, cfg)
+	events := fiscalevent.New(e)
+	ctx := context.Background()
+	acct := fiscaltest.AccountID(0)
+	res, err := events.Record(ctx, acct, b2bEvent(1, number), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	now = now.Add(73 * time.Hour)
+	mu.Unlock()
+	if n, err := e.RecheckNow(ctx); err != nil || n != 1 {
+		t.Fatalf("give up: %d %v", n, err)
+	}
+	ev, _, err := events.Get(ctx, acct, res.Event.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Revision != 2 || ev.Determination.Status != vat.StatusManualReview {
+		t.Fatalf("after giving up: revision %d %s", ev.Revision, ev.Determination.Status)
+	}
+	said := false
+	for _, r := range ev.Determination.Reasons {
+		said = said || r.Code == vat.ReasonVATNumberUnverified && strings.Contains(r.Detail, "could not confirm") && strings.Contains(r.Detail, "review by a person")
+	}
+	if !said {
+		t.Errorf("the revision does not say the registry never answered: %+v", ev.Determination.Reasons)
+	}
+	if q, _ := e.Queues(); q.Rechecks != 0 {
+		t.Errorf("%d re-checks still queued after giving up", q.Rechecks)
 	}
 }

@@ -75,11 +75,24 @@ func prior(ev *Event) fiscal.Prior {
 }
 
 // revise decides the event again on in and commits the revision.
+// abandoned, when not empty, is the detail of vat_number_unverified for a
+// registry that never answered the re-check (fiscal.Recheck.Abandoned).
 func (s *Service) revise(ctx context.Context, acc fiscal.Account, ev *Event, in input, now time.Time, registry *vies.Result,
-	determine func(vat.Input) vat.Determination, rev fiscal.Revision, claims []ledger.Claim, puts ...ledger.Put) (*Result, error) {
-	d, _, err := s.decide(ctx, acc, in, now, ev.Verification, registry, determine)
+	determine func(vat.Input) vat.Determination, rev fiscal.Revision, claims []ledger.Claim, abandoned string, puts ...ledger.Put) (*Result, error) {
+	d, nev, err := s.decide(ctx, acc, in, now, ev.Verification, registry, determine)
 	if err != nil {
 		return nil, err
+	}
+	if abandoned != "" {
+		// The record's reasons and the event's determination (which
+		// shares its classification's) say so, as a settlement's do.
+		for _, reasons := range [][]vat.Reason{d.Record.ReviewReasons, d.Record.Classification.Reasons, nev.Determination.Reasons} {
+			for i := range reasons {
+				if reasons[i].Code == vat.ReasonVATNumberUnverified {
+					reasons[i].Detail = abandoned
+				}
+			}
+		}
 	}
 	d.EventType = EventRevised
 	d.Puts = append(d.Puts, puts...)
@@ -203,7 +216,7 @@ func (s *Service) Resolve(ctx context.Context, accountID, id string, res fiscal.
 		}
 	}
 	return s.revise(ctx, b.Account(), ev, in, s.e.Now().UTC(), registry, determine,
-		fiscal.Revision{Cause: fiscal.CauseResolution, ResolvedBy: res.ResolvedBy, Note: res.Note}, claims)
+		fiscal.Revision{Cause: fiscal.CauseResolution, ResolvedBy: res.ResolvedBy, Note: res.Note}, claims, "")
 }
 
 // recheck is the engine's registry re-check handler for fiscal events.
@@ -225,7 +238,12 @@ func (s *Service) recheck(ctx context.Context, rc fiscal.Recheck, now time.Time)
 	if err != nil {
 		return err
 	}
-	_, err = s.revise(ctx, b.Account(), ev, in, now, rc.Registry, nil, fiscal.Revision{Cause: fiscal.CauseRegistryRecheck}, nil, rc.Dequeue)
+	abandoned := ""
+	if rc.Abandoned {
+		abandoned = fmt.Sprintf("the registry could not confirm %s in %d attempts over %s (last fault %s); review by a person is needed",
+			rc.VATNumber, rc.Attempts, now.Sub(rc.Since).Round(time.Minute), rc.Registry.Fault)
+	}
+	_, err = s.revise(ctx, b.Account(), ev, in, now, rc.Registry, nil, fiscal.Revision{Cause: fiscal.CauseRegistryRecheck}, nil, abandoned, rc.Dequeue)
 	var fe *fiscal.Error
 	if errors.As(err, &fe) && fe.Code == fiscal.CodeRevisionConflict {
 		return nil
