@@ -161,7 +161,11 @@ func (s *Service) Resolve(ctx context.Context, accountID, id string, res fiscal.
 		return nil, err
 	}
 	registry := ev.Buyer.Registry
-	if rb := res.Buyer; rb != nil {
+	if rb := res.Buyer; rb != nil && rb.Address != nil {
+		// The event's buyer facts have no address (Buyer), so the
+		// resolution's could be neither recorded nor put on the invoice.
+		return nil, &fiscal.Error{Code: fiscal.CodeBadRequest, Field: "/buyer/consumerAddress", Detail: "a fiscal event records no buyer address; leave it out"}
+	} else if rb != nil {
 		bf := &in.buyer
 		if rb.Country != "" {
 			bf.Country = rb.Country
