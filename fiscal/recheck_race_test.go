@@ -99,3 +99,52 @@ func TestRecheckAfterConcurrentResolution(t *testing.T) {
 		})
 	}
 }
+
+// TestRecheckTwoPassesReviseOnce: two passes of the re-check (the loop and
+// an operator's RecheckNow) ask about the same queued number at once; the
+// registry confirms it, but the revision stays pending for the customer's
+// address (Art. 226(5)). The record gets exactly one revision.
+func TestRecheckTwoPassesReviseOnce(t *testing.T) {
+	const number = "DE136695976"
+	busy := vies.Result{Status: vies.StatusUnavailable, Registry: vies.RegistryVIES, CountryCode: "DE", Number: "136695976", Fault: "MS_MAX_CONCURRENT_REQ", RequestDate: time.Now()}
+	valid := vies.Result{Status: vies.StatusValid, Registry: vies.RegistryVIES, CountryCode: "DE", Number: "136695976", RequestIdentifier: "WAPI-late", RequestDate: time.Now()}
+	var mu sync.Mutex
+	now := time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC)
+	cfg := fiscaltest.Config(t, now, irishSeller)
+	cfg.Clock = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	fake := &hookChecker{Fake: vies.NewFake()}
+	fake.Set(number, busy)
+	cfg.VIES = fake
+	cfg.Recheck = fiscal.RecheckPolicy{Interval: -1, BaseDelay: time.Minute, MaxDelay: time.Minute}
+	e := fiscaltest.Engine(t, cfg)
+	b := fiscaltest.Books(t, e, 0)
+	ctx := context.Background()
+	req := request(1, "100.00", "DE", "2026-04-10T14:30:00Z")
+	req.ConsumerVATNumber = number
+	res, err := b.Settle(ctx, req, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	now = now.Add(2 * time.Minute)
+	mu.Unlock()
+	fake.Set(number, valid)
+	fake.mu.Lock()
+	fake.hook = func() {
+		// The other pass runs while this one waits on the registry.
+		if _, err := e.RecheckNow(ctx); err != nil {
+			t.Errorf("other pass: %v", err)
+		}
+	}
+	fake.mu.Unlock()
+	if _, err := e.RecheckNow(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := b.Record(ctx, res.Record.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Revision != 2 || len(r.History) != 2 {
+		t.Fatalf("two passes revised the record %d times (revision %d, %s %v)", len(r.History)-1, r.Revision, r.ReviewStatus, reasonCodes(r.ReviewReasons))
+	}
+}

@@ -233,9 +233,10 @@ func (e *Engine) amend(ctx context.Context, it recheckItem, reg *vies.Result, ab
 			Attempts: it.Attempts + 1, Since: it.Since, Dequeue: ledger.Put{Bucket: bucketRecheck, Key: []byte(it.RecordID)}}, now)
 	}
 	prev, _, err := e.loadRecord(it.RecordID)
-	if err != nil || prev.ReviewStatus != StatusPendingReview || prev.Buyer.VATNumber != it.VATNumber {
-		// nil: a resolution settled the number while the registry was
-		// asked; its write dequeued or replaced this re-check.
+	if err != nil || prev.ReviewStatus != StatusPendingReview || prev.Buyer.VATNumber != it.VATNumber || !hasReason(prev.ReviewReasons, reasonVATUnverify) {
+		// nil: a resolution, or another pass, settled the number while
+		// the registry was asked; its write dequeued or replaced this
+		// re-check.
 		return err
 	}
 	d, err := e.redraft(ctx, prev, it.Seller, reg, now)

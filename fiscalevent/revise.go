@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
@@ -229,9 +230,10 @@ func (s *Service) recheck(ctx context.Context, rc fiscal.Recheck, now time.Time)
 	if err != nil {
 		return err
 	}
-	if !ev.pending() || ev.Buyer.VATNumber != rc.VATNumber {
-		// A resolution settled the number while the registry was asked;
-		// its write dequeued or replaced this re-check.
+	if !ev.pending() || ev.Buyer.VATNumber != rc.VATNumber || !slices.ContainsFunc(ev.Determination.Reasons, func(r vat.Reason) bool { return r.Code == vat.ReasonVATNumberUnverified }) {
+		// A resolution, or another pass, settled the number while the
+		// registry was asked; its write dequeued or replaced this
+		// re-check.
 		return nil
 	}
 	b, err := s.e.Books(ev.Account)
