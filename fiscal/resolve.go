@@ -196,14 +196,9 @@ func (b *Books) resolve(ctx context.Context, id string, res Resolution, claims [
 	s := Supply{Payment: p, Seller: seller, Verification: prev.Verification, Registry: reg, AccountTotals: true}
 	var manualErr error
 	if m := res.Determination; m != nil {
-		s.Determine = func(in vat.Input) vat.Determination {
-			d, err := vat.DetermineManually(in, vat.Manual{
-				Regime: m.Regime, TaxingCountry: m.TaxingCountry, RatePercent: m.RatePercent,
-				Reason: m.Reason, DecidedBy: res.ResolvedBy,
-			})
-			if err != nil {
-				manualErr = err
-			}
+		s.Determine = func(in vat.Input) (d vat.Determination) {
+			d, manualErr = vat.DetermineManually(in, vat.Manual{Regime: m.Regime, TaxingCountry: m.TaxingCountry, RatePercent: m.RatePercent,
+				Reason: m.Reason, DecidedBy: res.ResolvedBy})
 			return d
 		}
 	}
@@ -213,6 +208,11 @@ func (b *Books) resolve(ctx context.Context, id string, res Resolution, claims [
 	d, err := e.Prepare(ctx, b.acc.ID, s, now)
 	if err != nil {
 		return nil, err
+	}
+	if manualErr == nil && res.Determination != nil && waitsForRate(d.Record.ReviewReasons) {
+		// The revision made once the rate is out decides by the rules
+		// again (rates.Retry): a determination now would be dropped.
+		manualErr = &vat.ManualError{Code: ReasonFXRateUnavailable, Field: "/determination", Fact: "supply.grossEUR", Detail: "The ECB rate of the day of supply is not published yet, so the supply's EUR amount (and its Art. 59c count) is unknown; the record is decided again when it is: determine it then."}
 	}
 	if manualErr != nil {
 		return nil, ManualRefusal(manualErr)
