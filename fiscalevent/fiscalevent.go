@@ -109,6 +109,11 @@ type Buyer struct {
 	PostalCode     string       `json:"postalCode,omitempty"`
 	Attested       string       `json:"attestedBy"` // "merchant": the caller attests the buyer
 	Registry       *vies.Result `json:"registry,omitempty"`
+	// Evidence are the items of the customer's location a resolution
+	// supplied (fiscal.ResolutionBuyer.Evidence), kept so that a later
+	// revision is decided on them too; their values are personal data,
+	// as on a settlement record.
+	Evidence []vat.Evidence `json:"locationEvidence,omitempty"`
 }
 
 // ProductionCheck lists the EU VAT production invariants in a fixed order,
@@ -391,6 +396,7 @@ func (s *Service) decide(ctx context.Context, acc fiscal.Account, in input, now 
 		Buyer: Buyer{
 			Country: in.buyer.Country, BusinessStatus: in.buyer.BusinessStatus, VATNumber: in.buyer.VATNumber,
 			Name: in.buyer.Name, PostalCode: in.buyer.PostalCode, Attested: "merchant", Registry: r.Buyer.Registry,
+			Evidence: p.Buyer.Evidence,
 		},
 		Supply:        r.Supply,
 		Determination: r.Classification,

@@ -3,6 +3,7 @@ package fiscalevent_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -194,5 +195,40 @@ func TestFiscalEventResolveRefusesAddress(t *testing.T) {
 	}
 	if e.Ledger().Size() != size {
 		t.Fatalf("a refused resolution wrote %d entries", e.Ledger().Size()-size)
+	}
+}
+
+// TestFiscalEventResolutionKeepsEvidence: facts a resolution gives replace
+// the event's, and facts a later resolution leaves out keep them
+// (fiscal.Resolution). Location evidence a person gave is recorded on the
+// event, and a second resolution that only states the buyer is a consumer
+// is decided on it, not on the country alone.
+func TestFiscalEventResolutionKeepsEvidence(t *testing.T) {
+	e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), fiscaltest.IrishSeller))
+	events := fiscalevent.New(e)
+	ctx := context.Background()
+	acct := fiscaltest.AccountID(0)
+	res, err := events.Record(ctx, acct, b2bEvent(2, "DE136695976"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evidence := []vat.Evidence{
+		{Kind: vat.EvidenceIPAddress, Country: "DE", Source: vat.EvidenceSourceMerchant},
+		{Kind: vat.EvidenceBillingAddress, Country: "FR", Source: vat.EvidenceSourceCustomer},
+	}
+	first, err := events.Resolve(ctx, acct, res.Event.ID, fiscal.Resolution{Buyer: &fiscal.ResolutionBuyer{Evidence: evidence}, ResolvedBy: "ops-1"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Event.Determination.Status != vat.StatusManualReview || len(first.Event.Buyer.Evidence) != 2 {
+		t.Fatalf("first resolution: %s, evidence on the event %v", first.Event.Determination.Status, first.Event.Buyer.Evidence)
+	}
+	second, err := events.Resolve(ctx, acct, res.Event.ID, fiscal.Resolution{Buyer: &fiscal.ResolutionBuyer{BusinessStatus: "B2C"}, ResolvedBy: "ops-1"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	contradictory := slices.ContainsFunc(second.Event.Determination.Reasons, func(r vat.Reason) bool { return r.Code == vat.ReasonLocationEvidenceContradictory })
+	if second.Event.Determination.Status != vat.StatusManualReview || !contradictory {
+		t.Fatalf("the second resolution dropped the evidence of the first: %s %s %v", second.Event.Determination.Status, second.Event.Determination.Regime, second.Event.Determination.Reasons)
 	}
 }

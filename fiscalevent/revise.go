@@ -45,7 +45,7 @@ func fxMissing(ev *Event) bool {
 func inputOf(ev *Event) (input, error) {
 	b := parties.BuyerFacts{Country: ev.Buyer.Country, BusinessStatus: ev.Buyer.BusinessStatus, VATNumber: ev.Buyer.VATNumber, Name: ev.Buyer.Name, PostalCode: ev.Buyer.PostalCode}
 	p, err := ev.Payment.Payment(fiscal.BuyerFacts{Country: b.Country, PostalCode: b.PostalCode, VATNumber: b.VATNumber, Name: b.Name,
-		SupplyKind: ev.Supply.Kind, Description: ev.Supply.Description})
+		SupplyKind: ev.Supply.Kind, Description: ev.Supply.Description, Evidence: ev.Buyer.Evidence})
 	if err != nil {
 		return input{}, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored fiscal event is unreadable", Err: err}
 	}
