@@ -246,7 +246,7 @@ func applyResolution(p *Payment, prev *Record, rb *ResolutionBuyer) *vies.Result
 		return prev.Buyer.Registry
 	}
 	b := &p.Buyer
-	if rb.Country != "" {
+	if rb.Country != "" && rb.Country != b.Country {
 		b.Country = rb.Country
 		if rb.PostalCode == "" {
 			b.PostalCode = "" // a new country makes the old postal code meaningless

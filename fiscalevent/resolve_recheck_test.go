@@ -232,3 +232,32 @@ func TestFiscalEventResolutionKeepsEvidence(t *testing.T) {
 		t.Fatalf("the second resolution dropped the evidence of the first: %s %s %v", second.Event.Determination.Status, second.Event.Determination.Regime, second.Event.Determination.Reasons)
 	}
 }
+
+// TestFiscalEventRestatingCountryKeepsPostalCode: as for a settlement,
+// restating the event's own country keeps its postal code (the Canary
+// Islands, outside the EU VAT territory, which this account reviews), so
+// the consumer there is not charged mainland Spain's VAT.
+func TestFiscalEventRestatingCountryKeepsPostalCode(t *testing.T) {
+	seller := fiscaltest.IrishSeller
+	seller.ReviewSpecialTerritories = true
+	e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), seller))
+	events := fiscalevent.New(e)
+	ctx := context.Background()
+	acct := fiscaltest.AccountID(0)
+	req := request(3, "100.00", seller.LegalName, "IE", "ES")
+	req.Buyer.PostalCode = "35001"
+	res, err := events.Record(ctx, acct, req, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Event.Determination.Status != vat.StatusManualReview {
+		t.Fatalf("before: %s %v", res.Event.Determination.Status, res.Event.Determination.Reasons)
+	}
+	got, err := events.Resolve(ctx, acct, res.Event.ID, fiscal.Resolution{Buyer: &fiscal.ResolutionBuyer{Country: "ES", Name: "Ana"}, ResolvedBy: "ops-1"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev := got.Event; ev.Buyer.PostalCode != "35001" || ev.Determination.Regime == vat.RegimeOSSB2C {
+		t.Fatalf("restating ES dropped the postal code: %q %s %s", ev.Buyer.PostalCode, ev.Determination.Regime, ev.Determination.TaxingCountry)
+	}
+}

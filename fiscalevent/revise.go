@@ -168,10 +168,10 @@ func (s *Service) Resolve(ctx context.Context, accountID, id string, res fiscal.
 		return nil, &fiscal.Error{Code: fiscal.CodeBadRequest, Field: "/buyer/consumerAddress", Detail: "a fiscal event records no buyer address; leave it out"}
 	} else if rb != nil {
 		bf := &in.buyer
-		if rb.Country != "" {
+		if rb.Country != "" && rb.Country != bf.Country {
 			bf.Country = rb.Country
 			if rb.PostalCode == "" {
-				bf.PostalCode = ""
+				bf.PostalCode = "" // a new country makes the old postal code meaningless
 			}
 		}
 		if rb.PostalCode != "" {
