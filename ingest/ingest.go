@@ -381,6 +381,16 @@ func paymentFromChain(j chainJob, f evmverify.Facts, now time.Time) (fiscal.Paym
 	if amount.Sign() <= 0 {
 		return fiscal.Payment{}, badRequest("/logIndex", "the Transfer at log %d moves 0 USDC: it is not a payment", f.LogIndex)
 	}
+	// A Transfer from the zero address is a mint (the issuer creating
+	// USDC), one to it a burn (ERC-20 implementations, Circle's FiatToken
+	// among them, emit them so): no buyer pays for a supply in either.
+	if zero := "0x0000000000000000000000000000000000000000"; strings.EqualFold(f.From, zero) || strings.EqualFold(f.To, zero) {
+		kind := "mint (from"
+		if strings.EqualFold(f.To, zero) {
+			kind = "burn (to"
+		}
+		return fiscal.Payment{}, badRequest("/logIndex", "the Transfer at log %d is a %s the zero address): USDC created or destroyed, not a payment for a supply", f.LogIndex, kind)
+	}
 	req := fiscal.SettlementRequest{
 		AmountUSDC:         decimal.NewFromBigInt(amount, -evmverify.USDCDecimals).String(),
 		TxHash:             j.TxHash,
