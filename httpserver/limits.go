@@ -211,6 +211,11 @@ func (s *Server) authenticate(r *http.Request, key string) (string, error) {
 	if err := s.authFails.blocked(addr, now); err != nil {
 		return "", err
 	}
+	if n := len(r.Header.Values(HeaderServiceKey)); n > 1 {
+		// Which one would be meant? Neither is taken (nor counted: it
+		// guesses nothing a single key would not).
+		return "", &fiscal.Error{Code: fiscal.CodeAuthenticationFailed, Field: HeaderServiceKey, Detail: fmt.Sprintf("%s is sent %d times; send one key", HeaderServiceKey, n)}
+	}
 	id, err := s.keys.Load().Authenticate(key)
 	if err != nil {
 		if key != "" { // a missing key guesses nothing: not counted

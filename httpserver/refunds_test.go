@@ -187,3 +187,29 @@ func TestIdempotencyKeyHeaderForm(t *testing.T) {
 		t.Errorf("%d", r.status)
 	}
 }
+
+// TestServiceKeySentTwiceIsRefused: two X-Service-Key headers name two
+// accounts (or one twice); the first was silently taken. Which one a
+// client meant is not for the server to guess: 401 naming the header,
+// on a required key and on an optional one.
+func TestServiceKeySentTwiceIsRefused(t *testing.T) {
+	f := newFixture(t)
+	for _, c := range []struct{ method, path string }{{"GET", "/settlements"}, {"POST", "/v1/capabilities/check"}} {
+		req, err := http.NewRequest(c.method, f.srv.URL+c.path, bytes.NewReader([]byte(`{}`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header["X-Service-Key"] = []string{keyA, keyB}
+		resp, err := f.srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		r := response{status: resp.StatusCode, header: resp.Header, body: raw}
+		if p := problemCode(t, r, 401, "AUTHENTICATION_FAILED"); p["field"] != "X-Service-Key" {
+			t.Errorf("%s %s with two keys: field %v, %.200s", c.method, c.path, p["field"], raw)
+		}
+	}
+}
