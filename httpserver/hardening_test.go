@@ -368,6 +368,9 @@ func TestProofRangeNamesTheParameter(t *testing.T) {
 		{"/v1/log/proof/consistency?from=0", "from"},
 		{"/v1/log/proof/consistency?from=2&to=1", "from"},
 		{"/v1/log/proof/consistency?from=99", "from"},
+		{"/v1/log/proof/inclusion?index=0&sise=2", "sise"},   // misspelt: not a proof against the current size
+		{"/v1/log/proof/consistency?from=1&too=2", "too"},    // likewise
+		{"/v1/log/proof/inclusion?index=0&index=1", "index"}, // repeated
 	} {
 		p := problemCode(t, f.do("GET", tc.path, "", nil), 400, "BAD_REQUEST")
 		if p["field"] != tc.field {

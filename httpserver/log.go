@@ -31,10 +31,12 @@ func (s *Server) getLogKey(w http.ResponseWriter, r *http.Request) {
 }
 
 // getInclusionProof: GET /v1/log/proof/inclusion?index=&size=.
+// A misspelt parameter (?sise=) is a 400, not a proof against another
+// tree size than the one meant.
 func (s *Server) getInclusionProof(w http.ResponseWriter, r *http.Request) {
 	index, err1 := queryInt(r, "index", -1)
 	size, err2 := queryInt(r, "size", 0)
-	if err := firstErr(err1, err2); err != nil {
+	if err := firstErr(onlyParams(r.URL.Query(), "index", "size"), err1, err2); err != nil {
 		s.problem(w, r, err)
 		return
 	}
@@ -46,7 +48,7 @@ func (s *Server) getInclusionProof(w http.ResponseWriter, r *http.Request) {
 func (s *Server) getConsistencyProof(w http.ResponseWriter, r *http.Request) {
 	from, err1 := queryInt(r, "from", -1)
 	to, err2 := queryInt(r, "to", 0)
-	if err := firstErr(err1, err2); err != nil {
+	if err := firstErr(onlyParams(r.URL.Query(), "from", "to"), err1, err2); err != nil {
 		s.problem(w, r, err)
 		return
 	}
