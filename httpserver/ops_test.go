@@ -214,6 +214,9 @@ func TestMetrics(t *testing.T) {
 	f.do("POST", "/settlements", keyA, mustJSON(t, settlement(map[string]any{"amountUsdc": "12.00"})), "Idempotency-Key", "order-1") // conflict
 	f.do("POST", "/settlements", keyA, mustJSON(t, settlement(map[string]any{"txHash": txHash(2), "consumerCountry": nil})))         // pending
 	f.do("GET", "/no/such/x402-0123456789abcdef0123456789abcdef", "", nil)
+	// A fiscal event's resolution counts under source "resolve", as a
+	// settlement's does (here refused: a resolution without facts).
+	f.do("POST", "/v1/fiscal-events/x402-0123456789abcdef0123456789abcdef/resolve", keyA, []byte(`{"resolvedBy":"ops@example.com"}`))
 	httpserver.RefreshState(f.handler) // the state is reused for a few seconds between scrapes
 	after := f.scrape(t, operatorKey)
 	for _, c := range []struct {
@@ -225,6 +228,7 @@ func TestMetrics(t *testing.T) {
 		{"fiscal402_settlements_total", map[string]string{"source": "settlements", "outcome": "replayed", "status": fiscal.StatusProcessed}, 1},
 		{"fiscal402_settlements_total", map[string]string{"source": "settlements", "outcome": "created", "status": fiscal.StatusPendingReview}, 1},
 		{"fiscal402_settlements_refused_total", map[string]string{"source": "settlements", "code": string(fiscal.CodeIdempotencyConflict)}, 1},
+		{"fiscal402_settlements_refused_total", map[string]string{"source": "resolve", "code": string(fiscal.CodeBadRequest)}, 1},
 		{"fiscal402_http_requests_total", map[string]string{"route": "POST /settlements", "code": "201"}, 3},
 		{"fiscal402_http_requests_total", map[string]string{"route": "POST /settlements", "code": "409"}, 1},
 		{"fiscal402_http_request_duration_seconds", map[string]string{"route": "POST /settlements"}, 4},

@@ -337,10 +337,11 @@ func requestInfoOf(r *http.Request) *requestInfo {
 // fiscal402_settlements_total and fiscal402_settlements_refused_total,
 // with their source label.
 var ingestSources = map[string]string{
-	"POST /settlements":              "settlements",
-	"POST /v1/x402/settlements":      "x402",
-	"POST /v1/fiscal-events":         "fiscal_events",
-	"POST /settlements/{id}/resolve": "resolve",
+	"POST /settlements":                   "settlements",
+	"POST /v1/x402/settlements":           "x402",
+	"POST /v1/fiscal-events":              "fiscal_events",
+	"POST /settlements/{id}/resolve":      "resolve",
+	"POST /v1/fiscal-events/{id}/resolve": "resolve",
 }
 
 // ServeHTTP gives every request an id (X-Request-Id on every response),
