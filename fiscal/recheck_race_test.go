@@ -31,49 +31,65 @@ func (h *hookChecker) Check(ctx context.Context, number string) vies.Result {
 	return h.Fake.Check(ctx, number)
 }
 
+// recheckNumber is the German VAT number the re-check race tests ask about;
+// recheckBusy and recheckValid are the registry's answers about it.
+const recheckNumber = "DE136695976"
+
+var (
+	recheckBusy  = vies.Result{Status: vies.StatusUnavailable, Registry: vies.RegistryVIES, CountryCode: "DE", Number: "136695976", Fault: "MS_MAX_CONCURRENT_REQ", RequestDate: time.Now()}
+	recheckValid = vies.Result{Status: vies.StatusValid, Registry: vies.RegistryVIES, CountryCode: "DE", Number: "136695976", RequestIdentifier: "WAPI-late", RequestDate: time.Now()}
+)
+
+// recheckRace settles a German sale with recheckNumber while the registry
+// is busy (the record pending review, its number queued for a re-check
+// every minute) and moves the clock past the first re-check: the engine,
+// the books, the hooked registry, the record and a function that moves
+// the clock on.
+func recheckRace(t *testing.T) (*fiscal.Engine, *fiscal.Books, *hookChecker, *fiscal.Record, func(time.Duration)) {
+	t.Helper()
+	var mu sync.Mutex
+	now := time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC)
+	cfg := fiscaltest.Config(t, now, irishSeller)
+	cfg.Clock = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	fake := &hookChecker{Fake: vies.NewFake()}
+	fake.Set(recheckNumber, recheckBusy)
+	cfg.VIES = fake
+	cfg.Recheck = fiscal.RecheckPolicy{Interval: -1, BaseDelay: time.Minute, MaxDelay: time.Minute}
+	e := fiscaltest.Engine(t, cfg)
+	b := fiscaltest.Books(t, e, 0)
+	req := request(1, "100.00", "DE", "2026-04-10T14:30:00Z")
+	req.ConsumerVATNumber = recheckNumber
+	res, err := b.Settle(context.Background(), req, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Record.ReviewStatus != fiscal.StatusPendingReview {
+		t.Fatalf("status %s", res.Record.ReviewStatus)
+	}
+	advance := func(d time.Duration) { mu.Lock(); defer mu.Unlock(); now = now.Add(d) }
+	advance(2 * time.Minute)
+	return e, b, fake, res.Record, advance
+}
+
 // TestRecheckAfterConcurrentResolution: a person resolves the record while
 // the background re-check of its VAT number is waiting on the registry.
 // The resolution dequeued the re-check; whatever the registry then answers,
 // the re-check must neither put itself back in the queue nor revise the
 // record the person resolved.
 func TestRecheckAfterConcurrentResolution(t *testing.T) {
-	const number = "DE136695976"
-	busy := vies.Result{Status: vies.StatusUnavailable, Registry: vies.RegistryVIES, CountryCode: "DE", Number: "136695976", Fault: "MS_MAX_CONCURRENT_REQ", RequestDate: time.Now()}
-	valid := vies.Result{Status: vies.StatusValid, Registry: vies.RegistryVIES, CountryCode: "DE", Number: "136695976", RequestIdentifier: "WAPI-late", RequestDate: time.Now()}
 	for _, answer := range []struct {
 		name string
 		r    vies.Result
-	}{{"still busy", busy}, {"valid", valid}} {
+	}{{"still busy", recheckBusy}, {"valid", recheckValid}} {
 		t.Run(answer.name, func(t *testing.T) {
-			var mu sync.Mutex
-			now := time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC)
-			cfg := fiscaltest.Config(t, now, irishSeller)
-			cfg.Clock = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-			fake := &hookChecker{Fake: vies.NewFake()}
-			fake.Set(number, busy)
-			cfg.VIES = fake
-			cfg.Recheck = fiscal.RecheckPolicy{Interval: -1, BaseDelay: time.Minute, MaxDelay: time.Minute}
-			e := fiscaltest.Engine(t, cfg)
-			b := fiscaltest.Books(t, e, 0)
+			e, b, fake, rec, advance := recheckRace(t)
 			ctx := context.Background()
-			req := request(1, "100.00", "DE", "2026-04-10T14:30:00Z")
-			req.ConsumerVATNumber = number
-			res, err := b.Settle(ctx, req, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Record.ReviewStatus != fiscal.StatusPendingReview {
-				t.Fatalf("status %s", res.Record.ReviewStatus)
-			}
-			mu.Lock()
-			now = now.Add(2 * time.Minute)
-			mu.Unlock()
 			fake.mu.Lock()
 			fake.hook = func() {
-				if _, err := b.Resolve(ctx, res.Record.ID, fiscal.Resolution{Buyer: &fiscal.ResolutionBuyer{BusinessStatus: "B2C"}, ResolvedBy: "ops-1"}, ""); err != nil {
+				if _, err := b.Resolve(ctx, rec.ID, fiscal.Resolution{Buyer: &fiscal.ResolutionBuyer{BusinessStatus: "B2C"}, ResolvedBy: "ops-1"}, ""); err != nil {
 					t.Errorf("resolve: %v", err)
 				}
-				fake.Set(number, answer.r)
+				fake.Set(recheckNumber, answer.r)
 			}
 			fake.mu.Unlock()
 			if _, err := e.RecheckNow(ctx); err != nil {
@@ -82,14 +98,12 @@ func TestRecheckAfterConcurrentResolution(t *testing.T) {
 			if q, _ := e.Queues(); q.Rechecks != 0 {
 				t.Errorf("%d re-checks queued after the resolution dequeued the only one", q.Rechecks)
 			}
-			mu.Lock()
-			now = now.Add(time.Hour)
-			mu.Unlock()
-			fake.Set(number, valid)
+			advance(time.Hour)
+			fake.Set(recheckNumber, recheckValid)
 			if _, err := e.RecheckNow(ctx); err != nil {
 				t.Fatal(err)
 			}
-			r, _, err := b.Record(ctx, res.Record.ID)
+			r, _, err := b.Record(ctx, rec.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,30 +119,9 @@ func TestRecheckAfterConcurrentResolution(t *testing.T) {
 // registry confirms it, but the revision stays pending for the customer's
 // address (Art. 226(5)). The record gets exactly one revision.
 func TestRecheckTwoPassesReviseOnce(t *testing.T) {
-	const number = "DE136695976"
-	busy := vies.Result{Status: vies.StatusUnavailable, Registry: vies.RegistryVIES, CountryCode: "DE", Number: "136695976", Fault: "MS_MAX_CONCURRENT_REQ", RequestDate: time.Now()}
-	valid := vies.Result{Status: vies.StatusValid, Registry: vies.RegistryVIES, CountryCode: "DE", Number: "136695976", RequestIdentifier: "WAPI-late", RequestDate: time.Now()}
-	var mu sync.Mutex
-	now := time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC)
-	cfg := fiscaltest.Config(t, now, irishSeller)
-	cfg.Clock = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	fake := &hookChecker{Fake: vies.NewFake()}
-	fake.Set(number, busy)
-	cfg.VIES = fake
-	cfg.Recheck = fiscal.RecheckPolicy{Interval: -1, BaseDelay: time.Minute, MaxDelay: time.Minute}
-	e := fiscaltest.Engine(t, cfg)
-	b := fiscaltest.Books(t, e, 0)
+	e, b, fake, rec, _ := recheckRace(t)
 	ctx := context.Background()
-	req := request(1, "100.00", "DE", "2026-04-10T14:30:00Z")
-	req.ConsumerVATNumber = number
-	res, err := b.Settle(ctx, req, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mu.Lock()
-	now = now.Add(2 * time.Minute)
-	mu.Unlock()
-	fake.Set(number, valid)
+	fake.Set(recheckNumber, recheckValid)
 	fake.mu.Lock()
 	fake.hook = func() {
 		// The other pass runs while this one waits on the registry.
@@ -140,7 +133,7 @@ func TestRecheckTwoPassesReviseOnce(t *testing.T) {
 	if _, err := e.RecheckNow(ctx); err != nil {
 		t.Fatal(err)
 	}
-	r, _, err := b.Record(ctx, res.Record.ID)
+	r, _, err := b.Record(ctx, rec.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
