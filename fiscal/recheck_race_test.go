@@ -12,25 +12,6 @@ import (
 	"github.com/fiscal402/fiscal402/vies"
 )
 
-// hookChecker is a registry that runs a hook (once) while it is asked, as a
-// person's resolution may commit while a re-check waits on the registry.
-type hookChecker struct {
-	*vies.Fake
-	mu   sync.Mutex
-	hook func()
-}
-
-func (h *hookChecker) Check(ctx context.Context, number string) vies.Result {
-	h.mu.Lock()
-	hook := h.hook
-	h.hook = nil
-	h.mu.Unlock()
-	if hook != nil {
-		hook()
-	}
-	return h.Fake.Check(ctx, number)
-}
-
 // recheckNumber is the German VAT number the re-check race tests ask about;
 // recheckBusy and recheckValid are the registry's answers about it.
 const recheckNumber = "DE136695976"
@@ -45,13 +26,13 @@ var (
 // every minute) and moves the clock past the first re-check: the engine,
 // the books, the hooked registry, the record and a function that moves
 // the clock on.
-func recheckRace(t *testing.T) (*fiscal.Engine, *fiscal.Books, *hookChecker, *fiscal.Record, func(time.Duration)) {
+func recheckRace(t *testing.T) (*fiscal.Engine, *fiscal.Books, *fiscaltest.HookVIES, *fiscal.Record, func(time.Duration)) {
 	t.Helper()
 	var mu sync.Mutex
 	now := time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC)
 	cfg := fiscaltest.Config(t, now, irishSeller)
 	cfg.Clock = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	fake := &hookChecker{Fake: vies.NewFake()}
+	fake := fiscaltest.NewHookVIES()
 	fake.Set(recheckNumber, recheckBusy)
 	cfg.VIES = fake
 	cfg.Recheck = fiscal.RecheckPolicy{Interval: -1, BaseDelay: time.Minute, MaxDelay: time.Minute}
@@ -84,14 +65,12 @@ func TestRecheckAfterConcurrentResolution(t *testing.T) {
 		t.Run(answer.name, func(t *testing.T) {
 			e, b, fake, rec, advance := recheckRace(t)
 			ctx := context.Background()
-			fake.mu.Lock()
-			fake.hook = func() {
+			fake.Once(func() {
 				if _, err := b.Resolve(ctx, rec.ID, fiscal.Resolution{Buyer: &fiscal.ResolutionBuyer{BusinessStatus: "B2C"}, ResolvedBy: "ops-1"}, ""); err != nil {
 					t.Errorf("resolve: %v", err)
 				}
 				fake.Set(recheckNumber, answer.r)
-			}
-			fake.mu.Unlock()
+			})
 			if _, err := e.RecheckNow(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -122,14 +101,12 @@ func TestRecheckTwoPassesReviseOnce(t *testing.T) {
 	e, b, fake, rec, _ := recheckRace(t)
 	ctx := context.Background()
 	fake.Set(recheckNumber, recheckValid)
-	fake.mu.Lock()
-	fake.hook = func() {
+	fake.Once(func() {
 		// The other pass runs while this one waits on the registry.
 		if _, err := e.RecheckNow(ctx); err != nil {
 			t.Errorf("other pass: %v", err)
 		}
-	}
-	fake.mu.Unlock()
+	})
 	if _, err := e.RecheckNow(ctx); err != nil {
 		t.Fatal(err)
 	}

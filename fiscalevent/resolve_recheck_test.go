@@ -22,21 +22,8 @@ import (
 // must go with it: a later answer of the registry about the old number must
 // not revise the event the person resolved.
 func TestFiscalEventResolveDequeuesRecheck(t *testing.T) {
-	fake := vies.NewFake()
-	const number = "DE136695976"
-	fake.Set(number, vies.Result{Status: vies.StatusUnavailable, Registry: vies.RegistryVIES, CountryCode: "DE", Number: "136695976", Fault: "MS_MAX_CONCURRENT_REQ", RequestDate: time.Now()})
-	now := time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC)
-	cfg := fiscaltest.Config(t, now, fiscaltest.IrishSeller)
-	cfg.VIES = fake
-	cfg.Recheck = fiscal.RecheckPolicy{Interval: -1, BaseDelay: time.Nanosecond, MaxDelay: time.Nanosecond}
-	e := fiscaltest.Engine(t, cfg)
-	events := fiscalevent.New(e)
-	ctx := context.Background()
-	acct := fiscaltest.AccountID(0)
-	res, err := events.Record(ctx, acct, b2bEvent(1, number), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	fake, e, events, res := recheckedEvent(t)
+	ctx, acct, number, now := context.Background(), fiscaltest.AccountID(0), recheckNumber, recheckNow
 	if q, _ := e.Queues(); q.Rechecks != 1 {
 		t.Fatalf("%d re-checks queued, want 1", q.Rechecks)
 	}
@@ -64,53 +51,19 @@ func TestFiscalEventResolveDequeuesRecheck(t *testing.T) {
 	}
 }
 
-// hookChecker is a registry that runs a hook (once) while it is asked, as a
-// person's resolution may commit while a re-check waits on the registry.
-type hookChecker struct {
-	*vies.Fake
-	mu   sync.Mutex
-	hook func()
-}
-
-func (h *hookChecker) Check(ctx context.Context, number string) vies.Result {
-	h.mu.Lock()
-	hook := h.hook
-	h.hook = nil
-	h.mu.Unlock()
-	if hook != nil {
-		hook()
-	}
-	return h.Fake.Check(ctx, number)
-}
-
 // TestFiscalEventRecheckAfterConcurrentResolution: the person resolves the
 // event while the re-check waits on the registry, which then confirms the
 // old number: the re-check must not revise the event the person resolved.
 func TestFiscalEventRecheckAfterConcurrentResolution(t *testing.T) {
-	const number = "DE136695976"
-	fake := &hookChecker{Fake: vies.NewFake()}
-	fake.Set(number, vies.Result{Status: vies.StatusUnavailable, Registry: vies.RegistryVIES, CountryCode: "DE", Number: "136695976", Fault: "MS_MAX_CONCURRENT_REQ", RequestDate: time.Now()})
-	now := time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC)
-	cfg := fiscaltest.Config(t, now, fiscaltest.IrishSeller)
-	cfg.VIES = fake
-	cfg.Recheck = fiscal.RecheckPolicy{Interval: -1, BaseDelay: time.Nanosecond, MaxDelay: time.Nanosecond}
-	e := fiscaltest.Engine(t, cfg)
-	events := fiscalevent.New(e)
-	ctx := context.Background()
-	acct := fiscaltest.AccountID(0)
-	res, err := events.Record(ctx, acct, b2bEvent(1, number), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fake.mu.Lock()
-	fake.hook = func() {
+	fake, e, events, res := recheckedEvent(t)
+	ctx, acct, number, now := context.Background(), fiscaltest.AccountID(0), recheckNumber, recheckNow
+	fake.Once(func() {
 		if _, err := events.Resolve(ctx, acct, res.Event.ID, fiscal.Resolution{Buyer: &fiscal.ResolutionBuyer{BusinessStatus: "B2C"}, ResolvedBy: "ops-1"}, ""); err != nil {
 			t.Errorf("resolve: %v", err)
 		}
 		fake.Set(number, vies.Result{Status: vies.StatusValid, Registry: vies.RegistryVIES, CountryCode: "DE", Number: "136695976", RequestIdentifier: "WAPI-late", RequestDate: now,
 			Name: "BEISPIEL GMBH", Address: "MUSTERSTRASSE 1\n10115 BERLIN"})
-	}
-	fake.mu.Unlock()
+	})
 	if _, err := e.RecheckNow(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -260,4 +213,30 @@ func TestFiscalEventRestatingCountryKeepsPostalCode(t *testing.T) {
 	if ev := got.Event; ev.Buyer.PostalCode != "35001" || ev.Determination.Regime == vat.RegimeOSSB2C {
 		t.Fatalf("restating ES dropped the postal code: %q %s %s", ev.Buyer.PostalCode, ev.Determination.Regime, ev.Determination.TaxingCountry)
 	}
+}
+
+// recheckNumber is the German business's VAT number of the re-check
+// tests; recheckNow their clock.
+const recheckNumber = "DE136695976"
+
+var recheckNow = time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC)
+
+// recheckedEvent records a fiscal event of a German business whose VAT
+// number (recheckNumber) the busy registry could not confirm, queued for a
+// re-check at once: the registry, the engine, the events service and the
+// recorded event.
+func recheckedEvent(t *testing.T) (*fiscaltest.HookVIES, *fiscal.Engine, *fiscalevent.Service, *fiscalevent.Result) {
+	t.Helper()
+	fake := fiscaltest.NewHookVIES()
+	fake.Set(recheckNumber, vies.Result{Status: vies.StatusUnavailable, Registry: vies.RegistryVIES, CountryCode: "DE", Number: "136695976", Fault: "MS_MAX_CONCURRENT_REQ", RequestDate: time.Now()})
+	cfg := fiscaltest.Config(t, recheckNow, fiscaltest.IrishSeller)
+	cfg.VIES = fake
+	cfg.Recheck = fiscal.RecheckPolicy{Interval: -1, BaseDelay: time.Nanosecond, MaxDelay: time.Nanosecond}
+	e := fiscaltest.Engine(t, cfg)
+	events := fiscalevent.New(e)
+	res, err := events.Record(context.Background(), fiscaltest.AccountID(0), b2bEvent(1, recheckNumber), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fake, e, events, res
 }
