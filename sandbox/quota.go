@@ -85,23 +85,18 @@ func (s *Sandbox) takeQuota(eng *fiscal.Engine, agent Agent, now time.Time) (*Qu
 	if agent == "" || s.quota < 0 {
 		return nil, nil
 	}
-	if strings.ContainsRune(string(agent), 0) || len(agent) > 200 {
-		return nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "invalid agent", Err: fmt.Errorf("agent %q", agent)}
-	}
 	now = now.UTC()
-	day := now.Format(time.DateOnly)
-	reset := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC)
+	day, key, reset, err := quotaDay(agent, now)
+	if err != nil {
+		return nil, err
+	}
 	limit := s.quota
-	key := []byte(day + "\x00" + string(agent))
 	var used int
-	err := eng.Ledger().Update(func(tx ledger.Tx) error {
+	err = eng.Ledger().Update(func(tx ledger.Tx) error {
 		if err := pruneQuota(tx, day); err != nil {
 			return err
 		}
-		if v := tx.Get(bucketSandboxQuota, key); len(v) == 8 {
-			used = int(binary.BigEndian.Uint64(v))
-		}
-		if used >= limit {
+		if used = quotaUsed(tx, key); used >= limit {
 			return quotaExceeded(limit, now, reset)
 		}
 		used++
@@ -137,21 +132,36 @@ func (s *Sandbox) checkQuota(eng *fiscal.Engine, agent Agent, now time.Time) err
 		return nil
 	}
 	now = now.UTC()
-	key := []byte(now.Format(time.DateOnly) + "\x00" + string(agent))
-	var used int
-	err := eng.Ledger().View(func(tx ledger.Tx) error {
-		if v := tx.Get(bucketSandboxQuota, key); len(v) == 8 {
-			used = int(binary.BigEndian.Uint64(v))
-		}
-		return nil
-	})
+	_, key, reset, err := quotaDay(agent, now)
 	if err != nil {
+		return err
+	}
+	var used int
+	if err := eng.Ledger().View(func(tx ledger.Tx) error { used = quotaUsed(tx, key); return nil }); err != nil {
 		return fiscal.StoreError(err)
 	}
 	if used >= s.quota {
-		return quotaExceeded(s.quota, now, time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC))
+		return quotaExceeded(s.quota, now, reset)
 	}
 	return nil
+}
+
+// quotaDay is agent's counter of the UTC day of now: the day, the
+// counter's key and when it resets (the next UTC midnight).
+func quotaDay(agent Agent, now time.Time) (day string, key []byte, reset time.Time, err error) {
+	if strings.ContainsRune(string(agent), 0) || len(agent) > 200 {
+		return "", nil, time.Time{}, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "invalid agent", Err: fmt.Errorf("agent %q", agent)}
+	}
+	day = now.Format(time.DateOnly)
+	return day, []byte(day + "\x00" + string(agent)), time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC), nil
+}
+
+// quotaUsed is the count the counter key holds (0 when absent).
+func quotaUsed(tx ledger.Tx, key []byte) int {
+	if v := tx.Get(bucketSandboxQuota, key); len(v) == 8 {
+		return int(binary.BigEndian.Uint64(v))
+	}
+	return 0
 }
 
 // pruneQuota deletes up to maxQuotaPrune counters of days before today.
