@@ -369,6 +369,10 @@ func (s *Service) ingest(ctx context.Context, b *fiscal.Books, j chainJob) (*fis
 	})
 }
 
+// zeroAddress is the address a mint comes from and a burn goes to, as
+// evmverify.Facts writes addresses (lower case).
+const zeroAddress = "0x0000000000000000000000000000000000000000"
+
 // paymentFromChain builds the payment an ingest path read from the chain,
 // through the same validation as POST /settlements
 // (fiscal.SettlementRequest.Payment): amount, payer, receiver and time are
@@ -384,9 +388,9 @@ func paymentFromChain(j chainJob, f evmverify.Facts, now time.Time) (fiscal.Paym
 	// A Transfer from the zero address is a mint (the issuer creating
 	// USDC), one to it a burn (ERC-20 implementations, Circle's FiatToken
 	// among them, emit them so): no buyer pays for a supply in either.
-	if zero := "0x0000000000000000000000000000000000000000"; strings.EqualFold(f.From, zero) || strings.EqualFold(f.To, zero) {
+	if f.From == zeroAddress || f.To == zeroAddress {
 		kind := "mint (from"
-		if strings.EqualFold(f.To, zero) {
+		if f.To == zeroAddress {
 			kind = "burn (to"
 		}
 		return fiscal.Payment{}, badRequest("/logIndex", "the Transfer at log %d is a %s the zero address): USDC created or destroyed, not a payment for a supply", f.LogIndex, kind)
