@@ -715,7 +715,9 @@ func invoiceLaw(b *fiscal.Books, orig *fiscal.Record) (invoicelaw.Law, error) {
 	if orig.Invoice.TaxCountry == "" {
 		return invoicelaw.Law{}, nil
 	}
-	doc, _, err := b.Invoice(context.Background(), orig.ID)
+	// orig is the record already read and checked: its invoice by the hash
+	// it states, without reading the record again (Books.Invoice would).
+	doc, _, err := b.Engine().StoredInvoice(orig.ID, orig.Invoice.UBLSHA256)
 	if err != nil {
 		return invoicelaw.Law{}, err
 	}
