@@ -18,7 +18,6 @@ import (
 	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/parties"
 	"github.com/fiscal402/fiscal402/settlement"
-	"github.com/fiscal402/fiscal402/ubl"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -646,24 +645,20 @@ func (s *Service) receiptEligibility(ctx context.Context, c *CapabilityCheck, de
 }
 
 // notInvoicedPerPayment says why a processed supply of seller gets no
-// invoice of its own under the account's invoicing mode (fiscal
-// invoicemode.go, as recording decides it): none is required for a
-// consumer's OSS supply under none_b2c where the member state's rules
-// need none (Art. 219a(2)(b), 220(1) Directive 2006/112/EC), or a monthly
-// summary invoice covers it (Art. 223); "" when it is invoiced per
+// invoice of its own under the account's invoicing mode, decided as
+// recording decides it (invoicelaw.InvoicedBy; a business customer of the
+// check is taken to have its VAT number); "" when it is invoiced per
 // payment. A summary already issued for the month is not known here.
 func notInvoicedPerPayment(det vat.Determination, seller fiscal.Seller, b2b bool) string {
-	law := invoicelaw.For(det, seller.ForInvoiceLaw())
-	switch seller.Invoicing {
-	case fiscal.InvoicingNoneB2C:
-		if rule := invoicelaw.NoInvoiceRule(law.TaxCountry); !b2b && det.Regime == vat.RegimeOSSB2C && rule != "" {
-			return "The account invoices none_b2c: a consumer's supply needs no invoice in " + law.TaxCountry + " (" + rule + "); the record has none."
-		}
-	case fiscal.InvoicingSummaryMonthly:
-		cur, _ := ubl.NationalCurrency(law.TaxCountry)
-		if rule := invoicelaw.SummaryRule(law.TaxCountry); rule != "" && det.Category != vat.CategoryOutsideScope && cur == "EUR" && len(det.SupplyDate) >= len("2006-01") {
-			return "The account invoices summary_monthly: the supply is invoiced by the summary invoice of its month and buyer (" + rule + "), not by one of its own, unless that summary was already issued."
-		}
+	if seller.Invoicing != fiscal.InvoicingNoneB2C && seller.Invoicing != fiscal.InvoicingSummaryMonthly {
+		return ""
+	}
+	by, basis := invoicelaw.InvoicedBy(seller.Invoicing, det, invoicelaw.For(det, seller.ForInvoiceLaw()), b2b)
+	switch by {
+	case invoicelaw.ByNone:
+		return "The account invoices none_b2c: the record has no invoice (" + basis + ")."
+	case invoicelaw.BySummary:
+		return "The account invoices summary_monthly: the supply is invoiced by the summary invoice of its month and buyer (" + basis + "), not by one of its own, unless that summary was already issued."
 	}
 	return ""
 }

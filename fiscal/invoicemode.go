@@ -1,14 +1,12 @@
 package fiscal
 
 import (
-	"cmp"
 	"encoding/binary"
 	"fmt"
 
 	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/receipt"
-	"github.com/fiscal402/fiscal402/ubl"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -47,15 +45,15 @@ import (
 // account that sells to non-taxable legal persons must not choose none_b2c.
 const (
 	InvoicingPerPayment     = "per_payment"
-	InvoicingSummaryMonthly = "summary_monthly"
-	InvoicingNoneB2C        = "none_b2c"
+	InvoicingSummaryMonthly = invoicelaw.ModeSummaryMonthly
+	InvoicingNoneB2C        = invoicelaw.ModeNoneB2C
 )
 
 // What a record's supply is invoiced by (RecordInvoicing.Invoice).
 const (
-	invoicedPerPayment = "per_payment"
-	invoicedBySummary  = "summary"
-	invoicedNone       = "none"
+	invoicedPerPayment = invoicelaw.ByOwnInvoice
+	invoicedBySummary  = invoicelaw.BySummary
+	invoicedNone       = invoicelaw.ByNone
 )
 
 // RecordInvoicing says how a record's supply is invoiced when the account
@@ -152,52 +150,19 @@ func (e *Engine) invoicingFor(d *Draft, s Seller) (inv *RecordInvoicing, perPaym
 	}
 	det := r.Classification
 	law := invoicelaw.For(det, s.ForInvoiceLaw())
-	out := &RecordInvoicing{Mode: mode, Invoice: invoicedPerPayment, TaxCountry: law.TaxCountry}
-	b2b := det.BuyerTreatment == vat.TreatmentB2B
-	switch {
-	case b2b && mode == InvoicingNoneB2C:
-		out.Basis = "Art. 220(1)(1) " + invoicelaw.Directive + ": a supply to a business customer is invoiced; none_b2c leaves it its own invoice"
-		return out, true
-	case b2b && r.Buyer.VATNumber == "":
-		out.Basis = "a business customer without a VAT number cannot be named on a summary invoice; invoiced per payment"
-		return out, true
-	}
-	switch mode {
-	case InvoicingNoneB2C:
-		rule := invoicelaw.NoInvoiceRule(law.TaxCountry)
-		switch {
-		case det.Regime != vat.RegimeOSSB2C:
-			out.Basis = "none_b2c covers supplies to consumers under the One-Stop Shop (Art. 219a(2)(b)); this supply is " + det.Regime + ", invoiced per payment"
-		case rule == "":
-			out.Basis = "the invoicing rules of " + law.TaxCountry + " (Art. 219a(2)(b)) may require an invoice to a consumer (Art. 221(1)) and are not on file; invoiced per payment"
-		default:
-			out.Invoice, out.Basis = invoicedNone, rule
-			return out, false
+	by, basis := invoicelaw.InvoicedBy(mode, det, law, r.Buyer.VATNumber != "")
+	out := &RecordInvoicing{Mode: mode, Invoice: by, Basis: basis, TaxCountry: law.TaxCountry}
+	switch by {
+	case invoicedNone:
+		return out, false
+	case invoicedBySummary:
+		k := SummaryKey{r.Account, det.SupplyDate[:7], summaryBuyer(r), law.TaxCountry}
+		if e.summaryIssued(k) {
+			out.Invoice, out.Basis = invoicedPerPayment, "the summary invoice of "+k.Period+" for this buyer was already issued when this supply was recorded; invoiced per payment"
+			return out, true
 		}
-	case InvoicingSummaryMonthly:
-		rule := invoicelaw.SummaryRule(law.TaxCountry)
-		cur, _ := ubl.NationalCurrency(law.TaxCountry)
-		switch {
-		case rule == "":
-			out.Basis = "no national rule on summary invoices (Art. 223) is on file for " + cmp.Or(law.TaxCountry, "this supply's invoicing state") + "; invoiced per payment"
-		case det.Category == vat.CategoryOutsideScope:
-			// One document cannot combine category O with another (EN
-			// 16931 BR-O-11), and no EU VAT becomes chargeable on it.
-			out.Basis = "Art. 223 " + invoicelaw.Directive + " summarises supplies whose VAT becomes chargeable in the month; this supply is not subject to EU VAT (" + det.Regime + "); invoiced per payment"
-		case cur != "EUR":
-			out.Basis = "a summary invoice in a state outside the euro area must state its VAT in the national currency (Art. 230), which summaries do not yet do; invoiced per payment"
-		case len(det.SupplyDate) < len("2006-01"):
-			out.Basis = "the supply has no date of supply; invoiced per payment"
-		case e.summaryIssued(SummaryKey{r.Account, det.SupplyDate[:7], summaryBuyer(r), law.TaxCountry}):
-			out.Basis = "the summary invoice of " + det.SupplyDate[:7] + " for this buyer was already issued when this supply was recorded; invoiced per payment"
-		default:
-			out.Invoice, out.Basis = invoicedBySummary, rule
-			out.Period, out.Buyer = det.SupplyDate[:7], summaryBuyer(r)
-			if b2b {
-				out.Basis += "; Art. 220(1)(1): the business customer is invoiced by the summary invoice"
-			}
-			return out, false
-		}
+		out.Period, out.Buyer = k.Period, k.Buyer
+		return out, false
 	}
 	return out, true
 }
