@@ -155,3 +155,44 @@ func TestNodeRefusesAnotherSpellingOfAV4Leaf(t *testing.T) {
 		t.Errorf("Go ok=%v (%v), node ok=%v (%s: %s)", goErr == nil, goErr, rs[0].OK, rs[0].Step, rs[0].Error)
 	}
 }
+
+// countingVerifier counts the signatures a note.Verifier checks.
+type countingVerifier struct {
+	note.Verifier
+	n int
+}
+
+func (c *countingVerifier) Verify(msg, sig []byte) bool {
+	c.n++
+	return c.Verifier.Verify(msg, sig)
+}
+
+// TestLogKeyLineVerifiedOnce: checking every log-key line
+// (TestSecondLogKeyLineMustVerify) does not verify again the line
+// note.Open has verified: a receipt with one log-key line costs one
+// verification by the log key, not two (a third of a 1.0.0 receipt's
+// Ed25519 work, a quarter of Verify's time).
+func TestLogKeyLineVerifiedOnce(t *testing.T) {
+	for _, s := range []*tamperSet{newTamperSet(t), newTamperSetV3(t), newTamperSetV4(t)} {
+		v, err := NewVerifier(s.f.jwks(t), s.f.log.vkey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		counter := &countingVerifier{Verifier: v.logKey}
+		v.logKey = counter
+		for i, doc := range s.rs {
+			counter.n = 0
+			if _, err := v.Verify(doc); err != nil {
+				t.Fatalf("%s receipt %d: %v", s.version, i, err)
+			}
+			if counter.n != 1 {
+				t.Errorf("%s receipt %d: the log key verified %d signatures; its checkpoint has one line of it", s.version, i, counter.n)
+			}
+		}
+		bad := s.with(t, func(r *Receipt) { r.TlogProof = badLogKeyLine(t, r.TlogProof) })
+		counter.n = 0
+		if _, err := v.Verify(bad); err == nil || counter.n != 2 {
+			t.Errorf("%s: with a second, altered log-key line: %d verifications, error %v; want 2 and a refusal", s.version, counter.n, err)
+		}
+	}
+}
