@@ -208,10 +208,8 @@ func (s Seller) validate() error {
 		}
 	}
 	for i, g := range s.Registrations {
-		switch g.Scheme {
-		case vat.RegistrationOSSUnion, vat.RegistrationOSSNonUnion, vat.RegistrationIOSS, vat.RegistrationNational, vat.RegistrationUKVRN:
-		default:
-			return fmt.Errorf("seller.registrations[%d].scheme %q: want oss_union, oss_non_union, ioss, national or uk_vrn", i, g.Scheme)
+		if err := g.Check(); err != nil {
+			return fmt.Errorf("seller.registrations[%d].%w", i, err)
 		}
 		if g.Country != "" {
 			if _, err := wire.Country("/seller/registrations", g.Country); err != nil {

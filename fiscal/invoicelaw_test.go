@@ -427,6 +427,13 @@ func TestSellerInvoicingDataValidated(t *testing.T) {
 		{"endpoint without scheme", func(s *fiscal.Seller) { s.ElectronicAddress = &fiscal.ElectronicAddress{ID: "1"} }, "seller.electronicAddress"},
 		{"control character", func(s *fiscal.Seller) { s.Contact.Name = "a\x07b" }, "seller.contact.name"},
 		{"address country", func(s *fiscal.Seller) { s.Address.Country = "XX" }, "seller.address.country"},
+		{"registration scheme", func(s *fiscal.Seller) { s.Registrations = []vat.Registration{{Scheme: "moss", Country: "DE"}} }, "seller.registrations[0].scheme"},
+		{"registration from a non-date", func(s *fiscal.Seller) {
+			s.Registrations = []vat.Registration{{Scheme: vat.RegistrationNational, Country: "DE"}, {Scheme: vat.RegistrationOSSUnion, Country: "DE", ValidFrom: "01/07/2026"}}
+		}, "seller.registrations[1].validFrom"},
+		{"registration ending before it starts", func(s *fiscal.Seller) {
+			s.Registrations = []vat.Registration{{Scheme: vat.RegistrationOSSUnion, Country: "DE", ValidFrom: "2026-07-01", ValidTo: "2026-06-30"}}
+		}, "seller.registrations[0].validTo"},
 	} {
 		s := base
 		c.change(&s)

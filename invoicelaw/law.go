@@ -57,7 +57,13 @@ type Law struct {
 // identification, in euro or that state's currency (Arts. 365, 369g; the
 // return converts at the period end, Arts. 366(2), 369h(2)), not at the
 // supply's rate in the currency of the state of consumption.
+//
+// Only the registrations that apply on the day of supply
+// (det.SupplyDate, vat.Registration.AppliesOn) count: a special scheme
+// the seller joined later, or left, names no member state of
+// identification for this supply.
 func For(det vat.Determination, s Seller) Law {
+	s.Registrations = vat.RegistrationsOn(s.Registrations, det.SupplyDate)
 	sellerCountry := vatCountry(s.Country)
 	switch {
 	case det.Jurisdiction == vat.JurisdictionUK:

@@ -179,3 +179,38 @@ func TestRulesReason(t *testing.T) {
 		t.Errorf("all explained: %+v", r)
 	}
 }
+
+// TestForRegistrationOnTheDay: the invoicing law reads only the
+// registrations that apply on the day of supply. A seller that moved its
+// non-Union OSS identification from NL to IE on 1 July invoices a June
+// supply under NL's rules and number and a July one under IE's; a national
+// registration in France from 1 September makes a French consumer's supply
+// of 2 September FR's, and one of 31 August, before it, the OSS's.
+func TestForRegistrationOnTheDay(t *testing.T) {
+	oss := func(day string) vat.Determination {
+		return vat.Determination{Jurisdiction: vat.JurisdictionEU, Regime: vat.RegimeOSSB2C, TaxingCountry: "FR", Scheme: vat.SchemeNonUnion, SupplyDate: day}
+	}
+	moved := invoicelaw.Seller{Country: "US", Registrations: []vat.Registration{
+		{Scheme: vat.RegistrationOSSNonUnion, Country: "NL", Number: "EU528003646", ValidTo: "2026-06-30"},
+		{Scheme: vat.RegistrationOSSNonUnion, Country: "IE", Number: "EU372022452", ValidFrom: "2026-07-01"},
+	}}
+	for day, want := range map[string][2]string{"2026-06-30": {"NL", "EU528003646"}, "2026-07-01": {"IE", "EU372022452"}} {
+		if law := invoicelaw.For(oss(day), moved); law.TaxCountry != want[0] || law.SellerVAT != want[1] {
+			t.Errorf("non-Union OSS supply of %s: %s %s, want %s %s", day, law.TaxCountry, law.SellerVAT, want[0], want[1])
+		}
+	}
+	union := func(day string) vat.Determination {
+		return vat.Determination{Jurisdiction: vat.JurisdictionEU, Regime: vat.RegimeOSSB2C, TaxingCountry: "FR", Scheme: vat.SchemeUnion, SupplyDate: day}
+	}
+	de := invoicelaw.Seller{Country: "DE", VATNumber: "DE812847601", Registrations: []vat.Registration{
+		{Scheme: vat.RegistrationNational, Country: "DE"},
+		{Scheme: vat.RegistrationOSSUnion, Country: "DE", ValidTo: "2026-08-31"},
+		{Scheme: vat.RegistrationNational, Country: "FR", Number: "4Z123456782", ValidFrom: "2026-09-01"},
+	}}
+	if law := invoicelaw.For(union("2026-08-31"), de); law.TaxCountry != "DE" || law.SellerVAT != "DE812847601" {
+		t.Errorf("Union OSS supply of 31 August: %+v, want DE's rules", law)
+	}
+	if law := invoicelaw.For(union("2026-09-02"), de); law.TaxCountry != "FR" || law.SellerVAT != "FR4Z123456782" || !strings.Contains(law.Basis, "Art. 214(1)(a)") {
+		t.Errorf("supply of 2 September, registered in France and out of the OSS: %+v, want FR's rules and number", law)
+	}
+}

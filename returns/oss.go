@@ -284,7 +284,7 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 		PeriodStart: p.FirstDay(), PeriodEnd: p.LastDay(), Currency: "EUR",
 		Seller: SellerInfo{LegalName: acct.Seller.LegalName, VATNumber: acct.Seller.VATNumber, Country: acct.Seller.Country},
 		Lines:  []Line{}, FixedEstablishments: []Section{}, Corrections: []Correction{}, MemberStates: []StateTotal{}, NotInOSS: []Summary{}}
-	r.Scheme, r.ID = identification(acct.Seller)
+	r.Scheme, r.ID = identification(acct.Seller, p)
 
 	// The return is of one ledger state, the log's newest checkpoint as it
 	// begins: records and refunds appended since are left out (a record
@@ -349,7 +349,7 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 		if c.RatePercent != "" {
 			rateText = rate.String()
 		}
-		if c.Regime != vat.RegimeOSSB2C || declaredNationally(acct.Seller, c.Scheme, c.TaxingCountry) {
+		if c.Regime != vat.RegimeOSSB2C || declaredNationally(acct.Seller, c.Scheme, c.TaxingCountry, date) {
 			country := c.TaxingCountry
 			if country == "" {
 				country = c.PlaceOfSupply
@@ -451,7 +451,7 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 				orig = t.UTC().Format(time.DateOnly)
 			}
 		}
-		if c.Regime != vat.RegimeOSSB2C || declaredNationally(acct.Seller, c.Scheme, c.TaxingCountry) {
+		if c.Regime != vat.RegimeOSSB2C || declaredNationally(acct.Seller, c.Scheme, c.TaxingCountry, orig) {
 			country := c.TaxingCountry
 			if country == "" {
 				country = c.PlaceOfSupply
@@ -670,12 +670,42 @@ func unreadable(id string, err error) error {
 	return &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored record " + id + " has an unreadable amount", Err: err}
 }
 
-// identification reads the OSS registration of the seller. Without one the
-// scheme follows the establishment (an EU seller uses the Union scheme, and
-// its member state of identification is where it is established, Art.
-// 369a(2)) and Missing says what the profile lacks.
-func identification(s fiscal.Seller) (string, Identification) {
+// identification reads the OSS registration of the seller that applies
+// within period p (vat.Registration.AppliesWithin). Without one the scheme
+// follows the establishment (an EU seller uses the Union scheme, and its
+// member state of identification is where it is established, Art.
+// 369a(2)) and Missing says what the profile lacks. When the member state
+// of identification changed within the period, the return names the one of
+// the period's last days and Missing says that Art. 59(4) Implementing
+// Regulation (EU) No 282/2011 asks a return of each state for its days.
+func identification(s fiscal.Seller, p Period) (string, Identification) {
+	scheme, id := identifyBy(s, p)
+	var states []string
 	for _, reg := range s.Registrations {
+		if (reg.Scheme == vat.RegistrationOSSUnion || reg.Scheme == vat.RegistrationOSSNonUnion) && reg.AppliesWithin(p.FirstDay(), p.LastDay()) {
+			if c := isoCountry(cmp.Or(reg.Country, s.Country)); !slices.Contains(states, c) {
+				states = append(states, c)
+			}
+		}
+	}
+	if len(states) > 1 {
+		id.Missing = strings.TrimPrefix(id.Missing+"; ", "; ") + fmt.Sprintf(
+			"the member state of identification changed within %s (%s): a return is due to each for the supplies of its days (Art. 59(4) Implementing Regulation (EU) No 282/2011); this one is %s's", p, strings.Join(states, ", "), id.MemberState)
+	}
+	return scheme, id
+}
+
+// identifyBy is identification without the change of state: of the OSS
+// registrations that apply within p, the one that applies latest.
+func identifyBy(s fiscal.Seller, p Period) (string, Identification) {
+	regs := slices.Clone(s.Registrations)
+	slices.SortStableFunc(regs, func(a, b vat.Registration) int { // latest window first; open-ended last day is latest
+		return -cmp.Compare(cmp.Or(a.ValidTo, "9999-12-31"), cmp.Or(b.ValidTo, "9999-12-31"))
+	})
+	for _, reg := range regs {
+		if !reg.AppliesWithin(p.FirstDay(), p.LastDay()) {
+			continue
+		}
 		switch reg.Scheme {
 		case vat.RegistrationOSSUnion:
 			id := Identification{Number: reg.Number, MemberState: isoCountry(reg.Country)}
@@ -728,10 +758,14 @@ func vatNumberCountry(n string) string {
 // (Art. 214(1)(a)) and declares it in that state's return, which is what
 // its invoice states (invoicelaw, Art. 219a(1)). A seller registered for
 // the scheme declares all such supplies through it (Art. 369b, 359).
-func declaredNationally(s fiscal.Seller, scheme, country string) bool {
+//
+// Only the registrations that apply on day, the supply's day
+// (vat.RegistrationsOn), count, as they did for its invoice.
+func declaredNationally(s fiscal.Seller, scheme, country, day string) bool {
 	if s.Registrations == nil {
 		return false // not stated: the OSS is assumed, as the invoice assumes it
 	}
+	s.Registrations = vat.RegistrationsOn(s.Registrations, day)
 	oss := vat.RegistrationOSSNonUnion
 	if scheme == vat.SchemeUnion {
 		oss = vat.RegistrationOSSUnion

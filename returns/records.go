@@ -140,7 +140,7 @@ func Records(ctx context.Context, b *fiscal.Books, q RecordsQuery, fn func(Recor
 			return err
 		}
 		date, _ := rc.supplyDate()
-		if !p.Contains(date) || rc.Classification.Regime != vat.RegimeOSSB2C || declaredNationally(seller, rc.Classification.Scheme, rc.Classification.TaxingCountry) {
+		if !p.Contains(date) || rc.Classification.Regime != vat.RegimeOSSB2C || declaredNationally(seller, rc.Classification.Scheme, rc.Classification.TaxingCountry, date) {
 			return nil // not an OSS supply (oss.go)
 		}
 		row := recordRow(rc, date)

@@ -1,9 +1,11 @@
 package vat
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Registrations (Seller.Registrations) say where the seller is identified
@@ -64,6 +66,128 @@ type Registration struct {
 	Country string `json:"country,omitempty"`
 	// Number is the identification number, informational.
 	Number string `json:"number,omitempty"`
+	// ValidFrom is the first day (YYYY-MM-DD) the registration applies
+	// to; empty: it applies to every supply before ValidTo. A special
+	// scheme applies from the first day of the calendar quarter after the
+	// seller's notice, or from its first supply when notified by the 10th
+	// of the next month (Art. 57d Implementing Regulation (EU) No
+	// 282/2011, https://www.legislation.gov.uk/eur/2011/282/article/57d);
+	// a new member state of identification from the day the old one
+	// ceased to qualify (Art. 57f(2)).
+	ValidFrom string `json:"validFrom,omitempty"`
+	// ValidTo is the last day (YYYY-MM-DD, inclusive) the registration
+	// applies to; empty: still in force. A seller leaving a special scheme
+	// leaves it at the end of a calendar quarter (Art. 57g), an excluded
+	// one as Art. 58 says.
+	ValidTo string `json:"validTo,omitempty"`
+}
+
+// A supply is dated, for its registrations, by its day of supply in the
+// taxing territory's time zone (Determination.SupplyDate, localday.go): the
+// day its rate and its OSS return period are decided by.
+
+// window is the registration's days as yyyymmdd keys (0: open) and
+// whether both bounds are dates in their one spelling, from ≤ to.
+func (g Registration) window() (from, to int, ok bool) {
+	from, okFrom := registrationDay(g.ValidFrom)
+	to, okTo := registrationDay(g.ValidTo)
+	return from, to, okFrom && okTo && (from == 0 || to == 0 || from <= to)
+}
+
+// registrationDay reads a ValidFrom or ValidTo: 0 for "", false for
+// anything but a calendar date YYYY-MM-DD.
+func registrationDay(s string) (int, bool) {
+	if s == "" {
+		return 0, true
+	}
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil || t.Format(time.DateOnly) != s {
+		return 0, false
+	}
+	return dayKey(t), true
+}
+
+// AppliesOn reports whether the registration applies to a supply of day
+// (YYYY-MM-DD, the supply's Determination.SupplyDate). A registration
+// whose window is not valid (CheckWindow) applies to no day; a day that is
+// not a date is within every valid window.
+func (g Registration) AppliesOn(day string) bool {
+	k, ok := registrationDay(day)
+	if !ok {
+		k = 0
+	}
+	return g.appliesOn(k)
+}
+
+// appliesOn is AppliesOn for a day key (0: undated, within every valid
+// window).
+func (g Registration) appliesOn(day int) bool {
+	from, to, ok := g.window()
+	return ok && (day == 0 || (from == 0 || day >= from) && (to == 0 || day <= to))
+}
+
+// RegistrationsOn is the registrations of regs that apply on day
+// (AppliesOn): regs itself when all do, else a new, non-nil list (a stated
+// list stays stated on a day none of it applies).
+func RegistrationsOn(regs []Registration, day string) []Registration {
+	for i, g := range regs {
+		if g.AppliesOn(day) {
+			continue
+		}
+		out := append(make([]Registration, 0, len(regs)-1), regs[:i]...)
+		for _, h := range regs[i+1:] {
+			if h.AppliesOn(day) {
+				out = append(out, h)
+			}
+		}
+		return out
+	}
+	return regs
+}
+
+// AppliesWithin reports whether the registration applies on some day from
+// first to last (YYYY-MM-DD, inclusive): a return period it covers at
+// least in part.
+func (g Registration) AppliesWithin(first, last string) bool {
+	from, to, ok := g.window()
+	f, okF := registrationDay(first)
+	l, okL := registrationDay(last)
+	return ok && okF && okL && (to == 0 || f <= to) && (from == 0 || from <= l)
+}
+
+// Check reports a registration a seller profile cannot state: a scheme
+// that is not one of the Registration constants (exactly so spelled), or
+// a window that is not one (CheckWindow). The country is the caller's to
+// check.
+func (g Registration) Check() error {
+	if _, ok := registrationSchemes[g.Scheme]; !ok {
+		return fmt.Errorf("scheme %q: want oss_union, oss_non_union, ioss, national or uk_vrn", g.Scheme)
+	}
+	return g.CheckWindow()
+}
+
+// CheckWindow reports, as an error naming the member (validFrom or
+// validTo), a bound that is not a calendar date YYYY-MM-DD or a ValidTo
+// before ValidFrom.
+func (g Registration) CheckWindow() error {
+	if _, ok := registrationDay(g.ValidFrom); !ok {
+		return fmt.Errorf("validFrom %q: want a calendar date YYYY-MM-DD", g.ValidFrom)
+	}
+	if _, ok := registrationDay(g.ValidTo); !ok {
+		return fmt.Errorf("validTo %q: want a calendar date YYYY-MM-DD", g.ValidTo)
+	}
+	if _, _, ok := g.window(); !ok {
+		return fmt.Errorf("validTo %s is before validFrom %s", g.ValidTo, g.ValidFrom)
+	}
+	return nil
+}
+
+// overlaps reports whether two registrations with valid windows share a
+// day.
+func (g Registration) overlaps(h Registration) bool {
+	gf, gt, _ := g.window()
+	hf, ht, _ := h.window()
+	return (gt == 0 || hf == 0 || hf <= gt) && (ht == 0 || gf == 0 || gf <= ht)
 }
 
 // Registration schemes (Registration.Scheme).
@@ -155,10 +279,15 @@ func (r *rules) checkRegistrations() {
 	if n == 0 {
 		return
 	}
+	var outside []string // registrations that would do, on other days
 	for _, need := range needs[:n] {
 		for _, g := range norm {
-			if need.accepts(g) {
+			switch {
+			case !need.accepts(g):
+			case g.appliesOn(r.registrationDay()):
 				return
+			default:
+				outside = append(outside, describeRegistration(g))
 			}
 		}
 	}
@@ -166,8 +295,22 @@ func (r *rules) checkRegistrations() {
 	for i, need := range needs[:n] {
 		alts[i] = need.String()
 	}
-	r.b.review(ReasonSellerNotRegistered, "The seller is not registered where this supply is taxed: %s %s needs %s (%s); the seller's registrations are %s.",
-		r.b.d.Regime, r.b.d.TaxingCountry, strings.Join(alts, ", or "), basis, listRegistrations(regs))
+	when := ""
+	if len(outside) > 0 {
+		when = fmt.Sprintf(" on the day of supply %s (%s): %s does not apply that day (Art. 57d, 57f and 57g Implementing Regulation (EU) No 282/2011)",
+			r.b.d.SupplyDate, r.b.d.TimeZone, strings.Join(outside, " and "))
+	}
+	r.b.review(ReasonSellerNotRegistered, "The seller is not registered where this supply is taxed%s: %s %s needs %s (%s); the seller's registrations are %s.",
+		when, r.b.d.Regime, r.b.d.TaxingCountry, strings.Join(alts, ", or "), basis, listRegistrations(regs))
+}
+
+// registrationDay is the day registrations are judged on: the day of
+// supply once fixed, else 0 (undated: the missing date is its own review).
+func (r *rules) registrationDay() int {
+	if !r.dayFixed {
+		return 0
+	}
+	return r.day
 }
 
 // Legal bases of the requirements.
@@ -220,6 +363,10 @@ func (r *rules) checkRegistrationList(regs []Registration) {
 			r.b.review(ReasonSellerRegistrationsInconsistent, "%s.Scheme %q is not one of oss_union, oss_non_union, ioss, national, uk_vrn.", field, g.Scheme)
 			continue
 		}
+		if err := g.CheckWindow(); err != nil {
+			r.b.review(ReasonSellerRegistrationsInconsistent, "%s.%s.", field, err)
+			continue
+		}
 		if g.Scheme == RegistrationUKVRN {
 			if g.Country != "GB" {
 				r.b.review(ReasonSellerRegistrationsInconsistent, "%s is a UK VRN but names %q as its country.", field, g.Country)
@@ -230,15 +377,18 @@ func (r *rules) checkRegistrationList(regs []Registration) {
 			r.b.review(ReasonSellerRegistrationsInconsistent, "%s (%s) names %q, which is not an EU member state.", field, registrationSchemes[g.Scheme], g.Country)
 			continue
 		}
-		switch g.Scheme {
-		case RegistrationOSSUnion:
+		switch active := g.appliesOn(r.registrationDay()); {
+		case !active:
+			// Another period's registration: the seller's establishment
+			// of today need not fit it (Art. 57f).
+		case g.Scheme == RegistrationOSSUnion:
 			switch {
 			case s.eu && g.Country != s.country:
 				r.b.review(ReasonSellerRegistrationsInconsistent, "%s names %s as the Union OSS member state of identification, but the seller is established in %s, which must be its member state of identification (Art. 369a(2) %s).", field, g.Country, s.country, directive)
 			case !s.eu && !slices.Contains(s.other, g.Country):
 				r.b.review(ReasonSellerRegistrationsInconsistent, "%s names %s as the Union OSS member state of identification, but the seller, established outside the EU, has no fixed establishment there (Art. 369a(2) %s).", field, g.Country, directive)
 			}
-		case RegistrationOSSNonUnion:
+		case g.Scheme == RegistrationOSSNonUnion:
 			if s.eu || len(s.other) > 0 {
 				r.b.review(ReasonSellerRegistrationsInconsistent, "%s is a non-Union OSS registration, which is only for a seller with neither its business nor a fixed establishment in the EU (Art. 358a(1) %s).", field, directive)
 			}
@@ -247,8 +397,8 @@ func (r *rules) checkRegistrationList(regs []Registration) {
 			continue
 		}
 		for _, e := range regs[:i] {
-			if e.Scheme == g.Scheme && e.Country != g.Country {
-				r.b.review(ReasonSellerRegistrationsInconsistent, "%s names %s as the member state of identification for %s, which an earlier entry names as %s; a scheme has one member state of identification.", field, g.Country, registrationSchemes[g.Scheme], e.Country)
+			if e.Scheme == g.Scheme && e.Country != g.Country && e.CheckWindow() == nil && e.overlaps(g) {
+				r.b.review(ReasonSellerRegistrationsInconsistent, "%s names %s as the member state of identification for %s, which an earlier entry names as %s for days it shares; a scheme has one member state of identification at a time (a change applies from a date, Art. 57f(2) Implementing Regulation (EU) No 282/2011).", field, g.Country, registrationSchemes[g.Scheme], e.Country)
 				break
 			}
 		}
@@ -268,11 +418,23 @@ func listRegistrations(regs []Registration) string {
 	}
 	parts := make([]string, len(regs))
 	for i, g := range regs {
-		g = normalizeRegistration(g)
-		parts[i] = g.Scheme
-		if g.Country != "" {
-			parts[i] += ":" + g.Country
-		}
+		parts[i] = describeRegistration(normalizeRegistration(g))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// describeRegistration is "scheme:country", with its window when it has
+// one ("oss_union:IE from 2026-07-01 to 2026-12-31").
+func describeRegistration(g Registration) string {
+	s := g.Scheme
+	if g.Country != "" {
+		s += ":" + g.Country
+	}
+	if g.ValidFrom != "" {
+		s += " from " + g.ValidFrom
+	}
+	if g.ValidTo != "" {
+		s += " to " + g.ValidTo
+	}
+	return s
 }

@@ -3,6 +3,7 @@ package vat
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func regs(list ...string) []Registration {
@@ -104,5 +105,83 @@ func TestSellerNotRegisteredDetail(t *testing.T) {
 	uk := Determine(Input{Seller{Country: "IE", Registrations: regs("national:IE")}, b2c("XI"), digital})
 	if !strings.Contains(uk.Reasons[0].Detail, "a UK VAT registration (VRN)") || !strings.Contains(uk.Reasons[0].Detail, "Sch. 1A") {
 		t.Errorf("UK detail: %s", uk.Reasons[0].Detail)
+	}
+}
+
+// TestRegistrationWindows: a registration applies on the days of its
+// window (validFrom, validTo inclusive), judged on the day of supply in the
+// taxing territory's zone, the day the rate and the OSS return period are
+// decided by (Art. 57d, 57f, 57g Implementing Regulation (EU) No
+// 282/2011).
+func TestRegistrationWindows(t *testing.T) {
+	at := func(s string) Supply {
+		d, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Supply{Kind: KindDigitalService, Date: d}
+	}
+	reg := func(scheme, country, from, to string) Registration {
+		return Registration{Scheme: scheme, Country: country, ValidFrom: from, ValidTo: to}
+	}
+	ie := func(rs ...Registration) Seller {
+		return Seller{Country: "IE", OverThreshold: true, Registrations: append([]Registration{{Scheme: RegistrationNational, Country: "IE"}}, rs...)}
+	}
+	const ossDE = "DETERMINED OSS_B2C/union S 19 DE pos=DE - B2C []"
+	const notRegistered = "MANUAL_REVIEW_REQUIRED OSS_B2C/union - - DE pos=DE - B2C [seller_not_registered]"
+	const inconsistent = "MANUAL_REVIEW_REQUIRED OSS_B2C/union - - DE pos=DE - B2C [seller_registrations_inconsistent,seller_not_registered]"
+	cases := []struct {
+		name   string
+		in     Input
+		want   string
+		detail string // in the first reason's detail
+	}{
+		// 21:30 UTC on 30 September is 23:30 in Berlin, 22:30 UTC is 00:30 on 1 October.
+		{"the day before the OSS applies, in Berlin", Input{ie(reg("oss_union", "IE", "2025-10-01", "")), b2c("DE"), at("2025-09-30T21:30:00Z")},
+			notRegistered, "on the day of supply 2025-09-30 (Europe/Berlin): oss_union:IE from 2025-10-01 does not apply that day"},
+		{"its first day in Berlin, still 30 September in UTC", Input{ie(reg("oss_union", "IE", "2025-10-01", "")), b2c("DE"), at("2025-09-30T22:30:00Z")}, ossDE, ""},
+		{"its last day, inclusive", Input{ie(reg("oss_union", "IE", "", "2025-12-31")), b2c("DE"), at("2025-12-31T22:30:00Z")}, ossDE, ""},
+		{"the day after it ceased", Input{ie(reg("oss_union", "IE", "2025-04-01", "2025-12-31")), b2c("DE"), at("2025-12-31T23:30:00Z")},
+			notRegistered, "oss_union:IE from 2025-04-01 to 2025-12-31 does not apply that day"},
+		{"a national registration where the consumer is, from a date", Input{ie(reg("national", "DE", "2025-09-01", "")), b2c("DE"), at("2025-09-02T10:00:00Z")}, ossDE, ""},
+		{"the member state of identification changed (Art. 57f)", Input{ie(reg("oss_union", "FR", "", "2025-06-30"), reg("oss_union", "IE", "2025-07-01", "")), b2c("DE"), at("2025-09-02T10:00:00Z")}, ossDE, ""},
+		{"before the change, the old state was the establishment's", Input{Seller{Country: "FR", OverThreshold: true, Registrations: []Registration{{Scheme: "national", Country: "FR"}, reg("oss_union", "FR", "", "2025-06-30"), reg("oss_union", "IE", "2025-07-01", "")}}, b2c("DE"), at("2025-05-02T10:00:00Z")}, ossDE, ""},
+		{"two member states of identification on shared days", Input{ie(reg("oss_union", "IE", "2025-01-01", ""), reg("oss_union", "FR", "", "2025-03-31")), b2c("DE"), at("2025-09-02T10:00:00Z")},
+			"MANUAL_REVIEW_REQUIRED OSS_B2C/union - - DE pos=DE - B2C [seller_registrations_inconsistent]", "for days it shares"},
+		{"validTo before validFrom", Input{ie(reg("oss_union", "IE", "2025-10-01", "2025-09-30")), b2c("DE"), at("2025-09-02T10:00:00Z")}, inconsistent, "validTo 2025-09-30 is before validFrom 2025-10-01"},
+		{"validFrom not a date", Input{ie(reg("oss_union", "IE", "2025-9-1", "")), b2c("DE"), at("2025-09-02T10:00:00Z")}, inconsistent, `validFrom "2025-9-1"`},
+		{"validTo not a calendar date", Input{ie(reg("oss_union", "IE", "", "2025-02-30")), b2c("DE"), at("2025-09-02T10:00:00Z")}, inconsistent, `validTo "2025-02-30"`},
+	}
+	for _, c := range cases {
+		d := Determine(c.in)
+		checkInvariants(t, c.in, d)
+		if s := summaryPlace(d); s != c.want {
+			t.Errorf("%s:\n got  %s\n want %s", c.name, s, c.want)
+			for _, r := range d.Reasons {
+				t.Logf("  %s: %s", r.Code, r.Detail)
+			}
+			continue
+		}
+		if c.detail != "" && (len(d.Reasons) == 0 || !strings.Contains(d.Reasons[0].Detail, c.detail)) {
+			t.Errorf("%s: first reason %+v lacks %q", c.name, d.Reasons, c.detail)
+		}
+	}
+}
+
+// TestRegistrationAppliesOn: the window's bounds are inclusive and an
+// invalid window applies to no day.
+func TestRegistrationAppliesOn(t *testing.T) {
+	g := Registration{Scheme: RegistrationOSSUnion, Country: "IE", ValidFrom: "2026-04-01", ValidTo: "2026-06-30"}
+	for day, want := range map[string]bool{"2026-03-31": false, "2026-04-01": true, "2026-06-30": true, "2026-07-01": false, "": true} {
+		if got := g.AppliesOn(day); got != want {
+			t.Errorf("%s on %q: %v, want %v", describeRegistration(g), day, got, want)
+		}
+	}
+	bad := Registration{Scheme: RegistrationOSSUnion, Country: "IE", ValidFrom: "2026-07-01", ValidTo: "2026-06-30"}
+	if bad.AppliesOn("2026-06-30") || bad.CheckWindow() == nil {
+		t.Errorf("an inverted window applies or checks: %v", bad.CheckWindow())
+	}
+	if err := (Registration{ValidFrom: "2026-04-01"}).CheckWindow(); err != nil {
+		t.Errorf("open-ended window: %v", err)
 	}
 }
