@@ -100,11 +100,29 @@ func registrationDay(s string) (int, bool) {
 	if s == "" {
 		return 0, true
 	}
-	t, err := time.Parse(time.DateOnly, s)
-	if err != nil || t.Format(time.DateOnly) != s {
+	if len(s) != len("2006-01-02") || s[4] != '-' || s[7] != '-' {
 		return 0, false
 	}
-	return dayKey(t), true
+	y, okY := digits(s[0:4])
+	m, okM := digits(s[5:7])
+	d, okD := digits(s[8:10])
+	// time.Date normalises 30 February to 2 March: a day it moves is none.
+	if !okY || !okM || !okD || m < 1 || m > 12 || d < 1 || time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC).Day() != d {
+		return 0, false
+	}
+	return y*10000 + m*100 + d, true
+}
+
+// digits reads s, ASCII digits only (no sign, no space), as a number.
+func digits(s string) (int, bool) {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, true
 }
 
 // AppliesOn reports whether the registration applies to a supply of day
@@ -112,6 +130,9 @@ func registrationDay(s string) (int, bool) {
 // whose window is not valid (CheckWindow) applies to no day; a day that is
 // not a date is within every valid window.
 func (g Registration) AppliesOn(day string) bool {
+	if g.ValidFrom == "" && g.ValidTo == "" {
+		return true // the common case, read without the day
+	}
 	k, ok := registrationDay(day)
 	if !ok {
 		k = 0

@@ -185,3 +185,18 @@ func TestRegistrationAppliesOn(t *testing.T) {
 		t.Errorf("open-ended window: %v", err)
 	}
 }
+
+// TestRegistrationDaySpelling: a window's bound is a calendar date in its
+// one spelling, YYYY-MM-DD.
+func TestRegistrationDaySpelling(t *testing.T) {
+	for s, want := range map[string]int{"2026-07-01": 20260701, "2024-02-29": 20240229, "0001-01-01": 10101} {
+		if k, ok := registrationDay(s); !ok || k != want {
+			t.Errorf("%q: %d %v, want %d", s, k, ok, want)
+		}
+	}
+	for _, s := range []string{"2025-02-29", "2026-13-01", "2026-00-10", "2026-04-31", "2026-4-1", "2026-07-01T00:00:00Z", " 2026-07-01", "2026/07/01", "+026-07-01", "2026-07-0a"} {
+		if _, ok := registrationDay(s); ok {
+			t.Errorf("%q read as a date", s)
+		}
+	}
+}
