@@ -1,6 +1,7 @@
 package fiscal
 
 import (
+	"cmp"
 	"errors"
 	"strings"
 	"time"
@@ -39,6 +40,10 @@ type CreditNote struct {
 	// basis and the seller's VAT number on it), which the credit note
 	// follows too; zero: decided again from the account's profile.
 	Law invoicelaw.Law
+	// Corrects is the invoice the credit note corrects (BT-25, BT-26) when
+	// it is not orig's own: the summary invoice that covers orig (Art. 223
+	// Directive 2006/112/EC; package refunds finds it). nil: orig.Invoice.
+	Corrects *InvoiceRef
 }
 
 // CreditNoteDraft makes the draft of an entry that corrects orig, a stored
@@ -60,10 +65,10 @@ type CreditNote struct {
 // not used): there is no invoice to amend (Art. 219 Directive
 // 2006/112/EC), while the correction still reduces the taxable amount
 // (Art. 90) and the OSS return reports it (package returns). orig must
-// otherwise have an invoice of its own: this version amends no summary
-// invoice (package refunds refuses such a refund).
+// otherwise have an invoice of its own, or cn.Corrects names the issued
+// summary invoice that covers it.
 func (b *Books) CreditNoteDraft(orig *Record, rec Record, cn CreditNote, issued time.Time) (*Draft, error) {
-	if orig.Invoice == nil && orig.Invoicing.Uninvoiced() {
+	if cn.Corrects = cmp.Or(cn.Corrects, orig.Invoice); cn.Corrects == nil && orig.Invoicing.Uninvoiced() {
 		claims := receiptClaims(&rec, issued)
 		claims.Supersedes = orig.Receipt.ID
 		return &Draft{Record: rec, id: rec.ID, createdAt: issued, claims: &claims}, nil
@@ -88,7 +93,7 @@ func (b *Books) CreditNoteDraft(orig *Record, rec Record, cn CreditNote, issued 
 	series, prefix := documentSeries("credit-note", "CN-", b.acc.ID, seller, doc.IssueDate)
 	rec.Invoice = &InvoiceRef{
 		Format: "UBL 2.1 CreditNote", Profile: string(doc.Profile), URL: cn.URL,
-		TaxCountry: orig.Invoice.TaxCountry, TaxBasis: orig.Invoice.TaxBasis, IssueDate: doc.IssueDate,
+		TaxCountry: cn.Corrects.TaxCountry, TaxBasis: cn.Corrects.TaxBasis, IssueDate: doc.IssueDate,
 	}
 	claims := receiptClaims(&rec, issued)
 	claims.Supersedes = orig.Receipt.ID
@@ -99,7 +104,7 @@ func (b *Books) CreditNoteDraft(orig *Record, rec Record, cn CreditNote, issued 
 // invoice the record got, under the same invoicing law and parties, with
 // the corrected amounts, the original VAT rate and category, the original
 // tax-currency rate, its own note, and BillingReference to the invoice
-// corrected (BT-25, BT-26).
+// corrected (cn.Corrects: BT-25, BT-26).
 func creditNoteFor(orig *Record, s Seller, a amounts, tc *ubl.TaxCurrency, issued time.Time, cn CreditNote) (ubl.CreditNote, error) {
 	ls := s.ForInvoiceLaw()
 	law := cn.Law.Or(orig.Classification, ls)
@@ -123,5 +128,5 @@ func creditNoteFor(orig *Record, s Seller, a amounts, tc *ubl.TaxCurrency, issue
 	// means, DE-R-001).
 	inv.PaidInFull = cn.PaidBy != ""
 	inv.PaymentMeans = ubl.StablecoinPaymentMeans(seller.Country, buyer.Country, cn.PaidBy)
-	return ubl.CreditNote{Invoice: inv, InvoiceRef: orig.Invoice.ID, InvoiceIssueDate: orig.Invoice.IssueDate}, nil
+	return ubl.CreditNote{Invoice: inv, InvoiceRef: cn.Corrects.ID, InvoiceIssueDate: cn.Corrects.IssueDate}, nil
 }

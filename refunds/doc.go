@@ -26,7 +26,10 @@
 //   - Refund.SettlementID names the original record, Refund.SupersedesReceipt
 //     the receipt of the settlement's state the refund corrects (its
 //     receipt's "supersedes"), Refund.OriginalInvoiceID the invoice the
-//     credit note refers to (UBL BillingReference).
+//     credit note refers to (UBL BillingReference): the settlement's own
+//     invoice, or the summary invoice that covers it (Art. 223 Directive
+//     2006/112/EC), whose invoicing law and profile the credit note then
+//     follows, crediting that one supply's refunded share.
 //   - Refund.AmountUSDC is the refunded USDC (positive, ≤ 6 decimals);
 //     RefundedUSDC and RemainingUSDC the settlement's totals after it.
 //     Refund.Payment is the refund payment as the receipt states it (the

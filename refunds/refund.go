@@ -20,6 +20,7 @@ import (
 	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/invoicelaw"
+	"github.com/fiscal402/fiscal402/invoicing"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/ubl"
@@ -262,8 +263,9 @@ func (in input) fingerprint(settlementID string) []byte {
 // invoice at its original VAT rate and ECB rate, and the event
 // settlement.refunded; for a supply that has no invoice, none being
 // required, no credit note (there is no invoice to amend) and the rest
-// alike. A supply a summary invoice covers is refused
-// (CREDIT_NOTE_REFUSED). The idempotency key is optional ("" for none); the
+// alike. For a supply a summary invoice covers, the credit note corrects
+// that summary invoice; until the month's summary is issued the refund is
+// refused (CREDIT_NOTE_REFUSED). The idempotency key is optional ("" for none); the
 // same key with the same body answers the original refund (Outcome
 // Replayed), with another body IDEMPOTENCY_CONFLICT.
 //
@@ -305,14 +307,16 @@ func Create(ctx context.Context, b *fiscal.Books, settlementID string, req Reque
 		return res, err
 	}
 	uninvoiced := orig.Invoice == nil && orig.Invoicing.Uninvoiced() // no invoice, none required: no credit note
+	var summary *summaryInvoice
 	if inv := orig.Invoicing; orig.ReviewStatus == fiscal.StatusProcessed && orig.Invoice == nil && inv != nil && !uninvoiced {
-		// Determined, but invoiced by a summary invoice (Seller.Invoicing;
-		// a processed supply invoiced per payment has its invoice): not a
-		// review to resolve.
-		return nil, &fiscal.Error{Code: fiscal.CodeCreditNoteRefused, Detail: fmt.Sprintf(
-			"settlement %s has no invoice of its own (invoicing %s: %s): this version issues a refund's credit note against the settlement's own invoice only, so it cannot record this refund", orig.ID, inv.Mode, inv.Invoice)}
+		// Determined, and invoiced by a summary invoice (Seller.Invoicing;
+		// a processed supply invoiced per payment has its invoice): the
+		// credit note corrects the summary, once it is issued.
+		if summary, err = summaryOf(ctx, b, orig); err != nil {
+			return nil, err
+		}
 	}
-	if orig.ReviewStatus != fiscal.StatusProcessed || (orig.Invoice == nil && !uninvoiced) || orig.FX.USDPerEUR == nil {
+	if orig.ReviewStatus != fiscal.StatusProcessed || (orig.Invoice == nil && !uninvoiced && summary == nil) || orig.FX.USDPerEUR == nil {
 		return nil, &fiscal.Error{Code: CodeRecordPendingReview, Detail: fmt.Sprintf(
 			"settlement %s is %s: without a tax determination it has no invoice a credit note could correct; resolve the review first (POST /settlements/%s/resolve), then refund", orig.ID, orig.ReviewStatus, orig.ID)}
 	}
@@ -336,7 +340,7 @@ func Create(ctx context.Context, b *fiscal.Books, settlementID string, req Reque
 	}
 	now := e.Now().UTC()
 	for attempt := 0; ; attempt++ {
-		d, err := draft(b, orig, st, in, amount, verification, now, idem)
+		d, err := draft(b, orig, summary, st, in, amount, verification, now, idem)
 		if err != nil {
 			return nil, err
 		}
@@ -541,7 +545,7 @@ func urlPrefix(e *fiscal.Engine) string {
 // draft makes the refund's entry: the Refund document, its credit note
 // (numbered in the committer), its receipt, its claims and the committer's
 // check of what remains.
-func draft(b *fiscal.Books, orig *fiscal.Record, st state, in input, amount decimal.Decimal, v fiscal.Verification, now time.Time, idem *ledger.Claim) (*fiscal.Draft, error) {
+func draft(b *fiscal.Books, orig *fiscal.Record, summary *summaryInvoice, st state, in input, amount decimal.Decimal, v fiscal.Verification, now time.Time, idem *ledger.Claim) (*fiscal.Draft, error) {
 	e := b.Engine()
 	account := b.Account().ID
 	if err := fits(orig, st, amount); err != nil {
@@ -582,8 +586,8 @@ func draft(b *fiscal.Books, orig *fiscal.Record, st state, in input, amount deci
 	}
 	prefix := urlPrefix(e)
 	invoiceID := ""
-	if orig.Invoice != nil {
-		invoiceID = orig.Invoice.ID
+	if corrected := summary.orOwn(orig); corrected != nil {
+		invoiceID = corrected.ID
 	}
 	ref := Refund{
 		ID: id, Object: ObjectRefund, Version: version, Custody: fiscal.CustodyNone, Environment: orig.Environment,
@@ -614,7 +618,7 @@ func draft(b *fiscal.Books, orig *fiscal.Record, st state, in input, amount deci
 		rec.Settlement.LogIndex = &li
 	}
 	ref.Payment = rec.Settlement
-	d, err := correction(b, orig, rec, in, a, day, amountStr, prefix+"/settlements/"+orig.ID+"/refunds/"+id+"/ubl", now)
+	d, err := correction(b, orig, summary, rec, in, a, day, amountStr, prefix+"/settlements/"+orig.ID+"/refunds/"+id+"/ubl", now)
 	if err != nil {
 		return nil, err
 	}
@@ -673,18 +677,19 @@ func draft(b *fiscal.Books, orig *fiscal.Record, st state, in input, amount deci
 }
 
 // correction drafts the refund's entry with its credit note, numbered in
-// the committer, correcting the settlement's invoice; or, for a supply
-// that has no invoice, none being required (fiscal.RecordInvoicing.
-// Uninvoiced), without one: there is no invoice to amend, and the
-// refund still reduces the taxable amount (Art. 90 Directive 2006/112/EC)
-// in the OSS return.
-func correction(b *fiscal.Books, orig *fiscal.Record, rec fiscal.Record, in input, a amounts, day, amount, url string, now time.Time) (*fiscal.Draft, error) {
-	if orig.Invoice == nil {
+// the committer, correcting the settlement's invoice, or the summary
+// invoice that covers it; or, for a supply that has no invoice, none being
+// required (fiscal.RecordInvoicing.Uninvoiced), without one: there is no
+// invoice to amend, and the refund still reduces the taxable amount (Art.
+// 90 Directive 2006/112/EC) in the OSS return.
+func correction(b *fiscal.Books, orig *fiscal.Record, summary *summaryInvoice, rec fiscal.Record, in input, a amounts, day, amount, url string, now time.Time) (*fiscal.Draft, error) {
+	corrected := summary.orOwn(orig)
+	if corrected == nil {
 		return b.CreditNoteDraft(orig, rec, fiscal.CreditNote{}, now) // no invoice: no credit note
 	}
 	note := ubl.Refund{
 		RefundedOn: day, Amount: amount, Asset: orig.Settlement.Asset,
-		Invoice: orig.Invoice.ID, Rate: orig.FX.USDPerEUR.Raw, RateCurrency: orig.FX.USDPerEUR.Quote, RateDate: orig.FX.USDPerEUR.RateDate,
+		Invoice: corrected.ID, Rate: orig.FX.USDPerEUR.Raw, RateCurrency: orig.FX.USDPerEUR.Quote, RateDate: orig.FX.USDPerEUR.RateDate,
 		Reason: in.reason, Sandbox: orig.Environment == receipt.EnvSandbox,
 	}
 	paidBy := ""
@@ -696,11 +701,58 @@ func correction(b *fiscal.Books, orig *fiscal.Record, rec fiscal.Record, in inpu
 	if err != nil {
 		return nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "the credit note's note could not be written", Err: err}
 	}
-	law, err := invoiceLaw(b, orig)
+	law, err := invoiceLaw(b, orig, summary)
 	if err != nil {
 		return nil, err
 	}
-	return b.CreditNoteDraft(orig, rec, fiscal.CreditNote{Net: a.net, VAT: a.vat, Note: text, PaidBy: paidBy, URL: url, Law: law}, now)
+	return b.CreditNoteDraft(orig, rec, fiscal.CreditNote{Net: a.net, VAT: a.vat, Note: text, PaidBy: paidBy, URL: url, Law: law, Corrects: summary.invoice()}, now)
+}
+
+// summaryInvoice is the issued summary invoice that covers a supply
+// (package invoicing): its id, invoice and UBL.
+type summaryInvoice struct {
+	id  string
+	ref fiscal.InvoiceRef
+	ubl []byte
+}
+
+// orOwn is the invoice a refund of orig corrects: the summary's when one
+// covers orig (s not nil), else orig's own (nil when it has none).
+func (s *summaryInvoice) orOwn(orig *fiscal.Record) *fiscal.InvoiceRef {
+	if s != nil {
+		return &s.ref
+	}
+	return orig.Invoice
+}
+
+// invoice is the summary's invoice, nil for no summary.
+func (s *summaryInvoice) invoice() *fiscal.InvoiceRef {
+	if s == nil {
+		return nil
+	}
+	return &s.ref
+}
+
+// summaryOf reads the issued summary invoice that covers orig, a processed
+// supply invoiced by a summary (Seller.Invoicing summary_monthly). While
+// the month's summary is not issued there is no invoice a credit note
+// could correct (Art. 219 Directive 2006/112/EC): the refund is refused
+// (CREDIT_NOTE_REFUSED) until it is.
+func summaryOf(ctx context.Context, b *fiscal.Books, orig *fiscal.Record) (*summaryInvoice, error) {
+	id, err := invoicing.InvoicedBy(ctx, b, orig.ID)
+	if err != nil {
+		return nil, err
+	}
+	if id == "" {
+		inv := orig.Invoicing
+		return nil, &fiscal.Error{Code: fiscal.CodeCreditNoteRefused, Detail: fmt.Sprintf(
+			"settlement %s is invoiced by the summary invoice of %s (invoicing %s), which is not issued yet: a credit note corrects an issued invoice. Issue it once the month has ended (POST /v1/invoices/summaries), then refund", orig.ID, inv.Period, inv.Mode)}
+	}
+	res, doc, err := invoicing.Summary(ctx, b, id)
+	if err != nil {
+		return nil, err
+	}
+	return &summaryInvoice{id: id, ref: res.Summary.Invoice, ubl: doc}, nil
 }
 
 // invoiceLaw is the invoicing law orig's invoice followed, which its
@@ -710,8 +762,12 @@ func correction(b *fiscal.Books, orig *fiscal.Record, rec fiscal.Record, in inpu
 // state of identification, whatever the account's profile says since):
 // the state and basis the record states and the seller's VAT number the
 // invoice bears (a non-Union OSS number as its BT-32). Zero for a record
-// that states no state (decided again from the account's profile).
-func invoiceLaw(b *fiscal.Books, orig *fiscal.Record) (invoicelaw.Law, error) {
+// that states no state (decided again from the account's profile). For a
+// supply a summary invoice covers, the summary's law.
+func invoiceLaw(b *fiscal.Books, orig *fiscal.Record, summary *summaryInvoice) (invoicelaw.Law, error) {
+	if summary != nil {
+		return lawOf(summary.ref, summary.ubl, "the summary invoice "+summary.id)
+	}
 	if orig.Invoice.TaxCountry == "" {
 		return invoicelaw.Law{}, nil
 	}
@@ -721,14 +777,23 @@ func invoiceLaw(b *fiscal.Books, orig *fiscal.Record) (invoicelaw.Law, error) {
 	if err != nil {
 		return invoicelaw.Law{}, err
 	}
+	return lawOf(*orig.Invoice, doc, "the invoice of settlement "+orig.ID)
+}
+
+// lawOf is the law of the invoice inv whose UBL is doc (what names it, for
+// an error).
+func lawOf(inv fiscal.InvoiceRef, doc []byte, what string) (invoicelaw.Law, error) {
+	if inv.TaxCountry == "" {
+		return invoicelaw.Law{}, nil
+	}
 	vatNumber, taxReg, err := ubl.SellerTaxIDs(doc)
 	if err != nil {
-		return invoicelaw.Law{}, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "the invoice of settlement " + orig.ID + " cannot be read", Err: err}
+		return invoicelaw.Law{}, &fiscal.Error{Code: fiscal.CodeInternal, Detail: what + " cannot be read", Err: err}
 	}
 	if vatNumber == "" && strings.HasPrefix(taxReg, "EU") {
 		vatNumber = taxReg
 	}
-	return invoicelaw.Law{TaxCountry: orig.Invoice.TaxCountry, Basis: orig.Invoice.TaxBasis, SellerVAT: vatNumber}, nil
+	return invoicelaw.Law{TaxCountry: inv.TaxCountry, Basis: inv.TaxBasis, SellerVAT: vatNumber}, nil
 }
 
 func txClaim(accountID, settlementID string, t *Transaction, amount decimal.Decimal) ledger.Claim {
