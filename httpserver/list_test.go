@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fiscal402/fiscal402/httpserver"
 )
 
 // listedRecord is what the list test knows about each record it made,
@@ -281,3 +284,33 @@ func TestListFiscalEvents(t *testing.T) {
 		t.Errorf("account B lists A's events: %v", got)
 	}
 }
+
+// TestEveryGETRefusesUnknownParameters: every GET route, not only the
+// listings, answers an unknown query parameter with the listings' 400
+// BAD_REQUEST naming it, so that a misspelt parameter is never silently
+// ignored. The routes are the server's own table, so a new GET is covered
+// without touching this test.
+func TestEveryGETRefusesUnknownParameters(t *testing.T) {
+	f := newOpsFixture(t, httpserver.Options{})
+	ops := []string{"GET /healthz", "GET /readyz", "GET /metrics", "GET /v1/admin/backup"} // not in the OpenAPI table
+	for _, key := range append(httpserver.RouteKeys(f.handler), ops...) {
+		method, pattern, _ := strings.Cut(key, " ")
+		if method != "GET" {
+			continue
+		}
+		path := pathParam.ReplaceAllString(pattern, "x")
+		t.Run(pattern, func(t *testing.T) {
+			r := f.fixture.do("GET", path+"?colour=red", keyA, nil, "Authorization", "Bearer "+operatorKey)
+			assertProblem(t, r, 400, "BAD_REQUEST", "colour")
+			if d, _ := r.json(t)["detail"].(string); !strings.Contains(d, `unknown query parameter "colour"`) {
+				t.Errorf("the detail does not name the parameter: %s", r.body)
+			}
+		})
+	}
+	if r := f.fixture.do("GET", "/verify?id=rcpt_x", "", nil); r.status != 200 { // the page's own parameter
+		t.Errorf("GET /verify?id=: %d %s", r.status, r.body)
+	}
+}
+
+// pathParam is a {name} segment of a route pattern.
+var pathParam = regexp.MustCompile(`\{[^}]+\}`)

@@ -2,8 +2,10 @@ package httpserver
 
 import (
 	"fmt"
+	"maps"
+	"net/http"
 	"net/url"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,23 +25,8 @@ var listParams = []string{"cursor", "from", "limit", "reviewStatus", "settledFro
 // parameter name.
 func parseListQuery(v url.Values) (listing.Query, error) {
 	var q listing.Query
-	names := make([]string, 0, len(v))
-	for name := range v {
-		names = append(names, name)
-	}
-	sort.Strings(names) // report the same error for the same query
-	for _, name := range names {
-		i := sort.SearchStrings(listParams, name)
-		if i == len(listParams) || listParams[i] != name {
-			field := name
-			if field == "" {
-				field = "query" // "?=x": a parameter without a name
-			}
-			return q, badRequestf(field, "unknown query parameter %q; known: %s", name, strings.Join(listParams, ", "))
-		}
-		if len(v[name]) > 1 {
-			return q, badRequestf(name, "query parameter %q is repeated", name)
-		}
+	if err := onlyParams(v, listParams...); err != nil {
+		return q, err
 	}
 	if s := v.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -96,6 +83,42 @@ func checkYear(field string, t time.Time) (time.Time, error) {
 		return time.Time{}, badRequestf(field, "must lie between the years 1970 and 2200")
 	}
 	return t, nil
+}
+
+// onlyParams refuses query parameters other than known, and repeated ones,
+// with a BAD_REQUEST whose Field is the parameter, naming the first in
+// order (the same error for the same query). It is the one check of every
+// GET's query: the listings' (parseListQuery), the other endpoints that
+// read parameters, and noParams for those that read none.
+func onlyParams(v url.Values, known ...string) error {
+	for _, name := range slices.Sorted(maps.Keys(v)) {
+		if !slices.Contains(known, name) {
+			field := name
+			if field == "" {
+				field = "query" // "?=x": a parameter without a name
+			}
+			return badRequestf(field, "unknown query parameter %q; known: %s", name, strings.Join(known, ", "))
+		}
+		if len(v[name]) > 1 {
+			return badRequestf(name, "query parameter %q is repeated", name)
+		}
+	}
+	return nil
+}
+
+// noParams serves h only when the request has no query parameter: an
+// endpoint that reads none refuses them as the listings refuse an unknown
+// one, so that a misspelt parameter is never silently ignored.
+func (s *Server) noParams(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.RawQuery != "" {
+			if err := onlyParams(r.URL.Query()); err != nil {
+				s.problem(w, r, err)
+				return
+			}
+		}
+		h(w, r)
+	}
 }
 
 // maxListLimit is the largest page a list serves (listing.Query.Limit).

@@ -101,10 +101,10 @@ func LedgerCanBackup() bool {
 // opsRoutes are the operations endpoints (see above).
 func (s *Server) opsRoutes() []route {
 	return []route{
-		{"GET", "/healthz", http.HandlerFunc(s.getHealthz), false},
-		{"GET", "/readyz", http.HandlerFunc(s.getReadyz), false},
-		{"GET", "/metrics", s.operatorOnly(s.metrics.Handler(), s.opts.MetricsPublic), false},
-		{"GET", "/v1/admin/backup", s.operatorOnly(http.HandlerFunc(s.getBackup), false), false},
+		{"GET", "/healthz", s.noParams(s.getHealthz), false},
+		{"GET", "/readyz", s.noParams(s.getReadyz), false},
+		{"GET", "/metrics", s.operatorOnly(s.noParams(s.metrics.Handler().ServeHTTP), s.opts.MetricsPublic), false},
+		{"GET", "/v1/admin/backup", s.operatorOnly(s.noParams(s.getBackup), false), false},
 	}
 }
 

@@ -2,7 +2,6 @@ package httpserver
 
 import (
 	"bytes"
-	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -11,26 +10,6 @@ import (
 	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/returns"
 )
-
-// onlyParams refuses query parameters other than known, and repeated ones,
-// naming the first in order (the same error for the same query).
-func onlyParams(v url.Values, known ...string) error {
-	names := slices.Sorted(maps.Keys(v))
-	for _, name := range names {
-		vals := v[name]
-		if !slices.Contains(known, name) {
-			field := name
-			if field == "" {
-				field = "query"
-			}
-			return badRequestf(field, "unknown query parameter %q; known: %s", name, strings.Join(known, ", "))
-		}
-		if len(vals) > 1 {
-			return badRequestf(name, "query parameter %q is repeated", name)
-		}
-	}
-	return nil
-}
 
 // formatOf reads ?format=, defaulting to def.
 func formatOf(v url.Values, def string, allowed ...string) (string, error) {

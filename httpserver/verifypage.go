@@ -54,6 +54,10 @@ func verifyPageHeaders(page []byte) (etag, csp string) {
 
 // getVerifyPage: GET /verify, the receipt verification page (no key).
 func (s *Server) getVerifyPage(w http.ResponseWriter, r *http.Request) {
+	if err := onlyParams(r.URL.Query(), "id"); err != nil { // ?id= is read by the page's script
+		s.problem(w, r, err)
+		return
+	}
 	w.Header().Set("Content-Security-Policy", verifyPageCSP)
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Referrer-Policy", "no-referrer")
