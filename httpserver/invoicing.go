@@ -1,6 +1,7 @@
 package httpserver
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/fiscal402/fiscal402/fiscal"
@@ -8,10 +9,12 @@ import (
 )
 
 // SummaryList is the body of POST /v1/invoices/summaries: the summary
-// invoices issued (or issued before) by the call.
+// invoices issued (or issued before) by the call and, in a run for every
+// buyer, those that could not be issued, each with its problem.
 type SummaryList struct {
-	Object string                      `json:"object"` // "list"
-	Data   []*invoicing.SummaryInvoice `json:"data"`
+	Object   string                      `json:"object"` // "list"
+	Data     []*invoicing.SummaryInvoice `json:"data"`
+	Failures []invoicing.SummaryFailure  `json:"failures,omitempty"`
 }
 
 // postSummaries: POST /v1/invoices/summaries, invoicing.Issue.
@@ -27,11 +30,19 @@ func (s *Server) postSummaries(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := invoicing.Issue(r.Context(), books, req)
-	if err != nil {
+	var run *invoicing.RunError
+	if errors.As(err, &run) {
+		for _, f := range run.Failures {
+			s.log.Warn("summary invoice not issued", "request_id", requestInfoOf(r).id, "buyer", f.Buyer, "tax_country", f.TaxCountry, "code", f.Code, "err", f.Err)
+		}
+	} else if err != nil {
 		s.problem(w, r, err)
 		return
 	}
 	list := SummaryList{Object: "list", Data: []*invoicing.SummaryInvoice{}}
+	if run != nil {
+		list.Failures = run.Failures
+	}
 	status := http.StatusOK
 	for _, one := range res {
 		list.Data = append(list.Data, one.Summary)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/ledger"
@@ -14,7 +15,9 @@ import (
 // q.Buyer empty, every buyer's with supplies of q.Period waiting for one.
 // Summaries issued before are returned as they are (Outcome Existing). A
 // month that has not ended is PERIOD_OPEN; a month without such supplies
-// is NOT_FOUND for one buyer and an empty list for all.
+// is NOT_FOUND for one buyer and an empty list for all. In a run for all
+// buyers, one buyer's failure does not stop the others: Issue returns the
+// summaries issued and a *RunError listing each that was not.
 func Issue(ctx context.Context, b *fiscal.Books, q SummaryRequest) ([]*SummaryResult, error) {
 	if q.Buyer != "" {
 		res, err := issueSummary(ctx, b, q)
@@ -33,17 +36,63 @@ func Issue(ctx context.Context, b *fiscal.Books, q SummaryRequest) ([]*SummaryRe
 	if err != nil {
 		return nil, err
 	}
+	return issueEach(ctx, buyers, func(one SummaryRequest) (*SummaryResult, error) { return issueSummary(ctx, b, one) })
+}
+
+// SummaryFailure is one summary of a month's run that could not be
+// issued: its buyer and state (SummaryRequest), and the problem, as a
+// request for that buyer alone would have answered it.
+type SummaryFailure struct {
+	Buyer      string      `json:"buyer"`
+	TaxCountry string      `json:"taxCountry,omitempty"`
+	Code       fiscal.Code `json:"code"`
+	Field      string      `json:"field,omitempty"`
+	Detail     string      `json:"detail"`
+	Err        error       `json:"-"` // the cause, for logs
+}
+
+// RunError is Issue's error when some summaries of a month's run (no
+// buyer named) could not be issued: every other one was, and is among
+// Issue's results; Failures lists the others in the run's order.
+type RunError struct {
+	Failures []SummaryFailure
+}
+
+func (e *RunError) Error() string {
+	f := e.Failures[0]
+	return fmt.Sprintf("invoicing: %d summary invoice(s) not issued; the first, of %s (%s): %s: %s", len(e.Failures), f.Buyer, f.TaxCountry, f.Code, f.Detail)
+}
+
+// issueEach issues the summaries of a month's run, one buyer at a time.
+// One buyer's failure (its customer's address missing, the account's
+// profile changed since its supplies were recorded, a commit that kept
+// meeting new supplies) does not keep the other buyers from their
+// invoices: each is tried, and the failures are returned together as a
+// *RunError beside the summaries issued. Only a cancelled context stops
+// the run, with its error.
+func issueEach(ctx context.Context, buyers []SummaryRequest, issue func(SummaryRequest) (*SummaryResult, error)) ([]*SummaryResult, error) {
 	out := []*SummaryResult{}
+	var failed []SummaryFailure
 	for _, one := range buyers {
-		res, err := issueSummary(ctx, b, one)
+		res, err := issue(one)
 		var fe *fiscal.Error
 		if errors.As(err, &fe) && fe.Code == fiscal.CodeNotFound {
 			continue // every supply posted to it was revised away
 		}
-		if err != nil {
+		if err != nil && ctx.Err() != nil {
 			return out, err
 		}
+		if err != nil {
+			if !errors.As(fiscal.InputError(err), &fe) {
+				fe = &fiscal.Error{Code: fiscal.CodeInternal, Detail: "internal error", Err: err}
+			}
+			failed = append(failed, SummaryFailure{Buyer: one.Buyer, TaxCountry: one.TaxCountry, Code: fe.Code, Field: fe.Field, Detail: fe.Detail, Err: err})
+			continue
+		}
 		out = append(out, res)
+	}
+	if len(failed) > 0 {
+		return out, &RunError{Failures: failed}
 	}
 	return out, nil
 }
