@@ -6,7 +6,6 @@ import (
 
 	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/ledger"
-	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -145,7 +144,7 @@ func (e *Engine) summaryIssued(k SummaryKey) bool {
 func (e *Engine) invoicingFor(d *Draft, s Seller) (inv *RecordInvoicing, perPayment bool) {
 	r := &d.Record
 	mode := s.Invoicing
-	if mode == "" || mode == InvoicingPerPayment || r.Object != ObjectSettlement || e.cfg.Environment == receipt.EnvSandbox {
+	if mode == "" || mode == InvoicingPerPayment || r.Object != ObjectSettlement {
 		return nil, true
 	}
 	det := r.Classification

@@ -233,6 +233,7 @@ func operations() map[string]operation {
 			id: "simulateSettlement", tag: "Sandbox", auth: authOptional,
 			summary: "Simulate a settlement: a watermarked UBL and receipt",
 			description: "Runs the production pipeline on a `POST /settlements` body (plus an optional `seller`) in the sandbox: its own ledger file, log and receipt keys, never the production ones, so a sandbox receipt can never pass as a production one (`receipt.Verify` with the production JWKS refuses it; `/sandbox/v1/jwks.json` accepts it). The UBL note opens with a watermark and the receipt carries `environment: sandbox` and a `watermark` claim. " +
+				"The seller's invoicing mode applies as recording applies it: under `summary_monthly` or `none_b2c` a supply that gets no invoice of its own has no `ubl`, and the record's `invoicing` says what covers it. " +
 				"Counts against the sandbox quota (see evaluate).",
 			request: reflect.TypeFor[sandbox.SimulateRequest](),
 			responses: []response{jsonBody(http.StatusCreated, "The sandbox record, its UBL and its receipt (Location `/sandbox/v1/settlements/{id}`).", reflect.TypeFor[sandbox.Simulation](),

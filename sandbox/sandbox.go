@@ -143,7 +143,9 @@ const AnonymousAccount = "anonymous"
 
 // Simulation is the answer of Simulate and the 200 body of POST
 // /sandbox/v1/simulate: the sandbox record, its UBL (absent while the
-// record is pending review) and its receipt, all watermarked.
+// record is pending review, and when the seller's invoicing mode gives the
+// supply no invoice of its own: the record's invoicing says what covers
+// it) and its receipt, all watermarked.
 type Simulation struct {
 	Object      string          `json:"object"`      // "sandbox_simulation"
 	Environment string          `json:"environment"` // "sandbox"
@@ -162,8 +164,9 @@ type Simulation struct {
 
 // Simulate runs a settlement through the production pipeline (validation,
 // on-chain verification where the network's policy requires it, registry
-// lookup, determination, FX, invoice, receipt) and records the result in the
-// sandbox ledger, never in the production one. The record, the UBL (whose
+// lookup, determination, FX, invoice under the seller's invoicing mode,
+// receipt) and records the result in the sandbox ledger, never in the
+// production one. The record, the UBL (whose
 // note opens with ubl.SandboxWatermark) and the receipt (environment
 // "sandbox", claim watermark = receipt.SandboxWatermark, signed by the
 // sandbox key) are watermarked; a sandbox receipt fails receipt.Verify
