@@ -112,6 +112,33 @@ func (s *Sandbox) takeQuota(eng *fiscal.Engine, agent Agent, now time.Time) (*Qu
 	return &Quota{Limit: limit, Used: used, Remaining: max(limit-used, 0), ResetAt: reset}, nil
 }
 
+// giveBackQuota uncounts one call of agent on the day of now, counted by
+// takeQuota for a simulation that then failed: a failed call does not
+// consume quota. A counter already pruned (the day has turned) has
+// nothing to give back; a failure to write is logged, the caller's own
+// error being the answer.
+func (s *Sandbox) giveBackQuota(eng *fiscal.Engine, agent Agent, now time.Time) {
+	if agent == "" || s.quota < 0 {
+		return
+	}
+	_, key, _, err := quotaDay(agent, now.UTC())
+	if err != nil {
+		return
+	}
+	err = eng.Ledger().Update(func(tx ledger.Tx) error {
+		switch used := quotaUsed(tx, key); {
+		case used > 1:
+			return tx.Put(bucketSandboxQuota, key, binary.BigEndian.AppendUint64(nil, uint64(used-1)))
+		case used == 1:
+			return tx.Delete(bucketSandboxQuota, key)
+		}
+		return nil
+	})
+	if err != nil {
+		s.prod.Settings().Logger.Error("sandbox: giving back the quota of a failed simulation", "agent", agent, "err", err)
+	}
+}
+
 // quotaExceeded is the QUOTA_EXCEEDED error of a used-up quota.
 func quotaExceeded(limit int, now, reset time.Time) error {
 	return &fiscal.Error{

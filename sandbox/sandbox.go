@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/ledger"
@@ -174,7 +175,9 @@ type Simulation struct {
 //
 // accountID is the authenticated account, "" for none. The call counts
 // against agent's sandbox quota once the request is valid (after the
-// chain verification, which a used-up quota does not reach).
+// chain verification, which a used-up quota does not reach); a
+// simulation that fails after it was counted (no record made, or none
+// answered) gives its unit back.
 func (s *Sandbox) Simulate(ctx context.Context, accountID string, agent Agent, req SimulateRequest) (*Simulation, error) {
 	acc, books, err := s.account(accountID, req.Seller)
 	if err != nil {
@@ -216,7 +219,19 @@ func (s *Sandbox) Simulate(ctx context.Context, accountID string, agent Agent, r
 	if err != nil {
 		return nil, err
 	}
-	d, err := eng.Prepare(ctx, acc.ID, fiscal.Supply{Payment: p, Seller: acc.Seller, Verification: verification, CrossBorder: cb}, now)
+	sim, err := s.record(ctx, eng, acc, fiscal.Supply{Payment: p, Seller: acc.Seller, Verification: verification, CrossBorder: cb}, now)
+	if err != nil {
+		s.giveBackQuota(eng, agent, now) // a simulation that failed does not count
+		return nil, err
+	}
+	sim.Quota = quota
+	return sim, nil
+}
+
+// record prepares, issues and commits a simulation's sandbox record and
+// reads back what the answer shows of it.
+func (s *Sandbox) record(ctx context.Context, eng *fiscal.Engine, acc fiscal.Account, supply fiscal.Supply, now time.Time) (*Simulation, error) {
+	d, err := eng.Prepare(ctx, acc.ID, supply, now)
 	if err != nil {
 		return nil, err
 	}
@@ -248,7 +263,6 @@ func (s *Sandbox) Simulate(ctx context.Context, accountID string, agent Agent, r
 		Openings:    openings,
 		JWKSURL:     "/sandbox/v1/jwks.json",
 		LogKey:      eng.LogVerifierKey(),
-		Quota:       quota,
 	}
 	if r.Invoice != nil {
 		ubl, _, err := eng.StoredInvoice(r.ID, r.Invoice.UBLSHA256)
