@@ -66,6 +66,11 @@ const (
 	RouteConditional = "conditional"
 )
 
+// RouteRecordTransfer is the ingest route of a plain USDC transfer
+// (protocol evm-transfer, ingest "library"): the Go call, there being no
+// HTTP endpoint for it.
+const RouteRecordTransfer = "library: ingest.Service.RecordTransfer"
+
 // Reason codes of a capability check. Payment reasons are the error codes
 // the ingest would answer with (UNSUPPORTED_NETWORK, ...); determination
 // reasons are those of package vat.
@@ -357,6 +362,28 @@ func (s *Service) eventSupport(cor Corridor, acc *fiscal.Account, sellerFromAcco
 		settlements.Status, fiscalEvents.Status = RouteNotUsable, RouteNotUsable
 	}
 	es.Ingest = []IngestRoute{settlements, fiscalEvents}
+	if cor.Payment.Protocol == ProtocolEVMTransfer {
+		// POST /settlements and POST /v1/fiscal-events record every
+		// payment as x402 "exact" (settlement.Request.Payment): a plain
+		// transfer is recorded by the library's RecordTransfer alone,
+		// for the account's seller as POST /settlements records.
+		transfer := IngestRoute{Endpoint: RouteRecordTransfer, Status: settlements.Status,
+			Condition: "Go library only (payment protocols: ingest \"library\"): the transfer is read from the chain and recorded for the seller of Transfer.Account."}
+		switch {
+		case acc != nil && sellerFromAccount:
+			transfer.Condition += fmt.Sprintf(" The seller is account %s, established in %s.", acc.ID, acc.Seller.Country)
+		case acc != nil:
+			transfer.Condition += fmt.Sprintf(" Account %s's seller is established in %s, not in %s.", acc.ID, acc.Seller.Country, cor.SellerCountry)
+			for i, r := range es.Reasons {
+				if r.Code == ReasonSellerNotAccount {
+					es.Reasons[i].Detail = transfer.Condition // not POST /v1/fiscal-events: it records x402
+				}
+			}
+		default:
+			transfer.Condition += " Send X-Service-Key with this check to know whether that seller is established in the corridor's seller country."
+		}
+		es.Ingest = []IngestRoute{transfer}
+	}
 	return es
 }
 

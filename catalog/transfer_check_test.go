@@ -88,3 +88,49 @@ func TestCheckInvoiceFollowsInvoicingMode(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckTransferListsItsOwnIngest: the ingest routes of a plain
+// transfer's check are the ones that record a plain transfer. POST
+// /settlements (and POST /v1/fiscal-events, from the same settlement
+// fields) record every payment as x402 "exact", so they are no route for
+// evm-transfer; the library's ingest.Service.RecordTransfer is, under the
+// same seller condition as the account's settlements. An x402 check keeps
+// its HTTP routes.
+func TestCheckTransferListsItsOwnIngest(t *testing.T) {
+	e := testEngine(t, checkNow, irishSeller)
+	ctx := context.Background()
+	res, err := e.Settle(ctx, "acct_0", request(1, "1.00", "DE", "2026-04-10T14:30:00Z"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := res.Record.Settlement.Protocol; p == catalog.ProtocolEVMTransfer {
+		t.Fatalf("POST /settlements recorded protocol %q", p)
+	}
+	endpoints := func(c *catalog.CapabilityCheck) []string {
+		var out []string
+		for _, r := range c.EventSupport.Ingest {
+			out = append(out, r.Endpoint)
+		}
+		return out
+	}
+	tr, err := e.CheckCapabilities(ctx, "acct_0", check("IE", "DE", "B2C", catalog.ProtocolEVMTransfer, evmverify.NetworkBase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := endpoints(tr)
+	if slices.Contains(got, "POST /settlements") || slices.Contains(got, "POST /v1/fiscal-events") || !slices.Contains(got, catalog.RouteRecordTransfer) {
+		t.Errorf("evm-transfer ingest routes %v, want %s only", got, catalog.RouteRecordTransfer)
+	}
+	for _, r := range tr.EventSupport.Ingest {
+		if r.Endpoint == catalog.RouteRecordTransfer && r.Status != catalog.RouteUsable {
+			t.Errorf("the account's own transfer: %+v, want usable", r)
+		}
+	}
+	x, err := e.CheckCapabilities(ctx, "acct_0", check("IE", "DE", "B2C", catalog.ProtocolX402, evmverify.NetworkBase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := endpoints(x); !slices.Contains(got, "POST /settlements") || slices.Contains(got, catalog.RouteRecordTransfer) {
+		t.Errorf("x402 ingest routes %v", got)
+	}
+}
