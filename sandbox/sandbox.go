@@ -86,7 +86,7 @@ func (s *Sandbox) engine() (*fiscal.Engine, error) {
 		Clock:        set.Clock,
 		Rand:         set.Rand,
 		Logger:       set.Logger,
-		Fee:          set.Fee,
+		Fee:          sandboxFee(set.Fee),
 		Recheck:      fiscal.RecheckPolicy{Interval: -1},
 		NoBackground: true,
 	})
@@ -103,6 +103,18 @@ func (s *Sandbox) engine() (*fiscal.Engine, error) {
 	})
 	return eng, nil
 }
+
+// sandboxFee is the fee a sandbox record accrues: none. A simulation is
+// priced 0 (spec §8: "Sandbox price of evaluate and simulate: 0") and is
+// never invoiced, so its record and receipt must not state the production
+// policy's accrual; they keep its model and collection, at 0 bps.
+func sandboxFee(prod fiscal.FeePolicy) fiscal.FeePolicy {
+	return fiscal.FeePolicy{Model: prod.Model, Collection: prod.Collection, Label: SandboxFeeLabel}
+}
+
+// SandboxFeeLabel labels the fee of a sandbox record: 0 bps, the sandbox
+// being free.
+const SandboxFeeLabel = "sandbox_free"
 
 func (s *Sandbox) open() (*fiscal.Engine, error) {
 	eng, err := s.engine()
