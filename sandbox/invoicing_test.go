@@ -3,6 +3,7 @@ package sandbox_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,6 +51,13 @@ func TestSimulationFollowsInvoicingMode(t *testing.T) {
 			}
 			if (prod.Record.Invoice != nil) != (sim.UBL != "") || (prod.Record.Invoice != nil) != (rec.Invoice != nil) {
 				t.Errorf("recording gives an invoice: %v; the simulation a UBL: %v, an invoice ref: %v", prod.Record.Invoice != nil, sim.UBL != "", rec.Invoice != nil)
+			}
+			if rec.Invoice == nil {
+				// GET /sandbox/v1/settlements/{id}/ubl: 404 saying what covers it.
+				_, _, err := sb.Invoice(ctx, rec.ID)
+				if fiscaltest.Code(err) != fiscal.CodeNotFound || !strings.Contains(err.Error(), rec.Invoicing.Basis) {
+					t.Errorf("the UBL of a simulation without an invoice of its own: %v, want NOT_FOUND with the basis %q", err, rec.Invoicing.Basis)
+				}
 			}
 		})
 	}

@@ -344,7 +344,11 @@ func (s *Sandbox) Invoice(ctx context.Context, id string) ([]byte, string, error
 		return nil, "", &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored sandbox record is unreadable", Err: err}
 	}
 	if r.Invoice == nil {
-		return nil, "", &fiscal.Error{Code: fiscal.CodeNotFound, Detail: fmt.Sprintf("sandbox settlement %s has no invoice: it is %s", id, r.ReviewStatus)}
+		why := "it is " + r.ReviewStatus
+		if inv := r.Invoicing; inv != nil && r.ReviewStatus == fiscal.StatusProcessed {
+			why = fmt.Sprintf("the seller's invoicing mode %s gives it no invoice of its own (%s): %s", inv.Mode, inv.Invoice, inv.Basis)
+		}
+		return nil, "", &fiscal.Error{Code: fiscal.CodeNotFound, Detail: fmt.Sprintf("sandbox settlement %s has no invoice: %s", id, why)}
 	}
 	eng, err := s.open()
 	if err != nil {
