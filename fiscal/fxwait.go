@@ -25,7 +25,8 @@ import (
 
 // BucketFXWait is the ledger side bucket of settlements waiting for a rate:
 // record id → {"recordId", "account", "timestamp"} (JSON; timestamp is the
-// settlement instant the rate is asked for).
+// settlement instant the rate is asked for). Package fiscalevent queues its
+// events here too, with "object": "fiscal_event" (fiscalevent.RetryRate).
 const BucketFXWait = "fx-wait"
 
 type fxWaitItem struct {

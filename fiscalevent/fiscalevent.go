@@ -405,6 +405,7 @@ func (s *Service) decide(ctx context.Context, acc fiscal.Account, in input, now 
 		Fee:           r.Fee,
 	}
 	ev.Production = productionInvariants(in, r.Classification, r.Verification, fxReason(r.ReviewReasons))
+	wait := fxReason(r.ReviewReasons) != nil
 	if ev.Production.Receipt {
 		// The invoice and the frozen receipt format are defined over the
 		// settlement record's shape; the seller is the account's full
@@ -426,6 +427,7 @@ func (s *Service) decide(ctx context.Context, acc fiscal.Account, in input, now 
 			}
 			ev.Production.Receipt = false
 			ev.Production.Invariants = append(ev.Production.Invariants, Invariant{InvariantInvoiceIssuable, false, strings.Join(why, " ")})
+			wait = rateWait(probe.Record.ReviewReasons) != nil // the national currency's
 		} else {
 			*d = probe
 			inv := *r.Invoice
@@ -455,7 +457,7 @@ func (s *Service) decide(ctx context.Context, acc fiscal.Account, in input, now 
 		}
 		return json.Marshal(out)
 	}
-	return d, ev, nil
+	return d, ev, syncWait(d, p.Timestamp, wait)
 }
 
 func fxReason(reasons []vat.Reason) *vat.Reason {

@@ -95,11 +95,16 @@ func (s *Service) revise(ctx context.Context, acc fiscal.Account, ev *Event, in 
 			}
 		}
 	}
-	d.EventType = EventRevised
 	d.Puts = append(d.Puts, puts...)
 	if rev.Cause == fiscal.CauseResolution {
 		d.SettleRecheck(ev.ID) // as a settlement's resolution does
 	}
+	return s.commit(ctx, ev, d, now, rev, claims)
+}
+
+// commit commits d, the event ev decided again, as its next revision.
+func (s *Service) commit(ctx context.Context, ev *Event, d *fiscal.Draft, now time.Time, rev fiscal.Revision, claims []ledger.Claim) (*Result, error) {
+	d.EventType = EventRevised
 	stored, o, err := s.e.Revise(ctx, prior(ev), d, now, rev, claims)
 	if err != nil {
 		return nil, err
@@ -213,11 +218,15 @@ func (s *Service) Resolve(ctx context.Context, accountID, id string, res fiscal.
 	}
 	// A refused manual determination is found by deciding before writing.
 	if determine != nil {
-		if _, _, err := s.decide(ctx, b.Account(), in, s.e.Now().UTC(), ev.Verification, registry, determine); err != nil {
+		d, _, err := s.decide(ctx, b.Account(), in, s.e.Now().UTC(), ev.Verification, registry, determine)
+		if err != nil {
 			return nil, err
 		}
 		if manualErr != nil {
 			return nil, fiscal.ManualRefusal(manualErr)
+		}
+		if err := waitRefusal(d); err != nil {
+			return nil, err
 		}
 	}
 	return s.revise(ctx, b.Account(), ev, in, s.e.Now().UTC(), registry, determine,

@@ -2,9 +2,10 @@
 // each working day's publication after 16:00 Frankfurt time (fx.Refresher,
 // with retries and backoff), keeps the fetched documents in the engine's
 // ledger file so that a restart serves them offline, and, whenever new
-// rates arrive, has the engine decide again the settlements that waited
-// for one (Retry): each becomes a new revision with its
-// EUR amounts, receipt, invoice and settlement.processed event.
+// rates arrive, has the engine decide again the settlements and fiscal
+// events that waited for one (Retry): each becomes a new revision with its
+// EUR amounts, receipt, invoice and event (settlement.processed,
+// fiscal_event.revised).
 //
 // The engine must read its rates from the same fx.LiveTable:
 //

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/fiscalevent"
 	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/vat"
@@ -20,9 +21,12 @@ type queued struct {
 	RecordID  string    `json:"recordId"`
 	Account   string    `json:"account"`
 	Timestamp time.Time `json:"timestamp"` // the settlement instant the rate is asked for
+	// Object is the kind of record: "" for a settlement, or
+	// fiscal.ObjectFiscalEvent (fiscalevent.RetryRate decides those).
+	Object string `json:"object,omitempty"`
 }
 
-// Retry decides again every settlement of e that waits for an ECB rate the
+// Retry decides again every settlement and fiscal event of e that waits for an ECB rate the
 // engine's rate source now has, each as a new revision (cause
 // fiscal.CauseRatePublished), and returns how many were revised. Records
 // whose rate is still missing stay queued. The Service calls it after each
@@ -74,6 +78,9 @@ func arrived(ctx context.Context, cfg fiscal.Config, prev *fiscal.Record, seller
 
 // retry appends the revision of one record whose rates have arrived.
 func retry(ctx context.Context, e *fiscal.Engine, it queued) (bool, error) {
+	if it.Object == fiscal.ObjectFiscalEvent {
+		return fiscalevent.RetryRate(ctx, e, it.RecordID)
+	}
 	b, err := e.Books(it.Account)
 	if err != nil {
 		return false, err

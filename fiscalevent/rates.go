@@ -1,0 +1,129 @@
+package fiscalevent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/invoicelaw"
+	"github.com/fiscal402/fiscal402/ledger"
+	"github.com/fiscal402/fiscal402/vat"
+)
+
+// A fiscal event recorded before the ECB published the rate its date needs
+// (fx_rate_available does not hold), or whose invoice waits for the rate of
+// the national currency its VAT must also be stated in (Art. 230 Directive
+// 2006/112/EC; invoice_issuable fails with national_rate_unavailable),
+// waits for the rate as a settlement does: it is queued in the engine's
+// queue of records waiting for a rate (fiscal.BucketFXWait, in the event's
+// own transaction, with object fiscal_event), every revision keeps the
+// queue in step with its state, and package rates decides it again once
+// the rate is published (RetryRate).
+
+// waitItem is an entry of fiscal.BucketFXWait for a fiscal event.
+type waitItem struct {
+	RecordID  string    `json:"recordId"`
+	Account   string    `json:"account"`
+	Timestamp time.Time `json:"timestamp"` // the payment instant the rate is asked for
+	Object    string    `json:"object"`
+}
+
+// syncWait adds to the writes of d, a state of a fiscal event paid at ts,
+// its entry of the rate queue when waiting, or the entry's removal.
+func syncWait(d *fiscal.Draft, ts time.Time, waiting bool) error {
+	put := ledger.Put{Bucket: fiscal.BucketFXWait, Key: []byte(d.Record.ID)}
+	if waiting {
+		v, err := json.Marshal(waitItem{RecordID: d.Record.ID, Account: d.Record.Account, Timestamp: ts, Object: fiscal.ObjectFiscalEvent})
+		if err != nil {
+			return &fiscal.Error{Code: fiscal.CodeInternal, Err: err}
+		}
+		put.Value = v
+	}
+	d.Puts = append(d.Puts, put)
+	return nil
+}
+
+// waits tells whether the draft of a fiscal event waits for a rate.
+func waits(d *fiscal.Draft) bool {
+	return slices.ContainsFunc(d.Puts, func(p ledger.Put) bool { return p.Bucket == fiscal.BucketFXWait && p.Value != nil })
+}
+
+// rateWait is the reason a state waits for a rate (nil: it does not).
+func rateWait(reasons []vat.Reason) *vat.Reason {
+	for _, r := range reasons {
+		if r.Code == fiscal.ReasonFXRateUnavailable || r.Code == invoicelaw.ReasonNationalRateUnavailable {
+			return &r
+		}
+	}
+	return nil
+}
+
+// waitsForRate tells whether the stored event waits for a rate: the ECB
+// rate of its EUR amounts, or the national rate of its invoice.
+func (ev *Event) waitsForRate() bool {
+	return fxMissing(ev) || slices.ContainsFunc(ev.Production.Invariants, func(inv Invariant) bool {
+		return inv.Code == InvariantInvoiceIssuable && !inv.Holds && strings.Contains(inv.Detail, invoicelaw.ReasonNationalRateUnavailable+":")
+	})
+}
+
+// waitRefusal refuses a person's determination of an event whose revision
+// would still wait for a rate: the revision made once the rate is out
+// decides by the rules again (RetryRate), so the determination would be
+// dropped; the person determines once the rate is published.
+func waitRefusal(d *fiscal.Draft) error {
+	if !waits(d) {
+		return nil
+	}
+	if fxReason(d.Record.ReviewReasons) != nil {
+		return fiscal.ManualRefusal(&vat.ManualError{Code: fiscal.ReasonFXRateUnavailable, Field: "/determination", Fact: "supply.grossEUR",
+			Detail: "The ECB rate of the day of supply is not published yet, so the supply's EUR amount (and its Art. 59c count) is unknown; the event is decided again when it is: determine it then."})
+	}
+	return fiscal.ManualRefusal(&vat.ManualError{Code: invoicelaw.ReasonNationalRateUnavailable, Field: "/determination", Fact: "supply.nationalRate",
+		Detail: "The rate of the national currency the VAT must also be stated in (Art. 230 Directive 2006/112/EC) is not published yet; the event is decided again when it is: determine it then."})
+}
+
+// RetryRate decides again the fiscal event id of engine e, queued as
+// waiting for a rate (fiscal.BucketFXWait), on its own facts, with the
+// rates the engine's source has now: when no rate is missing any more it
+// commits the decision as the event's next revision (cause
+// fiscal.CauseRatePublished; a production receipt and invoice when the
+// invariants now hold) and reports true; while one still is, it writes
+// nothing. A concurrent revision of the event is left to decide it (false,
+// nil). Package rates calls it for the queue's fiscal events.
+func RetryRate(ctx context.Context, e *fiscal.Engine, id string) (bool, error) {
+	s := &Service{e: e}
+	ev, _, err := s.load(id)
+	if err != nil {
+		return false, err
+	}
+	if ev.Object != fiscal.ObjectFiscalEvent {
+		return false, notFound("fiscal event " + id)
+	}
+	if !ev.waitsForRate() {
+		// Nothing waits (a queue entry its revision should have removed).
+		return false, e.Ledger().Update(func(tx ledger.Tx) error { return tx.Delete(fiscal.BucketFXWait, []byte(id)) })
+	}
+	b, err := e.Books(ev.Account)
+	if err != nil {
+		return false, err
+	}
+	in, err := inputOf(ev)
+	if err != nil {
+		return false, err
+	}
+	now := e.Now().UTC()
+	d, _, err := s.decide(ctx, b.Account(), in, now, ev.Verification, ev.Buyer.Registry, nil)
+	if err != nil || waits(d) {
+		return false, err // still not published: next time
+	}
+	_, err = s.commit(ctx, ev, d, now, fiscal.Revision{Cause: fiscal.CauseRatePublished}, nil)
+	var fe *fiscal.Error
+	if errors.As(err, &fe) && fe.Code == fiscal.CodeRevisionConflict {
+		return false, nil // revised concurrently; its write kept the queue in step
+	}
+	return err == nil, err
+}
