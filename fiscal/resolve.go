@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/settlement"
 	"github.com/fiscal402/fiscal402/vat"
@@ -202,17 +203,21 @@ func (b *Books) resolve(ctx context.Context, id string, res Resolution, claims [
 			return d
 		}
 	}
-	if s.Registry == nil && p.Buyer.VATNumber != "" {
-		s.Registry = e.lookupVATNumber(ctx, p.Buyer.VATNumber)
-	}
+	// Prepare asks the registry when reg is nil (a new VAT number).
 	d, err := e.Prepare(ctx, b.acc.ID, s, now)
 	if err != nil {
 		return nil, err
 	}
-	if manualErr == nil && res.Determination != nil && waitsForRate(d.Record.ReviewReasons) {
-		// The revision made once the rate is out decides by the rules
-		// again (rates.Retry): a determination now would be dropped.
-		manualErr = &vat.ManualError{Code: ReasonFXRateUnavailable, Field: "/determination", Fact: "supply.grossEUR", Detail: "The ECB rate of the day of supply is not published yet, so the supply's EUR amount (and its Art. 59c count) is unknown; the record is decided again when it is: determine it then."}
+	if manualErr == nil && res.Determination != nil {
+		// The revision made once a missing rate is out decides by the
+		// rules again (rates.Retry): a determination now would be dropped.
+		// The national currency's rate is looked up when the invoice is
+		// issued, so the wait is read on an issued copy.
+		probe := *d
+		if err := e.Issue(&probe, seller); err != nil {
+			return nil, err
+		}
+		manualErr = invoicelaw.WaitRefusal(probe.Record.ReviewReasons, ReasonFXRateUnavailable)
 	}
 	if manualErr != nil {
 		return nil, ManualRefusal(manualErr)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -123,12 +124,7 @@ func (e *Engine) queueRecheck(d *Draft, seller Seller, reg *vies.Result, now tim
 }
 
 func hasReason(reasons []vat.Reason, code string) bool {
-	for _, r := range reasons {
-		if r.Code == code {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(reasons, func(r vat.Reason) bool { return r.Code == code })
 }
 
 // Queues are the depths of the engine's durable work queues.

@@ -78,12 +78,11 @@ func waitRefusal(d *fiscal.Draft) error {
 	if !waits(d) {
 		return nil
 	}
-	if fxReason(d.Record.ReviewReasons) != nil {
-		return fiscal.ManualRefusal(&vat.ManualError{Code: fiscal.ReasonFXRateUnavailable, Field: "/determination", Fact: "supply.grossEUR",
-			Detail: "The ECB rate of the day of supply is not published yet, so the supply's EUR amount (and its Art. 59c count) is unknown; the event is decided again when it is: determine it then."})
+	reasons := d.Record.ReviewReasons
+	if fxReason(reasons) == nil {
+		reasons = []vat.Reason{{Code: invoicelaw.ReasonNationalRateUnavailable}} // the invoice's (decide)
 	}
-	return fiscal.ManualRefusal(&vat.ManualError{Code: invoicelaw.ReasonNationalRateUnavailable, Field: "/determination", Fact: "supply.nationalRate",
-		Detail: "The rate of the national currency the VAT must also be stated in (Art. 230 Directive 2006/112/EC) is not published yet; the event is decided again when it is: determine it then."})
+	return fiscal.ManualRefusal(invoicelaw.WaitRefusal(reasons, fiscal.ReasonFXRateUnavailable))
 }
 
 // RetryRate decides again the fiscal event id of engine e, queued as

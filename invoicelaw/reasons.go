@@ -90,3 +90,24 @@ func RulesReason(ve *ubl.ValidationError, law Law, skip ...string) *vat.Reason {
 		"The invoice cannot be issued under %s (%s): it would break %s. %s. The seller's account or the buyer facts must supply what is missing.",
 		where, law.Basis, strings.Join(rules, ", "), strings.Join(details, "; "))}
 }
+
+// WaitRefusal refuses a person's manual determination of a record whose
+// state, decided with it, still waits for a rate not yet published: the
+// ECB rate of its EUR amounts (reason fxCode, the engine's
+// fx_rate_unavailable) or the rate of the national currency its VAT must
+// also be stated in (ReasonNationalRateUnavailable). The revision made
+// once the rate is published decides by the rules again (package rates),
+// so a determination accepted now would be silently dropped then; the
+// person determines once the rate is out. nil when nothing waits.
+func WaitRefusal(reasons []vat.Reason, fxCode string) error {
+	has := func(code string) bool {
+		return slices.ContainsFunc(reasons, func(r vat.Reason) bool { return r.Code == code })
+	}
+	switch {
+	case has(fxCode):
+		return &vat.ManualError{Code: fxCode, Field: "/determination", Fact: "supply.grossEUR", Detail: "The ECB rate of the day of supply is not published yet, so the supply's EUR amount (and its Art. 59c count) is unknown; the record is decided again when it is: determine it then."}
+	case has(ReasonNationalRateUnavailable):
+		return &vat.ManualError{Code: ReasonNationalRateUnavailable, Field: "/determination", Fact: "supply.nationalRate", Detail: "The rate of the national currency the VAT must also be stated in (Art. 230 Directive 2006/112/EC) is not published yet, so the invoice cannot be issued; the record is decided again when it is: determine it then."}
+	}
+	return nil
+}
