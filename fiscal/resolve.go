@@ -243,6 +243,15 @@ func (d *Draft) SettleRecheck(id string) {
 	}
 }
 
+// KeepRecheck makes the commit of d, a revision on a newly published rate
+// (rates.Retry), leave the re-check of the record's VAT number as it is:
+// the rate changes nothing the registry was asked, and deciding the record
+// again must neither restart the re-check's window, which runs from the
+// sale (RecheckPolicy.GiveUpAfter), nor queue again one given up.
+func (d *Draft) KeepRecheck() {
+	d.Puts = slices.DeleteFunc(d.Puts, func(p ledger.Put) bool { return p.Bucket == bucketRecheck })
+}
+
 // applyResolution puts the resolution's buyer facts on the payment and
 // returns the registry answer that still holds for its VAT number (nil:
 // ask again).

@@ -42,10 +42,7 @@ func priorOf(r *Record) Prior {
 // REVISION_CONFLICT, or its replay when it holds the same key. It returns
 // the document as stored.
 func (e *Engine) Revise(ctx context.Context, prior Prior, d *Draft, now time.Time, rev Revision, claims []ledger.Claim) ([]byte, Outcome, error) {
-	revision := prior.Revision + 1
-	if revision < 2 {
-		revision = 2 // a record whose first state carries no revision number
-	}
+	revision := max(prior.Revision+1, 2) // 2: a record whose first state carries no revision number
 	d.id = revisionEntryID(prior.ID, revision)
 	rec := &d.Record
 	rec.CreatedAt, rec.Revision = prior.CreatedAt, revision

@@ -119,6 +119,7 @@ func RetryRate(ctx context.Context, e *fiscal.Engine, id string) (bool, error) {
 	if err != nil || waits(d) {
 		return false, err // still not published: next time
 	}
+	d.KeepRecheck() // its window runs from the event
 	_, err = s.commit(ctx, ev, d, now, fiscal.Revision{Cause: fiscal.CauseRatePublished}, nil)
 	var fe *fiscal.Error
 	if errors.As(err, &fe) && fe.Code == fiscal.CodeRevisionConflict {

@@ -103,6 +103,7 @@ func retry(ctx context.Context, e *fiscal.Engine, it queued) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	d.KeepRecheck() // its window runs from the sale
 	if hasReason(d.Record.ReviewReasons, fiscal.ReasonFXRateUnavailable) {
 		return false, nil // the source answered a moment ago but not now: next time
 	}
