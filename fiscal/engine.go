@@ -126,7 +126,7 @@ type Engine struct {
 	totalLocks sync.Map // account id → *sync.Mutex
 	// rechecks are the registry re-check handlers of other record kinds.
 	handlersMu sync.Mutex
-	rechecks   map[string]func(context.Context, Recheck, time.Time) error
+	rechecks   map[string]func(context.Context, Recheck, time.Time) (bool, error)
 	wg         sync.WaitGroup
 	closing    sync.Once
 }

@@ -211,19 +211,20 @@ func (e *Engine) recheckOne(ctx context.Context, it recheckItem, now time.Time) 
 			return tx.Put(bucketRecheck, []byte(it.RecordID), raw)
 		})
 	}
-	return true, e.amend(ctx, it, &r, giveUp && recheckable(&r), now)
+	return e.amend(ctx, it, &r, giveUp && recheckable(&r), now)
 }
 
 // amend writes the next revision of the record with the registry's new
-// answer. abandoned means the registry never answered: the revision stays
-// pending and says so, for a person to decide.
-func (e *Engine) amend(ctx context.Context, it recheckItem, reg *vies.Result, abandoned bool, now time.Time) error {
+// answer, and reports whether it did (not when a resolution or another
+// pass overtook the re-check). abandoned means the registry never
+// answered: the revision stays pending and says so, for a person to decide.
+func (e *Engine) amend(ctx context.Context, it recheckItem, reg *vies.Result, abandoned bool, now time.Time) (bool, error) {
 	if it.Object != "" {
 		e.handlersMu.Lock()
 		h := e.rechecks[it.Object]
 		e.handlersMu.Unlock()
 		if h == nil {
-			return fmt.Errorf("no re-check handler for %s records (the package that records them is not running)", it.Object)
+			return false, fmt.Errorf("no re-check handler for %s records (the package that records them is not running)", it.Object)
 		}
 		return h(ctx, Recheck{RecordID: it.RecordID, VATNumber: it.VATNumber, Registry: reg, Abandoned: abandoned,
 			Attempts: it.Attempts + 1, Since: it.Since, Dequeue: ledger.Put{Bucket: bucketRecheck, Key: []byte(it.RecordID)}}, now)
@@ -233,11 +234,11 @@ func (e *Engine) amend(ctx context.Context, it recheckItem, reg *vies.Result, ab
 		// nil: a resolution, or another pass, settled the number while
 		// the registry was asked; its write dequeued or replaced this
 		// re-check.
-		return err
+		return false, err
 	}
 	d, err := e.redraft(ctx, prev, it.Seller, reg, now)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if abandoned {
 		for i, reason := range d.Record.ReviewReasons {
@@ -254,9 +255,9 @@ func (e *Engine) amend(ctx context.Context, it recheckItem, reg *vies.Result, ab
 		// Another pass, or a person's resolution, revised the record
 		// first; its write dequeued or superseded this re-check.
 		e.cfg.Logger.Info("record already revised", "record", prev.ID, "revision", prev.Revision+1)
-		return nil
+		return false, nil
 	}
-	return err
+	return err == nil, err
 }
 
 // paymentOf rebuilds the validated payment of a stored record, so that a
@@ -330,13 +331,15 @@ type Recheck struct {
 // HandleRecheck registers how records of object (other than settlements)
 // are revised when the registry answers about their buyer's VAT number:
 // fn decides the record again with the answer and commits the revision
-// (Engine.Revise), dequeuing the re-check in the same transaction. The
+// (Engine.Revise), dequeuing the re-check in the same transaction, and
+// reports whether it wrote a revision (false when a resolution or another
+// pass overtook the re-check: RecheckNow counts only revisions). The
 // package that records the object registers it when it starts.
-func (e *Engine) HandleRecheck(object string, fn func(ctx context.Context, rc Recheck, now time.Time) error) {
+func (e *Engine) HandleRecheck(object string, fn func(ctx context.Context, rc Recheck, now time.Time) (bool, error)) {
 	e.handlersMu.Lock()
 	defer e.handlersMu.Unlock()
 	if e.rechecks == nil {
-		e.rechecks = map[string]func(context.Context, Recheck, time.Time) error{}
+		e.rechecks = map[string]func(context.Context, Recheck, time.Time) (bool, error){}
 	}
 	e.rechecks[object] = fn
 }

@@ -64,7 +64,8 @@ func TestFiscalEventRecheckAfterConcurrentResolution(t *testing.T) {
 		fake.Set(number, vies.Result{Status: vies.StatusValid, Registry: vies.RegistryVIES, CountryCode: "DE", Number: "136695976", RequestIdentifier: "WAPI-late", RequestDate: now,
 			Name: "BEISPIEL GMBH", Address: "MUSTERSTRASSE 1\n10115 BERLIN"})
 	})
-	if _, err := e.RecheckNow(ctx); err != nil {
+	n, err := e.RecheckNow(ctx)
+	if err != nil {
 		t.Fatal(err)
 	}
 	ev, _, err := events.Get(ctx, acct, res.Event.ID)
@@ -73,6 +74,9 @@ func TestFiscalEventRecheckAfterConcurrentResolution(t *testing.T) {
 	}
 	if ev.Revision != 2 || ev.Determination.Regime != vat.RegimeOSSB2C || len(ev.History) != 2 {
 		t.Fatalf("a stale re-check revised the resolved event: revision %d %s history %d", ev.Revision, ev.Determination.Regime, len(ev.History))
+	}
+	if n != 0 {
+		t.Errorf("RecheckNow counted %d revised for the re-check the resolution overtook", n)
 	}
 	if q, _ := e.Queues(); q.Rechecks != 0 {
 		t.Errorf("%d re-checks queued", q.Rechecks)

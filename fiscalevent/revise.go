@@ -233,25 +233,26 @@ func (s *Service) Resolve(ctx context.Context, accountID, id string, res fiscal.
 		fiscal.Revision{Cause: fiscal.CauseResolution, ResolvedBy: res.ResolvedBy, Note: res.Note}, claims, "")
 }
 
-// recheck is the engine's registry re-check handler for fiscal events.
-func (s *Service) recheck(ctx context.Context, rc fiscal.Recheck, now time.Time) error {
+// recheck is the engine's registry re-check handler for fiscal events; it
+// reports whether it revised the event.
+func (s *Service) recheck(ctx context.Context, rc fiscal.Recheck, now time.Time) (bool, error) {
 	ev, _, err := s.load(rc.RecordID)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if !ev.pending() || ev.Buyer.VATNumber != rc.VATNumber || !slices.ContainsFunc(ev.Determination.Reasons, func(r vat.Reason) bool { return r.Code == vat.ReasonVATNumberUnverified }) {
 		// A resolution, or another pass, settled the number while the
 		// registry was asked; its write dequeued or replaced this
 		// re-check.
-		return nil
+		return false, nil
 	}
 	b, err := s.e.Books(ev.Account)
 	if err != nil {
-		return err
+		return false, err
 	}
 	in, err := inputOf(ev)
 	if err != nil {
-		return err
+		return false, err
 	}
 	abandoned := ""
 	if rc.Abandoned {
@@ -261,7 +262,7 @@ func (s *Service) recheck(ctx context.Context, rc fiscal.Recheck, now time.Time)
 	_, err = s.revise(ctx, b.Account(), ev, in, now, rc.Registry, nil, fiscal.Revision{Cause: fiscal.CauseRegistryRecheck}, nil, abandoned, rc.Dequeue)
 	var fe *fiscal.Error
 	if errors.As(err, &fe) && fe.Code == fiscal.CodeRevisionConflict {
-		return nil
+		return false, nil
 	}
-	return err
+	return err == nil, err
 }
