@@ -34,3 +34,18 @@ func (e *Engine) RebuildTotals(ctx context.Context, keys ...[]byte) error {
 	}
 	return e.rebuildTotals(ctx)
 }
+
+// ResolveAfterLookup is Books.Resolve from the point where it found its
+// Idempotency-Key free: a test's way to let another request commit
+// between that lookup and the resolution's reading of the record.
+func (b *Books) ResolveAfterLookup(ctx context.Context, id string, res Resolution, idempotencyKey string) (*SettleResult, error) {
+	res, err := res.Normalised()
+	if err != nil {
+		return nil, err
+	}
+	claims := []ledger.Claim{IdempotencyClaim(b.acc.ID, idempotencyKey, fingerprintOf(struct {
+		ID string
+		R  Resolution
+	}{id, res}))}
+	return b.resolve(ctx, id, res, claims, 0)
+}

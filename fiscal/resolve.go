@@ -174,6 +174,11 @@ func (b *Books) resolve(ctx context.Context, id string, res Resolution, claims [
 		return nil, err
 	}
 	if prev.ReviewStatus != StatusPendingReview {
+		// The key's own request may have resolved it since Resolve looked
+		// the key up: its replay, or the key's conflict, answers.
+		if out, err := b.answerFromLedger(claims, nil); out != nil || err != nil {
+			return out, err
+		}
 		return nil, &Error{Code: CodeRecordNotPending, Detail: fmt.Sprintf(
 			"settlement %s is %s (revision %d): only a record pending review can be resolved", id, prev.ReviewStatus, prev.Revision)}
 	}
@@ -192,8 +197,7 @@ func (b *Books) resolve(ctx context.Context, id string, res Resolution, claims [
 		}
 	}
 	reg := applyResolution(&p, prev, res.Buyer)
-	now := e.Now().UTC()
-	seller := b.acc.Seller
+	now, seller := e.Now().UTC(), b.acc.Seller
 	s := Supply{Payment: p, Seller: seller, Verification: prev.Verification, Registry: reg, AccountTotals: true}
 	var manualErr error
 	if m := res.Determination; m != nil {

@@ -132,33 +132,42 @@ func (s *Service) Resolve(ctx context.Context, accountID, id string, res fiscal.
 		return nil, err
 	}
 	var claims []ledger.Claim
+	fp := hash(struct {
+		Kind, ID string
+		R        fiscal.Resolution
+	}{fiscal.ObjectFiscalEvent + "/resolve", id, res})
 	if idempotencyKey != "" {
-		fp := hash(struct {
-			Kind, ID string
-			R        fiscal.Resolution
-		}{fiscal.ObjectFiscalEvent + "/resolve", id, res})
 		claims = append(claims, fiscal.IdempotencyClaim(accountID, idempotencyKey, fp))
-		holder, fpHeld, err := s.e.Ledger().ClaimHolder(claims[0].Space, claims[0].Key)
-		switch {
-		case errors.Is(err, ledger.ErrNotFound):
-		case err != nil:
-			return nil, fiscal.StoreError(err)
-		case string(fpHeld) != string(fp):
-			return nil, &fiscal.Error{Code: fiscal.CodeIdempotencyConflict, Field: "Idempotency-Key", Detail: "this Idempotency-Key was already used with a different request body"}
-		default:
-			_ = holder
-			ev, raw, err := s.Get(ctx, accountID, id)
-			if err != nil {
-				return nil, err
-			}
-			return &Result{Outcome: fiscal.Replayed, Event: ev, JSON: raw}, nil
+	}
+	// keyUsed answers a replay of the key with the event, and the key
+	// used for another request (claimed, or bound to the record it
+	// answered) with IDEMPOTENCY_CONFLICT; nil, nil when it is free.
+	keyUsed := func() (*Result, error) {
+		if idempotencyKey == "" {
+			return nil, nil
 		}
+		if holder, _, err := b.Lookup("", "", idempotencyKey, fp); err != nil || holder == "" {
+			return nil, err
+		}
+		ev, raw, err := s.Get(ctx, accountID, id)
+		if err != nil {
+			return nil, err
+		}
+		return &Result{Outcome: fiscal.Replayed, Event: ev, JSON: raw}, nil
+	}
+	if out, err := keyUsed(); out != nil || err != nil {
+		return out, err
 	}
 	ev, _, err := s.Get(ctx, accountID, id)
 	if err != nil {
 		return nil, err
 	}
 	if !ev.pending() {
+		// The key's own request may have resolved the event since the
+		// key was looked up: its replay, or its conflict, answers.
+		if out, err := keyUsed(); out != nil || err != nil {
+			return out, err
+		}
 		return nil, &fiscal.Error{Code: fiscal.CodeRecordNotPending, Detail: fmt.Sprintf(
 			"fiscal event %s is %s with its rate: only an event left for review can be resolved", id, ev.Determination.Status)}
 	}
