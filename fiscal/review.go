@@ -132,7 +132,7 @@ type Queues struct {
 	// Rechecks: records waiting for a registry to answer about their
 	// buyer's VAT number.
 	Rechecks int `json:"rechecks"`
-	// WaitingForRates: settlements waiting for an ECB rate not yet
+	// WaitingForRates: settlements and fiscal events waiting for a rate not yet
 	// published (fxwait.go).
 	WaitingForRates int `json:"waitingForRates"`
 }

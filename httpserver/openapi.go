@@ -542,7 +542,7 @@ func operations() map[string]operation {
 		"GET /v1/fx/status": {
 			id: "getFXStatus", tag: "Receipts and log", auth: authNone,
 			summary:     "State of the ECB exchange rates",
-			description: "The newest ECB reference date the service converts with, the age of that publication, whether a publication that should be out is missing (`behind`), the refresh's last success, next attempt and last error, and how many settlements wait for a rate (they are processed automatically when it is published). `refresh` is false when the rates are a fixed table (`-fx-file`, or `-fx-refresh=false`).",
+			description: "The newest ECB reference date the service converts with, the age of that publication, whether a publication that should be out is missing (`behind`), the refresh's last success, next attempt and last error, and how many settlements and fiscal events wait for a rate (they are decided again automatically when it is published). `refresh` is false when the rates are a fixed table (`-fx-file`, or `-fx-refresh=false`).",
 			responses:   []response{jsonBody(http.StatusOK, "The rates' state.", reflect.TypeFor[rates.Report](), "Cache-Control")},
 		},
 		"GET /v1/log/checkpoint": {

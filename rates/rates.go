@@ -187,7 +187,7 @@ type Report struct {
 	Failures        int       `json:"failures"`
 	LastError       string    `json:"lastError,omitempty"`
 	Conflict        string    `json:"conflict,omitempty"`
-	// Waiting is how many settlements wait for a rate not yet published.
+	// Waiting is how many settlements and fiscal events wait for a rate not yet published.
 	Waiting int `json:"waiting"`
 }
 
@@ -223,7 +223,7 @@ func StaticReport(e *fiscal.Engine) Report {
 	return r
 }
 
-// waiting is how many settlements wait for a rate (0 when unreadable).
+// waiting is how many records wait for a rate (0 when unreadable).
 func waiting(e *fiscal.Engine) int {
 	q, _ := e.Queues()
 	return q.WaitingForRates
