@@ -285,22 +285,20 @@ func TestListFiscalEvents(t *testing.T) {
 	}
 }
 
-// TestEveryGETRefusesUnknownParameters: every GET route, not only the
-// listings, answers an unknown query parameter with the listings' 400
-// BAD_REQUEST naming it, so that a misspelt parameter is never silently
-// ignored. The routes are the server's own table, so a new GET is covered
-// without touching this test.
-func TestEveryGETRefusesUnknownParameters(t *testing.T) {
+// TestEveryRouteRefusesUnknownParameters: every route, GET or not, not
+// only the listings, answers an unknown query parameter with the listings'
+// 400 BAD_REQUEST naming it, so that a misspelt parameter is never
+// silently ignored (POST /settlements?dryRun=true must not record a
+// settlement). The routes are the server's own table, so a new route is
+// covered without touching this test.
+func TestEveryRouteRefusesUnknownParameters(t *testing.T) {
 	f := newOpsFixture(t, httpserver.Options{})
 	ops := []string{"GET /healthz", "GET /readyz", "GET /metrics", "GET /v1/admin/backup"} // not in the OpenAPI table
 	for _, key := range append(httpserver.RouteKeys(f.handler), ops...) {
 		method, pattern, _ := strings.Cut(key, " ")
-		if method != "GET" {
-			continue
-		}
 		path := pathParam.ReplaceAllString(pattern, "x")
-		t.Run(pattern, func(t *testing.T) {
-			r := f.fixture.do("GET", path+"?colour=red", keyA, nil, "Authorization", "Bearer "+operatorKey)
+		t.Run(key, func(t *testing.T) {
+			r := f.fixture.do(method, path+"?colour=red", keyA, nil, "Authorization", "Bearer "+operatorKey)
 			assertProblem(t, r, 400, "BAD_REQUEST", "colour")
 			if d, _ := r.json(t)["detail"].(string); !strings.Contains(d, `unknown query parameter "colour"`) {
 				t.Errorf("the detail does not name the parameter: %s", r.body)
