@@ -77,7 +77,8 @@ type Seller struct {
 	OpeningTotals []OpeningTotal `json:"openingTotals,omitempty"`
 	// InvoicePrefix opens the account's invoice numbers (numbering.go):
 	// "" means "F402-"; the year and a six-digit sequential number follow
-	// (F402-2026-000123).
+	// (F402-2026-000123). It may not end in "CN-", the mark of the
+	// credit notes' series (invoicelaw.CheckInvoicePrefix).
 	InvoicePrefix string `json:"invoicePrefix,omitempty"`
 	// Invoicing is how the account's supplies are invoiced (invoicemode.go):
 	// "" or "per_payment", "summary_monthly" (a summary invoice per buyer
@@ -236,7 +237,7 @@ func (s Seller) validate() error {
 	default:
 		return fmt.Errorf("seller.invoicing %q: want %q, %q or %q", s.Invoicing, InvoicingPerPayment, InvoicingSummaryMonthly, InvoicingNoneB2C)
 	}
-	if err := validInvoicePrefix(s.InvoicePrefix); err != nil {
+	if err := invoicelaw.CheckInvoicePrefix(s.InvoicePrefix); err != nil {
 		return err
 	}
 	if err := invoicelaw.CheckForm(s.ForInvoiceLaw()); err != nil {

@@ -90,7 +90,7 @@ func (b *Books) CreditNoteDraft(orig *Record, rec Record, cn CreditNote, issued 
 	if err != nil {
 		return nil, &Error{Code: CodeInternal, Detail: "the credit note could not be rendered", Err: err}
 	}
-	series, prefix := documentSeries("credit-note", "CN-", b.acc.ID, seller, doc.IssueDate)
+	series, prefix := documentSeries("credit-note", invoicelaw.CreditNoteMark, b.acc.ID, seller, doc.IssueDate)
 	rec.Invoice = &InvoiceRef{
 		Format: "UBL 2.1 CreditNote", Profile: string(doc.Profile), URL: cn.URL,
 		TaxCountry: cn.Corrects.TaxCountry, TaxBasis: cn.Corrects.TaxBasis, IssueDate: doc.IssueDate,

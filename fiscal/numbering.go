@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"strings"
 )
 
 // Invoice numbers. Art. 226(2) Directive 2006/112/EC requires on every
@@ -17,14 +16,12 @@ import (
 // that carries the invoice is written, so neither a failed append, nor a
 // crash, nor concurrent settlements leave a gap or a repeat. A record that
 // has no invoice (pending review) takes its number when it is invoiced (the
-// revision that processes it). Credit notes have their own series.
+// revision that processes it). Credit notes have their own series; the
+// account's prefix is such that the two never meet
+// (invoicelaw.CheckInvoicePrefix).
 
 // DefaultInvoicePrefix opens an invoice number when the account sets none.
 const DefaultInvoicePrefix = "F402-"
-
-// maxInvoicePrefix bounds Seller.InvoicePrefix: BT-1 is an identifier, and
-// the whole number should stay short enough for any accounting system.
-const maxInvoicePrefix = 20
 
 // invoiceSeries is the ledger sequence of the account's invoices dated
 // issueDate, and the text before the number.
@@ -46,20 +43,6 @@ func documentSeries(kind, mark, accountID string, seller Seller, issueDate strin
 	}
 	prefix = p + mark + issueDate[:4] + "-"
 	return kind + "\x00" + accountID + "\x00" + prefix, prefix
-}
-
-// validInvoicePrefix checks Seller.InvoicePrefix: letters, digits and
-// - _ / . only.
-func validInvoicePrefix(p string) error {
-	if len(p) > maxInvoicePrefix {
-		return fmt.Errorf("seller.invoicePrefix is longer than %d characters", maxInvoicePrefix)
-	}
-	if i := strings.IndexFunc(p, func(r rune) bool {
-		return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune("-_/.", r))
-	}); i >= 0 {
-		return fmt.Errorf("seller.invoicePrefix %q: only letters, digits and - _ / . may appear", p)
-	}
-	return nil
 }
 
 // numberAs gives the draft's invoice the number n of its series: written
