@@ -78,7 +78,8 @@ type Seller struct {
 	// InvoicePrefix opens the account's invoice numbers (numbering.go):
 	// "" means "F402-"; the year and a six-digit sequential number follow
 	// (F402-2026-000123). It may not end in "CN-", the mark of the
-	// credit notes' series (invoicelaw.CheckInvoicePrefix).
+	// credit notes' series, nor open with "SANDBOX", the sandbox's
+	// (invoicelaw.CheckInvoicePrefix).
 	InvoicePrefix string `json:"invoicePrefix,omitempty"`
 	// Invoicing is how the account's supplies are invoiced (invoicemode.go):
 	// "" or "per_payment", "summary_monthly" (a summary invoice per buyer

@@ -18,6 +18,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/settlement"
 	"github.com/fiscal402/fiscal402/vat"
@@ -260,10 +261,11 @@ func (e *Engine) Issue(d *Draft, seller Seller) error {
 
 // documentSeller is s as the engine's documents are numbered for it:
 // simulations in the sandbox's own series, whose prefix no account can
-// choose, so that a sandbox document is never a number of a real series.
+// choose (invoicelaw.CheckInvoicePrefix), so that a sandbox document is
+// never a number of a real series.
 func (e *Engine) documentSeller(s Seller) Seller {
 	if e.cfg.Environment == receipt.EnvSandbox {
-		s.InvoicePrefix = "SANDBOX-"
+		s.InvoicePrefix = invoicelaw.SandboxPrefix
 	}
 	return s
 }

@@ -1,7 +1,9 @@
 package fiscal_test
 
 import (
+	"context"
 	"fmt"
+	"github.com/fiscal402/fiscal402/receipt"
 	"strings"
 	"testing"
 	"time"
@@ -73,5 +75,49 @@ func TestInvoicePrefixNeverMeetsCreditNotes(t *testing.T) {
 	accs[0].Seller = s
 	if err := e.SetAccounts(accs); err == nil || !strings.Contains(err.Error(), "seller.invoicePrefix") {
 		t.Errorf("SetAccounts with prefix %q: %v, want an error naming seller.invoicePrefix", s.InvoicePrefix, err)
+	}
+}
+
+// TestProductionPrefixNeverLooksSandbox: the sandbox numbers its
+// simulations in a series of its own; no production account may choose a
+// prefix whose invoice numbers look like the sandbox's (the same text, in
+// any case), so that a production invoice never passes for a simulation,
+// nor one for the other. It is refused when the account is made or
+// changed, naming seller.invoicePrefix.
+func TestProductionPrefixNeverLooksSandbox(t *testing.T) {
+	now := time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC)
+	cfg := fiscaltest.Config(t, now, fiscaltest.IrishSeller)
+	cfg.Environment = receipt.EnvSandbox
+	sale, err := fiscaltest.Books(t, fiscaltest.Engine(t, cfg), 0).Settle(context.Background(), fiscaltest.Request(1, "1.19", "DE", "2026-04-10T14:30:00Z"), "")
+	if err != nil || sale.Record.Invoice == nil {
+		t.Fatalf("sandbox sale: %v", err)
+	}
+	// The sandbox's series text: its number without the year and digits,
+	// and without its separator.
+	mark, ok := strings.CutSuffix(sale.Record.Invoice.ID, "2026-000001")
+	if !ok {
+		t.Fatalf("sandbox invoice %s", sale.Record.Invoice.ID)
+	}
+	mark = strings.ToUpper(strings.TrimRight(mark, "-_/."))
+
+	prod := fiscaltest.Config(t, now, fiscaltest.IrishSeller)
+	prod.Environment = receipt.EnvProduction
+	e := fiscaltest.Engine(t, prod)
+	for _, p := range []string{mark + "-", strings.ToLower(mark) + "-", mark, mark + "_A/", "INV-", "SAND-", "X" + mark + "-"} {
+		s := fiscaltest.IrishSeller
+		s.InvoicePrefix = p
+		looks := strings.HasPrefix(strings.ToUpper(p+"2026-000001"), mark)
+		_, nerr := fiscal.Account{ID: "a", Seller: s}.Normalised()
+		accs := e.Accounts()
+		accs[0].Seller = s
+		serr := e.SetAccounts(accs)
+		for _, err := range []error{nerr, serr} {
+			if looks && (err == nil || !strings.Contains(err.Error(), "seller.invoicePrefix")) {
+				t.Errorf("prefix %q numbers production invoices like the sandbox's (%s), yet accepted: %v", p, sale.Record.Invoice.ID, err)
+			}
+			if !looks && err != nil {
+				t.Errorf("prefix %q: %v", p, err)
+			}
+		}
 	}
 }
