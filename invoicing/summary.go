@@ -2,6 +2,7 @@ package invoicing
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -356,7 +357,8 @@ func coveredRecords(ctx context.Context, b *fiscal.Books, hits []ledger.Hit, q S
 // per VAT category and rate on the exact amounts, the UBL invoice under
 // the law of the supplies (Art. 219a; the latest record's determination
 // and the account's current seller profile: fiscal.Books.InvoiceFrame),
-// the covering links.
+// which must be the state the records were decided under
+// (Record.Invoicing.TaxCountry, q.TaxCountry), the covering links.
 func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.Record, first, last, now time.Time) (*fiscal.Draft, *SummaryInvoice, error) {
 	acc := b.Account()
 	type group struct {
@@ -398,6 +400,17 @@ func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.R
 	}
 	latest := recs[len(recs)-1]
 	inv, ref, missing := b.InvoiceFrame(latest, now)
+	if inv.TaxCountry != q.TaxCountry {
+		// The supplies were recorded, and declared, under q.TaxCountry's
+		// invoicing rules (Record.Invoicing, Art. 219a); the profile, changed
+		// since, decides another state for them, and the records state
+		// neither that state's basis nor the VAT number the supplies were
+		// made under: the engine does not guess them.
+		return nil, nil, &fiscal.Error{Code: fiscal.CodeInvoiceRulesFailed, Field: "/taxCountry", Detail: fmt.Sprintf(
+			"these supplies were recorded under the invoicing rules of %s (Art. 219a %s), but the account's seller profile now puts them under those of %s; "+
+				"a summary invoice follows the law its supplies were recorded under: date the profile's registrations (validFrom, validTo) so that they apply to the supplies of %s as when they were recorded",
+			q.TaxCountry, invoicelaw.Directive, cmp.Or(inv.TaxCountry, "no state"), q.Period)}
+	}
 	if len(missing) > 0 {
 		return nil, nil, &fiscal.Error{Code: fiscal.CodeInvoiceRulesFailed, Detail: "the business customer's " + strings.Join(missing, ", ") + " is missing (Art. 226(5)); resolve its latest record's address"}
 	}
@@ -446,7 +459,7 @@ func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.R
 	if n := latest.Classification.InvoiceNote; n != "" {
 		inv.Note += " " + n
 	}
-	doc.Basis = fiscal.SummaryKey{TaxCountry: inv.TaxCountry}.Rule()
+	doc.Basis = fiscal.SummaryKey{TaxCountry: q.TaxCountry}.Rule()
 	u, err := ubl.DraftInvoice(inv)
 	if err != nil {
 		var ve *ubl.ValidationError
