@@ -409,12 +409,14 @@ var metaTotalsBuilt = []byte("cross-border-totals/v1")
 const bucketEngineMeta = "engine-meta"
 
 // rebuildTotals computes the running totals of a ledger written before the
-// engine kept them, once, from its settlement records: a record whose
-// determination has a threshold section counts its counted value; an older
-// record without one counts its exact (else cent) net when it was a
-// processed B2C supply under the EU ruleset to a customer in another member
-// state than the seller's (the supplies Art. 59c(1)(b) counts). It reads
-// every settlement once: the cost of opening an old ledger once, after
+// engine kept them, once, from what recording counts: its settlements and
+// its fiscal events (which count since they are decided on the totals;
+// a review found the rebuild reading the settlements only). A processed
+// settlement counts its value by vat.Determination.RecordedCount; a fiscal
+// event (its document calls the classification "determination" and the
+// settlement "payment") counts as it did when recorded: determined, by its
+// threshold section, which only the account's own seller's events have. It
+// reads every record once: the cost of opening an old ledger once, after
 // which the totals are kept with every commit.
 func (e *Engine) rebuildTotals(ctx context.Context) error {
 	if _, err := e.ledger.Get(bucketEngineMeta, metaTotalsBuilt); err == nil {
@@ -423,31 +425,35 @@ func (e *Engine) rebuildTotals(ctx context.Context) error {
 		return err
 	}
 	sums := map[string]decimal.Decimal{} // totalKey → sum
-	if e.ledger.Size() > 0 {
+	for _, index := range []string{indexAccountTime, indexAccountFiscalEvents} {
 		var after []byte
-		for {
-			hits, err := e.ledger.Scan(indexAccountTime, nil, after, false, 1000)
+		for e.ledger.Size() > 0 {
+			hits, err := e.ledger.Scan(index, nil, after, false, 1000)
 			if err != nil {
 				return err
 			}
 			for _, h := range hits {
-				if ctx.Err() != nil {
-					return ctx.Err()
+				var r struct {
+					Object, Account, ReviewStatus string
+					Classification, Determination vat.Determination
+					Settlement, Payment           struct{ Timestamp string }
+					Seller                        struct{ Country string }
+					FX                            RecordFX
 				}
-				r, _, err := e.loadRecord(h.ID)
-				if err != nil {
-					return err
+				raw, err := e.Document(h.ID)
+				if err = cmp.Or(ctx.Err(), err); err != nil || json.Unmarshal(raw, &r) != nil {
+					return cmp.Or(err, error(&Error{Code: CodeInternal, Detail: "stored record " + h.ID + " is unreadable"}))
+				}
+				if d := r.Determination; r.Object == ObjectFiscalEvent && d.Status == vat.StatusDetermined && d.Threshold != nil {
+					r.Classification, r.Settlement, r.ReviewStatus = d, r.Payment, StatusProcessed
 				}
 				b, ok := (*e.accounts.Load())[r.Account]
 				if !ok || r.ReviewStatus != StatusProcessed || !countsTowardTotal(b.acc.Seller) {
 					continue
 				}
-				v, ok := legacyCounted(r)
-				if !ok {
-					continue
-				}
+				v, ok := r.Classification.RecordedCount(r.Seller.Country, cmp.Or(r.FX.NetEURExact, r.FX.NetEUR))
 				ts, err := time.Parse(time.RFC3339Nano, r.Settlement.Timestamp)
-				if err != nil {
+				if !ok || err != nil {
 					continue
 				}
 				k := string(totalKey(r.Account, vat.Seller{Country: b.acc.Seller.Country}.ThresholdYear(ts)))
@@ -472,26 +478,4 @@ func (e *Engine) rebuildTotals(ctx context.Context) error {
 		}
 		return tx.Put(bucketEngineMeta, metaTotalsBuilt, []byte(time.Now().UTC().Format(time.RFC3339)))
 	})
-}
-
-// legacyCounted is the value a stored record counts toward its account's
-// running total.
-func legacyCounted(r *Record) (decimal.Decimal, bool) {
-	c := r.Classification
-	if th := c.Threshold; th != nil {
-		if th.Counts && th.Counted != nil {
-			return *th.Counted, true
-		}
-		return decimal.Zero, false
-	}
-	if c.BuyerTreatment != vat.TreatmentB2C || c.Jurisdiction != vat.JurisdictionEU || !isEU27(c.PlaceOfSupply) ||
-		strings.EqualFold(c.PlaceOfSupply, r.Seller.Country) {
-		return decimal.Zero, false
-	}
-	net := r.FX.NetEURExact
-	if net == "" {
-		net = r.FX.NetEUR
-	}
-	d, err := decimal.NewFromString(net)
-	return d, err == nil
 }

@@ -2,6 +2,7 @@ package fiscalevent_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fiscalevent"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
+	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -92,5 +94,57 @@ func TestManualResolutionUsesSellerFacts(t *testing.T) {
 		case !c.refuse && (got.Event.Determination.Regime != m.Regime || got.Event.Determination.TaxingCountry != m.TaxingCountry):
 			t.Errorf("%s %s: recorded %s %s", m.Regime, m.TaxingCountry, got.Event.Determination.Regime, got.Event.Determination.TaxingCountry)
 		}
+	}
+}
+
+// TestTotalsRebuiltCountFiscalEvents: a ledger written before the engine
+// kept its Art. 59c running totals has them built once when opened
+// (fiscal's rebuildTotals). The account's own fiscal events count toward
+// the totals when recorded, as its settlements do, so the rebuild must
+// count them too: a review found it reading only the settlements, leaving
+// a seller that records its sales as fiscal events below the threshold
+// after a rebuild.
+func TestTotalsRebuiltCountFiscalEvents(t *testing.T) {
+	seller := fiscaltest.IrishSeller
+	seller.OverThreshold = false
+	cfg := fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), seller)
+	e, err := fiscal.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	b := fiscaltest.Books(t, e, 0)
+	if _, err := b.Settle(ctx, fiscaltest.Request(1, "1234.56", "DE", "2026-04-10T14:30:00Z"), ""); err != nil {
+		t.Fatal(err)
+	}
+	events := fiscalevent.New(e)
+	for i, c := range []string{"FR", "AT"} {
+		res, err := events.Record(ctx, fiscaltest.AccountID(0), request(2+i, "2345.67", seller.LegalName, "IE", c), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if th := res.Event.Determination.Threshold; th == nil || !th.Counts || th.Counted == nil {
+			t.Fatalf("fiscal event to %s: threshold section %+v, want it counted", c, th)
+		}
+	}
+	kept, err := b.Totals(ctx)
+	if err != nil || len(kept) != 1 {
+		t.Fatalf("kept totals %+v %v", kept, err)
+	}
+	// Forget them, as a ledger of an older version never had them.
+	err = e.Ledger().Update(func(tx ledger.Tx) error {
+		if err := tx.Delete("cross-border-totals", []byte(fiscaltest.AccountID(0)+"\x002026")); err != nil {
+			return err
+		}
+		return tx.Delete("engine-meta", []byte("cross-border-totals/v1"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	e = fiscaltest.Engine(t, cfg)
+	rebuilt, err := fiscaltest.Books(t, e, 0).Totals(ctx)
+	if err != nil || !slices.Equal(rebuilt, kept) {
+		t.Fatalf("rebuilt %+v, kept %+v (%v): the rebuild must count the fiscal events as recording did", rebuilt, kept, err)
 	}
 }

@@ -338,3 +338,25 @@ func originNoteText(S string, totals bool) string {
 	}
 	return "The seller is established only in " + S + " and states that its cross-border B2C TBE supplies and distance sales stayed within EUR 10,000 this and last year; once the threshold is exceeded, destination VAT applies from that supply on (Art. 59c(2) " + directive + ")."
 }
+
+// RecordedCount is the value a recorded supply with this determination
+// counts toward its seller's Art. 59c total, for a total built again from
+// the records: its threshold section's Counted when it has one; for a
+// determination made before the section existed, net (the supply's EUR
+// value exclusive of VAT) when it was a B2C supply under the EU ruleset to
+// a consumer in another member state than sellerCountry (the supplies Art.
+// 59c(1)(b) counts).
+func (d Determination) RecordedCount(sellerCountry, net string) (decimal.Decimal, bool) {
+	if th := d.Threshold; th != nil {
+		if th.Counts && th.Counted != nil {
+			return *th.Counted, true
+		}
+		return decimal.Zero, false
+	}
+	place := normalizeCountry(d.PlaceOfSupply)
+	if d.BuyerTreatment != TreatmentB2C || d.Jurisdiction != JurisdictionEU || !isEUMember(place) || place == normalizeCountry(sellerCountry) {
+		return decimal.Zero, false
+	}
+	v, err := decimal.NewFromString(net)
+	return v, err == nil
+}
