@@ -1,6 +1,7 @@
 package fiscal
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -53,6 +54,14 @@ const (
 	// Queued: the payment was durably queued for ingest (package ingest);
 	// nothing is recorded yet.
 	Queued
+	// BucketQueuedKeys is the side bucket where package ingest's queue
+	// holds the Idempotency-Keys of the payments it queued: the key's
+	// claim key (IdempotencyClaim) → the payment's record id. Until the
+	// entry is pruned the key names that payment's request, as a recorded
+	// key does: any other append claiming it, or binding it to an existing
+	// record, is an IDEMPOTENCY_CONFLICT (checked in the committer,
+	// keyNotBound), so that the queued payment is never refused its own key.
+	BucketQueuedKeys = "ingest-keys"
 )
 
 func (o Outcome) String() string {
@@ -299,7 +308,7 @@ func (b *Books) Lookup(network, txHash, idemKey string, fingerprint []byte) (str
 			return "", 0, claimConflict(c)
 		}
 		if c.Space == claimPayment && idem != nil {
-			if err := b.bindKey(*idem, holder); err != nil {
+			if err := b.bindKey(*idem, holder, EventID(network, txHash)); err != nil {
 				return "", 0, err
 			}
 		}
@@ -365,7 +374,7 @@ func (b *Books) existingPayment(holder string, idem *ledger.Claim, p *Payment) (
 		}
 	}
 	if idem != nil {
-		if err := b.bindKey(*idem, res.Record.ID); err != nil {
+		if err := b.bindKey(*idem, res.Record.ID, EventID(res.Record.Settlement.Network, res.Record.Settlement.TxHash)); err != nil {
 			return nil, err
 		}
 	}
@@ -425,7 +434,8 @@ func (b *Books) boundKey(c ledger.Claim) (string, bool, error) {
 	return rec, true, nil
 }
 
-// bindKey binds an Idempotency-Key to the existing record it answered, once:
+// bindKey binds an Idempotency-Key to the existing record it answered
+// (recordID, whose payment's queue entry id is queueID), once:
 // the same key with another body is then IDEMPOTENCY_CONFLICT, whatever the
 // first answer was. A key bound or claimed concurrently with another body
 // is a conflict too: the claim is looked up inside the binding's
@@ -433,7 +443,7 @@ func (b *Books) boundKey(c ledger.Claim) (string, bool, error) {
 // are serial), and an append that claims the key checks the binding in its
 // own (keyNotBound), so that of a binding and a claim of one key with two
 // bodies, whichever comes second is the conflict.
-func (b *Books) bindKey(c ledger.Claim, recordID string) error {
+func (b *Books) bindKey(c ledger.Claim, recordID, queueID string) error {
 	var conflict bool
 	err := b.e.ledger.Update(func(tx ledger.Tx) error {
 		_, fp, held, err := tx.ClaimHolder(c.Space, c.Key)
@@ -444,6 +454,9 @@ func (b *Books) bindKey(c ledger.Claim, recordID string) error {
 			return claimConflict(c)
 		case held:
 			return nil
+		}
+		if q := tx.Get(BucketQueuedKeys, []byte(c.Key)); q != nil && string(q) != queueID {
+			return claimConflict(c)
 		}
 		if v := tx.Get(bucketBoundKeys, []byte(c.Key)); v != nil {
 			fp, _, _ := strings.Cut(string(v), "\x00")
@@ -461,23 +474,26 @@ func (b *Books) bindKey(c ledger.Claim, recordID string) error {
 	return nil
 }
 
-// keyNotBound is the committer's check of an append that claims the
+// keyNotBound is the committer's check of the append of d that claims the
 // Idempotency-Key c: a binding of the key to an existing record
 // (bindKey), written since the caller looked, makes the append an
 // IDEMPOTENCY_CONFLICT rather than a second answer to one key. The same
 // body cannot reach it: it is a duplicate of the bound record's payment,
-// whose claim answers first.
-func keyNotBound(c ledger.Claim) commitCheck {
-	key := []byte(c.Key)
-	return commitCheck{reads: []ledger.SideKey{{Bucket: bucketBoundKeys, Key: key}}, fn: func(h *ledger.Hook) error {
+// whose claim answers first. So does the key held by a queue entry
+// (BucketQueuedKeys, by EventID) unless d is the first entry of that
+// entry's payment's settlement record.
+func keyNotBound(c ledger.Claim, d *Draft) commitCheck {
+	key, id := []byte(c.Key), ""
+	if d.id == d.Record.ID && d.Record.Object == ObjectSettlement {
+		id = EventID(d.Record.Settlement.Network, d.Record.Settlement.TxHash)
+	}
+	return commitCheck{reads: []ledger.SideKey{{Bucket: bucketBoundKeys, Key: key}, {Bucket: BucketQueuedKeys, Key: key}}, fn: func(h *ledger.Hook) error {
 		v, err := h.Get(bucketBoundKeys, key)
-		if err != nil {
-			return err
-		}
-		if v != nil {
+		q, qerr := h.Get(BucketQueuedKeys, key)
+		if err = cmp.Or(err, qerr); err == nil && (v != nil || q != nil && string(q) != id) {
 			return claimConflict(c)
 		}
-		return nil
+		return err
 	}}
 }
 

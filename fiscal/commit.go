@@ -84,7 +84,7 @@ func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended,
 	checks := d.commitChecks()
 	for _, c := range d.Claims {
 		if c.Space == claimIdempotency {
-			checks = append(checks[:len(checks):len(checks)], keyNotBound(c))
+			checks = append(checks[:len(checks):len(checks)], keyNotBound(c, d))
 		}
 	}
 	series := ""

@@ -88,9 +88,9 @@ type Error struct {
 
 // Side buckets of the queue.
 const (
-	bucketQueue = "ingest"      // event id → queued JSON
-	bucketDue   = "ingest-due"  // 8-byte big-endian unix nanos of the next attempt ‖ event id → event id
-	bucketKeys  = "ingest-keys" // account \x00 Idempotency-Key → event id
+	bucketQueue = "ingest"                // event id → queued JSON
+	bucketDue   = "ingest-due"            // 8-byte big-endian unix nanos of the next attempt ‖ event id → event id
+	bucketKeys  = fiscal.BucketQueuedKeys // account \x00 Idempotency-Key → event id, held against other requests in the engine's committer
 	queueFormat = "fiscal402.ingest/1"
 )
 
