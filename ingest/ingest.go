@@ -133,6 +133,10 @@ func result(sr *fiscal.SettleResult) *Result {
 //   - a recorded payment answers Created, or Existing / Replayed as
 //     fiscal.Books.Settle does (one record per (network, tx hash) and per
 //     transfer log, across all accounts);
+//   - the request of a payment still queued, repeated under its
+//     Idempotency-Key, is a replay: Outcome Queued with the entry, without
+//     asking the chain (the key held by another payment's entry, or by this
+//     payment's with other facts, is IDEMPOTENCY_CONFLICT);
 //   - a chain that contradicts the documents is CHAIN_VERIFY_FAILED (422);
 //     a chain that cannot be asked or is not final yet is CHAIN_UNAVAILABLE
 //     (503, Retry-After) and nothing is written: retry, or use EnqueueX402.
@@ -250,8 +254,9 @@ func fingerprint(kind string, input any, buyer fiscal.BuyerFacts) []byte {
 }
 
 // record answers from the ledger when the payment is already recorded,
-// else reads it from the chain and records it (ingest), unless a queue
-// entry of another payment holds its Idempotency-Key.
+// else from the queue when an entry holds its Idempotency-Key (queuedKey:
+// another payment's is a conflict, this request's own queued entry the
+// replay's answer), else reads it from the chain and records it (ingest).
 func (s *Service) record(ctx context.Context, b *fiscal.Books, in chainJob) (*Result, error) {
 	read := in.Read
 	in.Read = nil
@@ -259,8 +264,12 @@ func (s *Service) record(ctx context.Context, b *fiscal.Books, in chainJob) (*Re
 	if err != nil || res != nil {
 		return resultOrErr(res, err)
 	}
-	if err := s.checkQueuedKey(b.Account().ID, in); err != nil {
-		return nil, err
+	if !in.FromQueue {
+		if st, err := s.queuedKey(b.Account().ID, in); err != nil {
+			return nil, err
+		} else if st != nil {
+			return &Result{Outcome: fiscal.Queued, Queued: st}, nil
+		}
 	}
 	in.Read = read
 	return resultOrErr(s.ingest(ctx, b, in))
@@ -297,6 +306,9 @@ type chainJob struct {
 	// Puts are written in the record's own transaction (the final state of
 	// a queue entry, so that it is never lost and never recorded twice).
 	Puts []ledger.Put
+	// FromQueue: the queue's own attempt at its entry, whose key the entry
+	// holds for it (record does not answer it from the queue).
+	FromQueue bool
 }
 
 // ingest records a payment whose facts come from the chain: it answers

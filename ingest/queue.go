@@ -240,23 +240,44 @@ func queuedKeyConflict() *fiscal.Error {
 	return &fiscal.Error{Code: fiscal.CodeIdempotencyConflict, Field: "Idempotency-Key", Detail: "this Idempotency-Key is already used by another queued settlement"}
 }
 
-// checkQueuedKey refuses to record a payment under an Idempotency-Key that
-// a queued entry of another payment holds: the key names one request.
-func (s *Service) checkQueuedKey(account string, j chainJob) error {
+// queuedKey answers a record of a payment whose Idempotency-Key a queue
+// entry holds, before the chain is asked: an entry of another payment is
+// an IDEMPOTENCY_CONFLICT (the key names one request); this payment's
+// entry with other facts is one too, as EnqueueX402 answers; and this
+// payment's entry with the same facts, still queued, is the key's answer,
+// a replay of the request that queued it (the queue asks the chain, not
+// this call). (nil, nil): record it (no entry holds the key, or this
+// payment's entry failed: a synchronous attempt may try again).
+func (s *Service) queuedKey(account string, j chainJob) (*Status, error) {
 	if j.IdempotencyKey == "" {
+		return nil, nil
+	}
+	var q queued
+	var conflict bool
+	err := s.e.Ledger().View(func(tx ledger.Tx) error {
+		held := tx.Get(bucketKeys, idemIndexKey(account, j.IdempotencyKey))
+		id := fiscal.EventID(j.Network, j.TxHash)
+		if conflict = held != nil && string(held) != id; held == nil || conflict {
+			return nil
+		}
+		if raw := tx.Get(bucketQueue, []byte(id)); raw != nil {
+			return json.Unmarshal(raw, &q)
+		}
 		return nil
+	})
+	switch {
+	case err != nil:
+		return nil, fiscal.StoreError(err)
+	case conflict:
+		return nil, queuedKeyConflict()
+	case q.Status.ID == "":
+		return nil, nil
+	case !bytes.Equal(q.Fingerprint, j.Fingerprint):
+		return nil, &fiscal.Error{Code: fiscal.CodeIdempotencyConflict, Field: "Idempotency-Key", Detail: "this Idempotency-Key was already used with a different request body"}
+	case q.Status.State == StateQueued:
+		return &q.Status, nil
 	}
-	held, err := s.e.Ledger().Get(bucketKeys, idemIndexKey(account, j.IdempotencyKey))
-	if errors.Is(err, ledger.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return fiscal.StoreError(err)
-	}
-	if string(held) != fiscal.EventID(j.Network, j.TxHash) {
-		return queuedKeyConflict()
-	}
-	return nil
+	return nil, nil
 }
 
 // schedule (re)queues the entry for an attempt at due: it replaces the
@@ -393,6 +414,7 @@ func (s *Service) attempt(ctx context.Context, key []byte, id string) error {
 	}
 	job := s.x402Ingest(q.Input, q.Buyer, q.IdemKey)
 	_, job.Puts = q.finished(StateRecorded, now, nil, s.e.RecordID(q.Status.Network, q.Status.TxHash))
+	job.FromQueue = true
 	res, err := s.record(ctx, b, job)
 	switch {
 	case err == nil && res.Outcome == fiscal.Created:

@@ -3,6 +3,7 @@ package ingest_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fiscal"
@@ -63,5 +64,34 @@ func TestQueuedKeyIsHeldAgainstOtherRequests(t *testing.T) {
 	// the conflict.
 	_, err = b.Settle(ctx, fiscal.SettlementRequest{AmountUSDC: "2", TxHash: other, Timestamp: "2026-04-10T09:00:24Z",
 		PayerWallet: rvPayer, ReceiverWallet: rvPayTo, Network: "eip155:8453", ConsumerCountry: "DE"}, "key-q")
+	wantCode(t, err, fiscal.CodeIdempotencyConflict)
+}
+
+// TestSyncReplayOfAQueuedKey: a synchronous x402 POST that repeats the
+// request of a payment still in the queue, under its Idempotency-Key, is a
+// replay of that request: it answers with the queue entry (202), without
+// asking the chain, which the queue asks. A review found it going to the
+// chain; here the node hangs, so asking it would be CHAIN_UNAVAILABLE.
+// The same key with other buyer facts is an IDEMPOTENCY_CONFLICT, as
+// EnqueueX402 answers.
+func TestSyncReplayOfAQueuedKey(t *testing.T) {
+	node, _, e := rvSetup(t, evmverify.Policy{Timeout: 200 * time.Millisecond})
+	ctx := context.Background()
+	tx := rvHash("tx sync replay")
+	node.mine(tx, 10, rvPayer, rvPayTo, 1_000_000)
+	node.advance(3)
+	d := rvDocs(t, tx, 1_000_000)
+	q, err := e.EnqueueX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "key-s")
+	if err != nil || q.Outcome != fiscal.Queued {
+		t.Fatalf("enqueue: %v %+v", err, q)
+	}
+	node.setHang(2 * time.Second)
+	res, err := e.IngestX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "key-s")
+	if err != nil || res.Outcome != fiscal.Queued || res.Queued == nil || res.Queued.ID != q.Queued.ID || res.Queued.State != ingest.StateQueued {
+		t.Fatalf("sync replay of the queued request: %v %+v, want the queue entry %s", err, res, q.Queued.ID)
+	}
+	other := buyerDE
+	other.Country = "FR"
+	_, err = e.IngestX402(ctx, "acct_0", d.settle, d.requirements, d.payload, other, "key-s")
 	wantCode(t, err, fiscal.CodeIdempotencyConflict)
 }
