@@ -176,7 +176,7 @@ type input struct {
 // validate checks a fiscal event request. Payment fields are checked by the
 // settlement rules (their errors point into /payment); parties by package
 // parties.
-func (req Request) validate(now time.Time, acc fiscal.Account) (input, error) {
+func (req Request) validate(now time.Time, acc fiscal.Account, totalsAt func(time.Time) (*vat.CrossBorderTotals, error)) (input, error) {
 	var in input
 	p := req.Payment
 	pay, err := fiscal.SettlementRequest{
@@ -190,7 +190,11 @@ func (req Request) validate(now time.Time, acc fiscal.Account) (input, error) {
 	if err != nil {
 		return in, err
 	}
-	if m, ok, err := parties.MatchAccountSeller("/seller", seller, acc); err != nil {
+	var totals func() (*vat.CrossBorderTotals, error)
+	if totalsAt != nil {
+		totals = func() (*vat.CrossBorderTotals, error) { return totalsAt(pay.Timestamp) } // at the supply's date, as it is decided
+	}
+	if m, ok, err := parties.MatchAccountSeller("/seller", seller, acc, totals); err != nil {
 		return in, err
 	} else if ok {
 		seller = m
@@ -260,7 +264,9 @@ func (s *Service) Record(ctx context.Context, accountID string, req Request, ide
 		return nil, fiscal.InputError(err)
 	}
 	now := s.e.Now().UTC()
-	in, err := req.validate(now, b.Account())
+	in, err := req.validate(now, b.Account(), func(at time.Time) (*vat.CrossBorderTotals, error) {
+		return parties.AccountTotals(ctx, b, parties.AccountSeller(b.Account()), at)
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -40,7 +40,7 @@ func FuzzFiscalEventRequest(f *testing.F) {
 			}
 			return
 		}
-		in, err := req.validate(now, acc)
+		in, err := req.validate(now, acc, nil)
 		if err != nil {
 			checkRequestError(t, err)
 			return

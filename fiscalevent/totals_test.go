@@ -2,6 +2,7 @@ package fiscalevent_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -146,5 +147,44 @@ func TestTotalsRebuiltCountFiscalEvents(t *testing.T) {
 	rebuilt, err := fiscaltest.Books(t, e, 0).Totals(ctx)
 	if err != nil || !slices.Equal(rebuilt, kept) {
 		t.Fatalf("rebuilt %+v, kept %+v (%v): the rebuild must count the fiscal events as recording did", rebuilt, kept, err)
+	}
+}
+
+// TestAccountSellerStatedOverByItsTotals: the account's profile does not
+// state the seller is over the Art. 59c threshold (overThreshold false:
+// the engine decides from the running totals), and its 2026 totals are
+// already over EUR 10,000. A fiscal event whose body states overThreshold
+// true states what the ledger says: a review found it refused as
+// contradicting the profile. It is accepted, and decided as without the
+// statement (destination VAT, Art. 59c(1)(c) and (2)). The same statement
+// for an account whose totals are within the threshold contradicts the
+// ledger and is still refused, naming the field.
+func TestAccountSellerStatedOverByItsTotals(t *testing.T) {
+	over := true
+	for _, c := range []struct {
+		opening string
+		accept  bool
+	}{{"12000", true}, {"4200", false}} {
+		seller := fiscaltest.IrishSeller
+		seller.OverThreshold = false
+		seller.OpeningTotals = []fiscal.OpeningTotal{{Year: 2026, EUR: c.opening}}
+		e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), seller))
+		req := request(1, "11.90", seller.LegalName, "IE", "DE")
+		req.Seller.OverThreshold = &over
+		res, err := fiscalevent.New(e).Record(context.Background(), fiscaltest.AccountID(0), req, "")
+		switch {
+		case c.accept && err != nil:
+			t.Errorf("opening %s, overThreshold true: %v, want it accepted (the totals are over EUR 10,000)", c.opening, err)
+		case c.accept:
+			if d := res.Event.Determination; d.Regime != vat.RegimeOSSB2C || d.TaxingCountry != "DE" || !res.Event.Seller.AccountSeller {
+				t.Errorf("opening %s: %s %s (account seller %t), want OSS_B2C DE for the account's seller", c.opening, d.Regime, d.TaxingCountry, res.Event.Seller.AccountSeller)
+			}
+		default:
+			if fe := fiscaltest.Code(err); fe != fiscal.CodeBadRequest {
+				t.Errorf("opening %s, overThreshold true: %v, want BAD_REQUEST", c.opening, err)
+			} else if fe := (*fiscal.Error)(nil); errors.As(err, &fe) && fe.Field != "/seller/overThreshold" {
+				t.Errorf("opening %s: field %q, want /seller/overThreshold", c.opening, fe.Field)
+			}
+		}
 	}
 }

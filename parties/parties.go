@@ -221,7 +221,14 @@ func AccountSeller(acc fiscal.Account) SellerFacts {
 // a VAT number, the account's VAT number. When it is, the account's profile
 // is authoritative (spec §5.3), and a threshold fact in the body that
 // contradicts it is an error rather than silently overridden.
-func MatchAccountSeller(field string, s SellerFacts, acc fiscal.Account) (SellerFacts, bool, error) {
+//
+// A profile without overThreshold does not say the seller is under the
+// threshold: the engine decides the account's sales on its running totals
+// (AccountTotals). So overThreshold true in the body is no contradiction
+// when totals (read only then; nil: none) say the account is already over
+// EUR 10,000 (vat.CrossBorderTotals.Exceeded): the statement is true, and
+// the sale is decided on the totals as without it.
+func MatchAccountSeller(field string, s SellerFacts, acc fiscal.Account, totals func() (*vat.CrossBorderTotals, error)) (SellerFacts, bool, error) {
 	same := strings.EqualFold(collapseSpace(s.LegalName), collapseSpace(acc.Seller.LegalName)) &&
 		s.Country == acc.Seller.Country &&
 		(s.VATNumber == "" || vat.NormalizeNumber(s.VATNumber) == vat.NormalizeNumber(acc.Seller.VATNumber))
@@ -230,7 +237,16 @@ func MatchAccountSeller(field string, s SellerFacts, acc fiscal.Account) (Seller
 	}
 	m := AccountSeller(acc)
 	if s.OverThreshold != nil && *s.OverThreshold != *m.OverThreshold {
-		return s, false, badRequest(field+"/overThreshold", "contradicts the account's seller profile (%t), which is authoritative for the account's own seller", *m.OverThreshold)
+		var cb *vat.CrossBorderTotals
+		if *s.OverThreshold && totals != nil {
+			var err error
+			if cb, err = totals(); err != nil {
+				return s, false, err
+			}
+		}
+		if cb == nil || !cb.Exceeded() {
+			return s, false, badRequest(field+"/overThreshold", "contradicts the account's seller profile (%t) and its Art. 59c running totals, which are authoritative for the account's own seller", *m.OverThreshold)
+		}
 	}
 	if s.OptedForDestination != nil && *s.OptedForDestination != *m.OptedForDestination {
 		return s, false, badRequest(field+"/optedForDestination", "contradicts the account's seller profile (%t), which is authoritative for the account's own seller", *m.OptedForDestination)

@@ -78,7 +78,14 @@ func (s *Sandbox) Evaluate(ctx context.Context, accountID string, agent Agent, r
 		a := b.Account()
 		acc, books = &a, b
 	}
-	seller, buyer, err := evaluateParties(req, acc)
+	totals := func() (*vat.CrossBorderTotals, error) { // at the previewed date, as the preview decides
+		date, err := parseEvaluateDate("/date", req.Date, now)
+		if err != nil {
+			return nil, err
+		}
+		return parties.AccountTotals(ctx, books, parties.AccountSeller(*acc), date)
+	}
+	seller, buyer, err := evaluateParties(req, acc, totals)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +171,7 @@ func (s *Sandbox) Evaluate(ctx context.Context, accountID string, agent Agent, r
 // buyer must be an attested EU-27 customer (spec §4): an absent country or
 // one outside the EU-27 is UNSUPPORTED_JURISDICTION, a malformed one
 // BAD_REQUEST.
-func evaluateParties(req EvaluateRequest, acc *fiscal.Account) (parties.SellerFacts, parties.BuyerFacts, error) {
+func evaluateParties(req EvaluateRequest, acc *fiscal.Account, totals func() (*vat.CrossBorderTotals, error)) (parties.SellerFacts, parties.BuyerFacts, error) {
 	var seller parties.SellerFacts
 	switch {
 	case req.Seller != nil:
@@ -174,7 +181,7 @@ func evaluateParties(req EvaluateRequest, acc *fiscal.Account) (parties.SellerFa
 		}
 		seller = s
 		if acc != nil {
-			if m, ok, err := parties.MatchAccountSeller("/seller", s, *acc); err != nil {
+			if m, ok, err := parties.MatchAccountSeller("/seller", s, *acc, totals); err != nil {
 				return seller, parties.BuyerFacts{}, err
 			} else if ok {
 				seller = m

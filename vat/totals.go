@@ -18,3 +18,12 @@ type CrossBorderTotals struct {
 	// supply (this supply excluded).
 	CurrentYear decimal.Decimal
 }
+
+// Exceeded is whether the seller is already over the Art. 59c threshold
+// before the supply: the previous calendar year's total, or the current
+// year's before this supply, is over EUR 10,000 (Art. 59c(1)(c)
+// Directive 2006/112/EC). It is what a seller's statement "over the
+// threshold" (Seller.OverThreshold) asserts.
+func (t CrossBorderTotals) Exceeded() bool {
+	return t.PreviousYear.GreaterThan(thresholdLimit) || t.CurrentYear.GreaterThan(thresholdLimit)
+}
