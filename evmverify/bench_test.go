@@ -6,6 +6,8 @@ import (
 	"math/big"
 	"net/http"
 	"testing"
+
+	"github.com/fiscal402/fiscal402/internal/fakechain"
 )
 
 // BenchmarkDecodeReceipt decodes the research receipt (two logs), the
@@ -25,10 +27,10 @@ func BenchmarkDecodeReceipt(b *testing.B) {
 func BenchmarkMatch(b *testing.B) {
 	var logs []Log
 	for i := range 63 {
-		l, _ := decodeLog(wireFromMap(transferLog(uint64(i), fxUSDCBase, fxOther, fxPayTo, int64(i+1))))
+		l, _ := decodeLog(wireFromMap(fakechain.TransferLog(uint64(i), fxUSDCBase, fxOther, fxPayTo, int64(i+1))))
 		logs = append(logs, l)
 	}
-	last, _ := decodeLog(wireFromMap(transferLog(63, fxUSDCBase, fxPayer, fxPayTo, 1_500_000)))
+	last, _ := decodeLog(wireFromMap(fakechain.TransferLog(63, fxUSDCBase, fxPayer, fxPayTo, 1_500_000)))
 	logs = append(logs, last)
 	w := claimedByResearchReceipt()
 	b.ReportAllocs()
@@ -51,10 +53,10 @@ func wireFromMap(m map[string]any) wireLog {
 // cost without sockets or a real node.
 func BenchmarkVerifyInProcess(b *testing.B) {
 	node := newFakeNode()
-	node.mine(fxTx, 20, "0x1",
+	node.Mine(fxTx, 20, "0x1",
 		authUsedLog(4, fxUSDCBase, fxPayer),
-		transferLog(5, fxUSDCBase, fxPayer, fxPayTo, 1_500_000))
-	node.advance(2)
+		fakechain.TransferLog(5, fxUSDCBase, fxPayer, fxPayTo, 1_500_000))
+	node.Advance(2)
 	v, err := NewVerifier(map[string]Policy{NetworkBase: {Mode: ModeRequired, RPCURLs: []string{"http://node.invalid"}}},
 		&http.Client{Transport: inProcess{node}})
 	if err != nil {

@@ -9,12 +9,14 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/fiscal402/fiscal402/internal/fakechain"
 )
 
 // The research receipt (x402-evm.md §4.4, ganache, transferWithAuthorization
 // of 1.5 USDC), re-homed to the Base USDC address and our fixture hash.
 var researchReceipt = `{"transactionHash":"` + fxTx + `","status":"0x1","blockNumber":"0xa",
-"blockHash":"` + hash32("block 10") + `","from":"0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266",
+"blockHash":"` + fakechain.BlockHash(10) + `","from":"0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266",
 "to":"0x833589fcd6edb6e08f4c7c32d4f71b54bda02913","logs":[
  {"address":"0x833589fcd6edb6e08f4c7c32d4f71b54bda02913","logIndex":"0x0","data":"0x","topics":[
   "0x98de503528ee59b575ef0c0a2576a82497bfc029a5685b209e9ec333479b10a5",
@@ -104,8 +106,8 @@ func FuzzDecodeReceipt(f *testing.F) {
 }
 
 func FuzzDecodeTransfer(f *testing.F) {
-	f.Add(TransferTopic, padTopic(fxPayer), padTopic(fxPayTo), make([]byte, 32))
-	f.Add(authUsedTopic, padTopic(fxPayer), hash32("nonce"), []byte{})
+	f.Add(TransferTopic, fakechain.PadTopic(fxPayer), fakechain.PadTopic(fxPayTo), make([]byte, 32))
+	f.Add(fakechain.AuthorizationUsedTopic, fakechain.PadTopic(fxPayer), fakechain.Hash("nonce"), []byte{})
 	f.Fuzz(func(t *testing.T, t0, t1, t2 string, data []byte) {
 		l := Log{Address: strings.ToLower(fxUSDCBase), Topics: []string{t0, t1, t2}, Data: data}
 		tr, ok := decodeTransfer(l)
@@ -113,7 +115,7 @@ func FuzzDecodeTransfer(f *testing.F) {
 			return
 		}
 		// Whatever decodes must re-encode to the same log.
-		if !strings.EqualFold(padTopic(tr.from), t1) || !strings.EqualFold(padTopic(tr.to), t2) || t0 != TransferTopic {
+		if !strings.EqualFold(fakechain.PadTopic(tr.from), t1) || !strings.EqualFold(fakechain.PadTopic(tr.to), t2) || t0 != TransferTopic {
 			t.Fatalf("topics %q %q %q decode to %s → %s", t0, t1, t2, tr.from, tr.to)
 		}
 		if !equalWord(tr.value, data) {
@@ -142,27 +144,27 @@ func (p inProcess) RoundTrip(r *http.Request) (*http.Response, error) {
 // minimisation; run it with -fuzzminimizetime 1x.
 func FuzzVerify(f *testing.F) {
 	f.Add([]byte(researchReceipt), []byte(`"0xc"`), []byte(`null`))
-	f.Add([]byte(researchReceipt), []byte(`"0x5"`), []byte(`{"number":"0xa","hash":"`+hash32("block 10")+`","parentHash":"`+hash32("p")+`","timestamp":"0x1"}`))
+	f.Add([]byte(researchReceipt), []byte(`"0x5"`), []byte(`{"number":"0xa","hash":"`+fakechain.BlockHash(10)+`","parentHash":"`+fakechain.Hash("p")+`","timestamp":"0x1"}`))
 	f.Add([]byte(`null`), []byte(`"0x1"`), []byte(`null`))
 	f.Add([]byte(`{}`), []byte(`[]`), []byte(`7`))
 	f.Fuzz(func(t *testing.T, receipt, head, finalized []byte) {
 		node := newFakeNode()
-		node.mine(fxTx, 10, "0x1")
-		node.intercept = func(w http.ResponseWriter, _ *http.Request, method string, id json.RawMessage, params []json.RawMessage) bool {
+		node.Mine(fxTx, 10, "0x1")
+		node.SetIntercept(func(w http.ResponseWriter, _ *http.Request, c fakechain.Call) bool {
 			var result []byte
 			switch {
-			case method == "eth_getTransactionReceipt":
+			case c.Method == "eth_getTransactionReceipt":
 				result = receipt
-			case method == "eth_blockNumber":
+			case c.Method == "eth_blockNumber":
 				result = head
-			case method == "eth_getBlockByNumber" && str(params[0]) == TagFinalized:
+			case c.Method == "eth_getBlockByNumber" && c.Param(0) == TagFinalized:
 				result = finalized
 			default:
 				return false
 			}
-			reply(w, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":`+string(result)+`}`)
+			fakechain.ReplyResult(w, c.ID, string(result))
 			return true
-		}
+		})
 		v, err := NewVerifier(map[string]Policy{NetworkBase: {Mode: ModeRequired, RPCURLs: []string{"http://node.invalid"}}},
 			&http.Client{Transport: inProcess{node}})
 		if err != nil {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/fiscal402/fiscal402/internal/fakechain"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata golden files")
@@ -18,12 +20,12 @@ var update = flag.Bool("update", false, "rewrite testdata golden files")
 // deliberate, versioned one (package doc, # Wire format).
 func TestFactsWireFormat(t *testing.T) {
 	node := newFakeNode()
-	node.mine(fxTx, 20, "0x1",
+	node.Mine(fxTx, 20, "0x1",
 		authUsedLog(4, fxUSDCBase, fxPayer),
-		transferLog(5, fxUSDCBase, fxPayer, fxPayTo, 1_500_000))
-	node.advance(70)
-	node.setFinalized(26)
-	v := verifier(t, Policy{MinConfirmations: 12, RequireFinalized: true}, node.serve(t))
+		fakechain.TransferLog(5, fxUSDCBase, fxPayer, fxPayTo, 1_500_000))
+	node.Advance(70)
+	node.SetFinalized(26)
+	v := verifier(t, Policy{MinConfirmations: 12, RequireFinalized: true}, node.Serve(t))
 	facts, err := v.Verify(context.Background(), okClaim(1_500_000))
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fiscal402/fiscal402/internal/fakechain"
 )
 
 func TestParseQuantity(t *testing.T) {
@@ -57,7 +59,7 @@ func TestParseHex(t *testing.T) {
 			t.Errorf("parseData(%q) succeeded", bad)
 		}
 	}
-	if a, ok := topicAddress(padTopic(fxPayer)); !ok || a != fxPayer {
+	if a, ok := topicAddress(fakechain.PadTopic(fxPayer)); !ok || a != fxPayer {
 		t.Errorf("topicAddress = %q, %v", a, ok)
 	}
 	// Dirty upper bytes: not an ABI-encoded address.
@@ -200,10 +202,10 @@ func TestClientGarbage(t *testing.T) {
 
 func TestClientTypedResults(t *testing.T) {
 	node := newFakeNode()
-	node.mine(fxTx, 10, "0x1", transferLog(3, fxUSDCBase, fxPayer, fxPayTo, 1_500_000))
-	node.advance(2)
-	node.setFinalized(4)
-	c, err := NewClient(node.serve(t), nil)
+	node.Mine(fxTx, 10, "0x1", fakechain.TransferLog(3, fxUSDCBase, fxPayer, fxPayTo, 1_500_000))
+	node.Advance(2)
+	node.SetFinalized(4)
+	c, err := NewClient(node.Serve(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +226,7 @@ func TestClientTypedResults(t *testing.T) {
 	if l := r.Logs[0]; l.Index != 3 || l.Address != strings.ToLower(fxUSDCBase) || len(l.Data) != 32 || l.TxHash != fxTx {
 		t.Errorf("log %+v", l)
 	}
-	if _, found, err := c.TransactionReceipt(ctx, hash32("unknown")); err != nil || found {
+	if _, found, err := c.TransactionReceipt(ctx, fakechain.Hash("unknown")); err != nil || found {
 		t.Errorf("unknown receipt: found %v, %v", found, err)
 	}
 	tx, found, err := c.TransactionByHash(ctx, fxTx)
@@ -277,7 +279,7 @@ func TestClientRequest(t *testing.T) {
 		var req map[string]any
 		_ = json.NewDecoder(r.Body).Decode(&req)
 		got = append(got, req)
-		reply(w, `{"jsonrpc":"2.0","id":`+jsonNumber(req["id"])+`,"result":null}`)
+		fakechain.Reply(w, `{"jsonrpc":"2.0","id":`+jsonNumber(req["id"])+`,"result":null}`)
 	}))
 	t.Cleanup(s.Close)
 	c, _ := NewClient(s.URL, nil)

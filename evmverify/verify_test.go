@@ -2,7 +2,6 @@ package evmverify
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"math/big"
 	"net/http"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fiscal402/fiscal402/internal/fakechain"
 )
 
 func verifier(t testing.TB, p Policy, urls ...string) *Verifier {
@@ -67,12 +68,12 @@ func TestVerifyFacts(t *testing.T) {
 	node := newFakeNode()
 	// An x402 EIP-3009 receipt: AuthorizationUsed at 4, Transfer at 5; the
 	// sender is the facilitator.
-	node.mine(fxTx, 20, "0x1",
+	node.Mine(fxTx, 20, "0x1",
 		authUsedLog(4, fxUSDCBase, fxPayer),
-		transferLog(5, fxUSDCBase, fxPayer, fxPayTo, 1_500_000))
-	node.advance(2)
-	node.setFinalized(20)
-	v := verifier(t, Policy{MinConfirmations: 3}, node.serve(t))
+		fakechain.TransferLog(5, fxUSDCBase, fxPayer, fxPayTo, 1_500_000))
+	node.Advance(2)
+	node.SetFinalized(20)
+	v := verifier(t, Policy{MinConfirmations: 3}, node.Serve(t))
 
 	got, err := v.Verify(context.Background(), okClaim(1_500_000))
 	if err != nil {
@@ -83,7 +84,7 @@ func TestVerifyFacts(t *testing.T) {
 		TxHash:        fxTx,
 		LogIndex:      5,
 		BlockNumber:   20,
-		BlockHash:     hash32("block 20"),
+		BlockHash:     fakechain.BlockHash(20),
 		BlockTime:     time.Date(2026, 1, 1, 0, 0, 40, 0, time.UTC),
 		Confirmations: 3,
 		Finalized:     true,
@@ -96,7 +97,7 @@ func TestVerifyFacts(t *testing.T) {
 		t.Errorf("facts\n got %+v\nwant %+v", got, want)
 	}
 	// Never read: the transaction sender and the transaction itself.
-	if n := node.count("eth_getTransactionByHash"); n != 0 {
+	if n := node.Count("eth_getTransactionByHash"); n != 0 {
 		t.Errorf("eth_getTransactionByHash called %d times on the happy path", n)
 	}
 }
@@ -114,54 +115,54 @@ func TestVerifyRejections(t *testing.T) {
 	}{
 		{"reverted", "0x0", func() []map[string]any { return nil }, nil, ReasonTxReverted, "status 0"},
 		{"amount", "0x1", func() []map[string]any {
-			return []map[string]any{transferLog(0, fxUSDCBase, fxPayer, fxPayTo, 1_000_000)}
+			return []map[string]any{fakechain.TransferLog(0, fxUSDCBase, fxPayer, fxPayTo, 1_000_000)}
 		}, nil, ReasonAmountMismatch, "log 0 transfers 1000000, claim says 1500000"},
 		{"receiver", "0x1", func() []map[string]any {
-			return []map[string]any{transferLog(0, fxUSDCBase, fxPayer, fxOther, 1_500_000)}
+			return []map[string]any{fakechain.TransferLog(0, fxUSDCBase, fxPayer, fxOther, 1_500_000)}
 		}, nil, ReasonReceiverMismatch, "to " + fxOther},
 		{"payer is the sender, not the Transfer's from", "0x1", func() []map[string]any {
-			return []map[string]any{transferLog(0, fxUSDCBase, fxPayer, fxPayTo, 1_500_000)}
+			return []map[string]any{fakechain.TransferLog(0, fxUSDCBase, fxPayer, fxPayTo, 1_500_000)}
 		}, func(c *Claim) { c.Payer = fxFacilitator }, ReasonPayerMismatch, "from " + fxPayer},
 		{"impostor token", "0x1", func() []map[string]any {
-			return []map[string]any{transferLog(0, impostor, fxPayer, fxPayTo, 1_500_000)}
+			return []map[string]any{fakechain.TransferLog(0, impostor, fxPayer, fxPayTo, 1_500_000)}
 		}, nil, ReasonAssetMismatch, "emitted by " + impostor},
 		{"claimed asset differs", "0x1", func() []map[string]any {
-			return []map[string]any{transferLog(0, fxUSDCBase, fxPayer, fxPayTo, 1_500_000)}
+			return []map[string]any{fakechain.TransferLog(0, fxUSDCBase, fxPayer, fxPayTo, 1_500_000)}
 		}, func(c *Claim) { c.Asset = impostor }, ReasonAssetMismatch, "claim says " + impostor},
 		{"two fields differ", "0x1", func() []map[string]any {
-			return []map[string]any{transferLog(0, fxUSDCBase, fxPayer, fxOther, 7)}
+			return []map[string]any{fakechain.TransferLog(0, fxUSDCBase, fxPayer, fxOther, 7)}
 		}, nil, ReasonNoMatchingLog, "1 of them ERC-20 Transfers"},
 		{"no logs", "0x1", func() []map[string]any { return nil }, nil, ReasonNoMatchingLog, "0 logs"},
 		{"ERC-721 Transfer is not ERC-20", "0x1", func() []map[string]any {
-			l := transferLog(0, fxUSDCBase, fxPayer, fxPayTo, 0)
-			l["topics"] = append(l["topics"].([]string), padTopic("0x05"+strings.Repeat("0", 38)))
+			l := fakechain.TransferLog(0, fxUSDCBase, fxPayer, fxPayTo, 0)
+			l["topics"] = append(l["topics"].([]string), fakechain.PadTopic("0x05"+strings.Repeat("0", 38)))
 			l["data"] = "0x"
 			return []map[string]any{l}
 		}, nil, ReasonNoMatchingLog, "0 of them ERC-20 Transfers"},
 		{"ambiguous", "0x1", func() []map[string]any {
 			return []map[string]any{
-				transferLog(2, fxUSDCBase, fxPayer, fxPayTo, 1_500_000),
-				transferLog(3, fxUSDCBase, fxPayer, fxPayTo, 1_500_000),
+				fakechain.TransferLog(2, fxUSDCBase, fxPayer, fxPayTo, 1_500_000),
+				fakechain.TransferLog(3, fxUSDCBase, fxPayer, fxPayTo, 1_500_000),
 			}
 		}, nil, ReasonAmbiguousLogs, "logs 2, 3"},
 		{"pinned log is AuthorizationUsed", "0x1", func() []map[string]any {
-			return []map[string]any{authUsedLog(0, fxUSDCBase, fxPayer), transferLog(1, fxUSDCBase, fxPayer, fxPayTo, 1_500_000)}
+			return []map[string]any{authUsedLog(0, fxUSDCBase, fxPayer), fakechain.TransferLog(1, fxUSDCBase, fxPayer, fxPayTo, 1_500_000)}
 		}, func(c *Claim) { c.LogIndex = idx(0) }, ReasonLogNotTransfer, "log 0"},
 		{"pinned log absent", "0x1", func() []map[string]any {
-			return []map[string]any{transferLog(1, fxUSDCBase, fxPayer, fxPayTo, 1_500_000)}
+			return []map[string]any{fakechain.TransferLog(1, fxUSDCBase, fxPayer, fxPayTo, 1_500_000)}
 		}, func(c *Claim) { c.LogIndex = idx(9) }, ReasonNoMatchingLog, "no log with index 9"},
 		{"pinned log wrong amount and receiver", "0x1", func() []map[string]any {
-			return []map[string]any{transferLog(1, fxUSDCBase, fxPayer, fxOther, 1)}
+			return []map[string]any{fakechain.TransferLog(1, fxUSDCBase, fxPayer, fxOther, 1)}
 		}, func(c *Claim) { c.LogIndex = idx(1) }, ReasonAmountMismatch, "transfers 1, claim says 1500000; log 1 transfers to"},
 		{"pinned log foreign token", "0x1", func() []map[string]any {
-			return []map[string]any{transferLog(1, impostor, fxPayer, fxOther, 1)}
+			return []map[string]any{fakechain.TransferLog(1, impostor, fxPayer, fxOther, 1)}
 		}, func(c *Claim) { c.LogIndex = idx(1) }, ReasonAssetMismatch, "emitted by " + impostor},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			node := newFakeNode()
-			node.mine(fxTx, 7, tc.status, tc.logs()...)
-			v := verifier(t, Policy{}, node.serve(t))
+			node.Mine(fxTx, 7, tc.status, tc.logs()...)
+			v := verifier(t, Policy{}, node.Serve(t))
 			c := okClaim(1_500_000)
 			if tc.claim != nil {
 				tc.claim(&c)
@@ -177,10 +178,10 @@ func TestVerifyRejections(t *testing.T) {
 
 func TestVerifyAmbiguityResolvedByLogIndex(t *testing.T) {
 	node := newFakeNode()
-	node.mine(fxTx, 7, "0x1",
-		transferLog(2, fxUSDCBase, fxPayer, fxPayTo, 1_500_000),
-		transferLog(3, fxUSDCBase, fxPayer, fxPayTo, 1_500_000))
-	v := verifier(t, Policy{}, node.serve(t))
+	node.Mine(fxTx, 7, "0x1",
+		fakechain.TransferLog(2, fxUSDCBase, fxPayer, fxPayTo, 1_500_000),
+		fakechain.TransferLog(3, fxUSDCBase, fxPayer, fxPayTo, 1_500_000))
+	v := verifier(t, Policy{}, node.Serve(t))
 	for _, i := range []uint64{2, 3} {
 		c := okClaim(1_500_000)
 		c.LogIndex = &i
@@ -197,22 +198,22 @@ func TestVerifyAmbiguityResolvedByLogIndex(t *testing.T) {
 func TestVerifyMissingReceipt(t *testing.T) {
 	t.Run("unknown to a synced node", func(t *testing.T) {
 		node := newFakeNode()
-		node.advance(5)
-		v := verifier(t, Policy{}, node.serve(t))
+		node.Advance(5)
+		v := verifier(t, Policy{}, node.Serve(t))
 		_, err := v.Verify(context.Background(), okClaim(1))
 		rejected(t, err, ReasonTxNotFound)
 	})
 	t.Run("node syncing", func(t *testing.T) {
 		node := newFakeNode()
-		node.syncing = true
-		v := verifier(t, Policy{}, node.serve(t))
+		node.Edit(func(c *fakechain.Chain) { c.Syncing = true })
+		v := verifier(t, Policy{}, node.Serve(t))
 		_, err := v.Verify(context.Background(), okClaim(1))
 		unavailable(t, err)
 	})
 	t.Run("pending", func(t *testing.T) {
 		node := newFakeNode()
-		node.txs[fxTx] = map[string]any{"hash": fxTx, "blockNumber": nil}
-		v := verifier(t, Policy{MinConfirmations: 3}, node.serve(t))
+		node.Edit(func(c *fakechain.Chain) { c.Txs[fxTx] = map[string]any{"hash": fxTx, "blockNumber": nil} })
+		v := verifier(t, Policy{MinConfirmations: 3}, node.Serve(t))
 		_, err := v.Verify(context.Background(), okClaim(1))
 		var nf *NotFinalError
 		if !errors.As(err, &nf) || !nf.Pending || nf.Required != 3 || nf.Confirmations != 0 || nf.RetryAfter != 2*time.Second {
@@ -224,28 +225,30 @@ func TestVerifyMissingReceipt(t *testing.T) {
 	})
 	t.Run("transaction answer for another hash", func(t *testing.T) {
 		node := newFakeNode()
-		node.txs[fxTx] = map[string]any{"hash": hash32("other"), "blockNumber": nil}
-		v := verifier(t, Policy{}, node.serve(t))
+		node.Edit(func(c *fakechain.Chain) {
+			c.Txs[fxTx] = map[string]any{"hash": fakechain.Hash("other"), "blockNumber": nil}
+		})
+		v := verifier(t, Policy{}, node.Serve(t))
 		_, err := v.Verify(context.Background(), okClaim(1))
 		unavailable(t, err)
 	})
 	t.Run("mined without receipt (receipt index lags)", func(t *testing.T) {
 		node := newFakeNode()
-		node.txs[fxTx] = map[string]any{"hash": fxTx, "blockNumber": "0x7"}
-		v := verifier(t, Policy{}, node.serve(t))
+		node.Edit(func(c *fakechain.Chain) { c.Txs[fxTx] = map[string]any{"hash": fxTx, "blockNumber": "0x7"} })
+		v := verifier(t, Policy{}, node.Serve(t))
 		_, err := v.Verify(context.Background(), okClaim(1))
 		unavailable(t, err)
 	})
 	t.Run("geth indexing in progress", func(t *testing.T) {
 		node := newFakeNode()
-		node.intercept = func(w http.ResponseWriter, _ *http.Request, method string, id json.RawMessage, _ []json.RawMessage) bool {
-			if method != "eth_getTransactionReceipt" {
+		node.SetIntercept(func(w http.ResponseWriter, _ *http.Request, c fakechain.Call) bool {
+			if c.Method != "eth_getTransactionReceipt" {
 				return false
 			}
-			reply(w, `{"jsonrpc":"2.0","id":`+string(id)+`,"error":{"code":-32000,"message":"transaction indexing is in progress"}}`)
+			fakechain.ReplyError(w, c.ID, -32000, "transaction indexing is in progress")
 			return true
-		}
-		v := verifier(t, Policy{}, node.serve(t))
+		})
+		v := verifier(t, Policy{}, node.Serve(t))
 		_, err := v.Verify(context.Background(), okClaim(1))
 		unavailable(t, err)
 		var re *RPCError
@@ -257,8 +260,8 @@ func TestVerifyMissingReceipt(t *testing.T) {
 
 func TestVerifyDepth(t *testing.T) {
 	node := newFakeNode()
-	node.mine(fxTx, 10, "0x1", transferLog(0, fxUSDCBase, fxPayer, fxPayTo, 5))
-	url := node.serve(t)
+	node.Mine(fxTx, 10, "0x1", fakechain.TransferLog(0, fxUSDCBase, fxPayer, fxPayTo, 5))
+	url := node.Serve(t)
 
 	v := verifier(t, Policy{MinConfirmations: 4}, url)
 	_, err := v.Verify(context.Background(), okClaim(5))
@@ -276,7 +279,7 @@ func TestVerifyDepth(t *testing.T) {
 		t.Error("NotFinalError is also ErrUnavailable")
 	}
 
-	node.advance(3) // head 13: confirmations 4
+	node.Advance(3) // head 13: confirmations 4
 	f, err := v.Verify(context.Background(), okClaim(5))
 	if err != nil || f.Confirmations != 4 || f.Finalized {
 		t.Fatalf("facts %+v, err %v", f, err)
@@ -290,7 +293,7 @@ func TestVerifyDepth(t *testing.T) {
 	if nf.RetryAfter != 20*time.Minute { // Base finality, no finalized head known
 		t.Errorf("RetryAfter %v, want 20m", nf.RetryAfter)
 	}
-	node.setFinalized(7)
+	node.SetFinalized(7)
 	_, err = fin.Verify(context.Background(), okClaim(5))
 	if !errors.As(err, &nf) || nf.Finalized {
 		t.Fatalf("error %v, want not finalized (finalized 7 < block 10)", err)
@@ -298,13 +301,13 @@ func TestVerifyDepth(t *testing.T) {
 	if nf.RetryAfter != 6*time.Second { // finalized head 3 blocks behind
 		t.Errorf("RetryAfter %v, want 6s", nf.RetryAfter)
 	}
-	node.setFinalized(10)
+	node.SetFinalized(10)
 	if f, err := fin.Verify(context.Background(), okClaim(5)); err != nil || !f.Finalized {
 		t.Fatalf("facts %+v, err %v, want finalized", f, err)
 	}
 
 	// A node that cannot name its finalized block: harmless unless required.
-	node.finErr = true
+	node.Edit(func(c *fakechain.Chain) { c.FinalizedErr = true })
 	if f, err := v.Verify(context.Background(), okClaim(5)); err != nil || f.Finalized {
 		t.Fatalf("facts %+v, err %v", f, err)
 	}
@@ -314,21 +317,19 @@ func TestVerifyDepth(t *testing.T) {
 
 func TestVerifyBlockHashRecheck(t *testing.T) {
 	node := newFakeNode()
-	node.mine(fxTx, 10, "0x1", transferLog(0, fxUSDCBase, fxPayer, fxPayTo, 5))
-	node.advance(1)
+	node.Mine(fxTx, 10, "0x1", fakechain.TransferLog(0, fxUSDCBase, fxPayer, fxPayTo, 5))
+	node.Advance(1)
 	// The chain reorganises between the receipt and the block read: block
 	// 10 now has another hash.
-	reorged := fakeBlock(10)
-	reorged["hash"] = hash32("block 10 on the other fork")
-	node.blocks[10] = reorged
-	v := verifier(t, Policy{}, node.serve(t))
+	node.Edit(func(c *fakechain.Chain) { c.Blocks[10]["hash"] = fakechain.Hash("block 10 on the other fork") })
+	v := verifier(t, Policy{}, node.Serve(t))
 	_, err := v.Verify(context.Background(), okClaim(5))
 	unavailable(t, err)
 	if !errors.Is(err, ErrReorg) {
 		t.Errorf("error %v, want ErrReorg", err)
 	}
 
-	delete(node.blocks, 10) // the block vanished altogether
+	node.Edit(func(c *fakechain.Chain) { delete(c.Blocks, 10) }) // the block vanished altogether
 	_, err = v.Verify(context.Background(), okClaim(5))
 	if !errors.Is(err, ErrReorg) || !errors.Is(err, ErrUnavailable) {
 		t.Errorf("error %v, want ErrReorg and ErrUnavailable", err)
@@ -336,30 +337,30 @@ func TestVerifyBlockHashRecheck(t *testing.T) {
 }
 
 func TestVerifyInconsistentNode(t *testing.T) {
-	receipt := func(f *fakeNode) map[string]any { return f.receipts[fxTx].(map[string]any) }
-	log0 := func(f *fakeNode) map[string]any { return receipt(f)["logs"].([]map[string]any)[0] }
+	receipt := func(c *fakechain.Chain) map[string]any { return c.Receipts[fxTx] }
+	log0 := func(c *fakechain.Chain) map[string]any { return receipt(c)["logs"].([]map[string]any)[0] }
 	cases := map[string]struct {
-		setup func(f *fakeNode)
+		setup func(c *fakechain.Chain)
 		want  string
 	}{
-		"head below receipt":    {func(f *fakeNode) { f.head = 3 }, "head 3 is below the receipt's block 10"},
-		"receipt of another tx": {func(f *fakeNode) { receipt(f)["transactionHash"] = hash32("other") }, "receipt is for transaction"},
-		"log of another tx":     {func(f *fakeNode) { log0(f)["transactionHash"] = hash32("other") }, "log 0 belongs to transaction"},
-		"log in another block":  {func(f *fakeNode) { log0(f)["blockHash"] = hash32("other") }, "log 0 is in block"},
-		"log removed":           {func(f *fakeNode) { log0(f)["removed"] = true }, "log 0 is marked removed"},
-		"status 0x2":            {func(f *fakeNode) { receipt(f)["status"] = "0x2" }, `status "0x2" is neither`},
-		"no status":             {func(f *fakeNode) { delete(receipt(f), "status") }, "pre-EIP-658"},
-		"no logs":               {func(f *fakeNode) { delete(receipt(f), "logs") }, "no logs array"},
-		"duplicate log index": {func(f *fakeNode) {
-			receipt(f)["logs"] = append(receipt(f)["logs"].([]map[string]any), log0(f))
+		"head below receipt":    {func(c *fakechain.Chain) { c.Head = 3 }, "head 3 is below the receipt's block 10"},
+		"receipt of another tx": {func(c *fakechain.Chain) { receipt(c)["transactionHash"] = fakechain.Hash("other") }, "receipt is for transaction"},
+		"log of another tx":     {func(c *fakechain.Chain) { log0(c)["transactionHash"] = fakechain.Hash("other") }, "log 0 belongs to transaction"},
+		"log in another block":  {func(c *fakechain.Chain) { log0(c)["blockHash"] = fakechain.Hash("other") }, "log 0 is in block"},
+		"log removed":           {func(c *fakechain.Chain) { log0(c)["removed"] = true }, "log 0 is marked removed"},
+		"status 0x2":            {func(c *fakechain.Chain) { receipt(c)["status"] = "0x2" }, `status "0x2" is neither`},
+		"no status":             {func(c *fakechain.Chain) { delete(receipt(c), "status") }, "pre-EIP-658"},
+		"no logs":               {func(c *fakechain.Chain) { delete(receipt(c), "logs") }, "no logs array"},
+		"duplicate log index": {func(c *fakechain.Chain) {
+			receipt(c)["logs"] = append(receipt(c)["logs"].([]map[string]any), log0(c))
 		}, "duplicate logIndex 0"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			node := newFakeNode()
-			node.mine(fxTx, 10, "0x1", transferLog(0, fxUSDCBase, fxPayer, fxPayTo, 5))
-			tc.setup(node)
-			v := verifier(t, Policy{}, node.serve(t))
+			node.Mine(fxTx, 10, "0x1", fakechain.TransferLog(0, fxUSDCBase, fxPayer, fxPayTo, 5))
+			node.Edit(tc.setup)
+			v := verifier(t, Policy{}, node.Serve(t))
 			_, err := v.Verify(context.Background(), okClaim(5))
 			unavailable(t, err)
 			if !strings.Contains(err.Error(), tc.want) {
@@ -371,44 +372,44 @@ func TestVerifyInconsistentNode(t *testing.T) {
 
 func TestVerifyWrongChain(t *testing.T) {
 	node := newFakeNode()
-	node.chainID = 1
-	node.mine(fxTx, 10, "0x1", transferLog(0, fxUSDCBase, fxPayer, fxPayTo, 5))
-	v := verifier(t, Policy{}, node.serve(t))
+	node.SetChainID(1)
+	node.Mine(fxTx, 10, "0x1", fakechain.TransferLog(0, fxUSDCBase, fxPayer, fxPayTo, 5))
+	v := verifier(t, Policy{}, node.Serve(t))
 	_, err := v.Verify(context.Background(), okClaim(5))
 	rej := rejected(t, err, ReasonWrongChain)
 	if strings.Contains(rej.Detail, "127.0.0.1") {
 		t.Errorf("client-facing detail %q names the operator's endpoint", rej.Detail)
 	}
-	if !strings.Contains(rej.Detail, "chain id 1,") || node.count("eth_getTransactionReceipt") != 0 {
-		t.Errorf("detail %q, receipt calls %d", rej.Detail, node.count("eth_getTransactionReceipt"))
+	if !strings.Contains(rej.Detail, "chain id 1,") || node.Count("eth_getTransactionReceipt") != 0 {
+		t.Errorf("detail %q, receipt calls %d", rej.Detail, node.Count("eth_getTransactionReceipt"))
 	}
 }
 
 func TestVerifyFailover(t *testing.T) {
 	good := newFakeNode()
-	good.mine(fxTx, 10, "0x1", transferLog(0, fxUSDCBase, fxPayer, fxPayTo, 5))
+	good.Mine(fxTx, 10, "0x1", fakechain.TransferLog(0, fxUSDCBase, fxPayer, fxPayTo, 5))
 
 	down := httptest.NewServer(http.NotFoundHandler())
 	downURL := down.URL
 	down.Close()
 
 	stale := newFakeNode() // one block behind: knows nothing of the tx
-	stale.advance(9)
+	stale.Advance(9)
 
 	wrong := newFakeNode()
-	wrong.chainID = 84532
+	wrong.SetChainID(84532)
 
 	slow := newFakeNode()
-	slow.intercept = func(_ http.ResponseWriter, r *http.Request, _ string, _ json.RawMessage, _ []json.RawMessage) bool {
+	slow.SetIntercept(func(_ http.ResponseWriter, r *http.Request, _ fakechain.Call) bool {
 		<-r.Context().Done() // hangs until the client gives up
 		return true
-	}
+	})
 
 	cases := map[string]func(t testing.TB) string{
 		"connection refused":      func(testing.TB) string { return downURL },
-		"stale node: not found":   stale.serve,
-		"endpoint of wrong chain": wrong.serve,
-		"timeout":                 slow.serve,
+		"stale node: not found":   stale.Serve,
+		"endpoint of wrong chain": wrong.Serve,
+		"timeout":                 slow.Serve,
 		"http 502": func(t testing.TB) string {
 			s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 				http.Error(w, "<html>bad gateway</html>", http.StatusBadGateway)
@@ -419,7 +420,7 @@ func TestVerifyFailover(t *testing.T) {
 	}
 	for name, first := range cases {
 		t.Run(name, func(t *testing.T) {
-			v := verifier(t, Policy{Timeout: 300 * time.Millisecond}, first(t), good.serve(t))
+			v := verifier(t, Policy{Timeout: 300 * time.Millisecond}, first(t), good.Serve(t))
 			f, err := v.Verify(context.Background(), okClaim(5))
 			if err != nil {
 				t.Fatal(err)
@@ -432,17 +433,17 @@ func TestVerifyFailover(t *testing.T) {
 
 	t.Run("definitive answer stops the search", func(t *testing.T) {
 		first := newFakeNode()
-		first.mine(fxTx, 10, "0x0")
+		first.Mine(fxTx, 10, "0x0")
 		second := newFakeNode()
-		v := verifier(t, Policy{}, first.serve(t), second.serve(t))
+		v := verifier(t, Policy{}, first.Serve(t), second.Serve(t))
 		_, err := v.Verify(context.Background(), okClaim(5))
 		rejected(t, err, ReasonTxReverted)
-		if n := second.total(); n != 0 {
+		if n := second.Total(); n != 0 {
 			t.Errorf("second endpoint called %d times after a definitive answer", n)
 		}
 	})
 	t.Run("all down", func(t *testing.T) {
-		v := verifier(t, Policy{Timeout: 200 * time.Millisecond}, downURL, slow.serve(t))
+		v := verifier(t, Policy{Timeout: 200 * time.Millisecond}, downURL, slow.Serve(t))
 		start := time.Now()
 		_, err := v.Verify(context.Background(), okClaim(5))
 		unavailable(t, err)
@@ -454,19 +455,19 @@ func TestVerifyFailover(t *testing.T) {
 		}
 	})
 	t.Run("not found beats unavailable", func(t *testing.T) {
-		v := verifier(t, Policy{}, stale.serve(t), downURL)
+		v := verifier(t, Policy{}, stale.Serve(t), downURL)
 		_, err := v.Verify(context.Background(), okClaim(5))
 		rejected(t, err, ReasonTxNotFound)
 	})
 	t.Run("unavailable beats wrong chain", func(t *testing.T) {
-		v := verifier(t, Policy{}, wrong.serve(t), downURL)
+		v := verifier(t, Policy{}, wrong.Serve(t), downURL)
 		_, err := v.Verify(context.Background(), okClaim(5))
 		unavailable(t, err)
 	})
 	t.Run("caller's context", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		v := verifier(t, Policy{}, good.serve(t))
+		v := verifier(t, Policy{}, good.Serve(t))
 		_, err := v.Verify(ctx, okClaim(5))
 		unavailable(t, err)
 		if !errors.Is(err, context.Canceled) {
@@ -478,11 +479,11 @@ func TestVerifyFailover(t *testing.T) {
 func TestErrorsHideRPCSecrets(t *testing.T) {
 	const secret = "sEcReT-aPi-KeY"
 	node := newFakeNode()
-	node.intercept = func(w http.ResponseWriter, _ *http.Request, _ string, _ json.RawMessage, _ []json.RawMessage) bool {
-		reply(w, "not json")
+	node.SetIntercept(func(w http.ResponseWriter, _ *http.Request, _ fakechain.Call) bool {
+		fakechain.Reply(w, "not json")
 		return true
-	}
-	base := node.serve(t)
+	})
+	base := node.Serve(t)
 	down := httptest.NewServer(http.NotFoundHandler())
 	downURL := down.URL
 	down.Close()
@@ -502,7 +503,7 @@ func TestErrorsHideRPCSecrets(t *testing.T) {
 
 func TestClaimValidation(t *testing.T) {
 	node := newFakeNode()
-	v := verifier(t, Policy{}, node.serve(t))
+	v := verifier(t, Policy{}, node.Serve(t))
 	cases := map[string]struct {
 		mutate func(c *Claim)
 		field  string
@@ -529,7 +530,7 @@ func TestClaimValidation(t *testing.T) {
 			}
 		})
 	}
-	if n := node.total(); n != 0 {
+	if n := node.Total(); n != 0 {
 		t.Errorf("malformed claims reached the node %d times", n)
 	}
 }
@@ -537,9 +538,9 @@ func TestClaimValidation(t *testing.T) {
 func TestNetworks(t *testing.T) {
 	node := newFakeNode()
 	v, err := NewVerifier(map[string]Policy{
-		NetworkBase:     {Mode: ModeRequired, RPCURLs: []string{node.serve(t)}},
+		NetworkBase:     {Mode: ModeRequired, RPCURLs: []string{node.Serve(t)}},
 		NetworkEthereum: {Mode: ModeOff},
-		"eip155:84532":  {Mode: ModeOff, RPCURLs: []string{node.serve(t)}},
+		"eip155:84532":  {Mode: ModeOff, RPCURLs: []string{node.Serve(t)}},
 	}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -603,11 +604,11 @@ func TestNewVerifierRefuses(t *testing.T) {
 
 func TestReadTransfer(t *testing.T) {
 	node := newFakeNode()
-	node.mine(fxTx, 10, "0x1",
+	node.Mine(fxTx, 10, "0x1",
 		authUsedLog(0, fxUSDCBase, fxPayer),
-		transferLog(1, fxUSDCBase, fxPayer, fxPayTo, 1_500_000),
-		transferLog(2, "0x1111111111111111111111111111111111111111", fxPayer, fxPayTo, 9))
-	v := verifier(t, Policy{}, node.serve(t))
+		fakechain.TransferLog(1, fxUSDCBase, fxPayer, fxPayTo, 1_500_000),
+		fakechain.TransferLog(2, "0x1111111111111111111111111111111111111111", fxPayer, fxPayTo, 9))
+	v := verifier(t, Policy{}, node.Serve(t))
 	ctx := context.Background()
 
 	f, err := v.ReadTransfer(ctx, NetworkBase, fxTx, 1)
@@ -658,8 +659,8 @@ func TestErrorMessages(t *testing.T) {
 // block's time, either way; a claim without Time is not dated.
 func TestVerifyTime(t *testing.T) {
 	node := newFakeNode()
-	node.mine(fxTx, 10, "0x1", transferLog(0, fxUSDCBase, fxPayer, fxPayTo, 5))
-	v := verifier(t, Policy{}, node.serve(t))
+	node.Mine(fxTx, 10, "0x1", fakechain.TransferLog(0, fxUSDCBase, fxPayer, fxPayTo, 5))
+	v := verifier(t, Policy{}, node.Serve(t))
 	block := time.Unix(fxBlockTime+20, 0).UTC()
 	for _, c := range []struct {
 		at time.Time
