@@ -10,6 +10,7 @@ import (
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/ingest"
+	"github.com/fiscal402/fiscal402/internal/fakechain"
 )
 
 // TestFailedEntryLogsNoWalletOrTransaction: README "Operations", Logs: no
@@ -24,10 +25,10 @@ func TestFailedEntryLogsNoWalletOrTransaction(t *testing.T) {
 	var logs bytes.Buffer
 	svc := ingest.New(e.Engine, ingest.Options{NoQueue: true, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	ctx := context.Background()
-	tx := rvHash("tx from another wallet")
+	tx := fakechain.Hash("tx from another wallet")
 	other := "0x9965507d1a55bcc2695c58ba16fb37d819b0a4dc"
-	node.mine(tx, 10, other, rvPayTo, 1_000_000) // the chain's payer is not the documents'
-	node.advance(3)
+	node.MineTransfer(tx, 10, other, rvPayTo, 1_000_000) // the chain's payer is not the documents'
+	node.Advance(3)
 	d := rvDocs(t, tx, 1_000_000)
 	res, err := e.EnqueueX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "")
 	if err != nil || res.Outcome != fiscal.Queued {

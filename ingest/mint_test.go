@@ -7,6 +7,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/fakechain"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 )
 
@@ -20,9 +21,9 @@ func TestMintOrBurnIsNotAPayment(t *testing.T) {
 	ctx := context.Background()
 	const zero = "0x0000000000000000000000000000000000000000"
 	for _, c := range []struct{ name, from, to string }{{"mint", zero, rvPayTo}, {"burn", rvPayer, zero}} {
-		tx := rvHash("tx " + c.name)
-		node.mine(tx, 10, c.from, c.to, 1_000_000)
-		node.advance(3)
+		tx := fakechain.Hash("tx " + c.name)
+		node.MineTransfer(tx, 10, c.from, c.to, 1_000_000)
+		node.Advance(3)
 		size := e.Engine.Ledger().Size()
 		_, err := e.IngestTransfer(ctx, "acct_0", "eip155:8453", tx, 0, buyerDE, "")
 		if fiscaltest.Code(err) != fiscal.CodeBadRequest || !strings.Contains(err.Error(), c.name) {

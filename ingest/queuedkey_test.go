@@ -9,6 +9,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fiscalevent"
 	"github.com/fiscal402/fiscal402/ingest"
+	"github.com/fiscal402/fiscal402/internal/fakechain"
 	"github.com/fiscal402/fiscal402/parties"
 )
 
@@ -23,11 +24,11 @@ import (
 func TestQueuedKeyIsHeldAgainstOtherRequests(t *testing.T) {
 	node, _, e := rvSetup(t, evmverify.Policy{})
 	ctx := context.Background()
-	tx, other, third := rvHash("tx queued key"), rvHash("tx other request"), rvHash("tx fiscal event")
-	node.mine(tx, 10, rvPayer, rvPayTo, 1_000_000)
-	node.mine(other, 12, rvPayer, rvPayTo, 2_000_000)
-	node.mine(third, 14, rvPayer, rvPayTo, 3_000_000)
-	node.advance(3)
+	tx, other, third := fakechain.Hash("tx queued key"), fakechain.Hash("tx other request"), fakechain.Hash("tx fiscal event")
+	node.MineTransfer(tx, 10, rvPayer, rvPayTo, 1_000_000)
+	node.MineTransfer(other, 12, rvPayer, rvPayTo, 2_000_000)
+	node.MineTransfer(third, 14, rvPayer, rvPayTo, 3_000_000)
+	node.Advance(3)
 	d := rvDocs(t, tx, 1_000_000)
 	q, err := e.EnqueueX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "key-q")
 	if err != nil || q.Outcome != fiscal.Queued {
@@ -77,15 +78,15 @@ func TestQueuedKeyIsHeldAgainstOtherRequests(t *testing.T) {
 func TestSyncReplayOfAQueuedKey(t *testing.T) {
 	node, _, e := rvSetup(t, evmverify.Policy{Timeout: 200 * time.Millisecond})
 	ctx := context.Background()
-	tx := rvHash("tx sync replay")
-	node.mine(tx, 10, rvPayer, rvPayTo, 1_000_000)
-	node.advance(3)
+	tx := fakechain.Hash("tx sync replay")
+	node.MineTransfer(tx, 10, rvPayer, rvPayTo, 1_000_000)
+	node.Advance(3)
 	d := rvDocs(t, tx, 1_000_000)
 	q, err := e.EnqueueX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "key-s")
 	if err != nil || q.Outcome != fiscal.Queued {
 		t.Fatalf("enqueue: %v %+v", err, q)
 	}
-	node.setHang(2 * time.Second)
+	node.SetHang(2 * time.Second)
 	res, err := e.IngestX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "key-s")
 	if err != nil || res.Outcome != fiscal.Queued || res.Queued == nil || res.Queued.ID != q.Queued.ID || res.Queued.State != ingest.StateQueued {
 		t.Fatalf("sync replay of the queued request: %v %+v, want the queue entry %s", err, res, q.Queued.ID)

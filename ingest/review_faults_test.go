@@ -15,6 +15,7 @@ import (
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/ingest"
+	"github.com/fiscal402/fiscal402/internal/fakechain"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/fiscal402/fiscal402/ledger"
 )
@@ -24,9 +25,9 @@ func rvClock() *movingClock { return &movingClock{now: time.Date(2026, 4, 13, 18
 // Sanity: the happy path through the queue against the fake node.
 func TestQueueOnAFakeNode(t *testing.T) {
 	node, _, e := rvSetup(t, evmverify.Policy{})
-	tx := rvHash("tx sanity")
-	node.mine(tx, 10, rvPayer, rvPayTo, 1_000_000)
-	node.advance(3)
+	tx := fakechain.Hash("tx sanity")
+	node.MineTransfer(tx, 10, rvPayer, rvPayTo, 1_000_000)
+	node.Advance(3)
 	d := rvDocs(t, tx, 1_000_000)
 	res, err := e.EnqueueX402(context.Background(), "acct_0", d.settle, d.requirements, d.payload, buyerDE, "")
 	if err != nil || res.Outcome != fiscal.Queued {
@@ -46,10 +47,10 @@ func TestQueueOnAFakeNode(t *testing.T) {
 // Retry-After), not a bare context error.
 func TestHangingRPCIsChainUnavailable(t *testing.T) {
 	node, _, e := rvSetup(t, evmverify.Policy{Timeout: 200 * time.Millisecond})
-	tx := rvHash("tx hang")
-	node.mine(tx, 10, rvPayer, rvPayTo, 1_000_000)
-	node.advance(3)
-	node.setHang(2 * time.Second)
+	tx := fakechain.Hash("tx hang")
+	node.MineTransfer(tx, 10, rvPayer, rvPayTo, 1_000_000)
+	node.Advance(3)
+	node.SetHang(2 * time.Second)
 	d := rvDocs(t, tx, 1_000_000)
 	_, err := e.IngestX402(context.Background(), "acct_0", d.settle, d.requirements, d.payload, buyerDE, "")
 	var fe *fiscal.Error
@@ -62,10 +63,10 @@ func TestHangingRPCIsChainUnavailable(t *testing.T) {
 // CHAIN_UNAVAILABLE, not INTERNAL "internal error".
 func TestHangingRPCQueueLastError(t *testing.T) {
 	node, _, e := rvSetup(t, evmverify.Policy{Timeout: 200 * time.Millisecond})
-	tx := rvHash("tx hang q")
-	node.mine(tx, 10, rvPayer, rvPayTo, 1_000_000)
-	node.advance(3)
-	node.setHang(2 * time.Second)
+	tx := fakechain.Hash("tx hang q")
+	node.MineTransfer(tx, 10, rvPayer, rvPayTo, 1_000_000)
+	node.Advance(3)
+	node.SetHang(2 * time.Second)
 	d := rvDocs(t, tx, 1_000_000)
 	res, err := e.EnqueueX402(context.Background(), "acct_0", d.settle, d.requirements, d.payload, buyerDE, "")
 	if err != nil {
@@ -88,14 +89,14 @@ func TestHangingRPCQueueLastError(t *testing.T) {
 func TestX402DuplicateWithOtherFactsIsAConflict(t *testing.T) {
 	node, _, e := rvSetup(t, evmverify.Policy{})
 	ctx := context.Background()
-	tx := rvHash("tx dup")
-	node.mine(tx, 10, rvPayer, rvPayTo, 1_000_000)
-	node.advance(3)
+	tx := fakechain.Hash("tx dup")
+	node.MineTransfer(tx, 10, rvPayer, rvPayTo, 1_000_000)
+	node.Advance(3)
 	if res, err := e.IngestTransfer(ctx, "acct_0", "eip155:8453", tx, 0, buyerDE, ""); err != nil || res.Outcome != fiscal.Created {
 		t.Fatalf("transfer: %v %+v", err, res)
 	}
 	// The facilitator's documents claim another amount and another payTo.
-	d := sdkDocs(t, 2, payment{tx: tx, payer: rvPayer, payTo: "0x9965507d1a55bcc2695c58ba16fb37d819b0a4dc", nonce: rvHash("n"), amount: 2_000_000})
+	d := sdkDocs(t, 2, payment{tx: tx, payer: rvPayer, payTo: "0x9965507d1a55bcc2695c58ba16fb37d819b0a4dc", nonce: fakechain.Hash("n"), amount: 2_000_000})
 	// And Settle with the same contradicting facts refuses, for comparison.
 	b, _ := e.Books("acct_0")
 	_, serr := b.Settle(ctx, fiscal.SettlementRequest{AmountUSDC: "2", TxHash: tx, Timestamp: "2026-04-10T09:00:20Z",
@@ -118,9 +119,9 @@ func TestX402DuplicateWithOtherFactsIsAConflict(t *testing.T) {
 func TestQueuedForOneAccountIsNotRecordedByAnother(t *testing.T) {
 	node, _, e := rvSetup(t, evmverify.Policy{})
 	ctx := context.Background()
-	tx := rvHash("tx two accounts")
-	node.mine(tx, 10, rvPayer, rvPayTo, 1_000_000)
-	node.advance(3)
+	tx := fakechain.Hash("tx two accounts")
+	node.MineTransfer(tx, 10, rvPayer, rvPayTo, 1_000_000)
+	node.Advance(3)
 	d := rvDocs(t, tx, 1_000_000)
 	q, err := e.EnqueueX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "")
 	if err != nil || q.Outcome != fiscal.Queued {
@@ -153,8 +154,8 @@ func TestQueuedForOneAccountIsNotRecordedByAnother(t *testing.T) {
 func TestRequeuedEntryGetsItsOwnNotFoundGrace(t *testing.T) {
 	node, clock, e := rvSetup(t, evmverify.Policy{})
 	ctx := context.Background()
-	tx := rvHash("tx late")
-	node.advance(5)
+	tx := fakechain.Hash("tx late")
+	node.Advance(5)
 	d := rvDocs(t, tx, 1_000_000).withSettle(t, map[string]any{"success": false, "errorReason": "settlement_pending"})
 	q, err := e.EnqueueX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "")
 	if err != nil {
@@ -177,8 +178,8 @@ func TestRequeuedEntryGetsItsOwnNotFoundGrace(t *testing.T) {
 		t.Fatalf("re-queued entry failed at its first attempt, 1 s after the re-enqueue: %s %+v", st.State, st.LastError)
 	}
 	// and once mined it would be recorded
-	node.mine(tx, 20, rvPayer, rvPayTo, 1_000_000)
-	node.advance(2)
+	node.MineTransfer(tx, 20, rvPayer, rvPayTo, 1_000_000)
+	node.Advance(2)
 	clock.Add(time.Hour)
 	e.ProcessIngestQueue(ctx)
 	st, _ = e.IngestStatus(ctx, "acct_0", q.Queued.ID)
@@ -211,9 +212,9 @@ func TestEntryOfAMissingAccountWaitsForIt(t *testing.T) {
 	clock := rvClock()
 	dir := t.TempDir()
 	ctx := context.Background()
-	tx := rvHash("tx account gone")
-	node.mine(tx, 10, rvPayer, rvPayTo, 1_000_000)
-	node.advance(3)
+	tx := fakechain.Hash("tx account gone")
+	node.MineTransfer(tx, 10, rvPayer, rvPayTo, 1_000_000)
+	node.Advance(3)
 	d := rvDocs(t, tx, 1_000_000)
 
 	e := rvEngineAccounts(t, dir, url, clock, irishSeller, germanSeller)
@@ -255,9 +256,9 @@ func TestOneUnreadableEntryDoesNotStopTheQueue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tx := rvHash("tx behind poison")
-	node.mine(tx, 10, rvPayer, rvPayTo, 1_000_000)
-	node.advance(3)
+	tx := fakechain.Hash("tx behind poison")
+	node.MineTransfer(tx, 10, rvPayer, rvPayTo, 1_000_000)
+	node.Advance(3)
 	d := rvDocs(t, tx, 1_000_000)
 	q, err := e.EnqueueX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "")
 	if err != nil {
@@ -283,8 +284,8 @@ func TestOneUnreadableEntryDoesNotStopTheQueue(t *testing.T) {
 func TestPruneFreesEveryKeyOfAnEntry(t *testing.T) {
 	node, clock, e := rvSetup(t, evmverify.Policy{})
 	ctx := context.Background()
-	node.advance(5)
-	txA := rvHash("tx never mined")
+	node.Advance(5)
+	txA := fakechain.Hash("tx never mined")
 	d := rvDocs(t, txA, 1_000_000)
 	q, err := e.EnqueueX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "K1")
 	if err != nil {
@@ -305,9 +306,9 @@ func TestPruneFreesEveryKeyOfAnEntry(t *testing.T) {
 		t.Fatalf("prune: %d %v", n, err)
 	}
 	// K2 for another payment, which the chain has.
-	txB := rvHash("tx B")
-	node.mine(txB, 30, rvPayer, rvPayTo, 3_000_000)
-	node.advance(2)
+	txB := fakechain.Hash("tx B")
+	node.MineTransfer(txB, 30, rvPayer, rvPayTo, 3_000_000)
+	node.Advance(2)
 	dB := rvDocs(t, txB, 3_000_000)
 	if _, err := e.IngestX402(ctx, "acct_0", dB.settle, dB.requirements, dB.payload, buyerDE, "K2"); err != nil {
 		t.Fatalf("K2 after the entry holding it was pruned: %v", err)
@@ -318,9 +319,9 @@ func TestPruneFreesEveryKeyOfAnEntry(t *testing.T) {
 func TestConcurrentSamePaymentEveryWayIn(t *testing.T) {
 	node, _, e := rvSetup(t, evmverify.Policy{})
 	ctx := context.Background()
-	tx := rvHash("tx conc")
-	node.mine(tx, 10, rvPayer, rvPayTo, 1_000_000)
-	node.advance(3)
+	tx := fakechain.Hash("tx conc")
+	node.MineTransfer(tx, 10, rvPayer, rvPayTo, 1_000_000)
+	node.Advance(3)
 	d := rvDocs(t, tx, 1_000_000)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -371,9 +372,9 @@ func TestBlockAheadOfTheClockIsNotInTheFuture(t *testing.T) {
 	e := rvEngine(t, t.TempDir(), url, evmverify.Policy{}, clock)
 	defer e.Close()
 	ctx := context.Background()
-	tx := rvHash("tx ahead")
-	node.mine(tx, 300, rvPayer, rvPayTo, 1_000_000)
-	node.advance(2)
+	tx := fakechain.Hash("tx ahead")
+	node.MineTransfer(tx, 300, rvPayer, rvPayTo, 1_000_000)
+	node.Advance(2)
 	d := rvDocs(t, tx, 1_000_000)
 	q, err := e.EnqueueX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "")
 	if err != nil {

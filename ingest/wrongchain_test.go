@@ -8,6 +8,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/ingest"
+	"github.com/fiscal402/fiscal402/internal/fakechain"
 )
 
 // TestQueueWaitsWhileTheEndpointServesAnotherChain: an RPC endpoint that
@@ -21,12 +22,10 @@ import (
 func TestQueueWaitsWhileTheEndpointServesAnotherChain(t *testing.T) {
 	node, clock, e := rvSetup(t, evmverify.Policy{})
 	ctx := context.Background()
-	tx := rvHash("tx wrong chain")
-	node.mine(tx, 20, rvPayer, rvPayTo, 1_000_000)
-	node.advance(2)
-	node.mu.Lock()
-	node.chainID = 84532 // Base Sepolia
-	node.mu.Unlock()
+	tx := fakechain.Hash("tx wrong chain")
+	node.MineTransfer(tx, 20, rvPayer, rvPayTo, 1_000_000)
+	node.Advance(2)
+	node.SetChainID(84532) // Base Sepolia
 
 	d := rvDocs(t, tx, 1_000_000)
 	q, err := e.EnqueueX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "")
@@ -43,9 +42,7 @@ func TestQueueWaitsWhileTheEndpointServesAnotherChain(t *testing.T) {
 		t.Fatalf("entry after an endpoint of the wrong chain: %s %+v, want queued with the wrong_chain error", st.State, st.LastError)
 	}
 
-	node.mu.Lock()
-	node.chainID = 0 // the operator fixed the endpoint
-	node.mu.Unlock()
+	node.SetChainID(fakechain.BaseChainID) // the operator fixed the endpoint
 	clock.Add(time.Hour)
 	e.ProcessIngestQueue(ctx)
 	if st, _ := e.IngestStatus(ctx, "acct_0", q.Queued.ID); st.State != ingest.StateRecorded {
