@@ -2,59 +2,24 @@ package fiscal_test
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/fakechain"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 )
 
-// oneTransferNode is a JSON-RPC node of Base holding one mined USDC
-// transfer: tx in block 10, whose time is blockTime, head 12.
+// oneTransferNode is a fake Base node holding one mined USDC transfer: tx
+// in block 10, whose time is blockTime, head 12.
 func oneTransferNode(t *testing.T, tx, from, to string, value int64, blockTime time.Time) string {
 	t.Helper()
-	pad := func(a string) string {
-		return "0x000000000000000000000000" + strings.ToLower(strings.TrimPrefix(a, "0x"))
-	}
-	bh := "0x" + strings.Repeat("b1", 32)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		var req struct {
-			ID     json.RawMessage   `json:"id"`
-			Method string            `json:"method"`
-			Params []json.RawMessage `json:"params"`
-		}
-		_ = json.Unmarshal(body, &req)
-		var result any
-		switch req.Method {
-		case "eth_chainId":
-			result = "0x2105"
-		case "eth_blockNumber":
-			result = "0xc"
-		case "eth_getTransactionReceipt":
-			result = map[string]any{"transactionHash": tx, "blockHash": bh, "blockNumber": "0xa", "status": "0x1",
-				"logs": []any{map[string]any{
-					"address": "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913", "topics": []string{evmverify.TransferTopic, pad(from), pad(to)},
-					"data": fmt.Sprintf("0x%064x", value), "logIndex": "0x1", "removed": false, "transactionHash": tx, "blockHash": bh,
-				}}}
-		case "eth_getBlockByNumber":
-			if string(req.Params[0]) == `"0xa"` {
-				result = map[string]any{"number": "0xa", "hash": bh, "parentHash": "0x" + strings.Repeat("b0", 32),
-					"timestamp": fmt.Sprintf("0x%x", blockTime.Unix())}
-			}
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL
+	node := fakechain.New(blockTime.Add(-10 * fakechain.BlockSeconds * time.Second))
+	node.MineTransfer(tx, 10, from, to, value)
+	node.Advance(2)
+	return node.Serve(t)
 }
 
 // TestChainVerifiedSettlementTimeIsTheBlockTime: with chain verification
