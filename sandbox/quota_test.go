@@ -2,10 +2,7 @@ package sandbox_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,34 +10,18 @@ import (
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/internal/fakechain"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/fiscal402/fiscal402/parties"
 	"github.com/fiscal402/fiscal402/sandbox"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
-// emptyNode is a synced Base node that knows no transaction.
+// emptyNode is a synced Base node that knows no transaction (head 256).
 func emptyNode(t *testing.T) string {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		_ = json.NewDecoder(r.Body).Decode(&req)
-		var result any
-		switch req.Method {
-		case "eth_chainId":
-			result = "0x2105"
-		case "eth_blockNumber":
-			result = "0x100"
-		case "eth_syncing":
-			result = false
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL
+	node := fakechain.New(time.Date(2026, 4, 10, 0, 0, 0, 0, time.UTC))
+	node.Advance(0x100)
+	return node.Serve(t)
 }
 
 // TestRefusedSimulationDoesNotCount: only valid requests count against the
