@@ -197,14 +197,6 @@ func (n *Node) MineTransfer(tx string, number uint64, from, to string, value int
 	n.Mine(tx, number, "0x1", TransferLog(0, USDCBase, from, to, value))
 }
 
-// Drop forgets tx (a reorganisation took it out).
-func (n *Node) Drop(tx string) {
-	n.Edit(func(c *Chain) {
-		delete(c.Receipts, strings.ToLower(tx))
-		delete(c.Txs, strings.ToLower(tx))
-	})
-}
-
 // Advance adds count empty blocks on top of the head.
 func (n *Node) Advance(count uint64) {
 	n.Edit(func(c *Chain) {
@@ -214,9 +206,6 @@ func (n *Node) Advance(count uint64) {
 		}
 	})
 }
-
-// Block is the block object the node makes for block number.
-func (c *Chain) Block(number uint64) map[string]any { return c.block(number) }
 
 func (c *Chain) block(number uint64) map[string]any {
 	parent := "0x" + strings.Repeat("0", 64)
