@@ -97,7 +97,7 @@ func (r Resolution) Normalised() (Resolution, error) {
 		nb.Country, nb.VATNumber, nb.Name, nb.PostalCode = facts.Country, facts.VATNumber, facts.Name, facts.PostalCode
 		if b.Address != nil {
 			// The address's country is the buyer's: the resolution's when
-			// it gives one, else the record's (applyResolution).
+			// it gives one, else the record's (ResolutionBuyer.Apply).
 			if facts.Country != "" {
 				nb.Address, err = settlement.BuyerAddress("/buyer/consumerAddress", b.Address, facts.Country)
 			} else {
@@ -191,12 +191,11 @@ func (b *Books) resolve(ctx context.Context, id string, res Resolution, claims [
 		// Regulation (EU) 282/2011); without one the sale would be decided as
 		// a consumer's.
 		return nil, badRequest("/buyer/consumerVatNumber", "a business buyer (B2B) needs its VAT number, given here or on the record")
-	} else if rb != nil && rb.Address != nil && rb.Country == "" {
-		if _, err := settlement.BuyerAddress("/buyer/consumerAddress", rb.Address, prev.Buyer.Country); err != nil {
-			return nil, InputError(err) // the address's country is the record's buyer's
-		}
 	}
-	reg := applyResolution(&p, prev, res.Buyer)
+	reg, err := res.Buyer.Apply(&p.Buyer, prev.Buyer.Registry)
+	if err != nil {
+		return nil, err
+	}
 	now, seller := e.Now().UTC(), b.acc.Seller
 	s := Supply{Payment: p, Seller: seller, Verification: prev.Verification, Registry: reg, AccountTotals: true}
 	var manualErr error
@@ -256,14 +255,20 @@ func (d *Draft) KeepRecheck() {
 	d.Puts = slices.DeleteFunc(d.Puts, func(p ledger.Put) bool { return p.Bucket == bucketRecheck })
 }
 
-// applyResolution puts the resolution's buyer facts on the payment and
-// returns the registry answer that still holds for its VAT number (nil:
-// ask again).
-func applyResolution(p *Payment, prev *Record, rb *ResolutionBuyer) *vies.Result {
+// Apply puts the resolution's buyer facts (normalised) on b, the buyer
+// facts of a record or a fiscal event whose registry answered reg, and
+// returns the answer that still holds for its VAT number (nil: ask again).
+// An address given without a country is checked against b's country, the
+// buyer's (BAD_REQUEST naming the field); b is then unchanged.
+func (rb *ResolutionBuyer) Apply(b *BuyerFacts, reg *vies.Result) (*vies.Result, error) {
 	if rb == nil {
-		return prev.Buyer.Registry
+		return reg, nil
 	}
-	b := &p.Buyer
+	if rb.Address != nil && rb.Country == "" {
+		if _, err := settlement.BuyerAddress("/buyer/consumerAddress", rb.Address, b.Country); err != nil {
+			return nil, InputError(err) // the address's country is the buyer's
+		}
+	}
 	if rb.Country != "" && rb.Country != b.Country {
 		b.Country = rb.Country
 		if rb.PostalCode == "" {
@@ -293,15 +298,15 @@ func applyResolution(p *Payment, prev *Record, rb *ResolutionBuyer) *vies.Result
 	switch {
 	case rb.BusinessStatus == vat.TreatmentB2C:
 		b.VATNumber = ""
-		return nil
+		return nil, nil
 	case rb.VATNumber != "" && rb.VATNumber != b.VATNumber:
 		b.VATNumber = rb.VATNumber
-		return nil
+		return nil, nil
 	}
-	if reg := prev.Buyer.Registry; reg != nil && reg.Status != vies.StatusUnavailable {
-		return reg // a definitive answer about the same number still holds
+	if reg != nil && reg.Status != vies.StatusUnavailable {
+		return reg, nil // a definitive answer about the same number still holds
 	}
-	return nil
+	return nil, nil
 }
 
 // ManualRefusal reports a manual determination the facts or the law refuse

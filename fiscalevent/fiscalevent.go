@@ -114,6 +114,11 @@ type Buyer struct {
 	// revision is decided on them too; their values are personal data,
 	// as on a settlement record.
 	Evidence []vat.Evidence `json:"locationEvidence,omitempty"`
+	// Address is the customer's postal address a resolution supplied
+	// (fiscal.ResolutionBuyer.Address, consumerAddress), the one a
+	// business sale's invoice states (Art. 226(5) Directive
+	// 2006/112/EC); kept so that a later revision states it too.
+	Address *fiscal.Address `json:"address,omitempty"`
 }
 
 // ProductionCheck lists the EU VAT production invariants in a fixed order,
@@ -402,7 +407,7 @@ func (s *Service) decide(ctx context.Context, acc fiscal.Account, in input, now 
 		Buyer: Buyer{
 			Country: in.buyer.Country, BusinessStatus: in.buyer.BusinessStatus, VATNumber: in.buyer.VATNumber,
 			Name: in.buyer.Name, PostalCode: in.buyer.PostalCode, Attested: "merchant", Registry: r.Buyer.Registry,
-			Evidence: p.Buyer.Evidence,
+			Evidence: p.Buyer.Evidence, Address: p.Buyer.Address,
 		},
 		Supply:        r.Supply,
 		Determination: r.Classification,

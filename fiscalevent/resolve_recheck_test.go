@@ -2,7 +2,6 @@ package fiscalevent_test
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -127,31 +126,6 @@ func TestFiscalEventRecheckGivesUp(t *testing.T) {
 	}
 	if q, _ := e.Queues(); q.Rechecks != 0 {
 		t.Errorf("%d re-checks still queued after giving up", q.Rechecks)
-	}
-}
-
-// TestFiscalEventResolveRefusesAddress: a fiscal event records no buyer
-// address (its invoice has none to state), so a resolution that supplies
-// one is refused naming the field, rather than answered 201 with the
-// address silently dropped.
-func TestFiscalEventResolveRefusesAddress(t *testing.T) {
-	e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), fiscaltest.IrishSeller))
-	events := fiscalevent.New(e)
-	ctx := context.Background()
-	acct := fiscaltest.AccountID(0)
-	res, err := events.Record(ctx, acct, b2bEvent(2, "DE136695976"), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	size := e.Ledger().Size()
-	_, err = events.Resolve(ctx, acct, res.Event.ID, fiscal.Resolution{Buyer: &fiscal.ResolutionBuyer{BusinessStatus: "B2C",
-		Address: &fiscal.Address{Street: "Musterstraße 1", City: "Berlin", PostalCode: "10115"}}, ResolvedBy: "ops-1"}, "")
-	var fe *fiscal.Error
-	if !errors.As(err, &fe) || fe.Code != fiscal.CodeBadRequest || fe.Field != "/buyer/consumerAddress" {
-		t.Fatalf("resolution with an address: %v, want BAD_REQUEST at /buyer/consumerAddress", err)
-	}
-	if e.Ledger().Size() != size {
-		t.Fatalf("a refused resolution wrote %d entries", e.Ledger().Size()-size)
 	}
 }
 

@@ -16,8 +16,9 @@ import (
 	"github.com/fiscal402/fiscal402/vies"
 )
 
-// A fiscal event left MANUAL_REVIEW_REQUIRED (or waiting for an ECB rate)
-// gets the same paths as a settlement: the registry's later answer about
+// A fiscal event left MANUAL_REVIEW_REQUIRED (or waiting for an ECB rate,
+// or without the invoice its sale needs, invoice_issuable) gets the same
+// paths as a settlement: the registry's later answer about
 // the buyer's VAT number, and a person's resolution, each make a new
 // revision of the event (event type fiscal_event.revised), with a
 // production receipt and invoice when the invariants now hold; the first
@@ -27,9 +28,13 @@ import (
 const EventRevised = "fiscal_event.revised"
 
 // pending reports whether a resolution can still change the event: its
-// determination is a manual review, or its rate was missing.
+// determination is a manual review, its rate was missing, or its invoice
+// could not be issued (invoice_issuable: the customer's name or address,
+// a national rate), as a settlement's record is then pending review.
 func (ev *Event) pending() bool {
-	return ev.Determination.Status != vat.StatusDetermined || fxMissing(ev)
+	return ev.Determination.Status != vat.StatusDetermined || fxMissing(ev) || slices.ContainsFunc(ev.Production.Invariants, func(inv Invariant) bool {
+		return inv.Code == InvariantInvoiceIssuable && !inv.Holds
+	})
 }
 
 func fxMissing(ev *Event) bool {
@@ -45,7 +50,7 @@ func fxMissing(ev *Event) bool {
 func inputOf(ev *Event) (input, error) {
 	b := parties.BuyerFacts{Country: ev.Buyer.Country, BusinessStatus: ev.Buyer.BusinessStatus, VATNumber: ev.Buyer.VATNumber, Name: ev.Buyer.Name, PostalCode: ev.Buyer.PostalCode}
 	p, err := ev.Payment.Payment(fiscal.BuyerFacts{Country: b.Country, PostalCode: b.PostalCode, VATNumber: b.VATNumber, Name: b.Name,
-		SupplyKind: ev.Supply.Kind, Description: ev.Supply.Description, Evidence: ev.Buyer.Evidence})
+		SupplyKind: ev.Supply.Kind, Description: ev.Supply.Description, Evidence: ev.Buyer.Evidence, Address: ev.Buyer.Address})
 	if err != nil {
 		return input{}, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored fiscal event is unreadable", Err: err}
 	}
@@ -118,7 +123,9 @@ func (s *Service) commit(ctx context.Context, ev *Event, d *fiscal.Draft, now ti
 
 // Resolve ends (or advances) the review of the account's fiscal event id,
 // as fiscal.Books.Resolve does for a settlement: the resolution's buyer
-// facts are applied, or its manual determination taken (checked by
+// facts are applied (fiscal.ResolutionBuyer.Apply: the customer's address
+// too, which a business sale's invoice states, Art. 226(5) Directive
+// 2006/112/EC), or its manual determination taken (checked by
 // vat.DetermineManually), and the event is decided again as a new revision.
 func (s *Service) Resolve(ctx context.Context, accountID, id string, res fiscal.Resolution, idempotencyKey string) (*Result, error) {
 	b, err := s.e.Books(accountID)
@@ -169,46 +176,33 @@ func (s *Service) Resolve(ctx context.Context, accountID, id string, res fiscal.
 			return out, err
 		}
 		return nil, &fiscal.Error{Code: fiscal.CodeRecordNotPending, Detail: fmt.Sprintf(
-			"fiscal event %s is %s with its rate: only an event left for review can be resolved", id, ev.Determination.Status)}
+			"fiscal event %s is %s with its rate and its invoice: only an event left for review can be resolved", id, ev.Determination.Status)}
 	}
 	in, err := inputOf(ev)
 	if err != nil {
 		return nil, err
 	}
 	registry := ev.Buyer.Registry
-	if rb := res.Buyer; rb != nil && rb.Address != nil {
-		// The event's buyer facts have no address (Buyer), so the
-		// resolution's could be neither recorded nor put on the invoice.
-		return nil, &fiscal.Error{Code: fiscal.CodeBadRequest, Field: "/buyer/consumerAddress", Detail: "a fiscal event records no buyer address; leave it out"}
-	} else if rb != nil {
+	if rb := res.Buyer; rb != nil {
 		bf := &in.buyer
-		if rb.Country != "" && rb.Country != bf.Country {
-			bf.Country = rb.Country
-			if rb.PostalCode == "" {
-				bf.PostalCode = "" // a new country makes the old postal code meaningless
-			}
-		}
-		if rb.PostalCode != "" {
-			bf.PostalCode = rb.PostalCode
-		}
-		if rb.Name != "" {
-			bf.Name = rb.Name
-		}
 		switch {
 		case rb.BusinessStatus == vat.TreatmentB2C:
-			bf.BusinessStatus, bf.VATNumber, registry = parties.BusinessStatusB2C, "", nil
+			bf.BusinessStatus = parties.BusinessStatusB2C
 		case rb.VATNumber != "" && rb.VATNumber != bf.VATNumber:
-			bf.BusinessStatus, bf.VATNumber, registry = parties.BusinessStatusB2B, rb.VATNumber, nil
+			bf.BusinessStatus = parties.BusinessStatusB2B
 		case rb.BusinessStatus == vat.TreatmentB2B:
 			if bf.VATNumber == "" {
 				return nil, &fiscal.Error{Code: fiscal.CodeBadRequest, Field: "/buyer/consumerVatNumber", Detail: "a business buyer (B2B) needs its VAT number"}
 			}
 			bf.BusinessStatus = parties.BusinessStatusB2B
 		}
-		in.p.Buyer.Country, in.p.Buyer.PostalCode, in.p.Buyer.Name, in.p.Buyer.VATNumber = bf.Country, bf.PostalCode, bf.Name, bf.VATNumber
-		if rb.Evidence != nil {
-			in.p.Buyer.Evidence = rb.Evidence
+		// The facts are applied as a settlement's resolution applies
+		// them, the customer's address (Art. 226(5)) included.
+		if registry, err = rb.Apply(&in.p.Buyer, registry); err != nil {
+			return nil, err
 		}
+		pb := in.p.Buyer
+		bf.Country, bf.PostalCode, bf.Name, bf.VATNumber = pb.Country, pb.PostalCode, pb.Name, pb.VATNumber
 	}
 	if registry != nil && registry.Status == vies.StatusUnavailable {
 		registry = nil // ask again

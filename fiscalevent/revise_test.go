@@ -49,8 +49,8 @@ func TestFiscalEventRecheck(t *testing.T) {
 		t.Fatalf("%d re-checks queued, want 1", q.Rechecks)
 	}
 	// The registry's answer carries the name and address the reverse
-	// charge invoice must state (Art. 226(5)); a fiscal event has no
-	// address of its own to give.
+	// charge invoice must state (Art. 226(5)); the event was given no
+	// address of its own.
 	fake.Set(number, vies.Result{Status: vies.StatusValid, Registry: vies.RegistryVIES, CountryCode: "DE", Number: "136695976", RequestIdentifier: "WAPI-ev", RequestDate: now,
 		Name: "BEISPIEL GMBH", Address: "MUSTERSTRASSE 1\n10115 BERLIN"})
 	if n, err := e.RecheckNow(ctx); err != nil || n != 1 {

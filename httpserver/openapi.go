@@ -204,7 +204,7 @@ func operations() map[string]operation {
 			id: "resolveFiscalEvent", tag: "Records", auth: authRequired, idempotent: true,
 			pathParams: map[string]string{"id": "The fiscal event's id."},
 			summary:    "Resolve a fiscal event left for review",
-			description: "As `POST /settlements/{id}/resolve`, for a fiscal event whose determination is `MANUAL_REVIEW_REQUIRED` (or whose ECB rate was missing): the buyer facts or a manual determination make a new revision (event `fiscal_event.revised`), with a production receipt and invoice when the invariants now hold. " +
+			description: "As `POST /settlements/{id}/resolve`, for a fiscal event whose determination is `MANUAL_REVIEW_REQUIRED`, whose ECB rate was missing, or whose invoice could not be issued (`invoice_issuable`, e.g. `buyer_address_missing`: give `consumerName` and `consumerAddress`, recorded as `buyer.address`): the buyer facts or a manual determination make a new revision (event `fiscal_event.revised`), with a production receipt and invoice when the invariants now hold. " +
 				"The registry's later answer about a buyer's VAT number revises such an event on its own, as it does a settlement.",
 			request: reflect.TypeFor[fiscal.Resolution](),
 			responses: []response{
