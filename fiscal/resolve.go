@@ -50,11 +50,20 @@ type ResolutionBuyer struct {
 	// on the record. "" keeps what the record implies.
 	BusinessStatus string `json:"businessStatus,omitempty"`
 	// Evidence are items of the customer's location (Art. 24b, 24f
-	// Implementing Regulation 282/2011); they replace the record's.
+	// Implementing Regulation 282/2011); they replace the record's. Absent
+	// (nil) keeps the record's; an empty list ([]) clears them, as an
+	// empty list means none elsewhere in the API.
 	Evidence []vat.Evidence `json:"locationEvidence,omitempty"`
 	// Address is the customer's postal address, for a business sale's
 	// invoice (Art. 226(5)); it replaces the record's.
 	Address *Address `json:"consumerAddress,omitempty"`
+}
+
+// ClearsEvidence reports whether the resolution clears the location
+// evidence (locationEvidence []), which its JSON, omitting an empty list,
+// does not tell from leaving it out: request fingerprints add it.
+func (rb *ResolutionBuyer) ClearsEvidence() bool {
+	return rb != nil && rb.Evidence != nil && len(rb.Evidence) == 0
 }
 
 // ManualDetermination is a person's decision of the treatment (vat.Manual
@@ -115,6 +124,8 @@ func (r Resolution) Normalised() (Resolution, error) {
 		}
 		if nb.Evidence, err = parseEvidence("/buyer/locationEvidence", b.Evidence); err != nil {
 			return r, err
+		} else if b.Evidence != nil && nb.Evidence == nil {
+			nb.Evidence = []vat.Evidence{} // [] clears the record's (ClearsEvidence)
 		}
 		r.Buyer = &nb
 	}
@@ -156,9 +167,10 @@ func (b *Books) Resolve(ctx context.Context, id string, res Resolution, idempote
 	var claims []ledger.Claim
 	if idempotencyKey != "" {
 		claims = append(claims, IdempotencyClaim(b.acc.ID, idempotencyKey, fingerprintOf(struct {
-			ID string
-			R  Resolution
-		}{id, res})))
+			ID    string
+			R     Resolution
+			Clear bool `json:",omitempty"`
+		}{id, res, res.Buyer.ClearsEvidence()})))
 		if out, err := b.answerFromLedger(claims, nil); out != nil || err != nil {
 			return out, err
 		}

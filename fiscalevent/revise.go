@@ -142,7 +142,8 @@ func (s *Service) Resolve(ctx context.Context, accountID, id string, res fiscal.
 	fp := hash(struct {
 		Kind, ID string
 		R        fiscal.Resolution
-	}{fiscal.ObjectFiscalEvent + "/resolve", id, res})
+		Clear    bool `json:",omitempty"`
+	}{fiscal.ObjectFiscalEvent + "/resolve", id, res, res.Buyer.ClearsEvidence()})
 	if idempotencyKey != "" {
 		claims = append(claims, fiscal.IdempotencyClaim(accountID, idempotencyKey, fp))
 	}
