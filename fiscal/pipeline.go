@@ -48,6 +48,10 @@ type Supply struct {
 	// Registry is a registry answer already had (a re-check, a revision);
 	// nil: Prepare asks the registry about the buyer's VAT number.
 	Registry *vies.Result
+	// RecheckSeller, when set, is the seller a re-check of the buyer's VAT
+	// number decides on (Recheck.Seller) instead of Seller: the account's
+	// full profile of a fiscal event of its own sale.
+	RecheckSeller *Seller
 }
 
 // Draft is a record's first state before it is committed: Prepare makes
@@ -227,7 +231,7 @@ func (e *Engine) Prepare(ctx context.Context, accountID string, s Supply, now ti
 	}
 	// A VAT number the registry could not confirm yet is asked again in
 	// the background; the queue entry is written with the record.
-	return d, e.queueRecheck(d, seller, reg, now)
+	return d, e.queueRecheck(d, *cmp.Or(s.RecheckSeller, &seller), reg, now)
 }
 
 // Issue renders the UBL invoice of a PROCESSED draft and prepares its

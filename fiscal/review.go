@@ -226,7 +226,7 @@ func (e *Engine) amend(ctx context.Context, it recheckItem, reg *vies.Result, ab
 		if h == nil {
 			return false, fmt.Errorf("no re-check handler for %s records (the package that records them is not running)", it.Object)
 		}
-		return h(ctx, Recheck{RecordID: it.RecordID, VATNumber: it.VATNumber, Registry: reg, Abandoned: abandoned,
+		return h(ctx, Recheck{RecordID: it.RecordID, VATNumber: it.VATNumber, Registry: reg, Abandoned: abandoned, Seller: it.Seller,
 			Attempts: it.Attempts + 1, Since: it.Since, Dequeue: ledger.Put{Bucket: bucketRecheck, Key: []byte(it.RecordID)}}, now)
 	}
 	prev, _, err := e.loadRecord(it.RecordID)
@@ -318,6 +318,10 @@ func (e *Engine) runRecheckLoop(stop <-chan struct{}) {
 type Recheck struct {
 	RecordID, VATNumber string
 	Registry            *vies.Result // the registry's answer
+	// Seller is the seller queued with the re-check, as at the sale
+	// (Supply.RecheckSeller): a later change of the account must not
+	// change an old sale.
+	Seller Seller
 	// Abandoned: the registry never answered within RecheckPolicy.GiveUpAfter;
 	// the revision stays pending and should say so.
 	Abandoned bool

@@ -371,8 +371,9 @@ func (s *Service) decide(ctx context.Context, acc fiscal.Account, in input, now 
 	// running totals, with its opening figures, and the event counts
 	// toward them, as a settlement does (fiscal totals.go).
 	var opening []fiscal.OpeningTotal
+	var profile *fiscal.Seller // queued with a re-check: it decides on this profile (fiscalevent.recheck)
 	if seller.IsAccount {
-		opening = seller.Profile.OpeningTotals
+		opening, profile = seller.Profile.OpeningTotals, seller.Profile
 	}
 	d, err := s.e.Prepare(ctx, acc.ID, fiscal.Supply{
 		Payment: p,
@@ -383,6 +384,7 @@ func (s *Service) decide(ctx context.Context, acc fiscal.Account, in input, now 
 		Determine:     determine,
 		Object:        fiscal.ObjectFiscalEvent,
 		AccountTotals: seller.IsAccount,
+		RecheckSeller: profile,
 	}, now)
 	if err != nil {
 		return nil, nil, err
@@ -420,7 +422,9 @@ func (s *Service) decide(ctx context.Context, acc fiscal.Account, in input, now 
 	if ev.Production.Receipt {
 		// The invoice and the frozen receipt format are defined over the
 		// settlement record's shape; the seller is the account's full
-		// profile (address, legal id), which the invariants guarantee it is.
+		// profile (address, legal id), which the invariants guarantee it is:
+		// the current one, or for a re-check the one the event was
+		// recorded with (recheck).
 		//
 		// The invoice is issued on a copy first: when the invoicing law
 		// of the supply stops it (a national rate, the customer's
@@ -428,7 +432,7 @@ func (s *Service) decide(ctx context.Context, acc fiscal.Account, in input, now 
 		// then leaves the draft pending review without an invoice), the
 		// event gets neither invoice nor receipt, and says why.
 		probe := *d
-		if err := s.e.Issue(&probe, acc.Seller); err != nil {
+		if err := s.e.Issue(&probe, *seller.Profile); err != nil {
 			return nil, nil, err
 		}
 		if probe.Record.Invoice == nil {

@@ -258,6 +258,14 @@ func (s *Service) recheck(ctx context.Context, rc fiscal.Recheck, now time.Time)
 	if err != nil {
 		return false, err
 	}
+	if p := rc.Seller; in.seller.IsAccount && p.Address.Country != "" {
+		// The account's profile as the event was recorded with it, queued
+		// with the re-check, as a settlement's re-check decides on the
+		// profile as at the sale: a later change of the account must not
+		// change an old sale. (A re-check queued before the profile was
+		// queued carries only the event's facts: the account's decides.)
+		in.seller.Profile = &p
+	}
 	abandoned := ""
 	if rc.Abandoned {
 		abandoned = fmt.Sprintf("the registry could not confirm %s in %d attempts over %s (last fault %s); review by a person is needed",
