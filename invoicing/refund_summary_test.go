@@ -228,3 +228,60 @@ func TestRefundOfBusinessSummaryIsAPeppolCreditNote(t *testing.T) {
 	}
 	fiscaltest.ValidateUBL(t, []string{file}, true)
 }
+
+// TestFullRefundOfSummarySupplyCreditsWhatTheSummaryCharged: a summary
+// invoice rounds each VAT rate's exact net and VAT once to the cent; a
+// supply alone at its rate is charged its exact net rounded, not its gross
+// and VAT rounded and subtracted as its own invoice would have been. The
+// credit notes of that supply refunded in full (in two refunds, as in
+// one) credit exactly the net and VAT the summary charged for it; a review
+// found a full refund of 11.90 USDC crediting EUR 8.66 net against the
+// summary's 8.65.
+func TestFullRefundOfSummarySupplyCreditsWhatTheSummaryCharged(t *testing.T) {
+	for _, split := range []bool{false, true} {
+		t.Run(fmt.Sprint("split=", split), func(t *testing.T) {
+			c := newClock(time.Date(2026, 3, 31, 23, 0, 0, 0, time.UTC))
+			ctx := context.Background()
+			b := summaryEngine(t, fiscal.InvoicingSummaryMonthly, c)
+			sale, err := b.Settle(ctx, fiscaltest.Request(1, "11.90", "DE", "2026-03-10T10:00:00Z"), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.set(time.Date(2026, 4, 2, 10, 0, 0, 0, time.UTC))
+			issued, err := invoicing.Issue(ctx, b, invoicing.SummaryRequest{Period: "2026-03"})
+			if err != nil || len(issued) != 1 || len(issued[0].Summary.Totals) != 1 {
+				t.Fatalf("summary: %v %v", issued, err)
+			}
+			charged := issued[0].Summary.Totals[0]
+			if charged.NetEUR == sale.Record.FX.NetEUR {
+				t.Fatalf("the supply's own net %s equals the summary's %s: this amount does not tell the roundings apart", sale.Record.FX.NetEUR, charged.NetEUR)
+			}
+			var reqs []refunds.Request
+			if split {
+				reqs = append(reqs, refunds.Request{AmountUSDC: "3.33"})
+			}
+			reqs = append(reqs, refunds.Request{})
+			var net, vatSum decimal.Decimal
+			for _, req := range reqs {
+				r, err := refunds.Create(ctx, b, sale.Record.ID, req, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				net = net.Add(decimal.RequireFromString(r.Refund.FX.NetEUR).Neg())
+				vatSum = vatSum.Add(decimal.RequireFromString(r.Refund.FX.VATEUR).Neg())
+				doc, _, err := refunds.CreditNote(ctx, b, sale.Record.ID, r.Refund.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				file := filepath.Join(t.TempDir(), "cn.xml")
+				if err := os.WriteFile(file, doc, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				fiscaltest.ValidateUBL(t, []string{file}, false)
+			}
+			if !net.Equal(decimal.RequireFromString(charged.NetEUR)) || !vatSum.Equal(decimal.RequireFromString(charged.VATEUR)) {
+				t.Errorf("credit notes credit net %s VAT %s, the summary charged net %s VAT %s for the supply", net, vatSum, charged.NetEUR, charged.VATEUR)
+			}
+		})
+	}
+}

@@ -490,8 +490,11 @@ type amounts struct {
 // notes of a settlement refunded in full credit exactly the VAT and net
 // its invoice charged (each rounding its own share could credit a cent
 // more or less), as long as the last credit note's VAT stays consistent
-// with its net.
-func refundAmounts(orig *fiscal.Record, st state, amount decimal.Decimal, full bool) amounts {
+// with its net. For a supply a summary invoice covers (summary), the
+// invoice's figures for it are the summary's rounding, its exact net and
+// VAT each rounded once to the cent (package invoicing), not its own
+// gross and VAT rounded: that is what a full refund nets against.
+func refundAmounts(orig *fiscal.Record, st state, amount decimal.Decimal, full, summary bool) amounts {
 	var g, n, v decimal.Decimal
 	if !full {
 		g = fx.ConvertUSDCExact(amount, *orig.FX.USDPerEUR).GrossEURExact
@@ -512,8 +515,13 @@ func refundAmounts(orig *fiscal.Record, st state, amount decimal.Decimal, full b
 	}
 	a := amounts{grossExact: g, netExact: n, vatExact: v, gross: fx.RoundEUR(g), vat: fx.RoundEUR(v)}
 	if full && st.centsKnown() && orig.FX.GrossEUR != "" {
-		gross := decimalOr0(orig.FX.GrossEUR).Add(decimalOr0(st.Gross))
-		vat := decimalOr0(orig.FX.VATEUR).Add(decimalOr0(st.VAT))
+		invGross, invVAT := decimalOr0(orig.FX.GrossEUR), decimalOr0(orig.FX.VATEUR)
+		if summary && orig.FX.NetEURExact != "" {
+			invVAT = fx.RoundEUR(decimalOr0(orig.FX.VATEURExact))
+			invGross = fx.RoundEUR(decimalOr0(orig.FX.NetEURExact)).Add(invVAT)
+		}
+		gross := invGross.Add(decimalOr0(st.Gross))
+		vat := invVAT.Add(decimalOr0(st.VAT))
 		rate := decimal.Zero
 		if det := orig.Classification; det.ChargesVAT() && det.RatePercent != nil {
 			rate = det.RatePercent.Decimal()
@@ -554,7 +562,7 @@ func draft(b *fiscal.Books, orig *fiscal.Record, summary *summaryInvoice, st sta
 	settled := decimalOr0(orig.Settlement.AmountUSDC)
 	refunded := decimalOr0(st.RefundedUSDC).Add(amount)
 	full := refunded.Equal(settled)
-	a := refundAmounts(orig, st, amount, full)
+	a := refundAmounts(orig, st, amount, full, summary != nil)
 	n := st.Count + 1
 	id := refundID(orig.ID, n)
 	at := now
