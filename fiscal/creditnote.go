@@ -44,6 +44,9 @@ type CreditNote struct {
 	// it is not orig's own: the summary invoice that covers orig (Art. 223
 	// Directive 2006/112/EC; package refunds finds it). nil: orig.Invoice.
 	Corrects *InvoiceRef
+	// Buyer is the buyer (BG-7) the corrected invoice names when it is not
+	// orig's own: a summary invoice names its latest supply's. nil: orig's.
+	Buyer *ubl.Party
 }
 
 // CreditNoteDraft makes the draft of an entry that corrects orig, a stored
@@ -110,6 +113,9 @@ func creditNoteFor(orig *Record, s Seller, a amounts, tc *ubl.TaxCurrency, issue
 	law := cn.Law.Or(orig.Classification, ls)
 	seller := invoicelaw.SellerParty(ls, law)
 	buyer, _ := invoicelaw.BuyerParty(orig.Classification, orig.Buyer.ForInvoiceLaw())
+	if cn.Buyer != nil {
+		buyer = *cn.Buyer
+	}
 	inv, err := invoiceFor(orig, law, &seller, &buyer, &a, tc, issued)
 	if err != nil {
 		return ubl.CreditNote{}, &Error{Code: CodeInternal, Detail: "the credit note could not be built", Err: err}

@@ -285,3 +285,58 @@ func TestFullRefundOfSummarySupplyCreditsWhatTheSummaryCharged(t *testing.T) {
 		})
 	}
 }
+
+// TestRefundCreditNoteNamesTheSummarysBuyer: a consumer's summary invoice
+// names the buyer as its latest supply states it (here another country and
+// no name); the credit note correcting it for an earlier supply must name
+// the same buyer (BG-7) as the invoice it amends (Art. 219 Directive
+// 2006/112/EC: it refers specifically and unambiguously to that invoice).
+// A review found it naming the earlier supply's consumer instead: another
+// name and country than the corrected invoice's.
+func TestRefundCreditNoteNamesTheSummarysBuyer(t *testing.T) {
+	c := newClock(time.Date(2026, 3, 31, 23, 0, 0, 0, time.UTC))
+	ctx := context.Background()
+	b := summaryEngine(t, fiscal.InvoicingSummaryMonthly, c)
+	first := fiscaltest.Request(1, "11.90", "DE", "2026-03-10T10:00:00Z")
+	first.ConsumerName = "Alice Muster"
+	sale, err := b.Settle(ctx, first, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Settle(ctx, fiscaltest.Request(2, "2.40", "FR", "2026-03-11T10:00:00Z"), ""); err != nil {
+		t.Fatal(err)
+	}
+	c.set(time.Date(2026, 4, 2, 10, 0, 0, 0, time.UTC))
+	issued, err := invoicing.Issue(ctx, b, invoicing.SummaryRequest{Period: "2026-03"})
+	if err != nil || len(issued) != 1 || issued[0].Summary.Supplied != 2 {
+		t.Fatalf("summary: %v %v, want one of both supplies", issued, err)
+	}
+	_, sumDoc, err := invoicing.Summary(ctx, b, issued[0].Summary.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := refunds.Create(ctx, b, sale.Record.ID, refunds.Request{AmountUSDC: "1.00"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _, err := refunds.CreditNote(ctx, b, sale.Record.ID, r.Refund.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, got := customerParty(compact(sumDoc)), customerParty(compact(doc))
+	if want == "" || got != want {
+		t.Errorf("credit note's buyer\n%s\nthe summary's\n%s", got, want)
+	}
+	file := filepath.Join(t.TempDir(), "cn.xml")
+	if err := os.WriteFile(file, doc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fiscaltest.ValidateUBL(t, []string{file}, false)
+}
+
+// customerParty is a document's AccountingCustomerParty element.
+func customerParty(doc []byte) string {
+	_, after, _ := bytes.Cut(doc, []byte("<cac:AccountingCustomerParty>"))
+	party, _, _ := bytes.Cut(after, []byte("</cac:AccountingCustomerParty>"))
+	return string(party)
+}

@@ -713,15 +713,16 @@ func correction(b *fiscal.Books, orig *fiscal.Record, summary *summaryInvoice, r
 	if err != nil {
 		return nil, err
 	}
-	return b.CreditNoteDraft(orig, rec, fiscal.CreditNote{Net: a.net, VAT: a.vat, Note: text, PaidBy: paidBy, URL: url, Law: law, Corrects: summary.invoice()}, now)
+	return b.CreditNoteDraft(orig, rec, fiscal.CreditNote{Net: a.net, VAT: a.vat, Note: text, PaidBy: paidBy, URL: url, Law: law, Corrects: summary.invoice(), Buyer: summary.buyerParty()}, now)
 }
 
 // summaryInvoice is the issued summary invoice that covers a supply
 // (package invoicing): its id, invoice and UBL.
 type summaryInvoice struct {
-	id  string
-	ref fiscal.InvoiceRef
-	ubl []byte
+	id    string
+	ref   fiscal.InvoiceRef
+	ubl   []byte
+	buyer ubl.Party // the buyer it names (BG-7): its latest supply's
 }
 
 // orOwn is the invoice a refund of orig corrects: the summary's when one
@@ -739,6 +740,14 @@ func (s *summaryInvoice) invoice() *fiscal.InvoiceRef {
 		return nil
 	}
 	return &s.ref
+}
+
+// buyerParty is the buyer the summary names, nil for no summary.
+func (s *summaryInvoice) buyerParty() *ubl.Party {
+	if s == nil {
+		return nil
+	}
+	return &s.buyer
 }
 
 // summaryOf reads the issued summary invoice that covers orig, a processed
@@ -760,7 +769,19 @@ func summaryOf(ctx context.Context, b *fiscal.Books, orig *fiscal.Record) (*summ
 	if err != nil {
 		return nil, err
 	}
-	return &summaryInvoice{id: id, ref: res.Summary.Invoice, ubl: doc}, nil
+	// The summary names the buyer as its latest supply states it
+	// (invoicing.summaryDraft, fiscal.Books.InvoiceFrame); its credit
+	// notes name the same buyer (Art. 219 Directive 2006/112/EC).
+	sup := res.Summary.Supplies
+	if len(sup) == 0 {
+		return nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "the summary invoice " + id + " lists no supply"}
+	}
+	latest, _, err := b.Record(ctx, sup[len(sup)-1].RecordID)
+	if err != nil {
+		return nil, err
+	}
+	buyer, _ := invoicelaw.BuyerParty(latest.Classification, latest.Buyer.ForInvoiceLaw())
+	return &summaryInvoice{id: id, ref: res.Summary.Invoice, ubl: doc, buyer: buyer}, nil
 }
 
 // invoiceLaw is the invoicing law orig's invoice followed, which its
