@@ -20,6 +20,7 @@ const (
 	SectionNotInOSS           = "not_in_oss"
 	SectionPending            = "excluded_pending"
 	SectionOtherScheme        = "excluded_other_scheme"
+	SectionOtherState         = "excluded_other_state"
 )
 
 // WriteCSV writes the return as CSV (RFC 4180): the header, then one row per
@@ -69,7 +70,7 @@ func WriteCSV(w io.Writer, r *Return) error {
 	for _, b := range []struct {
 		section string
 		b       Bucket
-	}{{SectionPending, r.Excluded.Pending}, {SectionOtherScheme, r.Excluded.OtherScheme}} {
+	}{{SectionPending, r.Excluded.Pending}, {SectionOtherScheme, r.Excluded.OtherScheme}, {SectionOtherState, r.Excluded.OtherState}} {
 		if b.b.Records == 0 {
 			continue
 		}

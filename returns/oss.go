@@ -186,6 +186,12 @@ type Excluded struct {
 	// OtherScheme are OSS records of the other OSS scheme than the
 	// return's.
 	OtherScheme Bucket `json:"otherScheme"`
+	// OtherState are OSS records of the return's scheme whose day of
+	// supply fell under another member state of identification (a change
+	// within the quarter, Art. 57f(2) Implementing Regulation (EU) No
+	// 282/2011; the refunds of such supplies alike): that state's return
+	// declares them (Art. 59(4)), not this one.
+	OtherState Bucket `json:"otherState"`
 }
 
 // Bucket is a count of records with their USDC and ledger indexes.
@@ -297,7 +303,7 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 	}
 	lines := map[string]*acc{}  // establishment|state|rate
 	others := map[string]*acc{} // regime|country|rate
-	pending, otherScheme := &acc{}, &acc{}
+	pending, otherScheme, otherState := &acc{}, &acc{}, &acc{}
 	maxIndex := int64(-1)
 	// A supply of the quarter was recorded at most MaxClockSkew before it
 	// settled, so no record created before the quarter (less a day for the
@@ -365,6 +371,10 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 		}
 		if c.Scheme != r.Scheme {
 			otherScheme.add(usdc, decimal.Zero, decimal.Zero, rc.Ledger.Index)
+			return nil
+		}
+		if ms := identifiedIn(acct.Seller, c.Scheme, date); ms != "" && ms != r.ID.MemberState {
+			otherState.add(usdc, decimal.Zero, decimal.Zero, rc.Ledger.Index)
 			return nil
 		}
 		est := ""
@@ -469,6 +479,10 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 			otherScheme.add(usdc, decimal.Zero, decimal.Zero, idx)
 			return nil
 		}
+		if ms := identifiedIn(acct.Seller, c.Scheme, orig); ms != "" && ms != r.ID.MemberState {
+			otherState.add(usdc, decimal.Zero, decimal.Zero, idx)
+			return nil
+		}
 		est := ""
 		if r.Scheme == vat.SchemeUnion && !strings.EqualFold(isoCountry(rf.Seller.Country), r.ID.MemberState) {
 			est = isoCountry(rf.Seller.Country)
@@ -558,7 +572,7 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 		r.NotInOSS = append(r.NotInOSS, Summary{Regime: a.regime, Country: a.memberState, RatePercent: a.rateText, Declared: declaredIn(a.regime),
 			Amounts: a.amounts(nil), LedgerIndexes: a.indexes()})
 	}
-	r.Excluded = Excluded{Pending: pending.bucket(), OtherScheme: otherScheme.bucket()}
+	r.Excluded = Excluded{Pending: pending.bucket(), OtherScheme: otherScheme.bucket(), OtherState: otherState.bucket()}
 
 	cp, err := checkpoint(e.Ledger(), head, r.Status == StatusFinal, maxIndex)
 	if err != nil {
@@ -690,7 +704,7 @@ func identification(s fiscal.Seller, p Period) (string, Identification) {
 	}
 	if len(states) > 1 {
 		id.Missing = strings.TrimPrefix(id.Missing+"; ", "; ") + fmt.Sprintf(
-			"the member state of identification changed within %s (%s): a return is due to each for the supplies of its days (Art. 59(4) Implementing Regulation (EU) No 282/2011); this one is %s's", p, strings.Join(states, ", "), id.MemberState)
+			"the member state of identification changed within %s (%s): a return is due to each for the supplies of its days (Art. 59(4) Implementing Regulation (EU) No 282/2011); this one is %s's, and the other states' days are in excluded.otherState", p, strings.Join(states, ", "), id.MemberState)
 	}
 	return scheme, id
 }
@@ -729,6 +743,26 @@ func identifyBy(s fiscal.Seller, p Period) (string, Identification) {
 			Missing: "the account states no oss_union registration: the member state of establishment and its VAT number are shown (Art. 369a(2), 369d)"}
 	}
 	return vat.SchemeNonUnion, Identification{Missing: "the account states no oss_non_union registration: number and member state of identification unknown"}
+}
+
+// identifiedIn is the member state of identification of the seller's
+// registration for the OSS scheme named that applies on day (as
+// identifyBy reads it), "" when none is stated for that day.
+func identifiedIn(s fiscal.Seller, scheme, day string) string {
+	want := vat.RegistrationOSSNonUnion
+	if scheme == vat.SchemeUnion {
+		want = vat.RegistrationOSSUnion
+	}
+	for _, reg := range vat.RegistrationsOn(s.Registrations, day) {
+		switch {
+		case reg.Scheme != want:
+		case want == vat.RegistrationOSSUnion:
+			return isoCountry(cmp.Or(reg.Country, s.Country))
+		default:
+			return isoCountry(reg.Country)
+		}
+	}
+	return ""
 }
 
 func isEU(c string) bool { return vat.IsMemberState(isoCountry(c)) }
