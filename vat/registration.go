@@ -301,6 +301,7 @@ func (r *rules) checkRegistrations() {
 		return
 	}
 	var outside []string // registrations that would do, on other days
+	var laws []string    // the law of their start and end, per kind
 	for _, need := range needs[:n] {
 		for _, g := range norm {
 			switch {
@@ -309,6 +310,9 @@ func (r *rules) checkRegistrations() {
 				return
 			default:
 				outside = append(outside, describeRegistration(g))
+				if l := windowLaw[g.Scheme]; !slices.Contains(laws, l) {
+					laws = append(laws, l)
+				}
 			}
 		}
 	}
@@ -318,11 +322,20 @@ func (r *rules) checkRegistrations() {
 	}
 	when := ""
 	if len(outside) > 0 {
-		when = fmt.Sprintf(" on the day of supply %s (%s): %s does not apply that day (Art. 57d, 57f and 57g Implementing Regulation (EU) No 282/2011)",
-			r.b.d.SupplyDate, r.b.d.TimeZone, strings.Join(outside, " and "))
+		when = fmt.Sprintf(" on the day of supply %s (%s): %s does not apply that day (%s)",
+			r.b.d.SupplyDate, r.b.d.TimeZone, strings.Join(outside, " and "), strings.Join(laws, "; "))
 	}
 	r.b.review(ReasonSellerNotRegistered, "The seller is not registered where this supply is taxed%s: %s %s needs %s (%s); the seller's registrations are %s.",
 		when, r.b.d.Regime, r.b.d.TaxingCountry, strings.Join(alts, ", or "), basis, listRegistrations(regs))
+}
+
+// windowLaw is the law of when a registration of each scheme starts and
+// ends: the special schemes' rules for the OSS schemes only.
+var windowLaw = map[string]string{
+	RegistrationOSSUnion:    "Art. 57d, 57f and 57g Implementing Regulation (EU) No 282/2011",
+	RegistrationOSSNonUnion: "Art. 57d, 57f and 57g Implementing Regulation (EU) No 282/2011",
+	RegistrationNational:    "a national identification takes effect from the date the member state identifies the seller from, Art. 214 " + directive,
+	RegistrationUKVRN:       "a UK registration takes effect from the date HMRC registers the seller from, VATA 1994 Sch. 1 and 1A",
 }
 
 // registrationDay is the day registrations are judged on: the day of

@@ -200,3 +200,49 @@ func TestRegistrationDaySpelling(t *testing.T) {
 		}
 	}
 }
+
+// TestRegistrationWindowCitesItsOwnLaw: a registration that does not
+// apply on the day of supply is explained by the law of its own kind: the
+// EU special schemes' start and end rules (Art. 57d, 57f, 57g Implementing
+// Regulation (EU) No 282/2011) for an OSS registration only; a UK VRN's
+// effective date is the UK's (VATA 1994), a national registration's the
+// member state's. A review found a UK VRN valid from 1 July explained by
+// the EU OSS articles.
+func TestRegistrationWindowCitesItsOwnLaw(t *testing.T) {
+	at := func(s string) time.Time {
+		d, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	seller := func(r Registration) Seller {
+		return Seller{Country: "IE", OverThreshold: true, Registrations: []Registration{{Scheme: RegistrationNational, Country: "IE"}, r}}
+	}
+	cases := []struct {
+		name      string
+		in        Input
+		want, not string
+	}{
+		// 22:30 UTC on 30 June is 23:30 in London, still 30 June.
+		{"a UK VRN from 1 July", Input{Seller: seller(Registration{Scheme: RegistrationUKVRN, ValidFrom: "2026-07-01"}), Buyer: b2c("GB"),
+			Supply: Supply{Kind: KindDigitalService, Date: at("2026-06-30T22:30:00Z")}}, "does not apply that day (a UK registration", "282/2011"},
+		{"a national registration in Germany from 1 July", Input{Seller: Seller{Country: "IE", OverThreshold: true, Registrations: []Registration{{Scheme: RegistrationNational, Country: "IE"},
+			{Scheme: RegistrationNational, Country: "DE", ValidFrom: "2026-07-01"}}}, Buyer: b2c("DE"),
+			Supply: Supply{Kind: KindDigitalService, Date: at("2026-06-15T10:00:00Z")}}, "does not apply that day (a national identification", "282/2011"},
+		{"the Union OSS from 1 July", Input{Seller: seller(Registration{Scheme: RegistrationOSSUnion, Country: "IE", ValidFrom: "2026-07-01"}), Buyer: b2c("DE"),
+			Supply: Supply{Kind: KindDigitalService, Date: at("2026-06-15T10:00:00Z")}}, "Art. 57d, 57f and 57g Implementing Regulation (EU) No 282/2011", ""},
+	}
+	for _, c := range cases {
+		d := Determine(c.in)
+		var detail string
+		for _, r := range d.Reasons {
+			if r.Code == ReasonSellerNotRegistered {
+				detail = r.Detail
+			}
+		}
+		if detail == "" || !strings.Contains(detail, c.want) || c.not != "" && strings.Contains(detail, c.not) {
+			t.Errorf("%s: seller_not_registered %q, want it to cite %q and not %q", c.name, detail, c.want, c.not)
+		}
+	}
+}
