@@ -273,3 +273,49 @@ func TestLocationEvidenceThroughSettle(t *testing.T) {
 		}
 	}
 }
+
+// TestLocationEvidenceWithoutValue: an item of evidence may come without
+// its datum (a payment provider reports the card's country, not its BIN;
+// `value` is optional in the API). A review found such a settlement
+// answered 500 ("conceal and seal receipt claims: .../value: missing")
+// with nothing recorded. It is recorded; the receipt commits the item's
+// empty value like any other (every item has its commitment), verifies,
+// and its opening opens to "".
+func TestLocationEvidenceWithoutValue(t *testing.T) {
+	e := issue17Engine(t)
+	b := lawBooks(t, e, "ie-small")
+	req := fiscaltest.Request(5300, "10.00", "DE", "2026-04-10T14:30:00Z")
+	req.LocationEvidence = []vat.Evidence{
+		{Kind: vat.EvidencePaymentCard, Country: "DE", Source: vat.EvidenceSourceThirdParty, Provider: "card processor"},
+		{Kind: vat.EvidenceIPAddress, Country: "DE", Source: vat.EvidenceSourceMerchant, Value: "203.0.113.7"},
+	}
+	r := settleOK(t, b, req)
+	if le := r.Classification.LocationEvidence; le == nil || le.Rule != vat.EvidenceRuleTwoItems || len(r.Buyer.Evidence) != 2 {
+		t.Fatalf("evidence %+v, record items %+v", le, r.Buyer.Evidence)
+	}
+	cl := claimsOf(t, e, b, r.ID) // verifies the receipt
+	if len(cl.Buyer.LocationEvidence) != 2 || len(cl.Commitments) == 0 {
+		t.Fatalf("receipt evidence %+v, %d commitments", cl.Buyer.LocationEvidence, len(cl.Commitments))
+	}
+	raw, err := b.Openings(context.Background(), r.Receipt.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := receipt.ParseOpenings(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened := map[string]string{}
+	for _, o := range ops {
+		if err := receipt.VerifyOpening(cl, o); err != nil {
+			t.Errorf("opening %s: %v", o.Field, err)
+		}
+		opened[o.Field] = o.Value
+	}
+	if v, ok := opened["/buyer/location_evidence/0/value"]; !ok || v != "" {
+		t.Errorf("the value-less item's opening: %q %v, want \"\"", v, ok)
+	}
+	if opened["/buyer/location_evidence/1/value"] != "203.0.113.7" {
+		t.Errorf("openings %v", opened)
+	}
+}

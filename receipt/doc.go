@@ -194,7 +194,8 @@
 // sim_country_code, fixed_line_location, other (Art. 24f (a) to (f)). The
 // kinds and countries stay in clear, so an auditor sees two
 // non-contradictory items; each item's value (the address, the IP address)
-// is committed at /buyer/location_evidence/<i>/value.
+// is committed at /buyer/location_evidence/<i>/value, an item given
+// without its datum by committing "" (every item has its commitment).
 //
 // fx_tax_currency is the conversion to the national currency of the taxing
 // state, in which the VAT payable must be expressed (Art. 230 Directive

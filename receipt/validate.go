@@ -411,10 +411,11 @@ func (v *checker) parties(c *Claims) {
 		p := "/buyer/location_evidence/" + strconv.Itoa(i)
 		v.matchIn(p, "kind", e.Kind, patEvidenceKind, "an evidence kind (lower-case letters, digits, '_')", false)
 		v.matchIn(p, "country", e.Country, patCountry, "an ISO 3166-1 alpha-2 code", false)
-		switch {
-		case v.inClear && e.Value == "":
-			v.fail(p+"/value", "missing")
-		case !v.inClear && e.Value != "":
+		// In clear an item's value may be empty: an item can come without
+		// its datum (a payment provider reports a card's country, not its
+		// number). It is committed all the same, so that every item has its
+		// commitment (commitments) and an opening says the datum was "".
+		if !v.inClear && e.Value != "" {
 			v.personal(p+"/value", true, nil)
 		}
 	}
