@@ -27,7 +27,7 @@ const (
 	targetNames     = 80   // go doc ./fiscal | grep -cE '^(func|type|var|const)'
 	targetEngine    = 25   // exported methods of *Engine
 
-	ceilingCodeLines = 3771
+	ceilingCodeLines = 3764
 	ceilingNames     = 71
 	ceilingEngine    = 23
 )
