@@ -8,6 +8,9 @@ import (
 
 	"github.com/fiscal402/fiscal402/catalog"
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/fiscalevent"
+	"github.com/fiscal402/fiscal402/invoicing"
+	"github.com/fiscal402/fiscal402/refunds"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -292,6 +295,13 @@ type AgentSkill struct {
 	SecurityRequirements []AgentSecurityRequirement `json:"securityRequirements,omitempty"`
 }
 
+// eventTypes are every event type a ledger entry carries, hence every type a
+// webhook endpoint receives: the OpenAPI document and the agent card list
+// them from here.
+var eventTypes = []string{fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve,
+	refunds.EventSettlementRefunded, fiscalevent.EventRecorded, fiscalevent.EventRevised,
+	fiscal.EventAccountThresholdCrossed, invoicing.EventInvoiceSummaryIssued}
+
 // skillExamples says, per capability, how an agent exercises it.
 var skillExamples = map[string][]string{
 	catalog.CapVATClassification: {"POST /v1/capabilities/check with {seller_country, buyer_country, supply_type, buyer_type, payment}", "POST /settlements: the record's classification"},
@@ -301,7 +311,7 @@ var skillExamples = map[string][]string{
 	catalog.CapUBL21:             {"GET /settlements/{id}/ubl"},
 	catalog.CapHistoricalFX:      {"POST /settlements: the record's fx (ECB rate, date, policy, snapshot)"},
 	catalog.CapAuditLedger:       {"GET /v1/log/checkpoint", "GET /v1/log/proof/inclusion?index=0", "GET /v1/log/proof/consistency?from=1"},
-	catalog.CapSignedWebhooks:    {"events settlement.processed, settlement.pending_review, settlement.review_resolved, settlement.refunded, fiscal_event.recorded, fiscal_event.revised, account.threshold_crossed"},
+	catalog.CapSignedWebhooks:    {"events " + strings.Join(eventTypes, ", ")},
 	catalog.CapSignedReceipt:     {"GET /v1/receipts/rcpt_<event id>", "GET /.well-known/jwks.json"},
 	catalog.CapSandboxSimulate:   {"POST /v1/compliance/evaluate", "POST /sandbox/v1/simulate"},
 }
