@@ -97,6 +97,9 @@ func onlyParams(v url.Values, known ...string) error {
 			if field == "" {
 				field = "query" // "?=x": a parameter without a name
 			}
+			if len(known) == 0 {
+				return badRequestf(field, "unknown query parameter %q: this endpoint reads no query parameter", name)
+			}
 			return badRequestf(field, "unknown query parameter %q; known: %s", name, strings.Join(known, ", "))
 		}
 		if len(v[name]) > 1 {
