@@ -533,7 +533,7 @@ func operations() map[string]operation {
 			responses:   []response{{status: http.StatusOK, description: "The verifier key, one line.", mediaType: "text/plain", schema: map[string]any{"type": "string"}, headers: []string{"Cache-Control"}}},
 		},
 		"GET /verify": {
-			id: "verifyReceiptPage", tag: "Receipts and log", auth: authNone, conditional: true,
+			id: verifyPageID, tag: "Receipts and log", auth: authNone, conditional: true,
 			summary:     "Verify a receipt in the browser",
 			description: "One self-contained HTML page (no external scripts, styles or fonts) that verifies a receipt of spec `" + receipt.SpecV1 + "`, `" + receipt.SpecV2 + "`, `" + receipt.SpecV3 + "` or `" + receipt.SpecV4 + "` in the browser with WebCrypto (Ed25519, SHA-256): the JWS signature against the JWKS (" + receipt.SpecV4 + ": the checkpoint's cosignature by a key of the JWKS), the readable claims against the signed ones, the format rules a reader relies on, the checkpoint's signature by the log key and the RFC 6962 inclusion proof; then shows the seller, the amounts in USDC and EUR, the VAT, the ledger position and a verdict with its reason. It takes a pasted receipt, dropped files, or `?id=rcpt_…`, fetched from this server with the keys of the receipt's environment (`/v1/receipts/{id}` or `/sandbox/v1/receipts/{id}`). Saved to disk, it works offline with a receipt file, the key set and the log key. Served with a Content-Security-Policy that allows only its own inline script and style.",
 			query:       []queryParam{{name: "id", description: "A receipt id to fetch from this server and verify at once (`rcpt_…`; sandbox ids `rcpt_x402-sandbox-…`).", schema: map[string]any{"type": "string"}}},
@@ -864,8 +864,18 @@ func (s *Server) operationObject(g *schemaGen, r route, op operation, used map[s
 
 // errorsByStatus groups the codes an operation can answer with by HTTP
 // status: its own, plus what every operation of its kind can answer.
+// verifyPageID is the operation of GET /verify, the one page for people,
+// whose links pick up query parameters: it reads id and ignores the rest.
+const verifyPageID = "verifyReceiptPage"
+
 func errorsByStatus(op operation) map[int][]fiscal.Code {
 	codes := append([]fiscal.Code{fiscal.CodeInternal}, op.errors...)
+	if op.id != verifyPageID {
+		// Every endpoint but the /verify page refuses an unknown or
+		// repeated query parameter (noParams, onlyParams) before it reads
+		// anything else.
+		codes = append(codes, fiscal.CodeBadRequest)
+	}
 	if op.request != nil {
 		codes = append(codes, fiscal.CodeBadRequest, codePayloadTooLarge, codeUnsupportedMedia)
 	}
