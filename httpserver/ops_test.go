@@ -427,3 +427,44 @@ func TestBackupEndpoint(t *testing.T) {
 		t.Fatalf("backup without ledger support: %d %s", r.status, r.body)
 	}
 }
+
+// TestMetricsPreflightRefusalsKeepTheirRoute: a refusal answered before
+// routing (a body over the limit, a repeated query parameter) of a route
+// that exists counts under that route, and an ingest route's one as a
+// refused payment, as the README's metrics table says; they were counted
+// as route "unmatched" ("for unknown paths") and left out of
+// fiscal402_settlements_refused_total.
+func TestMetricsPreflightRefusalsKeepTheirRoute(t *testing.T) {
+	f := newOpsFixture(t, httpserver.Options{})
+	big := append([]byte(`{"amountUsdc":"`), bytes.Repeat([]byte("1"), 70000)...)
+	if r := f.do("POST", "/settlements", keyA, append(big, `"}`...)); r.status != 413 {
+		t.Fatalf("a body over the limit: %d %s", r.status, r.body)
+	}
+	if r := f.do("POST", "/settlements?x=1&x=2", keyA, mustJSON(t, settlement(nil))); r.status != 400 {
+		t.Fatalf("a repeated query parameter: %d %s", r.status, r.body)
+	}
+	if r := f.do("GET", "/v1/receipts/rcpt_x402-0123456789abcdef0123456789abcdef?x=1&x=2", "", nil); r.status != 400 {
+		t.Fatalf("a repeated query parameter: %d %s", r.status, r.body)
+	}
+	f.do("GET", "/no/such/path?x=1&x=2", "", nil)
+	after := f.scrape(t, operatorKey)
+	for _, c := range []struct {
+		name   string
+		labels map[string]string
+		want   float64
+	}{
+		{"fiscal402_http_requests_total", map[string]string{"route": "POST /settlements", "code": "413"}, 1},
+		{"fiscal402_http_requests_total", map[string]string{"route": "POST /settlements", "code": "400"}, 1},
+		{"fiscal402_http_requests_total", map[string]string{"route": "GET /v1/receipts/{id}", "code": "400"}, 1},
+		{"fiscal402_http_requests_total", map[string]string{"route": "unmatched", "code": "400"}, 1},
+		{"fiscal402_settlements_refused_total", map[string]string{"source": "settlements", "code": "PAYLOAD_TOO_LARGE"}, 1},
+		{"fiscal402_settlements_refused_total", map[string]string{"source": "settlements", "code": string(fiscal.CodeBadRequest)}, 1},
+	} {
+		if got, ok := metricValue(after, c.name, c.labels); !ok || got != c.want {
+			t.Errorf("%s%v = %v (present %v), want %v", c.name, c.labels, got, ok, c.want)
+		}
+	}
+	if _, ok := metricValue(after, "fiscal402_http_requests_total", map[string]string{"route": "unmatched", "code": "413"}); ok {
+		t.Error("a 413 of POST /settlements counted as route unmatched")
+	}
+}

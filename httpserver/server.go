@@ -368,6 +368,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	if fe := s.preflight(rec, r); fe != nil {
+		if fe.Code != codePathNotCanonical {
+			// The refusal is of the route the request names: count and log
+			// it under that route's pattern (an ingest route's as a refused
+			// payment), not as "unmatched", which is for unknown paths.
+			if _, pattern := s.mux.Handler(r); pattern != "" {
+				r.Pattern = pattern
+			}
+		}
 		s.problem(rec, r, fe)
 		return
 	}
