@@ -277,11 +277,20 @@ func printProves(w io.Writer, c *receipt.Claims, doc, jwks []byte, logKey string
 	}
 	row("Seller", seller)
 	row("Buyer", buyer(c))
-	pay := fmt.Sprintf("%s %s on %s, paid %s", c.Settlement.AmountUSDC, c.Settlement.Asset, network(c.Settlement.Network), instant(c.Settlement.Timestamp))
-	row("Payment", pay+"; "+chain(c.Settlement.Chain))
+	// A refund's receipt states the refunded amount, a negative correction
+	// in euros at the sale's rate and the credit note, and supersedes the
+	// sale's receipt: say so, as the /verify page does, so that it is not
+	// read as a sale.
+	refund := c.FX != nil && strings.HasPrefix(c.FX.GrossEUR, "-")
+	payLabel, paid, eurLabel, invLabel, invWord, supLabel := "Payment", "paid", "In euros", "Invoice", "invoice ", "Amends"
+	if refund {
+		payLabel, paid, eurLabel, invLabel, invWord, supLabel = "Refund", "refunded", "Correction", "Credit note", "", "Corrects"
+	}
+	pay := fmt.Sprintf("%s %s on %s, %s %s", c.Settlement.AmountUSDC, c.Settlement.Asset, network(c.Settlement.Network), paid, instant(c.Settlement.Timestamp))
+	row(payLabel, pay+"; "+chain(c.Settlement.Chain))
 	row("VAT", tax(c.Classification))
 	if c.FX != nil {
-		row("In euros", money(c.FX.GrossEUR, c.FX.NetEUR, c.FX.VATEUR, "EUR")+
+		row(eurLabel, money(c.FX.GrossEUR, c.FX.NetEUR, c.FX.VATEUR, "EUR")+
 			fmt.Sprintf("; ECB reference rate %s USD per EUR of %s; 1 USDC = %s USD (%s)", c.FX.USDPerEUR.Raw, c.FX.USDPerEUR.RateDate, c.FX.USDCUSDRate, c.FX.USDCUSDSource))
 	} else {
 		row("In euros", "no conversion: no ECB reference rate was available")
@@ -298,13 +307,13 @@ func printProves(w io.Writer, c *receipt.Claims, doc, jwks []byte, logKey string
 	}
 	row("Status", status)
 	if c.Invoice != nil {
-		inv := "invoice " + c.Invoice.ID
+		inv := invWord + c.Invoice.ID
 		if c.Invoice.UBLSHA256 != "" {
 			inv += ", UBL SHA-256 " + c.Invoice.UBLSHA256
 		} else if _, ok := c.Commitments["/invoice/ubl_sha256"]; ok {
 			inv += " (the SHA-256 of its UBL document is committed)"
 		}
-		row("Invoice", inv)
+		row(invLabel, inv)
 	}
 	if c.Fee != nil {
 		fee := fmt.Sprintf("%s EUR accrued (%s basis points", c.Fee.AccruedEUR, c.Fee.BPS)
@@ -314,7 +323,7 @@ func printProves(w io.Writer, c *receipt.Claims, doc, jwks []byte, logKey string
 		row("Service fee", fee+"), never taken from the payment")
 	}
 	if c.Supersedes != "" {
-		row("Amends", "receipt "+c.Supersedes)
+		row(supLabel, "receipt "+c.Supersedes)
 	}
 	issued := unixTime(c.IssuedAt)
 	if pf.kid != "" {
