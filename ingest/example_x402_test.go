@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"time"
 
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/ingest"
-	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/fiscal402/fiscal402/x402"
 )
 
@@ -29,8 +27,6 @@ func exampleEngine(dir, rpcURL string) *fiscal.Engine {
 		Dir: dir, Chain: chain,
 		Accounts: []fiscal.Account{{ID: "merchant-1", Seller: fiscal.Seller{
 			LegalName: "Demo Digital Services Ltd", VATNumber: "IE1234567T", Country: "IE", OverThreshold: true}}},
-		Clock: func() time.Time { return time.Date(2026, 4, 10, 15, 0, 0, 0, time.UTC) },
-		Rand:  &fiscaltest.Rand{},
 	})
 	if err != nil {
 		log.Fatal(err)

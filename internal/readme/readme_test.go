@@ -10,6 +10,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,4 +68,57 @@ func declText(t *testing.T, fset *token.FileSet, f *ast.File, src []byte, name s
 	}
 	t.Fatalf("%s has no func %s", f.Name.Name, name)
 	return ""
+}
+
+// TestQuotedExamplesAreEmbeddable checks that the code the README quotes is
+// code an embedder can copy: it uses no package under internal/ (which the
+// Go toolchain refuses to import from another module), and it pins no
+// Config.Clock (a copy would stamp every record at one instant, and its
+// ingest queue, due by the engine clock, would never reach a retry).
+func TestQuotedExamplesAreEmbeddable(t *testing.T) {
+	root := testtool.RepoDir(t)
+	for _, q := range quoted {
+		src, err := os.ReadFile(filepath.Join(root, q.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, q.file, src, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		internal := map[string]string{} // local name -> import path
+		for _, imp := range f.Imports {
+			path := strings.Trim(imp.Path.Value, `"`)
+			if !strings.Contains(path, "/internal/") {
+				continue
+			}
+			name := path[strings.LastIndex(path, "/")+1:]
+			if imp.Name != nil {
+				name = imp.Name.Name
+			}
+			internal[name] = path
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv != nil || !slices.Contains(q.decls, fn.Name.Name) {
+				continue
+			}
+			ast.Inspect(fn, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.SelectorExpr:
+					if id, ok := n.X.(*ast.Ident); ok && internal[id.Name] != "" {
+						t.Errorf("%s: the README quotes %s, which uses %s.%s: an embedder cannot import %s",
+							fset.Position(n.Pos()), fn.Name.Name, id.Name, n.Sel.Name, internal[id.Name])
+					}
+				case *ast.KeyValueExpr:
+					if id, ok := n.Key.(*ast.Ident); ok && id.Name == "Clock" {
+						t.Errorf("%s: the README quotes %s, which pins Config.Clock: a copy would run on a stopped clock",
+							fset.Position(n.Pos()), fn.Name.Name)
+					}
+				}
+				return true
+			})
+		}
+	}
 }
