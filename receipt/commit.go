@@ -510,8 +510,11 @@ func cloneClaims(c *Claims) Claims {
 // Reveal checks each opening against c (VerifyOpening) and returns a copy
 // of c with the opened values in their places; the commitments stay. The
 // error names the first opening that fails (*OpeningError), or one that
-// opens a field twice.
+// opens a field twice; nil claims (a failed Verify's) are an *OpeningError.
 func Reveal(c *Claims, openings ...Opening) (*Claims, error) {
+	if c == nil {
+		return nil, &OpeningError{Problem: "no claims"}
+	}
 	out := cloneClaims(c)
 	seen := make(map[string]bool, len(openings))
 	for _, o := range openings {
