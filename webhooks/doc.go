@@ -95,9 +95,9 @@
 //
 // # Errors
 //
-// Verify returns ErrNoSecret, ErrBadTimestamp, ErrTimestampOutOfTolerance,
-// ErrMissingSignature or ErrSignatureMismatch (possibly wrapped: use
-// errors.Is). The sender returns ErrAddressNotAllowed, ErrTimeout or the
+// Verify returns ErrNoSecret (no secret, or only empty ones),
+// ErrBadTimestamp, ErrTimestampOutOfTolerance, ErrMissingSignature or
+// ErrSignatureMismatch (possibly wrapped: use errors.Is). The sender returns ErrAddressNotAllowed, ErrTimeout or the
 // network error; TargetPolicy.CheckURL returns ErrBadURL or
 // ErrAddressNotAllowed. The Service's methods return *fiscal.Error, with
 // the codes CodeLimitReached and CodeEndpointConflict of this package

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -36,7 +37,8 @@ const DefaultTolerance = 300 * time.Second
 
 // Errors of Verify. Branch on them with errors.Is.
 var (
-	// ErrNoSecret: Verify was called without any secret.
+	// ErrNoSecret: Verify was called without any secret (empty ones do not
+	// count).
 	ErrNoSecret = errors.New("webhooks: no secret to verify with")
 	// ErrMissingSignature: the signature header is absent or has no
 	// well-formed v1 entry.
@@ -93,7 +95,9 @@ func Verify(secrets []string, signatureHeader, timestampHeader string, rawBody [
 
 // VerifyAt is Verify with the receiver's clock reading given.
 func VerifyAt(now time.Time, secrets []string, signatureHeader, timestampHeader string, rawBody []byte, tolerance time.Duration) error {
-	if len(secrets) == 0 {
+	// An empty secret is no secret: anyone can compute HMAC-SHA256 keyed
+	// with "" (a receiver's unset secret variable must not accept forgeries).
+	if !slices.ContainsFunc(secrets, func(s string) bool { return s != "" }) {
 		return ErrNoSecret
 	}
 	ts, err := ParseTimestamp(timestampHeader)
@@ -116,6 +120,9 @@ func VerifyAt(now time.Time, secrets []string, signatureHeader, timestampHeader 
 	// time taken does not say which secret or signature matched.
 	match := 0
 	for _, s := range secrets {
+		if s == "" {
+			continue
+		}
 		want := mac(s, ts, rawBody)
 		for _, got := range sigs {
 			if hmac.Equal(want, got) {
