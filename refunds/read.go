@@ -165,8 +165,9 @@ func of(b *fiscal.Books, settlementID, refundID string) (*Refund, []byte, error)
 
 // RecordView returns the record id and its bytes as GET /settlements/{id}
 // serves them: invoicing.RecordView's, with a member "refunds"
-// (fiscal.RecordRefunds) appended when the settlement has refunds. A
-// record without refunds is served as invoicing.RecordView serves it.
+// (fiscal.RecordRefunds) appended when the settlement has refunds, and
+// the same in the returned Record's Refunds. A record without refunds is
+// served as invoicing.RecordView serves it.
 func RecordView(ctx context.Context, b *fiscal.Books, id string) (*fiscal.Record, []byte, error) {
 	r, raw, err := invoicing.RecordView(ctx, b, id)
 	if err != nil {
@@ -198,5 +199,6 @@ func RecordView(ctx context.Context, b *fiscal.Books, id string) (*fiscal.Record
 	out = append(out, raw[:len(raw)-1]...)
 	out = append(out, `,"refunds":`...)
 	out = append(out, add...)
+	r.Refunds = &view
 	return r, append(out, '}'), nil
 }
