@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/invoicing"
@@ -41,8 +43,16 @@ func List(ctx context.Context, b *fiscal.Books, settlementID string) ([]Refund, 
 // (read as Books.Indexed reads it: verified, the account's, a refund).
 // It reads the index in batches and never holds more than one batch: a
 // quarter of any size streams. An error of fn stops the scan and is
-// returned.
+// returned. A bound not in the form YYYY-MM-DD is BAD_REQUEST (field
+// "from" or "to").
 func ByDate(ctx context.Context, b *fiscal.Books, from, to string, fn func(r *Refund, raw []byte) error) error {
+	// The bounds are compared with the index keys as text: only the
+	// canonical form of a day selects what it names.
+	for _, d := range []struct{ field, day string }{{"from", from}, {"to", to}} {
+		if t, err := time.Parse(time.DateOnly, d.day); d.day != "" && (err != nil || t.Format(time.DateOnly) != d.day) {
+			return &fiscal.Error{Code: fiscal.CodeBadRequest, Field: d.field, Detail: fmt.Sprintf("%q is not a day in the form YYYY-MM-DD", d.day)}
+		}
+	}
 	e := b.Engine()
 	prefix := []byte(b.Account().ID + "\x00")
 	var after []byte
