@@ -248,7 +248,7 @@ func (b *Books) Receipt(ctx context.Context, id string) ([]byte, error) {
 
 // Openings returns the openings of the receipt id (a record id or a receipt
 // id, "rcpt_…") of one of the account's records: the salts and values of
-// its committed personal fields (receipt 3.0.0), which let their holder
+// its committed personal fields (receipts 3.0.0 and 4.0.0), which let their holder
 // show an auditor what the public receipt commits to (receipt.Reveal,
 // receipt.VerifyOpening). A receipt of an older version has none (empty).
 func (b *Books) Openings(ctx context.Context, id string) ([]byte, error) {

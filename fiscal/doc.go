@@ -106,8 +106,9 @@
 // engine's record-id key, network ":" lower-case txHash): replays and
 // replicas sharing the key agree, and nobody who only saw the payment on
 // chain can compute it and fetch its public receipt (package recordid). Receipts are
-// service.receipt/3.0.0: nothing personal in clear, salted commitments the
-// account opens (Books.Openings). The receipt id is
+// service.receipt/4.0.0 (before it 3.0.0, a JWS per receipt):
+// nothing personal in clear, salted commitments the account opens
+// (Books.Openings). The receipt id is
 // "rcpt_" + record id, and Books.Receipt takes either. A (network, txHash)
 // is recorded once across all accounts: a duplicate from the same account
 // returns the existing record (Outcome Existing); from another it is

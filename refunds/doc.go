@@ -58,7 +58,7 @@
 //     in the committer from a gap-free sequence like invoice numbers, its
 //     SHA-256 and where it is served (GET
 //     /settlements/{id}/refunds/{rid}/ubl).
-//   - Refund.Receipt is the refund's service.receipt/3.0.0: its settlement
+//   - Refund.Receipt is the refund's service.receipt/4.0.0: its settlement
 //     is the refund transfer (amount_usdc the refunded USDC, tx_hash the
 //     refund transaction's, or the original's when none was given, both
 //     committed), fx the negative correction at the original rate,
