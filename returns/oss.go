@@ -278,8 +278,13 @@ func dec(s string) (decimal.Decimal, error) {
 	return decimal.NewFromString(s)
 }
 
-// OSS computes the account's OSS return for period p and signs it.
+// OSS computes the account's OSS return for period p and signs it. A p
+// that is no quarter ParsePeriod gives (the zero Period, quarter 0) is
+// BAD_REQUEST on "period", as is a quarter that has not begun.
 func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return, *Document, error) {
+	if err := p.check(); err != nil {
+		return nil, nil, err
+	}
 	e := b.Engine()
 	now := e.Now()
 	if p.Start().After(now) {

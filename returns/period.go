@@ -26,10 +26,23 @@ func ParsePeriod(s string) (Period, error) {
 		return Period{}, badRequest("period", "is %q; want a calendar quarter as YYYY-Qn, e.g. 2026-Q1", s)
 	}
 	y, _ := strconv.Atoi(m[1])
-	if y < 2015 || y > 9998 {
-		return Period{}, badRequest("period", "year %d is out of range", y)
+	p := Period{Year: y, Quarter: int(m[2][0] - '0')}
+	if err := p.check(); err != nil {
+		return Period{}, err
 	}
-	return Period{Year: y, Quarter: int(m[2][0] - '0')}, nil
+	return p, nil
+}
+
+// check refuses a Period that is no calendar quarter ParsePeriod would
+// give (a Go caller may build one by hand, the zero Period included).
+func (p Period) check() error {
+	if p.Year < 2015 || p.Year > 9998 {
+		return badRequest("period", "year %d is out of range", p.Year)
+	}
+	if p.Quarter < 1 || p.Quarter > 4 {
+		return badRequest("period", "quarter %d is not 1 to 4", p.Quarter)
+	}
+	return nil
 }
 
 // PeriodOf is the quarter of a date (YYYY-MM-DD).

@@ -127,6 +127,9 @@ type RecordsQuery struct {
 // the member state in the period, newest first, one page of the ledger at a
 // time.
 func Records(ctx context.Context, b *fiscal.Books, q RecordsQuery, fn func(RecordRow) error) error {
+	if err := q.Period.check(); err != nil {
+		return err
+	}
 	ms := isoCountry(q.MemberState)
 	if !isEU(ms) {
 		return badRequest("memberState", "is %q; want the ISO code of an EU member state (EL is read as GR)", q.MemberState)
