@@ -53,7 +53,7 @@ type Query struct {
 	// Status is, for fiscal events, DETERMINED or MANUAL_REVIEW_REQUIRED;
 	// for settlements the same as ReviewStatus.
 	Status        string
-	TaxingCountry string // ISO 3166-1 alpha-2 (GR for Greece; EL is accepted)
+	TaxingCountry string // ISO 3166-1 alpha-2 in capitals (GR for Greece; EL is accepted); else BAD_REQUEST
 	// Object is the kind of record listed: fiscal.ObjectSettlement ("",
 	// the default) or fiscal.ObjectFiscalEvent.
 	Object string
@@ -71,6 +71,10 @@ func (q *Query) check(object string) error {
 	}
 	if !q.SettledFrom.IsZero() && !q.SettledTo.IsZero() && q.SettledTo.Before(q.SettledFrom) {
 		return badRequest("settledTo", "is before settledFrom")
+	}
+	// Compared with the records' codes as text: anything else matches none.
+	if c := q.TaxingCountry; c != "" && c != "EL" && c != "XI" && !vat.IsISOCountry(c) {
+		return badRequest("taxingCountry", "is %q; want an ISO 3166-1 alpha-2 code in capitals, e.g. DE (EL is read as GR)", c)
 	}
 	switch object {
 	case fiscal.ObjectFiscalEvent:
