@@ -232,6 +232,12 @@ func New(cfg Config) (*Engine, error) {
 // no registry and no chain verification: the shortest way to embed the
 // engine. The books' account id is DefaultAccount. Close the books when
 // done; that closes the engine Open made.
+//
+// The embedded rates end at their snapshot's last publication (fx.Embedded)
+// and Open refreshes nothing: a payment settled after it waits for review
+// (fx_rate_unavailable). Books taking live payments read an fx.LiveTable
+// (New with Config.FX) kept current by rates.New, which also re-decides
+// what waited.
 func Open(dir string, seller Seller) (*Books, error) {
 	e, err := New(Config{Dir: dir, Accounts: []Account{{ID: DefaultAccount, Seller: seller}}})
 	if err != nil {
