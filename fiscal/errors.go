@@ -107,7 +107,7 @@ func (c Code) HTTPStatus() int {
 //	if errors.As(err, &fe) && fe.Code == fiscal.CodeNotFound { ... }
 type Error struct {
 	Code       Code
-	Field      string        // JSON pointer (RFC 6901) of the offending input field, e.g. "/amountUsdc"
+	Field      string        // the offending input: a JSON pointer (RFC 6901) into a body, e.g. "/amountUsdc", else a header's or parameter's name, e.g. "Idempotency-Key", "limit"
 	Detail     string        // one human sentence, safe to show to the caller
 	RetryAfter time.Duration // > 0 when the caller should retry after this long
 	Err        error         // the cause, for logs; not shown to callers
