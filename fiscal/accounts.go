@@ -228,10 +228,8 @@ func (s Seller) validate() error {
 			return fmt.Errorf("seller.rateConditions[%d] %q is not a rate condition this ruleset knows", i, c)
 		}
 	}
-	switch s.FXPolicy {
-	case "", fx.LatestPublishedAt, fx.ForDayOrPrevious:
-	default:
-		return fmt.Errorf("seller.fxPolicy %q: want %q or %q", s.FXPolicy, fx.LatestPublishedAt, fx.ForDayOrPrevious)
+	if _, err := fx.RecordPolicy(s.FXPolicy); err != nil {
+		return fmt.Errorf("seller.fxPolicy %w", err)
 	}
 	switch s.Invoicing {
 	case "", InvoicingPerPayment, InvoicingSummaryMonthly, InvoicingNoneB2C:

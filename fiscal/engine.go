@@ -51,6 +51,7 @@ type Config struct {
 	// latest rate the ECB had published at the time of the chargeable
 	// event (Art. 91(2) VAT Directive 2006/112/EC; the ECB publishes at
 	// about 16:00 CET, so a sale at 08:00 UTC takes the previous day's).
+	// New refuses any other than the two fx.RecordPolicy accepts.
 	FXPolicy fx.Policy
 	// VIES looks up buyers' VAT numbers. nil means no registry is asked: a
 	// settlement with a consumerVatNumber is stored PENDING_MANUAL_REVIEW
@@ -148,9 +149,11 @@ func New(cfg Config) (*Engine, error) {
 	default:
 		return nil, fmt.Errorf("fiscal: Config.Environment %q: want %q or %q", cfg.Environment, receipt.EnvProduction, receipt.EnvSandbox)
 	}
-	if cfg.FXPolicy == "" {
-		cfg.FXPolicy = fx.LatestPublishedAt
+	policy, err := fx.RecordPolicy(cfg.FXPolicy)
+	if err != nil {
+		return nil, fmt.Errorf("fiscal: Config.FXPolicy %w", err)
 	}
+	cfg.FXPolicy = policy
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
 	}

@@ -75,6 +75,19 @@ func (p Policy) Valid() bool {
 	return false
 }
 
+// RecordPolicy checks p as the policy that dates a record's rate (an
+// engine's or an account's): LatestPublishedAt or ForDayOrPrevious, and ""
+// for LatestPublishedAt. PeriodEndOrNext dates a return, not a record.
+func RecordPolicy(p Policy) (Policy, error) {
+	switch p {
+	case "":
+		return LatestPublishedAt, nil
+	case LatestPublishedAt, ForDayOrPrevious:
+		return p, nil
+	}
+	return "", fmt.Errorf("%q: want %q or %q", p, LatestPublishedAt, ForDayOrPrevious)
+}
+
 // Rate is one ECB reference rate together with the request it answered and
 // the data set it came from. Its JSON form is part of the fiscal record
 // ("fx.usdPerEur"): the member names are stable and Value is not written
