@@ -416,8 +416,12 @@ func (w *Service) read(fn func(tx ledger.Tx) error) error {
 // CreateEndpoint registers an endpoint for the account and returns
 // it with its first secret, which is shown only here. The endpoint receives
 // the events created after it (sequence ≥ its firstSequence); older ones
-// are available from Events and Redeliver.
+// are available from Events and Redeliver. An account the engine keeps no
+// books for is NOT_FOUND.
 func (w *Service) CreateEndpoint(ctx context.Context, accountID string, req EndpointRequest) (*EndpointWithSecret, error) {
+	if _, err := w.e.Books(accountID); err != nil {
+		return nil, err // NOT_FOUND: the engine keeps no books for the account
+	}
 	if req.URL == "" {
 		return nil, badRequest("/url", "is required")
 	}
