@@ -620,9 +620,11 @@ func (s *Service) nextDue() (time.Time, bool) {
 	return at, found
 }
 
-// Status returns the state of the account's queued x402 payment id (the id
-// the record gets). A payment another account queued, or one that was
-// never queued (recorded directly by RecordX402), is NOT_FOUND.
+// Status returns the state of the account's queued x402 payment id: the
+// queue entry's id (Status.ID, fiscal.EventID of its network and tx hash),
+// not the id of the record it becomes (RecordURL names that one). A
+// payment another account queued, or one that was never queued (recorded
+// directly by RecordX402), is NOT_FOUND.
 func (s *Service) Status(ctx context.Context, accountID, id string) (*Status, error) {
 	q, err := s.load(id)
 	if err != nil {
