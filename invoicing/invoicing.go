@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/fiscal402/fiscal402/fiscal"
-	"github.com/fiscal402/fiscal402/ledger"
 )
 
 // Issue issues the summary invoices q names: one buyer's (q.Buyer, and
@@ -141,7 +140,7 @@ func Covering(ctx context.Context, b *fiscal.Books, id string) (*Coverage, error
 		c.Invoice = CoveredNone
 	case r.Invoicing != nil && r.Invoicing.Invoice == "summary":
 		c.Invoice = CoveredLater
-		sum, err := InvoicedBy(ctx, b, id)
+		sum, err := SummaryCovering(b, r)
 		if err != nil {
 			return nil, err
 		}
@@ -167,14 +166,14 @@ func RecordView(ctx context.Context, b *fiscal.Books, id string) (*fiscal.Record
 	if err != nil || r.Invoicing == nil || r.Invoicing.Invoice != CoveredBySummary {
 		return r, raw, err
 	}
-	sum, err := b.Engine().Ledger().Get(fiscal.BucketSummaryOf, []byte(r.ID))
-	if errors.Is(err, ledger.ErrNotFound) {
+	sum, err := SummaryCovering(b, r)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sum == "" {
 		return r, raw, nil
 	}
-	if err != nil {
-		return nil, nil, fiscal.StoreError(err)
-	}
-	doc, err := b.Engine().Document(string(sum))
+	doc, err := b.Engine().Document(sum)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -183,9 +182,9 @@ func RecordView(ctx context.Context, b *fiscal.Books, id string) (*fiscal.Record
 		Invoice fiscal.InvoiceRef `json:"invoice"`
 	}
 	if err := json.Unmarshal(doc, &s); err != nil || s.Account != b.Account().ID {
-		return nil, nil, &fiscal.Error{Code: fiscal.CodeNotFound, Detail: "summary invoice " + string(sum) + " not found"}
+		return nil, nil, &fiscal.Error{Code: fiscal.CodeNotFound, Detail: "summary invoice " + sum + " not found"}
 	}
-	by := fiscal.RecordInvoicedBy{SummaryID: string(sum), InvoiceID: s.Invoice.ID, URL: s.Invoice.URL}
+	by := fiscal.RecordInvoicedBy{SummaryID: sum, InvoiceID: s.Invoice.ID, URL: s.Invoice.URL}
 	add, err := json.Marshal(by)
 	if err != nil || len(raw) < 2 || raw[len(raw)-1] != '}' {
 		return nil, nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored record is unreadable", Err: err}

@@ -525,10 +525,18 @@ func Summary(ctx context.Context, b *fiscal.Books, id string) (*SummaryResult, [
 // invoice, none is required, or its month's summary is not issued yet:
 // Record.Invoicing says which).
 func InvoicedBy(ctx context.Context, b *fiscal.Books, id string) (string, error) {
-	if _, _, err := b.Record(ctx, id); err != nil {
+	r, _, err := b.Record(ctx, id)
+	if err != nil {
 		return "", err
 	}
-	v, err := b.Engine().Ledger().Get(fiscal.BucketSummaryOf, []byte(id))
+	return SummaryCovering(b, r)
+}
+
+// SummaryCovering is InvoicedBy for r, a record the caller has read with
+// b (Books.Record: the account's own): the id of the summary invoice that
+// covers it, "" while none does, without reading the record again.
+func SummaryCovering(b *fiscal.Books, r *fiscal.Record) (string, error) {
+	v, err := b.Engine().Ledger().Get(fiscal.BucketSummaryOf, []byte(r.ID))
 	if errors.Is(err, ledger.ErrNotFound) {
 		return "", nil
 	}

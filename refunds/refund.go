@@ -1,6 +1,7 @@
 package refunds
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -594,7 +595,7 @@ func draft(b *fiscal.Books, orig *fiscal.Record, summary *summaryInvoice, st sta
 	}
 	prefix := urlPrefix(e)
 	invoiceID := ""
-	if corrected := summary.orOwn(orig); corrected != nil {
+	if corrected := cmp.Or(summary.invoice(), orig.Invoice); corrected != nil {
 		invoiceID = corrected.ID
 	}
 	ref := Refund{
@@ -691,7 +692,7 @@ func draft(b *fiscal.Books, orig *fiscal.Record, summary *summaryInvoice, st sta
 // invoice to amend, and the refund still reduces the taxable amount (Art.
 // 90 Directive 2006/112/EC) in the OSS return.
 func correction(b *fiscal.Books, orig *fiscal.Record, summary *summaryInvoice, rec fiscal.Record, in input, a amounts, day, amount, url string, now time.Time) (*fiscal.Draft, error) {
-	corrected := summary.orOwn(orig)
+	corrected := cmp.Or(summary.invoice(), orig.Invoice)
 	if corrected == nil {
 		return b.CreditNoteDraft(orig, rec, fiscal.CreditNote{}, now) // no invoice: no credit note
 	}
@@ -725,16 +726,8 @@ type summaryInvoice struct {
 	buyer ubl.Party // the buyer it names (BG-7): its latest supply's
 }
 
-// orOwn is the invoice a refund of orig corrects: the summary's when one
-// covers orig (s not nil), else orig's own (nil when it has none).
-func (s *summaryInvoice) orOwn(orig *fiscal.Record) *fiscal.InvoiceRef {
-	if s != nil {
-		return &s.ref
-	}
-	return orig.Invoice
-}
-
-// invoice is the summary's invoice, nil for no summary.
+// invoice is the summary's invoice, nil for no summary: what a refund of
+// a supply corrects is cmp.Or(summary.invoice(), its own invoice).
 func (s *summaryInvoice) invoice() *fiscal.InvoiceRef {
 	if s == nil {
 		return nil
@@ -756,7 +749,7 @@ func (s *summaryInvoice) buyerParty() *ubl.Party {
 // could correct (Art. 219 Directive 2006/112/EC): the refund is refused
 // (CREDIT_NOTE_REFUSED) until it is.
 func summaryOf(ctx context.Context, b *fiscal.Books, orig *fiscal.Record) (*summaryInvoice, error) {
-	id, err := invoicing.InvoicedBy(ctx, b, orig.ID)
+	id, err := invoicing.SummaryCovering(b, orig) // orig is read: not again
 	if err != nil {
 		return nil, err
 	}
