@@ -2,7 +2,6 @@ package fiscal_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,18 +15,11 @@ import (
 // answers: a test's way to commit something while a decision is made.
 type hookFX struct {
 	fx.Source
-	mu   sync.Mutex
-	hook func()
+	fiscaltest.Hook
 }
 
 func (h *hookFX) Rate(ctx context.Context, quote string, at time.Time, p fx.Policy) (fx.Rate, error) {
-	h.mu.Lock()
-	hook := h.hook
-	h.hook = nil
-	h.mu.Unlock()
-	if hook != nil {
-		hook()
-	}
+	h.Fire()
 	return h.Source.Rate(ctx, quote, at, p)
 }
 
@@ -73,11 +65,11 @@ func TestResolveKeyReusedConcurrently(t *testing.T) {
 	}
 
 	id := pending(1)
-	rates.hook = func() {
+	rates.Once(func() {
 		if _, err := b.Resolve(ctx, id, consumer("ops-1"), "resolve-a"); err != nil {
 			t.Errorf("first resolution: %v", err)
 		}
-	}
+	})
 	_, err = b.Resolve(ctx, id, consumer("ops-2"), "resolve-a")
 	want("(a) the first committed while the second was decided", err)
 
