@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/fiscal402/fiscal402/refunds"
 )
@@ -17,16 +18,8 @@ import (
 // EUR figures, the original classification) pass the whole-ledger audit.
 func TestLedgerWithRefunds(t *testing.T) {
 	ctx := context.Background()
-	cfg := fiscaltest.Config(t, now, fiscaltest.IrishSeller)
-	e := fiscaltest.Engine(t, cfg)
-	books := fiscaltest.Books(t, e, 0)
-	res, err := books.Settle(ctx, fiscaltest.Request(1, "11.90", "DE", "2026-04-10T14:30:00Z"), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := refunds.Create(ctx, books, res.Record.ID, refunds.Request{AmountUSDC: "4.90"}, ""); err != nil {
-		t.Fatal(err)
-	}
+	r := newRefundedSale(t)
+	cfg, e, books, res := r.cfg, r.e, r.books, r.sale
 	if _, err := refunds.Create(ctx, books, res.Record.ID, refunds.Request{}, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -49,4 +42,31 @@ func TestLedgerWithRefunds(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
 	}
 	t.Logf("%s", out.String())
+}
+
+// refundedSale is an engine with one sale of 11.90 USDC to a German
+// consumer, refunded in part (4.90 USDC).
+type refundedSale struct {
+	cfg    fiscal.Config
+	e      *fiscal.Engine
+	books  *fiscal.Books
+	sale   *fiscal.SettleResult
+	refund *refunds.Result
+}
+
+func newRefundedSale(t *testing.T) refundedSale {
+	t.Helper()
+	ctx := context.Background()
+	cfg := fiscaltest.Config(t, now, fiscaltest.IrishSeller)
+	e := fiscaltest.Engine(t, cfg)
+	books := fiscaltest.Books(t, e, 0)
+	res, err := books.Settle(ctx, fiscaltest.Request(1, "11.90", "DE", "2026-04-10T14:30:00Z"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := refunds.Create(ctx, books, res.Record.ID, refunds.Request{AmountUSDC: "4.90"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return refundedSale{cfg: cfg, e: e, books: books, sale: res, refund: ref}
 }

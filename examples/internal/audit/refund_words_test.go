@@ -7,9 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/fiscal402/fiscal402/internal/fiscaltest"
-	"github.com/fiscal402/fiscal402/refunds"
 )
 
 // TestReceiptWordsOfARefund: "audit receipt" on a refund's receipt says
@@ -19,17 +16,8 @@ import (
 // reads as a sale.
 func TestReceiptWordsOfARefund(t *testing.T) {
 	ctx := context.Background()
-	cfg := fiscaltest.Config(t, now, fiscaltest.IrishSeller)
-	e := fiscaltest.Engine(t, cfg)
-	books := fiscaltest.Books(t, e, 0)
-	res, err := books.Settle(ctx, fiscaltest.Request(1, "11.90", "DE", "2026-04-10T14:30:00Z"), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref, err := refunds.Create(ctx, books, res.Record.ID, refunds.Request{AmountUSDC: "4.90"}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRefundedSale(t)
+	e, res, ref := r.e, r.sale, r.refund
 	doc, err := e.Receipt(ctx, ref.Refund.Receipt.ID)
 	if err != nil {
 		t.Fatal(err)
