@@ -18,20 +18,10 @@ var operatorRoutes = []string{"/healthz", "/readyz", "/metrics", "/v1/admin/back
 // Operations section sent readers to GET /v1/records/…, which does not
 // exist.
 func TestREADMENamesOnlyRealRoutes(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := newFixture(t)
-	var doc struct {
-		Paths map[string]json.RawMessage `json:"paths"`
-	}
-	if err := json.Unmarshal(f.do("GET", "/openapi.json", "", nil).body, &doc); err != nil {
-		t.Fatal(err)
-	}
+	readme, paths := readmeAndPaths(t)
 	var routes []*regexp.Regexp
 	param := regexp.MustCompile(`\\\{[^}]+\\\}`)
-	for _, p := range append(operatorRoutes, keys(doc.Paths)...) {
+	for _, p := range append(operatorRoutes, paths...) {
 		routes = append(routes, regexp.MustCompile("^"+param.ReplaceAllString(regexp.QuoteMeta(p), "[^/]+")+"$"))
 	}
 	named := regexp.MustCompile("`(?:GET|POST|DELETE|PUT|PATCH) (/[^`\\s?\\[]*)")
@@ -57,10 +47,22 @@ func TestREADMENamesOnlyRealRoutes(t *testing.T) {
 	}
 }
 
-func keys(m map[string]json.RawMessage) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+// readmeAndPaths is the README and the paths of the server's OpenAPI
+// document.
+func readmeAndPaths(t *testing.T) (readme []byte, paths []string) {
+	t.Helper()
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
+	var doc struct {
+		Paths map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.Unmarshal(newFixture(t).do("GET", "/openapi.json", "", nil).body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for p := range doc.Paths {
+		paths = append(paths, p)
+	}
+	return readme, paths
 }
