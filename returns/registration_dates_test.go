@@ -25,17 +25,9 @@ func TestRegistrationDatesSplitTheQuarter(t *testing.T) {
 		{Scheme: vat.RegistrationOSSUnion, Country: "IE", ValidTo: "2026-02-28"},
 		{Scheme: vat.RegistrationNational, Country: "FR", Number: "FR40303265045", ValidFrom: "2026-03-01"},
 	}
-	e := fiscaltest.Engine(t, fiscaltest.Config(t, testNow, seller))
-	b := fiscaltest.Books(t, e, 0)
-	recs := settle(t, b, 1,
+	b, _ := ossSalesUnder(t, seller, []string{"IE", "FR"},
 		sale{amount: "12.00", country: "FR", at: "2026-02-10T10:00:00Z"},
 		sale{amount: "24.00", country: "FR", at: "2026-03-10T10:00:00Z"})
-	for i, want := range []string{"IE", "FR"} {
-		r := recs[i]
-		if r.ReviewStatus != fiscal.StatusProcessed || r.Classification.Regime != vat.RegimeOSSB2C || r.Invoice == nil || r.Invoice.TaxCountry != want {
-			t.Fatalf("sale %d: %s %s invoice %+v %v, want processed OSS_B2C invoiced under %s's law", i, r.ReviewStatus, r.Classification.Regime, r.Invoice, r.ReviewReasons, want)
-		}
-	}
 	ret, _, err := returns.OSS(context.Background(), b, q1, returns.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -85,4 +77,20 @@ func TestReturnNamesAChangeOfStateOfIdentification(t *testing.T) {
 	if q4.ID.MemberState != "FR" || q4.ID.Number != "FR40303265045" || q4.ID.Missing != "" {
 		t.Errorf("2025-Q4 identification %+v, want France's", q4.ID)
 	}
+}
+
+// ossSalesUnder records sales for seller, each of which must be a
+// processed OSS_B2C supply invoiced under the law of the state of its
+// place in lawOf (Art. 219a Directive 2006/112/EC): the books and the
+// records.
+func ossSalesUnder(t *testing.T, seller fiscal.Seller, lawOf []string, sales ...sale) (*fiscal.Books, []*fiscal.Record) {
+	t.Helper()
+	b := fiscaltest.Books(t, fiscaltest.Engine(t, fiscaltest.Config(t, testNow, seller)), 0)
+	recs := settle(t, b, 1, sales...)
+	for i, r := range recs {
+		if r.ReviewStatus != fiscal.StatusProcessed || r.Classification.Regime != vat.RegimeOSSB2C || r.Invoice == nil || r.Invoice.TaxCountry != lawOf[i] {
+			t.Fatalf("sale %d: %s %s invoice %+v %v, want processed OSS_B2C invoiced under %s's law", i, r.ReviewStatus, r.Classification.Regime, r.Invoice, r.ReviewReasons, lawOf[i])
+		}
+	}
+	return b, recs
 }
