@@ -754,10 +754,7 @@ func identifyBy(s fiscal.Seller, p Period) (string, Identification) {
 // registration for the OSS scheme named that applies on day (as
 // identifyBy reads it), "" when none is stated for that day.
 func identifiedIn(s fiscal.Seller, scheme, day string) string {
-	want := vat.RegistrationOSSNonUnion
-	if scheme == vat.SchemeUnion {
-		want = vat.RegistrationOSSUnion
-	}
+	want := ossRegistration(scheme)
 	for _, reg := range vat.RegistrationsOn(s.Registrations, day) {
 		switch {
 		case reg.Scheme != want:
@@ -768,6 +765,15 @@ func identifiedIn(s fiscal.Seller, scheme, day string) string {
 		}
 	}
 	return ""
+}
+
+// ossRegistration is the registration scheme of an OSS scheme
+// (vat.SchemeUnion or vat.SchemeNonUnion).
+func ossRegistration(scheme string) string {
+	if scheme == vat.SchemeUnion {
+		return vat.RegistrationOSSUnion
+	}
+	return vat.RegistrationOSSNonUnion
 }
 
 func isEU(c string) bool { return vat.IsMemberState(isoCountry(c)) }
@@ -805,10 +811,7 @@ func declaredNationally(s fiscal.Seller, scheme, country, day string) bool {
 		return false // not stated: the OSS is assumed, as the invoice assumes it
 	}
 	s.Registrations = vat.RegistrationsOn(s.Registrations, day)
-	oss := vat.RegistrationOSSNonUnion
-	if scheme == vat.SchemeUnion {
-		oss = vat.RegistrationOSSUnion
-	}
+	oss := ossRegistration(scheme)
 	national := false
 	for _, g := range s.Registrations {
 		switch {
