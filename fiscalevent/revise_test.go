@@ -124,19 +124,7 @@ func TestFiscalEventResolve(t *testing.T) {
 // stored with invoice_issuable failing, without receipt or invoice, and
 // says why; nothing answers 500.
 func TestFiscalEventInvoiceNotIssuable(t *testing.T) {
-	fake := vies.NewFake()
-	const number = "DE136695976"
-	now := time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC)
-	fake.Set(number, vies.Result{Status: vies.StatusValid, Registry: vies.RegistryVIES, CountryCode: "DE", Number: "136695976", Name: "---", Address: "---", RequestDate: now})
-	cfg := fiscaltest.Config(t, now, fiscaltest.IrishSeller)
-	cfg.VIES = fake
-	e := fiscaltest.Engine(t, cfg)
-	events := fiscalevent.New(e)
-	res, err := events.Record(context.Background(), fiscaltest.AccountID(0), b2bEvent(3, number), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev := res.Event
+	_, events, ev := addressless(t)
 	inv := ev.Production.Invariants[len(ev.Production.Invariants)-1]
 	if ev.Determination.Regime != vat.RegimeReverseChargeB2B || ev.Production.Receipt || ev.Receipt != nil || ev.Invoice != nil ||
 		inv.Code != fiscalevent.InvariantInvoiceIssuable || inv.Holds || !strings.Contains(inv.Detail, invoicelaw.ReasonBuyerAddressMissing) {
