@@ -118,8 +118,11 @@ func EASForVATNumber(vatNumber string) (scheme string, ok bool) {
 }
 
 // Payment means codes (UNCL4461, BR-CL-16) that describe a stablecoin
-// transfer without bank-account data (research/ubl.md §7): ZZZ "mutually
-// defined", 68 "online payment service", 1 "instrument not defined".
+// transfer without bank-account data: ZZZ "mutually defined", 68 "online
+// payment service", 1 "instrument not defined"
+// (https://docs.peppol.eu/poacc/billing/3.0/codelist/UNCL4461/). The list has
+// no crypto-asset code, and the credit-transfer codes 30 and 58 would need an
+// account identifier (BR-50, BR-61).
 var paymentMeansCodes = []string{"1", "68", "ZZZ"}
 
 // Exemption codes (VATEX, BR-CL-22) and the code list's own names, used as

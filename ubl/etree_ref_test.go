@@ -15,7 +15,8 @@ import (
 
 // render writes a prepared document. Element order follows the XSD
 // sequences of UBL-Invoice-2.1.xsd / UBL-CreditNote-2.1.xsd and the common
-// aggregate components; research/ubl.md §2 lists it with the business terms.
+// aggregate components; the Peppol BIS Billing 3.0 syntax binding lists it
+// with the business terms (https://docs.peppol.eu/poacc/billing/3.0/syntax/ubl-invoice/tree/).
 func (p *prepared) renderEtree() ([]byte, error) {
 	inv := p.inv
 	doc := etree.NewDocument()

@@ -10,7 +10,8 @@ const (
 	// ProfileEN16931 is the plain European standard (CEN EN 16931-1), used for
 	// consumers (B2C): no ProfileID, no buyer electronic address. Consumers are
 	// not Peppol participants, so a Peppol CustomizationID would be rejected by
-	// PEPPOL-EN16931-R010 (research/ubl.md §6).
+	// PEPPOL-EN16931-R010, "Buyer electronic address MUST be provided"
+	// (https://docs.peppol.eu/poacc/billing/3.0/rules/ubl-peppol/PEPPOL-EN16931-R010/).
 	ProfileEN16931 Profile = "urn:cen.eu:en16931:2017"
 
 	// ProfilePeppol is Peppol BIS Billing 3.0, used for business buyers (B2B).
@@ -65,7 +66,9 @@ type Invoice struct {
 
 	// PaymentMeans is BG-16, optional. For a stablecoin transfer use code
 	// "ZZZ" named "USDC stablecoin transfer" with the transaction hash as
-	// PaymentID (research/ubl.md §7).
+	// PaymentID (BT-82 is the code's name attribute, BT-83 the PaymentID:
+	// https://docs.peppol.eu/poacc/billing/3.0/syntax/ubl-invoice/cac-PaymentMeans/;
+	// code list https://docs.peppol.eu/poacc/billing/3.0/codelist/UNCL4461/).
 	PaymentMeans *PaymentMeans `json:",omitzero"`
 
 	// PaidInFull states that the amount was already paid: PrepaidAmount
@@ -157,7 +160,9 @@ type MyDATA struct {
 type Party struct {
 	// Name is the legal registration name (BT-27 / BT-44), required (BR-06,
 	// BR-07). For an anonymous consumer use the name given at checkout or a
-	// neutral "Private customer" (research/ubl.md §6).
+	// neutral "Private customer": EN 16931 requires a buyer name (BR-07,
+	// https://docs.peppol.eu/poacc/billing/3.0/rules/ubl-tc434/BR-07/) but no
+	// identifier for a consumer.
 	Name string `json:",omitzero"`
 
 	// VATNumber is the VAT identifier (BT-31 / BT-48) with its country prefix
@@ -286,7 +291,8 @@ type PaymentMeans struct {
 // CreditNote is the input of RenderCreditNote: a UBL CreditNote with type
 // code 381 that corrects (refunds) an earlier invoice. Its ID is the credit
 // note's own number; lines and amounts are positive, the document type gives
-// the sign (research/ubl.md §8).
+// the sign (UBL 2.1 CreditNote, type code 381 of UNCL1001; the syntax binding
+// is https://docs.peppol.eu/poacc/billing/3.0/syntax/ubl-creditnote/tree/).
 type CreditNote struct {
 	Invoice
 

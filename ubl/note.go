@@ -4,8 +4,11 @@ import "strings"
 
 // Settlement is the on-chain payment an invoice records. UBL has no
 // structured place for it: a crypto-asset is not an ISO 4217 currency
-// (BR-CL-04) and the exchange-rate element draws UBL-CR-490, so it is stated
-// in the invoice note, BT-22 (research/ubl.md §5). All fields are strings as
+// (BR-CL-04; the list is https://docs.peppol.eu/poacc/billing/3.0/codelist/ISO4217/)
+// and the exchange-rate element draws UBL-CR-490 (EN 16931 validation
+// artefacts, https://github.com/ConnectingEurope/eInvoicing-EN16931,
+// ubl/schematron), so it is stated in the invoice note, BT-22
+// (https://docs.peppol.eu/poacc/billing/3.0/syntax/ubl-invoice/cbc-Note/). All fields are strings as
 // the fiscal record holds them, so nothing is re-rounded or re-formatted.
 type Settlement struct {
 	PaidOn  string // settlement date, YYYY-MM-DD

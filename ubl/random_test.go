@@ -83,7 +83,10 @@ func TestRandomInvoicesConform(t *testing.T) {
 }
 
 // Standard and reduced rates used to draw S lines for consumers (OSS);
-// values as in shared/data/ibericode-vat-rates for 2026 (any positive rate
+// values as in the ibericode/vat-rates snapshot the vat package embeds for
+// 2026 (vat/ratedata/ibericode, from
+// https://github.com/ibericode/vat-rates/blob/5abb1e1be91faa42d21c743c603a0aec9b5bab70/vat-rates.json;
+// any positive rate
 // is valid for the validators; these keep the sample realistic).
 var consumerRates = map[string][]string{
 	"AT": {"20", "10"}, "BE": {"21", "6"}, "DE": {"19", "7"}, "EE": {"24", "9"}, "ES": {"21", "10"},

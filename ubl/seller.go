@@ -144,7 +144,8 @@ func sellerProblems(inv Invoice) []*FieldError {
 // countries accept: none between Dutch parties (NL-R-008 allows only bank
 // and card codes; NL-R-007 needs none on a paid invoice), code 1
 // "instrument not defined" between Danish parties (DK-R-005), otherwise
-// ZZZ "mutually defined" (research: UNCL4461 has no crypto-asset code),
+// ZZZ "mutually defined" (UNCL4461 has no crypto-asset code:
+// https://docs.peppol.eu/poacc/billing/3.0/codelist/UNCL4461/),
 // which DE-R-001 needs between German parties. txHash becomes the payment
 // id (BT-83).
 func StablecoinPaymentMeans(sellerCountry, buyerCountry, txHash string) *PaymentMeans {

@@ -7,7 +7,11 @@ import "github.com/shopspring/decimal"
 // document-level amounts (BR-DEC-*) and as the Peppol BIS "calculation and
 // rounding" guidance describes: round each VAT amount once per (category,
 // rate) group, never per line, and compute totals as sums of rounded values
-// without rounding again (research/ubl.md §4; DESIGN.md "Money").
+// without rounding again (BR-DEC-*, BR-CO-10 to BR-CO-17:
+// https://docs.peppol.eu/poacc/billing/3.0/rules/ubl-tc434/; Peppol BIS
+// Billing 3.0, https://docs.peppol.eu/poacc/billing/3.0/bis/). Our own rule
+// for money is the same: amounts are decimals, never floats, and a cent is
+// rounded once, on the figure a document shows, never on an intermediate one.
 //
 // For the positive amounts of this renderer, half away from zero is the
 // commercial "half up" the EN 16931 rules assume.
