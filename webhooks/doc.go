@@ -31,12 +31,15 @@
 // The v1 signature is the lower-case hex of HMAC-SHA256 keyed with the
 // endpoint secret's bytes as written (the whole "whsec_…" string, not
 // base64-decoded) over the X-Service-Timestamp value, a dot, and the raw
-// body (spec §6: "HMAC-SHA256 over the string timestamp.rawBody"). While a
+// body (the service's signing contract, README "Webhooks": HMAC-SHA256 over
+// the string timestamp.rawBody; the same construction as Stripe's v1 scheme,
+// https://docs.stripe.com/webhooks, "Verify signatures manually"). While a
 // secret is being rotated, each active secret adds its own v1 entry, so a
 // receiver holding either the old or the new secret verifies. Every attempt
 // is signed again with a fresh timestamp.
 //
-// Test vector (research/ledger-receipt-fx-webhooks.md §4.4): secret
+// Test vector (our own, computed with the algorithm above and checked with
+// openssl dgst -sha256 -hmac; TestPublishedTestVector fixes it): secret
 // "whsec_test", timestamp 1776086400, body
 // {"id":"evt_1","type":"record.created"} gives
 //

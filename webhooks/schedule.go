@@ -23,7 +23,11 @@ type Schedule struct {
 }
 
 // The default schedule retries for up to 3 days, like Stripe in live mode
-// (research/ledger-receipt-fx-webhooks.md §4.1). Its nominal delays are
+// ("for up to three days with an exponential back off",
+// https://docs.stripe.com/webhooks, "Retry behavior"; Standard Webhooks
+// recommends a schedule "spanning multiple days, with an exponential backoff"
+// and jitter, https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md,
+// "Deliverability and reliability"). Its nominal delays are
 // 30 s, 1 m, 2 m, 4 m, 8 m, 16 m, 32 m, 1 h 4 m, 2 h 8 m, 4 h 16 m, then
 // 8 h until the horizon: about 19 attempts in 72 hours.
 const (

@@ -32,7 +32,9 @@ const SchemeV1 = "v1"
 
 // DefaultTolerance is the replay window of Verify when tolerance is 0: a
 // delivery whose timestamp is further than this from the receiver's clock is
-// refused (Stripe's default, research/ledger-receipt-fx-webhooks.md §4.1).
+// refused. 300 s is the default tolerance of Stripe's libraries ("a default
+// tolerance of five minutes", https://docs.stripe.com/webhooks, "Prevent
+// replay attacks").
 const DefaultTolerance = 300 * time.Second
 
 // Errors of Verify. Branch on them with errors.Is.

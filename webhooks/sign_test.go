@@ -16,8 +16,12 @@ import (
 	"github.com/fiscal402/fiscal402/webhooks"
 )
 
-// The published test vector (research/ledger-receipt-fx-webhooks.md §4.4,
-// verified there against the prototype; README "Webhooks").
+// The test vector published in the README ("Webhooks") and the package doc.
+// It is our own, computed with the documented algorithm (lower-case hex of
+// HMAC-SHA256 keyed with the secret string over "1776086400." + body) and fixed
+// here as a constant; it was checked with an independent implementation:
+//
+//	printf '%s' '1776086400.{"id":"evt_1","type":"record.created"}' | openssl dgst -sha256 -hmac whsec_test
 const (
 	vectorSecret    = "whsec_test"
 	vectorTimestamp = 1776086400

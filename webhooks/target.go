@@ -23,8 +23,8 @@ var (
 // TargetPolicy says which endpoint addresses deliveries may reach. The zero
 // value allows public unicast addresses only: a webhook URL is chosen by a
 // merchant, and without this check it could make the service call into its
-// own network (SSRF; Standard Webhooks recommends an SSRF guard,
-// research/ledger-receipt-fx-webhooks.md §4.2).
+// own network (SSRF; Standard Webhooks, "Server side request forgery (SSRF)",
+// https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md).
 type TargetPolicy struct {
 	// AllowLoopback allows 127.0.0.0/8, ::1 and "localhost", and plain
 	// http:// to them (tests, local development). false refuses them.
