@@ -146,15 +146,20 @@ func easterSunday(y int64) day {
 // targetCalendarSince is the first day on which targetClosingDay is the
 // ECB's publication calendar. The harmonised TARGET closing days have applied
 // since 2002; before that the ECB published on Good Friday and Easter Monday
-// 1999 and skipped 1999-12-31 and 2001-12-31 (verified on the embedded data,
-// research ledger-receipt-fx-webhooks.md §1.5 and TestTargetCalendarMatchesData).
+// 1999 and skipped 1999-12-31 and 2001-12-31 (ECB press release of
+// 14 December 2000, "Long-term calendar for TARGET closing days", from 2002,
+// https://www.ecb.europa.eu/press/pr/date/2000/html/pr001214_4.en.html;
+// verified on the embedded data by TestTargetCalendarMatchesData).
 const targetCalendarSince day = 11688 // 2002-01-01
 
 // targetClosingDay reports whether d is a TARGET closing day, on which the ECB
 // publishes no reference rates: Saturdays, Sundays, 1 January, Good Friday,
-// Easter Monday, 1 May, 25 and 26 December (research
-// ledger-receipt-fx-webhooks.md §1.5; the ECB does publish on 24 and 31
-// December). The rule is applied to every year; it describes the ECB only
+// Easter Monday, 1 May, 25 and 26 December (ECB, "Long-term calendar for
+// TARGET closing days",
+// https://www.ecb.europa.eu/press/pr/date/2000/html/pr001214_4.en.html; the
+// reference rates are published "every working day, except on TARGET closing
+// days", https://www.ecb.europa.eu/stats/policy_and_exchange_rates/euro_reference_exchange_rates/html/index.en.html;
+// the ECB does publish on 24 and 31 December, as the embedded data shows). The rule is applied to every year; it describes the ECB only
 // from targetCalendarSince.
 func targetClosingDay(d day) bool {
 	switch d.weekday() {
@@ -203,7 +208,8 @@ func frankfurtOffset(u int64) int64 {
 
 // publicationHour is the local Frankfurt hour from which a day's reference
 // rates count as published: the ECB says the rates are "usually updated at
-// around 16:00 CET" (research ledger-receipt-fx-webhooks.md §1.1; since
+// around 16:00 CET"
+// (https://www.ecb.europa.eu/stats/policy_and_exchange_rates/euro_reference_exchange_rates/html/index.en.html; since
 // 1 July 2016). Before that date the ECB published earlier; using 16:00 for
 // those years too is conservative: it never treats a rate as published
 // before it was.

@@ -139,8 +139,9 @@ func TestTargetClosingDay(t *testing.T) {
 
 // TestTargetCalendarMatchesData checks the calendar against the embedded ECB
 // data: since 2002 a weekday is missing exactly when it is a TARGET closing
-// day, and the ECB never published on one. From 2020 on, research §1.5
-// counted 31 such weekdays.
+// day, and the ECB never published on one. From 2020-01-01 to the end of
+// the embedded series (2026-04-13) there are 31 such weekdays, a count taken
+// from the ECB file itself (fx/data/ecb-eurusd.csv, see fx/data/SOURCE.md).
 func TestTargetCalendarMatchesData(t *testing.T) {
 	tb, err := Embedded()
 	if err != nil {
@@ -165,7 +166,7 @@ func TestTargetCalendarMatchesData(t *testing.T) {
 		}
 	}
 	if since2020 != 31 {
-		t.Errorf("weekdays without publication 2020-01-01..%s = %d, research §1.5 counted 31", last, since2020)
+		t.Errorf("weekdays without publication 2020-01-01..%s = %d, the ECB file has 31", last, since2020)
 	}
 	// Before 2002 the calendar differed; these are the known exceptions.
 	for _, s := range []string{"1999-04-02", "1999-04-05"} {

@@ -14,8 +14,10 @@ import (
 // shall be rounded up") and common VAT practice; it is symmetric, so a
 // refund rounds to the negative of its sale. Banker's rounding is not used.
 // Rounding is national law (CJEU C-484/06 Koninklijke Ahold); this is the
-// customary rule, not a per-Member-State one (research
-// ledger-receipt-fx-webhooks.md §1.4, §1.7).
+// customary rule, not a per-Member-State one (Reg. 1103/97:
+// https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:31997R1103;
+// C-484/06, ECLI:EU:C:2008:394:
+// https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:62006CJ0484).
 const (
 	EURScale                 = 2
 	RoundingHalfAwayFromZero = "half-away-from-zero"
@@ -36,8 +38,9 @@ func DivEUR(n, d decimal.Decimal) decimal.Decimal { return divRound(n, d, EURSca
 
 // USDC → USD is a 1:1 peg assumption, recorded on every conversion: USDC is
 // not an ECB currency and the issuer redeems it at par. Market prices can
-// deviate (USDC traded near 0.88 USD in March 2023; research
-// ledger-receipt-fx-webhooks.md §1.6), which is why the assumption is written
+// deviate (USDC fell "as low as $0.88" in March 2023 when Silicon Valley Bank
+// failed: https://blog.cryptology.com/silicon-valley-bank-collapses-and-usdc-depegs/),
+// which is why the assumption is written
 // into the record instead of being implicit.
 const (
 	PegRate   = "1"

@@ -19,10 +19,12 @@
 // # Data
 //
 // Embedded returns the series compiled into the package: a byte-for-byte
-// copy of shared/data/ecb-eurusd.csv (1999-01-04 to 2026-04-13), written by
-// go generate together with embedded_gen.go, which records its source path,
-// SHA-256 (EmbeddedSnapshot) and upstream provenance (EmbeddedProvenance;
-// research ledger-receipt-fx-webhooks.md §1.3). It holds USD only. Newer
+// copy of data/ecb-eurusd.csv (1999-01-04 to 2026-04-13), the USD column of
+// the ECB's own eurofxref-hist.zip
+// (https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist.zip; provenance
+// in data/SOURCE.md), written by go generate together with embedded_gen.go,
+// which records its source path, SHA-256 (EmbeddedSnapshot) and upstream
+// provenance (EmbeddedProvenance). It holds USD only. Newer
 // publications, and every other currency, come from an ECB file (LoadFile,
 // ParseCSV, ParseXML: eurofxref-hist.csv, our two-column CSV,
 // eurofxref-daily.xml, -hist-90d.xml, -hist.xml) or from the ECB feeds over
@@ -55,7 +57,9 @@
 // # Policies
 //
 // Three policies choose the publication, and the one used is recorded on
-// the Rate (research §1.4, §1.5):
+// the Rate (Art. 91(2), 366(2) and 369h(2) Directive 2006/112/EC,
+// https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112; the
+// TARGET calendar, see targetClosingDay):
 //
 //   - LatestPublishedAt, Art. 91(2) VAT Directive read strictly ("the latest
 //     exchange rate published by the European Central Bank at the time the
@@ -111,7 +115,9 @@
 // # Rounding
 //
 // EUR amounts shown have two decimals, rounded half away from zero
-// (RoundEUR, DivEUR; Reg. 1103/97 Art. 5, research §1.4), exactly once:
+// (RoundEUR, DivEUR; Reg. 1103/97 Art. 5,
+// https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:31997R1103),
+// exactly once:
 // ConvertUSDC divides the USD amount by the rate and rounds the exact
 // quotient, with no intermediate precision that could round twice; exact
 // figures (DivExact, SplitGross) are rounded the same way at ExactScale.

@@ -91,9 +91,10 @@ var ErrDate = errors.New("fx: invalid date")
 // the European Central Bank for that day, or, if there is no publication on
 // that day, on the next day of publication" (366(1): "the exchange rate
 // applying on the last day of the tax period"; text read at
-// datenbank.nwb.de, Art. 366). Art. 369h(2) lays down the same rule for the
-// Union scheme (research ledger-receipt-fx-webhooks.md §1.4; its wording was
-// not re-read for this package), and Art. 369xh(2), in force from 1 July 2028,
+// datenbank.nwb.de, Art. 366; the consolidated Directive is
+// https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112).
+// Art. 369h(2) lays down the same rule for the Union scheme (same EUR-Lex
+// text; its wording was not re-read for this package), and Art. 369xh(2), in force from 1 July 2028,
 // repeats it word for word for transfers of own goods. The next publication lies
 // after the period: until it is out the error wraps ErrNotYetPublished, and a
 // return can be filed only then. A lastDay that is not a date wraps ErrDate.
@@ -109,7 +110,8 @@ func PeriodEndRate(ctx context.Context, src Source, quote, lastDay string) (Rate
 // EUR at the period-end rate (PeriodEndRate with quote USD), for the OSS
 // return: the total of the settled USDC amounts, not the sum of the records'
 // EUR figures, which were converted at each chargeable event's rate and can
-// differ (research §1.4). The result carries the exact EUR figure
+// differ (Art. 91(2) for the event, Art. 366(2) / 369h(2) for the return).
+// The result carries the exact EUR figure
 // (ConvertUSDCExact); split it per VAT rate with SplitGross and round once.
 func ConvertUSDCPeriodTotal(ctx context.Context, src Source, totalUSDC decimal.Decimal, lastDay string) (Conversion, error) {
 	r, err := PeriodEndRate(ctx, src, "USD", lastDay)

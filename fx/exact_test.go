@@ -256,8 +256,8 @@ func TestPropertyExactSums(t *testing.T) {
 func TestPeriodEndRate(t *testing.T) {
 	tb := embedded(t)
 	ctx := context.Background()
-	// Research §1.3: a quarter ending on Saturday 31 May 2025 converts at
-	// Monday 2 June's publication, 1.1419.
+	// Art. 366(2): a period ending on Saturday 31 May 2025 converts at
+	// Monday 2 June's publication, 1.1419 (the ECB's published value).
 	r, err := PeriodEndRate(ctx, tb, "USD", "2025-05-31")
 	if err != nil || r.RateDate != "2025-06-02" || r.Raw != "1.1419" || r.Policy != PeriodEndOrNext || r.Requested != "2025-05-31" {
 		t.Errorf("PeriodEndRate = %+v, %v", r, err)

@@ -10,8 +10,9 @@ import (
 	"time"
 )
 
-// The ECB's reference-rate feeds (research ledger-receipt-fx-webhooks.md
-// §1.1). The daily file holds the latest publication, the 90-day file the
+// The ECB's reference-rate feeds, listed on
+// https://www.ecb.europa.eu/stats/policy_and_exchange_rates/euro_reference_exchange_rates/html/index.en.html.
+// The daily file holds the latest publication, the 90-day file the
 // last ~64 publications (use it to catch up after downtime), the history
 // every publication since 1999.
 const (

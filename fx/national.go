@@ -20,8 +20,10 @@ import (
 // exchange rate published by the European Central Bank at the time the tax
 // becomes chargeable", conversion between non-euro currencies going through
 // each one's euro rate, and lets it require notification of that choice
-// (research ledger-receipt-fx-webhooks.md §1.4; the national transpositions
-// cited below confirm it). The United Kingdom is outside the Directive since
+// (inserted by Directive 2010/45/EU,
+// https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32010L0045;
+// consolidated: https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112;
+// the national transpositions cited below confirm it). The United Kingdom is outside the Directive since
 // 2021 and its rules do not list the ECB rate.
 //
 // This file says which states those are, which currency and which rate rule

@@ -157,12 +157,13 @@ func (b *builder) checkDate(line int, d day, s string) error {
 // ParseCSV reads ECB reference rates in either of two CSV layouts:
 //
 //   - this project's file, header "date,usd_per_eur", one "YYYY-MM-DD,rate"
-//     line per publication (shared/data/ecb-eurusd.csv);
+//     line per publication (data/ecb-eurusd.csv, see data/SOURCE.md);
 //   - the ECB's eurofxref-hist.csv (and the one-day eurofxref.csv): header
 //     "Date,USD,JPY,...," with one column per currency and a trailing comma,
 //     "N/A" where a currency has no rate, newest first, dates as YYYY-MM-DD
-//     or "13 April 2026", fields optionally padded with spaces (research
-//     ledger-receipt-fx-webhooks.md §1.2).
+//     or "13 April 2026", fields optionally padded with spaces (as in
+//     https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist.zip and
+//     eurofxref.zip).
 //
 // Rows may come in any order; a date twice is an error. Rates are kept as
 // the exact strings published. Every rate of the table records snapshot as
@@ -304,8 +305,9 @@ func truncate(s string, n int) string {
 	return s[:n] + "..."
 }
 
-// XML namespaces of the ECB feeds (research ledger-receipt-fx-webhooks.md
-// §1.1): a gesmes:Envelope holding Cube > Cube[time] > Cube[currency, rate].
+// XML namespaces of the ECB feeds (e.g.
+// https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml): a
+// gesmes:Envelope holding Cube > Cube[time] > Cube[currency, rate].
 const (
 	nsGesmes    = "http://www.gesmes.org/xml/2002-08-01"
 	nsEurofxref = "http://www.ecb.int/vocabulary/2002-08-01/eurofxref"

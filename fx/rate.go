@@ -12,8 +12,8 @@ import (
 
 // SourceECB names the series of every rate this package returns for USD: the
 // ECB euro foreign exchange reference rate, daily, US dollar per euro, in the
-// SDMX key of the ECB Data Portal, EXR.D.USD.EUR.SP00.A (research
-// ledger-receipt-fx-webhooks.md §1.1). Other quote currencies use the same key
+// SDMX key of the ECB Data Portal, EXR.D.USD.EUR.SP00.A
+// (https://data.ecb.europa.eu/data/datasets/EXR/EXR.D.USD.EUR.SP00.A). Other quote currencies use the same key
 // with their ISO 4217 code in place of USD.
 const SourceECB = "ECB:EXR.D.USD.EUR.SP00.A"
 
@@ -33,10 +33,11 @@ const (
 	// ForDayOrPrevious answers with the publication for the UTC calendar date
 	// of the instant, or, if there is none that day, the latest one before it.
 	// It is the "rate of the day" reading of Art. 91(2), third subparagraph,
-	// VAT Directive 2006/112/EC, as member states' guidance often puts it
-	// (the ECB rate "for the day on which the tax becomes chargeable, or, if
-	// there is no publication on that day, the previous day of publication";
-	// research ledger-receipt-fx-webhooks.md §1.4): a payment at 08:00 UTC
+	// VAT Directive 2006/112/EC
+	// (https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112):
+	// the ECB rate for the day on which the tax becomes chargeable, or, if
+	// there is no publication on that day, the previous day of publication.
+	// A payment at 08:00 UTC
 	// takes that day's rate, published only in the afternoon. The zero Policy
 	// means ForDayOrPrevious, for compatibility; the engine should default to
 	// LatestPublishedAt and offer this one as an account option (issue 16).
@@ -60,7 +61,8 @@ const (
 	// there is none that day, the next one. It is the rule for OSS and IOSS
 	// returns: Art. 366(2) and Art. 369h(2) VAT Directive ("the exchange rates
 	// published by the European Central Bank for that day, or, if there is no
-	// publication on that day, on the next day of publication"; research §1.4).
+	// publication on that day, on the next day of publication";
+	// https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112).
 	// Ask it with the last day of the tax period.
 	PeriodEndOrNext Policy = "period-end-or-next"
 )

@@ -55,9 +55,12 @@ func instant(t testing.TB, s string) time.Time {
 	return at
 }
 
-// TestResearchPeriodEndVectors: the OSS period-end table of research
-// ledger-receipt-fx-webhooks.md §1.3, both directions.
-func TestResearchPeriodEndVectors(t *testing.T) {
+// TestPeriodEndVectors: four month ends on a weekend, each with the ECB's
+// next publication (the OSS rule, Art. 366(2)) and its previous one
+// (Art. 91(2)), both directions. The values are the ECB's
+// (https://data.ecb.europa.eu/data/datasets/EXR/EXR.D.USD.EUR.SP00.A), read
+// from its eurofxref-hist file.
+func TestPeriodEndVectors(t *testing.T) {
 	tb := embedded(t)
 	for _, tc := range []struct {
 		periodEnd                 string
@@ -96,9 +99,10 @@ func TestResearchPeriodEndVectors(t *testing.T) {
 	}
 }
 
-// TestResearchCrossChecks: values research §1.3 matched against other
-// sources.
-func TestResearchCrossChecks(t *testing.T) {
+// TestCrossChecks: three published ECB values
+// (https://data.ecb.europa.eu/data/datasets/EXR/EXR.D.USD.EUR.SP00.A) that
+// data/SOURCE.md lists as cross-checks of the embedded copy.
+func TestCrossChecks(t *testing.T) {
 	tb := embedded(t)
 	for date, want := range map[string]string{"2024-09-26": "1.1155", "2021-04-23": "1.2066", "2014-03-28": "1.3759"} {
 		r, err := tb.Lookup("USD", noon(t, date), ForDayOrPrevious)

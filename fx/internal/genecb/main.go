@@ -26,7 +26,8 @@ import (
 )
 
 // provenance maps the SHA-256 of an accepted data file to where it came from
-// (shared/research/ledger-receipt-fx-webhooks.md §1.3).
+// (the same text as fx/data/SOURCE.md; the ECB's original is
+// https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist.zip).
 var provenance = map[string]string{
 	"b159cb81aaead020f1a1250c9db71a01e5f3ca7198552b8bac5040c6334865af": "ECB euro foreign exchange reference rates, USD column of eurofxref-hist.csv, " +
 		"values copied byte for byte, rows ascending, no N/A rows. The CSV was taken from the unmodified ECB " +
