@@ -4,11 +4,11 @@
 //
 // B2B reverse charge is lawful only with a customer VAT number the supplier
 // had confirmed through VIES (Art. 18(1) of Implementing Regulation
-// 282/2011), judged at the time of the sale (Art. 25), so the answer and its
-// proof (VIES requestIdentifier, HMRC consultationNumber, request date) are
-// kept on the fiscal record (research/vat.md §1.3). Registries are slow and
-// often down; the one promise of this package is that an outage is never
-// reported as "invalid".
+// 282/2011, https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32011R0282),
+// judged at the time of the sale (Art. 25), so the answer and its proof
+// (VIES requestIdentifier, HMRC consultationNumber, request date) are kept on
+// the fiscal record. Registries are slow and often down; the one promise of
+// this package is that an outage is never reported as "invalid".
 //
 // The engine depends on the [Checker] interface. [Service] is the real one:
 //
@@ -45,7 +45,8 @@
 //
 // [Transient] says which unavailable faults are retried: NETWORK, TIMEOUT,
 // HTTP_429, HTTP_5xx, SERVICE_UNAVAILABLE, MS_UNAVAILABLE, SERVER_BUSY and
-// every *_MAX_CONCURRENT_REQ* (vat.md §5). The rest would fail the same way
+// every *_MAX_CONCURRENT_REQ* (the fault codes of the VIES WSDL,
+// https://ec.europa.eu/taxation_customs/vies/checkVatService.wsdl). The rest would fail the same way
 // again (IP_BLOCKED is made worse by retrying).
 //
 // # Wire format
@@ -59,7 +60,8 @@
 // cached? (served from the cache; the proof is the original consultation's).
 // Members are only ever added.
 //
-// VIES (REST, swagger_publicVAT.yaml; vat.md §5): POST {base}/check-vat-number
+// VIES (REST, https://ec.europa.eu/assets/taxud/vow-information/swagger_publicVAT.yaml):
+// POST {base}/check-vat-number
 // with {countryCode, vatNumber, requesterMemberStateCode, requesterNumber}; the
 // requester members are sent only when both are configured, and only then
 // does VIES return a requestIdentifier. The reply is decided in this order:
@@ -83,8 +85,8 @@
 //     with offset ("2026-09-14+02:00", the SOAP form) or a bare date (UTC).
 //  7. valid:false → invalid (INVALID); valid:true → valid.
 //
-// HMRC ("Check a UK VAT number" v2; hmrc/vat-registered-companies-api
-// 2.0/application.yaml; vat.md §3): GET
+// HMRC ("Check a UK VAT number" v2;
+// https://github.com/hmrc/vat-registered-companies-api/blob/main/public/api/conf/2.0/application.yaml): GET
 // {base}/organisations/vat/check-vat-number/lookup/{target}[/{requester}] with
 // Accept: application/vnd.hmrc.2.0+json and a bearer token from POST
 // {TokenURL} (client_credentials, scope read:vat; cached until a tenth of its

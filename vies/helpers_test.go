@@ -15,8 +15,9 @@ import (
 )
 
 // testSyntax stands in for vat.ValidateNumber: prefix of two letters, body
-// of 2–12 characters, and the real DE check digit (ISO 7064 MOD 11,10,
-// vat.md §4) so that a checksum failure can be tested.
+// of 2–12 characters, and the real DE check digit (ISO 7064 MOD 11,10, as
+// python-stdnum's stdnum/de/vat.py, https://github.com/arthurdejong/python-stdnum)
+// so that a checksum failure can be tested.
 func testSyntax(v string) (string, string, error) {
 	s := compact(v)
 	if len(s) < 4 {

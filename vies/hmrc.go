@@ -13,7 +13,7 @@ import (
 )
 
 // DefaultHMRCBaseURL is HMRC's production API host; the sandbox is
-// https://test-api.service.hmrc.gov.uk (vat.md §3).
+// https://test-api.service.hmrc.gov.uk (https://github.com/hmrc/vat-registered-companies-api/blob/main/public/api/conf/2.0/application.yaml).
 const DefaultHMRCBaseURL = "https://api.service.hmrc.gov.uk"
 
 // hmrcAccept selects version 2.0 of "Check a UK VAT number" (version 1 was
@@ -119,7 +119,8 @@ func (c *HMRCClient) Check(ctx context.Context, body string) Result {
 	}
 	if !isVRN(target) {
 		// GBGD/GBHA (government departments, health authorities) pass the
-		// syntax rules (vat.md §3) but the API only takes 9 or 12 digits.
+		// syntax rules (python-stdnum stdnum/gb/vat.py) but the API only takes 9
+		// or 12 digits (https://github.com/hmrc/vat-registered-companies-api/blob/main/public/api/conf/2.0/application.yaml).
 		return bad(FaultUnsupported, "HMRC checks only 9- or 12-digit VRNs; %q needs manual review", clip(body))
 	}
 	if c.requester != "" && !isVRN(c.requester) {
@@ -311,7 +312,8 @@ func parseHMRC(status int, data []byte, target string, verified bool, now time.T
 		}
 	case status == http.StatusForbidden:
 		// 403 INVALID_REQUEST: the requester VRN is not registered — a
-		// configuration problem, not an invalid buyer (vat.md §3).
+		// configuration problem, not an invalid buyer (the API's documented
+		// errors, https://github.com/hmrc/vat-registered-companies-api/blob/main/public/api/conf/2.0/application.yaml).
 		return bad(httpFault(status), "HMRC refused the lookup%s", hmrcErrorText(data))
 	}
 	return bad(httpFault(status), "HMRC HTTP %d%s", status, hmrcErrorText(data))

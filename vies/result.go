@@ -92,7 +92,8 @@ type Result struct {
 	CountryCode string `json:"countryCode"`
 	Number      string `json:"vatNumber"` // body without the country prefix
 	// Name and Address are the registry's, verbatim; VIES sends "---" when a
-	// member state does not disclose them (vat.md §5) and that is kept.
+	// member state does not disclose them (e.g. DE, ES; a real reply in
+	// https://github.com/annuaire-entreprises-data-gouv-fr/site/issues/475) and that is kept.
 	Name    string `json:"name,omitempty"`
 	Address string `json:"address,omitempty"`
 	// RequestDate is the registry's date of the consultation when it gave
@@ -127,7 +128,8 @@ type SyntaxFunc func(vatNumber string) (prefix, body string, err error)
 
 // Transient reports whether an unavailable result with this fault code is
 // worth retrying soon: network errors, timeouts, HTTP 429 and 5xx, and the
-// registry faults that mean "busy" or "down" (vat.md §5: SERVICE_UNAVAILABLE,
+// registry faults that mean "busy" or "down" (VIES WSDL fault codes,
+// https://ec.europa.eu/taxation_customs/vies/checkVatService.wsdl: SERVICE_UNAVAILABLE,
 // MS_UNAVAILABLE, TIMEOUT, SERVER_BUSY, *_MAX_CONCURRENT_REQ*). Everything
 // else (IP_BLOCKED, VAT_BLOCKED, INVALID_REQUESTER_INFO, AUTH_FAILED,
 // MALFORMED_RESPONSE, HTTP 4xx other than 429, …) would fail the same way again.

@@ -54,7 +54,8 @@ type ServiceConfig struct {
 
 	// Rate and Burst limit calls per registry country code (DE, EL, XI, GB,
 	// …): VIES caps concurrency per member state and DE trips
-	// MS_MAX_CONCURRENT_REQ daily (vat.md §5). Zero = DefaultRate (1/s) and
+	// MS_MAX_CONCURRENT_REQ daily (https://github.com/ibericode/vat/issues/79,
+	// https://github.com/laravel/vat-calculator/issues/192). Zero = DefaultRate (1/s) and
 	// DefaultBurst (5); rate.Inf = unlimited. Each attempt takes a slot.
 	Rate  rate.Limit
 	Burst int
@@ -66,8 +67,9 @@ type ServiceConfig struct {
 	// BaseBackoff and MaxBackoff shape the wait before retry n (n ≥ 1):
 	// uniformly random in [0, min(MaxBackoff, BaseBackoff·2ⁿ⁻¹)) ("full
 	// jitter"); zero = DefaultBaseBackoff (1 s) / DefaultMaxBackoff (8 s).
-	// The member-state throttles clear in seconds (vat.md §5,
-	// django-plans#249).
+	// The member-state throttles clear in seconds
+	// (https://github.com/django-getpaid/django-plans/pull/249 retries them
+	// after 2 s and 4 s).
 	BaseBackoff time.Duration
 	MaxBackoff  time.Duration
 
@@ -168,7 +170,8 @@ func orDefault(d, def time.Duration) time.Duration {
 }
 
 // viesCountries are the country codes VIES answers for: the EU-27 with EL
-// for Greece, and XI for Northern Ireland (vat.md §4, §5). GB has not been
+// for Greece, and XI for Northern Ireland (the member-state codes of
+// https://ec.europa.eu/assets/taxud/vow-information/swagger_publicVAT.yaml). GB has not been
 // served since 2021-01-01.
 var viesCountries = map[string]bool{
 	"AT": true, "BE": true, "BG": true, "CY": true, "CZ": true, "DE": true, "DK": true,

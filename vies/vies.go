@@ -10,12 +10,13 @@ import (
 	"time"
 )
 
-// DefaultVIESBaseURL is the EU VIES REST API (vat.md §5); the client posts
+// DefaultVIESBaseURL is the EU VIES REST API
+// (https://ec.europa.eu/assets/taxud/vow-information/swagger_publicVAT.yaml); the client posts
 // to {base}/check-vat-number.
 const DefaultVIESBaseURL = "https://ec.europa.eu/taxation_customs/vies/rest-api"
 
 // DefaultTimeout bounds one registry call. Reads past 5 s are common for
-// VIES (vat.md §5, OCA/l10n-france#591), so 10 s.
+// VIES (https://github.com/OCA/l10n-france/issues/591), so 10 s.
 const DefaultTimeout = 10 * time.Second
 
 // VIESConfig configures a [VIESClient]. Every zero value has a default.
@@ -26,7 +27,7 @@ type VIESConfig struct {
 	// RequesterCountry and RequesterNumber are the requester's own VIES
 	// country code (EL for Greece) and VAT number. When both are set they
 	// are sent, and only then does VIES return a requestIdentifier, the
-	// proof of the consultation (swagger_publicVAT.yaml, vat.md §5). The
+	// proof of the consultation (https://ec.europa.eu/assets/taxud/vow-information/swagger_publicVAT.yaml). The
 	// number may carry its country prefix and separators; both are
 	// stripped. Setting only one of them is a configuration error: every
 	// Check is then unavailable with INVALID_REQUESTER_INFO rather than
@@ -129,7 +130,9 @@ func (c *VIESClient) Check(ctx context.Context, prefix, body string) Result {
 // viesReply is the union of the shapes VIES answers check-vat-number with:
 // CheckVatResponse on 200, CommonResponse on 400/500 (and, in practice,
 // sometimes on 200), plus userError/isValid of the GET /ms/… shape, which
-// carries faults inside a 200 (vat.md §5). Pointers tell absent from zero.
+// carries faults inside a 200 (https://ec.europa.eu/assets/taxud/vow-information/swagger_publicVAT.yaml;
+// https://github.com/annuaire-entreprises-data-gouv-fr/site/issues/475).
+// Pointers tell absent from zero.
 type viesReply struct {
 	CountryCode       *string `json:"countryCode"`
 	VATNumber         *string `json:"vatNumber"`
@@ -230,7 +233,7 @@ func parseVIES(status int, data []byte, cc, number string, now time.Time) Result
 
 // viesErrors decides a CommonResponse: invalid only when every error code
 // is INVALID_INPUT (bad country code or number, a definitive answer about
-// the input: WSDL documentation, vat.md §5); any other code is a fault.
+// the input: https://ec.europa.eu/taxation_customs/vies/checkVatService.wsdl); any other code is a fault.
 func viesErrors(v viesReply, status int, cc, number string, now time.Time, httpBad func(string) Result) Result {
 	fault, message, sawInvalidInput := "", "", false
 	for _, w := range v.ErrorWrappers {
@@ -283,7 +286,7 @@ func parseRegistryDate(s string) (time.Time, error) {
 }
 
 // viesCountry upper-cases a VIES country code and maps ISO GR to VIES EL
-// (vat.md §4, §5).
+// (VIES uses EL: https://ec.europa.eu/assets/taxud/vow-information/swagger_publicVAT.yaml; python-stdnum stdnum/gr/vat.py).
 func viesCountry(cc string) string {
 	cc = strings.ToUpper(strings.TrimSpace(cc))
 	if cc == "GR" {
@@ -307,7 +310,8 @@ func compact(s string) string {
 
 // stripPrefix removes a leading country code (and GR for EL) from a
 // compacted number. A French body is 11 characters and its two-character key
-// may itself be the letters "FR" (vat.md §4), so an 11-character FR number
+// may itself be the letters "FR" (python-stdnum stdnum/fr/tva.py,
+// https://github.com/arthurdejong/python-stdnum), so an 11-character FR number
 // is left alone.
 func stripPrefix(num, cc string) string {
 	if cc == "FR" && len(num) == 11 {

@@ -10,7 +10,8 @@ import (
 )
 
 // viesFaultCodes are the fault codes VIES documents (WSDL documentation and
-// npm vies README, vat.md §5).
+// npm vies README: https://ec.europa.eu/taxation_customs/vies/checkVatService.wsdl,
+// https://www.npmjs.com/package/vies).
 var viesFaultCodes = []string{
 	"SERVICE_UNAVAILABLE", "MS_UNAVAILABLE", "TIMEOUT", "SERVER_BUSY",
 	"GLOBAL_MAX_CONCURRENT_REQ", "GLOBAL_MAX_CONCURRENT_REQ_TIME",
@@ -19,7 +20,8 @@ var viesFaultCodes = []string{
 }
 
 func TestDECheckDigitHelper(t *testing.T) {
-	// Vectors from vat.md §4 (python-stdnum).
+	// Vectors from python-stdnum's tests/test_eu_vat.doctest
+	// (https://github.com/arthurdejong/python-stdnum).
 	for _, n := range []string{"136695976", "812847601"} {
 		if !deCheck(n) {
 			t.Errorf("deCheck(%s) = false", n)
