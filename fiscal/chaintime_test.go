@@ -26,8 +26,8 @@ func oneTransferNode(t *testing.T, tx, from, to string, value int64, blockTime t
 // required, a settlement is proven on chain, and its timestamp (the
 // chargeable event: the VAT rate, the ECB rate day, the OSS quarter) must
 // be the time the chain proves, the block's, within the clock skew the
-// engine allows (DESIGN.md: chain verification checks "chain id, receipt
-// status, block timestamp"). A settlement claiming 31 March for a transfer
+// engine allows (chain verification checks the chain id, the receipt status
+// and the block timestamp: evmverify/doc.go). A settlement claiming 31 March for a transfer
 // the chain dates 2 April was recorded as "verified" in the first
 // quarter, its record contradicting its own verification facts.
 func TestChainVerifiedSettlementTimeIsTheBlockTime(t *testing.T) {

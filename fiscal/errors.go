@@ -49,8 +49,8 @@ const (
 	CodePaymentConflict Code = "PAYMENT_CONFLICT"
 )
 
-// codeStatus is the one table that maps codes to HTTP status codes (DESIGN.md
-// "Errors"), the codes of the packages around the engine included, so that
+// codeStatus is the one table that maps codes to HTTP status codes (the
+// README's "Errors" lists it), the codes of the packages around the engine included, so that
 // one code never answers two statuses. fiscal does not import net/http; the
 // numbers are RFC 9110's.
 var codeStatus = map[Code]int{

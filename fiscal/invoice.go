@@ -145,10 +145,12 @@ func toReview(d *Draft, reasons []vat.Reason) {
 }
 
 // invoiceFor builds the UBL invoice of a processed record: one line, EUR,
-// paid in full by the USDC settlement (research/ubl.md §5 option A, §7),
-// under the invoicing law law. B2C invoices use plain EN 16931; business
-// buyers get Peppol BIS 3.0 when both parties have a Peppol address
-// (research/ubl.md §6).
+// paid in full by the USDC settlement (EUR because USDC is no ISO 4217 code,
+// BR-CL-04; PrepaidAmount = total and PayableAmount = 0.00, BR-CO-16:
+// https://docs.peppol.eu/poacc/billing/3.0/rules/ubl-tc434/), under the invoicing law law.
+// B2C invoices use plain EN 16931; business buyers get Peppol BIS 3.0 when
+// both parties have a Peppol address (a Peppol invoice needs the buyer's,
+// PEPPOL-EN16931-R010: https://docs.peppol.eu/poacc/billing/3.0/rules/ubl-peppol/PEPPOL-EN16931-R010/).
 func invoiceFor(r *Record, law invoicelaw.Law, seller, buyer *ubl.Party, a *amounts, tc *ubl.TaxCurrency, issued time.Time) (ubl.Invoice, error) {
 	det := &r.Classification
 	rate := decimal.Zero
@@ -218,7 +220,8 @@ func invoiceFor(r *Record, law invoicelaw.Law, seller, buyer *ubl.Party, a *amou
 // invoiceProfile picks the customisation: business buyers get Peppol BIS
 // Billing 3.0 when both parties have a Peppol address: the seller's given
 // (Seller.ElectronicAddress) or derived from its VAT number, the buyer's
-// derived from its VAT number (research/ubl.md §6); everything else, and every consumer, is
+// derived from its VAT number (the VAT schemes of the EAS list,
+// https://docs.peppol.eu/poacc/billing/3.0/codelist/eas/); everything else, and every consumer, is
 // plain EN 16931, which Peppol would reject for lack of a buyer endpoint
 // (PEPPOL-EN16931-R010) but which is the right document outside Peppol.
 func invoiceProfile(det *vat.Determination, seller, buyer *ubl.Party) ubl.Profile {
@@ -235,8 +238,11 @@ func invoiceProfile(det *vat.Determination, seller, buyer *ubl.Party) ubl.Profil
 }
 
 // settlementNote states the USDC settlement and the conversion in the one
-// note the invoice may carry (Peppol R002; research/ubl.md §5), followed by
-// the VAT mention the determination requires ("Reverse charge", Art. 226(11a)).
+// note the invoice may carry (PEPPOL-EN16931-R002,
+// https://docs.peppol.eu/poacc/billing/3.0/rules/ubl-peppol/PEPPOL-EN16931-R002/; UBL has
+// no structured place for a crypto settlement), followed by the VAT mention
+// the determination requires ("Reverse charge", Art. 226(11a) Directive
+// 2006/112/EC, https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112).
 func settlementNote(r *Record) (string, error) {
 	rt := r.FX.USDPerEUR
 	note, err := ubl.SettlementNote("EUR", ubl.Settlement{

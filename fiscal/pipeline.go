@@ -479,7 +479,8 @@ func registryCheck(r *vies.Result) *vat.RegistryCheck {
 }
 
 // convert converts the settled USDC to EUR at the ECB rate the policy picks.
-// A rate that cannot be had is a review reason, never a guess (DESIGN.md FX).
+// A rate that cannot be had is a review reason, never a guess: no rate is
+// invented past the last known ECB publication (fx.ErrNotYetPublished).
 func (e *Engine) convert(ctx context.Context, s Payment, policy fx.Policy) (RecordFX, decimal.Decimal, *vat.Reason, error) {
 	rfx := RecordFX{Pair: "USDC/EUR", AmountUSDC: s.AmountString}
 	rate, err := e.cfg.FX.Rate(ctx, "USD", s.Timestamp, policy)

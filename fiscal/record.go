@@ -43,8 +43,9 @@ const (
 )
 
 // RecordX402 is what the x402 documents said beyond the settlement itself,
-// kept on x402-ingested records for reconciliation (research x402-evm.md
-// §6.8). It is not part of the signed receipt, whose format is frozen.
+// kept on x402-ingested records for reconciliation (what x402 users ask
+// for: https://github.com/x402-foundation/x402/issues/2833). It is not part
+// of the signed receipt, whose format is frozen.
 type RecordX402 struct {
 	Version        int    `json:"x402Version"`
 	ResourceURL    string `json:"resourceUrl,omitempty"`
@@ -116,7 +117,8 @@ type RecordRefunds struct {
 }
 
 // Revision is one state a record went through, each a signed ledger entry
-// of its own (DESIGN.md: the original entry is never rewritten).
+// of its own: the ledger is append-only and the original entry is never
+// rewritten (ledger/doc.go).
 type Revision struct {
 	Revision      int          `json:"revision"`
 	EventType     string       `json:"eventType"`

@@ -19,7 +19,10 @@ import (
 // A VAT number that the registry could not confirm at the time of the sale
 // (VIES or HMRC unavailable) leaves the record PENDING_MANUAL_REVIEW with the
 // reason vat_number_unverified: not reverse-charged, not charged at 0 %
-// (research/vat.md §7 row 8). The engine then re-asks the registry in the
+// (reverse charge needs a number whose validity was confirmed, Art. 18(1)
+// Implementing Regulation 282/2011,
+// https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32011R0282; an
+// outage is not a "no"). The engine then re-asks the registry in the
 // background, with exponential backoff and jitter, for a bounded time. A
 // definitive answer completes the record with a new signed ledger entry, a
 // revision that supersedes the pending one; the original entry is never

@@ -18,12 +18,13 @@ import (
 	"github.com/fiscal402/fiscal402/vies"
 )
 
-// TestDecisionRowsThroughEngine drives the rows of the decision table
-// (research/vat.md §7) through Engine.Settle, from the seller profile in the
+// TestDecisionRowsThroughEngine drives the rows of the decision table (the
+// README's "VAT rules"; the vat package cites each rule's article) through
+// Engine.Settle, from the seller profile in the
 // account and the buyer facts in the request, and runs every invoice through
 // validate-ubl: XSD always, CEN EN 16931 when EN16931_XSLT is set, and Peppol
 // BIS 3.0 for the business invoices when PEPPOL_XSLT is set. The expected
-// outcomes are the table's, typed from the research.
+// outcomes are the table's.
 func TestDecisionRowsThroughEngine(t *testing.T) {
 	fake := vies.NewFake()
 	confirmed := time.Date(2026, 4, 10, 14, 31, 0, 0, time.UTC)
