@@ -10,10 +10,10 @@ import (
 	"github.com/fiscal402/fiscal402/internal/fakechain"
 )
 
-// BenchmarkDecodeReceipt decodes the research receipt (two logs), the
+// BenchmarkDecodeReceipt decodes the observed receipt (two logs), the
 // largest reply of a verification.
 func BenchmarkDecodeReceipt(b *testing.B) {
-	raw := json.RawMessage(researchReceipt)
+	raw := json.RawMessage(observedReceipt)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, ok, err := decodeReceipt(raw); err != nil || !ok {
@@ -32,7 +32,7 @@ func BenchmarkMatch(b *testing.B) {
 	}
 	last, _ := decodeLog(wireFromMap(fakechain.TransferLog(63, fxUSDCBase, fxPayer, fxPayTo, 1_500_000)))
 	logs = append(logs, last)
-	w := claimedByResearchReceipt()
+	w := claimedByObservedReceipt()
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, rej := w.match(logs); rej != nil {

@@ -25,8 +25,9 @@
 //     ([TransferTopic], three topics, 32 bytes of data, so ERC-721
 //     Transfers never match) emitted by the asset contract, with topic1 =
 //     Payer, topic2 = Receiver and value = Amount, compared as 256-bit
-//     integers with math/big and addresses case-insensitively (research
-//     x402-evm.md §3, §6.3). With Claim.LogIndex only that log is
+//     integers with math/big and addresses case-insensitively (EIP-20,
+//     https://eips.ethereum.org/EIPS/eip-20; the event encoding of
+//     https://docs.soliditylang.org/en/latest/abi-spec.html). With Claim.LogIndex only that log is
 //     considered. Several matches without a LogIndex are ReasonAmbiguousLogs.
 //     With no match the nearest log names the fault: ReasonAmountMismatch,
 //     ReasonReceiverMismatch, ReasonPayerMismatch, ReasonAssetMismatch, else
@@ -44,7 +45,9 @@
 // The transaction's sender and recipient (tx.from, tx.to) are never read:
 // with x402 the facilitator, a Permit2 proxy or a smart wallet sends the
 // transaction, and only the token's Transfer log names who paid whom
-// (research x402-evm.md §1.6). Nor is the calldata.
+// (x402 exact scheme on EVM, https://github.com/x402-foundation/x402/blob/main/specs/schemes/exact/scheme_exact_evm.md:
+// the facilitator submits EIP-3009 transferWithAuthorization, or the tx goes
+// to a Permit2 proxy or an ERC-7710 delegation manager). Nor is the calldata.
 //
 // # Endpoints and failover
 //

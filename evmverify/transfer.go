@@ -9,8 +9,9 @@ import (
 
 // TransferTopic is topic0 of the ERC-20 event Transfer(address indexed
 // from, address indexed to, uint256 value): Keccak-256 of its signature
-// (EIP-20; research x402-evm.md §3, computed with web3_sha3 on a node and
-// seen in real receipts). The anviltest harness re-derives it on the node.
+// (EIP-20, https://eips.ethereum.org/EIPS/eip-20; Keccak-256 of
+// "Transfer(address,address,uint256)"). The anviltest harness re-derives it
+// on the node with web3_sha3.
 const TransferTopic = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
 
 // transfer is a decoded ERC-20 Transfer log.
@@ -113,9 +114,10 @@ func (w *want) explain(reason string, t transfer) string {
 	}
 }
 
-// match finds the one Transfer log that backs the claim (research
-// x402-evm.md §6.3: address == asset, topic0 == Transfer, topic1 == payer,
-// topic2 == receiver, data == amount) or says precisely why there is none.
+// match finds the one Transfer log that backs the claim (address == asset,
+// topic0 == Transfer, topic1 == payer, topic2 == receiver, data == amount:
+// the EIP-20 event, https://eips.ethereum.org/EIPS/eip-20, emitted by the
+// token whatever contract sent the transaction) or says precisely why there is none.
 func (w *want) match(logs []Log) (transfer, *RejectedError) {
 	if w.logIndex != nil {
 		return w.matchAt(logs, *w.logIndex)

@@ -80,7 +80,9 @@ type Policy struct {
 	MinConfirmations uint64
 	// RequireFinalized additionally requires the block to be at or below
 	// the node's "finalized" block (about 13 min on Ethereum, about 20 min
-	// on Base: research x402-evm.md §3).
+	// on Base: https://docs.base.org/base-chain/network-information/transaction-finality;
+	// Ethereum finalizes after 2 epochs of 32 slots of 12 s,
+	// https://ethereum.org/en/developers/docs/consensus-mechanisms/pos/).
 	RequireFinalized bool
 	// Timeout bounds one attempt (all calls) against one endpoint, so that
 	// a hanging endpoint leaves time for the next. Zero means
@@ -170,8 +172,8 @@ func (v *Verifier) Networks() []string {
 // Verify proves a claim on chain, or says why it cannot. It never reads
 // the transaction's sender or recipient: the payer and receiver are those
 // of the asset's Transfer log, because facilitators, Permit2 proxies and
-// smart wallets send x402 transactions on the payer's behalf (research
-// x402-evm.md §1.6).
+// smart wallets send x402 transactions on the payer's behalf
+// (https://github.com/x402-foundation/x402/blob/main/specs/schemes/exact/scheme_exact_evm.md).
 //
 // Checks, in order, against one endpoint: eth_chainId equals the network's
 // chain id; the receipt exists and its status is 1; exactly one Transfer
@@ -361,7 +363,8 @@ func (v *Verifier) attempt(ctx context.Context, n *network, c *Client, txHash st
 
 	// Depth first, then the block: if the block at the receipt's height
 	// still carries the receipt's hash after the finalized head was read,
-	// the receipt's block is the one that is final (research §3, step 4).
+	// the receipt's block is the one that is final (a reorg between the calls
+	// would change the hash at that height).
 	head, err := c.BlockNumber(ctx)
 	if err != nil {
 		return Facts{}, err
@@ -491,8 +494,8 @@ func (v *Verifier) finalizedHead(ctx context.Context, n *network, c *Client) (ui
 // chainTiming is what a retry hint needs to know of a chain: its block
 // interval and how long finality takes. Base: about 2 s blocks and about
 // 20 min to "finalized"; Ethereum: 12 s slots and 2 epochs, about 13 min
-// (research x402-evm.md §3: docs.base.org transaction-finality;
-// ethereum-optimism/docs PR #1093).
+// (https://docs.base.org/base-chain/network-information/transaction-finality;
+// https://ethereum.org/en/developers/docs/consensus-mechanisms/pos/).
 type chainTiming struct{ block, finality time.Duration }
 
 var chainTimings = map[string]chainTiming{
