@@ -21,7 +21,8 @@ import (
 // yet: a "settlement_pending" report (the transaction is submitted, its
 // outcome unknown), or any report a caller hands over with EnqueueX402
 // because it cannot wait for the chain (an x402 hook runs in the buyer's
-// request path: research x402-evm.md §2.2). It lives in side buckets of the
+// request path: the x402 Go SDK calls its hooks synchronously, go/server.go
+// and go/server_hooks.go, https://github.com/x402-foundation/x402). It lives in side buckets of the
 // ledger file, so an enqueue is durable (fsynced) before it is
 // acknowledged, and the entry's final state is written in the same
 // transaction as its record: an entry is never lost and never recorded
@@ -44,8 +45,9 @@ const (
 // node knows keeps being retried before it fails with tx_not_found: a
 // facilitator that reported settlement_pending may have submitted through
 // a private mempool or a sequencer, where public nodes see the transaction
-// only once it is mined (Base mines in about 2 s, Ethereum in about 12 s;
-// research x402-evm.md §3). Half an hour covers an x402 authorisation's
+// only once it is mined (Base mines in about 2 s,
+// https://docs.base.org/base-chain/network-information/transaction-finality;
+// Ethereum in about 12 s, one slot). Half an hour covers an x402 authorisation's
 // validity window many times over.
 const NotFoundGrace = 30 * time.Minute
 

@@ -137,7 +137,8 @@ type payment struct {
 }
 
 // sdkDocs builds the JSON the x402 Go SDK hands to OnAfterSettle for an
-// exact EIP-3009 payment on Base (x402 spec v2 §5; research x402-evm.md §1),
+// exact EIP-3009 payment on Base (x402 spec v2 §5,
+// https://github.com/x402-foundation/x402/blob/main/specs/x402-specification-v2.md),
 // or the x402 v1 shapes when version is 1.
 func sdkDocs(t testing.TB, version int, p payment) x402Docs {
 	t.Helper()

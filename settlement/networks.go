@@ -37,7 +37,8 @@ const (
 
 // usdcContracts are the USDC token contracts per supported network, lower
 // case, taken from evmverify.USDCContract (which cites Circle's address list
-// and x402's constants, research/x402-evm.md §3); an asset given as a
+// https://developers.circle.com/stablecoins/usdc-contract-addresses, and
+// x402's constants); an asset given as a
 // contract address must be one of them. Built once, never changed.
 var usdcContracts = func() map[string]string {
 	m := map[string]string{}

@@ -69,7 +69,7 @@ type ResourceInfo struct {
 
 // exactPayload is the part of the `exact` EVM scheme's payload that
 // names the payer: EIP-3009 authorization, Permit2 permit2Authorization, or
-// an ERC-7710 delegator (scheme_exact_evm.md; research x402-evm.md §1.2).
+// an ERC-7710 delegator (https://github.com/x402-foundation/x402/blob/main/specs/schemes/exact/scheme_exact_evm.md).
 type exactPayload struct {
 	Authorization *struct {
 		From  string `json:"from"`
@@ -96,8 +96,9 @@ type exactPayload struct {
 const SettlementPending = "settlement_pending"
 
 // v1Networks maps the x402 v1 network names of the chains this module
-// knows to CAIP-2 (x402 Go SDK go/mechanisms/evm/v1/network.go; research
-// x402-evm.md §1.5). The testnets are mapped so that the answer names the
+// knows to CAIP-2 (x402 Go SDK go/mechanisms/evm/v1/network.go,
+// https://github.com/x402-foundation/x402; v1 and v2 names in
+// https://github.com/x402-foundation/x402/blob/main/specs/x402-specification-v1.md and x402-specification-v2.md). The testnets are mapped so that the answer names the
 // network precisely (UNSUPPORTED_NETWORK eip155:84532), not as a typo.
 var v1Networks = map[string]string{
 	"base":         "eip155:8453",
@@ -485,9 +486,10 @@ func sameNetwork(field, v, want, reqPtr string) error {
 }
 
 // amount returns the settled amount in atomic units: the settle
-// response's amount when present (the actual amount, research x402-evm.md
-// §2.3), else the requirements' amount (v2) or maxAmountRequired (v1).
-// The exact scheme settles exactly the amount required (scheme_exact_evm.md;
+// response's amount when present ("actual amount settled in atomic units",
+// https://github.com/x402-foundation/x402/blob/main/specs/x402-specification-v2.md §5.3.2), else the requirements' amount (v2) or maxAmountRequired (v1).
+// The exact scheme settles exactly the amount required
+// (https://github.com/x402-foundation/x402/blob/main/specs/schemes/exact/scheme_exact_evm.md;
 // the x402 Go SDK facilitators refuse an authorization value other than
 // it), so a settle response that states another amount than the
 // requirements describes another payment.
@@ -696,8 +698,9 @@ func prefixField(ptr string, err error) error {
 }
 
 // notSettled is the answer to a settle response with success:false: the
-// payment did not settle, so there is nothing to record (research
-// x402-evm.md §2.2: the SDK's hook may fire on failures too).
+// payment did not settle, so there is nothing to record (the x402 Go SDK
+// v2.9.0 ran its AfterSettle hook on success:false too: SettlePayment in
+// go/server.go, https://github.com/x402-foundation/x402).
 func notSettled(reason, message string) *Error {
 	detail := "the settle response says success:false: the payment did not settle, nothing was recorded"
 	if reason != "" {

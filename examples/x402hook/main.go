@@ -58,8 +58,8 @@ func main() {
 
 // settleResultContext has the fields of the x402 Go SDK's
 // x402.SettleResultContext (and x402.FacilitatorSettleResultContext) that
-// the hook reads (SDK v2.9.0 go/server_hooks.go; research x402-evm.md
-// §2.2): the request context, the payload and requirements exactly as
+// the hook reads (SDK v2.9.0 go/server_hooks.go,
+// https://github.com/x402-foundation/x402): the request context, the payload and requirements exactly as
 // received, and the facilitator's result.
 type settleResultContext struct {
 	Ctx               context.Context

@@ -3,7 +3,8 @@
 // This file is the glue between the x402 Go SDK and fiscal402, to copy into
 // a program that imports both. It is not built with this module (the
 // "ignore" build tag): the SDK is not a dependency of fiscal402, whose
-// module proxy refuses it (research x402-evm.md §2.1), so go build, go vet
+// build environment's Go module proxy refuses it (go list -m
+// github.com/x402-foundation/x402/go answers 403 Forbidden there), so go build, go vet
 // and go mod tidy skip this file. main.go runs the same hook body on the
 // same inputs without the SDK, and its test runs it against a real chain.
 //

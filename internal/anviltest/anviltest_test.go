@@ -10,7 +10,8 @@ import (
 )
 
 func TestEncodeArgs(t *testing.T) {
-	// transfer(0x3c44…93bc, 1500000) as in research x402-evm.md §4.4.
+	// transfer(0x3c44…93bc, 1500000): PayTo, 1.5 USDC, ABI-encoded by hand
+	// (https://docs.soliditylang.org/en/latest/abi-spec.html).
 	got, err := encodeArgs(Address(accountPayTo), big.NewInt(1_500_000))
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +130,9 @@ func TestChain(t *testing.T) {
 	if r.Status != "0x1" || len(r.Logs) != 2 || !strings.EqualFold(r.From, c.Facilitator()) {
 		t.Fatalf("transferWithAuthorization receipt %+v", r)
 	}
-	// AuthorizationUsed(authorizer, nonce) then Transfer (research §1.6).
+	// AuthorizationUsed(authorizer, nonce) then Transfer: the events of
+	// EIP-3009 (https://eips.ethereum.org/EIPS/eip-3009) and EIP-20, in the
+	// order FiatTokenV2_2 emits them.
 	authUsed, _ := c.keccak([]byte("AuthorizationUsed(address,bytes32)"))
 	if l := r.Logs[0]; l.Topics[0] != authUsed || l.Topics[1] != pad(c.Payer()) || l.Topics[2] != nonce {
 		t.Errorf("AuthorizationUsed log %+v, nonce %s", l, nonce)
