@@ -17,7 +17,8 @@ import (
 	"github.com/fiscal402/fiscal402/vies"
 )
 
-// viesStub behaves like the VIES REST API (research/vat.md §5): POST
+// viesStub behaves like the VIES REST API
+// (https://ec.europa.eu/assets/taxud/vow-information/swagger_publicVAT.yaml): POST
 // /check-vat-number answers valid with a requestIdentifier, invalid, or a
 // fault sent as HTTP 200 (as VIES does), depending on mode.
 type viesStub struct {

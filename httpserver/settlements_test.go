@@ -168,7 +168,8 @@ func TestSettlementProcessed(t *testing.T) {
 	if c.Regime != "OSS_B2C" || c.TaxCategoryCode != "S" || c.RatePercent != "19" || c.TaxingCountry != "DE" {
 		t.Errorf("classification %+v, want OSS_B2C S 19 DE (seller IE over the Art. 59c threshold, buyer DE)", c)
 	}
-	// The ECB published 1.1711 USD per EUR on 2026-04-10 (shared/data/ecb-eurusd.csv).
+	// The ECB published 1.1711 USD per EUR on 2026-04-10 (series
+	// EXR.D.USD.EUR.SP00.A; the embedded copy is fx/data/ecb-eurusd.csv).
 	if rec.FX.UsdPerEur.Raw != "1.1711" || rec.FX.UsdPerEur.RateDate != "2026-04-10" || rec.FX.Pair != "USDC/EUR" {
 		t.Errorf("fx rate %+v", rec.FX.UsdPerEur)
 	}

@@ -31,7 +31,7 @@ type Buyer struct {
 	BusinessStatus string `json:"businessStatus,omitempty"` // "B2C" or "B2B"
 	VATNumber      string `json:"vatNumber,omitempty"`      // extension: a B2B buyer's VAT number, looked up in VIES
 	Name           string `json:"name,omitempty"`           // extension
-	PostalCode     string `json:"postalCode,omitempty"`     // extension: special territories (research/vat.md §1.4)
+	PostalCode     string `json:"postalCode,omitempty"`     // extension: special territories (Art. 6 Directive 2006/112/EC, https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112; vat/territory.go)
 }
 
 // Supply is what was sold (spec §2.3).

@@ -59,8 +59,8 @@
 // the European Central Bank for that day, or, if there is no publication on
 // that day, on the next day of publication"; read at
 // https://datenbank.nwb.de/Dokument/Anzeigen/452295_Article366/), and Art.
-// 369h(1)-(2) for the Union scheme, which lays down the same rule (research
-// vat.md; Art. 369xh(2), in force from 1 July 2028, repeats the wording
+// 369h(1)-(2) for the Union scheme, which lays down the same rule
+// (https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112; Art. 369xh(2), in force from 1 July 2028, repeats the wording
 // verbatim, https://datenbank.nwb.de/Dokument/452295_369xh). This is
 // fx.PeriodEndRate (policy fx.PeriodEndOrNext). Each line shows both
 // figures: TaxableAmountEUR and VATEUR at the period-end rate, which the

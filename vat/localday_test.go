@@ -112,7 +112,9 @@ func hasReason(d Determination, code string) bool {
 // uses, one minute before and after local midnight in that series' zone,
 // takes the rate of the day before and of the day of the change.
 func TestLocalMidnightRateChanges(t *testing.T) {
-	// The standard-rate changes of the research (section 2) must be among them.
+	// The standard-rate changes of 2024-2026 in the rate table (vat/ratedata:
+	// the ibericode/vat-rates snapshot and corrections.json, each row with its
+	// source) must be among them.
 	seen := map[string]bool{}
 	for _, c := range localMidnightCases() {
 		seen[c.key.country+" "+c.key.series+" "+keyTime(c.day).Format(time.DateOnly)] = true

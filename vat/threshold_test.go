@@ -48,7 +48,8 @@ func thresholdLine(th *ThresholdCheck) string {
 func itoa(i int) string { return decimal.NewFromInt(int64(i)).String() }
 
 // TestThresholdDecisions: expectations computed by hand from Art. 59c and
-// the rates of the research (AT 20, FR 20, IE 23, DE 19): e.g. EUR 1,230
+// the standard rates of the embedded rate table (AT 20, FR 20, IE 23, DE 19;
+// vat/ratedata, each with its source): e.g. EUR 1,230
 // VAT-inclusive at IE 23 % is EUR 1,000 exclusive of VAT.
 func TestThresholdDecisions(t *testing.T) {
 	on := day(2026, time.March, 2)
