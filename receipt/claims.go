@@ -189,7 +189,10 @@ const (
 )
 
 // RegistryProof is the answer of a VAT-number registry (VIES, HMRC) that the
-// classification relied on (DESIGN: "the VIES proof ... kept on the record").
+// classification relied on, kept on the record because the confirmation
+// obtained at the time of the sale is the supplier's evidence (Art. 18(1) and
+// Art. 25 Implementing Regulation 282/2011,
+// https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32011R0282).
 type RegistryProof struct {
 	Registry          string `json:"registry"`
 	Status            string `json:"status"`

@@ -48,7 +48,8 @@
 // version, the payload is marshalled once); the 1.0.0 and 2.0.0 test
 // vectors, first written with go-jose, are reproduced byte for byte.
 //
-// tlog_proof follows c2sp.org/tlog-proof (research §2.2):
+// tlog_proof follows C2SP tlog-proof
+// (https://github.com/C2SP/C2SP/blob/main/tlog-proof.md):
 //
 //	c2sp.org/tlog-proof@v1
 //	index <log index, decimal, no leading zeros>
@@ -58,7 +59,8 @@
 //	<checkpoint>          the signed note, verbatim
 //
 // The checkpoint is a C2SP tlog-checkpoint signed as a C2SP signed note by
-// the log key (a key separate from the receipt key, DESIGN "Ledger"):
+// the log key (https://c2sp.org/tlog-checkpoint, https://c2sp.org/signed-note;
+// the log key is distinct from the receipt key, ledger/doc.go):
 //
 //	<origin>\n<tree size>\n<base64 RFC 6962 root>\n\n— <origin> <base64(key hash ‖ signature)>\n
 //
@@ -113,7 +115,7 @@
 //	log_index        int       optional: index of the token Transfer log in the transaction
 //	asset            string    "USDC"
 //	asset_contract   string    optional: token contract (for eip155 an address)
-//	amount_usdc      usdc      the settled amount, VAT included (DESIGN "Gross, not net")
+//	amount_usdc      usdc      the settled amount, VAT included (the buyer pays the gross)
 //	payer, receiver  string    for eip155: "0x" + 40 hex, case kept (EIP-55)
 //	timestamp        time      settlement time as submitted
 //	scheme           string    optional: x402 scheme, "exact"
@@ -239,7 +241,8 @@
 // changes no fiscal fact: the claims, iat and key window are the signed
 // ones. The 1.0.0 binding was no stronger against the log key's holder, who
 // could equally have withheld or reordered entries before signing
-// checkpoints; consistency between checkpoints (research §2.3) is the
+// checkpoints; consistency between checkpoints (RFC 6962 §2.1.2,
+// https://www.rfc-editor.org/rfc/rfc6962#section-2.1.2) is the
 // defence against a log that rewrites itself, in both versions.
 //
 // Ids. A 3.0.0 (and 4.0.0) receipt id must not be guessable (issue 19):
@@ -540,7 +543,8 @@
 // A receipt is valid under a key when nbf ≤ iat < exp (4.0.0: a key that
 // cosigned its checkpoint); retired keys stay in
 // the set so that receipts stay verifiable for the ten-year OSS retention
-// (research §3.4). Keys carry no alg member because one key signs every
+// (Art. 369 and 369k(2) Directive 2006/112/EC: records kept for 10 years,
+// https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112). Keys carry no alg member because one key signs every
 // version. A key set in which any key has a private member (d, p, q, dp,
 // dq, qi, oth, k; RFC 7518 §6, RFC 8037 §2) is refused outright
 // (ErrPrivateKeyPublished): a published private key lets anyone forge

@@ -47,7 +47,7 @@ var (
 //
 // Its methods are safe for concurrent use. One process owns a keyring
 // directory at a time (the server's data directory is already owned by one
-// process, DESIGN "Scale-out").
+// process: bbolt locks its file, ledger/doc.go).
 type Keyring struct {
 	dir, name string
 

@@ -16,10 +16,13 @@ import (
 
 // Key is one entry of the receipt JWKS: an RFC 8037 OKP Ed25519 public key
 // plus its validity window. go-jose's JSONWebKey drops the nbf/exp members
-// (research §3.1), hence this struct. nbf/exp/revoked are not IANA-registered
-// JWK members; Nimbus JOSE and OpenID Federation historical key sets use the
-// same names (research §3.4), and RFC 7517 §4 makes other verifiers ignore
-// them.
+// (its JSON form has no such fields: jwk.go in
+// https://github.com/go-jose/go-jose), hence this struct. nbf/exp/revoked
+// are not IANA-registered JWK members
+// (https://www.iana.org/assignments/jose/jose.xhtml); Nimbus JOSE+JWT
+// (https://connect2id.com/products/nimbus-jose-jwt) and the historical keys
+// of OpenID Federation 1.0 (https://openid.net/specs/openid-federation-1_0.html)
+// use the same names, and RFC 7517 §4 makes other verifiers ignore them.
 type Key struct {
 	Kty       string `json:"kty"`           // "OKP" (RFC 8037 §2)
 	Crv       string `json:"crv"`           // "Ed25519"
@@ -122,7 +125,8 @@ func (k Key) PublicKey() (ed25519.PublicKey, error) {
 }
 
 // ValidAt reports whether a receipt issued at iat (unix seconds) falls in
-// the key's window nbf ≤ iat < exp (research §3.4). Revocation is separate.
+// the key's window nbf ≤ iat < exp (half-open, our rule: a key is valid from
+// nbf and no longer at exp). Revocation is separate.
 func (k Key) ValidAt(iat int64) bool {
 	return k.NotBefore <= iat && (k.Expires == nil || iat < *k.Expires)
 }

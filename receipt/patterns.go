@@ -9,7 +9,7 @@ import "strings"
 type pattern func(string) bool
 
 var (
-	// ^x402-[0-9A-Za-z_-]{1,128}$: "x402-" plus an opaque id (DESIGN "Identifiers").
+	// ^x402-[0-9A-Za-z_-]{1,128}$: "x402-" plus an opaque id (recordid/doc.go).
 	patEventID pattern = func(s string) bool { return idAfter(s, "x402-", 1, 128) }
 	// ^x402-[0-9A-Za-z_-]{32,128}$: a SpecV3 event id has room for at least
 	// 128 bits in hex (issue 19).
@@ -30,7 +30,8 @@ var (
 	// FiatTokenV2 "decimals" = 6).
 	patUSDC pattern = func(s string) bool { return isDecimal(s, false, 0, 6) }
 	// ^-?(0|[1-9][0-9]*)\.[0-9]{2}$: EUR, GBP and the other tax currencies
-	// have exactly 2 decimals (DESIGN "Money"; ISO 4217 minor unit 2); a
+	// have exactly 2 decimals (ISO 4217 minor unit 2; money is a decimal
+	// string, never a float); a
 	// credit may be negative.
 	patMoney2 pattern = func(s string) bool { return isDecimal(s, true, 2, 2) }
 	// ^(0|[1-9][0-9]*)(\.[0-9]+)?$: rates, percentages, basis points.

@@ -21,7 +21,8 @@ const maxProofHashes = 63
 // ErrMalformedTlogProof is matched (errors.Is) by every ParseTlogProof error.
 var ErrMalformedTlogProof = errors.New("receipt: malformed tlog-proof")
 
-// FormatTlogProof renders a C2SP tlog-proof@v1 (research §2.2):
+// FormatTlogProof renders a C2SP tlog-proof@v1
+// (https://github.com/C2SP/C2SP/blob/main/tlog-proof.md):
 //
 //	c2sp.org/tlog-proof@v1
 //	index <index>
@@ -112,7 +113,7 @@ type checkpoint struct {
 // §"Note text"): origin, tree size in decimal without leading zeros, base64
 // RFC 6962 root, then optional non-empty extension lines, each line ending in
 // a newline. tlog.ParseTree cannot be used: its first line is the fixed
-// "go.sum database tree" (research §2.1).
+// "go.sum database tree" (https://pkg.go.dev/golang.org/x/mod/sumdb/tlog#FormatTree).
 func parseCheckpoint(text string) (checkpoint, error) {
 	if !strings.HasSuffix(text, "\n") {
 		return checkpoint{}, errors.New("checkpoint text does not end in a newline")

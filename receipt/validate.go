@@ -610,8 +610,9 @@ func (v *checker) conversion(c conversion, pair, settled string) {
 }
 
 // addsUp requires net and vat both present or both absent, and, when
-// present, net + vat = gross exactly (DESIGN "Gross, not net": VAT = gross −
-// net, so a receipt whose own arithmetic fails is not signed).
+// present, net + vat = gross exactly (the settled amount is the gross, VAT
+// included, and VAT = gross − net, so a receipt whose own arithmetic fails
+// is not signed).
 func (v *checker) addsUp(prefix string, gross, net, vat amount) {
 	if (net.value == "") != (vat.value == "") {
 		v.fail(prefix, "%s and %s must be both present or both absent", net.member, vat.member)

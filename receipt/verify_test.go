@@ -280,7 +280,7 @@ func TestVerifyMalformedInputs(t *testing.T) {
 	}
 }
 
-// TestVerifyKeyWindowBoundaries: nbf ≤ iat < exp (research §3.4).
+// TestVerifyKeyWindowBoundaries: nbf ≤ iat < exp (Key.ValidAt).
 func TestVerifyKeyWindowBoundaries(t *testing.T) {
 	s := newTamperSet(t)
 	iat := fixedTime.Unix()
