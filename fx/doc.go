@@ -59,7 +59,7 @@
 // Three policies choose the publication, and the one used is recorded on
 // the Rate (Art. 91(2), 366(2) and 369h(2) Directive 2006/112/EC,
 // https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112; the
-// TARGET calendar, see targetClosingDay):
+// ECB's TARGET closing days, on which it publishes no rates):
 //
 //   - LatestPublishedAt, Art. 91(2) VAT Directive read strictly ("the latest
 //     exchange rate published by the European Central Bank at the time the

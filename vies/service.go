@@ -170,8 +170,8 @@ func orDefault(d, def time.Duration) time.Duration {
 }
 
 // viesCountries are the country codes VIES answers for: the EU-27 with EL
-// for Greece, and XI for Northern Ireland (the member-state codes of
-// https://ec.europa.eu/assets/taxud/vow-information/swagger_publicVAT.yaml). GB has not been
+// for Greece, and XI for Northern Ireland (the VIES country codes, as
+// https://github.com/zapadi/vies-dotnet lists them). GB has not been
 // served since 2021-01-01.
 var viesCountries = map[string]bool{
 	"AT": true, "BE": true, "BG": true, "CY": true, "CZ": true, "DE": true, "DK": true,

@@ -286,7 +286,8 @@ func parseRegistryDate(s string) (time.Time, error) {
 }
 
 // viesCountry upper-cases a VIES country code and maps ISO GR to VIES EL
-// (VIES uses EL: https://ec.europa.eu/assets/taxud/vow-information/swagger_publicVAT.yaml; python-stdnum stdnum/gr/vat.py).
+// (VIES uses EL: https://github.com/zapadi/vies-dotnet; python-stdnum
+// stdnum/gr/vat.py).
 func viesCountry(cc string) string {
 	cc = strings.ToUpper(strings.TrimSpace(cc))
 	if cc == "GR" {
