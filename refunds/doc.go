@@ -29,7 +29,13 @@
 //     credit note refers to (UBL BillingReference): the settlement's own
 //     invoice, or the summary invoice that covers it (Art. 223 Directive
 //     2006/112/EC), whose invoicing law and profile the credit note then
-//     follows, crediting that one supply's refunded share.
+//     follows, crediting that one supply's refunded share. Its cents are
+//     the running difference of the summary's credit notes at the
+//     supply's VAT rate (the refunds' exact figures so far rounded once,
+//     less what earlier credit notes credited: ledger bucket
+//     "refund-summary-state", checked in the committer), so that they
+//     never exceed what the summary charged at the rate and, every supply
+//     refunded, credit exactly that.
 //   - Refund.AmountUSDC is the refunded USDC (positive, ≤ 6 decimals);
 //     RefundedUSDC and RemainingUSDC the settlement's totals after it.
 //     Refund.Payment is the refund payment as the receipt states it (the

@@ -339,9 +339,15 @@ func Create(ctx context.Context, b *fiscal.Books, settlementID string, req Reque
 	if err != nil {
 		return nil, err
 	}
+	var sr *sumRate
+	if summary != nil {
+		if sr, err = summaryRate(ctx, b, summary, orig); err != nil {
+			return nil, err
+		}
+	}
 	now := e.Now().UTC()
 	for attempt := 0; ; attempt++ {
-		d, err := draft(b, orig, summary, st, in, amount, verification, now, idem)
+		d, err := draft(b, orig, summary, sr, st, in, amount, verification, now, idem)
 		if err != nil {
 			return nil, err
 		}
@@ -354,6 +360,13 @@ func Create(ctx context.Context, b *fiscal.Books, settlementID string, req Reque
 		}
 		if st, err = stateOf(e, orig.ID); err != nil {
 			return nil, err
+		}
+		if summary != nil {
+			// Another supply of the summary may have been refunded: its
+			// credit notes' running total is read again too.
+			if sr, err = summaryRate(ctx, b, summary, orig); err != nil {
+				return nil, err
+			}
 		}
 		if in.amount.IsZero() && in.tx == nil {
 			// "Everything that remains" is what remains now: a review
@@ -491,11 +504,11 @@ type amounts struct {
 // notes of a settlement refunded in full credit exactly the VAT and net
 // its invoice charged (each rounding its own share could credit a cent
 // more or less), as long as the last credit note's VAT stays consistent
-// with its net. For a supply a summary invoice covers (summary), the
-// invoice's figures for it are the summary's rounding, its exact net and
-// VAT each rounded once to the cent (package invoicing), not its own
-// gross and VAT rounded: that is what a full refund nets against.
-func refundAmounts(orig *fiscal.Record, st state, amount decimal.Decimal, full, summary bool) amounts {
+// with its net. For a supply a summary invoice covers, the cents are the
+// running difference of the summary's credit notes at its rate instead
+// (sumRate.credit): the summary charged its supplies' exact figures
+// summed, not each supply's.
+func refundAmounts(orig *fiscal.Record, st state, amount decimal.Decimal, full bool) amounts {
 	var g, n, v decimal.Decimal
 	if !full {
 		g = fx.ConvertUSDCExact(amount, *orig.FX.USDPerEUR).GrossEURExact
@@ -517,10 +530,6 @@ func refundAmounts(orig *fiscal.Record, st state, amount decimal.Decimal, full, 
 	a := amounts{grossExact: g, netExact: n, vatExact: v, gross: fx.RoundEUR(g), vat: fx.RoundEUR(v)}
 	if full && st.centsKnown() && orig.FX.GrossEUR != "" {
 		invGross, invVAT := decimalOr0(orig.FX.GrossEUR), decimalOr0(orig.FX.VATEUR)
-		if summary && orig.FX.NetEURExact != "" {
-			invVAT = fx.RoundEUR(decimalOr0(orig.FX.VATEURExact))
-			invGross = fx.RoundEUR(decimalOr0(orig.FX.NetEURExact)).Add(invVAT)
-		}
 		gross := invGross.Add(decimalOr0(st.Gross))
 		vat := invVAT.Add(decimalOr0(st.VAT))
 		rate := decimal.Zero
@@ -554,7 +563,7 @@ func urlPrefix(e *fiscal.Engine) string {
 // draft makes the refund's entry: the Refund document, its credit note
 // (numbered in the committer), its receipt, its claims and the committer's
 // check of what remains.
-func draft(b *fiscal.Books, orig *fiscal.Record, summary *summaryInvoice, st state, in input, amount decimal.Decimal, v fiscal.Verification, now time.Time, idem *ledger.Claim) (*fiscal.Draft, error) {
+func draft(b *fiscal.Books, orig *fiscal.Record, summary *summaryInvoice, sr *sumRate, st state, in input, amount decimal.Decimal, v fiscal.Verification, now time.Time, idem *ledger.Claim) (*fiscal.Draft, error) {
 	e := b.Engine()
 	account := b.Account().ID
 	if err := fits(orig, st, amount); err != nil {
@@ -563,7 +572,12 @@ func draft(b *fiscal.Books, orig *fiscal.Record, summary *summaryInvoice, st sta
 	settled := decimalOr0(orig.Settlement.AmountUSDC)
 	refunded := decimalOr0(st.RefundedUSDC).Add(amount)
 	full := refunded.Equal(settled)
-	a := refundAmounts(orig, st, amount, full, summary != nil)
+	a := refundAmounts(orig, st, amount, full)
+	if sr != nil {
+		// A supply a summary invoice covers: the credit note's cents are
+		// the running difference of the summary's credit notes at its rate.
+		sr.credit(&a, rateOf(orig), orig.Classification.ChargesVAT())
+	}
 	n := st.Count + 1
 	id := refundID(orig.ID, n)
 	at := now
@@ -682,6 +696,9 @@ func draft(b *fiscal.Books, orig *fiscal.Record, summary *summaryInvoice, st sta
 		}
 		return h.Put(bucketState, key, raw)
 	})
+	if sr != nil {
+		d.OnCommit(sr.check(a))
+	}
 	return d, nil
 }
 
@@ -720,10 +737,12 @@ func correction(b *fiscal.Books, orig *fiscal.Record, summary *summaryInvoice, r
 // summaryInvoice is the issued summary invoice that covers a supply
 // (package invoicing): its id, invoice and UBL.
 type summaryInvoice struct {
-	id    string
-	ref   fiscal.InvoiceRef
-	ubl   []byte
-	buyer ubl.Party // the buyer it names (BG-7): its latest supply's
+	id       string
+	ref      fiscal.InvoiceRef
+	ubl      []byte
+	buyer    ubl.Party                 // the buyer it names (BG-7): its latest supply's
+	totals   []invoicing.SummaryTotal  // what it charged per VAT rate
+	supplies []invoicing.SummarySupply // the supplies it covers
 }
 
 // invoice is the summary's invoice, nil for no summary: what a refund of
@@ -774,7 +793,7 @@ func summaryOf(ctx context.Context, b *fiscal.Books, orig *fiscal.Record) (*summ
 		return nil, err
 	}
 	buyer, _ := invoicelaw.BuyerParty(latest.Classification, latest.Buyer.ForInvoiceLaw())
-	return &summaryInvoice{id: id, ref: res.Summary.Invoice, ubl: doc, buyer: buyer}, nil
+	return &summaryInvoice{id: id, ref: res.Summary.Invoice, ubl: doc, buyer: buyer, totals: res.Summary.Totals, supplies: sup}, nil
 }
 
 // invoiceLaw is the invoicing law orig's invoice followed, which its
