@@ -268,14 +268,15 @@ func settlementNote(r *Record) (string, error) {
 
 // InvoiceFrame starts an invoice the account issues on issued for supplies
 // like r's that is not r's own (a summary invoice of several): the seller
-// (the account's current profile) and the customer as the invoicing law of
-// r's supply shows them (Art. 219a), the profile, the state and the date of
-// issue; and the reference the entry states of it, with the law relied on
-// and, for a reverse charge, the Art. 222 deadline counted from r's date of
-// supply. missing names what the customer lacks of a business's name and
+// (the account's current profile, with the VAT number r's supply was
+// made under: Art. 226(3) Directive 2006/112/EC) and the customer as the
+// invoicing law of r's supply shows them (Art. 219a), the profile, the
+// state and the date of issue; and the reference the entry states of it,
+// with the law relied on and, for a reverse charge, the Art. 222 deadline
+// counted from r's date of supply. missing names what the customer lacks of a business's name and
 // address (Art. 226(5)). The caller adds the lines, totals and payment.
 func (b *Books) InvoiceFrame(r *Record, issued time.Time) (inv ubl.Invoice, ref *InvoiceRef, missing []string) {
-	ls := b.acc.Seller.ForInvoiceLaw()
+	ls := b.acc.Seller.ForInvoiceLaw().Supplying(r.Seller.VATNumber) // the number r's supply was made under
 	law := invoicelaw.For(r.Classification, ls)
 	seller := invoicelaw.SellerParty(ls, law)
 	buyer, missing := invoicelaw.BuyerParty(r.Classification, r.Buyer.ForInvoiceLaw())

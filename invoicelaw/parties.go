@@ -80,6 +80,18 @@ type Buyer struct {
 	Registry   *vies.Result
 }
 
+// Supplying is s as it was when it made a supply under the VAT number
+// vatNumber (Art. 226(3) Directive 2006/112/EC: an invoice states the VAT
+// identification number under which the supplier made the supply): a
+// record keeps the number its seller had then (package fiscal's
+// RecordSeller.VATNumber), the account's profile only its current one.
+// The registrations stay s's: they are dated (vat.Registration ValidFrom,
+// ValidTo), and For keeps those that apply on the day of supply.
+func (s Seller) Supplying(vatNumber string) Seller {
+	s.VATNumber = vatNumber
+	return s
+}
+
 // SellerParty is the seller as the invoice under law shows it: the
 // account's profile, with the VAT identifier of that law (a non-Union OSS
 // number as its tax registration identifier, BT-32: BR-CO-09 keeps it out

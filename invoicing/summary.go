@@ -356,7 +356,9 @@ func coveredRecords(ctx context.Context, b *fiscal.Books, hits []ledger.Hit, q S
 // summaryDraft builds the summary invoice of recs and its draft: totals
 // per VAT category and rate on the exact amounts, the UBL invoice under
 // the law of the supplies (Art. 219a; the latest record's determination
-// and the account's current seller profile: fiscal.Books.InvoiceFrame),
+// and the account's seller profile, with the VAT number the supplies were
+// made under, one for all of them: oneSellerNumber,
+// fiscal.Books.InvoiceFrame),
 // which must be the state the records were decided under
 // (Record.Invoicing.TaxCountry, q.TaxCountry), the covering links.
 func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.Record, first, last, now time.Time) (*fiscal.Draft, *SummaryInvoice, error) {
@@ -399,6 +401,9 @@ func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.R
 		networks[networkNames[r.Settlement.Network]] = true
 	}
 	latest := recs[len(recs)-1]
+	if err := oneSellerNumber(acc.Seller.ForInvoiceLaw(), q, recs); err != nil {
+		return nil, nil, err
+	}
 	inv, ref, missing := b.InvoiceFrame(latest, now)
 	if inv.TaxCountry != q.TaxCountry {
 		// The supplies were recorded, and declared, under q.TaxCountry's
@@ -480,6 +485,50 @@ func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.R
 		return json.Marshal(out)
 	}
 	return d, doc, nil
+}
+
+// oneSellerNumber refuses a summary of supplies the seller made under
+// more than one VAT identification number. An invoice states the number
+// under which the supplier made the supply (Art. 226(3) Directive
+// 2006/112/EC, https://eur-lex.europa.eu/eli/dir/2006/112/oj), and a
+// summary invoice states one (BT-31, or BT-32 for a non-Union OSS
+// number), which fiscal.Books.InvoiceFrame takes from its latest supply:
+// the number the supply's record kept, and the registrations of the
+// profile that apply on its day of supply. When the number changed within
+// the month (the profile's number, or dated registrations), the month's
+// supplies would need one invoice per number; a summary is one invoice
+// per buyer, state and month (fiscal.SummaryKey), so it is not issued
+// (INVOICE_RULES_FAILED, naming the numbers and their supplies' days)
+// rather than state one number for supplies made under another: the
+// supplies under each number need invoicing by hand.
+func oneSellerNumber(ls invoicelaw.Seller, q SummaryRequest, recs []*fiscal.Record) error {
+	type span struct {
+		number   string
+		from, to string
+		n        int
+	}
+	var spans []*span
+	for _, r := range recs {
+		n := invoicelaw.For(r.Classification, ls.Supplying(r.Seller.VATNumber)).SellerVAT
+		at := slices.IndexFunc(spans, func(s *span) bool { return s.number == n })
+		if at < 0 {
+			spans = append(spans, &span{number: n, from: r.Classification.SupplyDate, to: r.Classification.SupplyDate})
+			at = len(spans) - 1
+		}
+		s := spans[at]
+		s.from, s.to, s.n = min(s.from, r.Classification.SupplyDate), max(s.to, r.Classification.SupplyDate), s.n+1
+	}
+	if len(spans) < 2 {
+		return nil
+	}
+	var parts []string
+	for _, s := range spans {
+		parts = append(parts, fmt.Sprintf("%q (%d supplies, %s to %s)", s.number, s.n, s.from, s.to))
+	}
+	return &fiscal.Error{Code: fiscal.CodeInvoiceRulesFailed, Detail: fmt.Sprintf(
+		"the supplies of %s to this buyer were made under %d VAT numbers of the seller: %s; an invoice states the one under which the supplier made its supplies (Art. 226(3) %s) and a summary invoice covers the whole month, "+
+			"so it is not issued: these supplies need manual review, an invoice per VAT number issued outside this service (check the profile's number and the dates of its registrations)",
+		q.Period, len(spans), strings.Join(parts, " and "), invoicelaw.Directive)}
 }
 
 func rateOf(det vat.Determination) decimal.Decimal {
