@@ -66,7 +66,7 @@ func memberFormat(component, member string) map[string]any {
 			return pattern(patternAddress)
 		}
 	case "asset":
-		if component == "Asset" || component == "ReceiptSettlement" || component == "RecordPayment" {
+		if component == "Asset" || component == "ReceiptSettlement" || component == "RecordPayment" || component == "RefundPayment" {
 			return map[string]any{"enum": []string{"USDC"}}
 		}
 		return pattern(patternAsset)
@@ -123,7 +123,7 @@ func memberFormat(component, member string) map[string]any {
 		if req {
 			return pattern(patternCAIP2)
 		}
-		if component == "Chain" || component == "Asset" || component == "RecordPayment" || component == "EventPayment" ||
+		if component == "Chain" || component == "Asset" || component == "RecordPayment" || component == "RefundPayment" || component == "EventPayment" ||
 			component == "ReceiptSettlement" || component == "EvmverifyFacts" || component == "IngestStatus" {
 			return map[string]any{"enum": supportedNetworks}
 		}

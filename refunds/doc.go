@@ -38,9 +38,10 @@
 //     refunded, credit exactly that.
 //   - Refund.AmountUSDC is the refunded USDC (positive, ≤ 6 decimals);
 //     RefundedUSDC and RemainingUSDC the settlement's totals after it.
-//     Refund.Payment is the refund payment as the receipt states it (the
-//     refunded USDC from the settlement's receiver to its payer, at the
-//     refund's time); Refund.OriginalSettlement the settlement's payment.
+//     Refund.Payment is the refund payment (the refunded USDC from the
+//     settlement's receiver to its payer, at the refund's time, on the
+//     refund transaction; without one, no txHash: RefundPayment);
+//     Refund.OriginalSettlement the settlement's payment.
 //   - Refund.FX is the correction in EUR: the refunded USDC converted at
 //     the ORIGINAL record's ECB rate (FX.USDPerEUR is the original rate
 //     object, unchanged) and split at the ORIGINAL VAT rate
@@ -67,7 +68,8 @@
 //   - Refund.Receipt is the refund's service.receipt/4.0.0: its settlement
 //     is the refund transfer (amount_usdc the refunded USDC, tx_hash the
 //     refund transaction's, or the original's when none was given, both
-//     committed), fx the negative correction at the original rate,
+//     committed: receipt 4.0.0 requires one, and without a refund
+//     transaction it names the payment refunded, not a refund transfer), fx the negative correction at the original rate,
 //     classification the original's, invoice the credit note's number,
 //     supersedes the receipt of the corrected state.
 //

@@ -121,13 +121,11 @@ type Refund struct {
 	// whether it was checked on chain (with the facts).
 	Transaction  *Transaction        `json:"transaction,omitempty"`
 	Verification fiscal.Verification `json:"verification"`
-	// Payment is the refund's payment as its receipt states it: the
-	// refunded USDC from the settlement's receiver back to its payer, at
-	// the refund's time (the transfer's block time when verified), on the
-	// refund transaction (the settlement's own network and tx hash when
-	// none was given). An auditor compares it with the receipt's
-	// settlement.
-	Payment fiscal.RecordPayment `json:"payment"`
+	// Payment is the refund's payment: the refunded USDC from the
+	// settlement's receiver back to its payer, at the refund's time (the
+	// transfer's block time when verified), on the refund transaction when
+	// one was given (RefundPayment).
+	Payment RefundPayment `json:"payment"`
 	// OriginalSettlement is the settlement's payment as recorded.
 	OriginalSettlement fiscal.RecordPayment `json:"originalSettlement"`
 	Seller             fiscal.RecordSeller  `json:"seller"`
@@ -145,6 +143,44 @@ type Refund struct {
 	SupersedesReceipt string             `json:"supersedesReceipt"`
 	Receipt           fiscal.ReceiptRef  `json:"receipt"`
 	Ledger            fiscal.LedgerRef   `json:"ledger"`
+}
+
+// RefundPayment is a refund's payment as its document states it: the
+// members of fiscal.RecordPayment, the refund transfer's. A refund recorded
+// without its transfer (no Request.Transaction) states no txHash (nor
+// logIndex): there is no refund transaction to name, and the settlement's
+// own transfer, from the buyer to the seller (originalSettlement), is not
+// the refund's. Its receipt (service.receipt/4.0.0, whose settlement must
+// state a tx_hash, committed) then repeats the settlement's hash there: it
+// names the payment refunded, not a transfer of the refund; Verification
+// "not_performed" says nothing was proven on chain. A refund document
+// recorded before this stated the settlement's hash as payment.txHash; it
+// is served as stored (the log commits to its bytes).
+type RefundPayment struct {
+	Protocol       string `json:"protocol"` // the settlement's
+	Network        string `json:"network"`
+	TxHash         string `json:"txHash,omitempty"` // lower case; absent without a refund transaction
+	LogIndex       *int64 `json:"logIndex,omitempty"`
+	Asset          string `json:"asset"`
+	AssetContract  string `json:"assetContract"`
+	Scheme         string `json:"scheme"`
+	AmountUSDC     string `json:"amountUsdc"`
+	Timestamp      string `json:"timestamp"`
+	PayerWallet    string `json:"payerWallet"`
+	ReceiverWallet string `json:"receiverWallet"`
+}
+
+// refundPayment is the refund's payment as its document states it: p, its
+// receipt's settlement, without the settlement's own tx hash when the
+// refund names no transfer (tx nil).
+func refundPayment(p fiscal.RecordPayment, tx *Transaction) RefundPayment {
+	out := RefundPayment{Protocol: p.Protocol, Network: p.Network, TxHash: p.TxHash, LogIndex: p.LogIndex, Asset: p.Asset,
+		AssetContract: p.AssetContract, Scheme: p.Scheme, AmountUSDC: p.AmountUSDC, Timestamp: p.Timestamp,
+		PayerWallet: p.PayerWallet, ReceiverWallet: p.ReceiverWallet}
+	if tx == nil {
+		out.TxHash, out.LogIndex = "", nil
+	}
+	return out
 }
 
 // Result is the answer of Create.
@@ -624,7 +660,10 @@ func draft(b *fiscal.Books, orig *fiscal.Record, summary *summaryInvoice, sr *su
 	}
 	// The receipt speaks of the refund transfer: the refunded amount from
 	// the settlement's receiver to its payer, at the refund's time, with
-	// the correction's figures and the credit note.
+	// the correction's figures and the credit note. Without a refund
+	// transaction its settlement keeps the settlement's network and tx
+	// hash, which every receipt must state (receipt 4.0.0); the document's
+	// payment does not (refundPayment).
 	rec := *orig
 	rec.ID, rec.Object, rec.ReviewStatus, rec.ReviewReasons = id, ObjectRefund, fiscal.StatusProcessed, nil
 	rec.Receipt, rec.Verification, rec.FX, rec.Fee, rec.History, rec.Revision = ref.Receipt, v, rfx, nil, nil, 0
@@ -640,7 +679,7 @@ func draft(b *fiscal.Books, orig *fiscal.Record, summary *summaryInvoice, sr *su
 		li := int64(v.Facts.LogIndex)
 		rec.Settlement.LogIndex = &li
 	}
-	ref.Payment = rec.Settlement
+	ref.Payment = refundPayment(rec.Settlement, in.tx)
 	d, err := correction(b, orig, summary, rec, in, a, day, amountStr, prefix+"/settlements/"+orig.ID+"/refunds/"+id+"/ubl", now)
 	if err != nil {
 		return nil, err

@@ -38,7 +38,7 @@ type ExportLine struct {
 	GrossEUR      string `json:"grossEur"`
 	AmountUSDC    string `json:"amountUsdc"`
 	Network       string `json:"network"`
-	TxHash        string `json:"txHash"`
+	TxHash        string `json:"txHash"` // a refund's: its transfer's, "" when it names none
 	InvoiceNumber string `json:"invoiceNumber"`
 	ReceiptID     string `json:"receiptId"`
 	ReviewStatus  string `json:"reviewStatus"`
@@ -173,6 +173,12 @@ func refundLine(rf *refunds.Refund) ExportLine {
 	}
 	if rf.CreditNote != nil {
 		l.InvoiceNumber = rf.CreditNote.ID
+	}
+	if rf.Transaction == nil {
+		// No refund transfer was named: a refund document recorded before
+		// RefundPayment left out the txHash states the sale's own there,
+		// which is not the refund's.
+		l.TxHash = ""
 	}
 	return l
 }

@@ -111,6 +111,12 @@ func TestExport(t *testing.T) {
 		last.AmountUSDC != "-1.070000" || !strings.HasPrefix(last.VATEUR, "-") || last.InvoiceNumber != rf.CreditNote.ID || last.ReceiptID != rf.Receipt.ID {
 		t.Fatalf("refund line %+v (%v)", last, err)
 	}
+	// The refund names no transfer: its line states none, not the sale's
+	// (a review found the sale's hash on the refund's line, a refund
+	// transfer the chain does not hold).
+	if last.TxHash != "" {
+		t.Errorf("the line of a refund without a transfer states tx hash %s (the sale's is %s)", last.TxHash, recs[0].Settlement.TxHash)
+	}
 	lines = lines[:len(lines)-1]
 	byID := map[string]*fiscal.Record{}
 	for _, r := range recs {
