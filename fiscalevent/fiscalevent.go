@@ -423,8 +423,8 @@ func (s *Service) decide(ctx context.Context, acc fiscal.Account, in input, now 
 		// The invoice and the frozen receipt format are defined over the
 		// settlement record's shape; the seller is the account's full
 		// profile (address, legal id), which the invariants guarantee it is:
-		// the current one, or for a re-check the one the event was
-		// recorded with (recheck).
+		// the current one when recorded, and for a revision the one the
+		// event was recorded with (profile.go).
 		//
 		// The invoice is issued on a copy first: when the invoicing law
 		// of the supply stops it (a national rate, the customer's
@@ -471,6 +471,9 @@ func (s *Service) decide(ctx context.Context, acc fiscal.Account, in input, now 
 			}
 		}
 		return json.Marshal(out)
+	}
+	if err := syncProfile(d, seller, ev.pending()); err != nil {
+		return nil, nil, err
 	}
 	return d, ev, syncWait(d, p.Timestamp, wait)
 }

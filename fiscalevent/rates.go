@@ -87,7 +87,8 @@ func waitRefusal(d *fiscal.Draft) error {
 
 // RetryRate decides again the fiscal event id of engine e, queued as
 // waiting for a rate (fiscal.BucketFXWait), on its own facts, with the
-// rates the engine's source has now: when no rate is missing any more it
+// rates the engine's source has now and under the seller profile the event
+// was recorded with (profile.go): when no rate is missing any more it
 // commits the decision as the event's next revision (cause
 // fiscal.CauseRatePublished; a production receipt and invoice when the
 // invariants now hold) and reports true; while one still is, it writes
@@ -112,6 +113,9 @@ func RetryRate(ctx context.Context, e *fiscal.Engine, id string) (bool, error) {
 	}
 	in, err := inputOf(ev)
 	if err != nil {
+		return false, err
+	}
+	if err := s.recordedProfile(ev.ID, &in); err != nil { // the profile the event was recorded with decides (profile.go)
 		return false, err
 	}
 	now := e.Now().UTC()

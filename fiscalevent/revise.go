@@ -126,7 +126,8 @@ func (s *Service) commit(ctx context.Context, ev *Event, d *fiscal.Draft, now ti
 // facts are applied (fiscal.ResolutionBuyer.Apply: the customer's address
 // too, which a business sale's invoice states, Art. 226(5) Directive
 // 2006/112/EC), or its manual determination taken (checked by
-// vat.DetermineManually), and the event is decided again as a new revision.
+// vat.DetermineManually), and the event is decided again as a new revision,
+// under the seller profile the event was recorded with (profile.go).
 func (s *Service) Resolve(ctx context.Context, accountID, id string, res fiscal.Resolution, idempotencyKey string) (*Result, error) {
 	b, err := s.e.Books(accountID)
 	if err != nil {
@@ -181,6 +182,9 @@ func (s *Service) Resolve(ctx context.Context, accountID, id string, res fiscal.
 	}
 	in, err := inputOf(ev)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.recordedProfile(ev.ID, &in); err != nil { // the profile the event was recorded with decides (profile.go)
 		return nil, err
 	}
 	registry := ev.Buyer.Registry
@@ -258,12 +262,16 @@ func (s *Service) recheck(ctx context.Context, rc fiscal.Recheck, now time.Time)
 	if err != nil {
 		return false, err
 	}
+	if err := s.recordedProfile(ev.ID, &in); err != nil {
+		return false, err
+	}
 	if p := rc.Seller; in.seller.IsAccount && p.Address.Country != "" {
 		// The account's profile as the event was recorded with it, queued
 		// with the re-check, as a settlement's re-check decides on the
 		// profile as at the sale: a later change of the account must not
 		// change an old sale. (A re-check queued before the profile was
-		// queued carries only the event's facts: the account's decides.)
+		// queued carries only the event's facts: the profile kept with the
+		// event decides, or without one the account's, profile.go.)
 		in.seller.Profile = &p
 	}
 	abandoned := ""

@@ -3,6 +3,7 @@ package rates_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -152,4 +153,60 @@ func TestFiscalEventWaitsForNationalRate(t *testing.T) {
 		t.Fatalf("after the zloty: invariants %+v national %+v history %+v", ev.Production.Invariants, ev.FX.National, ev.History)
 	}
 	waitFor(t, "the queue to empty", func() bool { return svc.Report().Waiting == 0 })
+}
+
+// TestFiscalEventRateRetryKeepsEventsProfile: a fiscal event of the
+// account's own sale waits for its ECB rate; before the rate is published
+// the operator changes the seller's profile (renamed, its Union OSS
+// registration stated from 1 May only). The revision made once the rate is
+// out decides the April sale under the profile the event was recorded
+// with, as a resolution does: a review found the later profile deciding it
+// (seller_not_registered, no invoice) and naming the renamed seller.
+func TestFiscalEventRateRetryKeepsEventsProfile(t *testing.T) {
+	ecb := newECBServer(t)
+	seller := fiscaltest.IrishSeller
+	seller.Registrations = []vat.Registration{
+		{Scheme: vat.RegistrationNational, Country: "IE", Number: "IE1234567T"},
+		{Scheme: vat.RegistrationOSSUnion, Country: "IE", Number: "IE1234567T"},
+	}
+	e, svc := engineOf(t, t.TempDir(), time.Date(2026, 4, 14, 15, 0, 0, 0, time.UTC), ecb, seller)
+	defer e.Close()
+	events := fiscalevent.New(e)
+	ctx, acct := context.Background(), fiscaltest.AccountID(0)
+	res, err := events.Record(ctx, acct, fiscalEvent(1, "11.90", "DE", "2026-04-14T14:30:00Z"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if invariantHolds(res.Event, fiscalevent.InvariantFXRateAvailable) {
+		t.Fatal("the rate was already there")
+	}
+	later := seller
+	later.LegalName, later.LegalID = "Renamed Digital Holdings Ltd", "IE-CRO-999999"
+	later.Registrations = []vat.Registration{
+		{Scheme: vat.RegistrationNational, Country: "IE", Number: "IE1234567T"},
+		{Scheme: vat.RegistrationOSSUnion, Country: "IE", Number: "IE1234567T", ValidFrom: "2026-05-01"},
+	}
+	if err := e.SetAccounts(fiscaltest.Accounts(later)); err != nil {
+		t.Fatal(err)
+	}
+	ecb.publish("2026-04-14", "1.172513")
+	waitFor(t, "the 14 April publication", func() bool { return svc.Report().Newest == "2026-04-14" })
+	if _, err := rates.Retry(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	ev, _, err := events.Get(ctx, acct, res.Event.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Revision != 2 || ev.Determination.Status != vat.StatusDetermined || ev.Invoice == nil {
+		t.Fatalf("after publication: revision %d %s %v invoice %v; want the sale decided under the profile it was recorded with",
+			ev.Revision, ev.Determination.Status, ev.Determination.Reasons, ev.Invoice)
+	}
+	xml, _, err := events.Invoice(ctx, acct, ev.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(xml), seller.LegalName) || strings.Contains(string(xml), later.LegalName) {
+		t.Errorf("the revision's invoice does not name the seller the event was recorded with")
+	}
 }
