@@ -219,7 +219,7 @@ func (req Request) validate(now time.Time, acc fiscal.Account, totalsAt func(tim
 		}
 	}
 	pay.Buyer = fiscal.BuyerFacts{Country: buyer.Country, PostalCode: buyer.PostalCode, VATNumber: buyer.VATNumber, Name: buyer.Name,
-		SupplyKind: kind, Description: desc}
+		SupplyKind: kind, Description: desc, Evidence: buyer.Evidence, Address: buyer.Address}
 	return input{p: pay, seller: seller, buyer: buyer}, nil
 }
 
@@ -246,7 +246,10 @@ func (in input) fingerprint() []byte {
 		S      []byte
 		Seller parties.SellerFacts
 		BS     string
-	}{fiscal.ObjectFiscalEvent + "/1", in.p.Fingerprint(), in.seller, in.buyer.BusinessStatus})
+		// The customer's address, which the payment's fingerprint leaves
+		// out; absent, the fingerprint is as before it was taken.
+		A *fiscal.Address `json:",omitempty"`
+	}{fiscal.ObjectFiscalEvent + "/1", in.p.Fingerprint(), in.seller, in.buyer.BusinessStatus, in.buyer.Address})
 }
 
 // Record persists a fiscal event for the account: one ledger entry (event

@@ -8,6 +8,8 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/internal/wire"
+	"github.com/fiscal402/fiscal402/invoicelaw"
+	"github.com/fiscal402/fiscal402/settlement"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -32,6 +34,16 @@ type Buyer struct {
 	VATNumber      string `json:"vatNumber,omitempty"`      // extension: a B2B buyer's VAT number, looked up in VIES
 	Name           string `json:"name,omitempty"`           // extension
 	PostalCode     string `json:"postalCode,omitempty"`     // extension: special territories (Art. 6 Directive 2006/112/EC, https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112; vat/territory.go)
+	// LocationEvidence (extension) are items of the customer's location
+	// (Art. 24b, 24f Implementing Regulation 282/2011), as POST
+	// /settlements' locationEvidence, checked by the same rules.
+	LocationEvidence []vat.Evidence `json:"locationEvidence,omitempty"`
+	// Address (extension) is the customer's postal address, the one a
+	// business sale's invoice states (Art. 226(5) Directive 2006/112/EC),
+	// as POST /settlements' consumerAddress, checked by the same rules
+	// (settlement.BuyerAddressAt): its country, if given, is country's;
+	// its postal code stands for postalCode when that is not given.
+	Address *invoicelaw.Address `json:"address,omitempty"`
 }
 
 // Supply is what was sold (spec §2.3).
@@ -83,6 +95,8 @@ type BuyerFacts struct {
 	VATNumber      string
 	Name           string
 	PostalCode     string
+	Evidence       []vat.Evidence      // items of the customer's location; nil: none
+	Address        *invoicelaw.Address // the customer's postal address; nil: none
 }
 
 // ParseSeller validates a seller from a request body. field is the JSON
@@ -179,6 +193,15 @@ func ParseBuyer(field string, in Buyer) (BuyerFacts, error) {
 		return b, badRequest(field+"/postalCode", "needs %s/country: a postal code alone does not locate the buyer", field)
 	}
 	b.PostalCode = pc
+	// The customer's location beyond its country, by the decoders POST
+	// /settlements uses for its locationEvidence and consumerAddress.
+	if b.Evidence, err = wire.Evidence(field+"/locationEvidence", in.LocationEvidence); err != nil {
+		return b, fiscal.InputError(err)
+	}
+	if b.Address, b.PostalCode, err = settlement.BuyerAddressAt(settlement.BuyerFields{Address: field + "/address", Country: field + "/country", PostalCode: field + "/postalCode"},
+		in.Address, b.Country, b.PostalCode); err != nil {
+		return b, fiscal.InputError(err)
+	}
 	return b, nil
 }
 

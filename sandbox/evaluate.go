@@ -131,7 +131,8 @@ func (s *Sandbox) Evaluate(ctx context.Context, accountID string, agent Agent, r
 	d, err := eng.Prepare(ctx, AnonymousAccount, fiscal.Supply{
 		Payment: fiscal.Payment{
 			Amount: amount, AmountString: req.AmountUSDC, Timestamp: date,
-			Buyer: fiscal.BuyerFacts{Country: buyer.Country, PostalCode: buyer.PostalCode, VATNumber: buyer.VATNumber, Name: buyer.Name, SupplyKind: kind, Description: desc},
+			Buyer: fiscal.BuyerFacts{Country: buyer.Country, PostalCode: buyer.PostalCode, VATNumber: buyer.VATNumber, Name: buyer.Name, SupplyKind: kind, Description: desc,
+				Evidence: buyer.Evidence, Address: buyer.Address},
 		},
 		Seller:       fiscal.Seller{LegalName: seller.LegalName, Country: seller.Country, VATNumber: seller.VATNumber, OtherEstablishments: seller.OtherEstablishments, FXPolicy: policy},
 		Verification: fiscal.Verification{Chain: "not_performed"},
@@ -159,6 +160,7 @@ func (s *Sandbox) Evaluate(ctx context.Context, accountID string, agent Agent, r
 		Buyer: fiscalevent.Buyer{
 			Country: buyer.Country, BusinessStatus: buyer.BusinessStatus, VATNumber: buyer.VATNumber,
 			Name: buyer.Name, PostalCode: buyer.PostalCode, Attested: "merchant", Registry: r.Buyer.Registry,
+			Evidence: buyer.Evidence, Address: buyer.Address,
 		},
 		Supply:        parties.Supply{Kind: kind, Description: desc},
 		Determination: r.Classification,

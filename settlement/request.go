@@ -208,18 +208,43 @@ func parseBuyer(req Request) (Buyer, error) {
 		}
 		b.Provider = &np
 	}
-	if b.Address, err = BuyerAddress("/consumerAddress", req.ConsumerAddress, b.Country); err != nil {
+	if b.Address, b.PostalCode, err = BuyerAddressAt(BuyerFields{Address: "/consumerAddress", Country: "/consumerCountry", PostalCode: "/consumerPostalCode"},
+		req.ConsumerAddress, b.Country, b.PostalCode); err != nil {
 		return b, err
 	}
-	if b.Address != nil && b.Address.PostalCode != "" {
+	return b, nil
+}
+
+// BuyerFields are the JSON pointers of a body's members that locate the
+// buyer: its postal address, its country and its postal code. POST
+// /settlements names them /consumerAddress, /consumerCountry and
+// /consumerPostalCode; POST /v1/fiscal-events /buyer/address, /buyer/country
+// and /buyer/postalCode.
+type BuyerFields struct {
+	Address, Country, PostalCode string
+}
+
+// BuyerAddressAt is the one check of a customer's postal address a, at the
+// members f names, for every body that takes one: BuyerAddress's rules
+// against the buyer's country (validated; "" none), and the address's
+// postal code stands for the buyer's postal code (validated) when that is
+// "" and must otherwise be it (one buyer has one postal code). It returns
+// the address and the buyer's postal code.
+func BuyerAddressAt(f BuyerFields, a *invoicelaw.Address, country, postalCode string) (*invoicelaw.Address, string, error) {
+	out, err := buyerAddress(f.Address, strings.TrimPrefix(f.Country, "/"), a, country)
+	if out == nil || err != nil {
+		return nil, postalCode, err
+	}
+	if out.PostalCode != "" {
 		switch {
-		case b.PostalCode == "":
-			b.PostalCode = b.Address.PostalCode
-		case !strings.EqualFold(strings.ReplaceAll(b.PostalCode, " ", ""), strings.ReplaceAll(b.Address.PostalCode, " ", "")):
-			return b, badRequest("/consumerAddress/postalCode", "%q is not consumerPostalCode %q: one buyer has one postal code", b.Address.PostalCode, b.PostalCode)
+		case postalCode == "":
+			postalCode = out.PostalCode
+		case !strings.EqualFold(strings.ReplaceAll(postalCode, " ", ""), strings.ReplaceAll(out.PostalCode, " ", "")):
+			return nil, postalCode, badRequest(f.Address+"/postalCode", "%q is not %s %q: one buyer has one postal code",
+				out.PostalCode, strings.TrimPrefix(f.PostalCode, "/"), postalCode)
 		}
 	}
-	return b, nil
+	return out, postalCode, nil
 }
 
 // BuyerAddress checks the customer's postal address at field: text an
@@ -228,12 +253,18 @@ func parseBuyer(req Request) (Buyer, error) {
 // country (EL and GR, XI and GB alike), which it takes. An address with no
 // field set is none (nil).
 func BuyerAddress(field string, a *invoicelaw.Address, country string) (*invoicelaw.Address, error) {
+	return buyerAddress(field, "consumerCountry", a, country)
+}
+
+// buyerAddress is BuyerAddress with the name of the buyer's country member
+// the errors say.
+func buyerAddress(field, countryName string, a *invoicelaw.Address, country string) (*invoicelaw.Address, error) {
 	out, err := AddressFields(field, a)
 	if out == nil || err != nil {
 		return nil, err
 	}
 	if country == "" {
-		return nil, badRequest(field, "needs consumerCountry: the address's country is the buyer's")
+		return nil, badRequest(field, "needs %s: the address's country is the buyer's", countryName)
 	}
 	if a.Country != "" {
 		c, err := wire.Country(field+"/country", a.Country)
@@ -241,7 +272,7 @@ func BuyerAddress(field string, a *invoicelaw.Address, country string) (*invoice
 			return nil, err
 		}
 		if invoicelaw.ISOCountry(c) != invoicelaw.ISOCountry(country) {
-			return nil, badRequest(field+"/country", "%q is not consumerCountry %q", a.Country, country)
+			return nil, badRequest(field+"/country", "%q is not %s %q", a.Country, countryName, country)
 		}
 	}
 	out.Country = country
