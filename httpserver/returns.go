@@ -30,11 +30,13 @@ func periodOf(v url.Values) (returns.Period, error) {
 	return returns.ParsePeriod(v.Get("period"))
 }
 
-// getOSSReturn: GET /v1/returns/oss?period=2026-Q1[&format=csv], the
-// account's OSS return of a quarter (package returns).
+// getOSSReturn: GET /v1/returns/oss?period=2026-Q1[&format=csv]
+// [&memberStateOfIdentification=FR], the account's OSS return of a quarter
+// (package returns), of one member state of identification when it changed
+// within the quarter.
 func (s *Server) getOSSReturn(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	if err := onlyParams(q, "period", "format"); err != nil {
+	if err := onlyParams(q, "period", "format", "memberStateOfIdentification"); err != nil {
 		s.problem(w, r, err)
 		return
 	}
@@ -53,7 +55,7 @@ func (s *Server) getOSSReturn(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
-	ret, doc, err := returns.OSS(r.Context(), books, p, returns.Options{})
+	ret, doc, err := returns.OSS(r.Context(), books, p, returns.Options{MemberState: q.Get("memberStateOfIdentification")})
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -66,7 +68,11 @@ func (s *Server) getOSSReturn(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-		w.Header().Set("Content-Disposition", `attachment; filename="oss-return-`+ret.Period+`.csv"`)
+		name := "oss-return-" + ret.Period
+		if ret.ID.From != "" { // one of the states of a quarter whose state of identification changed
+			name += "-" + ret.ID.MemberState
+		}
+		w.Header().Set("Content-Disposition", `attachment; filename="`+name+`.csv"`)
 		_, _ = w.Write(buf.Bytes())
 		return
 	}

@@ -55,9 +55,13 @@ func TestReturnsEndpoints(t *testing.T) {
 		ret.Total.AmountUSDC != "47.700000" || ret.Excluded.Pending.Records != 1 {
 		t.Fatalf("return %s", doc.Return)
 	}
-	// The same bytes again: a closed quarter.
+	// The same bytes again: a closed quarter; and asked for by its member
+	// state of identification, the same return.
 	if again := f.do("GET", "/v1/returns/oss?period=2026-Q1", keyA, nil); !bytes.Equal(again.body, r.body) {
 		t.Fatal("the final return changed")
+	}
+	if named := f.do("GET", "/v1/returns/oss?period=2026-Q1&memberStateOfIdentification=IE", keyA, nil); !bytes.Equal(named.body, r.body) {
+		t.Fatalf("Ireland's return asked by name differs: %d %s", named.status, named.body)
 	}
 
 	c := f.do("GET", "/v1/returns/oss?period=2026-Q1&format=csv", keyA, nil)
@@ -97,6 +101,8 @@ func TestReturnsEndpoints(t *testing.T) {
 		{"/v1/returns/oss?period=2026-Q1&format=xml", keyA, "format", 400},
 		{"/v1/returns/oss?period=2026-Q1&country=DE", keyA, "country", 400},
 		{"/v1/returns/oss?period=2027-Q1", keyA, "period", 400},
+		{"/v1/returns/oss?period=2026-Q1&memberStateOfIdentification=FR", keyA, "memberStateOfIdentification", 400},
+		{"/v1/returns/oss?period=2026-Q1&memberStateOfIdentification=France", keyA, "memberStateOfIdentification", 400},
 		{"/v1/returns/oss/records?period=2026-Q1", keyA, "memberState", 400},
 		{"/v1/returns/oss/records?period=2026-Q1&memberState=US", keyA, "memberState", 400},
 		{"/v1/returns/oss/records?period=2026-Q1&memberState=DE", "", "", 401},

@@ -21,6 +21,7 @@ const (
 	SectionPending            = "excluded_pending"
 	SectionOtherScheme        = "excluded_other_scheme"
 	SectionOtherState         = "excluded_other_state"
+	SectionFormerState        = "excluded_former_state"
 )
 
 // WriteCSV writes the return as CSV (RFC 4180): the header, then one row per
@@ -70,7 +71,7 @@ func WriteCSV(w io.Writer, r *Return) error {
 	for _, b := range []struct {
 		section string
 		b       Bucket
-	}{{SectionPending, r.Excluded.Pending}, {SectionOtherScheme, r.Excluded.OtherScheme}, {SectionOtherState, r.Excluded.OtherState}} {
+	}{{SectionPending, r.Excluded.Pending}, {SectionOtherScheme, r.Excluded.OtherScheme}, {SectionOtherState, r.Excluded.OtherState}, {SectionFormerState, r.Excluded.FormerState}} {
 		if b.b.Records == 0 {
 			continue
 		}

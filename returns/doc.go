@@ -40,6 +40,19 @@
 //     OSS its summary in NotInOSS.
 //   - MemberStates: the VAT due per member state, lines plus corrections.
 //
+// The return is that of one member state of identification. When the
+// seller's changed within the quarter (Art. 57f Implementing Regulation
+// (EU) No 282/2011), each state is owed a return "covering the supplies
+// made during the respective periods in which the Member States have been
+// the Member State of identification" (Art. 59(4)): Options.MemberState
+// asks for one (default: the state of the quarter's last day), its days
+// are Identification.From and To, and the other states' supplies are
+// counted in Excluded.OtherState. A refund of a supply of a former state's
+// days recorded in a quarter in which that state identifies the seller on
+// no day is in no return: corrections after the former state's final
+// return are discharged directly with the member state of consumption
+// (Art. 61a(1)); Excluded.FormerState counts them, with that reason.
+//
 // Sales that are not OSS supplies are summarised apart in NotInOSS:
 // domestic sales (the national return), reverse-charge sales (the recapitulative
 // statement, Art. 262), sales outside the scope of EU VAT and UK sales, and

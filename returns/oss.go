@@ -81,6 +81,12 @@ type Identification struct {
 	MemberState string `json:"memberStateOfIdentification"`
 	// Missing names what the account's profile lacks, when it does.
 	Missing string `json:"missing,omitempty"`
+	// From and To are the days of the period this member state of
+	// identification covers, when the state changed within the period
+	// (Art. 57f and 59(4) Implementing Regulation (EU) No 282/2011):
+	// each state's return declares the supplies of its own days.
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
 }
 
 // SellerInfo names the taxable person.
@@ -188,10 +194,17 @@ type Excluded struct {
 	OtherScheme Bucket `json:"otherScheme"`
 	// OtherState are OSS records of the return's scheme whose day of
 	// supply fell under another member state of identification (a change
-	// within the quarter, Art. 57f(2) Implementing Regulation (EU) No
+	// within the quarter, Art. 57f Implementing Regulation (EU) No
 	// 282/2011; the refunds of such supplies alike): that state's return
-	// declares them (Art. 59(4)), not this one.
+	// of the quarter (Options.MemberState) declares them (Art. 59(4)), not
+	// this one.
 	OtherState Bucket `json:"otherState"`
+	// FormerState are refunds recorded this quarter of OSS supplies made
+	// while a former member state of identification was it, which is the
+	// state of identification on no day of this quarter: its final return
+	// was that of an earlier quarter, and no OSS return of this quarter
+	// corrects it. Reason says where they go.
+	FormerState Bucket `json:"formerState"`
 }
 
 // Bucket is a count of records with their USDC and ledger indexes.
@@ -199,6 +212,9 @@ type Bucket struct {
 	Records       int     `json:"records"`
 	AmountUSDC    string  `json:"amountUsdc"`
 	LedgerIndexes []int64 `json:"ledgerIndexes"`
+	// Reason says why the records are in no line, where the bucket's name
+	// does not.
+	Reason string `json:"reason,omitempty"`
 }
 
 // LogCheckpoint is the signed log checkpoint the return was computed at.
@@ -218,9 +234,18 @@ type Document struct {
 	JWS    string          `json:"jws"`
 }
 
-// Options adjust OSS. The zero value is the return as the law asks for
-// it; there is nothing to adjust yet.
-type Options struct{}
+// Options adjust OSS. The zero value is the return of the member state of
+// identification of the period's last day.
+type Options struct {
+	// MemberState is the member state of identification whose return is
+	// asked for (ISO 3166-1 alpha-2; EL is read as GR): when the state of
+	// identification changed within the period, each is owed a return for
+	// the supplies of its days (Art. 59(4) Implementing Regulation (EU)
+	// No 282/2011). "" is the state of the period's last day. A state that
+	// is the member state of identification on no day of the period is
+	// BAD_REQUEST on "memberStateOfIdentification".
+	MemberState string
+}
 
 // acc accumulates exact figures.
 type acc struct {
@@ -295,7 +320,13 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 		PeriodStart: p.FirstDay(), PeriodEnd: p.LastDay(), Currency: "EUR",
 		Seller: SellerInfo{LegalName: acct.Seller.LegalName, VATNumber: acct.Seller.VATNumber, Country: acct.Seller.Country},
 		Lines:  []Line{}, FixedEstablishments: []Section{}, Corrections: []Correction{}, MemberStates: []StateTotal{}, NotInOSS: []Summary{}}
-	r.Scheme, r.ID = identification(acct.Seller, p)
+	want, err := memberStateOption(opts.MemberState)
+	if err != nil {
+		return nil, nil, err
+	}
+	if r.Scheme, r.ID, err = identification(acct.Seller, p, want); err != nil {
+		return nil, nil, err
+	}
 
 	// The return is of one ledger state, the log's newest checkpoint as it
 	// begins: records and refunds appended since are left out (a record
@@ -308,7 +339,7 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 	}
 	lines := map[string]*acc{}  // establishment|state|rate
 	others := map[string]*acc{} // regime|country|rate
-	pending, otherScheme, otherState := &acc{}, &acc{}, &acc{}
+	pending, otherScheme, otherState, formerState := &acc{}, &acc{}, &acc{}, &acc{}
 	maxIndex := int64(-1)
 	// A supply of the quarter was recorded at most MaxClockSkew before it
 	// settled, so no record created before the quarter (less a day for the
@@ -485,7 +516,11 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 			return nil
 		}
 		if ms := identifiedIn(acct.Seller, c.Scheme, orig); ms != "" && ms != r.ID.MemberState {
-			otherState.add(usdc, decimal.Zero, decimal.Zero, idx)
+			if identifiesWithin(acct.Seller, c.Scheme, ms, p) {
+				otherState.add(usdc, decimal.Zero, decimal.Zero, idx) // that state's return of p corrects it
+			} else {
+				formerState.add(usdc, decimal.Zero, decimal.Zero, idx) // no OSS return of p does (Art. 61a(1))
+			}
 			return nil
 		}
 		est := ""
@@ -577,7 +612,10 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 		r.NotInOSS = append(r.NotInOSS, Summary{Regime: a.regime, Country: a.memberState, RatePercent: a.rateText, Declared: declaredIn(a.regime),
 			Amounts: a.amounts(nil), LedgerIndexes: a.indexes()})
 	}
-	r.Excluded = Excluded{Pending: pending.bucket(), OtherScheme: otherScheme.bucket(), OtherState: otherState.bucket()}
+	r.Excluded = Excluded{Pending: pending.bucket(), OtherScheme: otherScheme.bucket(), OtherState: otherState.bucket(), FormerState: formerState.bucket()}
+	if formerState.n > 0 {
+		r.Excluded.FormerState.Reason = formerStateReason
+	}
 
 	cp, err := checkpoint(e.Ledger(), head, r.Status == StatusFinal, maxIndex)
 	if err != nil {
@@ -690,38 +728,81 @@ func unreadable(id string, err error) error {
 }
 
 // identification reads the OSS registration of the seller that applies
-// within period p (vat.Registration.AppliesWithin). Without one the scheme
-// follows the establishment (an EU seller uses the Union scheme, and its
-// member state of identification is where it is established, Art.
-// 369a(2)) and Missing says what the profile lacks. When the member state
-// of identification changed within the period, the return names the one of
-// the period's last days and Missing says that Art. 59(4) Implementing
-// Regulation (EU) No 282/2011 asks a return of each state for its days.
-func identification(s fiscal.Seller, p Period) (string, Identification) {
-	scheme, id := identifyBy(s, p)
+// within period p (vat.Registration.AppliesWithin) and whose member state
+// of identification is want ("": any; the one of the period's last days,
+// identifyBy). Without one the scheme follows the establishment (an EU
+// seller uses the Union scheme, and its member state of identification is
+// where it is established, Art. 369a(2)) and Missing says what the profile
+// lacks; a state want that identifies the seller on no day of p is
+// BAD_REQUEST.
+//
+// When the member state of identification changed within the period (the
+// change applies from the day the seller ceased to qualify in the former
+// state, Art. 57f(1) Implementing Regulation (EU) No 282/2011,
+// https://datenbank.nwb.de/Dokument/495230_57f), "the taxable person ...
+// shall submit VAT returns ... to both the former and the new Member State
+// of identification covering the supplies made during the respective
+// periods in which the Member States have been the Member State of
+// identification" (Art. 59(4),
+// https://datenbank.nwb.de/Dokument/Anzeigen/495230_Article59/;
+// https://eur-lex.europa.eu/eli/reg_impl/2011/282/oj). Each state's return
+// is then produced on its own (Options.MemberState), declares the supplies
+// of its days (From, To) and counts the others' in excluded.otherState.
+func identification(s fiscal.Seller, p Period, want string) (string, Identification, error) {
+	scheme, id, reg := identifyBy(s, p, want)
+	if want != "" && id.MemberState != want {
+		return "", Identification{}, badRequest("memberStateOfIdentification",
+			"%s is not the member state of identification of an OSS registration of the account on any day of %s; the return of %s is %s's", want, p, p, cmp.Or(defaultState(s, p), "no state"))
+	}
 	var states []string
-	for _, reg := range s.Registrations {
-		if (reg.Scheme == vat.RegistrationOSSUnion || reg.Scheme == vat.RegistrationOSSNonUnion) && reg.AppliesWithin(p.FirstDay(), p.LastDay()) {
-			if c := isoCountry(cmp.Or(reg.Country, s.Country)); !slices.Contains(states, c) {
+	for _, g := range s.Registrations {
+		if (g.Scheme == vat.RegistrationOSSUnion || g.Scheme == vat.RegistrationOSSNonUnion) && g.AppliesWithin(p.FirstDay(), p.LastDay()) {
+			if c := isoCountry(cmp.Or(g.Country, s.Country)); !slices.Contains(states, c) {
 				states = append(states, c)
 			}
 		}
 	}
-	if len(states) > 1 {
+	if len(states) > 1 && reg != nil {
+		id.From, id.To = max(p.FirstDay(), reg.ValidFrom), p.LastDay()
+		if reg.ValidTo != "" {
+			id.To = min(p.LastDay(), reg.ValidTo)
+		}
 		id.Missing = strings.TrimPrefix(id.Missing+"; ", "; ") + fmt.Sprintf(
-			"the member state of identification changed within %s (%s): a return is due to each for the supplies of its days (Art. 59(4) Implementing Regulation (EU) No 282/2011); this one is %s's, and the other states' days are in excluded.otherState", p, strings.Join(states, ", "), id.MemberState)
+			"the member state of identification changed within %s (%s): a return is due to each for the supplies of its days (Art. 59(4) Implementing Regulation (EU) No 282/2011); this one is %s's, for %s to %s; the other states' days are in excluded.otherState, and their returns are asked for with memberStateOfIdentification",
+			p, strings.Join(states, ", "), id.MemberState, id.From, id.To)
 	}
-	return scheme, id
+	return scheme, id, nil
+}
+
+// defaultState is the member state of identification of the return of p
+// asked for without one.
+func defaultState(s fiscal.Seller, p Period) string {
+	_, id, _ := identifyBy(s, p, "")
+	return id.MemberState
+}
+
+// memberStateOption reads Options.MemberState: "" or a two-letter country
+// code (EL read as GR).
+func memberStateOption(v string) (string, error) {
+	if v == "" {
+		return "", nil
+	}
+	if len(v) != 2 || strings.IndexFunc(v, func(r rune) bool { return (r < 'A' || r > 'Z') && (r < 'a' || r > 'z') }) >= 0 {
+		return "", badRequest("memberStateOfIdentification", "is %q; want the member state's ISO 3166-1 alpha-2 code, e.g. FR", v)
+	}
+	return isoCountry(v), nil
 }
 
 // identifyBy is identification without the change of state: of the OSS
-// registrations that apply within p, the one that applies latest.
-func identifyBy(s fiscal.Seller, p Period) (string, Identification) {
+// registrations that apply within p and identify the seller in want (""
+// any), the one that applies latest, which it returns too (nil for the
+// establishment's fallback).
+func identifyBy(s fiscal.Seller, p Period, want string) (string, Identification, *vat.Registration) {
 	regs := slices.Clone(s.Registrations)
 	slices.SortStableFunc(regs, func(a, b vat.Registration) int { // latest window first; open-ended last day is latest
 		return -cmp.Compare(cmp.Or(a.ValidTo, "9999-12-31"), cmp.Or(b.ValidTo, "9999-12-31"))
 	})
-	for _, reg := range regs {
+	for i, reg := range regs {
 		if !reg.AppliesWithin(p.FirstDay(), p.LastDay()) {
 			continue
 		}
@@ -731,24 +812,71 @@ func identifyBy(s fiscal.Seller, p Period) (string, Identification) {
 			if id.MemberState == "" {
 				id.MemberState = isoCountry(s.Country)
 			}
+			if want != "" && id.MemberState != want {
+				continue
+			}
 			if id.Number == "" {
 				id.Number = s.VATNumber // Art. 369d: the number of the member state of identification
 			}
-			return vat.SchemeUnion, id
+			return vat.SchemeUnion, id, &regs[i]
 		case vat.RegistrationOSSNonUnion:
 			id := Identification{Number: reg.Number, MemberState: isoCountry(reg.Country)}
+			if want != "" && id.MemberState != want {
+				continue
+			}
 			if id.Number == "" {
 				id.Missing = "the account's oss_non_union registration has no number (Art. 362)"
 			}
-			return vat.SchemeNonUnion, id
+			return vat.SchemeNonUnion, id, &regs[i]
 		}
 	}
-	if isEU(s.Country) {
+	if isEU(s.Country) && (want == "" || want == isoCountry(s.Country) && !hasOSSWithin(s, p)) {
 		return vat.SchemeUnion, Identification{Number: s.VATNumber, MemberState: isoCountry(s.Country),
-			Missing: "the account states no oss_union registration: the member state of establishment and its VAT number are shown (Art. 369a(2), 369d)"}
+			Missing: "the account states no oss_union registration: the member state of establishment and its VAT number are shown (Art. 369a(2), 369d)"}, nil
 	}
-	return vat.SchemeNonUnion, Identification{Missing: "the account states no oss_non_union registration: number and member state of identification unknown"}
+	if want != "" {
+		return "", Identification{}, nil
+	}
+	return vat.SchemeNonUnion, Identification{Missing: "the account states no oss_non_union registration: number and member state of identification unknown"}, nil
 }
+
+// hasOSSWithin reports whether the seller states an OSS registration that
+// applies within p.
+func hasOSSWithin(s fiscal.Seller, p Period) bool {
+	return slices.ContainsFunc(s.Registrations, func(g vat.Registration) bool {
+		return (g.Scheme == vat.RegistrationOSSUnion || g.Scheme == vat.RegistrationOSSNonUnion) && g.AppliesWithin(p.FirstDay(), p.LastDay())
+	})
+}
+
+// identifiesWithin reports whether state is the member state of
+// identification of the seller's registration for the OSS scheme named on
+// some day of p: whether a return of p is owed to it.
+func identifiesWithin(s fiscal.Seller, scheme, state string, p Period) bool {
+	want := ossRegistration(scheme)
+	return slices.ContainsFunc(s.Registrations, func(g vat.Registration) bool {
+		c := isoCountry(g.Country)
+		if want == vat.RegistrationOSSUnion {
+			c = isoCountry(cmp.Or(g.Country, s.Country))
+		}
+		return g.Scheme == want && c == state && g.AppliesWithin(p.FirstDay(), p.LastDay())
+	})
+}
+
+// formerStateReason is why a refund of a supply of a former member state
+// of identification's days, recorded in a quarter in which that state
+// identifies the seller on no day, is in no OSS return. The former state's
+// final return was an earlier quarter's (Art. 61a(1) first subparagraph);
+// "Any corrections to the final return and previous returns arising after
+// the submission of the final return shall be discharged directly with
+// the tax authorities of the Member State of consumption concerned"
+// (second subparagraph, https://datenbank.nwb.de/Dokument/495230_61a;
+// https://eur-lex.europa.eu/eli/reg_impl/2011/282/oj). The ledger does not
+// know when that return was submitted, and the regulation does not say
+// where a correction arising before its submission but after its period
+// goes: never guessed into a line, each is for a person to review.
+const formerStateReason = "refunds of supplies made while a former member state of identification was it, which identifies the seller on no day of this quarter: " +
+	"no OSS return of this quarter corrects them. Corrections arising after the former state's final return was submitted are discharged directly with the tax authorities " +
+	"of the member state of consumption (Art. 61a(1) second subparagraph Implementing Regulation (EU) No 282/2011); where one arising before that submission goes the regulation does not say: review each"
 
 // identifiedIn is the member state of identification of the seller's
 // registration for the OSS scheme named that applies on day (as
