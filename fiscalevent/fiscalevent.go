@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/listing"
 	"github.com/fiscal402/fiscal402/parties"
@@ -375,13 +376,14 @@ func (s *Service) decide(ctx context.Context, acc fiscal.Account, in input, now 
 	// toward them, as a settlement does (fiscal totals.go).
 	var opening []fiscal.OpeningTotal
 	var profile *fiscal.Seller // queued with a re-check: it decides on this profile (fiscalevent.recheck)
+	var policy fx.Policy       // the account's Art. 91(2) reading converts its own sales, as its settlements
 	if seller.IsAccount {
-		opening, profile = seller.Profile.OpeningTotals, seller.Profile
+		opening, profile, policy = seller.Profile.OpeningTotals, seller.Profile, seller.Profile.FXPolicy
 	}
 	d, err := s.e.Prepare(ctx, acc.ID, fiscal.Supply{
 		Payment: p,
 		Seller: fiscal.Seller{LegalName: seller.LegalName, Country: seller.Country, VATNumber: seller.VATNumber, OtherEstablishments: seller.OtherEstablishments,
-			OpeningTotals: opening},
+			OpeningTotals: opening, FXPolicy: policy},
 		Verification:  verification,
 		Registry:      registry,
 		Determine:     determine,
