@@ -14,7 +14,12 @@
 //		Supply:  parties.Supply{Kind: "digital_service"},
 //	}, idempotencyKey)
 //
-// Get, Invoice and List read the account's events back.
+// Get, Invoice and List read the account's events back. The buyer may
+// carry the customer's locationEvidence and address, checked as POST
+// /settlements checks its locationEvidence and consumerAddress. An event
+// left for review or waiting for a rate is revised (Resolve, RetryRate,
+// the registry's re-check) under the account's seller profile as it stood
+// when the event was recorded, kept beside it while it can be revised.
 //
 // # Wire format
 //
