@@ -247,10 +247,7 @@ func (in input) fingerprint() []byte {
 		S      []byte
 		Seller parties.SellerFacts
 		BS     string
-		// The customer's address, which the payment's fingerprint leaves
-		// out; absent, the fingerprint is as before it was taken.
-		A *fiscal.Address `json:",omitempty"`
-	}{fiscal.ObjectFiscalEvent + "/1", in.p.Fingerprint(), in.seller, in.buyer.BusinessStatus, in.buyer.Address})
+	}{fiscal.ObjectFiscalEvent + "/1", in.p.Fingerprint(), in.seller, in.buyer.BusinessStatus}) // the payment's covers the customer's address
 }
 
 // Record persists a fiscal event for the account: one ledger entry (event

@@ -383,3 +383,25 @@ func TestEveryResponseHasRequestID(t *testing.T) {
 		t.Errorf("malformed inbound request id echoed: %q", got)
 	}
 }
+
+// TestSettlementIdempotencyCoversTheAddress: the customer's postal address
+// (consumerAddress) is part of what a settlement asks (a business sale's
+// invoice states it), so the same Idempotency-Key with another address is
+// another request, 409, not a replay of the first; the same address
+// spelled with other member order replays.
+func TestSettlementIdempotencyCoversTheAddress(t *testing.T) {
+	f := newFixture(t)
+	addr := func(city string) map[string]any {
+		return settlement(map[string]any{"consumerPostalCode": nil, "consumerAddress": map[string]any{"street": "Invalidenstraße 116", "city": city, "postalCode": "10115", "country": "DE"}})
+	}
+	first := f.do("POST", "/settlements", keyA, mustJSON(t, addr("Berlin")), "Idempotency-Key", "order-addr")
+	if first.status != 201 {
+		t.Fatalf("first: %d %s", first.status, first.body)
+	}
+	replay := f.do("POST", "/settlements", keyA, mustJSON(t, addr("Berlin")), "Idempotency-Key", "order-addr")
+	if replay.status != 201 || replay.header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("same address: %d %q %s", replay.status, replay.header.Get("Idempotent-Replayed"), replay.body)
+	}
+	assertProblem(t, f.do("POST", "/settlements", keyA, mustJSON(t, addr("Potsdam")), "Idempotency-Key", "order-addr"), 409, "IDEMPOTENCY_CONFLICT", "Idempotency-Key")
+	assertProblem(t, f.do("POST", "/settlements", keyA, mustJSON(t, settlement(nil)), "Idempotency-Key", "order-addr"), 409, "IDEMPOTENCY_CONFLICT", "Idempotency-Key")
+}

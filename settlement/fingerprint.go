@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fiscal402/fiscal402/internal/jsonenc"
+	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -23,15 +24,22 @@ func (p Payment) Fingerprint() []byte {
 	var buf [512]byte
 	fp := sha256.Sum256(appendFingerprintJSON(buf[:0], p.fingerprintFields()))
 	b := p.Buyer
-	if len(b.Evidence) == 0 && len(b.Conditions) == 0 && b.Provider == nil {
+	if len(b.Evidence) == 0 && len(b.Conditions) == 0 && b.Provider == nil && b.Address == nil {
 		return fp[:] // as before these facts existed: stored keys keep matching
 	}
+	// The customer's postal address (consumerAddress) changes what is
+	// asked: a business sale's invoice states it (Art. 226(5) Directive
+	// 2006/112/EC), and its postal code places the supply. Without one the
+	// hash is the one made before the address was taken (A omitted), so
+	// stored keys keep matching; a key stored with an address before the
+	// address counted answers a retry of it with 409.
 	return hash(struct {
 		F []byte
 		E []vat.Evidence
 		C []string
 		P *vat.Provider
-	}{fp[:], b.Evidence, b.Conditions, b.Provider})
+		A *invoicelaw.Address `json:",omitempty"`
+	}{fp[:], b.Evidence, b.Conditions, b.Provider, b.Address})
 }
 
 // fingerprintNames are the members of the first hashed object, in order.
