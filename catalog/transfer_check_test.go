@@ -25,7 +25,11 @@ func TestCheckTransferNeedsChainVerification(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = ingest.New(e.Engine, ingest.Options{NoQueue: true}).RecordTransfer(context.Background(), ingest.Transfer{
+	payments, err := ingest.New(e.Engine, ingest.Options{NoQueue: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = payments.RecordTransfer(context.Background(), ingest.Transfer{
 		Account: "acct_0", Network: "eip155:8453", TxHash: fiscaltest.TxHash(1), Buyer: fiscal.BuyerFacts{Country: "DE"}})
 	if fiscaltest.Code(err) != fiscal.CodeChainVerifyRequired {
 		t.Fatalf("recording the transfer: %v, want %s", err, fiscal.CodeChainVerifyRequired)

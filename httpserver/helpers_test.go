@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -110,11 +111,42 @@ func newHandlerWith(t testing.TB, svc httpserver.Services, opts httpserver.Optio
 		t.Fatal(err)
 	}
 	svc.Keys = keys
+	shareLoops(t, &svc)
 	h, err := httpserver.New(svc, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return h
+}
+
+// shareLoops gives a second server on an engine whose webhook dispatcher
+// and ingest queue already run (under the fixture's first server) services
+// that run neither, as an embedder does: one of each loop per engine, and
+// httpserver.New refuses to start another.
+func shareLoops(t testing.TB, svc *httpserver.Services) {
+	t.Helper()
+	if svc.Webhooks == nil {
+		if release, err := svc.Engine.Ledger().Reserve("webhooks.dispatcher"); err == nil {
+			release() // free: the server makes its own
+		} else if errors.Is(err, ledger.ErrReserved) {
+			w, err := webhooks.New(svc.Engine, webhooks.Options{NoDispatcher: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			svc.Webhooks = w
+		}
+	}
+	if svc.Ingest == nil {
+		if release, err := svc.Engine.Ledger().Reserve("ingest.queue"); err == nil {
+			release()
+		} else if errors.Is(err, ledger.ErrReserved) {
+			in, err := ingest.New(svc.Engine, ingest.Options{NoQueue: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			svc.Ingest = in
+		}
+	}
 }
 
 type fixture struct {

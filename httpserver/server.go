@@ -141,7 +141,11 @@ func (svc Services) withDefaults() (Services, error) {
 		svc.Webhooks = w
 	}
 	if svc.Ingest == nil {
-		svc.Ingest = ingest.New(e, ingest.Options{})
+		in, err := ingest.New(e, ingest.Options{})
+		if err != nil {
+			return svc, err
+		}
+		svc.Ingest = in
 	}
 	if svc.FiscalEvents == nil {
 		svc.FiscalEvents = fiscalevent.New(e)
@@ -174,11 +178,14 @@ type Server struct {
 }
 
 // New returns the handler serving the specification's endpoints over the
-// services.
+// services. The nil accessories it makes include a webhook dispatcher and
+// an ingest queue runner: an engine runs one of each (webhooks.New,
+// ingest.New), so a second server on the same engine is given the first's
+// Webhooks and Ingest (or services opened with NoDispatcher and NoQueue),
+// else New refuses it.
 func New(svc Services, opts Options) (*Server, error) {
-	svc, err := svc.withDefaults()
-	if err != nil {
-		return nil, err
+	if svc.Engine == nil || svc.Keys == nil {
+		return nil, errors.New("httpserver: Services.Engine and Services.Keys are required")
 	}
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = fiscal.MaxRequestBytes
@@ -196,6 +203,12 @@ func New(svc Services, opts Options) (*Server, error) {
 		s.operatorHash = h[:]
 	}
 	if err := s.SetKeys(svc.Keys); err != nil {
+		return nil, err
+	}
+	var err error
+	// The accessories last: a refused New starts no background loop (and
+	// holds none of the engine's: one dispatcher and one queue per engine).
+	if s.svc, err = svc.withDefaults(); err != nil {
 		return nil, err
 	}
 	s.limits = newRateLimits(opts.RateLimit, opts.RateBurst)

@@ -42,7 +42,9 @@ func newChainFixture(t testing.TB, rpcURL string) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{t: t, engine: e}
-	f.ingest = ingest.New(e, ingest.Options{NoQueue: true})
+	if f.ingest, err = ingest.New(e, ingest.Options{NoQueue: true}); err != nil {
+		t.Fatal(err)
+	}
 	f.srv = httptest.NewServer(newHandlerWith(t, httpserver.Services{Engine: e, Ingest: f.ingest}, httpserver.Options{Logger: quiet}))
 	t.Cleanup(f.close)
 	return f

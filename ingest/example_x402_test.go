@@ -58,7 +58,10 @@ func Example() {
 	defer os.RemoveAll(dir)
 	engine := exampleEngine(dir, "http://127.0.0.1:8545")
 	defer engine.Close()
-	payments := ingest.New(engine, ingest.Options{}) // records queued payments in the background
+	payments, err := ingest.New(engine, ingest.Options{}) // records queued payments in the background
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	afterSettle := func(ctx context.Context, settled, requirements, payload []byte, buyerCountry string) error {
 		_, err := payments.EnqueueX402(ctx, ingest.X402{
@@ -69,7 +72,7 @@ func Example() {
 		return err
 	}
 
-	err := afterSettle(context.Background(), exampleSettled, exampleRequirements, examplePayload, "DE")
+	err = afterSettle(context.Background(), exampleSettled, exampleRequirements, examplePayload, "DE")
 	fmt.Println("queued:", err == nil)
 	// Output:
 	// queued: true
@@ -83,7 +86,10 @@ func Example() {
 func ExampleService_RecordX402() {
 	engine := exampleEngine("fiscal402-data", "https://mainnet.base.org")
 	defer engine.Close()
-	payments := ingest.New(engine, ingest.Options{})
+	payments, err := ingest.New(engine, ingest.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	res, err := payments.RecordX402(context.Background(), ingest.X402{
 		Account:        "merchant-1",
@@ -112,7 +118,10 @@ func ExampleService_EnqueueX402() {
 	defer os.RemoveAll(dir)
 	engine := exampleEngine(dir, "http://127.0.0.1:8545")
 	defer engine.Close()
-	payments := ingest.New(engine, ingest.Options{NoQueue: true})
+	payments, err := ingest.New(engine, ingest.Options{NoQueue: true})
+	if err != nil {
+		log.Fatal(err)
+	}
 	ctx := context.Background()
 	report := func(settled, requirements, payload []byte) (*ingest.Result, error) {
 		return payments.EnqueueX402(ctx, ingest.X402{Account: "merchant-1",
@@ -153,7 +162,10 @@ func ExampleService_EnqueueX402() {
 func ExampleService_RecordTransfer() {
 	engine := exampleEngine("fiscal402-data", "https://mainnet.base.org")
 	defer engine.Close()
-	payments := ingest.New(engine, ingest.Options{})
+	payments, err := ingest.New(engine, ingest.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
 	res, err := payments.RecordTransfer(context.Background(), ingest.Transfer{
 		Account: "merchant-1", Network: "eip155:8453",
 		TxHash:   "0x9e4d8c1f2a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5",

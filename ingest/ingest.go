@@ -63,17 +63,31 @@ type Service struct {
 
 // New returns the ingest service of e and, unless opts.NoQueue, runs its
 // durable queue as background work of the engine.
-func New(e *fiscal.Engine, opts Options) *Service {
+//
+// One engine has one queue runner: a second New without NoQueue on the
+// same engine, while the engine is open, is refused with an error wrapping
+// ledger.ErrReserved (two loops would take the same queue entries side by
+// side); keep the Service the first call returned. Services with NoQueue
+// (which queue and record, and leave the queue to the runner) may be
+// opened beside it. The same rule holds for rates.New and webhooks.New.
+func New(e *fiscal.Engine, opts Options) (*Service, error) {
 	set := e.Settings()
 	s := &Service{e: e, log: opts.Logger, clock: set.Clock, wake: make(chan struct{}, 1)}
 	if s.log == nil {
 		s.log = set.Logger
 	}
 	if !opts.NoQueue {
+		if _, err := e.Ledger().Reserve(queueRunner); err != nil {
+			return nil, fmt.Errorf("ingest: the engine's queue already runs under an earlier ingest.New (one queue runner per engine: keep its Service, or set Options.NoQueue for another): %w", err)
+		}
 		e.Go(s.run)
 	}
-	return s
+	return s, nil
 }
+
+// queueRunner is the queue loop's reservation in the engine's ledger
+// (ledger.Reserve): one runner per engine.
+const queueRunner = "ingest.queue"
 
 // X402 is one settled x402 payment as a facilitator or resource server
 // reports it: the account it was paid to, the three x402 documents

@@ -23,7 +23,7 @@ import (
 func TestFailedEntryLogsNoWalletOrTransaction(t *testing.T) {
 	node, _, e := rvSetup(t, evmverify.Policy{})
 	var logs bytes.Buffer
-	svc := ingest.New(e.Engine, ingest.Options{NoQueue: true, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	svc := newService(t, e.Engine, ingest.Options{NoQueue: true, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	ctx := context.Background()
 	tx := fakechain.Hash("tx from another wallet")
 	other := "0x9965507d1a55bcc2695c58ba16fb37d819b0a4dc"

@@ -197,7 +197,7 @@ func rvEngineAccounts(t testing.TB, dir, url string, clock *movingClock, sellers
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{Engine: e, svc: ingest.New(e, ingest.Options{NoQueue: true})}
+	return &env{Engine: e, svc: newService(t, e, ingest.Options{NoQueue: true})}
 }
 
 // F5: a queued entry of an account that a restart left out of the

@@ -122,7 +122,17 @@ func engineAt(t testing.TB, dir string, v *evmverify.Verifier, clock *movingCloc
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{Engine: e, svc: ingest.New(e, ingest.Options{NoQueue: true})}
+	return &env{Engine: e, svc: newService(t, e, ingest.Options{NoQueue: true})}
+}
+
+// newService is ingest.New, which the test needs to succeed.
+func newService(t testing.TB, e *fiscal.Engine, opts ingest.Options) *ingest.Service {
+	t.Helper()
+	s, err := ingest.New(e, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 var irishSeller = fiscaltest.IrishSeller
@@ -613,7 +623,7 @@ func TestX402Anvil(t *testing.T) {
 	t.Run("queue runner", func(t *testing.T) {
 		tx, nonce := chain.TransferWithAuthorization(t, chain.Payer(), chain.PayTo(), big.NewInt(600_000))
 		d := sdkDocs(t, 2, payment{tx: tx, payer: chain.Payer(), payTo: chain.PayTo(), nonce: nonce, amount: 600_000})
-		running := &env{Engine: e.Engine, svc: ingest.New(e.Engine, ingest.Options{})} // its queue runs until the engine closes
+		running := &env{Engine: e.Engine, svc: newService(t, e.Engine, ingest.Options{})} // its queue runs until the engine closes
 		res, err := running.EnqueueX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "")
 		if err != nil || res.Outcome != fiscal.Queued || res.Queued.Reason != "async" {
 			t.Fatalf("enqueue: %v %+v", err, res)

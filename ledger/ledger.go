@@ -41,6 +41,9 @@ var (
 	// Claims are the way to deduplicate; this error means the caller derived
 	// IDs or posting keys that are not unique.
 	ErrDuplicate = errors.New("ledger: duplicate")
+	// ErrReserved: Reserve's name is held by another user of this Ledger
+	// (a background loop already runs over the side data it names).
+	ErrReserved = errors.New("ledger: reserved by another user of this ledger")
 	// ErrOriginMismatch: the file, key or signer belongs to another log origin.
 	ErrOriginMismatch = errors.New("ledger: origin mismatch")
 	// ErrLogKeyMismatch: the Signer (or Verifier) is not the key that signed
@@ -127,6 +130,9 @@ type Ledger struct {
 	verifier note.Verifier // nil when read-only without Options.Verifier
 	maxBatch int
 	holder   string // who this Ledger is in the leases of a shared log
+
+	reserveMu sync.Mutex
+	reserved  map[string]bool // Reserve's names, held by one user each
 
 	// cosigners is Options.Cosigners: asked once per checkpoint (signTree).
 	cosigners func() []note.Signer

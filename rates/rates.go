@@ -36,6 +36,10 @@ type Service struct {
 	wake      chan struct{}
 }
 
+// loopName is the refresh's reservation in the engine's ledger
+// (ledger.Reserve): one refresh per engine.
+const loopName = "rates.refresh"
+
 // Side bucket and key of the stored ECB documents in the ledger file.
 var (
 	bucketFX   = "fx-documents"
@@ -45,13 +49,28 @@ var (
 // New restores the ECB documents stored in the engine's ledger into live,
 // re-decides what waited for them, and starts the refresh loop as the
 // engine's background work. live must be the engine's Config.FX.
-func New(e *fiscal.Engine, live *fx.LiveTable, opts Options) (*Service, error) {
+//
+// One engine has one refresh: a second New on the same engine, while the
+// engine is open, is refused with an error wrapping ledger.ErrReserved
+// (two loops would fetch twice and re-decide the same waiting records side
+// by side); keep the Service the first call returned. The same rule holds
+// for ingest.New and webhooks.New.
+func New(e *fiscal.Engine, live *fx.LiveTable, opts Options) (_ *Service, err error) {
 	if live == nil {
 		return nil, errors.New("rates: no live table")
 	}
 	if e.Settings().FX != fx.Source(live) {
 		return nil, errors.New("rates: the engine does not read its rates from this live table (Config.FX)")
 	}
+	release, err := e.Ledger().Reserve(loopName)
+	if err != nil {
+		return nil, fmt.Errorf("rates: the engine's rates are already refreshed by an earlier rates.New (one refresh per engine: keep its Service): %w", err)
+	}
+	defer func() {
+		if err != nil {
+			release()
+		}
+	}()
 	logger := opts.Logger
 	if logger == nil {
 		logger = e.Settings().Logger

@@ -154,6 +154,10 @@ type Endpoint struct {
 }
 
 // Endpoint statuses.
+// dispatcherName is the dispatcher's reservation in the engine's ledger
+// (ledger.Reserve): one dispatcher per engine.
+const dispatcherName = "webhooks.dispatcher"
+
 const (
 	EndpointEnabled  = "enabled"
 	EndpointDisabled = "disabled"
@@ -212,6 +216,14 @@ type Service struct {
 // New starts webhook delivery for the engine's outbox: it records the
 // configured endpoints and, unless opts.NoDispatcher, runs the dispatcher as
 // the engine's background work.
+//
+// One engine has one dispatcher: a second New without NoDispatcher on the
+// same engine, while the engine is open, is refused with an error wrapping
+// ledger.ErrReserved, and changes nothing (two dispatchers would deliver
+// the same events side by side); keep the Service the first call
+// returned. Services with NoDispatcher (reading and managing endpoints and
+// events) may be opened beside it. The same rule holds for rates.New and
+// ingest.New.
 func New(e *fiscal.Engine, opts Options) (*Service, error) {
 	set := e.Settings()
 	w := &Service{
@@ -245,8 +257,18 @@ func New(e *fiscal.Engine, opts Options) (*Service, error) {
 			}
 		}
 	}
+	// One dispatcher per engine: reserved before anything is written, so
+	// that a refused second New changes nothing.
+	release := func() {}
+	if !opts.NoDispatcher {
+		var err error
+		if release, err = e.Ledger().Reserve(dispatcherName); err != nil {
+			return nil, fmt.Errorf("webhooks: the engine's outbox is already delivered by an earlier webhooks.New (one dispatcher per engine: keep its Service, or set Options.NoDispatcher for another): %w", err)
+		}
+	}
 	if e.Ledger().Shared() {
 		if err := pinSecretKey(e.Ledger(), w.keyDir, w.rand); err != nil {
+			release()
 			return nil, err
 		}
 	}
@@ -258,6 +280,7 @@ func New(e *fiscal.Engine, opts Options) (*Service, error) {
 	if !opts.NoDispatcher {
 		now := w.clock().UTC()
 		if err := e.Ledger().Update(func(tx ledger.Tx) error { return syncConfigEndpoints(tx, w.config, now) }); err != nil {
+			release()
 			return nil, fmt.Errorf("webhooks: endpoints: %w", err)
 		}
 	}

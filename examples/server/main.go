@@ -324,7 +324,10 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	payments := ingest.New(engine, ingest.Options{})
+	payments, err := ingest.New(engine, ingest.Options{})
+	if err != nil {
+		return err
+	}
 	reloader := &accountsReloader{path: o.accounts, engine: engine, log: logger}
 	serverOpts.Metrics = serverMetrics
 	handler, err := httpserver.New(httpserver.Services{

@@ -138,7 +138,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer cleanup()
-	payments := ingest.New(engine, ingest.Options{}) // its queue runs until the engine closes
+	payments, err := ingest.New(engine, ingest.Options{}) // its queue runs until the engine closes
+	if err != nil {
+		return err
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), o.wait)
 	defer cancel()
