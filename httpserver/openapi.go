@@ -891,6 +891,13 @@ func errorsByStatus(op operation) map[int][]fiscal.Code {
 		// of the account's bucket before the handler runs.
 		codes = append(codes, fiscal.CodeAuthenticationFailed, codeRateLimited)
 	}
+	if op.auth == authRequired {
+		// A key whose account the engine keeps no books for (Keys naming
+		// an account missing from the engine's accounts) is NOT_FOUND,
+		// naming the account, on every keyed route: lists included, never
+		// an empty list.
+		codes = append(codes, fiscal.CodeNotFound)
+	}
 	out := map[int][]fiscal.Code{}
 	for _, c := range codes {
 		st := httpStatus(c)

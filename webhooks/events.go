@@ -91,8 +91,12 @@ func (w *Service) checkpointText() (string, error) {
 // means DefaultEventsLimit, at most MaxEventsLimit), each with its record:
 // the backfill for a receiver that missed deliveries or detected a gap in
 // the sequences. Sequences are the global ledger index, so one account's
-// sequences have gaps where other accounts' entries are.
+// sequences have gaps where other accounts' entries are. An account the
+// engine keeps no books for is NOT_FOUND, not an empty list.
 func (w *Service) Events(ctx context.Context, accountID, cursor string, limit int) (*EventList, error) {
+	if err := w.account(accountID); err != nil {
+		return nil, err
+	}
 	after := int64(-1)
 	if cursor != "" {
 		n, err := strconv.ParseInt(cursor, 10, 64)
@@ -131,6 +135,9 @@ func (w *Service) Events(ctx context.Context, accountID, cursor string, limit in
 // Event returns one of the account's events with its record, the latest
 // checkpoint, and its deliveries to the account's endpoints.
 func (w *Service) Event(ctx context.Context, accountID, eventID string) (*EventDetail, error) {
+	if err := w.account(accountID); err != nil {
+		return nil, err
+	}
 	ev, err := lookupEvent(w.e.Ledger(), accountID, eventID)
 	if err != nil {
 		return nil, err
@@ -184,6 +191,9 @@ func (st deliveryState) view() Delivery {
 // round with a fresh retry window. The event id stays the same: receivers
 // deduplicate on it.
 func (w *Service) Redeliver(ctx context.Context, accountID, eventID, endpointID string) ([]Delivery, error) {
+	if err := w.account(accountID); err != nil {
+		return nil, err
+	}
 	ev, err := lookupEvent(w.e.Ledger(), accountID, eventID)
 	if err != nil {
 		return nil, err

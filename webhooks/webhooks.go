@@ -198,7 +198,8 @@ type EndpointRequest struct {
 // Service is the webhook service of one engine: endpoints (from the
 // configuration and the API), sealed secrets, and the dispatcher that
 // delivers the engine's outbox. Create it with New; the engine's Close stops
-// it.
+// it. Every method that names an account answers NOT_FOUND (naming it) for
+// an account the engine keeps no books for, lists included.
 type Service struct {
 	e        *fiscal.Engine
 	log      *slog.Logger
@@ -290,6 +291,16 @@ func New(e *fiscal.Engine, opts Options) (*Service, error) {
 		e.Go(w.disp.run)
 	}
 	return w, nil
+}
+
+// account is NOT_FOUND (fiscal.Engine.Books' error, naming the account)
+// when the engine keeps no books for accountID. Every call that names an
+// account checks it first, so that a mistyped id (or a server key whose
+// account the engine does not keep) is told so, not answered an empty list
+// as if the account existed with nothing in it.
+func (w *Service) account(accountID string) error {
+	_, err := w.e.Books(accountID)
+	return err
 }
 
 // notify tells the dispatcher that the outbox or an endpoint changed.
@@ -442,8 +453,8 @@ func (w *Service) read(fn func(tx ledger.Tx) error) error {
 // are available from Events and Redeliver. An account the engine keeps no
 // books for is NOT_FOUND.
 func (w *Service) CreateEndpoint(ctx context.Context, accountID string, req EndpointRequest) (*EndpointWithSecret, error) {
-	if _, err := w.e.Books(accountID); err != nil {
-		return nil, err // NOT_FOUND: the engine keeps no books for the account
+	if err := w.account(accountID); err != nil {
+		return nil, err
 	}
 	if req.URL == "" {
 		return nil, badRequest("/url", "is required")
@@ -492,8 +503,12 @@ func (w *Service) CreateEndpoint(ctx context.Context, accountID string, req Endp
 	return &EndpointWithSecret{Endpoint: w.view(r), Secret: plain, SecretID: secret.ID}, nil
 }
 
-// Endpoints lists the account's endpoints, oldest first.
+// Endpoints lists the account's endpoints, oldest first; an account the
+// engine keeps no books for is NOT_FOUND, not an empty list.
 func (w *Service) Endpoints(ctx context.Context, accountID string) ([]Endpoint, error) {
+	if err := w.account(accountID); err != nil {
+		return nil, err
+	}
 	var list []endpointRecord
 	err := w.read(func(tx ledger.Tx) error {
 		var err error
@@ -513,6 +528,9 @@ func (w *Service) Endpoints(ctx context.Context, accountID string) ([]Endpoint, 
 // Endpoint returns one of the account's endpoints. Another account's
 // endpoint is not found.
 func (w *Service) Endpoint(ctx context.Context, accountID, id string) (*Endpoint, error) {
+	if err := w.account(accountID); err != nil {
+		return nil, err
+	}
 	var r endpointRecord
 	err := w.read(func(tx ledger.Tx) error {
 		found, err := getJSON(tx, bucketWebhookEndpoints, endpointKey(accountID, id), &r)
@@ -554,6 +572,9 @@ func (w *Service) modifyEndpoint(accountID, id string, allowConfig bool, fn func
 // deliveries are cancelled when they come due. Endpoints of the accounts
 // file are removed by editing the file (WEBHOOK_ENDPOINT_CONFLICT).
 func (w *Service) DeleteEndpoint(ctx context.Context, accountID, id string) error {
+	if err := w.account(accountID); err != nil {
+		return err
+	}
 	return w.update(func(tx ledger.Tx) error {
 		var r endpointRecord
 		found, err := getJSON(tx, bucketWebhookEndpoints, endpointKey(accountID, id), &r)
@@ -574,6 +595,9 @@ func (w *Service) DeleteEndpoint(ctx context.Context, accountID, id string) erro
 // secret is deleted with DeleteSecret, every delivery carries one v1
 // signature per secret, so the receiver can switch at its own pace.
 func (w *Service) AddSecret(ctx context.Context, accountID, id string) (*EndpointWithSecret, error) {
+	if err := w.account(accountID); err != nil {
+		return nil, err
+	}
 	now := w.clock().UTC()
 	secret, plain, err := w.newSecret(id, now)
 	if err != nil {
@@ -595,6 +619,9 @@ func (w *Service) AddSecret(ctx context.Context, accountID, id string) (*Endpoin
 // DeleteSecret ends a rotation: the secret no longer signs. The last
 // secret of an endpoint cannot be deleted.
 func (w *Service) DeleteSecret(ctx context.Context, accountID, id, secretID string) (*Endpoint, error) {
+	if err := w.account(accountID); err != nil {
+		return nil, err
+	}
 	r, err := w.modifyEndpoint(accountID, id, false, func(r *endpointRecord) error {
 		for i, s := range r.Secrets {
 			if s.ID != secretID {
@@ -619,6 +646,9 @@ func (w *Service) DeleteSecret(ctx context.Context, accountID, id, secretID stri
 // Events recorded while it was disabled are not sent; fetch them with
 // Events or send them again with Redeliver.
 func (w *Service) EnableEndpoint(ctx context.Context, accountID, id string) (*Endpoint, error) {
+	if err := w.account(accountID); err != nil {
+		return nil, err
+	}
 	r, err := w.modifyEndpoint(accountID, id, true, func(r *endpointRecord) error {
 		r.DisabledAt, r.DisabledWhy = nil, ""
 		return nil
