@@ -132,7 +132,7 @@ func operations() map[string]operation {
 			responses: []response{
 				jsonBody(http.StatusCreated, "The new record (Location `/settlements/{id}`); also an idempotent replay (`Idempotent-Replayed: true`).", reflect.TypeFor[fiscal.Record](), "Location", "Idempotent-Replayed"),
 				jsonBody(http.StatusOK, "The payment is already recorded for this account: the existing record.", reflect.TypeFor[fiscal.Record](), "Location"),
-				jsonBody(http.StatusAccepted, "Held or queued: the queue entry (Location `/v1/x402/settlements/{id}`).", reflect.TypeFor[ingest.Status](), "Location", "Preference-Applied"),
+				jsonBody(http.StatusAccepted, "Held or queued: the queue entry (Location `/v1/x402/settlements/{id}`); also the replay of a request repeated under the Idempotency-Key of its entry still queued, with the same body (then with `Idempotent-Replayed: true`; the chain is not asked).", reflect.TypeFor[ingest.Status](), "Location", "Preference-Applied", "Idempotent-Replayed"),
 			},
 			errors: []fiscal.Code{fiscal.CodeIdempotencyConflict, fiscal.CodeSettlementConflict, ingest.CodeNotSettled, fiscal.CodeChainVerifyRequired,
 				fiscal.CodeChainVerifyFailed, fiscal.CodeUnsupportedNetwork, fiscal.CodeUnsupportedAsset, fiscal.CodeUnsupportedScheme,

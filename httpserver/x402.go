@@ -17,7 +17,9 @@ import (
 // 200 with the existing record for a payment already recorded; 202 with the
 // queue entry (Location /v1/x402/settlements/{id}) when the payment is held
 // ("settlement_pending") or, with "Prefer: respond-async" (RFC 7240 §4.1),
-// durably queued without waiting for the chain (fiscal.Engine.EnqueueX402).
+// durably queued without waiting for the chain (fiscal.Engine.EnqueueX402);
+// 202 with Idempotent-Replayed: true for a replay of the Idempotency-Key of
+// an entry still queued (ingest.Result.Replayed).
 func (s *Server) postX402Settlement(w http.ResponseWriter, r *http.Request) {
 	key, err := idempotencyKey(r)
 	if err != nil {
@@ -53,6 +55,9 @@ func (s *Server) postX402Settlement(w http.ResponseWriter, r *http.Request) {
 		}
 		if async {
 			w.Header().Set("Preference-Applied", "respond-async")
+		}
+		if res.Replayed {
+			w.Header().Set("Idempotent-Replayed", "true")
 		}
 		w.Header().Set("Location", "/v1/x402/settlements/"+res.Queued.ID)
 		writeJSON(w, http.StatusAccepted, raw)

@@ -118,6 +118,12 @@ type Result struct {
 	Record  *fiscal.Record // Created, Replayed, Existing
 	JSON    []byte         // the record exactly as stored (Created, Replayed, Existing)
 	Queued  *Status        // Queued: the durable queue entry
+	// Replayed (Outcome Queued): the answer replays the request that
+	// queued the entry, repeated under the same Idempotency-Key with the
+	// same documents and buyer facts while the entry is still queued; the
+	// HTTP answer carries Idempotent-Replayed: true, as every replay does.
+	// (A recorded payment's replay is Outcome fiscal.Replayed.)
+	Replayed bool
 }
 
 func result(sr *fiscal.SettleResult) *Result {
@@ -282,7 +288,7 @@ func (s *Service) record(ctx context.Context, b *fiscal.Books, in chainJob) (*Re
 		if st, err := s.queuedKey(b.Account().ID, in); err != nil {
 			return nil, err
 		} else if st != nil {
-			return &Result{Outcome: fiscal.Queued, Queued: st}, nil
+			return &Result{Outcome: fiscal.Queued, Queued: st, Replayed: true}, nil
 		}
 	}
 	in.Read = read

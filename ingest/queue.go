@@ -165,9 +165,12 @@ func (s *Service) enqueue(ctx context.Context, b *fiscal.Books, in x402.Payment,
 	now := s.clock().UTC()
 	id := fiscal.EventID(in.Network, in.TxHash)
 	var status Status
+	var replayed bool
 	err = s.e.Ledger().Update(func(tx ledger.Tx) error {
+		replayed = false // a retried transaction starts again
+		var held []byte
 		if idemKey != "" {
-			if held := tx.Get(bucketKeys, idemIndexKey(account, idemKey)); held != nil && string(held) != id {
+			if held = tx.Get(bucketKeys, idemIndexKey(account, idemKey)); held != nil && string(held) != id {
 				return queuedKeyConflict()
 			}
 		}
@@ -191,6 +194,11 @@ func (s *Service) enqueue(ctx context.Context, b *fiscal.Books, in x402.Payment,
 				if err := q.schedule(tx, now, now); err != nil {
 					return err
 				}
+			default:
+				// Still queued, with the same facts: under the key that
+				// already names this entry, the request that queued it
+				// again, a replay (Idempotent-Replayed).
+				replayed = held != nil
 			}
 			if idemKey != "" {
 				if err := tx.Put(bucketKeys, idemIndexKey(account, idemKey), []byte(id)); err != nil {
@@ -235,7 +243,7 @@ func (s *Service) enqueue(ctx context.Context, b *fiscal.Books, in x402.Payment,
 		return nil, fiscal.StoreError(err)
 	}
 	s.nudge()
-	return &Result{Outcome: fiscal.Queued, Queued: &status}, nil
+	return &Result{Outcome: fiscal.Queued, Queued: &status, Replayed: replayed}, nil
 }
 
 func queuedKeyConflict() *fiscal.Error {

@@ -88,8 +88,11 @@ func TestSyncReplayOfAQueuedKey(t *testing.T) {
 	}
 	node.SetHang(2 * time.Second)
 	res, err := e.IngestX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "key-s")
-	if err != nil || res.Outcome != fiscal.Queued || res.Queued == nil || res.Queued.ID != q.Queued.ID || res.Queued.State != ingest.StateQueued {
+	if err != nil || res.Outcome != fiscal.Queued || res.Queued == nil || res.Queued.ID != q.Queued.ID || res.Queued.State != ingest.StateQueued || !res.Replayed || q.Replayed {
 		t.Fatalf("sync replay of the queued request: %v %+v, want the queue entry %s", err, res, q.Queued.ID)
+	}
+	if again, err := e.EnqueueX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "key-s"); err != nil || !again.Replayed {
+		t.Errorf("the queued request again, queued: %v %+v, want a replay", err, again)
 	}
 	other := buyerDE
 	other.Country = "FR"
