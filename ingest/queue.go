@@ -130,7 +130,10 @@ func idemIndexKey(accountID, key string) []byte { return []byte(accountID + "\x0
 // and a chain that is slow, down or not final yet cannot lose the payment.
 //
 // Answers: Outcome Queued with the entry's status (a new entry, or the
-// entry already queued for this payment; a failed entry is queued again);
+// entry already queued for this payment, Result.Replayed when this key
+// queued it; a failed entry is queued again, with this request's facts
+// and key when they differ: a failed entry frees its keys when it fails,
+// and keeps its error in lastError until pruned or attempted again);
 // Existing or Replayed with the record when the payment is recorded
 // already; NOT_SETTLED for success:false without "settlement_pending";
 // SETTLEMENT_CONFLICT when another account queued or recorded the payment,
@@ -182,6 +185,18 @@ func (s *Service) enqueue(ctx context.Context, b *fiscal.Books, in x402.Payment,
 			switch {
 			case q.Status.Account != account:
 				return queuedForAnother("/settleResponse/transaction")
+			case q.Status.State == StateFailed && !bytes.Equal(q.Fingerprint, job.Fingerprint):
+				// The failed payment reported again with other facts (the
+				// buyer's, corrected): the failed request freed its keys
+				// (attempt), and this one replaces it, queued under its
+				// own key; the previous failure stays in lastError until
+				// the next attempt.
+				q.Input, q.Buyer, q.Fingerprint, q.IdemKey, q.MoreKeys = in, buyer, job.Fingerprint, idemKey, nil
+				q.Status.Reason = reason
+				q.Status.State, q.Status.Attempts, q.GraceFrom = StateQueued, 0, now.Format(time.RFC3339Nano)
+				if err := q.schedule(tx, now, now); err != nil {
+					return err
+				}
 			case !bytes.Equal(q.Fingerprint, job.Fingerprint) && idemKey != "" && q.IdemKey == idemKey:
 				return &fiscal.Error{Code: fiscal.CodeIdempotencyConflict, Field: "Idempotency-Key", Detail: "this Idempotency-Key was already used with a different request body"}
 			case !bytes.Equal(q.Fingerprint, job.Fingerprint):
@@ -451,7 +466,33 @@ func (s *Service) attempt(ctx context.Context, key []byte, id string) error {
 	}
 	s.log.Warn("x402 ingest failed", "id", id, "account", q.Status.Account, "code", lastErr.Code, "field", lastErr.Field, "reason", reason)
 	_, puts := q.finished(StateFailed, now, lastErr, "")
-	return s.apply(puts)
+	return s.update(func(tx ledger.Tx) error {
+		if err := applyPuts(tx, puts); err != nil {
+			return err
+		}
+		// The failure is the request's answer, given late: as a
+		// synchronous request the chain refuses (422) binds no key, the
+		// entry frees its keys now, so that a corrected request may use
+		// them at once rather than after Prune (30 days by default). The
+		// entry keeps the failure (state failed, lastError) until pruned.
+		return q.releaseKeys(tx)
+	})
+}
+
+// releaseKeys removes from the key index the Idempotency-Keys of the entry
+// (IdemKey, MoreKeys) that still name it: a key freed before and taken
+// since by another entry stays that entry's.
+func (q queued) releaseKeys(tx ledger.Tx) error {
+	for _, key := range append([]string{q.IdemKey}, q.MoreKeys...) {
+		k := idemIndexKey(q.Status.Account, key)
+		if key == "" || string(tx.Get(bucketKeys, k)) != q.Status.ID {
+			continue
+		}
+		if err := tx.Delete(bucketKeys, k); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // retryDelay says whether an attempt's error is worth retrying, and the
@@ -530,20 +571,22 @@ func (s *Service) load(id string) (queued, error) {
 }
 
 func (s *Service) apply(puts []ledger.Put) error {
-	return s.update(func(tx ledger.Tx) error {
-		for _, p := range puts {
-			var err error
-			if p.Value == nil {
-				err = tx.Delete(p.Bucket, p.Key)
-			} else {
-				err = tx.Put(p.Bucket, p.Key, p.Value)
-			}
-			if err != nil {
-				return err
-			}
+	return s.update(func(tx ledger.Tx) error { return applyPuts(tx, puts) })
+}
+
+func applyPuts(tx ledger.Tx, puts []ledger.Put) error {
+	for _, p := range puts {
+		var err error
+		if p.Value == nil {
+			err = tx.Delete(p.Bucket, p.Key)
+		} else {
+			err = tx.Put(p.Bucket, p.Key, p.Value)
 		}
-		return nil
-	})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *Service) update(fn func(tx ledger.Tx) error) error {

@@ -22,8 +22,9 @@ const pruneBatch = 512
 // and a recorded payment's Idempotency-Key is also a ledger claim; both are
 // in the log's entry, not in the queue's side buckets. After pruning, GET
 // /v1/x402/settlements/{id} answers 404 for the entry (the record stays at
-// /settlements/{id}); a failed entry's payment can be queued again, and the
-// failed entry's Idempotency-Key is free for another payment.
+// /settlements/{id}); a failed entry's payment can be queued again. (A
+// failed entry's Idempotency-Keys were freed when it failed; Prune frees
+// those of a recorded entry, which the ledger's claim binds anyway.)
 //
 // It returns how many entries it removed; an error (ctx done, a store
 // failure) leaves what it removed so far removed.
@@ -61,14 +62,8 @@ func (s *Service) Prune(ctx context.Context, before time.Time) (int, error) {
 					if raw == nil || json.Unmarshal(raw, &q) != nil || !prunable(q, before) {
 						continue
 					}
-					for _, key := range append([]string{q.IdemKey}, q.MoreKeys...) {
-						k := idemIndexKey(q.Status.Account, key)
-						if key == "" || !bytes.Equal(tx.Get(bucketKeys, k), id) {
-							continue
-						}
-						if err := tx.Delete(bucketKeys, k); err != nil {
-							return err
-						}
+					if err := q.releaseKeys(tx); err != nil {
+						return err
 					}
 					if err := tx.Delete(bucketQueue, id); err != nil {
 						return err
