@@ -12,9 +12,13 @@ import (
 // invoices issued (or issued before) by the call and, in a run for every
 // buyer, those that could not be issued, each with its problem.
 type SummaryList struct {
-	Object   string                      `json:"object"` // "list"
-	Data     []*invoicing.SummaryInvoice `json:"data"`
-	Failures []invoicing.SummaryFailure  `json:"failures,omitempty"`
+	Object string                      `json:"object"` // "list"
+	Data   []*invoicing.SummaryInvoice `json:"data"`
+	// Failures (a run for every buyer) are the summaries that could not be
+	// issued, beside those in Data; absent when none failed. A run with
+	// failures and nothing in Data is not a list: it answers the problem of
+	// its first failure.
+	Failures []invoicing.SummaryFailure `json:"failures,omitempty"`
 }
 
 // postSummaries: POST /v1/invoices/summaries, invoicing.Issue.
@@ -35,7 +39,11 @@ func (s *Server) postSummaries(w http.ResponseWriter, r *http.Request) {
 		for _, f := range run.Failures {
 			s.log.Warn("summary invoice not issued", "request_id", requestInfoOf(r).id, "buyer", f.Buyer, "tax_country", f.TaxCountry, "code", f.Code, "err", f.Err)
 		}
-	} else if err != nil {
+	}
+	var fe *fiscal.Error
+	if err != nil && (run == nil || errors.As(err, &fe)) {
+		// A run that issued nothing is the error of its first failure
+		// (invoicing.RunError), not a success.
 		s.problem(w, r, err)
 		return
 	}

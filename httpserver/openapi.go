@@ -474,11 +474,11 @@ func operations() map[string]operation {
 			description: "For an account in invoicing mode `summary_monthly`: the summary invoice (Art. 223 Directive 2006/112/EC) of one buyer (`buyer`, the payer wallet; `taxCountry` when its supplies follow several states' invoicing rules) or, without `buyer`, of every buyer with supplies of `period` (`YYYY-MM`, the month of the local day of supply) waiting for one. " +
 				"One UBL invoice per buyer, invoicing state and month: the totals per VAT rate, computed on the supplies' exact amounts and rounded once, the period (BG-14), the next number of the account's invoice series; the ledger document lists every supply covered. " +
 				"A month is closed once it has ended in every taxing territory (00:00 at UTC−1, the Azores: 01:00 UTC on the 1st); before, `PERIOD_OPEN`. Idempotent: issuing again returns the same invoices (200). " +
-				"Without `buyer`, a buyer whose summary fails does not stop the others: they are issued, and `failures` lists each summary that was not (its `buyer`, `taxCountry` and the problem's `code`, `field`, `detail`, as a request for that buyer alone would answer); issue it again once the cause is fixed. The same as `invoicing.Issue`.",
+				"Without `buyer`, a buyer whose summary fails does not stop the others: they are issued, and `failures` lists each summary that was not (its `buyer`, `taxCountry` and the problem's `code`, `field`, `detail`, as a request for that buyer alone would answer); issue it again once the cause is fixed. A run that issues none and finds none issued before has failed: the answer is the problem of its first failure (its status, `code` and `field`), whose `detail` names every failure. The same as `invoicing.Issue`.",
 			request: reflect.TypeFor[invoicing.SummaryRequest](),
 			responses: []response{
-				jsonBody(http.StatusCreated, "At least one summary invoice was issued by this call; the list holds those issued before too.", reflect.TypeFor[SummaryList](), "Cache-Control"),
-				jsonBody(http.StatusOK, "No summary invoice was issued by this call: every one named was issued before (the same documents), or could not be issued (`failures`).", reflect.TypeFor[SummaryList](), "Cache-Control"),
+				jsonBody(http.StatusCreated, "At least one summary invoice was issued by this call; the list holds those issued before too, and `failures` those that could not be issued.", reflect.TypeFor[SummaryList](), "Cache-Control"),
+				jsonBody(http.StatusOK, "No summary invoice was issued by this call: every one in the list was issued before (the same documents); `failures` lists those that could not be issued. An empty list without failures: no supply of the month waits for a summary.", reflect.TypeFor[SummaryList](), "Cache-Control"),
 			},
 			errors: []fiscal.Code{fiscal.CodeBadRequest, fiscal.CodeNotFound, fiscal.CodePeriodOpen, fiscal.CodeInvoiceRulesFailed, codeRateLimited, fiscal.CodeDBUnavailable},
 		},

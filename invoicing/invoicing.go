@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/fiscal402/fiscal402/fiscal"
 )
@@ -16,7 +17,10 @@ import (
 // month that has not ended is PERIOD_OPEN; a month without such supplies
 // is NOT_FOUND for one buyer and an empty list for all. In a run for all
 // buyers, one buyer's failure does not stop the others: Issue returns the
-// summaries issued and a *RunError listing each that was not.
+// summaries issued and a *RunError listing each that was not. A run that
+// issued none (and found none issued before) failed: its error is the
+// first failure's *fiscal.Error, its detail naming every failure, with
+// the *RunError inside (RunError).
 func Issue(ctx context.Context, b *fiscal.Books, q SummaryRequest) ([]*SummaryResult, error) {
 	if q.Buyer != "" {
 		res, err := issueSummary(ctx, b, q)
@@ -52,7 +56,10 @@ type SummaryFailure struct {
 
 // RunError is Issue's error when some summaries of a month's run (no
 // buyer named) could not be issued: every other one was, and is among
-// Issue's results; Failures lists the others in the run's order.
+// Issue's results; Failures lists the others in the run's order. When
+// none was issued (nor found issued before), the run failed: Issue's error
+// is then a *fiscal.Error, the first failure's code, field and retry, with
+// every failure in its detail, and the RunError inside it (errors.As).
 type RunError struct {
 	Failures []SummaryFailure
 }
@@ -90,10 +97,42 @@ func issueEach(ctx context.Context, buyers []SummaryRequest, issue func(SummaryR
 		}
 		out = append(out, res)
 	}
-	if len(failed) > 0 {
+	switch {
+	case len(failed) > 0 && len(out) == 0:
+		return out, (&RunError{Failures: failed}).nothingIssued()
+	case len(failed) > 0:
 		return out, &RunError{Failures: failed}
 	}
 	return out, nil
+}
+
+// nothingIssued is the error of a run in which every summary failed: no
+// success to report, so the run answers as a request for its first failing
+// buyer alone would (that failure's code, field and retry; over HTTP its
+// status), its detail naming every failure, and the *RunError inside
+// (errors.As) for a caller that wants them one by one.
+func (e *RunError) nothingIssued() *fiscal.Error {
+	f := e.Failures[0]
+	fe := &fiscal.Error{Code: f.Code, Field: f.Field, Err: e}
+	var cause *fiscal.Error
+	if errors.As(f.Err, &cause) {
+		fe.RetryAfter = cause.RetryAfter
+	}
+	var d strings.Builder
+	fmt.Fprintf(&d, "no summary invoice was issued: %d could not be", len(e.Failures))
+	for i, f := range e.Failures {
+		sep := "; "
+		if i == 0 {
+			sep = ": "
+		}
+		fmt.Fprintf(&d, "%sthe buyer %s's", sep, f.Buyer)
+		if f.TaxCountry != "" {
+			fmt.Fprintf(&d, " (%s)", f.TaxCountry)
+		}
+		fmt.Fprintf(&d, ", %s: %s", f.Code, f.Detail)
+	}
+	fe.Detail = d.String()
+	return fe
 }
 
 // What covers a record (Coverage.Invoice).

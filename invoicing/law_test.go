@@ -2,6 +2,7 @@ package invoicing_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -68,6 +69,13 @@ func TestSummaryFollowsItsSuppliesLaw(t *testing.T) {
 	} else if fiscaltest.Code(err) != fiscal.CodeInvoiceRulesFailed || !strings.Contains(err.Error(), recorded) || !strings.Contains(err.Error(), frame.TaxCountry) {
 		t.Fatalf("summary under a changed profile: %v; want INVOICE_RULES_FAILED naming %s and %s", err, recorded, frame.TaxCountry)
 	} else {
+		// The month's run, of which this buyer is the only one: nothing
+		// is issued, so the run is the error, not a success listing it.
+		_, err := invoicing.Issue(ctx, b, invoicing.SummaryRequest{Period: "2026-04"})
+		var run *invoicing.RunError
+		if fiscaltest.Code(err) != fiscal.CodeInvoiceRulesFailed || !errors.As(err, &run) || len(run.Failures) != 1 {
+			t.Fatalf("the month's run that issues nothing: %v (%T); want INVOICE_RULES_FAILED carrying the run's failures", err, err)
+		}
 		// Nothing was issued: with the profile as it was, the summary is
 		// issued under the records' state, with the series' first number.
 		if err := b.Engine().SetAccounts(fiscaltest.Accounts(old)); err != nil {

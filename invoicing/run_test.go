@@ -3,6 +3,7 @@ package invoicing_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/fiscal402/fiscal402/fiscal"
@@ -69,5 +70,33 @@ func TestMonthRunIssuesTheOthers(t *testing.T) {
 	})
 	if !errors.Is(err, context.Canceled) || len(called) != 1 {
 		t.Errorf("cancelled run: %v after %v", err, called)
+	}
+}
+
+// TestMonthRunThatIssuesNothingIsAnError: a month's run in which every
+// summary failed answered like a success (no error a caller branches on:
+// over HTTP 200 with an empty list and failures). It is now the error of
+// its first failure (code, field, retry), whose detail names every failure
+// and which carries the *RunError; a run that issued some (or found them
+// issued before) still answers them with the *RunError beside.
+func TestMonthRunThatIssuesNothingIsAnError(t *testing.T) {
+	buyers := []invoicing.SummaryRequest{
+		{Period: "2026-03", Buyer: "0xaaaa", TaxCountry: "IE"},
+		{Period: "2026-03", Buyer: "0xbbbb", TaxCountry: "DE"},
+	}
+	got, err := invoicing.IssueEach(context.Background(), buyers, func(q invoicing.SummaryRequest) (*invoicing.SummaryResult, error) {
+		if q.Buyer == "0xaaaa" {
+			return nil, &fiscal.Error{Code: fiscal.CodeInvoiceRulesFailed, Field: "/buyer", Detail: "the business customer's street is missing"}
+		}
+		return nil, &fiscal.Error{Code: fiscal.CodeDBUnavailable, Detail: "the ledger cannot be written right now"}
+	})
+	var fe *fiscal.Error
+	var run *invoicing.RunError
+	if len(got) != 0 || !errors.As(err, &fe) || !errors.As(err, &run) {
+		t.Fatalf("a run that issued nothing: %v, %v (%T); want a *fiscal.Error carrying the *RunError", got, err, err)
+	}
+	if fe.Code != fiscal.CodeInvoiceRulesFailed || fe.Field != "/buyer" || len(run.Failures) != 2 ||
+		!strings.Contains(fe.Detail, "0xaaaa") || !strings.Contains(fe.Detail, "0xbbbb") || !strings.Contains(fe.Detail, string(fiscal.CodeDBUnavailable)) {
+		t.Errorf("the run's error: %+v; want the first failure's code and field, every failure in the detail", fe)
 	}
 }
