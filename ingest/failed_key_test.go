@@ -2,6 +2,7 @@ package ingest_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/ingest"
 	"github.com/fiscal402/fiscal402/internal/fakechain"
+	"github.com/fiscal402/fiscal402/ledger"
 )
 
 // TestFailedEntryFreesItsKey: a queue entry that failed for good (here
@@ -84,5 +86,45 @@ func TestFailedEntryFreesItsKey(t *testing.T) {
 	rec, _, err := e.Record(ctx, "acct_0", st.RecordURL[len("/settlements/"):])
 	if err != nil || rec.Buyer.Country != "FR" {
 		t.Fatalf("the corrected entry's record: %v %+v, want the corrected facts (FR)", err, rec)
+	}
+}
+
+// TestQueueRunnerFreesKeysOfOlderFailures: entries that failed before a
+// failing attempt freed their keys still hold them in an existing ledger,
+// until pruned. The queue runner frees them when it starts.
+func TestQueueRunnerFreesKeysOfOlderFailures(t *testing.T) {
+	node, clock, e := rvSetup(t, evmverify.Policy{})
+	ctx := context.Background()
+	node.Advance(5)
+	d := rvDocs(t, fakechain.Hash("tx failed long ago"), 1_000_000)
+	q, err := e.EnqueueX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Add(ingest.NotFoundGrace + time.Minute)
+	e.ProcessIngestQueue(ctx)
+	// The key index as an older version left it: the failed entry holds
+	// its key.
+	key := []byte("acct_0\x00old")
+	if err := e.Ledger().Update(func(tx ledger.Tx) error { return tx.Put(fiscal.BucketQueuedKeys, key, []byte(q.Queued.ID)) }); err != nil {
+		t.Fatal(err)
+	}
+	newService(t, e.Engine, ingest.Options{}) // the queue runner
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := e.Ledger().Get(fiscal.BucketQueuedKeys, key); errors.Is(err, ledger.ErrNotFound) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the failed entry still holds its key after the queue runner started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	fixed := fakechain.Hash("tx of the corrected request")
+	node.MineTransfer(fixed, 30, rvPayer, rvPayTo, 1_000_000)
+	node.Advance(3)
+	dFixed := rvDocs(t, fixed, 1_000_000)
+	if res, err := e.IngestX402(ctx, "acct_0", dFixed.settle, dFixed.requirements, dFixed.payload, buyerDE, "old"); err != nil || res.Outcome != fiscal.Created {
+		t.Fatalf("the corrected request under the freed key: %v %+v", err, res)
 	}
 }

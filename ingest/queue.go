@@ -596,6 +596,58 @@ func (s *Service) update(fn func(tx ledger.Tx) error) error {
 	return nil
 }
 
+// freeFailedKeys frees the Idempotency-Keys still held by failed entries:
+// those that failed before a failing attempt freed them (attempt), which
+// would otherwise hold them until pruned. The queue runner does it once,
+// at its start. It returns how many keys it freed.
+func (s *Service) freeFailedKeys(ctx context.Context) (int, error) {
+	var failed []queued
+	err := s.e.Ledger().View(func(tx ledger.Tx) error {
+		return tx.Scan(bucketQueue, nil, nil, false, func(k, v []byte) bool {
+			var q queued
+			if json.Unmarshal(v, &q) == nil && q.Status.State == StateFailed && q.holdsKey(tx) {
+				failed = append(failed, q)
+			}
+			return ctx.Err() == nil
+		})
+	})
+	if err != nil || len(failed) == 0 {
+		return 0, cmp.Or(err, ctx.Err())
+	}
+	n := 0
+	err = s.update(func(tx ledger.Tx) error {
+		n = 0
+		for _, q := range failed {
+			raw := tx.Get(bucketQueue, []byte(q.Status.ID))
+			var now queued
+			if raw == nil || json.Unmarshal(raw, &now) != nil || now.Status.State != StateFailed {
+				continue // queued again or pruned since the scan
+			}
+			for _, key := range append([]string{now.IdemKey}, now.MoreKeys...) {
+				if key != "" && string(tx.Get(bucketKeys, idemIndexKey(now.Status.Account, key))) == now.Status.ID {
+					n++
+				}
+			}
+			if err := now.releaseKeys(tx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return n, err
+}
+
+// holdsKey reports whether one of the entry's Idempotency-Keys still names
+// it in the key index.
+func (q queued) holdsKey(tx ledger.Tx) bool {
+	for _, key := range append([]string{q.IdemKey}, q.MoreKeys...) {
+		if key != "" && string(tx.Get(bucketKeys, idemIndexKey(q.Status.Account, key))) == q.Status.ID {
+			return true
+		}
+	}
+	return false
+}
+
 // queueLease is how long a replica holds the queue after its last pass.
 const queueLease = 30 * time.Second
 
@@ -608,6 +660,11 @@ func (s *Service) run(stop <-chan struct{}) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() { <-stop; cancel() }()
+	if n, err := s.freeFailedKeys(ctx); err != nil && ctx.Err() == nil {
+		s.log.Error("x402 ingest: freeing the keys of failed entries", "err", err)
+	} else if n > 0 {
+		s.log.Info("x402 ingest: freed the Idempotency-Keys of failed entries", "keys", n)
+	}
 	for ctx.Err() == nil {
 		wait := poll
 		// Replicas sharing a log take turns through a lease (renewed every
