@@ -25,7 +25,7 @@ func TestCheckTransferNeedsChainVerification(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	payments, err := ingest.New(e.Engine, ingest.Options{NoQueue: true})
+	payments, err := ingest.Open(e.Engine, ingest.Options{NoQueue: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -140,7 +140,7 @@ func shareLoops(t testing.TB, svc *httpserver.Services) {
 		if release, err := svc.Engine.Ledger().Reserve("ingest.queue"); err == nil {
 			release()
 		} else if errors.Is(err, ledger.ErrReserved) {
-			in, err := ingest.New(svc.Engine, ingest.Options{NoQueue: true})
+			in, err := ingest.Open(svc.Engine, ingest.Options{NoQueue: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -141,7 +141,7 @@ func (svc Services) withDefaults() (Services, error) {
 		svc.Webhooks = w
 	}
 	if svc.Ingest == nil {
-		in, err := ingest.New(e, ingest.Options{})
+		in, err := ingest.Open(e, ingest.Options{})
 		if err != nil {
 			return svc, err
 		}

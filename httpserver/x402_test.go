@@ -42,7 +42,7 @@ func newChainFixture(t testing.TB, rpcURL string) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{t: t, engine: e}
-	if f.ingest, err = ingest.New(e, ingest.Options{NoQueue: true}); err != nil {
+	if f.ingest, err = ingest.Open(e, ingest.Options{NoQueue: true}); err != nil {
 		t.Fatal(err)
 	}
 	f.srv = httptest.NewServer(newHandlerWith(t, httpserver.Services{Engine: e, Ingest: f.ingest}, httpserver.Options{Logger: quiet}))

@@ -58,7 +58,7 @@ func Example() {
 	defer os.RemoveAll(dir)
 	engine := exampleEngine(dir, "http://127.0.0.1:8545")
 	defer engine.Close()
-	payments, err := ingest.New(engine, ingest.Options{}) // records queued payments in the background
+	payments, err := ingest.Open(engine, ingest.Options{}) // records queued payments in the background
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func Example() {
 func ExampleService_RecordX402() {
 	engine := exampleEngine("fiscal402-data", "https://mainnet.base.org")
 	defer engine.Close()
-	payments, err := ingest.New(engine, ingest.Options{})
+	payments, err := ingest.Open(engine, ingest.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func ExampleService_EnqueueX402() {
 	defer os.RemoveAll(dir)
 	engine := exampleEngine(dir, "http://127.0.0.1:8545")
 	defer engine.Close()
-	payments, err := ingest.New(engine, ingest.Options{NoQueue: true})
+	payments, err := ingest.Open(engine, ingest.Options{NoQueue: true})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func ExampleService_EnqueueX402() {
 func ExampleService_RecordTransfer() {
 	engine := exampleEngine("fiscal402-data", "https://mainnet.base.org")
 	defer engine.Close()
-	payments, err := ingest.New(engine, ingest.Options{})
+	payments, err := ingest.Open(engine, ingest.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -62,15 +62,27 @@ type Service struct {
 }
 
 // New returns the ingest service of e and, unless opts.NoQueue, runs its
-// durable queue as background work of the engine.
-//
-// One engine has one queue runner: a second New without NoQueue on the
-// same engine, while the engine is open, is refused with an error wrapping
-// ledger.ErrReserved (two loops would take the same queue entries side by
-// side); keep the Service the first call returned. Services with NoQueue
-// (which queue and record, and leave the queue to the runner) may be
-// opened beside it. The same rule holds for rates.New and webhooks.New.
-func New(e *fiscal.Engine, opts Options) (*Service, error) {
+// durable queue as background work of the engine. It is Open for a caller
+// that opens one runner per engine, as a program does once at start: a
+// second runner on one engine is a programming error, and New panics with
+// Open's error (as net/http's ServeMux does on a pattern registered twice).
+// Use Open where the engine may already run one.
+func New(e *fiscal.Engine, opts Options) *Service {
+	s, err := Open(e, opts)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// Open is New with the refusal returned. One engine has one queue runner:
+// a second Open (or New) without NoQueue on the same engine, while the
+// engine is open, is refused with an error wrapping ledger.ErrReserved
+// (two loops would take the same queue entries side by side); keep the
+// Service the first call returned. Services with NoQueue (which queue and
+// record, and leave the queue to the runner) may be opened beside it. The
+// same rule holds for rates.New and webhooks.New.
+func Open(e *fiscal.Engine, opts Options) (*Service, error) {
 	set := e.Settings()
 	s := &Service{e: e, log: opts.Logger, clock: set.Clock, wake: make(chan struct{}, 1)}
 	if s.log == nil {
@@ -78,7 +90,7 @@ func New(e *fiscal.Engine, opts Options) (*Service, error) {
 	}
 	if !opts.NoQueue {
 		if _, err := e.Ledger().Reserve(queueRunner); err != nil {
-			return nil, fmt.Errorf("ingest: the engine's queue already runs under an earlier ingest.New (one queue runner per engine: keep its Service, or set Options.NoQueue for another): %w", err)
+			return nil, fmt.Errorf("ingest: the engine's queue already runs under an earlier ingest.New or Open (one queue runner per engine: keep its Service, or set Options.NoQueue for another): %w", err)
 		}
 		e.Go(s.run)
 	}

@@ -128,7 +128,7 @@ func engineAt(t testing.TB, dir string, v *evmverify.Verifier, clock *movingCloc
 // newService is ingest.New, which the test needs to succeed.
 func newService(t testing.TB, e *fiscal.Engine, opts ingest.Options) *ingest.Service {
 	t.Helper()
-	s, err := ingest.New(e, opts)
+	s, err := ingest.Open(e, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

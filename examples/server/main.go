@@ -324,7 +324,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	payments, err := ingest.New(engine, ingest.Options{})
+	payments, err := ingest.Open(engine, ingest.Options{})
 	if err != nil {
 		return err
 	}

@@ -138,7 +138,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer cleanup()
-	payments, err := ingest.New(engine, ingest.Options{}) // its queue runs until the engine closes
+	payments, err := ingest.Open(engine, ingest.Options{}) // its queue runs until the engine closes
 	if err != nil {
 		return err
 	}
