@@ -1,6 +1,7 @@
 // Package fiscalevent records fiscal events: settled payments whose seller,
 // buyer and supply the caller names in the body (POST /v1/fiscal-events,
-// spec §2.3), from any country, each determined, stored once in the ledger
+// README "Fiscal events (global ingest)"), from any country, each
+// determined, stored once in the ledger
 // and, when the EU VAT production invariants hold, invoiced and receipted.
 //
 // A Service wraps an engine; the HTTP layer decodes a Request and makes one

@@ -19,7 +19,8 @@ import (
 	"github.com/fiscal402/fiscal402/vies"
 )
 
-// Request is the body of POST /v1/fiscal-events (spec §2.3): a
+// Request is the body of POST /v1/fiscal-events (README "Fiscal events
+// (global ingest)"): a
 // settled payment with its parties named in the body, from any ISO 3166-1
 // country. Required: payment (its §2.1 fields, asset and scheme optional),
 // seller.legalName, seller.country and supply.kind. buyer.country may be
@@ -33,7 +34,7 @@ type Request struct {
 }
 
 // Payment is the payment of a fiscal event: the payment fields of the
-// settlement request (spec §2.1), validated exactly as POST /settlements
+// settlement request (the OpenAPI SettlementRequest schema), validated exactly as POST /settlements
 // validates them.
 type Payment struct {
 	AmountUSDC     string `json:"amountUsdc"`
@@ -53,7 +54,7 @@ type Payment struct {
 const Version = "fiscal402.fiscal_event/1"
 
 // EventRecorded is the type of the outbox event of a fiscal event (a stable
-// name: spec §6).
+// name: event type names never change; README "Webhooks").
 const EventRecorded = "fiscal_event.recorded"
 
 // Event is a persisted fiscal event: the 201 body of POST
@@ -504,7 +505,7 @@ func productionInvariants(in input, det vat.Determination, v fiscal.Verification
 		{InvariantFXRateAvailable, fxReason == nil, "an ECB reference rate exists for the settlement date"},
 	}
 	if !list[1].Holds {
-		list[1].Detail = "the seller in the body is not the authenticated account's seller; the service signs production receipts only for its account's own sales (spec §5.3)"
+		list[1].Detail = "the seller in the body is not the authenticated account's seller; the service signs production receipts only for its account's own sales (the ingest key identifies the account and its seller)"
 	}
 	if !list[2].Holds {
 		list[2].Detail = fmt.Sprintf("the buyer's country %q is not an EU-27 member state; receipt 1.0.0 covers eu-vat only", in.buyer.Country)

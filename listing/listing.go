@@ -13,7 +13,7 @@ import (
 	"github.com/fiscal402/fiscal402/vat"
 )
 
-// Listing limits (spec §4 leaves GET /settlements open; README "Listing").
+// Listing limits (our own choice for GET /settlements; README "Listing records").
 const (
 	defaultListLimit = 50
 	maxListLimit     = 200

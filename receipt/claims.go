@@ -47,12 +47,13 @@ const (
 )
 
 // SandboxWatermark is the value of the "watermark" claim of every sandbox
-// receipt (and of no production receipt): the spec's "sandbox output is
-// watermarked" (service-spec §8), visible to a human reading the claims.
+// receipt (and of no production receipt): sandbox output is always
+// watermarked (README "Sandbox"), visible to a human reading the claims.
 const SandboxWatermark = "SANDBOX: not a fiscal record, not valid for tax purposes"
 
 // Jurisdictions (Claims.Jurisdiction). Which spec version may carry which
-// jurisdiction follows the service spec's jurisdiction table: eu-vat has
+// jurisdiction follows the jurisdiction table (catalog.Jurisdictions, served
+// by GET /v1/capabilities): eu-vat has
 // receipt_v1 supported and receipt_v2 unsupported; uk-vat the reverse;
 // receipt_v3 serves both.
 const (
@@ -60,14 +61,14 @@ const (
 	JurisdictionUKVAT = "uk-vat"
 )
 
-// Review states (Claims.ReviewStatus), service-spec §3.
+// Review states (Claims.ReviewStatus): the two states of a fiscal record.
 const (
 	ReviewProcessed = "PROCESSED"
 	ReviewPending   = "PENDING_MANUAL_REVIEW"
 )
 
-// CustodyNone is the only custody value (service-spec §1: "Custody is always
-// none").
+// CustodyNone is the only custody value: the service never holds funds, so
+// custody is always "none".
 const CustodyNone = "none"
 
 // Chain verification outcomes (ChainFacts.Verification).
@@ -146,7 +147,8 @@ type ChainFacts struct {
 	Finalized     *bool  `json:"finalized,omitempty"`
 }
 
-// Party is the seller, from the merchant account (service-spec §2.1).
+// Party is the seller, from the merchant account (account data tied to the
+// ingest key, never a field of the settlement request).
 type Party struct {
 	LegalName string `json:"legal_name"`
 	VATNumber string `json:"vat_number,omitempty"`
@@ -154,7 +156,8 @@ type Party struct {
 }
 
 // Buyer is the merchant-attested customer; every field is optional because a
-// missing country is a review reason, not an error (service-spec §3).
+// missing country is a review reason, not an error (the record is then
+// PENDING_MANUAL_REVIEW).
 type Buyer struct {
 	Country    string         `json:"country,omitempty"`
 	PostalCode string         `json:"postal_code,omitempty"`
@@ -289,7 +292,8 @@ type Invoice struct {
 	UBLSHA256 string `json:"ubl_sha256"`
 }
 
-// Fee is the service fee accrued on this record (service-spec §8).
+// Fee is the service fee accrued on this record (the pricing policy of GET
+// /v1/pricing).
 type Fee struct {
 	Model      string `json:"model"`
 	BPS        string `json:"bps"`

@@ -9,7 +9,7 @@
 // /.well-known/log-key). This page is the specification of the formats
 // service.receipt/1.0.0 (frozen), 2.0.0 (experimental), 3.0.0 (frozen) and
 // 4.0.0 (issued for new receipts). A breaking change gets a new spec
-// version (service-spec §9); fields are deprecated, never renamed.
+// version and a deprecation period; fields are deprecated, never renamed.
 //
 // # Wire format
 //
@@ -92,7 +92,7 @@
 //	environment      string    "production" or "sandbox"
 //	watermark        string    sandbox only, and then exactly SandboxWatermark
 //	custody          string    always "none"
-//	jurisdiction     string    "eu-vat" with 1.0.0; "uk-vat" with 2.0.0 (service-spec jurisdiction table)
+//	jurisdiction     string    "eu-vat" with 1.0.0; "uk-vat" with 2.0.0 (the jurisdictions of GET /v1/capabilities)
 //	ruleset          string    ruleset version, "<jurisdiction>-…", e.g. "eu-vat-oss-2026.09"
 //	review_status    string    "PROCESSED" or "PENDING_MANUAL_REVIEW"
 //	review_reasons   [string]  present exactly when PENDING_MANUAL_REVIEW: why
@@ -109,7 +109,7 @@
 //
 // settlement:
 //
-//	protocol         string    "x402" or "evm-transfer" (service-spec payment protocols)
+//	protocol         string    "x402" or "evm-transfer" (the payment protocols of GET /v1/capabilities)
 //	network          string    CAIP-2 chain id, e.g. "eip155:8453"
 //	tx_hash          string    for eip155: "0x" + 64 lower-case hex
 //	log_index        int       optional: index of the token Transfer log in the transaction

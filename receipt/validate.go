@@ -31,7 +31,7 @@ func (e *ClaimsError) Error() string {
 // Is makes errors.Is(err, ErrInvalidClaims) true.
 func (e *ClaimsError) Is(target error) bool { return target == ErrInvalidClaims }
 
-// FeeModelBasisPoints is the only fee model (service-spec §8).
+// FeeModelBasisPoints is the only fee model (the pricing policy of GET /v1/pricing).
 const FeeModelBasisPoints = "basis_points"
 
 // Checking modes: what the claims must look like.
@@ -242,8 +242,8 @@ func scaled12(s string) (int64, bool) {
 	return n, true
 }
 
-// instant requires an RFC 3339 time in UTC ("Z"): service-spec conventions,
-// "Timestamps: ISO-8601 UTC".
+// instant requires an RFC 3339 time in UTC ("Z"): every timestamp the service
+// writes is ISO-8601 in UTC.
 func (v *checker) instant(field, s string) {
 	if _, err := time.Parse(time.RFC3339, s); err != nil || !strings.HasSuffix(s, "Z") {
 		v.fail(field, "%q is not an RFC 3339 UTC time (…Z)", s)

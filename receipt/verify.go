@@ -37,7 +37,8 @@ const (
 	StepOpening             = "opening"              // an opening given to Verifier.Verify does not open its commitment
 )
 
-// Where the service publishes what a verifier needs (service-spec §5.6).
+// Where the service publishes what a verifier needs (public: fetching and
+// verifying a receipt needs no key).
 const (
 	PathJWKS           = "/.well-known/jwks.json"
 	PathLogKey         = "/.well-known/log-key"

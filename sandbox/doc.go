@@ -2,7 +2,8 @@
 // previews the VAT of a supply without recording it (Evaluate, POST
 // /v1/compliance/evaluate) and runs settlements through the production
 // pipeline into a separate, watermarked ledger (Simulate, POST
-// /sandbox/v1/simulate), both under a per-agent daily quota (spec §8).
+// /sandbox/v1/simulate), both under a per-agent daily quota (README
+// "Limits, quota and authentication").
 //
 // A Sandbox wraps a production engine and opens its own engine in
 // <Dir>/sandbox on first use; the HTTP layer decodes a request and makes one

@@ -15,8 +15,8 @@ import (
 	"github.com/fiscal402/fiscal402/vat"
 )
 
-// EvaluateRequest is the body of POST /v1/compliance/evaluate (spec §4: a
-// classification preview; the spec leaves its shape open). The seller may be
+// EvaluateRequest is the body of POST /v1/compliance/evaluate (a
+// classification preview; its shape is ours, README "Compliance preview"). The seller may be
 // established anywhere; the buyer must be an attested EU-27 customer; the
 // amount is in USDC, converted at the ECB rate of Date.
 //
@@ -26,8 +26,8 @@ import (
 //	 "amountUsdc": "11.90", "date": "2026-04-10"}
 //
 // seller may be left out when a key is sent: it is then the account's
-// seller. currency may be left out and is otherwise "USDC" (spec §1: the
-// currency of the preview is USDC). date is a YYYY-MM-DD UTC day or an
+// seller. currency may be left out and is otherwise "USDC" (the preview is
+// always in USDC). date is a YYYY-MM-DD UTC day or an
 // RFC 3339 UTC instant, not in the future; it defaults to today (UTC).
 type EvaluateRequest struct {
 	Seller     *parties.Seller `json:"seller,omitempty"`
@@ -98,7 +98,7 @@ func (s *Sandbox) Evaluate(ctx context.Context, accountID string, agent Agent, r
 		return nil, fiscal.InputError(err)
 	}
 	if req.Currency != "" && req.Currency != "USDC" {
-		return nil, &fiscal.Error{Code: fiscal.CodeUnsupportedAsset, Field: "/currency", Detail: fmt.Sprintf("currency %q is not supported; the preview is in USDC (spec §1)", req.Currency)}
+		return nil, &fiscal.Error{Code: fiscal.CodeUnsupportedAsset, Field: "/currency", Detail: fmt.Sprintf("currency %q is not supported; the preview is in USDC", req.Currency)}
 	}
 	date, err := parseEvaluateDate("/date", req.Date, now)
 	if err != nil {
@@ -170,7 +170,7 @@ func (s *Sandbox) Evaluate(ctx context.Context, accountID string, agent Agent, r
 }
 
 // evaluateParties validates the seller and the buyer of an evaluation. The
-// buyer must be an attested EU-27 customer (spec §4): an absent country or
+// buyer must be an attested EU-27 customer (README "Compliance preview"): an absent country or
 // one outside the EU-27 is UNSUPPORTED_JURISDICTION, a malformed one
 // BAD_REQUEST.
 func evaluateParties(req EvaluateRequest, acc *fiscal.Account, totals func() (*vat.CrossBorderTotals, error)) (parties.SellerFacts, parties.BuyerFacts, error) {

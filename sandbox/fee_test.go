@@ -11,8 +11,8 @@ import (
 	"github.com/fiscal402/fiscal402/sandbox"
 )
 
-// TestSimulationAccruesNoFee: a sandbox simulation is priced 0 (spec §8,
-// "Sandbox price of evaluate and simulate: 0"), so its record, and the
+// TestSimulationAccruesNoFee: a sandbox simulation is priced 0 (the
+// sandbox price of evaluate and simulate, GET /v1/pricing), so its record, and the
 // receipt that signs the record's figures, accrue no fee even where the
 // production policy charges one: a production record of the same payment
 // accrues the policy's basis points.

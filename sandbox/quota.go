@@ -12,7 +12,7 @@ import (
 	"github.com/fiscal402/fiscal402/ledger"
 )
 
-// An Agent is who a sandbox call counts against (spec §8: evaluate and
+// An Agent is who a sandbox call counts against (the sandbox quota: evaluate and
 // simulate, together, Options.QuotaPerDay calls "per agent per day"): the
 // account when the caller sent a valid key, otherwise its network address.
 // The zero Agent is not metered; it is for in-process callers of the

@@ -21,13 +21,13 @@ import (
 // Options configure a Sandbox. Every field documents its zero value.
 type Options struct {
 	// QuotaPerDay is the number of evaluate and simulate calls each agent
-	// may make per UTC day (spec §8). 0 means DefaultQuotaPerDay; a
+	// may make per UTC day. 0 means DefaultQuotaPerDay; a
 	// negative value means no quota.
 	QuotaPerDay int
 }
 
-// DefaultQuotaPerDay is the sandbox quota of spec §8: 10 calls per agent
-// per day.
+// DefaultQuotaPerDay is the published sandbox quota (GET /v1/pricing,
+// README "Limits, quota and authentication"): 10 calls per agent per day.
 const DefaultQuotaPerDay = 10
 
 // Sandbox is the sandbox environment of a production engine: its own
@@ -105,7 +105,7 @@ func (s *Sandbox) engine() (*fiscal.Engine, error) {
 }
 
 // sandboxFee is the fee a sandbox record accrues: none. A simulation is
-// priced 0 (spec §8: "Sandbox price of evaluate and simulate: 0") and is
+// priced 0 (the sandbox price of evaluate and simulate, GET /v1/pricing) and is
 // never invoiced, so its record and receipt must not state the production
 // policy's accrual; they keep its model and collection, at 0 bps.
 func sandboxFee(prod fiscal.FeePolicy) fiscal.FeePolicy {
@@ -125,7 +125,7 @@ func (s *Sandbox) open() (*fiscal.Engine, error) {
 }
 
 // SimulateRequest is the body of POST /sandbox/v1/simulate: a settlement
-// request exactly as POST /settlements takes it (spec §2.1, same strict
+// request exactly as POST /settlements takes it (SettlementRequest, same strict
 // rules), plus an optional seller. The seller is, in this order: the body's
 // seller; the account's seller when a valid key was sent; else
 // DemoSeller().
