@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// CAIP-2 identifiers of the networks fiscal402 supports (service spec §1:
-// "Supported chains: eip155:8453, eip155:1"). CAIP-2 "eip155" namespace:
+// CAIP-2 identifiers of the networks fiscal402 supports (eip155:8453 and
+// eip155:1). CAIP-2 "eip155" namespace:
 // the reference is the decimal EIP-155 chain id.
 const (
 	NetworkBase     = "eip155:8453"

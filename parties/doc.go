@@ -1,10 +1,10 @@
 // Package parties reads the seller, buyer and supply that a request names
-// in its body (a fiscal event, POST /v1/fiscal-events, spec §2.3; a
+// in its body (a fiscal event, POST /v1/fiscal-events; a
 // compliance evaluation; a capability check), and determines the VAT of a
 // seller whose facts are partly unknown.
 //
 // POST /settlements never names the seller: there the seller is the
-// account (spec §2.1, §5.3). A request that names one may name the
+// account the ingest key identifies. A request that names one may name the
 // account's own seller (MatchAccountSeller: then the account's profile is
 // authoritative) or another; for another seller the Art. 59c facts
 // (threshold exceeded, opted for destination) are unknown unless the body

@@ -14,7 +14,7 @@ import (
 )
 
 // Seller is a seller named in a request body. Only legalName and country
-// are in the specification's table (§2.3); the other members are extensions
+// are the basic fiscal-event seller; the other members are extensions
 // that let the caller state the facts Art. 59c VAT Directive depends on. A fact
 // left out is unknown, never assumed: when it would change the determination,
 // the result is MANUAL_REVIEW_REQUIRED with reason seller_threshold_unknown.
@@ -27,7 +27,7 @@ type Seller struct {
 	OptedForDestination *bool    `json:"optedForDestination,omitempty"` // extension: Art. 59c(3) option
 }
 
-// Buyer is the buyer as the caller attests it (spec §2.3).
+// Buyer is the buyer as the caller attests it.
 type Buyer struct {
 	Country        string `json:"country,omitempty"`
 	BusinessStatus string `json:"businessStatus,omitempty"` // "B2C" or "B2B"
@@ -46,13 +46,13 @@ type Buyer struct {
 	Address *invoicelaw.Address `json:"address,omitempty"`
 }
 
-// Supply is what was sold (spec §2.3).
+// Supply is what was sold.
 type Supply struct {
 	Kind        string `json:"kind"`
 	Description string `json:"description,omitempty"` // extension: the invoice line's item name
 }
 
-// Business statuses of a buyer (spec §2.3 shows "B2C"; "B2B" is its
+// Business statuses of a buyer ("B2C", a consumer; "B2B" is its
 // counterpart, vat.TreatmentB2B).
 const (
 	BusinessStatusB2C = vat.TreatmentB2C
@@ -242,7 +242,8 @@ func AccountSeller(acc fiscal.Account) SellerFacts {
 // account's own seller: the same legal name (compared case-insensitively with
 // runs of white space collapsed), the same country, and, when the body gives
 // a VAT number, the account's VAT number. When it is, the account's profile
-// is authoritative (spec §5.3), and a threshold fact in the body that
+// is authoritative (the ingest key identifies the account and its seller
+// establishment), and a threshold fact in the body that
 // contradicts it is an error rather than silently overridden.
 //
 // A profile without overThreshold does not say the seller is under the

@@ -2,11 +2,12 @@
 // /settlements' body) and its checks: what a payment is, before any tax is
 // decided.
 //
-// A [Request] is the body as the merchant sends it (spec §2.1); its
-// [Request.Payment] checks it against the specification (§1 conventions,
-// §2.1) and returns the [Payment] every way into the books records from:
+// A [Request] is the body as the merchant sends it (the OpenAPI
+// SettlementRequest schema); its [Request.Payment] checks it (decimal-string
+// amounts, ISO-8601 UTC times, CAIP-2 networks, ISO 3166-1 alpha-2
+// countries) and returns the [Payment] every way into the books records from:
 // lower-case hashes and addresses, canonical amount, UTC time, a supported
-// network and asset (spec §1 "Supported chains", "Supported assets"), and
+// network and asset (eip155:8453 or eip155:1, USDC), and
 // the merchant's [Buyer] facts. The checks answer with the field error of
 // internal/wire naming the first field that fails (a JSON pointer); its
 // Code is "" (BAD_REQUEST) or one of this package's UNSUPPORTED_* codes,

@@ -10,13 +10,13 @@ import (
 	"github.com/fiscal402/fiscal402/internal/wire"
 )
 
-// MaxRequestBytes limits the body of POST /settlements. The specification
-// leaves the limits open (§8); they are documented in the README and the
+// MaxRequestBytes limits the body of POST /settlements. The limits are our
+// own choice; they are documented in the README and the
 // OpenAPI document. The fields themselves are checked by internal/wire
 // (amounts, times, addresses, countries, text, Idempotency-Keys).
 const MaxRequestBytes = 64 << 10
 
-// The codes of the field errors that are not BAD_REQUEST (spec §7): the
+// The codes of the field errors that are not BAD_REQUEST (README "Errors"): the
 // payment is well formed but not one the service takes. fiscal's
 // CodeUnsupported* are these.
 const (
@@ -25,11 +25,11 @@ const (
 	CodeUnsupportedScheme  = "UNSUPPORTED_SCHEME"
 )
 
-// The payments of spec §1: protocols, networks ("Supported chains") and
-// assets ("Supported assets"). The networks are evmverify's, so that what
+// The payments the service takes: protocols, networks and assets, as GET
+// /v1/capabilities lists them. The networks are evmverify's, so that what
 // the engine accepts and what it can verify on chain are one list.
 const (
-	// AssetUSDC is the one asset (spec §1 "Supported assets").
+	// AssetUSDC is the one asset (USDC on every supported network).
 	AssetUSDC    = "USDC"
 	protocolX402 = "x402"
 	schemeExact  = "exact"
@@ -71,8 +71,8 @@ func Networks() []string {
 
 func describeNetworks() string { return strings.Join(Networks(), ", ") }
 
-// parseNetwork accepts a supported CAIP-2 network (spec §1 "Supported
-// chains"): missing is a BAD_REQUEST, anything else unknown is
+// parseNetwork accepts a supported CAIP-2 network (eip155:8453 or
+// eip155:1): missing is a BAD_REQUEST, anything else unknown is
 // UNSUPPORTED_NETWORK naming the supported ones.
 func parseNetwork(field, v string) (string, error) {
 	if v == "" {

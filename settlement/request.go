@@ -13,9 +13,10 @@ import (
 	"github.com/fiscal402/fiscal402/vat"
 )
 
-// Request is the body of POST /settlements (spec §2.1), as the merchant
-// sends it. Every field is a JSON string; amounts are decimal strings.
-// Fields marked "extension" are not in the specification's table; they are
+// Request is the body of POST /settlements (the OpenAPI SettlementRequest
+// schema), as the merchant sends it. Every field is a JSON string; amounts
+// are decimal strings. Fields marked "extension" are our additions to the
+// basic settlement request (amountUsdc through consumerName); they are
 // optional and documented in the OpenAPI document.
 type Request struct {
 	AmountUSDC         string `json:"amountUsdc"`
@@ -55,7 +56,7 @@ type Request struct {
 }
 
 // Buyer are what the merchant attests about the buyer and the supply: the
-// merchant-attested fields of POST /settlements (spec §2.1) under the same
+// merchant-attested fields of POST /settlements under the same
 // JSON names, validated by the same rules; every field is optional.
 // Without Country the record is PENDING_MANUAL_REVIEW
 // (buyer_country_missing), never 0 % VAT. Ingest paths, whose other facts
@@ -112,8 +113,9 @@ type Payment struct {
 	Buyer          Buyer
 }
 
-// Payment checks a request against the specification (§1 conventions,
-// §2.1) and returns the normalised payment or a field error (see the
+// Payment checks a request (decimal-string amounts, ISO-8601 UTC times,
+// CAIP-2 networks, ISO 3166-1 alpha-2 countries, the required fields) and
+// returns the normalised payment or a field error (see the
 // package doc) naming the first field that fails (a JSON pointer). now is
 // the engine clock, for the future-timestamp check.
 func (req Request) Payment(now time.Time) (Payment, error) {

@@ -9,7 +9,7 @@ import (
 )
 
 // Percent is a VAT rate in percent, e.g. 25.5 for 25.5 %. In JSON it is a
-// number literal (service spec section 2.2, classification.ratePercent),
+// number literal (classification.ratePercent of a fiscal record),
 // written from its decimal string and read back through decimal parsing, so
 // that no float64 ever touches it: 25.5 stays exactly 25.5.
 type Percent struct{ d decimal.Decimal }

@@ -10,10 +10,10 @@ import (
 // the rules of a version never change, a correction makes a new version.
 const (
 	RulesetEU = "eu-vat-oss-2026.09"
-	RulesetUK = "uk-vat-2026.09" // experimental (service spec section 1, Jurisdictions)
+	RulesetUK = "uk-vat-2026.09" // experimental (the jurisdictions of GET /v1/capabilities)
 )
 
-// Jurisdictions (service spec section 1).
+// Jurisdictions (as GET /v1/capabilities lists them).
 const (
 	JurisdictionEU = "eu-vat"
 	JurisdictionUK = "uk-vat"
@@ -104,7 +104,8 @@ const (
 	RegistryUnavailable = "unavailable"
 )
 
-// Seller is the merchant's VAT profile (account data, service spec section 2.1).
+// Seller is the merchant's VAT profile (account data tied to the ingest key,
+// never a field of the settlement request).
 type Seller struct {
 	// Country is the ISO 3166-1 alpha-2 code of the seller's place of
 	// establishment (GB for the United Kingdom; EL is accepted for Greece,
