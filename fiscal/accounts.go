@@ -13,8 +13,8 @@ import (
 )
 
 // Account is a seller the engine keeps books for: its id and the seller
-// facts EU VAT needs (spec §5.3: "the key identifies the merchant account,
-// including the seller establishment"). How a caller proves it acts for an
+// facts EU VAT needs (the ingest key identifies the merchant account,
+// including the seller establishment). How a caller proves it acts for an
 // account (API keys) is the HTTP layer's business, not the engine's.
 type Account struct {
 	ID     string `json:"id"`

@@ -46,10 +46,10 @@ const (
 	// Created: a new record was appended to the ledger.
 	Created Outcome = iota
 	// Replayed: the Idempotency-Key was seen before with the same body; the
-	// original record is returned (spec §4 "Idempotency" 2).
+	// original record is returned.
 	Replayed
 	// Existing: the (network, txHash) pair was already recorded for this
-	// account; the existing record is returned (spec §4 "Idempotency" 4).
+	// account; the existing record is returned: (network, txHash) is unique.
 	Existing
 	// Queued: the payment was durably queued for ingest (package ingest);
 	// nothing is recorded yet.

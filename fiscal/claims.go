@@ -154,7 +154,7 @@ func chainClaims(v Verification) receipt.ChainFacts {
 }
 
 // ReceiptSpec is the receipt version a record of the jurisdiction is issued
-// with (the jurisdiction table of spec §1 and §2.7 receipt_versions, which
+// with (the jurisdiction table and the manifest's receipt_versions, which
 // package catalog publishes from this function): service.receipt/4.0.0 for
 // both eu-vat and uk-vat (before it, 3.0.0; before that 1.0.0 for eu-vat
 // and the experimental 2.0.0 for uk-vat). A determination without a

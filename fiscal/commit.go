@@ -18,7 +18,8 @@ import (
 	"github.com/fiscal402/fiscal402/receipt"
 )
 
-// Event types (stable names: spec §6 "event type names stay stable").
+// Event types (stable names: an event type is never renamed; payload fields
+// may be added).
 const (
 	EventSettlementProcessed     = "settlement.processed"
 	EventSettlementPendingReview = "settlement.pending_review"

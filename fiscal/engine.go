@@ -70,7 +70,7 @@ type Config struct {
 	// Logger receives operational logs. nil means slog.Default().
 	Logger *slog.Logger
 	// Fee is the fee each record accrues under the pricing policy in force
-	// (spec §8). The zero value accrues 0 bps under "free_during_beta".
+	// (GET /v1/pricing). The zero value accrues 0 bps under "free_during_beta".
 	Fee FeePolicy
 	// Recheck bounds the background re-check of VAT numbers the registry
 	// could not confirm (review.go). The zero value means its defaults.
@@ -335,7 +335,7 @@ func (e *Engine) JWKS() ([]byte, error) { return json.Marshal(e.keyring.KeySet()
 // appended it: for a 4.0.0 leaf the document with its payload, which that
 // checkpoint's receipt-key cosignature signs; for an older leaf the
 // document with its JWS. id is a receipt id ("rcpt_<entry id>") or a record id, whose
-// current receipt is returned. Receipts are public (spec §5.6): whoever
+// current receipt is returned. Receipts are public (no key): whoever
 // holds the id may fetch and verify it.
 func (e *Engine) Receipt(ctx context.Context, id string) ([]byte, error) {
 	entryID, ok := strings.CutPrefix(id, "rcpt_")

@@ -111,7 +111,8 @@ func checkAmounts(t *testing.T, r *fiscal.Record) {
 func validateUBL(t *testing.T, files []string, peppol bool) { fiscaltest.ValidateUBL(t, files, peppol) }
 
 // TestMissingCountryNeverZeroRated: without consumerCountry the record is
-// pending, carries no rate, no VAT amount and no invoice (spec §3).
+// pending, carries no rate, no VAT amount and no invoice (its VAT is never
+// taken as 0 %).
 func TestMissingCountryNeverZeroRated(t *testing.T) {
 	eachBackend(t, func(t *testing.T) {
 		e := testEngine(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), irishSeller)

@@ -10,8 +10,8 @@ import (
 	"github.com/fiscal402/fiscal402/settlement"
 )
 
-// Code is a stable, machine-readable error code of the service specification
-// (§7). Codes are never renamed; new ones may be added.
+// Code is a stable, machine-readable error code of the HTTP API (README
+// "Errors"). Codes are never renamed; new ones may be added.
 type Code string
 
 // The error codes of the engine. The HTTP status each maps to is in

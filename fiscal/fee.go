@@ -9,7 +9,7 @@ import (
 )
 
 // FeePolicy is the service fee each record accrues under the pricing
-// policy in force (spec §8): basis points of the gross EUR amount, accrued
+// policy in force (GET /v1/pricing): basis points of the gross EUR amount, accrued
 // by policy, never collected from the settlement. The published pricing
 // policy (package catalog) makes it, so the two cannot drift apart.
 type FeePolicy struct {

@@ -30,7 +30,8 @@ var networkNames = map[string]string{
 // (toReview), with reasons that say what is missing: the customer's name
 // or address, a national rate, the rules the invoice would break. A
 // settled payment always gets its record, never a 500 and never a
-// non-compliant invoice (spec §3). Only an internal failure is an error.
+// non-compliant invoice (what it cannot settle waits as
+// PENDING_MANUAL_REVIEW). Only an internal failure is an error.
 func (e *Engine) renderInvoice(d *Draft, s Seller) (ubl.Profile, string, invoicelaw.Law, error) {
 	r := &d.Record
 	a := d.amounts // Prepare's split of the gross under the classification

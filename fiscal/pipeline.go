@@ -336,7 +336,7 @@ func (e *Engine) RecordID(network, txHash string) string {
 const sandboxIDPrefix = "x402-sandbox-"
 
 // urlPrefix is where the environment's documents are served: the sandbox
-// under /sandbox (spec §1 "Environments").
+// under /sandbox (README "Sandbox").
 func (e *Engine) urlPrefix() string {
 	if e.cfg.Environment == receipt.EnvSandbox {
 		return "/sandbox"

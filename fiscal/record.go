@@ -13,7 +13,7 @@ import (
 	"github.com/fiscal402/fiscal402/vies"
 )
 
-// Review statuses of a fiscal record (spec §3).
+// Review statuses of a fiscal record (reviewStatus).
 const (
 	StatusProcessed     = "PROCESSED"
 	StatusPendingReview = "PENDING_MANUAL_REVIEW"
@@ -25,8 +25,7 @@ const (
 	ReasonFXRateUnavailable = "fx_rate_unavailable"
 )
 
-// CustodyNone is the custody of every record: the engine never holds funds
-// (spec §1).
+// CustodyNone is the custody of every record: the engine never holds funds.
 const CustodyNone = receipt.CustodyNone
 
 // Record objects (Record.Object): what a stored document is, and the
@@ -64,8 +63,8 @@ const recordVersion = "fiscal402.record/1"
 //go:generate go run -tags jsongen_bootstrap ../internal/jsongen/cmd/jsongen
 
 // Record is a fiscal record: the 201 body of POST /settlements and the body
-// of GET /settlements/{id} (spec §2.2, whose fields are all here; the others
-// are documented in the package doc and the OpenAPI document). It is stored
+// of GET /settlements/{id}; its fields are documented here, in the package
+// doc and in the OpenAPI Record schema. It is stored
 // as JSON exactly as served.
 type Record struct {
 	ID             string            `json:"id"`     // event id, "x402-<32 hex>"
@@ -135,7 +134,7 @@ type Revision struct {
 }
 
 // Fee is the service fee accrued on a record under the pricing policy in
-// force (spec §8): basis points of the gross EUR amount, accrued by policy,
+// force (GET /v1/pricing): basis points of the gross EUR amount, accrued by policy,
 // never collected from the settlement.
 type Fee struct {
 	Model      string `json:"model"` // "basis_points"
@@ -309,5 +308,5 @@ func EventID(network, txHash string) string {
 	return "x402-" + hex.EncodeToString(h[:16])
 }
 
-// ReceiptID is the receipt id of an entry id (spec §2.5).
+// ReceiptID is the receipt id of an entry id: "rcpt_" and the entry id.
 func ReceiptID(entryID string) string { return "rcpt_" + entryID }

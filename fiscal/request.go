@@ -11,7 +11,7 @@ import (
 // errors, which InputError makes *Error (BAD_REQUEST, UNSUPPORTED_NETWORK,
 // UNSUPPORTED_ASSET, UNSUPPORTED_SCHEME) where the engine calls them.
 type (
-	// SettlementRequest is the body of POST /settlements (spec §2.1):
+	// SettlementRequest is the body of POST /settlements:
 	// settlement.Request.
 	SettlementRequest = settlement.Request
 	// BuyerFacts are what the merchant attests about the buyer and the

@@ -22,8 +22,8 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Protocols and schemes of the ways in (spec §1 "Supported payment
-// protocols").
+// Protocols and schemes of the ways in (the payment protocols GET
+// /v1/capabilities lists).
 const (
 	ProtocolX402        = "x402"
 	ProtocolEVMTransfer = "evm-transfer"
@@ -486,7 +486,8 @@ func resultOrErr(res *fiscal.SettleResult, err error) (*Result, error) {
 }
 
 // RecordTransfer records a plain USDC transfer (protocol evm-transfer,
-// scheme erc20-transfer; spec §1, ingest "library"): the Transfer log is
+// scheme erc20-transfer; ingested through this library only, not over
+// HTTP): the Transfer log is
 // read from the chain (evmverify.Verifier.ReadTransfer), which supplies
 // amount, payer, receiver and time; the log must be emitted by the
 // network's USDC contract. The network's chain mode must be "required"

@@ -226,7 +226,7 @@ type input struct {
 // caip2RE is the form of a CAIP-2 network id.
 var caip2RE = regexp.MustCompile(`^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$`)
 
-// networks are the supported networks (spec §1 "Supported chains"), the
+// networks are the supported networks (eip155:8453 and eip155:1), the
 // engine's: those it knows the USDC contract of (evmverify.USDCContract).
 var networks = []string{evmverify.NetworkBase, evmverify.NetworkEthereum}
 
@@ -588,7 +588,7 @@ func neg2(d decimal.Decimal) string { return d.Neg().StringFixed(2) }
 func negX(d decimal.Decimal) string { return d.Neg().StringFixed(fx.ExactScale) }
 
 // urlPrefix is where the engine's documents are served: the sandbox under
-// /sandbox (spec §1 "Environments").
+// /sandbox (README "Sandbox").
 func urlPrefix(e *fiscal.Engine) string {
 	if e.Settings().Environment == receipt.EnvSandbox {
 		return "/sandbox"

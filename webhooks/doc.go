@@ -24,7 +24,8 @@
 // the event id, its type, when the entry was recorded (RFC 3339 UTC), the
 // ledger index (for ordering and gap detection), the fiscal record as stored
 // in that entry, and the latest signed log checkpoint (C2SP tlog-checkpoint
-// text). Fields may be added; event type names never change (spec §6).
+// text). Fields may be added; event type names never change (README
+// "Webhooks").
 //
 // # Signature
 //

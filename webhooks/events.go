@@ -11,7 +11,7 @@ import (
 )
 
 // EventPayload is the JSON body of a webhook delivery and an item of the
-// event list. Fields may be added; none are renamed (spec §6).
+// event list. Fields may be added; none are renamed (README "Webhooks").
 type EventPayload struct {
 	ID       string          `json:"id"`       // "evt_" + entry id; stable across deliveries: deduplicate on it
 	Type     string          `json:"type"`     // settlement.processed, settlement.pending_review, ...

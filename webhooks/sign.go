@@ -15,7 +15,7 @@ import (
 )
 
 // Header names of a delivery. The X-Service- prefix is the API's own
-// convention (its key header is X-Service-Key, spec §5.1).
+// convention (its key header is X-Service-Key).
 const (
 	HeaderTimestamp  = "X-Service-Timestamp"  // unix seconds, the t of the signed string
 	HeaderSignature  = "X-Service-Signature"  // "v1=<hex>" per active secret, comma-separated
@@ -57,8 +57,8 @@ var (
 
 // Signature returns the v1 signature of a delivery: the lower-case hex of
 // HMAC-SHA256 keyed with the secret's bytes as written (Stripe-style, not
-// base64-decoded) over the decimal timestamp, ".", and the raw body (spec §6:
-// "HMAC-SHA256 over the string timestamp.rawBody").
+// base64-decoded) over the decimal timestamp, ".", and the raw body
+// (HMAC-SHA256 over the string timestamp.rawBody, README "Webhooks").
 func Signature(secret string, timestamp int64, body []byte) string {
 	return hex.EncodeToString(mac(secret, timestamp, body))
 }

@@ -43,7 +43,8 @@ func TestPublishedTestVector(t *testing.T) {
 }
 
 // TestSignatureIndependent recomputes the signature with crypto/hmac directly
-// from the spec's wording, for inputs other than the vector.
+// from the published rule (HMAC-SHA256 over timestamp "." raw body, README
+// "Webhooks"), for inputs other than the vector.
 func TestSignatureIndependent(t *testing.T) {
 	for i, body := range []string{"", "{}", `{"a":"ü\u2028"}`, strings.Repeat("x", 10000)} {
 		secret := "whsec_" + strconv.Itoa(i)

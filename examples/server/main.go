@@ -153,7 +153,7 @@ func serverFlags(fs *flag.FlagSet, o *options, vf *viesFlags) *chainFlags {
 	fs.DurationVar(&o.webhooks.Timeout, "webhook-timeout", 10*time.Second, "time limit of one webhook delivery attempt")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format: text or json (one line per request and per event, on stderr)")
 	fs.StringVar(&o.logLevel, "log-level", "info", "least level logged: debug, info, warn or error")
-	fs.IntVar(&o.sandboxQuota, "sandbox-quota", catalog.DefaultPricing().SandboxQuotaPerDay, "evaluate and simulate calls per agent per UTC day (spec §8: 10)")
+	fs.IntVar(&o.sandboxQuota, "sandbox-quota", catalog.DefaultPricing().SandboxQuotaPerDay, "evaluate and simulate calls per agent per UTC day (published default: 10)")
 	fs.StringVar(&o.operatorKeyFile, "operator-key-file", "", "file holding the operator key of /metrics and /v1/admin/backup (default <data>/keys/operator.key, created on first start; FISCAL402_OPERATOR_KEY sets the key itself)")
 	fs.BoolVar(&o.metricsPublic, "metrics-public", false, "serve /metrics without the operator key (a scraper on a private network)")
 	fs.DurationVar(&o.readyFXMaxAge, "ready-fx-max-age", httpserver.DefaultFXMaxAge, "/readyz fails when the newest ECB rate is older (0 = no such check)")

@@ -15,7 +15,7 @@ import (
 
 // FieldError is a malformed request field: Field is its JSON pointer (or
 // the header's name), Detail one sentence saying what is wrong. Code is
-// the error code of the service specification (§7) when it is not
+// the error code of the HTTP API (README "Errors") when it is not
 // BAD_REQUEST ("" means BAD_REQUEST): the checks of package settlement say
 // UNSUPPORTED_NETWORK, UNSUPPORTED_ASSET and UNSUPPORTED_SCHEME with it.
 type FieldError struct {
@@ -30,7 +30,7 @@ func bad(field, format string, args ...any) *FieldError {
 	return &FieldError{Field: field, Detail: fmt.Sprintf(format, args...)}
 }
 
-// Limits on the request. The specification leaves them open (§8); these are
+// Limits on the request, our own choice; these are
 // documented in the README and the OpenAPI document.
 const (
 	MaxTextLen      = 200  // consumerName, description
