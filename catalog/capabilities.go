@@ -23,7 +23,7 @@ import (
 // jurisdiction table), so what the service says and what it does cannot
 // drift apart.
 
-// Versions of the service description (spec §9).
+// Versions of the service description (fields may be added, none renamed).
 const (
 	// APIVersion is the version of the HTTP API description
 	// (/openapi.json info.version).
@@ -32,11 +32,11 @@ const (
 	ProtocolVersion = "0.3.0"
 	// ManifestSchemaVersion is the manifest's schema_version.
 	ManifestSchemaVersion = "1.0"
-	// ManifestSpec is the manifest's spec identifier (spec §2.7).
+	// ManifestSpec is the manifest's spec identifier (its "spec" key).
 	ManifestSpec = "service.well-known"
 )
 
-// Identity of the service in its published documents (spec §1).
+// Identity of the service in its published documents.
 const (
 	ServiceName     = "fiscal402"
 	ServiceCategory = "eu_fiscal_compliance" // the category token
@@ -48,16 +48,17 @@ const (
 	ServicePurpose = "Non-custodial, post-settlement fiscal adapter for x402 payments: it classifies a stablecoin payment that has already settled (USDC on Base and Ethereum) for EU VAT, converts it to EUR at the ECB reference rate, renders a UBL 2.1 invoice, appends everything to a tamper-evident ledger and issues an Ed25519-signed receipt that anyone can verify offline. It never holds funds and is not tax advice."
 )
 
-// Header names of the HTTP API (spec §4, §5, §6).
+// Header names of the HTTP API (README "Who needs a key", "Webhooks").
 const (
-	HeaderServiceKey       = "X-Service-Key"       // ingest key (spec §5.1)
-	HeaderIdempotencyKey   = "Idempotency-Key"     // optional on ingest (spec §4 "Idempotency")
+	HeaderServiceKey       = "X-Service-Key"       // ingest key
+	HeaderIdempotencyKey   = "Idempotency-Key"     // optional on ingest
 	HeaderWebhookSignature = "X-Service-Signature" // v1=<hex HMAC-SHA256> per active secret (issue 9)
 	HeaderWebhookTimestamp = "X-Service-Timestamp" // unix seconds, the "timestamp" of timestamp.rawBody
 )
 
 // Support is the status of a protocol, jurisdiction, artifact or receipt
-// version in the service's tables (the vocabulary of spec §1).
+// version in the service's tables (supported, experimental, planned,
+// unsupported).
 type Support string
 
 const (
@@ -67,7 +68,7 @@ const (
 	Unsupported  Support = "unsupported"
 )
 
-// Payment protocols and schemes (spec §1 "Supported payment protocols").
+// Payment protocols and schemes (the table PaymentProtocols returns).
 const (
 	SchemeExact         = "exact"
 	ProtocolX402        = "x402"
@@ -77,7 +78,7 @@ const (
 	SchemeERC20Transfer = "erc20-transfer"
 )
 
-// Ingest paths of a payment protocol (spec §1): over the HTTP API, through
+// Ingest paths of a payment protocol: over the HTTP API, through
 // the Go library only, or not at all yet.
 const (
 	IngestHTTP    = "http"
@@ -94,7 +95,7 @@ type PaymentProtocol struct {
 	Ingest   string   `json:"ingest"`
 }
 
-// PaymentProtocols returns the payment protocol table of spec §1: x402 v2
+// PaymentProtocols returns the payment protocol table: x402 v2
 // "exact" over HTTP; plain ERC-20 transfers through the library; MPP and
 // AP2 planned.
 func PaymentProtocols() []PaymentProtocol {
@@ -171,7 +172,7 @@ func (s *Service) Chains() []Chain {
 	return out
 }
 
-// Jurisdiction is one row of the jurisdiction table of spec §1.
+// Jurisdiction is one row of the jurisdiction table (Jurisdictions).
 type Jurisdiction struct {
 	ID             string  `json:"id"` // "eu-vat", "uk-vat"
 	Status         Support `json:"status"`
@@ -189,11 +190,12 @@ type Jurisdiction struct {
 	// checkpoint the receipt key cosigns (one signature per commit).
 	ReceiptV4 Support `json:"receipt_v4"`
 	// DefaultReceiptVersion is the receipt version a record of this
-	// jurisdiction is signed with (spec §2.7 receipt_versions).
+	// jurisdiction is signed with (the manifest's receipt_versions).
 	DefaultReceiptVersion string `json:"default_receipt_version"`
 }
 
-// Jurisdictions returns the jurisdiction table of spec §1; the ruleset
+// Jurisdictions returns the jurisdiction table (eu-vat supported, uk-vat
+// experimental); the ruleset
 // versions are those of package vat.
 func Jurisdictions() []Jurisdiction {
 	return []Jurisdiction{
@@ -232,7 +234,7 @@ func (j Jurisdiction) receiptSupport(version string) Support {
 type ReceiptVersion struct {
 	Spec       string   `json:"spec"` // "service.receipt/1.0.0"
 	Status     Support  `json:"status"`
-	Frozen     bool     `json:"frozen"`      // a frozen format never changes; a breaking change gets a new version (spec §9.1)
+	Frozen     bool     `json:"frozen"`      // a frozen format never changes; a breaking change gets a new version
 	DefaultFor []string `json:"default_for"` // jurisdictions whose records are signed with it
 	// JWSAlg and JWSType are the JWS header of a receipt signed one by one
 	// (1.0.0 to 3.0.0); absent for 4.0.0, which has no JWS.
@@ -249,7 +251,8 @@ type ReceiptVersion struct {
 // 4.0.0").
 const SignatureCheckpointCosignature = "checkpoint-cosignature"
 
-// ReceiptVersions returns the receipt versions of spec §2.7, keyed by
+// ReceiptVersions returns the receipt versions (the manifest's
+// receipt_versions), keyed by
 // version ("1.0.0", "2.0.0", "3.0.0", "4.0.0"): 4.0.0 supported and
 // frozen, the default for both jurisdictions (receipts of earlier versions
 // keep verifying); 1.0.0 and 3.0.0 supported and frozen; 2.0.0
@@ -288,7 +291,7 @@ func receiptFormat(detJurisdiction string) (jurisdictionID, spec string) {
 	return j.ID, fiscal.ReceiptSpec(j.ID)
 }
 
-// Capability tokens (spec §1).
+// Capability tokens (the ten the service publishes).
 const (
 	CapVATClassification = "vat_classification"
 	CapVIESLookup        = "vies_lookup"
@@ -323,7 +326,8 @@ type Capability struct {
 	Reasons     []vat.Reason `json:"reasons,omitempty"`
 }
 
-// capabilityTable is the list of spec §1, in the spec's order.
+// capabilityTable is the list of the ten capability tokens, in their
+// published order.
 func capabilityTable() []Capability {
 	return []Capability{
 		{Token: CapVATClassification, Name: "EU VAT classification",
@@ -349,7 +353,7 @@ func capabilityTable() []Capability {
 	}
 }
 
-// Capabilities returns the capability tokens of spec §1 with their status
+// Capabilities returns the ten capability tokens with their status
 // in this engine. A token is unavailable when the engine's configuration
 // cannot deliver it: without a registry that can confirm VAT numbers
 // (Config.VIES nil, or a vies.Service with lookups off) no buyer number is
@@ -399,7 +403,7 @@ func (s *Service) canConfirm(registry string) bool {
 }
 
 // AvailableCapabilities returns the tokens of the available capabilities,
-// in the spec's order: what the manifest publishes.
+// in their published order: what the manifest publishes.
 func (s *Service) AvailableCapabilities() []string {
 	var out []string
 	for _, c := range s.Capabilities() {
@@ -419,7 +423,7 @@ func SupplyTypes() []string {
 // BuyerTypes are the buyer types a capability check accepts.
 func BuyerTypes() []string { return []string{vat.TreatmentB2C, vat.TreatmentB2B} }
 
-// Security is the security block of the manifest (spec §2.7).
+// Security is the security block of the manifest.
 type Security struct {
 	Custody          string           `json:"custody"`       // "none"
 	IngestHeader     string           `json:"ingest_header"` // "X-Service-Key"
@@ -428,7 +432,7 @@ type Security struct {
 	Idempotency      Idempotency      `json:"idempotency"`
 }
 
-// WebhookSignature says how outbound webhooks are signed (spec §6).
+// WebhookSignature says how outbound webhooks are signed (README "Webhooks").
 type WebhookSignature struct {
 	Algorithm       string `json:"algorithm"`        // "HMAC-SHA256"
 	SignedPayload   string `json:"signed_payload"`   // "timestamp.rawBody"
@@ -437,7 +441,8 @@ type WebhookSignature struct {
 	Format          string `json:"format"`
 }
 
-// Idempotency says what makes an ingest unique (spec §4 "Idempotency").
+// Idempotency says what makes an ingest unique: (network, txHash), and the
+// optional Idempotency-Key.
 type Idempotency struct {
 	UniquePer []string `json:"unique_per"` // ["network", "txHash"]
 	Header    string   `json:"header"`     // Idempotency-Key

@@ -44,7 +44,7 @@ type CheckPayment struct {
 
 // Statuses of the aspects of a capability check. Each aspect has its own
 // status and reasons; there is deliberately no overall "supported" flag
-// (spec §2.4): a corridor can be ingested and determined while its receipt
+// (README "Checking a corridor before ingest"): a corridor can be ingested and determined while its receipt
 // is experimental, or accepted for ingest and still need manual review.
 const (
 	// event_support, payment_support, jurisdiction_representation

@@ -28,7 +28,7 @@
 // support, jurisdiction representation, determination coverage, receipt
 // eligibility), each with its own status and machine-readable reasons.
 // Versions of the description are APIVersion, ProtocolVersion and
-// ManifestSchemaVersion (spec §9); fields may be added, none are renamed.
+// ManifestSchemaVersion; fields may be added, none are renamed.
 //
 // # Errors
 //

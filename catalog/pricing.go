@@ -2,7 +2,7 @@ package catalog
 
 import "github.com/fiscal402/fiscal402/fiscal"
 
-// Pricing is the pricing policy (spec §8). The same value drives the fee
+// Pricing is the pricing policy (GET /v1/pricing). The same value drives the fee
 // accrued on each record and what the service publishes about its pricing,
 // so the two cannot drift apart.
 type Pricing struct {
@@ -18,7 +18,7 @@ type Pricing struct {
 	SandboxPrice       int64  // 0
 }
 
-// DefaultPricing is the policy of spec §8: beta active at 0 bps, standard
+// DefaultPricing is the published policy: beta active at 0 bps, standard
 // 50 bps ("0.5%"), collection by policy accrual, sandbox 10 calls a day
 // for free.
 func DefaultPricing() Pricing {

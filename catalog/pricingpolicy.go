@@ -23,7 +23,7 @@ type PricingPolicy struct {
 	IngestAuth         PricingIngestAuth `json:"ingest_auth"`
 }
 
-// PricingBeta is the beta period's fee (spec §8: active, 0 bps,
+// PricingBeta is the beta period's fee (active, 0 bps,
 // "free_during_beta").
 type PricingBeta struct {
 	Active bool   `json:"active"`
@@ -31,7 +31,7 @@ type PricingBeta struct {
 	Label  string `json:"label"`
 }
 
-// PricingStandard is the fee after the beta (spec §8: 50 bps, "0.5%").
+// PricingStandard is the fee after the beta (50 bps, "0.5%").
 type PricingStandard struct {
 	FeeBPS      int64  `json:"fee_bps"`
 	DisplayRate string `json:"display_rate"`
@@ -43,7 +43,7 @@ type PricingCustom struct {
 	Contact   string `json:"contact"`
 }
 
-// PricingCollection says how fees are collected (spec §8 "Collection"):
+// PricingCollection says how fees are collected:
 // accrued by policy, never split from the settlement.
 type PricingCollection struct {
 	Method                         string `json:"method"` // "policy_accrual"
@@ -53,7 +53,8 @@ type PricingCollection struct {
 	Description                    string `json:"description"`
 }
 
-// PricingSandbox is the sandbox's quota and price (spec §8).
+// PricingSandbox is the sandbox's quota and price (by default 10 calls per
+// agent per UTC day, price 0).
 type PricingSandbox struct {
 	QuotaPerAgentPerDay int      `json:"quota_per_agent_per_day"`
 	Price               string   `json:"price"` // decimal string, EUR
@@ -63,8 +64,8 @@ type PricingSandbox struct {
 	Output              string   `json:"output"`
 }
 
-// PricingIngestAuth settles the question spec §5.2 leaves open: whether the
-// key header is optional on POST /settlements. It is required.
+// PricingIngestAuth says whether the key header is optional on POST
+// /settlements. It is required.
 type PricingIngestAuth struct {
 	Header     string   `json:"header"`
 	Required   bool     `json:"required"`
