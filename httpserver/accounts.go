@@ -17,8 +17,7 @@ import (
 	"github.com/fiscal402/fiscal402/webhooks"
 )
 
-// HeaderServiceKey is the request header that carries an account's API key
-// (spec §5.1).
+// HeaderServiceKey is the request header that carries an account's API key.
 const HeaderServiceKey = "X-Service-Key"
 
 // AccountsFile is the server's accounts configuration (the -accounts file):

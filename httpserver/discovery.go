@@ -223,7 +223,8 @@ func (s *Server) getDiscover(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// postCapabilitiesCheck: POST /v1/capabilities/check (spec §2.4). The key
+// postCapabilitiesCheck: POST /v1/capabilities/check (README "Checking a
+// corridor before ingest"). The key
 // is optional; a key that is sent must be valid (keyOptional, under the
 // failure limit of the client's address like every other key).
 func (s *Server) postCapabilitiesCheck(w http.ResponseWriter, r *http.Request) {

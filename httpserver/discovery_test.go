@@ -176,7 +176,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	}
 	req := doc.resolve("#/components/schemas/SettlementRequest")
 	if got := asStrings(req["required"]); !slices.Equal(got, []string{"amountUsdc", "txHash", "timestamp", "payerWallet", "receiverWallet", "network"}) {
-		t.Errorf("SettlementRequest required = %v (spec §2.1)", got)
+		t.Errorf("SettlementRequest required = %v (want the six settlement fields)", got)
 	}
 }
 

@@ -1,6 +1,6 @@
-// Package httpserver exposes a fiscal.Engine over HTTP as the endpoints of the
-// service specification; every handler decodes, makes one engine call and
-// encodes.
+// Package httpserver exposes a fiscal.Engine over HTTP as the endpoints the
+// README and the OpenAPI document (GET /openapi.json) describe; every
+// handler decodes, makes one engine call and encodes.
 //
 // # Published documents
 //
@@ -58,11 +58,11 @@
 //
 // # Authentication
 //
-// X-Service-Key (spec §5) is required on ingest (POST /settlements, POST
-// /v1/fiscal-events) and, where the specification is silent (§5.7), on
+// X-Service-Key (README "Who needs a key") is required on ingest (POST
+// /settlements, POST /v1/fiscal-events) and on
 // every read of an account's records: GET /settlements,
 // /settlements/{id}, /settlements/{id}/ubl and /v1/fiscal-events[...]. It
-// is optional (§5.8) on POST /v1/compliance/evaluate and POST
+// is optional on POST /v1/compliance/evaluate and POST
 // /sandbox/v1/simulate: without it the caller is anonymous and its client
 // address is the quota's agent; a key that is sent must be valid (401
 // otherwise), so a mistyped key never silently turns a caller anonymous.

@@ -19,8 +19,8 @@ import (
 // capabilities, fees, limits, error codes, routes) is computed from the
 // values the engine and this server run on; only prose is written here.
 
-// Manifest is the discovery manifest, GET /.well-known/service.json
-// (spec §2.7): every top-level key of the spec, in its order.
+// Manifest is the discovery manifest, GET /.well-known/service.json:
+// every top-level key, in its published order.
 type Manifest struct {
 	SchemaVersion     string                            `json:"schema_version"`
 	Spec              string                            `json:"spec"`
@@ -65,7 +65,8 @@ type ManifestPricing struct {
 	URL string `json:"url"`
 }
 
-// ManifestSandbox describes the sandbox (spec §1 "Environments", §8).
+// ManifestSandbox describes the sandbox (README "Sandbox", "Limits, quota
+// and authentication").
 type ManifestSandbox struct {
 	SeparateOrigin      bool     `json:"separate_origin"`
 	Origin              string   `json:"origin"`
@@ -102,13 +103,13 @@ type Documentation struct {
 	Checkpoint   string `json:"checkpoint"`
 }
 
-// MCP states that no MCP interface exists (spec §1 "Environments").
+// MCP states that no MCP interface exists.
 type MCP struct {
 	Implemented bool   `json:"implemented"`
 	Status      string `json:"status"`
 }
 
-// Legal carries the spec §1 statements of what the service is not.
+// Legal carries the statements of what the service is not.
 type Legal struct {
 	NotTaxAdvice bool     `json:"not_tax_advice"`
 	Custody      string   `json:"custody"`
@@ -117,7 +118,8 @@ type Legal struct {
 	TermsURL     string   `json:"terms_url,omitempty"`
 }
 
-// legalStatements are spec §1's "is not" list, in its words.
+// legalStatements are what the service is and is not, word for word as
+// every document publishes them.
 func legalStatements() []string {
 	return []string{
 		"The service is a technical classification engine and a deterministic artifact generator.",

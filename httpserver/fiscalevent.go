@@ -8,7 +8,8 @@ import (
 	"github.com/fiscal402/fiscal402/fiscalevent"
 )
 
-// postFiscalEvent: POST /v1/fiscal-events (spec §2.3, §4). 201 with the
+// postFiscalEvent: POST /v1/fiscal-events (README "Fiscal events (global
+// ingest)"). 201 with the
 // persisted event (201 with Idempotent-Replayed: true for a replay of the
 // same Idempotency-Key and body; 200 with the existing event for a duplicate
 // (network, txHash)).

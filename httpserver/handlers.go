@@ -11,7 +11,7 @@ import (
 	"github.com/fiscal402/fiscal402/refunds"
 )
 
-// postSettlement: POST /settlements (spec §4). 201 with the new record;
+// postSettlement: POST /settlements. 201 with the new record;
 // 201 with Idempotent-Replayed: true for a replay of the same
 // Idempotency-Key and body; 200 with the existing record for a duplicate
 // (network, txHash).
@@ -184,7 +184,7 @@ func (s *Server) getSettlementUBL(w http.ResponseWriter, r *http.Request) {
 	writeUBL(w, r, sum, raw)
 }
 
-// getReceipt: GET /v1/receipts/{id}, public (spec §5.6).
+// getReceipt: GET /v1/receipts/{id}, public: fetching a receipt needs no key.
 func (s *Server) getReceipt(w http.ResponseWriter, r *http.Request) {
 	s.serveReceipt(w, r, s.engine.Receipt)
 }

@@ -17,7 +17,7 @@ import (
 )
 
 // Default per-account rate limit of the endpoints that need X-Service-Key
-// (spec §8 leaves production rate limits open): a sustained 100 requests a
+// (our own choice; README "Limits, quota and authentication"): a sustained 100 requests a
 // second with bursts of 200, far above what one merchant's settlements need
 // and low enough that one account cannot starve the others of the ledger's
 // single writer.
@@ -228,8 +228,8 @@ func (s *Server) authenticate(r *http.Request, key string) (string, error) {
 	return id, nil
 }
 
-// keyOptional serves endpoints where the key is optional (spec §5.8 leaves
-// their authentication open; README "Authentication"): without
+// keyOptional serves endpoints where the key is optional (README "Who
+// needs a key"): without
 // X-Service-Key the caller is anonymous; with one, the key must be valid
 // (401 otherwise: a mistyped key should not silently turn the caller
 // anonymous and charge its address's quota).

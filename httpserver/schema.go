@@ -31,7 +31,7 @@ import (
 // remembering to add it. A member without omitempty is always present and
 // is marked required; request types (strictTypes) reject unknown members,
 // as their decoders do; response objects stay open because response fields
-// may grow (spec §6).
+// may grow (fields may be added, none renamed).
 
 // schemaGen collects the components/schemas of one document.
 type schemaGen struct {

@@ -177,10 +177,10 @@ type Server struct {
 	logPC        atomic.Uint64 // requestLogPC's answer, once found
 }
 
-// New returns the handler serving the specification's endpoints over the
+// New returns the handler serving the API's endpoints over the
 // services. The nil accessories it makes include a webhook dispatcher and
 // an ingest queue runner: an engine runs one of each (webhooks.New,
-// ingest.New), so a second server on the same engine is given the first's
+// ingest.Open), so a second server on the same engine is given the first's
 // Webhooks and Ingest (or services opened with NoDispatcher and NoQueue),
 // else New refuses it.
 func New(svc Services, opts Options) (*Server, error) {

@@ -301,7 +301,9 @@ func TestSettlementPending(t *testing.T) {
 	}
 }
 
-// TestSettlementIdempotency checks spec §4 "Idempotency" 1–4 and the
+// TestSettlementIdempotency checks the idempotency rules (Idempotency-Key
+// optional; same key and body replays; same key, other body is 409; a
+// duplicate (network, txHash) returns the existing record) and the
 // cross-account rule.
 func TestSettlementIdempotency(t *testing.T) {
 	f := newFixture(t)
