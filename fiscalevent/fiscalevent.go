@@ -22,7 +22,9 @@ import (
 // Request is the body of POST /v1/fiscal-events (README "Fiscal events
 // (global ingest)"): a
 // settled payment with its parties named in the body, from any ISO 3166-1
-// country. Required: payment (its §2.1 fields, asset and scheme optional),
+// country. Required: payment (the payment fields of POST /settlements:
+// amountUsdc, txHash, timestamp, payerWallet, receiverWallet, network; asset
+// and scheme optional),
 // seller.legalName, seller.country and supply.kind. buyer.country may be
 // absent, which makes the determination MANUAL_REVIEW_REQUIRED (the VAT is
 // never treated as 0 %).
