@@ -21,8 +21,8 @@ import (
 	"github.com/fiscal402/fiscal402/vat"
 )
 
-// CapabilityCheckRequest is the body of POST /v1/capabilities/check (spec
-// §2.4): a corridor (seller and buyer country, supply and buyer type) and a
+// CapabilityCheckRequest is the body of POST /v1/capabilities/check (README
+// "Checking a corridor before ingest"): a corridor (seller and buyer country, supply and buyer type) and a
 // payment, checked before ingest. SupplyDate and Payment.Scheme are
 // extensions, optional and documented in the OpenAPI document.
 type CapabilityCheckRequest struct {
@@ -346,7 +346,7 @@ func (s *Service) eventSupport(cor Corridor, acc *fiscal.Account, sellerFromAcco
 		es.Reasons = append(es.Reasons, vat.Reason{Code: ReasonBuyerTypeUnknown, Detail: fmt.Sprintf("Buyer type %q is not recorded; the service records %s.", cor.BuyerType, strings.Join(BuyerTypes(), " and "))})
 	}
 	settlements := IngestRoute{Endpoint: "POST /settlements", Status: RouteConditional,
-		Condition: "The seller is the authenticated account's seller (its establishment decides the VAT treatment, spec §2.1); send X-Service-Key with this check to know."}
+		Condition: "The seller is the authenticated account's seller (its establishment decides the VAT treatment); send X-Service-Key with this check to know."}
 	switch {
 	case acc != nil && sellerFromAccount:
 		settlements.Status = RouteUsable
@@ -357,7 +357,7 @@ func (s *Service) eventSupport(cor Corridor, acc *fiscal.Account, sellerFromAcco
 		es.Reasons = append(es.Reasons, vat.Reason{Code: ReasonSellerNotAccount, Detail: settlements.Condition})
 	}
 	fiscalEvents := IngestRoute{Endpoint: "POST /v1/fiscal-events", Status: RouteUsable,
-		Condition: "Seller and buyer in the body, from any ISO 3166-1 country (spec §2.3); a production receipt only where the EU VAT production invariants hold."}
+		Condition: "Seller and buyer in the body, from any ISO 3166-1 country; a production receipt only where the EU VAT production invariants hold."}
 	if es.Status != CheckSupported {
 		settlements.Status, fiscalEvents.Status = RouteNotUsable, RouteNotUsable
 	}

@@ -84,7 +84,7 @@ func (p Pricing) Published() PricingPolicy {
 		CurrentDisplayRate: DisplayRate(current),
 		Beta:               PricingBeta{Active: p.BetaActive, FeeBPS: p.BetaFeeBPS, Label: p.BetaLabel},
 		Standard:           PricingStandard{FeeBPS: p.StandardFeeBPS, DisplayRate: p.StandardDisplay},
-		CustomPricing:      PricingCustom{Available: p.CustomPricing, Contact: "the production pilot channel (the same channel that issues keys, spec §5.5)"},
+		CustomPricing:      PricingCustom{Available: p.CustomPricing, Contact: "the production pilot channel (the same channel that issues keys)"},
 		Collection: PricingCollection{
 			Method:                         p.Collection,
 			SplitOfSettlement:              false,
@@ -105,7 +105,7 @@ func (p Pricing) Published() PricingPolicy {
 			Header:     HeaderServiceKey,
 			Required:   true,
 			Endpoints:  []string{"POST /settlements", "POST /v1/fiscal-events"},
-			Resolution: "Spec §5.2 leaves open whether the header is optional on POST /settlements; it is required on every ingest endpoint, because the key identifies the seller whose records and invoices are made (spec §5.3). A missing or unknown key is 401 AUTHENTICATION_FAILED.",
+			Resolution: "The header is required on every ingest endpoint, POST /settlements included (it is never optional there), because the key identifies the seller whose records and invoices are made. A missing or unknown key is 401 AUTHENTICATION_FAILED.",
 		},
 	}
 }

@@ -104,7 +104,7 @@ func TestOpenAPIDocument(t *testing.T) {
 		t.Errorf("info.version = %v", info["version"])
 	}
 	desc := info["description"].(string)
-	for _, want := range []string{"not shown", "§5.2", "UNSUPPORTED_NETWORK", "problem+json", fmt.Sprint(fiscal.MaxRequestBytes), "Idempotency-Key", "settlement.processed"} {
+	for _, want := range []string{"Decisions the service has taken", "the key identifies the seller", "UNSUPPORTED_NETWORK", "problem+json", fmt.Sprint(fiscal.MaxRequestBytes), "Idempotency-Key", "settlement.processed"} {
 		if !strings.Contains(desc, want) {
 			t.Errorf("info.description lacks %q", want)
 		}

@@ -359,7 +359,7 @@ func (s *Server) agentCard(base string) AgentCard {
 			Required:    true,
 		}}},
 		SecuritySchemes: map[string]AgentSecurityScheme{securitySchemeName: {APIKeySecurityScheme: &AgentAPIKeyScheme{
-			Description: "The merchant account's ingest key, required on ingest and account reads; use it only from a server (spec §5.4).",
+			Description: "The merchant account's ingest key, required on ingest and account reads; use it only from a server, never from a browser, a mobile app or an agent prompt.",
 			Location:    "header", Name: HeaderServiceKey}}},
 		SecurityRequirements: []AgentSecurityRequirement{},
 		DefaultInputModes:    []string{"application/json"},
@@ -511,7 +511,7 @@ func (s *Server) links(base string) []Link {
 		return Link{Rel: rel, Href: base + p, Method: "GET", Type: typ, Auth: authNoneLabel, Title: title}
 	}
 	return []Link{
-		get("service-meta", "/.well-known/service.json", "application/json", "Discovery manifest (spec §2.7)"),
+		get("service-meta", "/.well-known/service.json", "application/json", "Discovery manifest"),
 		get("service-desc", "/openapi.json", "application/json", "OpenAPI 3.1 description of every endpoint"),
 		get("service-doc", "/discover", "text/html", "Entry point for people and agents"),
 		get("agent-card", "/.well-known/agent-card.json", "application/json", "A2A-style agent card"),
@@ -711,7 +711,7 @@ func (s *Server) discover(base string) Discover {
 			Required: required,
 			Optional: optional,
 			Public:   "every other endpoint: receipts, keys, log proofs and the documents are public and cacheable",
-			Rule:     "Use the key only from a server, never from a browser, a mobile app or an agent prompt (spec §5.4). A key that is sent must be valid, even where it is optional.",
+			Rule:     "Use the key only from a server, never from a browser, a mobile app or an agent prompt. A key that is sent must be valid, even where it is optional.",
 		},
 		Statements: legalStatements(),
 	}

@@ -113,11 +113,11 @@ func operations() map[string]operation {
 			summary: "Record a settled payment",
 			description: "Classifies a settled USDC payment for EU VAT, converts it to EUR at the ECB rate, renders the UBL invoice and appends record, invoice and signed receipt to the ledger in one fsynced transaction. " +
 				"Synchronous: the receipt is readable at once. Without `consumerCountry` the record is `PENDING_MANUAL_REVIEW` (reason `buyer_country_missing`), never 0 % VAT. " +
-				"The seller is the account the key identifies (spec §2.1, §5.3). `asset` defaults to `USDC` (the network's USDC contract address is accepted too) and `scheme` to `exact`.",
+				"The seller is the account the key identifies (seller data belongs to the account, never to this body). `asset` defaults to `USDC` (the network's USDC contract address is accepted too) and `scheme` to `exact`.",
 			request: reflect.TypeFor[fiscal.SettlementRequest](),
 			responses: []response{
 				jsonBody(http.StatusCreated, "The new record; also the replay of the same Idempotency-Key with the same body (then with `Idempotent-Replayed: true`).", reflect.TypeFor[fiscal.Record](), "Location", "Idempotent-Replayed"),
-				jsonBody(http.StatusOK, "The (network, txHash) pair is already recorded for this account: the existing record (spec §4 Idempotency 4).", reflect.TypeFor[fiscal.Record](), "Location"),
+				jsonBody(http.StatusOK, "The (network, txHash) pair is already recorded for this account: the existing record (a duplicate (network, txHash) is not an error).", reflect.TypeFor[fiscal.Record](), "Location"),
 			},
 			errors: []fiscal.Code{fiscal.CodeIdempotencyConflict, fiscal.CodeSettlementConflict, fiscal.CodePaymentConflict, fiscal.CodeChainVerifyFailed,
 				fiscal.CodeUnsupportedNetwork, fiscal.CodeUnsupportedAsset, fiscal.CodeUnsupportedScheme, fiscal.CodeChainUnavailable, fiscal.CodeDBUnavailable},
@@ -165,7 +165,7 @@ func operations() map[string]operation {
 		"POST /v1/fiscal-events": {
 			id: "createFiscalEvent", tag: "Ingest", auth: authRequired, idempotent: true,
 			summary: "Record a fiscal event (global ingest)",
-			description: "Parties from any ISO 3166-1 country, the seller in the body (spec §2.3). The event is persisted as one ledger entry with its determination; `MANUAL_REVIEW_REQUIRED` (with reasons) where the rules do not cover the corridor. " +
+			description: "Parties from any ISO 3166-1 country, the seller in the body. The event is persisted as one ledger entry with its determination; `MANUAL_REVIEW_REQUIRED` (with reasons) where the rules do not cover the corridor. " +
 				"A production receipt and an invoice are issued only when all EU VAT production invariants hold: `payment_supported`, `seller_is_account` (the body's seller is the account's), `buyer_in_eu`, `determined_eu_vat` and `fx_rate_available` (listed with their outcome in `production.invariants`); otherwise the log leaf is the event JSON and there is no receipt. " +
 				"One payment, one record: a settlement and a fiscal event share the event id and the (network, txHash) claim; the same payment on the other endpoint is 409 `PAYMENT_ALREADY_RECORDED`. Does not replace `POST /settlements`.",
 			request: reflect.TypeFor[fiscalevent.Request](),
@@ -224,7 +224,7 @@ func operations() map[string]operation {
 			id: "evaluateCompliance", tag: "Sandbox", auth: authOptional,
 			summary: "Preview an EU VAT classification (writes nothing)",
 			description: "A classification preview: no production record, no receipt, no ledger entry. The seller may be outside the EU (omit `seller` to use the account's when a key is sent); the buyer must be an attested EU-27 customer (otherwise 422 `UNSUPPORTED_JURISDICTION`); the amount is in USDC, converted at the ECB rate of `date` (default today, never in the future). " +
-				"Counts against the sandbox quota with simulate: 10 calls per agent per UTC day, price 0 (spec §8); the agent is the account when a key is sent, else the client address. Every counted answer states `X-Quota-Limit`, `X-Quota-Remaining` and `X-Quota-Reset`.",
+				"Counts against the sandbox quota with simulate: 10 calls per agent per UTC day, price 0 (see `GET /v1/pricing`); the agent is the account when a key is sent, else the client address. Every counted answer states `X-Quota-Limit`, `X-Quota-Remaining` and `X-Quota-Reset`.",
 			request:   reflect.TypeFor[sandbox.EvaluateRequest](),
 			responses: []response{jsonBody(http.StatusOK, "The preview, marked `recorded: false` and watermarked.", reflect.TypeFor[sandbox.Evaluation](), "X-Quota-Limit", "X-Quota-Remaining", "X-Quota-Reset")},
 			errors:    []fiscal.Code{sandbox.CodeUnsupportedJurisdiction, sandbox.CodeQuotaExceeded, fiscal.CodeDBUnavailable},
@@ -507,7 +507,7 @@ func operations() map[string]operation {
 		},
 		"GET /v1/receipts/{id}": {
 			id: "getReceipt", tag: "Receipts and log", auth: authNone, conditional: true,
-			pathParams:  map[string]string{"id": "The receipt id, `rcpt_<event id>` (spec §2.5)."},
+			pathParams:  map[string]string{"id": "The receipt id, `rcpt_<event id>`: `rcpt_` followed by the record id."},
 			summary:     "Read a signed receipt",
 			description: "The receipt (new receipts: spec `" + receipt.SpecV4 + "`, without personal data in clear; older ones `" + receipt.SpecV3 + "`, `" + receipt.SpecV1 + "` or, UK VAT, `" + receipt.SpecV2 + "`): a readable copy of its claims, the C2SP tlog-proof of its inclusion in the log, and what is signed: for `" + receipt.SpecV4 + "` the `payload` (the log leaf, the claims' JSON exactly as logged, base64url), signed through the proof's checkpoint, which the Ed25519 receipt key cosigns (a C2SP signed-note line named by its kid); for older versions the Ed25519 `jws`. Verify it offline with the JWKS and the log key (package receipt, `receipt.Verify`). Public (spec §5.6); immutable, so cacheable forever.",
 			responses:   []response{jsonBody(http.StatusOK, "The receipt.", reflect.TypeFor[receiptDoc](), "ETag", "Cache-Control")},
@@ -585,7 +585,7 @@ func operations() map[string]operation {
 		"POST /v1/capabilities/check": {
 			id: "checkCapabilities", tag: "Capabilities", auth: authOptional,
 			summary: "Check a corridor before ingest",
-			description: "Answers five aspects separately, each with its own `status` and `reasons`: `event_support`, `payment_support`, `jurisdiction_representation`, `determination_coverage` and `receipt_eligibility`. There is no single global supported flag (spec §2.4). " +
+			description: "Answers five aspects separately, each with its own `status` and `reasons`: `event_support`, `payment_support`, `jurisdiction_representation`, `determination_coverage` and `receipt_eligibility`. There is no single global supported flag. " +
 				"The determination is the engine's own (`vat.Determine`) on the supply date (default today); facts the corridor cannot carry are listed as `assumptions`, and where the seller's Art. 59c threshold changes the answer, the other outcome is in `alternatives`. " +
 				"With a key, the account's seller profile is used when the seller country is the account's. Only malformed input is an error; an unsupported protocol, network or corridor is an answer. Writes nothing.",
 			request:   reflect.TypeFor[catalog.CapabilityCheckRequest](),
@@ -594,13 +594,13 @@ func operations() map[string]operation {
 		"GET /v1/pricing": {
 			id: "getPricing", tag: "Capabilities", auth: authNone, conditional: true,
 			summary:     "Pricing policy",
-			description: "The policy whose fee every record accrues (spec §8): basis points of the gross EUR amount, beta at 0 bps (`free_during_beta`), standard 50 bps (`0.5%`), collected by policy accrual, never split from the settlement; sandbox quota and price. It also settles spec §5.2: the key is required on ingest.",
+			description: "The policy whose fee every record accrues: basis points of the gross EUR amount, beta at 0 bps (`free_during_beta`), standard 50 bps (`0.5%`), collected by policy accrual, never split from the settlement; sandbox quota and price. It also states that the key is required on every ingest endpoint, `POST /settlements` included.",
 			responses:   documentResponse("The policy.", reflect.TypeFor[catalog.PricingPolicy]()),
 		},
 		"GET /.well-known/service.json": {
 			id: "getManifest", tag: "Discovery", auth: authNone, conditional: true,
 			summary:     "Discovery manifest",
-			description: "Every key of spec §2.7. `capabilities` lists the tokens available in this deployment; `endpoints` lists the routes this server mounts; `updated_at` is the date of the newest ruleset or rate table, not the clock.",
+			description: "Every top-level key of the manifest, always present. `capabilities` lists the tokens available in this deployment; `endpoints` lists the routes this server mounts; `updated_at` is the date of the newest ruleset or rate table, not the clock.",
 			responses:   documentResponse("The manifest.", reflect.TypeFor[Manifest]()),
 		},
 		"GET /.well-known/agent-card.json": {
@@ -761,7 +761,7 @@ func (s *Server) openAPI(base string) map[string]any {
 			"schemas": g.schemas,
 			"securitySchemes": map[string]any{securitySchemeName: map[string]any{
 				"type": "apiKey", "in": "header", "name": HeaderServiceKey,
-				"description": "The merchant account's key (spec §5). Use it only from a server, never from a browser, a mobile app or an agent prompt.",
+				"description": "The merchant account's key. Use it only from a server, never from a browser, a mobile app or an agent prompt.",
 			}},
 			"headers":    headerComponents(),
 			"responses":  sharedResponseComponents(g, used),
@@ -918,7 +918,7 @@ func headerComponents() map[string]any {
 		"Retry-After":         map[string]any{"description": "Seconds to wait before retrying (RFC 9110 §10.2.3).", "schema": map[string]any{"type": "integer", "minimum": 1}},
 		"WWW-Authenticate":    map[string]any{"description": "`X-Service-Key realm=\"fiscal402\"`.", "schema": str},
 		"Location":            map[string]any{"description": "The URL of the resource created or found: a record's `/settlements/{id}`, or a queued x402 payment's `/v1/x402/settlements/{id}`.", "schema": str},
-		"X-Quota-Limit":       map[string]any{"description": "Evaluate and simulate calls allowed per agent per UTC day (spec §8).", "schema": map[string]any{"type": "integer"}},
+		"X-Quota-Limit":       map[string]any{"description": "Evaluate and simulate calls allowed per agent per UTC day (see `GET /v1/pricing`).", "schema": map[string]any{"type": "integer"}},
 		"X-Quota-Remaining":   map[string]any{"description": "Calls left today for this agent.", "schema": map[string]any{"type": "integer"}},
 		"X-Quota-Reset":       map[string]any{"description": "When the quota resets (RFC 3339, next UTC midnight).", "schema": str},
 		"Link":                map[string]any{"description": "`<url>; rel=\"next\"`: the next page (RFC 8288).", "schema": str},
@@ -943,8 +943,9 @@ func ifNoneMatchParam() map[string]any {
 		"description": "An ETag from an earlier answer: 304 when unchanged.", "schema": map[string]any{"type": "string"}}
 }
 
-// decisionsMarkdown documents every decision taken where the specification
-// says "not shown", from the values the service runs on.
+// decisionsMarkdown documents the decisions the service has taken on
+// defaults, fields, authentication, errors, limits and versions, from the
+// values the service runs on.
 func decisionsMarkdown() string {
 	lim := catalog.Limits()
 	var unsupported []string
@@ -954,23 +955,23 @@ func decisionsMarkdown() string {
 		}
 	}
 	var b strings.Builder
-	b.WriteString("## Decisions where the specification says \"not shown\"\n\n")
+	b.WriteString("## Decisions the service has taken\n\n")
 	items := []string{
-		"**Defaults of `asset` and `scheme`** (§2.8): `asset` defaults to `USDC` and also accepts the network's USDC contract address; `scheme` defaults to `exact`.",
-		"**Record fields** (§2.2, §2.8): every field is in the `Record` schema. The record is versioned in-band (`version` `" + "fiscal402.record/1" + "`): fields may be added, never renamed. `classification.ratePercent` is an exact JSON number; amounts are decimal strings.",
-		"**Receipt fields** (§2.6, §2.8): the `ReceiptClaims` schema; `" + receipt.SpecV1 + "` is frozen.",
-		"**Allowed values** (§2.8): `regime` " + codeList(vat.RegimeOSSB2C, vat.RegimeDomestic, vat.RegimeReverseChargeB2B, vat.RegimeOutsideScope, vat.RegimeUKDomestic, vat.RegimeUKB2C, vat.RegimeUKReverseCharge) +
+		"**Defaults of `asset` and `scheme`**: `asset` defaults to `USDC` and also accepts the network's USDC contract address; `scheme` defaults to `exact`.",
+		"**Record fields**: every field is in the `Record` schema. The record is versioned in-band (`version` `" + "fiscal402.record/1" + "`): fields may be added, never renamed. `classification.ratePercent` is an exact JSON number; amounts are decimal strings.",
+		"**Receipt fields**: the `ReceiptClaims` schema; `" + receipt.SpecV1 + "` is frozen.",
+		"**Allowed values**: `regime` " + codeList(vat.RegimeOSSB2C, vat.RegimeDomestic, vat.RegimeReverseChargeB2B, vat.RegimeOutsideScope, vat.RegimeUKDomestic, vat.RegimeUKB2C, vat.RegimeUKReverseCharge) +
 			"; `taxCategoryCode` " + codeList(vat.CategoryStandard, vat.CategoryZero, vat.CategoryReverseCharge, vat.CategoryOutsideScope) +
 			"; supply kind / `supply_type` " + codeList(catalog.SupplyTypes()...) + " (any other kind is recorded pending manual review); `buyer_type` " + codeList(catalog.BuyerTypes()...) + ".",
-		"**Capability check response** (§2.8): `event_support`, `payment_support`, `jurisdiction_representation`, `determination_coverage`, `receipt_eligibility`, each with its own `status` and `reasons`; no global flag.",
-		"**Authentication** (§5.2, §5.7, §5.8): `" + HeaderServiceKey + "` is required on ingest, including `POST /settlements` (§5.2 resolved: the key identifies the seller), and on the reads under `/settlements` (a record is the account's data; another account's id answers 404). It is optional on the capability check (with it, the account's seller profile is used); a key that is sent must be valid (401 otherwise). Receipts, keys, log proofs and every discovery document are public.",
-		"**Error body** (§7): `application/problem+json` (RFC 9457) with `type`, `title`, `status`, `detail`, `code`, `field` (the JSON pointer of the offending member, or the header name) and `request_id`; every response carries `X-Request-Id`.",
-		"**`UNSUPPORTED_*` codes** (§7): " + strings.Join(unsupported, ", ") + ".",
-		"**What is a 400** (§7): a body that is not one JSON object, unknown or duplicate members, a JSON number where a decimal string is required, a missing required member, an amount with a sign, exponent, leading zero or more than " + fmt.Sprint(lim.USDCDecimals) + " decimals, a timestamp that is not ISO-8601 UTC or lies more than " + fmt.Sprint(lim.MaxClockSkewSeconds) + " s in the future, a malformed hash, address or country code.",
-		fmt.Sprintf("**Limits** (§8): bodies up to %d bytes (413 beyond); amounts below 10^%d USDC; text members up to %d characters; `Idempotency-Key` 1 to %d visible ASCII characters, kept forever; settlements from %d on.", lim.MaxRequestBytes, lim.MaxAmountIntegerDigits, lim.MaxTextLength, lim.IdempotencyKeyMaxLen, lim.EarliestSettlementYear),
-		"**Transitions** (§3): a record is never rewritten; a later state is a new revision with its own receipt that `supersedes` the previous one.",
-		"**Event types** (§6): " + codeList(eventTypes...) + " (its data is the summary invoice's document); names stay stable, payload fields may grow.",
-		"**Deprecation** (§9.4): a breaking change to a receipt or record gets a new version; the old version stays verifiable (the JWKS keeps retired keys) and is served alongside the new one until the end of a deprecation period announced with the change.",
+		"**Capability check response**: `event_support`, `payment_support`, `jurisdiction_representation`, `determination_coverage`, `receipt_eligibility`, each with its own `status` and `reasons`; no global flag.",
+		"**Authentication**: `" + HeaderServiceKey + "` is required on ingest, including `POST /settlements` (the key identifies the seller), and on the reads under `/settlements` (a record is the account's data; another account's id answers 404). It is optional on the capability check (with it, the account's seller profile is used); a key that is sent must be valid (401 otherwise). Receipts, keys, log proofs and every discovery document are public.",
+		"**Error body**: `application/problem+json` (RFC 9457) with `type`, `title`, `status`, `detail`, `code`, `field` (the JSON pointer of the offending member, or the header name) and `request_id`; every response carries `X-Request-Id`.",
+		"**`UNSUPPORTED_*` codes**: " + strings.Join(unsupported, ", ") + ".",
+		"**What is a 400**: a body that is not one JSON object, unknown or duplicate members, a JSON number where a decimal string is required, a missing required member, an amount with a sign, exponent, leading zero or more than " + fmt.Sprint(lim.USDCDecimals) + " decimals, a timestamp that is not ISO-8601 UTC or lies more than " + fmt.Sprint(lim.MaxClockSkewSeconds) + " s in the future, a malformed hash, address or country code.",
+		fmt.Sprintf("**Limits**: bodies up to %d bytes (413 beyond); amounts below 10^%d USDC; text members up to %d characters; `Idempotency-Key` 1 to %d visible ASCII characters, kept forever; settlements from %d on.", lim.MaxRequestBytes, lim.MaxAmountIntegerDigits, lim.MaxTextLength, lim.IdempotencyKeyMaxLen, lim.EarliestSettlementYear),
+		"**Transitions**: a record is never rewritten; a later state is a new revision with its own receipt that `supersedes` the previous one.",
+		"**Event types**: " + codeList(eventTypes...) + " (its data is the summary invoice's document); names stay stable, payload fields may grow.",
+		"**Deprecation**: a breaking change to a receipt or record gets a new version; the old version stays verifiable (the JWKS keeps retired keys) and is served alongside the new one until the end of a deprecation period announced with the change.",
 	}
 	for _, it := range items {
 		b.WriteString("- " + it + "\n")
