@@ -51,6 +51,11 @@ func runAccounts(args []string, stdout, stderr io.Writer) error {
 		return errors.New("accounts: a command is required")
 	}
 	cmd, args := args[0], args[1:]
+	switch cmd {
+	case "-h", "-help", "--help", "help":
+		fmt.Fprintln(stderr, accountsUsage)
+		return flag.ErrHelp
+	}
 	fs := flag.NewFlagSet("accounts "+cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var data, file, id string

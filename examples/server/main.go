@@ -81,6 +81,10 @@ import (
 
 func main() {
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			// -h: the usage is printed, and asking for it is no failure.
+			return
+		}
 		fmt.Fprintln(os.Stderr, "fiscal402:", err)
 		os.Exit(1)
 	}
