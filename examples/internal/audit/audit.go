@@ -100,6 +100,16 @@ func VerifyReceipt(args []string, stdout, stderr io.Writer) int {
 	return runReceipt("verify-receipt", args, stdout, stderr)
 }
 
+// parseExit is the exit status of a subcommand whose flags did not parse:
+// a help request (-h, which printed the usage) is no failure; anything else
+// is a usage problem (the flag package printed what).
+func parseExit(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return ExitOK
+	}
+	return ExitUsage
+}
+
 // parseInterspersed parses flags that may follow positional arguments
 // ("receipt FILE --jwks FILE"), which package flag alone stops at.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {

@@ -395,3 +395,19 @@ func tamperIf(t *testing.T, db string, verbatim func([]byte) bool, old, new []by
 	}
 	return tamper(t, db, old, new)
 }
+
+// TestHelpExitsOK: "audit <subcommand> -h", which the command's usage
+// tells the reader to run, prints the subcommand's flags and exits 0, as
+// "audit -h" does; a help request is not the usage problem of exit 2.
+func TestHelpExitsOK(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"receipt", "-h"}, {"consistency", "-h"}, {"ledger", "-h"}, {"return", "-h"}, {"receipt", "--help"}} {
+		var out, errOut strings.Builder
+		if code := Main(args, &out, &errOut); code != ExitOK || !strings.Contains(out.String()+errOut.String(), "usage") {
+			t.Errorf("%q: exit %d, want %d with the usage\nstdout: %s\nstderr: %s", args, code, ExitOK, out.String(), errOut.String())
+		}
+	}
+	var out, errOut strings.Builder
+	if code := VerifyReceipt([]string{"-h"}, &out, &errOut); code != ExitOK {
+		t.Errorf("verify-receipt -h: exit %d, want %d\n%s", code, ExitOK, errOut.String())
+	}
+}

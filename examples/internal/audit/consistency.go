@@ -60,7 +60,7 @@ func runConsistency(args []string, stdout, stderr io.Writer) int {
 	}
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return ExitUsage
+		return parseExit(err)
 	}
 	if len(pos) != 2 {
 		fs.Usage()

@@ -80,7 +80,7 @@ func runLedger(args []string, stdout, stderr io.Writer) int {
 	}
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return ExitUsage
+		return parseExit(err)
 	}
 	if len(pos) != 1 {
 		fs.Usage()

@@ -64,7 +64,7 @@ func runReceipt(name string, args []string, stdout, stderr io.Writer) int {
 	}
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return ExitUsage
+		return parseExit(err)
 	}
 	if len(pos) != 1 {
 		fs.Usage()

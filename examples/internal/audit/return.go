@@ -45,7 +45,7 @@ func runReturn(args []string, stdout, stderr io.Writer) int {
 	}
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return ExitUsage
+		return parseExit(err)
 	}
 	if len(pos) != 1 || *dir == "" {
 		fs.Usage()
