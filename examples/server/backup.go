@@ -74,6 +74,21 @@ func runBackup(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}
+	// The copy's file beside the target, made before the server is asked:
+	// a target that cannot be written (a missing directory, no permission)
+	// is refused by its name before a whole copy is streamed for nothing.
+	var tmp *os.File
+	if *out != "" {
+		if tmp, err = os.CreateTemp(filepath.Dir(*out), "."+filepath.Base(*out)+".part*"); err != nil {
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err // the temporary name means nothing to the operator
+			}
+			return fmt.Errorf("backup: -o %s: cannot write beside it: %w; nothing asked of the server", *out, err)
+		}
+		defer os.Remove(tmp.Name())
+		defer tmp.Close()
+	}
 	base := strings.TrimRight(*server, "/")
 	client := &http.Client{} // no overall timeout: a large ledger takes as long as it takes
 	start := time.Now()
@@ -101,11 +116,6 @@ func runBackup(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "backup: %d bytes in %s (not verified: check it with `server check -ledger FILE -log-key KEY`)\n", n, time.Since(start).Round(time.Millisecond))
 		return nil
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(*out), "."+filepath.Base(*out)+".part*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
 	n, err := io.Copy(tmp, resp.Body)
 	if err == nil {
 		err = tmp.Sync()
@@ -126,7 +136,7 @@ func runBackup(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("backup: the copy does not verify, nothing written to %s: %w", *out, err)
 	}
 	if err := os.Rename(tmp.Name(), *out); err != nil {
-		return err
+		return fmt.Errorf("backup: -o %s: %w (the verified copy was not put in place)", *out, err)
 	}
 	// The copy's bytes were synced before the check; its new name is
 	// durable once its directory is (a power cut would otherwise leave the

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -37,5 +41,35 @@ func TestBackupRefusesTheLiveLedgerAsItsTarget(t *testing.T) {
 	}
 	if status, raw := p.post(2); status != 201 {
 		t.Fatalf("settle after the refused backup: %d %s", status, raw)
+	}
+}
+
+// TestBackupTargetDirectoryMissing: "backup -o DIR/FILE" where DIR does
+// not exist failed only after it had asked the server for the whole copy,
+// with a message naming its own temporary file (".FILE.part123") rather
+// than the -o the operator gave. The target is checked before the server
+// is asked, and the message names it.
+func TestBackupTargetDirectoryMissing(t *testing.T) {
+	data := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(data, "keys"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "keys", "operator.key"), []byte("op_0123456789abcdef0123456789abcdef\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var asked atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		w.Write([]byte("not a ledger"))
+	}))
+	defer srv.Close()
+	target := filepath.Join(t.TempDir(), "no-such-dir", "ledger-backup.db")
+	var out, errOut bytes.Buffer
+	err := run([]string{"backup", "-data", data, "-server", srv.URL, "-o", target}, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), target) || strings.Contains(err.Error(), ".part") {
+		t.Errorf("backup -o into a missing directory: %v; want an error naming %s", err, target)
+	}
+	if n := asked.Load(); n != 0 {
+		t.Errorf("the server was asked %d time(s) for a copy that could not be written", n)
 	}
 }
