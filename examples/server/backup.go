@@ -182,9 +182,13 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	}
 	cp, err := checkLedger(*path, *vkey)
 	if errors.Is(err, ledger.ErrNeedsRecovery) {
-		return fmt.Errorf("%w; check -recover replays it without serving", err)
+		err = fmt.Errorf("%w; check -recover replays it without serving", err)
 	}
 	if err != nil {
+		// Named like the success line: which copy failed.
+		if name := redact(*path); !strings.Contains(err.Error(), name) {
+			err = fmt.Errorf("check %s: %w", name, err)
+		}
 		return err
 	}
 	fmt.Fprintf(stdout, "%s: ledger.Check passed; origin %s, log size %d, root %s\n", redact(*path), cp.Origin, cp.Size, base64.StdEncoding.EncodeToString(cp.Root[:]))

@@ -2,8 +2,12 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/mod/sumdb/note"
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
@@ -28,6 +32,44 @@ func TestCheckRefusesAnArgument(t *testing.T) {
 		err := run(args, &out, &errOut)
 		if err == nil || !strings.Contains(err.Error(), `unexpected argument "backup.db"`) {
 			t.Errorf("%q: %v\n%s", args, err, out.String())
+		}
+	}
+}
+
+// TestCheckFailureNamesTheFile: the check of a file that is no ledger, or
+// one signed by another log key, exits non-zero with a message naming the
+// file it checked, as its success line does: a nightly check of several
+// copies must say which one failed ("bbolt page structure: no valid meta
+// page" alone does not).
+func TestCheckFailureNamesTheFile(t *testing.T) {
+	dir := t.TempDir()
+	e, err := fiscal.New(fiscal.Config{Dir: dir, Accounts: fiscaltest.Accounts(fiscaltest.IrishSeller), Logger: fiscaltest.Logger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, otherKey, err := note.GenerateKey(nil, "other.example/log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	junk := filepath.Join(t.TempDir(), "copy-3.db")
+	if err := os.WriteFile(junk, bytes.Repeat([]byte("not a ledger "), 1000), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"check", "-data", dir, "-ledger", junk},
+		{"check", "-ledger", filepath.Join(dir, "ledger.db"), "-log-key", otherKey},
+	} {
+		file := args[len(args)-1]
+		if args[len(args)-2] == "-log-key" {
+			file = args[2]
+		}
+		var out, errOut bytes.Buffer
+		err := run(args, &out, &errOut)
+		if err == nil || !strings.Contains(err.Error(), file) {
+			t.Errorf("%q: %v; want an error naming %s", args, err, file)
 		}
 	}
 }
