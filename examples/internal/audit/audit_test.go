@@ -411,3 +411,30 @@ func TestHelpExitsOK(t *testing.T) {
 		t.Errorf("verify-receipt -h: exit %d, want %d\n%s", code, ExitOK, errOut.String())
 	}
 }
+
+// TestConsistencyCheckpointFileSpacing: a checkpoint saved with a blank
+// line after it (jq -r of a receipt's tlog_proof, an editor, "echo >>")
+// or without its final newline is the same signed checkpoint: the
+// signatures cover the text before the blank line, not what follows the
+// last signature. It was refused as "malformed note".
+func TestConsistencyCheckpointFileSpacing(t *testing.T) {
+	w := getWorld(t)
+	raw, err := os.ReadFile(w.checkpointLast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{
+		"blank line after": append(append([]byte{}, raw...), '\n'),
+		"two blank lines":  append(append([]byte{}, raw...), '\n', '\n'),
+		"no final newline": bytes.TrimRight(raw, "\n"),
+	} {
+		p := filepath.Join(t.TempDir(), "checkpoint.txt")
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := w.run(t, "consistency", w.checkpoint1, p, "--proof", w.proof, "--log-key-file", w.logFile)
+		if code != ExitOK || !strings.Contains(out, "CONSISTENT") {
+			t.Errorf("%s: exit %d\n%s%s", name, code, out, errOut)
+		}
+	}
+}

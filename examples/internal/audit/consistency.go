@@ -194,5 +194,9 @@ func checkpointNote(raw []byte) ([]byte, error) {
 		}
 		return cpNote, nil
 	}
-	return raw, nil
+	// A signed note ends with its last signature line and one newline;
+	// the signatures cover the text before the blank line, never what
+	// follows. A file saved with blank lines after it, or without the
+	// final newline, is the same checkpoint.
+	return append(bytes.TrimRight(raw, "\n"), '\n'), nil
 }
