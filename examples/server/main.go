@@ -389,7 +389,8 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	httpconn.Configure(srv)
-	printWelcome(stdout, "http://"+ln.Addr().String(), demoKey)
+	hasDemo := slices.ContainsFunc(accounts.Accounts, func(a httpserver.AccountEntry) bool { return a.ID == demoAccountID })
+	printWelcome(stdout, "http://"+ln.Addr().String(), demoKey, hasDemo)
 	welcomed = true
 	chain.describe(stdout)
 
@@ -625,10 +626,15 @@ func readAccountsFile(path string) (httpserver.AccountsFile, error) {
 }
 
 // printWelcome says where the server listens; with a key just generated it
-// prints the key once, with an example request.
-func printWelcome(w io.Writer, base, demoKey string) {
+// prints the key once, with an example request. Of a demo account it
+// speaks only when the accounts file has one (hasDemo): a file made by
+// "accounts create" has none.
+func printWelcome(w io.Writer, base, demoKey string, hasDemo bool) {
 	fmt.Fprintf(w, "fiscal402 listening on %s (custody: none; not tax advice)\n", base)
 	if demoKey == "" {
+		if !hasDemo {
+			return
+		}
 		fmt.Fprintf(w, "demo account %s: its key is not printed again (it was printed when created, or is the one in FISCAL402_DEMO_KEY)\n", demoAccountID)
 		return
 	}
