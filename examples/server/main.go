@@ -12,6 +12,8 @@
 //	go run ./examples/server backup [-o FILE] ...     a hot copy of the running server's ledger
 //	go run ./examples/server check [-data DIR] ...    verify a ledger file (a restored copy)
 //	go run ./examples/server accounts list|create|rotate-key|drop-old-keys ...
+//	go run ./examples/server migrate -store URL ...   copy the bbolt ledger into PostgreSQL (server stopped)
+//	go run ./examples/server -rotate-receipt-key      retire the receipt key, make a new one (server stopped)
 //
 // Every flag is also read from FISCAL402_<NAME> (upper case, '-' as '_'); the
 // command line wins. README "Configuration" has the table of all of them;
@@ -115,7 +117,8 @@ type options struct {
 }
 
 // run is the command: the server, or one of the operator's subcommands
-// (backup, check, accounts), which are documented in README "Operations".
+// (backup, check, accounts, migrate), which are documented in README
+// "Operations".
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
 		switch args[0] {
