@@ -73,3 +73,27 @@ func TestCheckFailureNamesTheFile(t *testing.T) {
 		}
 	}
 }
+
+// TestMigrateReadsTheVariables: every command reads the server's variables
+// for its flags (README "Configuration": -data is FISCAL402_DATA, -store
+// FISCAL402_STORE or FISCAL402_DATABASE_URL), as backup, check and
+// accounts do; migrate read neither FISCAL402_DATA nor FISCAL402_STORE, so
+// in the environment that configures the server it looked in
+// ./fiscal402-data or asked for -store.
+func TestMigrateReadsTheVariables(t *testing.T) {
+	dir := t.TempDir()
+	e, err := fiscal.New(fiscal.Config{Dir: dir, Accounts: fiscaltest.Accounts(fiscaltest.IrishSeller), Logger: fiscaltest.Logger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("FISCAL402_DATA", dir)
+	t.Setenv("FISCAL402_STORE", "postgres://fiscal@127.0.0.1:1/none?connect_timeout=2")
+	var out, errOut bytes.Buffer
+	err = run([]string{"migrate"}, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "migrate "+dir) {
+		t.Errorf("migrate with FISCAL402_DATA and FISCAL402_STORE set: %v; want it to copy %s to the store (and fail to reach it)", err, dir)
+	}
+}

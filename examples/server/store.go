@@ -53,7 +53,12 @@ func runMigrate(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	data := fs.String("data", "fiscal402-data", "data directory whose ledger.db (and sandbox/ledger.db) to copy")
-	store := fs.String("store", "", "PostgreSQL URL to copy into (default FISCAL402_DATABASE_URL); its log must be empty")
+	store := fs.String("store", "", "PostgreSQL URL to copy into (also FISCAL402_STORE or FISCAL402_DATABASE_URL); its log must be empty")
+	// The server's variables, as the other commands read them: the
+	// environment that configures the server configures its migration.
+	if err := applyEnv(fs, os.Getenv); err != nil {
+		return err
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
