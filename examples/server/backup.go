@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -41,10 +42,28 @@ import (
 // journal as the server's next start would (opening the file for writing
 // with <data>/keys/log.key, then closing it), without serving anything.
 
+// listenURL is the base URL of a server started with -listen addr (its
+// FISCAL402_LISTEN): the address the backup asks by default. A wildcard
+// host (":8402", "0.0.0.0:8402", "[::]:8402") is this machine's loopback;
+// no address, or one that does not parse, the server's default.
+func listenURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if addr == "" || err != nil || port == "" {
+		return "http://127.0.0.1:8402"
+	}
+	switch host {
+	case "", "0.0.0.0":
+		host = "127.0.0.1"
+	case "::":
+		host = "::1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
 func runBackup(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	server := fs.String("server", "http://127.0.0.1:8402", "the running server's base URL")
+	server := fs.String("server", listenURL(os.Getenv("FISCAL402_LISTEN")), "the running server's base URL (default: the address of FISCAL402_LISTEN, else http://127.0.0.1:8402)")
 	data := fs.String("data", "fiscal402-data", "the server's data directory (where the operator key is kept by default)")
 	keyFile := fs.String("operator-key-file", "", "file holding the operator key (default <data>/keys/operator.key; FISCAL402_OPERATOR_KEY sets the key itself)")
 	out := fs.String("o", "", "write the copy to this file, verified (default: stdout, unverified)")

@@ -73,3 +73,37 @@ func TestBackupTargetDirectoryMissing(t *testing.T) {
 		t.Errorf("the server was asked %d time(s) for a copy that could not be written", n)
 	}
 }
+
+// TestBackupFindsTheServerByItsListenVariable: README "Configuration" sets
+// the server's address with FISCAL402_LISTEN, and "backup -data DIR -o
+// FILE" (the README's example, no -server) is to copy that server's
+// ledger. backup read only its own FISCAL402_SERVER and asked
+// 127.0.0.1:8402: another server, or none. Without -server it now asks the
+// address FISCAL402_LISTEN names (a wildcard host is this machine).
+func TestBackupFindsTheServerByItsListenVariable(t *testing.T) {
+	data := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(data, "keys"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "keys", "operator.key"), []byte("op_0123456789abcdef0123456789abcdef\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var asked atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/admin/backup" {
+			asked.Add(1)
+		}
+		http.Error(w, `{"code":"TEST","detail":"test server"}`, http.StatusTeapot)
+	}))
+	defer srv.Close()
+	_, port, _ := strings.Cut(strings.TrimPrefix(srv.URL, "http://"), ":")
+	for _, listen := range []string{"127.0.0.1:" + port, "0.0.0.0:" + port, ":" + port} {
+		t.Setenv("FISCAL402_LISTEN", listen)
+		var out, errOut bytes.Buffer
+		before := asked.Load()
+		err := run([]string{"backup", "-data", data, "-o", filepath.Join(t.TempDir(), "b.db")}, &out, &errOut)
+		if asked.Load() != before+1 || err == nil || !strings.Contains(err.Error(), "418") {
+			t.Errorf("FISCAL402_LISTEN=%s: the server there was not asked (%v)", listen, err)
+		}
+	}
+}
