@@ -438,3 +438,21 @@ func TestConsistencyCheckpointFileSpacing(t *testing.T) {
 		}
 	}
 }
+
+// TestOpeningsFlagNamesBothVersions: "--openings" opens the commitments of
+// 4.0.0 receipts, which the service issues, as well as of 3.0.0 ones
+// (README "Receipts, the log and auditors"); its help said "a 3.0.0
+// receipt's hidden fields", sending the holder of a new receipt away.
+func TestOpeningsFlagNamesBothVersions(t *testing.T) {
+	var out, errOut strings.Builder
+	Main([]string{"receipt", "-h"}, &out, &errOut)
+	help := errOut.String()
+	i := strings.Index(help, "\n  -openings") // the flag's line, not the usage line
+	if i < 0 {
+		t.Fatalf("no -openings in the help:\n%s", help)
+	}
+	line, _, _ := strings.Cut(help[i+1:], "\n  -")
+	if !strings.Contains(line, "4.0.0") || !strings.Contains(line, "3.0.0") {
+		t.Errorf("the -openings help does not name 4.0.0 and 3.0.0 receipts: %q", line)
+	}
+}

@@ -51,7 +51,7 @@ func runReceipt(name string, args []string, stdout, stderr io.Writer) int {
 	jwksPath := fs.String("jwks", "", "the receipt key set file (published at GET "+receipt.PathJWKS+"; sandbox: "+receipt.PathSandboxJWKS+")")
 	var lk logKeyFlags
 	lk.register(fs)
-	openingsPath := fs.String("openings", "", "a JSON array of openings of a 3.0.0 receipt's hidden fields, from the account holder")
+	openingsPath := fs.String("openings", "", "a JSON array of openings of a 4.0.0 or 3.0.0 receipt's hidden fields (GET /v1/receipts/{id}/openings), from the account holder")
 	server := fs.String("server", "", "base URL of a fiscal402 service to fetch what is not given as a file (the key set, the log key, a receipt by id); not needed offline")
 	asJSON := fs.Bool("json", false, "also print the verified claims as JSON")
 	quiet := fs.Bool("q", false, "print only the verdict line")
