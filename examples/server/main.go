@@ -393,15 +393,18 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	}
 	httpconn.Configure(srv)
 	hasDemo := slices.ContainsFunc(accounts.Accounts, func(a httpserver.AccountEntry) bool { return a.ID == demoAccountID })
-	printWelcome(stdout, "http://"+ln.Addr().String(), demoKey, hasDemo)
-	welcomed = true
-	chain.describe(stdout)
-
+	// The signals are ours before the start is announced: a SIGHUP (or
+	// SIGTERM) sent on the "listening on" line must reload (or stop
+	// cleanly), not meet Go's default action, which ends the process.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
+	printWelcome(stdout, "http://"+ln.Addr().String(), demoKey, hasDemo)
+	welcomed = true
+	chain.describe(stdout)
+
 	engine.Go(func(done <-chan struct{}) { reloader.watch(done, hup, o.accountsReload) })
 	if err := profile.start(); err != nil {
 		return err
