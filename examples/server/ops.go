@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -158,6 +159,9 @@ type accountsReloader struct {
 	applied [sha256.Size]byte // the content last applied
 	stat    fileStamp
 	pending []string // accounts in the file the engine does not serve yet
+	// webhooks are the file's endpoints the server started with: the
+	// dispatcher delivers to those until the next start.
+	webhooks map[string][]webhooks.EndpointConfig
 }
 
 type fileStamp struct {
@@ -180,6 +184,7 @@ func (a *accountsReloader) start(f *httpserver.AccountsFile) error {
 		return err
 	}
 	a.applied, a.stat = sha256.Sum256(raw), stampOf(a.path)
+	a.webhooks = f.Webhooks()
 	return nil
 }
 
@@ -275,5 +280,28 @@ func (a *accountsReloader) apply() error {
 		return err
 	}
 	a.log.Info("accounts file applied", "file", a.path, "accounts", len(f.Accounts))
+	if changed := changedWebhooks(a.webhooks, f.Webhooks()); len(changed) > 0 {
+		// README "Accounts": applied at the next start. The accounts, not
+		// the URLs or secrets, which no log line carries.
+		a.log.Warn("webhook endpoints changed in the accounts file are applied at the next start: until then the server delivers to those it started with", "accounts", strings.Join(changed, ","))
+	}
 	return nil
+}
+
+// changedWebhooks lists, sorted, the accounts whose configured webhook
+// endpoints differ between two accounts files' Webhooks.
+func changedWebhooks(was, now map[string][]webhooks.EndpointConfig) []string {
+	var ids []string
+	for id, list := range now {
+		if !reflect.DeepEqual(list, was[id]) {
+			ids = append(ids, id)
+		}
+	}
+	for id := range was {
+		if _, ok := now[id]; !ok {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
 }
