@@ -308,9 +308,8 @@ func (b *Books) Lookup(network, txHash, idemKey string, fingerprint []byte) (str
 			return "", 0, claimConflict(c)
 		}
 		if c.Space == claimPayment && idem != nil {
-			if err := b.bindKey(*idem, holder, EventID(network, txHash)); err != nil {
-				return "", 0, err
-			}
+			o, err := b.bindKey(*idem, holder, EventID(network, txHash))
+			return holder, o, err
 		}
 		return holder, outcomeOf(c), nil
 	}
@@ -374,7 +373,7 @@ func (b *Books) existingPayment(holder string, idem *ledger.Claim, p *Payment) (
 		}
 	}
 	if idem != nil {
-		if err := b.bindKey(*idem, res.Record.ID, EventID(res.Record.Settlement.Network, res.Record.Settlement.TxHash)); err != nil {
+		if res.Outcome, err = b.bindKey(*idem, res.Record.ID, EventID(res.Record.Settlement.Network, res.Record.Settlement.TxHash)); err != nil {
 			return nil, err
 		}
 	}
@@ -443,8 +442,15 @@ func (b *Books) boundKey(c ledger.Claim) (string, bool, error) {
 // are serial), and an append that claims the key checks the binding in its
 // own (keyNotBound), so that of a binding and a claim of one key with two
 // bodies, whichever comes second is the conflict.
-func (b *Books) bindKey(c ledger.Claim, recordID, queueID string) error {
-	var conflict bool
+//
+// It answers Existing, the outcome of a duplicate of the payment; or
+// Replayed when the key itself is claimed with this fingerprint, which it
+// then leaves as it is: a request of the same key (and so of the same
+// payment) committed since the caller looked the key up (on another
+// replica, between the look-ups of the key and of the payment), so the
+// answer is a replay of that request, not a duplicate.
+func (b *Books) bindKey(c ledger.Claim, recordID, queueID string) (Outcome, error) {
+	conflict, o := false, Existing
 	err := b.e.ledger.Update(func(tx ledger.Tx) error {
 		_, fp, held, err := tx.ClaimHolder(c.Space, c.Key)
 		switch {
@@ -453,6 +459,7 @@ func (b *Books) bindKey(c ledger.Claim, recordID, queueID string) error {
 		case held && string(fp) != string(c.Fingerprint):
 			return claimConflict(c)
 		case held:
+			o = Replayed
 			return nil
 		}
 		if q := tx.Get(BucketQueuedKeys, []byte(c.Key)); q != nil && string(q) != queueID {
@@ -466,12 +473,12 @@ func (b *Books) bindKey(c ledger.Claim, recordID, queueID string) error {
 		return tx.Put(bucketBoundKeys, []byte(c.Key), []byte(string(c.Fingerprint)+"\x00"+recordID))
 	})
 	if err != nil {
-		return storeError(err) // fn's *Error as it is
+		return 0, storeError(err) // fn's *Error as it is
 	}
 	if conflict {
-		return claimConflict(c)
+		return 0, claimConflict(c)
 	}
-	return nil
+	return o, nil
 }
 
 // keyNotBound is the committer's check of the append of d that claims the
