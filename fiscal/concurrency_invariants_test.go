@@ -90,11 +90,27 @@ func TestConcurrentSettlementsMatchTheLogInOrder(t *testing.T) {
 	callers := envInt("STRESS_CALLERS", 64)
 	iters := envInt("STRESS_ITERS", 2)
 	for it := 0; it < iters; it++ {
-		t.Run(fmt.Sprintf("seed=%d", seed+uint64(it)), func(t *testing.T) { stressRun(t, seed+uint64(it), n, callers) })
+		t.Run(fmt.Sprintf("seed=%d", seed+uint64(it)), func(t *testing.T) { stressRun(t, seed+uint64(it), n, callers, 1) })
 	}
 }
 
-func stressRun(t *testing.T, seed uint64, n, callers int) {
+// TestConcurrentSettlementsOnTwoReplicas is the same run spread over two
+// replicas of one PostgreSQL log (a load balancer in front of two
+// servers): the log must read as if one engine had decided every record in
+// log order (Art. 59c totals, one crossing per account and year, gap-free
+// invoice numbers, one record per key and payment).
+func TestConcurrentSettlementsOnTwoReplicas(t *testing.T) {
+	n := envInt("STRESS_N", 600)
+	if testing.Short() {
+		n = 200
+	}
+	stressRun(t, uint64(envInt("STRESS_SEED", 1)), n, envInt("STRESS_CALLERS", 32), 2)
+}
+
+// stressRun settles n drawn jobs from callers goroutines on one engine, or
+// on replicas engines sharing one PostgreSQL log (job i on replica i mod
+// replicas), then checks the log against a sequential replay.
+func stressRun(t *testing.T, seed uint64, n, callers, replicas int) {
 	small := func(name, prefix string) fiscal.Seller {
 		s := smallIrishSeller
 		s.LegalName, s.InvoicePrefix = name, prefix
@@ -114,11 +130,20 @@ func stressRun(t *testing.T, seed uint64, n, callers int) {
 	cfg := fiscaltest.Config(t, start, sellers...)
 	var ticks atomic.Int64
 	cfg.Clock = func() time.Time { return start.Add(time.Duration(ticks.Add(1)) * time.Microsecond) }
-	e := fiscaltest.Engine(t, cfg)
-	books := make([]*fiscal.Books, len(sellers))
-	for i := range books {
-		books[i] = fiscaltest.Books(t, e, i)
+	engines := []*fiscal.Engine{}
+	if replicas > 1 {
+		engines = replicaEngines(t, cfg, replicas)
+	} else {
+		engines = append(engines, fiscaltest.Engine(t, cfg))
 	}
+	e := engines[0]
+	replicaBooks := make([][]*fiscal.Books, len(engines))
+	for r, en := range engines {
+		for i := range sellers {
+			replicaBooks[r] = append(replicaBooks[r], fiscaltest.Books(t, en, i))
+		}
+	}
+	books := replicaBooks[0]
 	rng := rand.New(rand.NewPCG(seed, 99))
 	countries := []string{"DE", "FR", "IT", "ES", "IE", "NL", ""}
 	stamps := []string{"2026-04-10T14:30:00Z", "2026-03-02T09:00:00Z", "2025-12-15T10:00:00Z", "2026-01-20T10:00:00Z"}
@@ -171,7 +196,7 @@ func stressRun(t *testing.T, seed uint64, n, callers int) {
 				if j.cancel > 0 {
 					ctx, cancel = context.WithTimeout(ctx, j.cancel)
 				}
-				res, err := books[j.acct].Settle(ctx, j.req, j.key)
+				res, err := replicaBooks[i%len(engines)][j.acct].Settle(ctx, j.req, j.key)
 				cancel()
 				a := stressAnswer{job: i, err: err}
 				if err == nil {
@@ -180,7 +205,7 @@ func stressRun(t *testing.T, seed uint64, n, callers int) {
 						var rwg sync.WaitGroup
 						for k := 0; k < 2; k++ { // two resolutions of one record race
 							rwg.Go(func() {
-								rr, rerr := books[j.acct].Resolve(context.Background(), res.Record.ID, fiscal.Resolution{
+								rr, rerr := replicaBooks[(i+k)%len(engines)][j.acct].Resolve(context.Background(), res.Record.ID, fiscal.Resolution{
 									Buyer: &fiscal.ResolutionBuyer{Country: "DE"}, ResolvedBy: "ops@example.com"}, "")
 								ra := stressAnswer{job: i, err: rerr}
 								if rerr == nil {
