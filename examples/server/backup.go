@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -172,7 +173,8 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	data := fs.String("data", "fiscal402-data", "data directory: its ledger.db and keys/log.key")
-	path := fs.String("ledger", "", "the ledger file to check (default <data>/ledger.db), or a postgres:// URL")
+	path := fs.String("ledger", "", "the ledger file to check (default: the server's -store, else <data>/ledger.db), or a postgres:// URL")
+	store := fs.String("store", "", "the server's PostgreSQL ledger (postgres:// URL, also FISCAL402_DATABASE_URL), checked when -ledger is not given")
 	vkey := fs.String("log-key", "", "the log verifier key (default: derived from <data>/keys/log.key)")
 	replay := fs.Bool("recover", false, "first replay the journal of a ledger file the server did not close (a crash, a kill), as its next start would: needs <data>/keys/log.key and the server stopped")
 	if err := applyEnv(fs, os.Getenv); err != nil {
@@ -185,7 +187,13 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("check: unexpected argument %q (a file to check is -ledger FILE)", fs.Arg(0))
 	}
 	if *path == "" {
-		*path = filepath.Join(*data, "ledger.db")
+		// A replica's ledger is where the server keeps it (-store, as the
+		// server reads it): a replica has no ledger.db.
+		u, err := storeURL(*store, os.Getenv)
+		if err != nil {
+			return err
+		}
+		*path = cmp.Or(u, filepath.Join(*data, "ledger.db"))
 	}
 	if *replay {
 		if err := recoverLedger(*path, filepath.Join(*data, "keys", "log.key"), stdout); err != nil {
