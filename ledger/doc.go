@@ -595,7 +595,13 @@
 // are answered ErrUnavailable, and a retry under the same claims answers
 // Existing). Connections
 // use synchronous_commit=on: an acknowledged append survives the loss of
-// the database server as its WAL does.
+// the database server as its WAL does. A transaction that holds the
+// sequencer (a commit, an update) may wait idle for its writer's next
+// statement at most 5 s (SET LOCAL idle_in_transaction_session_timeout):
+// a writer cut off from the database while it holds the lock (its host
+// partitioned or powered down) would otherwise block every other writer
+// until TCP keepalive gives up; the database ends its session and rolls
+// the transaction back, which nobody was answered for.
 //
 // Several processes (server replicas) append to one PostgreSQL log at once.
 // Each keeps its group commit; each commit continues from the head read

@@ -399,6 +399,19 @@ func (s *pgStore) dict(id uint32) ([]byte, error) {
 // trips counts the round trips of one commit.
 type pgTrips struct{ n int64 }
 
+// pgSequencerHold bounds, in every transaction that takes the sequencer
+// (a commit, an update), how long it may wait idle for its writer's next
+// statement: 5 s, where a commit's gap between its two round trips is its
+// planning (milliseconds). A writer that stops answering while it holds
+// the lock (its host cut off, powered down: no FIN or RST reaches the
+// database) is otherwise noticed only when TCP keepalive gives up, hours
+// later, and every other replica's commits wait for the lock until
+// lock_timeout, again and again. The database ends such a session
+// (idle_in_transaction_session_timeout), which rolls its transaction
+// back: nothing of it was acknowledged, and its writer finds its
+// connection gone (ErrUnavailable).
+const pgSequencerHold = "SET LOCAL idle_in_transaction_session_timeout = '5s'"
+
 // commit is one transaction of two round trips (# Storage backends):
 // BEGIN, the head under its row lock and the batch's keys, pipelined; then
 // every write and COMMIT, pipelined. Reads plan makes outside the loaded
@@ -423,14 +436,17 @@ func (s *pgStore) commit(keys func() *batchKeys, plan func(v commitView) (*batch
 	v := &pgView{s: s, ctx: ctx, conn: conn.Conn(), trips: &st.trips}
 	b := &pgx.Batch{}
 	b.Queue("BEGIN ISOLATION LEVEL READ COMMITTED")
+	b.Queue(pgSequencerHold)
 	b.Queue(pgHeadSQL + " FOR UPDATE")
 	v.queueKeys(b, k)
 	st.trips++
 	start := time.Now()
 	br := conn.SendBatch(ctx, b)
-	if _, err := br.Exec(); err != nil {
-		br.Close()
-		return st, s.unavailable("commit", err)
+	for range 2 { // BEGIN, pgSequencerHold
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return st, s.unavailable("commit", err)
+		}
 	}
 	var size, did, dcut int64
 	var fr, note []byte
@@ -847,6 +863,7 @@ func (s *pgStore) update(fn func(tx Tx) error) error {
 	}()
 	b := &pgx.Batch{}
 	b.Queue("BEGIN ISOLATION LEVEL READ COMMITTED")
+	b.Queue(pgSequencerHold)
 	b.Queue("SELECT size FROM log_head FOR UPDATE")
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		return s.unavailable("update", err)

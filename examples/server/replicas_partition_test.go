@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/fiscal402/fiscal402/internal/pgtest"
+)
+
+// pgProxy forwards TCP connections to the test's PostgreSQL server; while
+// frozen it holds every byte in both directions without closing anything,
+// as a network partition does (nothing arrives, nothing is refused).
+type pgProxy struct {
+	ln     net.Listener
+	frozen atomic.Bool
+	mu     sync.Mutex
+	conns  []net.Conn
+}
+
+func newPGProxy(t *testing.T, target string) *pgProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &pgProxy{ln: ln}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, c, s)
+			p.mu.Unlock()
+			go p.forward(s, c)
+			go p.forward(c, s)
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		for _, c := range p.conns {
+			c.Close()
+		}
+	})
+	return p
+}
+
+func (p *pgProxy) forward(dst, src net.Conn) {
+	defer dst.Close()
+	defer src.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		for p.frozen.Load() {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if n > 0 {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// TestReplicaPartitionedHoldingTheSequencer: replica A's host is cut off
+// from the database (no FIN, no RST: a partition, a host that lost power)
+// in the middle of a commit, after its transaction took the log_head row
+// lock, the sequencer every writer queues on. The database notices a dead
+// client only when TCP keepalive gives up (hours by default), so the lock
+// stayed held and replica B could not record anything: every settlement
+// on B waited for the lock until lock_timeout, longer than any client
+// waits. A writer's transaction may stay idle holding the sequencer only
+// briefly (ledger doc.go, "Storage backends"): B answers within seconds,
+// and A's unfinished commit is rolled back, never acknowledged.
+func TestReplicaPartitionedHoldingTheSequencer(t *testing.T) {
+	direct := pgtest.Schema(t)
+	if direct == "" {
+		return
+	}
+	px := newPGProxy(t, "127.0.0.1:5432")
+	app := fmt.Sprintf("partition_%d", time.Now().UnixNano())
+	viaProxy := strings.Replace(direct, "127.0.0.1:5432", px.ln.Addr().String(), 1) + "&application_name=" + app
+	dirA, dirB := t.TempDir(), t.TempDir()
+	a := startServerWith(t, dirA, nil, replicaLog(t, 0), "-store", viaProxy)
+	copyDir(t, dirA, dirB)
+	b := startServerWith(t, dirB, nil, replicaLog(t, 1), "-store", direct)
+
+	var next atomic.Int64
+	next.Store(50_000)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 { // A is busy committing
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				a.post(int(next.Add(1)))
+			}
+		})
+	}
+	defer func() { close(stop); px.frozen.Store(false); a.kill(); wg.Wait() }()
+	time.Sleep(time.Second)
+	db, err := pgx.Connect(context.Background(), pgtest.BaseURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(context.Background())
+	// Cut A off at a moment its transaction holds the sequencer, waiting
+	// for A's next round trip.
+	for try := 0; ; try++ {
+		px.frozen.Store(true)
+		time.Sleep(20 * time.Millisecond)
+		var n int
+		if err := db.QueryRow(context.Background(), `SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) JOIN pg_class c ON c.oid = l.relation
+			WHERE a.application_name = $1 AND c.relname = 'log_head' AND l.mode = 'RowShareLock' AND a.state = 'idle in transaction'`, app).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			break
+		}
+		if try == 500 {
+			t.Fatal("never caught replica A holding the sequencer")
+		}
+		px.frozen.Store(false)
+		time.Sleep(time.Duration(try%7) * time.Millisecond)
+	}
+	t0 := time.Now()
+	answered, slowest := 0, time.Duration(0)
+	for time.Since(t0) < 12*time.Second {
+		s0 := time.Now()
+		status, body := b.post(int(next.Add(1)))
+		took := time.Since(s0)
+		slowest = max(slowest, took)
+		if status != 201 {
+			t.Fatalf("replica B, %v after A was cut off: %d %s (after %v)", time.Since(t0).Round(time.Millisecond), status, body, took.Round(time.Millisecond))
+		}
+		answered++
+	}
+	t.Logf("replica B answered %d settlements while A was cut off holding the sequencer; slowest %v", answered, slowest.Round(time.Millisecond))
+}
