@@ -601,7 +601,11 @@
 // a writer cut off from the database while it holds the lock (its host
 // partitioned or powered down) would otherwise block every other writer
 // until TCP keepalive gives up; the database ends its session and rolls
-// the transaction back, which nobody was answered for.
+// the transaction back, which nobody was answered for. Every round trip
+// (a connection's acquisition, a pipelined batch, a statement, waiting for
+// the sequencer included) is bounded at 10 s, a read or update
+// transaction at 1 minute in all: a database that stops answering is
+// ErrUnavailable while a server can still answer its request.
 //
 // Several processes (server replicas) append to one PostgreSQL log at once.
 // Each keeps its group commit; each commit continues from the head read

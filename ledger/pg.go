@@ -373,10 +373,26 @@ func (s *pgStore) ctx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), s.timeout)
 }
 
+// pgRoundTrip bounds one round trip to the database (a connection's
+// acquisition, a statement or a pipelined batch, waiting for the
+// sequencer included): a database that stops answering (a partition that
+// drops everything, no FIN or RST) is ErrUnavailable within it, and a
+// request is answered 503 DB_UNAVAILABLE while the server can still
+// write its answer (the bundled server's write timeout is 30 s; a request
+// may wait on two store operations). A read transaction that pages
+// through many rows may take longer in all (s.timeout); each of its
+// round trips is bounded.
+const pgRoundTrip = 10 * time.Second
+
+// trip is the context of one round trip within ctx.
+func (s *pgStore) trip(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, min(pgRoundTrip, s.timeout))
+}
+
 // latest reads the newest committed checkpoint (another replica may have
 // committed since this one's last commit).
 func (s *pgStore) latest() (Checkpoint, error) {
-	ctx, cancel := s.ctx()
+	ctx, cancel := s.trip(context.Background())
 	defer cancel()
 	var note []byte
 	if err := s.pool.QueryRow(ctx, "SELECT checkpoint FROM log_head").Scan(&note); err != nil {
@@ -387,7 +403,7 @@ func (s *pgStore) latest() (Checkpoint, error) {
 
 // dict reads one stored dictionary (written by another replica).
 func (s *pgStore) dict(id uint32) ([]byte, error) {
-	ctx, cancel := s.ctx()
+	ctx, cancel := s.trip(context.Background())
 	defer cancel()
 	var content []byte
 	if err := s.pool.QueryRow(ctx, "SELECT content FROM dicts WHERE id = $1", int64(id)).Scan(&content); err != nil {
@@ -419,7 +435,9 @@ const pgSequencerHold = "SET LOCAL idle_in_transaction_session_timeout = '5s'"
 func (s *pgStore) commit(keys func() *batchKeys, plan func(v commitView) (*batchWrites, error)) (st commitStats, err error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
-	conn, err := s.pool.Acquire(ctx)
+	actx, acancel := s.trip(ctx)
+	conn, err := s.pool.Acquire(actx)
+	acancel()
 	if err != nil {
 		return st, s.unavailable("commit", err)
 	}
@@ -441,7 +459,9 @@ func (s *pgStore) commit(keys func() *batchKeys, plan func(v commitView) (*batch
 	v.queueKeys(b, k)
 	st.trips++
 	start := time.Now()
-	br := conn.SendBatch(ctx, b)
+	ctx1, cancel1 := s.trip(ctx)
+	defer cancel1()
+	br := conn.SendBatch(ctx1, b)
 	for range 2 { // BEGIN, pgSequencerHold
 		if _, err := br.Exec(); err != nil {
 			br.Close()
@@ -479,7 +499,9 @@ func (s *pgStore) commit(keys func() *batchKeys, plan func(v commitView) (*batch
 	}
 	if w == nil {
 		st.trips++
-		if _, err := conn.Exec(ctx, "ROLLBACK"); err != nil {
+		rctx, rcancel := s.trip(ctx)
+		defer rcancel()
+		if _, err := conn.Exec(rctx, "ROLLBACK"); err != nil {
 			return st, s.unavailable("commit", err)
 		}
 		ok = true
@@ -488,7 +510,9 @@ func (s *pgStore) commit(keys func() *batchKeys, plan func(v commitView) (*batch
 	b.Queue("COMMIT")
 	st.trips++
 	start = time.Now()
-	err = conn.SendBatch(ctx, b).Close()
+	ctx2, cancel2 := s.trip(ctx)
+	defer cancel2()
+	err = conn.SendBatch(ctx2, b).Close()
 	st.io += time.Since(start)
 	if err != nil {
 		var pe *pgconn.PgError
@@ -722,7 +746,9 @@ func (v *pgView) queueKeys(b *pgx.Batch, k *batchKeys) {
 // one is a query outside the loaded keys: one more round trip.
 func (v *pgView) one(sql string, args []any, dest ...any) (bool, error) {
 	*v.trips++
-	err := v.conn.QueryRow(v.ctx, sql, args...).Scan(dest...)
+	ctx, cancel := v.s.trip(v.ctx)
+	defer cancel()
+	err := v.conn.QueryRow(ctx, sql, args...).Scan(dest...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, nil
 	}
@@ -810,7 +836,9 @@ func pgEntry(one func(sql string, args []any, dest ...any) (bool, error), name s
 func (s *pgStore) view(fn func(r storeReader) error) error {
 	ctx, cancel := s.ctx()
 	defer cancel()
-	conn, err := s.pool.Acquire(ctx)
+	actx, acancel := s.trip(ctx)
+	conn, err := s.pool.Acquire(actx)
+	acancel()
 	if err != nil {
 		return s.unavailable("read", err)
 	}
@@ -818,7 +846,9 @@ func (s *pgStore) view(fn func(r storeReader) error) error {
 	b := &pgx.Batch{}
 	b.Queue("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
 	b.Queue("SELECT size FROM log_head")
-	br := conn.SendBatch(ctx, b)
+	bctx, bcancel := s.trip(ctx)
+	defer bcancel()
+	br := conn.SendBatch(bctx, b)
 	_, err = br.Exec()
 	r := &pgReader{s: s, ctx: ctx, conn: conn.Conn()}
 	if err == nil {
@@ -832,7 +862,9 @@ func (s *pgStore) view(fn func(r storeReader) error) error {
 		return s.unavailable("read", err)
 	}
 	ferr := fn(r)
-	if _, err := conn.Exec(ctx, "ROLLBACK"); err != nil {
+	rctx, rcancel := s.trip(ctx)
+	defer rcancel()
+	if _, err := conn.Exec(rctx, "ROLLBACK"); err != nil {
 		conn.Conn().Close(context.Background())
 		if ferr == nil {
 			ferr = s.unavailable("read", err)
@@ -850,7 +882,9 @@ func (s *pgStore) view(fn func(r storeReader) error) error {
 func (s *pgStore) update(fn func(tx Tx) error) error {
 	ctx, cancel := s.ctx()
 	defer cancel()
-	conn, err := s.pool.Acquire(ctx)
+	actx, acancel := s.trip(ctx)
+	conn, err := s.pool.Acquire(actx)
+	acancel()
 	if err != nil {
 		return s.unavailable("update", err)
 	}
@@ -865,7 +899,9 @@ func (s *pgStore) update(fn func(tx Tx) error) error {
 	b.Queue("BEGIN ISOLATION LEVEL READ COMMITTED")
 	b.Queue(pgSequencerHold)
 	b.Queue("SELECT size FROM log_head FOR UPDATE")
-	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+	bctx, bcancel := s.trip(ctx)
+	defer bcancel()
+	if err := conn.SendBatch(bctx, b).Close(); err != nil {
 		return s.unavailable("update", err)
 	}
 	r := &pgReader{s: s, ctx: ctx, conn: conn.Conn(), writable: true}
@@ -875,12 +911,16 @@ func (s *pgStore) update(fn func(tx Tx) error) error {
 	}
 	if err != nil {
 		// The caller's refusal (a quota used up) keeps the connection.
-		if _, rerr := conn.Exec(ctx, "ROLLBACK"); rerr == nil && r.err == nil {
+		rctx, rcancel := s.trip(ctx)
+		defer rcancel()
+		if _, rerr := conn.Exec(rctx, "ROLLBACK"); rerr == nil && r.err == nil {
 			ok = true
 		}
 		return err
 	}
-	if _, err := conn.Exec(ctx, "COMMIT"); err != nil {
+	cctx, ccancel := s.trip(ctx)
+	defer ccancel()
+	if _, err := conn.Exec(cctx, "COMMIT"); err != nil {
 		return s.unavailable("update", err)
 	}
 	ok = true
@@ -910,7 +950,9 @@ func (r *pgReader) fail(err error) error {
 }
 
 func (r *pgReader) one(sql string, args []any, dest ...any) (bool, error) {
-	err := r.conn.QueryRow(r.ctx, sql, args...).Scan(dest...)
+	ctx, cancel := r.s.trip(r.ctx)
+	defer cancel()
+	err := r.conn.QueryRow(ctx, sql, args...).Scan(dest...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, nil
 	}
@@ -921,7 +963,9 @@ func (r *pgReader) one(sql string, args []any, dest ...any) (bool, error) {
 }
 
 func (r *pgReader) ReadHashes(indexes []int64) ([]tlog.Hash, error) {
-	rows, err := r.conn.Query(r.ctx, "SELECT idx, hash FROM hashes WHERE idx = ANY($1::bigint[])", indexes)
+	ctx, cancel := r.s.trip(r.ctx)
+	defer cancel()
+	rows, err := r.conn.Query(ctx, "SELECT idx, hash FROM hashes WHERE idx = ANY($1::bigint[])", indexes)
 	if err != nil {
 		return nil, r.fail(err)
 	}
@@ -1013,17 +1057,21 @@ func (r *pgReader) scanRows(table, col, keyCol, valCol string, name []byte, pref
 		cur = clone(after)
 	}
 	for {
-		rows, err := r.conn.Query(r.ctx, sql, name, lo, hi, cur)
+		ctx, cancel := r.s.trip(r.ctx)
+		rows, err := r.conn.Query(ctx, sql, name, lo, hi, cur)
 		if err != nil {
+			cancel()
 			return r.fail(err)
 		}
 		type kv struct{ k, v []byte }
 		var page []kv
 		var k, v []byte
-		if _, err := pgx.ForEachRow(rows, []any{&k, &v}, func() error {
+		_, err = pgx.ForEachRow(rows, []any{&k, &v}, func() error {
 			page = append(page, kv{clone(k), nonNil(clone(v))})
 			return nil
-		}); err != nil {
+		})
+		cancel()
+		if err != nil {
 			return r.fail(err)
 		}
 		for _, p := range page {
@@ -1075,7 +1123,9 @@ func (t pgSideTx) Put(bucket string, key, value []byte) error {
 	if len(value) > maxValueSize {
 		return fmt.Errorf("ledger: side %q: value of %d bytes: %w", bucket, len(value), ErrInvalid)
 	}
-	if _, err := t.r.conn.Exec(t.r.ctx, `INSERT INTO side (bucket, key, value) VALUES ($1, $2, $3)
+	ctx, cancel := t.r.s.trip(t.r.ctx)
+	defer cancel()
+	if _, err := t.r.conn.Exec(ctx, `INSERT INTO side (bucket, key, value) VALUES ($1, $2, $3)
 		ON CONFLICT (bucket, key) DO UPDATE SET value = excluded.value`, []byte(bucket), key, nonNil(value)); err != nil {
 		return t.r.fail(err)
 	}
@@ -1089,7 +1139,9 @@ func (t pgSideTx) Delete(bucket string, key []byte) error {
 	if err := validSideKey(bucket, key); err != nil {
 		return err
 	}
-	if _, err := t.r.conn.Exec(t.r.ctx, "DELETE FROM side WHERE bucket = $1 AND key = $2", []byte(bucket), key); err != nil {
+	ctx, cancel := t.r.s.trip(t.r.ctx)
+	defer cancel()
+	if _, err := t.r.conn.Exec(ctx, "DELETE FROM side WHERE bucket = $1 AND key = $2", []byte(bucket), key); err != nil {
 		return t.r.fail(err)
 	}
 	return nil

@@ -169,7 +169,7 @@ func (l *Ledger) Shared() bool {
 }
 
 func (s *pgStore) lease(name, holder string, ttl time.Duration) (bool, error) {
-	ctx, cancel := s.ctx()
+	ctx, cancel := s.trip(context.Background())
 	defer cancel()
 	var got string
 	err := s.pool.QueryRow(ctx, `INSERT INTO leases (name, holder, until) VALUES ($1, $2, now() + $3 * interval '1 microsecond')
@@ -186,7 +186,7 @@ func (s *pgStore) lease(name, holder string, ttl time.Duration) (bool, error) {
 }
 
 func (s *pgStore) release(name, holder string) error {
-	ctx, cancel := s.ctx()
+	ctx, cancel := s.trip(context.Background())
 	defer cancel()
 	if _, err := s.pool.Exec(ctx, "DELETE FROM leases WHERE name = $1 AND holder = $2", name, holder); err != nil {
 		return s.unavailable("lease", err)

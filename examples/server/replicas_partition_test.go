@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -159,4 +161,63 @@ func TestReplicaPartitionedHoldingTheSequencer(t *testing.T) {
 		answered++
 	}
 	t.Logf("replica B answered %d settlements while A was cut off holding the sequencer; slowest %v", answered, slowest.Round(time.Millisecond))
+}
+
+// TestDatabaseUnreachableIsAnswered: the database stops answering (the
+// network between it and the replica drops everything: no FIN, no RST).
+// A settlement and a read must be answered 503 DB_UNAVAILABLE with
+// Retry-After (README "Errors") while the server can still write its
+// answer: a store operation bounded at 1 minute outlived the server's
+// 30 s write timeout, so the client got its connection closed after a
+// minute instead of an answer. Once the database answers again the
+// replica serves without a restart.
+func TestDatabaseUnreachableIsAnswered(t *testing.T) {
+	direct := pgtest.Schema(t)
+	if direct == "" {
+		return
+	}
+	px := newPGProxy(t, "127.0.0.1:5432")
+	p := startServerWith(t, t.TempDir(), nil, replicaLog(t, 0), "-store", strings.Replace(direct, "127.0.0.1:5432", px.ln.Addr().String(), 1))
+	if status, body := p.post(60_000); status != 201 {
+		t.Fatalf("before: %d %s", status, body)
+	}
+	px.frozen.Store(true)
+	patient := &http.Client{Timeout: 70 * time.Second}
+	var wg sync.WaitGroup
+	for i, r := range []struct{ method, path, body string }{
+		{"POST", "/settlements", settlementBody(60_001)},
+		{"GET", "/settlements?limit=1", ""},
+	} {
+		wg.Go(func() {
+			req, _ := http.NewRequest(r.method, p.base+r.path, strings.NewReader(r.body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("X-Service-Key", demoKey)
+			t0 := time.Now()
+			resp, err := patient.Do(req)
+			took := time.Since(t0).Round(time.Millisecond)
+			if err != nil {
+				t.Errorf("%d: %s %s while the database does not answer: no answer after %v (%v)", i, r.method, r.path, took, err)
+				return
+			}
+			defer resp.Body.Close()
+			raw, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != 503 || !strings.Contains(string(raw), `"DB_UNAVAILABLE"`) || resp.Header.Get("Retry-After") == "" {
+				t.Errorf("%s %s while the database does not answer: %d %s (after %v)", r.method, r.path, resp.StatusCode, raw, took)
+			}
+			t.Logf("%s %s answered %d after %v", r.method, r.path, resp.StatusCode, took)
+		})
+	}
+	wg.Wait()
+	px.frozen.Store(false)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		status, body := p.post(60_002)
+		if status == 201 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the database answers again: %d %s", status, body)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
