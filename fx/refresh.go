@@ -196,6 +196,19 @@ func (r *Refresher) Restore(ctx context.Context) error {
 		}
 		restored++
 	}
+	// Another writer of the store (a replica sharing it) may have saved
+	// without the documents this refresher holds: keep them, and save
+	// them again.
+	have := make(map[string]bool, len(docs))
+	for _, d := range docs {
+		have[d.SHA256] = true
+	}
+	for _, d := range r.docs {
+		if !have[d.SHA256] {
+			docs = append(docs, d)
+			have[d.SHA256], r.unsaved = true, true
+		}
+	}
 	r.docs = docs
 	r.updateStatus(func(s *Status) { s.Restored, s.Documents = restored, len(docs) })
 	if after := r.cfg.Live.Table(); grew(before, after) {

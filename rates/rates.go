@@ -2,6 +2,7 @@ package rates
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -124,6 +125,13 @@ func (s *Service) run(stop <-chan struct{}) {
 		}
 	}()
 	s.poke()
+	var reload <-chan time.Time // nil: never
+	if s.e.Ledger().Shared() {
+		t := time.NewTicker(sharedReload)
+		defer t.Stop()
+		reload = t.C
+	}
+	var seen [sha256.Size]byte
 	for {
 		select {
 		case <-ctx.Done():
@@ -131,9 +139,25 @@ func (s *Service) run(stop <-chan struct{}) {
 			return
 		case <-s.wake:
 			retryLeased(ctx, s.e, s.logger)
+		case <-reload:
+			// What another replica fetched and stored reaches this one's
+			// table (Restore merges; a grown table pokes), and the
+			// re-decisions pass to this replica once the holder of their
+			// lease has gone.
+			if blob, err := (store{l: s.e.Ledger()}).Load(ctx); err == nil && sha256.Sum256(blob) != seen {
+				if s.refresher.Restore(ctx) == nil {
+					seen = sha256.Sum256(blob)
+				}
+			}
+			retryLeased(ctx, s.e, s.logger)
 		}
 	}
 }
+
+// sharedReload is how often a replica sharing its log with others reads
+// the ECB documents they stored, and takes its turn at re-deciding the
+// records that wait for a rate.
+const sharedReload = 5 * time.Second
 
 // retryLeased runs Retry when this server holds the lease: replicas
 // sharing a log take turns, and the holder re-decides (its own refresh
@@ -187,8 +211,39 @@ func (st store) Load(ctx context.Context) ([]byte, error) {
 	return b, err
 }
 
+// Save keeps the documents already stored that blob lacks: replicas
+// sharing a log each save what they fetched, and one must not drop what
+// another saved (a replica whose own fetches fail serves the rates the
+// others fetched: sharedReload).
 func (st store) Save(ctx context.Context, blob []byte) error {
-	return st.l.Update(func(tx ledger.Tx) error { return tx.Put(bucketFX, keyFXStore, blob) })
+	docs, err := fx.DecodeDocuments(blob)
+	if err != nil {
+		return err
+	}
+	return st.l.Update(func(tx ledger.Tx) error {
+		if old := tx.Get(bucketFX, keyFXStore); old != nil {
+			stored, err := fx.DecodeDocuments(old)
+			if err != nil {
+				return err // never overwritten: the refresher reports it
+			}
+			have := make(map[string]bool, len(docs))
+			for _, d := range docs {
+				have[d.SHA256] = true
+			}
+			merged := false
+			for _, d := range stored {
+				if !have[d.SHA256] {
+					docs, merged = append(docs, d), true
+				}
+			}
+			if merged {
+				if blob, err = fx.EncodeDocuments(docs); err != nil {
+					return err
+				}
+			}
+		}
+		return tx.Put(bucketFX, keyFXStore, blob)
+	})
 }
 
 // Report is the public state of an engine's ECB rates: the newest
