@@ -2,10 +2,13 @@ package fx
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"slices"
 	"sync"
@@ -114,7 +117,7 @@ type Status struct {
 	LastSuccess     time.Time     `json:"lastSuccess"`
 	NextAttempt     time.Time     `json:"nextAttempt"`
 	Failures        int           `json:"failures"`            // consecutive failed attempts
-	LastError       string        `json:"lastError,omitempty"` // the last attempt's error, "" after a success
+	LastError       string        `json:"lastError,omitempty"` // what the last attempt failed at, naming no network address (describeFailure; the log has the error); "" after a success
 	Conflict        string        `json:"conflict,omitempty"`  // the last contradicting publication refused
 	Restored        int           `json:"restored"`            // documents merged from the Store at start
 	Documents       int           `json:"documents"`           // documents kept (and stored)
@@ -171,7 +174,8 @@ func (r *Refresher) Restore(ctx context.Context) error {
 	}
 	blob, err := r.cfg.Store.Load(ctx)
 	if err != nil {
-		r.fail(fmt.Errorf("fx: refresher: load store: %w", err))
+		r.log.Error("fx: loading the stored ECB documents failed", "err", err)
+		r.fail(&storeFailure{"loading", err})
 		return err
 	}
 	docs, err := DecodeDocuments(blob)
@@ -360,7 +364,7 @@ func (r *Refresher) saveIfNeeded(ctx context.Context) {
 	}
 	if err != nil {
 		r.log.Error("fx: saving the ECB documents failed; the rates are served but not yet durable", "err", err)
-		r.updateStatus(func(s *Status) { s.LastError = err.Error() })
+		r.fail(&storeFailure{"saving", err})
 		return
 	}
 	r.unsaved = false
@@ -373,7 +377,58 @@ func (r *Refresher) notify(ctx context.Context, t *Table) {
 }
 
 func (r *Refresher) fail(err error) {
-	r.updateStatus(func(s *Status) { s.LastError = err.Error() })
+	r.updateStatus(func(s *Status) { s.LastError = describeFailure(err) })
+}
+
+// storeFailure is an error of the Store, with what the refresher asked of
+// it ("loading", "saving").
+type storeFailure struct {
+	op  string
+	err error
+}
+
+func (e *storeFailure) Error() string {
+	return "fx: refresher: " + e.op + " the store: " + e.err.Error()
+}
+func (e *storeFailure) Unwrap() error { return e.err }
+
+// describeFailure is what Status.LastError says of err: what failed, in
+// words that name no network address. The status is served to anyone
+// (GET /v1/fx/status, /readyz), and Go's network errors name the feed's
+// and the resolver's IP and port, a proxy's, a database's host; the
+// refresher's log keeps the whole error for the operator.
+func describeFailure(err error) string {
+	var (
+		se   *StatusError
+		dns  *net.DNSError
+		op   *net.OpError
+		sf   *storeFailure
+		cert *tls.CertificateVerificationError
+		ua   x509.UnknownAuthorityError
+		hn   x509.HostnameError
+		ci   x509.CertificateInvalidError
+		ne   net.Error
+		pe   *ParseError
+	)
+	switch {
+	case errors.As(err, &sf):
+		return sf.op + " the stored ECB documents failed"
+	case errors.As(err, &se):
+		return fmt.Sprintf("the rate feed answered HTTP status %d", se.StatusCode)
+	case errors.As(err, &dns):
+		return "the rate feed's host name could not be resolved"
+	case errors.As(err, &cert), errors.As(err, &ua), errors.As(err, &hn), errors.As(err, &ci):
+		return "the rate feed's TLS certificate was refused"
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return "the rate feed did not answer in time"
+	case errors.As(err, &op) && op.Op == "dial":
+		return "the rate feed could not be reached"
+	case errors.As(err, &op):
+		return "the connection to the rate feed failed"
+	case errors.As(err, &pe):
+		return "the rate feed's document did not parse"
+	}
+	return "the refresh failed (the server's log has the error)"
 }
 
 func (r *Refresher) finish(now, next time.Time, err error) {
@@ -383,7 +438,7 @@ func (r *Refresher) finish(now, next time.Time, err error) {
 		s.Failures = failures
 		s.LastError = ""
 		if err != nil {
-			s.LastError = err.Error()
+			s.LastError = describeFailure(err)
 		}
 	})
 	st := r.Status()

@@ -253,7 +253,11 @@ func (s *Server) checkLedger(ctx context.Context) error {
 		// to the log with every 5xx answer; /readyz needs no key.
 		return errors.New("the ledger stopped after a failed disk sync: an operator must act (the server's log says how)")
 	case err != nil:
-		return fmt.Errorf("the ledger cannot be written: %v", err)
+		// The store's error names the file's path or the database's host
+		// and port; it goes to the log, and /readyz (no key) says what
+		// failed.
+		s.log.Error("readiness: the ledger cannot be written", "err", err)
+		return errors.New("the ledger cannot be written (the server's log has the error)")
 	}
 	return nil
 }
