@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -101,18 +102,18 @@ func (c EndpointConfig) validate() error {
 		return fmt.Errorf("webhooks: url is required")
 	}
 	if _, err := (TargetPolicy{AllowLoopback: true, AllowPrivate: true}).CheckURL(c.URL); err != nil {
-		return fmt.Errorf("webhooks: %s: %w", c.URL, err)
+		return fmt.Errorf("webhooks: %s: %w", shownURL(c.URL), err)
 	}
 	if len(c.Secrets) == 0 || len(c.Secrets) > MaxSecrets {
-		return fmt.Errorf("webhooks: %s: 1 to %d secrets are required", c.URL, MaxSecrets)
+		return fmt.Errorf("webhooks: %s: 1 to %d secrets are required", shownURL(c.URL), MaxSecrets)
 	}
 	for i, s := range c.Secrets {
 		if len(s) < minConfigSecretLen || strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r > '~' }) {
-			return fmt.Errorf("webhooks: %s: secret %d must be at least %d printable ASCII characters without spaces", c.URL, i+1, minConfigSecretLen)
+			return fmt.Errorf("webhooks: %s: secret %d must be at least %d printable ASCII characters without spaces", shownURL(c.URL), i+1, minConfigSecretLen)
 		}
 	}
 	if _, err := parseDescription("/description", c.Description); err != nil {
-		return fmt.Errorf("webhooks: %s: description: %w", c.URL, err)
+		return fmt.Errorf("webhooks: %s: description: %w", shownURL(c.URL), err)
 	}
 	return nil
 }
@@ -129,7 +130,7 @@ func ValidateConfigs(list []EndpointConfig) error {
 			return err
 		}
 		if seen[c.URL] {
-			return fmt.Errorf("webhooks: %s is listed twice", c.URL)
+			return fmt.Errorf("webhooks: %s is listed twice", shownURL(c.URL))
 		}
 		seen[c.URL] = true
 	}
@@ -254,7 +255,7 @@ func New(e *fiscal.Engine, opts Options) (*Service, error) {
 		}
 		for _, c := range list {
 			if _, err := w.policy.CheckURL(c.URL); err != nil {
-				return nil, fmt.Errorf("webhooks: account %q: %s: %w (see Options.AllowLoopback/AllowPrivate)", account, c.URL, err)
+				return nil, fmt.Errorf("webhooks: account %q: %s: %w (see Options.AllowLoopback/AllowPrivate)", account, shownURL(c.URL), err)
 			}
 		}
 	}
@@ -682,4 +683,28 @@ func badRequest(field, format string, args ...any) *fiscal.Error {
 
 func notFound(what string) *fiscal.Error {
 	return &fiscal.Error{Code: fiscal.CodeNotFound, Detail: what + " not found"}
+}
+
+// shownURL names an endpoint URL in an error or a log line: its scheme,
+// host and path. Receivers often take a token in the URL (user:password, a
+// query parameter, a fragment), and such an error reaches the operator's
+// log (a refused accounts file); the part that can carry one is replaced
+// by "…". A URL that does not parse is not shown at all.
+func shownURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "(an endpoint URL that does not parse)"
+	}
+	shown := u.Scheme + "://"
+	if u.User != nil {
+		shown += "…@"
+	}
+	shown += u.Host + u.EscapedPath()
+	if u.RawQuery != "" || u.ForceQuery {
+		shown += "?…"
+	}
+	if u.Fragment != "" {
+		shown += "#…"
+	}
+	return shown
 }
