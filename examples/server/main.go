@@ -297,6 +297,19 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	}
 	defer profile.stop()
 
+	// An accounts file that is there already is a setting too: one that
+	// does not load refuses the start before the data directory and the
+	// operator key are made (a missing one is made below, with the demo
+	// account).
+	if _, err := os.Stat(o.accounts); err == nil {
+		pre, err := httpserver.LoadAccountsFile(o.accounts)
+		if err != nil {
+			return err
+		}
+		if _, err := pre.Keys(); err != nil {
+			return err
+		}
+	}
 	if err := os.MkdirAll(o.data, 0o700); err != nil {
 		return err
 	}

@@ -86,3 +86,24 @@ func TestFailedStartLosesNoKey(t *testing.T) {
 		t.Fatalf("the failed start made a demo account and did not print its key:\nstdout: %s\naccounts: %s", out.String(), raw)
 	}
 }
+
+// TestBadAccountsFileMakesNothing: an accounts file that does not load is
+// a refused setting like any other: the start names it and leaves no data
+// directory or operator key behind.
+func TestBadAccountsFileMakesNothing(t *testing.T) {
+	dir := t.TempDir()
+	accounts := filepath.Join(dir, "accounts.json")
+	if err := os.WriteFile(accounts, []byte(`{"accounts": [{"id": "acct_x", "seller": {"country": "ZZ"}}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "data")
+	var out, errOut bytes.Buffer
+	err := run([]string{"-data", data, "-accounts", accounts, "-listen", "127.0.0.1:0", "-fx-refresh=false"}, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), accounts) {
+		t.Errorf("start with a bad accounts file: %v; want an error naming %s", err, accounts)
+	}
+	if _, serr := os.Stat(data); !os.IsNotExist(serr) {
+		entries, _ := filepath.Glob(filepath.Join(data, "*", "*"))
+		t.Errorf("the refused start made %s (%v)", data, entries)
+	}
+}
