@@ -17,8 +17,8 @@ func TestConfiguredURLSecretsStayOutOfErrors(t *testing.T) {
 	const secret = "whsec_0123456789abcdef0123456789abcdef"
 	for _, c := range []webhooks.EndpointConfig{
 		{URL: "http://hookuser:pa55word@127.0.0.1:9/x?token=t0ken-value#frag-value", Secrets: []string{secret}}, // loopback refused
-		{URL: "https://hookuser:pa55word@erp.example.com/x?token=t0ken-value", Secrets: []string{"short"}},          // bad secret
-		{URL: "https://hookuser:pa55word@erp.example.com/x?token=t0ken-value"},                                      // no secret
+		{URL: "https://hookuser:pa55word@erp.example.com/x?token=t0ken-value", Secrets: []string{"short"}},      // bad secret
+		{URL: "https://hookuser:pa55word@erp.example.com/x?token=t0ken-value"},                                  // no secret
 	} {
 		_, err := webhooks.New(env.engine, webhooks.Options{NoDispatcher: true, Configured: map[string][]webhooks.EndpointConfig{"acct_0": {c}}})
 		if err == nil {
