@@ -23,7 +23,7 @@ import (
 // but not the buyer, who is a consumer's payer wallet or a business
 // customer's VAT number: README "Logs" promises that no buyer's VAT number
 // or wallet reaches the log. The account reads the buyer in the answer's
-// failures.
+// answer.
 func TestSummaryRunLogNamesNoBuyer(t *testing.T) {
 	now := time.Date(2026, 4, 20, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
@@ -64,8 +64,10 @@ func TestSummaryRunLogNamesNoBuyer(t *testing.T) {
 	f := &fixture{t: t, srv: srv}
 	res := f.do("POST", "/v1/invoices/summaries", keyA, []byte(`{"period":"2026-04"}`))
 	wallet := strings.ToLower(fiscaltest.Request(0, "1", "DE", "").PayerWallet)
-	if res.status != 200 || !strings.Contains(string(res.body), `"failures"`) || !strings.Contains(string(res.body), wallet) {
-		t.Fatalf("the run answered %d %s; want 200 with the buyer's failure", res.status, res.body)
+	// The run issued nothing: it answers its (only) failure's error, which
+	// names the buyer to the account (README "Summary invoices").
+	if res.status != 422 || !strings.Contains(string(res.body), "INVOICE_RULES_FAILED") || !strings.Contains(string(res.body), wallet) {
+		t.Fatalf("the run answered %d %s; want 422 INVOICE_RULES_FAILED naming the buyer", res.status, res.body)
 	}
 	if !strings.Contains(logged.String(), "summary invoice not issued") || !strings.Contains(logged.String(), "INVOICE_RULES_FAILED") {
 		t.Fatalf("the failure was not logged:\n%s", logged.String())
