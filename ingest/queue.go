@@ -475,24 +475,34 @@ func (s *Service) attempt(ctx context.Context, key []byte, id string) error {
 		// entry frees its keys now, so that a corrected request may use
 		// them at once rather than after Prune (30 days by default). The
 		// entry keeps the failure (state failed, lastError) until pruned.
-		return q.releaseKeys(tx)
+		_, err := q.releaseKeys(tx)
+		return err
 	})
 }
 
-// releaseKeys removes from the key index the Idempotency-Keys of the entry
-// (IdemKey, MoreKeys) that still name it: a key freed before and taken
-// since by another entry stays that entry's.
-func (q queued) releaseKeys(tx ledger.Tx) error {
+// heldKeys are the key-index keys of the entry's Idempotency-Keys (IdemKey,
+// MoreKeys) that still name it: a key freed before and taken since by
+// another entry is that entry's.
+func (q queued) heldKeys(tx ledger.Tx) [][]byte {
+	var held [][]byte
 	for _, key := range append([]string{q.IdemKey}, q.MoreKeys...) {
-		k := idemIndexKey(q.Status.Account, key)
-		if key == "" || string(tx.Get(bucketKeys, k)) != q.Status.ID {
-			continue
-		}
-		if err := tx.Delete(bucketKeys, k); err != nil {
-			return err
+		if k := idemIndexKey(q.Status.Account, key); key != "" && string(tx.Get(bucketKeys, k)) == q.Status.ID {
+			held = append(held, k)
 		}
 	}
-	return nil
+	return held
+}
+
+// releaseKeys removes from the key index the Idempotency-Keys the entry
+// still holds (heldKeys) and returns how many.
+func (q queued) releaseKeys(tx ledger.Tx) (int, error) {
+	held := q.heldKeys(tx)
+	for _, k := range held {
+		if err := tx.Delete(bucketKeys, k); err != nil {
+			return 0, err
+		}
+	}
+	return len(held), nil
 }
 
 // retryDelay says whether an attempt's error is worth retrying, and the
@@ -605,7 +615,7 @@ func (s *Service) freeFailedKeys(ctx context.Context) (int, error) {
 	err := s.e.Ledger().View(func(tx ledger.Tx) error {
 		return tx.Scan(bucketQueue, nil, nil, false, func(k, v []byte) bool {
 			var q queued
-			if json.Unmarshal(v, &q) == nil && q.Status.State == StateFailed && q.holdsKey(tx) {
+			if json.Unmarshal(v, &q) == nil && q.Status.State == StateFailed && len(q.heldKeys(tx)) > 0 {
 				failed = append(failed, q)
 			}
 			return ctx.Err() == nil
@@ -623,29 +633,15 @@ func (s *Service) freeFailedKeys(ctx context.Context) (int, error) {
 			if raw == nil || json.Unmarshal(raw, &now) != nil || now.Status.State != StateFailed {
 				continue // queued again or pruned since the scan
 			}
-			for _, key := range append([]string{now.IdemKey}, now.MoreKeys...) {
-				if key != "" && string(tx.Get(bucketKeys, idemIndexKey(now.Status.Account, key))) == now.Status.ID {
-					n++
-				}
-			}
-			if err := now.releaseKeys(tx); err != nil {
+			freed, err := now.releaseKeys(tx)
+			if err != nil {
 				return err
 			}
+			n += freed
 		}
 		return nil
 	})
 	return n, err
-}
-
-// holdsKey reports whether one of the entry's Idempotency-Keys still names
-// it in the key index.
-func (q queued) holdsKey(tx ledger.Tx) bool {
-	for _, key := range append([]string{q.IdemKey}, q.MoreKeys...) {
-		if key != "" && string(tx.Get(bucketKeys, idemIndexKey(q.Status.Account, key))) == q.Status.ID {
-			return true
-		}
-	}
-	return false
 }
 
 // queueLease is how long a replica holds the queue after its last pass.

@@ -62,7 +62,7 @@ func (s *Service) Prune(ctx context.Context, before time.Time) (int, error) {
 					if raw == nil || json.Unmarshal(raw, &q) != nil || !prunable(q, before) {
 						continue
 					}
-					if err := q.releaseKeys(tx); err != nil {
+					if _, err := q.releaseKeys(tx); err != nil {
 						return err
 					}
 					if err := tx.Delete(bucketQueue, id); err != nil {
