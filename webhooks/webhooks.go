@@ -154,11 +154,11 @@ type Endpoint struct {
 	LastAttempt    *Attempt     `json:"lastAttempt,omitempty"`
 }
 
-// Endpoint statuses.
 // dispatcherName is the dispatcher's reservation in the engine's ledger
 // (ledger.Reserve): one dispatcher per engine.
 const dispatcherName = "webhooks.dispatcher"
 
+// Endpoint statuses.
 const (
 	EndpointEnabled  = "enabled"
 	EndpointDisabled = "disabled"
