@@ -1,6 +1,7 @@
 package rates
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -45,6 +46,9 @@ const loopName = "rates.refresh"
 var (
 	bucketFX   = "fx-documents"
 	keyFXStore = []byte("ecb")
+	// keyFXDigest is the SHA-256 of the value at keyFXStore, written with
+	// it: a replica polls these 32 bytes, not the documents (store.digest).
+	keyFXDigest = []byte("ecb.sha256")
 )
 
 // New restores the ECB documents stored in the engine's ledger into live,
@@ -131,7 +135,7 @@ func (s *Service) run(stop <-chan struct{}) {
 		defer t.Stop()
 		reload = t.C
 	}
-	var seen [sha256.Size]byte
+	var seen []byte // the stored documents' digest this replica restored
 	for {
 		select {
 		case <-ctx.Done():
@@ -144,9 +148,9 @@ func (s *Service) run(stop <-chan struct{}) {
 			// table (Restore merges; a grown table pokes), and the
 			// re-decisions pass to this replica once the holder of their
 			// lease has gone.
-			if blob, err := (store{l: s.e.Ledger()}).Load(ctx); err == nil && sha256.Sum256(blob) != seen {
+			if sum, err := (store{l: s.e.Ledger()}).digest(); err == nil && !bytes.Equal(sum, seen) {
 				if s.refresher.Restore(ctx) == nil {
-					seen = sha256.Sum256(blob)
+					seen = sum
 				}
 			}
 			retryLeased(ctx, s.e, s.logger)
@@ -154,7 +158,7 @@ func (s *Service) run(stop <-chan struct{}) {
 	}
 }
 
-// sharedReload is how often a replica sharing its log with others reads
+// sharedReload is how often a replica sharing its log with others checks
 // the ECB documents they stored, and takes its turn at re-deciding the
 // records that wait for a rate.
 const sharedReload = 5 * time.Second
@@ -242,8 +246,27 @@ func (st store) Save(ctx context.Context, blob []byte) error {
 				}
 			}
 		}
+		sum := sha256.Sum256(blob)
+		if err := tx.Put(bucketFX, keyFXDigest, sum[:]); err != nil {
+			return err
+		}
 		return tx.Put(bucketFX, keyFXStore, blob)
 	})
+}
+
+// digest identifies the stored documents: the digest Save wrote beside
+// them, or, for documents saved before it did, their own SHA-256.
+func (st store) digest() ([]byte, error) {
+	sum, err := st.l.Get(bucketFX, keyFXDigest)
+	if !errors.Is(err, ledger.ErrNotFound) {
+		return sum, err
+	}
+	blob, err := st.Load(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	h := sha256.Sum256(blob)
+	return h[:], nil
 }
 
 // Report is the public state of an engine's ECB rates: the newest
