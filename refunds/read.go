@@ -93,14 +93,42 @@ func ByDate(ctx context.Context, b *fiscal.Books, from, to string, fn func(r *Re
 
 // stateOf reads a settlement's refund state (zero when it has none).
 func stateOf(e *fiscal.Engine, settlementID string) (state, error) {
-	var st state
 	raw, err := e.Ledger().Get(bucketState, []byte(settlementID))
 	if errors.Is(err, ledger.ErrNotFound) {
-		return st, nil
+		return state{}, nil
 	}
 	if err != nil {
-		return st, fiscal.StoreError(err)
+		return state{}, fiscal.StoreError(err)
 	}
+	return decodeState(raw)
+}
+
+// statesOf is stateOf of each of settlementIDs, read in one transaction.
+func statesOf(e *fiscal.Engine, settlementIDs []string) ([]state, error) {
+	raws := make([][]byte, len(settlementIDs))
+	err := e.Ledger().View(func(tx ledger.Tx) error {
+		for i, id := range settlementIDs {
+			raws[i] = tx.Get(bucketState, []byte(id))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fiscal.StoreError(err)
+	}
+	out := make([]state, len(raws))
+	for i, raw := range raws {
+		if raw == nil {
+			continue
+		}
+		if out[i], err = decodeState(raw); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func decodeState(raw []byte) (state, error) {
+	var st state
 	if err := json.Unmarshal(raw, &st); err != nil {
 		return st, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored refund state is unreadable", Err: err}
 	}

@@ -70,12 +70,17 @@ func summaryRate(ctx context.Context, b *fiscal.Books, summary *summaryInvoice, 
 	if !errors.Is(err, ledger.ErrNotFound) {
 		return nil, fiscal.StoreError(err)
 	}
+	ids := make([]string, len(summary.supplies))
+	for i, sup := range summary.supplies {
+		ids[i] = sup.RecordID
+	}
+	states, err := statesOf(b.Engine(), ids)
+	if err != nil {
+		return nil, err
+	}
 	var net, vat, netExact, vatExact decimal.Decimal
-	for _, sup := range summary.supplies {
-		st, err := stateOf(b.Engine(), sup.RecordID)
-		if err != nil {
-			return nil, err
-		}
+	for i, sup := range summary.supplies {
+		st := states[i]
 		if st.Count == 0 {
 			continue
 		}
