@@ -756,7 +756,7 @@ func identification(s fiscal.Seller, p Period, want string) (string, Identificat
 	}
 	var states []string
 	for _, g := range s.Registrations {
-		if (g.Scheme == vat.RegistrationOSSUnion || g.Scheme == vat.RegistrationOSSNonUnion) && g.AppliesWithin(p.FirstDay(), p.LastDay()) {
+		if ossWithin(g, p) {
 			if c := isoCountry(cmp.Or(g.Country, s.Country)); !slices.Contains(states, c) {
 				states = append(states, c)
 			}
@@ -843,9 +843,13 @@ func identifyBy(s fiscal.Seller, p Period, want string) (string, Identification,
 // hasOSSWithin reports whether the seller states an OSS registration that
 // applies within p.
 func hasOSSWithin(s fiscal.Seller, p Period) bool {
-	return slices.ContainsFunc(s.Registrations, func(g vat.Registration) bool {
-		return (g.Scheme == vat.RegistrationOSSUnion || g.Scheme == vat.RegistrationOSSNonUnion) && g.AppliesWithin(p.FirstDay(), p.LastDay())
-	})
+	return slices.ContainsFunc(s.Registrations, func(g vat.Registration) bool { return ossWithin(g, p) })
+}
+
+// ossWithin: g is an OSS registration (Union or non-Union) in force on a
+// day of p.
+func ossWithin(g vat.Registration, p Period) bool {
+	return (g.Scheme == vat.RegistrationOSSUnion || g.Scheme == vat.RegistrationOSSNonUnion) && g.AppliesWithin(p.FirstDay(), p.LastDay())
 }
 
 // identifiesWithin reports whether state is the member state of
