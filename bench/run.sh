@@ -90,6 +90,7 @@ rawas() {
 # a P). ncpu is 0 where nproc is missing: one CPU assumed.
 ncpu=$(nproc 2>/dev/null || echo 0)
 procs1=$(((ncpu > 0 ? ncpu : 1) + 1))
+procs0=$((ncpu > 0 ? ncpu : 1))
 
 # The rows of the ratio lines (raw bbolt, Engine.Settle, the server over
 # HTTP) run ROUNDS times, interleaved, so that the machine's drift (the
@@ -115,6 +116,12 @@ for ((round = 1; round <= rounds; round++)); do
   rawas GOGC=400 GOGC=400
   rawas GOGC=400,GOMAXPROCS=+1 "GOGC=400 GOMAXPROCS=$procs1"
   run ./examples/server -run '^$' -bench 'BenchmarkServerHTTP$' -benchtime "${N_HTTP}x" -timeout 20m
+  # The server at Go's defaults (GOGC=100, one P per CPU: its own defaults
+  # yield to the environment's GOGC and GOMAXPROCS), beside the ceiling at
+  # Go's defaults: like for like at the settings of the ceiling the issue
+  # measured (a plain bbolt program), where the row above is the server as
+  # shipped, tuned, against a ceiling tuned the same way.
+  runas defaults "GOGC=100 GOMAXPROCS=$procs0" ./examples/server -run '^$' -bench 'BenchmarkServerHTTP/^client=lean$' -benchtime "${N_HTTP}x" -timeout 20m
 done
 # What the storage allows, once: bbolt group commit of the compressed blob
 # the ledger stores (not of the raw entry the ratio rows put), and the same
@@ -229,6 +236,7 @@ END {
   ratio("HTTP(32 clients) / raw bbolt(32 writers), both as the server (" s ")", "BenchmarkServerHTTP/client=lean/clients=32", "BenchmarkRawBolt/bytes=entry/callers=32/" s)
   ratio("HTTP(32 net/http clients) / raw bbolt(32 writers), both as the server", "BenchmarkServerHTTP/client=nethttp/clients=32", "BenchmarkRawBolt/bytes=entry/callers=32/" s)
   ratio("HTTP(32 clients, as the server) / raw bbolt(32 writers) at the Go defaults", "BenchmarkServerHTTP/client=lean/clients=32", "BenchmarkRawBolt/bytes=entry/callers=32")
+  ratio("HTTP(32 clients) / raw bbolt(32 writers), both at the Go defaults (the server with GOGC=100 GOMAXPROCS=" ncpu ")", "BenchmarkServerHTTP/client=lean/clients=32/defaults", "BenchmarkRawBolt/bytes=entry/callers=32")
   ratio("Engine.Settle(64) / raw bbolt(64 writers), both at the Go defaults", "BenchmarkSettle/callers=64", "BenchmarkRawBolt/bytes=entry/callers=64")
   ratio("Engine.Settle(64) / raw bbolt(64 writers), both at GOGC=400", "BenchmarkSettle/callers=64/GOGC=400", "BenchmarkRawBolt/bytes=entry/callers=64/GOGC=400")
   ratio("Engine.Settle(64) / raw bbolt(64 writers), both as the server (" s ")", "BenchmarkSettle/callers=64/" s, "BenchmarkRawBolt/bytes=entry/callers=64/" s)
@@ -247,6 +255,8 @@ END {
   printf "\nwhat the targets of issue 22 ask of the CPUs (%s):\n", cpumodel
   ceiling("raw bbolt(32 writers, as the server)", "BenchmarkRawBolt/bytes=entry/callers=32/" s)
   budget("HTTP", "BenchmarkServerHTTP/client=lean/clients=32", "BenchmarkRawBolt/bytes=entry/callers=32/" s, 50, "server-cpu-µs/record+client-cpu-µs/record")
+  ceiling("raw bbolt(32 writers)", "BenchmarkRawBolt/bytes=entry/callers=32")
+  budget("HTTP at the Go defaults", "BenchmarkServerHTTP/client=lean/clients=32/defaults", "BenchmarkRawBolt/bytes=entry/callers=32", 50, "server-cpu-µs/record+client-cpu-µs/record")
   ceiling("raw bbolt(64 writers)", "BenchmarkRawBolt/bytes=entry/callers=64")
   budget("Engine.Settle(64)", "BenchmarkSettle/callers=64", "BenchmarkRawBolt/bytes=entry/callers=64", 80, "cpu-µs/record")
   ceiling("raw bbolt(64 writers, GOGC=400)", "BenchmarkRawBolt/bytes=entry/callers=64/GOGC=400")
