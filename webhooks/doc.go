@@ -53,7 +53,10 @@
 // the v1 signature with each of its secrets and accepts when one equals one
 // of the header's v1 entries, comparing in constant time. Entries of unknown
 // schemes are ignored. Deliveries are at least once: deduplicate on the
-// event id. They are not ordered: order by "sequence".
+// event id, the signed body's "id" (the headers are not signed:
+// VerifyRequest refuses X-Service-Event-Id and X-Service-Event-Type that
+// differ from the body's "id" and "type"). They are not ordered: order by
+// "sequence".
 //
 // # Retries
 //

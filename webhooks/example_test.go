@@ -46,7 +46,7 @@ func ExampleVerifyRequest() {
 			http.Error(w, "bad signature", http.StatusBadRequest)
 			return
 		}
-		fmt.Printf("event %s verified: %s\n", r.Header.Get(webhooks.HeaderEventID), body)
+		fmt.Printf("event %s verified: %s\n", r.Header.Get(webhooks.HeaderEventID), body) // the header equals the signed body's id
 		w.WriteHeader(http.StatusNoContent)
 	})
 

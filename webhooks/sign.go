@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -53,6 +54,12 @@ var (
 	// ErrSignatureMismatch: no v1 signature matches any of the secrets (a
 	// wrong secret, or the body was changed on the way).
 	ErrSignatureMismatch = errors.New("webhooks: no signature matches")
+	// ErrHeaderMismatch: the signature verifies, but X-Service-Event-Id or
+	// X-Service-Event-Type differs from the signed body's "id" or "type".
+	// Those headers are not signed: a captured delivery replayed with
+	// another event id would pass a receiver that deduplicates on the
+	// header (VerifyRequest).
+	ErrHeaderMismatch = errors.New("webhooks: event header differs from the signed body")
 )
 
 // Signature returns the v1 signature of a delivery: the lower-case hex of
@@ -145,6 +152,15 @@ const MaxBodyBytes = 1 << 20
 // VerifyRequest reads the body of an incoming delivery (at most
 // MaxBodyBytes) and verifies it with Verify. It returns the raw body, which
 // the caller decodes only when the error is nil.
+//
+// The signature covers the timestamp and the body, not the other headers.
+// X-Service-Event-Id and X-Service-Event-Type, when present, must equal the
+// signed body's "id" and "type" (ErrHeaderMismatch otherwise), so that a
+// receiver may deduplicate on the header as on the body's id: a captured
+// delivery replayed within the window under another event id is refused.
+// (Standard Webhooks signs its message id for the same reason:
+// https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md,
+// "Signature scheme".)
 func VerifyRequest(r *http.Request, secrets []string, tolerance time.Duration) ([]byte, error) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
 	if err != nil {
@@ -156,7 +172,41 @@ func VerifyRequest(r *http.Request, secrets []string, tolerance time.Duration) (
 	if err := Verify(secrets, r.Header.Get(HeaderSignature), r.Header.Get(HeaderTimestamp), body, tolerance); err != nil {
 		return nil, err
 	}
+	if err := checkEventHeaders(r.Header, body); err != nil {
+		return nil, err
+	}
 	return body, nil
+}
+
+// checkEventHeaders checks the unsigned event headers of a verified
+// delivery against its signed body: each header that is present must
+// equal the body's member, and may be sent once only.
+func checkEventHeaders(h http.Header, body []byte) error {
+	ids, types := h.Values(HeaderEventID), h.Values(HeaderEventType)
+	if len(ids) == 0 && len(types) == 0 {
+		return nil
+	}
+	var signed struct {
+		ID   *string `json:"id"`
+		Type *string `json:"type"`
+	}
+	if err := json.Unmarshal(body, &signed); err != nil {
+		return fmt.Errorf("%w: the body is not a JSON event (%v)", ErrHeaderMismatch, err)
+	}
+	for _, c := range []struct {
+		name   string
+		values []string
+		body   *string
+	}{{HeaderEventID, ids, signed.ID}, {HeaderEventType, types, signed.Type}} {
+		switch {
+		case len(c.values) == 0:
+		case len(c.values) > 1:
+			return fmt.Errorf("%w: %s is given %d times", ErrHeaderMismatch, c.name, len(c.values))
+		case c.body == nil || *c.body != c.values[0]:
+			return fmt.Errorf("%w: %s is %q, not the signed body's", ErrHeaderMismatch, c.name, c.values[0])
+		}
+	}
+	return nil
 }
 
 // ParseTimestamp parses X-Service-Timestamp: unix seconds as ASCII digits,

@@ -124,7 +124,7 @@ func TestVerify(t *testing.T) {
 
 func TestVerifyRequest(t *testing.T) {
 	secret := "whsec_receiver_0123456789abcdef"
-	body := []byte(`{"id":"evt_1"}`)
+	body := []byte(`{"id":"evt_1","type":"t"}`) // the headers the sender sets are the body's
 	var got []byte
 	var gotErr error
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -146,7 +146,7 @@ func TestVerifyRequest(t *testing.T) {
 	if gotErr != nil || string(got) != string(body) {
 		t.Fatalf("VerifyRequest = %q, %v", got, gotErr)
 	}
-	m.Body = []byte(`{"id":"evt_2"}`) // signature no longer fits
+	m.Body = []byte(`{"id":"evt_2","type":"t"}`) // signature no longer fits
 	send()
 	if !errors.Is(gotErr, webhooks.ErrSignatureMismatch) {
 		t.Fatalf("tampered body: %v", gotErr)
