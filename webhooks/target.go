@@ -72,6 +72,7 @@ var special = []struct {
 	{netip.MustParsePrefix("64:ff9b:1::/48"), ClassPrivate},   // RFC 8215 local-use IPv4/IPv6 translation
 	{netip.MustParsePrefix("100::/64"), ClassReserved},        // RFC 6666 discard-only
 	{netip.MustParsePrefix("2001::/32"), ClassReserved},       // RFC 4380 Teredo: tunnels to an embedded IPv4 address
+	{netip.MustParsePrefix("2001:2::/48"), ClassReserved},     // RFC 5180 benchmarking
 	{netip.MustParsePrefix("2001:db8::/32"), ClassReserved},   // RFC 3849 documentation
 	{netip.MustParsePrefix("3fff::/20"), ClassReserved},       // RFC 9637 documentation
 }
@@ -79,8 +80,15 @@ var special = []struct {
 // Prefixes whose addresses embed an IPv4 address: the embedded address is
 // classified instead, so 64:ff9b::7f00:1 is loopback, not public.
 var (
-	nat64Prefix = netip.MustParsePrefix("64:ff9b::/96") // RFC 6052 §2.1 well-known prefix
-	sixToFour   = netip.MustParsePrefix("2002::/16")    // RFC 3056 §2
+	// globalUnicast is the only IPv6 space IANA allocates for global
+	// unicast (IANA IPv6 Address Space registry; RFC 4291 §2.4); what lies
+	// outside it and outside the ULA, link-local and multicast prefixes is
+	// reserved by the IETF: the deprecated IPv4-compatible ::a.b.c.d (RFC
+	// 4291 §2.5.5.1), which embeds any IPv4 address (::127.0.0.1), and
+	// 5f00::/16 (SRv6 SIDs, RFC 9602) among them.
+	globalUnicast = netip.MustParsePrefix("2000::/3")
+	nat64Prefix   = netip.MustParsePrefix("64:ff9b::/96") // RFC 6052 §2.1 well-known prefix
+	sixToFour     = netip.MustParsePrefix("2002::/16")    // RFC 3056 §2
 )
 
 // Classify returns the class of an IP address. IPv4-mapped IPv6 addresses
@@ -116,6 +124,9 @@ func Classify(a netip.Addr) AddressClass {
 		if s.prefix.Contains(a) {
 			return s.class
 		}
+	}
+	if a.Is6() && !globalUnicast.Contains(a) {
+		return ClassReserved
 	}
 	return ClassPublic
 }
