@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
+	"strings"
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/rates"
@@ -189,17 +190,26 @@ func (s *Server) getReceipt(w http.ResponseWriter, r *http.Request) {
 	s.serveReceipt(w, r, s.engine.Receipt)
 }
 
-// serveReceipt serves a receipt document: immutable for its id (its proof
-// is against the checkpoint of the commit that appended it), so cacheable
-// forever, with its SHA-256 as a strong ETag.
+// serveReceipt serves a receipt document with its SHA-256 as a strong
+// ETag. A receipt id (rcpt_<entry id>) names one ledger entry, whose
+// receipt never changes (its proof is against the checkpoint of the commit
+// that appended it): cacheable forever. A record id names the record's
+// current receipt, which a revision replaces: caches revalidate it
+// (RFC 9111 §5.2.2.4 no-cache; RFC 8246 immutable only for what never
+// changes).
 func (s *Server) serveReceipt(w http.ResponseWriter, r *http.Request, fetch func(context.Context, string) ([]byte, error)) {
-	raw, err := fetch(r.Context(), r.PathValue("id"))
+	id := r.PathValue("id")
+	raw, err := fetch(r.Context(), id)
 	if err != nil {
 		s.problem(w, r, err)
 		return
 	}
+	cache := "public, max-age=31536000, immutable"
+	if !strings.HasPrefix(id, "rcpt_") {
+		cache = "public, no-cache"
+	}
 	sum := sha256.Sum256(raw)
-	writeImmutable(w, r, "application/json", `"sha256-`+hex.EncodeToString(sum[:])+`"`, "public, max-age=31536000, immutable", raw)
+	writeImmutable(w, r, "application/json", `"sha256-`+hex.EncodeToString(sum[:])+`"`, cache, raw)
 }
 
 // getJWKS: GET /.well-known/jwks.json, every receipt key ever used.
