@@ -131,8 +131,22 @@ func Classify(a netip.Addr) AddressClass {
 	return ClassPublic
 }
 
+// AddressError is the error of CheckAddr: the address refused and its
+// class. It wraps ErrAddressNotAllowed.
+type AddressError struct {
+	Addr  netip.Addr
+	Class AddressClass
+}
+
+func (e *AddressError) Error() string {
+	return fmt.Sprintf("%v: %s is a %s address", ErrAddressNotAllowed, e.Addr, e.Class)
+}
+
+func (e *AddressError) Unwrap() error { return ErrAddressNotAllowed }
+
 // CheckAddr returns nil when deliveries may connect to a, and otherwise an
-// error wrapping ErrAddressNotAllowed that names the address's class.
+// *AddressError (wrapping ErrAddressNotAllowed) that names the address's
+// class.
 func (p TargetPolicy) CheckAddr(a netip.Addr) error {
 	switch c := Classify(a); {
 	case c == ClassPublic,
@@ -140,7 +154,7 @@ func (p TargetPolicy) CheckAddr(a netip.Addr) error {
 		c == ClassPrivate && p.AllowPrivate:
 		return nil
 	default:
-		return fmt.Errorf("%w: %s is a %s address", ErrAddressNotAllowed, a, c)
+		return &AddressError{Addr: a, Class: c}
 	}
 }
 

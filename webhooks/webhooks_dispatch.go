@@ -865,6 +865,8 @@ func (d *dispatcher) record(c *claimed, resp Response, sendErr error) error {
 		log.Warn("webhook endpoint disabled: the receiver answered 410 Gone")
 	case r.next.Status == DeliveryFailed:
 		log.Warn("webhook delivery failed: retries exhausted", "status", resp.Status, "err", r.att.Error)
+	case r.outcome == Retry && sendErr != nil:
+		log.Info("webhook attempt failed", "status", resp.Status, "err", sendErr, "next", r.next.NextAt)
 	case r.outcome == Retry:
 		log.Info("webhook attempt failed", "status", resp.Status, "err", r.att.Error, "next", r.next.NextAt)
 	default:
@@ -961,9 +963,18 @@ func (d *dispatcher) applyOutcome(tx ledger.Tx, r *outcomeRecord) error {
 	return putJSON(tx, bucketWebhookEndpoints, endpointKey(c.ep.Account, c.ep.ID), ep)
 }
 
+// attemptError is the text of an attempt's failure as the account reads it
+// (lastAttempt.error). An address refused at connect time is named by its
+// class only: the host name is the account's, but the address is what the
+// operator's resolver made of it, and naming it would let an account map
+// the operator's internal names by registering them (the operator's log
+// keeps the address).
 func attemptError(resp Response, err error) string {
 	var s string
+	var refused *AddressError
 	switch {
+	case errors.As(err, &refused):
+		s = fmt.Sprintf("%v: the endpoint's host resolved to a %s address, which deliveries may not reach", ErrAddressNotAllowed, refused.Class)
 	case err != nil:
 		s = err.Error()
 	case resp.Status >= 300 && resp.Status <= 399:
