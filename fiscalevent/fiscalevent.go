@@ -180,6 +180,13 @@ type input struct {
 	p      fiscal.Payment // with the buyer and supply copied in
 	seller parties.SellerFacts
 	buyer  parties.BuyerFacts
+	// asked is what the request itself stated where the account's
+	// profile fills in: the seller as parsed and the description given
+	// (the request's fingerprint).
+	asked struct {
+		seller      parties.SellerFacts
+		description string
+	}
 }
 
 // validate checks a fiscal event request. Payment fields are checked by the
@@ -199,6 +206,7 @@ func (req Request) validate(now time.Time, acc fiscal.Account, totalsAt func(tim
 	if err != nil {
 		return in, err
 	}
+	in.asked.seller = seller
 	var totals func() (*vat.CrossBorderTotals, error)
 	if totalsAt != nil {
 		totals = func() (*vat.CrossBorderTotals, error) { return totalsAt(pay.Timestamp) } // at the supply's date, as it is decided
@@ -216,6 +224,7 @@ func (req Request) validate(now time.Time, acc fiscal.Account, totalsAt func(tim
 	if err != nil {
 		return in, err
 	}
+	in.asked.description = desc
 	if desc == "" {
 		desc = acc.Seller.ItemName
 		if !seller.IsAccount {
@@ -224,7 +233,8 @@ func (req Request) validate(now time.Time, acc fiscal.Account, totalsAt func(tim
 	}
 	pay.Buyer = fiscal.BuyerFacts{Country: buyer.Country, PostalCode: buyer.PostalCode, VATNumber: buyer.VATNumber, Name: buyer.Name,
 		SupplyKind: kind, Description: desc, Evidence: buyer.Evidence, Address: buyer.Address}
-	return input{p: pay, seller: seller, buyer: buyer}, nil
+	in.p, in.seller, in.buyer = pay, seller, buyer
+	return in, nil
 }
 
 // underField moves the JSON pointer of an *fiscal.Error under prefix: the
@@ -243,14 +253,34 @@ func underField(prefix string, err error) error {
 // fingerprint identifies the request body for Idempotency-Key comparison,
 // after normalisation; its first member keeps it distinct from any
 // settlement fingerprint, so one key cannot be replayed across the two
-// endpoints.
+// endpoints. It covers what the request states (the seller as the body
+// names it, the description it gives), never the account's profile the
+// seller is matched with: a retry of the same request after the profile
+// changed is the same request and replays its answer (IETF HTTPAPI
+// draft-ietf-httpapi-idempotency-key-header: the fingerprint is of the
+// request payload).
 func (in input) fingerprint() []byte {
+	p := in.p
+	p.Buyer.Description = in.asked.description
 	return hash(struct {
 		Kind   string
 		S      []byte
 		Seller parties.SellerFacts
 		BS     string
-	}{fiscal.ObjectFiscalEvent + "/1", in.p.Fingerprint(), in.seller, in.buyer.BusinessStatus}) // the payment's covers the customer's address
+	}{fiscal.ObjectFiscalEvent + "/2", p.Fingerprint(), in.asked.seller, in.buyer.BusinessStatus}) // the payment's covers the customer's address
+}
+
+// legacyFingerprint is the fingerprint keys were stored with before: over
+// the matched seller, the account's profile included, and the description
+// the profile defaults. A key stored with it still replays a retry of its
+// request while the profile is unchanged (answerFromLedger).
+func (in input) legacyFingerprint() []byte {
+	return hash(struct {
+		Kind   string
+		S      []byte
+		Seller parties.SellerFacts
+		BS     string
+	}{fiscal.ObjectFiscalEvent + "/1", in.p.Fingerprint(), in.seller, in.buyer.BusinessStatus})
 }
 
 // Record persists a fiscal event for the account: one ledger entry (event
@@ -311,6 +341,13 @@ func (s *Service) Record(ctx context.Context, accountID string, req Request, ide
 // engine does for settlements.
 func (s *Service) answerFromLedger(b *fiscal.Books, in input, idemKey string, fp []byte) (*Result, error) {
 	holder, o, err := b.Lookup(in.p.Network, in.p.TxHash, idemKey, fp)
+	if fe := (*fiscal.Error)(nil); errors.As(err, &fe) && fe.Code == fiscal.CodeIdempotencyConflict {
+		// The key may have been stored with the earlier fingerprint of
+		// the same request (legacyFingerprint): that is its replay.
+		if h, lo, lerr := b.Lookup(in.p.Network, in.p.TxHash, idemKey, in.legacyFingerprint()); lerr == nil {
+			holder, o, err = h, lo, nil
+		}
+	}
 	if err != nil {
 		return nil, underField("/payment", err)
 	}
