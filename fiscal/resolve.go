@@ -208,7 +208,11 @@ func (b *Books) resolve(ctx context.Context, id string, res Resolution, claims [
 	if err != nil {
 		return nil, err
 	}
-	now, seller := e.Now().UTC(), b.acc.Seller
+	seller, err := b.SupplySeller(prev) // the profile of the sale, not a later one
+	if err != nil {
+		return nil, err
+	}
+	now := e.Now().UTC()
 	s := Supply{Payment: p, Seller: seller, Verification: prev.Verification, Registry: reg, AccountTotals: true}
 	var manualErr error
 	if m := res.Determination; m != nil {

@@ -3,6 +3,7 @@ package fiscal
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -91,7 +92,7 @@ func (e *Engine) revise(ctx context.Context, prev *Record, d *Draft, seller Sell
 	if err := e.Issue(d, seller); err != nil {
 		return nil, err
 	}
-	if err := syncFXWait(d, prev.ID); err != nil {
+	if err := errors.Join(syncFXWait(d, prev.ID), keepSeller(d, prev.ID, seller, true)); err != nil {
 		return nil, err
 	}
 	d.Record.X402 = prev.X402
@@ -104,6 +105,53 @@ func (e *Engine) revise(ctx context.Context, prev *Record, d *Draft, seller Sell
 		return nil, &Error{Code: CodeInternal, Err: err}
 	}
 	return &SettleResult{Outcome: o, Record: &r, JSON: stored}, nil
+}
+
+// A settlement is decided under the account's profile as it stood at the
+// sale: VAT becomes chargeable when the service is supplied (Art. 63
+// Directive 2006/112/EC), and a later change of the account (an OSS or
+// national registration added or ended, another VAT number, another
+// invoicing mode) must not change an old sale. So while a settlement can
+// still be revised (pending review) the profile it was decided under is
+// kept in side bucket bucketSeller, written in the state's own transaction
+// (keepSeller), and a person's resolution (Resolve) and the revision on a
+// published rate (rates.Retry) decide under it (Books.SupplySeller); the
+// revision that leaves it final removes it. A registry re-check decides
+// under the profile queued with it (Recheck.Seller), fiscal events under
+// their own (package fiscalevent).
+const bucketSeller = "settlement-profile"
+
+// keepSeller keeps s, the profile the account's settlement id is decided
+// under, with its state d while d is pending review; a final revision
+// (revised) removes it.
+func keepSeller(d *Draft, id string, s Seller, revised bool) error {
+	if d.Record.ReviewStatus != StatusPendingReview {
+		if revised {
+			d.Puts = append(d.Puts, ledger.Put{Bucket: bucketSeller, Key: []byte(id)})
+		}
+		return nil
+	}
+	v, err := json.Marshal(s)
+	d.Puts = append(d.Puts, ledger.Put{Bucket: bucketSeller, Key: []byte(id), Value: v})
+	return err
+}
+
+// SupplySeller is the profile the account's settlement prev, pending
+// review, is decided under: the one kept with it (keepSeller). A record
+// stored before profiles were kept has none; the account's current
+// profile decides it, as before.
+func (b *Books) SupplySeller(prev *Record) (s Seller, err error) {
+	raw, err := b.e.ledger.Get(bucketSeller, []byte(prev.ID))
+	switch {
+	case errors.Is(err, ledger.ErrNotFound) || prev.Account != b.acc.ID:
+		return b.acc.Seller, nil
+	case err != nil:
+		return s, storeError(err)
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return s, &Error{Code: CodeInternal, Detail: "the settlement's kept seller profile is unreadable", Err: err}
+	}
+	return s, nil
 }
 
 // recordIDOf is the record id of an entry id (a revision's entry id is the

@@ -93,7 +93,10 @@ func retry(ctx context.Context, e *fiscal.Engine, it queued) (bool, error) {
 		// A resolution already decided it with the rate: nothing to do.
 		return false, e.Ledger().Update(func(tx ledger.Tx) error { return tx.Delete(fiscal.BucketFXWait, []byte(it.RecordID)) })
 	}
-	seller := b.Account().Seller
+	seller, err := b.SupplySeller(prev) // the profile of the sale, not a later one
+	if err != nil {
+		return false, err
+	}
 	cfg := e.Settings()
 	if !arrived(ctx, cfg, prev, seller, it.Timestamp) {
 		return false, nil // still not published
