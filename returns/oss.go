@@ -255,6 +255,7 @@ type acc struct {
 	rate             decimal.Decimal // the line's VAT rate, for the split
 	original         Period          // corrections: the period whose rate converts
 	establishment    string
+	estVATNumber     string // the establishment's VAT number its supplies' records kept
 	memberState      string
 	rateText, regime string
 }
@@ -423,6 +424,9 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 			a = &acc{establishment: est, memberState: c.TaxingCountry, rateText: rateText, rate: rate}
 			lines[k] = a
 		}
+		if n := rc.Seller.VATNumber; est != "" && vatNumberCountry(n) == est {
+			a.estVATNumber = n // the number the supply was made under, not the profile's now
+		}
 		a.add(usdc, net, vatEUR, rc.Ledger.Index)
 		return nil
 	})
@@ -571,6 +575,12 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 				s.VATNumber = acct.Seller.VATNumber
 			}
 			sections[a.establishment] = s
+		}
+		// The establishment's number is the one its supplies were made
+		// under (Art. 369g(2) Directive 2006/112/EC), as their records
+		// kept it: a later profile may name another, or none there.
+		if a.estVATNumber != "" {
+			s.VATNumber = a.estVATNumber
 		}
 		s.Lines = append(s.Lines, l)
 	}

@@ -124,7 +124,8 @@ type ossRec struct {
 		Timestamp  string `json:"timestamp"`
 	} `json:"settlement"`
 	Seller struct {
-		Country string `json:"country"`
+		Country   string `json:"country"`
+		VATNumber string `json:"vatNumber"` // a fixed establishment's section states it (Art. 369g(2))
 	} `json:"seller"`
 	Classification struct {
 		Regime        string      `json:"regime"`
