@@ -1,11 +1,14 @@
 package fiscalevent
 
 import (
+	"context"
 	"encoding/hex"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/fiscal402/fiscal402/internal/strictjson"
 	"github.com/fiscal402/fiscal402/vat"
 )
@@ -60,5 +63,54 @@ func TestLegacyFingerprintKept(t *testing.T) {
 		if hex.EncodeToString(in.fingerprint()) != hex.EncodeToString(legacyInput(t, c.body, changed).fingerprint()) {
 			t.Errorf("body %d: the request's fingerprint depends on the account's profile", i)
 		}
+	}
+}
+
+// TestKeyStoredWithLegacyFingerprintReplays: an event whose
+// Idempotency-Key was stored with the earlier fingerprint (committed here
+// as Record committed it then) is replayed by a retry of its request, and
+// the key with another request is still a conflict.
+func TestKeyStoredWithLegacyFingerprintReplays(t *testing.T) {
+	e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), fiscaltest.IrishSeller))
+	s := New(e)
+	ctx, acct := context.Background(), fiscaltest.AccountID(0)
+	b, err := e.Books(acct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var req Request
+	body := strings.Replace(legacyBodies[0].body, `"legalName":"Demo Ltd"`, `"legalName":"`+fiscaltest.IrishSeller.LegalName+`"`, 1)
+	if err := strictjson.Decode([]byte(body), &req); err != nil {
+		t.Fatal(err)
+	}
+	now := e.Now().UTC()
+	in, err := req.validate(now, b.Account(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !in.seller.IsAccount {
+		t.Fatal("the request does not name the account's seller")
+	}
+	d, _, err := s.prepare(ctx, b.Account(), in, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.ClaimPayment("legacy-key", in.legacyFingerprint())
+	stored, _, err := e.Commit(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := e.Ledger().Size()
+	got, err := s.Record(ctx, acct, req, "legacy-key")
+	if err != nil {
+		t.Fatalf("a retry of the request under its legacy key: %v, want its replay", err)
+	}
+	if got.Outcome != fiscal.Replayed || string(got.JSON) != string(stored) || e.Ledger().Size() != size {
+		t.Errorf("outcome %v, same document %t, %d entries written; want the stored event replayed", got.Outcome, string(got.JSON) == string(stored), e.Ledger().Size()-size)
+	}
+	other := req
+	other.Payment.AmountUSDC = "99.00"
+	if _, err := s.Record(ctx, acct, other, "legacy-key"); fiscaltest.Code(err) != fiscal.CodeIdempotencyConflict {
+		t.Errorf("another request under the legacy key: %v, want IDEMPOTENCY_CONFLICT", err)
 	}
 }
