@@ -206,7 +206,12 @@ func (req Request) validate(now time.Time, acc fiscal.Account, totalsAt func(tim
 	if err != nil {
 		return in, err
 	}
+	// The request's seller as it states it, its name as the account's
+	// seller is matched (parties.MatchAccountSeller: case and spaces
+	// aside), so that a spelling the match accepts is the same request
+	// whether or not the account's name still matches it.
 	in.asked.seller = seller
+	in.asked.seller.LegalName = strings.ToLower(strings.Join(strings.Fields(seller.LegalName), " "))
 	var totals func() (*vat.CrossBorderTotals, error)
 	if totalsAt != nil {
 		totals = func() (*vat.CrossBorderTotals, error) { return totalsAt(pay.Timestamp) } // at the supply's date, as it is decided

@@ -3,6 +3,7 @@ package fiscalevent_test
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,7 +15,7 @@ import (
 
 // TestRetryAfterProfileChangeReplays: a fiscal event of the account's own
 // sale is recorded with an Idempotency-Key; the operator then changes the
-// seller's profile (a registration added, another item name). The same
+// seller's profile (renamed, a registration added, another item name). The same
 // request sent again with the same key is a retry of it, not a different
 // request: it replays the first answer, byte for byte, and writes nothing.
 // A review found it answered IDEMPOTENCY_CONFLICT (409): the key's
@@ -25,12 +26,13 @@ func TestRetryAfterProfileChangeReplays(t *testing.T) {
 	events := fiscalevent.New(e)
 	ctx, acct := context.Background(), fiscaltest.AccountID(0)
 	req := request(1, "11.90", fiscaltest.IrishSeller.LegalName, "IE", "DE")
+	retry := request(1, "11.9", strings.ToUpper(fiscaltest.IrishSeller.LegalName), "IE", "DE") // the same request, spelled otherwise
 	first, err := events.Record(ctx, acct, req, "event-key-1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	changed := fiscaltest.IrishSeller
-	changed.ItemName = "API calls"
+	changed.ItemName, changed.LegalName = "API calls", "Renamed Digital Holdings Ltd"
 	changed.Registrations = []vat.Registration{
 		{Scheme: vat.RegistrationNational, Country: "IE", Number: "IE1234567T"},
 		{Scheme: vat.RegistrationOSSUnion, Country: "IE", Number: "IE1234567T"},
@@ -39,7 +41,7 @@ func TestRetryAfterProfileChangeReplays(t *testing.T) {
 		t.Fatal(err)
 	}
 	size := e.Ledger().Size()
-	again, err := events.Record(ctx, acct, req, "event-key-1")
+	again, err := events.Record(ctx, acct, retry, "event-key-1")
 	if err != nil {
 		t.Fatalf("the same request with its key after a profile change: %v, want its replay", err)
 	}
