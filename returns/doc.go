@@ -37,7 +37,11 @@
 //     refunds.ByDate, dated by their local day in the taxing state
 //     (refunds.Refund.RefundDate); a refund of a supply of the same quarter
 //     reduces that supply's line instead, and one of a supply outside the
-//     OSS its summary in NotInOSS.
+//     OSS its summary in NotInOSS. Such adjustments are made "within three
+//     years of the date on which the initial return was required to be
+//     submitted" (Art. 61(2)): a refund of a quarter whose return was due
+//     more than three years before this quarter's is no correction but is
+//     counted in Excluded.TimeBarred, with the reason.
 //   - MemberStates: the VAT due per member state, lines plus corrections.
 //
 // The return is that of one member state of identification. When the

@@ -205,6 +205,11 @@ type Excluded struct {
 	// was that of an earlier quarter, and no OSS return of this quarter
 	// corrects it. Reason says where they go.
 	FormerState Bucket `json:"formerState"`
+	// TimeBarred are refunds recorded this quarter of OSS supplies of a
+	// quarter whose return was due more than three years before this
+	// quarter's: an OSS return may no longer correct it (Art. 61(2)
+	// Implementing Regulation (EU) No 282/2011). Reason says where they go.
+	TimeBarred Bucket `json:"timeBarred"`
 }
 
 // Bucket is a count of records with their USDC and ledger indexes.
@@ -340,7 +345,7 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 	}
 	lines := map[string]*acc{}  // establishment|state|rate
 	others := map[string]*acc{} // regime|country|rate
-	pending, otherScheme, otherState, formerState := &acc{}, &acc{}, &acc{}, &acc{}
+	pending, otherScheme, otherState, formerState, timeBarred := &acc{}, &acc{}, &acc{}, &acc{}, &acc{}
 	maxIndex := int64(-1)
 	// A supply of the quarter was recorded at most MaxClockSkew before it
 	// settled, so no record created before the quarter (less a day for the
@@ -545,6 +550,10 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 		if err != nil {
 			return err
 		}
+		if !correctableIn(op, p) {
+			timeBarred.add(usdc, decimal.Zero, decimal.Zero, idx) // Art. 61(2) Implementing Regulation 282/2011
+			return nil
+		}
 		k := op.String() + "|" + est + "|" + c.TaxingCountry + "|" + rateText
 		a := corr[k]
 		if a == nil {
@@ -622,7 +631,11 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 		r.NotInOSS = append(r.NotInOSS, Summary{Regime: a.regime, Country: a.memberState, RatePercent: a.rateText, Declared: declaredIn(a.regime),
 			Amounts: a.amounts(nil), LedgerIndexes: a.indexes()})
 	}
-	r.Excluded = Excluded{Pending: pending.bucket(), OtherScheme: otherScheme.bucket(), OtherState: otherState.bucket(), FormerState: formerState.bucket()}
+	r.Excluded = Excluded{Pending: pending.bucket(), OtherScheme: otherScheme.bucket(), OtherState: otherState.bucket(), FormerState: formerState.bucket(),
+		TimeBarred: timeBarred.bucket()}
+	if timeBarred.n > 0 {
+		r.Excluded.TimeBarred.Reason = timeBarredReason
+	}
 	if formerState.n > 0 {
 		r.Excluded.FormerState.Reason = formerStateReason
 	}
@@ -875,6 +888,38 @@ func identifiesWithin(s fiscal.Seller, scheme, state string, p Period) bool {
 		return g.Scheme == want && c == state && g.AppliesWithin(p.FirstDay(), p.LastDay())
 	})
 }
+
+// correctableIn reports whether the return of p may still correct the
+// return of the earlier quarter op. Changes to a return's figures are made
+// "only by adjustments in a subsequent return" (Art. 61(1) Implementing
+// Regulation (EU) No 282/2011 as replaced by Implementing Regulations (EU)
+// 2019/2026 and 2020/1112), submitted "within three years of the date on
+// which the initial return was required to be submitted" (Art. 61(2),
+// https://datenbank.nwb.de/Dokument/495230_61;
+// https://eur-lex.europa.eu/eli/reg_impl/2011/282/oj). A quarter's return
+// is due by the end of the month following the quarter (Art. 364 and 369f
+// Directive 2006/112/EC). The return of p can be submitted at the latest
+// on its own due date and no earlier than the day after p: with quarters,
+// its due date is within three years of op's exactly when p is at most
+// twelve quarters after op (p's earliest submission, the day after p, is
+// then on or before op's due date plus three years; for a later p it is
+// after it).
+func correctableIn(op, p Period) bool {
+	return !p.End().AddDate(0, 1, 0).After(op.End().AddDate(3, 1, 0))
+}
+
+// timeBarredReason is why a refund of a supply of a quarter whose return
+// was due more than three years before this quarter's is in no line: an
+// OSS return may no longer correct it (Art. 61(2) Implementing Regulation
+// (EU) No 282/2011), and the rules of the member state of consumption on
+// assessments and amendments apply (its second subparagraph). The Spanish
+// tax agency's instructions for the OSS return (form 369) say the same:
+// after the three years "corrections cannot be submitted through the
+// single window system, but rather you must contact the affected Member
+// State of consumption directly"
+// (https://sede.agenciatributaria.gob.es/Sede/en_gb/ayuda/manuales-videos-folletos/manuales-ayuda-presentacion/modelo-369/presentacion-regimen-exterior-union/4-correcciones-autoliquidaciones.html).
+const timeBarredReason = "refunds of supplies of a quarter whose OSS return was due more than three years before this quarter's: an OSS return may no longer correct it " +
+	"(Art. 61(2) Implementing Regulation (EU) No 282/2011); the correction is made with the tax authorities of the member state of consumption under its own rules on assessments and amendments"
 
 // formerStateReason is why a refund of a supply of a former member state
 // of identification's days, recorded in a quarter in which that state
