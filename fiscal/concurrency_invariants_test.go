@@ -489,19 +489,30 @@ func stressRun(t *testing.T, seed uint64, n, callers, replicas int) {
 			keyRecord[kk] = a.id
 		}
 	}
+	// Two resolutions of one record race: one creates the revision; the
+	// other creates one too only when the first left the record pending
+	// (a sale resolved with its country may then wait for another reason:
+	// threshold_order_in_doubt, when the stamps drawn take a year over out
+	// of their time order). The last one created is the stored record.
 	resolveAnswers.Range(func(k, v any) bool {
 		id := k.(string)
-		created := 0
+		created, latest, pending := 0, 0, 0
 		for _, ra := range *v.(*[]stressAnswer) {
 			if ra.err == nil && ra.outcome == fiscal.Created {
 				created++
-				if string(ra.json) != string(latestDoc[id]) {
-					fail("resolution of %s answered other bytes than stored", id)
+				var r struct{ ReviewStatus string }
+				switch _ = json.Unmarshal(ra.json, &r); {
+				case string(ra.json) == string(latestDoc[id]):
+					latest++
+				case r.ReviewStatus == fiscal.StatusPendingReview:
+					pending++
+				default:
+					fail("resolution of %s answered other bytes than stored, and left it %s", id, r.ReviewStatus)
 				}
 			}
 		}
-		if created > 1 || len(entryOfRecord[id]) != 1+created {
-			fail("record %s: %d resolutions created, %d entries", id, created, len(entryOfRecord[id]))
+		if created > 0 && latest != 1 || created != latest+pending || created > 2 || len(entryOfRecord[id]) != 1+created {
+			fail("record %s: %d resolutions created (%d the stored record, %d left pending), %d entries", id, created, latest, pending, len(entryOfRecord[id]))
 		}
 		return true
 	})

@@ -19,8 +19,15 @@ import (
 // rule is previous_year_exceeded; a review found the record stating the
 // stale rule, legal basis and previous-year figure. The committer now
 // sends it back to be decided again, on the totals it then finds.
+//
+// 2026 is over the threshold from its opening figure, so that no 2026 sale
+// is decided within it: a late 2025 sale that takes 2025 over after 2026
+// sales were decided within would put those in doubt (Art. 59c(1)(c): the
+// preceding year exceeded), and is reviewed (TestLateSupplyTakingTheYearOverIsReviewed).
 func TestOverThresholdDecidedOnStaleTotals(t *testing.T) {
-	_, b, g := gatedEngine(t, smallIrishSeller, time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
+	seller := smallIrishSeller
+	seller.OpeningTotals = []fiscal.OpeningTotal{{Year: 2026, EUR: "10500"}}
+	_, b, g := gatedEngine(t, seller, time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
 	ctx := context.Background()
 	n := 0
 	settle := func(stamp string) *fiscal.SettleResult {

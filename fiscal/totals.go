@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -44,6 +43,7 @@ import (
 const (
 	bucketTotals       = "cross-border-totals" // account \x00 year → exact EUR total
 	bucketThresholdDue = "threshold-due"       // account \x00 year → thresholdEvent JSON, until appended
+	bucketTotalsOrder  = "cross-border-order"  // orderKey → the Unix nanoseconds of a supply's date (vat.CrossBorderTotals.LatestCounted, CrossedAt)
 	claimThreshold     = "threshold"           // one account.threshold_crossed per account and year
 	// EventAccountThresholdCrossed is emitted once per account and calendar
 	// year, when a supply takes the Art. 59c total over EUR 10,000.
@@ -57,14 +57,25 @@ const (
 var errStaleTotal = errors.New("fiscal: the Art. 59c running total changed; decide again")
 
 func totalKey(accountID string, year int) []byte {
-	return strconv.AppendInt(append(append(make([]byte, 0, len(accountID)+6), accountID...), 0), int64(year), 10)
+	return strconv.AppendInt(append(append(make([]byte, 0, len(accountID)+7), accountID...), 0), int64(year), 10)
 }
+
+// orderKey is the key in bucketTotalsOrder of the date of the account's
+// latest supply counted while its year was within the threshold (year 0)
+// or of the supply that took year over it: the running total's key and
+// "!", so that the engine's cache holds both kinds apart. The dates are
+// Unix nanoseconds in decimal, which the cache parses as it does a total.
+func orderKey(accountID string, year int) []byte { return append(totalKey(accountID, year), '!') }
 
 // totalCheck is what a counting supply assumed and adds.
 type totalCheck struct {
-	account   string
-	year      int
-	cur, prev string // the stored totals read when deciding ("" = none)
+	account string
+	year    int
+	// cur, prev and latest are the stored totals and the latest date
+	// (orderKey(account, 0)) read when deciding ("" = none); date is the
+	// supply's, in Unix nanoseconds.
+	cur, prev, latest string
+	date              int64
 	// depends: the decision rests on the totals (within the threshold, or
 	// crossed by this supply), so they must be those read; otherwise (over
 	// the threshold already, which totals that only grow cannot undo) the
@@ -82,7 +93,7 @@ type totalCheck struct {
 	recordID           string
 	// wrote and at are what apply stored and the entry's log index, for
 	// the engine's cache of the totals once the append is durable.
-	wrote string
+	wrote []ledger.Put
 	at    int64
 }
 
@@ -107,12 +118,11 @@ type cachedTotal struct {
 	index int64           // log index of the commit that wrote it; -1: read from the ledger
 }
 
-// parsedTotal parses a stored total ("" is none: zero).
+// parsedTotal parses a stored total ("" is none: zero; an unreadable one
+// is zero too, which the committer's storedTotal refuses).
 func parsedTotal(v string) decimal.Decimal {
-	if v == "" {
-		return decimal.Zero
-	}
-	return decimal.RequireFromString(v)
+	d, _ := storedTotal([]byte(v))
+	return d
 }
 
 func (c *totalsCache) get(key []byte) (cachedTotal, bool) {
@@ -136,26 +146,34 @@ func (c *totalsCache) put(k, v string, index int64) {
 	}
 }
 
-// committed records the value a durable append wrote.
+// committed records the values a durable append wrote.
 func (c *totalsCache) committed(t *totalCheck) {
-	if t != nil && t.wrote != "" {
-		c.put(string(totalKey(t.account, t.year)), t.wrote, t.at)
+	if t == nil {
+		return
+	}
+	for _, w := range t.wrote {
+		c.put(string(w.Key), string(w.Value), t.at)
 	}
 }
 
-// forget drops an account's cached totals of year and the year before.
+// forget drops an account's cached totals of year and the year before,
+// and its dates.
 func (c *totalsCache) forget(t *totalCheck) {
 	if t == nil {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.m, string(totalKey(t.account, t.year)))
-	delete(c.m, string(totalKey(t.account, t.year-1)))
+	for _, k := range t.reads() {
+		delete(c.m, string(k.Key))
+	}
 }
 
+// reads are the side values a decision reads: the year's total, the year
+// before's, the latest date counted and the year's crossing date.
 func (t *totalCheck) reads() []ledger.SideKey {
-	return []ledger.SideKey{{Bucket: bucketTotals, Key: totalKey(t.account, t.year)}, {Bucket: bucketTotals, Key: totalKey(t.account, t.year-1)}}
+	return []ledger.SideKey{{Bucket: bucketTotals, Key: totalKey(t.account, t.year)}, {Bucket: bucketTotals, Key: totalKey(t.account, t.year-1)},
+		{Bucket: bucketTotalsOrder, Key: orderKey(t.account, 0)}, {Bucket: bucketTotalsOrder, Key: orderKey(t.account, t.year)}}
 }
 
 // apply runs in the committer: it compares the totals with those the
@@ -164,15 +182,15 @@ func (t *totalCheck) apply(h *ledger.Hook, d *Draft) error {
 	if t == nil {
 		return nil
 	}
-	cur, err := h.Get(bucketTotals, totalKey(t.account, t.year))
-	if err != nil {
-		return err
+	var got [3][]byte
+	for i, k := range t.reads()[:3] {
+		var err error
+		if got[i], err = h.Get(k.Bucket, k.Key); err != nil {
+			return err
+		}
 	}
-	prev, err := h.Get(bucketTotals, totalKey(t.account, t.year-1))
-	if err != nil {
-		return err
-	}
-	if t.depends && (string(cur) != t.cur || string(prev) != t.prev) {
+	cur, prev, latest := got[0], got[1], got[2]
+	if t.depends && (string(cur) != t.cur || string(prev) != t.prev || string(latest) != t.latest) {
 		return errStaleTotal
 	}
 	if t.rule == vat.ThresholdCurrentYear && string(prev) != t.prev {
@@ -193,9 +211,20 @@ func (t *totalCheck) apply(h *ledger.Hook, d *Draft) error {
 	if err != nil {
 		return err
 	}
-	t.wrote, t.at = stored.Add(t.add).String(), h.Index()
-	if err := h.Put(bucketTotals, totalKey(t.account, t.year), []byte(t.wrote)); err != nil {
-		return err
+	// The total, and the dates that tell a supply recorded out of its
+	// time order (vat.CrossBorderTotals): the latest while the year is
+	// within, and the crossing's (or the latest, when later).
+	when := []byte(strconv.FormatInt(max(t.date, parsedTotal(string(latest)).IntPart()), 10))
+	t.wrote, t.at = []ledger.Put{{Bucket: bucketTotals, Key: totalKey(t.account, t.year), Value: []byte(stored.Add(t.add).String())}}, h.Index()
+	for i, w := range [2]bool{t.depends, t.crossed} {
+		if w {
+			t.wrote = append(t.wrote, ledger.Put{Bucket: bucketTotalsOrder, Key: orderKey(t.account, t.year*i), Value: when})
+		}
+	}
+	for _, w := range t.wrote {
+		if err := h.Put(w.Bucket, w.Key, w.Value); err != nil {
+			return err
+		}
 	}
 	if !t.crossed {
 		return nil
@@ -244,34 +273,33 @@ type thresholdEvent struct {
 // year and the year before, and adds the opening figures.
 func (e *Engine) totalsFor(accountID string, seller Seller, at time.Time) (*vat.CrossBorderTotals, *totalCheck, error) {
 	year := vat.Seller{Country: seller.Country}.ThresholdYear(at)
-	curKey, prevKey := totalKey(accountID, year), totalKey(accountID, year-1)
-	cur, okCur := e.totals.get(curKey)
-	prev, okPrev := e.totals.get(prevKey)
-	if !okCur || !okPrev || e.ledger.Shared() {
-		// Both years in one read transaction: two point reads, no scan.
-		// On a log other replicas write too, every decision reads them:
-		// the cache learns only this engine's commits, and a review found
-		// a replica's records stating the totals it last saw.
-		var c, p string
-		err := e.ledger.View(func(tx ledger.Tx) error {
-			c, p = string(tx.Get(bucketTotals, curKey)), string(tx.Get(bucketTotals, prevKey))
+	t := &totalCheck{account: accountID, year: year, date: at.UnixNano(), prevOpening: openingTotal(seller, year-1)}
+	var v [4]cachedTotal // as t.reads() lists them
+	cached := !e.ledger.Shared()
+	for i, k := range t.reads() {
+		c, ok := e.totals.get(k.Key)
+		v[i], cached = c, cached && ok
+	}
+	if !cached {
+		// All in one read transaction: point reads, no scan. On a log
+		// other replicas write too, every decision reads them: the cache
+		// learns only this engine's commits, and a review found a
+		// replica's records stating the totals it last saw.
+		if err := e.ledger.View(func(tx ledger.Tx) error {
+			for i, k := range t.reads() {
+				v[i] = cachedTotal{value: string(tx.Get(k.Bucket, k.Key))}
+				v[i].dec = parsedTotal(v[i].value)
+				e.totals.put(string(k.Key), v[i].value, -1)
+			}
 			return nil
-		})
-		if err != nil {
+		}); err != nil {
 			return nil, nil, storeError(err)
 		}
-		e.totals.put(string(curKey), c, -1)
-		e.totals.put(string(prevKey), p, -1)
-		cur, prev = cachedTotal{value: c, dec: parsedTotal(c)}, cachedTotal{value: p, dec: parsedTotal(p)}
 	}
-	with := func(stored decimal.Decimal, y int) decimal.Decimal {
-		if o := openingTotal(seller, y); !o.IsZero() {
-			return stored.Add(o)
-		}
-		return stored
-	}
-	return &vat.CrossBorderTotals{PreviousYear: with(prev.dec, year-1), CurrentYear: with(cur.dec, year)},
-		&totalCheck{account: accountID, year: year, cur: cur.value, prev: prev.value, prevOpening: openingTotal(seller, year-1)}, nil
+	t.cur, t.prev, t.latest = v[0].value, v[1].value, v[2].value
+	// A date not kept is zero nanoseconds, 1970: no supply is before it.
+	return &vat.CrossBorderTotals{PreviousYear: v[1].dec.Add(t.prevOpening), CurrentYear: v[0].dec.Add(openingTotal(seller, year)),
+		LatestCounted: time.Unix(0, v[2].dec.IntPart()), CrossedAt: time.Unix(0, v[3].dec.IntPart())}, t, nil
 }
 
 // openingTotal is the account's opening figure for year.
@@ -289,14 +317,7 @@ func openingTotal(seller Seller, year int) decimal.Decimal {
 // countsTowardTotal is whether a seller's supplies are decided on running
 // totals: an EU seller established in one member state (Art. 59c(1)(a)).
 func countsTowardTotal(seller Seller) bool {
-	return len(seller.OtherEstablishments) == 0 && isEU27(seller.Country)
-}
-
-func isEU27(c string) bool {
-	if c = strings.ToUpper(c); c == "EL" {
-		c = "GR"
-	}
-	return vat.IsMemberState(c)
+	return vat.SubjectToThreshold(seller.Country, seller.OtherEstablishments)
 }
 
 // emitThresholdEvents appends the account.threshold_crossed entries a
@@ -318,12 +339,9 @@ func (e *Engine) emitThresholdEvents(ctx context.Context) {
 	for i, ev := range due {
 		id := fmt.Sprintf("threshold-%s-%d", ev.Account, ev.Year)
 		ev.ID = id
-		doc, err := json.Marshal(ev)
-		if err != nil {
-			continue
-		}
+		doc, _ := json.Marshal(ev) // strings and an int: it cannot fail
 		dequeue := ledger.Put{Bucket: bucketThresholdDue, Key: keys[i]}
-		_, err = e.ledger.Append(ctx, ledger.Append{
+		_, err := e.ledger.Append(ctx, ledger.Append{
 			Claims: []ledger.Claim{{Space: claimThreshold, Key: ev.Account + ":" + strconv.Itoa(ev.Year), Fingerprint: []byte(id)}},
 			Entry: &ledger.Entry{ID: id, Leaf: doc, Docs: map[string][]byte{docRecord: doc},
 				Postings: []ledger.Posting{{Index: indexAccountEvents, Key: []byte(ev.Account + "\x00"), AppendIndex: true}},
@@ -385,7 +403,7 @@ func (b *Books) Totals(ctx context.Context) ([]YearTotal, error) {
 		}
 	}
 	limit := decimal.NewFromInt(10000)
-	var out []YearTotal
+	out := []YearTotal{}
 	for y, d := range byYear {
 		open := openingTotal(b.acc.Seller, y)
 		t := d.Add(open)
@@ -396,9 +414,6 @@ func (b *Books) Totals(ctx context.Context) ([]YearTotal, error) {
 		out = append(out, yt)
 	}
 	slices.SortFunc(out, func(a, b YearTotal) int { return a.Year - b.Year })
-	if out == nil {
-		out = []YearTotal{}
-	}
 	return out, nil
 }
 

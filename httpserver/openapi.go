@@ -407,7 +407,7 @@ func operations() map[string]operation {
 		"GET /v1/account/totals": {
 			id: "getAccountTotals", tag: "Records", auth: authRequired,
 			summary:     "The account's Art. 59c running totals",
-			description: "Per calendar year (in the seller's time zone): the total, exclusive of VAT and exact, of the account's cross-border B2C supplies of telecommunications, broadcasting and electronic services, with its opening figure, against the EUR 10,000 of Art. 59c Directive 2006/112/EC. The engine decides each such sale on these totals in append order; the sale that crosses emits `account.threshold_crossed`.",
+			description: "Per calendar year (in the seller's time zone): the total, exclusive of VAT and exact, of the account's cross-border B2C supplies of telecommunications, broadcasting and electronic services, with its opening figure, against the EUR 10,000 of Art. 59c Directive 2006/112/EC. The engine decides each such sale on these totals in append order; the sale that crosses emits `account.threshold_crossed`. A sale dated before one already counted that would take its year over, or dated before its year's crossing, waits for review (`threshold_order_in_doubt`): the sums do not say which sale was made when the year went over (Art. 59c(2)).",
 			responses:   []response{jsonBody(http.StatusOK, "The totals.", reflect.TypeFor[AccountTotals](), "Cache-Control")},
 			errors:      []fiscal.Code{codeRateLimited, fiscal.CodeDBUnavailable},
 		},

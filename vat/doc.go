@@ -187,6 +187,11 @@
 // TBE supplies to a consumer in another member state's EU VAT territory
 // do) and whether it crossed. Without CrossBorder the flags decide as
 // before. A negative total or a missing amount is threshold_input_invalid.
+// A supply dated before CrossBorderTotals.LatestCounted that would take its
+// year over, or dated before CrossedAt, is threshold_order_in_doubt: Art. 58
+// applies as of the time the threshold is exceeded, and the sums do not say
+// which supply that was; a person's determination of either place stands
+// (rule order_decided_manually).
 //
 // # Registrations
 //

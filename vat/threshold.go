@@ -1,8 +1,10 @@
 package vat
 
 import (
-	"github.com/shopspring/decimal"
 	"strconv"
+	"time"
+
+	"github.com/shopspring/decimal"
 )
 
 // The EUR 10,000 threshold of Art. 59c Directive 2006/112/EC, decided from
@@ -33,6 +35,16 @@ import (
 // by an EU seller established in one member state to a consumer in the EU
 // VAT territory of another member state count (Art. 59c(1)(b); Art. 5(2):
 // the territories of Art. 6 are not "Member States").
+//
+// "As of that time" is the order in which the supplies were made, which
+// need not be the order in which they are recorded: a settlement may be
+// reported after one dated later. Running totals are sums, and a sum does
+// not say which of its supplies took it over. A supply dated before one
+// already counted (CrossBorderTotals.LatestCounted) that would take the
+// year over EUR 10,000, or dated before the supply that took its year over
+// (CrossBorderTotals.CrossedAt), is therefore not decided on the sums:
+// Determine sends it to review (threshold_order_in_doubt), and a person's
+// determination of either place stands (rule order_decided_manually).
 
 // thresholdLimit is the EUR 10,000 of Art. 59c(1)(c).
 var thresholdLimit = decimal.New(10000, 0)
@@ -66,6 +78,11 @@ const (
 	// ThresholdNotCounted: the supply is not a B2C TBE supply to a consumer
 	// in another member state; it does not count (Art. 59c(1)(b)).
 	ThresholdNotCounted = "not_counted"
+	// ThresholdOrderManual: whether the year was over EUR 10,000 when
+	// the supply was made depends on the order of supplies recorded out
+	// of their time order, and a person decided the place (the supply
+	// counts toward the totals).
+	ThresholdOrderManual = "order_decided_manually"
 )
 
 // ThresholdCheck is the Art. 59c section of a determination: present when
@@ -114,6 +131,7 @@ type ThresholdCheck struct {
 const (
 	ReasonThresholdInputInvalid = "threshold_input_invalid"           // review: a running total or the EUR amount is unusable
 	ReasonThresholdExceeded     = "threshold_exceeded_by_this_supply" // note: destination VAT from this supply on
+	ReasonThresholdOrderInDoubt = "threshold_order_in_doubt"          // review: recorded out of time order, it may or may not be over the threshold
 )
 
 var thresholdBasis = map[string]string{
@@ -124,6 +142,7 @@ var thresholdBasis = map[string]string{
 	ThresholdStatedOver:   "Art. 59c(1)(c) " + directive + ": the seller's account states the threshold is exceeded",
 	ThresholdOpted:        "Art. 59c(3) " + directive + ": option for taxation at destination (at least two calendar years)",
 	ThresholdNotCounted:   "Art. 59c(1)(b) " + directive + ": only supplies to non-taxable persons in another member state count",
+	ThresholdOrderManual:  "Art. 59c(1)(c) and (2) " + directive + ": whether the threshold was exceeded when this supply was made depends on the order of supplies recorded out of their time order; decided by a person",
 }
 
 // set records the rule applied; a nil section (no totals given) stays nil.
@@ -133,6 +152,15 @@ func (th *ThresholdCheck) set(rule string) {
 	}
 	th.Rule = rule
 	th.LegalBasis = thresholdBasis[rule]
+}
+
+// SubjectToThreshold reports whether a seller established in country (an
+// ISO code or the VAT prefix EL, any case) with further establishments
+// other is subject to the Art. 59c threshold: established in one member
+// state only (Art. 59c(1)(a) Directive 2006/112/EC), so that its
+// cross-border B2C TBE supplies are decided on running totals.
+func SubjectToThreshold(country string, other []string) bool {
+	return len(other) == 0 && isEUMember(normalizeCountry(country))
 }
 
 // subjectToThreshold: the seller is established in one member state only
@@ -167,6 +195,7 @@ const (
 	thresholdOriginRateUnknown            // within before this supply, but its value at the origin rate is not known
 	thresholdDestination                  // Art. 58: the consumer's member state
 	thresholdInvalid                      // a figure is unusable (a review says which)
+	thresholdEither                       // a person's determination: the order of the supplies is in doubt, either place stands
 )
 
 // decideThreshold applies Art. 59c to a B2C supply by a seller established
@@ -196,6 +225,9 @@ func (r *rules) decideThreshold(originNet func() (decimal.Decimal, bool)) (outco
 		th.set(ThresholdPreviousYear)
 		return thresholdDestination, ThresholdPreviousYear
 	case cmpDec(th.TotalBefore, thresholdLimit) > 0:
+		if out, ok := r.orderInDoubt(th, s.CrossBorder.CrossedAt, "the supply that took the year's total over EUR 10,000"); ok {
+			return out, th.Rule
+		}
 		th.set(ThresholdCurrentYear)
 		return thresholdDestination, ThresholdCurrentYear
 	}
@@ -209,12 +241,37 @@ func (r *rules) decideThreshold(originNet func() (decimal.Decimal, bool)) (outco
 		th.set(ThresholdWithin)
 		return thresholdOrigin, ThresholdWithin
 	}
+	th.Crossed = true // the sum crosses with this supply, whichever crossed in time
+	if out, ok := r.orderInDoubt(th, s.CrossBorder.LatestCounted, "a supply already counted"); ok {
+		return out, th.Rule
+	}
 	th.set(ThresholdCrossed)
-	th.Crossed = true
 	y := strconv.Itoa(th.Year)
 	r.b.notes = append(r.b.notes, Reason{Code: ReasonThresholdExceeded,
 		Detail: "This supply takes the seller's " + y + " total of cross-border B2C TBE supplies over EUR 10,000 (see the threshold section): Art. 58 applies as of this supply, for the rest of " + y + " and for " + strconv.Itoa(th.Year+1) + " (Art. 59c(2) " + directive + ")."})
 	return thresholdDestination, ThresholdCrossed
+}
+
+// orderInDoubt handles a supply dated before after (a supply counted
+// earlier, named by what) whose outcome on the sums depends on the order
+// in which the supplies were made (Art. 59c(2): "as of that time"): it is
+// sent to review, or, for a person's determination, either place stands
+// (rule ThresholdOrderManual). ok is false when the supply is not dated
+// before after (or after is not known): the sums decide.
+func (r *rules) orderInDoubt(th *ThresholdCheck, after time.Time, what string) (outcome int, ok bool) {
+	if after.IsZero() || !r.in.Supply.Date.Before(after) {
+		return 0, false
+	}
+	if r.manual != nil {
+		th.set(ThresholdOrderManual)
+		return thresholdEither, true
+	}
+	th.Crossed = false
+	r.b.review(ReasonThresholdOrderInDoubt, "This supply of %s is recorded after %s dated %s and, on the running totals (year %d: EUR %s before it, EUR %s the year before), the year is or would be over EUR 10,000. "+
+		"Whether it was when this supply was made depends on the order in which the supplies were made (Art. 59c(2) %s: Art. 58 applies as of the time the threshold is exceeded), which the totals do not hold: "+
+		"decide the place (the seller's member state if the year's supplies made before it stayed within EUR 10,000, else the consumer's), and review the supplies recorded before it and dated after it.",
+		r.in.Supply.Date.UTC().Format(time.RFC3339), what, after.UTC().Format(time.RFC3339), th.Year, th.TotalBefore, th.PreviousYear, directive)
+	return thresholdInvalid, true
 }
 
 // newThreshold starts the threshold section from Seller.CrossBorder (nil,

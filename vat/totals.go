@@ -1,6 +1,10 @@
 package vat
 
-import "github.com/shopspring/decimal"
+import (
+	"time"
+
+	"github.com/shopspring/decimal"
+)
 
 // CrossBorderTotals are the seller's running totals, exclusive of VAT and in
 // EUR at full precision, of its supplies of telecommunications, broadcasting
@@ -17,6 +21,17 @@ type CrossBorderTotals struct {
 	// CurrentYear is the total of the supply's calendar year before this
 	// supply (this supply excluded).
 	CurrentYear decimal.Decimal
+	// LatestCounted is the latest date (instant) of the supplies counted
+	// in the totals, of any year; zero when not known. A supply dated
+	// before it that would take the year over EUR 10,000 cannot be told
+	// to be the one that crossed from the sums alone (threshold_order_in_doubt).
+	LatestCounted time.Time
+	// CrossedAt is the date (instant) of the supply that took CurrentYear
+	// over EUR 10,000, or a later one; zero when not known (an opening
+	// figure over it, totals kept before the dates were). A supply dated
+	// before it was made while the year may still have been within
+	// (threshold_order_in_doubt).
+	CrossedAt time.Time
 }
 
 // Exceeded is whether the seller is already over the Art. 59c threshold
