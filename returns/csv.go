@@ -22,6 +22,7 @@ const (
 	SectionOtherScheme        = "excluded_other_scheme"
 	SectionOtherState         = "excluded_other_state"
 	SectionFormerState        = "excluded_former_state"
+	SectionTimeBarred         = "excluded_time_barred"
 )
 
 // WriteCSV writes the return as CSV (RFC 4180): the header, then one row per
@@ -57,9 +58,13 @@ func WriteCSV(w io.Writer, r *Return) error {
 		}
 	}
 	for _, c := range r.Corrections {
-		// A correction is converted at its original period's rate, which the
-		// JSON does not repeat per correction: the column stays empty.
-		if err := row(SectionCorrection, c.Establishment, c.OriginalPeriod, c.MemberState, c.RatePercent, c.SupplyType, c.Amounts, "", c.LedgerIndexes); err != nil {
+		// A correction is converted at its original period's end rate
+		// (Correction.USDPerEUR; empty while it is not published).
+		crate := ""
+		if c.USDPerEUR != nil {
+			crate = c.USDPerEUR.Raw
+		}
+		if err := row(SectionCorrection, c.Establishment, c.OriginalPeriod, c.MemberState, c.RatePercent, c.SupplyType, c.Amounts, crate, c.LedgerIndexes); err != nil {
 			return err
 		}
 	}
@@ -71,7 +76,8 @@ func WriteCSV(w io.Writer, r *Return) error {
 	for _, b := range []struct {
 		section string
 		b       Bucket
-	}{{SectionPending, r.Excluded.Pending}, {SectionOtherScheme, r.Excluded.OtherScheme}, {SectionOtherState, r.Excluded.OtherState}, {SectionFormerState, r.Excluded.FormerState}} {
+	}{{SectionPending, r.Excluded.Pending}, {SectionOtherScheme, r.Excluded.OtherScheme}, {SectionOtherState, r.Excluded.OtherState}, {SectionFormerState, r.Excluded.FormerState},
+		{SectionTimeBarred, r.Excluded.TimeBarred}} {
 		if b.b.Records == 0 {
 			continue
 		}
