@@ -88,6 +88,13 @@
 // gross = USDC ÷ rate, net and VAT split from the gross at the line's rate
 // (fx.SplitGross), each rounded to cents once.
 //
+// A member state of identification that has not adopted the euro may
+// require the return in its national currency (Art. 369h(1), 366(1); for
+// all taxable persons there, Art. 61c Implementing Regulation (EU) No
+// 282/2011). The engine does not hold which states do: such a return, in
+// euro, says so in Review, naming the currency, for a person to check
+// before filing.
+//
 // A quarter that has not ended, or whose period-end rate is not yet
 // published, gives a provisional return (Status "provisional", without the
 // period-end figures while the rate is missing). A closed quarter's return

@@ -52,13 +52,17 @@ type Return struct {
 	// Status is "final" for a quarter that has ended everywhere and whose
 	// period-end rate is published, else "provisional" (StatusReason says
 	// why).
-	Status       string         `json:"status"`
-	StatusReason string         `json:"statusReason,omitempty"`
-	Scheme       string         `json:"scheme"` // vat.SchemeUnion or vat.SchemeNonUnion
-	ID           Identification `json:"identification"`
-	Seller       SellerInfo     `json:"seller"`
-	Currency     string         `json:"currency"` // "EUR"
-	FX           PeriodFX       `json:"fx"`
+	Status       string `json:"status"`
+	StatusReason string `json:"statusReason,omitempty"`
+	// Review names what a person must check before filing the return,
+	// where the law leaves a choice to the member state that the engine
+	// does not hold; absent when there is nothing.
+	Review   []string       `json:"review,omitempty"`
+	Scheme   string         `json:"scheme"` // vat.SchemeUnion or vat.SchemeNonUnion
+	ID       Identification `json:"identification"`
+	Seller   SellerInfo     `json:"seller"`
+	Currency string         `json:"currency"` // "EUR"
+	FX       PeriodFX       `json:"fx"`
 
 	Lines               []Line        `json:"lines"`
 	FixedEstablishments []Section     `json:"fixedEstablishments"`
@@ -333,6 +337,7 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 	if r.Scheme, r.ID, err = identification(acct.Seller, p, want); err != nil {
 		return nil, nil, err
 	}
+	r.Review = currencyReview(r.ID.MemberState, p)
 
 	// The return is of one ledger state, the log's newest checkpoint as it
 	// begins: records and refunds appended since are left out (a record
@@ -920,6 +925,29 @@ func correctableIn(op, p Period) bool {
 // (https://sede.agenciatributaria.gob.es/Sede/en_gb/ayuda/manuales-videos-folletos/manuales-ayuda-presentacion/modelo-369/presentacion-regimen-exterior-union/4-correcciones-autoliquidaciones.html).
 const timeBarredReason = "refunds of supplies of a quarter whose OSS return was due more than three years before this quarter's: an OSS return may no longer correct it " +
 	"(Art. 61(2) Implementing Regulation (EU) No 282/2011); the correction is made with the tax authorities of the member state of consumption under its own rules on assessments and amendments"
+
+// currencyReview is what a person must check about the return's currency
+// when the member state of identification has not adopted the euro on the
+// period's last day: "The VAT return shall be made out in euro. Member
+// States which have not adopted the euro may require the VAT return to be
+// made out in their national currency" (Art. 369h(1) Directive 2006/112/EC,
+// Union scheme; Art. 366(1), non-Union scheme,
+// https://datenbank.nwb.de/Dokument/Anzeigen/452295_Article366/), a
+// determination that applies to every taxable person using the schemes in
+// that state (Art. 61c Implementing Regulation (EU) No 282/2011,
+// https://datenbank.nwb.de/Dokument/495230_Article61c). Which states require
+// it the engine does not hold, so the euro return is not presented as the
+// one to file without that check.
+func currencyReview(state string, p Period) []string {
+	nc, ok, err := fx.NationalCurrencyFor(state, p.End().Add(-12*time.Hour))
+	if err != nil || !ok {
+		return nil
+	}
+	return []string{fmt.Sprintf("the member state of identification %s has not adopted the euro and may require the VAT return to be made out in %s "+
+		"(Art. 369h(1) Directive 2006/112/EC, Union scheme; Art. 366(1), non-Union scheme), for every taxable person using the schemes there (Art. 61c Implementing Regulation (EU) No 282/2011): "+
+		"this return is in euro; check what %s requires before filing, and if it is %s, convert at the ECB rate of %s or the next publication (Art. 369h(2), 366(2))",
+		state, nc.Currency, state, nc.Currency, p.LastDay())}
+}
 
 // formerStateReason is why a refund of a supply of a former member state
 // of identification's days, recorded in a quarter in which that state
