@@ -43,6 +43,11 @@
 //     more than three years before this quarter's is no correction but is
 //     counted in Excluded.TimeBarred, with the reason.
 //   - MemberStates: the VAT due per member state, lines plus corrections.
+//   - Review: what a person must check before filing. Among it, the OSS
+//     supplies of earlier quarters recorded in this quarter: each is in
+//     its own quarter's return, and if that return was submitted before it
+//     was recorded, it must be declared here as an adjustment (Art. 61(1));
+//     the ledger does not know when a return was submitted.
 //
 // The return is that of one member state of identification. When the
 // seller's changed within the quarter (Art. 57f Implementing Regulation

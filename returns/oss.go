@@ -351,6 +351,7 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 	lines := map[string]*acc{}  // establishment|state|rate
 	others := map[string]*acc{} // regime|country|rate
 	pending, otherScheme, otherState, formerState, timeBarred := &acc{}, &acc{}, &acc{}, &acc{}, &acc{}
+	late := map[string][]int64{} // OSS supplies of earlier quarters recorded in p, by quarter
 	maxIndex := int64(-1)
 	// A supply of the quarter was recorded at most MaxClockSkew before it
 	// settled, so no record created before the quarter (less a day for the
@@ -374,6 +375,15 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 			}
 		}
 		date, byUTC := rc.supplyDate()
+		if date < p.FirstDay() && rc.ReviewStatus == fiscal.StatusProcessed && recordedWithin(rc.CreatedAt, p) {
+			if c := rc.Classification; c.Regime == vat.RegimeOSSB2C && c.Scheme == r.Scheme && !declaredNationally(acct.Seller, c.Scheme, c.TaxingCountry, date) &&
+				cmp.Or(identifiedIn(acct.Seller, c.Scheme, date), r.ID.MemberState) == r.ID.MemberState {
+				if op, err := PeriodOf(date); err == nil {
+					late[op.String()] = append(late[op.String()], rc.Ledger.Index)
+					maxIndex = max(maxIndex, rc.Ledger.Index) // named: the checkpoint covers it
+				}
+			}
+		}
 		if !p.Contains(date) {
 			return nil
 		}
@@ -443,6 +453,7 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 	if err != nil {
 		return nil, nil, err
 	}
+	r.Review = append(r.Review, lateReview(late)...)
 
 	// The period-end rate (Art. 366(2), 369h(2)).
 	r.FX = PeriodFX{Peg: fx.PegRate, Rule: "ECB reference rate (USD per EUR) of the last day of the period, or of the next publication if there is none that day: " +
@@ -947,6 +958,35 @@ func currencyReview(state string, p Period) []string {
 		"(Art. 369h(1) Directive 2006/112/EC, Union scheme; Art. 366(1), non-Union scheme), for every taxable person using the schemes there (Art. 61c Implementing Regulation (EU) No 282/2011): "+
 		"this return is in euro; check what %s requires before filing, and if it is %s, convert at the ECB rate of %s or the next publication (Art. 369h(2), 366(2))",
 		state, nc.Currency, state, nc.Currency, p.LastDay())}
+}
+
+// recordedWithin reports whether a record created at createdAt (RFC 3339)
+// was recorded within p, in UTC.
+func recordedWithin(createdAt string, p Period) bool {
+	t, err := time.Parse(time.RFC3339Nano, createdAt)
+	return err == nil && !t.Before(p.Start()) && t.Before(p.End())
+}
+
+// lateReview says, per earlier quarter, which OSS supplies of it were
+// recorded in this quarter. Each is in the return of its own quarter; if
+// that return was submitted before the supply was recorded, the supply is
+// in no submitted return, and "changes to the figures contained in a VAT
+// return relating to periods from the third return period in 2021 shall,
+// after the submission of that VAT return, be made only by adjustments in
+// a subsequent return" (Art. 61(1) Implementing Regulation (EU) No
+// 282/2011, https://datenbank.nwb.de/Dokument/495230_61). The ledger does
+// not know when a return was submitted: a person adds the adjustment, or
+// not.
+func lateReview(late map[string][]int64) []string {
+	var out []string
+	for _, q := range sortedKeys(late) {
+		idx := late[q]
+		slices.Sort(idx)
+		out = append(out, fmt.Sprintf("%d OSS supplies of %s were recorded in this quarter (ledger indexes %v): they are in the return of %s; "+
+			"if that return was submitted before they were recorded, declare them here as adjustments of %s (Art. 61(1) Implementing Regulation (EU) No 282/2011), which this return does not do",
+			len(idx), q, idx, q, q))
+	}
+	return out
 }
 
 // formerStateReason is why a refund of a supply of a former member state

@@ -119,6 +119,7 @@ type rec struct {
 // ossRec is the narrower view the return reads: only what a line needs.
 type ossRec struct {
 	ReviewStatus string `json:"reviewStatus"`
+	CreatedAt    string `json:"createdAt"`
 	Settlement   struct {
 		AmountUSDC string `json:"amountUsdc"`
 		Timestamp  string `json:"timestamp"`
