@@ -22,7 +22,11 @@
 //   - Lines: supplies made from the member state of identification.
 //   - FixedEstablishments: supplies made from fixed establishments in other
 //     member states, in their own section per establishment (Art. 369g(3)).
-//     A record names the establishment that supplied it in seller.country.
+//     A record names the establishment that supplied it in seller.country;
+//     one naming an establishment outside the EU (a third-country business
+//     identified where it has a fixed establishment, Art. 369a(2)) has no
+//     section of its own and is counted with the member state of
+//     identification, and Review says so.
 //   - Corrections: changes to earlier periods recorded this quarter (a
 //     refund of an earlier quarter's sale), per original period and member
 //     state. From the third return period of 2021 such changes "shall ...

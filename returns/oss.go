@@ -351,7 +351,8 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 	lines := map[string]*acc{}  // establishment|state|rate
 	others := map[string]*acc{} // regime|country|rate
 	pending, otherScheme, otherState, formerState, timeBarred := &acc{}, &acc{}, &acc{}, &acc{}, &acc{}
-	late := map[string][]int64{} // OSS supplies of earlier quarters recorded in p, by quarter
+	late := map[string][]int64{}    // OSS supplies of earlier quarters recorded in p, by quarter
+	outside := map[string][]int64{} // Union supplies and refunds naming an establishment outside the EU, by country
 	maxIndex := int64(-1)
 	// A supply of the quarter was recorded at most MaxClockSkew before it
 	// settled, so no record created before the quarter (less a day for the
@@ -434,10 +435,7 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 			otherState.add(usdc, decimal.Zero, decimal.Zero, rc.Ledger.Index)
 			return nil
 		}
-		est := ""
-		if r.Scheme == vat.SchemeUnion && !strings.EqualFold(isoCountry(rc.Seller.Country), r.ID.MemberState) {
-			est = isoCountry(rc.Seller.Country)
-		}
+		est := establishment(r, rc.Seller.Country, rc.Ledger.Index, outside)
 		k := est + "|" + c.TaxingCountry + "|" + rateText
 		a := lines[k]
 		if a == nil {
@@ -548,10 +546,7 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 			}
 			return nil
 		}
-		est := ""
-		if r.Scheme == vat.SchemeUnion && !strings.EqualFold(isoCountry(rf.Seller.Country), r.ID.MemberState) {
-			est = isoCountry(rf.Seller.Country)
-		}
+		est := establishment(r, rf.Seller.Country, idx, outside)
 		if p.Contains(orig) {
 			k := est + "|" + c.TaxingCountry + "|" + rateText
 			a := lines[k]
@@ -582,6 +577,8 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 	if err != nil {
 		return nil, nil, err
 	}
+
+	r.Review = append(r.Review, outsideReview(outside, r.ID.MemberState)...)
 
 	// Lines and sections, sorted.
 	states := map[string]*stateSum{}
@@ -958,6 +955,42 @@ func currencyReview(state string, p Period) []string {
 		"(Art. 369h(1) Directive 2006/112/EC, Union scheme; Art. 366(1), non-Union scheme), for every taxable person using the schemes there (Art. 61c Implementing Regulation (EU) No 282/2011): "+
 		"this return is in euro; check what %s requires before filing, and if it is %s, convert at the ECB rate of %s or the next publication (Art. 369h(2), 366(2))",
 		state, nc.Currency, state, nc.Currency, p.LastDay())}
+}
+
+// establishment is the section of a Union return a record of the seller
+// established in country belongs to: "" for the member state of
+// identification, else the member state of the fixed establishment (Art.
+// 369g(1) and (3) Directive 2006/112/EC). A record naming an establishment
+// outside the EU (a business established in a third country, identified
+// where it has a fixed establishment, Art. 369a(2)) has no section of its
+// own: the return has none for it. It is counted with the member state of
+// identification and its index kept in outside, for review
+// (outsideReview).
+func establishment(r *Return, country string, index int64, outside map[string][]int64) string {
+	c := isoCountry(country)
+	switch {
+	case r.Scheme != vat.SchemeUnion || c == r.ID.MemberState:
+		return ""
+	case !isEU(c):
+		outside[c] = append(outside[c], index)
+		return ""
+	}
+	return c
+}
+
+// outsideReview says which records of a Union return name an
+// establishment outside the EU, counted with the member state of
+// identification.
+func outsideReview(outside map[string][]int64, msi string) []string {
+	var out []string
+	for _, c := range sortedKeys(outside) {
+		idx := outside[c]
+		slices.Sort(idx)
+		out = append(out, fmt.Sprintf("%d entries (ledger indexes %v) name the seller's establishment in %s, outside the EU: the Union return has sections only for the member state of identification "+
+			"and for fixed establishments in other member states (Art. 369g(1), (3) Directive 2006/112/EC), so they are counted with %s; check which establishment made these supplies",
+			len(idx), idx, c, msi))
+	}
+	return out
 }
 
 // recordedWithin reports whether a record created at createdAt (RFC 3339)
