@@ -94,3 +94,24 @@ func InvoicedBy(mode string, det vat.Determination, law Law, buyerVATNumber bool
 	}
 	return ByOwnInvoice, ""
 }
+
+// SummaryRefusal is why supply det, whose invoicing law is law, cannot
+// be invoiced by a summary invoice under the invoicing rules of state
+// (Art. 223 Directive 2006/112/EC), "" when it can: its law must be that
+// state's (Art. 219a), and that law must put it on a summary as InvoicedBy
+// decides under ModeSummaryMonthly (a national rule on file, a supply
+// subject to EU VAT in a euro state, a date of supply). A summary invoice
+// checks every supply it covers by it, not its latest alone: the rules
+// (the seller's registrations on each day of supply) may change within
+// the month.
+func SummaryRefusal(det vat.Determination, law Law, state string) string {
+	if law.TaxCountry != state {
+		return "its invoicing rules are those of " + cmp.Or(law.TaxCountry, "no state") + " (" + law.Basis + "), not " + state + "'s"
+	}
+	// A business customer is on a summary by its VAT number, as the
+	// summary's buyer names it.
+	if by, basis := InvoicedBy(ModeSummaryMonthly, det, law, true); by != BySummary {
+		return basis
+	}
+	return ""
+}

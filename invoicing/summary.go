@@ -404,18 +404,10 @@ func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.R
 	if err := oneSellerNumber(acc.Seller.ForInvoiceLaw(), q, recs); err != nil {
 		return nil, nil, err
 	}
-	inv, ref, missing := b.InvoiceFrame(latest, now)
-	if inv.TaxCountry != q.TaxCountry {
-		// The supplies were recorded, and declared, under q.TaxCountry's
-		// invoicing rules (Record.Invoicing, Art. 219a); the profile, changed
-		// since, decides another state for them, and the records state
-		// neither that state's basis nor the VAT number the supplies were
-		// made under: the engine does not guess them.
-		return nil, nil, &fiscal.Error{Code: fiscal.CodeInvoiceRulesFailed, Field: "/taxCountry", Detail: fmt.Sprintf(
-			"these supplies were recorded under the invoicing rules of %s (Art. 219a %s), but the account's seller profile now puts them under those of %s; "+
-				"a summary invoice follows the law its supplies were recorded under: date the profile's registrations (validFrom, validTo) so that they apply to the supplies of %s as when they were recorded",
-			q.TaxCountry, invoicelaw.Directive, cmp.Or(inv.TaxCountry, "no state"), q.Period)}
+	if err := eachSupplysLaw(acc.Seller.ForInvoiceLaw(), q, recs); err != nil {
+		return nil, nil, err
 	}
+	inv, ref, missing := b.InvoiceFrame(latest, now)
 	if len(missing) > 0 {
 		return nil, nil, &fiscal.Error{Code: fiscal.CodeInvoiceRulesFailed, Detail: "the business customer's " + strings.Join(missing, ", ") + " is missing (Art. 226(5)); resolve its latest record's address"}
 	}
@@ -485,6 +477,54 @@ func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.R
 		return json.Marshal(out)
 	}
 	return d, doc, nil
+}
+
+// eachSupplysLaw refuses a summary of which a supply is not one the
+// summary may invoice under the law the account's seller profile ls now
+// decides for it (invoicelaw.For, with the VAT number the supply's record
+// kept, as fiscal.Books.InvoiceFrame decides the summary's own frame from
+// its latest supply): every supply, not the latest alone, must fall under
+// the invoicing rules of q.TaxCountry, the state its record was decided
+// and declared under (Record.Invoicing.TaxCountry, Art. 219a Directive
+// 2006/112/EC), and that state's rules must allow its summary
+// (invoicelaw.SummaryRefusal, Art. 223). Registrations dated within the
+// month (a change of the member state of identification, a national
+// registration that began or ended) can put the earlier supplies under
+// another state's rules than the latest; the supplies were recorded, and
+// declared, under q.TaxCountry, and the records state neither the other
+// state's basis nor what its invoice would need: the engine does not
+// guess, it refuses (INVOICE_RULES_FAILED) naming the first such supply,
+// its day and both states, and how many there are.
+func eachSupplysLaw(ls invoicelaw.Seller, q SummaryRequest, recs []*fiscal.Record) error {
+	var first *fiscal.Record
+	var firstLaw invoicelaw.Law
+	var why string
+	n := 0
+	for _, r := range recs {
+		law := invoicelaw.For(r.Classification, ls.Supplying(r.Seller.VATNumber))
+		refusal := invoicelaw.SummaryRefusal(r.Classification, law, q.TaxCountry)
+		if refusal == "" {
+			continue
+		}
+		if n++; first == nil {
+			first, firstLaw, why = r, law, refusal
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	others := ""
+	if n > 1 {
+		others = fmt.Sprintf(" (and %d other supplies of the month)", n-1)
+	}
+	if firstLaw.TaxCountry != q.TaxCountry {
+		return &fiscal.Error{Code: fiscal.CodeInvoiceRulesFailed, Field: "/taxCountry", Detail: fmt.Sprintf(
+			"these supplies were recorded under the invoicing rules of %s (Art. 219a %s), but the account's seller profile now puts the supply %s of %s%s under those of %s; "+
+				"a summary invoice follows the law its supplies were recorded under, every one of them: date the profile's registrations (validFrom, validTo) so that they apply to the supplies of %s as when they were recorded",
+			q.TaxCountry, invoicelaw.Directive, first.ID, first.Classification.SupplyDate, others, cmp.Or(firstLaw.TaxCountry, "no state"), q.Period)}
+	}
+	return &fiscal.Error{Code: fiscal.CodeInvoiceRulesFailed, Detail: fmt.Sprintf(
+		"the supply %s of %s%s cannot be invoiced by the summary invoice of %s under the invoicing rules of %s: %s", first.ID, first.Classification.SupplyDate, others, q.Period, q.TaxCountry, why)}
 }
 
 // oneSellerNumber refuses a summary of supplies the seller made under
