@@ -453,8 +453,18 @@ func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.R
 	inv.Note = fmt.Sprintf("Summary invoice of %d supplies from %s to %s (Art. 223 Directive 2006/112/EC), each paid in full in USDC on %s when supplied; "+
 		"each supply was converted to EUR at the ECB euro reference rate of its date, and the amounts per VAT rate are the sums of the supplies' exact amounts rounded once. "+
 		"The supplies are listed in the seller's fiscal402 record %s.", len(recs), doc.Start, doc.End, strings.Join(nets, ", "), id)
-	if n := latest.Classification.InvoiceNote; n != "" {
-		inv.Note += " " + n
+	// What each supply's invoice must say beside its amounts (the
+	// determination's mention: "Reverse charge", Art. 226(11a); the place
+	// of supply of a sale taxed at origin, Art. 59c): every distinct one
+	// of the month, in the order of the supplies, not the latest's alone
+	// (a month can cross the Art. 59c threshold), in the one note the
+	// invoice may carry (PEPPOL-EN16931-R002).
+	var mentions []string
+	for _, r := range recs {
+		if n := r.Classification.InvoiceNote; n != "" && !slices.Contains(mentions, n) {
+			mentions = append(mentions, n)
+			inv.Note += " " + n
+		}
 	}
 	doc.Basis = fiscal.SummaryKey{TaxCountry: q.TaxCountry}.Rule()
 	u, err := ubl.DraftInvoice(inv)

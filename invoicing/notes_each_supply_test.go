@@ -1,0 +1,74 @@
+package invoicing_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/fiscaltest"
+	"github.com/fiscal402/fiscal402/invoicing"
+)
+
+// TestSummaryStatesEverySupplysMention: a summary invoice says what the
+// invoice of each supply it covers must say. An Irish seller below the
+// Art. 59c threshold taxes its first sale of the month to a German
+// consumer at origin (Irish VAT, mention "Place of supply: IE (Art. 59c
+// ...)"); the next sale takes it over the threshold and is taxed in
+// Germany under the OSS, whose invoicing rules are Ireland's too: both are
+// on the month's Irish summary, one line each. A review found the
+// summary's note taking the mention of its latest supply alone, so the
+// Irish line lost the mention its per-payment invoice states. Every
+// supply's mention is stated, once each.
+func TestSummaryStatesEverySupplysMention(t *testing.T) {
+	c := newClock(time.Date(2026, 4, 20, 12, 0, 0, 0, time.UTC))
+	ctx := context.Background()
+	s := fiscaltest.IrishSeller
+	s.Invoicing = fiscal.InvoicingSummaryMonthly
+	s.OverThreshold = false
+	s.OpeningTotals = []fiscal.OpeningTotal{{Year: 2026, EUR: "9990.00"}}
+	cfg := fiscaltest.Config(t, c.now(), s)
+	cfg.Clock = c.now
+	b := fiscaltest.Books(t, fiscaltest.Engine(t, cfg), 0)
+	var recs []*fiscal.Record
+	for i, amount := range []string{"5.00", "50.00", "6.00"} {
+		res, err := b.Settle(ctx, fiscaltest.Request(i, amount, "DE", []string{"2026-04-10T10:00:00Z", "2026-04-11T10:00:00Z", "2026-04-12T10:00:00Z"}[i]), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if inv := res.Record.Invoicing; inv == nil || inv.Invoice != "summary" {
+			t.Fatalf("supply %d: invoicing %+v; want a summary", i, inv)
+		}
+		recs = append(recs, res.Record)
+	}
+	var notes []string
+	for _, r := range recs {
+		if n := r.Classification.InvoiceNote; n != "" && !slices.Contains(notes, n) {
+			notes = append(notes, n)
+		}
+	}
+	if recs[0].Classification.TaxingCountry == recs[2].Classification.TaxingCountry || len(notes) == 0 || recs[0].Classification.InvoiceNote == recs[2].Classification.InvoiceNote {
+		t.Fatalf("supplies taxed in %s (%q) and %s (%q): the test needs a mention the latest supply does not carry",
+			recs[0].Classification.TaxingCountry, recs[0].Classification.InvoiceNote, recs[2].Classification.TaxingCountry, recs[2].Classification.InvoiceNote)
+	}
+	c.set(time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC))
+	wallet := strings.ToLower(fiscaltest.Request(0, "1", "DE", "").PayerWallet)
+	res, err := issueOne(ctx, b, invoicing.SummaryRequest{Period: "2026-04", Buyer: wallet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, u, err := invoicing.Summary(ctx, b, res.Summary.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Summary.Totals) != 2 {
+		t.Fatalf("totals %+v; want one line per state's rate", res.Summary.Totals)
+	}
+	for _, n := range notes {
+		if got := strings.Count(string(u), n); got != 1 {
+			t.Errorf("the summary states the mention %q %d times; want once:\n%s", n, got, u)
+		}
+	}
+}
