@@ -1,6 +1,7 @@
 package refunds
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha256"
@@ -146,41 +147,43 @@ type Refund struct {
 }
 
 // RefundPayment is a refund's payment as its document states it: the
-// members of fiscal.RecordPayment, the refund transfer's. A refund recorded
-// without its transfer (no Request.Transaction) states no txHash (nor
-// logIndex): there is no refund transaction to name, and the settlement's
-// own transfer, from the buyer to the seller (originalSettlement), is not
-// the refund's. Its receipt (service.receipt/4.0.0, whose settlement must
-// state a tx_hash, committed) then repeats the settlement's hash there: it
-// names the payment refunded, not a transfer of the refund; Verification
+// members of fiscal.RecordPayment (the same type: it restates none of
+// them), the refund transfer's. A refund recorded without its transfer (no
+// Request.Transaction) states no txHash (nor logIndex): there is no refund
+// transaction to name, and the settlement's own transfer, from the buyer
+// to the seller (originalSettlement), is not the refund's (MarshalJSON).
+// Its receipt (service.receipt/4.0.0, whose settlement must state a
+// tx_hash, committed) then repeats the settlement's hash there: it names
+// the payment refunded, not a transfer of the refund; Verification
 // "not_performed" says nothing was proven on chain. A refund document
 // recorded before this stated the settlement's hash as payment.txHash; it
-// is served as stored (the log commits to its bytes).
-type RefundPayment struct {
-	Protocol       string `json:"protocol"` // the settlement's
-	Network        string `json:"network"`
-	TxHash         string `json:"txHash,omitempty"` // lower case; absent without a refund transaction
-	LogIndex       *int64 `json:"logIndex,omitempty"`
-	Asset          string `json:"asset"`
-	AssetContract  string `json:"assetContract"`
-	Scheme         string `json:"scheme"`
-	AmountUSDC     string `json:"amountUsdc"`
-	Timestamp      string `json:"timestamp"`
-	PayerWallet    string `json:"payerWallet"`
-	ReceiverWallet string `json:"receiverWallet"`
+// is served as stored (the log commits to their bytes).
+type RefundPayment fiscal.RecordPayment
+
+// noTxHash is the member an empty TxHash writes in a RecordPayment's JSON:
+// after protocol and network, before the others. Its quotes cannot occur
+// unescaped inside a string value.
+var noTxHash = []byte(`,"txHash":""`)
+
+// MarshalJSON writes p as fiscal.RecordPayment does, without the txHash
+// member when it is empty (no refund transaction): the members of
+// RecordPayment in its order, txHash omitted as `json:",omitempty"` would.
+func (p RefundPayment) MarshalJSON() ([]byte, error) {
+	out, err := json.Marshal(fiscal.RecordPayment(p))
+	if err != nil || p.TxHash != "" {
+		return out, err
+	}
+	return bytes.Replace(out, noTxHash, nil, 1), nil
 }
 
 // refundPayment is the refund's payment as its document states it: p, its
 // receipt's settlement, without the settlement's own tx hash when the
 // refund names no transfer (tx nil).
 func refundPayment(p fiscal.RecordPayment, tx *Transaction) RefundPayment {
-	out := RefundPayment{Protocol: p.Protocol, Network: p.Network, TxHash: p.TxHash, LogIndex: p.LogIndex, Asset: p.Asset,
-		AssetContract: p.AssetContract, Scheme: p.Scheme, AmountUSDC: p.AmountUSDC, Timestamp: p.Timestamp,
-		PayerWallet: p.PayerWallet, ReceiverWallet: p.ReceiverWallet}
 	if tx == nil {
-		out.TxHash, out.LogIndex = "", nil
+		p.TxHash, p.LogIndex = "", nil
 	}
-	return out
+	return RefundPayment(p)
 }
 
 // Result is the answer of Create.
