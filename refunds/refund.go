@@ -539,14 +539,14 @@ type amounts struct {
 // where no VAT is charged), each rounded once to the cent, net = gross −
 // VAT. The refund that empties the settlement takes exactly what remains
 // of the original exact figures and, to the cent, what remains of the
-// invoice's figures after the earlier credit notes, so that the credit
-// notes of a settlement refunded in full credit exactly the VAT and net
-// its invoice charged (each rounding its own share could credit a cent
-// more or less), as long as the last credit note's VAT stays consistent
-// with its net. For a supply a summary invoice covers, the cents are the
-// running difference of the summary's credit notes at its rate instead
-// (sumRate.credit): the summary charged its supplies' exact figures
-// summed, not each supply's.
+// invoice's figures after the earlier credit notes, as long as the last
+// credit note's VAT stays consistent with its net. draft then replaces
+// the cents, where the settlement's refund state states its credit
+// notes' cents, by the running difference of the credit notes against
+// its own invoice (ownInvoice) or, for a supply a summary invoice covers,
+// against the summary at its rate (sumRate.credit): each rounding its own
+// share credited, after many small partial refunds, more than the invoice
+// charged, and left the last refund a negative remainder.
 func refundAmounts(orig *fiscal.Record, st state, amount decimal.Decimal, full bool) amounts {
 	var g, n, v decimal.Decimal
 	if !full {
@@ -616,6 +616,9 @@ func draft(b *fiscal.Books, orig *fiscal.Record, summary *summaryInvoice, sr *su
 		// A supply a summary invoice covers: the credit note's cents are
 		// the running difference of the summary's credit notes at its rate.
 		sr.credit(&a, rateOf(orig), orig.Classification.ChargesVAT())
+	} else if own := ownInvoice(orig, st); own != nil {
+		// Its own invoice: the running difference of its credit notes.
+		own.creditTo(&a, rateOf(orig), orig.Classification.ChargesVAT(), full)
 	}
 	n := st.Count + 1
 	id := refundID(orig.ID, n)

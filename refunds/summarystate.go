@@ -133,11 +133,24 @@ func rateOf(orig *fiscal.Record) decimal.Decimal {
 // running difference takes up what it left (were it the last, up to a
 // cent of the summary's VAT stays uncredited: never more than charged).
 func (s *sumRate) credit(a *amounts, rate decimal.Decimal, chargesVAT bool) {
+	s.creditTo(a, rate, chargesVAT, false)
+}
+
+// creditTo is credit; last says this credit note is the last that can be
+// (the refund empties what the invoice charged: a settlement's own
+// invoice refunded in full), which then credits what is left of the
+// invoice's net and VAT to the cent, so that they net to zero whatever
+// the rounding of its exact figures, within the same limits.
+func (s *sumRate) creditTo(a *amounts, rate decimal.Decimal, chargesVAT, last bool) {
 	credNet, credVAT := decimalOr0(s.st.Net), decimalOr0(s.st.VAT)
 	chargedNet, chargedVAT := decimalOr0(s.total.NetEUR), decimalOr0(s.total.VATEUR)
 	leftVAT := decimal.Max(chargedVAT.Sub(credVAT), decimal.Zero)
-	net := decimal.Min(fx.RoundEUR(decimalOr0(s.st.NetExact).Add(a.netExact)), chargedNet).Sub(credNet)
-	vat := decimal.Min(fx.RoundEUR(decimalOr0(s.st.VATExact).Add(a.vatExact)), chargedVAT).Sub(credVAT)
+	netTo, vatTo := chargedNet, chargedVAT
+	if !last {
+		netTo = decimal.Min(fx.RoundEUR(decimalOr0(s.st.NetExact).Add(a.netExact)), chargedNet)
+		vatTo = decimal.Min(fx.RoundEUR(decimalOr0(s.st.VATExact).Add(a.vatExact)), chargedVAT)
+	}
+	net, vat := netTo.Sub(credNet), vatTo.Sub(credVAT)
 	net = decimal.Max(net, decimal.Zero)
 	if !chargesVAT || !rate.IsPositive() {
 		a.net, a.vat, a.gross = net, decimal.Zero, net
@@ -178,5 +191,31 @@ func (s *sumRate) check(a amounts) ([]ledger.SideKey, func(h *ledger.Hook) error
 			return err
 		}
 		return h.Put(bucketSummaryState, s.key, raw)
+	}
+}
+
+// ownInvoice is the running total of the credit notes against orig's own
+// invoice (or, for a supply that has none, none being required, against
+// its record's figures), as st states them: what it charged (the record's
+// cents) and what the refunds so far corrected, exact and to the cent
+// (st's figures are negative: the corrections). nil where st does not
+// state its credit notes' cents (a state written before they were kept)
+// or the record has no cents: each refund then rounds its own share.
+//
+// A settlement refunded in parts is corrected like a summary invoice at
+// one rate (sumRate.credit): each credit note credits the refunds' exact
+// net and VAT so far, this one's included, rounded once, less what the
+// earlier credit notes credited, so that together they never credit more
+// than the invoice charged (Art. 90, 219 Directive 2006/112/EC), and the
+// refund that empties the settlement credits what is left of it.
+func ownInvoice(orig *fiscal.Record, st state) *sumRate {
+	if !st.centsKnown() || orig.FX.GrossEUR == "" || orig.FX.VATEUR == "" || orig.FX.NetEUR == "" {
+		return nil
+	}
+	return &sumRate{
+		total: invoicing.SummaryTotal{NetEUR: orig.FX.NetEUR, VATEUR: orig.FX.VATEUR},
+		st: sumState{Count: st.Count,
+			NetExact: decimalOr0(st.NetExact).Neg().String(), VATExact: decimalOr0(st.VATExact).Neg().String(),
+			Net: decimalOr0(st.VAT).Sub(decimalOr0(st.Gross)).String(), VAT: decimalOr0(st.VAT).Neg().String()},
 	}
 }
