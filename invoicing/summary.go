@@ -17,6 +17,7 @@ import (
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/ubl"
@@ -190,13 +191,46 @@ func summaryBuyers(b *fiscal.Books, period string) ([]SummaryRequest, error) {
 
 // summaryBuyerKey normalises a buyer as summaries name it: a wallet in
 // lower case, a VAT number as the engine posts it
-// (invoicelaw.CustomerVATNumber: upper case, without separators).
-func summaryBuyerKey(b string) string {
+// (invoicelaw.CustomerVATNumber: upper case, without separators). A
+// malformed one (a wallet that is not 0x and 40 hexadecimal digits, a VAT
+// number with characters no VAT number has) is BAD_REQUEST on /buyer: the
+// buyer is part of the summary's ledger keys, and such a request names no
+// buyer, rather than one without supplies (NOT_FOUND).
+func summaryBuyerKey(b string) (string, error) {
 	b = strings.TrimSpace(b)
-	if strings.HasPrefix(strings.ToLower(b), "0x") {
-		return strings.ToLower(b)
+	if b == "" {
+		return "", badRequest("/buyer", "the buyer (payer wallet) is required")
 	}
-	return invoicelaw.CustomerVATNumber(b, nil)
+	if strings.HasPrefix(strings.ToLower(b), "0x") {
+		w, err := wire.Address("/buyer", "0x"+b[2:])
+		return w, fiscal.InputError(err)
+	}
+	n, err := wire.VATNumber("/buyer", b)
+	if err != nil {
+		return "", fiscal.InputError(err)
+	}
+	if n = invoicelaw.CustomerVATNumber(n, nil); n == "" {
+		return "", badRequest("/buyer", "%q is neither a payer wallet (0x and 40 hexadecimal digits) nor a VAT number", b)
+	}
+	return n, nil
+}
+
+// summaryTaxCountry normalises the state a request names among one
+// buyer's summaries: an ISO 3166-1 alpha-2 code in any case, EL read as GR
+// (as the engine posts it); "" stays "" (the buyer's only state). Anything
+// else is BAD_REQUEST on /taxCountry.
+func summaryTaxCountry(c string) (string, error) {
+	if c == "" {
+		return "", nil
+	}
+	c, err := wire.Country("/taxCountry", c)
+	if err != nil {
+		return "", fiscal.InputError(err)
+	}
+	if c == "EL" {
+		c = "GR"
+	}
+	return c, nil
 }
 
 // issueSummary issues the summary invoice of a buyer's supplies of a
@@ -213,11 +247,12 @@ func issueSummary(ctx context.Context, b *fiscal.Books, q SummaryRequest) (*Summ
 	if err != nil {
 		return nil, err
 	}
-	q.Buyer = summaryBuyerKey(q.Buyer)
-	if q.Buyer == "" {
-		return nil, badRequest("/buyer", "the buyer (payer wallet) is required")
+	if q.Buyer, err = summaryBuyerKey(q.Buyer); err != nil {
+		return nil, err
 	}
-	q.TaxCountry = strings.ToUpper(q.TaxCountry)
+	if q.TaxCountry, err = summaryTaxCountry(q.TaxCountry); err != nil {
+		return nil, err
+	}
 	now := b.Engine().Now().UTC()
 	if err := periodOpen(q.Period, closes, now); err != nil {
 		return nil, err
