@@ -20,8 +20,9 @@ import (
 // Germany under the OSS, whose invoicing rules are Ireland's too: both are
 // on the month's Irish summary, one line each. A review found the
 // summary's note taking the mention of its latest supply alone, so the
-// Irish line lost the mention its per-payment invoice states. Every
-// supply's mention is stated, once each.
+// Irish line lost the mention its per-payment invoice states, and the
+// invoice's basis (Art. 219a) was the latest's alone. Every supply's
+// mention is stated, once each, and every basis.
 func TestSummaryStatesEverySupplysMention(t *testing.T) {
 	c := newClock(time.Date(2026, 4, 20, 12, 0, 0, 0, time.UTC))
 	ctx := context.Background()
@@ -65,6 +66,19 @@ func TestSummaryStatesEverySupplysMention(t *testing.T) {
 	}
 	if len(res.Summary.Totals) != 2 {
 		t.Fatalf("totals %+v; want one line per state's rate", res.Summary.Totals)
+	}
+	// The invoice's basis (the reference the entry states, Art. 219a)
+	// names each rule by which a supply reached the state's rules.
+	var bases []string
+	for _, r := range []*fiscal.Record{recs[0], recs[2]} {
+		_, ref, _ := b.InvoiceFrame(r, c.now())
+		bases = append(bases, ref.TaxBasis)
+		if !strings.Contains(res.Summary.Invoice.TaxBasis, ref.TaxBasis) {
+			t.Errorf("the summary's basis %q does not name the basis %q of the supply of %s", res.Summary.Invoice.TaxBasis, ref.TaxBasis, r.Classification.SupplyDate)
+		}
+	}
+	if bases[0] == bases[1] {
+		t.Fatalf("both supplies reached the rules by %q: the test needs two bases", bases[0])
 	}
 	for _, n := range notes {
 		if got := strings.Count(string(u), n); got != 1 {

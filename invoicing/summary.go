@@ -439,10 +439,17 @@ func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.R
 	if err := oneSellerNumber(acc.Seller.ForInvoiceLaw(), q, recs); err != nil {
 		return nil, nil, err
 	}
-	if err := eachSupplysLaw(acc.Seller.ForInvoiceLaw(), q, recs); err != nil {
+	bases, err := eachSupplysLaw(acc.Seller.ForInvoiceLaw(), q, recs)
+	if err != nil {
 		return nil, nil, err
 	}
 	inv, ref, missing := b.InvoiceFrame(latest, now)
+	if len(bases) > 1 {
+		// The supplies reached q.TaxCountry's rules by different rules of
+		// Art. 219a (a month that crossed the Art. 59c threshold: taxed at
+		// origin, then under the OSS): the invoice states each.
+		ref.TaxBasis = strings.Join(bases, "; ")
+	}
 	if len(missing) > 0 {
 		return nil, nil, &fiscal.Error{Code: fiscal.CodeInvoiceRulesFailed, Detail: "the business customer's " + strings.Join(missing, ", ") + " is missing (Art. 226(5)); resolve its latest record's address"}
 	}
@@ -539,8 +546,10 @@ func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.R
 // declared, under q.TaxCountry, and the records state neither the other
 // state's basis nor what its invoice would need: the engine does not
 // guess, it refuses (INVOICE_RULES_FAILED) naming the first such supply,
-// its day and both states, and how many there are.
-func eachSupplysLaw(ls invoicelaw.Seller, q SummaryRequest, recs []*fiscal.Record) error {
+// its day and both states, and how many there are. It returns the
+// distinct bases (Art. 219a) by which the supplies reached q.TaxCountry's
+// rules, in supply order.
+func eachSupplysLaw(ls invoicelaw.Seller, q SummaryRequest, recs []*fiscal.Record) (bases []string, err error) {
 	var first *fiscal.Record
 	var firstLaw invoicelaw.Law
 	var why string
@@ -549,6 +558,9 @@ func eachSupplysLaw(ls invoicelaw.Seller, q SummaryRequest, recs []*fiscal.Recor
 		law := invoicelaw.For(r.Classification, ls.Supplying(r.Seller.VATNumber))
 		refusal := invoicelaw.SummaryRefusal(r.Classification, law, q.TaxCountry)
 		if refusal == "" {
+			if !slices.Contains(bases, law.Basis) {
+				bases = append(bases, law.Basis)
+			}
 			continue
 		}
 		if n++; first == nil {
@@ -556,19 +568,19 @@ func eachSupplysLaw(ls invoicelaw.Seller, q SummaryRequest, recs []*fiscal.Recor
 		}
 	}
 	if first == nil {
-		return nil
+		return bases, nil
 	}
 	others := ""
 	if n > 1 {
 		others = fmt.Sprintf(" (and %d other supplies of the month)", n-1)
 	}
 	if firstLaw.TaxCountry != q.TaxCountry {
-		return &fiscal.Error{Code: fiscal.CodeInvoiceRulesFailed, Field: "/taxCountry", Detail: fmt.Sprintf(
+		return nil, &fiscal.Error{Code: fiscal.CodeInvoiceRulesFailed, Field: "/taxCountry", Detail: fmt.Sprintf(
 			"these supplies were recorded under the invoicing rules of %s (Art. 219a %s), but the account's seller profile now puts the supply %s of %s%s under those of %s; "+
 				"a summary invoice follows the law its supplies were recorded under, every one of them: date the profile's registrations (validFrom, validTo) so that they apply to the supplies of %s as when they were recorded",
 			q.TaxCountry, invoicelaw.Directive, first.ID, first.Classification.SupplyDate, others, cmp.Or(firstLaw.TaxCountry, "no state"), q.Period)}
 	}
-	return &fiscal.Error{Code: fiscal.CodeInvoiceRulesFailed, Detail: fmt.Sprintf(
+	return nil, &fiscal.Error{Code: fiscal.CodeInvoiceRulesFailed, Detail: fmt.Sprintf(
 		"the supply %s of %s%s cannot be invoiced by the summary invoice of %s under the invoicing rules of %s: %s", first.ID, first.Classification.SupplyDate, others, q.Period, q.TaxCountry, why)}
 }
 
