@@ -128,3 +128,17 @@ func RateSource(rate fx.Rate, rule fx.RateRule) string {
 	}
 	return fmt.Sprintf("ECB euro foreign exchange reference rate %s, %s; rule %s under Art. 91(2) %s", rate.Source, when, rule.ID, Directive)
 }
+
+// StatedNational is a credit note's breakdown in the national currency as
+// its record states it (fiscal.RecordNationalFX.Net and VAT: negative, the
+// correction), for ubl.TaxCurrency.Stated: the one subtotal's taxable
+// amount and VAT, positive as the document states them. nil when either
+// is missing or unreadable: the renderer converts them.
+func StatedNational(net, vatAmount string) []ubl.StatedAmount {
+	n, err1 := decimal.NewFromString(net)
+	v, err2 := decimal.NewFromString(vatAmount)
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	return []ubl.StatedAmount{{TaxableAmount: n.Abs(), TaxAmount: v.Abs()}}
+}

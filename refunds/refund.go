@@ -647,6 +647,21 @@ func draft(b *fiscal.Books, orig *fiscal.Record, summary *summaryInvoice, sr *su
 		cp := *nat
 		cp.NetExact, cp.VATExact = a.netExact.Mul(r).Neg().String(), a.vatExact.Mul(r).Neg().String()
 		cp.Net, cp.VAT = a.net.Mul(r).Round(2).Neg().StringFixed(2), a.vat.Mul(r).Round(2).Neg().StringFixed(2)
+		if sr == nil && ownInvoice(orig, st) != nil {
+			// The running difference in the national currency too: the
+			// euro cents credited so far, this note's included, converted
+			// and rounded once, less those before it converted and rounded
+			// once. The notes' national figures telescope to the
+			// invoice's (its taxable amount and VAT converted once), where
+			// converting each note's own cents drifts a unit per note; each
+			// stays within 0.01 of its own cents converted (the credit
+			// note states them: ubl.TaxCurrency.Stated).
+			credNet, credVAT := decimalOr0(st.VAT).Sub(decimalOr0(st.Gross)), decimalOr0(st.VAT).Neg()
+			conv := func(before, this decimal.Decimal) string {
+				return before.Add(this).Mul(r).Round(2).Sub(before.Mul(r).Round(2)).Neg().StringFixed(2)
+			}
+			cp.Net, cp.VAT = conv(credNet, a.net), conv(credVAT, a.vat)
+		}
 		rfx.National = &cp
 	}
 	prefix := urlPrefix(e)

@@ -101,7 +101,10 @@
 //   - Tax currency: each group's taxable amount and VAT converted at the
 //     rate and rounded once; BT-111 is the sum of the converted VAT
 //     amounts (the "amount of VAT ... at each rate" of HMRC Notice 700
-//     §16.3 and of the Polish VAT Act Art. 106e(11)).
+//     §16.3 and of the Polish VAT Act Art. 106e(11)). A caller may state
+//     the breakdown instead (TaxCurrency.Stated: a credit note crediting
+//     the running difference of an invoice's national VAT), each amount
+//     within 0.01 of its conversion.
 //
 // Rounding each micro-supply to the cent first would change the taxable
 // base (on the 10,000 sub-cent supplies of TestSummarize10000MicroAmounts:

@@ -133,6 +133,22 @@ type TaxCurrency struct {
 	// average rate, table 224/A/NBP/2026 (last working day before the
 	// supply, Art. 31a VAT Act)". Required.
 	RateSource string `json:",omitzero"`
+
+	// Stated is the breakdown in Code as the caller states it, one per
+	// VAT subtotal in order, in place of each group's conversion at Rate:
+	// a credit note crediting the running difference of what an invoice
+	// stated in the national currency (its credit notes' totals then
+	// telescope to the invoice's, where converting each one's own share
+	// would drift a unit of 0.01 per note). Each amount is within 0.01 of
+	// the converted one, and not negative; nil: converted.
+	Stated []StatedAmount `json:",omitzero"`
+}
+
+// StatedAmount is one VAT subtotal's taxable amount and VAT in the tax
+// currency as the caller states them (TaxCurrency.Stated).
+type StatedAmount struct {
+	TaxableAmount decimal.Decimal `json:",omitzero"`
+	TaxAmount     decimal.Decimal `json:",omitzero"`
 }
 
 // Period is a date range (BG-14 for the invoice, BG-26 for a line). At

@@ -1,6 +1,7 @@
 package ubl
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/shopspring/decimal"
@@ -14,15 +15,39 @@ import (
 // amount of VAT payable ... expressed in the national currency") and what
 // the Polish VAT Act Art. 106e(11) and HMRC (VAT Notice 700 §16.3: "the
 // amount of VAT, if any, at each rate") describe; BT-111 then equals the
-// sum of the per-rate figures printed in the note.
-func convertTaxCurrency(c *checker, t *Totals, rate decimal.Decimal) {
+// sum of the per-rate figures printed in the note. A caller's stated
+// breakdown (TaxCurrency.Stated) replaces the conversions, each amount
+// within 0.01 of its conversion.
+func convertTaxCurrency(c *checker, t *Totals, rate decimal.Decimal, stated []StatedAmount) {
 	t.TaxCurrencySubtotals = make([]TaxSubtotal, len(t.Subtotals))
 	t.TaxCurrencyTax = decimal.Zero
+	if stated != nil && len(stated) != len(t.Subtotals) {
+		c.addf("TaxCurrency.Stated", "", ErrMismatch, "states %d VAT subtotals in the tax currency; the document has %d", len(stated), len(t.Subtotals))
+		return
+	}
 	for i, s := range t.Subtotals {
 		cs := TaxSubtotal{
 			Category: s.Category, RatePercent: s.RatePercent,
 			TaxableAmount: convertMoney(s.TaxableAmount, rate),
 			TaxAmount:     convertMoney(s.TaxAmount, rate),
+		}
+		if stated != nil {
+			st := stated[i]
+			for _, a := range []struct {
+				name        string
+				given, conv decimal.Decimal
+			}{{"TaxableAmount", st.TaxableAmount, cs.TaxableAmount}, {"TaxAmount", st.TaxAmount, cs.TaxAmount}} {
+				f := fmt.Sprintf("TaxCurrency.Stated[%d].%s", i, a.name)
+				switch {
+				case a.given.IsNegative():
+					c.addf(f, "", ErrRange, "%s is negative; amounts are positive, the document type gives the sign", a.given.String())
+				case !hasPlaces(a.given, 2):
+					c.addf(f, "", ErrRange, "%s has more than 2 decimals", a.given.String())
+				case a.given.Sub(a.conv).Abs().GreaterThan(decimal.New(1, -2)):
+					c.addf(f, "", ErrMismatch, "%s is not within 0.01 of %s converted at %s = %s", a.given.String(), a.name, rate.String(), a.conv.StringFixed(2))
+				}
+			}
+			cs.TaxableAmount, cs.TaxAmount = st.TaxableAmount, st.TaxAmount
 		}
 		t.TaxCurrencySubtotals[i] = cs
 		t.TaxCurrencyTax = addDec(t.TaxCurrencyTax, cs.TaxAmount)
