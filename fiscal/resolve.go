@@ -127,13 +127,15 @@ func (r Resolution) Normalised() (Resolution, error) {
 		} else if b.Evidence != nil && nb.Evidence == nil {
 			nb.Evidence = []vat.Evidence{} // [] clears the record's (ClearsEvidence)
 		}
-		r.Buyer = &nb
+		// A buyer that states no fact resolves nothing: without a
+		// determination it would only append a copy of the pending revision.
+		if r.Buyer = &nb; r.Determination == nil && nb.Country+nb.VATNumber+nb.Name+nb.PostalCode+nb.BusinessStatus == "" && nb.Evidence == nil && nb.Address == nil {
+			return r, badRequest("/buyer", "states no fact (consumerCountry, consumerVatNumber, consumerName, consumerPostalCode, businessStatus, locationEvidence or consumerAddress) and there is no determination: nothing to resolve")
+		}
 	}
 	if m := r.Determination; m != nil {
 		nm := *m
-		nm.Regime = strings.TrimSpace(nm.Regime)
-		nm.TaxingCountry = strings.ToUpper(strings.TrimSpace(nm.TaxingCountry))
-		nm.RatePercent = strings.TrimSpace(nm.RatePercent)
+		nm.Regime, nm.TaxingCountry, nm.RatePercent = strings.TrimSpace(nm.Regime), strings.ToUpper(strings.TrimSpace(nm.TaxingCountry)), strings.TrimSpace(nm.RatePercent)
 		if nm.Reason, err = parseLongText("/determination/reason", nm.Reason, maxNote); err != nil {
 			return r, err
 		}
