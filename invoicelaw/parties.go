@@ -133,6 +133,12 @@ func BuyerParty(det vat.Determination, b Buyer) (ubl.Party, []string) {
 	b2b := det.BuyerTreatment == vat.TreatmentB2B
 	reg := b.Registry
 	p := ubl.Party{Country: ISOCountry(b.Country), PostalCode: b.PostalCode}
+	if p.Country == "" && det.LocationEvidence != nil {
+		// Located by items of evidence alone (Art. 24b(d) Implementing
+		// Regulation (EU) No 282/2011), the customer lives where they
+		// settle: BT-55 (BR-11) states that place's state.
+		p.Country = placeCountry(det.LocationEvidence.Country)
+	}
 	if b2b && reg != nil {
 		p.VATNumber = reg.CountryCode + reg.Number
 	}
@@ -236,4 +242,14 @@ func ISOCountry(c string) string {
 		return "ES"
 	}
 	return c
+}
+
+// placeCountry is the ISO 3166-1 alpha-2 code of the state of a vat
+// place-of-supply code: an ISO 3166-2 subdivision's country (ES-CN, GR-69,
+// GB-NIR), else ISOCountry's.
+func placeCountry(code string) string {
+	if cc, _, ok := strings.Cut(code, "-"); ok {
+		return cc
+	}
+	return ISOCountry(code)
 }

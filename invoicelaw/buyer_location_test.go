@@ -1,0 +1,52 @@
+package invoicelaw_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/fiscal402/fiscal402/invoicelaw"
+	"github.com/fiscal402/fiscal402/vat"
+)
+
+// TestBuyerPartyCountryFromEvidence: a customer located by items of
+// location evidence alone (Art. 24b(d) Implementing Regulation (EU) No
+// 282/2011: two non-contradictory items of Art. 24f, no consumerCountry)
+// lives where the items settle, and the invoice's buyer address states that
+// country (BT-55, required by BR-11). BuyerParty left it empty, so every such
+// sale, decided and taxed where the items place the customer, went to review
+// with invoice_rules_failed (BR-11). The country is the ISO 3166-1 code of the
+// settled place of supply (a special territory's state, as for IC or EA
+// given as the country), and a country the buyer states still wins.
+func TestBuyerPartyCountryFromEvidence(t *testing.T) {
+	at := time.Date(2026, 4, 10, 14, 30, 0, 0, time.UTC)
+	items := func(cc string) []vat.Evidence {
+		return []vat.Evidence{
+			{Kind: vat.EvidenceBillingAddress, Country: cc, Source: vat.EvidenceSourceCustomer},
+			{Kind: vat.EvidenceIPAddress, Country: cc, Source: vat.EvidenceSourceMerchant},
+		}
+	}
+	for _, c := range []struct {
+		evidence, country string // the items' country, the buyer's stated one
+		want              string
+	}{
+		{"DE", "", "DE"},
+		{"EL", "", "GR"},
+		{"IC", "", "ES"}, // Canary Islands: Spain in ISO 3166-1 (BR-CL-14)
+		{"AX", "", "AX"},
+		{"XI", "", "GB"},
+		{"DE", "DE", "DE"},
+	} {
+		det := vat.Determine(vat.Input{
+			Seller: vat.Seller{Country: "IE", OverThreshold: true},
+			Buyer:  vat.Buyer{Country: c.country, Evidence: items(c.evidence)},
+			Supply: vat.Supply{Kind: vat.KindDigitalService, Date: at},
+		})
+		if det.LocationEvidence == nil || det.LocationEvidence.Country == "" {
+			t.Fatalf("%s: the items settle no location: %+v", c.evidence, det)
+		}
+		p, _ := invoicelaw.BuyerParty(det, invoicelaw.Buyer{Country: c.country})
+		if p.Country != c.want {
+			t.Errorf("items in %s, buyer country %q: invoice country %q, want %q (settled %s)", c.evidence, c.country, p.Country, c.want, det.LocationEvidence.Country)
+		}
+	}
+}
