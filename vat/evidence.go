@@ -443,3 +443,12 @@ func describeItem(it EvidenceItem) string {
 func evidenceKinds() []string {
 	return []string{EvidenceBillingAddress, EvidenceIPAddress, EvidenceBank, EvidencePaymentCard, EvidenceSIM, EvidenceFixedLine, EvidenceOther, EvidenceMerchantAttested}
 }
+
+// EvidenceKinds lists the kinds an Evidence item may have (the Art. 24f
+// items and EvidenceMerchantAttested); a request check refuses any other.
+func EvidenceKinds() []string { return evidenceKinds() }
+
+// EvidenceSources lists the sources an Evidence item may have.
+func EvidenceSources() []string {
+	return []string{EvidenceSourceThirdParty, EvidenceSourceMerchant, EvidenceSourceCustomer}
+}

@@ -289,6 +289,12 @@ func Evidence(field string, in []vat.Evidence) ([]vat.Evidence, error) {
 		if it.Source == "" {
 			return nil, bad(at+"/source", "is required")
 		}
+		if !slices.Contains(vat.EvidenceKinds(), it.Kind) {
+			return nil, bad(at+"/kind", "%q is not a kind of location evidence: one of %s", it.Kind, strings.Join(vat.EvidenceKinds(), ", "))
+		}
+		if !slices.Contains(vat.EvidenceSources(), it.Source) {
+			return nil, bad(at+"/source", "%q is not a source of location evidence: one of %s", it.Source, strings.Join(vat.EvidenceSources(), ", "))
+		}
 		if it.Country, err = BuyerCountry(at+"/country", it.Country); err != nil {
 			return nil, err
 		}
