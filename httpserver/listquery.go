@@ -77,9 +77,11 @@ func parseBound(field, v string, upper bool) (time.Time, error) {
 	return checkYear(field, t.UTC())
 }
 
-// checkYear keeps a bound where nanosecond Unix time is defined.
+// checkYear keeps a bound where nanosecond Unix time is defined. A bound
+// given is checked even when it is Go's zero time (0001-01-01T00:00:00Z),
+// which is the year 1 like any other, not "no bound".
 func checkYear(field string, t time.Time) (time.Time, error) {
-	if !t.IsZero() && (t.Year() < 1970 || t.Year() > 2200) {
+	if t.Year() < 1970 || t.Year() > 2200 {
 		return time.Time{}, badRequestf(field, "must lie between the years 1970 and 2200")
 	}
 	return t, nil
