@@ -221,6 +221,64 @@ func (p TargetPolicy) CheckURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
+// sameTarget reports whether the endpoint URLs a and b (both accepted by
+// CheckURL) name one target: equal once normalised as RFC 3986 section
+// 6.2.2 and 6.2.3 (https://www.rfc-editor.org/rfc/rfc3986#section-6.2)
+// allow: the scheme and host in lower case, percent-encoded unreserved
+// characters decoded and other escapes in upper case, the scheme's default
+// port and an empty path ("/") dropped. Path case, query and reserved
+// escapes still tell URLs apart.
+func sameTarget(a, b string) bool { return a == b || targetKey(a) == targetKey(b) }
+
+func targetKey(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	scheme, port := strings.ToLower(u.Scheme), u.Port()
+	if scheme == "https" && port == "443" || scheme == "http" && port == "80" {
+		port = ""
+	}
+	path := normalEscapes(u.EscapedPath())
+	if path == "" {
+		path = "/"
+	}
+	query := ""
+	if u.ForceQuery || u.RawQuery != "" {
+		query = "?" + normalEscapes(u.RawQuery)
+	}
+	return scheme + "://" + strings.ToLower(u.Hostname()) + "\x00" + port + path + query
+}
+
+// normalEscapes decodes the percent-encoded unreserved characters of s
+// (ALPHA, DIGIT, "-", ".", "_", "~"; RFC 3986 section 2.3) and writes the
+// other escapes' hex digits in upper case (section 6.2.2.1).
+func normalEscapes(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' || i+2 >= len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		v, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
+		if err != nil {
+			b.WriteByte(s[i])
+			continue
+		}
+		c := byte(v)
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' {
+			b.WriteByte(c)
+		} else {
+			b.WriteString(strings.ToUpper(s[i : i+3]))
+		}
+		i += 2
+	}
+	return b.String()
+}
+
 // numericTLD reports whether the last label of h is numeric (decimal, or
 // hex with 0x). No top-level domain is (RFC 3696 §2), but resolvers read
 // such names as the legacy IPv4 forms of inet_aton ("127.1", "0x7f.1",

@@ -488,7 +488,7 @@ func (w *Service) CreateEndpoint(ctx context.Context, accountID string, req Endp
 			return &fiscal.Error{Code: CodeLimitReached, Detail: fmt.Sprintf("an account has at most %d webhook endpoints; delete one first", MaxEndpoints)}
 		}
 		for _, x := range existing {
-			if x.URL == r.URL {
+			if sameTarget(x.URL, r.URL) {
 				return &fiscal.Error{Code: CodeEndpointConflict, Field: "/url", Detail: fmt.Sprintf("endpoint %s already delivers to this URL", x.ID)}
 			}
 		}
