@@ -684,6 +684,11 @@ func (s *Server) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, e
 	if ct := r.Header.Get("Content-Type"); ct != "application/json" && !isJSONMediaType(ct) {
 		return nil, &fiscal.Error{Code: codeUnsupportedMedia, Field: "Content-Type", Detail: "the request body must be JSON sent with Content-Type: application/json"}
 	}
+	if coding := contentCoding(r); coding != "" {
+		// The server decodes no content coding: read as they stand, the
+		// bytes would not be what the client sent (RFC 9110 section 8.4).
+		return nil, &fiscal.Error{Code: codeUnsupportedMedia, Field: "Content-Encoding", Detail: fmt.Sprintf("the content coding %q is not supported: send the JSON body as it is, without Content-Encoding", coding)}
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
 	if err == nil {
 		return body, nil
@@ -693,6 +698,19 @@ func (s *Server) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, e
 		return nil, &fiscal.Error{Code: codePayloadTooLarge, Detail: fmt.Sprintf("the request body is larger than %d bytes", s.opts.MaxBodyBytes)}
 	}
 	return nil, &fiscal.Error{Code: fiscal.CodeBadRequest, Detail: "the request body could not be read", Err: err}
+}
+
+// contentCoding is the first content coding of the request other than
+// identity, "" when the body is sent as it is.
+func contentCoding(r *http.Request) string {
+	for _, v := range r.Header.Values("Content-Encoding") {
+		for c := range strings.SplitSeq(v, ",") {
+			if c = strings.TrimSpace(c); c != "" && !strings.EqualFold(c, "identity") {
+				return c
+			}
+		}
+	}
+	return ""
 }
 
 // isJSONMediaType reports whether a Content-Type is application/json, in
