@@ -351,7 +351,16 @@ func oneItemAllowed(s Seller, seller sellerInfo, loc location) bool {
 		return false
 	}
 	t := s.CrossBorder
-	return cmpDec(t.PreviousYear, oneItemLimitEUR) <= 0 && cmpDec(t.CurrentYear, oneItemLimitEUR) <= 0 // fixed.go
+	return cmpDec(t.PreviousYear, oneItemLimitEUR) <= 0 && cmpDec(t.CurrentYear, oneItemLimitEUR) <= 0 && !totalsShort(s) // fixed.go
+}
+
+// totalsShort: the seller states it is over the Art. 59c threshold
+// (OverThreshold), yet its totals show neither year over it, so they leave
+// out supplies (made before the ledger, with no opening figure) and cannot
+// show the EUR 100,000 of the one-item rule kept.
+func totalsShort(s Seller) bool {
+	t := s.CrossBorder
+	return s.OverThreshold && cmpDec(t.PreviousYear, thresholdLimit) <= 0 && cmpDec(t.CurrentYear, thresholdLimit) <= 0
 }
 
 // inOneMemberState: the seller is established in exactly one EU member
@@ -377,6 +386,9 @@ func insufficiency(points int, thirdParty bool, s Seller, seller sellerInfo, loc
 			s.CrossBorder.PreviousYear.StringFixed(2), s.CrossBorder.CurrentYear.StringFixed(2))
 	case !thirdParty:
 		why = "the single item was not provided by a third party involved in the supply (payment provider, network operator) or is of Art. 24f(f)"
+	case totalsShort(s):
+		why = fmt.Sprintf("the seller states its cross-border TBE supplies exceed EUR 10,000 (overThreshold), but its totals (EUR %s last year, EUR %s this year before this supply) do not, so they leave out supplies and cannot show the EUR 100,000 kept (state them as opening totals)",
+			s.CrossBorder.PreviousYear.StringFixed(2), s.CrossBorder.CurrentYear.StringFixed(2))
 	}
 	return fmt.Sprintf("The customer's location %s rests on %d item(s) of Art. 24f Implementing Regulation 282/2011; Art. 24b(d) requires two non-contradictory items, and one suffices only below EUR 100,000 with third-party evidence: %s.", loc.code(), points, why)
 }
