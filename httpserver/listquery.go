@@ -28,6 +28,14 @@ func parseListQuery(v url.Values) (listing.Query, error) {
 	if err := onlyParams(v, listParams...); err != nil {
 		return q, err
 	}
+	for _, name := range listParams {
+		// A filter given empty is refused, not read as absent: the list
+		// would come back unfiltered as if asked for. An empty cursor is
+		// the first page (as on GET /v1/events).
+		if name != "cursor" && v.Has(name) && v.Get(name) == "" {
+			return q, badRequestf(name, "query parameter %q is empty: give a value or leave the parameter out", name)
+		}
+	}
 	if s := v.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > maxListLimit {
