@@ -123,6 +123,19 @@ func fillPlan(v any, t reflect.Type) *plan {
 	return p
 }
 
+// decimalMember reports whether the member at pointer field holds a
+// decimal in a string (an amount, a rate), whose error says how one is
+// written: its name speaks of an amount, a currency or a percentage.
+func decimalMember(field string) bool {
+	name := strings.ToLower(field[strings.LastIndexByte(field, '/')+1:])
+	for _, w := range []string{"amount", "usdc", "eur", "percent"} {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // typeError reports the errors encoding/json can still find after the scan:
 // a JSON value of the wrong type for its field, named by the pointer of
 // the value at the error's offset (valueAt): encoding/json's own path has
@@ -135,7 +148,10 @@ func typeError(err error, body []byte, root reflect.Type, open bool) *Error {
 			field = at
 		}
 		if typeErr.Value == "number" && typeErr.Type.Kind() == reflect.String {
-			return &Error{Field: field, Detail: "must be a JSON string (amounts are decimal strings such as \"1.50\"), not a JSON number"}
+			if decimalMember(field) {
+				return &Error{Field: field, Detail: "must be a JSON string (amounts are decimal strings such as \"1.50\"), not a JSON number"}
+			}
+			return &Error{Field: field, Detail: "must be a JSON string, not a JSON number"}
 		}
 		return &Error{Field: field, Detail: fmt.Sprintf("must be a JSON %s, not a JSON %s", kindName(typeErr.Type), typeErr.Value)}
 	}
