@@ -1,11 +1,13 @@
 package invoicelaw_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/vat"
+	"github.com/fiscal402/fiscal402/vies"
 )
 
 // TestBuyerPartyCountryFromEvidence: a customer located by items of
@@ -48,5 +50,17 @@ func TestBuyerPartyCountryFromEvidence(t *testing.T) {
 		if p.Country != c.want {
 			t.Errorf("items in %s, buyer country %q: invoice country %q, want %q (settled %s)", c.evidence, c.country, p.Country, c.want, det.LocationEvidence.Country)
 		}
+	}
+}
+
+// TestAddressReasonWithoutRegistry: a business customer whose number no
+// registry was asked about (a number outside VIES and HMRC, such as a
+// Swiss UID) and who gave no address: the reason says no registry was
+// asked. It said "the registry () disclosed no address", naming an empty
+// registry as if one had answered.
+func TestAddressReasonWithoutRegistry(t *testing.T) {
+	r := invoicelaw.AddressReason(invoicelaw.Buyer{Country: "CH", Registry: &vies.Result{Status: vies.StatusInvalid, Number: "CHE116281710", Fault: "SYNTAX"}}, []string{"name", "street", "town"})
+	if strings.Contains(r.Detail, "()") || !strings.Contains(r.Detail, "no registry") {
+		t.Errorf("detail %q: want it to say that no registry was asked", r.Detail)
 	}
 }

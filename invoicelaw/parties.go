@@ -214,6 +214,8 @@ func AddressReason(b Buyer, missing []string) vat.Reason {
 	if reg := b.Registry; reg != nil {
 		switch {
 		case b.Address != nil:
+		case reg.Registry == "":
+			tried += " and no registry was asked about the number"
 		case !disclosed(reg.Address):
 			tried += " and the registry (" + reg.Registry + ") disclosed no address"
 		default:
