@@ -193,15 +193,17 @@ func (s Seller) validate() error {
 	if strings.TrimSpace(s.LegalName) == "" {
 		return fmt.Errorf("seller.legalName is required")
 	}
+	// A field error names its field (wire.FieldError): it is returned as
+	// it is, so that the message says the field once.
 	if _, err := wire.Text("/seller/legalName", s.LegalName); err != nil {
-		return fmt.Errorf("seller.legalName: %w", err)
+		return err
 	}
 	if _, err := wire.Country("/seller/country", s.Country); err != nil {
-		return fmt.Errorf("seller.country: %w", err)
+		return err
 	}
-	for _, c := range s.OtherEstablishments {
-		if _, err := wire.Country("/seller/otherEstablishments", c); err != nil {
-			return fmt.Errorf("seller.otherEstablishments: %w", err)
+	for i, c := range s.OtherEstablishments {
+		if _, err := wire.Country(fmt.Sprintf("/seller/otherEstablishments/%d", i), c); err != nil {
+			return err
 		}
 	}
 	if s.VATNumber != "" {
@@ -214,8 +216,8 @@ func (s Seller) validate() error {
 			return fmt.Errorf("seller.registrations[%d].%w", i, err)
 		}
 		if g.Country != "" {
-			if _, err := wire.Country("/seller/registrations", g.Country); err != nil {
-				return fmt.Errorf("seller.registrations[%d].country: %w", i, err)
+			if _, err := wire.Country(fmt.Sprintf("/seller/registrations/%d/country", i), g.Country); err != nil {
+				return err
 			}
 		}
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/httpserver"
+	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/invoicelaw"
 )
 
@@ -93,6 +94,9 @@ func runAccounts(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		if err := checkInvoicing(id, s, *allowReview, stderr); err != nil {
+			if sellerJSON == "" {
+				return sellerFlagError(err)
+			}
 			return err
 		}
 		return createAccount(accountsPath(data, file), id, s, stdout, stderr)
@@ -112,6 +116,26 @@ func runAccounts(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stderr, accountsUsage)
 	return fmt.Errorf("accounts: unknown command %q", cmd)
+}
+
+// sellerFlags names the flag of accounts create that sets each seller
+// member (its JSON pointer in a field error).
+var sellerFlags = map[string]string{
+	"/seller/legalName": "-legal-name", "/seller/country": "-country", "/seller/vatNumber": "-vat-number",
+	"/seller/legalId": "-legal-id", "/seller/address/street": "-street", "/seller/address/city": "-city",
+	"/seller/address/postalCode": "-postal-code", "/seller/itemName": "-item-name",
+}
+
+// sellerFlagError names the flag, not the member, of a seller given by
+// flags: the operator typed -country, not /seller/country.
+func sellerFlagError(err error) error {
+	var fe *wire.FieldError
+	if errors.As(err, &fe) {
+		if name, ok := sellerFlags[fe.Field]; ok {
+			return fmt.Errorf("%s: %s", name, fe.Detail)
+		}
+	}
+	return err
 }
 
 func parseAccountsFlags(fs *flag.FlagSet, args []string) error {

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestAccountsCreateNamesTheFieldOnce: a seller value that the accounts
+// file would refuse is refused by accounts create with one message that
+// names the offending flag (or, with -seller-json, the member) once, with
+// the value, and the accounts file is not written.
+func TestAccountsCreateNamesTheFieldOnce(t *testing.T) {
+	cases := []struct {
+		title string
+		args  []string
+		field string // the flag or member the message must name
+		value string
+		name  string // the field's own name, in any spelling (-legal-name, legalName), as an expression
+	}{
+		{"country flag", []string{"-legal-name", "Shop Ltd", "-country", "ZZ"}, "-country", `"ZZ"`, "country"},
+		{"legal name flag", []string{"-legal-name", "Shop\x01Ltd", "-country", "IE"}, "-legal-name", "U+0001", "legal-?name"},
+		{"seller-json country", []string{"-seller-json", `{"legalName":"Shop Ltd","country":"ZZ"}`}, "/seller/country", `"ZZ"`, "country"},
+		{"seller-json establishment", []string{"-seller-json", `{"legalName":"Shop Ltd","country":"IE","otherEstablishments":["DE","ZZ"]}`}, "/seller/otherEstablishments/1", `"ZZ"`, "otherEstablishments"},
+	}
+	for _, c := range cases {
+		t.Run(c.title, func(t *testing.T) {
+			dir := t.TempDir()
+			_, errOut, err := runCommand(t, nil, append([]string{"accounts", "create", "-data", dir, "-id", "acct_x"}, c.args...)...)
+			if err == nil {
+				t.Fatalf("accepted\n%s", errOut)
+			}
+			last := strings.TrimSpace(errOut)
+			if i := strings.LastIndex(last, "\n"); i >= 0 {
+				last = last[i+1:]
+			}
+			if !strings.Contains(last, c.field) || !strings.Contains(last, c.value) {
+				t.Errorf("the message does not name %s with %s: %q", c.field, c.value, last)
+			}
+			// The field's last name segment, as a flag (-country), a
+			// member path (/seller/country) or a Go-ish path
+			// (seller.country), may appear once.
+			re := regexp.MustCompile(`(?i)(^|[-/.])` + c.name + `\b`)
+			if n := len(re.FindAllString(last, -1)); n != 1 {
+				t.Errorf("the message names the field %d times, want once: %q", n, last)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "accounts.json")); !os.IsNotExist(err) {
+				t.Errorf("the accounts file was written (%v)", err)
+			}
+		})
+	}
+}
