@@ -133,13 +133,26 @@ func (svc Services) withDefaults() (Services, error) {
 	if svc.Catalog == nil {
 		svc.Catalog = catalog.New(e, catalog.DefaultPricing())
 	}
+	// The loops made here run until the engine closes: none may start
+	// unless all can. The dispatcher is made while the queue runner is
+	// held (webhooks.New undoes itself when refused), so that a queue
+	// already running refuses New before the dispatcher starts.
+	release := func() {}
+	if svc.Ingest == nil {
+		var err error
+		if release, err = ingest.Reserve(e); err != nil {
+			return svc, err
+		}
+	}
 	if svc.Webhooks == nil {
 		w, err := webhooks.New(e, webhooks.Options{})
 		if err != nil {
+			release()
 			return svc, err
 		}
 		svc.Webhooks = w
 	}
+	release()
 	if svc.Ingest == nil {
 		in, err := ingest.Open(e, ingest.Options{})
 		if err != nil {
@@ -197,7 +210,6 @@ func New(svc Services, opts Options) (*Server, error) {
 	if s.metrics == nil {
 		s.metrics = metrics.New()
 	}
-	s.metrics.SetState(s.state, stateTTL)
 	if opts.OperatorKey != "" {
 		h := sha256.Sum256([]byte(opts.OperatorKey))
 		s.operatorHash = h[:]
@@ -222,6 +234,9 @@ func New(svc Services, opts Options) (*Server, error) {
 		s.allowed[r.path] = append(s.allowed[r.path], r.method)
 	}
 	s.mux.HandleFunc("/", s.fallback)
+	// Last: a refused New leaves the caller's Metrics reading no state of
+	// a server that does not exist.
+	s.metrics.SetState(s.state, stateTTL)
 	return s, nil
 }
 

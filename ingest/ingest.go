@@ -89,12 +89,25 @@ func Open(e *fiscal.Engine, opts Options) (*Service, error) {
 		s.log = set.Logger
 	}
 	if !opts.NoQueue {
-		if _, err := e.Ledger().Reserve(queueRunner); err != nil {
-			return nil, fmt.Errorf("ingest: the engine's queue already runs under an earlier ingest.New or Open (one queue runner per engine: keep its Service, or set Options.NoQueue for another): %w", err)
+		if _, err := Reserve(e); err != nil {
+			return nil, err
 		}
 		e.Go(s.run)
 	}
 	return s, nil
+}
+
+// Reserve takes the engine's queue runner as Open does, with Open's
+// refusal, for a caller that must know the queue is free before it starts
+// other background work that only closing the engine stops (httpserver.New
+// makes the webhook dispatcher while it holds it). Release it right before
+// Open: a runner is the Open's.
+func Reserve(e *fiscal.Engine) (release func(), err error) {
+	release, err = e.Ledger().Reserve(queueRunner)
+	if err != nil {
+		return nil, fmt.Errorf("ingest: the engine's queue already runs under an earlier ingest.New or Open (one queue runner per engine: keep its Service, or set Options.NoQueue for another): %w", err)
+	}
+	return release, nil
 }
 
 // queueRunner is the queue loop's reservation in the engine's ledger
