@@ -19,9 +19,12 @@
 // its lines list (and, for a correction, the receipt of the supply it
 // corrects).
 //
-// Exit status: 0 all checks hold, 1 a check failed (the output names the
-// first), 2 a usage or input problem. The implementation is package
-// examples/internal/audit; examples/verify-receipt is its former name.
+// Exit status: 0 all checks hold; 1 a check failed (the output names the
+// first); 2 a usage problem (a flag or argument missing or wrong, or a key
+// set or log key that is not one); 3 an input could not be read (a missing
+// or unreadable file, a server that did not answer). The implementation is
+// package examples/internal/audit; examples/verify-receipt is its former
+// name.
 package main
 
 import (

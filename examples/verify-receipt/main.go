@@ -5,7 +5,10 @@
 //	verify-receipt -jwks jwks.json -log-key "$(cat log-key.txt)" receipt.json
 //	verify-receipt -server https://fiscal.example rcpt_x402-…
 //
-// Exit status: 0 verified, 1 not verified, 2 usage or I/O problem.
+// Exit status, as audit's: 0 all checks hold; 1 a check failed (the output
+// names the first); 2 a usage problem (a flag or argument missing or wrong,
+// or a key set or log key that is not one); 3 an input could not be read (a
+// missing or unreadable file, a server that did not answer).
 package main
 
 import (

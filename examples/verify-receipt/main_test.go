@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/mod/sumdb/note"
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/httpserver"
@@ -94,6 +97,11 @@ func TestVerifyReceiptCommand(t *testing.T) {
 	rcFile, jwksFile := writeTemp(t, "receipt.json", rc), writeTemp(t, "jwks.json", jwks)
 	tampered := writeTemp(t, "tampered.json", bytes.Replace(rc, []byte(`"FR"`), []byte(`"DE"`), 1))
 
+	_, otherLogKey, err := note.GenerateKey(rand.Reader, "other.example/log")
+	if err != nil {
+		t.Fatal(err)
+	}
+
 	cases := []struct {
 		name string
 		args []string
@@ -102,7 +110,9 @@ func TestVerifyReceiptCommand(t *testing.T) {
 	}{
 		{"offline", []string{"-jwks", jwksFile, "-log-key", e.LogVerifierKey(), rcFile}, 0, "VERIFIED: " + id},
 		{"offline, tampered claims", []string{"-jwks", jwksFile, "-log-key", e.LogVerifierKey(), tampered}, 1, `step "claims-mismatch"`},
-		{"wrong log key", []string{"-jwks", jwksFile, "-log-key", "other.example/log+01234567+AQ" + strings.Repeat("A", 42) + "=", rcFile}, 1, "NOT VERIFIED"},
+		{"another log's key", []string{"-jwks", jwksFile, "-log-key", otherLogKey, rcFile}, 1, "NOT VERIFIED"},
+		{"not a log key", []string{"-jwks", jwksFile, "-log-key", "other.example/log+01234567+AQ" + strings.Repeat("A", 42) + "=", rcFile}, 2, ""},
+		{"receipt file missing", []string{"-jwks", jwksFile, "-log-key", e.LogVerifierKey(), rcFile + ".missing"}, 3, ""},
 		{"keys from the server", []string{"-server", srv.URL, rcFile}, 0, "VERIFIED: " + id},
 		{"receipt by id from the server", []string{"-server", srv.URL, "-q", id}, 0, "VERIFIED: " + id},
 		{"sandbox receipt by id from the server", []string{"-server", srv.URL, "-q", simID.ID}, 0, "VERIFIED: " + simID.ID + " (service.receipt/4.0.0, sandbox)"},

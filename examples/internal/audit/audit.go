@@ -26,9 +26,12 @@
 // and the log key it also verifies the return's signature, its checkpoint
 // and every receipt.
 //
-// Exit status: 0 when everything checked holds, 1 when a check fails (the
-// output names the first one), 2 for a usage or input problem (a missing
-// flag, an unreadable file).
+// Exit status (exitWords): 0 all checks hold; 1 a check failed (the output
+// names the first); 2 a usage problem (a flag or argument missing or wrong,
+// or a key set or log key that is not one); 3 an input could not be read (a
+// missing or unreadable file, a server that did not answer). A script tells
+// "verified" (0), "not verified: the evidence fails" (1), "the command is
+// wrong" (2) and "try again when the input is there" (3) apart.
 package audit
 
 import (
@@ -46,10 +49,54 @@ import (
 
 // Exit statuses.
 const (
-	ExitOK     = 0
-	ExitFailed = 1
-	ExitUsage  = 2
+	ExitOK         = 0
+	ExitFailed     = 1 // a check failed on the evidence (changed, forged, of another log)
+	ExitUsage      = 2 // the command line is wrong, or a key given is not one
+	ExitUnreadable = 3 // an input could not be read (file, directory, server)
 )
+
+// exitWords says what each exit status means: the usage and the package
+// documentation say it in these words, as do the README and the commands'
+// documentation (a test holds them to it).
+var exitWords = []string{
+	ExitOK:         "all checks hold",
+	ExitFailed:     "a check failed (the output names the first)",
+	ExitUsage:      "a usage problem (a flag or argument missing or wrong, or a key set or log key that is not one)",
+	ExitUnreadable: "an input could not be read (a missing or unreadable file, a server that did not answer)",
+}
+
+// exitStatusLine is exitWords as one sentence: "0 all checks hold; 1 ...".
+func exitStatusLine() string {
+	parts := make([]string, len(exitWords))
+	for code, words := range exitWords {
+		parts[code] = fmt.Sprintf("%d %s", code, words)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// unreadableError is an input that could not be read: a file (missing,
+// a directory, unreadable, too large to be one) or a server's answer.
+type unreadableError struct{ err error }
+
+func (e *unreadableError) Error() string { return e.err.Error() }
+func (e *unreadableError) Unwrap() error { return e.err }
+
+func unreadable(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &unreadableError{err}
+}
+
+// inputExit is the exit status of a subcommand that could not run its
+// checks: ExitUnreadable when an input could not be read, else ExitUsage.
+func inputExit(err error) int {
+	var u *unreadableError
+	if errors.As(err, &u) {
+		return ExitUnreadable
+	}
+	return ExitUsage
+}
 
 const usage = `usage: audit <subcommand> [arguments]
 
@@ -67,15 +114,15 @@ Where the inputs come from (the issuing service publishes them):
   checkpoint   GET /v1/log/checkpoint, or the end of any receipt's tlog_proof
   OSS return   GET /v1/returns/oss?period=YYYY-Qn (key required)
 
-Exit status: 0 all checks hold, 1 a check failed (the first is named), 2 usage or input problem.
-Run "audit <subcommand> -h" for its flags. "audit FILE --jwks ..." (no subcommand) is "audit receipt".`
+Run "audit <subcommand> -h" for its flags. "audit FILE --jwks ..." (no subcommand) is "audit receipt".
+Exit status: `
 
 // Main runs the command with args (without the program name). A first
 // argument that is no subcommand runs "receipt", the command's former
 // single use (examples/verify-receipt).
 func Main(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, usage)
+		fmt.Fprintln(stderr, usage+exitStatusLine()+".")
 		return ExitUsage
 	}
 	switch args[0] {
@@ -88,7 +135,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	case "return":
 		return runReturn(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
-		fmt.Fprintln(stdout, usage)
+		fmt.Fprintln(stdout, usage+exitStatusLine()+".")
 		return ExitOK
 	}
 	return runReceipt("audit receipt", args, stdout, stderr)
@@ -170,18 +217,19 @@ func (k *logKeyFlags) value(f *fetcher, serverPath string) (string, error) {
 // kilobytes (receipt.MaxInputSize is the receipt package's bound).
 const maxInput = receipt.MaxInputSize
 
+// readFile reads an input file; its errors are unreadableError.
 func readFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, unreadable(err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxInput+1))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, unreadable(fmt.Errorf("%s: %w", path, err))
 	}
 	if len(data) > maxInput {
-		return nil, fmt.Errorf("%s: larger than %d bytes: not a receipt, key set, checkpoint or proof", path, maxInput)
+		return nil, unreadable(fmt.Errorf("%s: larger than %d bytes: not a receipt, key set, checkpoint or proof", path, maxInput))
 	}
 	return data, nil
 }
@@ -200,7 +248,13 @@ func newFetcher(server string) *fetcher {
 	return &fetcher{base: strings.TrimRight(server, "/"), client: &http.Client{Timeout: 15 * time.Second}}
 }
 
+// get fetches a document; its errors are unreadableError.
 func (f *fetcher) get(path string) ([]byte, error) {
+	body, err := f.fetch(path)
+	return body, unreadable(err)
+}
+
+func (f *fetcher) fetch(path string) ([]byte, error) {
 	resp, err := f.client.Get(f.base + path)
 	if err != nil {
 		return nil, err

@@ -199,7 +199,6 @@ func TestReceiptTampered(t *testing.T) {
 		{"cosignature", keys("receipt", tamper(t, w.receiptDE, []byte(cosigLine), flipOne([]byte(cosigLine), 20))), outcome{ExitFailed, `step "signature"`}},
 		{"inclusion", keys("receipt", tamper(t, w.receiptFR, []byte(hashLine), flipOne([]byte(hashLine), 5))), outcome{ExitFailed, `step "inclusion"`}},
 		{"other-key-set", []string{"receipt", w.receiptDE, "--jwks", otherJWKS, "--log-key-file", w.logFile}, outcome{ExitFailed, `step "kid"`}},
-		{"no-log-key", []string{"receipt", w.receiptDE, "--jwks", w.jwks}, outcome{ExitFailed, `step "log-key"`}},
 		{"wrong-opening", keys("receipt", w.receiptV3, "--openings", tamper(t, w.openingsV3, []byte("Jeanne Martin"), []byte("Jeanne Morin"))), outcome{ExitFailed, `step "opening"`}},
 	}
 	for _, c := range cases {
@@ -371,8 +370,7 @@ func TestUsage(t *testing.T) {
 		{"receipt"},
 		{"receipt", w.receiptDE},         // no key set
 		{"receipt", "rcpt_x402-nothing"}, // an id without --server
-		{"ledger", filepath.Join(w.dir, "ledger.db")}, // no log key
-		{"ledger", filepath.Join(w.files, "missing.db"), "--log-key", w.logKey},
+		{"ledger", filepath.Join(w.dir, "ledger.db")},                           // no log key
 		{"consistency", w.checkpointLast, w.checkpoint1, "--log-key", w.logKey}, // newer first
 		{"return", "x"},
 		{"receipt", w.receiptDE, "--no-such-flag"},

@@ -68,7 +68,7 @@ func runConsistency(args []string, stdout, stderr io.Writer) int {
 	}
 	usageErr := func(err error) int {
 		fmt.Fprintf(stderr, "audit consistency: %v\n", err)
-		return ExitUsage
+		return inputExit(err)
 	}
 	f := newFetcher(*server)
 	key, err := lk.value(f, receipt.PathLogKey)

@@ -62,6 +62,9 @@ type ledgerFailure struct {
 	index int64  // -1: the file as a whole
 	entry string // the entry id, when known
 	msg   string
+	// unreadable: the copy could not be opened or checked at all (no
+	// verdict on its contents; exit ExitUnreadable).
+	unreadable bool
 }
 
 func runLedger(args []string, stdout, stderr io.Writer) int {
@@ -88,7 +91,7 @@ func runLedger(args []string, stdout, stderr io.Writer) int {
 	}
 	usageErr := func(err error) int {
 		fmt.Fprintf(stderr, "audit ledger: %v\n", err)
-		return ExitUsage
+		return inputExit(err)
 	}
 	key, err := lk.value(nil, "")
 	if err != nil {
@@ -113,17 +116,21 @@ func runLedger(args []string, stdout, stderr io.Writer) int {
 	}
 	tmp, err := os.MkdirTemp("", "audit-ledger-")
 	if err != nil {
-		return usageErr(err)
+		return usageErr(unreadable(fmt.Errorf("a directory for the copy of %s: %w", pos[0], err)))
 	}
 	defer os.RemoveAll(tmp)
 	cp := filepath.Join(tmp, "ledger.db")
 	if err := copyFile(pos[0], cp); err != nil {
-		return usageErr(err)
+		return usageErr(unreadable(err))
 	}
 
 	a := &ledgerAudit{path: cp, verifier: verifier, receipts: rv, progress: isTerminal(stderr), stderr: stderr}
 	fail := a.run()
 	a.clearProgress()
+	if fail != nil && fail.unreadable {
+		// Not a verdict on the ledger: this copy could not be opened.
+		return usageErr(unreadable(fmt.Errorf("%s could not be checked: %s", pos[0], fail.msg)))
+	}
 	if fail != nil {
 		where := ""
 		if fail.index >= 0 {
@@ -203,11 +210,11 @@ func (a *ledgerAudit) run() *ledgerFailure {
 			return &ledgerFailure{check: checkFile, index: -1, msg: sentence(ce.What) +
 				" The file was altered or damaged after the ledger wrote it (or the log key is not this log's). Compare it with a backup; do not rely on its entries until the difference is explained."}
 		}
-		return &ledgerFailure{check: checkFile, index: -1, msg: sentence(strings.TrimPrefix(err.Error(), "ledger: ")) + " The copy could not be checked."}
+		return &ledgerFailure{check: checkFile, index: -1, msg: sentence(strings.TrimPrefix(err.Error(), "ledger: ")), unreadable: true}
 	}
 	l, err := ledger.Open(a.path, ledger.Options{Origin: a.verifier.Name(), Verifier: a.verifier})
 	if err != nil {
-		return &ledgerFailure{check: checkFile, index: -1, msg: sentence(strings.TrimPrefix(err.Error(), "ledger: "))}
+		return &ledgerFailure{check: checkFile, index: -1, msg: sentence(strings.TrimPrefix(err.Error(), "ledger: ")), unreadable: true}
 	}
 	defer l.Close()
 	a.size = l.Size()

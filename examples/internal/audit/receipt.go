@@ -72,7 +72,7 @@ func runReceipt(name string, args []string, stdout, stderr io.Writer) int {
 	}
 	usageErr := func(err error) int {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
-		return ExitUsage
+		return inputExit(err)
 	}
 	f := newFetcher(*server)
 	doc, err := loadReceipt(pos[0], f)
@@ -115,12 +115,18 @@ func runReceipt(name string, args []string, stdout, stderr io.Writer) int {
 	}
 
 	// An empty log key is left to the receipt package, whose message says
-	// what the key is and where it is published.
+	// what the key is and where it is published. A key set or log key that
+	// is not one is the auditor's input, not the receipt, at fault: a
+	// usage problem, not a failed check.
 	v, err := receipt.NewVerifier(jwks, logKey)
-	var claims *receipt.Claims
-	if err == nil {
-		claims, err = v.Verify(doc, openings...)
+	if err != nil {
+		from := *jwksPath
+		if from == "" && f != nil {
+			from = f.base + jwksServerPath
+		}
+		return usageErr(keysError(err, from, lk))
 	}
+	claims, err := v.Verify(doc, openings...)
 	var ve *receipt.VerifyError
 	if errors.As(err, &ve) {
 		if ve.ReceiptID == "" {
@@ -143,6 +149,27 @@ func runReceipt(name string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "\nVerified claims (JSON):\n%s\n", out)
 	}
 	return ExitOK
+}
+
+// keysError names the input of a receipt.NewVerifier refusal: the key set
+// (jwksFrom: its file or URL) or the log key (its flag or file).
+func keysError(err error, jwksFrom string, lk logKeyFlags) error {
+	var ve *receipt.VerifyError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	what := sentence(ve.Err.Error())
+	switch {
+	case ve.Step == receipt.StepJWKS:
+		return fmt.Errorf("--jwks %s: %s", jwksFrom, what)
+	case ve.Step == receipt.StepLogKey && lk.file != "":
+		return fmt.Errorf("--log-key-file %s: %s", lk.file, what)
+	case ve.Step == receipt.StepLogKey && lk.key != "":
+		return fmt.Errorf("--log-key: %s", what)
+	case ve.Step == receipt.StepLogKey:
+		return fmt.Errorf("give --log-key KEY or --log-key-file FILE: %s", what)
+	}
+	return err
 }
 
 // printNotVerified writes the verdict, the failed check in words, and the

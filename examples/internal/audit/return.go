@@ -53,11 +53,14 @@ func runReturn(args []string, stdout, stderr io.Writer) int {
 	}
 	usageErr := func(err error) int {
 		fmt.Fprintf(stderr, "audit return: %v\n", err)
-		return ExitUsage
+		return inputExit(err)
 	}
 	raw, err := readBig(pos[0], maxReturn)
 	if err != nil {
-		return usageErr(err)
+		return usageErr(unreadable(err))
+	}
+	if _, err := os.ReadDir(*dir); err != nil {
+		return usageErr(unreadable(fmt.Errorf("--receipts: %w", err)))
 	}
 	var jwks []byte
 	if *jwksPath != "" {
@@ -72,8 +75,17 @@ func runReturn(args []string, stdout, stderr io.Writer) int {
 	if (jwks == nil) != (logKey == "") {
 		return usageErr(errors.New("give both --jwks and the log key (--log-key or --log-key-file), or neither"))
 	}
+	if jwks != nil {
+		if _, err := receipt.NewVerifier(jwks, logKey); err != nil {
+			return usageErr(keysError(err, *jwksPath, lk))
+		}
+	}
 	a := &returnAudit{jwks: jwks, logKey: logKey, out: stdout}
-	if fail := a.run(raw, *dir); fail != "" {
+	fail := a.run(raw, *dir)
+	if a.readErr != nil {
+		return usageErr(a.readErr) // a receipt file that could not be read: no verdict
+	}
+	if fail != "" {
 		fmt.Fprintf(stdout, "return NOT verified: %s\n", fail)
 		return ExitFailed
 	}
@@ -102,6 +114,8 @@ type returnAudit struct {
 	jwks   []byte
 	logKey string
 	out    io.Writer
+	// readErr is a receipt file of the directory that could not be read.
+	readErr error
 
 	ret       returns.Return
 	kid       string
@@ -232,6 +246,7 @@ func (a *returnAudit) loadReceipts(dir string) string {
 	for _, f := range files {
 		raw, err := readFile(f)
 		if err != nil {
+			a.readErr = fmt.Errorf("--receipts: %w", err)
 			return "receipts: " + err.Error()
 		}
 		var d receipt.Receipt
