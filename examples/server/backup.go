@@ -99,6 +99,11 @@ func runBackup(args []string, stdout, stderr io.Writer) error {
 	// is refused by its name before a whole copy is streamed for nothing.
 	var tmp *os.File
 	if *out != "" {
+		// A directory cannot be renamed over: refused by its name, before
+		// a copy is made in its parent and streamed for nothing.
+		if fi, err := os.Stat(*out); err == nil && fi.IsDir() {
+			return fmt.Errorf("backup: -o %s is a directory: name the file to write (e.g. -o %s); nothing asked of the server", *out, filepath.Join(*out, "ledger-backup.db"))
+		}
 		if tmp, err = os.CreateTemp(filepath.Dir(*out), "."+filepath.Base(*out)+".part*"); err != nil {
 			var pe *os.PathError
 			if errors.As(err, &pe) {

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// TestBackupTargetIsADirectory: "backup -o DIR" (a directory, say the
+// backups folder without a file name) made its temporary copy in DIR's
+// parent, asked the server for the whole ledger, checked it, and only then
+// failed to rename it over the directory, with a message naming the
+// temporary file. The target is refused before the server is asked,
+// naming -o, and nothing is written beside it.
+func TestBackupTargetIsADirectory(t *testing.T) {
+	data := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(data, "keys"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "keys", "operator.key"), []byte("op_0123456789abcdef0123456789abcdef\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var asked atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		w.Write([]byte("not a ledger"))
+	}))
+	defer srv.Close()
+	parent := t.TempDir()
+	target := filepath.Join(parent, "backups")
+	if err := os.Mkdir(target, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	err := run([]string{"backup", "-data", data, "-server", srv.URL, "-o", target}, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "-o "+target) || strings.Contains(err.Error(), ".part") || !strings.Contains(err.Error(), "directory") {
+		t.Errorf("backup -o DIR: %v; want an error naming -o %s as a directory", err, target)
+	}
+	if n := asked.Load(); n != 0 {
+		t.Errorf("the server was asked %d time(s) for a copy that could not be written", n)
+	}
+	for _, d := range []string{parent, target} {
+		if entries, _ := os.ReadDir(d); len(entries) != map[string]int{parent: 1, target: 0}[d] {
+			t.Errorf("%s holds %d entries after the refused backup", d, len(entries))
+		}
+	}
+}
