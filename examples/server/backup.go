@@ -130,8 +130,16 @@ func runBackup(args []string, stdout, stderr io.Writer) error {
 	if resp.StatusCode != http.StatusOK {
 		var p struct{ Code, Detail string }
 		raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		_ = json.Unmarshal(raw, &p)
-		return fmt.Errorf("backup: the server answered %d %s: %s", resp.StatusCode, p.Code, p.Detail)
+		if json.Unmarshal(raw, &p) != nil || p.Code == "" {
+			return fmt.Errorf("backup: -server %s answered %s, not a fiscal402 problem document: is it the fiscal402 server's address?", base, resp.Status)
+		}
+		msg := fmt.Sprintf("backup: -server %s answered %d %s: %s", base, resp.StatusCode, p.Code, p.Detail)
+		if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+			// Where the key came from, never the key: a data directory
+			// of another server, a stale file.
+			msg += fmt.Sprintf(" (the operator key from %s; the server's own is in its <data>/keys/operator.key)", operatorKeySource(*keyFile, *data, os.Getenv("FISCAL402_OPERATOR_KEY")))
+		}
+		return errors.New(msg)
 	}
 	if *out == "" {
 		n, err := io.Copy(stdout, resp.Body)

@@ -50,3 +50,60 @@ func TestBackupTargetIsADirectory(t *testing.T) {
 		}
 	}
 }
+
+// TestBackupRefusalNamesServerAndKey: a server that refuses the copy is
+// named (-server), and so is where the refused operator key came from (a
+// data directory of another server, a stale key file), never the key; an
+// answer that is no fiscal402 problem document (another program on the
+// port) says so with its status, instead of "answered 501 : ".
+func TestBackupRefusalNamesServerAndKey(t *testing.T) {
+	data := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(data, "keys"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	const key = "op_0123456789abcdef0123456789abcdef"
+	keyFile := filepath.Join(data, "keys", "operator.key")
+	if err := os.WriteFile(keyFile, []byte(key+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	refuses := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(http.StatusUnauthorized)
+		w.Write([]byte(`{"code":"AUTHENTICATION_FAILED","detail":"the operator key is not valid"}`))
+	}))
+	defer refuses.Close()
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusNotImplemented)
+		w.Write([]byte("<html>Unsupported method</html>"))
+	}))
+	defer other.Close()
+	cases := []struct {
+		name, server string
+		want         []string
+	}{
+		{"refused key", refuses.URL, []string{"-server " + refuses.URL, "401", "AUTHENTICATION_FAILED", keyFile}},
+		{"not fiscal402", other.URL, []string{"-server " + other.URL, "501 Not Implemented", "not a fiscal402"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			target := filepath.Join(t.TempDir(), "b.db")
+			var out, errOut bytes.Buffer
+			err := run([]string{"backup", "-data", data, "-server", c.server, "-o", target}, &out, &errOut)
+			if err == nil {
+				t.Fatal("backup succeeded")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("the error does not say %q: %v", w, err)
+				}
+			}
+			if strings.Contains(err.Error()+errOut.String(), key) {
+				t.Errorf("the operator key is printed: %v", err)
+			}
+			if _, err := os.Stat(target); !os.IsNotExist(err) {
+				t.Errorf("%s written", target)
+			}
+		})
+	}
+}

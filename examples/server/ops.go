@@ -92,6 +92,17 @@ func operatorKey(file, data, env string, create bool) (string, error) {
 	return key, checkOperatorKey(path, key)
 }
 
+// operatorKeySource names where operatorKey reads the key from.
+func operatorKeySource(file, data, env string) string {
+	switch {
+	case env != "":
+		return "FISCAL402_OPERATOR_KEY"
+	case file != "":
+		return file
+	}
+	return operatorKeyPath(data)
+}
+
 func checkOperatorKey(from, key string) error {
 	if len(strings.TrimSpace(key)) < 32 {
 		return fmt.Errorf("the operator key in %s is shorter than 32 characters: use a long random key (the server makes one in <data>/keys/operator.key)", from)
