@@ -93,6 +93,15 @@ func runAccounts(args []string, stdout, stderr io.Writer) error {
 				return fmt.Errorf("-seller-json: %w", err)
 			}
 		}
+		// The id first: the invoicing check names the account.
+		if id == "" {
+			return errors.New("-id is required")
+		}
+		// (The id alone: with a seller that passes, Normalised can refuse
+		// only the id.)
+		if _, err := (fiscal.Account{ID: id, Seller: fiscal.Seller{LegalName: "-", Country: "IE"}}).Normalised(); err != nil {
+			return fmt.Errorf("-id: %w", err)
+		}
 		if err := checkInvoicing(id, s, *allowReview, stderr); err != nil {
 			if sellerJSON == "" {
 				return sellerFlagError(err)

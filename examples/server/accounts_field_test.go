@@ -52,3 +52,31 @@ func TestAccountsCreateNamesTheFieldOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestAccountsCreateAsksForTheIDFirst: "accounts create" without -id (or
+// with an id the file cannot hold) ran the invoicing check first, printing
+// "account : these sales cannot be invoiced ..." and refusing with the
+// invoicing rules of an unnamed account: the missing flag was named only
+// once those were fixed (or with -allow-review). The id is checked first.
+func TestAccountsCreateAsksForTheIDFirst(t *testing.T) {
+	for _, c := range []struct {
+		title string
+		id    []string
+		want  string
+	}{
+		{"no -id", nil, "-id is required"},
+		{"bad id", []string{"-id", "shop one"}, `"shop one"`},
+	} {
+		t.Run(c.title, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append([]string{"accounts", "create", "-data", dir, "-legal-name", "Shop Ltd", "-country", "IE"}, c.id...)
+			_, errOut, err := runCommand(t, nil, args...)
+			if err == nil || !strings.Contains(errOut, c.want) || strings.Contains(errOut, "cannot be invoiced") {
+				t.Errorf("%v\n%s\nwant %q, and no invoicing check of an account without a valid id", err, errOut, c.want)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "accounts.json")); !os.IsNotExist(err) {
+				t.Errorf("the accounts file was written (%v)", err)
+			}
+		})
+	}
+}
