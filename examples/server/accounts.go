@@ -181,6 +181,25 @@ func editAccounts(path string, fn func(f *httpserver.AccountsFile) error) error 
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
+	return editAccountsIn(path, fn)
+}
+
+// editExistingAccounts is editAccounts of a file that must exist (a key
+// command changes an account of it): a -data or -accounts that names no
+// accounts file is refused by its name, and nothing is created.
+func editExistingAccounts(path string, fn func(f *httpserver.AccountsFile) error) error {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%s does not exist: give the server's data directory (-data DIR) or its accounts file (-accounts FILE)", path)
+	}
+	return editAccountsIn(path, func(f *httpserver.AccountsFile) error {
+		if err := fn(f); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return nil
+	})
+}
+
+func editAccountsIn(path string, fn func(f *httpserver.AccountsFile) error) error {
 	unlock, err := lockFile(path + ".lock")
 	if err != nil {
 		return fmt.Errorf("lock %s.lock: %w", path, err)
@@ -280,12 +299,15 @@ func createAccount(path, id string, s fiscal.Seller, stdout, stderr io.Writer) e
 }
 
 func rotateKey(path, id string, keepOld bool, stdout, stderr io.Writer) error {
+	if id == "" {
+		return errors.New("-id is required")
+	}
 	key, err := httpserver.NewAPIKey(rand.Reader)
 	if err != nil {
 		return err
 	}
 	var kept int
-	err = editAccounts(path, func(f *httpserver.AccountsFile) error {
+	err = editExistingAccounts(path, func(f *httpserver.AccountsFile) error {
 		a, err := findAccount(f, id)
 		if err != nil {
 			return err
@@ -312,8 +334,11 @@ func rotateKey(path, id string, keepOld bool, stdout, stderr io.Writer) error {
 }
 
 func dropOldKeys(path, id string, stderr io.Writer) error {
+	if id == "" {
+		return errors.New("-id is required")
+	}
 	var dropped int
-	err := editAccounts(path, func(f *httpserver.AccountsFile) error {
+	err := editExistingAccounts(path, func(f *httpserver.AccountsFile) error {
 		a, err := findAccount(f, id)
 		if err != nil {
 			return err

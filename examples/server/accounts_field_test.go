@@ -80,3 +80,34 @@ func TestAccountsCreateAsksForTheIDFirst(t *testing.T) {
 		})
 	}
 }
+
+// TestAccountsKeyCommandsNeedTheFile: rotate-key and drop-old-keys change
+// an account of an existing accounts file. Given a -data that is not the
+// server's (a typo, another directory), they made that directory and a
+// lock file in it, and answered 'no account "acct_x" in the accounts
+// file' without naming the file, which did not exist. They now name the
+// file, say it is missing, and create nothing.
+func TestAccountsKeyCommandsNeedTheFile(t *testing.T) {
+	for _, cmd := range []string{"rotate-key", "drop-old-keys"} {
+		t.Run(cmd, func(t *testing.T) {
+			parent := t.TempDir()
+			data := filepath.Join(parent, "typo-data")
+			_, errOut, err := runCommand(t, nil, "accounts", cmd, "-data", data, "-id", "acct_x")
+			file := filepath.Join(data, "accounts.json")
+			if err == nil || !strings.Contains(errOut, file) || !strings.Contains(errOut, "does not exist") {
+				t.Errorf("%v\n%s\nwant an error naming %s as missing", err, errOut, file)
+			}
+			if entries, _ := os.ReadDir(parent); len(entries) != 0 {
+				t.Errorf("the command created %s", entries[0].Name())
+			}
+			// An existing file without the account: the file is named.
+			if _, _, err := runCommand(t, nil, "accounts", "create", "-data", data, "-id", "acct_y", "-allow-review", "-legal-name", "Y Ltd", "-country", "IE"); err != nil {
+				t.Fatal(err)
+			}
+			_, errOut, err = runCommand(t, nil, "accounts", cmd, "-data", data, "-id", "acct_x")
+			if err == nil || !strings.Contains(errOut, file) || !strings.Contains(errOut, `"acct_x"`) {
+				t.Errorf("%v\n%s\nwant an error naming acct_x and %s", err, errOut, file)
+			}
+		})
+	}
+}
