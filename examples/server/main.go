@@ -121,18 +121,41 @@ type options struct {
 // "Operations".
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
-		switch args[0] {
-		case "backup":
-			return runBackup(args[1:], stdout, stderr)
-		case "check":
-			return runCheck(args[1:], stdout, stderr)
-		case "accounts":
-			return runAccounts(args[1:], stdout, stderr)
-		case "migrate":
-			return runMigrate(args[1:], stdout, stderr)
+		for _, c := range operatorCommands {
+			if c.name == args[0] {
+				return c.run(args[1:], stdout, stderr)
+			}
 		}
 	}
 	return serve(args, stdout, stderr)
+}
+
+// operatorCommands are the operator's subcommands: run dispatches to them
+// and "server -h" lists them.
+var operatorCommands = []struct {
+	name, args, what string
+	run              func(args []string, stdout, stderr io.Writer) error
+}{
+	{"backup", "[-o FILE] [-server URL]", "a verified hot copy of the running server's ledger", runBackup},
+	{"check", "[-data DIR] [-recover]", "verify a ledger file (a restored copy) before serving it", runCheck},
+	{"accounts", "list|create|rotate-key|drop-old-keys", "the accounts file: list, add accounts, rotate keys", runAccounts},
+	{"migrate", "-store postgres://...", "copy the bbolt ledger into PostgreSQL (server stopped)", runMigrate},
+}
+
+// serverUsage is "server -h": how to run the server, its commands, then
+// its flags.
+func serverUsage(fs *flag.FlagSet) func() {
+	return func() {
+		w := fs.Output()
+		fmt.Fprintln(w, "usage: server [flags]                 serve (README \"Configuration\")")
+		fmt.Fprintln(w, "       server <command> [flags]       an operator's command (README \"Operations\"); <command> -h for its flags")
+		fmt.Fprintln(w, "\ncommands:")
+		for _, c := range operatorCommands {
+			fmt.Fprintf(w, "  %s %s\n        %s\n", c.name, c.args, c.what)
+		}
+		fmt.Fprintln(w, "\nflags of the server (each also FISCAL402_<NAME>, upper case, '-' as '_'):")
+		fs.PrintDefaults()
+	}
 }
 
 // serverFlags defines the server's flags on fs.
@@ -176,6 +199,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	var vf viesFlags
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = serverUsage(fs)
 	chain := serverFlags(fs, &o, &vf)
 	if err := applyEnv(fs, os.Getenv); err != nil {
 		return err
@@ -184,7 +208,11 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q (commands: backup, check, accounts, migrate; see -h)", fs.Arg(0))
+		names := make([]string, len(operatorCommands))
+		for i, c := range operatorCommands {
+			names[i] = c.name
+		}
+		return fmt.Errorf("unexpected argument %q (commands: %s; see -h)", fs.Arg(0), strings.Join(names, ", "))
 	}
 	if o.accounts == "" {
 		o.accounts = filepath.Join(o.data, "accounts.json")
