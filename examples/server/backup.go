@@ -210,7 +210,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	}
 	if *replay {
 		if err := recoverLedger(*path, filepath.Join(*data, "keys", "log.key"), stdout); err != nil {
-			return err
+			return heldByServer(err, *path, "stop the server first (its start replayed the journal: there is nothing to recover while it runs)")
 		}
 	}
 	if *vkey == "" {
@@ -221,6 +221,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		*vkey = k
 	}
 	cp, err := checkLedger(*path, *vkey)
+	err = heldByServer(err, *path, "stop the server first, or check a hot copy: server backup -o COPY, then server check -data "+*data+" -ledger COPY")
 	if errors.Is(err, ledger.ErrNeedsRecovery) {
 		err = fmt.Errorf("%w; check -recover replays it without serving", err)
 	}

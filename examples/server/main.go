@@ -376,6 +376,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		case errors.As(err, &jm):
 			return fmt.Errorf("refusing to start: %v (server check -data %s runs the full check)", jm, o.data)
 		}
+		if o.store == "" {
+			err = heldByServer(err, filepath.Join(o.data, "ledger.db"), "one server per data directory: stop the other, or give this one its own -data")
+		}
 		return err
 	}
 	defer engine.Close()

@@ -20,6 +20,7 @@ import (
 	"github.com/fiscal402/fiscal402/httpserver"
 	"github.com/fiscal402/fiscal402/ingest"
 	"github.com/fiscal402/fiscal402/internal/durable"
+	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/metrics"
 	"github.com/fiscal402/fiscal402/webhooks"
 )
@@ -90,6 +91,24 @@ func operatorKey(file, data, env string, create bool) (string, error) {
 	}
 	key := strings.TrimSpace(string(raw))
 	return key, checkOperatorKey(path, key)
+}
+
+// heldByServer rewrites a refusal to open the ledger file at path that a
+// running server holds (bbolt's lock: ledger.ErrUnavailable, and the lock
+// is held now) into one that says so and what to do instead (remedy);
+// any other error is returned as it is.
+func heldByServer(err error, path, remedy string) error {
+	if err == nil || !errors.Is(err, ledger.ErrUnavailable) {
+		return err
+	}
+	unlock, lerr := tryLockFile(path)
+	if lerr == nil {
+		unlock()
+	}
+	if !errors.Is(lerr, errHeld) {
+		return err
+	}
+	return fmt.Errorf("%s is open in a running server (another process holds its lock): %s", path, remedy)
 }
 
 // operatorKeySource names where operatorKey reads the key from.

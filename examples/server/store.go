@@ -87,7 +87,7 @@ func runMigrate(args []string, stdout, stderr io.Writer) error {
 		}
 		rep, err := ledger.CopyToPostgres(context.Background(), filepath.Join(c.dir, "ledger.db"), c.url, ledger.Options{Origin: s.Name(), Signer: s})
 		if err != nil {
-			return fmt.Errorf("migrate %s: %w", c.dir, err)
+			return fmt.Errorf("migrate %s: %w", c.dir, heldByServer(err, filepath.Join(c.dir, "ledger.db"), "stop the server first: migrate copies a stopped server's file"))
 		}
 		fmt.Fprintf(stdout, "%s → %s: %d entries, %d stored hashes, %d checkpoints, %d claims, %d postings, %d side values; both end at size %d root %s (ledger.Check passed on both)\n",
 			filepath.Join(c.dir, "ledger.db"), redact(c.url), rep.Entries, rep.Hashes, rep.Checkpoints, rep.Claims, rep.Postings, rep.Side,
