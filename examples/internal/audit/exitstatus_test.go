@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/fiscal402/fiscal402/ledger"
 )
 
 // TestExitStatusSaysWhy: an auditor's script tells the four outcomes apart
@@ -103,5 +105,54 @@ func TestExitStatusDocumented(t *testing.T) {
 				t.Errorf("%s does not say %q", name, want)
 			}
 		}
+	}
+}
+
+// TestLedgerWithUnreplayedJournal: a ledger file whose server did not
+// close it (a crash, a kill, or a server still running) has commits its
+// journal holds and the file may not: ledger.Check and every read-only
+// open refuse it (README "The journal"), and so does "server check".
+// "audit ledger" copied the file alone, without its journal, and said
+// LEDGER VERIFIED of whatever the file held. It now refuses it as an
+// input it cannot read whole, naming the journal and the remedy.
+func TestLedgerWithUnreplayedJournal(t *testing.T) {
+	w := getWorld(t)
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join(w.dir, "ledger.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "ledger.db")
+	if err := os.WriteFile(db, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	signer, _, err := ledger.LoadOrCreateLogKey(filepath.Join(w.dir, "keys", "log.key"), w.origin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := ledger.Open(db, ledger.Options{Origin: w.origin, Signer: signer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	// The files as a crash leaves them: copied while the writer has them open.
+	crashed := t.TempDir()
+	for _, name := range []string{"ledger.db", "ledger.db.journal0", "ledger.db.journal1"} {
+		raw, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(crashed, name), raw, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(crashed, "ledger.db")
+	if needs, err := ledger.NeedsRecovery(file); err != nil || !needs {
+		t.Fatalf("the copy needs no recovery (%v, %v): the test does not make the state it is about", needs, err)
+	}
+	var out, errOut bytes.Buffer
+	code := Main([]string{"ledger", file, "--log-key-file", w.logFile}, &out, &errOut)
+	if code != ExitUnreadable || out.Len() != 0 || !strings.Contains(errOut.String(), file) || !strings.Contains(errOut.String(), "journal") {
+		t.Errorf("exit %d, want %d with the file and its journal named on stderr\nstdout: %s\nstderr: %s", code, ExitUnreadable, out.String(), errOut.String())
 	}
 }

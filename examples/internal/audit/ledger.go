@@ -114,6 +114,13 @@ func runLedger(args []string, stdout, stderr io.Writer) int {
 			return usageErr(fmt.Errorf("%s: %v", *jwksPath, err))
 		}
 	}
+	// The copy is of the file alone: a file whose journal holds commits
+	// not yet in it (its server crashed, or still runs) is not whole, and
+	// ledger.Check refuses it for that; so does this command, rather than
+	// verify what the file happens to hold.
+	if needs, err := ledger.NeedsRecovery(pos[0]); err == nil && needs {
+		return usageErr(unreadable(fmt.Errorf("%s was not closed and its journal (%s.journal0, %s.journal1) holds commits not yet in it: audit it once its server has replayed them (started once, or stopped cleanly; with the server stopped, \"server check -data DIR -recover\" does it), or audit a backup (GET /v1/admin/backup)", pos[0], pos[0], pos[0])))
+	}
 	tmp, err := os.MkdirTemp("", "audit-ledger-")
 	if err != nil {
 		return usageErr(unreadable(fmt.Errorf("a directory for the copy of %s: %w", pos[0], err)))
