@@ -260,8 +260,13 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	if o.sandboxQuota < 1 {
 		return fmt.Errorf("-sandbox-quota %d: want at least 1 call a day", o.sandboxQuota)
 	}
-	if o.retention < 0 || o.accountsReload < 0 || o.readyFXMaxAge < 0 {
-		return errors.New("-retention, -accounts-reload and -ready-fx-max-age must not be negative")
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+	}{{"-retention", o.retention}, {"-accounts-reload", o.accountsReload}, {"-ready-fx-max-age", o.readyFXMaxAge}, {"-webhook-timeout", o.webhooks.Timeout}} {
+		if d.v < 0 {
+			return fmt.Errorf("%s %v: must not be negative", d.flag, d.v)
+		}
 	}
 	logger, err := newLogger(stderr, o.logFormat, o.logLevel)
 	if err != nil {
@@ -542,8 +547,16 @@ func setProcsDefault(getenv func(string) string, localLedger bool, cpus int) {
 
 // httpOptions turns the limit flags into httpserver options.
 func httpOptions(o options, logger *slog.Logger) (httpserver.Options, error) {
-	if o.rateLimit < 0 || o.rateBurst < 0 || o.authFailRate < 0 || o.authFailBurst < 0 || o.authFailMaxBackoff < 0 {
-		return httpserver.Options{}, errors.New("-rate-limit, -rate-burst and the -auth-fail-* limits must not be negative")
+	for _, l := range []struct {
+		flag string
+		v    float64
+	}{{"-rate-limit", o.rateLimit}, {"-rate-burst", float64(o.rateBurst)}, {"-auth-fail-rate", o.authFailRate}, {"-auth-fail-burst", float64(o.authFailBurst)}} {
+		if l.v < 0 {
+			return httpserver.Options{}, fmt.Errorf("%s %v: must not be negative", l.flag, l.v)
+		}
+	}
+	if o.authFailMaxBackoff < 0 {
+		return httpserver.Options{}, fmt.Errorf("-auth-fail-max-backoff %v: must not be negative", o.authFailMaxBackoff)
 	}
 	authLimit := rate.Limit(o.authFailRate)
 	if o.authFailRate == 0 {
