@@ -432,6 +432,10 @@ func journalCorrupt(path, format string, args ...any) *CorruptError {
 // metaValid repeats).
 func metaTxid(m []byte) uint64 { return binary.LittleEndian.Uint64(m[64:72]) }
 
+// metaPgid is the high-water mark a meta page records: the pages 0 to
+// metaPgid-1 exist in the file of that state.
+func metaPgid(m []byte) uint64 { return binary.LittleEndian.Uint64(m[56:64]) }
+
 // metaValid reports whether m is a meta page bbolt would accept: its magic,
 // its version (2) and its checksum (FNV-64a of the meta before the
 // checksum).
@@ -510,8 +514,29 @@ func metaSlots(f *os.File, path string, m []byte) (slots [2][]byte, ps int64, ne
 			newest = max(newest, metaTxid(s))
 		}
 	}
-	if want := metaTxid(m); newest < want {
+	want := metaTxid(m)
+	if newest < want {
 		return slots, ps, newest, &JournalMismatchError{Path: path, Journal: journalPaths(path), FileTxid: newest, CheckpointTxid: want}
+	}
+	// A file at least as new as the checkpoint is this journal's only if
+	// it holds the checkpoint's state: every page the checkpoint's meta
+	// counts (the file was synced at it, and a bbolt file never shrinks),
+	// and, where a slot still holds the checkpoint's transaction, that very
+	// meta page. Otherwise the journal is another ledger's (two servers'
+	// data directories mixed in a restore), and putting its meta page into
+	// this file would point it at pages it does not have.
+	fi, err := f.Stat()
+	if err != nil {
+		return slots, ps, newest, fmt.Errorf("ledger: open %s: %w", path, err)
+	}
+	need := int64(metaPgid(m)) * ps
+	other := need > fi.Size()
+	for _, s := range slots {
+		other = other || metaValid(s) && metaTxid(s) == want && string(s[16:]) != string(m[16:])
+	}
+	if other {
+		return slots, ps, newest, &JournalMismatchError{Path: path, Journal: journalPaths(path), FileTxid: newest, CheckpointTxid: want,
+			FileBytes: fi.Size(), CheckpointBytes: need, Foreign: true}
 	}
 	return slots, ps, newest, nil
 }
