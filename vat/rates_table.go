@@ -2,7 +2,7 @@
 
 // Inputs:
 //   vat/ratedata/ibericode/vat-rates.json sha256 c94465faf70295eb3033d98c5f6e13d0e9b641acf67fece57ea9108a0f4a8ac1
-//   vat/ratedata/corrections.json sha256 d09e93547d9da23916910cda38768443a27e5c40c4aa88e9e3c035ccec937fac
+//   vat/ratedata/corrections.json sha256 36ec33f171c81cb8e7e639d5e73f0075465f822ab6c1cba0af7a49c303eb6a43
 
 package vat
 
@@ -16,7 +16,7 @@ const (
 	rateTableBaseName          = "vat/ratedata/ibericode/vat-rates.json"
 	rateTableBaseSHA256        = "c94465faf70295eb3033d98c5f6e13d0e9b641acf67fece57ea9108a0f4a8ac1"
 	rateTableCorrectionsName   = "vat/ratedata/corrections.json"
-	rateTableCorrectionsSHA256 = "d09e93547d9da23916910cda38768443a27e5c40c4aa88e9e3c035ccec937fac"
+	rateTableCorrectionsSHA256 = "36ec33f171c81cb8e7e639d5e73f0075465f822ab6c1cba0af7a49c303eb6a43"
 )
 
 // rateConditionDefs are the legal conditions of reduced rates, sorted by
@@ -163,7 +163,7 @@ var rateRows = [...]rateRow{
 	{country: "SK", territory: "", series: "ebook", from: 0, status: "unverified", percents: nil, source: "https://www.krgroup.eu/the-new-vat-rates-in-slovakia/ ; https://www.asd-int.com/en/slovakia-increase-in-vat-rates", note: "sources conflict (books 5 % vs books 10 % to 23 %)", condition: ""},
 	{country: "SK", territory: "", series: "epublication", from: 0, status: "unverified", percents: nil, source: "https://www.krgroup.eu/the-new-vat-rates-in-slovakia/", note: "only the rate from 2025-01-01 (5 %) is sourced; the earlier rate is not", condition: ""},
 	{country: "SK", territory: "", series: "epublication", from: 20250101, status: "source", percents: []decimal.Decimal{decimal.New(5, 0)}, source: "https://www.krgroup.eu/the-new-vat-rates-in-slovakia/", note: "periodicals 5 % from 2025-01-01", condition: ""},
-	{country: "SK", territory: "", series: "reduced", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(10, 0)}, source: "https://github.com/ibericode/vat-rates/blob/5abb1e1be91faa42d21c743c603a0aec9b5bab70/vat-rates.json (SK, period 0000-01-01)", note: "", condition: ""},
+	{country: "SK", territory: "", series: "reduced", from: 20230101, status: "source", percents: []decimal.Decimal{decimal.New(5, 0), decimal.New(10, 0)}, source: "https://taxnews.ey.com/news/2024-1947 (\"The second reduced VAT rate of 5% remains in place\" beside 10 % until 2025-01-01) ; https://resourcehub.bakermckenzie.com/en/resources/vatgst-rates--thresholds/european-union/slovakia/topics/vat--gst (\"As of 1 January 2023 the second reduced VAT rate of 5 %\")", note: "second reduced rate of 5 % (rental housing) from 2023-01-01 beside 10 %; the ibericode snapshot has only 10 until 2025", condition: ""},
 	{country: "SK", territory: "", series: "reduced", from: 20250101, status: "source", percents: []decimal.Decimal{decimal.New(5, 0), decimal.New(19, 0)}, source: "https://github.com/ibericode/vat-rates/blob/5abb1e1be91faa42d21c743c603a0aec9b5bab70/vat-rates.json (SK, period 2025-01-01)", note: "", condition: ""},
 	{country: "SK", territory: "", series: "standard", from: 20110101, status: "source", percents: []decimal.Decimal{decimal.New(20, 0)}, source: "https://github.com/ibericode/vat-rates/blob/5abb1e1be91faa42d21c743c603a0aec9b5bab70/vat-rates.json (SK, period 2011-01-01)", note: "", condition: ""},
 	{country: "SK", territory: "", series: "standard", from: 20250101, status: "source", percents: []decimal.Decimal{decimal.New(23, 0)}, source: "https://github.com/ibericode/vat-rates/blob/5abb1e1be91faa42d21c743c603a0aec9b5bab70/vat-rates.json (SK, period 2025-01-01)", note: "", condition: ""},

@@ -86,7 +86,7 @@ func TestKnownRateChanges(t *testing.T) {
 		{"FI", day(2026, time.January, 1), want{"10 14", "10 13.5"}},
 		{"LT", day(2026, time.January, 1), want{"5 9", "5 12"}},
 		{"RO", day(2025, time.August, 1), want{"5 9", "11"}},
-		{"SK", day(2025, time.January, 1), want{"10", "5 19"}},
+		{"SK", day(2025, time.January, 1), want{"5 10", "5 19"}},
 		{"EE", day(2025, time.January, 1), want{"5 9", "9 13"}},
 	}
 	for _, c := range reduced {
@@ -94,6 +94,29 @@ func TestKnownRateChanges(t *testing.T) {
 		on, _, err2 := Rates().Reduced(c.cc, c.date)
 		if err1 != nil || err2 != nil || join(before) != c.want.before || join(on) != c.want.on {
 			t.Errorf("%s reduced around %s: [%s], [%s] (%v, %v); want [%s] then [%s]", c.cc, c.date.Format(time.DateOnly), join(before), join(on), err1, err2, c.want.before, c.want.on)
+		}
+	}
+	// Rates in force through a whole covered period that the ibericode
+	// snapshot leaves out of a reduced list (each typed from its source).
+	inForce := []struct {
+		cc       string
+		from, to time.Time
+		want     string
+		source   string
+	}{
+		// Slovakia's second reduced rate of 5 % (rental housing, from
+		// 2023-01-01) stayed in force beside 10 % until both changed on
+		// 2025-01-01: "The second reduced VAT rate of 5% remains in place"
+		// (https://taxnews.ey.com/news/2024-1947; Baker McKenzie,
+		// https://resourcehub.bakermckenzie.com/en/resources/vatgst-rates--thresholds/european-union/slovakia/topics/vat--gst).
+		{"SK", day(2024, time.January, 1), day(2024, time.December, 31), "5 10", "EY 2024-1947"},
+	}
+	for _, c := range inForce {
+		for _, d := range []time.Time{c.from, c.to} {
+			r, _, err := Rates().Reduced(c.cc, d)
+			if err != nil || join(r) != c.want {
+				t.Errorf("Reduced(%s, %s) = [%s] (%v), want [%s] (%s)", c.cc, d.Format(time.DateOnly), join(r), err, c.want, c.source)
+			}
 		}
 	}
 	if r, _, err := Rates().Reduced("DK", sep1); err != nil || len(r) != 0 {
