@@ -2,7 +2,7 @@
 
 // Inputs:
 //   vat/ratedata/ibericode/vat-rates.json sha256 c94465faf70295eb3033d98c5f6e13d0e9b641acf67fece57ea9108a0f4a8ac1
-//   vat/ratedata/corrections.json sha256 36ec33f171c81cb8e7e639d5e73f0075465f822ab6c1cba0af7a49c303eb6a43
+//   vat/ratedata/corrections.json sha256 70ec9dfd11b61ecb4f03598418823804bc0b3d05a62ecf540123dc52e9b1eaf4
 
 package vat
 
@@ -16,7 +16,7 @@ const (
 	rateTableBaseName          = "vat/ratedata/ibericode/vat-rates.json"
 	rateTableBaseSHA256        = "c94465faf70295eb3033d98c5f6e13d0e9b641acf67fece57ea9108a0f4a8ac1"
 	rateTableCorrectionsName   = "vat/ratedata/corrections.json"
-	rateTableCorrectionsSHA256 = "36ec33f171c81cb8e7e639d5e73f0075465f822ab6c1cba0af7a49c303eb6a43"
+	rateTableCorrectionsSHA256 = "70ec9dfd11b61ecb4f03598418823804bc0b3d05a62ecf540123dc52e9b1eaf4"
 )
 
 // rateConditionDefs are the legal conditions of reduced rates, sorted by
@@ -50,7 +50,7 @@ var rateRows = [...]rateRow{
 	{country: "BG", territory: "", series: "standard", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(20, 0)}, source: "https://github.com/ibericode/vat-rates/blob/5abb1e1be91faa42d21c743c603a0aec9b5bab70/vat-rates.json (BG, period 0000-01-01)", note: "", condition: ""},
 	{country: "CY", territory: "", series: "ebook", from: 0, status: "unverified", percents: []decimal.Decimal{decimal.New(3, 0)}, source: "https://kpmg.com/cy/en/home/insights/2023/07/new-vat-rates-as-from-21-july-2023.html ; https://www.ey.com/en_gl/technical/tax-alerts/cyprus-introduces-3--vat-rate-and-adds-goods-to-0--vat-list", note: "advisers report a 3 % rate from 2023-07-21 for books, newspapers and periodicals in physical or electronic form (earlier 5 %); not confirmed by the Cypriot law or tax department", condition: ""},
 	{country: "CY", territory: "", series: "epublication", from: 0, status: "unverified", percents: []decimal.Decimal{decimal.New(3, 0)}, source: "https://kpmg.com/cy/en/home/insights/2023/07/new-vat-rates-as-from-21-july-2023.html ; https://www.ey.com/en_gl/technical/tax-alerts/cyprus-introduces-3--vat-rate-and-adds-goods-to-0--vat-list", note: "advisers report a 3 % rate from 2023-07-21 for books, newspapers and periodicals in physical or electronic form (earlier 5 %); not confirmed by the Cypriot law or tax department", condition: ""},
-	{country: "CY", territory: "", series: "reduced", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(5, 0), decimal.New(9, 0)}, source: "https://github.com/ibericode/vat-rates/blob/5abb1e1be91faa42d21c743c603a0aec9b5bab70/vat-rates.json (CY, period 0000-01-01)", note: "", condition: ""},
+	{country: "CY", territory: "", series: "reduced", from: 20230721, status: "source", percents: []decimal.Decimal{decimal.New(3, 0), decimal.New(5, 0), decimal.New(9, 0)}, source: "https://www.meridianglobalservices.com/blog/2023/08/01/cyprus-introduction-of-a-super-reduced-vat-rate-of-3 (super-reduced 3 % effective 2023-07-21, the day the law was published in the Official Gazette) ; https://support.pagero.com/hc/en-us/articles/12713258468882-Compliance-Alert-Changes-in-VAT-include-the-introduction-of-3-VAT-rate (19 %, 9 %, 5 % and the new 3 %)", note: "3 % introduced on 2023-07-21 beside 5 % and 9 %; the ibericode snapshot has only 5 and 9", condition: ""},
 	{country: "CY", territory: "", series: "standard", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(19, 0)}, source: "https://github.com/ibericode/vat-rates/blob/5abb1e1be91faa42d21c743c603a0aec9b5bab70/vat-rates.json (CY, period 0000-01-01)", note: "", condition: ""},
 	{country: "CZ", territory: "", series: "ebook", from: 20240101, status: "source", percents: []decimal.Decimal{decimal.New(0, 0)}, source: "https://sovos.com/regulatory-updates/vat/czech-republic-vat-law-changes", note: "books (including e-books) exempt with right of deduction from 2024-01-01", condition: ""},
 	{country: "CZ", territory: "", series: "epublication", from: 20240101, status: "source", percents: []decimal.Decimal{decimal.New(12, 0)}, source: "https://www.vatupdate.com/?p=242385", note: "10 % and 15 % merged into 12 % on 2024-01-01", condition: ""},

@@ -110,6 +110,12 @@ func TestKnownRateChanges(t *testing.T) {
 		// (https://taxnews.ey.com/news/2024-1947; Baker McKenzie,
 		// https://resourcehub.bakermckenzie.com/en/resources/vatgst-rates--thresholds/european-union/slovakia/topics/vat--gst).
 		{"SK", day(2024, time.January, 1), day(2024, time.December, 31), "5 10", "EY 2024-1947"},
+		// Cyprus's super-reduced rate of 3 % (books, newspapers and
+		// periodicals, also electronic, and other items formerly at 5 %)
+		// from 2023-07-21, the day its law was published in the Official
+		// Gazette (https://www.meridianglobalservices.com/blog/2023/08/01/cyprus-introduction-of-a-super-reduced-vat-rate-of-3;
+		// https://support.pagero.com/hc/en-us/articles/12713258468882-Compliance-Alert-Changes-in-VAT-include-the-introduction-of-3-VAT-rate).
+		{"CY", day(2024, time.January, 1), day(2026, time.December, 31), "3 5 9", "Cyprus 3 % from 2023-07-21"},
 	}
 	for _, c := range inForce {
 		for _, d := range []time.Time{c.from, c.to} {
