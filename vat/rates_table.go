@@ -2,7 +2,7 @@
 
 // Inputs:
 //   vat/ratedata/ibericode/vat-rates.json sha256 c94465faf70295eb3033d98c5f6e13d0e9b641acf67fece57ea9108a0f4a8ac1
-//   vat/ratedata/corrections.json sha256 70ec9dfd11b61ecb4f03598418823804bc0b3d05a62ecf540123dc52e9b1eaf4
+//   vat/ratedata/corrections.json sha256 82bb766714a365ad2becb4097c1843cb47494782793af5733549c1f8d0059419
 
 package vat
 
@@ -16,7 +16,7 @@ const (
 	rateTableBaseName          = "vat/ratedata/ibericode/vat-rates.json"
 	rateTableBaseSHA256        = "c94465faf70295eb3033d98c5f6e13d0e9b641acf67fece57ea9108a0f4a8ac1"
 	rateTableCorrectionsName   = "vat/ratedata/corrections.json"
-	rateTableCorrectionsSHA256 = "70ec9dfd11b61ecb4f03598418823804bc0b3d05a62ecf540123dc52e9b1eaf4"
+	rateTableCorrectionsSHA256 = "82bb766714a365ad2becb4097c1843cb47494782793af5733549c1f8d0059419"
 )
 
 // rateConditionDefs are the legal conditions of reduced rates, sorted by
@@ -128,7 +128,7 @@ var rateRows = [...]rateRow{
 	{country: "LV", territory: "", series: "standard", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(21, 0)}, source: "https://github.com/ibericode/vat-rates/blob/5abb1e1be91faa42d21c743c603a0aec9b5bab70/vat-rates.json (LV, period 0000-01-01)", note: "", condition: ""},
 	{country: "MT", territory: "", series: "ebook", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(5, 0)}, source: "https://www.accordancevat.com/news/malta-digital-books-to-enjoy-same-5-reduced-vat-rate-as-printed-cousins-from-2019/ ; https://www.avalara.com/vatlive/en/vat-news/2018-eu-harmonised-e-publications-vat-rates.html", note: "", condition: ""},
 	{country: "MT", territory: "", series: "epublication", from: 0, status: "unverified", percents: []decimal.Decimal{decimal.New(5, 0)}, source: "https://www.avalara.com/vatlive/en/vat-news/2018-eu-harmonised-e-publications-vat-rates.html (5 % for electronic publications from 2019-01-01)", note: "the source names 5 % for electronic publications generally; the rate for e-newspapers and periodicals is not confirmed by an official source", condition: ""},
-	{country: "MT", territory: "", series: "reduced", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(5, 0), decimal.New(7, 0)}, source: "https://github.com/ibericode/vat-rates/blob/5abb1e1be91faa42d21c743c603a0aec9b5bab70/vat-rates.json (MT, period 0000-01-01)", note: "", condition: ""},
+	{country: "MT", territory: "", series: "reduced", from: 20240101, status: "source", percents: []decimal.Decimal{decimal.New(5, 0), decimal.New(7, 0), decimal.New(12, 0)}, source: "https://www.deloitte.com/mt/en/pages/tax/articles/alerts/2023/mt-alert-23-tax-019-VAT-amendments-introduction-of-a-new-reduced-VAT-rate-of-12-percent.html (Legal Notice 231 of 2023 amending the Eighth Schedule to the VAT Act, Cap. 406: 12 % with effect from 2024-01-01) ; https://www.mondaq.com/sales-taxes-vat-gst/1375896/new-reduced-vat-rate-of-12-applicable-on-certain-services", note: "12 % added beside 5 % and 7 % on 2024-01-01; the ibericode snapshot has only 5 and 7", condition: ""},
 	{country: "MT", territory: "", series: "standard", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(18, 0)}, source: "https://github.com/ibericode/vat-rates/blob/5abb1e1be91faa42d21c743c603a0aec9b5bab70/vat-rates.json (MT, period 0000-01-01)", note: "", condition: ""},
 	{country: "NL", territory: "", series: "ebook", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(9, 0)}, source: "https://sovos.com/regulatory-updates/vat/vat-on-electronic-publications-reduced-in-various-eu-countries-january-1-2020 (9 % for electronic publications from 2020-01-01, Belastingplan 2020) ; https://github.com/invopop/gobl/blob/7a4ad62243fedec6ae3157e0a354cfa22a349af4/data/regimes/nl.json", note: "", condition: ""},
 	{country: "NL", territory: "", series: "epublication", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(9, 0)}, source: "https://sovos.com/regulatory-updates/vat/vat-on-electronic-publications-reduced-in-various-eu-countries-january-1-2020 (9 % for electronic publications from 2020-01-01, Belastingplan 2020) ; https://github.com/invopop/gobl/blob/7a4ad62243fedec6ae3157e0a354cfa22a349af4/data/regimes/nl.json", note: "", condition: ""},

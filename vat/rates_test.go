@@ -116,6 +116,10 @@ func TestKnownRateChanges(t *testing.T) {
 		// Gazette (https://www.meridianglobalservices.com/blog/2023/08/01/cyprus-introduction-of-a-super-reduced-vat-rate-of-3;
 		// https://support.pagero.com/hc/en-us/articles/12713258468882-Compliance-Alert-Changes-in-VAT-include-the-introduction-of-3-VAT-rate).
 		{"CY", day(2024, time.January, 1), day(2026, time.December, 31), "3 5 9", "Cyprus 3 % from 2023-07-21"},
+		// Malta's third reduced rate of 12 % from 2024-01-01 (Legal Notice
+		// 231 of 2023, Eighth Schedule to the VAT Act, Cap. 406:
+		// https://www.deloitte.com/mt/en/pages/tax/articles/alerts/2023/mt-alert-23-tax-019-VAT-amendments-introduction-of-a-new-reduced-VAT-rate-of-12-percent.html).
+		{"MT", day(2024, time.January, 1), day(2026, time.December, 31), "5 7 12", "Malta LN 231/2023"},
 	}
 	for _, c := range inForce {
 		for _, d := range []time.Time{c.from, c.to} {
