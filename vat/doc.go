@@ -98,7 +98,7 @@
 // 984–988), Heligoland (27498), Büsingen (78266), Livigno (23041), Campione
 // d'Italia (22061), San Marino (47890–47899) and the Vatican (00120) behind
 // Italian codes, Greenland (39xx) and the Faroe Islands behind Danish codes,
-// Jersey (JE) and Guernsey (GY), which are outside UK VAT too. Treated as
+// Jersey (JE), Guernsey (GY) and Gibraltar (GX), which are outside UK VAT too. Treated as
 // their parent: Monaco (980xx, MC) as France, the Isle of Man (IM) as the UK.
 // Own rates: the Azores (95xx–99xx, 16 %), Madeira (90xx–94xx, 22 %),
 // Jungholz (6691) and Mittelberg (6991–6993, 19 %). Northern Ireland (BT, XI)

@@ -67,6 +67,11 @@ var (
 	tFaroe      = &territory{"Faroe Islands", "DK", "FO", outsideEU, "Art. 355(5)(a) TFEU (Danish-style postal code)"}
 	tJersey     = &territory{"Jersey", "GB", "JE", outsideEU, "Art. 6(1)(e) Directive 2006/112/EC; outside UK VAT (VAT Notice 741A)"}
 	tGuernsey   = &territory{"Guernsey", "GB", "GG", outsideEU, "Art. 6(1)(e) Directive 2006/112/EC; outside UK VAT (VAT Notice 741A)"}
+	// Gibraltar uses one UK-format postcode (GX11 1AA) but is not part of
+	// the United Kingdom (Great Britain and Northern Ireland: HMRC manual
+	// VATPOSG2300; Interpretation Act 1978 Sch. 1), was never in the EU
+	// VAT territory (Art. 28 of the 1972 Act of Accession) and has no VAT.
+	tGibraltar  = &territory{"Gibraltar", "GB", "GI", outsideEU, "not part of the EU or of the UK for VAT (HMRC VATPOSG2300)"}
 	tAzores     = &territory{"Azores", "PT", "PT-20", ownRates, "regional rates of the Azores (article 18(3) Código do IVA)"}
 	tMadeira    = &territory{"Madeira", "PT", "PT-30", ownRates, "regional rates of Madeira (article 18(3) Código do IVA)"}
 	tJungholz   = &territory{"Jungholz", "AT", "AT", ownRates, "section 10(4) UStG 1994 (Austria)"}
@@ -310,7 +315,7 @@ func postalDigits(s string) (string, bool) {
 // gbPostalTerritory reads the area letters of a UK postcode (outward code
 // "A9", "A99", "AA9", "AA99", "A9A" or "AA9A", optionally followed by the
 // inward code "9AA"): BT is Northern Ireland, IM the Isle of Man, JE and GY
-// the Channel Islands.
+// the Channel Islands, GX Gibraltar.
 func gbPostalTerritory(postal string) (*territory, int) {
 	var b strings.Builder
 	for i := 0; i < len(postal); i++ {
@@ -342,6 +347,8 @@ func gbPostalTerritory(postal string) (*territory, int) {
 		return tJersey, postalOK
 	case "GY":
 		return tGuernsey, postalOK
+	case "GX":
+		return tGibraltar, postalOK
 	}
 	return nil, postalOK
 }
