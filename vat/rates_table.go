@@ -2,7 +2,7 @@
 
 // Inputs:
 //   vat/ratedata/ibericode/vat-rates.json sha256 c94465faf70295eb3033d98c5f6e13d0e9b641acf67fece57ea9108a0f4a8ac1
-//   vat/ratedata/corrections.json sha256 82bb766714a365ad2becb4097c1843cb47494782793af5733549c1f8d0059419
+//   vat/ratedata/corrections.json sha256 e3d7e9f37d3bb34d43c4c81ecee4ccc0a249d0edd7240b982e4be5f8cf1bc245
 
 package vat
 
@@ -16,7 +16,7 @@ const (
 	rateTableBaseName          = "vat/ratedata/ibericode/vat-rates.json"
 	rateTableBaseSHA256        = "c94465faf70295eb3033d98c5f6e13d0e9b641acf67fece57ea9108a0f4a8ac1"
 	rateTableCorrectionsName   = "vat/ratedata/corrections.json"
-	rateTableCorrectionsSHA256 = "82bb766714a365ad2becb4097c1843cb47494782793af5733549c1f8d0059419"
+	rateTableCorrectionsSHA256 = "e3d7e9f37d3bb34d43c4c81ecee4ccc0a249d0edd7240b982e4be5f8cf1bc245"
 )
 
 // rateConditionDefs are the legal conditions of reduced rates, sorted by
@@ -77,7 +77,7 @@ var rateRows = [...]rateRow{
 	{country: "ES", territory: "", series: "standard", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(21, 0)}, source: "https://github.com/ibericode/vat-rates/blob/5abb1e1be91faa42d21c743c603a0aec9b5bab70/vat-rates.json (ES, period 0000-01-01)", note: "", condition: ""},
 	{country: "FI", territory: "", series: "ebook", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(10, 0)}, source: "https://tungstenautomation.com/compliance-overview/country-updates/country/finland/vat-re-classifications-of-specific-products", note: "books 10 % until 2024-12-31", condition: ""},
 	{country: "FI", territory: "", series: "ebook", from: 20250101, status: "source", percents: []decimal.Decimal{decimal.New(14, 0)}, source: "https://tungstenautomation.com/compliance-overview/country-updates/country/finland/vat-re-classifications-of-specific-products", note: "books moved from 10 % to 14 % on 2025-01-01", condition: ""},
-	{country: "FI", territory: "", series: "ebook", from: 20260101, status: "unverified", percents: []decimal.Decimal{decimal.New(135, -1)}, source: "https://www.easytax.co/en/tax-mag/info/eu-new-vat-rates-from-2026-what-business-need-to-know", note: "14 % lowered to 13.5 % on 2026-01-01; that books follow the lowered rate is not confirmed by the source", condition: ""},
+	{country: "FI", territory: "", series: "ebook", from: 20260101, status: "source", percents: []decimal.Decimal{decimal.New(135, -1)}, source: "https://www.vatcalc.com/finland/finland-cuts-reduced-vat-to-13-5-jan-2026/ (the 14 % rate cut to 13.5 % from 2026-01-01 for everything it covered, books included; newspapers and periodicals stay at 10 %) ; https://vatapi.com/news/article/finland-lowers-reduced-vat-rate-to-13-5-effective-1-january-2026 (\"Books (physical and certain digital)\" at 13.5 %) ; https://www.easytax.co/en/tax-mag/info/eu-new-vat-rates-from-2026-what-business-need-to-know", note: "books, e-books included, follow the 14 % rate lowered to 13.5 % on 2026-01-01", condition: ""},
 	{country: "FI", territory: "", series: "epublication", from: 0, status: "unverified", percents: []decimal.Decimal{decimal.New(10, 0)}, source: "https://www.avalara.com/vatlive/en/vat-news/2018-eu-harmonised-e-publications-vat-rates.html (10 % for electronic publications from 2019-07-01)", note: "whether subscriptions of e-newspapers and periodicals stayed at 10 % through the 2025 and 2026 rate changes is not confirmed", condition: ""},
 	{country: "FI", territory: "", series: "reduced", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(10, 0), decimal.New(14, 0)}, source: "https://github.com/ibericode/vat-rates/blob/5abb1e1be91faa42d21c743c603a0aec9b5bab70/vat-rates.json (FI, period 0000-01-01)", note: "", condition: ""},
 	{country: "FI", territory: "", series: "reduced", from: 20260101, status: "source", percents: []decimal.Decimal{decimal.New(10, 0), decimal.New(135, -1)}, source: "https://www.easytax.co/en/tax-mag/info/eu-new-vat-rates-from-2026-what-business-need-to-know ; https://github.com/invopop/gobl/blob/7a4ad62243fedec6ae3157e0a354cfa22a349af4/regimes/fi/tax_categories.go", note: "14 % lowered to 13.5 % on 2026-01-01; the ibericode snapshot still has 14", condition: ""},
