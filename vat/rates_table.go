@@ -2,21 +2,21 @@
 
 // Inputs:
 //   vat/ratedata/ibericode/vat-rates.json sha256 c94465faf70295eb3033d98c5f6e13d0e9b641acf67fece57ea9108a0f4a8ac1
-//   vat/ratedata/corrections.json sha256 e3d7e9f37d3bb34d43c4c81ecee4ccc0a249d0edd7240b982e4be5f8cf1bc245
+//   vat/ratedata/corrections.json sha256 f59b0b1ba9209c5c6dcdd42dd2f4ae53e33e121efee3a462f07cf625cdc75251
 
 package vat
 
 import "github.com/shopspring/decimal"
 
 const (
-	rateTableVersion = "vat-rates-2026.09.2"
+	rateTableVersion = "vat-rates-2026.12.1"
 	// Coverage: From: every rate in force from 2024-01-01 was checked against the source cited in its row; earlier periods were not re-checked. To: the sources reflect the law as of September 2026 and announce no further change for 2026 except where a row says so (DK e-books); member states set rate changes in their annual budget laws, most often effective 1 January (LU, EE 2024; FI, SK, EE 2025; FI, LT 2026), so dates from 2027-01-01 need a refreshed table.
 	rateTableFrom              = 20240101
 	rateTableTo                = 20261231
 	rateTableBaseName          = "vat/ratedata/ibericode/vat-rates.json"
 	rateTableBaseSHA256        = "c94465faf70295eb3033d98c5f6e13d0e9b641acf67fece57ea9108a0f4a8ac1"
 	rateTableCorrectionsName   = "vat/ratedata/corrections.json"
-	rateTableCorrectionsSHA256 = "e3d7e9f37d3bb34d43c4c81ecee4ccc0a249d0edd7240b982e4be5f8cf1bc245"
+	rateTableCorrectionsSHA256 = "f59b0b1ba9209c5c6dcdd42dd2f4ae53e33e121efee3a462f07cf625cdc75251"
 )
 
 // rateConditionDefs are the legal conditions of reduced rates, sorted by
