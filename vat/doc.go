@@ -230,9 +230,9 @@
 // sha256 c94465fa…) and vat/ratedata/corrections.json, which adds what the
 // snapshot lacks or gets wrong, each row with its source: FI 13.5 % and LT
 // 12 % reduced rates from 2026-01-01, SK 5 % beside 10 % before 2025, CY
-// 3 % and MT 12 %, the Azores 16 %, Jungholz and
-// Mittelberg, every e-book and e-press rate, the UK zero rate for
-// e-publications, and the legal conditions of reduced rates
+// 3 %, MT 12 % and Spain's temporary food rates of 2024, the Azores 16 %,
+// Jungholz and Mittelberg, every e-book and e-press rate, the UK zero rate
+// for e-publications, and the legal conditions of reduced rates
 // ([RateTable.Conditions]). Every source is a public citation (law,
 // official page, or a public file at a pinned commit) with an https
 // address; the generator rejects a source, note or coverage text that
@@ -240,10 +240,11 @@
 // inputs' sha256; a test regenerates it and fails when it is stale.
 // Version "vat-rates-2026.12.1" covers 2024-01-01 to 2026-12-31: every rate
 // from 2024-01-01 was checked against its cited source as of September
-// 2026 (the SK, CY and MT reduced lists and the FI e-book rate of 2026
-// again in December 2026), and member states usually change rates on 1 January through budget
-// laws, so a date from 2027-01-01 needs a new table. Outside the coverage the table answers
-// [ErrDateNotCovered] and Determine answers date_outside_rate_table; the nearest
+// 2026 (the ES, SK, CY and MT reduced lists and the FI e-book rate of
+// 2026 again in December 2026), and member states usually change rates on
+// 1 January through budget laws, so a date from 2027-01-01 needs a new
+// table. Outside the coverage the table answers [ErrDateNotCovered] and
+// Determine answers date_outside_rate_table; the nearest
 // known rate is never reused. Every charged rate carries a [RateSource] (table
 // version, effective-from date, citation).
 //

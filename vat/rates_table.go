@@ -2,7 +2,7 @@
 
 // Inputs:
 //   vat/ratedata/ibericode/vat-rates.json sha256 c94465faf70295eb3033d98c5f6e13d0e9b641acf67fece57ea9108a0f4a8ac1
-//   vat/ratedata/corrections.json sha256 f59b0b1ba9209c5c6dcdd42dd2f4ae53e33e121efee3a462f07cf625cdc75251
+//   vat/ratedata/corrections.json sha256 50b0115a996cb94267dc8d76066e3acc9d03c4b4935ad37139de97f8b035a6ee
 
 package vat
 
@@ -16,7 +16,7 @@ const (
 	rateTableBaseName          = "vat/ratedata/ibericode/vat-rates.json"
 	rateTableBaseSHA256        = "c94465faf70295eb3033d98c5f6e13d0e9b641acf67fece57ea9108a0f4a8ac1"
 	rateTableCorrectionsName   = "vat/ratedata/corrections.json"
-	rateTableCorrectionsSHA256 = "f59b0b1ba9209c5c6dcdd42dd2f4ae53e33e121efee3a462f07cf625cdc75251"
+	rateTableCorrectionsSHA256 = "50b0115a996cb94267dc8d76066e3acc9d03c4b4935ad37139de97f8b035a6ee"
 )
 
 // rateConditionDefs are the legal conditions of reduced rates, sorted by
@@ -73,7 +73,9 @@ var rateRows = [...]rateRow{
 	{country: "EE", territory: "", series: "standard", from: 20250701, status: "source", percents: []decimal.Decimal{decimal.New(24, 0)}, source: "https://github.com/ibericode/vat-rates/blob/5abb1e1be91faa42d21c743c603a0aec9b5bab70/vat-rates.json (EE, period 2025-07-01)", note: "", condition: ""},
 	{country: "ES", territory: "", series: "ebook", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(4, 0)}, source: "https://www.boe.es/buscar/act.php?id=BOE-A-1992-28740 (Ley 37/1992, article 91.Dos.1.2: books, newspapers and magazines, also in electronic form, at 4 %) ; https://www.vatupdate.com/2020/05/06/vat-rate-applicable-to-e-publications-in-the-eu-recent-vat-rate-reduction-in-czech-spain-uk (4 % since 2020-04-23)", note: "", condition: ""},
 	{country: "ES", territory: "", series: "epublication", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(4, 0)}, source: "https://www.boe.es/buscar/act.php?id=BOE-A-1992-28740 (Ley 37/1992, article 91.Dos.1.2: books, newspapers and magazines, also in electronic form, at 4 %) ; https://www.vatupdate.com/2020/05/06/vat-rate-applicable-to-e-publications-in-the-eu-recent-vat-rate-reduction-in-czech-spain-uk (4 % since 2020-04-23)", note: "", condition: ""},
-	{country: "ES", territory: "", series: "reduced", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(4, 0), decimal.New(10, 0)}, source: "https://github.com/ibericode/vat-rates/blob/5abb1e1be91faa42d21c743c603a0aec9b5bab70/vat-rates.json (ES, period 0000-01-01)", note: "", condition: ""},
+	{country: "ES", territory: "", series: "reduced", from: 20230101, status: "source", percents: []decimal.Decimal{decimal.New(4, 0), decimal.New(5, 0), decimal.New(10, 0)}, source: "https://regfollower.com/spain-extends-vat-cuts-on-essential-food-products (Council of Ministers, 2024-06-25: pasta and seed oils continue at 5 % until 2024-09-30) ; https://meridian-taxtechnology-test.com/spain-extension-of-reduced-vat-rate-for-basic-food-till-30th-september-2024 (the food reductions date from 2023-01-01)", note: "temporary 5 % for pasta and seed oils (olive oil until 2024-06-30) beside 4 % and 10 %, until 2024-09-30; the ibericode snapshot has only 4 and 10", condition: ""},
+	{country: "ES", territory: "", series: "reduced", from: 20241001, status: "source", percents: []decimal.Decimal{decimal.New(2, 0), decimal.New(4, 0), decimal.New(75, -1), decimal.New(10, 0)}, source: "https://rmboulanger.com/blog/news-2024-13/mise-a-jour-des-taux-de-tva-en-espagne-88 (Royal Decree-Law 4/2024: from 2024-10-01 to 2024-12-31 seed oils and pasta 7.5 %, basic foods and olive oil 2 %; from 2025-01-01 10 % and 4 %) ; https://regfollower.com/spain-extends-vat-cuts-on-essential-food-products", note: "temporary 2 % (basic foods, olive oil) and 7.5 % (pasta, seed oils) from 2024-10-01 to 2024-12-31", condition: ""},
+	{country: "ES", territory: "", series: "reduced", from: 20250101, status: "source", percents: []decimal.Decimal{decimal.New(4, 0), decimal.New(10, 0)}, source: "https://rmboulanger.com/blog/news-2024-13/mise-a-jour-des-taux-de-tva-en-espagne-88 (Royal Decree-Law 4/2024: from 2024-10-01 to 2024-12-31 seed oils and pasta 7.5 %, basic foods and olive oil 2 %; from 2025-01-01 10 % and 4 %) ; https://regfollower.com/spain-extends-vat-cuts-on-essential-food-products", note: "the temporary food rates ended on 2024-12-31", condition: ""},
 	{country: "ES", territory: "", series: "standard", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(21, 0)}, source: "https://github.com/ibericode/vat-rates/blob/5abb1e1be91faa42d21c743c603a0aec9b5bab70/vat-rates.json (ES, period 0000-01-01)", note: "", condition: ""},
 	{country: "FI", territory: "", series: "ebook", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(10, 0)}, source: "https://tungstenautomation.com/compliance-overview/country-updates/country/finland/vat-re-classifications-of-specific-products", note: "books 10 % until 2024-12-31", condition: ""},
 	{country: "FI", territory: "", series: "ebook", from: 20250101, status: "source", percents: []decimal.Decimal{decimal.New(14, 0)}, source: "https://tungstenautomation.com/compliance-overview/country-updates/country/finland/vat-re-classifications-of-specific-products", note: "books moved from 10 % to 14 % on 2025-01-01", condition: ""},

@@ -120,6 +120,14 @@ func TestKnownRateChanges(t *testing.T) {
 		// 231 of 2023, Eighth Schedule to the VAT Act, Cap. 406:
 		// https://www.deloitte.com/mt/en/pages/tax/articles/alerts/2023/mt-alert-23-tax-019-VAT-amendments-introduction-of-a-new-reduced-VAT-rate-of-12-percent.html).
 		{"MT", day(2024, time.January, 1), day(2026, time.December, 31), "5 7 12", "Malta LN 231/2023"},
+		// Spain's temporary food rates (Royal Decree-Law 4/2024 extending
+		// those of 2023): pasta and seed oils at 5 % until 2024-09-30, then
+		// 7.5 %, and basic foods at 2 % from 2024-10-01, all back to 4 % and
+		// 10 % on 2025-01-01 (https://rmboulanger.com/blog/news-2024-13/mise-a-jour-des-taux-de-tva-en-espagne-88;
+		// https://regfollower.com/spain-extends-vat-cuts-on-essential-food-products).
+		{"ES", day(2024, time.January, 1), day(2024, time.September, 30), "4 5 10", "RDL 4/2024"},
+		{"ES", day(2024, time.October, 1), day(2024, time.December, 31), "2 4 7.5 10", "RDL 4/2024"},
+		{"ES", day(2025, time.January, 1), day(2026, time.December, 31), "4 10", "RDL 4/2024"},
 	}
 	for _, c := range inForce {
 		for _, d := range []time.Time{c.from, c.to} {
