@@ -273,7 +273,9 @@
 // location_evidence_insufficient (not for a registry-confirmed business),
 // a malformed item location_evidence_invalid naming buyer.evidence[i]. An
 // item naming a state does not contradict one naming a special territory
-// of it; the territory is settled. Without items, Buyer.Country alone
+// of it; the territory is settled. A territory with an ISO 3166-1 code of
+// its own that a parent's postal code names (JE, GG, GI, SM, VA, GL, FO,
+// BL, PM, TF, WF, PF, NC) is the same place as an item giving that code. Without items, Buyer.Country alone
 // decides as today, and the note location_single_assertion says that the
 // location rests on the merchant's single assertion. The assessment is
 // Determination.LocationEvidence: the rule applied, the settled location and

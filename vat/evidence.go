@@ -229,14 +229,14 @@ func (b *builder) locateBuyer(in Buyer, s Seller, seller sellerInfo) (location, 
 	}
 
 	// Settle the most specific location all items (and the claim) share.
-	settled := items[0].loc
+	settled := items[0].loc.asTerritory()
 	consistent := true
 	all := make([]location, 0, len(items)+1)
 	for _, p := range items {
-		all = append(all, p.loc)
+		all = append(all, p.loc.asTerritory())
 	}
 	if claim != "" {
-		all = append(all, claimLoc)
+		all = append(all, claimLoc.asTerritory())
 	}
 	for _, l := range all {
 		if !compatible(settled, l) {
@@ -283,7 +283,7 @@ func (b *builder) locateBuyer(in Buyer, s Seller, seller sellerInfo) (location, 
 	if !ok {
 		return location{}, false, evidenceState{}
 	}
-	if strings.TrimSpace(in.PostalCode) == "" && loc.territory == nil && settled.territory != nil {
+	if strings.TrimSpace(in.PostalCode) == "" && loc.asTerritory().territory == nil && settled.territory != nil {
 		loc = settled
 	}
 	// A postal code that places the customer outside every special
@@ -292,7 +292,7 @@ func (b *builder) locateBuyer(in Buyer, s Seller, seller sellerInfo) (location, 
 	// and a billing address in the Canary Islands charged Spanish VAT.
 	mainland := strings.TrimSpace(in.PostalCode) != "" && loc.territory == nil && hasTerritories(loc.country)
 	for _, p := range items {
-		if !compatible(loc, p.loc) || mainland && p.loc.territory != nil {
+		if !compatible(loc, p.loc) || mainland && p.loc.asTerritory().territory != nil {
 			a.Rule = EvidenceRuleContradictory
 			b.review(ReasonLocationEvidenceContradictory, "The country and postal code place the customer in %s, but %s places it elsewhere.", loc.code(), describeItem(p.item))
 			return location{}, false, evidenceState{}
@@ -408,6 +408,7 @@ func (b *builder) finishEvidence(st evidenceState) {
 // of that state (an IP address in ES, a billing address in the Canary
 // Islands).
 func compatible(x, y location) bool {
+	x, y = x.asTerritory(), y.asTerritory()
 	if x.country != y.country {
 		return false
 	}
@@ -420,10 +421,15 @@ func compatible(x, y location) bool {
 }
 
 // hasTerritories: cc is the state of a special territory that a country
-// code names (countryTerritories), whose postal codes postalTerritory
-// examines.
+// code names (countryTerritories, ownCodeTerritories), whose postal codes
+// postalTerritory examines.
 func hasTerritories(cc string) bool {
 	for _, t := range countryTerritories {
+		if t.parent == cc {
+			return true
+		}
+	}
+	for _, t := range ownCodeTerritories {
 		if t.parent == cc {
 			return true
 		}
@@ -431,9 +437,37 @@ func hasTerritories(cc string) bool {
 	return false
 }
 
+// ownCodeTerritories are the territories found from a parent's postal code
+// that have an ISO 3166-1 code of their own, by that code: Jersey's JE2
+// 3AB names the place an item giving JE names.
+var ownCodeTerritories = func() map[string]*territory {
+	m := make(map[string]*territory)
+	for _, t := range []*territory{tJersey, tGuernsey, tGibraltar, tSanMarino, tVatican, tGreenland, tFaroe,
+		tStBarth, tStPierre, tTAAF, tWallis, tPolynesia, tCaledonia} {
+		m[t.code] = t
+	}
+	return m
+}()
+
+// asTerritory is loc with a country code of ownCodeTerritories read as
+// that territory of its parent, so that compatible compares places: JE as
+// Jersey (GB), SM as San Marino (IT).
+func (l location) asTerritory() location {
+	if l.territory == nil {
+		if t, ok := ownCodeTerritories[l.country]; ok {
+			return location{country: t.parent, territory: t}
+		}
+	}
+	return l
+}
+
 // inputCode is the Buyer.Country code that resolves to loc: the country
-// code naming its territory (IC, AX, XI, ...) or the country.
+// code naming its territory (IC, AX, XI, ...; JE, SM, ... for
+// ownCodeTerritories) or the country.
 func inputCode(loc location) string {
+	if loc.territory != nil && ownCodeTerritories[loc.territory.code] == loc.territory {
+		return loc.territory.code
+	}
 	if loc.territory != nil {
 		for cc, t := range countryTerritories {
 			if t == loc.territory {
