@@ -97,18 +97,19 @@ type JournalMismatchError struct {
 	FileTxid, CheckpointTxid uint64
 	// Foreign: the file is as new as the checkpoint or newer, but does not
 	// hold its state (FileBytes, smaller than the CheckpointBytes its
-	// pages take, or another meta page at its transaction): the journal
-	// is another ledger's.
+	// pages take, or another meta page at its transaction): the file is
+	// damaged, or the journal is another ledger's.
 	Foreign                    bool
 	FileBytes, CheckpointBytes int64
 }
 
 func (e *JournalMismatchError) Error() string {
 	if e.Foreign {
-		return fmt.Sprintf("ledger: %s does not hold the state its journal's checkpoint describes (transaction %d in %d bytes; the file: newest transaction %d, %d bytes): "+
-			"the journal files %s and %s belong to another ledger file (a restore that mixed two data directories). Nothing was written. "+
-			"If this file is the one to serve, move the journal files away (they are not read again) and verify the file with the full check; "+
-			"if not, put back the file they belong to", e.Path, e.CheckpointTxid, e.CheckpointBytes, e.FileTxid, e.FileBytes, e.Journal[0], e.Journal[1])
+		return fmt.Sprintf("ledger: %s does not hold the state its journal's checkpoint describes (transaction %d in %d bytes; the file: newest transaction %d, %d bytes), "+
+			"so the journal files %s and %s were not replayed into it and nothing was written: either the file is damaged (truncated), and then restore it from the latest backup "+
+			"and verify the copy with the full check, or the journal files belong to another ledger file (a restore that mixed two data directories), "+
+			"and then put back the file they belong to, or move them away (they are not read again) and verify this file with the full check",
+			e.Path, e.CheckpointTxid, e.CheckpointBytes, e.FileTxid, e.FileBytes, e.Journal[0], e.Journal[1])
 	}
 	return fmt.Sprintf("ledger: %s is older than its journal (its newest transaction is %d, the journal's checkpoint %d): the journal files %s and %s "+
 		"belong to a later state of this file, so another file was put in its place (a restored backup, or a bbolt compact copy). "+

@@ -480,6 +480,9 @@ func restoreMeta(f *os.File, path string, m []byte, clean bool) error {
 	if same || clean {
 		return nil
 	}
+	if err := holdsCheckpoint(f, path, m, slots, ps, newest); err != nil {
+		return err
+	}
 	for i := range slots {
 		page := append([]byte(nil), m...)
 		binary.LittleEndian.PutUint64(page[0:8], uint64(i)) // the page id
@@ -514,31 +517,35 @@ func metaSlots(f *os.File, path string, m []byte) (slots [2][]byte, ps int64, ne
 			newest = max(newest, metaTxid(s))
 		}
 	}
-	want := metaTxid(m)
-	if newest < want {
+	if want := metaTxid(m); newest < want {
 		return slots, ps, newest, &JournalMismatchError{Path: path, Journal: journalPaths(path), FileTxid: newest, CheckpointTxid: want}
 	}
-	// A file at least as new as the checkpoint is this journal's only if
-	// it holds the checkpoint's state: every page the checkpoint's meta
-	// counts (the file was synced at it, and a bbolt file never shrinks),
-	// and, where a slot still holds the checkpoint's transaction, that very
-	// meta page. Otherwise the journal is another ledger's (two servers'
-	// data directories mixed in a restore), and putting its meta page into
-	// this file would point it at pages it does not have.
+	return slots, ps, newest, nil
+}
+
+// holdsCheckpoint refuses, before restoreMeta writes anything, a file at
+// least as new as the checkpoint m that does not hold its state: every page
+// the checkpoint's meta counts (the file was synced at it, and a bbolt file
+// never shrinks) and, where a slot still holds the checkpoint's
+// transaction, that very meta page. Such a file is damaged (truncated), or
+// the journal is another ledger's (two servers' data directories mixed in
+// a restore); putting the checkpoint's meta page into it would point it at
+// pages it does not have, and ruin a good copy of another ledger.
+func holdsCheckpoint(f *os.File, path string, m []byte, slots [2][]byte, ps int64, newest uint64) error {
 	fi, err := f.Stat()
 	if err != nil {
-		return slots, ps, newest, fmt.Errorf("ledger: open %s: %w", path, err)
+		return fmt.Errorf("ledger: open %s: %w", path, err)
 	}
-	need := int64(metaPgid(m)) * ps
+	want, need := metaTxid(m), int64(metaPgid(m))*ps
 	other := need > fi.Size()
 	for _, s := range slots {
 		other = other || metaValid(s) && metaTxid(s) == want && string(s[16:]) != string(m[16:])
 	}
 	if other {
-		return slots, ps, newest, &JournalMismatchError{Path: path, Journal: journalPaths(path), FileTxid: newest, CheckpointTxid: want,
+		return &JournalMismatchError{Path: path, Journal: journalPaths(path), FileTxid: newest, CheckpointTxid: want,
 			FileBytes: fi.Size(), CheckpointBytes: need, Foreign: true}
 	}
-	return slots, ps, newest, nil
+	return nil
 }
 
 // openJournal opens both files for writing with a checkpoint of txid (meta

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -69,6 +70,11 @@ func TestJournalOfAnotherLedgerRefused(t *testing.T) {
 	var jm *JournalMismatchError
 	if !errors.As(err, &jm) || !NeedsOperator(err) {
 		t.Fatalf("Open of a file under another ledger's journal: %v, want a *JournalMismatchError", err)
+	}
+	for _, want := range []string{"nothing was written", "restore it from the latest backup", "belong to another ledger file", journalPaths(mixed)[0]} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the refusal %q does not say %q", err, want)
+		}
 	}
 	after, rerr := os.ReadFile(mixed)
 	if rerr != nil {
