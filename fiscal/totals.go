@@ -95,6 +95,10 @@ type totalCheck struct {
 	// the engine's cache of the totals once the append is durable.
 	wrote []ledger.Put
 	at    int64
+	// keys are the side values a decision reads (reads), made once;
+	// wroteBuf holds wrote.
+	keys     [4]ledger.SideKey
+	wroteBuf [3]ledger.Put
 }
 
 // totalsCache keeps the running totals the engine last read or committed,
@@ -121,7 +125,7 @@ type cachedTotal struct {
 // parsedTotal parses a stored total ("" is none: zero; an unreadable one
 // is zero too, which the committer's storedTotal refuses).
 func parsedTotal(v string) decimal.Decimal {
-	d, _ := storedTotal([]byte(v))
+	d, _ := decimal.NewFromString(cmp.Or(v, "0"))
 	return d
 }
 
@@ -172,8 +176,11 @@ func (c *totalsCache) forget(t *totalCheck) {
 // reads are the side values a decision reads: the year's total, the year
 // before's, the latest date counted and the year's crossing date.
 func (t *totalCheck) reads() []ledger.SideKey {
-	return []ledger.SideKey{{Bucket: bucketTotals, Key: totalKey(t.account, t.year)}, {Bucket: bucketTotals, Key: totalKey(t.account, t.year-1)},
-		{Bucket: bucketTotalsOrder, Key: orderKey(t.account, 0)}, {Bucket: bucketTotalsOrder, Key: orderKey(t.account, t.year)}}
+	if t.keys[0].Key == nil {
+		t.keys = [4]ledger.SideKey{{Bucket: bucketTotals, Key: totalKey(t.account, t.year)}, {Bucket: bucketTotals, Key: totalKey(t.account, t.year-1)},
+			{Bucket: bucketTotalsOrder, Key: orderKey(t.account, 0)}, {Bucket: bucketTotalsOrder, Key: orderKey(t.account, t.year)}}
+	}
+	return t.keys[:]
 }
 
 // apply runs in the committer: it compares the totals with those the
@@ -214,11 +221,14 @@ func (t *totalCheck) apply(h *ledger.Hook, d *Draft) error {
 	// The total, and the dates that tell a supply recorded out of its
 	// time order (vat.CrossBorderTotals): the latest while the year is
 	// within, and the crossing's (or the latest, when later).
-	when := []byte(strconv.FormatInt(max(t.date, parsedTotal(string(latest)).IntPart()), 10))
-	t.wrote, t.at = []ledger.Put{{Bucket: bucketTotals, Key: totalKey(t.account, t.year), Value: []byte(stored.Add(t.add).String())}}, h.Index()
-	for i, w := range [2]bool{t.depends, t.crossed} {
-		if w {
-			t.wrote = append(t.wrote, ledger.Put{Bucket: bucketTotalsOrder, Key: orderKey(t.account, t.year*i), Value: when})
+	keys := t.reads()
+	t.wrote, t.at = append(t.wroteBuf[:0], ledger.Put{Bucket: bucketTotals, Key: keys[0].Key, Value: []byte(stored.Add(t.add).String())}), h.Index()
+	if t.depends || t.crossed {
+		when := strconv.AppendInt(nil, max(t.date, nanosOf(latest)), 10)
+		for i, w := range [2]bool{t.depends, t.crossed} {
+			if w {
+				t.wrote = append(t.wrote, ledger.Put{Bucket: bucketTotalsOrder, Key: keys[2+i].Key, Value: when})
+			}
 		}
 	}
 	for _, w := range t.wrote {
@@ -240,6 +250,19 @@ func (t *totalCheck) apply(h *ledger.Hook, d *Draft) error {
 		return err
 	}
 	return h.Put(bucketThresholdDue, totalKey(t.account, t.year), ev)
+}
+
+// nanosOf is a stored date (orderKey), in Unix nanoseconds: 0 when none or
+// unreadable (1970: no supply is before it).
+func nanosOf(v []byte) int64 {
+	var n int64
+	for _, c := range v {
+		if c < '0' || c > '9' || n > (1<<63-1)/10-1 {
+			return 0
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n
 }
 
 // storedTotal parses a stored running total (absent: zero).
