@@ -107,7 +107,8 @@ func (e *Engine) Prepare(ctx context.Context, accountID string, s Supply, now ti
 	seller := s.Seller
 	cb := s.CrossBorder
 	var total *totalCheck
-	if cb == nil && s.AccountTotals && countsTowardTotal(seller) {
+	// Art. 59c(1)(a): the totals count for a seller established in one member state.
+	if cb == nil && s.AccountTotals && vat.SubjectToThreshold(seller.Country, seller.OtherEstablishments) {
 		if cb, total, err = e.totalsFor(accountID, seller, p.Timestamp); err != nil {
 			return nil, err
 		}

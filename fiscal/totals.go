@@ -95,8 +95,8 @@ type totalCheck struct {
 	// the engine's cache of the totals once the append is durable.
 	wrote []ledger.Put
 	at    int64
-	// keys are the side values a decision reads (reads), made once;
-	// wroteBuf holds wrote.
+	// keys are the side values a decision reads (reads), made once by
+	// totalsFor; wroteBuf holds wrote.
 	keys     [4]ledger.SideKey
 	wroteBuf [3]ledger.Put
 }
@@ -175,13 +175,7 @@ func (c *totalsCache) forget(t *totalCheck) {
 
 // reads are the side values a decision reads: the year's total, the year
 // before's, the latest date counted and the year's crossing date.
-func (t *totalCheck) reads() []ledger.SideKey {
-	if t.keys[0].Key == nil {
-		t.keys = [4]ledger.SideKey{{Bucket: bucketTotals, Key: totalKey(t.account, t.year)}, {Bucket: bucketTotals, Key: totalKey(t.account, t.year-1)},
-			{Bucket: bucketTotalsOrder, Key: orderKey(t.account, 0)}, {Bucket: bucketTotalsOrder, Key: orderKey(t.account, t.year)}}
-	}
-	return t.keys[:]
-}
+func (t *totalCheck) reads() []ledger.SideKey { return t.keys[:] }
 
 // apply runs in the committer: it compares the totals with those the
 // decision read and adds the supply's value.
@@ -221,14 +215,11 @@ func (t *totalCheck) apply(h *ledger.Hook, d *Draft) error {
 	// The total, and the dates that tell a supply recorded out of its
 	// time order (vat.CrossBorderTotals): the latest while the year is
 	// within, and the crossing's (or the latest, when later).
-	keys := t.reads()
-	t.wrote, t.at = append(t.wroteBuf[:0], ledger.Put{Bucket: bucketTotals, Key: keys[0].Key, Value: []byte(stored.Add(t.add).String())}), h.Index()
-	if t.depends || t.crossed {
-		when := strconv.AppendInt(nil, max(t.date, nanosOf(latest)), 10)
-		for i, w := range [2]bool{t.depends, t.crossed} {
-			if w {
-				t.wrote = append(t.wrote, ledger.Put{Bucket: bucketTotalsOrder, Key: keys[2+i].Key, Value: when})
-			}
+	t.wrote, t.at = append(t.wroteBuf[:0], ledger.Put{Bucket: bucketTotals, Key: t.keys[0].Key, Value: []byte(stored.Add(t.add).String())}), h.Index()
+	for i, w := range [2]bool{t.depends, t.crossed} {
+		if w { // a date not kept (or unreadable) parses as 0: 1970
+			last, _ := strconv.ParseInt(string(latest), 10, 64)
+			t.wrote = append(t.wrote, ledger.Put{Bucket: bucketTotalsOrder, Key: t.keys[2+i].Key, Value: strconv.AppendInt(nil, max(t.date, last), 10)})
 		}
 	}
 	for _, w := range t.wrote {
@@ -250,19 +241,6 @@ func (t *totalCheck) apply(h *ledger.Hook, d *Draft) error {
 		return err
 	}
 	return h.Put(bucketThresholdDue, totalKey(t.account, t.year), ev)
-}
-
-// nanosOf is a stored date (orderKey), in Unix nanoseconds: 0 when none or
-// unreadable (1970: no supply is before it).
-func nanosOf(v []byte) int64 {
-	var n int64
-	for _, c := range v {
-		if c < '0' || c > '9' || n > (1<<63-1)/10-1 {
-			return 0
-		}
-		n = n*10 + int64(c-'0')
-	}
-	return n
 }
 
 // storedTotal parses a stored running total (absent: zero).
@@ -296,7 +274,9 @@ type thresholdEvent struct {
 // year and the year before, and adds the opening figures.
 func (e *Engine) totalsFor(accountID string, seller Seller, at time.Time) (*vat.CrossBorderTotals, *totalCheck, error) {
 	year := vat.Seller{Country: seller.Country}.ThresholdYear(at)
-	t := &totalCheck{account: accountID, year: year, date: at.UnixNano(), prevOpening: openingTotal(seller, year-1)}
+	t := &totalCheck{account: accountID, year: year, date: at.UnixNano(), prevOpening: openingTotal(seller, year-1),
+		keys: [4]ledger.SideKey{{Bucket: bucketTotals, Key: totalKey(accountID, year)}, {Bucket: bucketTotals, Key: totalKey(accountID, year-1)},
+			{Bucket: bucketTotalsOrder, Key: orderKey(accountID, 0)}, {Bucket: bucketTotalsOrder, Key: orderKey(accountID, year)}}}
 	var v [4]cachedTotal // as t.reads() lists them
 	cached := !e.ledger.Shared()
 	for i, k := range t.reads() {
@@ -335,12 +315,6 @@ func openingTotal(seller Seller, year int) decimal.Decimal {
 		}
 	}
 	return decimal.Zero
-}
-
-// countsTowardTotal is whether a seller's supplies are decided on running
-// totals: an EU seller established in one member state (Art. 59c(1)(a)).
-func countsTowardTotal(seller Seller) bool {
-	return vat.SubjectToThreshold(seller.Country, seller.OtherEstablishments)
 }
 
 // emitThresholdEvents appends the account.threshold_crossed entries a
@@ -486,7 +460,7 @@ func (e *Engine) rebuildTotals(ctx context.Context) error {
 					r.Classification, r.Settlement, r.ReviewStatus = d, r.Payment, StatusProcessed
 				}
 				b, ok := (*e.accounts.Load())[r.Account]
-				if !ok || r.ReviewStatus != StatusProcessed || !countsTowardTotal(b.acc.Seller) {
+				if !ok || r.ReviewStatus != StatusProcessed || !vat.SubjectToThreshold(b.acc.Seller.Country, b.acc.Seller.OtherEstablishments) {
 					continue
 				}
 				v, ok := r.Classification.RecordedCount(r.Seller.Country, cmp.Or(r.FX.NetEURExact, r.FX.NetEUR))
