@@ -422,3 +422,33 @@ func TestTypeErrorFieldIsAPointer(t *testing.T) {
 		t.Errorf("ledger size %d after refused requests", n)
 	}
 }
+
+// TestProofRefusesExplicitZeroSize: an absent size (or to) means the
+// current tree; an explicit 0 names no tree a proof can be about (the empty
+// tree holds no leaf and extends nothing), so it is a 400 naming the
+// parameter, not silently a proof against another size than the one sent.
+func TestProofRefusesExplicitZeroSize(t *testing.T) {
+	f := newFixture(t)
+	for i := 1; i <= 2; i++ {
+		if r := f.do("POST", "/settlements", keyA, mustJSON(t, settlement(map[string]any{"txHash": txHash(i)}))); r.status != 201 {
+			t.Fatalf("settle: %d %s", r.status, r.body)
+		}
+	}
+	for _, tc := range []struct{ path, field string }{
+		{"/v1/log/proof/inclusion?index=0&size=0", "size"},
+		{"/v1/log/proof/inclusion?index=0&size=", "size"},
+		{"/v1/log/proof/consistency?from=1&to=0", "to"},
+		{"/v1/log/proof/consistency?from=1&to=", "to"},
+	} {
+		p := problemCode(t, f.do("GET", tc.path, "", nil), 400, "BAD_REQUEST")
+		if p["field"] != tc.field {
+			t.Errorf("%s: field %v, want %s (%v)", tc.path, p["field"], tc.field, p["detail"])
+		}
+	}
+	// Absent still means the current size.
+	for _, path := range []string{"/v1/log/proof/inclusion?index=0", "/v1/log/proof/consistency?from=1"} {
+		if r := f.do("GET", path, "", nil); r.status != 200 {
+			t.Errorf("%s: %d %s", path, r.status, r.body)
+		}
+	}
+}

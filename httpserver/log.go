@@ -36,7 +36,7 @@ func (s *Server) getLogKey(w http.ResponseWriter, r *http.Request) {
 func (s *Server) getInclusionProof(w http.ResponseWriter, r *http.Request) {
 	index, err1 := queryInt(r, "index", -1)
 	size, err2 := queryInt(r, "size", 0)
-	if err := firstErr(onlyParams(r.URL.Query(), "index", "size"), err1, err2); err != nil {
+	if err := firstErr(onlyParams(r.URL.Query(), "index", "size"), err1, err2, explicitZero(r, "size", size)); err != nil {
 		s.problem(w, r, err)
 		return
 	}
@@ -48,7 +48,7 @@ func (s *Server) getInclusionProof(w http.ResponseWriter, r *http.Request) {
 func (s *Server) getConsistencyProof(w http.ResponseWriter, r *http.Request) {
 	from, err1 := queryInt(r, "from", -1)
 	to, err2 := queryInt(r, "to", 0)
-	if err := firstErr(onlyParams(r.URL.Query(), "from", "to"), err1, err2); err != nil {
+	if err := firstErr(onlyParams(r.URL.Query(), "from", "to"), err1, err2, explicitZero(r, "to", to)); err != nil {
 		s.problem(w, r, err)
 		return
 	}
@@ -94,6 +94,17 @@ func queryInt(r *http.Request, name string, def int64) (int64, error) {
 		return 0, &fiscal.Error{Code: fiscal.CodeBadRequest, Field: name, Detail: "query parameter " + name + " must be a non-negative integer"}
 	}
 	return n, nil
+}
+
+// explicitZero refuses a tree size sent as 0 (or empty): only an absent
+// parameter means the current size. The empty tree holds no leaf to prove
+// and extends nothing, so a 0 is a mistake to name, not a request for
+// another tree than the one the client sent.
+func explicitZero(r *http.Request, name string, v int64) error {
+	if v == 0 && r.URL.Query().Has(name) {
+		return &fiscal.Error{Code: fiscal.CodeBadRequest, Field: name, Detail: "query parameter " + name + " must be at least 1; leave it out for the current size"}
+	}
+	return nil
 }
 
 func firstErr(errs ...error) error {

@@ -30,7 +30,8 @@ type ConsistencyProof struct {
 }
 
 // inclusionProof proves that leaf index is in the tree of size leaves;
-// size 0 means the current size.
+// size 0 means the current size (the handler passes 0 only for an absent
+// parameter; an explicit 0 is refused there).
 func inclusionProof(l *ledger.Ledger, index, size int64) (*InclusionProof, error) {
 	if size == 0 {
 		size = l.Size()
@@ -54,7 +55,8 @@ func inclusionProof(l *ledger.Ledger, index, size int64) (*InclusionProof, error
 }
 
 // consistencyProof proves that the tree of to leaves extends the tree of
-// from leaves; to 0 means the current size.
+// from leaves; to 0 means the current size (only for an absent parameter,
+// as for inclusionProof).
 func consistencyProof(l *ledger.Ledger, from, to int64) (*ConsistencyProof, error) {
 	if to == 0 {
 		to = l.Size()

@@ -560,7 +560,7 @@ func operations() map[string]operation {
 			description: "The RFC 6962 audit path from leaf `index` to the root of the tree of `size` leaves.",
 			query: []queryParam{
 				{name: "index", description: "Leaf index (the record's `ledger.index`).", required: true, schema: map[string]any{"type": "integer", "minimum": 0}},
-				{name: "size", description: "Tree size; absent or 0 means the current size.", schema: map[string]any{"type": "integer", "minimum": 0}},
+				{name: "size", description: "Tree size; absent means the current size (0, or an empty value, is 400 naming `size`).", schema: map[string]any{"type": "integer", "minimum": 1}},
 			},
 			responses: []response{jsonBody(http.StatusOK, "The proof.", reflect.TypeFor[InclusionProof]())},
 			errors:    []fiscal.Code{fiscal.CodeBadRequest, fiscal.CodeDBUnavailable},
@@ -571,7 +571,7 @@ func operations() map[string]operation {
 			description: "The RFC 6962 proof that the tree of `to` leaves extends the tree of `from` leaves: the log only grew.",
 			query: []queryParam{
 				{name: "from", description: "The older tree size (at least 1).", required: true, schema: map[string]any{"type": "integer", "minimum": 1}},
-				{name: "to", description: "The newer tree size; absent or 0 means the current size.", schema: map[string]any{"type": "integer", "minimum": 0}},
+				{name: "to", description: "The newer tree size; absent means the current size (0, or an empty value, is 400 naming `to`).", schema: map[string]any{"type": "integer", "minimum": 1}},
 			},
 			responses: []response{jsonBody(http.StatusOK, "The proof.", reflect.TypeFor[ConsistencyProof]())},
 			errors:    []fiscal.Code{fiscal.CodeBadRequest, fiscal.CodeDBUnavailable},
