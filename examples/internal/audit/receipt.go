@@ -2,7 +2,9 @@ package audit
 
 import (
 	"bytes"
+	"crypto/ed25519"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -252,11 +254,11 @@ func facts(doc, jwks []byte, logKey string, iat int64) proofFacts {
 	ks, ksErr := receipt.ParseKeySet(jwks)
 	if r.Payload != "" && ksErr == nil {
 		if _, _, cpNote, err := receipt.ParseTlogProof(r.TlogProof); err == nil {
-			sigs := string(cpNote[bytes.LastIndex(cpNote, []byte("\n\n"))+2:])
+			cut := bytes.LastIndex(cpNote, []byte("\n\n"))
+			text, sigs := cpNote[:cut+1], string(cpNote[cut+2:])
 			for _, line := range strings.Split(sigs, "\n") {
-				name, _, _ := strings.Cut(strings.TrimPrefix(line, "— "), " ")
-				if k, err := ks.Lookup(name); err == nil && !k.Revoked && k.ValidAt(iat) {
-					pf.kid = name
+				if k, ok := cosignedBy(ks, text, line); ok && !k.Revoked && k.ValidAt(iat) {
+					pf.kid = k.Kid
 					break
 				}
 			}
@@ -285,6 +287,29 @@ func facts(doc, jwks []byte, logKey string, iat int64) proofFacts {
 		}
 	}
 	return pf
+}
+
+// cosignedBy reports the key of ks whose signature of the note text the
+// signature line is: the line's name is the key's kid, its key hash is
+// that key's (C2SP signed-note names a key by name and hash; a line of
+// another key of the same name is not this key's), and the signature
+// verifies. A name alone would name a key that signed nothing here.
+func cosignedBy(ks receipt.KeySet, text []byte, line string) (receipt.Key, bool) {
+	name, b64, _ := strings.Cut(strings.TrimPrefix(line, "— "), " ")
+	k, err := ks.Lookup(name)
+	if err != nil {
+		return receipt.Key{}, false
+	}
+	pub, err := k.PublicKey()
+	if err != nil {
+		return receipt.Key{}, false
+	}
+	raw, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil || len(raw) != 4+ed25519.SignatureSize || binary.BigEndian.Uint32(raw) != receipt.NoteKeyHash(name, pub) ||
+		!ed25519.Verify(pub, text, raw[4:]) {
+		return receipt.Key{}, false
+	}
+	return k, true
 }
 
 // printProves writes what a verified receipt proves, in words.
