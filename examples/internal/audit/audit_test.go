@@ -277,6 +277,9 @@ func TestConsistencyTampered(t *testing.T) {
 		{"proof-hash", []string{"consistency", w.checkpoint1, w.checkpointLast, "--proof", badProof}, outcome{ExitFailed, `check "consistency"`}},
 		{"fork-same-size", []string{"consistency", w.checkpointLast, forkFile}, outcome{ExitFailed, `check "same-size"`}},
 		{"fork-proof", []string{"consistency", w.checkpoint1, forkFile, "--proof", forkProofFile}, outcome{ExitFailed, `check "consistency"`}},
+		// The later checkpoint has fewer entries: the log shrank (entries
+		// removed), evidence to keep, not a usage mistake.
+		{"shrank", []string{"consistency", w.checkpointLast, w.checkpoint1}, outcome{ExitFailed, `check "only-grew"`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -370,8 +373,11 @@ func TestUsage(t *testing.T) {
 		{"receipt"},
 		{"receipt", w.receiptDE},         // no key set
 		{"receipt", "rcpt_x402-nothing"}, // an id without --server
-		{"ledger", filepath.Join(w.dir, "ledger.db")},                           // no log key
-		{"consistency", w.checkpointLast, w.checkpoint1, "--log-key", w.logKey}, // newer first
+		{"ledger", filepath.Join(w.dir, "ledger.db")}, // no log key
+		// Not here: OLD larger than NEW. The usage defines the order (OLD,
+		// the checkpoint seen first, then NEW), and a checkpoint carries no
+		// time to tell a swap from a log that shrank: it is a failed check
+		// (TestConsistencyTampered "shrank").
 		{"return", "x"},
 		{"receipt", w.receiptDE, "--no-such-flag"},
 	} {

@@ -19,6 +19,7 @@ import (
 const (
 	checkOldCheckpoint = "old-checkpoint" // OLD is a checkpoint signed by the log key
 	checkNewCheckpoint = "new-checkpoint" // NEW is a checkpoint signed by the log key
+	checkOnlyGrew      = "only-grew"      // NEW has at least OLD's entries
 	checkEmptyTree     = "empty-tree"     // a checkpoint of size 0 has the root of the empty tree
 	checkSameSize      = "same-size"      // two checkpoints of one size sign one root
 	checkProof         = "proof"          // the proof is for these two sizes
@@ -28,6 +29,7 @@ const (
 var consistencyWords = map[string]string{
 	checkOldCheckpoint: "the old checkpoint must be signed by the log key",
 	checkNewCheckpoint: "the new checkpoint must be signed by the log key",
+	checkOnlyGrew:      "the new checkpoint must have at least the old one's entries: a log only grows",
 	checkEmptyTree:     "a checkpoint of 0 entries must sign the root of the empty tree",
 	checkSameSize:      "two checkpoints of the same size must sign the same root",
 	checkProof:         "the proof must be for the two checkpoints' sizes",
@@ -56,6 +58,7 @@ func runConsistency(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "\nProves that the log's checkpoint NEW extends checkpoint OLD: the log only grew between them, nothing was")
 		fmt.Fprintln(stderr, "removed or rewritten. OLD and NEW are signed checkpoints (GET /v1/log/checkpoint) or receipts, whose")
 		fmt.Fprintln(stderr, "tlog_proof ends in one. Checkpoints of different sizes need a consistency proof (--proof or --server).")
+		fmt.Fprintln(stderr, "OLD is the checkpoint you saw first: a NEW with fewer entries fails the check (exit 1), the log shrank.")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterspersed(fs, args)
@@ -108,7 +111,11 @@ func runConsistency(args []string, stdout, stderr io.Writer) int {
 	}
 	old, cur := cps[0], cps[1]
 	if old.Size > cur.Size {
-		return usageErr(fmt.Errorf("OLD (%s) has %d entries and NEW (%s) %d: give the older, smaller checkpoint first", pos[0], old.Size, pos[1], cur.Size))
+		// The order is the auditor's (OLD is the checkpoint seen first); a
+		// checkpoint carries no time, so a swap cannot be told from a log
+		// that shrank. Given in the documented order, this is evidence.
+		return fail(checkOnlyGrew, fmt.Sprintf("the new checkpoint %s has %s, fewer than the %s of the old checkpoint %s: both are signed by the log key, so if %s is the one you saw later, the log shrank (entries were removed or the log was rolled back). Keep both files and report it. If you gave them in the wrong order, run again with the checkpoint you saw first as OLD.",
+			pos[1], entries(cur.Size), entries(old.Size), pos[0], pos[1]))
 	}
 	emptyRoot, _ := tlog.TreeHash(0, nil)
 	var proofFrom string
