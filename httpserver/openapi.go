@@ -286,13 +286,14 @@ func operations() map[string]operation {
 			errors:      []fiscal.Code{codeRateLimited, fiscal.CodeDBUnavailable},
 		},
 		"POST /v1/webhook-endpoints": {
-			id: "createWebhookEndpoint", tag: "Webhooks", auth: authRequired,
+			id: "createWebhookEndpoint", tag: "Webhooks", auth: authRequired, idempotent: true,
 			summary: "Register a webhook endpoint",
 			description: "An https URL (http only to loopback when the operator allows it; private and loopback targets are refused at connect time unless allowed, and redirects are never followed). The answer shows the signing secret (`whsec_` + 256 random bits) **once**. " +
+				"With an `Idempotency-Key`, a retry with the same key and body (the URL compared as the same-target check compares it) gets the first answer again, secret included (201, `Idempotent-Replayed: true`), while the endpoint exists and that secret was not rotated since; once the endpoint is deleted or its secret rotated, the key gets 409 `IDEMPOTENCY_CONFLICT` naming the endpoint and creates nothing, as does the key with another body. The key is the account's, kept forever. " +
 				"Deliveries: `POST` with `X-Service-Timestamp`, `X-Service-Signature: v1=<hex HMAC-SHA256(secret, timestamp + \".\" + rawBody)>` (one `v1=` per active secret during rotation), `X-Service-Event-Id`, `X-Service-Event-Type`, `X-Service-Delivery-Id`, `X-Service-Attempt`; body `{id, type, created, sequence, data, checkpoint}`. At least once, with exponential backoff and jitter for up to 3 days; 2xx delivered, 410 disables the endpoint, 429/503 honour Retry-After, 10 s timeout. An endpoint receives the events created after it.",
 			request:   reflect.TypeFor[webhooks.EndpointRequest](),
-			responses: []response{jsonBody(http.StatusCreated, "The endpoint with its secret (shown once).", reflect.TypeFor[webhooks.EndpointWithSecret](), "Location", "Cache-Control")},
-			errors:    []fiscal.Code{webhooks.CodeLimitReached, webhooks.CodeEndpointConflict, codeRateLimited, fiscal.CodeDBUnavailable},
+			responses: []response{jsonBody(http.StatusCreated, "The endpoint with its secret (shown once); also the replay of the same Idempotency-Key with the same body (then with `Idempotent-Replayed: true`, the same secret).", reflect.TypeFor[webhooks.EndpointWithSecret](), "Location", "Cache-Control", "Idempotent-Replayed")},
+			errors:    []fiscal.Code{webhooks.CodeLimitReached, webhooks.CodeEndpointConflict, fiscal.CodeIdempotencyConflict, codeRateLimited, fiscal.CodeDBUnavailable},
 		},
 		"GET /v1/webhook-endpoints/{id}": {
 			id: "getWebhookEndpoint", tag: "Webhooks", auth: authRequired, pathParams: map[string]string{"id": "The endpoint id."},

@@ -31,20 +31,31 @@ func (s *Server) listWebhookEndpoints(w http.ResponseWriter, r *http.Request) {
 }
 
 // postWebhookEndpoint: POST /v1/webhook-endpoints {url, description}. 201
-// with the endpoint and its secret, which is never shown again.
+// with the endpoint and its secret, which is not shown again but to a
+// replay of the Idempotency-Key (201, Idempotent-Replayed: true) while the
+// endpoint exists and that secret was not rotated
+// (webhooks.Service.CreateEndpointIdempotent).
 func (s *Server) postWebhookEndpoint(w http.ResponseWriter, r *http.Request) {
+	key, err := idempotencyKey(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
 	var req webhooks.EndpointRequest
 	if err := s.decodeJSON(w, r, &req); err != nil {
 		s.problem(w, r, err)
 		return
 	}
-	ep, err := s.svc.Webhooks.CreateEndpoint(r.Context(), accountID(r), req)
+	res, err := s.svc.Webhooks.CreateEndpointIdempotent(r.Context(), accountID(r), req, key)
 	if err != nil {
 		s.problem(w, r, err)
 		return
 	}
-	w.Header().Set("Location", "/v1/webhook-endpoints/"+ep.ID)
-	s.writeCreatedSecret(w, r, ep)
+	w.Header().Set("Location", "/v1/webhook-endpoints/"+res.ID)
+	if res.Replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	s.writeCreatedSecret(w, r, res.EndpointWithSecret)
 }
 
 // writeCreatedSecret answers 201 with a secret that is shown once: no

@@ -454,6 +454,15 @@ func (w *Service) read(fn func(tx ledger.Tx) error) error {
 // are available from Events and Redeliver. An account the engine keeps no
 // books for is NOT_FOUND.
 func (w *Service) CreateEndpoint(ctx context.Context, accountID string, req EndpointRequest) (*EndpointWithSecret, error) {
+	return w.createEndpoint(accountID, req, nil, nil)
+}
+
+// createEndpoint is CreateEndpoint with two hooks in its transaction, both
+// given the request's fingerprint: before, which may answer instead (true:
+// create nothing), and after, given the new endpoint (CreateEndpointIdempotent).
+func (w *Service) createEndpoint(accountID string, req EndpointRequest,
+	before func(tx ledger.Tx, fingerprint string) (bool, error),
+	after func(tx ledger.Tx, fingerprint string, ep *EndpointWithSecret) error) (*EndpointWithSecret, error) {
 	if err := w.account(accountID); err != nil {
 		return nil, err
 	}
@@ -479,7 +488,15 @@ func (w *Service) CreateEndpoint(ctx context.Context, accountID string, req Endp
 		return nil, err
 	}
 	r.Secrets = []storedSecret{secret}
+	fingerprint := requestFingerprint(targetKey(r.URL), r.Description)
+	var answer *EndpointWithSecret
 	err = w.update(func(tx ledger.Tx) error {
+		answer = nil
+		if before != nil {
+			if done, err := before(tx, fingerprint); done || err != nil {
+				return err
+			}
+		}
 		existing, err := accountEndpoints(tx, accountID)
 		if err != nil {
 			return err
@@ -495,13 +512,20 @@ func (w *Service) CreateEndpoint(ctx context.Context, accountID string, req Endp
 		if r.FirstSequence, err = nextSequence(tx); err != nil {
 			return err
 		}
-		return putJSON(tx, bucketWebhookEndpoints, endpointKey(accountID, r.ID), r)
+		if err := putJSON(tx, bucketWebhookEndpoints, endpointKey(accountID, r.ID), r); err != nil {
+			return err
+		}
+		answer = &EndpointWithSecret{Endpoint: w.view(r), Secret: plain, SecretID: secret.ID}
+		if after != nil {
+			return after(tx, fingerprint, answer)
+		}
+		return nil
 	})
-	if err != nil {
+	if err != nil || answer == nil { // nil: before answered
 		return nil, err
 	}
 	w.log.Info("webhook endpoint created", "account", accountID, "endpoint", r.ID, "first_sequence", r.FirstSequence)
-	return &EndpointWithSecret{Endpoint: w.view(r), Secret: plain, SecretID: secret.ID}, nil
+	return answer, nil
 }
 
 // Endpoints lists the account's endpoints, oldest first; an account the
