@@ -49,6 +49,8 @@ func TestSettlementBadInput(t *testing.T) {
 		{name: "timestamp without zone", body: valid(map[string]any{"timestamp": "2026-04-10T14:30:00"}), status: 400, code: "BAD_REQUEST", field: "/timestamp"},
 		{name: "timestamp not UTC", body: valid(map[string]any{"timestamp": "2026-04-10T14:30:00+02:00"}), status: 400, code: "BAD_REQUEST", field: "/timestamp"},
 		{name: "timestamp far in the future", body: valid(map[string]any{"timestamp": "2030-01-01T00:00:00Z"}), status: 400, code: "BAD_REQUEST", field: "/timestamp"},
+		{name: "timestamp with a decimal comma", body: valid(map[string]any{"timestamp": "2026-04-10T14:30:00,5Z"}), status: 400, code: "BAD_REQUEST", field: "/timestamp"},
+		{name: "timestamp finer than nanoseconds", body: valid(map[string]any{"timestamp": "2026-04-10T14:30:00.1234567891Z"}), status: 400, code: "BAD_REQUEST", field: "/timestamp"},
 		{name: "timestamp as number", body: valid(map[string]any{"timestamp": 1775831400}), status: 400, code: "BAD_REQUEST", field: "/timestamp"},
 		{name: "network polygon", body: valid(map[string]any{"network": "eip155:137"}), status: 422, code: "UNSUPPORTED_NETWORK", field: "/network"},
 		{name: "network v1 name", body: valid(map[string]any{"network": "base"}), status: 422, code: "UNSUPPORTED_NETWORK", field: "/network"},

@@ -135,8 +135,11 @@ func USDCAmount(field, v string) (decimal.Decimal, string, error) {
 }
 
 // Timestamp accepts RFC 3339 (an ISO-8601 profile) in UTC only: "Z" or
-// "+00:00", not before 2015. A settlement cannot lie in the future beyond
-// MaxClockSkew after now.
+// "+00:00", not before 2015. Fractional seconds, if any, are "." and one to
+// nine digits (RFC 3339 section 5.6: time-secfrac = "." 1*DIGIT; nine is
+// the nanosecond the record keeps): a decimal comma, which time.Parse
+// tolerates, and a tenth digit, which it would drop, are refused. A
+// settlement cannot lie in the future beyond MaxClockSkew after now.
 func Timestamp(field, v string, now time.Time) (time.Time, error) {
 	if v == "" {
 		return time.Time{}, bad(field, "is required (ISO-8601 UTC, e.g. \"2026-04-10T12:00:00Z\")")
@@ -144,6 +147,9 @@ func Timestamp(field, v string, now time.Time) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339Nano, v)
 	if err != nil || !(strings.HasSuffix(v, "Z") || strings.HasSuffix(v, "+00:00")) {
 		return time.Time{}, bad(field, "must be an ISO-8601 UTC timestamp such as \"2026-04-10T12:00:00Z\"")
+	}
+	if msg := secfrac(v); msg != "" {
+		return time.Time{}, bad(field, "%s (RFC 3339 section 5.6), e.g. \"2026-04-10T12:00:00.5Z\"", msg)
 	}
 	t = t.UTC()
 	if t.Year() < minYear {
@@ -153,6 +159,27 @@ func Timestamp(field, v string, now time.Time) (time.Time, error) {
 		return time.Time{}, bad(field, "is in the future (%s is after the service time %s)", t.Format(time.RFC3339), now.UTC().Format(time.RFC3339))
 	}
 	return t, nil
+}
+
+// secfrac checks the fractional seconds of v, a timestamp time.Parse
+// accepted as RFC 3339 (so "YYYY-MM-DDThh:mm:ss" are its first 19 bytes),
+// and says what is wrong with them, "" when nothing is.
+func secfrac(v string) string {
+	const secEnd = len("2006-01-02T15:04:05")
+	if len(v) <= secEnd || v[secEnd] != '.' && v[secEnd] != ',' {
+		return ""
+	}
+	if v[secEnd] == ',' {
+		return "must separate fractional seconds with \".\", not \",\""
+	}
+	n := 0
+	for i := secEnd + 1; i < len(v) && v[i] >= '0' && v[i] <= '9'; i++ {
+		n++
+	}
+	if n == 0 || n > 9 {
+		return fmt.Sprintf("has %d fractional-second digits; 1 to 9 are accepted", n)
+	}
+	return ""
 }
 
 // Address accepts a 20-byte EVM address, 0x-prefixed, and returns it in

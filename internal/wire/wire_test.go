@@ -42,7 +42,15 @@ func TestFieldChecks(t *testing.T) {
 	}
 	_, err = Timestamp("/t", "2026-04-10T12:04:00Z", now)
 	check("within skew", err, "")
-	for _, bad := range []string{"2026-04-10T12:06:00Z", "2014-12-31T00:00:00Z", "2026-04-10T12:00:00+02:00"} {
+	// RFC 3339 section 5.6: time-secfrac = "." 1*DIGIT; a comma is not
+	// one, and a digit past the ninth cannot be kept, so it is refused
+	// rather than dropped.
+	for _, good := range []string{"2026-04-10T11:59:59.5Z", "2026-04-10T11:59:59.123456789Z", "2026-04-10T11:59:59.1+00:00"} {
+		_, err := Timestamp("/t", good, now)
+		check("timestamp "+good, err, "")
+	}
+	for _, bad := range []string{"2026-04-10T12:06:00Z", "2014-12-31T00:00:00Z", "2026-04-10T12:00:00+02:00",
+		"2026-04-10T11:59:59,5Z", "2026-04-10T11:59:59.1234567891Z", "2026-04-10T11:59:59.Z", "2026-04-10T11:59:59,123+00:00"} {
 		_, err := Timestamp("/t", bad, now)
 		check("timestamp "+bad, err, "/t")
 	}
