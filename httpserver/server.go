@@ -698,6 +698,8 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error
 func (s *Server) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	if ct := r.Header.Get("Content-Type"); ct != "application/json" && !isJSONMediaType(ct) {
 		return nil, &fiscal.Error{Code: codeUnsupportedMedia, Field: "Content-Type", Detail: "the request body must be JSON sent with Content-Type: application/json"}
+	} else if cs := jsonCharset(ct); cs != "" {
+		return nil, &fiscal.Error{Code: codeUnsupportedMedia, Field: "Content-Type", Detail: fmt.Sprintf("the declared charset %q is not supported: JSON exchanged between systems is UTF-8 (RFC 8259 section 8.1); declare charset=utf-8 or none", cs)}
 	}
 	if coding := contentCoding(r); coding != "" {
 		// The server decodes no content coding: read as they stand, the
@@ -734,6 +736,23 @@ func contentCoding(r *http.Request) string {
 func isJSONMediaType(ct string) bool {
 	mt, _, err := mime.ParseMediaType(ct)
 	return err == nil && mt == "application/json"
+}
+
+// jsonCharset is the charset parameter of an application/json Content-Type
+// when it names anything but UTF-8 (in any case), "" when the parameter is
+// absent or utf-8. RFC 8259 section 8.1: JSON text exchanged between
+// systems that are not part of a closed ecosystem MUST be encoded using
+// UTF-8; a body declared in another charset would be read as bytes it does
+// not claim to be.
+func jsonCharset(ct string) string {
+	if ct == "application/json" {
+		return ""
+	}
+	_, params, err := mime.ParseMediaType(ct)
+	if cs, ok := params["charset"]; err == nil && ok && !strings.EqualFold(cs, "utf-8") {
+		return cs
+	}
+	return ""
 }
 
 // problem writes err as an RFC 9457 problem document with the members code,

@@ -73,6 +73,8 @@ func TestSettlementBadInput(t *testing.T) {
 		{name: "trailing data", body: append(valid(nil), []byte(`{}`)...), status: 400, code: "BAD_REQUEST"},
 		{name: "truncated JSON", body: valid(nil)[:40], status: 400, code: "BAD_REQUEST"},
 		{name: "text/plain", body: valid(nil), headers: []string{"Content-Type", "text/plain"}, status: 415, code: "UNSUPPORTED_MEDIA_TYPE", field: "Content-Type"},
+		{name: "declared charset latin1", body: valid(nil), headers: []string{"Content-Type", "application/json; charset=latin1"}, status: 415, code: "UNSUPPORTED_MEDIA_TYPE", field: "Content-Type"},
+		{name: "declared charset utf-16", body: valid(nil), headers: []string{"Content-Type", "application/json; charset=UTF-16"}, status: 415, code: "UNSUPPORTED_MEDIA_TYPE", field: "Content-Type"},
 		{name: "no content type", body: valid(nil), headers: []string{"Content-Type", ""}, status: 415, code: "UNSUPPORTED_MEDIA_TYPE", field: "Content-Type"},
 		{name: "body over the limit", body: valid(map[string]any{"consumerName": strings.Repeat("x", 70<<10)}), status: 413, code: "PAYLOAD_TOO_LARGE"},
 		{name: "idempotency key with space", body: valid(nil), headers: []string{"Idempotency-Key", "a b"}, status: 400, code: "BAD_REQUEST", field: "Idempotency-Key"},
@@ -408,4 +410,17 @@ func TestSettlementIdempotencyCoversTheAddress(t *testing.T) {
 	}
 	assertProblem(t, f.do("POST", "/settlements", keyA, mustJSON(t, addr("Potsdam")), "Idempotency-Key", "order-addr"), 409, "IDEMPOTENCY_CONFLICT", "Idempotency-Key")
 	assertProblem(t, f.do("POST", "/settlements", keyA, mustJSON(t, settlement(nil)), "Idempotency-Key", "order-addr"), 409, "IDEMPOTENCY_CONFLICT", "Idempotency-Key")
+}
+
+// TestSettlementCharsetUTF8: a JSON body may declare its charset only as
+// UTF-8 (RFC 8259 section 8.1), in any case and quoted or not; each such
+// request is recorded like one without the parameter.
+func TestSettlementCharsetUTF8(t *testing.T) {
+	f := newFixture(t)
+	for i, ct := range []string{"application/json; charset=utf-8", "Application/JSON;charset=\"UTF-8\""} {
+		body := mustJSON(t, settlement(map[string]any{"txHash": txHash(900 + i)}))
+		if resp := f.do("POST", "/settlements", keyA, body, "Content-Type", ct); resp.status != http.StatusCreated {
+			t.Errorf("Content-Type %q: status %d: %s", ct, resp.status, resp.body)
+		}
+	}
 }
