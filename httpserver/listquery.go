@@ -38,7 +38,7 @@ func parseListQuery(v url.Values) (listing.Query, error) {
 	}
 	if s := v.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > maxListLimit {
+		if err != nil || !canonicalUint(s) || n < 1 || n > maxListLimit {
 			return q, badRequestf("limit", "must be an integer from 1 to %d", maxListLimit)
 		}
 		q.Limit = n
@@ -139,4 +139,20 @@ const maxListLimit = 200
 
 func badRequestf(field, format string, args ...any) *fiscal.Error {
 	return &fiscal.Error{Code: fiscal.CodeBadRequest, Field: field, Detail: fmt.Sprintf(format, args...)}
+}
+
+// canonicalUint reports whether s is a non-negative integer in its one
+// spelling: decimal digits, without a sign or a leading zero ("0" itself
+// excepted). strconv accepts "+5" and "01" too; the API's numbers in
+// strings are plain (amounts, rates), and its query integers are alike.
+func canonicalUint(s string) bool {
+	if s == "" || len(s) > 1 && s[0] == '0' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -90,7 +90,7 @@ func queryInt(r *http.Request, name string, def int64) (int64, error) {
 		return def, nil
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < 0 {
+	if err != nil || n < 0 || !canonicalUint(v) {
 		return 0, &fiscal.Error{Code: fiscal.CodeBadRequest, Field: name, Detail: "query parameter " + name + " must be a non-negative integer"}
 	}
 	return n, nil

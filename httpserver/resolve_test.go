@@ -39,6 +39,8 @@ func TestResolveOverHTTP(t *testing.T) {
 		{`{"buyer":{"consumerCountry":"Germany"},"resolvedBy":"ops"}`, "/buyer/consumerCountry"},
 		{`{"buyer":{"consumerCountry":"DE","extra":1},"resolvedBy":"ops"}`, "/buyer/extra"},
 		{`{"determination":{"regime":"DOMESTIC","taxingCountry":"DE","ratePercent":"5","reason":"guess"},"resolvedBy":"ops"}`, "/determination/taxingCountry"}, // the record places the customer nowhere
+		{`{"determination":{"regime":"DOMESTIC","taxingCountry":"DE","ratePercent":"1e1","reason":"guess"},"resolvedBy":"ops"}`, "/determination/ratePercent"}, // a decimal string, never an exponent
+		{`{"determination":{"regime":"DOMESTIC","taxingCountry":"DE","ratePercent":"019","reason":"guess"},"resolvedBy":"ops"}`, "/determination/ratePercent"}, // nor a leading zero
 	} {
 		r := f.do("POST", "/settlements/"+id+"/resolve", keyA, []byte(bad.body))
 		if r.status != http.StatusBadRequest || r.json(t)["field"] != bad.field {

@@ -312,6 +312,12 @@ func refuseCases(t *testing.T) []manualRefuse {
 		{"rate given for reverse charge", Input{Seller{Country: "DE"}, confirmedFR, digital}, manual(RegimeReverseChargeB2B, "FR", "0"), ManualRateInvalid, fieldRatePercent, "", []string{"BR-AE-05"}},
 		{"rate given outside scope", Input{Seller{Country: "DE"}, b2c("US"), digital}, manual(RegimeOutsideScope, "", "0"), ManualRateInvalid, fieldRatePercent, "", []string{"BR-O-05"}},
 		{"rate not a number", deFR, manual(RegimeOSSB2C, "FR", "twenty"), ManualRateInvalid, fieldRatePercent, "", []string{"not a decimal"}},
+		// The rate in force, spelled other than as a plain decimal string:
+		// refused as an amount would be, whatever its value.
+		{"rate with an exponent", deFR, manual(RegimeOSSB2C, "FR", std("FR")+"e0"), ManualRateInvalid, fieldRatePercent, "", []string{"plain decimal"}},
+		{"rate with a leading zero", deFR, manual(RegimeOSSB2C, "FR", "0"+std("FR")), ManualRateInvalid, fieldRatePercent, "", []string{"plain decimal"}},
+		{"rate with a sign", deFR, manual(RegimeOSSB2C, "FR", "+"+std("FR")), ManualRateInvalid, fieldRatePercent, "", []string{"plain decimal"}},
+		{"rate ending in a point", deFR, manual(RegimeOSSB2C, "FR", std("FR")+"."), ManualRateInvalid, fieldRatePercent, "", []string{"plain decimal"}},
 		{"rate above 100", deFR, manual(RegimeOSSB2C, "FR", "120"), ManualRateInvalid, fieldRatePercent, "", []string{"between 0 and 100"}},
 		{"rate not in force", deFR, manual(RegimeOSSB2C, "FR", "19"), ManualRateNotInForce, fieldRatePercent, "", append([]string{std("FR") + " % (standard)", "2026-09-01", "Europe/Paris"}, frAllowed...)},
 		{"rate of the UTC day, not the local day", Input{Seller{Country: "US"}, b2c("EE"), Supply{Kind: KindSaaS, Date: eeLate}}, manual(RegimeOSSB2C, "EE", eeUTCDay), ManualRateNotInForce, fieldRatePercent, "", []string{"2025-07-01", "Europe/Tallinn"}},

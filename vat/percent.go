@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/shopspring/decimal"
 )
@@ -52,6 +53,26 @@ func parsePercentText(s string) (decimal.Decimal, error) {
 }
 
 var hundred = decimal.NewFromInt(100)
+
+// plainDecimal reports whether s is a decimal string in the one spelling
+// the API reads its decimal strings in (amounts, rates): digits, without a
+// leading zero unless the integer part is "0", and an optional "." with at
+// least one digit after it. Signs, exponents, spaces and a bare point are
+// not: a value has one spelling family.
+func plainDecimal(s string) bool {
+	intPart, frac, dot := strings.Cut(s, ".")
+	return (intPart == "0" || intPart != "" && intPart[0] != '0' && digitsOnly(intPart)) &&
+		(!dot || frac != "" && digitsOnly(frac))
+}
+
+func digitsOnly(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 // Decimal returns the rate as a decimal.
 func (p Percent) Decimal() decimal.Decimal { return p.d }
