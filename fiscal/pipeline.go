@@ -52,6 +52,7 @@ type Supply struct {
 	// number decides on (Recheck.Seller) instead of Seller: the account's
 	// full profile of a fiscal event of its own sale.
 	RecheckSeller *Seller
+	rateAt        time.Time // the instant the rate is looked up at, when not the payment's (fx.RateOfTheDay)
 }
 
 // Draft is a record's first state before it is committed: Prepare makes
@@ -114,7 +115,7 @@ func (e *Engine) Prepare(ctx context.Context, accountID string, s Supply, now ti
 		}
 	}
 	// The EUR amount first: the Art. 59c count needs the supply's value.
-	rfx, gross, fxReason, err := e.convert(ctx, p, cmp.Or(seller.FXPolicy, e.cfg.FXPolicy))
+	rfx, gross, fxReason, err := e.convert(ctx, p, cmp.Or(seller.FXPolicy, e.cfg.FXPolicy), s.rateAt)
 	if err != nil {
 		return nil, err
 	}
@@ -148,6 +149,10 @@ func (e *Engine) Prepare(ctx context.Context, accountID string, s Supply, now ti
 		Supply: vat.Supply{Kind: p.Buyer.SupplyKind, Date: p.Timestamp, GrossEUR: gross, Provider: p.Buyer.Provider,
 			Conditions: mergeConditions(seller.RateConditions, p.Buyer.Conditions)},
 	})
+	if at, other := fx.RateOfTheDay(cmp.Or(seller.FXPolicy, e.cfg.FXPolicy), p.Timestamp, det.SupplyDate); other && s.rateAt.IsZero() {
+		s.rateAt, s.Registry = at, reg // decided again on the rate of the supply's local day
+		return e.Prepare(ctx, accountID, s, now)
+	}
 	var reasons []vat.Reason
 	if det.Status != vat.StatusDetermined {
 		reasons = append(reasons, det.Reasons...)
@@ -482,9 +487,9 @@ func registryCheck(r *vies.Result) *vat.RegistryCheck {
 // convert converts the settled USDC to EUR at the ECB rate the policy picks.
 // A rate that cannot be had is a review reason, never a guess: no rate is
 // invented past the last known ECB publication (fx.ErrNotYetPublished).
-func (e *Engine) convert(ctx context.Context, s Payment, policy fx.Policy) (RecordFX, decimal.Decimal, *vat.Reason, error) {
+func (e *Engine) convert(ctx context.Context, s Payment, policy fx.Policy, at time.Time) (RecordFX, decimal.Decimal, *vat.Reason, error) {
 	rfx := RecordFX{Pair: "USDC/EUR", AmountUSDC: s.AmountString}
-	rate, err := e.cfg.FX.Rate(ctx, "USD", s.Timestamp, policy)
+	rate, err := e.cfg.FX.Rate(ctx, "USD", cmp.Or(at, s.Timestamp), policy)
 	if errors.Is(err, fx.ErrNotYetPublished) || errors.Is(err, fx.ErrNoRate) {
 		detail := fmt.Sprintf("no ECB USD reference rate is known for %s under policy %s: %v", s.Timestamp.Format(time.RFC3339), policy, err)
 		rfx.Note = detail

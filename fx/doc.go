@@ -71,7 +71,10 @@
 //     CET/CEST is computed from the EU summer-time rule, so no tzdata is
 //     needed. The engine should make it its default (issue 16).
 //   - ForDayOrPrevious, the "rate of the day": the publication for the UTC
-//     date of the chargeable event, else the latest before it. Kept as an
+//     date of the instant looked up, else the latest before it. The day of
+//     the chargeable event is the supply's calendar day in the taxing
+//     state, which need not be the payment's UTC date: RateOfTheDay gives
+//     the instant to look that day up at (noon UTC on it). Kept as an
 //     account option; the zero Policy means it, for compatibility.
 //   - PeriodEndOrNext, Arts. 366(2) and 369h(2), for OSS/IOSS returns: the
 //     publication for the last day of the period, else the next one

@@ -25,6 +25,27 @@ func sourceFor(quote string) string {
 	return "ECB:EXR.D." + quote + ".EUR.SP00.A"
 }
 
+// RateOfTheDay is the instant to look the rate of a supply up at under
+// policy p when the supply's calendar day in the taxing state is supplyDate
+// (YYYY-MM-DD, the day the engine dates the supply by: vat's
+// Determination.SupplyDate in its TimeZone). For ForDayOrPrevious (and the
+// zero Policy), the "rate of the day" of Art. 91(2) Directive 2006/112/EC
+// (https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112)
+// is that day's, which need not be at's UTC date (23:30 UTC is the next day
+// in Helsinki): it answers noon UTC on supplyDate, and other true, when the
+// two dates differ. Otherwise (LatestPublishedAt reads the instant itself;
+// supplyDate empty or malformed; the same date) it answers at and false.
+func RateOfTheDay(p Policy, at time.Time, supplyDate string) (time.Time, bool) {
+	if p != "" && p != ForDayOrPrevious {
+		return at, false
+	}
+	d, err := time.Parse(time.DateOnly, supplyDate)
+	if err != nil || utcDay(d) == utcDay(at) {
+		return at, false
+	}
+	return dayNoonUTC(utcDay(d)), true
+}
+
 // Policy selects which ECB publication answers a request. The policy used is
 // recorded on every Rate.
 type Policy string
