@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -82,5 +83,72 @@ func TestJournalOfAnotherLedgerRefused(t *testing.T) {
 	}
 	if !bytes.Equal(after, fileA) {
 		t.Fatalf("the refused Open wrote to the file (%d bytes before, %d after)", len(fileA), len(after))
+	}
+}
+
+// TestJournalCheckpointTxidWithAnotherMeta: a file whose meta slot holds the
+// journal's checkpoint transaction, valid, but not the meta page the
+// checkpoint noted, is not the state the journal was written over: bbolt
+// writes one meta page per transaction, so the same transaction with other
+// roots is another file's. Open refuses it and writes nothing, even where
+// the file is as large as the checkpoint's pages.
+func TestJournalCheckpointTxidWithAnotherMeta(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	l := reopen(t, path)
+	for i := range 10 {
+		mustAppend(t, l, fmt.Sprintf("e%d", i))
+	}
+	if err := putSide(l); err != nil { // a checkpoint at once
+		t.Fatal(err)
+	}
+	st, err := readJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, ps := metaTxid(st.ckptMeta), pageSizeOf(st.ckptMeta)
+	slot := -1
+	for i := range 2 {
+		m := file[int64(i)*ps : int64(i)*ps+journalMetaSize]
+		if metaValid(m) && metaTxid(m) == want {
+			slot = i
+		}
+	}
+	if slot < 0 {
+		t.Fatalf("no meta slot of the file holds the checkpoint's transaction %d", want)
+	}
+	for i := range 3 { // batches after the checkpoint: the journal is not clean
+		mustAppend(t, l, fmt.Sprintf("after%d", i))
+	}
+	if st, err = readJournal(path); err != nil || st.clean || metaTxid(st.ckptMeta) != want {
+		t.Fatalf("the journal: %v, clean %v, checkpoint %d; want checkpoint %d with batches after it", err, st.clean, metaTxid(st.ckptMeta), want)
+	}
+	// The slot of that transaction with another freelist page, its checksum
+	// made again: valid, the same transaction, another state.
+	other := bytes.Clone(file)
+	m := other[int64(slot)*ps : int64(slot)*ps+journalMetaSize]
+	binary.LittleEndian.PutUint64(m[48:56], binary.LittleEndian.Uint64(m[48:56])+1)
+	binary.LittleEndian.PutUint64(m[72:80], fnv64a(m[16:72]))
+	if !metaValid(m) {
+		t.Fatal("the altered meta page does not pass as valid")
+	}
+	if int64(len(other)) < int64(metaPgid(st.ckptMeta))*ps {
+		t.Fatalf("the file is smaller than the checkpoint's pages: the case is the size guard's, not this one's")
+	}
+	crash := crashDisk(t, path, other)
+	s, _, _ := testKey(t, testOrigin, "log key 1")
+	r, err := Open(crash, Options{Origin: testOrigin, Signer: s})
+	if err == nil {
+		r.Close()
+	}
+	var jm *JournalMismatchError
+	if !errors.As(err, &jm) || !jm.Foreign {
+		t.Fatalf("Open of a file with another meta page at the checkpoint's transaction: %v, want a foreign *JournalMismatchError", err)
+	}
+	if after, _ := os.ReadFile(crash); !bytes.Equal(after, other) {
+		t.Fatal("the refused Open wrote to the file")
 	}
 }
