@@ -82,6 +82,9 @@ func parseBound(field, v string, upper bool) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, badRequestf(field, "must be a date (2026-04-10) or an RFC 3339 instant (2026-04-10T12:00:00Z); in a URL write + as %%2B")
 	}
+	if msg := wire.SecFrac(v); msg != "" { // a decimal comma, or a tenth digit time.Parse would drop
+		return time.Time{}, badRequestf(field, "%s (RFC 3339 section 5.6)", msg)
+	}
 	return checkYear(field, t.UTC())
 }
 

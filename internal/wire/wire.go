@@ -148,7 +148,7 @@ func Timestamp(field, v string, now time.Time) (time.Time, error) {
 	if err != nil || !(strings.HasSuffix(v, "Z") || strings.HasSuffix(v, "+00:00")) {
 		return time.Time{}, bad(field, "must be an ISO-8601 UTC timestamp such as \"2026-04-10T12:00:00Z\"")
 	}
-	if msg := secfrac(v); msg != "" {
+	if msg := SecFrac(v); msg != "" {
 		return time.Time{}, bad(field, "%s (RFC 3339 section 5.6), e.g. \"2026-04-10T12:00:00.5Z\"", msg)
 	}
 	t = t.UTC()
@@ -161,10 +161,11 @@ func Timestamp(field, v string, now time.Time) (time.Time, error) {
 	return t, nil
 }
 
-// secfrac checks the fractional seconds of v, a timestamp time.Parse
+// SecFrac checks the fractional seconds of v, a timestamp time.Parse
 // accepted as RFC 3339 (so "YYYY-MM-DDThh:mm:ss" are its first 19 bytes),
-// and says what is wrong with them, "" when nothing is.
-func secfrac(v string) string {
+// and says what is wrong with them, "" when nothing is: Timestamp's check,
+// and the list bounds' (httpserver).
+func SecFrac(v string) string {
 	const secEnd = len("2006-01-02T15:04:05")
 	if len(v) <= secEnd || v[secEnd] != '.' && v[secEnd] != ',' {
 		return ""
