@@ -296,7 +296,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	case o.fxFile != "":
 		table, err := loadRates(o.fxFile)
 		if err != nil {
-			return err
+			return fmt.Errorf("-fx-file %s: %w", o.fxFile, err)
 		}
 		cfg.FX = table
 	case o.fxRefresh:
