@@ -243,7 +243,7 @@ func parseManual(m Manual) (manualChoice, *ManualError) {
 	case !charged && rate != "":
 		return mc, refusal(ManualRateInvalid, fieldRatePercent, "", "A rate is given, but under %s the seller charges no VAT (%s), so no rate is recorded.", mc.regime, noRateWhy(mc.regime))
 	case charged:
-		if !plainDecimal(rate) {
+		if !PlainDecimal(rate) {
 			return mc, refusal(ManualRateInvalid, fieldRatePercent, "", "The rate %q is not a decimal number between 0 and 100 written as a plain decimal string such as \"20\" or \"5.5\" (no sign, exponent or leading zeros).", truncate(m.RatePercent, 40))
 		}
 		d, err := parsePercentText(rate)

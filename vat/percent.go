@@ -54,12 +54,14 @@ func parsePercentText(s string) (decimal.Decimal, error) {
 
 var hundred = decimal.NewFromInt(100)
 
-// plainDecimal reports whether s is a decimal string in the one spelling
-// the API reads its decimal strings in (amounts, rates): digits, without a
-// leading zero unless the integer part is "0", and an optional "." with at
-// least one digit after it. Signs, exponents, spaces and a bare point are
-// not: a value has one spelling family.
-func plainDecimal(s string) bool {
+// PlainDecimal reports whether s is a decimal string in the one spelling
+// the API reads its decimal strings in (amounts, rates):
+// ^(0|[1-9][0-9]*)(\.[0-9]+)?$ — digits, without a leading zero unless the
+// integer part is "0", and an optional "." with at least one digit after
+// it. Signs, exponents, spaces and a bare point are not: a value has one
+// spelling. internal/wire reads amounts with it (held to that expression
+// by its matcher tests).
+func PlainDecimal(s string) bool {
 	intPart, frac, dot := strings.Cut(s, ".")
 	return (intPart == "0" || intPart != "" && intPart[0] != '0' && digitsOnly(intPart)) &&
 		(!dot || frac != "" && digitsOnly(frac))

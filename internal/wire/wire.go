@@ -51,21 +51,9 @@ const (
 // microseconds). TestMatchersAgreeWithRegexps and FuzzMatchers hold each
 // one to its expression.
 
-// isAmount: ^(0|[1-9][0-9]*)(\.[0-9]+)?$
-func isAmount(v string) bool {
-	intPart, frac, dot := strings.Cut(v, ".")
-	return (intPart == "0" || intPart != "" && intPart[0] != '0' && allDigits(intPart)) &&
-		(!dot || frac != "" && allDigits(frac))
-}
-
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
+// isAmount: ^(0|[1-9][0-9]*)(\.[0-9]+)?$, the API's one decimal spelling
+// (vat.PlainDecimal, which a manual ratePercent is read with too).
+func isAmount(v string) bool { return vat.PlainDecimal(v) }
 
 // isHex0x: ^0x[0-9a-fA-F]{n}$
 func isHex0x(v string, n int) bool {
