@@ -982,13 +982,20 @@ func establishment(r *Return, country string, index int64, outside map[string][]
 // establishment outside the EU, counted with the member state of
 // identification.
 func outsideReview(outside map[string][]int64, msi string) []string {
-	var out []string
-	for _, c := range sortedKeys(outside) {
-		idx := outside[c]
-		slices.Sort(idx)
-		out = append(out, fmt.Sprintf("%d entries (ledger indexes %v) name the seller's establishment in %s, outside the EU: the Union return has sections only for the member state of identification "+
+	return perKey(outside, func(c string, idx []int64) string {
+		return fmt.Sprintf("%d entries (ledger indexes %v) name the seller's establishment in %s, outside the EU: the Union return has sections only for the member state of identification "+
 			"and for fixed establishments in other member states (Art. 369g(1), (3) Directive 2006/112/EC), so they are counted with %s; check which establishment made these supplies",
-			len(idx), idx, c, msi))
+			len(idx), idx, c, msi)
+	})
+}
+
+// perKey is line(k, its ledger indexes sorted) for each key of m in order:
+// the review lines that name records by group.
+func perKey(m map[string][]int64, line func(k string, idx []int64) string) []string {
+	var out []string
+	for _, k := range sortedKeys(m) {
+		slices.Sort(m[k])
+		out = append(out, line(k, m[k]))
 	}
 	return out
 }
@@ -1011,15 +1018,11 @@ func recordedWithin(createdAt string, p Period) bool {
 // not know when a return was submitted: a person adds the adjustment, or
 // not.
 func lateReview(late map[string][]int64) []string {
-	var out []string
-	for _, q := range sortedKeys(late) {
-		idx := late[q]
-		slices.Sort(idx)
-		out = append(out, fmt.Sprintf("%d OSS supplies of %s were recorded in this quarter (ledger indexes %v): they are in the return of %s; "+
+	return perKey(late, func(q string, idx []int64) string {
+		return fmt.Sprintf("%d OSS supplies of %s were recorded in this quarter (ledger indexes %v): they are in the return of %s; "+
 			"if that return was submitted before they were recorded, declare them here as adjustments of %s (Art. 61(1) Implementing Regulation (EU) No 282/2011), which this return does not do",
-			len(idx), q, idx, q, q))
-	}
-	return out
+			len(idx), q, idx, q, q)
+	})
 }
 
 // formerStateReason is why a refund of a supply of a former member state
