@@ -61,15 +61,19 @@ type RateCondition struct {
 // Conditions lists the legal conditions of the table's reduced rates,
 // sorted by code.
 func (t *RateTable) Conditions() []RateCondition {
-	out := make([]RateCondition, len(rateConditionDefs))
-	for i, c := range rateConditionDefs {
+	out := make([]RateCondition, len(t.conditions))
+	for i, c := range t.conditions {
 		out[i] = RateCondition{Code: c.code, Description: c.description, Source: c.source}
 	}
 	return out
 }
 
-func conditionDef(code string) (rateConditionDef, bool) {
-	for _, c := range rateConditionDefs {
+// conditionDef is the table's definition of a condition code. The codes a
+// request may attest are this build's (knownCondition): a table file may
+// restate a condition's description and source, not add a code, since a
+// code is part of the API its clients attest.
+func (t *RateTable) conditionDef(code string) (rateConditionDef, bool) {
+	for _, c := range t.conditions {
 		if c.code == code {
 			return c, true
 		}
@@ -77,11 +81,21 @@ func conditionDef(code string) (rateConditionDef, bool) {
 	return rateConditionDef{}, false
 }
 
+// knownCondition reports whether code is a condition code of this build.
+func knownCondition(code string) bool {
+	for _, c := range rateConditionDefs {
+		if c.code == code {
+			return true
+		}
+	}
+	return false
+}
+
 // checkConditions validates Supply.Conditions: every code must be known.
 func (b *builder) checkConditions(codes []string) bool {
 	ok := true
 	for i, c := range codes {
-		if _, known := conditionDef(strings.TrimSpace(c)); !known {
+		if !knownCondition(strings.TrimSpace(c)) {
 			b.review(ReasonConditionUnknown, "supply.conditions[%d] %q is not a known condition code (known: %s).", i, c, strings.Join(conditionCodes(), ", "))
 			ok = false
 		}
@@ -103,7 +117,7 @@ func (r *rules) conditionMet(res rateResult, where string) bool {
 	if res.condition == "" {
 		return true
 	}
-	def, _ := conditionDef(res.condition)
+	def, _ := r.t.conditionDef(res.condition)
 	attested := slices.ContainsFunc(r.in.Supply.Conditions, func(c string) bool { return strings.TrimSpace(c) == res.condition })
 	if !attested {
 		r.b.review(ReasonRateConditionUnattested, "The %s rate of %s is %s only where %s The condition %q is not attested in supply.conditions, and the standard rate is not assumed either (%s).",

@@ -248,6 +248,15 @@
 // known rate is never reused. Every charged rate carries a [RateSource] (table
 // version, effective-from date, citation).
 //
+// A newer table need not wait for a new build: [ParseRateTable] reads a
+// whole table from a table file (the format [RateTable.File] writes; the
+// embedded table's file is where the next one starts), checked as the
+// generated table is, every row with its public source, and
+// [RateTable.Determine] and [RateTable.DetermineManually] decide on it
+// (the engine: fiscal.Config.Rates; the server: -vat-rates FILE). Records
+// name the version they were decided with, so a file may not reuse the
+// embedded table's version for other rows.
+//
 // # VAT numbers
 //
 // [NormalizeNumber] strips separators, upper-cases and writes GR as EL; it is

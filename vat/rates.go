@@ -76,8 +76,12 @@ type seriesKey struct{ country, territory, series string }
 // immutable: every method only reads.
 type RateTable struct {
 	version  string
+	why      string // why the table vouches for its coverage
 	from, to int
-	series   map[seriesKey][]rateRow // each sorted by from, ascending
+	// conditions are the legal conditions of the table's reduced rates,
+	// sorted by code.
+	conditions []rateConditionDef
+	series     map[seriesKey][]rateRow // each sorted by from, ascending
 	// national holds the series without a territory by country (at the
 	// index of countryTable) and series (seriesIndex): the same slices as
 	// series, found without hashing a key.
@@ -110,17 +114,19 @@ const numSeries = 5
 
 // rates is built once at package initialisation from the generated rows and
 // never modified afterwards.
-var rates = buildRateTable()
+var rates = buildRateTable(rateTableVersion, rateTableWhy, rateTableFrom, rateTableTo, rateConditionDefs[:], rateRows[:])
 
-func buildRateTable() *RateTable {
+func buildRateTable(version, why string, from, to int, conds []rateConditionDef, rows []rateRow) *RateTable {
 	t := &RateTable{
-		version: rateTableVersion,
-		from:    rateTableFrom,
-		to:      rateTableTo,
-		series:  make(map[seriesKey][]rateRow),
+		version:    version,
+		why:        why,
+		from:       from,
+		to:         to,
+		conditions: conds,
+		series:     make(map[seriesKey][]rateRow),
 	}
 	t.fromUnix, t.toEndUnix = keyTime(t.from).Unix(), keyTime(t.to).AddDate(0, 0, 1).Unix()
-	for _, r := range rateRows {
+	for _, r := range rows {
 		if r.from != 0 {
 			r.effectiveFrom = keyTime(r.from).Format(time.DateOnly)
 		}
@@ -150,6 +156,7 @@ func buildRateTable() *RateTable {
 
 // Rates returns the embedded rate table, generated from the ibericode/vat-rates
 // snapshot in vat/ratedata/ibericode and vat/ratedata/corrections.json.
+// ParseRateTable reads another one (ratefile.go).
 func Rates() *RateTable { return rates }
 
 // Version names the table's data, e.g. "vat-rates-2026.09.1". It changes

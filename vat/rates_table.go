@@ -10,7 +10,8 @@ import "github.com/shopspring/decimal"
 
 const (
 	rateTableVersion = "vat-rates-2026.12.1"
-	// Coverage: From: every rate in force from 2024-01-01 was checked against the source cited in its row; earlier periods were not re-checked. To: the sources reflect the law as of September 2026 and announce no further change for 2026 except where a row says so (DK e-books); member states set rate changes in their annual budget laws, most often effective 1 January (LU, EE 2024; FI, SK, EE 2025; FI, LT 2026), so dates from 2027-01-01 need a refreshed table.
+	// rateTableWhy says why the table vouches for its coverage.
+	rateTableWhy               = "From: every rate in force from 2024-01-01 was checked against the source cited in its row; earlier periods were not re-checked. To: the sources reflect the law as of September 2026 and announce no further change for 2026 except where a row says so (DK e-books); member states set rate changes in their annual budget laws, most often effective 1 January (LU, EE 2024; FI, SK, EE 2025; FI, LT 2026), so dates from 2027-01-01 need a refreshed table."
 	rateTableFrom              = 20240101
 	rateTableTo                = 20261231
 	rateTableBaseName          = "vat/ratedata/ibericode/vat-rates.json"

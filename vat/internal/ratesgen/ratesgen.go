@@ -145,15 +145,15 @@ type Condition struct {
 }
 
 type correctionRow struct {
-	Condition string   `json:"condition"`
 	Country   string   `json:"country"`
-	Territory string   `json:"territory"`
+	Territory string   `json:"territory,omitempty"`
 	Series    string   `json:"series"`
 	From      string   `json:"from"`
 	Percent   []string `json:"percent"`
 	Status    string   `json:"status"`
 	Source    string   `json:"source"`
-	Note      string   `json:"note"`
+	Note      string   `json:"note,omitempty"`
+	Condition string   `json:"condition,omitempty"`
 }
 
 type baseFile struct {
@@ -614,7 +614,7 @@ func Render(t *Table) ([]byte, error) {
 	fmt.Fprintf(&b, "package vat\n\nimport \"github.com/shopspring/decimal\"\n\n")
 	fmt.Fprintf(&b, "const (\n")
 	fmt.Fprintf(&b, "rateTableVersion = %s\n", strconv.Quote(t.Version))
-	fmt.Fprintf(&b, "// Coverage: %s\n", t.CoverageWhy)
+	fmt.Fprintf(&b, "// rateTableWhy says why the table vouches for its coverage.\nrateTableWhy = %s\n", strconv.Quote(t.CoverageWhy))
 	fmt.Fprintf(&b, "rateTableFrom = %d\nrateTableTo = %d\n", t.From, t.To)
 	fmt.Fprintf(&b, "rateTableBaseName = %s\nrateTableBaseSHA256 = %s\n", strconv.Quote(t.BaseName), strconv.Quote(t.BaseSHA256))
 	fmt.Fprintf(&b, "rateTableCorrectionsName = %s\nrateTableCorrectionsSHA256 = %s\n", strconv.Quote(t.CorrectionsName), strconv.Quote(t.CorrectionsSHA))
@@ -647,4 +647,128 @@ func percentsLiteral(ps []decimal.Decimal) string {
 		parts[i] = fmt.Sprintf("decimal.New(%d, %d)", p.Coefficient().Int64(), p.Exponent())
 	}
 	return "[]decimal.Decimal{" + strings.Join(parts, ", ") + "}"
+}
+
+// # Table files
+//
+// A table file is a whole rate table in one JSON document, for loading at
+// run time (package vat, ParseRateTable) without a new build: an operator
+// extends the coverage when member states publish the next year's rates.
+// Its rows have the corrections file's row format, and each is checked as
+// a correction row is (a public https source, a note on an unverified row,
+// the series' rules); together they must be complete on the first covered
+// day, as a generated table must.
+//
+//	{"format": "fiscal402-vat-rate-table/1", "version": "...",
+//	 "coverage": {"from": "YYYY-MM-DD", "to": "YYYY-MM-DD", "why": "..."},
+//	 "conditions": {code: {"description": "...", "source": "https://..."}},
+//	 "rows": [{"country": "AT", "territory": "", "series": "standard",
+//	           "from": "YYYY-MM-DD", "percent": ["20"], "status": "source",
+//	           "source": "https://...", "note": "", "condition": ""}, ...]}
+//
+// "from" is "0000-01-01" for a period in force before the source's history.
+
+// FileFormat names the table-file format in its "format" member.
+const FileFormat = "fiscal402-vat-rate-table/1"
+
+type tableFile struct {
+	Format     string                  `json:"format"`
+	Version    string                  `json:"version"`
+	Coverage   fileCoverage            `json:"coverage"`
+	Conditions map[string]conditionDef `json:"conditions"`
+	Rows       []correctionRow         `json:"rows"`
+}
+
+type fileCoverage struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	Why  string `json:"why"`
+}
+
+// ParseFile reads and checks a table file. The result has no input names
+// or hashes (Table.BaseName and the others are empty).
+func ParseFile(data []byte) (*Table, error) {
+	var f tableFile
+	if err := decodeStrict(data, &f); err != nil {
+		return nil, err
+	}
+	if f.Format != FileFormat {
+		return nil, fmt.Errorf("format %q: want %q", f.Format, FileFormat)
+	}
+	if err := checkVersion(f.Version); err != nil {
+		return nil, err
+	}
+	from, err := parseDate(f.Coverage.From)
+	if err != nil || from == 0 {
+		return nil, fmt.Errorf("coverage.from %q: not a date", f.Coverage.From)
+	}
+	to, err := parseDate(f.Coverage.To)
+	if err != nil || to < from {
+		return nil, fmt.Errorf("coverage.to %q: not a date on or after coverage.from", f.Coverage.To)
+	}
+	if strings.TrimSpace(f.Coverage.Why) == "" {
+		return nil, errors.New("coverage.why: say why the table vouches for this range (what was checked, as of when)")
+	}
+	if err := CheckCitation(f.Coverage.Why, false); err != nil {
+		return nil, fmt.Errorf("coverage.why: %w", err)
+	}
+	conds, err := conditions(f.Conditions)
+	if err != nil {
+		return nil, err
+	}
+	if len(f.Rows) == 0 {
+		return nil, errors.New("rows: the table has no rows")
+	}
+	rows, err := applyCorrections(nil, f.Rows, f.Conditions)
+	if err != nil {
+		return nil, err
+	}
+	rows = trim(rows, from, to)
+	if err := checkComplete(rows, from); err != nil {
+		return nil, err
+	}
+	return &Table{Version: f.Version, From: from, To: to, CoverageWhy: f.Coverage.Why, Conditions: conds, Rows: rows}, nil
+}
+
+// checkVersion: a version names the data in every record decided with it
+// (vat.RateSource.Table), so it is a short printable token.
+func checkVersion(v string) error {
+	if v == "" || len(v) > 64 || strings.IndexFunc(v, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_')
+	}) >= 0 {
+		return fmt.Errorf("version %q: 1 to 64 letters, digits, '.', '-' or '_'", v)
+	}
+	return nil
+}
+
+// EncodeFile writes t as a table file: indented JSON, rows in the table's
+// order, conditions by code. ParseFile(EncodeFile(t)) gives t's version,
+// coverage, conditions and rows back.
+func EncodeFile(t *Table) ([]byte, error) {
+	f := tableFile{
+		Format:     FileFormat,
+		Version:    t.Version,
+		Coverage:   fileCoverage{From: formatDate(t.From), To: formatDate(t.To), Why: t.CoverageWhy},
+		Conditions: make(map[string]conditionDef, len(t.Conditions)),
+		Rows:       make([]correctionRow, len(t.Rows)),
+	}
+	for _, c := range t.Conditions {
+		f.Conditions[c.Code] = conditionDef{Description: c.Description, Source: c.Source}
+	}
+	for i, r := range t.Rows {
+		ps := make([]string, len(r.Percents))
+		for j, p := range r.Percents {
+			ps[j] = p.String()
+		}
+		f.Rows[i] = correctionRow{Condition: r.Condition, Country: r.Country, Territory: r.Territory, Series: r.Series,
+			From: formatDate(r.From), Percent: ps, Status: r.Status, Source: r.Source, Note: r.Note}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(f); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }

@@ -1,0 +1,169 @@
+package vat
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/fiscal402/fiscal402/vat/internal/ratesgen"
+)
+
+// Rate tables loaded at run time.
+//
+// The embedded table (Rates) covers a fixed range of days and answers
+// date_outside_rate_table after it: member states change rates in their
+// budget laws, usually from 1 January, and a build cannot vouch for rates
+// nobody has published yet. So that a running service need not wait for a
+// new build, a whole table can be read from a table file (ParseRateTable)
+// and used in place of the embedded one (RateTable.Determine,
+// RateTable.DetermineManually; fiscal.Config.Rates for the engine). The
+// file holds every row, each with its public source; it is checked as the
+// generated table is (vat/internal/ratesgen, "Table files"), and further:
+//   - a territory row names a territory with rates of its own (Azores,
+//     Madeira, Jungholz, Mittelberg) under its own country, and each of
+//     them has a standard rate on the first covered day;
+//   - a condition is one this build knows (a request attests its code, so
+//     a new code is an API change that ships with a release); the file may
+//     restate its description and source;
+//   - the version is not the embedded table's unless the file is that
+//     table: every record names the version it was decided with
+//     (RateSource.Table), so one version never stands for two tables.
+//
+// RateTable.File writes a table in this format; the embedded table's file
+// is where a new one starts (the server's "vat-rates export").
+
+// ErrRateTableFile is wrapped by every refusal of ParseRateTable.
+var ErrRateTableFile = errors.New("vat: rate table file refused")
+
+// ParseRateTable reads a table file (the format of RateTable.File). It
+// refuses, wrapping ErrRateTableFile and naming the offending member, a
+// file that is not a complete, sourced table.
+func ParseRateTable(data []byte) (*RateTable, error) {
+	refuse := func(format string, args ...any) (*RateTable, error) {
+		return nil, fmt.Errorf("%w: %s", ErrRateTableFile, fmt.Sprintf(format, args...))
+	}
+	t, err := ratesgen.ParseFile(data)
+	if err != nil {
+		return refuse("%v", err)
+	}
+	rows := make([]rateRow, len(t.Rows))
+	ownStandard := map[string]bool{}
+	for i, r := range t.Rows {
+		if r.Territory != "" {
+			terr := ownRatesTerritory(r.Territory)
+			if terr == nil || terr.parent != r.Country {
+				return refuse("rows: %s %s %q: not a territory with rates of its own under %s (%s)", r.Country, r.Series, r.Territory, r.Country, ownRatesNames())
+			}
+			if r.Series == seriesStandard && r.From <= t.From {
+				ownStandard[r.Territory] = true
+			}
+		}
+		if r.Condition != "" && !knownCondition(r.Condition) {
+			return refuse("rows: %s %s: condition %q is not one this build knows (%s)", r.Country, r.Series, r.Condition, strings.Join(conditionCodes(), ", "))
+		}
+		rows[i] = rateRow{country: r.Country, territory: r.Territory, series: r.Series, from: r.From, status: r.Status,
+			percents: r.Percents, source: r.Source, note: r.Note, condition: r.Condition}
+	}
+	for _, terr := range ownRatesTerritories {
+		if !ownStandard[terr.name] {
+			return refuse("rows: %s (%s): no standard rate in force on the first covered day", terr.name, terr.parent)
+		}
+	}
+	conds := make([]rateConditionDef, len(t.Conditions))
+	for i, c := range t.Conditions {
+		if !knownCondition(c.Code) {
+			return refuse("conditions: %q is not a condition this build knows (%s)", c.Code, strings.Join(conditionCodes(), ", "))
+		}
+		conds[i] = rateConditionDef{code: c.Code, description: c.Description, source: c.Source}
+	}
+	out := buildRateTable(t.Version, t.CoverageWhy, t.From, t.To, conds, rows)
+	if out.version == rates.version {
+		mine, err1 := out.File()
+		embedded, err2 := rates.File()
+		if err1 != nil || err2 != nil || !bytes.Equal(mine, embedded) {
+			return refuse("version %q is the embedded table's, but the file differs from it: a changed table needs a version of its own", out.version)
+		}
+		return rates, nil
+	}
+	return out, nil
+}
+
+// File writes the table as a table file (indented JSON), the format
+// ParseRateTable reads.
+func (t *RateTable) File() ([]byte, error) {
+	gt := &ratesgen.Table{Version: t.version, From: t.from, To: t.to, CoverageWhy: t.why}
+	for _, c := range t.conditions {
+		gt.Conditions = append(gt.Conditions, ratesgen.Condition{Code: c.code, Description: c.description, Source: c.source})
+	}
+	keys := make([]seriesKey, 0, len(t.series))
+	for k := range t.series {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b seriesKey) int {
+		if c := strings.Compare(a.country, b.country); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.territory, b.territory); c != 0 {
+			return c
+		}
+		return strings.Compare(a.series, b.series)
+	})
+	for _, k := range keys {
+		for _, r := range t.series[k] {
+			gt.Rows = append(gt.Rows, ratesgen.Row{Country: r.country, Territory: r.territory, Series: r.series, From: r.from,
+				Status: r.status, Percents: r.percents, Source: r.source, Note: r.note, Condition: r.condition})
+		}
+	}
+	return ratesgen.EncodeFile(gt)
+}
+
+// Digest is the sha256 (hex) of the table's file: two tables with one
+// version and different rows have different digests.
+func (t *RateTable) Digest() string {
+	b, err := t.File()
+	if err != nil {
+		return ""
+	}
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// Why says why the table vouches for its coverage: what was checked,
+// against which sources, as of when.
+func (t *RateTable) Why() string { return t.why }
+
+// Determine is the package's Determine on this table.
+func (t *RateTable) Determine(in Input) Determination { return t.determine(in) }
+
+// DetermineManually is the package's DetermineManually on this table.
+func (t *RateTable) DetermineManually(in Input, m Manual) (Determination, error) {
+	d, e := t.determineManually(in, m)
+	if e != nil {
+		return Determination{}, e
+	}
+	return d, nil
+}
+
+// ownRatesTerritories are the territories whose rates the table holds.
+var ownRatesTerritories = []*territory{tAzores, tMadeira, tJungholz, tMittelberg}
+
+func ownRatesTerritory(name string) *territory {
+	for _, t := range ownRatesTerritories {
+		if t.name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+func ownRatesNames() string {
+	names := make([]string, len(ownRatesTerritories))
+	for i, t := range ownRatesTerritories {
+		names[i] = t.name
+	}
+	return strings.Join(names, ", ")
+}

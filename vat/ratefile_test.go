@@ -1,0 +1,289 @@
+package vat
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tableDoc is a table file as a generic document, so that a test can
+// change one member and keep the rest.
+type tableDoc map[string]any
+
+func embeddedDoc(t *testing.T) tableDoc {
+	t.Helper()
+	b, err := Rates().File()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d tableDoc
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func (d tableDoc) bytes(t *testing.T) []byte {
+	t.Helper()
+	b, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func (d tableDoc) rows() []any { return d["rows"].([]any) }
+
+// row returns the row of a national series in force last (the greatest from).
+func (d tableDoc) lastRow(t *testing.T, country, series string) map[string]any {
+	t.Helper()
+	var last map[string]any
+	for _, r := range d.rows() {
+		m := r.(map[string]any)
+		if m["country"] == country && m["series"] == series && m["territory"] == nil {
+			last = m
+		}
+	}
+	if last == nil {
+		t.Fatalf("no %s %s row", country, series)
+	}
+	return last
+}
+
+// TestRateTableFileRoundTrip: the embedded table written as a file reads
+// back as the embedded table itself, and a copy under another version
+// answers every rate lookup alike on every change day and the day before.
+func TestRateTableFileRoundTrip(t *testing.T) {
+	b, err := Rates().File()
+	if err != nil {
+		t.Fatal(err)
+	}
+	same, err := ParseRateTable(b)
+	if err != nil {
+		t.Fatalf("ParseRateTable(embedded file): %v", err)
+	}
+	if same != Rates() {
+		t.Errorf("the embedded table's own file did not read back as the embedded table")
+	}
+	d := embeddedDoc(t)
+	d["version"] = "test-copy.1"
+	cp, err := ParseRateTable(d.bytes(t))
+	if err != nil {
+		t.Fatalf("ParseRateTable(copy): %v", err)
+	}
+	if cp.Version() != "test-copy.1" || cp.Digest() == Rates().Digest() {
+		t.Errorf("copy: version %q digest %s (embedded %s)", cp.Version(), cp.Digest(), Rates().Digest())
+	}
+	cf, ct := cp.Coverage()
+	ef, et := Rates().Coverage()
+	if !cf.Equal(ef) || !ct.Equal(et) || cp.Why() != Rates().Why() {
+		t.Errorf("copy coverage %v..%v %q, embedded %v..%v %q", cf, ct, cp.Why(), ef, et, Rates().Why())
+	}
+	changes := Rates().Changes()
+	if len(changes) == 0 {
+		t.Fatal("the embedded table lists no rate change")
+	}
+	for _, c := range changes {
+		if c.Territory != "" || c.Series != seriesStandard && c.Series != seriesReduced {
+			continue
+		}
+		on, _ := time.Parse(time.DateOnly, c.Day)
+		for _, at := range []time.Time{on.AddDate(0, 0, -1), on} {
+			if c.Series == seriesStandard {
+				r1, s1, e1 := Rates().Standard(c.Country, at)
+				r2, s2, e2 := cp.Standard(c.Country, at)
+				if !r1.Equal(r2) || s1.Source != s2.Source || s1.EffectiveFrom != s2.EffectiveFrom || (e1 == nil) != (e2 == nil) || e2 == nil && s2.Table != "test-copy.1" {
+					t.Errorf("Standard(%s, %s): embedded %s %+v %v, copy %s %+v %v", c.Country, at.Format(time.DateOnly), r1, s1, e1, r2, s2, e2)
+				}
+				continue
+			}
+			r1, _, _ := Rates().Reduced(c.Country, at)
+			r2, _, _ := cp.Reduced(c.Country, at)
+			if len(r1) != len(r2) {
+				t.Errorf("Reduced(%s, %s): embedded %v, copy %v", c.Country, at.Format(time.DateOnly), r1, r2)
+			}
+		}
+	}
+	if got, want := len(cp.Changes()), len(changes); got != want {
+		t.Errorf("copy lists %d changes, embedded %d", got, want)
+	}
+	if got, want := cp.Conditions(), Rates().Conditions(); len(got) != len(want) {
+		t.Errorf("copy conditions %v, embedded %v", got, want)
+	}
+}
+
+// TestRateTableFileExtendsCoverage: a table whose coverage reaches into a
+// year the embedded one does not cover decides supplies of that year at
+// its own rates and names itself, where the embedded table answers
+// date_outside_rate_table; a change it adds applies from its local day.
+func TestRateTableFileExtendsCoverage(t *testing.T) {
+	_, embeddedTo := Rates().Coverage()
+	next := embeddedTo.AddDate(0, 0, 1)            // the first day the embedded table refuses
+	change := next.AddDate(0, 2, 0)                // a change inside the new coverage
+	end := next.AddDate(1, 0, 0).AddDate(0, 0, -1) // one more year
+	d := embeddedDoc(t)
+	d["version"] = "test-extended.1"
+	cov := d["coverage"].(map[string]any)
+	cov["to"] = end.Format(time.DateOnly)
+	cov["why"] = "test fixture: the embedded rows carried one year on, with one added change"
+	fr := d.lastRow(t, "FR", seriesStandard)
+	frRate := fr["percent"].([]any)[0].(string)
+	d["rows"] = append(d.rows(), map[string]any{
+		"country": "FR", "series": seriesStandard, "from": change.Format(time.DateOnly),
+		"percent": []string{"21.5"}, "status": "source", "source": "https://example.invalid/test-fixture (a made-up change)",
+	})
+	tbl, err := ParseRateTable(d.bytes(t))
+	if err != nil {
+		t.Fatalf("ParseRateTable: %v", err)
+	}
+	in := func(at time.Time) Input {
+		return Input{Seller{Country: "DE", OverThreshold: true}, b2c("FR"), Supply{Kind: KindDigitalService, Date: at}}
+	}
+	noon := func(day time.Time) time.Time { return day.Add(12 * time.Hour) }
+
+	if got := Rates().Determine(in(noon(next))); got.Status != StatusManualReview || !hasReason(got, ReasonDateOutsideRateTable) {
+		t.Fatalf("embedded table on %s: %s, want date_outside_rate_table", next.Format(time.DateOnly), summary(got))
+	}
+	got := tbl.Determine(in(noon(next)))
+	if got.Status != StatusDetermined || got.RatePercent == nil || got.RatePercent.String() != frRate || got.RateSource == nil || got.RateSource.Table != "test-extended.1" {
+		t.Errorf("loaded table on %s: %s source %+v, want %s %% from test-extended.1", next.Format(time.DateOnly), summary(got), got.RateSource, frRate)
+	}
+	// The change starts at local midnight in Paris (UTC+1 in winter... or
+	// summer: the zone decides), so one minute before it is the old rate.
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Skip("no tzdata for Europe/Paris:", err)
+	}
+	midnight := time.Date(change.Year(), change.Month(), change.Day(), 0, 0, 0, 0, paris)
+	before := tbl.Determine(in(midnight.Add(-time.Minute)))
+	after := tbl.Determine(in(midnight.Add(time.Minute)))
+	if before.RatePercent == nil || before.RatePercent.String() != frRate || after.RatePercent == nil || after.RatePercent.String() != "21.5" {
+		t.Errorf("around the added change: before %s, after %s; want %s then 21.5", summary(before), summary(after), frRate)
+	}
+	if after.RateSource == nil || after.RateSource.EffectiveFrom != change.Format(time.DateOnly) || !strings.Contains(after.RateSource.Source, "example.invalid") {
+		t.Errorf("after the change: source %+v", after.RateSource)
+	}
+	past := end.AddDate(0, 0, 2)
+	if got := tbl.Determine(in(noon(past))); !hasReason(got, ReasonDateOutsideRateTable) {
+		t.Errorf("loaded table after its own coverage: %s, want date_outside_rate_table", summary(got))
+	}
+	// A manual determination is checked against the loaded table's rates.
+	m := Manual{Regime: RegimeOSSB2C, TaxingCountry: "FR", RatePercent: "21.5", Reason: "checked", DecidedBy: "test"}
+	if _, err := tbl.DetermineManually(in(midnight.Add(time.Hour)), m); err != nil {
+		t.Errorf("manual 21.5 %% after the loaded change: %v", err)
+	}
+	if _, err := tbl.DetermineManually(in(midnight.Add(-time.Hour)), m); err == nil {
+		t.Errorf("manual 21.5 %% before the loaded change was accepted")
+	}
+}
+
+// TestRateTableFileRefusals: each rule of a table file, broken once.
+func TestRateTableFileRefusals(t *testing.T) {
+	cases := []struct {
+		name, want string
+		edit       func(t *testing.T, d tableDoc) []byte
+	}{
+		{"not JSON", "invalid character", func(t *testing.T, d tableDoc) []byte { return []byte("not json") }},
+		{"unknown member", "unknown field", func(t *testing.T, d tableDoc) []byte { d["extra"] = 1; return nil }},
+		{"wrong format", "format", func(t *testing.T, d tableDoc) []byte { d["format"] = "something/2"; return nil }},
+		{"empty version", "version", func(t *testing.T, d tableDoc) []byte { d["version"] = ""; return nil }},
+		{"version with a space", "version", func(t *testing.T, d tableDoc) []byte { d["version"] = "my table"; return nil }},
+		{"embedded version, other rows", "needs a version of its own", func(t *testing.T, d tableDoc) []byte {
+			d.lastRow(t, "DE", seriesStandard)["percent"] = []string{"20"}
+			return nil
+		}},
+		{"coverage backwards", "coverage.to", func(t *testing.T, d tableDoc) []byte {
+			d["version"] = "x.1"
+			d["coverage"].(map[string]any)["to"] = "2023-01-01"
+			return nil
+		}},
+		{"no why", "coverage.why", func(t *testing.T, d tableDoc) []byte {
+			d["version"] = "x.1"
+			d["coverage"].(map[string]any)["why"] = " "
+			return nil
+		}},
+		{"row without https source", "https", func(t *testing.T, d tableDoc) []byte {
+			d["version"] = "x.1"
+			d.lastRow(t, "DE", seriesStandard)["source"] = "my accountant"
+			return nil
+		}},
+		{"source beside the repository", "beside the repository", func(t *testing.T, d tableDoc) []byte {
+			d["version"] = "x.1"
+			d.lastRow(t, "DE", seriesStandard)["source"] = "https://example.invalid and ../shared/research/vat.md"
+			return nil
+		}},
+		{"percent over 100", "outside 0..100", func(t *testing.T, d tableDoc) []byte {
+			d["version"] = "x.1"
+			d.lastRow(t, "DE", seriesStandard)["percent"] = []string{"190"}
+			return nil
+		}},
+		{"a country missing", "no standard rate", func(t *testing.T, d tableDoc) []byte {
+			d["version"] = "x.1"
+			var keep []any
+			for _, r := range d.rows() {
+				if r.(map[string]any)["country"] != "SE" {
+					keep = append(keep, r)
+				}
+			}
+			d["rows"] = keep
+			return nil
+		}},
+		{"duplicate row", "duplicate", func(t *testing.T, d tableDoc) []byte {
+			d["version"] = "x.1"
+			d["rows"] = append(d.rows(), d.lastRow(t, "DE", seriesStandard))
+			return nil
+		}},
+		{"unknown territory", "not a territory with rates of its own", func(t *testing.T, d tableDoc) []byte {
+			d["version"] = "x.1"
+			d["rows"] = append(d.rows(), map[string]any{"country": "ES", "territory": "Canary Islands", "series": "standard",
+				"from": "2025-01-01", "percent": []string{"7"}, "status": "source", "source": "https://example.invalid/igic"})
+			return nil
+		}},
+		{"territory under another country", "not a territory with rates of its own", func(t *testing.T, d tableDoc) []byte {
+			d["version"] = "x.1"
+			d["rows"] = append(d.rows(), map[string]any{"country": "ES", "territory": "Azores", "series": "standard",
+				"from": "2025-01-01", "percent": []string{"16"}, "status": "source", "source": "https://example.invalid/x"})
+			return nil
+		}},
+		{"territory without its standard rate", "Madeira", func(t *testing.T, d tableDoc) []byte {
+			d["version"] = "x.1"
+			var keep []any
+			for _, r := range d.rows() {
+				if m := r.(map[string]any); m["territory"] != "Madeira" {
+					keep = append(keep, r)
+				}
+			}
+			d["rows"] = keep
+			return nil
+		}},
+		{"unknown condition code", "condition", func(t *testing.T, d tableDoc) []byte {
+			d["version"] = "x.1"
+			d["conditions"].(map[string]any)["xx_new"] = map[string]any{"description": "A new condition.", "source": "https://example.invalid/law"}
+			return nil
+		}},
+		{"unverified row without a note", "note", func(t *testing.T, d tableDoc) []byte {
+			d["version"] = "x.1"
+			d["rows"] = append(d.rows(), map[string]any{"country": "DE", "series": "ebook", "from": "2026-06-01",
+				"percent": []string{"0"}, "status": "unverified", "source": "https://example.invalid/x"})
+			return nil
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := embeddedDoc(t)
+			data := c.edit(t, d)
+			if data == nil {
+				data = d.bytes(t)
+			}
+			tbl, err := ParseRateTable(data)
+			if err == nil {
+				t.Fatalf("accepted (version %s)", tbl.Version())
+			}
+			if !errors.Is(err, ErrRateTableFile) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %q, want ErrRateTableFile naming %q", err, c.want)
+			}
+		})
+	}
+}
