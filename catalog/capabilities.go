@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
 	"strings"
@@ -515,7 +516,8 @@ type FXInfo struct {
 
 // Catalog returns the capability catalog of this engine.
 func (s *Service) Catalog() Catalog {
-	from, to := vat.Rates().Coverage()
+	rates := cmp.Or(s.set.Rates, vat.Rates())
+	from, to := rates.Coverage()
 	c := Catalog{
 		Service:          ServiceName,
 		APIVersion:       APIVersion,
@@ -529,7 +531,7 @@ func (s *Service) Catalog() Catalog {
 		Assets:           SupportedAssets(),
 		SupplyTypes:      SupplyTypes(),
 		BuyerTypes:       BuyerTypes(),
-		RateTable:        RateTableInfo{Version: vat.Rates().Version(), CoverageFrom: from.Format(time.DateOnly), CoverageTo: to.Format(time.DateOnly)},
+		RateTable:        RateTableInfo{Version: rates.Version(), CoverageFrom: from.Format(time.DateOnly), CoverageTo: to.Format(time.DateOnly)},
 		FX:               FXInfo{Source: "ECB euro foreign exchange reference rates, USD per EUR", Policy: string(s.set.FXPolicy), Peg: "1 USDC = 1 USD, an explicit, recorded peg assumption"},
 	}
 	if r, ok := s.set.FX.(interface{ Range() (string, string) }); ok {

@@ -272,7 +272,7 @@ func parseSupplyDate(v string, now time.Time) (time.Time, error) {
 // that seller's profile (threshold, establishments) is used, exactly as
 // POST /settlements would. It writes nothing.
 //
-// The determination is vat.Determine on the same inputs the engine builds
+// The determination is the engine's rate table's Determine on the same inputs the engine builds
 // on ingest, on the supply date (default: today by the engine clock), so
 // the answer matches what the engine would do; facts a corridor cannot
 // carry are stated as assumptions.
@@ -456,6 +456,7 @@ const (
 )
 
 func (s *Service) determinationCoverage(in checkInput, acc *fiscal.Account, sellerFromAccount bool, totals *vat.CrossBorderTotals) (vat.Determination, DeterminationCoverage) {
+	rates := s.set.Rates // the engine's table, as Settle decides on it
 	cor := in.corridor
 	dc := DeterminationCoverage{Assumptions: []vat.Reason{
 		{Code: AssumeSupplyDate, Detail: fmt.Sprintf("The supply date is %s (the rate in force that day; send supply_date to check another day).", cor.SupplyDate)},
@@ -493,7 +494,7 @@ func (s *Service) determinationCoverage(in checkInput, acc *fiscal.Account, sell
 		dc.Assumptions = append(dc.Assumptions, vat.Reason{Code: AssumeBuyerNameAddress, Detail: "The request gives the customer's full name and address (consumerName, consumerAddress), or the registry discloses them: a business sale's invoice must state them (Art. 226(5) Directive 2006/112/EC; Art. 220a(2) rules out a simplified invoice for a reverse charge). VIES does not disclose them for some member states (Germany, Spain, ...); without them the record is PENDING_MANUAL_REVIEW (buyer_address_missing)."})
 	}
 	determine := func(s vat.Seller) vat.Determination {
-		d := vat.Determine(vat.Input{Seller: s, Buyer: buyer, Supply: supply})
+		d := rates.Determine(vat.Input{Seller: s, Buyer: buyer, Supply: supply})
 		return cleanCheckReasons(d, confirmable)
 	}
 	det := determine(seller)

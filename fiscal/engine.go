@@ -1,6 +1,7 @@
 package fiscal
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -24,6 +25,7 @@ import (
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/recordid"
 	"github.com/fiscal402/fiscal402/ubl"
+	"github.com/fiscal402/fiscal402/vat"
 	"github.com/fiscal402/fiscal402/vies"
 )
 
@@ -53,6 +55,11 @@ type Config struct {
 	// about 16:00 CET, so a sale at 08:00 UTC takes the previous day's).
 	// New refuses any other than the two fx.RecordPolicy accepts.
 	FXPolicy fx.Policy
+	// Rates is the VAT rate table every determination uses. nil means the
+	// embedded one (vat.Rates); vat.ParseRateTable reads a newer table
+	// from a file, e.g. one whose coverage reaches a year the embedded
+	// table does not. Accessories read it from Settings.
+	Rates *vat.RateTable
 	// VIES looks up buyers' VAT numbers. nil means no registry is asked: a
 	// settlement with a consumerVatNumber is stored PENDING_MANUAL_REVIEW
 	// (reason vat_number_unverified), never reverse-charged on trust.
@@ -157,13 +164,8 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
 	}
-	if cfg.Rand == nil {
-		cfg.Rand = rand.Reader
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
-	}
-	cfg.Fee, cfg.Recheck = cfg.Fee.withDefaults(), cfg.Recheck.withDefaults()
+	cfg.Rand, cfg.Logger = cmp.Or(cfg.Rand, rand.Reader), cmp.Or(cfg.Logger, slog.Default())
+	cfg.Fee, cfg.Recheck, cfg.Rates = cfg.Fee.withDefaults(), cfg.Recheck.withDefaults(), cmp.Or(cfg.Rates, vat.Rates())
 	if cfg.FX == nil {
 		t, err := fx.Embedded()
 		if err != nil {

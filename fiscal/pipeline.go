@@ -38,8 +38,9 @@ type Supply struct {
 	// account's running totals (totals.go) and counted toward them when
 	// committed; Prepare reads them (CrossBorder must be nil).
 	AccountTotals bool
-	// Determine replaces vat.Determine, for a way in that knows less about
-	// the seller than an account does (fiscal events). nil: vat.Determine.
+	// Determine replaces the engine's rate table's Determine, for a way in
+	// that knows less about the seller than an account does (fiscal
+	// events). nil: Config.Rates.Determine.
 	Determine func(vat.Input) vat.Determination
 
 	// Object is the kind of record made (Record.Object): "" means
@@ -103,7 +104,7 @@ func (e *Engine) Prepare(ctx context.Context, accountID string, s Supply, now ti
 	}
 	determine := s.Determine
 	if determine == nil {
-		determine = vat.Determine
+		determine = e.cfg.Rates.Determine
 	}
 	seller := s.Seller
 	cb := s.CrossBorder

@@ -219,7 +219,7 @@ func (b *Books) resolve(ctx context.Context, id string, res Resolution, claims [
 	var manualErr error
 	if m := res.Determination; m != nil {
 		s.Determine = func(in vat.Input) (d vat.Determination) {
-			d, manualErr = vat.DetermineManually(in, vat.Manual{Regime: m.Regime, TaxingCountry: m.TaxingCountry, RatePercent: m.RatePercent,
+			d, manualErr = e.cfg.Rates.DetermineManually(in, vat.Manual{Regime: m.Regime, TaxingCountry: m.TaxingCountry, RatePercent: m.RatePercent,
 				Reason: m.Reason, DecidedBy: res.ResolvedBy})
 			return d
 		}

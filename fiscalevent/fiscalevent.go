@@ -403,7 +403,7 @@ func (s *Service) decide(ctx context.Context, acc fiscal.Account, in input, now 
 	// The rules, or a person's determination (manual), decide on the
 	// seller's facts: those the event states, the account's profile for
 	// its own seller, and the account's running totals (below).
-	manual := determine
+	manual, rates := determine, s.e.Settings().Rates
 	determine = func(vin vat.Input) vat.Determination {
 		vin.Buyer.Business = in.buyer.BusinessStatus == parties.BusinessStatusB2B
 		facts := seller
@@ -411,7 +411,7 @@ func (s *Service) decide(ctx context.Context, acc fiscal.Account, in input, now 
 		if manual != nil {
 			return manual(facts.Input(vin.Buyer, vin.Supply))
 		}
-		return parties.DetermineWithUnknowns(facts, vin.Buyer, vin.Supply)
+		return parties.DetermineWithUnknowns(rates, facts, vin.Buyer, vin.Supply)
 	}
 	// The account's own seller is decided on the account's Art. 59c
 	// running totals, with its opening figures, and the event counts

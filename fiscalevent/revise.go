@@ -214,10 +214,10 @@ func (s *Service) Resolve(ctx context.Context, accountID, id string, res fiscal.
 	}
 	var determine func(vat.Input) vat.Determination
 	var manualErr error
-	if m := res.Determination; m != nil {
+	if m, rates := res.Determination, s.e.Settings().Rates; m != nil {
 		determine = func(vin vat.Input) vat.Determination {
 			vin.Buyer.Business = in.buyer.BusinessStatus == parties.BusinessStatusB2B
-			d, err := vat.DetermineManually(vin, vat.Manual{Regime: m.Regime, TaxingCountry: m.TaxingCountry, RatePercent: m.RatePercent, Reason: m.Reason, DecidedBy: res.ResolvedBy})
+			d, err := rates.DetermineManually(vin, vat.Manual{Regime: m.Regime, TaxingCountry: m.TaxingCountry, RatePercent: m.RatePercent, Reason: m.Reason, DecidedBy: res.ResolvedBy})
 			if err != nil {
 				manualErr = err
 			}

@@ -283,19 +283,19 @@ func MatchAccountSeller(field string, s SellerFacts, acc fiscal.Account, totals 
 
 func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// DetermineWithUnknowns runs vat.Determine for a seller whose Art. 59c facts
-// may be unknown. It determines under both assumptions (below the threshold
+// DetermineWithUnknowns runs rates' Determine (the engine's rate table,
+// fiscal.Config.Rates) for a seller whose Art. 59c facts may be unknown. It determines under both assumptions (below the threshold
 // and not opted; above it and opted); when the two agree the facts do not
 // matter and that is the answer, otherwise the answer is a manual review:
 // the engine never guesses which VAT a seller owes.
-func DetermineWithUnknowns(s SellerFacts, buyer vat.Buyer, supply vat.Supply) vat.Determination {
+func DetermineWithUnknowns(rates *vat.RateTable, s SellerFacts, buyer vat.Buyer, supply vat.Supply) vat.Determination {
 	low, high := s.Input(buyer, supply), s.Input(buyer, supply)
 	high.Seller.OverThreshold, high.Seller.OptedForDestination = boolOr(s.OverThreshold, true), boolOr(s.OptedForDestination, true)
-	dLow := vat.Determine(low)
+	dLow := rates.Determine(low)
 	if s.OverThreshold != nil && s.OptedForDestination != nil {
 		return dLow
 	}
-	dHigh := vat.Determine(high)
+	dHigh := rates.Determine(high)
 	a, _ := json.Marshal(dLow)
 	b, _ := json.Marshal(dHigh)
 	if string(a) == string(b) {

@@ -62,7 +62,7 @@ func TestDetermineWithUnknowns(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			d := DetermineWithUnknowns(tc.seller, vat.Buyer{Country: tc.buyer}, vat.Supply{Kind: vat.KindDigitalService, Date: on})
+			d := DetermineWithUnknowns(vat.Rates(), tc.seller, vat.Buyer{Country: tc.buyer}, vat.Supply{Kind: vat.KindDigitalService, Date: on})
 			if d.Status != tc.status || d.Regime != tc.regime && tc.status == vat.StatusDetermined || d.TaxingCountry != tc.country && tc.status == vat.StatusDetermined {
 				t.Fatalf("%s %s %s %v", d.Status, d.Regime, d.TaxingCountry, d.Reasons)
 			}

@@ -138,7 +138,7 @@ func (s *Sandbox) Evaluate(ctx context.Context, accountID string, agent Agent, r
 		Verification: fiscal.Verification{Chain: "not_performed"},
 		Determine: func(in vat.Input) vat.Determination {
 			in.Buyer.Business = buyer.BusinessStatus == parties.BusinessStatusB2B
-			return parties.DetermineWithUnknowns(seller, in.Buyer, in.Supply)
+			return parties.DetermineWithUnknowns(eng.Settings().Rates, seller, in.Buyer, in.Supply)
 		},
 	}, now)
 	if err != nil {

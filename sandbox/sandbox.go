@@ -65,7 +65,7 @@ func New(prod *fiscal.Engine, opts Options) *Sandbox {
 }
 
 // engine opens the sandbox engine on first use: it has the production
-// engine's rates, registry and chain verification, and no accounts (a
+// engine's rates (ECB and VAT), registry and chain verification, and no accounts (a
 // simulation names its seller).
 func (s *Sandbox) engine() (*fiscal.Engine, error) {
 	s.mu.Lock()
@@ -81,6 +81,7 @@ func (s *Sandbox) engine() (*fiscal.Engine, error) {
 		Environment:  receipt.EnvSandbox,
 		FX:           set.FX,
 		FXPolicy:     set.FXPolicy,
+		Rates:        set.Rates,
 		VIES:         set.VIES,
 		Chain:        set.Chain,
 		Clock:        set.Clock,

@@ -1,0 +1,149 @@
+package fiscal_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/internal/fiscaltest"
+	"github.com/fiscal402/fiscal402/vat"
+)
+
+// extendedRates is the embedded rate table carried one year past its
+// coverage under its own version, with one made-up change: France's
+// standard rate becomes 21.5 % on the first new day. Test data only.
+func extendedRates(t *testing.T) (tbl *vat.RateTable, firstNewDay time.Time) {
+	t.Helper()
+	b, err := vat.Rates().File()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d map[string]any
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	_, to := vat.Rates().Coverage()
+	first := to.AddDate(0, 0, 1)
+	d["version"] = "test-extended.1"
+	cov := d["coverage"].(map[string]any)
+	cov["to"] = first.AddDate(1, 0, -1).Format(time.DateOnly)
+	cov["why"] = "test fixture: one more year, one made-up change"
+	d["rows"] = append(d["rows"].([]any), map[string]any{"country": "FR", "series": "standard", "from": first.Format(time.DateOnly),
+		"percent": []string{"21.5"}, "status": "source", "source": "https://example.invalid/test-fixture (made up)"})
+	if b, err = json.Marshal(d); err != nil {
+		t.Fatal(err)
+	}
+	if tbl, err = vat.ParseRateTable(b); err != nil {
+		t.Fatal(err)
+	}
+	return tbl, first
+}
+
+// syntheticUSD is the embedded ECB table with a SYNTHETIC USD rate (not
+// ECB data) on each weekday of the first fortnight from day.
+func syntheticUSD(t *testing.T, day time.Time) fx.Source {
+	t.Helper()
+	emb, err := fx.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>
+<!-- SYNTHETIC test feed (fiscal ratetable_test): not ECB data -->
+<gesmes:Envelope xmlns:gesmes="http://www.gesmes.org/xml/2002-08-01" xmlns="http://www.ecb.int/vocabulary/2002-08-01/eurofxref">
+<gesmes:subject>Reference rates</gesmes:subject><gesmes:Sender><gesmes:name>SYNTHETIC</gesmes:name></gesmes:Sender><Cube>
+`)
+	for d := day.AddDate(0, 0, 14); !d.Before(day); d = d.AddDate(0, 0, -1) {
+		if d.Weekday() == time.Saturday || d.Weekday() == time.Sunday || d.Month() == time.January && d.Day() == 1 {
+			continue
+		}
+		fmt.Fprintf(&b, "<Cube time='%s'><Cube currency='USD' rate='1.1%03d'/></Cube>\n", d.Format(time.DateOnly), d.Day())
+	}
+	b.WriteString("</Cube></gesmes:Envelope>\n")
+	feed, err := fx.ParseXML(strings.NewReader(b.String()), "synthetic:ratetable_test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged, err := emb.Merge(feed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return merged
+}
+
+// TestEngineDecidesOnLoadedRateTable: an engine given a rate table
+// (Config.Rates) decides settlements, resolutions by the rules and a
+// person's determinations on it; the same engine without one sends the
+// same supply to review as outside its table.
+func TestEngineDecidesOnLoadedRateTable(t *testing.T) {
+	tbl, first := extendedRates(t)
+	supplyDay := first.AddDate(0, 0, 13) // a weekday or not, it has a previous publication
+	now := supplyDay.Add(36 * time.Hour)
+	at := supplyDay.Add(14*time.Hour + 30*time.Minute).Format(time.RFC3339)
+	fxSrc := syntheticUSD(t, first)
+	ctx := context.Background()
+
+	cfg := fiscaltest.Config(t, now, fiscaltest.IrishSeller)
+	cfg.FX = fxSrc
+	embedded := fiscaltest.Engine(t, cfg)
+	res, err := fiscaltest.Books(t, embedded, 0).Settle(ctx, request(1, "10.00", "FR", at), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Record; r.ReviewStatus != fiscal.StatusPendingReview || !hasReviewReason(r, vat.ReasonDateOutsideRateTable) {
+		t.Fatalf("embedded table on %s: %s %v, want pending date_outside_rate_table", at, r.ReviewStatus, r.ReviewReasons)
+	}
+
+	cfg = fiscaltest.Config(t, now, fiscaltest.IrishSeller)
+	cfg.FX, cfg.Rates = fxSrc, tbl
+	e := fiscaltest.Engine(t, cfg)
+	if got := e.Settings().Rates; got != tbl {
+		t.Fatalf("Settings().Rates = %v, want the loaded table", got.Version())
+	}
+	b := fiscaltest.Books(t, e, 0)
+	res, err = b.Settle(ctx, request(1, "10.00", "FR", at), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Record
+	c := r.Classification
+	if r.ReviewStatus != fiscal.StatusProcessed || c.RatePercent == nil || c.RatePercent.String() != "21.5" || c.RateSource == nil || c.RateSource.Table != "test-extended.1" {
+		t.Fatalf("loaded table: %s %v rate %v source %+v, want processed at 21.5 %% from test-extended.1", r.ReviewStatus, r.ReviewReasons, c.RatePercent, c.RateSource)
+	}
+	checkAmounts(t, r)
+
+	// Two records without a country, resolved: by the rules, and by a
+	// person at the loaded table's rate.
+	for i, manual := range []*fiscal.ManualDetermination{nil, {Regime: vat.RegimeOSSB2C, TaxingCountry: "FR", RatePercent: "21.5", Reason: "customer in France"}} {
+		res, err := b.Settle(ctx, request(2+i, "10.00", "", at), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Record.ReviewStatus != fiscal.StatusPendingReview {
+			t.Fatalf("record without a country: %s", res.Record.ReviewStatus)
+		}
+		rr, err := b.Resolve(ctx, res.Record.ID, fiscal.Resolution{ResolvedBy: "ops@example.com",
+			Buyer: &fiscal.ResolutionBuyer{Country: "FR"}, Determination: manual}, "")
+		if err != nil {
+			t.Fatalf("resolve (manual %v): %v", manual != nil, err)
+		}
+		c := rr.Record.Classification
+		if rr.Record.ReviewStatus != fiscal.StatusProcessed || c.RatePercent == nil || c.RatePercent.String() != "21.5" || c.RateSource == nil || c.RateSource.Table != "test-extended.1" {
+			t.Errorf("resolved (manual %v): %s %v rate %v source %+v", manual != nil, rr.Record.ReviewStatus, rr.Record.ReviewReasons, c.RatePercent, c.RateSource)
+		}
+	}
+}
+
+func hasReviewReason(r *fiscal.Record, code string) bool {
+	for _, x := range r.ReviewReasons {
+		if x.Code == code {
+			return true
+		}
+	}
+	return false
+}
