@@ -215,6 +215,7 @@ func (s *Server) Ready(ctx context.Context) Readiness {
 	checks := []ReadyCheck{
 		{Name: "ledger", Check: s.checkLedger},
 		{Name: "fx", Check: s.checkFX},
+		{Name: "vat_rates", Check: s.checkVATRates},
 		{Name: "workers", Check: s.checkWorkers},
 	}
 	checks = append(checks, s.opts.ReadyChecks...)
@@ -297,6 +298,21 @@ func (s *Server) checkFX(ctx context.Context) error {
 	return nil
 }
 
+// checkVATRates: today (the engine's clock, UTC) lies inside the VAT rate
+// table's coverage. Outside it every new settlement waits for review
+// (date_outside_rate_table): the table never reuses the nearest known
+// rate, so the service cannot do its work until a newer table is loaded.
+func (s *Server) checkVATRates(ctx context.Context) error {
+	t := s.engine.Settings().Rates
+	from, to := t.Coverage()
+	now := s.engine.Now().UTC()
+	if now.Before(from) || !now.Before(to.AddDate(0, 0, 1)) {
+		return fmt.Errorf("today (%s) is outside the VAT rate table %s, which covers %s to %s: new settlements wait for review (date_outside_rate_table); load a newer table (-vat-rates FILE)",
+			now.Format(time.DateOnly), t.Version(), from.Format(time.DateOnly), to.Format(time.DateOnly))
+	}
+	return nil
+}
+
 // checkWorkers: the engine runs its background work (the ingest queue,
 // webhook delivery, registry re-checks, the rate refresh). A backlog is
 // not a readiness failure: taking the instance out of a load balancer would
@@ -313,7 +329,8 @@ func (s *Server) checkWorkers(ctx context.Context) error {
 // state reads what the metrics' gauges show.
 func (s *Server) state() (metrics.State, error) {
 	e := s.engine
-	st := metrics.State{Now: e.Now(), LedgerEntries: e.Ledger().Size()}
+	_, vatTo := e.Settings().Rates.Coverage()
+	st := metrics.State{Now: e.Now(), LedgerEntries: e.Ledger().Size(), VATRatesEnd: vatTo.AddDate(0, 0, 1)}
 	eq, err := e.Queues()
 	st.VATRecheck, st.FXWait = eq.Rechecks, eq.WaitingForRates
 	if err != nil {

@@ -2,6 +2,9 @@ package httpserver_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -12,6 +15,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/httpserver"
+	"github.com/fiscal402/fiscal402/vat"
 )
 
 // TestReadyAcrossTheLongestECBGap: with the default limit, /readyz stays
@@ -52,6 +56,58 @@ func TestReadyAcrossTheLongestECBGap(t *testing.T) {
 		}
 		if resp.StatusCode != 200 || failing(rd, "fx") {
 			t.Errorf("at %s with the rates up to the last publication: %d, fx check %+v", c.now, resp.StatusCode, check(rd, "fx"))
+		}
+	}
+}
+
+// TestReadyVATRateTable: /readyz fails its vat_rates check, naming the
+// table and its last day, once the engine's day is past the rate table's
+// coverage (every new settlement would wait for review), and passes on
+// its last day; the remaining-time gauge says how long is left.
+func TestReadyVATRateTable(t *testing.T) {
+	_, last := vat.Rates().Coverage()
+	for _, c := range []struct {
+		now   time.Time
+		ready bool
+	}{
+		{last.Add(23 * time.Hour), true},
+		{last.Add(24 * time.Hour), false},
+	} {
+		e, err := fiscal.New(fiscal.Config{Dir: t.TempDir(), Accounts: testAccounts(t), Clock: func() time.Time { return c.now }, Rand: &detRand{seed: "ready"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(newHandler(t, e, httpserver.Options{RateLimit: rate.Inf, OperatorKey: operatorKey, FXMaxAge: -1}))
+		resp, err := srv.Client().Get(srv.URL + "/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rd httpserver.Readiness
+		err = json.NewDecoder(resp.Body).Decode(&rd)
+		resp.Body.Close()
+		req, _ := http.NewRequest("GET", srv.URL+"/metrics", nil)
+		req.Header.Set("Authorization", "Bearer "+operatorKey)
+		mresp, merr := srv.Client().Do(req)
+		var metricsBody []byte
+		if merr == nil {
+			metricsBody, _ = io.ReadAll(mresp.Body)
+			mresp.Body.Close()
+		}
+		srv.Close()
+		e.Close()
+		if err != nil || merr != nil {
+			t.Fatal(err, merr)
+		}
+		vr := check(rd, "vat_rates")
+		if vr.OK != c.ready || (resp.StatusCode == 200) != c.ready {
+			t.Errorf("at %s: %d, vat_rates %+v; want ready %v", c.now.Format(time.RFC3339), resp.StatusCode, vr, c.ready)
+		}
+		if !c.ready && (!strings.Contains(vr.Detail, vat.Rates().Version()) || !strings.Contains(vr.Detail, last.Format(time.DateOnly))) {
+			t.Errorf("vat_rates detail %q names neither the table nor its last day", vr.Detail)
+		}
+		left := last.AddDate(0, 0, 1).Sub(c.now).Seconds()
+		if want := fmt.Sprintf("fiscal402_vat_rate_table_remaining_seconds %g", left); !strings.Contains(string(metricsBody), want) {
+			t.Errorf("at %s: no %q in the metrics", c.now.Format(time.RFC3339), want)
 		}
 	}
 }

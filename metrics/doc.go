@@ -34,6 +34,7 @@
 //	fiscal402_fx_age_seconds                             gauge
 //	fiscal402_fx_behind                                  gauge (0 or 1)
 //	fiscal402_fx_refresh_failures                        gauge
+//	fiscal402_vat_rate_table_remaining_seconds           gauge: until the VAT rate table's coverage ends
 //	fiscal402_ready{check}                               gauge (0 or 1), as of the last readiness probe
 //	fiscal402_retention_pruned_total{kind}               counter
 //	fiscal402_accounts_reloads_total{result}             counter

@@ -46,6 +46,10 @@ type State struct {
 	FXFailures int           // consecutive refresh failures
 	HasFX      bool          // the FX fields are known
 
+	// VATRatesEnd is the end of the VAT rate table's coverage: the
+	// midnight (UTC) after its last day. Zero: unknown.
+	VATRatesEnd time.Time
+
 	Now time.Time // the clock the ages are measured with
 }
 
@@ -244,7 +248,7 @@ type stateCollector struct {
 	lastErr error
 	errors  prometheus.Counter
 
-	entries, reviewQueue, ingest, ingestOldest, whBacklog, whOldest, whFailed, whEndpoints, fxAge, fxBehind, fxFailures *prometheus.Desc
+	entries, reviewQueue, ingest, ingestOldest, whBacklog, whOldest, whFailed, whEndpoints, fxAge, fxBehind, fxFailures, vatRatesLeft *prometheus.Desc
 }
 
 func newStateCollector() *stateCollector {
@@ -267,6 +271,7 @@ func newStateCollector() *stateCollector {
 		fxAge:        d("fiscal402_fx_age_seconds", "Age of the newest ECB reference rate: now minus its publication instant (16:00 Frankfurt time)."),
 		fxBehind:     d("fiscal402_fx_behind", "1 when an ECB publication that should be out is missing from the table."),
 		fxFailures:   d("fiscal402_fx_refresh_failures", "Consecutive failures of the ECB rate refresh."),
+		vatRatesLeft: d("fiscal402_vat_rate_table_remaining_seconds", "Time until the VAT rate table's coverage ends (negative after it): from then every new settlement waits for review (date_outside_rate_table) until a newer table is loaded (-vat-rates)."),
 	}
 }
 
@@ -278,7 +283,7 @@ func (c *stateCollector) set(fn StateFunc, ttl time.Duration) {
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.errors.Desc()
-	for _, d := range []*prometheus.Desc{c.entries, c.reviewQueue, c.ingest, c.ingestOldest, c.whBacklog, c.whOldest, c.whFailed, c.whEndpoints, c.fxAge, c.fxBehind, c.fxFailures} {
+	for _, d := range []*prometheus.Desc{c.entries, c.reviewQueue, c.ingest, c.ingestOldest, c.whBacklog, c.whOldest, c.whFailed, c.whEndpoints, c.fxAge, c.fxBehind, c.fxFailures, c.vatRatesLeft} {
 		ch <- d
 	}
 }
@@ -335,5 +340,8 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		gauge(c.fxBehind, behind)
 		gauge(c.fxFailures, float64(st.FXFailures))
+	}
+	if !st.VATRatesEnd.IsZero() {
+		gauge(c.vatRatesLeft, st.VATRatesEnd.Sub(st.Now).Seconds())
 	}
 }
