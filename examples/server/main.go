@@ -13,6 +13,7 @@
 //	go run ./examples/server check [-data DIR] ...    verify a ledger file (a restored copy)
 //	go run ./examples/server accounts list|create|rotate-key|drop-old-keys ...
 //	go run ./examples/server migrate -store URL ...   copy the bbolt ledger into PostgreSQL (server stopped)
+//	go run ./examples/server vat-rates export|check   the VAT rate table as a file; check one for -vat-rates
 //	go run ./examples/server -rotate-receipt-key      retire the receipt key, make a new one (server stopped)
 //
 // Every flag is also read from FISCAL402_<NAME> (upper case, '-' as '_'); the
@@ -24,6 +25,7 @@
 //	-accounts file      accounts file (default <data>/accounts.json; created with a demo account if missing)
 //	-fx-file file       newer ECB rates (eurofxref CSV or XML) merged over the embedded snapshot: a fixed table
 //	-fx-refresh         fetch each day's ECB rates after 16:00 Frankfurt time and keep them in the ledger (default true)
+//	-vat-rates file     a VAT rate table file used instead of the embedded one (server vat-rates export writes that one)
 //	-log-format, -log-level   text or json log lines on stderr; debug, info, warn or error
 //	-sandbox-quota n    evaluate and simulate calls per agent per UTC day (default 10)
 //	-operator-key-file  the operator key of /metrics and /v1/admin/backup (default <data>/keys/operator.key)
@@ -114,6 +116,7 @@ type options struct {
 	accountsReload                         time.Duration
 	store                                  string
 	cpuProfile                             string
+	vatRates                               string
 }
 
 // run is the command: the server, or one of the operator's subcommands
@@ -140,6 +143,7 @@ var operatorCommands = []struct {
 	{"check", "[-data DIR] [-recover]", "verify a ledger file (a restored copy) before serving it", runCheck},
 	{"accounts", "list|create|rotate-key|drop-old-keys", "the accounts file: list, add accounts, rotate keys", runAccounts},
 	{"migrate", "-store postgres://...", "copy the bbolt ledger into PostgreSQL (server stopped)", runMigrate},
+	{"vat-rates", "export [-o FILE] | check FILE", "the VAT rate table: write the embedded one as a file, or check a file for -vat-rates", runVATRates},
 }
 
 // serverUsage is "server -h": how to run the server, its commands, then
@@ -164,6 +168,7 @@ func serverFlags(fs *flag.FlagSet, o *options, vf *viesFlags) *chainFlags {
 	fs.StringVar(&o.data, "data", "fiscal402-data", "data directory (ledger, keys, accounts)")
 	fs.StringVar(&o.accounts, "accounts", "", "accounts file (default <data>/accounts.json)")
 	fs.StringVar(&o.fxFile, "fx-file", "", "ECB rates file (CSV or XML) merged over the embedded snapshot; a fixed table (no -fx-refresh)")
+	fs.StringVar(&o.vatRates, "vat-rates", "", "VAT rate table file (server vat-rates export writes the embedded one to start from) used instead of the embedded table, e.g. one that covers the next year")
 	fs.BoolVar(&o.fxRefresh, "fx-refresh", true, "fetch the ECB reference rates after each day's publication and keep them in the ledger (ignored with -fx-file)")
 	fs.StringVar(&o.origin, "log-origin", fiscal.DefaultLogOrigin, "Merkle log origin")
 	fs.BoolVar(&o.rotate, "rotate-receipt-key", false, "retire the active receipt signing key, create a new one, and exit (stop the server first)")
@@ -307,6 +312,11 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		live = fx.NewLiveTable(base)
 		cfg.FX = live
 	}
+	if o.vatRates != "" {
+		if cfg.Rates, err = readRateTable(o.vatRates); err != nil {
+			return fmt.Errorf("-vat-rates %s: %w", o.vatRates, err)
+		}
+	}
 	if cfg.Chain, err = chain.verifier(); err != nil {
 		return err
 	}
@@ -387,6 +397,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer engine.Close()
+	logRateTable(logger, engine.Settings().Rates, engine.Now())
 	var refresh *rates.Service
 	if live != nil {
 		if refresh, err = rates.New(engine, live, rates.Options{Logger: logger}); err != nil {

@@ -199,7 +199,7 @@ func readiness(t *testing.T, p *serverProc) (int, httpserver.Readiness) {
 func TestProbesMetricsAndLog(t *testing.T) {
 	dir := t.TempDir()
 	logs := &syncBuffer{}
-	p := startServerWith(t, dir, nil, logs, "-fx-file", freshRates(t), "-log-format", "json")
+	p := startServerWith(t, dir, nil, logs, "-fx-file", freshRates(t), "-log-format", "json", "-vat-rates", coveringRateTable(t))
 	opKey := readOperatorKey(t, dir)
 	if status, _, _ := p.request(t, "GET", "/healthz", nil); status != 200 {
 		t.Fatalf("healthz: %d", status)
@@ -282,7 +282,7 @@ func TestReadyzStaleRates(t *testing.T) {
 	if status, _, _ := p.request(t, "GET", "/healthz", nil); status != 200 {
 		t.Errorf("healthz: %d", status)
 	}
-	q := startServer(t, t.TempDir(), "-ready-fx-max-age", "0")
+	q := startServer(t, t.TempDir(), "-ready-fx-max-age", "0", "-vat-rates", coveringRateTable(t))
 	if status, rd := readiness(t, q); status != 200 {
 		t.Fatalf("readyz with the fx check off: %d %+v", status, rd)
 	}

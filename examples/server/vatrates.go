@@ -1,0 +1,142 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/fiscal402/fiscal402/vat"
+)
+
+// The VAT rate table (README "VAT rate table"). The embedded table covers
+// a fixed range of days; after its last one every new settlement waits
+// for review (date_outside_rate_table). -vat-rates loads a newer table
+// from a file without a new build; "vat-rates export" writes the embedded
+// table as such a file, where a new one starts, and "vat-rates check"
+// reads a file as the server would and says what it covers.
+
+// rateTableWarnDays: within this many days of the table's last day the
+// server warns at start (a /readyz check fails after it).
+const rateTableWarnDays = 45
+
+// readRateTable reads and checks a rate table file.
+func readRateTable(path string) (*vat.RateTable, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return vat.ParseRateTable(data)
+}
+
+// logRateTable logs the table the server decides with, and warns when its
+// coverage ends soon or has ended.
+func logRateTable(log *slog.Logger, t *vat.RateTable, now time.Time) {
+	from, to := t.Coverage()
+	attrs := []any{"version", t.Version(), "from", from.Format(time.DateOnly), "to", to.Format(time.DateOnly), "sha256", t.Digest()}
+	left := int(to.AddDate(0, 0, 1).Sub(now.UTC()).Hours() / 24)
+	switch {
+	case left <= 0:
+		log.Error("VAT rate table: today is after its last day; every new settlement waits for review (date_outside_rate_table) until a newer table is loaded with -vat-rates", attrs...)
+	case left <= rateTableWarnDays:
+		log.Warn(fmt.Sprintf("VAT rate table: its coverage ends in %d days; load a newer table with -vat-rates before then", left), attrs...)
+	default:
+		log.Info("VAT rate table", attrs...)
+	}
+}
+
+// runVATRates is "server vat-rates export [-o FILE]" and "server
+// vat-rates check FILE".
+func runVATRates(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, vatRatesUsage)
+		return errors.New("vat-rates: a command is required")
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		fmt.Fprintln(stderr, vatRatesUsage)
+		return flag.ErrHelp
+	case "export":
+		fs := flag.NewFlagSet("vat-rates export", flag.ContinueOnError)
+		fs.SetOutput(stderr)
+		out := fs.String("o", "", "write the file here (default: stdout); an existing file is not replaced")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		if fs.NArg() > 0 {
+			return fmt.Errorf("vat-rates export: unexpected argument %q", fs.Arg(0))
+		}
+		data, err := vat.Rates().File()
+		if err != nil {
+			return err
+		}
+		if *out == "" {
+			_, err = stdout.Write(data)
+			return err
+		}
+		f, err := os.OpenFile(*out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return fmt.Errorf("vat-rates export -o %s: %w", *out, err)
+		}
+		if _, err := f.Write(data); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	case "check":
+		if len(args) != 2 {
+			return errors.New("usage: server vat-rates check FILE")
+		}
+		t, err := readRateTable(args[1])
+		if err != nil {
+			return fmt.Errorf("vat-rates check %s: %w", args[1], err)
+		}
+		from, to := t.Coverage()
+		fmt.Fprintf(stdout, "%s: version %s, covers %s to %s, sha256 %s\n", args[1], t.Version(), from.Format(time.DateOnly), to.Format(time.DateOnly), t.Digest())
+		if t == vat.Rates() {
+			fmt.Fprintln(stdout, "it is the embedded table")
+			return nil
+		}
+		_, embeddedTo := vat.Rates().Coverage()
+		last := embeddedTo.Format(time.DateOnly)
+		var later []vat.RateChange
+		for _, c := range t.Changes() {
+			if c.Day > last {
+				later = append(later, c)
+			}
+		}
+		fmt.Fprintf(stdout, "rate changes after the embedded table's last day (%s): %d\n", last, len(later))
+		for _, c := range later {
+			place := c.Country
+			if c.Territory != "" {
+				place += " " + c.Territory
+			}
+			fmt.Fprintf(stdout, "  %s %s %s: %s -> %s (%s)\n", c.Day, place, c.Series, percents(c.Before.Percents), percents(c.After.Percents), c.After.Source)
+		}
+		return nil
+	}
+	fmt.Fprintln(stderr, vatRatesUsage)
+	return fmt.Errorf("vat-rates: unknown command %q", args[0])
+}
+
+const vatRatesUsage = `usage: server vat-rates export [-o FILE]   write the embedded VAT rate table as a file (stdout by default; never replaces a file)
+       server vat-rates check FILE         read a file as -vat-rates would: its version, coverage, sha256 and every change after the embedded table`
+
+func percents(ps []decimal.Decimal) string {
+	if len(ps) == 0 {
+		return "none"
+	}
+	out := ""
+	for i, p := range ps {
+		if i > 0 {
+			out += "/"
+		}
+		out += p.String() + " %"
+	}
+	return out
+}

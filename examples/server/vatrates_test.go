@@ -1,0 +1,150 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fiscal402/fiscal402/httpserver"
+	"github.com/fiscal402/fiscal402/vat"
+)
+
+// rateTableFile writes the embedded VAT rate table as a file, changed by
+// edit (version, coverage, rows), and returns its path. Test data: a row
+// edit adds cites a made-up source.
+func rateTableFile(t *testing.T, edit func(d map[string]any)) string {
+	t.Helper()
+	b, err := vat.Rates().File()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d map[string]any
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	edit(d)
+	if b, err = json.Marshal(d); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "vat-rates.json")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// coveringRateTable is the embedded table carried on to a year after
+// today (test data), for the tests that need a server ready on any day:
+// after the embedded table's last day /readyz fails its vat_rates check.
+func coveringRateTable(t *testing.T) string {
+	return rateTableFile(t, func(d map[string]any) {
+		d["version"] = "test-covering.1"
+		cov := d["coverage"].(map[string]any)
+		cov["to"] = time.Now().UTC().AddDate(1, 0, 0).Format(time.DateOnly)
+		cov["why"] = "test fixture: the embedded rows carried on past today"
+	})
+}
+
+// TestVATRatesCommands: "vat-rates export" writes the embedded table (and
+// never replaces a file), "vat-rates check" reads it back as the embedded
+// table, and of an edited file names the version, the coverage and every
+// change after the embedded table's last day.
+func TestVATRatesCommands(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "embedded.json")
+	if _, stderr, err := runCommand(t, nil, "vat-rates", "export", "-o", out); err != nil {
+		t.Fatalf("export: %v\n%s", err, stderr)
+	}
+	if _, _, err := runCommand(t, nil, "vat-rates", "export", "-o", out); err == nil {
+		t.Errorf("export over an existing file succeeded")
+	}
+	stdout, stderr, err := runCommand(t, nil, "vat-rates", "check", out)
+	if err != nil || !strings.Contains(stdout, vat.Rates().Version()) || !strings.Contains(stdout, "it is the embedded table") {
+		t.Fatalf("check of the exported file: %v\n%s%s", err, stdout, stderr)
+	}
+	_, embeddedTo := vat.Rates().Coverage()
+	first := embeddedTo.AddDate(0, 0, 1).Format(time.DateOnly)
+	to := embeddedTo.AddDate(1, 0, 0).Format(time.DateOnly)
+	edited := rateTableFile(t, func(d map[string]any) {
+		d["version"] = "test-next.1"
+		d["coverage"].(map[string]any)["to"] = to
+		d["rows"] = append(d["rows"].([]any), map[string]any{"country": "FR", "series": "standard", "from": first,
+			"percent": []string{"21.5"}, "status": "source", "source": "https://example.invalid/made-up"})
+	})
+	stdout, stderr, err = runCommand(t, nil, "vat-rates", "check", edited)
+	if err != nil {
+		t.Fatalf("check of an edited file: %v\n%s", err, stderr)
+	}
+	fr, _, _ := vat.Rates().Standard("FR", embeddedTo)
+	for _, want := range []string{"version test-next.1", "to " + to, "after the embedded table's last day (" + embeddedTo.Format(time.DateOnly) + "): 1",
+		first + " FR standard: " + fr.String() + " % -> 21.5 %"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("check output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if _, _, err := runCommand(t, nil, "vat-rates", "nonsense"); err == nil {
+		t.Errorf("an unknown vat-rates command succeeded")
+	}
+}
+
+// TestVATRatesFlag: the server decides with the table -vat-rates names
+// (GET /v1/capabilities shows it, /readyz passes while today is covered),
+// refuses at start, naming the flag and writing nothing, a file that
+// reuses the embedded version for other rows, and with a table whose
+// coverage ended is not ready and logs why.
+func TestVATRatesFlag(t *testing.T) {
+	table := coveringRateTable(t)
+	p := startServer(t, t.TempDir(), "-vat-rates", table, "-ready-fx-max-age", "0")
+	_, _, raw := p.request(t, "GET", "/v1/capabilities", nil)
+	var caps struct {
+		Table struct {
+			Version string `json:"version"`
+			To      string `json:"coverage_to"`
+		} `json:"vat_rate_table"`
+	}
+	if err := json.Unmarshal(raw, &caps); err != nil {
+		t.Fatal(err)
+	}
+	if caps.Table.Version != "test-covering.1" || caps.Table.To != time.Now().UTC().AddDate(1, 0, 0).Format(time.DateOnly) {
+		t.Errorf("capabilities name table %+v, want test-covering.1", caps.Table)
+	}
+	if status, rd := readiness(t, p); status != 200 {
+		t.Errorf("readyz with a covering table: %d %+v", status, rd)
+	}
+
+	forged := rateTableFile(t, func(d map[string]any) {
+		d["rows"] = append(d["rows"].([]any), map[string]any{"country": "FR", "series": "standard", "from": "2026-06-01",
+			"percent": []string{"19"}, "status": "source", "source": "https://example.invalid/made-up"})
+	})
+	data := filepath.Join(t.TempDir(), "data")
+	_, stderr, err := runCommand(t, nil, "-data", data, "-listen", "127.0.0.1:0", "-vat-rates", forged)
+	if err == nil || !strings.Contains(stderr, "-vat-rates "+forged+":") || !strings.Contains(stderr, "version of its own") {
+		t.Errorf("a file under the embedded version with other rows: %v\n%s", err, stderr)
+	}
+	if _, err := os.Stat(data); !os.IsNotExist(err) {
+		t.Errorf("the refused start made %s (%v)", data, err)
+	}
+
+	yesterday := time.Now().UTC().AddDate(0, 0, -1).Format(time.DateOnly)
+	ended := rateTableFile(t, func(d map[string]any) {
+		d["version"] = "test-ended.1"
+		d["coverage"].(map[string]any)["to"] = yesterday
+	})
+	logs := &syncBuffer{}
+	q := startServerWith(t, t.TempDir(), nil, logs, "-vat-rates", ended, "-ready-fx-max-age", "0")
+	status, rd := readiness(t, q)
+	var check httpserver.CheckState
+	for _, c := range rd.Checks {
+		if c.Name == "vat_rates" {
+			check = c
+		}
+	}
+	if status != 503 || check.OK || !strings.Contains(check.Detail, "test-ended.1") || !strings.Contains(check.Detail, yesterday) {
+		t.Errorf("readyz with an ended table: %d %+v", status, rd)
+	}
+	if !strings.Contains(logs.String(), "after its last day") {
+		t.Errorf("the start log does not say the table ended:\n%s", logs.String())
+	}
+}
