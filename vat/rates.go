@@ -72,8 +72,9 @@ type rateConditionDef struct{ code, description, source string }
 
 type seriesKey struct{ country, territory, series string }
 
-// RateTable is the embedded table of VAT rates by country and date. It is
-// immutable: every method only reads.
+// RateTable is a table of VAT rates by country and date: the embedded one
+// (Rates) or one read from a file (ParseRateTable). It is immutable: every
+// method only reads.
 type RateTable struct {
 	version  string
 	why      string // why the table vouches for its coverage
