@@ -29,6 +29,8 @@ import (
 //   - a condition is one this build knows (a request attests its code, so
 //     a new code is an API change that ships with a release); the file may
 //     restate its description and source;
+//   - the coverage starts no later than the embedded table's: a record
+//     pending review from one of those days must stay decidable;
 //   - the version is not the embedded table's unless the file is that
 //     table: every record names the version it was decided with
 //     (RateSource.Table), so one version never stands for two tables.
@@ -80,6 +82,9 @@ func ParseRateTable(data []byte) (*RateTable, error) {
 		}
 		conds[i] = rateConditionDef{code: c.Code, description: c.Description, source: c.Source}
 	}
+	if t.From > rates.from {
+		return refuse("coverage.from %s: a table must cover every day the embedded table covers, from %s, so that records pending review from those days can still be decided (start from the embedded table's file)", dateString(t.From), dateString(rates.from))
+	}
 	out := buildRateTable(t.Version, t.CoverageWhy, t.From, t.To, conds, rows)
 	if out.version == rates.version {
 		mine, err1 := out.File()
@@ -90,6 +95,85 @@ func ParseRateTable(data []byte) (*RateTable, error) {
 		return rates, nil
 	}
 	return out, nil
+}
+
+// RateDifference is a span of days on which two tables disagree about a
+// series: from Day (YYYY-MM-DD) on, until the next difference or the end
+// of the days both cover, Base holds one period and This another.
+type RateDifference struct {
+	Country, Territory, Series string
+	Day                        string
+	Base, This                 RatePeriod
+}
+
+// Differences lists, ordered by country, territory, series and day, where
+// t disagrees with base on the days both cover: a rate, its status or its
+// condition. A table made from the embedded one's file lists only what
+// its editor changed there.
+func (t *RateTable) Differences(base *RateTable) []RateDifference {
+	from, to := max(t.from, base.from), min(t.to, base.to)
+	if from > to {
+		return nil
+	}
+	keys := map[seriesKey]bool{}
+	for k := range t.series {
+		keys[k] = true
+	}
+	for k := range base.series {
+		keys[k] = true
+	}
+	sorted := make([]seriesKey, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	slices.SortFunc(sorted, func(a, b seriesKey) int {
+		return strings.Compare(a.country+"|"+a.territory+"|"+a.series, b.country+"|"+b.territory+"|"+b.series)
+	})
+	period := func(tb *RateTable, k seriesKey, day int) (RatePeriod, string) {
+		r, ok := tb.lookup(k, day)
+		if !ok {
+			return RatePeriod{Covered: true}, ""
+		}
+		return RatePeriod{Covered: true, Confirmed: r.status == statusSource, Percents: slices.Clone(r.percents), Source: r.source}, r.status + "|" + r.condition
+	}
+	// sig is what a difference is about: the percents, status and condition.
+	sig := func(p RatePeriod, status string) string {
+		var b strings.Builder
+		for _, x := range p.Percents {
+			b.WriteString(x.String())
+			b.WriteByte(' ')
+		}
+		return b.String() + status
+	}
+	var out []RateDifference
+	for _, k := range sorted {
+		days := []int{from}
+		for _, tb := range []*RateTable{t, base} {
+			for _, r := range tb.series[k] {
+				if r.from > from && r.from <= to {
+					days = append(days, r.from)
+				}
+			}
+		}
+		slices.Sort(days)
+		days = slices.Compact(days)
+		prev := ""
+		for _, d := range days {
+			pb, sb := period(base, k, d)
+			pt, st := period(t, k, d)
+			b, c := sig(pb, sb), sig(pt, st)
+			if b == c {
+				prev = ""
+				continue
+			}
+			if b+"\x00"+c == prev {
+				continue // the same difference goes on
+			}
+			prev = b + "\x00" + c
+			out = append(out, RateDifference{Country: k.country, Territory: k.territory, Series: k.series, Day: dateString(d), Base: pb, This: pt})
+		}
+	}
+	return out
 }
 
 // File writes the table as a table file (indented JSON), the format

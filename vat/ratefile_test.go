@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shopspring/decimal"
 )
 
 // tableDoc is a table file as a generic document, so that a test can
@@ -108,6 +110,9 @@ func TestRateTableFileRoundTrip(t *testing.T) {
 	}
 	if got, want := len(cp.Changes()), len(changes); got != want {
 		t.Errorf("copy lists %d changes, embedded %d", got, want)
+	}
+	if diff := cp.Differences(Rates()); len(diff) != 0 {
+		t.Errorf("a copy differs from the embedded table: %+v", diff)
 	}
 	if got, want := cp.Conditions(), Rates().Conditions(); len(got) != len(want) {
 		t.Errorf("copy conditions %v, embedded %v", got, want)
@@ -263,6 +268,11 @@ func TestRateTableFileRefusals(t *testing.T) {
 			d["conditions"].(map[string]any)["xx_new"] = map[string]any{"description": "A new condition.", "source": "https://example.invalid/law"}
 			return nil
 		}},
+		{"coverage starting after the embedded table's", "coverage.from", func(t *testing.T, d tableDoc) []byte {
+			d["version"] = "x.1"
+			d["coverage"].(map[string]any)["from"] = "2025-01-01"
+			return nil
+		}},
 		{"unverified row without a note", "note", func(t *testing.T, d tableDoc) []byte {
 			d["version"] = "x.1"
 			d["rows"] = append(d.rows(), map[string]any{"country": "DE", "series": "ebook", "from": "2026-06-01",
@@ -285,5 +295,41 @@ func TestRateTableFileRefusals(t *testing.T) {
 				t.Errorf("error %q, want ErrRateTableFile naming %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestRateTableDifferences: a table that changes one embedded period and
+// adds one after the embedded coverage differs from the embedded table by
+// that one span only, with both periods named.
+func TestRateTableDifferences(t *testing.T) {
+	_, to := Rates().Coverage()
+	d := embeddedDoc(t)
+	d["version"] = "test-diff.1"
+	d["coverage"].(map[string]any)["to"] = to.AddDate(1, 0, 0).Format(time.DateOnly)
+	de, _, err := Rates().Standard("DE", to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := de.Add(decimal.New(1, 0)).String()
+	from, end := to.AddDate(0, -3, 0), to.AddDate(0, -1, 0)
+	d["rows"] = append(d.rows(),
+		map[string]any{"country": "DE", "series": seriesStandard, "from": from.Format(time.DateOnly), "percent": []string{changed}, "status": "source", "source": "https://example.invalid/a"},
+		map[string]any{"country": "DE", "series": seriesStandard, "from": end.Format(time.DateOnly), "percent": []string{de.String()}, "status": "source", "source": "https://example.invalid/b"},
+		map[string]any{"country": "FR", "series": seriesStandard, "from": to.AddDate(0, 0, 1).Format(time.DateOnly), "percent": []string{"21.5"}, "status": "source", "source": "https://example.invalid/c"})
+	tbl, err := ParseRateTable(d.bytes(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff := tbl.Differences(Rates())
+	if len(diff) != 1 {
+		t.Fatalf("differences %+v, want the one DE span", diff)
+	}
+	x := diff[0]
+	if x.Country != "DE" || x.Series != seriesStandard || x.Day != from.Format(time.DateOnly) ||
+		len(x.Base.Percents) != 1 || !x.Base.Percents[0].Equal(de) || len(x.This.Percents) != 1 || x.This.Percents[0].String() != changed {
+		t.Errorf("difference %+v, want DE standard from %s: %s then %s", x, from.Format(time.DateOnly), de, changed)
+	}
+	if back := Rates().Differences(tbl); len(back) != 1 || back[0].Base.Percents[0].String() != changed {
+		t.Errorf("the other way round: %+v", back)
 	}
 }

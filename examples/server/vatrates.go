@@ -19,7 +19,8 @@ import (
 // for review (date_outside_rate_table). -vat-rates loads a newer table
 // from a file without a new build; "vat-rates export" writes the embedded
 // table as such a file, where a new one starts, and "vat-rates check"
-// reads a file as the server would and says what it covers.
+// reads a file as the server would and says what it covers, where it
+// differs from the embedded table and what it changes after it.
 
 // rateTableWarnDays: within this many days of the table's last day the
 // server warns at start (a /readyz check fails after it).
@@ -101,6 +102,15 @@ func runVATRates(args []string, stdout, stderr io.Writer) error {
 		if t == vat.Rates() {
 			fmt.Fprintln(stdout, "it is the embedded table")
 			return nil
+		}
+		diff := t.Differences(vat.Rates())
+		fmt.Fprintf(stdout, "differences from the embedded table on the days it covers: %d\n", len(diff))
+		for _, d := range diff {
+			place := d.Country
+			if d.Territory != "" {
+				place += " " + d.Territory
+			}
+			fmt.Fprintf(stdout, "  from %s %s %s: embedded %s, this file %s (%s)\n", d.Day, place, d.Series, percents(d.Base.Percents), percents(d.This.Percents), d.This.Source)
 		}
 		_, embeddedTo := vat.Rates().Coverage()
 		last := embeddedTo.Format(time.DateOnly)

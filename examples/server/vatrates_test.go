@@ -78,7 +78,7 @@ func TestVATRatesCommands(t *testing.T) {
 		t.Fatalf("check of an edited file: %v\n%s", err, stderr)
 	}
 	fr, _, _ := vat.Rates().Standard("FR", embeddedTo)
-	for _, want := range []string{"version test-next.1", "to " + to, "after the embedded table's last day (" + embeddedTo.Format(time.DateOnly) + "): 1",
+	for _, want := range []string{"version test-next.1", "to " + to, "on the days it covers: 0", "after the embedded table's last day (" + embeddedTo.Format(time.DateOnly) + "): 1",
 		first + " FR standard: " + fr.String() + " % -> 21.5 %"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("check output lacks %q:\n%s", want, stdout)
@@ -112,6 +112,20 @@ func TestVATRatesFlag(t *testing.T) {
 	}
 	if status, rd := readiness(t, p); status != 200 {
 		t.Errorf("readyz with a covering table: %d %+v", status, rd)
+	}
+
+	frJune, _, err := vat.Rates().Standard("FR", time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := rateTableFile(t, func(d map[string]any) {
+		d["version"] = "test-fix.1"
+		d["rows"] = append(d["rows"].([]any), map[string]any{"country": "FR", "series": "standard", "from": "2026-06-01",
+			"percent": []string{"19"}, "status": "source", "source": "https://example.invalid/made-up"})
+	})
+	if stdout, stderr, err := runCommand(t, nil, "vat-rates", "check", edited); err != nil ||
+		!strings.Contains(stdout, "on the days it covers: 1") || !strings.Contains(stdout, "from 2026-06-01 FR standard: embedded "+frJune.String()+" %, this file 19 %") {
+		t.Errorf("check of a file that changes an embedded rate: %v\n%s%s", err, stdout, stderr)
 	}
 
 	forged := rateTableFile(t, func(d map[string]any) {
