@@ -192,7 +192,7 @@ func (b *builder) checkDate(t *RateTable, date time.Time) bool {
 	}
 	if !t.coversSomewhere(date) {
 		from, to := t.Coverage()
-		b.review(ReasonDateOutsideRateTable, "The supply date %s is outside the period %s to %s that rate table %s and this ruleset vouch for.",
+		b.review(ReasonDateOutsideRateTable, "The supply date %s is outside the period %s to %s that rate table %s and this ruleset vouch for; a rate table that covers it (vat.ParseRateTable, the server's -vat-rates) decides it.",
 			date.UTC().Format(time.DateOnly), from.Format(time.DateOnly), to.Format(time.DateOnly), t.version)
 		return false
 	}
