@@ -494,7 +494,8 @@ type Catalog struct {
 	FX               FXInfo                    `json:"fx"`
 }
 
-// RateTableInfo names the embedded VAT rate table and the days it vouches
+// RateTableInfo names the VAT rate table the engine decides with (the
+// embedded one, or the one the operator loaded) and the days it vouches
 // for; a supply dated outside them is recorded pending manual review.
 type RateTableInfo struct {
 	Version      string `json:"version"`
