@@ -2,6 +2,7 @@ package httpserver_test
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/fiscal402/fiscal402/webhooks"
@@ -63,5 +64,49 @@ func TestWebhookEndpointCreateIdempotent(t *testing.T) {
 	problemCode(t, f.do("POST", "/v1/webhook-endpoints", keyA, body, "Idempotency-Key", "create-a"), 409, "IDEMPOTENCY_CONFLICT")
 	if n := len(f.do("GET", "/v1/webhook-endpoints", keyA, nil).json(t)["data"].([]any)); n != 0 {
 		t.Errorf("account A has %d endpoints after the delete and a replay, want 0", n)
+	}
+}
+
+// TestWebhookEndpointReplayKeepsFirstAnswerUnderNewPolicy: a retry with the
+// Idempotency-Key and body of a creation that succeeded gets that creation's
+// answer, whatever the URL policy says now. The replay looked the key up
+// only after checking the URL against the current policy, so an endpoint
+// created under -webhooks-allow-loopback, retried after a restart without
+// it, answered 400 BAD_REQUEST for a request that had already succeeded:
+// the same key answered differently (draft-ietf-httpapi-idempotency-key-header
+// section 2.6: a retried request with the same key gets the first result).
+// The key's other answers keep theirs: another body is still checked as a
+// new request (400 for a URL the policy refuses, 409 for one it allows),
+// and a deleted endpoint is 409 IDEMPOTENCY_CONFLICT, nothing created.
+func TestWebhookEndpointReplayKeepsFirstAnswerUnderNewPolicy(t *testing.T) {
+	f := newWebhookFixture(t, webhooks.Options{AllowLoopback: true})
+	body := []byte(`{"url":"http://127.0.0.1:9/hook","description":"local"}`)
+	first := f.do("POST", "/v1/webhook-endpoints", keyA, body, "Idempotency-Key", "local-1")
+	if first.status != 201 {
+		t.Fatalf("create under AllowLoopback: %d %s", first.status, first.body)
+	}
+	id := first.json(t)["id"].(string)
+
+	f.opts = webhooks.Options{} // restarted without -webhooks-allow-loopback
+	f.reopenWebhooks()
+	again := f.do("POST", "/v1/webhook-endpoints", keyA, body, "Idempotency-Key", "local-1")
+	if again.status != 201 || again.header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(again.body, first.body) {
+		t.Fatalf("replay under the new policy: %d %v\n%s\nwant the first answer\n%s", again.status, again.header, again.body, first.body)
+	}
+	// Another body under the key: a new request, checked as one.
+	assertProblem(t, f.do("POST", "/v1/webhook-endpoints", keyA, []byte(`{"url":"http://127.0.0.1:9/other"}`), "Idempotency-Key", "local-1"), 400, "BAD_REQUEST", "/url")
+	assertProblem(t, f.do("POST", "/v1/webhook-endpoints", keyA, []byte(`{"url":"https://hooks.example.com/other"}`), "Idempotency-Key", "local-1"), 409, "IDEMPOTENCY_CONFLICT", "Idempotency-Key")
+	// A new key with the refused URL is refused, as before.
+	assertProblem(t, f.do("POST", "/v1/webhook-endpoints", keyA, body, "Idempotency-Key", "local-2"), 400, "BAD_REQUEST", "/url")
+
+	if r := f.do("DELETE", "/v1/webhook-endpoints/"+id, keyA, nil); r.status != 204 {
+		t.Fatalf("delete: %d %s", r.status, r.body)
+	}
+	p := problemCode(t, f.do("POST", "/v1/webhook-endpoints", keyA, body, "Idempotency-Key", "local-1"), 409, "IDEMPOTENCY_CONFLICT")
+	if d, _ := p["detail"].(string); !strings.Contains(d, id) {
+		t.Errorf("deleted: %v", p)
+	}
+	if n := len(f.do("GET", "/v1/webhook-endpoints", keyA, nil).json(t)["data"].([]any)); n != 0 {
+		t.Errorf("account A has %d endpoints, want 0", n)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/url"
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/internal/wire"
@@ -44,7 +45,9 @@ type CreateResult struct {
 // normalisation: the URL as the same-target check compares it, and the
 // description) replays the first answer
 // with the same secret, unsealed again, while the endpoint exists and that
-// secret is still its newest (no rotation since). Otherwise the key gets
+// secret is still its newest (no rotation since), without checking the URL
+// against the policy again: a policy changed since (TargetPolicy) does not
+// change the answer of a request that was already answered. Otherwise the key gets
 // 409 IDEMPOTENCY_CONFLICT: with another request, or when the endpoint was
 // deleted or its secret rotated since, the first answer can no longer be
 // given honestly and nothing new is created for the key; the detail says
@@ -59,6 +62,15 @@ func (w *Service) CreateEndpointIdempotent(ctx context.Context, accountID string
 			return nil, err
 		}
 		return &CreateResult{EndpointWithSecret: ep}, nil
+	}
+	// A replay first, before the URL is checked against the policy: a
+	// retry of a creation that succeeded gets its first answer even when
+	// the policy changed since (a restart without -webhooks-allow-loopback)
+	// or would now refuse the URL. Only the same request replays; another
+	// body under the key is checked as a new request and, once valid,
+	// gets 409 IDEMPOTENCY_CONFLICT in the creation's transaction below.
+	if replay, done, err := w.replayFirst(accountID, req, idempotencyKey); done || err != nil {
+		return replay, err
 	}
 	var replay *CreateResult
 	ep, err := w.createEndpoint(accountID, req, func(tx ledger.Tx, fingerprint string) (bool, error) {
@@ -84,6 +96,51 @@ func (w *Service) CreateEndpointIdempotent(ctx context.Context, accountID string
 		return replay, nil
 	}
 	return &CreateResult{EndpointWithSecret: ep}, nil
+}
+
+// replayFirst answers a request whose key was already bound to this same
+// request (its fingerprint, computed from the URL as parsed, without the
+// policy's checks): done with the first answer, or with the 409 of a
+// deleted endpoint or rotated secret. A key not bound, or bound to another
+// request, or a request that does not parse, is not done: the creation
+// checks it.
+func (w *Service) replayFirst(accountID string, req EndpointRequest, idempotencyKey string) (replay *CreateResult, done bool, err error) {
+	if err := w.account(accountID); err != nil {
+		return nil, true, err
+	}
+	if req.URL == "" || len(req.URL) > MaxURLLength {
+		return nil, false, nil
+	}
+	u, err := url.Parse(req.URL)
+	if err != nil {
+		return nil, false, nil
+	}
+	desc, err := parseDescription("/description", req.Description)
+	if err != nil {
+		return nil, false, nil
+	}
+	fingerprint := endpointFingerprint(u.String(), desc)
+	err = w.read(func(tx ledger.Tx) error {
+		var ic idempotentCreate
+		found, err := getJSON(tx, bucketWebhookIdempotency, endpointKey(accountID, idempotencyKey), &ic)
+		if err != nil || !found || ic.Fingerprint != fingerprint {
+			return err
+		}
+		done = true
+		replay, err = w.replayCreate(tx, accountID, ic, fingerprint)
+		return err
+	})
+	if err != nil {
+		return nil, true, err
+	}
+	return replay, done, nil
+}
+
+// endpointFingerprint is the fingerprint of an endpoint request whose URL
+// (as url.URL.String spells it) and description are given: the one the
+// creation stores and a replay compares.
+func endpointFingerprint(rawURL, description string) string {
+	return requestFingerprint(targetKey(rawURL), description)
 }
 
 // requestFingerprint identifies an endpoint request after normalisation:

@@ -488,7 +488,7 @@ func (w *Service) createEndpoint(accountID string, req EndpointRequest,
 		return nil, err
 	}
 	r.Secrets = []storedSecret{secret}
-	fingerprint := requestFingerprint(targetKey(r.URL), r.Description)
+	fingerprint := endpointFingerprint(r.URL, r.Description)
 	var answer *EndpointWithSecret
 	err = w.update(func(tx ledger.Tx) error {
 		answer = nil
