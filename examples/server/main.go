@@ -17,8 +17,9 @@
 //	go run ./examples/server -rotate-receipt-key      retire the receipt key, make a new one (server stopped)
 //
 // Every flag is also read from FISCAL402_<NAME> (upper case, '-' as '_'); the
-// command line wins. README "Configuration" has the table of all of them;
-// `server -h` prints them. The main ones:
+// command line wins; a FISCAL402_ variable neither the server nor its
+// commands read is refused by name (checkEnv). README "Configuration" has
+// the table of all of them; `server -h` prints them. The main ones:
 //
 //	-listen addr        address to listen on (default 127.0.0.1:8402)
 //	-data dir           data directory: ledger, keys, accounts (default ./fiscal402-data)
@@ -123,6 +124,9 @@ type options struct {
 // (backup, check, accounts, migrate), which are documented in README
 // "Operations".
 func run(args []string, stdout, stderr io.Writer) error {
+	if err := checkEnv(os.Environ()); err != nil {
+		return err
+	}
 	if len(args) > 0 {
 		for _, c := range operatorCommands {
 			if c.name == args[0] {
