@@ -108,6 +108,9 @@ func runAccounts(args []string, stdout, stderr io.Writer) error {
 			}
 			return err
 		}
+		if err := checkAccountsPath(file, data); err != nil {
+			return err
+		}
 		return createAccount(accountsPath(data, file), id, s, stdout, stderr)
 	case "rotate-key":
 		fs.StringVar(&id, "id", "", "the account")
@@ -163,6 +166,43 @@ func parseAccountsFlags(fs *flag.FlagSet, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
+
+// checkAccountsPath refuses an accounts file the server or a command would
+// make in the wrong place. path is the -accounts given (the flag or
+// FISCAL402_ACCOUNTS), "" when not given; data is -data. -accounts names a
+// file: an existing directory there (empty or not) is refused, never read
+// as <dir>/accounts.json. A given file that is missing is made (the server:
+// with the demo account, as on a first start) only in a directory that
+// exists, or in -data, which the first start makes: a directory that does
+// not exist is a mistyped path, and a demo account made there would be
+// served instead of the operator's accounts.
+func checkAccountsPath(path, data string) error {
+	if path == "" {
+		path = filepath.Join(data, "accounts.json")
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return fmt.Errorf("-accounts %s: is a directory; -accounts names the accounts file (such as %s)", path, filepath.Join(path, "accounts.json"))
+	case err == nil:
+		return nil
+	case !errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("-accounts %s: %w", path, err)
+	}
+	dir := filepath.Dir(path)
+	if filepath.Clean(dir) == filepath.Clean(data) {
+		return nil // <data>/…: the data directory is made on first start
+	}
+	switch fi, err := os.Stat(dir); {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("-accounts %s: its directory %s does not exist; nothing was made there (a missing accounts file is created only in an existing directory or in -data: correct the path, or make the directory)", path, dir)
+	case err != nil:
+		return fmt.Errorf("-accounts %s: %w", path, err)
+	case !fi.IsDir():
+		return fmt.Errorf("-accounts %s: %s is not a directory", path, dir)
 	}
 	return nil
 }

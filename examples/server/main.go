@@ -23,7 +23,7 @@
 //
 //	-listen addr        address to listen on (default 127.0.0.1:8402)
 //	-data dir           data directory: ledger, keys, accounts (default ./fiscal402-data)
-//	-accounts file      accounts file (default <data>/accounts.json; created with a demo account if missing)
+//	-accounts file      accounts file (default <data>/accounts.json; created with a demo account if missing, in an existing directory or -data)
 //	-fx-file file       newer ECB rates (eurofxref CSV or XML) merged over the embedded snapshot: a fixed table
 //	-fx-refresh         fetch each day's ECB rates after 16:00 Frankfurt time and keep them in the ledger (default true)
 //	-vat-rates file     a VAT rate table file used instead of the embedded one (server vat-rates export writes that one)
@@ -170,7 +170,7 @@ func serverUsage(fs *flag.FlagSet) func() {
 func serverFlags(fs *flag.FlagSet, o *options, vf *viesFlags) *chainFlags {
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:8402", "address to listen on")
 	fs.StringVar(&o.data, "data", "fiscal402-data", "data directory (ledger, keys, accounts)")
-	fs.StringVar(&o.accounts, "accounts", "", "accounts file (default <data>/accounts.json)")
+	fs.StringVar(&o.accounts, "accounts", "", "accounts file (default <data>/accounts.json); created with the demo account if missing, only in a directory that exists or in -data")
 	fs.StringVar(&o.fxFile, "fx-file", "", "ECB rates file (CSV or XML) merged over the embedded snapshot; a fixed table (no -fx-refresh)")
 	fs.StringVar(&o.vatRates, "vat-rates", "", "VAT rate table file (server vat-rates export writes the embedded one to start from) used instead of the embedded table, e.g. one that covers the next year")
 	fs.BoolVar(&o.fxRefresh, "fx-refresh", true, "fetch the ECB reference rates after each day's publication and keep them in the ledger (ignored with -fx-file)")
@@ -223,6 +223,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		}
 		return fmt.Errorf("unexpected argument %q (commands: %s; see -h)", fs.Arg(0), strings.Join(names, ", "))
 	}
+	accountsGiven := o.accounts
 	if o.accounts == "" {
 		o.accounts = filepath.Join(o.data, "accounts.json")
 	}
@@ -347,7 +348,10 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	// An accounts file that is there already is a setting too: one that
 	// does not load refuses the start before the data directory and the
 	// operator key are made (a missing one is made below, with the demo
-	// account).
+	// account, but not in a directory that does not exist: checkAccountsPath).
+	if err := checkAccountsPath(accountsGiven, o.data); err != nil {
+		return err
+	}
 	if _, err := os.Stat(o.accounts); err == nil {
 		pre, err := httpserver.LoadAccountsFile(o.accounts)
 		if err != nil {
