@@ -83,8 +83,8 @@ func TestFloors(t *testing.T) {
 		for _, im := range f.Imports {
 			p, _ := strconv.Unquote(im.Path.Value)
 			dep, ok := strings.CutPrefix(p, module+"/")
-			if !ok {
-				continue
+			if !ok || strings.HasPrefix(dep, pkg+"/internal/") {
+				continue // not ours, or the package's own internal package (vat's rate generator reads table files too)
 			}
 			to, known := floorOf[dep]
 			switch {
