@@ -10,10 +10,14 @@ import (
 // CSVHeader is the header row of a return's CSV (WriteCSV).
 var CSVHeader = []string{"period", "status", "scheme", "ossIdentificationNumber", "memberStateOfIdentification",
 	"section", "establishment", "originalPeriod", "memberState", "ratePercent", "supplyType", "records", "amountUsdc",
-	"usdPerEur", "taxableAmountEur", "vatEur", "invoiceTaxableAmountEur", "invoiceVatEur", "differenceVatEur", "ledgerIndexes"}
+	"usdPerEur", "taxableAmountEur", "vatEur", "invoiceTaxableAmountEur", "invoiceVatEur", "differenceVatEur", "ledgerIndexes", "note"}
 
 // CSV sections (the "section" column).
 const (
+	// SectionReview rows carry, one each and before the figures, what a
+	// person must check before filing (Return.Review), in column "note";
+	// their figure columns are empty.
+	SectionReview             = "review"
 	SectionLine               = "oss"
 	SectionFixedEstablishment = "fixed_establishment"
 	SectionCorrection         = "correction"
@@ -25,11 +29,15 @@ const (
 	SectionTimeBarred         = "excluded_time_barred"
 )
 
-// WriteCSV writes the return as CSV (RFC 4180): the header, then one row per
-// line, fixed-establishment line, correction, non-OSS summary and excluded
-// bucket. Every row repeats the period, the status and the identification,
-// so a row read alone says what it belongs to; ledgerIndexes are separated
-// by spaces. The signature is in the JSON form only.
+// WriteCSV writes the return as CSV (RFC 4180): the header, then one row of
+// section "review" per item of Return.Review (the text in the last column,
+// "note", the figure columns empty), so that a reader of the CSV alone is
+// warned as the JSON's is, then one row per line, fixed-establishment line,
+// correction, non-OSS summary and excluded bucket (its Reason, if any, in
+// "note"). Every row repeats the period, the status and the
+// identification, so a row read alone says what it belongs to;
+// ledgerIndexes are separated by spaces. The signature is in the JSON form
+// only.
 func WriteCSV(w io.Writer, r *Return) error {
 	cw := csv.NewWriter(w)
 	rate := ""
@@ -37,13 +45,21 @@ func WriteCSV(w io.Writer, r *Return) error {
 		rate = r.FX.Rate.Raw
 	}
 	head := []string{r.Period, r.Status, r.Scheme, r.ID.Number, r.ID.MemberState}
+	note := ""
 	row := func(section, est, orig, state, pct, typ string, a Amounts, rate string, idx []int64) error {
 		rec := append(append([]string{}, head...), section, est, orig, state, pct, typ, strconv.Itoa(a.Records), a.AmountUSDC,
-			rate, a.TaxableAmountEUR, a.VATEUR, a.InvoiceTaxableAmountEUR, a.InvoiceVATEUR, a.DifferenceVATEUR, joinIndexes(idx))
+			rate, a.TaxableAmountEUR, a.VATEUR, a.InvoiceTaxableAmountEUR, a.InvoiceVATEUR, a.DifferenceVATEUR, joinIndexes(idx), note)
 		return cw.Write(rec)
 	}
 	if err := cw.Write(CSVHeader); err != nil {
 		return err
+	}
+	for _, text := range r.Review {
+		rec := append(append([]string{}, head...), SectionReview)
+		rec = append(rec, make([]string, len(CSVHeader)-len(rec)-1)...)
+		if err := cw.Write(append(rec, text)); err != nil {
+			return err
+		}
 	}
 	for _, l := range r.Lines {
 		if err := row(SectionLine, "", "", l.MemberState, l.RatePercent, l.SupplyType, l.Amounts, rate, l.LedgerIndexes); err != nil {
@@ -81,6 +97,7 @@ func WriteCSV(w io.Writer, r *Return) error {
 		if b.b.Records == 0 {
 			continue
 		}
+		note = b.b.Reason
 		if err := row(b.section, "", "", "", "", "", Amounts{Records: b.b.Records, AmountUSDC: b.b.AmountUSDC}, "", b.b.LedgerIndexes); err != nil {
 			return err
 		}

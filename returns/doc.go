@@ -51,7 +51,9 @@
 //     supplies of earlier quarters recorded in this quarter: each is in
 //     its own quarter's return, and if that return was submitted before it
 //     was recorded, it must be declared here as an adjustment (Art. 61(1));
-//     the ledger does not know when a return was submitted.
+//     the ledger does not know when a return was submitted. The CSV form
+//     (WriteCSV) carries each item as a row of section "review", before
+//     the figures, its text in column "note".
 //
 // The return is that of one member state of identification. When the
 // seller's changed within the quarter (Art. 57f Implementing Regulation

@@ -289,8 +289,8 @@ func TestQuarterReturn(t *testing.T) {
 		t.Fatal("a final return changed between two requests")
 	}
 
-	// CSV: one row per line, per non-OSS summary and the pending bucket,
-	// with the identification on every row.
+	// CSV: one row per review item, then per line, per non-OSS summary and
+	// the pending bucket, with the identification on every row.
 	var buf bytes.Buffer
 	if err := returns.WriteCSV(&buf, ret); err != nil {
 		t.Fatal(err)
@@ -299,7 +299,7 @@ func TestQuarterReturn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 1+10+2+2+1 || strings.Join(rows[0], ",") != strings.Join(returns.CSVHeader, ",") {
+	if len(rows) != 1+len(ret.Review)+10+2+2+1 || strings.Join(rows[0], ",") != strings.Join(returns.CSVHeader, ",") {
 		t.Fatalf("%d CSV rows: %v", len(rows), rows[0])
 	}
 	for _, row := range rows[1:] {
