@@ -51,7 +51,14 @@
 //     supplies of earlier quarters recorded in this quarter: each is in
 //     its own quarter's return, and if that return was submitted before it
 //     was recorded, it must be declared here as an adjustment (Art. 61(1));
-//     the ledger does not know when a return was submitted. The CSV form
+//     the ledger does not know when a return was submitted. So too the OSS
+//     supplies of earlier quarters that waited for review and were
+//     resolved in this quarter: excluded.pending in a return of their
+//     quarter asked for before, they are in its lines now. And a return
+//     recomputed after its quarter does not change silently: it names the
+//     supplies in its lines recorded or resolved after the quarter ended,
+//     with the quarter in which that happened, whose return names them for
+//     the adjustment. The CSV form
 //     (WriteCSV) carries each item as a row of section "review", before
 //     the figures, its text in column "note".
 //

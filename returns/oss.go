@@ -351,7 +351,18 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 	lines := map[string]*acc{}  // establishment|state|rate
 	others := map[string]*acc{} // regime|country|rate
 	pending, otherScheme, otherState, formerState, timeBarred := &acc{}, &acc{}, &acc{}, &acc{}, &acc{}
-	late := map[string][]int64{}    // OSS supplies of earlier quarters recorded in p, by quarter
+	late := map[string][]int64{} // OSS supplies of earlier quarters recorded in p, by quarter
+	// OSS supplies of p in its lines recorded, or resolved from review,
+	// after p ended, by the quarter in which that happened (changedReview).
+	recordedAfter, resolvedAfter := map[string][]int64{}, map[string][]int64{}
+	// ofReturn: a processed record is an OSS supply this return would
+	// declare in its quarter (of its scheme, declared through the OSS, of
+	// its member state of identification's days).
+	ofReturn := func(rc *ossRec, date string) bool {
+		c := rc.Classification
+		return c.Regime == vat.RegimeOSSB2C && c.Scheme == r.Scheme && !declaredNationally(acct.Seller, c.Scheme, c.TaxingCountry, date) &&
+			cmp.Or(identifiedIn(acct.Seller, c.Scheme, date), r.ID.MemberState) == r.ID.MemberState
+	}
 	outside := map[string][]int64{} // Union supplies and refunds naming an establishment outside the EU, by country
 	maxIndex := int64(-1)
 	// A supply of the quarter was recorded at most MaxClockSkew before it
@@ -376,13 +387,10 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 			}
 		}
 		date, byUTC := rc.supplyDate()
-		if date < p.FirstDay() && rc.ReviewStatus == fiscal.StatusProcessed && recordedWithin(rc.CreatedAt, p) {
-			if c := rc.Classification; c.Regime == vat.RegimeOSSB2C && c.Scheme == r.Scheme && !declaredNationally(acct.Seller, c.Scheme, c.TaxingCountry, date) &&
-				cmp.Or(identifiedIn(acct.Seller, c.Scheme, date), r.ID.MemberState) == r.ID.MemberState {
-				if op, err := PeriodOf(date); err == nil {
-					late[op.String()] = append(late[op.String()], rc.Ledger.Index)
-					maxIndex = max(maxIndex, rc.Ledger.Index) // named: the checkpoint covers it
-				}
+		if date < p.FirstDay() && rc.ReviewStatus == fiscal.StatusProcessed && recordedWithin(rc.CreatedAt, p) && ofReturn(&rc, date) {
+			if op, err := PeriodOf(date); err == nil {
+				late[op.String()] = append(late[op.String()], rc.Ledger.Index)
+				maxIndex = max(maxIndex, rc.Ledger.Index) // named: the checkpoint covers it
 			}
 		}
 		if !p.Contains(date) {
@@ -446,12 +454,52 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 			a.estVATNumber = n // the number the supply was made under, not the profile's now
 		}
 		a.add(usdc, net, vatEUR, rc.Ledger.Index)
+		if q := quarterOfTime(rc.CreatedAt); q > p.String() {
+			recordedAfter[q] = append(recordedAfter[q], rc.Ledger.Index)
+		} else if q := quarterOfTime(rc.resolvedAt()); q > p.String() {
+			resolvedAfter[q] = append(resolvedAfter[q], rc.Ledger.Index)
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, nil, err
 	}
 	r.Review = append(r.Review, lateReview(late)...)
+
+	// OSS supplies of earlier quarters resolved from review in p. Their
+	// records were created before p, which the scan above does not read:
+	// the account's revisions appended since its newest record created
+	// before p (less a day for the clocks) are.
+	resolved := map[string][]int64{}
+	after, err := lastEntryBefore(ctx, b, p.Start().Add(-localMargin))
+	if err != nil {
+		return nil, nil, err
+	}
+	err = resolvedSince(b, after, head.Size, func(raw []byte) error {
+		var rc ossRec
+		if err := json.Unmarshal(raw, &rc); err != nil {
+			return &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored record is unreadable", Err: err}
+		}
+		n := len(rc.History)
+		if n < 2 || rc.ReviewStatus != fiscal.StatusProcessed || rc.History[n-2].ReviewStatus != fiscal.StatusPendingReview ||
+			!recordedWithin(rc.History[n-1].At, p) || !rc.createdBefore(p) {
+			return nil // not resolved in p, or recorded in p (lateReview names it)
+		}
+		date, _ := rc.supplyDate()
+		if date >= p.FirstDay() || !ofReturn(&rc, date) {
+			return nil
+		}
+		if op, err := PeriodOf(date); err == nil {
+			resolved[op.String()] = append(resolved[op.String()], rc.Ledger.Index)
+			maxIndex = max(maxIndex, rc.Ledger.Index) // named: the checkpoint covers it
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	r.Review = append(r.Review, resolvedReview(resolved)...)
+	r.Review = append(r.Review, changedReview(recordedAfter, resolvedAfter)...)
 
 	// The period-end rate (Art. 366(2), 369h(2)).
 	r.FX = PeriodFX{Peg: fx.PegRate, Rule: "ECB reference rate (USD per EUR) of the last day of the period, or of the next publication if there is none that day: " +

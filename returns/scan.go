@@ -148,8 +148,33 @@ type ossRec struct {
 		Index int64 `json:"index"`
 	} `json:"ledger"`
 	History []struct {
-		ReceiptID string `json:"receiptId"`
+		ReceiptID    string `json:"receiptId"`
+		ReviewStatus string `json:"reviewStatus"`
+		At           string `json:"at"`
+		LedgerIndex  int64  `json:"ledgerIndex"`
 	} `json:"history"`
+}
+
+// resolvedAt is when the record reached its current determination from
+// review: the time of the newest revision that left PENDING_MANUAL_REVIEW
+// for PROCESSED (a person's resolution, or the rate it waited for), ""
+// when none did.
+func (r *ossRec) resolvedAt() string {
+	for i := len(r.History) - 1; i > 0; i-- {
+		if r.History[i].ReviewStatus == fiscal.StatusProcessed && r.History[i-1].ReviewStatus == fiscal.StatusPendingReview {
+			return r.History[i].At
+		}
+	}
+	return ""
+}
+
+// firstIndex is the ledger index of the record's first entry (at most:
+// a history written without its indexes gives 0).
+func (r *ossRec) firstIndex() int64 {
+	if len(r.History) > 0 {
+		return max(min(r.History[0].LedgerIndex, r.Ledger.Index), 0)
+	}
+	return r.Ledger.Index
 }
 
 func (r *ossRec) supplyDate() (date string, byUTC bool) {

@@ -1,0 +1,156 @@
+package returns
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/listing"
+)
+
+// A record that waited for review (PENDING_MANUAL_REVIEW) is in no line of
+// its quarter's return (Excluded.Pending); resolved (Books.Resolve, or the
+// rate it waited for published), it is in the lines of that quarter's
+// return from then on. When that happens after the quarter has ended, a
+// return of the quarter already submitted counted it in no line, and
+// "changes to the figures contained in a VAT return relating to periods
+// from the third return period in 2021 shall, after the submission of that
+// VAT return, be made only by adjustments in a subsequent return" (Art.
+// 61(1) Implementing Regulation (EU) No 282/2011 as replaced by
+// Implementing Regulations (EU) 2019/2026 and 2020/1112,
+// https://datenbank.nwb.de/Dokument/495230_61; Art. 369g(4) Directive
+// 2006/112/EC: the adjustment names the member state, the period and the
+// VAT). The ledger does not know when a return was submitted (so the
+// supply is not made a Correction, which a return not yet submitted would
+// count twice), as for a supply recorded after its quarter (lateReview):
+// the return of the quarter in which it was resolved names it with its
+// period (resolvedReview), and the return of its own quarter, recomputed,
+// says that its lines changed after the quarter and why (changedReview).
+
+// resolvedSince calls fn with the document of every revision of the
+// account's settlement records at a ledger index in (after, size), in
+// ledger order: the account's entries (fiscal.OutboxAccountIndex) are
+// read by key, and only a revision's (entry id "<record id>-r<n>") stored
+// document is read, verified against the log (Books.EventDocument).
+func resolvedSince(b *fiscal.Books, after, size int64, fn func(raw []byte) error) error {
+	l := b.Engine().Ledger()
+	acct := b.Account().ID
+	prefix := []byte(acct + "\x00")
+	var cursor []byte
+	if after >= 0 {
+		cursor = binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), uint64(after))
+	}
+	for {
+		hits, err := l.Scan(fiscal.OutboxAccountIndex, prefix, cursor, false, pageSize)
+		if err != nil {
+			return fiscal.StoreError(err)
+		}
+		for _, h := range hits {
+			if len(h.Key) < 8 || int64(binary.BigEndian.Uint64(h.Key[len(h.Key)-8:])) >= size {
+				return nil
+			}
+			recordID, ok := revisionOf(h.ID)
+			if !ok {
+				continue
+			}
+			raw, err := b.EventDocument(fiscal.Event{ID: "evt_" + h.ID, Account: acct, RecordID: recordID, EntryID: h.ID})
+			if err != nil {
+				return err
+			}
+			if err := fn(raw); err != nil {
+				return err
+			}
+		}
+		if len(hits) < pageSize {
+			return nil
+		}
+		cursor = hits[len(hits)-1].Key
+	}
+}
+
+// revisionOf is the record id of a revision's entry id ("<record id>-r<n>",
+// n ≥ 2); ok is false for any other entry (a record's first, a refund's
+// "<settlement id>-refund-<n>").
+func revisionOf(entryID string) (recordID string, ok bool) {
+	i := strings.LastIndex(entryID, "-r")
+	if i <= 0 {
+		return "", false
+	}
+	n, err := strconv.Atoi(entryID[i+2:])
+	if err != nil || n < 2 || strconv.Itoa(n) != entryID[i+2:] {
+		return "", false
+	}
+	return entryID[:i], true
+}
+
+// lastEntryBefore is the ledger index of the first entry of the account's
+// newest settlement record created before t (-1 when none): every entry
+// committed at or after t+margin is at a greater index (a commit does not
+// take a day).
+func lastEntryBefore(ctx context.Context, b *fiscal.Books, t time.Time) (int64, error) {
+	page, err := listing.List(ctx, b, listing.Query{To: t, Limit: 1, Object: fiscal.ObjectSettlement})
+	if err != nil || len(page.Data) == 0 {
+		return -1, err
+	}
+	var rc ossRec
+	if err := json.Unmarshal(page.Data[0], &rc); err != nil {
+		return -1, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored record is unreadable", Err: err}
+	}
+	return rc.firstIndex(), nil
+}
+
+// quarterOfTime is the UTC calendar quarter of an RFC 3339 time, "" when
+// it does not parse.
+func quarterOfTime(at string) string {
+	t, err := time.Parse(time.RFC3339Nano, at)
+	if err != nil {
+		return ""
+	}
+	t = t.UTC()
+	return Period{Year: t.Year(), Quarter: (int(t.Month())-1)/3 + 1}.String()
+}
+
+// resolvedReview says, per earlier quarter, which of its OSS supplies
+// pending review were resolved in this quarter (the resolving revisions'
+// ledger indexes): each is in the return of its quarter now, and if that
+// return was submitted while it was pending it is declared here as an
+// adjustment (Art. 61(1) Implementing Regulation (EU) No 282/2011).
+func resolvedReview(resolved map[string][]int64) []string {
+	return perKey(resolved, func(q string, idx []int64) string {
+		return fmt.Sprintf("%d OSS supplies of %s pending review were resolved in this quarter (ledger indexes %v): they are in the return of %s now; "+
+			"if that return was submitted before they were resolved, it counted them in excluded.pending, in no line: declare them here as adjustments of %s (Art. 61(1) Implementing Regulation (EU) No 282/2011), which this return does not do",
+			len(idx), q, idx, q, q)
+	})
+}
+
+// changedReview says which OSS supplies in this return's lines were
+// recorded (recorded) or resolved from review (resolved) after this
+// quarter ended, per quarter in which that happened: a return of this
+// quarter submitted before then did not have them in its lines, and the
+// return of that quarter names them for the adjustment (lateReview,
+// resolvedReview; Art. 61(1) Implementing Regulation (EU) No 282/2011).
+// A recomputed return does not change without saying so.
+func changedReview(recorded, resolved map[string][]int64) []string {
+	out := perKey(recorded, func(q string, idx []int64) string {
+		return fmt.Sprintf("%d OSS supplies of this quarter were recorded in %s, after it ended (ledger indexes %v): they are in this return's lines now; "+
+			"a return of this quarter submitted before then did not declare them, and they are declared as adjustments of this quarter in a subsequent return (Art. 61(1) Implementing Regulation (EU) No 282/2011), not by filing this one again; the return of %s names them",
+			len(idx), q, idx, q)
+	})
+	return append(out, perKey(resolved, func(q string, idx []int64) string {
+		return fmt.Sprintf("%d OSS supplies of this quarter were pending review when it ended and were resolved in %s (ledger indexes %v): they are in this return's lines now; "+
+			"a return of this quarter submitted before then counted them in excluded.pending, and they are declared as adjustments of this quarter in a subsequent return (Art. 61(1) Implementing Regulation (EU) No 282/2011), not by filing this one again; the return of %s names them",
+			len(idx), q, idx, q)
+	})...)
+}
+
+// createdBefore reports whether the record was created before p began
+// (UTC).
+func (r *ossRec) createdBefore(p Period) bool {
+	t, err := time.Parse(time.RFC3339Nano, r.CreatedAt)
+	return err == nil && t.Before(p.Start())
+}
