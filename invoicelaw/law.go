@@ -104,7 +104,21 @@ func (l Law) Or(det vat.Determination, s Seller) Law {
 const (
 	ossBasisUnion    = "Art. 219a(2)(b) " + Directive + ": the rules of the member state of identification of the Union scheme"
 	ossBasisNonUnion = "Art. 219a(2)(b) " + Directive + ": the rules of the member state of identification of the non-Union scheme"
+	ossBasisNational = "Art. 219a(1) " + Directive + ": the seller declares the supply through its registration in the member state of consumption (Art. 214(1)(a)), not through the OSS"
+	ossBasisUnstated = "Art. 219a(1) " + Directive + ": the seller's member state of identification is not stated (Seller.Registrations), so the rules of the member state where the supply takes place"
 )
+
+// OSSDeclaration reads, from the basis of an OSS_B2C supply's invoicing
+// law (Law.Basis, which a record keeps as its invoice's taxBasis), how the
+// seller declared the supply when it was made: through a special scheme
+// whose member state of identification is the law's TaxCountry (Art.
+// 219a(2)(b) Directive 2006/112/EC), or in the return of the member state
+// of consumption where it is registered (Art. 219a(1), 214(1)(a)), or
+// neither, the seller stating no member state of identification for the
+// scheme then (unstated). All false for any other basis.
+func OSSDeclaration(basis string) (throughOSS, national, unstated bool) {
+	return strings.HasPrefix(basis, ossBasisUnion) || strings.HasPrefix(basis, ossBasisNonUnion), basis == ossBasisNational, basis == ossBasisUnstated
+}
 
 // ossLaw is For for OSS_B2C supplies.
 func ossLaw(det vat.Determination, s Seller) Law {
@@ -119,7 +133,7 @@ func ossLaw(det vat.Determination, s Seller) Law {
 	if s.Registrations != nil {
 		if _, ok := registration(s, vat.RegistrationNational, taxing); ok {
 			return Law{TaxCountry: taxing, SellerVAT: nationalNumber(s, taxing),
-				Basis: "Art. 219a(1) " + Directive + ": the seller declares the supply through its registration in the member state of consumption (Art. 214(1)(a)), not through the OSS"}
+				Basis: ossBasisNational}
 		}
 	}
 	if det.Scheme == vat.SchemeUnion {
@@ -137,7 +151,7 @@ func ossLaw(det vat.Determination, s Seller) Law {
 		}
 	}
 	return Law{TaxCountry: taxing, SellerVAT: s.VATNumber,
-		Basis: "Art. 219a(1) " + Directive + ": the seller's member state of identification is not stated (Seller.Registrations), so the rules of the member state where the supply takes place"}
+		Basis: ossBasisUnstated}
 }
 
 // registration is the seller's first registration of scheme (in country,

@@ -75,6 +75,20 @@
 // return are discharged directly with the member state of consumption
 // (Art. 61a(1)); Excluded.FormerState counts them, with that reason.
 //
+// What a supply was declared under (the OSS scheme and member state of
+// identification, or the national return of the member state of
+// consumption) is read from its record, not from the account's profile as
+// it is now: the supply was decided and invoiced under the profile of its
+// day, and its invoice's law says which (invoice.taxCountry and taxBasis,
+// Art. 219a Directive 2006/112/EC; a refund's credit note repeats them),
+// so a past quarter's return does not follow a later rewrite of the
+// registrations. Where the profile now says otherwise for an entry's day,
+// Review says so; an entry whose record does not state it is read from the
+// profile, and Review says that too. A member state of identification the
+// profile no longer states for the quarter may still be asked for
+// (Options.MemberState) when supplies of the quarter were declared under
+// it (declared.go).
+//
 // Sales that are not OSS supplies are summarised apart in NotInOSS:
 // domestic sales (the national return), reverse-charge sales (the recapitulative
 // statement, Art. 262), sales outside the scope of EU VAT and UK sales, and

@@ -251,8 +251,10 @@ type Options struct {
 	// identification changed within the period, each is owed a return for
 	// the supplies of its days (Art. 59(4) Implementing Regulation (EU)
 	// No 282/2011). "" is the state of the period's last day. A state that
-	// is the member state of identification on no day of the period is
-	// BAD_REQUEST on "memberStateOfIdentification".
+	// is the member state of identification on no day of the period, as
+	// the profile states it, and under which no supply of the period was
+	// declared, as its record states it (declared.go), is BAD_REQUEST on
+	// "memberStateOfIdentification".
 	MemberState string
 }
 
@@ -334,8 +336,20 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 	if err != nil {
 		return nil, nil, err
 	}
+	// A state the profile does not identify the seller in on any day of
+	// p may still be the one the quarter's supplies were declared under,
+	// as their records state (declared.go: the profile may have been
+	// rewritten since): its return is of those supplies, and refused only
+	// when there are none.
+	var unlisted error
 	if r.Scheme, r.ID, err = identification(acct.Seller, p, want); err != nil {
-		return nil, nil, err
+		if want == "" || !isEU(want) {
+			return nil, nil, err
+		}
+		unlisted = err
+		r.Scheme = defaultScheme(acct.Seller, p)
+		r.ID = Identification{MemberState: want, Missing: fmt.Sprintf("the account's profile states no OSS registration with %s as member state of identification on any day of %s: "+
+			"this return is of the supplies whose records were declared under it when they were made (their invoices' law, Art. 219a(2)(b) Directive 2006/112/EC)", want, p)}
 	}
 	r.Review = currencyReview(r.ID.MemberState, p)
 
@@ -355,13 +369,19 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 	// OSS supplies of p in its lines recorded, or resolved from review,
 	// after p ended, by the quarter in which that happened (changedReview).
 	recordedAfter, resolvedAfter := map[string][]int64{}, map[string][]int64{}
+	// What each entry was declared under: as its record states, else as
+	// the profile does (declarations).
+	decl := &declarations{seller: acct.Seller, scheme: r.Scheme, msi: r.ID.MemberState}
 	// ofReturn: a processed record is an OSS supply this return would
 	// declare in its quarter (of its scheme, declared through the OSS, of
 	// its member state of identification's days).
 	ofReturn := func(rc *ossRec, date string) bool {
 		c := rc.Classification
-		return c.Regime == vat.RegimeOSSB2C && c.Scheme == r.Scheme && !declaredNationally(acct.Seller, c.Scheme, c.TaxingCountry, date) &&
-			cmp.Or(identifiedIn(acct.Seller, c.Scheme, date), r.ID.MemberState) == r.ID.MemberState
+		if c.Regime != vat.RegimeOSSB2C || c.Scheme != r.Scheme {
+			return false
+		}
+		national, msi := decl.of(rc.Ledger.Index, c.Scheme, c.TaxingCountry, date, rc.declared(), false)
+		return !national && cmp.Or(msi, r.ID.MemberState) == r.ID.MemberState
 	}
 	outside := map[string][]int64{} // Union supplies and refunds naming an establishment outside the EU, by country
 	maxIndex := int64(-1)
@@ -421,7 +441,11 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 		if c.RatePercent != "" {
 			rateText = rate.String()
 		}
-		if c.Regime != vat.RegimeOSSB2C || declaredNationally(acct.Seller, c.Scheme, c.TaxingCountry, date) {
+		national, msi := false, ""
+		if c.Regime == vat.RegimeOSSB2C {
+			national, msi = decl.of(rc.Ledger.Index, c.Scheme, c.TaxingCountry, date, rc.declared(), true)
+		}
+		if c.Regime != vat.RegimeOSSB2C || national {
 			country := c.TaxingCountry
 			if country == "" {
 				country = c.PlaceOfSupply
@@ -439,7 +463,7 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 			otherScheme.add(usdc, decimal.Zero, decimal.Zero, rc.Ledger.Index)
 			return nil
 		}
-		if ms := identifiedIn(acct.Seller, c.Scheme, date); ms != "" && ms != r.ID.MemberState {
+		if msi != "" && msi != r.ID.MemberState {
 			otherState.add(usdc, decimal.Zero, decimal.Zero, rc.Ledger.Index)
 			return nil
 		}
@@ -449,6 +473,9 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 		if a == nil {
 			a = &acc{establishment: est, memberState: c.TaxingCountry, rateText: rateText, rate: rate}
 			lines[k] = a
+		}
+		if n := rc.Seller.VATNumber; unlisted != nil && r.ID.Number == "" && r.Scheme == vat.SchemeUnion && est == "" && vatNumberCountry(n) == r.ID.MemberState {
+			r.ID.Number = n // the number of the member state of identification (Art. 369d), as the supply's record kept it
 		}
 		if n := rc.Seller.VATNumber; est != "" && vatNumberCountry(n) == est {
 			a.estVATNumber = n // the number the supply was made under, not the profile's now
@@ -568,7 +595,15 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 				orig = t.UTC().Format(time.DateOnly)
 			}
 		}
-		if c.Regime != vat.RegimeOSSB2C || declaredNationally(acct.Seller, c.Scheme, c.TaxingCountry, orig) {
+		national, msi := false, ""
+		if c.Regime == vat.RegimeOSSB2C {
+			d, err := refundDeclared(ctx, b, rf)
+			if err != nil {
+				return err
+			}
+			national, msi = decl.of(idx, c.Scheme, c.TaxingCountry, orig, d, true)
+		}
+		if c.Regime != vat.RegimeOSSB2C || national {
 			country := c.TaxingCountry
 			if country == "" {
 				country = c.PlaceOfSupply
@@ -586,7 +621,7 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 			otherScheme.add(usdc, decimal.Zero, decimal.Zero, idx)
 			return nil
 		}
-		if ms := identifiedIn(acct.Seller, c.Scheme, orig); ms != "" && ms != r.ID.MemberState {
+		if ms := msi; ms != "" && ms != r.ID.MemberState {
 			if identifiesWithin(acct.Seller, c.Scheme, ms, p) {
 				otherState.add(usdc, decimal.Zero, decimal.Zero, idx) // that state's return of p corrects it
 			} else {
@@ -627,6 +662,14 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 	}
 
 	r.Review = append(r.Review, outsideReview(outside, r.ID.MemberState)...)
+	r.Review = append(r.Review, decl.review()...)
+	if unlisted != nil && len(lines) == 0 {
+		// No supply of p was declared under it either: it identified the
+		// seller on no day of p, and corrections of its earlier returns
+		// are no return of p's (Art. 61a(1) Implementing Regulation (EU)
+		// No 282/2011; excluded.formerState).
+		return nil, nil, unlisted
+	}
 
 	// Lines and sections, sorted.
 	states := map[string]*stateSum{}
@@ -856,6 +899,13 @@ func identification(s fiscal.Seller, p Period, want string) (string, Identificat
 			p, strings.Join(states, ", "), id.MemberState, id.From, id.To)
 	}
 	return scheme, id, nil
+}
+
+// defaultScheme is the OSS scheme of the return of p asked for without a
+// member state of identification.
+func defaultScheme(s fiscal.Seller, p Period) string {
+	scheme, _, _ := identifyBy(s, p, "")
+	return scheme
 }
 
 // defaultState is the member state of identification of the return of p

@@ -143,8 +143,13 @@ func Records(ctx context.Context, b *fiscal.Books, q RecordsQuery, fn func(Recor
 			return err
 		}
 		date, _ := rc.supplyDate()
-		if !p.Contains(date) || rc.Classification.Regime != vat.RegimeOSSB2C || declaredNationally(seller, rc.Classification.Scheme, rc.Classification.TaxingCountry, date) {
+		if !p.Contains(date) || rc.Classification.Regime != vat.RegimeOSSB2C {
 			return nil // not an OSS supply (oss.go)
+		}
+		// Declared as the record states it was when made, else as the
+		// profile says (declared.go).
+		if d := rc.declared(); d.known && d.national || !d.known && declaredNationally(seller, rc.Classification.Scheme, rc.Classification.TaxingCountry, date) {
+			return nil
 		}
 		row := recordRow(rc, date)
 		refunds, err := refunds.List(ctx, b, rc.ID)

@@ -101,12 +101,14 @@ type rec struct {
 		UBLSHA256  string `json:"ublSha256"`
 		URL        string `json:"url"`
 		TaxCountry string `json:"taxCountry"`
+		TaxBasis   string `json:"taxBasis"`
 		IssueDate  string `json:"issueDate"`
 	} `json:"invoice"`
 	Invoicing *struct {
-		Invoice string `json:"invoice"` // "per_payment" | "summary" | "none"
-		Period  string `json:"period"`
-		Basis   string `json:"basis"`
+		Invoice    string `json:"invoice"` // "per_payment" | "summary" | "none"
+		Period     string `json:"period"`
+		Basis      string `json:"basis"`
+		TaxCountry string `json:"taxCountry"`
 	} `json:"invoicing"`
 	Receipt struct {
 		ID string `json:"id"`
@@ -143,6 +145,15 @@ type ossRec struct {
 		NetEURExact   string `json:"netEurExact"`
 		VATEURExact   string `json:"vatEurExact"`
 	} `json:"fx"`
+	// Invoice and Invoicing state the law the supply was invoiced under,
+	// which says how it was declared (declaredWhenMade).
+	Invoice *struct {
+		TaxCountry string `json:"taxCountry"`
+		TaxBasis   string `json:"taxBasis"`
+	} `json:"invoice"`
+	Invoicing *struct {
+		TaxCountry string `json:"taxCountry"`
+	} `json:"invoicing"`
 	ID     string `json:"id"`
 	Ledger struct {
 		Index int64 `json:"index"`
@@ -153,6 +164,19 @@ type ossRec struct {
 		At           string `json:"at"`
 		LedgerIndex  int64  `json:"ledgerIndex"`
 	} `json:"history"`
+}
+
+// declared is how the record says its supply was declared when it was
+// made (declaredWhenMade).
+func (r *ossRec) declared() declaration {
+	var d declaration
+	switch {
+	case r.Invoice != nil:
+		d = declaredWhenMade(r.Classification.TaxingCountry, r.Invoice.TaxCountry, r.Invoice.TaxBasis, "")
+	case r.Invoicing != nil:
+		d = declaredWhenMade(r.Classification.TaxingCountry, "", "", r.Invoicing.TaxCountry)
+	}
+	return d
 }
 
 // resolvedAt is when the record reached its current determination from
@@ -212,4 +236,16 @@ func (r *rec) supplyDate() (date string, byUTC bool) {
 		return "", true
 	}
 	return t.UTC().Format(time.DateOnly), true
+}
+
+// declared is how the record says its supply was declared when it was
+// made (declaredWhenMade).
+func (r *rec) declared() declaration {
+	switch {
+	case r.Invoice != nil:
+		return declaredWhenMade(r.Classification.TaxingCountry, r.Invoice.TaxCountry, r.Invoice.TaxBasis, "")
+	case r.Invoicing != nil:
+		return declaredWhenMade(r.Classification.TaxingCountry, "", "", r.Invoicing.TaxCountry)
+	}
+	return declaration{}
 }
