@@ -161,11 +161,8 @@ func (c *totalsCache) committed(t *totalCheck) {
 }
 
 // forget drops an account's cached totals of year and the year before,
-// and its dates.
+// and its dates (t is a stale decision's check, never nil).
 func (c *totalsCache) forget(t *totalCheck) {
-	if t == nil {
-		return
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, k := range t.reads() {
@@ -305,6 +302,16 @@ func (e *Engine) totalsFor(accountID string, seller Seller, at time.Time) (*vat.
 		LatestCounted: time.Unix(0, v[2].dec.IntPart()), CrossedAt: time.Unix(0, v[3].dec.IntPart())}, t, nil
 }
 
+// CrossBorder are the Art. 59c running totals, with the dates that tell a
+// supply recorded out of its time order (vat.CrossBorderTotals), that the
+// account's own sale dated at is decided on (totalsFor): read, never
+// counted, for a preview to decide the sale as recording will. The
+// account's seller must be subject to the threshold (vat.SubjectToThreshold).
+func (b *Books) CrossBorder(at time.Time) (*vat.CrossBorderTotals, error) {
+	cb, _, err := b.e.totalsFor(b.acc.ID, b.acc.Seller, at)
+	return cb, err
+}
+
 // openingTotal is the account's opening figure for year.
 func openingTotal(seller Seller, year int) decimal.Decimal {
 	for _, o := range seller.OpeningTotals {
@@ -334,18 +341,17 @@ func (e *Engine) emitThresholdEvents(ctx context.Context) {
 		})
 	})
 	for i, ev := range due {
-		id := fmt.Sprintf("threshold-%s-%d", ev.Account, ev.Year)
-		ev.ID = id
+		ev.ID = fmt.Sprintf("threshold-%s-%d", ev.Account, ev.Year)
 		doc, _ := json.Marshal(ev) // strings and an int: it cannot fail
 		dequeue := ledger.Put{Bucket: bucketThresholdDue, Key: keys[i]}
 		_, err := e.ledger.Append(ctx, ledger.Append{
-			Claims: []ledger.Claim{{Space: claimThreshold, Key: ev.Account + ":" + strconv.Itoa(ev.Year), Fingerprint: []byte(id)}},
-			Entry: &ledger.Entry{ID: id, Leaf: doc, Docs: map[string][]byte{docRecord: doc},
+			Claims: []ledger.Claim{{Space: claimThreshold, Key: ev.Account + ":" + strconv.Itoa(ev.Year), Fingerprint: []byte(ev.ID)}},
+			Entry: &ledger.Entry{ID: ev.ID, Leaf: doc, Docs: map[string][]byte{docRecord: doc},
 				Postings: []ledger.Posting{{Index: indexAccountEvents, Key: []byte(ev.Account + "\x00"), AppendIndex: true}},
-				Puts:     []ledger.Put{{Bucket: bucketHeads, Key: []byte(id), Value: []byte(id)}, dequeue}},
+				Puts:     []ledger.Put{{Bucket: bucketHeads, Key: []byte(ev.ID), Value: []byte(ev.ID)}, dequeue}},
 			Hook: func(h *ledger.Hook) error {
-				out, err := json.Marshal(Event{ID: "evt_" + id, Type: EventAccountThresholdCrossed, Created: ev.At,
-					Sequence: h.Index(), Account: ev.Account, RecordID: id, EntryID: id})
+				out, err := json.Marshal(Event{ID: "evt_" + ev.ID, Type: EventAccountThresholdCrossed, Created: ev.At,
+					Sequence: h.Index(), Account: ev.Account, RecordID: ev.ID, EntryID: ev.ID})
 				if err != nil {
 					return err
 				}
