@@ -2,6 +2,7 @@ package fiscal_test
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"testing"
 	"time"
@@ -119,5 +120,82 @@ func TestSupplyBeforeTheCrossingIsReviewed(t *testing.T) {
 	later := settleOrder(t, b, 11, "50", "2026-03-05T10:00:00Z")
 	if th := later.Classification.Threshold; later.ReviewStatus != fiscal.StatusProcessed || later.Classification.TaxingCountry != "DE" || th.Rule != vat.ThresholdCurrentYear {
 		t.Errorf("a sale after the crossing: %s %s %+v, want DE current_year_exceeded", later.ReviewStatus, later.Classification.TaxingCountry, th)
+	}
+}
+
+// crossingsNamed are the records the account.threshold_crossed entries
+// name (their documents' recordId).
+func crossingsNamed(t *testing.T, e *fiscal.Engine) []string {
+	t.Helper()
+	var out []string
+	for _, ev := range thresholdEvents(t, e) {
+		raw, err := e.Document(ev.EntryID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			RecordID string `json:"recordId"`
+		}
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, doc.RecordID)
+	}
+	return out
+}
+
+// TestThresholdEventNamesTheSupplyThatCrossed: account.threshold_crossed
+// names the supply that took the year over EUR 10,000 (Art. 59c(2)
+// Directive 2006/112/EC, "as of that time"). A sale of 2 February recorded
+// after one of 2 March whose value takes the sum over is in doubt
+// (threshold_order_in_doubt). A person who places it at origin determines
+// that the year was within when it was made: it did not cross, and the
+// event must not name it (the supply that crossed in time order is one
+// dated after it, already recorded, which the review text asks to check).
+// The year is over all the same: a sale dated before 2 March is still in
+// doubt, one dated after is taxed where the consumer is. A person who
+// places it at destination determines it crossed (the sales made before
+// it are within the total before it): the event names it.
+func TestThresholdEventNamesTheSupplyThatCrossed(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		det   fiscal.ManualDetermination
+		named bool
+	}{
+		{"origin", fiscal.ManualDetermination{Regime: vat.RegimeDomestic, TaxingCountry: "IE", RatePercent: "23", Reason: "made before the March sale"}, false},
+		{"destination", fiscal.ManualDetermination{Regime: vat.RegimeOSSB2C, TaxingCountry: "DE", RatePercent: "19", Reason: "the year was within until it"}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), smallIrishSeller))
+			b := fiscaltest.Books(t, e, 0)
+			ctx := context.Background()
+			settleOrder(t, b, 1, "10500", "2026-03-02T10:00:00Z")
+			feb := settleOrder(t, b, 2, "4200", "2026-02-02T10:00:00Z")
+			if !hasReason(feb, vat.ReasonThresholdOrderInDoubt) {
+				t.Fatalf("the February sale: %s %v", feb.ReviewStatus, feb.ReviewReasons)
+			}
+			res, err := b.Resolve(ctx, feb.ID, fiscal.Resolution{ResolvedBy: "ops@example.com", Determination: &c.det}, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			th := res.Record.Classification.Threshold
+			if th == nil || th.Crossed != c.named {
+				t.Errorf("resolved at %s: threshold section %+v, want crossed %t", c.name, th, c.named)
+			}
+			var want []string
+			if c.named {
+				want = []string{feb.ID}
+			}
+			if got := crossingsNamed(t, e); !slices.Equal(got, want) {
+				t.Errorf("resolved at %s: account.threshold_crossed names %v, want %v", c.name, got, want)
+			}
+			// The year went over by 2 March at the latest either way.
+			if jan := settleOrder(t, b, 10, "50", "2026-01-10T10:00:00Z"); !hasReason(jan, vat.ReasonThresholdOrderInDoubt) {
+				t.Errorf("a sale of 10 January after the resolution: %s %s %v, want %s", jan.ReviewStatus, jan.Classification.TaxingCountry, jan.ReviewReasons, vat.ReasonThresholdOrderInDoubt)
+			}
+			if apr := settleOrder(t, b, 11, "50", "2026-04-01T10:00:00Z"); apr.ReviewStatus != fiscal.StatusProcessed || apr.Classification.TaxingCountry != "DE" {
+				t.Errorf("a sale of 1 April after the resolution: %s %s %v, want PROCESSED DE", apr.ReviewStatus, apr.Classification.TaxingCountry, apr.ReviewReasons)
+			}
+		})
 	}
 }

@@ -211,9 +211,12 @@ func (t *totalCheck) apply(h *ledger.Hook, d *Draft) error {
 	}
 	// The total, and the dates that tell a supply recorded out of its
 	// time order (vat.CrossBorderTotals): the latest while the year is
-	// within, and the crossing's (or the latest, when later).
+	// within, and the crossing's (or the latest, when later). A sale a
+	// person placed at origin whose value took the sum over did not cross
+	// (vat.ThresholdCheck.Crossed: no event names it), but a sale dated
+	// after it and before the latest did: the latest is the crossing's.
 	t.wrote, t.at = append(t.wroteBuf[:0], ledger.Put{Bucket: bucketTotals, Key: t.keys[0].Key, Value: []byte(stored.Add(t.add).String())}), h.Index()
-	for i, w := range [2]bool{t.depends, t.crossed} {
+	for i, w := range [2]bool{t.depends, t.crossed || t.rule == vat.ThresholdOrderManual && !t.before.GreaterThan(t.limit)} {
 		if w { // a date not kept (or unreadable) parses as 0: 1970
 			last, _ := strconv.ParseInt(string(latest), 10, 64)
 			t.wrote = append(t.wrote, ledger.Put{Bucket: bucketTotalsOrder, Key: t.keys[2+i].Key, Value: strconv.AppendInt(nil, max(t.date, last), 10)})

@@ -731,6 +731,13 @@ func (r *rules) manualOrigin(facts []customerFact) {
 	case thresholdDestination:
 		r.refuse(ManualContradictsLaw, fieldTaxingCountry, thresholdFact(rule), "%s, so the consumer's member state %s taxes this supply (%s); record OSS_B2C %s.", thresholdWhy(rule), loc.country, thresholdBasis[rule], loc.country)
 		return
+	case thresholdEither:
+		// The person determines that the year was within when this
+		// supply was made: taxed where the seller is, it did not take the
+		// year over (Art. 59c(2): Art. 58 applies as of the supply that
+		// does), although the sum recorded crosses with it; a supply
+		// dated after it did.
+		r.threshold.Crossed = false
 	}
 	r.originBelowThreshold()
 }

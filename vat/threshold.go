@@ -122,7 +122,10 @@ type ThresholdCheck struct {
 	// not count); absent when Counted is unknown.
 	TotalAfter *decimal.Decimal `json:"totalAfter,omitempty"`
 	// Crossed: this supply takes the current year's total from at most
-	// EUR 10,000 to more.
+	// EUR 10,000 to more. A supply a person placed in the seller's member
+	// state under order_decided_manually did not cross, even when the sum
+	// recorded crosses with it: it was made while the year was within, and
+	// a supply dated after it took the year over.
 	Crossed    bool   `json:"crossed"`
 	LegalBasis string `json:"legalBasis"`
 }
