@@ -13,6 +13,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/vat"
 )
@@ -211,14 +212,25 @@ func (t *totalCheck) apply(h *ledger.Hook, d *Draft) error {
 	}
 	// The total, and the dates that tell a supply recorded out of its
 	// time order (vat.CrossBorderTotals): the latest while the year is
-	// within, and the crossing's (or the latest, when later). A sale a
+	// within, and the crossing's (or the latest, when later). The first
+	// date kept for an account whose year holds supplies counted before
+	// the engine kept dates is at least the time they were all recorded
+	// by, plus the future a settlement's timestamp may have
+	// (wire.MaxClockSkew), so that it bounds their dates too. A sale a
 	// person placed at origin whose value took the sum over did not cross
 	// (vat.ThresholdCheck.Crossed: no event names it), but a sale dated
 	// after it and before the latest did: the latest is the crossing's.
+	// A sale a person placed at destination (OSS_B2C) in a year already
+	// over was made when it was over: its date bounds the crossing (a
+	// DOMESTIC placement, at origin or in the consumer's state, writes
+	// nothing: it may have been made before).
 	t.wrote, t.at = append(t.wroteBuf[:0], ledger.Put{Bucket: bucketTotals, Key: t.keys[0].Key, Value: []byte(stored.Add(t.add).String())}), h.Index()
-	for i, w := range [2]bool{t.depends, t.crossed || t.rule == vat.ThresholdOrderManual && !t.before.GreaterThan(t.limit)} {
+	for i, w := range [2]bool{t.depends, t.crossed || t.rule == vat.ThresholdOrderManual && (!t.before.GreaterThan(t.limit) || d.Record.Classification.Regime != vat.RegimeDomestic)} {
 		if w { // a date not kept (or unreadable) parses as 0: 1970
 			last, _ := strconv.ParseInt(string(latest), 10, 64)
+			if len(latest) == 0 && len(cur) > 0 {
+				last = d.createdAt.Add(wire.MaxClockSkew).UnixNano()
+			}
 			t.wrote = append(t.wrote, ledger.Put{Bucket: bucketTotalsOrder, Key: t.keys[2+i].Key, Value: strconv.AppendInt(nil, max(t.date, last), 10)})
 		}
 	}
@@ -244,15 +256,13 @@ func (t *totalCheck) apply(h *ledger.Hook, d *Draft) error {
 }
 
 // storedTotal parses a stored running total (absent: zero).
-func storedTotal(v []byte) (decimal.Decimal, error) {
-	if len(v) == 0 {
-		return decimal.Zero, nil
+func storedTotal(v []byte) (d decimal.Decimal, err error) {
+	if d = decimal.Zero; len(v) > 0 {
+		if d, err = decimal.NewFromString(string(v)); err != nil {
+			err = fmt.Errorf("fiscal: stored running total %q: %w", v, err)
+		}
 	}
-	d, err := decimal.NewFromString(string(v))
-	if err != nil {
-		return d, fmt.Errorf("fiscal: stored running total %q: %w", v, err)
-	}
-	return d, nil
+	return d, err
 }
 
 // thresholdEvent is the document of an account.threshold_crossed entry.
@@ -300,8 +310,11 @@ func (e *Engine) totalsFor(accountID string, seller Seller, at time.Time) (*vat.
 		}
 	}
 	t.cur, t.prev, t.latest = v[0].value, v[1].value, v[2].value
-	// A date not kept is zero nanoseconds, 1970: no supply is before it.
-	return &vat.CrossBorderTotals{PreviousYear: v[1].dec.Add(t.prevOpening), CurrentYear: v[0].dec.Add(openingTotal(seller, year)),
+	open := openingTotal(seller, year)
+	// A date not kept is zero nanoseconds, 1970: no supply is before it
+	// (DatesKept: the year's supplies counted before the engine kept
+	// dates, which no date covers, leave the order in doubt).
+	return &vat.CrossBorderTotals{PreviousYear: v[1].dec.Add(t.prevOpening), CurrentYear: v[0].dec.Add(open), Opening: open, DatesKept: true,
 		LatestCounted: time.Unix(0, v[2].dec.IntPart()), CrossedAt: time.Unix(0, v[3].dec.IntPart())}, t, nil
 }
 
@@ -404,12 +417,9 @@ func (b *Books) Totals(ctx context.Context) ([]YearTotal, error) {
 		return nil, storeError(err)
 	}
 	for _, o := range b.acc.Seller.OpeningTotals {
-		if _, ok := byYear[o.Year]; !ok {
-			byYear[o.Year] = decimal.Zero
-		}
+		byYear[o.Year] = byYear[o.Year].Add(decimal.Zero) // an opening figure alone makes a year
 	}
-	limit := decimal.NewFromInt(10000)
-	out := []YearTotal{}
+	limit, out := decimal.NewFromInt(10000), []YearTotal{}
 	for y, d := range byYear {
 		open := openingTotal(b.acc.Seller, y)
 		t := d.Add(open)

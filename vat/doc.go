@@ -191,7 +191,11 @@
 // year over, or dated before CrossedAt, is threshold_order_in_doubt: Art. 58
 // applies as of the time the threshold is exceeded, and the sums do not say
 // which supply that was; a person's determination of either place stands
-// (rule order_decided_manually).
+// (rule order_decided_manually). A caller that keeps the dates says so
+// (CrossBorderTotals.DatesKept): a zero date is then "none since", and
+// supplies counted before the dates were kept (beyond the opening figure,
+// CrossBorderTotals.Opening), which no date covers, leave a supply taking
+// the year over, or made in a year they took over, in doubt too.
 //
 // # Registrations
 //

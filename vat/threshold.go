@@ -228,7 +228,15 @@ func (r *rules) decideThreshold(originNet func() (decimal.Decimal, bool)) (outco
 		th.set(ThresholdPreviousYear)
 		return thresholdDestination, ThresholdPreviousYear
 	case cmpDec(th.TotalBefore, thresholdLimit) > 0:
-		if out, ok := r.orderInDoubt(th, s.CrossBorder.CrossedAt, "the supply that took the year's total over EUR 10,000"); ok {
+		cb, what := s.CrossBorder, "the supply that took the year's total over EUR 10,000"
+		crossedAt := cb.CrossedAt
+		if !known(crossedAt) && cb.DatesKept && cmpDec(cb.Opening, thresholdLimit) <= 0 {
+			// Counted supplies took the year over and the date was not
+			// kept: the latest counted date bounds it (the engine floors
+			// it at every supply counted before it kept dates), when known.
+			crossedAt, what = cb.LatestCounted, "the latest supply counted, the bound of the undated supply that took the year's total over EUR 10,000"
+		}
+		if out, ok := r.orderInDoubt(th, crossedAt, what); ok {
 			return out, th.Rule
 		}
 		th.set(ThresholdCurrentYear)
@@ -262,7 +270,11 @@ func (r *rules) decideThreshold(originNet func() (decimal.Decimal, bool)) (outco
 // (rule ThresholdOrderManual). ok is false when the supply is not dated
 // before after (or after is not known): the sums decide.
 func (r *rules) orderInDoubt(th *ThresholdCheck, after time.Time, what string) (outcome int, ok bool) {
-	if after.IsZero() || !r.in.Supply.Date.Before(after) {
+	cb := r.in.Seller.CrossBorder
+	// Supplies counted before the dates were kept, which no date covers:
+	// this one would take the year over, or the year went over on them.
+	undated := !known(after) && cb.DatesKept && cmpDec(cb.CurrentYear, cb.Opening) > 0 && (th.Crossed || cmpDec(cb.Opening, thresholdLimit) <= 0)
+	if !undated && (!known(after) || !r.in.Supply.Date.Before(after)) {
 		return 0, false
 	}
 	if r.manual != nil {
@@ -270,12 +282,24 @@ func (r *rules) orderInDoubt(th *ThresholdCheck, after time.Time, what string) (
 		return thresholdEither, true
 	}
 	th.Crossed = false
+	if undated {
+		r.b.review(ReasonThresholdOrderInDoubt, "This supply of %s is counted with supplies of %d whose dates were not kept (counted before the engine kept them) and, on the running totals (EUR %s before it, EUR %s the year before), the year is or would be over EUR 10,000. "+
+			"Whether it was when this supply was made depends on the order in which the supplies were made (Art. 59c(2) %s: Art. 58 applies as of the time the threshold is exceeded), which the totals do not hold: "+
+			"decide the place from the records' dates (the seller's member state if the year's supplies made before it stayed within EUR 10,000, else the consumer's).",
+			r.in.Supply.Date.UTC().Format(time.RFC3339), th.Year, th.TotalBefore, th.PreviousYear, directive)
+		return thresholdInvalid, true
+	}
 	r.b.review(ReasonThresholdOrderInDoubt, "This supply of %s is recorded after %s dated %s and, on the running totals (year %d: EUR %s before it, EUR %s the year before), the year is or would be over EUR 10,000. "+
 		"Whether it was when this supply was made depends on the order in which the supplies were made (Art. 59c(2) %s: Art. 58 applies as of the time the threshold is exceeded), which the totals do not hold: "+
 		"decide the place (the seller's member state if the year's supplies made before it stayed within EUR 10,000, else the consumer's), and review the supplies recorded before it and dated after it.",
 		r.in.Supply.Date.UTC().Format(time.RFC3339), what, after.UTC().Format(time.RFC3339), th.Year, th.TotalBefore, th.PreviousYear, directive)
 	return thresholdInvalid, true
 }
+
+// known reports whether an order date of CrossBorderTotals is set: the
+// zero time, or the Unix epoch (the zero nanoseconds a caller keeping dates
+// as integers has for none), is not; no settlement is that old.
+func known(t time.Time) bool { return t.After(time.Unix(0, 0)) }
 
 // newThreshold starts the threshold section from Seller.CrossBorder (nil,
 // true without it) and checks the figures; ok is false after a review.

@@ -33,6 +33,15 @@ func TestThresholdOrderInDoubt(t *testing.T) {
 		{"over, dated before the crossing", CrossBorderTotals{CurrentYear: dec("10500"), LatestCounted: mar, CrossedAt: mar}, feb, StatusManualReview, "", true},
 		{"over, dated after the crossing", CrossBorderTotals{CurrentYear: dec("10500"), LatestCounted: feb, CrossedAt: feb}, mar, StatusDetermined, ThresholdCurrentYear, false},
 		{"over, crossing date not kept", CrossBorderTotals{CurrentYear: dec("10500")}, feb, StatusDetermined, ThresholdCurrentYear, false},
+		// A caller keeping dates (DatesKept) whose year holds supplies
+		// counted before it did: no date covers them.
+		{"crossing, dates kept, the year's supplies undated", CrossBorderTotals{CurrentYear: dec("9950"), DatesKept: true}, feb, StatusManualReview, "", true},
+		{"crossing, dates kept, only an opening figure", CrossBorderTotals{CurrentYear: dec("9950"), Opening: dec("9950"), DatesKept: true}, feb, StatusDetermined, ThresholdCrossed, false},
+		{"over, dates kept, undated supplies took it over", CrossBorderTotals{CurrentYear: dec("10500"), Opening: dec("4000"), DatesKept: true}, feb, StatusManualReview, "", true},
+		{"over, dates kept, crossing bounded by the latest", CrossBorderTotals{CurrentYear: dec("10500"), DatesKept: true, LatestCounted: mar}, feb, StatusManualReview, "", true},
+		{"over, dates kept, dated after the latest", CrossBorderTotals{CurrentYear: dec("10500"), DatesKept: true, LatestCounted: feb}, mar, StatusDetermined, ThresholdCurrentYear, false},
+		{"over, dates kept, the opening figure over by itself", CrossBorderTotals{CurrentYear: dec("10500"), Opening: dec("10200"), DatesKept: true}, feb, StatusDetermined, ThresholdCurrentYear, false},
+		{"over, dates kept as Unix nanoseconds, none", CrossBorderTotals{CurrentYear: dec("10500"), Opening: dec("10200"), DatesKept: true, LatestCounted: time.Unix(0, 0), CrossedAt: time.Unix(0, 0)}, feb, StatusDetermined, ThresholdCurrentYear, false},
 		{"previous year over, dated before the crossing", CrossBorderTotals{PreviousYear: dec("10500"), CurrentYear: dec("10500"), CrossedAt: mar}, feb, StatusDetermined, ThresholdPreviousYear, false},
 	} {
 		tot := c.totals

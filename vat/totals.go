@@ -32,6 +32,22 @@ type CrossBorderTotals struct {
 	// before it was made while the year may still have been within
 	// (threshold_order_in_doubt).
 	CrossedAt time.Time
+	// DatesKept: the caller keeps the dates above with the totals (as
+	// fiscal402's engine does), so that a zero date means no supply it
+	// counted since it kept them, not "not known". Supplies counted in
+	// CurrentYear (beyond Opening) before the caller kept dates, which
+	// neither date then covers, leave the order of a supply in doubt where
+	// its place depends on it: a supply that would take the year over
+	// while LatestCounted is zero, and a supply of a year over EUR 10,000
+	// whose CrossedAt is zero and LatestCounted (which then bounds the
+	// undated crossing) zero too, are threshold_order_in_doubt. Without
+	// DatesKept a zero date is not known and the sums decide.
+	DatesKept bool
+	// Opening is the part of CurrentYear that is an opening figure (the
+	// seller's supplies before the books); the rest was counted supply by
+	// supply. An opening figure over EUR 10,000 by itself crossed before
+	// the books: every counted supply is after it.
+	Opening decimal.Decimal
 }
 
 // Exceeded is whether the seller is already over the Art. 59c threshold
