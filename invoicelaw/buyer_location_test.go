@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fiscal402/fiscal402/invoicelaw"
+	"github.com/fiscal402/fiscal402/ubl"
 	"github.com/fiscal402/fiscal402/vat"
 	"github.com/fiscal402/fiscal402/vies"
 )
@@ -62,5 +63,19 @@ func TestAddressReasonWithoutRegistry(t *testing.T) {
 	r := invoicelaw.AddressReason(invoicelaw.Buyer{Country: "CH", Registry: &vies.Result{Status: vies.StatusInvalid, Number: "CHE116281710", Fault: "SYNTAX"}}, []string{"name", "street", "town"})
 	if strings.Contains(r.Detail, "()") || !strings.Contains(r.Detail, "no registry") {
 		t.Errorf("detail %q: want it to say that no registry was asked", r.Detail)
+	}
+}
+
+// TestBuyerFactsDiffer names the business terms two customer parties
+// state differently, in the order of EN 16931 BG-7, none when alike.
+func TestBuyerFactsDiffer(t *testing.T) {
+	a := ubl.Party{Name: "A", VATNumber: "DE136695976", Street: "1 Road", City: "Berlin", PostalCode: "10115", Country: "DE"}
+	if got := invoicelaw.BuyerFactsDiffer(a, a); len(got) != 0 {
+		t.Fatalf("one party against itself: %v", got)
+	}
+	b := a
+	b.Name, b.Country = "B", "AT"
+	if got := strings.Join(invoicelaw.BuyerFactsDiffer(a, b), "; "); got != "name (BT-44); country (BT-55)" {
+		t.Fatalf("differing name and country: %q", got)
 	}
 }

@@ -255,3 +255,34 @@ func placeCountry(code string) string {
 	}
 	return ISOCountry(code)
 }
+
+// BuyerFactsDiffer names what two customer parties (BuyerParty) state
+// differently, by the business term of each (the name BT-44, VAT
+// identifier BT-48, address BT-50..BT-55), in that order; none when they
+// name the customer alike. One invoice names one customer, with its full
+// name and address (Art. 226(4), (5) Directive 2006/112/EC,
+// https://eur-lex.europa.eu/eli/dir/2006/112/oj): a summary invoice of
+// several supplies (Art. 223) can name their buyer only when every
+// supply's record states it alike.
+func BuyerFactsDiffer(a, b ubl.Party) []string {
+	var out []string
+	for _, f := range []struct {
+		name string
+		x, y string
+	}{
+		{"name (BT-44)", a.Name, b.Name},
+		{"VAT identifier (BT-48)", a.VATNumber, b.VATNumber},
+		{"street (BT-50)", a.Street, b.Street},
+		{"additional street (BT-51)", a.AdditionalStreet, b.AdditionalStreet},
+		{"address line 3 (BT-163)", a.AddressLine3, b.AddressLine3},
+		{"town (BT-52)", a.City, b.City},
+		{"postal code (BT-53)", a.PostalCode, b.PostalCode},
+		{"subdivision (BT-54)", a.Subdivision, b.Subdivision},
+		{"country (BT-55)", a.Country, b.Country},
+	} {
+		if f.x != f.y {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}

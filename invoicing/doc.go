@@ -9,7 +9,12 @@
 // Issue makes the summary invoice of one buyer or of every buyer of the
 // month: one UBL invoice per buyer, invoicing state and month (Art. 223
 // Directive 2006/112/EC), numbered in the account's series, its VAT
-// computed on the supplies' exact amounts and rounded once per rate.
+// computed on the supplies' exact amounts and rounded once per rate. Every
+// supply is checked, not the latest alone: one seller VAT number, one
+// state's invoicing rules (invoicelaw.SummaryRefusal) and one customer as
+// each record states it (invoicelaw.BuyerFactsDiffer); a month that mixes
+// them is refused (INVOICE_RULES_FAILED) naming the first supply that
+// differs.
 // Issuing again returns the same invoices; Summary reads one back with its
 // UBL, InvoicedBy names the summary covering a record. Covering
 // tells, for one record, its own invoice, the summary that covers it, the

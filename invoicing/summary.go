@@ -443,6 +443,9 @@ func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.R
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := oneBuyer(q, recs); err != nil {
+		return nil, nil, err
+	}
 	inv, ref, missing := b.InvoiceFrame(latest, now)
 	if len(bases) > 1 {
 		// The supplies reached q.TaxCountry's rules by different rules of
@@ -582,6 +585,52 @@ func eachSupplysLaw(ls invoicelaw.Seller, q SummaryRequest, recs []*fiscal.Recor
 	}
 	return nil, &fiscal.Error{Code: fiscal.CodeInvoiceRulesFailed, Detail: fmt.Sprintf(
 		"the supply %s of %s%s cannot be invoiced by the summary invoice of %s under the invoicing rules of %s: %s", first.ID, first.Classification.SupplyDate, others, q.Period, q.TaxCountry, why)}
+}
+
+// oneBuyer refuses a summary whose supplies' records state the buyer
+// differently. The summary names one customer (BG-7), as
+// fiscal.Books.InvoiceFrame builds it from its latest supply
+// (invoicelaw.BuyerParty); an invoice states the customer's full name and
+// address (Art. 226(5) Directive 2006/112/EC) and a summary invoice
+// details the supplies to that customer (Art. 223). When an earlier
+// supply's record names the buyer otherwise (another name, VAT
+// identifier, address or country: a consumer named at one payment and
+// located elsewhere at another, a business that moved within the month),
+// stating the latest's facts for every supply would silently restate the
+// earlier records, and which facts are the customer's is not the
+// engine's to guess. It refuses (INVOICE_RULES_FAILED, nothing written),
+// as a supply under another state's rules refuses the month
+// (eachSupplysLaw, invoicelaw.SummaryRefusal), naming the first supply
+// that differs, its day, the fields and the latest supply, and how many
+// differ.
+func oneBuyer(q SummaryRequest, recs []*fiscal.Record) error {
+	latest := recs[len(recs)-1]
+	want, _ := invoicelaw.BuyerParty(latest.Classification, latest.Buyer.ForInvoiceLaw())
+	var first *fiscal.Record
+	var fields []string
+	n := 0
+	for _, r := range recs[:len(recs)-1] {
+		got, _ := invoicelaw.BuyerParty(r.Classification, r.Buyer.ForInvoiceLaw())
+		diff := invoicelaw.BuyerFactsDiffer(got, want)
+		if len(diff) == 0 {
+			continue
+		}
+		if n++; first == nil {
+			first, fields = r, diff
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	others := ""
+	if n > 1 {
+		others = fmt.Sprintf(" (and %d other supplies of the month)", n-1)
+	}
+	return &fiscal.Error{Code: fiscal.CodeInvoiceRulesFailed, Detail: fmt.Sprintf(
+		"the summary invoice of %s names one customer, but the supply %s of %s%s states the customer's %s otherwise than the latest supply %s of %s; "+
+			"an invoice states its customer's full name and address (Art. 226(5) %s) and the engine does not choose between its records: it is not issued. "+
+			"These supplies need manual review: invoices naming the customer as each record states it, issued outside this service",
+		q.Period, first.ID, first.Classification.SupplyDate, others, strings.Join(fields, ", "), latest.ID, latest.Classification.SupplyDate, invoicelaw.Directive)}
 }
 
 // oneSellerNumber refuses a summary of supplies the seller made under

@@ -15,6 +15,7 @@ import (
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/fiscal402/fiscal402/invoicing"
 	"github.com/fiscal402/fiscal402/refunds"
+	"github.com/fiscal402/fiscal402/vat"
 )
 
 // creditedTotal is what the credit notes of a summary's refunds credit at
@@ -38,14 +39,16 @@ func TestRefundsOfEverySummarySupplyNetTheSummaryToZero(t *testing.T) {
 			c := newClock(time.Date(2026, 3, 31, 23, 0, 0, 0, time.UTC))
 			ctx := context.Background()
 			b := summaryEngine(t, fiscal.InvoicingSummaryMonthly, c)
-			// One consumer buys in two countries (two VAT rates on one
-			// summary under the Irish OSS): amounts of a few cents, whose
-			// VAT is a fraction of a cent each.
+			// One consumer in Germany buys services and e-books (two VAT
+			// rates on one summary under the Irish OSS; one customer, as
+			// each record states it: oneBuyer): amounts of a few cents,
+			// whose VAT is a fraction of a cent each.
 			var ids []string
 			for i := 0; i < 24; i++ {
-				country := []string{"DE", "FR"}[i%2]
 				amount := decimal.New(int64(500+3*i), -4).String() // 0.0500 … 0.0569 USDC
-				res, err := b.Settle(ctx, fiscaltest.Request(300+i, amount, country, fmt.Sprintf("2026-03-%02dT10:00:00Z", 1+i)), "")
+				req := fiscaltest.Request(300+i, amount, "DE", fmt.Sprintf("2026-03-%02dT10:00:00Z", 1+i))
+				req.SupplyKind = []string{"", vat.KindEbook}[i%2]
+				res, err := b.Settle(ctx, req, "")
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -800,7 +800,7 @@ type summaryInvoice struct {
 	id       string
 	ref      fiscal.InvoiceRef
 	ubl      []byte
-	buyer    ubl.Party                 // the buyer it names (BG-7): its latest supply's
+	buyer    ubl.Party                 // the buyer it names (BG-7): its latest supply's, every supply's alike
 	totals   []invoicing.SummaryTotal  // what it charged per VAT rate
 	supplies []invoicing.SummarySupply // the supplies it covers
 }
@@ -842,8 +842,10 @@ func summaryOf(ctx context.Context, b *fiscal.Books, orig *fiscal.Record) (*summ
 		return nil, err
 	}
 	// The summary names the buyer as its latest supply states it
-	// (invoicing.summaryDraft, fiscal.Books.InvoiceFrame); its credit
-	// notes name the same buyer (Art. 219 Directive 2006/112/EC).
+	// (invoicing.summaryDraft, fiscal.Books.InvoiceFrame), which every
+	// supply it covers states alike (a month whose records name the buyer
+	// otherwise is refused); its credit notes name the same buyer (Art.
+	// 219 Directive 2006/112/EC).
 	sup := res.Summary.Supplies
 	if len(sup) == 0 {
 		return nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "the summary invoice " + id + " lists no supply"}
