@@ -14,7 +14,10 @@
 // state's invoicing rules (invoicelaw.SummaryRefusal) and one customer as
 // each record states it (invoicelaw.BuyerFactsDiffer); a month that mixes
 // them is refused (INVOICE_RULES_FAILED) naming the first supply that
-// differs.
+// differs. A supply of such a month may be invoiced on its own
+// (IssueAlone; package refunds does so before crediting it): the same
+// document of that one supply, its InvoicedAlone saying why, which the
+// month's summary then leaves out.
 // Issuing again returns the same invoices; Summary reads one back with its
 // UBL, InvoicedBy names the summary covering a record. Covering
 // tells, for one record, its own invoice, the summary that covers it, the

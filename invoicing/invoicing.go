@@ -138,7 +138,7 @@ func (e *RunError) nothingIssued() *fiscal.Error {
 // What covers a record (Coverage.Invoice).
 const (
 	CoveredPerPayment = "per_payment" // its own invoice
-	CoveredBySummary  = "summary"     // a summary invoice, issued
+	CoveredBySummary  = "summary"     // a summary invoice, issued (or the supply's own, IssueAlone: its document says invoicedAlone)
 	CoveredLater      = "summary_pending"
 	CoveredNone       = "none" // no invoice is required
 	CoveredUnknown    = "not_invoiced"

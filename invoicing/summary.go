@@ -81,6 +81,10 @@ type SummaryInvoice struct {
 	NetEUR    string            `json:"netEur"`   // BT-109
 	Supplied  int               `json:"suppliesCount"`
 	Rounding  string            `json:"rounding"`
+	// InvoicedAlone, on the invoice of one supply its month's summary
+	// could not cover (IssueAlone), is why: the summary's refusal. Absent
+	// on a summary invoice.
+	InvoicedAlone string `json:"invoicedAlone,omitempty"`
 }
 
 // SummaryTotal is one VAT rate of a summary invoice.
@@ -319,7 +323,7 @@ func issueOnce(ctx context.Context, b *fiscal.Books, q SummaryRequest, first, la
 	if len(recs) == 0 {
 		return nil, notFound(fmt.Sprintf("supplies of %s to %s awaiting a summary invoice", q.Period, q.Buyer))
 	}
-	d, doc, err := summaryDraft(b, id, q, recs, first, last, now)
+	d, doc, err := summaryDraft(b, id, q, recs, first, last, now, "")
 	if err != nil {
 		return nil, err
 	}
@@ -362,7 +366,9 @@ func summaryCheck(key string, posted int64) ([]ledger.SideKey, func(h *ledger.Ho
 
 // coveredRecords loads the current state of every record posted to the
 // summary, once each, and keeps those whose current state still waits for
-// this summary (a revision may have changed it).
+// this summary (a revision may have changed it) and that no invoice covers
+// yet: a supply invoiced on its own since (IssueAlone) is not invoiced
+// twice.
 func coveredRecords(ctx context.Context, b *fiscal.Books, hits []ledger.Hit, q SummaryRequest) ([]*fiscal.Record, error) {
 	seen := map[string]bool{}
 	var out []*fiscal.Record
@@ -382,6 +388,11 @@ func coveredRecords(ctx context.Context, b *fiscal.Books, hits []ledger.Hit, q S
 			inv.Period != q.Period || inv.Buyer != q.Buyer || inv.TaxCountry != q.TaxCountry {
 			continue
 		}
+		if by, err := SummaryCovering(b, r); err != nil {
+			return nil, err
+		} else if by != "" {
+			continue
+		}
 		out = append(out, r)
 	}
 	slices.SortFunc(out, func(a, b *fiscal.Record) int { return int(a.Ledger.Index - b.Ledger.Index) })
@@ -396,7 +407,11 @@ func coveredRecords(ctx context.Context, b *fiscal.Books, hits []ledger.Hit, q S
 // fiscal.Books.InvoiceFrame),
 // which must be the state the records were decided under
 // (Record.Invoicing.TaxCountry, q.TaxCountry), the covering links.
-func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.Record, first, last, now time.Time) (*fiscal.Draft, *SummaryInvoice, error) {
+//
+// alone, when not "", makes it the invoice of the one supply recs holds,
+// whose month's summary could not be issued for that reason (IssueAlone):
+// its period is the day of supply and its note says it is invoiced alone.
+func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.Record, first, last, now time.Time, alone string) (*fiscal.Draft, *SummaryInvoice, error) {
 	acc := b.Account()
 	type group struct {
 		det        vat.Determination
@@ -407,7 +422,7 @@ func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.R
 	var groups []*group
 	doc := &SummaryInvoice{ID: id, Object: ObjectSummaryInvoice, Version: summaryVersion, Account: acc.ID,
 		CreatedAt: now.Format(time.RFC3339Nano), Period: q.Period, Start: first.Format(time.DateOnly), End: last.Format(time.DateOnly),
-		Buyer: q.Buyer, Supplied: len(recs),
+		Buyer: q.Buyer, Supplied: len(recs), InvoicedAlone: alone,
 		Rounding: "per VAT rate: the sum of the supplies' exact net and VAT (12 decimals) rounded once to the cent, half away from zero"}
 	var puts []ledger.Put
 	networks := map[string]bool{}
@@ -498,6 +513,11 @@ func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.R
 	inv.Note = fmt.Sprintf("Summary invoice of %d supplies from %s to %s (Art. 223 Directive 2006/112/EC), each paid in full in USDC on %s when supplied; "+
 		"each supply was converted to EUR at the ECB euro reference rate of its date, and the amounts per VAT rate are the sums of the supplies' exact amounts rounded once. "+
 		"The supplies are listed in the seller's fiscal402 record %s.", len(recs), doc.Start, doc.End, strings.Join(nets, ", "), id)
+	if alone != "" {
+		inv.Note = fmt.Sprintf("Invoice of one supply of %s, paid in full in USDC on %s when supplied, converted to EUR at the ECB euro reference rate of its date. "+
+			"It is invoiced on its own: the summary invoice of %s to this customer (Art. 223 Directive 2006/112/EC) could not be issued. "+
+			"The supply is listed in the seller's fiscal402 record %s.", doc.Start, strings.Join(nets, ", "), q.Period, id)
+	}
 	// What each supply's invoice must say beside its amounts (the
 	// determination's mention: "Reverse charge", Art. 226(11a); the place
 	// of supply of a sale taxed at origin, Art. 59c): every distinct one
@@ -512,6 +532,9 @@ func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.R
 		}
 	}
 	doc.Basis = fiscal.SummaryKey{TaxCountry: q.TaxCountry}.Rule()
+	if alone != "" {
+		doc.Basis = "invoiced on its own (Art. 219a, 220, 221 " + invoicelaw.Directive + "): the summary invoice of its month (Art. 223) could not be issued"
+	}
 	u, err := ubl.DraftInvoice(inv)
 	if err != nil {
 		var ve *ubl.ValidationError
@@ -629,7 +652,7 @@ func oneBuyer(q SummaryRequest, recs []*fiscal.Record) error {
 	return &fiscal.Error{Code: fiscal.CodeInvoiceRulesFailed, Detail: fmt.Sprintf(
 		"the summary invoice of %s names one customer, but the supply %s of %s%s states the customer's %s otherwise than the latest supply %s of %s; "+
 			"an invoice states its customer's full name and address (Art. 226(5) %s) and the engine does not choose between its records: it is not issued. "+
-			"These supplies need manual review: invoices naming the customer as each record states it, issued outside this service",
+			"These supplies need manual review: invoices naming the customer as each record states it (a refund of one of them first invoices that supply on its own: IssueAlone)",
 		q.Period, first.ID, first.Classification.SupplyDate, others, strings.Join(fields, ", "), latest.ID, latest.Classification.SupplyDate, invoicelaw.Directive)}
 }
 

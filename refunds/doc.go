@@ -73,6 +73,35 @@
 //     classification the original's, invoice the credit note's number,
 //     supersedes the receipt of the corrected state.
 //
+// # A supply whose summary invoice cannot be issued
+//
+// A credit note amends an issued invoice (Art. 219 Directive 2006/112/EC:
+// a document amending the initial invoice, referring to it specifically
+// and unambiguously; EN 16931 BG-3, BT-25), so the refund of a supply a
+// summary invoice will cover waits for that summary while its month is
+// open or while the summary can be issued (CREDIT_NOTE_REFUSED: issue it,
+// then refund). But a month the summary refuses (INVOICE_RULES_FAILED:
+// its supplies made under two seller VAT numbers, Art. 226(3); under
+// another state's invoicing rules than recorded, Art. 219a; its records
+// naming the buyer otherwise, Art. 226(5)) stays refused until the
+// operator changes what it names, and for some causes (a VAT number that
+// changed within the month) nothing the operator can change would issue
+// it: waiting for it left the refund refused for ever. A summary invoice
+// is the seller's option (Art. 223: member states "shall allow" it); a
+// supply may always be invoiced on its own (Art. 220, 221). So once the
+// month's summary is refused (invoicing.Refusal), the refund first
+// invoices the refunded supply on its own (invoicing.IssueAlone: under the
+// law, seller VAT number and buyer its record states, numbered in the
+// account's series, its document saying why), which takes it out of the
+// month's summary (issued later, when the rest allows it, without it), and
+// the credit note corrects that invoice like any summary's. The engine
+// never states for a supply what another record says, and never lets a
+// supply be invoiced twice: the own invoice commits only while the month's
+// summary is not issued, and a summary read before it is read again. Only
+// when the supply cannot be invoiced even on its own (the profile now puts
+// it under another state's rules) is the refund CREDIT_NOTE_REFUSED, naming
+// both refusals and what to change first.
+//
 // # What a refund does not do
 //
 //   - It does not lower the account's Art. 59c running total

@@ -833,9 +833,9 @@ func summaryOf(ctx context.Context, b *fiscal.Books, orig *fiscal.Record) (*summ
 		return nil, err
 	}
 	if id == "" {
-		inv := orig.Invoicing
-		return nil, &fiscal.Error{Code: fiscal.CodeCreditNoteRefused, Detail: fmt.Sprintf(
-			"settlement %s is invoiced by the summary invoice of %s (invoicing %s), which is not issued yet: a credit note corrects an issued invoice. Issue it once the month has ended (POST /v1/invoices/summaries), then refund", orig.ID, inv.Period, inv.Mode)}
+		if id, err = invoicedAlone(ctx, b, orig); err != nil {
+			return nil, err
+		}
 	}
 	res, doc, err := invoicing.Summary(ctx, b, id)
 	if err != nil {
@@ -856,6 +856,47 @@ func summaryOf(ctx context.Context, b *fiscal.Books, orig *fiscal.Record) (*summ
 	}
 	buyer, _ := invoicelaw.BuyerParty(latest.Classification, latest.Buyer.ForInvoiceLaw())
 	return &summaryInvoice{id: id, ref: res.Summary.Invoice, ubl: doc, buyer: buyer, totals: res.Summary.Totals, supplies: sup}, nil
+}
+
+// invoicedAlone answers for orig, a supply whose month's summary invoice is
+// not issued: while it can be issued (or its month has not ended), the
+// refund waits for it (CREDIT_NOTE_REFUSED: issue it, then refund); once
+// the summary is refused (invoicing.Refusal: a month that mixes seller
+// VAT numbers, states' invoicing rules or the buyer's facts, which no
+// wait changes), the supply is invoiced on its own (invoicing.IssueAlone,
+// Art. 220 Directive 2006/112/EC: a summary is the seller's option, Art.
+// 223) and the refund corrects that invoice: the id of the document
+// covering it. Should the supply alone be refused too (the account's
+// profile now puts it under another state's rules), the refund is
+// CREDIT_NOTE_REFUSED naming both refusals: what the operator fixes first.
+func invoicedAlone(ctx context.Context, b *fiscal.Books, orig *fiscal.Record) (string, error) {
+	inv := orig.Invoicing
+	wait := &fiscal.Error{Code: fiscal.CodeCreditNoteRefused, Detail: fmt.Sprintf(
+		"settlement %s is invoiced by the summary invoice of %s (invoicing %s), which is not issued yet: a credit note corrects an issued invoice. Issue it once the month has ended (POST /v1/invoices/summaries), then refund", orig.ID, inv.Period, inv.Mode)}
+	refused, err := invoicing.Refusal(ctx, b, orig)
+	var fe *fiscal.Error
+	if errors.As(err, &fe) && fe.Code == fiscal.CodePeriodOpen {
+		return "", wait
+	}
+	if err != nil {
+		return "", err
+	}
+	if refused == nil {
+		if id, err := invoicing.SummaryCovering(b, orig); err != nil || id != "" {
+			return id, err // issued meanwhile
+		}
+		return "", wait
+	}
+	res, err := invoicing.IssueAlone(ctx, b, orig, refused.Detail)
+	if errors.As(err, &fe) && fe.Code == fiscal.CodeInvoiceRulesFailed {
+		return "", &fiscal.Error{Code: fiscal.CodeCreditNoteRefused, Detail: fmt.Sprintf(
+			"settlement %s has no issued invoice a credit note could correct: the summary invoice of %s cannot be issued (%s), and the supply cannot be invoiced on its own either (%s); fix that first, then refund",
+			orig.ID, inv.Period, refused.Detail, fe.Detail), Err: err}
+	}
+	if err != nil {
+		return "", err
+	}
+	return res.Summary.ID, nil
 }
 
 // invoiceLaw is the invoicing law orig's invoice followed, which its
