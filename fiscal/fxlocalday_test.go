@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/fiscal402/fiscal402/vat"
@@ -52,6 +53,57 @@ func TestRateOfTheDayIsTheLocalDay(t *testing.T) {
 		if rt.RateDate != want.RateDate || rt.Requested != local || rt.Policy != fx.ForDayOrPrevious {
 			t.Errorf("%s %s (supply date %s in %s): publication %s requested %s under %s, want %s requested %s",
 				c.country, c.at, local, c.zone, rt.RateDate, rt.Requested, rt.Policy, want.RateDate, local)
+		}
+	}
+}
+
+// TestNationalRateOfTheDayIsTheLocalDay: the VAT an invoice states in the
+// taxing state's currency (Art. 230 Directive 2006/112/EC, "using the
+// conversion mechanism provided for in Article 91"; EN 16931 BT-6/BT-111)
+// is converted on the same day as the EUR amount: under the "rate of the
+// day" (Art. 91(2) third subparagraph,
+// https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112)
+// the supply's calendar day in the taxing state. A domestic sale in
+// Romania at 21:30 UTC and one in Sweden at 22:30 UTC on 9 April 2026 are
+// on 10 April in Bucharest and Stockholm; the national rate must be the
+// 10 April publication, as the USD rate is, not the 9 April one (the
+// payment's UTC date). Rates: the SYNTHETIC feed of internal/fiscaltest,
+// whose values differ from day to day.
+func TestNationalRateOfTheDayIsTheLocalDay(t *testing.T) {
+	for i, c := range []struct{ seller, country, currency, zone, at string }{
+		{"ro-full", "RO", "RON", "Europe/Bucharest", "2026-04-09T21:30:00Z"},
+		{"se-full", "SE", "SEK", "Europe/Stockholm", "2026-04-09T22:30:00Z"},
+	} {
+		var seller fiscal.Seller
+		for _, s := range fiscaltest.LawSellers() {
+			if s.ID == c.seller {
+				seller = s.Seller
+			}
+		}
+		seller.FXPolicy = fx.ForDayOrPrevious
+		cfg := fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), seller)
+		cfg.FX = fiscaltest.SyntheticFX(t)
+		b := fiscaltest.Books(t, fiscaltest.Engine(t, cfg), 0)
+		at, _ := time.Parse(time.RFC3339, c.at)
+		local, ok := vat.LocalDate(c.zone, at)
+		if !ok {
+			t.Fatalf("zone %s not embedded", c.zone)
+		}
+		utc := at.Format(time.DateOnly)
+		if fiscaltest.SyntheticRate(c.currency, local).Equal(fiscaltest.SyntheticRate(c.currency, utc)) {
+			t.Fatalf("%s: the rates of %s and %s do not differ: the case shows nothing", c.currency, local, utc)
+		}
+		r := settleOK(t, b, fiscaltest.Request(7200+i, "100", c.country, c.at))
+		n := r.FX.National
+		if r.ReviewStatus != fiscal.StatusProcessed || n == nil || n.Rate == nil || r.FX.USDPerEUR == nil {
+			t.Fatalf("%s %s: %s %v, no national figures", c.country, c.at, r.ReviewStatus, reasons(r))
+		}
+		if r.Classification.SupplyDate != local || r.FX.USDPerEUR.RateDate != local {
+			t.Fatalf("%s %s: supply date %s, USD rate of %s, want %s", c.country, c.at, r.Classification.SupplyDate, r.FX.USDPerEUR.RateDate, local)
+		}
+		if n.Currency != c.currency || n.Rate.RateDate != local || n.Rate.Requested != local || !n.Rate.Value.Equal(fiscaltest.SyntheticRate(c.currency, local)) {
+			t.Errorf("%s %s (supply date %s in %s): %s rate %s of %s requested %s, want the publication of %s (%s), as the USD rate",
+				c.country, c.at, local, c.zone, n.Currency, n.Rate.Raw, n.Rate.RateDate, n.Rate.Requested, local, fiscaltest.SyntheticRate(c.currency, local))
 		}
 	}
 }

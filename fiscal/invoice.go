@@ -93,7 +93,8 @@ func (e *Engine) renderInvoice(d *Draft, s Seller) (ubl.Profile, string, invoice
 // nationalVAT states the supply's VAT in the national currency of the
 // invoicing state when it is not the euro (invoicelaw.NationalVAT, Art.
 // 230 Directive 2006/112/EC), at the instant of the settlement and under
-// the Art. 91(2) reading the record's EUR conversion used: the figures
+// the Art. 91(2) reading the record's EUR conversion used, on its day
+// (the supply date under the rate of the day): the figures
 // for the record, the rate for the invoice, or the review reason of a
 // rate that cannot be had.
 func (e *Engine) nationalVAT(ctx context.Context, r *Record, s invoicelaw.Seller, law invoicelaw.Law, a amounts) (*RecordNationalFX, *ubl.TaxCurrency, *vat.Reason, error) {
@@ -105,7 +106,7 @@ func (e *Engine) nationalVAT(ctx context.Context, r *Record, s invoicelaw.Seller
 	if rt := r.FX.USDPerEUR; rt != nil && rt.Policy != "" {
 		policy = rt.Policy // the Art. 91(2) reading the record's EUR conversion used
 	}
-	n, reason, err := invoicelaw.NationalVAT(ctx, e.cfg.FX, policy, s, law, at, a.vatExact, a.netExact)
+	n, reason, err := invoicelaw.NationalVAT(ctx, e.cfg.FX, policy, s, law, at, r.Classification.SupplyDate, a.vatExact, a.netExact)
 	if err != nil {
 		return nil, nil, nil, &Error{Code: CodeInternal, Detail: "national-currency rate lookup failed", Err: err}
 	}

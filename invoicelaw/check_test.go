@@ -105,3 +105,39 @@ func TestNationalCurrencyReason(t *testing.T) {
 		}
 	}
 }
+
+// TestNationalCurrencyReasonRateOfTheDay: under the "rate of the day"
+// (fx.ForDayOrPrevious; Art. 91(2) third subparagraph Directive
+// 2006/112/EC, https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112)
+// the national rate is the one of the supply's day in the taxing state, as
+// the EUR amount's (Art. 230: "using the conversion mechanism provided for
+// in Article 91"). A Romanian sale at 21:30 UTC on 13 April 2026, the last
+// day of the SYNTHETIC feed, is on 14 April in Bucharest: its RON rate is
+// not out, which the check must predict (national_rate_unavailable), not
+// find 13 April's. Under the latest published at the instant, 13 April's
+// applies.
+func TestNationalCurrencyReasonRateOfTheDay(t *testing.T) {
+	ctx := context.Background()
+	at := time.Date(2026, 4, 13, 21, 30, 0, 0, time.UTC)
+	det := vat.Determine(vat.Input{Seller: vat.Seller{Country: "RO", OverThreshold: true}, Buyer: vat.Buyer{Country: "RO"},
+		Supply: vat.Supply{Kind: vat.KindDigitalService, Date: at}})
+	if det.SupplyDate != "2026-04-14" {
+		t.Fatalf("supply date %s (%s), want 2026-04-14 in Bucharest", det.SupplyDate, det.TimeZone)
+	}
+	for _, c := range []struct {
+		policy fx.Policy
+		want   string
+	}{
+		{fx.ForDayOrPrevious, invoicelaw.ReasonNationalRateUnavailable},
+		{fx.LatestPublishedAt, ""},
+	} {
+		r, err := invoicelaw.NationalCurrencyReason(ctx, fiscaltest.SyntheticFX(t), c.policy, det, invoicelaw.Seller{Country: "RO"}, at)
+		got := ""
+		if r != nil {
+			got = r.Code
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%s: %q %v, want %q", c.policy, got, err, c.want)
+		}
+	}
+}

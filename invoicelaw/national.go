@@ -44,7 +44,15 @@ func (n *National) TaxCurrency() *ubl.TaxCurrency {
 // (fx.ErrNationalRateRequired) unless the seller holds HMRC's written
 // agreement to it (Seller.UKRateAgreement; VAT tertiary legislation on
 // valuation, option (c)): the rule is then recorded as that agreement.
-func NationalVAT(ctx context.Context, src fx.Source, policy fx.Policy, s Seller, law Law, at time.Time, vatExact, netExact decimal.Decimal) (*National, *vat.Reason, error) {
+//
+// supplyDate is the supply's calendar day in the taxing state
+// (vat.Determination.SupplyDate). Art. 230 converts "using the conversion
+// mechanism provided for in Article 91", so the national rate is taken on
+// the day the EUR amount was: under the "rate of the day"
+// (fx.ForDayOrPrevious) that day, not the UTC date of at (fx.RateOfTheDay;
+// Art. 91(2) third subparagraph,
+// https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112).
+func NationalVAT(ctx context.Context, src fx.Source, policy fx.Policy, s Seller, law Law, at time.Time, supplyDate string, vatExact, netExact decimal.Decimal) (*National, *vat.Reason, error) {
 	if law.TaxCountry == "" {
 		return nil, nil, nil
 	}
@@ -55,7 +63,8 @@ func NationalVAT(ctx context.Context, src fx.Source, policy fx.Policy, s Seller,
 	if err != nil || !ok {
 		return nil, nil, err // ok false: the state's currency is the euro
 	}
-	return convertNational(ctx, src, policy, &s, law, at, vatExact, netExact, nc)
+	rateAt, _ := fx.RateOfTheDay(policy, at, supplyDate)
+	return convertNational(ctx, src, policy, &s, law, rateAt, vatExact, netExact, nc)
 }
 
 // noNationalRule is the review reason of a state with a national currency
@@ -115,7 +124,7 @@ func NationalCurrencyReason(ctx context.Context, src fx.Source, policy fx.Policy
 	if !det.Determined() {
 		return nil, nil
 	}
-	_, reason, err := NationalVAT(ctx, src, cmp.Or(policy, fx.LatestPublishedAt), s, For(det, s), at, decimal.Zero, decimal.Zero)
+	_, reason, err := NationalVAT(ctx, src, cmp.Or(policy, fx.LatestPublishedAt), s, For(det, s), at, det.SupplyDate, decimal.Zero, decimal.Zero)
 	return reason, err
 }
 
