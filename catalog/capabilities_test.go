@@ -621,3 +621,39 @@ func TestCheckB2BStatesTheAddressCondition(t *testing.T) {
 			r.ReviewStatus, invoicelaw.ReasonBuyerAddressMissing, reasonCodes(c.DeterminationCoverage.Assumptions))
 	}
 }
+
+// TestCheckRateOfTheDayIsTheLocalDay: under the "rate of the day"
+// (seller.fxPolicy for-day-or-previous; Art. 91(2) third subparagraph
+// Directive 2006/112/EC,
+// https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112)
+// recording converts at the publication of the supply's calendar day in
+// the taxing state (fx.RateOfTheDay), not of the payment's UTC date. A sale
+// at 23:30 UTC on 13 April 2026, the last embedded publication day, to a
+// consumer in Finland is on 14 April in Helsinki, whose rate is not out:
+// the record waits (fx_rate_unavailable), and the check must predict that,
+// not PROCESSED on the 13 April rate.
+func TestCheckRateOfTheDayIsTheLocalDay(t *testing.T) {
+	now := time.Date(2026, 4, 13, 23, 45, 0, 0, time.UTC)
+	seller := irishSeller
+	seller.FXPolicy = fx.ForDayOrPrevious
+	e := testEngine(t, now, seller)
+	at := "2026-04-13T23:30:00Z"
+	req := check("IE", "FI", "B2C", "x402", "eip155:8453")
+	req.SupplyDate = at
+	c, err := e.CheckCapabilities(context.Background(), "acct_0", req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Settle(context.Background(), "acct_0", request(9150, "10.00", "FI", at), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Record
+	if r.ReviewStatus != fiscal.StatusPendingReview || !slices.Contains(reasonCodes(r.ReviewReasons), fiscal.ReasonFXRateUnavailable) || r.Classification.SupplyDate != "2026-04-14" {
+		t.Fatalf("the record is %s %v (supply date %s), want it waiting for the rate of 14 April", r.ReviewStatus, reasonCodes(r.ReviewReasons), r.Classification.SupplyDate)
+	}
+	re := c.ReceiptEligibility
+	if re.ReviewStatus != r.ReviewStatus || !slices.Contains(reasonCodes(re.Reasons), fiscal.ReasonFXRateUnavailable) {
+		t.Errorf("check predicts %s %v, the record is %s %v", re.ReviewStatus, reasonCodes(re.Reasons), r.ReviewStatus, reasonCodes(r.ReviewReasons))
+	}
+}

@@ -641,14 +641,19 @@ func (s *Service) receiptEligibility(ctx context.Context, c *CapabilityCheck, de
 		re.Reasons = append(re.Reasons, reviewReasonsOf(det)...)
 	}
 	// The account's Art. 91(2) reading, as recording converts (fiscal
-	// Prepare: the seller's fxPolicy, else the engine's).
+	// Prepare: the seller's fxPolicy, else the engine's), on the day
+	// recording takes: under the "rate of the day" the supply's calendar
+	// day in the taxing state, not the UTC date of the instant
+	// (fx.RateOfTheDay; Art. 91(2) third subparagraph Directive
+	// 2006/112/EC, https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112).
 	policy := cmp.Or(seller.FXPolicy, s.set.FXPolicy)
-	if _, err := s.set.FX.Rate(ctx, "USD", date, policy); err != nil {
+	rateAt, _ := fx.RateOfTheDay(policy, date, det.SupplyDate)
+	if _, err := s.set.FX.Rate(ctx, "USD", rateAt, policy); err != nil {
 		if !errors.Is(err, fx.ErrNotYetPublished) && !errors.Is(err, fx.ErrNoRate) {
 			return re, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "fx rate lookup failed", Err: err}
 		}
 		re.ReviewStatus = fiscal.StatusPendingReview
-		re.Reasons = append(re.Reasons, vat.Reason{Code: fiscal.ReasonFXRateUnavailable, Detail: fmt.Sprintf("No ECB USD reference rate is known for %s under policy %s; the record would wait for it.", date.Format(time.DateOnly), policy)})
+		re.Reasons = append(re.Reasons, vat.Reason{Code: fiscal.ReasonFXRateUnavailable, Detail: fmt.Sprintf("No ECB USD reference rate is known for %s under policy %s; the record would wait for it.", rateAt.Format(time.DateOnly), policy)})
 	}
 	if re.ReviewStatus == fiscal.StatusProcessed {
 		// The VAT in the invoicing state's currency (Art. 230), at a rate
