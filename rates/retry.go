@@ -10,6 +10,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fiscalevent"
+	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/vat"
@@ -66,10 +67,15 @@ func Retry(ctx context.Context, e *fiscal.Engine) (int, error) {
 // known: the USD rate under the seller's Art. 91(2) policy and, for a
 // determined supply whose VAT is also stated in a national currency, that
 // currency's rate under its state's rule (invoicelaw.NationalCurrencyReason,
-// the same lookup the invoice makes).
+// the same lookup the invoice makes). Both are asked for the day recording
+// takes: under the "rate of the day" the supply's calendar day in the
+// taxing state (fx.RateOfTheDay; Art. 91(2) third subparagraph Directive
+// 2006/112/EC, https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112),
+// not the UTC date of the payment.
 func arrived(ctx context.Context, cfg fiscal.Config, prev *fiscal.Record, seller fiscal.Seller, at time.Time) bool {
 	policy := cmp.Or(seller.FXPolicy, cfg.FXPolicy)
-	if _, err := cfg.FX.Rate(ctx, "USD", at, policy); err != nil {
+	rateAt, _ := fx.RateOfTheDay(policy, at, prev.Classification.SupplyDate)
+	if _, err := cfg.FX.Rate(ctx, "USD", rateAt, policy); err != nil {
 		return false
 	}
 	reason, err := invoicelaw.NationalCurrencyReason(ctx, cfg.FX, policy, prev.Classification, seller.ForInvoiceLaw(), at)
