@@ -1,6 +1,8 @@
 package fiscal_test
 
 import (
+	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -105,5 +107,45 @@ func TestNationalRateOfTheDayIsTheLocalDay(t *testing.T) {
 			t.Errorf("%s %s (supply date %s in %s): %s rate %s of %s requested %s, want the publication of %s (%s), as the USD rate",
 				c.country, c.at, local, c.zone, n.Currency, n.Rate.Raw, n.Rate.RateDate, n.Rate.Requested, local, fiscaltest.SyntheticRate(c.currency, local))
 		}
+	}
+}
+
+// TestRateOfTheDayThatMovesTheDayIsReviewed: under the "rate of the day"
+// the rate is the one of the supply's calendar day in the taxing state
+// (Art. 91(2) third subparagraph Directive 2006/112/EC), but which state
+// taxes a seller near the EUR 10,000 threshold depends on the supply's
+// value in euro (Art. 59c(1)(c), https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112),
+// so on the rate. An Irish seller's sale at 23:30 UTC on 26 January 2026
+// (winter: still 26 January in Dublin, 27 January in Helsinki) to a Finnish
+// consumer: on the 26 January rate it crosses the threshold and is taxed in
+// Finland, dated 27 January; on the 27 January rate (a dearer euro) it
+// stays under and is taxed in Ireland, dated 26 January. No day's rate
+// agrees with the day it gives, the law does not say which wins, and the
+// engine must not record either as settled: every record is either dated
+// on the day of its rate or pending review. The opening totals sweep the
+// threshold so that some sales fall in between.
+func TestRateOfTheDayThatMovesTheDayIsReviewed(t *testing.T) {
+	const at = "2026-01-26T23:30:00Z"
+	inDoubt := 0
+	for total := 9290; total <= 9340; total++ {
+		s := fiscaltest.IrishSeller
+		s.OverThreshold, s.FXPolicy = false, fx.ForDayOrPrevious
+		s.OpeningTotals = []fiscal.OpeningTotal{{Year: 2026, EUR: strconv.Itoa(total)}}
+		b := fiscaltest.Books(t, fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 1, 30, 12, 0, 0, 0, time.UTC), s)), 0)
+		r := settleOK(t, b, fiscaltest.Request(7300, "1000", "FI", at))
+		if slices.Contains(reasons(r), fiscal.ReasonFXRateDayInDoubt) {
+			if r.ReviewStatus != fiscal.StatusPendingReview {
+				t.Errorf("opening %d: %s with %v", total, r.ReviewStatus, reasons(r))
+			}
+			inDoubt++
+			continue
+		}
+		if rt := r.FX.USDPerEUR; rt == nil || rt.Requested != r.Classification.SupplyDate {
+			t.Errorf("opening %d: %s, taxed in %s on %s (%s) at the rate requested for %v", total, r.ReviewStatus,
+				r.Classification.TaxingCountry, r.Classification.SupplyDate, r.Classification.TimeZone, rt)
+		}
+	}
+	if inDoubt == 0 {
+		t.Error("no opening total put the sale between the two rates: the case shows nothing")
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/fiscal402/fiscal402/evmverify"
-	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/ubl"
@@ -102,11 +101,8 @@ func (e *Engine) nationalVAT(ctx context.Context, r *Record, s invoicelaw.Seller
 	if err != nil {
 		return nil, nil, nil, &Error{Code: CodeInternal, Detail: "the record's settlement time cannot be read", Err: err}
 	}
-	policy := fx.LatestPublishedAt
-	if rt := r.FX.USDPerEUR; rt != nil && rt.Policy != "" {
-		policy = rt.Policy // the Art. 91(2) reading the record's EUR conversion used
-	}
-	n, reason, err := invoicelaw.NationalVAT(ctx, e.cfg.FX, policy, s, law, at, r.Classification.SupplyDate, a.vatExact, a.netExact)
+	// The Art. 91(2) reading the record's EUR conversion used.
+	n, reason, err := invoicelaw.NationalVAT(ctx, e.cfg.FX, r.FX.USDPerEUR.PolicyUsed(), s, law, at, r.Classification.SupplyDate, a.vatExact, a.netExact)
 	if err != nil {
 		return nil, nil, nil, &Error{Code: CodeInternal, Detail: "national-currency rate lookup failed", Err: err}
 	}

@@ -153,6 +153,11 @@ func (e *Engine) Prepare(ctx context.Context, accountID string, s Supply, now ti
 	if at, other := fx.RateOfTheDay(cmp.Or(seller.FXPolicy, e.cfg.FXPolicy), p.Timestamp, det.SupplyDate); other && s.rateAt.IsZero() {
 		s.rateAt, s.Registry = at, reg // decided again on the rate of the supply's local day
 		return e.Prepare(ctx, accountID, s, now)
+	} else if fxReason == nil && !s.rateAt.IsZero() && !at.Equal(s.rateAt) {
+		// On that rate the supply is taxed where its day is another (the
+		// Art. 59c(1)(c) threshold turned on it): no day's rate gives back
+		// its own day, and Art. 91(2) and 59c do not say which wins.
+		fxReason = &vat.Reason{Code: ReasonFXRateDayInDoubt, Detail: fmt.Sprintf("Under the rate of the day (Art. 91(2) Directive 2006/112/EC) the supply was dated %s; on the ECB rate of that day (publication %s) it is taxed in %s, where its day is %s: on either day's rate the Art. 59c(1)(c) threshold places it where the day is the other one. A person decides the place, and so the day and its rate.", s.rateAt.Format(time.DateOnly), rfx.USDPerEUR.RateDate, det.TaxingCountry, det.SupplyDate)}
 	}
 	var reasons []vat.Reason
 	if det.Status != vat.StatusDetermined {

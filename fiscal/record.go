@@ -23,6 +23,10 @@ const (
 // package adds its own, e.g. buyer_country_missing).
 const (
 	ReasonFXRateUnavailable = "fx_rate_unavailable"
+	// ReasonFXRateDayInDoubt: under the rate of the day the supply's day
+	// depends on the rate (the Art. 59c threshold) and no day's rate gives
+	// back that day; the law does not say which wins (Prepare).
+	ReasonFXRateDayInDoubt = "fx_rate_day_in_doubt"
 )
 
 // CustodyNone is the custody of every record: the engine never holds funds.

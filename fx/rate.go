@@ -111,6 +111,18 @@ func RecordPolicy(p Policy) (Policy, error) {
 	return "", fmt.Errorf("%q: want %q or %q", p, LatestPublishedAt, ForDayOrPrevious)
 }
 
+// PolicyUsed is the Art. 91(2) policy that chose r (a record's
+// fx.usdPerEur): LatestPublishedAt, the engine's default, when r is nil or
+// names none. The VAT stated in a national currency is converted under the
+// same policy as the EUR amount (Art. 230 Directive 2006/112/EC, "using the
+// conversion mechanism provided for in Article 91").
+func (r *Rate) PolicyUsed() Policy {
+	if r == nil || r.Policy == "" {
+		return LatestPublishedAt
+	}
+	return r.Policy
+}
+
 // Rate is one ECB reference rate together with the request it answered and
 // the data set it came from. Its JSON form is part of the fiscal record
 // ("fx.usdPerEur"): the member names are stable and Value is not written
