@@ -2,7 +2,6 @@ package fiscal_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -19,26 +18,18 @@ import (
 // standard rate becomes 21.5 % on the first new day. Test data only.
 func extendedRates(t *testing.T) (tbl *vat.RateTable, firstNewDay time.Time) {
 	t.Helper()
-	b, err := vat.Rates().File()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d map[string]any
-	if err := json.Unmarshal(b, &d); err != nil {
-		t.Fatal(err)
-	}
 	_, to := vat.Rates().Coverage()
 	first := to.AddDate(0, 0, 1)
-	d["version"] = "test-extended.1"
-	cov := d["coverage"].(map[string]any)
-	cov["to"] = first.AddDate(1, 0, -1).Format(time.DateOnly)
-	cov["why"] = "test fixture: one more year, one made-up change"
-	d["rows"] = append(d["rows"].([]any), map[string]any{"country": "FR", "series": "standard", "from": first.Format(time.DateOnly),
-		"percent": []string{"21.5"}, "status": "source", "source": "https://example.invalid/test-fixture (made up)"})
-	if b, err = json.Marshal(d); err != nil {
-		t.Fatal(err)
-	}
-	if tbl, err = vat.ParseRateTable(b); err != nil {
+	b := fiscaltest.RateTableFile(t, func(d map[string]any) {
+		d["version"] = "test-extended.1"
+		cov := d["coverage"].(map[string]any)
+		cov["to"] = first.AddDate(1, 0, -1).Format(time.DateOnly)
+		cov["why"] = "test fixture: one more year, one made-up change"
+		d["rows"] = append(d["rows"].([]any), map[string]any{"country": "FR", "series": "standard", "from": first.Format(time.DateOnly),
+			"percent": []string{"21.5"}, "status": "source", "source": "https://example.invalid/test-fixture (made up)"})
+	})
+	tbl, err := vat.ParseRateTable(b)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return tbl, first

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fiscal402/fiscal402/httpserver"
+	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -17,20 +18,8 @@ import (
 // edit adds cites a made-up source.
 func rateTableFile(t *testing.T, edit func(d map[string]any)) string {
 	t.Helper()
-	b, err := vat.Rates().File()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d map[string]any
-	if err := json.Unmarshal(b, &d); err != nil {
-		t.Fatal(err)
-	}
-	edit(d)
-	if b, err = json.Marshal(d); err != nil {
-		t.Fatal(err)
-	}
 	path := filepath.Join(t.TempDir(), "vat-rates.json")
-	if err := os.WriteFile(path, b, 0o600); err != nil {
+	if err := os.WriteFile(path, fiscaltest.RateTableFile(t, edit), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return path
