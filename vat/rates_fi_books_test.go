@@ -6,14 +6,14 @@ import (
 )
 
 // Finnish books, printed and electronic, moved from 10 % to the 14 % rate
-// on 2025-01-01, and that rate was lowered to 13.5 % on 2026-01-01 for
-// everything it covered, books included; newspapers and periodicals stayed
-// at 10 % (https://www.vatcalc.com/finland/finland-cuts-reduced-vat-to-13-5-jan-2026/:
-// "This cut to the 14% rate will benefit ... Books";
-// https://vatapi.com/news/article/finland-lowers-reduced-vat-rate-to-13-5-effective-1-january-2026:
-// "Books (physical and certain digital)"). So from 2025 a Finnish consumer's
-// e-book takes Finland's higher reduced rate, whatever it is that day, and
-// is determined, not left to review.
+// on 2025-01-01 (HE 141/2024, newspapers and periodicals staying at 10 %:
+// https://eduskunta.fi/FI/vaski/HallituksenEsitys/Sivut/HE_141+2024.aspx),
+// and that rate was lowered to 13.5 % on 2026-01-01 for everything it
+// covered, books included (HE 93/2025:
+// https://www.eduskunta.fi/valtiopaivaasiakirjat/HE+93/2025; arvonlisäverolaki
+// 85 §, https://www.finlex.fi/fi/laki/ajantasa/1993/19931501). So from 2025 a
+// Finnish consumer's e-book takes Finland's higher reduced rate, whatever it
+// is that day, and is determined, not left to review.
 func TestFinnishEbooksFollowTheHigherReducedRate(t *testing.T) {
 	for _, at := range []string{
 		"2025-06-01T09:00:00Z",

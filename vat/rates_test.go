@@ -112,19 +112,19 @@ func TestKnownRateChanges(t *testing.T) {
 		{"SK", day(2024, time.January, 1), day(2024, time.December, 31), "5 10", "EY 2024-1947"},
 		// Cyprus's super-reduced rate of 3 % (books, newspapers and
 		// periodicals, also electronic, and other items formerly at 5 %)
-		// from 2023-07-21, the day its law was published in the Official
-		// Gazette (https://www.meridianglobalservices.com/blog/2023/08/01/cyprus-introduction-of-a-super-reduced-vat-rate-of-3;
-		// https://support.pagero.com/hc/en-us/articles/12713258468882-Compliance-Alert-Changes-in-VAT-include-the-introduction-of-3-VAT-rate).
+		// from 2023-07-21, the day its amending law was published in the
+		// Official Gazette (VAT Law N. 95(I)/2000,
+		// https://www.cylaw.org/nomoi/enop/non-ind/2000_1_95/full.html;
+		// https://www.mondaq.com/cyprus/sales-taxes-vat-gst/1348704/new-vat-rates-as-from-21-july-2023).
 		{"CY", day(2024, time.January, 1), day(2026, time.December, 31), "3 5 9", "Cyprus 3 % from 2023-07-21"},
 		// Malta's third reduced rate of 12 % from 2024-01-01 (Legal Notice
 		// 231 of 2023, Eighth Schedule to the VAT Act, Cap. 406:
-		// https://www.deloitte.com/mt/en/pages/tax/articles/alerts/2023/mt-alert-23-tax-019-VAT-amendments-introduction-of-a-new-reduced-VAT-rate-of-12-percent.html).
+		// https://legislation.mt/eli/ln/2023/231/eng).
 		{"MT", day(2024, time.January, 1), day(2026, time.December, 31), "5 7 12", "Malta LN 231/2023"},
-		// Spain's temporary food rates (Royal Decree-Law 4/2024 extending
+		// Spain's temporary food rates (Real Decreto-ley 4/2024 extending
 		// those of 2023): pasta and seed oils at 5 % until 2024-09-30, then
 		// 7.5 %, and basic foods at 2 % from 2024-10-01, all back to 4 % and
-		// 10 % on 2025-01-01 (https://rmboulanger.com/blog/news-2024-13/mise-a-jour-des-taux-de-tva-en-espagne-88;
-		// https://regfollower.com/spain-extends-vat-cuts-on-essential-food-products).
+		// 10 % on 2025-01-01 (https://www.boe.es/buscar/act.php?id=BOE-A-2024-12944).
 		{"ES", day(2024, time.January, 1), day(2024, time.September, 30), "4 5 10", "RDL 4/2024"},
 		{"ES", day(2024, time.October, 1), day(2024, time.December, 31), "2 4 7.5 10", "RDL 4/2024"},
 		{"ES", day(2025, time.January, 1), day(2026, time.December, 31), "4 10", "RDL 4/2024"},
