@@ -2,7 +2,7 @@
 
 // Inputs:
 //   vat/ratedata/ibericode/vat-rates.json sha256 c94465faf70295eb3033d98c5f6e13d0e9b641acf67fece57ea9108a0f4a8ac1
-//   vat/ratedata/corrections.json sha256 7330b3f2a672e94d43b068bde300cabf6190a98410d94ccad7c4f42d8ee97f34
+//   vat/ratedata/corrections.json sha256 0298418f2161dd58c2634b334789e678cc69ad0ce29efd257d8121bc7a3bda7e
 
 package vat
 
@@ -17,7 +17,7 @@ const (
 	rateTableBaseName          = "vat/ratedata/ibericode/vat-rates.json"
 	rateTableBaseSHA256        = "c94465faf70295eb3033d98c5f6e13d0e9b641acf67fece57ea9108a0f4a8ac1"
 	rateTableCorrectionsName   = "vat/ratedata/corrections.json"
-	rateTableCorrectionsSHA256 = "7330b3f2a672e94d43b068bde300cabf6190a98410d94ccad7c4f42d8ee97f34"
+	rateTableCorrectionsSHA256 = "0298418f2161dd58c2634b334789e678cc69ad0ce29efd257d8121bc7a3bda7e"
 )
 
 // rateConditionDefs are the legal conditions of reduced rates, sorted by
@@ -34,6 +34,7 @@ var rateRows = [...]rateRow{
 	{country: "AT", territory: "", series: "ebook", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(10, 0)}, source: "https://www.usp.gv.at/en/steuern-finanzen/umsatzsteuer/steuersaetze-der-umsatzsteuer.html ; https://sovos.com/regulatory-updates/vat/vat-on-electronic-publications-reduced-in-various-eu-countries-january-1-2020 (10 % for electronic publications from 2020-01-01, section 10(2) UStG 1994 with Anlage 1 Z 33) ; https://github.com/invopop/gobl/blob/7a4ad62243fedec6ae3157e0a354cfa22a349af4/data/regimes/at.json", note: "", condition: ""},
 	{country: "AT", territory: "", series: "epublication", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(10, 0)}, source: "https://www.usp.gv.at/en/steuern-finanzen/umsatzsteuer/steuersaetze-der-umsatzsteuer.html ; https://sovos.com/regulatory-updates/vat/vat-on-electronic-publications-reduced-in-various-eu-countries-january-1-2020 (10 % for electronic publications from 2020-01-01, section 10(2) UStG 1994 with Anlage 1 Z 33) ; https://github.com/invopop/gobl/blob/7a4ad62243fedec6ae3157e0a354cfa22a349af4/data/regimes/at.json", note: "", condition: ""},
 	{country: "AT", territory: "", series: "reduced", from: 20160101, status: "source", percents: []decimal.Decimal{decimal.New(10, 0), decimal.New(13, 0)}, source: "https://github.com/ibericode/vat-rates/blob/5abb1e1be91faa42d21c743c603a0aec9b5bab70/vat-rates.json (AT, period 2016-01-01)", note: "", condition: ""},
+	{country: "AT", territory: "", series: "reduced", from: 20260701, status: "source", percents: []decimal.Decimal{decimal.New(49, -1), decimal.New(10, 0), decimal.New(13, 0)}, source: "https://www.ris.bka.gv.at/GeltendeFassung.wxe?Abfrage=Bundesnormen&Gesetzesnummer=10004873 (UStG 1994, consolidated) ; https://www.lex-press.at/geplante-einfuehrung-eines-neuen-ermaessigten-umsatzsteuersatzes-auf-ausgewaehlte-grundnahrungsmittel (new reduced rate of 4.9 % for listed basic foods from 2026-07-01; 10 % until 2026-06-30) ; https://www.heute.at/s/jetzt-fix-das-wird-im-supermarkt-alles-billiger-120158406 (Ministerrat of 2026-01-28: permanent from 2026-07-01, the list of foods)", note: "4.9 % added beside 10 % and 13 % on 2026-07-01 for listed basic foods (milk, butter, yoghurt, eggs, listed vegetables and fruit, rice, wheat flour, pasta, bread, salt); the ibericode snapshot has only 10 and 13", condition: ""},
 	{country: "AT", territory: "", series: "standard", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(20, 0)}, source: "https://github.com/ibericode/vat-rates/blob/5abb1e1be91faa42d21c743c603a0aec9b5bab70/vat-rates.json (AT, period 0000-01-01)", note: "", condition: ""},
 	{country: "AT", territory: "Jungholz", series: "ebook", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(10, 0)}, source: "https://kalkuel.at/unternehmensratgeber/umsatzsteuerregelung-jungholz-und-mittelberg/", note: "the Austrian reduced rates (10 %, 13 %) also apply in Jungholz and Mittelberg", condition: ""},
 	{country: "AT", territory: "Jungholz", series: "epublication", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(10, 0)}, source: "https://kalkuel.at/unternehmensratgeber/umsatzsteuerregelung-jungholz-und-mittelberg/", note: "the Austrian reduced rates (10 %, 13 %) also apply in Jungholz and Mittelberg", condition: ""},
