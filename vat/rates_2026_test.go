@@ -24,6 +24,16 @@ func TestReducedRateSets2026(t *testing.T) {
 		// (https://www.lex-press.at/geplante-einfuehrung-eines-neuen-ermaessigten-umsatzsteuersatzes-auf-ausgewaehlte-grundnahrungsmittel;
 		// UStG 1994, https://www.ris.bka.gv.at/GeltendeFassung.wxe?Abfrage=Bundesnormen&Gesetzesnummer=10004873).
 		{"AT", day(2026, time.July, 1), "10 13", "4.9 10 13", "2026-07-01", "AT 4.9 % from 2026-07-01"},
+		// Romania: 9 % stays in force beside 11 % for the transitional
+		// housing deliveries of Law 141/2025 (individuals' dwellings of at
+		// most 120 sqm and RON 600,000 under contracts with an advance paid
+		// by 2025-07-31, delivered by 2026-07-31; housing delivered to
+		// municipalities until 2026-08-01), so the set is 9 and 11 from
+		// 2025-08-01 and 11 alone from 2026-08-01
+		// (https://teaha.ro/en/2025/09/30/register-of-housing-purchases-with-reduced-vat-rate-amendments;
+		// https://www.mediafax.ro/english/9-reduced-vat-rate-for-housing-if-the-value-does-not-exceed-600000-lei-23576437/amp).
+		{"RO", day(2025, time.August, 1), "5 9", "9 11", "2025-08-01", "RO Law 141/2025, 9 % housing transition"},
+		{"RO", day(2026, time.August, 1), "9 11", "11", "2026-08-01", "RO Law 141/2025, 9 % housing transition"},
 	}
 	for _, c := range cases {
 		before, _, err1 := Rates().Reduced(c.cc, c.date.AddDate(0, 0, -1))

@@ -2,7 +2,7 @@
 
 // Inputs:
 //   vat/ratedata/ibericode/vat-rates.json sha256 c94465faf70295eb3033d98c5f6e13d0e9b641acf67fece57ea9108a0f4a8ac1
-//   vat/ratedata/corrections.json sha256 0298418f2161dd58c2634b334789e678cc69ad0ce29efd257d8121bc7a3bda7e
+//   vat/ratedata/corrections.json sha256 b543b2ec766b0ed599ff71b8ee919f1f292e35f972432bfb9e932603a814d2e0
 
 package vat
 
@@ -17,7 +17,7 @@ const (
 	rateTableBaseName          = "vat/ratedata/ibericode/vat-rates.json"
 	rateTableBaseSHA256        = "c94465faf70295eb3033d98c5f6e13d0e9b641acf67fece57ea9108a0f4a8ac1"
 	rateTableCorrectionsName   = "vat/ratedata/corrections.json"
-	rateTableCorrectionsSHA256 = "0298418f2161dd58c2634b334789e678cc69ad0ce29efd257d8121bc7a3bda7e"
+	rateTableCorrectionsSHA256 = "b543b2ec766b0ed599ff71b8ee919f1f292e35f972432bfb9e932603a814d2e0"
 )
 
 // rateConditionDefs are the legal conditions of reduced rates, sorted by
@@ -153,7 +153,8 @@ var rateRows = [...]rateRow{
 	{country: "RO", territory: "", series: "epublication", from: 0, status: "unverified", percents: nil, source: "https://www.krgroup.eu/romania-new-vat-rates-from-august-2025", note: "only the rate from 2025-08-01 (11 %) is sourced; the earlier rate is not", condition: ""},
 	{country: "RO", territory: "", series: "epublication", from: 20250801, status: "source", percents: []decimal.Decimal{decimal.New(11, 0)}, source: "https://www.krgroup.eu/romania-new-vat-rates-from-august-2025 ; https://marosavat.com/vat-news/romanian-vat-rate-changes", note: "5 % and 9 % merged into 11 % on 2025-08-01", condition: ""},
 	{country: "RO", territory: "", series: "reduced", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(5, 0), decimal.New(9, 0)}, source: "https://github.com/ibericode/vat-rates/blob/5abb1e1be91faa42d21c743c603a0aec9b5bab70/vat-rates.json (RO, period 0000-01-01)", note: "", condition: ""},
-	{country: "RO", territory: "", series: "reduced", from: 20250801, status: "source", percents: []decimal.Decimal{decimal.New(11, 0)}, source: "https://github.com/ibericode/vat-rates/blob/5abb1e1be91faa42d21c743c603a0aec9b5bab70/vat-rates.json (RO, period 2025-08-01)", note: "", condition: ""},
+	{country: "RO", territory: "", series: "reduced", from: 20250801, status: "source", percents: []decimal.Decimal{decimal.New(9, 0), decimal.New(11, 0)}, source: "https://teaha.ro/en/2025/09/30/register-of-housing-purchases-with-reduced-vat-rate-amendments (ANAF Order 2149/2025, Official Gazette 839 of 2025-09-11: one dwelling per individual at 9 % between 2025-08-01 and 2026-07-31, delivered by 2026-07-31; dwellings delivered to municipalities at 9 % until 2026-08-01) ; https://www.mediafax.ro/english/9-reduced-vat-rate-for-housing-if-the-value-does-not-exceed-600000-lei-23576437/amp (the conditions of the transitional 9 % housing rate) ; https://www.magazinsalajean.ro/economic/care-sunt-modificarile-intervenite-la-cotele-reduse-de-tva (Law 141/2025, Official Gazette 699 of 2025-07-25: 5 % abolished, 9 % raised to 11 % from 2025-08-01)", note: "11 % replaces 5 % and 9 % on 2025-08-01, but 9 % stays in force for the transitional housing deliveries of Law 141/2025 until 2026-07-31; the ibericode snapshot has only 11", condition: ""},
+	{country: "RO", territory: "", series: "reduced", from: 20260801, status: "source", percents: []decimal.Decimal{decimal.New(11, 0)}, source: "https://teaha.ro/en/2025/09/30/register-of-housing-purchases-with-reduced-vat-rate-amendments (ANAF Order 2149/2025, Official Gazette 839 of 2025-09-11: one dwelling per individual at 9 % between 2025-08-01 and 2026-07-31, delivered by 2026-07-31; dwellings delivered to municipalities at 9 % until 2026-08-01) ; https://www.mediafax.ro/english/9-reduced-vat-rate-for-housing-if-the-value-does-not-exceed-600000-lei-23576437/amp (the conditions of the transitional 9 % housing rate) ; https://www.magazinsalajean.ro/economic/care-sunt-modificarile-intervenite-la-cotele-reduse-de-tva (Law 141/2025, Official Gazette 699 of 2025-07-25: 5 % abolished, 9 % raised to 11 % from 2025-08-01)", note: "the transitional 9 % housing rate of Law 141/2025 ended; 11 % is the only reduced rate (whether a municipality's dwelling delivered on 2026-08-01 itself still takes 9 % is left open by the sources)", condition: ""},
 	{country: "RO", territory: "", series: "standard", from: 20170101, status: "source", percents: []decimal.Decimal{decimal.New(19, 0)}, source: "https://github.com/ibericode/vat-rates/blob/5abb1e1be91faa42d21c743c603a0aec9b5bab70/vat-rates.json (RO, period 2017-01-01)", note: "", condition: ""},
 	{country: "RO", territory: "", series: "standard", from: 20250801, status: "source", percents: []decimal.Decimal{decimal.New(21, 0)}, source: "https://github.com/ibericode/vat-rates/blob/5abb1e1be91faa42d21c743c603a0aec9b5bab70/vat-rates.json (RO, period 2025-08-01)", note: "", condition: ""},
 	{country: "SE", territory: "", series: "ebook", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(6, 0)}, source: "https://www.skatteverket.se/servicelankar/otherlanguages/inenglishengelska/businessesandemployers/startingandrunningaswedishbusiness/declaringtaxesbusinesses/vat/vatratesandvatexemption.4.676f4884175c97df419255d.html ; https://www.avalara.com/vatlive/en/vat-news/2018-eu-harmonised-e-publications-vat-rates.html (6 % for electronic publications from 2019-07-01) ; https://github.com/invopop/gobl/blob/7a4ad62243fedec6ae3157e0a354cfa22a349af4/data/regimes/se.json", note: "", condition: ""},

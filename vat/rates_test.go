@@ -85,7 +85,7 @@ func TestKnownRateChanges(t *testing.T) {
 	}{
 		{"FI", day(2026, time.January, 1), want{"10 14", "10 13.5"}},
 		{"LT", day(2026, time.January, 1), want{"5 9", "5 12"}},
-		{"RO", day(2025, time.August, 1), want{"5 9", "11"}},
+		{"RO", day(2025, time.August, 1), want{"5 9", "9 11"}}, // 9 % kept for transitional housing (rates_2026_test.go)
 		{"SK", day(2025, time.January, 1), want{"5 10", "5 19"}},
 		{"EE", day(2025, time.January, 1), want{"5 9", "9 13"}},
 	}
