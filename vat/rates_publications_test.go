@@ -1,0 +1,71 @@
+package vat
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+// pubCase is a consumer's e-book or e-publication from a seller over the
+// Art. 59c threshold, supplied at noon UTC on day, and what Determine must
+// answer: the rate charged, or the review reason when no rate is charged.
+type pubCase struct {
+	cc     string
+	kind   string
+	day    string
+	rate   string // "" when the answer is a review
+	reason string // the review reason when rate is ""
+	source string
+}
+
+func checkPublications(t *testing.T, cases []pubCase) {
+	t.Helper()
+	for _, c := range cases {
+		when, err := time.Parse(time.DateOnly, c.day)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := Determine(Input{
+			Seller: Seller{Country: "DE", OverThreshold: true},
+			Buyer:  Buyer{Country: c.cc},
+			Supply: Supply{Kind: c.kind, Date: when.Add(12 * time.Hour)},
+		})
+		got := d.Status
+		if d.RatePercent != nil {
+			got += " " + d.RatePercent.String()
+		}
+		codes := make([]string, len(d.Reasons))
+		for i, r := range d.Reasons {
+			codes[i] = r.Code
+		}
+		switch {
+		case c.rate != "":
+			if !d.Determined() || d.RatePercent == nil || d.RatePercent.String() != c.rate {
+				t.Errorf("%s %s on %s: %s %v; want DETERMINED at %s %% (%s)", c.cc, c.kind, c.day, got, codes, c.rate, c.source)
+			}
+		default:
+			if d.Determined() || !slices.Contains(codes, c.reason) {
+				t.Errorf("%s %s on %s: %s %v; want review %s (%s)", c.cc, c.kind, c.day, got, codes, c.reason, c.source)
+			}
+		}
+	}
+}
+
+// Latvia applies 5 % to books and press publications, printed or
+// electronic, also supplied online or by download, since 2022-01-01 (the
+// State Revenue Service's reminder: https://ifinanses.lv/raksti/aktuali/vid-informacija/lv-samazinatas-pvn-likmes-piemerosana-gramatam-un-iespieddarbiem/21930;
+// https://kpmg.com/lv/en/home/insights/2025/10/changes-in-vat-for-books-press-and-publication.html).
+// From 2026-01-01 the 5 % rate applies only to publications in Latvian,
+// Latgalian, Livonian or an official language of the EU, the EEA,
+// Switzerland, an EU candidate or an OECD state; others take 21 % (adopted
+// by the Saeima on 2025-12-04: https://dzirkstele.lv/latvijas-zinas/pvn-likmes-gramatam-un-preses-izdevumiem-diferences-pec-to-valodas;
+// https://www.eurointegration.com.ua/news/2025/12/4/7226344/). So the rate
+// is determined until 2025 and depends on the item's language from 2026.
+func TestLatvianPublications(t *testing.T) {
+	checkPublications(t, []pubCase{
+		{"LV", KindEbook, "2024-01-01", "5", "", "LV 5 % since 2022"},
+		{"LV", KindEpublication, "2025-12-31", "5", "", "LV 5 % since 2022"},
+		{"LV", KindEbook, "2026-01-01", "", ReasonRateDependsOnItem, "LV 5 % by language from 2026"},
+		{"LV", KindEpublication, "2026-12-31", "", ReasonRateDependsOnItem, "LV 5 % by language from 2026"},
+	})
+}
