@@ -69,3 +69,18 @@ func TestLatvianPublications(t *testing.T) {
 		{"LV", KindEpublication, "2026-12-31", "", ReasonRateDependsOnItem, "LV 5 % by language from 2026"},
 	})
 }
+
+// Cyprus applies its super-reduced rate of 3 % to books, newspapers and
+// magazines, including electronic publications, since the amending law
+// published in the Official Gazette on 2023-07-21 (VAT Law N. 95(I)/2000,
+// https://www.cylaw.org/nomoi/enop/non-ind/2000_1_95/full.html;
+// https://wpqa.orbitax.com/taxhub/news/country/article/Cyprus-Amends-Scope-of-Supplie-53363;
+// KPMG, https://www.mondaq.com/cyprus/sales-taxes-vat-gst/1348704/new-vat-rates-as-from-21-july-2023).
+func TestCypriotPublications(t *testing.T) {
+	checkPublications(t, []pubCase{
+		{"CY", KindEbook, "2024-01-01", "3", "", "CY 3 % since 2023-07-21"},
+		{"CY", KindEpublication, "2024-01-01", "3", "", "CY 3 % since 2023-07-21"},
+		{"CY", KindEbook, "2026-12-31", "3", "", "CY 3 % since 2023-07-21"},
+		{"CY", KindEpublication, "2026-12-31", "3", "", "CY 3 % since 2023-07-21"},
+	})
+}
