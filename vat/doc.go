@@ -233,8 +233,9 @@
 // from the ibericode/vat-rates snapshot in vat/ratedata/ibericode (commit 5abb1e1b,
 // sha256 c94465fa…) and vat/ratedata/corrections.json, which adds what the
 // snapshot lacks or gets wrong, each row with its source: FI 13.5 % and LT
-// 12 % reduced rates from 2026-01-01, SK 5 % beside 10 % before 2025, CY
-// 3 %, MT 12 % and Spain's temporary food rates of 2024, the Azores 16 %,
+// 12 % reduced rates from 2026-01-01, AT 4.9 % from 2026-07-01, RO 9 %
+// beside 11 % until 2026-07-31, SK 5 % beside 10 % before 2025, CY 3 %, MT
+// 12 % and Spain's temporary food rates of 2024, the Azores 16 %,
 // Jungholz and Mittelberg, every e-book and e-press rate, the UK zero rate
 // for e-publications, and the legal conditions of reduced rates
 // ([RateTable.Conditions]). Every source is a public citation (law,
@@ -242,10 +243,11 @@
 // address; the generator rejects a source, note or coverage text that
 // points at a file beside the repository. The generated file records both
 // inputs' sha256; a test regenerates it and fails when it is stale.
-// Version "vat-rates-2026.12.1" covers 2024-01-01 to 2026-12-31: every rate
+// Version "vat-rates-2026.12.2" covers 2024-01-01 to 2026-12-31: every rate
 // from 2024-01-01 was checked against its cited source as of September
-// 2026 (the ES, SK, CY and MT reduced lists and the FI e-book rate of
-// 2026 again in December 2026), and member states usually change rates on
+// 2026 (the ES, SK, CY and MT reduced lists, the FI e-book rate, every
+// 2026 change to a reduced-rate set and the CY and LV e-publication rates
+// again in December 2026), and member states usually change rates on
 // 1 January through budget laws, so a date from 2027-01-01 needs a new
 // table. Outside the coverage the table answers [ErrDateNotCovered] and
 // Determine answers date_outside_rate_table; the nearest

@@ -2,22 +2,22 @@
 
 // Inputs:
 //   vat/ratedata/ibericode/vat-rates.json sha256 c94465faf70295eb3033d98c5f6e13d0e9b641acf67fece57ea9108a0f4a8ac1
-//   vat/ratedata/corrections.json sha256 6603f6f08dc78a8eb703d01f10338ae1d0563c9fc7e649b19cda13ed77a3d393
+//   vat/ratedata/corrections.json sha256 e14c828f3b77f474f31495916727ad6d2ad6ca7746a4ec021c33795c79068b1d
 
 package vat
 
 import "github.com/shopspring/decimal"
 
 const (
-	rateTableVersion = "vat-rates-2026.12.1"
+	rateTableVersion = "vat-rates-2026.12.2"
 	// rateTableWhy says why the table vouches for its coverage.
-	rateTableWhy               = "From: every rate in force from 2024-01-01 was checked against the source cited in its row; earlier periods were not re-checked. To: the sources reflect the law as of September 2026 and announce no further change for 2026 except where a row says so (DK e-books); member states set rate changes in their annual budget laws, most often effective 1 January (LU, EE 2024; FI, SK, EE 2025; FI, LT 2026), so dates from 2027-01-01 need a refreshed table."
+	rateTableWhy               = "From: every rate in force from 2024-01-01 was checked against the source cited in its row; earlier periods were not re-checked. To: the sources reflect the law as of September 2026, and the 2026 changes to reduced-rate sets and e-publication rates were checked again in December 2026 (AT 4.9 % from 2026-07-01, RO 9 % housing until 2026-07-31, LV publications by language from 2026-01-01); they announce no further change for 2026 except where a row says so (DK e-books); member states set rate changes in their annual budget laws, most often effective 1 January (LU, EE 2024; FI, SK, EE 2025; FI, LT, LV 2026), so dates from 2027-01-01 need a refreshed table."
 	rateTableFrom              = 20240101
 	rateTableTo                = 20261231
 	rateTableBaseName          = "vat/ratedata/ibericode/vat-rates.json"
 	rateTableBaseSHA256        = "c94465faf70295eb3033d98c5f6e13d0e9b641acf67fece57ea9108a0f4a8ac1"
 	rateTableCorrectionsName   = "vat/ratedata/corrections.json"
-	rateTableCorrectionsSHA256 = "6603f6f08dc78a8eb703d01f10338ae1d0563c9fc7e649b19cda13ed77a3d393"
+	rateTableCorrectionsSHA256 = "e14c828f3b77f474f31495916727ad6d2ad6ca7746a4ec021c33795c79068b1d"
 )
 
 // rateConditionDefs are the legal conditions of reduced rates, sorted by
