@@ -48,7 +48,7 @@ func Refusal(ctx context.Context, b *fiscal.Books, r *fiscal.Record) (*fiscal.Er
 	if err != nil {
 		return nil, fiscal.StoreError(err)
 	}
-	recs, err := coveredRecords(ctx, b, hits, q)
+	recs, err := coveredRecords(ctx, b, hits, q, "")
 	if err != nil || len(recs) == 0 {
 		return nil, err
 	}

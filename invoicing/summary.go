@@ -316,7 +316,7 @@ func issueOnce(ctx context.Context, b *fiscal.Books, q SummaryRequest, first, la
 	if _, _, err := e.Ledger().ClaimHolder(fiscal.ClaimSummary, key); err == nil {
 		return storedSummary(b, id, fiscal.Existing)
 	}
-	recs, err := coveredRecords(ctx, b, hits, q)
+	recs, err := coveredRecords(ctx, b, hits, q, id)
 	if err != nil {
 		return nil, err
 	}
@@ -366,10 +366,12 @@ func summaryCheck(key string, posted int64) ([]ledger.SideKey, func(h *ledger.Ho
 
 // coveredRecords loads the current state of every record posted to the
 // summary, once each, and keeps those whose current state still waits for
-// this summary (a revision may have changed it) and that no invoice covers
-// yet: a supply invoiced on its own since (IssueAlone) is not invoiced
-// twice.
-func coveredRecords(ctx context.Context, b *fiscal.Books, hits []ledger.Hit, q SummaryRequest) ([]*fiscal.Record, error) {
+// this summary (a revision may have changed it) and that no invoice but
+// self covers yet: a supply invoiced on its own since (IssueAlone) is not
+// invoiced twice, while one that self, the summary being issued, already
+// covers (another replica committed it first) stays, so that the commit
+// finds the summary issued and answers it.
+func coveredRecords(ctx context.Context, b *fiscal.Books, hits []ledger.Hit, q SummaryRequest, self string) ([]*fiscal.Record, error) {
 	seen := map[string]bool{}
 	var out []*fiscal.Record
 	for _, h := range hits {
@@ -390,7 +392,7 @@ func coveredRecords(ctx context.Context, b *fiscal.Books, hits []ledger.Hit, q S
 		}
 		if by, err := SummaryCovering(b, r); err != nil {
 			return nil, err
-		} else if by != "" {
+		} else if by != "" && by != self {
 			continue
 		}
 		out = append(out, r)
