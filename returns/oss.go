@@ -491,7 +491,7 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 	if err != nil {
 		return nil, nil, err
 	}
-	r.Review = append(r.Review, lateReview(late)...)
+	r.Review = append(r.Review, lateReview(late, p)...)
 
 	// OSS supplies of earlier quarters resolved from review in p. Their
 	// records were created before p, which the scan above does not read:
@@ -525,8 +525,8 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 	if err != nil {
 		return nil, nil, err
 	}
-	r.Review = append(r.Review, resolvedReview(resolved)...)
-	r.Review = append(r.Review, changedReview(recordedAfter, resolvedAfter)...)
+	r.Review = append(r.Review, resolvedReview(resolved, p)...)
+	r.Review = append(r.Review, changedReview(recordedAfter, resolvedAfter, p)...)
 
 	// The period-end rate (Art. 366(2), 369h(2)).
 	r.FX = PeriodFX{Peg: fx.PegRate, Rule: "ECB reference rate (USD per EUR) of the last day of the period, or of the next publication if there is none that day: " +
@@ -1114,12 +1114,15 @@ func recordedWithin(createdAt string, p Period) bool {
 // a subsequent return" (Art. 61(1) Implementing Regulation (EU) No
 // 282/2011, https://datenbank.nwb.de/Dokument/495230_61). The ledger does
 // not know when a return was submitted: a person adds the adjustment, or
-// not.
-func lateReview(late map[string][]int64) []string {
+// not, within the three years of Art. 61(2) (barredReview).
+func lateReview(late map[string][]int64, p Period) []string {
 	return perKey(late, func(q string, idx []int64) string {
-		return fmt.Sprintf("%d OSS supplies of %s were recorded in this quarter (ledger indexes %v): they are in the return of %s; "+
-			"if that return was submitted before they were recorded, declare them here as adjustments of %s (Art. 61(1) Implementing Regulation (EU) No 282/2011), which this return does not do",
-			len(idx), q, idx, q, q)
+		s := fmt.Sprintf("%d OSS supplies of %s were recorded in this quarter (ledger indexes %v): they are in the return of %s; "+
+			"if that return was submitted before they were recorded", len(idx), q, idx, q)
+		if barred(q, p) {
+			return s + ", " + barredReview(q)
+		}
+		return s + fmt.Sprintf(", declare them here as adjustments of %s (Art. 61(1) Implementing Regulation (EU) No 282/2011), which this return does not do", q)
 	})
 }
 

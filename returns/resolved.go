@@ -116,36 +116,77 @@ func quarterOfTime(at string) string {
 }
 
 // resolvedReview says, per earlier quarter, which of its OSS supplies
-// pending review were resolved in this quarter (the resolving revisions'
-// ledger indexes): each is in the return of its quarter now, and if that
-// return was submitted while it was pending it is declared here as an
-// adjustment (Art. 61(1) Implementing Regulation (EU) No 282/2011).
-func resolvedReview(resolved map[string][]int64) []string {
+// pending review were resolved in p, this quarter (the resolving
+// revisions' ledger indexes): each is in the return of its quarter now,
+// and if that return was submitted while it was pending it is declared
+// here as an adjustment (Art. 61(1) Implementing Regulation (EU) No
+// 282/2011), unless that quarter's return was due more than three years
+// before this one's (Art. 61(2); correctableIn, barredReview).
+func resolvedReview(resolved map[string][]int64, p Period) []string {
 	return perKey(resolved, func(q string, idx []int64) string {
-		return fmt.Sprintf("%d OSS supplies of %s pending review were resolved in this quarter (ledger indexes %v): they are in the return of %s now; "+
-			"if that return was submitted before they were resolved, it counted them in excluded.pending, in no line: declare them here as adjustments of %s (Art. 61(1) Implementing Regulation (EU) No 282/2011), which this return does not do",
-			len(idx), q, idx, q, q)
+		s := fmt.Sprintf("%d OSS supplies of %s pending review were resolved in this quarter (ledger indexes %v): they are in the return of %s now; "+
+			"if that return was submitted before they were resolved, it counted them in excluded.pending, in no line",
+			len(idx), q, idx, q)
+		if barred(q, p) {
+			return s + ": " + barredReview(q)
+		}
+		return s + fmt.Sprintf(": declare them here as adjustments of %s (Art. 61(1) Implementing Regulation (EU) No 282/2011), which this return does not do", q)
 	})
 }
 
-// changedReview says which OSS supplies in this return's lines were
-// recorded (recorded) or resolved from review (resolved) after this
-// quarter ended, per quarter in which that happened: a return of this
-// quarter submitted before then did not have them in its lines, and the
-// return of that quarter names them for the adjustment (lateReview,
-// resolvedReview; Art. 61(1) Implementing Regulation (EU) No 282/2011).
-// A recomputed return does not change without saying so.
-func changedReview(recorded, resolved map[string][]int64) []string {
+// changedReview says which OSS supplies in the lines of p, this return's
+// quarter, were recorded (recorded) or resolved from review (resolved)
+// after it ended, per quarter in which that happened: a return of p
+// submitted before then did not have them in its lines, and the return of
+// that quarter names them for the adjustment (lateReview, resolvedReview;
+// Art. 61(1) Implementing Regulation (EU) No 282/2011), or, when it comes
+// more than three years after p's return was due, no OSS return adjusts
+// it (Art. 61(2); barredReview). A recomputed return does not change
+// without saying so.
+func changedReview(recorded, resolved map[string][]int64, p Period) []string {
+	adjust := func(q string) string {
+		if barred(p.String(), mustPeriod(q)) {
+			return barredReview(p.String())
+		}
+		return fmt.Sprintf("they are declared as adjustments of this quarter in a subsequent return (Art. 61(1) Implementing Regulation (EU) No 282/2011), not by filing this one again; the return of %s names them", q)
+	}
 	out := perKey(recorded, func(q string, idx []int64) string {
 		return fmt.Sprintf("%d OSS supplies of this quarter were recorded in %s, after it ended (ledger indexes %v): they are in this return's lines now; "+
-			"a return of this quarter submitted before then did not declare them, and they are declared as adjustments of this quarter in a subsequent return (Art. 61(1) Implementing Regulation (EU) No 282/2011), not by filing this one again; the return of %s names them",
-			len(idx), q, idx, q)
+			"a return of this quarter submitted before then did not declare them, and %s",
+			len(idx), q, idx, adjust(q))
 	})
 	return append(out, perKey(resolved, func(q string, idx []int64) string {
 		return fmt.Sprintf("%d OSS supplies of this quarter were pending review when it ended and were resolved in %s (ledger indexes %v): they are in this return's lines now; "+
-			"a return of this quarter submitted before then counted them in excluded.pending, and they are declared as adjustments of this quarter in a subsequent return (Art. 61(1) Implementing Regulation (EU) No 282/2011), not by filing this one again; the return of %s names them",
-			len(idx), q, idx, q)
+			"a return of this quarter submitted before then counted them in excluded.pending, and %s",
+			len(idx), q, idx, adjust(q))
 	})...)
+}
+
+// barred reports whether the return of p may no longer adjust that of the
+// earlier quarter q (as String gives it): the same three years of Art.
+// 61(2) Implementing Regulation (EU) No 282/2011 that make a refund
+// excluded.timeBarred (correctableIn).
+func barred(q string, p Period) bool {
+	op, err := ParsePeriod(q)
+	return err == nil && !correctableIn(op, p)
+}
+
+// mustPeriod is the quarter q names (the zero Period when it does not).
+func mustPeriod(q string) Period {
+	p, _ := ParsePeriod(q)
+	return p
+}
+
+// barredReview is what a review line says of supplies of quarter q that
+// reach the books after the return that could adjust its return: as for
+// a refund (timeBarredReason), adjustments are made "within three years
+// of the date on which the initial return was required to be submitted"
+// (Art. 61(2) Implementing Regulation (EU) No 282/2011,
+// https://datenbank.nwb.de/Dokument/495230_61), after which the member
+// state of consumption's own rules on assessments and amendments apply.
+func barredReview(q string) string {
+	return fmt.Sprintf("the return of %s was due more than three years before this happened, so no OSS return may adjust it any more (Art. 61(2) Implementing Regulation (EU) No 282/2011): "+
+		"declare them with the tax authorities of the member state of consumption under its own rules on assessments and amendments, as excluded.timeBarred does for refunds", q)
 }
 
 // createdBefore reports whether the record was created before p began
