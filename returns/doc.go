@@ -99,6 +99,9 @@
 // state's return, Art. 214(1)(a); the schemes are an option, Art. 369b, 359).
 // Records PENDING_MANUAL_REVIEW have no tax determination and are excluded
 // and counted apart (Excluded.Pending): they are never guessed into a line.
+// They are counted in the return of the member state of identification
+// that the profile kept with them (the one they will be decided under,
+// Books.SupplySeller) states for their day, not in every state's.
 //
 // # Currency
 //

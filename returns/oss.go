@@ -191,7 +191,10 @@ type Summary struct {
 // Excluded counts the quarter's records that are in no line.
 type Excluded struct {
 	// Pending records have no tax determination (PENDING_MANUAL_REVIEW):
-	// resolve them, then ask for the return again.
+	// resolve them, then ask for the return again. Only those of the
+	// return's member state of identification: the one the profile kept
+	// with the record (Books.SupplySeller) states for its day, or none;
+	// the others are in their state's return, and Review names them.
 	Pending Bucket `json:"pending"`
 	// OtherScheme are OSS records of the other OSS scheme than the
 	// return's.
@@ -366,6 +369,9 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 	others := map[string]*acc{} // regime|country|rate
 	pending, otherScheme, otherState, formerState, timeBarred := &acc{}, &acc{}, &acc{}, &acc{}, &acc{}
 	late := map[string][]int64{} // OSS supplies of earlier quarters recorded in p, by quarter
+	// Records of p pending review made under another member state of
+	// identification, by that state (pendingElsewhereReview).
+	pendingElsewhere := map[string][]int64{}
 	// OSS supplies of p in its lines recorded, or resolved from review,
 	// after p ended, by the quarter in which that happened (changedReview).
 	recordedAfter, resolvedAfter := map[string][]int64{}, map[string][]int64{}
@@ -425,6 +431,19 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 			return unreadable(rc.ID, err)
 		}
 		if rc.ReviewStatus != fiscal.StatusProcessed {
+			// It will be decided under the profile it was made under,
+			// kept with it (Books.SupplySeller): the member state of
+			// identification that profile states for its day is the one
+			// whose return it belongs to (Art. 59(4) Implementing
+			// Regulation (EU) No 282/2011), none stated being this one.
+			kept, err := b.SupplySeller(&fiscal.Record{ID: rc.ID, Account: acct.ID})
+			if err != nil {
+				return err
+			}
+			if m := identifiedIn(kept, cmp.Or(rc.Classification.Scheme, r.Scheme), date); m != "" && m != r.ID.MemberState {
+				pendingElsewhere[m] = append(pendingElsewhere[m], rc.Ledger.Index)
+				return nil
+			}
 			pending.add(usdc, decimal.Zero, decimal.Zero, rc.Ledger.Index)
 			return nil
 		}
@@ -492,6 +511,7 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 		return nil, nil, err
 	}
 	r.Review = append(r.Review, lateReview(late, p)...)
+	r.Review = append(r.Review, pendingElsewhereReview(pendingElsewhere)...)
 
 	// OSS supplies of earlier quarters resolved from review in p. Their
 	// records were created before p, which the scan above does not read:
@@ -1123,6 +1143,21 @@ func lateReview(late map[string][]int64, p Period) []string {
 			return s + ", " + barredReview(q)
 		}
 		return s + fmt.Sprintf(", declare them here as adjustments of %s (Art. 61(1) Implementing Regulation (EU) No 282/2011), which this return does not do", q)
+	})
+}
+
+// pendingElsewhereReview says which records of the quarter pending review
+// were made while another member state of identification was the
+// seller's, as the profile kept with them states it (fiscal's
+// settlement-profile, Books.SupplySeller): they are decided under that
+// profile, and that state's return of the quarter (Options.MemberState)
+// counts them in excluded.pending, not this one (Art. 59(4) Implementing
+// Regulation (EU) No 282/2011).
+func pendingElsewhereReview(m map[string][]int64) []string {
+	return perKey(m, func(state string, idx []int64) string {
+		return fmt.Sprintf("%d records pending review (ledger indexes %v) were made while %s was the member state of identification, as the profile kept with them states: "+
+			"they are decided under it and belong to %s's return of this quarter (Art. 59(4) Implementing Regulation (EU) No 282/2011), whose excluded.pending counts them, not this one's",
+			len(idx), idx, state, state)
 	})
 }
 
