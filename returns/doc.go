@@ -89,7 +89,9 @@
 // profile, and Review says that too. A member state of identification the
 // profile no longer states for the quarter may still be asked for
 // (Options.MemberState) when supplies of the quarter were declared under
-// it (declared.go).
+// it (declared.go), and is the default when every supply of the quarter
+// was declared under it (several such states: asked for by name). The
+// seller is named as the supplies' records kept it.
 //
 // Sales that are not OSS supplies are summarised apart in NotInOSS:
 // domestic sales (the national return), reverse-charge sales (the recapitulative

@@ -93,7 +93,9 @@ type Identification struct {
 	To   string `json:"to,omitempty"`
 }
 
-// SellerInfo names the taxable person.
+// SellerInfo names the taxable person: as the records of the supplies in
+// the member state of identification's lines kept it (the newest), else
+// as the account's profile states it; Review says when they differ.
 type SellerInfo struct {
 	LegalName string `json:"legalName"`
 	VATNumber string `json:"vatNumber,omitempty"`
@@ -253,7 +255,11 @@ type Options struct {
 	// asked for (ISO 3166-1 alpha-2; EL is read as GR): when the state of
 	// identification changed within the period, each is owed a return for
 	// the supplies of its days (Art. 59(4) Implementing Regulation (EU)
-	// No 282/2011). "" is the state of the period's last day. A state that
+	// No 282/2011). "" is the state of the period's last day, as the
+	// profile states it, or, when every OSS supply of the period was
+	// declared under one state the profile does not identify the seller
+	// in on any day of it (an undated rewrite), that state; with several
+	// such states "" is BAD_REQUEST naming them (recordsDefault). A state that
 	// is the member state of identification on no day of the period, as
 	// the profile states it, and under which no supply of the period was
 	// declared, as its record states it (declared.go), is BAD_REQUEST on
@@ -322,6 +328,14 @@ func dec(s string) (decimal.Decimal, error) {
 // that is no quarter ParsePeriod gives (the zero Period, quarter 0) is
 // BAD_REQUEST on "period", as is a quarter that has not begun.
 func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return, *Document, error) {
+	return oss(ctx, b, p, opts, "")
+}
+
+// oss is OSS; profileState, when not "", is the member state of
+// identification the profile states for p, which the return asked for
+// without one was not given because the quarter's supplies were declared
+// under opts.MemberState (recordsDefault).
+func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileState string) (*Return, *Document, error) {
 	if err := p.check(); err != nil {
 		return nil, nil, err
 	}
@@ -353,6 +367,11 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 		r.Scheme = defaultScheme(acct.Seller, p)
 		r.ID = Identification{MemberState: want, Missing: fmt.Sprintf("the account's profile states no OSS registration with %s as member state of identification on any day of %s: "+
 			"this return is of the supplies whose records were declared under it when they were made (their invoices' law, Art. 219a(2)(b) Directive 2006/112/EC)", want, p)}
+		if profileState != "" {
+			r.ID.Missing += fmt.Sprintf("; it is the return of %s asked for without a member state of identification: the profile states %s for %s, undated, but every OSS supply of the quarter was declared under %s, "+
+				"and a member state of identification changes only from a day the seller states (Art. 57f Implementing Regulation (EU) No 282/2011); %s's return is asked for with memberStateOfIdentification=%s",
+				p, profileState, p, want, profileState, profileState)
+		}
 	}
 	r.Review = currencyReview(r.ID.MemberState, p)
 
@@ -372,6 +391,16 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 	// Records of p pending review made under another member state of
 	// identification, by that state (pendingElsewhereReview).
 	pendingElsewhere := map[string][]int64{}
+	// OSS supplies of p of the return's scheme declared under another
+	// member state of identification, by that state (recordsDefault).
+	declaredElsewhere := map[string][]int64{}
+	// The seller as the newest record in the lines of the member state of
+	// identification kept it (sellerReview).
+	var kept struct {
+		date  string
+		index int64
+		s     SellerInfo
+	}
 	// OSS supplies of p in its lines recorded, or resolved from review,
 	// after p ended, by the quarter in which that happened (changedReview).
 	recordedAfter, resolvedAfter := map[string][]int64{}, map[string][]int64{}
@@ -484,9 +513,14 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 		}
 		if msi != "" && msi != r.ID.MemberState {
 			otherState.add(usdc, decimal.Zero, decimal.Zero, rc.Ledger.Index)
+			declaredElsewhere[msi] = append(declaredElsewhere[msi], rc.Ledger.Index)
 			return nil
 		}
 		est := establishment(r, rc.Seller.Country, rc.Ledger.Index, outside)
+		if est == "" && rc.Seller.LegalName != "" && (date > kept.date || date == kept.date && rc.Ledger.Index > kept.index) {
+			kept.date, kept.index = date, rc.Ledger.Index
+			kept.s = SellerInfo{LegalName: rc.Seller.LegalName, VATNumber: rc.Seller.VATNumber, Country: rc.Seller.Country}
+		}
 		k := est + "|" + c.TaxingCountry + "|" + rateText
 		a := lines[k]
 		if a == nil {
@@ -683,6 +717,18 @@ func OSS(ctx context.Context, b *fiscal.Books, p Period, opts Options) (*Return,
 
 	r.Review = append(r.Review, outsideReview(outside, r.ID.MemberState)...)
 	r.Review = append(r.Review, decl.review()...)
+	if want == "" && len(lines) == 0 && len(corr) == 0 && pending.n == 0 {
+		if state, err := recordsDefault(acct.Seller, r.Scheme, r.ID.MemberState, p, declaredElsewhere); state != "" || err != nil {
+			if err != nil {
+				return nil, nil, err
+			}
+			return oss(ctx, b, p, Options{MemberState: state}, r.ID.MemberState)
+		}
+	}
+	if kept.s.LegalName != "" && kept.s != r.Seller {
+		r.Review = append(r.Review, sellerReview(r.Seller, kept.s))
+		r.Seller = kept.s
+	}
 	if unlisted != nil && len(lines) == 0 {
 		// No supply of p was declared under it either: it identified the
 		// seller on no day of p, and corrections of its earlier returns
@@ -1144,6 +1190,43 @@ func lateReview(late map[string][]int64, p Period) []string {
 		}
 		return s + fmt.Sprintf(", declare them here as adjustments of %s (Art. 61(1) Implementing Regulation (EU) No 282/2011), which this return does not do", q)
 	})
+}
+
+// recordsDefault is the member state of identification of the return of p
+// asked for without one, when the profile's (profileState) is not: every
+// OSS supply of p of the scheme named was declared under another state,
+// as its record states it (declared, by state), and the profile identifies
+// the seller in none of them on any day of p. A member state of
+// identification changes only from a day the seller states (Art. 57f
+// Implementing Regulation (EU) No 282/2011), so an undated rewrite of the
+// profile does not make the profile's state that of the quarter's
+// supplies: with one such state, its return is the quarter's; with
+// several, each is owed its own (Art. 59(4)), the engine does not guess
+// which is the default, and the request is BAD_REQUEST naming them.
+// "" and nil: the profile's state stands (it has supplies or corrections
+// of p, or a dated change makes the other states its own).
+func recordsDefault(s fiscal.Seller, scheme, profileState string, p Period, declared map[string][]int64) (string, error) {
+	states := sortedKeys(declared)
+	if len(states) == 0 || slices.ContainsFunc(states, func(st string) bool { return identifiesWithin(s, scheme, st, p) }) {
+		return "", nil
+	}
+	if len(states) == 1 {
+		return states[0], nil
+	}
+	return "", badRequest("memberStateOfIdentification",
+		"is needed for %s: the account's profile states %s, undated, but the quarter's OSS supplies were declared under %s, as their records state (Art. 219a(2)(b) Directive 2006/112/EC), "+
+			"and each is owed a return of the supplies of its days (Art. 59(4) Implementing Regulation (EU) No 282/2011): ask for each of them", p, cmp.Or(profileState, "no state"), strings.Join(states, ", "))
+}
+
+// sellerReview says that the return names the seller as the records of
+// its supplies kept it (the newest in the member state of
+// identification's lines), not as the account's profile now states it:
+// the supplies were made, and invoiced (Art. 226(5) Directive
+// 2006/112/EC), under those facts.
+func sellerReview(profile, records SellerInfo) string {
+	return fmt.Sprintf("the seller is stated as the records of this return's supplies kept it (%s, VAT number %s, %s), not as the account's profile now states it (%s, VAT number %s, %s): "+
+		"they were made and invoiced under those facts (Art. 226(5) Directive 2006/112/EC); check the profile before filing",
+		records.LegalName, cmp.Or(records.VATNumber, "none"), records.Country, profile.LegalName, cmp.Or(profile.VATNumber, "none"), profile.Country)
 }
 
 // pendingElsewhereReview says which records of the quarter pending review

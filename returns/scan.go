@@ -127,6 +127,7 @@ type ossRec struct {
 		Timestamp  string `json:"timestamp"`
 	} `json:"settlement"`
 	Seller struct {
+		LegalName string `json:"legalName"` // the return's seller, as the supplies' records kept it
 		Country   string `json:"country"`
 		VATNumber string `json:"vatNumber"` // a fixed establishment's section states it (Art. 369g(2))
 	} `json:"seller"`
