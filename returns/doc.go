@@ -58,7 +58,11 @@
 //     recomputed after its quarter does not change silently: it names the
 //     supplies in its lines recorded or resolved after the quarter ended,
 //     with the quarter in which that happened, whose return names them for
-//     the adjustment. Past the three years of Art. 61(2) these review
+//     the adjustment; records of the quarter resolved after it to a
+//     treatment outside the OSS are named too, with no adjustment (they
+//     were in no figure; a determined record is never revised, so no
+//     revision changes a treatment a return counted). Past the three
+//     years of Art. 61(2) these review
 //     lines say, as excluded.timeBarred does for refunds, that no OSS
 //     return adjusts the quarter any more. The CSV form
 //     (WriteCSV) carries each item as a row of section "review", before

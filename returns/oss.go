@@ -404,6 +404,10 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 	// OSS supplies of p in its lines recorded, or resolved from review,
 	// after p ended, by the quarter in which that happened (changedReview).
 	recordedAfter, resolvedAfter := map[string][]int64{}, map[string][]int64{}
+	// Records of p pending review when it ended, resolved after it to a
+	// treatment outside the OSS (notInOss), by the quarter of the
+	// resolution (changedReview).
+	resolvedOut := map[string][]int64{}
 	// What each entry was declared under: as its record states, else as
 	// the profile does (declarations).
 	decl := &declarations{seller: acct.Seller, scheme: r.Scheme, msi: r.ID.MemberState}
@@ -505,6 +509,9 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 				others[k] = a
 			}
 			a.add(usdc, net, vatEUR, rc.Ledger.Index)
+			if q := quarterOfTime(rc.resolvedAt()); q > p.String() && quarterOfTime(rc.CreatedAt) <= p.String() {
+				resolvedOut[q] = append(resolvedOut[q], rc.Ledger.Index)
+			}
 			return nil
 		}
 		if c.Scheme != r.Scheme {
@@ -580,7 +587,7 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 		return nil, nil, err
 	}
 	r.Review = append(r.Review, resolvedReview(resolved, p)...)
-	r.Review = append(r.Review, changedReview(recordedAfter, resolvedAfter, p)...)
+	r.Review = append(r.Review, changedReview(recordedAfter, resolvedAfter, resolvedOut, p)...)
 
 	// The period-end rate (Art. 366(2), 369h(2)).
 	r.FX = PeriodFX{Peg: fx.PegRate, Rule: "ECB reference rate (USD per EUR) of the last day of the period, or of the next publication if there is none that day: " +

@@ -143,7 +143,18 @@ func resolvedReview(resolved map[string][]int64, p Period) []string {
 // more than three years after p's return was due, no OSS return adjusts
 // it (Art. 61(2); barredReview). A recomputed return does not change
 // without saying so.
-func changedReview(recorded, resolved map[string][]int64, p Period) []string {
+//
+// Records of this quarter pending review when it ended and resolved after
+// it to a treatment outside the OSS (resolvedOut: reverse charge, a
+// national return, outside the scope) left excluded.pending for notInOss.
+// Art. 61(1) adjusts "the figures contained in a VAT return", and a
+// pending record was in none, so no adjustment follows (the return of the
+// quarter of the resolution names none); the return says so, not changing
+// silently. No other revision changes a treatment a return counted: only a
+// record pending review is ever revised (Books.Resolve, the registry
+// re-check and rates.Retry revise nothing else; a determined record is
+// final, RECORD_NOT_PENDING).
+func changedReview(recorded, resolved, resolvedOut map[string][]int64, p Period) []string {
 	adjust := func(q string) string {
 		if barred(p.String(), mustPeriod(q)) {
 			return barredReview(p.String())
@@ -155,10 +166,15 @@ func changedReview(recorded, resolved map[string][]int64, p Period) []string {
 			"a return of this quarter submitted before then did not declare them, and %s",
 			len(idx), q, idx, adjust(q))
 	})
-	return append(out, perKey(resolved, func(q string, idx []int64) string {
+	out = append(out, perKey(resolved, func(q string, idx []int64) string {
 		return fmt.Sprintf("%d OSS supplies of this quarter were pending review when it ended and were resolved in %s (ledger indexes %v): they are in this return's lines now; "+
 			"a return of this quarter submitted before then counted them in excluded.pending, and %s",
 			len(idx), q, idx, adjust(q))
+	})...)
+	return append(out, perKey(resolvedOut, func(q string, idx []int64) string {
+		return fmt.Sprintf("%d records of this quarter were pending review when it ended and were resolved in %s to a treatment outside the OSS (ledger indexes %v): they are in notInOss now, no longer in excluded.pending; "+
+			"a return of this quarter submitted before then counted them in no figure, so no OSS adjustment follows (Art. 61(1) Implementing Regulation (EU) No 282/2011 adjusts the figures a return contained); they are declared where notInOss says",
+			len(idx), q, idx)
 	})...)
 }
 
