@@ -262,7 +262,8 @@ type Options struct {
 	// such states "" is BAD_REQUEST naming them (recordsDefault). A state that
 	// is the member state of identification on no day of the period, as
 	// the profile states it, and under which no supply of the period was
-	// declared, as its record states it (declared.go), is BAD_REQUEST on
+	// declared, as its record states it (declared.go), nor made and
+	// pending review, as the profile kept with it states, is BAD_REQUEST on
 	// "memberStateOfIdentification".
 	MemberState string
 }
@@ -366,7 +367,7 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 		unlisted = err
 		r.Scheme = defaultScheme(acct.Seller, p)
 		r.ID = Identification{MemberState: want, Missing: fmt.Sprintf("the account's profile states no OSS registration with %s as member state of identification on any day of %s: "+
-			"this return is of the supplies whose records were declared under it when they were made (their invoices' law, Art. 219a(2)(b) Directive 2006/112/EC)", want, p)}
+			"this return is of the supplies whose records were declared under it when they were made (their invoices' law, Art. 219a(2)(b) Directive 2006/112/EC), and of those made under it that wait for review (the profile kept with them)", want, p)}
 		if profileState != "" {
 			r.ID.Missing += fmt.Sprintf("; it is the return of %s asked for without a member state of identification: the profile states %s for %s, undated, but every OSS supply of the quarter was declared under %s, "+
 				"and a member state of identification changes only from a day the seller states (Art. 57f Implementing Regulation (EU) No 282/2011); %s's return is asked for with memberStateOfIdentification=%s",
@@ -473,9 +474,12 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 			if err != nil {
 				return err
 			}
-			if m := identifiedIn(kept, cmp.Or(rc.Classification.Scheme, r.Scheme), date); m != "" && m != r.ID.MemberState {
+			switch m := identifiedIn(kept, cmp.Or(rc.Classification.Scheme, r.Scheme), date); {
+			case m != "" && m != r.ID.MemberState:
 				pendingElsewhere[m] = append(pendingElsewhere[m], rc.Ledger.Index)
 				return nil
+			case m == "" && unlisted != nil:
+				return nil // none stated: the return of the profile's state counts it, not one the profile does not state
 			}
 			pending.add(usdc, decimal.Zero, decimal.Zero, rc.Ledger.Index)
 			return nil
@@ -725,6 +729,9 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 	r.Review = append(r.Review, outsideReview(outside, r.ID.MemberState)...)
 	r.Review = append(r.Review, decl.review()...)
 	if want == "" && len(lines) == 0 && len(corr) == 0 && pending.n == 0 {
+		for m, idx := range pendingElsewhere { // made under m, as the profile kept with them states
+			declaredElsewhere[m] = append(declaredElsewhere[m], idx...)
+		}
 		if state, err := recordsDefault(acct.Seller, r.Scheme, r.ID.MemberState, p, declaredElsewhere); state != "" || err != nil {
 			if err != nil {
 				return nil, nil, err
@@ -736,8 +743,9 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 		r.Review = append(r.Review, sellerReview(r.Seller, kept.s))
 		r.Seller = kept.s
 	}
-	if unlisted != nil && len(lines) == 0 {
-		// No supply of p was declared under it either: it identified the
+	if unlisted != nil && len(lines) == 0 && pending.n == 0 {
+		// No supply of p was declared under it either, nor made under it
+		// and pending review (the profile kept with it): it identified the
 		// seller on no day of p, and corrections of its earlier returns
 		// are no return of p's (Art. 61a(1) Implementing Regulation (EU)
 		// No 282/2011; excluded.formerState).
@@ -1202,7 +1210,8 @@ func lateReview(late map[string][]int64, p Period) []string {
 // recordsDefault is the member state of identification of the return of p
 // asked for without one, when the profile's (profileState) is not: every
 // OSS supply of p of the scheme named was declared under another state,
-// as its record states it (declared, by state), and the profile identifies
+// as its record states it, or made under it and pending review, as the
+// profile kept with it states (declared, by state), and the profile identifies
 // the seller in none of them on any day of p. A member state of
 // identification changes only from a day the seller states (Art. 57f
 // Implementing Regulation (EU) No 282/2011), so an undated rewrite of the

@@ -70,3 +70,28 @@ func TestPendingSupplyStaysWithItsStateOfIdentification(t *testing.T) {
 		t.Errorf("France's return: pending %+v, want the sale at index %d", fr.Excluded.Pending, pending.Ledger.Index)
 	}
 }
+
+// TestPendingOnlyQuarterDefaultsToItsStateOfIdentification: the French
+// seller's only Q1 sale waits for review, and the profile was rewritten
+// for Ireland afterwards. The profile kept with the sale identifies the
+// seller in France on its day (Books.SupplySeller), and a member state of
+// identification changes only from a day the seller states (Art. 57f
+// Implementing Regulation (EU) No 282/2011): the return of Q1 asked for
+// without a state is France's, counting the sale in excluded.pending.
+func TestPendingOnlyQuarterDefaultsToItsStateOfIdentification(t *testing.T) {
+	e := fiscaltest.Engine(t, fiscaltest.Config(t, testNow, frenchSeller()))
+	pending := settle(t, fiscaltest.Books(t, e, 0), 1, sale{amount: "23.80", country: "", at: "2026-02-16T10:00:00Z"})[0]
+	if err := e.SetAccounts(fiscaltest.Accounts(ossSeller())); err != nil {
+		t.Fatal(err)
+	}
+	b := fiscaltest.Books(t, e, 0)
+	for _, opts := range []returns.Options{{}, {MemberState: "FR"}} {
+		r, _, err := returns.OSS(context.Background(), b, q1, opts)
+		if err != nil {
+			t.Fatalf("%+v: %v", opts, err)
+		}
+		if r.ID.MemberState != "FR" || !slices.Equal(r.Excluded.Pending.LedgerIndexes, []int64{pending.Ledger.Index}) {
+			t.Errorf("%+v: identification %+v pending %+v: want France's return with the pending sale", opts, r.ID, r.Excluded.Pending)
+		}
+	}
+}
