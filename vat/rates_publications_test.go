@@ -84,3 +84,21 @@ func TestCypriotPublications(t *testing.T) {
 		{"CY", KindEpublication, "2026-12-31", "3", "", "CY 3 % since 2023-07-21"},
 	})
 }
+
+// Finland applies its 10 % rate to newspapers and periodicals, printed or
+// electronic, since 2019-07-01 (arvonlisäverolaki 85 a § 1 mom., as amended
+// by 345/2019: HE 303/2018, https://eduskunta.fi/FI/vaski/HallituksenEsitys/Sivut/HE_303+2018.aspx).
+// HE 141/2024 moved books to 14 % from 2025-01-01 but left newspapers and
+// periodicals at 10 % (Tax Administration guidance of 2025-01-14,
+// VH/2161/00.01.00/2022: https://vero.fi/syventavat-vero-ohjeet/ohje-hakusivu/48354/kirjojen-ja-lehtien-arvonlisaverotus2);
+// HE 93/2025 amends only 85 § (14 % to 13.5 %) and broadcasting from
+// 2026-01-01 (https://www.eduskunta.fi/valtiopaivaasiakirjat/HE+93/2025),
+// so 85 a § and its 10 % stay in force through 2026.
+func TestFinnishEpublications(t *testing.T) {
+	checkPublications(t, []pubCase{
+		{"FI", KindEpublication, "2024-01-01", "10", "", "AVL 85 a § since 2019-07-01"},
+		{"FI", KindEpublication, "2025-01-01", "10", "", "HE 141/2024 leaves 85 a § at 10 %"},
+		{"FI", KindEpublication, "2026-01-01", "10", "", "HE 93/2025 amends 85 § only"},
+		{"FI", KindEpublication, "2026-12-31", "10", "", "HE 93/2025 amends 85 § only"},
+	})
+}

@@ -2,7 +2,7 @@
 
 // Inputs:
 //   vat/ratedata/ibericode/vat-rates.json sha256 c94465faf70295eb3033d98c5f6e13d0e9b641acf67fece57ea9108a0f4a8ac1
-//   vat/ratedata/corrections.json sha256 e14c828f3b77f474f31495916727ad6d2ad6ca7746a4ec021c33795c79068b1d
+//   vat/ratedata/corrections.json sha256 719961c52639802c6c6fd4f87aab078819dff0599282403ab78509cef245abc7
 
 package vat
 
@@ -17,7 +17,7 @@ const (
 	rateTableBaseName          = "vat/ratedata/ibericode/vat-rates.json"
 	rateTableBaseSHA256        = "c94465faf70295eb3033d98c5f6e13d0e9b641acf67fece57ea9108a0f4a8ac1"
 	rateTableCorrectionsName   = "vat/ratedata/corrections.json"
-	rateTableCorrectionsSHA256 = "e14c828f3b77f474f31495916727ad6d2ad6ca7746a4ec021c33795c79068b1d"
+	rateTableCorrectionsSHA256 = "719961c52639802c6c6fd4f87aab078819dff0599282403ab78509cef245abc7"
 )
 
 // rateConditionDefs are the legal conditions of reduced rates, sorted by
@@ -82,7 +82,7 @@ var rateRows = [...]rateRow{
 	{country: "FI", territory: "", series: "ebook", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(10, 0)}, source: "https://www.finlex.fi/fi/laki/ajantasa/1993/19931501 (arvonlisäverolaki 1501/1993, consolidated: 84 § and 85 §) ; https://eduskunta.fi/FI/vaski/HallituksenEsitys/Sivut/HE_141+2024.aspx (HE 141/2024: from 2025-01-01 the goods at 10 %, books included, move to 14 %; newspapers, periodicals and broadcasting stay at 10 %)", note: "books 10 % until 2024-12-31", condition: ""},
 	{country: "FI", territory: "", series: "ebook", from: 20250101, status: "source", percents: []decimal.Decimal{decimal.New(14, 0)}, source: "https://www.finlex.fi/fi/laki/ajantasa/1993/19931501 (arvonlisäverolaki 1501/1993, consolidated: 84 § and 85 §) ; https://eduskunta.fi/FI/vaski/HallituksenEsitys/Sivut/HE_141+2024.aspx (HE 141/2024: from 2025-01-01 the goods at 10 %, books included, move to 14 %; newspapers, periodicals and broadcasting stay at 10 %)", note: "books moved from 10 % to 14 % on 2025-01-01", condition: ""},
 	{country: "FI", territory: "", series: "ebook", from: 20260101, status: "source", percents: []decimal.Decimal{decimal.New(135, -1)}, source: "https://www.finlex.fi/fi/laki/ajantasa/1993/19931501 (arvonlisäverolaki 1501/1993, consolidated: 84 § and 85 §) ; https://www.eduskunta.fi/valtiopaivaasiakirjat/HE+93/2025 (HE 93/2025: the 14 % rate lowered to 13.5 % from 2026-01-01, books included; broadcasting from 10 % to 13.5 %)", note: "books, e-books included, follow the 14 % rate lowered to 13.5 % on 2026-01-01", condition: ""},
-	{country: "FI", territory: "", series: "epublication", from: 0, status: "unverified", percents: []decimal.Decimal{decimal.New(10, 0)}, source: "https://www.avalara.com/vatlive/en/vat-news/2018-eu-harmonised-e-publications-vat-rates.html (10 % for electronic publications from 2019-07-01)", note: "whether subscriptions of e-newspapers and periodicals stayed at 10 % through the 2025 and 2026 rate changes is not confirmed", condition: ""},
+	{country: "FI", territory: "", series: "epublication", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(10, 0)}, source: "https://www.finlex.fi/fi/laki/ajantasa/1993/19931501 (arvonlisäverolaki 1501/1993, consolidated: 85 a § 1 mom., newspapers and periodicals at 10 %) ; https://eduskunta.fi/FI/vaski/HallituksenEsitys/Sivut/HE_303+2018.aspx (HE 303/2018: electronic newspapers and periodicals from 24 % to 10 % from 2019-07-01) ; https://vero.fi/syventavat-vero-ohjeet/ohje-hakusivu/48354/kirjojen-ja-lehtien-arvonlisaverotus2 (Tax Administration guidance of 2025-01-14, VH/2161/00.01.00/2022: newspapers and periodicals stay at 10 % under 85 a § while books move to 14 % on 2025-01-01 under HE 141/2024) ; https://www.eduskunta.fi/valtiopaivaasiakirjat/HE+93/2025 (HE 93/2025 amends 85 §, the 14 % rate to 13.5 %, and broadcasting from 2026-01-01; 85 a § is not amended)", note: "e-newspapers and periodicals at 10 % since 2019-07-01 (85 a §); unchanged by HE 141/2024 (2025) and HE 93/2025 (2026)", condition: ""},
 	{country: "FI", territory: "", series: "reduced", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(10, 0), decimal.New(14, 0)}, source: "https://github.com/ibericode/vat-rates/blob/5abb1e1be91faa42d21c743c603a0aec9b5bab70/vat-rates.json (FI, period 0000-01-01)", note: "", condition: ""},
 	{country: "FI", territory: "", series: "reduced", from: 20260101, status: "source", percents: []decimal.Decimal{decimal.New(10, 0), decimal.New(135, -1)}, source: "https://www.finlex.fi/fi/laki/ajantasa/1993/19931501 (arvonlisäverolaki 1501/1993, consolidated: 84 § and 85 §) ; https://www.eduskunta.fi/valtiopaivaasiakirjat/HE+93/2025 (HE 93/2025: the 14 % rate lowered to 13.5 % from 2026-01-01, books included; broadcasting from 10 % to 13.5 %)", note: "14 % lowered to 13.5 % on 2026-01-01; the ibericode snapshot still has 14", condition: ""},
 	{country: "FI", territory: "", series: "standard", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(24, 0)}, source: "https://github.com/ibericode/vat-rates/blob/5abb1e1be91faa42d21c743c603a0aec9b5bab70/vat-rates.json (FI, period 0000-01-01)", note: "", condition: ""},
