@@ -231,8 +231,10 @@ var decisionCases = []struct {
 		"DETERMINED OSS_B2C/non-union Z 0 CZ pos=CZ - B2C [location_single_assertion]"},
 	{"Danish e-book in 2026: the announced zero rate has no enacted date", Input{Seller{Country: "US"}, b2c("DK"), ebook},
 		"MANUAL_REVIEW_REQUIRED OSS_B2C/non-union - - DK pos=DK - B2C [rate_unverified,location_single_assertion]"},
-	{"unverified e-book rate (BG)", Input{Seller{Country: "US"}, b2c("BG"), ebook},
-		"MANUAL_REVIEW_REQUIRED OSS_B2C/non-union - - BG pos=BG - B2C [rate_unverified,location_single_assertion]"},
+	{"Bulgarian e-book at 9 % (art. 66a(2) ZDDS)", Input{Seller{Country: "US"}, b2c("BG"), ebook},
+		"DETERMINED OSS_B2C/non-union S 9 BG pos=BG - B2C [location_single_assertion]"},
+	{"unverified e-book rate (HU)", Input{Seller{Country: "US"}, b2c("HU"), ebook},
+		"MANUAL_REVIEW_REQUIRED OSS_B2C/non-union - - HU pos=HU - B2C [rate_unverified,location_single_assertion]"},
 
 	// Registry proofs.
 	{"registry confirmed another number", Input{Seller{Country: "DE"}, Buyer{Country: "AT", VATNumber: "ATU13585627", Registry: confirmed("VIES", "ATU46080404")}, digital},

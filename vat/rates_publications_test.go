@@ -102,3 +102,18 @@ func TestFinnishEpublications(t *testing.T) {
 		{"FI", KindEpublication, "2026-12-31", "10", "", "HE 93/2025 amends 85 § only"},
 	})
 }
+
+// Bulgaria applies 9 % to books and to newspapers and magazines, on
+// physical media or supplied electronically, under article 66a(2) of the
+// VAT Act (ЗДДС), made permanent from 2023-01-01 by the amendment
+// promulgated in State Gazette No. 102 of 2022 (parliament.bg text quoted
+// at https://www.vatupdate.com/2022/12/23/vat-rate-of-9-due-on-supplies-of-food-suitable-for-babies-baby-diapers-and-similar-baby-hygiene-articles;
+// https://www.delchev-lawfirm.com/blog/tax/new-reduced-vat-rate-2023-bulgaria/).
+func TestBulgarianPublications(t *testing.T) {
+	checkPublications(t, []pubCase{
+		{"BG", KindEbook, "2024-01-01", "9", "", "ЗДДС art. 66a(2) since 2023-01-01"},
+		{"BG", KindEpublication, "2024-01-01", "9", "", "ЗДДС art. 66a(2) since 2023-01-01"},
+		{"BG", KindEbook, "2026-12-31", "9", "", "ЗДДС art. 66a(2) since 2023-01-01"},
+		{"BG", KindEpublication, "2026-12-31", "9", "", "ЗДДС art. 66a(2) since 2023-01-01"},
+	})
+}
