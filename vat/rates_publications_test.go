@@ -2,6 +2,7 @@ package vat
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -116,4 +117,42 @@ func TestBulgarianPublications(t *testing.T) {
 		{"BG", KindEbook, "2026-12-31", "9", "", "ЗДДС art. 66a(2) since 2023-01-01"},
 		{"BG", KindEpublication, "2026-12-31", "9", "", "ЗДДС art. 66a(2) since 2023-01-01"},
 	})
+}
+
+// Hungary's 5 % rate covers books and sheet music on paper or "any other
+// physical data medium" (Áfa tv., 2007. évi CXXVII. törvény, annex 3,
+// item 15, from 2011-01-01); the bill's justification says it applies
+// to audiobooks but not to digital books, which are electronically supplied
+// services (https://en.mkke.hu/archives/law_proposals/preferential_tax_rate_for_digital_and_e_books),
+// and electronic publications bear 27 % (https://24.hu/belfold/2019/11/05/e-konyv-afa-konyvek-ara/).
+// No official source for 2024-2026 was found, so the row stays unverified,
+// but the candidate a reviewer sees must be the 27 % standard rate, not 5 %.
+func TestHungarianPublicationsCandidate(t *testing.T) {
+	checkPublications(t, []pubCase{
+		{"HU", KindEbook, "2024-01-01", "", ReasonRateUnverified, "HU e-books unverified"},
+		{"HU", KindEpublication, "2026-12-31", "", ReasonRateUnverified, "HU e-publications unverified"},
+	})
+	for _, kind := range []string{KindEbook, KindEpublication} {
+		for _, day := range []string{"2024-01-01", "2026-12-31"} {
+			when, _ := time.Parse(time.DateOnly, day)
+			d := Determine(Input{
+				Seller: Seller{Country: "DE", OverThreshold: true},
+				Buyer:  Buyer{Country: "HU"},
+				Supply: Supply{Kind: kind, Date: when.Add(12 * time.Hour)},
+			})
+			var detail string
+			for _, r := range d.Reasons {
+				if r.Code == ReasonRateUnverified {
+					detail = r.Detail
+				}
+			}
+			std, _, err := Rates().Standard("HU", when)
+			if err != nil {
+				t.Fatalf("HU standard rate on %s: %v", day, err)
+			}
+			if want := "(candidate " + std.String() + " %)"; !strings.Contains(detail, want) {
+				t.Errorf("HU %s on %s: review detail %q; want it to name %s, the standard rate (Áfa tv. annex 3 item 15 covers physical media only)", kind, day, detail, want)
+			}
+		}
+	}
 }

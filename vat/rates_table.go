@@ -2,7 +2,7 @@
 
 // Inputs:
 //   vat/ratedata/ibericode/vat-rates.json sha256 c94465faf70295eb3033d98c5f6e13d0e9b641acf67fece57ea9108a0f4a8ac1
-//   vat/ratedata/corrections.json sha256 cb18ff2ecc1e6dfc282a4616138ecf94864617eb636141eab1c59a7fb787c4aa
+//   vat/ratedata/corrections.json sha256 303318937e0140a0b4de67bcac467e4034becf56435f5436ccdf975a7722fc5b
 
 package vat
 
@@ -17,7 +17,7 @@ const (
 	rateTableBaseName          = "vat/ratedata/ibericode/vat-rates.json"
 	rateTableBaseSHA256        = "c94465faf70295eb3033d98c5f6e13d0e9b641acf67fece57ea9108a0f4a8ac1"
 	rateTableCorrectionsName   = "vat/ratedata/corrections.json"
-	rateTableCorrectionsSHA256 = "cb18ff2ecc1e6dfc282a4616138ecf94864617eb636141eab1c59a7fb787c4aa"
+	rateTableCorrectionsSHA256 = "303318937e0140a0b4de67bcac467e4034becf56435f5436ccdf975a7722fc5b"
 )
 
 // rateConditionDefs are the legal conditions of reduced rates, sorted by
@@ -104,8 +104,8 @@ var rateRows = [...]rateRow{
 	{country: "HR", territory: "", series: "epublication", from: 0, status: "unverified", percents: []decimal.Decimal{decimal.New(5, 0)}, source: "https://www.avalara.com/vatlive/en/vat-news/2018-eu-harmonised-e-publications-vat-rates.html (5 % for electronic publications from 2019-01-01)", note: "the source names 5 % for electronic publications generally; the rate for e-newspapers and periodicals is not confirmed by an official source", condition: ""},
 	{country: "HR", territory: "", series: "reduced", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(5, 0), decimal.New(13, 0)}, source: "https://github.com/ibericode/vat-rates/blob/5abb1e1be91faa42d21c743c603a0aec9b5bab70/vat-rates.json (HR, period 0000-01-01)", note: "", condition: ""},
 	{country: "HR", territory: "", series: "standard", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(25, 0)}, source: "https://github.com/ibericode/vat-rates/blob/5abb1e1be91faa42d21c743c603a0aec9b5bab70/vat-rates.json (HR, period 0000-01-01)", note: "", condition: ""},
-	{country: "HU", territory: "", series: "ebook", from: 0, status: "unverified", percents: []decimal.Decimal{decimal.New(5, 0)}, source: "https://taxation-customs.ec.europa.eu/taxation/vat/vat-directive/vat-rates_en (the Commission's table of member-state rates)", note: "5 % is Hungary's lower reduced rate; no source found confirms that it applies to electronic books", condition: ""},
-	{country: "HU", territory: "", series: "epublication", from: 0, status: "unverified", percents: []decimal.Decimal{decimal.New(5, 0)}, source: "https://taxation-customs.ec.europa.eu/taxation/vat/vat-directive/vat-rates_en (the Commission's table of member-state rates)", note: "5 % is Hungary's lower reduced rate; no source found confirms that it applies to electronic newspapers and periodicals", condition: ""},
+	{country: "HU", territory: "", series: "ebook", from: 0, status: "unverified", percents: []decimal.Decimal{decimal.New(27, 0)}, source: "https://net.jogtar.hu/jogszabaly?docid=a0700127.tv (Áfa tv., 2007. évi CXXVII. törvény, 3. számú melléklet 15. pont: the 5 % rate covers books and sheet music reproduced on paper or any other physical data medium) ; https://en.mkke.hu/archives/law_proposals/preferential_tax_rate_for_digital_and_e_books (the justification of the 2011 amendment: 5 % for audiobooks on physical media, not for digital books, which are electronically supplied services) ; https://24.hu/belfold/2019/11/05/e-konyv-afa-konyvek-ara/ (electronic publications bear 27 %, printed books 5 %)", note: "Hungary's 5 % rate covers books on physical media only (annex 3 item 15), so e-books take the 27 % standard rate; the sources are from 2011 and 2019 and no official statement for 2024-2026 was found", condition: ""},
+	{country: "HU", territory: "", series: "epublication", from: 0, status: "unverified", percents: []decimal.Decimal{decimal.New(27, 0)}, source: "https://net.jogtar.hu/jogszabaly?docid=a0700127.tv (Áfa tv., 2007. évi CXXVII. törvény, 3. számú melléklet 15. pont: the 5 % rate covers books and sheet music reproduced on paper or any other physical data medium) ; https://en.mkke.hu/archives/law_proposals/preferential_tax_rate_for_digital_and_e_books (the justification of the 2011 amendment: 5 % for audiobooks on physical media, not for digital books, which are electronically supplied services) ; https://24.hu/belfold/2019/11/05/e-konyv-afa-konyvek-ara/ (electronic publications bear 27 %, printed books 5 %)", note: "Hungary's 5 % rate covers printed dailies and periodicals; the sources put electronic publications at the 27 % standard rate (2019) and no official statement for 2024-2026 was found", condition: ""},
 	{country: "HU", territory: "", series: "reduced", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(5, 0), decimal.New(18, 0)}, source: "https://github.com/ibericode/vat-rates/blob/5abb1e1be91faa42d21c743c603a0aec9b5bab70/vat-rates.json (HU, period 0000-01-01)", note: "", condition: ""},
 	{country: "HU", territory: "", series: "standard", from: 0, status: "source", percents: []decimal.Decimal{decimal.New(27, 0)}, source: "https://github.com/ibericode/vat-rates/blob/5abb1e1be91faa42d21c743c603a0aec9b5bab70/vat-rates.json (HU, period 0000-01-01)", note: "", condition: ""},
 	{country: "IE", territory: "", series: "ebook", from: 20240101, status: "source", percents: []decimal.Decimal{decimal.New(0, 0)}, source: "https://www.kildarestreet.com/wrans/?id=2023-12-05a.405&s=section%3Awrans+speaker%3A466 ; https://www.oireachtas.ie/en/debates/question/2023-07-25/310/", note: "e-books zero-rated from 2024-01-01 (was 9 %)", condition: ""},
