@@ -467,7 +467,7 @@ func TestCatalog(t *testing.T) {
 			t.Errorf("chain %+v", ch)
 		}
 	}
-	if got := catalog.DescriptionDate(); !got.Equal(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)) { // rate table vat-rates-2026.12.2
+	if got := catalog.DescriptionDate(); !got.Equal(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)) { // rate table vat-rates-2026.12.3
 		t.Errorf("DescriptionDate = %v", got)
 	}
 }

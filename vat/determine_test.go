@@ -383,7 +383,7 @@ func TestDetermineJSON(t *testing.T) {
 	}
 	for _, want := range []string{`"status":"DETERMINED"`, `"ruleset":"eu-vat-oss-2026.09"`, `"regime":"OSS_B2C"`, `"ossScheme":"non-union"`,
 		`"taxCategoryCode":"S"`, `"ratePercent":25.5`, `"taxingCountry":"FI"`, `"placeOfSupply":"FI"`, `"buyerTreatment":"B2C"`,
-		`"rateKind":"standard"`, `"rateSource":{"table":"vat-rates-2026.12.2","effectiveFrom":"2024-09-01"`} {
+		`"rateKind":"standard"`, `"rateSource":{"table":"vat-rates-2026.12.3","effectiveFrom":"2024-09-01"`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("JSON lacks %s:\n%s", want, b)
 		}

@@ -243,11 +243,11 @@
 // address; the generator rejects a source, note or coverage text that
 // points at a file beside the repository. The generated file records both
 // inputs' sha256; a test regenerates it and fails when it is stale.
-// Version "vat-rates-2026.12.2" covers 2024-01-01 to 2026-12-31: every rate
+// Version "vat-rates-2026.12.3" covers 2024-01-01 to 2026-12-31: every rate
 // from 2024-01-01 was checked against its cited source as of September
 // 2026 (the ES, SK, CY and MT reduced lists, the FI e-book rate, every
-// 2026 change to a reduced-rate set and the CY and LV e-publication rates
-// again in December 2026), and member states usually change rates on
+// 2026 change to a reduced-rate set and the CY, LV, FI and BG
+// e-publication rates again in December 2026), and member states usually change rates on
 // 1 January through budget laws, so a date from 2027-01-01 needs a new
 // table. Outside the coverage the table answers [ErrDateNotCovered] and
 // Determine answers date_outside_rate_table; the nearest

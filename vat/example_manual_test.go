@@ -46,5 +46,5 @@ func ExampleDetermineManually() {
 	// manual_determination - Determined manually by "reviewer-7", who gives as the reason: "The customer confirmed a residence in Lyon; the IP address is a VPN exit in Brussels.".
 	// Art. 58(1) Directive 2006/112/EC; Union scheme Art. 369a–369k; determined manually (reason manual_determination)
 	// true true rate_not_in_force /determination/ratePercent
-	// 19 % is not a rate in force in FR on 2026-09-01 (Europe/Paris, the day of supply in FR): rate table vat-rates-2026.12.2 has 20 % (standard); 2.1 %, 5.5 %, 10 % (reduced).
+	// 19 % is not a rate in force in FR on 2026-09-01 (Europe/Paris, the day of supply in FR): rate table vat-rates-2026.12.3 has 20 % (standard); 2.1 %, 5.5 %, 10 % (reduced).
 }

@@ -101,7 +101,7 @@ func ExampleDetermination_json() {
 	//   "buyerTreatment": "B2C",
 	//   "rateKind": "zero",
 	//   "rateSource": {
-	//     "table": "vat-rates-2026.12.2",
+	//     "table": "vat-rates-2026.12.3",
 	//     "effectiveFrom": "2024-01-01",
 	//     "source": "https://www.kildarestreet.com/wrans/?id=2023-12-05a.405&s=section%3Awrans+speaker%3A466 ; https://www.oireachtas.ie/en/debates/question/2023-07-25/310/"
 	//   },

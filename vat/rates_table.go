@@ -2,22 +2,22 @@
 
 // Inputs:
 //   vat/ratedata/ibericode/vat-rates.json sha256 c94465faf70295eb3033d98c5f6e13d0e9b641acf67fece57ea9108a0f4a8ac1
-//   vat/ratedata/corrections.json sha256 303318937e0140a0b4de67bcac467e4034becf56435f5436ccdf975a7722fc5b
+//   vat/ratedata/corrections.json sha256 652b60586571d83b5160f1b4dba36e9edaf5b3dbaa24f9d6ac51d1fff8919a70
 
 package vat
 
 import "github.com/shopspring/decimal"
 
 const (
-	rateTableVersion = "vat-rates-2026.12.2"
+	rateTableVersion = "vat-rates-2026.12.3"
 	// rateTableWhy says why the table vouches for its coverage.
-	rateTableWhy               = "From: every rate in force from 2024-01-01 was checked against the source cited in its row; earlier periods were not re-checked. To: the sources reflect the law as of September 2026, and the 2026 changes to reduced-rate sets and e-publication rates were checked again in December 2026 (AT 4.9 % from 2026-07-01, RO 9 % housing until 2026-07-31, LV publications by language from 2026-01-01); they announce no further change for 2026 except where a row says so (DK e-books); member states set rate changes in their annual budget laws, most often effective 1 January (LU, EE 2024; FI, SK, EE 2025; FI, LT, LV 2026), so dates from 2027-01-01 need a refreshed table."
+	rateTableWhy               = "From: every rate in force from 2024-01-01 was checked against the source cited in its row; earlier periods were not re-checked. To: the sources reflect the law as of September 2026, and the 2026 changes to reduced-rate sets and e-publication rates were checked again in December 2026 (AT 4.9 % from 2026-07-01, RO 9 % housing until 2026-07-31, LV publications by language from 2026-01-01; FI e-press at 10 % and BG e-books and e-press at 9 % through 2026); they announce no further change for 2026 except where a row says so (DK e-books); member states set rate changes in their annual budget laws, most often effective 1 January (LU, EE 2024; FI, SK, EE 2025; FI, LT, LV 2026), so dates from 2027-01-01 need a refreshed table."
 	rateTableFrom              = 20240101
 	rateTableTo                = 20261231
 	rateTableBaseName          = "vat/ratedata/ibericode/vat-rates.json"
 	rateTableBaseSHA256        = "c94465faf70295eb3033d98c5f6e13d0e9b641acf67fece57ea9108a0f4a8ac1"
 	rateTableCorrectionsName   = "vat/ratedata/corrections.json"
-	rateTableCorrectionsSHA256 = "303318937e0140a0b4de67bcac467e4034becf56435f5436ccdf975a7722fc5b"
+	rateTableCorrectionsSHA256 = "652b60586571d83b5160f1b4dba36e9edaf5b3dbaa24f9d6ac51d1fff8919a70"
 )
 
 // rateConditionDefs are the legal conditions of reduced rates, sorted by

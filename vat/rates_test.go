@@ -158,7 +158,7 @@ func TestRateTableLookups(t *testing.T) {
 	if from != time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC) || to != time.Date(2026, 12, 31, 0, 0, 0, 0, time.UTC) {
 		t.Errorf("Coverage() = %s, %s", from, to)
 	}
-	if Rates().Version() != "vat-rates-2026.12.2" {
+	if Rates().Version() != "vat-rates-2026.12.3" {
 		t.Errorf("Version() = %q", Rates().Version())
 	}
 	for _, alias := range []struct{ in, same string }{{"EL", "GR"}, {"UK", "GB"}, {"XI", "GB"}} {
