@@ -3,6 +3,7 @@ package fiscal_test
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -147,5 +148,46 @@ func TestRateOfTheDayThatMovesTheDayIsReviewed(t *testing.T) {
 	}
 	if inDoubt == 0 {
 		t.Error("no opening total put the sale between the two rates: the case shows nothing")
+	}
+}
+
+// TestRateUnavailableNamesTheLocalDay: under the "rate of the day"
+// (fx.ForDayOrPrevious; Art. 91(2) third subparagraph Directive
+// 2006/112/EC, https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112)
+// a record waiting for its rate waits for the publication of the supply's
+// calendar day in the taxing state. A sale at 23:30 UTC on the last day of
+// the embedded ECB table to a Finnish consumer is dated the next day in
+// Helsinki, whose rate is not out: the fx_rate_unavailable reason must
+// name that day, not the payment instant (whose UTC date has a rate).
+func TestRateUnavailableNamesTheLocalDay(t *testing.T) {
+	emb, err := fx.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, last := emb.Range()
+	lastDay, _ := time.Parse(time.DateOnly, last)
+	at := lastDay.Add(23*time.Hour + 30*time.Minute)
+	local, ok := vat.LocalDate("Europe/Helsinki", at)
+	if !ok || local == last {
+		t.Fatalf("the Helsinki day of %s is %q: the case shows nothing", at, local)
+	}
+	ofDay := usOSSSeller(t)
+	ofDay.FXPolicy = fx.ForDayOrPrevious
+	b := fiscaltest.Books(t, fiscaltest.Engine(t, fiscaltest.Config(t, at.Add(6*time.Hour), ofDay)), 0)
+	r := settleOK(t, b, fiscaltest.Request(7400, "100", "FI", at.Format(time.RFC3339)))
+	if r.Classification.SupplyDate != local {
+		t.Fatalf("supply date %s, want %s", r.Classification.SupplyDate, local)
+	}
+	var detail string
+	for _, rs := range r.ReviewReasons {
+		if rs.Code == fiscal.ReasonFXRateUnavailable {
+			detail = rs.Detail
+		}
+	}
+	if detail == "" {
+		t.Fatalf("%s %v: no %s", r.ReviewStatus, reasons(r), fiscal.ReasonFXRateUnavailable)
+	}
+	if !strings.Contains(detail, local) || strings.Contains(detail, at.Format(time.RFC3339)) {
+		t.Errorf("the reason names %q; want the day waited for, %s, not the payment instant %s", detail, local, at.Format(time.RFC3339))
 	}
 }

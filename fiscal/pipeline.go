@@ -497,7 +497,7 @@ func (e *Engine) convert(ctx context.Context, s Payment, policy fx.Policy, at ti
 	rfx := RecordFX{Pair: "USDC/EUR", AmountUSDC: s.AmountString}
 	rate, err := e.cfg.FX.Rate(ctx, "USD", cmp.Or(at, s.Timestamp), policy)
 	if errors.Is(err, fx.ErrNotYetPublished) || errors.Is(err, fx.ErrNoRate) {
-		detail := fmt.Sprintf("no ECB USD reference rate is known for %s under policy %s: %v", s.Timestamp.Format(time.RFC3339), policy, err)
+		detail := fmt.Sprintf("no ECB USD reference rate is known for %s under policy %s: %v", policy.Asked(cmp.Or(at, s.Timestamp)), policy, err)
 		rfx.Note = detail
 		return rfx, decimal.Decimal{}, &vat.Reason{Code: ReasonFXRateUnavailable, Detail: detail}, nil
 	}

@@ -46,6 +46,20 @@ func RateOfTheDay(p Policy, at time.Time, supplyDate string) (time.Time, bool) {
 	return dayNoonUTC(utcDay(d)), true
 }
 
+// Asked names what a request at under policy p asks for, as a reason
+// that waits for it says it: the day (YYYY-MM-DD) whose publication
+// ForDayOrPrevious (and the zero Policy) and PeriodEndOrNext look up, the
+// UTC date of at (RateOfTheDay gives the instant of a supply's local day);
+// for LatestPublishedAt the instant itself (RFC 3339), whose latest
+// publication it reads (Art. 91(2) Directive 2006/112/EC,
+// https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112).
+func (p Policy) Asked(at time.Time) string {
+	if p == LatestPublishedAt {
+		return at.UTC().Format(time.RFC3339)
+	}
+	return utcDay(at).String()
+}
+
 // Policy selects which ECB publication answers a request. The policy used is
 // recorded on every Rate.
 type Policy string
