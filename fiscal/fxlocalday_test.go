@@ -191,3 +191,45 @@ func TestRateUnavailableNamesTheLocalDay(t *testing.T) {
 		t.Errorf("the reason names %q; want the day waited for, %s, not the payment instant %s", detail, local, at.Format(time.RFC3339))
 	}
 }
+
+// TestNationalCurrencyOnTheSupplyDate: whether the VAT must also be stated
+// in a national currency (Art. 230 Directive 2006/112/EC) is decided on
+// the day the engine dates the supply by (classification.supplyDate, the
+// calendar day in the taxing state), as its rate, its registrations and
+// its rate of the day are, not on the invoicing state's own day of the
+// payment instant. Bulgaria adopted the euro on 1 January 2026 (Council
+// Decision (EU) 2025/1407, https://eur-lex.europa.eu/eli/dec/2025/1407/oj):
+// a Bulgarian OSS seller's sale at 22:30 UTC on 31 December 2025 to a
+// French consumer is dated 31 December (23:30 in Paris, already 1 January
+// in Sofia), a supply before the euro, so its VAT is stated in leva too,
+// as for any Bulgarian supply of 2025 (which then waits for review on
+// BR-CL-05, TestBulgariaLevThenEuro). Rates: the SYNTHETIC feed of internal/fiscaltest, which
+// publishes BGN until 2025-12-31.
+func TestNationalCurrencyOnTheSupplyDate(t *testing.T) {
+	var seller fiscal.Seller
+	for _, s := range fiscaltest.LawSellers() {
+		if s.ID == "bg-full" {
+			seller = s.Seller
+		}
+	}
+	const at = "2025-12-31T22:30:00Z"
+	ts, _ := time.Parse(time.RFC3339, at)
+	paris, _ := vat.LocalDate("Europe/Paris", ts)
+	sofia, _ := vat.LocalDate("Europe/Sofia", ts)
+	if paris != "2025-12-31" || sofia != "2026-01-01" {
+		t.Fatalf("Paris %s, Sofia %s: the case shows nothing", paris, sofia)
+	}
+	for _, policy := range []fx.Policy{fx.LatestPublishedAt, fx.ForDayOrPrevious} {
+		seller.FXPolicy = policy
+		cfg := fiscaltest.Config(t, time.Date(2026, 1, 5, 18, 0, 0, 0, time.UTC), seller)
+		cfg.FX = fiscaltest.SyntheticFX(t)
+		b := fiscaltest.Books(t, fiscaltest.Engine(t, cfg), 0)
+		r := settleOK(t, b, fiscaltest.Request(7500, "100", "FR", at))
+		if r.Classification.SupplyDate != paris || r.Classification.Regime != vat.RegimeOSSB2C {
+			t.Fatalf("%s: %s dated %s", policy, r.Classification.Regime, r.Classification.SupplyDate)
+		}
+		if n := r.FX.National; n == nil || n.Currency != "BGN" {
+			t.Errorf("%s: a supply dated %s by a Bulgarian OSS seller has national figures %+v, want BGN (the euro replaced the lev only on 2026-01-01)", policy, paris, n)
+		}
+	}
+}

@@ -56,9 +56,17 @@ func NationalVAT(ctx context.Context, src fx.Source, policy fx.Policy, s Seller,
 	if law.TaxCountry == "" {
 		return nil, nil, nil
 	}
-	nc, ok, err := fx.NationalCurrencyFor(law.TaxCountry, at)
+	// Which currency is the national one (the lev until 2026-01-01) is
+	// decided on the supply's day, as its rate and registrations are, not
+	// on the invoicing state's own day of at: noon UTC on supplyDate is
+	// that day in every zone fx.NationalCurrencyFor reads.
+	day := at
+	if d, err := time.Parse(time.DateOnly, supplyDate); err == nil {
+		day = d.Add(12 * time.Hour)
+	}
+	nc, ok, err := fx.NationalCurrencyFor(law.TaxCountry, day)
 	if errors.Is(err, fx.ErrNoNationalRule) {
-		return nil, noNationalRule(law, at, err), nil
+		return nil, noNationalRule(law, day, err), nil
 	}
 	if err != nil || !ok {
 		return nil, nil, err // ok false: the state's currency is the euro
