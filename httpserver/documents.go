@@ -302,7 +302,7 @@ type AgentSkill struct {
 // them from here.
 var eventTypes = []string{fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve,
 	refunds.EventSettlementRefunded, fiscalevent.EventRecorded, fiscalevent.EventRevised,
-	fiscal.EventAccountThresholdCrossed, invoicing.EventInvoiceSummaryIssued}
+	fiscal.EventAccountThresholdCrossed, invoicing.EventInvoiceSummaryIssued, invoicing.EventInvoiceIssued}
 
 // skillExamples says, per capability, how an agent exercises it.
 var skillExamples = map[string][]string{

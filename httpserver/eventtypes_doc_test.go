@@ -20,7 +20,7 @@ import (
 func TestEveryEventTypeDocumented(t *testing.T) {
 	types := []string{fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve,
 		refunds.EventSettlementRefunded, fiscalevent.EventRecorded, fiscalevent.EventRevised,
-		fiscal.EventAccountThresholdCrossed, invoicing.EventInvoiceSummaryIssued}
+		fiscal.EventAccountThresholdCrossed, invoicing.EventInvoiceSummaryIssued, invoicing.EventInvoiceIssued}
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)

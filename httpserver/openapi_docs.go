@@ -168,7 +168,7 @@ var fieldEnums = map[string][]string{
 	"FiscalEventPage.object":            {"list"},
 	"EventList.object":                  {"list"},
 	"webhookEndpointListDoc.object":     {"list"},
-	"EventPayload.type":                 {fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, refunds.EventSettlementRefunded, fiscalevent.EventRecorded, invoicing.EventInvoiceSummaryIssued},
+	"EventPayload.type":                 {fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, refunds.EventSettlementRefunded, fiscalevent.EventRecorded, invoicing.EventInvoiceSummaryIssued, invoicing.EventInvoiceIssued},
 	"Refund.object":                     {refunds.ObjectRefund},
 	"Refund.custody":                    {fiscal.CustodyNone},
 	"SummaryInvoice.object":             {invoicing.ObjectSummaryInvoice},

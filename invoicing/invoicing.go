@@ -137,8 +137,8 @@ func (e *RunError) nothingIssued() *fiscal.Error {
 
 // What covers a record (Coverage.Invoice).
 const (
-	CoveredPerPayment = "per_payment" // its own invoice
-	CoveredBySummary  = "summary"     // a summary invoice, issued (or the supply's own, IssueAlone: its document says invoicedAlone)
+	CoveredPerPayment = "per_payment" // its own invoice (also one issued after the record, IssueAlone: its document says invoicedAlone)
+	CoveredBySummary  = "summary"     // a summary invoice, issued
 	CoveredLater      = "summary_pending"
 	CoveredNone       = "none" // no invoice is required
 	CoveredUnknown    = "not_invoiced"
@@ -153,7 +153,9 @@ type Coverage struct {
 	// record is pending review: no invoice without a tax determination).
 	Invoice string `json:"invoice"`
 	// InvoiceID is the invoice number (BT-1) of its own invoice or of the
-	// summary; SummaryID the summary's id; URL where the UBL is served.
+	// summary; SummaryID the id of the summary's document (or of the
+	// document of an invoice issued on its own, IssueAlone: GET
+	// /v1/invoices/summaries/{id}); URL where the UBL is served.
 	InvoiceID string `json:"invoiceId,omitempty"`
 	SummaryID string `json:"summaryId,omitempty"`
 	URL       string `json:"url,omitempty"`
@@ -189,6 +191,9 @@ func Covering(ctx context.Context, b *fiscal.Books, id string) (*Coverage, error
 				return nil, err
 			}
 			c.Invoice, c.SummaryID, c.InvoiceID, c.URL = CoveredBySummary, sum, res.Summary.Invoice.ID, res.Summary.Invoice.URL
+			if res.Summary.InvoicedAlone != "" {
+				c.Invoice = CoveredPerPayment // the supply's own invoice (IssueAlone); SummaryID names its document
+			}
 		}
 	}
 	return c, nil

@@ -2,6 +2,7 @@ package invoicing_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/fiscal402/fiscal402/invoicing"
+	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/refunds"
 	"github.com/fiscal402/fiscal402/ubl"
 	"github.com/fiscal402/fiscal402/vat"
@@ -91,6 +93,18 @@ func TestRefundOfASupplyWhoseSummaryIsRefused(t *testing.T) {
 			}
 			if own.Summary.Supplied != 1 || own.Summary.Supplies[0].RecordID != sale.Record.ID {
 				t.Errorf("the supply's own invoice %+v: want it alone, saying why", own.Summary)
+			}
+			// An invoice of its own in every outward view (Art. 220, 221),
+			// not a summary (Art. 223): what covers the supply, the event
+			// its webhooks receive, the wording of its line.
+			if cov.Invoice != invoicing.CoveredPerPayment {
+				t.Errorf("invoiced-by says %q for the supply's own invoice, want %q", cov.Invoice, invoicing.CoveredPerPayment)
+			}
+			if typ := eventTypeOf(t, b, cov.SummaryID); typ != invoicing.EventInvoiceIssued {
+				t.Errorf("the supply's own invoice sent %q, want %q", typ, invoicing.EventInvoiceIssued)
+			}
+			if line := string(compact(ownUBL)); strings.Contains(line, "1 supplies") || strings.Contains(line, "Summary invoice") {
+				t.Errorf("the supply's own invoice is worded as a summary:\n%s", ownUBL)
 			}
 			ref := r.Refund
 			if ref.OriginalInvoiceID != cov.InvoiceID || ref.CreditNote == nil {
@@ -212,4 +226,23 @@ func TestRefundOfASupplyThatCannotBeInvoicedAloneNamesWhatToFix(t *testing.T) {
 	if err != nil || r.Refund.OriginalInvoiceID != sum.Summary.Invoice.ID {
 		t.Fatalf("refund once the summary is issued: %+v %v; want it correcting %s", r, err, sum.Summary.Invoice.ID)
 	}
+}
+
+// eventTypeOf is the type of the outbox event of the account's document id.
+func eventTypeOf(t *testing.T, b *fiscal.Books, id string) string {
+	t.Helper()
+	var typ string
+	err := b.Engine().Ledger().View(func(tx ledger.Tx) error {
+		return tx.Scan(fiscal.OutboxEvents, nil, nil, false, func(_, v []byte) bool {
+			var ev fiscal.Event
+			if json.Unmarshal(v, &ev) == nil && ev.Account == b.Account().ID && ev.RecordID == id {
+				typ = ev.Type
+			}
+			return true
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return typ
 }

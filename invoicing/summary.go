@@ -39,6 +39,12 @@ const ObjectSummaryInvoice = "summary_invoice"
 // EventInvoiceSummaryIssued is the outbox event of a summary invoice.
 const EventInvoiceSummaryIssued = "invoice.summary_issued"
 
+// EventInvoiceIssued is the outbox event of the invoice of one supply
+// issued on its own after its record, because its month's summary could
+// not be (IssueAlone; Art. 220, 221 Directive 2006/112/EC): an invoice of
+// its own, not a summary (Art. 223). Its data is the invoice's document.
+const EventInvoiceIssued = "invoice.issued"
+
 const (
 	summaryVersion  = "fiscal402.summary/1"
 	summaryIDPrefix = "sum-" // a summary's id: "sum-" + 32 hex of a keyed hash
@@ -493,7 +499,7 @@ func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.R
 			dates += " to " + g.to
 		}
 		inv.Lines = append(inv.Lines, ubl.Line{
-			ID: fmt.Sprint(i + 1), Name: fmt.Sprintf("%s: %d supplies, %s", item, g.n, dates), Quantity: decimal.NewFromInt(1),
+			ID: fmt.Sprint(i + 1), Name: lineName(item, g.n, dates, alone != ""), Quantity: decimal.NewFromInt(1),
 			PriceAmount: g.net.Round(summaryNetScale), NetAmount: base, Category: g.det.Category, RatePercent: rate,
 			ExemptionCode: code, ExemptionReason: reason, Period: &ubl.Period{Start: g.from, End: g.to},
 		})
@@ -549,7 +555,11 @@ func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.R
 	// supply) is the same for every supply of the month: InvoiceFrame
 	// counted it from the latest.
 	ref.URL = "/v1/invoices/summaries/" + id + "/ubl"
-	d := b.DocumentDraft(fiscal.Record{ID: id, Object: ObjectSummaryInvoice, Invoice: ref}, EventInvoiceSummaryIssued, u, now)
+	event := EventInvoiceSummaryIssued
+	if alone != "" {
+		event = EventInvoiceIssued
+	}
+	d := b.DocumentDraft(fiscal.Record{ID: id, Object: ObjectSummaryInvoice, Invoice: ref}, event, u, now)
 	d.Puts = puts
 	d.Document = func(sealed *fiscal.Record) ([]byte, error) {
 		out := *doc
@@ -557,6 +567,16 @@ func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.R
 		return json.Marshal(out)
 	}
 	return d, doc, nil
+}
+
+// lineName is the name of an invoice line (BT-153): a summary's counts
+// the supplies of its VAT rate; the invoice of one supply issued on its
+// own (alone) names the supply and its day.
+func lineName(item string, n int, dates string, alone bool) string {
+	if alone {
+		return item + ", " + dates
+	}
+	return fmt.Sprintf("%s: %d supplies, %s", item, n, dates)
 }
 
 // eachSupplysLaw refuses a summary of which a supply is not one the
