@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/shopspring/decimal"
@@ -140,22 +141,19 @@ func (b *Books) decideAndCommit(ctx context.Context, decide func() (*Draft, erro
 		if attempt == 1 {
 			// Lost the race once: decide the account's counting sales one
 			// at a time from now on, so that this one gets through.
-			mu := b.e.accountLock(b.acc.ID)
-			mu.Lock()
-			defer mu.Unlock()
+			b.e.accountLock(b.acc.ID).Lock() // one mutex per account, kept for the engine's life
+			defer b.e.accountLock(b.acc.ID).Unlock()
 		}
 		d, err := decide()
 		if err != nil {
 			return nil, err
 		}
 		res, err := b.commitRecord(ctx, d)
-		if errors.Is(err, errStaleTotal) && attempt < maxStaleRetries {
-			continue
-		}
-		if errors.Is(err, errStaleTotal) {
+		if !errors.Is(err, errStaleTotal) {
+			return res, err
+		} else if attempt >= maxStaleRetries {
 			return nil, &Error{Code: CodeDBUnavailable, Detail: "the account's running totals changed too often while this sale was decided; retry", RetryAfter: time.Second, Err: err}
 		}
-		return res, err
 	}
 }
 
@@ -179,15 +177,21 @@ func (b *Books) Recorded(network, txHash, idemKey string, fingerprint []byte, cl
 // commit, adds what the way in adds: at least its claims
 // (Draft.ClaimPayment), and record fields or side writes (Draft.Puts) of
 // its own. A claim already held answers Replayed or Existing as Settle
-// would.
+// would. A timestamp more than wire.MaxClockSkew after the engine's clock
+// is refused (BAD_REQUEST, /timestamp), as SettlementRequest.Payment
+// refuses it (the Art. 59c order dates rely on it, totals.go), unless it
+// is the block time of the verified chain facts v carries (the chain's,
+// not a claim: package ingest).
 func (b *Books) SettlePayment(ctx context.Context, p Payment, v Verification, edit func(*Draft)) (*SettleResult, error) {
+	if now := b.e.Now().UTC(); p.Timestamp.After(now.Add(wire.MaxClockSkew)) && (v.Facts == nil || !v.Facts.BlockTime.Equal(p.Timestamp)) {
+		return nil, &Error{Code: CodeBadRequest, Field: "/timestamp", Detail: "is in the future (" + p.Timestamp.UTC().Format(time.RFC3339) + " is after the service time " + now.Format(time.RFC3339) + ")"}
+	}
 	return b.decideAndCommit(ctx, func() (*Draft, error) {
 		d, err := b.draft(ctx, p, v, b.e.Now().UTC()) // createdAt: as Settle
-		if err != nil {
-			return nil, err
+		if err == nil {
+			edit(d)
 		}
-		edit(d)
-		return d, nil
+		return d, err
 	})
 }
 
