@@ -298,6 +298,7 @@ func (s *Service) CheckCapabilities(ctx context.Context, accountID string, req C
 	c.PaymentSupport = s.paymentSupport(in.corridor.Payment)
 
 	var det vat.Determination
+	var dayDoubt *vat.Reason
 	if c.EventSupport.Status == CheckSupported {
 		// The account's own sale is decided on its Art. 59c running
 		// totals, as recording decides it (read, never counted).
@@ -307,7 +308,7 @@ func (s *Service) CheckCapabilities(ctx context.Context, accountID string, req C
 				return nil, err
 			}
 		}
-		det, c.DeterminationCoverage = s.determinationCoverage(in, acc, sellerFromAccount, totals)
+		det, c.DeterminationCoverage, dayDoubt = s.determinationCoverage(in, acc, sellerFromAccount, totals)
 		c.JurisdictionRepresentation = representation(det)
 	} else {
 		c.DeterminationCoverage = DeterminationCoverage{Status: CheckNotEvaluated, Assumptions: []vat.Reason{},
@@ -322,6 +323,9 @@ func (s *Service) CheckCapabilities(ctx context.Context, accountID string, req C
 	c.ReceiptEligibility, err = s.receiptEligibility(ctx, c, det, seller, in.date)
 	if err != nil {
 		return nil, err
+	}
+	if dayDoubt != nil && c.ReceiptEligibility.Status != CheckIneligible {
+		c.ReceiptEligibility.Reasons = append(c.ReceiptEligibility.Reasons, *dayDoubt)
 	}
 	return c, nil
 }
@@ -455,7 +459,7 @@ const (
 	AssumeNoRegistry          = "no_vat_number_registry"
 )
 
-func (s *Service) determinationCoverage(in checkInput, acc *fiscal.Account, sellerFromAccount bool, totals *vat.CrossBorderTotals) (vat.Determination, DeterminationCoverage) {
+func (s *Service) determinationCoverage(in checkInput, acc *fiscal.Account, sellerFromAccount bool, totals *vat.CrossBorderTotals) (vat.Determination, DeterminationCoverage, *vat.Reason) {
 	rates := s.set.Rates // the engine's table, as Settle decides on it
 	cor := in.corridor
 	dc := DeterminationCoverage{Assumptions: []vat.Reason{
@@ -518,7 +522,43 @@ func (s *Service) determinationCoverage(in checkInput, acc *fiscal.Account, sell
 	if det.Determined() {
 		dc.Status = CheckDetermined
 	}
-	return det, dc
+	var dayDoubt *vat.Reason
+	if sellerFromAccount && totals != nil {
+		dayDoubt = rateDayInDoubt(cmp.Or(acc.Seller.FXPolicy, s.set.FXPolicy), det, supply, func(sp vat.Supply) vat.Determination {
+			return rates.Determine(vat.Input{Seller: seller, Buyer: buyer, Supply: sp})
+		})
+	}
+	return det, dc, dayDoubt
+}
+
+// rateDayInDoubt predicts Settle's fx_rate_day_in_doubt (fiscal
+// ReasonFXRateDayInDoubt) for the account's sale the check stands for.
+// Under the "rate of the day" (fx.ForDayOrPrevious; Art. 91(2) third
+// subparagraph Directive 2006/112/EC,
+// https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112)
+// the rate is the one of the supply's calendar day in the taxing state;
+// while the account is within the Art. 59c(1)(c) threshold, a sale whose
+// value takes the total over is taxed where the consumer is, and when that
+// state's day at the instant is not the seller's, the day's rate decides
+// the place and the place the day: Settle sends such a sale, one whose
+// value crosses on one day's rate and not on the other's, to review. The
+// check has no amount (it counts a sale of EUR 0.01), so it names the
+// case: nil unless the policy is the rate of the day, the cent's
+// determination is within the threshold, and a crossing sale (decided on
+// det's own inputs with the value of the threshold itself) is taxed in
+// another state on another day.
+func rateDayInDoubt(policy fx.Policy, det vat.Determination, supply vat.Supply, determine func(vat.Supply) vat.Determination) *vat.Reason {
+	if policy != fx.ForDayOrPrevious || !det.Determined() || det.Threshold == nil || det.Threshold.Rule != vat.ThresholdWithin {
+		return nil
+	}
+	supply.GrossEUR = det.Threshold.Limit.Add(decimal.New(1, -2)) // over the limit whatever the total before
+	cross := determine(supply)
+	if !cross.Determined() || cross.TaxingCountry == det.TaxingCountry || cross.SupplyDate == det.SupplyDate {
+		return nil
+	}
+	return &vat.Reason{Code: fiscal.ReasonFXRateDayInDoubt, Detail: fmt.Sprintf(
+		"Under the rate of the day (policy %s, Art. 91(2) Directive 2006/112/EC) a sale whose value takes the account's Art. 59c total over EUR %s (Art. 59c(1)(c)) on the ECB rate of one of the days %s (%s, %s) and %s (%s, %s) but not on the other's would be PENDING_MANUAL_REVIEW: the threshold places it where the day is the other one, and a person decides the place, the day and its rate.",
+		policy, det.Threshold.Limit, det.SupplyDate, det.TaxingCountry, det.TimeZone, cross.SupplyDate, cross.TaxingCountry, cross.TimeZone)}
 }
 
 // checkBuyer builds the buyer the engine would see. A B2B corridor stands
