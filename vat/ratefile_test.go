@@ -333,3 +333,55 @@ func TestRateTableDifferences(t *testing.T) {
 		t.Errorf("the other way round: %+v", back)
 	}
 }
+
+// TestRateTableFileStandardRateIsSourced: every supply's rate is measured
+// against the standard rate (an e-book's 7 % is "reduced" because the
+// standard rate is 19 %), so a table whose standard series holds an
+// unverified or item-dependent row, with no single rate, is refused: it
+// would leave the table unable to say what the standard rate is (each
+// member state has one, Art. 96 Directive 2006/112/EC), and a lookup of it
+// would fail in the middle of a determination.
+func TestRateTableFileStandardRateIsSourced(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		status  string
+		percent []string
+	}{
+		{"unverified, no percent", statusUnverified, []string{}},
+		{"unverified, a candidate", statusUnverified, []string{"19"}},
+		{"item dependent", statusItemDependent, []string{"19", "21"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := embeddedDoc(t)
+			d["version"] = "test-std.1"
+			d["rows"] = append(d.rows(), map[string]any{"country": "DE", "series": seriesStandard, "from": "2026-06-01",
+				"percent": c.percent, "status": c.status, "note": "not yet published", "source": "https://example.invalid/x"})
+			var tbl *RateTable
+			var err error
+			func() {
+				defer func() {
+					if p := recover(); p != nil {
+						t.Fatalf("ParseRateTable panicked: %v", p)
+					}
+				}()
+				tbl, err = ParseRateTable(d.bytes(t))
+			}()
+			if err == nil {
+				// Show what the accepted table does with it.
+				in := Input{Seller{Country: "FR", OverThreshold: true}, b2c("DE"), Supply{Kind: KindEbook, Date: time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)}}
+				func() {
+					defer func() {
+						if p := recover(); p != nil {
+							t.Fatalf("accepted; an e-book supply to Germany then panics: %v", p)
+						}
+					}()
+					got := tbl.Determine(in)
+					t.Fatalf("accepted; an e-book supply to Germany: %s", summary(got))
+				}()
+			}
+			if !errors.Is(err, ErrRateTableFile) || !strings.Contains(err.Error(), "standard") {
+				t.Errorf("error %q, want ErrRateTableFile naming the standard series", err)
+			}
+		})
+	}
+}

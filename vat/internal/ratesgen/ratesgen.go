@@ -460,7 +460,15 @@ func correctionToRow(c correctionRow) (Row, error) {
 		ps = append(ps, d)
 	}
 	switch c.Series {
-	case SeriesStandard, SeriesEbook, SeriesEpublication:
+	case SeriesStandard:
+		// Every member state has one standard rate (Art. 96 Directive
+		// 2006/112/EC, https://eur-lex.europa.eu/eli/dir/2006/112/oj), and
+		// every other rate of a supply is told apart from it: a table that
+		// cannot name it (unverified, item-dependent) cannot decide.
+		if c.Status != StatusSource || len(ps) != 1 {
+			return Row{}, fmt.Errorf("%s standard: needs status source and exactly one percent (the standard rate every other rate is told apart from)", c.Country)
+		}
+	case SeriesEbook, SeriesEpublication:
 		if c.Status == StatusSource && len(ps) != 1 {
 			return Row{}, fmt.Errorf("%s %s: a sourced row needs exactly one percent", c.Country, c.Series)
 		}
