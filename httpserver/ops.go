@@ -298,17 +298,20 @@ func (s *Server) checkFX(ctx context.Context) error {
 	return nil
 }
 
-// checkVATRates: today (the engine's clock, UTC) lies inside the VAT rate
-// table's coverage. Outside it every new settlement waits for review
-// (date_outside_rate_table): the table never reuses the nearest known
-// rate, so the service cannot do its work until a newer table is loaded.
+// checkVATRates: now (the engine's clock) the local day of every member
+// state lies inside the VAT rate table's coverage (the rate is chosen by
+// the taxing territory's local day: vat.RateTable.CoveredEverywhere).
+// Outside it new settlements wait for review (date_outside_rate_table):
+// the table never reuses the nearest known rate, so the service cannot do
+// its work until a newer table is loaded.
 func (s *Server) checkVATRates(ctx context.Context) error {
 	t := s.engine.Settings().Rates
 	from, to := t.Coverage()
+	start, until := t.CoveredEverywhere()
 	now := s.engine.Now().UTC()
-	if now.Before(from) || !now.Before(to.AddDate(0, 0, 1)) {
-		return fmt.Errorf("today (%s) is outside the VAT rate table %s, which covers %s to %s: new settlements wait for review (date_outside_rate_table); load a newer table (-vat-rates FILE)",
-			now.Format(time.DateOnly), t.Version(), from.Format(time.DateOnly), to.Format(time.DateOnly))
+	if now.Before(start) || !now.Before(until) {
+		return fmt.Errorf("now (%s) the local day of some member state is outside the VAT rate table %s, which covers %s to %s (local days, from %s to %s UTC): new settlements wait for review (date_outside_rate_table); load a newer table (-vat-rates FILE)",
+			now.Format(time.RFC3339), t.Version(), from.Format(time.DateOnly), to.Format(time.DateOnly), start.Format(time.RFC3339), until.Format(time.RFC3339))
 	}
 	return nil
 }
@@ -329,8 +332,8 @@ func (s *Server) checkWorkers(ctx context.Context) error {
 // state reads what the metrics' gauges show.
 func (s *Server) state() (metrics.State, error) {
 	e := s.engine
-	_, vatTo := e.Settings().Rates.Coverage()
-	st := metrics.State{Now: e.Now(), LedgerEntries: e.Ledger().Size(), VATRatesEnd: vatTo.AddDate(0, 0, 1)}
+	_, vatEnd := e.Settings().Rates.CoveredEverywhere()
+	st := metrics.State{Now: e.Now(), LedgerEntries: e.Ledger().Size(), VATRatesEnd: vatEnd}
 	eq, err := e.Queues()
 	st.VATRecheck, st.FXWait = eq.Rechecks, eq.WaitingForRates
 	if err != nil {

@@ -63,14 +63,15 @@ func TestReadyAcrossTheLongestECBGap(t *testing.T) {
 // TestReadyVATRateTable: /readyz fails its vat_rates check, naming the
 // table and its last day, once the engine's day is past the rate table's
 // coverage (every new settlement would wait for review), and passes on
-// its last day; the remaining-time gauge says how long is left.
+// its last day; the remaining-time gauge says how long is left (until the
+// first local midnight after it: TestReadyVATRateTableLocalDay).
 func TestReadyVATRateTable(t *testing.T) {
 	_, last := vat.Rates().Coverage()
 	for _, c := range []struct {
 		now   time.Time
 		ready bool
 	}{
-		{last.Add(23 * time.Hour), true},
+		{last.Add(21 * time.Hour), true},
 		{last.Add(24 * time.Hour), false},
 	} {
 		e, err := fiscal.New(fiscal.Config{Dir: t.TempDir(), Accounts: testAccounts(t), Clock: func() time.Time { return c.now }, Rand: &detRand{seed: "ready"}})
@@ -105,8 +106,87 @@ func TestReadyVATRateTable(t *testing.T) {
 		if !c.ready && (!strings.Contains(vr.Detail, vat.Rates().Version()) || !strings.Contains(vr.Detail, last.Format(time.DateOnly))) {
 			t.Errorf("vat_rates detail %q names neither the table nor its last day", vr.Detail)
 		}
-		left := last.AddDate(0, 0, 1).Sub(c.now).Seconds()
+		_, until := vat.Rates().CoveredEverywhere()
+		left := until.Sub(c.now).Seconds()
 		if want := fmt.Sprintf("fiscal402_vat_rate_table_remaining_seconds %g", left); !strings.Contains(string(metricsBody), want) {
+			t.Errorf("at %s: no %q in the metrics", c.now.Format(time.RFC3339), want)
+		}
+	}
+}
+
+// TestReadyVATRateTableLocalDay: the rate is chosen by the local day of
+// the taxing member state (Art. 63 and 93 Directive 2006/112/EC; vat's
+// localday.go), so the table's coverage ends, for a Finnish consumer, at
+// midnight in Helsinki, two hours before midnight UTC. From the first
+// instant at which a supply somewhere is dated after the table's last day,
+// /readyz fails its vat_rates check, and the remaining-time gauge counts
+// down to that instant, not to midnight UTC.
+func TestReadyVATRateTableLocalDay(t *testing.T) {
+	tbl := vat.Rates()
+	_, last := tbl.Coverage()
+	fi := func(at time.Time) vat.Determination {
+		return tbl.Determine(vat.Input{Seller: vat.Seller{Country: "DE", OverThreshold: true}, Buyer: vat.Buyer{Country: "FI"},
+			Supply: vat.Supply{Kind: vat.KindDigitalService, Date: at}})
+	}
+	outside := func(d vat.Determination) bool {
+		for _, r := range d.Reasons {
+			if r.Code == vat.ReasonDateOutsideRateTable {
+				return true
+			}
+		}
+		return false
+	}
+	// The instant the Finnish coverage ends, found by the engine's own
+	// determination (minute by minute through the last UTC day).
+	var end time.Time
+	for at := last; at.Before(last.Add(24 * time.Hour)); at = at.Add(time.Minute) {
+		if outside(fi(at)) {
+			end = at
+			break
+		}
+	}
+	if end.IsZero() || !end.Before(last.Add(24*time.Hour)) {
+		t.Fatalf("a Finnish supply stays covered through the last UTC day (end %v)", end)
+	}
+	for _, c := range []struct {
+		now   time.Time
+		ready bool
+	}{
+		{end.Add(-time.Minute), true},
+		{end.Add(30 * time.Minute), false}, // a Finnish supply now waits for review
+	} {
+		if got := outside(fi(c.now)); got == c.ready {
+			t.Fatalf("premise: a Finnish supply at %s outside the table: %v", c.now.Format(time.RFC3339), got)
+		}
+		e, err := fiscal.New(fiscal.Config{Dir: t.TempDir(), Accounts: testAccounts(t), Clock: func() time.Time { return c.now }, Rand: &detRand{seed: "ready"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(newHandler(t, e, httpserver.Options{RateLimit: rate.Inf, OperatorKey: operatorKey, FXMaxAge: -1}))
+		resp, err := srv.Client().Get(srv.URL + "/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rd httpserver.Readiness
+		err = json.NewDecoder(resp.Body).Decode(&rd)
+		resp.Body.Close()
+		req, _ := http.NewRequest("GET", srv.URL+"/metrics", nil)
+		req.Header.Set("Authorization", "Bearer "+operatorKey)
+		mresp, merr := srv.Client().Do(req)
+		var metricsBody []byte
+		if merr == nil {
+			metricsBody, _ = io.ReadAll(mresp.Body)
+			mresp.Body.Close()
+		}
+		srv.Close()
+		e.Close()
+		if err != nil || merr != nil {
+			t.Fatal(err, merr)
+		}
+		if vr := check(rd, "vat_rates"); vr.OK != c.ready || (resp.StatusCode == 200) != c.ready {
+			t.Errorf("at %s: %d, vat_rates %+v; want ready %v", c.now.Format(time.RFC3339), resp.StatusCode, vr, c.ready)
+		}
+		if want := fmt.Sprintf("fiscal402_vat_rate_table_remaining_seconds %g", end.Sub(c.now).Seconds()); !strings.Contains(string(metricsBody), want) {
 			t.Errorf("at %s: no %q in the metrics", c.now.Format(time.RFC3339), want)
 		}
 	}

@@ -46,8 +46,9 @@ type State struct {
 	FXFailures int           // consecutive refresh failures
 	HasFX      bool          // the FX fields are known
 
-	// VATRatesEnd is the end of the VAT rate table's coverage: the
-	// midnight (UTC) after its last day. Zero: unknown.
+	// VATRatesEnd is the end of the VAT rate table's coverage: the first
+	// local midnight, in any member state, after its last day
+	// (vat.RateTable.CoveredEverywhere). Zero: unknown.
 	VATRatesEnd time.Time
 
 	Now time.Time // the clock the ages are measured with

@@ -236,6 +236,29 @@ func (t *RateTable) coversSomewhere(at time.Time) bool {
 	return s >= t.fromUnix-int64(maxZoneOffset/time.Second) && s < t.toEndUnix-int64(minZoneOffset/time.Second)
 }
 
+// CoveredEverywhere returns the instants at which the local day of every
+// embedded zone lies inside the table's coverage: from the last local
+// midnight starting the first covered day (Europe/Helsinki's, UTC+2, is
+// before UTC's) to the first local midnight after the last covered day.
+// A supply at an instant outside [from, until) is dated outside the table
+// for some taxing territory (date_outside_rate_table), although its UTC
+// day may still be covered: a service is ready for every member state
+// only inside it.
+func (t *RateTable) CoveredEverywhere() (from, until time.Time) {
+	first, after := keyTime(t.from), keyTime(t.to).AddDate(0, 0, 1)
+	for _, z := range zones {
+		f := time.Date(first.Year(), first.Month(), first.Day(), 0, 0, 0, 0, z.loc)
+		u := time.Date(after.Year(), after.Month(), after.Day(), 0, 0, 0, 0, z.loc)
+		if from.IsZero() || f.After(from) {
+			from = f
+		}
+		if until.IsZero() || u.Before(until) {
+			until = u
+		}
+	}
+	return from.UTC(), until.UTC()
+}
+
 // ThresholdYear is the calendar year of at in the time zone of the
 // seller's establishment (UTC for a seller outside the EU and the UK): the
 // year whose Art. 59c running total a supply at that instant belongs to.

@@ -40,7 +40,8 @@ func readRateTable(path string) (*vat.RateTable, error) {
 func logRateTable(log *slog.Logger, t *vat.RateTable, now time.Time) {
 	from, to := t.Coverage()
 	attrs := []any{"version", t.Version(), "from", from.Format(time.DateOnly), "to", to.Format(time.DateOnly), "sha256", t.Digest()}
-	left := int(to.AddDate(0, 0, 1).Sub(now.UTC()).Hours() / 24)
+	_, until := t.CoveredEverywhere() // the first local midnight after the last day
+	left := int(until.Sub(now.UTC()).Hours() / 24)
 	switch {
 	case left <= 0:
 		log.Error("VAT rate table: today is after its last day; every new settlement waits for review (date_outside_rate_table) until a newer table is loaded with -vat-rates", attrs...)
