@@ -385,3 +385,33 @@ func TestRateTableFileStandardRateIsSourced(t *testing.T) {
 		})
 	}
 }
+
+// TestRateTableFileDuplicateMembers: a JSON object that names a member
+// twice reads, in encoding/json, as its last value, where a person
+// reviewing the file reads the first: "percent": ["24"] ... "percent":
+// ["0"] would be reviewed as 24 % and decided at 0 %. A file is what an
+// operator vouches for, so it must mean one thing: such a file is refused,
+// naming the member.
+func TestRateTableFileDuplicateMembers(t *testing.T) {
+	d := embeddedDoc(t)
+	d["version"] = "test-dup.1"
+	base := string(d.bytes(t))
+	for _, c := range []struct{ name, data, want string }{
+		{"a row's percent", strings.Replace(base, `"status":"source"`, `"status":"source","percent":["0"]`, 1), `"percent"`},
+		{"the version", strings.Replace(base, `"version":"test-dup.1"`, `"version":"test-dup.1","version":"test-dup.2"`, 1), `"version"`},
+		{"a condition", strings.Replace(base, `"conditions":{`, `"conditions":{"it_isbn_issn":{"description":"d","source":"https://example.invalid"},`, 1), `"it_isbn_issn"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.data == base {
+				t.Fatal("the fixture did not change the file")
+			}
+			tbl, err := ParseRateTable([]byte(c.data))
+			if err == nil {
+				t.Fatalf("accepted (version %s)", tbl.Version())
+			}
+			if !errors.Is(err, ErrRateTableFile) || !strings.Contains(err.Error(), "twice") || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %q, want ErrRateTableFile naming %s twice", err, c.want)
+			}
+		})
+	}
+}

@@ -258,6 +258,9 @@ func Build(base, corr Input) (*Table, error) {
 }
 
 func decodeStrict(data []byte, v any) error {
+	if err := noDuplicateMembers(data); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -267,6 +270,77 @@ func decodeStrict(data []byte, v any) error {
 		return errors.New("trailing data after the JSON object")
 	}
 	return nil
+}
+
+// noDuplicateMembers refuses an object that names a member twice:
+// encoding/json keeps the last value, a reader of the file the first, and
+// a table file must mean one thing to both (RFC 8259, section 4: names
+// "SHOULD be unique", https://www.rfc-editor.org/rfc/rfc8259#section-4).
+func noDuplicateMembers(data []byte) error {
+	type frame struct {
+		obj     bool
+		wantKey bool            // an object: the next token is a member name or '}'
+		seen    map[string]bool // an object's member names so far
+		name    string          // an object: the member being read
+		index   int             // an array: the element being read
+	}
+	var stack []*frame
+	valueDone := func() {
+		if n := len(stack); n > 0 {
+			if f := stack[n-1]; f.obj {
+				f.wantKey = true
+			} else {
+				f.index++
+			}
+		}
+	}
+	where := func() string {
+		var parts []string
+		for _, f := range stack[:len(stack)-1] {
+			if f.obj {
+				parts = append(parts, f.name)
+			} else {
+				parts = append(parts, strconv.Itoa(f.index))
+			}
+		}
+		if len(parts) == 0 {
+			return "the file"
+		}
+		return strings.Join(parts, "/")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil // the end, or a syntax error the decoding that follows reports
+		}
+		if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].wantKey {
+			f := stack[n-1]
+			if tok == json.Delim('}') {
+				stack = stack[:n-1]
+				valueDone()
+				continue
+			}
+			name, _ := tok.(string)
+			if f.seen[name] {
+				return fmt.Errorf("%s: member %q appears twice (a reader sees the first value, the decoder the last)", where(), name)
+			}
+			f.seen[name], f.name, f.wantKey = true, name, false
+			continue
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{obj: true, wantKey: true, seen: map[string]bool{}})
+		case json.Delim('['):
+			stack = append(stack, &frame{})
+		case json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			valueDone()
+		default:
+			valueDone()
+		}
+	}
 }
 
 func sha256Hex(b []byte) string {
