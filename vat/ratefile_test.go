@@ -415,3 +415,45 @@ func TestRateTableFileDuplicateMembers(t *testing.T) {
 		})
 	}
 }
+
+// TestRateTableFileStandardRateFloor: a member state's standard rate is
+// at least 15 % (Art. 97 Directive 2006/112/EC), so a file whose standard
+// rate is below it ("0", "1.9" for 19) is a typo the engine would
+// otherwise charge on every supply of the country: it is refused, naming
+// the country. The UK (no such floor) and the territories with rates of
+// their own (Art. 105: the Azores may go lower) are not held to it.
+func TestRateTableFileStandardRateFloor(t *testing.T) {
+	_, to := Rates().Coverage()
+	day := to.AddDate(0, 0, 1).Format(time.DateOnly)
+	for _, c := range []struct {
+		country, territory, percent string
+		refused                     bool
+	}{
+		{"DE", "", "0", true},
+		{"DE", "", "1.9", true},
+		{"LU", "", "14.99", true},
+		{"LU", "", "15", false},
+		{"GB", "", "12", false},
+		{"PT", "Azores", "12", false},
+	} {
+		d := embeddedDoc(t)
+		d["version"] = "test-floor.1"
+		d["coverage"].(map[string]any)["to"] = to.AddDate(1, 0, 0).Format(time.DateOnly)
+		row := map[string]any{"country": c.country, "series": seriesStandard, "from": day,
+			"percent": []string{c.percent}, "status": "source", "source": "https://example.invalid/x"}
+		if c.territory != "" {
+			row["territory"] = c.territory
+		}
+		d["rows"] = append(d.rows(), row)
+		tbl, err := ParseRateTable(d.bytes(t))
+		switch {
+		case c.refused && err == nil:
+			std, _, _ := tbl.Standard(c.country, to.AddDate(0, 0, 2))
+			t.Errorf("%s standard %s %%: accepted; the table's standard rate is then %s %%", c.country, c.percent, std)
+		case c.refused && (!errors.Is(err, ErrRateTableFile) || !strings.Contains(err.Error(), c.country) || !strings.Contains(err.Error(), "Art. 97")):
+			t.Errorf("%s standard %s %%: error %q, want ErrRateTableFile naming the country and Art. 97", c.country, c.percent, err)
+		case !c.refused && err != nil:
+			t.Errorf("%s %s standard %s %%: %v", c.country, c.territory, c.percent, err)
+		}
+	}
+}

@@ -542,6 +542,12 @@ func correctionToRow(c correctionRow) (Row, error) {
 		if c.Status != StatusSource || len(ps) != 1 {
 			return Row{}, fmt.Errorf("%s standard: needs status source and exactly one percent (the standard rate every other rate is told apart from)", c.Country)
 		}
+		// A member state's standard rate is at least 15 % (Art. 97 of
+		// the Directive); the UK is not bound by it, and Portugal may go
+		// lower in the Azores and Madeira (Art. 105(2)).
+		if c.Country != "GB" && c.Territory == "" && ps[0].LessThan(decimal.NewFromInt(15)) {
+			return Row{}, fmt.Errorf("%s standard %s %%: below the 15 %% minimum standard rate of a member state (Art. 97 Directive 2006/112/EC, https://eur-lex.europa.eu/eli/dir/2006/112/oj)", c.Country, ps[0])
+		}
 	case SeriesEbook, SeriesEpublication:
 		if c.Status == StatusSource && len(ps) != 1 {
 			return Row{}, fmt.Errorf("%s %s: a sourced row needs exactly one percent", c.Country, c.Series)
