@@ -37,7 +37,22 @@ type RatePeriod struct {
 	Confirmed bool
 	Percents  []decimal.Decimal // first: the rate a supply of Kind takes
 	Source    string
+	// Status is the row's status: RateStatusSource, RateStatusUnverified
+	// (a candidate no source confirms) or RateStatusItemDependent (the
+	// percents are the candidates the item chooses between); "" where
+	// the table holds no period.
+	Status string
+	// Condition is the code of the legal condition the rate depends on
+	// (RateTable.Conditions), or "".
+	Condition string
 }
+
+// Statuses of a RatePeriod.
+const (
+	RateStatusSource        = statusSource
+	RateStatusUnverified    = statusUnverified
+	RateStatusItemDependent = statusItemDependent
+)
 
 // seriesKinds maps a rate series to the supply kind it prices.
 var seriesKinds = map[string]string{
@@ -59,7 +74,7 @@ func (t *RateTable) Changes() []RateChange {
 		p := RatePeriod{Covered: t.covers(day)}
 		if ok {
 			p.Confirmed = r.status == statusSource && p.Covered
-			p.Percents, p.Source = slices.Clone(r.percents), r.source
+			p.Percents, p.Source, p.Status, p.Condition = slices.Clone(r.percents), r.source, r.status, r.condition
 		}
 		return p
 	}

@@ -134,7 +134,7 @@ func (t *RateTable) Differences(base *RateTable) []RateDifference {
 		if !ok {
 			return RatePeriod{Covered: true}, ""
 		}
-		return RatePeriod{Covered: true, Confirmed: r.status == statusSource, Percents: slices.Clone(r.percents), Source: r.source}, r.status + "|" + r.condition
+		return RatePeriod{Covered: true, Confirmed: r.status == statusSource, Percents: slices.Clone(r.percents), Source: r.source, Status: r.status, Condition: r.condition}, r.status + "|" + r.condition
 	}
 	// sig is what a difference is about: the percents, status and condition.
 	sig := func(p RatePeriod, status string) string {

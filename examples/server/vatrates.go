@@ -111,7 +111,7 @@ func runVATRates(args []string, stdout, stderr io.Writer) error {
 			if d.Territory != "" {
 				place += " " + d.Territory
 			}
-			fmt.Fprintf(stdout, "  from %s %s %s: embedded %s, this file %s (%s)\n", d.Day, place, d.Series, percents(d.Base.Percents), percents(d.This.Percents), d.This.Source)
+			fmt.Fprintf(stdout, "  from %s %s %s: embedded %s, this file %s (%s)\n", d.Day, place, d.Series, period(d.Base), period(d.This), d.This.Source)
 		}
 		_, embeddedTo := vat.Rates().Coverage()
 		last := embeddedTo.Format(time.DateOnly)
@@ -127,7 +127,7 @@ func runVATRates(args []string, stdout, stderr io.Writer) error {
 			if c.Territory != "" {
 				place += " " + c.Territory
 			}
-			fmt.Fprintf(stdout, "  %s %s %s: %s -> %s (%s)\n", c.Day, place, c.Series, percents(c.Before.Percents), percents(c.After.Percents), c.After.Source)
+			fmt.Fprintf(stdout, "  %s %s %s: %s -> %s (%s)\n", c.Day, place, c.Series, period(c.Before), period(c.After), c.After.Source)
 		}
 		return nil
 	}
@@ -137,6 +137,21 @@ func runVATRates(args []string, stdout, stderr io.Writer) error {
 
 const vatRatesUsage = `usage: server vat-rates export [-o FILE]   write the embedded VAT rate table as a file (stdout by default; never replaces a file)
        server vat-rates check FILE         read a file as -vat-rates would: its version, coverage, sha256 and every change after the embedded table`
+
+// period shows a period's rates, the condition they depend on and, unless
+// a source confirms them, why a supply of the series waits for review.
+func period(p vat.RatePeriod) string {
+	if p.Condition != "" {
+		return percents(p.Percents) + " if " + p.Condition
+	}
+	switch p.Status {
+	case vat.RateStatusUnverified:
+		return percents(p.Percents) + " unverified (supplies wait for review)"
+	case vat.RateStatusItemDependent:
+		return percents(p.Percents) + " depends on the item (supplies wait for review)"
+	}
+	return percents(p.Percents)
+}
 
 func percents(ps []decimal.Decimal) string {
 	if len(ps) == 0 {

@@ -151,3 +151,59 @@ func TestVATRatesFlag(t *testing.T) {
 		t.Errorf("the start log does not say the table ended:\n%s", logs.String())
 	}
 }
+
+// TestVATRatesCheckShowsStatus: a row that is unverified or depends on the
+// item sends every supply of its series to review (rate_unverified,
+// rate_depends_on_item), whatever percents it lists, so "vat-rates check"
+// says so: a sourced 7 % turned unverified 7 % is a difference an
+// operator must see as one, and an item-dependent 5.5 or 20 % is no rate
+// set a supply is charged from; a rate that holds only under a legal
+// condition names it.
+func TestVATRatesCheckShowsStatus(t *testing.T) {
+	_, embeddedTo := vat.Rates().Coverage()
+	first := embeddedTo.AddDate(0, 0, 1).Format(time.DateOnly)
+	inside := embeddedTo.AddDate(0, -6, 0).Format(time.DateOnly)
+	de, _, err := vat.Rates().Standard("DE", embeddedTo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := rateTableFile(t, func(d map[string]any) {
+		d["version"] = "test-status.1"
+		d["coverage"].(map[string]any)["to"] = embeddedTo.AddDate(1, 0, 0).Format(time.DateOnly)
+		d["rows"] = append(d["rows"].([]any),
+			map[string]any{"country": "DE", "series": "standard", "from": inside, "percent": []string{de.String()}, "status": "source", "source": "https://example.invalid/restated"},
+			map[string]any{"country": "DE", "series": "ebook", "from": inside, "percent": []string{"7"}, "status": "unverified", "note": "in doubt", "source": "https://example.invalid/doubt"},
+			map[string]any{"country": "FR", "series": "ebook", "from": first, "percent": []string{"5.5", "20"}, "status": "item_dependent", "note": "depends", "source": "https://example.invalid/depends"},
+			map[string]any{"country": "IT", "series": "ebook", "from": inside, "percent": []string{"4"}, "status": "source", "source": "https://example.invalid/no-condition"})
+	})
+	stdout, stderr, err := runCommand(t, nil, "vat-rates", "check", file)
+	if err != nil {
+		t.Fatalf("check: %v\n%s", err, stderr)
+	}
+	var deLine, frLine, itLine string
+	for _, l := range strings.Split(stdout, "\n") {
+		switch {
+		case strings.Contains(l, "IT ebook"):
+			itLine = l
+		case strings.Contains(l, "DE ebook"):
+			deLine = l
+		case strings.Contains(l, first+" FR ebook"):
+			frLine = l
+		}
+	}
+	if !strings.Contains(deLine, "unverified") {
+		t.Errorf("the DE e-book difference does not say the file's rate is unverified: %q\n%s", deLine, stdout)
+	}
+	if !strings.Contains(frLine, "depends on the item") {
+		t.Errorf("the FR e-book change does not say the rate depends on the item: %q\n%s", frLine, stdout)
+	}
+	// The embedded IT e-book rate holds under a condition; the file's
+	// holds without one.
+	if !strings.Contains(itLine, "if it_isbn_issn") {
+		t.Errorf("the IT e-book difference does not name the condition the embedded rate depends on: %q\n%s", itLine, stdout)
+	}
+	// The merely restated standard rate is no difference.
+	if strings.Contains(stdout, "DE standard") {
+		t.Errorf("a restated rate is listed as a difference:\n%s", stdout)
+	}
+}
