@@ -457,3 +457,25 @@ func TestRateTableFileStandardRateFloor(t *testing.T) {
 		}
 	}
 }
+
+// TestRateTableFileRowAfterCoverage: a row that starts after the file's
+// own coverage.to is a rate the file does not vouch for, usually a new
+// year's rate added without moving coverage.to: reading it was silent (the
+// row was dropped, the new year still answered date_outside_rate_table)
+// and is now refused, naming the row and the coverage.
+func TestRateTableFileRowAfterCoverage(t *testing.T) {
+	_, to := Rates().Coverage()
+	next := to.AddDate(0, 0, 1).Format(time.DateOnly)
+	d := embeddedDoc(t)
+	d["version"] = "test-after.1"
+	d["rows"] = append(d.rows(), map[string]any{"country": "FR", "series": seriesStandard, "from": next,
+		"percent": []string{"21"}, "status": "source", "source": "https://example.invalid/next-year"})
+	tbl, err := ParseRateTable(d.bytes(t))
+	if err == nil {
+		_, end := tbl.Coverage()
+		t.Fatalf("accepted; the table ends %s and has %d changes after %s", end.Format(time.DateOnly), len(tbl.Differences(Rates())), to.Format(time.DateOnly))
+	}
+	if !errors.Is(err, ErrRateTableFile) || !strings.Contains(err.Error(), next) || !strings.Contains(err.Error(), "coverage.to") {
+		t.Errorf("error %q, want ErrRateTableFile naming the row's day and coverage.to", err)
+	}
+}

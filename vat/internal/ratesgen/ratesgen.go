@@ -811,6 +811,14 @@ func ParseFile(data []byte) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A row after the coverage is a rate the file does not vouch for
+	// (mostly a new year's rate without a new coverage.to): refused, not
+	// dropped.
+	for i, r := range rows {
+		if r.From > to {
+			return nil, fmt.Errorf("rows[%d]: %s from %s starts after coverage.to %s: extend the coverage or leave the row out", i, strings.Join(strings.Fields(r.Country+" "+r.Territory+" "+r.Series), " "), formatDate(r.From), formatDate(to))
+		}
+	}
 	rows = trim(rows, from, to)
 	if err := checkComplete(rows, from); err != nil {
 		return nil, err
