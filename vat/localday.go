@@ -198,32 +198,66 @@ func appendDate(b []byte, k int) []byte {
 // table's coverage at coveredDateIndex ("" between months), as substrings
 // of one string; built once at package initialisation and never modified
 // afterwards, so that a supply date takes no allocation.
-var coveredDates = func() []string {
-	last, _ := coveredDateIndex(rateTableTo)
+var coveredDates = renderDates(rateTableFrom, rateTableTo)
+
+// renderDates renders the days from..to (day keys) at dateIndex(from, k).
+func renderDates(from, to int) []string {
+	last, _ := dateIndex(from, to, to)
 	out := make([]string, last+1)
 	var all []byte
-	for t := keyTime(rateTableFrom); dayKey(t) <= rateTableTo; t = t.AddDate(0, 0, 1) {
+	for t := keyTime(from); dayKey(t) <= to; t = t.AddDate(0, 0, 1) {
 		all = appendDate(all, dayKey(t))
 	}
 	text := string(all)
-	for t, at := keyTime(rateTableFrom), 0; dayKey(t) <= rateTableTo; t, at = t.AddDate(0, 0, 1), at+10 {
-		i, _ := coveredDateIndex(dayKey(t))
+	for t, at := keyTime(from), 0; dayKey(t) <= to; t, at = t.AddDate(0, 0, 1), at+10 {
+		i, _ := dateIndex(from, to, dayKey(t))
 		out[i] = text[at : at+10]
 	}
 	return out
-}()
+}
 
 // coveredDateIndex is the place of day key k in coveredDates: 31 places a
 // month, 372 a year from the first year of the coverage.
-func coveredDateIndex(k int) (int, bool) {
-	if k < rateTableFrom || k > rateTableTo {
+func coveredDateIndex(k int) (int, bool) { return dateIndex(rateTableFrom, rateTableTo, k) }
+
+// dateIndex is the place of day key k in the rendering of from..to.
+func dateIndex(from, to, k int) (int, bool) {
+	if k < from || k > to {
 		return 0, false
 	}
 	y, m, d := k/10000, k/100%100, k%100
 	if m < 1 || m > 12 || d < 1 || d > 31 {
 		return 0, false
 	}
-	return (y-rateTableFrom/10000)*372 + (m-1)*31 + d - 1, true
+	return (y-from/10000)*372 + (m-1)*31 + d - 1, true
+}
+
+// laterDatesYears bounds the days after the embedded coverage a loaded
+// table renders in advance (RateTable.laterDates): enough for any table
+// a budget law can vouch for, without holding a string for every day of
+// a coverage that runs to 9999.
+const laterDatesYears = 10
+
+// laterDatesRange is the range of days after the embedded coverage that a
+// table covering up to to renders in advance; ok is false when none.
+func laterDatesRange(to int) (from, last int, ok bool) {
+	if to <= rateTableTo {
+		return 0, 0, false
+	}
+	first := keyTime(rateTableTo).AddDate(0, 0, 1)
+	return dayKey(first), min(to, dayKey(first.AddDate(laterDatesYears, 0, -1))), true
+}
+
+// dateString renders day key k like the package's dateString, and the
+// days after the embedded coverage that t covers without an allocation
+// (a supply date on the settlement path).
+func (t *RateTable) dateString(k int) string {
+	if from, last, ok := laterDatesRange(t.to); ok && k >= from {
+		if i, ok := dateIndex(from, last, k); ok && t.laterDates[i] != "" {
+			return t.laterDates[i]
+		}
+	}
+	return dateString(k)
 }
 
 // coversSomewhere reports whether at falls inside the table's coverage in
@@ -309,7 +343,7 @@ func (r *rules) fixDay(z *zone) bool {
 	}
 	r.dayFixed = true
 	r.day = r.localDate(z).key()
-	r.b.d.SupplyDate = dateString(r.day)
+	r.b.d.SupplyDate = r.t.dateString(r.day)
 	r.b.d.TimeZone = z.name
 	if r.t.covers(r.day) {
 		return true

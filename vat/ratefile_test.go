@@ -479,3 +479,37 @@ func TestRateTableFileRowAfterCoverage(t *testing.T) {
 		t.Errorf("error %q, want ErrRateTableFile naming the row's day and coverage.to", err)
 	}
 }
+
+// TestRateTableFileHotPathAllocations: a loaded table is there to decide
+// the days after the embedded coverage, so a determination on such a day
+// costs no more allocations than one inside the embedded coverage (the
+// settlement path allocates nothing per settlement for its dates).
+func TestRateTableFileHotPathAllocations(t *testing.T) {
+	_, to := Rates().Coverage()
+	d := embeddedDoc(t)
+	d["version"] = "test-allocs.1"
+	d["coverage"].(map[string]any)["to"] = to.AddDate(2, 0, 0).Format(time.DateOnly)
+	tbl, err := ParseRateTable(d.bytes(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	allocs := func(at time.Time) float64 {
+		in := Input{Seller{Country: "DE", OverThreshold: true}, b2c("FI"), Supply{Kind: KindDigitalService, Date: at}}
+		if got := tbl.Determine(in); got.Status != StatusDetermined {
+			t.Fatalf("%s: %s", at, summary(got))
+		}
+		return testing.AllocsPerRun(100, func() { _ = tbl.Determine(in) })
+	}
+	_, end := tbl.Coverage()
+	for day := to.AddDate(0, 0, -3); !day.After(end.AddDate(0, 0, 3)); day = day.AddDate(0, 0, 1) {
+		if got, want := tbl.dateString(dayKey(day)), day.Format(time.DateOnly); got != want {
+			t.Fatalf("the loaded table renders %s as %q", want, got)
+		}
+	}
+	inside := allocs(to.AddDate(0, -6, 0).Add(12 * time.Hour))
+	for _, at := range []time.Time{to.AddDate(0, 6, 0).Add(12 * time.Hour), to.AddDate(2, 0, 0).Add(12 * time.Hour)} {
+		if n := allocs(at); n > inside {
+			t.Errorf("a determination on %s: %v allocations, on %s inside the embedded coverage %v", at.Format(time.DateOnly), n, to.AddDate(0, -6, 0).Format(time.DateOnly), inside)
+		}
+	}
+}

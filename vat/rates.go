@@ -92,6 +92,9 @@ type RateTable struct {
 	fromUnix, toEndUnix int64
 	// countries is what Countries returns (a copy of), sorted.
 	countries []string
+	// laterDates renders the covered days after the embedded coverage
+	// (laterDatesRange), at dateIndex; nil for the embedded table.
+	laterDates []string
 }
 
 // seriesIndex numbers the rate series for RateTable.national.
@@ -152,6 +155,9 @@ func buildRateTable(version, why string, from, to int, conds []rateConditionDef,
 		}
 	}
 	slices.Sort(t.countries)
+	if from, last, ok := laterDatesRange(to); ok {
+		t.laterDates = renderDates(from, last)
+	}
 	return t
 }
 
