@@ -32,11 +32,17 @@ import (
 //   - the coverage starts no later than the embedded table's: a record
 //     pending review from one of those days must stay decidable;
 //   - the version is not the embedded table's unless the file is that
-//     table: every record names the version it was decided with
-//     (RateSource.Table), so one version never stands for two tables.
+//     table, nor any other build's ("vat-rates-..."): every record names
+//     the version it was decided with (RateSource.Table), so one version
+//     never stands for two tables.
 //
 // RateTable.File writes a table in this format; the embedded table's file
 // is where a new one starts (the server's "vat-rates export").
+
+// embeddedVersionPrefix starts the version of every embedded table
+// (vat/ratedata/corrections.json, "vat-rates-2026.12.2"); a table file may
+// not take such a name unless it is the embedded table's own file.
+const embeddedVersionPrefix = "vat-rates-"
 
 // ErrRateTableFile is wrapped by every refusal of ParseRateTable.
 var ErrRateTableFile = errors.New("vat: rate table file refused")
@@ -86,6 +92,9 @@ func ParseRateTable(data []byte) (*RateTable, error) {
 		return refuse("coverage.from %s: a table must cover every day the embedded table covers, from %s, so that records pending review from those days can still be decided (start from the embedded table's file)", dateString(t.From), dateString(rates.from))
 	}
 	out := buildRateTable(t.Version, t.CoverageWhy, t.From, t.To, conds, rows)
+	if out.version != rates.version && strings.HasPrefix(out.version, embeddedVersionPrefix) {
+		return refuse("version %q: names starting %q are the builds' own tables (earlier records cite earlier ones, a later build will ship the next): give the file a name of its own, e.g. \"acme-%s\"", out.version, embeddedVersionPrefix, out.version)
+	}
 	if out.version == rates.version {
 		mine, err1 := out.File()
 		embedded, err2 := rates.File()

@@ -513,3 +513,31 @@ func TestRateTableFileHotPathAllocations(t *testing.T) {
 		}
 	}
 }
+
+// TestRateTableFileVersionNamespace: every record names the rate table it
+// was decided with, and the builds name theirs vat-rates-YYYY.MM.N
+// (earlier builds' records hold earlier ones, a later build's table will
+// take the next). A file under such a name, other than the embedded
+// table's own file, could stand for other rows than the build's table of
+// that name (an operator's "vat-rates-2027.01.1" and a later release's),
+// so it is refused; a name of the operator's own is accepted.
+func TestRateTableFileVersionNamespace(t *testing.T) {
+	for _, c := range []struct {
+		version string
+		ok      bool
+	}{
+		{"vat-rates-2027.01.1", false},
+		{"vat-rates-2025.09.1", false},
+		{"acme-vat-rates-2027.01.1", true},
+	} {
+		d := embeddedDoc(t)
+		d["version"] = c.version
+		_, err := ParseRateTable(d.bytes(t))
+		if c.ok && err != nil {
+			t.Errorf("%s: %v", c.version, err)
+		}
+		if !c.ok && (!errors.Is(err, ErrRateTableFile) || !strings.Contains(err.Error(), c.version)) {
+			t.Errorf("%s: error %v, want ErrRateTableFile naming the version", c.version, err)
+		}
+	}
+}
