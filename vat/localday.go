@@ -252,8 +252,8 @@ func laterDatesRange(to int) (from, last int, ok bool) {
 // days after the embedded coverage that t covers without an allocation
 // (a supply date on the settlement path).
 func (t *RateTable) dateString(k int) string {
-	if from, last, ok := laterDatesRange(t.to); ok && k >= from {
-		if i, ok := dateIndex(from, last, k); ok && t.laterDates[i] != "" {
+	if t.laterDates != nil && k > rateTableTo {
+		if i, ok := dateIndex(t.laterFrom, t.laterLast, k); ok && t.laterDates[i] != "" {
 			return t.laterDates[i]
 		}
 	}

@@ -92,9 +92,11 @@ type RateTable struct {
 	fromUnix, toEndUnix int64
 	// countries is what Countries returns (a copy of), sorted.
 	countries []string
-	// laterDates renders the covered days after the embedded coverage
-	// (laterDatesRange), at dateIndex; nil for the embedded table.
-	laterDates []string
+	// laterDates renders the covered days after the embedded coverage,
+	// laterFrom to laterLast (laterDatesRange), at dateIndex; nil for the
+	// embedded table.
+	laterDates           []string
+	laterFrom, laterLast int
 }
 
 // seriesIndex numbers the rate series for RateTable.national.
@@ -156,7 +158,7 @@ func buildRateTable(version, why string, from, to int, conds []rateConditionDef,
 	}
 	slices.Sort(t.countries)
 	if from, last, ok := laterDatesRange(to); ok {
-		t.laterDates = renderDates(from, last)
+		t.laterDates, t.laterFrom, t.laterLast = renderDates(from, last), from, last
 	}
 	return t
 }
