@@ -62,22 +62,8 @@ var seriesKinds = map[string]string{
 // Changes lists every rate change inside the coverage, ordered by country,
 // territory, series and day.
 func (t *RateTable) Changes() []RateChange {
-	keys := make([]seriesKey, 0, len(t.series))
-	for k := range t.series {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b seriesKey) int {
-		return strings.Compare(a.country+"|"+a.territory+"|"+a.series, b.country+"|"+b.territory+"|"+b.series)
-	})
-	period := func(k seriesKey, day int) RatePeriod {
-		r, ok := t.lookup(k, day)
-		p := RatePeriod{Covered: t.covers(day)}
-		if ok {
-			p.Confirmed = r.status == statusSource && p.Covered
-			p.Percents, p.Source, p.Status, p.Condition = slices.Clone(r.percents), r.source, r.status, r.condition
-		}
-		return p
-	}
+	keys := sortedSeriesKeys(t.series)
+	period := func(k seriesKey, day int) RatePeriod { return t.periodOn(k, day) }
 	var out []RateChange
 	for _, k := range keys {
 		var terr *territory
@@ -99,4 +85,35 @@ func (t *RateTable) Changes() []RateChange {
 		}
 	}
 	return out
+}
+
+// periodOn is what the table holds for a series on day.
+func (t *RateTable) periodOn(k seriesKey, day int) RatePeriod {
+	p := RatePeriod{Covered: t.covers(day)}
+	if r, ok := t.lookup(k, day); ok {
+		p.Confirmed = r.status == statusSource && p.Covered
+		p.Percents, p.Source, p.Status, p.Condition = slices.Clone(r.percents), r.source, r.status, r.condition
+	}
+	return p
+}
+
+// sortedSeriesKeys are the keys of the tables' series, without
+// duplicates, ordered by country, territory and series.
+func sortedSeriesKeys(tables ...map[seriesKey][]rateRow) []seriesKey {
+	var keys []seriesKey
+	for _, m := range tables {
+		for k := range m {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b seriesKey) int {
+		if c := strings.Compare(a.country, b.country); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.territory, b.territory); c != 0 {
+			return c
+		}
+		return strings.Compare(a.series, b.series)
+	})
+	return slices.Compact(keys)
 }

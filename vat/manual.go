@@ -147,11 +147,7 @@ type manualChoice struct {
 // its arguments and the embedded rate table and never panics. The package
 // documentation lists what is refused.
 func DetermineManually(in Input, m Manual) (Determination, error) {
-	d, e := rates.determineManually(in, m)
-	if e != nil {
-		return Determination{}, e
-	}
-	return d, nil
+	return rates.DetermineManually(in, m)
 }
 
 func (t *RateTable) determineManually(in Input, m Manual) (Determination, *ManualError) {

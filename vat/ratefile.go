@@ -96,9 +96,15 @@ func ParseRateTable(data []byte) (*RateTable, error) {
 		return refuse("version %q: names starting %q are the builds' own tables (earlier records cite earlier ones, a later build will ship the next): give the file a name of its own, e.g. \"acme-%s\"", out.version, embeddedVersionPrefix, out.version)
 	}
 	if out.version == rates.version {
-		mine, err1 := out.File()
-		embedded, err2 := rates.File()
-		if err1 != nil || err2 != nil || !bytes.Equal(mine, embedded) {
+		mine, err := out.File()
+		if err != nil {
+			return nil, err
+		}
+		embedded, err := rates.File()
+		if err != nil {
+			return nil, err
+		}
+		if !bytes.Equal(mine, embedded) {
 			return refuse("version %q is the embedded table's, but the file differs from it: a changed table needs a version of its own", out.version)
 		}
 		return rates, nil
@@ -124,38 +130,17 @@ func (t *RateTable) Differences(base *RateTable) []RateDifference {
 	if from > to {
 		return nil
 	}
-	keys := map[seriesKey]bool{}
-	for k := range t.series {
-		keys[k] = true
-	}
-	for k := range base.series {
-		keys[k] = true
-	}
-	sorted := make([]seriesKey, 0, len(keys))
-	for k := range keys {
-		sorted = append(sorted, k)
-	}
-	slices.SortFunc(sorted, func(a, b seriesKey) int {
-		return strings.Compare(a.country+"|"+a.territory+"|"+a.series, b.country+"|"+b.territory+"|"+b.series)
-	})
-	period := func(tb *RateTable, k seriesKey, day int) (RatePeriod, string) {
-		r, ok := tb.lookup(k, day)
-		if !ok {
-			return RatePeriod{Covered: true}, ""
-		}
-		return RatePeriod{Covered: true, Confirmed: r.status == statusSource, Percents: slices.Clone(r.percents), Source: r.source, Status: r.status, Condition: r.condition}, r.status + "|" + r.condition
-	}
 	// sig is what a difference is about: the percents, status and condition.
-	sig := func(p RatePeriod, status string) string {
+	sig := func(p RatePeriod) string {
 		var b strings.Builder
 		for _, x := range p.Percents {
 			b.WriteString(x.String())
 			b.WriteByte(' ')
 		}
-		return b.String() + status
+		return b.String() + p.Status + "|" + p.Condition
 	}
 	var out []RateDifference
-	for _, k := range sorted {
+	for _, k := range sortedSeriesKeys(t.series, base.series) {
 		days := []int{from}
 		for _, tb := range []*RateTable{t, base} {
 			for _, r := range tb.series[k] {
@@ -168,9 +153,8 @@ func (t *RateTable) Differences(base *RateTable) []RateDifference {
 		days = slices.Compact(days)
 		prev := ""
 		for _, d := range days {
-			pb, sb := period(base, k, d)
-			pt, st := period(t, k, d)
-			b, c := sig(pb, sb), sig(pt, st)
+			pb, pt := base.periodOn(k, d), t.periodOn(k, d)
+			b, c := sig(pb), sig(pt)
 			if b == c {
 				prev = ""
 				continue
@@ -192,20 +176,7 @@ func (t *RateTable) File() ([]byte, error) {
 	for _, c := range t.conditions {
 		gt.Conditions = append(gt.Conditions, ratesgen.Condition{Code: c.code, Description: c.description, Source: c.source})
 	}
-	keys := make([]seriesKey, 0, len(t.series))
-	for k := range t.series {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b seriesKey) int {
-		if c := strings.Compare(a.country, b.country); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.territory, b.territory); c != 0 {
-			return c
-		}
-		return strings.Compare(a.series, b.series)
-	})
-	for _, k := range keys {
+	for _, k := range sortedSeriesKeys(t.series) {
 		for _, r := range t.series[k] {
 			gt.Rows = append(gt.Rows, ratesgen.Row{Country: r.country, Territory: r.territory, Series: r.series, From: r.from,
 				Status: r.status, Percents: r.percents, Source: r.source, Note: r.note, Condition: r.condition})
@@ -229,10 +200,12 @@ func (t *RateTable) Digest() string {
 // against which sources, as of when.
 func (t *RateTable) Why() string { return t.why }
 
-// Determine is the package's Determine on this table.
+// Determine is the package's Determine on this table (Determine is
+// Rates().Determine).
 func (t *RateTable) Determine(in Input) Determination { return t.determine(in) }
 
-// DetermineManually is the package's DetermineManually on this table.
+// DetermineManually is the package's DetermineManually on this table
+// (DetermineManually is Rates().DetermineManually).
 func (t *RateTable) DetermineManually(in Input, m Manual) (Determination, error) {
 	d, e := t.determineManually(in, m)
 	if e != nil {
