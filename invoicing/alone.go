@@ -3,7 +3,6 @@ package invoicing
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -125,13 +124,7 @@ func IssueAlone(ctx context.Context, b *fiscal.Books, r *fiscal.Record, because 
 		if err != nil {
 			return nil, err
 		}
-		if res.Existing {
-			return storedSummary(b, id, fiscal.Existing)
-		}
-		if err := json.Unmarshal(stored, doc); err != nil {
-			return nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored invoice is unreadable", Err: err}
-		}
-		return &SummaryResult{Outcome: fiscal.Created, Summary: doc, JSON: stored}, nil
+		return committed(b, id, stored, res, doc)
 	}
 }
 

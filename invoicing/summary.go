@@ -340,11 +340,18 @@ func issueOnce(ctx context.Context, b *fiscal.Books, q SummaryRequest, first, la
 	if err != nil {
 		return nil, err
 	}
+	return committed(b, id, stored, res, doc)
+}
+
+// committed answers the commit of an invoice document (a summary, or a
+// supply's own invoice) with id: the one stored before under its claim
+// (Existing), or doc as stored.
+func committed(b *fiscal.Books, id string, stored []byte, res ledger.Appended, doc *SummaryInvoice) (*SummaryResult, error) {
 	if res.Existing {
 		return storedSummary(b, id, fiscal.Existing)
 	}
 	if err := json.Unmarshal(stored, doc); err != nil {
-		return nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored summary is unreadable", Err: err}
+		return nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored invoice " + id + " is unreadable", Err: err}
 	}
 	return &SummaryResult{Outcome: fiscal.Created, Summary: doc, JSON: stored}, nil
 }

@@ -107,11 +107,7 @@ func runVATRates(args []string, stdout, stderr io.Writer) error {
 		diff := t.Differences(vat.Rates())
 		fmt.Fprintf(stdout, "differences from the embedded table on the days it covers: %d\n", len(diff))
 		for _, d := range diff {
-			place := d.Country
-			if d.Territory != "" {
-				place += " " + d.Territory
-			}
-			fmt.Fprintf(stdout, "  from %s %s %s: embedded %s, this file %s (%s)\n", d.Day, place, d.Series, period(d.Base), period(d.This), d.This.Source)
+			fmt.Fprintf(stdout, "  from %s %s %s: embedded %s, this file %s (%s)\n", d.Day, place(d.Country, d.Territory), d.Series, period(d.Base), period(d.This), d.This.Source)
 		}
 		_, embeddedTo := vat.Rates().Coverage()
 		last := embeddedTo.Format(time.DateOnly)
@@ -123,11 +119,7 @@ func runVATRates(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "rate changes after the embedded table's last day (%s): %d\n", last, len(later))
 		for _, c := range later {
-			place := c.Country
-			if c.Territory != "" {
-				place += " " + c.Territory
-			}
-			fmt.Fprintf(stdout, "  %s %s %s: %s -> %s (%s)\n", c.Day, place, c.Series, period(c.Before), period(c.After), c.After.Source)
+			fmt.Fprintf(stdout, "  %s %s %s: %s -> %s (%s)\n", c.Day, place(c.Country, c.Territory), c.Series, period(c.Before), period(c.After), c.After.Source)
 		}
 		return nil
 	}
@@ -165,4 +157,12 @@ func percents(ps []decimal.Decimal) string {
 		out += p.String() + " %"
 	}
 	return out
+}
+
+// place is a country, with its territory when the rate is the territory's.
+func place(country, territory string) string {
+	if territory == "" {
+		return country
+	}
+	return country + " " + territory
 }
