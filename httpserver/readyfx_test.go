@@ -74,34 +74,10 @@ func TestReadyVATRateTable(t *testing.T) {
 		{last.Add(21 * time.Hour), true},
 		{last.Add(24 * time.Hour), false},
 	} {
-		e, err := fiscal.New(fiscal.Config{Dir: t.TempDir(), Accounts: testAccounts(t), Clock: func() time.Time { return c.now }, Rand: &detRand{seed: "ready"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := httptest.NewServer(newHandler(t, e, httpserver.Options{RateLimit: rate.Inf, OperatorKey: operatorKey, FXMaxAge: -1}))
-		resp, err := srv.Client().Get(srv.URL + "/readyz")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var rd httpserver.Readiness
-		err = json.NewDecoder(resp.Body).Decode(&rd)
-		resp.Body.Close()
-		req, _ := http.NewRequest("GET", srv.URL+"/metrics", nil)
-		req.Header.Set("Authorization", "Bearer "+operatorKey)
-		mresp, merr := srv.Client().Do(req)
-		var metricsBody []byte
-		if merr == nil {
-			metricsBody, _ = io.ReadAll(mresp.Body)
-			mresp.Body.Close()
-		}
-		srv.Close()
-		e.Close()
-		if err != nil || merr != nil {
-			t.Fatal(err, merr)
-		}
+		status, rd, metricsBody := probeAt(t, c.now)
 		vr := check(rd, "vat_rates")
-		if vr.OK != c.ready || (resp.StatusCode == 200) != c.ready {
-			t.Errorf("at %s: %d, vat_rates %+v; want ready %v", c.now.Format(time.RFC3339), resp.StatusCode, vr, c.ready)
+		if vr.OK != c.ready || (status == 200) != c.ready {
+			t.Errorf("at %s: %d, vat_rates %+v; want ready %v", c.now.Format(time.RFC3339), status, vr, c.ready)
 		}
 		if !c.ready && (!strings.Contains(vr.Detail, vat.Rates().Version()) || !strings.Contains(vr.Detail, last.Format(time.DateOnly))) {
 			t.Errorf("vat_rates detail %q names neither the table nor its last day", vr.Detail)
@@ -158,36 +134,47 @@ func TestReadyVATRateTableLocalDay(t *testing.T) {
 		if got := outside(fi(c.now)); got == c.ready {
 			t.Fatalf("premise: a Finnish supply at %s outside the table: %v", c.now.Format(time.RFC3339), got)
 		}
-		e, err := fiscal.New(fiscal.Config{Dir: t.TempDir(), Accounts: testAccounts(t), Clock: func() time.Time { return c.now }, Rand: &detRand{seed: "ready"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := httptest.NewServer(newHandler(t, e, httpserver.Options{RateLimit: rate.Inf, OperatorKey: operatorKey, FXMaxAge: -1}))
-		resp, err := srv.Client().Get(srv.URL + "/readyz")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var rd httpserver.Readiness
-		err = json.NewDecoder(resp.Body).Decode(&rd)
-		resp.Body.Close()
-		req, _ := http.NewRequest("GET", srv.URL+"/metrics", nil)
-		req.Header.Set("Authorization", "Bearer "+operatorKey)
-		mresp, merr := srv.Client().Do(req)
-		var metricsBody []byte
-		if merr == nil {
-			metricsBody, _ = io.ReadAll(mresp.Body)
-			mresp.Body.Close()
-		}
-		srv.Close()
-		e.Close()
-		if err != nil || merr != nil {
-			t.Fatal(err, merr)
-		}
-		if vr := check(rd, "vat_rates"); vr.OK != c.ready || (resp.StatusCode == 200) != c.ready {
-			t.Errorf("at %s: %d, vat_rates %+v; want ready %v", c.now.Format(time.RFC3339), resp.StatusCode, vr, c.ready)
+		status, rd, metricsBody := probeAt(t, c.now)
+		if vr := check(rd, "vat_rates"); vr.OK != c.ready || (status == 200) != c.ready {
+			t.Errorf("at %s: %d, vat_rates %+v; want ready %v", c.now.Format(time.RFC3339), status, vr, c.ready)
 		}
 		if want := fmt.Sprintf("fiscal402_vat_rate_table_remaining_seconds %g", end.Sub(c.now).Seconds()); !strings.Contains(string(metricsBody), want) {
 			t.Errorf("at %s: no %q in the metrics", c.now.Format(time.RFC3339), want)
 		}
 	}
+}
+
+// probeAt answers GET /readyz (status and checks) and GET /metrics (with
+// the operator key) of a server whose engine's clock stands at now, the
+// fx check off.
+func probeAt(t *testing.T, now time.Time) (int, httpserver.Readiness, []byte) {
+	t.Helper()
+	e, err := fiscal.New(fiscal.Config{Dir: t.TempDir(), Accounts: testAccounts(t), Clock: func() time.Time { return now }, Rand: &detRand{seed: "ready"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	srv := httptest.NewServer(newHandler(t, e, httpserver.Options{RateLimit: rate.Inf, OperatorKey: operatorKey, FXMaxAge: -1}))
+	defer srv.Close()
+	resp, err := srv.Client().Get(srv.URL + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var rd httpserver.Readiness
+	if err := json.NewDecoder(resp.Body).Decode(&rd); err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("GET", srv.URL+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer "+operatorKey)
+	mresp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mresp.Body.Close()
+	body, err := io.ReadAll(mresp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, rd, body
 }
