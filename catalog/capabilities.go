@@ -544,12 +544,15 @@ func (s *Service) Catalog() Catalog {
 var yearMonthRE = regexp.MustCompile(`(\d{4})\.(\d{2})`)
 
 // DescriptionDate is the date the service description last changed in
-// substance: the first day of the month of the newest ruleset or VAT rate
-// table version ("eu-vat-oss-2026.09" → 2026-09-01). It is the manifest's
-// updated_at: deterministic for a build, never the clock.
-func DescriptionDate() time.Time {
+// substance: the first day of the month of the newest ruleset or of the
+// version of the VAT rate table this engine decides with, the embedded one
+// or one loaded at start ("eu-vat-oss-2026.09" → 2026-09-01;
+// "acme-vat-rates-2027.01.1" → 2027-01-01). It is the manifest's
+// updated_at: deterministic for a build and its rate table, never the
+// clock.
+func (s *Service) DescriptionDate() time.Time {
 	var newest time.Time
-	for _, v := range []string{vat.RulesetEU, vat.RulesetUK, vat.Rates().Version()} {
+	for _, v := range []string{vat.RulesetEU, vat.RulesetUK, cmp.Or(s.set.Rates, vat.Rates()).Version()} {
 		m := yearMonthRE.FindStringSubmatch(v)
 		if m == nil {
 			continue

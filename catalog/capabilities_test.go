@@ -467,8 +467,39 @@ func TestCatalog(t *testing.T) {
 			t.Errorf("chain %+v", ch)
 		}
 	}
-	if got := catalog.DescriptionDate(); !got.Equal(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)) { // rate table vat-rates-2026.12.3
-		t.Errorf("DescriptionDate = %v", got)
+	// The embedded table's version (vat-rates-YYYY.MM.n) names the month it
+	// last changed; no ruleset is newer.
+	_, month, _ := strings.Cut(vat.Rates().Version(), "vat-rates-")
+	want, err := time.Parse("2006.01", month[:7])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := testEngine(t, checkNow, irishSeller).DescriptionDate(); !got.Equal(want) {
+		t.Errorf("DescriptionDate = %v, want %v (the embedded table %s)", got, want, vat.Rates().Version())
+	}
+}
+
+// TestDescriptionDateOfLoadedTable: the manifest's updated_at follows the
+// table the engine decides with, not the embedded one: an operator's table
+// for the next year moves it to that table's month.
+func TestDescriptionDateOfLoadedTable(t *testing.T) {
+	_, to := vat.Rates().Coverage()
+	next := to.AddDate(0, 0, 1) // the first day after the embedded coverage
+	b := fiscaltest.RateTableFile(t, func(d map[string]any) {
+		d["version"] = "acme-vat-rates-" + next.Format("2006.01") + ".1"
+		cov := d["coverage"].(map[string]any)
+		cov["to"] = next.AddDate(1, 0, -1).Format(time.DateOnly)
+		cov["why"] = "test fixture: the embedded rows carried one more year"
+	})
+	tbl, err := vat.ParseRateTable(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := fiscaltest.Config(t, checkNow, irishSeller)
+	cfg.Rates = tbl
+	svc := catalog.New(fiscaltest.Engine(t, cfg), catalog.DefaultPricing())
+	if got, want := svc.DescriptionDate(), time.Date(next.Year(), next.Month(), 1, 0, 0, 0, 0, time.UTC); !got.Equal(want) {
+		t.Errorf("DescriptionDate with table %s = %v, want %v", tbl.Version(), got, want)
 	}
 }
 

@@ -161,7 +161,7 @@ func (s *Server) manifest(base string) Manifest {
 		Custody:           catalog.CustodyToken,
 		ProtocolVersion:   catalog.ProtocolVersion,
 		TaxRulesetVersion: ruleset,
-		UpdatedAt:         catalog.DescriptionDate().Format(time.RFC3339),
+		UpdatedAt:         s.svc.Catalog.DescriptionDate().Format(time.RFC3339),
 		Capabilities:      s.svc.Catalog.AvailableCapabilities(),
 		ReceiptVersions:   catalog.ReceiptVersions(),
 		PaymentProtocols:  catalog.PaymentProtocols(),

@@ -124,7 +124,7 @@ var fieldDocs = map[string]string{
 	"CapabilityCheckRequest.buyer_type":    "Default `B2C`.",
 	"CheckPayment.scheme":                  "Extension: default the protocol's scheme.",
 	"CheckPayment.asset":                   "Default `USDC`.",
-	"Manifest.updated_at":                  "The date of the newest ruleset or VAT rate table version: deterministic for a build.",
+	"Manifest.updated_at":                  "The first day of the month of the newest ruleset or of the version of the VAT rate table the server decides with (the embedded one or one loaded with -vat-rates): deterministic for a build and its table.",
 	"Manifest.capabilities":                "The capability tokens available in this deployment (/v1/capabilities lists all ten with the status of each).",
 	"Manifest.endpoints":                   "Every route this server mounts.",
 }
