@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 )
@@ -195,4 +197,29 @@ func editDistance(a, b string) int {
 		}
 	}
 	return d[len(a)][len(b)]
+}
+
+// asksHelp tells whether args only ask for usage, which an environment
+// with an unknown variable (checkEnv) must not refuse, since the refusal
+// points to `server -h`: the server's flags parsed (dry) end in
+// flag.ErrHelp, or a command (and its subcommand) is followed by nothing
+// but -h. A "-h" that is a flag's value (-data -h) asks for nothing.
+func asksHelp(args []string) bool {
+	command := false
+	for _, c := range operatorCommands {
+		command = command || len(args) > 0 && c.name == args[0]
+	}
+	if command {
+		rest := args[1:]
+		if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+			rest = rest[1:] // a subcommand: accounts create, vat-rates check
+		}
+		return len(rest) == 1 && slices.Contains([]string{"-h", "-help", "--h", "--help"}, rest[0])
+	}
+	var o options
+	var vf viesFlags
+	fs := flag.NewFlagSet("", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	serverFlags(fs, &o, &vf)
+	return errors.Is(fs.Parse(args), flag.ErrHelp)
 }

@@ -148,3 +148,27 @@ func TestCommandVariablesAreKnown(t *testing.T) {
 		t.Error("directEnv lost FISCAL402_DEMO_KEY")
 	}
 }
+
+// TestHelpWithUnknownVariable: the refusal of an unknown variable sends the
+// operator to `server -h` for the names, so -h itself must answer in that
+// environment: it prints its usage (exit status 0) and warns about the
+// variable, where it was refused like a start. The same for a command's -h.
+func TestHelpWithUnknownVariable(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"-help"}, {"--help"}, {"accounts", "-h"}, {"accounts", "create", "-h"}, {"vat-rates", "-h"}, {"vat-rates", "check", "-h"}, {"check", "-h"}} {
+		_, errOut, err := runCommand(t, []string{"FISCAL402_LISTNE=127.0.0.1:0"}, args...)
+		if err != nil {
+			t.Errorf("%v with FISCAL402_LISTNE set: %v\n%s", args, err, errOut)
+			continue
+		}
+		if !strings.Contains(strings.ToLower(errOut), "usage") {
+			t.Errorf("%v: no usage printed\n%s", args, errOut)
+		}
+		if !strings.Contains(errOut, "FISCAL402_LISTNE (did you mean FISCAL402_LISTEN?)") {
+			t.Errorf("%v: the unknown variable is not named\n%s", args, errOut)
+		}
+	}
+	// A flag's value that reads "-h" is no request for help: still refused.
+	if _, errOut, err := runCommand(t, []string{"FISCAL402_LISTNE=127.0.0.1:0"}, "-data", "-h"); err == nil {
+		t.Errorf("-data -h with FISCAL402_LISTNE set: started or succeeded\n%s", errOut)
+	}
+}

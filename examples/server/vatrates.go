@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -91,6 +92,10 @@ func runVATRates(args []string, stdout, stderr io.Writer) error {
 		}
 		return f.Close()
 	case "check":
+		if len(args) == 2 && slices.Contains([]string{"-h", "-help", "--help"}, args[1]) {
+			fmt.Fprintln(stderr, vatRatesUsage) // a file of that name is ./-h
+			return flag.ErrHelp
+		}
 		if len(args) != 2 {
 			return errors.New("usage: server vat-rates check FILE")
 		}
