@@ -45,11 +45,15 @@ func Check(path string, logKey note.Verifier) error {
 	if isPostgresURL(path) {
 		return checkPostgres(path, logKey)
 	}
-	if _, err := os.Stat(path); err != nil {
+	fi, err := os.Stat(path)
+	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("ledger: check %s: %w", path, ErrNotFound)
 		}
 		return fmt.Errorf("ledger: check %s: %w", path, err)
+	}
+	if fi.IsDir() { // the wrong argument, not a damaged file
+		return fmt.Errorf("ledger: check %s: a directory, not a ledger file: %w", path, ErrInvalid)
 	}
 	st, lf, err := openBoltStore(boltOpen{path: path, origin: logKey.Name(), readOnly: true, timeout: DefaultOpenTimeout, lenient: true})
 	if err != nil {

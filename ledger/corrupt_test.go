@@ -509,3 +509,20 @@ func TestUnknownSchemaRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckOfADirectory: a directory given as the file to check (an
+// operator's -ledger DIR) is refused as the wrong argument, not reported as
+// a damaged file ("no valid meta page"), which would send the operator to
+// restore a backup that is fine; nothing is written into the directory.
+func TestCheckOfADirectory(t *testing.T) {
+	_, v, _ := testKey(t, "example.com/log", "dir")
+	dir := t.TempDir()
+	err := Check(dir, v)
+	var ce *CheckError
+	if err == nil || errors.As(err, &ce) || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "directory") {
+		t.Fatalf("Check(%s) = %v; want ErrInvalid naming a directory, not a damaged file", dir, err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("the check wrote into the directory: %v", entries)
+	}
+}

@@ -208,6 +208,9 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		}
 		*path = cmp.Or(u, filepath.Join(*data, "ledger.db"))
 	}
+	if fi, err := os.Stat(*path); err == nil && fi.IsDir() {
+		return fmt.Errorf("check: -ledger %s is a directory: name the ledger file (e.g. -ledger %s)", *path, filepath.Join(*path, "ledger.db"))
+	}
 	if *replay {
 		if err := recoverLedger(*path, filepath.Join(*data, "keys", "log.key"), stdout); err != nil {
 			return heldByServer(err, *path, "stop the server first (its start replayed the journal: there is nothing to recover while it runs)")

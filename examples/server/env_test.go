@@ -172,3 +172,16 @@ func TestHelpWithUnknownVariable(t *testing.T) {
 		t.Errorf("-data -h with FISCAL402_LISTNE set: started or succeeded\n%s", errOut)
 	}
 }
+
+// TestCheckOfADirectory: check -ledger DIR names the mistake and the file
+// meant; it read "bbolt page structure: no valid meta page", the words of a
+// damaged file, which send an operator to restore a backup.
+func TestCheckOfADirectory(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{{"check", "-ledger", dir}, {"check", "-recover", "-ledger", dir}} {
+		_, errOut, err := runCommand(t, nil, args...)
+		if err == nil || !strings.Contains(errOut, "is a directory") || !strings.Contains(errOut, filepath.Join(dir, "ledger.db")) || strings.Contains(errOut, "meta page") {
+			t.Errorf("%v: %v\n%s", args, err, errOut)
+		}
+	}
+}
