@@ -94,7 +94,8 @@ func prunable(st deliveryState, before time.Time) bool {
 // delivery, its last attempt or the start of its last round. NextAt counts
 // only for a state that never had an attempt (cancelled before it was
 // tried: NextAt is then when it was fanned out); after an attempt, NextAt is
-// the attempt's lease (its start plus the timeout), not an activity.
+// the attempt's lease (its start plus the timeout, and leaseMargin on a
+// shared log), not an activity.
 func lastActivity(st deliveryState) time.Time {
 	var last time.Time
 	if st.RoundStart.After(last) {

@@ -25,7 +25,8 @@ import (
 //     pending delivery state per (enabled endpoint of the event's account,
 //     event) whose endpoint existed before the event.
 //  2. Claim: for every pending delivery that is due, one transaction counts
-//     the attempt and moves its due time to a lease (the attempt timeout),
+//     the attempt and moves its due time to a lease (the attempt timeout,
+//     and leaseMargin on a shared log),
 //     so that an attempt cut short by a crash is made again after it.
 //  3. Attempt and record: the signed POST, then one transaction with the
 //     outcome: delivered, disabled endpoint (410), or the next attempt on
@@ -39,6 +40,7 @@ type dispatcher struct {
 	sender      Sender
 	closeSender func()
 	timeout     time.Duration
+	lease       time.Duration // how long a claim holds a delivery: timeout, plus leaseMargin on a shared log
 	after       func(time.Duration) <-chan time.Time
 
 	slots chan struct{}   // one per attempt in flight
@@ -106,6 +108,17 @@ const (
 	// maxDueScan bounds the due deliveries looked at per loop while skipping
 	// those of saturated endpoints.
 	maxDueScan = 1 << 14
+	// leaseMargin is how much longer than the attempt's timeout a claim
+	// holds a delivery on a log other replicas share (our choice; a
+	// bbolt ledger has one process, whose in-flight set suffices, and
+	// keeps the bare timeout): the attempt starts after the claim's
+	// clock reading (reading the event and the checkpoint, signing), its
+	// outcome is stored after it (in a batch, a database round trip
+	// later), and another replica of a shared log judges the lease by its
+	// own clock, which may run ahead. A lease of the bare timeout let a
+	// second replica send the event while the first attempt was still
+	// open. It delays only the retry of an attempt whose replica died.
+	leaseMargin = 30 * time.Second
 )
 
 func newDispatcher(w *Service, opts Options) *dispatcher {
@@ -116,6 +129,10 @@ func newDispatcher(w *Service, opts Options) *dispatcher {
 	}
 	if d.timeout <= 0 {
 		d.timeout = DefaultTimeout
+	}
+	d.lease = d.timeout
+	if w.e.Ledger().Shared() {
+		d.lease += leaseMargin
 	}
 	if d.after == nil {
 		d.after = time.After
@@ -709,9 +726,12 @@ func (d *dispatcher) claim(tx ledger.Tx, at time.Time, dkey []byte, now time.Tim
 		st.RoundStart = now
 	}
 	// The lease: in this process the in-flight set keeps the attempt from
-	// being launched twice; after a crash nothing is in flight, and the
-	// attempt is made again once the timeout has passed.
-	st.NextAt = now.Add(d.timeout)
+	// being launched twice; another replica of a shared log, and the next
+	// start after a crash, make it again once the lease has passed. On a
+	// shared log the lease outlasts the attempt's timeout by leaseMargin,
+	// so that no other replica starts a second copy while this one may
+	// still be open.
+	st.NextAt = now.Add(d.lease)
 	if err := putDelivery(tx, &old, &st); err != nil {
 		return nil, err
 	}
