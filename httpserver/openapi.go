@@ -327,7 +327,7 @@ func operations() map[string]operation {
 		"POST /v1/webhook-endpoints/{id}/enable": {
 			id: "enableWebhookEndpoint", tag: "Webhooks", auth: authRequired, pathParams: map[string]string{"id": "The endpoint id."},
 			summary:     "Re-enable an endpoint a 410 disabled",
-			description: "Events recorded while it was disabled are not sent; use the events backfill and redeliver for those.",
+			description: "Events recorded while it was disabled are not sent (its `firstSequence` becomes the next event's); use the events backfill and redeliver for those.",
 			responses:   []response{jsonBody(http.StatusOK, "The endpoint.", reflect.TypeFor[webhooks.Endpoint](), "Cache-Control")},
 			errors:      []fiscal.Code{fiscal.CodeNotFound, codeRateLimited, fiscal.CodeDBUnavailable},
 		},

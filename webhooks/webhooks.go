@@ -149,7 +149,7 @@ type Endpoint struct {
 	DisabledAt     string       `json:"disabledAt,omitempty"`
 	DisabledReason string       `json:"disabledReason,omitempty"`
 	CreatedAt      string       `json:"createdAt"`
-	FirstSequence  int64        `json:"firstSequence"` // receives the events with sequence ≥ this
+	FirstSequence  int64        `json:"firstSequence"` // receives the events with sequence ≥ this (since it was created or last enabled)
 	Secrets        []SecretInfo `json:"secrets"`       // newest first: every one signs
 	LastAttempt    *Attempt     `json:"lastAttempt,omitempty"`
 }
@@ -573,7 +573,7 @@ func (w *Service) Endpoint(ctx context.Context, accountID, id string) (*Endpoint
 
 // modifyEndpoint loads the account's API endpoint id, lets fn change it and
 // stores it, all in one transaction.
-func (w *Service) modifyEndpoint(accountID, id string, allowConfig bool, fn func(r *endpointRecord) error) (endpointRecord, error) {
+func (w *Service) modifyEndpoint(accountID, id string, allowConfig bool, fn func(tx ledger.Tx, r *endpointRecord) error) (endpointRecord, error) {
 	var r endpointRecord
 	err := w.update(func(tx ledger.Tx) error {
 		found, err := getJSON(tx, bucketWebhookEndpoints, endpointKey(accountID, id), &r)
@@ -585,7 +585,7 @@ func (w *Service) modifyEndpoint(accountID, id string, allowConfig bool, fn func
 		case r.Source == EndpointSourceConfig && !allowConfig:
 			return webhookConflict("endpoint %s is defined in the accounts file; change it there", id)
 		}
-		if err := fn(&r); err != nil {
+		if err := fn(tx, &r); err != nil {
 			return err
 		}
 		return putJSON(tx, bucketWebhookEndpoints, endpointKey(accountID, id), r)
@@ -628,7 +628,7 @@ func (w *Service) AddSecret(ctx context.Context, accountID, id string) (*Endpoin
 	if err != nil {
 		return nil, err
 	}
-	r, err := w.modifyEndpoint(accountID, id, false, func(r *endpointRecord) error {
+	r, err := w.modifyEndpoint(accountID, id, false, func(_ ledger.Tx, r *endpointRecord) error {
 		if len(r.Secrets) >= MaxSecrets {
 			return &fiscal.Error{Code: CodeLimitReached, Detail: fmt.Sprintf("an endpoint has at most %d secrets; delete an old one first", MaxSecrets)}
 		}
@@ -647,7 +647,7 @@ func (w *Service) DeleteSecret(ctx context.Context, accountID, id, secretID stri
 	if err := w.account(accountID); err != nil {
 		return nil, err
 	}
-	r, err := w.modifyEndpoint(accountID, id, false, func(r *endpointRecord) error {
+	r, err := w.modifyEndpoint(accountID, id, false, func(_ ledger.Tx, r *endpointRecord) error {
 		for i, s := range r.Secrets {
 			if s.ID != secretID {
 				continue
@@ -669,12 +669,23 @@ func (w *Service) DeleteSecret(ctx context.Context, accountID, id, secretID stri
 
 // EnableEndpoint re-enables an endpoint disabled by a 410 answer.
 // Events recorded while it was disabled are not sent; fetch them with
-// Events or send them again with Redeliver.
+// Events or send them again with Redeliver. Its firstSequence moves to the
+// next event's: the dispatcher decides by it alone, so that a dispatcher
+// that had not yet passed the disabled time's events (after a crash, or
+// another replica of a shared log) does not send them either.
 func (w *Service) EnableEndpoint(ctx context.Context, accountID, id string) (*Endpoint, error) {
 	if err := w.account(accountID); err != nil {
 		return nil, err
 	}
-	r, err := w.modifyEndpoint(accountID, id, true, func(r *endpointRecord) error {
+	r, err := w.modifyEndpoint(accountID, id, true, func(tx ledger.Tx, r *endpointRecord) error {
+		if r.DisabledAt == nil {
+			return nil // enabled already: nothing changes
+		}
+		next, err := nextSequence(tx)
+		if err != nil {
+			return err
+		}
+		r.FirstSequence = max(r.FirstSequence, next)
 		r.DisabledAt, r.DisabledWhy = nil, ""
 		return nil
 	})
