@@ -173,6 +173,17 @@ func (w *Service) Event(ctx context.Context, accountID, eventID string) (*EventD
 	return d, nil
 }
 
+// attemptOpen reports whether the delivery has an attempt that was
+// claimed and whose outcome is not stored, and whose lease has not passed:
+// it may still be in flight, here or on another replica.
+func (st deliveryState) attemptOpen(now time.Time) bool {
+	recorded := 0
+	if st.LastAttempt != nil {
+		recorded = st.LastAttempt.Attempt
+	}
+	return st.Status == DeliveryPending && st.Attempts > recorded && st.NextAt.After(now)
+}
+
 func (st deliveryState) view() Delivery {
 	v := Delivery{EndpointID: st.Endpoint, Status: st.Status, Attempts: st.Attempts, LastAttempt: st.LastAttempt}
 	if st.Status == DeliveryPending {
@@ -188,7 +199,9 @@ func (st deliveryState) view() Delivery {
 // to each of the account's enabled endpoints, or to endpointID alone when
 // it is not "". Every endpoint gets it, even one created after the event.
 // A delivery still pending is moved forward; a finished one starts a new
-// round with a fresh retry window. The event id stays the same: receivers
+// round with a fresh retry window. One with an attempt still open (on this
+// or another replica) is made once that attempt's outcome is stored, never
+// beside it. The event id stays the same: receivers
 // deduplicate on it.
 func (w *Service) Redeliver(ctx context.Context, accountID, eventID, endpointID string) ([]Delivery, error) {
 	if err := w.account(accountID); err != nil {
@@ -233,7 +246,15 @@ func (w *Service) Redeliver(ctx context.Context, accountID, eventID, endpointID 
 			if !found || old.EndpointCreated != ep.CreatedAt.UnixNano() {
 				st = deliveryState{Account: accountID, Endpoint: ep.ID, EndpointCreated: ep.CreatedAt.UnixNano(), Sequence: ev.Sequence, EventID: ev.ID}
 			}
-			st.Status, st.Round, st.RoundStart, st.RoundFailed, st.NextAt, st.DeliveredAt = DeliveryPending, st.Round+1, time.Time{}, 0, now, nil
+			due := now
+			if st.attemptOpen(now) {
+				// An attempt of the event may still be open, on this or
+				// another replica: the new round waits for its lease, and
+				// starts as soon as its outcome is stored (applyOutcome),
+				// never beside it.
+				due = st.NextAt
+			}
+			st.Status, st.Round, st.RoundStart, st.RoundFailed, st.NextAt, st.DeliveredAt = DeliveryPending, st.Round+1, time.Time{}, 0, due, nil
 			var prev *deliveryState
 			if found {
 				prev = &old

@@ -181,3 +181,62 @@ func TestReplicasNoOverlappingAttempts(t *testing.T) {
 		t.Errorf("attempts %q while the first was in flight, overlapping: %q; want the one attempt", attempts, overlaps)
 	}
 }
+
+// TestReplicasRedeliverDuringAnAttempt: a redelivery asked of one replica
+// while another replica's attempt of the event is open waits for that
+// attempt to end, as it does on one server (whose in-flight set holds it
+// back), and is then made at once. A review found the other replica
+// sending it at once, beside the open attempt (README, several replicas:
+// "never by two replicas at the same time").
+func TestReplicasRedeliverDuringAnAttempt(t *testing.T) {
+	clock := &manualClock{now: webhookTestStart}
+	rcv := &sharedReceiver{inflight: map[string]int{}, first: make(chan struct{}), release: make(chan struct{})}
+	engines, svcs := replicaServices(t, clock.Now, 30*time.Second, replicaSender{rcv, "A"}, replicaSender{rcv, "B"})
+	if _, err := svcs[0].CreateEndpoint(ctx, "acct_0", webhooks.EndpointRequest{URL: "https://hooks.example.com/r"}); err != nil {
+		t.Fatal(err)
+	}
+	books, err := engines[0].Books("acct_0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := books.Settle(ctx, fiscaltest.Request(1, "11.90", "DE", "2026-04-10T14:30:00Z"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-rcv.first:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no attempt")
+	}
+	rcv.mu.Lock()
+	first := rcv.attempts[0]
+	rcv.mu.Unlock()
+	// Asked of both replicas, so that the one not sending is asked too.
+	for _, svc := range svcs {
+		if _, err := svc.Redeliver(ctx, "acct_0", "evt_"+res.Record.ID, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(3 * time.Second) // the dispatchers look at a shared log at least once a second
+	rcv.mu.Lock()
+	overlaps := append([]string(nil), rcv.overlaps...)
+	rcv.mu.Unlock()
+	close(rcv.release)
+	if len(overlaps) > 0 {
+		t.Errorf("the redelivery was sent while %s was open: %q", first, overlaps)
+	}
+	// Once the open attempt has ended, the redelivery goes at once.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		rcv.mu.Lock()
+		n := len(rcv.attempts)
+		rcv.mu.Unlock()
+		if n >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the redelivery was never made after the open attempt ended")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -951,7 +951,11 @@ func (d *dispatcher) applyOutcome(tx ledger.Tx, r *outcomeRecord) error {
 	old := cur
 	cur.LastAttempt = r.att
 	// A redelivery requested while this attempt ran started a new
-	// round: it keeps its schedule (it was asked for after this send).
+	// round: it keeps its schedule (it was asked for after this send),
+	// except that one waiting for this attempt's lease is due now.
+	if cur.Round != c.st.Round && cur.Status == DeliveryPending && cur.RoundStart.IsZero() && cur.NextAt.After(now) {
+		cur.NextAt = now
+	}
 	if cur.Round == c.st.Round && cur.Status == DeliveryPending {
 		switch r.outcome {
 		case Delivered:
