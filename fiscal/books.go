@@ -250,24 +250,25 @@ func (b *Books) Receipt(ctx context.Context, id string) ([]byte, error) {
 	return b.e.Receipt(ctx, id)
 }
 
-// Openings returns the openings of the receipt id (a record id or a receipt
-// id, "rcpt_…") of one of the account's records: the salts and values of
+// Openings returns the openings of the receipt id (a receipt id, "rcpt_…",
+// or a record id, which names its current receipt as Engine.Receipt reads
+// it) of one of the account's records: the salts and values of
 // its committed personal fields (receipts 3.0.0 and 4.0.0), which let their holder
 // show an auditor what the public receipt commits to (receipt.Reveal,
 // receipt.VerifyOpening). A receipt of an older version has none (empty).
 func (b *Books) Openings(ctx context.Context, id string) ([]byte, error) {
-	entryID := strings.TrimPrefix(id, "rcpt_")
-	raw, err := b.e.Document(recordIDOf(entryID))
+	entryID, isReceiptID := strings.CutPrefix(id, "rcpt_")
+	_, head, err := b.e.document(recordIDOf(entryID))
+	if err == nil && !isReceiptID { // a record id names its current receipt (Engine.Receipt), not the first
+		entryID, err = b.e.currentEntryID(entryID)
+	}
 	if err != nil {
 		return nil, notFoundOr(err, "receipt "+id)
 	}
-	var owner struct {
-		Account string `json:"account"`
-	}
-	if json.Unmarshal(raw, &owner) != nil || owner.Account != b.acc.ID {
+	if head.Account != b.acc.ID {
 		return nil, notFound("receipt " + id) // another account's: not this caller's business
 	}
-	raw, err = b.e.ledger.Doc(entryID, docOpenings)
+	raw, err := b.e.ledger.Doc(entryID, docOpenings)
 	if errors.Is(err, ledger.ErrNotFound) {
 		if _, err := b.e.ledger.Entry(entryID); err != nil {
 			return nil, notFoundOr(err, "receipt "+id)
