@@ -17,6 +17,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/receipt"
 	"github.com/fiscal402/fiscal402/returns"
 	"github.com/fiscal402/fiscal402/vat"
@@ -170,8 +171,15 @@ func (a *returnAudit) run(raw []byte, dir string) string {
 		if err != nil {
 			return "log key: " + err.Error()
 		}
-		if _, err := note.Open([]byte(r.Log.Note), note.VerifierList(v)); err != nil {
-			return "checkpoint: the return's log checkpoint is not signed by the log key: " + err.Error()
+		cp, err := ledger.ParseCheckpoint([]byte(r.Log.Note), v)
+		if err != nil {
+			return "checkpoint: the return's log checkpoint is not a checkpoint signed by the log key: " + strings.TrimPrefix(err.Error(), "ledger: ")
+		}
+		// The readable origin, size and root are what the summary reports
+		// as checked: they must be the signed note's (c2sp.org/tlog-checkpoint).
+		if cp.Origin != r.Log.Origin || cp.Size != r.Log.Size || cp.Root.String() != r.Log.Root {
+			return fmt.Sprintf("checkpoint: the return says it was computed at log %s, size %d, root %s, but its signed checkpoint is of log %s, size %d, root %s: the issuer signed a malformed return; report it to them",
+				r.Log.Origin, r.Log.Size, r.Log.Root, cp.Origin, cp.Size, cp.Root)
 		}
 	}
 	if r.FX.Rate != nil {
