@@ -93,7 +93,7 @@
 // a postal code given with such a code must lie in that territory. Otherwise
 // Buyer.PostalCode is read for ES, FR, DE, IT, GR, FI, PT, AT, DK and GB
 // (Art. 6 and 7 Directive 2006/112/EC). Outside the EU VAT territory (row 9):
-// Canary Islands (35, 38), Ceuta (51), Melilla (52), Mount Athos (63086),
+// Canary Islands (35, 38), Ceuta (51), Melilla (52), Mount Athos (63086, 63087),
 // Åland (22xxx), the French overseas departments and collectivities (971–978,
 // 984–988), Heligoland (27498), Büsingen (78266), Livigno (23041), Campione
 // d'Italia (22061), San Marino (47890–47899) and the Vatican (00120) behind

@@ -243,11 +243,11 @@ func postalTerritory(cc, postal string) (*territory, int) {
 		case digits == "00120":
 			return tVatican, postalOK
 		}
-	case "GR":
+	case "GR": // Mount Athos: 630 86 Karyes and 630 87 Dafni (Hellenic Post postcode search, https://www.elta.gr/findapostcode.aspx)
 		if !check(5) {
 			return nil, postalUnrecognised
 		}
-		if digits == "63086" {
+		if digits == "63086" || digits == "63087" {
 			return tAthos, postalOK
 		}
 	case "FI":
