@@ -156,6 +156,9 @@ func (b *builder) resolveBuyer(in Buyer) (location, bool) {
 	case postal == postalUnrecognised:
 		b.review(ReasonPostalCodeUnrecognised, "The postal code %q is not a %s postal code this ruleset can read, so it cannot tell whether a special territory (Art. 6 Directive 2006/112/EC) applies.", in.PostalCode, cc)
 		return location{}, false
+	case postal == postalShared:
+		b.review(ReasonPostalCodeUnrecognised, "The postal code %q serves both Livigno (its frazione Trepalle), outside the EU VAT territory (Art. 6(2)(e) Directive 2006/112/EC), and communes of the Italian mainland, so it cannot tell whether the special territory applies; the customer's own postal code or address decides (Livigno's own code is 23041).", in.PostalCode)
+		return location{}, false
 	case postal == postalConflict && loc.territory != nil:
 		b.review(ReasonBuyerLocationConflict, "The postal code %q does not lie in %s, which the country code %s names.", in.PostalCode, loc.territory.name, cc)
 		return location{}, false

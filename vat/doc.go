@@ -103,8 +103,10 @@
 // Own rates: the Azores (95xx–99xx, 16 %), Madeira (90xx–94xx, 22 %),
 // Jungholz (6691) and Mittelberg (6991–6993, 19 %). Northern Ireland (BT, XI)
 // follows EU rules for goods only, so its services are UK supplies. A postal
-// code of one of those countries that cannot be read, or a German code of the
-// Austrian communes, is a manual-review reason. Without a postal code the
+// code of one of those countries that cannot be read, one shared by a
+// territory and the mainland (23030, Livigno's Trepalle and communes of
+// Sondrio), or a German code of the Austrian communes, is a manual-review
+// reason. Without a postal code the
 // country decides. Determination.PlaceOfSupply is the territory's ISO 3166-1
 // or 3166-2 code (AX, MC, ES-CN, PT-20, GB-NIR; EA for Ceuta and Melilla
 // named together) when it has one.

@@ -118,6 +118,7 @@ const (
 	postalOK           = iota // no territory, or the territory found
 	postalUnrecognised        // malformed for a country with special territories
 	postalConflict            // the code belongs to another country's territory
+	postalShared              // the code is shared by a special territory and its parent's mainland
 )
 
 // resolveLocation finds the location of an attested country code (already
@@ -236,6 +237,12 @@ func postalTerritory(cc, postal string) (*territory, int) {
 		switch {
 		case digits == "23041":
 			return tLivigno, postalOK
+		case digits == "23030":
+			// Shared: Trepalle, a frazione of Livigno, is addressed under
+			// 23030, which also serves communes of the province of Sondrio
+			// on the Italian mainland (Poste Italiane postal-code search,
+			// https://www.poste.it/cerca/index.html#/risultati-cerca-cap).
+			return nil, postalShared
 		case digits == "22061":
 			return tCampione, postalOK
 		case digits >= "47890" && digits <= "47899":

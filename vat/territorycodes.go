@@ -9,8 +9,8 @@ import "strings"
 // two on different sides of the EU VAT border).
 
 // territoryCodePostal checks postal against the territory t that the
-// buyer's country code named; it returns postalOK, postalUnrecognised or
-// postalConflict.
+// buyer's country code named; it returns postalOK, postalUnrecognised,
+// postalShared or postalConflict.
 func territoryCodePostal(t *territory, postal string) int {
 	if strings.TrimSpace(postal) == "" {
 		return postalOK
