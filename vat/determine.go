@@ -96,7 +96,7 @@ func (t *RateTable) determine(in Input) Determination {
 		r.beyond() // coverage.go: corridors not covered, special territories, rows 9 and U5
 	}
 	r.finish()                 // finish.go: day of supply, Art. 59c totals, registrations, Art. 9a
-	b.finishEvidence(evidence) // evidence.go
+	r.finishEvidence(evidence) // evidence.go
 	return b.result()
 }
 

@@ -284,8 +284,9 @@
 // settle the location (Art. 24b(d)); one third-party item of points (a)–(e)
 // suffices for a seller established in a member state while
 // Seller.CrossBorder shows its cross-border TBE supplies within EUR 100,000
-// in the current and the preceding year (Art. 24b(d) second subparagraph,
-// added by Implementing Regulation 2017/2459); items that contradict each
+// in the current and the preceding year, this supply included (Art. 24b(d)
+// second and third subparagraphs, added by Implementing Regulation
+// 2017/2459: the supply that exceeds the limit needs two items); items that contradict each
 // other or Buyer.Country are location_evidence_contradictory, too few items
 // location_evidence_insufficient (not for a registry-confirmed business),
 // a malformed item location_evidence_invalid naming buyer.evidence[i]. An

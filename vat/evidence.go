@@ -40,8 +40,10 @@ import (
 //   - Two agreeing items of different Art. 24f points: rule two_items.
 //   - One agreeing item: rule one_item_below_limit where the EU ruleset
 //     governs, the seller is established in the EU, Seller.CrossBorder
-//     shows both years within EUR 100,000 and the item is third-party
-//     evidence of points (a)–(e); otherwise manual review,
+//     shows both years within EUR 100,000, this supply included (third
+//     subparagraph: the rule ends with the supply that exceeds the limit),
+//     and the item is third-party evidence of points (a)–(e); otherwise
+//     manual review,
 //     location_evidence_insufficient (unless the customer turns out to be
 //     a registry-confirmed business, whose location the VAT number
 //     establishes, Art. 18 and 44).
@@ -163,6 +165,10 @@ const (
 // an insufficiency that a confirmed business customer would cure.
 type evidenceState struct {
 	insufficient string // detail of location_evidence_insufficient, "" if sufficient
+	// oneItem: the one-item rule placed the customer on the totals before
+	// this supply; it holds only if this supply keeps the year within
+	// EUR 100,000 (oneItemExceeded).
+	oneItem bool
 }
 
 // locateBuyer resolves the buyer's location from Buyer.Country, the postal
@@ -319,7 +325,7 @@ func (b *builder) locateBuyer(in Buyer, s Seller, seller sellerInfo) (location, 
 		return loc, true, evidenceState{}
 	case len(points) == 1 && len(thirdParty) > 0 && oneItemAllowed(s, seller, loc):
 		a.Rule, a.Basis = EvidenceRuleOneItem, basisOneItem
-		return loc, true, evidenceState{}
+		return loc, true, evidenceState{oneItem: true}
 	}
 	a.Rule = EvidenceRuleInsufficient
 	a.Basis = basisTwoItems
@@ -393,14 +399,72 @@ func insufficiency(points int, thirdParty bool, s Seller, seller sellerInfo, loc
 	return fmt.Sprintf("The customer's location %s rests on %d item(s) of Art. 24f Implementing Regulation 282/2011; Art. 24b(d) requires two non-contradictory items, and one suffices only below EUR 100,000 with third-party evidence: %s.", loc.code(), points, why)
 }
 
+// oneItemExceeded: the one-item rule was applied on the totals before this
+// supply, and this supply takes the current year over EUR 100,000. The
+// third subparagraph of Art. 24b(d) Implementing Regulation (EU) No
+// 282/2011 (as amended by Implementing Regulation (EU) 2017/2459): where
+// the threshold is exceeded during a calendar year, the one-item rule does
+// not apply from that time; like "as of that time" in Art. 59c(2)
+// (threshold.go), the supply that exceeds it is the first so made. The
+// value the supply adds is the one the Art. 59c section counts (exclusive
+// of VAT); without a section (a seller whose only EU establishment is a
+// fixed one), an OSS supply's VAT-inclusive amount bounds it.
+func oneItemExceeded(in Input, d *Determination) (after decimal.Decimal, over bool) {
+	t := in.Seller.CrossBorder
+	var added decimal.Decimal
+	switch th := d.Threshold; {
+	case t == nil:
+		return decimal.Decimal{}, false
+	case th != nil && th.Counts && th.Counted != nil:
+		added = *th.Counted
+	case th != nil:
+		return decimal.Decimal{}, false // not counted, or not known (reviewed already)
+	case d.Regime == RegimeOSSB2C:
+		added = in.Supply.GrossEUR
+	default:
+		return decimal.Decimal{}, false
+	}
+	after = addDec(t.CurrentYear, added) // fixed.go
+	return after, cmpDec(after, oneItemLimitEUR) > 0
+}
+
+// limitInsufficiency is the detail of location_evidence_insufficient for a
+// one-item location whose supply takes the year over EUR 100,000.
+func limitInsufficiency(loc string, before, after decimal.Decimal) string {
+	return fmt.Sprintf("The customer's location %s rests on one item of Art. 24f Implementing Regulation 282/2011; one item suffices only while the seller's cross-border TBE supplies do not exceed EUR 100,000, and this supply takes this year's total from EUR %s to EUR %s, so from it on Art. 24b(d) requires two non-contradictory items (third subparagraph, Implementing Regulation (EU) 2017/2459).",
+		loc, before.StringFixed(2), after.StringFixed(2))
+}
+
+// insufficiencyAfter is the detail of location_evidence_insufficient once
+// the supply is decided: st's, or the one-item rule's limit exceeded by
+// this supply; "" when the evidence suffices.
+func insufficiencyAfter(st evidenceState, in Input, d *Determination) string {
+	if st.oneItem {
+		if after, over := oneItemExceeded(in, d); over {
+			loc := d.PlaceOfSupply
+			if d.LocationEvidence != nil && d.LocationEvidence.Country != "" {
+				loc = d.LocationEvidence.Country
+			}
+			return limitInsufficiency(loc, in.Seller.CrossBorder.CurrentYear, after)
+		}
+	}
+	return st.insufficient
+}
+
 // finishEvidence turns an insufficient assessment into a manual review,
 // unless the customer is a registry-confirmed business, whose place of
 // establishment the VAT number establishes (Art. 18, 44).
-func (b *builder) finishEvidence(st evidenceState) {
-	if st.insufficient == "" || b.d.BuyerTreatment == TreatmentB2B {
+func (r *rules) finishEvidence(st evidenceState) {
+	b := r.b
+	why := insufficiencyAfter(st, r.in, &b.d)
+	if why == "" || b.d.BuyerTreatment == TreatmentB2B {
 		return
 	}
-	b.review(ReasonLocationEvidenceInsufficient, "%s", st.insufficient)
+	if st.oneItem {
+		a := b.d.LocationEvidence
+		a.Rule, a.Basis = EvidenceRuleInsufficient, basisTwoItems
+	}
+	b.review(ReasonLocationEvidenceInsufficient, "%s", why)
 }
 
 // compatible: two locations do not contradict each other when they are the

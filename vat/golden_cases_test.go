@@ -231,10 +231,10 @@ var issueCases = []struct {
 		{Kind: EvidencePaymentCard, Country: "FR", Source: EvidenceSourceThirdParty, Provider: "Stripe"}}}, digitalCounted},
 		"MANUAL_REVIEW_REQUIRED OSS_B2C/union - - FR pos=FR - B2C [location_evidence_insufficient]",
 		"Art. 24b(d) Implementing Regulation 282/2011: above EUR 100,000 two items"},
-	{"one item exactly at EUR 100,000", Input{Seller{Country: "DE", OverThreshold: true, CrossBorder: totals("100000", "100000.00")}, Buyer{Country: "FR", Evidence: []Evidence{
+	{"one item, this supply takes the year from exactly EUR 100,000 over it", Input{Seller{Country: "DE", OverThreshold: true, CrossBorder: totals("100000", "100000.00")}, Buyer{Country: "FR", Evidence: []Evidence{
 		{Kind: EvidencePaymentCard, Country: "FR", Source: EvidenceSourceThirdParty}}}, digitalCounted},
-		"DETERMINED OSS_B2C/union S 20 FR pos=FR - B2C []",
-		"Art. 24b(d) second subparagraph: does not exceed EUR 100,000"},
+		"MANUAL_REVIEW_REQUIRED OSS_B2C/union - - FR pos=FR - B2C [location_evidence_insufficient]",
+		"Art. 24b(d) third subparagraph (Implementing Regulation 2017/2459): the limit exceeded during the year ends the one-item rule from that time, this supply included"},
 	{"one item, totals unknown", Input{Seller{Country: "DE", OverThreshold: true}, Buyer{Country: "FR", Evidence: []Evidence{
 		{Kind: EvidencePaymentCard, Country: "FR", Source: EvidenceSourceThirdParty}}}, digital},
 		"MANUAL_REVIEW_REQUIRED OSS_B2C/union - - FR pos=FR - B2C [location_evidence_insufficient]",

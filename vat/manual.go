@@ -1049,7 +1049,7 @@ func (r *rules) manualEvidence() []Reason {
 	in := r.in.Buyer
 	sb := &builder{}
 	loc, ok, st := sb.locateBuyer(in, r.in.Seller, r.seller)
-	if ok && len(sb.reviews) == 0 && loc.code() == r.buyer.code() && (st.insufficient == "" || r.b.d.BuyerTreatment == TreatmentB2B) {
+	if ok && len(sb.reviews) == 0 && loc.code() == r.buyer.code() && (insufficiencyAfter(st, r.in, &r.b.d) == "" || r.b.d.BuyerTreatment == TreatmentB2B) { // evidence.go
 		r.b.d.LocationEvidence = sb.d.LocationEvidence
 		return sb.notes
 	}
