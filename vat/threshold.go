@@ -429,7 +429,10 @@ func originNoteText(S string, totals bool) string {
 // determination made before the section existed, net (the supply's EUR
 // value exclusive of VAT) when it was a B2C supply under the EU ruleset to
 // a consumer in another member state than sellerCountry (the supplies Art.
-// 59c(1)(b) counts).
+// 59c(1)(b) counts). A supply outside the scope of EU VAT is not one,
+// although Heligoland, Büsingen, Livigno and Campione d'Italia, which have
+// no code of their own, give their parent as its place of supply: the
+// territories of Art. 6 are no "Member State" (Art. 5(2)).
 func (d Determination) RecordedCount(sellerCountry, net string) (decimal.Decimal, bool) {
 	if th := d.Threshold; th != nil {
 		if th.Counts && th.Counted != nil {
@@ -438,7 +441,7 @@ func (d Determination) RecordedCount(sellerCountry, net string) (decimal.Decimal
 		return decimal.Zero, false
 	}
 	place := normalizeCountry(d.PlaceOfSupply)
-	if d.BuyerTreatment != TreatmentB2C || d.Jurisdiction != JurisdictionEU || !isEUMember(place) || place == normalizeCountry(sellerCountry) {
+	if d.BuyerTreatment != TreatmentB2C || d.Jurisdiction != JurisdictionEU || d.Regime == RegimeOutsideScope || !isEUMember(place) || place == normalizeCountry(sellerCountry) {
 		return decimal.Zero, false
 	}
 	v, err := decimal.NewFromString(net)
