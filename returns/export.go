@@ -22,7 +22,13 @@ const (
 
 // ExportLine is one record in an export: the fields an accountant imports.
 // Amounts are the record's (the invoice's) figures; empty while the record
-// is pending review and has none.
+// is pending review and has none. The cent figures are those of a document
+// of that supply alone; the exact ones (fx.ExactScale decimals, net + VAT =
+// gross exactly) are what a total adds and rounds once, as the OSS return
+// does: a micropayment's VAT is 0.00 to the cent and kept only there (a
+// line's exact figures, summed per member state and rate and rounded once,
+// are the return line's invoice figures). Empty on a record from before
+// exact figures were kept.
 type ExportLine struct {
 	ID            string `json:"id"`
 	Type          string `json:"type"`        // "settlement", or "refund" (amounts negative, the credit note's number)
@@ -43,16 +49,20 @@ type ExportLine struct {
 	ReceiptID     string `json:"receiptId"`
 	ReviewStatus  string `json:"reviewStatus"`
 	LedgerIndex   int64  `json:"ledgerIndex"`
+	NetEURExact   string `json:"netEurExact"`
+	VATEURExact   string `json:"vatEurExact"`
+	GrossEURExact string `json:"grossEurExact"`
 }
 
 // ExportCSVHeader is the header of a CSV export.
 var ExportCSVHeader = []string{"id", "type", "createdAt", "settledAt", "supplyDate", "country", "category", "regime", "ratePercent",
-	"netEur", "vatEur", "grossEur", "amountUsdc", "network", "txHash", "invoiceNumber", "receiptId", "reviewStatus", "ledgerIndex"}
+	"netEur", "vatEur", "grossEur", "amountUsdc", "network", "txHash", "invoiceNumber", "receiptId", "reviewStatus", "ledgerIndex",
+	"netEurExact", "vatEurExact", "grossEurExact"}
 
 func (l ExportLine) row() []string {
 	return []string{l.ID, l.Type, l.CreatedAt, l.SettledAt, l.SupplyDate, l.Country, l.Category, l.Regime, l.RatePercent,
 		l.NetEUR, l.VATEUR, l.GrossEUR, l.AmountUSDC, l.Network, l.TxHash, l.InvoiceNumber, l.ReceiptID, l.ReviewStatus,
-		strconv.FormatInt(l.LedgerIndex, 10)}
+		strconv.FormatInt(l.LedgerIndex, 10), l.NetEURExact, l.VATEURExact, l.GrossEURExact}
 }
 
 // ExportQuery selects the records to export: those the service recorded
@@ -166,6 +176,7 @@ func refundLine(rf *refunds.Refund) ExportLine {
 	c := rf.Classification
 	l := ExportLine{ID: rf.ID, Type: "refund", CreatedAt: rf.CreatedAt, SettledAt: rf.Payment.Timestamp, SupplyDate: rf.RefundDate,
 		Country: c.TaxingCountry, Category: c.Category, Regime: c.Regime, NetEUR: rf.FX.NetEUR, VATEUR: rf.FX.VATEUR, GrossEUR: rf.FX.GrossEUR,
+		NetEURExact: rf.FX.NetEURExact, VATEURExact: rf.FX.VATEURExact, GrossEURExact: rf.FX.GrossEURExact,
 		AmountUSDC: "-" + rf.AmountUSDC, Network: rf.Payment.Network, TxHash: rf.Payment.TxHash, ReceiptID: rf.Receipt.ID,
 		ReviewStatus: fiscal.StatusProcessed, LedgerIndex: rf.Ledger.Index}
 	if c.RatePercent != nil {
@@ -191,7 +202,8 @@ func exportLine(rc *rec) ExportLine {
 	}
 	l := ExportLine{ID: rc.ID, Type: "settlement", CreatedAt: rc.CreatedAt, SettledAt: rc.Settlement.Timestamp, SupplyDate: date, Country: c.TaxingCountry,
 		Category: c.Category, Regime: c.Regime, RatePercent: c.RatePercent.String(), NetEUR: rc.FX.NetEUR, VATEUR: rc.FX.VATEUR,
-		GrossEUR: rc.FX.GrossEUR, AmountUSDC: rc.Settlement.AmountUSDC, Network: rc.Settlement.Network, TxHash: rc.Settlement.TxHash,
+		GrossEUR: rc.FX.GrossEUR, NetEURExact: rc.FX.NetEURExact, VATEURExact: rc.FX.VATEURExact, GrossEURExact: rc.FX.GrossEURExact,
+		AmountUSDC: rc.Settlement.AmountUSDC, Network: rc.Settlement.Network, TxHash: rc.Settlement.TxHash,
 		ReceiptID: rc.Receipt.ID, ReviewStatus: rc.ReviewStatus, LedgerIndex: rc.Ledger.Index}
 	if rc.Invoice != nil {
 		l.InvoiceNumber = rc.Invoice.ID
