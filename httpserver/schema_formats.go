@@ -91,7 +91,7 @@ func memberFormat(component, member string) map[string]any {
 			return pattern(patternMoney2)
 		}
 	case "taxableAmountExact", "vatAmountExact", "usdPerEur":
-		if component == "ReturnsRecordRow" {
+		if component == "ReturnsRecordRow" || component == "ReturnsAdjustment" {
 			return pattern(patternDecimal)
 		}
 	case "taxableAmountCurrency", "vatCurrency", "currency":

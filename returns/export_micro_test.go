@@ -143,3 +143,66 @@ func TestExportKeepsMicropaymentVAT(t *testing.T) {
 	}
 	check("csv", cl)
 }
+
+// TestRecordsKeepMicroRefundReductions: the records a member state of
+// consumption asks for (Art. 63c(1) Implementing Regulation (EU) No
+// 282/2011: (d) the taxable amount, (e) any later reduction of it, (g) the
+// VAT) state each supply's exact figures beside the invoice's cents; a
+// refund of part of a micropayment reduces the taxable amount and VAT by
+// a fraction of a cent, 0.00 on its credit note. The reductions must be
+// stated as exactly as the supply, so that a state adding a quarter's
+// records (each supply's exact figures and its reductions, rounded once)
+// gets what the OSS return line declares from the same ledger.
+func TestRecordsKeepMicroRefundReductions(t *testing.T) {
+	ctx := context.Background()
+	b, setClock := newBooksClock(t, time.Date(2026, 3, 20, 12, 0, 0, 0, time.UTC))
+	rnd := rand.New(rand.NewPCG(402, 2))
+	var sales []sale
+	for i := 0; i < 60; i++ {
+		amount := decimal.New(int64(1+rnd.IntN(10000)), -6).String()
+		sales = append(sales, sale{amount, "HU", "", "", fmt.Sprintf("2026-03-%02dT09:%02d:00Z", 1+rnd.IntN(18), rnd.IntN(60))})
+	}
+	recs := settle(t, b, 8000, sales...)
+	setClock(time.Date(2026, 3, 25, 12, 0, 0, 0, time.UTC))
+	for i, r := range recs {
+		if i%2 != 0 {
+			continue
+		}
+		amount := decimal.RequireFromString(r.Settlement.AmountUSDC)
+		part := decimal.New(1+rnd.Int64N(amount.Shift(6).IntPart()), -6)
+		refund(t, b, r.ID, part.String(), fmt.Sprint("micro-records-", i))
+	}
+	setClock(testNow)
+	ret, _, err := returns.OSS(ctx, b, q1, returns.Options{})
+	if err != nil || len(ret.Lines) != 1 {
+		t.Fatalf("return: %v, lines %+v", err, ret)
+	}
+	line := ret.Lines[0]
+	var net, vat decimal.Decimal
+	adjusted := 0
+	err = returns.Records(ctx, b, returns.RecordsQuery{Period: q1, MemberState: "HU"}, func(row returns.RecordRow) error {
+		net = net.Add(decimal.RequireFromString(row.TaxableAmountExact))
+		vat = vat.Add(decimal.RequireFromString(row.VATAmountExact))
+		for _, a := range row.Adjustments {
+			an, err1 := decimal.NewFromString(a.TaxableAmountExact)
+			av, err2 := decimal.NewFromString(a.VATAmountExact)
+			if err1 != nil || err2 != nil {
+				t.Fatalf("record %s: the reduction of %s USDC states no exact figures (taxable amount %s, VAT %s to the cent only)",
+					row.RecordID, a.RefundedUSDC, a.TaxableAmount, a.VATAmount)
+			}
+			net, vat = net.Add(an), vat.Add(av)
+			adjusted++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if adjusted != (len(recs)+1)/2 {
+		t.Fatalf("%d reductions, want %d", adjusted, (len(recs)+1)/2)
+	}
+	if n, v := fx.RoundEUR(net).StringFixed(2), fx.RoundEUR(vat).StringFixed(2); n != line.InvoiceTaxableAmountEUR || v != line.InvoiceVATEUR {
+		t.Errorf("the records' exact taxable amount %s and VAT %s, reductions included, rounded once; the return line's %s and %s",
+			n, v, line.InvoiceTaxableAmountEUR, line.InvoiceVATEUR)
+	}
+}

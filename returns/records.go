@@ -69,15 +69,22 @@ type RecordRow struct {
 	Missing []string `json:"missing"`
 }
 
-// Adjustment is a later change of the taxable amount.
+// Adjustment is a later change of the taxable amount: its credit note's
+// cents and, as the supply's own row states them, the exact figures they
+// were rounded from (a refund of part of a micropayment reduces the
+// taxable amount and VAT by a fraction of a cent, 0.00 on its credit
+// note; the supply's exact figures and its reductions' add up to what the
+// OSS return declares, each sum rounded once).
 type Adjustment struct {
-	Date          string `json:"date"`          // the refund's local day in the taxing state
-	TaxableAmount string `json:"taxableAmount"` // negative for a reduction, at the supply's rate
-	VATAmount     string `json:"vatAmount"`
-	Currency      string `json:"currency"`     // "EUR"
-	RefundedUSDC  string `json:"refundedUsdc"` // the USDC paid back
-	ReceiptID     string `json:"receiptId"`
-	CreditNote    string `json:"creditNote,omitempty"` // the credit note's number
+	Date               string `json:"date"`          // the refund's local day in the taxing state
+	TaxableAmount      string `json:"taxableAmount"` // negative for a reduction, at the supply's rate
+	TaxableAmountExact string `json:"taxableAmountExact,omitempty"`
+	VATAmount          string `json:"vatAmount"`
+	VATAmountExact     string `json:"vatAmountExact,omitempty"`
+	Currency           string `json:"currency"`     // "EUR"
+	RefundedUSDC       string `json:"refundedUsdc"` // the USDC paid back
+	ReceiptID          string `json:"receiptId"`
+	CreditNote         string `json:"creditNote,omitempty"` // the credit note's number
 }
 
 func creditNoteNumber(rf refunds.Refund) string {
@@ -158,6 +165,7 @@ func Records(ctx context.Context, b *fiscal.Books, q RecordsQuery, fn func(Recor
 		}
 		for _, rf := range refunds {
 			row.Adjustments = append(row.Adjustments, Adjustment{Date: rf.RefundDate, TaxableAmount: rf.FX.NetEUR, VATAmount: rf.FX.VATEUR,
+				TaxableAmountExact: rf.FX.NetEURExact, VATAmountExact: rf.FX.VATEURExact,
 				Currency: "EUR", RefundedUSDC: rf.AmountUSDC, ReceiptID: rf.Receipt.ID, CreditNote: creditNoteNumber(rf)})
 		}
 		return fn(row)
