@@ -23,50 +23,72 @@ import (
 // Every revision keeps the queue in step with its state (syncFXWait): a
 // revision still waiting stays queued, any other leaves it.
 
-// BucketFXWait is the ledger side bucket of settlements waiting for a rate:
-// record id → {"recordId", "account", "timestamp"} (JSON; timestamp is the
-// settlement instant the rate is asked for). Package fiscalevent queues its
-// events here too, with "object": "fiscal_event" (fiscalevent.RetryRate).
-const BucketFXWait = "fx-wait"
+const (
+	// BucketFXWait is the ledger side bucket of settlements waiting for a
+	// rate: record id → {"recordId", "account", "timestamp"} (JSON;
+	// timestamp is the settlement instant the rate is asked for). Package
+	// fiscalevent queues its events here too, with "object": "fiscal_event"
+	// (fiscalevent.RetryRate).
+	BucketFXWait = "fx-wait"
+	// BucketRateTableWait is the queue of records decided while the
+	// engine's VAT rate table did not cover their day
+	// (vat.ReasonDateOutsideRateTable), written the same way, with
+	// "table": the version of the table that decided it. Package rates
+	// decides them again (rates.RetryRateTable) once an engine starts with
+	// a table that covers the day; every revision keeps it in step.
+	BucketRateTableWait = "rate-table-wait"
+)
 
 type fxWaitItem struct {
 	RecordID  string    `json:"recordId"`
 	Account   string    `json:"account"`
-	Timestamp time.Time `json:"timestamp"` // the settlement instant the rate is asked for
+	Timestamp time.Time `json:"timestamp"`       // the settlement instant the rate is asked for
+	Table     string    `json:"table,omitempty"` // BucketRateTableWait: the version of the table that decided it
 }
 
-// waitsForRate tells whether a record waits for a rate not yet published:
-// the USD rate of its EUR amounts or the national rate of its VAT.
-func waitsForRate(reasons []vat.Reason) bool {
-	return hasReason(reasons, ReasonFXRateUnavailable) || hasReason(reasons, invoicelaw.ReasonNationalRateUnavailable)
+// waits tells whether a record waits for a rate not yet published (the USD
+// rate of its EUR amounts or the national rate of its VAT) and whether for
+// a rate table that covers its day, in one pass over its reasons.
+func waits(reasons []vat.Reason) (rate, table bool) {
+	for _, r := range reasons {
+		rate = rate || r.Code == ReasonFXRateUnavailable || r.Code == invoicelaw.ReasonNationalRateUnavailable
+		table = table || r.Code == vat.ReasonDateOutsideRateTable
+	}
+	return rate, table
 }
 
-// queueFXWait adds the draft to the fx-wait queue when it lacks a rate.
-// It runs after Issue: the national rate is looked up when the invoice is.
-func queueFXWait(d *Draft, ts time.Time) error {
-	if !waitsForRate(d.Record.ReviewReasons) {
-		return nil
+// queueFXWait adds the draft of record id to the fx-wait queue when it
+// lacks a rate, and to the rate-table queue when its day is outside table
+// t; a revision (revised) leaves the queue it no longer waits in. It runs
+// after Issue: the national rate is looked up when the invoice is.
+func queueFXWait(d *Draft, id string, ts time.Time, t *vat.RateTable, revised bool) error {
+	rate, table := waits(d.Record.ReviewReasons)
+	for _, q := range [...]struct {
+		on            bool
+		bucket, table string
+	}{{rate, BucketFXWait, ""}, {table, BucketRateTableWait, t.Version()}} {
+		var v []byte
+		if q.on {
+			var err error
+			if v, err = json.Marshal(fxWaitItem{RecordID: id, Account: d.Record.Account, Timestamp: ts, Table: q.table}); err != nil {
+				return err
+			}
+		}
+		if q.on || revised {
+			d.Puts = append(d.Puts, ledger.Put{Bucket: q.bucket, Key: []byte(id), Value: v})
+		}
 	}
-	item, err := json.Marshal(fxWaitItem{RecordID: d.Record.ID, Account: d.Record.Account, Timestamp: ts})
-	if err != nil {
-		return err
-	}
-	d.Puts = append(d.Puts, ledger.Put{Bucket: BucketFXWait, Key: []byte(d.Record.ID), Value: item})
 	return nil
 }
 
-// syncFXWait keeps the fx-wait queue in step with an issued revision of
-// record id: queued while it waits for a rate, removed otherwise (a
-// resolution, a registry answer or the rate itself decided it).
-func syncFXWait(d *Draft, id string) error {
-	d.Puts = slices.DeleteFunc(d.Puts, func(p ledger.Put) bool { return p.Bucket == BucketFXWait })
-	if !waitsForRate(d.Record.ReviewReasons) {
-		d.Puts = append(d.Puts, ledger.Put{Bucket: BucketFXWait, Key: []byte(id)})
-		return nil
-	}
+// syncFXWait keeps both queues in step with an issued revision of record
+// id: queued while it waits, removed otherwise (a resolution, a registry
+// answer, the rate or the table itself decided it).
+func syncFXWait(d *Draft, id string, t *vat.RateTable) error {
+	d.Puts = slices.DeleteFunc(d.Puts, func(p ledger.Put) bool { return p.Bucket == BucketFXWait || p.Bucket == BucketRateTableWait })
 	ts, err := time.Parse(time.RFC3339Nano, d.Record.Settlement.Timestamp)
-	if err != nil {
+	if rate, table := waits(d.Record.ReviewReasons); err != nil && (rate || table) {
 		return &Error{Code: CodeInternal, Detail: "the record's settlement time cannot be read", Err: err}
 	}
-	return queueFXWait(d, ts)
+	return queueFXWait(d, id, ts, t, true)
 }

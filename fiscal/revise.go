@@ -17,6 +17,7 @@ const (
 	CauseRegistryRecheck = "registry_recheck"  // the registry answered about the buyer's VAT number
 	CauseResolution      = "resolution"        // a person resolved the review (Books.Resolve)
 	CauseRatePublished   = "fx_rate_published" // the ECB rate the record waited for was published
+	CauseRateTableLoaded = "rate_table_loaded" // the engine's VAT rate table now covers the day that was outside it
 )
 
 // Prior is the state a revision follows: the record's id, when it was
@@ -82,9 +83,9 @@ func (e *Engine) revise(ctx context.Context, prev *Record, d *Draft, seller Sell
 	switch {
 	case d.Record.ReviewStatus != StatusProcessed:
 		d.EventType = EventSettlementPendingReview
-	case rev.Cause == CauseRatePublished:
+	case rev.Cause == CauseRatePublished || rev.Cause == CauseRateTableLoaded:
 		// Nothing needed a person: the record is processed as it would
-		// have been had the rate been out at the sale.
+		// have been had the rate (or the table) been out at the sale.
 		d.EventType = EventSettlementProcessed
 	default:
 		d.EventType = EventSettlementReviewResolve
@@ -92,7 +93,7 @@ func (e *Engine) revise(ctx context.Context, prev *Record, d *Draft, seller Sell
 	if err := e.Issue(d, seller); err != nil {
 		return nil, err
 	}
-	if err := errors.Join(syncFXWait(d, prev.ID), keepSeller(d, prev.ID, seller, true)); err != nil {
+	if err := errors.Join(syncFXWait(d, prev.ID, e.cfg.Rates), keepSeller(d, prev.ID, seller, true)); err != nil {
 		return nil, err
 	}
 	d.Record.X402 = prev.X402
@@ -188,7 +189,8 @@ func (e *Engine) redraft(ctx context.Context, prev *Record, seller Seller, reg *
 
 // Revise issues d (a Redraft of prev) and commits it as prev's next
 // revision with the event its new state calls for: settlement.processed
-// when a published rate is all it waited for (CauseRatePublished),
+// when a published rate or a covering rate table is all it waited for
+// (CauseRatePublished, CauseRateTableLoaded),
 // settlement.review_resolved when it is now processed, else
 // settlement.pending_review. A concurrent revision makes it
 // REVISION_CONFLICT.

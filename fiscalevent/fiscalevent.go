@@ -522,7 +522,8 @@ func (s *Service) decide(ctx context.Context, acc fiscal.Account, in input, now 
 	if err := syncProfile(d, seller, ev.pending()); err != nil {
 		return nil, nil, err
 	}
-	return d, ev, syncWait(d, p.Timestamp, wait)
+	return d, ev, errors.Join(syncWait(d, fiscal.BucketFXWait, p.Timestamp, "", wait),
+		syncWait(d, fiscal.BucketRateTableWait, p.Timestamp, rates.Version(), outsideTable(r.Classification.Reasons)))
 }
 
 func fxReason(reasons []vat.Reason) *vat.Reason {

@@ -22,7 +22,10 @@ import (
 // queue of records waiting for a rate (fiscal.BucketFXWait, in the event's
 // own transaction, with object fiscal_event), every revision keeps the
 // queue in step with its state, and package rates decides it again once
-// the rate is published (RetryRate).
+// the rate is published (RetryRate). An event decided while the engine's
+// VAT rate table did not cover its day (date_outside_rate_table) is queued
+// likewise in fiscal.BucketRateTableWait, and decided again once an engine
+// starts with a table that covers it (RetryRateTable).
 
 // waitItem is an entry of fiscal.BucketFXWait for a fiscal event.
 type waitItem struct {
@@ -30,14 +33,17 @@ type waitItem struct {
 	Account   string    `json:"account"`
 	Timestamp time.Time `json:"timestamp"` // the payment instant the rate is asked for
 	Object    string    `json:"object"`
+	Table     string    `json:"table,omitempty"` // fiscal.BucketRateTableWait: the version of the table that decided it
 }
 
 // syncWait adds to the writes of d, a state of a fiscal event paid at ts,
-// its entry of the rate queue when waiting, or the entry's removal.
-func syncWait(d *fiscal.Draft, ts time.Time, waiting bool) error {
-	put := ledger.Put{Bucket: fiscal.BucketFXWait, Key: []byte(d.Record.ID)}
+// its entry of the queue bucket (fiscal.BucketFXWait, or
+// fiscal.BucketRateTableWait with the version of the table that decided
+// it) when waiting, or the entry's removal.
+func syncWait(d *fiscal.Draft, bucket string, ts time.Time, table string, waiting bool) error {
+	put := ledger.Put{Bucket: bucket, Key: []byte(d.Record.ID)}
 	if waiting {
-		v, err := json.Marshal(waitItem{RecordID: d.Record.ID, Account: d.Record.Account, Timestamp: ts, Object: fiscal.ObjectFiscalEvent})
+		v, err := json.Marshal(waitItem{RecordID: d.Record.ID, Account: d.Record.Account, Timestamp: ts, Object: fiscal.ObjectFiscalEvent, Table: table})
 		if err != nil {
 			return &fiscal.Error{Code: fiscal.CodeInternal, Err: err}
 		}
@@ -95,6 +101,35 @@ func waitRefusal(d *fiscal.Draft) error {
 // nothing. A concurrent revision of the event is left to decide it (false,
 // nil). Package rates calls it for the queue's fiscal events.
 func RetryRate(ctx context.Context, e *fiscal.Engine, id string) (bool, error) {
+	return redecide(ctx, e, id, fiscal.BucketFXWait, (*Event).waitsForRate, func(d *fiscal.Draft, _ *Event) bool { return waits(d) }, fiscal.CauseRatePublished)
+}
+
+// RetryRateTable decides again the fiscal event id of engine e, queued as
+// decided while the engine's VAT rate table did not cover its day
+// (fiscal.BucketRateTableWait), by the rules on its own facts with the
+// engine's table and under the seller profile the event was recorded with:
+// when the table now covers its day it commits the decision as the event's
+// next revision (cause fiscal.CauseRateTableLoaded; still pending for any
+// other reason it has, and then queued for those) and reports true; while
+// the table does not, it writes nothing. An event a person resolved is
+// left to that person: it leaves the queue untouched. Package rates calls
+// it for the queue's fiscal events (rates.RetryRateTable).
+func RetryRateTable(ctx context.Context, e *fiscal.Engine, id string) (bool, error) {
+	waiting := func(ev *Event) bool {
+		return outsideTable(ev.Determination.Reasons) && !slices.ContainsFunc(ev.History, func(r fiscal.Revision) bool { return r.Cause == fiscal.CauseResolution })
+	}
+	return redecide(ctx, e, id, fiscal.BucketRateTableWait, waiting, func(_ *fiscal.Draft, ev *Event) bool { return outsideTable(ev.Determination.Reasons) }, fiscal.CauseRateTableLoaded)
+}
+
+func outsideTable(reasons []vat.Reason) bool {
+	return slices.ContainsFunc(reasons, func(r vat.Reason) bool { return r.Code == vat.ReasonDateOutsideRateTable })
+}
+
+// redecide decides again the fiscal event id queued in bucket while
+// waiting(event) holds (else it only leaves the queue), and commits the
+// decision as its next revision with cause unless still(draft, event) says
+// it still waits.
+func redecide(ctx context.Context, e *fiscal.Engine, id, bucket string, waiting func(*Event) bool, still func(*fiscal.Draft, *Event) bool, cause string) (bool, error) {
 	s := &Service{e: e}
 	ev, _, err := s.load(id)
 	if err != nil {
@@ -103,9 +138,9 @@ func RetryRate(ctx context.Context, e *fiscal.Engine, id string) (bool, error) {
 	if ev.Object != fiscal.ObjectFiscalEvent {
 		return false, notFound("fiscal event " + id)
 	}
-	if !ev.waitsForRate() {
+	if !waiting(ev) {
 		// Nothing waits (a queue entry its revision should have removed).
-		return false, e.Ledger().Update(func(tx ledger.Tx) error { return tx.Delete(fiscal.BucketFXWait, []byte(id)) })
+		return false, e.Ledger().Update(func(tx ledger.Tx) error { return tx.Delete(bucket, []byte(id)) })
 	}
 	b, err := e.Books(ev.Account)
 	if err != nil {
@@ -119,12 +154,12 @@ func RetryRate(ctx context.Context, e *fiscal.Engine, id string) (bool, error) {
 		return false, err
 	}
 	now := e.Now().UTC()
-	d, _, err := s.decide(ctx, b.Account(), in, now, ev.Verification, ev.Buyer.Registry, nil)
-	if err != nil || waits(d) {
-		return false, err // still not published: next time
+	d, nev, err := s.decide(ctx, b.Account(), in, now, ev.Verification, ev.Buyer.Registry, nil)
+	if err != nil || still(d, nev) {
+		return false, err // still waiting: next time
 	}
 	d.KeepRecheck() // its window runs from the event
-	_, err = s.commit(ctx, ev, d, now, fiscal.Revision{Cause: fiscal.CauseRatePublished}, nil)
+	_, err = s.commit(ctx, ev, d, now, fiscal.Revision{Cause: cause}, nil)
 	var fe *fiscal.Error
 	if errors.As(err, &fe) && fe.Code == fiscal.CodeRevisionConflict {
 		return false, nil // revised concurrently; its write kept the queue in step

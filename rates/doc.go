@@ -16,4 +16,10 @@
 // New restores the stored documents at once (before the first request is
 // served) and runs the refresh loop as the engine's background work, so
 // engine.Close stops it. Status reports the age of the newest rate.
+//
+// It also decides again the records stored while the engine's VAT rate
+// table did not cover their day (date_outside_rate_table), once an engine
+// runs with a table that does (RetryRateTable; RetryRateTableAtStart as the
+// engine's background work at start): each becomes a new revision, cause
+// fiscal.CauseRateTableLoaded. A record a person resolved is left to them.
 package rates

@@ -17,7 +17,8 @@ import (
 )
 
 // queued is an entry of the engine's queue of settlements waiting for a
-// rate (fiscal.BucketFXWait).
+// rate (fiscal.BucketFXWait) or for a VAT rate table that covers their
+// day (fiscal.BucketRateTableWait).
 type queued struct {
 	RecordID  string    `json:"recordId"`
 	Account   string    `json:"account"`
@@ -25,6 +26,9 @@ type queued struct {
 	// Object is the kind of record: "" for a settlement, or
 	// fiscal.ObjectFiscalEvent (fiscalevent.RetryRate decides those).
 	Object string `json:"object,omitempty"`
+	// Table is the version of the VAT rate table that decided a record
+	// of fiscal.BucketRateTableWait.
+	Table string `json:"table,omitempty"`
 }
 
 // Retry decides again every settlement and fiscal event of e that waits for an ECB rate the

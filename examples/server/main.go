@@ -419,6 +419,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	} else {
 		rates.RetryAtStart(engine, logger) // a fixed table (-fx-file) may hold what settlements waited for
 	}
+	// The VAT rate table (-vat-rates) may cover days that records were
+	// decided outside of (date_outside_rate_table): decide them again.
+	rates.RetryRateTableAtStart(engine, logger)
 	o.webhooks.Configured = accounts.Webhooks()
 	hooks, err := webhooks.New(engine, o.webhooks)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -205,5 +206,90 @@ func TestVATRatesCheckShowsStatus(t *testing.T) {
 	// The merely restated standard rate is no difference.
 	if strings.Contains(stdout, "DE standard") {
 		t.Errorf("a restated rate is listed as a difference:\n%s", stdout)
+	}
+}
+
+// TestVATRatesFlagRedecidesWhatWaited: a settlement made while the
+// server's table ended before its day is stored pending review
+// (date_outside_rate_table); the README's remedy is to load a newer table
+// with -vat-rates. Restarted with a table that covers the day, the server
+// decides the settlement again by the rules, as a new revision (cause
+// rate_table_loaded): it must not wait for a person.
+func TestVATRatesFlagRedecidesWhatWaited(t *testing.T) {
+	now := time.Now().UTC()
+	ended := rateTableFile(t, func(d map[string]any) {
+		d["version"] = "test-ended.1"
+		d["coverage"].(map[string]any)["to"] = now.AddDate(0, 0, -1).Format(time.DateOnly)
+	})
+	// SYNTHETIC USD rates (not ECB data) for the last fortnight's weekdays,
+	// so that the settlement waits for nothing but the table.
+	var csv strings.Builder
+	csv.WriteString("date,usd_per_eur\n")
+	for d := now.AddDate(0, 0, -14); !d.After(now); d = d.AddDate(0, 0, 1) {
+		if d.Weekday() != time.Saturday && d.Weekday() != time.Sunday {
+			csv.WriteString(d.Format(time.DateOnly) + ",1.1500\n")
+		}
+	}
+	fxFile := filepath.Join(t.TempDir(), "rates.csv")
+	if err := os.WriteFile(fxFile, []byte(csv.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	p := startServer(t, dir, "-vat-rates", ended, "-fx-file", fxFile)
+	body := `{"amountUsdc":"11.90","txHash":"0x5b2e4d6f8a0c1e3b5d7f9a2c4e6b8d0f1a3c5e7b9d2f4a6c8e0b1d3f5a7c9e2b","timestamp":"` +
+		now.Add(-time.Minute).Format(time.RFC3339) + `",` +
+		`"payerWallet":"0x70997970C51812dc3A010C7d01b50e0d17dc79C8","receiverWallet":"0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",` +
+		`"network":"eip155:8453","consumerCountry":"DE"}`
+	status, _, raw := p.request(t, "POST", "/settlements", []byte(body), "X-Service-Key", demoKey)
+	if status != 201 {
+		t.Fatalf("settle: %d %s", status, raw)
+	}
+	type reason struct {
+		Code string `json:"code"`
+	}
+	var rec struct {
+		ID            string   `json:"id"`
+		ReviewStatus  string   `json:"reviewStatus"`
+		ReviewReasons []reason `json:"reviewReasons"`
+		Revision      int      `json:"revision"`
+		History       []struct {
+			Cause     string `json:"cause"`
+			EventType string `json:"eventType"`
+		} `json:"history"`
+		Classification struct {
+			RateSource *struct {
+				Table string `json:"table"`
+			} `json:"rateSource"`
+		} `json:"classification"`
+		Invoice *struct {
+			ID string `json:"id"`
+		} `json:"invoice"`
+	}
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.ReviewStatus != "PENDING_MANUAL_REVIEW" || !slices.Contains(rec.ReviewReasons, reason{vat.ReasonDateOutsideRateTable}) {
+		t.Fatalf("with the ended table: %s %+v", rec.ReviewStatus, rec.ReviewReasons)
+	}
+	p.stop(t)
+
+	p = startServer(t, dir, "-vat-rates", coveringRateTable(t), "-fx-file", fxFile)
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		status, _, raw = p.request(t, "GET", "/settlements/"+rec.ID, nil, "X-Service-Key", demoKey)
+		if status != 200 {
+			t.Fatalf("read: %d %s", status, raw)
+		}
+		if err := json.Unmarshal(raw, &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Revision >= 2 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if rec.Revision != 2 || rec.ReviewStatus != "PROCESSED" || rec.Invoice == nil || rec.Classification.RateSource == nil || rec.Classification.RateSource.Table != "test-covering.1" ||
+		len(rec.History) != 2 || rec.History[1].Cause != "rate_table_loaded" || rec.History[1].EventType != "settlement.processed" {
+		t.Fatalf("with a covering table: revision %d %s %+v, history %+v: the settlement still waits", rec.Revision, rec.ReviewStatus, rec.ReviewReasons, rec.History)
 	}
 }
