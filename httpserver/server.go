@@ -232,6 +232,11 @@ func New(svc Services, opts Options) (*Server, error) {
 			s.methods.Handle(r.path, http.NotFoundHandler())
 		}
 		s.allowed[r.path] = append(s.allowed[r.path], r.method)
+		if r.method == http.MethodGet {
+			// The mux answers HEAD with a GET route (RFC 9110 section
+			// 9.3.2): a 405's Allow lists it too (section 10.2.1).
+			s.allowed[r.path] = append(s.allowed[r.path], http.MethodHead)
+		}
 	}
 	s.mux.HandleFunc("/", s.fallback)
 	// Last: a refused New leaves the caller's Metrics reading no state of
