@@ -51,6 +51,7 @@ func (s *Server) postFiscalEventResolve(w http.ResponseWriter, r *http.Request) 
 		s.problem(w, r, err)
 		return
 	}
+	noteIngested(r, res.Outcome, res.Event.Determination.Status)
 	writeIngested(w, "/v1/fiscal-events/"+res.Event.ID, res.Outcome, res.JSON)
 }
 
