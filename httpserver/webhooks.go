@@ -2,6 +2,7 @@ package httpserver
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -140,6 +141,12 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	list, err := s.svc.Webhooks.Events(r.Context(), accountID(r), cursor, int(limit))
+	if fe := (*fiscal.Error)(nil); errors.As(err, &fe) && fe.Field == "cursor" && q.Has("after") {
+		// The cursor came as after: the problem names what was sent.
+		named := *fe
+		named.Field = "after"
+		err = &named
+	}
 	if err != nil {
 		s.problem(w, r, err)
 		return
