@@ -1,7 +1,10 @@
 package httpserver
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"net/url"
@@ -129,6 +132,35 @@ func (s *Server) noParams(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.RawQuery != "" {
 			if err := onlyParams(r.URL.Query()); err != nil {
+				s.problem(w, r, err)
+				return
+			}
+		}
+		h(w, r)
+	}
+}
+
+// noBody serves h only when the request's body says nothing: none,
+// whitespace, or an empty JSON object. An endpoint that reads no body
+// refuses one that says something, as it refuses a query parameter it does
+// not read, so that a filter sent in the body is never silently dropped (a
+// redelivery to every endpoint instead of one): a member is a BAD_REQUEST
+// naming it, anything else a BAD_REQUEST, and a body that is not declared
+// JSON is an UNSUPPORTED_MEDIA_TYPE.
+func (s *Server) noBody(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength != 0 { // -1: a body of unknown length
+			body, err := s.readBody(w, r)
+			if err == nil && len(bytes.TrimSpace(body)) > 0 {
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				err = s.decodeJSON(w, r, &struct{}{})
+			}
+			if fe := (*fiscal.Error)(nil); errors.As(err, &fe) && fe.Code == fiscal.CodeBadRequest && fe.Err == nil {
+				named := *fe
+				named.Detail = "this endpoint reads no request body (send none): " + fe.Detail
+				err = &named
+			}
+			if err != nil {
 				s.problem(w, r, err)
 				return
 			}

@@ -308,13 +308,13 @@ func (s *Server) routes() []route {
 		{"GET", "/v1/webhook-endpoints", s.authed(s.noParams(s.listWebhookEndpoints)), true},
 		{"POST", "/v1/webhook-endpoints", s.authed(s.noParams(s.postWebhookEndpoint)), true},
 		{"GET", "/v1/webhook-endpoints/{id}", s.authed(s.noParams(s.getWebhookEndpoint)), true},
-		{"DELETE", "/v1/webhook-endpoints/{id}", s.authed(s.noParams(s.deleteWebhookEndpoint)), true},
-		{"POST", "/v1/webhook-endpoints/{id}/secrets", s.authed(s.noParams(s.postWebhookSecret)), true},
-		{"DELETE", "/v1/webhook-endpoints/{id}/secrets/{secretId}", s.authed(s.noParams(s.deleteWebhookSecret)), true},
-		{"POST", "/v1/webhook-endpoints/{id}/enable", s.authed(s.noParams(s.postWebhookEnable)), true},
+		{"DELETE", "/v1/webhook-endpoints/{id}", s.authed(s.noParams(s.noBody(s.deleteWebhookEndpoint))), true},
+		{"POST", "/v1/webhook-endpoints/{id}/secrets", s.authed(s.noParams(s.noBody(s.postWebhookSecret))), true},
+		{"DELETE", "/v1/webhook-endpoints/{id}/secrets/{secretId}", s.authed(s.noParams(s.noBody(s.deleteWebhookSecret))), true},
+		{"POST", "/v1/webhook-endpoints/{id}/enable", s.authed(s.noParams(s.noBody(s.postWebhookEnable))), true},
 		{"GET", "/v1/events", s.authed(s.listEvents), true},
 		{"GET", "/v1/events/{id}", s.authed(s.noParams(s.getEvent)), true},
-		{"POST", "/v1/events/{id}/redeliver", s.authed(s.postRedeliver), true},
+		{"POST", "/v1/events/{id}/redeliver", s.authed(s.noBody(s.postRedeliver)), true},
 	}
 }
 
@@ -711,6 +711,11 @@ func (s *Server) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, e
 		// bytes would not be what the client sent (RFC 9110 section 8.4).
 		return nil, &fiscal.Error{Code: codeUnsupportedMedia, Field: "Content-Encoding", Detail: fmt.Sprintf("the content coding %q is not supported: send the JSON body as it is, without Content-Encoding", coding)}
 	}
+	return s.readBody(w, r)
+}
+
+// readBody reads the request body within the body limit.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
 	if err == nil {
 		return body, nil
