@@ -307,14 +307,14 @@ func operations() map[string]operation {
 			summary:     "Delete a webhook endpoint",
 			description: "Its pending deliveries are cancelled. Endpoints from the accounts file can only be removed there (409 `WEBHOOK_ENDPOINT_CONFLICT`).",
 			responses:   []response{{status: http.StatusNoContent, description: "Deleted."}},
-			errors:      []fiscal.Code{fiscal.CodeNotFound, webhooks.CodeEndpointConflict, codeRateLimited, fiscal.CodeDBUnavailable, codePayloadTooLarge, codeUnsupportedMedia},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, webhooks.CodeEndpointConflict, codeRateLimited, fiscal.CodeDBUnavailable, codeUnsupportedMedia},
 		},
 		"POST /v1/webhook-endpoints/{id}/secrets": {
 			id: "addWebhookSecret", tag: "Webhooks", auth: authRequired, pathParams: map[string]string{"id": "The endpoint id."},
 			summary:     "Start a secret rotation",
 			description: "Adds a new signing secret (shown once); until the old one is deleted, every delivery carries one `v1=` signature per secret, so receivers can switch without a gap. At most 3 secrets per endpoint.",
 			responses:   []response{jsonBody(http.StatusCreated, "The endpoint with the new secret (shown once).", reflect.TypeFor[webhooks.EndpointWithSecret](), "Cache-Control")},
-			errors:      []fiscal.Code{fiscal.CodeNotFound, webhooks.CodeLimitReached, webhooks.CodeEndpointConflict, codeRateLimited, fiscal.CodeDBUnavailable, codePayloadTooLarge, codeUnsupportedMedia},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, webhooks.CodeLimitReached, webhooks.CodeEndpointConflict, codeRateLimited, fiscal.CodeDBUnavailable, codeUnsupportedMedia},
 		},
 		"DELETE /v1/webhook-endpoints/{id}/secrets/{secretId}": {
 			id: "deleteWebhookSecret", tag: "Webhooks", auth: authRequired,
@@ -322,14 +322,14 @@ func operations() map[string]operation {
 			summary:     "Finish a secret rotation",
 			description: "Removes a secret; the last one cannot be removed (409 `WEBHOOK_ENDPOINT_CONFLICT`).",
 			responses:   []response{jsonBody(http.StatusOK, "The endpoint.", reflect.TypeFor[webhooks.Endpoint](), "Cache-Control")},
-			errors:      []fiscal.Code{fiscal.CodeNotFound, webhooks.CodeEndpointConflict, codeRateLimited, fiscal.CodeDBUnavailable, codePayloadTooLarge, codeUnsupportedMedia},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, webhooks.CodeEndpointConflict, codeRateLimited, fiscal.CodeDBUnavailable, codeUnsupportedMedia},
 		},
 		"POST /v1/webhook-endpoints/{id}/enable": {
 			id: "enableWebhookEndpoint", tag: "Webhooks", auth: authRequired, pathParams: map[string]string{"id": "The endpoint id."},
 			summary:     "Re-enable an endpoint a 410 disabled",
 			description: "Events recorded while it was disabled are not sent (its `firstSequence` becomes the next event's); use the events backfill and redeliver for those.",
 			responses:   []response{jsonBody(http.StatusOK, "The endpoint.", reflect.TypeFor[webhooks.Endpoint](), "Cache-Control")},
-			errors:      []fiscal.Code{fiscal.CodeNotFound, codeRateLimited, fiscal.CodeDBUnavailable, codePayloadTooLarge, codeUnsupportedMedia},
+			errors:      []fiscal.Code{fiscal.CodeNotFound, codeRateLimited, fiscal.CodeDBUnavailable, codeUnsupportedMedia},
 		},
 		"GET /v1/events": {
 			id: "listEvents", tag: "Webhooks", auth: authRequired,
@@ -356,7 +356,7 @@ func operations() map[string]operation {
 			description: "Schedules a new delivery round (same event id, new delivery ids) to the account's enabled endpoints, or to one endpoint; endpoints created after the event are included. 409 when no endpoint is enabled.",
 			query:       []queryParam{{name: "endpoint", description: "Only this endpoint (its id). Any other parameter, or an empty one, is 400.", schema: map[string]any{"type": "string", "minLength": 1}}},
 			responses:   []response{jsonBody(http.StatusAccepted, "The scheduled deliveries, due now.", reflect.TypeFor[redeliveryDoc]())},
-			errors:      []fiscal.Code{fiscal.CodeBadRequest, fiscal.CodeNotFound, webhooks.CodeEndpointConflict, codeRateLimited, fiscal.CodeDBUnavailable, codePayloadTooLarge, codeUnsupportedMedia},
+			errors:      []fiscal.Code{fiscal.CodeBadRequest, fiscal.CodeNotFound, webhooks.CodeEndpointConflict, codeRateLimited, fiscal.CodeDBUnavailable, codeUnsupportedMedia},
 		},
 		"GET /settlements/{id}": {
 			id: "getSettlement", tag: "Records", auth: authRequired, pathParams: idParam,
@@ -879,8 +879,11 @@ func errorsByStatus(op operation) map[int][]fiscal.Code {
 		// anything else.
 		codes = append(codes, fiscal.CodeBadRequest)
 	}
+	// Every endpoint, one that reads no body included, refuses a body
+	// over the limit (preflight) before any handler runs.
+	codes = append(codes, codePayloadTooLarge)
 	if op.request != nil {
-		codes = append(codes, fiscal.CodeBadRequest, codePayloadTooLarge, codeUnsupportedMedia)
+		codes = append(codes, fiscal.CodeBadRequest, codeUnsupportedMedia)
 	}
 	if op.idempotent {
 		codes = append(codes, fiscal.CodeBadRequest)
