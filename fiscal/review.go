@@ -138,6 +138,9 @@ type Queues struct {
 	// WaitingForRates: settlements and fiscal events waiting for a rate not yet
 	// published (fxwait.go).
 	WaitingForRates int `json:"waitingForRates"`
+	// WaitingForRateTable: those decided while the VAT rate table did not
+	// cover their day, waiting for one that does (fxwait.go).
+	WaitingForRateTable int `json:"waitingForRateTable"`
 }
 
 // Queues counts the engine's queued work.
@@ -147,7 +150,10 @@ func (e *Engine) Queues() (Queues, error) {
 		if err := tx.Scan(bucketRecheck, nil, nil, false, func(k, v []byte) bool { q.Rechecks++; return true }); err != nil {
 			return err
 		}
-		return tx.Scan(BucketFXWait, nil, nil, false, func(k, v []byte) bool { q.WaitingForRates++; return true })
+		if err := tx.Scan(BucketFXWait, nil, nil, false, func(k, v []byte) bool { q.WaitingForRates++; return true }); err != nil {
+			return err
+		}
+		return tx.Scan(BucketRateTableWait, nil, nil, false, func(k, v []byte) bool { q.WaitingForRateTable++; return true })
 	})
 	if err != nil {
 		return q, storeError(err)

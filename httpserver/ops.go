@@ -335,7 +335,7 @@ func (s *Server) state() (metrics.State, error) {
 	_, vatEnd := e.Settings().Rates.CoveredEverywhere()
 	st := metrics.State{Now: e.Now(), LedgerEntries: e.Ledger().Size(), VATRatesEnd: vatEnd}
 	eq, err := e.Queues()
-	st.VATRecheck, st.FXWait = eq.Rechecks, eq.WaitingForRates
+	st.VATRecheck, st.FXWait, st.RateTableWait = eq.Rechecks, eq.WaitingForRates, eq.WaitingForRateTable
 	if err != nil {
 		return st, err
 	}

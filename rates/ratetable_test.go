@@ -162,9 +162,16 @@ func TestRateTableLoadedRedecides(t *testing.T) {
 
 		cfg.Rates = tbl
 		e := fiscaltest.Engine(t, cfg)
+		// All four wait in the queue (the metrics' rate_table_wait).
+		if q, err := e.Queues(); err != nil || q.WaitingForRateTable != 4 {
+			t.Fatalf("queued before the retry: %+v, %v; want 4 waiting for a rate table", q, err)
+		}
 		n, err := rates.RetryRateTable(ctx, e)
 		if err != nil || n != 3 {
 			t.Fatalf("RetryRateTable on a covering table: %d revised, %v; want 3", n, err)
+		}
+		if q, err := e.Queues(); err != nil || q.WaitingForRateTable != 0 {
+			t.Fatalf("queued after the retry: %+v, %v; want none", q, err)
 		}
 		b := fiscaltest.Books(t, e, 0)
 
