@@ -231,6 +231,9 @@ func checkBuyer(in Buyer, loc location) buyerStatus {
 	}
 	n, syntaxErr := ValidateNumber(raw)
 	reg := in.Registry
+	if reg != nil && reg.Registry == "" && reg.Status == RegistryInvalid && syntaxErr != nil {
+		reg = nil // refused on its syntax before any registry was asked (vies.FaultSyntax): say so, not "the registry answered"
+	}
 	if reg == nil {
 		if syntaxErr != nil {
 			add(&st.notes, ReasonVATNumberInvalid, "The VAT number %q fails its %s test; treated as B2C.", raw, reasonText(syntaxErr))
