@@ -33,6 +33,11 @@ type builder struct {
 	// scratch builder that does not point to itself can stay on the stack).
 	evidence    *assertedEvidence
 	evidenceBuf assertedEvidence
+	// confirmedB2B: a registry confirmed the customer's VAT number
+	// (checkBuyer), so its establishment, not the Art. 24b presumptions,
+	// locates it (finishEvidence). BuyerTreatment B2B alone does not say
+	// so: outside the EU it labels a claim nobody checked.
+	confirmedB2B bool
 }
 
 // chargedRate is the rate charged and its source (Determination.RatePercent
@@ -368,6 +373,7 @@ func (b *builder) applyStrict(st buyerStatus) {
 	b.notes = append(b.notes, st.notes...)
 	b.reviews = append(b.reviews, st.hard...)
 	b.reviews = append(b.reviews, st.soft...)
+	b.confirmedB2B = st.b2b
 	switch {
 	case st.b2b:
 		b.d.BuyerTreatment = TreatmentB2B
@@ -387,6 +393,7 @@ func (b *builder) applyAlike(st buyerStatus) {
 		r.Detail += " A domestic supply is taxed alike for B2B and B2C, so this does not change the result."
 		b.notes = append(b.notes, r)
 	}
+	b.confirmedB2B = st.b2b
 	switch {
 	case st.b2b:
 		b.d.BuyerTreatment = TreatmentB2B

@@ -453,11 +453,15 @@ func insufficiencyAfter(st evidenceState, in Input, d *Determination) string {
 
 // finishEvidence turns an insufficient assessment into a manual review,
 // unless the customer is a registry-confirmed business, whose place of
-// establishment the VAT number establishes (Art. 18, 44).
+// establishment the VAT number establishes (Art. 18, 44). A business claim
+// no registry confirmed (outside the EU it is labelled B2B all the same) is
+// located like a consumer: on the customer's word alone a supply would
+// otherwise leave the EU's VAT (Art. 18(2), 24b Implementing Regulation
+// 282/2011).
 func (r *rules) finishEvidence(st evidenceState) {
 	b := r.b
 	why := insufficiencyAfter(st, r.in, &b.d)
-	if why == "" || b.d.BuyerTreatment == TreatmentB2B {
+	if why == "" || b.confirmedB2B {
 		return
 	}
 	if st.oneItem {
