@@ -246,6 +246,7 @@ func checkBuyer(in Buyer, loc location) buyerStatus {
 		}
 		st.open = true
 		add(&st.soft, ReasonVATNumberUnverified, "The VAT number %s was not checked with a registry (VIES or HMRC); reverse charge needs a confirmed number (Art. 18(1) Implementing Regulation 282/2011).", n)
+		st.foreignPending(n, loc, add)
 		return st
 	}
 	shown := raw
@@ -263,6 +264,9 @@ func checkBuyer(in Buyer, loc location) buyerStatus {
 			fault = " (" + reg.Fault + ")"
 		}
 		add(&st.soft, ReasonVATNumberUnverified, "%s could not confirm the VAT number %s%s; an unavailable registry is not an invalid number, so the claim stays open.", registryName(reg), shown, fault)
+		if syntaxErr == nil {
+			st.foreignPending(n, loc, add)
+		}
 		return st
 	case RegistryValid:
 	default:
@@ -298,6 +302,21 @@ func checkBuyer(in Buyer, loc location) buyerStatus {
 	}
 	st.b2b = true
 	return st
+}
+
+// foreignPending holds a claim whose number, not yet confirmed, was issued
+// by another state than the customer's attested location: confirmed, it
+// puts the place of supply at the customer's establishment there (Art. 44
+// Directive 2006/112/EC) and the sale goes to review as for a confirmed
+// number (vat_number_country_mismatch); refuted, the customer is a consumer
+// where it said (Art. 18(2) Implementing Regulation 282/2011). Until a
+// registry answers, even a domestic sale cannot be decided.
+func (st *buyerStatus) foreignPending(n Number, loc location, add func(*[]Reason, string, string, ...any)) {
+	if numberMatchesLocation(n.Prefix, loc) {
+		return
+	}
+	add(&st.hard, ReasonVATNumberCountryMismatch, "The VAT number %s, not yet confirmed by a registry, was issued by %s, but the buyer's attested location is %s; should a registry confirm it, the customer's place of establishment decides the place of supply (Art. 44), so the supply cannot be decided before the registry answers or a person does.",
+		n, issuerName(n.Prefix), loc.code())
 }
 
 func reasonText(err error) string {
