@@ -214,6 +214,11 @@ type buyerStatus struct {
 	notes []Reason // always recorded
 	soft  []Reason // why the claim is open; blocking only where B2B and B2C differ
 	hard  []Reason // blocking in every case: the location itself is in doubt
+	// pending: the number, not yet confirmed, was issued by another state
+	// than the attested location (foreignPending); it blocks a sale
+	// Determine would decide as domestic (holdPending), not a person's
+	// manual determination.
+	pending []Reason
 }
 
 // checkBuyer applies Art. 18 Implementing Regulation 282/2011: a customer
@@ -315,7 +320,7 @@ func (st *buyerStatus) foreignPending(n Number, loc location, add func(*[]Reason
 	if numberMatchesLocation(n.Prefix, loc) {
 		return
 	}
-	add(&st.hard, ReasonVATNumberCountryMismatch, "The VAT number %s, not yet confirmed by a registry, was issued by %s, but the buyer's attested location is %s; should a registry confirm it, the customer's place of establishment decides the place of supply (Art. 44), so the supply cannot be decided before the registry answers or a person does.",
+	add(&st.pending, ReasonVATNumberCountryMismatch, "The VAT number %s, not yet confirmed by a registry, was issued by %s, but the buyer's attested location is %s; should a registry confirm it, the customer's place of establishment decides the place of supply (Art. 44), so the supply cannot be decided before the registry answers or a person does.",
 		n, issuerName(n.Prefix), loc.code())
 }
 
@@ -423,6 +428,15 @@ func (b *builder) applyAlike(st buyerStatus) {
 	}
 }
 
+// holdPending holds a sale applyAlike decided as domestic while its
+// customer's foreign VAT number awaits a registry (foreignPending).
+func (b *builder) holdPending(st buyerStatus) {
+	if len(st.pending) > 0 {
+		b.reviews = append(b.reviews, st.pending...)
+		b.d.BuyerTreatment = "" // neither confirmed nor refuted
+	}
+}
+
 // rules applies one ruleset to a resolved input.
 type rules struct {
 	t      *RateTable
@@ -464,6 +478,7 @@ func (r *rules) eu() {
 	case s.eu && s.country == B:
 		// Row 1: supplier and customer in the same member state.
 		b.applyAlike(st)
+		b.holdPending(st)
 		r.domestic(B, loc.territory, st.b2b)
 	case slices.Contains(s.other, B):
 		r.fixedEstablishmentInB(st)
@@ -586,6 +601,7 @@ func (r *rules) uk() {
 	case r.seller.uk:
 		// U1, U4: UK-established seller (an Isle of Man business is not a NETP).
 		r.b.applyAlike(st)
+		r.b.holdPending(st)
 		r.ukDomestic()
 	default:
 		r.b.applyStrict(st)

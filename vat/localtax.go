@@ -267,6 +267,7 @@ func (r *rules) parentStateTerritory() bool {
 		b.d.Territory = t.name
 		st := checkBuyer(r.in.Buyer, loc)
 		b.applyAlike(st)
+		b.holdPending(st)
 		b.d.Regime = RegimeDomestic
 		b.d.TaxingCountry = "FI"
 		b.d.LegalBasis = "Finnish VAT Act (arvonlisäverolaki 1501/1993) as applied in Åland by Act 1266/1996: services between mainland Finland and Åland are domestic supplies; Åland is outside the EU VAT territory only (Art. 6(1)(d) " + directive + ")"

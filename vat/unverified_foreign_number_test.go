@@ -48,3 +48,16 @@ func TestUnverifiedForeignNumberInDomesticSaleIsHeld(t *testing.T) {
 		}
 	}
 }
+
+// TestUnverifiedForeignNumberManualDomestic: the hold is for Determine; a
+// person who reviews the sale may decide it as domestic (a consumer at
+// home), and that decision stands.
+func TestUnverifiedForeignNumberManualDomestic(t *testing.T) {
+	in := Input{Seller{Country: "DE"}, Buyer{Country: "DE", VATNumber: "ATU13585627",
+		Registry: &RegistryCheck{Status: RegistryUnavailable, Registry: RegistryVIES, Number: "ATU13585627", Fault: "MS_UNAVAILABLE"}}, digital}
+	d, err := DetermineManually(in, Manual{Regime: RegimeDomestic, TaxingCountry: "DE", RatePercent: "19",
+		Reason: "The customer confirmed by phone that it buys as a private person at home.", DecidedBy: "ops-1"})
+	if err != nil || d.Status != StatusDetermined || d.Regime != RegimeDomestic {
+		t.Fatalf("manual domestic: %v %s", err, summary(d))
+	}
+}
