@@ -317,8 +317,8 @@ func checkBuyer(in Buyer, loc location) buyerStatus {
 // where it said (Art. 18(2) Implementing Regulation 282/2011). Until a
 // registry answers, even a domestic sale cannot be decided.
 func (st *buyerStatus) foreignPending(n Number, loc location, add func(*[]Reason, string, string, ...any)) {
-	if numberMatchesLocation(n.Prefix, loc) {
-		return
+	if n.Prefix == "EU" || numberMatchesLocation(n.Prefix, loc) {
+		return // a non-Union OSS number identifies no customer's establishment (Art. 362 Directive 2006/112/EC): no registry answer can move the place
 	}
 	add(&st.pending, ReasonVATNumberCountryMismatch, "The VAT number %s, not yet confirmed by a registry, was issued by %s, but the buyer's attested location is %s; should a registry confirm it, the customer's place of establishment decides the place of supply (Art. 44), so the supply cannot be decided before the registry answers or a person does.",
 		n, issuerName(n.Prefix), loc.code())

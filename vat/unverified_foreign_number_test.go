@@ -40,6 +40,10 @@ func TestUnverifiedForeignNumberInDomesticSaleIsHeld(t *testing.T) {
 	// Where the registry's answer cannot change the tax, the sale is decided.
 	for _, in := range []Input{
 		{Seller{Country: "DE"}, Buyer{Country: "DE", VATNumber: "DE136695976", Registry: down("DE136695976")}, digital},
+		// A non-Union OSS number is for the OSS returns of a supplier
+		// outside the EU (Art. 362 Directive 2006/112/EC), not a customer's
+		// VAT identification: no registry serves it.
+		{Seller{Country: "DE"}, Buyer{Country: "DE", VATNumber: "EU372022452", Registry: &RegistryCheck{Status: RegistryUnavailable, Fault: "UNSUPPORTED_NUMBER", Number: "EU372022452"}}, digital},
 		{Seller{Country: "DE"}, Buyer{Country: "DE", VATNumber: "ATU13585627", Registry: &RegistryCheck{Status: RegistryInvalid, Registry: RegistryVIES, Number: "ATU13585627"}}, digital},
 	} {
 		d := Determine(in)
