@@ -79,8 +79,12 @@
 // vat_number_invalid. A number not looked up (Registry nil) or a registry
 // that was unavailable leaves the claim open: manual review, never reverse
 // charge and never 0 %. Where B2B and B2C are taxed alike (rows 1, U1/U4) an
-// open claim is only a note. A confirmed number of another state than the
-// customer's attested location (vat_number_country_mismatch), a registry
+// open claim is only a note, unless its number was issued by another state
+// than the customer's attested location: confirmed, it would move the place
+// of supply, so the sale is held (vat_number_country_mismatch) until the
+// registry answers or a person decides. Outside the EU an unconfirmed claim
+// does not lift the location-evidence review. A confirmed number of another
+// state than the customer's attested location (vat_number_country_mismatch), a registry
 // that confirmed a different number or cannot confirm that prefix
 // (vat_number_registry_mismatch) are manual-review reasons. If the registry
 // confirms a number that fails this package's check digits, the registry
