@@ -48,7 +48,7 @@ func TestVATNumberFailingCheckDigitsSaysSo(t *testing.T) {
 				detail = reason.Detail
 			}
 		}
-		if !strings.Contains(detail, "check-digit") || strings.Contains(detail, "answered") {
+		if !strings.Contains(detail, "check digit") || strings.Contains(detail, "answered") {
 			t.Errorf("%s: reason %q; want it to name the failed check-digit test, not a registry's answer", number, detail)
 		}
 	}

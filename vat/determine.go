@@ -246,7 +246,7 @@ func checkBuyer(in Buyer, loc location) buyerStatus {
 	}
 	if reg == nil {
 		if syntaxErr != nil {
-			add(&st.notes, ReasonVATNumberInvalid, "The VAT number %q fails its %s test; treated as B2C.", raw, reasonText(syntaxErr))
+			add(&st.notes, ReasonVATNumberInvalid, "The VAT number %q is not well formed: %s; treated as B2C.", raw, reasonText(syntaxErr))
 			return st
 		}
 		st.open = true
@@ -300,7 +300,7 @@ func checkBuyer(in Buyer, loc location) buyerStatus {
 		return st
 	}
 	if syntaxErr != nil {
-		add(&st.notes, ReasonCheckDigitsDisagree, "%s confirmed %s although it fails the %s test of this package; the registry's answer is the legal proof.", registryName(reg), shown, reasonText(syntaxErr))
+		add(&st.notes, ReasonCheckDigitsDisagree, "%s confirmed %s although by this package's rules %s; the registry's answer is the legal proof.", registryName(reg), shown, reasonText(syntaxErr))
 	}
 	if reg.RequestIdentifier == "" || reg.CheckedAt.IsZero() {
 		add(&st.notes, ReasonRegistryProofIncomplete, "The registry confirmation of %s lacks a request identifier or a check time; keep the proof of the check with the record.", shown)
@@ -324,18 +324,25 @@ func (st *buyerStatus) foreignPending(n Number, loc location, add func(*[]Reason
 		n, issuerName(n.Prefix), loc.code())
 }
 
+// reasonText says in words why ValidateNumber refused a number (its
+// NumberError.Reason), for a reviewer who does not read the package.
 func reasonText(err error) string {
 	var ne *NumberError
 	if errors.As(err, &ne) {
 		switch ne.Reason {
 		case InvalidPrefix:
-			return "country-prefix"
+			return "its country prefix is none of the EU member states', XI, GB or EU"
+		case InvalidFormat:
+			return "a character is not allowed where it stands"
+		case InvalidLength:
+			return "it has the wrong length for its country"
+		case InvalidComponent:
+			return "a part with a meaning (a date, an office code, a range) cannot exist"
 		case InvalidChecksum:
-			return "check-digit"
+			return "its check digit does not match"
 		}
-		return ne.Reason
 	}
-	return "syntax"
+	return "its syntax is not a VAT number's"
 }
 
 func registryName(reg *RegistryCheck) string {

@@ -2,6 +2,7 @@ package vat
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -40,6 +41,32 @@ func TestOutsideEUUnconfirmedBusinessClaimKeepsEvidenceReview(t *testing.T) {
 		}
 		if d.Status != StatusManualReview || !slices.Contains(codes, ReasonLocationEvidenceInsufficient) {
 			t.Errorf("%s: %s; want %s with %s", c.name, summary(d), StatusManualReview, ReasonLocationEvidenceInsufficient)
+		}
+	}
+}
+
+// TestInvalidNumberReasonSaysWhy: the note on a refused number names the
+// test it fails in words a reviewer reads without the package's source:
+// the prefix, the characters, the length, a part that cannot exist (a
+// date, an office code), or the check digit.
+func TestInvalidNumberReasonSaysWhy(t *testing.T) {
+	for number, want := range map[string]string{
+		"QQ123456789":   "country prefix",
+		"ATU1515B209":   "character",
+		"ATU151592092":  "length",
+		"CZ95123891":    "cannot exist",
+		"IT00687129980": "cannot exist",
+		"DE136695978":   "check digit",
+	} {
+		d := Determine(Input{Seller{Country: "DE"}, Buyer{Country: "FR", VATNumber: number}, digital})
+		var detail string
+		for _, r := range d.Reasons {
+			if r.Code == ReasonVATNumberInvalid {
+				detail = r.Detail
+			}
+		}
+		if !strings.Contains(detail, want) {
+			t.Errorf("%s: reason %q; want it to say %q", number, detail, want)
 		}
 	}
 }
