@@ -345,7 +345,10 @@ func TestRefundConcurrentRetries(t *testing.T) {
 // TestCreditNotesPassValidators refunds sales of the invoicing-law table
 // (consumers and businesses, euro and national currencies, sterling under
 // UK law, Greek sellers, Peppol profiles) and runs every credit note through XSD, CEN EN 16931 and, for
-// business buyers, Peppol BIS 3.0.
+// business buyers, Peppol BIS 3.0. The sellers include every member state
+// outside the euro area (CZ, DK, HU, PL, RO, SE: the VAT also in the
+// national currency, Art. 230 Directive 2006/112/EC) and Bulgaria, in the
+// euro area since 1 January 2026.
 func TestCreditNotesPassValidators(t *testing.T) {
 	e := lawEngine(t)
 	ctx := context.Background()
@@ -355,8 +358,9 @@ func TestCreditNotesPassValidators(t *testing.T) {
 	}
 	dir := t.TempDir()
 	var en16931, peppol []string
+	national := map[string]int{} // credit notes per national currency
 	n := 0
-	sellers, buyerSet := "IE DE PL FR AT SE GB GR", []string{"DE", "AT", "PL", "SE", "GB", "GR", "US"}
+	sellers, buyerSet := "IE DE PL FR AT SE GB GR CZ DK HU RO BG", []string{"DE", "AT", "PL", "SE", "GB", "GR", "US"}
 	if testing.Short() {
 		sellers, buyerSet = "IE DE PL GB", []string{"DE", "PL", "GB", "US"}
 	}
@@ -388,6 +392,9 @@ func TestCreditNotesPassValidators(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				if nat := ref.FX.National; nat != nil {
+					national[nat.Currency]++
+				}
 				f := filepath.Join(dir, ref.ID+".xml")
 				if err := os.WriteFile(f, doc, 0o644); err != nil {
 					t.Fatal(err)
@@ -403,7 +410,16 @@ func TestCreditNotesPassValidators(t *testing.T) {
 	if len(peppol) == 0 || len(en16931) == 0 {
 		t.Fatalf("%d Peppol and %d EN 16931 credit notes: the table should give both", len(peppol), len(en16931))
 	}
-	t.Logf("%d credit notes (%d Peppol)", len(en16931)+len(peppol), len(peppol))
+	want := []string{"CZK", "DKK", "GBP", "HUF", "PLN", "RON", "SEK"}
+	if testing.Short() {
+		want = []string{"GBP", "PLN"}
+	}
+	for _, c := range want {
+		if national[c] == 0 {
+			t.Errorf("no credit note states its VAT in %s (Art. 230); the table's sales should give some: %v", c, national)
+		}
+	}
+	t.Logf("%d credit notes (%d Peppol), in national currencies %v", len(en16931)+len(peppol), len(peppol), national)
 	validateUBL(t, en16931, false)
 	validateUBL(t, peppol, true)
 }
