@@ -14,6 +14,7 @@ import (
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/internal/shown"
 	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/parties"
@@ -347,7 +348,7 @@ func (s *Service) eventSupport(cor Corridor, acc *fiscal.Account, sellerFromAcco
 	es := EventSupport{Status: CheckSupported}
 	if !slices.Contains(BuyerTypes(), cor.BuyerType) {
 		es.Status = CheckUnsupported
-		es.Reasons = append(es.Reasons, vat.Reason{Code: ReasonBuyerTypeUnknown, Detail: fmt.Sprintf("Buyer type %q is not recorded; the service records %s.", cor.BuyerType, strings.Join(BuyerTypes(), " and "))})
+		es.Reasons = append(es.Reasons, vat.Reason{Code: ReasonBuyerTypeUnknown, Detail: fmt.Sprintf("Buyer type %s is not recorded; the service records %s.", shown.Quote(cor.BuyerType), strings.Join(BuyerTypes(), " and "))})
 	}
 	settlements := IngestRoute{Endpoint: "POST /settlements", Status: RouteConditional,
 		Condition: "The seller is the authenticated account's seller (its establishment decides the VAT treatment); send X-Service-Key with this check to know."}
@@ -403,7 +404,7 @@ func (s *Service) paymentSupport(p CheckPayment) PaymentSupport {
 		for _, pp := range PaymentProtocols() {
 			known = append(known, pp.Protocol)
 		}
-		return unsupported(codeUnsupportedProtocol, "Payment protocol %q is not known; the table lists %s.", p.Protocol, strings.Join(known, ", "))
+		return unsupported(codeUnsupportedProtocol, "Payment protocol %s is not known; the table lists %s.", shown.Quote(p.Protocol), strings.Join(known, ", "))
 	}
 	ps.Protocol = &proto
 	if proto.Status == Planned {
@@ -415,7 +416,7 @@ func (s *Service) paymentSupport(p CheckPayment) PaymentSupport {
 		return ps
 	}
 	if settlement.USDCContract(p.Network) == "" {
-		return unsupported(fiscal.CodeUnsupportedNetwork, "Network %q is not supported; supported: %s.", p.Network, describeNetworks())
+		return unsupported(fiscal.CodeUnsupportedNetwork, "Network %s is not supported; supported: %s.", shown.Quote(p.Network), describeNetworks())
 	}
 	for _, ch := range s.Chains() {
 		if ch.Network == p.Network {
@@ -423,7 +424,7 @@ func (s *Service) paymentSupport(p CheckPayment) PaymentSupport {
 		}
 	}
 	if p.Asset != "" && p.Asset != AssetUSDC && !strings.EqualFold(p.Asset, settlement.USDCContract(p.Network)) {
-		return unsupported(fiscal.CodeUnsupportedAsset, "Asset %q is not supported on %s; supported: %s (contract %s).", p.Asset, p.Network, AssetUSDC, settlement.USDCContract(p.Network))
+		return unsupported(fiscal.CodeUnsupportedAsset, "Asset %s is not supported on %s; supported: %s (contract %s).", shown.Quote(p.Asset), p.Network, AssetUSDC, settlement.USDCContract(p.Network))
 	}
 	for _, a := range SupportedAssets() {
 		if a.Network == p.Network {
@@ -433,7 +434,7 @@ func (s *Service) paymentSupport(p CheckPayment) PaymentSupport {
 	ps.Scheme = proto.Schemes[0]
 	if p.Scheme != "" {
 		if !slices.Contains(proto.Schemes, p.Scheme) {
-			return unsupported(fiscal.CodeUnsupportedScheme, "Scheme %q is not supported for %s; supported: %s.", p.Scheme, proto.Protocol, strings.Join(proto.Schemes, ", "))
+			return unsupported(fiscal.CodeUnsupportedScheme, "Scheme %s is not supported for %s; supported: %s.", shown.Quote(p.Scheme), proto.Protocol, strings.Join(proto.Schemes, ", "))
 		}
 		ps.Scheme = p.Scheme
 	}

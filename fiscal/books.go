@@ -212,7 +212,7 @@ func (b *Books) Record(ctx context.Context, id string) (*Record, []byte, error) 
 		return nil, nil, err
 	}
 	if r.Account != b.acc.ID || r.Object != ObjectSettlement {
-		return nil, nil, notFound("settlement " + id)
+		return nil, nil, notFound("settlement " + bare(id))
 	}
 	return r, raw, nil
 }
@@ -263,15 +263,15 @@ func (b *Books) Openings(ctx context.Context, id string) ([]byte, error) {
 		entryID, err = b.e.currentEntryID(entryID)
 	}
 	if err != nil {
-		return nil, notFoundOr(err, "receipt "+id)
+		return nil, notFoundOr(err, "receipt "+bare(id))
 	}
 	if head.Account != b.acc.ID {
-		return nil, notFound("receipt " + id) // another account's: not this caller's business
+		return nil, notFound("receipt " + bare(id)) // another account's: not this caller's business
 	}
 	raw, err := b.e.ledger.Doc(entryID, docOpenings)
 	if errors.Is(err, ledger.ErrNotFound) {
 		if _, err := b.e.ledger.Entry(entryID); err != nil {
-			return nil, notFoundOr(err, "receipt "+id)
+			return nil, notFoundOr(err, "receipt "+bare(id))
 		}
 		return []byte("[]"), nil
 	}

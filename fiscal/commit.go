@@ -377,7 +377,7 @@ func (e *Engine) currentEntryID(recordID string) (string, error) {
 		_, err = e.ledger.IndexOf(recordID)
 	}
 	if err != nil {
-		return "", notFoundOr(err, "settlement "+recordID)
+		return "", notFoundOr(err, "settlement "+bare(recordID))
 	}
 	return string(head), nil
 }

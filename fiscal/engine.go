@@ -344,20 +344,20 @@ func (e *Engine) Receipt(ctx context.Context, id string) ([]byte, error) {
 	if !ok {
 		head, err := e.currentEntryID(id)
 		if err != nil {
-			return nil, notFoundOr(err, "receipt "+id+" (a receipt id is rcpt_ followed by the record id)")
+			return nil, notFoundOr(err, "receipt "+bare(id)+" (a receipt id is rcpt_ followed by the record id)")
 		}
 		entryID = head
 	}
 	ent, err := e.ledger.Entry(entryID)
 	if err != nil {
-		return nil, notFoundOr(err, "receipt "+id)
+		return nil, notFoundOr(err, "receipt "+bare(id))
 	}
 	// A fiscal event outside the production invariants has no receipt: its
 	// leaf is its JSON document ('{', and never a 4.0.0 payload's beginning:
 	// seal refuses that); a receipt's leaf is a 4.0.0 payload or a compact
 	// JWS (base64url "eyJ").
 	if l := ent.Leaf; !receipt.IsLeafV4(l) && (len(l) == 0 || l[0] == '{') {
-		return nil, notFound("receipt " + id + " (a fiscal event outside the EU VAT production invariants has no receipt)")
+		return nil, notFound("receipt " + bare(id) + " (a fiscal event outside the EU VAT production invariants has no receipt)")
 	}
 	cp, err := e.ledger.CoveringCheckpoint(ent.Index)
 	if err != nil {

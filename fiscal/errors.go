@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/fiscal402/fiscal402/internal/shown"
 	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/settlement"
 )
@@ -150,6 +151,8 @@ func InputError(err error) error {
 // checked is InputError for a check that also returns a value.
 func checked[T any](v T, err error) (T, error) { return v, InputError(err) }
 
-func notFound(what string) *Error {
-	return &Error{Code: CodeNotFound, Detail: what + " not found"}
-}
+func notFound(what string) *Error { return &Error{Code: CodeNotFound, Detail: what + " not found"} }
+
+// bare names an id a client sent in a detail, bounded (shown.Bare): a
+// 20,000-character path id is not echoed whole.
+func bare(id string) string { return shown.Bare(id) }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/internal/shown"
 	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/listing"
 	"github.com/fiscal402/fiscal402/parties"
@@ -553,7 +554,7 @@ func productionInvariants(in input, det vat.Determination, v fiscal.Verification
 		list[1].Detail = "the seller in the body is not the authenticated account's seller; the service signs production receipts only for its account's own sales (the ingest key identifies the account and its seller)"
 	}
 	if !list[2].Holds {
-		list[2].Detail = fmt.Sprintf("the buyer's country %q is not an EU-27 member state; receipt 1.0.0 covers eu-vat only", in.buyer.Country)
+		list[2].Detail = fmt.Sprintf("the buyer's country %s is not an EU-27 member state; receipt 1.0.0 covers eu-vat only", shown.Quote(in.buyer.Country))
 		if in.buyer.Country == "" {
 			list[2].Detail = "the buyer's country is not attested"
 		}
@@ -582,13 +583,13 @@ func (s *Service) Get(ctx context.Context, accountID, id string) (*Event, []byte
 	ev, raw, err := s.load(id)
 	var fe *fiscal.Error
 	if errors.As(err, &fe) && fe.Code == fiscal.CodeNotFound {
-		return nil, nil, notFound("fiscal event " + id)
+		return nil, nil, notFound("fiscal event " + shown.Bare(id))
 	}
 	if err != nil {
 		return nil, nil, err
 	}
 	if ev.Account != accountID || ev.Object != fiscal.ObjectFiscalEvent {
-		return nil, nil, notFound("fiscal event " + id)
+		return nil, nil, notFound("fiscal event " + shown.Bare(id))
 	}
 	return ev, raw, nil
 }

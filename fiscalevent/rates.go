@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/shown"
 	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/vat"
@@ -136,7 +137,7 @@ func redecide(ctx context.Context, e *fiscal.Engine, id, bucket string, waiting 
 		return false, err
 	}
 	if ev.Object != fiscal.ObjectFiscalEvent {
-		return false, notFound("fiscal event " + id)
+		return false, notFound("fiscal event " + shown.Bare(id))
 	}
 	if !waiting(ev) {
 		// Nothing waits (a queue entry its revision should have removed).

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/shown"
 	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/listing"
 )
@@ -109,17 +110,17 @@ func checkYear(field string, t time.Time) (time.Time, error) {
 func onlyParams(v url.Values, known ...string) error {
 	for _, name := range slices.Sorted(maps.Keys(v)) {
 		if !slices.Contains(known, name) {
-			field := name
+			field := shown.Bare(name)
 			if field == "" {
 				field = "query" // "?=x": a parameter without a name
 			}
 			if len(known) == 0 {
-				return badRequestf(field, "unknown query parameter %q: this endpoint reads no query parameter", name)
+				return badRequestf(field, "unknown query parameter %s: this endpoint reads no query parameter", shown.Quote(name))
 			}
-			return badRequestf(field, "unknown query parameter %q; known: %s", name, strings.Join(known, ", "))
+			return badRequestf(field, "unknown query parameter %s; known: %s", shown.Quote(name), strings.Join(known, ", "))
 		}
 		if len(v[name]) > 1 {
-			return badRequestf(name, "query parameter %q is repeated", name)
+			return badRequestf(shown.Bare(name), "query parameter %s is repeated", shown.Quote(name))
 		}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fiscal402/fiscal402/internal/shown"
 	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/returns"
 )
@@ -18,7 +19,7 @@ func formatOf(v url.Values, def string, allowed ...string) (string, error) {
 		return def, nil
 	}
 	if !slices.Contains(allowed, f) {
-		return "", badRequestf("format", "is %q; want one of %s", f, strings.Join(allowed, ", "))
+		return "", badRequestf("format", "is %s; want one of %s", shown.Quote(f), strings.Join(allowed, ", "))
 	}
 	return f, nil
 }

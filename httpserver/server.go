@@ -31,6 +31,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscalevent"
 	"github.com/fiscal402/fiscal402/ingest"
 	"github.com/fiscal402/fiscal402/internal/httpconn"
+	"github.com/fiscal402/fiscal402/internal/shown"
 	"github.com/fiscal402/fiscal402/internal/strictjson"
 	"github.com/fiscal402/fiscal402/metrics"
 	"github.com/fiscal402/fiscal402/rates"
@@ -463,11 +464,11 @@ func checkQuery(raw string) *fiscal.Error {
 		return nil
 	}
 	sort.Strings(names) // the same error for the same query
-	field := names[0]
+	field := shown.Bare(names[0])
 	if field == "" {
 		field = "query"
 	}
-	return badRequestf(field, "query parameter %q is repeated; give each parameter once", names[0])
+	return badRequestf(field, "query parameter %s is repeated; give each parameter once", shown.Quote(names[0]))
 }
 
 // cleanPath is net/http's: path.Clean, a leading slash, and a trailing slash
@@ -704,12 +705,12 @@ func (s *Server) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, e
 	if ct := r.Header.Get("Content-Type"); ct != "application/json" && !isJSONMediaType(ct) {
 		return nil, &fiscal.Error{Code: codeUnsupportedMedia, Field: "Content-Type", Detail: "the request body must be JSON sent with Content-Type: application/json"}
 	} else if cs := jsonCharset(ct); cs != "" {
-		return nil, &fiscal.Error{Code: codeUnsupportedMedia, Field: "Content-Type", Detail: fmt.Sprintf("the declared charset %q is not supported: JSON exchanged between systems is UTF-8 (RFC 8259 section 8.1); declare charset=utf-8 or none", cs)}
+		return nil, &fiscal.Error{Code: codeUnsupportedMedia, Field: "Content-Type", Detail: fmt.Sprintf("the declared charset %s is not supported: JSON exchanged between systems is UTF-8 (RFC 8259 section 8.1); declare charset=utf-8 or none", shown.Quote(cs))}
 	}
 	if coding := contentCoding(r); coding != "" {
 		// The server decodes no content coding: read as they stand, the
 		// bytes would not be what the client sent (RFC 9110 section 8.4).
-		return nil, &fiscal.Error{Code: codeUnsupportedMedia, Field: "Content-Encoding", Detail: fmt.Sprintf("the content coding %q is not supported: send the JSON body as it is, without Content-Encoding", coding)}
+		return nil, &fiscal.Error{Code: codeUnsupportedMedia, Field: "Content-Encoding", Detail: fmt.Sprintf("the content coding %s is not supported: send the JSON body as it is, without Content-Encoding", shown.Quote(coding))}
 	}
 	return s.readBody(w, r)
 }

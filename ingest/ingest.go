@@ -15,6 +15,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/shown"
 	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/settlement"
@@ -525,7 +526,7 @@ func (s *Service) RecordTransfer(ctx context.Context, t Transfer) (*Result, erro
 		if t.Network == "" {
 			return nil, badRequest(field, "is required (CAIP-2, e.g. %q)", evmverify.NetworkBase)
 		}
-		return nil, &fiscal.Error{Code: fiscal.CodeUnsupportedNetwork, Field: field, Detail: fmt.Sprintf("network %q is not supported; supported: %s", t.Network, supportedNetworks())}
+		return nil, &fiscal.Error{Code: fiscal.CodeUnsupportedNetwork, Field: field, Detail: fmt.Sprintf("network %s is not supported; supported: %s", shown.Quote(t.Network), supportedNetworks())}
 	}
 	hash, err := evmverify.ParseTxHash(t.TxHash)
 	if err != nil {

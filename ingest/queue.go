@@ -13,6 +13,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/shown"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/x402"
 )
@@ -566,7 +567,7 @@ func (s *Service) load(id string) (queued, error) {
 	var q queued
 	raw, err := s.e.Ledger().Get(bucketQueue, []byte(id))
 	if errors.Is(err, ledger.ErrNotFound) {
-		return q, notFound("x402 ingest " + id)
+		return q, notFound("x402 ingest " + shown.Bare(id))
 	}
 	if err != nil {
 		return q, fiscal.StoreError(err)
@@ -737,7 +738,7 @@ func (s *Service) Status(ctx context.Context, accountID, id string) (*Status, er
 		return nil, err
 	}
 	if q.Status.Account != accountID {
-		return nil, notFound("x402 ingest " + id)
+		return nil, notFound("x402 ingest " + shown.Bare(id))
 	}
 	st := q.Status
 	if st.State == StateQueued {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/shown"
 )
 
 // Issue issues the summary invoices q names: one buyer's (q.Buyer, and
@@ -226,7 +227,7 @@ func RecordView(ctx context.Context, b *fiscal.Books, id string) (*fiscal.Record
 		Invoice fiscal.InvoiceRef `json:"invoice"`
 	}
 	if err := json.Unmarshal(doc, &s); err != nil || s.Account != b.Account().ID {
-		return nil, nil, &fiscal.Error{Code: fiscal.CodeNotFound, Detail: "summary invoice " + sum + " not found"}
+		return nil, nil, &fiscal.Error{Code: fiscal.CodeNotFound, Detail: "summary invoice " + shown.Bare(sum) + " not found"}
 	}
 	by := fiscal.RecordInvoicedBy{SummaryID: sum, InvoiceID: s.Invoice.ID, URL: s.Invoice.URL}
 	add, err := json.Marshal(by)

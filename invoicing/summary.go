@@ -17,6 +17,7 @@ import (
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/internal/shown"
 	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/ledger"
@@ -148,7 +149,7 @@ func notFound(what string) *fiscal.Error {
 func periodBounds(period string) (first, last time.Time, closes time.Time, err error) {
 	first, err = time.Parse("2006-01", period)
 	if err != nil || len(period) != len("2006-01") {
-		return first, last, closes, badRequest("/period", "want a calendar month YYYY-MM, got %q", period)
+		return first, last, closes, badRequest("/period", "want a calendar month YYYY-MM, got %s", shown.Quote(period))
 	}
 	next := first.AddDate(0, 1, 0)
 	return first, next.AddDate(0, 0, -1), next.Add(time.Hour), nil
@@ -220,7 +221,7 @@ func summaryBuyerKey(b string) (string, error) {
 		return "", fiscal.InputError(err)
 	}
 	if n = invoicelaw.CustomerVATNumber(n, nil); n == "" {
-		return "", badRequest("/buyer", "%q is neither a payer wallet (0x and 40 hexadecimal digits) nor a VAT number", b)
+		return "", badRequest("/buyer", "%s is neither a payer wallet (0x and 40 hexadecimal digits) nor a VAT number", shown.Quote(b))
 	}
 	return n, nil
 }
@@ -741,14 +742,14 @@ func storedSummary(b *fiscal.Books, id string, o fiscal.Outcome) (*SummaryResult
 	raw, err := b.Engine().Document(id)
 	var fe *fiscal.Error
 	if errors.As(err, &fe) && fe.Code == fiscal.CodeNotFound {
-		return nil, notFound("summary invoice " + id) // not "settlement …": the engine's word for any entry
+		return nil, notFound("summary invoice " + shown.Bare(id)) // not "settlement …": the engine's word for any entry
 	}
 	if err != nil {
 		return nil, err
 	}
 	var doc SummaryInvoice
 	if err := json.Unmarshal(raw, &doc); err != nil || doc.Object != ObjectSummaryInvoice || doc.Account != b.Account().ID {
-		return nil, notFound("summary invoice " + id)
+		return nil, notFound("summary invoice " + shown.Bare(id))
 	}
 	return &SummaryResult{Outcome: o, Summary: &doc, JSON: raw}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/shown"
 	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/vat"
 )
@@ -74,7 +75,7 @@ func (q *Query) check(object string) error {
 	}
 	// Compared with the records' codes as text: anything else matches none.
 	if c := q.TaxingCountry; c != "" && c != "EL" && c != "XI" && !vat.IsISOCountry(c) {
-		return badRequest("taxingCountry", "is %q; want an ISO 3166-1 alpha-2 code in capitals, e.g. DE (EL is read as GR)", c)
+		return badRequest("taxingCountry", "is %s; want an ISO 3166-1 alpha-2 code in capitals, e.g. DE (EL is read as GR)", shown.Quote(c))
 	}
 	switch object {
 	case fiscal.ObjectFiscalEvent:
@@ -137,7 +138,7 @@ func list(ctx context.Context, b *fiscal.Books, q Query, budget int) (*Page, err
 		object = fiscal.ObjectSettlement
 	case fiscal.ObjectSettlement, fiscal.ObjectFiscalEvent:
 	default:
-		return nil, badRequest("object", "is %q; want %q or %q", q.Object, fiscal.ObjectSettlement, fiscal.ObjectFiscalEvent)
+		return nil, badRequest("object", "is %s; want %q or %q", shown.Quote(q.Object), fiscal.ObjectSettlement, fiscal.ObjectFiscalEvent)
 	}
 	if err := q.check(object); err != nil {
 		return nil, err

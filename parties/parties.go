@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/shown"
 	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/settlement"
@@ -129,7 +130,7 @@ func ParseSeller(field string, in Seller, nameRequired bool) (SellerFacts, error
 			return s, fiscal.InputError(err)
 		}
 		if !InEU27(cc) {
-			return s, badRequest(fmt.Sprintf("%s/otherEstablishments/%d", field, i), "%q is not an EU member state; only EU establishments matter here (Art. 59c VAT Directive)", c)
+			return s, badRequest(fmt.Sprintf("%s/otherEstablishments/%d", field, i), "%s is not an EU member state; only EU establishments matter here (Art. 59c VAT Directive)", shown.Quote(c))
 		}
 		s.OtherEstablishments = append(s.OtherEstablishments, cc)
 	}
@@ -180,7 +181,7 @@ func ParseBuyer(field string, in Buyer) (BuyerFacts, error) {
 	case BusinessStatusB2B:
 		b.BusinessStatus = BusinessStatusB2B
 	default:
-		return b, badRequest(field+"/businessStatus", "%q is neither %q nor %q", in.BusinessStatus, BusinessStatusB2C, BusinessStatusB2B)
+		return b, badRequest(field+"/businessStatus", "%s is neither %q nor %q", shown.Quote(in.BusinessStatus), BusinessStatusB2C, BusinessStatusB2B)
 	}
 	if b.Name, err = wire.Text(field+"/name", in.Name); err != nil {
 		return b, fiscal.InputError(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/shown"
 	"github.com/fiscal402/fiscal402/invoicing"
 	"github.com/fiscal402/fiscal402/ledger"
 )
@@ -50,7 +51,7 @@ func ByDate(ctx context.Context, b *fiscal.Books, from, to string, fn func(r *Re
 	// canonical form of a day selects what it names.
 	for _, d := range []struct{ field, day string }{{"from", from}, {"to", to}} {
 		if t, err := time.Parse(time.DateOnly, d.day); d.day != "" && (err != nil || t.Format(time.DateOnly) != d.day) {
-			return &fiscal.Error{Code: fiscal.CodeBadRequest, Field: d.field, Detail: fmt.Sprintf("%q is not a day in the form YYYY-MM-DD", d.day)}
+			return &fiscal.Error{Code: fiscal.CodeBadRequest, Field: d.field, Detail: fmt.Sprintf("%s is not a day in the form YYYY-MM-DD", shown.Quote(d.day))}
 		}
 	}
 	e := b.Engine()
@@ -140,7 +141,7 @@ func load(e *fiscal.Engine, id string) (*Refund, []byte, error) {
 	raw, err := e.Document(id)
 	var fe *fiscal.Error
 	if errors.As(err, &fe) && fe.Code == fiscal.CodeNotFound {
-		return nil, nil, notFound("refund " + id)
+		return nil, nil, notFound("refund " + shown.Bare(id))
 	}
 	if err != nil {
 		return nil, nil, err
@@ -167,7 +168,7 @@ func CreditNote(ctx context.Context, b *fiscal.Books, settlementID, refundID str
 		return nil, "", err
 	}
 	if r.CreditNote == nil {
-		return nil, "", &fiscal.Error{Code: fiscal.CodeNotFound, Detail: "refund " + refundID + " has no credit note: the settlement's supply has no invoice, none being required, so there is none to amend"}
+		return nil, "", &fiscal.Error{Code: fiscal.CodeNotFound, Detail: "refund " + shown.Bare(refundID) + " has no credit note: the settlement's supply has no invoice, none being required, so there is none to amend"}
 	}
 	raw, sum, err := b.Engine().StoredInvoice(refundID, r.CreditNote.UBLSHA256)
 	var fe *fiscal.Error
@@ -188,12 +189,12 @@ func Document(ctx context.Context, b *fiscal.Books, settlementID, refundID strin
 // account's, or another settlement's, is not found.
 func of(b *fiscal.Books, settlementID, refundID string) (*Refund, []byte, error) {
 	if !strings.HasPrefix(refundID, settlementID+idSeparator) {
-		return nil, nil, notFound("refund " + refundID + " of settlement " + settlementID)
+		return nil, nil, notFound("refund " + shown.Bare(refundID) + " of settlement " + shown.Bare(settlementID))
 	}
 	r, raw, err := load(b.Engine(), refundID)
 	var fe *fiscal.Error
 	if errors.As(err, &fe) && fe.Code == fiscal.CodeNotFound || err == nil && (r.Account != b.Account().ID || r.SettlementID != settlementID) {
-		return nil, nil, notFound("refund " + refundID + " of settlement " + settlementID)
+		return nil, nil, notFound("refund " + shown.Bare(refundID) + " of settlement " + shown.Bare(settlementID))
 	}
 	if err != nil {
 		return nil, nil, err

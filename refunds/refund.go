@@ -20,6 +20,7 @@ import (
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/internal/shown"
 	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/invoicing"
@@ -246,9 +247,9 @@ func parseNetwork(field, v string) (string, error) {
 	}
 	if !slices.Contains(networks, v) {
 		supported := slices.Sorted(slices.Values(networks))
-		detail := fmt.Sprintf("network %q is not supported; supported: %s", v, strings.Join(supported, ", "))
+		detail := fmt.Sprintf("network %s is not supported; supported: %s", shown.Quote(v), strings.Join(supported, ", "))
 		if !caip2RE.MatchString(v) {
-			detail = fmt.Sprintf("%q is not a CAIP-2 network id; supported: %s", v, strings.Join(supported, ", "))
+			detail = fmt.Sprintf("%s is not a CAIP-2 network id; supported: %s", shown.Quote(v), strings.Join(supported, ", "))
 		}
 		return "", &fiscal.Error{Code: fiscal.CodeUnsupportedNetwork, Field: field, Detail: detail}
 	}
@@ -455,7 +456,7 @@ func stored(b *fiscal.Books, id string, o fiscal.Outcome) (*Result, error) {
 		return nil, err
 	}
 	if r.Account != b.Account().ID {
-		return nil, notFound("refund " + id)
+		return nil, notFound("refund " + shown.Bare(id))
 	}
 	return &Result{Outcome: o, Refund: r, JSON: raw}, nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/shown"
 	"github.com/fiscal402/fiscal402/listing"
 	"github.com/fiscal402/fiscal402/refunds"
 )
@@ -75,7 +76,7 @@ type ExportQuery struct {
 // CheckFormat is nil for a format Export writes.
 func CheckFormat(format string) error {
 	if format != FormatCSV && format != FormatJSONL {
-		return badRequest("format", "is %q; want %s or %s", format, FormatCSV, FormatJSONL)
+		return badRequest("format", "is %s; want %s or %s", shown.Quote(format), FormatCSV, FormatJSONL)
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/internal/shown"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/listing"
 	"github.com/fiscal402/fiscal402/refunds"
@@ -1003,7 +1004,7 @@ func memberStateOption(v string) (string, error) {
 		return "", nil
 	}
 	if len(v) != 2 || strings.IndexFunc(v, func(r rune) bool { return (r < 'A' || r > 'Z') && (r < 'a' || r > 'z') }) >= 0 {
-		return "", badRequest("memberStateOfIdentification", "is %q; want the member state's ISO 3166-1 alpha-2 code, e.g. FR", v)
+		return "", badRequest("memberStateOfIdentification", "is %s; want the member state's ISO 3166-1 alpha-2 code, e.g. FR", shown.Quote(v))
 	}
 	return isoCountry(v), nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/shown"
 )
 
 // Period is a calendar quarter, the tax period of the OSS (Art. 364 and
@@ -23,7 +24,7 @@ var periodText = regexp.MustCompile(`^([0-9]{4})-Q([1-4])$`)
 func ParsePeriod(s string) (Period, error) {
 	m := periodText.FindStringSubmatch(s)
 	if m == nil {
-		return Period{}, badRequest("period", "is %q; want a calendar quarter as YYYY-Qn, e.g. 2026-Q1", s)
+		return Period{}, badRequest("period", "is %s; want a calendar quarter as YYYY-Qn, e.g. 2026-Q1", shown.Quote(s))
 	}
 	y, _ := strconv.Atoi(m[1])
 	p := Period{Year: y, Quarter: int(m[2][0] - '0')}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/shown"
 	"github.com/fiscal402/fiscal402/listing"
 	"github.com/fiscal402/fiscal402/refunds"
 	"github.com/fiscal402/fiscal402/vat"
@@ -139,7 +140,7 @@ func Records(ctx context.Context, b *fiscal.Books, q RecordsQuery, fn func(Recor
 	}
 	ms := isoCountry(q.MemberState)
 	if !isEU(ms) {
-		return badRequest("memberState", "is %q; want the ISO code of an EU member state (EL is read as GR)", q.MemberState)
+		return badRequest("memberState", "is %s; want the ISO code of an EU member state (EL is read as GR)", shown.Quote(q.MemberState))
 	}
 	p, seller := q.Period, b.Account().Seller
 	lq := listing.Query{From: p.Start().Add(-localMargin), SettledFrom: p.Start().Add(-localMargin), SettledTo: p.End().Add(localMargin), TaxingCountry: ms,

@@ -9,6 +9,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fiscalevent"
 	"github.com/fiscal402/fiscal402/fx"
+	"github.com/fiscal402/fiscal402/internal/shown"
 	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/parties"
 	"github.com/fiscal402/fiscal402/receipt"
@@ -98,7 +99,7 @@ func (s *Sandbox) Evaluate(ctx context.Context, accountID string, agent Agent, r
 		return nil, fiscal.InputError(err)
 	}
 	if req.Currency != "" && req.Currency != "USDC" {
-		return nil, &fiscal.Error{Code: fiscal.CodeUnsupportedAsset, Field: "/currency", Detail: fmt.Sprintf("currency %q is not supported; the preview is in USDC", req.Currency)}
+		return nil, &fiscal.Error{Code: fiscal.CodeUnsupportedAsset, Field: "/currency", Detail: fmt.Sprintf("currency %s is not supported; the preview is in USDC", shown.Quote(req.Currency))}
 	}
 	date, err := parseEvaluateDate("/date", req.Date, now)
 	if err != nil {

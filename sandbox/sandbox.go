@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/shown"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/parties"
 	"github.com/fiscal402/fiscal402/receipt"
@@ -314,7 +315,7 @@ func (s *Sandbox) account(accountID string, seller *fiscal.Seller) (fiscal.Accou
 // by id without a key: the id carries 128 random bits.
 func (s *Sandbox) Record(ctx context.Context, id string) ([]byte, error) {
 	if !strings.HasPrefix(id, IDPrefix) {
-		return nil, notFound("sandbox settlement " + id)
+		return nil, notFound("sandbox settlement " + shown.Bare(id))
 	}
 	eng, err := s.open()
 	if err != nil {
@@ -324,7 +325,7 @@ func (s *Sandbox) Record(ctx context.Context, id string) ([]byte, error) {
 	if err != nil {
 		var fe *fiscal.Error
 		if errors.As(err, &fe) && fe.Code == fiscal.CodeNotFound {
-			return nil, notFound("sandbox settlement " + id)
+			return nil, notFound("sandbox settlement " + shown.Bare(id))
 		}
 		return nil, err
 	}
@@ -363,7 +364,7 @@ func (s *Sandbox) Invoice(ctx context.Context, id string) ([]byte, string, error
 func (s *Sandbox) Receipt(ctx context.Context, receiptID string) ([]byte, error) {
 	id, ok := strings.CutPrefix(receiptID, "rcpt_")
 	if !ok || !strings.HasPrefix(id, IDPrefix) {
-		return nil, notFound("sandbox receipt " + receiptID)
+		return nil, notFound("sandbox receipt " + shown.Bare(receiptID))
 	}
 	eng, err := s.open()
 	if err != nil {

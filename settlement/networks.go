@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fiscal402/fiscal402/evmverify"
+	"github.com/fiscal402/fiscal402/internal/shown"
 	"github.com/fiscal402/fiscal402/internal/wire"
 )
 
@@ -79,9 +80,9 @@ func parseNetwork(field, v string) (string, error) {
 		return "", badRequest(field, "is required (CAIP-2, e.g. %q)", evmverify.NetworkBase)
 	}
 	if _, ok := usdcContracts[v]; !ok {
-		detail := fmt.Sprintf("network %q is not supported; supported: %s", v, describeNetworks())
+		detail := fmt.Sprintf("network %s is not supported; supported: %s", shown.Quote(v), describeNetworks())
 		if !caip2RE.MatchString(v) {
-			detail = fmt.Sprintf("%q is not a CAIP-2 network id; supported: %s", v, describeNetworks())
+			detail = fmt.Sprintf("%s is not a CAIP-2 network id; supported: %s", shown.Quote(v), describeNetworks())
 		}
 		return "", &wire.FieldError{Code: CodeUnsupportedNetwork, Field: field, Detail: detail}
 	}
@@ -97,5 +98,5 @@ func parseAsset(network, v string) (string, error) {
 	case strings.EqualFold(v, usdcContracts[network]):
 		return AssetUSDC, nil
 	}
-	return "", &wire.FieldError{Code: CodeUnsupportedAsset, Field: "/asset", Detail: fmt.Sprintf("asset %q is not supported on %s; supported: %q (or its contract %s)", v, network, AssetUSDC, usdcContracts[network])}
+	return "", &wire.FieldError{Code: CodeUnsupportedAsset, Field: "/asset", Detail: fmt.Sprintf("asset %s is not supported on %s; supported: %q (or its contract %s)", shown.Quote(v), network, AssetUSDC, usdcContracts[network])}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/fiscal402/fiscal402/internal/shown"
 	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/vat"
@@ -148,7 +149,7 @@ func (req Request) Payment(now time.Time) (Payment, error) {
 	}
 	s.Scheme = schemeExact
 	if req.Scheme != "" && req.Scheme != schemeExact {
-		return s, &wire.FieldError{Code: CodeUnsupportedScheme, Field: "/scheme", Detail: fmt.Sprintf("scheme %q is not supported; supported: %q", req.Scheme, schemeExact)}
+		return s, &wire.FieldError{Code: CodeUnsupportedScheme, Field: "/scheme", Detail: fmt.Sprintf("scheme %s is not supported; supported: %q", shown.Quote(req.Scheme), schemeExact)}
 	}
 	s.Protocol = protocolX402
 	if s.Buyer, err = parseBuyer(req); err != nil {

@@ -3,6 +3,8 @@ package vat
 import (
 	"slices"
 	"strings"
+
+	"github.com/fiscal402/fiscal402/internal/shown"
 )
 
 // Conditional reduced rates.
@@ -96,7 +98,7 @@ func (b *builder) checkConditions(codes []string) bool {
 	ok := true
 	for i, c := range codes {
 		if !knownCondition(strings.TrimSpace(c)) {
-			b.review(ReasonConditionUnknown, "supply.conditions[%d] %q is not a known condition code (known: %s).", i, c, strings.Join(conditionCodes(), ", "))
+			b.review(ReasonConditionUnknown, "supply.conditions[%d] %s is not a known condition code (known: %s).", i, shown.Quote(c), strings.Join(conditionCodes(), ", "))
 			ok = false
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/fiscal402/fiscal402/internal/shown"
 )
 
 // Determine classifies one supply under the EU ruleset (RulesetEU) or, for
@@ -122,7 +124,7 @@ func (b *builder) resolveSeller(s Seller) sellerInfo {
 		b.review(ReasonSellerCountryMissing, "The seller's country of establishment is not set in its profile.")
 		info.ok = false
 	case !known:
-		b.review(ReasonSellerCountryUnknown, "The seller's country %q is not an ISO 3166-1 alpha-2 code.", s.Country)
+		b.review(ReasonSellerCountryUnknown, "The seller's country %s is not an ISO 3166-1 alpha-2 code.", shown.Quote(s.Country))
 		info.ok = false
 	case loc.outsideEUVAT():
 		b.review(ReasonSellerSpecialTerritory, "The seller is established in %s, part of %s but outside the EU VAT territory (%s); its VAT status is not modelled.",
@@ -136,7 +138,7 @@ func (b *builder) resolveSeller(s Seller) sellerInfo {
 	for _, e := range s.OtherEstablishments {
 		ec := normalizeCountry(e)
 		if !isEUMember(ec) {
-			b.review(ReasonSellerEstablishment, "The seller's further establishment %q is not an EU member state.", e)
+			b.review(ReasonSellerEstablishment, "The seller's further establishment %s is not an EU member state.", shown.Quote(e))
 			info.ok = false
 			continue
 		}
@@ -156,19 +158,19 @@ func (b *builder) resolveBuyer(in Buyer) (location, bool) {
 	loc, postal, known := resolveLocation(cc, in.PostalCode)
 	switch {
 	case !known:
-		b.review(ReasonBuyerCountryUnknown, "The buyer's country %q is not an ISO 3166-1 alpha-2 code.", in.Country)
+		b.review(ReasonBuyerCountryUnknown, "The buyer's country %s is not an ISO 3166-1 alpha-2 code.", shown.Quote(in.Country))
 		return location{}, false
 	case postal == postalUnrecognised:
-		b.review(ReasonPostalCodeUnrecognised, "The postal code %q is not a %s postal code this ruleset can read, so it cannot tell whether a special territory (Art. 6 Directive 2006/112/EC) applies.", in.PostalCode, cc)
+		b.review(ReasonPostalCodeUnrecognised, "The postal code %s is not a %s postal code this ruleset can read, so it cannot tell whether a special territory (Art. 6 Directive 2006/112/EC) applies.", shown.Quote(in.PostalCode), cc)
 		return location{}, false
 	case postal == postalShared:
-		b.review(ReasonPostalCodeUnrecognised, "The postal code %q serves both Livigno (its frazione Trepalle), outside the EU VAT territory (Art. 6(2)(e) Directive 2006/112/EC), and communes of the Italian mainland, so it cannot tell whether the special territory applies; the customer's own postal code or address decides (Livigno's own code is 23041).", in.PostalCode)
+		b.review(ReasonPostalCodeUnrecognised, "The postal code %s serves both Livigno (its frazione Trepalle), outside the EU VAT territory (Art. 6(2)(e) Directive 2006/112/EC), and communes of the Italian mainland, so it cannot tell whether the special territory applies; the customer's own postal code or address decides (Livigno's own code is 23041).", shown.Quote(in.PostalCode))
 		return location{}, false
 	case postal == postalConflict && loc.territory != nil:
-		b.review(ReasonBuyerLocationConflict, "The postal code %q does not lie in %s, which the country code %s names.", in.PostalCode, loc.territory.name, cc)
+		b.review(ReasonBuyerLocationConflict, "The postal code %s does not lie in %s, which the country code %s names.", shown.Quote(in.PostalCode), loc.territory.name, cc)
 		return location{}, false
 	case postal == postalConflict:
-		b.review(ReasonBuyerLocationConflict, "The postal code %q is the German code of the Austrian communes Jungholz or Mittelberg, but the attested country is %s.", in.PostalCode, cc)
+		b.review(ReasonBuyerLocationConflict, "The postal code %s is the German code of the Austrian communes Jungholz or Mittelberg, but the attested country is %s.", shown.Quote(in.PostalCode), cc)
 		return location{}, false
 	}
 	return loc, true
@@ -185,7 +187,7 @@ func (b *builder) checkKind(kind string) bool {
 	if kind == "" {
 		b.review(ReasonSupplyKindNotCovered, "No supply kind is given; only electronically supplied services are covered.")
 	} else {
-		b.review(ReasonSupplyKindNotCovered, "The supply kind %q is not covered by this ruleset; other services follow other place-of-supply rules (e.g. Art. 45 Directive 2006/112/EC).", kind)
+		b.review(ReasonSupplyKindNotCovered, "The supply kind %s is not covered by this ruleset; other services follow other place-of-supply rules (e.g. Art. 45 Directive 2006/112/EC).", shown.Quote(kind))
 	}
 	return false
 }
@@ -246,7 +248,7 @@ func checkBuyer(in Buyer, loc location) buyerStatus {
 	}
 	if reg == nil {
 		if syntaxErr != nil {
-			add(&st.notes, ReasonVATNumberInvalid, "The VAT number %q is not well formed: %s; treated as B2C.", raw, reasonText(syntaxErr))
+			add(&st.notes, ReasonVATNumberInvalid, "The VAT number %s is not well formed: %s; treated as B2C.", shown.Quote(raw), reasonText(syntaxErr))
 			return st
 		}
 		st.open = true
@@ -254,13 +256,13 @@ func checkBuyer(in Buyer, loc location) buyerStatus {
 		st.foreignPending(n, loc, add)
 		return st
 	}
-	shown := raw
+	num := raw
 	if syntaxErr == nil {
-		shown = n.String()
+		num = n.String()
 	}
 	switch reg.Status {
 	case RegistryInvalid:
-		add(&st.notes, ReasonVATNumberInvalid, "%s answered that the VAT number %s is invalid; treated as B2C.", registryName(reg), shown)
+		add(&st.notes, ReasonVATNumberInvalid, "%s answered that the VAT number %s is invalid; treated as B2C.", registryName(reg), num)
 		return st
 	case RegistryUnavailable:
 		st.open = true
@@ -268,7 +270,7 @@ func checkBuyer(in Buyer, loc location) buyerStatus {
 		if reg.Fault != "" {
 			fault = " (" + reg.Fault + ")"
 		}
-		add(&st.soft, ReasonVATNumberUnverified, "%s could not confirm the VAT number %s%s; an unavailable registry is not an invalid number, so the claim stays open.", registryName(reg), shown, fault)
+		add(&st.soft, ReasonVATNumberUnverified, "%s could not confirm the VAT number %s%s; an unavailable registry is not an invalid number, so the claim stays open.", registryName(reg), num, fault)
 		if syntaxErr == nil {
 			st.foreignPending(n, loc, add)
 		}
@@ -276,14 +278,14 @@ func checkBuyer(in Buyer, loc location) buyerStatus {
 	case RegistryValid:
 	default:
 		st.open = true
-		add(&st.soft, ReasonRegistryStatusUnknown, "The registry status %q for the VAT number %s is not one of valid, invalid, unavailable.", reg.Status, shown)
+		add(&st.soft, ReasonRegistryStatusUnknown, "The registry status %s for the VAT number %s is not one of valid, invalid, unavailable.", shown.Quote(reg.Status), num)
 		return st
 	}
 
-	if reg.Number != "" && NormalizeNumber(reg.Number) != NormalizeNumber(shown) {
+	if reg.Number != "" && NormalizeNumber(reg.Number) != NormalizeNumber(num) {
 		if rn, err := ValidateNumber(reg.Number); err != nil || syntaxErr != nil || rn != n {
 			st.open = true
-			add(&st.soft, ReasonVATNumberRegistryMismatch, "The registry confirmed %s, not the number the buyer gave (%s).", NormalizeNumber(reg.Number), shown)
+			add(&st.soft, ReasonVATNumberRegistryMismatch, "The registry confirmed %s, not the number the buyer gave (%s).", NormalizeNumber(reg.Number), num)
 			return st
 		}
 	}
@@ -296,14 +298,14 @@ func checkBuyer(in Buyer, loc location) buyerStatus {
 	if !numberMatchesLocation(prefix, loc) {
 		st.open = true
 		add(&st.hard, ReasonVATNumberCountryMismatch, "The confirmed VAT number %s was issued by %s, but the buyer's attested location is %s; the customer's place of establishment decides the place of supply (Art. 44).",
-			shown, issuerName(prefix), loc.code())
+			num, issuerName(prefix), loc.code())
 		return st
 	}
 	if syntaxErr != nil {
-		add(&st.notes, ReasonCheckDigitsDisagree, "%s confirmed %s although by this package's rules %s; the registry's answer is the legal proof.", registryName(reg), shown, reasonText(syntaxErr))
+		add(&st.notes, ReasonCheckDigitsDisagree, "%s confirmed %s although by this package's rules %s; the registry's answer is the legal proof.", registryName(reg), num, reasonText(syntaxErr))
 	}
 	if reg.RequestIdentifier == "" || reg.CheckedAt.IsZero() {
-		add(&st.notes, ReasonRegistryProofIncomplete, "The registry confirmation of %s lacks a request identifier or a check time; keep the proof of the check with the record.", shown)
+		add(&st.notes, ReasonRegistryProofIncomplete, "The registry confirmation of %s lacks a request identifier or a check time; keep the proof of the check with the record.", num)
 	}
 	st.b2b = true
 	return st

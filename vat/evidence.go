@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/fiscal402/fiscal402/internal/shown"
 )
 
 // Customer-location evidence.
@@ -206,13 +208,13 @@ func (b *builder) locateBuyer(in Buyer, s Seller, seller sellerInfo) (location, 
 		loc, _, known := resolveLocation(cc, "")
 		switch {
 		case !kindOK:
-			b.review(ReasonLocationEvidenceInvalid, "buyer.evidence[%d].kind %q is not one of %s.", i, e.Kind, strings.Join(evidenceKinds(), ", "))
+			b.review(ReasonLocationEvidenceInvalid, "buyer.evidence[%d].kind %s is not one of %s.", i, shown.Quote(e.Kind), strings.Join(evidenceKinds(), ", "))
 			valid = false
 		case !evidenceSources[e.Source]:
-			b.review(ReasonLocationEvidenceInvalid, "buyer.evidence[%d].source %q is not one of %s, %s, %s.", i, e.Source, EvidenceSourceThirdParty, EvidenceSourceMerchant, EvidenceSourceCustomer)
+			b.review(ReasonLocationEvidenceInvalid, "buyer.evidence[%d].source %s is not one of %s, %s, %s.", i, shown.Quote(e.Source), EvidenceSourceThirdParty, EvidenceSourceMerchant, EvidenceSourceCustomer)
 			valid = false
 		case cc == "" || !known:
-			b.review(ReasonLocationEvidenceInvalid, "buyer.evidence[%d].country %q is not an ISO 3166-1 alpha-2 code.", i, e.Country)
+			b.review(ReasonLocationEvidenceInvalid, "buyer.evidence[%d].country %s is not an ISO 3166-1 alpha-2 code.", i, shown.Quote(e.Country))
 			valid = false
 		default:
 			items = append(items, placed{it, loc})
@@ -228,7 +230,7 @@ func (b *builder) locateBuyer(in Buyer, s Seller, seller sellerInfo) (location, 
 	if claim != "" {
 		loc, _, known := resolveLocation(claim, "")
 		if !known {
-			b.review(ReasonBuyerCountryUnknown, "The buyer's country %q is not an ISO 3166-1 alpha-2 code.", in.Country)
+			b.review(ReasonBuyerCountryUnknown, "The buyer's country %s is not an ISO 3166-1 alpha-2 code.", shown.Quote(in.Country))
 			return location{}, false, evidenceState{}
 		}
 		claimLoc = loc

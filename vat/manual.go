@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/fiscal402/fiscal402/internal/shown"
 )
 
 // Manual determinations.
@@ -220,7 +222,7 @@ func chargesVAT(regime string) bool {
 func parseManual(m Manual) (manualChoice, *ManualError) {
 	mc := manualChoice{regime: strings.TrimSpace(m.Regime)}
 	if !slices.Contains(manualRegimes, mc.regime) {
-		return mc, refusal(ManualRegimeUnknown, fieldRegime, "", "The regime %q is not one of %s.", m.Regime, strings.Join(manualRegimes, ", "))
+		return mc, refusal(ManualRegimeUnknown, fieldRegime, "", "The regime %s is not one of %s.", shown.Quote(m.Regime), strings.Join(manualRegimes, ", "))
 	}
 	var e *ManualError
 	if mc.reason, e = manualText(m.Reason, fieldReason, "reason", MaxManualReasonLength); e != nil {
@@ -240,11 +242,11 @@ func parseManual(m Manual) (manualChoice, *ManualError) {
 		return mc, refusal(ManualRateInvalid, fieldRatePercent, "", "A rate is given, but under %s the seller charges no VAT (%s), so no rate is recorded.", mc.regime, noRateWhy(mc.regime))
 	case charged:
 		if !PlainDecimal(rate) {
-			return mc, refusal(ManualRateInvalid, fieldRatePercent, "", "The rate %q is not a decimal number between 0 and 100 written as a plain decimal string such as \"20\" or \"5.5\" (no sign, exponent or leading zeros).", truncate(m.RatePercent, 40))
+			return mc, refusal(ManualRateInvalid, fieldRatePercent, "", "The rate %s is not a decimal number between 0 and 100 written as a plain decimal string such as \"20\" or \"5.5\" (no sign, exponent or leading zeros).", shown.Quote(m.RatePercent))
 		}
 		d, err := parsePercentText(rate)
 		if err != nil {
-			return mc, refusal(ManualRateInvalid, fieldRatePercent, "", "The rate %q is not a decimal number between 0 and 100.", truncate(m.RatePercent, 40))
+			return mc, refusal(ManualRateInvalid, fieldRatePercent, "", "The rate %s is not a decimal number between 0 and 100.", shown.Quote(m.RatePercent))
 		}
 		mc.rate = &d
 	}
@@ -281,27 +283,17 @@ func manualText(s, field, what string, max int) (string, *ManualError) {
 	return t, nil
 }
 
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
 // manualCountry normalises the taxing country and checks it is in the
 // regime's area: an EU member state (Art. 5 Directive 2006/112/EC) for the
 // EU regimes, the United Kingdom for the UK regimes, none for a supply
 // outside the scope of VAT (category O names no taxing country).
 func manualCountry(regime, raw string) (string, *ManualError) {
 	cc := normalizeCountry(raw)
-	shown := truncate(raw, 40)
+	q := shown.Quote(raw)
 	switch regime {
 	case RegimeOutsideScope:
 		if cc != "" {
-			return "", refusal(ManualCountryInvalid, fieldTaxingCountry, "", "A taxing country (%q) is given, but a supply outside the scope of VAT has none.", shown)
+			return "", refusal(ManualCountryInvalid, fieldTaxingCountry, "", "A taxing country (%s) is given, but a supply outside the scope of VAT has none.", q)
 		}
 		return "", nil
 	case RegimeUKDomestic, RegimeUKB2C, RegimeUKReverseCharge:
@@ -309,7 +301,7 @@ func manualCountry(regime, raw string) (string, *ManualError) {
 		case cc == "":
 			return "", refusal(ManualCountryInvalid, fieldTaxingCountry, "", "The taxing country is missing; under %s it is GB.", regime)
 		case cc != "GB":
-			return "", refusal(ManualCountryInvalid, fieldTaxingCountry, "", "The taxing country %q is not GB; UK VAT (%s) is due to the United Kingdom (VATA 1994 s.1).", shown, regime)
+			return "", refusal(ManualCountryInvalid, fieldTaxingCountry, "", "The taxing country %s is not GB; UK VAT (%s) is due to the United Kingdom (VATA 1994 s.1).", q, regime)
 		}
 		return cc, nil
 	}
@@ -318,9 +310,9 @@ func manualCountry(regime, raw string) (string, *ManualError) {
 	case cc == "":
 		return "", refusal(ManualCountryInvalid, fieldTaxingCountry, "", "The taxing country is missing; under %s it is the EU member state whose VAT is due.", regime)
 	case isTerritory:
-		return "", refusal(ManualCountryInvalid, fieldTaxingCountry, "", "%q names a territory, not a member state; the taxing country is the member state (the facts of the record place the customer in a territory).", shown)
+		return "", refusal(ManualCountryInvalid, fieldTaxingCountry, "", "%s names a territory, not a member state; the taxing country is the member state (the facts of the record place the customer in a territory).", q)
 	case !isoCountries[cc]:
-		return "", refusal(ManualCountryInvalid, fieldTaxingCountry, "", "The taxing country %q is not an ISO 3166-1 alpha-2 code.", shown)
+		return "", refusal(ManualCountryInvalid, fieldTaxingCountry, "", "The taxing country %s is not an ISO 3166-1 alpha-2 code.", q)
 	case !euMemberStates[cc]:
 		return "", refusal(ManualCountryInvalid, fieldTaxingCountry, "", "The taxing country %s is not an EU member state (Art. 5 %s); %s is an EU regime.", cc, directive, regime)
 	}

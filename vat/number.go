@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/fiscal402/fiscal402/internal/shown"
 )
 
 // Number is a VAT identification number split into its prefix and body.
@@ -47,7 +49,7 @@ func (e *NumberError) Error() string {
 	if len(in) > 64 {
 		in = in[:64] + "..."
 	}
-	return fmt.Sprintf("vat: invalid VAT number %q: %s", in, e.Reason)
+	return fmt.Sprintf("vat: invalid VAT number %s: %s", shown.Quote(in), e.Reason)
 }
 
 // Unwrap returns ErrInvalidNumber.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/shown"
 	"github.com/fiscal402/fiscal402/ledger"
 )
 
@@ -77,7 +78,7 @@ func accountEvents(l *ledger.Ledger, accountID string, after int64, limit int) (
 // lookupEvent finds the account's event by id ("evt_" + entry id); another
 // account's event is not found.
 func lookupEvent(l *ledger.Ledger, accountID, eventID string) (fiscal.Event, error) {
-	notFound := &fiscal.Error{Code: fiscal.CodeNotFound, Detail: "event " + eventID + " not found"}
+	notFound := &fiscal.Error{Code: fiscal.CodeNotFound, Detail: "event " + shown.Bare(eventID) + " not found"}
 	entryID, ok := strings.CutPrefix(eventID, "evt_")
 	if !ok || entryID == "" {
 		return fiscal.Event{}, notFound

@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/shown"
 	"github.com/fiscal402/fiscal402/internal/syncread"
 	"github.com/fiscal402/fiscal402/ledger"
 )
@@ -415,7 +416,7 @@ func (w *Service) view(r endpointRecord) Endpoint {
 	return v
 }
 
-func endpointNotFound(id string) *fiscal.Error { return notFound("webhook endpoint " + id) }
+func endpointNotFound(id string) *fiscal.Error { return notFound("webhook endpoint " + shown.Bare(id)) }
 
 // The error codes of the webhook API (both 409; their statuses are in
 // fiscal's one table).

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fiscal402/fiscal402/internal/shown"
 	"github.com/fiscal402/fiscal402/internal/strictjson"
 )
 
@@ -244,7 +245,7 @@ func (ps Parser) Parse(s Settlement) (Payment, bool, error) {
 		return in, false, badRequest(reqPtr+"/scheme", "is required")
 	}
 	if req.Scheme != SchemeExact {
-		return in, false, &Error{Kind: UnsupportedScheme, Field: reqPtr + "/scheme", Detail: fmt.Sprintf("scheme %q is not supported; supported: %q", req.Scheme, SchemeExact)}
+		return in, false, &Error{Kind: UnsupportedScheme, Field: reqPtr + "/scheme", Detail: fmt.Sprintf("scheme %s is not supported; supported: %q", shown.Quote(req.Scheme), SchemeExact)}
 	}
 	if in.Network, err = parseNetwork(reqPtr+"/network", req.Network); err != nil {
 		return in, false, err
@@ -284,7 +285,7 @@ func (ps Parser) Parse(s Settlement) (Payment, bool, error) {
 	}
 	if havePayload {
 		if pp.Scheme != "" && pp.Scheme != req.Scheme {
-			return in, false, badRequest("/paymentPayload/scheme", "is %q, but %s/scheme is %q: the documents describe different payments", pp.Scheme, reqPtr, req.Scheme)
+			return in, false, badRequest("/paymentPayload/scheme", "is %s, but %s/scheme is %s: the documents describe different payments", shown.Quote(pp.Scheme), reqPtr, shown.Quote(req.Scheme))
 		}
 		if pp.Accepted != nil && reqPtr != "/paymentPayload/accepted" {
 			if err := in.sameAccepted(*pp.Accepted, req.Scheme, reqPtr); err != nil {
@@ -320,7 +321,7 @@ func (ps Parser) network(field, network string) error {
 		return nil
 	}
 	if _, ok := ps.Assets[network]; !ok {
-		return &Error{Kind: UnsupportedNetwork, Field: field, Detail: fmt.Sprintf("network %q is not supported; supported: %s (x402 v1 names: base, ethereum)", network, ps.networks())}
+		return &Error{Kind: UnsupportedNetwork, Field: field, Detail: fmt.Sprintf("network %s is not supported; supported: %s (x402 v1 names: base, ethereum)", shown.Quote(network), ps.networks())}
 	}
 	return nil
 }
@@ -329,7 +330,7 @@ func (ps Parser) asset(field, network, asset string) error {
 	if ps.Assets == nil || strings.EqualFold(asset, ps.Assets[network]) {
 		return nil
 	}
-	return &Error{Kind: UnsupportedAsset, Field: field, Detail: fmt.Sprintf("asset %q is not supported on %s; supported: %s", asset, network, ps.Assets[network])}
+	return &Error{Kind: UnsupportedAsset, Field: field, Detail: fmt.Sprintf("asset %s is not supported on %s; supported: %s", shown.Quote(asset), network, ps.Assets[network])}
 }
 
 func (ps Parser) networks() string {
@@ -464,7 +465,7 @@ func parseNetwork(field, v string) (string, error) {
 		return caip2, nil
 	}
 	if !caip2RE.MatchString(v) {
-		return "", &Error{Kind: UnsupportedNetwork, Field: field, Detail: fmt.Sprintf("%q is not a CAIP-2 network id (x402 v1 names: base, ethereum)", v)}
+		return "", &Error{Kind: UnsupportedNetwork, Field: field, Detail: fmt.Sprintf("%s is not a CAIP-2 network id (x402 v1 names: base, ethereum)", shown.Quote(v))}
 	}
 	return v, nil
 }
@@ -480,7 +481,7 @@ func sameNetwork(field, v, want, reqPtr string) error {
 		got = caip2
 	}
 	if got != want {
-		return badRequest(field, "is %q, but %s/network is %q: the documents describe different payments", v, reqPtr, want)
+		return badRequest(field, "is %s, but %s/network is %s: the documents describe different payments", shown.Quote(v), reqPtr, shown.Quote(want))
 	}
 	return nil
 }
@@ -495,7 +496,7 @@ func sameNetwork(field, v, want, reqPtr string) error {
 // requirements describes another payment.
 func amount(settled string, req PaymentRequirements, reqPtr string) (string, error) {
 	if req.Amount != "" && req.MaxAmountRequired != "" && req.Amount != req.MaxAmountRequired {
-		return "", badRequest(reqPtr+"/maxAmountRequired", "is %q, but amount is %q: one requirement, two amounts", req.MaxAmountRequired, req.Amount)
+		return "", badRequest(reqPtr+"/maxAmountRequired", "is %s, but amount is %s: one requirement, two amounts", shown.Quote(req.MaxAmountRequired), shown.Quote(req.Amount))
 	}
 	var required string
 	var err error
@@ -532,7 +533,7 @@ func amount(settled string, req PaymentRequirements, reqPtr string) (string, err
 func (in *Payment) sameAccepted(acc PaymentRequirements, scheme, reqPtr string) error {
 	const ptr = "/paymentPayload/accepted"
 	differ := func(field, have, want string) error {
-		return badRequest(ptr+"/"+field, "is %q, but %s/%s is %q: the documents describe different payments", have, reqPtr, field, want)
+		return badRequest(ptr+"/"+field, "is %s, but %s/%s is %s: the documents describe different payments", shown.Quote(have), reqPtr, field, shown.Quote(want))
 	}
 	if acc.Scheme != "" && acc.Scheme != scheme {
 		return differ("scheme", acc.Scheme, scheme)
@@ -704,7 +705,7 @@ func prefixField(ptr string, err error) error {
 func notSettled(reason, message string) *Error {
 	detail := "the settle response says success:false: the payment did not settle, nothing was recorded"
 	if reason != "" {
-		detail += fmt.Sprintf(" (errorReason %q)", reason)
+		detail += fmt.Sprintf(" (errorReason %s)", shown.Quote(reason))
 	}
 	if reason == SettlementPending {
 		detail += "; a pending settlement needs its transaction hash to be held"

@@ -20,7 +20,7 @@ var floors = []struct {
 	pkgs     []string
 	ownFloor bool // whether the floor's packages may import each other
 }{
-	{"ground", []string{"internal/durable"}, false},
+	{"ground", []string{"internal/durable", "internal/shown"}, false},
 	{"leaf", []string{"vat", "vies", "fx", "ubl", "receipt", "recordid", "ledger", "evmverify", "metrics", "internal/strictjson", "internal/jsonenc", "internal/syncread", "internal/jsontop", "internal/httpconn"}, false},
 	{"base", []string{"x402", "internal/wire", "invoicelaw", "settlement", "internal/anchor"}, true},
 	{"core", []string{"fiscal"}, false},

@@ -35,6 +35,8 @@ import (
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/fiscal402/fiscal402/internal/shown"
 )
 
 // MaxDepth is the deepest nesting of objects and arrays accepted. Requests
@@ -285,6 +287,7 @@ func (s *scanner) pointer(last *segment) string {
 			continue
 		}
 		name, _ := unquote(s.data[seg.start:seg.end])
+		name = shown.Bare(name) // a member name the client chose is shown bounded, as in the detail
 		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(name, "~", "~0"), "/", "~1"))
 	}
 	return b.String()
@@ -488,7 +491,7 @@ func (s *scanner) object(t reflect.Type, depth int) *Error {
 		for _, prev := range seen {
 			if sameName(s.data[prev.start:prev.end], s.data[ks:ke]) {
 				name, _ := unquote(s.data[ks:ke])
-				return s.fail(&key, "member %q appears more than once", name)
+				return s.fail(&key, "member %s appears more than once", shown.Quote(name))
 			}
 		}
 		seen = append(seen, key)
@@ -500,7 +503,7 @@ func (s *scanner) object(t reflect.Type, depth int) *Error {
 				next = ft
 			case !s.open:
 				name, _ := unquote(s.data[ks:ke])
-				return s.fail(&key, "unknown field %q (check the spelling; names are case-sensitive and unknown fields are rejected)", name)
+				return s.fail(&key, "unknown field %s (check the spelling; names are case-sensitive and unknown fields are rejected)", shown.Quote(name))
 			}
 		}
 		s.space()

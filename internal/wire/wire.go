@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/fiscal402/fiscal402/evmverify"
+	"github.com/fiscal402/fiscal402/internal/shown"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -195,7 +196,7 @@ func Country(field, v string) (string, error) {
 		return c, nil
 	}
 	if !vat.IsISOCountry(c) {
-		return "", bad(field, "%q is not an ISO 3166-1 alpha-2 country code", v)
+		return "", bad(field, "%s is not an ISO 3166-1 alpha-2 country code", shown.Quote(v))
 	}
 	return c, nil
 }
@@ -213,7 +214,7 @@ func BuyerCountry(field, v string) (string, error) {
 	if _, ok := vat.BuyerCountry(u); ok && len(u) == 2 {
 		return u, nil
 	}
-	return "", bad(field, "%q is not an ISO 3166-1 alpha-2 country code (or EL, XI, UK, IC, EA)", v)
+	return "", bad(field, "%s is not an ISO 3166-1 alpha-2 country code (or EL, XI, UK, IC, EA)", shown.Quote(v))
 }
 
 // Token accepts "" or a lower-case token such as "digital_service" (at
@@ -306,10 +307,10 @@ func Evidence(field string, in []vat.Evidence) ([]vat.Evidence, error) {
 			return nil, bad(at+"/source", "is required")
 		}
 		if !slices.Contains(vat.EvidenceKinds(), it.Kind) {
-			return nil, bad(at+"/kind", "%q is not a kind of location evidence: one of %s", it.Kind, strings.Join(vat.EvidenceKinds(), ", "))
+			return nil, bad(at+"/kind", "%s is not a kind of location evidence: one of %s", shown.Quote(it.Kind), strings.Join(vat.EvidenceKinds(), ", "))
 		}
 		if !slices.Contains(vat.EvidenceSources(), it.Source) {
-			return nil, bad(at+"/source", "%q is not a source of location evidence: one of %s", it.Source, strings.Join(vat.EvidenceSources(), ", "))
+			return nil, bad(at+"/source", "%s is not a source of location evidence: one of %s", shown.Quote(it.Source), strings.Join(vat.EvidenceSources(), ", "))
 		}
 		if it.Country, err = BuyerCountry(at+"/country", it.Country); err != nil {
 			return nil, err
@@ -369,7 +370,7 @@ func RateConditions(field string, in []string) ([]string, error) {
 	}
 	for i, c := range in {
 		if !known[c] {
-			return nil, bad(fmt.Sprintf("%s/%d", field, i), "%q is not a rate condition this ruleset knows", c)
+			return nil, bad(fmt.Sprintf("%s/%d", field, i), "%s is not a rate condition this ruleset knows", shown.Quote(c))
 		}
 	}
 	return slices.Compact(slices.Sorted(slices.Values(in))), nil
