@@ -44,7 +44,7 @@ func TestX402Validation(t *testing.T) {
 			settle: map[string]any{"success": true, "payer": payer, "transaction": tx, "network": "eip155:8453"},
 			req:    req,
 			payload: map[string]any{"x402Version": 2, "accepted": acc, "resource": map[string]any{"url": "https://api.example.com/x"},
-				"payload": map[string]any{"signature": "0xab", "authorization": map[string]any{"from": payer, "to": payTo, "value": "1500000", "nonce": "0x" + strings.Repeat("11", 32)}}},
+				"payload": map[string]any{"signature": "0xab", "authorization": map[string]any{"from": payer, "to": payTo, "value": "1500000", "validAfter": "1740672089", "validBefore": "1740672154", "nonce": "0x" + strings.Repeat("11", 32)}}},
 			buyer:   buyerDE,
 			account: "acct_0",
 		}

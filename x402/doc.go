@@ -32,7 +32,9 @@
 // Unknown members are ignored, because x402 adds fields between versions
 // (extensions, the TypeScript server's "requirements"); repeated members,
 // lone UTF-16 surrogates and nesting deeper than 32 levels are refused,
-// because they have no single meaning. A settle response with success:false
+// because they have no single meaning. An EIP-3009 authorization must
+// carry its six members (from, to, value, validAfter, validBefore, nonce)
+// and a validity window that ends after it starts. A settle response with success:false
 // is a NotSettled error, except "settlement_pending" with a transaction,
 // which Parse reports as pending.
 //

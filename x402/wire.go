@@ -73,10 +73,12 @@ type ResourceInfo struct {
 // an ERC-7710 delegator (https://github.com/x402-foundation/x402/blob/main/specs/schemes/exact/scheme_exact_evm.md).
 type exactPayload struct {
 	Authorization *struct {
-		From  string `json:"from"`
-		To    string `json:"to"`
-		Value string `json:"value"`
-		Nonce string `json:"nonce"`
+		From        string `json:"from"`
+		To          string `json:"to"`
+		Value       string `json:"value"`
+		ValidAfter  string `json:"validAfter"`
+		ValidBefore string `json:"validBefore"`
+		Nonce       string `json:"nonce"`
 	} `json:"authorization"`
 	Permit2Authorization *struct {
 		From      string `json:"from"`
@@ -371,13 +373,15 @@ func (in *Payment) readExactPayload(raw json.RawMessage) error {
 	var from, fromPtr string
 	switch {
 	case p.Authorization != nil:
-		in.Method, from, fromPtr = "eip3009", p.Authorization.From, ptr+"/authorization/from"
-		if p.Authorization.Nonce != "" {
-			if !hash32RE.MatchString(p.Authorization.Nonce) {
-				return badRequest(ptr+"/authorization/nonce", "must be 0x followed by 64 hexadecimal digits (an EIP-3009 bytes32 nonce)")
-			}
-			in.Nonce = strings.ToLower(p.Authorization.Nonce)
+		a := p.Authorization
+		in.Method, from, fromPtr = "eip3009", a.From, ptr+"/authorization/from"
+		if err := checkAuthorization(ptr+"/authorization/", a.From, a.To, a.Value, a.ValidAfter, a.ValidBefore, a.Nonce); err != nil {
+			return err
 		}
+		if !hash32RE.MatchString(a.Nonce) {
+			return badRequest(ptr+"/authorization/nonce", "must be 0x followed by 64 hexadecimal digits (an EIP-3009 bytes32 nonce)")
+		}
+		in.Nonce = strings.ToLower(a.Nonce)
 		if err := in.payeeIs(ptr+"/authorization/to", p.Authorization.To); err != nil {
 			return err
 		}
@@ -414,6 +418,39 @@ func (in *Payment) readExactPayload(raw json.RawMessage) error {
 		return badRequest(fromPtr, "names payer %s, but the settle response names %s", addr, in.Payer)
 	}
 	in.Payer = addr
+	return nil
+}
+
+// uintRE is a uint256 as x402 writes EIP-3009's validAfter and validBefore:
+// decimal digits, at most 78 (2^256 has 78 digits).
+var uintRE = regexp.MustCompile(`^[0-9]{1,78}$`)
+
+// checkAuthorization checks that an EIP-3009 authorization has its six
+// members, all required (x402 specification v1 §5.2.2 and v2 §5.2.2,
+// "The Authorization object"), and a validity window that some block
+// could fall in: transferWithAuthorization requires validAfter <
+// block.timestamp < validBefore (EIP-3009,
+// https://eips.ethereum.org/EIPS/eip-3009), so validBefore <= validAfter
+// was never executable. ptr ends with "/".
+func checkAuthorization(ptr string, from, to, value, validAfter, validBefore, nonce string) error {
+	for _, m := range []struct{ name, v string }{
+		{"from", from}, {"to", to}, {"value", value},
+		{"validAfter", validAfter}, {"validBefore", validBefore}, {"nonce", nonce},
+	} {
+		if m.v == "" {
+			return badRequest(ptr+m.name, "is required: an EIP-3009 authorization names from, to, value, validAfter, validBefore and nonce (x402 specification §5.2.2)")
+		}
+	}
+	var window [2]*big.Int
+	for i, m := range []struct{ name, v string }{{"validAfter", validAfter}, {"validBefore", validBefore}} {
+		if !uintRE.MatchString(m.v) {
+			return badRequest(ptr+m.name, "must be a Unix time as a decimal integer string such as \"1740672089\" (EIP-3009 uint256)")
+		}
+		window[i], _ = new(big.Int).SetString(m.v, 10)
+	}
+	if window[1].Cmp(window[0]) <= 0 {
+		return badRequest(ptr+"validBefore", "is %s, not after validAfter %s: EIP-3009 executes an authorization only strictly between the two, so this one never settled", validBefore, validAfter)
+	}
 	return nil
 }
 

@@ -61,7 +61,7 @@ func FuzzParse(f *testing.F) {
 	tx := "0x" + strings.Repeat("ab", 32)
 	settle := `{"success":true,"payer":"0x70997970C51812dc3A010C7d01b50e0d17dc79C8","transaction":"` + tx + `","network":"eip155:8453"}`
 	req := `{"scheme":"exact","network":"eip155:8453","amount":"1500000","asset":"0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913","payTo":"0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC","maxTimeoutSeconds":60,"extra":{"name":"USD Coin","version":"2"}}`
-	payload := `{"x402Version":2,"accepted":` + req + `,"payload":{"signature":"0x","authorization":{"from":"0x70997970c51812dc3a010c7d01b50e0d17dc79c8","to":"0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc","value":"1500000","nonce":"0x` + strings.Repeat("01", 32) + `"}}}`
+	payload := `{"x402Version":2,"accepted":` + req + `,"payload":{"signature":"0x","authorization":{"from":"0x70997970c51812dc3a010c7d01b50e0d17dc79c8","to":"0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc","value":"1500000","validAfter":"0","validBefore":"9999999999","nonce":"0x` + strings.Repeat("01", 32) + `"}}}`
 	v1req := `{"scheme":"exact","network":"base","maxAmountRequired":"10000","resource":"https://x.example/r","asset":"0x833589fcd6edb6e08f4c7c32d4f71b54bda02913","payTo":"0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc"}`
 	f.Add([]byte(settle), []byte(req), []byte(payload))
 	f.Add([]byte(base64.StdEncoding.EncodeToString([]byte(settle))), []byte(nil), []byte(base64.RawURLEncoding.EncodeToString([]byte(payload))))

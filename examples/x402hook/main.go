@@ -226,15 +226,13 @@ func sdkContext(ctx context.Context, o options) (settleResultContext, error) {
 	if err != nil {
 		return settleResultContext{}, err
 	}
-	authorization, err := json.Marshal(map[string]any{"authorization": map[string]string{"from": o.payer, "to": o.payTo, "value": o.amount}})
-	if err != nil {
-		return settleResultContext{}, err
-	}
+	// The scheme payload is the client's signed EIP-3009 authorization,
+	// whose six members (validity window and nonce included) this example
+	// does not know; it sends none, so the payer is the settle response's.
 	payloadBytes, err := json.Marshal(x402.PaymentPayload{
 		X402Version: 2,
 		Resource:    &x402.ResourceInfo{URL: "https://api.example.com/premium-data", MimeType: "application/json"},
 		Accepted:    &req,
-		Payload:     authorization,
 	})
 	if err != nil {
 		return settleResultContext{}, err
