@@ -77,7 +77,12 @@ func TestX402Validation(t *testing.T) {
 		{"scheme upto", func(d *docs) { d.req["scheme"] = "upto" }, fiscal.CodeUnsupportedScheme, "/paymentRequirements/scheme"},
 		{"no scheme", func(d *docs) { delete(d.req, "scheme") }, fiscal.CodeBadRequest, "/paymentRequirements/scheme"},
 		{"optimism", func(d *docs) { d.req["network"] = "eip155:10" }, fiscal.CodeUnsupportedNetwork, "/paymentRequirements/network"},
-		{"v1 testnet name", func(d *docs) { d.req["network"] = "base-sepolia" }, fiscal.CodeUnsupportedNetwork, "/paymentRequirements/network"},
+		{"v1 testnet name", func(d *docs) {
+			delete(d.req, "amount")
+			d.req["network"], d.req["maxAmountRequired"], d.settle["network"] = "base-sepolia", "1500000", "base-sepolia"
+			d.payload = map[string]any{"x402Version": 1, "scheme": "exact", "network": "base-sepolia", "payload": inner(d)}
+		}, fiscal.CodeUnsupportedNetwork, "/paymentRequirements/network"},
+		{"v1 name in v2 documents", func(d *docs) { d.req["network"] = "base-sepolia" }, fiscal.CodeBadRequest, "/paymentRequirements/network"},
 		{"settle names another network", func(d *docs) { d.settle["network"] = "eip155:1" }, fiscal.CodeBadRequest, "/settleResponse/network"},
 		{"accepted names another network", func(d *docs) {
 			d.payload["accepted"].(map[string]any)["network"] = "ethereum"

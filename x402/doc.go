@@ -34,7 +34,10 @@
 // lone UTF-16 surrogates and nesting deeper than 32 levels are refused,
 // because they have no single meaning. An EIP-3009 authorization must
 // carry its six members (from, to, value, validAfter, validBefore, nonce)
-// and a validity window that ends after it starts. A settle response with success:false
+// and a validity window that ends after it starts. Each version keeps its
+// own shape: v2 documents name networks in CAIP-2, the price "amount" and
+// the payload's "accepted"; v1 documents the price "maxAmountRequired" and
+// the payload's scheme and network. A settle response with success:false
 // is a NotSettled error, except "settlement_pending" with a transaction,
 // which Parse reports as pending.
 //

@@ -249,6 +249,9 @@ func (ps Parser) Parse(s Settlement) (Payment, bool, error) {
 	if req.Scheme != SchemeExact {
 		return in, false, &Error{Kind: UnsupportedScheme, Field: reqPtr + "/scheme", Detail: fmt.Sprintf("scheme %s is not supported; supported: %q", shown.Quote(req.Scheme), SchemeExact)}
 	}
+	if err := versionShape(in.Version, havePayload, pp, req, reqPtr, sr.Network); err != nil {
+		return in, false, err
+	}
 	if in.Network, err = parseNetwork(reqPtr+"/network", req.Network); err != nil {
 		return in, false, err
 	}
@@ -316,6 +319,47 @@ func (ps Parser) Parse(s Settlement) (Payment, bool, error) {
 		return in, false, err
 	}
 	return in, pending, nil
+}
+
+// versionShape checks that the documents have the shape of their x402
+// version. x402 v2 names networks in CAIP-2 (specification v2 §5.1.2,
+// §5.3.2, §11.1), the price "amount" (§5.1.2), and its payload carries
+// "accepted" (§5.2.2). x402 v1 names the price "maxAmountRequired" (v1
+// §5.1.2) and its payload names scheme and network (v1 §5.2.2, "All fields
+// are required"). The reference facilitators route a payment by version
+// and network (x402 Go SDK go/facilitator.go: v2 mechanisms under CAIP-2
+// ids, v1 under names), so documents of one version in the other's shape
+// describe no settlement.
+func versionShape(version int, havePayload bool, pp PaymentPayload, req PaymentRequirements, reqPtr, settleNetwork string) error {
+	switch version {
+	case 2:
+		nets := []struct{ field, v string }{{reqPtr + "/network", req.Network}, {"/settleResponse/network", settleNetwork}}
+		if havePayload && pp.Accepted != nil {
+			nets = append(nets, struct{ field, v string }{"/paymentPayload/accepted/network", pp.Accepted.Network})
+		}
+		for _, n := range nets {
+			if caip2, ok := v1Networks[n.v]; ok {
+				return badRequest(n.field, "is %q, an x402 v1 network name, in x402 v2 documents: v2 names networks in CAIP-2 (%q; x402 specification v2 §11.1)", n.v, caip2)
+			}
+		}
+		if req.Amount == "" {
+			return badRequest(reqPtr+"/amount", "is required in x402 v2 (atomic units as a decimal string; maxAmountRequired is the v1 name; x402 specification v2 §5.1.2)")
+		}
+		if havePayload && pp.Accepted == nil {
+			return badRequest("/paymentPayload/accepted", "is required in an x402 v2 payment payload: the requirements the client chose and signed for (x402 specification v2 §5.2.2)")
+		}
+	case 1:
+		if req.MaxAmountRequired == "" {
+			return badRequest(reqPtr+"/maxAmountRequired", "is required in x402 v1 (atomic units as a decimal string; amount is the v2 name; x402 specification v1 §5.1.2)")
+		}
+		if havePayload && pp.Scheme == "" {
+			return badRequest("/paymentPayload/scheme", "is required in an x402 v1 payment payload (x402 specification v1 §5.2.2)")
+		}
+		if havePayload && pp.Network == "" {
+			return badRequest("/paymentPayload/network", "is required in an x402 v1 payment payload (x402 specification v1 §5.2.2)")
+		}
+	}
+	return nil
 }
 
 func (ps Parser) network(field, network string) error {
