@@ -73,3 +73,15 @@ func TestParseVersionShapes(t *testing.T) {
 		}
 	}
 }
+
+// TestParseSettleResponseNetworkRequired: the settle response's network
+// is required, in v1 and v2 alike (x402 specification v1 §5.3.2 and v2
+// §5.3.2: "network ... Required"); the reference SDKs always write it.
+func TestParseSettleResponseNetworkRequired(t *testing.T) {
+	for _, docs := range []func() (map[string]any, map[string]any, map[string]any){consistentDocs, v1Docs} {
+		s, r, p := docs()
+		delete(s, "network")
+		_, err := parseMaps(t, s, r, p)
+		wantBadRequest(t, err, "/settleResponse/network")
+	}
+}

@@ -211,6 +211,9 @@ func (ps Parser) Parse(s Settlement) (Payment, bool, error) {
 		return in, false, badRequest("/settleResponse/transaction", "must be 0x followed by 64 hexadecimal digits")
 	}
 	in.TxHash = strings.ToLower(sr.Transaction)
+	if sr.Network == "" {
+		return in, false, badRequest("/settleResponse/network", "is required: the settle response names the network it settled on (x402 specification v1 and v2 §5.3.2)")
+	}
 
 	var pp PaymentPayload
 	havePayload, err := decodePart("/paymentPayload", s.PaymentPayload, &pp)
