@@ -115,8 +115,8 @@ func ParseSeller(field string, in Seller, nameRequired bool) (SellerFacts, error
 	if strings.TrimSpace(in.Country) == "" {
 		return s, badRequest(field+"/country", "is required (ISO 3166-1 alpha-2, any country)")
 	}
-	if s.Country, err = wire.Country(field+"/country", in.Country); err != nil {
-		return s, fiscal.InputError(err)
+	if s.Country, err = parseSellerCountry(field+"/country", in.Country); err != nil {
+		return s, err
 	}
 	if s.VATNumber, err = wire.VATNumber(field+"/vatNumber", in.VATNumber); err != nil {
 		return s, fiscal.InputError(err)
@@ -136,6 +136,26 @@ func ParseSeller(field string, in Seller, nameRequired bool) (SellerFacts, error
 	}
 	s.OverThreshold, s.OptedForDestination = in.OverThreshold, in.OptedForDestination
 	return s, nil
+}
+
+// parseSellerCountry accepts for the seller's establishment what
+// parseBuyerCountry accepts for the customer's country, normalised as
+// vat.Determine reads it (UK is GB): a seller in the Canary Islands (IC) or
+// in Ceuta and Melilla (EA) is outside the EU VAT territory although in
+// Spain (Art. 6(1)(b) Directive 2006/112/EC,
+// https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112),
+// which "ES" cannot say; the engine leaves such a seller for review
+// (seller_in_special_territory) rather than treating it as Spanish.
+func parseSellerCountry(field, v string) (string, error) {
+	c, err := wire.Country(field, v)
+	if err == nil {
+		return c, nil
+	}
+	u := strings.ToUpper(strings.TrimSpace(v))
+	if cc, ok := vat.BuyerCountry(u); ok && len(u) == 2 {
+		return cc, nil
+	}
+	return "", badRequest(field, "%q is not an ISO 3166-1 alpha-2 country code (or EL, XI, UK, IC for the Canary Islands, EA for Ceuta and Melilla)", v)
 }
 
 // parseBuyerCountry accepts for a customer's country what the engine
