@@ -153,6 +153,10 @@ type payment struct {
 func sdkDocs(t testing.TB, version int, p payment) x402Docs {
 	t.Helper()
 	amount := strconv.FormatInt(p.amount, 10)
+	if p.nonce == "" { // a signed authorization always has one (x402 §5.2.2): a made-up one for a payment not made by it
+		sum := sha256.Sum256([]byte("nonce " + p.tx))
+		p.nonce = "0x" + hex.EncodeToString(sum[:])
+	}
 	auth := map[string]any{
 		"from": p.payer, "to": p.payTo, "value": amount,
 		"validAfter": "1775810400", "validBefore": "1775811000", "nonce": p.nonce,
