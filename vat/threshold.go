@@ -429,7 +429,13 @@ func originNoteText(S string, totals bool) string {
 // determination made before the section existed, net (the supply's EUR
 // value exclusive of VAT) when it was a B2C supply under the EU ruleset to
 // a consumer in another member state than sellerCountry (the supplies Art.
-// 59c(1)(b) counts). A supply outside the scope of EU VAT is not one,
+// 59c(1)(b) counts). Such a supply taxed where the seller is (row 2, Art.
+// 59c(1)) names the seller's state as its place of supply; it is known by
+// its note origin_taxation_below_threshold, which every version of the
+// engine wrote on it, the person's determination included (manualOrigin),
+// and it counts too: the threshold measures exactly those supplies (Art.
+// 59c(1)(c) Directive 2006/112/EC, CELEX 32006L0112; a review found them
+// left out of a rebuilt total). A supply outside the scope of EU VAT is not one,
 // although Heligoland, Büsingen, Livigno and Campione d'Italia, which have
 // no code of their own, give their parent as its place of supply: the
 // territories of Art. 6 are no "Member State" (Art. 5(2)).
@@ -440,10 +446,25 @@ func (d Determination) RecordedCount(sellerCountry, net string) (decimal.Decimal
 		}
 		return decimal.Zero, false
 	}
+	if d.Jurisdiction == JurisdictionEU && d.Regime == RegimeDomestic && d.hasReason(ReasonOriginTaxation) {
+		v, err := decimal.NewFromString(net)
+		return v, err == nil
+	}
 	place := normalizeCountry(d.PlaceOfSupply)
 	if d.BuyerTreatment != TreatmentB2C || d.Jurisdiction != JurisdictionEU || d.Regime == RegimeOutsideScope || !isEUMember(place) || place == normalizeCountry(sellerCountry) {
 		return decimal.Zero, false
 	}
 	v, err := decimal.NewFromString(net)
 	return v, err == nil
+}
+
+// hasReason reports whether the determination carries a reason (a note or
+// a review) with code.
+func (d Determination) hasReason(code string) bool {
+	for _, r := range d.Reasons {
+		if r.Code == code {
+			return true
+		}
+	}
+	return false
 }
