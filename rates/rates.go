@@ -190,6 +190,12 @@ func RetryAtStart(e *fiscal.Engine, logger *slog.Logger) {
 	if logger == nil {
 		logger = e.Settings().Logger
 	}
+	onceInBackground(e, func(ctx context.Context) { retryLeased(ctx, e, logger) })
+}
+
+// onceInBackground runs fn once as e's background work, with a context
+// cancelled when the engine stops.
+func onceInBackground(e *fiscal.Engine, fn func(ctx context.Context)) {
 	e.Go(func(stop <-chan struct{}) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
@@ -200,7 +206,7 @@ func RetryAtStart(e *fiscal.Engine, logger *slog.Logger) {
 			case <-ctx.Done():
 			}
 		}()
-		retryLeased(ctx, e, logger)
+		fn(ctx)
 	})
 }
 

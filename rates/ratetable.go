@@ -2,7 +2,6 @@ package rates
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"slices"
@@ -49,34 +48,7 @@ import (
 // which skips it).
 func RetryRateTable(ctx context.Context, e *fiscal.Engine) (int, error) {
 	version := e.Settings().Rates.Version()
-	var due []queued
-	err := e.Ledger().View(func(tx ledger.Tx) error {
-		return tx.Scan(fiscal.BucketRateTableWait, nil, nil, false, func(k, v []byte) bool {
-			var it queued
-			if json.Unmarshal(v, &it) == nil && it.Table != version {
-				due = append(due, it)
-			}
-			return true
-		})
-	})
-	if err != nil {
-		return 0, err
-	}
-	done := 0
-	for _, it := range due {
-		if ctx.Err() != nil {
-			return done, ctx.Err()
-		}
-		revised, err := retryTable(ctx, e, it)
-		if err != nil {
-			e.Settings().Logger.Error("re-deciding a record decided outside the VAT rate table", "record", it.RecordID, "err", err)
-			continue
-		}
-		if revised {
-			done++
-		}
-	}
-	return done, nil
+	return walkQueue(ctx, e, fiscal.BucketRateTableWait, func(it queued) bool { return it.Table != version }, retryTable, "re-deciding a record decided outside the VAT rate table")
 }
 
 // RetryRateTableAtStart runs RetryRateTable once, as the engine's
@@ -89,16 +61,7 @@ func RetryRateTableAtStart(e *fiscal.Engine, logger *slog.Logger) {
 	if logger == nil {
 		logger = e.Settings().Logger
 	}
-	e.Go(func(stop <-chan struct{}) {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		go func() {
-			select {
-			case <-stop:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
+	onceInBackground(e, func(ctx context.Context) {
 		n, err := RetryRateTable(ctx, e)
 		switch {
 		case err != nil && ctx.Err() == nil:

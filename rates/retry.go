@@ -37,11 +37,18 @@ type queued struct {
 // whose rate is still missing stay queued. The Service calls it after each
 // refresh; a host that keeps its rates current another way may call it too.
 func Retry(ctx context.Context, e *fiscal.Engine) (int, error) {
+	return walkQueue(ctx, e, fiscal.BucketFXWait, func(queued) bool { return true }, retry, "re-deciding a record that waited for its rate")
+}
+
+// walkQueue reads the entries of the queue bucket that keep says are due,
+// then re-decides each with redo, in order, logging (what, with the
+// record) and skipping one that fails, and returns how many were revised.
+func walkQueue(ctx context.Context, e *fiscal.Engine, bucket string, keep func(queued) bool, redo func(context.Context, *fiscal.Engine, queued) (bool, error), what string) (int, error) {
 	var due []queued
 	err := e.Ledger().View(func(tx ledger.Tx) error {
-		return tx.Scan(fiscal.BucketFXWait, nil, nil, false, func(k, v []byte) bool {
+		return tx.Scan(bucket, nil, nil, false, func(k, v []byte) bool {
 			var it queued
-			if json.Unmarshal(v, &it) == nil {
+			if json.Unmarshal(v, &it) == nil && keep(it) {
 				due = append(due, it)
 			}
 			return true
@@ -55,9 +62,9 @@ func Retry(ctx context.Context, e *fiscal.Engine) (int, error) {
 		if ctx.Err() != nil {
 			return done, ctx.Err()
 		}
-		revised, err := retry(ctx, e, it)
+		revised, err := redo(ctx, e, it)
 		if err != nil {
-			e.Settings().Logger.Error("re-deciding a record that waited for its rate", "record", it.RecordID, "err", err)
+			e.Settings().Logger.Error(what, "record", it.RecordID, "err", err)
 			continue
 		}
 		if revised {
