@@ -2,13 +2,11 @@ package rates
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"slices"
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fiscalevent"
-	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -47,8 +45,22 @@ import (
 // record's revision is claimed once (REVISION_CONFLICT for the other,
 // which skips it).
 func RetryRateTable(ctx context.Context, e *fiscal.Engine) (int, error) {
-	version := e.Settings().Rates.Version()
-	return walkQueue(ctx, e, fiscal.BucketRateTableWait, func(it queued) bool { return it.Table != version }, retryTable, "re-deciding a record decided outside the VAT rate table")
+	return walkQueue(ctx, e, tableQueue(e.Settings().Rates.Version()))
+}
+
+// tableQueue is the queue of records decided outside the VAT rate table,
+// for an engine whose table has version: entries its own table decided
+// are not read, and a record a person resolved only leaves the queue.
+func tableQueue(version string) waitQueue {
+	return waitQueue{
+		bucket: fiscal.BucketRateTableWait, due: func(it queued) bool { return it.Table != version },
+		waits: func(r *fiscal.Record) bool {
+			return hasReason(r.ReviewReasons, vat.ReasonDateOutsideRateTable) &&
+				!slices.ContainsFunc(r.History, func(h fiscal.Revision) bool { return h.Cause == fiscal.CauseResolution })
+		},
+		missing: vat.ReasonDateOutsideRateTable, cause: fiscal.CauseRateTableLoaded, event: fiscalevent.RetryRateTable,
+		what: "re-deciding a record decided outside the VAT rate table",
+	}
 }
 
 // RetryRateTableAtStart runs RetryRateTable once, as the engine's
@@ -70,44 +82,4 @@ func RetryRateTableAtStart(e *fiscal.Engine, logger *slog.Logger) {
 			logger.Info("records decided with the VAT rate table now loaded", "table", e.Settings().Rates.Version(), "revised", n)
 		}
 	})
-}
-
-// retryTable appends the revision of one record the engine's table may
-// now cover.
-func retryTable(ctx context.Context, e *fiscal.Engine, it queued) (bool, error) {
-	if it.Object == fiscal.ObjectFiscalEvent {
-		return fiscalevent.RetryRateTable(ctx, e, it.RecordID)
-	}
-	b, err := e.Books(it.Account)
-	if err != nil {
-		return false, err
-	}
-	prev, _, err := b.Record(ctx, it.RecordID)
-	if err != nil {
-		return false, err
-	}
-	if prev.ReviewStatus != fiscal.StatusPendingReview || !hasReason(prev.ReviewReasons, vat.ReasonDateOutsideRateTable) ||
-		slices.ContainsFunc(prev.History, func(r fiscal.Revision) bool { return r.Cause == fiscal.CauseResolution }) {
-		// Decided since, or a person's to decide: nothing to do.
-		return false, e.Ledger().Update(func(tx ledger.Tx) error { return tx.Delete(fiscal.BucketRateTableWait, []byte(it.RecordID)) })
-	}
-	seller, err := b.SupplySeller(prev) // the profile of the sale, not a later one
-	if err != nil {
-		return false, err
-	}
-	now := e.Now().UTC()
-	d, err := b.Redraft(ctx, prev, seller, nil, now)
-	if err != nil {
-		return false, err
-	}
-	if hasReason(d.Record.ReviewReasons, vat.ReasonDateOutsideRateTable) {
-		return false, nil // this table does not cover it either
-	}
-	d.KeepRecheck() // its window runs from the sale
-	_, err = b.Revise(ctx, prev, d, seller, now, fiscal.Revision{Cause: fiscal.CauseRateTableLoaded})
-	var fe *fiscal.Error
-	if errors.As(err, &fe) && fe.Code == fiscal.CodeRevisionConflict {
-		return false, nil // revised concurrently; the other writer kept the queue in step
-	}
-	return err == nil, err
 }

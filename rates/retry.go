@@ -37,18 +37,45 @@ type queued struct {
 // whose rate is still missing stay queued. The Service calls it after each
 // refresh; a host that keeps its rates current another way may call it too.
 func Retry(ctx context.Context, e *fiscal.Engine) (int, error) {
-	return walkQueue(ctx, e, fiscal.BucketFXWait, func(queued) bool { return true }, retry, "re-deciding a record that waited for its rate")
+	return walkQueue(ctx, e, rateQueue())
 }
 
-// walkQueue reads the entries of the queue bucket that keep says are due,
-// then re-decides each with redo, in order, logging (what, with the
-// record) and skipping one that fails, and returns how many were revised.
-func walkQueue(ctx context.Context, e *fiscal.Engine, bucket string, keep func(queued) bool, redo func(context.Context, *fiscal.Engine, queued) (bool, error), what string) (int, error) {
+// waitQueue is one queue of records the engine decides again by itself
+// once what they wait for arrives: the ECB rate (rateQueue) or a VAT rate
+// table that covers their day (tableQueue).
+type waitQueue struct {
+	bucket string
+	due    func(queued) bool // worth reading the record
+	// waits: the record still waits here (else it leaves the queue);
+	// arrived: what it waits for is there now; missing: the reason a
+	// redraft still gives when it is not.
+	waits   func(*fiscal.Record) bool
+	arrived func(context.Context, fiscal.Config, *fiscal.Record, fiscal.Seller, time.Time) bool
+	missing string
+	cause   string
+	event   func(context.Context, *fiscal.Engine, string) (bool, error) // a fiscal event's revision
+	what    string                                                      // the log line of a failure
+}
+
+// rateQueue is the queue of records waiting for an ECB (or national) rate.
+func rateQueue() waitQueue {
+	return waitQueue{
+		bucket: fiscal.BucketFXWait, due: func(queued) bool { return true },
+		waits: func(r *fiscal.Record) bool { return waitsForRate(r.ReviewReasons) }, arrived: arrived,
+		missing: fiscal.ReasonFXRateUnavailable, cause: fiscal.CauseRatePublished, event: fiscalevent.RetryRate,
+		what: "re-deciding a record that waited for its rate",
+	}
+}
+
+// walkQueue reads the entries of q that are due, then re-decides each
+// (redecide), in order, logging and skipping one that fails, and returns
+// how many were revised.
+func walkQueue(ctx context.Context, e *fiscal.Engine, q waitQueue) (int, error) {
 	var due []queued
 	err := e.Ledger().View(func(tx ledger.Tx) error {
-		return tx.Scan(bucket, nil, nil, false, func(k, v []byte) bool {
+		return tx.Scan(q.bucket, nil, nil, false, func(k, v []byte) bool {
 			var it queued
-			if json.Unmarshal(v, &it) == nil && keep(it) {
+			if json.Unmarshal(v, &it) == nil && q.due(it) {
 				due = append(due, it)
 			}
 			return true
@@ -62,9 +89,9 @@ func walkQueue(ctx context.Context, e *fiscal.Engine, bucket string, keep func(q
 		if ctx.Err() != nil {
 			return done, ctx.Err()
 		}
-		revised, err := redo(ctx, e, it)
+		revised, err := redecide(ctx, e, q, it)
 		if err != nil {
-			e.Settings().Logger.Error(what, "record", it.RecordID, "err", err)
+			e.Settings().Logger.Error(q.what, "record", it.RecordID, "err", err)
 			continue
 		}
 		if revised {
@@ -93,10 +120,12 @@ func arrived(ctx context.Context, cfg fiscal.Config, prev *fiscal.Record, seller
 	return err == nil && (reason == nil || reason.Code != invoicelaw.ReasonNationalRateUnavailable)
 }
 
-// retry appends the revision of one record whose rates have arrived.
-func retry(ctx context.Context, e *fiscal.Engine, it queued) (bool, error) {
+// redecide appends the revision of one record of q whose wait may be
+// over: a record decided since (or, for q's own reason, resolved) leaves
+// the queue; one whose wait is not over stays.
+func redecide(ctx context.Context, e *fiscal.Engine, q waitQueue, it queued) (bool, error) {
 	if it.Object == fiscal.ObjectFiscalEvent {
-		return fiscalevent.RetryRate(ctx, e, it.RecordID)
+		return q.event(ctx, e, it.RecordID)
 	}
 	b, err := e.Books(it.Account)
 	if err != nil {
@@ -106,16 +135,15 @@ func retry(ctx context.Context, e *fiscal.Engine, it queued) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if prev.ReviewStatus != fiscal.StatusPendingReview || !waitsForRate(prev.ReviewReasons) {
-		// A resolution already decided it with the rate: nothing to do.
-		return false, e.Ledger().Update(func(tx ledger.Tx) error { return tx.Delete(fiscal.BucketFXWait, []byte(it.RecordID)) })
+	if prev.ReviewStatus != fiscal.StatusPendingReview || !q.waits(prev) {
+		// Decided since, or a person's to decide: nothing to do.
+		return false, e.Ledger().Update(func(tx ledger.Tx) error { return tx.Delete(q.bucket, []byte(it.RecordID)) })
 	}
 	seller, err := b.SupplySeller(prev) // the profile of the sale, not a later one
 	if err != nil {
 		return false, err
 	}
-	cfg := e.Settings()
-	if !arrived(ctx, cfg, prev, seller, it.Timestamp) {
+	if q.arrived != nil && !q.arrived(ctx, e.Settings(), prev, seller, it.Timestamp) {
 		return false, nil // still not published
 	}
 	now := e.Now().UTC()
@@ -123,14 +151,14 @@ func retry(ctx context.Context, e *fiscal.Engine, it queued) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	d.KeepRecheck() // its window runs from the sale
-	if hasReason(d.Record.ReviewReasons, fiscal.ReasonFXRateUnavailable) {
-		return false, nil // the source answered a moment ago but not now: next time
+	if hasReason(d.Record.ReviewReasons, q.missing) {
+		return false, nil // not there after all (a source that answered a moment ago, a table that does not cover it either)
 	}
-	_, err = b.Revise(ctx, prev, d, seller, now, fiscal.Revision{Cause: fiscal.CauseRatePublished})
+	d.KeepRecheck() // its window runs from the sale
+	_, err = b.Revise(ctx, prev, d, seller, now, fiscal.Revision{Cause: q.cause})
 	var fe *fiscal.Error
 	if errors.As(err, &fe) && fe.Code == fiscal.CodeRevisionConflict {
-		return false, nil // revised concurrently; the next pass sees its state
+		return false, nil // revised concurrently; the other writer kept the queue in step
 	}
 	return err == nil, err
 }
