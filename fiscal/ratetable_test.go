@@ -2,81 +2,24 @@ package fiscal_test
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
-	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/fiscal402/fiscal402/vat"
 )
-
-// extendedRates is the embedded rate table carried one year past its
-// coverage under its own version, with one made-up change: France's
-// standard rate becomes 21.5 % on the first new day. Test data only.
-func extendedRates(t *testing.T) (tbl *vat.RateTable, firstNewDay time.Time) {
-	t.Helper()
-	_, to := vat.Rates().Coverage()
-	first := to.AddDate(0, 0, 1)
-	b := fiscaltest.RateTableFile(t, func(d map[string]any) {
-		d["version"] = "test-extended.1"
-		cov := d["coverage"].(map[string]any)
-		cov["to"] = first.AddDate(1, 0, -1).Format(time.DateOnly)
-		cov["why"] = "test fixture: one more year, one made-up change"
-		d["rows"] = append(d["rows"].([]any), map[string]any{"country": "FR", "series": "standard", "from": first.Format(time.DateOnly),
-			"percent": []string{"21.5"}, "status": "source", "source": "https://example.invalid/test-fixture (made up)"})
-	})
-	tbl, err := vat.ParseRateTable(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tbl, first
-}
-
-// syntheticUSD is the embedded ECB table with a SYNTHETIC USD rate (not
-// ECB data) on each weekday of the first fortnight from day.
-func syntheticUSD(t *testing.T, day time.Time) fx.Source {
-	t.Helper()
-	emb, err := fx.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>
-<!-- SYNTHETIC test feed (fiscal ratetable_test): not ECB data -->
-<gesmes:Envelope xmlns:gesmes="http://www.gesmes.org/xml/2002-08-01" xmlns="http://www.ecb.int/vocabulary/2002-08-01/eurofxref">
-<gesmes:subject>Reference rates</gesmes:subject><gesmes:Sender><gesmes:name>SYNTHETIC</gesmes:name></gesmes:Sender><Cube>
-`)
-	for d := day.AddDate(0, 0, 14); !d.Before(day); d = d.AddDate(0, 0, -1) {
-		if d.Weekday() == time.Saturday || d.Weekday() == time.Sunday || d.Month() == time.January && d.Day() == 1 {
-			continue
-		}
-		fmt.Fprintf(&b, "<Cube time='%s'><Cube currency='USD' rate='1.1%03d'/></Cube>\n", d.Format(time.DateOnly), d.Day())
-	}
-	b.WriteString("</Cube></gesmes:Envelope>\n")
-	feed, err := fx.ParseXML(strings.NewReader(b.String()), "synthetic:ratetable_test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	merged, err := emb.Merge(feed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return merged
-}
 
 // TestEngineDecidesOnLoadedRateTable: an engine given a rate table
 // (Config.Rates) decides settlements, resolutions by the rules and a
 // person's determinations on it; the same engine without one sends the
 // same supply to review as outside its table.
 func TestEngineDecidesOnLoadedRateTable(t *testing.T) {
-	tbl, first := extendedRates(t)
+	tbl, first := fiscaltest.NextYearRates(t, "test-extended.1")
 	supplyDay := first.AddDate(0, 0, 13) // a weekday or not, it has a previous publication
 	now := supplyDay.Add(36 * time.Hour)
 	at := supplyDay.Add(14*time.Hour + 30*time.Minute).Format(time.RFC3339)
-	fxSrc := syntheticUSD(t, first)
+	fxSrc := fiscaltest.SyntheticUSD(t, first, "ratetable_test")
 	ctx := context.Background()
 
 	cfg := fiscaltest.Config(t, now, fiscaltest.IrishSeller)
