@@ -20,7 +20,7 @@ import (
 // decides every queued record again once all its rates exist: a new
 // revision (Books.Redraft, Books.Revise) with the EUR and national amounts,
 // the receipt, the invoice when the record is now PROCESSED, and its event.
-// Every revision keeps the queue in step with its state (syncFXWait): a
+// Every revision keeps the queue in step with its state (syncWaits): a
 // revision still waiting stays queued, any other leaves it.
 
 const (
@@ -57,11 +57,11 @@ func waits(reasons []vat.Reason) (rate, table bool) {
 	return rate, table
 }
 
-// queueFXWait adds the draft of record id to the fx-wait queue when it
+// queueWaits adds the draft of record id to the fx-wait queue when it
 // lacks a rate, and to the rate-table queue when its day is outside table
 // t; a revision (revised) leaves the queue it no longer waits in. It runs
 // after Issue: the national rate is looked up when the invoice is.
-func queueFXWait(d *Draft, id string, ts time.Time, t *vat.RateTable, revised bool) error {
+func queueWaits(d *Draft, id string, ts time.Time, t *vat.RateTable, revised bool) error {
 	rate, table := waits(d.Record.ReviewReasons)
 	for _, q := range [...]struct {
 		on            bool
@@ -81,14 +81,14 @@ func queueFXWait(d *Draft, id string, ts time.Time, t *vat.RateTable, revised bo
 	return nil
 }
 
-// syncFXWait keeps both queues in step with an issued revision of record
+// syncWaits keeps both queues in step with an issued revision of record
 // id: queued while it waits, removed otherwise (a resolution, a registry
 // answer, the rate or the table itself decided it).
-func syncFXWait(d *Draft, id string, t *vat.RateTable) error {
+func syncWaits(d *Draft, id string, t *vat.RateTable) error {
 	d.Puts = slices.DeleteFunc(d.Puts, func(p ledger.Put) bool { return p.Bucket == BucketFXWait || p.Bucket == BucketRateTableWait })
 	ts, err := time.Parse(time.RFC3339Nano, d.Record.Settlement.Timestamp)
 	if rate, table := waits(d.Record.ReviewReasons); err != nil && (rate || table) {
 		return &Error{Code: CodeInternal, Detail: "the record's settlement time cannot be read", Err: err}
 	}
-	return queueFXWait(d, id, ts, t, true)
+	return queueWaits(d, id, ts, t, true)
 }

@@ -318,7 +318,7 @@ func (b *Books) draft(ctx context.Context, p Payment, v Verification, now time.T
 	if err := e.Issue(d, b.acc.Seller); err != nil {
 		return nil, err
 	}
-	return d, errors.Join(keepSeller(d, d.Record.ID, b.acc.Seller, false), queueFXWait(d, d.Record.ID, p.Timestamp, e.cfg.Rates, false))
+	return d, errors.Join(keepSeller(d, d.Record.ID, b.acc.Seller, false), queueWaits(d, d.Record.ID, p.Timestamp, e.cfg.Rates, false))
 }
 
 // recordID is the id of a payment's record: derived from (network, tx hash)

@@ -244,7 +244,7 @@ func (b *Books) resolve(ctx context.Context, id string, res Resolution, claims [
 		return nil, ManualRefusal(manualErr)
 	}
 	d.SettleRecheck(prev.ID)
-	// revise keeps the fx-wait queue in step with the revision (syncFXWait).
+	// revise keeps the fx-wait and rate-table queues in step with the revision (syncWaits).
 	out, err := e.revise(ctx, prev, d, seller, now, Revision{ResolvedBy: res.ResolvedBy, Note: res.Note, Cause: CauseResolution}, claims)
 	if errors.Is(err, errStaleTotal) && attempt < maxStaleRetries {
 		// A concurrent sale counted toward the running total first:

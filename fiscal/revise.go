@@ -93,7 +93,7 @@ func (e *Engine) revise(ctx context.Context, prev *Record, d *Draft, seller Sell
 	if err := e.Issue(d, seller); err != nil {
 		return nil, err
 	}
-	if err := errors.Join(syncFXWait(d, prev.ID, e.cfg.Rates), keepSeller(d, prev.ID, seller, true)); err != nil {
+	if err := errors.Join(syncWaits(d, prev.ID, e.cfg.Rates), keepSeller(d, prev.ID, seller, true)); err != nil {
 		return nil, err
 	}
 	d.Record.X402 = prev.X402
