@@ -260,7 +260,7 @@ func (b *Books) Openings(ctx context.Context, id string) ([]byte, error) {
 	entryID, isReceiptID := strings.CutPrefix(id, "rcpt_")
 	_, head, err := b.e.document(recordIDOf(entryID))
 	if err == nil && !isReceiptID { // a record id names its current receipt (Engine.Receipt), not the first
-		entryID, err = b.e.currentEntryID(entryID)
+		entryID = head.entry
 	}
 	if err != nil {
 		return nil, notFoundOr(err, "receipt "+bare(id))

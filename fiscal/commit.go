@@ -390,8 +390,9 @@ func (e *Engine) Document(id string) ([]byte, error) {
 	return raw, err
 }
 
-// docHead is what every stored document says of itself.
-type docHead struct{ ID, Object, Account string }
+// docHead is what every stored document says of itself, and the entry it
+// is read from.
+type docHead struct{ ID, Object, Account, entry string }
 
 // document is Document, with what the document says of itself.
 func (e *Engine) document(id string) (raw []byte, head docHead, err error) {
@@ -411,7 +412,7 @@ func (e *Engine) entryDoc(entryID string) (raw []byte, head docHead, err error) 
 		return nil, head, storeError(err)
 	}
 	v, _ := jsontop.Strings(raw, "id", "object", "account") // all "" if raw is not an object
-	return raw, docHead{v[0], v[1], v[2]}, nil
+	return raw, docHead{v[0], v[1], v[2], entryID}, nil
 }
 
 // EventDocument returns the document stored in the entry of one of the
