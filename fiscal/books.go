@@ -183,8 +183,8 @@ func (b *Books) Recorded(network, txHash, idemKey string, fingerprint []byte, cl
 // is the block time of the verified chain facts v carries (the chain's,
 // not a claim: package ingest).
 func (b *Books) SettlePayment(ctx context.Context, p Payment, v Verification, edit func(*Draft)) (*SettleResult, error) {
-	if now := b.e.Now().UTC(); p.Timestamp.After(now.Add(wire.MaxClockSkew)) && (v.Facts == nil || !v.Facts.BlockTime.Equal(p.Timestamp)) {
-		return nil, &Error{Code: CodeBadRequest, Field: "/timestamp", Detail: "is in the future (" + p.Timestamp.UTC().Format(time.RFC3339) + " is after the service time " + now.Format(time.RFC3339) + ")"}
+	if err := InputError(wire.NotFuture("/timestamp", p.Timestamp, b.e.Now())); err != nil && (v.Facts == nil || !v.Facts.BlockTime.Equal(p.Timestamp)) {
+		return nil, err
 	}
 	return b.decideAndCommit(ctx, func() (*Draft, error) {
 		d, err := b.draft(ctx, p, v, b.e.Now().UTC()) // createdAt: as Settle

@@ -144,10 +144,20 @@ func Timestamp(field, v string, now time.Time) (time.Time, error) {
 	if t.Year() < minYear {
 		return time.Time{}, bad(field, "is before %d; no USDC settlement can be that old", minYear)
 	}
-	if t.After(now.Add(MaxClockSkew)) {
-		return time.Time{}, bad(field, "is in the future (%s is after the service time %s)", t.Format(time.RFC3339), now.UTC().Format(time.RFC3339))
+	if err := NotFuture(field, t, now); err != nil {
+		return time.Time{}, err
 	}
 	return t, nil
+}
+
+// NotFuture refuses a settlement time t more than MaxClockSkew after now,
+// the service's clock: no settlement lies in the future, and the Art. 59c
+// order dates rely on it. field names it.
+func NotFuture(field string, t, now time.Time) error {
+	if t.After(now.Add(MaxClockSkew)) {
+		return bad(field, "is in the future (%s is after the service time %s)", t.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
+	}
+	return nil
 }
 
 // SecFrac checks the fractional seconds of v, a timestamp time.Parse
