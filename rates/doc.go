@@ -19,7 +19,8 @@
 //
 // It also decides again the records stored while the engine's VAT rate
 // table did not cover their day (date_outside_rate_table), once an engine
-// runs with a table that does (RetryRateTable; RetryRateTableAtStart as the
-// engine's background work at start): each becomes a new revision, cause
+// runs with a table that does (RetryRateTable; RetryRateTableInBackground
+// as the engine's background work, at start and, on a log shared by
+// replicas, every minute): each becomes a new revision, cause
 // fiscal.CauseRateTableLoaded. A record a person resolved is left to them.
 package rates

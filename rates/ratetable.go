@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"slices"
+	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fiscalevent"
@@ -63,23 +64,58 @@ func tableQueue(version string) waitQueue {
 	}
 }
 
-// RetryRateTableAtStart runs RetryRateTable once, as the engine's
-// background work: the table an engine starts with is the one a newer
-// table reaches it by (the server's -vat-rates). Every replica runs it,
-// without a lease, since the replica that started with the newer table
-// must be the one to decide (a revision is claimed once). A nil logger is
-// the engine's.
+// RetryRateTableInBackground runs RetryRateTable as the engine's
+// background work: once at start, since the table an engine starts with
+// is the one a newer table reaches it by (the server's -vat-rates), and,
+// on a log shared with other replicas, again every minute: during a
+// rolling deploy the replicas still on the older table go on queueing
+// records for days it does not cover after the newer one started, and
+// nothing else would decide those until the next start. A walk reads the
+// queue's entries only; entries its own table decided are skipped unread,
+// so a replica whose table is the newest pays a scan of a short bucket.
+// Every replica runs it, without a lease, since the replica with the
+// newer table must be the one to decide (a revision is claimed once). A
+// nil logger is the engine's.
+func RetryRateTableInBackground(e *fiscal.Engine, logger *slog.Logger) {
+	retryRateTableEvery(e, logger, rateTableRewalk)
+}
+
+// RetryRateTableAtStart is RetryRateTableInBackground, its name before
+// replicas walked the queue again.
+//
+// Deprecated: use RetryRateTableInBackground.
 func RetryRateTableAtStart(e *fiscal.Engine, logger *slog.Logger) {
+	RetryRateTableInBackground(e, logger)
+}
+
+// rateTableRewalk is how often a replica sharing its log walks the queue
+// of records decided outside the VAT rate table again.
+const rateTableRewalk = time.Minute
+
+func retryRateTableEvery(e *fiscal.Engine, logger *slog.Logger, every time.Duration) {
 	if logger == nil {
 		logger = e.Settings().Logger
 	}
 	onceInBackground(e, func(ctx context.Context) {
-		n, err := RetryRateTable(ctx, e)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			logger.Error("re-deciding records decided outside the VAT rate table", "err", err)
-		case n > 0:
-			logger.Info("records decided with the VAT rate table now loaded", "table", e.Settings().Rates.Version(), "revised", n)
+		var tick <-chan time.Time // nil: once
+		if e.Ledger().Shared() {
+			t := time.NewTicker(every)
+			defer t.Stop()
+			tick = t.C
+		}
+		for {
+			n, err := RetryRateTable(ctx, e)
+			switch {
+			case err != nil && ctx.Err() == nil:
+				logger.Error("re-deciding records decided outside the VAT rate table", "err", err)
+			case n > 0:
+				logger.Info("records decided with the VAT rate table now loaded", "table", e.Settings().Rates.Version(), "revised", n)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick:
+			}
 		}
 	})
 }

@@ -222,3 +222,58 @@ func TestRateTableLoadedTwoReplicas(t *testing.T) {
 		t.Errorf("fiscal event: %v revision %d", err, ev.Revision)
 	}
 }
+
+// TestRateTableLoadedWhileOlderReplicaRuns: during a rolling deploy of a
+// newer VAT rate table, a replica still on the older table goes on
+// recording sales for days only the newer one covers after the newer
+// replica has started and walked the queue once. The newer replica walks
+// it again while it runs, and decides those too, without a restart.
+func TestRateTableLoadedWhileOlderReplicaRuns(t *testing.T) {
+	url := pgtest.Schema(t)
+	if url == "" {
+		return
+	}
+	tbl, first := fiscaltest.NextYearRates(t, "test-next-year.1")
+	supplyDay := first.AddDate(0, 0, 13)
+	now := supplyDay.Add(36 * time.Hour)
+	at := supplyDay.Add(14*time.Hour + 30*time.Minute).Format(time.RFC3339)
+	ctx := context.Background()
+	cfg := fiscaltest.Config(t, now, fiscaltest.IrishSeller)
+	cfg.FX, cfg.Store = fiscaltest.SyntheticUSD(t, first, "rates ratetable_test"), url
+	older := fiscaltest.Engine(t, cfg) // the embedded table, which ends before the day
+
+	c := cfg
+	c.Dir, c.Rand, c.Rates = t.TempDir(), nil, tbl
+	copyKeyFiles(t, filepath.Join(cfg.Dir, "keys"), filepath.Join(c.Dir, "keys"))
+	newer := fiscaltest.Engine(t, c)
+	rates.RetryRateTableEvery(newer, nil, 20*time.Millisecond)
+
+	res, err := fiscaltest.Books(t, older, 0).Settle(ctx, fiscaltest.Request(1, "10.00", "FR", at), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Record; r.ReviewStatus != fiscal.StatusPendingReview || !slices.Contains(codesOf(r.ReviewReasons), vat.ReasonDateOutsideRateTable) {
+		t.Fatalf("the older replica's sale: %s %v, want pending date_outside_rate_table", r.ReviewStatus, r.ReviewReasons)
+	}
+	b := fiscaltest.Books(t, newer, 0)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		r, _, err := b.Record(ctx, res.Record.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Revision == 2 {
+			if r.ReviewStatus != fiscal.StatusProcessed || r.History[1].Cause != fiscal.CauseRateTableLoaded || r.Classification.RateSource == nil || r.Classification.RateSource.Table != "test-next-year.1" {
+				t.Fatalf("revised by the newer replica: %s %v %+v", r.ReviewStatus, r.ReviewReasons, r.History[1])
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the newer replica has not decided the older one's sale: revision %d %s %v", r.Revision, r.ReviewStatus, codesOf(r.ReviewReasons))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if q, err := newer.Queues(); err != nil || q.WaitingForRateTable != 0 {
+		t.Errorf("queued after the walk: %+v, %v", q, err)
+	}
+}

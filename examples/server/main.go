@@ -421,7 +421,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	}
 	// The VAT rate table (-vat-rates) may cover days that records were
 	// decided outside of (date_outside_rate_table): decide them again.
-	rates.RetryRateTableAtStart(engine, logger)
+	rates.RetryRateTableInBackground(engine, logger)
 	o.webhooks.Configured = accounts.Webhooks()
 	hooks, err := webhooks.New(engine, o.webhooks)
 	if err != nil {
