@@ -332,8 +332,9 @@ func (s *Server) checkWorkers(ctx context.Context) error {
 // state reads what the metrics' gauges show.
 func (s *Server) state() (metrics.State, error) {
 	e := s.engine
-	_, vatEnd := e.Settings().Rates.CoveredEverywhere()
-	st := metrics.State{Now: e.Now(), LedgerEntries: e.Ledger().Size(), VATRatesEnd: vatEnd}
+	t := e.Settings().Rates
+	_, vatEnd := t.CoveredEverywhere()
+	st := metrics.State{Now: e.Now(), LedgerEntries: e.Ledger().Size(), VATRatesEnd: vatEnd, VATRatesVersion: t.Version(), VATRatesDigest: t.Digest()}
 	eq, err := e.Queues()
 	st.VATRecheck, st.FXWait, st.RateTableWait = eq.Rechecks, eq.WaitingForRates, eq.WaitingForRateTable
 	if err != nil {

@@ -87,6 +87,9 @@ func TestReadyVATRateTable(t *testing.T) {
 		if want := fmt.Sprintf("fiscal402_vat_rate_table_remaining_seconds %g", left); !strings.Contains(string(metricsBody), want) {
 			t.Errorf("at %s: no %q in the metrics", c.now.Format(time.RFC3339), want)
 		}
+		if want := fmt.Sprintf("fiscal402_vat_rate_table_info{sha256=%q,version=%q} 1", vat.Rates().Digest(), vat.Rates().Version()); !strings.Contains(string(metricsBody), want) {
+			t.Errorf("no %s in the metrics", want)
+		}
 	}
 }
 

@@ -35,6 +35,7 @@
 //	fiscal402_fx_behind                                  gauge (0 or 1)
 //	fiscal402_fx_refresh_failures                        gauge
 //	fiscal402_vat_rate_table_remaining_seconds           gauge: until the VAT rate table's coverage ends
+//	fiscal402_vat_rate_table_info{version,sha256}        gauge (1): the VAT rate table in use
 //	fiscal402_ready{check}                               gauge (0 or 1), as of the last readiness probe
 //	fiscal402_retention_pruned_total{kind}               counter
 //	fiscal402_accounts_reloads_total{result}             counter

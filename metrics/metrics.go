@@ -51,6 +51,11 @@ type State struct {
 	// local midnight, in any member state, after its last day
 	// (vat.RateTable.CoveredEverywhere). Zero: unknown.
 	VATRatesEnd time.Time
+	// VATRatesVersion and VATRatesDigest name the VAT rate table the
+	// engine decides with (vat.RateTable.Version, Digest): replicas
+	// sharing a log should all show the same, since each record is decided
+	// by whichever replica takes it. Empty: unknown.
+	VATRatesVersion, VATRatesDigest string
 
 	Now time.Time // the clock the ages are measured with
 }
@@ -250,7 +255,7 @@ type stateCollector struct {
 	lastErr error
 	errors  prometheus.Counter
 
-	entries, reviewQueue, ingest, ingestOldest, whBacklog, whOldest, whFailed, whEndpoints, fxAge, fxBehind, fxFailures, vatRatesLeft *prometheus.Desc
+	entries, reviewQueue, ingest, ingestOldest, whBacklog, whOldest, whFailed, whEndpoints, fxAge, fxBehind, fxFailures, vatRatesLeft, vatRatesInfo *prometheus.Desc
 }
 
 func newStateCollector() *stateCollector {
@@ -274,6 +279,7 @@ func newStateCollector() *stateCollector {
 		fxBehind:     d("fiscal402_fx_behind", "1 when an ECB publication that should be out is missing from the table."),
 		fxFailures:   d("fiscal402_fx_refresh_failures", "Consecutive failures of the ECB rate refresh."),
 		vatRatesLeft: d("fiscal402_vat_rate_table_remaining_seconds", "Time until the VAT rate table's coverage ends (negative after it): from then every new settlement waits for review (date_outside_rate_table) until a newer table is loaded (-vat-rates)."),
+		vatRatesInfo: d("fiscal402_vat_rate_table_info", "Always 1, labelled with the version and sha256 of the VAT rate table this server decides with: replicas sharing one ledger showing different labels decide the same day by different tables (a rolling deploy that did not finish).", "version", "sha256"),
 	}
 }
 
@@ -285,7 +291,7 @@ func (c *stateCollector) set(fn StateFunc, ttl time.Duration) {
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.errors.Desc()
-	for _, d := range []*prometheus.Desc{c.entries, c.reviewQueue, c.ingest, c.ingestOldest, c.whBacklog, c.whOldest, c.whFailed, c.whEndpoints, c.fxAge, c.fxBehind, c.fxFailures, c.vatRatesLeft} {
+	for _, d := range []*prometheus.Desc{c.entries, c.reviewQueue, c.ingest, c.ingestOldest, c.whBacklog, c.whOldest, c.whFailed, c.whEndpoints, c.fxAge, c.fxBehind, c.fxFailures, c.vatRatesLeft, c.vatRatesInfo} {
 		ch <- d
 	}
 }
@@ -346,5 +352,8 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	if !st.VATRatesEnd.IsZero() {
 		gauge(c.vatRatesLeft, st.VATRatesEnd.Sub(st.Now).Seconds())
+	}
+	if st.VATRatesVersion != "" {
+		gauge(c.vatRatesInfo, 1, st.VATRatesVersion, st.VATRatesDigest)
 	}
 }

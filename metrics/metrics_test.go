@@ -52,10 +52,10 @@ func TestStateGauges(t *testing.T) {
 	m.SetState(func() (metrics.State, error) {
 		reads++
 		return metrics.State{Now: now, LedgerEntries: 5, IngestQueued: 2, IngestOldestDue: now.Add(-90 * time.Second), WebhookPending: 1, HasFX: true, FXAge: time.Hour,
-			VATRatesEnd: now.Add(48 * time.Hour)}, nil
+			VATRatesEnd: now.Add(48 * time.Hour), VATRatesVersion: "acme-vat-rates-2027.01.1", VATRatesDigest: "ab12"}, nil
 	}, time.Hour)
 	body := scrape(t, m)
-	for _, want := range []string{"fiscal402_vat_rate_table_remaining_seconds 172800", "fiscal402_ledger_entries 5", "fiscal402_ingest_queue 2", "fiscal402_ingest_queue_oldest_due_seconds 90", "fiscal402_webhook_backlog 1", "fiscal402_fx_age_seconds 3600", "fiscal402_state_errors_total 0"} {
+	for _, want := range []string{`fiscal402_vat_rate_table_info{sha256="ab12",version="acme-vat-rates-2027.01.1"} 1`, "fiscal402_vat_rate_table_remaining_seconds 172800", "fiscal402_ledger_entries 5", "fiscal402_ingest_queue 2", "fiscal402_ingest_queue_oldest_due_seconds 90", "fiscal402_webhook_backlog 1", "fiscal402_fx_age_seconds 3600", "fiscal402_state_errors_total 0"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("no %q in:\n%s", want, body)
 		}

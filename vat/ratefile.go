@@ -188,12 +188,13 @@ func (t *RateTable) File() ([]byte, error) {
 // Digest is the sha256 (hex) of the table's file: two tables with one
 // version and different rows have different digests.
 func (t *RateTable) Digest() string {
-	b, err := t.File()
-	if err != nil {
-		return ""
-	}
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
+	t.digestOnce.Do(func() {
+		if b, err := t.File(); err == nil {
+			s := sha256.Sum256(b)
+			t.digest = hex.EncodeToString(s[:])
+		}
+	})
+	return t.digest
 }
 
 // Why says why the table vouches for its coverage: what was checked,

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -97,6 +98,10 @@ type RateTable struct {
 	// embedded table.
 	laterDates           []string
 	laterFrom, laterLast int
+	// digest is Digest's answer, computed on first use (rendering the
+	// file takes milliseconds; a server's metrics ask at each scrape).
+	digest     string
+	digestOnce sync.Once
 }
 
 // seriesIndex numbers the rate series for RateTable.national.
