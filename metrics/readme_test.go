@@ -31,7 +31,8 @@ func TestEveryMetricInREADMETable(t *testing.T) {
 	m := metrics.New()
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	m.SetState(func() (metrics.State, error) {
-		return metrics.State{Now: now, LedgerEntries: 1, IngestQueued: 1, IngestOldestDue: now, WebhookPending: 1, WebhookOldestDue: now, HasFX: true}, nil
+		return metrics.State{Now: now, LedgerEntries: 1, IngestQueued: 1, IngestOldestDue: now, WebhookPending: 1, WebhookOldestDue: now, HasFX: true,
+			VATRatesEnd: now.Add(time.Hour), VATRatesVersion: "vat-rates-test", VATRatesDigest: "00"}, nil
 	}, time.Hour)
 	m.ObserveRequest("POST /settlements", 201, time.Millisecond)
 	m.ObserveSettlement("settlements", "created", "PROCESSED")
