@@ -74,6 +74,14 @@ func be64(n int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(n))
 // meanwhile; sealing is checking and encoding its claims, no signature
 // (receipt doc.go "# Version 4.0.0").
 func (e *Engine) Commit(ctx context.Context, d *Draft) ([]byte, ledger.Appended, error) {
+	if d.Record.ReviewStatus != StatusProcessed {
+		// Only a processed state counts toward the Art. 59c total, once,
+		// as a rebuild from the ledger counts: a state pending review (the
+		// invoicing law's, Issue; a fiscal event's) is revised, and the
+		// revision that processes the supply counts it. A review found a
+		// pending state and its revision each adding the value.
+		d.total = nil
+	}
 	postings := append([]ledger.Posting{{Index: indexAccountEvents, Key: []byte(d.Record.Account + "\x00"), AppendIndex: true}}, d.Postings...)
 	if idx := timeIndex(d); idx != "" {
 		postings = append(postings, ledger.Posting{Index: idx, Key: accountTimeKey(d.Record.Account, d.createdAt, d.Record.ID)})

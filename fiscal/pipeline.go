@@ -254,15 +254,12 @@ func (e *Engine) Issue(d *Draft, seller Seller) error {
 	r := &d.Record
 	r.Seller = RecordSeller{LegalName: seller.LegalName, VATNumber: seller.VATNumber, LegalID: seller.LegalID, Country: seller.Country, Address: seller.Address}
 	if r.ReviewStatus == StatusProcessed {
+		// The invoicing law may send it to review (a national rate, the
+		// customer's address, rules the invoice would break): it then
+		// counts toward the Art. 59c total only when a revision processes
+		// it (Commit).
 		if err := e.attachInvoice(d, seller); err != nil {
 			return err
-		}
-		if r.ReviewStatus != StatusProcessed {
-			// The invoicing law sent it to review (a national rate, the
-			// customer's address, rules the invoice would break): it counts
-			// toward the Art. 59c total when a revision processes it, once,
-			// as a rebuild from the ledger counts only processed records.
-			d.total = nil
 		}
 	}
 	r.Revision = 1

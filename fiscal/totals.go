@@ -439,14 +439,24 @@ var metaTotalsBuilt = []byte("cross-border-totals/v1")
 
 const bucketEngineMeta = "engine-meta"
 
+// invariantHeld is a production invariant of a stored fiscal event; one
+// that waits for its invoice fails invoice_issuable
+// (fiscalevent.InvariantInvoiceIssuable).
+type invariantHeld struct {
+	Code  string
+	Holds bool
+}
+
 // rebuildTotals computes the running totals of a ledger written before the
 // engine kept them, once, from what recording counts: its settlements and
 // its fiscal events (which count since they are decided on the totals;
 // a review found the rebuild reading the settlements only). A processed
 // settlement counts its value by vat.Determination.RecordedCount; a fiscal
 // event (its document calls the classification "determination" and the
-// settlement "payment") counts as it did when recorded: determined, by its
-// threshold section, which only the account's own seller's events have. It
+// settlement "payment") counts as recording counts it: determined, by its
+// threshold section, which only the account's own seller's events have,
+// unless it waits for its invoice (then pending, as a settlement the
+// invoicing law sent to review; Commit). It
 // reads every record once: the cost of opening an old ledger once, after
 // which the totals are kept with every commit.
 func (e *Engine) rebuildTotals(ctx context.Context) error {
@@ -470,12 +480,14 @@ func (e *Engine) rebuildTotals(ctx context.Context) error {
 					Settlement, Payment           struct{ Timestamp string }
 					Seller                        struct{ Country string }
 					FX                            RecordFX
+					Production                    struct{ Invariants []invariantHeld }
 				}
 				raw, err := e.Document(h.ID)
 				if err = cmp.Or(ctx.Err(), err); err != nil || json.Unmarshal(raw, &r) != nil {
 					return cmp.Or(err, error(&Error{Code: CodeInternal, Detail: "stored record " + h.ID + " is unreadable"}))
 				}
-				if d := r.Determination; r.Object == ObjectFiscalEvent && d.Status == vat.StatusDetermined && d.Threshold != nil {
+				if d := r.Determination; r.Object == ObjectFiscalEvent && d.Status == vat.StatusDetermined && d.Threshold != nil &&
+					!slices.Contains(r.Production.Invariants, invariantHeld{"invoice_issuable", false}) {
 					r.Classification, r.Settlement, r.ReviewStatus = d, r.Payment, StatusProcessed
 				}
 				b, ok := (*e.accounts.Load())[r.Account]

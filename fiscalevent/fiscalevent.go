@@ -491,6 +491,11 @@ func (s *Service) decide(ctx context.Context, acc fiscal.Account, in input, now 
 			ev.Production.Receipt = false
 			ev.Production.Invariants = append(ev.Production.Invariants, Invariant{InvariantInvoiceIssuable, false, strings.Join(why, " ")})
 			wait = rateWait(probe.Record.ReviewReasons) != nil // the national currency's
+			// Pending, as the probe says: the event counts toward the
+			// account's Art. 59c total once, when the revision that issues
+			// its invoice is committed, as a settlement does (fiscal.Engine.Commit
+			// counts processed states only); its history states why.
+			d.Record.ReviewStatus, d.Record.ReviewReasons = probe.Record.ReviewStatus, probe.Record.ReviewReasons
 		} else {
 			*d = probe
 			inv := *r.Invoice

@@ -210,3 +210,53 @@ func TestFiscalEventRateRetryKeepsEventsProfile(t *testing.T) {
 		t.Errorf("the revision's invoice does not name the seller the event was recorded with")
 	}
 }
+
+// TestFiscalEventWaitingCountedOnce: the fiscal event of a small Polish
+// seller's sale to a German consumer is taxed in Poland (Art. 59c(1)
+// Directive 2006/112/EC, within the EUR 10,000 threshold) and its VAT must
+// be stated in PLN (Art. 230); while the zloty rate is missing its invoice
+// cannot be issued and the event waits. A supply counts toward the Art.
+// 59c total exactly once, whatever its number of revisions, and, as for a
+// settlement (TestWaitingRecordCountedOnce), when its final state is
+// recorded: nothing while it waits, its counted value once the revision
+// made on the zloty's publication issues its invoice. A review found the
+// waiting state and the revision each adding the value.
+func TestFiscalEventWaitingCountedOnce(t *testing.T) {
+	ecb := newECBServer(t)
+	seller := polishSeller(t)
+	seller.OverThreshold = false
+	e, svc := engineOf(t, t.TempDir(), time.Date(2026, 4, 14, 17, 30, 0, 0, time.UTC), ecb, seller)
+	defer e.Close()
+	events := fiscalevent.New(e)
+	books := fiscaltest.Books(t, e, 0)
+	ctx, acct := context.Background(), fiscaltest.AccountID(0)
+	req := fiscalEvent(1, "1230.00", "DE", "2026-04-14T10:00:00Z")
+	req.Seller = parties.Seller{LegalName: seller.LegalName, Country: seller.Country, VATNumber: seller.VATNumber}
+	res, err := events.Record(ctx, acct, req, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev := res.Event; ev.Determination.TaxingCountry != "PL" || ev.Determination.Threshold == nil || invariantHolds(ev, fiscalevent.InvariantInvoiceIssuable) {
+		t.Fatalf("setup: taxed in %s, threshold %+v, invariants %+v", ev.Determination.TaxingCountry, ev.Determination.Threshold, ev.Production.Invariants)
+	}
+	if waiting, err := books.Totals(ctx); err != nil || len(waiting) != 0 {
+		t.Fatalf("totals while the event waits: %+v %v, want none (a settlement's waiting state counts nothing)", waiting, err)
+	}
+	emb, _ := fx.Embedded()
+	usd13, _ := emb.Lookup("USD", time.Date(2026, 4, 13, 12, 0, 0, 0, time.UTC), fx.ForDayOrPrevious)
+	ecb.publishRates("2026-04-13", "USD", usd13.Raw, "PLN", "4.2615")
+	var ev *fiscalevent.Event
+	waitFor(t, "the revision", func() bool {
+		ev, _, err = events.Get(ctx, acct, res.Event.ID)
+		return err == nil && ev.Revision == 2
+	})
+	waitFor(t, "the queue to empty", func() bool { return svc.Report().Waiting == 0 })
+	th := ev.Determination.Threshold
+	if !ev.Production.Receipt || th == nil || th.Counted == nil {
+		t.Fatalf("after the zloty: invariants %+v threshold %+v", ev.Production.Invariants, th)
+	}
+	after, err := books.Totals(ctx)
+	if err != nil || len(after) != 1 || after[0].CrossBorderEUR != th.Counted.String() {
+		t.Fatalf("totals after the revision %+v (%v), want 2026 at the event's value %s, counted once", after, err, th.Counted)
+	}
+}
