@@ -434,8 +434,13 @@ func (b *Books) Totals(ctx context.Context) ([]YearTotal, error) {
 }
 
 // metaTotalsBuilt marks a ledger whose running totals were built (by
-// rebuildTotals, or from its first entry on).
-var metaTotalsBuilt = []byte("cross-border-totals/v1")
+// rebuildTotals, or from its first entry on) by a version that counts
+// what recording counts now. A ledger marked "cross-border-totals/v1" was
+// kept by a version that left the account's own fiscal events out (from
+// 25 November 2026 until 2cd4b23 and, for a rebuild, 66ebb95, 7 December
+// 2026) or counted one waiting for its invoice twice (until 6616537): its
+// totals are recounted once, when it is opened.
+var metaTotalsBuilt = []byte("cross-border-totals/v2")
 
 const bucketEngineMeta = "engine-meta"
 
@@ -513,6 +518,22 @@ func (e *Engine) rebuildTotals(ctx context.Context) error {
 			// Another replica built them first and may have counted
 			// sales since: a review found this build writing over them.
 			return nil
+		}
+		// The totals an older version kept are replaced for every account
+		// recounted; an account the engine keeps no books for keeps its own.
+		accounts, stale := *e.accounts.Load(), [][]byte(nil)
+		if err := tx.Scan(bucketTotals, nil, nil, false, func(k, _ []byte) bool {
+			if _, ok := accounts[string(k[:max(slices.Index(k, 0), 0)])]; ok {
+				stale = append(stale, slices.Clone(k))
+			}
+			return true
+		}); err != nil {
+			return err
+		}
+		for _, k := range stale {
+			if err := tx.Delete(bucketTotals, k); err != nil {
+				return err
+			}
 		}
 		for k, v := range sums {
 			if err := tx.Put(bucketTotals, []byte(k), []byte(v.String())); err != nil {

@@ -109,7 +109,7 @@ func forgetTotals(t *testing.T, cfg fiscal.Config) {
 				return err
 			}
 		}
-		return tx.Delete("engine-meta", []byte("cross-border-totals/v1"))
+		return tx.Delete("engine-meta", []byte("cross-border-totals/v2"))
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -137,7 +137,7 @@ func TestTotalsRebuiltCountFiscalEvents(t *testing.T) {
 		if err := tx.Delete("cross-border-totals", []byte(fiscaltest.AccountID(0)+"\x002026")); err != nil {
 			return err
 		}
-		return tx.Delete("engine-meta", []byte("cross-border-totals/v1"))
+		return tx.Delete("engine-meta", []byte("cross-border-totals/v2"))
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -186,5 +186,82 @@ func TestAccountSellerStatedOverByItsTotals(t *testing.T) {
 				t.Errorf("opening %s: field %q, want /seller/overThreshold", c.opening, fe.Field)
 			}
 		}
+	}
+}
+
+// TestTotalsRecountedForUndercountingVersions: from 25 November 2026 (the
+// engine kept its Art. 59c running totals, marking the ledger
+// "cross-border-totals/v1") until 7 December 2026 (2cd4b23, and 66ebb95 for
+// the rebuild) the account's own fiscal events were neither decided on nor
+// counted toward the totals, so a ledger such a version wrote carries
+// totals that leave them out, under a marker that says they were built:
+// opening it kept them, and a seller recording its sales as fiscal events
+// stayed on its own VAT after crossing EUR 10,000 (Art. 59c(1)(c), (2)
+// Directive 2006/112/EC). The same marker also covers the totals of the
+// versions that counted a fiscal event waiting for its invoice twice. Such
+// a ledger is recounted once when opened, its stored totals replaced (a
+// year such a version counted a supply in that nothing counts now goes);
+// a ledger whose totals this version built is not recounted.
+func TestTotalsRecountedForUndercountingVersions(t *testing.T) {
+	seller := fiscaltest.IrishSeller
+	seller.OverThreshold = false
+	cfg := fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), seller)
+	e := fiscaltest.Engine(t, cfg)
+	ctx := context.Background()
+	settled, err := fiscaltest.Books(t, e, 0).Settle(ctx, fiscaltest.Request(1, "1234.56", "DE", "2026-04-10T14:30:00Z"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := fiscalevent.New(e)
+	for i, c := range []string{"FR", "AT"} {
+		if _, err := events.Record(ctx, fiscaltest.AccountID(0), request(2+i, "2345.67", seller.LegalName, "IE", c), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept, err := fiscaltest.Books(t, e, 0).Totals(ctx)
+	if err != nil || len(kept) != 1 {
+		t.Fatalf("kept totals %+v %v", kept, err)
+	}
+	// What such a version stored: the settlement alone, marked as built.
+	older := settled.Record.Classification.Threshold.Counted.String()
+	age := func(marker string) {
+		t.Helper()
+		e.Close()
+		e = fiscaltest.Engine(t, cfg)
+		err := e.Ledger().Update(func(tx ledger.Tx) error {
+			if err := tx.Put("cross-border-totals", []byte(fiscaltest.AccountID(0)+"\x002026"), []byte(older)); err != nil {
+				return err
+			}
+			if marker == "" {
+				return nil
+			}
+			// A year such a version counted a supply in that no state now
+			// counts (a waiting event counted while it waited, say).
+			if err := tx.Put("cross-border-totals", []byte(fiscaltest.AccountID(0)+"\x002025"), []byte("812.5")); err != nil {
+				return err
+			}
+			for _, k := range []string{"cross-border-totals/v1", "cross-border-totals/v2"} {
+				if err := tx.Delete("engine-meta", []byte(k)); err != nil {
+					return err
+				}
+			}
+			return tx.Put("engine-meta", []byte(marker), []byte("2026-12-01T09:00:00Z"))
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Close()
+		e = fiscaltest.Engine(t, cfg)
+	}
+	age("cross-border-totals/v1")
+	recounted, err := fiscaltest.Books(t, e, 0).Totals(ctx)
+	if err != nil || !slices.Equal(recounted, kept) {
+		t.Fatalf("opened a ledger whose totals (%s) an undercounting version built: %+v, want them recounted to %+v (%v)", older, recounted, kept, err)
+	}
+	// Built by this version: opening it again reads the totals as kept (a
+	// recount would have undone the edit below).
+	age("")
+	if again, err := fiscaltest.Books(t, e, 0).Totals(ctx); err != nil || len(again) != 1 || again[0].CrossBorderEUR != older {
+		t.Errorf("opened a ledger whose totals this version built: %+v (%v), want them read as stored (%s), not recounted", again, err, older)
 	}
 }
