@@ -489,20 +489,22 @@ func (e *Engine) rebuildTotals(ctx context.Context) error {
 				}
 				raw, err := e.Document(h.ID)
 				if err = cmp.Or(ctx.Err(), err); err != nil || json.Unmarshal(raw, &r) != nil {
-					return cmp.Or(err, error(&Error{Code: CodeInternal, Detail: "stored record " + h.ID + " is unreadable"}))
+					return cmp.Or(err, error(&Error{Code: CodeInternal, Detail: "stored record " + h.ID + " is unreadable", Err: json.Unmarshal(raw, &r)}))
 				}
 				if d := r.Determination; r.Object == ObjectFiscalEvent && d.Status == vat.StatusDetermined && d.Threshold != nil &&
 					!slices.Contains(r.Production.Invariants, invariantHeld{"invoice_issuable", false}) {
 					r.Classification, r.Settlement, r.ReviewStatus = d, r.Payment, StatusProcessed
 				}
+				// A record that counts but whose value or date does not
+				// parse fails the build, naming it: left out, the total
+				// would be too low and every decision made on it wrong.
 				b, ok := (*e.accounts.Load())[r.Account]
-				if !ok || r.ReviewStatus != StatusProcessed || !vat.SubjectToThreshold(b.acc.Seller.Country, b.acc.Seller.OtherEstablishments) {
+				v, counts, err := r.Classification.RecordedCount(r.Seller.Country, cmp.Or(r.FX.NetEURExact, r.FX.NetEUR))
+				ts, terr := time.Parse(time.RFC3339Nano, r.Settlement.Timestamp)
+				if !ok || !counts || r.ReviewStatus != StatusProcessed || !vat.SubjectToThreshold(b.acc.Seller.Country, b.acc.Seller.OtherEstablishments) {
 					continue
-				}
-				v, ok := r.Classification.RecordedCount(r.Seller.Country, cmp.Or(r.FX.NetEURExact, r.FX.NetEUR))
-				ts, err := time.Parse(time.RFC3339Nano, r.Settlement.Timestamp)
-				if !ok || err != nil {
-					continue
+				} else if err = cmp.Or(err, terr); err != nil {
+					return &Error{Code: CodeInternal, Detail: "stored record " + h.ID + " counts toward the Art. 59c total and is unreadable", Err: err}
 				}
 				k := string(totalKey(r.Account, vat.Seller{Country: b.acc.Seller.Country}.ThresholdYear(ts)))
 				sums[k] = sums[k].Add(v)

@@ -34,8 +34,8 @@ func TestRecordedCountCountsOriginTaxedCrossBorderSupplies(t *testing.T) {
 		if d.Status != StatusDetermined || d.Regime != RegimeDomestic || d.PlaceOfSupply != "FR" || d.Threshold != nil {
 			t.Fatalf("%s: %s %s pos=%s threshold %v; want DETERMINED DOMESTIC in FR without a section", name, d.Status, d.Regime, d.PlaceOfSupply, d.Threshold)
 		}
-		if v, ok := d.RecordedCount("FR", "10"); !ok || !v.Equal(decimal.NewFromInt(10)) {
-			t.Errorf("%s: FR seller, consumer in DE taxed in FR: counted %s, %v; want 10 (Art. 59c(1)(b), (c))", name, v, ok)
+		if v, ok, err := d.RecordedCount("FR", "10"); err != nil || !ok || !v.Equal(decimal.NewFromInt(10)) {
+			t.Errorf("%s: FR seller, consumer in DE taxed in FR: counted %s, %v (%v); want 10 (Art. 59c(1)(b), (c))", name, v, ok, err)
 		}
 	}
 
@@ -45,7 +45,32 @@ func TestRecordedCountCountsOriginTaxedCrossBorderSupplies(t *testing.T) {
 	if home.Regime != RegimeDomestic || home.Threshold != nil {
 		t.Fatalf("FR consumer: %s %s threshold %v", home.Status, home.Regime, home.Threshold)
 	}
-	if v, ok := home.RecordedCount("FR", "10"); ok {
-		t.Errorf("FR seller, consumer in FR: counted %s; a domestic supply does not count", v)
+	if v, ok, err := home.RecordedCount("FR", "10"); ok || err != nil {
+		t.Errorf("FR seller, consumer in FR: counted %s (%v); a domestic supply does not count", v, err)
+	}
+}
+
+// TestRecordedCountRefusesAnUnreadableNet: a supply that counts by its net
+// EUR value whose net is not a decimal cannot be counted, and must not pass
+// for one that does not count (a total rebuilt without it is too low); a
+// supply that does not count needs no net.
+func TestRecordedCountRefusesAnUnreadableNet(t *testing.T) {
+	at := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	supply := Supply{Kind: KindDigitalService, Date: at, GrossEUR: decimal.NewFromInt(12)}
+	cross := Determine(Input{Seller: Seller{Country: "FR", OverThreshold: true}, Buyer: Buyer{Country: "DE", PostalCode: "10115"}, Supply: supply})
+	origin := Determine(Input{Seller: Seller{Country: "FR"}, Buyer: Buyer{Country: "DE", PostalCode: "10115"}, Supply: supply})
+	home := Determine(Input{Seller: Seller{Country: "FR"}, Buyer: Buyer{Country: "FR", PostalCode: "75001"}, Supply: supply})
+	for name, d := range map[string]Determination{"destination": cross, "origin": origin} {
+		if d.Threshold != nil {
+			t.Fatalf("%s: a threshold section; the case needs a determination without one", name)
+		}
+		for _, net := range []string{"", "1.234,56", "ten"} {
+			if v, ok, err := d.RecordedCount("FR", net); err == nil || !ok {
+				t.Errorf("%s, net %q: counted %s, %v (%v); want counted with an error", name, net, v, ok, err)
+			}
+		}
+	}
+	if v, ok, err := home.RecordedCount("FR", "ten"); ok || err != nil {
+		t.Errorf("a domestic supply with an unreadable net: counted %s, %v (%v); want not counted, no error", v, ok, err)
 	}
 }

@@ -23,13 +23,13 @@ func TestRecordedCountLeavesOutTerritoriesOutsideTheEU(t *testing.T) {
 		if d.Regime != RegimeOutsideScope || d.Threshold != nil {
 			t.Fatalf("%s %s: %s %s threshold %v; want %s without a section", b.Country, b.PostalCode, d.Status, d.Regime, d.Threshold, RegimeOutsideScope)
 		}
-		if v, ok := d.RecordedCount("FR", "10"); ok {
-			t.Errorf("%s %s (%s): counted %s toward the Art. 59c total; a territory outside the EU VAT area does not count", b.Country, b.PostalCode, d.Territory, v)
+		if v, ok, err := d.RecordedCount("FR", "10"); ok || err != nil {
+			t.Errorf("%s %s (%s): counted %s toward the Art. 59c total; a territory outside the EU VAT area does not count (%v)", b.Country, b.PostalCode, d.Territory, v, err)
 		}
 	}
 	// A supply to a consumer in Germany still counts.
 	d := Determine(Input{Seller: Seller{Country: "FR", OverThreshold: true}, Buyer: Buyer{Country: "DE", PostalCode: "10115"}, Supply: Supply{Kind: KindDigitalService, Date: at, GrossEUR: decimal.NewFromInt(10)}})
-	if v, ok := d.RecordedCount("FR", "8.40"); !ok || !v.Equal(decimal.RequireFromString("8.40")) {
-		t.Errorf("DE 10115: counted %s, %v; want 8.40", v, ok)
+	if v, ok, err := d.RecordedCount("FR", "8.40"); err != nil || !ok || !v.Equal(decimal.RequireFromString("8.40")) {
+		t.Errorf("DE 10115: counted %s, %v (%v); want 8.40", v, ok, err)
 	}
 }

@@ -1,6 +1,7 @@
 package vat
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 
@@ -425,37 +426,48 @@ func originNoteText(S string, totals bool) string {
 
 // RecordedCount is the value a recorded supply with this determination
 // counts toward its seller's Art. 59c total, for a total built again from
-// the records: its threshold section's Counted when it has one; for a
-// determination made before the section existed, net (the supply's EUR
-// value exclusive of VAT) when it was a B2C supply under the EU ruleset to
-// a consumer in another member state than sellerCountry (the supplies Art.
-// 59c(1)(b) counts). Such a supply taxed where the seller is (row 2, Art.
-// 59c(1)) names the seller's state as its place of supply; it is known by
-// its note origin_taxation_below_threshold, which every version of the
-// engine wrote on it, the person's determination included (manualOrigin),
-// and it counts too: the threshold measures exactly those supplies (Art.
-// 59c(1)(c) Directive 2006/112/EC, CELEX 32006L0112; a review found them
-// left out of a rebuilt total). A supply outside the scope of EU VAT is not one,
-// although Heligoland, Büsingen, Livigno and Campione d'Italia, which have
-// no code of their own, give their parent as its place of supply: the
-// territories of Art. 6 are no "Member State" (Art. 5(2)).
-func (d Determination) RecordedCount(sellerCountry, net string) (decimal.Decimal, bool) {
+// the records, and whether it counts: its threshold section's Counted when
+// it has one; for a determination made before the section existed, net
+// (the supply's EUR value exclusive of VAT) when it was a B2C supply under
+// the EU ruleset to a consumer in another member state than sellerCountry
+// (the supplies Art. 59c(1)(b) counts). Such a supply taxed where the
+// seller is (row 2, Art. 59c(1)) names the seller's state as its place of
+// supply; it is known by its note origin_taxation_below_threshold, which
+// every version of the engine wrote on it, the person's determination
+// included (manualOrigin), and it counts too: the threshold measures
+// exactly those supplies (Art. 59c(1)(c) Directive 2006/112/EC, CELEX
+// 32006L0112; a review found them left out of a rebuilt total). A supply
+// outside the scope of EU VAT is not one, although Heligoland, Büsingen,
+// Livigno and Campione d'Italia, which have no code of their own, give
+// their parent as its place of supply: the territories of Art. 6 are no
+// "Member State" (Art. 5(2)).
+//
+// A supply that counts by its net value whose net is not a decimal counts
+// with an error, not as a supply that does not count: a total built
+// without it would be too low, and every decision made on it wrong (a
+// review found the rebuild leaving such records out silently).
+func (d Determination) RecordedCount(sellerCountry, net string) (decimal.Decimal, bool, error) {
 	if th := d.Threshold; th != nil {
 		if th.Counts && th.Counted != nil {
-			return *th.Counted, true
+			return *th.Counted, true, nil
 		}
-		return decimal.Zero, false
+		return decimal.Zero, false, nil
+	}
+	byNet := func() (decimal.Decimal, bool, error) {
+		v, err := decimal.NewFromString(net)
+		if err != nil {
+			return decimal.Zero, true, fmt.Errorf("vat: the supply counts toward the Art. 59c total by its net EUR value, which is not a decimal: %q", net)
+		}
+		return v, true, nil
 	}
 	if d.Jurisdiction == JurisdictionEU && d.Regime == RegimeDomestic && d.hasReason(ReasonOriginTaxation) {
-		v, err := decimal.NewFromString(net)
-		return v, err == nil
+		return byNet()
 	}
 	place := normalizeCountry(d.PlaceOfSupply)
 	if d.BuyerTreatment != TreatmentB2C || d.Jurisdiction != JurisdictionEU || d.Regime == RegimeOutsideScope || !isEUMember(place) || place == normalizeCountry(sellerCountry) {
-		return decimal.Zero, false
+		return decimal.Zero, false, nil
 	}
-	v, err := decimal.NewFromString(net)
-	return v, err == nil
+	return byNet()
 }
 
 // hasReason reports whether the determination carries a reason (a note or
