@@ -403,15 +403,15 @@ type YearTotal struct {
 func (b *Books) Totals(ctx context.Context) ([]YearTotal, error) {
 	byYear := map[int]decimal.Decimal{}
 	prefix := []byte(b.acc.ID + "\x00")
+	var bad error // a total that does not parse fails the answer: left out, its year would read as empty
 	err := b.e.ledger.View(func(tx ledger.Tx) error {
-		return tx.Scan(bucketTotals, prefix, nil, false, func(k, v []byte) bool {
+		err := tx.Scan(bucketTotals, prefix, nil, false, func(k, v []byte) bool {
 			y, err := strconv.Atoi(string(k[len(prefix):]))
-			d, derr := decimal.NewFromString(string(v))
-			if err == nil && derr == nil {
-				byYear[y] = d
-			}
-			return true
+			byYear[y], bad = storedTotal(v)
+			bad = cmp.Or(err, bad)
+			return bad == nil
 		})
+		return cmp.Or(err, bad)
 	})
 	if err != nil {
 		return nil, storeError(err)

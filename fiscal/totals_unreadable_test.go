@@ -147,3 +147,31 @@ func TestTotalsRebuildRefusesAnUnreadableRecord(t *testing.T) {
 		})
 	}
 }
+
+// TestTotalsRefuseAnUnreadableStoredTotal: an account's Art. 59c total
+// that does not parse (a damaged side value: the totals are not covered by
+// the log) is reported, not left out of the account's totals as a year
+// with no supplies; the committer refuses it likewise (storedTotal).
+func TestTotalsRefuseAnUnreadableStoredTotal(t *testing.T) {
+	for _, c := range []struct{ key, value string }{
+		{fiscaltest.AccountID(0) + "\x002026", "857,06"},
+		{fiscaltest.AccountID(0) + "\x0020x6", "857.06"},
+	} {
+		e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), smallIrishSeller))
+		b := fiscaltest.Books(t, e, 0)
+		ctx := context.Background()
+		if _, err := b.Settle(ctx, fiscaltest.Request(0, "1234.56", "DE", "2026-04-10T14:30:00Z"), ""); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Ledger().Update(func(tx ledger.Tx) error {
+			return tx.Put("cross-border-totals", []byte(c.key), []byte(c.value))
+		}); err != nil {
+			t.Fatal(err)
+		}
+		totals, err := b.Totals(ctx)
+		var fe *fiscal.Error
+		if !errors.As(err, &fe) || fe.Code != fiscal.CodeInternal {
+			t.Errorf("totals with %q = %q stored: %+v (%v); want an internal error", c.key, c.value, totals, err)
+		}
+	}
+}
