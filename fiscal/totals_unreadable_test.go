@@ -102,7 +102,7 @@ func TestTotalsRebuildRefusesAnUnreadableRecord(t *testing.T) {
 				if err := tx.Delete("cross-border-totals", []byte(fiscaltest.AccountID(0)+"\x002026")); err != nil {
 					return err
 				}
-				return tx.Delete("engine-meta", []byte("cross-border-totals/v1"))
+				return tx.Delete("engine-meta", []byte("cross-border-totals/v2"))
 			})
 			if err != nil {
 				t.Fatal(err)
