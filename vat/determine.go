@@ -241,6 +241,15 @@ func checkBuyer(in Buyer, loc location) buyerStatus {
 		add(&st.notes, ReasonB2BClaimWithoutNumber, "The buyer claims to be a business but gave no VAT number; treated as B2C (Art. 18(2) Implementing Regulation 282/2011).")
 		return st
 	}
+	if q := QualifyNumber(raw, in.Country); q != raw {
+		// Without its prefix the number says no issuing state: it is read
+		// under the customer's attested country (Art. 215 Directive
+		// 2006/112/EC: the prefix names the member state of issue), and
+		// the record says so.
+		add(&st.notes, ReasonVATNumberPrefixSupplied, "The VAT number %s was given without its country prefix; it is read as %s, under the prefix %s of the buyer's attested country %s (Art. 215 Directive 2006/112/EC: the prefix names the state that issued the number).",
+			shown.Quote(raw), NormalizeNumber(q), q[:2], shown.Quote(in.Country))
+		raw = q
+	}
 	n, syntaxErr := ValidateNumber(raw)
 	reg := in.Registry
 	if reg != nil && reg.Registry == "" && reg.Status == RegistryInvalid && syntaxErr != nil {

@@ -276,7 +276,11 @@
 // EU-27, XI, GB (9 and 12 digits, GD and HA) and EU (non-Union OSS, Art. 362),
 // re-implemented from python-stdnum's algorithms (number_checks.go) and
 // tested on its vectors. A valid number is well formed, not necessarily
-// registered.
+// registered. [QualifyNumber] reads a number given without its prefix under
+// the customer's attested country (EL for Greece, XI for Northern Ireland,
+// GB for the UK; Art. 215); without a country, or under a territory's code,
+// it supplies none. Determine reads the buyer's number so and notes it
+// (vat_number_prefix_supplied).
 //
 // # Location evidence
 //

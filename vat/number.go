@@ -134,6 +134,69 @@ func ValidateNumber(s string) (Number, error) {
 
 func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
 
+// QualifyNumber reads a VAT number that may have been given without its
+// country prefix under country, the customer's attested country: when the
+// number, normalised (NormalizeNumber), does not begin with a prefix
+// ValidateNumber knows (and, beginning with two other letters, which may
+// be a prefix of a state outside its list, is valid under country's
+// prefix), it returns country's VAT-number prefix followed by the number
+// normalised, e.g. "136 695 976" under "DE" is "DE136695976". Otherwise, or when country names no state that issues
+// VAT numbers under a prefix of its own (empty, unknown, a territory code
+// such as IC, MC or IM, a third country), the number is returned unchanged:
+// a number is never read under a guessed country. The result is not
+// validated; ValidateNumber and the registry still decide it.
+//
+// A number beginning with a known prefix keeps it, even where the same
+// characters could begin a prefix-less body (a French key of two letters,
+// "FRXX999999999", given without "FR").
+func QualifyNumber(number, country string) string {
+	prefix := countryNumberPrefix(country)
+	n := NormalizeNumber(number)
+	if prefix == "" || n == "" {
+		return number
+	}
+	q := prefix + n
+	if len(n) >= 2 && isUpper(n[0]) && isUpper(n[1]) {
+		if _, ok := numberChecks[n[:2]]; ok {
+			return number
+		}
+		// Two letters may be a prefix this package does not know (CHE,
+		// NO): read under country only where that makes a valid number
+		// (GB's GD and HA, a French key of two letters).
+		if _, err := ValidateNumber(q); err != nil {
+			return number
+		}
+	}
+	return q
+}
+
+// countryNumberPrefix is the prefix of the VAT numbers a customer
+// established in country holds, "" for none this package reads. The prefix
+// is the ISO 3166-1 alpha-2 code of the member state that issued the number,
+// except EL for Greece (Art. 215 Directive 2006/112/EC,
+// https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112); XI
+// is Northern Ireland's, the prefix HMRC gives a trader there in front of
+// its usual VAT number, "XI 123456789 instead of GB 123456789"
+// (https://www.gov.uk/vat-registration/selling-or-moving-goods-in-northern-ireland),
+// which VIES answers; GB the United Kingdom's (UK accepted), which HMRC
+// answers. Territory codes (IC, EA, AX, MC, IM, ...) are none: which
+// state's number such a customer holds is not the code's to say.
+func countryNumberPrefix(country string) string {
+	c := strings.ToUpper(strings.TrimSpace(country))
+	switch c {
+	case "GR":
+		return "EL"
+	case "UK":
+		return "GB"
+	case "EU":
+		return "" // the non-Union OSS scheme's prefix, no country
+	}
+	if _, ok := numberChecks[c]; ok && len(c) == 2 {
+		return c
+	}
+	return ""
+}
+
 // numberChecks maps each prefix to its body check. A check returns the
 // canonical body, or a reason when the body is invalid.
 var numberChecks = map[string]func(string) (string, string){

@@ -261,6 +261,7 @@ const (
 	ReasonRegistryStatusUnknown     = "registry_status_unknown"              // review (a note when B2B and B2C are taxed alike)
 	ReasonFixedEstablishment        = "fixed_establishment_in_buyer_country" // review for B2B (Art. 192a); a note for B2C
 	ReasonVATNumberInvalid          = "vat_number_invalid"                   // note: treated as B2C
+	ReasonVATNumberPrefixSupplied   = "vat_number_prefix_supplied"           // note: given without its country prefix, read under the buyer's country (QualifyNumber)
 	ReasonB2BClaimWithoutNumber     = "b2b_claim_without_vat_number"         // note: treated as B2C
 	ReasonCheckDigitsDisagree       = "vat_number_check_digits_disagree"     // note: registry says valid, check digits say not
 	ReasonRegistryProofIncomplete   = "registry_proof_incomplete"            // note: no request identifier or check time
