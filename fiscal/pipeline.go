@@ -100,7 +100,7 @@ func (e *Engine) Prepare(ctx context.Context, accountID string, s Supply, now ti
 	}
 	reg := s.Registry
 	if reg == nil {
-		reg = e.lookupVATNumber(ctx, p.Buyer.VATNumber)
+		reg = e.lookupVATNumber(ctx, p.Buyer.QualifiedVATNumber())
 	}
 	determine := s.Determine
 	if determine == nil {
@@ -202,7 +202,7 @@ func (e *Engine) Prepare(ctx context.Context, accountID string, s Supply, now ti
 		Buyer: RecordBuyer{
 			Country:    p.Buyer.Country,
 			PostalCode: p.Buyer.PostalCode,
-			VATNumber:  p.Buyer.VATNumber,
+			VATNumber:  p.Buyer.QualifiedVATNumber(), // as the registry was asked; Determine notes a supplied prefix
 			Name:       p.Buyer.Name,
 			Evidence:   p.Buyer.Evidence,
 			Attested:   "merchant",

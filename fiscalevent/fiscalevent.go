@@ -455,7 +455,7 @@ func (s *Service) decide(ctx context.Context, acc fiscal.Account, in input, now 
 			OptedForDestination: seller.OptedForDestination, AccountSeller: seller.IsAccount,
 		},
 		Buyer: Buyer{
-			Country: in.buyer.Country, BusinessStatus: in.buyer.BusinessStatus, VATNumber: in.buyer.VATNumber,
+			Country: in.buyer.Country, BusinessStatus: in.buyer.BusinessStatus, VATNumber: r.Buyer.VATNumber, // as the registry was asked (a prefix supplied)
 			Name: in.buyer.Name, PostalCode: in.buyer.PostalCode, Attested: "merchant", Registry: r.Buyer.Registry,
 			Evidence: p.Buyer.Evidence, Address: p.Buyer.Address,
 		},

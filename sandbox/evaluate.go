@@ -159,7 +159,7 @@ func (s *Sandbox) Evaluate(ctx context.Context, accountID string, agent Agent, r
 			OptedForDestination: seller.OptedForDestination, AccountSeller: seller.IsAccount,
 		},
 		Buyer: fiscalevent.Buyer{
-			Country: buyer.Country, BusinessStatus: buyer.BusinessStatus, VATNumber: buyer.VATNumber,
+			Country: buyer.Country, BusinessStatus: buyer.BusinessStatus, VATNumber: r.Buyer.VATNumber, // as the registry was asked (a prefix supplied)
 			Name: buyer.Name, PostalCode: buyer.PostalCode, Attested: "merchant", Registry: r.Buyer.Registry,
 			Evidence: buyer.Evidence, Address: buyer.Address,
 		},

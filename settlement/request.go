@@ -64,7 +64,7 @@ type Request struct {
 // come from x402 documents or the chain, take them as they are.
 type Buyer struct {
 	Country     string `json:"consumerCountry,omitempty"`    // ISO 3166-1 alpha-2 (EL, XI accepted)
-	VATNumber   string `json:"consumerVatNumber,omitempty"`  // with its country prefix; checked with the registry
+	VATNumber   string `json:"consumerVatNumber,omitempty"`  // as sent; without its country prefix read under Country (QualifiedVATNumber); checked with the registry
 	Name        string `json:"consumerName,omitempty"`       // at most 200 characters
 	PostalCode  string `json:"consumerPostalCode,omitempty"` // special territories (Canary Islands, Åland, ...)
 	SupplyKind  string `json:"supplyKind,omitempty"`         // "" = the account's default, else "digital_service"
@@ -83,6 +83,15 @@ type Buyer struct {
 	// one a business sale's invoice states (Art. 226(5)).
 	Address *invoicelaw.Address `json:"consumerAddress,omitempty"`
 }
+
+// QualifiedVATNumber is VATNumber as a registry is asked about it and the
+// record states it: read under Country when it was given without its
+// country prefix (vat.QualifyNumber: "136695976" of a German buyer is
+// "DE136695976"), else as given. VATNumber itself stays as sent: the
+// fingerprints of POST /settlements, POST /v1/fiscal-events and the ingest
+// queue hash it, and a retry of a request stored before numbers were
+// qualified must keep its fingerprint.
+func (b Buyer) QualifiedVATNumber() string { return vat.QualifyNumber(b.VATNumber, b.Country) }
 
 // Normalised validates the facts and returns them in their stored form,
 // or a field error (see the package doc) whose pointer is /buyer/<JSON

@@ -237,6 +237,32 @@ func TestFingerprint(t *testing.T) {
 	}
 }
 
+// TestFingerprintPrefixlessNumber: a buyer's VAT number given without its
+// country prefix is read under the buyer's country where it is checked
+// (Buyer.QualifiedVATNumber), but the payment keeps it as sent, so that a
+// retry of a request stored before numbers were qualified has the
+// fingerprint its Idempotency-Key was stored with (the values are those
+// computed before QualifyNumber existed) and is not answered 409.
+func TestFingerprintPrefixlessNumber(t *testing.T) {
+	for given, want := range map[string]string{
+		"136695976":     "0cb9f47cd6eba5dce6a1ac7187a9d1daa7edb7bb036a86e9d947a27e36d3984d",
+		" 136 695.976 ": "74e30d2290eb3410c5fbe2d42e3dbe61fc93a7f04b7ae7d9255acbcc14fa6f37",
+	} {
+		req := request()
+		req.ConsumerVATNumber = given
+		p, err := req.Payment(now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := hex.EncodeToString(p.Fingerprint()); got != want {
+			t.Errorf("%q: fingerprint %s, stored %s", given, got, want)
+		}
+		if p.Buyer.VATNumber != strings.TrimSpace(given) || p.Buyer.QualifiedVATNumber() != "DE136695976" {
+			t.Errorf("%q: number %q, read as %q; want it kept as sent, read as DE136695976", given, p.Buyer.VATNumber, p.Buyer.QualifiedVATNumber())
+		}
+	}
+}
+
 // TestUSDCContract: the supported networks are evmverify's, and no other.
 func TestUSDCContract(t *testing.T) {
 	for _, n := range []string{evmverify.NetworkBase, evmverify.NetworkEthereum} {
