@@ -29,6 +29,14 @@
 //
 // # Parsing rules
 //
+// A document that is empty, JSON null or an object without members is
+// absent. The payment payload, or just its scheme payload ("payload"), may
+// be absent when the settle response names the payer: the payment is then
+// the settle response's transaction with the requirements' asset, payee and
+// amount, and nothing an authorization would say is claimed (no transfer
+// method, no nonce). A payment payload that is present names its
+// x402Version.
+//
 // Unknown members are ignored, because x402 adds fields between versions
 // (extensions, the TypeScript server's "requirements"); repeated members,
 // lone UTF-16 surrogates and nesting deeper than 32 levels are refused,

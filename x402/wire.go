@@ -215,10 +215,20 @@ func (ps Parser) Parse(s Settlement) (Payment, bool, error) {
 		return in, false, badRequest("/settleResponse/network", "is required: the settle response names the network it settled on (x402 specification v1 and v2 §5.3.2)")
 	}
 
-	var pp PaymentPayload
-	havePayload, err := decodePart("/paymentPayload", s.PaymentPayload, &pp)
+	var ppv struct {
+		PaymentPayload
+		X402Version *int `json:"x402Version"`
+	}
+	havePayload, err := decodePart("/paymentPayload", s.PaymentPayload, &ppv)
 	if err != nil {
 		return in, false, err
+	}
+	pp := ppv.PaymentPayload
+	if havePayload && ppv.X402Version == nil {
+		return in, false, badRequest("/paymentPayload/x402Version", "is required: a payment payload names its x402 version (x402 specification v2 §5.2.2); omit the whole payment payload when there is none")
+	}
+	if havePayload {
+		pp.X402Version = *ppv.X402Version
 	}
 	if havePayload && pp.X402Version != 1 && pp.X402Version != 2 {
 		return in, false, &Error{Kind: UnsupportedProtocol, Field: "/paymentPayload/x402Version",
@@ -711,7 +721,8 @@ func parseResourceURL(field, v string) (string, error) {
 
 // decodePart decodes one x402 document. raw is JSON (an object), a JSON
 // string holding the base64 of the object (the HTTP header value), or that
-// base64 text bare; empty or JSON null means absent. Unknown members are
+// base64 text bare; empty, JSON null or an object without members means
+// absent. Unknown members are
 // ignored (x402 grows), duplicate members and wrong JSON types are errors
 // under the part's pointer.
 func decodePart(ptr string, raw []byte, v any) (bool, error) {
@@ -739,10 +750,20 @@ func decodePart(ptr string, raw []byte, v any) (bool, error) {
 			return false, badRequest(ptr, "decodes from base64, but not to a JSON object")
 		}
 	}
+	if isEmptyObject(raw) {
+		return false, nil
+	}
 	if err := strictjson.DecodeOpen(raw, v); err != nil {
 		return false, prefixField(ptr, decodeError(err))
 	}
 	return true, nil
+}
+
+// isEmptyObject reports whether raw (trimmed, starting with '{') is the
+// JSON object with no members: a document that says nothing, which is read
+// as absent, as JSON null is.
+func isEmptyObject(raw []byte) bool {
+	return raw[len(raw)-1] == '}' && len(bytes.TrimSpace(raw[1:len(raw)-1])) == 0
 }
 
 // decodeError turns a strictjson error into a BadRequest *Error.

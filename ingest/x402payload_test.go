@@ -1,0 +1,96 @@
+package ingest_test
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/fiscal402/fiscal402/evmverify"
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/fakechain"
+	"github.com/shopspring/decimal"
+)
+
+// withPayload replaces the payment payload's scheme payload ("payload"):
+// remove drops the member, else it becomes v.
+func (d x402Docs) withPayload(t testing.TB, v any, remove bool) x402Docs {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(d.payload, &m); err != nil {
+		t.Fatal(err)
+	}
+	if remove {
+		delete(m, "payload")
+	} else {
+		m["payload"] = v
+	}
+	d.payload = mustMarshal(t, m)
+	return d
+}
+
+// TestX402RecordWithoutAuthorization: an x402 report whose payment payload
+// carries no authorization (examples/x402hook sends none) is recorded from
+// the settle response's transaction and the chain: amount, payer, receiver
+// and time are the Transfer log's and its block's (verification "verified",
+// its facts on the record), and the record's x402 member claims nothing an
+// authorization would have said: no transfer method, no nonce. A scheme
+// payload that is missing, null or an empty object, and a payment payload
+// that is absent or an empty object, are the same report; a full EIP-3009
+// payload adds its method and nonce.
+func TestX402RecordWithoutAuthorization(t *testing.T) {
+	node, _, e := rvSetup(t, evmverify.Policy{})
+	ctx := context.Background()
+	variants := []struct {
+		name   string
+		mutate func(d x402Docs) x402Docs
+	}{
+		{"scheme payload missing", func(d x402Docs) x402Docs { return d.withPayload(t, nil, true) }},
+		{"scheme payload null", func(d x402Docs) x402Docs { return d.withPayload(t, nil, false) }},
+		{"scheme payload empty", func(d x402Docs) x402Docs { return d.withPayload(t, map[string]any{}, false) }},
+		{"no payment payload", func(d x402Docs) x402Docs { d.payload = nil; return d }},
+		{"payment payload empty", func(d x402Docs) x402Docs { d.payload = []byte(`{}`); return d }},
+		{"EIP-3009 authorization", func(d x402Docs) x402Docs { return d }},
+	}
+	for i, v := range variants {
+		tx := fakechain.Hash("tx no authorization " + v.name)
+		amount := int64(1_000_000 + i)
+		node.MineTransfer(tx, uint64(10+i), rvPayer, rvPayTo, amount)
+		node.Advance(3)
+		d := v.mutate(rvDocs(t, tx, amount))
+		res, err := e.IngestX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "")
+		if err != nil {
+			t.Fatalf("%s: %v", v.name, err)
+		}
+		r := res.Record
+		if res.Outcome != fiscal.Created || r.Verification.Chain != "verified" || r.Verification.Facts == nil {
+			t.Fatalf("%s: outcome %v verification %+v", v.name, res.Outcome, r.Verification)
+		}
+		f := r.Verification.Facts
+		if r.Settlement.PayerWallet != f.From || r.Settlement.ReceiverWallet != f.To || f.From != rvPayer || f.To != rvPayTo {
+			t.Errorf("%s: settlement %+v, chain facts %+v", v.name, r.Settlement, f)
+		}
+		if want := decimal.New(amount, -6).String(); r.Settlement.AmountUSDC != want || f.Amount != strconv.FormatInt(amount, 10) {
+			t.Errorf("%s: amount %s USDC (chain %s atomic), want %s", v.name, r.Settlement.AmountUSDC, f.Amount, want)
+		}
+		if r.X402 == nil || r.X402.Version != 2 {
+			t.Fatalf("%s: x402 member %+v", v.name, r.X402)
+		}
+		if v.name == "EIP-3009 authorization" {
+			if r.X402.TransferMethod != "eip3009" || r.X402.Nonce != fakechain.Hash("nonce "+tx) {
+				t.Errorf("%s: x402 member %+v, want the authorization's method and nonce", v.name, r.X402)
+			}
+			continue
+		}
+		if r.X402.TransferMethod != "" || r.X402.Nonce != "" {
+			t.Errorf("%s: x402 member %+v claims an authorization the documents do not carry", v.name, r.X402)
+		}
+		raw := string(res.JSON)
+		for _, member := range []string{`"transferMethod"`, `"authorizationNonce"`} {
+			if strings.Contains(raw, member) {
+				t.Errorf("%s: the stored record has %s", v.name, member)
+			}
+		}
+	}
+}
