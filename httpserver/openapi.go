@@ -127,7 +127,7 @@ func operations() map[string]operation {
 			summary: "Record an x402 settlement from the SDK's documents",
 			description: "The HTTP form of `fiscal.Engine.IngestX402`, for resource servers and facilitators in any language: `settleResponse`, `paymentRequirements` and `paymentPayload` as the x402 SDK holds them after settling (x402 v2 JSON, the v1 field names, or the base64 header values), plus the merchant-attested `buyer` facts. " +
 				"x402 documents are claims, not proof, and carry no settlement time: the payment is read from the chain (the network's chain mode must be `required`, else 422 `CHAIN_VERIFICATION_REQUIRED`); amount, payer, receiver and timestamp are the Transfer log's and its block's. " +
-				"`success:false` is 422 `NOT_SETTLED` and writes nothing; `settlement_pending` with a transaction hash is held in a durable queue (202). With `Prefer: respond-async` the documents are validated and queued without waiting for the chain (202, `Preference-Applied: respond-async`).",
+				"`success:false` is 422 `NOT_SETTLED` and writes nothing, also when it names a transaction; `success:true` with an `errorReason` or `errorMessage` reports both outcomes and is 400 `BAD_REQUEST` at that member; `settlement_pending` with a transaction hash is held in a durable queue (202). With `Prefer: respond-async` the documents are validated and queued without waiting for the chain (202, `Preference-Applied: respond-async`).",
 			request: reflect.TypeFor[X402IngestRequest](),
 			responses: []response{
 				jsonBody(http.StatusCreated, "The new record (Location `/settlements/{id}`); also an idempotent replay (`Idempotent-Replayed: true`).", reflect.TypeFor[fiscal.Record](), "Location", "Idempotent-Replayed"),

@@ -9,7 +9,9 @@ import (
 
 	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/ingest"
 	"github.com/fiscal402/fiscal402/internal/fakechain"
+	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/shopspring/decimal"
 )
 
@@ -92,5 +94,48 @@ func TestX402RecordWithoutAuthorization(t *testing.T) {
 				t.Errorf("%s: the stored record has %s", v.name, member)
 			}
 		}
+	}
+}
+
+// TestX402ContradictorySettleResponse: a settle response that says
+// success:true and names an errorReason or errorMessage reports both
+// outcomes, and one that says success:false names a transaction that the
+// facilitator says did not settle the payment. Neither is recorded nor
+// queued, even when the chain has the transfer: the first is BAD_REQUEST
+// at the member that contradicts success, the second NOT_SETTLED.
+func TestX402ContradictorySettleResponse(t *testing.T) {
+	node, _, e := rvSetup(t, evmverify.Policy{})
+	ctx := context.Background()
+	tx := fakechain.Hash("tx contradictory")
+	node.MineTransfer(tx, 10, rvPayer, rvPayTo, 1_000_000)
+	node.Advance(3)
+	d := rvDocs(t, tx, 1_000_000)
+	size := e.Ledger().Size()
+	for _, c := range []struct {
+		set   map[string]any
+		code  fiscal.Code
+		field string
+	}{
+		{map[string]any{"errorReason": "unexpected_settle_error"}, fiscal.CodeBadRequest, "/settleResponse/errorReason"},
+		{map[string]any{"errorMessage": "receipt not found"}, fiscal.CodeBadRequest, "/settleResponse/errorMessage"},
+		{map[string]any{"success": false, "errorReason": "transaction_failed"}, ingest.CodeNotSettled, "/settleResponse/success"},
+	} {
+		bad := d.withSettle(t, c.set)
+		_, err := e.IngestX402(ctx, "acct_0", bad.settle, bad.requirements, bad.payload, buyerDE, "")
+		if fe := wantCode(t, err, c.code); fe.Field != c.field {
+			t.Errorf("%v: field %s, want %s", c.set, fe.Field, c.field)
+		}
+		_, err = e.EnqueueX402(ctx, "acct_0", bad.settle, bad.requirements, bad.payload, buyerDE, "")
+		wantCode(t, err, c.code)
+	}
+	if got := e.Ledger().Size(); got != size {
+		t.Fatalf("ledger grew from %d to %d on refusals", size, got)
+	}
+	if _, err := e.IngestStatus(ctx, "acct_0", fiscal.EventID("eip155:8453", tx)); fiscaltest.Code(err) != fiscal.CodeNotFound {
+		t.Fatalf("a refused settlement was queued: %v", err)
+	}
+	// The same transfer reported consistently is recorded.
+	if res, err := e.IngestX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, ""); err != nil || res.Outcome != fiscal.Created {
+		t.Fatalf("consistent report: %v", err)
 	}
 }

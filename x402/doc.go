@@ -46,8 +46,10 @@
 // own shape: v2 documents name networks in CAIP-2, the price "amount" and
 // the payload's "accepted"; v1 documents the price "maxAmountRequired" and
 // the payload's scheme and network. A settle response with success:false
-// is a NotSettled error, except "settlement_pending" with a transaction,
-// which Parse reports as pending.
+// is a NotSettled error, also when it names a transaction, except
+// "settlement_pending" with a transaction, which Parse reports as pending;
+// one with success:true that names an errorReason or errorMessage reports
+// both outcomes and is refused there.
 //
 // # Errors
 //

@@ -200,9 +200,12 @@ func (ps Parser) Parse(s Settlement) (Payment, bool, error) {
 	pending := false
 	if !*sr.Success {
 		if sr.ErrorReason != SettlementPending || sr.Transaction == "" {
-			return in, false, notSettled(sr.ErrorReason, sr.ErrorMessage)
+			return in, false, notSettled(sr.ErrorReason, sr.ErrorMessage, sr.Transaction)
 		}
 		pending = true
+	}
+	if err := successWithoutError(*sr.Success, sr.ErrorReason, sr.ErrorMessage); err != nil {
+		return in, false, err
 	}
 	if sr.Transaction == "" {
 		return in, false, badRequest("/settleResponse/transaction", "is required: a successful settlement names its transaction")
@@ -806,14 +809,44 @@ func prefixField(ptr string, err error) error {
 // notSettled is the answer to a settle response with success:false: the
 // payment did not settle, so there is nothing to record (the x402 Go SDK
 // v2.9.0 ran its AfterSettle hook on success:false too: SettlePayment in
-// go/server.go, https://github.com/x402-foundation/x402).
-func notSettled(reason, message string) *Error {
+// go/server.go, https://github.com/x402-foundation/x402). A transaction it
+// names is not recorded either: the reference facilitators name one when
+// it reverted ("transaction_failed") or when its receipt could not be read
+// ("failed_to_get_receipt"), and in both the facilitator reports that it
+// did not settle the payment; only "settlement_pending" holds a transaction
+// until the chain decides.
+func notSettled(reason, message, tx string) *Error {
 	detail := "the settle response says success:false: the payment did not settle, nothing was recorded"
 	if reason != "" {
 		detail += fmt.Sprintf(" (errorReason %s)", shown.Quote(reason))
 	}
-	if reason == SettlementPending {
+	switch {
+	case reason == SettlementPending:
 		detail += "; a pending settlement needs its transaction hash to be held"
+	case tx != "":
+		named := shown.Quote(tx)
+		if hash32RE.MatchString(tx) {
+			named = strings.ToLower(tx)
+		}
+		detail += fmt.Sprintf("; it names transaction %s, which the facilitator reports did not settle the payment, so it is not recorded (only errorReason %q holds a transaction for the chain to decide)", named, SettlementPending)
 	}
 	return &Error{Kind: NotSettled, Field: "/settleResponse/success", Detail: detail, Reason: reason, Message: message}
+}
+
+// successWithoutError refuses a settle response that says success:true and
+// names an error: errorReason is the reason "if settlement failed (omitted
+// if successful)" (x402 specification v2 §5.3.2,
+// https://github.com/x402-foundation/x402/blob/main/specs/x402-specification-v2.md),
+// and the Go SDK's errorMessage accompanies it. Such a response reports
+// both outcomes; the engine does not choose one, and records nothing.
+func successWithoutError(success bool, reason, message string) error {
+	if !success {
+		return nil
+	}
+	for _, m := range []struct{ name, v string }{{"errorReason", reason}, {"errorMessage", message}} {
+		if m.v != "" {
+			return badRequest("/settleResponse/"+m.name, "is %s, but success is true: a settle response names an error only when settlement failed (x402 specification v2 §5.3.2: omitted if successful), so this one reports both outcomes and nothing was recorded", shown.Quote(m.v))
+		}
+	}
+	return nil
 }
