@@ -3,6 +3,7 @@ package ingest_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -137,5 +138,75 @@ func TestX402ContradictorySettleResponse(t *testing.T) {
 	// The same transfer reported consistently is recorded.
 	if res, err := e.IngestX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, ""); err != nil || res.Outcome != fiscal.Created {
 		t.Fatalf("consistent report: %v", err)
+	}
+}
+
+// permit2Payload is the scheme payload of the Permit2 transfer method
+// (scheme_exact_evm.md §2) for amount from rvPayer to rvPayTo in Base USDC.
+func permit2Payload(amount int64) map[string]any {
+	return map[string]any{"signature": "0x" + strings.Repeat("cd", 65), "permit2Authorization": map[string]any{
+		"permitted": map[string]any{"token": fakechain.USDCBase, "amount": strconv.FormatInt(amount, 10)},
+		"from":      rvPayer,
+		"spender":   "0x402085c248EeA27D92E8b30b2C58ed07f9E20001",
+		"nonce":     "33247007178036348590600198031289925668252061821958005840077069883511451257277",
+		"deadline":  "1775811000",
+		"witness":   map[string]any{"to": rvPayTo, "validAfter": "1775810400"},
+	}}
+}
+
+// TestX402Permit2Recorded: an exact payment by the Permit2 method is
+// recorded as such (transferMethod "permit2", no EIP-3009 nonce), and, as
+// with EIP-3009, its amount, payer and receiver are the token's Transfer
+// log's: the proxy's own x402PermitTransfer log beside it is not read, and
+// a transaction whose Transfer is not the permit's payment is refused.
+func TestX402Permit2Recorded(t *testing.T) {
+	node, _, e := rvSetup(t, evmverify.Policy{})
+	ctx := context.Background()
+	// x402PermitTransfer(address from, address to, uint256 amount, address
+	// asset), none indexed, emitted by the x402ExactPermit2Proxy.
+	proxyLog := func(index uint64, amount int64) map[string]any {
+		return map[string]any{
+			"address":  "0x402085c248eea27d92e8b30b2c58ed07f9e20001",
+			"topics":   []string{"0xc0482a187556d776f2ef86c70df26debca6009f9d1647f6ce59e2f57fea17dc6"},
+			"data":     "0x" + strings.TrimPrefix(fakechain.PadTopic(rvPayer), "0x") + strings.TrimPrefix(fakechain.PadTopic(rvPayTo), "0x") + fmt.Sprintf("%064x", amount) + strings.TrimPrefix(fakechain.PadTopic(fakechain.USDCBase), "0x"),
+			"logIndex": fakechain.Quantity(index),
+		}
+	}
+	tx := fakechain.Hash("tx permit2")
+	node.Mine(tx, 10, "0x1", fakechain.TransferLog(0, fakechain.USDCBase, rvPayer, rvPayTo, 2_500_000), proxyLog(1, 2_500_000))
+	node.Advance(3)
+	d := rvDocs(t, tx, 2_500_000).withPayload(t, permit2Payload(2_500_000), false)
+	res, err := e.IngestX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Record
+	if r.X402 == nil || r.X402.TransferMethod != "permit2" || r.X402.Nonce != "" {
+		t.Fatalf("x402 member %+v, want transferMethod permit2 and no EIP-3009 nonce", r.X402)
+	}
+	f := r.Verification.Facts
+	if f == nil || f.LogIndex != 0 || f.From != rvPayer || f.To != rvPayTo || f.Amount != "2500000" || r.Settlement.AmountUSDC != "2.5" {
+		t.Fatalf("settlement %+v, chain facts %+v", r.Settlement, f)
+	}
+
+	// The permit says rvPayer → rvPayTo, the transaction's Transfer moved
+	// the money from someone else: the chain wins, nothing is recorded.
+	other := fakechain.Hash("tx permit2 other payer")
+	node.Mine(other, 20, "0x1", fakechain.TransferLog(0, fakechain.USDCBase, "0x90f79bf6eb2c4f870365e785982e1f101e93b906", rvPayTo, 2_500_000), proxyLog(1, 2_500_000))
+	node.Advance(3)
+	size := e.Ledger().Size()
+	d = rvDocs(t, other, 2_500_000).withPayload(t, permit2Payload(2_500_000), false)
+	_, err = e.IngestX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "")
+	wantCode(t, err, fiscal.CodeChainVerifyFailed)
+	// An incomplete permit is refused before the chain is asked.
+	incomplete := permit2Payload(2_500_000)
+	delete(incomplete["permit2Authorization"].(map[string]any), "witness")
+	d = rvDocs(t, other, 2_500_000).withPayload(t, incomplete, false)
+	_, err = e.IngestX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "")
+	if fe := wantCode(t, err, fiscal.CodeBadRequest); fe.Field != "/paymentPayload/payload/permit2Authorization/witness" {
+		t.Errorf("incomplete permit: %+v", fe)
+	}
+	if got := e.Ledger().Size(); got != size {
+		t.Fatalf("ledger grew from %d to %d on refusals", size, got)
 	}
 }

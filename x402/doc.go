@@ -42,7 +42,12 @@
 // lone UTF-16 surrogates and nesting deeper than 32 levels are refused,
 // because they have no single meaning. An EIP-3009 authorization must
 // carry its six members (from, to, value, validAfter, validBefore, nonce)
-// and a validity window that ends after it starts. Each version keeps its
+// and a validity window that ends after it starts; a Permit2 authorization
+// its from, permitted {token, amount}, spender, nonce, deadline and witness
+// {to, validAfter}, with a deadline not before validAfter. A scheme payload
+// has the shape of one transfer method (EIP-3009, Permit2 or ERC-7710),
+// which the payment reports as its Method; either way the chain's Transfer
+// log, not the authorization, is what the engine records. Each version keeps its
 // own shape: v2 documents name networks in CAIP-2, the price "amount" and
 // the payload's "accepted"; v1 documents the price "maxAmountRequired" and
 // the payload's scheme and network. A settle response with success:false

@@ -80,17 +80,28 @@ type exactPayload struct {
 		ValidBefore string `json:"validBefore"`
 		Nonce       string `json:"nonce"`
 	} `json:"authorization"`
-	Permit2Authorization *struct {
-		From      string `json:"from"`
-		Permitted *struct {
-			Token  string `json:"token"`
-			Amount string `json:"amount"`
-		} `json:"permitted"`
-		Witness *struct {
-			To string `json:"to"`
-		} `json:"witness"`
-	} `json:"permit2Authorization"`
-	Delegator string `json:"delegator"`
+	Permit2Authorization *permit2Authorization `json:"permit2Authorization"`
+	Delegator            string                `json:"delegator"`
+}
+
+// permit2Authorization is the Permit2 method's signed
+// PermitWitnessTransferFrom: the payer (from) lets the spender (the
+// x402ExactPermit2Proxy) move permitted.amount of permitted.token to
+// witness.to, between witness.validAfter and deadline, once (nonce)
+// (scheme_exact_evm.md §2, Phase 2).
+type permit2Authorization struct {
+	From      string `json:"from"`
+	Permitted *struct {
+		Token  string `json:"token"`
+		Amount string `json:"amount"`
+	} `json:"permitted"`
+	Spender  string `json:"spender"`
+	Nonce    string `json:"nonce"`
+	Deadline string `json:"deadline"`
+	Witness  *struct {
+		To         string `json:"to"`
+		ValidAfter string `json:"validAfter"`
+	} `json:"witness"`
 }
 
 // SettlementPending is the settle response error reason that is not a
@@ -430,6 +441,18 @@ func (in *Payment) readExactPayload(raw json.RawMessage) error {
 	if err := strictjson.DecodeOpen(raw, &p); err != nil {
 		return prefixField(ptr, decodeError(err))
 	}
+	var shapes []string
+	for _, m := range []struct {
+		name    string
+		present bool
+	}{{"authorization", p.Authorization != nil}, {"permit2Authorization", p.Permit2Authorization != nil}, {"delegator", p.Delegator != ""}} {
+		if m.present {
+			shapes = append(shapes, m.name)
+		}
+	}
+	if len(shapes) > 1 {
+		return badRequest(ptr+"/"+shapes[1], "is present beside %s: an exact payload has the shape of one transfer method (EIP-3009 authorization, Permit2 permit2Authorization or ERC-7710 delegator; scheme_exact_evm.md), and this one says two things about how the money moved", shapes[0])
+	}
 	var from, fromPtr string
 	switch {
 	case p.Authorization != nil:
@@ -451,18 +474,17 @@ func (in *Payment) readExactPayload(raw json.RawMessage) error {
 	case p.Permit2Authorization != nil:
 		pa := p.Permit2Authorization
 		in.Method, from, fromPtr = "permit2", pa.From, ptr+"/permit2Authorization/from"
-		if pa.Permitted != nil {
-			if err := in.assetIs(ptr+"/permit2Authorization/permitted/token", pa.Permitted.Token); err != nil {
-				return err
-			}
-			if err := in.amountIs(ptr+"/permit2Authorization/permitted/amount", pa.Permitted.Amount); err != nil {
-				return err
-			}
+		if err := checkPermit2(ptr+"/permit2Authorization/", pa); err != nil {
+			return err
 		}
-		if pa.Witness != nil {
-			if err := in.payeeIs(ptr+"/permit2Authorization/witness/to", pa.Witness.To); err != nil {
-				return err
-			}
+		if err := in.assetIs(ptr+"/permit2Authorization/permitted/token", pa.Permitted.Token); err != nil {
+			return err
+		}
+		if err := in.amountIs(ptr+"/permit2Authorization/permitted/amount", pa.Permitted.Amount); err != nil {
+			return err
+		}
+		if err := in.payeeIs(ptr+"/permit2Authorization/witness/to", pa.Witness.To); err != nil {
+			return err
 		}
 	case p.Delegator != "":
 		in.Method, from, fromPtr = "erc7710", p.Delegator, ptr+"/delegator"
@@ -510,6 +532,68 @@ func checkAuthorization(ptr string, from, to, value, validAfter, validBefore, no
 	}
 	if window[1].Cmp(window[0]) <= 0 {
 		return badRequest(ptr+"validBefore", "is %s, not after validAfter %s: EIP-3009 executes an authorization only strictly between the two, so this one never settled", validBefore, validAfter)
+	}
+	return nil
+}
+
+// checkPermit2 checks that a Permit2 authorization has its members, all
+// required: from, permitted {token, amount}, spender, nonce, deadline and
+// witness {to, validAfter} (scheme_exact_evm.md §2 Phase 2,
+// https://github.com/x402-foundation/x402/blob/main/specs/schemes/exact/scheme_exact_evm.md;
+// the x402 Go SDK's Permit2PayloadFromMap refuses a payload without any of
+// them, so none such was settled), with addresses where addresses go and
+// uint256 decimal strings for nonce, deadline and validAfter, and a window
+// some block could fall in: the x402ExactPermit2Proxy requires
+// block.timestamp >= witness.validAfter and Permit2's
+// permitWitnessTransferFrom reverts after the deadline, so a deadline before
+// validAfter never settled. The spender's value is not compared with the
+// canonical proxy: the chain's Transfer log, not the permit, is the proof of
+// what moved. ptr ends with "/".
+func checkPermit2(ptr string, pa *permit2Authorization) error {
+	required := func(member string) error {
+		return badRequest(ptr+member, "is required: a Permit2 authorization names from, permitted {token, amount}, spender, nonce, deadline and witness {to, validAfter} (x402 exact scheme on EVM, Permit2)")
+	}
+	if pa.From == "" {
+		return required("from")
+	}
+	if pa.Permitted == nil {
+		return required("permitted")
+	}
+	if pa.Permitted.Token == "" {
+		return required("permitted/token")
+	}
+	if pa.Permitted.Amount == "" {
+		return required("permitted/amount")
+	}
+	if pa.Spender == "" {
+		return required("spender")
+	}
+	if _, err := parseAddress(ptr+"spender", pa.Spender); err != nil {
+		return err
+	}
+	if pa.Witness == nil {
+		return required("witness")
+	}
+	if pa.Witness.To == "" {
+		return required("witness/to")
+	}
+	var deadline, validAfter *big.Int
+	for _, m := range []struct {
+		name, v string
+		n       **big.Int
+	}{{"nonce", pa.Nonce, nil}, {"deadline", pa.Deadline, &deadline}, {"witness/validAfter", pa.Witness.ValidAfter, &validAfter}} {
+		if m.v == "" {
+			return required(m.name)
+		}
+		if !uintRE.MatchString(m.v) {
+			return badRequest(ptr+m.name, "must be a uint256 as a decimal integer string such as \"1740672154\" (Permit2)")
+		}
+		if m.n != nil {
+			*m.n, _ = new(big.Int).SetString(m.v, 10)
+		}
+	}
+	if deadline.Cmp(validAfter) < 0 {
+		return badRequest(ptr+"deadline", "is %s, before witness.validAfter %s: the permit is executable only from validAfter to the deadline, so this one never settled", pa.Deadline, pa.Witness.ValidAfter)
 	}
 	return nil
 }
