@@ -44,11 +44,12 @@
 // carry its six members (from, to, value, validAfter, validBefore, nonce)
 // and a validity window that ends after it starts; a Permit2 authorization
 // its from, permitted {token, amount}, spender, nonce, deadline and witness
-// {to, validAfter}, with a deadline not before validAfter. A scheme payload
-// has the shape of one transfer method (EIP-3009, Permit2 or ERC-7710),
-// which the payment reports as its Method; either way the chain's Transfer
-// log, not the authorization, is what the engine records. Each version keeps its
-// own shape: v2 documents name networks in CAIP-2, the price "amount" and
+// {to, validAfter}, with a deadline not before validAfter; an ERC-7710
+// payload its delegationManager, permissionContext and delegator. A scheme
+// payload has the shape of one transfer method (EIP-3009, Permit2 or
+// ERC-7710), which the payment reports as its Method; either way the
+// chain's Transfer log, not the authorization, is what the engine records.
+// Each version keeps its own shape: v2 documents name networks in CAIP-2, the price "amount" and
 // the payload's "accepted"; v1 documents the price "maxAmountRequired" and
 // the payload's scheme and network. A settle response with success:false
 // is a NotSettled error, also when it names a transaction, except

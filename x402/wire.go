@@ -81,7 +81,21 @@ type exactPayload struct {
 		Nonce       string `json:"nonce"`
 	} `json:"authorization"`
 	Permit2Authorization *permit2Authorization `json:"permit2Authorization"`
-	Delegator            string                `json:"delegator"`
+	// ERC-7710 (scheme_exact_evm.md §3 Phase 2).
+	DelegationManager string `json:"delegationManager"`
+	PermissionContext string `json:"permissionContext"`
+	Delegator         string `json:"delegator"`
+}
+
+// erc7710Member is the first member of the ERC-7710 shape p has, "" for
+// none.
+func (p *exactPayload) erc7710Member() string {
+	for _, m := range []struct{ name, v string }{{"delegator", p.Delegator}, {"delegationManager", p.DelegationManager}, {"permissionContext", p.PermissionContext}} {
+		if m.v != "" {
+			return m.name
+		}
+	}
+	return ""
 }
 
 // permit2Authorization is the Permit2 method's signed
@@ -442,10 +456,11 @@ func (in *Payment) readExactPayload(raw json.RawMessage) error {
 		return prefixField(ptr, decodeError(err))
 	}
 	var shapes []string
+	erc7710 := p.erc7710Member()
 	for _, m := range []struct {
 		name    string
 		present bool
-	}{{"authorization", p.Authorization != nil}, {"permit2Authorization", p.Permit2Authorization != nil}, {"delegator", p.Delegator != ""}} {
+	}{{"authorization", p.Authorization != nil}, {"permit2Authorization", p.Permit2Authorization != nil}, {erc7710, erc7710 != ""}} {
 		if m.present {
 			shapes = append(shapes, m.name)
 		}
@@ -486,8 +501,11 @@ func (in *Payment) readExactPayload(raw json.RawMessage) error {
 		if err := in.payeeIs(ptr+"/permit2Authorization/witness/to", pa.Witness.To); err != nil {
 			return err
 		}
-	case p.Delegator != "":
+	case erc7710 != "":
 		in.Method, from, fromPtr = "erc7710", p.Delegator, ptr+"/delegator"
+		if err := checkERC7710(ptr+"/", &p); err != nil {
+			return err
+		}
 	}
 	if from == "" {
 		return nil
@@ -594,6 +612,32 @@ func checkPermit2(ptr string, pa *permit2Authorization) error {
 	}
 	if deadline.Cmp(validAfter) < 0 {
 		return badRequest(ptr+"deadline", "is %s, before witness.validAfter %s: the permit is executable only from validAfter to the deadline, so this one never settled", pa.Deadline, pa.Witness.ValidAfter)
+	}
+	return nil
+}
+
+// hexBytesRE is a non-empty byte string in hex, as an ERC-7710
+// permissionContext is written.
+var hexBytesRE = regexp.MustCompile(`^0x(?:[0-9a-fA-F]{2})+$`)
+
+// checkERC7710 checks that an ERC-7710 payload has its three members, all
+// required: delegationManager and delegator (addresses) and
+// permissionContext (the delegation proof, bytes in hex)
+// (scheme_exact_evm.md §3 Phase 2: "The payload field must contain"); the
+// facilitator settles by calling redeemDelegations on that manager with
+// that context, so a payload without one of them settled nothing. ptr ends
+// with "/".
+func checkERC7710(ptr string, p *exactPayload) error {
+	for _, m := range []struct{ name, v string }{{"delegationManager", p.DelegationManager}, {"permissionContext", p.PermissionContext}, {"delegator", p.Delegator}} {
+		if m.v == "" {
+			return badRequest(ptr+m.name, "is required: an ERC-7710 payload names delegationManager, permissionContext and delegator (x402 exact scheme on EVM, ERC-7710)")
+		}
+	}
+	if _, err := parseAddress(ptr+"delegationManager", p.DelegationManager); err != nil {
+		return err
+	}
+	if !hexBytesRE.MatchString(p.PermissionContext) {
+		return badRequest(ptr+"permissionContext", "must be the delegation proof as 0x followed by an even, non-zero number of hexadecimal digits")
 	}
 	return nil
 }
