@@ -348,6 +348,14 @@ func (ps Parser) Parse(s Settlement) (Payment, bool, error) {
 		if err := in.readExactPayload(pp.Payload); err != nil {
 			return in, false, err
 		}
+		if err := sameMethod(reqPtr, req.Extra, in.Method); err != nil {
+			return in, false, err
+		}
+		if pp.Accepted != nil && reqPtr != "/paymentPayload/accepted" {
+			if err := sameMethod("/paymentPayload/accepted", pp.Accepted.Extra, in.Method); err != nil {
+				return in, false, err
+			}
+		}
 	}
 	if in.Payer == "" {
 		return in, false, badRequest("/settleResponse/payer", "is required when the payment payload does not name the payer (authorization.from, permit2Authorization.from or delegator)")
@@ -614,6 +622,30 @@ func checkPermit2(ptr string, pa *permit2Authorization) error {
 		return badRequest(ptr+"deadline", "is %s, before witness.validAfter %s: the permit is executable only from validAfter to the deadline, so this one never settled", pa.Deadline, pa.Witness.ValidAfter)
 	}
 	return nil
+}
+
+// payloadShapes names the scheme payload's member that makes each transfer
+// method's shape, for answers.
+var payloadShapes = map[string]string{"eip3009": "authorization", "permit2": "permit2Authorization", "erc7710": "delegator"}
+
+// sameMethod checks that requirements' extra.assetTransferMethod (ptr is
+// the requirements' pointer), when they name one, is the method whose
+// shape the scheme payload has (method; "" when there is no scheme
+// payload, and nothing to compare): "MUST be "eip3009" when the payment
+// payload uses the EIP-3009 shape", and likewise for permit2 and erc7710
+// (scheme_exact_evm.md). extra is free-form in x402, so one that does not
+// name a method as a string is not read.
+func sameMethod(ptr string, extra json.RawMessage, method string) error {
+	if method == "" || len(extra) == 0 {
+		return nil
+	}
+	var e struct {
+		AssetTransferMethod string `json:"assetTransferMethod"`
+	}
+	if json.Unmarshal(extra, &e) != nil || e.AssetTransferMethod == "" || e.AssetTransferMethod == method {
+		return nil
+	}
+	return badRequest(ptr+"/extra/assetTransferMethod", "is %s, but the payment payload has the %s shape (%s): the requirements and the payload describe different payments", shown.Quote(e.AssetTransferMethod), method, payloadShapes[method])
 }
 
 // hexBytesRE is a non-empty byte string in hex, as an ERC-7710
