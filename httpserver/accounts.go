@@ -25,7 +25,11 @@ const HeaderServiceKey = "X-Service-Key"
 // API keys (this package's business: the engine knows no keys) and the
 // webhook endpoints the operator set (package webhooks).
 type AccountsFile struct {
-	Accounts []AccountEntry `json:"accounts"`
+	// Generation numbers the file's versions for replicas that share a
+	// log (webhooks.Options.ConfigGeneration): raise it with a change that
+	// removes webhook endpoints. 0 (absent) is the first.
+	Generation int64          `json:"generation,omitempty"`
+	Accounts   []AccountEntry `json:"accounts"`
 }
 
 // AccountEntry is one account of the accounts file.
@@ -53,6 +57,9 @@ func LoadAccountsFile(path string) (*AccountsFile, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("accounts file %s: %w", path, err)
+	}
+	if f.Generation < 0 {
+		return nil, fmt.Errorf("accounts file %s: generation %d: must be 0 or more", path, f.Generation)
 	}
 	if _, err := f.Keys(); err != nil {
 		return nil, fmt.Errorf("accounts file %s: %w", path, err)

@@ -63,6 +63,16 @@ type Options struct {
 	// Configured are the endpoints the operator set per account id (the
 	// accounts file's "webhooks"); nil means none.
 	Configured map[string][]EndpointConfig
+	// ConfigGeneration is the generation of the configuration Configured
+	// comes from (the accounts file's "generation"); 0 means none given.
+	// On a log several replicas share, a replica's file lists what that
+	// replica knows, not what exists: only a configuration of a higher
+	// generation than any replica applied removes the stored endpoints it
+	// no longer lists; one of the generation applied adds what it lists
+	// and removes nothing; an older one changes nothing (README "Several
+	// replicas on PostgreSQL"). On a log of one server the configuration
+	// is the whole truth whatever its generation.
+	ConfigGeneration int64
 	// KeyDir holds the key that seals the secrets of endpoints created
 	// through the API (webhook-secrets.key, made on first use). "" means
 	// <the engine's Dir>/keys.
@@ -282,10 +292,17 @@ func New(e *fiscal.Engine, opts Options) (*Service, error) {
 	// cancelled their pending deliveries.
 	if !opts.NoDispatcher {
 		now := w.clock().UTC()
-		if err := e.Ledger().Update(func(tx ledger.Tx) error { return syncConfigEndpoints(tx, w.config, now) }); err != nil {
+		shared := e.Ledger().Shared()
+		var done configSync
+		err := e.Ledger().Update(func(tx ledger.Tx) (err error) {
+			done, err = syncConfigEndpoints(tx, w.config, opts.ConfigGeneration, shared, now)
+			return err
+		})
+		if err != nil {
 			release()
 			return nil, fmt.Errorf("webhooks: endpoints: %w", err)
 		}
+		w.logConfigSync(done, opts.ConfigGeneration)
 	}
 	if !opts.NoDispatcher {
 		w.disp = newDispatcher(w, opts)
@@ -293,6 +310,22 @@ func New(e *fiscal.Engine, opts Options) (*Service, error) {
 		e.Go(w.disp.run)
 	}
 	return w, nil
+}
+
+// logConfigSync tells the operator what the start did with the accounts
+// file's endpoints when it did not simply make them the stored ones.
+func (w *Service) logConfigSync(done configSync, generation int64) {
+	if done.older {
+		w.log.Warn("webhooks: this accounts file is of an older generation than a replica of this log applied: its endpoints are not applied (nothing added, nothing removed); this replica delivers to the stored endpoints it has the secrets of",
+			"generation", generation, "applied_generation", done.generation, "endpoints_not_added", done.missing)
+	}
+	for _, r := range done.removed {
+		w.log.Info("webhooks: endpoint removed: no longer in the accounts file", "account", r.Account, "endpoint", r.ID, "url", shownURL(r.URL), "generation", generation)
+	}
+	for _, r := range done.kept {
+		w.log.Warn("webhooks: endpoint kept although this accounts file does not list it: on a log several replicas share, only a file of a higher \"generation\" than the one applied removes endpoints (this replica cannot sign its deliveries and leaves them to one that lists it)",
+			"account", r.Account, "endpoint", r.ID, "url", shownURL(r.URL), "generation", generation, "applied_generation", done.generation)
+	}
 }
 
 // account is NOT_FOUND (fiscal.Engine.Books' error, naming the account)

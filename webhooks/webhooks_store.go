@@ -179,20 +179,62 @@ func configEndpointID(account, url string) string {
 	return "we_" + hex.EncodeToString(h[:12])
 }
 
-// syncConfigEndpoints makes the side records of the accounts file's
-// endpoints match the file: new ones start at the next sequence (they
-// receive only events created after them), removed ones are deleted, and
-// existing ones keep their state (a 410-disabled endpoint stays disabled
-// across restarts). It also initialises the fan-out cursor on first use:
-// before this feature existed no endpoint could want the older events.
-func syncConfigEndpoints(tx ledger.Tx, config map[string][]EndpointConfig, now time.Time) error {
+// metaConfigGeneration holds be64 of the highest configuration generation
+// (Options.ConfigGeneration) a dispatching service applied to the log.
+var metaConfigGeneration = []byte("config-generation")
+
+// configSync is what syncConfigEndpoints did, for the start's log.
+type configSync struct {
+	generation int64            // the highest generation applied to the log, this one included
+	older      bool             // the configuration is of an older generation: nothing was changed
+	kept       []endpointRecord // stored accounts-file endpoints the configuration does not list, kept
+	removed    []endpointRecord // those it removed (a newer generation, or a log of one server)
+	missing    int              // endpoints it lists that an older generation left unstored
+}
+
+// syncConfigEndpoints brings the side records of the accounts file's
+// endpoints in line with the configuration: new ones start at the next
+// sequence (they receive only events created after them), and existing
+// ones keep their state (a 410-disabled endpoint stays disabled across
+// restarts). Which it may add and remove depends on whether the log is
+// shared and on the configuration's generation:
+//
+//   - a log of one server (shared false): the configuration is the whole
+//     truth; what it does not list is removed;
+//   - a shared log, generation above the highest applied: the operator's
+//     newer configuration; it adds, updates descriptions, removes what it
+//     no longer lists, and becomes the highest applied;
+//   - a shared log, the generation applied: it adds what it lists and is
+//     missing (a replica's file names what that replica knows, and the
+//     replicas of one rollout may know more or less); it removes nothing;
+//   - a shared log, an older generation: a replica not yet updated, or
+//     rolled back; it changes nothing (what a newer one removed stays
+//     removed, what it added stays).
+//
+// It also initialises the fan-out cursor on first use: before this feature
+// existed no endpoint could want the older events.
+func syncConfigEndpoints(tx ledger.Tx, config map[string][]EndpointConfig, generation int64, shared bool, now time.Time) (configSync, error) {
+	var out configSync
 	next, err := nextSequence(tx)
 	if err != nil {
-		return err
+		return out, err
 	}
 	if tx.Get(bucketWebhookMeta, metaCursor) == nil {
 		if err := tx.Put(bucketWebhookMeta, metaCursor, be64(next)); err != nil {
-			return err
+			return out, err
+		}
+	}
+	applied := int64(0)
+	if v := tx.Get(bucketWebhookMeta, metaConfigGeneration); len(v) == 8 {
+		applied = int64(binary.BigEndian.Uint64(v))
+	}
+	newer := generation > applied
+	out.generation = max(applied, generation)
+	out.older = shared && generation < applied
+	remove := !shared || newer
+	if generation > applied {
+		if err := tx.Put(bucketWebhookMeta, metaConfigGeneration, be64(generation)); err != nil {
+			return out, err
 		}
 	}
 	want := map[string]bool{}
@@ -208,17 +250,20 @@ func syncConfigEndpoints(tx ledger.Tx, config map[string][]EndpointConfig, now t
 			var r endpointRecord
 			found, err := getJSON(tx, bucketWebhookEndpoints, endpointKey(account, eid), &r)
 			if err != nil {
-				return err
+				return out, err
 			}
-			if !found {
-				r = endpointRecord{ID: eid, Account: account, URL: cfg.URL, Source: EndpointSourceConfig, CreatedAt: now, FirstSequence: next}
-			}
-			if found && r.Description == cfg.Description {
+			switch {
+			case out.older && !found:
+				out.missing++
 				continue
+			case out.older, found && (r.Description == cfg.Description || !remove):
+				continue // descriptions are the newest configuration's
+			case !found:
+				r = endpointRecord{ID: eid, Account: account, URL: cfg.URL, Source: EndpointSourceConfig, CreatedAt: now, FirstSequence: next}
 			}
 			r.Description = cfg.Description
 			if err := putJSON(tx, bucketWebhookEndpoints, endpointKey(account, eid), r); err != nil {
-				return err
+				return out, err
 			}
 		}
 	}
@@ -226,19 +271,24 @@ func syncConfigEndpoints(tx ledger.Tx, config map[string][]EndpointConfig, now t
 	err = tx.Scan(bucketWebhookEndpoints, nil, nil, false, func(k, v []byte) bool {
 		var r endpointRecord
 		if json.Unmarshal(v, &r) == nil && r.Source == EndpointSourceConfig && !want[string(k)] {
-			stale = append(stale, bytes.Clone(k))
+			if remove {
+				stale = append(stale, bytes.Clone(k))
+				out.removed = append(out.removed, r)
+			} else {
+				out.kept = append(out.kept, r)
+			}
 		}
 		return true
 	})
 	if err != nil {
-		return err
+		return out, err
 	}
 	for _, k := range stale {
 		if err := tx.Delete(bucketWebhookEndpoints, k); err != nil {
-			return err
+			return out, err
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // secretBox seals API-created endpoint secrets with AES-256-GCM under a key

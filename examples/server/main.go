@@ -422,7 +422,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	// The VAT rate table (-vat-rates) may cover days that records were
 	// decided outside of (date_outside_rate_table): decide them again.
 	rates.RetryRateTableInBackground(engine, logger)
-	o.webhooks.Configured = accounts.Webhooks()
+	o.webhooks.Configured, o.webhooks.ConfigGeneration = accounts.Webhooks(), accounts.Generation
 	hooks, err := webhooks.New(engine, o.webhooks)
 	if err != nil {
 		return err
