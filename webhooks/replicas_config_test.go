@@ -1,8 +1,11 @@
 package webhooks_test
 
 import (
+	"maps"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -200,5 +203,106 @@ func TestOneServerConfigIsTheWholeTruth(t *testing.T) {
 	}
 	if got := endpointURLs(t, env.svc, "acct_1"); len(got) != 0 {
 		t.Errorf("acct_1's endpoints after the file dropped Y: %q, want none", got)
+	}
+}
+
+// TestReplicasDeliverOnlyWhatTheyCanSign: a delivery to an accounts-file
+// endpoint a replica's file does not list (it has no secret for it), or of
+// an account it keeps no books for, is left to a replica that has them,
+// which delivers it exactly once. A review found the replica on the old
+// file claiming such deliveries and recording a failed attempt each time
+// ("no longer in the accounts file", NOT_FOUND), which put the delivery
+// back by the retry schedule (30 s, then 1 min, …, up to giving it up
+// after 72 h) although the replica next to it could have sent it at once.
+func TestReplicasDeliverOnlyWhatTheyCanSign(t *testing.T) {
+	store := pgtest.Schema(t)
+	clock := &manualClock{now: webhookTestStart} // never moves: a failed attempt's retry never comes
+	sellers := fiscaltest.Accounts(irishSeller, irishSeller)
+	dirA, dirB, dirN := t.TempDir(), t.TempDir(), t.TempDir()
+	sendA, sendB := &fakeSender{ticks: new(atomic.Int64)}, &fakeSender{ticks: new(atomic.Int64)}
+	// The new replica applies the new file, then is down for a while.
+	a := startConfigReplica(t, store, dirA, "", sellers, clock.Now, webhooks.Options{Sender: sendA, Configured: newFile})
+	a.engine.Close()
+	startConfigReplica(t, store, dirB, dirA, sellers[:1], clock.Now, webhooks.Options{Sender: sendB, Configured: oldFile})
+
+	// Another process records one payment of each account (an engine
+	// without a dispatcher), and reads the deliveries.
+	copyDirFiles(t, filepath.Join(dirA, "keys"), filepath.Join(dirN, "keys"))
+	n, err := fiscal.New(fiscal.Config{Dir: dirN, Store: store, Accounts: sellers, Clock: clock.Now, Logger: testLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	reader, err := webhooks.New(n, webhooks.Options{NoDispatcher: true, Logger: testLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	event := map[string]string{}
+	for i, acct := range []string{"acct_0", "acct_1"} {
+		books, err := n.Books(acct)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := books.Settle(ctx, fiscaltest.Request(i+1, "11.90", "DE", "2026-04-10T14:30:00Z"), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		event[acct] = "evt_" + res.Record.ID
+	}
+	waitFor(t, "the old replica's delivery to W", func() bool { return sendB.count() >= 1 })
+	time.Sleep(3 * time.Second) // the old replica looks at the shared log every second
+	deliveries := func(acct string) map[string]webhooks.Delivery {
+		t.Helper()
+		d, err := reader.Event(ctx, acct, event[acct])
+		if err != nil {
+			t.Fatal(err)
+		}
+		eps, err := reader.Endpoints(ctx, acct)
+		if err != nil {
+			t.Fatal(err)
+		}
+		url := map[string]string{}
+		for _, ep := range eps {
+			url[ep.ID] = ep.URL
+		}
+		out := map[string]webhooks.Delivery{}
+		for _, dl := range d.Deliveries {
+			out[url[dl.EndpointID]] = dl
+		}
+		return out
+	}
+	for _, c := range []struct{ acct, url string }{{"acct_0", hookX}, {"acct_1", hookY}} {
+		if dl, ok := deliveries(c.acct)[c.url]; !ok || dl.Status != webhooks.DeliveryPending || dl.Attempts != 0 {
+			t.Errorf("%s's delivery to %s while only the old replica runs: %+v (found %v), want pending and never attempted", c.acct, c.url, dl, ok)
+		}
+	}
+	for _, m := range sendB.messages() {
+		if m.URL != hookW {
+			t.Errorf("the old replica sent to %s, whose secret it does not have", m.URL)
+		}
+	}
+
+	// The new replica comes back and delivers them, each once, signed
+	// with its file's secret.
+	startConfigReplica(t, store, dirA, "", sellers, clock.Now, webhooks.Options{Sender: sendA, Configured: newFile})
+	waitFor(t, "the new replica's deliveries", func() bool {
+		return deliveries("acct_0")[hookX].Status == webhooks.DeliveryDelivered && deliveries("acct_1")[hookY].Status == webhooks.DeliveryDelivered
+	})
+	secretOf := map[string]string{hookW: secretW, hookX: secretX, hookY: secretY}
+	sent := map[string]int{}
+	for _, m := range append(sendA.messages(), sendB.messages()...) {
+		sent[m.URL+" "+m.EventID]++
+		if err := webhooks.VerifyAt(time.Unix(m.Timestamp, 0), []string{secretOf[m.URL]}, m.Signature, strconv.FormatInt(m.Timestamp, 10), m.Body, 0); err != nil {
+			t.Errorf("%s to %s: %v", m.EventID, m.URL, err)
+		}
+	}
+	want := map[string]int{hookW + " " + event["acct_0"]: 1, hookX + " " + event["acct_0"]: 1, hookY + " " + event["acct_1"]: 1}
+	if !maps.Equal(sent, want) {
+		t.Errorf("attempts per endpoint and event: %v, want %v", sent, want)
+	}
+	for _, c := range []struct{ acct, url string }{{"acct_0", hookW}, {"acct_0", hookX}, {"acct_1", hookY}} {
+		if dl := deliveries(c.acct)[c.url]; dl.Status != webhooks.DeliveryDelivered || dl.Attempts != 1 {
+			t.Errorf("%s's delivery to %s: %+v, want delivered at the first attempt", c.acct, c.url, dl)
+		}
 	}
 }

@@ -63,6 +63,10 @@ type dispatcher struct {
 	// index (an endpoint never changes account); only launchDue, on the
 	// loop's goroutine, uses it.
 	epAccount map[string]string
+	// foreign caches, per endpoint id, whether the endpoint is one of the
+	// accounts file's that this replica's file does not list (it has no
+	// secret to sign for it; canSend). Only launchDue uses it.
+	foreign map[string]bool
 	// scanAfter is the due-index key a scan cut short by maxDueScan
 	// stopped at (nil: scan from the start): the next scan goes on from
 	// there, so that every due delivery is reached within a few scans
@@ -126,6 +130,7 @@ func newDispatcher(w *Service, opts Options) *dispatcher {
 		w: w, e: w.e, sender: opts.Sender, timeout: opts.Timeout, after: opts.After,
 		wake:     make(chan struct{}, 1),
 		inflight: map[string]bool{}, perEP: map[string]int{}, perAcct: map[string]int{}, epAccount: map[string]string{},
+		foreign: map[string]bool{},
 	}
 	if d.timeout <= 0 {
 		d.timeout = DefaultTimeout
@@ -550,6 +555,10 @@ func (d *dispatcher) launchDue() (time.Duration, error) {
 	if len(d.epAccount) > 1<<16 {
 		clear(d.epAccount) // endpoints come and go: a cache, rebuilt as needed
 	}
+	if len(d.foreign) > 1<<16 {
+		clear(d.foreign)
+	}
+	shared := d.e.Ledger().Shared()
 	// The due deliveries are gathered per account, oldest first, each
 	// account up to its share; the free slots then go round by round to the
 	// account with the fewest attempts in flight (ties: the oldest due), so
@@ -595,6 +604,9 @@ func (d *dispatcher) launchDue() (time.Duration, error) {
 					acct = st.Account
 					d.epAccount[string(ep)] = acct
 				}
+			}
+			if shared && !d.canSend(tx, acct, ep) {
+				return true // left to a replica that has the account and the endpoint's secret
 			}
 			if perAcct[acct]+len(byAcct[acct]) >= d.perAcctMax {
 				return true // its account has its share in flight; a finishing attempt pokes the loop
@@ -679,6 +691,37 @@ func (d *dispatcher) launchDue() (time.Duration, error) {
 		return maxIdleWait, nil
 	}
 	return min(next.Sub(now), maxIdleWait), nil
+}
+
+// canSend reports whether this replica of a shared log can make a
+// delivery of the account to the endpoint: it keeps books for the account
+// (the event's document is read through them) and, for an endpoint of the
+// accounts file, its own file lists it (the secrets are the file's). A
+// replica's accounts file lists what that replica knows, and during a
+// rolling deploy the replicas' files differ (README "Several replicas on
+// PostgreSQL"): what one cannot sign another can, and claiming it would
+// only record a failed attempt and put the delivery back by the retry
+// schedule. Such a delivery is left, unclaimed, to a replica that can; it
+// waits while none runs. A delivery whose state or endpoint record is not
+// found (a stale index entry, a deleted endpoint) is for claim to settle.
+func (d *dispatcher) canSend(tx ledger.Tx, account string, ep []byte) bool {
+	if account == "" {
+		return true
+	}
+	if _, err := d.e.Books(account); err != nil {
+		return false
+	}
+	foreign, known := d.foreign[string(ep)]
+	if !known {
+		var r endpointRecord
+		found, err := getJSON(tx, bucketWebhookEndpoints, endpointKey(account, string(ep)), &r)
+		if err != nil || !found {
+			return true
+		}
+		foreign = r.Source == EndpointSourceConfig && !slices.ContainsFunc(d.w.config[account], func(c EndpointConfig) bool { return c.URL == r.URL })
+		d.foreign[string(ep)] = foreign // an accounts-file endpoint's id is its URL's: this never changes
+	}
+	return !foreign
 }
 
 // endpointOfKey is the endpoint id of a delivery key.
