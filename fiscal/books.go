@@ -207,7 +207,7 @@ func ChainError(err error) error { return chainError(err) }
 // are not secrets, but their existence in another account is none of the
 // caller's business.
 func (b *Books) Record(ctx context.Context, id string) (*Record, []byte, error) {
-	r, raw, err := b.e.loadRecord(id)
+	r, raw, err := decodeRecord(b.e.document(id))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -516,10 +516,19 @@ func outcomeOf(c ledger.Claim) Outcome {
 	return Existing
 }
 
-// storedResult answers with the current state of the record holding
-// entry id (a record's first entry, or one of its revisions).
+// storedResult answers with the record holding entry id (a record's first
+// entry, or one of its revisions): a duplicate with its current state, a
+// replay of an Idempotency-Key with the state the key's own entry stored,
+// the first answer byte for byte, whatever revisions came since (the
+// same key and body return the original event, as
+// draft-ietf-httpapi-idempotency-key-header has a retry get the first
+// result). The current state is one GET of the record away.
 func (b *Books) storedResult(id string, o Outcome) (*SettleResult, error) {
-	r, raw, err := b.e.loadRecord(recordIDOf(id))
+	entry, doc := recordIDOf(id), b.e.document
+	if o == Replayed {
+		entry, doc = id, b.e.entryDoc
+	}
+	r, raw, err := decodeRecord(doc(entry))
 	if err != nil {
 		return nil, err
 	}

@@ -449,9 +449,9 @@ func (b *Books) Indexed(id, object string) ([]byte, error) {
 	return raw, err
 }
 
-// loadRecord returns the current state of a record as stored.
-func (e *Engine) loadRecord(recordID string) (*Record, []byte, error) {
-	raw, err := e.Document(recordID)
+// decodeRecord decodes a record as stored, read by document (its current
+// state) or entryDoc (the state one of its entries stored).
+func decodeRecord(raw []byte, _ docHead, err error) (*Record, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}

@@ -113,8 +113,10 @@
 // is recorded once across all accounts: a duplicate from the same account
 // returns the existing record (Outcome Existing); from another it is
 // SETTLEMENT_CONFLICT. An idempotency key (per account, kept forever) with
-// the same request returns the original record (Outcome Replayed); with a
-// different one it is IDEMPOTENCY_CONFLICT. "The same request" means the
+// the same request returns the original record (Outcome Replayed), as the
+// first answer gave it even when a resolution or a re-decision revised it
+// since (Books.Record reads the current revision); with a different one it
+// is IDEMPOTENCY_CONFLICT. "The same request" means the
 // same normalised facts: "1.5" and "1.50" are one amount.
 //
 // # Background work

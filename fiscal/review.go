@@ -238,7 +238,7 @@ func (e *Engine) amend(ctx context.Context, it recheckItem, reg *vies.Result, ab
 		return h(ctx, Recheck{RecordID: it.RecordID, VATNumber: it.VATNumber, Registry: reg, Abandoned: abandoned, Seller: it.Seller,
 			Attempts: it.Attempts + 1, Since: it.Since, Dequeue: ledger.Put{Bucket: bucketRecheck, Key: []byte(it.RecordID)}}, now)
 	}
-	prev, _, err := e.loadRecord(it.RecordID)
+	prev, _, err := decodeRecord(e.document(it.RecordID))
 	if err != nil || prev.ReviewStatus != StatusPendingReview || prev.Buyer.VATNumber != it.VATNumber || !hasReason(prev.ReviewReasons, reasonVATUnverify) {
 		// nil: a resolution, or another pass, settled the number while
 		// the registry was asked; its write dequeued or replaced this

@@ -67,7 +67,7 @@ func (e *Engine) Revise(ctx context.Context, prior Prior, d *Draft, now time.Tim
 	if res.Existing {
 		if res.ID == d.id && len(claims) > 0 {
 			if holder, _, err := e.ledger.ClaimHolder(claims[0].Space, claims[0].Key); err == nil && holder == d.id {
-				raw, err := e.Document(prior.ID)
+				raw, _, err := e.entryDoc(holder) // the key's revision, not a later one (Books.storedResult)
 				return raw, Replayed, err
 			}
 		}

@@ -360,13 +360,22 @@ func (s *Service) answerFromLedger(b *fiscal.Books, in input, idemKey string, fp
 	if holder == "" {
 		return nil, nil
 	}
-	return s.stored(b.Account().ID, holder, o)
+	return s.stored(b, holder, o)
 }
 
 // stored answers with the stored event id; a settlement record holding the
-// payment is a PAYMENT_ALREADY_RECORDED conflict.
-func (s *Service) stored(accountID, id string, o fiscal.Outcome) (*Result, error) {
+// payment is a PAYMENT_ALREADY_RECORDED conflict. A duplicate gets the
+// event as it is now; a replay of the Idempotency-Key the first answer,
+// the event as the key's own entry stored it, whatever revisions came
+// since (the same key and body return the original event, as
+// draft-ietf-httpapi-idempotency-key-header has a retry get the first
+// result): the current revision is one GET away.
+func (s *Service) stored(b *fiscal.Books, id string, o fiscal.Outcome) (*Result, error) {
+	accountID := b.Account().ID
 	ev, raw, err := s.load(id)
+	if err == nil && o == fiscal.Replayed && ev.Account == accountID {
+		ev, raw, err = entryEvent(b, id, id)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -626,7 +635,18 @@ func (s *Service) List(ctx context.Context, accountID string, q listing.Query) (
 // load reads the current stored document of id, which may be a fiscal
 // event or a settlement record (Object tells).
 func (s *Service) load(id string) (*Event, []byte, error) {
-	raw, err := s.e.Document(id)
+	return decodeEvent(s.e.Document(id))
+}
+
+// entryEvent reads the event recordID of the books' account as its entry
+// entryID stored it (its first entry, or one of its revisions), verified
+// against the log as a webhook's body is (Books.EventDocument).
+func entryEvent(b *fiscal.Books, recordID, entryID string) (*Event, []byte, error) {
+	return decodeEvent(b.EventDocument(fiscal.Event{ID: "evt_" + entryID, Account: b.Account().ID, RecordID: recordID, EntryID: entryID}))
+}
+
+// decodeEvent decodes a stored fiscal event.
+func decodeEvent(raw []byte, err error) (*Event, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}

@@ -155,10 +155,13 @@ func (s *Service) Resolve(ctx context.Context, accountID, id string, res fiscal.
 		if idempotencyKey == "" {
 			return nil, nil
 		}
-		if holder, _, err := b.Lookup("", "", idempotencyKey, fp); err != nil || holder == "" {
+		holder, _, err := b.Lookup("", "", idempotencyKey, fp)
+		if err != nil || holder == "" {
 			return nil, err
 		}
-		ev, raw, err := s.Get(ctx, accountID, id)
+		// The first answer: the revision the key's resolution made, as
+		// its entry stored it, not a later one (stored).
+		ev, raw, err := entryEvent(b, id, holder)
 		if err != nil {
 			return nil, err
 		}

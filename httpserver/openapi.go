@@ -937,7 +937,7 @@ func idempotencyParam() map[string]any {
 	lim := catalog.Limits()
 	return map[string]any{
 		"name": catalog.HeaderIdempotencyKey, "in": "header", "required": false,
-		"description": fmt.Sprintf("Optional. The same key with the same body returns the original record (201, `Idempotent-Replayed: true`); with a different body it is 409 `IDEMPOTENCY_CONFLICT`. Scoped to the account, kept forever; 1 to %d visible ASCII characters, sent once (an empty or repeated header is 400). Bodies are compared after normalisation (\"1.5\" = \"1.50\").", lim.IdempotencyKeyMaxLen),
+		"description": fmt.Sprintf("Optional. The same key with the same body returns the original answer (201, `Idempotent-Replayed: true`), as first given even when the record was revised since (GET its `Location` for the current revision); with a different body it is 409 `IDEMPOTENCY_CONFLICT`. Scoped to the account, kept forever; 1 to %d visible ASCII characters, sent once (an empty or repeated header is 400). Bodies are compared after normalisation (\"1.5\" = \"1.50\").", lim.IdempotencyKeyMaxLen),
 		"schema":      map[string]any{"type": "string", "minLength": 1, "maxLength": lim.IdempotencyKeyMaxLen, "pattern": `^[\x21-\x7e]+$`},
 	}
 }
