@@ -289,7 +289,7 @@ func operations() map[string]operation {
 			id: "createWebhookEndpoint", tag: "Webhooks", auth: authRequired, idempotent: true,
 			summary: "Register a webhook endpoint",
 			description: "An https URL (http only to loopback when the operator allows it; private and loopback targets are refused at connect time unless allowed, and redirects are never followed). The answer shows the signing secret (`whsec_` + 256 random bits) **once**. " +
-				"With an `Idempotency-Key`, a retry with the same key and body (the URL compared as the same-target check compares it) gets the first answer again, secret included (201, `Idempotent-Replayed: true`), while the endpoint exists and that secret was not rotated since; once the endpoint is deleted or its secret rotated, the key gets 409 `IDEMPOTENCY_CONFLICT` naming the endpoint and creates nothing, as does the key with another body. The key is the account's, kept forever. " +
+				"With an `Idempotency-Key`, a retry with the same key and body (the URL compared as the same-target check compares it) gets the first answer again, secret included (201, `Idempotent-Replayed: true`), while the endpoint exists and that secret was not rotated since; once the endpoint is deleted or its secret rotated, the key gets 409 `IDEMPOTENCY_CONFLICT` naming the endpoint and creates nothing, as does the key with another body. The key is the account's, kept forever, one key space for the webhook operations (creation, rotation, redelivery): a key bound to one of them is 409 `IDEMPOTENCY_CONFLICT` on another. " +
 				"Deliveries: `POST` with `X-Service-Timestamp`, `X-Service-Signature: v1=<hex HMAC-SHA256(secret, timestamp + \".\" + rawBody)>` (one `v1=` per active secret during rotation), `X-Service-Event-Id`, `X-Service-Event-Type`, `X-Service-Delivery-Id`, `X-Service-Attempt`; body `{id, type, created, sequence, data, checkpoint}`. At least once, with exponential backoff and jitter for up to 3 days; 2xx delivered, 410 disables the endpoint, 429/503 honour Retry-After, 10 s timeout. An endpoint receives the events created after it.",
 			request:   reflect.TypeFor[webhooks.EndpointRequest](),
 			responses: []response{jsonBody(http.StatusCreated, "The endpoint with its secret (shown once); also the replay of the same Idempotency-Key with the same body (then with `Idempotent-Replayed: true`, the same secret).", reflect.TypeFor[webhooks.EndpointWithSecret](), "Location", "Cache-Control", "Idempotent-Replayed")},
@@ -310,11 +310,12 @@ func operations() map[string]operation {
 			errors:      []fiscal.Code{fiscal.CodeNotFound, webhooks.CodeEndpointConflict, codeRateLimited, fiscal.CodeDBUnavailable, codeUnsupportedMedia},
 		},
 		"POST /v1/webhook-endpoints/{id}/secrets": {
-			id: "addWebhookSecret", tag: "Webhooks", auth: authRequired, pathParams: map[string]string{"id": "The endpoint id."},
-			summary:     "Start a secret rotation",
-			description: "Adds a new signing secret (shown once); until the old one is deleted, every delivery carries one `v1=` signature per secret, so receivers can switch without a gap. At most 3 secrets per endpoint.",
-			responses:   []response{jsonBody(http.StatusCreated, "The endpoint with the new secret (shown once).", reflect.TypeFor[webhooks.EndpointWithSecret](), "Cache-Control")},
-			errors:      []fiscal.Code{fiscal.CodeNotFound, webhooks.CodeLimitReached, webhooks.CodeEndpointConflict, codeRateLimited, fiscal.CodeDBUnavailable, codeUnsupportedMedia},
+			id: "addWebhookSecret", tag: "Webhooks", auth: authRequired, idempotent: true, pathParams: map[string]string{"id": "The endpoint id."},
+			summary: "Start a secret rotation",
+			description: "Adds a new signing secret (shown once); until the old one is deleted, every delivery carries one `v1=` signature per secret, so receivers can switch without a gap. At most 3 secrets per endpoint. " +
+				"With an `Idempotency-Key`, the rotation and the key's binding are one write, so concurrent requests with the key add one secret; a retry with the same key for the same endpoint gets the first answer again, the same new secret included (201, `Idempotent-Replayed: true`; unsealed again only for the account that sent the key, as a creation's replay is), and adds nothing, while the endpoint exists and that secret is still its newest (deleting the old secret keeps it so). Once the secret was rotated again or deleted, or the endpoint deleted, the key gets 409 `IDEMPOTENCY_CONFLICT` naming the endpoint and showing no secret, and adds nothing; so does the key bound to another endpoint or webhook operation. The key is the account's, kept forever, in the key space of the webhook operations.",
+			responses: []response{jsonBody(http.StatusCreated, "The endpoint with the new secret (shown once); also the replay of the same Idempotency-Key for the same endpoint (then with `Idempotent-Replayed: true`, the same secret and the endpoint as the first answer showed it).", reflect.TypeFor[webhooks.EndpointWithSecret](), "Cache-Control", "Idempotent-Replayed")},
+			errors:    []fiscal.Code{fiscal.CodeNotFound, webhooks.CodeLimitReached, webhooks.CodeEndpointConflict, fiscal.CodeIdempotencyConflict, codeRateLimited, fiscal.CodeDBUnavailable, codeUnsupportedMedia},
 		},
 		"DELETE /v1/webhook-endpoints/{id}/secrets/{secretId}": {
 			id: "deleteWebhookSecret", tag: "Webhooks", auth: authRequired,
@@ -351,12 +352,13 @@ func operations() map[string]operation {
 			errors:      []fiscal.Code{fiscal.CodeNotFound, codeRateLimited, fiscal.CodeDBUnavailable},
 		},
 		"POST /v1/events/{id}/redeliver": {
-			id: "redeliverEvent", tag: "Webhooks", auth: authRequired, pathParams: map[string]string{"id": "The event id."},
-			summary:     "Redeliver an event",
-			description: "Schedules a new delivery round (same event id, new delivery ids) to the account's enabled endpoints, or to one endpoint; endpoints created after the event are included. 409 when no endpoint is enabled.",
-			query:       []queryParam{{name: "endpoint", description: "Only this endpoint (its id). Any other parameter, or an empty one, is 400.", schema: map[string]any{"type": "string", "minLength": 1}}},
-			responses:   []response{jsonBody(http.StatusAccepted, "The scheduled deliveries, due now.", reflect.TypeFor[redeliveryDoc]())},
-			errors:      []fiscal.Code{fiscal.CodeBadRequest, fiscal.CodeNotFound, webhooks.CodeEndpointConflict, codeRateLimited, fiscal.CodeDBUnavailable, codeUnsupportedMedia},
+			id: "redeliverEvent", tag: "Webhooks", auth: authRequired, idempotent: true, pathParams: map[string]string{"id": "The event id."},
+			summary: "Redeliver an event",
+			description: "Schedules a new delivery round (same event id, new delivery ids) to the account's enabled endpoints, or to one endpoint; endpoints created after the event are included. 409 when no endpoint is enabled. " +
+				"With an `Idempotency-Key`, the round and the key's binding are one write, so concurrent requests with the key schedule one round; a retry with the same key for the same event and `endpoint` filter gets the first answer again (202, `Idempotent-Replayed: true`, the deliveries as they were then scheduled; `GET /v1/events/{id}` shows them now) and schedules nothing, also after a restart. The key bound to another event, filter or webhook operation is 409 `IDEMPOTENCY_CONFLICT`, and nothing is scheduled. The key is the account's, kept forever, in the key space of the webhook operations.",
+			query:     []queryParam{{name: "endpoint", description: "Only this endpoint (its id). Any other parameter, or an empty one, is 400.", schema: map[string]any{"type": "string", "minLength": 1}}},
+			responses: []response{jsonBody(http.StatusAccepted, "The scheduled deliveries, due now; also the replay of the same Idempotency-Key for the same event and filter (then with `Idempotent-Replayed: true`).", reflect.TypeFor[redeliveryDoc](), "Idempotent-Replayed")},
+			errors:    []fiscal.Code{fiscal.CodeBadRequest, fiscal.CodeNotFound, webhooks.CodeEndpointConflict, fiscal.CodeIdempotencyConflict, codeRateLimited, fiscal.CodeDBUnavailable, codeUnsupportedMedia},
 		},
 		"GET /settlements/{id}": {
 			id: "getSettlement", tag: "Records", auth: authRequired, pathParams: idParam,

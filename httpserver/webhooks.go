@@ -88,15 +88,25 @@ func (s *Server) deleteWebhookEndpoint(w http.ResponseWriter, r *http.Request) {
 }
 
 // postWebhookSecret: POST /v1/webhook-endpoints/{id}/secrets, the start of
-// a rotation. 201 with the new secret, shown once; both secrets sign until
-// the old one is deleted.
+// a rotation. 201 with the new secret, shown once but to a replay of the
+// Idempotency-Key (201, Idempotent-Replayed: true) while that secret is the
+// endpoint's newest (webhooks.Service.AddSecretIdempotent); both secrets
+// sign until the old one is deleted.
 func (s *Server) postWebhookSecret(w http.ResponseWriter, r *http.Request) {
-	ep, err := s.svc.Webhooks.AddSecret(r.Context(), accountID(r), r.PathValue("id"))
+	key, err := idempotencyKey(r)
 	if err != nil {
 		s.problem(w, r, err)
 		return
 	}
-	s.writeCreatedSecret(w, r, ep)
+	res, err := s.svc.Webhooks.AddSecretIdempotent(r.Context(), accountID(r), r.PathValue("id"), key)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	if res.Replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	s.writeCreatedSecret(w, r, res.EndpointWithSecret)
 }
 
 // deleteWebhookSecret: DELETE /v1/webhook-endpoints/{id}/secrets/{secretId},
@@ -170,11 +180,18 @@ func (s *Server) getEvent(w http.ResponseWriter, r *http.Request) {
 }
 
 // postRedeliver: POST /v1/events/{id}/redeliver[?endpoint=<id>]. 202: the
-// deliveries are scheduled, due now. Any other parameter, or an empty
+// deliveries are scheduled, due now; a replay of the Idempotency-Key is the
+// first answer (Idempotent-Replayed: true) and schedules nothing
+// (webhooks.Service.RedeliverIdempotent). Any other parameter, or an empty
 // endpoint, is a 400: a misspelt filter must not redeliver to every
 // endpoint.
 func (s *Server) postRedeliver(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
+	key, err := idempotencyKey(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
 	q := r.URL.Query()
 	if err := onlyParams(q, "endpoint"); err != nil {
 		s.problem(w, r, err)
@@ -186,7 +203,7 @@ func (s *Server) postRedeliver(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, badRequestf("endpoint", "is empty; give an endpoint id, or no endpoint parameter to redeliver to every enabled endpoint"))
 		return
 	}
-	list, err := s.svc.Webhooks.Redeliver(r.Context(), accountID(r), id, q.Get("endpoint"))
+	res, err := s.svc.Webhooks.RedeliverIdempotent(r.Context(), accountID(r), id, q.Get("endpoint"), key)
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -194,10 +211,13 @@ func (s *Server) postRedeliver(w http.ResponseWriter, r *http.Request) {
 	raw, err := json.Marshal(struct {
 		EventID    string              `json:"eventId"`
 		Deliveries []webhooks.Delivery `json:"deliveries"`
-	}{id, list})
+	}{id, res.Deliveries})
 	if err != nil {
 		s.problem(w, r, err)
 		return
+	}
+	if res.Replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
 	}
 	writeJSON(w, http.StatusAccepted, raw)
 }

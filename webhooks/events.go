@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/ledger"
 )
 
@@ -204,6 +205,36 @@ func (st deliveryState) view() Delivery {
 // beside it. The event id stays the same: receivers
 // deduplicate on it.
 func (w *Service) Redeliver(ctx context.Context, accountID, eventID, endpointID string) ([]Delivery, error) {
+	res, err := w.RedeliverIdempotent(ctx, accountID, eventID, endpointID, "")
+	if err != nil {
+		return nil, err
+	}
+	return res.Deliveries, nil
+}
+
+// RedeliverResult is the outcome of RedeliverIdempotent.
+type RedeliverResult struct {
+	Deliveries []Delivery
+	// Replayed: the deliveries are those the Idempotency-Key's first
+	// request scheduled, as it answered them; nothing was scheduled.
+	Replayed bool
+}
+
+// RedeliverIdempotent is Redeliver bound to an Idempotency-Key
+// (draft-ietf-httpapi-idempotency-key-header): "" is Redeliver. The key is
+// the account's, in the one key space of its webhook operations
+// (CreateEndpointIdempotent). The first request schedules the deliveries
+// and binds the key to its answer in the same transaction, so that
+// concurrent requests with the key schedule one round; the same key for
+// the same event and endpoint filter answers the first request's
+// deliveries again (Replayed) and schedules nothing, whatever became of
+// them since (GET /v1/events/{id} reads their state now). The key bound to
+// another event, filter or operation is 409 IDEMPOTENCY_CONFLICT, and
+// nothing is scheduled.
+func (w *Service) RedeliverIdempotent(ctx context.Context, accountID, eventID, endpointID, idempotencyKey string) (*RedeliverResult, error) {
+	if err := fiscal.InputError(wire.IdempotencyKey(idempotencyKey)); err != nil {
+		return nil, err
+	}
 	if err := w.account(accountID); err != nil {
 		return nil, err
 	}
@@ -212,9 +243,20 @@ func (w *Service) Redeliver(ctx context.Context, accountID, eventID, endpointID 
 		return nil, err
 	}
 	now := w.clock().UTC()
+	fingerprint := opFingerprint(opRedeliver, eventID, endpointID)
 	var out []Delivery
+	var replayed bool
 	err = w.update(func(tx ledger.Tx) error {
-		out = []Delivery{}
+		out, replayed = []Delivery{}, false
+		if idempotencyKey != "" {
+			ic, err := boundKey(tx, accountID, idempotencyKey, opRedeliver, fingerprint)
+			if err != nil || ic != nil {
+				if err == nil {
+					replayed, err = true, json.Unmarshal(ic.Answer, &out)
+				}
+				return err
+			}
+		}
 		endpoints, err := accountEndpoints(tx, accountID)
 		if err != nil {
 			return err
@@ -264,11 +306,20 @@ func (w *Service) Redeliver(ctx context.Context, accountID, eventID, endpointID 
 			}
 			out = append(out, st.view())
 		}
-		return nil
+		if idempotencyKey == "" {
+			return nil
+		}
+		answer, err := json.Marshal(out)
+		if err != nil {
+			return err
+		}
+		return bindKey(tx, accountID, idempotencyKey, idempotentCreate{Op: opRedeliver, Fingerprint: fingerprint, Answer: answer})
 	})
 	if err != nil {
 		return nil, err
 	}
-	w.notify()
-	return out, nil
+	if !replayed {
+		w.notify()
+	}
+	return &RedeliverResult{Deliveries: out, Replayed: replayed}, nil
 }

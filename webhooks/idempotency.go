@@ -14,23 +14,72 @@ import (
 )
 
 // bucketWebhookIdempotency: account \x00 Idempotency-Key → idempotentCreate
-// JSON, one per key an endpoint creation was sent with. Kept forever, like
-// the settlement keys, and kept when the endpoint is deleted, so that a
-// late retry learns what became of its endpoint rather than making another.
+// JSON, one per key a webhook operation was sent with: an endpoint
+// creation, a secret rotation or a redelivery (Op), one key space for the
+// three. Kept forever, like the settlement keys, and kept when the
+// endpoint is deleted, so that a late retry learns what became of its
+// endpoint rather than making another.
 const bucketWebhookIdempotency = "webhook-idempotency"
 
-// idempotentCreate is what a key of CreateEndpointIdempotent remembers:
-// the request's fingerprint, the endpoint and secret it created, and the
-// first answer without its secret (the secret stays sealed on the
-// endpoint, never in plain text here).
+// The operations a key can be bound to (idempotentCreate.Op).
+const (
+	opCreate    = ""          // CreateEndpointIdempotent (the keys stored before there were others)
+	opSecret    = "secret"    // AddSecretIdempotent
+	opRedeliver = "redeliver" // RedeliverIdempotent
+)
+
+// idempotentCreate is what a key of a webhook operation remembers: the
+// operation and the request's fingerprint, and its first answer. For an
+// endpoint creation or a rotation, the endpoint and the secret it made and
+// the first answer without its secret (the secret stays sealed on the
+// endpoint, never in plain text here); for a redelivery, the deliveries
+// it scheduled.
 type idempotentCreate struct {
+	Op          string          `json:"op,omitempty"`
 	Fingerprint string          `json:"fingerprint"`
-	EndpointID  string          `json:"endpointId"`
-	SecretID    string          `json:"secretId"`
-	Answer      json.RawMessage `json:"answer"` // the Endpoint of the first answer
+	EndpointID  string          `json:"endpointId,omitempty"`
+	SecretID    string          `json:"secretId,omitempty"`
+	Answer      json.RawMessage `json:"answer"` // the Endpoint of the first answer, or its []Delivery
 }
 
-// CreateResult is the outcome of CreateEndpointIdempotent.
+// opFingerprint is the fingerprint of a request of operation op (not an
+// endpoint creation) on the ids given: three strings, where a creation's
+// fingerprint (requestFingerprint) hashes two, so that no request of one
+// kind has another kind's fingerprint.
+func opFingerprint(op, id, filter string) string {
+	raw, _ := json.Marshal([]string{op, id, filter})
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:])
+}
+
+// boundKey reads the key's binding in the transaction: nil when the key is
+// free; IDEMPOTENCY_CONFLICT when it is bound to another operation or
+// request (the way the settlement keys refuse one: 409, field
+// Idempotency-Key).
+func boundKey(tx ledger.Tx, accountID, idempotencyKey, op, fingerprint string) (*idempotentCreate, error) {
+	var ic idempotentCreate
+	found, err := getJSON(tx, bucketWebhookIdempotency, endpointKey(accountID, idempotencyKey), &ic)
+	if err != nil || !found {
+		return nil, err
+	}
+	if ic.Op != op || ic.Fingerprint != fingerprint {
+		return nil, keyConflict("this Idempotency-Key was already used with a different request (another body, endpoint, event or operation)")
+	}
+	return &ic, nil
+}
+
+func keyConflict(format string, args ...any) error {
+	return &fiscal.Error{Code: fiscal.CodeIdempotencyConflict, Field: "Idempotency-Key", Detail: fmt.Sprintf(format, args...)}
+}
+
+// bindKey binds the key to the operation's first answer, in the
+// transaction that made it.
+func bindKey(tx ledger.Tx, accountID, idempotencyKey string, ic idempotentCreate) error {
+	return putJSON(tx, bucketWebhookIdempotency, endpointKey(accountID, idempotencyKey), ic)
+}
+
+// CreateResult is the outcome of CreateEndpointIdempotent and
+// AddSecretIdempotent.
 type CreateResult struct {
 	*EndpointWithSecret
 	// Replayed: the answer is the one the Idempotency-Key's first request
@@ -74,19 +123,18 @@ func (w *Service) CreateEndpointIdempotent(ctx context.Context, accountID string
 	}
 	var replay *CreateResult
 	ep, err := w.createEndpoint(accountID, req, func(tx ledger.Tx, fingerprint string) (bool, error) {
-		var ic idempotentCreate
-		found, err := getJSON(tx, bucketWebhookIdempotency, endpointKey(accountID, idempotencyKey), &ic)
-		if err != nil || !found {
-			return false, err
+		ic, err := boundKey(tx, accountID, idempotencyKey, opCreate, fingerprint)
+		if err != nil || ic == nil {
+			return err != nil, err
 		}
-		replay, err = w.replayCreate(tx, accountID, ic, fingerprint)
+		replay, err = w.replaySecret(tx, accountID, *ic)
 		return true, err
 	}, func(tx ledger.Tx, fingerprint string, ep *EndpointWithSecret) error {
 		answer, err := json.Marshal(ep.Endpoint)
 		if err != nil {
 			return err
 		}
-		return putJSON(tx, bucketWebhookIdempotency, endpointKey(accountID, idempotencyKey),
+		return bindKey(tx, accountID, idempotencyKey,
 			idempotentCreate{Fingerprint: fingerprint, EndpointID: ep.ID, SecretID: ep.SecretID, Answer: answer})
 	})
 	if err != nil {
@@ -96,6 +144,75 @@ func (w *Service) CreateEndpointIdempotent(ctx context.Context, accountID string
 		return replay, nil
 	}
 	return &CreateResult{EndpointWithSecret: ep}, nil
+}
+
+// AddSecretIdempotent is AddSecret bound to an Idempotency-Key
+// (draft-ietf-httpapi-idempotency-key-header): "" is AddSecret. The key is
+// the account's, in the one key space of its webhook operations
+// (CreateEndpointIdempotent). The first request rotates and binds the key
+// to its answer in the same transaction, so that concurrent requests with
+// the key rotate once; the same key for the same endpoint replays the first
+// answer, its secret unsealed again (Replayed), while the endpoint exists
+// and that secret is still its newest, as a creation's replay does, and
+// adds no secret. Otherwise the key gets 409 IDEMPOTENCY_CONFLICT: bound to
+// another endpoint or operation, or its secret rotated or deleted since, or
+// the endpoint deleted (the first answer can no longer be given honestly);
+// nothing is added.
+func (w *Service) AddSecretIdempotent(ctx context.Context, accountID, id, idempotencyKey string) (*CreateResult, error) {
+	if err := fiscal.InputError(wire.IdempotencyKey(idempotencyKey)); err != nil {
+		return nil, err
+	}
+	if err := w.account(accountID); err != nil {
+		return nil, err
+	}
+	now := w.clock().UTC()
+	secret, plain, err := w.newSecret(id, now)
+	if err != nil {
+		return nil, err
+	}
+	fingerprint := opFingerprint(opSecret, id, "")
+	var res *CreateResult
+	err = w.update(func(tx ledger.Tx) error {
+		res = nil
+		if idempotencyKey != "" {
+			ic, err := boundKey(tx, accountID, idempotencyKey, opSecret, fingerprint)
+			if err != nil || ic != nil {
+				if err == nil {
+					res, err = w.replaySecret(tx, accountID, *ic)
+				}
+				return err
+			}
+		}
+		var r endpointRecord
+		found, err := getJSON(tx, bucketWebhookEndpoints, endpointKey(accountID, id), &r)
+		switch {
+		case err != nil:
+			return err
+		case !found:
+			return endpointNotFound(id)
+		case r.Source == EndpointSourceConfig:
+			return webhookConflict("endpoint %s is defined in the accounts file; change it there", id)
+		case len(r.Secrets) >= MaxSecrets:
+			return &fiscal.Error{Code: CodeLimitReached, Detail: fmt.Sprintf("an endpoint has at most %d secrets; delete an old one first", MaxSecrets)}
+		}
+		r.Secrets = append([]storedSecret{secret}, r.Secrets...)
+		if err := putJSON(tx, bucketWebhookEndpoints, endpointKey(accountID, id), r); err != nil {
+			return err
+		}
+		res = &CreateResult{EndpointWithSecret: &EndpointWithSecret{Endpoint: w.view(r), Secret: plain, SecretID: secret.ID}}
+		if idempotencyKey == "" {
+			return nil
+		}
+		answer, err := json.Marshal(res.Endpoint)
+		if err != nil {
+			return err
+		}
+		return bindKey(tx, accountID, idempotencyKey, idempotentCreate{Op: opSecret, Fingerprint: fingerprint, EndpointID: id, SecretID: secret.ID, Answer: answer})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // replayFirst answers a request whose key was already bound to this same
@@ -123,11 +240,11 @@ func (w *Service) replayFirst(accountID string, req EndpointRequest, idempotency
 	err = w.read(func(tx ledger.Tx) error {
 		var ic idempotentCreate
 		found, err := getJSON(tx, bucketWebhookIdempotency, endpointKey(accountID, idempotencyKey), &ic)
-		if err != nil || !found || ic.Fingerprint != fingerprint {
+		if err != nil || !found || ic.Op != opCreate || ic.Fingerprint != fingerprint {
 			return err
 		}
 		done = true
-		replay, err = w.replayCreate(tx, accountID, ic, fingerprint)
+		replay, err = w.replaySecret(tx, accountID, ic)
 		return err
 	})
 	if err != nil {
@@ -152,14 +269,17 @@ func requestFingerprint(url, description string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// replayCreate answers a key already bound: the first answer with its
-// secret, or why it can no longer be given.
-func (w *Service) replayCreate(tx ledger.Tx, accountID string, ic idempotentCreate, fingerprint string) (*CreateResult, error) {
-	conflict := func(format string, args ...any) error {
-		return &fiscal.Error{Code: fiscal.CodeIdempotencyConflict, Field: "Idempotency-Key", Detail: fmt.Sprintf(format, args...)}
-	}
-	if ic.Fingerprint != fingerprint {
-		return nil, conflict("this Idempotency-Key was already used with a different request body")
+// replaySecret answers a key bound to an endpoint creation or a rotation
+// of the same request: the first answer with the secret it made, while the
+// endpoint exists and that secret is still its newest; otherwise the
+// first answer can no longer be given honestly and the key gets
+// IDEMPOTENCY_CONFLICT naming the endpoint. The secret is unsealed again
+// only for the account that bound the key (the key space is the
+// account's), as the first answer gave it to that account.
+func (w *Service) replaySecret(tx ledger.Tx, accountID string, ic idempotentCreate) (*CreateResult, error) {
+	made := "created endpoint " + ic.EndpointID
+	if ic.Op == opSecret {
+		made = fmt.Sprintf("made secret %s of endpoint %s", ic.SecretID, ic.EndpointID)
 	}
 	var r endpointRecord
 	found, err := getJSON(tx, bucketWebhookEndpoints, endpointKey(accountID, ic.EndpointID), &r)
@@ -167,9 +287,9 @@ func (w *Service) replayCreate(tx ledger.Tx, accountID string, ic idempotentCrea
 	case err != nil:
 		return nil, err
 	case !found:
-		return nil, conflict("this Idempotency-Key created endpoint %s, which has since been deleted: its answer cannot be replayed. Send a new key to create another endpoint", ic.EndpointID)
+		return nil, keyConflict("this Idempotency-Key %s; the endpoint has since been deleted: its answer cannot be replayed. Send a new key to make another", made)
 	case len(r.Secrets) == 0 || r.Secrets[0].ID != ic.SecretID:
-		return nil, conflict("this Idempotency-Key created endpoint %s, whose secret has since been rotated: the first answer's secret is no longer its secret and is not shown again. GET /v1/webhook-endpoints/%s shows the endpoint; POST /v1/webhook-endpoints/%s/secrets makes a new secret", ic.EndpointID, ic.EndpointID, ic.EndpointID)
+		return nil, keyConflict("this Idempotency-Key %s; the endpoint's secret has since been rotated or deleted: the first answer's secret is no longer its newest and is not shown again. GET /v1/webhook-endpoints/%s shows the endpoint; POST /v1/webhook-endpoints/%s/secrets with a new key makes a new secret", made, ic.EndpointID, ic.EndpointID)
 	}
 	var first Endpoint
 	if err := json.Unmarshal(ic.Answer, &first); err != nil {

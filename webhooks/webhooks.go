@@ -654,25 +654,11 @@ func (w *Service) DeleteEndpoint(ctx context.Context, accountID, id string) erro
 // secret is deleted with DeleteSecret, every delivery carries one v1
 // signature per secret, so the receiver can switch at its own pace.
 func (w *Service) AddSecret(ctx context.Context, accountID, id string) (*EndpointWithSecret, error) {
-	if err := w.account(accountID); err != nil {
-		return nil, err
-	}
-	now := w.clock().UTC()
-	secret, plain, err := w.newSecret(id, now)
+	res, err := w.AddSecretIdempotent(ctx, accountID, id, "")
 	if err != nil {
 		return nil, err
 	}
-	r, err := w.modifyEndpoint(accountID, id, false, func(_ ledger.Tx, r *endpointRecord) error {
-		if len(r.Secrets) >= MaxSecrets {
-			return &fiscal.Error{Code: CodeLimitReached, Detail: fmt.Sprintf("an endpoint has at most %d secrets; delete an old one first", MaxSecrets)}
-		}
-		r.Secrets = append([]storedSecret{secret}, r.Secrets...)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &EndpointWithSecret{Endpoint: w.view(r), Secret: plain, SecretID: secret.ID}, nil
+	return res.EndpointWithSecret, nil
 }
 
 // DeleteSecret ends a rotation: the secret no longer signs. The last
