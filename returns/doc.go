@@ -61,7 +61,11 @@
 //     the adjustment; records of the quarter resolved after it to a
 //     treatment outside the OSS are named too, with no adjustment (they
 //     were in no figure; a determined record is never revised, so no
-//     revision changes a treatment a return counted). Past the three
+//     revision changes a treatment a return counted). Refunds alike: one
+//     dated by the block of its transfer in a quarter that had ended when
+//     it was recorded is in that quarter's figures, whose return says so,
+//     and the return of the quarter it was recorded in names it for the
+//     adjustment of the supply's period (laterefunds.go). Past the three
 //     years of Art. 61(2) these review
 //     lines say, as excluded.timeBarred does for refunds, that no OSS
 //     return adjusts the quarter any more. The CSV form

@@ -594,6 +594,41 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 	r.Review = append(r.Review, resolvedReview(resolved, p)...)
 	r.Review = append(r.Review, changedReview(recordedAfter, resolvedAfter, resolvedOut, p)...)
 
+	// Refunds of OSS supplies recorded in p but dated (by the block of
+	// their transfer) in an earlier quarter, by that quarter and the
+	// supply's (laterefunds.go).
+	lateRefunds := map[string][]int64{}
+	err = refundsSince(b, after, head.Size, func(rf *refunds.Refund) error {
+		if !recordedWithin(rf.CreatedAt, p) || rf.RefundDate >= p.FirstDay() {
+			return nil
+		}
+		c := rf.Classification
+		if c.Regime != vat.RegimeOSSB2C || c.Scheme != r.Scheme {
+			return nil
+		}
+		orig := refundSupplyDate(rf)
+		d, err := refundDeclared(ctx, b, rf)
+		if err != nil {
+			return err
+		}
+		if national, msi := decl.of(rf.Ledger.Index, c.Scheme, c.TaxingCountry, orig, d, false); national || cmp.Or(msi, r.ID.MemberState) != r.ID.MemberState {
+			return nil
+		}
+		dated, err1 := PeriodOf(rf.RefundDate)
+		supplied, err2 := PeriodOf(orig)
+		if err1 != nil || err2 != nil {
+			return nil
+		}
+		k := dated.String() + "|" + supplied.String()
+		lateRefunds[k] = append(lateRefunds[k], rf.Ledger.Index)
+		maxIndex = max(maxIndex, rf.Ledger.Index) // named: the checkpoint covers it
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	r.Review = append(r.Review, lateRefundReview(lateRefunds, p)...)
+
 	// The period-end rate (Art. 366(2), 369h(2)).
 	r.FX = PeriodFX{Peg: fx.PegRate, Rule: "ECB reference rate (USD per EUR) of the last day of the period, or of the next publication if there is none that day: " +
 		"Art. 369h(2) Directive 2006/112/EC (Union scheme), Art. 366(2) (non-Union scheme); 1 USDC = 1 USD"}
@@ -627,6 +662,9 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 	// Implementing Regulation 282/2011); one of a supply outside the OSS
 	// reduces its summary.
 	corr := map[string]*acc{}
+	// Refunds in p's figures recorded after p ended, by the quarter they
+	// were recorded in (refundsChangedReview).
+	refundsAfter := map[string][]int64{}
 	err = refunds.ByDate(ctx, b, p.FirstDay(), p.LastDay(), func(rf *refunds.Refund, _ []byte) error {
 		usdc, err := dec(rf.AmountUSDC)
 		if err != nil {
@@ -655,12 +693,7 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 			return nil // appended after the state the return is of
 		}
 		maxIndex = max(maxIndex, idx)
-		orig := c.SupplyDate
-		if orig == "" {
-			if t, err := time.Parse(time.RFC3339Nano, rf.OriginalSettlement.Timestamp); err == nil {
-				orig = t.UTC().Format(time.DateOnly)
-			}
-		}
+		orig := refundSupplyDate(rf)
 		national, msi := false, ""
 		if c.Regime == vat.RegimeOSSB2C {
 			d, err := refundDeclared(ctx, b, rf)
@@ -704,6 +737,9 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 				lines[k] = a
 			}
 			a.add(usdc, net, vatEUR, idx)
+			if q := quarterOfTime(rf.CreatedAt); q > p.String() {
+				refundsAfter[q] = append(refundsAfter[q], idx)
+			}
 			return nil
 		}
 		op, err := PeriodOf(orig)
@@ -721,11 +757,15 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 			corr[k] = a
 		}
 		a.add(usdc, net, vatEUR, idx)
+		if q := quarterOfTime(rf.CreatedAt); q > p.String() {
+			refundsAfter[q] = append(refundsAfter[q], idx)
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, nil, err
 	}
+	r.Review = append(r.Review, refundsChangedReview(refundsAfter, p)...)
 
 	r.Review = append(r.Review, outsideReview(outside, r.ID.MemberState)...)
 	r.Review = append(r.Review, decl.review()...)
@@ -836,6 +876,19 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 		return nil, nil, err
 	}
 	return r, doc, nil
+}
+
+// refundSupplyDate is the day of the supply a refund corrects: its
+// determination's, or, for a record written before the engine kept one,
+// the UTC day of its settlement.
+func refundSupplyDate(rf *refunds.Refund) string {
+	if d := rf.Classification.SupplyDate; d != "" {
+		return d
+	}
+	if t, err := time.Parse(time.RFC3339Nano, rf.OriginalSettlement.Timestamp); err == nil {
+		return t.UTC().Format(time.DateOnly)
+	}
+	return ""
 }
 
 // stateSum adds a member state's rounded line figures (each line rounded
