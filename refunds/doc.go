@@ -40,7 +40,8 @@
 //     RefundedUSDC and RemainingUSDC the settlement's totals after it.
 //     Refund.Payment is the refund payment (the refunded USDC from the
 //     settlement's receiver to its payer, at the refund's time, on the
-//     refund transaction; without one, no txHash: RefundPayment);
+//     refund transaction, whose block may not precede the settlement's;
+//     without one, no txHash: RefundPayment);
 //     Refund.OriginalSettlement the settlement's payment.
 //   - Refund.FX is the correction in EUR: the refunded USDC converted at
 //     the ORIGINAL record's ECB rate (FX.USDPerEUR is the original rate

@@ -522,7 +522,33 @@ func verify(ctx context.Context, e *fiscal.Engine, orig *fiscal.Record, tx *Tran
 		}
 		return fiscal.Verification{}, &cp
 	}
+	if err == nil && v.Facts != nil {
+		// A refund is a reduction "after the supply takes place" (Art. 90(1)
+		// Directive 2006/112/EC), and it is dated by its block
+		// (RefundDate): a transfer back mined before the sale's own
+		// transfer is no refund of it, and would date the correction
+		// before the supply it corrects.
+		if sold, ok := settledAt(orig); ok && v.Facts.BlockTime.Before(sold) {
+			return fiscal.Verification{}, &fiscal.Error{Code: fiscal.CodeChainVerifyFailed, Field: "/transaction/txHash",
+				Detail: "the refund transfer was mined at " + v.Facts.BlockTime.UTC().Format(time.RFC3339) + ", before the settlement it would refund (" +
+					sold.UTC().Format(time.RFC3339) + "): a refund is paid after the supply"}
+		}
+	}
 	return v, err
+}
+
+// settledAt is the earliest time the settlement's payment can have been
+// made: its block's time when the chain proved it, else its timestamp less
+// the clock skew the engine allows a settlement (evmverify.MaxTimeSkew).
+func settledAt(orig *fiscal.Record) (time.Time, bool) {
+	if f := orig.Verification.Facts; f != nil {
+		return f.BlockTime, true
+	}
+	t, err := time.Parse(time.RFC3339Nano, orig.Settlement.Timestamp)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return t.Add(-evmverify.MaxTimeSkew), true
 }
 
 // amounts are a refund's EUR figures, positive (as the credit note states
