@@ -26,7 +26,10 @@
 //     one naming an establishment outside the EU (a third-country business
 //     identified where it has a fixed establishment, Art. 369a(2)) has no
 //     section of its own and is counted with the member state of
-//     identification, and Review says so.
+//     identification, and Review says so. A record does not say from
+//     which establishment a service was supplied: when the account states
+//     fixed establishments in other member states, Review names each that
+//     has no section, for a person to check.
 //   - Corrections: changes to earlier periods recorded this quarter (a
 //     refund of an earlier quarter's sale), per original period and member
 //     state. From the third return period of 2021 such changes "shall ...

@@ -822,6 +822,7 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 	for _, k := range sortedKeys(sections) {
 		r.FixedEstablishments = append(r.FixedEstablishments, *sections[k])
 	}
+	r.Review = append(r.Review, unattributedReview(r, acct.Seller.OtherEstablishments)...)
 	for _, a := range sortedAccs(corr) {
 		var rate *fx.Rate
 		if src := e.Settings().FX; src != nil {
@@ -1209,6 +1210,31 @@ func establishment(r *Return, country string, index int64, outside map[string][]
 		return ""
 	}
 	return c
+}
+
+// unattributedReview says, for a Union return with supplies from the
+// member state of identification, which fixed establishments in other
+// member states the account's profile states that have no section: the
+// return has the services "supplied from" each such establishment apart,
+// with its VAT identification number (Art. 369g(3) Directive
+// 2006/112/EC), and a record names only the seller's establishment, not
+// the one a service was supplied from. The engine does not guess that none
+// was; a person checks before filing.
+func unattributedReview(r *Return, others []string) []string {
+	if r.Scheme != vat.SchemeUnion || len(r.Lines) == 0 {
+		return nil
+	}
+	var out []string
+	for _, o := range others {
+		c := isoCountry(o)
+		if c == r.ID.MemberState || !isEU(c) || slices.ContainsFunc(r.FixedEstablishments, func(s Section) bool { return s.Establishment == c }) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("the account states a fixed establishment in %s, and the records do not say from which establishment each service was supplied: "+
+			"this return counts the quarter's supplies as made from the member state of identification %s, with no section for %s; services supplied from the establishment in %s "+
+			"are declared in a section of their own with its VAT identification number (Art. 369g(3) Directive 2006/112/EC): check before filing", c, r.ID.MemberState, c, c))
+	}
+	return out
 }
 
 // outsideReview says which records of a Union return name an
