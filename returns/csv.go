@@ -9,7 +9,7 @@ import (
 
 // CSVHeader is the header row of a return's CSV (WriteCSV).
 var CSVHeader = []string{"period", "status", "scheme", "ossIdentificationNumber", "memberStateOfIdentification",
-	"section", "establishment", "originalPeriod", "memberState", "ratePercent", "supplyType", "records", "amountUsdc",
+	"section", "establishment", "originalPeriod", "memberState", "ratePercent", "rateType", "supplyType", "records", "amountUsdc",
 	"usdPerEur", "taxableAmountEur", "vatEur", "invoiceTaxableAmountEur", "invoiceVatEur", "differenceVatEur", "ledgerIndexes", "note"}
 
 // CSV sections (the "section" column).
@@ -46,8 +46,8 @@ func WriteCSV(w io.Writer, r *Return) error {
 	}
 	head := []string{r.Period, r.Status, r.Scheme, r.ID.Number, r.ID.MemberState}
 	note := ""
-	row := func(section, est, orig, state, pct, typ string, a Amounts, rate string, idx []int64) error {
-		rec := append(append([]string{}, head...), section, est, orig, state, pct, typ, strconv.Itoa(a.Records), a.AmountUSDC,
+	row := func(section, est, orig, state, pct, kind, typ string, a Amounts, rate string, idx []int64) error {
+		rec := append(append([]string{}, head...), section, est, orig, state, pct, kind, typ, strconv.Itoa(a.Records), a.AmountUSDC,
 			rate, a.TaxableAmountEUR, a.VATEUR, a.InvoiceTaxableAmountEUR, a.InvoiceVATEUR, a.DifferenceVATEUR, joinIndexes(idx), note)
 		return cw.Write(rec)
 	}
@@ -62,13 +62,13 @@ func WriteCSV(w io.Writer, r *Return) error {
 		}
 	}
 	for _, l := range r.Lines {
-		if err := row(SectionLine, "", "", l.MemberState, l.RatePercent, l.SupplyType, l.Amounts, rate, l.LedgerIndexes); err != nil {
+		if err := row(SectionLine, "", "", l.MemberState, l.RatePercent, l.RateType, l.SupplyType, l.Amounts, rate, l.LedgerIndexes); err != nil {
 			return err
 		}
 	}
 	for _, s := range r.FixedEstablishments {
 		for _, l := range s.Lines {
-			if err := row(SectionFixedEstablishment, s.Establishment, "", l.MemberState, l.RatePercent, l.SupplyType, l.Amounts, rate, l.LedgerIndexes); err != nil {
+			if err := row(SectionFixedEstablishment, s.Establishment, "", l.MemberState, l.RatePercent, l.RateType, l.SupplyType, l.Amounts, rate, l.LedgerIndexes); err != nil {
 				return err
 			}
 		}
@@ -80,12 +80,12 @@ func WriteCSV(w io.Writer, r *Return) error {
 		if c.USDPerEUR != nil {
 			crate = c.USDPerEUR.Raw
 		}
-		if err := row(SectionCorrection, c.Establishment, c.OriginalPeriod, c.MemberState, c.RatePercent, c.SupplyType, c.Amounts, crate, c.LedgerIndexes); err != nil {
+		if err := row(SectionCorrection, c.Establishment, c.OriginalPeriod, c.MemberState, c.RatePercent, c.RateType, c.SupplyType, c.Amounts, crate, c.LedgerIndexes); err != nil {
 			return err
 		}
 	}
 	for _, s := range r.NotInOSS {
-		if err := row(SectionNotInOSS+":"+s.Regime, "", "", s.Country, s.RatePercent, SupplyServices, s.Amounts, "", s.LedgerIndexes); err != nil {
+		if err := row(SectionNotInOSS+":"+s.Regime, "", "", s.Country, s.RatePercent, "", SupplyServices, s.Amounts, "", s.LedgerIndexes); err != nil {
 			return err
 		}
 	}
@@ -98,7 +98,7 @@ func WriteCSV(w io.Writer, r *Return) error {
 			continue
 		}
 		note = b.b.Reason
-		if err := row(b.section, "", "", "", "", "", Amounts{Records: b.b.Records, AmountUSDC: b.b.AmountUSDC}, "", b.b.LedgerIndexes); err != nil {
+		if err := row(b.section, "", "", "", "", "", "", Amounts{Records: b.b.Records, AmountUSDC: b.b.AmountUSDC}, "", b.b.LedgerIndexes); err != nil {
 			return err
 		}
 	}

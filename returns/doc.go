@@ -17,7 +17,10 @@
 //
 // The return has, as Art. 369g (Union) and Art. 365 (non-Union) ask, per
 // member state of consumption, per VAT rate and per supply type, the
-// taxable amount and the VAT in euro:
+// taxable amount and the VAT in euro; each line and correction names the
+// type of its rate, standard or reduced, as its records state it
+// (RateType), which the common electronic message of the return asks for
+// (Annex III Commission Implementing Regulation (EU) 2020/194):
 //
 //   - Lines: supplies made from the member state of identification.
 //   - FixedEstablishments: supplies made from fixed establishments in other

@@ -137,7 +137,13 @@ type Amounts struct {
 type Line struct {
 	MemberState string `json:"memberState"` // of consumption
 	RatePercent string `json:"ratePercent"`
-	SupplyType  string `json:"supplyType"`
+	// RateType is the type of the rate, "standard" or "reduced" (vat
+	// RateKind constants), as the records of the supplies state it: the
+	// common electronic message of the return gives the standard and the
+	// reduced rates apart (Annex III Commission Implementing Regulation
+	// (EU) 2020/194). Absent for records that do not state it.
+	RateType   string `json:"rateType,omitempty"`
+	SupplyType string `json:"supplyType"`
 	Amounts
 	// LedgerIndexes are the log indexes of the entries (current
 	// revisions of the records) summed, ascending.
@@ -160,6 +166,7 @@ type Correction struct {
 	OriginalPeriod string `json:"originalPeriod"`
 	MemberState    string `json:"memberState"`
 	RatePercent    string `json:"ratePercent"`
+	RateType       string `json:"rateType,omitempty"` // as Line.RateType, of the supplies corrected
 	SupplyType     string `json:"supplyType"`
 	Establishment  string `json:"establishment,omitempty"` // "" for the member state of identification
 	// USDPerEUR is the original period's end rate the correction is
@@ -280,6 +287,7 @@ type acc struct {
 	estVATNumber     string // the establishment's VAT number its supplies' records kept
 	memberState      string
 	rateText, regime string
+	rateKind         string // the records' rate type (Line.RateType)
 }
 
 func (a *acc) add(usdc, net, vat decimal.Decimal, index int64) {
@@ -533,10 +541,10 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 			kept.date, kept.index = date, rc.Ledger.Index
 			kept.s = SellerInfo{LegalName: rc.Seller.LegalName, VATNumber: rc.Seller.VATNumber, Country: rc.Seller.Country}
 		}
-		k := est + "|" + c.TaxingCountry + "|" + rateText
+		k := est + "|" + c.TaxingCountry + "|" + rateText + "|" + c.RateKind
 		a := lines[k]
 		if a == nil {
-			a = &acc{establishment: est, memberState: c.TaxingCountry, rateText: rateText, rate: rate}
+			a = &acc{establishment: est, memberState: c.TaxingCountry, rateText: rateText, rate: rate, rateKind: c.RateKind}
 			lines[k] = a
 		}
 		if n := rc.Seller.VATNumber; unlisted != nil && r.ID.Number == "" && r.Scheme == vat.SchemeUnion && est == "" && vatNumberCountry(n) == r.ID.MemberState {
@@ -730,10 +738,10 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 		}
 		est := establishment(r, rf.Seller.Country, idx, outside)
 		if p.Contains(orig) {
-			k := est + "|" + c.TaxingCountry + "|" + rateText
+			k := est + "|" + c.TaxingCountry + "|" + rateText + "|" + c.RateKind
 			a := lines[k]
 			if a == nil {
-				a = &acc{establishment: est, memberState: c.TaxingCountry, rateText: rateText, rate: rate}
+				a = &acc{establishment: est, memberState: c.TaxingCountry, rateText: rateText, rate: rate, rateKind: c.RateKind}
 				lines[k] = a
 			}
 			a.add(usdc, net, vatEUR, idx)
@@ -750,10 +758,10 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 			timeBarred.add(usdc, decimal.Zero, decimal.Zero, idx) // Art. 61(2) Implementing Regulation 282/2011
 			return nil
 		}
-		k := op.String() + "|" + est + "|" + c.TaxingCountry + "|" + rateText
+		k := op.String() + "|" + est + "|" + c.TaxingCountry + "|" + rateText + "|" + c.RateKind
 		a := corr[k]
 		if a == nil {
-			a = &acc{original: op, establishment: est, memberState: c.TaxingCountry, rateText: rateText, rate: rate}
+			a = &acc{original: op, establishment: est, memberState: c.TaxingCountry, rateText: rateText, rate: rate, rateKind: c.RateKind}
 			corr[k] = a
 		}
 		a.add(usdc, net, vatEUR, idx)
@@ -797,7 +805,7 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 	states := map[string]*stateSum{}
 	sections := map[string]*Section{}
 	for _, a := range sortedAccs(lines) {
-		l := Line{MemberState: a.memberState, RatePercent: a.rateText, SupplyType: SupplyServices, Amounts: a.amounts(usdPerEUR), LedgerIndexes: a.indexes()}
+		l := Line{MemberState: a.memberState, RatePercent: a.rateText, RateType: a.rateKind, SupplyType: SupplyServices, Amounts: a.amounts(usdPerEUR), LedgerIndexes: a.indexes()}
 		states[a.memberState] = states[a.memberState].add(l.Amounts, false)
 		if a.establishment == "" {
 			r.Lines = append(r.Lines, l)
@@ -830,7 +838,7 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 				rate = &rt
 			}
 		}
-		c := Correction{OriginalPeriod: a.original.String(), MemberState: a.memberState, RatePercent: a.rateText, SupplyType: SupplyServices,
+		c := Correction{OriginalPeriod: a.original.String(), MemberState: a.memberState, RatePercent: a.rateText, RateType: a.rateKind, SupplyType: SupplyServices,
 			Establishment: a.establishment, USDPerEUR: rate, Amounts: a.amounts(rate), LedgerIndexes: a.indexes()}
 		r.Corrections = append(r.Corrections, c)
 		states[a.memberState] = states[a.memberState].add(c.Amounts, true)
@@ -954,7 +962,7 @@ func sortedAccs(m map[string]*acc) []*acc {
 	}
 	slices.SortFunc(out, func(x, y *acc) int {
 		return cmp.Or(cmp.Compare(x.original.String(), y.original.String()), cmp.Compare(x.establishment, y.establishment),
-			cmp.Compare(x.regime, y.regime), cmp.Compare(x.memberState, y.memberState), x.rate.Cmp(y.rate))
+			cmp.Compare(x.regime, y.regime), cmp.Compare(x.memberState, y.memberState), x.rate.Cmp(y.rate), cmp.Compare(x.rateKind, y.rateKind))
 	})
 	return out
 }

@@ -138,6 +138,7 @@ type ossRec struct {
 		TaxingCountry string      `json:"taxingCountry"`
 		PlaceOfSupply string      `json:"placeOfSupply"`
 		SupplyDate    string      `json:"supplyDate"`
+		RateKind      string      `json:"rateKind"`
 	} `json:"classification"`
 	FX struct {
 		NetEUR        string `json:"netEur"`
