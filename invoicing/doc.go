@@ -8,8 +8,9 @@
 // cover it). Once a calendar month has ended in every taxing territory,
 // Issue makes the summary invoice of one buyer or of every buyer of the
 // month: one UBL invoice per buyer, invoicing state and month (Art. 223
-// Directive 2006/112/EC), numbered in the account's series, its VAT
-// computed on the supplies' exact amounts and rounded once per rate. Every
+// Directive 2006/112/EC), numbered in the account's series: per VAT rate
+// the supplies' exact net summed and rounded once, and its VAT that
+// taxable amount times the rate, rounded (EN 16931 BR-CO-17). Every
 // supply is checked, not the latest alone: one seller VAT number, one
 // state's invoicing rules (invoicelaw.SummaryRefusal) and one customer as
 // each record states it (invoicelaw.BuyerFactsDiffer); a month that mixes

@@ -66,8 +66,9 @@ var networkNames = map[string]string{
 }
 
 // SummaryInvoice is a summary invoice's stored document: what it invoices
-// and which supplies it covers. The numbers are the sums of the supplies'
-// exact figures (Record.FX, 12 decimals), rounded once per VAT rate.
+// and which supplies it covers. Per VAT rate, the taxable amount is the
+// sum of the supplies' exact net (Record.FX, 12 decimals) rounded once, and
+// the VAT that amount times the rate, rounded (summaryVAT).
 type SummaryInvoice struct {
 	ID        string            `json:"id"` // "sum-<32 hex>"
 	Object    string            `json:"object"`
@@ -101,8 +102,8 @@ type SummaryTotal struct {
 	Supplies    int    `json:"supplies"`
 	NetEURExact string `json:"netEurExact"`
 	VATEURExact string `json:"vatEurExact"`
-	NetEUR      string `json:"netEur"` // BT-116: the exact sum rounded once
-	VATEUR      string `json:"vatEur"` // BT-117: the exact sum rounded once
+	NetEUR      string `json:"netEur"` // BT-116: the exact net sum rounded once
+	VATEUR      string `json:"vatEur"` // BT-117: NetEUR × rate, rounded (BR-CO-17; summaryVAT)
 }
 
 // SummarySupply is one supply a summary invoice covers.
@@ -247,8 +248,9 @@ func summaryTaxCountry(c string) (string, error) {
 // issueSummary issues the summary invoice of a buyer's supplies of a
 // calendar month that the account's invoicing mode left to one
 // (fiscal.Record.Invoicing), once the month has ended (PERIOD_OPEN
-// before). It lists the totals per VAT rate with the period (BG-14),
-// computed on the supplies' exact amounts and rounded once; the next
+// before). It lists the totals per VAT rate with the period (BG-14): the
+// supplies' exact net summed and rounded once, its VAT by BR-CO-17
+// (summaryVAT); the next
 // number of the account's series; the covered records in its ledger
 // document. Issuing it again returns the same invoice (Outcome Existing).
 // A supply recorded after its month's summary was issued gets its own
@@ -439,7 +441,7 @@ func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.R
 	doc := &SummaryInvoice{ID: id, Object: ObjectSummaryInvoice, Version: summaryVersion, Account: acc.ID,
 		CreatedAt: now.Format(time.RFC3339Nano), Period: q.Period, Start: first.Format(time.DateOnly), End: last.Format(time.DateOnly),
 		Buyer: q.Buyer, Supplied: len(recs), InvoicedAlone: alone,
-		Rounding: "per VAT rate: the sum of the supplies' exact net and VAT (12 decimals) rounded once to the cent, half away from zero"}
+		Rounding: "per VAT rate: the taxable amount is the sum of the supplies' exact net (12 decimals) rounded once to the cent, its VAT that amount times the rate rounded to the cent (EN 16931 BR-CO-17), half away from zero"}
 	var puts []ledger.Put
 	networks := map[string]bool{}
 	for _, r := range recs {
@@ -500,7 +502,7 @@ func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.R
 		code, reason := g.det.VATEX, g.det.ExemptionReason
 		base, tax := fx.RoundEUR(g.net), decimal.Zero
 		if g.det.Category == "S" {
-			tax = fx.RoundEUR(g.vatEx)
+			tax = summaryVAT(base, rate)
 		}
 		dates := g.from
 		if g.to != g.from {
@@ -527,7 +529,7 @@ func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.R
 		}
 	})
 	inv.Note = fmt.Sprintf("Summary invoice of %d supplies from %s to %s (Art. 223 Directive 2006/112/EC), each paid in full in USDC on %s when supplied; "+
-		"each supply was converted to EUR at the ECB euro reference rate of its date, and the amounts per VAT rate are the sums of the supplies' exact amounts rounded once. "+
+		"each supply was converted to EUR at the ECB euro reference rate of its date, the taxable amount per VAT rate is the sum of the supplies' exact net amounts rounded once, and its VAT that amount times the rate. "+
 		"The supplies are listed in the seller's fiscal402 record %s.", len(recs), doc.Start, doc.End, strings.Join(nets, ", "), id)
 	if alone != "" {
 		inv.Note = fmt.Sprintf("Invoice of one supply of %s, paid in full in USDC on %s when supplied, converted to EUR at the ECB euro reference rate of its date. "+
@@ -575,6 +577,25 @@ func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.R
 		return json.Marshal(out)
 	}
 	return d, doc, nil
+}
+
+// summaryVAT is the VAT of one VAT category and rate of a summary
+// invoice: its taxable amount (BT-116: the supplies' exact net summed and
+// rounded once to the cent) times the rate, rounded to the cent, half away
+// from zero. EN 16931 defines the VAT category tax amount so (BR-CO-17:
+// "VAT category tax amount (BT-117) = VAT category taxable amount (BT-116)
+// x (VAT category rate (BT-119) / 100), rounded to two decimals";
+// https://docs.peppol.eu/poacc/billing/3.0/rules/ubl-tc434/BR-CO-17/), and
+// the VAT an invoice states is that rate applied to the taxable amount it
+// states (Art. 226(8) and (10) Directive 2006/112/EC). The supplies'
+// exact VAT summed and rounded on its own (SummaryTotal.VATEURExact)
+// differs from it by a cent in some months (0.06 instead of 0.05 at 9 %
+// on 0.61), which the validators' tolerance accepts but which leaves the
+// invoice's VAT, and so its total, a cent off its own lines and rate. The
+// product of two decimals is exact and /100 shifts the exponent: one
+// rounding, on the figure the invoice shows.
+func summaryVAT(base, ratePercent decimal.Decimal) decimal.Decimal {
+	return fx.RoundEUR(base.Mul(ratePercent).Shift(-2))
 }
 
 // lineName is the name of an invoice line (BT-153): a summary's counts

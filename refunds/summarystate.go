@@ -40,6 +40,10 @@ type sumRate struct {
 	total invoicing.SummaryTotal // what the summary charged at the rate
 	st    sumState
 	raw   []byte // st as read; nil: none stored yet (the committer checks it is still so)
+	// byRate: the summary's VAT at this rate is its taxable amount times
+	// the rate, rounded (EN 16931 BR-CO-17, as package invoicing computes
+	// it), so its credit notes' running VAT is too (credit).
+	byRate bool
 }
 
 // summaryRate reads what the credit notes against summary have credited
@@ -59,6 +63,10 @@ func summaryRate(ctx context.Context, b *fiscal.Books, summary *summaryInvoice, 
 		return nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: fmt.Sprintf("the summary invoice %s has no total at %s %% (category %s) for settlement %s", summary.id, rate, det.Category, orig.ID)}
 	}
 	s := &sumRate{key: []byte(summary.id + "\x00" + det.Category + "\x00" + rate.String()), total: summary.totals[at]}
+	// A summary issued before its VAT followed BR-CO-17 stated its exact
+	// VAT rounded; where that is also its taxable amount times the rate,
+	// both rules credit the same.
+	s.byRate = det.ChargesVAT() && rate.IsPositive() && decimalOr0(s.total.VATEUR).Equal(byRate(decimalOr0(s.total.NetEUR), rate))
 	raw, err := b.Engine().Ledger().Get(bucketSummaryState, s.key)
 	if err == nil {
 		s.raw = raw
@@ -132,6 +140,10 @@ func rateOf(orig *fiscal.Record) decimal.Decimal {
 // would credit more VAT than the summary charged); a later credit note's
 // running difference takes up what it left (were it the last, up to a
 // cent of the summary's VAT stays uncredited: never more than charged).
+// A summary whose VAT at the rate is its taxable amount times the rate
+// (BR-CO-17: byRate) is credited alike: the running VAT is the running
+// net times the rate, rounded, so that crediting all of its net credits
+// exactly its VAT.
 func (s *sumRate) credit(a *amounts, rate decimal.Decimal, chargesVAT bool) {
 	s.creditTo(a, rate, chargesVAT, false)
 }
@@ -149,6 +161,12 @@ func (s *sumRate) creditTo(a *amounts, rate decimal.Decimal, chargesVAT, last bo
 	if !last {
 		netTo = decimal.Min(fx.RoundEUR(decimalOr0(s.st.NetExact).Add(a.netExact)), chargedNet)
 		vatTo = decimal.Min(fx.RoundEUR(decimalOr0(s.st.VATExact).Add(a.vatExact)), chargedVAT)
+		if s.byRate && chargesVAT {
+			// The VAT of the net credited so far, as the summary's VAT
+			// is of its net: once every supply is refunded (netTo is
+			// the summary's net) exactly the VAT it charged.
+			vatTo = decimal.Min(byRate(netTo, rate), chargedVAT)
+		}
 	}
 	net, vat := netTo.Sub(credNet), vatTo.Sub(credVAT)
 	net = decimal.Max(net, decimal.Zero)
@@ -164,6 +182,12 @@ func (s *sumRate) creditTo(a *amounts, rate decimal.Decimal, chargesVAT, last bo
 	vat = decimal.Max(decimal.Min(vat, exact.Add(cent).RoundFloor(2)), exact.Sub(cent).RoundCeil(2))
 	vat = decimal.Max(decimal.Min(vat, leftVAT), decimal.Zero)
 	a.net, a.vat, a.gross = net, vat, net.Add(vat)
+}
+
+// byRate is net × rate / 100 rounded to the cent: a summary invoice's VAT
+// at a rate (BR-CO-17, package invoicing).
+func byRate(net, ratePercent decimal.Decimal) decimal.Decimal {
+	return fx.RoundEUR(net.Mul(ratePercent).Shift(-2))
 }
 
 // check is the committer's check and advance of s for a refund with
