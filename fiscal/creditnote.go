@@ -79,7 +79,7 @@ func (b *Books) CreditNoteDraft(orig *Record, rec Record, cn CreditNote, issued 
 	seller := b.e.documentSeller(b.acc.Seller)
 	var tc *ubl.TaxCurrency
 	if nat := rec.FX.National; nat != nil && nat.Rate != nil {
-		tc = &ubl.TaxCurrency{Code: nat.Currency, Rate: nat.Rate.Value, RateDate: nat.Rate.RateDate, RateSource: invoicelaw.RateSource(*nat.Rate, nat.Rule), Stated: invoicelaw.StatedNational(nat.Net, nat.VAT)}
+		tc = invoicelaw.WithExact(&ubl.TaxCurrency{Code: nat.Currency, Rate: nat.Rate.Value, RateDate: nat.Rate.RateDate, RateSource: invoicelaw.RateSource(*nat.Rate, nat.Rule), Stated: invoicelaw.StatedNational(nat.Net, nat.VAT)}, cn.Net, cn.VAT, rec.FX.NetEURExact, rec.FX.VATEURExact)
 	}
 	doc, err := creditNoteFor(orig, seller, amounts{net: cn.Net, vat: cn.VAT}, tc, issued, cn)
 	if err != nil {

@@ -82,9 +82,9 @@ func (e *Engine) renderInvoice(d *Draft, s Seller) (ubl.Profile, string, invoice
 		return inv.Profile, inv.IssueDate, law, nil
 	}
 	if n := r.FX.National; n != nil {
-		// What the invoice states (ubl converts its breakdown at the rate,
-		// each amount rounded once): BT-111 is the VAT.
-		n.Net, n.VAT = a.net.Mul(n.Rate.Value).Round(2).StringFixed(2), a.vat.Mul(n.Rate.Value).Round(2).StringFixed(2)
+		// What the invoice states (ubl converts the exact net and VAT at
+		// the rate, each rounded once: National.TaxCurrency): BT-111 is the VAT.
+		n.Net, n.VAT = a.netExact.Mul(n.Rate.Value).Round(2).StringFixed(2), a.vatExact.Mul(n.Rate.Value).Round(2).StringFixed(2)
 	}
 	return inv.Profile, inv.IssueDate, law, nil
 }

@@ -100,8 +100,9 @@ func mustDec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
 // PLN (Art. 230; Polish VAT Act art. 106e(11)) at the ECB rate published
 // for the last day before the supply (art. 31a(2)), computed here from the
 // SYNTHETIC rate table: the record's exact figures are the exact EUR net
-// and VAT times that rate, the invoice's BT-111 is its VAT in cents times
-// the rate rounded once, and the invoice passes the validators.
+// and VAT times that rate, the invoice's BT-111 is its exact VAT times the
+// rate rounded once (not its VAT in cents converted: rounded twice), and
+// the invoice passes the validators.
 func TestVATInPLN(t *testing.T) {
 	eachBackend(t, func(t *testing.T) {
 		e := lawEngine(t)
@@ -121,7 +122,7 @@ func TestVATInPLN(t *testing.T) {
 		if !mustDec(n.VATExact).Equal(mustDec(r.FX.VATEURExact).Mul(rate)) || !mustDec(n.NetExact).Equal(mustDec(r.FX.NetEURExact).Mul(rate)) {
 			t.Errorf("exact %s / %s PLN, want %s / %s", n.NetExact, n.VATExact, mustDec(r.FX.NetEURExact).Mul(rate), mustDec(r.FX.VATEURExact).Mul(rate))
 		}
-		wantVAT := mustDec(r.FX.VATEUR).Mul(rate).Round(2).StringFixed(2)
+		wantVAT := mustDec(r.FX.VATEURExact).Mul(rate).Round(2).StringFixed(2)
 		if n.VAT != wantVAT || !strings.Contains(doc, `<cbc:TaxAmount currencyID="PLN">`+wantVAT+`</cbc:TaxAmount>`) || !strings.Contains(doc, "<cbc:TaxCurrencyCode>PLN</cbc:TaxCurrencyCode>") {
 			t.Errorf("BT-111 %s PLN, want %s", n.VAT, wantVAT)
 		}
@@ -164,7 +165,7 @@ func TestVATInGBP(t *testing.T) {
 		if !strings.Contains(seller, "<cbc:CompanyID>"+c.vrn+"</cbc:CompanyID>") || strings.Contains(seller, "IE1234567T") || strings.Contains(doc, "VATEX-EU") {
 			t.Errorf("%s: the UK invoice's seller is not identified by its VRN %s alone, or carries an EU VATEX code:\n%s", c.seller, c.vrn, seller)
 		}
-		if wantVAT := mustDec(r.FX.VATEUR).Mul(n.Rate.Value).Round(2).StringFixed(2); !strings.Contains(doc, `<cbc:TaxAmount currencyID="GBP">`+wantVAT+`</cbc:TaxAmount>`) {
+		if wantVAT := mustDec(r.FX.VATEURExact).Mul(n.Rate.Value).Round(2).StringFixed(2); !strings.Contains(doc, `<cbc:TaxAmount currencyID="GBP">`+wantVAT+`</cbc:TaxAmount>`) {
 			t.Errorf("%s: BT-111 is not %s GBP", c.seller, wantVAT)
 		}
 		if c.b2b {

@@ -245,8 +245,10 @@ type RecordFX struct {
 // (fx.ConvertEURToNational). The exact figures are the record's exact EUR
 // net and VAT times the rate, unrounded (a product of decimals needs no
 // rounding): what a national return adds up. Net and VAT are what the
-// invoice states (BT-111 is VAT): the invoice's cent figures converted
-// and rounded once, half away from zero.
+// invoice states (BT-111 is VAT): the exact figures rounded once, half
+// away from zero (Art. 230 Directive 2006/112/EC: the VAT payable in the
+// national currency; an invoice issued before this rule states its cent
+// figures converted and rounded, invoicelaw.RoundedOnce tells them apart).
 type RecordNationalFX struct {
 	Country  string      `json:"country"`  // the invoicing state (InvoiceRef.TaxCountry)
 	Currency string      `json:"currency"` // ISO 4217, BT-6

@@ -24,10 +24,21 @@ type National struct {
 }
 
 // TaxCurrency is the invoice's statement of the national currency: its
-// code, the rate and its date, and the rate's source and rule (RateSource).
+// code, the rate and its date, the rate's source and rule (RateSource),
+// and the exact EUR net and VAT that were converted (ubl.TaxCurrency.Exact),
+// so that the invoice states the VAT payable in the national currency
+// rounded once from the exact VAT, as the conversions are (Art. 230
+// Directive 2006/112/EC, https://eur-lex.europa.eu/eli/dir/2006/112/oj;
+// its euro cents converted would be rounded twice).
 func (n *National) TaxCurrency() *ubl.TaxCurrency {
 	rate := n.VAT.Rate
-	return &ubl.TaxCurrency{Code: n.VAT.Currency, Rate: rate.Value, RateDate: rate.RateDate, RateSource: RateSource(rate, n.VAT.Rule)}
+	tc := &ubl.TaxCurrency{Code: n.VAT.Currency, Rate: rate.Value, RateDate: rate.RateDate, RateSource: RateSource(rate, n.VAT.Rule)}
+	ne, err1 := decimal.NewFromString(n.Net.AmountEUR)
+	ve, err2 := decimal.NewFromString(n.VAT.AmountEUR)
+	if err1 == nil && err2 == nil {
+		tc.Exact = []ubl.StatedAmount{{TaxableAmount: ne.Abs(), TaxAmount: ve.Abs()}}
+	}
+	return tc
 }
 
 // NationalVAT states the supply's VAT in the national currency of the
@@ -158,4 +169,50 @@ func StatedNational(net, vatAmount string) []ubl.StatedAmount {
 		return nil
 	}
 	return []ubl.StatedAmount{{TaxableAmount: n.Abs(), TaxAmount: v.Abs()}}
+}
+
+// WithExact sets tc.Exact, for a document with one VAT subtotal whose
+// cents are net and vatAmount, to its exact taxable amount and VAT in the
+// document currency (netExact, vatExact: decimal strings; a correction's
+// are negative, the document states them positive), from which ubl
+// converts the VAT in the national currency and rounds it once (Art. 230
+// Directive 2006/112/EC, https://eur-lex.europa.eu/eli/dir/2006/112/oj:
+// the VAT payable, converted by the mechanism of Art. 91; its euro cents
+// converted would be rounded twice), and returns tc. It leaves tc.Exact
+// nil, so that ubl converts the cents (and checks tc.Stated against
+// them), where an exact figure is missing, unreadable or more than 0.01
+// from its cents (a credit note whose cents a running difference moved
+// further), or where tc.Stated is not within 0.01 of the exact figures
+// converted at tc.Rate (a credit note of an invoice that stated its cents
+// converted).
+func WithExact(tc *ubl.TaxCurrency, net, vatAmount decimal.Decimal, netExact, vatExact string) *ubl.TaxCurrency {
+	tc.Exact = nil
+	cent := decimal.New(1, -2)
+	ne, err1 := decimal.NewFromString(netExact)
+	ve, err2 := decimal.NewFromString(vatExact)
+	if err1 != nil || err2 != nil {
+		return tc
+	}
+	e := ubl.StatedAmount{TaxableAmount: ne.Abs(), TaxAmount: ve.Abs()}
+	if e.TaxableAmount.Sub(net.Abs()).Abs().GreaterThan(cent) || e.TaxAmount.Sub(vatAmount.Abs()).Abs().GreaterThan(cent) {
+		return tc
+	}
+	if st := tc.Stated; len(st) == 1 && (st[0].TaxableAmount.Sub(e.TaxableAmount.Mul(tc.Rate).Round(2)).Abs().GreaterThan(cent) ||
+		st[0].TaxAmount.Sub(e.TaxAmount.Mul(tc.Rate).Round(2)).Abs().GreaterThan(cent)) {
+		return tc
+	}
+	tc.Exact = []ubl.StatedAmount{e}
+	return tc
+}
+
+// RoundedOnce reports whether national figures as a record states them
+// (fiscal.RecordNationalFX: net and VAT to the cent, and their exact
+// values) are the exact ones rounded once, as invoices state them since
+// their VAT in the national currency is converted from the exact VAT
+// (ExactNational); figures of an earlier invoice, its euro cents
+// converted, are mostly not.
+func RoundedOnce(net, vatAmount, netExact, vatExact string) bool {
+	ne, err1 := decimal.NewFromString(netExact)
+	ve, err2 := decimal.NewFromString(vatExact)
+	return err1 == nil && err2 == nil && ne.Round(2).StringFixed(2) == net && ve.Round(2).StringFixed(2) == vatAmount
 }

@@ -674,8 +674,29 @@ func draft(b *fiscal.Books, orig *fiscal.Record, summary *summaryInvoice, sr *su
 		cp := *nat
 		cp.NetExact, cp.VATExact = a.netExact.Mul(r).Neg().String(), a.vatExact.Mul(r).Neg().String()
 		cp.Net, cp.VAT = a.net.Mul(r).Round(2).Neg().StringFixed(2), a.vat.Mul(r).Round(2).Neg().StringFixed(2)
-		if sr == nil && ownInvoice(orig, st) != nil {
-			// The running difference in the national currency too: the
+		if sr == nil && ownInvoice(orig, st) != nil && invoicelaw.RoundedOnce(nat.Net, nat.VAT, nat.NetExact, nat.VATExact) &&
+			invoicelaw.WithExact(&ubl.TaxCurrency{Rate: r}, a.net, a.vat, a.netExact.String(), a.vatExact.String()).Exact != nil {
+			// The running difference in the national currency too, as
+			// the invoice states it (its exact net and VAT converted and
+			// rounded once, Art. 230): the refunds' exact figures so far,
+			// this one's included, converted and rounded once, less those
+			// before it converted and rounded once. The notes' national
+			// figures telescope to the invoice's once the supply is
+			// refunded in full (its exact figures refunded), each within
+			// 0.01 of its own exact share converted (the credit note
+			// states them: ubl.TaxCurrency.Stated and Exact). A note
+			// whose cents a running difference moved more than 0.01 from
+			// its exact share (sumRate.creditTo's limits) states its
+			// cents converted, as below.
+			exNet, exVAT := decimalOr0(st.NetExact).Neg(), decimalOr0(st.VATExact).Neg()
+			conv := func(before, this decimal.Decimal) string {
+				return before.Add(this).Mul(r).Round(2).Sub(before.Mul(r).Round(2)).Neg().StringFixed(2)
+			}
+			cp.Net, cp.VAT = conv(exNet, a.netExact), conv(exVAT, a.vatExact)
+		} else if sr == nil && ownInvoice(orig, st) != nil {
+			// An invoice issued before its national VAT was converted
+			// from the exact VAT states its euro cents converted: the
+			// running difference in the national currency too: the
 			// euro cents credited so far, this note's included, converted
 			// and rounded once, less those before it converted and rounded
 			// once. The notes' national figures telescope to the

@@ -99,7 +99,9 @@
 //   - Totals are sums of rounded values, never rounded again, and satisfy
 //     BR-CO-10 … BR-CO-16 exactly.
 //   - Tax currency: each group's taxable amount and VAT converted at the
-//     rate and rounded once; BT-111 is the sum of the converted VAT
+//     rate and rounded once (their exact amounts before the cent when the
+//     caller gives them, TaxCurrency.Exact, so that the national VAT is
+//     rounded once from the exact value); BT-111 is the sum of the converted VAT
 //     amounts (the "amount of VAT ... at each rate" of HMRC Notice 700
 //     §16.3 and of the Polish VAT Act Art. 106e(11)). A caller may state
 //     the breakdown instead (TaxCurrency.Stated: a credit note crediting

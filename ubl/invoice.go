@@ -142,6 +142,18 @@ type TaxCurrency struct {
 	// would drift a unit of 0.01 per note). Each amount is within 0.01 of
 	// the converted one, and not negative; nil: converted.
 	Stated []StatedAmount `json:",omitzero"`
+
+	// Exact is, one per VAT subtotal in order, its taxable amount and VAT
+	// in the document currency before they were rounded to the cent (a
+	// supply's exact EUR net and VAT): each is then converted at Rate and
+	// rounded once in Code, not its cents converted and rounded again,
+	// which moves the figure by up to half a cent times Rate (Art. 230
+	// Directive 2006/112/EC states the VAT payable in the national
+	// currency; EN 16931 has no rule relating BT-111 to BT-110). Each is
+	// not negative and within 0.01 of its subtotal's amount; Stated, when
+	// also given, is then within 0.01 of these conversions. nil: the
+	// subtotals' cents are converted.
+	Exact []StatedAmount `json:",omitzero"`
 }
 
 // StatedAmount is one VAT subtotal's taxable amount and VAT in the tax

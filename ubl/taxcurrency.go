@@ -17,12 +17,18 @@ import (
 // amount of VAT, if any, at each rate") describe; BT-111 then equals the
 // sum of the per-rate figures printed in the note. A caller's stated
 // breakdown (TaxCurrency.Stated) replaces the conversions, each amount
-// within 0.01 of its conversion.
-func convertTaxCurrency(c *checker, t *Totals, rate decimal.Decimal, stated []StatedAmount) {
+// within 0.01 of its conversion. With the subtotals' exact amounts
+// (TaxCurrency.Exact) those are converted instead of the cents: each
+// figure in the tax currency is then rounded once, from the exact value.
+func convertTaxCurrency(c *checker, t *Totals, rate decimal.Decimal, stated, exact []StatedAmount) {
 	t.TaxCurrencySubtotals = make([]TaxSubtotal, len(t.Subtotals))
 	t.TaxCurrencyTax = decimal.Zero
 	if stated != nil && len(stated) != len(t.Subtotals) {
 		c.addf("TaxCurrency.Stated", "", ErrMismatch, "states %d VAT subtotals in the tax currency; the document has %d", len(stated), len(t.Subtotals))
+		return
+	}
+	if exact != nil && len(exact) != len(t.Subtotals) {
+		c.addf("TaxCurrency.Exact", "", ErrMismatch, "states the exact amounts of %d VAT subtotals; the document has %d", len(exact), len(t.Subtotals))
 		return
 	}
 	for i, s := range t.Subtotals {
@@ -30,6 +36,9 @@ func convertTaxCurrency(c *checker, t *Totals, rate decimal.Decimal, stated []St
 			Category: s.Category, RatePercent: s.RatePercent,
 			TaxableAmount: convertMoney(s.TaxableAmount, rate),
 			TaxAmount:     convertMoney(s.TaxAmount, rate),
+		}
+		if exact != nil && checkExact(c, i, exact[i], s) {
+			cs.TaxableAmount, cs.TaxAmount = roundMoney(exact[i].TaxableAmount.Mul(rate)), roundMoney(exact[i].TaxAmount.Mul(rate))
 		}
 		if stated != nil {
 			st := stated[i]
@@ -56,6 +65,30 @@ func convertTaxCurrency(c *checker, t *Totals, rate decimal.Decimal, stated []St
 			return
 		}
 	}
+}
+
+// checkExact checks subtotal i's exact amounts (TaxCurrency.Exact): not
+// negative, and within 0.01 of the cents the subtotal states (they are
+// what those cents were rounded from). It reports whether they are sound.
+func checkExact(c *checker, i int, e StatedAmount, s TaxSubtotal) bool {
+	ok := true
+	for _, a := range []struct {
+		name         string
+		exact, cents decimal.Decimal
+	}{{"TaxableAmount", e.TaxableAmount, s.TaxableAmount}, {"TaxAmount", e.TaxAmount, s.TaxAmount}} {
+		f := fmt.Sprintf("TaxCurrency.Exact[%d].%s", i, a.name)
+		switch {
+		case !c.sane(f, a.exact):
+			ok = false
+		case a.exact.IsNegative():
+			c.addf(f, "", ErrRange, "%s is negative; amounts are positive, the document type gives the sign", a.exact.String())
+			ok = false
+		case a.exact.Sub(a.cents).Abs().GreaterThan(decimal.New(1, -2)):
+			c.addf(f, "", ErrMismatch, "%s is not within 0.01 of the subtotal's %s", a.exact.String(), a.cents.StringFixed(2))
+			ok = false
+		}
+	}
+	return ok
 }
 
 // noteWithTaxCurrency is BT-22 as written: the caller's note, followed

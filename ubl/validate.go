@@ -746,7 +746,7 @@ func checkTax(c *checker, p *prepared) {
 		return
 	}
 	if tc := inv.TaxCurrency; tc != nil {
-		convertTaxCurrency(c, t, tc.Rate, tc.Stated)
+		convertTaxCurrency(c, t, tc.Rate, tc.Stated, tc.Exact)
 	}
 }
 
