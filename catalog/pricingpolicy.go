@@ -92,7 +92,7 @@ func (p Pricing) Published() PricingPolicy {
 			X402PaymentGate:                false,
 			Description:                    "The fee is accrued by policy on each record and invoiced separately; it is never taken from the settlement, the service never receives or holds the payment, and no x402 payment is required to call the API.",
 		},
-		Accrual: "Every fiscal record carries fee {model, bps, accruedEur, label, collection} for the policy in force when it was recorded; the signed receipt carries the same figures.",
+		Accrual: "Every fiscal record carries fee {model, bps, accruedEur, accruedEurExact, label, collection} for the policy in force when it was recorded: accruedEurExact is the exact fee (12 decimals; a micropayment's is below a cent), accruedEur that fee rounded once to the cent; the signed receipt carries the same figures but the exact one.",
 		Sandbox: PricingSandbox{
 			QuotaPerAgentPerDay: p.SandboxQuotaPerDay,
 			Price:               decimal.NewFromInt(p.SandboxPrice).String(),

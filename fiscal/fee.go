@@ -1,6 +1,7 @@
 package fiscal
 
 import (
+	"cmp"
 	"strconv"
 
 	"github.com/shopspring/decimal"
@@ -20,26 +21,22 @@ type FeePolicy struct {
 }
 
 func (p FeePolicy) withDefaults() FeePolicy {
-	if p.Model == "" {
-		p.Model = "basis_points"
-	}
-	if p.Collection == "" {
-		p.Collection = "policy_accrual"
-	}
+	p.Model, p.Collection = cmp.Or(p.Model, "basis_points"), cmp.Or(p.Collection, "policy_accrual")
 	if p.BPS == 0 && p.Label == "" {
 		p.Label = "free_during_beta"
 	}
 	return p
 }
 
-// accrue is the fee on a gross EUR amount: gross × bps / 10,000, rounded by
-// the one EUR rounding rule.
-func (p FeePolicy) accrue(gross decimal.Decimal) *Fee {
-	return &Fee{
-		Model:      p.Model,
-		BPS:        strconv.FormatInt(p.BPS, 10), // decimal.NewFromInt(p.BPS).String()
-		AccruedEUR: fx.StringFixed(fx.DivEUR(gross.Mul(decimal.NewFromInt(p.BPS)), decimal.NewFromInt(10000)), 2),
-		Label:      p.Label,
-		Collection: p.Collection,
+// accrue is the fee on the exact gross EUR amount: gross × bps / 10,000,
+// kept exact (fx.ExactScale) and rounded once to the cent by the one EUR
+// rounding rule (fx.BasisPoints), as a record's net and VAT are: a
+// micropayment's fee is 0.00 in cents and positive exactly.
+func (p FeePolicy) accrue(grossExact decimal.Decimal) *Fee {
+	exact, cents := fx.BasisPoints(grossExact, p.BPS)
+	f := &Fee{Model: p.Model, BPS: strconv.FormatInt(p.BPS, 10), AccruedEUR: fx.StringFixed(cents, 2), Label: p.Label, Collection: p.Collection}
+	if p.BPS != 0 { // no fee (the beta's 0 bps) has no exact figure but 0.00
+		f.AccruedEURExact = fx.StringFixed(exact, fx.ExactScale)
 	}
+	return f
 }

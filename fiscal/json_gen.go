@@ -640,6 +640,10 @@ func genJSONFee(b []byte, v *Fee) ([]byte, error) {
 	b = jsonenc.String(b, v.BPS)
 	b = append(b, ",\"accruedEur\":"...)
 	b = jsonenc.String(b, v.AccruedEUR)
+	if !(len(v.AccruedEURExact) == 0) {
+		b = append(b, ",\"accruedEurExact\":"...)
+		b = jsonenc.String(b, v.AccruedEURExact)
+	}
 	if !(len(v.Label) == 0) {
 		b = append(b, ",\"label\":"...)
 		b = jsonenc.String(b, v.Label)

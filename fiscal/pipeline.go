@@ -221,7 +221,7 @@ func (e *Engine) Prepare(ctx context.Context, accountID string, s Supply, now ti
 	}
 	var a amounts // the invoice splits them once more (renderInvoice)
 	if rfx.GrossEUR != "" {
-		rec.Fee = e.cfg.Fee.accrue(fx.RoundEUR(gross))
+		rec.Fee = e.cfg.Fee.accrue(gross)
 		if det.Determined() {
 			a = split(gross, det)
 			rec.FX.NetEUR, rec.FX.VATEUR = fx.StringFixed(a.net, 2), fx.StringFixed(a.vat, 2)

@@ -143,9 +143,14 @@ type Revision struct {
 type Fee struct {
 	Model      string `json:"model"` // "basis_points"
 	BPS        string `json:"bps"`
-	AccruedEUR string `json:"accruedEur"`
-	Label      string `json:"label,omitempty"` // e.g. "free_during_beta"
-	Collection string `json:"collection"`      // "policy_accrual"
+	AccruedEUR string `json:"accruedEur"` // the exact fee rounded once to the cent; 0.00 for a micropayment's
+	// AccruedEURExact is the exact fee (the exact gross × bps / 10,000)
+	// at fx.ExactScale decimals, as netEurExact beside netEur: what a
+	// total of fees adds and rounds once. Absent where no fee accrues (0
+	// bps) and on earlier records.
+	AccruedEURExact string `json:"accruedEurExact,omitempty"`
+	Label           string `json:"label,omitempty"` // e.g. "free_during_beta"
+	Collection      string `json:"collection"`      // "policy_accrual"
 }
 
 // RecordPayment is the settled payment as recorded (normalised request fields).

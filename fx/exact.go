@@ -155,3 +155,16 @@ func splitNet64(gross, ratePercent decimal.Decimal) (decimal.Decimal, bool) {
 	}
 	return decimal.New(q, -ExactScale), true
 }
+
+// BasisPoints is bps basis points of an exact EUR amount (amount × bps /
+// 10,000): exact, the product shifted by four places (no division), at
+// ExactScale decimals, half away from zero, and in cents rounded once from
+// that product (RoundEUR), never from amount already rounded to the cent.
+// A fee on a micropayment is below a cent: cents 0.00, exact positive.
+func BasisPoints(amount decimal.Decimal, bps int64) (exact, cents decimal.Decimal) {
+	if bps == 0 {
+		return decimal.Zero, decimal.Zero
+	}
+	p := amount.Mul(decimal.NewFromInt(bps)).Shift(-4)
+	return roundDec(p, ExactScale), RoundEUR(p)
+}

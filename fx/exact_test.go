@@ -283,3 +283,27 @@ func TestPeriodEndRate(t *testing.T) {
 		}
 	}
 }
+
+// TestBasisPoints: bps basis points of an exact amount, exact at
+// ExactScale and in cents rounded once from the product: 50 bps of a
+// micropayment's 0.000855826772 EUR are 0.000004279134 EUR (0.00 in
+// cents, not nothing), of 0.999 EUR 0.004995 (0.00, where 1.00 rounded
+// first would give 0.01), of 85.587127695995 EUR 0.427935638480.
+func TestBasisPoints(t *testing.T) {
+	for _, c := range []struct {
+		amount       string
+		bps          int64
+		exact, cents string
+	}{
+		{"0.000855826772", 50, "0.000004279134", "0.00"},
+		{"0.999", 50, "0.004995000000", "0.00"},
+		{"85.587127695995", 50, "0.427935638480", "0.43"},
+		{"1.000000000001", 5000, "0.500000000001", "0.50"},
+		{"123.45", 0, "0.000000000000", "0.00"},
+	} {
+		exact, cents := BasisPoints(decimal.RequireFromString(c.amount), c.bps)
+		if exact.StringFixed(ExactScale) != c.exact || cents.StringFixed(EURScale) != c.cents {
+			t.Errorf("BasisPoints(%s, %d) = %s, %s; want %s, %s", c.amount, c.bps, exact.StringFixed(ExactScale), cents.StringFixed(EURScale), c.exact, c.cents)
+		}
+	}
+}
