@@ -1,7 +1,6 @@
 package returns
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -29,45 +28,23 @@ import (
 // (lateRefundReview).
 
 // refundsSince calls fn with every refund of the account at a ledger index
-// in (after, size), in ledger order: the account's entries
-// (fiscal.OutboxAccountIndex) are read by key, and only a refund's entry
+// in (after, size), in ledger order (entriesSince); only a refund's entry
 // ("<settlement id>-refund-<n>") is read, as Books.Indexed reads it.
 func refundsSince(b *fiscal.Books, after, size int64, fn func(rf *refunds.Refund) error) error {
-	l := b.Engine().Ledger()
-	prefix := []byte(b.Account().ID + "\x00")
-	var cursor []byte
-	if after >= 0 {
-		cursor = binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), uint64(after))
-	}
-	for {
-		hits, err := l.Scan(fiscal.OutboxAccountIndex, prefix, cursor, false, pageSize)
-		if err != nil {
-			return fiscal.StoreError(err)
-		}
-		for _, h := range hits {
-			if len(h.Key) < 8 || int64(binary.BigEndian.Uint64(h.Key[len(h.Key)-8:])) >= size {
-				return nil
-			}
-			if !isRefundID(h.ID) {
-				continue
-			}
-			raw, err := b.Indexed(h.ID, refunds.ObjectRefund)
-			if err != nil {
-				return err
-			}
-			var rf refunds.Refund
-			if err := json.Unmarshal(raw, &rf); err != nil {
-				return &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored refund " + h.ID + " is unreadable", Err: err}
-			}
-			if err := fn(&rf); err != nil {
-				return err
-			}
-		}
-		if len(hits) < pageSize {
+	return entriesSince(b, after, size, func(entryID string) error {
+		if !isRefundID(entryID) {
 			return nil
 		}
-		cursor = hits[len(hits)-1].Key
-	}
+		raw, err := b.Indexed(entryID, refunds.ObjectRefund)
+		if err != nil {
+			return err
+		}
+		var rf refunds.Refund
+		if err := json.Unmarshal(raw, &rf); err != nil {
+			return &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored refund " + entryID + " is unreadable", Err: err}
+		}
+		return fn(&rf)
+	})
 }
 
 // isRefundID reports whether an entry id is a refund's: "<settlement

@@ -34,13 +34,30 @@ import (
 
 // resolvedSince calls fn with the document of every revision of the
 // account's settlement records at a ledger index in (after, size), in
-// ledger order: the account's entries (fiscal.OutboxAccountIndex) are
-// read by key, and only a revision's (entry id "<record id>-r<n>") stored
+// ledger order; only a revision's (entry id "<record id>-r<n>") stored
 // document is read, verified against the log (Books.EventDocument).
 func resolvedSince(b *fiscal.Books, after, size int64, fn func(raw []byte) error) error {
-	l := b.Engine().Ledger()
 	acct := b.Account().ID
-	prefix := []byte(acct + "\x00")
+	return entriesSince(b, after, size, func(entryID string) error {
+		recordID, ok := revisionOf(entryID)
+		if !ok {
+			return nil
+		}
+		raw, err := b.EventDocument(fiscal.Event{ID: "evt_" + entryID, Account: acct, RecordID: recordID, EntryID: entryID})
+		if err != nil {
+			return err
+		}
+		return fn(raw)
+	})
+}
+
+// entriesSince calls fn with the id of every entry of the account at a
+// ledger index in (after, size), in ledger order: the account's entries
+// (fiscal.OutboxAccountIndex) are read by key, a page at a time, and no
+// document is read here (fn reads the few it wants).
+func entriesSince(b *fiscal.Books, after, size int64, fn func(entryID string) error) error {
+	l := b.Engine().Ledger()
+	prefix := []byte(b.Account().ID + "\x00")
 	var cursor []byte
 	if after >= 0 {
 		cursor = binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), uint64(after))
@@ -54,15 +71,7 @@ func resolvedSince(b *fiscal.Books, after, size int64, fn func(raw []byte) error
 			if len(h.Key) < 8 || int64(binary.BigEndian.Uint64(h.Key[len(h.Key)-8:])) >= size {
 				return nil
 			}
-			recordID, ok := revisionOf(h.ID)
-			if !ok {
-				continue
-			}
-			raw, err := b.EventDocument(fiscal.Event{ID: "evt_" + h.ID, Account: acct, RecordID: recordID, EntryID: h.ID})
-			if err != nil {
-				return err
-			}
-			if err := fn(raw); err != nil {
+			if err := fn(h.ID); err != nil {
 				return err
 			}
 		}
