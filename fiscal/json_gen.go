@@ -280,6 +280,10 @@ func genJSONRecordBuyer(b []byte, v *RecordBuyer) ([]byte, error) {
 		b = append(b, ",\"vatNumber\":"...)
 		b = jsonenc.String(b, v.VATNumber)
 	}
+	if !(len(v.VATNumberAsGiven) == 0) {
+		b = append(b, ",\"vatNumberAsGiven\":"...)
+		b = jsonenc.String(b, v.VATNumberAsGiven)
+	}
 	if !(len(v.Name) == 0) {
 		b = append(b, ",\"name\":"...)
 		b = jsonenc.String(b, v.Name)

@@ -200,14 +200,15 @@ func (e *Engine) Prepare(ctx context.Context, accountID string, s Supply, now ti
 			Address:   seller.Address,
 		},
 		Buyer: RecordBuyer{
-			Country:    p.Buyer.Country,
-			PostalCode: p.Buyer.PostalCode,
-			VATNumber:  p.Buyer.QualifiedVATNumber(), // as the registry was asked; Determine notes a supplied prefix
-			Name:       p.Buyer.Name,
-			Evidence:   p.Buyer.Evidence,
-			Attested:   "merchant",
-			Registry:   reg,
-			Address:    p.Buyer.Address,
+			Country:          p.Buyer.Country,
+			PostalCode:       p.Buyer.PostalCode,
+			VATNumber:        p.Buyer.QualifiedVATNumber(), // as the registry was asked; Determine notes a supplied prefix
+			VATNumberAsGiven: p.Buyer.PrefixlessVATNumber(),
+			Name:             p.Buyer.Name,
+			Evidence:         p.Buyer.Evidence,
+			Attested:         "merchant",
+			Registry:         reg,
+			Address:          p.Buyer.Address,
 		},
 		Supply:         RecordSupply{Kind: p.Buyer.SupplyKind, Description: p.Buyer.Description, Conditions: p.Buyer.Conditions, Provider: p.Buyer.Provider},
 		Classification: det,

@@ -184,7 +184,13 @@ type RecordBuyer struct {
 	Country    string `json:"country,omitempty"`
 	PostalCode string `json:"postalCode,omitempty"`
 	VATNumber  string `json:"vatNumber,omitempty"`
-	Name       string `json:"name,omitempty"`
+	// VATNumberAsGiven is the VAT number as the customer gave it when it
+	// came without its country prefix and VATNumber is it read under the
+	// buyer's country (settlement.Buyer.PrefixlessVATNumber), else empty.
+	// Every revision is decided on it, so that each keeps the note
+	// vat_number_prefix_supplied of the first.
+	VATNumberAsGiven string `json:"vatNumberAsGiven,omitempty"`
+	Name             string `json:"name,omitempty"`
 	// Evidence are the items of the customer's location the merchant
 	// relied on (Art. 24b, 24f Implementing Regulation 282/2011), values
 	// included: the record is behind the account's key.

@@ -288,6 +288,9 @@ func (rb *ResolutionBuyer) Apply(b *BuyerFacts, reg *vies.Result) (*vies.Result,
 		}
 	}
 	if rb.Country != "" && rb.Country != b.Country {
+		// A number given without its prefix stays the one read under the
+		// country it was given with, the one the registry was asked about.
+		b.VATNumber = b.QualifiedVATNumber()
 		b.Country = rb.Country
 		if rb.PostalCode == "" {
 			b.PostalCode = "" // a new country makes the old postal code meaningless
@@ -317,7 +320,7 @@ func (rb *ResolutionBuyer) Apply(b *BuyerFacts, reg *vies.Result) (*vies.Result,
 	case rb.BusinessStatus == vat.TreatmentB2C:
 		b.VATNumber = ""
 		return nil, nil
-	case rb.VATNumber != "" && rb.VATNumber != b.VATNumber:
+	case rb.VATNumber != "" && rb.VATNumber != b.VATNumber && rb.VATNumber != b.QualifiedVATNumber(): // not the number as read
 		b.VATNumber = rb.VATNumber
 		return nil, nil
 	}

@@ -1,6 +1,7 @@
 package fiscal
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -270,9 +271,10 @@ func (e *Engine) amend(ctx context.Context, it recheckItem, reg *vies.Result, ab
 }
 
 // paymentOf rebuilds the validated payment of a stored record, so that a
-// revision is decided on exactly the facts of the sale.
+// revision is decided on exactly the facts of the sale: the VAT number as
+// the customer gave it, so that a prefix the engine supplied is noted again.
 func paymentOf(r *Record) (Payment, error) {
-	return r.Settlement.Payment(BuyerFacts{Country: r.Buyer.Country, PostalCode: r.Buyer.PostalCode, VATNumber: r.Buyer.VATNumber, Name: r.Buyer.Name,
+	return r.Settlement.Payment(BuyerFacts{Country: r.Buyer.Country, PostalCode: r.Buyer.PostalCode, VATNumber: cmp.Or(r.Buyer.VATNumberAsGiven, r.Buyer.VATNumber), Name: r.Buyer.Name,
 		SupplyKind: r.Supply.Kind, Description: r.Supply.Description, Evidence: r.Buyer.Evidence,
 		Conditions: r.Supply.Conditions, Provider: r.Supply.Provider, Address: r.Buyer.Address})
 }

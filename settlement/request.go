@@ -93,6 +93,18 @@ type Buyer struct {
 // qualified must keep its fingerprint.
 func (b Buyer) QualifiedVATNumber() string { return vat.QualifyNumber(b.VATNumber, b.Country) }
 
+// PrefixlessVATNumber is VATNumber when it was given without its country
+// prefix and QualifiedVATNumber supplied one, else "". A record keeps it
+// beside the number it states, so that every revision, decided again from
+// the record, notes as the first did that the prefix was the engine's
+// reading and not the customer's (vat.ReasonVATNumberPrefixSupplied).
+func (b Buyer) PrefixlessVATNumber() string {
+	if b.QualifiedVATNumber() == b.VATNumber {
+		return ""
+	}
+	return b.VATNumber
+}
+
 // Normalised validates the facts and returns them in their stored form,
 // or a field error (see the package doc) whose pointer is /buyer/<JSON
 // name>.
