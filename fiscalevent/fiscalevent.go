@@ -107,13 +107,19 @@ type Seller struct {
 // Buyer is the buyer as attested, with the registry's answer when
 // a VAT number was looked up.
 type Buyer struct {
-	Country        string       `json:"country,omitempty"`
-	BusinessStatus string       `json:"businessStatus"`
-	VATNumber      string       `json:"vatNumber,omitempty"`
-	Name           string       `json:"name,omitempty"`
-	PostalCode     string       `json:"postalCode,omitempty"`
-	Attested       string       `json:"attestedBy"` // "merchant": the caller attests the buyer
-	Registry       *vies.Result `json:"registry,omitempty"`
+	Country        string `json:"country,omitempty"`
+	BusinessStatus string `json:"businessStatus"`
+	VATNumber      string `json:"vatNumber,omitempty"`
+	// VATNumberAsGiven is the VAT number as the customer gave it when it
+	// came without its country prefix and VATNumber is it read under the
+	// buyer's country, else empty (fiscal.RecordBuyer.VATNumberAsGiven):
+	// every revision is decided on it and keeps the note
+	// vat_number_prefix_supplied.
+	VATNumberAsGiven string       `json:"vatNumberAsGiven,omitempty"`
+	Name             string       `json:"name,omitempty"`
+	PostalCode       string       `json:"postalCode,omitempty"`
+	Attested         string       `json:"attestedBy"` // "merchant": the caller attests the buyer
+	Registry         *vies.Result `json:"registry,omitempty"`
 	// Evidence are the items of the customer's location a resolution
 	// supplied (fiscal.ResolutionBuyer.Evidence), kept so that a later
 	// revision is decided on them too; their values are personal data,
@@ -466,7 +472,7 @@ func (s *Service) decide(ctx context.Context, acc fiscal.Account, in input, now 
 		Buyer: Buyer{
 			Country: in.buyer.Country, BusinessStatus: in.buyer.BusinessStatus, VATNumber: r.Buyer.VATNumber, // as the registry was asked (a prefix supplied)
 			Name: in.buyer.Name, PostalCode: in.buyer.PostalCode, Attested: "merchant", Registry: r.Buyer.Registry,
-			Evidence: p.Buyer.Evidence, Address: p.Buyer.Address,
+			Evidence: p.Buyer.Evidence, Address: p.Buyer.Address, VATNumberAsGiven: r.Buyer.VATNumberAsGiven,
 		},
 		Supply:        r.Supply,
 		Determination: r.Classification,

@@ -37,7 +37,7 @@ func TestFiscalEventPrefixlessNumber(t *testing.T) {
 	if fake.Calls(number) != 1 {
 		t.Errorf("the registry was asked %d times about %s; want once", fake.Calls(number), number)
 	}
-	if ev := res.Event; ev.Buyer.VATNumber != number || !hasReason(ev.Determination.Reasons, vat.ReasonVATNumberPrefixSupplied) || !hasReason(ev.Determination.Reasons, vat.ReasonVATNumberUnverified) {
+	if ev := res.Event; ev.Buyer.VATNumber != number || ev.Buyer.VATNumberAsGiven != given || !hasReason(ev.Determination.Reasons, vat.ReasonVATNumberPrefixSupplied) || !hasReason(ev.Determination.Reasons, vat.ReasonVATNumberUnverified) {
 		t.Fatalf("recorded: number %q, reasons %v; want %s unverified, its prefix supplied", ev.Buyer.VATNumber, ev.Determination.Reasons, number)
 	}
 	again, err := events.Record(ctx, acct, b2bEvent(1, given), "prefixless-1")
@@ -55,6 +55,11 @@ func TestFiscalEventPrefixlessNumber(t *testing.T) {
 	}
 	if ev.Revision != 2 || ev.Determination.Regime != vat.RegimeReverseChargeB2B || ev.Buyer.VATNumber != number {
 		t.Fatalf("after the registry answered: revision %d %s %q", ev.Revision, ev.Determination.Regime, ev.Buyer.VATNumber)
+	}
+	// The revision is decided again from the stored event: it must still
+	// say that the prefix was the engine's reading, not the customer's.
+	if !hasReason(ev.Determination.Reasons, vat.ReasonVATNumberPrefixSupplied) || ev.Buyer.VATNumberAsGiven != given {
+		t.Fatalf("revision 2: reasons %v, number as given %q; want the note %s and %q", ev.Determination.Reasons, ev.Buyer.VATNumberAsGiven, vat.ReasonVATNumberPrefixSupplied, given)
 	}
 }
 

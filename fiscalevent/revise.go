@@ -1,6 +1,7 @@
 package fiscalevent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -46,9 +47,11 @@ func fxMissing(ev *Event) bool {
 	return false
 }
 
-// inputOf rebuilds the validated input of a stored event.
+// inputOf rebuilds the validated input of a stored event, with the buyer's
+// VAT number as the customer gave it, so that a prefix the engine supplied
+// is noted again.
 func inputOf(ev *Event) (input, error) {
-	b := parties.BuyerFacts{Country: ev.Buyer.Country, BusinessStatus: ev.Buyer.BusinessStatus, VATNumber: ev.Buyer.VATNumber, Name: ev.Buyer.Name, PostalCode: ev.Buyer.PostalCode}
+	b := parties.BuyerFacts{Country: ev.Buyer.Country, BusinessStatus: ev.Buyer.BusinessStatus, VATNumber: cmp.Or(ev.Buyer.VATNumberAsGiven, ev.Buyer.VATNumber), Name: ev.Buyer.Name, PostalCode: ev.Buyer.PostalCode}
 	p, err := ev.Payment.Payment(fiscal.BuyerFacts{Country: b.Country, PostalCode: b.PostalCode, VATNumber: b.VATNumber, Name: b.Name,
 		SupplyKind: ev.Supply.Kind, Description: ev.Supply.Description, Evidence: ev.Buyer.Evidence, Address: ev.Buyer.Address})
 	if err != nil {
