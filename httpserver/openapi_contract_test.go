@@ -143,6 +143,7 @@ func TestSchemaFormatsCover(t *testing.T) {
 		"X402PaymentRequirements.network":           "the same",
 		"X402PaymentPayload.network":                "the same",
 		"WebhookSignature.timestamp_header":         "a header name",
+		"OSSReturn.dueDateBasis":                    "the legal basis of dueDate, a sentence",
 	}
 	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
 	var missing []string

@@ -136,7 +136,7 @@ func memberFormat(component, member string) map[string]any {
 		// instant of the chargeable event.
 		return map[string]any{"anyOf": []any{map[string]any{"format": "date"}, map[string]any{"format": "date-time"}}}
 	case "supplyDate", "refundDate", "issueDate", "issueDeadline", "rateDate", "rate_date", "requested_date", "effectiveFrom", "rate_effective_from",
-		"coverage_from", "coverage_to", "rates_from", "rates_through", "newest", "expected":
+		"coverage_from", "coverage_to", "rates_from", "rates_through", "newest", "expected", "dueDate":
 		return map[string]any{"format": "date"}
 	case "date", "supply_date":
 		if req {

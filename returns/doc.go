@@ -13,7 +13,9 @@
 // the invoice states as BT-72 (vat.Determination.SupplyDate); a record
 // without one (written before the engine kept it) is dated by the UTC day
 // of its settlement timestamp, and the return counts those records
-// (DatedByUTC).
+// (DatedByUTC). DueDate is the last day to submit the return and pay its
+// VAT, the end of the month following the quarter (Art. 369f and 369i;
+// Art. 364 and 367), DueDateBasis the articles of the return's scheme.
 //
 // The return has, as Art. 369g (Union) and Art. 365 (non-Union) ask, per
 // member state of consumption, per VAT rate and per supply type, the

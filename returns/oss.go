@@ -50,6 +50,11 @@ type Return struct {
 	// PeriodStart and PeriodEnd are the quarter's first and last days.
 	PeriodStart string `json:"periodStart"`
 	PeriodEnd   string `json:"periodEnd"`
+	// DueDate is the last day to submit the return and pay its VAT: the
+	// end of the month following the quarter (Period.DueDate);
+	// DueDateBasis cites the articles of the return's scheme.
+	DueDate      string `json:"dueDate"`
+	DueDateBasis string `json:"dueDateBasis"`
 	// Status is "final" for a quarter that has ended everywhere and whose
 	// period-end rate is published, else "provisional" (StatusReason says
 	// why).
@@ -637,6 +642,8 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 	}
 	r.Review = append(r.Review, lateRefundReview(lateRefunds, p)...)
 
+	r.DueDate, r.DueDateBasis = p.DueDate(), dueDateBasis(r.Scheme)
+
 	// The period-end rate (Art. 366(2), 369h(2)).
 	r.FX = PeriodFX{Peg: fx.PegRate, Rule: "ECB reference rate (USD per EUR) of the last day of the period, or of the next publication if there is none that day: " +
 		"Art. 369h(2) Directive 2006/112/EC (Union scheme), Art. 366(2) (non-Union scheme); 1 USDC = 1 USD"}
@@ -1161,6 +1168,21 @@ func identifiesWithin(s fiscal.Seller, scheme, state string, p Period) bool {
 // after it).
 func correctableIn(op, p Period) bool {
 	return !p.End().AddDate(0, 1, 0).After(op.End().AddDate(3, 1, 0))
+}
+
+// dueDateBasis is the legal basis of Return.DueDate for the scheme: the
+// return "shall be submitted by the end of the month following the end of
+// the tax period covered by the return" (Art. 369f Directive 2006/112/EC,
+// Union scheme; Art. 364, non-Union scheme), and the VAT is paid "at the
+// latest ... at the expiry of the deadline by which the return must be
+// submitted" (Art. 369i; Art. 367)
+// (https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112;
+// https://vat-one-stop-shop.ec.europa.eu/one-stop-shop/declare-and-pay-oss_en).
+func dueDateBasis(scheme string) string {
+	if scheme == vat.SchemeUnion {
+		return "the return is submitted, and its VAT paid, by the end of the month following the end of the tax period (Art. 369f and 369i Directive 2006/112/EC, Union scheme)"
+	}
+	return "the return is submitted, and its VAT paid, by the end of the month following the end of the tax period (Art. 364 and 367 Directive 2006/112/EC, non-Union scheme)"
 }
 
 // timeBarredReason is why a refund of a supply of a quarter whose return

@@ -74,6 +74,12 @@ func (p Period) Contains(date string) bool {
 	return date >= p.FirstDay() && date <= p.LastDay()
 }
 
+// DueDate is the last day (YYYY-MM-DD) to submit the quarter's OSS return
+// and pay its VAT: the end of the month following the quarter (Art. 364,
+// 367, 369f and 369i Directive 2006/112/EC). End is the first day of that
+// month; a month later, less a day, is its last.
+func (p Period) DueDate() string { return p.End().AddDate(0, 1, -1).Format(time.DateOnly) }
+
 // Next is the following quarter.
 func (p Period) Next() Period {
 	if p.Quarter == 4 {
