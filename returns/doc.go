@@ -37,8 +37,9 @@
 //     has no section, for a person to check.
 //   - Corrections: changes to earlier periods recorded this quarter (a
 //     refund of an earlier quarter's sale), per original period and member
-//     state. From the third return period of 2021 such changes "shall ...
-//     be made only by adjustments in a subsequent return" (Art. 61(1)
+//     state. From the third return period of 2021 changes to a return
+//     "shall, after the submission of that VAT return, be made only by
+//     adjustments in a subsequent return" (Art. 61(1)
 //     Implementing Regulation (EU) No 282/2011 as replaced by Implementing
 //     Regulation (EU) 2019/2026 and 2020/1112,
 //     https://datenbank.nwb.de/Dokument/495230_61), which identify the
