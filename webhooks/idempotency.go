@@ -183,16 +183,11 @@ func (w *Service) AddSecretIdempotent(ctx context.Context, accountID, id, idempo
 				return err
 			}
 		}
-		var r endpointRecord
-		found, err := getJSON(tx, bucketWebhookEndpoints, endpointKey(accountID, id), &r)
-		switch {
-		case err != nil:
+		r, err := storedEndpoint(tx, accountID, id, false, "change")
+		if err != nil {
 			return err
-		case !found:
-			return endpointNotFound(id)
-		case r.Source == EndpointSourceConfig:
-			return webhookConflict("endpoint %s is defined in the accounts file; change it there", id)
-		case len(r.Secrets) >= MaxSecrets:
+		}
+		if len(r.Secrets) >= MaxSecrets {
 			return &fiscal.Error{Code: CodeLimitReached, Detail: fmt.Sprintf("an endpoint has at most %d secrets; delete an old one first", MaxSecrets)}
 		}
 		r.Secrets = append([]storedSecret{secret}, r.Secrets...)

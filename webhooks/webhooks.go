@@ -610,14 +610,9 @@ func (w *Service) Endpoint(ctx context.Context, accountID, id string) (*Endpoint
 func (w *Service) modifyEndpoint(accountID, id string, allowConfig bool, fn func(tx ledger.Tx, r *endpointRecord) error) (endpointRecord, error) {
 	var r endpointRecord
 	err := w.update(func(tx ledger.Tx) error {
-		found, err := getJSON(tx, bucketWebhookEndpoints, endpointKey(accountID, id), &r)
-		switch {
-		case err != nil:
+		var err error
+		if r, err = storedEndpoint(tx, accountID, id, allowConfig, "change"); err != nil {
 			return err
-		case !found:
-			return endpointNotFound(id)
-		case r.Source == EndpointSourceConfig && !allowConfig:
-			return webhookConflict("endpoint %s is defined in the accounts file; change it there", id)
 		}
 		if err := fn(tx, &r); err != nil {
 			return err
@@ -635,18 +630,29 @@ func (w *Service) DeleteEndpoint(ctx context.Context, accountID, id string) erro
 		return err
 	}
 	return w.update(func(tx ledger.Tx) error {
-		var r endpointRecord
-		found, err := getJSON(tx, bucketWebhookEndpoints, endpointKey(accountID, id), &r)
-		switch {
-		case err != nil:
+		if _, err := storedEndpoint(tx, accountID, id, false, "remove"); err != nil {
 			return err
-		case !found:
-			return endpointNotFound(id)
-		case r.Source == EndpointSourceConfig:
-			return webhookConflict("endpoint %s is defined in the accounts file; remove it there", id)
 		}
 		return tx.Delete(bucketWebhookEndpoints, endpointKey(accountID, id))
 	})
+}
+
+// storedEndpoint reads the account's endpoint id in tx: not found, or,
+// unless allowConfig, WEBHOOK_ENDPOINT_CONFLICT for an endpoint the
+// accounts file defines, which the API does not change (verb: what to do
+// to it in the file instead).
+func storedEndpoint(tx ledger.Tx, accountID, id string, allowConfig bool, verb string) (endpointRecord, error) {
+	var r endpointRecord
+	found, err := getJSON(tx, bucketWebhookEndpoints, endpointKey(accountID, id), &r)
+	switch {
+	case err != nil:
+		return r, err
+	case !found:
+		return r, endpointNotFound(id)
+	case r.Source == EndpointSourceConfig && !allowConfig:
+		return r, webhookConflict("endpoint %s is defined in the accounts file; %s it there", id, verb)
+	}
+	return r, nil
 }
 
 // AddSecret starts a rotation: it adds a new secret to an
