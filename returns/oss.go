@@ -898,13 +898,8 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 // determination's, or, for a record written before the engine kept one,
 // the UTC day of its settlement.
 func refundSupplyDate(rf *refunds.Refund) string {
-	if d := rf.Classification.SupplyDate; d != "" {
-		return d
-	}
-	if t, err := time.Parse(time.RFC3339Nano, rf.OriginalSettlement.Timestamp); err == nil {
-		return t.UTC().Format(time.DateOnly)
-	}
-	return ""
+	d, _ := supplyDay(rf.Classification.SupplyDate, rf.OriginalSettlement.Timestamp)
+	return d
 }
 
 // stateSum adds a member state's rounded line figures (each line rounded

@@ -204,14 +204,7 @@ func (r *ossRec) firstIndex() int64 {
 }
 
 func (r *ossRec) supplyDate() (date string, byUTC bool) {
-	if d := r.Classification.SupplyDate; d != "" {
-		return d, false
-	}
-	t, err := time.Parse(time.RFC3339Nano, r.Settlement.Timestamp)
-	if err != nil {
-		return "", true
-	}
-	return t.UTC().Format(time.DateOnly), true
+	return supplyDay(r.Classification.SupplyDate, r.Settlement.Timestamp)
 }
 
 type reason struct {
@@ -230,10 +223,18 @@ func decodeRec(raw []byte) (*rec, error) {
 // state (BT-72), else the UTC day of the settlement timestamp; byUTC says
 // which.
 func (r *rec) supplyDate() (date string, byUTC bool) {
-	if d := r.Classification.SupplyDate; d != "" {
-		return d, false
+	return supplyDay(r.Classification.SupplyDate, r.Settlement.Timestamp)
+}
+
+// supplyDay is a supply's date: determined, the local day in the taxing
+// state (BT-72), else, for a record written before the engine kept one,
+// the UTC day of its settlement timestamp (byUTC; "" when that does not
+// parse either).
+func supplyDay(determined, settled string) (date string, byUTC bool) {
+	if determined != "" {
+		return determined, false
 	}
-	t, err := time.Parse(time.RFC3339Nano, r.Settlement.Timestamp)
+	t, err := time.Parse(time.RFC3339Nano, settled)
 	if err != nil {
 		return "", true
 	}
