@@ -533,6 +533,16 @@ func (in *Payment) readExactPayload(raw json.RawMessage) error {
 // decimal digits, at most 78 (2^256 has 78 digits).
 var uintRE = regexp.MustCompile(`^[0-9]{1,78}$`)
 
+// uint256At reads v, the member at ptr, as uintRE's decimal; what says
+// what it must be when it is not.
+func uint256At(ptr, v, what string) (*big.Int, error) {
+	if !uintRE.MatchString(v) {
+		return nil, badRequest(ptr, "must be %s", what)
+	}
+	n, _ := new(big.Int).SetString(v, 10)
+	return n, nil
+}
+
 // checkAuthorization checks that an EIP-3009 authorization has its six
 // members, all required (x402 specification v1 §5.2.2 and v2 §5.2.2,
 // "The Authorization object"), and a validity window that some block
@@ -551,10 +561,10 @@ func checkAuthorization(ptr string, from, to, value, validAfter, validBefore, no
 	}
 	var window [2]*big.Int
 	for i, m := range []struct{ name, v string }{{"validAfter", validAfter}, {"validBefore", validBefore}} {
-		if !uintRE.MatchString(m.v) {
-			return badRequest(ptr+m.name, "must be a Unix time as a decimal integer string such as \"1740672089\" (EIP-3009 uint256)")
+		var err error
+		if window[i], err = uint256At(ptr+m.name, m.v, "a Unix time as a decimal integer string such as \"1740672089\" (EIP-3009 uint256)"); err != nil {
+			return err
 		}
-		window[i], _ = new(big.Int).SetString(m.v, 10)
 	}
 	if window[1].Cmp(window[0]) <= 0 {
 		return badRequest(ptr+"validBefore", "is %s, not after validAfter %s: EIP-3009 executes an authorization only strictly between the two, so this one never settled", validBefore, validAfter)
@@ -611,11 +621,12 @@ func checkPermit2(ptr string, pa *permit2Authorization) error {
 		if m.v == "" {
 			return required(m.name)
 		}
-		if !uintRE.MatchString(m.v) {
-			return badRequest(ptr+m.name, "must be a uint256 as a decimal integer string such as \"1740672154\" (Permit2)")
+		n, err := uint256At(ptr+m.name, m.v, "a uint256 as a decimal integer string such as \"1740672154\" (Permit2)")
+		if err != nil {
+			return err
 		}
 		if m.n != nil {
-			*m.n, _ = new(big.Int).SetString(m.v, 10)
+			*m.n = n
 		}
 	}
 	if deadline.Cmp(validAfter) < 0 {
