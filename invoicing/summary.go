@@ -68,7 +68,7 @@ var networkNames = map[string]string{
 // SummaryInvoice is a summary invoice's stored document: what it invoices
 // and which supplies it covers. Per VAT rate, the taxable amount is the
 // sum of the supplies' exact net (Record.FX, 12 decimals) rounded once, and
-// the VAT that amount times the rate, rounded (summaryVAT).
+// the VAT that amount times the rate, rounded (SummaryVAT).
 type SummaryInvoice struct {
 	ID        string            `json:"id"` // "sum-<32 hex>"
 	Object    string            `json:"object"`
@@ -103,7 +103,7 @@ type SummaryTotal struct {
 	NetEURExact string `json:"netEurExact"`
 	VATEURExact string `json:"vatEurExact"`
 	NetEUR      string `json:"netEur"` // BT-116: the exact net sum rounded once
-	VATEUR      string `json:"vatEur"` // BT-117: NetEUR × rate, rounded (BR-CO-17; summaryVAT)
+	VATEUR      string `json:"vatEur"` // BT-117: NetEUR × rate, rounded (BR-CO-17; SummaryVAT)
 }
 
 // SummarySupply is one supply a summary invoice covers.
@@ -250,7 +250,7 @@ func summaryTaxCountry(c string) (string, error) {
 // (fiscal.Record.Invoicing), once the month has ended (PERIOD_OPEN
 // before). It lists the totals per VAT rate with the period (BG-14): the
 // supplies' exact net summed and rounded once, its VAT by BR-CO-17
-// (summaryVAT); the next
+// (SummaryVAT); the next
 // number of the account's series; the covered records in its ledger
 // document. Issuing it again returns the same invoice (Outcome Existing).
 // A supply recorded after its month's summary was issued gets its own
@@ -502,7 +502,7 @@ func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.R
 		code, reason := g.det.VATEX, g.det.ExemptionReason
 		base, tax := fx.RoundEUR(g.net), decimal.Zero
 		if g.det.Category == "S" {
-			tax = summaryVAT(base, rate)
+			tax = SummaryVAT(base, rate)
 		}
 		dates := g.from
 		if g.to != g.from {
@@ -579,7 +579,7 @@ func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.R
 	return d, doc, nil
 }
 
-// summaryVAT is the VAT of one VAT category and rate of a summary
+// SummaryVAT is the VAT of one VAT category and rate of a summary
 // invoice: its taxable amount (BT-116: the supplies' exact net summed and
 // rounded once to the cent) times the rate, rounded to the cent, half away
 // from zero. EN 16931 defines the VAT category tax amount so (BR-CO-17:
@@ -594,7 +594,7 @@ func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.R
 // invoice's VAT, and so its total, a cent off its own lines and rate. The
 // product of two decimals is exact and /100 shifts the exponent: one
 // rounding, on the figure the invoice shows.
-func summaryVAT(base, ratePercent decimal.Decimal) decimal.Decimal {
+func SummaryVAT(base, ratePercent decimal.Decimal) decimal.Decimal {
 	return fx.RoundEUR(base.Mul(ratePercent).Shift(-2))
 }
 

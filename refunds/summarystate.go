@@ -66,7 +66,7 @@ func summaryRate(ctx context.Context, b *fiscal.Books, summary *summaryInvoice, 
 	// A summary issued before its VAT followed BR-CO-17 stated its exact
 	// VAT rounded; where that is also its taxable amount times the rate,
 	// both rules credit the same.
-	s.byRate = det.ChargesVAT() && rate.IsPositive() && decimalOr0(s.total.VATEUR).Equal(byRate(decimalOr0(s.total.NetEUR), rate))
+	s.byRate = det.ChargesVAT() && rate.IsPositive() && decimalOr0(s.total.VATEUR).Equal(invoicing.SummaryVAT(decimalOr0(s.total.NetEUR), rate))
 	raw, err := b.Engine().Ledger().Get(bucketSummaryState, s.key)
 	if err == nil {
 		s.raw = raw
@@ -165,7 +165,7 @@ func (s *sumRate) creditTo(a *amounts, rate decimal.Decimal, chargesVAT, last bo
 			// The VAT of the net credited so far, as the summary's VAT
 			// is of its net: once every supply is refunded (netTo is
 			// the summary's net) exactly the VAT it charged.
-			vatTo = decimal.Min(byRate(netTo, rate), chargedVAT)
+			vatTo = decimal.Min(invoicing.SummaryVAT(netTo, rate), chargedVAT)
 		}
 	}
 	net, vat := netTo.Sub(credNet), vatTo.Sub(credVAT)
@@ -182,12 +182,6 @@ func (s *sumRate) creditTo(a *amounts, rate decimal.Decimal, chargesVAT, last bo
 	vat = decimal.Max(decimal.Min(vat, exact.Add(cent).RoundFloor(2)), exact.Sub(cent).RoundCeil(2))
 	vat = decimal.Max(decimal.Min(vat, leftVAT), decimal.Zero)
 	a.net, a.vat, a.gross = net, vat, net.Add(vat)
-}
-
-// byRate is net × rate / 100 rounded to the cent: a summary invoice's VAT
-// at a rate (BR-CO-17, package invoicing).
-func byRate(net, ratePercent decimal.Decimal) decimal.Decimal {
-	return fx.RoundEUR(net.Mul(ratePercent).Shift(-2))
 }
 
 // check is the committer's check and advance of s for a refund with
