@@ -232,7 +232,7 @@ func syncConfigEndpoints(tx ledger.Tx, config map[string][]EndpointConfig, gener
 	out.generation = max(applied, generation)
 	out.older = shared && generation < applied
 	remove := !shared || newer
-	if generation > applied {
+	if newer {
 		if err := tx.Put(bucketWebhookMeta, metaConfigGeneration, be64(generation)); err != nil {
 			return out, err
 		}
