@@ -117,13 +117,18 @@ func runConsistency(args []string, stdout, stderr io.Writer) int {
 		return fail(checkOnlyGrew, fmt.Sprintf("the new checkpoint %s has %s, fewer than the %s of the old checkpoint %s: both are signed by the log key, so if %s is the one you saw later, the log shrank (entries were removed or the log was rolled back). Keep both files and report it. If you gave them in the wrong order, run again with the checkpoint you saw first as OLD.",
 			pos[1], entries(cur.Size), entries(old.Size), pos[0], pos[1]))
 	}
+	// Each checkpoint of 0 entries, OLD's and NEW's, must sign the empty
+	// tree's root: two of them otherwise differ, and neither is "the same
+	// tree" as the other.
 	emptyRoot, _ := tlog.TreeHash(0, nil)
+	for i, cp := range cps {
+		if cp.Size == 0 && cp.Root != emptyRoot {
+			return fail(checkEmptyTree, fmt.Sprintf("%s has 0 entries but signs root %s, not SHA-256 of nothing (%s). The log key signed a malformed checkpoint: report it.", pos[i], cp.Root, emptyRoot))
+		}
+	}
 	var proofFrom string
 	switch {
 	case old.Size == 0:
-		if old.Root != emptyRoot {
-			return fail(checkEmptyTree, fmt.Sprintf("%s has 0 entries but signs root %s, not SHA-256 of nothing (%s). The log key signed a malformed checkpoint: report it.", pos[0], old.Root, emptyRoot))
-		}
 		proofFrom = "none needed: the empty tree is the start of every tree"
 	case old.Size == cur.Size:
 		if old.Root != cur.Root {
