@@ -77,7 +77,7 @@ func runReceipt(name string, args []string, stdout, stderr io.Writer) int {
 		return inputExit(err)
 	}
 	f := newFetcher(*server)
-	doc, err := loadReceipt(pos[0], f)
+	doc, fetchedID, err := loadReceipt(pos[0], f)
 	if err != nil {
 		return usageErr(err)
 	}
@@ -141,6 +141,14 @@ func runReceipt(name string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "NOT VERIFIED: %v\n", err)
 		return ExitFailed
 	}
+	if fetchedID != "" && claims.ReceiptID != fetchedID {
+		// A valid receipt, but not the one asked for: it proves nothing
+		// about receipt fetchedID.
+		fmt.Fprintf(stdout, "NOT VERIFIED: receipt %s was asked for, and the server answered with receipt %s\n", fetchedID, claims.ReceiptID)
+		fmt.Fprintf(stdout, "  What      %s\n", wrap(fmt.Sprintf("%s is a valid receipt, but of another sale: it says nothing of %s. Fetch %s again (GET %s), from the service that issued it.",
+			claims.ReceiptID, fetchedID, fetchedID, f.base+receiptPath(fetchedID)), 88, "            "))
+		return ExitFailed
+	}
 	fmt.Fprintf(stdout, "VERIFIED: %s (%s, %s)\n", claims.ReceiptID, claims.Spec, claims.Environment)
 	if *quiet {
 		return ExitOK
@@ -188,20 +196,28 @@ func printNotVerified(w io.Writer, ve *receipt.VerifyError) {
 }
 
 // loadReceipt reads a receipt file, or fetches a receipt id ("rcpt_…")
-// that is not a file from the server.
-func loadReceipt(arg string, f *fetcher) ([]byte, error) {
+// that is not a file from the server; fetchedID is that id when it
+// fetched it (the receipt verified must then be that receipt).
+func loadReceipt(arg string, f *fetcher) (doc []byte, fetchedID string, err error) {
 	if strings.HasPrefix(arg, "rcpt_") {
 		if _, err := os.Stat(arg); err != nil {
 			if f == nil {
-				return nil, fmt.Errorf("%s: no such file (a receipt id is fetched only with --server URL)", arg)
+				return nil, "", fmt.Errorf("%s: no such file (a receipt id is fetched only with --server URL)", arg)
 			}
-			if strings.HasPrefix(arg, sandboxReceiptPrefix) {
-				return f.get("/sandbox/v1/receipts/" + arg)
-			}
-			return f.get("/v1/receipts/" + arg)
+			doc, err := f.get(receiptPath(arg))
+			return doc, arg, err
 		}
 	}
-	return readFile(arg)
+	doc, err = readFile(arg)
+	return doc, "", err
+}
+
+// receiptPath is where the service serves the receipt of an id.
+func receiptPath(id string) string {
+	if strings.HasPrefix(id, sandboxReceiptPrefix) {
+		return "/sandbox/v1/receipts/" + id
+	}
+	return "/v1/receipts/" + id
 }
 
 // sandboxReceiptPrefix opens the id of every sandbox receipt (the
