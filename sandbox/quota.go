@@ -35,6 +35,17 @@ func AddressAgent(addr netip.Addr) Agent {
 	return Agent("address:" + addr.String())
 }
 
+// logged is the agent as a log line may name it: an account by its id, a
+// client address not at all. A network address is personal data, which
+// no log line carries (README "Logs": the request line names the
+// account, never the caller's address).
+func (a Agent) logged() string {
+	if strings.HasPrefix(string(a), "account:") {
+		return string(a)
+	}
+	return "an unauthenticated client (its address is not logged)"
+}
+
 // Quota is an agent's sandbox quota after a call was counted.
 type Quota struct {
 	Limit     int       // calls per agent per UTC day
@@ -135,7 +146,7 @@ func (s *Sandbox) giveBackQuota(eng *fiscal.Engine, agent Agent, now time.Time) 
 		return nil
 	})
 	if err != nil {
-		s.prod.Settings().Logger.Error("sandbox: giving back the quota of a failed simulation", "agent", agent, "err", err)
+		s.prod.Settings().Logger.Error("sandbox: giving back the quota of a failed simulation", "agent", agent.logged(), "err", err)
 	}
 }
 
