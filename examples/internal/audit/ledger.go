@@ -65,6 +65,9 @@ type ledgerFailure struct {
 	// unreadable: the copy could not be opened or checked at all (no
 	// verdict on its contents; exit ExitUnreadable).
 	unreadable bool
+	// badKeySet: the --jwks key set's entry for a receipt's key cannot be
+	// used (no verdict on the ledger: the key set is not one; ExitUsage).
+	badKeySet bool
 }
 
 func runLedger(args []string, stdout, stderr io.Writer) int {
@@ -137,6 +140,11 @@ func runLedger(args []string, stdout, stderr io.Writer) int {
 	if fail != nil && fail.unreadable {
 		// Not a verdict on the ledger: this copy could not be opened.
 		return usageErr(unreadable(fmt.Errorf("%s could not be checked: %s", pos[0], fail.msg)))
+	}
+	if fail != nil && fail.badKeySet {
+		// Nor when the key set given is not one (as when it does not
+		// parse): its entry for a receipt's key is unusable.
+		return usageErr(fmt.Errorf("--jwks %s: %s", *jwksPath, fail.msg))
 	}
 	if fail != nil {
 		where := ""
@@ -352,6 +360,9 @@ func (a *ledgerAudit) entry(l *ledger.Ledger, e ledger.StoredEntry) *ledgerFailu
 		claims, err := a.receipts.Verify(doc)
 		if err != nil {
 			var ve *receipt.VerifyError
+			if errors.As(err, &ve) && ve.Step == receipt.StepJWKS {
+				return &ledgerFailure{check: checkReceipt, index: e.Index, entry: e.ID, badKeySet: true, msg: sentence(ve.Err.Error())}
+			}
 			if errors.As(err, &ve) {
 				return fail(checkReceipt, "receipt %s fails step %q (%s): %s", id, ve.Step, checkWords[ve.Step], sentence(ve.Err.Error()))
 			}

@@ -120,16 +120,22 @@ func runReceipt(name string, args []string, stdout, stderr io.Writer) int {
 	// what the key is and where it is published. A key set or log key that
 	// is not one is the auditor's input, not the receipt, at fault: a
 	// usage problem, not a failed check.
+	jwksFrom := *jwksPath
+	if jwksFrom == "" && f != nil {
+		jwksFrom = f.base + jwksServerPath
+	}
 	v, err := receipt.NewVerifier(jwks, logKey)
 	if err != nil {
-		from := *jwksPath
-		if from == "" && f != nil {
-			from = f.base + jwksServerPath
-		}
-		return usageErr(keysError(err, from, lk))
+		return usageErr(keysError(err, jwksFrom, lk))
 	}
 	claims, err := v.Verify(doc, openings...)
 	var ve *receipt.VerifyError
+	if errors.As(err, &ve) && ve.Step == receipt.StepJWKS {
+		// The key set parsed, but its entry for the key this receipt
+		// names is unusable (not its own thumbprint, listed twice): the
+		// key set is not one, as when it does not parse.
+		return usageErr(keysError(err, jwksFrom, lk))
+	}
 	if errors.As(err, &ve) {
 		if ve.ReceiptID == "" {
 			ve.ReceiptID = idOf(doc)
