@@ -555,6 +555,23 @@ func (a *returnAudit) checkTotals() string {
 	if len(r.MemberStates) != len(inv) {
 		return fmt.Sprintf("member state totals: the lines name %d member states, the totals %d", len(inv), len(r.MemberStates))
 	}
+	// Each state of the lines has a total: with as many totals as states,
+	// each then has exactly one (a state listed twice would otherwise
+	// stand for one left out).
+	listed := map[string]int{}
+	for _, st := range r.MemberStates {
+		listed[st.MemberState]++
+	}
+	states := make([]string, 0, len(inv))
+	for ms := range inv {
+		states = append(states, ms)
+	}
+	sort.Strings(states)
+	for _, ms := range states {
+		if listed[ms] == 0 {
+			return fmt.Sprintf("member state total %s: the lines are of %s, but the return states no total for it", ms, ms)
+		}
+	}
 	for _, st := range r.MemberStates {
 		if st.InvoiceVATEUR != inv[st.MemberState].StringFixed(2) || (st.VATEUR != "" && st.VATEUR != per[st.MemberState].StringFixed(2)) {
 			return fmt.Sprintf("member state total %s: the lines add up to VAT %s (invoices %s) EUR, the return says %s (invoices %s)",

@@ -1,0 +1,54 @@
+package audit
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// returnEdited writes a copy of the world's return with edit applied to
+// its readable "return" member (checked without the keys: the figures are
+// recomputed from the receipts, the signature is not).
+func returnEdited(t *testing.T, w *returnWorld, edit func(ret map[string]any)) string {
+	t.Helper()
+	raw, err := os.ReadFile(w.ret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	edit(doc["return"].(map[string]any))
+	b, _ := json.MarshalIndent(doc, "", "  ")
+	p := filepath.Join(t.TempDir(), "return-edited.json")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Every member state of the lines has its one total: a return that lists
+// one state's total twice and leaves another's out has as many totals as
+// states, but the left-out state's VAT total is nowhere.
+func TestReturnMemberStateTotalsOnePerState(t *testing.T) {
+	w := buildReturnWorld(t)
+	var dropped string
+	edited := returnEdited(t, w, func(ret map[string]any) {
+		states := ret["memberStates"].([]any)
+		if len(states) < 2 {
+			t.Fatalf("fixture: %d member state totals", len(states))
+		}
+		dropped = states[1].(map[string]any)["memberState"].(string)
+		states[1] = states[0] // the first state twice, the second not at all
+	})
+	var out, errOut bytes.Buffer
+	code := Main([]string{"return", edited, "--receipts", w.receipts}, &out, &errOut)
+	if code != ExitFailed || !strings.HasPrefix(out.String(), "return NOT verified: member state total") || !strings.Contains(out.String(), dropped) {
+		t.Errorf("member state %s's total replaced by a second copy of another's: exit %d, want %d naming %s\n%s%s",
+			dropped, code, ExitFailed, dropped, out.String(), errOut.String())
+	}
+}
