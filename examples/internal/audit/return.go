@@ -522,38 +522,56 @@ func (a *returnAudit) checkPending() string {
 }
 
 // checkTotals adds the lines per member state and overall, as the return
-// shows them.
+// shows them. The figures at the period-end rate of a state (and of the
+// total) are stated when the return has the rate and every line and
+// correction of the state (of the return, or none at all) states its own;
+// the part of a state's VAT from corrections, when one of them does
+// (returns.OSS).
 func (a *returnAudit) checkTotals() string {
 	r := &a.ret
-	per := map[string]decimal.Decimal{}
-	inv := map[string]decimal.Decimal{}
+	type stateSum struct {
+		vat, corr, inv    decimal.Decimal
+		periodOK, hasCorr bool
+	}
+	per := map[string]*stateSum{}
 	var usdc, vatT, netT, invVAT, invNet decimal.Decimal
-	n := 0
-	add := func(l returns.Line) {
+	n, periodOK := 0, true
+	add := func(l returns.Line, correction bool) {
+		st := per[l.MemberState]
+		if st == nil {
+			st = &stateSum{periodOK: true}
+			per[l.MemberState] = st
+		}
 		n += l.Records
 		usdc = usdc.Add(decimal.RequireFromString(l.AmountUSDC))
-		inv[l.MemberState] = inv[l.MemberState].Add(decimal.RequireFromString(l.InvoiceVATEUR))
+		st.inv = st.inv.Add(decimal.RequireFromString(l.InvoiceVATEUR))
 		invVAT = invVAT.Add(decimal.RequireFromString(l.InvoiceVATEUR))
 		invNet = invNet.Add(decimal.RequireFromString(l.InvoiceTaxableAmountEUR))
-		if l.VATEUR != "" {
-			per[l.MemberState] = per[l.MemberState].Add(decimal.RequireFromString(l.VATEUR))
-			vatT = vatT.Add(decimal.RequireFromString(l.VATEUR))
-			netT = netT.Add(decimal.RequireFromString(l.TaxableAmountEUR))
+		if l.VATEUR == "" {
+			st.periodOK, periodOK = false, false
+			return
+		}
+		v := decimal.RequireFromString(l.VATEUR)
+		st.vat = st.vat.Add(v)
+		vatT = vatT.Add(v)
+		netT = netT.Add(decimal.RequireFromString(l.TaxableAmountEUR))
+		if correction {
+			st.corr, st.hasCorr = st.corr.Add(v), true
 		}
 	}
 	for _, l := range r.Lines {
-		add(l)
+		add(l, false)
 	}
 	for _, s := range r.FixedEstablishments {
 		for _, l := range s.Lines {
-			add(l)
+			add(l, false)
 		}
 	}
 	for _, c := range r.Corrections {
-		add(returns.Line{MemberState: c.MemberState, Amounts: c.Amounts})
+		add(returns.Line{MemberState: c.MemberState, Amounts: c.Amounts}, true)
 	}
-	if len(r.MemberStates) != len(inv) {
-		return fmt.Sprintf("member state totals: the lines name %d member states, the totals %d", len(inv), len(r.MemberStates))
+	if len(r.MemberStates) != len(per) {
+		return fmt.Sprintf("member state totals: the lines name %d member states, the totals %d", len(per), len(r.MemberStates))
 	}
 	// Each state of the lines has a total: with as many totals as states,
 	// each then has exactly one (a state listed twice would otherwise
@@ -562,8 +580,8 @@ func (a *returnAudit) checkTotals() string {
 	for _, st := range r.MemberStates {
 		listed[st.MemberState]++
 	}
-	states := make([]string, 0, len(inv))
-	for ms := range inv {
+	states := make([]string, 0, len(per))
+	for ms := range per {
 		states = append(states, ms)
 	}
 	sort.Strings(states)
@@ -572,18 +590,31 @@ func (a *returnAudit) checkTotals() string {
 			return fmt.Sprintf("member state total %s: the lines are of %s, but the return states no total for it", ms, ms)
 		}
 	}
+	rated := r.FX.Rate != nil
 	for _, st := range r.MemberStates {
-		if st.InvoiceVATEUR != inv[st.MemberState].StringFixed(2) || (st.VATEUR != "" && st.VATEUR != per[st.MemberState].StringFixed(2)) {
-			return fmt.Sprintf("member state total %s: the lines add up to VAT %s (invoices %s) EUR, the return says %s (invoices %s)",
-				st.MemberState, per[st.MemberState].StringFixed(2), inv[st.MemberState].StringFixed(2), st.VATEUR, st.InvoiceVATEUR)
+		sum := per[st.MemberState]
+		var vat, corr string
+		if rated && sum.periodOK {
+			vat = sum.vat.StringFixed(2)
+			if sum.hasCorr {
+				corr = sum.corr.StringFixed(2)
+			}
 		}
+		if st.InvoiceVATEUR != sum.inv.StringFixed(2) || st.VATEUR != vat || st.CorrectionsVATEUR != corr {
+			return fmt.Sprintf("member state total %s: the lines add up to VAT %s, of which corrections %s (invoices %s) EUR, the return says %s, of which %s (invoices %s)",
+				st.MemberState, orNone(vat), orNone(corr), sum.inv.StringFixed(2), orNone(st.VATEUR), orNone(st.CorrectionsVATEUR), st.InvoiceVATEUR)
+		}
+	}
+	var net, vat, diff string
+	if rated && (periodOK || n == 0) {
+		net, vat, diff = netT.StringFixed(2), vatT.StringFixed(2), vatT.Sub(invVAT).StringFixed(2)
 	}
 	t := r.Total
 	if t.Records != n || t.AmountUSDC != usdc.StringFixed(6) || t.InvoiceVATEUR != invVAT.StringFixed(2) || t.InvoiceTaxableAmountEUR != invNet.StringFixed(2) ||
-		(t.VATEUR != "" && (t.VATEUR != vatT.StringFixed(2) || t.TaxableAmountEUR != netT.StringFixed(2))) {
-		return fmt.Sprintf("total: the lines add up to %d records, %s USDC, taxable %s and VAT %s EUR (invoices %s and %s); the return says %d, %s, %s and %s (%s and %s)",
-			n, usdc.StringFixed(6), netT.StringFixed(2), vatT.StringFixed(2), invNet.StringFixed(2), invVAT.StringFixed(2),
-			t.Records, t.AmountUSDC, t.TaxableAmountEUR, t.VATEUR, t.InvoiceTaxableAmountEUR, t.InvoiceVATEUR)
+		t.VATEUR != vat || t.TaxableAmountEUR != net || t.DifferenceVATEUR != diff {
+		return fmt.Sprintf("total: the lines add up to %d records, %s USDC, taxable %s, VAT %s and a difference of VAT %s EUR (invoices %s and %s); the return says %d, %s, %s, %s and %s (%s and %s)",
+			n, usdc.StringFixed(6), orNone(net), orNone(vat), orNone(diff), invNet.StringFixed(2), invVAT.StringFixed(2),
+			t.Records, t.AmountUSDC, orNone(t.TaxableAmountEUR), orNone(t.VATEUR), orNone(t.DifferenceVATEUR), t.InvoiceTaxableAmountEUR, t.InvoiceVATEUR)
 	}
 	return ""
 }

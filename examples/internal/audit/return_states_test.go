@@ -52,3 +52,60 @@ func TestReturnMemberStateTotalsOnePerState(t *testing.T) {
 			dropped, code, ExitFailed, dropped, out.String(), errOut.String())
 	}
 }
+
+// Every figure of the member state totals and of the total is
+// recomputed: the part of a state's VAT that comes from corrections, the
+// total's difference of VAT, and the presence of a state's VAT at the
+// period-end rate, which returns.OSS states whenever the rate is known for
+// all of the state's lines and corrections.
+func TestReturnTotalsEveryFigure(t *testing.T) {
+	w := buildReturnWorld(t)
+	cases := []struct {
+		name  string
+		edit  func(t *testing.T, ret map[string]any) string // returns what the failure must name
+		names string
+	}{
+		{"corrections part of a state's VAT", func(t *testing.T, ret map[string]any) string {
+			for _, s := range ret["memberStates"].([]any) {
+				st := s.(map[string]any)
+				if c, ok := st["correctionsVatEur"].(string); ok {
+					st["correctionsVatEur"] = bump(strings.TrimPrefix(c, "-"))
+					return "member state total " + st["memberState"].(string)
+				}
+			}
+			t.Fatal("fixture: no member state total has a corrections part")
+			return ""
+		}, ""},
+		{"a state's VAT left out", func(t *testing.T, ret map[string]any) string {
+			for _, s := range ret["memberStates"].([]any) {
+				st := s.(map[string]any)
+				if _, ok := st["vatEur"]; ok {
+					delete(st, "vatEur")
+					return "member state total " + st["memberState"].(string)
+				}
+			}
+			t.Fatal("fixture: no member state total states VAT at the period-end rate")
+			return ""
+		}, ""},
+		{"the total's difference of VAT", func(t *testing.T, ret map[string]any) string {
+			tot := ret["total"].(map[string]any)
+			d, ok := tot["differenceVatEur"].(string)
+			if !ok {
+				t.Fatal("fixture: the total states no difference of VAT")
+			}
+			tot["differenceVatEur"] = bump(strings.TrimPrefix(d, "-"))
+			return "total"
+		}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var names string
+			edited := returnEdited(t, w, func(ret map[string]any) { names = c.edit(t, ret) })
+			var out, errOut bytes.Buffer
+			code := Main([]string{"return", edited, "--receipts", w.receipts}, &out, &errOut)
+			if code != ExitFailed || !strings.HasPrefix(out.String(), "return NOT verified: "+names) {
+				t.Errorf("exit %d, want %d with a failure naming %q\n%s%s", code, ExitFailed, names, out.String(), errOut.String())
+			}
+		})
+	}
+}
