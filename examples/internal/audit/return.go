@@ -487,8 +487,16 @@ func (a *returnAudit) checkSummary(where string, sm returns.Summary) string {
 			return msg
 		}
 		c := &h.claims
-		if c.Classification == nil || c.Classification.Regime != sm.Regime {
+		cl := c.Classification
+		switch {
+		case cl == nil || cl.Regime != sm.Regime:
 			return fmt.Sprintf("%s: receipt %s (index %d) is not of regime %s", where, h.id, idx, sm.Regime)
+		case cl.TaxingCountry != "" && cl.TaxingCountry != sm.Country:
+			// (Without a taxing country, the summary's is the place of
+			// supply, which no receipt states.)
+			return fmt.Sprintf("%s: receipt %s (index %d) is taxed in %s, not %s", where, h.id, idx, cl.TaxingCountry, sm.Country)
+		case (cl.RatePercent == "") != (sm.RatePercent == "") || cl.RatePercent != "" && !sameDecimal(cl.RatePercent, sm.RatePercent):
+			return fmt.Sprintf("%s: receipt %s (index %d) has rate %s, not %s", where, h.id, idx, rateWords(cl.RatePercent), rateWords(sm.RatePercent))
 		}
 		if err := s.add(c); err != nil {
 			return fmt.Sprintf("%s: receipt %s (index %d): %v is not a decimal", where, h.id, idx, err)
@@ -677,6 +685,14 @@ func (a *returnAudit) supplyCheck(where string, h *heldReceipt, idx int64, start
 		return fmt.Sprintf("%s: refund %s (index %d) corrects a supply settled at %s, outside %s to %s", where, h.id, idx, o.claims.Settlement.Timestamp, start, end)
 	}
 	return ""
+}
+
+// rateWords is a rate as a failure names it: "19 %", or "none".
+func rateWords(r string) string {
+	if r == "" {
+		return "none"
+	}
+	return r + " %"
 }
 
 func sameDecimal(a, b string) bool {

@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,6 +106,38 @@ func TestReturnTotalsEveryFigure(t *testing.T) {
 			code := Main([]string{"return", edited, "--receipts", w.receipts}, &out, &errOut)
 			if code != ExitFailed || !strings.HasPrefix(out.String(), "return NOT verified: "+names) {
 				t.Errorf("exit %d, want %d with a failure naming %q\n%s%s", code, ExitFailed, names, out.String(), errOut.String())
+			}
+		})
+	}
+}
+
+// A summary of the sales outside OSS names its country and rate; the
+// receipts it sums must be of them, as an OSS line's must be of its
+// member state and rate.
+func TestReturnNotInOSSSummaryCountryAndRate(t *testing.T) {
+	w := buildReturnWorld(t)
+	for _, change := range []string{"country", "ratePercent"} {
+		t.Run(change, func(t *testing.T) {
+			var where string
+			edited := returnEdited(t, w, func(ret map[string]any) {
+				for i, s := range ret["notInOss"].([]any) {
+					sm := s.(map[string]any)
+					if sm["country"] == "IE" && sm["ratePercent"] == "23" {
+						if change == "country" {
+							sm["country"] = "FR"
+						} else {
+							sm["ratePercent"] = "13.5"
+						}
+						where = fmt.Sprintf("not-in-OSS summary %d", i+1)
+						return
+					}
+				}
+				t.Fatal("fixture: no summary of the domestic Irish sale at 23 %")
+			})
+			var out, errOut bytes.Buffer
+			code := Main([]string{"return", edited, "--receipts", w.receipts}, &out, &errOut)
+			if code != ExitFailed || !strings.HasPrefix(out.String(), "return NOT verified: "+where) {
+				t.Errorf("%s of the summary changed: exit %d, want %d naming %s\n%s%s", change, code, ExitFailed, where, out.String(), errOut.String())
 			}
 		})
 	}
