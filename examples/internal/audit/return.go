@@ -287,6 +287,11 @@ func (a *returnAudit) loadReceipts(dir string) string {
 
 // take returns the receipt of index, or a failure in words.
 func (a *returnAudit) take(where string, index int64) (*heldReceipt, string) {
+	if size := a.ret.Log.Size; index < 0 || index >= size {
+		// The return was computed at its checkpoint: an entry beyond the
+		// tree it names is none the return could have summed.
+		return nil, fmt.Sprintf("%s: ledger index %d is not in the log of %d entries the return says it was computed at (its checkpoint)", where, index, size)
+	}
 	h := a.receipts[index]
 	if h == nil {
 		return nil, fmt.Sprintf("%s: ledger index %d: no receipt in the directory has it (fetch it: GET /v1/receipts/{id})", where, index)

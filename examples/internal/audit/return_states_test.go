@@ -142,3 +142,24 @@ func TestReturnNotInOSSSummaryCountryAndRate(t *testing.T) {
 		})
 	}
 }
+
+// The return was computed at a checkpoint of the log (return.log): every
+// ledger index it sums is in that tree, below its size. A line summing an
+// index the checkpoint does not hold sums a record the return could not
+// have seen.
+func TestReturnIndexesWithinItsCheckpoint(t *testing.T) {
+	w := buildReturnWorld(t)
+	var size int64
+	edited := returnEdited(t, w, func(ret map[string]any) {
+		// The log as it was before the first line's last receipt.
+		idx := ret["lines"].([]any)[0].(map[string]any)["ledgerIndexes"].([]any)
+		size = int64(idx[len(idx)-1].(float64))
+		ret["log"].(map[string]any)["size"] = size
+	})
+	var out, errOut bytes.Buffer
+	code := Main([]string{"return", edited, "--receipts", w.receipts}, &out, &errOut)
+	if code != ExitFailed || !strings.HasPrefix(out.String(), "return NOT verified: line 1 ") || !strings.Contains(out.String(), fmt.Sprint(size)) {
+		t.Errorf("a line sums ledger index %d of a return computed at %d entries: exit %d, want %d naming line 1\n%s%s",
+			size, size, code, ExitFailed, out.String(), errOut.String())
+	}
+}
