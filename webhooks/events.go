@@ -55,6 +55,10 @@ type Delivery struct {
 	NextAttemptAt string   `json:"nextAttemptAt,omitempty"`
 	DeliveredAt   string   `json:"deliveredAt,omitempty"`
 	LastAttempt   *Attempt `json:"lastAttempt,omitempty"`
+	// Reason says why a delivery ended without an attempt's outcome
+	// deciding it (failed: no replica could send it within the retry
+	// horizon).
+	Reason string `json:"reason,omitempty"`
 }
 
 // Page sizes of Events.
@@ -186,7 +190,7 @@ func (st deliveryState) attemptOpen(now time.Time) bool {
 }
 
 func (st deliveryState) view() Delivery {
-	v := Delivery{EndpointID: st.Endpoint, Status: st.Status, Attempts: st.Attempts, LastAttempt: st.LastAttempt}
+	v := Delivery{EndpointID: st.Endpoint, Status: st.Status, Attempts: st.Attempts, LastAttempt: st.LastAttempt, Reason: st.Reason}
 	if st.Status == DeliveryPending {
 		v.NextAttemptAt = st.NextAt.UTC().Format(time.RFC3339)
 	}
@@ -297,6 +301,7 @@ func (w *Service) RedeliverIdempotent(ctx context.Context, accountID, eventID, e
 				due = st.NextAt
 			}
 			st.Status, st.Round, st.RoundStart, st.RoundFailed, st.NextAt, st.DeliveredAt = DeliveryPending, st.Round+1, time.Time{}, 0, due, nil
+			st.Reason, st.AbandonedAt = "", nil
 			var prev *deliveryState
 			if found {
 				prev = &old

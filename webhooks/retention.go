@@ -16,8 +16,8 @@ const pruneBatch = 512
 
 // Prune removes the delivery states that finished (delivered, failed or
 // cancelled) before the cutoff: their last activity (the delivery, the last
-// attempt, the start of the last round; for one never attempted, when it
-// was due) is older than before. Pending deliveries are never removed, whatever their
+// attempt, the start of the last round, when it was given up unsent; for
+// one never attempted, when it was due) is older than before. Pending deliveries are never removed, whatever their
 // age, and neither are endpoints, the outbox or anything in the ledger's
 // log: a pruned event is still in GET /v1/events and can be redelivered
 // (which starts a new delivery state); only its old delivery state is gone
@@ -91,7 +91,8 @@ func prunable(st deliveryState, before time.Time) bool {
 }
 
 // lastActivity is the latest moment a finished delivery state records: its
-// delivery, its last attempt or the start of its last round. NextAt counts
+// delivery, its last attempt, the start of its last round or when it was
+// given up unsent (abandonUnsendable). NextAt counts
 // only for a state that never had an attempt (cancelled before it was
 // tried: NextAt is then when it was fanned out); after an attempt, NextAt is
 // the attempt's lease (its start plus the timeout, and leaseMargin on a
@@ -103,6 +104,9 @@ func lastActivity(st deliveryState) time.Time {
 	}
 	if st.DeliveredAt != nil && st.DeliveredAt.After(last) {
 		last = *st.DeliveredAt
+	}
+	if st.AbandonedAt != nil && st.AbandonedAt.After(last) {
+		last = *st.AbandonedAt
 	}
 	if st.LastAttempt != nil {
 		if at, err := time.Parse(time.RFC3339, st.LastAttempt.At); err == nil && at.After(last) {

@@ -20,8 +20,9 @@ type Stats struct {
 	// is not working the backlog.
 	OldestDue time.Time
 	// Failed is how many delivery states (kept within the retention window,
-	// see Prune) failed for good: retries exhausted, or the receiver
-	// answered 410.
+	// see Prune) failed for good: retries exhausted, the receiver
+	// answered 410, or no replica of a shared log could send it within the
+	// retry horizon.
 	Failed int
 	// Endpoints by state: enabled with a delivered (or no) last attempt,
 	// enabled with a failed last attempt, and disabled (after a 410).

@@ -570,6 +570,10 @@ func (d *dispatcher) launchDue() (time.Duration, error) {
 	gathered := 0
 	scanned := 0
 	var last []byte
+	// abandon: due deliveries this replica cannot send and that no replica
+	// sent for the retry horizon after they were due (abandonUnsendable).
+	var abandon []dueItem
+	horizon := d.w.schedule.withDefaults().Horizon
 	err := d.w.read(func(tx ledger.Tx) error {
 		return tx.Scan(bucketWebhookDue, nil, d.scanAfter, false, func(k, _ []byte) bool {
 			if scanned++; scanned > maxDueScan {
@@ -606,6 +610,9 @@ func (d *dispatcher) launchDue() (time.Duration, error) {
 				}
 			}
 			if shared && !d.canSend(tx, acct, ep) {
+				if !at.Add(horizon).After(now) && len(abandon) < abandonBatch {
+					abandon = append(abandon, dueItem{at, append([]byte{}, dkey...)})
+				}
 				return true // left to a replica that has the account and the endpoint's secret
 			}
 			if perAcct[acct]+len(byAcct[acct]) >= d.perAcctMax {
@@ -629,6 +636,19 @@ func (d *dispatcher) launchDue() (time.Duration, error) {
 	}
 	if d.scanAfter = nil; truncated {
 		d.scanAfter = last
+	}
+	if len(abandon) > 0 {
+		keys := make([][]byte, len(abandon))
+		ats := make([]time.Time, len(abandon))
+		for i, it := range abandon {
+			keys[i], ats[i] = it.dkey, it.at
+		}
+		if err := d.abandonUnsendable(ats, keys, now, horizon); err != nil {
+			return 0, err
+		}
+		if len(abandon) == abandonBatch {
+			return 0, nil // more may be there: look again now
+		}
 	}
 	for len(due) < want {
 		best := -1
@@ -722,6 +742,59 @@ func (d *dispatcher) canSend(tx ledger.Tx, account string, ep []byte) bool {
 		d.foreign[string(ep)] = foreign // an accounts-file endpoint's id is its URL's: this never changes
 	}
 	return !foreign
+}
+
+// abandonBatch bounds the deliveries abandonUnsendable gives up in one
+// transaction.
+const abandonBatch = fanOutBatch
+
+// abandonUnsendable gives up the deliveries that no replica of a shared log
+// sent for the retry horizon after they were due, because none that ran
+// could (canSend: none listed the accounts-file endpoint, whose secret is
+// only in the files, or kept books for the account). Typically the endpoint
+// was taken out of every replica's file without raising its "generation",
+// so that no replica removes it (README "Several replicas on PostgreSQL"):
+// left pending, such deliveries were never attempted nor ended, one more
+// for every event, with nothing telling them from a slow receiver's. Given
+// up like a delivery whose attempts failed for that long (the same horizon:
+// the Schedule's), each is failed, with no attempt and with the reason: it
+// counts in Stats.Failed and can be redelivered once a replica can send it.
+// ats and dkeys are their due-index entries as the scan read them; a
+// delivery another replica claimed or finished meanwhile is left as it is.
+func (d *dispatcher) abandonUnsendable(ats []time.Time, dkeys [][]byte, now time.Time, horizon time.Duration) error {
+	var abandoned []deliveryState
+	err := d.update(func(tx ledger.Tx) error {
+		abandoned = abandoned[:0]
+		for i, dkey := range dkeys {
+			at := ats[i]
+			var old deliveryState
+			found, err := getJSON(tx, bucketWebhookDeliveries, dkey, &old)
+			if err != nil {
+				return err
+			}
+			if !found || old.Status != DeliveryPending || !old.NextAt.Equal(at) || at.Add(horizon).After(now) {
+				continue
+			}
+			st := old
+			st.Status, st.AbandonedAt = DeliveryFailed, &now
+			if _, err := d.e.Books(st.Account); err != nil {
+				st.Reason = fmt.Sprintf("not sent: for %v after it was due, no running replica kept books for account %s", horizon, st.Account)
+			} else {
+				st.Reason = fmt.Sprintf("not sent: for %v after it was due, no running replica's accounts file listed this endpoint (whose secret only the file holds); taken out of the files without raising their \"generation\"? Redeliver once a replica lists it", horizon)
+			}
+			if err := putDelivery(tx, &old, &st); err != nil {
+				return err
+			}
+			abandoned = append(abandoned, st)
+		}
+		return nil
+	})
+	if err == nil && len(abandoned) > 0 {
+		first := abandoned[0]
+		d.w.log.Warn("webhook deliveries failed: no replica could send them within the retry horizon",
+			"deliveries", len(abandoned), "first_account", first.Account, "first_endpoint", first.Endpoint, "first_event", first.EventID, "reason", first.Reason)
+	}
+	return err
 }
 
 // endpointOfKey is the endpoint id of a delivery key.

@@ -73,7 +73,7 @@ type storedSecret struct {
 const (
 	DeliveryPending   = "pending"   // waiting for its next attempt
 	DeliveryDelivered = "delivered" // a 2xx was received
-	DeliveryFailed    = "failed"    // retries exhausted, or the receiver answered 410
+	DeliveryFailed    = "failed"    // retries exhausted, the receiver answered 410, or no replica could send it within the retry horizon
 	DeliveryCancelled = "cancelled" // the endpoint was deleted or disabled before delivery
 )
 
@@ -92,6 +92,8 @@ type deliveryState struct {
 	NextAt          time.Time  `json:"nextAt"`      // pending: when it is due (the due-index key)
 	DeliveredAt     *time.Time `json:"deliveredAt,omitempty"`
 	LastAttempt     *Attempt   `json:"lastAttempt,omitempty"`
+	Reason          string     `json:"reason,omitempty"`      // why it ended without an attempt deciding it (Delivery.Reason)
+	AbandonedAt     *time.Time `json:"abandonedAt,omitempty"` // when it was given up so (abandonUnsendable)
 }
 
 func endpointKey(account, id string) []byte { return []byte(account + "\x00" + id) }
