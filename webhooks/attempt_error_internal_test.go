@@ -3,9 +3,11 @@ package webhooks
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -39,5 +41,51 @@ func TestRefusedAddressNotShownToTheAccount(t *testing.T) {
 	}
 	if !strings.Contains(shown, "not allowed") || !strings.Contains(shown, "loopback") {
 		t.Errorf("the account is shown %q: it must still say that the address was refused, and its class", shown)
+	}
+}
+
+// TestNetworkErrorAddressesNotShownToTheAccount: the error of an attempt
+// that got no answer reached the account (lastAttempt.error) as net wrote
+// it, addresses included: "dial tcp 10.1.2.3:443: connect: connection
+// refused" names what the operator's resolver made of the account's host
+// name, "read tcp 10.0.0.7:51234->…: connection reset" the server's own
+// address, and "lookup x.example on 10.96.0.10:53: no such host" the
+// operator's DNS server. The refused-address case above already hides
+// them; the account is told what failed (the connection, the name lookup)
+// and why, not the operator's addresses (OWASP SSRF Prevention Cheat
+// Sheet: do not return raw errors to the client).
+func TestNetworkErrorAddressesNotShownToTheAccount(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	ln.Close() // nothing listens there now: the connection is refused
+	s := NewHTTPSender(SenderOptions{Policy: TargetPolicy{AllowLoopback: true}})
+	defer s.Close()
+	m := &Message{URL: "http://localhost:" + port + "/hook", EventID: "evt_1", EventType: "t", DeliveryID: "dlv_1", Attempt: 1, Body: []byte(`{}`)}
+	resp, sendErr := s.Send(context.Background(), m)
+	if sendErr == nil {
+		t.Fatal("Send to a closed port succeeded")
+	}
+	shown := attemptError(resp, sendErr)
+	for _, addr := range []string{"127.0.0.1", "::1", port} {
+		if strings.Contains(shown, addr) {
+			t.Errorf("the account is shown %q, which names the resolved address %s", shown, addr)
+		}
+	}
+	if !strings.Contains(shown, "connection refused") {
+		t.Errorf("the account is shown %q: it must still say that the connection was refused", shown)
+	}
+
+	// A name that does not resolve, as the sender returns it.
+	dns := s.sendError(context.Background(), &url.Error{Op: "Post", URL: "https://hooks.merchant.example/x",
+		Err: &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "hooks.merchant.example", Server: "10.96.0.10:53", IsNotFound: true}}})
+	shown = attemptError(Response{}, dns)
+	if strings.Contains(shown, "10.96.0.10") {
+		t.Errorf("the account is shown %q, which names the operator's DNS server", shown)
+	}
+	if !strings.Contains(shown, "hooks.merchant.example") || !strings.Contains(shown, "no such host") {
+		t.Errorf("the account is shown %q: it must still name its host and say that it did not resolve", shown)
 	}
 }

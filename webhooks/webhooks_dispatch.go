@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -1108,13 +1109,22 @@ func (d *dispatcher) applyOutcome(tx ledger.Tx, r *outcomeRecord) error {
 // class only: the host name is the account's, but the address is what the
 // operator's resolver made of it, and naming it would let an account map
 // the operator's internal names by registering them (the operator's log
-// keeps the address).
+// keeps the address). The same holds for the other network errors, which
+// net writes with addresses: the one a connection went to or came from
+// (the server's own) and the operator's DNS server; they are named by what
+// failed and why.
 func attemptError(resp Response, err error) string {
 	var s string
 	var refused *AddressError
+	var dnsErr *net.DNSError
+	var opErr *net.OpError
 	switch {
 	case errors.As(err, &refused):
 		s = fmt.Sprintf("%v: the endpoint's host resolved to a %s address, which deliveries may not reach", ErrAddressNotAllowed, refused.Class)
+	case errors.As(err, &dnsErr):
+		s = fmt.Sprintf("webhooks: the endpoint's host name %s did not resolve: %s", dnsErr.Name, dnsErr.Err)
+	case errors.As(err, &opErr):
+		s = fmt.Sprintf("webhooks: the connection to the endpoint failed (%s): %v", opErr.Op, opErr.Err)
 	case err != nil:
 		s = err.Error()
 	case resp.Status >= 300 && resp.Status <= 399:
