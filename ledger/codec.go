@@ -68,6 +68,10 @@ const (
 // and so what a decoder allocates for one.
 const maxEntryBytes = 64 << 20
 
+// MaxEntryBytes is the most an entry's leaf and documents take together
+// (uncompressed): no document read from the ledger is larger.
+const MaxEntryBytes = maxEntryBytes
+
 const (
 	leafRaw = 0x00
 	leafJWS = 0x01

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fiscal402/fiscal402/ledger"
 )
 
 // Header names of a delivery. The X-Service- prefix is the API's own
@@ -145,9 +147,13 @@ func VerifyAt(now time.Time, secrets []string, signatureHeader, timestampHeader 
 	return nil
 }
 
-// MaxBodyBytes is the body limit of VerifyRequest. Deliveries carry one
-// record and a checkpoint, a few KiB.
-const MaxBodyBytes = 1 << 20
+// MaxBodyBytes is the body limit of VerifyRequest: the largest body a
+// delivery can have. Most carry one record and a checkpoint, a few KiB, but
+// a summary invoice's document lists every supply of a buyer's month (a
+// few thousand calls already pass 1 MiB), and an event's document can be as
+// large as a ledger entry (ledger.MaxEntryBytes); 1 MiB more holds the
+// envelope and the checkpoint.
+const MaxBodyBytes = ledger.MaxEntryBytes + 1<<20
 
 // VerifyRequest reads the body of an incoming delivery (at most
 // MaxBodyBytes) and verifies it with Verify. It returns the raw body, which
