@@ -38,3 +38,24 @@ func TestEndpointSameURLSpelledOtherwise(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigSameURLSpelledOtherwise: the accounts file's endpoints of one
+// account are checked for the same target as the API checks them
+// (TestEndpointSameURLSpelledOtherwise). ValidateConfigs compared the URLs
+// byte for byte, so a file listing "https://hooks.example.com/a" and
+// "https://HOOKS.example.com:443/a" was accepted, made two endpoints, and
+// the receiver got every event twice, one of them signed with a secret it
+// may not have (retried for 72 h, then failed).
+func TestConfigSameURLSpelledOtherwise(t *testing.T) {
+	secret := "whsec_operator_chosen_secret_0001"
+	for _, u := range []string{"https://HOOKS.Example.COM/a", "https://hooks.example.com:443/a", "https://hooks.example.com/%61"} {
+		list := []webhooks.EndpointConfig{{URL: "https://hooks.example.com/a", Secrets: []string{secret}}, {URL: u, Secrets: []string{secret}}}
+		if err := webhooks.ValidateConfigs(list); err == nil {
+			t.Errorf("a file listing https://hooks.example.com/a and %s was accepted", u)
+		}
+	}
+	other := []webhooks.EndpointConfig{{URL: "https://hooks.example.com/a", Secrets: []string{secret}}, {URL: "https://hooks.example.com/A", Secrets: []string{secret}}}
+	if err := webhooks.ValidateConfigs(other); err != nil {
+		t.Errorf("https://hooks.example.com/a and /A are other URLs: %v", err)
+	}
+}

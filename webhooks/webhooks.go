@@ -135,15 +135,21 @@ func ValidateConfigs(list []EndpointConfig) error {
 	if len(list) > MaxEndpoints {
 		return fmt.Errorf("webhooks: at most %d endpoints", MaxEndpoints)
 	}
-	seen := map[string]bool{}
+	seen := map[string]string{} // targetKey → the URL as listed
 	for _, c := range list {
 		if err := c.validate(); err != nil {
 			return err
 		}
-		if seen[c.URL] {
-			return fmt.Errorf("webhooks: %s is listed twice", shownURL(c.URL))
+		// The same target however spelt (sameTarget), as the API checks:
+		// two endpoints would send the receiver every event twice.
+		key := targetKey(c.URL)
+		if first, ok := seen[key]; ok {
+			if first == c.URL {
+				return fmt.Errorf("webhooks: %s is listed twice", shownURL(c.URL))
+			}
+			return fmt.Errorf("webhooks: %s and %s are both listed: the same URL spelt otherwise (RFC 3986 section 6.2.2, 6.2.3)", shownURL(first), shownURL(c.URL))
 		}
-		seen[c.URL] = true
+		seen[key] = c.URL
 	}
 	return nil
 }
