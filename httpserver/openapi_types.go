@@ -65,25 +65,36 @@ func memberSchemas() map[string]func(g *schemaGen) map[string]any {
 			return map[string]any{"type": "array", "items": g.ref(reflect.TypeFor[refunds.Refund]()), "description": "Every refund of the settlement as stored, oldest first."}
 		},
 		"X402IngestRequest.settleResponse": func(g *schemaGen) map[string]any {
-			return x402Document(g, reflect.TypeFor[x402.SettleResponse](), "PAYMENT-RESPONSE (v1: X-PAYMENT-RESPONSE)")
+			return x402Document(g, reflect.TypeFor[x402.SettleResponse](), "PAYMENT-RESPONSE (v1: X-PAYMENT-RESPONSE)", false)
 		},
 		"X402IngestRequest.paymentRequirements": func(g *schemaGen) map[string]any {
-			return x402Document(g, reflect.TypeFor[x402.PaymentRequirements](), "none: the requirements travel in the body of the 402 answer")
+			return x402Document(g, reflect.TypeFor[x402.PaymentRequirements](), "none: the requirements travel in the body of the 402 answer", true)
 		},
 		"X402IngestRequest.paymentPayload": func(g *schemaGen) map[string]any {
-			return x402Document(g, reflect.TypeFor[x402.PaymentPayload](), "PAYMENT-SIGNATURE (v1: X-PAYMENT)")
+			return x402Document(g, reflect.TypeFor[x402.PaymentPayload](), "PAYMENT-SIGNATURE (v1: X-PAYMENT)", true)
 		},
 	}
 }
 
 // x402Document is an x402 document as the ingest request takes it: the
-// JSON object, or the base64 header value as a string.
-func x402Document(g *schemaGen, t reflect.Type, header string) map[string]any {
-	return map[string]any{"oneOf": []any{
+// JSON object, or the base64 header value as a string. An optional one
+// (mayBeAbsent) may also be JSON null, the object without members or the
+// empty string, which package x402 reads as absent (x402/doc.go, "Parsing
+// rules"), as the member left out is.
+func x402Document(g *schemaGen, t reflect.Type, header string, mayBeAbsent bool) map[string]any {
+	alts := []any{
 		g.ref(t),
 		map[string]any{"type": "string", "contentEncoding": "base64", "minLength": 1,
 			"description": "The document as the base64 header value (header: " + header + ")."},
-	}}
+	}
+	if mayBeAbsent {
+		const none = "No document: read as if the member were left out."
+		alts = append(alts,
+			map[string]any{"type": "object", "maxProperties": 0, "additionalProperties": false, "description": none},
+			map[string]any{"type": "string", "maxLength": 0, "description": none},
+			map[string]any{"type": "null", "description": none})
+	}
+	return map[string]any{"oneOf": alts}
 }
 
 // conditionalSchemas add "if/then" (or "oneOf") to components whose

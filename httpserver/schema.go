@@ -289,6 +289,7 @@ var optionalMembers = map[string]bool{
 	"SummaryRequest.buyer":           true, // absent: every buyer's summary of the month
 	"FiscalEventRequest.buyer":       true, // absent: recorded for manual review
 	"X402IngestRequest.buyer":        true, // absent: recorded pending review (buyer_country_missing)
+	"X402PaymentPayload.payload":     true, // absent, null or {}: no authorization is claimed (x402/doc.go)
 	"RefundPayment.txHash":           true, // absent without a refund transaction (refunds.RefundPayment.MarshalJSON)
 	"ReceiptSettlement.tx_hash":      true,
 	"ReceiptSettlement.payer":        true,

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // A small structural checker of JSON values against the OpenAPI document's
@@ -15,7 +16,8 @@ import (
 // drift between the Go types and the document) no member that the schema
 // does not declare. It understands the subset the document uses: $ref,
 // allOf, oneOf, anyOf, if/then, const, type, enum, pattern, format (date,
-// date-time), properties, required, items, additionalProperties.
+// date-time), minLength, maxLength, properties, required, maxProperties,
+// items, additionalProperties.
 
 type openAPIDoc map[string]any
 
@@ -98,6 +100,12 @@ func (d openAPIDoc) check(schema map[string]any, v any, at string) []string {
 		errs = append(errs, fmt.Sprintf("%s: %v is not %v", at, v, c))
 	}
 	if str, ok := v.(string); ok {
+		if n, ok := schemaInt(schema["minLength"]); ok && utf8.RuneCountInString(str) < n {
+			errs = append(errs, fmt.Sprintf("%s: %q is shorter than %d", at, str, n))
+		}
+		if n, ok := schemaInt(schema["maxLength"]); ok && utf8.RuneCountInString(str) > n {
+			errs = append(errs, fmt.Sprintf("%s: %q is longer than %d", at, str, n))
+		}
 		if p, ok := schema["pattern"].(string); ok && !regexp.MustCompile(p).MatchString(str) {
 			errs = append(errs, fmt.Sprintf("%s: %q does not match %s", at, str, p))
 		}
@@ -140,6 +148,9 @@ func (d openAPIDoc) check(schema map[string]any, v any, at string) []string {
 			return append(errs, fmt.Sprintf("%s: %T is not an object", at, v))
 		}
 		props, _ := schema["properties"].(map[string]any)
+		if n, ok := schemaInt(schema["maxProperties"]); ok && len(obj) > n {
+			errs = append(errs, fmt.Sprintf("%s: more than %d members", at, n))
+		}
 		for _, r := range asStrings(schema["required"]) {
 			if _, ok := obj[r]; !ok {
 				errs = append(errs, at+"/"+r+": required member missing")
@@ -190,6 +201,18 @@ func (d openAPIDoc) check(schema map[string]any, v any, at string) []string {
 		errs = append(errs, at+": unknown type "+typ)
 	}
 	return errs
+}
+
+// schemaInt reads a schema keyword's integer, as the document decodes
+// (float64) or as a schema built in Go holds it (int).
+func schemaInt(v any) (int, bool) {
+	switch n := v.(type) {
+	case float64:
+		return int(n), true
+	case int:
+		return n, true
+	}
+	return 0, false
 }
 
 func asStrings(v any) []string {
