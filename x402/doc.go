@@ -44,7 +44,8 @@
 // carry its six members (from, to, value, validAfter, validBefore, nonce)
 // and a validity window that ends after it starts; a Permit2 authorization
 // its from, permitted {token, amount}, spender, nonce, deadline and witness
-// {to, validAfter}, with a deadline not before validAfter; an ERC-7710
+// {to, validAfter}, with a deadline not before validAfter and the
+// x402ExactPermit2Proxy as spender; an ERC-7710
 // payload its delegationManager, permissionContext and delegator. A scheme
 // payload has the shape of one transfer method (EIP-3009, Permit2 or
 // ERC-7710), which the payment reports as its Method; either way the

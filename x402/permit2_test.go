@@ -115,3 +115,42 @@ func TestParseOneTransferMethod(t *testing.T) {
 	_, err = parseMaps(t, settle, req, payload)
 	wantBadRequest(t, err, "/paymentPayload/payload/delegator")
 }
+
+// TestParsePermit2Spender: in the exact scheme the Permit2 authorization's
+// spender is the x402ExactPermit2Proxy, "not the Facilitator", the
+// contract that enforces that the funds go only to witness.to
+// (scheme_exact_evm.md §2 Phase 2 and Annex, canonical address
+// 0x402085c248EeA27D92E8b30b2C58ed07f9E20001 on every chain); the x402 Go
+// and TypeScript facilitators refuse any other spender
+// (invalid_permit2_spender). A permit for another spender (a facilitator's
+// own account, the upto scheme's proxy, which may move less than the
+// permitted amount) was not settled under the exact scheme, so the
+// documents are refused at the spender. The canonical proxy is accepted in
+// any letter case (EIP-55 checksums are mixed case).
+func TestParsePermit2Spender(t *testing.T) {
+	const ptr = "/paymentPayload/payload/permit2Authorization/spender"
+	for _, spender := range []string{
+		"0x402085c248EeA27D92E8b30b2C58ed07f9E20001",
+		"0x402085C248EEA27D92E8B30B2C58ED07F9E20001",
+		"0x402085c248eea27d92e8b30b2c58ed07f9e20001",
+	} {
+		settle, req, payload := permit2Docs()
+		permit2Auth(payload)["spender"] = spender
+		if _, err := parseMaps(t, settle, req, payload); err != nil {
+			t.Errorf("spender %s: %v", spender, err)
+		}
+	}
+	for _, spender := range []string{
+		"0x90F79bf6EB2c4f870365E785982E1f101E93b906", // an account, e.g. the facilitator's
+		"0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002", // x402UptoPermit2Proxy
+		"0x000000000022D473030F116dDEE9F6B43aC78BA3", // Permit2 itself
+	} {
+		settle, req, payload := permit2Docs()
+		permit2Auth(payload)["spender"] = spender
+		_, err := parseMaps(t, settle, req, payload)
+		wantBadRequest(t, err, ptr)
+		if !strings.Contains(err.Error(), "x402ExactPermit2Proxy") {
+			t.Errorf("spender %s: %v does not name the proxy the exact scheme requires", spender, err)
+		}
+	}
+}

@@ -582,9 +582,13 @@ func checkAuthorization(ptr string, from, to, value, validAfter, validBefore, no
 // some block could fall in: the x402ExactPermit2Proxy requires
 // block.timestamp >= witness.validAfter and Permit2's
 // permitWitnessTransferFrom reverts after the deadline, so a deadline before
-// validAfter never settled. The spender's value is not compared with the
-// canonical proxy: the chain's Transfer log, not the permit, is the proof of
-// what moved. ptr ends with "/".
+// validAfter never settled. The spender must be the x402ExactPermit2Proxy
+// (X402ExactPermit2Proxy): "The spender in the signature is the
+// x402ExactPermit2Proxy, not the Facilitator", the contract that sends the
+// funds only to witness.to and exactly permitted.amount (scheme_exact_evm.md
+// §2 Phase 2 and Annex), and the x402 Go and TypeScript facilitators refuse
+// any other spender (invalid_permit2_spender), so a permit for another
+// spender was not settled under the exact scheme. ptr ends with "/".
 func checkPermit2(ptr string, pa *permit2Authorization) error {
 	required := func(member string) error {
 		return badRequest(ptr+member, "is required: a Permit2 authorization names from, permitted {token, amount}, spender, nonce, deadline and witness {to, validAfter} (x402 exact scheme on EVM, Permit2)")
@@ -604,8 +608,12 @@ func checkPermit2(ptr string, pa *permit2Authorization) error {
 	if pa.Spender == "" {
 		return required("spender")
 	}
-	if _, err := parseAddress(ptr+"spender", pa.Spender); err != nil {
+	spender, err := parseAddress(ptr+"spender", pa.Spender)
+	if err != nil {
 		return err
+	}
+	if spender != X402ExactPermit2Proxy {
+		return badRequest(ptr+"spender", "is %s, but in the exact scheme a Permit2 authorization's spender is the x402ExactPermit2Proxy %s, which alone sends exactly the permitted amount to witness.to (scheme_exact_evm.md §2); the x402 facilitators refuse any other spender (invalid_permit2_spender), so this permit was not settled under the exact scheme", spender, X402ExactPermit2Proxy)
 	}
 	if pa.Witness == nil {
 		return required("witness")
@@ -634,6 +642,16 @@ func checkPermit2(ptr string, pa *permit2Authorization) error {
 	}
 	return nil
 }
+
+// X402ExactPermit2Proxy is the x402ExactPermit2Proxy, the spender of every
+// exact-scheme Permit2 authorization, deployed at this address on every EVM
+// chain with CREATE2 (scheme_exact_evm.md, Annex "Canonical Address",
+// https://github.com/x402-foundation/x402/blob/main/specs/schemes/exact/scheme_exact_evm.md;
+// x402 Go SDK go/mechanisms/evm/constants.go X402ExactPermit2ProxyAddress).
+// Lower case, the form every comparison uses. The earlier pre-audit proxy
+// addresses were deployed on Base Sepolia only (contracts/evm/README.md),
+// a network whose payments are not recorded.
+const X402ExactPermit2Proxy = "0x402085c248eea27d92e8b30b2c58ed07f9e20001"
 
 // payloadShapes names the scheme payload's member that makes each transfer
 // method's shape, for answers.
