@@ -284,6 +284,7 @@ func (s *Service) x402Ingest(p x402.Payment, buyer fiscal.BuyerFacts, idemKey st
 		Claimed:        &fiscal.Payment{Amount: usdc, AmountString: usdc.String(), PayerWallet: p.Payer, ReceiverWallet: p.PayTo},
 		IdempotencyKey: idemKey,
 		Fingerprint:    fingerprint(ProtocolX402, p, buyer),
+		Facts:          paymentFacts(p, buyer),
 		Read:           func(ctx context.Context) (evmverify.Facts, error) { return chain.Verify(ctx, claim) },
 	}
 }
@@ -297,6 +298,20 @@ func fingerprint(kind string, input any, buyer fiscal.BuyerFacts) []byte {
 		Input any               `json:"input"`
 		Buyer fiscal.BuyerFacts `json:"buyer"`
 	}{kind, input, buyer})
+}
+
+// paymentFacts hashes what an x402 report says about the payment itself:
+// network, transaction, asset, amount, payer and payee, and the buyer
+// facts; not what only the documents add (x402 version, resource URL,
+// transfer method, EIP-3009 nonce), which one hook has and another may
+// not (a report without the payment payload: x402/doc.go). Two reports
+// with the same facts are the same payment, as a recorded one answers
+// Existing to both (fiscal.Books.Recorded compares amount, payer and
+// receiver), so the queue holds one entry for them rather than calling
+// the second a conflict.
+func paymentFacts(p x402.Payment, buyer fiscal.BuyerFacts) []byte {
+	p.Version, p.ResourceURL, p.Method, p.Nonce = 0, "", "", ""
+	return fingerprint(ProtocolX402+" facts", p, buyer)
 }
 
 // record answers from the ledger when the payment is already recorded,
@@ -346,6 +361,9 @@ type chainJob struct {
 	// Idempotency-Key claim: the same key with another fingerprint is an
 	// IDEMPOTENCY_CONFLICT.
 	Fingerprint []byte
+	// Facts identifies the payment an x402 report states (paymentFacts),
+	// for a queue entry reported again; nil for the other ways in.
+	Facts []byte
 	// Read reads the payment from the chain. nil: ingest only answers from
 	// the ledger, (nil, nil) when the payment is not recorded yet.
 	Read func(ctx context.Context) (evmverify.Facts, error)

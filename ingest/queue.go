@@ -138,7 +138,10 @@ func idemIndexKey(accountID, key string) []byte { return []byte(accountID + "\x0
 // Existing or Replayed with the record when the payment is recorded
 // already; NOT_SETTLED for success:false without "settlement_pending";
 // SETTLEMENT_CONFLICT when another account queued or recorded the payment,
-// or this account queued it with other facts; IDEMPOTENCY_CONFLICT when the
+// or this account queued it with other facts (amount, payer, payee or
+// buyer facts: a report that differs only in what the x402 documents add,
+// one without the payment payload say, is the entry's, as it is the
+// record's once recorded); IDEMPOTENCY_CONFLICT when the
 // key belongs to another payment; and the validation errors of RecordX402.
 func (s *Service) EnqueueX402(ctx context.Context, in X402) (*Result, error) {
 	b, p, buyer, pending, err := s.parseX402(in)
@@ -183,10 +186,11 @@ func (s *Service) enqueue(ctx context.Context, b *fiscal.Books, in x402.Payment,
 			if err := json.Unmarshal(raw, &q); err != nil {
 				return &fiscal.Error{Code: fiscal.CodeInternal, Detail: "a stored queue entry is unreadable", Err: err}
 			}
+			same := bytes.Equal(q.Fingerprint, job.Fingerprint)
 			switch {
 			case q.Status.Account != account:
 				return queuedForAnother("/settleResponse/transaction")
-			case q.Status.State == StateFailed && !bytes.Equal(q.Fingerprint, job.Fingerprint):
+			case q.Status.State == StateFailed && !same:
 				// The failed payment reported again with other facts (the
 				// buyer's, corrected): the failed request freed its keys
 				// (attempt), and this one replaces it, queued under its
@@ -198,9 +202,9 @@ func (s *Service) enqueue(ctx context.Context, b *fiscal.Books, in x402.Payment,
 				if err := q.schedule(tx, now, now); err != nil {
 					return err
 				}
-			case !bytes.Equal(q.Fingerprint, job.Fingerprint) && idemKey != "" && q.IdemKey == idemKey:
+			case !same && idemKey != "" && q.IdemKey == idemKey:
 				return &fiscal.Error{Code: fiscal.CodeIdempotencyConflict, Field: "Idempotency-Key", Detail: "this Idempotency-Key was already used with a different request body"}
-			case !bytes.Equal(q.Fingerprint, job.Fingerprint):
+			case !same && !bytes.Equal(paymentFacts(q.Input, q.Buyer), job.Facts):
 				return &fiscal.Error{Code: fiscal.CodeSettlementConflict, Field: "/settleResponse/transaction", Detail: "this (network, txHash) settlement is already queued with other facts (amount, payer, payTo or buyer facts differ)"}
 			case q.Status.State == StateFailed:
 				// Queued again: a review found the not-found grace counted
@@ -213,8 +217,10 @@ func (s *Service) enqueue(ctx context.Context, b *fiscal.Books, in x402.Payment,
 			default:
 				// Still queued, with the same facts: under the key that
 				// already names this entry, the request that queued it
-				// again, a replay (Idempotent-Replayed).
-				replayed = held != nil
+				// again, a replay (Idempotent-Replayed). The same payment
+				// reported with other x402 claims (without its payment
+				// payload, say) is this entry, not a replay of its body.
+				replayed = held != nil && same
 			}
 			if idemKey != "" {
 				if err := tx.Put(bucketKeys, idemIndexKey(account, idemKey), []byte(id)); err != nil {
@@ -298,7 +304,10 @@ func (s *Service) queuedKey(account string, j chainJob) (*Status, error) {
 		return nil, queuedKeyConflict()
 	case q.Status.ID == "":
 		return nil, nil
-	case !bytes.Equal(q.Fingerprint, j.Fingerprint):
+	case !bytes.Equal(q.Fingerprint, j.Fingerprint) && (j.IdempotencyKey == q.IdemKey || !bytes.Equal(paymentFacts(q.Input, q.Buyer), j.Facts)):
+		// The entry's own key names its body; a key the entry took from a
+		// later report of the same payment (MoreKeys) names that report,
+		// whose x402 claims may differ from the entry's.
 		return nil, &fiscal.Error{Code: fiscal.CodeIdempotencyConflict, Field: "Idempotency-Key", Detail: "this Idempotency-Key was already used with a different request body"}
 	case q.Status.State == StateQueued:
 		return &q.Status, nil
