@@ -498,15 +498,21 @@ func (e *Engine) rebuildTotals(ctx context.Context) error {
 				// A record that counts but whose value or date does not
 				// parse fails the build, naming it: left out, the total
 				// would be too low and every decision made on it wrong.
+				// An account the engine keeps no books for is counted
+				// too, in its records' seller's year: the build runs once,
+				// and a review found such an account configured later (or
+				// kept by another replica of the log) left without totals.
 				b, ok := (*e.accounts.Load())[r.Account]
 				v, counts, err := r.Classification.RecordedCount(r.Seller.Country, cmp.Or(r.FX.NetEURExact, r.FX.NetEUR))
 				ts, terr := time.Parse(time.RFC3339Nano, r.Settlement.Timestamp)
-				if !ok || !counts || r.ReviewStatus != StatusProcessed || !vat.SubjectToThreshold(b.acc.Seller.Country, b.acc.Seller.OtherEstablishments) {
+				if !counts || r.ReviewStatus != StatusProcessed || ok && !vat.SubjectToThreshold(b.acc.Seller.Country, b.acc.Seller.OtherEstablishments) {
 					continue
 				} else if err = cmp.Or(err, terr); err != nil {
 					return &Error{Code: CodeInternal, Detail: "stored record " + h.ID + " counts toward the Art. 59c total and is unreadable", Err: err}
+				} else if ok {
+					r.Seller.Country = b.acc.Seller.Country
 				}
-				k := string(totalKey(r.Account, vat.Seller{Country: b.acc.Seller.Country}.ThresholdYear(ts)))
+				k := string(totalKey(r.Account, vat.Seller{Country: r.Seller.Country}.ThresholdYear(ts)))
 				sums[k] = sums[k].Add(v)
 			}
 			if len(hits) < 1000 {
@@ -521,13 +527,11 @@ func (e *Engine) rebuildTotals(ctx context.Context) error {
 			// sales since: a review found this build writing over them.
 			return nil
 		}
-		// The totals an older version kept are replaced for every account
-		// recounted; an account the engine keeps no books for keeps its own.
-		accounts, stale := *e.accounts.Load(), [][]byte(nil)
+		// The totals an older version kept are replaced: every account
+		// is recounted.
+		var stale [][]byte
 		if err := tx.Scan(bucketTotals, nil, nil, false, func(k, _ []byte) bool {
-			if _, ok := accounts[string(k[:max(slices.Index(k, 0), 0)])]; ok {
-				stale = append(stale, slices.Clone(k))
-			}
+			stale = append(stale, slices.Clone(k))
 			return true
 		}); err != nil {
 			return err
