@@ -242,17 +242,21 @@ func (t *totalCheck) apply(h *ledger.Hook, d *Draft) error {
 	if !t.crossed {
 		return nil
 	}
-	ev, err := json.Marshal(thresholdEvent{
-		Object: ObjectAccountEvent, Type: EventAccountThresholdCrossed, Account: t.account, Year: t.year,
-		Limit: "10000", TotalBefore: t.before.String(), TotalAfter: t.after.String(), RecordID: t.recordID,
-		At: d.createdAt.Format(time.RFC3339Nano),
+	return h.Put(bucketThresholdDue, totalKey(t.account, t.year), thresholdEventDoc(t.account, t.year, t.before, t.after, t.recordID, d.createdAt))
+}
+
+// thresholdEventDoc is the queued document of the account.threshold_crossed
+// event of the supply recordID, recorded at, that took the account's year
+// from before to after (strings and an int: it always encodes).
+func thresholdEventDoc(account string, year int, before, after decimal.Decimal, recordID string, at time.Time) []byte {
+	ev, _ := json.Marshal(thresholdEvent{
+		Object: ObjectAccountEvent, Type: EventAccountThresholdCrossed, Account: account, Year: year,
+		Limit: "10000", TotalBefore: before.String(), TotalAfter: after.String(), RecordID: recordID,
+		At: at.Format(time.RFC3339Nano),
 		LegalBasis: "Art. 59c(1)(c) and (2) Directive 2006/112/EC: from this supply on, and for the next calendar year, " +
 			"the seller's cross-border B2C telecommunications, broadcasting and electronic services are taxed where the customer is",
 	})
-	if err != nil {
-		return err
-	}
-	return h.Put(bucketThresholdDue, totalKey(t.account, t.year), ev)
+	return ev
 }
 
 // storedTotal parses a stored running total (absent: zero).
@@ -470,7 +474,13 @@ func (e *Engine) rebuildTotals(ctx context.Context) error {
 	} else if !errors.Is(err, ledger.ErrNotFound) {
 		return err
 	}
-	sums := map[string]decimal.Decimal{} // totalKey → sum
+	type year struct {
+		account  string
+		year     int
+		open     decimal.Decimal // the account's opening figure
+		supplies []vat.CountedSupply
+	}
+	years := map[string]*year{} // totalKey → the year's counted supplies
 	for _, index := range []string{indexAccountTime, indexAccountFiscalEvents} {
 		var after []byte
 		for e.ledger.Size() > 0 {
@@ -509,11 +519,17 @@ func (e *Engine) rebuildTotals(ctx context.Context) error {
 					continue
 				} else if err = cmp.Or(err, terr); err != nil {
 					return &Error{Code: CodeInternal, Detail: "stored record " + h.ID + " counts toward the Art. 59c total and is unreadable", Err: err}
-				} else if ok {
-					r.Seller.Country = b.acc.Seller.Country
 				}
-				k := string(totalKey(r.Account, vat.Seller{Country: r.Seller.Country}.ThresholdYear(ts)))
-				sums[k] = sums[k].Add(v)
+				seller := Seller{Country: r.Seller.Country}
+				if ok {
+					seller = b.acc.Seller
+				}
+				y := vat.Seller{Country: seller.Country}.ThresholdYear(ts)
+				k := string(totalKey(r.Account, y))
+				if years[k] == nil {
+					years[k] = &year{account: r.Account, year: y, open: openingTotal(seller, y)}
+				}
+				years[k].supplies = append(years[k].supplies, vat.CountedSupply{Date: ts, Value: v, ID: h.ID})
 			}
 			if len(hits) < 1000 {
 				break
@@ -527,22 +543,44 @@ func (e *Engine) rebuildTotals(ctx context.Context) error {
 			// sales since: a review found this build writing over them.
 			return nil
 		}
-		// The totals an older version kept are replaced: every account
-		// is recounted.
-		var stale [][]byte
-		if err := tx.Scan(bucketTotals, nil, nil, false, func(k, _ []byte) bool {
-			stale = append(stale, slices.Clone(k))
-			return true
-		}); err != nil {
-			return err
-		}
-		for _, k := range stale {
-			if err := tx.Delete(bucketTotals, k); err != nil {
+		// The totals and order dates an older version kept are replaced:
+		// every account is recounted.
+		var stale []ledger.SideKey
+		for _, b := range []string{bucketTotals, bucketTotalsOrder} {
+			if err := tx.Scan(b, nil, nil, false, func(k, _ []byte) bool {
+				stale = append(stale, ledger.SideKey{Bucket: b, Key: slices.Clone(k)})
+				return true
+			}); err != nil {
 				return err
 			}
 		}
-		for k, v := range sums {
-			if err := tx.Put(bucketTotals, []byte(k), []byte(v.String())); err != nil {
+		for _, k := range stale {
+			if err := tx.Delete(k.Bucket, k.Key); err != nil {
+				return err
+			}
+		}
+		// The order dates are those of the supplies counted (Commit keeps
+		// them with every count): the latest, and the supply that took a
+		// year over in the order they were made. A review found a recount
+		// taking a year over with no account.threshold_crossed and the
+		// dates of the older count left deciding later supplies: the event
+		// is queued for that supply (once per account and year: the claim
+		// answers one already appended).
+		latest, puts := map[string]int64{}, []ledger.Put(nil)
+		for k, y := range years {
+			c := vat.CountYear(y.open, y.supplies)
+			latest[y.account] = max(latest[y.account], c.Latest.UnixNano())
+			puts = append(puts, ledger.Put{Bucket: bucketTotals, Key: []byte(k), Value: []byte(c.Total.String())})
+			if s := c.Crossing; s != nil {
+				puts = append(puts, ledger.Put{Bucket: bucketTotalsOrder, Key: orderKey(y.account, y.year), Value: strconv.AppendInt(nil, s.Date.UnixNano(), 10)},
+					ledger.Put{Bucket: bucketThresholdDue, Key: []byte(k), Value: thresholdEventDoc(y.account, y.year, c.Before, c.After, s.ID, e.Now().UTC())})
+			}
+		}
+		for a, at := range latest {
+			puts = append(puts, ledger.Put{Bucket: bucketTotalsOrder, Key: orderKey(a, 0), Value: strconv.AppendInt(nil, at, 10)})
+		}
+		for _, p := range puts {
+			if err := tx.Put(p.Bucket, p.Key, p.Value); err != nil {
 				return err
 			}
 		}

@@ -1,6 +1,7 @@
 package vat
 
 import (
+	"slices"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -57,4 +58,49 @@ type CrossBorderTotals struct {
 // threshold" (Seller.OverThreshold) asserts.
 func (t CrossBorderTotals) Exceeded() bool {
 	return t.PreviousYear.GreaterThan(thresholdLimit) || t.CurrentYear.GreaterThan(thresholdLimit)
+}
+
+// CountedSupply is a supply counted toward a seller's Art. 59c total of one
+// calendar year, as a total counted again from the records has it: its
+// date, the value it counts (Determination.RecordedCount) and the caller's
+// id of its record.
+type CountedSupply struct {
+	Date  time.Time
+	Value decimal.Decimal
+	ID    string
+}
+
+// YearCount is a calendar year's Art. 59c total counted again from its
+// supplies (CountYear).
+type YearCount struct {
+	// Total is the supplies' sum (the opening figure excluded).
+	Total decimal.Decimal
+	// Latest is the latest date of the supplies (zero for none).
+	Latest time.Time
+	// Crossing is the supply that, in the order the supplies were made,
+	// took the year's total, opening figure included, from at most
+	// EUR 10,000 to more (Art. 59c(2) Directive 2006/112/EC: Art. 58
+	// applies "as of that time"); nil when the year stayed within or was
+	// over on its opening figure alone (every supply made after it).
+	// Before and After are the totals, opening included, around it.
+	Crossing      *CountedSupply
+	Before, After decimal.Decimal
+}
+
+// CountYear counts a year's supplies from its opening figure in the order
+// they were made: by date, supplies of the same date in the order given
+// (supplies is sorted so). A recount knows every supply's date, so the
+// supply that took the year over is the one the dates say, not the one a
+// count in the order of recording met (CrossBorderTotals.CrossedAt).
+func CountYear(opening decimal.Decimal, supplies []CountedSupply) YearCount {
+	slices.SortStableFunc(supplies, func(a, b CountedSupply) int { return a.Date.Compare(b.Date) })
+	c := YearCount{Total: decimal.Zero}
+	for i, s := range supplies {
+		before := opening.Add(c.Total)
+		c.Total, c.Latest = c.Total.Add(s.Value), s.Date
+		if after := opening.Add(c.Total); c.Crossing == nil && cmpDec(before, thresholdLimit) <= 0 && cmpDec(after, thresholdLimit) > 0 {
+			c.Crossing, c.Before, c.After = &supplies[i], before, after
+		}
+	}
+	return c
 }
