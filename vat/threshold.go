@@ -162,9 +162,15 @@ func (th *ThresholdCheck) set(rule string) {
 // ISO code or the VAT prefix EL, any case) with further establishments
 // other is subject to the Art. 59c threshold: established in one member
 // state only (Art. 59c(1)(a) Directive 2006/112/EC), so that its
-// cross-border B2C TBE supplies are decided on running totals.
+// cross-border B2C TBE supplies are decided on running totals. The seller
+// is resolved as Determine resolves it (resolveSeller): Monaco is France
+// (Art. 7(1)), and a further establishment in the main one's member state
+// is no second state; a review found the engine reading no totals for
+// sellers Determine decides on them, so that their EUR 10,000 was never
+// found exceeded.
 func SubjectToThreshold(country string, other []string) bool {
-	return len(other) == 0 && isEUMember(normalizeCountry(country))
+	s := new(builder).resolveSeller(Seller{Country: country, OtherEstablishments: other})
+	return s.ok && s.eu && len(s.other) == 0
 }
 
 // subjectToThreshold: the seller is established in one member state only
