@@ -469,12 +469,47 @@ func (d Determination) RecordedCount(sellerCountry, net string) (decimal.Decimal
 	if d.Jurisdiction == JurisdictionEU && d.Regime == RegimeDomestic && d.hasReason(ReasonOriginTaxation) {
 		return byNet()
 	}
-	place := normalizeCountry(d.PlaceOfSupply)
-	if d.BuyerTreatment != TreatmentB2C || d.Jurisdiction != JurisdictionEU || d.Regime == RegimeOutsideScope || !isEUMember(place) || place == normalizeCountry(sellerCountry) {
+	place := stateOfPlace(d.PlaceOfSupply)
+	if d.BuyerTreatment != TreatmentB2C || d.Jurisdiction != JurisdictionEU || d.Regime == RegimeOutsideScope || !isEUMember(place) || place == stateOfPlace(sellerCountry) {
 		return decimal.Zero, false, nil
 	}
 	return byNet()
 }
+
+// stateOfPlace is the state in whose VAT territory a place-of-supply code
+// (Determination.PlaceOfSupply, or a seller's country) lies: a territory
+// with its own rates or treated as a state is its state (PT-20 and PT-30
+// Portugal, MC France under Art. 7(1) Directive 2006/112/EC, IM and XI the
+// United Kingdom), a territory outside the EU VAT area none (""), any other
+// code itself. A review found RecordedCount reading PT-20, PT-30 and MC as
+// no member state, leaving supplies to consumers there out of a rebuilt
+// Art. 59c total, and a Monaco seller's sales in France in it.
+func stateOfPlace(code string) string {
+	cc := normalizeCountry(code)
+	if t := subdivisionTerritories[cc]; t != nil {
+		if t.kind == outsideEU {
+			return ""
+		}
+		return t.parent
+	}
+	if loc, _, ok := resolveLocation(cc, ""); ok {
+		if loc.outsideEUVAT() {
+			return ""
+		}
+		return loc.country
+	}
+	return cc
+}
+
+// subdivisionTerritories are the territories whose place-of-supply code is
+// an ISO 3166-2 subdivision (ES-CN, PT-20, GB-NIR, ...), by that code.
+var subdivisionTerritories = func() map[string]*territory {
+	m := make(map[string]*territory)
+	for _, t := range []*territory{tCanary, tCeuta, tMelilla, tAthos, tAzores, tMadeira, tNI} {
+		m[t.code] = t
+	}
+	return m
+}()
 
 // hasReason reports whether the determination carries a reason (a note or
 // a review) with code.
