@@ -121,6 +121,7 @@ func (r *rules) beyond() {
 		return
 	}
 	r.outside()
+	r.outsideNumberConflict() // determine.go
 	if t := r.buyer.territory; r.in.Seller.ReviewSpecialTerritories && r.buyer.outsideEUVAT() {
 		lt := b.d.LocalTax
 		b.review(ReasonSpecialTerritoryReviewChosen, "The account chose manual review instead of category O for customers in special territories outside the EU VAT area; the customer is in %s (%s), where the tax to consider is %s (%s). %s",

@@ -335,6 +335,52 @@ func (st *buyerStatus) foreignPending(n Number, loc location, add func(*[]Reason
 		n, issuerName(n.Prefix), loc.code())
 }
 
+// outsideNumberConflict reviews a supply outside the EU and the UK (row 9,
+// U5) whose customer gave a VAT number issued by a member state or the UK
+// that a registry confirmed or has not refuted: the number places the
+// customer's establishment, or a fixed establishment, in the issuing
+// state, a fact the supplier must weigh (Art. 22(1) Implementing
+// Regulation 282/2011), and the place of that establishment is the place
+// of supply (Art. 44), as for a customer attested in another member state
+// (checkBuyer, foreignPending). A number of no such state (CHE, NO), a
+// non-Union OSS number, one a registry refuted, and one of the state whose
+// special territory the customer is in contradict nothing.
+func (r *rules) outsideNumberConflict() {
+	in := r.in.Buyer
+	raw := strings.TrimSpace(in.VATNumber)
+	if raw == "" {
+		return
+	}
+	raw = QualifyNumber(raw, in.Country)
+	n, err := ValidateNumber(raw)
+	reg := in.Registry
+	prefix := numberPrefix(raw, n, err)
+	if _, known := numberChecks[prefix]; !known || prefix == "EU" {
+		return
+	}
+	switch {
+	case reg != nil && reg.Status == RegistryInvalid:
+		return
+	case err != nil && (reg == nil || reg.Status != RegistryValid):
+		return // refused on its syntax (checkBuyer's vat_number_invalid), nothing a registry confirmed
+	}
+	issuer := numberPrefixCountry(prefix)
+	if t := r.buyer.asTerritory().territory; t != nil && t.parent == issuer {
+		return // the Canary Islands' ES numbers, Heligoland's DE ones, ...
+	}
+	num := raw
+	if err == nil {
+		num = n.String()
+	}
+	status := "not yet confirmed by a registry"
+	if reg != nil && reg.Status == RegistryValid {
+		status = "confirmed by " + registryName(reg)
+	}
+	r.b.d.BuyerTreatment = ""
+	r.b.review(ReasonVATNumberCountryMismatch, "The VAT number %s, %s, was issued by %s, but the buyer's attested location %s is outside the EU and the UK; a number of the state where the customer is established, or has the fixed establishment the service is supplied to, places the supply there (Art. 44 %s; Art. 22(1) Implementing Regulation 282/2011), so it is not decided as outside the scope of VAT before a person settles where the customer is established.",
+		num, status, issuerName(prefix), r.buyer.code(), directive)
+}
+
 // reasonText says in words why ValidateNumber refused a number (its
 // NumberError.Reason), for a reviewer who does not read the package.
 func reasonText(err error) string {
