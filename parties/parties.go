@@ -275,7 +275,7 @@ func AccountSeller(acc fiscal.Account) SellerFacts {
 // the sale is decided on the totals as without it.
 func MatchAccountSeller(field string, s SellerFacts, acc fiscal.Account, totals func() (*vat.CrossBorderTotals, error)) (SellerFacts, bool, error) {
 	same := strings.EqualFold(collapseSpace(s.LegalName), collapseSpace(acc.Seller.LegalName)) &&
-		s.Country == acc.Seller.Country &&
+		sameCountry(s.Country, acc.Seller.Country) &&
 		(s.VATNumber == "" || vat.NormalizeNumber(s.VATNumber) == vat.NormalizeNumber(acc.Seller.VATNumber))
 	if !same {
 		return s, false, nil
@@ -296,13 +296,23 @@ func MatchAccountSeller(field string, s SellerFacts, acc fiscal.Account, totals 
 	if s.OptedForDestination != nil && *s.OptedForDestination != *m.OptedForDestination {
 		return s, false, badRequest(field+"/optedForDestination", "contradicts the account's seller profile (%t), which is authoritative for the account's own seller", *m.OptedForDestination)
 	}
-	if len(s.OtherEstablishments) > 0 && strings.Join(s.OtherEstablishments, ",") != strings.Join(acc.Seller.OtherEstablishments, ",") {
+	if len(s.OtherEstablishments) > 0 && !slices.EqualFunc(s.OtherEstablishments, acc.Seller.OtherEstablishments, sameCountry) {
 		return s, false, badRequest(field+"/otherEstablishments", "contradicts the account's seller profile (%v), which is authoritative for the account's own seller", acc.Seller.OtherEstablishments)
 	}
 	return m, true, nil
 }
 
 func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// sameCountry reports whether two country codes name the same country as
+// the engine reads them (vat.BuyerCountry): EL and GR are Greece (Art. 215
+// Directive 2006/112/EC), UK is GB; XI stays Northern Ireland. A review
+// found an account in EL not matched by its own seller named in GR.
+func sameCountry(a, b string) bool {
+	x, _ := vat.BuyerCountry(a)
+	y, _ := vat.BuyerCountry(b)
+	return x == y
+}
 
 // DetermineWithUnknowns runs rates' Determine (the engine's rate table,
 // fiscal.Config.Rates) for a seller whose Art. 59c facts may be unknown. It determines under both assumptions (below the threshold
