@@ -292,7 +292,7 @@ func checkBuyer(in Buyer, loc location) buyerStatus {
 	}
 
 	if reg.Number != "" && NormalizeNumber(reg.Number) != NormalizeNumber(num) {
-		if rn, err := ValidateNumber(reg.Number); err != nil || syntaxErr != nil || rn != n {
+		if rn, err := ValidateNumber(reg.Number); err != nil || syntaxErr != nil || rn != n && !hmrcVRNOfXI(reg, rn, n) {
 			st.open = true
 			add(&st.soft, ReasonVATNumberRegistryMismatch, "The registry confirmed %s, not the number the buyer gave (%s).", NormalizeNumber(reg.Number), num)
 			return st
@@ -318,6 +318,15 @@ func checkBuyer(in Buyer, loc location) buyerStatus {
 	}
 	st.b2b = true
 	return st
+}
+
+// hmrcVRNOfXI reports whether an HMRC answer about rn, a GB number,
+// confirms n, an XI number with the same VRN: HMRC gives a Northern
+// Ireland trader "XI" in front of its usual VAT number
+// (https://www.gov.uk/vat-registration/selling-or-moving-goods-in-northern-ireland)
+// and answers the VRN under GB (expectedRegistry accepts HMRC for XI).
+func hmrcVRNOfXI(reg *RegistryCheck, rn, n Number) bool {
+	return reg.Registry == RegistryHMRC && n.Prefix == "XI" && rn.Prefix == "GB" && rn.Body == n.Body
 }
 
 // foreignPending holds a claim whose number, not yet confirmed, was issued
