@@ -66,7 +66,7 @@ func TestReturnsEndpoints(t *testing.T) {
 
 	c := f.do("GET", "/v1/returns/oss?period=2026-Q1&format=csv", keyA, nil)
 	rows, err := csv.NewReader(bytes.NewReader(c.body)).ReadAll()
-	if c.status != 200 || c.header.Get("Content-Type") != "text/csv; charset=utf-8" || err != nil || len(rows) != 1+len(ret.Review)+2+1 {
+	if c.status != 200 || c.header.Get("Content-Type") != "text/csv; charset=utf-8" || err != nil || len(rows) != 1+len(ret.Review)+2+1+1 {
 		t.Fatalf("CSV %d %v: %s", c.status, err, c.body)
 	}
 	// The CSV warns as the JSON does: its review rows first, the text in

@@ -3,6 +3,7 @@ package returns
 import (
 	"encoding/csv"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -21,19 +22,25 @@ const (
 	SectionLine               = "oss"
 	SectionFixedEstablishment = "fixed_establishment"
 	SectionCorrection         = "correction"
-	SectionNotInOSS           = "not_in_oss"
-	SectionPending            = "excluded_pending"
-	SectionOtherScheme        = "excluded_other_scheme"
-	SectionOtherState         = "excluded_other_state"
-	SectionFormerState        = "excluded_former_state"
-	SectionTimeBarred         = "excluded_time_barred"
+	// SectionPayable is one row, after the corrections: the VAT to pay
+	// (Return.Payable), the sum of the member states' positive balances,
+	// in vatEur and invoiceVatEur; "note" names the member states whose
+	// negative balance they refund, and why it is not offset.
+	SectionPayable     = "payable"
+	SectionNotInOSS    = "not_in_oss"
+	SectionPending     = "excluded_pending"
+	SectionOtherScheme = "excluded_other_scheme"
+	SectionOtherState  = "excluded_other_state"
+	SectionFormerState = "excluded_former_state"
+	SectionTimeBarred  = "excluded_time_barred"
 )
 
 // WriteCSV writes the return as CSV (RFC 4180): the header, then one row of
 // section "review" per item of Return.Review (the text in the last column,
 // "note", the figure columns empty), so that a reader of the CSV alone is
 // warned as the JSON's is, then one row per line, fixed-establishment line,
-// correction, non-OSS summary and excluded bucket (its Reason, if any, in
+// correction, the row of section "payable" (Return.Payable), non-OSS
+// summary and excluded bucket (its Reason, if any, in
 // "note"). Every row repeats the period, the status and the
 // identification, so a row read alone says what it belongs to;
 // ledgerIndexes are separated by spaces. The signature is in the JSON form
@@ -81,6 +88,20 @@ func WriteCSV(w io.Writer, r *Return) error {
 			crate = c.USDPerEUR.Raw
 		}
 		if err := row(SectionCorrection, c.Establishment, c.OriginalPeriod, c.MemberState, c.RatePercent, c.RateType, c.SupplyType, c.Amounts, crate, c.LedgerIndexes); err != nil {
+			return err
+		}
+	}
+	if p := r.Payable; p.InvoiceVATEUR != "" {
+		if p.Note != "" {
+			note = "refundedBy " + strings.Join(p.RefundedBy, " ") + ": " + p.Note
+		}
+		rec := append(append([]string{}, head...), SectionPayable)
+		rec = append(rec, make([]string, len(CSVHeader)-len(rec))...)
+		rec[slices.Index(CSVHeader, "vatEur")] = p.VATEUR
+		rec[slices.Index(CSVHeader, "invoiceVatEur")] = p.InvoiceVATEUR
+		rec[len(rec)-1] = note
+		note = ""
+		if err := cw.Write(rec); err != nil {
 			return err
 		}
 	}

@@ -56,6 +56,12 @@
 //     more than three years before this quarter's is no correction but is
 //     counted in Excluded.TimeBarred, with the reason.
 //   - MemberStates: the VAT due per member state, lines plus corrections.
+//   - Payable: the VAT to pay, the sum of the member states' positive
+//     balances. A state whose corrections leave its balance negative is
+//     named in Payable.RefundedBy and is not offset against the others
+//     (the VAT paid is distributed per member state of consumption, Art.
+//     369i Directive 2006/112/EC); it refunds the balance itself. Total
+//     nets every figure and is not the payment.
 //   - Review: what a person must check before filing. Among it, the OSS
 //     supplies of earlier quarters recorded in this quarter: each is in
 //     its own quarter's return, and if that return was submitted before it

@@ -75,6 +75,7 @@ type Return struct {
 	Corrections         []Correction  `json:"corrections"`
 	MemberStates        []StateTotal  `json:"memberStates"`
 	Total               Amounts       `json:"total"`
+	Payable             Payable       `json:"payable"`
 	NotInOSS            []Summary     `json:"notInOss"`
 	Excluded            Excluded      `json:"excluded"`
 	DatedByUTC          int           `json:"datedByUtc"`
@@ -189,6 +190,70 @@ type StateTotal struct {
 	// CorrectionsVATEUR is the part of VATEUR from corrections.
 	CorrectionsVATEUR string `json:"correctionsVatEur,omitempty"`
 	InvoiceVATEUR     string `json:"invoiceVatEur"`
+}
+
+// Payable is the VAT the return asks the taxable person to pay: per
+// member state of consumption, the balance of its lines and corrections
+// (StateTotal), and the sum of the positive balances. A negative balance
+// (corrections of earlier quarters exceeding the quarter's supplies to the
+// state) is not offset against another state's: the VAT paid is
+// distributed to the member states of consumption as the return declares
+// it (Art. 369i Directive 2006/112/EC; Art. 46 Regulation (EU) No
+// 904/2010), and the state whose balance is negative refunds it under its
+// own procedure (as the Spanish tax agency's instructions for the OSS
+// return, form 369, section 5, put it: the negative balance "shall not be
+// offset against any positive balance" of another member state of
+// consumption, and the amount to pay is "the sum of all ... results that
+// show a positive balance",
+// https://sede.agenciatributaria.gob.es/Sede/en_gb/ayuda/manuales-videos-folletos/manuales-ayuda-presentacion/modelo-369/presentacion-regimen-exterior-union/5-resultado-autoliquidacion-em-consumo.html).
+// Total is the arithmetic sum of every line and correction, which nets
+// them; Payable is what is paid.
+type Payable struct {
+	// VATEUR is the sum of the member states' positive VATEUR; absent
+	// while the period-end rate is not published.
+	VATEUR string `json:"vatEur,omitempty"`
+	// InvoiceVATEUR is the same sum of the states' positive InvoiceVATEUR.
+	InvoiceVATEUR string `json:"invoiceVatEur"`
+	// RefundedBy are the member states of consumption whose balance is
+	// negative (VATEUR, or InvoiceVATEUR while there is no period-end
+	// figure), in order; Note says what becomes of it.
+	RefundedBy []string `json:"refundedBy"`
+	Note       string   `json:"note,omitempty"`
+}
+
+// payableNote is Payable.Note when a member state's balance is negative.
+const payableNote = "the balance of each member state in refundedBy is negative (corrections of earlier quarters exceed this quarter's supplies there): it is not offset against " +
+	"the other states' VAT, which is paid in full (Art. 369i Directive 2006/112/EC; the VAT paid is distributed per member state of consumption, Art. 46 Regulation (EU) No 904/2010); " +
+	"the member state of consumption refunds it under its own procedure"
+
+// payable is the return's Payable, from its member state totals.
+func payable(states []StateTotal, withRate bool) Payable {
+	out := Payable{RefundedBy: []string{}}
+	vat, inv := decimal.Zero, decimal.Zero
+	for _, st := range states {
+		iv := decimal.RequireFromString(st.InvoiceVATEUR)
+		if iv.IsPositive() {
+			inv = inv.Add(iv)
+		}
+		bal := iv
+		if withRate {
+			bal = decimal.RequireFromString(st.VATEUR)
+			if bal.IsPositive() {
+				vat = vat.Add(bal)
+			}
+		}
+		if bal.IsNegative() {
+			out.RefundedBy = append(out.RefundedBy, st.MemberState)
+		}
+	}
+	out.InvoiceVATEUR = inv.StringFixed(2)
+	if withRate {
+		out.VATEUR = vat.StringFixed(2)
+	}
+	if len(out.RefundedBy) > 0 {
+		out.Note = payableNote
+	}
+	return out
 }
 
 // Summary is sales of the quarter that do not belong in the OSS return,
@@ -869,6 +934,7 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 		r.Total.VATEUR = total.vat.StringFixed(2)
 		r.Total.DifferenceVATEUR = total.vat.Sub(total.invoiceVAT).StringFixed(2)
 	}
+	r.Payable = payable(r.MemberStates, r.Total.VATEUR != "")
 	for _, a := range sortedAccs(others) {
 		r.NotInOSS = append(r.NotInOSS, Summary{Regime: a.regime, Country: a.memberState, RatePercent: a.rateText, Declared: declaredIn(a.regime),
 			Amounts: a.amounts(nil), LedgerIndexes: a.indexes()})

@@ -629,6 +629,30 @@ func (a *returnAudit) checkTotals() string {
 			n, usdc.StringFixed(6), orNone(net), orNone(vat), orNone(diff), invNet.StringFixed(2), invVAT.StringFixed(2),
 			t.Records, t.AmountUSDC, orNone(t.TaxableAmountEUR), orNone(t.VATEUR), orNone(t.DifferenceVATEUR), t.InvoiceTaxableAmountEUR, t.InvoiceVATEUR)
 	}
+	// The payable VAT: the positive member state balances, none offset
+	// against another's negative one.
+	var pay, payInv decimal.Decimal
+	var refunded []string
+	for _, st := range r.MemberStates {
+		bal := decimal.RequireFromString(st.InvoiceVATEUR)
+		if bal.IsPositive() {
+			payInv = payInv.Add(bal)
+		}
+		if t.VATEUR != "" {
+			bal = decimal.RequireFromString(st.VATEUR)
+			if bal.IsPositive() {
+				pay = pay.Add(bal)
+			}
+		}
+		if bal.IsNegative() {
+			refunded = append(refunded, st.MemberState)
+		}
+	}
+	p := r.Payable
+	if p.InvoiceVATEUR != payInv.StringFixed(2) || (t.VATEUR != "" && p.VATEUR != pay.StringFixed(2)) || strings.Join(p.RefundedBy, " ") != strings.Join(refunded, " ") {
+		return fmt.Sprintf("payable: the member state balances give VAT %s (invoices %s), refunded by %v; the return says %s (%s), refunded by %v",
+			pay.StringFixed(2), payInv.StringFixed(2), refunded, p.VATEUR, p.InvoiceVATEUR, p.RefundedBy)
+	}
 	return ""
 }
 
@@ -718,9 +742,12 @@ func (a *returnAudit) summary() {
 	}
 	if r.FX.Rate != nil {
 		fmt.Fprintf(a.out, "  period-end rate: %s USD per EUR, ECB publication of %s (asked for %s)\n", r.FX.Rate.Raw, r.FX.Rate.RateDate, r.FX.Rate.Requested)
-		fmt.Fprintf(a.out, "  VAT due: EUR %s at the period-end rate; EUR %s on the invoices\n", r.Total.VATEUR, r.Total.InvoiceVATEUR)
+		fmt.Fprintf(a.out, "  VAT due: EUR %s at the period-end rate; EUR %s on the invoices\n", r.Payable.VATEUR, r.Payable.InvoiceVATEUR)
 	} else {
-		fmt.Fprintf(a.out, "  no period-end rate yet: VAT on the invoices EUR %s\n", r.Total.InvoiceVATEUR)
+		fmt.Fprintf(a.out, "  no period-end rate yet: VAT on the invoices EUR %s\n", r.Payable.InvoiceVATEUR)
+	}
+	if len(r.Payable.RefundedBy) > 0 {
+		fmt.Fprintf(a.out, "  negative balances, not offset, refunded by the member states of consumption: %s\n", strings.Join(r.Payable.RefundedBy, ", "))
 	}
 	for _, st := range r.MemberStates {
 		vatDue := st.VATEUR
