@@ -10,7 +10,7 @@ import (
 
 // CSVHeader is the header row of a return's CSV (WriteCSV).
 var CSVHeader = []string{"period", "status", "scheme", "ossIdentificationNumber", "memberStateOfIdentification",
-	"section", "establishment", "originalPeriod", "memberState", "ratePercent", "rateType", "supplyType", "records", "amountUsdc",
+	"section", "establishment", "establishmentVatNumber", "originalPeriod", "memberState", "ratePercent", "rateType", "supplyType", "records", "amountUsdc",
 	"usdPerEur", "taxableAmountEur", "vatEur", "invoiceTaxableAmountEur", "invoiceVatEur", "differenceVatEur", "ledgerIndexes", "note"}
 
 // CSV sections (the "section" column).
@@ -43,7 +43,10 @@ const (
 // summary and excluded bucket (its Reason, if any, in
 // "note"). Every row repeats the period, the status and the
 // identification, so a row read alone says what it belongs to;
-// ledgerIndexes are separated by spaces. The signature is in the JSON form
+// ledgerIndexes are separated by spaces. A row of section
+// "fixed_establishment" names the establishment's member state and its VAT
+// identification number (Section.VATNumber, Art. 369g(3) Directive
+// 2006/112/EC). The signature is in the JSON form
 // only.
 func WriteCSV(w io.Writer, r *Return) error {
 	cw := csv.NewWriter(w)
@@ -53,8 +56,8 @@ func WriteCSV(w io.Writer, r *Return) error {
 	}
 	head := []string{r.Period, r.Status, r.Scheme, r.ID.Number, r.ID.MemberState}
 	note := ""
-	row := func(section, est, orig, state, pct, kind, typ string, a Amounts, rate string, idx []int64) error {
-		rec := append(append([]string{}, head...), section, est, orig, state, pct, kind, typ, strconv.Itoa(a.Records), a.AmountUSDC,
+	row := func(section, est, estVAT, orig, state, pct, kind, typ string, a Amounts, rate string, idx []int64) error {
+		rec := append(append([]string{}, head...), section, est, estVAT, orig, state, pct, kind, typ, strconv.Itoa(a.Records), a.AmountUSDC,
 			rate, a.TaxableAmountEUR, a.VATEUR, a.InvoiceTaxableAmountEUR, a.InvoiceVATEUR, a.DifferenceVATEUR, joinIndexes(idx), note)
 		return cw.Write(rec)
 	}
@@ -69,13 +72,13 @@ func WriteCSV(w io.Writer, r *Return) error {
 		}
 	}
 	for _, l := range r.Lines {
-		if err := row(SectionLine, "", "", l.MemberState, l.RatePercent, l.RateType, l.SupplyType, l.Amounts, rate, l.LedgerIndexes); err != nil {
+		if err := row(SectionLine, "", "", "", l.MemberState, l.RatePercent, l.RateType, l.SupplyType, l.Amounts, rate, l.LedgerIndexes); err != nil {
 			return err
 		}
 	}
 	for _, s := range r.FixedEstablishments {
 		for _, l := range s.Lines {
-			if err := row(SectionFixedEstablishment, s.Establishment, "", l.MemberState, l.RatePercent, l.RateType, l.SupplyType, l.Amounts, rate, l.LedgerIndexes); err != nil {
+			if err := row(SectionFixedEstablishment, s.Establishment, s.VATNumber, "", l.MemberState, l.RatePercent, l.RateType, l.SupplyType, l.Amounts, rate, l.LedgerIndexes); err != nil {
 				return err
 			}
 		}
@@ -87,7 +90,7 @@ func WriteCSV(w io.Writer, r *Return) error {
 		if c.USDPerEUR != nil {
 			crate = c.USDPerEUR.Raw
 		}
-		if err := row(SectionCorrection, c.Establishment, c.OriginalPeriod, c.MemberState, c.RatePercent, c.RateType, c.SupplyType, c.Amounts, crate, c.LedgerIndexes); err != nil {
+		if err := row(SectionCorrection, c.Establishment, "", c.OriginalPeriod, c.MemberState, c.RatePercent, c.RateType, c.SupplyType, c.Amounts, crate, c.LedgerIndexes); err != nil {
 			return err
 		}
 	}
@@ -106,7 +109,7 @@ func WriteCSV(w io.Writer, r *Return) error {
 		}
 	}
 	for _, s := range r.NotInOSS {
-		if err := row(SectionNotInOSS+":"+s.Regime, "", "", s.Country, s.RatePercent, "", SupplyServices, s.Amounts, "", s.LedgerIndexes); err != nil {
+		if err := row(SectionNotInOSS+":"+s.Regime, "", "", "", s.Country, s.RatePercent, "", SupplyServices, s.Amounts, "", s.LedgerIndexes); err != nil {
 			return err
 		}
 	}
@@ -119,7 +122,7 @@ func WriteCSV(w io.Writer, r *Return) error {
 			continue
 		}
 		note = b.b.Reason
-		if err := row(b.section, "", "", "", "", "", "", Amounts{Records: b.b.Records, AmountUSDC: b.b.AmountUSDC}, "", b.b.LedgerIndexes); err != nil {
+		if err := row(b.section, "", "", "", "", "", "", "", Amounts{Records: b.b.Records, AmountUSDC: b.b.AmountUSDC}, "", b.b.LedgerIndexes); err != nil {
 			return err
 		}
 	}
