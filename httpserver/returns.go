@@ -212,11 +212,12 @@ func (s *Server) exportSettlements(w http.ResponseWriter, r *http.Request) {
 // of the returns tests; the JSON answers' examples are recorded by
 // TestOpenAPIExamples).
 const (
-	exampleReturnCSV = `period,status,scheme,ossIdentificationNumber,memberStateOfIdentification,section,establishment,originalPeriod,memberState,ratePercent,supplyType,records,amountUsdc,usdPerEur,taxableAmountEur,vatEur,invoiceTaxableAmountEur,invoiceVatEur,differenceVatEur,ledgerIndexes,note
-2026-Q1,final,union,IE1234567T,IE,oss,,,DE,7,services,1,10.700000,1.1498,8.70,0.61,8.43,0.59,0.02,1,
-2026-Q1,final,union,IE1234567T,IE,oss,,,DE,19,services,1,1190.000000,1.1498,869.72,165.25,858.30,163.08,2.17,0,
-2026-Q1,final,union,IE1234567T,IE,not_in_oss:REVERSE_CHARGE_B2B,,,FR,0,services,1,100.000000,,,,84.30,0.00,,3,
-2026-Q1,final,union,IE1234567T,IE,excluded_pending,,,,,,1,12.000000,,,,,,,2,
+	exampleReturnCSV = `period,status,scheme,ossIdentificationNumber,memberStateOfIdentification,section,establishment,establishmentVatNumber,originalPeriod,memberState,ratePercent,rateType,supplyType,records,amountUsdc,usdPerEur,taxableAmountEur,vatEur,invoiceTaxableAmountEur,invoiceVatEur,differenceVatEur,ledgerIndexes,note
+2026-Q1,final,union,IE1234567T,IE,oss,,,,DE,7,reduced,services,1,10.700000,1.1498,8.70,0.61,8.43,0.59,0.02,1,
+2026-Q1,final,union,IE1234567T,IE,oss,,,,DE,19,standard,services,1,1190.000000,1.1498,869.72,165.25,858.30,163.08,2.17,0,
+2026-Q1,final,union,IE1234567T,IE,payable,,,,,,,,,,,,165.86,,163.67,,,
+2026-Q1,final,union,IE1234567T,IE,not_in_oss:REVERSE_CHARGE_B2B,,,,FR,0,,services,1,100.000000,,,,84.30,0.00,,3,
+2026-Q1,final,union,IE1234567T,IE,excluded_pending,,,,,,,,1,12.000000,,,,,,,2,
 `
 	exampleRecordsCSV = `receiptId,recordId,ledgerIndex,memberStateOfConsumption,supplyType,serviceKind,description,supplyDate,taxableAmount,taxableAmountExact,taxableAmountCurrency,adjustments,ratePercent,vatAmount,vatAmountExact,vatCurrency,usdPerEur,fxRateDate,paymentDate,paymentAmount,paymentCurrency,network,txHash,invoiceNumber,invoiceIssueDate,invoiceUblSha256,customerName,customerCountry,customerPostalCode,locationEvidence,missing
 rcpt_x402-d33e1c591f8f6943a478e408b312fbfe,x402-d33e1c591f8f6943a478e408b312fbfe,0,DE,services,digital_service,Digital service,2026-01-15,858.29,858.295425285383,EUR,,19,163.08,163.076130804223,EUR,1.1651,2026-01-14,2026-01-15T10:00:00Z,1190,USDC,eip155:8453,0xb413f47d13ee2fe6c845b2ee141af81de858df4ec549a58b7970bb96645bc8d2,F402-2026-000001,2026-04-13,6f78eaa09fb69d4f4f6a970d19075ee8b365cd4f8603d0a3651ee9396f94a820,,DE,,,"(i) payments on account received before the supply: the ledger records the settled payment only, which is the chargeable event; (k) the name of the customer: not given for this supply"
