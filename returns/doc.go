@@ -159,7 +159,9 @@
 //
 // A quarter that has not ended, or whose period-end rate is not yet
 // published, gives a provisional return (Status "provisional", without the
-// period-end figures while the rate is missing). A closed quarter's return
+// period-end figures while the rate is missing; its corrections keep
+// theirs, at their original periods' end rates, and so do the member
+// state totals as far as they are made of them). A closed quarter's return
 // is final and the same bytes each time it is asked for, as long as no
 // record of the quarter changes.
 //

@@ -186,8 +186,12 @@ type Correction struct {
 // in every section plus its corrections.
 type StateTotal struct {
 	MemberState string `json:"memberState"`
-	VATEUR      string `json:"vatEur,omitempty"`
-	// CorrectionsVATEUR is the part of VATEUR from corrections.
+	// VATEUR is absent while a line of the state has no period-end
+	// figure (a provisional return); a state of corrections alone has it,
+	// each correction being at its original period's end rate.
+	VATEUR string `json:"vatEur,omitempty"`
+	// CorrectionsVATEUR is the part of VATEUR from corrections, given
+	// whenever every correction has its figure, VATEUR or not.
 	CorrectionsVATEUR string `json:"correctionsVatEur,omitempty"`
 	InvoiceVATEUR     string `json:"invoiceVatEur"`
 }
@@ -919,17 +923,22 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 	for _, k := range sortedKeys(states) {
 		s := states[k]
 		st := StateTotal{MemberState: k, InvoiceVATEUR: s.invoiceVAT.StringFixed(2)}
-		if usdPerEUR != nil && s.periodOK {
+		// A state's figures are those its lines and corrections have: a
+		// correction is at its original period's end rate, known while
+		// this period's is not (a provisional return), so a state of
+		// corrections alone has its balance, and every state the part
+		// of it from corrections.
+		if s.periodOK {
 			st.VATEUR = s.vat.StringFixed(2)
-			if s.hasCorr {
-				st.CorrectionsVATEUR = s.corrVAT.StringFixed(2)
-			}
+		}
+		if s.hasCorr && s.corrOK {
+			st.CorrectionsVATEUR = s.corrVAT.StringFixed(2)
 		}
 		r.MemberStates = append(r.MemberStates, st)
 		total.merge(s)
 	}
 	r.Total = Amounts{Records: total.n, AmountUSDC: total.usdc.StringFixed(6), InvoiceTaxableAmountEUR: total.invoiceNet.StringFixed(2), InvoiceVATEUR: total.invoiceVAT.StringFixed(2)}
-	if usdPerEUR != nil && (total.periodOK || total.n == 0) {
+	if total.periodOK || usdPerEUR != nil && total.n == 0 {
 		r.Total.TaxableAmountEUR = total.net.StringFixed(2)
 		r.Total.VATEUR = total.vat.StringFixed(2)
 		r.Total.DifferenceVATEUR = total.vat.Sub(total.invoiceVAT).StringFixed(2)
@@ -977,20 +986,23 @@ type stateSum struct {
 	net, vat, corrVAT      decimal.Decimal
 	invoiceNet, invoiceVAT decimal.Decimal
 	periodOK, hasCorr      bool
+	corrOK                 bool // every correction has its period-end figures
 	seen                   bool
 }
 
 func (s *stateSum) add(a Amounts, correction bool) *stateSum {
 	if s == nil {
-		s = &stateSum{periodOK: true}
+		s = &stateSum{periodOK: true, corrOK: true}
 	}
 	s.seen = true
 	s.n += a.Records
 	s.usdc = s.usdc.Add(decimal.RequireFromString(a.AmountUSDC))
 	s.invoiceNet = s.invoiceNet.Add(decimal.RequireFromString(a.InvoiceTaxableAmountEUR))
 	s.invoiceVAT = s.invoiceVAT.Add(decimal.RequireFromString(a.InvoiceVATEUR))
+	s.hasCorr = s.hasCorr || correction
 	if a.VATEUR == "" {
 		s.periodOK = false
+		s.corrOK = s.corrOK && !correction
 		return s
 	}
 	v := decimal.RequireFromString(a.VATEUR)
@@ -998,7 +1010,6 @@ func (s *stateSum) add(a Amounts, correction bool) *stateSum {
 	s.vat = s.vat.Add(v)
 	if correction {
 		s.corrVAT = s.corrVAT.Add(v)
-		s.hasCorr = true
 	}
 	return s
 }
