@@ -144,8 +144,12 @@
 // fx.PeriodEndRate (policy fx.PeriodEndOrNext). Each line shows both
 // figures: TaxableAmountEUR and VATEUR at the period-end rate, which the
 // return uses, and InvoiceTaxableAmountEUR and InvoiceVATEUR, the sum of the
-// invoices' own EUR amounts (converted at each chargeable event's rate,
-// Art. 91(2)), so the difference is visible. Every sum adds exact figures
+// records' exact EUR amounts (converted at each chargeable event's rate,
+// Art. 91(2)), so the difference is visible. These are not the sum of the
+// issued invoices' VAT, which each invoice rounds on its own (a summary
+// invoice per rate as taxable amount × rate, EN 16931 BR-CO-17) and which
+// may differ from them by a cent per invoice and rate: the return says so
+// in FX.InvoiceRule. Every sum adds exact figures
 // (12 decimals; USDC at 6) and rounds once per line, half away from zero:
 // gross = USDC ÷ rate, net and VAT split from the gross at the line's rate
 // (fx.SplitGross), each rounded to cents once.

@@ -117,13 +117,37 @@ type PeriodFX struct {
 	Rate        *fx.Rate `json:"usdPerEur,omitempty"`
 	Unavailable string   `json:"unavailable,omitempty"`
 	Peg         string   `json:"usdcUsd"` // "1": the recorded 1 USDC = 1 USD assumption
+	// InvoiceRule says what the invoice figures of the lines are
+	// (invoiceRule), and why the VAT the issued invoices state may differ
+	// from them.
+	InvoiceRule string `json:"invoiceRule"`
 }
+
+// invoiceRule is PeriodFX.InvoiceRule. The return declares VAT at the
+// period-end rate (Art. 369h(2), 366(2) Directive 2006/112/EC); the
+// invoice figures are evidence to reconcile it with, the VAT at each
+// chargeable event's rate (Art. 91(2)), kept exact: the records' exact
+// figures summed and rounded once per line. An issued invoice rounds its
+// own VAT: the invoice of one supply its exact VAT to the cent, a summary
+// invoice per VAT rate its taxable amount times the rate (EN 16931
+// BR-CO-17, invoicing.SummaryVAT). Summing the invoices' rounded figures
+// instead would make a line depend on how its supplies were invoiced (one
+// invoice each, or a month's summary per buyer, which may span member
+// states and rates no line shares), and a line is a cent away from its
+// invoices' sum in some quarters even where it covers exactly one summary
+// invoice's rate; the return says so rather than presenting its figure as
+// the invoices'.
+const invoiceRule = "invoiceTaxableAmountEur and invoiceVatEur are the records' exact EUR amounts, each converted at the ECB rate of its chargeable event (Art. 91(2) Directive 2006/112/EC), " +
+	"summed at 12 decimals and rounded once per line, half away from zero; they are evidence to reconcile with, and the return declares vatEur, at the period-end rate. " +
+	"The VAT an issued invoice states is rounded on that invoice: a single supply's invoice rounds its exact VAT, a summary invoice states per VAT rate its taxable amount times the rate, rounded (EN 16931 BR-CO-17). " +
+	"The sum of the issued invoices' VAT for a line's supplies may therefore differ from its invoiceVatEur by up to a cent per invoice and rate, also where the line is exactly one summary invoice's rate"
 
 // Amounts are the figures of a line, a section or a total. The first two
 // EUR figures are the return's (the USDC total at the period-end rate;
 // absent while the rate is not published); the Invoice figures are the sum
-// of the records' own EUR amounts, converted at each chargeable event's
-// rate. Each is an exact sum rounded once to cents.
+// of the records' own exact EUR amounts, converted at each chargeable
+// event's rate, not of the issued invoices' rounded ones (invoiceRule).
+// Each is an exact sum rounded once to cents.
 type Amounts struct {
 	// Records is the number of ledger entries summed: sales, and the
 	// refunds that reduce them (AmountUSDC is net of those refunds).
@@ -714,7 +738,7 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 	r.DueDate, r.DueDateBasis = p.DueDate(), dueDateBasis(r.Scheme)
 
 	// The period-end rate (Art. 366(2), 369h(2)).
-	r.FX = PeriodFX{Peg: fx.PegRate, Rule: "ECB reference rate (USD per EUR) of the last day of the period, or of the next publication if there is none that day: " +
+	r.FX = PeriodFX{Peg: fx.PegRate, InvoiceRule: invoiceRule, Rule: "ECB reference rate (USD per EUR) of the last day of the period, or of the next publication if there is none that day: " +
 		"Art. 369h(2) Directive 2006/112/EC (Union scheme), Art. 366(2) (non-Union scheme); 1 USDC = 1 USD"}
 	var usdPerEUR *fx.Rate
 	if src := e.Settings().FX; src != nil {
