@@ -66,12 +66,17 @@ func TestReturnsEndpoints(t *testing.T) {
 
 	c := f.do("GET", "/v1/returns/oss?period=2026-Q1&format=csv", keyA, nil)
 	rows, err := csv.NewReader(bytes.NewReader(c.body)).ReadAll()
-	if c.status != 200 || c.header.Get("Content-Type") != "text/csv; charset=utf-8" || err != nil || len(rows) != 1+len(ret.Review)+2+1+1 {
+	review := ret.Review
+	if ret.ID.Missing != "" {
+		review = append([]string{"identification: " + ret.ID.Missing}, review...)
+	}
+	if c.status != 200 || c.header.Get("Content-Type") != "text/csv; charset=utf-8" || err != nil || len(rows) != 1+len(review)+2+1+1 {
 		t.Fatalf("CSV %d %v: %s", c.status, err, c.body)
 	}
-	// The CSV warns as the JSON does: its review rows first, the text in
-	// the last column.
-	for i, text := range ret.Review {
+	// The CSV warns as the JSON does: its review rows first (what the
+	// identification lacks, then the review items), the text in the last
+	// column.
+	for i, text := range review {
 		if row := rows[1+i]; row[5] != returns.SectionReview || row[len(row)-1] != text {
 			t.Errorf("CSV row %d %q, want the review item %q", 1+i, row, text)
 		}

@@ -36,7 +36,8 @@ const (
 )
 
 // WriteCSV writes the return as CSV (RFC 4180): the header, then one row of
-// section "review" per item of Return.Review (the text in the last column,
+// section "review" for Identification.Missing, if any (prefixed
+// "identification: "), and one per item of Return.Review (the text in the last column,
 // "note", the figure columns empty), so that a reader of the CSV alone is
 // warned as the JSON's is, then one row per line, fixed-establishment line,
 // correction, the row of section "payable" (Return.Payable), non-OSS
@@ -64,7 +65,14 @@ func WriteCSV(w io.Writer, r *Return) error {
 	if err := cw.Write(CSVHeader); err != nil {
 		return err
 	}
-	for _, text := range r.Review {
+	review := r.Review
+	if r.ID.Missing != "" {
+		// What the identification lacks, or that it covers only some
+		// days of the period (Identification.Missing), warns as a review
+		// item does: the rows repeat the number and state, not this.
+		review = append([]string{"identification: " + r.ID.Missing}, review...)
+	}
+	for _, text := range review {
 		rec := append(append([]string{}, head...), SectionReview)
 		rec = append(rec, make([]string, len(CSVHeader)-len(rec)-1)...)
 		if err := cw.Write(append(rec, text)); err != nil {
