@@ -932,10 +932,25 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 	}
 	r.Review = append(r.Review, unattributedReview(r, acct.Seller.OtherEstablishments)...)
 	for _, a := range sortedAccs(corr) {
+		// The original period's end rate, read as the period's own: not
+		// published (or no rate) leaves the correction without its
+		// figures and the return provisional, saying so; a failure to
+		// read it is an error, not a final return without them.
 		var rate *fx.Rate
 		if src := e.Settings().FX; src != nil {
-			if rt, err := fx.PeriodEndRate(ctx, src, "USD", a.original.LastDay()); err == nil {
+			rt, err := fx.PeriodEndRate(ctx, src, "USD", a.original.LastDay())
+			switch {
+			case err == nil:
 				rate = &rt
+			case errors.Is(err, fx.ErrNotYetPublished) || errors.Is(err, fx.ErrNoRate):
+				if r.Status == StatusFinal {
+					r.Status, r.StatusReason = StatusProvisional, ""
+				}
+				if why := "the ECB rate for " + a.original.LastDay() + " (or the next publication), at which the corrections of " + a.original.String() + " are converted, is not available"; !strings.Contains(r.StatusReason, why) {
+					r.StatusReason = strings.TrimPrefix(r.StatusReason+"; "+why, "; ")
+				}
+			default:
+				return nil, nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "reading the period-end rate of " + a.original.String() + " failed", Err: err}
 			}
 		}
 		c := Correction{OriginalPeriod: a.original.String(), MemberState: a.memberState, RatePercent: a.rateText, RateType: a.rateKind, SupplyType: SupplyServices,
