@@ -62,7 +62,8 @@
 //     (the VAT paid is distributed per member state of consumption, Art.
 //     369i Directive 2006/112/EC); it refunds the balance itself. Total
 //     nets every figure and is not the payment.
-//   - Review: what a person must check before filing. Among it, the OSS
+//   - Review: what a person must check before filing. Among it, the
+//     records of the quarter pending review (excluded.pending), and the OSS
 //     supplies of earlier quarters recorded in this quarter: each is in
 //     its own quarter's return, and if that return was submitted before it
 //     was recorded, it must be declared here as an adjustment (Art. 61(1));

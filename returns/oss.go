@@ -989,6 +989,9 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 	}
 	r.Excluded = Excluded{Pending: pending.bucket(), OtherScheme: otherScheme.bucket(), OtherState: otherState.bucket(), FormerState: formerState.bucket(),
 		TimeBarred: timeBarred.bucket()}
+	if pending.n > 0 {
+		r.Review = append(r.Review, pendingReview(r.Excluded.Pending.LedgerIndexes))
+	}
 	if timeBarred.n > 0 {
 		r.Excluded.TimeBarred.Reason = timeBarredReason
 	}
@@ -1464,6 +1467,16 @@ func sellerReview(profile, records SellerInfo) string {
 	return fmt.Sprintf("the seller is stated as the records of this return's supplies kept it (%s, VAT number %s, %s), not as the account's profile now states it (%s, VAT number %s, %s): "+
 		"they were made and invoiced under those facts (Art. 226(5) Directive 2006/112/EC); check the profile before filing",
 		records.LegalName, cmp.Or(records.VATNumber, "none"), records.Country, profile.LegalName, cmp.Or(profile.VATNumber, "none"), profile.Country)
+}
+
+// pendingReview says that records of the quarter wait for review: they
+// have no tax determination and are in no line (excluded.pending), and
+// the engine never guesses one. Some may be OSS supplies whose VAT this
+// return then leaves out, so they are resolved before filing, and the
+// return asked for again.
+func pendingReview(idx []int64) string {
+	return fmt.Sprintf("%d records of this quarter wait for review (ledger indexes %v) and are in no line (excluded.pending): they have no tax determination yet, and any of them may be an OSS supply of this return; "+
+		"resolve them before filing and ask for the return again", len(idx), idx)
 }
 
 // pendingElsewhereReview says which records of the quarter pending review
