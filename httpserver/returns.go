@@ -215,6 +215,7 @@ const (
 	exampleReturnCSV = `period,status,scheme,ossIdentificationNumber,memberStateOfIdentification,section,establishment,establishmentVatNumber,originalPeriod,memberState,ratePercent,rateType,supplyType,records,amountUsdc,usdPerEur,taxableAmountEur,vatEur,invoiceTaxableAmountEur,invoiceVatEur,differenceVatEur,ledgerIndexes,note
 2026-Q1,final,union,IE1234567T,IE,oss,,,,DE,7,reduced,services,1,10.700000,1.1498,8.70,0.61,8.43,0.59,0.02,1,
 2026-Q1,final,union,IE1234567T,IE,oss,,,,DE,19,standard,services,1,1190.000000,1.1498,869.72,165.25,858.30,163.08,2.17,0,
+2026-Q1,final,union,IE1234567T,IE,member_state,,,,DE,,,,,,,,165.86,,163.67,,,
 2026-Q1,final,union,IE1234567T,IE,payable,,,,,,,,,,,,165.86,,163.67,,,
 2026-Q1,final,union,IE1234567T,IE,not_in_oss:REVERSE_CHARGE_B2B,,,,FR,0,,services,1,100.000000,,,,84.30,0.00,,3,
 2026-Q1,final,union,IE1234567T,IE,excluded_pending,,,,,,,,1,12.000000,,,,,,,2,

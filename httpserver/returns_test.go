@@ -70,7 +70,7 @@ func TestReturnsEndpoints(t *testing.T) {
 	if ret.ID.Missing != "" {
 		review = append([]string{"identification: " + ret.ID.Missing}, review...)
 	}
-	if c.status != 200 || c.header.Get("Content-Type") != "text/csv; charset=utf-8" || err != nil || len(rows) != 1+len(review)+2+1+1 {
+	if c.status != 200 || c.header.Get("Content-Type") != "text/csv; charset=utf-8" || err != nil || len(rows) != 1+len(review)+2+len(ret.MemberStates)+1+1 {
 		t.Fatalf("CSV %d %v: %s", c.status, err, c.body)
 	}
 	// The CSV warns as the JSON does: its review rows first (what the

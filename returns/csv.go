@@ -22,6 +22,11 @@ const (
 	SectionLine               = "oss"
 	SectionFixedEstablishment = "fixed_establishment"
 	SectionCorrection         = "correction"
+	// SectionMemberState rows, one per member state of consumption after
+	// the corrections, are its total (Return.MemberStates): vatEur and
+	// invoiceVatEur, and in "note" its corrections' part
+	// ("correctionsVatEur -1.70") when it has corrections.
+	SectionMemberState = "member_state"
 	// SectionPayable is one row, after the corrections: the VAT to pay
 	// (Return.Payable), the sum of the member states' positive balances,
 	// in vatEur and invoiceVatEur; "note" names the member states whose
@@ -40,7 +45,8 @@ const (
 // "identification: "), and one per item of Return.Review (the text in the last column,
 // "note", the figure columns empty), so that a reader of the CSV alone is
 // warned as the JSON's is, then one row per line, fixed-establishment line,
-// correction, the row of section "payable" (Return.Payable), non-OSS
+// correction, member state total (section "member_state"), the row of
+// section "payable" (Return.Payable), non-OSS
 // summary and excluded bucket (its Reason, if any, in
 // "note"). Every row repeats the period, the status and the
 // identification, so a row read alone says what it belongs to;
@@ -99,6 +105,19 @@ func WriteCSV(w io.Writer, r *Return) error {
 			crate = c.USDPerEUR.Raw
 		}
 		if err := row(SectionCorrection, c.Establishment, "", c.OriginalPeriod, c.MemberState, c.RatePercent, c.RateType, c.SupplyType, c.Amounts, crate, c.LedgerIndexes); err != nil {
+			return err
+		}
+	}
+	for _, st := range r.MemberStates {
+		rec := append(append([]string{}, head...), SectionMemberState)
+		rec = append(rec, make([]string, len(CSVHeader)-len(rec))...)
+		rec[slices.Index(CSVHeader, "memberState")] = st.MemberState
+		rec[slices.Index(CSVHeader, "vatEur")] = st.VATEUR
+		rec[slices.Index(CSVHeader, "invoiceVatEur")] = st.InvoiceVATEUR
+		if st.CorrectionsVATEUR != "" {
+			rec[len(rec)-1] = "correctionsVatEur " + st.CorrectionsVATEUR
+		}
+		if err := cw.Write(rec); err != nil {
 			return err
 		}
 	}

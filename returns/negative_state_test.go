@@ -105,3 +105,38 @@ func TestCSVSaysWhatIsPayable(t *testing.T) {
 		t.Errorf("payable row %v, want VAT %s (invoices %s) and DE named", row, ret.Payable.VATEUR, ret.Payable.InvoiceVATEUR)
 	}
 }
+
+// TestCSVHasTheMemberStateTotals: the return gives, per member state of
+// consumption, the VAT due: its lines and corrections (Art. 369g(1)
+// Directive 2006/112/EC; memberStates in the JSON). The CSV had the lines
+// and corrections only, so a reader of the CSV summed them, and could not
+// see Germany's balance negative; it has a row of section "member_state"
+// per state now, with its VAT, and its corrections' part in "note".
+func TestCSVHasTheMemberStateTotals(t *testing.T) {
+	ret := negativeStateReturn(t)
+	var buf bytes.Buffer
+	if err := returns.WriteCSV(&buf, ret); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := func(name string) int { return slices.Index(returns.CSVHeader, name) }
+	got := map[string][]string{}
+	for _, row := range rows[1:] {
+		if row[col("section")] == returns.SectionMemberState {
+			got[row[col("memberState")]] = row
+		}
+	}
+	if len(got) != len(ret.MemberStates) {
+		t.Fatalf("%d member state rows, want %d (%+v)", len(got), len(ret.MemberStates), ret.MemberStates)
+	}
+	for _, st := range ret.MemberStates {
+		row := got[st.MemberState]
+		if row == nil || row[col("vatEur")] != st.VATEUR || row[col("invoiceVatEur")] != st.InvoiceVATEUR ||
+			st.CorrectionsVATEUR != "" && !strings.Contains(row[col("note")], "correctionsVatEur "+st.CorrectionsVATEUR) {
+			t.Errorf("member state row %v, want %+v", row, st)
+		}
+	}
+}

@@ -299,7 +299,7 @@ func TestQuarterReturn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 1+len(ret.Review)+10+2+1+2+1 || strings.Join(rows[0], ",") != strings.Join(returns.CSVHeader, ",") {
+	if len(rows) != 1+len(ret.Review)+10+2+len(ret.MemberStates)+1+2+1 || strings.Join(rows[0], ",") != strings.Join(returns.CSVHeader, ",") {
 		t.Fatalf("%d CSV rows: %v", len(rows), rows[0])
 	}
 	for _, row := range rows[1:] {
