@@ -449,7 +449,10 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 	}
 	e := b.Engine()
 	now := e.Now()
-	if p.Start().After(now) {
+	// A quarter has begun when its first local day has begun in some
+	// taxing territory (east of UTC it begins before 00:00 UTC; localMargin
+	// bounds how far), as it ends when its last has ended in every one.
+	if p.Start().Add(-localMargin).After(now) {
 		return nil, nil, badRequest("period", "%s has not begun", p)
 	}
 	acct := b.Account()
