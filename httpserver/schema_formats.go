@@ -22,6 +22,7 @@ const (
 	patternSHA256    = `^[0-9a-f]{64}$`                       // a SHA-256 digest, lower-case hex
 	patternCountry   = `^[A-Z]{2}$`                           // ISO 3166-1 alpha-2 as the service writes it (EL, XI included)
 	patternCountryIn = `^[A-Za-z]{2}$`                        // as requests may write it: case is ignored
+	patternPlace     = `^[A-Z]{2}(-[A-Z0-9]{1,3})?$`          // a place-of-supply code: ISO 3166-1 alpha-2, or ISO 3166-2 for a special territory (ES-CN, PT-20, GR-69)
 	patternUSDC      = `^(0|[1-9][0-9]*)(\.[0-9]{1,6})?$`     // a USDC amount: no sign, no exponent, at most 6 decimals
 	patternMoney2    = `^-?(0|[1-9][0-9]*)\.[0-9]{2}$`        // an amount in a fiat currency, 2 decimals (EN 16931)
 	patternDecimal   = `^-?(0|[1-9][0-9]*)(\.[0-9]+)?$`       // an exact decimal: rates, unrounded amounts, basis points
@@ -78,7 +79,14 @@ func memberFormat(component, member string) map[string]any {
 		}
 	case "ublSha256", "ubl_sha256", "record_sha256":
 		return pattern(patternSHA256)
-	case "country", "consumerCountry", "buyer_country", "seller_country", "taxingCountry", "taxing_country", "countryCode", "placeOfSupply", "taxCountry":
+	case "placeOfSupply":
+		return pattern(patternPlace)
+	case "country", "consumerCountry", "buyer_country", "seller_country", "taxingCountry", "taxing_country", "countryCode", "taxCountry":
+		if member == "country" && (component == "VatEvidenceAssessment" || component == "ReturnsSummary") {
+			// The settled location and the not-in-OSS summary's country
+			// are places of supply, a special territory's included.
+			return pattern(patternPlace)
+		}
 		return pick(pattern(patternCountryIn), pattern(patternCountry))
 	case "amountUsdc", "amount_usdc", "refundedUsdc", "remainingUsdc":
 		return pattern(patternUSDC)
