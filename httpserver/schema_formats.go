@@ -87,6 +87,11 @@ func memberFormat(component, member string) map[string]any {
 			// are places of supply, a special territory's included.
 			return pattern(patternPlace)
 		}
+		if member == "countryCode" && component == "ViesResult" {
+			// Empty when the number was refused on its syntax without a
+			// readable country prefix (vies.FaultSyntax): no registry asked.
+			return pattern(`^([A-Z]{2})?$`)
+		}
 		return pick(pattern(patternCountryIn), pattern(patternCountry))
 	case "amountUsdc", "amount_usdc", "refundedUsdc", "remainingUsdc":
 		return pattern(patternUSDC)
