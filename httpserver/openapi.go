@@ -227,7 +227,7 @@ func operations() map[string]operation {
 				"Counts against the sandbox quota with simulate: 10 calls per agent per UTC day, price 0 (see `GET /v1/pricing`); the agent is the account when a key is sent, else the client address. Every counted answer states `X-Quota-Limit`, `X-Quota-Remaining` and `X-Quota-Reset`.",
 			request:   reflect.TypeFor[sandbox.EvaluateRequest](),
 			responses: []response{jsonBody(http.StatusOK, "The preview, marked `recorded: false` and watermarked.", reflect.TypeFor[sandbox.Evaluation](), "X-Quota-Limit", "X-Quota-Remaining", "X-Quota-Reset")},
-			errors:    []fiscal.Code{sandbox.CodeUnsupportedJurisdiction, sandbox.CodeQuotaExceeded, fiscal.CodeDBUnavailable},
+			errors:    []fiscal.Code{sandbox.CodeUnsupportedJurisdiction, fiscal.CodeUnsupportedAsset, sandbox.CodeQuotaExceeded, fiscal.CodeDBUnavailable},
 		},
 		"POST /sandbox/v1/simulate": {
 			id: "simulateSettlement", tag: "Sandbox", auth: authOptional,

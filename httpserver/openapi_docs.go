@@ -227,7 +227,7 @@ var codeDocs = map[fiscal.Code]string{
 	webhooks.CodeEndpointConflict:       "the endpoint cannot be changed that way: a URL registered twice, an endpoint from the accounts file, the last secret, or no enabled endpoint to redeliver to (final).",
 	ingest.CodeNotSettled:               "the x402 settle response says the payment did not settle (success:false): nothing to record (final).",
 	fiscal.CodeUnsupportedNetwork:       "the network is not one of the supported CAIP-2 ids.",
-	fiscal.CodeUnsupportedAsset:         "the asset is not USDC (or its contract) on that network.",
+	fiscal.CodeUnsupportedAsset:         "the asset is not USDC (or its contract) on that network; for an evaluate, the currency is not USDC.",
 	fiscal.CodeUnsupportedScheme:        "the scheme is not supported.",
 	ingest.CodeUnsupportedProtocol:      "the payment protocol is not supported.",
 	codeRateLimited:                     "too many requests for this key, or too many failed authentications from this address; retry after Retry-After.",
