@@ -702,6 +702,11 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error
 // readJSONBody enforces the JSON content type and the body limit, and
 // returns the raw body.
 func (s *Server) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if n := len(r.Header.Values("Content-Type")); n > 1 {
+		// A singleton field (RFC 9110 section 8.3) sent n times: the lines
+		// combined are no media type, and neither may silently win.
+		return nil, &fiscal.Error{Code: codeUnsupportedMedia, Field: "Content-Type", Detail: fmt.Sprintf("Content-Type is sent %d times; send it once, as application/json", n)}
+	}
 	if ct := r.Header.Get("Content-Type"); ct != "application/json" && !isJSONMediaType(ct) {
 		return nil, &fiscal.Error{Code: codeUnsupportedMedia, Field: "Content-Type", Detail: "the request body must be JSON sent with Content-Type: application/json"}
 	} else if cs := jsonCharset(ct); cs != "" {
