@@ -1,6 +1,7 @@
 package fiscal
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha256"
@@ -415,7 +416,7 @@ func samePayment(r *Record, p Payment) error {
 
 // bucketBoundKeys binds an Idempotency-Key whose first answer was an
 // existing record (it took no ledger claim): claim key → fingerprint \x00
-// record id.
+// record id (the fingerprint is binary: read up to the last \x00).
 const bucketBoundKeys = "idempotency-bound"
 
 // boundKey reads the binding of an Idempotency-Key: the record it answered,
@@ -428,7 +429,10 @@ func (b *Books) boundKey(c ledger.Claim) (string, bool, error) {
 	if err != nil {
 		return "", false, storeError(err)
 	}
-	fp, rec, ok := strings.Cut(string(v), "\x00")
+	// Cut at the last NUL: the fingerprint is binary (a SHA-256 holds a
+	// zero byte about one time in eight), a record id never holds one.
+	i := bytes.LastIndexByte(v, 0)
+	fp, rec, ok := string(v[:max(i, 0)]), string(v[i+1:]), i >= 0
 	if !ok {
 		return "", false, &Error{Code: CodeInternal, Detail: "stored idempotency binding is unreadable"}
 	}
@@ -471,7 +475,7 @@ func (b *Books) bindKey(c ledger.Claim, recordID, queueID string) (Outcome, erro
 			return claimConflict(c)
 		}
 		if v := tx.Get(bucketBoundKeys, []byte(c.Key)); v != nil {
-			fp, _, _ := strings.Cut(string(v), "\x00")
+			fp := string(v[:max(bytes.LastIndexByte(v, 0), 0)]) // as boundKey cuts it
 			conflict = fp != string(c.Fingerprint)
 			return nil
 		}
