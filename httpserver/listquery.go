@@ -32,13 +32,9 @@ func parseListQuery(v url.Values) (listing.Query, error) {
 	if err := onlyParams(v, listParams...); err != nil {
 		return q, err
 	}
-	for _, name := range listParams {
-		// A filter given empty is refused, not read as absent: the list
-		// would come back unfiltered as if asked for. An empty cursor is
-		// the first page (as on GET /v1/events).
-		if name != "cursor" && v.Has(name) && v.Get(name) == "" {
-			return q, badRequestf(name, "query parameter %q is empty: give a value or leave the parameter out", name)
-		}
+	// An empty cursor is the first page (as on GET /v1/events).
+	if err := refuseEmpty(v, slices.DeleteFunc(slices.Clone(listParams), func(n string) bool { return n == "cursor" })...); err != nil {
+		return q, err
 	}
 	if s := v.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -168,6 +164,19 @@ func (s *Server) noBody(h http.HandlerFunc) http.HandlerFunc {
 		}
 		h(w, r)
 	}
+}
+
+// refuseEmpty refuses the parameters of names given empty, in their
+// order: a filter or a choice given empty is not read as absent, or the
+// answer would come back unfiltered (a whole export, the default return)
+// as if that had been asked for.
+func refuseEmpty(v url.Values, names ...string) error {
+	for _, name := range names {
+		if v.Has(name) && v.Get(name) == "" {
+			return badRequestf(name, "query parameter %q is empty: give a value or leave the parameter out", name)
+		}
+	}
+	return nil
 }
 
 // maxListLimit is the largest page a list serves (listing.Query.Limit).

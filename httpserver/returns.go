@@ -2,6 +2,7 @@ package httpserver
 
 import (
 	"bytes"
+	"cmp"
 	"net/http"
 	"net/url"
 	"slices"
@@ -37,7 +38,7 @@ func periodOf(v url.Values) (returns.Period, error) {
 // within the quarter.
 func (s *Server) getOSSReturn(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	if err := onlyParams(q, "period", "format", "memberStateOfIdentification"); err != nil {
+	if err := cmp.Or(onlyParams(q, "period", "format", "memberStateOfIdentification"), refuseEmpty(q, "format", "memberStateOfIdentification")); err != nil {
 		s.problem(w, r, err)
 		return
 	}
@@ -94,7 +95,7 @@ type OSSRecords struct {
 // Art. 63c records of the quarter's OSS supplies to one member state.
 func (s *Server) getOSSRecords(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	if err := onlyParams(q, "period", "memberState", "format"); err != nil {
+	if err := cmp.Or(onlyParams(q, "period", "memberState", "format"), refuseEmpty(q, "format")); err != nil {
 		s.problem(w, r, err)
 		return
 	}
@@ -161,7 +162,7 @@ func (f *firstWrite) Write(p []byte) (int, error) {
 // every record of the account created in the range, streamed.
 func (s *Server) exportSettlements(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	if err := onlyParams(q, "from", "to", "format"); err != nil {
+	if err := cmp.Or(onlyParams(q, "from", "to", "format"), refuseEmpty(q, "from", "to", "format")); err != nil {
 		s.problem(w, r, err)
 		return
 	}
