@@ -178,7 +178,7 @@ var fieldEnums = map[string][]string{
 	"FiscalEventPage.object":            {"list"},
 	"EventList.object":                  {"list"},
 	"webhookEndpointListDoc.object":     {"list"},
-	"EventPayload.type":                 {fiscal.EventSettlementProcessed, fiscal.EventSettlementPendingReview, fiscal.EventSettlementReviewResolve, refunds.EventSettlementRefunded, fiscalevent.EventRecorded, invoicing.EventInvoiceSummaryIssued, invoicing.EventInvoiceIssued},
+	"EventPayload.type":                 eventTypes, // every type a ledger entry carries (documents.go)
 	"Refund.object":                     {refunds.ObjectRefund},
 	"Refund.custody":                    {fiscal.CustodyNone},
 	"SummaryInvoice.object":             {invoicing.ObjectSummaryInvoice},
