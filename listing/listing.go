@@ -1,7 +1,9 @@
 package listing
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -126,8 +128,16 @@ func List(ctx context.Context, b *fiscal.Books, q Query) (*Page, error) {
 }
 
 // cursorVersion opens every cursor, so that a later encoding can be told
-// apart (and an old cursor refused with a clear error).
-const cursorVersion = 1
+// apart (and an old cursor refused with a clear error). Version 1 had no
+// tag: any position of the right shape was taken, in any account's list of
+// any kind.
+const cursorVersion = 2
+
+// cursorTagLen is the length of a cursor's tag: the start of the SHA-256 of
+// the list it belongs to (kind of record, account) and its position, so
+// that a cursor of another list, or one made up or mistyped, is refused
+// instead of answered with a page from wherever it points.
+const cursorTagLen = 8
 
 // list pages through the account's time index (scan) newest first,
 // examining at most budget postings.
@@ -149,8 +159,9 @@ func list(ctx context.Context, b *fiscal.Books, q Query, budget int) (*Page, err
 	if !q.To.IsZero() {
 		before = binary.BigEndian.AppendUint64(nil, uint64(q.To.UnixNano())+1)
 	}
+	list := cursorList{object: object, account: b.Account().ID}
 	if q.Cursor != "" {
-		pos, err := decodeCursor(q.Cursor)
+		pos, err := list.decode(q.Cursor)
 		if err != nil {
 			return nil, err
 		}
@@ -166,7 +177,7 @@ func list(ctx context.Context, b *fiscal.Books, q Query, budget int) (*Page, err
 			return false, nil // older than From: nothing further can match
 		}
 		if scanned == budget {
-			page.more(last)
+			page.more(list, last)
 			return false, nil
 		}
 		scanned++
@@ -177,7 +188,7 @@ func list(ctx context.Context, b *fiscal.Books, q Query, budget int) (*Page, err
 		if ok {
 			if len(page.Data) == q.Limit {
 				// A further match exists: the next page starts with it.
-				page.more(last)
+				page.more(list, last)
 				return false, nil
 			}
 			page.Data = append(page.Data, raw)
@@ -192,9 +203,9 @@ func list(ctx context.Context, b *fiscal.Books, q Query, budget int) (*Page, err
 }
 
 // more marks the page as followed by another that starts after pos.
-func (p *Page) more(pos []byte) {
+func (p *Page) more(list cursorList, pos []byte) {
 	p.HasMore = true
-	p.NextCursor = encodeCursor(pos)
+	p.NextCursor = list.encode(pos)
 }
 
 // matches applies the filters that are not part of the index key.
@@ -237,20 +248,42 @@ func (q Query) matches(raw []byte) (bool, error) {
 	return true, nil
 }
 
-// encodeCursor makes the opaque cursor of a position in an account's index:
-// the version byte and the key after the account prefix, base64url. The
-// account prefix is not in the cursor, so a cursor can only ever address the
-// caller's own records.
-func encodeCursor(pos []byte) string {
-	return base64.RawURLEncoding.EncodeToString(append([]byte{cursorVersion}, pos...))
+// cursorList is the list a cursor belongs to: one kind of record of one
+// account.
+type cursorList struct{ object, account string }
+
+// tag is the tag of a position in the list.
+func (l cursorList) tag(pos []byte) []byte {
+	h := sha256.New()
+	h.Write([]byte{cursorVersion})
+	h.Write([]byte(l.object + "\x00" + l.account + "\x00"))
+	h.Write(pos)
+	return h.Sum(nil)[:cursorTagLen]
 }
 
-func decodeCursor(s string) ([]byte, error) {
+// encode makes the opaque cursor of a position in the list's index: the
+// version byte, the key after the account prefix and the tag, base64url.
+// The account prefix is not in the cursor, so a cursor can only ever
+// address the caller's own records.
+func (l cursorList) encode(pos []byte) string {
+	b := append([]byte{cursorVersion}, pos...)
+	return base64.RawURLEncoding.EncodeToString(append(b, l.tag(pos)...))
+}
+
+// decode returns the position of a cursor of the list.
+func (l cursorList) decode(s string) ([]byte, error) {
 	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || len(b) < 1+8 || len(b) > 1+8+128 || b[0] != cursorVersion {
+	if err == nil && len(b) > 0 && b[0] == 1 {
+		return nil, badRequest("cursor", "was issued before this service changed its cursors; start again from the first page")
+	}
+	if err != nil || len(b) < 1+8+cursorTagLen || len(b) > 1+8+128+cursorTagLen || b[0] != cursorVersion {
 		return nil, badRequest("cursor", "is not a cursor this service issued; pass next_cursor of the previous page unchanged")
 	}
-	return b[1:], nil
+	pos, tag := b[1:len(b)-cursorTagLen], b[len(b)-cursorTagLen:]
+	if !bytes.Equal(tag, l.tag(pos)) {
+		return nil, badRequest("cursor", "is not a cursor of this list (another list's or account's, or altered); pass next_cursor of the previous page unchanged")
+	}
+	return pos, nil
 }
 
 func badRequest(field, format string, args ...any) *fiscal.Error {
