@@ -953,14 +953,19 @@ func invoicedAlone(ctx context.Context, b *fiscal.Books, orig *fiscal.Record) (s
 // supply was, under the same VAT number, e.g. in the return of the OSS
 // state of identification, whatever the account's profile says since):
 // the state and basis the record states and the seller's VAT number the
-// invoice bears (a non-Union OSS number as its BT-32). Zero for a record
-// that states no state (decided again from the account's profile). For a
+// invoice bears (a non-Union OSS number as its BT-32). An invoice that
+// followed no state's rules states no state but its basis (invoicelaw.For:
+// a supply outside the Community by a seller with no one member state of
+// establishment, Art. 219a(2)(a)(ii)): its credit notes follow no state's
+// rules either, whatever state the account's profile names since. Zero
+// only for a record that states neither (one recorded before invoices
+// stated their law: decided again from the account's profile). For a
 // supply a summary invoice covers, the summary's law.
 func invoiceLaw(b *fiscal.Books, orig *fiscal.Record, summary *summaryInvoice) (invoicelaw.Law, error) {
 	if summary != nil {
 		return lawOf(summary.ref, summary.ubl, "the summary invoice "+summary.id)
 	}
-	if orig.Invoice.TaxCountry == "" {
+	if !statesLaw(*orig.Invoice) {
 		return invoicelaw.Law{}, nil
 	}
 	// orig is the record already read and checked: its invoice by the hash
@@ -972,10 +977,14 @@ func invoiceLaw(b *fiscal.Books, orig *fiscal.Record, summary *summaryInvoice) (
 	return lawOf(*orig.Invoice, doc, "the invoice of settlement "+orig.ID)
 }
 
+// statesLaw reports whether the invoice inv states the law it followed: a
+// state, or the basis on which it followed none.
+func statesLaw(inv fiscal.InvoiceRef) bool { return inv.TaxCountry != "" || inv.TaxBasis != "" }
+
 // lawOf is the law of the invoice inv whose UBL is doc (what names it, for
 // an error).
 func lawOf(inv fiscal.InvoiceRef, doc []byte, what string) (invoicelaw.Law, error) {
-	if inv.TaxCountry == "" {
+	if !statesLaw(inv) {
 		return invoicelaw.Law{}, nil
 	}
 	vatNumber, taxReg, err := ubl.SellerTaxIDs(doc)
