@@ -1152,7 +1152,7 @@ func identification(s fiscal.Seller, p Period, want string) (string, Identificat
 	var states []string
 	for _, g := range s.Registrations {
 		if ossWithin(g, p) {
-			if c := isoCountry(cmp.Or(g.Country, s.Country)); !slices.Contains(states, c) {
+			if c := stateOf(cmp.Or(g.Country, s.Country)); !slices.Contains(states, c) {
 				states = append(states, c)
 			}
 		}
@@ -1212,7 +1212,7 @@ func identifyBy(s fiscal.Seller, p Period, want string) (string, Identification,
 		case vat.RegistrationOSSUnion:
 			id := Identification{Number: reg.Number, MemberState: isoCountry(reg.Country)}
 			if id.MemberState == "" {
-				id.MemberState = isoCountry(s.Country)
+				id.MemberState = stateOf(s.Country)
 			}
 			if want != "" && id.MemberState != want {
 				continue
@@ -1232,8 +1232,8 @@ func identifyBy(s fiscal.Seller, p Period, want string) (string, Identification,
 			return vat.SchemeNonUnion, id, &regs[i]
 		}
 	}
-	if isEU(s.Country) && (want == "" || want == isoCountry(s.Country) && !hasOSSWithin(s, p)) {
-		return vat.SchemeUnion, Identification{Number: s.VATNumber, MemberState: isoCountry(s.Country),
+	if home := stateOf(s.Country); isEU(home) && (want == "" || want == home && !hasOSSWithin(s, p)) {
+		return vat.SchemeUnion, Identification{Number: s.VATNumber, MemberState: home,
 			Missing: "the account states no oss_union registration: the member state of establishment and its VAT number are shown (Art. 369a(2), 369d)"}, nil
 	}
 	if want != "" {
@@ -1262,7 +1262,7 @@ func identifiesWithin(s fiscal.Seller, scheme, state string, p Period) bool {
 	return slices.ContainsFunc(s.Registrations, func(g vat.Registration) bool {
 		c := isoCountry(g.Country)
 		if want == vat.RegistrationOSSUnion {
-			c = isoCountry(cmp.Or(g.Country, s.Country))
+			c = stateOf(cmp.Or(g.Country, s.Country))
 		}
 		return g.Scheme == want && c == state && g.AppliesWithin(p.FirstDay(), p.LastDay())
 	})
@@ -1348,7 +1348,7 @@ func currencyReview(state string, p Period) []string {
 // identification and its index kept in outside, for review
 // (outsideReview).
 func establishment(r *Return, country string, index int64, outside map[string][]int64) string {
-	c := isoCountry(country)
+	c := stateOf(country)
 	switch {
 	case r.Scheme != vat.SchemeUnion || c == r.ID.MemberState:
 		return ""
@@ -1522,7 +1522,7 @@ func identifiedIn(s fiscal.Seller, scheme, day string) string {
 		switch {
 		case reg.Scheme != want:
 		case want == vat.RegistrationOSSUnion:
-			return isoCountry(cmp.Or(reg.Country, s.Country))
+			return stateOf(cmp.Or(reg.Country, s.Country))
 		default:
 			return isoCountry(reg.Country)
 		}
@@ -1540,6 +1540,17 @@ func ossRegistration(scheme string) string {
 }
 
 func isEU(c string) bool { return vat.IsMemberState(isoCountry(c)) }
+
+// stateOf is the member state a seller's (or its registration's) country
+// names for VAT, as the engine determined its supplies (vat.MemberStateOf:
+// a seller in Monaco is established in France, Art. 7(1) Directive
+// 2006/112/EC); any other code as isoCountry writes it.
+func stateOf(c string) string {
+	if s, ok := vat.MemberStateOf(c); ok {
+		return s
+	}
+	return isoCountry(c)
+}
 
 // isoCountry maps the VAT prefix EL to ISO GR and upper-cases.
 func isoCountry(c string) string {

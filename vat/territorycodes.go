@@ -36,3 +36,22 @@ func BuyerCountry(code string) (string, bool) {
 	_, _, known := resolveLocation(cc, "")
 	return cc, known && cc != ""
 }
+
+// MemberStateOf is the member state a party established in, or a customer
+// located in, code belongs to for VAT, read as Determine reads a country
+// code without a postal code (resolveLocation): EL is Greece, Monaco is
+// France (Art. 7(1) Directive 2006/112/EC), and a special territory
+// outside the EU VAT territory (Art. 6: IC, AX, GP, ...) belongs to none.
+// ok is false outside the EU VAT territory: a third country, the United
+// Kingdom with Northern Ireland (XI, for services) and the Isle of Man
+// (treated as the UK, Art. 7(1)), and a code Determine does not accept. A
+// package deciding whether a seller or a buyer is in the EU calls it
+// rather than testing the raw code with IsMemberState, which reads MC as
+// a third country.
+func MemberStateOf(code string) (state string, ok bool) {
+	loc, _, known := resolveLocation(normalizeCountry(code), "")
+	if !known || !loc.inEU() {
+		return "", false
+	}
+	return loc.country, true
+}
