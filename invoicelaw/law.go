@@ -64,7 +64,7 @@ type Law struct {
 // identification for this supply.
 func For(det vat.Determination, s Seller) Law {
 	s.Registrations = vat.RegistrationsOn(s.Registrations, det.SupplyDate)
-	sellerCountry := vatCountry(s.Country)
+	sellerCountry, sellerEU := vat.MemberStateOf(s.Country) // as Determine reads it: Monaco is France (Art. 7(1))
 	switch {
 	case det.Jurisdiction == vat.JurisdictionUK:
 		return Law{TaxCountry: "GB", SellerVAT: ukVRN(s),
@@ -73,7 +73,7 @@ func For(det vat.Determination, s Seller) Law {
 		c := vatCountry(det.TaxingCountry)
 		return Law{TaxCountry: c, SellerVAT: nationalNumber(s, c),
 			Basis: "Art. 219a(1) " + Directive + ": the rules of the member state where the supply takes place"}
-	case det.Regime == vat.RegimeReverseChargeB2B && vat.IsMemberState(sellerCountry):
+	case det.Regime == vat.RegimeReverseChargeB2B && sellerEU:
 		return Law{TaxCountry: sellerCountry, SellerVAT: nationalNumber(s, sellerCountry),
 			Basis: "Art. 219a(2)(a)(i) " + Directive + ": reverse charge, the rules of the supplier's member state of establishment"}
 	case det.Regime == vat.RegimeReverseChargeB2B:
@@ -82,7 +82,7 @@ func For(det vat.Determination, s Seller) Law {
 			Basis: "Art. 219a(1) " + Directive + ": a supplier established outside the EU has no member state of establishment whose rules Art. 219a(2)(a) could apply; the rules of the member state where the supply takes place"}
 	case det.Regime == vat.RegimeOSSB2C:
 		return ossLaw(det, s)
-	case det.Regime == vat.RegimeOutsideScope && vat.IsMemberState(sellerCountry):
+	case det.Regime == vat.RegimeOutsideScope && sellerEU:
 		return Law{TaxCountry: sellerCountry, SellerVAT: s.VATNumber,
 			Basis: "Art. 219a(2)(a)(ii) " + Directive + ": a supply outside the Community, the rules of the supplier's member state of establishment"}
 	}
@@ -137,7 +137,7 @@ func ossLaw(det vat.Determination, s Seller) Law {
 		}
 	}
 	if det.Scheme == vat.SchemeUnion {
-		if c := vatCountry(s.Country); vat.IsMemberState(c) {
+		if c, ok := vat.MemberStateOf(s.Country); ok {
 			return Law{TaxCountry: c, SellerVAT: s.VATNumber, Basis: ossBasisUnion + " (Art. 369a(2): the member state of establishment)"}
 		}
 		var fixed []string
