@@ -86,7 +86,8 @@ func (e *Error) Rules() []string {
 // plain EN 16931 and the Peppol lists do not apply. It returns nil, or an
 // *Error.
 func Check(s Seller) error {
-	home := vatCountry(s.Country)
+	home, homeEU := vat.MemberStateOf(s.Country) // as Determine reads it: Monaco is France, the Isle of Man the UK (Art. 7(1))
+	homeUK := vat.InUKVATArea(s.Country)
 	type target struct {
 		country string
 		law     Law
@@ -106,7 +107,7 @@ func Check(s Seller) error {
 		}
 		targets = append(targets, target{c, law, sales})
 	}
-	if vat.IsMemberState(home) {
+	if homeEU {
 		add(home, Law{TaxCountry: home, SellerVAT: nationalNumber(s, home)}, SaleB2C, SaleB2BDomestic, SaleB2BReverseCharge)
 	}
 	for _, c := range s.OtherEstablishments {
@@ -127,9 +128,9 @@ func Check(s Seller) error {
 			}
 		}
 	}
-	if _, vrn := registration(s, vat.RegistrationUKVRN, ""); vrn || home == "GB" {
+	if _, vrn := registration(s, vat.RegistrationUKVRN, ""); vrn || homeUK {
 		sales := []string{SaleB2C, SaleB2BReverseCharge}
-		if home == "GB" {
+		if homeUK {
 			sales = []string{SaleB2C, SaleB2BDomestic}
 		}
 		add("GB", Law{TaxCountry: "GB", SellerVAT: ukVRN(s)}, sales...)

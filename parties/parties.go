@@ -414,8 +414,8 @@ func InEU27(c string) bool {
 
 // InUKVATArea reports whether c is in the UK VAT area the experimental UK
 // ruleset covers: Great Britain, Northern Ireland (XI, for services) and the
-// Isle of Man (package vat, "# Rulesets").
-func InUKVATArea(c string) bool { return c == "GB" || c == "XI" || c == "IM" }
+// Isle of Man (package vat, "# Rulesets"), as vat.InUKVATArea reads it.
+func InUKVATArea(c string) bool { return vat.InUKVATArea(c) }
 
 // parseToken accepts a supply kind as the engine does: lower-case letters,
 // digits and underscores, at most 64 characters (the ruleset decides

@@ -24,3 +24,22 @@ func TestMemberStateOfAgreesWithDetermine(t *testing.T) {
 		}
 	}
 }
+
+// TestInUKVATAreaAgreesWithDetermine: InUKVATArea places a seller and a
+// buyer in the UK VAT area as Determine does: a seller is there exactly
+// when the UK ruleset governs its supply to a consumer in a third country,
+// a consumer exactly when it governs a US seller's supply to it (VAT
+// Notice 741A; the Isle of Man by Art. 7(1) Directive 2006/112/EC).
+func TestInUKVATAreaAgreesWithDetermine(t *testing.T) {
+	for _, cc := range []string{"GB", "gb", "UK", "XI", "IM", "JE", "GG", "GI", "FR", "MC", "IE", "US", "XX", ""} {
+		uk := InUKVATArea(cc)
+		sale := Determine(Input{Seller{Country: cc}, Buyer{Country: "US"}, Supply{Kind: KindSaaS, Date: sep1}})
+		if ukSeller := sale.Ruleset == RulesetUK; ukSeller != uk {
+			t.Errorf("seller %q: InUKVATArea says %v, Determine %s", cc, uk, summary(sale))
+		}
+		sale = Determine(Input{Seller{Country: "US"}, Buyer{Country: cc}, Supply{Kind: KindSaaS, Date: sep1}})
+		if ukBuyer := sale.Jurisdiction == JurisdictionUK; ukBuyer != uk {
+			t.Errorf("buyer %q: InUKVATArea says %v, Determine %s", cc, uk, summary(sale))
+		}
+	}
+}

@@ -55,3 +55,14 @@ func MemberStateOf(code string) (state string, ok bool) {
 	}
 	return loc.country, true
 }
+
+// InUKVATArea reports whether a party established in, or a customer located
+// in, code is in the UK VAT area for services, read as Determine reads a
+// country code without a postal code: Great Britain (GB, UK), Northern
+// Ireland (XI, a UK place of supply for services) and the Isle of Man
+// (treated as the UK, Art. 7(1) Directive 2006/112/EC; VAT Notice 741A);
+// not Jersey, Guernsey or Gibraltar.
+func InUKVATArea(code string) bool {
+	loc, _, known := resolveLocation(normalizeCountry(code), "")
+	return known && loc.inUK()
+}
