@@ -153,7 +153,7 @@ type Invariant struct {
 const (
 	InvariantPaymentSupported = "payment_supported" // x402 exact, USDC on eip155:8453 or eip155:1 (checked at input: 422 otherwise), verified on chain where the policy requires it
 	InvariantSellerIsAccount  = "seller_is_account" // the seller in the body is the authenticated account's seller
-	InvariantBuyerInEU        = "buyer_in_eu"       // the buyer's attested country is an EU-27 member state
+	InvariantBuyerInEU        = "buyer_in_eu"       // the buyer's attested country is an EU-27 member state (Monaco as France, Art. 7(1))
 	InvariantDeterminedEU     = "determined_eu_vat" // the determination is DETERMINED under eu-vat-oss-2026.09
 	InvariantFXRateAvailable  = "fx_rate_available" // an ECB reference rate exists for the settlement date
 	// InvariantInvoiceIssuable is listed only when it fails, after all
@@ -563,15 +563,21 @@ func productionInvariants(in input, det vat.Determination, v fiscal.Verification
 	if v.Facts != nil {
 		chain = "verified on chain"
 	}
+	// The buyer's country as Determine reads it: Monaco is France (Art.
+	// 7(1) Directive 2006/112/EC), the Isle of Man the UK.
+	buyerState, buyerEU := vat.MemberStateOf(in.buyer.Country)
 	list := []Invariant{
 		{InvariantPaymentSupported, true, fmt.Sprintf("%s %s %s on %s, %s", in.p.Protocol, in.p.Scheme, in.p.Asset, in.p.Network, chain)},
 		{InvariantSellerIsAccount, in.seller.IsAccount, "the seller in the body is the authenticated account's seller (legal name, country and VAT number)"},
-		{InvariantBuyerInEU, parties.InEU27(in.buyer.Country), "the buyer's attested country is an EU-27 member state"},
+		{InvariantBuyerInEU, buyerEU, "the buyer's attested country is an EU-27 member state"},
 		{InvariantDeterminedEU, det.Determined() && det.Ruleset == vat.RulesetEU, "the determination is DETERMINED under " + vat.RulesetEU},
 		{InvariantFXRateAvailable, fxReason == nil, "an ECB reference rate exists for the settlement date"},
 	}
 	if !list[1].Holds {
 		list[1].Detail = "the seller in the body is not the authenticated account's seller; the service signs production receipts only for its account's own sales (the ingest key identifies the account and its seller)"
+	}
+	if buyerEU && !parties.InEU27(in.buyer.Country) {
+		list[2].Detail = fmt.Sprintf("the buyer's attested country %s is treated as %s, an EU-27 member state (Art. 7(1) Directive 2006/112/EC)", shown.Quote(in.buyer.Country), buyerState)
 	}
 	if !list[2].Holds {
 		list[2].Detail = fmt.Sprintf("the buyer's country %s is not an EU-27 member state; receipt 1.0.0 covers eu-vat only", shown.Quote(in.buyer.Country))
