@@ -223,7 +223,7 @@ func operations() map[string]operation {
 		"POST /v1/compliance/evaluate": {
 			id: "evaluateCompliance", tag: "Sandbox", auth: authOptional,
 			summary: "Preview an EU VAT classification (writes nothing)",
-			description: "A classification preview: no production record, no receipt, no ledger entry. The seller may be outside the EU (omit `seller` to use the account's when a key is sent); the buyer must be an attested EU-27 customer (otherwise 422 `UNSUPPORTED_JURISDICTION`); the amount is in USDC, converted at the ECB rate of `date` (default today, never in the future). " +
+			description: "A classification preview: no production record, no receipt, no ledger entry. The seller may be outside the EU (omit `seller` to use the account's when a key is sent); the buyer must be an attested EU-27 customer, Monaco counting as France (Art. 7(1) Directive 2006/112/EC; otherwise 422 `UNSUPPORTED_JURISDICTION`); the amount is in USDC, converted at the ECB rate of `date` (default today, never in the future). " +
 				"Counts against the sandbox quota with simulate: 10 calls per agent per UTC day, price 0 (see `GET /v1/pricing`); the agent is the account when a key is sent, else the client address. Every counted answer states `X-Quota-Limit`, `X-Quota-Remaining` and `X-Quota-Reset`.",
 			request:   reflect.TypeFor[sandbox.EvaluateRequest](),
 			responses: []response{jsonBody(http.StatusOK, "The preview, marked `recorded: false` and watermarked.", reflect.TypeFor[sandbox.Evaluation](), "X-Quota-Limit", "X-Quota-Remaining", "X-Quota-Reset")},

@@ -173,7 +173,9 @@ func (s *Sandbox) Evaluate(ctx context.Context, accountID string, agent Agent, r
 // evaluateParties validates the seller and the buyer of an evaluation. The
 // buyer must be an attested EU-27 customer (README "Compliance preview"): an absent country or
 // one outside the EU-27 is UNSUPPORTED_JURISDICTION, a malformed one
-// BAD_REQUEST.
+// BAD_REQUEST. The country is read as Determine reads it
+// (vat.MemberStateOf): Monaco is France (Art. 7(1) Directive
+// 2006/112/EC), the Isle of Man the UK, the Canary Islands outside.
 func evaluateParties(req EvaluateRequest, acc *fiscal.Account, totals func() (*vat.CrossBorderTotals, error)) (parties.SellerFacts, parties.BuyerFacts, error) {
 	var seller parties.SellerFacts
 	switch {
@@ -199,7 +201,7 @@ func evaluateParties(req EvaluateRequest, acc *fiscal.Account, totals func() (*v
 	if err != nil {
 		return seller, buyer, err
 	}
-	if !parties.InEU27(buyer.Country) {
+	if _, ok := vat.MemberStateOf(buyer.Country); !ok { // as Determine reads it: Monaco is France (Art. 7(1) Directive 2006/112/EC)
 		detail := "the buyer's country is not attested; the preview covers attested EU-27 customers only"
 		if buyer.Country != "" {
 			detail = fmt.Sprintf("the buyer's country %s is not an EU-27 member state; the preview covers attested EU-27 customers only", buyer.Country)
