@@ -165,7 +165,9 @@ func (b *builder) checkDate(line int, d day, s string) error {
 //     https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist.zip and
 //     eurofxref.zip).
 //
-// Rows may come in any order; a date twice is an error. Rates are kept as
+// Rows may come in any order; a date twice is an error, and so is a date
+// without any rate (a publication is its rates: a row of N/A only would
+// mark the day as published with nothing in it). Rates are kept as
 // the exact strings published. Every rate of the table records snapshot as
 // its Snapshot. Errors are *ParseError naming the line, or the reader's error.
 func ParseCSV(r io.Reader, snapshot string) (*Table, error) {
@@ -223,6 +225,9 @@ func ParseCSV(r io.Reader, snapshot string) (*Table, error) {
 				return nil, b.errorf(line, "%s rate %q: %v", c.quote, raw, err)
 			}
 			rates = append(rates, quoteRate{quote: c.quote, raw: raw, value: v, snapshot: snapshot})
+		}
+		if len(rates) == 0 {
+			return nil, b.errorf(line, "no rates for %s", iso)
 		}
 		b.add(line, d, iso, rates)
 	}
@@ -317,7 +322,10 @@ const (
 // eurofxref-hist-90d.xml and eurofxref-hist.xml. The document must be a
 // gesmes:Envelope whose eurofxref Cube holds one Cube per reference date
 // (attribute time) holding one Cube per currency (attributes currency and
-// rate). Other envelope children (subject, Sender) are ignored. Rates are
+// rate); a reference date without any rate is an error, not a publication
+// (an empty Cube is a feed caught mid-update or cut short: taking it would
+// mark the day as published with nothing in it, and no later feed would be
+// asked for it). Other envelope children (subject, Sender) are ignored. Rates are
 // kept as the exact strings published; every rate records snapshot as its
 // Snapshot. Errors are *ParseError naming the line.
 func ParseXML(r io.Reader, snapshot string) (*Table, error) {
@@ -403,6 +411,9 @@ func ParseXML(r io.Reader, snapshot string) (*Table, error) {
 			}
 		case xml.EndElement:
 			if depth == 3 {
+				if len(dayRates) == 0 {
+					return nil, b.errorf(dayLine, "no rates for %s", dayISO)
+				}
 				slices.SortFunc(dayRates, func(x, y quoteRate) int { return strings.Compare(x.quote, y.quote) })
 				b.add(dayLine, dayDate, dayISO, dayRates)
 			}

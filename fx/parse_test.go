@@ -141,6 +141,7 @@ func TestParseErrors(t *testing.T) {
 		{"too long", false, "date,usd_per_eur\n2020-01-27,1." + strings.Repeat("1", 40) + "\n", 2, "not a rate"},
 		{"duplicate date", false, "date,usd_per_eur\n2020-01-27,1.1025\n2020-01-28,1.1005\n2020-01-27,1.1025\n", 4, "duplicate reference date 2020-01-27 (also on line 2)"},
 		{"ecb bad value", false, "Date,USD,JPY,\n2020-01-28,1.1005,12O.02,\n", 2, `JPY rate "12O.02"`},
+		{"ecb row without any rate", false, "Date,USD,JPY,\n2020-01-28,1.1005,120.02,\n2020-01-27,N/A, N/A ,\n", 3, "no rates for 2020-01-27"},
 		{"line too long", false, "date,usd_per_eur\n" + strings.Repeat("x", maxLine+1) + "\n", 2, "line longer than"},
 
 		{"xml empty", true, "", 0, "empty input"},
@@ -155,6 +156,7 @@ func TestParseErrors(t *testing.T) {
 		{"xml foreign element in Cube", true, strings.Replace(histXML, `<Cube currency="ISK" rate="137.4"/>`, `<Cube currency="ISK" rate="137.4"><x/></Cube>`, 1), 18, "inside a rate"},
 		{"xml text in Cube", true, strings.Replace(histXML, `<Cube currency="ISK" rate="137.4"/>`, `<Cube currency="ISK" rate="137.4">137.4</Cube>`, 1), 18, "unexpected text"},
 		{"xml wrong namespace", true, strings.Replace(histXML, `xmlns="http://www.ecb.int/vocabulary/2002-08-01/eurofxref"`, `xmlns="urn:x"`, 1), 0, "no rates"},
+		{"xml day without any rate", true, histXML[:strings.Index(histXML, `<Cube time="2020-01-27">`)] + `<Cube time="2020-01-27"></Cube></Cube></gesmes:Envelope>`, 14, "no rates for 2020-01-27"},
 		{"xml two roots", true, histXML + "<gesmes:Envelope xmlns:gesmes='" + nsGesmes + "'/>", 22, "more than one root"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
