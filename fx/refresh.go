@@ -99,6 +99,7 @@ type Refresher struct {
 	unsaved      bool       // docs changed since the last successful Save
 	storeBroken  bool       // the stored blob was unreadable: never overwrite it
 	histFetched  bool       // the full history was fetched once in this process
+	backfill     bool       // publications before a daily one lack its currencies: fetch the 90-day feed (lacksCurrencies)
 	failures     int        // consecutive failed fetches
 	lateAttempts int        // consecutive attempts that found the expected day missing
 
@@ -244,40 +245,35 @@ func (r *Refresher) RunOnce(ctx context.Context) (next time.Time, err error) {
 		return scheduled, nil
 	}
 	r.updateStatus(func(s *Status) { s.LastAttempt = now })
-	body, err := fetchBody(ctx, r.client, url)
-	var t *Table
-	if err == nil {
-		t, err = parseData(body, "fetch", url)
+	merged, t, err := r.fetchMerge(ctx, url, now, tbl)
+	if err == nil && url == r.cfg.Feeds.Daily && lacksCurrencies(merged, t) {
+		// The daily feed brought currencies the publication before it
+		// lacks (a table of USD only: the embedded series, an operator's
+		// file), and no later daily feed carries that publication: the
+		// 90-day feed does, now.
+		r.backfill = true
+		r.log.Info("fx: the publication before the daily one lacks its currencies; fetching the 90-day feed", "newest", newestDate(merged))
+		url = r.cfg.Feeds.Hist90d
+		merged, _, err = r.fetchMerge(ctx, url, now, merged)
 	}
-	if err != nil {
-		r.failures++
-		next = now.Add(r.backoff(r.failures))
-		r.log.Warn("fx: ECB fetch failed; retrying", "url", url, "attempt", r.failures, "retryAt", next, "err", err)
-		r.finish(now, next, err)
-		return next, err
-	}
-	r.failures = 0
-	merged, err := r.cfg.Live.Merge(t)
-	if err != nil {
+	var ce *ConflictError
+	switch {
+	case errors.As(err, &ce):
 		// Published values are never overwritten. Retrying soon would only
-		// repeat the contradiction; a person has to look.
+		// repeat the contradiction; a person has to look. A backfill
+		// refused stays refused: the daily feed serves the next days.
+		r.backfill = false
 		r.log.Error("fx: ECB publication contradicts a rate already in use; keeping the old table",
 			"url", url, "err", err)
 		r.updateStatus(func(s *Status) { s.Conflict = err.Error() })
 		r.finish(now, scheduled, err)
 		return scheduled, err
-	}
-	if url == r.cfg.Feeds.Hist {
-		r.histFetched = true
-	}
-	if grew(tbl, merged) {
-		r.docs = append(r.docs, newDocument(url, now, body))
-		r.unsaved = true
-		ndocs := len(r.docs)
-		r.updateStatus(func(s *Status) { s.Documents = ndocs })
-		r.saveIfNeeded(ctx)
-		r.log.Info("fx: ECB rates updated", "url", url, "newest", newestDate(merged))
-		r.notify(ctx, merged)
+	case err != nil:
+		r.failures++
+		next = now.Add(r.backoff(r.failures))
+		r.log.Warn("fx: ECB fetch failed; retrying", "url", url, "attempt", r.failures, "retryAt", next, "err", err)
+		r.finish(now, next, err)
+		return next, err
 	}
 	r.updateStatus(func(s *Status) { s.LastSuccess = now })
 	if d, ok := parseISODate(newestDate(merged)); !ok || d < expected {
@@ -291,6 +287,66 @@ func (r *Refresher) RunOnce(ctx context.Context) (next time.Time, err error) {
 	r.lateAttempts = 0
 	r.finish(now, scheduled, nil)
 	return scheduled, nil
+}
+
+// fetchMerge fetches url, merges it onto the live table (tbl, the table
+// served before) and keeps the document if it added rates. It returns the
+// table served after and the document's own. A transport, status or parse
+// error counts as a failed fetch; a *ConflictError changes nothing.
+func (r *Refresher) fetchMerge(ctx context.Context, url string, now time.Time, tbl *Table) (merged, t *Table, err error) {
+	body, err := fetchBody(ctx, r.client, url)
+	if err == nil {
+		t, err = parseData(body, "fetch", url)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	r.failures = 0
+	merged, err = r.cfg.Live.Merge(t)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch url {
+	case r.cfg.Feeds.Hist:
+		r.histFetched, r.backfill = true, false
+	case r.cfg.Feeds.Hist90d:
+		r.backfill = false
+	}
+	if grew(tbl, merged) {
+		r.docs = append(r.docs, newDocument(url, now, body))
+		r.unsaved = true
+		ndocs := len(r.docs)
+		r.updateStatus(func(s *Status) { s.Documents = ndocs })
+		r.saveIfNeeded(ctx)
+		r.log.Info("fx: ECB rates updated", "url", url, "newest", newestDate(merged))
+		r.notify(ctx, merged)
+	}
+	return merged, t, nil
+}
+
+// lacksCurrencies reports whether the publication merged lists just
+// before the first one of doc lacks a currency that one has in merged.
+// The ECB publishes every currency every day (a currency it stopped, such
+// as the lev from 2026, is absent from the newer day, not the older), so
+// a lack there is a table that never had them: the embedded series holds
+// USD only.
+func lacksCurrencies(merged, doc *Table) bool {
+	if merged == nil || doc == nil || len(doc.days) == 0 {
+		return false
+	}
+	first := doc.days[0].day
+	k := merged.search(func(x day) bool { return x >= first })
+	if k == 0 || k >= len(merged.days) || merged.days[k].day != first {
+		return false
+	}
+	prev := merged.dayRates(k - 1)
+	for _, e := range merged.dayRates(k) {
+		q := merged.names[e.quote]
+		if !slices.ContainsFunc(prev, func(p rateEntry) bool { return merged.names[p.quote] == q }) {
+			return true
+		}
+	}
+	return false
 }
 
 // Run calls RunOnce until ctx is done, sleeping on the Clock in between, and
@@ -317,6 +373,9 @@ func (r *Refresher) Status() Status {
 
 // feedFor picks the feed that covers what t lacks up to expected, or "".
 func (r *Refresher) feedFor(t *Table, expected day) string {
+	if r.backfill {
+		return r.cfg.Feeds.Hist90d
+	}
 	first, _ := t.Range()
 	from, _ := parseISODate(first)
 	u, missing := t.firstUnknown(from, expected)

@@ -89,9 +89,33 @@ type refresherRig struct {
 	updates []*Table
 }
 
+// newRig is a refresher over the table a running one has: the embedded USD
+// series (to 2026-04-13) and every currency of the (synthetic)
+// publications of 2026 to that day, as earlier fetches left it.
 func newRig(t *testing.T, ecb *fakeECB, clock *fakeClock, store *MemoryStore) *refresherRig {
 	t.Helper()
-	g := &refresherRig{ecb: ecb, clock: clock, live: NewLiveTable(embedded(t)), store: store, logs: &logBuffer{}}
+	return newRigThrough(t, "2026-04-13", ecb, clock, store)
+}
+
+// newRigThrough is newRig with every currency through last only (USD alone
+// after it, to 2026-04-13).
+func newRigThrough(t *testing.T, last string, ecb *fakeECB, clock *fakeClock, store *MemoryStore) *refresherRig {
+	t.Helper()
+	earlier, err := ParseXML(strings.NewReader(synthFeed(businessDays("2026-01-02", last), nil)), "test:earlier")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := embedded(t).Merge(earlier)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newRigOn(t, base, ecb, clock, store)
+}
+
+// newRigOn is a refresher serving base.
+func newRigOn(t *testing.T, base *Table, ecb *fakeECB, clock *fakeClock, store *MemoryStore) *refresherRig {
+	t.Helper()
+	g := &refresherRig{ecb: ecb, clock: clock, live: NewLiveTable(base), store: store, logs: &logBuffer{}}
 	r, err := NewRefresher(RefresherConfig{
 		Live:     g.live,
 		Store:    store,
@@ -131,7 +155,7 @@ func TestRefresherLatePublication(t *testing.T) {
 	ecb := newFakeECB(t, businessDays("2026-03-30", "2026-04-13")...)
 	clock := newFakeClock(t, "2026-04-14T16:10:00+02:00") // 16:00 CEST + margin
 	store := &MemoryStore{}
-	g := newRig(t, ecb, clock, store)
+	g := newRigThrough(t, "2026-04-10", ecb, clock, store) // 2026-04-13 in USD only
 	ctx := context.Background()
 
 	// A settlement at 16:05 CEST: the day's rate is due but not in the table.

@@ -1,0 +1,62 @@
+package fx
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestRefresherBackfillsCurrenciesOfThePreviousPublication: a table whose
+// newest publications hold USD only (the embedded series, an operator's
+// two-column file) needs the daily feed alone when it is one publication
+// behind, and the daily feed brings every other currency for its own day
+// only. The publication before it keeps USD alone, and no later daily feed
+// carries it again: a payment made before that day's 16:00 (the latest
+// publication then is the day before's, Art. 91(2) Directive 2006/112/EC)
+// and a Polish supply of that day (the ECB rate of the last day before it,
+// art. 31a ust. 2 ustawy o VAT) then wait for their national rate for ever.
+// The refresher must fetch what fills them.
+func TestRefresherBackfillsCurrenciesOfThePreviousPublication(t *testing.T) {
+	ctx := context.Background()
+	ecb := newFakeECB(t, businessDays("2026-01-02", "2026-04-14")...)
+	clock := newFakeClock(t, "2026-04-14T16:10:00+02:00")
+	g := newRigOn(t, embedded(t), ecb, clock, &MemoryStore{})
+	tomorrow := instant(t, "2026-04-15T16:10:00+02:00")
+	for i := 0; i < 5; i++ {
+		next, err := g.r.RunOnce(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !next.Before(tomorrow) {
+			break
+		}
+		clock.set(next)
+	}
+	morning := instant(t, "2026-04-14T10:00:00+02:00")
+	for _, cur := range []string{"SEK", "PLN", "HUF"} {
+		r, err := g.live.Rate(ctx, cur, morning, LatestPublishedAt)
+		if err != nil || r.RateDate != "2026-04-13" || r.Raw != synthRate(cur, "2026-04-13") {
+			t.Errorf("%s at %s: %+v, %v; want the publication of 2026-04-13", cur, morning.Format(time.RFC3339), r, err)
+		}
+	}
+	if p := ecb.paths(); !slices.Equal(p, []string{"/daily.xml", "/hist-90d.xml"}) {
+		t.Errorf("requests %v, want the daily feed, then the 90-day feed once", p)
+	}
+	// The next publication is the daily feed's again.
+	ecb.publish("2026-04-15")
+	clock.set(tomorrow)
+	if _, err := g.r.RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if p := ecb.paths(); !slices.Equal(p, []string{"/daily.xml", "/hist-90d.xml", "/daily.xml"}) {
+		t.Errorf("requests %v, want the daily feed for 2026-04-15", p)
+	}
+	nc, _, err := NationalCurrencyFor("PL", morning)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ConvertEURToNational(ctx, g.live, dec("10"), nc, morning, LatestPublishedAt); err != nil {
+		t.Errorf("PLN for a Polish supply of 2026-04-14: %v", err)
+	}
+}
