@@ -44,7 +44,7 @@
 // TARGET business day's publication at 16:00 Frankfurt time plus
 // PublicationMargin, to fetch the daily feed, the 90-day feed when more than
 // one publication is missing, or, once per process, the full history when an
-// older hole remains; and the 90-day feed at once when the publication
+// older hole remains (the 90-day feed too while the history fails); and the 90-day feed at once when the publication
 // before the daily one lacks currencies it carries (a table of USD only, as
 // the embedded series), since no later daily feed brings that day again. A failed fetch is retried with exponential backoff
 // (RetryMin doubling to RetryMax) and equal jitter; a publication not out yet

@@ -97,6 +97,7 @@ type fakeECB struct {
 	override  map[string]string // "date/CUR" → raw
 	failNext  int               // answer this many requests with 503
 	down      bool              // refuse every request
+	gone      map[string]bool   // paths answered 404 Not Found
 	requests  []string          // paths asked, in order
 	srv       *httptest.Server
 }
@@ -114,6 +115,10 @@ func (f *fakeECB) serve(w http.ResponseWriter, r *http.Request) {
 	f.requests = append(f.requests, r.URL.Path)
 	if f.down {
 		http.Error(w, "down", http.StatusBadGateway)
+		return
+	}
+	if f.gone[r.URL.Path] {
+		http.NotFound(w, r)
 		return
 	}
 	if f.failNext > 0 {

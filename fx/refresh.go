@@ -257,6 +257,17 @@ func (r *Refresher) RunOnce(ctx context.Context) (next time.Time, err error) {
 		merged, _, err = r.fetchMerge(ctx, url, now, merged)
 	}
 	var ce *ConflictError
+	if err != nil && url == r.cfg.Feeds.Hist && !errors.As(err, &ce) {
+		// The history failed (down, too large for a proxy, absent from a
+		// mirror): the 90-day feed still brings the recent publications,
+		// so that the payments of the last months need not wait for it.
+		// The history is retried with backoff all the same.
+		failures := r.failures
+		if _, _, err90 := r.fetchMerge(ctx, r.cfg.Feeds.Hist90d, now, tbl); err90 != nil {
+			r.log.Warn("fx: ECB 90-day feed failed too", "url", r.cfg.Feeds.Hist90d, "err", err90)
+		}
+		r.failures = failures
+	}
 	switch {
 	case errors.As(err, &ce):
 		// Published values are never overwritten. Retrying soon would only
