@@ -55,6 +55,37 @@ var nationalCurrency = map[string]string{
 	"GB": "GBP",
 }
 
+// bulgariaEuro is the day Bulgaria adopted the euro (Council Decision (EU)
+// 2025/1407 of 8 July 2025, https://eur-lex.europa.eu/eli/dec/2025/1407/oj):
+// its supplies before it were taxed in leva.
+const bulgariaEuro = "2026-01-01"
+
+// nationalCurrencyOn is NationalCurrency for a supply on day (YYYY-MM-DD,
+// "" for today's currency): BGN for Bulgaria before bulgariaEuro.
+func nationalCurrencyOn(country, day string) string {
+	if country == "BG" && day != "" && day < bulgariaEuro {
+		return "BGN"
+	}
+	c, _ := NationalCurrency(country)
+	return c
+}
+
+// supplyDay is the day the invoice dates its supply by: the date of supply
+// (BT-72), else the end of the invoicing period (BT-74), else its start,
+// else the issue date.
+func supplyDay(inv *Invoice) string {
+	if inv.SupplyDate != "" {
+		return inv.SupplyDate
+	}
+	if inv.Period != nil {
+		if inv.Period.End != "" {
+			return inv.Period.End
+		}
+		return inv.Period.Start
+	}
+	return inv.IssueDate
+}
+
 // NationalCurrency returns the currency in which VAT due under the law of
 // country must be stated (Art. 230): EUR for the euro area, the national
 // currency for CZ, DK, HU, PL, RO, SE and GB. ok is false for any other
@@ -93,8 +124,9 @@ func checkLaw(c *checker, p *prepared) {
 	country := inv.TaxCountry
 	business := isBusinessSale(p)
 
-	// Art. 230: the VAT in the national currency of the taxing state.
-	if want, _ := NationalCurrency(country); want != inv.Currency {
+	// Art. 230: the VAT in the national currency of the taxing state, on
+	// the day of the supply.
+	if want := nationalCurrencyOn(country, supplyDay(inv)); want != inv.Currency {
 		switch {
 		case inv.TaxCurrency == nil:
 			c.addf("TaxCurrency", RuleArt230, ErrRequired, "VAT due under %s law must also be stated in %s (invoice currency %s)", country, want, inv.Currency)
