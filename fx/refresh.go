@@ -188,6 +188,8 @@ func (r *Refresher) Restore(ctx context.Context) error {
 	}
 	before := r.cfg.Live.Table()
 	restored := 0
+	var last *Table // the last document merged, and its URL
+	var lastURL string
 	for _, d := range docs {
 		t, err := d.Table()
 		if err != nil {
@@ -200,6 +202,12 @@ func (r *Refresher) Restore(ctx context.Context) error {
 			continue
 		}
 		restored++
+		last, lastURL = t, d.URL
+	}
+	if lastURL == r.cfg.Feeds.Daily && lacksCurrencies(r.cfg.Live.Table(), last) {
+		// Saved before the 90-day feed that fills the publication before
+		// it came in (RunOnce): fetch it at the next attempt.
+		r.backfill = true
 	}
 	// Another writer of the store (a replica sharing it) may have saved
 	// without the documents this refresher holds: keep them, and save

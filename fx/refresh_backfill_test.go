@@ -60,3 +60,37 @@ func TestRefresherBackfillsCurrenciesOfThePreviousPublication(t *testing.T) {
 		t.Errorf("PLN for a Polish supply of 2026-04-14: %v", err)
 	}
 }
+
+// TestRefresherBackfillSurvivesRestart: the daily feed was merged and the
+// 90-day feed that fills the publication before it failed; a restart
+// restores the daily document from the Store and must still fetch the
+// 90-day feed, though no publication is missing by then.
+func TestRefresherBackfillSurvivesRestart(t *testing.T) {
+	ctx := context.Background()
+	store := &MemoryStore{}
+	ecb := newFakeECB(t, businessDays("2026-01-02", "2026-04-14")...)
+	ecb.set(func(f *fakeECB) { f.gone = map[string]bool{"/hist-90d.xml": true} })
+	clock := newFakeClock(t, "2026-04-14T16:10:00+02:00")
+	first := newRigOn(t, embedded(t), ecb, clock, store)
+	if _, err := first.r.RunOnce(ctx); err == nil {
+		t.Fatal("the 90-day feed is gone, and the attempt succeeded")
+	}
+	morning := instant(t, "2026-04-14T10:00:00+02:00")
+	if _, err := first.live.Rate(ctx, "SEK", morning, LatestPublishedAt); err == nil {
+		t.Fatal("SEK of 2026-04-13 without the 90-day feed")
+	}
+
+	ecb.set(func(f *fakeECB) { f.gone = nil })
+	clock.set(instant(t, "2026-04-14T17:00:00+02:00"))
+	second := newRigOn(t, embedded(t), ecb, clock, store)
+	if err := second.r.Restore(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := second.r.RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r, err := second.live.Rate(ctx, "SEK", morning, LatestPublishedAt)
+	if err != nil || r.RateDate != "2026-04-13" {
+		t.Errorf("SEK at %s after the restart: %+v, %v", morning, r, err)
+	}
+}
