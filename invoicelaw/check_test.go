@@ -92,6 +92,10 @@ func TestNationalCurrencyReason(t *testing.T) {
 		{"PL domestic, ECB feed", det("PL", "PL"), invoicelaw.Seller{Country: "PL"}, synthetic, ""},
 		{"PL domestic, USD only", det("PL", "PL"), invoicelaw.Seller{Country: "PL"}, embedded, invoicelaw.ReasonNationalRateUnavailable},
 		{"IE OSS to PL: Irish rules, euro", det("IE", "PL"), invoicelaw.Seller{Country: "IE"}, embedded, ""},
+		// Denmark accepts the VAT amount in euro (momsbekendtgørelsen § 97,
+		// stk. 2): an invoice in euro needs no DKK, so no DKK rate is awaited.
+		{"DK domestic, USD only: the euro is accepted", det("DK", "DK"), invoicelaw.Seller{Country: "DK"}, embedded, ""},
+		{"SE domestic, USD only", det("SE", "SE"), invoicelaw.Seller{Country: "SE"}, embedded, invoicelaw.ReasonNationalRateUnavailable},
 		{"UK B2C without agreement", det("US", "GB"), invoicelaw.Seller{Country: "US"}, synthetic, invoicelaw.ReasonNationalRateRequired},
 		{"UK B2C with HMRC's agreement", det("US", "GB"), agreed, synthetic, ""},
 	} {

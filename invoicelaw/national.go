@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -96,6 +97,10 @@ func noNationalRule(law Law, at time.Time, err error) *vat.Reason {
 	return nil
 }
 
+// invoiceCurrency is the currency of the engine's invoices (BT-5): the
+// national figures are the VAT of an invoice in euro stated again.
+const invoiceCurrency = "EUR"
+
 // convertNational is NationalVAT for a state with a national currency nc.
 // Apart so that a euro state's supply (most) does not take its stack
 // frame (~2.8 KB: two conversions and the reasons' formatting): every
@@ -120,6 +125,12 @@ func convertNational(ctx context.Context, src fx.Source, policy fx.Policy, s *Se
 		return nil, &vat.Reason{Code: ReasonNationalRateRequired, Detail: fmt.Sprintf(
 			"The VAT must also be stated in %s (%s: %s), at %s; the ECB rate is none of these and the engine has no other rate. A seller with HMRC's written agreement to the ECB rate states it as seller.ukRateAgreement.",
 			nc.Currency, nc.Basis, nc.Rule.Law, nc.Rule.NationalRate)}, nil
+	case (errors.Is(err, fx.ErrNationalRateUnavailable) || errors.Is(err, fx.ErrNoRate) || errors.Is(err, fx.ErrNotYetPublished)) &&
+		slices.Contains(nc.AlsoAccepted, invoiceCurrency):
+		// The state accepts the VAT amount in the invoice's euro
+		// (Denmark, momsbekendtgørelsen § 97, stk. 2): the national figure
+		// is stated when its rate is known, and not awaited when it is not.
+		return nil, nil, nil
 	case errors.Is(err, fx.ErrNationalRateUnavailable), errors.Is(err, fx.ErrNoRate), errors.Is(err, fx.ErrNotYetPublished):
 		return nil, &vat.Reason{Code: ReasonNationalRateUnavailable, Detail: fmt.Sprintf(
 			"The VAT must also be stated in %s (Art. 230 %s; %s), converted under rule %s (%s), and the rate source has no such rate: %v. The ECB feeds carry it; no other rate is substituted.",

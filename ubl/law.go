@@ -1,6 +1,9 @@
 package ubl
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Rule identifiers of the invoicing-law checks (Invoice.TaxCountry set).
 // They are not EN 16931 or Peppol rule ids: each names the provision it
@@ -54,6 +57,12 @@ var nationalCurrency = map[string]string{
 	"CZ": "CZK", "DK": "DKK", "HU": "HUF", "PL": "PLN", "RO": "RON", "SE": "SEK",
 	"GB": "GBP",
 }
+
+// alsoAccepted are the currencies besides its own in which a state accepts
+// the VAT amount of an invoice: Denmark, DKK or euro (momsbekendtgørelsen,
+// BEK nr. 1435 af 29/11/2023, § 97, stk. 2,
+// https://elov.dk/momsbekendtgorelsen/paragraf/97/).
+var alsoAccepted = map[string][]string{"DK": {"EUR"}}
 
 // bulgariaEuro is the day Bulgaria adopted the euro (Council Decision (EU)
 // 2025/1407 of 8 July 2025, https://eur-lex.europa.eu/eli/dec/2025/1407/oj):
@@ -128,6 +137,8 @@ func checkLaw(c *checker, p *prepared) {
 	// the day of the supply.
 	if want := nationalCurrencyOn(country, supplyDay(inv)); want != inv.Currency {
 		switch {
+		case inv.TaxCurrency == nil && slices.Contains(alsoAccepted[country], inv.Currency):
+			// The state accepts the VAT amount in the invoice's currency.
 		case inv.TaxCurrency == nil:
 			c.addf("TaxCurrency", RuleArt230, ErrRequired, "VAT due under %s law must also be stated in %s (invoice currency %s)", country, want, inv.Currency)
 		case inv.TaxCurrency.Code != want:
