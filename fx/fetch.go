@@ -44,7 +44,8 @@ func (e *StatusError) Error() string {
 // what is already known.
 //
 // Errors: the context's error, a transport error, a *StatusError, or a
-// *ParseError naming the URL.
+// *ParseError naming the URL (also for this project's two-column CSV whose
+// last line has no line end: a body cut short where its connection closed).
 func Fetch(ctx context.Context, hc *http.Client, url string) (*Table, error) {
 	body, err := fetchBody(ctx, hc, url)
 	if err != nil {
