@@ -47,7 +47,9 @@
 // older hole remains (the 90-day feed too while the history fails); and the 90-day feed at once when the publication
 // before the daily one lacks currencies it carries (a table of USD only, as
 // the embedded series), since no later daily feed brings that day again. A failed fetch is retried with exponential backoff
-// (RetryMin doubling to RetryMax) and equal jitter; a publication not out yet
+// (RetryMin doubling to RetryMax) and equal jitter, and not sooner than a 429
+// or 503 answer's Retry-After asked (StatusError.RetryAfter, at most a day);
+// a publication not out yet
 // is polled the same way; a publication that contradicts a known rate is
 // refused (ConflictError), logged at error level, and not retried before the
 // next publication. Each document that added rates is saved, then OnUpdate

@@ -1,6 +1,7 @@
 package fx
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -96,6 +97,8 @@ type fakeECB struct {
 	published []string          // ascending reference dates
 	override  map[string]string // "date/CUR" → raw
 	failNext  int               // answer this many requests with 503
+	failCode  int               // the status of those answers (0: 503)
+	header    http.Header       // sent with those answers (Retry-After, Date)
 	down      bool              // refuse every request
 	gone      map[string]bool   // paths answered 404 Not Found
 	requests  []string          // paths asked, in order
@@ -123,7 +126,10 @@ func (f *fakeECB) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if f.failNext > 0 {
 		f.failNext--
-		http.Error(w, "try later", http.StatusServiceUnavailable)
+		for k, v := range f.header {
+			w.Header()[k] = v
+		}
+		http.Error(w, "try later", cmp.Or(f.failCode, http.StatusServiceUnavailable))
 		return
 	}
 	var dates []string

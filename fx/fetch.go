@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -30,6 +32,13 @@ const fetchTimeout = 30 * time.Second
 type StatusError struct {
 	URL        string
 	StatusCode int
+	// RetryAfter is how long the server asked to wait before the next
+	// request, read from the Retry-After header of a 429 or 503 answer
+	// (RFC 9110 §10.2.3: delay-seconds, or an HTTP-date taken relative to
+	// the answer's own Date header, so that a skewed clock here does not
+	// shorten or stretch it); 0 when the answer gave none, or a date
+	// already past.
+	RetryAfter time.Duration
 }
 
 func (e *StatusError) Error() string {
@@ -71,7 +80,7 @@ func fetchBody(ctx context.Context, hc *http.Client, url string) ([]byte, error)
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
-		return nil, &StatusError{URL: url, StatusCode: resp.StatusCode}
+		return nil, &StatusError{URL: url, StatusCode: resp.StatusCode, RetryAfter: retryAfter(resp, time.Now())}
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxInputSize+1))
 	if err != nil {
@@ -82,6 +91,40 @@ func fetchBody(ctx context.Context, hc *http.Client, url string) ([]byte, error)
 	}
 	return body, nil
 }
+
+// retryAfter reads the Retry-After header of a 429 (Too Many Requests, RFC
+// 6585 §4) or 503 (Service Unavailable, RFC 9110 §15.6.4) answer: a number
+// of seconds, or an HTTP-date, which is measured from the answer's Date
+// header when it has a valid one (the server's clock, RFC 9110 §6.6.1),
+// else from now. Anything else, or another status, is 0.
+func retryAfter(resp *http.Response, now time.Time) time.Duration {
+	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable {
+		return 0
+	}
+	v := strings.TrimSpace(resp.Header.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.ParseUint(v, 10, 63); err == nil {
+		if n > uint64(maxRetryAfter/time.Second) {
+			return maxRetryAfter
+		}
+		return time.Duration(n) * time.Second
+	}
+	at, err := http.ParseTime(v)
+	if err != nil {
+		return 0
+	}
+	if d, err := http.ParseTime(resp.Header.Get("Date")); err == nil {
+		now = d
+	}
+	return min(max(at.Sub(now), 0), maxRetryAfter)
+}
+
+// maxRetryAfter bounds a server's Retry-After: a day, so that a wrong or
+// hostile header cannot stop the rates from being fetched for longer (the
+// refresher polls again at the next publication in any case).
+const maxRetryAfter = 24 * time.Hour
 
 // LiveTable is a Source whose table can be extended while it serves, e.g.
 // by a goroutine that calls Fetch after each day's publication. Lookups see

@@ -290,6 +290,11 @@ func (r *Refresher) RunOnce(ctx context.Context) (next time.Time, err error) {
 	case err != nil:
 		r.failures++
 		next = now.Add(r.backoff(r.failures))
+		// A server that said when to come back (429 or 503 with
+		// Retry-After) is not asked sooner.
+		if se := (*StatusError)(nil); errors.As(err, &se) && now.Add(se.RetryAfter).After(next) {
+			next = now.Add(se.RetryAfter)
+		}
 		r.log.Warn("fx: ECB fetch failed; retrying", "url", url, "attempt", r.failures, "retryAt", next, "err", err)
 		r.finish(now, next, err)
 		return next, err
