@@ -49,7 +49,7 @@ common flags: -data DIR (default fiscal402-data), -accounts FILE (default <data>
 func runAccounts(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, accountsUsage)
-		return errors.New("accounts: a command is required")
+		return usagef("accounts: a command is required")
 	}
 	cmd, args := args[0], args[1:]
 	switch cmd {
@@ -95,7 +95,7 @@ func runAccounts(args []string, stdout, stderr io.Writer) error {
 		}
 		// The id first: the invoicing check names the account.
 		if id == "" {
-			return errors.New("-id is required")
+			return usagef("-id is required")
 		}
 		// (The id alone: with a seller that passes, Normalised can refuse
 		// only the id.)
@@ -127,7 +127,7 @@ func runAccounts(args []string, stdout, stderr io.Writer) error {
 		return dropOldKeys(accountsPath(data, file), id, stderr)
 	}
 	fmt.Fprintln(stderr, accountsUsage)
-	return fmt.Errorf("accounts: unknown command %q", cmd)
+	return usagef("accounts: unknown command %q", cmd)
 }
 
 // sellerFlags names the flag of accounts create that sets each seller
@@ -161,11 +161,11 @@ func parseAccountsFlags(fs *flag.FlagSet, args []string) error {
 	if err := applyEnv(only, os.Getenv); err != nil {
 		return err
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return usagef("unexpected argument %q", fs.Arg(0))
 	}
 	return nil
 }
@@ -266,7 +266,7 @@ func editAccountsIn(path string, fn func(f *httpserver.AccountsFile) error) erro
 
 func findAccount(f *httpserver.AccountsFile, id string) (*httpserver.AccountEntry, error) {
 	if id == "" {
-		return nil, errors.New("-id is required")
+		return nil, usagef("-id is required")
 	}
 	for i := range f.Accounts {
 		if f.Accounts[i].ID == id {
@@ -309,7 +309,7 @@ func checkInvoicing(id string, s fiscal.Seller, allowReview bool, stderr io.Writ
 
 func createAccount(path, id string, s fiscal.Seller, stdout, stderr io.Writer) error {
 	if id == "" {
-		return errors.New("-id is required")
+		return usagef("-id is required")
 	}
 	if _, err := (fiscal.Account{ID: id, Seller: s}).Normalised(); err != nil {
 		return err
@@ -340,7 +340,7 @@ func createAccount(path, id string, s fiscal.Seller, stdout, stderr io.Writer) e
 
 func rotateKey(path, id string, keepOld bool, stdout, stderr io.Writer) error {
 	if id == "" {
-		return errors.New("-id is required")
+		return usagef("-id is required")
 	}
 	key, err := httpserver.NewAPIKey(rand.Reader)
 	if err != nil {
@@ -375,7 +375,7 @@ func rotateKey(path, id string, keepOld bool, stdout, stderr io.Writer) error {
 
 func dropOldKeys(path, id string, stderr io.Writer) error {
 	if id == "" {
-		return errors.New("-id is required")
+		return usagef("-id is required")
 	}
 	var dropped int
 	err := editExistingAccounts(path, func(f *httpserver.AccountsFile) error {

@@ -71,11 +71,11 @@ func runBackup(args []string, stdout, stderr io.Writer) error {
 	if err := applyEnv(fs, os.Getenv); err != nil {
 		return err
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("backup: unexpected argument %q", fs.Arg(0))
+		return usagef("backup: unexpected argument %q", fs.Arg(0))
 	}
 	if *out != "" {
 		// The copy is renamed over -o: over a ledger a server has open
@@ -193,11 +193,11 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	if err := applyEnv(fs, os.Getenv); err != nil {
 		return err
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("check: unexpected argument %q (a file to check is -ledger FILE)", fs.Arg(0))
+		return usagef("check: unexpected argument %q (a file to check is -ledger FILE)", fs.Arg(0))
 	}
 	if *path == "" {
 		// A replica's ledger is where the server keeps it (-store, as the

@@ -91,8 +91,33 @@ func main() {
 			return
 		}
 		fmt.Fprintln(os.Stderr, "fiscal402:", err)
+		if errors.As(err, new(usageError)) {
+			os.Exit(2)
+		}
 		os.Exit(1)
 	}
+}
+
+// usageError is a command line that cannot be run: a flag not defined, a
+// value that does not parse, an argument or command not taken, a required
+// flag or argument left out. The process exits with status 2 for it, as
+// Go's flag package does (1 is a failure of the work itself), so a script
+// or a service manager can tell a mistyped unit file from a failure.
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
+
+// usagef is a usageError.
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// parseArgs parses args into fs; a command line fs cannot parse is a
+// usageError, and -h the flag.ErrHelp it is.
+func parseArgs(fs *flag.FlagSet, args []string) error {
+	err := fs.Parse(args)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		return usageError{err}
+	}
+	return err
 }
 
 type options struct {
@@ -218,7 +243,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	if err := applyEnv(fs, os.Getenv); err != nil {
 		return err
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -226,7 +251,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		for i, c := range operatorCommands {
 			names[i] = c.name
 		}
-		return fmt.Errorf("unexpected argument %q (commands: %s; see -h)", fs.Arg(0), strings.Join(names, ", "))
+		return usagef("unexpected argument %q (commands: %s; see -h)", fs.Arg(0), strings.Join(names, ", "))
 	}
 	accountsGiven := o.accounts
 	if o.accounts == "" {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/base64"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -59,18 +58,18 @@ func runMigrate(args []string, stdout, stderr io.Writer) error {
 	if err := applyEnv(fs, os.Getenv); err != nil {
 		return err
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("migrate: unexpected argument %q (the database is -store URL, the data directory -data DIR)", fs.Arg(0))
+		return usagef("migrate: unexpected argument %q (the database is -store URL, the data directory -data DIR)", fs.Arg(0))
 	}
 	u, err := storeURL(*store, os.Getenv)
 	if err != nil {
 		return err
 	}
 	if u == "" {
-		return errors.New("migrate: give -store postgres://… (or FISCAL402_DATABASE_URL)")
+		return usagef("migrate: give -store postgres://… (or FISCAL402_DATABASE_URL)")
 	}
 	copies := []struct{ dir, url string }{{*data, u}}
 	if _, err := os.Stat(filepath.Join(*data, "sandbox", "ledger.db")); err == nil {

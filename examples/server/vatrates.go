@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -58,7 +57,7 @@ func logRateTable(log *slog.Logger, t *vat.RateTable, now time.Time) {
 func runVATRates(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, vatRatesUsage)
-		return errors.New("vat-rates: a command is required")
+		return usagef("vat-rates: a command is required")
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
@@ -68,11 +67,11 @@ func runVATRates(args []string, stdout, stderr io.Writer) error {
 		fs := flag.NewFlagSet("vat-rates export", flag.ContinueOnError)
 		fs.SetOutput(stderr)
 		out := fs.String("o", "", "write the file here (default: stdout); an existing file is not replaced")
-		if err := fs.Parse(args[1:]); err != nil {
+		if err := parseArgs(fs, args[1:]); err != nil {
 			return err
 		}
 		if fs.NArg() > 0 {
-			return fmt.Errorf("vat-rates export: unexpected argument %q", fs.Arg(0))
+			return usagef("vat-rates export: unexpected argument %q", fs.Arg(0))
 		}
 		data, err := vat.Rates().File()
 		if err != nil {
@@ -97,7 +96,7 @@ func runVATRates(args []string, stdout, stderr io.Writer) error {
 			return flag.ErrHelp
 		}
 		if len(args) != 2 {
-			return errors.New("usage: server vat-rates check FILE")
+			return usagef("usage: server vat-rates check FILE")
 		}
 		t, err := readRateTable(args[1])
 		if err != nil {
@@ -129,7 +128,7 @@ func runVATRates(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	fmt.Fprintln(stderr, vatRatesUsage)
-	return fmt.Errorf("vat-rates: unknown command %q", args[0])
+	return usagef("vat-rates: unknown command %q", args[0])
 }
 
 const vatRatesUsage = `usage: server vat-rates export [-o FILE]   write the embedded VAT rate table as a file (stdout by default; never replaces a file)
