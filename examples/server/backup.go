@@ -33,7 +33,8 @@ import (
 // With -o the copy is written beside the target, fsynced, verified with
 // ledger.Check against the server's log key (GET /.well-known/log-key) and
 // only then renamed into place, so a file at -o is always a whole, checked
-// copy; a target a running server has open (its ledger's lock) is refused
+// copy; a target a running server has open (its ledger's lock), and an
+// existing file that is not an earlier copy of the same log, are refused
 // before anything is asked. check verifies a ledger file (a restored copy, or the data
 // directory's ledger.db while the server is stopped) and prints its log
 // size and root: after a restore, they match the checkpoint the server had
@@ -98,11 +99,32 @@ func runBackup(args []string, stdout, stderr io.Writer) error {
 	// a target that cannot be written (a missing directory, no permission)
 	// is refused by its name before a whole copy is streamed for nothing.
 	var tmp *os.File
+	var replaced ledger.Checkpoint // the copy at -o that a newer one replaces
+	var replacing bool
 	if *out != "" {
 		// A directory cannot be renamed over: refused by its name, before
 		// a copy is made in its parent and streamed for nothing.
 		if fi, err := os.Stat(*out); err == nil && fi.IsDir() {
 			return fmt.Errorf("backup: -o %s is a directory: name the file to write (e.g. -o %s); nothing asked of the server", *out, filepath.Join(*out, "ledger-backup.db"))
+		}
+		// An existing file is replaced only by a newer copy of the same
+		// log (a nightly backup to one name); a file that is none (a
+		// mistyped target: accounts.json, a key, another server's
+		// ledger) is refused before a copy is asked for.
+		if fi, err := os.Lstat(*out); err == nil {
+			if !fi.Mode().IsRegular() {
+				return fmt.Errorf("backup: -o %s exists and is not a regular file: name a new file; nothing asked of the server", *out)
+			}
+			vkey, err := fetchText(&http.Client{}, strings.TrimRight(*server, "/")+"/.well-known/log-key")
+			if err != nil {
+				return fmt.Errorf("backup: -server %s: the log key: %w", strings.TrimRight(*server, "/"), err)
+			}
+			if replaced, err = checkLedger(*out, vkey); err != nil {
+				return fmt.Errorf("backup: -o %s exists and is not a copy of this server's ledger (%v): it is not replaced; name a new file, or move it away; nothing asked of the server", *out, err)
+			}
+			replacing = true
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("backup: -o %s: %w; nothing asked of the server", *out, err)
 		}
 		if tmp, err = os.CreateTemp(filepath.Dir(*out), "."+filepath.Base(*out)+".part*"); err != nil {
 			var pe *os.PathError
@@ -167,6 +189,9 @@ func runBackup(args []string, stdout, stderr io.Writer) error {
 	cp, err := checkLedger(tmp.Name(), vkey)
 	if err != nil {
 		return fmt.Errorf("backup: the copy does not verify, nothing written to %s: %w", *out, err)
+	}
+	if replacing && replaced.Size > cp.Size {
+		return fmt.Errorf("backup: -o %s holds a longer log (size %d) than the server's copy (size %d): is -server the server it was copied from? Nothing replaced", *out, replaced.Size, cp.Size)
 	}
 	if err := os.Rename(tmp.Name(), *out); err != nil {
 		return fmt.Errorf("backup: -o %s: %w (the verified copy was not put in place)", *out, err)
