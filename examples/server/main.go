@@ -518,13 +518,28 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	case <-ctx.Done():
 	}
 	fmt.Fprintln(stdout, "shutting down: finishing in-flight requests")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
+	if err := srv.Shutdown(shutdownCtx); errors.Is(err, context.DeadlineExceeded) {
+		// A request still open after the grace period (a client that
+		// stalls its upload, a long backup stream) was never answered:
+		// cut it, and stop as asked, closing the ledger cleanly, rather
+		// than fail the stop and leave the ledger for the next start.
+		logger.Warn("requests still open after the shutdown grace period were cut (none of them was answered)", "grace", shutdownGrace.String())
+		err = srv.Close()
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		return errors.Join(err, engine.Close(), profile.stop())
+	} else if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return errors.Join(err, engine.Close(), profile.stop())
 	}
 	return errors.Join(engine.Close(), profile.stop())
 }
+
+// shutdownGrace is how long SIGTERM (or SIGINT) waits for in-flight
+// requests to finish before it cuts those still open and closes the ledger.
+const shutdownGrace = 15 * time.Second
 
 // defaultGOGC is the server's garbage-collection target (GOGC) when the
 // environment sets none. Nearly all a settlement allocates is garbage once
