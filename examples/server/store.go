@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -84,13 +86,53 @@ func runMigrate(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("migrate: log key of %s: %w", c.dir, err)
 		}
-		rep, err := ledger.CopyToPostgres(context.Background(), filepath.Join(c.dir, "ledger.db"), c.url, ledger.Options{Origin: s.Name(), Signer: s})
+		file := filepath.Join(c.dir, "ledger.db")
+		rep, err := ledger.CopyToPostgres(context.Background(), file, c.url, ledger.Options{Origin: s.Name(), Signer: s})
+		if errors.Is(err, ledger.ErrInvalid) {
+			// A run again, after one that copied this ledger and failed at
+			// the next: a log that is already this file's, to its latest
+			// checkpoint, is left as it is. Anything else stays refused.
+			if cp, same := copiedBefore(file, c.url, c.dir); same {
+				fmt.Fprintf(stdout, "%s → %s: already copied (an earlier run); it ends at the file's checkpoint, size %d root %s (ledger.Check passed on it); nothing written\n",
+					file, redact(c.url), cp.Size, base64.StdEncoding.EncodeToString(cp.Root[:]))
+				continue
+			}
+			err = fmt.Errorf("%w (its log is not this file's to the file's latest checkpoint: a replica wrote to it, or it is another server's; migrate copies into an empty log only, and wrote nothing)", err)
+		}
 		if err != nil {
-			return fmt.Errorf("migrate %s: %w", c.dir, heldByServer(err, filepath.Join(c.dir, "ledger.db"), "stop the server first: migrate copies a stopped server's file"))
+			return fmt.Errorf("migrate %s: %w", c.dir, heldByServer(err, file, "stop the server first: migrate copies a stopped server's file"))
 		}
 		fmt.Fprintf(stdout, "%s → %s: %d entries, %d stored hashes, %d checkpoints, %d claims, %d postings, %d side values; both end at size %d root %s (ledger.Check passed on both)\n",
-			filepath.Join(c.dir, "ledger.db"), redact(c.url), rep.Entries, rep.Hashes, rep.Checkpoints, rep.Claims, rep.Postings, rep.Side,
+			file, redact(c.url), rep.Entries, rep.Hashes, rep.Checkpoints, rep.Claims, rep.Postings, rep.Side,
 			rep.Copy.Size, base64.StdEncoding.EncodeToString(rep.Copy.Root[:]))
 	}
 	return nil
+}
+
+// copiedBefore tells whether the PostgreSQL log at url already is the
+// ledger file's log: it checks (checkLedger, with the data directory's log
+// key), and its latest checkpoint is the file's, byte for byte.
+func copiedBefore(file, url, dir string) (ledger.Checkpoint, bool) {
+	vkey, err := logVerifierKey(filepath.Join(dir, "keys", "log.key"))
+	if err != nil {
+		return ledger.Checkpoint{}, false
+	}
+	v, err := note.NewVerifier(vkey)
+	if err != nil {
+		return ledger.Checkpoint{}, false
+	}
+	src, err := ledger.Open(file, ledger.Options{Origin: v.Name(), Verifier: v})
+	if err != nil {
+		return ledger.Checkpoint{}, false
+	}
+	want, err := src.Checkpoint()
+	src.Close()
+	if err != nil {
+		return ledger.Checkpoint{}, false
+	}
+	got, err := checkLedger(url, vkey)
+	if err != nil || !bytes.Equal(got.Note, want.Note) {
+		return ledger.Checkpoint{}, false
+	}
+	return got, true
 }
