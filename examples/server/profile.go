@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime/pprof"
 	"sync"
@@ -24,11 +25,47 @@ func openCPUProfile(path string) (*cpuProfile, error) {
 	if path == "" {
 		return nil, nil
 	}
-	f, err := os.Create(path)
+	// Opened without truncating: a file already there is replaced only
+	// when it is an earlier profile (pprof writes gzip data) or empty. A
+	// mistyped path naming the ledger, the accounts file or a key must
+	// refuse the start, not empty that file before anything is checked.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("-cpuprofile: %w", err)
 	}
+	if err := replaceableProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("-cpuprofile %s: %w; name a new file, nothing was changed", path, err)
+	}
+	if err := f.Truncate(0); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
 	return &cpuProfile{f: f}, nil
+}
+
+// replaceableProfile tells whether the file f, just opened, may be
+// replaced by a profile: a regular file that is empty (new) or holds gzip
+// data (an earlier profile).
+func replaceableProfile(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return errors.New("is not a regular file")
+	}
+	if fi.Size() == 0 {
+		return nil
+	}
+	var magic [2]byte
+	if _, err := f.ReadAt(magic[:], 0); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	if magic != [2]byte{0x1f, 0x8b} {
+		return fmt.Errorf("exists and is not a CPU profile (%d bytes, not gzip data)", fi.Size())
+	}
+	return nil
 }
 
 // start starts the profiling.
