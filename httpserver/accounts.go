@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -114,12 +115,12 @@ func (f *AccountsFile) Keys() (*Keys, error) {
 		}
 		seen[a.ID] = true
 		if len(a.KeyHashes) == 0 {
-			return nil, fmt.Errorf("account %q has no key hash (make one with HashKey, or the server's -create-account)", a.ID)
+			return nil, fmt.Errorf("account %q has no key hash (make one with HashKey, or the server's accounts create)", a.ID)
 		}
-		for _, kh := range a.KeyHashes {
+		for i, kh := range a.KeyHashes {
 			h, err := parseKeyHash(kh)
 			if err != nil {
-				return nil, fmt.Errorf("account %q: %w", a.ID, err)
+				return nil, fmt.Errorf("account %q: keyHashes[%d]: %w", a.ID, i, err)
 			}
 			k.hashes = append(k.hashes, keyHash{hash: h, account: a.ID})
 		}
@@ -172,7 +173,12 @@ func parseKeyHash(s string) ([sha256.Size]byte, error) {
 	hexPart, ok := strings.CutPrefix(s, "sha256:")
 	b, err := hex.DecodeString(hexPart)
 	if !ok || err != nil || len(b) != sha256.Size {
-		return h, fmt.Errorf("key hash %q must be \"sha256:\" followed by 64 hex digits (see httpserver.HashKey)", s)
+		// Never the value: it may be the key itself, pasted where its
+		// hash belongs, and this error reaches logs and terminals.
+		if strings.HasPrefix(s, "sk_") {
+			return h, errors.New("this entry looks like an API key itself, not its hash: store \"sha256:\" and the key's SHA-256 in hex (httpserver.HashKey), or make a new key with the server's accounts rotate-key, and treat the pasted key as disclosed")
+		}
+		return h, errors.New("must be \"sha256:\" followed by 64 hex digits (httpserver.HashKey)")
 	}
 	copy(h[:], b)
 	return h, nil
