@@ -366,7 +366,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	// server, a second start) is the commonest failed start.
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
-		return err
+		return fmt.Errorf("-listen %s: %w", o.listen, err)
 	}
 	defer ln.Close() // srv.Serve closes it too; closing again is harmless
 	profile, err := openCPUProfile(o.cpuProfile)
@@ -392,9 +392,12 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if err := os.MkdirAll(o.data, 0o700); err != nil {
-		return err
+		return fmt.Errorf("-data %s: %w", o.data, err)
 	}
 	if serverOpts.OperatorKey, err = operatorKey(o.operatorKeyFile, o.data, os.Getenv("FISCAL402_OPERATOR_KEY"), true); err != nil {
+		if o.operatorKeyFile != "" && os.Getenv("FISCAL402_OPERATOR_KEY") == "" {
+			return fmt.Errorf("-operator-key-file %s: %w", o.operatorKeyFile, err)
+		}
 		return err
 	}
 	demoKey, err := ensureDemoAccount(o.accounts, os.Getenv("FISCAL402_DEMO_KEY"))
