@@ -104,18 +104,23 @@ func serverEnv() map[string]bool {
 // operator would believe the setting took effect. The error names each
 // such variable and, where one is close, the known name it probably
 // meant. The actions' names (FISCAL402_ROTATE_RECEIPT_KEY,
-// FISCAL402_RECOVER) are known: documented as having no variable, they
-// are ignored (envExcluded).
+// FISCAL402_RECOVER) are refused too, with what to do instead: documented
+// as having no variable, they would be ignored while the operator believes
+// the key was rotated or the journal replayed (envExcluded).
 func checkEnv(environ []string) error {
 	known := serverEnv()
 	tools := map[string]bool{}
 	for _, name := range toolEnv {
 		tools[name] = true
 	}
-	var unknown []string
+	var unknown, actions []string
 	for _, kv := range environ {
 		name, value, _ := strings.Cut(kv, "=")
-		if !strings.HasPrefix(name, "FISCAL402_") || value == "" || known[name] || tools[name] || envExcluded[envFlagName(name)] {
+		if !strings.HasPrefix(name, "FISCAL402_") || value == "" || known[name] || tools[name] {
+			continue
+		}
+		if flagName := envFlagName(name); envExcluded[flagName] {
+			actions = append(actions, fmt.Sprintf("%s: -%s is an action, not a setting, and has no variable; nothing was done: give -%s on the command line, and unset the variable", name, flagName, flagName))
 			continue
 		}
 		msg := name
@@ -128,11 +133,16 @@ func checkEnv(environ []string) error {
 		}
 		unknown = append(unknown, msg)
 	}
-	if len(unknown) == 0 {
-		return nil
+	var errs []error
+	slices.Sort(actions)
+	for _, a := range actions {
+		errs = append(errs, errors.New(a))
 	}
-	slices.Sort(unknown)
-	return fmt.Errorf("unknown environment variable %s: neither the server nor its commands read it, so its setting would be ignored; correct or unset it (the variables are in README \"Configuration\" and `server -h`)", strings.Join(unknown, ", "))
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		errs = append(errs, fmt.Errorf("unknown environment variable %s: neither the server nor its commands read it, so its setting would be ignored; correct or unset it (the variables are in README \"Configuration\" and `server -h`)", strings.Join(unknown, ", ")))
+	}
+	return errors.Join(errs...)
 }
 
 // envFlagName is the flag name of a FISCAL402_ variable (the inverse of
