@@ -48,6 +48,10 @@ const (
 	// review (fx_rate_unavailable) instead of converted; 120 hours alone
 	// took every replica out of service at each Easter's 16:00.
 	DefaultFXMaxAge = 126 * time.Hour
+	// DefaultBackupStall is how long a download of GET /v1/admin/backup
+	// may go without the client taking any bytes before it is cut
+	// (Options.BackupStall).
+	DefaultBackupStall = time.Minute
 	// readyInterval is the least time between two runs of the checks: a
 	// probe within it gets the previous answer, so that an unauthenticated
 	// caller cannot turn /readyz into a stream of ledger writes.
@@ -372,12 +376,22 @@ func (s *Server) getBackup(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, &fiscal.Error{Code: codeNotImplemented, Detail: "this ledger cannot write a hot copy: on PostgreSQL use the database's backups (pg_dump, base backups); a bbolt ledger without WriteTo: stop the server and copy ledger.db"})
 		return
 	}
-	// A large file takes longer than the server's write timeout.
-	_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+	// A large file takes longer than the server's write timeout; a client
+	// that stops taking bytes is cut after BackupStall instead. The copy is
+	// one read transaction of the ledger, which keeps bbolt from reusing
+	// the pages every commit frees while it lasts: a stalled download held
+	// for ever grew the file without bound (a 7 MB ledger to 1.26 GB over
+	// 2,400 settlements, stop 60).
+	stall := s.opts.BackupStall
+	if stall <= 0 {
+		stall = DefaultBackupStall
+	}
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Now().Add(stall))
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="fiscal402-ledger-%s.db"`, s.engine.Now().UTC().Format("20060102T150405Z")))
 	w.Header().Set("Cache-Control", "no-store")
-	cw := &countingWriter{w: w}
+	cw := &countingWriter{w: w, before: func() { _ = rc.SetWriteDeadline(time.Now().Add(stall)) }}
 	n, err := src.WriteTo(cw)
 	if err != nil {
 		s.log.Error("backup failed", "request_id", requestInfoOf(r).id, "bytes", cw.n, "err", err)
@@ -391,11 +405,13 @@ func (s *Server) getBackup(w http.ResponseWriter, r *http.Request) {
 }
 
 type countingWriter struct {
-	w io.Writer
-	n int64
+	w      io.Writer
+	n      int64
+	before func() // run before each write (the next write deadline)
 }
 
 func (c *countingWriter) Write(p []byte) (int, error) {
+	c.before()
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err

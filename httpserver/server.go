@@ -106,6 +106,11 @@ type Options struct {
 	// Backup is the source of GET /v1/admin/backup. nil means the engine's
 	// ledger, when it implements LedgerBackup.
 	Backup LedgerBackup
+	// BackupStall is how long a backup download may go without the client
+	// taking any bytes before the server cuts it, ending the ledger's read
+	// transaction (which keeps freed pages from being reused while it
+	// lasts). 0 means DefaultBackupStall.
+	BackupStall time.Duration
 }
 
 // Services are the engine and the packages around it that the server
