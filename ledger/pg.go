@@ -125,14 +125,30 @@ func openPGStore(ctx context.Context, o pgOpen) (*pgStore, loadedFile, error) {
 	return s, loadedFile{head: head, dicts: dicts}, nil
 }
 
-// redactURL drops the password from a connection URL.
+// redactURL drops the user and its password from a connection URL, and
+// the query parameters that carry a secret: libpq takes every connection
+// parameter in the query too, password and sslpassword (the client key's
+// passphrase) included.
 func redactURL(u string) string {
 	p, err := url.Parse(u)
 	if err != nil || p.Scheme == "" {
 		return "postgres"
 	}
 	p.User = nil
-	return p.Redacted()
+	if p.RawQuery != "" {
+		q, err := url.ParseQuery(p.RawQuery)
+		if err != nil {
+			p.RawQuery = "…"
+		} else {
+			for k := range q {
+				if strings.EqualFold(k, "password") || strings.EqualFold(k, "sslpassword") {
+					q.Del(k)
+				}
+			}
+			p.RawQuery = q.Encode()
+		}
+	}
+	return p.String()
 }
 
 func (s *pgStore) unavailable(what string, err error) error {

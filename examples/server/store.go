@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,12 +38,33 @@ func storeURL(flagValue string, getenv func(string) string) (string, error) {
 }
 
 // redact drops what follows "://" up to '@' (a password) from a URL for
-// messages.
+// messages, and the query parameters that carry a secret (libpq takes
+// password and sslpassword in the query too).
 func redact(u string) string {
-	if i, j := strings.Index(u, "://"), strings.LastIndex(u, "@"); i >= 0 && j > i {
-		return u[:i+3] + "…" + u[j:]
+	i := strings.Index(u, "://")
+	if i < 0 {
+		return u // a file path
 	}
-	return u
+	if j := strings.LastIndex(u, "@"); j > i {
+		u = u[:i+3] + "…" + u[j:]
+	}
+	base, query, ok := strings.Cut(u, "?")
+	if !ok {
+		return u
+	}
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return base + "?…"
+	}
+	for k := range q {
+		if strings.EqualFold(k, "password") || strings.EqualFold(k, "sslpassword") {
+			q.Del(k)
+		}
+	}
+	if len(q) == 0 {
+		return base
+	}
+	return base + "?" + q.Encode()
 }
 
 // runMigrate is "server migrate": it copies the bbolt ledger of a data
