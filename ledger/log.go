@@ -133,17 +133,21 @@ func parseStoredCheckpoint(msg []byte) (Checkpoint, error) {
 // Size returns the committed tree size: the number of leaves in the log.
 // On a log shared with other writers it is read from the store.
 func (l *Ledger) Size() int64 {
-	l.refresh()
+	_ = l.refresh()
 	return l.size.Load()
 }
 
 // Checkpoint returns the latest committed checkpoint. A new ledger has the
-// signed checkpoint of the empty tree (size 0).
+// signed checkpoint of the empty tree (size 0). On a shared log it is read
+// from the store: one that cannot be reached is ErrUnavailable, never the
+// older head this process saw last.
 func (l *Ledger) Checkpoint() (Checkpoint, error) {
 	if l.closed.Load() {
 		return Checkpoint{}, ErrClosed
 	}
-	l.refresh()
+	if err := l.refresh(); err != nil {
+		return Checkpoint{}, err
+	}
 	cp := *l.latest.Load()
 	cp.Note = clone(cp.Note)
 	return cp, nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -81,26 +82,35 @@ type sharedLog interface {
 }
 
 // refresh moves the cached size and checkpoint to the store's latest, for
-// a shared log; a failure keeps the cached ones (they were true once).
-func (l *Ledger) refresh() {
+// a shared log. It returns why the latest could not be read (the store
+// unreachable, or a stored head that does not verify): the cached head
+// may then be older than one another replica acknowledged, so a caller
+// that answers "the latest" (Checkpoint) must not answer it; Size keeps
+// the cached one (it was true once).
+func (l *Ledger) refresh() error {
 	s, ok := l.store.(sharedLog)
 	if !ok || l.closed.Load() {
-		return
+		return nil
 	}
 	cp, err := s.latest()
 	if err != nil {
-		return
+		if errors.Is(err, ErrUnavailable) || errors.Is(err, ErrClosed) {
+			return err
+		}
+		l.integrityFailures.Add(1)
+		return &IntegrityError{Index: -1, What: "latest checkpoint does not parse: " + err.Error()}
 	}
 	if cp.Size <= l.size.Load() {
-		return
+		return nil
 	}
 	if l.verifier != nil {
 		if _, err := note.Open(cp.Note, note.VerifierList(l.verifier)); err != nil {
 			l.integrityFailures.Add(1)
-			return
+			return &IntegrityError{Index: cp.Size, What: "latest checkpoint of size " + strconv.FormatInt(cp.Size, 10) + ": signature by the log key does not verify"}
 		}
 	}
 	l.storeHead(cp)
+	return nil
 }
 
 // storeHead moves the cached size and checkpoint to cp unless they are
