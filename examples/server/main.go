@@ -461,13 +461,24 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	}
 	reloader := &accountsReloader{path: o.accounts, engine: engine, log: logger}
 	serverOpts.Metrics = serverMetrics
+	sb := sandbox.New(engine, sandbox.Options{QuotaPerDay: pricing.SandboxQuotaPerDay})
+	if cfg.Store != "" {
+		// Beside a shared log the sandbox opens at start, and its log pins
+		// its keys as the production log does: a replica whose sandbox keys
+		// differ is refused like one whose production keys do (README
+		// "Several replicas on PostgreSQL"), not started to fail every
+		// sandbox call it takes.
+		if _, err := sb.Ledger(); err != nil {
+			return fmt.Errorf("%w (replicas share %s: copy it from the first replica)", errors.Unwrap(err), filepath.Join(o.data, "sandbox", "keys"))
+		}
+	}
 	handler, err := httpserver.New(httpserver.Services{
 		Engine:   engine,
 		Keys:     keys,
 		Catalog:  catalog.New(engine, pricing),
 		Webhooks: hooks,
 		Ingest:   payments,
-		Sandbox:  sandbox.New(engine, sandbox.Options{QuotaPerDay: pricing.SandboxQuotaPerDay}),
+		Sandbox:  sb,
 		Rates:    refresh,
 	}, serverOpts)
 	if err != nil {
