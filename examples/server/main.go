@@ -439,6 +439,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	}
 	defer engine.Close()
 	logRateTable(logger, engine.Settings().Rates, engine.Now())
+	compareRateTable(engine.Ledger(), logger, engine.Settings().Rates)
 	var refresh *rates.Service
 	if live != nil {
 		if refresh, err = rates.New(engine, live, rates.Options{Logger: logger}); err != nil {

@@ -7,10 +7,12 @@ import (
 	"log/slog"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
 
+	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -50,6 +52,39 @@ func logRateTable(log *slog.Logger, t *vat.RateTable, now time.Time) {
 	default:
 		log.Info("VAT rate table", attrs...)
 	}
+}
+
+// bucketReplicas is the server's side bucket in a log that several
+// replicas share; "vat_rate_table" holds the version and sha256 of the
+// table the replica that started last decides with.
+const bucketReplicas = "replicas"
+
+// compareRateTable, on a shared log, warns when this replica's VAT rate
+// table is not the one the replica started before it recorded (README
+// "Several replicas on PostgreSQL", "One rate table": the replicas must
+// decide with one table; during a rolling update to a newer one the first
+// updated replica warns, and so does an old one started after it), then
+// records this replica's. A log of one server has nothing to compare.
+func compareRateTable(l *ledger.Ledger, log *slog.Logger, t *vat.RateTable) {
+	if !l.Shared() {
+		return
+	}
+	mine := t.Version() + " " + t.Digest()
+	var prev []byte
+	err := l.Update(func(tx ledger.Tx) error {
+		prev = tx.Get(bucketReplicas, []byte("vat_rate_table"))
+		return tx.Put(bucketReplicas, []byte("vat_rate_table"), []byte(mine))
+	})
+	if err != nil {
+		log.Warn("VAT rate table: the table of the other replicas could not be read to compare", "err", err)
+		return
+	}
+	if prev == nil || string(prev) == mine {
+		return
+	}
+	version, digest, _ := strings.Cut(string(prev), " ")
+	log.Warn("VAT rate table: another replica of this log started with another table; replicas must decide with one (give every replica the same -vat-rates), else a supply is taxed by the table of the replica that answers; expected only during a rolling update",
+		"version", t.Version(), "sha256", t.Digest(), "other_version", version, "other_sha256", digest)
 }
 
 // runVATRates is "server vat-rates export [-o FILE]" and "server
