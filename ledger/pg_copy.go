@@ -120,6 +120,21 @@ func (s *pgStore) copyFrom(ctx context.Context, src *Ledger, bs *boltStore, gene
 	if size != 0 || string(note) != string(genesis) {
 		return fmt.Errorf("ledger: copy: %s already holds a log (size %d, or another genesis checkpoint): %w", s.name, size, ErrInvalid)
 	}
+	// A server that started on the log appended nothing but wrote side
+	// data (readiness, webhook configuration, its rate table), which the
+	// file's would collide with: the log is not empty, and no retry makes
+	// it so.
+	var side, other int64
+	var buckets string
+	if err := tx.QueryRow(ctx, `SELECT (SELECT count(*) FROM side),
+		(SELECT count(*) FROM sequences) + (SELECT count(*) FROM claims) + (SELECT count(*) FROM postings) + (SELECT count(*) FROM dicts),
+		coalesce((SELECT string_agg(b, ', ' ORDER BY b) FROM (SELECT DISTINCT encode(bucket, 'escape') AS b FROM side) AS d), '')`).Scan(&side, &other, &buckets); err != nil {
+		return s.unavailable("copy", err)
+	}
+	if side > 0 || other > 0 {
+		return fmt.Errorf("ledger: copy: %s is not empty: a server started on it (%d side values in %s, %d other rows); the copy goes into a log no server has started on: stop the servers, drop the schema (what they stored there, webhook endpoints made through the API included, is lost) and copy again: %w",
+			s.name, side, buckets, other, ErrInvalid)
+	}
 	if _, err := tx.Exec(ctx, "DELETE FROM checkpoints"); err != nil {
 		return s.unavailable("copy", err)
 	}
