@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"net/http"
 	"strings"
 
@@ -119,8 +120,17 @@ func (s *Server) postRefund(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
+	body, err := s.readJSONBody(w, r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
 	var req refunds.Request
-	if err := s.decodeJSON(w, r, &req); err != nil {
+	if err := decodeJSONBody(body, &req); err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	if err := emptyRefundAmount(body); err != nil {
 		s.problem(w, r, err)
 		return
 	}
@@ -136,6 +146,21 @@ func (s *Server) postRefund(w http.ResponseWriter, r *http.Request) {
 	}
 	noteIngested(r, res.Outcome, fiscal.StatusProcessed)
 	writeIngested(w, "/settlements/"+res.Refund.SettlementID+"/refunds/"+res.Refund.ID, res.Outcome, res.JSON)
+}
+
+// emptyRefundAmount refuses a refund body, decoded already, whose
+// amountUsdc is given as an empty string: refunds.Request reads "" as the
+// absent member, everything that remains, while the schema's pattern
+// refuses it; an amount that came out empty is no request for the whole
+// sale.
+func emptyRefundAmount(body []byte) error {
+	var given struct {
+		AmountUSDC *string `json:"amountUsdc"`
+	}
+	if err := json.Unmarshal(body, &given); err != nil || given.AmountUSDC == nil || *given.AmountUSDC != "" {
+		return nil // decodeJSONBody has read the body: a member it accepted
+	}
+	return &fiscal.Error{Code: fiscal.CodeBadRequest, Field: "/amountUsdc", Detail: "is empty: give the USDC to refund as a decimal string such as \"1.50\", or leave amountUsdc out to refund everything that remains"}
 }
 
 // getRefund: GET /settlements/{id}/refunds/{rid}, one refund as stored.

@@ -690,7 +690,14 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error
 	if err != nil {
 		return err
 	}
-	if err = strictjson.Decode(body, v); err == nil {
+	return decodeJSONBody(body, v)
+}
+
+// decodeJSONBody decodes a JSON request body read by readJSONBody into v
+// as decodeJSON does.
+func decodeJSONBody(body []byte, v any) error {
+	err := strictjson.Decode(body, v)
+	if err == nil {
 		return nil
 	}
 	var se *strictjson.Error
