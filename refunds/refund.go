@@ -319,6 +319,28 @@ func (in input) fingerprint(settlementID string) []byte {
 // amount from the settlement's receiver to its payer (CHAIN_VERIFY_FAILED
 // otherwise). A nil error means the refund is committed and fsynced.
 func Create(ctx context.Context, b *fiscal.Books, settlementID string, req Request, idempotencyKey string) (*Result, error) {
+	res, err := create(ctx, b, settlementID, req, idempotencyKey)
+	var fe *fiscal.Error
+	if idempotencyKey == "" || !errors.As(err, &fe) || fe.Code != CodeRefundExceedsRemaining {
+		return res, err
+	}
+	// The key's own refund may have been committed, by a concurrent
+	// attempt of the same request, after create looked the key up and
+	// before it read what remains: that refund is the answer (a replay),
+	// not a refusal for the amount it took.
+	in, ierr := req.input()
+	if ierr != nil {
+		return res, err
+	}
+	holder, o, lerr := b.Lookup("", "", idempotencyKey, in.fingerprint(settlementID))
+	if lerr == nil && holder != "" && o == fiscal.Replayed {
+		return stored(b, holder, fiscal.Replayed)
+	}
+	return res, err
+}
+
+// create is Create but for the key's refund committed while it ran.
+func create(ctx context.Context, b *fiscal.Books, settlementID string, req Request, idempotencyKey string) (*Result, error) {
 	if err := fiscal.InputError(wire.IdempotencyKey(idempotencyKey)); err != nil {
 		return nil, err
 	}
