@@ -386,6 +386,9 @@ func create(ctx context.Context, b *fiscal.Books, settlementID string, req Reque
 	if t := in.tx; t != nil && t.Network == orig.Settlement.Network && t.TxHash == orig.Settlement.TxHash {
 		return nil, badRequest("/transaction/txHash", "is the settlement's own payment; name the transfer that paid the refund back")
 	}
+	if err := notASale(e, in.tx); err != nil {
+		return nil, err
+	}
 	st, err := stateOf(e, orig.ID)
 	if err != nil {
 		return nil, err
@@ -438,6 +441,26 @@ func create(ctx context.Context, b *fiscal.Books, settlementID string, req Reque
 			amount = remainingUSDC(orig, st)
 		}
 	}
+}
+
+// notASale refuses a refund transaction the ledger records as a sale's
+// payment (a settlement's, of any account: its record id is
+// Engine.RecordID of the transfer; the sandbox draws random ids, and its
+// refunds are not checked so): that transfer went from a buyer to a
+// seller, and is no refund paid back, whether or not the chain is checked.
+func notASale(e *fiscal.Engine, tx *Transaction) error {
+	if tx == nil || e.Settings().Environment == receipt.EnvSandbox {
+		return nil
+	}
+	_, err := e.Document(e.RecordID(tx.Network, tx.TxHash))
+	var fe *fiscal.Error
+	if errors.As(err, &fe) && fe.Code == fiscal.CodeNotFound {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return badRequest("/transaction/txHash", "is recorded as the payment of a sale, from its buyer to its seller; name the transfer that paid the refund back")
 }
 
 // txConflict is the answer to a refund transfer that backs another refund.
