@@ -321,13 +321,14 @@ func (in input) fingerprint(settlementID string) []byte {
 func Create(ctx context.Context, b *fiscal.Books, settlementID string, req Request, idempotencyKey string) (*Result, error) {
 	res, err := create(ctx, b, settlementID, req, idempotencyKey)
 	var fe *fiscal.Error
-	if idempotencyKey == "" || !errors.As(err, &fe) || fe.Code != CodeRefundExceedsRemaining {
+	exceeds := errors.As(err, &fe) && fe.Code == CodeRefundExceedsRemaining
+	if idempotencyKey == "" || !exceeds && (err != nil || res.Outcome != fiscal.Existing) {
 		return res, err
 	}
 	// The key's own refund may have been committed, by a concurrent
-	// attempt of the same request, after create looked the key up and
-	// before it read what remains: that refund is the answer (a replay),
-	// not a refusal for the amount it took.
+	// attempt of the same request, after create looked the key up: that
+	// refund is the answer, a replay, not a refusal for the amount it took
+	// nor the refund its transfer already backs (Existing).
 	in, ierr := req.input()
 	if ierr != nil {
 		return res, err

@@ -59,3 +59,50 @@ func TestSameKeyRetriedConcurrentlyAnswersItsRefund(t *testing.T) {
 		}
 	}
 }
+
+// TestSameKeyRetriedConcurrentlyWithTransferReplays: the same for a
+// partial refund paid by a transfer. An attempt that looked the key up
+// before the first committed found the transfer backing that refund, and
+// answered it as Existing (HTTP 200, "the transfer already backs this
+// refund") instead of a replay of the key (201, Idempotent-Replayed): one
+// Idempotency-Key, two different answers.
+func TestSameKeyRetriedConcurrentlyWithTransferReplays(t *testing.T) {
+	e := testEngine(t, refundNow, irishSeller)
+	b := fiscaltest.Books(t, e, 0)
+	ctx := context.Background()
+	for s := 0; s < 30; s++ {
+		orig := settleOK(t, b, request(900+s, "11.90", "DE", "2026-04-10T14:30:00Z"))
+		key := fmt.Sprintf("paid-refund-%d", s)
+		req := refunds.Request{AmountUSDC: "2.00", Transaction: &refunds.Transaction{Network: orig.Settlement.Network, TxHash: fiscaltest.TxHash(5000 + s)}}
+		res := make([]*refunds.Result, 16)
+		errs := make([]error, len(res))
+		var wg sync.WaitGroup
+		for g := range res {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res[g], errs[g] = refunds.Create(ctx, b, orig.ID, req, key)
+			}()
+		}
+		wg.Wait()
+		created := 0
+		for g, err := range errs {
+			if err != nil {
+				t.Fatalf("settlement %d, attempt %d with the key %s: %v", s, g, key, err)
+			}
+			switch res[g].Outcome {
+			case fiscal.Created:
+				created++
+			case fiscal.Replayed:
+			default:
+				t.Errorf("settlement %d, attempt %d with the key %s: outcome %v, want created or replayed", s, g, key, res[g].Outcome)
+			}
+			if res[g].Refund.ID != res[0].Refund.ID {
+				t.Errorf("settlement %d, attempt %d answered refund %s, another %s", s, g, res[g].Refund.ID, res[0].Refund.ID)
+			}
+		}
+		if created != 1 {
+			t.Errorf("settlement %d: %d refunds created for one key", s, created)
+		}
+	}
+}
