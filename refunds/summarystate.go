@@ -44,6 +44,10 @@ type sumRate struct {
 	// the rate, rounded (EN 16931 BR-CO-17, as package invoicing computes
 	// it), so its credit notes' running VAT is too (credit).
 	byRate bool
+	// own: the settlement's own invoice (ownInvoice), whose last credit
+	// note credits what is left of it: each earlier note leaves a
+	// remainder that note can state (creditTo).
+	own bool
 }
 
 // summaryRate reads what the credit notes against summary have credited
@@ -180,6 +184,21 @@ func (s *sumRate) creditTo(a *amounts, rate decimal.Decimal, chargesVAT, last bo
 	}
 	exact := net.Mul(rate).Shift(-2)
 	vat = decimal.Max(decimal.Min(vat, exact.Add(cent).RoundFloor(2)), exact.Sub(cent).RoundCeil(2))
+	if s.own && !last {
+		// What the invoice keeps after this note is what the last note
+		// credits, which must be consistent too: its VAT within 0.01 of
+		// its net × rate. The remainder's deviation less this note's is
+		// the next remainder's; where the remainder is consistent now
+		// (|dev| <= 0.01), a VAT within 0.01 of both this note's net ×
+		// rate and net × rate + dev exists, and the note takes the one
+		// nearest its running difference. Otherwise the last note, kept
+		// consistent, left a cent of the invoice's net uncredited.
+		dev := chargedVAT.Sub(credVAT).Sub(chargedNet.Sub(credNet).Mul(rate).Shift(-2))
+		lo, hi := exact.Add(dev).Sub(cent).RoundCeil(2), exact.Add(dev).Add(cent).RoundFloor(2)
+		if dev.Abs().LessThanOrEqual(cent) {
+			vat = decimal.Max(decimal.Min(vat, hi), lo)
+		}
+	}
 	vat = decimal.Max(decimal.Min(vat, leftVAT), decimal.Zero)
 	a.net, a.vat, a.gross = net, vat, net.Add(vat)
 }
@@ -231,6 +250,7 @@ func ownInvoice(orig *fiscal.Record, st state) *sumRate {
 		return nil
 	}
 	return &sumRate{
+		own:   true,
 		total: invoicing.SummaryTotal{NetEUR: orig.FX.NetEUR, VATEUR: orig.FX.VATEUR},
 		st: sumState{Count: st.Count,
 			NetExact: decimalOr0(st.NetExact).Neg().String(), VATExact: decimalOr0(st.VATExact).Neg().String(),
