@@ -237,9 +237,17 @@ func (req Request) validate(now time.Time, acc fiscal.Account, totalsAt func(tim
 		return in, err
 	}
 	in.asked.description = desc
+	// The account's own sale is described by its item name, as its
+	// settlements are. Another seller's is named by nothing but the body:
+	// "Digital service" describes only the electronically supplied
+	// services the ruleset covers, and a supply of another kind (goods,
+	// other services, left for review as supply_kind_not_covered) keeps
+	// the description it states, none, rather than be recorded as one.
 	if desc == "" {
-		desc = acc.Seller.ItemName
-		if !seller.IsAccount {
+		switch {
+		case seller.IsAccount:
+			desc = acc.Seller.ItemName
+		case vat.SupplyKindCovered(kind):
 			desc = "Digital service"
 		}
 	}

@@ -180,6 +180,11 @@ var supplyKinds = map[string]bool{
 	KindDigitalService: true, KindSaaS: true, KindStreaming: true, KindEbook: true, KindEpublication: true,
 }
 
+// SupplyKindCovered reports whether kind is one of the supply kinds the
+// ruleset decides (the electronically supplied services above); any other
+// is a manual-review reason, supply_kind_not_covered.
+func SupplyKindCovered(kind string) bool { return supplyKinds[kind] }
+
 func (b *builder) checkKind(kind string) bool {
 	if supplyKinds[kind] {
 		return true
