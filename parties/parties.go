@@ -296,10 +296,25 @@ func MatchAccountSeller(field string, s SellerFacts, acc fiscal.Account, totals 
 	if s.OptedForDestination != nil && *s.OptedForDestination != *m.OptedForDestination {
 		return s, false, badRequest(field+"/optedForDestination", "contradicts the account's seller profile (%t), which is authoritative for the account's own seller", *m.OptedForDestination)
 	}
-	if len(s.OtherEstablishments) > 0 && !slices.EqualFunc(s.OtherEstablishments, acc.Seller.OtherEstablishments, sameCountry) {
+	if len(s.OtherEstablishments) > 0 && !sameStates(s.OtherEstablishments, acc.Seller.OtherEstablishments) {
 		return s, false, badRequest(field+"/otherEstablishments", "contradicts the account's seller profile (%v), which is authoritative for the account's own seller", acc.Seller.OtherEstablishments)
 	}
 	return m, true, nil
+}
+
+// sameStates reports whether two lists of member states name the same
+// states (sameCountry), whatever their order and repetitions: a seller's
+// establishments are a set (Art. 59c(1)(a) Directive 2006/112/EC).
+func sameStates(a, b []string) bool {
+	covers := func(x, y []string) bool {
+		for _, c := range x {
+			if !slices.ContainsFunc(y, func(d string) bool { return sameCountry(c, d) }) {
+				return false
+			}
+		}
+		return true
+	}
+	return covers(a, b) && covers(b, a)
 }
 
 func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
