@@ -337,6 +337,9 @@ func (s *Service) Record(ctx context.Context, accountID string, req Request, ide
 	if err != nil {
 		return nil, err
 	}
+	if err := parties.StatedUnderContradicted("/seller", in.asked.seller, in.seller, ev.Determination); err != nil {
+		return nil, err
+	}
 	d.ClaimPayment(idempotencyKey, fp)
 	stored, res, err := s.e.Commit(ctx, d)
 	if err != nil {

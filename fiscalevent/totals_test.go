@@ -189,6 +189,48 @@ func TestAccountSellerStatedOverByItsTotals(t *testing.T) {
 	}
 }
 
+// TestAccountSellerStatedUnderAgainstItsTotals: the account's profile
+// leaves the Art. 59c position to the running totals (overThreshold false)
+// and they are already over EUR 10,000 in 2026, so the sale is taxed where
+// the customer is (Art. 59c(1)(c) and (2) Directive 2006/112/EC). A body
+// stating overThreshold false contradicts the ledger: it is refused naming
+// the field (README: a fact that contradicts the profile or the totals is
+// 400), not silently decided against the caller's statement, and nothing
+// is recorded. With totals within the threshold the same statement is true
+// and the event is recorded.
+func TestAccountSellerStatedUnderAgainstItsTotals(t *testing.T) {
+	under := false
+	for _, c := range []struct {
+		opening string
+		accept  bool
+	}{{"12000", false}, {"4200", true}} {
+		seller := fiscaltest.IrishSeller
+		seller.OverThreshold = false
+		seller.OpeningTotals = []fiscal.OpeningTotal{{Year: 2026, EUR: c.opening}}
+		e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), seller))
+		req := request(1, "11.90", seller.LegalName, "IE", "DE")
+		req.Seller.OverThreshold = &under
+		res, err := fiscalevent.New(e).Record(context.Background(), fiscaltest.AccountID(0), req, "")
+		switch {
+		case c.accept && err != nil:
+			t.Errorf("opening %s, overThreshold false: %v, want it accepted (the totals are within EUR 10,000)", c.opening, err)
+		case c.accept:
+			if d := res.Event.Determination; d.TaxingCountry != "IE" || !res.Event.Seller.AccountSeller {
+				t.Errorf("opening %s: %s %s (account seller %t), want IE VAT for the account's seller", c.opening, d.Regime, d.TaxingCountry, res.Event.Seller.AccountSeller)
+			}
+		default:
+			if fe := fiscaltest.Code(err); fe != fiscal.CodeBadRequest {
+				t.Errorf("opening %s, overThreshold false: %v, want BAD_REQUEST", c.opening, err)
+			} else if fe := (*fiscal.Error)(nil); errors.As(err, &fe) && fe.Field != "/seller/overThreshold" {
+				t.Errorf("opening %s: field %q, want /seller/overThreshold", c.opening, fe.Field)
+			}
+			if n := e.Ledger().Size(); n != 0 {
+				t.Errorf("opening %s: %d ledger entries after a refusal", c.opening, n)
+			}
+		}
+	}
+}
+
 // TestTotalsRecountedForUndercountingVersions: from 25 November 2026 (the
 // engine kept its Art. 59c running totals, marking the ledger
 // "cross-border-totals/v1") until 7 December 2026 (2cd4b23, and 66ebb95 for

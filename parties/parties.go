@@ -317,6 +317,26 @@ func sameStates(a, b []string) bool {
 	return covers(a, b) && covers(b, a)
 }
 
+// StatedUnderContradicted refuses a body's overThreshold false for the
+// account's own seller (matched, MatchAccountSeller) whose profile leaves
+// the Art. 59c position to the running totals, when the determination d
+// made on them finds the threshold already exceeded before the supply, in
+// the previous or the current year (Art. 59c(1)(c) and (2) Directive
+// 2006/112/EC): the statement contradicts the ledger, which is
+// authoritative for the account's own seller. A supply that itself takes
+// the year over, or whose order among the year's supplies is in doubt
+// (threshold_order_in_doubt), does not contradict it. asked is the seller
+// as the body states it; field is the seller object's pointer.
+func StatedUnderContradicted(field string, asked, matched SellerFacts, d vat.Determination) error {
+	if !matched.IsAccount || matched.Profile == nil || matched.Profile.OverThreshold || asked.OverThreshold == nil || *asked.OverThreshold || d.Threshold == nil {
+		return nil
+	}
+	if r := d.Threshold.Rule; r != vat.ThresholdCurrentYear && r != vat.ThresholdPreviousYear {
+		return nil
+	}
+	return badRequest(field+"/overThreshold", "contradicts the account's Art. 59c running totals, over EUR 10,000 before this supply (%s), which are authoritative for the account's own seller", d.Threshold.Rule)
+}
+
 func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // sameCountry reports whether two country codes name the same country as

@@ -142,7 +142,12 @@ func (s *Sandbox) Evaluate(ctx context.Context, accountID string, agent Agent, r
 			return parties.DetermineWithUnknowns(eng.Settings().Rates, seller, in.Buyer, in.Supply)
 		},
 	}, now)
+	if err == nil && req.Seller != nil {
+		// As recording answers the same facts (fiscalevent.Service.Record).
+		err = parties.StatedUnderContradicted("/seller", parties.SellerFacts{OverThreshold: req.Seller.OverThreshold}, seller, d.Record.Classification)
+	}
 	if err != nil {
+		s.giveBackQuota(eng, agent, now) // no answer: the call does not count
 		return nil, err
 	}
 	r := d.Record
