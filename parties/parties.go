@@ -276,7 +276,9 @@ func AccountSeller(acc fiscal.Account) SellerFacts {
 func MatchAccountSeller(field string, s SellerFacts, acc fiscal.Account, totals func() (*vat.CrossBorderTotals, error)) (SellerFacts, bool, error) {
 	same := strings.EqualFold(collapseSpace(s.LegalName), collapseSpace(acc.Seller.LegalName)) &&
 		sameCountry(s.Country, acc.Seller.Country) &&
-		(s.VATNumber == "" || vat.NormalizeNumber(s.VATNumber) == vat.NormalizeNumber(acc.Seller.VATNumber))
+		// A number written without its prefix is read under the seller's
+		// country, the state that issued it (Art. 215 Directive 2006/112/EC).
+		(s.VATNumber == "" || vat.NormalizeNumber(vat.QualifyNumber(s.VATNumber, s.Country)) == vat.NormalizeNumber(acc.Seller.VATNumber))
 	if !same {
 		return s, false, nil
 	}
