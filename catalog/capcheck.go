@@ -191,8 +191,10 @@ func (req CapabilityCheckRequest) validate(now time.Time) (checkInput, error) {
 	if req.SellerCountry == "" {
 		return in, badRequest("/seller_country", "is required (ISO 3166-1 alpha-2)")
 	}
-	if in.corridor.SellerCountry, err = wire.Country("/seller_country", req.SellerCountry); err != nil {
-		return in, fiscal.InputError(err)
+	// The codes a fiscal event's seller.country takes (IC, EA beyond ISO
+	// 3166-1), so that the check answers what recording does.
+	if in.corridor.SellerCountry, err = parties.ParseSellerCountry("/seller_country", req.SellerCountry); err != nil {
+		return in, err
 	}
 	if req.BuyerCountry == "" {
 		return in, badRequest("/buyer_country", "is required (ISO 3166-1 alpha-2)")

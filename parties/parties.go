@@ -115,7 +115,7 @@ func ParseSeller(field string, in Seller, nameRequired bool) (SellerFacts, error
 	if strings.TrimSpace(in.Country) == "" {
 		return s, badRequest(field+"/country", "is required (ISO 3166-1 alpha-2, any country)")
 	}
-	if s.Country, err = parseSellerCountry(field+"/country", in.Country); err != nil {
+	if s.Country, err = ParseSellerCountry(field+"/country", in.Country); err != nil {
 		return s, err
 	}
 	if s.VATNumber, err = wire.VATNumber(field+"/vatNumber", in.VATNumber); err != nil {
@@ -138,7 +138,7 @@ func ParseSeller(field string, in Seller, nameRequired bool) (SellerFacts, error
 	return s, nil
 }
 
-// parseSellerCountry accepts for the seller's establishment what
+// ParseSellerCountry accepts for the seller's establishment what
 // parseBuyerCountry accepts for the customer's country, normalised as
 // vat.Determine reads it (UK is GB): a seller in the Canary Islands (IC) or
 // in Ceuta and Melilla (EA) is outside the EU VAT territory although in
@@ -146,7 +146,7 @@ func ParseSeller(field string, in Seller, nameRequired bool) (SellerFacts, error
 // https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32006L0112),
 // which "ES" cannot say; the engine leaves such a seller for review
 // (seller_in_special_territory) rather than treating it as Spanish.
-func parseSellerCountry(field, v string) (string, error) {
+func ParseSellerCountry(field, v string) (string, error) {
 	c, err := wire.Country(field, v)
 	if err == nil {
 		return c, nil
