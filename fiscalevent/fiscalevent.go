@@ -194,6 +194,10 @@ type input struct {
 		seller      parties.SellerFacts
 		description string
 	}
+	// contradicts is the error of a seller fact that contradicts the
+	// account's profile or totals (parties.MatchAccountSeller), answered
+	// when the payment is not already recorded.
+	contradicts error
 }
 
 // validate checks a fiscal event request. Payment fields are checked by the
@@ -223,8 +227,11 @@ func (req Request) validate(now time.Time, acc fiscal.Account, totalsAt func(tim
 	if totalsAt != nil {
 		totals = func() (*vat.CrossBorderTotals, error) { return totalsAt(pay.Timestamp) } // at the supply's date, as it is decided
 	}
+	// A fact contradicting the account's profile is refused only for a
+	// payment not yet recorded (Record): a retry of a request answered
+	// before the profile changed replays its answer.
 	if m, ok, err := parties.MatchAccountSeller("/seller", seller, acc, totals); err != nil {
-		return in, err
+		in.contradicts = err
 	} else if ok {
 		seller = m
 	}
@@ -332,6 +339,9 @@ func (s *Service) Record(ctx context.Context, accountID string, req Request, ide
 	fp := in.fingerprint()
 	if res, err := s.answerFromLedger(b, in, idempotencyKey, fp); res != nil || err != nil {
 		return res, err
+	}
+	if in.contradicts != nil {
+		return nil, in.contradicts
 	}
 	d, ev, err := s.prepare(ctx, b.Account(), in, now)
 	if err != nil {
