@@ -166,7 +166,7 @@ func (s *Sandbox) Evaluate(ctx context.Context, accountID string, agent Agent, r
 		Buyer: fiscalevent.Buyer{
 			Country: buyer.Country, BusinessStatus: buyer.BusinessStatus, VATNumber: r.Buyer.VATNumber, // as the registry was asked (a prefix supplied)
 			Name: buyer.Name, PostalCode: buyer.PostalCode, Attested: "merchant", Registry: r.Buyer.Registry,
-			Evidence: buyer.Evidence, Address: buyer.Address,
+			Evidence: buyer.Evidence, Address: buyer.Address, VATNumberAsGiven: r.Buyer.VATNumberAsGiven, // as a fiscal event states it
 		},
 		Supply:        parties.Supply{Kind: kind, Description: desc},
 		Determination: r.Classification,
