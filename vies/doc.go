@@ -74,7 +74,8 @@
 //  3. Any other non-200: HTTP_<status>, even if it carries valid:true.
 //  4. userError (the GET /ms/… shape; read on POST replies too, should a proxy
 //     or a later API version send it): VALID and INVALID are
-//     answers; INVALID_INPUT is invalid; any other code is that fault — faults
+//     answers; INVALID_INPUT is invalid once 5 and 6 hold (valid:true beside
+//     it is contradictory); any other code is that fault — faults
 //     arrive as HTTP 200 with valid:false and name "---", and are never invalid.
 //  5. valid (or isValid; both present must agree) absent → MALFORMED_RESPONSE.
 //     valid:true with userError INVALID, or valid:false with userError VALID,

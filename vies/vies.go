@@ -184,10 +184,7 @@ func parseVIES(status int, data []byte, cc, number string, now time.Time) Result
 		return bad(FaultMalformed, "HTTP 200: unreadable userError %q", clip(v.UserError))
 	}
 	switch userError {
-	case "", "VALID", "INVALID":
-	case FaultInvalidInput:
-		return Result{Status: StatusInvalid, Registry: RegistryVIES, CountryCode: cc, Number: number,
-			RequestDate: now, Fault: FaultInvalidInput, Detail: "vies: " + cc + ": VIES answered INVALID_INPUT"}
+	case "", "VALID", "INVALID", FaultInvalidInput:
 	default:
 		// A fault delivered as HTTP 200 (often with valid:false and name
 		// "---", annuaire-entreprises#475) is a fault, never invalid.
@@ -201,10 +198,13 @@ func parseVIES(status int, data []byte, cc, number string, now time.Time) Result
 		}
 		valid = v.IsValid
 	}
+	if valid == nil && userError == FaultInvalidInput {
+		valid = new(bool) // INVALID_INPUT alone says "not valid"
+	}
 	if valid == nil {
 		return bad(FaultMalformed, "HTTP 200: reply has no valid field")
 	}
-	if (*valid && userError == "INVALID") || (!*valid && userError == "VALID") {
+	if (*valid && userError == "INVALID") || (*valid && userError == FaultInvalidInput) || (!*valid && userError == "VALID") {
 		return bad(FaultMalformed, "HTTP 200: valid:%t contradicts userError %s", *valid, userError)
 	}
 	if v.CountryCode != nil && *v.CountryCode != "" && viesCountry(*v.CountryCode) != cc {
@@ -222,6 +222,13 @@ func parseVIES(status int, data []byte, cc, number string, now time.Time) Result
 			return bad(FaultMalformed, "HTTP 200: %v", err)
 		}
 		date = d
+	}
+	if userError == FaultInvalidInput {
+		// Checked like any answer above: an INVALID_INPUT beside valid:true
+		// or about another number is no answer about this one.
+		return Result{Status: StatusInvalid, Registry: RegistryVIES, CountryCode: cc, Number: number,
+			RequestDate: date, RequestIdentifier: v.RequestIdentifier, Fault: FaultInvalidInput,
+			Detail: "vies: " + cc + ": VIES answered INVALID_INPUT"}
 	}
 	if !*valid {
 		return Result{Status: StatusInvalid, Registry: RegistryVIES, CountryCode: cc, Number: number,

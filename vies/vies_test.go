@@ -320,3 +320,36 @@ func TestStripPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestVIESInvalidInputIn200IsCheckedLikeAnyAnswer: an INVALID_INPUT carried
+// in a 200 body (userError) is a definitive "invalid" only when the rest of
+// the body agrees: valid:true beside it, or an echo of another country or
+// number, makes the reply no proof about the number asked (MALFORMED), as
+// it does for a plain valid:false.
+func TestVIESInvalidInputIn200IsCheckedLikeAnyAnswer(t *testing.T) {
+	for name, body := range map[string]string{
+		"valid:true beside INVALID_INPUT":   `{"countryCode":"DE","vatNumber":"136695976","valid":true,"userError":"INVALID_INPUT"}`,
+		"isValid:true beside INVALID_INPUT": `{"isValid":true,"userError":"INVALID_INPUT"}`,
+		"about another country":             `{"countryCode":"AT","vatNumber":"136695976","valid":false,"userError":"INVALID_INPUT"}`,
+		"about another number":              `{"countryCode":"DE","vatNumber":"812847601","valid":false,"userError":"INVALID_INPUT"}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv := newVIESServer(t, func(viesRequest) (int, string) { return 200, body })
+			r := NewVIES(VIESConfig{BaseURL: srv.URL}).Check(context.Background(), "DE", "136695976")
+			if r.Status != StatusUnavailable || r.Fault != FaultMalformed {
+				t.Fatalf("status/fault = %s/%q, want unavailable/%s (detail %q)", r.Status, r.Fault, FaultMalformed, r.Detail)
+			}
+		})
+	}
+	// The consistent forms stay invalid.
+	for _, body := range []string{
+		`{"countryCode":"DE","vatNumber":"136695976","valid":false,"userError":"INVALID_INPUT"}`,
+		`{"userError":"INVALID_INPUT"}`,
+	} {
+		srv := newVIESServer(t, func(viesRequest) (int, string) { return 200, body })
+		r := NewVIES(VIESConfig{BaseURL: srv.URL}).Check(context.Background(), "DE", "136695976")
+		if r.Status != StatusInvalid || r.Fault != FaultInvalidInput {
+			t.Errorf("%s: status/fault = %s/%q, want invalid/%s", body, r.Status, r.Fault, FaultInvalidInput)
+		}
+	}
+}
