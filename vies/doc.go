@@ -117,7 +117,9 @@
 // cached for ValidTTL (default 12 h), invalid ones for InvalidTTL (default
 // 1 h), keyed by the VIES country code and the body returned by the syntax
 // function (so GR… and EL… share an entry); unavailable answers are never
-// cached. The cache is bounded (default 10 000 entries, least recently used
+// cached, nor is a valid answer without the requestIdentifier or
+// consultationNumber a configured requester number should have brought
+// (the next lookup may get the proof). The cache is bounded (default 10 000 entries, least recently used
 // out first).
 //
 // # Errors

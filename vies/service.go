@@ -279,7 +279,12 @@ func (s *Service) lookup(ctx context.Context, key, cc, body string, ask registry
 		last = ask(ctx, cc, body)
 		last.Attempts = attempt
 		if last.Status != StatusUnavailable {
-			s.store(key, last)
+			if last.Status != StatusValid || last.RequestIdentifier != "" || !s.proofExpected(cc) {
+				// A valid answer that lacks the identifier the configured
+				// requester should have brought is not reused: the next
+				// sale asks again and may get its proof.
+				s.store(key, last)
+			}
 			return last
 		}
 		if attempt >= s.maxAttempts || !Transient(last.Fault) || ctx.Err() != nil {
@@ -294,6 +299,16 @@ func (s *Service) lookup(ctx context.Context, key, cc, body string, ask registry
 			return last
 		}
 	}
+}
+
+// proofExpected reports whether the registry cc routes to is asked with
+// the requester's own number, so that a valid answer should carry a
+// requestIdentifier (VIES) or consultationNumber (HMRC).
+func (s *Service) proofExpected(cc string) bool {
+	if cc == "GB" {
+		return s.hmrc != nil && s.hmrc.requester != ""
+	}
+	return s.vies != nil && s.vies.hasRequester
 }
 
 func registryName(cc string) string {

@@ -521,3 +521,44 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestServiceValidWithoutExpectedProofNotCached: with a requester number
+// configured, a valid answer is proof only with its requestIdentifier or
+// consultationNumber (Art. 18(1)(a) and 25 Implementing Regulation
+// 282/2011: the confirmation obtained for the sale is the supplier's
+// evidence). A registry that once left the identifier out must not have
+// that proof-less answer served from the cache to every sale of the next
+// ValidTTL: the next lookup asks again and gets the proof.
+func TestServiceValidWithoutExpectedProofNotCached(t *testing.T) {
+	clock := newFakeClock()
+	var n int
+	var mu sync.Mutex
+	srv := newVIESServer(t, func(req viesRequest) (int, string) {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		if n == 1 {
+			req.RequesterNumber = "" // viesValid then sends no requestIdentifier
+		}
+		return 200, viesValid(req)
+	})
+	s := newTestService(t, ServiceConfig{
+		VIES:  NewVIES(VIESConfig{BaseURL: srv.URL, RequesterCountry: "AT", RequesterNumber: "U13585627"}),
+		Clock: clock.Now, Sleep: clock.Sleep,
+	})
+	first := s.Check(context.Background(), "DE136695976")
+	if first.Status != StatusValid || first.RequestIdentifier != "" {
+		t.Fatalf("first = %+v, want valid without an identifier", first)
+	}
+	second := s.Check(context.Background(), "DE136695976")
+	if srv.calls() != 2 || second.Cached {
+		t.Fatalf("%d calls, second cached %t: a proof-less valid answer was reused", srv.calls(), second.Cached)
+	}
+	if second.Status != StatusValid || second.RequestIdentifier == "" {
+		t.Fatalf("second = %+v, want valid with its identifier", second)
+	}
+	// With its proof the answer is cached as usual.
+	if third := s.Check(context.Background(), "DE136695976"); !third.Cached || third.RequestIdentifier != second.RequestIdentifier || srv.calls() != 2 {
+		t.Errorf("third = %+v after %d calls, want the cached answer with its proof", third, srv.calls())
+	}
+}
