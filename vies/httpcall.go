@@ -57,7 +57,13 @@ func call(ctx context.Context, client *http.Client, timeout time.Duration, metho
 		return reply{}, classify(ctx, actx, timeout, err)
 	}
 	if len(data) > maxReplyBytes {
-		return reply{}, &failure{FaultMalformed, fmt.Sprintf("HTTP %d reply larger than %d bytes", resp.StatusCode, maxReplyBytes)}
+		fault := FaultMalformed
+		if resp.StatusCode != http.StatusOK {
+			// An error status says what it says whatever its page: a
+			// large 503 is still "down", to be retried.
+			fault = httpFault(resp.StatusCode)
+		}
+		return reply{}, &failure{fault, fmt.Sprintf("HTTP %d reply larger than %d bytes", resp.StatusCode, maxReplyBytes)}
 	}
 	return reply{status: resp.StatusCode, body: data}, nil
 }

@@ -353,3 +353,21 @@ func TestVIESInvalidInputIn200IsCheckedLikeAnyAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestVIESOversizedErrorPageKeepsItsStatus: a 503 (or 429) whose error
+// page is larger than the reply bound is still the registry saying "busy"
+// or "down", a transient fault to retry, not a MALFORMED_RESPONSE that is
+// never retried. An oversized 200 stays malformed.
+func TestVIESOversizedErrorPageKeepsItsStatus(t *testing.T) {
+	page := "<html>" + strings.Repeat("x", maxReplyBytes) + "</html>"
+	for status, want := range map[int]string{503: "HTTP_503", 429: "HTTP_429", 200: FaultMalformed} {
+		srv := newVIESServer(t, func(viesRequest) (int, string) { return status, page })
+		r := NewVIES(VIESConfig{BaseURL: srv.URL}).Check(context.Background(), "DE", "136695976")
+		if r.Status != StatusUnavailable || r.Fault != want {
+			t.Errorf("HTTP %d oversized: status/fault = %s/%q, want unavailable/%s", status, r.Status, r.Fault, want)
+		}
+		if want != FaultMalformed && !Transient(r.Fault) {
+			t.Errorf("HTTP %d oversized: fault %q is not retried", status, r.Fault)
+		}
+	}
+}
