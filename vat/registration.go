@@ -62,7 +62,8 @@ type Registration struct {
 	Scheme string `json:"scheme"`
 	// Country is the member state of identification (OSS, IOSS), the
 	// member state of a national registration, or GB for a UK VRN (may be
-	// empty). EL is read as GR.
+	// empty). EL is read as GR. An empty Union OSS state is, for a seller
+	// established in the EU, its state of establishment (Art. 369a(2)).
 	Country string `json:"country,omitempty"`
 	// Number is the identification number, informational.
 	Number string `json:"number,omitempty"`
@@ -293,7 +294,14 @@ func (r *rules) checkRegistrations() {
 	var buf [4]Registration
 	norm := buf[:0]
 	for _, g := range regs {
-		norm = append(norm, normalizeRegistration(g))
+		g = normalizeRegistration(g)
+		if g.Scheme == RegistrationOSSUnion && g.Country == "" && r.seller.eu {
+			// Art. 369a(2): a seller established in the EU is identified
+			// where it is established; the invoicing law and the OSS
+			// return read an unnamed state so.
+			g.Country = r.seller.country
+		}
+		norm = append(norm, g)
 	}
 	r.checkRegistrationList(norm)
 	needs, n, basis := r.requiredRegistrations()
