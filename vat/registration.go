@@ -62,8 +62,9 @@ type Registration struct {
 	Scheme string `json:"scheme"`
 	// Country is the member state of identification (OSS, IOSS), the
 	// member state of a national registration, or GB for a UK VRN (may be
-	// empty). EL is read as GR. An empty Union OSS state is, for a seller
-	// established in the EU, its state of establishment (Art. 369a(2)).
+	// empty). EL is read as GR, MC (Monaco, Art. 7(1)) as FR. An empty
+	// Union OSS state is, for a seller established in the EU, its state of
+	// establishment (Art. 369a(2)).
 	Country string `json:"country,omitempty"`
 	// Number is the identification number, informational.
 	Number string `json:"number,omitempty"`
@@ -280,6 +281,14 @@ func normalizeRegistration(g Registration) Registration {
 	g.Country = normalizeCountry(g.Country)
 	if g.Scheme == RegistrationUKVRN && (g.Country == "" || g.Country == "XI") {
 		g.Country = "GB"
+	}
+	if g.Scheme != RegistrationUKVRN && g.Country != "" && !isEUMember(g.Country) {
+		// Monaco is France for VAT (Art. 7(1)), as a seller or customer
+		// there is: its registrations are French ones. A special
+		// territory outside the EU VAT territory stays what it is.
+		if c, ok := MemberStateOf(g.Country); ok {
+			g.Country = c
+		}
 	}
 	return g
 }
