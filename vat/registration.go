@@ -62,9 +62,9 @@ type Registration struct {
 	Scheme string `json:"scheme"`
 	// Country is the member state of identification (OSS, IOSS), the
 	// member state of a national registration, or GB for a UK VRN (may be
-	// empty). EL is read as GR, MC (Monaco, Art. 7(1)) as FR. An empty
-	// Union OSS state is, for a seller established in the EU, its state of
-	// establishment (Art. 369a(2)).
+	// empty; XI and IM read as GB). EL is read as GR, MC (Monaco, Art.
+	// 7(1)) as FR. An empty Union OSS state is, for a seller established
+	// in the EU, its state of establishment (Art. 369a(2)).
 	Country string `json:"country,omitempty"`
 	// Number is the identification number, informational.
 	Number string `json:"number,omitempty"`
@@ -279,7 +279,9 @@ func (n registrationNeed) String() string {
 func normalizeRegistration(g Registration) Registration {
 	g.Scheme = strings.TrimSpace(g.Scheme)
 	g.Country = normalizeCountry(g.Country)
-	if g.Scheme == RegistrationUKVRN && (g.Country == "" || g.Country == "XI") {
+	if g.Scheme == RegistrationUKVRN && (g.Country == "" || g.Country != "GB" && InUKVATArea(g.Country)) {
+		// Northern Ireland and the Isle of Man (Art. 7(1); VAT Notice
+		// 741A) are in the UK VAT area, whose numbers are GB ones.
 		g.Country = "GB"
 	}
 	if g.Scheme != RegistrationUKVRN && g.Country != "" && !isEUMember(g.Country) {
