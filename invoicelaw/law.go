@@ -217,11 +217,16 @@ func vatPrefix(country string) string {
 }
 
 // vatCountry normalises a country as package vat writes it: EL → GR,
-// upper case.
+// upper case; Monaco is France (Art. 7(1) Directive 2006/112/EC), so a
+// registration or establishment stated in MC is a French one, as
+// Determine reads it.
 func vatCountry(c string) string {
 	c = strings.ToUpper(strings.TrimSpace(c))
-	if c == "EL" {
+	switch c {
+	case "EL":
 		return "GR"
+	case "MC":
+		return "FR"
 	}
 	return c
 }
