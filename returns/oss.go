@@ -1210,7 +1210,7 @@ func identifyBy(s fiscal.Seller, p Period, want string) (string, Identification,
 		}
 		switch reg.Scheme {
 		case vat.RegistrationOSSUnion:
-			id := Identification{Number: reg.Number, MemberState: isoCountry(reg.Country)}
+			id := Identification{Number: reg.Number, MemberState: stateOf(reg.Country)}
 			if id.MemberState == "" {
 				id.MemberState = stateOf(s.Country)
 			}
@@ -1222,7 +1222,7 @@ func identifyBy(s fiscal.Seller, p Period, want string) (string, Identification,
 			}
 			return vat.SchemeUnion, id, &regs[i]
 		case vat.RegistrationOSSNonUnion:
-			id := Identification{Number: reg.Number, MemberState: isoCountry(reg.Country)}
+			id := Identification{Number: reg.Number, MemberState: stateOf(reg.Country)}
 			if want != "" && id.MemberState != want {
 				continue
 			}
@@ -1260,7 +1260,7 @@ func ossWithin(g vat.Registration, p Period) bool {
 func identifiesWithin(s fiscal.Seller, scheme, state string, p Period) bool {
 	want := ossRegistration(scheme)
 	return slices.ContainsFunc(s.Registrations, func(g vat.Registration) bool {
-		c := isoCountry(g.Country)
+		c := stateOf(g.Country)
 		if want == vat.RegistrationOSSUnion {
 			c = stateOf(cmp.Or(g.Country, s.Country))
 		}
@@ -1524,7 +1524,7 @@ func identifiedIn(s fiscal.Seller, scheme, day string) string {
 		case want == vat.RegistrationOSSUnion:
 			return stateOf(cmp.Or(reg.Country, s.Country))
 		default:
-			return isoCountry(reg.Country)
+			return stateOf(reg.Country)
 		}
 	}
 	return ""
@@ -1591,7 +1591,7 @@ func declaredNationally(s fiscal.Seller, scheme, country, day string) bool {
 		switch {
 		case g.Scheme == oss:
 			return false
-		case g.Scheme == vat.RegistrationNational && isoCountry(g.Country) == isoCountry(country):
+		case g.Scheme == vat.RegistrationNational && stateOf(g.Country) == stateOf(country):
 			national = true
 		}
 	}
