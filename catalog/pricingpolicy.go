@@ -104,7 +104,7 @@ func (p Pricing) Published() PricingPolicy {
 		IngestAuth: PricingIngestAuth{
 			Header:     HeaderServiceKey,
 			Required:   true,
-			Endpoints:  []string{"POST /settlements", "POST /v1/fiscal-events"},
+			Endpoints:  []string{"POST /settlements", "POST /v1/x402/settlements", "POST /v1/fiscal-events"},
 			Resolution: "The header is required on every ingest endpoint, POST /settlements included (it is never optional there), because the key identifies the seller whose records and invoices are made. A missing or unknown key is 401 AUTHENTICATION_FAILED.",
 		},
 	}
