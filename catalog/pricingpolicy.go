@@ -79,7 +79,7 @@ func (p Pricing) Published() PricingPolicy {
 	return PricingPolicy{
 		Model:              p.Model,
 		Currency:           "EUR",
-		Basis:              "basis points of each fiscal record's gross EUR amount (fx.grossEur), rounded to the cent half away from zero",
+		Basis:              "basis points of each fiscal record's exact gross EUR amount (fx.grossEurExact), not of the cents figure fx.grossEur; the exact fee (fee.accruedEurExact) is rounded once to the cent half away from zero (fee.accruedEur)",
 		CurrentFeeBPS:      current,
 		CurrentDisplayRate: DisplayRate(current),
 		Beta:               PricingBeta{Active: p.BetaActive, FeeBPS: p.BetaFeeBPS, Label: p.BetaLabel},
