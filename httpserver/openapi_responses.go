@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/sandbox"
 )
 
 // Problem answers that many operations share are one component each
@@ -54,6 +55,11 @@ func problemResponse(g *schemaGen, status int, codes []fiscal.Code) map[string]a
 	headers := map[string]any{"X-Request-Id": map[string]any{"$ref": "#/components/headers/X-Request-Id"}}
 	if status == 429 || status == 503 {
 		headers["Retry-After"] = map[string]any{"$ref": "#/components/headers/Retry-After"}
+	}
+	if slices.Contains(codes, sandbox.CodeQuotaExceeded) { // the quota's state, with the reset time, as on every counted answer
+		for _, h := range []string{"X-Quota-Limit", "X-Quota-Remaining", "X-Quota-Reset"} {
+			headers[h] = map[string]any{"$ref": "#/components/headers/" + h}
+		}
 	}
 	if status == 401 {
 		headers["WWW-Authenticate"] = map[string]any{"$ref": "#/components/headers/WWW-Authenticate"}
