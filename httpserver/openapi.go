@@ -641,7 +641,7 @@ func operations() map[string]operation {
 			id: "discover", tag: "Discovery", auth: authNone, conditional: true,
 			summary:     "Entry point for people and agents",
 			description: "Where to start. JSON by default; an HTML page when the `Accept` header prefers `text/html` (as browsers send it).",
-			responses: []response{{status: http.StatusOK, description: "The entry point.", mediaType: "application/json", body: reflect.TypeFor[Discover](), headers: []string{"ETag", "Cache-Control"}},
+			responses: []response{{status: http.StatusOK, description: "The entry point.", mediaType: "application/json", body: reflect.TypeFor[Discover](), headers: []string{"ETag", "Cache-Control", "Vary"}},
 				{status: http.StatusOK, description: "The entry point.", mediaType: "text/html", schema: map[string]any{"type": "string"}}},
 		},
 		"GET /openapi.json": {
@@ -852,8 +852,15 @@ func (s *Server) operationObject(g *schemaGen, r route, op operation, used map[s
 		existing["content"].(map[string]any)[resp.mediaType] = media
 	}
 	if op.conditional {
-		responses["304"] = map[string]any{"description": "Not Modified: If-None-Match matched the ETag.",
-			"headers": map[string]any{"X-Request-Id": map[string]any{"$ref": "#/components/headers/X-Request-Id"}, "ETag": map[string]any{"$ref": "#/components/headers/ETag"}}}
+		headers := map[string]any{"X-Request-Id": map[string]any{"$ref": "#/components/headers/X-Request-Id"}, "ETag": map[string]any{"$ref": "#/components/headers/ETag"}}
+		if ok200, ok := responses["200"].(map[string]any); ok { // a 304 sends these as its 200 would (RFC 9110 §15.4.5)
+			for _, h := range []string{"Cache-Control", "Vary"} {
+				if ref, ok := ok200["headers"].(map[string]any)[h]; ok {
+					headers[h] = ref
+				}
+			}
+		}
+		responses["304"] = map[string]any{"description": "Not Modified: If-None-Match matched the ETag.", "headers": headers}
 	}
 	errorResponses(g, op, responses, used)
 	for st, r := range responses { // problem answers: the recorded one where there is one
@@ -933,6 +940,7 @@ func headerComponents() map[string]any {
 		"Idempotent-Replayed": map[string]any{"description": "`true` when the answer replays an earlier request with the same Idempotency-Key and body.", "schema": map[string]any{"type": "string", "enum": []string{"true"}}},
 		"ETag":                map[string]any{"description": "Strong validator: the SHA-256 of the body (`\"sha256-<hex>\"`).", "schema": str},
 		"Cache-Control":       map[string]any{"description": "How long the answer may be cached.", "schema": str},
+		"Vary":                map[string]any{"description": "`Accept`: the answer depends on the request's `Accept` header (JSON or HTML), so a cache keeps one copy per media type (RFC 9110 §12.5.5).", "schema": str},
 	}
 }
 
