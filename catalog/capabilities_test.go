@@ -371,10 +371,6 @@ func TestTablesDriveBehaviour(t *testing.T) {
 		}
 	}
 
-	p := catalog.DefaultPricing()
-	if got := catalog.DisplayRate(p.StandardFeeBPS); got != p.StandardDisplay {
-		t.Errorf("standard display %q, computed from %d bps %q", p.StandardDisplay, p.StandardFeeBPS, got)
-	}
 	for bps, want := range map[int64]string{0: "0%", 1: "0.01%", 50: "0.5%", 100: "1%", 125: "1.25%"} {
 		if got := catalog.DisplayRate(bps); got != want {
 			t.Errorf("DisplayRate(%d) = %q, want %q", bps, got, want)

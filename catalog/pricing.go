@@ -10,8 +10,7 @@ type Pricing struct {
 	BetaActive         bool
 	BetaFeeBPS         int64  // 0 during the beta
 	BetaLabel          string // "free_during_beta"
-	StandardFeeBPS     int64  // 50
-	StandardDisplay    string // "0.5%"
+	StandardFeeBPS     int64  // 50, published as "0.5%" (DisplayRate)
 	CustomPricing      bool   // custom and high-volume pricing available
 	Collection         string // "policy_accrual": accrued by policy, never a split of the settlement
 	SandboxQuotaPerDay int    // evaluate + simulate calls per agent per day
@@ -28,7 +27,6 @@ func DefaultPricing() Pricing {
 		BetaFeeBPS:         0,
 		BetaLabel:          "free_during_beta",
 		StandardFeeBPS:     50,
-		StandardDisplay:    "0.5%",
 		CustomPricing:      true,
 		Collection:         "policy_accrual",
 		SandboxQuotaPerDay: 10,

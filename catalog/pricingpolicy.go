@@ -83,7 +83,7 @@ func (p Pricing) Published() PricingPolicy {
 		CurrentFeeBPS:      current,
 		CurrentDisplayRate: DisplayRate(current),
 		Beta:               PricingBeta{Active: p.BetaActive, FeeBPS: p.BetaFeeBPS, Label: p.BetaLabel},
-		Standard:           PricingStandard{FeeBPS: p.StandardFeeBPS, DisplayRate: p.StandardDisplay},
+		Standard:           PricingStandard{FeeBPS: p.StandardFeeBPS, DisplayRate: DisplayRate(p.StandardFeeBPS)},
 		CustomPricing:      PricingCustom{Available: p.CustomPricing, Contact: "the production pilot channel (the same channel that issues keys)"},
 		Collection: PricingCollection{
 			Method:                         p.Collection,
