@@ -369,6 +369,19 @@ func (s *Service) eventSupport(cor Corridor, acc *fiscal.Account, sellerFromAcco
 		settlements.Status, fiscalEvents.Status = RouteNotUsable, RouteNotUsable
 	}
 	es.Ingest = []IngestRoute{settlements, fiscalEvents}
+	if cor.Payment.Protocol == ProtocolX402 {
+		// The SDK's documents, for the key's account as POST
+		// /settlements; x402 carries no settlement time, so the payment
+		// is read and dated from the chain, which needs the network's
+		// verification.
+		x := IngestRoute{Endpoint: "POST /v1/x402/settlements", Status: settlements.Status,
+			Condition: "The x402 settle response, requirements and payload as the SDK has them, verified and dated on chain. " + settlements.Condition}
+		if s.set.Chain == nil || s.set.Chain.Mode(cor.Payment.Network) != evmverify.ModeRequired {
+			x.Status = RouteNotUsable
+			x.Condition = fmt.Sprintf("Chain verification is off for %s on this service: the x402 documents carry no settlement time, so this endpoint answers 422 CHAIN_VERIFICATION_REQUIRED; record the payment with POST /settlements.", shown.Quote(cor.Payment.Network))
+		}
+		es.Ingest = append(es.Ingest, x)
+	}
 	if cor.Payment.Protocol == ProtocolEVMTransfer {
 		// POST /settlements and POST /v1/fiscal-events record every
 		// payment as x402 "exact" (settlement.Request.Payment): a plain
