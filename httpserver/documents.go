@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/fiscal402/fiscal402/catalog"
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fiscalevent"
@@ -419,6 +421,26 @@ type Retries struct {
 type ReliabilityLimits struct {
 	catalog.RequestLimits
 	RateLimits string `json:"rate_limits"`
+	// RateLimit is the per-account token bucket this server applies
+	// (Options.RateLimit, RateBurst); absent when it is disabled.
+	RateLimit *PublishedRateLimit `json:"rate_limit,omitempty"`
+	// AuthFailures is the limit of failed authentications per client
+	// address (Options.AuthFailure*); absent when it is disabled.
+	AuthFailures *PublishedAuthFailures `json:"auth_failures,omitempty"`
+}
+
+// PublishedRateLimit is a token bucket as the server enforces it.
+type PublishedRateLimit struct {
+	Per       string  `json:"per"`
+	PerSecond float64 `json:"per_second"`
+	Burst     int     `json:"burst"`
+}
+
+// PublishedAuthFailures is the failed-authentication limit: a bucket per
+// client address, then blocks doubling from one second up to the maximum.
+type PublishedAuthFailures struct {
+	PublishedRateLimit
+	MaxBlockSeconds int64 `json:"max_block_seconds"`
 }
 
 // ReliabilityVerify says how to check the service without trusting it.
@@ -474,8 +496,7 @@ func (s *Server) reliability(base string) Reliability {
 				"A 422 " + string(fiscal.CodeChainVerifyFailed) + " is final for that claim; a 503 " + string(fiscal.CodeChainUnavailable) + " means the chain could not be asked or is not final yet.",
 			},
 		},
-		Limits: ReliabilityLimits{RequestLimits: limits,
-			RateLimits: "Per-key rate limits and the sandbox quota answer 429 with Retry-After when configured; see the OpenAPI document."},
+		Limits: s.publishedLimits(limits),
 		Verification: ReliabilityVerify{
 			Receipts:     "verify offline with the receipt JSON and " + base + "/.well-known/jwks.json (Ed25519), plus " + base + "/.well-known/log-key for the log proof it embeds",
 			Log:          base + "/v1/log/checkpoint, " + base + "/v1/log/proof/inclusion and " + base + "/v1/log/proof/consistency (RFC 6962)",
@@ -743,4 +764,22 @@ func discoverHTML(d Discover) string {
 	}
 	b.WriteString("</ul>\n</body></html>\n")
 	return b.String()
+}
+
+// publishedLimits are the request limits with the rate limits this server
+// enforces (s.limits, s.authFails), so the numbers published are the ones
+// applied.
+func (s *Server) publishedLimits(limits catalog.RequestLimits) ReliabilityLimits {
+	out := ReliabilityLimits{RequestLimits: limits,
+		RateLimits: "Past the per-account rate limit (rate_limit) or the failed authentications of a client address (auth_failures), 429 RATE_LIMITED with Retry-After; the sandbox quota (GET /v1/pricing) answers 429 QUOTA_EXCEEDED with Retry-After."}
+	if l := s.limits; l.limit != rate.Inf {
+		out.RateLimit = &PublishedRateLimit{Per: "account (X-Service-Key) on every endpoint that needs a key", PerSecond: float64(l.limit), Burst: l.burst}
+	}
+	if a := s.authFails; a.limit != rate.Inf {
+		out.AuthFailures = &PublishedAuthFailures{
+			PublishedRateLimit: PublishedRateLimit{Per: "client address (IPv4 address, IPv6 /64) sending a wrong key", PerSecond: float64(a.limit), Burst: a.burst},
+			MaxBlockSeconds:    int64(a.maxBackoff / time.Second),
+		}
+	}
+	return out
 }
