@@ -117,7 +117,11 @@ func (s *Server) operatorOnly(h http.Handler, public bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !public {
 			if err := s.checkOperatorLimited(r); err != nil {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="fiscal402-operator"`)
+				challenge := `Bearer realm="fiscal402-operator"`
+				if fe := (*fiscal.Error)(nil); strings.HasPrefix(strings.ToLower(r.Header.Get("Authorization")), "bearer ") && errors.As(err, &fe) && fe.Code == fiscal.CodeAuthenticationFailed {
+					challenge += `, error="invalid_token"` // a bearer token was sent and is wrong (RFC 6750 §3.1)
+				}
+				w.Header().Set("WWW-Authenticate", challenge)
 				s.problem(w, r, err)
 				return
 			}
