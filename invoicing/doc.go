@@ -13,9 +13,9 @@
 // taxable amount times the rate, rounded (EN 16931 BR-CO-17). Every
 // supply is checked, not the latest alone: one seller VAT number, one
 // state's invoicing rules (invoicelaw.SummaryRefusal) and one customer as
-// each record states it (invoicelaw.BuyerFactsDiffer); a month that mixes
-// them is refused (INVOICE_RULES_FAILED) naming the first supply that
-// differs. A supply of such a month may be invoiced on its own
+// each record states it (invoicelaw.BuyerFactsDiffer), and per VAT rate
+// (one line) one member state's VAT; a month that mixes them is refused
+// (INVOICE_RULES_FAILED) naming the first supply that differs. A supply of such a month may be invoiced on its own
 // (IssueAlone; package refunds does so before crediting it): the same
 // document of that one supply, its InvoicedAlone saying why, which the
 // month's summary then leaves out.

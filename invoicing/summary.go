@@ -479,6 +479,9 @@ func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.R
 	if err := oneBuyer(q, recs); err != nil {
 		return nil, nil, err
 	}
+	if err := oneStatePerRate(q, recs); err != nil {
+		return nil, nil, err
+	}
 	inv, ref, missing := b.InvoiceFrame(latest, now)
 	if len(bases) > 1 {
 		// The supplies reached q.TaxCountry's rules by different rules of
@@ -749,6 +752,49 @@ func oneSellerNumber(ls invoicelaw.Seller, q SummaryRequest, recs []*fiscal.Reco
 		"the supplies of %s to this buyer were made under %d VAT numbers of the seller: %s; an invoice states the one under which the supplier made its supplies (Art. 226(3) %s) and a summary invoice covers the whole month, "+
 			"so it is not issued: these supplies need manual review, an invoice per VAT number issued outside this service (check the profile's number and the dates of its registrations)",
 		q.Period, len(spans), strings.Join(parts, " and "), invoicelaw.Directive)}
+}
+
+// oneStatePerRate refuses a summary of which two supplies of one VAT
+// category and rate (one line and one VAT breakdown of the summary, EN
+// 16931 BG-23) were taxed in different member states: a month that
+// crossed the Art. 59c threshold, its first supplies to a consumer taxed
+// at origin at 23 % (Ireland) and the later ones under the OSS at 23 % in
+// the consumer's state (Poland, Portugal). One line would state one
+// taxable amount for VAT due to two states, under the mention of the
+// supplies taxed at origin ("Place of supply: IE", Art. 59c), which would
+// then name the wrong place of supply (Art. 58) for the others; the
+// invoice of each supply states its own (Art. 226(11a) Directive
+// 2006/112/EC). The engine does not restate the records: it refuses
+// (INVOICE_RULES_FAILED, nothing written), as a month that mixes what one
+// invoice cannot state is (oneSellerNumber, eachSupplysLaw, oneBuyer),
+// naming the first supply taxed elsewhere, its day and both states. Its
+// supplies can be invoiced on their own (IssueAlone).
+func oneStatePerRate(q SummaryRequest, recs []*fiscal.Record) error {
+	type line struct {
+		det   vat.Determination
+		state string
+		rec   *fiscal.Record
+	}
+	var lines []line
+	for _, r := range recs {
+		det := r.Classification
+		at := slices.IndexFunc(lines, func(l line) bool {
+			return l.det.Category == det.Category && rateOf(l.det).Equal(rateOf(det)) && l.det.VATEX == det.VATEX
+		})
+		if at < 0 {
+			lines = append(lines, line{det: det, state: det.TaxingCountry, rec: r})
+			continue
+		}
+		if l := lines[at]; l.state != det.TaxingCountry {
+			return &fiscal.Error{Code: fiscal.CodeInvoiceRulesFailed, Detail: fmt.Sprintf(
+				"the summary invoice of %s states one line and one VAT breakdown per VAT category and rate, but its supplies at %s %s%% were taxed in %s (the supply %s of %s) and in %s (the supply %s of %s); "+
+					"one line would state one taxable amount for VAT due to two member states, under a place of supply that is not every supply's (Art. 58, 59c, 226(11a) %s): it is not issued. "+
+					"These supplies need manual review: invoices of each supply on its own (a refund of one of them first invoices that supply on its own: IssueAlone)",
+				q.Period, det.Category, rateOf(det).String(), cmp.Or(l.state, "no state"), l.rec.ID, l.det.SupplyDate,
+				cmp.Or(det.TaxingCountry, "no state"), r.ID, det.SupplyDate, invoicelaw.Directive)}
+		}
+	}
+	return nil
 }
 
 func rateOf(det vat.Determination) decimal.Decimal {
