@@ -531,9 +531,9 @@ func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.R
 			}
 		}
 	})
-	inv.Note = fmt.Sprintf("Summary invoice of %d supplies from %s to %s (Art. 223 Directive 2006/112/EC), each paid in full in USDC on %s when supplied; "+
+	inv.Note = fmt.Sprintf("Summary invoice of %s from %s to %s (Art. 223 Directive 2006/112/EC), each paid in full in USDC on %s when supplied; "+
 		"each supply was converted to EUR at the ECB euro reference rate of its date, the taxable amount per VAT rate is the sum of the supplies' exact net amounts rounded once, and its VAT that amount times the rate. "+
-		"The supplies are listed in the seller's fiscal402 record %s.", len(recs), doc.Start, doc.End, strings.Join(nets, ", "), id)
+		"The supplies are listed in the seller's fiscal402 record %s.", supplies(len(recs)), doc.Start, doc.End, strings.Join(nets, ", "), id)
 	if alone != "" {
 		inv.Note = fmt.Sprintf("Invoice of one supply of %s, paid in full in USDC on %s when supplied, converted to EUR at the ECB euro reference rate of its date. "+
 			"It is invoiced on its own: the summary invoice of %s to this customer (Art. 223 Directive 2006/112/EC) could not be issued. "+
@@ -608,7 +608,15 @@ func lineName(item string, n int, dates string, alone bool) string {
 	if alone {
 		return item + ", " + dates
 	}
-	return fmt.Sprintf("%s: %d supplies, %s", item, n, dates)
+	return fmt.Sprintf("%s: %s, %s", item, supplies(n), dates)
+}
+
+// supplies counts n supplies in words: "1 supply", "2 supplies".
+func supplies(n int) string {
+	if n == 1 {
+		return "1 supply"
+	}
+	return fmt.Sprintf("%d supplies", n)
 }
 
 // eachSupplysLaw refuses a summary of which a supply is not one the
