@@ -444,6 +444,7 @@ func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.R
 		Rounding: "per VAT rate: the taxable amount is the sum of the supplies' exact net (12 decimals) rounded once to the cent, its VAT that amount times the rate rounded to the cent (EN 16931 BR-CO-17), half away from zero"}
 	var puts []ledger.Put
 	networks := map[string]bool{}
+	lineOf := make(map[string]int, len(recs)) // record id: its group's index (invoice line ID - 1)
 	for _, r := range recs {
 		det := r.Classification
 		net, err1 := decimal.NewFromString(r.FX.NetEURExact)
@@ -451,16 +452,15 @@ func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.R
 		if err1 != nil || err2 != nil {
 			return nil, nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "record " + r.ID + " has no exact amounts"}
 		}
-		var g *group
-		for _, x := range groups {
-			if x.det.Category == det.Category && rateOf(x.det).Equal(rateOf(det)) && x.det.VATEX == det.VATEX {
-				g = x
-			}
+		at := slices.IndexFunc(groups, func(x *group) bool {
+			return x.det.Category == det.Category && rateOf(x.det).Equal(rateOf(det)) && x.det.VATEX == det.VATEX
+		})
+		if at < 0 {
+			groups = append(groups, &group{det: det, from: det.SupplyDate, to: det.SupplyDate})
+			at = len(groups) - 1
 		}
-		if g == nil {
-			g = &group{det: det, from: det.SupplyDate, to: det.SupplyDate}
-			groups = append(groups, g)
-		}
+		g := groups[at]
+		lineOf[r.ID] = at
 		g.net, g.vatEx, g.n = g.net.Add(net), g.vatEx.Add(vx), g.n+1
 		g.from, g.to = min(g.from, det.SupplyDate), max(g.to, det.SupplyDate)
 		doc.Supplies = append(doc.Supplies, SummarySupply{RecordID: r.ID, LedgerIndex: r.Ledger.Index, SupplyDate: det.SupplyDate,
@@ -544,12 +544,33 @@ func summaryDraft(b *fiscal.Books, id string, q SummaryRequest, recs []*fiscal.R
 	// of supply of a sale taxed at origin, Art. 59c): every distinct one
 	// of the month, in the order of the supplies, not the latest's alone
 	// (a month can cross the Art. 59c threshold), in the one note the
-	// invoice may carry (PEPPOL-EN16931-R002).
+	// invoice may carry (PEPPOL-EN16931-R002). A mention that only some
+	// lines' supplies carry names those lines: "Place of supply: IE" of
+	// the supplies taxed at origin is not the place of supply of the line
+	// taxed under the OSS in the consumer's state (Art. 58, 226(11a)).
 	var mentions []string
 	for _, r := range recs {
-		if n := r.Classification.InvoiceNote; n != "" && !slices.Contains(mentions, n) {
-			mentions = append(mentions, n)
-			inv.Note += " " + n
+		n := r.Classification.InvoiceNote
+		if n == "" || slices.Contains(mentions, n) {
+			continue
+		}
+		mentions = append(mentions, n)
+		inv.Note += " " + n
+		var lines []string
+		all := true
+		for i := range groups {
+			if slices.ContainsFunc(recs, func(x *fiscal.Record) bool { return lineOf[x.ID] == i && x.Classification.InvoiceNote == n }) {
+				lines = append(lines, fmt.Sprint(i+1))
+			} else {
+				all = false
+			}
+		}
+		switch {
+		case all:
+		case len(lines) == 1:
+			inv.Note += " (invoice line " + lines[0] + ")"
+		default:
+			inv.Note += " (invoice lines " + strings.Join(lines, ", ") + ")"
 		}
 	}
 	doc.Basis = fiscal.SummaryKey{TaxCountry: q.TaxCountry}.Rule()
