@@ -166,7 +166,13 @@ func RefundNote(currency string, r Refund) (string, error) {
 	}
 	b.WriteString(", correcting invoice " + r.Invoice + "; amounts at that invoice's rate, 1 " + currency + " = " + r.Rate + " " + r.RateCurrency + " as of " + r.RateDate + ".")
 	if r.Reason != "" {
-		b.WriteString(" Reason: " + strings.TrimSpace(r.Reason) + ".")
+		// The reason ends the note as a sentence: its own full stop (or
+		// ! or ?) is kept, not doubled.
+		reason := strings.TrimSpace(r.Reason)
+		b.WriteString(" Reason: " + reason)
+		if !strings.HasSuffix(reason, ".") && !strings.HasSuffix(reason, "!") && !strings.HasSuffix(reason, "?") {
+			b.WriteString(".")
+		}
 	}
 	return b.String(), nil
 }
