@@ -381,11 +381,12 @@ func (s *Server) getBackup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// A large file takes longer than the server's write timeout; a client
-	// that stops taking bytes is cut after BackupStall instead. The copy is
-	// one read transaction of the ledger, which keeps bbolt from reusing
-	// the pages every commit frees while it lasts: a stalled download held
-	// for ever grew the file without bound (a 7 MB ledger to 1.26 GB over
-	// 2,400 settlements, stop 60).
+	// that stops taking bytes is cut after BackupStall instead. The ledger
+	// streams the copy from a spool (its read transaction ends first) where
+	// the disk has room, else within one read transaction, which keeps
+	// bbolt from reusing the pages every commit frees while it lasts: a
+	// stalled download held for ever grew the file without bound (a 7 MB
+	// ledger to 1.26 GB over 2,400 settlements, stop 60).
 	stall := s.opts.BackupStall
 	if stall <= 0 {
 		stall = DefaultBackupStall

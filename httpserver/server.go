@@ -107,9 +107,9 @@ type Options struct {
 	// ledger, when it implements LedgerBackup.
 	Backup LedgerBackup
 	// BackupStall is how long a backup download may go without the client
-	// taking any bytes before the server cuts it, ending the ledger's read
-	// transaction (which keeps freed pages from being reused while it
-	// lasts). 0 means DefaultBackupStall.
+	// taking any bytes before the server cuts it, ending the copy (the
+	// ledger's spool, or its read transaction where no spool could be
+	// taken: ledger/backup.go). 0 means DefaultBackupStall.
 	BackupStall time.Duration
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -68,6 +67,9 @@ type boltStore struct {
 	// js is the journal of a writable store (nil: read-only, or a
 	// platform where bbolt syncs every commit itself).
 	js *jstate
+	// spoolFree, when set, stands for the free space a backup's spool
+	// may use (tests: backup.go).
+	spoolFree func() (uint64, bool)
 }
 
 // boltOpen are the parameters of openBoltStore.
@@ -1237,19 +1239,4 @@ func mapClosed(err error) error {
 		return ErrClosed
 	}
 	return err
-}
-
-// writeTo writes a consistent copy of the whole bbolt file, as of one read
-// transaction, to w (bbolt's Tx.WriteTo: the copy opens at that commit).
-func (s *boltStore) writeTo(w io.Writer) (n int64, err error) {
-	defer s.guard(&err)()
-	err = s.db.View(func(tx *bolt.Tx) error {
-		// Once durable; or, if the store halted first, the copy is
-		// the operator's rescue of a failing disk: what bbolt holds.
-		_ = s.durableSnapshot(tx)
-		var werr error
-		n, werr = tx.WriteTo(w)
-		return werr
-	})
-	return n, err
 }

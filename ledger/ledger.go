@@ -582,8 +582,10 @@ func (l *Ledger) Stats() Stats {
 // appends go on: the file as of one committed transaction, which opens as
 // a ledger of that size (its checkpoints, leaves and side data). It returns
 // the bytes written. Restore by stopping the service and putting the copy
-// in place of ledger.db (ledger.Check verifies it first). A store that is
-// not a bbolt file has backups of its own (ErrInvalid).
+// in place of ledger.db (ledger.Check verifies it first). A slow w does
+// not hold the file's read transaction where a spool beside the file fits
+// (backup.go). A store that is not a bbolt file has backups of its own
+// (ErrInvalid).
 func (l *Ledger) WriteTo(w io.Writer) (int64, error) {
 	if l.closed.Load() {
 		return 0, ErrClosed
