@@ -533,7 +533,7 @@ func storeError(err error) *Error {
 		return &Error{Code: CodeDBUnavailable, Detail: "the ledger stopped after a failed disk sync; it serves again once an operator has checked it", RetryAfter: time.Minute, Err: err}
 	}
 	if errors.Is(err, ledger.ErrUnavailable) || errors.Is(err, ledger.ErrClosed) {
-		return &Error{Code: CodeDBUnavailable, Detail: "the ledger cannot be written right now; retry", RetryAfter: time.Second, Err: err}
+		return &Error{Code: CodeDBUnavailable, Detail: "the ledger is unavailable right now; retry (nothing was written)", RetryAfter: time.Second, Err: err}
 	}
 	if errors.Is(err, ledger.ErrCorrupt) || errors.Is(err, ledger.ErrIntegrity) {
 		// A damaged file met on any path (a list, a scan), not only on the

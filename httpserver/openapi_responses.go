@@ -153,7 +153,7 @@ var exampleDetails = map[fiscal.Code]string{
 	fiscal.CodeNotFound:             "no record x402-58da266c40105d3ff1aba32e04c2d1b8 for this account",
 	codeRateLimited:                 "more than 100 requests per second (burst 200) for this account; retry after the Retry-After interval",
 	fiscal.CodeInternal:             "internal error",
-	fiscal.CodeDBUnavailable:        "the ledger cannot be written right now; retry after Retry-After",
+	fiscal.CodeDBUnavailable:        "the ledger is unavailable right now; retry after Retry-After (nothing was written)",
 	codePayloadTooLarge:             "the request body is larger than 65536 bytes",
 	codeUnsupportedMedia:            "the request body must be JSON sent with Content-Type: application/json",
 }
