@@ -355,7 +355,7 @@ func printProves(w io.Writer, c *receipt.Claims, doc, jwks []byte, logKey string
 	// in euros at the sale's rate and the credit note, and supersedes the
 	// sale's receipt: say so, as the /verify page does, so that it is not
 	// read as a sale.
-	refund := c.FX != nil && strings.HasPrefix(c.FX.GrossEUR, "-")
+	refund := isRefund(c)
 	payLabel, paid, eurLabel, invLabel, invWord, supLabel := "Payment", "paid", "In euros", "Invoice", "invoice ", "Amends"
 	if refund {
 		payLabel, paid, eurLabel, invLabel, invWord, supLabel = "Refund", "refunded", "Correction", "Credit note", "", "Corrects"

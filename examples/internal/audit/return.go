@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -689,8 +690,14 @@ func (a *returnAudit) checkComplete() string {
 }
 
 // isRefund tells a refund's receipt: its EUR figures are negative (the
-// correction of the supply, at the supply's rates).
-func isRefund(c *receipt.Claims) bool { return c.FX != nil && strings.HasPrefix(c.FX.GrossEUR, "-") }
+// correction of the supply, at the supply's rates). The exact gross
+// (receipts 3.0.0 and 4.0.0) says so whatever the amount; the gross to the
+// cent of a refund of less than half a cent (part of a micropayment) is
+// "0.00", with no sign, and is read only where no exact figure is stated
+// (receipts 1.0.0 and 2.0.0).
+func isRefund(c *receipt.Claims) bool {
+	return c.FX != nil && strings.HasPrefix(cmp.Or(c.FX.GrossEURExact, c.FX.GrossEUR), "-")
+}
 
 // original finds the receipt a refund corrects, among the directory's.
 func (a *returnAudit) original(c *receipt.Claims) *heldReceipt {
