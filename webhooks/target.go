@@ -172,7 +172,15 @@ func (p TargetPolicy) CheckURL(raw string) (*url.URL, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadURL, err)
+		// Not net/url's message as it is: it quotes the whole URL,
+		// user:password and query token included, and this error reaches
+		// the operator's log (a refused accounts file; shownURL). What
+		// went wrong (a bad port, escape or host character) is enough.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, fmt.Errorf("%w: the URL does not parse: %v", ErrBadURL, err)
 	}
 	switch {
 	case u.Scheme != "https" && u.Scheme != "http":

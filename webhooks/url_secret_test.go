@@ -38,3 +38,33 @@ func TestConfiguredURLSecretsStayOutOfErrors(t *testing.T) {
 		t.Errorf("an endpoint listed twice: %v", err)
 	}
 }
+
+// TestUnparsableURLSecretsStayOutOfErrors: a configured endpoint URL that
+// does not parse (a port with a letter, a bad %-escape, a space in the host)
+// is refused, and the refusal, which reaches the operator's log, names it
+// as one that does not parse (shownURL) without quoting it: net/url's own
+// error quotes the whole URL, user:password and query token included.
+func TestUnparsableURLSecretsStayOutOfErrors(t *testing.T) {
+	env := newWebhookEnv(t, webhooks.Options{NoDispatcher: true})
+	const secret = "whsec_0123456789abcdef0123456789abcdef"
+	for _, raw := range []string{
+		"https://hookuser:pa55word@erp.example.com:80a/x?token=t0ken-value",
+		"https://hookuser:pa55word@erp.example.com/%zz?token=t0ken-value",
+		"https://hookuser:pa55word@erp example.com/x?token=t0ken-value",
+	} {
+		c := webhooks.EndpointConfig{URL: raw, Secrets: []string{secret}}
+		errs := map[string]error{"ValidateConfigs": webhooks.ValidateConfigs([]webhooks.EndpointConfig{c})}
+		_, errs["New"] = webhooks.New(env.engine, webhooks.Options{NoDispatcher: true, Configured: map[string][]webhooks.EndpointConfig{"acct_0": {c}}})
+		_, errs["CheckURL"] = webhooks.TargetPolicy{}.CheckURL(raw)
+		for name, err := range errs {
+			if err == nil {
+				t.Fatalf("%s accepted %s", name, raw)
+			}
+			for _, leak := range []string{"t0ken-value", "pa55word", "hookuser"} {
+				if strings.Contains(err.Error(), leak) {
+					t.Errorf("%s: the error for %s names %q: %v", name, raw, leak, err)
+				}
+			}
+		}
+	}
+}
