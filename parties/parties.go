@@ -155,7 +155,7 @@ func ParseSellerCountry(field, v string) (string, error) {
 	if cc, ok := vat.BuyerCountry(u); ok && len(u) == 2 {
 		return cc, nil
 	}
-	return "", badRequest(field, "%q is not an ISO 3166-1 alpha-2 country code (or EL, XI, UK, IC for the Canary Islands, EA for Ceuta and Melilla)", v)
+	return "", badRequest(field, "%s is not an ISO 3166-1 alpha-2 country code (or EL, XI, UK, IC for the Canary Islands, EA for Ceuta and Melilla)", shown.Quote(v))
 }
 
 // parseBuyerCountry accepts for a customer's country what the engine
