@@ -149,18 +149,24 @@ func (s *Server) postRefund(w http.ResponseWriter, r *http.Request) {
 }
 
 // emptyRefundAmount refuses a refund body, decoded already, whose
-// amountUsdc is given as an empty string: refunds.Request reads "" as the
-// absent member, everything that remains, while the schema's pattern
-// refuses it; an amount that came out empty is no request for the whole
-// sale.
+// amountUsdc is given as an empty string or as JSON null: refunds.Request
+// reads both as the absent member, everything that remains, while the
+// schema's amountUsdc is a string its pattern refuses empty; an amount
+// that came out empty or null is no request for the whole sale.
 func emptyRefundAmount(body []byte) error {
 	var given struct {
-		AmountUSDC *string `json:"amountUsdc"`
+		AmountUSDC json.RawMessage `json:"amountUsdc"`
 	}
-	if err := json.Unmarshal(body, &given); err != nil || given.AmountUSDC == nil || *given.AmountUSDC != "" {
+	if err := json.Unmarshal(body, &given); err != nil || given.AmountUSDC == nil {
 		return nil // decodeJSONBody has read the body: a member it accepted
 	}
-	return &fiscal.Error{Code: fiscal.CodeBadRequest, Field: "/amountUsdc", Detail: "is empty: give the USDC to refund as a decimal string such as \"1.50\", or leave amountUsdc out to refund everything that remains"}
+	switch string(given.AmountUSDC) {
+	case `""`:
+		return &fiscal.Error{Code: fiscal.CodeBadRequest, Field: "/amountUsdc", Detail: "is empty: give the USDC to refund as a decimal string such as \"1.50\", or leave amountUsdc out to refund everything that remains"}
+	case "null":
+		return &fiscal.Error{Code: fiscal.CodeBadRequest, Field: "/amountUsdc", Detail: "is null: give the USDC to refund as a decimal string such as \"1.50\", or leave amountUsdc out to refund everything that remains"}
+	}
+	return nil
 }
 
 // getRefund: GET /settlements/{id}/refunds/{rid}, one refund as stored.

@@ -17,7 +17,7 @@ func TestRefundEmptyAmountIsRefused(t *testing.T) {
 	}
 	id := created.json(t)["id"].(string)
 	path := "/settlements/" + id + "/refunds"
-	for _, body := range []string{`{"amountUsdc":""}`, `{"reason":"r","amountUsdc":""}`} {
+	for _, body := range []string{`{"amountUsdc":""}`, `{"reason":"r","amountUsdc":""}`, `{"amountUsdc":null}`, `{"reason":"r","amountUsdc": null }`} {
 		p := problemCode(t, f.do("POST", path, keyA, []byte(body)), 400, "BAD_REQUEST")
 		if p["field"] != "/amountUsdc" {
 			t.Errorf("%s: problem %v", body, p)
