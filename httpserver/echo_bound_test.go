@@ -1,6 +1,9 @@
 package httpserver_test
 
 import (
+	"encoding/json"
+	"io"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -63,6 +66,61 @@ func TestErrorDetailEchoBounded(t *testing.T) {
 			}
 			d, _ := p["detail"].(string)
 			if !strings.Contains(d, "(20000 characters)") {
+				t.Errorf("detail does not give the value's length: %.300s", d)
+			}
+		})
+	}
+}
+
+// TestUnroutedPathEchoBounded: the path of a request no route answers (a
+// 404 "no such endpoint", a 405 naming the method, a 307 to the cleaned
+// path) is a value the request sent, and the problem's detail shows it as
+// README "Errors" promises: whole up to 64 characters, else by its first
+// 64 and its length, never a 20,000-character path echoed back whole (the
+// Location header of the 307 carries the cleaned path itself).
+func TestUnroutedPathEchoBounded(t *testing.T) {
+	f := newFixture(t)
+	huge := strings.Repeat("Z", 20000)
+	client := *f.srv.Client()
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	for _, tc := range []struct {
+		name, method, path string
+		status             int
+		code               string
+	}{
+		{"no such endpoint", "GET", "/" + huge, 404, "NOT_FOUND"},
+		{"method not allowed", "DELETE", "/settlements/" + huge, 405, "METHOD_NOT_ALLOWED"},
+		{"long method not allowed", strings.Repeat("M", 20000), "/settlements", 405, "METHOD_NOT_ALLOWED"},
+		{"path not canonical", "GET", "/settlements//" + huge, 307, "PATH_NOT_CANONICAL"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequest(tc.method, f.srv.URL+tc.path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body, err := io.ReadAll(resp.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != tc.status {
+				t.Fatalf("status %d, want %d; body %.300s", resp.StatusCode, tc.status, body)
+			}
+			var p map[string]any
+			if err := json.Unmarshal(body, &p); err != nil {
+				t.Fatalf("not a problem document: %v %.300s", err, body)
+			}
+			if p["code"] != tc.code {
+				t.Errorf("code %v, want %s", p["code"], tc.code)
+			}
+			if len(body) > 2048 {
+				t.Errorf("problem document of %d bytes for a 20,000-character path or method: %.300s…", len(body), body)
+			}
+			if d, _ := p["detail"].(string); !strings.Contains(d, " characters)") {
 				t.Errorf("detail does not give the value's length: %.300s", d)
 			}
 		})

@@ -439,7 +439,7 @@ func (s *Server) preflight(w http.ResponseWriter, r *http.Request) *fiscal.Error
 					loc += "?" + r.URL.RawQuery
 				}
 				w.Header().Set("Location", loc)
-				return &fiscal.Error{Code: codePathNotCanonical, Detail: "the path is not in its canonical form (repeated slashes or dot segments); repeat the request at the Location " + loc}
+				return &fiscal.Error{Code: codePathNotCanonical, Detail: "the path is not in its canonical form (repeated slashes or dot segments); repeat the request at the Location " + shown.Bare(loc)}
 			}
 		}
 	}
@@ -561,10 +561,10 @@ func (s *Server) requestLogPC() uintptr {
 func (s *Server) fallback(w http.ResponseWriter, r *http.Request) {
 	if _, pattern := s.methods.Handler(r); pattern != "" {
 		w.Header().Set("Allow", strings.Join(s.allowed[pattern], ", "))
-		s.problem(w, r, &fiscal.Error{Code: codeMethodNotAllowed, Detail: fmt.Sprintf("%s is not allowed on %s", r.Method, r.URL.Path)})
+		s.problem(w, r, &fiscal.Error{Code: codeMethodNotAllowed, Detail: fmt.Sprintf("%s is not allowed on %s", shown.Bare(r.Method), shown.Bare(r.URL.Path))})
 		return
 	}
-	s.problem(w, r, &fiscal.Error{Code: fiscal.CodeNotFound, Detail: "no such endpoint: " + r.URL.Path})
+	s.problem(w, r, &fiscal.Error{Code: fiscal.CodeNotFound, Detail: "no such endpoint: " + shown.Bare(r.URL.Path)})
 }
 
 // The error codes of the HTTP layer (their statuses are in fiscal's one
