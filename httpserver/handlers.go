@@ -154,17 +154,28 @@ func (s *Server) postRefund(w http.ResponseWriter, r *http.Request) {
 // schema's amountUsdc is a string its pattern refuses empty; an amount
 // that came out empty or null is no request for the whole sale.
 func emptyRefundAmount(body []byte) error {
-	var given struct {
-		AmountUSDC json.RawMessage `json:"amountUsdc"`
-	}
-	if err := json.Unmarshal(body, &given); err != nil || given.AmountUSDC == nil {
+	return emptyMember(body, "amountUsdc", "give the USDC to refund as a decimal string such as \"1.50\", or leave amountUsdc out to refund everything that remains")
+}
+
+// emptyMember refuses a body, decoded already, whose top-level member name
+// is given as an empty string or as JSON null where the request type reads
+// both as the member left out, and leaving it out asks for more than any
+// value would (everything that remains, every buyer): a value that came
+// out empty is no such request. how says what to send instead.
+func emptyMember(body []byte, name, how string) error {
+	var given map[string]json.RawMessage
+	if err := json.Unmarshal(body, &given); err != nil {
 		return nil // decodeJSONBody has read the body: a member it accepted
 	}
-	switch string(given.AmountUSDC) {
+	v, ok := given[name]
+	if !ok {
+		return nil
+	}
+	switch string(v) {
 	case `""`:
-		return &fiscal.Error{Code: fiscal.CodeBadRequest, Field: "/amountUsdc", Detail: "is empty: give the USDC to refund as a decimal string such as \"1.50\", or leave amountUsdc out to refund everything that remains"}
+		return &fiscal.Error{Code: fiscal.CodeBadRequest, Field: "/" + name, Detail: "is empty: " + how}
 	case "null":
-		return &fiscal.Error{Code: fiscal.CodeBadRequest, Field: "/amountUsdc", Detail: "is null: give the USDC to refund as a decimal string such as \"1.50\", or leave amountUsdc out to refund everything that remains"}
+		return &fiscal.Error{Code: fiscal.CodeBadRequest, Field: "/" + name, Detail: "is null: " + how}
 	}
 	return nil
 }

@@ -23,8 +23,20 @@ type SummaryList struct {
 
 // postSummaries: POST /v1/invoices/summaries, invoicing.Issue.
 func (s *Server) postSummaries(w http.ResponseWriter, r *http.Request) {
+	body, err := s.readJSONBody(w, r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
 	var req invoicing.SummaryRequest
-	if err := s.decodeJSON(w, r, &req); err != nil {
+	if err := decodeJSONBody(body, &req); err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	// Only a request without buyer is the run for every buyer of the
+	// month; an empty or null buyer names none (" " is refused by
+	// invoicing already).
+	if err := emptyMember(body, "buyer", "give the buyer (payer wallet or VAT number), or leave buyer out to issue the summaries of every buyer of the month"); err != nil {
 		s.problem(w, r, err)
 		return
 	}
