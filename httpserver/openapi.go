@@ -882,13 +882,11 @@ func (s *Server) operationObject(g *schemaGen, r route, op operation, used map[s
 const verifyPageID = "verifyReceiptPage"
 
 func errorsByStatus(op operation) map[int][]fiscal.Code {
-	codes := append([]fiscal.Code{fiscal.CodeInternal}, op.errors...)
-	if op.id != verifyPageID {
-		// Every endpoint but the /verify page refuses an unknown or
-		// repeated query parameter (noParams, onlyParams) before it reads
-		// anything else.
-		codes = append(codes, fiscal.CodeBadRequest)
-	}
+	// Every endpoint refuses a repeated or unreadable query parameter
+	// (preflight, checkQuery), and every one but the /verify page an
+	// unknown one too (noParams, onlyParams), before it reads anything
+	// else.
+	codes := append([]fiscal.Code{fiscal.CodeInternal, fiscal.CodeBadRequest}, op.errors...)
 	// Every endpoint, one that reads no body included, refuses a body
 	// over the limit (preflight) before any handler runs.
 	codes = append(codes, codePayloadTooLarge)
