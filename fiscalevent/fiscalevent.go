@@ -371,23 +371,51 @@ func (s *Service) Record(ctx context.Context, accountID string, req Request, ide
 }
 
 // answerFromLedger answers a replay or duplicate from the ledger, as the
-// engine does for settlements.
+// engine does for settlements. Books.Lookup binds a free key to the record
+// that holds the payment, so the holder is read without the key first: a
+// payment this account recorded as a settlement is refused
+// (PAYMENT_ALREADY_RECORDED) with the key left free, as POST /settlements
+// leaves it for a payment recorded as a fiscal event; only a duplicate of
+// a fiscal event binds the key to its answer.
 func (s *Service) answerFromLedger(b *fiscal.Books, in input, idemKey string, fp []byte) (*Result, error) {
-	holder, o, err := b.Lookup(in.p.Network, in.p.TxHash, idemKey, fp)
-	if fe := (*fiscal.Error)(nil); errors.As(err, &fe) && fe.Code == fiscal.CodeIdempotencyConflict {
-		// The key may have been stored with the earlier fingerprint of
-		// the same request (legacyFingerprint): that is its replay.
-		if h, lo, lerr := b.Lookup(in.p.Network, in.p.TxHash, idemKey, in.legacyFingerprint()); lerr == nil {
+	if idemKey != "" {
+		// The key first: the same key with another body is a conflict
+		// even when the payment exists.
+		holder, o, err := s.lookup(b, in, "", "", idemKey, fp)
+		if err != nil || holder != "" {
+			if err != nil {
+				return nil, err
+			}
+			return s.stored(b, holder, o)
+		}
+		holder, o, err = s.lookup(b, in, in.p.Network, in.p.TxHash, "", nil)
+		if err != nil || holder == "" {
+			return nil, err
+		}
+		if _, err := s.stored(b, holder, o); err != nil {
+			return nil, err
+		}
+	}
+	holder, o, err := s.lookup(b, in, in.p.Network, in.p.TxHash, idemKey, fp)
+	if err != nil || holder == "" {
+		return nil, err
+	}
+	return s.stored(b, holder, o)
+}
+
+// lookup is Books.Lookup under /payment; a key stored with the earlier
+// fingerprint of the same request (legacyFingerprint) is its replay.
+func (s *Service) lookup(b *fiscal.Books, in input, network, txHash, idemKey string, fp []byte) (string, fiscal.Outcome, error) {
+	holder, o, err := b.Lookup(network, txHash, idemKey, fp)
+	if fe := (*fiscal.Error)(nil); idemKey != "" && errors.As(err, &fe) && fe.Code == fiscal.CodeIdempotencyConflict {
+		if h, lo, lerr := b.Lookup(network, txHash, idemKey, in.legacyFingerprint()); lerr == nil {
 			holder, o, err = h, lo, nil
 		}
 	}
 	if err != nil {
-		return nil, underField("/payment", err)
+		return "", 0, underField("/payment", err)
 	}
-	if holder == "" {
-		return nil, nil
-	}
-	return s.stored(b, holder, o)
+	return holder, o, nil
 }
 
 // stored answers with the stored event id; a settlement record holding the
