@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/internal/shown"
@@ -317,7 +319,8 @@ func (in input) legacyFingerprint() []byte {
 //
 // A payment is recorded once, as a settlement or as a fiscal event: both
 // take the same (network, txHash) claim in one ledger transaction. A
-// duplicate fiscal event of the same account answers Existing; a payment
+// duplicate fiscal event of the same account answers Existing (with other
+// payment facts a PAYMENT_CONFLICT); a payment
 // this account recorded as a settlement is a PAYMENT_ALREADY_RECORDED
 // conflict naming it; another account's payment is a SETTLEMENT_CONFLICT.
 // The Idempotency-Key space is the account's, shared with settlements.
@@ -386,13 +389,13 @@ func (s *Service) answerFromLedger(b *fiscal.Books, in input, idemKey string, fp
 			if err != nil {
 				return nil, err
 			}
-			return s.stored(b, holder, o)
+			return s.duplicate(b, in, holder, o)
 		}
 		holder, o, err = s.lookup(b, in, in.p.Network, in.p.TxHash, "", nil)
 		if err != nil || holder == "" {
 			return nil, err
 		}
-		if _, err := s.stored(b, holder, o); err != nil {
+		if _, err := s.duplicate(b, in, holder, o); err != nil {
 			return nil, err
 		}
 	}
@@ -400,7 +403,38 @@ func (s *Service) answerFromLedger(b *fiscal.Books, in input, idemKey string, fp
 	if err != nil || holder == "" {
 		return nil, err
 	}
-	return s.stored(b, holder, o)
+	return s.duplicate(b, in, holder, o)
+}
+
+// duplicate is stored, and for a duplicate of the payment (Existing) the
+// check that the request states the payment the event records: another
+// amount, payer, receiver or asset is a PAYMENT_CONFLICT, as POST
+// /settlements answers (a transaction backs one payment; answering with
+// the old event would hide the contradiction), and nothing is written.
+func (s *Service) duplicate(b *fiscal.Books, in input, holder string, o fiscal.Outcome) (*Result, error) {
+	res, err := s.stored(b, holder, o)
+	if err != nil || o != fiscal.Existing {
+		return res, err
+	}
+	r, p := res.Event.Payment, in.p
+	var diff []string
+	if amount, err := decimal.NewFromString(r.AmountUSDC); err != nil || !amount.Equal(p.Amount) {
+		diff = append(diff, fmt.Sprintf("amountUsdc %s (recorded %s)", p.AmountString, r.AmountUSDC))
+	}
+	if !strings.EqualFold(r.PayerWallet, p.PayerWallet) {
+		diff = append(diff, fmt.Sprintf("payerWallet %s (recorded %s)", p.PayerWallet, r.PayerWallet))
+	}
+	if !strings.EqualFold(r.ReceiverWallet, p.ReceiverWallet) {
+		diff = append(diff, fmt.Sprintf("receiverWallet %s (recorded %s)", p.ReceiverWallet, r.ReceiverWallet))
+	}
+	if p.Asset != "" && r.Asset != "" && !strings.EqualFold(r.Asset, p.Asset) {
+		diff = append(diff, fmt.Sprintf("asset %s (recorded %s)", p.Asset, r.Asset))
+	}
+	if len(diff) == 0 {
+		return res, nil
+	}
+	return nil, &fiscal.Error{Code: fiscal.CodePaymentConflict, Field: "/payment/txHash", Detail: fmt.Sprintf(
+		"this (network, txHash) payment is already recorded as %s with other facts: %s; nothing was written", holder, strings.Join(diff, ", "))}
 }
 
 // lookup is Books.Lookup under /payment; a key stored with the earlier

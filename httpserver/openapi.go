@@ -173,7 +173,7 @@ func operations() map[string]operation {
 				jsonBody(http.StatusCreated, "The persisted event; also an idempotent replay (`Idempotent-Replayed: true`).", reflect.TypeFor[fiscalevent.Event](), "Location", "Idempotent-Replayed"),
 				jsonBody(http.StatusOK, "The payment is already a fiscal event of this account: the existing event.", reflect.TypeFor[fiscalevent.Event](), "Location"),
 			},
-			errors: []fiscal.Code{fiscal.CodeIdempotencyConflict, fiscal.CodeSettlementConflict, fiscal.CodePaymentAlreadyRecorded, fiscal.CodeChainVerifyFailed,
+			errors: []fiscal.Code{fiscal.CodeIdempotencyConflict, fiscal.CodeSettlementConflict, fiscal.CodePaymentConflict, fiscal.CodePaymentAlreadyRecorded, fiscal.CodeChainVerifyFailed,
 				fiscal.CodeUnsupportedNetwork, fiscal.CodeUnsupportedAsset, fiscal.CodeUnsupportedScheme, codeRateLimited, fiscal.CodeChainUnavailable, fiscal.CodeDBUnavailable},
 		},
 		"GET /v1/fiscal-events": {
