@@ -244,7 +244,7 @@ func invoiceProfile(det *vat.Determination, seller, buyer *ubl.Party) ubl.Profil
 func settlementNote(r *Record) (string, error) {
 	rt := r.FX.USDPerEUR
 	note, err := ubl.SettlementNote("EUR", ubl.Settlement{
-		PaidOn:       r.Settlement.Timestamp[:len("2006-01-02")],
+		PaidOn:       invoicelaw.PaymentDate(&r.Classification, r.Settlement.Timestamp), // on the supply's clock
 		Amount:       r.Settlement.AmountUSDC,
 		Asset:        r.Settlement.Asset,
 		Network:      r.Settlement.Network + " (" + networkNames[r.Settlement.Network] + ")",

@@ -61,6 +61,23 @@ func IssueDate(det *vat.Determination, issued time.Time) string {
 	return issued.UTC().Format(time.DateOnly)
 }
 
+// PaymentDate is the day (YYYY-MM-DD) an invoice for the supply det
+// states its payment was made (the note's "Paid in full on", ubl.
+// Settlement.PaidOn) when it was made at paid (RFC 3339, the recorded
+// settlement time): on the clock that dates the supply and the invoice
+// (IssueDate), so that a payment at the instant of the supply is not
+// dated the UTC day before it, which would read as a payment on account
+// made before the supply (Art. 65 Directive 2006/112/EC: VAT chargeable
+// on its receipt, at that day's rate, Art. 93) and contradict the date of
+// supply (Art. 226(7)). "" when paid cannot be read.
+func PaymentDate(det *vat.Determination, paid string) string {
+	t, err := time.Parse(time.RFC3339Nano, paid)
+	if err != nil {
+		return ""
+	}
+	return IssueDate(det, t)
+}
+
 // RulesReason is the review reason of an invoice that cannot be rendered:
 // the rule ids and, per problem, the field and what it needs. skip are
 // rules another reason of the record already explains.
