@@ -121,7 +121,9 @@
 // first. ByDate(ctx, books, from, to, fn) streams the account's refunds
 // whose RefundDate is within [from, to] (YYYY-MM-DD, inclusive), ordered by
 // RefundDate then recording time, without loading them all (ledger index
-// "account-refunds"). Document and CreditNote serve one refund and its
+// "account-refunds"); ByRecording(ctx, books, from, to, fn) those
+// recorded (CreatedAt) within [from, to], whatever their RefundDate.
+// Document and CreditNote serve one refund and its
 // credit note as stored; RecordView is the record GET /settlements/{id}
 // serves, the settlement's refunds added (member "refunds",
 // fiscal.RecordRefunds). Each refund is also an outbox event,

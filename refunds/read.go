@@ -2,6 +2,7 @@ package refunds
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,6 +48,43 @@ func List(ctx context.Context, b *fiscal.Books, settlementID string) ([]Refund, 
 // returned. A bound not in the form YYYY-MM-DD is BAD_REQUEST (field
 // "from" or "to").
 func ByDate(ctx context.Context, b *fiscal.Books, from, to string, fn func(r *Refund, raw []byte) error) error {
+	return byDate(ctx, b, from, to, nil, fn)
+}
+
+// ByRecording calls fn with each of the account's refunds recorded
+// (CreatedAt) within [from, to] (inclusive; a zero time leaves that side
+// open), in ByDate's order. A refund is dated by the block of its
+// transfer, which may lie any time before the refund was recorded (a
+// transfer of March recorded in May): so every day up to to's is read,
+// by the index keys, which hold the recording time, and only the
+// documents of the refunds recorded in the range are read.
+func ByRecording(ctx context.Context, b *fiscal.Books, from, to time.Time, fn func(r *Refund, raw []byte) error) error {
+	last := ""
+	if !to.IsZero() {
+		// A refund's local day is at most a day after its UTC day (EU
+		// clocks run up to UTC+3), and its block is not after its
+		// recording.
+		last = to.Add(24 * time.Hour).UTC().Format(time.DateOnly)
+	}
+	recorded := func(key []byte) bool {
+		at, ok := keyTime(b.Account().ID, key)
+		return !ok || (from.IsZero() || !at.Before(from)) && (to.IsZero() || !at.After(to))
+	}
+	return byDate(ctx, b, "", last, recorded, fn)
+}
+
+// keyTime is the recording time an index key (indexKey) holds.
+func keyTime(accountID string, key []byte) (time.Time, bool) {
+	at := len(accountID) + 1 + len(time.DateOnly) + 1
+	if len(key) < at+8 {
+		return time.Time{}, false
+	}
+	return time.Unix(0, int64(binary.BigEndian.Uint64(key[at:at+8]))).UTC(), true
+}
+
+// byDate is ByDate, reading only the refunds whose index keys keep
+// accepts (nil: all).
+func byDate(ctx context.Context, b *fiscal.Books, from, to string, keep func(key []byte) bool, fn func(r *Refund, raw []byte) error) error {
 	// The bounds are compared with the index keys as text: only the
 	// canonical form of a day selects what it names.
 	for _, d := range []struct{ field, day string }{{"from", from}, {"to", to}} {
@@ -72,6 +110,9 @@ func ByDate(ctx context.Context, b *fiscal.Books, from, to string, fn func(r *Re
 			day := string(h.Key[len(prefix):min(len(h.Key), len(prefix)+10)])
 			if to != "" && day > to {
 				return nil
+			}
+			if keep != nil && !keep(h.Key) {
+				continue
 			}
 			raw, err := b.Indexed(h.ID, ObjectRefund)
 			if err != nil {

@@ -130,16 +130,9 @@ func Export(ctx context.Context, b *fiscal.Books, q ExportQuery, w io.Writer) er
 	if err != nil {
 		return err
 	}
-	// Refunds are indexed by their local day: read the days around the
-	// range and keep those recorded in it.
-	from, to := "", ""
-	if !q.From.IsZero() {
-		from = q.From.Add(-localMargin).UTC().Format(time.DateOnly)
-	}
-	if !q.To.IsZero() {
-		to = q.To.Add(localMargin).UTC().Format(time.DateOnly)
-	}
-	err = refunds.ByDate(ctx, b, from, to, func(rf *refunds.Refund, _ []byte) error {
+	// The refunds recorded in the range, whatever day their transfer's
+	// block dates them by (it may be long before they were recorded).
+	err = refunds.ByRecording(ctx, b, q.From, q.To, func(rf *refunds.Refund, _ []byte) error {
 		at, err := time.Parse(time.RFC3339Nano, rf.CreatedAt)
 		if err != nil || (!q.From.IsZero() && at.Before(q.From)) || (!q.To.IsZero() && at.After(q.To)) {
 			return nil
