@@ -218,7 +218,8 @@ func evaluateParties(req EvaluateRequest, acc *fiscal.Account, totals func() (*v
 
 // parseEvaluateDate reads the supply date of an evaluation: a UTC day or an
 // RFC 3339 UTC instant, from 2015 up to now (the service is post-settlement,
-// and no rate is known for a future day). Empty means now.
+// and no rate is known for a future day). A day is previewed at an instant
+// that lies on it in every taxing territory. Empty means now.
 func parseEvaluateDate(field, v string, now time.Time) (time.Time, error) {
 	if v == "" {
 		return now, nil
@@ -229,9 +230,16 @@ func parseEvaluateDate(field, v string, now time.Time) (time.Time, error) {
 		}
 		// Midday (or now, today before noon): the UTC day is the supply's
 		// day also where the clock is behind UTC (the Azores), whose
-		// local day selects the rate (vat localday.go).
+		// local day selects the rate (vat localday.go). Not before 01:00
+		// UTC, when the day has begun in the Azores (UTC-1 in winter)
+		// too: today asked just after midnight UTC is still yesterday
+		// there, whose rate the preview must not take for today's.
+		begun := d.Add(time.Hour)
 		if d = d.Add(12 * time.Hour); d.After(now) {
 			d = now
+			if d.Before(begun) {
+				d = begun
+			}
 		}
 		return d, nil
 	}

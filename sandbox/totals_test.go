@@ -134,3 +134,25 @@ func TestEvaluateDayIsTheSupplyDay(t *testing.T) {
 		t.Errorf("preview of %s: %s, supply date %s, reasons %v", ev.Date, d.Status, d.SupplyDate, d.Reasons)
 	}
 }
+
+// TestEvaluateTodayIsTheSupplyDayBeforeItBeganInTheAzores: a preview of
+// today ("date" the UTC day) asked at 00:30 UTC in winter, when the
+// Azores (UTC-1) still have yesterday, is of a supply on the day asked
+// there too: the preview took the instant now, 23:30 of the day before in
+// the Azores, and so the rate and supply date of a day not asked for (on
+// 1 January, the year before's).
+func TestEvaluateTodayIsTheSupplyDayBeforeItBeganInTheAzores(t *testing.T) {
+	now := time.Date(2026, 1, 15, 0, 30, 0, 0, time.UTC)
+	e := fiscaltest.Engine(t, fiscaltest.Config(t, now))
+	sb := sandbox.New(e, sandbox.Options{})
+	ev, err := sb.Evaluate(context.Background(), "", "", sandbox.EvaluateRequest{
+		Seller: &parties.Seller{Country: "US"}, Buyer: parties.Buyer{Country: "PT", PostalCode: "9500-150"},
+		Supply: parties.Supply{Kind: vat.KindDigitalService}, AmountUSDC: "11.90", Date: now.Format(time.DateOnly),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := ev.Determination; ev.Date != now.Format(time.DateOnly) || d.SupplyDate != ev.Date || d.TimeZone != "Atlantic/Azores" {
+		t.Errorf("preview of %s asked at %s: supply date %s (%s), reasons %v", ev.Date, now.Format(time.RFC3339), d.SupplyDate, d.TimeZone, d.Reasons)
+	}
+}
