@@ -86,7 +86,7 @@ func TestAnvil(t *testing.T) {
 	})
 
 	t.Run("x402 transferWithAuthorization", func(t *testing.T) {
-		tx, _ := chain.TransferWithAuthorization(t, chain.Payer(), chain.PayTo(), amount)
+		tx, nonce := chain.TransferWithAuthorization(t, chain.Payer(), chain.PayTo(), amount)
 		c := evmverify.Claim{
 			Network: evmverify.NetworkBase, TxHash: tx, Asset: chain.USDC(),
 			Payer: chain.Payer(), Receiver: chain.PayTo(), Amount: amount,
@@ -94,6 +94,12 @@ func TestAnvil(t *testing.T) {
 		f, err := v.Verify(ctx, c)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// The authorization's nonce is the one Circle's USDC marked used.
+		withNonce := c
+		withNonce.Nonce = nonce
+		if fn, err := v.Verify(ctx, withNonce); err != nil || fn != f {
+			t.Errorf("with the authorization's nonce: %v %+v", err, fn)
 		}
 		// AuthorizationUsed is log 0, Transfer log 1; the sender was the
 		// facilitator, yet the facts name the payer.
@@ -114,6 +120,13 @@ func TestAnvil(t *testing.T) {
 		}
 		_, err = v.ReadTransfer(ctx, evmverify.NetworkBase, tx, 0)
 		wantReason(t, err, evmverify.ReasonLogNotTransfer)
+
+		// The nonce of the payer's other authorization (same parties and
+		// amount) is not this transaction's.
+		_, otherNonce := chain.TransferWithAuthorization(t, chain.Payer(), chain.PayTo(), amount)
+		withNonce.Nonce = otherNonce
+		_, err = v.Verify(ctx, withNonce)
+		wantReason(t, err, evmverify.ReasonAuthorizationMismatch)
 	})
 
 	t.Run("wrong amount", func(t *testing.T) {

@@ -32,6 +32,14 @@
 //     With no match the nearest log names the fault: ReasonAmountMismatch,
 //     ReasonReceiverMismatch, ReasonPayerMismatch, ReasonAssetMismatch, else
 //     ReasonNoMatchingLog.
+//     With Claim.Nonce (an x402 payment by EIP-3009 transferWithAuthorization)
+//     the receipt must carry the asset's AuthorizationUsed(Payer, Nonce)
+//     event ([AuthorizationUsedTopic], EIP-3009,
+//     https://eips.ethereum.org/EIPS/eip-3009), and the log checked is the
+//     asset's first Transfer after it; otherwise ReasonAuthorizationMismatch
+//     (unless the Transfers themselves already contradict the claim). A
+//     transaction that moved the same amount between the same parties under
+//     another authorization is not the payment.
 //  4. eth_blockNumber gives the depth (confirmations = head − block + 1), and
 //     eth_getBlockByNumber("finalized") whether the block is final.
 //  5. eth_getBlockByNumber(block) still has the receipt's block hash (a

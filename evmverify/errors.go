@@ -68,6 +68,13 @@ const (
 	// ReasonTimeMismatch: the matching Transfer is in a block whose time
 	// lies more than MaxTimeSkew from the claim's Time.
 	ReasonTimeMismatch = "time_mismatch"
+	// ReasonAuthorizationMismatch: the claim names an EIP-3009
+	// authorization nonce (Claim.Nonce) the transaction did not use: the
+	// receipt has no AuthorizationUsed(payer, nonce) event of the asset
+	// followed by its Transfer (EIP-3009,
+	// https://eips.ethereum.org/EIPS/eip-3009), or that Transfer is not the
+	// claim's LogIndex.
+	ReasonAuthorizationMismatch = "authorization_mismatch"
 )
 
 // RejectedError reports that the chain answered and the answer contradicts

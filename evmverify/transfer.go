@@ -14,6 +14,20 @@ import (
 // on the node with web3_sha3.
 const TransferTopic = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
 
+// AuthorizationUsedTopic is topic0 of the EIP-3009 event
+// AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce):
+// Keccak-256 of "AuthorizationUsed(address,bytes32)" (EIP-3009,
+// https://eips.ethereum.org/EIPS/eip-3009; the anviltest harness re-derives
+// it on the node with web3_sha3). Circle's FiatToken emits it from
+// transferWithAuthorization and receiveWithAuthorization when it marks the
+// authorization used, just before the Transfer it authorizes
+// (EIP3009._transferWithAuthorization: _markAuthorizationAsUsed, then
+// _transfer; https://github.com/circlefin/stablecoin-evm). An x402 exact
+// payment by EIP-3009 is settled by that call with the payload's
+// authorization (https://github.com/x402-foundation/x402/blob/main/specs/schemes/exact/scheme_exact_evm.md,
+// Phase 3), so the event names the nonce the transaction really used.
+const AuthorizationUsedTopic = "0x98de503528ee59b575ef0c0a2576a82497bfc029a5685b209e9ec333479b10a5"
+
 // transfer is a decoded ERC-20 Transfer log.
 type transfer struct {
 	index    uint64
@@ -53,6 +67,7 @@ type want struct {
 	receiver string
 	amount   *big.Int
 	logIndex *uint64
+	nonce    string    // the claim's EIP-3009 nonce, lower case; "": not checked
 	time     time.Time // the claim's Time; zero: not checked
 }
 
@@ -119,6 +134,14 @@ func (w *want) explain(reason string, t transfer) string {
 // the EIP-20 event, https://eips.ethereum.org/EIPS/eip-20, emitted by the
 // token whatever contract sent the transaction) or says precisely why there is none.
 func (w *want) match(logs []Log) (transfer, *RejectedError) {
+	if w.nonce != "" {
+		return w.matchAuthorization(logs)
+	}
+	return w.matchTransfer(logs)
+}
+
+// matchTransfer is match without an authorization nonce.
+func (w *want) matchTransfer(logs []Log) (transfer, *RejectedError) {
 	if w.logIndex != nil {
 		return w.matchAt(logs, *w.logIndex)
 	}
@@ -202,4 +225,55 @@ func (w *want) matchAt(logs []Log, index uint64) (transfer, *RejectedError) {
 		return transfer{}, reject(reason, "%s", strings.Join(details, "; "))
 	}
 	return transfer{}, reject(ReasonNoMatchingLog, "receipt has no log with index %d", index)
+}
+
+// matchAuthorization finds the Transfer an EIP-3009 authorization made: the
+// asset's AuthorizationUsed(payer, nonce) log, then the asset's first ERC-20
+// Transfer log after it, which must match the claim (and be the claim's
+// LogIndex when it names one). A receipt without that event did not use
+// the claimed authorization (another nonce, another authorizer, or no
+// transferWithAuthorization at all): ReasonAuthorizationMismatch. Among
+// several Transfers of the same parties and amount (a batch) the
+// authorization picks its own.
+func (w *want) matchAuthorization(logs []Log) (transfer, *RejectedError) {
+	var used []string // nonces the payer's authorizations of the asset used
+	for _, l := range logs {
+		if l.Address != w.asset || len(l.Topics) != 3 || l.Topics[0] != AuthorizationUsedTopic {
+			continue
+		}
+		if a, ok := topicAddress(l.Topics[1]); !ok || a != w.payer {
+			continue
+		}
+		if l.Topics[2] != w.nonce {
+			used = append(used, l.Topics[2])
+			continue
+		}
+		var next *uint64 // the asset's first Transfer log after l
+		for _, t := range logs {
+			if _, ok := decodeTransfer(t); ok && t.Address == w.asset && t.Index > l.Index && (next == nil || t.Index < *next) {
+				next = &t.Index
+			}
+		}
+		if next != nil {
+			if w.logIndex != nil && *w.logIndex != *next {
+				return transfer{}, reject(ReasonAuthorizationMismatch,
+					"the Transfer of authorization nonce %s is log %d, claim says log %d", w.nonce, *next, *w.logIndex)
+			}
+			return w.matchAt(logs, *next)
+		}
+		return transfer{}, reject(ReasonAuthorizationMismatch,
+			"log %d marks authorization nonce %s used, but no Transfer of asset %s follows it", l.Index, w.nonce, w.asset)
+	}
+	// The claimed authorization was not used. When the Transfer itself
+	// contradicts the claim (amount, payee, payer, asset), that is the
+	// nearer fault and is named as without a nonce.
+	if _, rej := w.matchTransfer(logs); rej != nil && rej.Reason != ReasonAmbiguousLogs {
+		return transfer{}, rej
+	}
+	if len(used) > 0 {
+		return transfer{}, reject(ReasonAuthorizationMismatch,
+			"the transaction used authorization nonce %s of %s, claim says %s", strings.Join(used, ", "), w.payer, w.nonce)
+	}
+	return transfer{}, reject(ReasonAuthorizationMismatch,
+		"no AuthorizationUsed(%s, %s) event of asset %s: the transaction did not use this EIP-3009 authorization", w.payer, w.nonce, w.asset)
 }

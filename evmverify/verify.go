@@ -21,6 +21,12 @@ type Claim struct {
 	Receiver string   // 0x + 40 hex: the Transfer's to
 	Amount   *big.Int // atomic units (6 decimals for USDC), > 0
 	LogIndex *uint64  // optional: the log (block-level logIndex) that must match
+	// Nonce is optional: the EIP-3009 authorization nonce (0x + 64 hex) of
+	// a payment made by transferWithAuthorization (x402 exact, method
+	// eip3009). Unless empty, the receipt must carry the asset's
+	// AuthorizationUsed(Payer, Nonce) event, and the Transfer checked is
+	// the asset's first Transfer log after it (see [AuthorizationUsedTopic]).
+	Nonce string
 	// Time is optional: when the claim says the transfer settled. Unless
 	// zero, the block's time must lie within MaxTimeSkew of it.
 	Time time.Time
@@ -178,7 +184,8 @@ func (v *Verifier) Networks() []string {
 // Checks, in order, against one endpoint: eth_chainId equals the network's
 // chain id; the receipt exists and its status is 1; exactly one Transfer
 // log of the asset from Payer to Receiver with value Amount (or the log at
-// LogIndex matches); the node's head and finalized block give the depth;
+// LogIndex matches; with a Nonce, the asset's first Transfer log after its
+// AuthorizationUsed(Payer, Nonce) log); the node's head and finalized block give the depth;
 // the block at the receipt's number still has the receipt's block hash, and
 // its timestamp is BlockTime, within MaxTimeSkew of the claim's Time when
 // it has one. Then the policy's depth is enforced.
@@ -235,6 +242,11 @@ func (v *Verifier) prepare(c Claim) (*want, *network, string, error) {
 		return nil, nil, "", &ClaimError{Field: "TxHash", Err: err}
 	}
 	w := &want{claim: true, logIndex: c.LogIndex, time: c.Time}
+	if c.Nonce != "" {
+		if w.nonce, err = parseFixedHex(c.Nonce, 32); err != nil {
+			return nil, nil, "", &ClaimError{Field: "Nonce", Err: fmt.Errorf("nonce %.80q: %w", c.Nonce, err)}
+		}
+	}
 	if c.Asset != "" {
 		if w.asset, err = ParseAddress(c.Asset); err != nil {
 			return nil, nil, "", &ClaimError{Field: "Asset", Err: err}

@@ -90,9 +90,19 @@ func TestX402HTTP(t *testing.T) {
 	chain := anviltest.StartWith(t, anviltest.Options{GenesisTime: time.Date(2026, 4, 10, 9, 0, 0, 0, time.UTC)})
 	f := newChainFixture(t, chain.RPCURL())
 	de := map[string]any{"consumerCountry": "DE"}
+	// pay settles an authorization on the chain; x402Body reports a paid
+	// transaction with the nonce its authorization used (the chain's
+	// AuthorizationUsed event, EIP-3009).
+	nonces := map[string]string{}
 	pay := func(units int64) string {
-		tx, _ := chain.TransferWithAuthorization(t, chain.Payer(), chain.PayTo(), big.NewInt(units))
+		tx, nonce := chain.TransferWithAuthorization(t, chain.Payer(), chain.PayTo(), big.NewInt(units))
+		nonces[tx] = nonce
 		return tx
+	}
+	x402Body := func(tx, payer, payTo string, amount int64, buyer map[string]any) map[string]any {
+		b := x402Body(tx, payer, payTo, amount, buyer) // the package's
+		b["paymentPayload"].(map[string]any)["payload"].(map[string]any)["authorization"].(map[string]any)["nonce"] = nonces[tx]
+		return b
 	}
 
 	t.Run("record, replay, duplicate", func(t *testing.T) {

@@ -47,7 +47,7 @@ func TestFailedEntryFreesItsKey(t *testing.T) {
 	failed()
 
 	// The corrected request: the right transaction, under the same key.
-	node.MineTransfer(fixed, 30, rvPayer, rvPayTo, 1_000_000)
+	mineRV(node, fixed, 30, 1_000_000)
 	node.Advance(3)
 	dFixed := rvDocs(t, fixed, 1_000_000)
 	res, err := e.IngestX402(ctx, "acct_0", dFixed.settle, dFixed.requirements, dFixed.payload, buyerDE, "K")
@@ -75,7 +75,7 @@ func TestFailedEntryFreesItsKey(t *testing.T) {
 	if err != nil || r.Outcome != fiscal.Queued || r.Queued.ID != ql.Queued.ID || r.Queued.State != ingest.StateQueued || r.Replayed {
 		t.Fatalf("the failed payment with corrected buyer facts under its key: %v %+v, want it queued again", err, r)
 	}
-	node.MineTransfer(late, 40, rvPayer, rvPayTo, 2_000_000)
+	mineRV(node, late, 40, 2_000_000)
 	node.Advance(3)
 	clock.Add(time.Hour)
 	e.ProcessIngestQueue(ctx)
@@ -121,7 +121,7 @@ func TestQueueRunnerFreesKeysOfOlderFailures(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	fixed := fakechain.Hash("tx of the corrected request")
-	node.MineTransfer(fixed, 30, rvPayer, rvPayTo, 1_000_000)
+	mineRV(node, fixed, 30, 1_000_000)
 	node.Advance(3)
 	dFixed := rvDocs(t, fixed, 1_000_000)
 	if res, err := e.IngestX402(ctx, "acct_0", dFixed.settle, dFixed.requirements, dFixed.payload, buyerDE, "old"); err != nil || res.Outcome != fiscal.Created {

@@ -264,11 +264,13 @@ func supportedNetworks() string {
 }
 
 // x402Ingest is the chain read of an x402 payment: evmverify.Verify of the
-// claim the documents make (asset, payer, payTo, amount), which finds the
-// one matching Transfer log and reads its block.
+// claim the documents make (asset, payer, payTo, amount, and the EIP-3009
+// authorization nonce when the payload has one, which the transaction's
+// AuthorizationUsed event must name), which finds the one matching
+// Transfer log and reads its block.
 func (s *Service) x402Ingest(p x402.Payment, buyer fiscal.BuyerFacts, idemKey string) chainJob {
 	amount, _ := new(big.Int).SetString(p.AmountAtomic, 10) // validated by x402.Parse
-	claim := evmverify.Claim{Network: p.Network, TxHash: p.TxHash, Asset: p.Asset, Payer: p.Payer, Receiver: p.PayTo, Amount: amount}
+	claim := evmverify.Claim{Network: p.Network, TxHash: p.TxHash, Asset: p.Asset, Payer: p.Payer, Receiver: p.PayTo, Amount: amount, Nonce: p.Nonce}
 	usdc := decimal.NewFromBigInt(amount, -evmverify.USDCDecimals)
 	chain := s.e.Settings().Chain
 	return chainJob{

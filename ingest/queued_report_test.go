@@ -63,7 +63,7 @@ func TestSamePaymentReportedWithAndWithoutPayload(t *testing.T) {
 	}
 
 	// Recorded, the same report answers the record (for comparison).
-	node.MineTransfer(tx, 10, rvPayer, rvPayTo, 1_000_000)
+	mineRV(node, tx, 10, 1_000_000)
 	node.Advance(3)
 	if n, err := e.ProcessIngestQueue(ctx); err != nil || n != 1 {
 		t.Fatal(n, err)

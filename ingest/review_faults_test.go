@@ -26,7 +26,7 @@ func rvClock() *movingClock { return &movingClock{now: time.Date(2026, 4, 13, 18
 func TestQueueOnAFakeNode(t *testing.T) {
 	node, _, e := rvSetup(t, evmverify.Policy{})
 	tx := fakechain.Hash("tx sanity")
-	node.MineTransfer(tx, 10, rvPayer, rvPayTo, 1_000_000)
+	mineRV(node, tx, 10, 1_000_000)
 	node.Advance(3)
 	d := rvDocs(t, tx, 1_000_000)
 	res, err := e.EnqueueX402(context.Background(), "acct_0", d.settle, d.requirements, d.payload, buyerDE, "")
@@ -48,7 +48,7 @@ func TestQueueOnAFakeNode(t *testing.T) {
 func TestHangingRPCIsChainUnavailable(t *testing.T) {
 	node, _, e := rvSetup(t, evmverify.Policy{Timeout: 200 * time.Millisecond})
 	tx := fakechain.Hash("tx hang")
-	node.MineTransfer(tx, 10, rvPayer, rvPayTo, 1_000_000)
+	mineRV(node, tx, 10, 1_000_000)
 	node.Advance(3)
 	node.SetHang(2 * time.Second)
 	d := rvDocs(t, tx, 1_000_000)
@@ -64,7 +64,7 @@ func TestHangingRPCIsChainUnavailable(t *testing.T) {
 func TestHangingRPCQueueLastError(t *testing.T) {
 	node, _, e := rvSetup(t, evmverify.Policy{Timeout: 200 * time.Millisecond})
 	tx := fakechain.Hash("tx hang q")
-	node.MineTransfer(tx, 10, rvPayer, rvPayTo, 1_000_000)
+	mineRV(node, tx, 10, 1_000_000)
 	node.Advance(3)
 	node.SetHang(2 * time.Second)
 	d := rvDocs(t, tx, 1_000_000)
@@ -120,7 +120,7 @@ func TestQueuedForOneAccountIsNotRecordedByAnother(t *testing.T) {
 	node, _, e := rvSetup(t, evmverify.Policy{})
 	ctx := context.Background()
 	tx := fakechain.Hash("tx two accounts")
-	node.MineTransfer(tx, 10, rvPayer, rvPayTo, 1_000_000)
+	mineRV(node, tx, 10, 1_000_000)
 	node.Advance(3)
 	d := rvDocs(t, tx, 1_000_000)
 	q, err := e.EnqueueX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "")
@@ -178,7 +178,7 @@ func TestRequeuedEntryGetsItsOwnNotFoundGrace(t *testing.T) {
 		t.Fatalf("re-queued entry failed at its first attempt, 1 s after the re-enqueue: %s %+v", st.State, st.LastError)
 	}
 	// and once mined it would be recorded
-	node.MineTransfer(tx, 20, rvPayer, rvPayTo, 1_000_000)
+	mineRV(node, tx, 20, 1_000_000)
 	node.Advance(2)
 	clock.Add(time.Hour)
 	e.ProcessIngestQueue(ctx)
@@ -213,7 +213,7 @@ func TestEntryOfAMissingAccountWaitsForIt(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
 	tx := fakechain.Hash("tx account gone")
-	node.MineTransfer(tx, 10, rvPayer, rvPayTo, 1_000_000)
+	mineRV(node, tx, 10, 1_000_000)
 	node.Advance(3)
 	d := rvDocs(t, tx, 1_000_000)
 
@@ -257,7 +257,7 @@ func TestOneUnreadableEntryDoesNotStopTheQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	tx := fakechain.Hash("tx behind poison")
-	node.MineTransfer(tx, 10, rvPayer, rvPayTo, 1_000_000)
+	mineRV(node, tx, 10, 1_000_000)
 	node.Advance(3)
 	d := rvDocs(t, tx, 1_000_000)
 	q, err := e.EnqueueX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "")
@@ -307,7 +307,7 @@ func TestPruneFreesEveryKeyOfAnEntry(t *testing.T) {
 	}
 	// K2 for another payment, which the chain has.
 	txB := fakechain.Hash("tx B")
-	node.MineTransfer(txB, 30, rvPayer, rvPayTo, 3_000_000)
+	mineRV(node, txB, 30, 3_000_000)
 	node.Advance(2)
 	dB := rvDocs(t, txB, 3_000_000)
 	if _, err := e.IngestX402(ctx, "acct_0", dB.settle, dB.requirements, dB.payload, buyerDE, "K2"); err != nil {
@@ -320,7 +320,7 @@ func TestConcurrentSamePaymentEveryWayIn(t *testing.T) {
 	node, _, e := rvSetup(t, evmverify.Policy{})
 	ctx := context.Background()
 	tx := fakechain.Hash("tx conc")
-	node.MineTransfer(tx, 10, rvPayer, rvPayTo, 1_000_000)
+	mineRV(node, tx, 10, 1_000_000)
 	node.Advance(3)
 	d := rvDocs(t, tx, 1_000_000)
 	var wg sync.WaitGroup
@@ -338,7 +338,7 @@ func TestConcurrentSamePaymentEveryWayIn(t *testing.T) {
 			case 1:
 				res, err = e.EnqueueX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "k")
 			case 2:
-				res, err = e.IngestTransfer(ctx, "acct_0", "eip155:8453", tx, 0, buyerDE, "")
+				res, err = e.IngestTransfer(ctx, "acct_0", "eip155:8453", tx, 1, buyerDE, "")
 			case 3:
 				_, err = e.ProcessIngestQueue(ctx)
 			}
@@ -373,7 +373,7 @@ func TestBlockAheadOfTheClockIsNotInTheFuture(t *testing.T) {
 	defer e.Close()
 	ctx := context.Background()
 	tx := fakechain.Hash("tx ahead")
-	node.MineTransfer(tx, 300, rvPayer, rvPayTo, 1_000_000)
+	mineRV(node, tx, 300, 1_000_000)
 	node.Advance(2)
 	d := rvDocs(t, tx, 1_000_000)
 	q, err := e.EnqueueX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "")

@@ -46,3 +46,14 @@ func rvEngine(t testing.TB, dir, url string, p evmverify.Policy, clock *movingCl
 func rvDocs(t testing.TB, tx string, amount int64) x402Docs {
 	return sdkDocs(t, 2, payment{tx: tx, payer: rvPayer, payTo: rvPayTo, nonce: fakechain.Hash("nonce " + tx), amount: amount})
 }
+
+// mineRV mines the transferWithAuthorization an rvDocs report describes:
+// the token's AuthorizationUsed(rvPayer, the report's nonce) at log 0, then
+// its Transfer from rvPayer to rvPayTo at log 1 (EIP-3009,
+// https://eips.ethereum.org/EIPS/eip-3009; FiatToken emits them in this
+// order).
+func mineRV(node *fakechain.Node, tx string, number uint64, amount int64) {
+	node.Mine(tx, number, "0x1",
+		fakechain.AuthorizationUsedLog(0, fakechain.USDCBase, rvPayer, fakechain.Hash("nonce "+tx)),
+		fakechain.TransferLog(1, fakechain.USDCBase, rvPayer, rvPayTo, amount))
+}

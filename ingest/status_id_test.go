@@ -22,7 +22,7 @@ func TestStatusIDIsTheQueueEntrys(t *testing.T) {
 	node, _, e := rvSetup(t, evmverify.Policy{})
 	ctx := context.Background()
 	tx := fakechain.Hash("tx status id")
-	node.MineTransfer(tx, 10, rvPayer, rvPayTo, 1_000_000)
+	mineRV(node, tx, 10, 1_000_000)
 	node.Advance(3)
 	d := rvDocs(t, tx, 1_000_000)
 	q, err := e.EnqueueX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "")

@@ -23,7 +23,7 @@ func TestQueueWaitsWhileTheEndpointServesAnotherChain(t *testing.T) {
 	node, clock, e := rvSetup(t, evmverify.Policy{})
 	ctx := context.Background()
 	tx := fakechain.Hash("tx wrong chain")
-	node.MineTransfer(tx, 20, rvPayer, rvPayTo, 1_000_000)
+	mineRV(node, tx, 20, 1_000_000)
 	node.Advance(2)
 	node.SetChainID(84532) // Base Sepolia
 

@@ -31,7 +31,7 @@ func TestQueueSurvivesRestartOnAFakeNode(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	node.MineTransfer(tx, 10, rvPayer, rvPayTo, 1_000_000)
+	mineRV(node, tx, 10, 1_000_000)
 	node.Advance(3)
 	e = rvEngine(t, dir, url, evmverify.Policy{}, clock)
 	t.Cleanup(func() { e.Close() })

@@ -431,6 +431,7 @@ func TestX402Anvil(t *testing.T) {
 	t.Run("chain says no", func(t *testing.T) {
 		size := e.Ledger().Size()
 		twa, nonce := chain.TransferWithAuthorization(t, chain.Payer(), chain.PayTo(), big.NewInt(1_000_000))
+		_, otherNonce := chain.TransferWithAuthorization(t, chain.Payer(), chain.PayTo(), big.NewInt(1_000_000))
 		plain := chain.Transfer(t, chain.Payer(), chain.PayTo(), big.NewInt(3_000_000))
 		reverted := chain.Revert(t)
 		sum := sha256.Sum256([]byte("no such transaction"))
@@ -443,6 +444,9 @@ func TestX402Anvil(t *testing.T) {
 			{"wrong amount", payment{tx: twa, payer: chain.Payer(), payTo: chain.PayTo(), nonce: nonce, amount: 1_000_001}, evmverify.ReasonAmountMismatch},
 			{"wrong receiver", payment{tx: twa, payer: chain.Payer(), payTo: chain.Stranger(), nonce: nonce, amount: 1_000_000}, evmverify.ReasonReceiverMismatch},
 			{"facilitator as payer", payment{tx: twa, payer: chain.Facilitator(), payTo: chain.PayTo(), amount: 1_000_000}, evmverify.ReasonPayerMismatch},
+			// Same payer, payee and amount, but the nonce of the payer's other
+			// authorization: not the authorization this transaction used.
+			{"another authorization's nonce", payment{tx: twa, payer: chain.Payer(), payTo: chain.PayTo(), nonce: otherNonce, amount: 1_000_000}, evmverify.ReasonAuthorizationMismatch},
 			{"reverted", payment{tx: reverted, payer: chain.Payer(), payTo: chain.PayTo(), amount: 1_000_000}, evmverify.ReasonTxReverted},
 			{"unknown tx", payment{tx: unknown, payer: chain.Payer(), payTo: chain.PayTo(), amount: 1_000_000}, evmverify.ReasonTxNotFound},
 		}

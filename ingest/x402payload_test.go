@@ -59,7 +59,7 @@ func TestX402RecordWithoutAuthorization(t *testing.T) {
 	for i, v := range variants {
 		tx := fakechain.Hash("tx no authorization " + v.name)
 		amount := int64(1_000_000 + i)
-		node.MineTransfer(tx, uint64(10+i), rvPayer, rvPayTo, amount)
+		mineRV(node, tx, uint64(10+i), amount)
 		node.Advance(3)
 		d := v.mutate(rvDocs(t, tx, amount))
 		res, err := e.IngestX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "")
@@ -108,7 +108,7 @@ func TestX402ContradictorySettleResponse(t *testing.T) {
 	node, _, e := rvSetup(t, evmverify.Policy{})
 	ctx := context.Background()
 	tx := fakechain.Hash("tx contradictory")
-	node.MineTransfer(tx, 10, rvPayer, rvPayTo, 1_000_000)
+	mineRV(node, tx, 10, 1_000_000)
 	node.Advance(3)
 	d := rvDocs(t, tx, 1_000_000)
 	size := e.Ledger().Size()

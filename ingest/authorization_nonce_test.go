@@ -1,0 +1,95 @@
+package ingest_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/fiscal402/fiscal402/evmverify"
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/internal/fakechain"
+)
+
+// An x402 exact payment by EIP-3009 is settled by the facilitator calling
+// transferWithAuthorization with the payload's authorization (x402 exact
+// scheme on EVM, Phase 3,
+// https://github.com/x402-foundation/x402/blob/main/specs/schemes/exact/scheme_exact_evm.md),
+// and the token marks that authorization used with the event
+// AuthorizationUsed(authorizer, nonce) before its Transfer (EIP-3009,
+// https://eips.ethereum.org/EIPS/eip-3009). A report whose authorization
+// nonce the transaction did not use does not describe that transaction: it
+// must not be recorded as the payment, with the record naming that nonce.
+func TestX402AuthorizationNonceIsTheTransactions(t *testing.T) {
+	node, _, e := rvSetup(t, evmverify.Policy{})
+	ctx := context.Background()
+	usdc := fakechain.USDCBase
+	nonceA, nonceB := fakechain.Hash("authorization A"), fakechain.Hash("authorization B")
+	docs := func(tx, nonce string, amount int64) x402Docs {
+		return sdkDocs(t, 2, payment{tx: tx, payer: rvPayer, payTo: rvPayTo, nonce: nonce, amount: amount})
+	}
+	refused := func(t *testing.T, d x402Docs) {
+		t.Helper()
+		size := e.Ledger().Size()
+		res, err := e.IngestX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "")
+		if err == nil {
+			t.Fatalf("recorded (%v) with x402 %+v, want CHAIN_VERIFY_FAILED", res.Outcome, res.Record.X402)
+		}
+		fe := wantCode(t, err, fiscal.CodeChainVerifyFailed)
+		if !strings.HasPrefix(fe.Detail, evmverify.ReasonAuthorizationMismatch+":") || fe.Field != "/settleResponse/transaction" {
+			t.Errorf("error %+v", fe)
+		}
+		if got := e.Ledger().Size(); got != size {
+			t.Errorf("ledger grew from %d to %d", size, got)
+		}
+	}
+
+	// transferWithAuthorization under nonce A, reported with nonce B: same
+	// payer, payee and amount, another authorization.
+	txA := fakechain.Hash("tx authorization A")
+	node.Mine(txA, 10, "0x1",
+		fakechain.AuthorizationUsedLog(0, usdc, rvPayer, nonceA),
+		fakechain.TransferLog(1, usdc, rvPayer, rvPayTo, 1_000_000))
+	// A plain transfer(), reported as an EIP-3009 payment.
+	plain := fakechain.Hash("tx plain transfer")
+	node.MineTransfer(plain, 11, rvPayer, rvPayTo, 1_000_000)
+	// Nonce B used by another authorizer than the payer.
+	other := fakechain.Hash("tx other authorizer")
+	node.Mine(other, 12, "0x1",
+		fakechain.AuthorizationUsedLog(0, usdc, fakechain.Sender, nonceB),
+		fakechain.TransferLog(1, usdc, rvPayer, rvPayTo, 1_000_000))
+	// A batch of two authorizations of the same payer, payee and amount:
+	// each Transfer follows its AuthorizationUsed.
+	batch := fakechain.Hash("tx batch")
+	node.Mine(batch, 13, "0x1",
+		fakechain.AuthorizationUsedLog(0, usdc, rvPayer, nonceA),
+		fakechain.TransferLog(1, usdc, rvPayer, rvPayTo, 2_000_000),
+		fakechain.AuthorizationUsedLog(2, usdc, rvPayer, nonceB),
+		fakechain.TransferLog(3, usdc, rvPayer, rvPayTo, 2_000_000))
+	node.Advance(3)
+
+	t.Run("another nonce", func(t *testing.T) { refused(t, docs(txA, nonceB, 1_000_000)) })
+	t.Run("no authorization used", func(t *testing.T) { refused(t, docs(plain, nonceA, 1_000_000)) })
+	t.Run("nonce of another authorizer", func(t *testing.T) { refused(t, docs(other, nonceB, 1_000_000)) })
+
+	t.Run("the batch's transfer of this authorization", func(t *testing.T) {
+		d := docs(batch, nonceB, 2_000_000)
+		res, err := e.IngestX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if li := res.Record.Settlement.LogIndex; li == nil || *li != 3 || res.Record.X402.Nonce != nonceB {
+			t.Fatalf("log index %v nonce %s, want the Transfer after AuthorizationUsed(payer, B) (log 3)", li, res.Record.X402.Nonce)
+		}
+	})
+
+	t.Run("the transaction's own nonce", func(t *testing.T) {
+		d := docs(txA, nonceA, 1_000_000)
+		res, err := e.IngestX402(ctx, "acct_0", d.settle, d.requirements, d.payload, buyerDE, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Outcome != fiscal.Created || res.Record.X402.Nonce != nonceA {
+			t.Fatalf("outcome %v x402 %+v, want created with nonce A", res.Outcome, res.Record.X402)
+		}
+	})
+}
