@@ -93,3 +93,36 @@ func TestX402AuthorizationNonceIsTheTransactions(t *testing.T) {
 		}
 	})
 }
+
+// A transaction recorded from the report of its authorization (nonce A)
+// is not the payment of a report naming another authorization (nonce B):
+// that report is answered PAYMENT_CONFLICT, as one stating another amount
+// or payee is (fiscal samePayment), not 200 with the record of A, which
+// would tell the hook its payment B is recorded. A retry does not change
+// the answer, and the report of A still finds its record.
+func TestX402RecordedTransactionIsNotAnotherAuthorizationsPayment(t *testing.T) {
+	node, _, e := rvSetup(t, evmverify.Policy{})
+	ctx := context.Background()
+	tx := fakechain.Hash("tx recorded authorization")
+	mineRV(node, tx, 10, 1_000_000)
+	node.Advance(3)
+	a := rvDocs(t, tx, 1_000_000) // nonce Hash("nonce "+tx), the one mined
+	rec, err := e.IngestX402(ctx, "acct_0", a.settle, a.requirements, a.payload, buyerDE, "")
+	if err != nil || rec.Outcome != fiscal.Created {
+		t.Fatalf("%v %+v", err, rec)
+	}
+	b := sdkDocs(t, 2, payment{tx: tx, payer: rvPayer, payTo: rvPayTo, nonce: fakechain.Hash("another authorization"), amount: 1_000_000})
+	for i, key := range []string{"", "hook-b", "hook-b"} {
+		res, err := e.IngestX402(ctx, "acct_0", b.settle, b.requirements, b.payload, buyerDE, key)
+		if err == nil {
+			t.Fatalf("report %d of another authorization: %v record %s (nonce %s), want PAYMENT_CONFLICT", i, res.Outcome, res.Record.ID, res.Record.X402.Nonce)
+		}
+		if fe := wantCode(t, err, fiscal.CodePaymentConflict); !strings.Contains(fe.Detail, fakechain.Hash("another authorization")) {
+			t.Errorf("detail %q does not name the nonce", fe.Detail)
+		}
+	}
+	again, err := e.IngestX402(ctx, "acct_0", a.settle, a.requirements, a.payload, buyerDE, "")
+	if err != nil || again.Outcome != fiscal.Existing || again.Record.ID != rec.Record.ID {
+		t.Fatalf("report of A again: %v %+v", err, again)
+	}
+}

@@ -389,6 +389,9 @@ type chainJob struct {
 // Idempotency-Key, one per (network, tx hash) across all accounts and
 // ways in, and one per transfer log.
 func (s *Service) ingest(ctx context.Context, b *fiscal.Books, j chainJob) (*fiscal.SettleResult, error) {
+	if err := otherAuthorization(b, j); err != nil {
+		return nil, err
+	}
 	res, err := b.Recorded(j.Network, j.TxHash, j.IdempotencyKey, j.Fingerprint, j.Claimed)
 	if err != nil {
 		return nil, err
@@ -445,6 +448,29 @@ func (s *Service) ingest(ctx context.Context, b *fiscal.Books, j chainJob) (*fis
 			return nil
 		})
 	})
+}
+
+// otherAuthorization refuses an x402 report naming an EIP-3009 nonce for a
+// transaction recorded under another one: the recorded transaction used
+// its own authorization (evmverify checked its AuthorizationUsed event),
+// so it is not this report's payment (EIP-3009,
+// https://eips.ethereum.org/EIPS/eip-3009: one authorization, one
+// transfer). It answers PAYMENT_CONFLICT as a duplicate stating other
+// facts does (fiscal samePayment), and before the ledger answers the
+// report, so that no Idempotency-Key is bound to the other payment's
+// record. A record without a nonce (evm-transfer, a report without the
+// payload) has nothing to compare.
+func otherAuthorization(b *fiscal.Books, j chainJob) error {
+	if j.X402 == nil || j.X402.Nonce == "" {
+		return nil
+	}
+	res, err := b.Recorded(j.Network, j.TxHash, "", nil, nil) // reads only: no key, no facts
+	if err != nil || res == nil || res.Record.X402 == nil || res.Record.X402.Nonce == "" || res.Record.X402.Nonce == j.X402.Nonce {
+		return nil // another account's record, or none: the ledger's answer follows
+	}
+	return &fiscal.Error{Code: fiscal.CodePaymentConflict, Field: "/paymentPayload/payload/authorization/nonce", Detail: fmt.Sprintf(
+		"this (network, txHash) payment is already recorded as %s, made by the EIP-3009 authorization with nonce %s; this report names nonce %s; nothing was written",
+		res.Record.ID, res.Record.X402.Nonce, j.X402.Nonce)}
 }
 
 // zeroAddress is the address a mint comes from and a burn goes to, as
