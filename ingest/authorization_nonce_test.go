@@ -126,3 +126,31 @@ func TestX402RecordedTransactionIsNotAnotherAuthorizationsPayment(t *testing.T) 
 		t.Fatalf("report of A again: %v %+v", err, again)
 	}
 }
+
+// The same, while the report of A is still queued: a report naming nonce B
+// is not that entry's payment (it would be answered with A's entry, and
+// then told "recorded" with A's record), so it is refused as a report
+// with other facts is; a report without the payment payload (no nonce)
+// is still the same entry.
+func TestX402QueuedEntryIsNotAnotherAuthorizationsPayment(t *testing.T) {
+	node, _, e := rvSetup(t, evmverify.Policy{})
+	ctx := context.Background()
+	tx := fakechain.Hash("tx queued authorization")
+	mineRV(node, tx, 10, 1_000_000)
+	node.Advance(3)
+	a := rvDocs(t, tx, 1_000_000)
+	q, err := e.EnqueueX402(ctx, "acct_0", a.settle, a.requirements, a.payload, buyerDE, "")
+	if err != nil || q.Outcome != fiscal.Queued {
+		t.Fatalf("%v %+v", err, q)
+	}
+	b := sdkDocs(t, 2, payment{tx: tx, payer: rvPayer, payTo: rvPayTo, nonce: fakechain.Hash("another authorization"), amount: 1_000_000})
+	if res, err := e.EnqueueX402(ctx, "acct_0", b.settle, b.requirements, b.payload, buyerDE, ""); err == nil {
+		t.Fatalf("report of another authorization while A is queued: %v entry %s, want SETTLEMENT_CONFLICT", res.Outcome, res.Queued.ID)
+	} else if fe := wantCode(t, err, fiscal.CodeSettlementConflict); !strings.Contains(fe.Detail, "nonce") {
+		t.Errorf("detail %q", fe.Detail)
+	}
+	bare, err := e.EnqueueX402(ctx, "acct_0", a.settle, a.requirements, nil, buyerDE, "")
+	if err != nil || bare.Outcome != fiscal.Queued || bare.Queued.ID != q.Queued.ID {
+		t.Fatalf("report without payload: %v %+v", err, bare)
+	}
+}

@@ -310,7 +310,8 @@ func fingerprint(kind string, input any, buyer fiscal.BuyerFacts) []byte {
 // with the same facts are the same payment, as a recorded one answers
 // Existing to both (fiscal.Books.Recorded compares amount, payer and
 // receiver), so the queue holds one entry for them rather than calling
-// the second a conflict.
+// the second a conflict; unless both name an EIP-3009 nonce and the nonces
+// differ (enqueue): two authorizations are two payments.
 func paymentFacts(p x402.Payment, buyer fiscal.BuyerFacts) []byte {
 	p.Version, p.ResourceURL, p.Method, p.Nonce = 0, "", "", ""
 	return fingerprint(ProtocolX402+" facts", p, buyer)

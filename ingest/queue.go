@@ -206,6 +206,12 @@ func (s *Service) enqueue(ctx context.Context, b *fiscal.Books, in x402.Payment,
 				return &fiscal.Error{Code: fiscal.CodeIdempotencyConflict, Field: "Idempotency-Key", Detail: "this Idempotency-Key was already used with a different request body"}
 			case !same && !bytes.Equal(paymentFacts(q.Input, q.Buyer), job.Facts):
 				return &fiscal.Error{Code: fiscal.CodeSettlementConflict, Field: "/settleResponse/transaction", Detail: "this (network, txHash) settlement is already queued with other facts (amount, payer, payTo or buyer facts differ)"}
+			case q.Input.Nonce != "" && in.Nonce != "" && q.Input.Nonce != in.Nonce:
+				// Another EIP-3009 authorization (EIP-3009: one
+				// authorization, one transfer): not this entry's payment,
+				// which the chain checks under the entry's nonce.
+				return &fiscal.Error{Code: fiscal.CodeSettlementConflict, Field: "/paymentPayload/payload/authorization/nonce", Detail: fmt.Sprintf(
+					"this (network, txHash) settlement is already queued as the payment of the EIP-3009 authorization with nonce %s; this report names nonce %s", q.Input.Nonce, in.Nonce)}
 			case q.Status.State == StateFailed:
 				// Queued again: a review found the not-found grace counted
 				// from the first queuing, so that the first attempt failed
