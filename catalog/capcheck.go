@@ -253,6 +253,10 @@ func parseLabel(field, v string) (string, error) {
 	return v, nil
 }
 
+// minSupplyYear: no EVM settlement predates Ethereum's launch (2015), the
+// bound settlements' timestamps keep (internal/wire).
+const minSupplyYear = 2015
+
 // parseSupplyDate accepts a calendar date (YYYY-MM-DD, meaning that UTC day)
 // or an ISO-8601 UTC instant, no later than now plus MaxClockSkew.
 func parseSupplyDate(v string, now time.Time) (time.Time, error) {
@@ -260,13 +264,19 @@ func parseSupplyDate(v string, now time.Time) (time.Time, error) {
 		if t.After(now) {
 			return time.Time{}, badRequest("/supply_date", "is in the future (the service date is %s)", now.Format(time.DateOnly))
 		}
+		if t.Year() < minSupplyYear {
+			return time.Time{}, badRequest("/supply_date", "is before %d; no USDC settlement can be that old", minSupplyYear)
+		}
 		return t.Add(12 * time.Hour), nil // midday: the UTC day is what selects rates
 	}
-	t, err := wire.Timestamp("/supply_date", v, now)
-	if err != nil {
-		return time.Time{}, badRequest("/supply_date", "must be a date (YYYY-MM-DD) or an ISO-8601 UTC timestamp, not in the future")
+	if strings.Contains(v, "T") {
+		// An instant: refused for its own reason (before 2015, a
+		// fraction RFC 3339 does not allow, another zone, the future),
+		// as settlements and the sandbox refuse it.
+		t, err := wire.Timestamp("/supply_date", v, now)
+		return t, fiscal.InputError(err)
 	}
-	return t, nil
+	return time.Time{}, badRequest("/supply_date", "must be a date (YYYY-MM-DD) or an ISO-8601 UTC timestamp, not in the future")
 }
 
 // CheckCapabilities answers a capability check for a corridor before
