@@ -166,7 +166,10 @@
 // published, gives a provisional return (Status "provisional", without the
 // period-end figures while the rate is missing; its corrections keep
 // theirs, at their original periods' end rates, and so do the member
-// state totals as far as they are made of them). A closed quarter's return
+// state totals as far as they are made of them). So does a quarter with
+// records pending review (excluded.pending): the return covers every
+// supply of its period (Art. 369g), and StatusReason names them until
+// they are decided. A closed quarter's return
 // is final and the same bytes each time it is asked for, as long as no
 // record of the quarter changes.
 //

@@ -55,8 +55,9 @@ type Return struct {
 	// DueDateBasis cites the articles of the return's scheme.
 	DueDate      string `json:"dueDate"`
 	DueDateBasis string `json:"dueDateBasis"`
-	// Status is "final" for a quarter that has ended everywhere and whose
-	// period-end rate is published, else "provisional" (StatusReason says
+	// Status is "final" for a quarter that has ended everywhere, whose
+	// period-end rate is published and none of whose records waits for
+	// review (excluded.pending), else "provisional" (StatusReason says
 	// why).
 	Status       string `json:"status"`
 	StatusReason string `json:"statusReason,omitempty"`
@@ -994,6 +995,13 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 		TimeBarred: timeBarred.bucket()}
 	if pending.n > 0 {
 		r.Review = append(r.Review, pendingReview(r.Excluded.Pending.LedgerIndexes))
+		// The return covers every supply of the period (Art. 369g
+		// Directive 2006/112/EC): while one of its records is undecided
+		// it is not final, and will change when that record is.
+		if r.Status == StatusFinal {
+			r.Status, r.StatusReason = StatusProvisional, ""
+		}
+		r.StatusReason = strings.TrimPrefix(r.StatusReason+"; "+pendingStatus(r.Excluded.Pending.LedgerIndexes), "; ")
 	}
 	if timeBarred.n > 0 {
 		r.Excluded.TimeBarred.Reason = timeBarredReason
@@ -1480,6 +1488,12 @@ func sellerReview(profile, records SellerInfo) string {
 func pendingReview(idx []int64) string {
 	return fmt.Sprintf("%d records of this quarter wait for review (ledger indexes %v) and are in no line (excluded.pending): they have no tax determination yet, and any of them may be an OSS supply of this return; "+
 		"resolve them before filing and ask for the return again", len(idx), idx)
+}
+
+// pendingStatus is the StatusReason of a return with records of its
+// quarter pending review (excluded.pending).
+func pendingStatus(idx []int64) string {
+	return fmt.Sprintf("%d records of the quarter wait for review (ledger indexes %v, excluded.pending): the return is final once they are decided", len(idx), idx)
 }
 
 // pendingElsewhereReview says which records of the quarter pending review
