@@ -37,6 +37,15 @@ const (
 	// decides them again (rates.RetryRateTable) once an engine starts with
 	// a table that covers the day; every revision keeps it in step.
 	BucketRateTableWait = "rate-table-wait"
+	// BucketRegistrationWait is the queue of settlements pending review
+	// because the seller is not registered where they are taxed
+	// (vat.ReasonSellerNotRegistered), written the same way. A special
+	// scheme may apply from a first supply already made when the seller
+	// informs its member state by the 10th day of the following month
+	// (Art. 57d Implementing Regulation (EU) No 282/2011): package rates
+	// decides them again (rates.RetryRegistrations) once the account's
+	// registrations change; every revision keeps it in step.
+	BucketRegistrationWait = "registration-wait"
 )
 
 type fxWaitItem struct {
@@ -47,14 +56,16 @@ type fxWaitItem struct {
 }
 
 // waits tells whether a record waits for a rate not yet published (the USD
-// rate of its EUR amounts or the national rate of its VAT) and whether for
-// a rate table that covers its day, in one pass over its reasons.
-func waits(reasons []vat.Reason) (rate, table bool) {
+// rate of its EUR amounts or the national rate of its VAT), whether for
+// a rate table that covers its day and whether for a registration of the
+// seller that covers it, in one pass over its reasons.
+func waits(reasons []vat.Reason) (rate, table, registration bool) {
 	for _, r := range reasons {
 		rate = rate || r.Code == ReasonFXRateUnavailable || r.Code == invoicelaw.ReasonNationalRateUnavailable
 		table = table || r.Code == vat.ReasonDateOutsideRateTable
+		registration = registration || r.Code == vat.ReasonSellerNotRegistered
 	}
-	return rate, table
+	return rate, table, registration
 }
 
 // queueWaits adds the draft of record id to the fx-wait queue when it
@@ -62,11 +73,11 @@ func waits(reasons []vat.Reason) (rate, table bool) {
 // t; a revision (revised) leaves the queue it no longer waits in. It runs
 // after Issue: the national rate is looked up when the invoice is.
 func queueWaits(d *Draft, id string, ts time.Time, t *vat.RateTable, revised bool) error {
-	rate, table := waits(d.Record.ReviewReasons)
+	rate, table, registration := waits(d.Record.ReviewReasons)
 	for _, q := range [...]struct {
 		on            bool
 		bucket, table string
-	}{{rate, BucketFXWait, ""}, {table, BucketRateTableWait, t.Version()}} {
+	}{{rate, BucketFXWait, ""}, {table, BucketRateTableWait, t.Version()}, {registration, BucketRegistrationWait, ""}} {
 		var v []byte
 		if q.on {
 			var err error
@@ -81,13 +92,15 @@ func queueWaits(d *Draft, id string, ts time.Time, t *vat.RateTable, revised boo
 	return nil
 }
 
-// syncWaits keeps both queues in step with an issued revision of record
+// syncWaits keeps the queues in step with an issued revision of record
 // id: queued while it waits, removed otherwise (a resolution, a registry
-// answer, the rate or the table itself decided it).
+// answer, the rate, the table or the registration itself decided it).
 func syncWaits(d *Draft, id string, t *vat.RateTable) error {
-	d.Puts = slices.DeleteFunc(d.Puts, func(p ledger.Put) bool { return p.Bucket == BucketFXWait || p.Bucket == BucketRateTableWait })
+	d.Puts = slices.DeleteFunc(d.Puts, func(p ledger.Put) bool {
+		return p.Bucket == BucketFXWait || p.Bucket == BucketRateTableWait || p.Bucket == BucketRegistrationWait
+	})
 	ts, err := time.Parse(time.RFC3339Nano, d.Record.Settlement.Timestamp)
-	if rate, table := waits(d.Record.ReviewReasons); err != nil && (rate || table) {
+	if rate, table, _ := waits(d.Record.ReviewReasons); err != nil && (rate || table) {
 		return &Error{Code: CodeInternal, Detail: "the record's settlement time cannot be read", Err: err}
 	}
 	return queueWaits(d, id, ts, t, true)

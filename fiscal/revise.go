@@ -18,6 +18,11 @@ const (
 	CauseResolution      = "resolution"        // a person resolved the review (Books.Resolve)
 	CauseRatePublished   = "fx_rate_published" // the ECB rate the record waited for was published
 	CauseRateTableLoaded = "rate_table_loaded" // the engine's VAT rate table now covers the day that was outside it
+	// CauseRegistrationsChanged: the account's registrations changed (one
+	// stated from a day already past, Art. 57d Implementing Regulation
+	// (EU) No 282/2011) and now cover the day the seller was not
+	// registered on (rates.RetryRegistrations).
+	CauseRegistrationsChanged = "registrations_changed"
 )
 
 // Prior is the state a revision follows: the record's id, when it was
@@ -83,9 +88,10 @@ func (e *Engine) revise(ctx context.Context, prev *Record, d *Draft, seller Sell
 	switch {
 	case d.Record.ReviewStatus != StatusProcessed:
 		d.EventType = EventSettlementPendingReview
-	case rev.Cause == CauseRatePublished || rev.Cause == CauseRateTableLoaded:
+	case rev.Cause == CauseRatePublished || rev.Cause == CauseRateTableLoaded || rev.Cause == CauseRegistrationsChanged:
 		// Nothing needed a person: the record is processed as it would
-		// have been had the rate (or the table) been out at the sale.
+		// have been had the rate (or the table, or the registration) been
+		// out, or stated, at the sale.
 		d.EventType = EventSettlementProcessed
 	default:
 		d.EventType = EventSettlementReviewResolve

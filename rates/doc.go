@@ -23,4 +23,12 @@
 // as the engine's background work, at start and, on a log shared by
 // replicas, every minute): each becomes a new revision, cause
 // fiscal.CauseRateTableLoaded. A record a person resolved is left to them.
+//
+// And it decides again the settlements pending because the seller was not
+// registered where they are taxed (seller_not_registered) once the
+// account's registrations change (RetryRegistrations;
+// RetryRegistrationsInBackground at start and after the host changes the
+// accounts): a registration may be stated from a day already past (Art.
+// 57d Implementing Regulation (EU) No 282/2011), cause
+// fiscal.CauseRegistrationsChanged.
 package rates

@@ -53,8 +53,12 @@ type waitQueue struct {
 	arrived func(context.Context, fiscal.Config, *fiscal.Record, fiscal.Seller, time.Time) bool
 	missing string
 	cause   string
-	event   func(context.Context, *fiscal.Engine, string) (bool, error) // a fiscal event's revision
+	event   func(context.Context, *fiscal.Engine, string) (bool, error) // a fiscal event's revision; nil: none is queued here
 	what    string                                                      // the log line of a failure
+	// profile, when not nil, is the profile to decide a record under,
+	// from the one kept with it and the account's, and whether it is
+	// worth deciding again (registrationQueue).
+	profile func(kept, account fiscal.Seller) (fiscal.Seller, bool)
 }
 
 // rateQueue is the queue of records waiting for an ECB (or national) rate.
@@ -125,6 +129,9 @@ func arrived(ctx context.Context, cfg fiscal.Config, prev *fiscal.Record, seller
 // the queue; one whose wait is not over stays.
 func redecide(ctx context.Context, e *fiscal.Engine, q waitQueue, it queued) (bool, error) {
 	if it.Object == fiscal.ObjectFiscalEvent {
+		if q.event == nil {
+			return false, nil
+		}
 		return q.event(ctx, e, it.RecordID)
 	}
 	b, err := e.Books(it.Account)
@@ -142,6 +149,12 @@ func redecide(ctx context.Context, e *fiscal.Engine, q waitQueue, it queued) (bo
 	seller, err := b.SupplySeller(prev) // the profile of the sale, not a later one
 	if err != nil {
 		return false, err
+	}
+	if q.profile != nil {
+		var changed bool
+		if seller, changed = q.profile(seller, b.Account().Seller); !changed {
+			return false, nil // nothing it waits for has changed
+		}
 	}
 	if q.arrived != nil && !q.arrived(ctx, e.Settings(), prev, seller, it.Timestamp) {
 		return false, nil // still not published

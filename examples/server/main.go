@@ -451,6 +451,11 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	// The VAT rate table (-vat-rates) may cover days that records were
 	// decided outside of (date_outside_rate_table): decide them again.
 	rates.RetryRateTableInBackground(engine, logger)
+	// The accounts may state a registration from a day already past (Art.
+	// 57d Implementing Regulation 282/2011) that sales pending for
+	// seller_not_registered were made on: decide them again (and after
+	// each reload of the accounts, accountsReloader.apply).
+	rates.RetryRegistrationsInBackground(engine, logger)
 	o.webhooks.Configured, o.webhooks.ConfigGeneration = accounts.Webhooks(), accounts.Generation
 	hooks, err := webhooks.New(engine, o.webhooks)
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/fiscal402/fiscal402/internal/durable"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/metrics"
+	"github.com/fiscal402/fiscal402/rates"
 	"github.com/fiscal402/fiscal402/webhooks"
 )
 
@@ -280,6 +281,10 @@ func (a *accountsReloader) apply() error {
 			return err
 		}
 		a.pending = nil
+		// A registration stated from a day already past may cover sales
+		// pending for seller_not_registered (Art. 57d Implementing
+		// Regulation 282/2011): decide them again.
+		rates.RetryRegistrationsInBackground(a.engine, a.log)
 	} else {
 		// Keys only for the accounts the engine serves: a key that
 		// authenticates an account without books would answer 404 to

@@ -1,0 +1,83 @@
+package rates
+
+import (
+	"context"
+	"log/slog"
+	"reflect"
+	"slices"
+
+	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/vat"
+)
+
+// A settlement whose treatment needs a registration the seller's profile
+// does not state for its day of supply is stored PENDING_MANUAL_REVIEW
+// (seller_not_registered), and decided again, like every pending
+// settlement, under the profile kept with it (a later change of the
+// account must not change an old sale, fiscal.Books.SupplySeller). But a
+// registration is dated, and may be stated from a day already past: the
+// Union and non-Union schemes apply from the first supply when the seller
+// informs its member state of identification by the 10th day of the month
+// after it (Art. 57d Implementing Regulation (EU) No 282/2011,
+// https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32011R0282),
+// and a national identification from the date the member state gives.
+// Under the kept profile such a sale could never be decided: a person's
+// resolution, and a manual determination, were refused for the same
+// missing registration. The engine queues it (fiscal.BucketRegistrationWait,
+// in the record's own transaction), and RetryRegistrations decides it
+// again once the account's registrations differ from the kept profile's.
+
+// RetryRegistrations decides again, by the rules, every settlement of e
+// pending review because the seller was not registered where it is taxed
+// (vat.ReasonSellerNotRegistered, queue fiscal.BucketRegistrationWait)
+// whose account now states other registrations than the profile kept with
+// it: under that profile (its name, address and every other fact of the
+// sale) with the account's registrations, the seller's statement of which
+// applied on which day. A sale they now cover becomes a new revision
+// (cause fiscal.CauseRegistrationsChanged): PROCESSED with its invoice and
+// receipt when nothing else is missing, else pending for its other
+// reasons, with the registrations kept. A sale they still do not cover
+// stays pending and queued, unrevised; an account that states no list
+// (registrations not checked) decides nothing here. It returns how many
+// were revised. Fiscal events are not queued here.
+func RetryRegistrations(ctx context.Context, e *fiscal.Engine) (int, error) {
+	return walkQueue(ctx, e, registrationQueue())
+}
+
+// registrationQueue is the queue of settlements the seller was not
+// registered for.
+func registrationQueue() waitQueue {
+	return waitQueue{
+		bucket: fiscal.BucketRegistrationWait, due: func(queued) bool { return true },
+		waits:   func(r *fiscal.Record) bool { return hasReason(r.ReviewReasons, vat.ReasonSellerNotRegistered) },
+		missing: vat.ReasonSellerNotRegistered, cause: fiscal.CauseRegistrationsChanged,
+		what: "re-deciding a record the seller was not registered for",
+		profile: func(kept, account fiscal.Seller) (fiscal.Seller, bool) {
+			if account.Registrations == nil || reflect.DeepEqual(kept.Registrations, account.Registrations) {
+				return kept, false
+			}
+			kept.Registrations = slices.Clone(account.Registrations)
+			return kept, true
+		},
+	}
+}
+
+// RetryRegistrationsInBackground runs RetryRegistrations once as the
+// engine's background work: at start (the accounts an engine starts with
+// may state registrations from days already past), and whenever the host
+// changes the accounts (fiscal.Engine.SetAccounts), after it. A nil logger
+// is the engine's.
+func RetryRegistrationsInBackground(e *fiscal.Engine, logger *slog.Logger) {
+	if logger == nil {
+		logger = e.Settings().Logger
+	}
+	onceInBackground(e, func(ctx context.Context) {
+		n, err := RetryRegistrations(ctx, e)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			logger.Error("re-deciding records the seller was not registered for", "err", err)
+		case n > 0:
+			logger.Info("records decided under the account's registrations now stated", "revised", n)
+		}
+	})
+}
