@@ -84,7 +84,13 @@
 //     adjustment of the supply's period (laterefunds.go). Past the three
 //     years of Art. 61(2) these review
 //     lines say, as excluded.timeBarred does for refunds, that no OSS
-//     return adjusts the quarter any more. The CSV form
+//     return adjusts the quarter any more. And where refunds of supplies
+//     counted toward the Art. 59c threshold bring a year that went over
+//     EUR 10,000 back within it (the taxable amount is reduced, Art.
+//     90(1)), Review names the year, the refunds and the supplies in the
+//     lines taxed at destination because that year was over
+//     (thresholdrefunds.go): the engine's running total only grows, and
+//     it does not revise them. The CSV form
 //     (WriteCSV) carries each item as a row of section "review", before
 //     the figures, its text in column "note".
 //

@@ -535,6 +535,7 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 		return !national && cmp.Or(msi, r.ID.MemberState) == r.ID.MemberState
 	}
 	outside := map[string][]int64{} // Union supplies and refunds naming an establishment outside the EU, by country
+	relied := thresholdYears{}      // supplies in the lines taxed at destination because a year was over the Art. 59c threshold
 	maxIndex := int64(-1)
 	// A supply of the quarter was recorded at most MaxClockSkew before it
 	// settled, so no record created before the quarter (less a day for the
@@ -656,6 +657,9 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 			a.estVATNumber = n // the number the supply was made under, not the profile's now
 		}
 		a.add(usdc, net, vatEUR, rc.Ledger.Index)
+		if th := c.Threshold; th != nil {
+			relied.add(th.Rule, th.Year, th.Limit, rc.Ledger.Index)
+		}
 		if q := quarterOfTime(rc.CreatedAt); q > p.String() {
 			recordedAfter[q] = append(recordedAfter[q], rc.Ledger.Index)
 		} else if q := quarterOfTime(rc.resolvedAt()); q > p.String() {
@@ -878,6 +882,11 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 		return nil, nil, err
 	}
 	r.Review = append(r.Review, refundsChangedReview(refundsAfter, p)...)
+	thr, err := thresholdRefundReview(ctx, b, head.Size, relied)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.Review = append(r.Review, thr...)
 
 	r.Review = append(r.Review, outsideReview(outside, r.ID.MemberState)...)
 	r.Review = append(r.Review, decl.review()...)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/listing"
 )
@@ -139,6 +141,13 @@ type ossRec struct {
 		PlaceOfSupply string      `json:"placeOfSupply"`
 		SupplyDate    string      `json:"supplyDate"`
 		RateKind      string      `json:"rateKind"`
+		// Threshold is the Art. 59c check the supply was decided on
+		// (thresholdRefundReview).
+		Threshold *struct {
+			Rule  string          `json:"rule"`
+			Year  int             `json:"year"`
+			Limit decimal.Decimal `json:"limit"`
+		} `json:"threshold"`
 	} `json:"classification"`
 	FX struct {
 		NetEUR        string `json:"netEur"`
