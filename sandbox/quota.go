@@ -78,9 +78,21 @@ const (
 
 // bucketSandboxQuota holds the counters, in the sandbox ledger's side data
 // (durable and fsynced, so a restart does not reset a quota):
-// key "YYYY-MM-DD" \x00 agent → 8-byte big-endian count. Days sort in key
-// order, so past days are found at the front and pruned as the day turns.
+// key "YYYY-MM-DD" \x00 agent → 8-byte big-endian count, where an
+// unauthenticated client's agent is not its address but
+// hashedAddressPrefix and a keyed hash of it (quotaDay). Days sort in key
+// order, so past days are found at the front and pruned as the day turns,
+// whatever follows the day (counters of the former format included).
 const bucketSandboxQuota = "sandbox-quota"
+
+// hashedAddressPrefix opens the agent part of an unauthenticated client's
+// counter key: a client's network address is personal data (CJEU
+// C-582/14 Breyer, ECLI:EU:C:2016:779), and the counters stay in the side
+// data, and in every backup of the data directory, until pruned; the key
+// holds the HMAC-SHA256 of the agent under the production record-id key
+// instead (fiscal.Engine.RecordID), which reveals nothing to whoever reads
+// the file without that key.
+const hashedAddressPrefix = "address-hmac:"
 
 // maxQuotaPrune bounds the stale counters one call deletes, so that a call
 // never pays for a long backlog; the rest go with later calls.
@@ -97,7 +109,7 @@ func (s *Sandbox) takeQuota(eng *fiscal.Engine, agent Agent, now time.Time) (*Qu
 		return nil, nil
 	}
 	now = now.UTC()
-	day, key, reset, err := quotaDay(agent, now)
+	day, key, former, reset, err := s.quotaDay(agent, now)
 	if err != nil {
 		return nil, err
 	}
@@ -105,6 +117,9 @@ func (s *Sandbox) takeQuota(eng *fiscal.Engine, agent Agent, now time.Time) (*Qu
 	var used int
 	err = eng.Ledger().Update(func(tx ledger.Tx) error {
 		if err := pruneQuota(tx, day); err != nil {
+			return err
+		}
+		if err := moveFormerCounter(tx, key, former); err != nil {
 			return err
 		}
 		if used = quotaUsed(tx, key); used >= limit {
@@ -132,11 +147,14 @@ func (s *Sandbox) giveBackQuota(eng *fiscal.Engine, agent Agent, now time.Time) 
 	if agent == "" || s.quota < 0 {
 		return
 	}
-	_, key, _, err := quotaDay(agent, now.UTC())
+	_, key, former, _, err := s.quotaDay(agent, now.UTC())
 	if err != nil {
 		return
 	}
 	err = eng.Ledger().Update(func(tx ledger.Tx) error {
+		if err := moveFormerCounter(tx, key, former); err != nil {
+			return err
+		}
 		switch used := quotaUsed(tx, key); {
 		case used > 1:
 			return tx.Put(bucketSandboxQuota, key, binary.BigEndian.AppendUint64(nil, uint64(used-1)))
@@ -170,12 +188,19 @@ func (s *Sandbox) checkQuota(eng *fiscal.Engine, agent Agent, now time.Time) err
 		return nil
 	}
 	now = now.UTC()
-	_, key, reset, err := quotaDay(agent, now)
+	_, key, former, reset, err := s.quotaDay(agent, now)
 	if err != nil {
 		return err
 	}
 	var used int
-	if err := eng.Ledger().View(func(tx ledger.Tx) error { used = quotaUsed(tx, key); return nil }); err != nil {
+	err = eng.Ledger().View(func(tx ledger.Tx) error {
+		used = quotaUsed(tx, key)
+		if former != nil {
+			used += quotaUsed(tx, former)
+		}
+		return nil
+	})
+	if err != nil {
 		return fiscal.StoreError(err)
 	}
 	if used >= s.quota {
@@ -185,13 +210,43 @@ func (s *Sandbox) checkQuota(eng *fiscal.Engine, agent Agent, now time.Time) err
 }
 
 // quotaDay is agent's counter of the UTC day of now: the day, the
-// counter's key and when it resets (the next UTC midnight).
-func quotaDay(agent Agent, now time.Time) (day string, key []byte, reset time.Time, err error) {
+// counter's key, the key the same counter had before client addresses
+// were hashed (nil for an account, whose key did not change) and when it
+// resets (the next UTC midnight). An address agent's key holds
+// hashedAddressPrefix and the keyed hash of the agent, never the address.
+func (s *Sandbox) quotaDay(agent Agent, now time.Time) (day string, key, former []byte, reset time.Time, err error) {
 	if strings.ContainsRune(string(agent), 0) || len(agent) > 200 {
-		return "", nil, time.Time{}, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "invalid agent", Err: fmt.Errorf("agent %q", agent)}
+		return "", nil, nil, time.Time{}, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "invalid agent", Err: errors.New("an agent with a NUL or over 200 bytes")}
 	}
 	day = now.Format(time.DateOnly)
-	return day, []byte(day + "\x00" + string(agent)), time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC), nil
+	reset = time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC)
+	if strings.HasPrefix(string(agent), "account:") {
+		return day, []byte(day + "\x00" + string(agent)), nil, reset, nil
+	}
+	sum := strings.TrimPrefix(s.prod.RecordID(bucketSandboxQuota, string(agent)), "x402-")
+	return day, []byte(day + "\x00" + hashedAddressPrefix + sum), []byte(day + "\x00" + string(agent)), reset, nil
+}
+
+// moveFormerCounter adds the count a counter holds under its former key
+// (day \x00 "address:<ip>", written before addresses were hashed) to its
+// key and deletes the former one, so that on the day of the change a
+// client's quota is neither reset nor counted twice and its address does
+// not stay on disk. A former key of a past day is pruned with its day.
+func moveFormerCounter(tx ledger.Tx, key, former []byte) error {
+	if former == nil {
+		return nil
+	}
+	n := quotaUsed(tx, former)
+	if n == 0 && tx.Get(bucketSandboxQuota, former) == nil {
+		return nil
+	}
+	if err := tx.Delete(bucketSandboxQuota, former); err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	return tx.Put(bucketSandboxQuota, key, binary.BigEndian.AppendUint64(nil, uint64(quotaUsed(tx, key)+n)))
 }
 
 // quotaUsed is the count the counter key holds (0 when absent).
