@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"time"
 )
 
@@ -42,7 +43,7 @@ func call(ctx context.Context, client *http.Client, timeout time.Duration, metho
 	req, err := http.NewRequestWithContext(actx, method, url, rd)
 	if err != nil {
 		// Only a malformed base URL gets here: a configuration problem.
-		return reply{}, &failure{FaultNetwork, fmt.Sprintf("cannot build request: %v", err)}
+		return reply{}, &failure{FaultNetwork, fmt.Sprintf("cannot build request: %v", stripURL(err))}
 	}
 	for k, vs := range header {
 		req.Header[k] = vs
@@ -79,7 +80,20 @@ func classify(parent, attempt context.Context, timeout time.Duration, err error)
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return &failure{FaultTimeout, clip(err.Error())}
+		return &failure{FaultTimeout, clip(stripURL(err).Error())}
 	}
-	return &failure{FaultNetwork, clip(err.Error())}
+	return &failure{FaultNetwork, clip(stripURL(err).Error())}
+}
+
+// stripURL drops the request URL net/http quotes in a transport error
+// (*url.Error: `Get "https://…/lookup/{target}/{requester}": …`), keeping
+// what failed. HMRC's lookup URL carries the buyer's VRN, a sole trader's
+// personal data (Art. 4(1) GDPR), and the failure's text becomes
+// Result.Detail, which the record keeps and a log line may show.
+func stripURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
 }
