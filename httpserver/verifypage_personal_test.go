@@ -21,7 +21,7 @@ import (
 	"github.com/fiscal402/fiscal402/receipt"
 )
 
-// TestVerifyPageRefusesEvidenceValueInClear: a 3.0.0 or 4.0.0 receipt
+// TestVerifyPageRefusesPersonalDataInClear: a 3.0.0 or 4.0.0 receipt
 // carries the value of each item of location evidence (an IP address, a
 // billing address: personal data, Art. 24f Implementing Regulation (EU) No
 // 282/2011) only as a commitment (receipt/doc.go "# Commitments":
@@ -33,7 +33,15 @@ import (
 // back in clear and that item's commitment taken out, signed into a
 // one-entry log by keys made here; the same receipt unchanged must verify
 // in both, so that a refusal is the rule's and not the harness's.
-func TestVerifyPageRefusesEvidenceValueInClear(t *testing.T) {
+//
+// The same holds for every personal field (the buyer's name or postal
+// code, the payer's wallet, the record hash) and every member outside the
+// format: 3.0.0 and 4.0.0 claims have no member for them, and
+// receipt.Verify refuses them at its payload step; and for commitments
+// that do not cover exactly the personal fields the receipt has (its spec
+// step, receipt/doc.go "# Commitments"). The page accepted them all
+// (concealedMutations).
+func TestVerifyPageRefusesPersonalDataInClear(t *testing.T) {
 	node := testtool.LookPath(t, "node")
 	f := newFixture(t)
 	const ip = "203.0.113.7"
@@ -126,12 +134,7 @@ func TestVerifyPageRefusesEvidenceValueInClear(t *testing.T) {
 	}
 	inClear := strings.Replace(string(payload), item, `{"kind":"ip_address","country":"DE","value":"`+ip+`"}`, 1)
 	inClear = strings.Replace(inClear, commitment, "", 1)
-	type tcase struct {
-		Name    string `json:"name"`
-		Receipt string `json:"receipt"`
-		want    string
-	}
-	cases := []tcase{
+	cases := []pageCase{
 		{"4.0.0 unchanged", string(issue(payload, false)), ""},
 		{"3.0.0 unchanged", string(issue(payload, true)), ""},
 		// 4.0.0 claims have no member for the value (the strict decode of
@@ -139,6 +142,15 @@ func TestVerifyPageRefusesEvidenceValueInClear(t *testing.T) {
 		// rules refuse.
 		{"4.0.0 evidence value in clear", string(issue([]byte(inClear), false)), receipt.StepPayload},
 		{"3.0.0 evidence value in clear", string(issue([]byte(inClear), true)), receipt.StepPayload},
+	}
+	for _, m := range concealedMutations(t, string(payload)) {
+		for _, v3 := range []bool{false, true} {
+			version := "4.0.0 "
+			if v3 {
+				version = "3.0.0 "
+			}
+			cases = append(cases, pageCase{version + m.name, string(issue([]byte(m.payload), v3)), m.want})
+		}
 	}
 	for _, c := range cases {
 		step := ""
@@ -153,6 +165,21 @@ func TestVerifyPageRefusesEvidenceValueInClear(t *testing.T) {
 		}
 	}
 
+	pageVerdicts(t, node, f, cases, jwks, vkey)
+}
+
+// pageCase is a receipt for the /verify page's script and the step at
+// which receipt.Verify refuses it ("" when it verifies).
+type pageCase struct {
+	Name    string `json:"name"`
+	Receipt string `json:"receipt"`
+	want    string
+}
+
+// pageVerdicts runs the /verify page's own script in Node on cases and
+// requires it to fail each at the step receipt.Verify names.
+func pageVerdicts(t *testing.T, node string, f *fixture, cases []pageCase, jwks []byte, vkey string) {
+	t.Helper()
 	page := string(f.do("GET", "/verify", "", nil).body)
 	start := strings.Index(page, "(() => {\n")
 	end := strings.Index(page, "\nconst base = location.pathname")
@@ -189,4 +216,53 @@ console.log(JSON.stringify(out));
 			t.Errorf("%s: the page fails step %q (%s), receipt.Verify %q", c.Name, got[i].Step, got[i].Msg, c.want)
 		}
 	}
+}
+
+// concealedMutation is a changed 4.0.0 payload and the step at which
+// receipt.Verify refuses it.
+type concealedMutation struct{ name, payload, want string }
+
+// concealedMutations are changes of the service's 4.0.0 payload p that
+// receipt.Verify refuses in 3.0.0 and 4.0.0 claims: a personal field in
+// clear or a member outside the format (the payload step), commitments
+// that do not cover exactly the personal fields (the spec step; kept in
+// the sorted order of the writer, so that only the rule can refuse them).
+func concealedMutations(t *testing.T, p string) []concealedMutation {
+	t.Helper()
+	var ms []concealedMutation
+	insert := func(name, want, after, member string) {
+		i := strings.Index(p, after)
+		if i < 0 {
+			t.Fatalf("%s: the payload has no %s: %s", name, after, p)
+		}
+		i += len(after)
+		ms = append(ms, concealedMutation{name, p[:i] + member + p[i:], want})
+	}
+	insert("buyer name in clear", receipt.StepPayload, `"buyer":{`, `"name":"Erika Mustermann",`)
+	insert("buyer postal code in clear", receipt.StepPayload, `"buyer":{`, `"postal_code":"10115",`)
+	insert("buyer VAT number in clear", receipt.StepPayload, `"buyer":{`, `"vat_number":"DE123456789",`)
+	insert("payer in clear", receipt.StepPayload, `"settlement":{`, `"payer":"0x857b06519E91e3A54538791bDbb0E22373e36b66",`)
+	insert("transaction hash in clear", receipt.StepPayload, `"settlement":{`, `"tx_hash":"0x`+strings.Repeat("ab", 32)+`",`)
+	insert("record hash in clear", receipt.StepPayload, `"custody":"none"`, `,"record_sha256":"`+strings.Repeat("a3", 32)+`"`)
+	insert("member outside the format", receipt.StepPayload, `"custody":"none"`, `,"paid":true`)
+	insert("buyer member outside the format", receipt.StepPayload, `"buyer":{`, `"email":"erika@example.com",`)
+	insert("empty member the writer omits", receipt.StepPayload, `"custody":"none"`, `,"supersedes":""`)
+
+	start := strings.Index(p, `"commitments":{`) + len(`"commitments":`)
+	end := start + strings.IndexByte(p[start:], '}') + 1
+	commitments := func(name string, change func(cm map[string]string)) {
+		cm := map[string]string{}
+		if err := json.Unmarshal([]byte(p[start:end]), &cm); err != nil || len(cm) == 0 {
+			t.Fatalf("the payload's commitments %q: %v", p[start:end], err)
+		}
+		change(cm)
+		b, _ := json.Marshal(cm) // members sorted, as the writer sorts them
+		ms = append(ms, concealedMutation{name, p[:start] + string(b) + p[end:], receipt.StepSpec})
+	}
+	const some = "sha256:NfVeraUu7kPBWmXxVEMNdnaWD8H1NyB2Nd5rNiL1ZtA"
+	commitments("payer not committed", func(cm map[string]string) { delete(cm, "/settlement/payer") })
+	commitments("a commitment of a field outside the personal ones", func(cm map[string]string) { cm["/settlement/timestamp"] = some })
+	commitments("a commitment of an evidence item that is not there", func(cm map[string]string) { cm["/buyer/location_evidence/7/value"] = some })
+	commitments("a registry number committed without a registry section", func(cm map[string]string) { cm["/buyer/registry/number"] = some })
+	return ms
 }

@@ -510,7 +510,10 @@
 // runs on the loaded 2-CPU development VM).
 //
 // testdata/verify.mjs makes the same checks, except the field rules of
-// "# Claims" and the exact spelling of a 4.0.0 payload beyond its first
+// "# Claims" (of a 3.0.0 or 4.0.0 payload it does check, as Verify, the
+// members and their types at StepPayload, so that no personal field is
+// shown in clear, and that the commitments cover exactly the personal
+// fields at StepSpec) and the exact spelling of a 4.0.0 payload beyond its first
 // member (it requires the prefix IsLeafV4 does; a leaf of another spelling
 // is refused at the inclusion step unless that spelling is itself in the
 // log, which the engine's leaves never are), in some 400 lines of

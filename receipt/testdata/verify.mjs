@@ -10,10 +10,14 @@
 // checks the signature (4.0.0: the receipt key's cosignature of the
 // checkpoint), the key window, the claims, the checkpoint signature and the
 // RFC 6962 inclusion proof (RFC 9162 §2.1.3.2), and each opening against
-// its commitment. It does not check the field-by-field rules of the claims
-// format (Go's "spec" step does), nor that a 4.0.0 payload is spelt exactly
-// as the issuer writes it (a payload spelt otherwise is another leaf, which
-// fails the inclusion step here and the payload step in Go).
+// its commitment. Of a 3.0.0 or 4.0.0 payload it checks the member set and
+// types (no personal field in clear, nothing unknown: Go's "payload" step)
+// and that the commitments cover exactly the personal fields the receipt has
+// (Go's "spec" step). It does not check the other field-by-field rules of
+// the claims format (Go's "spec" step does), nor that a 4.0.0 payload is
+// spelt exactly as the issuer writes it (a payload spelt otherwise is
+// another leaf, which fails the inclusion step here and the payload step in
+// Go).
 import { readFileSync } from 'node:fs';
 import { createHash, createPublicKey, verify } from 'node:crypto';
 
@@ -138,6 +142,121 @@ function checkOpenings(claims, openingsBytes) {
   return opened;
 }
 
+// The payload of a 3.0.0 or 4.0.0 receipt is exactly the claims the
+// issuer's writer makes (doc.go "# Version 3.0.0", "# Commitments"): no
+// member outside the format, so no personal field in clear (those exist
+// only as commitments) and nothing unknown; each member of its type; a
+// member the writer omits when empty is absent, not empty; one it always
+// writes is present. Go's Verify refuses anything else at its payload step.
+// Shapes: 's' string, 'i' integer, 'u' unsigned integer, 'b' boolean,
+// ['s'] list of strings, an object of member shapes, { map: 's' } an
+// object of strings; a trailing '?' (opt) marks a member omitted when empty.
+const opt = (shape) => ({ opt: shape });
+const RATE = { raw: 's', rate_date: 's', requested_date: 's', policy: 's', source: 's', snapshot: opt('s') };
+const CONCEALED = {
+  spec: 's', receipt_id: 's', event_id: 's', iat: 'i', iss: opt('s'), environment: 's', watermark: opt('s'),
+  custody: 's', jurisdiction: 's', ruleset: 's', review_status: 's', review_reasons: opt(['s']), supersedes: opt('s'),
+  settlement: {
+    protocol: 's', network: 's', asset: 's', asset_contract: opt('s'), amount_usdc: 's', timestamp: 's', scheme: opt('s'),
+    chain: { verification: 's', block_time: opt('s'), confirmations: opt('u'), finalized: opt('b') },
+  },
+  seller: { legal_name: 's', vat_number: opt('s'), country: 's' },
+  buyer: {
+    country: opt('s'), registry: opt({ registry: 's', status: 's', checked_at: 's' }),
+    location_evidence: opt([{ kind: 's', country: opt('s') }]),
+  },
+  classification: opt({
+    status: 's', regime: opt('s'), oss_scheme: opt('s'), category: opt('s'), rate_percent: opt('s'), taxing_country: opt('s'),
+    vatex: opt('s'), legal_basis: opt('s'), invoice_note: opt('s'), buyer_treatment: opt('s'), rate_table: opt('s'),
+    rate_effective_from: opt('s'), reasons: opt(['s']),
+  }),
+  fx: opt({
+    pair: 's', amount_usdc: 's', usdc_usd_rate: 's', usdc_usd_source: 's', usd_per_eur: RATE, gross_eur: 's', net_eur: opt('s'),
+    vat_eur: opt('s'), gross_eur_exact: opt('s'), net_eur_exact: opt('s'), vat_eur_exact: opt('s'), rounding: 's',
+  }),
+  fx_tax_currency: opt({
+    currency: 's', pair: 's', amount_usdc: 's', usdc_usd_rate: 's', usdc_usd_source: 's', usd_per_unit: RATE, gross: 's',
+    net: opt('s'), vat: opt('s'), gross_exact: opt('s'), net_exact: opt('s'), vat_exact: opt('s'), rounding: 's',
+  }),
+  invoice: opt({ id: 's' }),
+  fee: opt({ model: 's', bps: 's', accrued_eur: 's', label: opt('s') }),
+  commitments: opt({ map: 's' }),
+  log: { origin: 's' },
+};
+// The personal fields (doc.go "# Commitments"): named so in an error.
+const PERSONAL = ['/settlement/tx_hash', '/settlement/log_index', '/settlement/payer', '/settlement/receiver',
+  '/settlement/chain/block_number', '/settlement/chain/block_hash', '/buyer/name', '/buyer/postal_code',
+  '/buyer/vat_number', '/buyer/registry/number', '/buyer/registry/request_identifier', '/invoice/ubl_sha256', '/record_sha256'];
+const isPersonal = (ptr) => PERSONAL.includes(ptr) || /^\/buyer\/location_evidence\/\d+\/value$/.test(ptr);
+const INT64 = [-(2n ** 63n), 2n ** 63n - 1n];
+function concealedShape(v, shape, ptr) {
+  const bad = (what) => { throw new Error(`${ptr || 'the claims'} ${what}`); };
+  if (shape === 's') { if (!isStr(v)) bad('is not a string'); return; }
+  if (shape === 'b') { if (v !== true && v !== false) bad('is not a boolean'); return; }
+  if (shape === 'i' || shape === 'u') {
+    if (!isInt(v) || v.number === '-0') bad('is not an integer');
+    const n = BigInt(v.number);
+    if (shape === 'i' ? n < INT64[0] || n > INT64[1] : n < 0n || n >= 2n ** 64n) bad('is out of range');
+    return;
+  }
+  if (Array.isArray(shape)) {
+    if (!Array.isArray(v)) bad('is not a list');
+    v.forEach((e, i) => concealedShape(e, shape[0], `${ptr}/${i}`));
+    return;
+  }
+  if (!isObj(v)) bad('is not an object');
+  if (shape.map) { for (const [k, e] of v) concealedShape(e, shape.map, `${ptr}/${k.replaceAll('~', '~0').replaceAll('/', '~1')}`); return; }
+  for (const k of v.keys()) {
+    if (!Object.hasOwn(shape, k)) {
+      const at = `${ptr}/${k}`;
+      throw new Error(isPersonal(at) ? `${at} is personal data, which a 3.0.0 or 4.0.0 receipt carries only as a commitment, in clear` : `${at} is not a member of 3.0.0 or 4.0.0 claims`);
+    }
+  }
+  for (const [k, s] of Object.entries(shape)) {
+    const at = `${ptr}/${k}`;
+    if (!v.has(k)) { if (!s.opt) throw new Error(`${at} is missing`); continue; }
+    const e = v.get(k);
+    if (s.opt) {
+      // Omitted when empty: present only with a value.
+      if (e === '' || (Array.isArray(e) && e.length === 0) || (isObj(e) && s.opt.map && e.size === 0) || (isInt(e) && e.number === '0')) throw new Error(`${at} is empty, which the issuer omits`);
+      concealedShape(e, s.opt, at);
+    } else {
+      concealedShape(e, s, at);
+    }
+  }
+}
+
+// The commitments of 3.0.0 and 4.0.0 claims cover exactly the personal
+// fields the receipt has (doc.go "# Commitments"): tx_hash, payer and
+// receiver always; block_number and block_hash exactly when the chain was
+// verified; the registry number exactly with a registry section (its
+// request identifier only with one); ubl_sha256 exactly with an invoice;
+// one value per evidence item; the others when the record has them; each
+// "sha256:" + the canonical unpadded base64url of 32 bytes. Go's "spec" step.
+function commitmentRules(c) {
+  const cm = isObj(c.get('commitments')) ? c.get('commitments') : new Map();
+  const buyer = c.get('buyer'), s = c.get('settlement');
+  const evidence = buyer.get('location_evidence') || [];
+  for (const k of [...cm.keys()].sort()) {
+    const m = /^\/buyer\/location_evidence\/(0|[1-9]\d{0,6})\/value$/.exec(k);
+    if (!PERSONAL.includes(k) && !(m && Number(m[1]) <= 2 ** 20 && Number(m[1]) < evidence.length)) fail('spec', `/commitments: ${k} is not a field this receipt can commit`);
+    if (!/^sha256:[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/.test(cm.get(k))) fail('spec', `/commitments/${k}: not a commitment`);
+  }
+  const need = (field, required) => {
+    if (required !== cm.has(field)) fail('spec', `/commitments: ${required ? 'no' : 'a'} commitment for ${field}`);
+  };
+  need('/settlement/tx_hash', true);
+  need('/settlement/payer', true);
+  need('/settlement/receiver', true);
+  const verified = s.get('chain').get('verification') === 'verified';
+  need('/settlement/chain/block_number', verified);
+  need('/settlement/chain/block_hash', verified);
+  need('/buyer/registry/number', buyer.has('registry'));
+  if (!buyer.has('registry') && cm.has('/buyer/registry/request_identifier')) fail('spec', '/commitments: a commitment for /buyer/registry/request_identifier without a buyer registry section');
+  need('/invoice/ubl_sha256', c.has('invoice'));
+  evidence.forEach((_, i) => need(`/buyer/location_evidence/${i}/value`, true));
+}
+
 const V4 = 'service.receipt/4.0.0';
 const SPECS = ['service.receipt/1.0.0', 'service.receipt/2.0.0', 'service.receipt/3.0.0', V4];
 
@@ -203,6 +322,7 @@ function verifyReceipt(receiptBytes, jwksBytes, vkey, openingsBytes) {
   const claims = step('payload', () => {
     const c = parseJSON(payloadBytes, 'payload');
     if (!isObj(c) || !isInt(c.get('iat')) || !isObj(c.get('log'))) throw new Error('not a claims object');
+    if (typ === 'service.receipt.v3+jws' && c.get('spec') === 'service.receipt/3.0.0') concealedShape(c, CONCEALED, '');
     return c;
   });
   const iat = BigInt(claims.get('iat').number);
@@ -218,6 +338,7 @@ function verifyReceipt(receiptBytes, jwksBytes, vkey, openingsBytes) {
   const v3 = claims.get('spec') === 'service.receipt/3.0.0';
   const logRef = claims.get('log');
   if (!isStr(logRef.get('origin')) || (v3 ? logRef.size !== 1 : !isInt(logRef.get('index')))) fail('spec', 'log is not {origin, index} (3.0.0: {origin})');
+  if (v3) commitmentRules(claims);
 
   const { index, proof, cp } = checkpoint(r, log);
   if (cp.origin !== logRef.get('origin')) fail('origin', `checkpoint of ${cp.origin}`);
@@ -345,6 +466,7 @@ function verifyV4(r, keys, log, openingsBytes) {
     // A 4.0.0 leaf is written in one form, which begins so (Go's IsLeafV4):
     // the receipt key's cosignature vouches for the leaves of that form only.
     if (!p.subarray(0, V4PREFIX.length).equals(V4PREFIX)) throw new Error('not 4.0.0 claims in the form the issuer writes');
+    concealedShape(c, CONCEALED, '');
     return c;
   });
   if (!same(r.get('claims'), claims)) fail('claims-mismatch', 'readable claims differ from the payload');
@@ -352,6 +474,7 @@ function verifyV4(r, keys, log, openingsBytes) {
   if (claims.get('receipt_id') !== `rcpt_${claims.get('event_id')}`) fail('spec', 'receipt_id is not rcpt_ + event_id');
   const logRef = claims.get('log');
   if (!isStr(logRef.get('origin')) || logRef.size !== 1) fail('spec', 'log is not {origin}');
+  commitmentRules(claims);
 
   const { index, proof, cp } = checkpoint(r, log);
   if (cp.origin !== logRef.get('origin')) fail('origin', `checkpoint of ${cp.origin}`);
