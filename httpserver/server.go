@@ -807,7 +807,10 @@ func (s *Server) problem(w http.ResponseWriter, r *http.Request, err error) {
 	info := requestInfoOf(r)
 	id := info.id
 	info.code = string(fe.Code)
-	if status >= 500 {
+	switch {
+	case fe.Code == fiscal.CodeChainUnavailable:
+		s.logChainUnavailable(r.Context(), id, fe)
+	case status >= 500:
 		s.log.Error("request failed", "request_id", id, "code", fe.Code, "err", fe)
 	}
 	if fe.RetryAfter > 0 {
