@@ -449,8 +449,13 @@ func chainError(err error) error {
 			retry = 12 * time.Second
 		}
 		detail := fmt.Sprintf("the transfer is not final yet (%d of %d confirmations); retry later", notFinal.Confirmations, notFinal.Required)
-		if notFinal.Pending {
+		switch {
+		case notFinal.Pending:
 			detail = "the transaction is still pending; retry later"
+		case notFinal.Confirmations >= notFinal.Required:
+			// Confirmed enough; the policy also asks for the node's
+			// finalized block (RequireFinalized), not yet at it.
+			detail = fmt.Sprintf("the transfer's block is not yet finalized (%d confirmations); retry later", notFinal.Confirmations)
 		}
 		return &Error{Code: CodeChainUnavailable, Detail: detail, RetryAfter: retry, Err: err}
 	case errors.As(err, &claimErr):

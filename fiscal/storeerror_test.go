@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fiscal402/fiscal402/evmverify"
 	"github.com/fiscal402/fiscal402/ledger"
 )
 
@@ -20,6 +21,26 @@ func TestUnavailableSaysNothingOfWriting(t *testing.T) {
 		}
 		if strings.Contains(fe.Detail, "cannot be written") || !strings.Contains(fe.Detail, "unavailable") || !strings.Contains(fe.Detail, "nothing was written") {
 			t.Fatalf("%v: detail %q", err, fe.Detail)
+		}
+	}
+}
+
+// TestNotFinalDetailSaysWhatIsAwaited: a transfer with the confirmations
+// the policy asks but whose block the node does not yet call finalized
+// (RequireFinalized) is answered "not yet finalized", not "4 of 1
+// confirmations", which reads as if it had more than it needs and still
+// failed; one short of its confirmations says how many it has.
+func TestNotFinalDetailSaysWhatIsAwaited(t *testing.T) {
+	for _, tc := range []struct {
+		err        *evmverify.NotFinalError
+		want, bans string
+	}{
+		{&evmverify.NotFinalError{Confirmations: 4, Required: 1, RequireFinalized: true}, "not yet finalized", "4 of 1"},
+		{&evmverify.NotFinalError{Confirmations: 1, Required: 3}, "1 of 3 confirmations", "finalized"},
+	} {
+		fe := chainError(tc.err).(*Error)
+		if fe.Code != CodeChainUnavailable || !strings.Contains(fe.Detail, tc.want) || strings.Contains(fe.Detail, tc.bans) {
+			t.Errorf("%+v: %s %q, want it to say %q and not %q", tc.err, fe.Code, fe.Detail, tc.want, tc.bans)
 		}
 	}
 }
