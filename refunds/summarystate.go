@@ -180,7 +180,12 @@ func (s *sumRate) creditTo(a *amounts, rate decimal.Decimal, chargesVAT, last bo
 	}
 	cent := decimal.New(1, -2)
 	if net.Mul(rate).Shift(-2).Sub(cent).GreaterThan(leftVAT) {
-		net = leftVAT.Add(cent).Shift(2).Div(rate).RoundFloor(2)
+		// The largest net in cents whose VAT can be stated within 0.01:
+		// (leftVAT + 0.01) × 100 / rate, floored to the cent. QuoRem
+		// truncates the exact quotient (both positive: the floor) at two
+		// decimals; Div would round it first at decimal.DivisionPrecision,
+		// a package global any program may set.
+		net, _ = leftVAT.Add(cent).Shift(2).QuoRem(rate, 2)
 	}
 	exact := net.Mul(rate).Shift(-2)
 	vat = decimal.Max(decimal.Min(vat, exact.Add(cent).RoundFloor(2)), exact.Sub(cent).RoundCeil(2))
