@@ -11,6 +11,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/internal/shown"
+	"github.com/fiscal402/fiscal402/invoicing"
 	"github.com/fiscal402/fiscal402/listing"
 	"github.com/fiscal402/fiscal402/refunds"
 )
@@ -53,17 +54,27 @@ type ExportLine struct {
 	NetEURExact   string `json:"netEurExact"`
 	VATEURExact   string `json:"vatEurExact"`
 	GrossEURExact string `json:"grossEurExact"`
+	// InvoiceCoverage says which invoice InvoiceNumber is, as GET
+	// /settlements/{id}/invoiced-by does (invoicing.Coverage.Invoice):
+	// per_payment (the supply's own invoice, also one issued for it
+	// alone, invoicing.IssueAlone), summary (the summary invoice of its
+	// buyer and month that covers it, Art. 223 Directive 2006/112/EC: its
+	// number), summary_pending (that summary is not issued yet: no number
+	// until it is), none (no invoice is required) or not_invoiced (pending
+	// review). A refund's line says credit_note (its credit note's number)
+	// or none (no invoice to amend, none being required).
+	InvoiceCoverage string `json:"invoiceCoverage"`
 }
 
 // ExportCSVHeader is the header of a CSV export.
 var ExportCSVHeader = []string{"id", "type", "createdAt", "settledAt", "supplyDate", "country", "category", "regime", "ratePercent",
 	"netEur", "vatEur", "grossEur", "amountUsdc", "network", "txHash", "invoiceNumber", "receiptId", "reviewStatus", "ledgerIndex",
-	"netEurExact", "vatEurExact", "grossEurExact"}
+	"netEurExact", "vatEurExact", "grossEurExact", "invoiceCoverage"}
 
 func (l ExportLine) row() []string {
 	return []string{l.ID, l.Type, l.CreatedAt, l.SettledAt, l.SupplyDate, l.Country, l.Category, l.Regime, l.RatePercent,
 		l.NetEUR, l.VATEUR, l.GrossEUR, l.AmountUSDC, l.Network, l.TxHash, l.InvoiceNumber, l.ReceiptID, l.ReviewStatus,
-		strconv.FormatInt(l.LedgerIndex, 10), l.NetEURExact, l.VATEURExact, l.GrossEURExact}
+		strconv.FormatInt(l.LedgerIndex, 10), l.NetEURExact, l.VATEURExact, l.GrossEURExact, l.InvoiceCoverage}
 }
 
 // ExportQuery selects the records to export: those the service recorded
@@ -85,9 +96,12 @@ func CheckFormat(format string) error {
 // one line per record, newest first (the order of GET /settlements), then
 // every refund recorded in the range, by refund date (a line of type
 // "refund": negative amounts at the original rates, the credit note's
-// number as invoice number, the refund's receipt). It streams: one page of
-// the ledger is held at a time, and w is flushed after each page. A bad
-// query is a *fiscal.Error before anything is written.
+// number as invoice number, the refund's receipt). A supply a summary
+// invoice covers is given that summary's number once it is issued
+// (ExportLine.InvoiceCoverage says which invoice a number is, or that the
+// summary is still to come). It streams: one page of the ledger is held at
+// a time, and w is flushed after each page. A bad query is a *fiscal.Error
+// before anything is written.
 func Export(ctx context.Context, b *fiscal.Books, q ExportQuery, w io.Writer) error {
 	if err := CheckFormat(q.Format); err != nil {
 		return err
@@ -105,12 +119,16 @@ func Export(ctx context.Context, b *fiscal.Books, q ExportQuery, w io.Writer) er
 		}
 	}
 	n := 0
+	sums := summaries{b: b, docs: map[string]summaryFacts{}}
 	err := each(ctx, b, listing.Query{From: q.From, To: q.To}, func(raw []byte) error {
 		rc, err := decodeRec(raw)
 		if err != nil {
 			return err
 		}
 		l := exportLine(rc)
+		if err := sums.cover(rc, &l); err != nil {
+			return err
+		}
 		if cw != nil {
 			err = cw.Write(l.row())
 		} else {
@@ -176,8 +194,9 @@ func refundLine(rf *refunds.Refund) ExportLine {
 	if c.RatePercent != nil {
 		l.RatePercent = c.RatePercent.String()
 	}
+	l.InvoiceCoverage = invoicing.CoveredNone
 	if rf.CreditNote != nil {
-		l.InvoiceNumber = rf.CreditNote.ID
+		l.InvoiceNumber, l.InvoiceCoverage = rf.CreditNote.ID, coveredByCreditNote
 	}
 	if rf.Transaction == nil {
 		// No refund transfer was named: a refund document recorded before
@@ -199,8 +218,72 @@ func exportLine(rc *rec) ExportLine {
 		GrossEUR: rc.FX.GrossEUR, NetEURExact: rc.FX.NetEURExact, VATEURExact: rc.FX.VATEURExact, GrossEURExact: rc.FX.GrossEURExact,
 		AmountUSDC: rc.Settlement.AmountUSDC, Network: rc.Settlement.Network, TxHash: rc.Settlement.TxHash,
 		ReceiptID: rc.Receipt.ID, ReviewStatus: rc.ReviewStatus, LedgerIndex: rc.Ledger.Index}
-	if rc.Invoice != nil {
-		l.InvoiceNumber = rc.Invoice.ID
+	l.InvoiceCoverage = invoicing.CoveredUnknown
+	switch inv := rc.Invoicing; {
+	case rc.Invoice != nil:
+		l.InvoiceNumber, l.InvoiceCoverage = rc.Invoice.ID, invoicing.CoveredPerPayment
+	case rc.ReviewStatus == fiscal.StatusProcessed && inv != nil && inv.Invoice == invoicing.CoveredNone:
+		l.InvoiceCoverage = invoicing.CoveredNone
+	case rc.ReviewStatus == fiscal.StatusProcessed && inv != nil && inv.Invoice == invoicing.CoveredBySummary:
+		l.InvoiceCoverage = invoicing.CoveredLater // until summaries.cover finds it issued
 	}
 	return l
+}
+
+// coveredByCreditNote is a refund line's InvoiceCoverage when its number
+// is its credit note's.
+const coveredByCreditNote = "credit_note"
+
+// summaries reads, for one export, the summary invoices that cover its
+// supplies, keeping what a line needs of the latest summaryCache of them
+// (a month's supplies are near one another in the export's order), so
+// that memory stays bounded however many summaries the range holds.
+type summaries struct {
+	b    *fiscal.Books
+	docs map[string]summaryFacts
+}
+
+// summaryCache bounds summaries.docs.
+const summaryCache = 1024
+
+// summaryFacts is what an export line takes of a summary invoice's
+// document (invoicing.SummaryInvoice).
+type summaryFacts struct {
+	Account       string            `json:"account"`
+	Object        string            `json:"object"`
+	Invoice       fiscal.InvoiceRef `json:"invoice"`
+	InvoicedAlone string            `json:"invoicedAlone"`
+}
+
+// cover names in l the summary invoice that covers rc, a supply awaiting
+// one (InvoiceCoverage summary_pending), once it is issued: its number,
+// and per_payment for an invoice of that supply alone (IssueAlone), as
+// invoicing.Covering says.
+func (s *summaries) cover(rc *rec, l *ExportLine) error {
+	if l.InvoiceCoverage != invoicing.CoveredLater {
+		return nil
+	}
+	id, err := invoicing.SummaryCovering(s.b, &fiscal.Record{ID: rc.ID})
+	if err != nil || id == "" {
+		return err
+	}
+	doc, ok := s.docs[id]
+	if !ok {
+		raw, err := s.b.Engine().Document(id)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(raw, &doc); err != nil || doc.Object != invoicing.ObjectSummaryInvoice || doc.Account != s.b.Account().ID {
+			return &fiscal.Error{Code: fiscal.CodeInternal, Detail: "the summary invoice " + id + " that covers settlement " + rc.ID + " is unreadable", Err: err}
+		}
+		if len(s.docs) >= summaryCache {
+			clear(s.docs)
+		}
+		s.docs[id] = doc
+	}
+	l.InvoiceNumber, l.InvoiceCoverage = doc.Invoice.ID, invoicing.CoveredBySummary
+	if doc.InvoicedAlone != "" {
+		l.InvoiceCoverage = invoicing.CoveredPerPayment
+	}
+	return nil
 }
