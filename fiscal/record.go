@@ -234,8 +234,13 @@ type RecordFX struct {
 	VATEUR     string   `json:"vatEur,omitempty"`
 	// The exact figures (12 decimals, net + VAT = gross exactly): what an
 	// OSS return, an export or any total adds up, rounding the sum once.
-	// The cent figures above are what a document of this supply alone
-	// shows; declare from the exact ones.
+	// The cent figures above are what the supply's own invoice issued
+	// with the record, and its receipt, state (the exact VAT rounded
+	// once, net = gross − VAT); an invoice issued for it alone later
+	// (invoicing.IssueAlone) states its VAT as its taxable amount times
+	// the rate (EN 16931 BR-CO-17), a cent apart for some micro amounts;
+	// a summary invoice states per rate the supplies' exact net summed
+	// and rounded once. Declare from the exact ones.
 	GrossEURExact string `json:"grossEurExact,omitempty"`
 	NetEURExact   string `json:"netEurExact,omitempty"`
 	VATEURExact   string `json:"vatEurExact,omitempty"`

@@ -28,6 +28,15 @@ import (
 // month's summary, once it can be issued, leaves it out (coveredRecords),
 // and a correction of the supply (package refunds) has an issued invoice
 // to amend (Art. 219).
+//
+// Its VAT is its taxable amount (the exact net rounded once) times the
+// rate, rounded (EN 16931 BR-CO-17), as a summary's. The record and its
+// receipt, signed when the supply was recorded, state the exact VAT
+// rounded once (net = gross − VAT: the consideration paid), and stay as
+// signed: for some micro amounts the two are a cent apart (exact net
+// 0.026 EUR at 19 %: the receipt's VAT 0.00, the invoice's 0.01). The
+// export states the invoice's figures for such a supply (returns.Export);
+// a return adds the exact ones.
 
 // Refusal is the reason the summary invoice that would cover the
 // account's record r (r.Invoicing: its month, buyer and state) cannot be

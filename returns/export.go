@@ -23,10 +23,19 @@ const (
 )
 
 // ExportLine is one record in an export: the fields an accountant imports.
-// Amounts are the record's (the invoice's) figures; empty while the record
-// is pending review and has none. The cent figures are those of a document
-// of that supply alone; the exact ones (fx.ExactScale decimals, net + VAT =
-// gross exactly) are what a total adds and rounds once, as the OSS return
+// Amounts are empty while the record is pending review and has none. The
+// cent figures are those of the supply's own document: its invoice issued
+// with the record (the record's and its receipt's figures: the exact VAT
+// rounded once, net = gross − VAT), an invoice issued later for it alone
+// (invoicing.IssueAlone: its taxable amount the exact net rounded once,
+// its VAT that amount times the rate, rounded, EN 16931 BR-CO-17, a cent
+// from the record's for some micro amounts), or a refund's credit note. A
+// supply a summary invoice covers, or none, has no document of its own:
+// its line states the record's cents, what an invoice of that supply
+// issued with the record would state; the summary states per VAT rate its
+// supplies' exact net summed and rounded once, and its VAT by BR-CO-17.
+// The exact figures (fx.ExactScale decimals, net + VAT = gross exactly) are
+// the record's: what a total adds and rounds once, as the OSS return
 // does: a micropayment's VAT is 0.00 to the cent and kept only there (a
 // line's exact figures, summed per member state and rate and rounded once,
 // are the return line's invoice figures). Empty on a record from before
@@ -253,12 +262,19 @@ type summaryFacts struct {
 	Object        string            `json:"object"`
 	Invoice       fiscal.InvoiceRef `json:"invoice"`
 	InvoicedAlone string            `json:"invoicedAlone"`
+	NetEUR        string            `json:"netEur"`   // BT-109
+	VATEUR        string            `json:"vatEur"`   // BT-110
+	GrossEUR      string            `json:"grossEur"` // BT-112
 }
 
 // cover names in l the summary invoice that covers rc, a supply awaiting
 // one (InvoiceCoverage summary_pending), once it is issued: its number,
 // and per_payment for an invoice of that supply alone (IssueAlone), as
-// invoicing.Covering says.
+// invoicing.Covering says. An invoice of that supply alone is its
+// document: l states its cent figures, which round the VAT as a summary
+// does (its taxable amount times the rate, EN 16931 BR-CO-17) and may be
+// a cent from the record's (its exact VAT rounded); the exact figures
+// stay the record's.
 func (s *summaries) cover(rc *rec, l *ExportLine) error {
 	if l.InvoiceCoverage != invoicing.CoveredLater {
 		return nil
@@ -284,6 +300,7 @@ func (s *summaries) cover(rc *rec, l *ExportLine) error {
 	l.InvoiceNumber, l.InvoiceCoverage = doc.Invoice.ID, invoicing.CoveredBySummary
 	if doc.InvoicedAlone != "" {
 		l.InvoiceCoverage = invoicing.CoveredPerPayment
+		l.NetEUR, l.VATEUR, l.GrossEUR = doc.NetEUR, doc.VATEUR, doc.GrossEUR
 	}
 	return nil
 }

@@ -19,8 +19,8 @@ import (
 
 // TestExportKeepsMicropaymentVAT: the export is what an accountant imports
 // (README "The OSS return, records on request and the export"); a record's
-// cent figures are those of a document of that supply alone, and the
-// engine declares from the exact ones (fiscal.RecordFX: "declare from the
+// cent figures are those of its own invoice, and the engine declares from
+// the exact ones (fiscal.RecordFX: "declare from the
 // exact ones"; a return adds the exact amounts of its supplies and rounds
 // once, Art. 369h(2) Directive 2006/112/EC for the conversion, Art. 73
 // for the taxable amount: the whole consideration). A 0.001 USDC call

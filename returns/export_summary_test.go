@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/fiscal402/fiscal402/invoicing"
@@ -101,6 +103,66 @@ func TestExportNamesTheSummaryInvoice(t *testing.T) {
 			if l["invoiceNumber"] != number || l["invoiceCoverage"] != invoicing.CoveredBySummary {
 				t.Errorf("%s, after the summary: line %s has invoiceNumber %q and invoiceCoverage %q; want the summary's number %q and %q",
 					format, l["id"], l["invoiceNumber"], l["invoiceCoverage"], number, invoicing.CoveredBySummary)
+			}
+		}
+	}
+}
+
+// TestExportStatesTheFiguresOfAnInvoiceIssuedAlone: a supply of a month
+// whose summary cannot be issued is invoiced on its own
+// (invoicing.IssueAlone), a document like a summary's: its taxable amount
+// the supply's exact net rounded once, its VAT that amount times the
+// rate, rounded (EN 16931 BR-CO-17). Its record's cent figures round the
+// exact VAT instead, so for some micro amounts the two differ by a cent
+// (net 0.03, VAT 0.00 on the record; VAT 0.01 on the invoice). The export
+// states a record's cent figures as those of its document: for such a
+// supply, the invoice's, with its number.
+func TestExportStatesTheFiguresOfAnInvoiceIssuedAlone(t *testing.T) {
+	ctx := context.Background()
+	s := ossSeller()
+	s.Invoicing = fiscal.InvoicingSummaryMonthly
+	b := fiscaltest.Books(t, fiscaltest.Engine(t, fiscaltest.Config(t, testNow, s)), 0)
+	var differs *fiscal.Record
+	for i := 0; i < 60 && differs == nil; i++ {
+		amount := fmt.Sprintf("0.%03d", 20+i)
+		res, err := b.Settle(ctx, fiscaltest.Request(i, amount, "DE", fmt.Sprintf("2026-02-%02dT10:00:00Z", 2+i%20)), fmt.Sprint("s-", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fxr := res.Record.FX
+		net := decimal.RequireFromString(fxr.NetEURExact).Round(2)
+		brco17 := net.Mul(decimal.NewFromInt(19)).Shift(-2).Round(2) // BR-CO-17, half away from zero
+		if !brco17.Equal(decimal.RequireFromString(fxr.VATEUR)) {
+			differs = res.Record
+		}
+	}
+	if differs == nil {
+		t.Fatal("no amount tried has a record VAT a cent off its taxable amount × rate")
+	}
+	res, err := invoicing.IssueAlone(ctx, b, differs, "the test invoices it alone")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv := res.Summary
+	if len(inv.Totals) != 1 {
+		t.Fatalf("totals %+v", inv.Totals)
+	}
+	tot := inv.Totals[0]
+	if tot.VATEUR == differs.FX.VATEUR {
+		t.Fatalf("the invoice's VAT %s is the record's: the test needs them a cent apart", tot.VATEUR)
+	}
+	for _, format := range []string{returns.FormatCSV, returns.FormatJSONL} {
+		for _, l := range exportLines(t, b, format) {
+			if l["id"] != differs.ID {
+				continue
+			}
+			if l["invoiceNumber"] != inv.Invoice.ID || l["netEur"] != tot.NetEUR || l["vatEur"] != tot.VATEUR || l["grossEur"] != inv.GrossEUR {
+				t.Errorf("%s: the line of %s states invoice %q, net %s, VAT %s, gross %s; its invoice %s states net %s, VAT %s, gross %s (the record: %s, %s, %s)",
+					format, differs.ID, l["invoiceNumber"], l["netEur"], l["vatEur"], l["grossEur"], inv.Invoice.ID, tot.NetEUR, tot.VATEUR, inv.GrossEUR,
+					differs.FX.NetEUR, differs.FX.VATEUR, differs.FX.GrossEUR)
+			}
+			if l["vatEurExact"] != differs.FX.VATEURExact {
+				t.Errorf("%s: the exact VAT %s, want the record's %s", format, l["vatEurExact"], differs.FX.VATEURExact)
 			}
 		}
 	}
