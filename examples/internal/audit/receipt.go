@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/shopspring/decimal"
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/fiscal402/fiscal402/ledger"
@@ -364,7 +365,7 @@ func printProves(w io.Writer, c *receipt.Claims, doc, jwks []byte, logKey string
 	row(payLabel, pay+"; "+chain(c.Settlement.Chain))
 	row("VAT", tax(c.Classification))
 	if c.FX != nil {
-		row(eurLabel, money(c.FX.GrossEUR, c.FX.NetEUR, c.FX.VATEUR, "EUR")+
+		row(eurLabel, money(c.FX.GrossEUR, c.FX.NetEUR, c.FX.VATEUR, "EUR")+exactMoney(c.FX)+
 			fmt.Sprintf("; ECB reference rate %s USD per EUR of %s; 1 USDC = %s USD (%s)", c.FX.USDPerEUR.Raw, c.FX.USDPerEUR.RateDate, c.FX.USDCUSDRate, c.FX.USDCUSDSource))
 	} else {
 		row("In euros", "no conversion: no ECB reference rate was available")
@@ -508,6 +509,28 @@ func money(gross, net, vat, cur string) string {
 		return gross + " " + cur + " (no VAT split: the VAT treatment is not determined)"
 	}
 	return fmt.Sprintf("%s %s, of which %s %s VAT (net %s %s)", gross, cur, vat, cur, net, cur)
+}
+
+// exactMoney is "; exactly 0.000865800866 EUR, of which 0.000138234336
+// EUR VAT (net 0.00072756653 EUR)" where a cent figure of f reads 0.00 but
+// its exact one (receipt 3.0.0 and later) is not zero: a micropayment's
+// VAT, which the seller declares (a return adds the exact figures), would
+// otherwise read as none. Elsewhere the cent figures are what the
+// documents state, and "".
+func exactMoney(f *receipt.FX) string {
+	hidden := false
+	for _, p := range [][2]string{{f.GrossEUR, f.GrossEURExact}, {f.NetEUR, f.NetEURExact}, {f.VATEUR, f.VATEURExact}} {
+		cents, err1 := decimal.NewFromString(p[0])
+		exact, err2 := decimal.NewFromString(p[1])
+		hidden = hidden || err1 == nil && err2 == nil && cents.IsZero() && !exact.IsZero()
+	}
+	if !hidden {
+		return ""
+	}
+	if f.NetEURExact == "" {
+		return "; exactly " + f.GrossEURExact + " EUR"
+	}
+	return "; exactly " + money(f.GrossEURExact, f.NetEURExact, f.VATEURExact, "EUR")
 }
 
 func plural(n int64, one, many string) string {
