@@ -279,23 +279,9 @@ func (s *summaries) cover(rc *rec, l *ExportLine) error {
 	if l.InvoiceCoverage != invoicing.CoveredLater {
 		return nil
 	}
-	id, err := invoicing.SummaryCovering(s.b, &fiscal.Record{ID: rc.ID})
-	if err != nil || id == "" {
+	doc, ok, err := s.of(rc)
+	if err != nil || !ok {
 		return err
-	}
-	doc, ok := s.docs[id]
-	if !ok {
-		raw, err := s.b.Engine().Document(id)
-		if err != nil {
-			return err
-		}
-		if err := json.Unmarshal(raw, &doc); err != nil || doc.Object != invoicing.ObjectSummaryInvoice || doc.Account != s.b.Account().ID {
-			return &fiscal.Error{Code: fiscal.CodeInternal, Detail: "the summary invoice " + id + " that covers settlement " + rc.ID + " is unreadable", Err: err}
-		}
-		if len(s.docs) >= summaryCache {
-			clear(s.docs)
-		}
-		s.docs[id] = doc
 	}
 	l.InvoiceNumber, l.InvoiceCoverage = doc.Invoice.ID, invoicing.CoveredBySummary
 	if doc.InvoicedAlone != "" {
@@ -303,4 +289,31 @@ func (s *summaries) cover(rc *rec, l *ExportLine) error {
 		l.NetEUR, l.VATEUR, l.GrossEUR = doc.NetEUR, doc.VATEUR, doc.GrossEUR
 	}
 	return nil
+}
+
+// of is the summary invoice that covers rc, a processed supply its
+// record says a summary covers; false while none is issued.
+func (s *summaries) of(rc *rec) (summaryFacts, bool, error) {
+	if rc.Invoice != nil || rc.ReviewStatus != fiscal.StatusProcessed || rc.Invoicing == nil || rc.Invoicing.Invoice != invoicing.CoveredBySummary {
+		return summaryFacts{}, false, nil
+	}
+	id, err := invoicing.SummaryCovering(s.b, &fiscal.Record{ID: rc.ID})
+	if err != nil || id == "" {
+		return summaryFacts{}, false, err
+	}
+	doc, ok := s.docs[id]
+	if !ok {
+		raw, err := s.b.Engine().Document(id)
+		if err != nil {
+			return summaryFacts{}, false, err
+		}
+		if err := json.Unmarshal(raw, &doc); err != nil || doc.Object != invoicing.ObjectSummaryInvoice || doc.Account != s.b.Account().ID {
+			return summaryFacts{}, false, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "the summary invoice " + id + " that covers settlement " + rc.ID + " is unreadable", Err: err}
+		}
+		if len(s.docs) >= summaryCache {
+			clear(s.docs)
+		}
+		s.docs[id] = doc
+	}
+	return doc, true, nil
 }

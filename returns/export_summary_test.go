@@ -166,4 +166,60 @@ func TestExportStatesTheFiguresOfAnInvoiceIssuedAlone(t *testing.T) {
 			}
 		}
 	}
+	// The records on request (Art. 63c(1)(d), (g), (j)) state it alike.
+	found := false
+	if err := returns.Records(ctx, b, returns.RecordsQuery{Period: q1, MemberState: "DE"}, func(r returns.RecordRow) error {
+		if r.RecordID != differs.ID {
+			return nil
+		}
+		found = true
+		if r.Invoice == nil || r.Invoice.Number != inv.Invoice.ID || r.TaxableAmount != tot.NetEUR || r.VATAmount != tot.VATEUR {
+			t.Errorf("the record row states invoice %+v, taxable amount %s, VAT %s; its invoice %s states %s and %s", r.Invoice, r.TaxableAmount, r.VATAmount, inv.Invoice.ID, tot.NetEUR, tot.VATEUR)
+		}
+		return nil
+	}); err != nil || !found {
+		t.Fatalf("records: %v, found %v", err, found)
+	}
+}
+
+// TestRecordsNameTheSummaryInvoice: the records a member state of
+// consumption may ask for (Art. 63c(1)(j) Implementing Regulation (EU) No
+// 282/2011: "where an invoice is issued, the information contained on
+// the invoice") of a supply a summary invoice covers listed the invoice
+// as missing ("the supply is on the summary invoice of its buyer") even
+// once that summary was issued, though the ledger holds its number, date
+// and UBL hash: once issued, the row names it, and says nothing is
+// missing of it.
+func TestRecordsNameTheSummaryInvoice(t *testing.T) {
+	ctx := context.Background()
+	s := ossSeller()
+	s.Invoicing = fiscal.InvoicingSummaryMonthly
+	b := fiscaltest.Books(t, fiscaltest.Engine(t, fiscaltest.Config(t, testNow, s)), 0)
+	if _, err := b.Settle(ctx, fiscaltest.Request(1, "1.50", "DE", "2026-02-03T10:00:00Z"), "s-1"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := invoicing.Issue(ctx, b, invoicing.SummaryRequest{Period: "2026-02"})
+	if err != nil || len(res) != 1 || res[0].Summary == nil {
+		t.Fatalf("summary: %v %+v", err, res)
+	}
+	inv := res[0].Summary.Invoice
+	var rows []returns.RecordRow
+	if err := returns.Records(ctx, b, returns.RecordsQuery{Period: q1, MemberState: "DE"}, func(r returns.RecordRow) error {
+		rows = append(rows, r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 {
+		t.Fatalf("%d rows, want 1", len(rows))
+	}
+	r := rows[0]
+	if r.Invoice == nil || r.Invoice.Number != inv.ID || r.Invoice.IssueDate != inv.IssueDate || r.Invoice.UBLSHA256 != inv.UBLSHA256 {
+		t.Errorf("the row's invoice %+v; want the summary's %s of %s (%s)", r.Invoice, inv.ID, inv.IssueDate, inv.UBLSHA256)
+	}
+	for _, m := range r.Missing {
+		if strings.HasPrefix(m, "(j)") {
+			t.Errorf("the row says the invoice is missing: %q", m)
+		}
+	}
 }

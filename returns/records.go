@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -39,8 +40,10 @@ type RecordRow struct {
 	// (c) the date of the supply (local day in the member state of
 	// consumption, BT-72).
 	SupplyDate string `json:"supplyDate"`
-	// (d) the taxable amount with its currency: the invoice's EUR figure,
-	// and the exact figure it was rounded from.
+	// (d) the taxable amount with its currency: the EUR figure of the
+	// supply's own invoice (its record's; or that of an invoice issued for
+	// it alone, invoicing.IssueAlone), else its record's, and the exact
+	// figure it was rounded from.
 	TaxableAmount      string `json:"taxableAmount"`
 	TaxableAmountExact string `json:"taxableAmountExact,omitempty"`
 	TaxableCurrency    string `json:"taxableAmountCurrency"` // "EUR"
@@ -59,7 +62,9 @@ type RecordRow struct {
 	// (h) the date and amount of the payment received.
 	Payments []Payment `json:"payments"`
 	// (j) the invoice, where one was issued: its number, date and
-	// document; the document (UBL) holds the information on the invoice.
+	// document (the supply's own, or the summary invoice that covers it
+	// once that is issued); the document (UBL) holds the information on
+	// the invoice.
 	Invoice *InvoiceInfo `json:"invoice,omitempty"`
 	// (k) the customer's name, where known.
 	CustomerName string `json:"customerName,omitempty"`
@@ -143,6 +148,7 @@ func Records(ctx context.Context, b *fiscal.Books, q RecordsQuery, fn func(Recor
 		return badRequest("memberState", "is %s; want the ISO code of an EU member state (EL is read as GR)", shown.Quote(q.MemberState))
 	}
 	p, seller := q.Period, b.Account().Seller
+	sums := summaries{b: b, docs: map[string]summaryFacts{}}
 	lq := listing.Query{From: p.Start().Add(-localMargin), SettledFrom: p.Start().Add(-localMargin), SettledTo: p.End().Add(localMargin), TaxingCountry: ms,
 		ReviewStatus: fiscal.StatusProcessed}
 	return each(ctx, b, lq, func(raw []byte) error {
@@ -160,6 +166,9 @@ func Records(ctx context.Context, b *fiscal.Books, q RecordsQuery, fn func(Recor
 			return nil
 		}
 		row := recordRow(rc, date)
+		if err := coveredRow(&sums, rc, &row); err != nil {
+			return err
+		}
 		refunds, err := refunds.List(ctx, b, rc.ID)
 		if err != nil {
 			return err
@@ -172,6 +181,28 @@ func Records(ctx context.Context, b *fiscal.Books, q RecordsQuery, fn func(Recor
 		return fn(row)
 	})
 }
+
+// coveredRow names in row the summary invoice that covers rc once it is
+// issued (Art. 63c(1)(j): the invoice issued for the supply), instead of
+// counting the invoice among what is missing; an invoice of that supply
+// alone (invoicing.IssueAlone) also gives the taxable amount and VAT it
+// states (its taxable amount times the rate, EN 16931 BR-CO-17).
+func coveredRow(s *summaries, rc *rec, row *RecordRow) error {
+	doc, ok, err := s.of(rc)
+	if err != nil || !ok {
+		return err
+	}
+	inv := doc.Invoice
+	row.Invoice = &InvoiceInfo{Number: inv.ID, IssueDate: inv.IssueDate, Format: inv.Format, UBLSHA256: inv.UBLSHA256, URL: inv.URL}
+	row.Missing = slices.DeleteFunc(row.Missing, func(m string) bool { return strings.HasPrefix(m, missingInvoice) })
+	if doc.InvoicedAlone != "" {
+		row.TaxableAmount, row.VATAmount = doc.NetEUR, doc.VATEUR
+	}
+	return nil
+}
+
+// missingInvoice begins the item of RecordRow.Missing about the invoice.
+const missingInvoice = "(j) invoice: "
 
 func recordRow(rc *rec, date string) RecordRow {
 	c := rc.Classification
@@ -192,12 +223,12 @@ func recordRow(rc *rec, date string) RecordRow {
 	if rc.Invoice != nil {
 		row.Invoice = &InvoiceInfo{Number: rc.Invoice.ID, IssueDate: rc.Invoice.IssueDate, Format: rc.Invoice.Format, UBLSHA256: rc.Invoice.UBLSHA256, URL: rc.Invoice.URL}
 	} else if inv := rc.Invoicing; inv != nil && inv.Invoice == "summary" {
-		row.Missing = append(row.Missing, "(j) invoice: the supply is on the summary invoice of its buyer for "+inv.Period+
+		row.Missing = append(row.Missing, missingInvoice+"the supply is on the summary invoice of its buyer for "+inv.Period+
 			" (GET /settlements/{id}/invoiced-by names it), not an invoice of its own")
 	} else if inv != nil && inv.Invoice == "none" {
-		row.Missing = append(row.Missing, "(j) invoice: none was issued; "+inv.Basis)
+		row.Missing = append(row.Missing, missingInvoice+"none was issued; "+inv.Basis)
 	} else {
-		row.Missing = append(row.Missing, "(j) invoice: none was issued for this supply")
+		row.Missing = append(row.Missing, missingInvoice+"none was issued for this supply")
 	}
 	if row.CustomerName == "" {
 		row.Missing = append(row.Missing, MissingCustomerName)
