@@ -484,6 +484,10 @@ func (d Determination) RecordedCount(sellerCountry, net string) (decimal.Decimal
 // code itself. A review found RecordedCount reading PT-20, PT-30 and MC as
 // no member state, leaving supplies to consumers there out of a rebuilt
 // Art. 59c total, and a Monaco seller's sales in France in it.
+//
+// After the ISO 3166-2 codes of subdivisionTerritories, a code is placed
+// by MemberStateOf and InUKVATArea, which hold the rule of Art. 7(1) for
+// every package (TestStateOfPlaceAgreesWithMemberStateOf).
 func stateOfPlace(code string) string {
 	cc := normalizeCountry(code)
 	if t := subdivisionTerritories[cc]; t != nil {
@@ -492,11 +496,14 @@ func stateOfPlace(code string) string {
 		}
 		return t.parent
 	}
-	if loc, _, ok := resolveLocation(cc, ""); ok {
-		if loc.outsideEUVAT() {
-			return ""
-		}
-		return loc.country
+	if state, ok := MemberStateOf(cc); ok {
+		return state
+	}
+	if InUKVATArea(cc) {
+		return "GB"
+	}
+	if factsOf(cc).territory != nil {
+		return "" // neither in the EU nor in the UK VAT area: a territory of Art. 6 (AX, IC, GP, ...)
 	}
 	return cc
 }
