@@ -33,4 +33,9 @@ func TestNonUnionRegistrationInMonacoIsFrance(t *testing.T) {
 	if err != nil || fr.ID.MemberState != "FR" || fr.Total.Records != 1 {
 		t.Errorf("France's return asked for: %+v, %v", fr, err)
 	}
+	// Monaco is no member state of identification (Art. 369a): a return
+	// asked for MC is refused, not answered as France's (isEU).
+	if _, _, err := returns.OSS(ctx, b, q1, returns.Options{MemberState: "MC"}); !isBadRequest(err, "memberStateOfIdentification") {
+		t.Errorf("a return asked for MC: %v, want BAD_REQUEST on memberStateOfIdentification", err)
+	}
 }

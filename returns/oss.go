@@ -1562,6 +1562,23 @@ func ossRegistration(scheme string) string {
 	return vat.RegistrationOSSNonUnion
 }
 
+// isEU reports whether c, as isoCountry writes it, is itself the code of
+// one of the 27 member states (Art. 5 Directive 2006/112/EC). It does not
+// read c as vat.MemberStateOf does (Monaco as France, Art. 7(1)), on
+// purpose: every code it is given is either already a state, or names one
+// that must be a member state as given.
+//   - stateOf's result (identification, establishment) and an invoice's
+//     TaxCountry (declaredWhenMade, written by invoicelaw from
+//     vat.MemberStateOf) are states already: Monaco reached them as FR.
+//   - The member state a return or a records query names
+//     (memberStateOfIdentification, RecordsQuery.MemberState) is a member
+//     state of identification (Art. 369a) or of consumption (Art. 369k),
+//     and Monaco is neither: the records of a customer in Monaco are taxed
+//     in, and listed under, FR (Determination.TaxingCountry). An MC query
+//     is refused rather than answered as France's under another name.
+//   - A fixed establishment the profile lists (unattributedReview) is read
+//     as vat.Determine reads Seller.OtherEstablishments, by the raw code:
+//     "MC" is no member state there, and its supplies wait for review.
 func isEU(c string) bool { return vat.IsMemberState(isoCountry(c)) }
 
 // stateOf is the member state a seller's (or its registration's) country

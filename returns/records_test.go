@@ -82,8 +82,11 @@ func TestRecordsOnRequest(t *testing.T) {
 	if err != nil || len(all) != 3 || len(all[1]) != len(returns.RecordsCSVHeader) {
 		t.Fatalf("CSV %d rows: %v", len(all), err)
 	}
-	// A country that is no member state is refused.
-	for _, ms := range []string{"US", "GB", "XX"} {
+	// A country that is no member state is refused; Monaco too, although
+	// it is treated as France (Art. 7(1) Directive 2006/112/EC): France,
+	// not Monaco, is the member state of consumption of a customer there,
+	// and asks for the records (isEU).
+	for _, ms := range []string{"US", "GB", "XX", "MC"} {
 		err := returns.Records(ctx, b, returns.RecordsQuery{Period: q1, MemberState: ms}, func(returns.RecordRow) error { return nil })
 		if fiscaltest.Code(err) != fiscal.CodeBadRequest {
 			t.Errorf("%s: %v", ms, err)
