@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/fiscal402/fiscal402/invoicing"
 )
@@ -24,29 +23,13 @@ import (
 // mention that applies to some lines only names them: the Irish line, not
 // the German.
 func TestSummaryMentionNamesItsLines(t *testing.T) {
-	c := newClock(time.Date(2026, 4, 20, 12, 0, 0, 0, time.UTC))
+	c, b, recs, wallet := crossingMonth(t, "DE")
 	ctx := context.Background()
-	s := fiscaltest.IrishSeller
-	s.Invoicing = fiscal.InvoicingSummaryMonthly
-	s.OverThreshold = false
-	s.OpeningTotals = []fiscal.OpeningTotal{{Year: 2026, EUR: "9990.00"}}
-	cfg := fiscaltest.Config(t, c.now(), s)
-	cfg.Clock = c.now
-	b := fiscaltest.Books(t, fiscaltest.Engine(t, cfg), 0)
-	var recs []*fiscal.Record
-	for i, amount := range []string{"5.00", "50.00", "6.00"} {
-		res, err := b.Settle(ctx, fiscaltest.Request(i, amount, "DE", []string{"2026-04-10T10:00:00Z", "2026-04-11T10:00:00Z", "2026-04-12T10:00:00Z"}[i]), "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs = append(recs, res.Record)
-	}
 	origin, oss := recs[0].Classification, recs[2].Classification
 	if origin.InvoiceNote == "" || oss.InvoiceNote == origin.InvoiceNote || origin.RatePercent.Decimal().Equal(oss.RatePercent.Decimal()) {
 		t.Fatalf("supplies %q at %v and %q at %v: the test needs a mention on one rate's supplies only", origin.InvoiceNote, origin.RatePercent, oss.InvoiceNote, oss.RatePercent)
 	}
 	c.set(time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC))
-	wallet := strings.ToLower(fiscaltest.Request(0, "1", "DE", "").PayerWallet)
 	res, err := issueOne(ctx, b, invoicing.SummaryRequest{Period: "2026-04", Buyer: wallet})
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
-	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/fiscal402/fiscal402/invoicing"
 )
 
@@ -24,26 +23,8 @@ import (
 // invoice's basis (Art. 219a) was the latest's alone. Every supply's
 // mention is stated, once each, and every basis.
 func TestSummaryStatesEverySupplysMention(t *testing.T) {
-	c := newClock(time.Date(2026, 4, 20, 12, 0, 0, 0, time.UTC))
+	c, b, recs, wallet := crossingMonth(t, "DE")
 	ctx := context.Background()
-	s := fiscaltest.IrishSeller
-	s.Invoicing = fiscal.InvoicingSummaryMonthly
-	s.OverThreshold = false
-	s.OpeningTotals = []fiscal.OpeningTotal{{Year: 2026, EUR: "9990.00"}}
-	cfg := fiscaltest.Config(t, c.now(), s)
-	cfg.Clock = c.now
-	b := fiscaltest.Books(t, fiscaltest.Engine(t, cfg), 0)
-	var recs []*fiscal.Record
-	for i, amount := range []string{"5.00", "50.00", "6.00"} {
-		res, err := b.Settle(ctx, fiscaltest.Request(i, amount, "DE", []string{"2026-04-10T10:00:00Z", "2026-04-11T10:00:00Z", "2026-04-12T10:00:00Z"}[i]), "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if inv := res.Record.Invoicing; inv == nil || inv.Invoice != "summary" {
-			t.Fatalf("supply %d: invoicing %+v; want a summary", i, inv)
-		}
-		recs = append(recs, res.Record)
-	}
 	var notes []string
 	for _, r := range recs {
 		if n := r.Classification.InvoiceNote; n != "" && !slices.Contains(notes, n) {
@@ -55,7 +36,6 @@ func TestSummaryStatesEverySupplysMention(t *testing.T) {
 			recs[0].Classification.TaxingCountry, recs[0].Classification.InvoiceNote, recs[2].Classification.TaxingCountry, recs[2].Classification.InvoiceNote)
 	}
 	c.set(time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC))
-	wallet := strings.ToLower(fiscaltest.Request(0, "1", "DE", "").PayerWallet)
 	res, err := issueOne(ctx, b, invoicing.SummaryRequest{Period: "2026-04", Buyer: wallet})
 	if err != nil {
 		t.Fatal(err)

@@ -26,26 +26,8 @@ import (
 // invoiced on its own (IssueAlone), and the invoice of the Irish supply
 // carries the mention.
 func TestSummaryDoesNotMergeTwoStatesVATAtOneRate(t *testing.T) {
-	c := newClock(time.Date(2026, 4, 20, 12, 0, 0, 0, time.UTC))
+	c, b, recs, wallet := crossingMonth(t, "PL")
 	ctx := context.Background()
-	s := fiscaltest.IrishSeller
-	s.Invoicing = fiscal.InvoicingSummaryMonthly
-	s.OverThreshold = false
-	s.OpeningTotals = []fiscal.OpeningTotal{{Year: 2026, EUR: "9990.00"}}
-	cfg := fiscaltest.Config(t, c.now(), s)
-	cfg.Clock = c.now
-	b := fiscaltest.Books(t, fiscaltest.Engine(t, cfg), 0)
-	var recs []*fiscal.Record
-	for i, amount := range []string{"5.00", "50.00", "6.00"} {
-		res, err := b.Settle(ctx, fiscaltest.Request(i, amount, "PL", []string{"2026-04-10T10:00:00Z", "2026-04-11T10:00:00Z", "2026-04-12T10:00:00Z"}[i]), "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if inv := res.Record.Invoicing; inv == nil || inv.Invoice != "summary" {
-			t.Fatalf("supply %d: invoicing %+v; want a summary", i, inv)
-		}
-		recs = append(recs, res.Record)
-	}
 	first, last := recs[0].Classification, recs[2].Classification
 	if first.TaxingCountry == last.TaxingCountry || first.Category != last.Category ||
 		!first.RatePercent.Decimal().Equal(last.RatePercent.Decimal()) || first.InvoiceNote == "" {
@@ -53,7 +35,6 @@ func TestSummaryDoesNotMergeTwoStatesVATAtOneRate(t *testing.T) {
 			first.TaxingCountry, first.RatePercent, first.InvoiceNote, last.TaxingCountry, last.RatePercent)
 	}
 	c.set(time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC))
-	wallet := strings.ToLower(fiscaltest.Request(0, "1", "PL", "").PayerWallet)
 	q := invoicing.SummaryRequest{Period: "2026-04", Buyer: wallet}
 	res, err := invoicing.Issue(ctx, b, q)
 	if fiscaltest.Code(err) != fiscal.CodeInvoiceRulesFailed {

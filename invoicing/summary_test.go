@@ -47,6 +47,38 @@ func issueOne(ctx context.Context, b *fiscal.Books, q invoicing.SummaryRequest) 
 	return res[0], nil
 }
 
+// crossingMonth is an Irish seller (fiscaltest.IrishSeller) invoicing by
+// monthly summary whose 2026 total opens at EUR 9,990, just below the
+// Art. 59c threshold (EUR 10,000, Directive 2006/112/EC), and its three
+// April sales (5, 50 and 6 USDC, on the 10th, 11th and 12th) to one
+// consumer in country: the first is taxed at origin, the second takes the
+// seller over the threshold, the last is taxed in country under the OSS
+// (the callers check what they need of that). Each is to be invoiced by
+// the month's summary. The clock stands at 2026-04-20; wallet is the
+// consumer's, the summary's buyer.
+func crossingMonth(t *testing.T, country string) (c *clock, b *fiscal.Books, recs []*fiscal.Record, wallet string) {
+	t.Helper()
+	c = newClock(time.Date(2026, 4, 20, 12, 0, 0, 0, time.UTC))
+	s := fiscaltest.IrishSeller
+	s.Invoicing = fiscal.InvoicingSummaryMonthly
+	s.OverThreshold = false
+	s.OpeningTotals = []fiscal.OpeningTotal{{Year: 2026, EUR: "9990.00"}}
+	cfg := fiscaltest.Config(t, c.now(), s)
+	cfg.Clock = c.now
+	b = fiscaltest.Books(t, fiscaltest.Engine(t, cfg), 0)
+	for i, amount := range []string{"5.00", "50.00", "6.00"} {
+		res, err := b.Settle(context.Background(), fiscaltest.Request(i, amount, country, []string{"2026-04-10T10:00:00Z", "2026-04-11T10:00:00Z", "2026-04-12T10:00:00Z"}[i]), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if inv := res.Record.Invoicing; inv == nil || inv.Invoice != "summary" {
+			t.Fatalf("supply %d: invoicing %+v; want a summary", i, inv)
+		}
+		recs = append(recs, res.Record)
+	}
+	return c, b, recs, strings.ToLower(fiscaltest.Request(0, "1", country, "").PayerWallet)
+}
+
 // microAmount is payment i's amount: 1 to 9,700 micro-USDC (0.000001 to
 // 0.0097), most of them below a cent.
 func microAmount(i int) string {
