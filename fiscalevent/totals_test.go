@@ -25,10 +25,7 @@ import (
 // (2) Directive 2006/112/EC), and the event's value counts toward the
 // total like a settlement's.
 func TestAccountSellerEventsUseRunningTotals(t *testing.T) {
-	seller := fiscaltest.IrishSeller
-	seller.OverThreshold = false
-	seller.OpeningTotals = []fiscal.OpeningTotal{{Year: 2026, EUR: "12000"}}
-	e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), seller))
+	seller, e := fiscaltest.TotalsEngine(t, "12000")
 	ctx := context.Background()
 	b := fiscaltest.Books(t, e, 0)
 
@@ -165,10 +162,7 @@ func TestAccountSellerStatedOverByItsTotals(t *testing.T) {
 		opening string
 		accept  bool
 	}{{"12000", true}, {"4200", false}} {
-		seller := fiscaltest.IrishSeller
-		seller.OverThreshold = false
-		seller.OpeningTotals = []fiscal.OpeningTotal{{Year: 2026, EUR: c.opening}}
-		e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), seller))
+		seller, e := fiscaltest.TotalsEngine(t, c.opening)
 		req := request(1, "11.90", seller.LegalName, "IE", "DE")
 		req.Seller.OverThreshold = &over
 		res, err := fiscalevent.New(e).Record(context.Background(), fiscaltest.AccountID(0), req, "")
@@ -204,10 +198,7 @@ func TestAccountSellerStatedUnderAgainstItsTotals(t *testing.T) {
 		opening string
 		accept  bool
 	}{{"12000", false}, {"4200", true}} {
-		seller := fiscaltest.IrishSeller
-		seller.OverThreshold = false
-		seller.OpeningTotals = []fiscal.OpeningTotal{{Year: 2026, EUR: c.opening}}
-		e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), seller))
+		seller, e := fiscaltest.TotalsEngine(t, c.opening)
 		req := request(1, "11.90", seller.LegalName, "IE", "DE")
 		req.Seller.OverThreshold = &under
 		res, err := fiscalevent.New(e).Record(context.Background(), fiscaltest.AccountID(0), req, "")

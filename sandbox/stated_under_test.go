@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
@@ -27,10 +26,7 @@ func TestPreviewStatedUnderAgainstTotals(t *testing.T) {
 		opening string
 		accept  bool
 	}{{"12000", false}, {"4200", true}} {
-		seller := fiscaltest.IrishSeller
-		seller.OverThreshold = false
-		seller.OpeningTotals = []fiscal.OpeningTotal{{Year: 2026, EUR: c.opening}}
-		e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), seller))
+		seller, e := fiscaltest.TotalsEngine(t, c.opening)
 		sb := sandbox.New(e, sandbox.Options{QuotaPerDay: 1})
 		ctx := context.Background()
 		acct := fiscaltest.AccountID(0)

@@ -22,10 +22,7 @@ import (
 // Directive 2006/112/EC), as POST /settlements does for the same sale; a
 // preview of Irish VAT would be wrong.
 func TestEvaluateAccountSellerUsesRunningTotals(t *testing.T) {
-	seller := fiscaltest.IrishSeller
-	seller.OverThreshold = false
-	seller.OpeningTotals = []fiscal.OpeningTotal{{Year: 2026, EUR: "12000"}}
-	e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), seller))
+	_, e := fiscaltest.TotalsEngine(t, "12000")
 	sb := sandbox.New(e, sandbox.Options{})
 	ev, err := sb.Evaluate(context.Background(), fiscaltest.AccountID(0), "", sandbox.EvaluateRequest{
 		Buyer: parties.Buyer{Country: "DE"}, Supply: parties.Supply{Kind: vat.KindDigitalService}, AmountUSDC: "11.90", Date: "2026-04-10",
@@ -49,10 +46,7 @@ func TestEvaluateAccountSellerUsesRunningTotals(t *testing.T) {
 // opening figures) charges a German consumer German VAT (Art. 59c(1)(c),
 // (2) Directive 2006/112/EC); a simulation of Irish VAT would be wrong.
 func TestSimulateAccountSellerUsesRunningTotals(t *testing.T) {
-	seller := fiscaltest.IrishSeller
-	seller.OverThreshold = false
-	seller.OpeningTotals = []fiscal.OpeningTotal{{Year: 2026, EUR: "12000"}}
-	e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), seller))
+	_, e := fiscaltest.TotalsEngine(t, "12000")
 	sb := sandbox.New(e, sandbox.Options{})
 	ctx := context.Background()
 	req := fiscaltest.Request(1, "11.90", "DE", "2026-04-10T14:30:00Z")

@@ -109,6 +109,19 @@ var IrishSeller = fiscal.Seller{
 	OverThreshold: true,
 }
 
+// TotalsEngine is an engine at 2026-04-13 18:00 UTC whose one account's
+// seller is IrishSeller with its Art. 59c position left to the running
+// totals (OverThreshold false), which open 2026 at opening EUR: over the
+// EUR 10,000 threshold of Art. 59c(1)(c) Directive 2006/112/EC or within
+// it, as opening says. It returns that seller too.
+func TotalsEngine(t testing.TB, opening string) (fiscal.Seller, *fiscal.Engine) {
+	t.Helper()
+	s := IrishSeller
+	s.OverThreshold = false
+	s.OpeningTotals = []fiscal.OpeningTotal{{Year: 2026, EUR: opening}}
+	return s, Engine(t, Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), s))
+}
+
 // Request is settlement request n: a tx hash derived from n, fixed wallets
 // on Base, the amount, the buyer's country and the timestamp given.
 func Request(n int, amount, country, timestamp string) fiscal.SettlementRequest {
