@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -16,72 +15,6 @@ import (
 
 	"github.com/fiscal402/fiscal402/internal/pgtest"
 )
-
-// pgProxy forwards TCP connections to the test's PostgreSQL server; while
-// frozen it holds every byte in both directions without closing anything,
-// as a network partition does (nothing arrives, nothing is refused).
-type pgProxy struct {
-	ln     net.Listener
-	frozen atomic.Bool
-	mu     sync.Mutex
-	conns  []net.Conn
-}
-
-func newPGProxy(t *testing.T, target string) *pgProxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &pgProxy{ln: ln}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, s)
-			p.mu.Unlock()
-			go p.forward(s, c)
-			go p.forward(c, s)
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		for _, c := range p.conns {
-			c.Close()
-		}
-	})
-	return p
-}
-
-func (p *pgProxy) forward(dst, src net.Conn) {
-	defer dst.Close()
-	defer src.Close()
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := src.Read(buf)
-		for p.frozen.Load() {
-			time.Sleep(5 * time.Millisecond)
-		}
-		if n > 0 {
-			if _, werr := dst.Write(buf[:n]); werr != nil {
-				return
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
-}
 
 // TestReplicaPartitionedHoldingTheSequencer: replica A's host is cut off
 // from the database (no FIN, no RST: a partition, a host that lost power)
@@ -98,9 +31,9 @@ func TestReplicaPartitionedHoldingTheSequencer(t *testing.T) {
 	if direct == "" {
 		return
 	}
-	px := newPGProxy(t, "127.0.0.1:5432")
+	px := pgtest.NewProxy(t, direct)
 	app := fmt.Sprintf("partition_%d", time.Now().UnixNano())
-	viaProxy := strings.Replace(direct, "127.0.0.1:5432", px.ln.Addr().String(), 1) + "&application_name=" + app
+	viaProxy := px.URL() + "&application_name=" + app
 	dirA, dirB := t.TempDir(), t.TempDir()
 	a := startServerWith(t, dirA, nil, replicaLog(t, 0), "-store", viaProxy)
 	copyDir(t, dirA, dirB)
@@ -122,7 +55,7 @@ func TestReplicaPartitionedHoldingTheSequencer(t *testing.T) {
 			}
 		})
 	}
-	defer func() { close(stop); px.frozen.Store(false); a.kill(); wg.Wait() }()
+	defer func() { close(stop); px.SetFrozen(false); a.kill(); wg.Wait() }()
 	time.Sleep(time.Second)
 	db, err := pgx.Connect(context.Background(), pgtest.BaseURL())
 	if err != nil {
@@ -132,7 +65,7 @@ func TestReplicaPartitionedHoldingTheSequencer(t *testing.T) {
 	// Cut A off at a moment its transaction holds the sequencer, waiting
 	// for A's next round trip.
 	for try := 0; ; try++ {
-		px.frozen.Store(true)
+		px.SetFrozen(true)
 		time.Sleep(20 * time.Millisecond)
 		var n int
 		if err := db.QueryRow(context.Background(), `SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) JOIN pg_class c ON c.oid = l.relation
@@ -145,7 +78,7 @@ func TestReplicaPartitionedHoldingTheSequencer(t *testing.T) {
 		if try == 500 {
 			t.Fatal("never caught replica A holding the sequencer")
 		}
-		px.frozen.Store(false)
+		px.SetFrozen(false)
 		time.Sleep(time.Duration(try%7) * time.Millisecond)
 	}
 	t0 := time.Now()
@@ -176,12 +109,12 @@ func TestDatabaseUnreachableIsAnswered(t *testing.T) {
 	if direct == "" {
 		return
 	}
-	px := newPGProxy(t, "127.0.0.1:5432")
-	p := startServerWith(t, t.TempDir(), nil, replicaLog(t, 0), "-store", strings.Replace(direct, "127.0.0.1:5432", px.ln.Addr().String(), 1))
+	px := pgtest.NewProxy(t, direct)
+	p := startServerWith(t, t.TempDir(), nil, replicaLog(t, 0), "-store", px.URL())
 	if status, body := p.post(60_000); status != 201 {
 		t.Fatalf("before: %d %s", status, body)
 	}
-	px.frozen.Store(true)
+	px.SetFrozen(true)
 	patient := &http.Client{Timeout: 70 * time.Second}
 	var wg sync.WaitGroup
 	for i, r := range []struct{ method, path, body string }{
@@ -208,7 +141,7 @@ func TestDatabaseUnreachableIsAnswered(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	px.frozen.Store(false)
+	px.SetFrozen(false)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		status, body := p.post(60_002)
