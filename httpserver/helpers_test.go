@@ -165,6 +165,22 @@ func newFixture(t testing.TB) *fixture {
 	return newFixtureWith(t, nil)
 }
 
+// newSummaryFixture is newFixture whose accounts invoice their consumers
+// by monthly summary (fiscal.InvoicingSummaryMonthly), and those accounts,
+// for a test that changes them again.
+func newSummaryFixture(t testing.TB) (*fixture, []fiscal.Account) {
+	t.Helper()
+	f := newFixture(t)
+	accounts := testAccounts(t)
+	for i := range accounts {
+		accounts[i].Seller.Invoicing = fiscal.InvoicingSummaryMonthly
+	}
+	if err := f.engine.SetAccounts(accounts); err != nil {
+		t.Fatal(err)
+	}
+	return f, accounts
+}
+
 // newFixtureWith is newFixture with a hook that adjusts the engine's
 // configuration (registries, chain, policies); it applies on every reopen.
 func newFixtureWith(t testing.TB, configure func(*fiscal.Config)) *fixture {

@@ -16,14 +16,7 @@ import (
 // on its own (served as GET /settlements/{id}/invoiced-by names it) and
 // corrects that invoice: 201, originalInvoiceId its number.
 func TestRefundOverHTTPOfASupplyWhoseSummaryIsRefused(t *testing.T) {
-	f := newFixture(t)
-	accounts := testAccounts(t)
-	for i := range accounts {
-		accounts[i].Seller.Invoicing = fiscal.InvoicingSummaryMonthly
-	}
-	if err := f.engine.SetAccounts(accounts); err != nil {
-		t.Fatal(err)
-	}
+	f, _ := newSummaryFixture(t)
 	first := f.do("POST", "/settlements", keyA, mustJSON(t, settlement(map[string]any{"consumerName": "Alice Muster"})))
 	if first.status != 201 {
 		t.Fatalf("first settlement: %d %s", first.status, first.body)

@@ -17,14 +17,7 @@ import (
 // case, a state in lower case, EL for Greece) still reach their summary,
 // or its absence (404).
 func TestSummaryRequestFieldsAreChecked(t *testing.T) {
-	f := newFixture(t)
-	accounts := testAccounts(t)
-	for i := range accounts {
-		accounts[i].Seller.Invoicing = fiscal.InvoicingSummaryMonthly
-	}
-	if err := f.engine.SetAccounts(accounts); err != nil {
-		t.Fatal(err)
-	}
+	f, _ := newSummaryFixture(t)
 	sale := settlement(map[string]any{"amountUsdc": "1.19"})
 	if r := f.do("POST", "/settlements", keyA, mustJSON(t, sale)); r.status != 201 {
 		t.Fatalf("settlement: %d %s", r.status, r.body)

@@ -15,14 +15,7 @@ import (
 // of its first failure: here 422 INVOICE_RULES_FAILED, as the request for
 // that buyer alone answers, the detail naming the buyer.
 func TestSummaryRunThatIssuesNothingIsItsError(t *testing.T) {
-	f := newFixture(t)
-	accounts := testAccounts(t)
-	for i := range accounts {
-		accounts[i].Seller.Invoicing = fiscal.InvoicingSummaryMonthly
-	}
-	if err := f.engine.SetAccounts(accounts); err != nil {
-		t.Fatal(err)
-	}
+	f, accounts := newSummaryFixture(t)
 	if r := f.do("POST", "/settlements", keyA, mustJSON(t, settlement(map[string]any{"amountUsdc": "1.19"}))); r.status != 201 {
 		t.Fatalf("settlement: %d %s", r.status, r.body)
 	}
