@@ -1,34 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
-
-// lockedBuffer is a bytes.Buffer safe for the server's stderr copier and
-// the test to share.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestAKeyPastedAsItsHashIsNeverLogged: an operator who pastes an account's
 // key itself into "keyHashes" (instead of its sha256: hash) had the key
@@ -38,7 +17,7 @@ func (l *lockedBuffer) String() string {
 func TestAKeyPastedAsItsHashIsNeverLogged(t *testing.T) {
 	const pasted = "sk_PastedKey0123456789abcdefghijklmnopqrstuvw"
 	dir := t.TempDir()
-	var log lockedBuffer
+	var log syncBuffer // ops_test.go
 	p := startServerWith(t, dir, nil, &log, "-accounts-reload", "0")
 	path := filepath.Join(dir, "accounts.json")
 	raw, err := os.ReadFile(path)
