@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 )
 
@@ -18,19 +17,8 @@ import (
 // temporary file. The target is refused before the server is asked,
 // naming -o, and nothing is written beside it.
 func TestBackupTargetIsADirectory(t *testing.T) {
-	data := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(data, "keys"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(data, "keys", "operator.key"), []byte("op_0123456789abcdef0123456789abcdef\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	var asked atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		asked.Add(1)
-		w.Write([]byte("not a ledger"))
-	}))
-	defer srv.Close()
+	data := operatorKeyData(t, "op_0123456789abcdef0123456789abcdef")
+	srv, asked := notALedgerServer(t)
 	parent := t.TempDir()
 	target := filepath.Join(parent, "backups")
 	if err := os.Mkdir(target, 0o700); err != nil {
@@ -57,15 +45,9 @@ func TestBackupTargetIsADirectory(t *testing.T) {
 // answer that is no fiscal402 problem document (another program on the
 // port) says so with its status, instead of "answered 501 : ".
 func TestBackupRefusalNamesServerAndKey(t *testing.T) {
-	data := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(data, "keys"), 0o700); err != nil {
-		t.Fatal(err)
-	}
 	const key = "op_0123456789abcdef0123456789abcdef"
+	data := operatorKeyData(t, key)
 	keyFile := filepath.Join(data, "keys", "operator.key")
-	if err := os.WriteFile(keyFile, []byte(key+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	refuses := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/problem+json")
 		w.WriteHeader(http.StatusUnauthorized)

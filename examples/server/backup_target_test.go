@@ -50,19 +50,8 @@ func TestBackupRefusesTheLiveLedgerAsItsTarget(t *testing.T) {
 // than the -o the operator gave. The target is checked before the server
 // is asked, and the message names it.
 func TestBackupTargetDirectoryMissing(t *testing.T) {
-	data := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(data, "keys"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(data, "keys", "operator.key"), []byte("op_0123456789abcdef0123456789abcdef\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	var asked atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		asked.Add(1)
-		w.Write([]byte("not a ledger"))
-	}))
-	defer srv.Close()
+	data := operatorKeyData(t, "op_0123456789abcdef0123456789abcdef")
+	srv, asked := notALedgerServer(t)
 	target := filepath.Join(t.TempDir(), "no-such-dir", "ledger-backup.db")
 	var out, errOut bytes.Buffer
 	err := run([]string{"backup", "-data", data, "-server", srv.URL, "-o", target}, &out, &errOut)
@@ -81,13 +70,7 @@ func TestBackupTargetDirectoryMissing(t *testing.T) {
 // 127.0.0.1:8402: another server, or none. Without -server it now asks the
 // address FISCAL402_LISTEN names (a wildcard host is this machine).
 func TestBackupFindsTheServerByItsListenVariable(t *testing.T) {
-	data := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(data, "keys"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(data, "keys", "operator.key"), []byte("op_0123456789abcdef0123456789abcdef\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	data := operatorKeyData(t, "op_0123456789abcdef0123456789abcdef")
 	var asked atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/v1/admin/backup" {
@@ -106,4 +89,31 @@ func TestBackupFindsTheServerByItsListenVariable(t *testing.T) {
 			t.Errorf("FISCAL402_LISTEN=%s: the server there was not asked (%v)", listen, err)
 		}
 	}
+}
+
+// operatorKeyData is a data directory holding only the operator key key,
+// in keys/operator.key as the server keeps it, for backup -data.
+func operatorKeyData(t *testing.T, key string) string {
+	t.Helper()
+	data := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(data, "keys"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "keys", "operator.key"), []byte(key+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// notALedgerServer answers every request "not a ledger" until the test
+// ends; asked counts the requests.
+func notALedgerServer(t *testing.T) (srv *httptest.Server, asked *atomic.Int32) {
+	t.Helper()
+	asked = new(atomic.Int32)
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		w.Write([]byte("not a ledger"))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, asked
 }
