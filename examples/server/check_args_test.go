@@ -13,12 +13,11 @@ import (
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 )
 
-// TestCheckRefusesAnArgument: "server check -data DIR backup.db" (the
-// file as an argument, not -ledger) checked the data directory's own
-// ledger.db instead and printed "ledger.Check passed" and exit 0, which
-// reads as the backup verified. Like backup, accounts and the server,
-// check (and migrate) refuse an argument they do not take.
-func TestCheckRefusesAnArgument(t *testing.T) {
+// engineDataDir is a data directory in which an engine (the account of
+// fiscaltest.IrishSeller) made its ledger and keys, closed again: what
+// check and migrate are given.
+func engineDataDir(t *testing.T) string {
+	t.Helper()
 	dir := t.TempDir()
 	e, err := fiscal.New(fiscal.Config{Dir: dir, Accounts: fiscaltest.Accounts(fiscaltest.IrishSeller), Logger: fiscaltest.Logger()})
 	if err != nil {
@@ -27,6 +26,16 @@ func TestCheckRefusesAnArgument(t *testing.T) {
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
+	return dir
+}
+
+// TestCheckRefusesAnArgument: "server check -data DIR backup.db" (the
+// file as an argument, not -ledger) checked the data directory's own
+// ledger.db instead and printed "ledger.Check passed" and exit 0, which
+// reads as the backup verified. Like backup, accounts and the server,
+// check (and migrate) refuse an argument they do not take.
+func TestCheckRefusesAnArgument(t *testing.T) {
+	dir := engineDataDir(t)
 	for _, args := range [][]string{{"check", "-data", dir, "backup.db"}, {"migrate", "-data", dir, "-store", "postgres://127.0.0.1/x", "backup.db"}} {
 		var out, errOut bytes.Buffer
 		err := run(args, &out, &errOut)
@@ -42,14 +51,7 @@ func TestCheckRefusesAnArgument(t *testing.T) {
 // copies must say which one failed ("bbolt page structure: no valid meta
 // page" alone does not).
 func TestCheckFailureNamesTheFile(t *testing.T) {
-	dir := t.TempDir()
-	e, err := fiscal.New(fiscal.Config{Dir: dir, Accounts: fiscaltest.Accounts(fiscaltest.IrishSeller), Logger: fiscaltest.Logger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir := engineDataDir(t)
 	_, otherKey, err := note.GenerateKey(nil, "other.example/log")
 	if err != nil {
 		t.Fatal(err)
@@ -81,18 +83,11 @@ func TestCheckFailureNamesTheFile(t *testing.T) {
 // in the environment that configures the server it looked in
 // ./fiscal402-data or asked for -store.
 func TestMigrateReadsTheVariables(t *testing.T) {
-	dir := t.TempDir()
-	e, err := fiscal.New(fiscal.Config{Dir: dir, Accounts: fiscaltest.Accounts(fiscaltest.IrishSeller), Logger: fiscaltest.Logger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir := engineDataDir(t)
 	t.Setenv("FISCAL402_DATA", dir)
 	t.Setenv("FISCAL402_STORE", "postgres://fiscal@127.0.0.1:1/none?connect_timeout=2")
 	var out, errOut bytes.Buffer
-	err = run([]string{"migrate"}, &out, &errOut)
+	err := run([]string{"migrate"}, &out, &errOut)
 	if err == nil || !strings.Contains(err.Error(), "migrate "+dir) {
 		t.Errorf("migrate with FISCAL402_DATA and FISCAL402_STORE set: %v; want it to copy %s to the store (and fail to reach it)", err, dir)
 	}
