@@ -77,12 +77,7 @@ func TestNationalRateOfTheDayIsTheLocalDay(t *testing.T) {
 		{"ro-full", "RO", "RON", "Europe/Bucharest", "2026-04-09T21:30:00Z"},
 		{"se-full", "SE", "SEK", "Europe/Stockholm", "2026-04-09T22:30:00Z"},
 	} {
-		var seller fiscal.Seller
-		for _, s := range fiscaltest.LawSellers() {
-			if s.ID == c.seller {
-				seller = s.Seller
-			}
-		}
+		seller := fiscaltest.LawSellerOf(t, c.seller)
 		seller.FXPolicy = fx.ForDayOrPrevious
 		cfg := fiscaltest.Config(t, time.Date(2026, 4, 13, 18, 0, 0, 0, time.UTC), seller)
 		cfg.FX = fiscaltest.SyntheticFX(t)
@@ -206,12 +201,7 @@ func TestRateUnavailableNamesTheLocalDay(t *testing.T) {
 // BR-CL-05, TestBulgariaLevThenEuro). Rates: the SYNTHETIC feed of internal/fiscaltest, which
 // publishes BGN until 2025-12-31.
 func TestNationalCurrencyOnTheSupplyDate(t *testing.T) {
-	var seller fiscal.Seller
-	for _, s := range fiscaltest.LawSellers() {
-		if s.ID == "bg-full" {
-			seller = s.Seller
-		}
-	}
+	seller := fiscaltest.LawSellerOf(t, "bg-full")
 	const at = "2025-12-31T22:30:00Z"
 	ts, _ := time.Parse(time.RFC3339, at)
 	paris, _ := vat.LocalDate("Europe/Paris", ts)

@@ -168,13 +168,7 @@ func TestConcurrentSalesEachCrossing(t *testing.T) {
 // the non-Union OSS (identification IE), so that its B2C sales are taxed
 // in the consumer's state at that state's rate on the local day.
 func usOSSSeller(t *testing.T) fiscal.Seller {
-	for _, s := range fiscaltest.LawSellers() {
-		if s.ID == "us-full" {
-			return s.Seller
-		}
-	}
-	t.Fatal("no us-full seller")
-	return fiscal.Seller{}
+	return fiscaltest.LawSellerOf(t, "us-full")
 }
 
 // territoryPostcodes: a postal code inside each territory with rates of

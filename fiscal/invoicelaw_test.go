@@ -342,12 +342,7 @@ func TestResolveWithAddressIssuesTheInvoice(t *testing.T) {
 // holds USD only) a Polish sale waits for review, national_rate_unavailable,
 // with no national figure and no invoice; the EUR figures stay.
 func TestNationalRateNeverGuessed(t *testing.T) {
-	var pl fiscal.Seller
-	for _, s := range fiscaltest.LawSellers() {
-		if s.ID == "pl-full" {
-			pl = s.Seller
-		}
-	}
+	pl := fiscaltest.LawSellerOf(t, "pl-full")
 	e := testEngine(t, lawNow, pl)
 	r := settleOK(t, fiscaltest.Books(t, e, 0), fiscaltest.LawRequest(1, lawBuyer("PL"), false, true))
 	if r.ReviewStatus != fiscal.StatusPendingReview || len(r.ReviewReasons) != 1 || r.ReviewReasons[0].Code != invoicelaw.ReasonNationalRateUnavailable ||

@@ -26,12 +26,7 @@ import (
 // pending consumer sale counted when recorded and left in the total after
 // its revision to B2B.
 func TestRevisedEventLeavesTotals(t *testing.T) {
-	var seller fiscal.Seller
-	for _, s := range fiscaltest.LawSellers() {
-		if s.ID == "pl-full" {
-			seller = s.Seller
-		}
-	}
+	seller := fiscaltest.LawSellerOf(t, "pl-full")
 	seller.OverThreshold = false
 	now := time.Date(2026, 4, 14, 17, 30, 0, 0, time.UTC)
 	fake := vies.NewFake()

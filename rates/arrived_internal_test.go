@@ -23,12 +23,7 @@ import (
 // there: otherwise every refresh decides every such record again for
 // nothing until the rate is out.
 func TestArrivedAsksForTheLocalDay(t *testing.T) {
-	var seller fiscal.Seller
-	for _, s := range fiscaltest.LawSellers() {
-		if s.ID == "us-full" {
-			seller = s.Seller
-		}
-	}
+	seller := fiscaltest.LawSellerOf(t, "us-full")
 	seller.FXPolicy = fx.ForDayOrPrevious
 	e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 14, 1, 0, 0, 0, time.UTC), seller))
 	b := fiscaltest.Books(t, e, 0)

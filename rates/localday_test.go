@@ -18,12 +18,7 @@ import (
 // rates.Retry leaves it alone while the 14 April rate is still missing (the
 // 13 April rate, the payment's UTC date, is not the one it waits for).
 func TestRateOfTheDayWaitsForTheLocalDay(t *testing.T) {
-	var seller fiscal.Seller
-	for _, s := range fiscaltest.LawSellers() {
-		if s.ID == "us-full" {
-			seller = s.Seller
-		}
-	}
+	seller := fiscaltest.LawSellerOf(t, "us-full")
 	seller.FXPolicy = fx.ForDayOrPrevious
 	e := fiscaltest.Engine(t, fiscaltest.Config(t, time.Date(2026, 4, 14, 1, 0, 0, 0, time.UTC), seller))
 	books := fiscaltest.Books(t, e, 0)

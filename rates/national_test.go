@@ -17,13 +17,7 @@ import (
 // Polish VAT Act Art. 31a: the rate of the last working day before the
 // chargeable event).
 func polishSeller(t *testing.T) fiscal.Seller {
-	for _, s := range fiscaltest.LawSellers() {
-		if s.ID == "pl-full" {
-			return s.Seller
-		}
-	}
-	t.Fatal("no pl-full seller")
-	return fiscal.Seller{}
+	return fiscaltest.LawSellerOf(t, "pl-full")
 }
 
 func reasonCodes(r *fiscal.Record) []string {

@@ -2,6 +2,7 @@ package fiscaltest
 
 import (
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
@@ -84,6 +85,19 @@ func LawSellers() []LawSeller {
 			LawSeller{ID: lc + "-bare", Country: f.country, Seller: bare})
 	}
 	return out
+}
+
+// LawSellerOf is the seller of the table with id ("pl-full", "us-bare",
+// ...); the test fails when there is none.
+func LawSellerOf(t testing.TB, id string) fiscal.Seller {
+	t.Helper()
+	for _, s := range LawSellers() {
+		if s.ID == id {
+			return s.Seller
+		}
+	}
+	t.Fatalf("fiscaltest: the law table has no seller %q", id)
+	return fiscal.Seller{}
 }
 
 func vatCountry(c string) string {
