@@ -17,14 +17,7 @@ import (
 // ossSeller is the Irish demo seller registered for the Union OSS in
 // Ireland from before 2026 (Art. 369a-369k Directive 2006/112/EC), as its
 // profile stood at the sale.
-func ossSeller() fiscal.Seller {
-	s := fiscaltest.IrishSeller
-	s.Registrations = []vat.Registration{
-		{Scheme: vat.RegistrationNational, Country: "IE", Number: "IE1234567T"},
-		{Scheme: vat.RegistrationOSSUnion, Country: "IE", Number: "IE1234567T"},
-	}
-	return s
-}
+func ossSeller() fiscal.Seller { return fiscaltest.IrishOSSSeller() }
 
 // laterSeller is the profile the operator set after the sale: renamed and
 // its OSS registration stated from 1 March only, so that under it a

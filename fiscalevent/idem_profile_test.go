@@ -10,7 +10,6 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fiscalevent"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
-	"github.com/fiscal402/fiscal402/vat"
 )
 
 // TestRetryAfterProfileChangeReplays: a fiscal event of the account's own
@@ -31,12 +30,8 @@ func TestRetryAfterProfileChangeReplays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	changed := fiscaltest.IrishSeller
+	changed := fiscaltest.IrishOSSSeller()
 	changed.ItemName, changed.LegalName = "API calls", "Renamed Digital Holdings Ltd"
-	changed.Registrations = []vat.Registration{
-		{Scheme: vat.RegistrationNational, Country: "IE", Number: "IE1234567T"},
-		{Scheme: vat.RegistrationOSSUnion, Country: "IE", Number: "IE1234567T"},
-	}
 	if err := e.SetAccounts(fiscaltest.Accounts(changed)); err != nil {
 		t.Fatal(err)
 	}

@@ -15,14 +15,7 @@ import (
 
 // januarySeller is the Irish demo seller registered for the Union OSS in
 // Ireland from before 2026, as its profile stood in January.
-func januarySeller() fiscal.Seller {
-	s := fiscaltest.IrishSeller
-	s.Registrations = []vat.Registration{
-		{Scheme: vat.RegistrationNational, Country: "IE", Number: "IE1234567T"},
-		{Scheme: vat.RegistrationOSSUnion, Country: "IE", Number: "IE1234567T"},
-	}
-	return s
-}
+func januarySeller() fiscal.Seller { return fiscaltest.IrishOSSSeller() }
 
 // marchSeller is the profile the operator set in March: the seller renamed,
 // moved, and its OSS registration stated from 1 March only. Under it a

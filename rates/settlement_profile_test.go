@@ -23,11 +23,7 @@ import (
 // naming the renamed seller.
 func TestSettlementRateRetryKeepsItsProfile(t *testing.T) {
 	ecb := newECBServer(t)
-	seller := fiscaltest.IrishSeller
-	seller.Registrations = []vat.Registration{
-		{Scheme: vat.RegistrationNational, Country: "IE", Number: "IE1234567T"},
-		{Scheme: vat.RegistrationOSSUnion, Country: "IE", Number: "IE1234567T"},
-	}
+	seller := fiscaltest.IrishOSSSeller()
 	e, svc := engineOf(t, t.TempDir(), time.Date(2026, 4, 14, 15, 0, 0, 0, time.UTC), ecb, seller)
 	defer e.Close()
 	ctx := context.Background()

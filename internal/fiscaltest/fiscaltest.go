@@ -20,6 +20,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/internal/pgtest"
 	"github.com/fiscal402/fiscal402/internal/testtool"
+	"github.com/fiscal402/fiscal402/vat"
 )
 
 // Rand is a deterministic io.Reader (a SHA-256 chain from the zero block),
@@ -107,6 +108,19 @@ var IrishSeller = fiscal.Seller{
 	LegalName: "Demo Digital Services Ltd", VATNumber: "IE1234567T", LegalID: "IE-CRO-654321", Country: "IE",
 	Address:       fiscal.Address{Street: "1 Demo Street", City: "Dublin", PostalCode: "D02 X285"},
 	OverThreshold: true,
+}
+
+// IrishOSSSeller is IrishSeller with its registrations stated, undated:
+// for VAT in Ireland, and for the Union OSS with Ireland as its member
+// state of identification (Art. 369a, 369b Directive 2006/112/EC). Each
+// call returns registrations of its own, for the caller to change.
+func IrishOSSSeller() fiscal.Seller {
+	s := IrishSeller
+	s.Registrations = []vat.Registration{
+		{Scheme: vat.RegistrationNational, Country: "IE", Number: "IE1234567T"},
+		{Scheme: vat.RegistrationOSSUnion, Country: "IE", Number: "IE1234567T"},
+	}
+	return s
 }
 
 // TotalsEngine is an engine at 2026-04-13 18:00 UTC whose one account's
