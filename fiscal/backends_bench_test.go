@@ -2,7 +2,6 @@ package fiscal_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -39,7 +38,7 @@ func BenchmarkSettleBackends(b *testing.B) {
 				c := cfg
 				if i > 0 { // a replica: its own directory with the shared keys
 					c.Dir = b.TempDir()
-					copyKeys(b, filepath.Join(cfg.Dir, "keys"), filepath.Join(c.Dir, "keys"))
+					fiscaltest.CopyKeys(b, filepath.Join(cfg.Dir, "keys"), filepath.Join(c.Dir, "keys"))
 				}
 				engines[i] = fiscaltest.Engine(b, c)
 				books[i] = fiscaltest.Books(b, engines[i], 0)
@@ -79,29 +78,5 @@ func BenchmarkSettleBackends(b *testing.B) {
 				b.ReportMetric(float64(trips)/float64(commits), "roundtrips/commit")
 			}
 		})
-	}
-}
-
-// copyKeys copies an engine's key files for a replica.
-func copyKeys(b testing.TB, from, to string) {
-	b.Helper()
-	if err := os.MkdirAll(to, 0o700); err != nil {
-		b.Fatal(err)
-	}
-	ents, err := os.ReadDir(from)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, e := range ents {
-		if e.IsDir() {
-			continue
-		}
-		raw, err := os.ReadFile(filepath.Join(from, e.Name()))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(to, e.Name()), raw, 0o600); err != nil {
-			b.Fatal(err)
-		}
 	}
 }

@@ -70,7 +70,7 @@ func TestReplicasStartingWhileTotalsAreBuilt(t *testing.T) {
 	waitLockWaiters(t, db, 1)
 	cfgB := cfg
 	cfgB.Dir = t.TempDir()
-	copyKeys(t, filepath.Join(cfg.Dir, "keys"), filepath.Join(cfgB.Dir, "keys"))
+	fiscaltest.CopyKeys(t, filepath.Join(cfg.Dir, "keys"), filepath.Join(cfgB.Dir, "keys"))
 	go func() { e, err := fiscal.New(cfgB); bCh <- opened{e, err} }()
 	time.Sleep(300 * time.Millisecond) // B has looked for the built mark and is reading the log
 	if err := tx.Rollback(ctx); err != nil {

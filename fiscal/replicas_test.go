@@ -22,7 +22,7 @@ func replicaEngines(t *testing.T, cfg fiscal.Config, r int) []*fiscal.Engine {
 		c := cfg
 		if i > 0 {
 			c.Dir = t.TempDir()
-			copyKeys(t, filepath.Join(cfg.Dir, "keys"), filepath.Join(c.Dir, "keys"))
+			fiscaltest.CopyKeys(t, filepath.Join(cfg.Dir, "keys"), filepath.Join(c.Dir, "keys"))
 		}
 		engines[i] = fiscaltest.Engine(t, c)
 	}

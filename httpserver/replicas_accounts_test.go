@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/httpserver"
+	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/fiscal402/fiscal402/internal/pgtest"
 	"github.com/fiscal402/fiscal402/webhooks"
 )
@@ -34,22 +34,7 @@ func (nopSender) Send(context.Context, *webhooks.Message) (webhooks.Response, er
 func startReplica(t *testing.T, store, dir, keysFrom string, file httpserver.AccountsFile) *fixture {
 	t.Helper()
 	if keysFrom != "" {
-		if err := os.MkdirAll(filepath.Join(dir, "keys"), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		ents, err := os.ReadDir(filepath.Join(keysFrom, "keys"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range ents {
-			raw, err := os.ReadFile(filepath.Join(keysFrom, "keys", e.Name()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dir, "keys", e.Name()), raw, 0o600); err != nil {
-				t.Fatal(err)
-			}
-		}
+		fiscaltest.CopyKeys(t, filepath.Join(keysFrom, "keys"), filepath.Join(dir, "keys"))
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	e, err := fiscal.New(fiscal.Config{Dir: dir, Store: store, Accounts: file.EngineAccounts(), Clock: func() time.Time { return testNow }, Logger: quiet})

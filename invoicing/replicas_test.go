@@ -3,7 +3,6 @@ package invoicing_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -39,7 +38,7 @@ func TestSummariesIssuedOnTwoReplicas(t *testing.T) {
 	e0 := fiscaltest.Engine(t, cfg)
 	cfg1 := cfg
 	cfg1.Dir = t.TempDir()
-	copyKeysDir(t, filepath.Join(cfg.Dir, "keys"), filepath.Join(cfg1.Dir, "keys"))
+	fiscaltest.CopyKeys(t, filepath.Join(cfg.Dir, "keys"), filepath.Join(cfg1.Dir, "keys"))
 	e1 := fiscaltest.Engine(t, cfg1)
 	books := []*fiscal.Books{fiscaltest.Books(t, e0, 0), fiscaltest.Books(t, e1, 0)}
 	ctx := context.Background()
@@ -116,26 +115,4 @@ func TestSummariesIssuedOnTwoReplicas(t *testing.T) {
 		}
 	}
 	t.Logf("%d supplies, invoices %v", len(supplies), ns)
-}
-
-func copyKeysDir(t *testing.T, from, to string) {
-	t.Helper()
-	if err := os.MkdirAll(to, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	ents, err := os.ReadDir(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		if !e.IsDir() {
-			raw, err := os.ReadFile(filepath.Join(from, e.Name()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(to, e.Name()), raw, 0o600); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
 }

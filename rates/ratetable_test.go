@@ -189,7 +189,7 @@ func TestRateTableLoadedTwoReplicas(t *testing.T) {
 	for range 2 {
 		c := cfg
 		c.Dir, c.Rand = t.TempDir(), nil
-		copyKeyFiles(t, filepath.Join(cfg.Dir, "keys"), filepath.Join(c.Dir, "keys"))
+		fiscaltest.CopyKeys(t, filepath.Join(cfg.Dir, "keys"), filepath.Join(c.Dir, "keys"))
 		engines = append(engines, fiscaltest.Engine(t, c))
 	}
 	var wg sync.WaitGroup
@@ -244,7 +244,7 @@ func TestRateTableLoadedWhileOlderReplicaRuns(t *testing.T) {
 
 	c := cfg
 	c.Dir, c.Rand, c.Rates = t.TempDir(), nil, tbl
-	copyKeyFiles(t, filepath.Join(cfg.Dir, "keys"), filepath.Join(c.Dir, "keys"))
+	fiscaltest.CopyKeys(t, filepath.Join(cfg.Dir, "keys"), filepath.Join(c.Dir, "keys"))
 	newer := fiscaltest.Engine(t, c)
 	rates.RetryRateTableEvery(newer, nil, 20*time.Millisecond)
 

@@ -2,7 +2,6 @@ package rates_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -52,7 +51,7 @@ func TestReplicasShareFetchedRates(t *testing.T) {
 	}
 	dirB, dirA := t.TempDir(), t.TempDir()
 	eB, svcB := open(dirB, ecbB) // B starts first: it holds the re-decision lease
-	copyKeyFiles(t, filepath.Join(dirB, "keys"), filepath.Join(dirA, "keys"))
+	fiscaltest.CopyKeys(t, filepath.Join(dirB, "keys"), filepath.Join(dirA, "keys"))
 	_, svcA := open(dirA, ecbA)
 	bookB := fiscaltest.Books(t, eB, 0)
 	ctx := context.Background()
@@ -77,27 +76,4 @@ func TestReplicasShareFetchedRates(t *testing.T) {
 		r, _, err := bookB.Record(ctx, waiting.Record.ID)
 		return err == nil && r.Revision == 2 && r.ReviewStatus == fiscal.StatusProcessed
 	})
-}
-
-func copyKeyFiles(t *testing.T, from, to string) {
-	t.Helper()
-	if err := os.MkdirAll(to, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	ents, err := os.ReadDir(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		if e.IsDir() {
-			continue
-		}
-		raw, err := os.ReadFile(filepath.Join(from, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(to, e.Name()), raw, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
 }

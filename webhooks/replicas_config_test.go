@@ -30,7 +30,7 @@ func startConfigReplica(t *testing.T, store, dir, keysFrom string, accounts []fi
 	opts webhooks.Options) *configReplica {
 	t.Helper()
 	if keysFrom != "" {
-		copyDirFiles(t, filepath.Join(keysFrom, "keys"), filepath.Join(dir, "keys"))
+		fiscaltest.CopyKeys(t, filepath.Join(keysFrom, "keys"), filepath.Join(dir, "keys"))
 	}
 	e, err := fiscal.New(fiscal.Config{Dir: dir, Store: store, Accounts: accounts, Clock: clock, Logger: testLogger()})
 	if err != nil {
@@ -227,7 +227,7 @@ func TestReplicasDeliverOnlyWhatTheyCanSign(t *testing.T) {
 
 	// Another process records one payment of each account (an engine
 	// without a dispatcher), and reads the deliveries.
-	copyDirFiles(t, filepath.Join(dirA, "keys"), filepath.Join(dirN, "keys"))
+	fiscaltest.CopyKeys(t, filepath.Join(dirA, "keys"), filepath.Join(dirN, "keys"))
 	n, err := fiscal.New(fiscal.Config{Dir: dirN, Store: store, Accounts: sellers, Clock: clock.Now, Logger: testLogger()})
 	if err != nil {
 		t.Fatal(err)

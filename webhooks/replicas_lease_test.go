@@ -2,7 +2,6 @@ package webhooks_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -47,7 +46,7 @@ func replicaServices(t *testing.T, clock func() time.Time, timeout time.Duration
 	for i, s := range senders {
 		dirs[i] = t.TempDir()
 		if i > 0 {
-			copyDirFiles(t, filepath.Join(dirs[0], "keys"), filepath.Join(dirs[i], "keys"))
+			fiscaltest.CopyKeys(t, filepath.Join(dirs[0], "keys"), filepath.Join(dirs[i], "keys"))
 		}
 		e, err := fiscal.New(fiscal.Config{
 			Dir: dirs[i], Store: store, Accounts: fiscaltest.Accounts(irishSeller, irishSeller), Clock: clock,
@@ -64,29 +63,6 @@ func replicaServices(t *testing.T, clock func() time.Time, timeout time.Duration
 		engines[i], svcs[i] = e, svc
 	}
 	return engines, svcs
-}
-
-func copyDirFiles(t *testing.T, from, to string) {
-	t.Helper()
-	if err := os.MkdirAll(to, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	ents, err := os.ReadDir(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		if e.IsDir() {
-			continue
-		}
-		raw, err := os.ReadFile(filepath.Join(from, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(to, e.Name()), raw, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 // sharedReceiver is one receiver that both replicas' senders reach: it

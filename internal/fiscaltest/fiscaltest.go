@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -97,6 +98,32 @@ func Books(t testing.TB, e *fiscal.Engine, i int) *fiscal.Books {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// CopyKeys copies the files of an engine's key directory from into the
+// key directory to (made if missing), for another replica of the same log:
+// the replicas of one ledger sign with the same keys.
+func CopyKeys(t testing.TB, from, to string) {
+	t.Helper()
+	if err := os.MkdirAll(to, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if e.IsDir() {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join(from, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(to, e.Name()), raw, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // Logger discards everything.
