@@ -16,11 +16,7 @@ import (
 // next open recounts them (rebuildTotals).
 func forgetTotalsBuilt(t *testing.T, e *fiscal.Engine) {
 	t.Helper()
-	if err := e.Ledger().Update(func(tx ledger.Tx) error {
-		return tx.Delete("engine-meta", []byte("cross-border-totals/v2"))
-	}); err != nil {
-		t.Fatal(err)
-	}
+	fiscaltest.ForgetTotals(t, e) // no year's totals: the marker only
 }
 
 // TestTotalsRecountKeepsAnAccountConfiguredLater: the totals of a ledger

@@ -189,15 +189,7 @@ func TestTotalsRebuiltForAnOlderLedger(t *testing.T) {
 		t.Fatalf("kept totals %+v %v", kept, err)
 	}
 	// Forget them, as a ledger of an older version never had them.
-	err = e.Ledger().Update(func(tx ledger.Tx) error {
-		if err := tx.Delete("cross-border-totals", []byte(fiscaltest.AccountID(0)+"\x002026")); err != nil {
-			return err
-		}
-		return tx.Delete("engine-meta", []byte("cross-border-totals/v2"))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fiscaltest.ForgetTotals(t, e, "2026")
 	e.Close()
 	e = fiscaltest.Engine(t, cfg)
 	rebuilt, err := fiscaltest.Books(t, e, 0).Totals(context.Background())

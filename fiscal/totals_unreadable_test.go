@@ -98,15 +98,7 @@ func TestTotalsRebuildRefusesAnUnreadableRecord(t *testing.T) {
 				t.Fatalf("the damaged record is not served as stored (%v): the case needs one that passes the integrity checks", err)
 			}
 			// Forget the totals, as a ledger of an older version never had them.
-			err = e.Ledger().Update(func(tx ledger.Tx) error {
-				if err := tx.Delete("cross-border-totals", []byte(fiscaltest.AccountID(0)+"\x002026")); err != nil {
-					return err
-				}
-				return tx.Delete("engine-meta", []byte("cross-border-totals/v2"))
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			fiscaltest.ForgetTotals(t, e, "2026")
 			closed = true
 			if err := e.Close(); err != nil {
 				t.Fatal(err)

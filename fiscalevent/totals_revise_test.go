@@ -8,7 +8,6 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fiscalevent"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
-	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/vat"
 	"github.com/fiscal402/fiscal402/vies"
 )
@@ -98,16 +97,6 @@ func TestRevisedEventLeavesTotals(t *testing.T) {
 func forgetTotals(t *testing.T, cfg fiscal.Config) {
 	t.Helper()
 	e := fiscaltest.Engine(t, cfg)
-	err := e.Ledger().Update(func(tx ledger.Tx) error {
-		for _, y := range []string{"2025", "2026"} {
-			if err := tx.Delete("cross-border-totals", []byte(fiscaltest.AccountID(0)+"\x00"+y)); err != nil {
-				return err
-			}
-		}
-		return tx.Delete("engine-meta", []byte("cross-border-totals/v2"))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fiscaltest.ForgetTotals(t, e, "2025", "2026")
 	e.Close()
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/internal/pgtest"
 	"github.com/fiscal402/fiscal402/internal/testtool"
+	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -123,6 +124,25 @@ func CopyKeys(t testing.TB, from, to string) {
 		if err := os.WriteFile(filepath.Join(to, e.Name()), raw, 0o600); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// ForgetTotals deletes from e's ledger the Art. 59c running totals kept
+// for account 0 in years and the mark of their build, as a ledger of a
+// version that did not keep them never had them: the next engine opened
+// on it rebuilds them.
+func ForgetTotals(t testing.TB, e *fiscal.Engine, years ...string) {
+	t.Helper()
+	err := e.Ledger().Update(func(tx ledger.Tx) error {
+		for _, y := range years {
+			if err := tx.Delete("cross-border-totals", []byte(AccountID(0)+"\x00"+y)); err != nil {
+				return err
+			}
+		}
+		return tx.Delete("engine-meta", []byte("cross-border-totals/v2"))
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
