@@ -191,11 +191,12 @@ func StatedNational(net, vatAmount string) []ubl.StatedAmount {
 // the VAT payable, converted by the mechanism of Art. 91; its euro cents
 // converted would be rounded twice), and returns tc. It leaves tc.Exact
 // nil, so that ubl converts the cents (and checks tc.Stated against
-// them), where an exact figure is missing, unreadable or more than 0.01
-// from its cents (a credit note whose cents a running difference moved
-// further), or where tc.Stated is not within 0.01 of the exact figures
-// converted at tc.Rate (a credit note of an invoice that stated its cents
-// converted).
+// them), where an exact figure is missing, unreadable or more than
+// ubl.ExactTolerance (0.02) from its cents, the bound ubl holds them to
+// (a credit note's cents, a running difference, lie within it of its
+// exact share), or where tc.Stated is not within 0.01 of the exact
+// figures converted at tc.Rate (a credit note of an invoice that stated
+// its cents converted).
 func WithExact(tc *ubl.TaxCurrency, net, vatAmount decimal.Decimal, netExact, vatExact string) *ubl.TaxCurrency {
 	tc.Exact = nil
 	cent := decimal.New(1, -2)
@@ -205,7 +206,7 @@ func WithExact(tc *ubl.TaxCurrency, net, vatAmount decimal.Decimal, netExact, va
 		return tc
 	}
 	e := ubl.StatedAmount{TaxableAmount: ne.Abs(), TaxAmount: ve.Abs()}
-	if e.TaxableAmount.Sub(net.Abs()).Abs().GreaterThan(cent) || e.TaxAmount.Sub(vatAmount.Abs()).Abs().GreaterThan(cent) {
+	if tol := ubl.ExactTolerance(); e.TaxableAmount.Sub(net.Abs()).Abs().GreaterThan(tol) || e.TaxAmount.Sub(vatAmount.Abs()).Abs().GreaterThan(tol) {
 		return tc
 	}
 	if st := tc.Stated; len(st) == 1 && (st[0].TaxableAmount.Sub(e.TaxableAmount.Mul(tc.Rate).Round(2)).Abs().GreaterThan(cent) ||

@@ -730,10 +730,16 @@ func draft(b *fiscal.Books, orig *fiscal.Record, summary *summaryInvoice, sr *su
 			// figures telescope to the invoice's once the supply is
 			// refunded in full (its exact figures refunded), each within
 			// 0.01 of its own exact share converted (the credit note
-			// states them: ubl.TaxCurrency.Stated and Exact). A note
-			// whose cents a running difference moved more than 0.01 from
-			// its exact share (sumRate.creditTo's limits) states its
-			// cents converted, as below.
+			// states them: ubl.TaxCurrency.Stated and Exact). Every note
+			// of its own invoice has its cents within ubl.ExactTolerance
+			// (0.02) of its exact share (the running difference of
+			// sumRate.creditTo: two cumulative nets each within 0.01 of
+			// the exact, its VAT within 0.01 of its net × rate), which
+			// ubl and WithExact accept; with 0.01, the last note's net
+			// (the invoice's gross − VAT less the rounded exact net
+			// credited before) often fell outside, was stated from its
+			// cents converted below, and the notes credited more or less
+			// than the invoice stated.
 			exNet, exVAT := decimalOr0(st.NetExact).Neg(), decimalOr0(st.VATExact).Neg()
 			conv := func(before, this decimal.Decimal) string {
 				return before.Add(this).Mul(r).Round(2).Sub(before.Mul(r).Round(2)).Neg().StringFixed(2)

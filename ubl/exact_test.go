@@ -12,7 +12,8 @@ import (
 // 2006/112/EC: the VAT payable in the national currency), not the cents
 // converted and rounded again: 100.00 net and 23.00 VAT in cents, exactly
 // 100.004 and 22.996, at 4.2655 PLN are 426.57 and 98.09 PLN, not 426.55
-// and 98.11. Exact figures more than 0.01 from their cents, negative, or
+// and 98.11. Exact figures more than 0.02 (ExactTolerance) from their
+// cents, negative, or
 // not one per subtotal are refused naming the field; stated figures are
 // then held within 0.01 of the exact conversions.
 func TestTaxCurrencyExact(t *testing.T) {
@@ -34,6 +35,15 @@ func TestTaxCurrencyExact(t *testing.T) {
 	if _, err := RenderInvoice(inv); err != nil {
 		t.Fatal(err)
 	}
+	// A credit note's cents, a running difference, lie up to 0.02 from
+	// its exact share (ExactTolerance): accepted.
+	two := lawPL()
+	tcTwo := *two.TaxCurrency
+	tcTwo.Exact = []StatedAmount{{TaxableAmount: d("100.02"), TaxAmount: d("22.98")}}
+	two.TaxCurrency = &tcTwo
+	if _, err := RenderInvoice(two); err != nil {
+		t.Fatalf("exact figures 0.02 from their cents: %v", err)
+	}
 	cent := decimal.New(1, -2)
 	for _, c := range []struct {
 		name   string
@@ -42,7 +52,7 @@ func TestTaxCurrencyExact(t *testing.T) {
 		field  string
 		err    error
 	}{
-		{"two cents from the cents", []StatedAmount{{TaxableAmount: d("100.00"), TaxAmount: d("23.02")}}, nil, "TaxCurrency.Exact[0].TaxAmount", ErrMismatch},
+		{"three cents from the cents", []StatedAmount{{TaxableAmount: d("100.00"), TaxAmount: d("23.03")}}, nil, "TaxCurrency.Exact[0].TaxAmount", ErrMismatch},
 		{"negative", []StatedAmount{{TaxableAmount: d("-100.00"), TaxAmount: d("23.00")}}, nil, "TaxCurrency.Exact[0].TaxableAmount", ErrRange},
 		{"one too many", []StatedAmount{exact, exact}, nil, "TaxCurrency.Exact", ErrMismatch},
 		{"stated two cents from the exact conversion", []StatedAmount{exact}, []StatedAmount{{TaxableAmount: wantNet, TaxAmount: wantVAT.Add(cent).Add(cent)}}, "TaxCurrency.Stated[0].TaxAmount", ErrMismatch},

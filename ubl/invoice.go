@@ -150,9 +150,10 @@ type TaxCurrency struct {
 	// which moves the figure by up to half a cent times Rate (Art. 230
 	// Directive 2006/112/EC states the VAT payable in the national
 	// currency; EN 16931 has no rule relating BT-111 to BT-110). Each is
-	// not negative and within 0.01 of its subtotal's amount; Stated, when
-	// also given, is then within 0.01 of these conversions. nil: the
-	// subtotals' cents are converted.
+	// not negative and within ExactTolerance of its subtotal's amount (a
+	// credit note's cents, a running difference, are its exact share
+	// rounded to within 0.02); Stated, when also given, is then within
+	// 0.01 of these conversions. nil: the subtotals' cents are converted.
 	Exact []StatedAmount `json:",omitzero"`
 }
 

@@ -67,9 +67,34 @@ func convertTaxCurrency(c *checker, t *Totals, rate decimal.Decimal, stated, exa
 	}
 }
 
+// ExactToleranceCents is how far, in cents of the document currency, a
+// subtotal's exact amounts (TaxCurrency.Exact) may lie from the cents it
+// states: 2, so ExactTolerance is 0.02. An invoice's cents are its exact
+// figures rounded once (within 0.005; its net, gross less VAT, within
+// 0.01). A credit note crediting part of an invoice states the running
+// difference of the credit notes (package refunds): the exact net
+// credited so far, this note's included, rounded once (or, for the note
+// that empties the invoice, the invoice's net), less what the notes before
+// it credited, itself such a figure. Each of the two cumulative figures
+// lies within 0.01 of the exact cumulative net, so the note's net lies
+// within 0.02 of its exact share; its VAT lies within 0.01 of its net ×
+// rate (the breakdown's consistency, BR-CO-17, which this package holds
+// to 0.01), so within 0.01 + 0.02 × rate of its exact VAT (its exact
+// net × rate): within 0.02 for any rate up to 50 %. With 0.01, such a
+// note's exact share was refused, and its VAT in the tax currency was
+// converted from its cents, which no longer add up, note by note, to what
+// the invoice stated (Art. 230 Directive 2006/112/EC,
+// https://eur-lex.europa.eu/eli/dir/2006/112/oj). invoicelaw.WithExact
+// uses the same bound, so that the two cannot disagree.
+const ExactToleranceCents = 2
+
+// ExactTolerance is ExactToleranceCents in the document currency: 0.02.
+func ExactTolerance() decimal.Decimal { return decimal.New(ExactToleranceCents, -2) }
+
 // checkExact checks subtotal i's exact amounts (TaxCurrency.Exact): not
-// negative, and within 0.01 of the cents the subtotal states (they are
-// what those cents were rounded from). It reports whether they are sound.
+// negative, and within ExactTolerance of the cents the subtotal states
+// (the exact share those cents stand for). It reports whether they are
+// sound.
 func checkExact(c *checker, i int, e StatedAmount, s TaxSubtotal) bool {
 	ok := true
 	for _, a := range []struct {
@@ -83,8 +108,8 @@ func checkExact(c *checker, i int, e StatedAmount, s TaxSubtotal) bool {
 		case a.exact.IsNegative():
 			c.addf(f, "", ErrRange, "%s is negative; amounts are positive, the document type gives the sign", a.exact.String())
 			ok = false
-		case a.exact.Sub(a.cents).Abs().GreaterThan(decimal.New(1, -2)):
-			c.addf(f, "", ErrMismatch, "%s is not within 0.01 of the subtotal's %s", a.exact.String(), a.cents.StringFixed(2))
+		case a.exact.Sub(a.cents).Abs().GreaterThan(ExactTolerance()):
+			c.addf(f, "", ErrMismatch, "%s is not within %s of the subtotal's %s", a.exact.String(), ExactTolerance().StringFixed(2), a.cents.StringFixed(2))
 			ok = false
 		}
 	}
