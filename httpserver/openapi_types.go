@@ -6,6 +6,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fiscalevent"
+	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/refunds"
 	"github.com/fiscal402/fiscal402/vat"
 	"github.com/fiscal402/fiscal402/x402"
@@ -113,13 +114,20 @@ var conditionalSchemas = map[string]func() map[string]any{
 			"then": requiredMembers("jurisdiction", "regime", "taxCategoryCode", "legalBasis", "buyerTreatment"),
 		}
 	},
+	// A processed record carries its invoice, unless its `invoicing` says
+	// a monthly summary covers the supply or none is required
+	// (summary_monthly, none_b2c: Art. 223, 219a(2)(b), 220(1) Directive
+	// 2006/112/EC).
 	"Record": func() map[string]any {
 		return map[string]any{
 			"if": map[string]any{"required": []string{"reviewStatus"}, "properties": map[string]any{"reviewStatus": map[string]any{"const": fiscal.StatusProcessed}}},
 			"then": map[string]any{
-				"required": []string{"invoice"},
+				"anyOf": []any{
+					requiredMembers("invoice"),
+					map[string]any{"required": []string{"invoicing"}, "properties": map[string]any{"invoicing": map[string]any{
+						"required": []string{"invoice"}, "properties": map[string]any{"invoice": map[string]any{"enum": []string{invoicelaw.BySummary, invoicelaw.ByNone}}}}}},
+				},
 				"properties": map[string]any{
-					"invoice":        map[string]any{},
 					"fx":             requiredMembers("usdPerEur", "grossEur", "netEur", "vatEur", "rounding"),
 					"classification": map[string]any{"properties": map[string]any{"status": map[string]any{"const": vat.StatusDetermined}}},
 				},
