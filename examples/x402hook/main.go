@@ -124,7 +124,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.Uint64Var(&o.confirmations, "confirmations", 1, "confirmations to wait for")
 	fs.StringVar(&o.data, "data", "", "engine data directory (default: temporary)")
 	fs.DurationVar(&o.wait, "wait", time.Minute, "how long to wait for the record")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return nil // the flags are printed: a help request is not a failure
+	} else if err != nil {
 		return err
 	}
 	for _, f := range []struct{ name, value string }{{"rpc", o.rpc}, {"tx", o.tx}, {"payer", o.payer}, {"payto", o.payTo}, {"amount", o.amount}} {

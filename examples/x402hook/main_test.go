@@ -60,3 +60,19 @@ func TestRunNeedsFlags(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+// TestHelpIsNotAnError: -h (and -help) prints the flags and ends the run
+// without an error, as audit, verify-receipt, soak and the server's -h do.
+// It printed the flags and then "x402hook: flag: help requested" and
+// exited 1, a failure to a script and a puzzle to a user asking for help.
+func TestHelpIsNotAnError(t *testing.T) {
+	for _, arg := range []string{"-h", "-help"} {
+		var out, errs bytes.Buffer
+		if err := run([]string{arg}, &out, &errs); err != nil {
+			t.Errorf("run(%s) = %v, want nil", arg, err)
+		}
+		if !strings.Contains(errs.String(), "-rpc") {
+			t.Errorf("run(%s) did not list the flags: %q", arg, errs.String())
+		}
+	}
+}
