@@ -7,6 +7,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fiscalevent"
 	"github.com/fiscal402/fiscal402/invoicelaw"
+	"github.com/fiscal402/fiscal402/invoicing"
 	"github.com/fiscal402/fiscal402/refunds"
 	"github.com/fiscal402/fiscal402/vat"
 	"github.com/fiscal402/fiscal402/x402"
@@ -35,9 +36,28 @@ type fiscalEventPageDoc struct {
 	NextCursor string              `json:"next_cursor,omitempty"`
 }
 
+// accountEventDoc documents the data of an account.threshold_crossed
+// event: the account event document the engine stores (fiscal/totals.go,
+// object account_event; TestEventDataOfEveryEventTypeIsDocumented checks
+// a real one against it, member for member).
+type accountEventDoc struct {
+	ID          string `json:"id"`
+	Object      string `json:"object"`
+	Type        string `json:"type"`
+	Account     string `json:"account"`
+	Year        int    `json:"year"`
+	Limit       string `json:"limitEur"`
+	TotalBefore string `json:"totalBeforeEur"`
+	TotalAfter  string `json:"totalAfterEur"`
+	RecordID    string `json:"recordId"` // the supply that crossed
+	At          string `json:"at"`
+	LegalBasis  string `json:"legalBasis"`
+}
+
 func init() {
 	componentNames[reflect.TypeFor[settlementPageDoc]()] = "SettlementPage"
 	componentNames[reflect.TypeFor[fiscalEventPageDoc]()] = "FiscalEventPage"
+	componentNames[reflect.TypeFor[accountEventDoc]()] = "AccountEvent"
 }
 
 // memberSchemas replace the schema of members whose Go type is raw JSON,
@@ -47,16 +67,20 @@ func memberSchemas() map[string]func(g *schemaGen) map[string]any {
 	return map[string]func(g *schemaGen) map[string]any{
 		"Simulation.record":  func(g *schemaGen) map[string]any { return g.ref(reflect.TypeFor[fiscal.Record]()) },
 		"Simulation.receipt": func(g *schemaGen) map[string]any { return g.ref(reflect.TypeFor[receiptDoc]()) },
-		// An event's data is the record its entry stored: a settlement record
-		// or a fiscal event, told apart by "object".
+		// An event's data is the document its entry stored: a settlement
+		// record, a fiscal event, a refund, an account event or an invoice's
+		// document, told apart by "object".
 		"EventPayload.data": func(g *schemaGen) map[string]any {
 			return map[string]any{
-				"description": "The record as stored in the event's ledger entry: a settlement record (`object` `settlement`), a fiscal event (`object` `fiscal_event`) or a refund (`object` `refund`, event `settlement.refunded`).",
-				"oneOf":       []any{g.ref(reflect.TypeFor[fiscal.Record]()), g.ref(reflect.TypeFor[fiscalevent.Event]()), g.ref(reflect.TypeFor[refunds.Refund]())},
+				"description": "The document as stored in the event's ledger entry: a settlement record (`object` `settlement`), a fiscal event (`object` `fiscal_event`), a refund (`object` `refund`, event `settlement.refunded`), the account event (`object` `account_event`, event `account.threshold_crossed`) or the invoice's document (`object` `summary_invoice`, events `invoice.summary_issued` and `invoice.issued`: not a record).",
+				"oneOf": []any{g.ref(reflect.TypeFor[fiscal.Record]()), g.ref(reflect.TypeFor[fiscalevent.Event]()), g.ref(reflect.TypeFor[refunds.Refund]()),
+					g.ref(reflect.TypeFor[accountEventDoc]()), g.ref(reflect.TypeFor[invoicing.SummaryInvoice]())},
 				"discriminator": map[string]any{"propertyName": "object", "mapping": map[string]any{
-					fiscal.ObjectSettlement:  "#/components/schemas/Record",
-					fiscal.ObjectFiscalEvent: "#/components/schemas/FiscalEvent",
-					refunds.ObjectRefund:     "#/components/schemas/Refund",
+					fiscal.ObjectSettlement:        "#/components/schemas/Record",
+					fiscal.ObjectFiscalEvent:       "#/components/schemas/FiscalEvent",
+					refunds.ObjectRefund:           "#/components/schemas/Refund",
+					fiscal.ObjectAccountEvent:      "#/components/schemas/AccountEvent",
+					invoicing.ObjectSummaryInvoice: "#/components/schemas/SummaryInvoice",
 				}},
 			}
 		},

@@ -119,7 +119,7 @@ func memberFormat(component, member string) map[string]any {
 		if component == "ReceiptFXTaxCurrency" || component == "RecordNationalFX" {
 			return pattern(patternMoney2)
 		}
-	case "gross_eur_exact", "net_eur_exact", "vat_eur_exact", "grossEurExact", "netEurExact", "vatEurExact", "accruedEurExact", "crossBorderEur", "openingEur", "limitEur", "gross_exact", "net_exact", "vat_exact", "netExact", "vatExact", "raw", "usdc_usd_rate", "bps", "rate_percent", "ratePercent":
+	case "gross_eur_exact", "net_eur_exact", "vat_eur_exact", "grossEurExact", "netEurExact", "vatEurExact", "accruedEurExact", "crossBorderEur", "openingEur", "limitEur", "totalBeforeEur", "totalAfterEur", "gross_exact", "net_exact", "vat_exact", "netExact", "vatExact", "raw", "usdc_usd_rate", "bps", "rate_percent", "ratePercent":
 		return pattern(patternDecimal)
 	case "rate":
 		if component == "FxPeg" {
