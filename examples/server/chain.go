@@ -41,7 +41,7 @@ func addChainFlags(fs *flag.FlagSet) *chainFlags {
 	}}
 	for _, n := range c.networks {
 		env := "FISCAL402_" + strings.ToUpper(n.name) + "_RPC"
-		fs.StringVar(&n.rpc, n.name+"-rpc", "", fmt.Sprintf("JSON-RPC endpoints of %s (%s), comma-separated (env %s: applyEnv reads it, and it keeps a provider key out of the process list and out of -h)", n.name, n.caip2, env))
+		fs.StringVar(&n.rpc, n.name+"-rpc", "", fmt.Sprintf("JSON-RPC endpoints of %s (%s), comma-separated (or the environment variable %s, which keeps a provider key out of the process list and out of -h)", n.name, n.caip2, env))
 		fs.StringVar(&n.mode, n.name+"-mode", string(evmverify.ModeOff), fmt.Sprintf("chain verification of %s payments: off or required", n.name))
 		fs.Uint64Var(&n.confirmations, n.name+"-confirmations", 0, fmt.Sprintf("confirmations a %s payment needs (0 means 1: mined)", n.name))
 		fs.BoolVar(&n.finalized, n.name+"-finalized", false, fmt.Sprintf("require %s payments to be in a finalized block", n.name))
