@@ -227,7 +227,9 @@ func parseBuyer(req Request) (Buyer, error) {
 				return b, err
 			}
 		}
-		if np.VATNumber, err = wire.Text("/underlyingProvider/vatNumber", pr.VATNumber); err != nil {
+		// A VAT number, checked as consumerVatNumber is (at most 32
+		// printable characters), not as free text.
+		if np.VATNumber, err = wire.VATNumber("/underlyingProvider/vatNumber", pr.VATNumber); err != nil {
 			return b, err
 		}
 		b.Provider = &np
