@@ -128,6 +128,7 @@ var fieldDocs = map[string]string{
 	"Record.invoice":                       "Absent while pending review: no invoice without a tax determination, and none that the invoicing law would reject.",
 	"Record.revision":                      "1 for the first state; each later state is a new ledger entry.",
 	"VatDetermination.ratePercent":         "The VAT rate in percent, an exact JSON number.",
+	"ManualDetermination.ratePercent":      "The rate in percent as a plain decimal string from 0 to 100 (\"20\", \"5.5\"; no sign, exponent or leading zeros), a rate in force in taxingCountry on the day of supply: required exactly when VAT is charged (DOMESTIC, OSS_B2C, UK_DOMESTIC, UK_B2C), absent otherwise.",
 	"CapabilityCheckRequest.supply_date":   "Extension: the supply date (YYYY-MM-DD or ISO-8601 UTC) whose rates apply; default today.",
 	"CapabilityCheckRequest.supply_type":   "Default `digital_service`.",
 	"CapabilityCheckRequest.buyer_type":    "Default `B2C`.",

@@ -26,6 +26,7 @@ const (
 	patternUSDC      = `^(0|[1-9][0-9]*)(\.[0-9]{1,6})?$`     // a USDC amount: no sign, no exponent, at most 6 decimals
 	patternMoney2    = `^-?(0|[1-9][0-9]*)\.[0-9]{2}$`        // an amount in a fiat currency, 2 decimals (EN 16931)
 	patternDecimal   = `^-?(0|[1-9][0-9]*)(\.[0-9]+)?$`       // an exact decimal: rates, unrounded amounts, basis points
+	patternUnsigned  = `^(0|[1-9][0-9]*)(\.[0-9]+)?$`         // a plain decimal string without a sign (vat.PlainDecimal): a manual rate
 	patternCAIP2     = `^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$` // a CAIP-2 chain id (CAIP-2 §Syntax)
 	patternAsset     = `^(USDC|0x[0-9a-fA-F]{40})$`           // USDC, or the network's USDC contract
 )
@@ -119,7 +120,14 @@ func memberFormat(component, member string) map[string]any {
 		if component == "ReceiptFXTaxCurrency" || component == "RecordNationalFX" {
 			return pattern(patternMoney2)
 		}
-	case "gross_eur_exact", "net_eur_exact", "vat_eur_exact", "grossEurExact", "netEurExact", "vatEurExact", "accruedEurExact", "crossBorderEur", "openingEur", "limitEur", "totalBeforeEur", "totalAfterEur", "gross_exact", "net_exact", "vat_exact", "netExact", "vatExact", "raw", "usdc_usd_rate", "bps", "rate_percent", "ratePercent":
+	case "ratePercent":
+		if component == "ManualDetermination" {
+			// A person's rate is read as vat.PlainDecimal, 0 to 100: no
+			// sign (vat.DetermineManually refuses "-19" as rate_invalid).
+			return pattern(patternUnsigned)
+		}
+		return pattern(patternDecimal)
+	case "gross_eur_exact", "net_eur_exact", "vat_eur_exact", "grossEurExact", "netEurExact", "vatEurExact", "accruedEurExact", "crossBorderEur", "openingEur", "limitEur", "totalBeforeEur", "totalAfterEur", "gross_exact", "net_exact", "vat_exact", "netExact", "vatExact", "raw", "usdc_usd_rate", "bps", "rate_percent":
 		return pattern(patternDecimal)
 	case "rate":
 		if component == "FxPeg" {
