@@ -128,6 +128,7 @@ var fieldDocs = map[string]string{
 	"Record.invoice":                       "Absent while pending review: no invoice without a tax determination, and none that the invoicing law would reject.",
 	"Record.revision":                      "1 for the first state; each later state is a new ledger entry.",
 	"VatDetermination.ratePercent":         "The VAT rate in percent, an exact JSON number.",
+	"SummaryRequest.buyer":                 "The buyer: a consumer's payer wallet (0x and 40 hexadecimal digits, any case) or a business customer's VAT number (separators and case ignored). A value that is neither (a VAT number must have a known country prefix, the state's syntax and check digits, unless supplies were recorded under it) is 400 BAD_REQUEST naming /buyer; a well-formed one without supplies of the month is 404. Without it, every buyer of the month.",
 	"ManualDetermination.ratePercent":      "The rate in percent as a plain decimal string from 0 to 100 (\"20\", \"5.5\"; no sign, exponent or leading zeros), a rate in force in taxingCountry on the day of supply: required exactly when VAT is charged (DOMESTIC, OSS_B2C, UK_DOMESTIC, UK_B2C), absent otherwise.",
 	"CapabilityCheckRequest.supply_date":   "Extension: the supply date (YYYY-MM-DD or ISO-8601 UTC) whose rates apply; default today.",
 	"CapabilityCheckRequest.supply_type":   "Default `digital_service`.",

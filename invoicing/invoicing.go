@@ -24,7 +24,7 @@ import (
 // the *RunError inside (RunError).
 func Issue(ctx context.Context, b *fiscal.Books, q SummaryRequest) ([]*SummaryResult, error) {
 	if q.Buyer != "" {
-		res, err := issueSummary(ctx, b, q)
+		res, err := issueSummary(ctx, b, q, false)
 		if err != nil {
 			return nil, err
 		}
@@ -40,7 +40,7 @@ func Issue(ctx context.Context, b *fiscal.Books, q SummaryRequest) ([]*SummaryRe
 	if err != nil {
 		return nil, err
 	}
-	return issueEach(ctx, buyers, func(one SummaryRequest) (*SummaryResult, error) { return issueSummary(ctx, b, one) })
+	return issueEach(ctx, buyers, func(one SummaryRequest) (*SummaryResult, error) { return issueSummary(ctx, b, one, true) })
 }
 
 // SummaryFailure is one summary of a month's run that could not be

@@ -207,24 +207,35 @@ func summaryBuyers(b *fiscal.Books, period string) ([]SummaryRequest, error) {
 // malformed one (a wallet that is not 0x and 40 hexadecimal digits, a VAT
 // number with characters no VAT number has) is BAD_REQUEST on /buyer: the
 // buyer is part of the summary's ledger keys, and such a request names no
-// buyer, rather than one without supplies (NOT_FOUND).
-func summaryBuyerKey(b string) (string, error) {
+// buyer, rather than one without supplies (NOT_FOUND). wellFormed says
+// whether a VAT number is one by its syntax and check digits
+// (vat.ValidateNumber); one that is not names a buyer only if supplies
+// were posted under it (a registry may confirm a number whose check digits
+// vat doubts, vat_number_check_digits_disagree): issueSummary refuses it
+// with BAD_REQUEST when none were, instead of NOT_FOUND.
+func summaryBuyerKey(b string) (key string, wellFormed bool, err error) {
 	b = strings.TrimSpace(b)
 	if b == "" {
-		return "", badRequest("/buyer", "the buyer (payer wallet) is required")
+		return "", false, badRequest("/buyer", "the buyer (payer wallet) is required")
 	}
 	if strings.HasPrefix(strings.ToLower(b), "0x") {
 		w, err := wire.Address("/buyer", "0x"+b[2:])
-		return w, fiscal.InputError(err)
+		return w, err == nil, fiscal.InputError(err)
 	}
 	n, err := wire.VATNumber("/buyer", b)
 	if err != nil {
-		return "", fiscal.InputError(err)
+		return "", false, fiscal.InputError(err)
 	}
-	if n = invoicelaw.CustomerVATNumber(n, nil); n == "" {
-		return "", badRequest("/buyer", "%s is neither a payer wallet (0x and 40 hexadecimal digits) nor a VAT number", shown.Quote(b))
+	if key = invoicelaw.CustomerVATNumber(n, nil); key == "" {
+		return "", false, notBuyer(b)
 	}
-	return n, nil
+	_, verr := vat.ValidateNumber(n)
+	return key, verr == nil, nil
+}
+
+// notBuyer is the BAD_REQUEST of a buyer b that names none.
+func notBuyer(b string) error {
+	return badRequest("/buyer", "%s is neither a payer wallet (0x and 40 hexadecimal digits) nor a well-formed VAT number (a country prefix, the state's syntax and check digits)", shown.Quote(b))
 }
 
 // summaryTaxCountry normalises the state a request names among one
@@ -254,13 +265,16 @@ func summaryTaxCountry(c string) (string, error) {
 // number of the account's series; the covered records in its ledger
 // document. Issuing it again returns the same invoice (Outcome Existing).
 // A supply recorded after its month's summary was issued gets its own
-// invoice.
-func issueSummary(ctx context.Context, b *fiscal.Books, q SummaryRequest) (*SummaryResult, error) {
+// invoice. listed says the buyer was read from the ledger's postings (the
+// month's run), not from a request: its form is never refused.
+func issueSummary(ctx context.Context, b *fiscal.Books, q SummaryRequest, listed bool) (*SummaryResult, error) {
 	first, last, closes, err := periodBounds(q.Period)
 	if err != nil {
 		return nil, err
 	}
-	if q.Buyer, err = summaryBuyerKey(q.Buyer); err != nil {
+	asked := q.Buyer
+	wellFormed := false
+	if q.Buyer, wellFormed, err = summaryBuyerKey(q.Buyer); err != nil {
 		return nil, err
 	}
 	if q.TaxCountry, err = summaryTaxCountry(q.TaxCountry); err != nil {
@@ -272,6 +286,9 @@ func issueSummary(ctx context.Context, b *fiscal.Books, q SummaryRequest) (*Summ
 	}
 	for attempt := 0; ; attempt++ {
 		res, err := issueOnce(ctx, b, q, first, last, now)
+		if fe := (*fiscal.Error)(nil); !wellFormed && !listed && errors.As(err, &fe) && fe.Code == fiscal.CodeNotFound {
+			return nil, notBuyer(asked) // no supplies were posted under it either
+		}
 		if errors.Is(err, errStale) && attempt < maxStaleRetries {
 			continue // a supply was posted to it meanwhile: read them again
 		}
