@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/invoicelaw"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/settlement"
@@ -75,11 +76,10 @@ type ManualDetermination struct {
 	Reason        string `json:"reason"`
 }
 
-// maxResolvedBy and maxNote bound resolvedBy, and a note or a manual reason.
-const maxResolvedBy, maxNote = 200, 2000
-
 // Normalised validates a resolution and returns it in canonical form, or a
-// BAD_REQUEST naming the field.
+// BAD_REQUEST naming the field. A note is bounded by wire.MaxNoteLen
+// characters, resolvedBy as text (wire.MaxTextLen), a manual reason as vat
+// records it (vat.MaxManualReasonLength), so that it is refused here.
 func (r Resolution) Normalised() (Resolution, error) {
 	var err error
 	if r.ResolvedBy, err = parseText("/resolvedBy", r.ResolvedBy); err != nil {
@@ -88,10 +88,7 @@ func (r Resolution) Normalised() (Resolution, error) {
 	if r.ResolvedBy == "" {
 		return r, badRequest("/resolvedBy", "is required: who resolves the review")
 	}
-	if len(r.ResolvedBy) > maxResolvedBy {
-		return r, badRequest("/resolvedBy", "must be at most %d bytes", maxResolvedBy)
-	}
-	if r.Note, err = parseLongText("/note", r.Note, maxNote); err != nil {
+	if r.Note, err = parseLongText("/note", r.Note, wire.MaxNoteLen); err != nil {
 		return r, err
 	}
 	if r.Buyer == nil && r.Determination == nil {
@@ -136,7 +133,7 @@ func (r Resolution) Normalised() (Resolution, error) {
 	if m := r.Determination; m != nil {
 		nm := *m
 		nm.Regime, nm.TaxingCountry, nm.RatePercent = strings.TrimSpace(nm.Regime), strings.ToUpper(strings.TrimSpace(nm.TaxingCountry)), strings.TrimSpace(nm.RatePercent)
-		if nm.Reason, err = parseLongText("/determination/reason", nm.Reason, maxNote); err != nil {
+		if nm.Reason, err = parseLongText("/determination/reason", nm.Reason, vat.MaxManualReasonLength); err != nil {
 			return r, err
 		}
 		if nm.Regime == "" {

@@ -12,6 +12,7 @@ import (
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fiscalevent"
 	"github.com/fiscal402/fiscal402/ingest"
+	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/invoicing"
 	"github.com/fiscal402/fiscal402/rates"
 	"github.com/fiscal402/fiscal402/receipt"
@@ -981,7 +982,8 @@ func decisionsMarkdown() string {
 		"**Error body**: `application/problem+json` (RFC 9457) with `type`, `title`, `status`, `detail`, `code`, `field` (the JSON pointer of the offending member, or the header name) and `request_id`; every response carries `X-Request-Id`.",
 		"**`UNSUPPORTED_*` codes**: " + strings.Join(unsupported, ", ") + ".",
 		"**What is a 400**: a body that is not one JSON object, unknown or duplicate members, a JSON number where a decimal string is required, a missing required member, an amount with a sign, exponent, leading zero or more than " + fmt.Sprint(lim.USDCDecimals) + " decimals, a timestamp that is not ISO-8601 UTC or lies more than " + fmt.Sprint(lim.MaxClockSkewSeconds) + " s in the future, a malformed hash, address or country code.",
-		fmt.Sprintf("**Limits**: bodies up to %d bytes (413 beyond); amounts below 10^%d USDC; text members up to %d characters; `Idempotency-Key` 1 to %d visible ASCII characters, kept forever; settlements from %d on.", lim.MaxRequestBytes, lim.MaxAmountIntegerDigits, lim.MaxTextLength, lim.IdempotencyKeyMaxLen, lim.EarliestSettlementYear),
+		fmt.Sprintf("**Limits**: bodies up to %d bytes (413 beyond); amounts below 10^%d USDC; text members (names, descriptions, addresses) up to %d characters, except a resolution's `note` (%d) and `determination.reason` (%d), VAT numbers (%d) and postal codes (%d); a request member's `maxLength` states its limit, in characters; `Idempotency-Key` 1 to %d visible ASCII characters, kept forever; settlements from %d on.",
+			lim.MaxRequestBytes, lim.MaxAmountIntegerDigits, lim.MaxTextLength, wire.MaxNoteLen, vat.MaxManualReasonLength, wire.MaxVATNumberLen, wire.MaxPostalCodeLen, lim.IdempotencyKeyMaxLen, lim.EarliestSettlementYear),
 		"**Transitions**: a record is never rewritten; a later state is a new revision with its own receipt that `supersedes` the previous one.",
 		"**Event types**: " + codeList(eventTypes...) + "; an event's `data` is the document of its ledger entry: for `" + invoicing.EventInvoiceSummaryIssued + "` and `" + invoicing.EventInvoiceIssued + "` the invoice's document (`object` `" + invoicing.ObjectSummaryInvoice + "`), for `" + fiscal.EventAccountThresholdCrossed + "` the account event (`object` `" + fiscal.ObjectAccountEvent + "`), else the record; names stay stable, payload fields may grow.",
 		"**Deprecation**: a breaking change to a receipt or record gets a new version; the old version stays verifiable (the JWKS keeps retired keys) and is served alongside the new one until the end of a deprecation period announced with the change.",

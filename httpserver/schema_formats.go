@@ -1,7 +1,11 @@
 package httpserver
 
 import (
+	"maps"
+
 	"github.com/fiscal402/fiscal402/evmverify"
+	"github.com/fiscal402/fiscal402/internal/wire"
+	"github.com/fiscal402/fiscal402/vat"
 )
 
 // The constraints that the descriptions state, as schema keywords, so
@@ -169,13 +173,54 @@ func memberFormat(component, member string) map[string]any {
 	return nil
 }
 
-// withFormat adds the keywords of memberFormat to a string schema (not to
-// a $ref, an object or a schema that already has an enum).
+// memberMaxLength is the most characters the server takes in a text
+// member of a request component (0: none stated), from the limits its
+// checks use; TestTextMaxLengthsAreTheServers holds each to the server.
+// Components that answers use too (Address, VatEvidence, VatProvider) state
+// none: a record stored under an older limit must still match them.
+func memberMaxLength(component, member string) int {
+	switch component {
+	case "SettlementRequest", "SimulateRequest", "ResolutionBuyer":
+		switch member {
+		case "consumerName", "description":
+			return wire.MaxTextLen
+		case "consumerVatNumber":
+			return wire.MaxVATNumberLen
+		case "consumerPostalCode":
+			return wire.MaxPostalCodeLen
+		case "supplyKind":
+			return wire.MaxTokenLen
+		}
+	case "Resolution":
+		switch member {
+		case "note":
+			return wire.MaxNoteLen
+		case "resolvedBy":
+			return wire.MaxTextLen
+		}
+	case "ManualDetermination":
+		if member == "reason" {
+			return vat.MaxManualReasonLength
+		}
+	}
+	return 0
+}
+
+// withFormat adds the keywords of memberFormat and memberMaxLength to a
+// string schema (not to a $ref, an object or a schema that already has an
+// enum).
 func withFormat(s map[string]any, component, member string) map[string]any {
 	if s["type"] != "string" || s["enum"] != nil {
 		return s
 	}
 	add := memberFormat(component, member)
+	if n := memberMaxLength(component, member); n > 0 {
+		add = maps.Clone(add)
+		if add == nil {
+			add = map[string]any{}
+		}
+		add["maxLength"] = n
+	}
 	if add == nil {
 		return s
 	}

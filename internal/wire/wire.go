@@ -34,7 +34,15 @@ func bad(field, format string, args ...any) *FieldError {
 // Limits on the request, our own choice; these are
 // documented in the README and the OpenAPI document.
 const (
-	MaxTextLen      = 200  // consumerName, description
+	MaxTextLen = 200 // consumerName, description
+	// MaxVATNumberLen, MaxPostalCodeLen and MaxTokenLen bound a VAT
+	// number, a postal code and a token such as supplyKind, in characters
+	// (the OpenAPI document states them as maxLength, which counts so).
+	MaxVATNumberLen  = 32
+	MaxPostalCodeLen = 16
+	MaxTokenLen      = 64
+	// MaxNoteLen bounds the note of a resolution, in characters.
+	MaxNoteLen      = 2000
 	maxEvidence     = 10   // items of location evidence of one buyer
 	maxAmountDigits = 12   // integer digits of amountUsdc: < 10^12 USDC, above any USDC supply
 	minYear         = 2015 // no EVM settlement predates Ethereum's launch
@@ -233,7 +241,7 @@ func Token(field, v string) (string, error) {
 	if v == "" {
 		return "", nil
 	}
-	if len(v) > 64 || strings.IndexFunc(v, func(r rune) bool { return !(r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }) >= 0 {
+	if len(v) > MaxTokenLen || strings.IndexFunc(v, func(r rune) bool { return !(r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }) >= 0 {
 		return "", bad(field, "must be a lower-case token such as \"digital_service\"")
 	}
 	return v, nil
@@ -260,17 +268,18 @@ func Text(field, v string) (string, error) {
 	return v, nil
 }
 
-// LongText is Text with its own limit of max bytes.
+// LongText is Text with its own limit of max characters (as Text counts
+// them, and as the OpenAPI document's maxLength does).
 func LongText(field, v string, max int) (string, error) {
 	v = strings.TrimSpace(v)
-	if len(v) > max {
-		return "", bad(field, "must be at most %d bytes", max)
+	if !utf8.ValidString(v) {
+		return "", bad(field, "is not valid UTF-8")
+	}
+	if utf8.RuneCountInString(v) > max {
+		return "", bad(field, "is longer than %d characters", max)
 	}
 	if len(v) <= MaxTextLen {
 		return Text(field, v)
-	}
-	if _, err := Text(field, v[:0]); err != nil {
-		return "", err
 	}
 	for _, c := range v {
 		if c == 0xfffd || c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
@@ -344,25 +353,25 @@ func printable(s string) bool {
 	return utf8.ValidString(s) && strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) < 0
 }
 
-// PostalCode accepts a postal code as a buyer states it: at most 16
-// printable characters, trimmed. Its form is the country's to judge
+// PostalCode accepts a postal code as a buyer states it: at most
+// MaxPostalCodeLen printable characters, trimmed. Its form is the country's to judge
 // (vat reads the codes that decide a territory).
 func PostalCode(field, v string) (string, error) {
 	pc := strings.TrimSpace(v)
-	if len(pc) > 16 || !printable(pc) {
-		return "", bad(field, "must be a postal code of at most 16 printable characters")
+	if !printable(pc) || utf8.RuneCountInString(pc) > MaxPostalCodeLen {
+		return "", bad(field, "must be a postal code of at most %d printable characters", MaxPostalCodeLen)
 	}
 	return pc, nil
 }
 
-// VATNumber accepts a VAT number as a buyer states it: at most 32
-// printable characters, trimmed. Its syntax and validity are the
+// VATNumber accepts a VAT number as a buyer states it: at most
+// MaxVATNumberLen printable characters, trimmed. Its syntax and validity are the
 // determination's (vat.ValidateNumber, the registry), which decide what a
 // malformed one means for the tax, not the request's.
 func VATNumber(field, v string) (string, error) {
 	n := strings.TrimSpace(v)
-	if len(n) > 32 || !printable(n) {
-		return "", bad(field, "must be a VAT number of at most 32 printable characters")
+	if !printable(n) || utf8.RuneCountInString(n) > MaxVATNumberLen {
+		return "", bad(field, "must be a VAT number of at most %d printable characters", MaxVATNumberLen)
 	}
 	return n, nil
 }
