@@ -59,6 +59,21 @@ func LoadAccountsFile(path string) (*AccountsFile, error) {
 	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("accounts file %s: %w", path, err)
 	}
+	// A seller's registrations left out are not checked; null, which
+	// the decoder reads as left out, is refused as a typo would be: it
+	// asks for more than any list (README "Errors").
+	var nulls struct {
+		Accounts []struct {
+			Seller map[string]json.RawMessage `json:"seller"`
+		} `json:"accounts"`
+	}
+	if json.Unmarshal(raw, &nulls) == nil {
+		for i, a := range nulls.Accounts {
+			if string(a.Seller["registrations"]) == "null" {
+				return nil, fmt.Errorf("accounts file %s: account %d: seller.registrations is null: leave it out (registrations not stated, not checked) or list them ([] for none)", path, i)
+			}
+		}
+	}
 	if f.Generation < 0 {
 		return nil, fmt.Errorf("accounts file %s: generation %d: must be 0 or more", path, f.Generation)
 	}

@@ -180,6 +180,29 @@ func emptyMember(body []byte, name, how string) error {
 	return nil
 }
 
+// nullMember refuses a body, decoded already, whose member at path (object
+// members from the top) is JSON null where the request type reads null as
+// the member left out, and leaving it out asks for more than any value
+// would (README "Errors"). how says what to send instead.
+func nullMember(body []byte, how string, path ...string) error {
+	raw := json.RawMessage(body)
+	for _, name := range path {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			return nil // not an object (null included): the member is absent
+		}
+		v, ok := obj[name]
+		if !ok {
+			return nil
+		}
+		raw = v
+	}
+	if string(raw) == "null" {
+		return &fiscal.Error{Code: fiscal.CodeBadRequest, Field: "/" + strings.Join(path, "/"), Detail: "is null: " + how}
+	}
+	return nil
+}
+
 // getRefund: GET /settlements/{id}/refunds/{rid}, one refund as stored.
 func (s *Server) getRefund(w http.ResponseWriter, r *http.Request) {
 	books, err := s.books(r)

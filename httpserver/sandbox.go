@@ -31,8 +31,20 @@ func (s *Server) postEvaluate(w http.ResponseWriter, r *http.Request) {
 // postSimulate: POST /sandbox/v1/simulate, a watermarked sandbox record,
 // UBL and receipt (key optional; counts against the sandbox quota).
 func (s *Server) postSimulate(w http.ResponseWriter, r *http.Request) {
+	body, err := s.readJSONBody(w, r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
 	var req sandbox.SimulateRequest
-	if err := s.decodeJSON(w, r, &req); err != nil {
+	if err := decodeJSONBody(body, &req); err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	// A seller without registrations is taken to be registered wherever
+	// its sales are taxed (not checked); any list is checked. null, read
+	// as left out, would ask for more than any list.
+	if err := nullMember(body, "leave registrations out for a seller whose registrations are not stated (not checked), or list them ([] for none)", "seller", "registrations"); err != nil {
 		s.problem(w, r, err)
 		return
 	}
