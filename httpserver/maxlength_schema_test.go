@@ -9,6 +9,7 @@ import (
 
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/internal/wire"
+	"github.com/fiscal402/fiscal402/parties"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -90,6 +91,37 @@ func TestTextMaxLengthsAreTheServers(t *testing.T) {
 		"ResolutionBuyer.consumerPostalCode": {"/buyer/consumerPostalCode", false, buyer(func(b *fiscal.ResolutionBuyer, v string) { b.PostalCode = v })},
 		"ResolutionBuyer.consumerVatNumber":  {"/buyer/consumerVatNumber", false, buyer(func(b *fiscal.ResolutionBuyer, v string) { b.VATNumber = v })},
 	}
+	eventSeller := func(set func(s *parties.Seller, v string)) func(string) error {
+		return func(v string) error {
+			in := parties.Seller{Country: "DE"}
+			set(&in, v)
+			_, err := parties.ParseSeller("/seller", in, false)
+			return err
+		}
+	}
+	eventBuyer := func(set func(b *parties.Buyer, v string)) func(string) error {
+		return func(v string) error {
+			in := parties.Buyer{Country: "DE"}
+			set(&in, v)
+			_, err := parties.ParseBuyer("/buyer", in)
+			return err
+		}
+	}
+	eventSupply := func(set func(s *parties.Supply, v string)) func(string) error {
+		return func(v string) error {
+			in := parties.Supply{Kind: vat.KindDigitalService}
+			set(&in, v)
+			_, _, err := parties.ParseSupply("/supply", in)
+			return err
+		}
+	}
+	probes["EventSeller.legalName"] = probe{"/seller/legalName", false, eventSeller(func(s *parties.Seller, v string) { s.LegalName = v })}
+	probes["EventSeller.vatNumber"] = probe{"/seller/vatNumber", false, eventSeller(func(s *parties.Seller, v string) { s.VATNumber = v })}
+	probes["EventBuyer.name"] = probe{"/buyer/name", false, eventBuyer(func(b *parties.Buyer, v string) { b.Name = v })}
+	probes["EventBuyer.vatNumber"] = probe{"/buyer/vatNumber", false, eventBuyer(func(b *parties.Buyer, v string) { b.VATNumber = v })}
+	probes["EventBuyer.postalCode"] = probe{"/buyer/postalCode", false, eventBuyer(func(b *parties.Buyer, v string) { b.PostalCode = v })}
+	probes["EventSupply.description"] = probe{"/supply/description", false, eventSupply(func(s *parties.Supply, v string) { s.Description = v })}
+	probes["EventSupply.kind"] = probe{"/supply/kind", true, eventSupply(func(s *parties.Supply, v string) { s.Kind = v })}
 	for _, c := range []string{"SettlementRequest", "SimulateRequest"} {
 		for _, m := range []string{"consumerName", "description", "consumerVatNumber", "consumerPostalCode", "supplyKind"} {
 			probes[c+"."+m] = probe{"/" + m, m == "supplyKind", settle(m)}
@@ -99,6 +131,24 @@ func TestTextMaxLengthsAreTheServers(t *testing.T) {
 	f := newFixture(t)
 	doc := f.openAPIDocument(t)
 	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	// A refund's reason, over HTTP: a sale refunded a cent at a time.
+	sale := f.do("POST", "/settlements", keyA, mustJSON(t, settlement(nil)))
+	if sale.status != 201 {
+		t.Fatalf("settlement: %d %s", sale.status, sale.body)
+	}
+	refundsOf := "/settlements/" + sale.json(t)["id"].(string) + "/refunds"
+	probes["RefundRequest.reason"] = probe{"/reason", false, func(v string) error {
+		r := f.do("POST", refundsOf, keyA, mustJSON(t, map[string]any{"amountUsdc": "0.01", "reason": v}))
+		if r.status == 400 {
+			p := r.json(t)
+			field, _ := p["field"].(string)
+			return &fiscal.Error{Code: fiscal.CodeBadRequest, Field: field, Detail: p["detail"].(string)}
+		}
+		if r.status != 201 {
+			t.Fatalf("refund with a reason of %d characters: %d %s", len([]rune(v)), r.status, r.body)
+		}
+		return nil
+	}}
 	seen := map[string]bool{}
 	var names []string
 	for n := range schemas {

@@ -191,6 +191,21 @@ func memberMaxLength(component, member string) int {
 		case "supplyKind":
 			return wire.MaxTokenLen
 		}
+	case "EventSeller", "EventBuyer", "EventSupply":
+		switch member {
+		case "legalName", "name", "description":
+			return wire.MaxTextLen
+		case "vatNumber":
+			return wire.MaxVATNumberLen
+		case "postalCode":
+			return wire.MaxPostalCodeLen
+		case "kind":
+			return wire.MaxTokenLen
+		}
+	case "RefundRequest":
+		if member == "reason" {
+			return wire.MaxTextLen
+		}
 	case "Resolution":
 		switch member {
 		case "note":
