@@ -142,19 +142,22 @@ type Queues struct {
 	// WaitingForRateTable: those decided while the VAT rate table did not
 	// cover their day, waiting for one that does (fxwait.go).
 	WaitingForRateTable int `json:"waitingForRateTable"`
+	// WaitingForRegistration: settlements pending because the seller was
+	// not registered where they are taxed, waiting for the account's
+	// registrations to change (fxwait.go, BucketRegistrationWait).
+	WaitingForRegistration int `json:"waitingForRegistration"`
 }
 
 // Queues counts the engine's queued work.
 func (e *Engine) Queues() (Queues, error) {
 	var q Queues
 	err := e.ledger.View(func(tx ledger.Tx) error {
-		if err := tx.Scan(bucketRecheck, nil, nil, false, func(k, v []byte) bool { q.Rechecks++; return true }); err != nil {
-			return err
+		for bucket, n := range map[string]*int{bucketRecheck: &q.Rechecks, BucketFXWait: &q.WaitingForRates, BucketRateTableWait: &q.WaitingForRateTable, BucketRegistrationWait: &q.WaitingForRegistration} {
+			if err := tx.Scan(bucket, nil, nil, false, func(k, v []byte) bool { *n++; return true }); err != nil {
+				return err
+			}
 		}
-		if err := tx.Scan(BucketFXWait, nil, nil, false, func(k, v []byte) bool { q.WaitingForRates++; return true }); err != nil {
-			return err
-		}
-		return tx.Scan(BucketRateTableWait, nil, nil, false, func(k, v []byte) bool { q.WaitingForRateTable++; return true })
+		return nil
 	})
 	if err != nil {
 		return q, storeError(err)

@@ -344,7 +344,7 @@ func (s *Server) state() (metrics.State, error) {
 	_, vatEnd := t.CoveredEverywhere()
 	st := metrics.State{Now: e.Now(), LedgerEntries: e.Ledger().Size(), VATRatesEnd: vatEnd, VATRatesVersion: t.Version(), VATRatesDigest: t.Digest()}
 	eq, err := e.Queues()
-	st.VATRecheck, st.FXWait, st.RateTableWait = eq.Rechecks, eq.WaitingForRates, eq.WaitingForRateTable
+	st.VATRecheck, st.FXWait, st.RateTableWait, st.RegistrationWait = eq.Rechecks, eq.WaitingForRates, eq.WaitingForRateTable, eq.WaitingForRegistration
 	if err != nil {
 		return st, err
 	}

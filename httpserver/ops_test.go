@@ -235,6 +235,7 @@ func TestMetrics(t *testing.T) {
 		{"fiscal402_http_requests_total", map[string]string{"route": "unmatched", "code": "404"}, 1},
 		{"fiscal402_ledger_entries", nil, 2},
 		{"fiscal402_review_queue", map[string]string{"queue": "fx_wait"}, 0},
+		{"fiscal402_review_queue", map[string]string{"queue": "registration_wait"}, 0},
 		{"fiscal402_ingest_queue", nil, 0},
 		{"fiscal402_webhook_backlog", nil, 0},
 	} {

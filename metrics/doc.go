@@ -24,7 +24,7 @@
 //	fiscal402_ledger_commit_batch_size                   histogram (once the ledger reports)
 //	fiscal402_ledger_commit_fsync_seconds                histogram (once the ledger reports)
 //	fiscal402_ledger_entries                             gauge
-//	fiscal402_review_queue{queue}                        gauge: vat_recheck, fx_wait, rate_table_wait
+//	fiscal402_review_queue{queue}                        gauge: vat_recheck, fx_wait, rate_table_wait, registration_wait
 //	fiscal402_ingest_queue                               gauge
 //	fiscal402_ingest_queue_oldest_due_seconds            gauge
 //	fiscal402_webhook_backlog                            gauge: pending deliveries

@@ -31,6 +31,9 @@ type State struct {
 	VATRecheck    int // waiting for a VAT-number registry
 	FXWait        int // waiting for an ECB rate not yet published
 	RateTableWait int // waiting for a VAT rate table that covers their day
+	// RegistrationWait: waiting for the account's registrations to cover
+	// the day the seller was not registered on (seller_not_registered).
+	RegistrationWait int
 
 	IngestQueued    int       // x402 payments queued, not yet recorded
 	IngestOldestDue time.Time // zero when the queue is empty
@@ -268,7 +271,7 @@ func newStateCollector() *stateCollector {
 			Help: "Scrapes whose queue and rate gauges could not be read (the ledger closed or unreadable); those gauges are left out of that scrape.",
 		}),
 		entries:      d("fiscal402_ledger_entries", "Entries in the ledger: the Merkle log's tree size."),
-		reviewQueue:  d("fiscal402_review_queue", "Records pending review that the engine decides again by itself, by queue: vat_recheck (a VAT-number registry did not answer), fx_wait (the ECB rate of the date is not published yet) and rate_table_wait (the VAT rate table did not cover the day: decided again at a start with one that does).", "queue"),
+		reviewQueue:  d("fiscal402_review_queue", "Records pending review that the engine decides again by itself, by queue: vat_recheck (a VAT-number registry did not answer), fx_wait (the ECB rate of the date is not published yet) rate_table_wait (the VAT rate table did not cover the day: decided again at a start with one that does) and registration_wait (the seller was not registered where the sale is taxed: decided again when the account's registrations change).", "queue"),
 		ingest:       d("fiscal402_ingest_queue", "x402 payments in the durable ingest queue, not yet recorded."),
 		ingestOldest: d("fiscal402_ingest_queue_oldest_due_seconds", "How long the ingest queue's earliest entry has been due (0 when none is due): growing means the queue is not being worked."),
 		whBacklog:    d("fiscal402_webhook_backlog", "Webhook deliveries waiting for an attempt."),
@@ -333,6 +336,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	gauge(c.reviewQueue, float64(st.VATRecheck), "vat_recheck")
 	gauge(c.reviewQueue, float64(st.FXWait), "fx_wait")
 	gauge(c.reviewQueue, float64(st.RateTableWait), "rate_table_wait")
+	gauge(c.reviewQueue, float64(st.RegistrationWait), "registration_wait")
 	gauge(c.ingest, float64(st.IngestQueued))
 	gauge(c.ingestOldest, overdue(st.IngestOldestDue))
 	gauge(c.whBacklog, float64(st.WebhookPending))
