@@ -30,5 +30,6 @@
 // RetryRegistrationsInBackground at start and after the host changes the
 // accounts): a registration may be stated from a day already past (Art.
 // 57d Implementing Regulation (EU) No 282/2011), cause
-// fiscal.CauseRegistrationsChanged.
+// fiscal.CauseRegistrationsChanged. Such settlements stored by a version
+// that did not queue them are queued by its first run, once per account.
 package rates

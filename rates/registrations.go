@@ -2,11 +2,16 @@ package rates
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"log/slog"
 	"reflect"
 	"slices"
+	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/ledger"
+	"github.com/fiscal402/fiscal402/listing"
 	"github.com/fiscal402/fiscal402/vat"
 )
 
@@ -39,9 +44,86 @@ import (
 // reasons, with the registrations kept. A sale they still do not cover
 // stays pending and queued, unrevised; an account that states no list
 // (registrations not checked) decides nothing here. It returns how many
-// were revised. Fiscal events are not queued here.
+// were revised. Fiscal events are not queued here. Settlements stored
+// pending for that reason by a version that did not queue them are
+// queued first, once per account (backfillRegistrationWait).
 func RetryRegistrations(ctx context.Context, e *fiscal.Engine) (int, error) {
+	if err := backfillRegistrationWait(ctx, e); err != nil {
+		return 0, err
+	}
 	return walkQueue(ctx, e, registrationQueue())
+}
+
+// bucketRatesMeta holds what package rates did once per ledger: key
+// keyRegistrationBackfill and an account id, once its pending settlements
+// were queued.
+const (
+	bucketRatesMeta         = "rates-meta"
+	keyRegistrationBackfill = "registration-wait-backfill\x00"
+)
+
+// backfillRegistrationWait queues in fiscal.BucketRegistrationWait every
+// settlement of each account e serves that is pending review for
+// vat.ReasonSellerNotRegistered: the core queues such a record when it
+// stores it, but a version before the queue (93b2aa1, 8 December 2026)
+// did not, and a review found those sales never decided again. It lists
+// an account's pending settlements once (listing.List, review status
+// PENDING_MANUAL_REVIEW), then marks the account done in the same
+// transaction that queues them; later calls read one key per account. A
+// record queued twice is one entry (its id is the key), and one decided
+// since leaves the queue when it is walked (redecide).
+func backfillRegistrationWait(ctx context.Context, e *fiscal.Engine) error {
+	for _, a := range e.Accounts() {
+		done := []byte(keyRegistrationBackfill + a.ID)
+		if _, err := e.Ledger().Get(bucketRatesMeta, done); err == nil {
+			continue
+		} else if !errors.Is(err, ledger.ErrNotFound) {
+			return err
+		}
+		b, err := e.Books(a.ID)
+		if err != nil {
+			return err
+		}
+		var puts []ledger.Put
+		q := listing.Query{Limit: 200, ReviewStatus: fiscal.StatusPendingReview}
+		for {
+			page, err := listing.List(ctx, b, q)
+			if err != nil {
+				return err
+			}
+			for _, raw := range page.Data {
+				var r fiscal.Record
+				if err := json.Unmarshal(raw, &r); err != nil {
+					return &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored record is unreadable", Err: err}
+				}
+				if r.ReviewStatus != fiscal.StatusPendingReview || !hasReason(r.ReviewReasons, vat.ReasonSellerNotRegistered) {
+					continue
+				}
+				ts, _ := time.Parse(time.RFC3339Nano, r.Settlement.Timestamp) // not read by this queue's walk
+				item, err := json.Marshal(queued{RecordID: r.ID, Account: a.ID, Timestamp: ts})
+				if err != nil {
+					return err
+				}
+				puts = append(puts, ledger.Put{Bucket: fiscal.BucketRegistrationWait, Key: []byte(r.ID), Value: item})
+			}
+			if !page.HasMore {
+				break
+			}
+			q.Cursor = page.NextCursor
+		}
+		err = e.Ledger().Update(func(tx ledger.Tx) error {
+			for _, p := range puts {
+				if err := tx.Put(p.Bucket, p.Key, p.Value); err != nil {
+					return err
+				}
+			}
+			return tx.Put(bucketRatesMeta, done, []byte(e.Now().UTC().Format(time.RFC3339)))
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // registrationQueue is the queue of settlements the seller was not
