@@ -90,7 +90,10 @@
 //     90(1)), Review names the year, the refunds and the supplies in the
 //     lines taxed at destination because that year was over
 //     (thresholdrefunds.go): the engine's running total only grows, and
-//     it does not revise them. The CSV form
+//     it does not revise them. The year's total and the refunds are those
+//     below the log checkpoint the return states (for a final return, one
+//     covering the refunds it names), not the running totals as they
+//     stand: a later sale of the year does not change a final return. The CSV form
 //     (WriteCSV) carries each item as a row of section "review", before
 //     the figures, its text in column "note".
 //

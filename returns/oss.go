@@ -882,11 +882,9 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 		return nil, nil, err
 	}
 	r.Review = append(r.Review, refundsChangedReview(refundsAfter, p)...)
-	thr, err := thresholdRefundReview(ctx, b, head.Size, relied)
-	if err != nil {
-		return nil, nil, err
-	}
-	r.Review = append(r.Review, thr...)
+	// The Art. 59c review is made once the return knows whether it is
+	// final (the state it is of), and takes its place here.
+	thresholdAt := len(r.Review)
 
 	r.Review = append(r.Review, outsideReview(outside, r.ID.MemberState)...)
 	r.Review = append(r.Review, decl.review()...)
@@ -1019,6 +1017,11 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 		r.Excluded.FormerState.Reason = formerStateReason
 	}
 
+	thr, maxIndex, err := thresholdRefundReview(ctx, b, head, r.Status == StatusFinal, maxIndex, relied)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.Review = slices.Insert(r.Review, thresholdAt, thr...)
 	cp, err := checkpoint(e.Ledger(), head, r.Status == StatusFinal, maxIndex)
 	if err != nil {
 		return nil, nil, err
