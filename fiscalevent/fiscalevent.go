@@ -627,7 +627,8 @@ func (s *Service) decide(ctx context.Context, acc fiscal.Account, in input, now 
 		return nil, nil, err
 	}
 	return d, ev, errors.Join(syncWait(d, fiscal.BucketFXWait, p.Timestamp, "", wait),
-		syncWait(d, fiscal.BucketRateTableWait, p.Timestamp, rates.Version(), outsideTable(r.Classification.Reasons)))
+		syncWait(d, fiscal.BucketRateTableWait, p.Timestamp, rates.Version(), outsideTable(r.Classification.Reasons)),
+		syncWait(d, fiscal.BucketRegistrationWait, p.Timestamp, "", seller.IsAccount && notRegistered(r.Classification.Reasons)))
 }
 
 func fxReason(reasons []vat.Reason) *vat.Reason {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -26,7 +27,13 @@ import (
 // the rate is published (RetryRate). An event decided while the engine's
 // VAT rate table did not cover its day (date_outside_rate_table) is queued
 // likewise in fiscal.BucketRateTableWait, and decided again once an engine
-// starts with a table that covers it (RetryRateTable).
+// starts with a table that covers it (RetryRateTable). An event of the
+// account's own sale that needs a registration its recorded profile does
+// not state for its day (seller_not_registered) is queued in
+// fiscal.BucketRegistrationWait, and decided again once the account's
+// registrations change (RetryRegistrations): a registration may be stated
+// from a day already past (Art. 57d Implementing Regulation (EU) No
+// 282/2011, https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:32011R0282).
 
 // waitItem is an entry of fiscal.BucketFXWait for a fiscal event.
 type waitItem struct {
@@ -102,7 +109,38 @@ func waitRefusal(d *fiscal.Draft) error {
 // nothing. A concurrent revision of the event is left to decide it (false,
 // nil). Package rates calls it for the queue's fiscal events.
 func RetryRate(ctx context.Context, e *fiscal.Engine, id string) (bool, error) {
-	return redecide(ctx, e, id, fiscal.BucketFXWait, (*Event).waitsForRate, func(d *fiscal.Draft, _ *Event) bool { return waits(d) }, fiscal.CauseRatePublished)
+	return redecide(ctx, e, id, fiscal.BucketFXWait, (*Event).waitsForRate, func(d *fiscal.Draft, _ *Event) bool { return waits(d) }, fiscal.CauseRatePublished, nil)
+}
+
+// RetryRegistrations decides again the fiscal event id of engine e, queued
+// as pending because its seller, the account's own, was not registered
+// where it is taxed (fiscal.BucketRegistrationWait), by the rules on its
+// own facts under the seller profile it was recorded with, with the
+// account's registrations now stated, when they differ from that
+// profile's and the account states a list: when they cover its day it
+// commits the decision as the event's next revision (cause
+// fiscal.CauseRegistrationsChanged; still in review for any other reason
+// it has) and reports true; otherwise it writes nothing. Package rates
+// calls it for the queue's fiscal events (rates.RetryRegistrations).
+func RetryRegistrations(ctx context.Context, e *fiscal.Engine, id string) (bool, error) {
+	waiting := func(ev *Event) bool { return ev.Seller.AccountSeller && notRegistered(ev.Determination.Reasons) }
+	still := func(_ *fiscal.Draft, ev *Event) bool { return notRegistered(ev.Determination.Reasons) }
+	return redecide(ctx, e, id, fiscal.BucketRegistrationWait, waiting, still, fiscal.CauseRegistrationsChanged, func(in *input, account fiscal.Seller) bool {
+		if in.seller.Profile == nil {
+			return true // recorded before the profile was kept: decided under the account's
+		}
+		if account.Registrations == nil || reflect.DeepEqual(in.seller.Profile.Registrations, account.Registrations) {
+			return false // nothing it waits for has changed
+		}
+		p := *in.seller.Profile
+		p.Registrations = slices.Clone(account.Registrations)
+		in.seller.Profile = &p
+		return true
+	})
+}
+
+func notRegistered(reasons []vat.Reason) bool {
+	return slices.ContainsFunc(reasons, func(r vat.Reason) bool { return r.Code == vat.ReasonSellerNotRegistered })
 }
 
 // RetryRateTable decides again the fiscal event id of engine e, queued as
@@ -119,7 +157,7 @@ func RetryRateTable(ctx context.Context, e *fiscal.Engine, id string) (bool, err
 	waiting := func(ev *Event) bool {
 		return outsideTable(ev.Determination.Reasons) && !slices.ContainsFunc(ev.History, func(r fiscal.Revision) bool { return r.Cause == fiscal.CauseResolution })
 	}
-	return redecide(ctx, e, id, fiscal.BucketRateTableWait, waiting, func(_ *fiscal.Draft, ev *Event) bool { return outsideTable(ev.Determination.Reasons) }, fiscal.CauseRateTableLoaded)
+	return redecide(ctx, e, id, fiscal.BucketRateTableWait, waiting, func(_ *fiscal.Draft, ev *Event) bool { return outsideTable(ev.Determination.Reasons) }, fiscal.CauseRateTableLoaded, nil)
 }
 
 func outsideTable(reasons []vat.Reason) bool {
@@ -129,8 +167,11 @@ func outsideTable(reasons []vat.Reason) bool {
 // redecide decides again the fiscal event id queued in bucket while
 // waiting(event) holds (else it only leaves the queue), and commits the
 // decision as its next revision with cause unless still(draft, event) says
-// it still waits.
-func redecide(ctx context.Context, e *fiscal.Engine, id, bucket string, waiting func(*Event) bool, still func(*fiscal.Draft, *Event) bool, cause string) (bool, error) {
+// it still waits. profile, when not nil, sets the profile to decide under
+// from the recorded one and the account's, and says whether anything it
+// waits for changed (else nothing is decided).
+func redecide(ctx context.Context, e *fiscal.Engine, id, bucket string, waiting func(*Event) bool, still func(*fiscal.Draft, *Event) bool, cause string,
+	profile func(*input, fiscal.Seller) bool) (bool, error) {
 	s := &Service{e: e}
 	ev, _, err := s.load(id)
 	if err != nil {
@@ -153,6 +194,9 @@ func redecide(ctx context.Context, e *fiscal.Engine, id, bucket string, waiting 
 	}
 	if err := s.recordedProfile(ev.ID, &in); err != nil { // the profile the event was recorded with decides (profile.go)
 		return false, err
+	}
+	if profile != nil && !profile(&in, b.Account().Seller) {
+		return false, nil
 	}
 	now := e.Now().UTC()
 	d, nev, err := s.decide(ctx, b.Account(), in, now, ev.Verification, ev.Buyer.Registry, nil)

@@ -24,7 +24,8 @@
 // replicas, every minute): each becomes a new revision, cause
 // fiscal.CauseRateTableLoaded. A record a person resolved is left to them.
 //
-// And it decides again the settlements pending because the seller was not
+// And it decides again the settlements (and fiscal events of the
+// account's own sales, fiscalevent.RetryRegistrations) pending because the seller was not
 // registered where they are taxed (seller_not_registered) once the
 // account's registrations change (RetryRegistrations;
 // RetryRegistrationsInBackground at start and after the host changes the

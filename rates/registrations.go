@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fiscal402/fiscal402/fiscal"
+	"github.com/fiscal402/fiscal402/fiscalevent"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/listing"
 	"github.com/fiscal402/fiscal402/vat"
@@ -44,9 +45,11 @@ import (
 // reasons, with the registrations kept. A sale they still do not cover
 // stays pending and queued, unrevised; an account that states no list
 // (registrations not checked) decides nothing here. It returns how many
-// were revised. Fiscal events are not queued here. Settlements stored
-// pending for that reason by a version that did not queue them are
-// queued first, once per account (backfillRegistrationWait).
+// were revised. The fiscal events of the account's own sales queued for
+// the same reason are decided again by fiscalevent.RetryRegistrations.
+// Settlements and fiscal events stored pending for that reason by a
+// version that did not queue them are queued first, once per account
+// (backfillRegistrationWait).
 func RetryRegistrations(ctx context.Context, e *fiscal.Engine) (int, error) {
 	if err := backfillRegistrationWait(ctx, e); err != nil {
 		return 0, err
@@ -64,11 +67,12 @@ const (
 
 // backfillRegistrationWait queues in fiscal.BucketRegistrationWait every
 // settlement of each account e serves that is pending review for
-// vat.ReasonSellerNotRegistered: the core queues such a record when it
-// stores it, but a version before the queue (93b2aa1, 8 December 2026)
-// did not, and a review found those sales never decided again. It lists
-// an account's pending settlements once (listing.List, review status
-// PENDING_MANUAL_REVIEW), then marks the account done in the same
+// vat.ReasonSellerNotRegistered, and every fiscal event of its own seller
+// in review for it: the core and package fiscalevent queue such a record
+// when they store it, but a version before the queue (93b2aa1, 8 December
+// 2026) did not, and a review found those sales never decided again. It
+// lists an account's pending settlements and fiscal events in review once
+// (listing.List), then marks the account done in the same
 // transaction that queues them; later calls read one key per account. A
 // record queued twice is one entry (its id is the key), and one decided
 // since leaves the queue when it is walked (redecide).
@@ -85,31 +89,26 @@ func backfillRegistrationWait(ctx context.Context, e *fiscal.Engine) error {
 			return err
 		}
 		var puts []ledger.Put
-		q := listing.Query{Limit: 200, ReviewStatus: fiscal.StatusPendingReview}
-		for {
-			page, err := listing.List(ctx, b, q)
-			if err != nil {
-				return err
-			}
-			for _, raw := range page.Data {
-				var r fiscal.Record
-				if err := json.Unmarshal(raw, &r); err != nil {
-					return &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored record is unreadable", Err: err}
-				}
-				if r.ReviewStatus != fiscal.StatusPendingReview || !hasReason(r.ReviewReasons, vat.ReasonSellerNotRegistered) {
-					continue
-				}
-				ts, _ := time.Parse(time.RFC3339Nano, r.Settlement.Timestamp) // not read by this queue's walk
-				item, err := json.Marshal(queued{RecordID: r.ID, Account: a.ID, Timestamp: ts})
+		for _, q := range []listing.Query{{Limit: 200, ReviewStatus: fiscal.StatusPendingReview}, {Limit: 200, Object: fiscal.ObjectFiscalEvent, Status: vat.StatusManualReview}} {
+			for {
+				page, err := listing.List(ctx, b, q)
 				if err != nil {
 					return err
 				}
-				puts = append(puts, ledger.Put{Bucket: fiscal.BucketRegistrationWait, Key: []byte(r.ID), Value: item})
+				for _, raw := range page.Data {
+					p, err := registrationWaitItem(raw)
+					if err != nil {
+						return err
+					}
+					if p != nil {
+						puts = append(puts, *p)
+					}
+				}
+				if !page.HasMore {
+					break
+				}
+				q.Cursor = page.NextCursor
 			}
-			if !page.HasMore {
-				break
-			}
-			q.Cursor = page.NextCursor
 		}
 		err = e.Ledger().Update(func(tx ledger.Tx) error {
 			for _, p := range puts {
@@ -126,6 +125,39 @@ func backfillRegistrationWait(ctx context.Context, e *fiscal.Engine) error {
 	return nil
 }
 
+// registrationWaitItem is the queue entry of a listed settlement or fiscal
+// event when it waits for a registration (nil when it does not): a
+// settlement pending for vat.ReasonSellerNotRegistered, or a fiscal event
+// of the account's own seller in review for it (fiscalevent.RetryRegistrations).
+func registrationWaitItem(raw []byte) (*ledger.Put, error) {
+	var r struct {
+		ID, Account, Object, ReviewStatus string
+		ReviewReasons                     []vat.Reason
+		Determination                     vat.Determination
+		Settlement, Payment               struct{ Timestamp string }
+		Seller                            struct{ AccountSeller bool }
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, &fiscal.Error{Code: fiscal.CodeInternal, Detail: "stored record is unreadable", Err: err}
+	}
+	it := queued{RecordID: r.ID, Account: r.Account}
+	ts := r.Settlement.Timestamp
+	if r.Object == fiscal.ObjectFiscalEvent {
+		if !r.Seller.AccountSeller || r.Determination.Status != vat.StatusManualReview || !hasReason(r.Determination.Reasons, vat.ReasonSellerNotRegistered) {
+			return nil, nil
+		}
+		it.Object, ts = fiscal.ObjectFiscalEvent, r.Payment.Timestamp
+	} else if r.ReviewStatus != fiscal.StatusPendingReview || !hasReason(r.ReviewReasons, vat.ReasonSellerNotRegistered) {
+		return nil, nil
+	}
+	it.Timestamp, _ = time.Parse(time.RFC3339Nano, ts) // not read by this queue's walk
+	v, err := json.Marshal(it)
+	if err != nil {
+		return nil, err
+	}
+	return &ledger.Put{Bucket: fiscal.BucketRegistrationWait, Key: []byte(r.ID), Value: v}, nil
+}
+
 // registrationQueue is the queue of settlements the seller was not
 // registered for.
 func registrationQueue() waitQueue {
@@ -133,7 +165,7 @@ func registrationQueue() waitQueue {
 		bucket: fiscal.BucketRegistrationWait, due: func(queued) bool { return true },
 		waits:   func(r *fiscal.Record) bool { return hasReason(r.ReviewReasons, vat.ReasonSellerNotRegistered) },
 		missing: vat.ReasonSellerNotRegistered, cause: fiscal.CauseRegistrationsChanged,
-		what: "re-deciding a record the seller was not registered for",
+		what: "re-deciding a record the seller was not registered for", event: fiscalevent.RetryRegistrations,
 		profile: func(kept, account fiscal.Seller) (fiscal.Seller, bool) {
 			if account.Registrations == nil || reflect.DeepEqual(kept.Registrations, account.Registrations) {
 				return kept, false
