@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/rates"
 	"github.com/fiscal402/fiscal402/refunds"
@@ -314,14 +316,42 @@ func (s *Server) getAccountTotals(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	totals, err := books.Totals(r.Context())
-	s.writeValue(w, r, http.StatusOK, "no-store", AccountTotals{Object: "account_totals", Account: books.Account().ID, Years: totals}, err)
+	years := make([]YearTotal, len(totals))
+	first := 0 // the first year over the limit: refunds are read only from it on
+	for i, t := range totals {
+		years[i].YearTotal = t
+		if t.Exceeded && first == 0 {
+			first = t.Year
+		}
+	}
+	if err == nil && first != 0 {
+		var reduced map[int]decimal.Decimal
+		if reduced, err = refunds.ThresholdReduction(r.Context(), books, first); err == nil {
+			for i, t := range totals {
+				total, perr := decimal.NewFromString(t.CrossBorderEUR)
+				if red, ok := reduced[t.Year]; ok && t.Exceeded && perr == nil {
+					years[i].RefundsReductionEUR, years[i].NetOfRefundsEUR = red.String(), total.Sub(red).String()
+				}
+			}
+		}
+	}
+	s.writeValue(w, r, http.StatusOK, "no-store", AccountTotals{Object: "account_totals", Account: books.Account().ID, Years: years}, err)
 }
 
 // AccountTotals is the body of GET /v1/account/totals.
 type AccountTotals struct {
-	Object  string             `json:"object"` // "account_totals"
-	Account string             `json:"account"`
-	Years   []fiscal.YearTotal `json:"years"`
+	Object  string      `json:"object"` // "account_totals"
+	Account string      `json:"account"`
+	Years   []YearTotal `json:"years"`
+}
+
+// YearTotal is a year of GET /v1/account/totals: the running total
+// (fiscal.YearTotal) and, for a year over the limit, what refunds of its
+// counted supplies reduce it by (refunds.ThresholdReduction).
+type YearTotal struct {
+	fiscal.YearTotal
+	RefundsReductionEUR string `json:"refundsReductionEur,omitempty"`
+	NetOfRefundsEUR     string `json:"netOfRefundsEur,omitempty"`
 }
 
 // getReceiptOpenings: GET /v1/receipts/{id}/openings, the openings of a

@@ -131,7 +131,7 @@ func memberFormat(component, member string) map[string]any {
 			return pattern(patternUnsigned)
 		}
 		return pattern(patternDecimal)
-	case "gross_eur_exact", "net_eur_exact", "vat_eur_exact", "grossEurExact", "netEurExact", "vatEurExact", "accruedEurExact", "crossBorderEur", "openingEur", "limitEur", "totalBeforeEur", "totalAfterEur", "gross_exact", "net_exact", "vat_exact", "netExact", "vatExact", "raw", "usdc_usd_rate", "bps", "rate_percent":
+	case "gross_eur_exact", "net_eur_exact", "vat_eur_exact", "grossEurExact", "netEurExact", "vatEurExact", "accruedEurExact", "crossBorderEur", "openingEur", "limitEur", "totalBeforeEur", "totalAfterEur", "refundsReductionEur", "netOfRefundsEur", "gross_exact", "net_exact", "vat_exact", "netExact", "vatExact", "raw", "usdc_usd_rate", "bps", "rate_percent":
 		return pattern(patternDecimal)
 	case "rate":
 		if component == "FxPeg" {
