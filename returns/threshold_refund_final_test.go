@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shopspring/decimal"
+
+	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/internal/fiscaltest"
 	"github.com/fiscal402/fiscal402/returns"
 )
@@ -92,5 +95,61 @@ func TestThresholdRefundReviewOfAFinalReturnIsStable(t *testing.T) {
 				t.Errorf("after the later sale the review %q no longer names the refund", r2.Review)
 			}
 		})
+	}
+}
+
+// TestThresholdRefundReviewCountsAsRecordingCounts: the year's total the
+// review states, read from the records below the return's checkpoint,
+// is the running total the engine kept (fiscal.Books.Totals) when nothing
+// was recorded since, a sale that waited for review counting from the
+// revision that decided it (a person's resolution), as recording counts it.
+func TestThresholdRefundReviewCountsAsRecordingCounts(t *testing.T) {
+	seller := ossSeller()
+	seller.OverThreshold = false
+	now := time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
+	var clock atomic.Pointer[time.Time]
+	clock.Store(&now)
+	cfg := fiscaltest.Config(t, now, seller)
+	cfg.Clock = func() time.Time { return *clock.Load() }
+	cfg.NoBackground = true
+	b := fiscaltest.Books(t, fiscaltest.Engine(t, cfg), 0)
+	set := func(at time.Time) { clock.Store(&at) }
+	ctx := context.Background()
+
+	first := settle(t, b, 1, sale{amount: "11000.00", country: "DE", at: "2026-01-15T10:00:00Z"})[0]
+	set(time.Date(2026, 2, 10, 12, 0, 0, 0, time.UTC))
+	settle(t, b, 3, sale{amount: "5000.00", country: "FR", at: "2026-02-10T10:00:00Z"})
+	set(time.Date(2026, 2, 15, 12, 0, 0, 0, time.UTC))
+	waiting := settle(t, b, 2, sale{amount: "1000.00", country: "", at: "2026-02-15T10:00:00Z"})[0]
+	if waiting.ReviewStatus != fiscal.StatusPendingReview {
+		t.Fatalf("test setup: a sale without the consumer's country is %s", waiting.ReviewStatus)
+	}
+	set(time.Date(2026, 2, 25, 12, 0, 0, 0, time.UTC))
+	res, err := b.Resolve(ctx, waiting.ID, fiscal.Resolution{Buyer: &fiscal.ResolutionBuyer{Country: "AT"}, ResolvedBy: "ops@example.com"}, "")
+	if err != nil || res.Record.ReviewStatus != fiscal.StatusProcessed || res.Record.Classification.Threshold == nil || !res.Record.Classification.Threshold.Counts {
+		t.Fatalf("resolution: %v %s", err, res.JSON)
+	}
+	set(time.Date(2026, 3, 5, 12, 0, 0, 0, time.UTC))
+	refund(t, b, first.ID, "", "r-first")
+	set(testNow)
+	r, _, err := returns.OSS(ctx, b, q1, returns.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	totals, err := b.Totals(ctx)
+	if err != nil || len(totals) != 1 {
+		t.Fatalf("totals: %v %+v", err, totals)
+	}
+	kept, err := decimal.NewFromString(totals[0].CrossBorderEUR)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "while the EUR " + kept.StringFixed(2) + " recorded went over it"
+	found := false
+	for _, text := range r.Review {
+		found = found || strings.Contains(text, "59c") && strings.Contains(text, want)
+	}
+	if !found {
+		t.Errorf("review %q: want the year's total as the engine kept it, %q", r.Review, want)
 	}
 }
