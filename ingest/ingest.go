@@ -515,6 +515,14 @@ func paymentFromChain(j chainJob, f evmverify.Facts, now time.Time) (fiscal.Paym
 		SupplyKind:         j.Buyer.SupplyKind,
 		Description:        j.Buyer.Description,
 		ConsumerAddress:    j.Buyer.Address,
+		// Every fact the merchant states about the buyer decides, as for
+		// POST /settlements: the items of the customer's location (Art.
+		// 24b, 24f Implementing Regulation 282/2011), the attested rate
+		// conditions and an electronic interface's underlying provider
+		// (Art. 9a) were accepted and then dropped here.
+		LocationEvidence:   j.Buyer.Evidence,
+		RateConditions:     j.Buyer.Conditions,
+		UnderlyingProvider: j.Buyer.Provider,
 	}
 	// The block time is the chain's, not a claim: an engine clock behind
 	// the chain's must not make a confirmed payment "in the future" (a
