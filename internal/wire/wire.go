@@ -373,7 +373,28 @@ func VATNumber(field, v string) (string, error) {
 	if !printable(n) || utf8.RuneCountInString(n) > MaxVATNumberLen {
 		return "", bad(field, "must be a VAT number of at most %d printable characters", MaxVATNumberLen)
 	}
+	if i := strings.IndexFunc(n, reorders); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(n[i:])
+		return "", bad(field, "holds the control character U+%04X, which would show another number than the one checked", r)
+	}
 	return n, nil
+}
+
+// reorders reports a character that changes how the text around it is
+// shown without being seen itself: the bidirectional controls (Unicode
+// Standard Annex #9, https://www.unicode.org/reports/tr9/: ALM, LRM, RLM,
+// LRE to RLO, LRI to PDI), which make a document display another
+// identifier than the one stored and checked (the "Trojan Source"
+// reordering, CVE-2021-42574), the line and paragraph separators, and the
+// C1 controls. Spaces and zero-width characters a copy-paste leaves are
+// not among them: vat strips those when it reads a number.
+func reorders(r rune) bool {
+	switch {
+	case r >= 0x80 && r <= 0x9f, r == 0x061c, r == 0x200e, r == 0x200f,
+		r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x2028, r == 0x2029:
+		return true
+	}
+	return false
 }
 
 // RateConditions checks attested rate conditions against the codes the
