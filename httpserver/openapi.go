@@ -66,6 +66,7 @@ type operation struct {
 type queryParam struct {
 	name, description string
 	required          bool
+	deprecated        bool // an alias kept for existing clients; the description names its replacement
 	schema            map[string]any
 }
 
@@ -158,6 +159,7 @@ func operations() map[string]operation {
 				{name: "settledFrom", description: "Only payments settled at or after this date or instant (an OSS return is organised by supply date).", schema: dateOrInstant()},
 				{name: "settledTo", description: "Only payments settled before the end of this date, or before this instant.", schema: dateOrInstant()},
 				{name: "reviewStatus", description: "`PROCESSED` or `PENDING_MANUAL_REVIEW`.", schema: map[string]any{"type": "string", "enum": []string{fiscal.StatusProcessed, fiscal.StatusPendingReview}}},
+				{name: "status", deprecated: true, description: "Deprecated alias of `reviewStatus` (same values); use `reviewStatus`. Given with `reviewStatus`, the two must agree (400 otherwise).", schema: map[string]any{"type": "string", "enum": []string{fiscal.StatusProcessed, fiscal.StatusPendingReview}}},
 				{name: "taxingCountry", description: "Only records taxed in this country (ISO 3166-1 alpha-2; `EL` is read as `GR`).", schema: map[string]any{"type": "string", "pattern": patternCountryIn}},
 			},
 			responses: []response{jsonBody(http.StatusOK, "A page of records.", reflect.TypeFor[settlementPageDoc](), "Cache-Control")},
@@ -796,7 +798,11 @@ func (s *Server) operationObject(g *schemaGen, r route, op operation, used map[s
 		params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "description": desc, "schema": map[string]any{"type": "string"}})
 	}
 	for _, q := range op.query {
-		params = append(params, map[string]any{"name": q.name, "in": "query", "required": q.required, "description": q.description, "schema": q.schema})
+		p := map[string]any{"name": q.name, "in": "query", "required": q.required, "description": q.description, "schema": q.schema}
+		if q.deprecated {
+			p["deprecated"] = true
+		}
+		params = append(params, p)
 	}
 	if op.idempotent {
 		params = append(params, map[string]any{"$ref": "#/components/parameters/IdempotencyKey"})
