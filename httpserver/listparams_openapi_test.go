@@ -3,6 +3,7 @@ package httpserver_test
 import (
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -42,6 +43,41 @@ func TestListParamsDocumented(t *testing.T) {
 	for _, p := range op["parameters"].([]any) {
 		if m := p.(map[string]any); m["name"] == "status" && m["deprecated"] != true {
 			t.Errorf("GET /settlements status is declared without deprecated: true (it is an alias of reviewStatus): %v", m)
+		}
+	}
+}
+
+// TestListUpperBoundInclusiveAsDocumented: to and settledTo given as an
+// instant keep a record at exactly that instant (the README: the bounds
+// are inclusive; listing.Query and returns.ExportQuery apply them so), and
+// the OpenAPI document says so. It described them as "before this
+// instant", which a client would read as exclusive and then ask for the
+// next page's lower bound at the same instant, getting the record twice.
+func TestListUpperBoundInclusiveAsDocumented(t *testing.T) {
+	f := newDocFixture(t, false, testNow)
+	r := f.do("POST", "/settlements", keyA, mustJSON(t, settlement(nil)))
+	if r.status != http.StatusCreated {
+		t.Fatalf("settle: %d %s", r.status, r.body)
+	}
+	rec := r.json(t)
+	created := rec["createdAt"].(string)
+	settled := rec["settlement"].(map[string]any)["timestamp"].(string)
+	for _, q := range []url.Values{{"to": {created}}, {"settledTo": {settled}}, {"from": {created}, "to": {created}}} {
+		page := f.do("GET", "/settlements?"+q.Encode(), keyA, nil)
+		if page.status != http.StatusOK || len(page.json(t)["data"].([]any)) != 1 {
+			t.Errorf("GET /settlements?%s: %d %s, want the record at that instant", q.Encode(), page.status, page.body)
+		}
+	}
+	doc := f.openAPI(t)
+	for _, path := range []string{"/settlements", "/v1/fiscal-events", "/settlements/export"} {
+		op := doc["paths"].(map[string]any)[path].(map[string]any)["get"].(map[string]any)
+		for _, p := range op["parameters"].([]any) {
+			m := p.(map[string]any)
+			if name := m["name"]; name == "to" || name == "settledTo" {
+				if d := m["description"].(string); !strings.Contains(d, "at or before") {
+					t.Errorf("GET %s %s: %q does not say the bound is inclusive (at or before)", path, name, d)
+				}
+			}
 		}
 	}
 }
