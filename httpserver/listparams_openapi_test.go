@@ -81,3 +81,27 @@ func TestListUpperBoundInclusiveAsDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestEventsAfterDeprecatedFlag: GET /v1/events still reads after, the
+// former name of cursor, and its description says it is deprecated; the
+// parameter carries the machine-readable deprecated: true (OpenAPI 3.1
+// Parameter Object), so generated clients warn about it as the prose does.
+func TestEventsAfterDeprecatedFlag(t *testing.T) {
+	f := newDocFixture(t, false, testNow)
+	if r := f.do("GET", "/v1/events?after=0", keyA, nil); r.status != http.StatusOK {
+		t.Fatalf("GET /v1/events?after=0: %d %s", r.status, r.body)
+	}
+	op := f.openAPI(t)["paths"].(map[string]any)["/v1/events"].(map[string]any)["get"].(map[string]any)
+	found := false
+	for _, p := range op["parameters"].([]any) {
+		if m := p.(map[string]any); m["name"] == "after" {
+			found = true
+			if m["deprecated"] != true {
+				t.Errorf("GET /v1/events after: deprecated = %v, want true", m["deprecated"])
+			}
+		}
+	}
+	if !found {
+		t.Error("GET /v1/events does not declare after, which it reads")
+	}
+}

@@ -341,7 +341,7 @@ func operations() map[string]operation {
 			description: "Events in ledger order (`sequence` is the ledger index: gaps in an account's sequence are other accounts' entries, never lost events), each with its data, plus the latest log checkpoint. Pages as every list does: `has_more`, and `next_cursor` to pass as `cursor` (the former `after` is still read); a `Link: rel=\"next\"` header carries the next page's URL.",
 			query: []queryParam{
 				{name: "cursor", description: "The `next_cursor` of the previous page (default: from the start).", schema: map[string]any{"type": "string"}},
-				{name: "after", description: "Deprecated: the former name of `cursor`, still read.", schema: map[string]any{"type": "string"}},
+				{name: "after", deprecated: true, description: "Deprecated: the former name of `cursor`, still read.", schema: map[string]any{"type": "string"}},
 				{name: "limit", description: "Page size, 1 to 200 (default 50).", schema: map[string]any{"type": "integer", "minimum": 1, "maximum": 200}},
 			},
 			responses: []response{jsonBody(http.StatusOK, "A page of events.", reflect.TypeFor[webhooks.EventList](), "Link", "Cache-Control")},
