@@ -14,7 +14,6 @@ import (
 	"github.com/fiscal402/fiscal402/internal/wire"
 	"github.com/fiscal402/fiscal402/ledger"
 	"github.com/fiscal402/fiscal402/receipt"
-	"github.com/shopspring/decimal"
 )
 
 // Books are one seller's books in an engine: every call records or reads
@@ -392,21 +391,7 @@ func (b *Books) existingPayment(holder string, idem *ledger.Claim, p *Payment) (
 // contradiction.
 func samePayment(r *Record, p Payment) error {
 	s := r.Settlement
-	amount, err := decimal.NewFromString(s.AmountUSDC)
-	var diff []string
-	switch {
-	case err != nil || !amount.Equal(p.Amount):
-		diff = append(diff, fmt.Sprintf("amountUsdc %s (recorded %s)", p.AmountString, s.AmountUSDC))
-	}
-	if !strings.EqualFold(s.PayerWallet, p.PayerWallet) {
-		diff = append(diff, fmt.Sprintf("payerWallet %s (recorded %s)", p.PayerWallet, s.PayerWallet))
-	}
-	if !strings.EqualFold(s.ReceiverWallet, p.ReceiverWallet) {
-		diff = append(diff, fmt.Sprintf("receiverWallet %s (recorded %s)", p.ReceiverWallet, s.ReceiverWallet))
-	}
-	if p.Asset != "" && s.Asset != "" && !strings.EqualFold(s.Asset, p.Asset) {
-		diff = append(diff, fmt.Sprintf("asset %s (recorded %s)", p.Asset, s.Asset))
-	}
+	diff := p.Differences(s.AmountUSDC, s.PayerWallet, s.ReceiverWallet, s.Asset)
 	if len(diff) == 0 {
 		return nil
 	}

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/fiscal402/fiscal402/fiscal"
 	"github.com/fiscal402/fiscal402/fx"
 	"github.com/fiscal402/fiscal402/internal/shown"
@@ -416,20 +414,8 @@ func (s *Service) duplicate(b *fiscal.Books, in input, holder string, o fiscal.O
 	if err != nil || o != fiscal.Existing {
 		return res, err
 	}
-	r, p := res.Event.Payment, in.p
-	var diff []string
-	if amount, err := decimal.NewFromString(r.AmountUSDC); err != nil || !amount.Equal(p.Amount) {
-		diff = append(diff, fmt.Sprintf("amountUsdc %s (recorded %s)", p.AmountString, r.AmountUSDC))
-	}
-	if !strings.EqualFold(r.PayerWallet, p.PayerWallet) {
-		diff = append(diff, fmt.Sprintf("payerWallet %s (recorded %s)", p.PayerWallet, r.PayerWallet))
-	}
-	if !strings.EqualFold(r.ReceiverWallet, p.ReceiverWallet) {
-		diff = append(diff, fmt.Sprintf("receiverWallet %s (recorded %s)", p.ReceiverWallet, r.ReceiverWallet))
-	}
-	if p.Asset != "" && r.Asset != "" && !strings.EqualFold(r.Asset, p.Asset) {
-		diff = append(diff, fmt.Sprintf("asset %s (recorded %s)", p.Asset, r.Asset))
-	}
+	r := res.Event.Payment
+	diff := in.p.Differences(r.AmountUSDC, r.PayerWallet, r.ReceiverWallet, r.Asset)
 	if len(diff) == 0 {
 		return res, nil
 	}

@@ -355,3 +355,27 @@ func underField(ptr string, err error) error {
 	}
 	return err
 }
+
+// Differences names, one "member value (recorded value)" each, where p
+// states another payment than the one recorded with amountUSDC, payer,
+// receiver and asset (addresses compared without case; an asset left
+// out on either side is not compared). A transaction backs one payment:
+// a duplicate (network, txHash) with differences is a PAYMENT_CONFLICT,
+// whichever way in recorded it (fiscal's settlements, fiscalevent's
+// events). nil: the same payment.
+func (p Payment) Differences(amountUSDC, payer, receiver, asset string) []string {
+	var diff []string
+	if amount, err := decimal.NewFromString(amountUSDC); err != nil || !amount.Equal(p.Amount) {
+		diff = append(diff, fmt.Sprintf("amountUsdc %s (recorded %s)", p.AmountString, amountUSDC))
+	}
+	if !strings.EqualFold(payer, p.PayerWallet) {
+		diff = append(diff, fmt.Sprintf("payerWallet %s (recorded %s)", p.PayerWallet, payer))
+	}
+	if !strings.EqualFold(receiver, p.ReceiverWallet) {
+		diff = append(diff, fmt.Sprintf("receiverWallet %s (recorded %s)", p.ReceiverWallet, receiver))
+	}
+	if p.Asset != "" && asset != "" && !strings.EqualFold(asset, p.Asset) {
+		diff = append(diff, fmt.Sprintf("asset %s (recorded %s)", p.Asset, asset))
+	}
+	return diff
+}
