@@ -253,10 +253,6 @@ func parseLabel(field, v string) (string, error) {
 	return v, nil
 }
 
-// minSupplyYear: no EVM settlement predates Ethereum's launch (2015), the
-// bound settlements' timestamps keep (internal/wire).
-const minSupplyYear = 2015
-
 // parseSupplyDate accepts a calendar date (YYYY-MM-DD, meaning that UTC day)
 // or an ISO-8601 UTC instant, no later than now plus MaxClockSkew.
 func parseSupplyDate(v string, now time.Time) (time.Time, error) {
@@ -264,8 +260,8 @@ func parseSupplyDate(v string, now time.Time) (time.Time, error) {
 		if t.After(now) {
 			return time.Time{}, badRequest("/supply_date", "is in the future (the service date is %s)", now.Format(time.DateOnly))
 		}
-		if t.Year() < minSupplyYear {
-			return time.Time{}, badRequest("/supply_date", "is before %d; no USDC settlement can be that old", minSupplyYear)
+		if t.Year() < wire.MinYear {
+			return time.Time{}, badRequest("/supply_date", "is before %d; no USDC settlement can be that old", wire.MinYear)
 		}
 		return t.Add(12 * time.Hour), nil // midday: the UTC day is what selects rates
 	}

@@ -225,8 +225,8 @@ func parseEvaluateDate(field, v string, now time.Time) (time.Time, error) {
 		return now, nil
 	}
 	if d, err := time.Parse(time.DateOnly, v); err == nil {
-		if d.Year() < minYear || d.After(now) {
-			return time.Time{}, badRequest(field, "must be a day from %d up to today (%s)", minYear, now.Format(time.DateOnly))
+		if d.Year() < wire.MinYear || d.After(now) {
+			return time.Time{}, badRequest(field, "must be a day from %d up to today (%s)", wire.MinYear, now.Format(time.DateOnly))
 		}
 		// Midday (or now, today before noon): the UTC day is the supply's
 		// day also where the clock is behind UTC (the Azores), whose
@@ -249,9 +249,6 @@ func parseEvaluateDate(field, v string, now time.Time) (time.Time, error) {
 	}
 	return time.Time{}, badRequest(field, "must be a date such as \"2026-04-10\" or an ISO-8601 UTC timestamp")
 }
-
-// minYear: no EVM settlement predates Ethereum's launch.
-const minYear = 2015
 
 func badRequest(field, format string, args ...any) *fiscal.Error {
 	return &fiscal.Error{Code: fiscal.CodeBadRequest, Field: field, Detail: fmt.Sprintf(format, args...)}

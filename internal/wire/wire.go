@@ -43,9 +43,8 @@ const (
 	MaxTokenLen      = 64
 	// MaxNoteLen bounds the note of a resolution, in characters.
 	MaxNoteLen      = 2000
-	maxEvidence     = 10   // items of location evidence of one buyer
-	maxAmountDigits = 12   // integer digits of amountUsdc: < 10^12 USDC, above any USDC supply
-	minYear         = 2015 // no EVM settlement predates Ethereum's launch
+	maxEvidence     = 10 // items of location evidence of one buyer
+	maxAmountDigits = 12 // integer digits of amountUsdc: < 10^12 USDC, above any USDC supply
 	// maxIdempotencyKeyLen bounds an Idempotency-Key: visible ASCII only.
 	maxIdempotencyKeyLen = 255
 	// MaxClockSkew is how far in the future a settlement timestamp may lie
@@ -149,14 +148,19 @@ func Timestamp(field, v string, now time.Time) (time.Time, error) {
 		return time.Time{}, bad(field, "%s (RFC 3339 section 5.6), e.g. \"2026-04-10T12:00:00.5Z\"", msg)
 	}
 	t = t.UTC()
-	if t.Year() < minYear {
-		return time.Time{}, bad(field, "is before %d; no USDC settlement can be that old", minYear)
+	if t.Year() < MinYear {
+		return time.Time{}, bad(field, "is before %d; no USDC settlement can be that old", MinYear)
 	}
 	if err := NotFuture(field, t, now); err != nil {
 		return time.Time{}, err
 	}
 	return t, nil
 }
+
+// MinYear is the first year a settlement can be dated: no EVM settlement
+// predates Ethereum's launch (2015). Timestamps before it are refused, and
+// so are calendar days (a capability check's or a preview's date).
+const MinYear = 2015
 
 // NotFuture refuses a settlement time t more than MaxClockSkew after now,
 // the service's clock: no settlement lies in the future, and the Art. 59c
