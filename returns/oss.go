@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -938,7 +939,7 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 		}
 		s.Lines = append(s.Lines, l)
 	}
-	for _, k := range sortedKeys(sections) {
+	for _, k := range slices.Sorted(maps.Keys(sections)) {
 		r.FixedEstablishments = append(r.FixedEstablishments, *sections[k])
 	}
 	r.Review = append(r.Review, unattributedReview(r, acct.Seller.OtherEstablishments)...)
@@ -970,7 +971,7 @@ func oss(ctx context.Context, b *fiscal.Books, p Period, opts Options, profileSt
 		states[a.memberState] = states[a.memberState].add(c.Amounts, true)
 	}
 	total := &stateSum{}
-	for _, k := range sortedKeys(states) {
+	for _, k := range slices.Sorted(maps.Keys(states)) {
 		s := states[k]
 		st := StateTotal{MemberState: k, InvoiceVATEUR: s.invoiceVAT.StringFixed(2)}
 		// A state's figures are those its lines and corrections have: a
@@ -1109,15 +1110,6 @@ func sortedAccs(m map[string]*acc) []*acc {
 			cmp.Compare(x.regime, y.regime), cmp.Compare(x.memberState, y.memberState), x.rate.Cmp(y.rate), cmp.Compare(x.rateKind, y.rateKind))
 	})
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // exactNetVAT is the record's exact EUR net and VAT: the 12-decimal
@@ -1419,7 +1411,7 @@ func outsideReview(outside map[string][]int64, msi string) []string {
 // the review lines that name records by group.
 func perKey(m map[string][]int64, line func(k string, idx []int64) string) []string {
 	var out []string
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		slices.Sort(m[k])
 		out = append(out, line(k, m[k]))
 	}
@@ -1469,7 +1461,7 @@ func lateReview(late map[string][]int64, p Period) []string {
 // "" and nil: the profile's state stands (it has supplies or corrections
 // of p, or a dated change makes the other states its own).
 func recordsDefault(s fiscal.Seller, scheme, profileState string, p Period, declared map[string][]int64) (string, error) {
-	states := sortedKeys(declared)
+	states := slices.Sorted(maps.Keys(declared))
 	if len(states) == 0 || slices.ContainsFunc(states, func(st string) bool { return identifiesWithin(s, scheme, st, p) }) {
 		return "", nil
 	}

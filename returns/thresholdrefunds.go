@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -90,7 +91,7 @@ func thresholdRefundReview(ctx context.Context, b *fiscal.Books, head ledger.Che
 	if len(relied) == 0 {
 		return nil, maxIndex, nil
 	}
-	first := slices.Min(sortedInts(relied))
+	first := slices.Min(slices.Sorted(maps.Keys(relied)))
 	type refunded struct {
 		index int64
 		net   decimal.Decimal // negative: the correction
@@ -159,7 +160,7 @@ func thresholdRefundReview(ctx context.Context, b *fiscal.Books, head ledger.Che
 	for _, size := range states {
 		var out []string
 		named := maxIndex
-		for _, year := range sortedInts(byYear) {
+		for _, year := range slices.Sorted(maps.Keys(byYear)) {
 			y := relied[year]
 			total, reduced, idx := opening[year], decimal.Zero, []int64(nil)
 			for _, c := range counted[year] {
@@ -263,7 +264,7 @@ func (d *countedDoc) counts(sellerCountry string) (net decimal.Decimal, year int
 // localMargin, before it is made). A record revised into a counting state
 // counted at the revision that did so.
 func yearCounts[V any](ctx context.Context, b *fiscal.Books, size int64, want map[int]V) (map[int][]counted, error) {
-	first := slices.Min(sortedInts(want))
+	first := slices.Min(slices.Sorted(maps.Keys(want)))
 	from := time.Date(first, 1, 1, 0, 0, 0, 0, time.UTC).Add(-localMargin)
 	country := b.Account().Seller.Country
 	out := map[int][]counted{}
@@ -331,13 +332,4 @@ func firstCounting(b *fiscal.Books, d *countedDoc, country string) (int64, decim
 		}
 	}
 	return 0, decimal.Zero, 0, unreadable(d.ID, errors.New("no revision counts toward the Art. 59c total, although the current one does"))
-}
-
-func sortedInts[V any](m map[int]V) []int {
-	out := make([]int, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
