@@ -40,7 +40,7 @@ func (s *boltStore) writeTo(w io.Writer) (n int64, err error) {
 	if sp := s.spool(); sp != nil {
 		defer sp.close()
 		if _, err := sp.f.Seek(0, io.SeekStart); err == nil {
-			return io.Copy(w, onlyWriter{sp.f})
+			return io.Copy(w, plainReader{sp.f})
 		}
 	}
 	return s.writeToInTx(w)
@@ -106,10 +106,10 @@ func (s *boltStore) spool() *spoolFile {
 	return sp
 }
 
-// onlyWriter hides an *os.File's ReadFrom/WriteTo so that io.Copy goes
+// plainReader hides an *os.File's ReadFrom/WriteTo so that io.Copy goes
 // through a plain buffer: the destination's own ReadFrom (an HTTP
 // response's) may take a file for sendfile, which ignores the write
 // deadline a stalled download is cut by.
-type onlyWriter struct{ r io.Reader }
+type plainReader struct{ r io.Reader }
 
-func (o onlyWriter) Read(p []byte) (int, error) { return o.r.Read(p) }
+func (o plainReader) Read(p []byte) (int, error) { return o.r.Read(p) }
